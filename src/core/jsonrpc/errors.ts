@@ -1,0 +1,48 @@
+/** JSON-RPC 2.0 and MCP error codes. */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** MCP: the request was cancelled or timed out locally (never sent by a peer). */
+  RequestTimeout: -32001,
+  ConnectionClosed: -32000,
+  /** MCP: URL elicitation required. */
+  UrlElicitationRequired: -32042,
+} as const;
+
+/** An error with a JSON-RPC code: received from a peer, or raised locally and sent as one. */
+export class RpcError extends Error {
+  override name = 'RpcError';
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+
+  /** The error object as it travels in a response. */
+  toJSON(): { code: number; message: string; data?: unknown } {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/** The request ran out of time; the peer was told with `notifications/cancelled`. */
+export class RequestTimeoutError extends RpcError {
+  override name = 'TimeoutError';
+  constructor(method: string, ms: number) {
+    super(ErrorCode.RequestTimeout, `Request ${method} timed out after ${ms} ms without an answer`);
+  }
+}
+
+/** The connection ended before the answer came. */
+export class ConnectionClosedError extends RpcError {
+  override name = 'ConnectionClosedError';
+  constructor(reason: string) {
+    super(ErrorCode.ConnectionClosed, `Connection closed: ${reason}`);
+  }
+}

@@ -1,0 +1,110 @@
+import { z } from 'zod/mini';
+
+/** Ids are strings or integers; servers may not send null ids in requests. */
+export const RequestIdSchema = z.union([z.string(), z.int()]);
+export type RequestId = z.infer<typeof RequestIdSchema>;
+
+const Params = z.optional(z.record(z.string(), z.unknown()));
+
+export const JsonRpcRequestSchema = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: RequestIdSchema,
+  method: z.string(),
+  params: Params,
+});
+export type JsonRpcRequest = z.infer<typeof JsonRpcRequestSchema>;
+
+export const JsonRpcNotificationSchema = z.object({
+  jsonrpc: z.literal('2.0'),
+  method: z.string(),
+  params: Params,
+});
+export type JsonRpcNotification = z.infer<typeof JsonRpcNotificationSchema>;
+
+export const JsonRpcResultResponseSchema = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: RequestIdSchema,
+  result: z.record(z.string(), z.unknown()),
+});
+
+export const JsonRpcErrorObjectSchema = z.object({
+  code: z.int(),
+  message: z.string(),
+  data: z.optional(z.unknown()),
+});
+
+export const JsonRpcErrorResponseSchema = z.object({
+  jsonrpc: z.literal('2.0'),
+  // null when the peer could not read our id (parse error).
+  id: z.nullable(RequestIdSchema),
+  error: JsonRpcErrorObjectSchema,
+});
+
+export type JsonRpcResponse =
+  | z.infer<typeof JsonRpcResultResponseSchema>
+  | z.infer<typeof JsonRpcErrorResponseSchema>;
+
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+
+/** What kind of message a value is, decided by its keys before the shape is validated. */
+export type Classified =
+  | { kind: 'request'; msg: JsonRpcRequest }
+  | { kind: 'notification'; msg: JsonRpcNotification }
+  | { kind: 'result'; id: RequestId; result: Record<string, unknown> }
+  | { kind: 'error'; id: RequestId | null; error: { code: number; message: string; data?: unknown } }
+  | { kind: 'invalid'; id: RequestId | null; problem: string };
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Validates one incoming value as a JSON-RPC message. Never throws. */
+export function classify(value: unknown): Classified {
+  if (!isObject(value)) return { kind: 'invalid', id: null, problem: 'message is not a JSON object' };
+  const rawId = value.id;
+  const id = typeof rawId === 'string' || (typeof rawId === 'number' && Number.isInteger(rawId)) ? rawId : null;
+  if ('method' in value) {
+    if ('id' in value) {
+      const r = JsonRpcRequestSchema.safeParse(value);
+      return r.success
+        ? { kind: 'request', msg: r.data }
+        : { kind: 'invalid', id, problem: `invalid request: ${describeIssues(r.error.issues)}` };
+    }
+    const n = JsonRpcNotificationSchema.safeParse(value);
+    return n.success
+      ? { kind: 'notification', msg: n.data }
+      : { kind: 'invalid', id: null, problem: `invalid notification: ${describeIssues(n.error.issues)}` };
+  }
+  if ('result' in value) {
+    const r = JsonRpcResultResponseSchema.safeParse(value);
+    return r.success
+      ? { kind: 'result', id: r.data.id, result: r.data.result }
+      : { kind: 'invalid', id, problem: `invalid response: ${describeIssues(r.error.issues)}` };
+  }
+  if ('error' in value) {
+    const r = JsonRpcErrorResponseSchema.safeParse(value);
+    return r.success
+      ? { kind: 'error', id: r.data.id, error: r.data.error }
+      : { kind: 'invalid', id, problem: `invalid error response: ${describeIssues(r.error.issues)}` };
+  }
+  return { kind: 'invalid', id, problem: 'message has neither method, result nor error' };
+}
+
+interface Issue {
+  path: PropertyKey[];
+  message: string;
+  code?: string;
+  expected?: unknown;
+}
+
+/** Zod issues in one readable line: `params.task.ttl: expected number; id: invalid`. */
+export function describeIssues(issues: readonly Issue[], max = 3): string {
+  const parts = issues.slice(0, max).map((i) => {
+    const where = i.path.length ? i.path.map(String).join('.') : '(root)';
+    const what =
+      i.code === 'invalid_type' && i.expected ? `expected ${String(i.expected)}` : i.message.toLowerCase();
+    return `${where}: ${what}`;
+  });
+  if (issues.length > max) parts.push(`and ${issues.length - max} more`);
+  return parts.join('; ');
+}

@@ -1,0 +1,61 @@
+/** Why a transport closed: shown to the user as the server's error state. */
+export interface TransportCloseInfo {
+  /** A sentence that says what happened, e.g. "process exited with code 1". */
+  reason: string;
+  /** Process exit code, HTTP status, or WebSocket close code, when there is one. */
+  code?: number;
+  /** The last lines the server wrote to stderr (stdio only). */
+  stderr?: string[];
+}
+
+/**
+ * One contract for every way of reaching a server (after the SDK's `Transport`).
+ *
+ * A transport moves whole JSON-RPC messages. It parses JSON but never validates shapes: every
+ * value it hands to `onmessage` is untrusted and validated by the connection. Text that is not
+ * JSON goes to `onerror` as a `TransportParseError`; the transport carries on.
+ */
+export interface Transport {
+  /** Opens the channel (spawns the process, connects the socket...). Rejects when it cannot. */
+  start(): Promise<void>;
+  /**
+   * Sends one message. Rejects when the message could not be delivered (for HTTP: a status
+   * that is not 2xx); the connection then fails the matching request with that error.
+   */
+  send(message: object): Promise<void>;
+  /** Ends the channel and everything it started. Idempotent; `onclose` fires once. */
+  close(): Promise<void>;
+
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: (info: TransportCloseInfo) => void;
+
+  /** Told the negotiated protocol revision after `initialize` (HTTP sends it as a header). */
+  setProtocolVersion?(version: string): void;
+  /** The session id a server assigned (Streamable HTTP `Mcp-Session-Id`). */
+  readonly sessionId?: string;
+  /** A short description for logs, e.g. `stdio: node server.js` or `http: https://host/mcp`. */
+  readonly description: string;
+}
+
+/** A line or event that was not valid JSON. */
+export class TransportParseError extends Error {
+  override name = 'TransportParseError';
+  constructor(
+    message: string,
+    readonly text: string,
+  ) {
+    super(message);
+  }
+}
+
+/** An HTTP answer that was not 2xx, or a refused connection. */
+export class TransportHttpError extends Error {
+  override name = 'TransportHttpError';
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
