@@ -152,12 +152,14 @@ export class JsonRpcConnection implements Disposable {
         if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
           timer = setTimeout(() => {
             this.cancelOutgoing(id, `timed out after ${timeoutMs} ms`);
+            cleanup();
             reject(new RequestTimeoutError(method, timeoutMs));
           }, timeoutMs);
         }
       };
       const onAbort = () => {
         this.cancelOutgoing(id, errorMessage(signal!.reason ?? 'aborted'));
+        cleanup();
         reject(abortError(signal!));
       };
       const cleanup = () => {

@@ -1,0 +1,117 @@
+import { z } from 'zod/mini';
+
+/** Revisions this client speaks, newest first. Tasks exist only in 2025-11-25. */
+export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
+export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
+
+export const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
+export const MODEL_IMMEDIATE_RESPONSE_META = 'io.modelcontextprotocol/model-immediate-response';
+
+const Obj = z.record(z.string(), z.unknown());
+/** A capability flag: the spec says `object`; some servers send `true`. Present means supported. */
+const Flag = z.optional(z.unknown());
+
+export const ServerTasksCapabilitySchema = z.looseObject({
+  list: Flag,
+  cancel: Flag,
+  requests: z.optional(
+    z.looseObject({
+      tools: z.optional(z.looseObject({ call: Flag })),
+    }),
+  ),
+});
+
+export const ServerCapabilitiesSchema = z.looseObject({
+  experimental: z.optional(Obj),
+  logging: Flag,
+  completions: Flag,
+  prompts: z.optional(z.looseObject({ listChanged: z.optional(z.boolean()) })),
+  resources: z.optional(z.looseObject({ subscribe: z.optional(z.boolean()), listChanged: z.optional(z.boolean()) })),
+  tools: z.optional(z.looseObject({ listChanged: z.optional(z.boolean()) })),
+  tasks: z.optional(ServerTasksCapabilitySchema),
+});
+export type ServerCapabilities = z.infer<typeof ServerCapabilitiesSchema>;
+
+export const ImplementationSchema = z.looseObject({
+  name: z.string(),
+  version: z.string(),
+  title: z.optional(z.string()),
+});
+export type Implementation = z.infer<typeof ImplementationSchema>;
+
+export const InitializeResultSchema = z.looseObject({
+  protocolVersion: z.string(),
+  capabilities: ServerCapabilitiesSchema,
+  serverInfo: ImplementationSchema,
+  instructions: z.optional(z.string()),
+});
+export type InitializeResult = z.infer<typeof InitializeResultSchema>;
+
+export const TaskSupportSchema = z.enum(['forbidden', 'optional', 'required']);
+export type TaskSupport = z.infer<typeof TaskSupportSchema>;
+
+export const ToolSchema = z.looseObject({
+  name: z.string(),
+  title: z.optional(z.string()),
+  description: z.optional(z.string()),
+  inputSchema: z.looseObject({ type: z.optional(z.string()), properties: z.optional(Obj), required: z.optional(z.array(z.string())) }),
+  outputSchema: z.optional(Obj),
+  annotations: z.optional(z.looseObject({ title: z.optional(z.string()) })),
+  // An unknown taskSupport value is read as absent (forbidden), never as permission.
+  execution: z.optional(z.looseObject({ taskSupport: z.optional(z.catch(z.optional(TaskSupportSchema), undefined)) })),
+  _meta: z.optional(Obj),
+});
+export type Tool = z.infer<typeof ToolSchema>;
+
+export const ListToolsResultSchema = z.looseObject({
+  tools: z.array(z.unknown()),
+  nextCursor: z.optional(z.string()),
+});
+
+export const TaskStatusSchema = z.enum(['working', 'input_required', 'completed', 'failed', 'cancelled']);
+export type TaskStatus = z.infer<typeof TaskStatusSchema>;
+
+export const TaskSchema = z.looseObject({
+  taskId: z.string().check(z.minLength(1)),
+  status: TaskStatusSchema,
+  statusMessage: z.optional(z.string()),
+  createdAt: z.string(),
+  lastUpdatedAt: z.string(),
+  ttl: z.nullable(z.number()),
+  pollInterval: z.optional(z.number()),
+});
+export type Task = z.infer<typeof TaskSchema>;
+
+export const CreateTaskResultSchema = z.looseObject({
+  task: TaskSchema,
+  _meta: z.optional(Obj),
+});
+export type CreateTaskResult = z.infer<typeof CreateTaskResultSchema>;
+
+/** `tasks/get` and `tasks/cancel` answer the task itself (with an optional `_meta`). */
+export const GetTaskResultSchema = TaskSchema;
+
+export const ListTasksResultSchema = z.looseObject({
+  tasks: z.array(z.unknown()),
+  nextCursor: z.optional(z.string()),
+});
+
+export const ContentBlockSchema = z.looseObject({ type: z.string() });
+
+export const CallToolResultSchema = z.looseObject({
+  content: z.array(ContentBlockSchema),
+  structuredContent: z.optional(Obj),
+  isError: z.optional(z.boolean()),
+  _meta: z.optional(Obj),
+});
+export type CallToolResult = z.infer<typeof CallToolResultSchema>;
+
+export const EmptyResultSchema = z.looseObject({});
+
+export const LoggingMessageParamsSchema = z.looseObject({
+  level: z.string(),
+  logger: z.optional(z.string()),
+  data: z.unknown(),
+});
+
+export const TaskStatusNotificationParamsSchema = TaskSchema;

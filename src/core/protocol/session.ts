@@ -1,0 +1,246 @@
+import type { Progress, RequestHandler, RequestOptions } from '../jsonrpc/connection';
+import { JsonRpcConnection } from '../jsonrpc/connection';
+import { ErrorCode, RpcError } from '../jsonrpc/errors';
+import { describeIssues } from '../jsonrpc/messages';
+import type { Transport, TransportCloseInfo } from '../transports/transport';
+import type { Disposable, Event } from '../util/event';
+import { DisposableBase, Emitter } from '../util/event';
+import type { Logger } from '../util/log';
+import { errorMessage } from '../util/abort';
+import type { Implementation, InitializeResult, ServerCapabilities, Tool } from './schemas';
+import {
+  EmptyResultSchema,
+  InitializeResultSchema,
+  LATEST_PROTOCOL_VERSION,
+  ListToolsResultSchema,
+  LoggingMessageParamsSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  ToolSchema,
+} from './schemas';
+
+/** A workspace folder as the `roots` capability reports it. */
+export interface Root {
+  uri: string;
+  name?: string;
+}
+
+export interface SessionOptions {
+  logger: Logger;
+  clientInfo: Implementation;
+  /**
+   * Capabilities beyond `roots`, declared by whoever registers their handlers (elicitation,
+   * sampling, tasks): only what is implemented is declared.
+   */
+  capabilities?: Record<string, unknown>;
+  /** The workspace folders to report as roots. */
+  roots?: () => Root[];
+  /** Timeout for ordinary requests, in ms. */
+  requestTimeoutMs?: number;
+  /** Timeout for `initialize`, in ms (servers started through npx may take a while). */
+  initializeTimeoutMs?: number;
+  /** The most pages `tools/list` follows before it stops (a server whose cursor never ends). */
+  maxPages?: number;
+}
+
+/** Log levels of `notifications/message`, mapped to ours. */
+const LOG_LEVEL: Record<string, keyof Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>> = {
+  debug: 'debug',
+  info: 'info',
+  notice: 'info',
+  warning: 'warn',
+  error: 'error',
+  critical: 'error',
+  alert: 'error',
+  emergency: 'error',
+};
+
+/**
+ * One initialized MCP session with one server: the lifecycle handshake, ping both ways, roots,
+ * tools (with `execution.taskSupport` kept), and the server's log messages.
+ */
+export class McpSession extends DisposableBase {
+  readonly connection: JsonRpcConnection;
+  private init?: InitializeResult;
+  private toolsCache?: Tool[];
+  private toolsPending?: Promise<Tool[]>;
+  private readonly _onDidChangeTools = this._register(new Emitter<void>());
+  private readonly log: Logger;
+
+  /** The server changed its tool list (`notifications/tools/list_changed`). */
+  readonly onDidChangeTools: Event<void> = this._onDidChangeTools.event;
+  /** The connection closed, with why. */
+  readonly onClose: Event<TransportCloseInfo>;
+
+  constructor(
+    readonly transport: Transport,
+    private readonly options: SessionOptions,
+  ) {
+    super();
+    this.log = options.logger;
+    this.connection = new JsonRpcConnection(transport, { logger: options.logger, defaultTimeoutMs: options.requestTimeoutMs });
+    this.onClose = this.connection.onClose;
+    this._register(this.connection.onRequest('ping', () => ({})));
+    this._register(
+      this.connection.onRequest('roots/list', () => ({
+        roots: (this.options.roots?.() ?? []).map((r) => (r.name ? { uri: r.uri, name: r.name } : { uri: r.uri })),
+      })),
+    );
+    this._register(
+      this.connection.onNotification('notifications/message', (params) => {
+        const p = LoggingMessageParamsSchema.safeParse(params);
+        if (!p.success) return this.log.debug(`Ignored an invalid log message: ${describeIssues(p.error.issues)}`);
+        const level = LOG_LEVEL[p.data.level] ?? 'info';
+        const text = typeof p.data.data === 'string' ? p.data.data : JSON.stringify(p.data.data);
+        this.log[level](`server log${p.data.logger ? ` (${p.data.logger})` : ''}: ${text}`);
+      }),
+    );
+    this._register(
+      this.connection.onNotification('notifications/tools/list_changed', () => {
+        this.toolsCache = undefined;
+        this._onDidChangeTools.fire();
+      }),
+    );
+    this._register(this.connection.onUnhandledNotification((n) => this.log.trace(`Unhandled notification ${n.method}`)));
+  }
+
+  /** Starts the transport and performs the `initialize` handshake. */
+  async connect(signal?: AbortSignal): Promise<InitializeResult> {
+    await this.connection.start();
+    const capabilities = { roots: { listChanged: true }, ...this.options.capabilities };
+    let result: InitializeResult;
+    try {
+      result = await this.connection.request(
+        'initialize',
+        { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities, clientInfo: this.options.clientInfo },
+        InitializeResultSchema,
+        { signal, timeoutMs: this.options.initializeTimeoutMs ?? 60_000 },
+      );
+    } catch (err) {
+      await this.connection.close();
+      throw err instanceof RpcError && err.code === ErrorCode.InvalidParams && err.name === 'InvalidResultError'
+        ? new Error(`The server's answer to initialize is not valid MCP: ${err.message}`)
+        : err;
+    }
+    if (!(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(result.protocolVersion)) {
+      await this.connection.close();
+      throw new Error(
+        `The server speaks MCP revision ${result.protocolVersion}, which this extension does not support (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}).`,
+      );
+    }
+    this.init = result;
+    this.transport.setProtocolVersion?.(result.protocolVersion);
+    await this.connection.notify('notifications/initialized');
+    this.log.info(
+      `Connected to ${result.serverInfo.name} ${result.serverInfo.version} (MCP ${result.protocolVersion})${this.tasksSummary ? `; tasks: ${this.tasksSummary}` : ''}`,
+    );
+    return result;
+  }
+
+  /**
+   * Re-adopts a session that is already initialized on the server side (a Streamable HTTP
+   * session resumed after a window reload): no handshake, the saved state is trusted.
+   */
+  async resume(saved: InitializeResult): Promise<void> {
+    await this.connection.start();
+    this.init = saved;
+    this.transport.setProtocolVersion?.(saved.protocolVersion);
+  }
+
+  get initializeResult(): InitializeResult | undefined {
+    return this.init;
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.init?.protocolVersion;
+  }
+
+  get serverCapabilities(): ServerCapabilities {
+    return this.init?.capabilities ?? {};
+  }
+
+  get serverInfo(): Implementation | undefined {
+    return this.init?.serverInfo;
+  }
+
+  /** Tasks exist only from 2025-11-25 on, and only where the server declares them. */
+  get supportsTasks(): boolean {
+    return this.init?.protocolVersion === '2025-11-25' && this.init.capabilities.tasks !== undefined;
+  }
+
+  /** Short words for what the server declared about tasks, e.g. `tools/call, list, cancel`. */
+  get tasksSummary(): string {
+    const t = this.supportsTasks ? this.serverCapabilities.tasks : undefined;
+    if (!t) return '';
+    const parts: string[] = [];
+    if (t.requests?.tools?.call !== undefined) parts.push('tools/call');
+    if (t.list !== undefined) parts.push('list');
+    if (t.cancel !== undefined) parts.push('cancel');
+    return parts.join(', ');
+  }
+
+  get isClosed(): boolean {
+    return this.connection.isClosed;
+  }
+
+  request: JsonRpcConnection['request'] = (method, params, schema, options) => this.connection.request(method, params, schema, options);
+
+  onRequest(method: string, handler: RequestHandler): Disposable {
+    return this.connection.onRequest(method, handler);
+  }
+
+  onProgress(token: string | number, handler: (p: Progress) => void): Disposable {
+    return this.connection.onProgress(token, handler);
+  }
+
+  async ping(options?: RequestOptions): Promise<void> {
+    await this.connection.request('ping', undefined, EmptyResultSchema, options);
+  }
+
+  /** Tells the server the workspace folders changed. */
+  async notifyRootsChanged(): Promise<void> {
+    await this.connection.notify('notifications/roots/list_changed');
+  }
+
+  /** All tools, following `nextCursor` pages; cached until the server says the list changed. */
+  listTools(options?: RequestOptions): Promise<Tool[]> {
+    if (this.toolsCache) return Promise.resolve(this.toolsCache);
+    if (!this.toolsPending) {
+      this.toolsPending = this.fetchTools(options).finally(() => (this.toolsPending = undefined));
+    }
+    return this.toolsPending;
+  }
+
+  private async fetchTools(options?: RequestOptions): Promise<Tool[]> {
+    if (this.init && this.init.capabilities.tools === undefined) return (this.toolsCache = []);
+    const tools: Tool[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    const maxPages = this.options.maxPages ?? 100;
+    for (let page = 0; ; page++) {
+      if (page >= maxPages) {
+        this.log.error(`tools/list: stopped after ${maxPages} pages; the server's list does not end`);
+        break;
+      }
+      const result = await this.connection.request('tools/list', cursor === undefined ? undefined : { cursor }, ListToolsResultSchema, options);
+      for (const raw of result.tools) {
+        const t = ToolSchema.safeParse(raw);
+        if (t.success) tools.push(t.data);
+        else this.log.warn(`Skipped an invalid tool in tools/list: ${describeIssues(t.error.issues)}`);
+      }
+      cursor = result.nextCursor;
+      if (cursor === undefined) break;
+      if (seen.has(cursor)) {
+        this.log.error(`tools/list: the server repeated the cursor ${JSON.stringify(cursor)}; stopped paging`);
+        break;
+      }
+      seen.add(cursor);
+    }
+    this.toolsCache = tools;
+    return tools;
+  }
+
+  async close(): Promise<void> {
+    await this.connection.close().catch((e: unknown) => this.log.warn(errorMessage(e)));
+    this.dispose();
+  }
+}

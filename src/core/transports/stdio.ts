@@ -1,0 +1,203 @@
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import type { Logger } from '../util/log';
+import { LineBuffer, serializeLine } from './lineBuffer';
+import type { Transport, TransportCloseInfo } from './transport';
+import { TransportParseError } from './transport';
+
+export interface StdioOptions {
+  command: string;
+  args?: string[];
+  /** Added to the editor's environment (a server needs PATH, HOME...). */
+  env?: Record<string, string>;
+  cwd?: string;
+  logger: Logger;
+  /** How many stderr lines to keep for the close reason. */
+  stderrLines?: number;
+}
+
+const STDERR_KEEP = 20;
+
+/**
+ * A server run as a child process speaking newline-delimited JSON on stdin/stdout. Its stderr
+ * goes to the log. It is started as a process-group leader so that closing ends the whole tree
+ * (servers started through `npx` or a shell leave grandchildren otherwise).
+ */
+export class StdioTransport implements Transport {
+  private child?: ChildProcess;
+  private readonly buffer = new LineBuffer();
+  private readonly stderrTail: string[] = [];
+  private stderrPartial = '';
+  private closeInfo?: TransportCloseInfo;
+  private exited?: Promise<void>;
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: (info: TransportCloseInfo) => void;
+
+  constructor(private readonly options: StdioOptions) {}
+
+  get description(): string {
+    return `stdio: ${[this.options.command, ...(this.options.args ?? [])].join(' ')}`;
+  }
+
+  /** The process id, once started. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  start(): Promise<void> {
+    const { command, args = [], env, cwd, logger } = this.options;
+    return new Promise((resolve, reject) => {
+      let child: ChildProcess;
+      try {
+        child = spawn(command, args, {
+          cwd,
+          env: { ...process.env, ...env },
+          stdio: ['pipe', 'pipe', 'pipe'],
+          detached: process.platform !== 'win32',
+          shell: process.platform === 'win32',
+          windowsHide: true,
+        });
+      } catch (err) {
+        reject(new Error(`Could not start "${command}": ${(err as Error).message}`));
+        return;
+      }
+      this.child = child;
+      this.exited = new Promise((r) => child.once('exit', () => r()));
+      let started = false;
+      child.once('spawn', () => {
+        started = true;
+        logger.info(`Started process ${child.pid}: ${this.description}`);
+        resolve();
+      });
+      child.once('error', (err: NodeJS.ErrnoException) => {
+        const message =
+          err.code === 'ENOENT'
+            ? `Could not start "${command}": command not found. Check "command" in the server's configuration, and that it is on the PATH${cwd ? ` or relative to ${cwd}` : ''}.`
+            : `Could not start "${command}": ${err.message}`;
+        if (!started) reject(new Error(message));
+        else this.onerror?.(new Error(message));
+        this.finish({ reason: message });
+      });
+      child.stdout!.on('data', (chunk: Buffer) =>
+        this.buffer.push(
+          chunk,
+          (line) => this.handleLine(line),
+          (bytes) => this.onerror?.(new TransportParseError(`dropped a line of ${bytes} bytes (over the limit)`, '')),
+        ),
+      );
+      child.stderr!.on('data', (chunk: Buffer) => this.handleStderr(chunk.toString('utf8')));
+      child.stdin!.on('error', (err) => logger.debug(`stdin: ${err.message}`));
+      const onEnd = (code: number | null, signal: NodeJS.Signals | null) => {
+        if (this.stderrPartial) this.keepStderr(this.stderrPartial);
+        this.stderrPartial = '';
+        const how = code !== null ? `exited with code ${code}` : `was killed by ${signal ?? 'a signal'}`;
+        const tail = this.stderrTail.slice(-5);
+        this.finish({
+          reason: `Server process ${how}${tail.length ? `: ${tail.join(' | ')}` : ''}`,
+          code: code ?? undefined,
+          stderr: [...this.stderrTail],
+        });
+      };
+      child.once('close', onEnd);
+      // A grandchild that keeps stdout open would hold 'close' back forever: after the leader
+      // exits, give the pipes a moment to drain, then end the tree and report.
+      child.once('exit', (code, signal) => {
+        setTimeout(() => {
+          if (!this.closeInfo) {
+            this.killTree('SIGKILL');
+            onEnd(code, signal);
+          }
+        }, 500).unref();
+      });
+    });
+  }
+
+  send(message: object): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || this.closeInfo || stdin.destroyed) return Promise.reject(new Error('The server process is not running'));
+    return new Promise((resolve, reject) => {
+      stdin.write(serializeLine(message), (err) => (err ? reject(err) : resolve()));
+    });
+  }
+
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child || this.closeInfo) {
+      this.finish({ reason: 'closed by the client' });
+      return;
+    }
+    // The spec's order: close stdin, then SIGTERM, then SIGKILL, each after a grace period.
+    child.stdin?.end();
+    if (!(await this.waitExit(1000))) {
+      this.killTree('SIGTERM');
+      if (!(await this.waitExit(2000))) {
+        this.killTree('SIGKILL');
+        await this.waitExit(2000);
+      }
+    } else {
+      // The leader exited; make sure no grandchild outlives it.
+      this.killTree('SIGTERM');
+    }
+    this.finish({ reason: 'closed by the client' });
+  }
+
+  private waitExit(ms: number): Promise<boolean> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const t = setTimeout(() => resolve(false), ms);
+      void this.exited!.then(() => {
+        clearTimeout(t);
+        resolve(true);
+      });
+    });
+  }
+
+  private killTree(signal: NodeJS.Signals): void {
+    const pid = this.child?.pid;
+    if (!pid) return;
+    try {
+      if (process.platform === 'win32') spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { windowsHide: true });
+      else process.kill(-pid, signal);
+    } catch {
+      // Already gone.
+    }
+  }
+
+  private handleLine(line: string): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      this.onerror?.(new TransportParseError(`invalid JSON on stdout (${(err as Error).message})`, line));
+      return;
+    }
+    this.onmessage?.(value);
+  }
+
+  private handleStderr(text: string): void {
+    const lines = (this.stderrPartial + text).split('\n');
+    this.stderrPartial = lines.pop() ?? '';
+    if (this.stderrPartial.length > 8192) {
+      this.keepStderr(this.stderrPartial);
+      this.stderrPartial = '';
+    }
+    for (const l of lines) this.keepStderr(l);
+  }
+
+  private keepStderr(line: string): void {
+    const l = line.replace(/\r$/, '');
+    if (!l.trim()) return;
+    this.options.logger.info(`stderr: ${l.length > 2000 ? l.slice(0, 2000) + '…' : l}`);
+    this.stderrTail.push(l.length > 500 ? l.slice(0, 500) + '…' : l);
+    if (this.stderrTail.length > (this.options.stderrLines ?? STDERR_KEEP)) this.stderrTail.shift();
+  }
+
+  private finish(info: TransportCloseInfo): void {
+    if (this.closeInfo) return;
+    this.closeInfo = info;
+    this.buffer.reset();
+    this.onclose?.(info);
+  }
+}

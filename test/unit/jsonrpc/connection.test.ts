@@ -1,0 +1,193 @@
+import * as assert from 'node:assert/strict';
+import { z } from 'zod/mini';
+import { JsonRpcConnection } from '../../../src/core/jsonrpc/connection';
+import { ErrorCode, RpcError } from '../../../src/core/jsonrpc/errors';
+import { InMemoryTransport } from '../../../src/core/transports/inMemory';
+import { MemoryLogger, waitFor } from '../helpers/logger';
+
+/** Our connection on one end; on the other, a raw peer whose messages the test reads and writes. */
+function setup(options: { defaultTimeoutMs?: number; maxConcurrentIncoming?: number } = {}) {
+  const [ours, theirs] = InMemoryTransport.createLinkedPair();
+  const log = new MemoryLogger();
+  const conn = new JsonRpcConnection(ours, { logger: log, ...options });
+  const received: Array<Record<string, unknown>> = [];
+  theirs.onmessage = (m) => received.push(m as Record<string, unknown>);
+  const send = (m: unknown) => theirs.send(m as object);
+  return { conn, theirs, ours, received, send, log };
+}
+
+const Any = z.record(z.string(), z.unknown());
+
+describe('JsonRpcConnection', () => {
+  it('matches responses to requests by id, out of order', async () => {
+    const { conn, received, send } = setup();
+    await conn.start();
+    const a = conn.request('a', undefined, Any);
+    const b = conn.request('b', { x: 1 }, Any);
+    await waitFor(() => received.length === 2, 'two requests');
+    assert.deepEqual(received[1], { jsonrpc: '2.0', id: 2, method: 'b', params: { x: 1 } });
+    await send({ jsonrpc: '2.0', id: 2, result: { which: 'b' } });
+    await send({ jsonrpc: '2.0', id: 1, result: { which: 'a' } });
+    assert.deepEqual(await b, { which: 'b' });
+    assert.deepEqual(await a, { which: 'a' });
+  });
+
+  it('rejects with an RpcError carrying code, message and data', async () => {
+    const { conn, received, send } = setup();
+    const p = conn.request('x', undefined, Any);
+    await waitFor(() => received.length === 1, 'request');
+    await send({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'bad', data: { why: 1 } } });
+    await assert.rejects(p, (e: unknown) => e instanceof RpcError && e.code === -32602 && e.message === 'bad' && (e.data as { why: number }).why === 1);
+  });
+
+  it('rejects a result that fails its schema with a message naming the method and field', async () => {
+    const { conn, received, send } = setup();
+    const p = conn.request('tasks/get', undefined, z.object({ status: z.string() }));
+    await waitFor(() => received.length === 1, 'request');
+    await send({ jsonrpc: '2.0', id: 1, result: { status: 5 } });
+    await assert.rejects(p, /Invalid result for tasks\/get from server: status: expected string/);
+  });
+
+  it('times out, tells the peer with notifications/cancelled, and ignores the late answer', async () => {
+    const { conn, received, send, log } = setup({ defaultTimeoutMs: 30 });
+    await assert.rejects(conn.request('slow', undefined, Any), /Request slow timed out after 30 ms/);
+    await waitFor(() => received.length === 2, 'cancellation');
+    assert.equal(received[1].method, 'notifications/cancelled');
+    assert.deepEqual((received[1].params as Record<string, unknown>).requestId, 1);
+    await send({ jsonrpc: '2.0', id: 1, result: {} });
+    await waitFor(() => log.has('warn', /not pending/), 'log of the late response');
+  });
+
+  it('aborting a request rejects it and sends notifications/cancelled with the reason', async () => {
+    const { conn, received } = setup();
+    const ac = new AbortController();
+    const p = conn.request('long', undefined, Any, { signal: ac.signal });
+    ac.abort(new Error('user cancelled'));
+    await assert.rejects(p, /user cancelled/);
+    await waitFor(() => received.length === 2, 'cancellation');
+    assert.deepEqual(received[1], { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'user cancelled' } });
+  });
+
+  it('an already aborted signal sends nothing', async () => {
+    const { conn, received } = setup();
+    await assert.rejects(conn.request('x', undefined, Any, { signal: AbortSignal.abort() }));
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(received.length, 0);
+  });
+
+  it('answers an unknown method with -32601', async () => {
+    const { received, send } = setup();
+    await send({ jsonrpc: '2.0', id: 'q1', method: 'nope/unknown' });
+    await waitFor(() => received.length === 1, 'error response');
+    assert.deepEqual(received[0], { jsonrpc: '2.0', id: 'q1', error: { code: ErrorCode.MethodNotFound, message: 'Method not found: nope/unknown' } });
+  });
+
+  it('dispatches requests to handlers; a thrown RpcError is sent as is, other errors as -32603', async () => {
+    const { conn, received, send } = setup();
+    conn.onRequest('ok', (params) => ({ echo: params?.v }));
+    conn.onRequest('bad', () => {
+      throw new RpcError(-32602, 'no such task');
+    });
+    conn.onRequest('boom', () => {
+      throw new Error('kaput');
+    });
+    await send({ jsonrpc: '2.0', id: 1, method: 'ok', params: { v: 7 } });
+    await send({ jsonrpc: '2.0', id: 2, method: 'bad' });
+    await send({ jsonrpc: '2.0', id: 3, method: 'boom' });
+    await waitFor(() => received.length === 3, 'three responses');
+    const byId = new Map(received.map((m) => [m.id, m]));
+    assert.deepEqual(byId.get(1)?.result, { echo: 7 });
+    assert.deepEqual(byId.get(2)?.error, { code: -32602, message: 'no such task' });
+    assert.deepEqual(byId.get(3)?.error, { code: -32603, message: 'kaput' });
+  });
+
+  it('a server cancellation aborts the handler signal and no answer is sent', async () => {
+    const { conn, received, send } = setup();
+    let aborted = false;
+    conn.onRequest('wait', (_p, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => ((aborted = true), resolve({})))));
+    await send({ jsonrpc: '2.0', id: 9, method: 'wait' });
+    await new Promise((r) => setTimeout(r, 5));
+    await send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } });
+    await waitFor(() => aborted, 'handler abort');
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(received.length, 0);
+  });
+
+  it('routes progress by token for the request lifetime, and through onProgress after it', async () => {
+    const { conn, received, send } = setup();
+    const seen: number[] = [];
+    const p = conn.request('work', { a: 1 }, Any, { onprogress: (pr) => seen.push(pr.progress) });
+    await waitFor(() => received.length === 1, 'request');
+    assert.deepEqual((received[0].params as Record<string, unknown>)._meta, { progressToken: 1 });
+    await send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 5, total: 10 } });
+    await send({ jsonrpc: '2.0', id: 1, result: {} });
+    await p;
+    const later: number[] = [];
+    const sub = conn.onProgress('task-token', (pr) => later.push(pr.progress));
+    await send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'task-token', progress: 9 } });
+    await waitFor(() => later.length === 1, 'late progress');
+    sub.dispose();
+    await send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'task-token', progress: 10 } });
+    await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(seen, [5]);
+    assert.deepEqual(later, [9]);
+  });
+
+  it('malformed messages are logged, answered when they carry an id, and never throw', async () => {
+    const { conn, theirs, received, log } = setup();
+    const values: unknown[] = [42, 'str', null, [], { jsonrpc: '1.0', id: 5, method: 'x' }, { jsonrpc: '2.0', id: {}, result: {} }, { jsonrpc: '2.0', id: 3, method: 7 }, { foo: 1 }, { jsonrpc: '2.0', id: 1, result: 'not-an-object' }];
+    for (const v of values) theirs.injectToPeer(v);
+    await waitFor(() => log.lines.filter((l) => l.level === 'warn').length >= values.length, 'a warning per message');
+    // id 5 and 3 were request-shaped with a usable id: answered with -32600.
+    await waitFor(() => received.length === 2, 'two error answers');
+    assert.ok(received.every((m) => (m.error as { code: number }).code === -32600));
+    assert.equal(conn.isClosed, false);
+  });
+
+  it('a duplicated response resolves once; the second is logged', async () => {
+    const { conn, received, send, log } = setup();
+    const p = conn.request('x', undefined, Any);
+    await waitFor(() => received.length === 1, 'request');
+    await send({ jsonrpc: '2.0', id: 1, result: { n: 1 } });
+    await send({ jsonrpc: '2.0', id: 1, result: { n: 2 } });
+    assert.deepEqual(await p, { n: 1 });
+    await waitFor(() => log.has('warn', /not pending/), 'warning');
+  });
+
+  it('closing fails pending requests with the reason and refuses new ones', async () => {
+    const { conn, theirs } = setup();
+    const p = conn.request('x', undefined, Any);
+    const closed: string[] = [];
+    conn.onClose((i) => closed.push(i.reason));
+    await theirs.close();
+    await assert.rejects(p, /Connection closed: the other side closed/);
+    await assert.rejects(conn.request('y', undefined, Any), /Connection closed/);
+    assert.deepEqual(closed, ['the other side closed']);
+  });
+
+  it('refuses incoming requests over the concurrency limit with -32603', async () => {
+    const { conn, received, send } = setup({ maxConcurrentIncoming: 2 });
+    const release: Array<() => void> = [];
+    conn.onRequest('hold', () => new Promise((r) => release.push(() => r({}))));
+    for (let i = 1; i <= 3; i++) await send({ jsonrpc: '2.0', id: i, method: 'hold' });
+    await waitFor(() => received.length === 1, 'refusal');
+    assert.equal(received[0].id, 3);
+    assert.match((received[0].error as { message: string }).message, /Too many concurrent requests/);
+    release.forEach((r) => r());
+    await waitFor(() => received.length === 3, 'answers');
+  });
+
+  it('leaves no timers or listeners behind when requests end', async () => {
+    const { conn, received, send } = setup({ defaultTimeoutMs: 60_000 });
+    const ac = new AbortController();
+    const p = conn.request('x', undefined, Any, { signal: ac.signal });
+    await waitFor(() => received.length === 1, 'request');
+    await send({ jsonrpc: '2.0', id: 1, result: {} });
+    await p;
+    // If the 60 s timer were still armed, mocha would not notice; the pending map tells.
+    assert.equal((conn as unknown as { pending: Map<number, unknown> }).pending.size, 0);
+    ac.abort(); // no effect, no cancellation sent for a finished request
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(received.length, 1);
+  });
+});

@@ -1,0 +1,61 @@
+import * as assert from 'node:assert/strict';
+import { LineBuffer } from '../../../src/core/transports/lineBuffer';
+
+function feed(buf: LineBuffer, ...chunks: Array<string | Buffer>): { lines: string[]; overflows: number[] } {
+  const lines: string[] = [];
+  const overflows: number[] = [];
+  for (const c of chunks) buf.push(typeof c === 'string' ? Buffer.from(c) : c, (l) => lines.push(l), (n) => overflows.push(n));
+  return { lines, overflows };
+}
+
+describe('LineBuffer (stdio framing)', () => {
+  it('joins a message split across chunks', () => {
+    const { lines } = feed(new LineBuffer(), '{"a":', '1', '}\n');
+    assert.deepEqual(lines, ['{"a":1}']);
+  });
+
+  it('splits several messages joined in one chunk, keeping the unfinished tail', () => {
+    const b = new LineBuffer();
+    const { lines } = feed(b, '{"a":1}\n{"b":2}\n{"c"');
+    assert.deepEqual(lines, ['{"a":1}', '{"b":2}']);
+    assert.equal(b.pending, 4);
+    const more = feed(b, ':3}\n');
+    assert.deepEqual(more.lines, ['{"c":3}']);
+  });
+
+  it('accepts CRLF and skips empty lines', () => {
+    const { lines } = feed(new LineBuffer(), '{"a":1}\r\n\n\r\n{"b":2}\n');
+    assert.deepEqual(lines, ['{"a":1}', '{"b":2}']);
+  });
+
+  it('keeps a multi-byte UTF-8 character split between chunks intact', () => {
+    const bytes = Buffer.from('{"t":"héllo €"}\n');
+    const cut = bytes.indexOf(0xe2) + 1; // inside the euro sign
+    const { lines } = feed(new LineBuffer(), bytes.subarray(0, cut), bytes.subarray(cut));
+    assert.deepEqual(lines, ['{"t":"héllo €"}']);
+  });
+
+  it('turns invalid UTF-8 into U+FFFD instead of throwing', () => {
+    const { lines } = feed(new LineBuffer(), Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a]));
+    assert.equal(lines.length, 1);
+    assert.ok(lines[0].includes('\ufffd'));
+  });
+
+  it('reads a huge line (8 MB) delivered in 64 KB chunks', () => {
+    const payload = 'x'.repeat(8 * 1024 * 1024);
+    const whole = Buffer.from(`{"p":"${payload}"}\n`);
+    const b = new LineBuffer();
+    const lines: string[] = [];
+    for (let i = 0; i < whole.length; i += 65536) b.push(whole.subarray(i, i + 65536), (l) => lines.push(l));
+    assert.equal(lines.length, 1);
+    assert.equal(lines[0].length, payload.length + 8);
+  });
+
+  it('drops a line over the limit without holding it, and reads the next one', () => {
+    const b = new LineBuffer(1024);
+    const { lines, overflows } = feed(b, 'y'.repeat(800), 'y'.repeat(800), 'y'.repeat(800), '\n{"ok":true}\n');
+    assert.deepEqual(lines, ['{"ok":true}']);
+    assert.equal(overflows.length, 1);
+    assert.equal(b.pending, 0);
+  });
+});

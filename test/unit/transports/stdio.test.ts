@@ -1,0 +1,85 @@
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { StdioTransport } from '../../../src/core/transports/stdio';
+import { TransportParseError } from '../../../src/core/transports/transport';
+import type { TransportCloseInfo } from '../../../src/core/transports/transport';
+import { MemoryLogger, waitFor } from '../helpers/logger';
+
+const fixture = path.resolve(__dirname, '../../../../test/fixtures/servers/stdio-misbehave.mjs');
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('StdioTransport', function () {
+  this.timeout(15000);
+
+  it('sends and receives newline-delimited JSON; a non-JSON line is reported and skipped', async () => {
+    const t = new StdioTransport({ command: process.execPath, args: [fixture, 'echo'], logger: new MemoryLogger() });
+    const messages: unknown[] = [];
+    const errors: Error[] = [];
+    t.onmessage = (m) => messages.push(m);
+    t.onerror = (e) => errors.push(e);
+    await t.start();
+    await t.send({ jsonrpc: '2.0', id: 1, method: 'x', params: { s: 'é€' } });
+    await waitFor(() => messages.length === 1, 'echo');
+    assert.deepEqual(messages[0], { jsonrpc: '2.0', id: 1, result: { echo: { s: 'é€' } } });
+    assert.ok(errors[0] instanceof TransportParseError && errors[0].text === 'this is not json');
+    await t.close();
+  });
+
+  it('reports the exit code and the last stderr lines when the process dies', async () => {
+    const log = new MemoryLogger();
+    const t = new StdioTransport({ command: process.execPath, args: [fixture, 'exit'], logger: log });
+    let info: TransportCloseInfo | undefined;
+    t.onclose = (i) => (info = i);
+    await t.start();
+    await waitFor(() => info !== undefined, 'close');
+    assert.equal(info!.code, 3);
+    assert.match(info!.reason, /exited with code 3: fatal: could not open database/);
+    assert.ok(log.has('info', /stderr: fatal: could not open database/));
+    await assert.rejects(t.send({}), /not running/);
+  });
+
+  it('a missing command fails start() with a message that says what to check', async () => {
+    const t = new StdioTransport({ command: 'definitely-not-a-command-xyz', logger: new MemoryLogger() });
+    await assert.rejects(t.start(), /command not found\. Check "command" in the server's configuration/);
+  });
+
+  it('passes env and cwd to the process', async () => {
+    const t = new StdioTransport({
+      command: process.execPath,
+      args: ['-e', 'process.stdout.write(JSON.stringify({v: process.env.MCP_T, cwd: process.cwd()}) + "\\n")'],
+      env: { MCP_T: 'yes' },
+      cwd: path.dirname(fixture),
+      logger: new MemoryLogger(),
+    });
+    const messages: Array<{ v: string; cwd: string }> = [];
+    t.onmessage = (m) => messages.push(m as { v: string; cwd: string });
+    await t.start();
+    await waitFor(() => messages.length === 1, 'output');
+    assert.deepEqual(messages[0], { v: 'yes', cwd: path.dirname(fixture) });
+    await t.close();
+  });
+
+  it('close() ends the whole process tree, even a server that ignores stdin and SIGTERM', async function () {
+    if (process.platform === 'win32') this.skip();
+    const t = new StdioTransport({ command: process.execPath, args: [fixture, 'tree'], logger: new MemoryLogger() });
+    let pids: { parent: number; child: number } | undefined;
+    t.onmessage = (m) => (pids = (m as { params: { parent: number; child: number } }).params);
+    const closes: TransportCloseInfo[] = [];
+    t.onclose = (i) => closes.push(i);
+    await t.start();
+    await waitFor(() => pids !== undefined, 'pids');
+    assert.ok(alive(pids!.parent) && alive(pids!.child));
+    await t.close();
+    await waitFor(() => !alive(pids!.parent) && !alive(pids!.child), 'the tree to end', 5000);
+    await t.close(); // idempotent
+    assert.equal(closes.length, 1);
+  });
+});
