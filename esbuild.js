@@ -31,6 +31,10 @@ async function main() {
     target: 'node20',
     outfile: 'dist/extension.js',
     external: ['vscode', 'bufferutil', 'utf-8-validate'],
+    // We only ever open client sockets: bundle ws's client, not its server and stream helpers.
+    alias: { ws: './node_modules/ws/lib/websocket.js' },
+    charset: 'utf8',
+    legalComments: 'none',
     logLevel: 'silent',
     metafile: true,
     plugins: [problemMatcher],

@@ -1,4 +1,4 @@
-import type { z } from 'zod/mini';
+import type * as z from 'zod/mini';
 import type { Transport, TransportCloseInfo } from '../transports/transport';
 import { TransportParseError } from '../transports/transport';
 import type { Disposable, Event } from '../util/event';

@@ -1,4 +1,4 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 
 /** Ids are strings or integers; servers may not send null ids in requests. */
 export const RequestIdSchema = z.union([z.string(), z.int()]);

@@ -10,6 +10,8 @@ export interface StdioOptions {
   args?: string[];
   /** Added to the editor's environment (a server needs PATH, HOME...). */
   env?: Record<string, string>;
+  /** Variables removed from the inherited environment (`null` in the configuration). */
+  unsetEnv?: string[];
   cwd?: string;
   logger: Logger;
   /** How many stderr lines to keep for the close reason. */
@@ -46,13 +48,15 @@ export class StdioTransport implements Transport {
   }
 
   start(): Promise<void> {
-    const { command, args = [], env, cwd, logger } = this.options;
+    const { command, args = [], env, cwd, logger, unsetEnv = [] } = this.options;
+    const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
+    for (const name of unsetEnv) delete childEnv[name];
     return new Promise((resolve, reject) => {
       let child: ChildProcess;
       try {
         child = spawn(command, args, {
           cwd,
-          env: { ...process.env, ...env },
+          env: childEnv,
           stdio: ['pipe', 'pipe', 'pipe'],
           detached: process.platform !== 'win32',
           shell: process.platform === 'win32',

@@ -1,0 +1,269 @@
+import type { ConfigError, InputDef, ServerConfig } from '../config/types';
+import { fingerprint } from '../config/fingerprint';
+import type { ResolveContext } from '../config/resolve';
+import { resolveServer } from '../config/resolve';
+import type { Root, SessionOptions } from '../protocol/session';
+import { McpSession } from '../protocol/session';
+import type { Implementation } from '../protocol/schemas';
+import type { Transport } from '../transports/transport';
+import type { ResolvedServer } from '../config/types';
+import type { Event } from '../util/event';
+import { DisposableBase, Emitter } from '../util/event';
+import type { Logger } from '../util/log';
+import { prefixed } from '../util/log';
+import { errorMessage } from '../util/abort';
+
+/** Where a server stands. `blocked`: not allowed to start (an untrusted workspace, for one). */
+export type ServerStateKind = 'idle' | 'connecting' | 'connected' | 'error' | 'blocked';
+
+export interface ServerState {
+  kind: ServerStateKind;
+  /** For `error` and `blocked`: what went wrong and what to do, in a sentence. */
+  message?: string;
+}
+
+/** A plain snapshot of one configured server, for views and the public API. */
+export interface ServerSnapshot {
+  id: string;
+  name: string;
+  label: string;
+  type: ServerConfig['type'];
+  source: ServerConfig['source'];
+  state: ServerState;
+  /** e.g. `server-everything 2.0.0` once connected. */
+  serverInfo?: Implementation;
+  protocolVersion?: string;
+  /** What the server declared about tasks, e.g. `tools/call, list, cancel`; empty when none. */
+  tasks?: string;
+}
+
+export interface ServerManagerOptions {
+  logger: Logger;
+  clientInfo: Implementation;
+  /** Capabilities beyond roots (elicitation, sampling, tasks) declared by the layers that handle them. */
+  capabilities?: () => Record<string, unknown>;
+  roots: () => Root[];
+  /** Variable resolution: everything but `promptInput`, which is `promptInput` below. */
+  resolveContext: (config: ServerConfig) => Omit<ResolveContext, 'promptInput'>;
+  promptInput: (input: InputDef, server: ServerConfig) => Promise<string | undefined>;
+  /** Why a server may not start now (workspace trust), or undefined when it may. */
+  startBlocker?: (config: ServerConfig) => string | undefined;
+  createTransport: (server: ResolvedServer, logger: Logger) => Transport;
+  /** Called for each new session so other layers can register their handlers on it. */
+  onSession?: (session: McpSession, server: ServerConfig) => void;
+  sessionOptions?: Partial<Pick<SessionOptions, 'requestTimeoutMs' | 'initializeTimeoutMs'>>;
+}
+
+interface Entry {
+  config: ServerConfig;
+  print: string;
+  state: ServerState;
+  session?: McpSession;
+  connecting?: Promise<McpSession>;
+  /** Bumped on every connect/disconnect, so a late result of an old attempt is ignored. */
+  generation: number;
+}
+
+/**
+ * The configured servers and their connections. Servers connect lazily (`getSession`), so
+ * servers that VS Code itself also runs from the same `mcp.json` are not all started twice.
+ */
+export class ServerManager extends DisposableBase {
+  private readonly entries = new Map<string, Entry>();
+  private configErrors: ConfigError[] = [];
+  private readonly _onDidChange = this._register(new Emitter<ServerSnapshot | undefined>());
+  private readonly log: Logger;
+
+  /** A server changed state (its snapshot), or the list itself changed (undefined). */
+  readonly onDidChange: Event<ServerSnapshot | undefined> = this._onDidChange.event;
+
+  constructor(private readonly options: ServerManagerOptions) {
+    super();
+    this.log = options.logger;
+  }
+
+  /**
+   * Replaces the configuration. Servers whose configuration is unchanged keep their connection;
+   * changed ones are disconnected (and reconnected if they were connected); removed ones close.
+   */
+  setConfiguration(servers: readonly ServerConfig[], errors: readonly ConfigError[]): void {
+    this.configErrors = [...errors];
+    const seen = new Set<string>();
+    const reconnect: string[] = [];
+    for (const config of servers) {
+      seen.add(config.id);
+      const print = fingerprint(config);
+      const old = this.entries.get(config.id);
+      if (!old) {
+        this.entries.set(config.id, { config, print, state: { kind: 'idle' }, generation: 0 });
+        continue;
+      }
+      if (old.print === print) {
+        old.config = config; // a label may differ (another server with the same name appeared)
+        continue;
+      }
+      const wasUp = old.state.kind === 'connected' || old.state.kind === 'connecting';
+      this.teardown(old, 'its configuration changed');
+      old.config = config;
+      old.print = print;
+      old.state = { kind: 'idle' };
+      if (wasUp) reconnect.push(config.id);
+    }
+    for (const [id, entry] of this.entries) {
+      if (!seen.has(id)) {
+        this.teardown(entry, 'it was removed from the configuration');
+        this.entries.delete(id);
+      }
+    }
+    for (const e of errors) this.log.error(e.message);
+    this._onDidChange.fire(undefined);
+    for (const id of reconnect) void this.getSession(id).catch(() => undefined);
+  }
+
+  get errors(): readonly ConfigError[] {
+    return this.configErrors;
+  }
+
+  list(): ServerSnapshot[] {
+    return [...this.entries.values()].map((e) => this.snapshot(e));
+  }
+
+  get(id: string): ServerSnapshot | undefined {
+    const e = this.entries.get(id);
+    return e && this.snapshot(e);
+  }
+
+  config(id: string): ServerConfig | undefined {
+    return this.entries.get(id)?.config;
+  }
+
+  /** The live session of a server, connecting first if needed. Rejects with a user-readable error. */
+  getSession(id: string): Promise<McpSession> {
+    const entry = this.entries.get(id);
+    if (!entry) return Promise.reject(new Error(`No server with id ${id} is configured`));
+    if (entry.session && !entry.session.isClosed) return Promise.resolve(entry.session);
+    if (entry.connecting) return entry.connecting;
+    const blocker = this.options.startBlocker?.(entry.config);
+    if (blocker) {
+      this.setState(entry, { kind: 'blocked', message: blocker });
+      return Promise.reject(new Error(blocker));
+    }
+    const generation = ++entry.generation;
+    const p = this.connect(entry, generation).finally(() => {
+      if (entry.connecting === p) entry.connecting = undefined;
+    });
+    entry.connecting = p;
+    return p;
+  }
+
+  /** The session if connected now, without connecting. */
+  peekSession(id: string): McpSession | undefined {
+    const s = this.entries.get(id)?.session;
+    return s && !s.isClosed ? s : undefined;
+  }
+
+  async disconnect(id: string): Promise<void> {
+    const entry = this.entries.get(id);
+    if (!entry) return;
+    entry.generation++;
+    const session = entry.session;
+    entry.session = undefined;
+    entry.connecting = undefined;
+    this.setState(entry, { kind: 'idle' });
+    if (session) {
+      this.log.info(`[${entry.config.label}] Disconnecting`);
+      await session.close();
+    }
+  }
+
+  async restart(id: string): Promise<McpSession> {
+    await this.disconnect(id);
+    return this.getSession(id);
+  }
+
+  /** Tells every connected server that the workspace folders changed. */
+  notifyRootsChanged(): void {
+    for (const e of this.entries.values()) void e.session?.notifyRootsChanged();
+  }
+
+  private async connect(entry: Entry, generation: number): Promise<McpSession> {
+    const { config } = entry;
+    const log = prefixed(this.log, config.label);
+    this.setState(entry, { kind: 'connecting' });
+    try {
+      const resolved = await resolveServer(config, {
+        ...this.options.resolveContext(config),
+        promptInput: (input) => this.options.promptInput(input, config),
+      });
+      if (!resolved.ok) throw new Error(resolved.message);
+      const transport = this.options.createTransport(resolved.server, log);
+      log.info(`Connecting (${transport.description})`);
+      const session = new McpSession(transport, {
+        logger: log,
+        clientInfo: this.options.clientInfo,
+        capabilities: this.options.capabilities?.(),
+        roots: this.options.roots,
+        ...this.options.sessionOptions,
+      });
+      this.options.onSession?.(session, config);
+      await session.connect();
+      if (generation !== entry.generation) {
+        await session.close();
+        throw new Error(`Connection to "${config.label}" was cancelled`);
+      }
+      entry.session = session;
+      session.onClose((info) => {
+        if (entry.session !== session) return;
+        entry.session = undefined;
+        log.warn(`Connection closed: ${info.reason}`);
+        this.setState(entry, { kind: 'error', message: info.reason });
+      });
+      this.setState(entry, { kind: 'connected' });
+      return session;
+    } catch (err) {
+      const message = errorMessage(err);
+      if (generation === entry.generation) {
+        log.error(`Could not connect: ${message}`);
+        this.setState(entry, { kind: 'error', message });
+      }
+      throw err instanceof Error ? err : new Error(message);
+    }
+  }
+
+  private teardown(entry: Entry, why: string): void {
+    entry.generation++;
+    entry.connecting = undefined;
+    const session = entry.session;
+    entry.session = undefined;
+    if (session) {
+      this.log.info(`[${entry.config.label}] Closing: ${why}`);
+      void session.close();
+    }
+  }
+
+  private setState(entry: Entry, state: ServerState): void {
+    entry.state = state;
+    if (this.entries.get(entry.config.id) === entry) this._onDidChange.fire(this.snapshot(entry));
+  }
+
+  private snapshot(e: Entry): ServerSnapshot {
+    const s = e.session;
+    return {
+      id: e.config.id,
+      name: e.config.name,
+      label: e.config.label,
+      type: e.config.type,
+      source: e.config.source,
+      state: e.state,
+      serverInfo: s?.serverInfo,
+      protocolVersion: s?.protocolVersion,
+      tasks: s ? s.tasksSummary : undefined,
+    };
+  }
+
+  override dispose(): void {
+    for (const e of this.entries.values()) this.teardown(e, 'the extension is shutting down');
+    this.entries.clear();
+    super.dispose();
+  }
+}

@@ -1,0 +1,34 @@
+import type { ResolvedServer } from '../config/types';
+import type { Logger } from '../util/log';
+import { LegacySseTransport } from './sse';
+import { StdioTransport } from './stdio';
+import { StreamableHttpTransport } from './streamableHttp';
+import type { Transport } from './transport';
+import { WebSocketTransport } from './websocket';
+
+/** What a Streamable HTTP session needs to be resumed after a window reload. */
+export interface SavedHttpSession {
+  sessionId: string;
+  protocolVersion: string;
+}
+
+/** The transport for a resolved server configuration. */
+export function createTransport(server: ResolvedServer, logger: Logger, resume?: SavedHttpSession): Transport {
+  switch (server.type) {
+    case 'stdio':
+      return new StdioTransport({ command: server.command, args: server.args, env: server.env, unsetEnv: server.unsetEnv, cwd: server.cwd, logger });
+    case 'http':
+      return new StreamableHttpTransport({
+        url: server.url,
+        headers: server.headers,
+        logger,
+        serverName: server.label,
+        sessionId: resume?.sessionId,
+        protocolVersion: resume?.protocolVersion,
+      });
+    case 'sse':
+      return new LegacySseTransport({ url: server.url, headers: server.headers, logger, serverName: server.label });
+    case 'ws':
+      return new WebSocketTransport({ url: server.url, headers: server.headers, logger, serverName: server.label });
+  }
+}

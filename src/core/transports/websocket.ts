@@ -1,0 +1,287 @@
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import WebSocket from 'ws';
+import type { RawData } from 'ws';
+import { errorMessage } from '../util/abort';
+import type { Logger } from '../util/log';
+import { redactHeaders } from '../util/log';
+import type { Transport, TransportCloseInfo } from './transport';
+import { TransportHttpError, TransportParseError } from './transport';
+
+export interface WebSocketTransportOptions {
+  /** `ws://` or `wss://` endpoint of the server. */
+  url: string;
+  /** Sent with the upgrade request (e.g. `Authorization`); never logged in clear. */
+  headers?: Record<string, string>;
+  logger: Logger;
+  /** The server's configured name, used in error messages the user sees. */
+  serverName: string;
+  /** Largest frame accepted, in bytes; a larger one closes the connection (1009). Default 64 MiB. */
+  maxPayload?: number;
+  /** How long the opening handshake may take, in ms. Default 30 s. */
+  connectTimeoutMs?: number;
+  /** How long `close()` waits for the server's close frame before dropping the socket. Default 2 s. */
+  closeTimeoutMs?: number;
+}
+
+/** The subprotocol MCP over WebSocket negotiates (as the SDK's `WebSocketClientTransport`). */
+export const MCP_SUBPROTOCOL = 'mcp';
+const DEFAULT_MAX_PAYLOAD = 64 * 1024 * 1024;
+const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+const DEFAULT_CLOSE_TIMEOUT_MS = 2_000;
+
+/**
+ * MCP over a WebSocket: one JSON-RPC message (or a batch array) per text frame.
+ *
+ * `onclose` fires once, and only for a connection that opened: a `start()` that fails reports
+ * through its rejection alone, so callers do not get the same failure twice.
+ */
+export class WebSocketTransport implements Transport {
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: (info: TransportCloseInfo) => void;
+
+  readonly description: string;
+  private readonly log: Logger;
+  private readonly displayUrl: string;
+  private ws: WebSocket | undefined;
+  private opened = false;
+  private closeReported = false;
+  private closing: Promise<void> | undefined;
+  /** Set when we asked for the close, so the reason says who ended it. */
+  private closedByClient = false;
+  /** The last socket error, folded into the close reason (e.g. "Max payload size exceeded"). */
+  private lastError: Error | undefined;
+  /**
+   * The code we closed with after a protocol error of the server's (an oversized or malformed
+   * frame). ws stops reading at that point, so its 'close' event only says 1006.
+   */
+  private protocolErrorCode: number | undefined;
+
+  constructor(private readonly options: WebSocketTransportOptions) {
+    this.log = options.logger;
+    this.displayUrl = withoutCredentials(options.url);
+    this.description = `ws: ${this.displayUrl}`;
+  }
+
+  start(): Promise<void> {
+    if (this.ws) return Promise.reject(new Error(`WebSocket transport for ${this.who()} was already started`));
+    if (this.closing) return Promise.reject(new Error(`WebSocket transport for ${this.who()} was closed`));
+    const { headers = {} } = this.options;
+    if (this.log.traceEnabled !== false) {
+      this.log.trace(`WebSocket connecting to ${this.displayUrl} (headers: ${JSON.stringify(redactHeaders(headers))})`);
+    }
+
+    return new Promise<void>((resolve, reject) => {
+      let ws: WebSocket;
+      try {
+        ws = new WebSocket(this.options.url, MCP_SUBPROTOCOL, {
+          headers,
+          maxPayload: this.options.maxPayload ?? DEFAULT_MAX_PAYLOAD,
+          handshakeTimeout: this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+          // A redirect would carry the Authorization header to wherever the server points.
+          followRedirects: false,
+          perMessageDeflate: false,
+        });
+      } catch (err) {
+        // Invalid URL or scheme: ws throws synchronously.
+        reject(new TransportHttpError(`Could not connect to ${this.who()}: ${errorMessage(err)}`));
+        return;
+      }
+      this.ws = ws;
+      let refusal: TransportHttpError | undefined;
+
+      ws.on('unexpected-response', (req: ClientRequest, res: IncomingMessage) => {
+        refusal = this.describeRefusal(res);
+        res.resume();
+        req.destroy();
+        // Aborts the handshake; ws then emits 'error' and 'close', where start() rejects.
+        ws.terminate();
+      });
+
+      ws.on('open', () => {
+        this.opened = true;
+        this.log.trace(`WebSocket connected to ${this.displayUrl} (subprotocol ${ws.protocol || 'none'})`);
+        resolve();
+      });
+
+      ws.on('error', (err: Error) => {
+        if (!this.opened) {
+          const e = refusal ?? new TransportHttpError(`Could not connect to ${this.who()}: ${connectHint(err)}`);
+          this.log.trace(`WebSocket connection failed: ${e.message}`);
+          reject(e);
+          return;
+        }
+        this.lastError = err;
+        this.protocolErrorCode ??= protocolErrorCode(err);
+        this.log.trace(`WebSocket error: ${err.message}`);
+        this.fail(err);
+      });
+
+      ws.on('message', (data: RawData, isBinary: boolean) => this.receive(data, isBinary));
+
+      ws.on('close', (code: number, reasonBuf: Buffer) => {
+        const reason = reasonBuf.toString('utf8');
+        this.log.trace(`WebSocket closed (code ${code}${reason ? `, reason "${reason}"` : ''})`);
+        // A close during the handshake ('error' already rejected, or close() was called first).
+        if (!this.opened) {
+          reject(refusal ?? new TransportHttpError(`Could not connect to ${this.who()}: the connection closed during the handshake`));
+          return;
+        }
+        const effective = this.protocolErrorCode ?? code;
+        this.reportClose({ reason: this.describeClose(effective, reason), code: effective });
+      });
+    });
+  }
+
+  send(message: object): Promise<void> {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) {
+      return Promise.reject(new Error(`Cannot send to ${this.who()}: the WebSocket is not open`));
+    }
+    let text: string;
+    try {
+      text = JSON.stringify(message);
+    } catch (err) {
+      return Promise.reject(new Error(`Cannot send to ${this.who()}: ${errorMessage(err)}`));
+    }
+    return new Promise<void>((resolve, reject) => {
+      ws.send(text, (err) => (err ? reject(new Error(`Could not send to ${this.who()}: ${err.message}`)) : resolve()));
+    });
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.doClose();
+    return this.closing;
+  }
+
+  private async doClose(): Promise<void> {
+    this.closedByClient = true;
+    const ws = this.ws;
+    if (!ws || ws.readyState === WebSocket.CLOSED) return;
+    this.log.trace(`WebSocket closing ${this.displayUrl}`);
+    const closeTimeoutMs = this.options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+    await new Promise<void>((resolve) => {
+      // A server that never answers the close frame must not keep the socket (ws waits 30 s).
+      const timer = setTimeout(() => {
+        this.log.trace(`WebSocket ${this.displayUrl} did not close within ${closeTimeoutMs} ms; terminating it`);
+        ws.terminate();
+      }, closeTimeoutMs);
+      ws.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      ws.close(1000, 'client closing');
+    });
+  }
+
+  private receive(data: RawData, isBinary: boolean): void {
+    const buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+    if (isBinary) {
+      this.fail(new TransportParseError(`Ignored a binary frame of ${buf.length} bytes (MCP sends JSON in text frames)`, `<${buf.length} bytes>`));
+      return;
+    }
+    const text = buf.toString('utf8');
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      this.fail(new TransportParseError(`Frame is not JSON: ${errorMessage(err)}`, text));
+      return;
+    }
+    // A batch: each element is a message of its own; the connection validates each.
+    for (const m of Array.isArray(value) ? value : [value]) {
+      try {
+        this.onmessage?.(m);
+      } catch (err) {
+        // A throw here would unwind into ws's frame parser and take the socket down.
+        this.fail(err instanceof Error ? err : new Error(errorMessage(err)));
+      }
+    }
+  }
+
+  private fail(err: Error): void {
+    try {
+      this.onerror?.(err);
+    } catch {
+      // The handler's own failure must not reach ws's event loop either.
+    }
+  }
+
+  private reportClose(info: TransportCloseInfo): void {
+    if (this.closeReported) return;
+    this.closeReported = true;
+    this.onclose?.(info);
+  }
+
+  private describeClose(code: number, reason: string): string {
+    if (this.closedByClient) return 'closed by the client';
+    const why = reason ? `: ${reason}` : '';
+    if (code === 1009) {
+      const limit = this.options.maxPayload ?? DEFAULT_MAX_PAYLOAD;
+      return `the connection was closed because the server sent a message over the size limit of ${limit} bytes (code 1009)`;
+    }
+    if (this.protocolErrorCode !== undefined) {
+      return `the connection was closed because the server broke the WebSocket protocol: ${this.lastError?.message ?? 'unknown error'} (code ${code})`;
+    }
+    if (code === 1006 || code === 1005) {
+      const detail = this.lastError ? `: ${this.lastError.message}` : '';
+      return `the connection to ${this.displayUrl} was lost (code ${code}${detail})`;
+    }
+    return `the server closed the WebSocket (code ${code}${why})`;
+  }
+
+  private describeRefusal(res: IncomingMessage): TransportHttpError {
+    const status = res.statusCode ?? 0;
+    const head = `${this.who()} refused the WebSocket connection with HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}`;
+    let hint = '';
+    if (status === 401) {
+      hint = '. It needs credentials: if it takes a token, add it under "headers" in its configuration, e.g. "headers": { "Authorization": "Bearer <token>" }';
+    } else if (status === 403) {
+      hint = '. The credentials were not accepted: check the token under "headers" in its configuration';
+    } else if (status >= 300 && status < 400) {
+      const location = res.headers.location;
+      hint = `. Redirects are not followed${location ? `: it points to ${withoutCredentials(location)}; update the url in its configuration` : ''}`;
+    }
+    return new TransportHttpError(head + hint, status);
+  }
+
+  private who(): string {
+    return `server "${this.options.serverName}" at ${this.displayUrl}`;
+  }
+}
+
+/** The close code ws sends when it rejects a frame of the server's; undefined for other errors. */
+function protocolErrorCode(err: Error): number | undefined {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string' || !code.startsWith('WS_ERR_')) return undefined;
+  switch (code) {
+    case 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH':
+    case 'WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH':
+      return 1009;
+    case 'WS_ERR_TOO_MANY_BUFFERED_PARTS':
+      return 1008;
+    case 'WS_ERR_INVALID_UTF8':
+      return 1007;
+    default:
+      return 1002;
+  }
+}
+
+/** Adds what the user can do about the handshake errors ws reports tersely. */
+function connectHint(err: Error): string {
+  if (/subprotocol/i.test(err.message)) return `${err.message} (MCP over WebSocket needs the "${MCP_SUBPROTOCOL}" subprotocol)`;
+  return err.message;
+}
+
+/** The URL without `user:password@`, for logs and messages. */
+function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return url;
+    u.username = '';
+    u.password = '';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}

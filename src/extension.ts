@@ -1,0 +1,98 @@
+import * as os from 'node:os';
+import * as vscode from 'vscode';
+import { trustBlocker } from './core/config/trust';
+import type { InputDef, ServerConfig } from './core/config/types';
+import { ServerManager } from './core/servers/serverManager';
+import { createTransport } from './core/transports/factory';
+import { errorMessage } from './core/util/abort';
+import { registerCommands } from './vscode/commands';
+import { ConfigurationReader } from './vscode/configuration';
+import { channelLogger } from './vscode/log';
+import type { RowSnapshot } from './vscode/tree/tasksTree';
+import { TasksTreeProvider } from './vscode/tree/tasksTree';
+
+/** What `activate` returns to other extensions (and to tests, through `testing`). */
+export interface McpTasksApi {
+  readonly apiVersion: 1;
+  /** Internal hooks for the extension's own tests; not a stable API. */
+  readonly testing: {
+    getTreeSnapshot(): RowSnapshot[];
+    whenConfigurationLoaded(): Promise<void>;
+  };
+}
+
+export function activate(context: vscode.ExtensionContext): McpTasksApi {
+  const channel = vscode.window.createOutputChannel('MCP Tasks', { log: true });
+  context.subscriptions.push(channel);
+  const logger = channelLogger(channel);
+  const version = (context.extension.packageJSON as { version?: string }).version ?? '0.0.0';
+
+  const servers = new ServerManager({
+    logger,
+    clientInfo: { name: 'mcp-tasks-vscode', title: 'MCP Tasks for VS Code', version },
+    roots: () => (vscode.workspace.workspaceFolders ?? []).map((f) => ({ uri: f.uri.toString(), name: f.name })),
+    resolveContext: () => ({
+      userHome: os.homedir(),
+      env: process.env,
+      readFile: async (p) => new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(p))),
+    }),
+    promptInput: (input, server) => promptInput(context, input, server),
+    startBlocker: (config) => trustBlocker(config, vscode.workspace.isTrusted),
+    createTransport,
+    sessionOptions: { requestTimeoutMs: vscode.workspace.getConfiguration('mcpTasks').get<number>('requestTimeoutSeconds', 60) * 1000 },
+  });
+  context.subscriptions.push(servers);
+
+  const reader = new ConfigurationReader();
+  context.subscriptions.push(reader);
+  let loaded: Promise<void> = Promise.resolve();
+  const reload = () =>
+    (loaded = reader.read().then(
+      (config) => {
+        servers.setConfiguration(config.servers, config.errors);
+        void vscode.commands.executeCommand('setContext', 'mcpTasks.hasServers', config.servers.length > 0 || config.errors.length > 0);
+        void vscode.commands.executeCommand('setContext', 'mcpTasks.ready', true);
+      },
+      (err: unknown) => channel.error(`Could not read the MCP configuration: ${errorMessage(err)}`),
+    ));
+  context.subscriptions.push(reader.onDidChange(() => void reload()));
+  context.subscriptions.push(vscode.workspace.onDidChangeWorkspaceFolders(() => servers.notifyRootsChanged()));
+  context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void reload()));
+
+  const tree = new TasksTreeProvider(servers);
+  context.subscriptions.push(tree, vscode.window.createTreeView('mcpTasks.tasks', { treeDataProvider: tree, showCollapseAll: true }));
+  context.subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload() }));
+
+  // Reading configuration touches the disk: after activation returns, never before.
+  void reload();
+
+  return {
+    apiVersion: 1,
+    testing: {
+      getTreeSnapshot: () => tree.snapshot(),
+      whenConfigurationLoaded: () => loaded,
+    },
+  };
+}
+
+/** Asks for an `${input:ID}` value; password inputs are kept in the editor's secret storage. */
+async function promptInput(context: vscode.ExtensionContext, input: InputDef, server: ServerConfig): Promise<string | undefined> {
+  const key = `mcpTasks.input:${server.source.kind === 'settings' ? 'settings' : server.source.folderPath}:${input.id}`;
+  if (input.password) {
+    const saved = await context.secrets.get(key);
+    if (saved !== undefined) return saved;
+  }
+  const value = await vscode.window.showInputBox({
+    title: vscode.l10n.t('MCP server "{0}"', server.label),
+    prompt: input.description,
+    value: input.default,
+    password: input.password,
+    ignoreFocusOut: true,
+  });
+  if (value !== undefined && input.password) await context.secrets.store(key, value);
+  return value;
+}
+
+export function deactivate(): void {
+  // Everything is in context.subscriptions.
+}

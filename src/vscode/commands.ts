@@ -1,0 +1,94 @@
+import * as vscode from 'vscode';
+import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
+import { MCP_JSON_TEMPLATE } from '../core/config/template';
+import { errorMessage } from '../core/util/abort';
+import { describeServer } from './tree/tasksTree';
+import type { Node } from './tree/tasksTree';
+import { ConfigurationReader } from './configuration';
+
+export interface CommandDeps {
+  servers: ServerManager;
+  log: vscode.LogOutputChannel;
+  reloadConfiguration: () => Promise<void>;
+}
+
+/** Registers the palette and view commands. */
+export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
+  const { servers, log } = deps;
+
+  const pickServer = async (arg: unknown, placeHolder: string, filter: (s: ServerSnapshot) => boolean = () => true): Promise<ServerSnapshot | undefined> => {
+    const fromView = arg as Node | undefined;
+    if (fromView && typeof fromView === 'object' && fromView.kind === 'server') return servers.get(fromView.id);
+    const candidates = servers.list().filter(filter);
+    if (candidates.length === 0) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('No MCP server to choose from.'));
+      return undefined;
+    }
+    const picked = await vscode.window.showQuickPick(
+      candidates.map((s) => ({ label: s.label, description: describeServer(s), detail: s.source.kind === 'settings' ? 'setting mcpTasks.servers' : s.source.file, server: s })),
+      { placeHolder, title: 'MCP Tasks' },
+    );
+    return picked?.server;
+  };
+
+  const connect = async (s: ServerSnapshot) => {
+    try {
+      await vscode.window.withProgress({ location: { viewId: 'mcpTasks.tasks' } }, () => servers.getSession(s.id));
+    } catch (err) {
+      const choice = await vscode.window.showErrorMessage(
+        vscode.l10n.t('Could not connect to MCP server "{0}": {1}', s.label, errorMessage(err)),
+        vscode.l10n.t('Show Log'),
+        vscode.l10n.t('Open Configuration'),
+      );
+      if (choice === vscode.l10n.t('Show Log')) log.show();
+      else if (choice) await vscode.commands.executeCommand('mcpTasks.openConfiguration');
+    }
+  };
+
+  const notYet = (what: string) => () =>
+    vscode.window.showInformationMessage(vscode.l10n.t('{0} is not available in this version of MCP Tasks yet.', what));
+
+  return [
+    vscode.commands.registerCommand('mcpTasks.showLog', () => log.show()),
+    vscode.commands.registerCommand('mcpTasks.refresh', () => deps.reloadConfiguration()),
+    vscode.commands.registerCommand('mcpTasks.connectServer', async (arg?: unknown) => {
+      const s = await pickServer(arg, vscode.l10n.t('Connect to which server?'), (x) => x.state.kind !== 'connected');
+      if (s) await connect(s);
+    }),
+    vscode.commands.registerCommand('mcpTasks.disconnectServer', async (arg?: unknown) => {
+      const s = await pickServer(arg, vscode.l10n.t('Disconnect which server?'), (x) => x.state.kind === 'connected' || x.state.kind === 'connecting');
+      if (s) await servers.disconnect(s.id);
+    }),
+    vscode.commands.registerCommand('mcpTasks.restartServer', async (arg?: unknown) => {
+      const s = await pickServer(arg, vscode.l10n.t('Restart which server?'));
+      if (!s) return;
+      await servers.disconnect(s.id);
+      await connect(s);
+    }),
+    vscode.commands.registerCommand('mcpTasks.openConfiguration', async (file?: unknown) => {
+      if (typeof file === 'string' && file !== 'settings') {
+        await vscode.window.showTextDocument(vscode.Uri.file(file));
+        return;
+      }
+      const folders = vscode.workspace.workspaceFolders ?? [];
+      if (file === 'settings' || folders.length === 0) {
+        await vscode.commands.executeCommand('workbench.action.openSettingsJson', { revealSetting: { key: 'mcpTasks.servers' } });
+        return;
+      }
+      const folder = folders.length === 1 ? folders[0] : await vscode.window.showWorkspaceFolderPick({ placeHolder: vscode.l10n.t('Open the MCP configuration of which folder?') });
+      if (!folder) return;
+      const uri = ConfigurationReader.mcpJsonUri(folder);
+      try {
+        await vscode.workspace.fs.stat(uri);
+      } catch {
+        await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(MCP_JSON_TEMPLATE));
+      }
+      await vscode.window.showTextDocument(uri);
+    }),
+    vscode.commands.registerCommand('mcpTasks.runToolAsTask', notYet('Run Tool as Task')),
+    vscode.commands.registerCommand('mcpTasks.cancelTask', notYet('Cancel Task')),
+    vscode.commands.registerCommand('mcpTasks.fetchResult', notYet('Fetch Task Result')),
+    vscode.commands.registerCommand('mcpTasks.respondToTask', notYet('Respond to Task')),
+    vscode.commands.registerCommand('mcpTasks.clearFinished', notYet('Clear Finished Tasks')),
+  ];
+}

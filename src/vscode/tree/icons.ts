@@ -1,0 +1,15 @@
+import * as vscode from 'vscode';
+import type { ServerStateKind } from '../../core/servers/serverManager';
+
+/** One table: server state to codicon. */
+export const SERVER_STATE_ICON: Record<ServerStateKind, { id: string; color?: string }> = {
+  idle: { id: 'circle-large-outline' },
+  connecting: { id: 'loading~spin' },
+  connected: { id: 'pass-filled', color: 'testing.iconPassed' },
+  error: { id: 'error', color: 'errorForeground' },
+  blocked: { id: 'workspace-untrusted', color: 'problemsWarningIcon.foreground' },
+};
+
+export function asThemeIcon(icon: { id: string; color?: string }): vscode.ThemeIcon {
+  return new vscode.ThemeIcon(icon.id, icon.color ? new vscode.ThemeColor(icon.color) : undefined);
+}

@@ -1,0 +1,389 @@
+import * as assert from 'node:assert/strict';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import type { AddressInfo, Socket } from 'node:net';
+import { createServer } from 'node:net';
+import * as path from 'node:path';
+import WebSocket, { WebSocketServer } from 'ws';
+import { JsonRpcConnection } from '../../../src/core/jsonrpc/connection';
+import type { TransportCloseInfo } from '../../../src/core/transports/transport';
+import { TransportHttpError, TransportParseError } from '../../../src/core/transports/transport';
+import { WebSocketTransport } from '../../../src/core/transports/websocket';
+import type { Logger } from '../../../src/core/util/log';
+
+// Compiled to out/test/unit/transports: the repository root is four levels up.
+const FIXTURE = path.resolve(__dirname, '../../../../test/fixtures/servers/ws-server.mjs');
+const PROTOCOL_VERSION = '2025-11-25';
+
+/** A logger that keeps every line, so tests can check what was (not) logged. */
+function recordingLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const rec =
+    (level: string) =>
+    (m: string | Error, ...a: unknown[]) =>
+      lines.push(`${level} ${m instanceof Error ? m.message : m} ${a.map((x) => JSON.stringify(x)).join(' ')}`);
+  return { lines, trace: rec('trace'), debug: rec('debug'), info: rec('info'), warn: rec('warn'), error: rec('error'), traceEnabled: true };
+}
+
+interface Fixture {
+  url: string;
+  proc: ChildProcessWithoutNullStreams;
+  stop(): Promise<void>;
+}
+
+/** Starts ws-server.mjs on an ephemeral port and waits for its `listening <port>` line. */
+async function startFixture(env: Record<string, string> = {}): Promise<Fixture> {
+  assert.ok(existsSync(FIXTURE), `fixture not found at ${FIXTURE}`);
+  const proc = spawn(process.execPath, [FIXTURE], { env: { ...process.env, PORT: '0', ...env }, stdio: 'pipe' });
+  let stderr = '';
+  proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  const stop = async () => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      const onData = (d: Buffer) => {
+        out += d.toString();
+        const m = /^listening (\d+)$/m.exec(out);
+        if (m) {
+          proc.stdout.off('data', onData);
+          resolve(Number(m[1]));
+        }
+      };
+      proc.stdout.on('data', onData);
+      proc.once('exit', (code) => reject(new Error(`fixture exited with ${code} before listening: ${stderr}`)));
+    });
+    return { url: `ws://127.0.0.1:${port}`, proc, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** A bare `ws` server speaking the `mcp` subprotocol, for frames a real MCP server never sends. */
+async function rawServer(
+  onConnection: (ws: WebSocket) => void,
+  handleProtocols: (p: Set<string>) => string | false = (p) => (p.has('mcp') ? 'mcp' : false),
+): Promise<{ url: string; close(): Promise<void> }> {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols });
+  await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+  wss.on('connection', onConnection);
+  return {
+    url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`,
+    close: () => {
+      for (const c of wss.clients) c.terminate();
+      return new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}
+
+/** A port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((resolve) => srv.close(() => resolve()));
+  return port;
+}
+
+/** Resolves with the first value `register` hands to its callback. */
+function next<T>(register: (cb: (v: T) => void) => void): Promise<T> {
+  return new Promise<T>((resolve) => register(resolve));
+}
+
+async function initialize(conn: JsonRpcConnection): Promise<Record<string, unknown>> {
+  const result = await conn.requestRaw('initialize', {
+    protocolVersion: PROTOCOL_VERSION,
+    capabilities: {},
+    clientInfo: { name: 'websocket-test', version: '0.0.0' },
+  });
+  await conn.notify('notifications/initialized');
+  return result;
+}
+
+describe('WebSocketTransport', () => {
+  // Everything a test starts is stopped here, even when it fails halfway.
+  const cleanups: Array<() => Promise<unknown>> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+  });
+
+  function transport(url: string, extra: Partial<ConstructorParameters<typeof WebSocketTransport>[0]> = {}): WebSocketTransport {
+    const t = new WebSocketTransport({ url, logger: recordingLogger(), serverName: 'test', ...extra });
+    cleanups.push(() => t.close());
+    return t;
+  }
+
+  async function fixture(env?: Record<string, string>): Promise<Fixture> {
+    const f = await startFixture(env);
+    cleanups.push(() => f.stop());
+    return f;
+  }
+
+  describe('against a real MCP server (ws-server.mjs)', () => {
+    it('initializes, lists tools and calls echo', async () => {
+      const f = await fixture();
+      const t = transport(f.url);
+      assert.equal(t.description, `ws: ${f.url}`);
+      const conn = new JsonRpcConnection(t, { logger: recordingLogger() });
+      await conn.start();
+
+      const init = await initialize(conn);
+      assert.equal(init.protocolVersion, PROTOCOL_VERSION);
+      assert.deepEqual((init.capabilities as { tasks?: unknown }).tasks, { list: {}, cancel: {}, requests: { tools: { call: {} } } });
+
+      const { tools } = (await conn.requestRaw('tools/list', {})) as { tools: Array<{ name: string; execution?: { taskSupport?: string } }> };
+      assert.ok(tools.some((x) => x.name === 'echo'), `echo missing from ${JSON.stringify(tools)}`);
+      assert.equal(tools.find((x) => x.name === 'delayed_echo')?.execution?.taskSupport, 'optional');
+
+      const call = await conn.requestRaw('tools/call', { name: 'echo', arguments: { message: 'héllo over ws' } });
+      assert.deepEqual(call.content, [{ type: 'text', text: 'héllo over ws' }]);
+      await conn.close();
+    });
+
+    it('runs delayed_echo as a task (the fixture supports tasks)', async () => {
+      const f = await fixture();
+      const conn = new JsonRpcConnection(transport(f.url), { logger: recordingLogger() });
+      await conn.start();
+      await initialize(conn);
+
+      const created = (await conn.requestRaw('tools/call', {
+        name: 'delayed_echo',
+        arguments: { message: 'later', delayMs: 50 },
+        task: { ttl: 60_000 },
+      })) as { task: { taskId: string; status: string } };
+      assert.equal(typeof created.task.taskId, 'string');
+      assert.equal(created.task.status, 'working');
+
+      // tasks/result blocks until the task is terminal.
+      const result = await conn.requestRaw('tasks/result', { taskId: created.task.taskId });
+      assert.deepEqual(result.content, [{ type: 'text', text: 'later' }]);
+      const got = (await conn.requestRaw('tasks/get', { taskId: created.task.taskId })) as { status: string };
+      assert.equal(got.status, 'completed');
+      await conn.close();
+    });
+
+    it('reports a server process that dies: onclose with code 1006, pending requests fail', async () => {
+      const f = await fixture();
+      const t = transport(f.url);
+      const conn = new JsonRpcConnection(t, { logger: recordingLogger() });
+      await conn.start();
+      await initialize(conn);
+      const closed = next<TransportCloseInfo>((cb) => conn.onClose(cb));
+      // delayed_echo without a task parameter: the call stays pending for 10 s.
+      const pending = conn.requestRaw('tools/call', { name: 'delayed_echo', arguments: { message: 'x', delayMs: 10_000 } });
+      f.proc.kill('SIGKILL');
+      const info = await closed;
+      assert.equal(info.code, 1006);
+      assert.match(info.reason, /lost/);
+      await assert.rejects(pending, /Connection closed/);
+    });
+
+    it('refuses without credentials when the server requires them, with a hint about "headers"', async () => {
+      const f = await fixture({ REQUIRE_AUTH: 's3cret-token' });
+      const t = transport(f.url, { serverName: 'secure' });
+      let closes = 0;
+      t.onclose = () => closes++;
+      const err = await t.start().then(
+        () => assert.fail('start() should have been refused'),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof TransportHttpError, String(err));
+      assert.equal(err.status, 401);
+      assert.match(err.message, /server "secure"/);
+      assert.ok(err.message.includes(f.url), err.message);
+      assert.match(err.message, /add it under "headers" in its configuration/);
+      assert.equal(closes, 0, 'a failed start reports through its rejection only');
+    });
+
+    it('connects with the Authorization header and never logs its value', async () => {
+      const f = await fixture({ REQUIRE_AUTH: 's3cret-token' });
+      const logger = recordingLogger();
+      const t = transport(f.url, { headers: { Authorization: 'Bearer s3cret-token' }, logger });
+      const conn = new JsonRpcConnection(t, { logger });
+      await conn.start();
+      await initialize(conn);
+      const call = await conn.requestRaw('tools/call', { name: 'echo', arguments: { message: 'authorized' } });
+      assert.deepEqual(call.content, [{ type: 'text', text: 'authorized' }]);
+      await conn.close();
+      assert.ok(logger.lines.some((l) => l.includes('<redacted>')), 'the headers are logged, redacted');
+      assert.ok(!logger.lines.some((l) => l.includes('s3cret-token')), logger.lines.join('\n'));
+    });
+
+    it('the fixture refuses upgrades that do not offer the mcp subprotocol', async () => {
+      const f = await fixture();
+      const ws = new WebSocket(f.url, 'graphql-ws');
+      const status = await new Promise<number>((resolve, reject) => {
+        ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        ws.once('open', () => reject(new Error('the fixture accepted a non-mcp subprotocol')));
+        ws.once('error', reject);
+      });
+      ws.terminate();
+      assert.equal(status, 400);
+    });
+  });
+
+  describe('against a raw WebSocket server', () => {
+    it('reports non-JSON and binary frames as TransportParseError, unpacks arrays, and keeps working', async () => {
+      const srv = await rawServer((ws) => {
+        ws.send('this is not json');
+        ws.send(Buffer.from([1, 2, 3]), { binary: true });
+        ws.send(JSON.stringify([
+          { jsonrpc: '2.0', method: 'notifications/a' },
+          { jsonrpc: '2.0', method: 'notifications/b' },
+        ]));
+        // Then answer requests, as a server that had hiccups but is alive.
+        ws.on('message', (data) => {
+          const req = JSON.parse(String(data)) as { id?: number };
+          if (req.id !== undefined) ws.send(JSON.stringify({ jsonrpc: '2.0', id: req.id, result: { pong: true } }));
+        });
+      });
+      cleanups.push(() => srv.close());
+      const t = transport(srv.url);
+      const conn = new JsonRpcConnection(t, { logger: recordingLogger() });
+      const errors: Error[] = [];
+      const connectionOnError = t.onerror!;
+      t.onerror = (e) => {
+        errors.push(e);
+        connectionOnError(e);
+      };
+      const methods: string[] = [];
+      const gotB = next<void>((cb) =>
+        conn.onUnhandledNotification((n) => {
+          methods.push(n.method);
+          if (n.method === 'notifications/b') cb();
+        }),
+      );
+      await conn.start();
+      await gotB;
+
+      assert.deepEqual(methods, ['notifications/a', 'notifications/b']);
+      assert.equal(errors.length, 2, errors.map((e) => e.message).join('; '));
+      assert.ok(errors[0] instanceof TransportParseError);
+      assert.equal(errors[0].text, 'this is not json');
+      assert.ok(errors[1] instanceof TransportParseError);
+      assert.match(errors[1].message, /binary/);
+
+      assert.deepEqual(await conn.requestRaw('ping', {}), { pong: true });
+      assert.equal(conn.isClosed, false);
+    });
+
+    it('reports the server closing: onclose once, with its code and reason', async () => {
+      const srv = await rawServer((ws) => ws.on('message', () => ws.close(4001, 'shutting down for test')));
+      cleanups.push(() => srv.close());
+      const t = transport(srv.url);
+      const infos: TransportCloseInfo[] = [];
+      const closed = next<void>((cb) => (t.onclose = (i) => (infos.push(i), cb())));
+      await t.start();
+      await t.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      await closed;
+      await t.close(); // after the server's close: a no-op, no second onclose
+      assert.equal(infos.length, 1);
+      assert.equal(infos[0].code, 4001);
+      assert.match(infos[0].reason, /shutting down for test/);
+      await assert.rejects(t.send({ jsonrpc: '2.0', method: 'x' }), /not open/);
+    });
+
+    it('closes with 1009 when a frame exceeds maxPayload', async () => {
+      const srv = await rawServer((ws) => ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'big', params: { pad: 'x'.repeat(4096) } })));
+      cleanups.push(() => srv.close());
+      const t = transport(srv.url, { maxPayload: 1024 });
+      const messages: unknown[] = [];
+      t.onmessage = (m) => messages.push(m);
+      const closed = next<TransportCloseInfo>((cb) => (t.onclose = cb));
+      await t.start();
+      const info = await closed;
+      assert.equal(info.code, 1009);
+      assert.match(info.reason, /size limit/);
+      assert.deepEqual(messages, []);
+    });
+
+    it('rejects a server that does not select the mcp subprotocol', async () => {
+      const srv = await rawServer(() => undefined, () => false);
+      cleanups.push(() => srv.close());
+      await assert.rejects(transport(srv.url).start(), (e: Error) => {
+        assert.match(e.message, /subprotocol/);
+        assert.ok(e.message.includes(srv.url), e.message);
+        return true;
+      });
+    });
+
+    it('close() is idempotent and onclose fires once, with the client as the reason', async () => {
+      const srv = await rawServer(() => undefined);
+      cleanups.push(() => srv.close());
+      const t = transport(srv.url);
+      const infos: TransportCloseInfo[] = [];
+      t.onclose = (i) => infos.push(i);
+      await t.start();
+      const a = t.close();
+      const b = t.close();
+      assert.equal(a, b, 'concurrent close() calls share one promise');
+      await Promise.all([a, b]);
+      await t.close();
+      assert.equal(infos.length, 1);
+      assert.equal(infos[0].reason, 'closed by the client');
+      assert.equal(infos[0].code, 1000);
+      await assert.rejects(t.start(), /already started/);
+    });
+
+    it('close() drops a socket whose server never answers the close frame', async () => {
+      // A hand-made endpoint: completes the upgrade, then ignores every byte (no close frame back).
+      const sockets: Socket[] = [];
+      const srv = createServer((sock) => {
+        sockets.push(sock);
+        sock.once('data', (d) => {
+          const key = /sec-websocket-key: *(\S+)/i.exec(d.toString())?.[1] ?? '';
+          const accept = createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+          sock.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\nSec-WebSocket-Protocol: mcp\r\n\r\n`);
+        });
+        sock.on('error', () => undefined);
+      });
+      await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', () => resolve()));
+      cleanups.push(() => {
+        for (const s of sockets) s.destroy();
+        return new Promise<void>((resolve) => srv.close(() => resolve()));
+      });
+      const t = transport(`ws://127.0.0.1:${(srv.address() as AddressInfo).port}`, { closeTimeoutMs: 200 });
+      let closes = 0;
+      t.onclose = () => closes++;
+      await t.start();
+      const started = Date.now();
+      await t.close();
+      const took = Date.now() - started;
+      assert.ok(took >= 150 && took < 5000, `close took ${took} ms`);
+      assert.equal(closes, 1);
+    });
+  });
+
+  describe('start() failures', () => {
+    it('rejects against a closed port with a message naming the server and url', async () => {
+      const url = `ws://127.0.0.1:${await closedPort()}`;
+      const t = transport(url, { serverName: 'gone' });
+      let closes = 0;
+      t.onclose = () => closes++;
+      await assert.rejects(t.start(), (e: Error) => {
+        assert.ok(e instanceof TransportHttpError);
+        assert.ok(e.message.includes(url), e.message);
+        assert.match(e.message, /server "gone"/);
+        assert.match(e.message, /ECONNREFUSED/);
+        return true;
+      });
+      await t.close();
+      assert.equal(closes, 0);
+    });
+
+    it('rejects an invalid url without throwing', async () => {
+      await assert.rejects(transport('not a url').start(), /Could not connect to server "test" at not a url/);
+    });
+
+    it('keeps credentials in the url out of its description', () => {
+      const t = new WebSocketTransport({ url: 'ws://user:pw@127.0.0.1:1/mcp', logger: recordingLogger(), serverName: 's' });
+      assert.equal(t.description, 'ws: ws://127.0.0.1:1/mcp');
+    });
+  });
+});
