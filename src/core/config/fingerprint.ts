@@ -1,0 +1,26 @@
+import { createHash } from 'node:crypto';
+import type { ServerConfig } from './types';
+
+/**
+ * A stable digest of what decides how a server is reached: type, transport fields and the
+ * definitions of the inputs it uses. Label, id and key order do not count, so the editor
+ * reconnects only servers whose configuration really changed. Hashed, because header values
+ * and env values may be secrets and a fingerprint may end up in a log.
+ */
+export function fingerprint(config: ServerConfig): string {
+  const { id: _id, name: _name, label: _label, source: _source, inputs, ...transport } = config;
+  const canonical = canonicalJson({ ...transport, inputs: [...inputs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) });
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+/** JSON with object keys sorted at every level and undefined members left out. */
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const entries = Object.entries(v)
+      .filter(([, x]) => x !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}

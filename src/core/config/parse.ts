@@ -1,0 +1,349 @@
+import { findNodeAtLocation, parse, parseTree, printParseErrorCode, stripComments } from 'jsonc-parser';
+import type { Node, ParseError } from 'jsonc-parser';
+import * as z from 'zod/mini';
+import type { ConfigError, ConfigSource, InputDef, ParseResult, ServerConfig, ServerType } from './types';
+import { SERVERS_SETTING, SETTINGS_SOURCE, describeSource, serverId, sourceKey } from './types';
+import { checkUrl, findVariables, formatPath, stringFields } from './variables';
+
+type Path = (string | number)[];
+/** Finds the 1-based position of a JSON path in the file, when there is a file. */
+type Locate = (path: Path) => { line: number; column: number } | undefined;
+
+// ---- Schemas. Each carries the words shown to the user; the field name is prefixed when reported.
+
+const required = (what: string) =>
+  z.string({ error: (iss) => (iss.input === undefined ? 'is missing' : `must be ${what}`) }).check(z.minLength(1, 'must not be empty'));
+const optionalString = (what: string) => z.optional(z.string({ error: `must be ${what}` }));
+const stringMap = (what: string) => z.optional(z.record(z.string(), z.string({ error: 'must be a string' }), { error: `must be an object of ${what}` }));
+
+// Loose objects: VS Code allows more keys ("dev", "gallery", "version"...) that we ignore.
+const StdioSchema = z.looseObject({
+  command: required('a string'),
+  args: z.optional(z.array(z.string({ error: 'must be a string' }), { error: 'must be a list of strings' })),
+  // VS Code's schema allows numbers and null (null: do not pass the variable on).
+  env: z.optional(
+    z.record(z.string(), z.union([z.string(), z.number(), z.null()], { error: 'must be a string, a number or null' }), {
+      error: 'must be an object of variable names to values',
+    }),
+  ),
+  envFile: optionalString('a string (the path of a .env file)'),
+  cwd: optionalString('a string (a folder path)'),
+});
+
+const RemoteSchema = z.looseObject({
+  url: required('a string (the server\'s URL)'),
+  headers: stringMap('header names to values'),
+});
+
+const InputSchema = z.looseObject({
+  id: required('a string'),
+  description: optionalString('a string'),
+  password: z.optional(z.boolean({ error: 'must be true or false' })),
+  default: optionalString('a string'),
+});
+
+const FILE_TYPES: readonly ServerType[] = ['stdio', 'http', 'sse'];
+const SETTING_TYPES: readonly ServerType[] = ['stdio', 'http', 'sse', 'ws'];
+const MAX_SYNTAX_ERRORS = 10;
+
+const SYNTAX_WORDS: Record<string, string> = {
+  InvalidSymbol: 'unexpected character',
+  InvalidNumberFormat: 'invalid number',
+  PropertyNameExpected: 'a property name in double quotes is expected',
+  ValueExpected: 'a value is expected',
+  ColonExpected: 'a colon (:) is expected',
+  CommaExpected: 'a comma is missing',
+  CloseBraceExpected: 'a closing brace (}) is missing',
+  CloseBracketExpected: 'a closing bracket (]) is missing',
+  EndOfFileExpected: 'unexpected text after the end of the document',
+  InvalidCommentToken: 'invalid comment',
+  UnexpectedEndOfComment: 'a comment is not closed (*/ is missing)',
+  UnexpectedEndOfString: 'a string is not closed (" is missing)',
+  UnexpectedEndOfNumber: 'a number is cut short',
+  InvalidUnicode: 'invalid \\u escape in a string',
+  InvalidEscapeCharacter: 'invalid escape character in a string',
+  InvalidCharacter: 'invalid character in a string (control characters must be escaped)',
+};
+
+/**
+ * Parses a workspace folder's `.vscode/mcp.json` (JSONC: comments and trailing commas allowed).
+ * On a syntax error nothing in the file is used (a half-read server could start the wrong
+ * command), so callers may keep the previous result while the user is typing. Otherwise each
+ * server stands alone: an invalid one is reported and left out, the others are returned.
+ */
+export function parseMcpJson(text: string, source: ConfigSource): ParseResult {
+  const result: ParseResult = { servers: [], inputs: [], errors: [] };
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  // An empty file (or one with only comments) is an empty configuration, not an error.
+  if (stripComments(text).trim() === '') return result;
+
+  const syntax: ParseError[] = [];
+  const doc: unknown = parse(text, syntax, { allowTrailingComma: true, disallowComments: false });
+  if (syntax.length > 0) {
+    for (const e of syntax.slice(0, MAX_SYNTAX_ERRORS)) {
+      const pos = lineColumn(text, e.offset);
+      const words = SYNTAX_WORDS[printParseErrorCode(e.error)] ?? printParseErrorCode(e.error);
+      result.errors.push({
+        kind: 'syntax',
+        source: sourceKey(source),
+        message: `${describeSource(source)}, line ${pos.line}, column ${pos.column}: ${words}.`,
+        ...pos,
+      });
+    }
+    return result;
+  }
+
+  const tree = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
+  const locate: Locate = (path) => {
+    const node = tree && nodeAt(tree, path);
+    return node ? lineColumn(text, node.offset) : undefined;
+  };
+  const report = (path: Path, message: string, server?: string) =>
+    result.errors.push({ kind: 'invalid', source: sourceKey(source), server, message: `${describeSource(source)}${message}`, ...locate(path) });
+
+  if (!isObject(doc)) {
+    report([], `: the file must contain an object, e.g. { "servers": { ... } }.`);
+    return result;
+  }
+  if (doc.inputs !== undefined && !Array.isArray(doc.inputs)) {
+    report(['inputs'], `: "inputs" must be a list.`);
+  } else if (Array.isArray(doc.inputs)) {
+    result.inputs = parseInputs(doc.inputs, source, result.errors, locate);
+  }
+  if (doc.servers === undefined) return result;
+  if (!isObject(doc.servers)) {
+    report(['servers'], `: "servers" must be an object that maps server names to servers.`);
+    return result;
+  }
+  // JSON objects may repeat a key; the last one wins, which users rarely mean.
+  const serversNode = tree && findNodeAtLocation(tree, ['servers']);
+  const seen = new Set<string>();
+  for (const prop of serversNode?.children ?? []) {
+    const name = prop.children?.[0]?.value as string;
+    if (seen.has(name)) report(['servers', name], `, server "${name}": defined more than once; the last definition is used.`, name);
+    seen.add(name);
+  }
+  parseServers(doc.servers, source, result, (path) => locate(['servers', ...path]));
+  return result;
+}
+
+/**
+ * Parses the value of the `mcpTasks.servers` setting (an object: name -> server). Same rules as
+ * `.vscode/mcp.json`, plus `"type": "ws"`, which VS Code's own schema for mcp.json rejects.
+ */
+export function parseSettingServers(value: unknown, source: ConfigSource = SETTINGS_SOURCE): ParseResult {
+  const result: ParseResult = { servers: [], inputs: [], errors: [] };
+  if (value === undefined || value === null) return result;
+  if (!isObject(value)) {
+    result.errors.push({
+      kind: 'invalid',
+      source: sourceKey(source),
+      message: `${describeSource(source)} must be an object that maps server names to servers.`,
+    });
+    return result;
+  }
+  parseServers(value, source, result, () => undefined);
+  return result;
+}
+
+/**
+ * Joins the results of every source and sets labels: a server keeps its name unless another
+ * server has the same one, then the folder (or "settings") is added to tell them apart.
+ */
+export function combineConfigs(results: readonly ParseResult[]): ParseResult {
+  const servers = results.flatMap((r) => r.servers);
+  const count = (f: (s: ServerConfig) => string) => {
+    const m = new Map<string, number>();
+    for (const s of servers) m.set(f(s), (m.get(f(s)) ?? 0) + 1);
+    return m;
+  };
+  const byName = count((s) => s.name);
+  const where = (s: ServerConfig) => (s.source.kind === 'settings' ? 'settings' : s.source.folderName);
+  const byNameAndFolder = count((s) => `${s.name}\0${where(s)}`);
+  return {
+    servers: servers.map((s) => {
+      if (byName.get(s.name) === 1) return { ...s, label: s.name };
+      // Two folders may share a name (multi-root workspaces); their paths always differ.
+      const place = byNameAndFolder.get(`${s.name}\0${where(s)}`) === 1 || s.source.kind === 'settings' ? where(s) : s.source.folderPath;
+      return { ...s, label: `${s.name} (${place})` };
+    }),
+    inputs: results.flatMap((r) => r.inputs),
+    errors: results.flatMap((r) => r.errors),
+  };
+}
+
+function parseServers(map: Record<string, unknown>, source: ConfigSource, result: ParseResult, locate: Locate): void {
+  for (const [name, raw] of Object.entries(map)) {
+    const errors: { path: Path; message: string }[] = [];
+    const server = parseServer(name, raw, source, result.inputs, errors);
+    for (const e of errors) {
+      result.errors.push({
+        kind: 'invalid',
+        source: sourceKey(source),
+        server: name,
+        message: `${describeSource(source)}, server "${name}": ${e.message}.`,
+        ...(locate([name, ...e.path]) ?? locate([name])),
+      });
+    }
+    if (server) result.servers.push(server);
+  }
+}
+
+/**
+ * Validates one server. Returns it when usable; errors about variables are reported without
+ * dropping the server, so it still shows up (and fails with the same words when started).
+ */
+function parseServer(
+  name: string,
+  raw: unknown,
+  source: ConfigSource,
+  inputs: readonly InputDef[],
+  errors: { path: Path; message: string }[],
+): ServerConfig | undefined {
+  if (name.trim() === '') {
+    errors.push({ path: [], message: 'a server name must not be empty' });
+    return undefined;
+  }
+  if (!isObject(raw)) {
+    errors.push({ path: [], message: 'must be an object, e.g. { "command": "node", "args": ["server.js"] }' });
+    return undefined;
+  }
+  const type = serverType(raw, source, errors);
+  if (!type) return undefined;
+
+  const base = { id: serverId(source, name), name, label: name, source, inputs: [] as InputDef[] };
+  let server: ServerConfig;
+  if (type === 'stdio') {
+    const r = StdioSchema.safeParse(raw);
+    if (!r.success) {
+      errors.push(...zodErrors(r.error.issues));
+      return undefined;
+    }
+    const env: Record<string, string | null> = {};
+    for (const [k, v] of Object.entries(r.data.env ?? {})) env[k] = typeof v === 'number' ? String(v) : v;
+    server = { ...base, type, command: r.data.command, args: r.data.args ?? [], env, envFile: r.data.envFile, cwd: r.data.cwd };
+  } else {
+    const r = RemoteSchema.safeParse(raw);
+    if (!r.success) {
+      errors.push(...zodErrors(r.error.issues));
+      return undefined;
+    }
+    // A URL with variables is checked once they are replaced.
+    const bad = r.data.url.includes('${') ? undefined : checkUrl(type, r.data.url);
+    if (bad) {
+      errors.push({ path: ['url'], message: bad });
+      return undefined;
+    }
+    server = { ...base, type, url: r.data.url, headers: r.data.headers ?? {} };
+  }
+
+  const used = new Set<string>();
+  for (const field of stringFields(server)) {
+    for (const v of findVariables(field.value)) {
+      if (v.kind === 'unknown') {
+        errors.push({ path: field.path, message: `${formatPath(field.path)} uses the unknown variable "${v.text}"` });
+      } else if (v.kind === 'input' && !inputs.some((i) => i.id === v.id)) {
+        errors.push({ path: field.path, message: `${formatPath(field.path)} uses "${v.text}", ${missingInput(source)}` });
+      } else if (v.kind === 'input') {
+        used.add(v.id);
+      }
+    }
+  }
+  server.inputs = inputs.filter((i) => used.has(i.id));
+  return server;
+}
+
+/** The explicit `type`, or the one implied by `command` / `url`. */
+function serverType(raw: Record<string, unknown>, source: ConfigSource, errors: { path: Path; message: string }[]): ServerType | undefined {
+  const allowed = source.kind === 'settings' ? SETTING_TYPES : FILE_TYPES;
+  const t = raw.type;
+  if (t === undefined) {
+    if (raw.command !== undefined) return 'stdio';
+    if (raw.url !== undefined) return 'http';
+    errors.push({ path: [], message: 'needs "command" (to start a local server) or "url" (to connect to a remote one)' });
+    return undefined;
+  }
+  if (t === 'ws' && source.kind !== 'settings') {
+    errors.push({
+      path: ['type'],
+      message: `"type": "ws" is not allowed in .vscode/mcp.json (VS Code would reject the file); move this server to the "${SERVERS_SETTING}" setting`,
+    });
+    return undefined;
+  }
+  if (typeof t === 'string' && (allowed as readonly string[]).includes(t)) return t as ServerType;
+  errors.push({
+    path: ['type'],
+    message: `"type" must be ${allowed.map((a) => `"${a}"`).join(', ')}, not ${JSON.stringify(t)}`,
+  });
+  return undefined;
+}
+
+function parseInputs(raw: unknown[], source: ConfigSource, errors: ConfigError[], locate: Locate): InputDef[] {
+  const out: InputDef[] = [];
+  raw.forEach((item, index) => {
+    const id = isObject(item) && typeof item.id === 'string' ? item.id : undefined;
+    const fail = (path: Path, what: string) =>
+      errors.push({
+        kind: 'invalid',
+        source: sourceKey(source),
+        message: `${describeSource(source)}, ${id ? `input "${id}"` : `input #${index + 1}`}: ${what}.`,
+        ...(locate(['inputs', index, ...path]) ?? locate(['inputs', index])),
+      });
+    if (!isObject(item)) return fail([], 'must be an object, e.g. { "type": "promptString", "id": "api-key", "description": "API key" }');
+    if (item.type !== 'promptString') {
+      return fail(
+        ['type'],
+        item.type === undefined ? '"type" is missing (use "promptString")' : `"type" ${JSON.stringify(item.type)} is not supported by MCP Tasks; use "promptString"`,
+      );
+    }
+    const r = InputSchema.safeParse(item);
+    if (!r.success) return zodErrors(r.error.issues).forEach((e) => fail(e.path, e.message));
+    if (out.some((i) => i.id === r.data.id)) return fail(['id'], 'defined more than once; the first definition is used');
+    out.push({
+      type: 'promptString',
+      id: r.data.id,
+      description: r.data.description ?? r.data.id,
+      password: r.data.password ?? false,
+      ...(r.data.default !== undefined ? { default: r.data.default } : {}),
+    });
+  });
+  return out;
+}
+
+function missingInput(source: ConfigSource): string {
+  return source.kind === 'settings'
+    ? `but inputs can only be defined in .vscode/mcp.json (use "\${env:NAME}" in settings)`
+    : 'but no input with that id is defined in "inputs"';
+}
+
+function zodErrors(issues: readonly { path: PropertyKey[]; message: string }[]): { path: Path; message: string }[] {
+  return issues.map((i) => {
+    const path = i.path.filter((p): p is string | number => typeof p !== 'symbol');
+    return { path, message: `${formatPath(path)} ${i.message}` };
+  });
+}
+
+/** The node at `path`; for a missing property, its parent object's key (where it should be added). */
+function nodeAt(tree: Node, path: Path): Node | undefined {
+  for (let n = path.length; n >= 0; n--) {
+    const node = findNodeAtLocation(tree, path.slice(0, n));
+    if (!node) continue;
+    // Point at the key of a property (`"db": {...}`) rather than its value's first brace.
+    return n < path.length && node.parent?.type === 'property' ? node.parent : node;
+  }
+  return undefined;
+}
+
+function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let start = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    start = i + 1;
+  }
+  return { line, column: offset - start + 1 };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

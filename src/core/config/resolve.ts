@@ -1,0 +1,132 @@
+import * as path from 'node:path';
+import { errorMessage } from '../util/abort';
+import { parseDotenv } from './dotenv';
+import type { InputDef, ResolvedServer, ServerConfig } from './types';
+import { checkUrl, findVariables, formatPath, stringFields, substituteVariables } from './variables';
+
+/** What variable resolution may look at. Every effect comes in through here, so tests stay pure. */
+export interface ResolveContext {
+  /** The folder the server belongs to; defaults to the folder of a `.vscode/mcp.json` source. */
+  workspaceFolder?: string;
+  userHome: string;
+  env: Record<string, string | undefined>;
+  /** Asks the user for an input's value; `undefined` means the user cancelled. */
+  promptInput: (input: InputDef) => Promise<string | undefined>;
+  readFile: (path: string) => Promise<string>;
+}
+
+export type ResolveResult =
+  | { ok: true; server: ResolvedServer }
+  /** `cancelled`: the user dismissed a prompt; no need to show an error. */
+  | { ok: false; message: string; cancelled?: boolean };
+
+/**
+ * Replaces the variables of a server's configuration (`${workspaceFolder}`,
+ * `${workspaceFolderBasename}`, `${userHome}`, `${env:NAME}`, `${input:ID}`, `${pathSeparator}`
+ * and `${/}`) in command, args, env values, envFile, cwd, url and header values; merges the env
+ * file under `env`; makes `cwd` absolute. Every variable is checked before the first prompt, so
+ * the user is never asked for a value of a configuration that cannot work. Never throws.
+ */
+export async function resolveServer(config: ServerConfig, ctx: ResolveContext): Promise<ResolveResult> {
+  const fail = (what: string): ResolveResult => ({ ok: false, message: `Server "${config.label}": ${what}.` });
+  const folder = ctx.workspaceFolder ?? (config.source.kind === 'workspaceFolder' ? config.source.folderPath : undefined);
+  const fields = stringFields(config);
+
+  // 1. Check every variable, and list the inputs in order of first use.
+  const inputs: InputDef[] = [];
+  for (const field of fields) {
+    for (const v of findVariables(field.value)) {
+      const where = `${formatPath(field.path)} uses`;
+      if (v.kind === 'unknown') return fail(`${where} the unknown variable "${v.text}"`);
+      if ((v.kind === 'workspaceFolder' || v.kind === 'workspaceFolderBasename') && folder === undefined) {
+        return fail(`${where} "${v.text}", but there is no workspace folder to take it from`);
+      }
+      if (v.kind === 'input' && !inputs.some((i) => i.id === v.id)) {
+        const def = config.inputs.find((i) => i.id === v.id);
+        if (!def) return fail(`${where} "${v.text}", but no input "${v.id}" is defined`);
+        inputs.push(def);
+      }
+    }
+  }
+
+  // 2. Ask for each input once, one prompt at a time.
+  const answers = new Map<string, string>();
+  for (const input of inputs) {
+    let answer: string | undefined;
+    try {
+      answer = await ctx.promptInput(input);
+    } catch (err) {
+      return fail(`could not ask for input "${input.id}": ${errorMessage(err)}`);
+    }
+    if (answer === undefined) return { ok: false, cancelled: true, message: `Server "${config.label}": cancelled (no value given for input "${input.id}").` };
+    answers.set(input.id, answer);
+  }
+
+  // 3. Substitute. Every reference was checked above, so nothing here can be unknown.
+  const sub = (s: string): string =>
+    substituteVariables(s, (v) => {
+      switch (v.kind) {
+        case 'workspaceFolder':
+          return folder ?? '';
+        case 'workspaceFolderBasename':
+          return path.basename(folder ?? '');
+        case 'userHome':
+          return ctx.userHome;
+        case 'pathSeparator':
+          return path.sep;
+        case 'env':
+          return ctx.env[v.name] ?? ''; // as VS Code: an unset variable is empty
+        case 'input':
+          return answers.get(v.id) ?? '';
+        case 'unknown':
+          return v.text;
+      }
+    });
+  const subMap = <T extends string | null>(m: Record<string, T>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v === null ? v : sub(v)])) as Record<string, T>;
+
+  const { id, name, label, source } = config;
+  if (config.type !== 'stdio') {
+    const url = sub(config.url);
+    const bad = checkUrl(config.type, url);
+    if (bad) return fail(bad);
+    return { ok: true, server: { id, name, label, source, type: config.type, url, headers: subMap(config.headers) } };
+  }
+
+  const command = sub(config.command);
+  if (command.trim() === '') return fail('"command" is empty once its variables are replaced');
+  const absolute = (p: string, field: string): string | Error => {
+    if (path.isAbsolute(p)) return p;
+    if (folder === undefined) return new Error(`"${field}" is the relative path "${p}", but there is no workspace folder it could be relative to; use an absolute path`);
+    return path.resolve(folder, p);
+  };
+
+  const env: Record<string, string> = {};
+  if (config.envFile !== undefined) {
+    const file = absolute(sub(config.envFile), 'envFile');
+    if (file instanceof Error) return fail(file.message);
+    try {
+      Object.assign(env, parseDotenv(await ctx.readFile(file)));
+    } catch (err) {
+      return fail(`could not read "envFile" ${file}: ${errorMessage(err)}`);
+    }
+  }
+  // Explicit env wins over the file; null removes a variable (also one from the file).
+  const unsetEnv: string[] = [];
+  for (const [k, v] of Object.entries(subMap(config.env))) {
+    if (v === null) {
+      delete env[k];
+      unsetEnv.push(k);
+    } else {
+      env[k] = v;
+    }
+  }
+
+  // A folder's server starts in that folder (as in VS Code); a settings server where the editor starts.
+  let cwd = config.source.kind === 'workspaceFolder' ? folder : undefined;
+  if (config.cwd !== undefined) {
+    const c = absolute(sub(config.cwd), 'cwd');
+    if (c instanceof Error) return fail(c.message);
+    cwd = c;
+  }
+  return { ok: true, server: { id, name, label, source, type: 'stdio', command, args: config.args.map(sub), env, unsetEnv, cwd } };
+}

@@ -1,0 +1,110 @@
+/** Where a server's configuration came from. */
+export type ConfigSource =
+  | { kind: 'settings' }
+  | {
+      kind: 'workspaceFolder';
+      /** The folder's name as the editor shows it. */
+      folderName: string;
+      /** The folder's file-system path; part of server ids, so same-named servers stay apart. */
+      folderPath: string;
+      /** Absolute path of the folder's `.vscode/mcp.json`. */
+      file: string;
+    };
+
+export const SETTINGS_SOURCE: ConfigSource = { kind: 'settings' };
+
+/** The setting that holds servers configured outside `.vscode/mcp.json`. */
+export const SERVERS_SETTING = 'mcpTasks.servers';
+
+/** A value asked of the user when a server that uses `${input:ID}` starts (VS Code's `promptString`). */
+export interface InputDef {
+  type: 'promptString';
+  id: string;
+  /** The prompt shown to the user. */
+  description: string;
+  /** Mask what the user types, and treat the value as a secret. */
+  password: boolean;
+  default?: string;
+}
+
+export type ServerType = 'stdio' | 'http' | 'sse' | 'ws';
+
+interface ServerBase {
+  /** Stable across reloads: `settings:NAME` or `folder:<folderPath>:NAME`. */
+  id: string;
+  /** The key under "servers". */
+  name: string;
+  /** What users see: the name, plus where it comes from when another server has the same name. */
+  label: string;
+  source: ConfigSource;
+  /** The inputs of the same source that this server refers to with `${input:ID}`. */
+  inputs: InputDef[];
+}
+
+/** A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout. */
+export interface StdioServerConfig extends ServerBase {
+  type: 'stdio';
+  command: string;
+  args: string[];
+  /** A `null` value removes the variable from the environment the server inherits (as in VS Code). */
+  env: Record<string, string | null>;
+  envFile?: string;
+  cwd?: string;
+}
+
+/** A remote server: Streamable HTTP (`http`), the older HTTP+SSE transport (`sse`), or WebSocket (`ws`). */
+export interface RemoteServerConfig extends ServerBase {
+  type: 'http' | 'sse' | 'ws';
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** One configured server, variables not yet resolved. Discriminated on `type`. */
+export type ServerConfig = StdioServerConfig | RemoteServerConfig;
+
+/** A configuration problem, ready to show to the user. */
+export interface ConfigError {
+  /** `syntax`: the file is not valid JSONC (nothing in it was used); `invalid`: a value is wrong. */
+  kind: 'syntax' | 'invalid';
+  /** The file path, or `'settings'`. */
+  source: string;
+  /** The server the problem is in, when it is in one. */
+  server?: string;
+  /** A full sentence naming the file, the server and what is wrong. */
+  message: string;
+  /** 1-based position in the file, when known. */
+  line?: number;
+  column?: number;
+}
+
+export interface ParseResult {
+  servers: ServerConfig[];
+  inputs: InputDef[];
+  errors: ConfigError[];
+}
+
+/** A stdio server ready to start: every variable replaced, the env file merged in. */
+export interface ResolvedStdioServer extends Omit<StdioServerConfig, 'env' | 'envFile' | 'inputs'> {
+  env: Record<string, string>;
+  /** Variables set to `null` in the configuration: remove them from the inherited environment. */
+  unsetEnv: string[];
+}
+
+export type ResolvedRemoteServer = Omit<RemoteServerConfig, 'inputs'>;
+
+export type ResolvedServer = ResolvedStdioServer | ResolvedRemoteServer;
+
+/** How a source is named in messages, e.g. `.vscode/mcp.json (folder "app")`. */
+export function describeSource(source: ConfigSource): string {
+  return source.kind === 'settings' ? `Setting "${SERVERS_SETTING}"` : `.vscode/mcp.json (folder "${source.folderName}")`;
+}
+
+/** The `source` field of a `ConfigError`. */
+export function sourceKey(source: ConfigSource): string {
+  return source.kind === 'settings' ? 'settings' : source.file;
+}
+
+/** The stable id of a server: two folders may each have a server with the same name. */
+export function serverId(source: ConfigSource, name: string): string {
+  return source.kind === 'settings' ? `settings:${name}` : `folder:${source.folderPath}:${name}`;
+}

@@ -1,0 +1,26 @@
+import * as assert from 'node:assert/strict';
+import { parseDotenv } from '../../../src/core/config';
+
+describe('config: parseDotenv', () => {
+  it('reads KEY=VALUE lines, skipping comments, blanks and lines it cannot read', () => {
+    const text = ['# a comment', '', 'A=1', '  B = two words  ', 'not a line', '=nokey', '1BAD=x', 'C=', 'D.E-F=ok'].join('\n');
+    assert.deepEqual(parseDotenv(text), { A: '1', B: 'two words', C: '', 'D.E-F': 'ok' });
+  });
+
+  it('accepts the export prefix', () => {
+    assert.deepEqual(parseDotenv('export TOKEN=abc\nexport\tX=1\nexport=3'), { TOKEN: 'abc', X: '1', export: '3' });
+  });
+
+  it('strips inline comments from unquoted values only', () => {
+    assert.deepEqual(parseDotenv('A=1 # note\nB=a#b\nC="x # y" # note\nD=\'#\''), { A: '1', B: 'a#b', C: 'x # y', D: '#' });
+  });
+
+  it('reads quoted values: escapes in double quotes only, multi-line values, equals signs', () => {
+    const text = 'A="line1\\nline2\\t\\"q\\""\nB=\'raw\\n\'\nC=`back`\nD="multi\nline"\nE=a=b=c\nF="  spaced  "';
+    assert.deepEqual(parseDotenv(text), { A: 'line1\nline2\t"q"', B: 'raw\\n', C: 'back', D: 'multi\nline', E: 'a=b=c', F: '  spaced  ' });
+  });
+
+  it('handles CRLF line ends, an unclosed quote, and a later key winning', () => {
+    assert.deepEqual(parseDotenv('A=1\r\nB="open\r\nA=2\r\n'), { A: '2', B: '"open' });
+  });
+});

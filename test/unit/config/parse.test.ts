@@ -1,0 +1,334 @@
+import * as assert from 'node:assert/strict';
+import { combineConfigs, parseMcpJson, parseSettingServers } from '../../../src/core/config';
+import type { ConfigSource, ParseResult, RemoteServerConfig, StdioServerConfig } from '../../../src/core/config';
+
+const folder = (name: string, folderPath = `/ws/${name}`): ConfigSource => ({
+  kind: 'workspaceFolder',
+  folderName: name,
+  folderPath,
+  file: `${folderPath}/.vscode/mcp.json`,
+});
+const APP = folder('app');
+const file = (doc: unknown) => parseMcpJson(JSON.stringify(doc, null, 2), APP);
+const only = (r: ParseResult) => {
+  assert.deepEqual(r.errors, []);
+  assert.equal(r.servers.length, 1);
+  return r.servers[0];
+};
+const messages = (r: ParseResult) => r.errors.map((e) => e.message);
+
+describe('config: parseMcpJson', () => {
+  it('reads stdio and http servers with every field', () => {
+    const r = file({
+      servers: {
+        db: { type: 'stdio', command: 'node', args: ['db.js', '--port', '1'], env: { A: 'x', N: 3, GONE: null }, envFile: '.env', cwd: 'srv' },
+        api: { type: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer t' } },
+        old: { type: 'sse', url: 'http://127.0.0.1:9/sse' },
+      },
+    });
+    assert.deepEqual(r.errors, []);
+    const [db, api, old] = r.servers as [StdioServerConfig, RemoteServerConfig, RemoteServerConfig];
+    assert.deepEqual(
+      { ...db },
+      {
+        id: 'folder:/ws/app:db',
+        name: 'db',
+        label: 'db',
+        source: APP,
+        inputs: [],
+        type: 'stdio',
+        command: 'node',
+        args: ['db.js', '--port', '1'],
+        env: { A: 'x', N: '3', GONE: null }, // numbers as strings, null kept (unset)
+        envFile: '.env',
+        cwd: 'srv',
+      },
+    );
+    assert.equal(api.type, 'http');
+    assert.equal(api.url, 'https://example.com/mcp');
+    assert.deepEqual(api.headers, { Authorization: 'Bearer t' });
+    assert.equal(old.type, 'sse');
+    assert.deepEqual(old.headers, {});
+  });
+
+  it('infers the type: command means stdio, url means http', () => {
+    const r = file({ servers: { a: { command: 'x' }, b: { url: 'https://h/mcp' } } });
+    assert.deepEqual(r.errors, []);
+    assert.deepEqual(
+      r.servers.map((s) => s.type),
+      ['stdio', 'http'],
+    );
+    const a = r.servers[0] as StdioServerConfig;
+    assert.deepEqual(a.args, []);
+    assert.deepEqual(a.env, {});
+  });
+
+  it('ignores keys VS Code allows that MCP Tasks does not use', () => {
+    const s = only(file({ servers: { a: { command: 'x', dev: { watch: '**/*.js' }, gallery: true, version: '1.0.0' } } }));
+    assert.equal(s.type, 'stdio');
+  });
+
+  it('accepts comments and trailing commas (JSONC)', () => {
+    const text = `// top comment
+{
+  /* block */
+  "servers": {
+    "a": { "command": "node", "args": ["x.js",], }, // trailing commas
+  },
+}`;
+    const s = only(parseMcpJson(text, APP)) as StdioServerConfig;
+    assert.deepEqual(s.args, ['x.js']);
+  });
+
+  it('treats an empty file, or one with only comments, as no servers and no errors', () => {
+    for (const text of ['', '  \n', '// nothing yet\n', '\uFEFF']) {
+      assert.deepEqual(parseMcpJson(text, APP), { servers: [], inputs: [], errors: [] });
+    }
+  });
+
+  it('reports a syntax error with its line and column, and uses nothing from the file', () => {
+    const text = '{\n  "servers": {\n    "a": { "command": "x" }\n    "b": { "command": "y" }\n  }\n}';
+    const r = parseMcpJson(text, APP);
+    assert.deepEqual(r.servers, []);
+    assert.equal(r.errors.length, 1);
+    const e = r.errors[0];
+    assert.equal(e.kind, 'syntax');
+    assert.equal(e.source, '/ws/app/.vscode/mcp.json');
+    assert.equal(e.line, 4);
+    assert.equal(e.column, 5);
+    assert.equal(e.message, '.vscode/mcp.json (folder "app"), line 4, column 5: a comma is missing.');
+  });
+
+  it('counts lines in files with CRLF line ends', () => {
+    const r = parseMcpJson('{\r\n  "servers": {\r\n    "a": @\r\n  }\r\n}', APP);
+    assert.equal(r.errors[0].kind, 'syntax');
+    assert.equal(r.errors[0].line, 3);
+    assert.equal(r.errors[0].column, 10);
+  });
+
+  it('rejects an unknown type, naming the allowed ones', () => {
+    const r = file({ servers: { a: { type: 'grpc', url: 'https://h' }, ok: { command: 'x' } } });
+    assert.deepEqual(
+      r.servers.map((s) => s.name),
+      ['ok'],
+    );
+    assert.deepEqual(messages(r), ['.vscode/mcp.json (folder "app"), server "a": "type" must be "stdio", "http", "sse", not "grpc".']);
+    assert.equal(r.errors[0].server, 'a');
+    assert.equal(r.errors[0].kind, 'invalid');
+  });
+
+  it('rejects "ws" in mcp.json and says to move the server to the setting', () => {
+    const r = file({ servers: { sock: { type: 'ws', url: 'ws://127.0.0.1:1' } } });
+    assert.deepEqual(r.servers, []);
+    assert.equal(r.errors.length, 1);
+    assert.match(r.errors[0].message, /^\.vscode\/mcp\.json \(folder "app"\), server "sock": "type": "ws" is not allowed/);
+    assert.match(r.errors[0].message, /move this server to the "mcpTasks\.servers" setting/);
+  });
+
+  it('reports a missing command or url', () => {
+    const r = file({ servers: { a: { type: 'stdio' }, b: { type: 'http' }, c: { args: ['x'] } } });
+    assert.deepEqual(r.servers, []);
+    assert.deepEqual(messages(r), [
+      '.vscode/mcp.json (folder "app"), server "a": "command" is missing.',
+      '.vscode/mcp.json (folder "app"), server "b": "url" is missing.',
+      '.vscode/mcp.json (folder "app"), server "c": needs "command" (to start a local server) or "url" (to connect to a remote one).',
+    ]);
+  });
+
+  it('reports wrong types with the field, the server and the position; one bad server hides no other', () => {
+    const text = `{
+  "servers": {
+    "db": { "command": 42 },
+    "good": { "command": "node" },
+    "web": { "url": "https://h/mcp", "headers": { "X-Key": 1 } },
+    "tools": { "command": "x", "args": ["a", 2], "env": { "A": true }, "cwd": [] },
+    "notObject": "npx server"
+  }
+}`;
+    const r = parseMcpJson(text, APP);
+    assert.deepEqual(
+      r.servers.map((s) => s.name),
+      ['good'],
+    );
+    const byMessage = r.errors.map((e) => [e.message, e.line, e.column]);
+    assert.deepEqual(byMessage, [
+      ['.vscode/mcp.json (folder "app"), server "db": "command" must be a string.', 3, 24],
+      ['.vscode/mcp.json (folder "app"), server "web": "headers.X-Key" must be a string.', 5, 60],
+      ['.vscode/mcp.json (folder "app"), server "tools": "args[1]" must be a string.', 6, 46],
+      ['.vscode/mcp.json (folder "app"), server "tools": "env.A" must be a string, a number or null.', 6, 64],
+      ['.vscode/mcp.json (folder "app"), server "tools": "cwd" must be a string (a folder path).', 6, 79],
+      ['.vscode/mcp.json (folder "app"), server "notObject": must be an object, e.g. { "command": "node", "args": ["server.js"] }.', 7, 18],
+    ]);
+    assert.ok(r.errors.every((e) => e.source === '/ws/app/.vscode/mcp.json'));
+  });
+
+  it('points a missing field at the server\'s name', () => {
+    const r = parseMcpJson('{\n  "servers": {\n    "a": { "type": "stdio" }\n  }\n}', APP);
+    assert.equal(r.errors[0].line, 3);
+    assert.equal(r.errors[0].column, 5);
+  });
+
+  it('rejects an empty command and a malformed or wrong-scheme url', () => {
+    const r = file({
+      servers: {
+        a: { command: '' },
+        b: { url: 'not a url' },
+        c: { type: 'http', url: 'ws://h/mcp' },
+        d: { type: 'http', url: 'https://${input:host}/mcp' }, // checked after resolution
+      },
+    });
+    assert.deepEqual(messages(r).slice(0, 3), [
+      '.vscode/mcp.json (folder "app"), server "a": "command" must not be empty.',
+      '.vscode/mcp.json (folder "app"), server "b": "url" is not a valid URL: "not a url".',
+      '.vscode/mcp.json (folder "app"), server "c": "url" must start with http:// or https:// for a server of type "http".',
+    ]);
+    assert.deepEqual(
+      r.servers.map((s) => s.name),
+      ['d'],
+    );
+  });
+
+  it('reports a servers value or a file that is not an object', () => {
+    assert.deepEqual(messages(parseMcpJson('[]', APP)), ['.vscode/mcp.json (folder "app"): the file must contain an object, e.g. { "servers": { ... } }.']);
+    assert.deepEqual(messages(file({ servers: [] })), ['.vscode/mcp.json (folder "app"): "servers" must be an object that maps server names to servers.']);
+    assert.deepEqual(file({ inputs: [] }), { servers: [], inputs: [], errors: [] });
+  });
+
+  it('warns about a server defined twice and keeps the last one', () => {
+    const r = parseMcpJson('{ "servers": { "a": { "command": "one" }, "a": { "command": "two" } } }', APP);
+    assert.equal((r.servers[0] as StdioServerConfig).command, 'two');
+    assert.deepEqual(messages(r), ['.vscode/mcp.json (folder "app"), server "a": defined more than once; the last definition is used.']);
+  });
+});
+
+describe('config: inputs', () => {
+  it('reads promptString inputs; password is flagged and defaults to false', () => {
+    const r = file({
+      inputs: [
+        { type: 'promptString', id: 'token', description: 'API token', password: true },
+        { type: 'promptString', id: 'region', description: 'Region', default: 'eu' },
+        { type: 'promptString', id: 'bare' },
+      ],
+      servers: { a: { url: 'https://h/mcp', headers: { Authorization: 'Bearer ${input:token}' } } },
+    });
+    assert.deepEqual(r.errors, []);
+    assert.deepEqual(r.inputs, [
+      { type: 'promptString', id: 'token', description: 'API token', password: true },
+      { type: 'promptString', id: 'region', description: 'Region', password: false, default: 'eu' },
+      { type: 'promptString', id: 'bare', description: 'bare', password: false },
+    ]);
+    // A server carries the inputs it refers to, and only those.
+    assert.deepEqual(r.servers[0].inputs, [r.inputs[0]]);
+  });
+
+  it('reports bad inputs without losing the good ones', () => {
+    const r = file({
+      inputs: [
+        { type: 'pickString', id: 'p', options: ['a'] },
+        { id: 'noType' },
+        { type: 'promptString', id: 'ok', password: 'yes' },
+        { type: 'promptString' },
+        'x',
+        { type: 'promptString', id: 'good' },
+        { type: 'promptString', id: 'good' },
+      ],
+    });
+    assert.deepEqual(
+      r.inputs.map((i) => i.id),
+      ['good'],
+    );
+    assert.deepEqual(messages(r), [
+      '.vscode/mcp.json (folder "app"), input "p": "type" "pickString" is not supported by MCP Tasks; use "promptString".',
+      '.vscode/mcp.json (folder "app"), input "noType": "type" is missing (use "promptString").',
+      '.vscode/mcp.json (folder "app"), input "ok": "password" must be true or false.',
+      '.vscode/mcp.json (folder "app"), input #4: "id" is missing.',
+      '.vscode/mcp.json (folder "app"), input #5: must be an object, e.g. { "type": "promptString", "id": "api-key", "description": "API key" }.',
+      '.vscode/mcp.json (folder "app"), input "good": defined more than once; the first definition is used.',
+    ]);
+    assert.deepEqual(messages(file({ inputs: {} })), ['.vscode/mcp.json (folder "app"): "inputs" must be a list.']);
+  });
+
+  it('reports unknown variables and undefined inputs but keeps the server', () => {
+    const r = file({ servers: { a: { command: 'x', args: ['${config:foo}', '${input:nope}', '${workspaceFolder}'] } } });
+    assert.equal(r.servers.length, 1);
+    assert.deepEqual(messages(r), [
+      '.vscode/mcp.json (folder "app"), server "a": "args[0]" uses the unknown variable "${config:foo}".',
+      '.vscode/mcp.json (folder "app"), server "a": "args[1]" uses "${input:nope}", but no input with that id is defined in "inputs".',
+    ]);
+  });
+});
+
+describe('config: parseSettingServers', () => {
+  it('reads servers, and accepts "ws" there', () => {
+    const r = parseSettingServers({ sock: { type: 'ws', url: 'wss://h/mcp' }, local: { command: 'node' } });
+    assert.deepEqual(r.errors, []);
+    assert.deepEqual(
+      r.servers.map((s) => [s.id, s.type, s.label]),
+      [
+        ['settings:sock', 'ws', 'sock'],
+        ['settings:local', 'stdio', 'local'],
+      ],
+    );
+    assert.deepEqual(r.servers[0].source, { kind: 'settings' });
+  });
+
+  it('reports problems naming the setting and the server, without positions', () => {
+    const r = parseSettingServers({ a: { command: 1 }, b: { type: 'ws', url: 'https://h' }, c: { type: 'tcp' }, ok: { url: 'http://h' } });
+    assert.deepEqual(
+      r.servers.map((s) => s.name),
+      ['ok'],
+    );
+    assert.deepEqual(messages(r), [
+      'Setting "mcpTasks.servers", server "a": "command" must be a string.',
+      'Setting "mcpTasks.servers", server "b": "url" must start with ws:// or wss:// for a server of type "ws".',
+      'Setting "mcpTasks.servers", server "c": "type" must be "stdio", "http", "sse", "ws", not "tcp".',
+    ]);
+    assert.ok(r.errors.every((e) => e.source === 'settings' && e.line === undefined));
+  });
+
+  it('says that inputs belong in mcp.json', () => {
+    const r = parseSettingServers({ a: { url: 'https://h', headers: { K: '${input:k}' } } });
+    assert.match(r.errors[0].message, /inputs can only be defined in \.vscode\/mcp\.json/);
+  });
+
+  it('accepts an unset setting and rejects a value that is not an object', () => {
+    assert.deepEqual(parseSettingServers(undefined), { servers: [], inputs: [], errors: [] });
+    assert.deepEqual(parseSettingServers(null).errors, []);
+    assert.deepEqual(messages(parseSettingServers(['x'])), ['Setting "mcpTasks.servers" must be an object that maps server names to servers.']);
+  });
+});
+
+describe('config: combineConfigs', () => {
+  it('gives same-named servers of two folders distinct ids and labels', () => {
+    const one = parseMcpJson('{ "servers": { "db": { "command": "a" }, "solo": { "command": "s" } } }', folder('app'));
+    const two = parseMcpJson('{ "servers": { "db": { "command": "b" } } }', folder('lib'));
+    const settings = parseSettingServers({ db: { command: 'c' } });
+    const all = combineConfigs([one, two, settings]);
+    assert.deepEqual(
+      all.servers.map((s) => [s.id, s.label]),
+      [
+        ['folder:/ws/app:db', 'db (app)'],
+        ['folder:/ws/app:solo', 'solo'],
+        ['folder:/ws/lib:db', 'db (lib)'],
+        ['settings:db', 'db (settings)'],
+      ],
+    );
+  });
+
+  it('falls back to the folder path when two folders have the same name', () => {
+    const a = parseMcpJson('{ "servers": { "db": { "command": "a" } } }', folder('app', '/one/app'));
+    const b = parseMcpJson('{ "servers": { "db": { "command": "b" } } }', folder('app', '/two/app'));
+    assert.deepEqual(
+      combineConfigs([a, b]).servers.map((s) => s.label),
+      ['db (/one/app)', 'db (/two/app)'],
+    );
+  });
+
+  it('joins errors and inputs of every source', () => {
+    const a = file({ inputs: [{ type: 'promptString', id: 'k' }], servers: { x: {} } });
+    const b = parseSettingServers(3);
+    const all = combineConfigs([a, b]);
+    assert.equal(all.inputs.length, 1);
+    assert.equal(all.errors.length, 2);
+  });
+});
