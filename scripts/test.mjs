@@ -1,0 +1,111 @@
+#!/usr/bin/env node
+// `npm test`: every layer of checks and tests, then one closing line with the totals.
+//   checks       lint (with the no-vscode-in-core rule), type checks, bundle size, package contents
+//   unit         mocha in plain Node: unit tests and real peers (out/test/unit)
+//   integration  mocha inside a real extension host (code-server), scripts/editor/run-integration.mjs
+//   e2e          the packaged .vsix driven in the browser, scripts/editor/run-e2e.mjs
+// Flags: --no-editor skips the editor layers (reported as not run). Under CI=true a layer that
+// did not run is a failure.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const results = join(root, 'test-results');
+const ci = process.env.CI === 'true' || process.env.CI === '1';
+const BUNDLE_LIMIT = 150 * 1024;
+const args = new Set(process.argv.slice(2));
+const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+
+rmSync(results, { recursive: true, force: true });
+mkdirSync(results, { recursive: true });
+
+const layers = [];
+function run(title, cmd, argv, opts = {}) {
+  console.log(`\n━━ ${title}: ${[cmd, ...argv].join(' ')}`);
+  const r = spawnSync(cmd, argv, { cwd: root, stdio: opts.capture ? ['ignore', 'pipe', 'inherit'] : 'inherit', encoding: 'utf8', env: { ...process.env, ...opts.env } });
+  if (opts.capture) process.stdout.write(r.stdout ?? '');
+  return r;
+}
+
+// 1. Static checks, each counted as one test.
+const checks = { layer: 'checks', passed: 0, failed: 0, failures: [] };
+function check(name, ok, detail = '') {
+  if (ok) checks.passed++;
+  else {
+    checks.failed++;
+    checks.failures.push(`${name}${detail ? `: ${detail}` : ''}`);
+  }
+  console.log(`${ok ? '✔' : '✘'} check ${name}${detail ? ` (${detail})` : ''}`);
+}
+check('lint', run('lint', npx, ['eslint', '.']).status === 0);
+check('typecheck (core: node types only)', run('typecheck core', npx, ['tsc', '-p', 'tsconfig.core.json']).status === 0);
+check('typecheck (all, strict)', run('typecheck', npx, ['tsc', '-p', '.', '--noEmit']).status === 0);
+const built = run('production bundle', 'node', ['esbuild.js', '--production']).status === 0;
+const size = built && existsSync(join(root, 'dist/extension.js')) ? statSync(join(root, 'dist/extension.js')).size : Infinity;
+check('bundle under 150 KB', built && size < BUNDLE_LIMIT, `${(size / 1024).toFixed(1)} KB`);
+const pkg = run('package', npx, ['vsce', 'package', '--no-dependencies', '-o', 'dist/mcp-tasks.vsix'], { capture: true });
+let contents = '';
+if (pkg.status === 0) contents = run('package contents', npx, ['vsce', 'ls', '--no-dependencies'], { capture: true }).stdout ?? '';
+const files = contents.split('\n').map((l) => l.trim()).filter(Boolean);
+const unwanted = files.filter((f) => /^(src|test|out|node_modules|scripts|bench|demo)\/|\.map$|\.ts$/.test(f));
+const required = ['dist/extension.js', 'package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'media/icon.png'];
+const missing = required.filter((f) => !files.includes(f));
+check('vsix packages with only what users need', pkg.status === 0 && unwanted.length === 0 && missing.length === 0, pkg.status !== 0 ? 'vsce failed' : [...unwanted.map((f) => `unexpected ${f}`), ...missing.map((f) => `missing ${f}`)].join(', ') || `${files.length} files`);
+// The extension under test in the editor layers is the development build (with source maps).
+run('development bundle', 'node', ['esbuild.js']);
+layers.push(checks);
+
+// 2. Unit and peer tests in plain Node.
+const compiled = run('compile tests', npx, ['tsc', '-p', '.', '--outDir', 'out']).status === 0;
+if (compiled) {
+  run('unit and peer tests', npx, ['mocha', '--reporter', join(root, 'scripts/mocha-count-reporter.cjs'), '--reporter-option', 'layer=unit', 'out/test/unit/**/*.test.js']);
+}
+layers.push(readLayer('unit', compiled ? 'mocha wrote no results' : 'tests did not compile'));
+
+// 3 and 4. The real editor.
+if (args.has('--no-editor')) {
+  layers.push({ layer: 'integration', notRun: true, reason: '--no-editor' }, { layer: 'e2e', notRun: true, reason: '--no-editor' });
+} else {
+  const setup = run('editor setup', 'node', ['scripts/editor/setup.mjs']);
+  if (setup.status !== 0) {
+    const reason = `editor setup failed (exit ${setup.status}); see above for what to install`;
+    layers.push({ layer: 'integration', notRun: true, reason }, { layer: 'e2e', notRun: true, reason });
+  } else {
+    run('in-host tests', 'node', ['scripts/editor/run-integration.mjs']);
+    layers.push(readLayer('integration', 'the in-host run wrote no results'));
+    run('end-to-end tests', 'node', ['scripts/editor/run-e2e.mjs']);
+    layers.push(readLayer('e2e', 'the end-to-end run wrote no results'));
+  }
+}
+
+function readLayer(layer, missingReason) {
+  const f = join(results, `${layer}.json`);
+  if (!existsSync(f)) return { layer, passed: 0, failed: 1, error: missingReason };
+  return JSON.parse(readFileSync(f, 'utf8'));
+}
+
+// Summary.
+console.log('\n━━ summary');
+let passed = 0;
+let failed = 0;
+let notRun = 0;
+for (const l of layers) {
+  if (l.notRun) {
+    notRun++;
+    console.log(`  ${l.layer.padEnd(12)} not run: ${l.reason}`);
+    if (ci) failed++;
+    continue;
+  }
+  passed += l.passed ?? 0;
+  failed += l.failed ?? 0;
+  console.log(`  ${l.layer.padEnd(12)} ${l.passed} passed, ${l.failed} failed${l.skipped ? `, ${l.skipped} skipped` : ''}${l.error ? ` (${l.error})` : ''}`);
+  for (const f of l.failures ?? []) console.log(`    ✘ ${f}`);
+}
+if (passed === 0) {
+  console.log('  nothing was tested');
+  failed++;
+}
+if (notRun && ci) console.log('  under CI=true a layer that did not run counts as a failure');
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);
