@@ -1,0 +1,219 @@
+import { errorMessage } from '../util/abort';
+import type { Logger } from '../util/log';
+import { redactHeaders } from '../util/log';
+import { httpStatusError, mediaType, networkError, parseEventData, readSseStream } from './sseStream';
+import type { Transport, TransportCloseInfo } from './transport';
+import { TransportHttpError } from './transport';
+
+export interface LegacySseOptions {
+  /** The SSE endpoint, e.g. `https://host/sse`. */
+  url: string;
+  /** Sent with every request (e.g. `Authorization`); never logged in clear. */
+  headers?: Record<string, string>;
+  logger: Logger;
+  /** Named in error messages shown to the user. */
+  serverName: string;
+  fetch?: typeof fetch;
+  /** How long `start()` waits for the `endpoint` event (ms). */
+  endpointTimeoutMs?: number;
+}
+
+const DEFAULT_ENDPOINT_TIMEOUT_MS = 10_000;
+
+/**
+ * Client side of the deprecated HTTP+SSE transport (MCP 2024-11-05, `"type": "sse"`): one GET
+ * stream carries every server message; the server names, in an `endpoint` event, the URL the
+ * client POSTs its messages to. The session lives as long as that stream, so when the server
+ * ends it the transport closes (there is nothing to resume).
+ */
+export class LegacySseTransport implements Transport {
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: (info: TransportCloseInfo) => void;
+
+  readonly description: string;
+
+  private readonly url: string;
+  private readonly serverName: string;
+  private readonly log: Logger;
+  private readonly customHeaders: Record<string, string>;
+  private readonly fetchImpl: typeof fetch;
+  private readonly endpointTimeoutMs: number;
+  private readonly lifetime = new AbortController();
+  private endpoint: URL | undefined;
+  private waitingForEndpoint: { resolve: (u: URL) => void; reject: (e: Error) => void } | undefined;
+  private _protocolVersion: string | undefined;
+  private started = false;
+  private closeFired = false;
+
+  constructor(options: LegacySseOptions) {
+    this.url = options.url;
+    this.serverName = options.serverName;
+    this.log = options.logger;
+    this.customHeaders = { ...options.headers };
+    this.fetchImpl = options.fetch ?? fetch;
+    this.endpointTimeoutMs = options.endpointTimeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS;
+    this.description = `sse: ${options.url}`;
+  }
+
+  /** The URL messages are POSTed to, once the server named it. */
+  get endpointUrl(): string | undefined {
+    return this.endpoint?.href;
+  }
+
+  /** Opens the event stream and resolves once the server named its message endpoint. */
+  async start(): Promise<void> {
+    if (this.started) throw new Error(`${this.description} was already started`);
+    this.started = true;
+    if (this.lifetime.signal.aborted) throw this.closedError();
+    let url: URL;
+    try {
+      url = new URL(this.url);
+    } catch {
+      throw new TransportHttpError(`Server "${this.serverName}" has an invalid url: ${this.url}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new TransportHttpError(`Server "${this.serverName}" has url ${this.url}, which is not http: or https:`);
+    }
+    try {
+      new Headers(this.customHeaders);
+    } catch (err) {
+      throw new TransportHttpError(`Server "${this.serverName}" has invalid "headers" in its configuration: ${errorMessage(err)}`);
+    }
+
+    const response = await this.http('GET', url, { Accept: 'text/event-stream' });
+    if (!response.ok) throw await httpStatusError(this.serverName, this.url, response);
+    if (mediaType(response) !== 'text/event-stream' || !response.body) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new TransportHttpError(
+        `Server "${this.serverName}" answered GET ${this.url} with content type "${mediaType(response)}" instead of an event stream; if it speaks Streamable HTTP, use "type": "http".`,
+      );
+    }
+
+    const endpoint = new Promise<URL>((resolve, reject) => (this.waitingForEndpoint = { resolve, reject }));
+    const timer = setTimeout(
+      () =>
+        this.waitingForEndpoint?.reject(
+          new TransportHttpError(
+            `Server "${this.serverName}" opened an event stream at ${this.url} but named no "endpoint" within ${this.endpointTimeoutMs / 1000} s; is it a legacy HTTP+SSE server? For Streamable HTTP, use "type": "http".`,
+          ),
+        ),
+      this.endpointTimeoutMs,
+    );
+    void this.read(response.body);
+    try {
+      this.endpoint = await endpoint;
+    } catch (err) {
+      this.lifetime.abort(err);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      this.waitingForEndpoint = undefined;
+    }
+    this.log.info(`Connected to ${this.description}; posting to ${this.endpoint.href}`);
+  }
+
+  setProtocolVersion(version: string): void {
+    this._protocolVersion = version;
+  }
+
+  async send(message: object): Promise<void> {
+    if (this.lifetime.signal.aborted) throw this.closedError();
+    if (!this.endpoint) throw new TransportHttpError(`${this.description} is not started`);
+    const extra: Record<string, string> = { 'Content-Type': 'application/json' };
+    if (this._protocolVersion !== undefined) extra['MCP-Protocol-Version'] = this._protocolVersion;
+    const response = await this.http('POST', this.endpoint, extra, JSON.stringify(message));
+    // The answer arrives on the event stream; the POST's own body (e.g. "Accepted") means nothing.
+    if (!response.ok) throw await httpStatusError(this.serverName, this.endpoint.href, response);
+    await response.body?.cancel().catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    this.lifetime.abort(this.closedError());
+    this.waitingForEndpoint?.reject(this.closedError());
+    this.fireClose({ reason: 'closed by the client' });
+  }
+
+  private async read(body: NonNullable<Response['body']>): Promise<void> {
+    let why = `server "${this.serverName}" ended the event stream`;
+    try {
+      await readSseStream(body, {
+        onEvent: (e) => {
+          if (e.event === 'endpoint') this.onEndpoint(e.data);
+          else if (e.event === undefined || e.event === 'message') this.onMessageEvent(e.data);
+          else this.log.trace(`Ignored an SSE event of type "${e.event}"`);
+        },
+      });
+    } catch (err) {
+      why = `the event stream of server "${this.serverName}" was cut: ${errorMessage(err)}`;
+    }
+    if (this.lifetime.signal.aborted) return;
+    if (this.waitingForEndpoint) {
+      this.waitingForEndpoint.reject(new TransportHttpError(`${why} before naming its "endpoint"`));
+      return;
+    }
+    this.log.warn(why);
+    this.lifetime.abort(new TransportHttpError(why));
+    this.fireClose({ reason: why });
+  }
+
+  private onEndpoint(data: string): void {
+    let url: URL;
+    try {
+      url = new URL(data.trim(), this.url);
+    } catch {
+      this.log.warn(`Ignored an invalid "endpoint" event from server "${this.serverName}": ${data.slice(0, 200)}`);
+      return;
+    }
+    // Our headers (tokens) go to the endpoint: it must not lead to another origin.
+    if (url.origin !== new URL(this.url).origin) {
+      this.waitingForEndpoint?.reject(
+        new TransportHttpError(`Server "${this.serverName}" named an endpoint on another origin (${url.origin}); refusing to send messages there.`),
+      );
+      return;
+    }
+    if (this.waitingForEndpoint) this.waitingForEndpoint.resolve(url);
+    else if (url.href !== this.endpoint?.href) this.log.warn(`Ignored a second "endpoint" event from server "${this.serverName}"`);
+  }
+
+  private onMessageEvent(data: string): void {
+    if (!data) return;
+    const values = parseEventData(data, this.serverName);
+    if (!Array.isArray(values)) {
+      this.onerror?.(values);
+      return;
+    }
+    for (const v of values) {
+      try {
+        this.onmessage?.(v);
+      } catch (err) {
+        this.log.error(`Handling a message from server "${this.serverName}" failed: ${errorMessage(err)}`);
+      }
+    }
+  }
+
+  private async http(method: 'GET' | 'POST', url: URL, extra: Record<string, string>, body?: string): Promise<Response> {
+    const headers = new Headers(this.customHeaders);
+    for (const [k, v] of Object.entries(extra)) headers.set(k, v);
+    if (this.log.traceEnabled !== false) this.log.trace(`${method} ${url.href} ${JSON.stringify(redactHeaders(Object.fromEntries(headers.entries())))}`);
+    try {
+      // Redirects are not followed: custom headers (tokens) must not travel to another origin.
+      const response = await this.fetchImpl(url, { method, headers, body, signal: this.lifetime.signal, redirect: 'manual' });
+      if (this.log.traceEnabled !== false) this.log.trace(`${method} → ${response.status} ${response.headers.get('content-type') ?? ''}`);
+      return response;
+    } catch (err) {
+      if (this.lifetime.signal.aborted) throw this.closedError();
+      throw networkError(this.serverName, url.href, err);
+    }
+  }
+
+  private fireClose(info: TransportCloseInfo): void {
+    if (this.closeFired) return;
+    this.closeFired = true;
+    this.onclose?.(info);
+  }
+
+  private closedError(): TransportHttpError {
+    return new TransportHttpError(`The connection to server "${this.serverName}" is closed`);
+  }
+}

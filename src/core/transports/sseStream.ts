@@ -1,0 +1,135 @@
+/**
+ * Pieces shared by the two HTTP transports (Streamable HTTP and legacy HTTP+SSE): reading a
+ * Server-Sent Events body, turning event data into messages, and wording HTTP failures so the
+ * user can act on them.
+ */
+import type { EventSourceMessage } from 'eventsource-parser';
+import { createParser } from 'eventsource-parser';
+import { TransportHttpError, TransportParseError } from './transport';
+
+/** Most characters one event may buffer; a server that streams more without an event boundary is cut off. */
+const MAX_EVENT_CHARS = 16 * 1024 * 1024;
+
+export type FetchBody = NonNullable<Response['body']>;
+
+export interface SseHandlers {
+  onEvent(event: EventSourceMessage): void;
+  /** The server's `retry` field: how long to wait before reconnecting. */
+  onRetry?(ms: number): void;
+}
+
+/**
+ * Reads an SSE body to its end, calling back per event. Resolves when the server ends the
+ * stream; rejects when it is cut (network error, abort) or an event grows past the limit.
+ * The body is always released, so the socket is not left half-read.
+ */
+export async function readSseStream(body: FetchBody, handlers: SseHandlers): Promise<void> {
+  let overflow = false;
+  const parser = createParser({
+    onEvent: (e) => handlers.onEvent(e),
+    onRetry: (ms) => handlers.onRetry?.(ms),
+    // Unknown fields and bad `retry` values are ignored, as the SSE standard says.
+    onError: (e) => {
+      if (e.type === 'max-buffer-size-exceeded') overflow = true;
+    },
+    maxBufferSize: MAX_EVENT_CHARS,
+  });
+  const decoder = new TextDecoder();
+  const reader = (body as ReadableStream<Uint8Array>).getReader();
+  let done = false;
+  try {
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      parser.feed(decoder.decode(chunk.value, { stream: true }));
+      if (overflow) throw new Error(`an SSE event exceeded ${MAX_EVENT_CHARS} characters`);
+    }
+    done = true;
+  } finally {
+    if (!done) reader.cancel().catch(() => undefined);
+  }
+}
+
+/**
+ * The messages carried by the data of one `message` event (a JSON-RPC batch is split), or a
+ * parse error when the data is not JSON. Shapes are not checked here: the connection does that.
+ */
+export function parseEventData(data: string, serverName: string): unknown[] | TransportParseError {
+  try {
+    const value: unknown = JSON.parse(data);
+    return Array.isArray(value) ? value : [value];
+  } catch (err) {
+    return new TransportParseError(`Server "${serverName}" sent an event that is not JSON (${(err as Error).message})`, data);
+  }
+}
+
+/** The media type of a response without parameters, e.g. `text/event-stream`. */
+export function mediaType(response: Response): string {
+  return (response.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+}
+
+/** Up to `max` characters of a body that is not read any further (an error page may be huge). */
+export async function readBodySnippet(response: Response, max = 200): Promise<string> {
+  if (!response.body) return '';
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    while (text.length < max) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+  } catch {
+    // A body cut while reading an error page: what arrived is enough.
+  } finally {
+    reader.cancel().catch(() => undefined);
+  }
+  return text.trim().slice(0, max);
+}
+
+function statusLine(response: Response): string {
+  return `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+}
+
+/**
+ * The error for an answer that is not 2xx. 401/403 tell how to configure a token; a redirect
+ * tells which URL to configure (redirects are not followed, so credentials never leave the
+ * configured origin); anything else shows the status and the start of the body.
+ */
+export async function httpStatusError(serverName: string, url: string, response: Response): Promise<TransportHttpError> {
+  const status = response.status;
+  if (status === 401 || status === 403) {
+    await response.body?.cancel().catch(() => undefined);
+    return new TransportHttpError(
+      `Server "${serverName}" refused the request (${statusLine(response)}). If it needs a token, add it under "headers" in its configuration, e.g. "Authorization": "Bearer \${input:token}".`,
+      status,
+    );
+  }
+  if (status >= 300 && status < 400) {
+    await response.body?.cancel().catch(() => undefined);
+    const location = response.headers.get('location');
+    const target = location ? ` to ${new URL(location, url).href}` : '';
+    return new TransportHttpError(
+      `Server "${serverName}" redirected the request${target} (${statusLine(response)}); redirects are not followed: put the final URL in its configuration.`,
+      status,
+    );
+  }
+  const body = await readBodySnippet(response);
+  return new TransportHttpError(`Server "${serverName}" answered ${statusLine(response)} at ${url}${body ? `: ${body}` : ''}`, status);
+}
+
+/** The error for a request that got no answer at all (refused, unreachable, DNS, TLS...). */
+export function networkError(serverName: string, url: string, err: unknown): TransportHttpError {
+  const cause = (err as { cause?: unknown } | undefined)?.cause as { code?: unknown; message?: unknown; errors?: Array<{ code?: unknown }> } | undefined;
+  const code = typeof cause?.code === 'string' ? cause.code : typeof cause?.errors?.[0]?.code === 'string' ? cause.errors[0].code : undefined;
+  const detail =
+    code === 'ECONNREFUSED'
+      ? 'connection refused (ECONNREFUSED): is the server running?'
+      : typeof cause?.message === 'string' && cause.message
+        ? `${cause.message}${code && !cause.message.includes(code) ? ` (${code})` : ''}`
+        : err instanceof Error
+          ? err.message
+          : String(err);
+  return new TransportHttpError(`Could not reach server "${serverName}" at ${url}: ${detail}`);
+}

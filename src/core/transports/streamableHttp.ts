@@ -1,0 +1,454 @@
+import type { EventSourceMessage } from 'eventsource-parser';
+import { ErrorCode } from '../jsonrpc/errors';
+import { errorMessage, sleep } from '../util/abort';
+import type { Logger } from '../util/log';
+import { redactHeaders } from '../util/log';
+import { httpStatusError, mediaType, networkError, parseEventData, readSseStream } from './sseStream';
+import type { Transport, TransportCloseInfo } from './transport';
+import { TransportHttpError, TransportParseError } from './transport';
+
+/** How a dropped SSE stream is resumed. */
+export interface ReconnectOptions {
+  /** Delay before the first retry when the server sent no `retry` field (ms); grows 1.5× per failed attempt. */
+  initialDelayMs?: number;
+  /** Cap of the grown delay (a server's own `retry` is always honoured). */
+  maxDelayMs?: number;
+  /** Attempts in a row that bring nothing before the stream is given up. */
+  maxRetries?: number;
+}
+
+export interface StreamableHttpOptions {
+  /** The MCP endpoint, e.g. `https://host/mcp`. */
+  url: string;
+  /** Sent with every request (e.g. `Authorization`); never logged in clear. */
+  headers?: Record<string, string>;
+  logger: Logger;
+  /** Named in error messages shown to the user. */
+  serverName: string;
+  /** A saved session to resume instead of starting a new one. */
+  sessionId?: string;
+  /** The protocol revision negotiated by the resumed session. */
+  protocolVersion?: string;
+  fetch?: typeof fetch;
+  reconnect?: ReconnectOptions;
+}
+
+type RequestId = string | number;
+
+/** One SSE stream followed across reconnects: the answer stream of a POST, or the standalone GET stream. */
+interface StreamState {
+  kind: 'post' | 'get';
+  label: string;
+  lastEventId?: string;
+  /** The server's `retry` field, which overrides our backoff. */
+  retryMs?: number;
+  /** POST streams: requests whose response has not arrived yet; the stream is done when empty. */
+  pending?: Set<RequestId>;
+}
+
+/** Outcome of a GET that did not open a stream. */
+type Refused = { stop: string; quiet?: boolean } | { retry: string };
+
+/** A stream that stayed open this long counts as healthy even without events (an idle server). */
+const HEALTHY_STREAM_MS = 10_000;
+const DELETE_TIMEOUT_MS = 5_000;
+
+/**
+ * Client side of the Streamable HTTP transport (MCP 2025-11-25): every message is a POST to the
+ * endpoint, answered by 202, one JSON body, or an SSE stream; server-initiated messages come on
+ * a standalone GET stream.
+ *
+ * The GET stream is opened automatically once the server accepts `notifications/initialized`;
+ * a session resumed from a saved `sessionId` calls {@link openServerStream} itself. Streams that
+ * drop are resumed with GET + `Last-Event-ID`, honouring the server's `retry`, with a bounded
+ * number of fruitless attempts. A POST stream that cannot be resumed fails its pending requests
+ * at once (as a JSON-RPC error handed to `onmessage`) instead of leaving them to time out.
+ *
+ * A 404 on a request that carried a session id means the session is gone: `sessionId` becomes
+ * undefined and the error says so; the caller starts a new session with `initialize`.
+ */
+export class StreamableHttpTransport implements Transport {
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: (info: TransportCloseInfo) => void;
+
+  /**
+   * When true, `close()` only drops the connections: the session is not deleted on the server
+   * and `sessionId`/`protocolVersion` stay readable, so it can be resumed (after a window reload).
+   */
+  keepSessionOnClose = false;
+  readonly description: string;
+
+  private readonly url: string;
+  private readonly serverName: string;
+  private readonly log: Logger;
+  private readonly customHeaders: Record<string, string>;
+  private readonly fetchImpl: typeof fetch;
+  private readonly reconnect: Required<ReconnectOptions>;
+  private _sessionId: string | undefined;
+  private _protocolVersion: string | undefined;
+  /** Aborts every fetch, stream and retry sleep when the transport closes. */
+  private readonly lifetime = new AbortController();
+  /** The standalone GET stream while it is connecting, open, or waiting to reconnect. */
+  private serverStream: AbortController | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: StreamableHttpOptions) {
+    this.url = options.url;
+    this.serverName = options.serverName;
+    this.log = options.logger;
+    this.customHeaders = { ...options.headers };
+    this.fetchImpl = options.fetch ?? fetch;
+    this.reconnect = { initialDelayMs: 1000, maxDelayMs: 30_000, maxRetries: 5, ...options.reconnect };
+    this._sessionId = options.sessionId;
+    this._protocolVersion = options.protocolVersion;
+    this.description = `http: ${options.url}`;
+  }
+
+  /** The session the server assigned (`Mcp-Session-Id`), if any. */
+  get sessionId(): string | undefined {
+    return this._sessionId;
+  }
+
+  /** The negotiated protocol revision, sent as `MCP-Protocol-Version`. */
+  get protocolVersion(): string | undefined {
+    return this._protocolVersion;
+  }
+
+  /** True while the standalone GET stream is connecting, open, or about to reconnect. */
+  get listening(): boolean {
+    return this.serverStream !== undefined;
+  }
+
+  /** Checks the configuration; no request is made until the first `send`. */
+  async start(): Promise<void> {
+    if (this.closing) throw this.closedError();
+    let url: URL;
+    try {
+      url = new URL(this.url);
+    } catch {
+      throw new TransportHttpError(`Server "${this.serverName}" has an invalid url: ${this.url}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new TransportHttpError(`Server "${this.serverName}" has url ${this.url}, which is not http: or https:`);
+    }
+    try {
+      new Headers(this.customHeaders);
+    } catch (err) {
+      throw new TransportHttpError(`Server "${this.serverName}" has invalid "headers" in its configuration: ${errorMessage(err)}`);
+    }
+    this.log.debug(`Using ${this.description}${this._sessionId ? ` (resuming session ${this._sessionId})` : ''}`);
+  }
+
+  setProtocolVersion(version: string): void {
+    this._protocolVersion = version;
+  }
+
+  async send(message: object): Promise<void> {
+    if (this.closing) throw this.closedError();
+    const requestIds = requestIdsOf(message);
+    const sentSession = this._sessionId;
+    const response = await this.http('POST', { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, this.lifetime.signal, JSON.stringify(message));
+    if (!response.ok) throw await this.statusError(response, sentSession);
+    this.adoptSessionId(response);
+    if ((message as { method?: unknown }).method === 'notifications/initialized') this.openServerStream();
+
+    const type = mediaType(response);
+    if (type === 'text/event-stream' && response.body) {
+      // The answer may take long (progress, server requests first): follow it in the background,
+      // the connection matches the response to its request.
+      const state: StreamState = { kind: 'post', label: `answer stream of ${describe(message)}`, pending: new Set(requestIds) };
+      void this.follow(state, response, this.lifetime.signal);
+      return;
+    }
+    if (type === 'application/json') {
+      let text: string;
+      try {
+        text = await response.text();
+      } catch (err) {
+        if (this.lifetime.signal.aborted) throw this.closedError();
+        throw new TransportHttpError(`Server "${this.serverName}" cut its answer to ${describe(message)}: ${errorMessage(err)}`);
+      }
+      if (requestIds.length === 0 && !text.trim()) return;
+      const values = parseEventData(text, this.serverName);
+      if (values instanceof TransportParseError) {
+        // The answer to this very request is lost: failing the send fails the request now.
+        if (requestIds.length > 0) throw values;
+        this.onerror?.(values);
+        return;
+      }
+      for (const v of values) this.deliver(v);
+      return;
+    }
+    await response.body?.cancel().catch(() => undefined);
+    if (requestIds.length > 0) {
+      const what = response.status === 202 || !type ? `HTTP ${response.status} without a body` : `content type "${type}"`;
+      throw new TransportHttpError(`Server "${this.serverName}" answered ${describe(message)} with ${what}; expected JSON or an event stream`, response.status);
+    }
+  }
+
+  /**
+   * Opens the standalone GET stream on which the server sends requests and notifications of its
+   * own. Called automatically once `notifications/initialized` is accepted; call it after
+   * resuming a saved session. A server that answers 405 offers none: nothing more is tried.
+   * Idempotent; a no-op once closed.
+   */
+  openServerStream(): void {
+    if (this.closing || this.serverStream) return;
+    const controller = new AbortController();
+    this.serverStream = controller;
+    const state: StreamState = { kind: 'get', label: 'server stream' };
+    void this.follow(state, undefined, controller.signal).finally(() => {
+      if (this.serverStream === controller) this.serverStream = undefined;
+    });
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    const reason = this.closedError();
+    this.lifetime.abort(reason);
+    this.serverStream?.abort(reason);
+    const session = this._sessionId;
+    if (session !== undefined && !this.keepSessionOnClose) await this.deleteSession(session);
+    this.log.info(`Closed ${this.description}${session && this.keepSessionOnClose ? ` (session ${session} kept for resuming)` : ''}`);
+    this.onclose?.({ reason: 'closed by the client' });
+  }
+
+  /** Ends the session on the server (spec: clients SHOULD); 405 means the server does not allow it. */
+  private async deleteSession(session: string): Promise<void> {
+    try {
+      const response = await this.http('DELETE', {}, AbortSignal.timeout(DELETE_TIMEOUT_MS));
+      await response.body?.cancel().catch(() => undefined);
+      if (response.ok || response.status === 405 || response.status === 404) this.log.debug(`Session ${session} ended (HTTP ${response.status})`);
+      else this.log.warn(`Server "${this.serverName}" refused to end session ${session} (HTTP ${response.status})`);
+    } catch (err) {
+      this.log.debug(`Could not end session ${session}: ${errorMessage(err)}`);
+    }
+    this._sessionId = undefined;
+  }
+
+  /** One HTTP request with our headers; network failures become a `TransportHttpError` naming the URL. */
+  private async http(method: 'POST' | 'GET' | 'DELETE', extra: Record<string, string>, signal: AbortSignal, body?: string): Promise<Response> {
+    const headers = new Headers(this.customHeaders);
+    for (const [k, v] of Object.entries(extra)) headers.set(k, v);
+    if (this._sessionId !== undefined) headers.set('Mcp-Session-Id', this._sessionId);
+    if (this._protocolVersion !== undefined) headers.set('MCP-Protocol-Version', this._protocolVersion);
+    if (this.log.traceEnabled !== false) this.log.trace(`${method} ${this.url} ${JSON.stringify(redactHeaders(Object.fromEntries(headers.entries())))}`);
+    let response: Response;
+    try {
+      // Redirects are not followed: custom headers (tokens) must not travel to another origin.
+      response = await this.fetchImpl(this.url, { method, headers, body, signal, redirect: 'manual' });
+    } catch (err) {
+      if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : this.closedError();
+      throw networkError(this.serverName, this.url, err);
+    }
+    if (this.log.traceEnabled !== false) this.log.trace(`${method} → ${response.status} ${response.headers.get('content-type') ?? ''}`);
+    return response;
+  }
+
+  private async statusError(response: Response, sentSession: string | undefined): Promise<TransportHttpError> {
+    if (response.status === 404 && sentSession !== undefined) {
+      await response.body?.cancel().catch(() => undefined);
+      this.expireSession(sentSession);
+      return new TransportHttpError(
+        `Server "${this.serverName}" no longer knows session ${sentSession} (HTTP 404): it expired or the server restarted. A new session must be started.`,
+        404,
+      );
+    }
+    return httpStatusError(this.serverName, this.url, response);
+  }
+
+  private expireSession(session: string): void {
+    if (this._sessionId !== session) return;
+    this.log.info(`Session ${session} of server "${this.serverName}" expired`);
+    this._sessionId = undefined;
+    this.serverStream?.abort(new Error('session expired'));
+  }
+
+  private adoptSessionId(response: Response): void {
+    const id = response.headers.get('mcp-session-id');
+    if (id === null || id === this._sessionId) return;
+    // Spec: visible ASCII only. Anything else could smuggle text into our headers or logs.
+    if (!/^[\x21-\x7e]{1,1024}$/.test(id)) {
+      this.log.warn(`Ignored an invalid Mcp-Session-Id from server "${this.serverName}"`);
+      return;
+    }
+    this.log.info(`Server "${this.serverName}" assigned session ${id}`);
+    this._sessionId = id;
+  }
+
+  /**
+   * Reads an SSE stream and resumes it with GET + `Last-Event-ID` until it is done: a POST
+   * stream once every request it carries is answered, the GET stream when the transport closes.
+   * `first` is the response to read first; without it (the GET stream) a GET opens it.
+   */
+  private async follow(state: StreamState, first: Response | undefined, signal: AbortSignal): Promise<void> {
+    let response = first;
+    let attempt = 0;
+    let immediate = first === undefined;
+    while (!signal.aborted) {
+      if (response) {
+        const healthy = await this.consume(response, state);
+        response = undefined;
+        if (signal.aborted) return;
+        if (state.pending && state.pending.size === 0) return;
+        if (healthy) attempt = 0;
+        if (state.kind === 'post' && state.lastEventId === undefined) {
+          return this.giveUp(state, 'it ended before the answer and gave no event id to resume from');
+        }
+      }
+      if (!immediate) {
+        if (attempt >= this.reconnect.maxRetries) return this.giveUp(state, `it could not be resumed after ${attempt} attempts`);
+        try {
+          await sleep(this.delay(state, attempt), signal);
+        } catch {
+          return;
+        }
+        attempt++;
+      }
+      immediate = false;
+      const opened = await this.openGet(state, signal);
+      if (opened instanceof Response) response = opened;
+      else if ('stop' in opened) return opened.quiet ? this.log.debug(`No ${state.label}: ${opened.stop}`) : this.giveUp(state, opened.stop);
+      else this.log.debug(`Could not resume the ${state.label}: ${opened.retry}`);
+    }
+  }
+
+  /** Reads one connection of a stream; true when it brought events or stayed open a while. */
+  private async consume(response: Response, state: StreamState): Promise<boolean> {
+    if (!response.body) return false;
+    const openedAt = Date.now();
+    let events = 0;
+    try {
+      await readSseStream(response.body, {
+        onEvent: (e) => {
+          events++;
+          this.onEvent(e, state);
+        },
+        onRetry: (ms) => (state.retryMs = ms),
+      });
+      this.log.trace(`The ${state.label} ended after ${events} event(s)`);
+    } catch (err) {
+      if (!this.lifetime.signal.aborted) this.log.debug(`The ${state.label} was cut after ${events} event(s): ${errorMessage(err)}`);
+    }
+    return events > 0 || Date.now() - openedAt >= HEALTHY_STREAM_MS;
+  }
+
+  private onEvent(e: EventSourceMessage, state: StreamState): void {
+    if (e.id) state.lastEventId = e.id;
+    if (e.event !== undefined && e.event !== 'message') {
+      this.log.trace(`Ignored an SSE event of type "${e.event}" on the ${state.label}`);
+      return;
+    }
+    if (!e.data) return; // a priming event (id only) or keep-alive
+    const values = parseEventData(e.data, this.serverName);
+    if (values instanceof TransportParseError) {
+      this.onerror?.(values);
+      return;
+    }
+    for (const v of values) {
+      const id = responseIdOf(v);
+      if (id !== undefined) state.pending?.delete(id);
+      this.deliver(v);
+    }
+  }
+
+  /** GET with `Last-Event-ID` (when there is one) to open or resume a stream. */
+  private async openGet(state: StreamState, signal: AbortSignal): Promise<Response | Refused> {
+    const sentSession = this._sessionId;
+    const extra: Record<string, string> = { Accept: 'text/event-stream' };
+    if (state.lastEventId !== undefined) extra['Last-Event-ID'] = state.lastEventId;
+    let response: Response;
+    try {
+      response = await this.http('GET', extra, signal);
+    } catch (err) {
+      return signal.aborted ? { stop: 'closed', quiet: true } : { retry: errorMessage(err) };
+    }
+    if (response.ok) {
+      const type = mediaType(response);
+      if (type === 'text/event-stream') {
+        this.log.debug(`${state.lastEventId === undefined ? 'Opened' : `Resumed after event ${state.lastEventId}`} the ${state.label} of server "${this.serverName}"`);
+        return response;
+      }
+      await response.body?.cancel().catch(() => undefined);
+      return { stop: `GET was answered with content type "${type}" instead of an event stream` };
+    }
+    const status = response.status;
+    if (status === 405) {
+      await response.body?.cancel().catch(() => undefined);
+      return { stop: 'the server offers no GET stream (HTTP 405)', quiet: state.kind === 'get' };
+    }
+    const err = await this.statusError(response, sentSession);
+    // Server trouble and conflicts (a previous stream not yet noticed as gone) may pass; the rest will not.
+    return status >= 500 || status === 408 || status === 409 || status === 429 ? { retry: err.message } : { stop: err.message };
+  }
+
+  private delay(state: StreamState, attempt: number): number {
+    // Spec: the client MUST wait the server's `retry`; growth only applies on top of it.
+    const base = state.retryMs ?? this.reconnect.initialDelayMs;
+    return Math.max(base, Math.min(base * 1.5 ** attempt, this.reconnect.maxDelayMs));
+  }
+
+  /**
+   * A stream that cannot go on. The GET stream only costs server-initiated messages (the user
+   * is told through `onerror`); requests still waiting on a POST stream are failed now.
+   */
+  private giveUp(state: StreamState, why: string): void {
+    if (state.kind === 'get') {
+      this.log.warn(`Stopped listening for messages from server "${this.serverName}": ${why}`);
+      this.onerror?.(new TransportHttpError(`Server "${this.serverName}" stream for its own messages stopped: ${why}`));
+      return;
+    }
+    const ids = [...(state.pending ?? [])];
+    if (ids.length === 0) return;
+    this.log.warn(`The ${state.label} of server "${this.serverName}" was lost: ${why}`);
+    for (const id of ids) {
+      this.deliver({
+        jsonrpc: '2.0',
+        id,
+        error: { code: ErrorCode.ConnectionClosed, message: `Server "${this.serverName}" dropped the stream carrying the answer: ${why}` },
+      });
+    }
+  }
+
+  private deliver(value: unknown): void {
+    try {
+      this.onmessage?.(value);
+    } catch (err) {
+      this.log.error(`Handling a message from server "${this.serverName}" failed: ${errorMessage(err)}`);
+    }
+  }
+
+  private closedError(): TransportHttpError {
+    return new TransportHttpError(`The connection to server "${this.serverName}" is closed`);
+  }
+}
+
+/** Ids of the JSON-RPC requests in a message or batch. */
+function requestIdsOf(message: object): RequestId[] {
+  const ids: RequestId[] = [];
+  for (const m of Array.isArray(message) ? (message as unknown[]) : [message]) {
+    if (typeof m !== 'object' || m === null) continue;
+    const { id, method } = m as { id?: unknown; method?: unknown };
+    if (typeof method === 'string' && (typeof id === 'string' || typeof id === 'number')) ids.push(id);
+  }
+  return ids;
+}
+
+/** The id of a JSON-RPC response (result or error), if the value is one. */
+function responseIdOf(v: unknown): RequestId | undefined {
+  if (typeof v !== 'object' || v === null || 'method' in v) return undefined;
+  const { id } = v as { id?: unknown };
+  if (!('result' in v) && !('error' in v)) return undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+function describe(message: object): string {
+  const { method, id } = message as { method?: unknown; id?: unknown };
+  if (typeof method === 'string') return id === undefined ? method : `${method} (id ${JSON.stringify(id)})`;
+  return id === undefined ? 'a message' : `the response to id ${JSON.stringify(id)}`;
+}

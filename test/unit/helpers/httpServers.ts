@@ -1,0 +1,150 @@
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import * as net from 'node:net';
+import * as path from 'node:path';
+
+const root = path.resolve(__dirname, '../../../..');
+const fixturePath = path.join(root, 'test/fixtures/servers/http-fixture.mjs');
+const everythingPath = path.join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+
+/** A request as the fixture recorded it. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Ends a child process and waits until it is gone (SIGKILL if it lingers). */
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+  try {
+    await exited;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Our scripted node:http fixture (test/fixtures/servers/http-fixture.mjs), on a free port. */
+export class HttpFixture {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly port: number,
+  ) {}
+
+  static async start(): Promise<HttpFixture> {
+    const child = spawn(process.execPath, [fixturePath], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      const onData = (chunk: Buffer) => {
+        out += chunk.toString('utf8');
+        const nl = out.indexOf('\n');
+        if (nl < 0) return;
+        cleanup();
+        resolve((JSON.parse(out.slice(0, nl)) as { port: number }).port);
+      };
+      const onExit = (code: number | null) => {
+        cleanup();
+        reject(new Error(`http fixture exited with ${code} before listening`));
+      };
+      const cleanup = () => {
+        child.stdout!.off('data', onData);
+        child.off('exit', onExit);
+      };
+      child.stdout!.on('data', onData);
+      child.on('exit', onExit);
+    });
+    child.stdout!.resume();
+    return new HttpFixture(child, port);
+  }
+
+  /** The URL of `path` on the fixture, e.g. `url('/json/mcp')`. */
+  url(p: string): string {
+    return `http://127.0.0.1:${this.port}${p}`;
+  }
+
+  async requests(): Promise<RecordedRequest[]> {
+    const r = await fetch(this.url('/_requests'));
+    return (await r.json()) as RecordedRequest[];
+  }
+
+  async reset(): Promise<void> {
+    await (await fetch(this.url('/_reset'), { method: 'POST' })).body?.cancel();
+  }
+
+  stop(): Promise<void> {
+    return stopProcess(this.child);
+  }
+}
+
+/** A port that was free a moment ago (for servers that take a port but cannot report one they picked). */
+export async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  srv.listen(0, '127.0.0.1');
+  await once(srv, 'listening');
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+/** `@modelcontextprotocol/server-everything` over HTTP, started on a free port. */
+export class EverythingHttpServer {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly port: number,
+  ) {}
+
+  /** Starts it in `mode`; retries with another port if the one picked was taken meanwhile. */
+  static async start(mode: 'streamableHttp' | 'sse'): Promise<EverythingHttpServer> {
+    let lastError: unknown;
+    for (let i = 0; i < 3; i++) {
+      const port = await freePort();
+      const child = spawn(process.execPath, [everythingPath, mode], {
+        env: { ...process.env, PORT: String(port) },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      try {
+        await waitForLine(child, /listening on port|running on port/i, 15000);
+        child.stderr!.resume(); // keep draining, or a chatty server would block on a full pipe
+        return new EverythingHttpServer(child, port);
+      } catch (err) {
+        lastError = err;
+        await stopProcess(child);
+      }
+    }
+    throw lastError;
+  }
+
+  url(p: string): string {
+    return `http://127.0.0.1:${this.port}${p}`;
+  }
+
+  stop(): Promise<void> {
+    return stopProcess(this.child);
+  }
+}
+
+function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => finish(new Error(`server printed no line matching ${pattern} within ${timeoutMs} ms:\n${text}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      if (pattern.test(text)) finish();
+    };
+    const onExit = (code: number | null) => finish(new Error(`server exited with ${code}:\n${text}`));
+    const finish = (err?: Error) => {
+      clearTimeout(timer);
+      child.stderr!.off('data', onData);
+      child.off('exit', onExit);
+      if (err) reject(err);
+      else resolve();
+    };
+    child.stderr!.on('data', onData);
+    child.on('exit', onExit);
+  });
+}

@@ -1,0 +1,186 @@
+import * as assert from 'node:assert/strict';
+import { JsonRpcConnection } from '../../../src/core/jsonrpc/connection';
+import { ConnectionClosedError } from '../../../src/core/jsonrpc/errors';
+import type { LegacySseOptions } from '../../../src/core/transports/sse';
+import { LegacySseTransport } from '../../../src/core/transports/sse';
+import type { TransportCloseInfo } from '../../../src/core/transports/transport';
+import { TransportHttpError, TransportParseError } from '../../../src/core/transports/transport';
+import { EverythingHttpServer, HttpFixture } from '../helpers/httpServers';
+import { MemoryLogger, waitFor } from '../helpers/logger';
+
+const PROTOCOL_VERSION = '2025-11-25';
+const initParams = { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'mcp-tasks-test', version: '0.0.0' } };
+
+interface Client {
+  log: MemoryLogger;
+  transport: LegacySseTransport;
+  conn: JsonRpcConnection;
+  errors: Error[];
+  closes: TransportCloseInfo[];
+}
+
+const open: Client[] = [];
+
+function client(url: string, options: Partial<LegacySseOptions> = {}): Client {
+  const log = new MemoryLogger();
+  const transport = new LegacySseTransport({ url, logger: log, serverName: 'legacy', ...options });
+  const conn = new JsonRpcConnection(transport, { logger: log, defaultTimeoutMs: 10_000 });
+  const c: Client = { log, transport, conn, errors: [], closes: [] };
+  // The connection installed its handlers; record on top of them.
+  const onerror = transport.onerror;
+  transport.onerror = (e) => {
+    c.errors.push(e);
+    onerror?.(e);
+  };
+  const onclose = transport.onclose;
+  transport.onclose = (info) => {
+    c.closes.push(info);
+    onclose?.(info);
+  };
+  open.push(c);
+  return c;
+}
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.conn.close()));
+});
+
+describe('LegacySseTransport against server-everything', function () {
+  this.timeout(30_000);
+  let server: EverythingHttpServer;
+  before(async () => (server = await EverythingHttpServer.start('sse')));
+  after(() => server?.stop());
+
+  it('initializes (the server answers 2025-11-25) and lists simulate-research-query as a required-task tool', async () => {
+    const c = client(server.url('/sse'), { serverName: 'everything' });
+    await c.conn.start();
+    assert.match(c.transport.endpointUrl ?? '', new RegExp(`^${server.url('/message')}\\?sessionId=`));
+    const result = await c.conn.requestRaw('initialize', initParams);
+    assert.equal(result.protocolVersion, PROTOCOL_VERSION);
+    assert.equal((result.serverInfo as { name: string }).name, 'mcp-servers/everything');
+    assert.ok((result.capabilities as { tasks?: unknown }).tasks, 'tasks capability');
+    c.transport.setProtocolVersion(PROTOCOL_VERSION);
+    await c.conn.notify('notifications/initialized');
+
+    const list = await c.conn.requestRaw('tools/list', {});
+    const tools = list.tools as Array<{ name: string; execution?: { taskSupport?: string } }>;
+    const research = tools.find((t) => t.name === 'simulate-research-query');
+    assert.ok(research, `tools: ${tools.map((t) => t.name).join(', ')}`);
+    assert.equal(research.execution?.taskSupport, 'required');
+
+    await c.conn.close();
+    assert.deepEqual(c.closes, [{ reason: 'closed by the client' }]);
+    assert.deepEqual(c.errors, []);
+  });
+});
+
+describe('LegacySseTransport against the http fixture', function () {
+  this.timeout(15_000);
+  let fx: HttpFixture;
+  before(async () => (fx = await HttpFixture.start()));
+  after(() => fx?.stop());
+  beforeEach(() => fx.reset());
+
+  it('resolves the relative endpoint, POSTs there, and reads answers from the stream', async () => {
+    const c = client(fx.url('/legacy/sse'));
+    await c.conn.start();
+    assert.match(c.transport.endpointUrl ?? '', new RegExp(`^${fx.url('/legacy/message')}\\?sid=\\d+$`));
+    assert.equal(c.transport.description, `sse: ${fx.url('/legacy/sse')}`);
+    const result = await c.conn.requestRaw('initialize', initParams);
+    assert.equal((result.serverInfo as { name: string }).name, 'http-fixture');
+    const echoed = await c.conn.requestRaw('tools/list', { cursor: 'b' });
+    assert.deepEqual(echoed, { method: 'tools/list', params: { cursor: 'b' } });
+  });
+
+  it('sends custom headers on GET and POST, MCP-Protocol-Version once set, and never logs secrets', async () => {
+    const c = client(fx.url('/legacy/sse'), { headers: { Authorization: 'Bearer s3cret-token', 'X-Team': 'red' } });
+    await c.conn.start();
+    await c.conn.requestRaw('initialize', initParams);
+    c.transport.setProtocolVersion(PROTOCOL_VERSION);
+    await c.conn.requestRaw('tools/list', {});
+    const [get, init, list] = await fx.requests();
+    assert.equal(get.method, 'GET');
+    assert.equal(get.headers.accept, 'text/event-stream');
+    for (const r of [get, init, list]) {
+      assert.equal(r.headers.authorization, 'Bearer s3cret-token');
+      assert.equal(r.headers['x-team'], 'red');
+    }
+    assert.equal(init.headers['content-type'], 'application/json');
+    assert.equal(init.headers['mcp-protocol-version'], undefined);
+    assert.equal(list.headers['mcp-protocol-version'], PROTOCOL_VERSION);
+    assert.ok(c.log.has('trace', /GET .*"authorization":"<redacted>"/), 'traffic is traced');
+    assert.doesNotMatch(c.log.text(), /s3cret/);
+  });
+
+  it('reports an event that is not JSON as a TransportParseError and keeps reading', async () => {
+    const c = client(fx.url('/legacy/sse'));
+    await c.conn.start();
+    const result = await c.conn.requestRaw('garbage/please', {});
+    assert.equal(result.method, 'garbage/please');
+    assert.equal(c.errors.length, 1);
+    assert.ok(c.errors[0] instanceof TransportParseError);
+    assert.equal(c.errors[0].text, 'garbage, not json');
+  });
+
+  it('closes once, with a reason, when the server ends the stream', async () => {
+    const c = client(fx.url('/legacy/sse'));
+    await c.conn.start();
+    await c.conn.notify('end/please');
+    await waitFor(() => c.closes.length > 0, 'onclose');
+    assert.equal(c.closes.length, 1);
+    assert.match(c.closes[0].reason, /server "legacy" ended the event stream/);
+    await assert.rejects(c.conn.requestRaw('tools/list', {}), ConnectionClosedError);
+    await assert.rejects(c.transport.send({ jsonrpc: '2.0', method: 'x' }), /is closed/);
+    await c.conn.close();
+    assert.equal(c.closes.length, 1);
+  });
+
+  it('close ends the stream on the server', async () => {
+    const c = client(fx.url('/legacy/sse'));
+    await c.conn.start();
+    const endpoint = c.transport.endpointUrl!;
+    await c.conn.close();
+    assert.deepEqual(c.closes, [{ reason: 'closed by the client' }]);
+    // The fixture forgets a session when its stream closes.
+    const post = async () => {
+      const r = await fetch(endpoint, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'x' }) });
+      await r.body?.cancel();
+      return r.status;
+    };
+    let status = 0;
+    for (let deadline = Date.now() + 5000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 10))) {
+      status = await post();
+      if (status === 404) break;
+    }
+    assert.equal(status, 404);
+  });
+
+  it('rejects start with a clear message when no endpoint event comes in time', async () => {
+    const c = client(fx.url('/legacy-silent/sse'), { endpointTimeoutMs: 200 });
+    await assert.rejects(c.conn.start(), (err: unknown) => {
+      assert.ok(err instanceof TransportHttpError);
+      assert.match(err.message, /^Server "legacy" opened an event stream at .* but named no "endpoint" within 0\.2 s; .*"type": "http"/);
+      return true;
+    });
+  });
+
+  it('refuses an endpoint on another origin', async () => {
+    const c = client(fx.url('/legacy-foreign/sse'));
+    await assert.rejects(c.conn.start(), /named an endpoint on another origin \(http:\/\/example\.invalid\)/);
+  });
+
+  it('explains HTTP 401: names the server and how to configure headers', async () => {
+    const c = client(fx.url('/auth/sse'), { serverName: 'guarded' });
+    await assert.rejects(c.conn.start(), (err: unknown) => {
+      assert.ok(err instanceof TransportHttpError);
+      assert.equal(err.status, 401);
+      assert.match(err.message, /^Server "guarded" refused the request \(HTTP 401 .*"Authorization": "Bearer \$\{input:token\}"/);
+      return true;
+    });
+  });
+
+  it('rejects a GET answer that is not an event stream', async () => {
+    const c = client(fx.url('/_requests'));
+    await assert.rejects(c.conn.start(), /answered GET .* with content type "application\/json" instead of an event stream/);
+  });
+});

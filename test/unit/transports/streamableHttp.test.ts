@@ -1,0 +1,359 @@
+import * as assert from 'node:assert/strict';
+import { JsonRpcConnection } from '../../../src/core/jsonrpc/connection';
+import { RpcError } from '../../../src/core/jsonrpc/errors';
+import type { StreamableHttpOptions } from '../../../src/core/transports/streamableHttp';
+import { StreamableHttpTransport } from '../../../src/core/transports/streamableHttp';
+import type { TransportCloseInfo } from '../../../src/core/transports/transport';
+import { TransportHttpError, TransportParseError } from '../../../src/core/transports/transport';
+import type { RecordedRequest } from '../helpers/httpServers';
+import { EverythingHttpServer, freePort, HttpFixture } from '../helpers/httpServers';
+import { MemoryLogger, waitFor } from '../helpers/logger';
+
+const PROTOCOL_VERSION = '2025-11-25';
+const clientInfo = { name: 'mcp-tasks-test', version: '0.0.0' };
+
+interface Client {
+  log: MemoryLogger;
+  transport: StreamableHttpTransport;
+  conn: JsonRpcConnection;
+  /** What the transport reported through `onerror` (the connection only logs it). */
+  errors: Error[];
+  closes: TransportCloseInfo[];
+}
+
+const open: Client[] = [];
+
+function client(url: string, options: Partial<StreamableHttpOptions> = {}): Client {
+  const log = new MemoryLogger();
+  const transport = new StreamableHttpTransport({
+    url,
+    logger: log,
+    serverName: 'fixture',
+    reconnect: { initialDelayMs: 20, maxDelayMs: 200, maxRetries: 3 },
+    ...options,
+  });
+  const conn = new JsonRpcConnection(transport, { logger: log, defaultTimeoutMs: 10_000 });
+  const c: Client = { log, transport, conn, errors: [], closes: [] };
+  // The connection installed its handlers; record on top of them.
+  const onerror = transport.onerror;
+  transport.onerror = (e) => {
+    c.errors.push(e);
+    onerror?.(e);
+  };
+  const onclose = transport.onclose;
+  transport.onclose = (info) => {
+    c.closes.push(info);
+    onclose?.(info);
+  };
+  open.push(c);
+  return c;
+}
+
+async function initialize(c: Client): Promise<Record<string, unknown>> {
+  await c.conn.start();
+  const result = await c.conn.requestRaw('initialize', { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo });
+  c.transport.setProtocolVersion(String(result.protocolVersion));
+  await c.conn.notify('notifications/initialized');
+  return result;
+}
+
+function warnings(c: Client): string[] {
+  return c.log.lines.filter((l) => l.level === 'warn' || l.level === 'error').map((l) => l.message);
+}
+
+/** A raw POST carrying a session id, to see whether the server still knows the session. */
+async function rawPing(url: string, sessionId: string): Promise<number> {
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'Mcp-Session-Id': sessionId,
+      'MCP-Protocol-Version': PROTOCOL_VERSION,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'ping' }),
+  });
+  await r.body?.cancel();
+  return r.status;
+}
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.conn.close()));
+});
+
+describe('StreamableHttpTransport against server-everything', function () {
+  this.timeout(30_000);
+  let server: EverythingHttpServer;
+  before(async () => (server = await EverythingHttpServer.start('streamableHttp')));
+  after(() => server?.stop());
+
+  it('initializes at 2025-11-25, lists simulate-research-query as a required-task tool, opens the GET stream, and deletes the session on close', async () => {
+    const c = client(server.url('/mcp'), { serverName: 'everything' });
+    const result = await initialize(c);
+    assert.equal(result.protocolVersion, PROTOCOL_VERSION);
+    assert.equal((result.serverInfo as { name: string }).name, 'mcp-servers/everything');
+    assert.ok((result.capabilities as { tasks?: unknown }).tasks, 'tasks capability');
+    const sessionId = c.transport.sessionId;
+    assert.ok(sessionId, 'the server assigned a session id');
+    assert.equal(c.transport.protocolVersion, PROTOCOL_VERSION);
+
+    const list = await c.conn.requestRaw('tools/list', {});
+    const tools = list.tools as Array<{ name: string; execution?: { taskSupport?: string } }>;
+    const research = tools.find((t) => t.name === 'simulate-research-query');
+    assert.ok(research, `tools: ${tools.map((t) => t.name).join(', ')}`);
+    assert.equal(research.execution?.taskSupport, 'required');
+
+    await waitFor(() => c.log.has('debug', /Opened the server stream/), 'the GET stream to open');
+    assert.equal(await rawPing(server.url('/mcp'), sessionId), 200, 'the session is alive before close');
+
+    await c.conn.close();
+    assert.equal(c.transport.sessionId, undefined);
+    // server-everything answers 400 (not 404) for a session it no longer has.
+    assert.notEqual(await rawPing(server.url('/mcp'), sessionId), 200, 'the session was deleted');
+    assert.deepEqual(warnings(c), []);
+    assert.deepEqual(c.errors, []);
+  });
+
+  it('keeps the session with keepSessionOnClose, and a new transport resumes it', async () => {
+    const first = client(server.url('/mcp'), { serverName: 'everything' });
+    await initialize(first);
+    const sessionId = first.transport.sessionId!;
+    first.transport.keepSessionOnClose = true;
+    await first.conn.close();
+    assert.equal(first.transport.sessionId, sessionId);
+    assert.equal(first.transport.protocolVersion, PROTOCOL_VERSION);
+
+    const resumed = client(server.url('/mcp'), { serverName: 'everything', sessionId, protocolVersion: PROTOCOL_VERSION });
+    await resumed.conn.start();
+    const list = await resumed.conn.requestRaw('tools/list', {});
+    assert.ok((list.tools as unknown[]).length > 0);
+    await resumed.conn.close();
+    assert.notEqual(await rawPing(server.url('/mcp'), sessionId), 200, 'closing the resumed transport deleted the session');
+  });
+});
+
+describe('StreamableHttpTransport against the http fixture', function () {
+  this.timeout(15_000);
+  let fx: HttpFixture;
+  before(async () => (fx = await HttpFixture.start()));
+  after(() => fx?.stop());
+  beforeEach(() => fx.reset());
+
+  const byMethod = async (method: string): Promise<RecordedRequest[]> => (await fx.requests()).filter((r) => r.method === method);
+
+  it('handles a JSON answer, adopts the session id, and splits a JSON batch', async () => {
+    const c = client(fx.url('/json/mcp'));
+    const result = await initialize(c);
+    assert.equal((result.serverInfo as { name: string }).name, 'http-fixture');
+    assert.match(c.transport.sessionId ?? '', /^s-\d+$/);
+    assert.equal(c.transport.description, `http: ${fx.url('/json/mcp')}`);
+
+    const echoed = await c.conn.requestRaw('tools/list', { cursor: 'a' });
+    assert.deepEqual(echoed, { method: 'tools/list', params: { cursor: 'a' } });
+
+    const notes: unknown[] = [];
+    c.conn.onNotification('notifications/message', (p) => notes.push(p));
+    const batched = await c.conn.requestRaw('batch/please', {});
+    assert.equal(batched.method, 'batch/please');
+    assert.deepEqual(notes, [{ level: 'info', data: 'batched' }]);
+  });
+
+  it('handles an SSE answer: messages before the response, then the response', async () => {
+    const c = client(fx.url('/sse/mcp'));
+    await initialize(c);
+    const notes: unknown[] = [];
+    c.conn.onNotification('notifications/message', (p) => notes.push(p));
+    const result = await c.conn.requestRaw('tools/list', {});
+    assert.equal(result.method, 'tools/list');
+    assert.deepEqual(notes, [{ level: 'info', data: 'before tools/list' }]);
+  });
+
+  for (const hard of [false, true]) {
+    it(`resumes an answer stream ${hard ? 'cut' : 'ended'} before the response with GET and the last event id`, async () => {
+      const c = client(fx.url('/cut/mcp'));
+      await initialize(c);
+      const progress: number[] = [];
+      const result = await c.conn.requestRaw('tools/call', { hard }, { onprogress: (p) => progress.push(p.progress) });
+      assert.equal(result.method, 'tools/call');
+      assert.deepEqual(progress, [1]);
+      // The two ways a stream drops: a clean end and a connection error.
+      if (hard) assert.ok(c.log.has('debug', /answer stream of tools\/call .* was cut after 2 event/), c.log.text());
+      else assert.ok(c.log.has('trace', /answer stream of tools\/call .* ended after 2 event/), c.log.text());
+      const resumes = (await byMethod('GET')).filter((r) => r.headers['last-event-id'] !== undefined);
+      assert.equal(resumes.length, 1);
+      assert.equal(resumes[0].headers['last-event-id'], 'cut-2');
+      assert.equal(resumes[0].headers.accept, 'text/event-stream');
+      assert.equal(resumes[0].headers['mcp-session-id'], c.transport.sessionId);
+      assert.deepEqual(warnings(c), []);
+    });
+  }
+
+  it('fails a request at once when its answer stream ends without an event id to resume from', async () => {
+    const c = client(fx.url('/cutnoid/mcp'));
+    await initialize(c);
+    const started = Date.now();
+    await assert.rejects(c.conn.requestRaw('tools/call', {}, { timeoutMs: 10_000 }), (err: unknown) => {
+      assert.ok(err instanceof RpcError);
+      assert.match(err.message, /Server "fixture" dropped the stream carrying the answer/);
+      return true;
+    });
+    assert.ok(Date.now() - started < 5000, 'failed before the timeout');
+  });
+
+  it('reconnects the GET stream with Last-Event-ID when the server ends it', async () => {
+    const c = client(fx.url('/sse/mcp'));
+    const got: string[] = [];
+    c.conn.onNotification('notifications/tools/list_changed', () => got.push('tools'));
+    c.conn.onNotification('notifications/resources/list_changed', (p) => got.push(`resources after ${String(p?.resumedAfter)}`));
+    await initialize(c);
+    await waitFor(() => got.length === 2, 'two messages on the GET stream');
+    assert.deepEqual(got, ['tools', 'resources after g-1']);
+    const gets = await byMethod('GET');
+    assert.equal(gets.length, 2);
+    assert.equal(gets[0].headers['last-event-id'], undefined);
+    assert.equal(gets[1].headers['last-event-id'], 'g-1');
+    assert.equal(c.transport.listening, true);
+  });
+
+  it('stops quietly when GET is answered 405', async () => {
+    const c = client(fx.url('/json/mcp'));
+    await initialize(c);
+    await waitFor(() => c.log.has('debug', /No server stream: .*405/), 'the 405 to be seen');
+    assert.equal(c.transport.listening, false);
+    assert.equal((await byMethod('GET')).length, 1);
+    assert.deepEqual(warnings(c), []);
+    assert.deepEqual(c.errors, []);
+    // Requests still work.
+    assert.equal((await c.conn.requestRaw('tools/list', {})).method, 'tools/list');
+  });
+
+  for (const [scenario, status] of [
+    ['auth', 401],
+    ['forbidden', 403],
+  ] as const) {
+    it(`explains HTTP ${status}: names the server and how to configure headers`, async () => {
+      const c = client(fx.url(`/${scenario}/mcp`), { serverName: 'guarded' });
+      await c.conn.start();
+      await assert.rejects(c.conn.requestRaw('initialize', { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo }), (err: unknown) => {
+        assert.ok(err instanceof TransportHttpError);
+        assert.equal(err.status, status);
+        assert.match(err.message, new RegExp(`^Server "guarded" refused the request \\(HTTP ${status} `));
+        assert.match(err.message, /add it under "headers" in its configuration, e\.g\. "Authorization": "Bearer \$\{input:token\}"/);
+        return true;
+      });
+    });
+  }
+
+  it('reports other statuses with the status and the first 200 characters of the body', async () => {
+    const c = client(fx.url('/fail/mcp'));
+    await c.conn.start();
+    await assert.rejects(c.conn.requestRaw('initialize', {}), (err: unknown) => {
+      assert.ok(err instanceof TransportHttpError);
+      assert.equal(err.status, 500);
+      assert.match(err.message, /^Server "fixture" answered HTTP 500 /);
+      const body = /: (\{.*)$/.exec(err.message)?.[1] ?? '';
+      assert.equal(body.length, 200);
+      assert.ok(body.startsWith('{"error":"xxx'));
+      return true;
+    });
+  });
+
+  it('names the URL when the server cannot be reached', async () => {
+    const url = `http://127.0.0.1:${await freePort()}/mcp`;
+    const c = client(url);
+    await c.conn.start();
+    await assert.rejects(c.conn.requestRaw('initialize', {}), (err: unknown) => {
+      assert.ok(err instanceof TransportHttpError);
+      assert.equal(err.message, `Could not reach server "fixture" at ${url}: connection refused (ECONNREFUSED): is the server running?`);
+      return true;
+    });
+  });
+
+  it('sends custom headers, the session id, and MCP-Protocol-Version once set, and never logs secrets', async () => {
+    const c = client(fx.url('/json/mcp'), { headers: { Authorization: 'Bearer s3cret-token', 'X-Team': 'blue' } });
+    await c.conn.start();
+    await c.conn.requestRaw('initialize', { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo });
+    await c.conn.requestRaw('before/version', {});
+    c.transport.setProtocolVersion(PROTOCOL_VERSION);
+    await c.conn.requestRaw('after/version', {});
+
+    const [init, before, after] = await byMethod('POST');
+    for (const r of [init, before, after]) {
+      assert.equal(r.headers.authorization, 'Bearer s3cret-token');
+      assert.equal(r.headers['x-team'], 'blue');
+      assert.equal(r.headers['content-type'], 'application/json');
+      assert.equal(r.headers.accept, 'application/json, text/event-stream');
+    }
+    assert.equal(init.headers['mcp-session-id'], undefined);
+    assert.equal(init.headers['mcp-protocol-version'], undefined);
+    assert.equal(before.headers['mcp-session-id'], c.transport.sessionId);
+    assert.equal(before.headers['mcp-protocol-version'], undefined);
+    assert.equal(after.headers['mcp-protocol-version'], PROTOCOL_VERSION);
+    assert.ok(c.log.lines.some((l) => l.level === 'trace' && /POST .*"authorization":"<redacted>"/.test(l.message)), 'traffic is traced');
+    assert.doesNotMatch(c.log.text(), /s3cret/);
+  });
+
+  it('sends DELETE with the session id on close, and fires onclose once', async () => {
+    const c = client(fx.url('/json/mcp'));
+    await initialize(c);
+    const sessionId = c.transport.sessionId;
+    await Promise.all([c.transport.close(), c.transport.close()]);
+    const deletes = await byMethod('DELETE');
+    assert.equal(deletes.length, 1);
+    assert.equal(deletes[0].headers['mcp-session-id'], sessionId);
+    assert.equal(deletes[0].headers['mcp-protocol-version'], PROTOCOL_VERSION);
+    assert.equal(c.transport.sessionId, undefined);
+    assert.deepEqual(c.closes, [{ reason: 'closed by the client' }]);
+    await assert.rejects(c.transport.send({ jsonrpc: '2.0', method: 'x' }), /is closed/);
+  });
+
+  it('sends no DELETE with keepSessionOnClose and keeps the session readable', async () => {
+    const c = client(fx.url('/json/mcp'));
+    await initialize(c);
+    const sessionId = c.transport.sessionId;
+    c.transport.keepSessionOnClose = true;
+    await c.conn.close();
+    assert.equal((await byMethod('DELETE')).length, 0);
+    assert.equal(c.transport.sessionId, sessionId);
+    assert.equal(c.transport.protocolVersion, PROTOCOL_VERSION);
+    assert.equal(c.closes.length, 1);
+  });
+
+  it('ends the open GET stream on close and still deletes the session', async () => {
+    // The GET stream of /sse stays open after its resume.
+    const c = client(fx.url('/sse/mcp'));
+    await initialize(c);
+    await waitFor(() => c.log.has('debug', /Resumed after event g-1/), 'the resumed GET stream');
+    await c.conn.close();
+    assert.equal(c.transport.listening, false);
+    assert.equal((await byMethod('DELETE')).length, 1);
+  });
+
+  it('treats 404 on a request with a session id as an expired session', async () => {
+    const c = client(fx.url('/json/mcp'));
+    await initialize(c);
+    const sessionId = c.transport.sessionId!;
+    await (await fetch(fx.url('/json/mcp'), { method: 'DELETE', headers: { 'Mcp-Session-Id': sessionId } })).body?.cancel();
+    await assert.rejects(c.conn.requestRaw('tools/list', {}), (err: unknown) => {
+      assert.ok(err instanceof TransportHttpError);
+      assert.equal(err.status, 404);
+      assert.match(err.message, new RegExp(`Server "fixture" no longer knows session ${sessionId} \\(HTTP 404\\): it expired`));
+      return true;
+    });
+    assert.equal(c.transport.sessionId, undefined);
+    // A new initialize on the same transport starts a new session.
+    await c.conn.requestRaw('initialize', { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo });
+    assert.ok(c.transport.sessionId && c.transport.sessionId !== sessionId);
+  });
+
+  it('reports SSE data that is not JSON as a TransportParseError and keeps reading', async () => {
+    const c = client(fx.url('/garbage/mcp'));
+    await initialize(c);
+    const result = await c.conn.requestRaw('tools/list', {});
+    assert.equal(result.method, 'tools/list');
+    assert.equal(c.errors.length, 1);
+    assert.ok(c.errors[0] instanceof TransportParseError);
+    assert.equal(c.errors[0].text, 'this is { not json');
+    assert.match(c.errors[0].message, /Server "fixture" sent an event that is not JSON/);
+  });
+});
