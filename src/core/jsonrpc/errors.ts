@@ -46,3 +46,11 @@ export class ConnectionClosedError extends RpcError {
     super(ErrorCode.ConnectionClosed, `Connection closed: ${reason}`);
   }
 }
+
+/**
+ * Whether an error is a JSON-RPC error the peer sent (as opposed to a local timeout, a closed
+ * connection or a result that failed validation, which are subclasses).
+ */
+export function isPeerError(err: unknown): err is RpcError {
+  return err instanceof RpcError && Object.getPrototypeOf(err) === RpcError.prototype;
+}

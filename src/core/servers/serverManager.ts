@@ -12,6 +12,7 @@ import { DisposableBase, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { prefixed } from '../util/log';
 import { errorMessage } from '../util/abort';
+import type { SessionSource } from '../tasks/engine';
 
 /** Where a server stands. `blocked`: not allowed to start (an untrusted workspace, for one). */
 export type ServerStateKind = 'idle' | 'connecting' | 'connected' | 'error' | 'blocked';
@@ -68,7 +69,7 @@ interface Entry {
  * The configured servers and their connections. Servers connect lazily (`getSession`), so
  * servers that VS Code itself also runs from the same `mcp.json` are not all started twice.
  */
-export class ServerManager extends DisposableBase {
+export class ServerManager extends DisposableBase implements SessionSource {
   private readonly entries = new Map<string, Entry>();
   private configErrors: ConfigError[] = [];
   private readonly _onDidChange = this._register(new Emitter<ServerSnapshot | undefined>());
@@ -154,6 +155,17 @@ export class ServerManager extends DisposableBase {
     });
     entry.connecting = p;
     return p;
+  }
+
+  /** The name users know a server by. */
+  label(id: string): string {
+    return this.entries.get(id)?.config.label ?? id;
+  }
+
+  /** A stdio server's tasks die with its process; a remote server keeps them across connections. */
+  tasksOutliveConnection(id: string): boolean {
+    const type = this.entries.get(id)?.config.type;
+    return type !== undefined && type !== 'stdio';
   }
 
   /** The session if connected now, without connecting. */

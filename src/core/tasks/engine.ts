@@ -1,0 +1,768 @@
+import { randomUUID } from 'node:crypto';
+import type { Progress } from '../jsonrpc/connection';
+import { ErrorCode, RpcError, isPeerError } from '../jsonrpc/errors';
+import { describeIssues } from '../jsonrpc/messages';
+import type { Task, TaskStatus } from '../protocol/schemas';
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  ListTasksResultSchema,
+  MODEL_IMMEDIATE_RESPONSE_META,
+  RELATED_TASK_META,
+  TaskSchema,
+} from '../protocol/schemas';
+import type { McpSession } from '../protocol/session';
+import type { TransportCloseInfo } from '../transports/transport';
+import { errorMessage } from '../util/abort';
+import type { Disposable, Event } from '../util/event';
+import { DisposableBase, DisposableStore, Emitter } from '../util/event';
+import type { Logger } from '../util/log';
+import type { ExecutionPreference } from './policy';
+import { decideExecution, mayRetryAsTask, serverAcceptsToolTasks } from './policy';
+import { PollScheduler } from './scheduler';
+import type { LocalTaskStatus } from './status';
+import { canTransition, isServerTerminal, isTerminal } from './status';
+import type { TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
+import { taskKey } from './types';
+
+/** How the engine reaches servers; the server manager implements it. */
+export interface SessionSource {
+  /** The live session, connecting first if needed. */
+  getSession(serverId: string): Promise<McpSession>;
+  /** The name users know the server by, for the log. */
+  label(serverId: string): string;
+  /** False for stdio: a new process does not know the tasks of the one that died. */
+  tasksOutliveConnection(serverId: string): boolean;
+}
+
+/** What a handler of a server's request (elicitation, sampling) learns about it. */
+export interface ServerRequestContext {
+  serverId: string;
+  /** The tracked task the request belongs to (related-task `_meta`), if any. */
+  task?: TaskSnapshot;
+  /** The related task id the server named, even when the task is not tracked here. */
+  relatedTaskId?: string;
+  signal: AbortSignal;
+}
+
+export type ServerRequestHandler = (params: Record<string, unknown> | undefined, ctx: ServerRequestContext) => Promise<Record<string, unknown>>;
+
+/** Handlers of the requests servers send to the client while their tasks run. */
+export interface ClientRequestHandlers {
+  elicitation?: { handle: ServerRequestHandler; url?: boolean };
+  sampling?: { handle: ServerRequestHandler };
+}
+
+export interface TaskEngineOptions {
+  logger: Logger;
+  sessions: SessionSource;
+  handlers?: ClientRequestHandlers;
+  /** `task.ttl` sent with new tasks (ms); undefined lets the server choose. */
+  defaultTtlMs?: () => number | undefined;
+  /** Fetch the outcome as soon as a task completes or fails. */
+  autoFetchResults?: () => boolean;
+  /** Bounds for a server's `pollInterval`, and the interval when it sends none (ms). */
+  minPollMs?: number;
+  maxPollMs?: number;
+  defaultPollMs?: number;
+  /** Timeout of `tasks/get`, `tasks/cancel` and `tasks/list` requests (ms). */
+  requestTimeoutMs?: number;
+  /** The most pages `tasks/list` follows. */
+  maxListPages?: number;
+  now?: () => number;
+  random?: () => number;
+}
+
+export interface CallToolOptions {
+  arguments?: Record<string, unknown>;
+  /** Overrides the default ttl for this task (ms). */
+  ttlMs?: number;
+  preference?: ExecutionPreference;
+  origin?: TaskOrigin;
+  signal?: AbortSignal;
+}
+
+interface Rec {
+  snap: TaskSnapshot;
+  progressToken?: string;
+  /** Progress subscription on the current session. */
+  progress?: Disposable;
+  /** A `tasks/get` in flight. */
+  polling?: boolean;
+  /** A `tasks/result` in flight, shared by everyone who waits for the outcome. */
+  resultCall?: Promise<TaskOutcome | undefined>;
+  /** Aborts a direct call. */
+  direct?: AbortController;
+}
+
+/** A server that could not be reached: its polls wait `delay` ms, doubling up to a minute. */
+interface Backoff {
+  delay: number;
+}
+
+const MAX_BACKOFF_MS = 60_000;
+
+/**
+ * Runs tools as tasks and follows every task to its end, as the 2025-11-25 spec says: polling
+ * `tasks/get` at each task's `pollInterval` from one scheduler, applying status notifications,
+ * checking every transition, answering `input_required` through `tasks/result`, fetching
+ * outcomes, cancelling, listing, and telling expired and lost tasks apart. Every task is a plain
+ * snapshot; changes come as events.
+ */
+export class TaskEngine extends DisposableBase {
+  private readonly recs = new Map<string, Rec>();
+  private readonly scheduler: PollScheduler;
+  private readonly backoff = new Map<string, Backoff>();
+  private readonly attached = new Map<string, { session: McpSession; store: DisposableStore }>();
+  private readonly _onDidChange = this._register(new Emitter<TaskSnapshot>());
+  private readonly _onDidRemove = this._register(new Emitter<string>());
+  private readonly lifetime = new AbortController();
+  private readonly log: Logger;
+  private readonly now: () => number;
+  private readonly random: () => number;
+  private readonly minPoll: number;
+  private readonly maxPoll: number;
+  private readonly defaultPoll: number;
+  private readonly timeoutMs: number;
+
+  /** A task was added or changed (its new snapshot). */
+  readonly onDidChange: Event<TaskSnapshot> = this._onDidChange.event;
+  /** A task was removed from tracking (its key). */
+  readonly onDidRemove: Event<string> = this._onDidRemove.event;
+
+  constructor(private readonly options: TaskEngineOptions) {
+    super();
+    this.log = options.logger;
+    this.now = options.now ?? Date.now;
+    this.random = options.random ?? Math.random;
+    this.minPoll = options.minPollMs ?? 250;
+    this.maxPoll = options.maxPollMs ?? 60_000;
+    this.defaultPoll = options.defaultPollMs ?? 2_000;
+    this.timeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.scheduler = new PollScheduler((key) => void this.poll(key), this.now);
+  }
+
+  // ── Queries ────────────────────────────────────────────────────────────────────────────────
+
+  get(key: string): TaskSnapshot | undefined {
+    return this.recs.get(key)?.snap;
+  }
+
+  find(serverId: string, taskId: string): TaskSnapshot | undefined {
+    return this.get(taskKey(serverId, taskId));
+  }
+
+  list(): TaskSnapshot[] {
+    return [...this.recs.values()].map((r) => r.snap);
+  }
+
+  /** Tasks being polled now (for diagnostics and tests). */
+  get followedCount(): number {
+    return this.scheduler.size;
+  }
+
+  /** The capabilities the client declares for what its handlers implement. */
+  clientCapabilities(): Record<string, unknown> {
+    const caps: Record<string, unknown> = {};
+    const h = this.options.handlers;
+    if (h?.elicitation) caps.elicitation = h.elicitation.url ? { form: {}, url: {} } : { form: {} };
+    if (h?.sampling) caps.sampling = {};
+    return caps;
+  }
+
+  // ── Sessions ───────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Registers the engine's handlers on a new session of `serverId` (before it initializes, so
+   * nothing the server sends early is missed), and re-attaches live tasks once it is up.
+   */
+  attachSession(serverId: string, session: McpSession): void {
+    this.attached.get(serverId)?.store.dispose();
+    const store = new DisposableStore();
+    this.attached.set(serverId, { session, store });
+    store.add(
+      session.connection.onNotification('notifications/tasks/status', (params) => {
+        const parsed = TaskSchema.safeParse(params);
+        if (!parsed.success) {
+          this.log.warn(`[${this.label(serverId)}] Ignored an invalid notifications/tasks/status: ${describeIssues(parsed.error.issues)}`);
+          return;
+        }
+        const rec = this.recs.get(taskKey(serverId, parsed.data.taskId));
+        if (rec) this.applyServerTask(rec, parsed.data, 'notification');
+        else this.log.debug(`[${this.label(serverId)}] Status notification for a task not tracked here: ${parsed.data.taskId}`);
+      }),
+    );
+    const route = (handler: ServerRequestHandler) => (params: Record<string, unknown> | undefined, ctx: { signal: AbortSignal; meta?: Record<string, unknown> }) => {
+      const related = ctx.meta?.[RELATED_TASK_META] as { taskId?: unknown } | undefined;
+      const relatedTaskId = typeof related?.taskId === 'string' ? related.taskId : undefined;
+      const task = relatedTaskId !== undefined ? this.find(serverId, relatedTaskId) : undefined;
+      return handler(params, { serverId, task, relatedTaskId, signal: ctx.signal });
+    };
+    const h = this.options.handlers;
+    if (h?.elicitation) store.add(session.onRequest('elicitation/create', route(h.elicitation.handle)));
+    if (h?.sampling) store.add(session.onRequest('sampling/createMessage', route(h.sampling.handle)));
+    store.add(session.onClose((info) => this.sessionClosed(serverId, session, info)));
+    for (const rec of this.recs.values()) {
+      if (rec.snap.serverId !== serverId || isTerminal(rec.snap.status) || rec.snap.kind !== 'task') continue;
+      this.subscribeProgress(rec, session);
+      // Re-attach by id as soon as the session is up.
+      this.scheduler.schedule(rec.snap.key, this.now());
+    }
+  }
+
+  private sessionClosed(serverId: string, session: McpSession, info: TransportCloseInfo): void {
+    const a = this.attached.get(serverId);
+    if (a?.session !== session) return;
+    a.store.dispose();
+    this.attached.delete(serverId);
+    const outlive = this.options.sessions.tasksOutliveConnection(serverId);
+    for (const rec of this.recs.values()) {
+      if (rec.snap.serverId !== serverId || isTerminal(rec.snap.status)) continue;
+      rec.progress?.dispose();
+      rec.progress = undefined;
+      rec.direct?.abort(new Error(`the connection closed: ${info.reason}`));
+      if (!outlive && rec.snap.kind === 'task') this.gone(rec, `the server's process ended (${info.reason})`, false);
+    }
+  }
+
+  // ── Running tools ──────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Calls a tool: as a task where the server and the tool allow it (T-TOOL), else as a plain
+   * call that is still tracked. Resolves with the first snapshot as soon as the server answers
+   * (a task) or the call is sent (a direct call, whose outcome arrives as a change).
+   */
+  async callTool(serverId: string, toolName: string, options: CallToolOptions = {}): Promise<TaskSnapshot> {
+    const session = await this.options.sessions.getSession(serverId);
+    const tools = await session.listTools({ signal: options.signal });
+    const tool = tools.find((t) => t.name === toolName);
+    if (!tool) throw new Error(`Server "${this.label(serverId)}" has no tool named "${toolName}".`);
+    const accepts = serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion);
+    const taskSupport = tool.execution?.taskSupport;
+    const decision = decideExecution(accepts, taskSupport, options.preference);
+    if (decision.mode === 'refuse') throw new Error(`Cannot call "${toolName}" on "${this.label(serverId)}": ${decision.reason}.`);
+    if (decision.mode === 'task') return this.startTask(serverId, session, toolName, options);
+    return this.startDirect(serverId, session, toolName, options, mayRetryAsTask(accepts, taskSupport));
+  }
+
+  private async startTask(serverId: string, session: McpSession, toolName: string, options: CallToolOptions): Promise<TaskSnapshot> {
+    const token = `mcp-tasks-${randomUUID()}`;
+    // T-REQ-8: the token stays ours for the whole task, so progress sent after the
+    // CreateTaskResult still arrives. Subscribed before sending: progress may come first.
+    const early: Progress[] = [];
+    const ref: { rec?: Rec } = {};
+    const sub = session.onProgress(token, (p) => (ref.rec ? this.applyProgress(ref.rec, p) : early.push(p)));
+    const ttl = options.ttlMs ?? this.options.defaultTtlMs?.();
+    const params: Record<string, unknown> = {
+      name: toolName,
+      arguments: options.arguments ?? {},
+      task: ttl !== undefined ? { ttl } : {},
+      _meta: { progressToken: token },
+    };
+    let raw: Record<string, unknown>;
+    try {
+      raw = await session.connection.requestRaw('tools/call', params, { signal: options.signal, timeoutMs: this.timeoutMs });
+    } catch (err) {
+      sub.dispose();
+      throw err;
+    }
+    const created = CreateTaskResultSchema.safeParse(raw);
+    if (!created.success) {
+      sub.dispose();
+      // A server that ignored `task` and answered the tool's result: keep it, as a direct call.
+      const direct = CallToolResultSchema.safeParse(raw);
+      if (direct.success) {
+        this.log.warn(`[${this.label(serverId)}] ${toolName}: the server answered a task-augmented call with the tool's result instead of a task`);
+        const r = this.addRec(this.directSnapshot(serverId, toolName, options));
+        this.finishDirect(r, { kind: 'result', result: direct.data });
+        return r.snap;
+      }
+      throw new RpcError(ErrorCode.InvalidParams, `Server "${this.label(serverId)}" answered tools/call with neither a task nor a tool result: ${describeIssues(created.error.issues)}`);
+    }
+    const { task, _meta } = created.data;
+    const immediate = _meta?.[MODEL_IMMEDIATE_RESPONSE_META];
+    const key = taskKey(serverId, task.taskId);
+    if (this.recs.has(key)) {
+      sub.dispose();
+      throw new Error(`Server "${this.label(serverId)}" reused the id of a task it already created: ${task.taskId}`);
+    }
+    const rec = (ref.rec = this.addRec(
+      {
+        key,
+        serverId,
+        taskId: task.taskId,
+        kind: 'task',
+        toolName,
+        arguments: options.arguments,
+        status: 'working',
+        statusMessage: task.statusMessage,
+        createdAt: validDate(task.createdAt, this.now()),
+        lastUpdatedAt: validDate(task.lastUpdatedAt, this.now()),
+        ttl: sanitizeTtl(task.ttl),
+        pollInterval: task.pollInterval,
+        immediateResponse: typeof immediate === 'string' ? immediate : undefined,
+        origin: options.origin ?? 'user',
+      },
+      token,
+    ));
+    rec.progress = sub;
+    this.log.info(`[${this.label(serverId)}] Task ${task.taskId} created for ${toolName} (ttl ${task.ttl ?? 'unlimited'} ms, poll ${task.pollInterval ?? '-'} ms)`);
+    for (const p of early) this.applyProgress(rec, p);
+    // T-LIFE-1: a task starts working; a server that says otherwise is applied through the table.
+    if (task.status !== 'working') this.applyServerTask(rec, task, 'create');
+    else this.scheduleNext(rec);
+    return rec.snap;
+  }
+
+  private directSnapshot(serverId: string, toolName: string, options: CallToolOptions): TaskSnapshot {
+    const now = new Date(this.now()).toISOString();
+    const taskId = `direct-${randomUUID()}`;
+    return {
+      key: taskKey(serverId, taskId),
+      serverId,
+      taskId,
+      kind: 'direct',
+      toolName,
+      arguments: options.arguments,
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttl: null,
+      origin: options.origin ?? 'user',
+    };
+  }
+
+  private async startDirect(serverId: string, session: McpSession, toolName: string, options: CallToolOptions, retryAsTask: boolean): Promise<TaskSnapshot> {
+    const rec = this.addRec(this.directSnapshot(serverId, toolName, options));
+    const abort = (rec.direct = new AbortController());
+    const signals = [abort.signal, this.lifetime.signal, ...(options.signal ? [options.signal] : [])];
+    this.log.info(`[${this.label(serverId)}] Direct call of ${toolName} (not a task)`);
+    const run = async () => {
+      try {
+        const result = await session.request('tools/call', { name: toolName, arguments: options.arguments ?? {} }, CallToolResultSchema, {
+          signal: AbortSignal.any(signals),
+          timeoutMs: this.timeoutMs,
+          onprogress: (p) => this.applyProgress(rec, p),
+          resetTimeoutOnProgress: true,
+        });
+        this.finishDirect(rec, { kind: 'result', result });
+      } catch (err) {
+        if (retryAsTask && isPeerError(err) && err.code === ErrorCode.InvalidRequest) {
+          this.log.info(`[${this.label(serverId)}] ${toolName}: the server requires task augmentation (-32600: ${err.message}); calling it again as a task`);
+          this.remove(rec.snap.key);
+          try {
+            await this.startTask(serverId, session, toolName, options);
+          } catch (e) {
+            this.log.error(`[${this.label(serverId)}] ${toolName}: the retry as a task failed: ${errorMessage(e)}`);
+          }
+          return;
+        }
+        if (abort.signal.aborted) return this.update(rec, { status: 'cancelled', statusMessage: 'Cancelled by the user' });
+        const outcome: TaskOutcome | undefined = isPeerError(err) ? { kind: 'error', error: err.toJSON() } : undefined;
+        this.finishDirect(rec, outcome, errorMessage(err));
+      }
+    };
+    void run();
+    return rec.snap;
+  }
+
+  private finishDirect(rec: Rec, outcome: TaskOutcome | undefined, note?: string): void {
+    rec.direct = undefined;
+    const failed = !outcome || outcome.kind === 'error' || outcome.result.isError === true;
+    this.update(rec, {
+      status: failed ? 'failed' : 'completed',
+      outcome,
+      outcomeFetchedAt: outcome ? new Date(this.now()).toISOString() : undefined,
+      note,
+    });
+    this.log.info(`[${this.label(rec.snap.serverId)}] Direct call of ${rec.snap.toolName} ${failed ? 'failed' : 'completed'}${note ? `: ${note}` : ''}`);
+  }
+
+  // ── Following tasks ────────────────────────────────────────────────────────────────────────
+
+  /** Polls one task now (also what the scheduler calls). */
+  async poll(key: string): Promise<void> {
+    const rec = this.recs.get(key);
+    if (!rec || rec.snap.kind !== 'task' || isTerminal(rec.snap.status) || rec.polling) return;
+    const { serverId, taskId } = rec.snap;
+    rec.polling = true;
+    try {
+      const session = await this.reach(serverId);
+      if (!session) return;
+      // T-REQ-9: the taskId param is the truth; no related-task _meta on tasks/get.
+      const task = await session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.timeoutMs, signal: this.lifetime.signal });
+      this.applyServerTask(rec, task, 'poll');
+    } catch (err) {
+      if (isPeerError(err) && err.code === ErrorCode.InvalidParams) this.gone(rec, `the server no longer knows the task (${err.message})`, true);
+      else if (!this.lifetime.signal.aborted) this.log.warn(`[${this.label(serverId)}] tasks/get ${taskId} failed: ${errorMessage(err)}`);
+    } finally {
+      rec.polling = false;
+      if (this.recs.get(key) === rec && !isTerminal(rec.snap.status) && !this.scheduler.has(key)) this.scheduleNext(rec);
+    }
+  }
+
+  /** The session of a server for polling, or undefined while it is backing off after failures. */
+  private async reach(serverId: string): Promise<McpSession | undefined> {
+    try {
+      const s = await this.options.sessions.getSession(serverId);
+      this.backoff.delete(serverId);
+      return s;
+    } catch (err) {
+      const b = this.backoff.get(serverId) ?? { delay: 500 };
+      b.delay = Math.min(b.delay * 2, MAX_BACKOFF_MS);
+      this.backoff.set(serverId, b);
+      this.log.warn(`[${this.label(serverId)}] Cannot reach the server to follow its tasks (${errorMessage(err)}); retrying in ${Math.round(b.delay / 1000)} s`);
+      return undefined;
+    }
+  }
+
+  /**
+   * The next poll: at the task's pollInterval, clamped to sane bounds, plus up to 25% jitter so
+   * tasks created together do not poll in lockstep. Never sooner than the interval, never later
+   * than twice it (T-REQ-2). A server that is backing off pushes it later.
+   */
+  private scheduleNext(rec: Rec): void {
+    const interval = clamp(rec.snap.pollInterval ?? this.defaultPoll, this.minPoll, this.maxPoll);
+    let delay = interval * (1 + 0.25 * this.random());
+    const b = this.backoff.get(rec.snap.serverId);
+    if (b) delay = Math.max(delay, b.delay);
+    this.scheduler.schedule(rec.snap.key, this.now() + delay);
+  }
+
+  /** The poll interval actually used for a task (for the view's tooltip). */
+  effectivePollInterval(key: string): number | undefined {
+    const rec = this.recs.get(key);
+    return rec && clamp(rec.snap.pollInterval ?? this.defaultPoll, this.minPoll, this.maxPoll);
+  }
+
+  /**
+   * Applies a task as the server reported it (a poll, a notification, a cancel answer), through
+   * the transition table: illegal changes and mismatched ids are logged and ignored.
+   */
+  private applyServerTask(rec: Rec, task: Task, source: 'poll' | 'notification' | 'cancel' | 'create' | 'list'): void {
+    const label = this.label(rec.snap.serverId);
+    if (task.taskId !== rec.snap.taskId) {
+      this.log.warn(`[${label}] Ignored a ${source} answer about task ${task.taskId} for task ${rec.snap.taskId}: the ids do not match`);
+      return;
+    }
+    const from = rec.snap.status;
+    if (isTerminal(from)) {
+      if (task.status !== from) this.log.warn(`[${label}] Ignored ${source} status ${task.status} for task ${task.taskId}: it already ended as ${from} (T-LIFE-3)`);
+      return;
+    }
+    if (!canTransition(from as TaskStatus, task.status)) {
+      this.log.warn(`[${label}] Ignored illegal transition ${from} → ${task.status} for task ${task.taskId} (${source})`);
+      return;
+    }
+    const changes: Partial<TaskSnapshot> = {};
+    if (task.status !== from) changes.status = task.status;
+    if (task.statusMessage !== rec.snap.statusMessage) changes.statusMessage = task.statusMessage;
+    const updated = validDate(task.lastUpdatedAt, this.now());
+    if (updated !== rec.snap.lastUpdatedAt) changes.lastUpdatedAt = updated;
+    const ttl = sanitizeTtl(task.ttl);
+    if (ttl !== rec.snap.ttl) changes.ttl = ttl;
+    if (task.pollInterval !== rec.snap.pollInterval) changes.pollInterval = task.pollInterval;
+    if (Object.keys(changes).length === 0) return;
+    this.update(rec, changes);
+    if (changes.status) {
+      this.log.info(`[${label}] Task ${task.taskId} (${rec.snap.toolName}): ${from} → ${task.status}${task.statusMessage ? ` (${task.statusMessage})` : ''}`);
+      this.onStatus(rec, task.status);
+    } else if (changes.pollInterval !== undefined && this.scheduler.has(rec.snap.key)) {
+      this.scheduleNext(rec); // the server asked for another pace
+    }
+  }
+
+  private onStatus(rec: Rec, status: TaskStatus): void {
+    if (status === 'input_required') {
+      // T-REQ-3: call tasks/result at once; the server delivers its questions through it.
+      void this.resultCall(rec);
+      return;
+    }
+    if (isServerTerminal(status)) {
+      this.scheduler.cancel(rec.snap.key);
+      rec.progress?.dispose();
+      rec.progress = undefined;
+      if ((status === 'completed' || status === 'failed') && !rec.snap.outcome && (this.options.autoFetchResults?.() ?? true)) {
+        void this.resultCall(rec);
+      }
+    }
+  }
+
+  private applyProgress(rec: Rec, p: Progress): void {
+    if (isTerminal(rec.snap.status)) return;
+    this.update(rec, { progress: { progress: p.progress, total: p.total, message: p.message } });
+  }
+
+  private subscribeProgress(rec: Rec, session: McpSession): void {
+    rec.progress?.dispose();
+    if (rec.progressToken) rec.progress = session.onProgress(rec.progressToken, (p) => this.applyProgress(rec, p));
+  }
+
+  /**
+   * `tasks/result`: blocks until the task ends and returns exactly what the tool call would have
+   * (T-REQ-4), a result or a JSON-RPC error; either is kept as the outcome. One call per task
+   * at a time, shared by all who wait.
+   */
+  private resultCall(rec: Rec): Promise<TaskOutcome | undefined> {
+    if (rec.resultCall) return rec.resultCall;
+    const { serverId, taskId } = rec.snap;
+    const label = this.label(serverId);
+    const p = (async (): Promise<TaskOutcome | undefined> => {
+      const session = await this.reach(serverId);
+      if (!session) return undefined;
+      let outcome: TaskOutcome;
+      try {
+        // Blocks for as long as the task runs: no timeout, only the engine's lifetime.
+        const result = await session.request('tasks/result', { taskId }, CallToolResultSchema, { timeoutMs: Infinity, signal: this.lifetime.signal });
+        outcome = { kind: 'result', result };
+      } catch (err) {
+        if (!isPeerError(err)) {
+          if (!this.lifetime.signal.aborted) this.log.warn(`[${label}] tasks/result ${taskId} failed: ${errorMessage(err)}`);
+          return undefined;
+        }
+        if (err.code === ErrorCode.InvalidParams && !isServerTerminal(rec.snap.status as TaskStatus)) {
+          // Not an outcome: the server may have dropped the task. A poll tells.
+          this.log.warn(`[${label}] tasks/result ${taskId} was refused: ${err.message}`);
+          void this.poll(rec.snap.key);
+          return undefined;
+        }
+        outcome = { kind: 'error', error: err.toJSON() };
+      }
+      if (this.recs.get(rec.snap.key) !== rec) return outcome;
+      const changes: Partial<TaskSnapshot> = { outcome, outcomeFetchedAt: new Date(this.now()).toISOString() };
+      // T-REQ-10: a completed tool task whose result is an error is reported as failed.
+      if (outcome.kind === 'result' && outcome.result.isError === true && rec.snap.status === 'completed') {
+        changes.status = 'failed';
+        changes.note = 'The server reported the task completed, but its result is an error (isError).';
+      }
+      this.update(rec, changes);
+      this.log.info(`[${label}] Task ${taskId}: result retrieved (${outcome.kind === 'error' ? `error ${outcome.error.code}: ${outcome.error.message}` : outcome.result.isError ? 'isError result' : 'result'})`);
+      // tasks/result returns only when the task is terminal: learn the final status now.
+      if (!isTerminal(rec.snap.status)) void this.poll(rec.snap.key);
+      return outcome;
+    })().finally(() => {
+      rec.resultCall = undefined;
+    });
+    rec.resultCall = p;
+    return p;
+  }
+
+  /** The task's outcome: the kept one, or fetched (waiting for the task to end if it is live). */
+  async fetchResult(key: string): Promise<TaskOutcome> {
+    const rec = this.recs.get(key);
+    if (!rec) throw new Error('This task is no longer tracked.');
+    if (rec.snap.outcome) return rec.snap.outcome;
+    if (rec.snap.kind === 'direct') throw new Error(rec.snap.note ?? 'The call has not finished yet.');
+    if (rec.snap.status === 'expired' || rec.snap.status === 'lost') {
+      throw new Error(`The task is ${rec.snap.status} and no result was fetched before: ${rec.snap.note ?? ''}`.trim());
+    }
+    const outcome = await this.resultCall(rec);
+    if (!outcome) throw new Error(`Could not fetch the result of task ${rec.snap.taskId}; see the log for why.`);
+    return outcome;
+  }
+
+  /**
+   * Cancels a task (`tasks/cancel`, T-REQ-7) or a direct call (`notifications/cancelled`). A
+   * task that had already ended (-32602) is refreshed and the error says so.
+   */
+  async cancel(key: string): Promise<TaskSnapshot> {
+    const rec = this.recs.get(key);
+    if (!rec) throw new Error('This task is no longer tracked.');
+    if (isTerminal(rec.snap.status)) throw new Error(`The task already ended (${rec.snap.status}).`);
+    if (rec.snap.kind === 'direct') {
+      rec.direct?.abort(new Error('cancelled by the user'));
+      return rec.snap;
+    }
+    const session = await this.options.sessions.getSession(rec.snap.serverId);
+    if (session.serverCapabilities.tasks?.cancel === undefined) {
+      throw new Error(`Server "${this.label(rec.snap.serverId)}" does not support cancelling tasks.`);
+    }
+    try {
+      const task = await session.request('tasks/cancel', { taskId: rec.snap.taskId }, TaskSchema, { timeoutMs: this.timeoutMs });
+      this.log.info(`[${this.label(rec.snap.serverId)}] Task ${rec.snap.taskId}: cancel requested by the user; the server answered ${task.status}`);
+      this.applyServerTask(rec, task, 'cancel');
+      return rec.snap;
+    } catch (err) {
+      if (isPeerError(err) && err.code === ErrorCode.InvalidParams) {
+        await this.poll(key);
+        throw new Error(`The server refused to cancel task ${rec.snap.taskId}: ${err.message} (it is now ${rec.snap.status}).`);
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * `tasks/list` (T-REQ-6): every page, following opaque cursors; a repeated cursor or a list
+   * that never ends is cut off and logged. Tasks not tracked here (created in another window,
+   * or before a reload) join the list. Returns how many joined.
+   */
+  async refreshList(serverId: string): Promise<number> {
+    const session = await this.options.sessions.getSession(serverId);
+    if (!session.supportsTasks || session.serverCapabilities.tasks?.list === undefined) return 0;
+    const label = this.label(serverId);
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    let joined = 0;
+    const maxPages = this.options.maxListPages ?? 100;
+    for (let page = 0; ; page++) {
+      if (page >= maxPages) {
+        this.log.error(`[${label}] tasks/list: stopped after ${maxPages} pages; the server's list does not end`);
+        break;
+      }
+      const result = await session.request('tasks/list', cursor === undefined ? {} : { cursor }, ListTasksResultSchema, { timeoutMs: this.timeoutMs });
+      for (const raw of result.tasks) {
+        const t = TaskSchema.safeParse(raw);
+        if (!t.success) {
+          this.log.warn(`[${label}] tasks/list: skipped an invalid task: ${describeIssues(t.error.issues)}`);
+          continue;
+        }
+        const rec = this.recs.get(taskKey(serverId, t.data.taskId));
+        if (rec) {
+          this.applyServerTask(rec, t.data, 'list');
+          continue;
+        }
+        joined++;
+        this.adoptListed(serverId, t.data);
+      }
+      cursor = result.nextCursor;
+      if (cursor === undefined) break;
+      if (seen.has(cursor)) {
+        this.log.error(`[${label}] tasks/list: the server repeated the cursor ${JSON.stringify(cursor)}; stopped paging`);
+        break;
+      }
+      seen.add(cursor);
+    }
+    return joined;
+  }
+
+  private adoptListed(serverId: string, task: Task): void {
+    const rec = this.addRec({
+      key: taskKey(serverId, task.taskId),
+      serverId,
+      taskId: task.taskId,
+      kind: 'task',
+      toolName: '',
+      status: task.status,
+      statusMessage: task.statusMessage,
+      createdAt: validDate(task.createdAt, this.now()),
+      lastUpdatedAt: validDate(task.lastUpdatedAt, this.now()),
+      ttl: sanitizeTtl(task.ttl),
+      pollInterval: task.pollInterval,
+      origin: 'server-list',
+    });
+    this.log.info(`[${this.label(serverId)}] Task ${task.taskId} found through tasks/list (${task.status})`);
+    if (!isTerminal(task.status)) {
+      this.scheduleNext(rec);
+      if (task.status === 'input_required') void this.resultCall(rec);
+    }
+  }
+
+  /**
+   * The server denies the task, or its server is gone: `expired` if its ttl had ended, else
+   * `lost`. The last status and any outcome already fetched are kept.
+   */
+  private gone(rec: Rec, why: string, serverDenied: boolean): void {
+    if (isTerminal(rec.snap.status)) return;
+    const expiresAt = rec.snap.ttl === null ? Infinity : Date.parse(rec.snap.createdAt) + rec.snap.ttl;
+    const status: LocalTaskStatus = serverDenied && this.now() >= expiresAt ? 'expired' : 'lost';
+    this.scheduler.cancel(rec.snap.key);
+    rec.progress?.dispose();
+    rec.progress = undefined;
+    this.update(rec, { status, lastServerStatus: rec.snap.status as TaskStatus, note: status === 'expired' ? `Its ttl ended; ${why}.` : `${capitalize(why)}.` });
+    this.log.warn(`[${this.label(rec.snap.serverId)}] Task ${rec.snap.taskId} (${rec.snap.toolName}) is ${status}: ${why}`);
+  }
+
+  // ── Tracking ───────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Adds tasks kept from an earlier window. Live ones are re-attached by id on their next poll,
+   * which connects their server lazily; what the server denies becomes lost or expired.
+   */
+  restore(snapshots: readonly TaskSnapshot[], progressTokens?: ReadonlyMap<string, string>): void {
+    let i = 0;
+    for (const snap of snapshots) {
+      if (this.recs.has(snap.key)) continue;
+      const rec = this.addRec(snap, progressTokens?.get(snap.key), false);
+      if (isTerminal(snap.status)) continue;
+      if (snap.kind === 'direct') {
+        // A plain call cannot outlive the window that made it.
+        this.update(rec, { status: 'lost', lastServerStatus: 'working', note: 'The window closed before the call returned.' });
+        continue;
+      }
+      // Staggered, so a reload with many tasks does not burst.
+      this.scheduler.schedule(snap.key, this.now() + 50 + i++ * 5);
+    }
+  }
+
+  /** The progress token of a task (persisted so progress still arrives after a resume). */
+  progressToken(key: string): string | undefined {
+    return this.recs.get(key)?.progressToken;
+  }
+
+  /** Stops tracking a task (its outcome goes with it). Live tasks keep running on the server. */
+  remove(key: string): void {
+    const rec = this.recs.get(key);
+    if (!rec) return;
+    this.scheduler.cancel(key);
+    rec.progress?.dispose();
+    this.recs.delete(key);
+    this._onDidRemove.fire(key);
+  }
+
+  /** Removes every ended task (of one server, or all). Returns how many. */
+  clearFinished(serverId?: string): number {
+    let n = 0;
+    for (const rec of [...this.recs.values()]) {
+      if (isTerminal(rec.snap.status) && (serverId === undefined || rec.snap.serverId === serverId)) {
+        this.remove(rec.snap.key);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private addRec(snap: TaskSnapshot, progressToken?: string, log = true): Rec {
+    const rec: Rec = { snap, progressToken };
+    this.recs.set(snap.key, rec);
+    if (log) this.log.debug(`[${this.label(snap.serverId)}] Tracking ${snap.kind} ${snap.taskId}`);
+    this._onDidChange.fire(snap);
+    return rec;
+  }
+
+  private update(rec: Rec, changes: Partial<TaskSnapshot>): void {
+    rec.snap = { ...rec.snap, ...changes };
+    if (this.recs.get(rec.snap.key) === rec) this._onDidChange.fire(rec.snap);
+  }
+
+  private label(serverId: string): string {
+    return this.options.sessions.label(serverId);
+  }
+
+  override dispose(): void {
+    this.lifetime.abort(new Error('The extension is shutting down'));
+    this.scheduler.dispose();
+    for (const a of this.attached.values()) a.store.dispose();
+    this.attached.clear();
+    for (const rec of this.recs.values()) rec.progress?.dispose();
+    super.dispose();
+  }
+}
+
+function clamp(n: number, min: number, max: number): number {
+  return Number.isFinite(n) ? Math.min(Math.max(n, min), max) : max;
+}
+
+/** A ttl the server reported: a non-negative finite number, or null (unlimited). Nonsense is null. */
+function sanitizeTtl(ttl: number | null): number | null {
+  return ttl !== null && Number.isFinite(ttl) && ttl >= 0 ? ttl : null;
+}
+
+/** An ISO 8601 date from a server, or now when it sent something unreadable. */
+function validDate(s: string, now: number): string {
+  const t = Date.parse(s);
+  return Number.isNaN(t) ? new Date(now).toISOString() : new Date(t).toISOString();
+}
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}

@@ -1,0 +1,40 @@
+import type { ServerCapabilities, TaskSupport } from '../protocol/schemas';
+
+/** How the user wants a tool run: `auto` runs it as a task wherever that is allowed. */
+export type ExecutionPreference = 'auto' | 'task' | 'direct';
+
+export type ExecutionDecision = { mode: 'task' } | { mode: 'direct' } | { mode: 'refuse'; reason: string };
+
+/** T-CAP-2, T-TOOL-1: the server declared task-augmented `tools/call`. */
+export function serverAcceptsToolTasks(capabilities: ServerCapabilities | undefined, protocolVersion: string | undefined): boolean {
+  return protocolVersion === '2025-11-25' && capabilities?.tasks?.requests?.tools?.call !== undefined;
+}
+
+/**
+ * Whether to call a tool as a task (T-TOOL-1..4): only when the server declared task-augmented
+ * `tools/call` and the tool's `taskSupport` allows it; `required` tools always as tasks; absent or
+ * `forbidden` never. A `required` tool on a server without task support cannot be called at all.
+ */
+export function decideExecution(serverAcceptsTasks: boolean, taskSupport: TaskSupport | undefined, preference: ExecutionPreference = 'auto'): ExecutionDecision {
+  const support = taskSupport ?? 'forbidden';
+  if (support === 'required') {
+    if (!serverAcceptsTasks) {
+      return { mode: 'refuse', reason: 'the tool must run as a task, but the server does not declare task support for tools/call' };
+    }
+    if (preference === 'direct') return { mode: 'refuse', reason: 'the tool must run as a task; it cannot be called directly' };
+    return { mode: 'task' };
+  }
+  if (support === 'optional' && serverAcceptsTasks) return preference === 'direct' ? { mode: 'direct' } : { mode: 'task' };
+  if (preference === 'task') {
+    return {
+      mode: 'refuse',
+      reason: serverAcceptsTasks ? 'the tool does not support running as a task' : 'the server does not declare task support for tools/call',
+    };
+  }
+  return { mode: 'direct' };
+}
+
+/** A retry as a task after -32600 on a plain call is allowed only where a task call would be. */
+export function mayRetryAsTask(serverAcceptsTasks: boolean, taskSupport: TaskSupport | undefined): boolean {
+  return serverAcceptsTasks && (taskSupport === 'optional' || taskSupport === 'required');
+}
