@@ -3,10 +3,13 @@ import * as vscode from 'vscode';
 import { trustBlocker } from './core/config/trust';
 import type { InputDef, ServerConfig } from './core/config/types';
 import { ServerManager } from './core/servers/serverManager';
+import { TaskEngine } from './core/tasks/engine';
 import { createTransport } from './core/transports/factory';
 import { errorMessage } from './core/util/abort';
 import { registerCommands } from './vscode/commands';
 import { ConfigurationReader } from './vscode/configuration';
+import { ResultDocuments } from './vscode/results';
+import { registerTaskCommands } from './vscode/taskCommands';
 import { channelLogger } from './vscode/log';
 import type { RowSnapshot } from './vscode/tree/tasksTree';
 import { TasksTreeProvider } from './vscode/tree/tasksTree';
@@ -27,7 +30,26 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const logger = channelLogger(channel);
   const version = (context.extension.packageJSON as { version?: string }).version ?? '0.0.0';
 
-  const servers = new ServerManager({
+  const settings = () => vscode.workspace.getConfiguration('mcpTasks');
+  // The engine and the server manager need each other: the engine reaches servers through the
+  // manager, and registers its handlers on each new session the manager opens.
+  const engine: TaskEngine = new TaskEngine({
+    logger,
+    sessions: {
+      getSession: (id) => servers.getSession(id),
+      label: (id) => servers.label(id),
+      tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id),
+    },
+    defaultTtlMs: () => {
+      const s = settings().get<number>('defaultTtlSeconds', 3600);
+      return s > 0 ? s * 1000 : undefined;
+    },
+    autoFetchResults: () => settings().get<boolean>('autoFetchResults', true),
+    requestTimeoutMs: settings().get<number>('requestTimeoutSeconds', 60) * 1000,
+  });
+  context.subscriptions.push(engine);
+
+  const servers: ServerManager = new ServerManager({
     logger,
     clientInfo: { name: 'mcp-tasks-vscode', title: 'MCP Tasks for VS Code', version },
     roots: () => (vscode.workspace.workspaceFolders ?? []).map((f) => ({ uri: f.uri.toString(), name: f.name })),
@@ -39,6 +61,8 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     promptInput: (input, server) => promptInput(context, input, server),
     startBlocker: (config) => trustBlocker(config, vscode.workspace.isTrusted),
     createTransport,
+    capabilities: () => engine.clientCapabilities(),
+    onSession: (session, config) => engine.attachSession(config.id, session),
     sessionOptions: { requestTimeoutMs: vscode.workspace.getConfiguration('mcpTasks').get<number>('requestTimeoutSeconds', 60) * 1000 },
   });
   context.subscriptions.push(servers);
@@ -59,9 +83,15 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   context.subscriptions.push(vscode.workspace.onDidChangeWorkspaceFolders(() => servers.notifyRootsChanged()));
   context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void reload()));
 
-  const tree = new TasksTreeProvider(servers);
-  context.subscriptions.push(tree, vscode.window.createTreeView('mcpTasks.tasks', { treeDataProvider: tree, showCollapseAll: true }));
-  context.subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload() }));
+  const tree = new TasksTreeProvider(servers, engine);
+  const view = vscode.window.createTreeView('mcpTasks.tasks', { treeDataProvider: tree, showCollapseAll: true });
+  const results = new ResultDocuments(engine);
+  context.subscriptions.push(tree, view, results);
+  // Ages in the rows' descriptions: refreshed while the view is visible, not otherwise.
+  const ageTimer = setInterval(() => view.visible && tree.refreshAll(), 30_000);
+  context.subscriptions.push({ dispose: () => clearInterval(ageTimer) });
+  context.subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), refreshTasks: (id) => engine.refreshList(id) }));
+  context.subscriptions.push(...registerTaskCommands({ servers, engine, results, tree, view }));
 
   // Reading configuration touches the disk: after activation returns, never before.
   void reload();

@@ -8,6 +8,8 @@ import { ConfigurationReader } from './configuration';
 
 export interface CommandDeps {
   servers: ServerManager;
+  /** Pulls `tasks/list` of a connected server. */
+  refreshTasks: (serverId: string) => Promise<number>;
   log: vscode.LogOutputChannel;
   reloadConfiguration: () => Promise<void>;
 }
@@ -50,7 +52,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
 
   return [
     vscode.commands.registerCommand('mcpTasks.showLog', () => log.show()),
-    vscode.commands.registerCommand('mcpTasks.refresh', () => deps.reloadConfiguration()),
+    vscode.commands.registerCommand('mcpTasks.refresh', async () => {
+      await deps.reloadConfiguration();
+      const connected = servers.list().filter((s) => s.state.kind === 'connected');
+      await Promise.all(connected.map((s) => deps.refreshTasks(s.id).catch((err: unknown) => log.warn(`[${s.label}] tasks/list failed: ${errorMessage(err)}`))));
+    }),
     vscode.commands.registerCommand('mcpTasks.connectServer', async (arg?: unknown) => {
       const s = await pickServer(arg, vscode.l10n.t('Connect to which server?'), (x) => x.state.kind !== 'connected');
       if (s) await connect(s);
@@ -85,10 +91,6 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       }
       await vscode.window.showTextDocument(uri);
     }),
-    vscode.commands.registerCommand('mcpTasks.runToolAsTask', notYet('Run Tool as Task')),
-    vscode.commands.registerCommand('mcpTasks.cancelTask', notYet('Cancel Task')),
-    vscode.commands.registerCommand('mcpTasks.fetchResult', notYet('Fetch Task Result')),
     vscode.commands.registerCommand('mcpTasks.respondToTask', notYet('Respond to Task')),
-    vscode.commands.registerCommand('mcpTasks.clearFinished', notYet('Clear Finished Tasks')),
   ];
 }

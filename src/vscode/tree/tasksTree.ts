@@ -1,12 +1,16 @@
 import * as vscode from 'vscode';
 import type { ConfigError } from '../../core/config/types';
 import type { ServerManager, ServerSnapshot } from '../../core/servers/serverManager';
+import type { TaskEngine } from '../../core/tasks/engine';
+import { STATUS_PRESENTATION, describeTask, expiresAt, formatAge, taskTitle } from '../../core/tasks/presentation';
+import { isTerminal } from '../../core/tasks/status';
+import type { TaskSnapshot } from '../../core/tasks/types';
 import { DisposableBase } from '../../core/util/event';
 import { SERVER_STATE_ICON, asThemeIcon } from './icons';
 
-export type Node = { kind: 'server'; id: string } | { kind: 'configError'; index: number };
+export type Node = { kind: 'server'; id: string } | { kind: 'task'; key: string; serverId: string } | { kind: 'configError'; index: number };
 
-/** A plain view of a row, for tests and the public API. */
+/** A plain view of a row, for tests and diagnostics. */
 export interface RowSnapshot {
   id?: string;
   label: string;
@@ -25,7 +29,7 @@ export function describeServer(s: ServerSnapshot): string {
     case 'connecting':
       return 'connecting…';
     case 'connected':
-      return s.tasks ? `connected · tasks: ${s.tasks}` : 'connected · no tasks';
+      return s.tasks ? `connected · tasks: ${s.tasks}` : 'connected · no task support';
     case 'error':
       return `error: ${s.state.message ?? 'unknown'}`;
     case 'blocked':
@@ -33,42 +37,90 @@ export function describeServer(s: ServerSnapshot): string {
   }
 }
 
-/** The Tasks view: servers, and under each its tasks. Only changed nodes are refreshed. */
+/**
+ * The Tasks view: servers, and under each its tasks, newest first. Node objects are kept per id,
+ * so a change refreshes exactly the row that changed (a new or removed task: its server's row).
+ */
 export class TasksTreeProvider extends DisposableBase implements vscode.TreeDataProvider<Node> {
   private readonly _onDidChangeTreeData = this._register(new vscode.EventEmitter<Node | undefined>());
   readonly onDidChangeTreeData = this._onDidChangeTreeData.event;
-  /** Node objects are kept per id so that a refresh of one node finds the same object. */
-  private readonly serverNodes = new Map<string, Node>();
+  private readonly serverNodes = new Map<string, Node & { kind: 'server' }>();
+  private readonly taskNodes = new Map<string, Node & { kind: 'task' }>();
+  /** getTreeItem calls, for the view benchmark and its test. */
+  itemsComputed = 0;
 
-  constructor(private readonly servers: ServerManager) {
+  constructor(
+    private readonly servers: ServerManager,
+    private readonly engine: TaskEngine,
+  ) {
     super();
     this._register(
       servers.onDidChange((snapshot) => {
-        if (snapshot && this.serverNodes.has(snapshot.id)) this._onDidChangeTreeData.fire(this.serverNodes.get(snapshot.id));
-        else this._onDidChangeTreeData.fire(undefined);
+        const node = snapshot && this.serverNodes.get(snapshot.id);
+        this._onDidChangeTreeData.fire(node);
+      }),
+    );
+    this._register(
+      engine.onDidChange((task) => {
+        const node = this.taskNodes.get(task.key);
+        // A known row changed in place; a new task changes its server's children.
+        this._onDidChangeTreeData.fire(node ?? this.serverNodes.get(task.serverId));
+      }),
+    );
+    this._register(
+      engine.onDidRemove((key) => {
+        const node = this.taskNodes.get(key);
+        this.taskNodes.delete(key);
+        if (node) this._onDidChangeTreeData.fire(this.serverNodes.get(node.serverId));
       }),
     );
   }
 
+  /** Refreshes every row (ages in descriptions grow with time). */
+  refreshAll(): void {
+    this._onDidChangeTreeData.fire(undefined);
+  }
+
+  getParent(node: Node): Node | undefined {
+    return node.kind === 'task' ? this.serverNodes.get(node.serverId) : undefined;
+  }
+
   getChildren(element?: Node): Node[] {
-    if (element) return [];
-    const errors: Node[] = this.servers.errors.map((_, index) => ({ kind: 'configError', index }));
-    const live = new Set<string>();
-    const servers = this.servers.list().map((s) => {
-      live.add(s.id);
-      let node = this.serverNodes.get(s.id);
-      if (!node) this.serverNodes.set(s.id, (node = { kind: 'server', id: s.id }));
-      return node;
-    });
-    for (const id of this.serverNodes.keys()) if (!live.has(id)) this.serverNodes.delete(id);
-    return [...servers, ...errors];
+    if (!element) {
+      const errors: Node[] = this.servers.errors.map((_, index) => ({ kind: 'configError', index }));
+      const live = new Set<string>();
+      const servers = this.servers.list().map((s) => {
+        live.add(s.id);
+        let node = this.serverNodes.get(s.id);
+        if (!node) this.serverNodes.set(s.id, (node = { kind: 'server', id: s.id }));
+        return node;
+      });
+      for (const id of this.serverNodes.keys()) if (!live.has(id)) this.serverNodes.delete(id);
+      return [...servers, ...errors];
+    }
+    if (element.kind !== 'server') return [];
+    return this.engine
+      .list()
+      .filter((t) => t.serverId === element.id)
+      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
+      .map((t) => {
+        let node = this.taskNodes.get(t.key);
+        if (!node) this.taskNodes.set(t.key, (node = { kind: 'task', key: t.key, serverId: t.serverId }));
+        return node;
+      });
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
-    if (node.kind === 'configError') return this.configErrorItem(this.servers.errors[node.index]);
+    this.itemsComputed++;
+    if (node.kind === 'configError') return configErrorItem(this.servers.errors[node.index]);
+    if (node.kind === 'task') {
+      const t = this.engine.get(node.key);
+      return t ? this.taskItem(t) : new vscode.TreeItem('(removed)');
+    }
     const s = this.servers.get(node.id);
     if (!s) return new vscode.TreeItem('(removed)');
-    const item = new vscode.TreeItem(s.label, vscode.TreeItemCollapsibleState.None);
+    const hasTasks = this.engine.list().some((t) => t.serverId === s.id);
+    const item = new vscode.TreeItem(s.label, hasTasks ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = `server:${s.id}`;
     item.description = describeServer(s);
     item.iconPath = asThemeIcon(SERVER_STATE_ICON[s.state.kind]);
@@ -84,13 +136,23 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     return item;
   }
 
-  private configErrorItem(e: ConfigError | undefined): vscode.TreeItem {
-    const item = new vscode.TreeItem(e?.server ? `${e.server}: configuration error` : 'Configuration error');
-    item.description = e?.message;
-    item.tooltip = e?.message;
-    item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
-    item.contextValue = 'configError';
-    item.command = { command: 'mcpTasks.openConfiguration', title: 'Open MCP Configuration', arguments: [e?.source] };
+  private taskItem(t: TaskSnapshot): vscode.TreeItem {
+    const now = Date.now();
+    const p = STATUS_PRESENTATION[t.status];
+    const item = new vscode.TreeItem(taskTitle(t), vscode.TreeItemCollapsibleState.None);
+    item.id = `task:${t.key}`;
+    item.description = describeTask(t, now);
+    item.iconPath = asThemeIcon({ id: p.icon, color: p.color });
+    const live = !isTerminal(t.status);
+    const caps = this.servers.peekSession(t.serverId)?.serverCapabilities;
+    const cancelable = live && (t.kind === 'direct' || !caps || caps.tasks?.cancel !== undefined);
+    const hasResult = t.outcome !== undefined || (t.kind === 'task' && (t.status === 'completed' || t.status === 'failed'));
+    item.contextValue = ['task', t.kind, cancelable ? 'cancelable' : '', t.status === 'input_required' ? 'respondable' : '', hasResult ? 'hasResult' : '', live ? 'live' : 'finished']
+      .filter(Boolean)
+      .join(' ');
+    if (hasResult) item.command = { command: 'mcpTasks.openResult', title: 'Open Result', arguments: [{ kind: 'task', key: t.key, serverId: t.serverId }] };
+    item.tooltip = taskTooltip(t, now);
+    item.accessibilityInformation = { label: `Task ${taskTitle(t)}, ${p.label}, ${describeTask(t, now)}` };
     return item;
   }
 
@@ -112,6 +174,53 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       });
     return walk(this.getChildren());
   }
+
+  /** The node of a task, for reveal(). */
+  taskNode(key: string): Node | undefined {
+    const t = this.engine.get(key);
+    if (!t) return undefined;
+    let node = this.taskNodes.get(key);
+    if (!node) this.taskNodes.set(key, (node = { kind: 'task', key, serverId: t.serverId }));
+    return node;
+  }
+}
+
+function taskTooltip(t: TaskSnapshot, now: number): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(undefined, true);
+  const p = STATUS_PRESENTATION[t.status];
+  md.appendMarkdown(`$(${p.icon.replace('~spin', '')}) **${escapeMd(taskTitle(t))}**: ${p.label}${t.kind === 'direct' ? ' (direct call, not a task)' : ''}\n\n`);
+  if (t.statusMessage) md.appendMarkdown(`${escapeMd(t.statusMessage)}\n\n`);
+  if (t.note) md.appendMarkdown(`_${escapeMd(t.note)}_\n\n`);
+  const rows: Array<[string, string]> = [
+    ['Task id', `\`${t.taskId}\``],
+    ['Created', new Date(t.createdAt).toLocaleString()],
+    ['Updated', new Date(t.lastUpdatedAt).toLocaleString()],
+  ];
+  const exp = expiresAt(t);
+  rows.push(['TTL left', exp === undefined ? 'unlimited' : exp > now ? formatAge(exp - now) : 'ended']);
+  if (t.pollInterval !== undefined) rows.push(['Poll interval', `${t.pollInterval} ms`]);
+  if (t.lastServerStatus && (t.status === 'lost' || t.status === 'expired')) rows.push(['Last known status', t.lastServerStatus]);
+  if (t.origin !== 'user') rows.push(['Started by', t.origin === 'server-list' ? 'found on the server (tasks/list)' : t.origin]);
+  md.appendMarkdown(rows.map(([k, v]) => `${k}: ${v}`).join('  \n'));
+  if (t.arguments && Object.keys(t.arguments).length) {
+    md.appendMarkdown('\n\nArguments:\n');
+    md.appendCodeblock(truncate(JSON.stringify(t.arguments, null, 2), 1500), 'json');
+  }
+  return md;
+}
+
+function configErrorItem(e: ConfigError | undefined): vscode.TreeItem {
+  const item = new vscode.TreeItem(e?.server ? `${e.server}: configuration error` : 'Configuration error');
+  item.description = e?.message;
+  item.tooltip = e?.message;
+  item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
+  item.contextValue = 'configError';
+  item.command = { command: 'mcpTasks.openConfiguration', title: 'Open MCP Configuration', arguments: [e?.source] };
+  return item;
+}
+
+function truncate(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max)}\n…` : s;
 }
 
 function escapeMd(s: string): string {

@@ -1,0 +1,57 @@
+import type { LocalTaskStatus } from './status';
+import type { TaskSnapshot } from './types';
+
+/**
+ * One table: status to codicon (with a theme color) and words. The editor side turns an entry
+ * into a ThemeIcon in one line; nothing else decides how a status looks.
+ */
+export const STATUS_PRESENTATION: Readonly<Record<LocalTaskStatus, { icon: string; color?: string; label: string }>> = {
+  working: { icon: 'sync~spin', label: 'Working' },
+  input_required: { icon: 'bell-dot', color: 'notificationsWarningIcon.foreground', label: 'Input required' },
+  completed: { icon: 'pass', color: 'testing.iconPassed', label: 'Completed' },
+  failed: { icon: 'error', color: 'testing.iconFailed', label: 'Failed' },
+  cancelled: { icon: 'circle-slash', label: 'Cancelled' },
+  expired: { icon: 'history', color: 'disabledForeground', label: 'Expired' },
+  lost: { icon: 'debug-disconnect', color: 'problemsWarningIcon.foreground', label: 'Lost' },
+};
+
+/** `42 s`, `5 min`, `3 h`, `2 d`: how long ago, in the fewest words. */
+export function formatAge(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h} h`;
+  return `${Math.floor(h / 24)} d`;
+}
+
+/** `3/6`, `40%` or `12` from a progress notification. */
+export function formatProgress(p: TaskSnapshot['progress']): string | undefined {
+  if (!p) return undefined;
+  if (p.total !== undefined && p.total > 0) {
+    return p.total <= 20 && Number.isInteger(p.total) ? `${p.progress}/${p.total}` : `${Math.round((100 * p.progress) / p.total)}%`;
+  }
+  return String(p.progress);
+}
+
+/** The row's description: status message (or status), progress while live, and age. */
+export function describeTask(t: TaskSnapshot, now: number): string {
+  const parts: string[] = [];
+  const live = t.status === 'working' || t.status === 'input_required';
+  parts.push(t.statusMessage || t.note || STATUS_PRESENTATION[t.status].label);
+  const progress = live ? formatProgress(t.progress) : undefined;
+  if (progress) parts.push(progress);
+  parts.push(formatAge(now - Date.parse(t.createdAt)));
+  return parts.join(' · ');
+}
+
+/** When the server may forget the task (ms since epoch), or undefined for an unlimited ttl. */
+export function expiresAt(t: TaskSnapshot): number | undefined {
+  return t.ttl === null ? undefined : Date.parse(t.createdAt) + t.ttl;
+}
+
+/** The name a task is shown by: its tool, or its id when it was found through tasks/list. */
+export function taskTitle(t: TaskSnapshot): string {
+  return t.toolName || `Task ${t.taskId.slice(0, 12)}`;
+}

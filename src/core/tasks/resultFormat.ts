@@ -1,0 +1,59 @@
+import type { TaskSnapshot } from './types';
+import { STATUS_PRESENTATION, taskTitle } from './presentation';
+
+type Block = Record<string, unknown> & { type: string };
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** A fence that the content cannot close early. */
+function fence(body: string, lang = ''): string {
+  const ticks = '`'.repeat(Math.max(3, ...[...body.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+  return `${ticks}${lang}\n${body}\n${ticks}`;
+}
+
+function block(b: Block): string {
+  switch (b.type) {
+    case 'text':
+      return str(b.text);
+    case 'image':
+      return `![image (${str(b.mimeType)})](data:${str(b.mimeType)};base64,${str(b.data)})`;
+    case 'audio':
+      return `_Audio (${str(b.mimeType)}, ${Math.round((str(b.data).length * 3) / 4 / 1024)} KB): save the result to keep it._`;
+    case 'resource_link':
+      return `Resource link: [${str(b.title) || str(b.name) || str(b.uri)}](${str(b.uri)})${b.description ? ` — ${str(b.description)}` : ''}`;
+    case 'resource': {
+      const r = (b.resource ?? {}) as Record<string, unknown>;
+      const head = `Embedded resource \`${str(r.uri)}\`${r.mimeType ? ` (${str(r.mimeType)})` : ''}`;
+      if (typeof r.text === 'string') return `${head}\n\n${fence(r.text)}`;
+      return `${head}: ${Math.round((str(r.blob).length * 3) / 4 / 1024)} KB of binary data`;
+    }
+    default:
+      return `Unknown content type \`${b.type}\`:\n\n${fence(JSON.stringify(b, null, 2), 'json')}`;
+  }
+}
+
+/**
+ * A task's outcome as Markdown, for a read-only document: every content block, structured
+ * content as JSON, an error result marked as such, and a JSON-RPC error with its payload.
+ */
+export function formatOutcome(t: TaskSnapshot): string {
+  const lines: string[] = [`# ${taskTitle(t)}: ${STATUS_PRESENTATION[t.status].label}`, ''];
+  lines.push(`Task \`${t.taskId}\`${t.kind === 'direct' ? ' (direct call)' : ''}, created ${t.createdAt}${t.outcomeFetchedAt ? `, result fetched ${t.outcomeFetchedAt}` : ''}.`, '');
+  if (t.statusMessage) lines.push(`> ${t.statusMessage}`, '');
+  if (t.note) lines.push(`_${t.note}_`, '');
+  const o = t.outcome;
+  if (!o) {
+    lines.push('_No result has been fetched for this task._');
+  } else if (o.kind === 'error') {
+    lines.push(`## ❌ The server answered with error ${o.error.code}`, '', o.error.message, '');
+    if (o.error.data !== undefined) lines.push('Error data:', '', fence(JSON.stringify(o.error.data, null, 2), 'json'));
+  } else {
+    const r = o.result;
+    if (r.isError) lines.push('## ❌ The tool reported an error (isError)', '');
+    for (const b of r.content as Block[]) lines.push(block(b), '');
+    if (r.content.length === 0) lines.push('_The result has no content._', '');
+    if (r.structuredContent !== undefined) lines.push('## Structured content', '', fence(JSON.stringify(r.structuredContent, null, 2), 'json'));
+  }
+  if (t.arguments && Object.keys(t.arguments).length) lines.push('', '## Arguments', '', fence(JSON.stringify(t.arguments, null, 2), 'json'));
+  return lines.join('\n').trimEnd() + '\n';
+}

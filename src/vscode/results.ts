@@ -1,0 +1,44 @@
+import * as vscode from 'vscode';
+import type { TaskEngine } from '../core/tasks/engine';
+import { formatOutcome } from '../core/tasks/resultFormat';
+import { taskTitle } from '../core/tasks/presentation';
+import type { TaskSnapshot } from '../core/tasks/types';
+import { DisposableBase } from '../core/util/event';
+
+export const RESULT_SCHEME = 'mcp-task-result';
+
+/** Results as read-only Markdown documents; a document updates when its task's outcome arrives. */
+export class ResultDocuments extends DisposableBase implements vscode.TextDocumentContentProvider {
+  private readonly _onDidChange = this._register(new vscode.EventEmitter<vscode.Uri>());
+  readonly onDidChange = this._onDidChange.event;
+  private readonly open = new Map<string, vscode.Uri>();
+
+  constructor(private readonly engine: TaskEngine) {
+    super();
+    this._register(vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, this));
+    this._register(
+      engine.onDidChange((t) => {
+        const uri = this.open.get(t.key);
+        if (uri) this._onDidChange.fire(uri);
+      }),
+    );
+    this._register(vscode.workspace.onDidCloseTextDocument((d) => d.uri.scheme === RESULT_SCHEME && this.open.delete(d.uri.query)));
+  }
+
+  static uriFor(t: TaskSnapshot): vscode.Uri {
+    const name = `${taskTitle(t)}-${t.taskId}`.replace(/[^\w.-]+/g, '_').slice(0, 80);
+    return vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${name}.md`, query: t.key });
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    const t = this.engine.get(uri.query);
+    this.open.set(uri.query, uri);
+    return t ? formatOutcome(t) : '# Task not found\n\nThis task is no longer tracked (it was cleared).\n';
+  }
+
+  /** Opens the result of a task in an editor (a Markdown preview for rich content). */
+  async show(t: TaskSnapshot): Promise<void> {
+    const doc = await vscode.workspace.openTextDocument(ResultDocuments.uriFor(t));
+    await vscode.window.showTextDocument(doc, { preview: true });
+  }
+}
