@@ -4,10 +4,13 @@ import { trustBlocker } from './core/config/trust';
 import type { InputDef, ServerConfig } from './core/config/types';
 import { ServerManager } from './core/servers/serverManager';
 import { TaskEngine } from './core/tasks/engine';
+import { isTerminal } from './core/tasks/status';
+import { TaskStore } from './core/state/taskStore';
 import { createTransport } from './core/transports/factory';
 import { errorMessage } from './core/util/abort';
 import { registerCommands } from './vscode/commands';
 import { ConfigurationReader } from './vscode/configuration';
+import { TaskIndicators } from './vscode/indicators';
 import { ResultDocuments } from './vscode/results';
 import { registerTaskCommands } from './vscode/taskCommands';
 import { channelLogger } from './vscode/log';
@@ -31,6 +34,10 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const version = (context.extension.packageJSON as { version?: string }).version ?? '0.0.0';
 
   const settings = () => vscode.workspace.getConfiguration('mcpTasks');
+  // Tasks and results of this workspace (or of the window, without one) survive reloads here.
+  const store = new TaskStore((context.storageUri ?? context.globalStorageUri).fsPath, logger, {
+    retentionDays: () => settings().get<number>('retentionDays', 30),
+  });
   // The engine and the server manager need each other: the engine reaches servers through the
   // manager, and registers its handlers on each new session the manager opens.
   const engine: TaskEngine = new TaskEngine({
@@ -46,8 +53,8 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     },
     autoFetchResults: () => settings().get<boolean>('autoFetchResults', true),
     requestTimeoutMs: settings().get<number>('requestTimeoutSeconds', 60) * 1000,
+    loadOutcome: (key) => store.loadOutcome(key),
   });
-  context.subscriptions.push(engine);
 
   const servers: ServerManager = new ServerManager({
     logger,
@@ -63,15 +70,35 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     createTransport,
     capabilities: () => engine.clientCapabilities(),
     onSession: (session, config) => engine.attachSession(config.id, session),
+    keepSessionAtShutdown: (id) => engine.list().some((t) => t.serverId === id && t.kind === 'task' && !isTerminal(t.status)),
+    saveSessions: (sessions) => store.saveSessions(sessions),
     sessionOptions: { requestTimeoutMs: vscode.workspace.getConfiguration('mcpTasks').get<number>('requestTimeoutSeconds', 60) * 1000 },
   });
-  context.subscriptions.push(servers);
+  // Shutdown in order: save the tasks, stop following them, then close the connections (which
+  // keeps the HTTP sessions of live tasks for the next window).
+  context.subscriptions.push({
+    dispose: () => {
+      store.dispose();
+      engine.dispose();
+      servers.dispose();
+    },
+  });
 
+  // Tasks of the previous window first, so their servers are known when the configuration loads.
+  const restored = store.load().then(
+    (state) => {
+      engine.restore(state.tasks, state.progressTokens);
+      servers.addSavedSessions(state.sessions);
+      store.attach(engine);
+      if (state.tasks.length) channel.info(`Restored ${state.tasks.length} tasks of the previous window`);
+    },
+    (err: unknown) => channel.error(`Could not restore tasks: ${errorMessage(err)}`),
+  );
   const reader = new ConfigurationReader();
   context.subscriptions.push(reader);
   let loaded: Promise<void> = Promise.resolve();
   const reload = () =>
-    (loaded = reader.read().then(
+    (loaded = restored.then(() => reader.read()).then(
       (config) => {
         servers.setConfiguration(config.servers, config.errors);
         void vscode.commands.executeCommand('setContext', 'mcpTasks.hasServers', config.servers.length > 0 || config.errors.length > 0);
@@ -86,12 +113,18 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const tree = new TasksTreeProvider(servers, engine);
   const view = vscode.window.createTreeView('mcpTasks.tasks', { treeDataProvider: tree, showCollapseAll: true });
   const results = new ResultDocuments(engine);
-  context.subscriptions.push(tree, view, results);
+  context.subscriptions.push(tree, view, results, new TaskIndicators(engine, view, (id) => servers.label(id)));
   // Ages in the rows' descriptions: refreshed while the view is visible, not otherwise.
   const ageTimer = setInterval(() => view.visible && tree.refreshAll(), 30_000);
   context.subscriptions.push({ dispose: () => clearInterval(ageTimer) });
   context.subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), refreshTasks: (id) => engine.refreshList(id) }));
   context.subscriptions.push(...registerTaskCommands({ servers, engine, results, tree, view }));
+  context.subscriptions.push(
+    vscode.commands.registerCommand('mcpTasks.clearStoredResults', async () => {
+      const n = await store.clearResults();
+      void vscode.window.showInformationMessage(vscode.l10n.t('Deleted {0} stored task results.', n));
+    }),
+  );
 
   // Reading configuration touches the disk: after activation returns, never before.
   void reload();

@@ -144,6 +144,7 @@ export class McpSession extends DisposableBase {
     await this.connection.start();
     this.init = saved;
     this.transport.setProtocolVersion?.(saved.protocolVersion);
+    this.transport.openServerStream?.();
   }
 
   get initializeResult(): InitializeResult | undefined {

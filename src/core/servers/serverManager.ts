@@ -13,6 +13,8 @@ import type { Logger } from '../util/log';
 import { prefixed } from '../util/log';
 import { errorMessage } from '../util/abort';
 import type { SessionSource } from '../tasks/engine';
+import type { SavedSession } from '../state/taskStore';
+import type { SavedHttpSession } from '../transports/factory';
 
 /** Where a server stands. `blocked`: not allowed to start (an untrusted workspace, for one). */
 export type ServerStateKind = 'idle' | 'connecting' | 'connected' | 'error' | 'blocked';
@@ -49,7 +51,11 @@ export interface ServerManagerOptions {
   promptInput: (input: InputDef, server: ServerConfig) => Promise<string | undefined>;
   /** Why a server may not start now (workspace trust), or undefined when it may. */
   startBlocker?: (config: ServerConfig) => string | undefined;
-  createTransport: (server: ResolvedServer, logger: Logger) => Transport;
+  createTransport: (server: ResolvedServer, logger: Logger, resume?: SavedHttpSession) => Transport;
+  /** At shutdown: whether to keep a server's HTTP session for the next window (it has live tasks). */
+  keepSessionAtShutdown?: (serverId: string) => boolean;
+  /** At shutdown: the sessions kept, to be saved (synchronously) for the next window. */
+  saveSessions?: (sessions: SavedSession[]) => void;
   /** Called for each new session so other layers can register their handlers on it. */
   onSession?: (session: McpSession, server: ServerConfig) => void;
   sessionOptions?: Partial<Pick<SessionOptions, 'requestTimeoutMs' | 'initializeTimeoutMs'>>;
@@ -74,6 +80,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
   private configErrors: ConfigError[] = [];
   private readonly _onDidChange = this._register(new Emitter<ServerSnapshot | undefined>());
   private readonly log: Logger;
+  private readonly saved = new Map<string, SavedSession>();
 
   /** A server changed state (its snapshot), or the list itself changed (undefined). */
   readonly onDidChange: Event<ServerSnapshot | undefined> = this._onDidChange.event;
@@ -81,6 +88,11 @@ export class ServerManager extends DisposableBase implements SessionSource {
   constructor(private readonly options: ServerManagerOptions) {
     super();
     this.log = options.logger;
+  }
+
+  /** Streamable HTTP sessions kept by the previous window, to resume instead of initializing anew. */
+  addSavedSessions(sessions: readonly SavedSession[]): void {
+    for (const s of sessions) this.saved.set(s.serverId, s);
   }
 
   /**
@@ -208,17 +220,18 @@ export class ServerManager extends DisposableBase implements SessionSource {
         promptInput: (input) => this.options.promptInput(input, config),
       });
       if (!resolved.ok) throw new Error(resolved.message);
-      const transport = this.options.createTransport(resolved.server, log);
-      log.info(`Connecting (${transport.description})`);
-      const session = new McpSession(transport, {
-        logger: log,
-        clientInfo: this.options.clientInfo,
-        capabilities: this.options.capabilities?.(),
-        roots: this.options.roots,
-        ...this.options.sessionOptions,
-      });
-      this.options.onSession?.(session, config);
-      await session.connect();
+      const saved = this.saved.get(config.id);
+      this.saved.delete(config.id);
+      let session: McpSession | undefined;
+      if (saved && resolved.server.type === 'http' && saved.fingerprint === entry.print) {
+        session = await this.resume(saved, resolved.server, config, log);
+      }
+      if (!session) {
+        const transport = this.options.createTransport(resolved.server, log);
+        log.info(`Connecting (${transport.description})`);
+        session = this.newSession(transport, config, log);
+        await session.connect();
+      }
       if (generation !== entry.generation) {
         await session.close();
         throw new Error(`Connection to "${config.label}" was cancelled`);
@@ -239,6 +252,39 @@ export class ServerManager extends DisposableBase implements SessionSource {
         this.setState(entry, { kind: 'error', message });
       }
       throw err instanceof Error ? err : new Error(message);
+    }
+  }
+
+  private newSession(transport: Transport, config: ServerConfig, log: Logger): McpSession {
+    const session = new McpSession(transport, {
+      logger: log,
+      clientInfo: this.options.clientInfo,
+      capabilities: this.options.capabilities?.(),
+      roots: this.options.roots,
+      ...this.options.sessionOptions,
+    });
+    this.options.onSession?.(session, config);
+    return session;
+  }
+
+  /**
+   * Re-adopts the Streamable HTTP session of the previous window (it had live tasks, and some
+   * servers keep tasks per session). A ping tells whether the server still knows it; if not,
+   * the caller initializes anew and re-attaches tasks by id.
+   */
+  private async resume(saved: SavedSession, server: ResolvedServer, config: ServerConfig, log: Logger): Promise<McpSession | undefined> {
+    const transport = this.options.createTransport(server, log, { sessionId: saved.sessionId, protocolVersion: saved.initializeResult.protocolVersion });
+    const session = this.newSession(transport, config, log);
+    try {
+      await session.resume(saved.initializeResult);
+      await session.ping({ timeoutMs: 10_000 });
+      log.info(`Resumed session ${saved.sessionId} of the previous window`);
+      return session;
+    } catch (err) {
+      log.info(`The session of the previous window is gone (${errorMessage(err)}); initializing anew`);
+      transport.keepSessionOnClose = true; // nothing to delete
+      await session.close();
+      return undefined;
     }
   }
 
@@ -274,6 +320,18 @@ export class ServerManager extends DisposableBase implements SessionSource {
   }
 
   override dispose(): void {
+    const kept: SavedSession[] = [];
+    for (const e of this.entries.values()) {
+      const t = e.session?.transport;
+      const init = e.session?.initializeResult;
+      if (t && init && e.config.type === 'http' && t.sessionId && this.options.keepSessionAtShutdown?.(e.config.id)) {
+        t.keepSessionOnClose = true;
+        kept.push({ serverId: e.config.id, fingerprint: e.print, sessionId: t.sessionId, initializeResult: init });
+      }
+    }
+    // Sessions saved at the last shutdown and not used in this window stay saved.
+    for (const s of this.saved.values()) if (!kept.some((k) => k.serverId === s.serverId)) kept.push(s);
+    this.options.saveSessions?.(kept);
     for (const e of this.entries.values()) this.teardown(e, 'the extension is shutting down');
     this.entries.clear();
     super.dispose();

@@ -69,6 +69,8 @@ export interface TaskEngineOptions {
   requestTimeoutMs?: number;
   /** The most pages `tasks/list` follows. */
   maxListPages?: number;
+  /** Reads an outcome kept from an earlier window (restored snapshots carry no outcome). */
+  loadOutcome?: (key: string) => Promise<TaskOutcome | undefined>;
   now?: () => number;
   random?: () => number;
 }
@@ -482,7 +484,7 @@ export class TaskEngine extends DisposableBase {
       this.scheduler.cancel(rec.snap.key);
       rec.progress?.dispose();
       rec.progress = undefined;
-      if ((status === 'completed' || status === 'failed') && !rec.snap.outcome && (this.options.autoFetchResults?.() ?? true)) {
+      if ((status === 'completed' || status === 'failed') && !rec.snap.outcome && !rec.snap.outcomeFetchedAt && (this.options.autoFetchResults?.() ?? true)) {
         void this.resultCall(rec);
       }
     }
@@ -552,6 +554,13 @@ export class TaskEngine extends DisposableBase {
     const rec = this.recs.get(key);
     if (!rec) throw new Error('This task is no longer tracked.');
     if (rec.snap.outcome) return rec.snap.outcome;
+    if (rec.snap.outcomeFetchedAt && this.options.loadOutcome) {
+      const stored = await this.options.loadOutcome(key);
+      if (stored) {
+        this.update(rec, { outcome: stored });
+        return stored;
+      }
+    }
     if (rec.snap.kind === 'direct') throw new Error(rec.snap.note ?? 'The call has not finished yet.');
     if (rec.snap.status === 'expired' || rec.snap.status === 'lost') {
       throw new Error(`The task is ${rec.snap.status} and no result was fetched before: ${rec.snap.note ?? ''}`.trim());
@@ -689,6 +698,9 @@ export class TaskEngine extends DisposableBase {
         this.update(rec, { status: 'lost', lastServerStatus: 'working', note: 'The window closed before the call returned.' });
         continue;
       }
+      // T-REQ-8: a session attached before the restore gets no other chance to route its progress.
+      const attached = this.attached.get(snap.serverId);
+      if (attached) this.subscribeProgress(rec, attached.session);
       // Staggered, so a reload with many tasks does not burst.
       this.scheduler.schedule(snap.key, this.now() + 50 + i++ * 5);
     }

@@ -34,6 +34,10 @@ export interface Transport {
   setProtocolVersion?(version: string): void;
   /** The session id a server assigned (Streamable HTTP `Mcp-Session-Id`). */
   readonly sessionId?: string;
+  /** Streamable HTTP: when true, `close()` keeps the server's session (no DELETE) for a resume. */
+  keepSessionOnClose?: boolean;
+  /** Streamable HTTP: opens the stream of server-initiated messages (after a resume). */
+  openServerStream?(): void;
   /** A short description for logs, e.g. `stdio: node server.js` or `http: https://host/mcp`. */
   readonly description: string;
 }

@@ -146,7 +146,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     const live = !isTerminal(t.status);
     const caps = this.servers.peekSession(t.serverId)?.serverCapabilities;
     const cancelable = live && (t.kind === 'direct' || !caps || caps.tasks?.cancel !== undefined);
-    const hasResult = t.outcome !== undefined || (t.kind === 'task' && (t.status === 'completed' || t.status === 'failed'));
+    const hasResult = t.outcome !== undefined || t.outcomeFetchedAt !== undefined || (t.kind === 'task' && (t.status === 'completed' || t.status === 'failed'));
     item.contextValue = ['task', t.kind, cancelable ? 'cancelable' : '', t.status === 'input_required' ? 'respondable' : '', hasResult ? 'hasResult' : '', live ? 'live' : 'finished']
       .filter(Boolean)
       .join(' ');

@@ -1,0 +1,549 @@
+import { randomUUID } from 'node:crypto';
+import * as z from 'zod/mini';
+import type { IncomingRequestContext } from '../jsonrpc/connection';
+import { ErrorCode, RpcError } from '../jsonrpc/errors';
+import { describeIssues } from '../jsonrpc/messages';
+import type { Task, TaskStatus } from '../protocol/schemas';
+import { RELATED_TASK_META } from '../protocol/schemas';
+import type { McpSession } from '../protocol/session';
+import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine';
+import { canTransition, isServerTerminal } from '../tasks/status';
+import { abortReason, errorMessage } from '../util/abort';
+import type { Event } from '../util/event';
+import { DisposableStore, Emitter } from '../util/event';
+import type { Logger } from '../util/log';
+import { truncate } from '../util/log';
+import { TokenBucket } from './tokenBucket';
+
+/** The server requests this client accepts as tasks. */
+export type HostedMethod = 'elicitation/create' | 'sampling/createMessage';
+
+/** One task a server asked this client to run, as a plain object for the view. */
+export interface HostedTaskSnapshot {
+  serverId: string;
+  /** Generated here (`crypto.randomUUID()`); unique among all hosted tasks. */
+  taskId: string;
+  method: HostedMethod;
+  status: TaskStatus;
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  /** The ttl granted (ms from `createdAt`), after capping. */
+  ttl: number;
+  /** The ttl the server asked for, if any. */
+  requestedTtl?: number;
+  pollInterval: number;
+  /** What the server asks, in a line: the elicitation message or the last sampling prompt. */
+  summary: string;
+  /** When the server fetched the outcome through `tasks/result` (ISO 8601). */
+  resultRetrievedAt?: string;
+}
+
+/**
+ * Limits of the task host (T-RCV-9). Every refusal is a JSON-RPC error -32603 whose message
+ * names the limit: the spec reserves -32602 for bad task ids and cursors, and a limit is neither
+ * an invalid request (-32600) nor invalid params; it is the receiver declining for now.
+ */
+export interface TaskHostOptions {
+  logger: Logger;
+  /** The name users know a server by, for the log. */
+  label?: (serverId: string) => string;
+  /** Longest ttl granted; longer requests are shortened (default 1 hour). */
+  maxTtlMs?: number;
+  /** ttl when the server asks for none (default 10 minutes). */
+  defaultTtlMs?: number;
+  /** Shortest ttl granted, so a task outlives its first poll (default 1 s). */
+  minTtlMs?: number;
+  /** Tasks of one server running at once; more are refused (default 10). */
+  maxConcurrentPerServer?: number;
+  /** Ended tasks kept per server until their ttl; beyond, the oldest are deleted (default 100). */
+  maxRetainedPerServer?: number;
+  /** Task operations (task-augmented requests and tasks/*) per second per server (default 50)... */
+  ratePerSecond?: number;
+  /** ...with bursts of up to this many (default 100). */
+  rateBurst?: number;
+  /** `pollInterval` suggested to servers (default 1000 ms). */
+  pollIntervalMs?: number;
+  /** Tasks per `tasks/list` page (default 50). */
+  pageSize?: number;
+  now?: () => number;
+}
+
+type Outcome = { result: Record<string, unknown> } | { error: RpcError };
+
+interface Rec {
+  snap: HostedTaskSnapshot;
+  /** The connection the task belongs to (T-RCV-8). */
+  session: McpSession;
+  /** Creation order within its server, for list cursors. */
+  seq: number;
+  expiresAt: number;
+  work: AbortController;
+  outcome?: Outcome;
+  /** Resolves once the task is terminal or deleted (what `tasks/result` waits for). */
+  done: Promise<void>;
+  settle: () => void;
+}
+
+interface ServerState {
+  session?: McpSession;
+  store?: DisposableStore;
+  tasks: Map<string, Rec>;
+  seq: number;
+  bucket: TokenBucket;
+  /** Ids deleted here, with why, so a late poll learns "expired" rather than "not found". */
+  gone: Map<string, string>;
+  /** Refusals since the last warning (a flood is logged as counts, not line by line). */
+  refused: number;
+  warnedAt: number;
+}
+
+const TaskParamSchema = z.looseObject({
+  ttl: z.optional(z.nullable(z.number({ error: 'expected a number of milliseconds' }).check(z.nonnegative({ error: 'must not be negative' })))),
+});
+const TaskIdParamsSchema = z.looseObject({ taskId: z.string() });
+const ListParamsSchema = z.optional(z.looseObject({ cursor: z.optional(z.string()) }));
+
+const TERMINAL_WORDS: Record<string, string> = { 'tasks/get': 'retrieve task', 'tasks/result': 'retrieve task result', 'tasks/cancel': 'cancel task' };
+const MAX_TOMBSTONES = 256;
+const WARN_EVERY_MS = 5_000;
+/** setTimeout's largest delay; longer ones fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The receiver side of MCP tasks (2025-11-25) for the requests servers send to this client:
+ * task-augmented `elicitation/create` and `sampling/createMessage` are answered at once with a
+ * `CreateTaskResult`, run in the background, and served to the server that asked through
+ * `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` (rules T-RCV-1..10).
+ *
+ * A hosted task belongs to the connection that created it: only that connection sees it, and
+ * when the connection closes (or the server's session is replaced) its live work is aborted and
+ * its tasks are deleted, since no one is left who could poll them. Tasks are also deleted when
+ * their ttl ends (live work is aborted then too), by one unref'd timer for all tasks.
+ */
+export class TaskHost {
+  private readonly servers = new Map<string, ServerState>();
+  private readonly methods = new Set<HostedMethod>();
+  private readonly _onDidChange = new Emitter<HostedTaskSnapshot>();
+  private readonly _onDidRemove = new Emitter<string>();
+  private readonly log: Logger;
+  private readonly now: () => number;
+  private readonly maxTtl: number;
+  private readonly defaultTtl: number;
+  private readonly minTtl: number;
+  private readonly maxConcurrent: number;
+  private readonly maxRetained: number;
+  private readonly pollInterval: number;
+  private readonly pageSize: number;
+  private timer?: ReturnType<typeof setTimeout>;
+  private timerAt = Infinity;
+
+  /** A hosted task was created or changed. */
+  readonly onDidChange: Event<HostedTaskSnapshot> = this._onDidChange.event;
+  /** A hosted task was deleted (its task id). */
+  readonly onDidRemove: Event<string> = this._onDidRemove.event;
+
+  constructor(private readonly options: TaskHostOptions) {
+    this.log = options.logger;
+    this.now = options.now ?? (() => Date.now());
+    this.maxTtl = options.maxTtlMs ?? 3_600_000;
+    this.defaultTtl = Math.min(options.defaultTtlMs ?? 600_000, this.maxTtl);
+    this.minTtl = Math.min(options.minTtlMs ?? 1_000, this.maxTtl);
+    this.maxConcurrent = options.maxConcurrentPerServer ?? 10;
+    this.maxRetained = options.maxRetainedPerServer ?? 100;
+    this.pollInterval = options.pollIntervalMs ?? 1_000;
+    this.pageSize = Math.max(1, options.pageSize ?? 50);
+  }
+
+  /** T-RCV-1: the client's `tasks` capability, for the request types wrapped so far. */
+  capabilities(): Record<string, unknown> {
+    if (this.methods.size === 0) return {};
+    const requests: Record<string, unknown> = {};
+    if (this.methods.has('elicitation/create')) requests.elicitation = { create: {} };
+    if (this.methods.has('sampling/createMessage')) requests.sampling = { createMessage: {} };
+    return { tasks: { list: {}, cancel: {}, requests } };
+  }
+
+  /** Every hosted task. */
+  list(): HostedTaskSnapshot[] {
+    return [...this.servers.values()].flatMap((s) => [...s.tasks.values()].map((r) => r.snap));
+  }
+
+  /**
+   * Wraps the handler of a server request: with `params.task` the request becomes a hosted task
+   * (T-RCV-2); without it the handler runs as usual. Declares `method` in `capabilities()`.
+   */
+  wrap(method: HostedMethod, handler: ServerRequestHandler): ServerRequestHandler {
+    this.methods.add(method);
+    return async (params, ctx) => {
+      if (params?.task === undefined) return handler(params, ctx);
+      return this.accept(method, handler, params, ctx);
+    };
+  }
+
+  /**
+   * Serves `tasks/*` on a new session of `serverId` (register before it initializes). A session
+   * replacing another drops the old one's tasks.
+   */
+  attachSession(serverId: string, session: McpSession): void {
+    const state = this.state(serverId);
+    if (state.session === session) return;
+    this.detach(state, 'the client opened a new connection to the server');
+    const store = (state.store = new DisposableStore());
+    state.session = session;
+    const serve = (method: string, fn: (params: Record<string, unknown> | undefined, ctx: IncomingRequestContext) => unknown) =>
+      store.add(
+        session.onRequest(method, async (params, ctx) => {
+          this.admit(state, serverId, method);
+          try {
+            return await fn(params, ctx);
+          } catch (err) {
+            if (err instanceof RpcError) throw err;
+            if (ctx.signal.aborted) throw err; // no answer goes out anyway
+            this.log.error(`[${this.label(serverId)}] ${method} failed inside the client: ${errorMessage(err)}`);
+            throw new RpcError(ErrorCode.InternalError, `${method} failed inside the client: ${errorMessage(err)}`);
+          }
+        }),
+      );
+    serve('tasks/get', (params) => toTask(this.lookup(state, serverId, session, 'tasks/get', params).snap));
+    serve('tasks/result', (params, ctx) => this.serveResult(state, serverId, session, params, ctx.signal));
+    serve('tasks/list', (params) => this.serveList(state, session, params));
+    serve('tasks/cancel', (params) => {
+      const rec = this.lookup(state, serverId, session, 'tasks/cancel', params);
+      if (isServerTerminal(rec.snap.status)) {
+        throw new RpcError(ErrorCode.InvalidParams, `Cannot cancel task: already in terminal status '${rec.snap.status}'`);
+      }
+      // T-RCV-6: stop the work, and be cancelled before the answer leaves.
+      this.stop(rec, 'Cancelled at the request of the server (tasks/cancel)');
+      return toTask(rec.snap);
+    });
+    store.add(session.onClose((info) => state.session === session && this.detach(state, `the connection closed (${info.reason})`)));
+  }
+
+  /** Cancels a hosted task for the user (the view's cancel action): the dialog or model request stops. */
+  cancel(serverId: string, taskId: string): HostedTaskSnapshot {
+    const rec = this.servers.get(serverId)?.tasks.get(taskId);
+    if (!rec) throw new Error(`No task ${taskId} is hosted for this server (it may have expired).`);
+    if (isServerTerminal(rec.snap.status)) throw new Error(`The task already ended (${rec.snap.status}).`);
+    this.stop(rec, 'Cancelled by the user');
+    return rec.snap;
+  }
+
+  dispose(): void {
+    for (const state of this.servers.values()) this.detach(state, 'the client is shutting down');
+    this.servers.clear();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this._onDidChange.dispose();
+    this._onDidRemove.dispose();
+  }
+
+  // ── Creating and running ───────────────────────────────────────────────────────────────────
+
+  private accept(method: HostedMethod, handler: ServerRequestHandler, params: Record<string, unknown>, ctx: ServerRequestContext): Record<string, unknown> {
+    const { serverId } = ctx;
+    const label = this.label(serverId);
+    const state = this.state(serverId);
+    const session = state.session;
+    if (!session || session.isClosed) {
+      this.log.error(`[${label}] Cannot host a task for ${method}: the task host has no connection to this server`);
+      throw new RpcError(ErrorCode.InternalError, `The client cannot host a task for ${method}: no connection to this server is attached to its task host`);
+    }
+    this.admit(state, serverId, method);
+    const parsed = TaskParamSchema.safeParse(params.task);
+    if (!parsed.success) throw new RpcError(ErrorCode.InvalidParams, `Invalid task parameter of ${method}: ${describeIssues(parsed.error.issues)}`);
+    let live = 0;
+    for (const r of state.tasks.values()) if (!isServerTerminal(r.snap.status)) live++;
+    if (live >= this.maxConcurrent) {
+      throw this.refuse(state, serverId, `Too many concurrent tasks: this server already has ${live} tasks running on the client (limit ${this.maxConcurrent}); try again when one ends`);
+    }
+    const requested = parsed.data.ttl ?? undefined;
+    // T-RCV-7: the ttl granted, within bounds, is the one reported.
+    const ttl = Math.floor(Math.min(Math.max(requested ?? this.defaultTtl, this.minTtl), this.maxTtl));
+    const now = this.now();
+    const at = new Date(now).toISOString();
+    let settle!: () => void;
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    const rec: Rec = {
+      snap: {
+        serverId,
+        taskId: randomUUID(), // T-RCV-3: 122 random bits from the OS's CSPRNG
+        method,
+        status: 'working', // T-LIFE-1
+        createdAt: at,
+        lastUpdatedAt: at,
+        ttl,
+        requestedTtl: requested,
+        pollInterval: this.pollInterval,
+        summary: summarize(method, params),
+      },
+      session,
+      seq: ++state.seq,
+      expiresAt: now + ttl,
+      work: new AbortController(),
+      done,
+      settle,
+    };
+    state.tasks.set(rec.snap.taskId, rec);
+    this.armExpiry(rec.expiresAt);
+    this.log.info(
+      `[${label}] Hosted task ${rec.snap.taskId} created for ${method} (ttl ${ttl} ms${requested !== undefined && requested !== ttl ? `, ${requested} asked` : ''})${rec.snap.summary ? `: "${rec.snap.summary}"` : ''}`,
+    );
+    this._onDidChange.fire(rec.snap);
+    this.run(rec, handler, params, ctx);
+    return { task: toTask(rec.snap) };
+  }
+
+  /** Runs the handler in the background, with its own signal (the request was answered already). */
+  private run(rec: Rec, handler: ServerRequestHandler, params: Record<string, unknown>, ctx: ServerRequestContext): void {
+    const { task: _task, ...rest } = params;
+    void (async () => {
+      let outcome: Outcome;
+      try {
+        outcome = { result: await handler(rest, { ...ctx, signal: rec.work.signal }) };
+      } catch (err) {
+        outcome = { error: err instanceof RpcError ? new RpcError(err.code, err.message, err.data) : new RpcError(ErrorCode.InternalError, errorMessage(err)) };
+      }
+      const state = this.servers.get(rec.snap.serverId);
+      if (state?.tasks.get(rec.snap.taskId) !== rec) return; // deleted meanwhile
+      if (isServerTerminal(rec.snap.status)) {
+        // T-LIFE-4: cancelled stays cancelled, whatever the work did after.
+        this.log.debug(`[${this.label(rec.snap.serverId)}] Hosted task ${rec.snap.taskId}: work ended after it was ${rec.snap.status}; outcome discarded`);
+        return;
+      }
+      rec.outcome = outcome;
+      if ('error' in outcome) this.transition(rec, 'failed', `${outcome.error.message} (error ${outcome.error.code})`);
+      else this.transition(rec, 'completed');
+    })();
+  }
+
+  /** Aborts the work and moves the task to cancelled. */
+  private stop(rec: Rec, why: string): void {
+    rec.work.abort(new Error(why));
+    this.transition(rec, 'cancelled', why);
+  }
+
+  /** Applies a status change through the transition table, tells the view and the server. */
+  private transition(rec: Rec, status: TaskStatus, statusMessage?: string): void {
+    const from = rec.snap.status;
+    const label = this.label(rec.snap.serverId);
+    if (!canTransition(from, status)) {
+      this.log.warn(`[${label}] Hosted task ${rec.snap.taskId}: ignored illegal transition ${from} → ${status}`);
+      return;
+    }
+    rec.snap = { ...rec.snap, status, statusMessage, lastUpdatedAt: new Date(this.now()).toISOString() };
+    this.log.info(`[${label}] Hosted task ${rec.snap.taskId} (${rec.snap.method}): ${from} → ${status}${statusMessage ? ` (${statusMessage})` : ''}`);
+    this._onDidChange.fire(rec.snap);
+    // T-RCV-10: the whole task, and no related-task _meta (the id is in the params).
+    void rec.session.connection.notify('notifications/tasks/status', toTask(rec.snap));
+    if (isServerTerminal(status)) {
+      rec.settle();
+      this.evict(this.state(rec.snap.serverId));
+    }
+  }
+
+  // ── Serving tasks/* ────────────────────────────────────────────────────────────────────────
+
+  /** T-RCV-5, T-RCV-8: a task of this connection, else -32602 as if it never existed. */
+  private lookup(state: ServerState, serverId: string, session: McpSession, method: string, params: Record<string, unknown> | undefined): Rec {
+    const p = TaskIdParamsSchema.safeParse(params);
+    if (!p.success) throw new RpcError(ErrorCode.InvalidParams, `Invalid params of ${method}: ${describeIssues(p.error.issues)}`);
+    const rec = state.tasks.get(p.data.taskId);
+    if (rec && rec.session === session) return rec;
+    const why = state.gone.get(p.data.taskId) ?? 'Task not found';
+    // Monitoring for guessing (spec: audit); bounded by the rate limit.
+    this.log.debug(`[${this.label(serverId)}] ${method} for unknown task ${truncate(JSON.stringify(p.data.taskId), 80)}: ${why}`);
+    return fail(`Failed to ${TERMINAL_WORDS[method]}: ${why}`);
+  }
+
+  /** T-RCV-4: blocks until terminal, then exactly the underlying result or error. */
+  private async serveResult(state: ServerState, serverId: string, session: McpSession, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const rec = this.lookup(state, serverId, session, 'tasks/result', params);
+    const { taskId } = rec.snap;
+    if (!isServerTerminal(rec.snap.status)) await untilDone(rec.done, signal);
+    if (state.tasks.get(taskId) !== rec) return fail(`Failed to retrieve task result: ${state.gone.get(taskId) ?? 'Task not found'}`);
+    rec.snap = { ...rec.snap, resultRetrievedAt: new Date(this.now()).toISOString() };
+    this._onDidChange.fire(rec.snap);
+    const o = rec.outcome;
+    this.log.info(
+      `[${this.label(serverId)}] Hosted task ${taskId}: result retrieved by the server (${o === undefined ? 'cancelled, no result' : 'error' in o ? `error ${o.error.code}` : 'result'})`,
+    );
+    if (o === undefined) {
+      throw new RpcError(ErrorCode.InternalError, `Task ${taskId} was cancelled (${rec.snap.statusMessage ?? 'no reason given'}); it has no result`);
+    }
+    if ('error' in o) throw new RpcError(o.error.code, o.error.message, o.error.data);
+    const meta = isObject(o.result._meta) ? o.result._meta : {};
+    return { ...o.result, _meta: { ...meta, [RELATED_TASK_META]: { taskId } } };
+  }
+
+  /** T-RCV-4: pages in creation order; the cursor is an opaque token for the last seq seen. */
+  private serveList(state: ServerState, session: McpSession, params: Record<string, unknown> | undefined): Record<string, unknown> {
+    const p = ListParamsSchema.safeParse(params);
+    if (!p.success) throw new RpcError(ErrorCode.InvalidParams, `Invalid params of tasks/list: ${describeIssues(p.error.issues)}`);
+    const cursor = p.data?.cursor;
+    let after = 0;
+    if (cursor !== undefined) {
+      const text = Buffer.from(cursor, 'base64url').toString('utf8');
+      after = /^c[0-9]{1,15}$/.test(text) ? Number(text.slice(1)) : NaN;
+      if (!(after <= state.seq) || Buffer.from(text).toString('base64url') !== cursor) {
+        return fail(`Invalid cursor for tasks/list: ${truncate(JSON.stringify(cursor), 80)} was not issued by this client`);
+      }
+    }
+    const page: Rec[] = [];
+    let more = false;
+    // The map keeps insertion order, which is seq order.
+    for (const r of state.tasks.values()) {
+      if (r.session !== session || r.seq <= after) continue;
+      if (page.length === this.pageSize) {
+        more = true;
+        break;
+      }
+      page.push(r);
+    }
+    const result: Record<string, unknown> = { tasks: page.map((r) => toTask(r.snap)) };
+    if (more) result.nextCursor = Buffer.from(`c${page[page.length - 1].seq}`).toString('base64url');
+    return result;
+  }
+
+  // ── Limits and cleanup ─────────────────────────────────────────────────────────────────────
+
+  /** T-RCV-9: the server's rate limit on task operations. */
+  private admit(state: ServerState, serverId: string, method: string): void {
+    if (state.bucket.take()) return;
+    const rate = this.options.ratePerSecond ?? 50;
+    throw this.refuse(state, serverId, `Rate limit exceeded: more than ${rate} task operations per second (burst ${this.options.rateBurst ?? 100}) from this server; ${method} refused, try again later`);
+  }
+
+  /** A refusal, logged at most every few seconds with a count, so a flood does not flood the log. */
+  private refuse(state: ServerState, serverId: string, message: string): RpcError {
+    const now = this.now();
+    state.refused++;
+    if (now - state.warnedAt >= WARN_EVERY_MS) {
+      this.log.warn(`[${this.label(serverId)}] ${message}${state.refused > 1 ? ` (${state.refused} refusals since the last warning)` : ''}`);
+      state.refused = 0;
+      state.warnedAt = now;
+    }
+    return new RpcError(ErrorCode.InternalError, message);
+  }
+
+  /** Keeps at most `maxRetained` ended tasks per server, deleting the oldest. */
+  private evict(state: ServerState): void {
+    let ended = 0;
+    for (const r of state.tasks.values()) if (isServerTerminal(r.snap.status)) ended++;
+    for (const r of state.tasks.values()) {
+      if (ended <= this.maxRetained) break;
+      if (!isServerTerminal(r.snap.status)) continue;
+      this.delete(state, r, `Task was deleted: the client keeps at most ${this.maxRetained} ended tasks per server`);
+      ended--;
+    }
+  }
+
+  /** One timer for all tasks, armed for the earliest expiry. */
+  private armExpiry(at: number): void {
+    if (this.timer && this.timerAt <= at) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.sweep(), Math.min(Math.max(0, at - this.now()), MAX_TIMER_MS));
+    this.timer.unref?.(); // never keeps the process alive
+  }
+
+  /** T-RCV-7/9: deletes every task whose ttl ended (live work is aborted), re-arms for the next. */
+  private sweep(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    const now = this.now();
+    let next = Infinity;
+    for (const state of this.servers.values()) {
+      for (const rec of [...state.tasks.values()]) {
+        if (rec.expiresAt > now) {
+          next = Math.min(next, rec.expiresAt);
+          continue;
+        }
+        if (!isServerTerminal(rec.snap.status)) this.stop(rec, `Its ttl of ${rec.snap.ttl} ms ended before it finished`);
+        this.delete(state, rec, 'Task has expired');
+      }
+    }
+    if (next < Infinity) this.armExpiry(next);
+  }
+
+  private delete(state: ServerState, rec: Rec, why: string): void {
+    const { taskId } = rec.snap;
+    state.tasks.delete(taskId);
+    state.gone.set(taskId, why);
+    if (state.gone.size > MAX_TOMBSTONES) state.gone.delete(state.gone.keys().next().value!);
+    rec.settle();
+    this.log.info(`[${this.label(rec.snap.serverId)}] Hosted task ${taskId} deleted (was ${rec.snap.status}): ${why}`);
+    this._onDidRemove.fire(taskId);
+  }
+
+  /** The connection is gone or replaced: abort its live work and delete its tasks. */
+  private detach(state: ServerState, why: string): void {
+    state.store?.dispose();
+    state.store = undefined;
+    state.session = undefined;
+    for (const rec of [...state.tasks.values()]) {
+      rec.work.abort(new Error(why));
+      state.tasks.delete(rec.snap.taskId);
+      rec.settle();
+      this.log.info(`[${this.label(rec.snap.serverId)}] Hosted task ${rec.snap.taskId} dropped (was ${rec.snap.status}): ${why}`);
+      this._onDidRemove.fire(rec.snap.taskId);
+    }
+    state.gone.clear();
+  }
+
+  private state(serverId: string): ServerState {
+    let s = this.servers.get(serverId);
+    if (!s) {
+      const bucket = new TokenBucket(this.options.ratePerSecond ?? 50, this.options.rateBurst ?? 100, this.now);
+      s = { tasks: new Map(), seq: 0, bucket, gone: new Map(), refused: 0, warnedAt: -Infinity };
+      this.servers.set(serverId, s);
+    }
+    return s;
+  }
+
+  private label(serverId: string): string {
+    return this.options.label?.(serverId) ?? serverId;
+  }
+}
+
+/** The protocol's Task (T-LIFE-5: dates, ttl and pollInterval always there). */
+function toTask(s: HostedTaskSnapshot): Task {
+  const t: Task = { taskId: s.taskId, status: s.status, createdAt: s.createdAt, lastUpdatedAt: s.lastUpdatedAt, ttl: s.ttl, pollInterval: s.pollInterval };
+  if (s.statusMessage !== undefined) t.statusMessage = s.statusMessage;
+  return t;
+}
+
+function fail(message: string): never {
+  throw new RpcError(ErrorCode.InvalidParams, message);
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Waits for `done`, or rejects when the request is cancelled; leaves no listener behind. */
+function untilDone(done: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    void done.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
+}
+
+/** A line for the view: the elicitation's message, or the text of the last sampling message. */
+function summarize(method: HostedMethod, params: Record<string, unknown>): string {
+  let text: unknown;
+  if (method === 'elicitation/create') {
+    text = params.message;
+  } else if (Array.isArray(params.messages) && params.messages.length > 0) {
+    const last: unknown = params.messages[params.messages.length - 1];
+    const content = isObject(last) ? last.content : undefined;
+    const blocks: unknown[] = Array.isArray(content) ? content : [content];
+    text = blocks.map((b) => (isObject(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : '')).join(' ');
+  }
+  return typeof text === 'string' ? truncate(text.replace(/\s+/g, ' ').trim(), 200) : '';
+}

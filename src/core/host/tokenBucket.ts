@@ -1,0 +1,28 @@
+/**
+ * A token bucket: `burst` operations at once, refilled at `ratePerSecond`. Refills lazily from
+ * the clock on each take, so it owns no timer.
+ */
+export class TokenBucket {
+  private tokens: number;
+  private last: number;
+
+  constructor(
+    private readonly ratePerSecond: number,
+    private readonly burst: number,
+    private readonly now: () => number,
+  ) {
+    this.tokens = burst;
+    this.last = now();
+  }
+
+  /** Takes one token; false when the bucket is empty. */
+  take(): boolean {
+    const now = this.now();
+    // A clock that went back refills nothing (never a negative refill).
+    this.tokens = Math.min(this.burst, this.tokens + (Math.max(0, now - this.last) * this.ratePerSecond) / 1000);
+    this.last = now;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+}
