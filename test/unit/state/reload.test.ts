@@ -1,0 +1,164 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parseSettingServers } from '../../../src/core/config/parse';
+import { ServerManager } from '../../../src/core/servers/serverManager';
+import { TaskStore } from '../../../src/core/state/taskStore';
+import { TaskEngine } from '../../../src/core/tasks/engine';
+import type { TaskSnapshot } from '../../../src/core/tasks/types';
+import { createTransport } from '../../../src/core/transports/factory';
+import { isTerminal } from '../../../src/core/tasks/status';
+import { MemoryLogger } from '../helpers/logger';
+import { everythingEntry, startHttpPeer } from '../helpers/peers';
+
+/** One "window": a server manager, a task engine and a store, wired as the extension wires them. */
+function openWindow(dir: string, url: string) {
+  const log = new MemoryLogger();
+  const store = new TaskStore(dir, log, { retentionDays: () => 30, debounceMs: 10 });
+  const engine: TaskEngine = new TaskEngine({
+    logger: log,
+    sessions: { getSession: (id) => servers.getSession(id), label: (id) => servers.label(id), tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id) },
+    loadOutcome: (key) => store.loadOutcome(key),
+    minPollMs: 100,
+  });
+  const servers: ServerManager = new ServerManager({
+    logger: log,
+    clientInfo: { name: 'mcp-tasks-test', version: '0' },
+    roots: () => [],
+    resolveContext: () => ({ userHome: os.homedir(), env: {}, readFile: async () => '' }),
+    promptInput: async () => undefined,
+    createTransport,
+    capabilities: () => engine.clientCapabilities(),
+    onSession: (session, config) => engine.attachSession(config.id, session),
+    keepSessionAtShutdown: (id) => engine.list().some((t) => t.serverId === id && !isTerminal(t.status)),
+    saveSessions: (s) => store.saveSessions(s),
+  });
+  const config = parseSettingServers({ everything: { type: 'http', url } });
+  return {
+    log,
+    store,
+    engine,
+    servers,
+    async start() {
+      const state = await store.load();
+      engine.restore(state.tasks, state.progressTokens);
+      servers.addSavedSessions(state.sessions);
+      store.attach(engine);
+      servers.setConfiguration(config.servers, config.errors);
+      return state;
+    },
+    close() {
+      store.dispose();
+      engine.dispose();
+      servers.dispose();
+    },
+    until(key: string, pred: (t: TaskSnapshot) => boolean, what: string): Promise<TaskSnapshot> {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}: ${JSON.stringify(engine.get(key))}\n${log.text().slice(-2000)}`)), 20000);
+        const check = () => {
+          const t = engine.get(key);
+          if (t && pred(t)) {
+            clearTimeout(timer);
+            sub.dispose();
+            resolve(t);
+          }
+        };
+        const sub = engine.onDidChange(check);
+        check();
+      });
+    },
+  };
+}
+
+describe('reload: tasks and results survive the window (server-everything over Streamable HTTP)', function () {
+  this.timeout(60000);
+  let peer: Awaited<ReturnType<typeof startHttpPeer>>;
+  let dir: string;
+  before(async () => {
+    peer = await startHttpPeer([everythingEntry, 'streamableHttp'], /listening on port|running on port/i);
+  });
+  after(() => peer?.stop());
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-store-'))));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('a live task is re-attached through the resumed session and its result fetched; a finished result is read back from disk', async () => {
+    const url = `http://127.0.0.1:${peer.port}/mcp`;
+    const w1 = openWindow(dir, url);
+    await w1.start();
+    const id = w1.servers.list()[0].id;
+    const quick = await w1.engine.callTool(id, 'echo', { arguments: { message: 'kept' } });
+    await w1.until(quick.key, (t) => t.outcome !== undefined, 'the echo result');
+    const live = await w1.engine.callTool(id, 'simulate-research-query', { arguments: { topic: 'reloads' } });
+    assert.equal(live.status, 'working');
+    await new Promise((r) => setTimeout(r, 50)); // let the outcome file be written
+    w1.close(); // the "reload": the session is kept, not deleted, because a task is live
+
+    const w2 = openWindow(dir, url);
+    const state = await w2.start();
+    assert.equal(state.sessions.length, 1, 'the HTTP session was saved for the next window');
+    assert.deepEqual(state.tasks.map((t) => t.key).sort(), [quick.key, live.key].sort());
+    const done = await w2.until(live.key, (t) => t.status === 'completed' && t.outcome !== undefined, 'the re-attached task to complete');
+    assert.match(JSON.stringify(done.outcome), /Research Report: reloads/);
+    assert.ok(w2.log.has('info', /Resumed session/), 'the saved session was resumed, not a new one');
+    const kept = await w2.engine.fetchResult(quick.key);
+    assert.deepEqual(kept, { kind: 'result', result: { content: [{ type: 'text', text: 'Echo: kept' }] } });
+    w2.close();
+  });
+
+  it('when the server no longer knows the session, the client initializes anew and the task shows as lost (its ttl has not ended)', async () => {
+    const url = `http://127.0.0.1:${peer.port}/mcp`;
+    const w1 = openWindow(dir, url);
+    await w1.start();
+    const id = w1.servers.list()[0].id;
+    const live = await w1.engine.callTool(id, 'simulate-research-query', { arguments: { topic: 'gone' } });
+    w1.close();
+    // The saved session id is made unknown to the server, as after a server restart.
+    const index = JSON.parse(fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as { sessions: Array<{ sessionId: string }> };
+    index.sessions[0].sessionId = 'no-such-session';
+    fs.writeFileSync(path.join(dir, 'tasks.json'), JSON.stringify(index));
+
+    const w2 = openWindow(dir, url);
+    await w2.start();
+    const t = await w2.until(live.key, (x) => x.status === 'lost' || x.status === 'expired', 'the task to be lost');
+    assert.equal(t.status, 'lost');
+    assert.equal(t.lastServerStatus, 'working');
+    assert.ok(w2.log.has('info', /session of the previous window is gone/));
+    w2.close();
+  });
+});
+
+describe('TaskStore', () => {
+  let dir: string;
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-store-'))));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const snap = (key: string, status: TaskSnapshot['status'], updated: string): TaskSnapshot => ({
+    key,
+    serverId: 's',
+    taskId: key,
+    kind: 'task',
+    toolName: 't',
+    status,
+    createdAt: updated,
+    lastUpdatedAt: updated,
+    ttl: null,
+    origin: 'user',
+  });
+
+  it('drops finished tasks older than the retention period, keeps live and recent ones', async () => {
+    const old = new Date(Date.now() - 40 * 86400_000).toISOString();
+    const recent = new Date().toISOString();
+    fs.writeFileSync(path.join(dir, 'tasks.json'), JSON.stringify({ version: 1, sessions: [], tasks: [{ snap: snap('a', 'completed', old) }, { snap: snap('b', 'working', old) }, { snap: snap('c', 'failed', recent) }] }));
+    const state = await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30 }).load();
+    assert.deepEqual(state.tasks.map((t) => t.key), ['b', 'c']);
+  });
+
+  it('a corrupt index is reported and the window starts with no tasks', async () => {
+    fs.writeFileSync(path.join(dir, 'tasks.json'), '{ not json');
+    const log = new MemoryLogger();
+    const state = await new TaskStore(dir, log, { retentionDays: () => 30 }).load();
+    assert.equal(state.tasks.length, 0);
+    assert.ok(log.has('warn', /Could not read the stored tasks/));
+  });
+});
