@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { JsonRpcConnection } from '../../../src/core/jsonrpc/connection';
 import { ErrorCode, RpcError } from '../../../src/core/jsonrpc/errors';
 import { InMemoryTransport } from '../../../src/core/transports/inMemory';
