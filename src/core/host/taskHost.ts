@@ -90,6 +90,8 @@ interface ServerState {
   store?: DisposableStore;
   tasks: Map<string, Rec>;
   seq: number;
+  /** Random per server, in every cursor: another server's cursors are not valid here. */
+  cursorKey: string;
   bucket: TokenBucket;
   /** Ids deleted here, with why, so a late poll learns "expired" rather than "not found". */
   gone: Map<string, string>;
@@ -104,7 +106,7 @@ const TaskParamSchema = z.looseObject({
 const TaskIdParamsSchema = z.looseObject({ taskId: z.string() });
 const ListParamsSchema = z.optional(z.looseObject({ cursor: z.optional(z.string()) }));
 
-const TERMINAL_WORDS: Record<string, string> = { 'tasks/get': 'retrieve task', 'tasks/result': 'retrieve task result', 'tasks/cancel': 'cancel task' };
+const VERB: Record<string, string> = { 'tasks/get': 'retrieve task', 'tasks/result': 'retrieve task result', 'tasks/cancel': 'cancel task' };
 const MAX_TOMBSTONES = 256;
 const WARN_EVERY_MS = 5_000;
 /** setTimeout's largest delay; longer ones fire at once. */
@@ -273,7 +275,7 @@ export class TaskHost {
         createdAt: at,
         lastUpdatedAt: at,
         ttl,
-        requestedTtl: requested,
+        ...(requested !== undefined && { requestedTtl: requested }),
         pollInterval: this.pollInterval,
         summary: summarize(method, params),
       },
@@ -331,7 +333,8 @@ export class TaskHost {
       this.log.warn(`[${label}] Hosted task ${rec.snap.taskId}: ignored illegal transition ${from} → ${status}`);
       return;
     }
-    rec.snap = { ...rec.snap, status, statusMessage, lastUpdatedAt: new Date(this.now()).toISOString() };
+    const { statusMessage: _old, ...rest } = rec.snap;
+    rec.snap = { ...rest, status, ...(statusMessage !== undefined && { statusMessage }), lastUpdatedAt: new Date(this.now()).toISOString() };
     this.log.info(`[${label}] Hosted task ${rec.snap.taskId} (${rec.snap.method}): ${from} → ${status}${statusMessage ? ` (${statusMessage})` : ''}`);
     this._onDidChange.fire(rec.snap);
     // T-RCV-10: the whole task, and no related-task _meta (the id is in the params).
@@ -353,7 +356,7 @@ export class TaskHost {
     const why = state.gone.get(p.data.taskId) ?? 'Task not found';
     // Monitoring for guessing (spec: audit); bounded by the rate limit.
     this.log.debug(`[${this.label(serverId)}] ${method} for unknown task ${truncate(JSON.stringify(p.data.taskId), 80)}: ${why}`);
-    return fail(`Failed to ${TERMINAL_WORDS[method]}: ${why}`);
+    return fail(`Failed to ${VERB[method]}: ${why}`);
   }
 
   /** T-RCV-4: blocks until terminal, then exactly the underlying result or error. */
@@ -376,16 +379,16 @@ export class TaskHost {
     return { ...o.result, _meta: { ...meta, [RELATED_TASK_META]: { taskId } } };
   }
 
-  /** T-RCV-4: pages in creation order; the cursor is an opaque token for the last seq seen. */
+  /** T-RCV-4: pages in creation order; a cursor is an opaque token for the last task seen. */
   private serveList(state: ServerState, session: McpSession, params: Record<string, unknown> | undefined): Record<string, unknown> {
     const p = ListParamsSchema.safeParse(params);
     if (!p.success) throw new RpcError(ErrorCode.InvalidParams, `Invalid params of tasks/list: ${describeIssues(p.error.issues)}`);
     const cursor = p.data?.cursor;
     let after = 0;
     if (cursor !== undefined) {
-      const text = Buffer.from(cursor, 'base64url').toString('utf8');
-      after = /^c[0-9]{1,15}$/.test(text) ? Number(text.slice(1)) : NaN;
-      if (!(after <= state.seq) || Buffer.from(text).toString('base64url') !== cursor) {
+      const [key, seq] = Buffer.from(cursor, 'base64url').toString('utf8').split('.');
+      after = key === state.cursorKey && /^[0-9]{1,15}$/.test(seq ?? '') ? Number(seq) : NaN;
+      if (!(after <= state.seq)) {
         return fail(`Invalid cursor for tasks/list: ${truncate(JSON.stringify(cursor), 80)} was not issued by this client`);
       }
     }
@@ -401,7 +404,7 @@ export class TaskHost {
       page.push(r);
     }
     const result: Record<string, unknown> = { tasks: page.map((r) => toTask(r.snap)) };
-    if (more) result.nextCursor = Buffer.from(`c${page[page.length - 1].seq}`).toString('base64url');
+    if (more) result.nextCursor = Buffer.from(`${state.cursorKey}.${page[page.length - 1].seq}`).toString('base64url');
     return result;
   }
 
@@ -468,6 +471,7 @@ export class TaskHost {
 
   private delete(state: ServerState, rec: Rec, why: string): void {
     const { taskId } = rec.snap;
+    if (state.tasks.get(taskId) !== rec) return;
     state.tasks.delete(taskId);
     state.gone.set(taskId, why);
     if (state.gone.size > MAX_TOMBSTONES) state.gone.delete(state.gone.keys().next().value!);
@@ -495,7 +499,7 @@ export class TaskHost {
     let s = this.servers.get(serverId);
     if (!s) {
       const bucket = new TokenBucket(this.options.ratePerSecond ?? 50, this.options.rateBurst ?? 100, this.now);
-      s = { tasks: new Map(), seq: 0, bucket, gone: new Map(), refused: 0, warnedAt: -Infinity };
+      s = { tasks: new Map(), seq: 0, cursorKey: randomUUID().slice(0, 8), bucket, gone: new Map(), refused: 0, warnedAt: -Infinity };
       this.servers.set(serverId, s);
     }
     return s;
