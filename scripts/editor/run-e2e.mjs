@@ -1,0 +1,161 @@
+#!/usr/bin/env node
+// End-to-end tests: the packaged .vsix installed into a fresh code-server, driven through the
+// interface by headless Chromium as a person would. Each test/e2e/*.scenario.mjs exports `name`
+// and `run(ctx)`; screenshots go to test-results/e2e/<scenario>/, counts to test-results/e2e.json.
+//
+// Usage: node scripts/editor/run-e2e.mjs [--scenario NAME]... [--vsix FILE] [--media]
+//   --vsix FILE  install this package instead of building dist/mcp-tasks.vsix (npm run package)
+//   --media      copy the screenshots a scenario marks for the README into media/
+// Env: MCP_TASKS_EDITOR_TIMEOUT (seconds, default 600), KEEP_RUN_DIR=1, CODE_SERVER_ECHO=1.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { URLSearchParams, pathToFileURL } from 'node:url';
+import {
+  cleanupOnSignals,
+  codeServerCommand,
+  ensureSetup,
+  freshRunDir,
+  launchBrowser,
+  notRunExitCode,
+  finishRunDir,
+  repoRoot,
+  resultsDir,
+  runCleanups,
+  startCodeServer,
+  writeResult,
+} from './codeServer.mjs';
+
+/**
+ * @typedef {object} ScenarioContext
+ * @property {import('playwright-core').Page} page a fresh page (own browser context)
+ * @property {string} url the workbench URL with the workspace folder
+ * @property {string} workspace absolute path of the open folder
+ * @property {(step: string, opts?: { media?: string }) => Promise<string>} shot screenshot into
+ *   test-results/e2e/<scenario>/NN-step.png; `media` names the README copy made with --media
+ */
+
+const LAYER = 'e2e';
+const ANSI_COLOURS = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+const SCENARIO_TIMEOUT_MS = 180_000;
+const timeoutMs = Number(process.env.MCP_TASKS_EDITOR_TIMEOUT || 600) * 1000;
+const workspace = join(repoRoot, 'test', 'fixtures', 'workspaces', 'basic');
+const scenariosDir = join(repoRoot, 'test', 'e2e');
+const shotsRoot = join(resultsDir, 'e2e');
+const log = (msg) => console.log(`[e2e] ${msg}`);
+
+const { values: opts } = parseArgs({
+  options: {
+    scenario: { type: 'string', multiple: true },
+    vsix: { type: 'string' },
+    media: { type: 'boolean', default: false },
+  },
+});
+
+async function loadScenarios() {
+  const files = readdirSync(scenariosDir).filter((f) => f.endsWith('.scenario.mjs')).sort();
+  const all = await Promise.all(files.map(async (f) => ({ file: f, ...(await import(pathToFileURL(join(scenariosDir, f)).href)) })));
+  const chosen = opts.scenario ? all.filter((s) => opts.scenario.includes(s.name)) : all;
+  if (chosen.length === 0) throw new Error(`no scenario matches ${opts.scenario?.join(', ') ?? '*.scenario.mjs'}`);
+  return chosen;
+}
+
+function packageVsix() {
+  if (opts.vsix) return opts.vsix;
+  log('packaging: npm run package');
+  const r = spawnSync('npm', ['run', 'package'], { cwd: repoRoot, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('npm run package failed');
+  return join(repoRoot, 'dist', 'mcp-tasks.vsix');
+}
+
+/** Runs one scenario on a fresh page; on failure prints what the page shows and keeps a screenshot. */
+async function runScenario(scenario, server) {
+  const dir = join(shotsRoot, scenario.name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const { page, close } = await launchBrowser();
+  let n = 0;
+  const shot = async (step, { media } = {}) => {
+    const file = join(dir, `${String(++n).padStart(2, '0')}-${step}.png`);
+    await page.screenshot({ path: file });
+    if (media && opts.media) {
+      mkdirSync(join(repoRoot, 'media'), { recursive: true });
+      copyFileSync(file, join(repoRoot, 'media', media));
+      log(`copied ${file} to media/${media}`);
+    }
+    return file;
+  };
+  const url = `${server.url}?${new URLSearchParams({ folder: workspace })}`;
+  const started = Date.now();
+  let timer;
+  try {
+    await Promise.race([
+      scenario.run({ page, url, workspace, shot }),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`scenario timed out after ${SCENARIO_TIMEOUT_MS / 1000} s`)), SCENARIO_TIMEOUT_MS);
+      }),
+    ]);
+    log(`ok   ${scenario.name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    return { name: scenario.name, ok: true, ms: Date.now() - started };
+  } catch (e) {
+    // Playwright colours its call log; keep the JSON and CI log plain.
+    const message = (e instanceof Error ? e.message : String(e)).replace(ANSI_COLOURS, '');
+    const file = await shot('failure').catch(() => '(no screenshot)');
+    const { visibleText } = await import(pathToFileURL(join(scenariosDir, 'ui.mjs')).href);
+    console.error(`[e2e] FAIL ${scenario.name}: ${message}\n[e2e] screenshot: ${file}\n[e2e] the page shows:\n${await visibleText(page)}`);
+    return { name: scenario.name, ok: false, ms: Date.now() - started, error: message };
+  } finally {
+    clearTimeout(timer);
+    await close();
+  }
+}
+
+async function main() {
+  cleanupOnSignals();
+  rmSync(join(resultsDir, `${LAYER}.json`), { force: true });
+  if (ensureSetup() === 'not-run') {
+    writeResult(LAYER, { notRun: true, reason: 'editor setup needs system packages (see above)' });
+    return notRunExitCode();
+  }
+  const scenarios = await loadScenarios();
+  const vsix = packageVsix();
+  const runDir = freshRunDir(LAYER);
+  const extensionsDir = join(runDir, 'extensions');
+  log(`installing ${vsix}`);
+  codeServerCommand(['--install-extension', vsix], { extensionsDir, userDataDir: join(runDir, 'user-data') });
+
+  let timer;
+  const results = [];
+  try {
+    const timedOut = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs / 1000} s (MCP_TASKS_EDITOR_TIMEOUT)`)), timeoutMs);
+    });
+    await Promise.race([
+      (async () => {
+        const server = await startCodeServer({ folder: workspace, runDir, extensionsDir, echo: process.env.CODE_SERVER_ECHO === '1' });
+        log(`code-server on ${server.url}`);
+        for (const s of scenarios) results.push(await runScenario(s, server));
+        if (results.some((r) => !r.ok)) console.error(`[e2e] code-server log (tail):\n${server.tail(30)}`);
+      })(),
+      timedOut,
+    ]);
+  } finally {
+    clearTimeout(timer);
+    await runCleanups();
+    finishRunDir(runDir, results.length === scenarios.length && results.every((r) => r.ok));
+  }
+  const failed = results.filter((r) => !r.ok).length + (scenarios.length - results.length);
+  writeResult(LAYER, { passed: results.length - results.filter((r) => !r.ok).length, failed, scenarios: results });
+  return failed > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  async (e) => {
+    console.error(`[e2e] ${e instanceof Error ? e.message : e}`);
+    await runCleanups();
+    writeResult(LAYER, { failed: 1, error: String(e instanceof Error ? e.message : e) });
+    process.exit(1);
+  },
+);

@@ -1,0 +1,125 @@
+// Driving the code-server workbench as a person would: clicks, keys and what the page shows.
+// Every wait is on a page condition (a row, a title, a panel), never a fixed sleep.
+
+/** Selectors of the parts of the workbench the scenarios read. */
+export const parts = {
+  workbench: '.monaco-workbench',
+  activityBar: '.part.activitybar',
+  sidebar: '.part.sidebar',
+  panel: '.part.panel',
+  quickInput: '.quick-input-widget',
+  notifications: '.notifications-toasts, .notifications-center',
+};
+
+/**
+ * Opens the workbench and waits until it is usable: the activity bar is drawn and the
+ * extensions have been scanned (the Explorer entry appears with the rest of the bar).
+ */
+export async function openWorkbench(page, url, timeout = 60_000) {
+  await page.goto(url);
+  await page.locator(parts.workbench).waitFor({ timeout });
+  await page.locator(`${parts.activityBar} .action-item`).first().waitFor({ timeout });
+}
+
+/** The activity bar entry of a view container, by its title. */
+export function activityEntry(page, title) {
+  return page.locator(`${parts.activityBar} .action-item .action-label[aria-label^="${title}"]`);
+}
+
+/** Clicks a view container's activity bar entry, unless its side bar is already showing. */
+export async function openViewContainer(page, title, timeout = 60_000) {
+  const entry = activityEntry(page, title);
+  await entry.waitFor({ timeout });
+  const item = page.locator(`${parts.activityBar} .action-item:has(.action-label[aria-label^="${title}"])`);
+  if ((await item.getAttribute('class'))?.includes('checked')) return;
+  await entry.click();
+  await page.locator(`${parts.sidebar} .composite.title`).filter({ hasText: new RegExp(title, 'i') }).waitFor({ timeout });
+  // Leave no hover tooltip on the entry in later screenshots.
+  await page.mouse.move(page.viewportSize().width / 2, page.viewportSize().height / 2);
+}
+
+/** A row of the side bar's trees whose label is `label` (exact match on the label element). */
+export function treeRow(page, label) {
+  return page
+    .locator(`${parts.sidebar} .monaco-list-row`)
+    .filter({ has: page.locator('.label-name, .monaco-highlighted-label', { hasText: new RegExp(`^${escapeRegExp(label)}$`) }) });
+}
+
+/**
+ * Runs a command from the palette (F1) by typing its full title, as a person would. Resolves once
+ * the palette has gone: closed, or replaced by the command's own quick input.
+ */
+export async function runCommand(page, title, timeout = 30_000) {
+  await focusWorkbench(page);
+  await page.keyboard.press('F1');
+  await answerQuickInput(page, `>${title}`, { match: title, timeout });
+  await page.waitForFunction(
+    (sel) => {
+      const input = globalThis.document.querySelector(`${sel}:not(.quick-input-widget-closing) input`);
+      return !input || input.getClientRects().length === 0 || !input.value.startsWith('>');
+    },
+    parts.quickInput,
+    { timeout },
+  );
+}
+
+/**
+ * Answers the open quick pick or input box: types `text` and presses Enter. With `match`, waits
+ * until the focused row contains it first (else Enter could take a row of the previous filter).
+ */
+export async function answerQuickInput(page, text, { match, timeout = 30_000 } = {}) {
+  const input = page.locator(`${parts.quickInput}:not(.quick-input-widget-closing) input`);
+  await input.waitFor({ timeout });
+  await input.fill(text);
+  if (match) await page.locator(`${parts.quickInput} .monaco-list-row.focused`).filter({ hasText: match }).waitFor({ timeout });
+  await page.keyboard.press('Enter');
+}
+
+/** A row of the open quick pick that contains `text`. */
+export function quickPickRow(page, text) {
+  return page.locator(`${parts.quickInput}:not(.quick-input-widget-closing) .monaco-list-row`).filter({ hasText: text });
+}
+
+/** Focuses the workbench so keyboard shortcuts reach it (a click on the status bar is neutral). */
+async function focusWorkbench(page) {
+  await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
+}
+
+/**
+ * The visible text of the parts a failure is usually about: quick input, notifications, side
+ * bar and panel. Printed when a scenario fails, next to its screenshot.
+ */
+export async function visibleText(page) {
+  const out = [];
+  for (const [name, selector] of Object.entries({ quickInput: parts.quickInput, notifications: parts.notifications, sidebar: parts.sidebar, panel: parts.panel })) {
+    const texts = await page
+      .locator(selector)
+      .evaluateAll((els) =>
+        els
+          .filter((e) => e.getClientRects().length > 0)
+          .map((e) => {
+            // List rows print as "label  description", indented by their tree level.
+            const rows = [...e.querySelectorAll('.monaco-list-row')].map((r) => {
+              const level = Number(r.getAttribute('aria-level') || 1);
+              const cells = [...r.querySelectorAll('.label-name, .label-description')].map((c) => c.textContent.trim()).filter(Boolean);
+              return `${'  '.repeat(level - 1)}- ${cells.length ? cells.join('  ') : r.textContent.trim()}`;
+            });
+            const title = e.querySelector('.composite.title, .quick-input-title')?.textContent.trim();
+            return rows.length ? [title, ...rows].filter(Boolean).join('\n') : e.innerText.trim();
+          }),
+      )
+      .catch(() => []);
+    const text = texts.filter(Boolean).join('\n');
+    if (text) out.push(`--- ${name} ---\n${text}`);
+  }
+  return out.join('\n') || (await page.locator('body').innerText().catch(() => '(page not readable)')).slice(0, 4000);
+}
+
+/** The description shown next to a tree row's label (a server's state, a task's status). */
+export async function rowDescription(row) {
+  return (await row.locator('.label-description').first().textContent())?.trim() ?? '';
+}
+
+function escapeRegExp(s) {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

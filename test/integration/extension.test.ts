@@ -1,0 +1,52 @@
+// Runs inside a real extension host (code-server here, @vscode/test-electron elsewhere) with the
+// workspace test/fixtures/workspaces/basic open.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { McpTasksApi } from './helpers';
+import { COMMAND_IDS, activateExtension, findNode, getExtension, testingApi, waitFor } from './helpers';
+
+suite('MCP Tasks in the editor', () => {
+  let api: McpTasksApi;
+
+  suiteSetup(async () => {
+    api = await activateExtension();
+  });
+
+  test('the extension loads and activates with API version 1', () => {
+    const ext = getExtension();
+    assert.equal(ext.isActive, true);
+    assert.equal(api.apiVersion, 1);
+  });
+
+  test('every command is registered', async () => {
+    const registered = new Set(await vscode.commands.getCommands(true));
+    const missing = COMMAND_IDS.filter((id) => !registered.has(id));
+    assert.deepEqual(missing, [], `commands not registered: ${missing.join(', ')}`);
+  });
+
+  test('every command is contributed in the "MCP Tasks" category', () => {
+    const contributed: Array<{ command: string; category?: string }> = getExtension().packageJSON.contributes?.commands ?? [];
+    for (const id of COMMAND_IDS) {
+      const entry = contributed.find((c) => c.command === id);
+      assert.ok(entry, `${id} is missing from contributes.commands`);
+      assert.equal(entry.category, 'MCP Tasks', `${id} category`);
+    }
+  });
+
+  test('the MCP Tasks view container and its Tasks view open', async () => {
+    await vscode.commands.executeCommand('workbench.view.extension.mcpTasks');
+    // `<viewId>.focus` exists only for a contributed view, and resolving it renders the tree.
+    await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+  });
+
+  test('the tree lists the server from .vscode/mcp.json, not yet connected', async () => {
+    const testing = testingApi(api);
+    await testing.whenConfigurationLoaded?.();
+    const row = await waitFor(
+      async () => findNode(await testing.getTreeSnapshot(), (n) => n.label === 'everything'),
+      'a tree row labelled "everything"',
+    );
+    // Servers are connected lazily (when a task needs them), so nothing has started it yet.
+    assert.equal(row.description, 'not connected', 'a server row shows its state in the description');
+  });
+});

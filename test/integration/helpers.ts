@@ -1,0 +1,91 @@
+// What the in-editor tests expect from the extension. This file is the contract with
+// src/extension.ts: activate() returns McpTasksApi, and `testing` lets a test read the tree the
+// way a person sees it (labels and descriptions), without reaching into private classes.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+
+export const EXTENSION_ID = 'mcp-tasks.mcp-tasks';
+
+/** One row of the "Tasks" tree as shown: label, description (a server's state) and children. */
+export interface TreeSnapshotNode {
+  label: string;
+  description?: string;
+  children?: TreeSnapshotNode[];
+}
+
+/** Test-only hooks exposed on the extension's API object. */
+export interface McpTasksTestingApi {
+  /** The tree's rows from the root down (server rows at the top level). */
+  getTreeSnapshot(): TreeSnapshotNode[] | Promise<TreeSnapshotNode[]>;
+  /** Resolves once the configuration (settings and every mcp.json) has been read. */
+  whenConfigurationLoaded?(): Promise<void>;
+}
+
+/** What `activate()` returns. */
+export interface McpTasksApi {
+  apiVersion: 1;
+  testing?: McpTasksTestingApi;
+}
+
+/** Every command the extension contributes (all in category "MCP Tasks"). */
+export const COMMAND_IDS = [
+  'mcpTasks.runToolAsTask',
+  'mcpTasks.cancelTask',
+  'mcpTasks.fetchResult',
+  'mcpTasks.refresh',
+  'mcpTasks.showLog',
+  'mcpTasks.respondToTask',
+  'mcpTasks.clearFinished',
+  'mcpTasks.connectServer',
+  'mcpTasks.disconnectServer',
+  'mcpTasks.restartServer',
+  'mcpTasks.openConfiguration',
+] as const;
+
+/** The extension under test; fails with a clear message when the editor did not load it. */
+export function getExtension(): vscode.Extension<McpTasksApi> {
+  const ext = vscode.extensions.getExtension<McpTasksApi>(EXTENSION_ID);
+  assert.ok(ext, `extension ${EXTENSION_ID} is not loaded (is extensionDevelopmentPath the repository root?)`);
+  return ext;
+}
+
+/** Activates the extension (it may already be active after startup) and returns its API. */
+export async function activateExtension(): Promise<McpTasksApi> {
+  const api = await getExtension().activate();
+  assert.ok(api && typeof api === 'object', 'activate() must return the API object { apiVersion: 1, testing }');
+  return api;
+}
+
+/** The testing hooks, or a failed assertion saying what the extension must export. */
+export function testingApi(api: McpTasksApi): McpTasksTestingApi {
+  assert.ok(
+    api.testing && typeof api.testing.getTreeSnapshot === 'function',
+    'activate() must return { apiVersion: 1, testing: { getTreeSnapshot() } } (see test/integration/helpers.ts)',
+  );
+  return api.testing;
+}
+
+/** Depth-first search of a tree snapshot. */
+export function findNode(nodes: readonly TreeSnapshotNode[], match: (n: TreeSnapshotNode) => boolean): TreeSnapshotNode | undefined {
+  for (const n of nodes) {
+    if (match(n)) return n;
+    const inner = n.children && findNode(n.children, match);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+/**
+ * Polls `probe` until it returns a truthy value (the editor gives no event for most of what a
+ * test waits on), failing after `timeoutMs` with `what` and the last value seen.
+ */
+export async function waitFor<T>(probe: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  for (;;) {
+    last = await probe();
+    if (last) return last as NonNullable<T>;
+    if (Date.now() > deadline) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}; last value: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
