@@ -312,7 +312,7 @@ export class TaskEngine extends DisposableBase {
     for (const p of early) this.applyProgress(rec, p);
     // T-LIFE-1: a task starts working; a server that says otherwise is applied through the table.
     if (task.status !== 'working') this.applyServerTask(rec, task, 'create');
-    else this.scheduleNext(rec);
+    if (!isTerminal(rec.snap.status) && !this.scheduler.has(key)) this.scheduleNext(rec);
     return rec.snap;
   }
 
@@ -359,7 +359,8 @@ export class TaskEngine extends DisposableBase {
           }
           return;
         }
-        if (abort.signal.aborted) return this.update(rec, { status: 'cancelled', statusMessage: 'Cancelled by the user' });
+        // A closed connection aborts the call too (sessionClosed): that is a failure, not the user's cancel.
+        if (abort.signal.aborted && !session.isClosed) return this.update(rec, { status: 'cancelled', statusMessage: 'Cancelled by the user' });
         const outcome: TaskOutcome | undefined = isPeerError(err) ? { kind: 'error', error: err.toJSON() } : undefined;
         this.finishDirect(rec, outcome, errorMessage(err));
       }
@@ -469,7 +470,7 @@ export class TaskEngine extends DisposableBase {
     if (changes.status) {
       this.log.info(`[${label}] Task ${task.taskId} (${rec.snap.toolName}): ${from} → ${task.status}${task.statusMessage ? ` (${task.statusMessage})` : ''}`);
       this.onStatus(rec, task.status);
-    } else if (changes.pollInterval !== undefined && this.scheduler.has(rec.snap.key)) {
+    } else if ('pollInterval' in changes && this.scheduler.has(rec.snap.key)) {
       this.scheduleNext(rec); // the server asked for another pace
     }
   }
@@ -536,6 +537,7 @@ export class TaskEngine extends DisposableBase {
       if (outcome.kind === 'result' && outcome.result.isError === true && rec.snap.status === 'completed') {
         changes.status = 'failed';
         changes.note = 'The server reported the task completed, but its result is an error (isError).';
+        this.log.info(`[${label}] Task ${taskId} (${rec.snap.toolName}): completed → failed (its result has isError: true)`);
       }
       this.update(rec, changes);
       this.log.info(`[${label}] Task ${taskId}: result retrieved (${outcome.kind === 'error' ? `error ${outcome.error.code}: ${outcome.error.message}` : outcome.result.isError ? 'isError result' : 'result'})`);
@@ -593,7 +595,9 @@ export class TaskEngine extends DisposableBase {
       return rec.snap;
     } catch (err) {
       if (isPeerError(err) && err.code === ErrorCode.InvalidParams) {
-        await this.poll(key);
+        // Refresh now, even if a scheduled poll is in flight, so the message tells the truth.
+        const fresh = await session.request('tasks/get', { taskId: rec.snap.taskId }, TaskSchema, { timeoutMs: this.timeoutMs }).catch(() => undefined);
+        if (fresh) this.applyServerTask(rec, fresh, 'poll');
         throw new Error(`The server refused to cancel task ${rec.snap.taskId}: ${err.message} (it is now ${rec.snap.status}).`);
       }
       throw err;

@@ -1,0 +1,371 @@
+// How the TaskEngine copes with what real servers do: misbehaving answers, silent or chatty
+// servers, endless lists, retries, forgotten tasks, dead processes and window reloads.
+import * as assert from 'node:assert/strict';
+import { RpcError } from '../../../src/core/jsonrpc/errors';
+import type { LocalTaskStatus } from '../../../src/core/tasks/status';
+import type { TaskSnapshot } from '../../../src/core/tasks/types';
+import { taskKey } from '../../../src/core/tasks/types';
+import type { Harness, HarnessOptions, WireTask } from '../helpers/fakeTaskServer';
+import { createHarness } from '../helpers/fakeTaskServer';
+import { waitFor } from '../helpers/logger';
+
+const NO_POLL = 60_000;
+
+describe('TaskEngine: behaviour against a scripted server', () => {
+  const open: Harness[] = [];
+  async function harness(options: HarnessOptions = {}): Promise<Harness> {
+    const h = await createHarness(options);
+    open.push(h);
+    return h;
+  }
+  afterEach(async () => {
+    while (open.length) await open.pop()!.close();
+  });
+
+  async function waitStatus(h: Harness, taskId: string, status: LocalTaskStatus): Promise<void> {
+    await waitFor(() => h.engine.find('fake', taskId)?.status === status, `task ${taskId} ${status} (now ${h.engine.find('fake', taskId)?.status})`);
+  }
+  const settle = (h: Harness) => h.session.ping();
+
+  it('ignores and logs an illegal transition out of a terminal status, from a poll answer or the list', async () => {
+    const h = await harness({ server: { pollInterval: 10 } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.complete(snap.taskId);
+    await waitStatus(h, snap.taskId, 'completed');
+    await waitFor(() => h.snap(snap.taskId).outcome !== undefined, 'the outcome');
+    h.server.setStatus(snap.taskId, 'working', 'restarted?');
+    await h.engine.refreshList('fake');
+    assert.equal(h.snap(snap.taskId).status, 'completed');
+    assert.equal(h.snap(snap.taskId).statusMessage, undefined);
+    assert.ok(h.log.has('warn', new RegExp(`^\\[fake\\] Ignored list status working for task ${snap.taskId}: it already ended as completed \\(T-LIFE-3\\)$`)), h.log.text());
+  });
+
+  it('ignores a tasks/get answer about another task id, and carries on polling', async () => {
+    const h = await harness({ server: { pollInterval: 10 } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.override('tasks/get', (p) => ({ ...h.server.task(String(p?.taskId))!, taskId: 'someone-else', status: 'completed' }));
+    const n = h.server.requestsOf('tasks/get').length;
+    await h.server.waitForRequest('tasks/get', n + 2);
+    await settle(h);
+    assert.equal(h.snap(snap.taskId).status, 'working');
+    assert.equal(h.engine.find('fake', 'someone-else'), undefined);
+    assert.ok(h.log.has('warn', new RegExp(`^\\[fake\\] Ignored a poll answer about task someone-else for task ${snap.taskId}: the ids do not match$`)), h.log.text());
+    h.server.override('tasks/get', undefined);
+    h.server.complete(snap.taskId);
+    await waitStatus(h, snap.taskId, 'completed');
+  });
+
+  it('duplicated status notifications are harmless: one change, one log line, one tasks/result', async () => {
+    const h = await harness({ server: { notify: 'twice', pollInterval: NO_POLL } });
+    const changes: string[] = [];
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.engine.onDidChange((s) => s.key === snap.key && changes.push(`${s.status}:${s.outcome ? 'outcome' : '-'}`));
+    h.server.setStatus(snap.taskId, 'input_required');
+    h.server.setStatus(snap.taskId, 'working');
+    h.server.complete(snap.taskId);
+    await waitFor(() => h.snap(snap.taskId).outcome !== undefined && h.snap(snap.taskId).status === 'completed', 'the end');
+    await settle(h);
+    assert.deepEqual(changes, ['input_required:-', 'working:-', 'completed:-', 'completed:outcome']);
+    assert.equal(h.server.requestsOf('tasks/result').length, 1);
+    for (const step of ['working → input_required', 'input_required → working', 'working → completed']) {
+      assert.equal(h.log.lines.filter((l) => l.level === 'info' && l.message.includes(step)).length, 1, step);
+    }
+  });
+
+  it('a server that sends neither notifications nor pollInterval: the default interval ends the task', async () => {
+    const h = await harness({ server: { notify: 'none' }, engine: { defaultPollMs: 10 } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    assert.equal(snap.pollInterval, undefined);
+    assert.equal(h.engine.effectivePollInterval(snap.key), 10);
+    await h.server.waitForRequest('tasks/get', 2);
+    h.server.complete(snap.taskId);
+    await waitStatus(h, snap.taskId, 'completed');
+    await waitFor(() => h.snap(snap.taskId).outcome !== undefined, 'the outcome');
+  });
+
+  it('logs and ignores malformed status notifications and those about tasks not tracked here', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.sendRaw({ jsonrpc: '2.0', method: 'notifications/tasks/status', params: { taskId: snap.taskId, status: 'exploded' } });
+    h.server.sendRaw({ jsonrpc: '2.0', method: 'notifications/tasks/status', params: { ...h.server.task(snap.taskId), taskId: 'not-mine', status: 'completed' } });
+    await settle(h);
+    assert.equal(h.snap(snap.taskId).status, 'working');
+    assert.equal(h.engine.find('fake', 'not-mine'), undefined);
+    assert.ok(h.log.has('warn', /^\[fake\] Ignored an invalid notifications\/tasks\/status: status: /), h.log.text());
+    assert.ok(h.log.has('debug', /^\[fake\] Status notification for a task not tracked here: not-mine$/));
+  });
+
+  it('refuses a CreateTaskResult that reuses the id of a task already tracked', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const first = await h.engine.callTool('fake', 'required-tool');
+    h.server.override('tools/call', () => ({ task: h.server.task(first.taskId) }));
+    await assert.rejects(h.engine.callTool('fake', 'required-tool'), new RegExp(`reused the id of a task it already created: ${first.taskId}`));
+    assert.equal(h.engine.list().length, 1);
+  });
+
+  it('tasks/list: a repeated cursor stops paging, with an error in the log', async () => {
+    const h = await harness({ server: { listMode: 'repeat-cursor', pollInterval: NO_POLL } });
+    const t = h.server.createTask('seen');
+    assert.equal(await h.engine.refreshList('fake'), 1);
+    const lists = h.server.requestsOf('tasks/list');
+    assert.deepEqual(lists.map((r) => r.params), [{}, { cursor: 'the-same-cursor' }]);
+    assert.ok(h.log.has('error', /^\[fake\] tasks\/list: the server repeated the cursor "the-same-cursor"; stopped paging$/), h.log.text());
+    assert.equal(h.snap(t.taskId).origin, 'server-list');
+  });
+
+  it('tasks/list: an endless list is cut off after maxListPages, with an error in the log', async () => {
+    const h = await harness({ server: { listMode: 'endless' }, engine: { maxListPages: 5 } });
+    assert.equal(await h.engine.refreshList('fake'), 0);
+    const lists = h.server.requestsOf('tasks/list');
+    assert.equal(lists.length, 5);
+    for (let i = 1; i < 5; i++) assert.deepEqual(lists[i].params, { cursor: h.server.issuedCursors[i - 1] });
+    assert.ok(h.log.has('error', /^\[fake\] tasks\/list: stopped after 5 pages; the server's list does not end$/), h.log.text());
+  });
+
+  it('tasks/list: an invalid task in a page is skipped and logged; the rest are adopted', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const good = h.server.createTask('good');
+    h.server.override('tasks/list', () => ({ tasks: [{ taskId: 'bad', status: 'working' }, h.server.task(good.taskId)] }));
+    assert.equal(await h.engine.refreshList('fake'), 1);
+    assert.equal(h.engine.find('fake', 'bad'), undefined);
+    assert.equal(h.snap(good.taskId).status, 'working');
+    assert.ok(h.log.has('warn', /^\[fake\] tasks\/list: skipped an invalid task: createdAt: expected string/), h.log.text());
+  });
+
+  it('-32600 on a plain call of an optional tool: retried once as a task, with a log line', async () => {
+    const h = await harness({ server: { plainCall: 'require-task', pollInterval: NO_POLL } });
+    const direct = await h.engine.callTool('fake', 'optional-tool', { preference: 'direct', arguments: { n: 1 } });
+    assert.equal(direct.kind, 'direct');
+    await waitFor(() => h.engine.list().some((s) => s.kind === 'task'), 'the retry as a task');
+    const calls = h.server.requestsOf('tools/call');
+    assert.equal(calls.length, 2);
+    assert.equal('task' in calls[0].params!, false);
+    assert.deepEqual(calls[1].params?.task, {});
+    assert.deepEqual(calls[1].params?.arguments, { n: 1 });
+    assert.equal(h.engine.get(direct.key), undefined, 'the failed plain call is replaced by the task');
+    const task = h.engine.list()[0];
+    assert.equal(task.toolName, 'optional-tool');
+    assert.equal(task.status, 'working');
+    assert.ok(
+      h.log.has('info', /^\[fake\] optional-tool: the server requires task augmentation \(-32600: Task augmentation required for tools\/call requests\); calling it again as a task$/),
+      h.log.text(),
+    );
+  });
+
+  it('-32600 again on the retry: no third call, the failure is logged', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    h.server.override('tools/call', () => {
+      throw new RpcError(-32600, 'Task augmentation required for tools/call requests');
+    });
+    await h.engine.callTool('fake', 'optional-tool', { preference: 'direct' });
+    await waitFor(() => h.log.has('error', /the retry as a task failed/), 'the logged failure');
+    assert.equal(h.server.requestsOf('tools/call').length, 2);
+    assert.ok(h.log.has('error', /^\[fake\] optional-tool: the retry as a task failed: Task augmentation required for tools\/call requests$/), h.log.text());
+  });
+
+  it('-32600 on a plain call of a forbidden tool is never retried as a task: the call failed', async () => {
+    const h = await harness({ server: { plainCall: 'require-task' } });
+    const snap = await h.engine.callTool('fake', 'forbidden-tool');
+    await waitStatus(h, snap.taskId, 'failed');
+    assert.deepEqual(h.snap(snap.taskId).outcome, { kind: 'error', error: { code: -32600, message: 'Task augmentation required for tools/call requests' } });
+    const calls = h.server.requestsOf('tools/call');
+    assert.equal(calls.length, 1);
+    assert.equal('task' in calls[0].params!, false);
+    assert.equal(h.log.has('info', /calling it again as a task/), false);
+  });
+
+  it('-32601 on a plain call is the call\'s outcome, not a reason to retry as a task', async () => {
+    const h = await harness({ server: { plainCall: 'method-not-found' } });
+    const snap = await h.engine.callTool('fake', 'optional-tool', { preference: 'direct' });
+    await waitStatus(h, snap.taskId, 'failed');
+    assert.deepEqual(h.snap(snap.taskId).outcome, { kind: 'error', error: { code: -32601, message: 'Method not found: tools/call of optional-tool' } });
+    assert.equal(h.server.requestsOf('tools/call').length, 1);
+  });
+
+  it('a task forgotten while tasks/result is blocked on it: the refusal is logged, a poll finds it lost', async () => {
+    const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.setStatus(snap.taskId, 'input_required');
+    await h.server.waitForRequest('tasks/result');
+    h.server.forget(snap.taskId);
+    await waitStatus(h, snap.taskId, 'lost');
+    assert.equal(h.snap(snap.taskId).lastServerStatus, 'input_required');
+    assert.equal(h.snap(snap.taskId).outcome, undefined, 'a refusal is not an outcome');
+    assert.ok(h.log.has('warn', new RegExp(`^\\[fake\\] tasks/result ${snap.taskId} was refused: Failed to retrieve task result: Task not found$`)), h.log.text());
+    assert.deepEqual(h.server.requestsOf('tasks/get').map((r) => r.params), [{ taskId: snap.taskId }]);
+  });
+
+  it('a task the server forgets: lost before its ttl ended, expired after', async () => {
+    const h = await harness({ server: { pollInterval: 10, ttl: 1_000 } });
+    const a = await h.engine.callTool('fake', 'required-tool');
+    const b = await h.engine.callTool('fake', 'required-tool');
+    h.server.forget(a.taskId);
+    await waitStatus(h, a.taskId, 'lost');
+    const sa = h.snap(a.taskId);
+    assert.equal(sa.lastServerStatus, 'working');
+    assert.equal(sa.note, 'The server no longer knows the task (Failed to retrieve task: Task not found).');
+    assert.ok(h.log.has('warn', new RegExp(`^\\[fake\\] Task ${a.taskId} \\(required-tool\\) is lost: the server no longer knows the task`)), h.log.text());
+
+    h.advanceEngineClock(1_000); // b's ttl is over
+    h.server.forget(b.taskId);
+    await waitStatus(h, b.taskId, 'expired');
+    const sb = h.snap(b.taskId);
+    assert.equal(sb.lastServerStatus, 'working');
+    assert.equal(sb.note, 'Its ttl ended; the server no longer knows the task (Failed to retrieve task: Task not found).');
+    assert.equal(h.engine.followedCount, 0);
+    await assert.rejects(h.engine.fetchResult(b.key), /The task is expired and no result was fetched before/);
+  });
+
+  it('lost and expired tasks keep an outcome fetched earlier', async () => {
+    const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL, ttl: 1_000 } });
+    const result = { content: [{ type: 'text', text: 'kept' }] };
+    const run = async (skewMs: number): Promise<TaskSnapshot> => {
+      const snap = await h.engine.callTool('fake', 'required-tool');
+      h.server.options.notify = 'once';
+      h.server.setStatus(snap.taskId, 'input_required'); // the engine blocks on tasks/result
+      await waitFor(() => h.server.requestsOf('tasks/result').some((r) => r.params?.taskId === snap.taskId), 'tasks/result');
+      h.advanceEngineClock(skewMs);
+      // The outcome arrives, then the server drops the task before the engine polls for the final status.
+      h.server.options.notify = 'none';
+      h.server.complete(snap.taskId, result);
+      h.server.forget(snap.taskId);
+      await waitFor(() => ['lost', 'expired'].includes(h.snap(snap.taskId).status), 'the end');
+      return h.snap(snap.taskId);
+    };
+    const lost = await run(0);
+    assert.equal(lost.status, 'lost');
+    assert.equal(lost.lastServerStatus, 'input_required');
+    const expected = { kind: 'result', result: { ...result, _meta: { 'io.modelcontextprotocol/related-task': { taskId: lost.taskId } } } };
+    assert.deepEqual(lost.outcome, expected);
+    assert.deepEqual(await h.engine.fetchResult(lost.key), expected);
+    const expired = await run(5_000);
+    assert.equal(expired.status, 'expired');
+    assert.deepEqual(expired.outcome, { ...expected, result: { ...result, _meta: { 'io.modelcontextprotocol/related-task': { taskId: expired.taskId } } } });
+  });
+
+  it('the server process ended (tasks do not outlive it): live tasks are lost, with their last status', async () => {
+    const h = await harness({ tasksOutliveConnection: false, server: { notify: 'once', pollInterval: NO_POLL } });
+    const a = await h.engine.callTool('fake', 'required-tool');
+    const b = await h.engine.callTool('fake', 'required-tool');
+    const c = await h.engine.callTool('fake', 'required-tool');
+    h.server.setStatus(b.taskId, 'input_required', 'Waiting for you');
+    h.server.complete(c.taskId);
+    await waitStatus(h, b.taskId, 'input_required');
+    await waitFor(() => h.snap(c.taskId).outcome !== undefined, 'c outcome');
+    await h.server.close();
+    await waitStatus(h, a.taskId, 'lost');
+    await waitStatus(h, b.taskId, 'lost');
+    assert.equal(h.snap(a.taskId).lastServerStatus, 'working');
+    assert.equal(h.snap(b.taskId).lastServerStatus, 'input_required');
+    assert.equal(h.snap(b.taskId).statusMessage, 'Waiting for you');
+    assert.equal(h.snap(a.taskId).note, "The server's process ended (the other side closed).");
+    assert.equal(h.snap(c.taskId).status, 'completed', 'an ended task is untouched');
+    assert.equal(h.engine.followedCount, 0);
+    assert.ok(h.log.has('warn', new RegExp(`^\\[fake\\] Task ${a.taskId} \\(required-tool\\) is lost: the server's process ended \\(the other side closed\\)$`)), h.log.text());
+  });
+
+  it('a plain call cut off by the server process ending is not reported as cancelled by the user', async () => {
+    const h = await harness({ tasksOutliveConnection: false, server: { plainCall: () => new Promise(() => undefined) } });
+    const snap = await h.engine.callTool('fake', 'forbidden-tool');
+    await h.server.waitForRequest('tools/call');
+    await h.server.close();
+    await waitFor(() => h.snap(snap.taskId).status !== 'working', 'the call to end');
+    const s = h.snap(snap.taskId);
+    assert.equal(s.status, 'failed');
+    assert.notEqual(s.statusMessage, 'Cancelled by the user');
+    assert.match(s.note!, /closed/);
+  });
+
+  it('a plain call the user cancels is cancelled, and the server is told', async () => {
+    const h = await harness({ server: { plainCall: () => new Promise(() => undefined) } });
+    const snap = await h.engine.callTool('fake', 'forbidden-tool');
+    const call = await h.server.waitForRequest('tools/call');
+    await h.engine.cancel(snap.key);
+    await waitStatus(h, snap.taskId, 'cancelled');
+    assert.equal(h.snap(snap.taskId).statusMessage, 'Cancelled by the user');
+    await waitFor(() => h.server.notifications.some((n) => n.method === 'notifications/cancelled'), 'notifications/cancelled');
+    assert.equal(h.server.notifications.find((n) => n.method === 'notifications/cancelled')!.params?.requestId, call.id);
+  });
+
+  it('a connection that closes while tasks outlive it leaves them live (a reconnect re-attaches them)', async () => {
+    const h = await harness({ tasksOutliveConnection: true, server: { pollInterval: NO_POLL } });
+    const a = await h.engine.callTool('fake', 'required-tool');
+    await h.server.close();
+    await waitFor(() => h.session.isClosed, 'the close');
+    assert.equal(h.snap(a.taskId).status, 'working');
+    await h.engine.poll(a.key);
+    assert.equal(h.snap(a.taskId).status, 'working');
+    assert.ok(h.log.has('warn', new RegExp(`^\\[fake\\] tasks/get ${a.taskId} failed: Connection closed`)), h.log.text());
+  });
+
+  it('restore(): live tasks are re-attached by tasks/get; ended ones are not polled; unknown ones are lost', async () => {
+    const h = await harness({ server: { pollInterval: 10 } });
+    const live = h.server.createTask('long-tool');
+    const asking = h.server.createTask('asking-tool', { status: 'input_required' });
+    const saved = (t: Pick<WireTask, 'taskId' | 'createdAt'>, changes: Partial<TaskSnapshot> = {}): TaskSnapshot => ({
+      key: taskKey('fake', t.taskId),
+      serverId: 'fake',
+      taskId: t.taskId,
+      kind: 'task',
+      toolName: 'tool',
+      status: 'working',
+      createdAt: t.createdAt,
+      lastUpdatedAt: t.createdAt,
+      ttl: null,
+      origin: 'user',
+      ...changes,
+    });
+    const now = new Date().toISOString();
+    const outcome = { kind: 'result' as const, result: { content: [{ type: 'text', text: 'old' }] } };
+    const snapshots = [
+      saved(live, { toolName: 'long-tool' }),
+      saved(asking, { toolName: 'asking-tool' }),
+      saved({ taskId: 'gone-task', createdAt: now }),
+      saved({ taskId: 'done-task', createdAt: now }, { status: 'completed', outcome }),
+      saved({ taskId: 'direct-1', createdAt: now }, { kind: 'direct' }),
+    ];
+    h.engine.restore(snapshots, new Map([[taskKey('fake', live.taskId), 'tok-live']]));
+    assert.equal(h.engine.list().length, 5);
+    assert.equal(h.snap('direct-1').status, 'lost', 'a plain call cannot outlive its window');
+    assert.equal(h.snap('direct-1').note, 'The window closed before the call returned.');
+
+    await waitFor(() => h.server.requestsOf('tasks/get').some((r) => r.params?.taskId === live.taskId), 'the live task re-attached');
+    const r = await h.server.waitForRequest('tasks/result');
+    assert.deepEqual(r.params, { taskId: asking.taskId }, 'input_required seen on re-attach: tasks/result at once');
+    await waitStatus(h, 'gone-task', 'lost');
+    assert.equal(h.snap(asking.taskId).status, 'input_required');
+    assert.equal(h.server.requestsOf('tasks/get').some((q) => q.params?.taskId === 'done-task'), false);
+    assert.deepEqual(h.snap('done-task').outcome, outcome);
+    assert.equal(h.engine.progressToken(taskKey('fake', live.taskId)), 'tok-live');
+
+    h.server.complete(live.taskId);
+    await waitStatus(h, live.taskId, 'completed');
+    await waitFor(() => h.snap(live.taskId).outcome !== undefined, 'the outcome of the re-attached task');
+  });
+
+  it('restore(): progress on a restored token reaches the task', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const live = h.server.createTask('long-tool');
+    h.engine.restore(
+      [
+        {
+          key: taskKey('fake', live.taskId),
+          serverId: 'fake',
+          taskId: live.taskId,
+          kind: 'task',
+          toolName: 'long-tool',
+          status: 'working',
+          createdAt: live.createdAt,
+          lastUpdatedAt: live.createdAt,
+          ttl: null,
+          origin: 'user',
+        },
+      ],
+      new Map([[taskKey('fake', live.taskId), 'tok-live']]),
+    );
+    await h.server.waitForRequest('tasks/get');
+    await h.server.sendProgress('tok-live', 7, 10);
+    await settle(h);
+    assert.deepEqual(h.snap(live.taskId).progress, { progress: 7, total: 10, message: undefined });
+  });
+});

@@ -1,0 +1,579 @@
+// Every requestor rule of the MCP Tasks spec (2025-11-25) pinned on the TaskEngine, against a
+// scriptable server of our own: what the client sent on the wire, the snapshot, and the log.
+import * as assert from 'node:assert/strict';
+import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
+import type { ServerRequestContext } from '../../../src/core/tasks/engine';
+import type { LocalTaskStatus } from '../../../src/core/tasks/status';
+import type { Harness, HarnessOptions } from '../helpers/fakeTaskServer';
+import { createHarness } from '../helpers/fakeTaskServer';
+import { waitFor } from '../helpers/logger';
+
+/** A pollInterval long enough that no poll happens during a test: only notifications move tasks. */
+const NO_POLL = 60_000;
+
+describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
+  const open: Harness[] = [];
+  async function harness(options: HarnessOptions = {}): Promise<Harness> {
+    const h = await createHarness(options);
+    open.push(h);
+    return h;
+  }
+  afterEach(async () => {
+    while (open.length) await open.pop()!.close();
+  });
+
+  async function waitStatus(h: Harness, taskId: string, status: LocalTaskStatus): Promise<void> {
+    await waitFor(() => h.engine.find('fake', taskId)?.status === status, `task ${taskId} ${status} (now ${h.engine.find('fake', taskId)?.status})`);
+  }
+
+  /** Waits until every message sent so far in both directions was delivered (a ping round trip). */
+  const settle = (h: Harness) => h.session.ping();
+
+  // ── Capabilities ─────────────────────────────────────────────────────────────────────────────
+
+  it('T-CAP-1: reads the server\'s tasks capability; declares no tasks capability of its own in initialize', async () => {
+    const h = await harness({
+      engine: {
+        handlers: {
+          elicitation: { handle: async () => ({ action: 'decline' }) },
+          sampling: { handle: async () => ({ role: 'assistant', content: { type: 'text', text: '' }, model: 'm' }) },
+        },
+      },
+    });
+    const init = h.server.initializeParams!;
+    assert.equal(init.protocolVersion, '2025-11-25');
+    // Only what the handlers implement; this client hosts no tasks, so no `tasks` key at all.
+    assert.deepEqual(init.capabilities, { roots: { listChanged: true }, elicitation: { form: {} }, sampling: {} });
+    assert.equal(h.session.supportsTasks, true);
+    assert.equal(h.session.tasksSummary, 'tools/call, list, cancel');
+    assert.ok(h.log.has('info', /Connected to fake-task-server 1\.0\.0 \(MCP 2025-11-25\); tasks: tools\/call, list, cancel$/), h.log.text());
+  });
+
+  it('T-CAP-1: uses tasks/list and tasks/cancel only where the server declared them', async () => {
+    const h = await harness({ server: { tasks: { list: false, cancel: false }, pollInterval: NO_POLL } });
+    assert.equal(h.session.tasksSummary, 'tools/call');
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    assert.equal(snap.kind, 'task', 'tools/call as a task is still declared');
+    assert.equal(await h.engine.refreshList('fake'), 0);
+    await assert.rejects(h.engine.cancel(snap.key), /Server "fake" does not support cancelling tasks/);
+    assert.deepEqual(h.server.requestsOf('tasks/list'), []);
+    assert.deepEqual(h.server.requestsOf('tasks/cancel'), []);
+    assert.equal(h.snap(snap.taskId).status, 'working');
+  });
+
+  it('T-CAP-2: a server without capabilities.tasks never gets a task-augmented request', async () => {
+    const h = await harness({ server: { tasks: false } });
+    assert.equal(h.session.supportsTasks, false);
+    assert.equal(h.session.tasksSummary, '');
+    const snap = await h.engine.callTool('fake', 'optional-tool', { arguments: { a: 1 } });
+    assert.equal(snap.kind, 'direct');
+    await waitStatus(h, snap.taskId, 'completed');
+    await assert.rejects(h.engine.callTool('fake', 'required-tool'), /must run as a task, but the server does not declare task support for tools\/call/);
+    await assert.rejects(h.engine.callTool('fake', 'optional-tool', { preference: 'task' }), /server does not declare task support/);
+    assert.equal(await h.engine.refreshList('fake'), 0);
+    const calls = h.server.requestsOf('tools/call');
+    assert.equal(calls.length, 1, 'only the optional tool, directly');
+    assert.equal(calls[0].params?.name, 'optional-tool');
+    assert.deepEqual(calls[0].params?.arguments, { a: 1 });
+    assert.equal('task' in calls[0].params!, false);
+    assert.deepEqual(h.server.received.map((r) => r.method).filter((m) => m.startsWith('tasks/')), []);
+  });
+
+  it('T-CAP-2: a server on an older revision gets no tasks even if it claims the capability', async () => {
+    const h = await harness({ server: { protocolVersion: '2025-06-18' } });
+    assert.equal(h.session.supportsTasks, false);
+    const snap = await h.engine.callTool('fake', 'optional-tool');
+    assert.equal(snap.kind, 'direct');
+    await waitStatus(h, snap.taskId, 'completed');
+    assert.equal(h.server.requestsOf('tools/call')[0].params?.task, undefined);
+    assert.equal(await h.engine.refreshList('fake'), 0);
+    assert.deepEqual(h.server.requestsOf('tasks/list'), []);
+  });
+
+  // ── Tool-level negotiation ───────────────────────────────────────────────────────────────────
+
+  it('T-TOOL-1: without tasks.requests.tools.call no tool is called as a task, whatever its taskSupport', async () => {
+    const h = await harness({ server: { tasks: { toolsCall: false } } });
+    assert.equal(h.session.supportsTasks, true, 'list and cancel are still declared');
+    const opt = await h.engine.callTool('fake', 'optional-tool');
+    assert.equal(opt.kind, 'direct');
+    await waitStatus(h, opt.taskId, 'completed');
+    await assert.rejects(h.engine.callTool('fake', 'required-tool'), /must run as a task, but the server does not declare task support/);
+    await assert.rejects(h.engine.callTool('fake', 'optional-tool', { preference: 'task' }), /server does not declare task support/);
+    const calls = h.server.requestsOf('tools/call');
+    assert.equal(calls.length, 1);
+    assert.equal('task' in calls[0].params!, false);
+  });
+
+  it('T-TOOL-2: taskSupport absent, "forbidden" or unknown: never called as a task', async () => {
+    const h = await harness({
+      server: { tools: [{ name: 'forbidden-tool', taskSupport: 'forbidden' }, { name: 'plain-tool' }, { name: 'odd-tool', taskSupport: 'sometimes' }] },
+    });
+    for (const name of ['forbidden-tool', 'plain-tool', 'odd-tool']) {
+      const snap = await h.engine.callTool('fake', name);
+      assert.equal(snap.kind, 'direct', name);
+      await waitStatus(h, snap.taskId, 'completed');
+      await assert.rejects(h.engine.callTool('fake', name, { preference: 'task' }), /the tool does not support running as a task/);
+    }
+    const calls = h.server.requestsOf('tools/call');
+    assert.deepEqual(calls.map((c) => c.params?.name), ['forbidden-tool', 'plain-tool', 'odd-tool']);
+    for (const c of calls) assert.equal('task' in c.params!, false, JSON.stringify(c.params));
+  });
+
+  it('T-TOOL-3: "optional" is a task by default and a plain call when the user prefers', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const asTask = await h.engine.callTool('fake', 'optional-tool');
+    assert.equal(asTask.kind, 'task');
+    assert.equal(asTask.status, 'working');
+    const direct = await h.engine.callTool('fake', 'optional-tool', { preference: 'direct' });
+    assert.equal(direct.kind, 'direct');
+    await waitStatus(h, direct.taskId, 'completed');
+    const [first, second] = h.server.requestsOf('tools/call');
+    assert.deepEqual(first.params?.task, {});
+    assert.equal('task' in second.params!, false);
+  });
+
+  it('T-TOOL-4: "required" is always a task; a direct call is refused before anything is sent', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    assert.equal(snap.kind, 'task');
+    await assert.rejects(h.engine.callTool('fake', 'required-tool', { preference: 'direct' }), /must run as a task; it cannot be called directly/);
+    const calls = h.server.requestsOf('tools/call');
+    assert.equal(calls.length, 1);
+    assert.deepEqual(calls[0].params?.task, {});
+  });
+
+  // ── Requestor ────────────────────────────────────────────────────────────────────────────────
+
+  it('T-REQ-1: sends params.task = { ttl }; the answer is a CreateTaskResult, with its immediate response kept', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL, immediateResponse: 'Started; results will follow.' }, engine: { defaultTtlMs: () => 5_000 } });
+    const a = await h.engine.callTool('fake', 'required-tool', { arguments: { city: 'Paris' }, ttlMs: 30_000 });
+    const b = await h.engine.callTool('fake', 'required-tool');
+    const [ca, cb] = h.server.requestsOf('tools/call');
+    assert.equal(ca.params?.name, 'required-tool');
+    assert.deepEqual(ca.params?.arguments, { city: 'Paris' });
+    assert.deepEqual(ca.params?.task, { ttl: 30_000 });
+    assert.deepEqual(cb.params?.task, { ttl: 5_000 }, 'the default ttl');
+    const server = h.server.task(a.taskId)!;
+    assert.equal(a.kind, 'task');
+    assert.equal(a.status, 'working');
+    assert.equal(a.ttl, 30_000);
+    assert.equal(a.createdAt, server.createdAt);
+    assert.equal(a.immediateResponse, 'Started; results will follow.');
+    assert.equal(a.outcome, undefined, 'the tool result is not in the CreateTaskResult');
+    assert.equal(b.ttl, 5_000);
+
+    const h2 = await harness({ server: { pollInterval: NO_POLL } });
+    const c = await h2.engine.callTool('fake', 'required-tool');
+    assert.deepEqual(h2.server.requestsOf('tools/call')[0].params?.task, {}, 'no ttl: the server chooses');
+    assert.equal(c.ttl, null);
+    assert.equal(c.immediateResponse, undefined);
+  });
+
+  it('T-REQ-2: polls tasks/get { taskId } until the task ends, then stops following it', async () => {
+    const h = await harness({ server: { pollInterval: 10 } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    assert.equal(h.engine.followedCount, 1);
+    await h.server.waitForRequest('tasks/get', 3);
+    h.server.complete(snap.taskId);
+    await waitFor(() => h.snap(snap.taskId).outcome !== undefined, 'the outcome');
+    assert.equal(h.snap(snap.taskId).status, 'completed');
+    assert.equal(h.engine.followedCount, 0, 'no poll is scheduled after a terminal status');
+    for (const r of h.server.requestsOf('tasks/get')) assert.deepEqual(r.params, { taskId: snap.taskId });
+    // The last poll saw the end; polling the task again is a no-op.
+    const polls = h.server.requestsOf('tasks/get').length;
+    await h.engine.poll(snap.key);
+    await settle(h);
+    assert.equal(h.server.requestsOf('tasks/get').length, polls);
+  });
+
+  it('T-REQ-3: on input_required calls tasks/result at once; the server\'s elicitation arrives tagged with the task', async () => {
+    const asked: Array<{ params: Record<string, unknown> | undefined; ctx: ServerRequestContext }> = [];
+    const h = await harness({
+      server: { notify: 'once', pollInterval: NO_POLL },
+      engine: {
+        handlers: {
+          elicitation: {
+            handle: async (params, ctx) => {
+              asked.push({ params, ctx });
+              return { action: 'accept', content: { confirm: true } };
+            },
+          },
+        },
+      },
+    });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.setStatus(snap.taskId, 'input_required', 'Needs confirmation');
+    const result = await h.server.waitForRequest('tasks/result');
+    assert.deepEqual(result.params, { taskId: snap.taskId });
+    assert.equal(h.server.requestsOf('tasks/get').length, 0, 'tasks/result came from the notification, without waiting for a poll');
+    assert.equal(h.snap(snap.taskId).status, 'input_required');
+
+    const answer = await h.server.sendElicitation(snap.taskId, {
+      mode: 'form',
+      message: 'Delete 3 files?',
+      requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } } },
+    });
+    assert.deepEqual(answer, { action: 'accept', content: { confirm: true } });
+    assert.equal(asked.length, 1);
+    assert.equal(asked[0].params?.message, 'Delete 3 files?');
+    assert.equal(asked[0].ctx.serverId, 'fake');
+    assert.equal(asked[0].ctx.relatedTaskId, snap.taskId);
+    assert.equal(asked[0].ctx.task?.taskId, snap.taskId);
+    assert.equal(asked[0].ctx.task?.status, 'input_required');
+
+    h.server.setStatus(snap.taskId, 'working');
+    h.server.complete(snap.taskId, { content: [{ type: 'text', text: 'deleted' }] });
+    await waitFor(() => h.snap(snap.taskId).outcome !== undefined, 'the outcome');
+    assert.equal(h.snap(snap.taskId).status, 'completed');
+    assert.equal(h.server.requestsOf('tasks/result').length, 1, 'the blocked call delivered the outcome');
+  });
+
+  it('T-REQ-4: tasks/result returns exactly the tool result, with the related-task _meta', async () => {
+    const h = await harness({ server: { pollInterval: 10 } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    const result = { content: [{ type: 'text', text: '42' }], structuredContent: { answer: 42 }, _meta: { 'example.com/trace': 'abc' } };
+    // Asked while the task runs: blocks until it ends, one call shared with the automatic fetch.
+    const fetched = h.engine.fetchResult(snap.key);
+    await h.server.waitForRequest('tasks/result');
+    h.server.complete(snap.taskId, result);
+    const outcome = await fetched;
+    assert.deepEqual(outcome, {
+      kind: 'result',
+      result: { ...result, _meta: { 'example.com/trace': 'abc', [RELATED_TASK_META]: { taskId: snap.taskId } } },
+    });
+    await waitStatus(h, snap.taskId, 'completed');
+    assert.deepEqual(h.snap(snap.taskId).outcome, outcome);
+    assert.match(h.snap(snap.taskId).outcomeFetchedAt!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.equal(h.server.requestsOf('tasks/result').length, 1);
+    assert.deepEqual(await h.engine.fetchResult(snap.key), outcome, 'kept, not fetched again');
+    assert.equal(h.server.requestsOf('tasks/result').length, 1);
+  });
+
+  it('T-REQ-4: tasks/result returns the underlying JSON-RPC error verbatim', async () => {
+    const h = await harness({ server: { pollInterval: 10 } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.fail(snap.taskId, { code: -32603, message: 'Upstream API failed', data: { retryAfter: 30 } }, 'Tool execution failed');
+    await waitFor(() => h.snap(snap.taskId).outcome !== undefined, 'the outcome');
+    const s = h.snap(snap.taskId);
+    assert.equal(s.status, 'failed');
+    assert.equal(s.statusMessage, 'Tool execution failed');
+    assert.deepEqual(s.outcome, { kind: 'error', error: { code: -32603, message: 'Upstream API failed', data: { retryAfter: 30 } } });
+    assert.ok(h.log.has('info', new RegExp(`^\\[fake\\] Task ${s.taskId}: result retrieved \\(error -32603: Upstream API failed\\)$`)), h.log.text());
+  });
+
+  it('T-REQ-4: keeps polling tasks/get while blocked on tasks/result', async () => {
+    const h = await harness({ server: { pollInterval: 10 } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.setStatus(snap.taskId, 'input_required');
+    await h.server.waitForRequest('tasks/result');
+    const before = h.server.requestsOf('tasks/get').length;
+    await h.server.waitForRequest('tasks/get', before + 3);
+    assert.equal(h.snap(snap.taskId).outcome, undefined, 'tasks/result is still blocked');
+    h.server.setStatus(snap.taskId, 'working', 'Resumed');
+    await waitFor(() => h.snap(snap.taskId).statusMessage === 'Resumed', 'the poll to see working again');
+    h.server.complete(snap.taskId);
+    await waitStatus(h, snap.taskId, 'completed');
+    await waitFor(() => h.snap(snap.taskId).outcome !== undefined, 'the outcome');
+  });
+
+  it('T-REQ-5: applies notifications/tasks/status at once (the whole task)', async () => {
+    const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.setStatus(snap.taskId, 'working', 'Stage 2 of 3');
+    await waitFor(() => h.snap(snap.taskId).statusMessage === 'Stage 2 of 3', 'the status message');
+    assert.equal(h.snap(snap.taskId).lastUpdatedAt, h.server.task(snap.taskId)!.lastUpdatedAt);
+    h.server.complete(snap.taskId);
+    await waitFor(() => h.snap(snap.taskId).outcome !== undefined, 'the outcome');
+    assert.equal(h.snap(snap.taskId).status, 'completed');
+    assert.equal(h.server.requestsOf('tasks/get').length, 0, 'no poll was needed');
+  });
+
+  it('T-REQ-5: never relies on notifications: a silent server\'s task still ends through polling', async () => {
+    const h = await harness({ server: { notify: 'none', pollInterval: 10 } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.setStatus(snap.taskId, 'working', 'Halfway');
+    await waitFor(() => h.snap(snap.taskId).statusMessage === 'Halfway', 'a poll to see the message');
+    h.server.complete(snap.taskId);
+    await waitStatus(h, snap.taskId, 'completed');
+    assert.equal(h.server.notifications.length, 1, 'the client sent only notifications/initialized');
+    assert.ok(h.server.requestsOf('tasks/get').length >= 2);
+  });
+
+  it('T-REQ-5: keeps polling after a notification of a live status', async () => {
+    const h = await harness({ server: { notify: 'once', pollInterval: 10 } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.setStatus(snap.taskId, 'working', 'notified');
+    await waitFor(() => h.snap(snap.taskId).statusMessage === 'notified', 'the notification');
+    const n = h.server.requestsOf('tasks/get').length;
+    await h.server.waitForRequest('tasks/get', n + 2);
+    assert.equal(h.snap(snap.taskId).status, 'working');
+  });
+
+  it('T-REQ-6: tasks/list follows opaque cursors verbatim and adopts tasks not tracked here', async () => {
+    const h = await harness({ server: { listPageSize: 2, pollInterval: NO_POLL } });
+    const mine = await h.engine.callTool('fake', 'required-tool');
+    const w = h.server.createTask('other-window-tool');
+    const done = h.server.createTask('old-tool', { status: 'completed', statusMessage: 'Finished earlier' });
+    const ask = h.server.createTask('asking-tool', { status: 'input_required' });
+    const fail = h.server.createTask('broken-tool', { status: 'failed' });
+    h.server.setStatus(mine.taskId, 'working', 'seen through the list');
+    const joined = await h.engine.refreshList('fake');
+    assert.equal(joined, 4, 'four tasks were not tracked; mine was updated instead');
+    const lists = h.server.requestsOf('tasks/list');
+    assert.equal(lists.length, 3, '5 tasks in pages of 2');
+    assert.deepEqual(lists[0].params, {});
+    assert.equal(h.server.issuedCursors.length, 2);
+    assert.deepEqual(lists[1].params, { cursor: h.server.issuedCursors[0] });
+    assert.deepEqual(lists[2].params, { cursor: h.server.issuedCursors[1] });
+    assert.equal(h.snap(mine.taskId).statusMessage, 'seen through the list');
+    assert.equal(h.snap(mine.taskId).origin, 'user');
+    for (const t of [w, done, ask, fail]) {
+      const s = h.snap(t.taskId);
+      assert.equal(s.origin, 'server-list');
+      assert.equal(s.kind, 'task');
+      assert.equal(s.status, t.status);
+      assert.equal(s.createdAt, t.createdAt);
+    }
+    assert.equal(h.snap(done.taskId).statusMessage, 'Finished earlier');
+    // The live ones are followed (mine, w, ask); the one waiting for input gets its tasks/result.
+    assert.equal(h.engine.followedCount, 3);
+    const r = await h.server.waitForRequest('tasks/result');
+    assert.deepEqual(r.params, { taskId: ask.taskId });
+    assert.ok(h.log.has('info', new RegExp(`^\\[fake\\] Task ${w.taskId} found through tasks/list \\(working\\)$`)));
+    // A second refresh adopts nothing new.
+    assert.equal(await h.engine.refreshList('fake'), 0);
+  });
+
+  it('T-REQ-7: tasks/cancel { taskId } moves the task to cancelled', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    const after = await h.engine.cancel(snap.key);
+    assert.equal(after.status, 'cancelled');
+    assert.equal(after.statusMessage, 'Cancelled at the client\'s request');
+    assert.deepEqual(h.server.requestsOf('tasks/cancel').map((r) => r.params), [{ taskId: snap.taskId }]);
+    assert.equal(h.server.task(snap.taskId)!.status, 'cancelled');
+    assert.equal(h.engine.followedCount, 0);
+    assert.ok(h.log.has('info', new RegExp(`^\\[fake\\] Task ${snap.taskId}: cancel requested by the user; the server answered cancelled$`)));
+    await assert.rejects(h.engine.cancel(snap.key), /The task already ended \(cancelled\)/);
+    assert.equal(h.server.requestsOf('tasks/cancel').length, 1, 'a task known to be over is not cancelled again');
+  });
+
+  it('T-REQ-7: cancelling a task that already ended on the server gives -32602; the error says so and the task is refreshed', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.complete(snap.taskId); // silently: no notification, no poll yet
+    assert.equal(h.snap(snap.taskId).status, 'working');
+    await assert.rejects(
+      h.engine.cancel(snap.key),
+      new RegExp(`^Error: The server refused to cancel task ${snap.taskId}: Cannot cancel task: already in terminal status 'completed' \\(it is now completed\\)\\.$`),
+    );
+    assert.equal(h.snap(snap.taskId).status, 'completed');
+    await waitFor(() => h.snap(snap.taskId).outcome !== undefined, 'the outcome of the completed task');
+  });
+
+  it('T-REQ-8: the progressToken of the tools/call stays valid for the whole task', async () => {
+    const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL } });
+    // Progress sent before the CreateTaskResult is kept too.
+    h.server.override('tools/call', async (params, _ctx, builtin) => {
+      const token = (params?._meta as { progressToken: string }).progressToken;
+      await h.server.sendProgress(token, 0, 4, 'queued');
+      return builtin();
+    });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    const token = h.server.progressTokenOf(snap.taskId)!;
+    assert.equal(typeof token, 'string');
+    assert.deepEqual(h.snap(snap.taskId).progress, { progress: 0, total: 4, message: 'queued' });
+    await h.server.sendProgress(token, 1, 4, 'one of four');
+    await settle(h);
+    assert.deepEqual(h.snap(snap.taskId).progress, { progress: 1, total: 4, message: 'one of four' });
+    h.server.setStatus(snap.taskId, 'input_required');
+    h.server.setStatus(snap.taskId, 'working');
+    await h.server.sendProgress(token, 3, 4);
+    await settle(h);
+    assert.equal(h.snap(snap.taskId).status, 'working');
+    assert.deepEqual(h.snap(snap.taskId).progress, { progress: 3, total: 4, message: undefined });
+    h.server.complete(snap.taskId);
+    await waitStatus(h, snap.taskId, 'completed');
+    await h.server.sendProgress(token, 4, 4);
+    await settle(h);
+    assert.equal(h.snap(snap.taskId).progress?.progress, 3, 'progress after the end is ignored');
+  });
+
+  it('T-REQ-9: tasks/get, tasks/result and tasks/cancel carry only { taskId }, no related-task _meta', async () => {
+    const h = await harness({ server: { pollInterval: 10 } });
+    const a = await h.engine.callTool('fake', 'required-tool');
+    const b = await h.engine.callTool('fake', 'optional-tool');
+    h.server.setStatus(a.taskId, 'input_required');
+    await h.server.waitForRequest('tasks/result');
+    await h.server.waitForRequest('tasks/get', 4);
+    await h.engine.cancel(b.key);
+    h.server.complete(a.taskId);
+    await waitFor(() => h.snap(a.taskId).outcome !== undefined, 'the outcome');
+    const sent = h.server.received.filter((r) => ['tasks/get', 'tasks/result', 'tasks/cancel'].includes(r.method));
+    assert.ok(sent.some((r) => r.method === 'tasks/cancel'));
+    for (const r of sent) assert.ok(r.params?.taskId === a.taskId || r.params?.taskId === b.taskId, JSON.stringify(r));
+    for (const r of sent) assert.deepEqual(Object.keys(r.params!), ['taskId'], `${r.method}: ${JSON.stringify(r.params)}`);
+  });
+
+  it('T-REQ-10: a task that completed with an isError result is reported as failed', async () => {
+    const h = await harness({ server: { pollInterval: 10 } });
+    const a = await h.engine.callTool('fake', 'required-tool');
+    const b = await h.engine.callTool('fake', 'required-tool');
+    const bad = { content: [{ type: 'text', text: 'rate limited' }], isError: true };
+    h.server.complete(a.taskId, bad); // the server says completed; the result says error
+    h.server.fail(b.taskId, bad, 'Tool execution failed'); // the spec's way
+    await waitFor(() => h.snap(a.taskId).outcome !== undefined && h.snap(b.taskId).outcome !== undefined, 'both outcomes');
+    await waitStatus(h, a.taskId, 'failed');
+    await waitStatus(h, b.taskId, 'failed');
+    const sa = h.snap(a.taskId);
+    assert.match(sa.note!, /completed, but its result is an error \(isError\)/);
+    assert.equal(sa.outcome?.kind, 'result');
+    assert.equal(sa.outcome?.kind === 'result' && sa.outcome.result.isError, true);
+    assert.ok(h.log.has('info', new RegExp(`^\\[fake\\] Task ${a.taskId}: result retrieved \\(isError result\\)$`)), h.log.text());
+    assert.equal(h.snap(b.taskId).statusMessage, 'Tool execution failed');
+  });
+
+  // ── Lifecycle ────────────────────────────────────────────────────────────────────────────────
+
+  it('T-LIFE-1: a task starts working', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    assert.equal(snap.status, 'working');
+    assert.equal(h.server.task(snap.taskId)!.status, 'working');
+    // A server whose CreateTaskResult is already completed is applied through the table from working.
+    h.server.override('tools/call', async (_p, _ctx, builtin) => {
+      const r = (await builtin()) as { task: { taskId: string } };
+      h.server.complete(r.task.taskId);
+      return { task: h.server.task(r.task.taskId) };
+    });
+    const quick = await h.engine.callTool('fake', 'required-tool');
+    await waitFor(() => h.snap(quick.taskId).outcome !== undefined, 'the quick task\'s outcome');
+    assert.equal(h.snap(quick.taskId).status, 'completed');
+    assert.ok(h.log.has('info', new RegExp(`Task ${quick.taskId} \\(required-tool\\): working → completed`)), h.log.text());
+    // A status outside the spec is not a task: the call fails with a clear message.
+    h.server.override('tools/call', () => ({ task: { ...h.server.createTask(), status: 'queued' } }));
+    await assert.rejects(h.engine.callTool('fake', 'required-tool'), /answered tools\/call with neither a task nor a tool result: task\.status/);
+  });
+
+  it('T-LIFE-2: working ⇄ input_required, then each terminal status, all applied in order', async () => {
+    const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL } });
+    const seen = new Map<string, string[]>();
+    h.engine.onDidChange((s) => {
+      const list = seen.get(s.taskId) ?? [];
+      if (list[list.length - 1] !== s.status) list.push(s.status);
+      seen.set(s.taskId, list);
+    });
+    const tasks = await Promise.all([1, 2, 3].map(() => h.engine.callTool('fake', 'required-tool')));
+    const ends = ['completed', 'failed', 'cancelled'] as const;
+    tasks.forEach((t, i) => {
+      h.server.setStatus(t.taskId, 'input_required');
+      h.server.setStatus(t.taskId, 'working');
+      h.server.setStatus(t.taskId, 'input_required');
+      h.server.setStatus(t.taskId, ends[i]);
+    });
+    for (const [i, t] of tasks.entries()) await waitStatus(h, t.taskId, ends[i]);
+    for (const [i, t] of tasks.entries()) {
+      assert.deepEqual(seen.get(t.taskId), ['working', 'input_required', 'working', 'input_required', ends[i]]);
+    }
+  });
+
+  it('T-LIFE-3: completed, failed and cancelled are terminal: a later status is ignored and logged', async () => {
+    const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL } });
+    const tasks = await Promise.all([1, 2, 3].map(() => h.engine.callTool('fake', 'required-tool')));
+    const ends = ['completed', 'failed', 'cancelled'] as const;
+    tasks.forEach((t, i) => h.server.setStatus(t.taskId, ends[i]));
+    for (const [i, t] of tasks.entries()) await waitStatus(h, t.taskId, ends[i]);
+    tasks.forEach((t) => h.server.setStatus(t.taskId, 'working', 'back from the dead'));
+    h.server.setStatus(tasks[1].taskId, 'completed');
+    await settle(h);
+    for (const [i, t] of tasks.entries()) {
+      assert.equal(h.snap(t.taskId).status, ends[i]);
+      assert.notEqual(h.snap(t.taskId).statusMessage, 'back from the dead');
+      assert.ok(h.log.has('warn', new RegExp(`^\\[fake\\] Ignored notification status working for task ${t.taskId}: it already ended as ${ends[i]} \\(T-LIFE-3\\)$`)), h.log.text());
+    }
+    assert.ok(h.log.has('warn', new RegExp(`Ignored notification status completed for task ${tasks[1].taskId}: it already ended as failed`)));
+    assert.equal(h.engine.followedCount, 0);
+  });
+
+  it('T-LIFE-4: once cancelled, a task stays cancelled even if the server later says it completed', async () => {
+    const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    await h.engine.cancel(snap.key);
+    // The work finished anyway and a sloppy server reports it, by notification and in its list.
+    h.server.setStatus(snap.taskId, 'completed', 'finished anyway');
+    await settle(h);
+    await h.engine.refreshList('fake');
+    assert.equal(h.snap(snap.taskId).status, 'cancelled');
+    assert.equal(h.snap(snap.taskId).outcome, undefined);
+    assert.deepEqual(h.server.requestsOf('tasks/result'), [], 'no outcome is fetched for a cancelled task');
+    assert.ok(h.log.has('warn', /Ignored list status completed for task .*: it already ended as cancelled/), h.log.text());
+  });
+
+  it('T-LIFE-5: createdAt, lastUpdatedAt, ttl, pollInterval and statusMessage are kept as the server sent them', async () => {
+    const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL, ttl: 120_000 } });
+    const snap = await h.engine.callTool('fake', 'required-tool', { ttlMs: 999_999 });
+    const t = h.server.task(snap.taskId)!;
+    assert.equal(snap.createdAt, t.createdAt);
+    assert.equal(snap.lastUpdatedAt, t.lastUpdatedAt);
+    assert.equal(snap.ttl, 120_000, 'the ttl the server reports, not the one asked');
+    assert.equal(snap.pollInterval, NO_POLL);
+    h.server.setPollInterval(NO_POLL + 1, snap.taskId);
+    h.server.setStatus(snap.taskId, 'working', 'Indexing');
+    await waitFor(() => h.snap(snap.taskId).statusMessage === 'Indexing', 'the message');
+    const s = h.snap(snap.taskId);
+    assert.equal(s.lastUpdatedAt, h.server.task(snap.taskId)!.lastUpdatedAt);
+    assert.equal(s.pollInterval, NO_POLL + 1);
+    assert.equal(s.createdAt, t.createdAt);
+    assert.equal(h.engine.effectivePollInterval(snap.key), 60_000, 'clamped to maxPollMs');
+
+    const h2 = await harness({ server: { pollInterval: NO_POLL, ttl: null } });
+    assert.equal((await h2.engine.callTool('fake', 'required-tool')).ttl, null, 'null ttl: unlimited');
+  });
+
+  it('T-LIFE-5: a tasks/get answer without the required fields is logged and ignored; polling goes on', async () => {
+    const h = await harness({ server: { pollInterval: 10 } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.override('tasks/get', (p) => {
+      const task = { ...h.server.task(String(p?.taskId))!, status: 'completed' } as Record<string, unknown>;
+      delete task.createdAt;
+      return task;
+    });
+    const n = h.server.requestsOf('tasks/get').length;
+    await h.server.waitForRequest('tasks/get', n + 2);
+    await settle(h);
+    assert.equal(h.snap(snap.taskId).status, 'working');
+    assert.ok(h.log.has('warn', new RegExp(`^\\[fake\\] tasks/get ${snap.taskId} failed: Invalid result for tasks/get from server: createdAt: expected string$`)), h.log.text());
+    h.server.override('tasks/get', undefined);
+    h.server.complete(snap.taskId);
+    await waitStatus(h, snap.taskId, 'completed');
+  });
+
+  // ── Audit ────────────────────────────────────────────────────────────────────────────────────
+
+  it('T-LOG-1: creation, each status change, completion and result retrieval are logged with the server and task id', async () => {
+    const h = await harness({ server: { pollInterval: 10 } });
+    const snap = await h.engine.callTool('fake', 'required-tool', { ttlMs: 60_000 });
+    const id = snap.taskId;
+    h.server.setStatus(id, 'input_required', 'Which region?');
+    await waitStatus(h, id, 'input_required');
+    h.server.setStatus(id, 'working', 'Deploying');
+    await waitStatus(h, id, 'working');
+    h.server.complete(id, { content: [{ type: 'text', text: 'deployed' }] }, 'Deployed');
+    await waitStatus(h, id, 'completed');
+    await waitFor(() => h.snap(id).outcome !== undefined, 'the outcome');
+    const esc = id.replace(/[-]/g, '\\-');
+    const expected = [
+      new RegExp(`^\\[fake\\] Task ${esc} created for required-tool \\(ttl 60000 ms, poll 10 ms\\)$`),
+      new RegExp(`^\\[fake\\] Task ${esc} \\(required-tool\\): working → input_required \\(Which region\\?\\)$`),
+      new RegExp(`^\\[fake\\] Task ${esc} \\(required-tool\\): input_required → working \\(Deploying\\)$`),
+      new RegExp(`^\\[fake\\] Task ${esc} \\(required-tool\\): working → completed \\(Deployed\\)$`),
+      new RegExp(`^\\[fake\\] Task ${esc}: result retrieved \\(result\\)$`),
+    ];
+    const info = h.log.lines.filter((l) => l.level === 'info').map((l) => l.message);
+    for (const re of expected) assert.equal(info.filter((m) => re.test(m)).length, 1, `${re}\n${info.join('\n')}`);
+    // Status lines come in the order things happened.
+    const order = expected.slice(0, 4).map((re) => info.findIndex((m) => re.test(m)));
+    assert.deepEqual(order, [...order].sort((x, y) => x - y));
+  });
+});

@@ -1,0 +1,89 @@
+// The pure rules of the engine: when a tool runs as a task (T-CAP-2, T-TOOL-1..4) and which
+// status changes are legal (T-LIFE-2, T-LIFE-3).
+import * as assert from 'node:assert/strict';
+import type { ServerCapabilities } from '../../../src/core/protocol/schemas';
+import { decideExecution, mayRetryAsTask, serverAcceptsToolTasks } from '../../../src/core/tasks/policy';
+import { TRANSITIONS, canTransition, isServerTerminal, isTerminal } from '../../../src/core/tasks/status';
+
+const FULL: ServerCapabilities = { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
+
+describe('decideExecution and the task capability', () => {
+  it('T-CAP-2: tasks only where the server declared task-augmented tools/call, on 2025-11-25', () => {
+    assert.equal(serverAcceptsToolTasks(FULL, '2025-11-25'), true);
+    assert.equal(serverAcceptsToolTasks({}, '2025-11-25'), false, 'no tasks capability');
+    assert.equal(serverAcceptsToolTasks(undefined, '2025-11-25'), false);
+    assert.equal(serverAcceptsToolTasks({ tasks: { list: {}, cancel: {} } }, '2025-11-25'), false, 'tasks without requests');
+    assert.equal(serverAcceptsToolTasks({ tasks: { requests: {} } }, '2025-11-25'), false, 'requests without tools.call');
+    assert.equal(serverAcceptsToolTasks(FULL, '2025-06-18'), false, 'an older revision has no tasks');
+    assert.equal(serverAcceptsToolTasks(FULL, undefined), false, 'not initialized');
+    // A flag sent as `true` instead of `{}` still means declared.
+    assert.equal(serverAcceptsToolTasks({ tasks: { requests: { tools: { call: true } } } }, '2025-11-25'), true);
+  });
+
+  it('T-TOOL-1: a server without tasks.requests.tools.call never gets a task, whatever the tool says', () => {
+    for (const support of [undefined, 'forbidden', 'optional'] as const) {
+      assert.deepEqual(decideExecution(false, support), { mode: 'direct' }, String(support));
+      assert.deepEqual(decideExecution(false, support, 'direct'), { mode: 'direct' });
+      const forced = decideExecution(false, support, 'task');
+      assert.equal(forced.mode, 'refuse');
+      assert.match((forced as { reason: string }).reason, /server does not declare task support/);
+    }
+    const required = decideExecution(false, 'required');
+    assert.equal(required.mode, 'refuse', 'a required tool cannot be called at all');
+    assert.match((required as { reason: string }).reason, /must run as a task, but the server does not declare task support/);
+    assert.equal(mayRetryAsTask(false, 'optional'), false);
+    assert.equal(mayRetryAsTask(false, 'required'), false);
+  });
+
+  it('T-TOOL-2: taskSupport absent or "forbidden" is never a task, even when asked', () => {
+    for (const support of [undefined, 'forbidden'] as const) {
+      assert.deepEqual(decideExecution(true, support), { mode: 'direct' });
+      assert.deepEqual(decideExecution(true, support, 'auto'), { mode: 'direct' });
+      assert.deepEqual(decideExecution(true, support, 'direct'), { mode: 'direct' });
+      const forced = decideExecution(true, support, 'task');
+      assert.equal(forced.mode, 'refuse');
+      assert.match((forced as { reason: string }).reason, /tool does not support running as a task/);
+      assert.equal(mayRetryAsTask(true, support), false, 'no retry as a task after -32600');
+    }
+  });
+
+  it('T-TOOL-3: "optional" runs as a task by default and directly when preferred', () => {
+    assert.deepEqual(decideExecution(true, 'optional'), { mode: 'task' });
+    assert.deepEqual(decideExecution(true, 'optional', 'task'), { mode: 'task' });
+    assert.deepEqual(decideExecution(true, 'optional', 'direct'), { mode: 'direct' });
+    assert.equal(mayRetryAsTask(true, 'optional'), true);
+  });
+
+  it('T-TOOL-4: "required" always runs as a task; a direct call is refused', () => {
+    assert.deepEqual(decideExecution(true, 'required'), { mode: 'task' });
+    assert.deepEqual(decideExecution(true, 'required', 'task'), { mode: 'task' });
+    const direct = decideExecution(true, 'required', 'direct');
+    assert.equal(direct.mode, 'refuse');
+    assert.match((direct as { reason: string }).reason, /cannot be called directly/);
+  });
+});
+
+describe('task status table', () => {
+  const ALL = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const;
+
+  it('T-LIFE-2: working and input_required move to each other and to every terminal status', () => {
+    for (const to of ALL) assert.equal(canTransition('working', to), true, `working -> ${to}`);
+    for (const to of ALL) assert.equal(canTransition('input_required', to), true, `input_required -> ${to}`);
+  });
+
+  it('T-LIFE-3: completed, failed and cancelled are terminal: no transition out, not even to themselves', () => {
+    for (const from of ['completed', 'failed', 'cancelled'] as const) {
+      assert.deepEqual(TRANSITIONS[from], []);
+      for (const to of ALL) assert.equal(canTransition(from, to), false, `${from} -> ${to}`);
+      assert.equal(isServerTerminal(from), true);
+      assert.equal(isTerminal(from), true);
+    }
+    assert.equal(isServerTerminal('working'), false);
+    assert.equal(isServerTerminal('input_required'), false);
+    assert.equal(isTerminal('working'), false);
+    assert.equal(isTerminal('input_required'), false);
+    // The local states end a task too.
+    assert.equal(isTerminal('expired'), true);
+    assert.equal(isTerminal('lost'), true);
+  });
+});
