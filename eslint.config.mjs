@@ -1,6 +1,10 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const NODE_GLOBALS = Object.fromEntries(
+  ['process', 'console', 'Buffer', 'URL', 'URLSearchParams', 'fetch', 'AbortController', 'AbortSignal', 'TextEncoder', 'TextDecoder', 'structuredClone', 'queueMicrotask', 'performance', 'globalThis', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate', 'require', 'module', 'exports', '__dirname', '__filename', 'Response', 'Headers', 'Request', 'WebSocket', 'Event', 'EventTarget', 'crypto'].map((g) => [g, g === 'module' || g === 'exports' ? 'writable' : 'readonly']),
+);
+
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', '.vscode-test/**', 'bench/results/**', 'demo/**/node_modules/**'] },
   js.configs.recommended,
@@ -36,7 +40,9 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.mjs', '**/*.js'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', Buffer: 'readonly', URL: 'readonly', fetch: 'readonly', AbortController: 'readonly', __dirname: 'readonly', require: 'readonly', module: 'writable', setImmediate: 'readonly', structuredClone: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly' } },
+    // Scripts, fixtures and benchmarks: plain Node.js (CommonJS or ESM).
+    files: ['**/*.mjs', '**/*.js', '**/*.cjs'],
+    languageOptions: { globals: NODE_GLOBALS },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

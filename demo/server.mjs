@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-/* global AbortSignal */
 /**
  * Demo MCP server for MCP Tasks: a handful of tools that exercise every part of the Tasks
  * utility (protocol revision 2025-11-25): stages with status messages and progress, a form

@@ -1,0 +1,83 @@
+import type { FieldStep, FieldValue, FormPlan } from './plan';
+import { checkValue, validateContent } from './validate';
+
+/** The answer sent back for `elicitation/create` (spec `ElicitResult`). */
+export type ElicitResult =
+  | { action: 'accept'; content?: Record<string, FieldValue> }
+  | { action: 'decline' }
+  | { action: 'cancel' };
+
+/**
+ * Where a form dialog stands: the field shown (`index`; `plan.steps.length` is the review step),
+ * the answers given so far (a key present with `undefined` was skipped), and, once it is over,
+ * the result.
+ */
+export interface FlowState {
+  readonly index: number;
+  readonly answers: Readonly<Record<string, FieldValue | undefined>>;
+  /** Editing one field from the review step: the next answer returns there. */
+  readonly editing: boolean;
+  readonly result?: ElicitResult;
+}
+
+/** What the user did on the step shown. `answer` with `undefined` skips an optional field. */
+export type FlowEvent =
+  | { type: 'answer'; value: FieldValue | undefined }
+  | { type: 'back' }
+  | { type: 'edit'; key: string }
+  | { type: 'accept' }
+  | { type: 'decline' }
+  | { type: 'cancel' };
+
+export function startFlow(_plan: FormPlan): FlowState {
+  return { index: 0, answers: {}, editing: false };
+}
+
+export function isReview(plan: FormPlan, state: FlowState): boolean {
+  return state.index >= plan.steps.length;
+}
+
+/** The value a field starts with: the answer already given (also after Back), else the default. */
+export function initialValue(state: FlowState, step: FieldStep): FieldValue | undefined {
+  return Object.hasOwn(state.answers, step.key) ? state.answers[step.key] : step.default;
+}
+
+/** The content accepting now would send: the answers, skipped fields left out. */
+export function contentOf(plan: FormPlan, state: FlowState): Record<string, FieldValue> {
+  return Object.fromEntries(plan.steps.flatMap((s) => (state.answers[s.key] !== undefined ? [[s.key, state.answers[s.key]!]] : [])));
+}
+
+/**
+ * The dialog as a pure state machine: the next state after `event`. Decline and cancel end it
+ * from any step; an answer that does not fit its field, Back on the first step, or Accept with
+ * content that fails the schema leave the state as it was (the UI validates before sending
+ * events, so these only guard against mistakes).
+ */
+export function nextState(plan: FormPlan, state: FlowState, event: FlowEvent): FlowState {
+  if (state.result) return state;
+  const review = plan.steps.length;
+  switch (event.type) {
+    case 'cancel':
+      return { ...state, result: { action: 'cancel' } };
+    case 'decline':
+      return { ...state, result: { action: 'decline' } };
+    case 'back':
+      return state.index > 0 ? { ...state, index: state.index - 1, editing: false } : state;
+    case 'edit': {
+      const index = plan.steps.findIndex((s) => s.key === event.key);
+      return index >= 0 && isReview(plan, state) ? { ...state, index, editing: true } : state;
+    }
+    case 'answer': {
+      const step = plan.steps[state.index];
+      if (!step) return state;
+      if (event.value === undefined ? step.required : checkValue(step, event.value) !== undefined) return state;
+      const answers = { ...state.answers, [step.key]: event.value };
+      return { ...state, answers, index: state.editing ? review : state.index + 1, editing: false };
+    }
+    case 'accept': {
+      if (!isReview(plan, state)) return state;
+      const content = contentOf(plan, state);
+      return validateContent(plan, content) === undefined ? { ...state, result: { action: 'accept', content } } : state;
+    }
+  }
+}

@@ -1,0 +1,315 @@
+import * as z from 'zod/mini';
+import { ErrorCode, RpcError } from '../jsonrpc/errors';
+import { describeIssues } from '../jsonrpc/messages';
+import type { McpSession } from '../protocol/session';
+import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine';
+import type { Disposable } from '../util/event';
+import { abortReason, errorMessage } from '../util/abort';
+import type { Logger } from '../util/log';
+import { prefixed, truncate } from '../util/log';
+import type { ElicitResult, FlowEvent, FlowState } from './flow';
+import { initialValue, isReview, nextState, startFlow } from './flow';
+import type { FieldValue, FormPlan, UrlPlan } from './plan';
+import { planElicitation } from './plan';
+import { checkValue, countRule, formatValue, inputHint, validateContent, validateField } from './validate';
+
+/** Leaving a step without answering it. */
+export type Nav = 'back' | 'decline' | 'cancel';
+/** What a prompt gives back: the answer, or where the user went instead. */
+export type Answer<T> = { value: T } | { nav: Nav };
+
+export interface PickItem<T> {
+  label: string;
+  /** A codicon id shown before the label. */
+  icon?: string;
+  description?: string;
+  detail?: string;
+  value: T;
+  /** Focused first (single select) or checked (multi-select). */
+  picked?: boolean;
+}
+
+export interface PromptOptions {
+  /** Names the server, and the task when there is one. */
+  title: string;
+  step?: number;
+  totalSteps?: number;
+  /** Offer Back to the previous step. */
+  canGoBack?: boolean;
+  /** Offer a Decline button (steps where Decline is not one of the items). */
+  canDecline?: boolean;
+  /** Aborts when the request is withdrawn: the prompt closes and the call rejects. */
+  signal: AbortSignal;
+}
+
+export interface PickOptions<T> extends PromptOptions {
+  placeholder: string;
+  canSelectMany?: boolean;
+  /** Multi-select: why the checked items cannot be accepted, shown instead of accepting. */
+  validate?(values: T[]): string | undefined;
+}
+
+export interface InputOptions extends PromptOptions {
+  prompt: string;
+  placeholder?: string;
+  value: string;
+  /** The message shown while typing; Enter is refused while there is one. */
+  validate(text: string): string | undefined;
+}
+
+/**
+ * The seam between the dialog logic and the editor: one prompt at a time, each closed when the
+ * next shows (tests replace it with scripted answers). Escape answers `{ nav: 'cancel' }`.
+ */
+export interface FormPrompter {
+  pick<T>(items: readonly PickItem<T>[], options: PickOptions<T>): Promise<Answer<T[]>>;
+  input(options: InputOptions): Promise<Answer<string>>;
+  /** Opens a URL outside the editor, after the user consented; false when it could not. */
+  openExternal(url: string): Promise<boolean>;
+  /** The dialog is over: close whatever is still shown. */
+  close(): void;
+}
+
+export interface DialogContext {
+  title: string;
+  signal: AbortSignal;
+}
+
+const SKIP = Symbol('skip');
+
+/** The dialog's title: the server, and the task the request belongs to (`deploy (server "demo", task 7c2f…)`). */
+export function dialogTitle(serverLabel: string, ctx: Pick<ServerRequestContext, 'relatedTaskId'> & { task?: { toolName: string } }): string {
+  const id = ctx.relatedTaskId;
+  const who = `server "${serverLabel}"${id ? `, task ${id.length > 8 ? `${id.slice(0, 4)}…` : id}` : ''}`;
+  return ctx.task ? `${ctx.task.toolName} (${who})` : `MCP ${who}`;
+}
+
+function stepText(plan: FormPlan, index: number): string {
+  const s = plan.steps[index];
+  const head = `${s.title}${s.required ? '' : ' (optional)'}${s.description ? `: ${s.description}` : ''}`;
+  // The server's message leads the first step, so the user reads why before answering.
+  return index === 0 ? `${plan.message} — ${head}` : head;
+}
+
+/** Shows the step `state` is on; resolves with what the user did (undefined: ask again). */
+async function askField(plan: FormPlan, state: FlowState, p: FormPrompter, ui: DialogContext): Promise<FlowEvent | undefined> {
+  const step = plan.steps[state.index];
+  const initial = initialValue(state, step);
+  const o = { title: ui.title, step: state.index + 1, totalSteps: plan.steps.length + 1, canGoBack: state.index > 0, canDecline: true, signal: ui.signal };
+  const text = stepText(plan, state.index);
+  if (step.kind === 'string' || step.kind === 'number' || step.kind === 'integer') {
+    const check = (t: string) => validateField(step, t);
+    const a = await p.input({ ...o, prompt: text, placeholder: inputHint(step), value: initial === undefined ? '' : String(initial), validate: (t) => {
+        const r = check(t);
+        return 'error' in r ? r.error : undefined;
+      },
+    });
+    if ('nav' in a) return { type: a.nav };
+    const r = check(a.value);
+    return 'error' in r ? undefined : { type: 'answer', value: r.value };
+  }
+  if (step.kind === 'multi-select') {
+    const chosen = Array.isArray(initial) ? initial : [];
+    const items = step.options!.map((opt) => ({ label: opt.label, value: opt.value, picked: chosen.includes(opt.value) }));
+    // An optional multi-select with nothing checked is left out.
+    const empty = (v: string[]) => v.length === 0 && !step.required;
+    const hint = `${countRule(step)}${step.required ? '' : ', or none to skip'}`;
+    const a = await p.pick(items, { ...o, placeholder: `${text} (${hint})`, canSelectMany: true, validate: (v) => (empty(v) ? undefined : checkValue(step, v)) });
+    if ('nav' in a) return { type: a.nav };
+    return { type: 'answer', value: empty(a.value) ? undefined : a.value };
+  }
+  const items: Array<PickItem<FieldValue | typeof SKIP>> =
+    step.kind === 'boolean'
+      ? [
+          { label: 'Yes', value: true, picked: initial === true },
+          { label: 'No', value: false, picked: initial === false },
+        ]
+      : step.options!.map((opt) => ({ label: opt.label, value: opt.value, picked: opt.value === initial }));
+  if (!step.required) items.push({ label: 'Skip', icon: 'debug-step-over', description: 'leave this field out', value: SKIP, picked: initial === undefined && Object.hasOwn(state.answers, step.key) });
+  const a = await p.pick(items, { ...o, placeholder: text });
+  if ('nav' in a) return { type: a.nav };
+  if (a.value.length !== 1) return undefined;
+  return { type: 'answer', value: a.value[0] === SKIP ? undefined : (a.value[0] as FieldValue) };
+}
+
+/** The last step: a summary of the answers with Accept, Decline, Cancel, and a way to change each answer. */
+async function askReview(plan: FormPlan, state: FlowState, p: FormPrompter, ui: DialogContext): Promise<FlowEvent | undefined> {
+  const n = plan.steps.length;
+  const summary = plan.steps.map((s) => `${s.title}: ${formatValue(s, state.answers[s.key])}`).join(' · ');
+  const items: Array<PickItem<FlowEvent>> = [
+    { icon: 'check', label: 'Accept', description: n ? 'send these answers' : 'answer yes', detail: summary || undefined, value: { type: 'accept' }, picked: true },
+    { icon: 'circle-slash', label: 'Decline', description: 'tell the server no', value: { type: 'decline' } },
+    { icon: 'close', label: 'Cancel', description: 'dismiss without answering', value: { type: 'cancel' } },
+    ...plan.steps.map((s): PickItem<FlowEvent> => ({ icon: 'edit', label: `Change ${s.title}`, description: formatValue(s, state.answers[s.key]), value: { type: 'edit', key: s.key } })),
+  ];
+  const placeholder = n ? `Review and send your answers — ${plan.message}` : plan.message;
+  const a = await p.pick(items, { title: ui.title, step: n + 1, totalSteps: n + 1, canGoBack: n > 0, placeholder, signal: ui.signal });
+  if ('nav' in a) return { type: a.nav };
+  return a.value.length === 1 ? a.value[0] : undefined;
+}
+
+/** Runs a form dialog to its end: every field, then the review step. Rejects when `ui.signal` aborts. */
+export async function runForm(plan: FormPlan, p: FormPrompter, ui: DialogContext): Promise<ElicitResult> {
+  let state = startFlow(plan);
+  try {
+    while (!state.result) {
+      ui.signal.throwIfAborted();
+      const event = isReview(plan, state) ? await askReview(plan, state, p, ui) : await askField(plan, state, p, ui);
+      if (event) state = nextState(plan, state, event);
+    }
+    return state.result;
+  } finally {
+    p.close();
+  }
+}
+
+/**
+ * Runs a URL consent: the message, the full URL and its domain, Open or Decline. The URL is
+ * opened only after the user chose Open (the spec forbids opening or fetching it before), and
+ * the answer is then `accept`, though the interaction itself goes on in the browser.
+ */
+export async function runUrl(plan: UrlPlan, p: FormPrompter, ui: DialogContext): Promise<ElicitResult> {
+  try {
+    for (;;) {
+      const warn = plan.warnings.length ? `⚠ ${plan.warnings.join('; ')}` : 'in your browser';
+      const items: Array<PickItem<'open' | 'show' | 'decline'>> = [
+        { icon: 'link-external', label: `Open ${plan.domain}`, description: warn, detail: plan.url, value: 'open' },
+        { icon: 'circle-slash', label: 'Decline', description: 'do not open it', value: 'decline' },
+      ];
+      // A long URL is cut in the list: it must be readable in full before consent.
+      if (plan.url.length > 80) items.splice(1, 0, { icon: 'eye', label: 'Show the full URL', value: 'show' });
+      const a = await p.pick(items, { title: ui.title, placeholder: `${plan.message} (${plan.domain})`, signal: ui.signal });
+      if ('nav' in a) return { action: a.nav === 'decline' ? 'decline' : 'cancel' };
+      if (a.value[0] === 'decline') return { action: 'decline' };
+      if (a.value[0] === 'show') {
+        await p.input({ title: ui.title, prompt: `The full URL, on ${plan.domain} (not opened yet). Enter or Escape goes back.`, value: plan.url, validate: () => undefined, signal: ui.signal });
+        continue;
+      }
+      if (a.value[0] === 'open') return (await p.openExternal(plan.url)) ? { action: 'accept' } : { action: 'cancel' };
+    }
+  } finally {
+    p.close();
+  }
+}
+
+export interface ElicitationHandlerOptions {
+  prompter: FormPrompter;
+  log: Logger;
+  serverLabel(serverId: string): string;
+  /** Whether the client declared URL mode (default true); if not, URL requests are refused. */
+  url?: boolean;
+}
+
+/** The `elicitation/create` handler, and the receiver of `notifications/elicitation/complete`. */
+export type ElicitationHandler = ServerRequestHandler & {
+  /** Closes a still-open URL prompt for `params.elicitationId` of `serverId`; ignores unknown ids. */
+  complete(serverId: string, params: unknown): void;
+};
+
+const CompleteParamsSchema = z.looseObject({ elicitationId: z.string() });
+
+/** Rejects with the signal's reason as soon as it aborts, whatever `promise` does. */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) return reject(abortReason(signal));
+    const onAbort = () => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
+      (e: unknown) => (signal.removeEventListener('abort', onAbort), reject(e)),
+    );
+  });
+}
+
+/**
+ * Answers servers' `elicitation/create` requests: validates them (a bad request is logged and
+ * answered -32602), shows one dialog at a time (a second request waits for the first: the
+ * editor shows one quick input at a time), checks the content against the schema, and answers
+ * with an `ElicitResult`. An abort of `ctx.signal` closes the dialog and rejects.
+ */
+export function createElicitationHandler(options: ElicitationHandlerOptions): ElicitationHandler {
+  const { prompter, log: root } = options;
+  /** URL elicitations not answered yet, by server and id: aborting one closes its prompt. */
+  const pending = new Map<string, AbortController>();
+  /** URL elicitations accepted lately, so a completion is logged as such (bounded). */
+  const accepted = new Set<string>();
+  let turn: Promise<unknown> = Promise.resolve();
+
+  const inTurn = <T>(run: () => Promise<T>, signal: AbortSignal): Promise<T> => {
+    const mine = turn.then(() => (signal.throwIfAborted(), run()));
+    turn = mine.catch(() => undefined);
+    return raceAbort(mine, signal);
+  };
+
+  const handle = async (params: Record<string, unknown> | undefined, ctx: ServerRequestContext): Promise<Record<string, unknown>> => {
+    const label = options.serverLabel(ctx.serverId);
+    const log = prefixed(root, label);
+    const plan = planElicitation(params, { url: options.url ?? true });
+    if (!plan.ok) {
+      log.warn(`Refused elicitation/create: ${plan.error.message}`);
+      throw plan.error;
+    }
+    const title = dialogTitle(label, ctx);
+    const key = plan.mode === 'url' ? `${ctx.serverId}\n${plan.elicitationId}` : undefined;
+    if (key && pending.has(key)) {
+      const error = new RpcError(ErrorCode.InvalidParams, `Invalid elicitation request: elicitationId "${plan.mode === 'url' && plan.elicitationId}" is already pending`);
+      log.warn(`Refused elicitation/create: ${error.message}`);
+      throw error;
+    }
+    log.info(`${title} asks: ${truncate(plan.message, 300)} (${plan.mode === 'url' ? `to open ${plan.url}` : `${plan.steps.length} field(s)`})`);
+    const completed = new AbortController();
+    if (key) pending.set(key, completed);
+    const signal = key ? AbortSignal.any([ctx.signal, completed.signal]) : ctx.signal;
+    try {
+      const result = await inTurn(() => (plan.mode === 'form' ? runForm(plan, prompter, { title, signal }) : runUrl(plan, prompter, { title, signal })), signal);
+      if (plan.mode === 'form' && result.action === 'accept') {
+        const problem = validateContent(plan, result.content ?? {});
+        if (problem) {
+          log.error(`Did not send answers that break the requested schema: ${problem}`);
+          throw new RpcError(ErrorCode.InternalError, `The client produced invalid content: ${problem}`);
+        }
+      }
+      if (key && result.action === 'accept') {
+        accepted.add(key);
+        if (accepted.size > 100) accepted.delete(accepted.values().next().value!);
+      }
+      const fields = result.action === 'accept' && result.content ? ` (fields: ${Object.keys(result.content).join(', ') || 'none'})` : '';
+      log.info(`Answered ${title}: ${result.action}${fields}`);
+      return result;
+    } catch (err) {
+      if (completed.signal.aborted && !ctx.signal.aborted) {
+        // The server says the interaction finished elsewhere: no consent was given here, so
+        // the honest answer is that the prompt was dismissed.
+        log.info(`Closed the prompt of elicitation ${key!.split('\n')[1]}: the server reports it complete`);
+        return { action: 'cancel' };
+      }
+      if (ctx.signal.aborted) log.info(`Closed ${title}: the server withdrew its request (${errorMessage(ctx.signal.reason)})`);
+      else log.error(`Elicitation dialog failed: ${errorMessage(err)}`);
+      throw err;
+    } finally {
+      if (key) pending.delete(key);
+    }
+  };
+
+  return Object.assign(handle, {
+    complete(serverId: string, params: unknown): void {
+      const log = prefixed(root, options.serverLabel(serverId));
+      const p = CompleteParamsSchema.safeParse(params);
+      if (!p.success) return log.warn(`Ignored an invalid notifications/elicitation/complete: ${describeIssues(p.error.issues)}`);
+      const key = `${serverId}\n${p.data.elicitationId}`;
+      const open = pending.get(key);
+      if (open) open.abort(new Error('the server reports the elicitation complete'));
+      else if (accepted.delete(key)) log.info(`The server reports elicitation ${p.data.elicitationId} complete`);
+      // The spec says to ignore unknown and already completed ids.
+      else log.debug(`Ignored notifications/elicitation/complete for unknown elicitation ${p.data.elicitationId}`);
+    },
+  });
+}
+
+/**
+ * Routes a session's `notifications/elicitation/complete` to `handler.complete`; register it on
+ * each new session (it ends with the session's connection, or when disposed).
+ */
+export function listenForElicitationComplete(session: Pick<McpSession, 'connection'>, serverId: string, handler: Pick<ElicitationHandler, 'complete'>): Disposable {
+  return session.connection.onNotification('notifications/elicitation/complete', (params) => handler.complete(serverId, params));
+}

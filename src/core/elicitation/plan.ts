@@ -1,0 +1,296 @@
+import * as z from 'zod/mini';
+import { ErrorCode, RpcError } from '../jsonrpc/errors';
+import { describeIssues } from '../jsonrpc/messages';
+import { checkValue } from './validate';
+
+/** What a form field asks for; enums become picks. */
+export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'single-select' | 'multi-select';
+/** What a field may hold in `ElicitResult.content`. */
+export type FieldValue = string | number | boolean | string[];
+
+export interface FieldOption {
+  value: string;
+  label: string;
+}
+
+export interface FieldConstraints {
+  minLength?: number;
+  maxLength?: number;
+  format?: 'email' | 'uri' | 'date' | 'date-time';
+  /** A regular expression; as in JSON Schema it may match anywhere in the text (no implicit anchors). */
+  pattern?: string;
+  minimum?: number;
+  maximum?: number;
+  minItems?: number;
+  maxItems?: number;
+}
+
+/** One property of the requested schema, as one step of the dialog. */
+export interface FieldStep {
+  key: string;
+  /** The schema's `title`, else the property name. */
+  title: string;
+  description?: string;
+  kind: FieldKind;
+  required: boolean;
+  default?: FieldValue;
+  /** The choices of single- and multi-select fields, in the server's order. */
+  options?: FieldOption[];
+  constraints: FieldConstraints;
+}
+
+export interface FormPlan {
+  ok: true;
+  mode: 'form';
+  message: string;
+  steps: FieldStep[];
+}
+
+export interface UrlPlan {
+  ok: true;
+  mode: 'url';
+  message: string;
+  url: string;
+  elicitationId: string;
+  /** `new URL(url).host`: what the user must see before consenting (IDNs in punycode). */
+  domain: string;
+  /** Reasons to look twice at the URL (punycode, no TLS). */
+  warnings: string[];
+}
+
+export type ElicitationPlan = FormPlan | UrlPlan;
+export type PlanResult = ElicitationPlan | { ok: false; error: RpcError };
+
+/** More fields than anyone will answer one by one: refused rather than shown. */
+export const MAX_FIELDS = 100;
+
+const Text = z.optional(z.string());
+const Count = z.optional(z.int().check(z.nonnegative()));
+const Num = z.optional(z.number());
+const Option = z.object({ const: z.string(), title: z.string() });
+const Options = z.array(Option).check(z.minLength(1));
+const Values = z.array(z.string()).check(z.minLength(1));
+const common = { title: Text, description: Text };
+
+const StringProp = z.object({
+  ...common,
+  minLength: Count,
+  maxLength: Count,
+  format: z.optional(z.enum(['email', 'uri', 'date', 'date-time'])),
+  pattern: Text,
+  default: Text,
+});
+const EnumProp = z.object({ ...common, enum: Values, enumNames: z.optional(z.array(z.string())), default: Text });
+const OneOfProp = z.object({ ...common, oneOf: Options, default: Text });
+const NumberProp = z.object({ ...common, minimum: Num, maximum: Num, default: Num });
+const BooleanProp = z.object({ ...common, default: z.optional(z.boolean()) });
+const MultiProp = z.object({ ...common, minItems: Count, maxItems: Count, default: z.optional(z.array(z.string())) });
+const UntitledItems = z.object({ type: z.optional(z.literal('string')), enum: Values });
+const TitledItems = z.object({ anyOf: Options });
+
+const ParamsSchema = z.looseObject({
+  mode: z.optional(z.string()),
+  message: z.string(),
+  requestedSchema: z.optional(z.unknown()),
+  url: z.optional(z.string()),
+  elicitationId: z.optional(z.string().check(z.minLength(1))),
+});
+const RequestedSchema = z.looseObject({
+  $schema: Text,
+  type: z.literal('object'),
+  properties: z.record(z.string(), z.unknown()),
+  required: z.optional(z.array(z.string())),
+});
+
+class SchemaProblem extends Error {}
+
+interface Issue {
+  path: PropertyKey[];
+  code?: string;
+  expected?: unknown;
+  values?: unknown[];
+  minimum?: unknown;
+  origin?: string;
+  message: string;
+}
+
+/** zod/mini carries no messages ("Invalid input"): say what was expected, from the issue itself. */
+function describe(where: string, issues: readonly Issue[]): string {
+  return issues
+    .slice(0, 3)
+    .map((i) => {
+      const at = [where, ...i.path.map(String)].join('.');
+      if (i.code === 'invalid_value' && i.values) return `${at}: expected ${i.values.map((v) => JSON.stringify(v)).join(' or ')}`;
+      if (i.code === 'too_small' && i.origin === 'array') return `${at}: expected at least ${String(i.minimum)} item(s)`;
+      if (i.code === 'too_small' && i.origin === 'string') return `${at}: must not be empty`;
+      if (i.code === 'too_small') return `${at}: expected a number of at least ${String(i.minimum)}`;
+      if (i.code === 'invalid_type' && i.expected === 'int') return `${at}: expected a whole number`;
+      if (i.code === 'invalid_type' && i.expected === 'record') return `${at}: expected an object`;
+      return describeIssues([i]).replace(/^[^:]*/, at);
+    })
+    .join('; ');
+}
+
+function parse<T>(schema: z.ZodMiniType<T>, value: unknown, where: string): T {
+  const r = schema.safeParse(value);
+  if (!r.success) throw new SchemaProblem(describe(where, r.error.issues));
+  return r.data;
+}
+
+function fromOptions(where: string, options: FieldOption[]): FieldOption[] {
+  const seen = new Set<string>();
+  for (const o of options) {
+    if (seen.has(o.value)) throw new SchemaProblem(`${where} lists the choice "${o.value}" twice`);
+    seen.add(o.value);
+  }
+  return options;
+}
+
+function untitled(values: string[]): FieldOption[] {
+  return values.map((v) => ({ value: v, label: v }));
+}
+
+function titled(options: Array<{ const: string; title: string }>): FieldOption[] {
+  return options.map((o) => ({ value: o.const, label: o.title }));
+}
+
+function bounds(where: string, lo: number | undefined, hi: number | undefined, loName: string, hiName: string): void {
+  if (lo !== undefined && hi !== undefined && lo > hi) throw new SchemaProblem(`${where}: ${loName} ${lo} is greater than ${hiName} ${hi}`);
+}
+
+/** One property to one step; throws `SchemaProblem` saying what is wrong. */
+function toStep(key: string, raw: unknown, required: boolean): FieldStep {
+  const where = `property "${key}"`;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new SchemaProblem(`${where} is not a schema object`);
+  const p = raw as Record<string, unknown>;
+  const base = (s: { title?: string; description?: string }) => ({ key, title: s.title || key, description: s.description || undefined, required });
+  let step: FieldStep;
+  switch (p.type) {
+    case 'string': {
+      if ('enum' in p && 'oneOf' in p) throw new SchemaProblem(`${where} has both enum and oneOf; send one of them`);
+      if ('enum' in p) {
+        const s = parse(EnumProp, p, where);
+        if (s.enumNames && s.enumNames.length !== s.enum.length) {
+          throw new SchemaProblem(`${where} has ${s.enumNames.length} enumNames for ${s.enum.length} enum values`);
+        }
+        const options = s.enumNames ? s.enum.map((v, i) => ({ value: v, label: s.enumNames![i] || v })) : untitled(s.enum);
+        step = { ...base(s), kind: 'single-select', default: s.default, options: fromOptions(where, options), constraints: {} };
+      } else if ('oneOf' in p) {
+        const s = parse(OneOfProp, p, where);
+        step = { ...base(s), kind: 'single-select', default: s.default, options: fromOptions(where, titled(s.oneOf)), constraints: {} };
+      } else {
+        const s = parse(StringProp, p, where);
+        bounds(where, s.minLength, s.maxLength, 'minLength', 'maxLength');
+        if (s.pattern !== undefined) {
+          try {
+            new RegExp(s.pattern, 'u');
+          } catch {
+            throw new SchemaProblem(`${where}: pattern ${JSON.stringify(s.pattern)} is not a valid regular expression`);
+          }
+        }
+        const { minLength, maxLength, format, pattern } = s;
+        step = { ...base(s), kind: 'string', default: s.default, constraints: prune({ minLength, maxLength, format, pattern }) };
+      }
+      break;
+    }
+    case 'number':
+    case 'integer': {
+      const s = parse(NumberProp, p, where);
+      bounds(where, s.minimum, s.maximum, 'minimum', 'maximum');
+      step = { ...base(s), kind: p.type, default: s.default, constraints: prune({ minimum: s.minimum, maximum: s.maximum }) };
+      break;
+    }
+    case 'boolean': {
+      const s = parse(BooleanProp, p, where);
+      step = { ...base(s), kind: 'boolean', default: s.default, constraints: {} };
+      break;
+    }
+    case 'array': {
+      const s = parse(MultiProp, p, where);
+      const items = p.items as Record<string, unknown> | undefined;
+      let options: FieldOption[];
+      if (typeof items === 'object' && items !== null && 'anyOf' in items) options = titled(parse(TitledItems, items, `${where}.items`).anyOf);
+      else if (typeof items === 'object' && items !== null && 'enum' in items) options = untitled(parse(UntitledItems, items, `${where}.items`).enum);
+      else throw new SchemaProblem(`${where} is an array whose items list no choices (enum or anyOf): arrays are only allowed as multi-select enums`);
+      bounds(where, s.minItems, s.maxItems, 'minItems', 'maxItems');
+      if (s.minItems !== undefined && s.minItems > options.length) {
+        throw new SchemaProblem(`${where} asks for at least ${s.minItems} of only ${options.length} choices`);
+      }
+      step = { ...base(s), kind: 'multi-select', default: s.default, options: fromOptions(where, options), constraints: prune({ minItems: s.minItems, maxItems: s.maxItems }) };
+      break;
+    }
+    case 'object':
+      throw new SchemaProblem(`${where} is a nested object: only flat objects of primitive properties are allowed`);
+    case undefined:
+      throw new SchemaProblem(`${where} has no type`);
+    default:
+      throw new SchemaProblem(`${where} has the unsupported type ${JSON.stringify(p.type)} (allowed: string, number, integer, boolean, array of enum)`);
+  }
+  if (step.default === undefined) delete step.default;
+  else {
+    const bad = checkValue(step, step.default);
+    if (bad) throw new SchemaProblem(`${where}: the default ${JSON.stringify(step.default)} does not fit its own schema (${bad})`);
+  }
+  return step;
+}
+
+function prune<T extends object>(o: T): T {
+  for (const k of Object.keys(o) as Array<keyof T>) if (o[k] === undefined) delete o[k];
+  return o;
+}
+
+const LOOPBACK = /^(localhost|127(\.\d+){3}|\[::1\])$/i;
+
+function planUrl(message: string, url: string | undefined, elicitationId: string | undefined): UrlPlan {
+  if (url === undefined) throw new SchemaProblem('url is required in url mode');
+  if (elicitationId === undefined) throw new SchemaProblem('elicitationId is required in url mode');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new SchemaProblem(`url ${JSON.stringify(url)} is not a valid URL`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new SchemaProblem(`url must be http or https, not ${parsed.protocol.slice(0, -1)}`);
+  // `https://bank.example@evil.example` shows a trusted name before the real host; and the spec
+  // forbids credentials in the URL anyway.
+  if (parsed.username || parsed.password) throw new SchemaProblem('url must not carry a user name or password');
+  const domain = parsed.host;
+  const warnings: string[] = [];
+  if (domain.split('.').some((label) => label.startsWith('xn--'))) warnings.push('the domain uses punycode: it may imitate another name');
+  if (parsed.protocol === 'http:' && !LOOPBACK.test(parsed.hostname)) warnings.push('the page is not encrypted (http)');
+  return { ok: true, mode: 'url', message, url, elicitationId, domain, warnings };
+}
+
+function planForm(message: string, requestedSchema: unknown): FormPlan {
+  if (requestedSchema === undefined) throw new SchemaProblem('requestedSchema is required in form mode');
+  const schema = parse(RequestedSchema, requestedSchema, 'requestedSchema');
+  // Keys straight from the parsed JSON: a property named `__proto__` must not reach an object.
+  const raw = (requestedSchema as { properties: Record<string, unknown> }).properties;
+  const keys = Object.keys(raw);
+  if (keys.length > MAX_FIELDS) throw new SchemaProblem(`requestedSchema has ${keys.length} properties; at most ${MAX_FIELDS} are shown`);
+  if (keys.includes('__proto__')) throw new SchemaProblem('the property name "__proto__" is not allowed');
+  const required = new Set(schema.required ?? []);
+  for (const r of required) if (!keys.includes(r)) throw new SchemaProblem(`required names "${r}", which is not a property`);
+  return { ok: true, mode: 'form', message, steps: keys.map((k) => toStep(k, raw[k], required.has(k))) };
+}
+
+/**
+ * Validates an `elicitation/create` request's params and turns them into what the dialog shows.
+ * Never throws: a request that breaks the spec's schema rules gives a -32602 error saying why.
+ * `url: false` when the client did not declare URL mode (then a URL request is refused, as the
+ * spec says).
+ */
+export function planElicitation(params: unknown, options: { url?: boolean } = {}): PlanResult {
+  try {
+    const p = parse(ParamsSchema, params ?? {}, 'params');
+    if (p.mode === undefined || p.mode === 'form') return planForm(p.message, p.requestedSchema);
+    if (p.mode === 'url') {
+      if (options.url === false) throw new SchemaProblem('mode "url" is not supported by this client');
+      return planUrl(p.message, p.url, p.elicitationId);
+    }
+    throw new SchemaProblem(`unknown mode ${JSON.stringify(p.mode)} (expected "form" or "url")`);
+  } catch (err) {
+    const why = err instanceof SchemaProblem ? err.message : `unexpected problem: ${String(err)}`;
+    return { ok: false, error: new RpcError(ErrorCode.InvalidParams, `Invalid elicitation request: ${why}`) };
+  }
+}

@@ -1,0 +1,197 @@
+import type { FieldStep, FieldValue, FormPlan } from './plan';
+
+/** What typed text means for a field: its value (`undefined`: left out), or what to fix. */
+export type FieldCheck = { value: FieldValue | undefined } | { error: string };
+
+// The email shape of JSON Schema validators (ajv's "fast" format): what servers check against.
+const EMAIL = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
+const URI = /^[a-z][a-z0-9+.-]*:[^\s]*$/i;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+
+const FORMAT_RULE = {
+  email: 'Enter an email address, like name@example.com',
+  uri: 'Enter a full URI, like https://example.com',
+  date: 'Enter a date as YYYY-MM-DD',
+  'date-time': 'Enter a date and time as YYYY-MM-DDTHH:MM:SSZ',
+} as const;
+
+function isDate(s: string): boolean {
+  const m = DATE.exec(s);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const t = new Date(Date.UTC(y, mo - 1, d));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
+}
+
+function isDateTime(s: string): boolean {
+  const m = DATE_TIME.exec(s);
+  if (!m || !isDate(m[1])) return false;
+  // Second 60 is a leap second, allowed by RFC 3339.
+  return Number(m[2]) < 24 && Number(m[3]) < 60 && Number(m[4]) <= 60 && (m[6] === undefined || (Number(m[6]) < 24 && Number(m[7]) < 60));
+}
+
+function isUri(s: string): boolean {
+  if (!URI.test(s)) return false;
+  try {
+    new URL(s);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** " between 1 and 10", " of at least 3 characters"...; the unit agrees with the last number. */
+function range(lo: number | undefined, hi: number | undefined, unit?: [string, string]): string {
+  const u = (n: number) => (unit ? ` ${n === 1 ? unit[0] : unit[1]}` : '');
+  if (lo !== undefined && hi !== undefined) return lo === hi ? ` of exactly ${lo}${u(lo)}` : ` between ${lo} and ${hi}${u(hi)}`;
+  if (lo !== undefined) return ` of at least ${lo}${u(lo)}`;
+  if (hi !== undefined) return ` of at most ${hi}${u(hi)}`;
+  return '';
+}
+
+/** The rule a number field follows, as the input box says it: "Enter a whole number between 1 and 10". */
+export function numberRule(step: FieldStep): string {
+  return `Enter a ${step.kind === 'integer' ? 'whole number' : 'number'}${range(step.constraints.minimum, step.constraints.maximum)}`;
+}
+
+function lengthRule(step: FieldStep): string {
+  const { minLength: lo, maxLength: hi } = step.constraints;
+  return `Enter text${range(lo, hi, ['character', 'characters'])}`;
+}
+
+/** The rule a multi-select follows: "Choose between 1 and 3 options". */
+export function countRule(step: FieldStep): string {
+  const { minItems: lo, maxItems: hi } = step.constraints;
+  return `Choose${range(lo, hi, ['option', 'options']).replace(/^ of/, '')}`;
+}
+
+/** A hint for an empty input box: the format or bounds the answer must meet. */
+export function inputHint(step: FieldStep): string {
+  const c = step.constraints;
+  let hint = '';
+  if (step.kind === 'number' || step.kind === 'integer') hint = numberRule(step);
+  else if (c.format) hint = FORMAT_RULE[c.format];
+  else if (c.minLength !== undefined || c.maxLength !== undefined) hint = lengthRule(step);
+  return step.required ? hint : `${hint ? `${hint} ` : ''}(optional: leave empty to skip)`.trim();
+}
+
+/** Checks a value of the right JSON type against the field's constraints; the message says what to fix. */
+export function checkValue(step: FieldStep, value: unknown): string | undefined {
+  const c = step.constraints;
+  switch (step.kind) {
+    case 'string': {
+      if (typeof value !== 'string') return 'Expected text';
+      const length = [...value].length; // JSON Schema counts code points, not UTF-16 units
+      if ((c.minLength !== undefined && length < c.minLength) || (c.maxLength !== undefined && length > c.maxLength)) return lengthRule(step);
+      if (c.format === 'email' && !EMAIL.test(value)) return FORMAT_RULE.email;
+      if (c.format === 'uri' && !isUri(value)) return FORMAT_RULE.uri;
+      if (c.format === 'date' && !isDate(value)) return FORMAT_RULE.date;
+      if (c.format === 'date-time' && !isDateTime(value)) return FORMAT_RULE['date-time'];
+      if (c.pattern !== undefined && !new RegExp(c.pattern, 'u').test(value)) return `Enter text matching ${c.pattern}`;
+      return undefined;
+    }
+    case 'number':
+    case 'integer': {
+      if (typeof value !== 'number' || !Number.isFinite(value)) return numberRule(step);
+      if (step.kind === 'integer' && !Number.isInteger(value)) return numberRule(step);
+      if ((c.minimum !== undefined && value < c.minimum) || (c.maximum !== undefined && value > c.maximum)) return numberRule(step);
+      return undefined;
+    }
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : 'Expected yes or no';
+    case 'single-select':
+      return typeof value === 'string' && step.options!.some((o) => o.value === value) ? undefined : `Choose one of: ${labels(step)}`;
+    case 'multi-select': {
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || !step.options!.some((o) => o.value === v))) return `Choose from: ${labels(step)}`;
+      if (new Set(value).size !== value.length) return 'Choose each option at most once';
+      if ((c.minItems !== undefined && value.length < c.minItems) || (c.maxItems !== undefined && value.length > c.maxItems)) return countRule(step);
+      return undefined;
+    }
+  }
+}
+
+function labels(step: FieldStep): string {
+  return step.options!.map((o) => o.label).join(', ');
+}
+
+function option(step: FieldStep, text: string): string | undefined {
+  return (step.options!.find((o) => o.value === text) ?? step.options!.find((o) => o.label === text))?.value;
+}
+
+/**
+ * What typed text means for a field, checked as the user types: the message is what the input
+ * box shows ("Enter a whole number between 1 and 10"). Empty text leaves an optional field out.
+ * Selects accept an option's value or its label; multi-selects a comma-separated list.
+ */
+export function validateField(step: FieldStep, rawInput: string): FieldCheck {
+  const text = step.kind === 'string' ? rawInput : rawInput.trim();
+  if (text === '' && step.kind !== 'multi-select') return step.required ? { error: `A value is required${step.kind === 'string' ? '' : `: ${rule(step)}`}` } : { value: undefined };
+  let value: FieldValue | undefined;
+  switch (step.kind) {
+    case 'string':
+      value = text;
+      break;
+    case 'number':
+    case 'integer':
+      if (!NUMBER.test(text)) return { error: numberRule(step) };
+      value = Number(text);
+      break;
+    case 'boolean':
+      if (/^(y|yes|true)$/i.test(text)) value = true;
+      else if (/^(n|no|false)$/i.test(text)) value = false;
+      else return { error: 'Enter yes or no' };
+      break;
+    case 'single-select':
+      value = option(step, text);
+      if (value === undefined) return { error: `Choose one of: ${labels(step)}` };
+      break;
+    case 'multi-select': {
+      if (text === '' && !step.required) return { value: undefined };
+      const parts = text === '' ? [] : text.split(',').map((t) => t.trim());
+      const values = parts.map((t) => option(step, t));
+      if (values.some((v) => v === undefined)) return { error: `Choose from: ${labels(step)}` };
+      value = values as string[];
+      break;
+    }
+  }
+  const error = checkValue(step, value);
+  return error ? { error } : { value };
+}
+
+function rule(step: FieldStep): string {
+  if (step.kind === 'number' || step.kind === 'integer') return numberRule(step);
+  if (step.kind === 'boolean') return 'yes or no';
+  return `choose one of: ${labels(step)}`;
+}
+
+/**
+ * Checks a whole `content` object against the plan before it is sent: every required field
+ * present, no unknown field, every value valid. Returns what is wrong, or undefined.
+ */
+export function validateContent(plan: FormPlan, content: Record<string, unknown>): string | undefined {
+  const problems: string[] = [];
+  const known = new Set(plan.steps.map((s) => s.key));
+  for (const key of Object.keys(content)) if (!known.has(key)) problems.push(`"${key}" is not a field of the form`);
+  for (const step of plan.steps) {
+    if (!Object.hasOwn(content, step.key) || content[step.key] === undefined) {
+      if (step.required) problems.push(`"${step.title}" is required`);
+      continue;
+    }
+    const error = checkValue(step, content[step.key]);
+    if (error) problems.push(`"${step.title}": ${error}`);
+  }
+  return problems.length ? problems.join('; ') : undefined;
+}
+
+/** A value as the review step shows it: choices by their labels, booleans as Yes/No. */
+export function formatValue(step: FieldStep, value: FieldValue | undefined): string {
+  if (value === undefined) return '(left out)';
+  const label = (v: string) => step.options?.find((o) => o.value === v)?.label ?? v;
+  if (Array.isArray(value)) return value.length ? value.map(label).join(', ') : '(none)';
+  if (typeof value === 'boolean') return value ? 'Yes' : 'No';
+  if (typeof value === 'number') return String(value);
+  const shown = step.kind === 'single-select' ? label(value) : value;
+  return shown.length > 80 ? `${shown.slice(0, 79)}…` : shown === '' ? '(empty)' : shown;
+}

@@ -1,0 +1,14 @@
+import type { ElicitationHandler, ElicitationHandlerOptions, FormPrompter } from '../../core/elicitation/handler';
+import { createElicitationHandler as createCoreHandler } from '../../core/elicitation/handler';
+import { QuickInputPrompter } from './quickInputPrompter';
+
+export type { ElicitationHandler } from '../../core/elicitation/handler';
+export { listenForElicitationComplete } from '../../core/elicitation/handler';
+
+/**
+ * The `elicitation/create` handler for the task engine (`handlers.elicitation = { handle, url: true }`),
+ * asking through quick inputs unless a `prompter` is given (in-host tests swap in answers).
+ */
+export function createElicitationHandler(options: Omit<ElicitationHandlerOptions, 'prompter'> & { prompter?: FormPrompter }): ElicitationHandler {
+  return createCoreHandler({ ...options, prompter: options.prompter ?? new QuickInputPrompter() });
+}

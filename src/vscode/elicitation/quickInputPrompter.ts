@@ -1,0 +1,106 @@
+import * as vscode from 'vscode';
+import type { Answer, FormPrompter, InputOptions, PickItem, PickOptions, PromptOptions } from '../../core/elicitation/handler';
+import { abortReason } from '../../core/util/abort';
+
+type Item<T> = vscode.QuickPickItem & { value: T };
+type Wire<T> = (resolve: (a: Answer<T>) => void, listeners: vscode.Disposable[]) => void;
+
+/**
+ * The elicitation dialog in the editor: one quick pick or input box per step, shaped like
+ * vscode-extension-samples' multiStepInput (step counter, Back button, the previous step's
+ * input disposed when the next shows, each step's listeners disposed in `finally`). Escape or
+ * losing the input to another quick input answers cancel; focus moving away does not.
+ */
+export class QuickInputPrompter implements FormPrompter {
+  private current?: vscode.QuickInput;
+  private readonly declineButton: vscode.QuickInputButton = {
+    iconPath: new vscode.ThemeIcon('circle-slash'),
+    tooltip: vscode.l10n.t('Decline: tell the server no'),
+  };
+
+  pick<T>(items: readonly PickItem<T>[], o: PickOptions<T>): Promise<Answer<T[]>> {
+    const qp = vscode.window.createQuickPick<Item<T>>();
+    qp.placeholder = o.placeholder;
+    qp.canSelectMany = o.canSelectMany ?? false;
+    qp.matchOnDescription = true;
+    qp.items = items.map((i) => ({ label: i.icon ? `$(${i.icon}) ${i.label}` : i.label, description: i.description, detail: i.detail, value: i.value }));
+    const picked = qp.items.filter((_, n) => items[n].picked);
+    if (qp.canSelectMany) qp.selectedItems = picked;
+    else if (picked.length) qp.activeItems = [picked[0]];
+    return this.show<T[]>(qp, o, (resolve, listeners) => {
+      if (!qp.canSelectMany) {
+        listeners.push(qp.onDidChangeSelection((sel) => sel[0] && resolve({ value: [sel[0].value] })));
+        return;
+      }
+      listeners.push(
+        qp.onDidChangeSelection(() => (qp.placeholder = o.placeholder)),
+        qp.onDidAccept(() => {
+          const values = qp.selectedItems.map((i) => i.value);
+          const problem = o.validate?.(values);
+          // Quick picks have no validation message in this API: the placeholder says it.
+          if (problem) qp.placeholder = `⚠ ${problem}`;
+          else resolve({ value: values });
+        }),
+      );
+    });
+  }
+
+  input(o: InputOptions): Promise<Answer<string>> {
+    const box = vscode.window.createInputBox();
+    box.prompt = o.prompt;
+    box.placeholder = o.placeholder;
+    box.value = o.value;
+    return this.show<string>(box, o, (resolve, listeners) =>
+      listeners.push(
+        box.onDidChangeValue((text) => (box.validationMessage = o.validate(text))),
+        box.onDidAccept(() => {
+          const problem = o.validate(box.value);
+          if (problem) box.validationMessage = problem;
+          else resolve({ value: box.value });
+        }),
+      ),
+    );
+  }
+
+  async openExternal(url: string): Promise<boolean> {
+    try {
+      return await vscode.env.openExternal(vscode.Uri.parse(url, true));
+    } catch {
+      return false;
+    }
+  }
+
+  close(): void {
+    this.current?.dispose();
+    this.current = undefined;
+  }
+
+  private show<T>(input: vscode.QuickPick<Item<unknown>> | vscode.InputBox, o: PromptOptions, wire: Wire<T>): Promise<Answer<T>> {
+    const listeners: vscode.Disposable[] = [];
+    return new Promise<Answer<T>>((resolve, reject) => {
+      if (o.signal.aborted) {
+        input.dispose();
+        return reject(abortReason(o.signal));
+      }
+      input.title = o.title;
+      input.step = o.step;
+      input.totalSteps = o.totalSteps;
+      input.ignoreFocusOut = true;
+      input.buttons = [...(o.canGoBack ? [vscode.QuickInputButtons.Back] : []), ...(o.canDecline ? [this.declineButton] : [])];
+      const onAbort = () => {
+        reject(abortReason(o.signal));
+        this.close();
+      };
+      o.signal.addEventListener('abort', onAbort, { once: true });
+      listeners.push(
+        { dispose: () => o.signal.removeEventListener('abort', onAbort) },
+        input.onDidTriggerButton((b) => resolve({ nav: b === vscode.QuickInputButtons.Back ? 'back' : 'decline' })),
+        input.onDidHide(() => resolve({ nav: 'cancel' })),
+      );
+      wire(resolve, listeners);
+      this.current?.dispose();
+      this.current = input;
+      input.show();
+    }).finally(() => listeners.forEach((l) => l.dispose()));
+  }
+}

@@ -1,0 +1,175 @@
+import * as assert from 'node:assert/strict';
+import type { FieldStep, FormPlan } from '../../../src/core/elicitation/plan';
+import { planElicitation } from '../../../src/core/elicitation/plan';
+import { formatValue, inputHint, validateContent, validateField } from '../../../src/core/elicitation/validate';
+
+function plan(properties: Record<string, unknown>, required: string[] = []): FormPlan {
+  const r = planElicitation({ message: 'm', requestedSchema: { type: 'object', properties, required } });
+  assert.ok(r.ok && r.mode === 'form', !r.ok ? r.error.message : 'not a form');
+  return r;
+}
+
+function field(property: Record<string, unknown>, required = true): FieldStep {
+  return plan({ f: property }, required ? ['f'] : []).steps[0];
+}
+
+const ok = (step: FieldStep, raw: string, value: unknown) => assert.deepEqual(validateField(step, raw), { value }, `"${raw}" should give ${JSON.stringify(value)}`);
+const bad = (step: FieldStep, raw: string, message: string | RegExp) => {
+  const r = validateField(step, raw);
+  assert.ok('error' in r, `"${raw}" should be refused, got ${JSON.stringify(r)}`);
+  if (typeof message === 'string') assert.equal(r.error, message);
+  else assert.match(r.error, message);
+};
+
+describe('elicitation validateField: what the input box says while typing', () => {
+  it('numbers: whole numbers, bounds, and the message that names them', () => {
+    const n = field({ type: 'integer', minimum: 1, maximum: 10 });
+    ok(n, '7', 7);
+    ok(n, ' 10 ', 10);
+    ok(n, '1e0', 1);
+    bad(n, '0', 'Enter a whole number between 1 and 10');
+    bad(n, '11', 'Enter a whole number between 1 and 10');
+    bad(n, '2.5', 'Enter a whole number between 1 and 10');
+    bad(n, 'seven', 'Enter a whole number between 1 and 10');
+    bad(n, '0x10', 'Enter a whole number between 1 and 10');
+    bad(n, '', 'A value is required: Enter a whole number between 1 and 10');
+    const x = field({ type: 'number', minimum: 0 });
+    ok(x, '3.14', 3.14);
+    ok(x, '-0', -0);
+    bad(x, '-0.5', 'Enter a number of at least 0');
+    bad(x, 'Infinity', 'Enter a number of at least 0');
+    bad(field({ type: 'number', maximum: 5 }), '6', 'Enter a number of at most 5');
+    bad(field({ type: 'number' }), 'NaN', 'Enter a number');
+  });
+
+  it('strings: length in characters (not UTF-16 units), empty required refused, text kept as typed', () => {
+    const s = field({ type: 'string', minLength: 2, maxLength: 3 });
+    ok(s, '  a', '  a');
+    ok(s, '😀😀😀', '😀😀😀');
+    bad(s, 'a', 'Enter text between 2 and 3 characters');
+    bad(s, 'abcd', 'Enter text between 2 and 3 characters');
+    bad(s, '', 'A value is required');
+    // Optional: empty text leaves the field out rather than breaking minLength.
+    ok(field({ type: 'string', minLength: 1 }, false), '', undefined);
+  });
+
+  it('optional fields: empty input leaves the field out', () => {
+    ok(field({ type: 'string' }, false), '', undefined);
+    ok(field({ type: 'integer' }, false), '  ', undefined);
+    ok(field({ type: 'boolean' }, false), '', undefined);
+    ok(field({ type: 'string', enum: ['a'] }, false), '', undefined);
+    ok(field({ type: 'array', items: { enum: ['a'] } }, false), '', undefined);
+  });
+
+  it('email format', () => {
+    const e = field({ type: 'string', format: 'email' });
+    ok(e, 'octocat@github.com', 'octocat@github.com');
+    ok(e, 'first.last+tag@sub.example.co', 'first.last+tag@sub.example.co');
+    for (const v of ['octocat', 'a@b', '@example.com', 'a b@example.com', 'a@example..com']) bad(e, v, 'Enter an email address, like name@example.com');
+  });
+
+  it('uri format: absolute URIs only', () => {
+    const u = field({ type: 'string', format: 'uri' });
+    ok(u, 'https://example.com/a?b=c', 'https://example.com/a?b=c');
+    ok(u, 'mailto:someone@example.com', 'mailto:someone@example.com');
+    ok(u, 'urn:isbn:0451450523', 'urn:isbn:0451450523');
+    for (const v of ['example.com', '/relative/path', 'https://exa mple.com', 'http://']) bad(u, v, 'Enter a full URI, like https://example.com');
+  });
+
+  it('date format: real calendar dates as YYYY-MM-DD', () => {
+    const d = field({ type: 'string', format: 'date' });
+    ok(d, '2024-02-29', '2024-02-29');
+    for (const v of ['2023-02-29', '2024-13-01', '2024-1-01', '24-01-01', '2024-01-01T00:00:00Z', '2024/01/01']) bad(d, v, 'Enter a date as YYYY-MM-DD');
+  });
+
+  it('date-time format: RFC 3339 with a zone', () => {
+    const t = field({ type: 'string', format: 'date-time' });
+    for (const v of ['2024-05-01T12:30:00Z', '2024-05-01T12:30:00.123+02:00', '2024-05-01t23:59:60z', '2024-05-01 08:00:00-05:00']) ok(t, v, v);
+    for (const v of ['2024-05-01', '2024-05-01T12:30:00', '2024-05-01T24:00:00Z', '2024-02-30T00:00:00Z', '2024-05-01T12:61:00Z', '2024-05-01T12:00:00+25:00']) {
+      bad(t, v, 'Enter a date and time as YYYY-MM-DDTHH:MM:SSZ');
+    }
+  });
+
+  it('pattern: matched anywhere, as JSON Schema does', () => {
+    const p = field({ type: 'string', pattern: '^[A-Za-z]+$' });
+    ok(p, 'Octocat', 'Octocat');
+    bad(p, 'octo cat', 'Enter text matching ^[A-Za-z]+$');
+    ok(field({ type: 'string', pattern: '[0-9]' }), 'a1b', 'a1b');
+  });
+
+  it('booleans accept yes/no and true/false', () => {
+    const b = field({ type: 'boolean' });
+    ok(b, 'Yes', true);
+    ok(b, 'false', false);
+    bad(b, 'maybe', 'Enter yes or no');
+  });
+
+  it('single-select accepts a value or a label and refuses anything else', () => {
+    const s = field({ type: 'string', oneOf: [{ const: 'hero-1', title: 'Superman' }, { const: 'hero-2', title: 'Wonder Woman' }] });
+    ok(s, 'hero-2', 'hero-2');
+    ok(s, 'Superman', 'hero-1');
+    bad(s, 'Batman', 'Choose one of: Superman, Wonder Woman');
+  });
+
+  it('multi-select takes a comma-separated list and checks the count', () => {
+    const m = field({ type: 'array', minItems: 1, maxItems: 2, items: { anyOf: [{ const: 'f1', title: 'Tuna' }, { const: 'f2', title: 'Salmon' }, { const: 'f3', title: 'Trout' }] } });
+    ok(m, 'Tuna, f3', ['f1', 'f3']);
+    bad(m, 'Tuna, Salmon, Trout', 'Choose between 1 and 2 options');
+    bad(m, '', 'Choose between 1 and 2 options');
+    bad(m, 'Tuna, Tuna', 'Choose each option at most once');
+    bad(m, 'Cod', 'Choose from: Tuna, Salmon, Trout');
+    bad(field({ type: 'array', minItems: 1, items: { enum: ['a', 'b'] } }), '', 'Choose at least 1 option');
+    ok(field({ type: 'array', items: { enum: ['a', 'b'] } }), '', []);
+  });
+
+  it('input hints name the format or bounds, and how to skip optional fields', () => {
+    assert.equal(inputHint(field({ type: 'string', format: 'date' })), 'Enter a date as YYYY-MM-DD');
+    assert.equal(inputHint(field({ type: 'integer', minimum: 1, maximum: 100 }, false)), 'Enter a whole number between 1 and 100 (optional: leave empty to skip)');
+    assert.equal(inputHint(field({ type: 'string' }, false)), '(optional: leave empty to skip)');
+    assert.equal(inputHint(field({ type: 'string', maxLength: 1 })), 'Enter text of at most 1 character');
+  });
+});
+
+describe('elicitation validateContent: the whole answer before it is sent', () => {
+  const p = plan(
+    {
+      name: { type: 'string', title: 'Name' },
+      age: { type: 'integer', minimum: 18 },
+      agree: { type: 'boolean' },
+      color: { type: 'string', enum: ['red', 'green'] },
+      tags: { type: 'array', maxItems: 2, items: { enum: ['a', 'b', 'c'] } },
+    },
+    ['name', 'agree'],
+  );
+
+  it('accepts content that fits, with optional fields left out', () => {
+    assert.equal(validateContent(p, { name: 'Mona', agree: true }), undefined);
+    assert.equal(validateContent(p, { name: 'Mona', agree: false, age: 30, color: 'green', tags: ['a', 'c'] }), undefined);
+  });
+
+  it('names every problem: missing required, unknown field, wrong type, out of bounds', () => {
+    assert.equal(
+      validateContent(p, { agree: 'yes', age: 17, color: 'blue', tags: ['a', 'b', 'c'], extra: 1 }),
+      '"extra" is not a field of the form; "Name" is required; "age": Enter a whole number of at least 18; "agree": Expected yes or no; "color": Choose one of: red, green; "tags": Choose at most 2 options',
+    );
+    assert.equal(validateContent(p, { name: 42, agree: true }), '"Name": Expected text');
+  });
+});
+
+describe('elicitation formatValue: answers as the review step shows them', () => {
+  it('shows labels, Yes/No, lists, and marks left-out fields', () => {
+    const p = plan({
+      hero: { type: 'string', oneOf: [{ const: 'h1', title: 'Superman' }] },
+      fish: { type: 'array', items: { anyOf: [{ const: 'f1', title: 'Tuna' }, { const: 'f2', title: 'Salmon' }] } },
+      ok: { type: 'boolean' },
+      text: { type: 'string' },
+    });
+    const [hero, fish, yes, text] = p.steps;
+    assert.equal(formatValue(hero, 'h1'), 'Superman');
+    assert.equal(formatValue(fish, ['f1', 'f2']), 'Tuna, Salmon');
+    assert.equal(formatValue(fish, []), '(none)');
+    assert.equal(formatValue(yes, false), 'No');
+    assert.equal(formatValue(text, undefined), '(left out)');
+    assert.equal(formatValue(text, 'x'.repeat(100)), `${'x'.repeat(79)}…`);
+  });
+});
