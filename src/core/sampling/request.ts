@@ -1,0 +1,176 @@
+import * as z from 'zod/mini';
+import { ErrorCode, RpcError } from '../jsonrpc/errors';
+import { describeIssues } from '../jsonrpc/messages';
+
+// The params of `sampling/createMessage` (2025-11-25), validated at the boundary. Content may be
+// one block or an array of blocks; both read as an array. Unknown keys are kept out of the plan.
+
+const Base64 = z.base64({ error: 'expected base64-encoded data' });
+const Mime = z.string().check(z.minLength(1, { error: 'expected a MIME type' }));
+const ContentBlockSchema = z.discriminatedUnion(
+  'type',
+  [
+    z.looseObject({ type: z.literal('text'), text: z.string() }),
+    z.looseObject({ type: z.literal('image'), data: Base64, mimeType: Mime }),
+    z.looseObject({ type: z.literal('audio'), data: Base64, mimeType: Mime }),
+    // Read only to refuse them with a clear message: this client does not declare sampling.tools.
+    z.looseObject({ type: z.literal('tool_use') }),
+    z.looseObject({ type: z.literal('tool_result') }),
+  ],
+  { error: (issue) => (issue.code === 'invalid_union' ? 'expected a content block of type text, image, audio, tool_use or tool_result' : undefined) },
+);
+const isObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+export const SamplingMessageSchema = z.looseObject({
+  role: z.enum(['user', 'assistant'], { error: 'expected "user" or "assistant"' }),
+  content: z.pipe(
+    z.transform((v: unknown) => (isObject(v) ? [v] : v)),
+    z.array(ContentBlockSchema),
+  ),
+});
+
+export const CreateMessageParamsSchema = z.looseObject({
+  messages: z.array(SamplingMessageSchema).check(z.minLength(1, { error: 'at least one message is required' })),
+  // Advisory: a malformed preference is dropped, never a reason to refuse.
+  modelPreferences: z.optional(
+    z.catch(z.looseObject({ hints: z.optional(z.array(z.catch(z.looseObject({ name: z.optional(z.string()) }), {}))) }), {}),
+  ),
+  systemPrompt: z.optional(z.string()),
+  includeContext: z.optional(z.string()),
+  temperature: z.optional(z.number()),
+  maxTokens: z.int().check(z.positive({ error: 'expected a positive integer' })),
+  stopSequences: z.optional(z.array(z.string())),
+  metadata: z.optional(z.record(z.string(), z.unknown())),
+  tools: z.optional(z.unknown()),
+  toolChoice: z.optional(z.unknown()),
+});
+
+/** One part of a message, in the shape the editor side converts to its language model parts. */
+export type PlanPart = { kind: 'text'; text: string } | { kind: 'image' | 'audio'; mimeType: string; data: string };
+
+export interface PlanMessage {
+  role: 'user' | 'assistant';
+  parts: PlanPart[];
+}
+
+/** A validated sampling request, free of protocol details. */
+export interface SamplingPlan {
+  /** The conversation as the server sent it (the system prompt is not folded in here). */
+  messages: PlanMessage[];
+  systemPrompt?: string;
+  maxTokens: number;
+  stopSequences: string[];
+  /** `modelPreferences.hints[].name`, in the server's order. */
+  hints: string[];
+  temperature?: number;
+  /** Set when the server asked for context other than `none` (this client never adds any). */
+  includeContext?: string;
+}
+
+export type ParseResult = { ok: true; plan: SamplingPlan } | { ok: false; error: RpcError };
+
+const invalid = (message: string): ParseResult => ({ ok: false, error: new RpcError(ErrorCode.InvalidParams, message) });
+
+/**
+ * Validates `sampling/createMessage` params and turns them into a plan. Bad params give an
+ * `InvalidParams` (-32602) error saying what is wrong; nothing here throws.
+ */
+export function parseCreateMessage(params: unknown): ParseResult {
+  const parsed = CreateMessageParamsSchema.safeParse(params ?? {});
+  if (!parsed.success) return invalid(`Invalid sampling/createMessage params: ${describeIssues(parsed.error.issues)}`);
+  const p = parsed.data;
+  // The spec: a client MUST return an error for tools/toolChoice unless it declares sampling.tools.
+  if (p.tools !== undefined || p.toolChoice !== undefined) {
+    return invalid('This client does not support tool use in sampling (it does not declare the sampling.tools capability): remove tools and toolChoice.');
+  }
+  const messages: PlanMessage[] = [];
+  for (const [i, m] of p.messages.entries()) {
+    const parts: PlanPart[] = [];
+    for (const block of m.content) {
+      if (block.type === 'text') parts.push({ kind: 'text', text: block.text });
+      else if (block.type === 'image' || block.type === 'audio') parts.push({ kind: block.type, mimeType: block.mimeType, data: block.data });
+      else return invalid(`messages.${i}: ${block.type} content is not supported: this client does not declare the sampling.tools capability.`);
+    }
+    if (parts.length === 0) return invalid(`messages.${i}.content: a message needs at least one content block`);
+    messages.push({ role: m.role, parts });
+  }
+  const hints = (p.modelPreferences?.hints ?? []).map((h) => h.name?.trim()).filter((n): n is string => !!n);
+  return {
+    ok: true,
+    plan: {
+      messages,
+      systemPrompt: p.systemPrompt || undefined,
+      maxTokens: p.maxTokens,
+      stopSequences: (p.stopSequences ?? []).filter((s) => s.length > 0),
+      hints,
+      temperature: p.temperature,
+      includeContext: p.includeContext && p.includeContext !== 'none' ? p.includeContext : undefined,
+    },
+  };
+}
+
+/**
+ * The messages to send to a model that has no system role (the editor's language model API):
+ * the system prompt becomes the first text part of the first user message, or a user message of
+ * its own when the conversation starts with the assistant.
+ */
+export function chatMessages(plan: SamplingPlan): PlanMessage[] {
+  if (!plan.systemPrompt) return plan.messages;
+  const system: PlanPart = { kind: 'text', text: plan.systemPrompt };
+  const [first, ...rest] = plan.messages;
+  if (first?.role === 'user') return [{ role: 'user', parts: [system, ...first.parts] }, ...rest];
+  return [{ role: 'user', parts: [system] }, ...plan.messages];
+}
+
+// ── Preview for the consent prompt ─────────────────────────────────────────────────────────────
+
+export interface SamplingPreview {
+  /** One line: what the server wants answered (the last user text), for a prompt's placeholder. */
+  summary: string;
+  /** The request as a person reads it: server, system prompt, messages (shortened), max tokens. */
+  text: string;
+}
+
+export interface PreviewOptions {
+  serverLabel: string;
+  /** The task the request belongs to, if any, and the tool it runs. */
+  taskId?: string;
+  toolName?: string;
+  /** Characters shown of each part; longer text is cut. */
+  maxPartChars?: number;
+  /** The most recent messages shown; earlier ones are counted, not shown. */
+  maxMessages?: number;
+}
+
+/** Cuts text to `max` characters, saying how much was left out. */
+export function shorten(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
+function describePart(part: PlanPart, max: number): string {
+  if (part.kind === 'text') return shorten(part.text, max);
+  // base64: 4 characters carry 3 bytes.
+  const bytes = Math.floor((part.data.length * 3) / 4) - (part.data.endsWith('==') ? 2 : part.data.endsWith('=') ? 1 : 0);
+  return `[${part.kind} ${part.mimeType}, ${bytes < 1024 ? `${bytes} bytes` : `${(bytes / 1024).toFixed(1)} KB`}]`;
+}
+
+/** What the consent prompt shows of a request. */
+export function previewSampling(plan: SamplingPlan, o: PreviewOptions): SamplingPreview {
+  const maxChars = o.maxPartChars ?? 500;
+  const maxMessages = o.maxMessages ?? 20;
+  const lastUser = [...plan.messages].reverse().find((m) => m.role === 'user');
+  const lastText = lastUser?.parts.find((p) => p.kind === 'text');
+  const asked = lastText?.kind === 'text' ? lastText.text.replace(/\s+/g, ' ').trim() : '';
+  const summary = asked ? shorten(asked, 120) : lastUser ? describePart(lastUser.parts[0]!, 120) : '(no user message)';
+
+  const lines = [`MCP server "${o.serverLabel}" asks to use a language model${o.taskId ? ` for its task ${o.taskId}${o.toolName ? ` (tool ${o.toolName})` : ''}` : ''}.`];
+  lines.push(`Max tokens: ${plan.maxTokens}`);
+  if (plan.hints.length) lines.push(`Model hints: ${plan.hints.join(', ')}`);
+  if (plan.stopSequences.length) lines.push(`Stop sequences: ${plan.stopSequences.map((s) => JSON.stringify(s)).join(', ')}`);
+  if (plan.systemPrompt) lines.push('', 'System prompt:', shorten(plan.systemPrompt, maxChars));
+  lines.push('', `Messages (${plan.messages.length}):`);
+  const hidden = Math.max(0, plan.messages.length - maxMessages);
+  if (hidden) lines.push(`(${hidden} earlier message${hidden === 1 ? '' : 's'} not shown)`);
+  for (const m of plan.messages.slice(hidden)) lines.push(`[${m.role}] ${m.parts.map((p) => describePart(p, maxChars)).join(' ')}`);
+  return { summary, text: lines.join('\n') };
+}

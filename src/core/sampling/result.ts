@@ -1,0 +1,104 @@
+/** Why generation ended, in the spec's words. */
+export type StopReason = 'endTurn' | 'stopSequence' | 'maxTokens';
+
+export interface CollectorOptions {
+  maxTokens: number;
+  stopSequences?: readonly string[];
+  /** The model's own tokenizer. Without it (or when it fails) `maxTokens` is not enforced here. */
+  countTokens?: (text: string) => PromiseLike<number>;
+}
+
+/**
+ * Gathers a streamed answer and decides when to stop it. The editor's language model API has no
+ * portable max-tokens or stop-sequence option (`modelOptions` are provider-specific, and an
+ * unknown key can make a provider refuse the request), so both are enforced on the stream:
+ * - a stop sequence cuts the text before it (`stopSequence`);
+ * - `maxTokens` is measured with the model's tokenizer and the text cut to fit (`maxTokens`).
+ * The tokenizer is asked rarely: every token holds at least one character, so the text cannot
+ * exceed the budget before it has grown by as many characters as tokens were left.
+ */
+export class CompletionCollector {
+  private _text = '';
+  private _stopReason: Exclude<StopReason, 'endTurn'> | undefined;
+  /** Text length at which the tokens are counted next. */
+  private nextCheck: number;
+  /** Tokens of the text at the last count, and that text's length. */
+  private counted = { length: 0, tokens: 0 };
+  /** Why the tokenizer could not be used, if it failed. */
+  countError: unknown;
+
+  constructor(private readonly options: CollectorOptions) {
+    this.nextCheck = options.maxTokens;
+  }
+
+  get text(): string {
+    return this._text;
+  }
+
+  /** `endTurn` unless this collector stopped the answer. */
+  get stopReason(): StopReason {
+    return this._stopReason ?? 'endTurn';
+  }
+
+  /** True once the answer must not grow: stop reading the stream. */
+  get done(): boolean {
+    return this._stopReason !== undefined;
+  }
+
+  /** Adds a chunk; resolves true when generation should stop now. */
+  async add(chunk: string): Promise<boolean> {
+    if (this.done || chunk === '') return this.done;
+    const before = this._text.length;
+    this._text += chunk;
+    this.checkStopSequences(before);
+    await this.checkBudget();
+    return this.done;
+  }
+
+  private checkStopSequences(before: number): void {
+    let cut = -1;
+    for (const s of this.options.stopSequences ?? []) {
+      // Only where the new chunk could complete it.
+      const i = this._text.indexOf(s, Math.max(0, before - s.length + 1));
+      if (i >= 0 && (cut < 0 || i < cut)) cut = i;
+    }
+    if (cut < 0) return;
+    this._text = this._text.slice(0, cut);
+    this._stopReason = 'stopSequence';
+  }
+
+  private async checkBudget(): Promise<void> {
+    const count = this.options.countTokens;
+    if (!count || this.countError !== undefined || this._text.length < this.nextCheck) return;
+    const max = this.options.maxTokens;
+    try {
+      const tokens = await count(this._text);
+      if (tokens < max) {
+        this.counted = { length: this._text.length, tokens };
+        this.nextCheck = this._text.length + (max - tokens);
+        return;
+      }
+      if (tokens > max) this._text = this._text.slice(0, await this.longestFit(max));
+      this._stopReason = 'maxTokens';
+    } catch (err) {
+      this.countError = err;
+    }
+  }
+
+  /** The longest prefix length within budget; the last count under budget bounds the search. */
+  private async longestFit(max: number): Promise<number> {
+    let lo = Math.min(this.counted.length, this._text.length); // fits (a stop sequence may have cut below it)
+    let hi = this._text.length; // does not fit
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if ((await this.options.countTokens!(this._text.slice(0, mid))) <= max) lo = mid;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+/** The `CreateMessageResult` for a text answer. */
+export function buildCreateMessageResult(text: string, model: string, stopReason: StopReason): Record<string, unknown> {
+  return { role: 'assistant', content: { type: 'text', text }, model, stopReason };
+}

@@ -1,0 +1,99 @@
+import * as vscode from 'vscode';
+import type { SamplingPreview } from '../../core/sampling/request';
+
+/** The user's answer to a sampling request. */
+export type ConsentAnswer = 'once' | 'always' | 'deny';
+
+export interface ConsentRequest {
+  serverId: string;
+  serverLabel: string;
+  preview: SamplingPreview;
+}
+
+/**
+ * Asks the user about one sampling request. Resolves `deny` when the prompt is dismissed or
+ * `signal` aborts (the server gave up), so a request never waits forever on a forgotten prompt.
+ */
+export type ConsentPrompter = (request: ConsentRequest, signal: AbortSignal) => Promise<ConsentAnswer>;
+
+const SCHEME = 'mcp-tasks-sampling';
+
+interface Item extends vscode.QuickPickItem {
+  answer: ConsentAnswer | 'show';
+}
+
+/**
+ * The consent prompt: a quick pick (not modal, stays open when focus moves) titled with the
+ * server's name, the request's gist as placeholder, and "Show Full Request" opening a read-only
+ * document with the whole preview.
+ */
+export class QuickPickConsent implements vscode.Disposable {
+  private readonly previews = new Map<string, string>();
+  private readonly provider: vscode.Disposable;
+  private readonly _onDidShowPrompt = new vscode.EventEmitter<ConsentRequest>();
+  private seq = 0;
+  /** A prompt is on screen (tests answer it with the quick-open commands). */
+  readonly onDidShowPrompt = this._onDidShowPrompt.event;
+
+  constructor() {
+    this.provider = vscode.workspace.registerTextDocumentContentProvider(SCHEME, {
+      provideTextDocumentContent: (uri) => this.previews.get(uri.query) ?? vscode.l10n.t('This sampling request has been answered.'),
+    });
+  }
+
+  readonly prompt: ConsentPrompter = (request, signal) => {
+    if (signal.aborted) return Promise.resolve('deny');
+    const key = String(++this.seq);
+    this.previews.set(key, request.preview.text);
+    const qp = vscode.window.createQuickPick<Item>();
+    qp.title = vscode.l10n.t('MCP server "{0}" asks to use a language model', request.serverLabel);
+    qp.placeholder = request.preview.summary;
+    qp.ignoreFocusOut = true;
+    qp.matchOnDetail = false;
+    qp.items = [
+      { answer: 'once', label: `$(check) ${vscode.l10n.t('Allow once')}`, detail: vscode.l10n.t('Send this request to a language model and return the answer to the server') },
+      { answer: 'always', label: `$(check-all) ${vscode.l10n.t('Always allow server "{0}"', request.serverLabel)}`, detail: vscode.l10n.t('Do not ask again (undo with "MCP Tasks: Revoke Sampling Permissions")') },
+      { answer: 'deny', label: `$(circle-slash) ${vscode.l10n.t('Deny')}` },
+      { answer: 'show', label: `$(eye) ${vscode.l10n.t('Show Full Request')}`, detail: vscode.l10n.t('Open the system prompt and messages in an editor') },
+    ];
+    return new Promise<ConsentAnswer>((resolve) => {
+      const subs: vscode.Disposable[] = [];
+      let settled = false;
+      const finish = (answer: ConsentAnswer) => {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        for (const s of subs) s.dispose();
+        qp.dispose();
+        this.previews.delete(key);
+        resolve(answer);
+      };
+      const onAbort = () => finish('deny');
+      signal.addEventListener('abort', onAbort, { once: true });
+      subs.push(
+        qp.onDidAccept(() => {
+          const answer = qp.selectedItems[0]?.answer;
+          if (answer === 'show') void this.showPreview(key, request.serverLabel);
+          else if (answer) finish(answer);
+        }),
+        // Escape, or another quick input replacing this one: no consent.
+        qp.onDidHide(() => finish('deny')),
+      );
+      qp.show();
+      this._onDidShowPrompt.fire(request);
+    });
+  };
+
+  private async showPreview(key: string, label: string): Promise<void> {
+    const uri = vscode.Uri.from({ scheme: SCHEME, path: `/${label.replace(/[\\/]/g, '_')} sampling request.txt`, query: key });
+    const doc = await vscode.workspace.openTextDocument(uri);
+    // preserveFocus keeps the prompt answerable from the keyboard.
+    await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true, viewColumn: vscode.ViewColumn.Beside });
+  }
+
+  dispose(): void {
+    this.provider.dispose();
+    this._onDidShowPrompt.dispose();
+    this.previews.clear();
+  }
+}

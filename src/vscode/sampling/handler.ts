@@ -1,0 +1,216 @@
+import * as vscode from 'vscode';
+import { ErrorCode, RpcError } from '../../core/jsonrpc/errors';
+import { chooseModel } from '../../core/sampling/models';
+import type { SamplingPermissions } from '../../core/sampling/permissions';
+import type { PlanMessage, SamplingPlan } from '../../core/sampling/request';
+import { chatMessages, parseCreateMessage, previewSampling } from '../../core/sampling/request';
+import { CompletionCollector, buildCreateMessageResult } from '../../core/sampling/result';
+import type { ServerRequestContext, ServerRequestHandler } from '../../core/tasks/engine';
+import { abortReason, errorMessage } from '../../core/util/abort';
+import type { Logger } from '../../core/util/log';
+import { prefixed, truncate } from '../../core/util/log';
+import { toCancellationToken } from '../cancellation';
+import type { ConsentAnswer, ConsentPrompter, ConsentRequest } from './consent';
+import { QuickPickConsent } from './consent';
+
+/** The spec's error code for "User rejected sampling request". */
+export const USER_REJECTED = -1;
+
+export const PREFERRED_MODEL_SETTING = 'sampling.preferredModel';
+
+export interface SamplingHandlerOptions {
+  log: Logger;
+  /** The name users know a server by. */
+  serverLabel: (serverId: string) => string;
+  permissions: SamplingPermissions;
+  /** The server's configuration fingerprint: an "always" grant holds only while it is unchanged. */
+  serverFingerprint?: (serverId: string) => string | undefined;
+  /** Asks the user; defaults to a quick pick. Tests pass their own answers. */
+  consentPrompter?: ConsentPrompter;
+  /** Model id or family the user prefers; defaults to the setting `mcpTasks.sampling.preferredModel`. */
+  preferredModel?: () => string | undefined;
+  /** Narrows the models considered (tests pick their own vendor); all models by default. */
+  modelSelector?: vscode.LanguageModelChatSelector;
+}
+
+/** Answers `sampling/createMessage`; register `{ handle }` with the engine and dispose with the extension. */
+export interface SamplingHandler extends vscode.Disposable {
+  readonly handle: ServerRequestHandler;
+}
+
+/**
+ * Answers servers' `sampling/createMessage` requests with the editor's language models, the user
+ * in the loop: nothing reaches a model before the user allows it (once, or always for the
+ * server), the model follows the user's setting, then the server's hints, and the answer is cut
+ * at `maxTokens` and the stop sequences.
+ */
+export function createSamplingHandler(o: SamplingHandlerOptions): SamplingHandler {
+  const quickPick = o.consentPrompter ? undefined : new QuickPickConsent();
+  const prompt = o.consentPrompter ?? quickPick!.prompt;
+  const preferred = o.preferredModel ?? (() => vscode.workspace.getConfiguration('mcpTasks').get<string>(PREFERRED_MODEL_SETTING));
+  // One prompt at a time: a second quick pick would hide (and so deny) the first.
+  let turn: Promise<unknown> = Promise.resolve();
+
+  const consent = (ctx: ServerRequestContext, request: ConsentRequest, fingerprint: string | undefined, log: Logger) => {
+    const run = turn.then(async (): Promise<ConsentAnswer | 'allowed'> => {
+      // Checked in turn: an earlier prompt may just have granted "always".
+      if (o.permissions.get(ctx.serverId, fingerprint) === 'always') return 'allowed';
+      if (ctx.signal.aborted) return 'deny';
+      try {
+        return await prompt(request, ctx.signal);
+      } catch (err) {
+        log.error(`The sampling consent prompt failed, so the request is denied: ${errorMessage(err)}`);
+        return 'deny';
+      }
+    });
+    turn = run.catch(() => undefined);
+    return untilAborted(run, ctx.signal);
+  };
+
+  const handle: ServerRequestHandler = async (params, ctx) => {
+    const label = o.serverLabel(ctx.serverId);
+    const log = prefixed(o.log, label);
+    const parsed = parseCreateMessage(params);
+    if (!parsed.ok) {
+      log.warn(`Refused sampling/createMessage: ${parsed.error.message}`);
+      throw parsed.error;
+    }
+    const plan = parsed.plan;
+    const taskId = ctx.task?.taskId ?? ctx.relatedTaskId;
+    log.info(`sampling/createMessage${taskId ? ` for task ${taskId}` : ''}: ${describePlan(plan)}`);
+    if (plan.includeContext) log.debug(`Ignored includeContext "${plan.includeContext}": this client adds no context to sampling requests`);
+    if (plan.temperature !== undefined) log.debug('Ignored temperature: the editor has no portable option for it');
+    const messages = chatMessages(plan).map(asChatMessage);
+    const preview = previewSampling(plan, { serverLabel: label, taskId, toolName: ctx.task?.toolName });
+    if (log.traceEnabled !== false) log.trace(`Sampling request:\n${preview.text}`);
+
+    const fingerprint = o.serverFingerprint?.(ctx.serverId);
+    // Rejects only when the server withdraws the request (cancelled, timed out, disconnected).
+    const answer = await consent(ctx, { serverId: ctx.serverId, serverLabel: label, preview }, fingerprint, log).catch(() => 'deny' as const);
+    if (ctx.signal.aborted) {
+      log.info('Sampling request withdrawn by the server before it was answered');
+      throw abortReason(ctx.signal);
+    }
+    if (answer === 'deny') {
+      log.info('Sampling request denied by the user');
+      throw new RpcError(USER_REJECTED, 'User rejected sampling request');
+    }
+    if (answer === 'always') {
+      o.permissions.allowAlways(ctx.serverId, label, fingerprint);
+      log.info('Sampling allowed by the user, always for this server (MCP Tasks: Revoke Sampling Permissions undoes it)');
+    } else log.info(answer === 'once' ? 'Sampling allowed once by the user' : 'Sampling allowed: the user always allows this server');
+
+    const models = await vscode.lm.selectChatModels(o.modelSelector);
+    const want = preferred()?.trim();
+    const choice = chooseModel(models, plan.hints, want);
+    if (!choice) {
+      log.warn('No language model is available for sampling');
+      void vscode.window.showWarningMessage(
+        vscode.l10n.t('MCP server "{0}" asked for a language model answer, but no language model is available. Install or sign in to a language model provider (for example GitHub Copilot Chat).', label),
+      );
+      throw new RpcError(
+        ErrorCode.InternalError,
+        'No language model is available in the editor: the user needs to install or sign in to a language model provider (for example GitHub Copilot Chat) before this server can sample.',
+      );
+    }
+    if (want && choice.reason !== 'setting') log.warn(`The preferred model "${want}" (setting mcpTasks.${PREFERRED_MODEL_SETTING}) is not available`);
+    return await sample(choice.model, choice.reason, messages, plan, label, ctx.signal, log);
+  };
+
+  return {
+    handle,
+    dispose: () => quickPick?.dispose(),
+  };
+}
+
+async function sample(
+  model: vscode.LanguageModelChat,
+  reason: string,
+  messages: vscode.LanguageModelChatMessage[],
+  plan: SamplingPlan,
+  label: string,
+  signal: AbortSignal,
+  log: Logger,
+): Promise<Record<string, unknown>> {
+  log.info(`Sampling with ${model.vendor}/${model.id} (${reason})`);
+  const started = Date.now();
+  // Aborted by the server's cancellation, or by us once the answer is long enough.
+  const stop = new AbortController();
+  const forward = () => stop.abort(signal.reason);
+  signal.addEventListener('abort', forward, { once: true });
+  const { token, dispose } = toCancellationToken(stop.signal);
+  const collector = new CompletionCollector({
+    maxTokens: plan.maxTokens,
+    stopSequences: plan.stopSequences,
+    countTokens: (text) => model.countTokens(text, token),
+  });
+  let ignored = 0;
+  try {
+    const response = await model.sendRequest(messages, { justification: vscode.l10n.t('MCP server "{0}" asked for a language model answer (sampling).', label) }, token);
+    for await (const part of response.stream) {
+      if (!(part instanceof vscode.LanguageModelTextPart)) ignored++;
+      else if (await collector.add(part.value)) break;
+    }
+  } catch (err) {
+    if (signal.aborted) throw abortReason(signal);
+    if (!collector.done) throw asModelError(err, model, plan, log);
+  } finally {
+    stop.abort(new Error('sampling finished'));
+    signal.removeEventListener('abort', forward);
+    dispose();
+  }
+  if (signal.aborted) throw abortReason(signal);
+  if (collector.countError !== undefined) log.warn(`Could not count tokens, so maxTokens was not enforced: ${errorMessage(collector.countError)}`);
+  if (ignored) log.debug(`Ignored ${ignored} non-text part(s) of the answer`);
+  log.info(`Sampling answered by ${model.id}: ${collector.text.length} characters, stopReason ${collector.stopReason}, in ${Date.now() - started} ms`);
+  if (log.traceEnabled !== false) log.trace(`Sampling answer: ${truncate(collector.text)}`);
+  return buildCreateMessageResult(collector.text, model.id, collector.stopReason);
+}
+
+function describePlan(plan: SamplingPlan): string {
+  const parts = plan.messages.flatMap((m) => m.parts);
+  const media = parts.filter((p) => p.kind !== 'text').length;
+  return (
+    `${plan.messages.length} message(s)${media ? ` with ${media} image/audio part(s)` : ''}, maxTokens ${plan.maxTokens}` +
+    (plan.systemPrompt ? ', a system prompt' : '') +
+    (plan.hints.length ? `, hints ${plan.hints.join(', ')}` : '')
+  );
+}
+
+type DataPartClass = new (data: Uint8Array, mimeType: string) => object;
+
+/** A plan message as the editor's message. Images and audio need `LanguageModelDataPart` (newer editors). */
+function asChatMessage(m: PlanMessage): vscode.LanguageModelChatMessage {
+  // Not in the @types/vscode (1.101) this extension compiles against; present at run time in newer editors.
+  const DataPart = (vscode as unknown as { LanguageModelDataPart?: DataPartClass }).LanguageModelDataPart;
+  const parts = m.parts.map((p) => {
+    if (p.kind === 'text') return new vscode.LanguageModelTextPart(p.text);
+    if (!DataPart) throw new RpcError(ErrorCode.InvalidParams, `This editor (VS Code ${vscode.version}) cannot pass ${p.kind} content to a language model; send text only.`);
+    // A copy: Node may decode small base64 into a shared pool buffer.
+    return new DataPart(Uint8Array.from(Buffer.from(p.data, 'base64')), p.mimeType);
+  });
+  const role = m.role === 'user' ? vscode.LanguageModelChatMessageRole.User : vscode.LanguageModelChatMessageRole.Assistant;
+  return new vscode.LanguageModelChatMessage(role, parts as vscode.LanguageModelTextPart[]);
+}
+
+/** A model's failure as the error the server receives. */
+function asModelError(err: unknown, model: vscode.LanguageModelChat, plan: SamplingPlan, log: Logger): RpcError {
+  const code = err instanceof vscode.LanguageModelError ? err.code : undefined;
+  // Not an Error: the workbench failed on its side, e.g. decoding an image that is not one.
+  const media = plan.messages.some((m) => m.parts.some((p) => p.kind !== 'text'));
+  const why = err instanceof Error ? err.message : `the editor could not process the request${media ? ' (is every image valid?)' : ''}`;
+  log.warn(`The language model ${model.id} failed${code ? ` (${code})` : ''}: ${why}${err instanceof Error ? '' : ` ${errorMessage(err)}`}`);
+  // The user refused this extension access to the model in the editor's own consent dialog.
+  if (code === vscode.LanguageModelError.NoPermissions.name) return new RpcError(USER_REJECTED, `User rejected sampling request: no permission to use ${model.name}`);
+  return new RpcError(ErrorCode.InternalError, `The language model ${model.name} failed${code ? ` (${code})` : ''}: ${why}`);
+}
+
+/** `p`, or a rejection with the signal's reason as soon as it aborts. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

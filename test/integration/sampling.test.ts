@@ -1,0 +1,312 @@
+// Sampling through the editor's real language model API (vscode.lm), inside the extension host,
+// with the test provider test/fixtures/extensions/lm-provider (vendor "mcp-tasks-test", models
+// test-echo and test-shout) installed before the run. The handler is called directly with a
+// fake request context; consent comes from a scripted prompter, or from the real quick pick
+// answered with the quick-open commands.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { RpcError } from '../../src/core/jsonrpc/errors';
+import { SamplingPermissions } from '../../src/core/sampling/permissions';
+import type { ServerRequestContext } from '../../src/core/tasks/engine';
+import type { Logger } from '../../src/core/util/log';
+import type { ConsentAnswer, ConsentPrompter, ConsentRequest } from '../../src/vscode/sampling/consent';
+import { QuickPickConsent } from '../../src/vscode/sampling/consent';
+import type { SamplingHandlerOptions } from '../../src/vscode/sampling/handler';
+import { USER_REJECTED, createSamplingHandler } from '../../src/vscode/sampling/handler';
+import { SAMPLING_PERMISSIONS_KEY, loadSamplingPermissions, revokeSamplingPermissions } from '../../src/vscode/sampling/permissions';
+import { waitFor } from './helpers';
+
+const PROVIDER_ID = 'mcp-tasks-test.lm-provider';
+const VENDOR = 'mcp-tasks-test';
+
+/** What the test provider's activate() returns (see its extension.js). */
+interface ProviderState {
+  requests: Array<{
+    model: string;
+    messages: Array<{ role: 'user' | 'assistant'; parts: Array<{ type: string; text?: string; mimeType?: string; bytes?: number }> }>;
+    cancelled: boolean;
+    done: boolean;
+  }>;
+  streaming: number;
+}
+
+const text = (t: string) => ({ role: 'user', content: { type: 'text', text: t } });
+
+class Lines implements Logger {
+  readonly lines: string[] = [];
+  readonly traceEnabled = true;
+  trace = (m: string) => void this.lines.push(`trace: ${m}`);
+  debug = (m: string) => void this.lines.push(`debug: ${m}`);
+  info = (m: string) => void this.lines.push(`info: ${m}`);
+  warn = (m: string) => void this.lines.push(`warn: ${m}`);
+  error = (m: string | Error) => void this.lines.push(`error: ${typeof m === 'string' ? m : m.message}`);
+}
+
+suite('Sampling through vscode.lm', () => {
+  let provider: ProviderState;
+  const asked: ConsentRequest[] = [];
+  let nextAnswer: ConsentAnswer = 'once';
+  const scripted: ConsentPrompter = (request) => {
+    asked.push(request);
+    return Promise.resolve(nextAnswer);
+  };
+
+  suiteSetup(async () => {
+    const ext = vscode.extensions.getExtension<ProviderState>(PROVIDER_ID);
+    assert.ok(
+      ext,
+      `The test language model provider ${PROVIDER_ID} is not installed in this editor. Package it with ` +
+        '`node scripts/editor/package-test-extensions.mjs` and install the .vsix (code-server --install-extension) before the run.',
+    );
+    provider = await ext.activate();
+    const models = await vscode.lm.selectChatModels({ vendor: VENDOR });
+    assert.deepEqual(models.map((m) => m.id).sort(), ['test-echo', 'test-shout'], 'the provider\'s models are visible through vscode.lm');
+  });
+
+  setup(() => {
+    asked.length = 0;
+    nextAnswer = 'once';
+  });
+
+  function handler(overrides: Partial<SamplingHandlerOptions> = {}) {
+    const log = new Lines();
+    const permissions = overrides.permissions ?? new SamplingPermissions();
+    const h = createSamplingHandler({
+      log,
+      serverLabel: (id) => `label of ${id}`,
+      permissions,
+      consentPrompter: scripted,
+      preferredModel: () => undefined,
+      modelSelector: { vendor: VENDOR },
+      ...overrides,
+    });
+    return { h, log, permissions };
+  }
+
+  function ctx(signal = new AbortController().signal, serverId = 'settings:demo'): ServerRequestContext {
+    return { serverId, relatedTaskId: 'task-7', signal };
+  }
+
+  async function rejection(p: Promise<unknown>): Promise<RpcError> {
+    const err = await p.then(
+      (r) => assert.fail(`expected an error, got ${JSON.stringify(r)}`),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof RpcError, `expected an RpcError, got ${String(err)}`);
+    return err;
+  }
+
+  test('allowed once: the model answers and the result is a CreateMessageResult', async () => {
+    const { h, log } = handler();
+    const before = provider.requests.length;
+    const result = await h.handle({ messages: [text('hello there')], systemPrompt: 'Be brief.', maxTokens: 100, modelPreferences: { hints: [{ name: 'echo' }] } }, ctx());
+    assert.deepEqual(result, { role: 'assistant', content: { type: 'text', text: 'echo: hello there' }, model: 'test-echo', stopReason: 'endTurn' });
+    assert.equal(asked.length, 1, 'the user was asked once');
+    assert.equal(asked[0]!.serverLabel, 'label of settings:demo');
+    assert.match(asked[0]!.preview.text, /for its task task-7/);
+    assert.equal(asked[0]!.preview.summary, 'hello there');
+    const req = provider.requests[before]!;
+    assert.deepEqual(req.messages, [{ role: 'user', parts: [{ type: 'text', text: 'Be brief.' }, { type: 'text', text: 'hello there' }] }], 'the system prompt leads the first user message');
+    assert.ok(log.lines.some((l) => /^info: \[label of settings:demo\] Sampling allowed once by the user/.test(l)), log.lines.join('\n'));
+    assert.ok(!log.lines.some((l) => l.startsWith('info:') && l.includes('Be brief.')), 'the prompt is not logged at info');
+    h.dispose();
+  });
+
+  test('denied: the server gets -1 "User rejected sampling request" and no model is asked', async () => {
+    const { h } = handler();
+    nextAnswer = 'deny';
+    const before = provider.requests.length;
+    const err = await rejection(h.handle({ messages: [text('secret')], maxTokens: 10 }, ctx()));
+    assert.equal(err.code, USER_REJECTED);
+    assert.equal(err.code, -1);
+    assert.equal(err.message, 'User rejected sampling request');
+    assert.equal(provider.requests.length, before, 'nothing reached the provider');
+    h.dispose();
+  });
+
+  test('always allowed: the grant is kept for the server and later requests are not asked', async () => {
+    const { h, permissions } = handler();
+    nextAnswer = 'always';
+    await h.handle({ messages: [text('one')], maxTokens: 10 }, ctx());
+    assert.equal(permissions.get('settings:demo'), 'always');
+    nextAnswer = 'deny'; // would refuse if asked
+    const r = await h.handle({ messages: [text('two')], maxTokens: 10 }, ctx());
+    assert.equal((r.content as { text: string }).text, 'echo: two');
+    assert.equal(asked.length, 1);
+    await rejection(h.handle({ messages: [text('three')], maxTokens: 10 }, ctx(undefined, 'settings:other')));
+    assert.equal(asked.length, 2, 'another server is still asked');
+    h.dispose();
+  });
+
+  test('model choice: hints in order, and the user setting wins', async () => {
+    const { h } = handler({ consentPrompter: () => Promise.resolve('once') });
+    const r1 = await h.handle({ messages: [text('hi')], maxTokens: 10, modelPreferences: { hints: [{ name: 'claude' }, { name: 'shout' }, { name: 'echo' }] } }, ctx());
+    assert.equal(r1.model, 'test-shout');
+    assert.equal((r1.content as { text: string }).text, 'ECHO: HI');
+    h.dispose();
+    const { h: h2 } = handler({ consentPrompter: () => Promise.resolve('once'), preferredModel: () => 'test-echo' });
+    const r2 = await h2.handle({ messages: [text('hi')], maxTokens: 10, modelPreferences: { hints: [{ name: 'shout' }] } }, ctx());
+    assert.equal(r2.model, 'test-echo');
+    h2.dispose();
+  });
+
+  test('maxTokens: the answer is cut at the budget with the model\'s tokenizer and the model is told to stop', async () => {
+    const { h } = handler();
+    const before = provider.requests.length;
+    const r = await h.handle({ messages: [text('!long 2000')], maxTokens: 5 }, ctx());
+    assert.equal(r.stopReason, 'maxTokens');
+    assert.match((r.content as { text: string }).text, /^w1 w2 w3 w4 w5 ?$/);
+    await waitFor(() => provider.requests[before]?.done, 'the provider to stop');
+    assert.equal(provider.requests[before]!.cancelled, true, 'the request was cancelled, not read to the end');
+    h.dispose();
+  });
+
+  test('stop sequences end the answer before the sequence', async () => {
+    const { h } = handler();
+    const r = await h.handle({ messages: [text('alpha beta STOP gamma')], maxTokens: 100, stopSequences: ['STOP'] }, ctx());
+    assert.deepEqual([(r.content as { text: string }).text, r.stopReason], ['echo: alpha beta ', 'stopSequence']);
+    h.dispose();
+  });
+
+  test('images reach the model as data parts', async () => {
+    const { h } = handler();
+    const before = provider.requests.length;
+    // A real 1x1 PNG: the workbench decodes images on their way to a model.
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const r = await h.handle({ messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image', data: png, mimeType: 'image/png' }] }], maxTokens: 50 }, ctx());
+    assert.equal((r.content as { text: string }).text, 'echo: what is this [image/png 70 bytes]');
+    assert.deepEqual(provider.requests[before]!.messages[0]!.parts[1], { type: 'data', mimeType: 'image/png', bytes: 70 });
+    h.dispose();
+  });
+
+  test('the server cancelling stops the model and the handler', async () => {
+    const { h } = handler();
+    const before = provider.requests.length;
+    const ac = new AbortController();
+    const pending = h.handle({ messages: [text('!slow')], maxTokens: 10_000 }, ctx(ac.signal));
+    await waitFor(() => provider.requests[before] && provider.streaming > 0, 'the provider to stream');
+    ac.abort(new Error('cancelled by the server'));
+    const err = await pending.then(
+      () => assert.fail('expected a rejection'),
+      (e: unknown) => e,
+    );
+    assert.match(String(err), /cancelled by the server/);
+    await waitFor(() => provider.requests[before]!.done, 'the provider to stop');
+    assert.equal(provider.requests[before]!.cancelled, true);
+    h.dispose();
+  });
+
+  test('a failing model gives the server -32603 with the model\'s reason', async () => {
+    const { h } = handler();
+    const err = await rejection(h.handle({ messages: [text('!fail')], maxTokens: 10 }, ctx()));
+    assert.equal(err.code, -32603);
+    assert.match(err.message, /test-echo failed.*test provider failure \(asked to fail\)/);
+    h.dispose();
+  });
+
+  test('no language model: a clear error, after the user allowed the request', async () => {
+    const { h } = handler({ modelSelector: { vendor: 'no-such-vendor' } });
+    const err = await rejection(h.handle({ messages: [text('hi')], maxTokens: 10 }, ctx()));
+    assert.equal(err.code, -32603);
+    assert.match(err.message, /No language model is available in the editor/);
+    h.dispose();
+  });
+
+  test('bad params are refused with -32602 before the user is asked', async () => {
+    const { h } = handler();
+    const err = await rejection(h.handle({ messages: [text('hi')], maxTokens: 10, tools: [{ name: 't', inputSchema: { type: 'object' } }] }, ctx()));
+    assert.equal(err.code, -32602);
+    assert.equal(asked.length, 0);
+    h.dispose();
+  });
+
+  suite('the real consent quick pick', () => {
+    let consent: QuickPickConsent;
+    let shown: ConsentRequest[];
+    setup(() => {
+      consent = new QuickPickConsent();
+      shown = [];
+      consent.onDidShowPrompt((r) => shown.push(r));
+    });
+    teardown(() => consent.dispose());
+
+    test('"Allow once" (the first item) sends the request', async () => {
+      const { h } = handler({ consentPrompter: consent.prompt });
+      const pending = h.handle({ messages: [text('from the quick pick')], maxTokens: 20 }, ctx());
+      await waitFor(() => shown.length === 1, 'the consent quick pick');
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      const r = await pending;
+      assert.equal((r.content as { text: string }).text, 'echo: from the quick pick');
+      h.dispose();
+    });
+
+    test('"Deny" (the third item) answers -1', async () => {
+      const { h } = handler({ consentPrompter: consent.prompt });
+      const pending = h.handle({ messages: [text('no')], maxTokens: 20 }, ctx());
+      await waitFor(() => shown.length === 1, 'the consent quick pick');
+      await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
+      await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      assert.equal((await rejection(pending)).code, USER_REJECTED);
+      h.dispose();
+    });
+
+    test('a request the server withdraws closes its prompt instead of waiting', async () => {
+      const { h } = handler({ consentPrompter: consent.prompt });
+      const ac = new AbortController();
+      const pending = h.handle({ messages: [text('never answered')], maxTokens: 20 }, ctx(ac.signal));
+      await waitFor(() => shown.length === 1, 'the consent quick pick');
+      ac.abort(new Error('request timed out'));
+      await assert.rejects(pending, /request timed out/);
+      // The prompt is gone: the next request gets its own, answerable prompt.
+      const next = h.handle({ messages: [text('next')], maxTokens: 20 }, ctx());
+      await waitFor(() => shown.length === 2, 'the second prompt');
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      assert.equal(((await next).content as { text: string }).text, 'echo: next');
+      h.dispose();
+    });
+  });
+
+  suite('permissions in globalState and the revoke command', () => {
+    /** A Memento in memory (globalState's shape). */
+    function memento(): vscode.Memento & { data: Map<string, unknown> } {
+      const data = new Map<string, unknown>();
+      return {
+        data,
+        keys: () => [...data.keys()],
+        get: <T>(key: string, fallback?: T) => (data.has(key) ? (data.get(key) as T) : fallback),
+        update: (key: string, value: unknown) => {
+          data.set(key, JSON.parse(JSON.stringify(value)));
+          return Promise.resolve();
+        },
+      } as vscode.Memento & { data: Map<string, unknown> };
+    }
+
+    test('a grant is saved on change and read back by the next window', () => {
+      const m = memento();
+      const p = loadSamplingPermissions(m);
+      p.allowAlways('settings:demo', 'demo', 'fp');
+      assert.deepEqual(m.data.get(SAMPLING_PERMISSIONS_KEY), { version: 1, always: { 'settings:demo': { label: 'demo', fingerprint: 'fp' } } });
+      p.dispose();
+      assert.equal(loadSamplingPermissions(m).get('settings:demo', 'fp'), 'always');
+    });
+
+    test('Revoke Sampling Permissions: nothing to revoke resolves at once; a picked server asks again', async () => {
+      const p = new SamplingPermissions();
+      assert.equal(await revokeSamplingPermissions(p), 0);
+      p.allowAlways('settings:b', 'Beta');
+      p.allowAlways('settings:a', 'Alpha');
+      let revoked: number | undefined;
+      const pending = revokeSamplingPermissions(p).then((n) => (revoked = n));
+      // No event says the quick pick is up: accept until it was (the first item, "Alpha").
+      await waitFor(async () => {
+        await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+        return revoked !== undefined;
+      }, 'the revoke quick pick to be answered');
+      await pending;
+      assert.equal(revoked, 1);
+      assert.equal(p.get('settings:a'), 'ask');
+      assert.equal(p.get('settings:b'), 'always');
+    });
+  });
+});
