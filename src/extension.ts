@@ -6,6 +6,13 @@ import { ServerManager } from './core/servers/serverManager';
 import { TaskEngine } from './core/tasks/engine';
 import { isTerminal } from './core/tasks/status';
 import { TaskStore } from './core/state/taskStore';
+import { TaskHost } from './core/host/taskHost';
+import { fingerprint } from './core/config/fingerprint';
+import { createElicitationHandler, listenForElicitationComplete } from './vscode/elicitation/handler';
+import type { ElicitationHandler } from './vscode/elicitation/handler';
+import type { ServerRequestContext } from './core/tasks/engine';
+import { createSamplingHandler } from './vscode/sampling/handler';
+import { loadSamplingPermissions, revokeSamplingPermissions } from './vscode/sampling/permissions';
 import { createTransport } from './core/transports/factory';
 import { errorMessage } from './core/util/abort';
 import { registerCommands } from './vscode/commands';
@@ -38,10 +45,39 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const store = new TaskStore((context.storageUri ?? context.globalStorageUri).fsPath, logger, {
     retentionDays: () => settings().get<number>('retentionDays', 30),
   });
+  // Answers to servers: questions through quick input, sampling through the editor's models
+  // after consent; task-augmented requests run as tasks the client hosts.
+  const label = (id: string) => servers.label(id);
+  const asking = new Map<string, number>();
+  const elicitation = trackQuestions(createElicitationHandler({ log: logger, serverLabel: label }), asking);
+  const samplingPermissions = loadSamplingPermissions(context.globalState);
+  const sampling = createSamplingHandler({
+    log: logger,
+    serverLabel: label,
+    serverFingerprint: (id) => {
+      const c = servers.config(id);
+      return c && fingerprint(c);
+    },
+    permissions: samplingPermissions,
+  });
+  const hostSettings = vscode.workspace.getConfiguration('mcpTasks.hostedTasks');
+  const host = new TaskHost({
+    logger,
+    label,
+    maxTtlMs: hostSettings.get<number>('maxTtlSeconds', 3600) * 1000,
+    maxConcurrentPerServer: hostSettings.get<number>('maxConcurrentPerServer', 10),
+    ratePerSecond: hostSettings.get<number>('maxOperationsPerSecond', 50),
+  });
+  context.subscriptions.push(samplingPermissions, sampling, host);
+
   // The engine and the server manager need each other: the engine reaches servers through the
   // manager, and registers its handlers on each new session the manager opens.
   const engine: TaskEngine = new TaskEngine({
     logger,
+    handlers: {
+      elicitation: { handle: host.wrap('elicitation/create', elicitation), url: true },
+      sampling: { handle: host.wrap('sampling/createMessage', sampling.handle) },
+    },
     sessions: {
       getSession: (id) => servers.getSession(id),
       label: (id) => servers.label(id),
@@ -68,8 +104,12 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     promptInput: (input, server) => promptInput(context, input, server),
     startBlocker: (config) => trustBlocker(config, vscode.workspace.isTrusted),
     createTransport,
-    capabilities: () => engine.clientCapabilities(),
-    onSession: (session, config) => engine.attachSession(config.id, session),
+    capabilities: () => ({ ...engine.clientCapabilities(), ...host.capabilities() }),
+    onSession: (session, config) => {
+      engine.attachSession(config.id, session);
+      host.attachSession(config.id, session);
+      listenForElicitationComplete(session, config.id, elicitation);
+    },
     keepSessionAtShutdown: (id) => engine.list().some((t) => t.serverId === id && t.kind === 'task' && !isTerminal(t.status)),
     saveSessions: (sessions) => store.saveSessions(sessions),
     sessionOptions: { requestTimeoutMs: vscode.workspace.getConfiguration('mcpTasks').get<number>('requestTimeoutSeconds', 60) * 1000 },
@@ -110,7 +150,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   context.subscriptions.push(vscode.workspace.onDidChangeWorkspaceFolders(() => servers.notifyRootsChanged()));
   context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void reload()));
 
-  const tree = new TasksTreeProvider(servers, engine);
+  const tree = new TasksTreeProvider(servers, engine, host);
   const view = vscode.window.createTreeView('mcpTasks.tasks', { treeDataProvider: tree, showCollapseAll: true });
   const results = new ResultDocuments(engine);
   context.subscriptions.push(tree, view, results, new TaskIndicators(engine, view, (id) => servers.label(id)));
@@ -118,8 +158,9 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const ageTimer = setInterval(() => view.visible && tree.refreshAll(), 30_000);
   context.subscriptions.push({ dispose: () => clearInterval(ageTimer) });
   context.subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), refreshTasks: (id) => engine.refreshList(id) }));
-  context.subscriptions.push(...registerTaskCommands({ servers, engine, results, tree, view }));
+  context.subscriptions.push(...registerTaskCommands({ servers, engine, host, isAsking: (key) => asking.has(key), results, tree, view }));
   context.subscriptions.push(
+    vscode.commands.registerCommand('mcpTasks.revokeSamplingPermissions', () => revokeSamplingPermissions(samplingPermissions)),
     vscode.commands.registerCommand('mcpTasks.clearStoredResults', async () => {
       const n = await store.clearResults();
       void vscode.window.showInformationMessage(vscode.l10n.t('Deleted {0} stored task results.', n));
@@ -136,6 +177,24 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
       whenConfigurationLoaded: () => loaded,
     },
   };
+}
+
+/** Counts, per task, the questions open or queued in a dialog (for Respond to Task). */
+function trackQuestions(handler: ElicitationHandler, asking: Map<string, number>): ElicitationHandler {
+  const tracked = async (params: Record<string, unknown> | undefined, ctx: ServerRequestContext) => {
+    const key = ctx.task?.key;
+    if (key) asking.set(key, (asking.get(key) ?? 0) + 1);
+    try {
+      return await handler(params, ctx);
+    } finally {
+      if (key) {
+        const n = (asking.get(key) ?? 1) - 1;
+        if (n > 0) asking.set(key, n);
+        else asking.delete(key);
+      }
+    }
+  };
+  return Object.assign(tracked, { complete: handler.complete });
 }
 
 /** Asks for an `${input:ID}` value; password inputs are kept in the editor's secret storage. */

@@ -47,9 +47,6 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }
   };
 
-  const notYet = (what: string) => () =>
-    vscode.window.showInformationMessage(vscode.l10n.t('{0} is not available in this version of MCP Tasks yet.', what));
-
   return [
     vscode.commands.registerCommand('mcpTasks.showLog', () => log.show()),
     vscode.commands.registerCommand('mcpTasks.refresh', async () => {
@@ -91,6 +88,5 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       }
       await vscode.window.showTextDocument(uri);
     }),
-    vscode.commands.registerCommand('mcpTasks.respondToTask', notYet('Respond to Task')),
   ];
 }

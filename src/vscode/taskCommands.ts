@@ -8,12 +8,16 @@ import type { Tool } from '../core/protocol/schemas';
 import { serverAcceptsToolTasks } from '../core/tasks/policy';
 import { errorMessage } from '../core/util/abort';
 import type { ResultDocuments } from './results';
+import type { TaskHost } from '../core/host/taskHost';
 import type { Node, TasksTreeProvider } from './tree/tasksTree';
 import { describeServer } from './tree/tasksTree';
 
 export interface TaskCommandDeps {
   servers: ServerManager;
   engine: TaskEngine;
+  host: TaskHost;
+  /** Whether a question of this task is open (or queued) in a dialog now. */
+  isAsking: (key: string) => boolean;
   results: ResultDocuments;
   tree: TasksTreeProvider;
   view: vscode.TreeView<Node>;
@@ -93,6 +97,15 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       await runTool(deps, server);
     }),
     vscode.commands.registerCommand('mcpTasks.cancelTask', async (arg?: unknown) => {
+      const n = arg as Node | undefined;
+      if (n && typeof n === 'object' && n.kind === 'hosted') {
+        try {
+          deps.host.cancel(n.serverId, n.taskId);
+        } catch (err) {
+          void vscode.window.showWarningMessage(errorMessage(err));
+        }
+        return;
+      }
       const t = taskFromArg(arg) ?? (await pickTask((x) => !isTerminal(x.status), vscode.l10n.t('Cancel which task?'), vscode.l10n.t('No task is running.')));
       if (t) await cancel(t);
     }),
@@ -105,6 +118,23 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
     vscode.commands.registerCommand('mcpTasks.openResult', async (arg?: unknown) => {
       const t = taskFromArg(arg);
       if (t) await openResult(t);
+    }),
+    vscode.commands.registerCommand('mcpTasks.respondToTask', async (arg?: unknown) => {
+      const t =
+        taskFromArg(arg) ??
+        (await pickTask((x) => x.status === 'input_required', vscode.l10n.t('Respond to which task?'), vscode.l10n.t('No task is waiting for your input.')));
+      if (!t) return;
+      if (t.status !== 'input_required') {
+        void vscode.window.showInformationMessage(vscode.l10n.t('"{0}" is not waiting for input (it is {1}).', taskTitle(t), STATUS_PRESENTATION[t.status].label.toLowerCase()));
+        return;
+      }
+      if (deps.isAsking(t.key)) {
+        void vscode.window.showInformationMessage(vscode.l10n.t('The question of "{0}" is open at the top of the window (after any question asked before it).', taskTitle(t)));
+        return;
+      }
+      // The server delivers its questions through tasks/result: make sure one is in flight.
+      engine.respond(t.key);
+      void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Tasks: waiting for the question of "{0}"…', taskTitle(t)), 5000);
     }),
     vscode.commands.registerCommand('mcpTasks.clearFinished', () => {
       const n = engine.clearFinished();

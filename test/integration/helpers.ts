@@ -40,6 +40,9 @@ export const COMMAND_IDS = [
   'mcpTasks.disconnectServer',
   'mcpTasks.restartServer',
   'mcpTasks.openConfiguration',
+  'mcpTasks.openResult',
+  'mcpTasks.clearStoredResults',
+  'mcpTasks.revokeSamplingPermissions',
 ] as const;
 
 /** The extension under test; fails with a clear message when the editor did not load it. */

@@ -194,11 +194,19 @@ export class TaskEngine extends DisposableBase {
         else this.log.debug(`[${this.label(serverId)}] Status notification for a task not tracked here: ${parsed.data.taskId}`);
       }),
     );
-    const route = (handler: ServerRequestHandler) => (params: Record<string, unknown> | undefined, ctx: { signal: AbortSignal; meta?: Record<string, unknown> }) => {
+    const route = (handler: ServerRequestHandler) => async (params: Record<string, unknown> | undefined, ctx: { signal: AbortSignal; meta?: Record<string, unknown> }) => {
       const related = ctx.meta?.[RELATED_TASK_META] as { taskId?: unknown } | undefined;
       const relatedTaskId = typeof related?.taskId === 'string' ? related.taskId : undefined;
       const task = relatedTaskId !== undefined ? this.find(serverId, relatedTaskId) : undefined;
-      return handler(params, { serverId, task, relatedTaskId, signal: ctx.signal });
+      if (!task) return handler(params, { serverId, task, relatedTaskId, signal: ctx.signal });
+      // A question about a task that ends (cancelled, failed...) is withdrawn: its dialog closes.
+      const ended = new AbortController();
+      const sub = this.onDidChange((t) => t.key === task.key && isTerminal(t.status) && ended.abort(new Error(`the task ended (${t.status})`)));
+      try {
+        return await handler(params, { serverId, task, relatedTaskId, signal: AbortSignal.any([ctx.signal, ended.signal]) });
+      } finally {
+        sub.dispose();
+      }
     };
     const h = this.options.handlers;
     if (h?.elicitation) store.add(session.onRequest('elicitation/create', route(h.elicitation.handle)));
@@ -549,6 +557,15 @@ export class TaskEngine extends DisposableBase {
     });
     rec.resultCall = p;
     return p;
+  }
+
+  /**
+   * Makes sure the server can deliver its questions for a task waiting for input: a
+   * `tasks/result` call is in flight (T-REQ-3), started again if an earlier one failed.
+   */
+  respond(key: string): void {
+    const rec = this.recs.get(key);
+    if (rec && rec.snap.status === 'input_required') void this.resultCall(rec);
   }
 
   /** The task's outcome: the kept one, or fetched (waiting for the task to end if it is live). */

@@ -2,13 +2,19 @@ import * as vscode from 'vscode';
 import type { ConfigError } from '../../core/config/types';
 import type { ServerManager, ServerSnapshot } from '../../core/servers/serverManager';
 import type { TaskEngine } from '../../core/tasks/engine';
+import type { HostedTaskSnapshot, TaskHost } from '../../core/host/taskHost';
 import { STATUS_PRESENTATION, describeTask, expiresAt, formatAge, taskTitle } from '../../core/tasks/presentation';
 import { isTerminal } from '../../core/tasks/status';
 import type { TaskSnapshot } from '../../core/tasks/types';
 import { DisposableBase } from '../../core/util/event';
 import { SERVER_STATE_ICON, asThemeIcon } from './icons';
 
-export type Node = { kind: 'server'; id: string } | { kind: 'task'; key: string; serverId: string } | { kind: 'configError'; index: number };
+export type Node =
+  | { kind: 'server'; id: string }
+  | { kind: 'task'; key: string; serverId: string }
+  /** A task the server asked the client to run (elicitation or sampling), hosted here. */
+  | { kind: 'hosted'; taskId: string; serverId: string }
+  | { kind: 'configError'; index: number };
 
 /** A plain view of a row, for tests and diagnostics. */
 export interface RowSnapshot {
@@ -46,14 +52,26 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   readonly onDidChangeTreeData = this._onDidChangeTreeData.event;
   private readonly serverNodes = new Map<string, Node & { kind: 'server' }>();
   private readonly taskNodes = new Map<string, Node & { kind: 'task' }>();
+  private readonly hostedNodes = new Map<string, Node & { kind: 'hosted' }>();
   /** getTreeItem calls, for the view benchmark and its test. */
   itemsComputed = 0;
 
   constructor(
     private readonly servers: ServerManager,
     private readonly engine: TaskEngine,
+    private readonly host?: TaskHost,
   ) {
     super();
+    if (host) {
+      this._register(host.onDidChange((h) => this._onDidChangeTreeData.fire(this.hostedNodes.get(h.taskId) ?? this.serverNodes.get(h.serverId))));
+      this._register(
+        host.onDidRemove((id) => {
+          const node = this.hostedNodes.get(id);
+          this.hostedNodes.delete(id);
+          if (node) this._onDidChangeTreeData.fire(this.serverNodes.get(node.serverId));
+        }),
+      );
+    }
     this._register(
       servers.onDidChange((snapshot) => {
         const node = snapshot && this.serverNodes.get(snapshot.id);
@@ -99,7 +117,14 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       return [...servers, ...errors];
     }
     if (element.kind !== 'server') return [];
-    return this.engine
+    const hosted = (this.host?.list() ?? [])
+      .filter((h) => h.serverId === element.id)
+      .map((h) => {
+        let node = this.hostedNodes.get(h.taskId);
+        if (!node) this.hostedNodes.set(h.taskId, (node = { kind: 'hosted', taskId: h.taskId, serverId: h.serverId }));
+        return node;
+      });
+    const tasks = this.engine
       .list()
       .filter((t) => t.serverId === element.id)
       .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
@@ -108,6 +133,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
         if (!node) this.taskNodes.set(t.key, (node = { kind: 'task', key: t.key, serverId: t.serverId }));
         return node;
       });
+    return [...hosted, ...tasks];
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
@@ -117,9 +143,13 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       const t = this.engine.get(node.key);
       return t ? this.taskItem(t) : new vscode.TreeItem('(removed)');
     }
+    if (node.kind === 'hosted') {
+      const h = this.host?.list().find((x) => x.taskId === node.taskId);
+      return h ? hostedItem(h) : new vscode.TreeItem('(removed)');
+    }
     const s = this.servers.get(node.id);
     if (!s) return new vscode.TreeItem('(removed)');
-    const hasTasks = this.engine.list().some((t) => t.serverId === s.id);
+    const hasTasks = this.engine.list().some((t) => t.serverId === s.id) || (this.host?.list().some((h) => h.serverId === s.id) ?? false);
     const item = new vscode.TreeItem(s.label, hasTasks ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = `server:${s.id}`;
     item.description = describeServer(s);
@@ -207,6 +237,23 @@ function taskTooltip(t: TaskSnapshot, now: number): vscode.MarkdownString {
     md.appendCodeblock(truncate(JSON.stringify(t.arguments, null, 2), 1500), 'json');
   }
   return md;
+}
+
+function hostedItem(h: HostedTaskSnapshot): vscode.TreeItem {
+  const p = STATUS_PRESENTATION[h.status];
+  const what = h.method === 'elicitation/create' ? 'Question' : 'Sampling';
+  const item = new vscode.TreeItem(`${what} asked by the server`, vscode.TreeItemCollapsibleState.None);
+  item.id = `hosted:${h.serverId}:${h.taskId}`;
+  item.description = `${h.statusMessage ?? p.label} · ${formatAge(Date.now() - Date.parse(h.createdAt))}`;
+  item.iconPath = asThemeIcon({ id: h.method === 'elicitation/create' ? 'comment-discussion' : 'sparkle', color: p.color });
+  const live = !isTerminal(h.status);
+  item.contextValue = ['hosted', live ? 'cancelable live' : 'finished'].join(' ');
+  const md = new vscode.MarkdownString(undefined, true);
+  md.appendMarkdown(`**${what}** the server asked the client to run as a task: ${p.label}\n\n${escapeMd(h.summary)}\n\n`);
+  md.appendMarkdown(`Task id: \`${h.taskId}\`  \nCreated: ${new Date(h.createdAt).toLocaleString()}  \nTTL: ${formatAge(h.ttl)}`);
+  item.tooltip = md;
+  item.accessibilityInformation = { label: `${what} asked by the server, ${p.label}` };
+  return item;
 }
 
 function configErrorItem(e: ConfigError | undefined): vscode.TreeItem {
