@@ -17,7 +17,7 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 // the dialogs have taken the bundle past it (see the README's Performance section): the gate below
 // stops any further growth, and every run prints how far the bundle is from the target.
 const BUNDLE_TARGET = 150 * 1024;
-const BUNDLE_GATE = 240 * 1024;
+const BUNDLE_GATE = 256 * 1024;
 const args = new Set(process.argv.slice(2));
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 
