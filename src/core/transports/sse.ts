@@ -1,7 +1,7 @@
 import { errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
-import { httpStatusError, mediaType, networkError, parseEventData, readSseStream } from './sseStream';
+import { checkHttpConfig, httpStatusError, mediaType, networkError, parseEventData, readSseStream } from './sseStream';
 import type { Transport, TransportCloseInfo } from './transport';
 import { TransportHttpError } from './transport';
 
@@ -66,20 +66,7 @@ export class LegacySseTransport implements Transport {
     if (this.started) throw new Error(`${this.description} was already started`);
     this.started = true;
     if (this.lifetime.signal.aborted) throw this.closedError();
-    let url: URL;
-    try {
-      url = new URL(this.url);
-    } catch {
-      throw new TransportHttpError(`Server "${this.serverName}" has an invalid url: ${this.url}`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new TransportHttpError(`Server "${this.serverName}" has url ${this.url}, which is not http: or https:`);
-    }
-    try {
-      new Headers(this.customHeaders);
-    } catch (err) {
-      throw new TransportHttpError(`Server "${this.serverName}" has invalid "headers" in its configuration: ${errorMessage(err)}`);
-    }
+    const url = checkHttpConfig(this.serverName, this.url, this.customHeaders);
 
     const response = await this.http('GET', url, { Accept: 'text/event-stream' });
     if (!response.ok) throw await httpStatusError(this.serverName, this.url, response);

@@ -133,3 +133,22 @@ export function networkError(serverName: string, url: string, err: unknown): Tra
           : String(err);
   return new TransportHttpError(`Could not reach server "${serverName}" at ${url}: ${detail}`);
 }
+
+/** Checks a remote server's url and headers before any request; throws what is wrong, in words. */
+export function checkHttpConfig(serverName: string, rawUrl: string, headers: Record<string, string>): URL {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    throw new TransportHttpError(`Server "${serverName}" has an invalid url: ${rawUrl}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TransportHttpError(`Server "${serverName}" has url ${rawUrl}, which is not http: or https:`);
+  }
+  try {
+    new Headers(headers);
+  } catch (err) {
+    throw new TransportHttpError(`Server "${serverName}" has invalid "headers" in its configuration: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return url;
+}

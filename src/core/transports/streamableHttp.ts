@@ -3,7 +3,7 @@ import { ErrorCode } from '../jsonrpc/errors';
 import { errorMessage, sleep } from '../util/abort';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
-import { httpStatusError, mediaType, networkError, parseEventData, readSseStream } from './sseStream';
+import { checkHttpConfig, httpStatusError, mediaType, networkError, parseEventData, readSseStream } from './sseStream';
 import type { Transport, TransportCloseInfo } from './transport';
 import { TransportHttpError, TransportParseError } from './transport';
 
@@ -123,20 +123,7 @@ export class StreamableHttpTransport implements Transport {
   /** Checks the configuration; no request is made until the first `send`. */
   async start(): Promise<void> {
     if (this.closing) throw this.closedError();
-    let url: URL;
-    try {
-      url = new URL(this.url);
-    } catch {
-      throw new TransportHttpError(`Server "${this.serverName}" has an invalid url: ${this.url}`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new TransportHttpError(`Server "${this.serverName}" has url ${this.url}, which is not http: or https:`);
-    }
-    try {
-      new Headers(this.customHeaders);
-    } catch (err) {
-      throw new TransportHttpError(`Server "${this.serverName}" has invalid "headers" in its configuration: ${errorMessage(err)}`);
-    }
+    checkHttpConfig(this.serverName, this.url, this.customHeaders);
     this.log.debug(`Using ${this.description}${this._sessionId ? ` (resuming session ${this._sessionId})` : ''}`);
   }
 
