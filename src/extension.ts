@@ -23,10 +23,13 @@ import { registerTaskCommands } from './vscode/taskCommands';
 import { channelLogger } from './vscode/log';
 import type { RowSnapshot } from './vscode/tree/tasksTree';
 import { TasksTreeProvider } from './vscode/tree/tasksTree';
+import type { McpTasksApi as PublicApi } from '../api/mcp-tasks';
+import { TasksService } from './core/api/service';
+import { createApi } from './vscode/api';
+import { registerLmTools } from './vscode/lmTools';
 
-/** What `activate` returns to other extensions (and to tests, through `testing`). */
-export interface McpTasksApi {
-  readonly apiVersion: 1;
+/** What `activate` returns: the public API (api/mcp-tasks.d.ts), and `testing` for our tests. */
+export interface McpTasksApi extends PublicApi {
   /** Internal hooks for the extension's own tests; not a stable API. */
   readonly testing: {
     getTreeSnapshot(): RowSnapshot[];
@@ -170,13 +173,17 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   // Reading configuration touches the disk: after activation returns, never before.
   void reload();
 
-  return {
-    apiVersion: 1,
+  // Chat agents (language-model tools) and other extensions (the API) reach tasks through one service.
+  const service = new TasksService({ engine, servers, logger });
+  context.subscriptions.push(service, ...registerLmTools(service));
+
+  return createApi({
+    service,
     testing: {
       getTreeSnapshot: () => tree.snapshot(),
       whenConfigurationLoaded: () => loaded,
     },
-  };
+  });
 }
 
 /** Counts, per task, the questions open or queued in a dialog (for Respond to Task). */

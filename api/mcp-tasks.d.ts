@@ -1,0 +1,149 @@
+/**
+ * The public API of the MCP Tasks extension (`mcp-tasks.mcp-tasks`), version 1.
+ *
+ * Copy this file into your extension, then:
+ *
+ *   const ext = vscode.extensions.getExtension<McpTasksApi>('mcp-tasks.mcp-tasks');
+ *   const api = await ext?.activate();
+ *   if (api?.apiVersion === 1) { ... }
+ *
+ * Everything the API returns is plain JSON-like data, copied for you: changing it changes
+ * nothing in MCP Tasks. Tasks you start show in the MCP Tasks view as "Started by: api", and a
+ * question such a task asks the user is shown by MCP Tasks, as for any task.
+ */
+import type { Event } from 'vscode';
+
+/** The spec's statuses, plus `expired` (its ttl ended) and `lost` (its server no longer has it). */
+export type McpTaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled' | 'expired' | 'lost';
+
+/** `blocked`: the server may not start now (an untrusted workspace, for one). */
+export type McpServerState = 'idle' | 'connecting' | 'connected' | 'error' | 'blocked';
+
+/** A tool's `execution.taskSupport`; a tool that declares none is `forbidden`. */
+export type McpTaskSupport = 'forbidden' | 'optional' | 'required';
+
+/** Who started a task; `server-list`: found on the server through `tasks/list`. */
+export type McpTaskOrigin = 'user' | 'chat' | 'api' | 'server-list';
+
+export interface McpServerInfo {
+  /** Stable id of the configured server; what the other methods take. */
+  id: string;
+  /** Its name in the configuration. */
+  name: string;
+  /** The name users see (the name, made unique when two folders use the same one). */
+  label: string;
+  type: 'stdio' | 'http' | 'sse' | 'ws';
+  state: McpServerState;
+  /** For `error` and `blocked`: why, in a sentence. */
+  stateMessage?: string;
+  /** What the server declared about tasks; absent until it has been connected. */
+  tasks?: {
+    /** It runs `tools/call` as tasks. */
+    toolCalls: boolean;
+    list: boolean;
+    cancel: boolean;
+  };
+}
+
+export interface McpToolInfo {
+  serverId: string;
+  name: string;
+  title?: string;
+  description?: string;
+  taskSupport: McpTaskSupport;
+  /** The server accepts task-augmented calls and the tool allows them: `runTool` makes a task. */
+  runsAsTask: boolean;
+  /** The tool's JSON Schema for its arguments. */
+  inputSchema: Record<string, unknown>;
+}
+
+export interface McpTaskInfo {
+  /** Unique among the tasks MCP Tasks tracks; what the other methods take. Opaque. */
+  id: string;
+  serverId: string;
+  serverLabel: string;
+  /** The server's task id; for a direct call (a tool that cannot run as a task), a local id. */
+  taskId: string;
+  /** `task`: task-augmented; `direct`: a plain `tools/call`, still tracked. */
+  kind: 'task' | 'direct';
+  /** Empty for a task found through `tasks/list`. */
+  toolName: string;
+  arguments?: Record<string, unknown>;
+  status: McpTaskStatus;
+  /** For `expired` and `lost`: the last status the server reported. */
+  lastServerStatus?: string;
+  statusMessage?: string;
+  progress?: { progress: number; total?: number; message?: string };
+  /** ISO 8601. */
+  createdAt: string;
+  lastUpdatedAt: string;
+  /** How long the server keeps the task after `createdAt`, in ms; null: unlimited. */
+  ttl: number | null;
+  /** Poll interval the server suggested, in ms. */
+  pollInterval?: number;
+  /** The text the server offered a model while the task runs (`model-immediate-response`). */
+  immediateResponse?: string;
+  origin: McpTaskOrigin;
+  /** A result has been fetched and kept. */
+  hasResult: boolean;
+  /** Why the task ended locally (lost, expired) or a fetch failed. */
+  note?: string;
+}
+
+/** What the tool call returned (a `CallToolResult`), as the server sent it. */
+export interface McpToolResult {
+  content: Array<{ type: string; [key: string]: unknown }>;
+  structuredContent?: Record<string, unknown>;
+  /** The tool reported an error; the task then counts as failed. */
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+/** A task's outcome: the tool's result, or the JSON-RPC error the server answered with. */
+export type McpTaskOutcome = { kind: 'result'; result: McpToolResult } | { kind: 'error'; error: { code: number; message: string; data?: unknown } };
+
+export interface McpTaskResultInfo {
+  task: McpTaskInfo;
+  /** The task has ended. When false, `task` tells where it stands. */
+  done: boolean;
+  /** The outcome, when the task ended with one. */
+  outcome?: McpTaskOutcome;
+  /** Why a task that ended has no outcome (cancelled, expired, the fetch failed). */
+  fetchError?: string;
+}
+
+export interface McpRunToolOptions {
+  /** The tool's arguments, as its `inputSchema` describes them. */
+  arguments?: Record<string, unknown>;
+  /** How long the server should keep the task and its result (it may shorten it). */
+  ttlSeconds?: number;
+}
+
+export interface McpTasksApi {
+  /** Changes only with incompatible changes; check it before use. */
+  readonly apiVersion: 1;
+  /** The configured servers (MCP Tasks' settings and every folder's `.vscode/mcp.json`). */
+  getServers(): McpServerInfo[];
+  /** The tools of a server, connecting it first. Rejects when it cannot be reached. */
+  getTools(serverId: string): Promise<McpToolInfo[]>;
+  /**
+   * Runs a tool: as a task where the server and the tool allow it, else as a plain call that is
+   * still tracked (`kind: 'direct'`). Resolves as soon as the server answers, long before a task
+   * ends; follow it with `onDidChangeTask`, `getTask` or `getResult`.
+   */
+  runTool(serverId: string, toolName: string, options?: McpRunToolOptions): Promise<McpTaskInfo>;
+  /** A tracked task, or undefined. */
+  getTask(id: string): McpTaskInfo | undefined;
+  /** Every tracked task, newest first. */
+  getTasks(): McpTaskInfo[];
+  /**
+   * The task's outcome once it has ended (fetched from the server if need be). A running task
+   * is waited for up to `waitSeconds` (default 0, at most 3600); if it is still running then,
+   * the answer has `done: false`. Rejects only for an unknown id.
+   */
+  getResult(id: string, options?: { waitSeconds?: number }): Promise<McpTaskResultInfo>;
+  /** Asks the server to cancel the task (`tasks/cancel`). Rejects if it ended or the server refuses. */
+  cancelTask(id: string): Promise<McpTaskInfo>;
+  /** A task was started or changed (status, progress, result): its new state. */
+  readonly onDidChangeTask: Event<McpTaskInfo>;
+}

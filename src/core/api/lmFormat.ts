@@ -1,0 +1,201 @@
+// What the language-model tools answer: a few sentences that tell the model where a task stands
+// and what to do next, and a compact JSON object with the same facts for exact reading. Pure, so
+// every answer is unit-tested.
+import { STATUS_PRESENTATION, formatProgress } from '../tasks/presentation';
+import type { ResultInfo, ServerInfo, TaskInfo, ToolInfo } from './service';
+
+/** A tool's answer: text for the model, and the structured facts (sent as a JSON part). */
+export interface ModelAnswer {
+  text: string;
+  data: Record<string, unknown>;
+}
+
+/** Result text beyond this is cut (the full result stays in the MCP Tasks view). */
+export const MAX_RESULT_CHARS = 30_000;
+const MAX_DESCRIPTION_CHARS = 400;
+
+function clip(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
+}
+
+const kb = (base64: unknown) => Math.max(1, Math.round(((typeof base64 === 'string' ? base64.length : 0) * 3) / 4 / 1024));
+
+/** One input of a tool, in the fewest words a model needs to fill it in. */
+export interface InputSummary {
+  name: string;
+  type?: string;
+  required: boolean;
+  description?: string;
+  enum?: unknown[];
+  default?: unknown;
+}
+
+/** A tool's JSON Schema, reduced to its top-level properties. */
+export function summarizeInputs(schema: Record<string, unknown>): InputSummary[] {
+  const properties = schema.properties;
+  if (!properties || typeof properties !== 'object') return [];
+  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : []);
+  return Object.entries(properties as Record<string, unknown>).map(([name, raw]) => {
+    const p = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+    const type = Array.isArray(p.type) ? p.type.join(' | ') : typeof p.type === 'string' ? p.type : undefined;
+    const oneOf = Array.isArray(p.oneOf) ? p.oneOf.map((o: unknown) => (o && typeof o === 'object' ? (o as Record<string, unknown>).const : undefined)).filter((c) => c !== undefined) : [];
+    const values = Array.isArray(p.enum) ? p.enum : oneOf.length ? oneOf : undefined;
+    return {
+      name,
+      type,
+      required: required.has(name),
+      description: typeof p.description === 'string' ? clip(p.description, MAX_DESCRIPTION_CHARS) : undefined,
+      enum: values,
+      default: p.default,
+    };
+  });
+}
+
+/** A server's tools as listed, or why they could not be. */
+export interface ServerTools {
+  server: ServerInfo;
+  tools?: ToolInfo[];
+  error?: string;
+}
+
+/** mcpTasks_listTools: the tools that can run as tasks, server by server. */
+export function formatToolList(entries: readonly ServerTools[]): ModelAnswer {
+  const tools = entries.flatMap((e) => (e.tools ?? []).filter((t) => t.runsAsTask).map((t) => ({ server: e.server.label, t })));
+  const lines: string[] = [];
+  if (entries.length === 0) lines.push('No MCP servers are configured in MCP Tasks.');
+  else lines.push(`${tools.length} tool${tools.length === 1 ? '' : 's'} can run as tasks:`);
+  for (const { server, t } of tools) {
+    lines.push(`- server "${server}", tool "${t.name}" (taskSupport ${t.taskSupport})${t.description ? `: ${clip(t.description, MAX_DESCRIPTION_CHARS)}` : ''}`);
+  }
+  for (const e of entries) {
+    if (e.error) lines.push(`Server "${e.server.label}" could not be reached: ${e.error}`);
+    else if (e.tools && !e.server.tasks?.toolCalls) lines.push(`Server "${e.server.label}" does not run tools as tasks.`);
+  }
+  if (tools.length) lines.push('', 'Start one with mcpTasks_startTask (server, tool, arguments). Each tool\'s inputs are in the JSON part.');
+  return {
+    text: lines.join('\n'),
+    data: {
+      servers: entries.map((e) => ({ server: e.server.label, state: e.error ? 'error' : e.server.state, error: e.error, tasks: e.server.tasks?.toolCalls ?? false })),
+      tools: tools.map(({ server, t }) => ({
+        server,
+        tool: t.name,
+        title: t.title,
+        taskSupport: t.taskSupport,
+        description: t.description && clip(t.description, MAX_DESCRIPTION_CHARS),
+        inputs: summarizeInputs(t.inputSchema),
+      })),
+    },
+  };
+}
+
+/** The facts of a task a model needs, without the editor's ids. */
+export function modelTask(t: TaskInfo): Record<string, unknown> {
+  return {
+    taskId: t.taskId,
+    server: t.serverLabel,
+    tool: t.toolName || undefined,
+    status: t.status,
+    statusMessage: t.statusMessage,
+    progress: t.progress,
+    createdAt: t.createdAt,
+    lastUpdatedAt: t.lastUpdatedAt,
+    ttlSeconds: t.ttl === null ? null : Math.round(t.ttl / 1000),
+    startedBy: t.origin,
+    immediateResponse: t.immediateResponse,
+    hasResult: t.hasResult,
+    note: t.note,
+  };
+}
+
+/** What to do next with a task in this status. */
+function nextStep(t: TaskInfo): string {
+  switch (t.status) {
+    case 'working':
+      return 'It runs in the background: check it with mcpTasks_getTask, or wait for its result with mcpTasks_getResult (waitSeconds up to 120).';
+    case 'input_required':
+      return 'It waits for the user, who is asked a question in the editor; it goes on once answered.';
+    case 'completed':
+    case 'failed':
+      return 'Read its result with mcpTasks_getResult.';
+    default:
+      return 'It has ended and has no result.';
+  }
+}
+
+/** One sentence on where a task stands. */
+export function describeTaskForModel(t: TaskInfo): string {
+  const progress = t.status === 'working' || t.status === 'input_required' ? formatProgress(t.progress) : undefined;
+  const details = [t.statusMessage, progress && `progress ${progress}`, t.note].filter(Boolean).join('; ');
+  const what = t.toolName ? `"${t.toolName}" on server "${t.serverLabel}"` : `on server "${t.serverLabel}"`;
+  return `Task "${t.taskId}" (${what}) is ${STATUS_PRESENTATION[t.status].label.toLowerCase()}${details ? ` (${details})` : ''}. Created ${t.createdAt}, last updated ${t.lastUpdatedAt}.`;
+}
+
+/** mcpTasks_startTask, mcpTasks_getTask and mcpTasks_cancelTask: a task as it stands. */
+export function formatTask(t: TaskInfo, lead?: string): ModelAnswer {
+  const lines = [lead, describeTaskForModel(t)].filter((l): l is string => !!l);
+  if (t.immediateResponse) lines.push(`The server said: ${t.immediateResponse}`);
+  lines.push(nextStep(t));
+  return { text: lines.join('\n'), data: { task: modelTask(t) } };
+}
+
+/** mcpTasks_getTask without a task id: the tracked tasks, newest first. */
+export function formatTaskList(tasks: readonly TaskInfo[], max = 20): ModelAnswer {
+  const shown = tasks.slice(0, max);
+  const lines = [tasks.length ? `${tasks.length} task${tasks.length === 1 ? ' is' : 's are'} tracked${tasks.length > max ? ` (the newest ${max} shown)` : ''}:` : 'No tasks are tracked.'];
+  for (const t of shown) lines.push(`- ${describeTaskForModel(t)}`);
+  return { text: lines.join('\n'), data: { tasks: shown.map(modelTask) } };
+}
+
+type Block = Record<string, unknown> & { type: string };
+
+/** One content block as text; binary content is described, never pasted. */
+function blockText(b: Block): string {
+  const s = (v: unknown) => (typeof v === 'string' ? v : '');
+  switch (b.type) {
+    case 'text':
+      return s(b.text);
+    case 'image':
+    case 'audio':
+      return `[${b.type} (${s(b.mimeType)}, ${kb(b.data)} KB), not included]`;
+    case 'resource_link':
+      return `[resource link: ${s(b.title) || s(b.name) || s(b.uri)} <${s(b.uri)}>${b.description ? ` ${s(b.description)}` : ''}]`;
+    case 'resource': {
+      const r = b.resource && typeof b.resource === 'object' ? (b.resource as Record<string, unknown>) : {};
+      if (typeof r.text === 'string') return `[embedded resource ${s(r.uri)}]\n${r.text}`;
+      return `[embedded resource ${s(r.uri)} (${s(r.mimeType)}, ${kb(r.blob)} KB), not included]`;
+    }
+    default:
+      return `[content of type "${b.type}"]\n${JSON.stringify(b)}`;
+  }
+}
+
+/** mcpTasks_getResult: the outcome when the task ended, else where it stands. */
+export function formatResult(r: ResultInfo, waited: { seconds: number; capped: boolean }): ModelAnswer {
+  const t = r.task;
+  const data: Record<string, unknown> = { task: modelTask(t), done: r.done };
+  if (!r.done) {
+    const lead = waited.seconds > 0 ? `The task has not ended after waiting ${waited.seconds} s${waited.capped ? ' (the longest wait allowed)' : ''}.` : 'The task has not ended yet.';
+    return { text: [lead, describeTaskForModel(t), nextStep(t)].join('\n'), data };
+  }
+  const lines = [describeTaskForModel(t)];
+  const o = r.outcome;
+  if (!o) {
+    lines.push(`No result: ${r.fetchError ?? 'the server kept none.'}`);
+    data.error = r.fetchError;
+  } else if (o.kind === 'error') {
+    lines.push(`The server answered with JSON-RPC error ${o.error.code}: ${o.error.message}`);
+    if (o.error.data !== undefined) lines.push(`Error data: ${clip(JSON.stringify(o.error.data), 2000)}`);
+    data.error = { code: o.error.code, message: o.error.message, data: o.error.data };
+  } else {
+    const res = o.result;
+    lines.push(res.isError ? 'The tool reported an error (isError). Its output:' : 'The result:');
+    const body = (res.content as Block[]).map(blockText).join('\n\n') || '(the result has no content)';
+    lines.push(body.length > MAX_RESULT_CHARS ? `${body.slice(0, MAX_RESULT_CHARS)}\n[… ${body.length - MAX_RESULT_CHARS} more characters cut; the full result is in the MCP Tasks view]` : body);
+    data.isError = res.isError === true;
+    if (res.structuredContent !== undefined) {
+      const json = JSON.stringify(res.structuredContent);
+      data.structuredContent = json.length > MAX_RESULT_CHARS ? `[${json.length} characters of structured content cut; open the result in the MCP Tasks view]` : res.structuredContent;
+    }
+  }
+  return { text: lines.join('\n'), data };
+}

@@ -1,0 +1,275 @@
+// What chat agents (language-model tools) and other extensions (the public API) may do with
+// servers and tasks, as plain data. Both front ends go through this one class, so they behave
+// alike and neither hands out the engine's own objects.
+import type { CallToolResult } from '../protocol/schemas';
+import type { ServerManager, ServerSnapshot, ServerStateKind } from '../servers/serverManager';
+import type { TaskEngine } from '../tasks/engine';
+import type { ExecutionPreference } from '../tasks/policy';
+import { serverAcceptsToolTasks } from '../tasks/policy';
+import type { LocalTaskStatus } from '../tasks/status';
+import { isTerminal } from '../tasks/status';
+import type { TaskOrigin, TaskSnapshot } from '../tasks/types';
+import { errorMessage } from '../util/abort';
+import type { Disposable, Event } from '../util/event';
+import type { Logger } from '../util/log';
+
+export type TaskSupportValue = 'forbidden' | 'optional' | 'required';
+
+/** One configured server. `tasks` is known only once it is connected. */
+export interface ServerInfo {
+  id: string;
+  name: string;
+  label: string;
+  type: ServerSnapshot['type'];
+  state: ServerStateKind;
+  stateMessage?: string;
+  tasks?: { toolCalls: boolean; list: boolean; cancel: boolean };
+}
+
+export interface ToolInfo {
+  serverId: string;
+  name: string;
+  title?: string;
+  description?: string;
+  /** The tool's `execution.taskSupport`; absent means `forbidden`. */
+  taskSupport: TaskSupportValue;
+  /** The server accepts task-augmented calls and the tool allows them. */
+  runsAsTask: boolean;
+  inputSchema: Record<string, unknown>;
+}
+
+/** A tracked task, copied out of the engine (changing it changes nothing). */
+export interface TaskInfo {
+  /** Unique among tracked tasks; what the other methods take. */
+  id: string;
+  serverId: string;
+  serverLabel: string;
+  taskId: string;
+  kind: 'task' | 'direct';
+  toolName: string;
+  arguments?: Record<string, unknown>;
+  status: LocalTaskStatus;
+  lastServerStatus?: string;
+  statusMessage?: string;
+  progress?: { progress: number; total?: number; message?: string };
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttl: number | null;
+  pollInterval?: number;
+  immediateResponse?: string;
+  origin: TaskOrigin;
+  hasResult: boolean;
+  note?: string;
+}
+
+export type TaskOutcomeInfo =
+  | { kind: 'result'; result: CallToolResult }
+  | { kind: 'error'; error: { code: number; message: string; data?: unknown } };
+
+/** The answer to a result request: the outcome once the task ended, else its current state. */
+export interface ResultInfo {
+  task: TaskInfo;
+  /** The task has ended (its status is terminal). */
+  done: boolean;
+  outcome?: TaskOutcomeInfo;
+  /** Why a task that ended has no outcome (cancelled, expired, the fetch failed). */
+  fetchError?: string;
+}
+
+export interface StartOptions {
+  arguments?: Record<string, unknown>;
+  ttlSeconds?: number;
+  origin: TaskOrigin;
+  preference?: ExecutionPreference;
+  signal?: AbortSignal;
+}
+
+export interface TasksServiceDeps {
+  engine: Pick<TaskEngine, 'callTool' | 'get' | 'list' | 'fetchResult' | 'cancel' | 'onDidChange' | 'onDidRemove'>;
+  servers: Pick<ServerManager, 'list' | 'get' | 'getSession' | 'peekSession' | 'label'>;
+  logger: Logger;
+}
+
+export class TasksService implements Disposable {
+  private readonly lifetime = new AbortController();
+
+  constructor(private readonly deps: TasksServiceDeps) {}
+
+  servers(): ServerInfo[] {
+    return this.deps.servers.list().map((s) => this.serverInfo(s));
+  }
+
+  /** A server by id, label or name (in that order); the error lists what is configured. */
+  resolveServer(ref: string): ServerInfo {
+    const all = this.deps.servers.list();
+    const hit = all.find((s) => s.id === ref) ?? all.find((s) => s.label === ref) ?? unique(all.filter((s) => s.name === ref));
+    if (hit) return this.serverInfo(hit);
+    const names = all.map((s) => `"${s.label}"`).join(', ');
+    throw new Error(`No MCP server "${ref}" is configured${names ? `; the servers are ${names}` : ' (there are no servers)'}.`);
+  }
+
+  /** Every tool of a server (connecting it first), with what it allows about tasks. */
+  async tools(serverId: string, signal?: AbortSignal): Promise<ToolInfo[]> {
+    const session = await this.deps.servers.getSession(serverId);
+    const tools = await session.listTools({ signal });
+    const accepts = serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion);
+    return tools.map((t) => {
+      const taskSupport = t.execution?.taskSupport ?? 'forbidden';
+      return copy({
+        serverId,
+        name: t.name,
+        title: t.title ?? t.annotations?.title,
+        description: t.description,
+        taskSupport,
+        runsAsTask: accepts && taskSupport !== 'forbidden',
+        inputSchema: t.inputSchema,
+      });
+    });
+  }
+
+  /** Starts a tool (as a task where allowed); resolves as soon as the server answers. */
+  async start(serverId: string, toolName: string, options: StartOptions): Promise<TaskInfo> {
+    const snap = await this.deps.engine.callTool(serverId, toolName, {
+      arguments: options.arguments,
+      ttlMs: options.ttlSeconds !== undefined ? options.ttlSeconds * 1000 : undefined,
+      preference: options.preference,
+      origin: options.origin,
+      signal: options.signal,
+    });
+    return this.taskInfo(snap);
+  }
+
+  task(id: string): TaskInfo | undefined {
+    const t = this.deps.engine.get(id);
+    return t && this.taskInfo(t);
+  }
+
+  /** Every tracked task, newest first. */
+  tasks(): TaskInfo[] {
+    return this.deps.engine
+      .list()
+      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
+      .map((t) => this.taskInfo(t));
+  }
+
+  /**
+   * A task by the server's task id, for callers (a language model) that know only that; the
+   * server (id, label or name) is needed only when two servers used the same id.
+   */
+  findTask(taskId: string, server?: string): TaskInfo {
+    const serverId = server === undefined ? undefined : this.resolveServer(server).id;
+    const hits = this.deps.engine.list().filter((t) => t.taskId === taskId && (serverId === undefined || t.serverId === serverId));
+    if (hits.length === 1) return this.taskInfo(hits[0]);
+    if (hits.length === 0) throw new Error(`No task "${taskId}" is tracked${server === undefined ? '' : ` for server "${server}"`}.`);
+    const labels = hits.map((t) => `"${this.deps.servers.label(t.serverId)}"`).join(', ');
+    throw new Error(`Several servers have a task "${taskId}" (${labels}): name the server too.`);
+  }
+
+  /**
+   * The outcome of a task: at once if it ended, else after waiting up to `waitMs` for it to end
+   * (or `signal` to abort). A task that is still running is returned as it stands, `done: false`.
+   */
+  async result(id: string, waitMs = 0, signal?: AbortSignal): Promise<ResultInfo> {
+    const { engine } = this.deps;
+    const first = this.mustGet(id);
+    if (!isTerminal(first.status) && waitMs > 0) {
+      // tasks/result blocks until the task ends, so the wait ends as soon as the task does,
+      // not at the next poll. It is shared with the engine's own fetch; errors surface below.
+      if (first.kind === 'task') void engine.fetchResult(id).catch(() => undefined);
+      await this.whenEnded(id, waitMs, signal);
+    }
+    const t = this.mustGet(id);
+    if (!isTerminal(t.status)) return { task: this.taskInfo(t), done: false };
+    if (t.outcome) return { task: this.taskInfo(t), done: true, outcome: copy(t.outcome) };
+    if (t.status === 'cancelled') return { task: this.taskInfo(t), done: true, fetchError: 'The task was cancelled; it has no result.' };
+    try {
+      const outcome = await engine.fetchResult(id);
+      return { task: this.taskInfo(this.mustGet(id)), done: true, outcome: copy(outcome) };
+    } catch (err) {
+      return { task: this.taskInfo(this.mustGet(id)), done: true, fetchError: errorMessage(err) };
+    }
+  }
+
+  async cancel(id: string): Promise<TaskInfo> {
+    this.mustGet(id);
+    return this.taskInfo(await this.deps.engine.cancel(id));
+  }
+
+  /** Each listener gets its own copy of each change; a listener that throws is logged. */
+  readonly onDidChangeTask: Event<TaskInfo> = (listener) =>
+    this.deps.engine.onDidChange((t) => {
+      try {
+        listener(this.taskInfo(t));
+      } catch (err) {
+        this.deps.logger.error(`A listener of task changes failed: ${errorMessage(err)}`);
+      }
+    });
+
+  dispose(): void {
+    this.lifetime.abort(new Error('The extension is shutting down'));
+  }
+
+  private mustGet(id: string): TaskSnapshot {
+    const t = this.deps.engine.get(id);
+    if (!t) throw new Error(`No task with id ${JSON.stringify(id)} is tracked.`);
+    return t;
+  }
+
+  /** Resolves when the task ends or is removed, after `ms`, or when a signal aborts; never rejects. */
+  private whenEnded(id: string, ms: number, signal?: AbortSignal): Promise<void> {
+    const { engine } = this.deps;
+    const signals = [this.lifetime.signal, ...(signal ? [signal] : [])];
+    return new Promise((resolve) => {
+      const subs: Disposable[] = [];
+      const timer = setTimeout(() => done(), ms);
+      const done = () => {
+        clearTimeout(timer);
+        for (const s of subs) s.dispose();
+        resolve();
+      };
+      for (const s of signals) {
+        s.addEventListener('abort', done, { once: true });
+        subs.push({ dispose: () => s.removeEventListener('abort', done) });
+      }
+      subs.push(engine.onDidChange((t) => t.key === id && isTerminal(t.status) && done()));
+      subs.push(engine.onDidRemove((key) => key === id && done()));
+      const now = engine.get(id);
+      if (!now || isTerminal(now.status) || signals.some((s) => s.aborted)) done();
+    });
+  }
+
+  private serverInfo(s: ServerSnapshot): ServerInfo {
+    const session = this.deps.servers.peekSession(s.id);
+    const caps = session?.serverCapabilities;
+    const tasks = session?.supportsTasks ? caps?.tasks : undefined;
+    return copy({
+      id: s.id,
+      name: s.name,
+      label: s.label,
+      type: s.type,
+      state: s.state.kind,
+      stateMessage: s.state.message,
+      tasks: session
+        ? {
+            toolCalls: serverAcceptsToolTasks(caps, session.protocolVersion),
+            list: tasks?.list !== undefined,
+            cancel: tasks?.cancel !== undefined,
+          }
+        : undefined,
+    });
+  }
+
+  private taskInfo(t: TaskSnapshot): TaskInfo {
+    const { key, outcome, outcomeFetchedAt, ...rest } = t;
+    return copy({ id: key, serverLabel: this.deps.servers.label(t.serverId), ...rest, hasResult: outcome !== undefined || outcomeFetchedAt !== undefined });
+  }
+}
+
+function unique<T>(items: T[]): T | undefined {
+  return items.length === 1 ? items[0] : undefined;
+}
+
+/** A deep copy without undefined members: what leaves this module is plain data of its own. */
+function copy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}

@@ -1,0 +1,63 @@
+// The API other extensions get from activate(): api/mcp-tasks.d.ts, version 1. Its type is that
+// file, so what is built here is checked against what is promised. Callers are code we do not
+// know: their input is checked and a mistake rejects with a clear message.
+import type * as vscode from 'vscode';
+import type { McpTasksApi } from '../../api/mcp-tasks';
+import type { TasksService } from '../core/api/service';
+
+/** The longest `getResult` waits, in seconds. */
+export const API_MAX_WAIT_SECONDS = 3600;
+
+export interface ApiDeps<T> {
+  service: TasksService;
+  /** The extension's own test hooks, kept on the same object. */
+  testing: T;
+}
+
+/** Refuses a caller's mistake with a message that names the method and the argument. */
+function need(ok: boolean, method: string, what: string): void {
+  if (!ok) throw new TypeError(`MCP Tasks API: ${method}: ${what}`);
+}
+
+const isText = (v: unknown): v is string => typeof v === 'string' && v !== '';
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const SERVER_ID = 'serverId must be the id of a server from getServers()';
+const TASK_ID = 'id must be the id of a task';
+
+export function createApi<T>({ service, testing }: ApiDeps<T>): McpTasksApi & { readonly testing: T } {
+  const onDidChangeTask: vscode.Event<ReturnType<TasksService['tasks']>[number]> = (listener, thisArgs, disposables) => {
+    const d = service.onDidChangeTask((t) => listener.call(thisArgs, t));
+    disposables?.push(d);
+    return d;
+  };
+  return {
+    apiVersion: 1,
+    getServers: () => service.servers(),
+    getTools: async (serverId) => {
+      need(isText(serverId), 'getTools', SERVER_ID);
+      return service.tools(service.resolveServer(serverId).id);
+    },
+    runTool: async (serverId, toolName, options = {}) => {
+      need(isText(serverId), 'runTool', SERVER_ID);
+      need(isText(toolName), 'runTool', 'toolName must be the name of a tool from getTools()');
+      const { arguments: args, ttlSeconds: ttl } = options ?? {};
+      need(args === undefined || isPlainObject(args), 'runTool', 'options.arguments must be an object');
+      need(ttl === undefined || (typeof ttl === 'number' && ttl > 0 && ttl < Infinity), 'runTool', 'options.ttlSeconds must be a positive number');
+      return service.start(service.resolveServer(serverId).id, toolName, { arguments: args, ttlSeconds: ttl, origin: 'api' });
+    },
+    getTask: (id) => (typeof id === 'string' ? service.task(id) : undefined),
+    getTasks: () => service.tasks(),
+    getResult: async (id, options) => {
+      need(isText(id), 'getResult', TASK_ID);
+      const wait = options?.waitSeconds ?? 0;
+      need(typeof wait === 'number' && wait >= 0, 'getResult', 'options.waitSeconds must be a number, 0 or more');
+      return service.result(id, Math.min(wait, API_MAX_WAIT_SECONDS) * 1000);
+    },
+    cancelTask: async (id) => {
+      need(isText(id), 'cancelTask', TASK_ID);
+      return service.cancel(id);
+    },
+    onDidChangeTask,
+    testing,
+  };
+}

@@ -1,0 +1,141 @@
+// Language-model tools: chat agents list the tools that run as tasks, start one and get control
+// back at once, check on it, read its result (waiting a bounded time) and cancel it. Tasks they
+// start are tagged `chat`; a question such a task asks comes through the same quick input as any.
+import * as vscode from 'vscode';
+import type { ModelAnswer, ServerTools } from '../core/api/lmFormat';
+import { formatResult, formatTask, formatTaskList, formatToolList } from '../core/api/lmFormat';
+import { MAX_WAIT_SECONDS, readCancelTaskInput, readGetResultInput, readGetTaskInput, readListToolsInput, readStartTaskInput } from '../core/api/lmInputs';
+import type { TasksService } from '../core/api/service';
+import { errorMessage } from '../core/util/abort';
+import { toAbortSignal } from './cancellation';
+
+/** Text for the model, then the same facts as JSON (a text part: data parts need a newer editor). */
+function answer(a: ModelAnswer): vscode.LanguageModelToolResult {
+  return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(a.text), new vscode.LanguageModelTextPart(JSON.stringify(a.data))]);
+}
+
+/** Runs `fn` with an AbortSignal for the call's token; errors reach the model as their message. */
+async function run(token: vscode.CancellationToken, fn: (signal: AbortSignal) => Promise<ModelAnswer>): Promise<vscode.LanguageModelToolResult> {
+  const bridge = toAbortSignal(token);
+  try {
+    return answer(await fn(bridge.signal));
+  } finally {
+    bridge.dispose();
+  }
+}
+
+function code(s: string): string {
+  return `\`${s.replace(/`/g, "'")}\``;
+}
+
+/** Registers the five tools; each validates its input, since the editor does not. */
+export function registerLmTools(service: TasksService): vscode.Disposable[] {
+  const listTools: vscode.LanguageModelTool<unknown> = {
+    prepareInvocation: () => ({ invocationMessage: vscode.l10n.t('Listing MCP tools that run as tasks') }),
+    invoke: (options, token) =>
+      run(token, async (signal) => {
+        const { server } = readListToolsInput(options.input);
+        const servers = server ? [service.resolveServer(server)] : service.servers();
+        const entries: ServerTools[] = await Promise.all(
+          servers.map((s) =>
+            service.tools(s.id, signal).then(
+              // Read again: connecting taught us what the server declares about tasks.
+              (tools): ServerTools => ({ server: service.resolveServer(s.id), tools }),
+              (err: unknown): ServerTools => ({ server: s, error: errorMessage(err) }),
+            ),
+          ),
+        );
+        return formatToolList(entries);
+      }),
+  };
+
+  const startTask: vscode.LanguageModelTool<unknown> = {
+    prepareInvocation: (options) => {
+      let input;
+      try {
+        input = readStartTaskInput(options.input);
+      } catch {
+        return { invocationMessage: vscode.l10n.t('Starting an MCP task') };
+      }
+      const args = JSON.stringify(input.arguments, null, 2);
+      return {
+        invocationMessage: vscode.l10n.t('Starting {0} on {1} as a task', input.tool, input.server),
+        confirmationMessages: {
+          title: vscode.l10n.t('Run an MCP tool as a background task?'),
+          message: new vscode.MarkdownString(
+            vscode.l10n.t('Run {0} on the MCP server {1} as a task. It keeps running in the background; see it in the MCP Tasks view.', code(input.tool), code(input.server)) +
+              `\n\n\`\`\`json\n${args.length > 2000 ? `${args.slice(0, 2000)}…` : args}\n\`\`\``,
+          ),
+        },
+      };
+    },
+    invoke: (options, token) =>
+      run(token, async (signal) => {
+        const input = readStartTaskInput(options.input);
+        const server = service.resolveServer(input.server);
+        const task = await service.start(server.id, input.tool, { arguments: input.arguments, ttlSeconds: input.ttlSeconds, origin: 'chat', preference: 'task', signal });
+        return formatTask(task, `Started task "${task.taskId}".`);
+      }),
+  };
+
+  const getTask: vscode.LanguageModelTool<unknown> = {
+    prepareInvocation: () => ({ invocationMessage: vscode.l10n.t('Checking MCP tasks') }),
+    invoke: (options, token) =>
+      run(token, async () => {
+        const input = readGetTaskInput(options.input);
+        if (input.taskId === undefined) {
+          const serverId = input.server === undefined ? undefined : service.resolveServer(input.server).id;
+          return formatTaskList(service.tasks().filter((t) => serverId === undefined || t.serverId === serverId));
+        }
+        return formatTask(service.findTask(input.taskId, input.server));
+      }),
+  };
+
+  const getResult: vscode.LanguageModelTool<unknown> = {
+    prepareInvocation: (options) => {
+      const wait = (options.input as { waitSeconds?: unknown } | undefined)?.waitSeconds;
+      return {
+        invocationMessage:
+          typeof wait === 'number' && wait > 0 ? vscode.l10n.t('Waiting up to {0} s for an MCP task to end', Math.min(wait, MAX_WAIT_SECONDS)) : vscode.l10n.t('Reading the result of an MCP task'),
+      };
+    },
+    invoke: (options, token) =>
+      run(token, async (signal) => {
+        const input = readGetResultInput(options.input);
+        const task = service.findTask(input.taskId, input.server);
+        const r = await service.result(task.id, input.waitSeconds * 1000, signal);
+        return formatResult(r, { seconds: input.waitSeconds, capped: input.waitCapped });
+      }),
+  };
+
+  const cancelTask: vscode.LanguageModelTool<unknown> = {
+    prepareInvocation: (options) => {
+      let what: string;
+      try {
+        const input = readCancelTaskInput(options.input);
+        const t = service.findTask(input.taskId, input.server);
+        what = vscode.l10n.t('Cancel the task {0} ({1} on {2})? The server stops its work.', code(t.taskId), code(t.toolName || '?'), code(t.serverLabel));
+      } catch {
+        return { invocationMessage: vscode.l10n.t('Cancelling an MCP task') };
+      }
+      return {
+        invocationMessage: vscode.l10n.t('Cancelling an MCP task'),
+        confirmationMessages: { title: vscode.l10n.t('Cancel an MCP task?'), message: new vscode.MarkdownString(what) },
+      };
+    },
+    invoke: (options, token) =>
+      run(token, async () => {
+        const input = readCancelTaskInput(options.input);
+        const task = await service.cancel(service.findTask(input.taskId, input.server).id);
+        return formatTask(task, `Cancellation of task "${task.taskId}" was requested.`);
+      }),
+  };
+
+  return [
+    vscode.lm.registerTool('mcpTasks_listTools', listTools),
+    vscode.lm.registerTool('mcpTasks_startTask', startTask),
+    vscode.lm.registerTool('mcpTasks_getTask', getTask),
+    vscode.lm.registerTool('mcpTasks_getResult', getResult),
+    vscode.lm.registerTool('mcpTasks_cancelTask', cancelTask),
+  ];
+}

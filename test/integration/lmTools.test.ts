@@ -1,0 +1,131 @@
+// The language-model tools inside a real extension host, called through vscode.lm.invokeTool as
+// an agent's tool calls are, against the workspace's stdio servers `everything`
+// (server-everything) and `demo` (demo/server.mjs). In this test mode the editor skips the
+// confirmation of prepareInvocation and takes it as yes.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { McpTasksApi } from '../../api/mcp-tasks';
+import { getExtension } from './helpers';
+import { cleanUp, invoke, publicApi } from './taskApiHelpers';
+
+const TOOLS = ['mcpTasks_listTools', 'mcpTasks_startTask', 'mcpTasks_getTask', 'mcpTasks_getResult', 'mcpTasks_cancelTask'];
+
+suite('Language-model tools', () => {
+  let api: McpTasksApi;
+  const started: string[] = [];
+
+  /** The API's id of a task the model knows by its taskId (for cleanup and origin checks). */
+  const track = (taskId: string) => {
+    const t = api.getTasks().find((x) => x.taskId === taskId);
+    assert.ok(t, `task ${taskId} is tracked`);
+    started.push(t.id);
+    return t;
+  };
+
+  suiteSetup(async () => {
+    api = await publicApi();
+  });
+
+  suiteTeardown(async () => {
+    if (api) await cleanUp(api, started);
+  });
+
+  test('the five tools are contributed and registered, each with a model description and an input schema', () => {
+    const contributed: Array<Record<string, unknown>> = getExtension().packageJSON.contributes?.languageModelTools ?? [];
+    assert.deepEqual(contributed.map((t) => t.name), TOOLS);
+    for (const c of contributed) {
+      for (const key of ['displayName', 'toolReferenceName', 'modelDescription', 'inputSchema']) assert.ok(c[key], `${String(c.name)} has ${key}`);
+      assert.equal(c.canBeReferencedInPrompt, true);
+    }
+    for (const name of TOOLS) {
+      const info = vscode.lm.tools.find((t) => t.name === name);
+      assert.ok(info, `${name} is in vscode.lm.tools`);
+      assert.ok(info.description.length > 80, `${name} tells the model what it does`);
+      assert.equal((info.inputSchema as { type?: string }).type, 'object');
+    }
+  });
+
+  test('mcpTasks_listTools lists the task tools of both servers, with their inputs, and leaves out plain tools', async () => {
+    const a = await invoke('mcpTasks_listTools', {});
+    assert.match(a.text, /tools can run as tasks:/);
+    assert.match(a.text, /server "everything", tool "simulate-research-query" \(taskSupport required\)/);
+    assert.match(a.text, /server "demo", tool "build-project" \(taskSupport required\)/);
+    assert.match(a.text, /server "demo", tool "quick-echo" \(taskSupport optional\)/);
+    const tools = a.data.tools as Array<{ server: string; tool: string; inputs: Array<{ name: string; required: boolean }> }>;
+    assert.ok(!tools.some((t) => t.tool === 'get-time' || t.tool === 'echo'), 'tools that cannot run as tasks are left out');
+    const research = tools.find((t) => t.tool === 'simulate-research-query');
+    assert.deepEqual(research?.inputs.find((i) => i.name === 'topic')?.required, true);
+    const only = await invoke('mcpTasks_listTools', { server: 'demo' });
+    assert.ok((only.data.tools as Array<{ server: string }>).every((t) => t.server === 'demo'));
+  });
+
+  test('an agent starts simulate-research-query, gets control back while it works, and later reads the completed result', async () => {
+    const begun = Date.now();
+    const start = await invoke('mcpTasks_startTask', { server: 'everything', tool: 'simulate-research-query', arguments: { topic: 'tide pools' } });
+    const task = start.data.task as { taskId: string; status: string; startedBy: string; server: string };
+    assert.equal(task.status, 'working', 'control comes back before the task ends (it takes about 4 s)');
+    assert.ok(Date.now() - begun < 3000, `startTask returned after ${Date.now() - begun} ms`);
+    assert.equal(task.startedBy, 'chat');
+    assert.equal(task.server, 'everything');
+    assert.match(start.text, new RegExp(`^Started task "${task.taskId}"\\.`));
+    assert.match(start.text, /mcpTasks_getResult/);
+    assert.equal(track(task.taskId).origin, 'chat', 'the task is tracked as started by chat (the view\'s tooltip says so)');
+
+    const check = await invoke('mcpTasks_getTask', { taskId: task.taskId });
+    assert.equal((check.data.task as { status: string }).status, 'working');
+    assert.match(check.text, /is working/);
+
+    const early = await invoke('mcpTasks_getResult', { taskId: task.taskId });
+    assert.equal(early.data.done, false);
+    assert.match(early.text, /^The task has not ended yet\./);
+
+    const result = await invoke('mcpTasks_getResult', { taskId: task.taskId, server: 'everything', waitSeconds: 30 });
+    assert.equal(result.data.done, true, result.text);
+    assert.equal((result.data.task as { status: string }).status, 'completed');
+    assert.match(result.text, /The result:\n[\s\S]*Research Report: tide pools/);
+  });
+
+  test('a bounded wait returns the status of a long task; mcpTasks_cancelTask cancels it', async () => {
+    const start = await invoke('mcpTasks_startTask', { server: 'demo', tool: 'long-running-scan', arguments: { durationMs: 60_000 }, ttlSeconds: 120 });
+    const taskId = (start.data.task as { taskId: string }).taskId;
+    track(taskId);
+    const begun = Date.now();
+    const waited = await invoke('mcpTasks_getResult', { taskId, waitSeconds: 1 });
+    assert.ok(Date.now() - begun >= 900, 'it waited');
+    assert.equal(waited.data.done, false);
+    assert.match(waited.text, /^The task has not ended after waiting 1 s\./);
+
+    const cancelled = await invoke('mcpTasks_cancelTask', { taskId });
+    assert.equal((cancelled.data.task as { status: string }).status, 'cancelled');
+    assert.match(cancelled.text, /Cancellation of task .* was requested\.\n.*is cancelled/);
+    const after = await invoke('mcpTasks_getResult', { taskId });
+    assert.match(after.text, /No result: The task was cancelled; it has no result\./);
+    await assert.rejects(Promise.resolve(vscode.lm.invokeTool('mcpTasks_cancelTask', { input: { taskId }, toolInvocationToken: undefined })), /already ended \(cancelled\)/);
+  });
+
+  test('a failing task\'s error output reaches the model, marked as an error', async () => {
+    const start = await invoke('mcpTasks_startTask', { server: 'demo', tool: 'failing-job', arguments: { failAfterMs: 200 } });
+    const taskId = (start.data.task as { taskId: string }).taskId;
+    track(taskId);
+    const r = await invoke('mcpTasks_getResult', { taskId, waitSeconds: 20 });
+    assert.equal((r.data.task as { status: string }).status, 'failed');
+    assert.equal(r.data.isError, true);
+    assert.match(r.text, /The tool reported an error \(isError\)\. Its output:\nStep 2\/3 failed/);
+  });
+
+  test('mcpTasks_getTask without a task id lists the tracked tasks', async () => {
+    const a = await invoke('mcpTasks_getTask', {});
+    assert.match(a.text, /tasks? (is|are) tracked/);
+    assert.ok((a.data.tasks as Array<{ tool?: string }>).some((t) => t.tool === 'simulate-research-query'));
+  });
+
+  test('wrong input is refused with an error the model can act on', async () => {
+    const call = (name: string, input: object) => Promise.resolve(vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }));
+    await assert.rejects(call('mcpTasks_startTask', { server: 'demo' }), /mcpTasks_startTask: "tool" is required/);
+    await assert.rejects(call('mcpTasks_startTask', { server: 'demo', tool: 'build-project', args: {} }), /unknown property "args"; allowed: server, tool, arguments, ttlSeconds/);
+    await assert.rejects(call('mcpTasks_startTask', { server: 'nope', tool: 'x' }), /No MCP server "nope" is configured; the servers are/);
+    await assert.rejects(call('mcpTasks_startTask', { server: 'demo', tool: 'get-time' }), /does not support running as a task/);
+    await assert.rejects(call('mcpTasks_getResult', { taskId: 'no-such-task' }), /No task "no-such-task" is tracked/);
+    await assert.rejects(call('mcpTasks_getResult', { taskId: 'x', waitSeconds: -5 }), /"waitSeconds" must be a number of seconds, 0 or more/);
+  });
+});

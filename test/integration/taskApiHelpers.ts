@@ -1,0 +1,44 @@
+// Shared by the in-editor tests of the language-model tools and of the public API.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { McpTasksApi } from '../../api/mcp-tasks';
+import { EXTENSION_ID } from './helpers';
+
+/** The public API, as another extension gets it. */
+export async function publicApi(): Promise<McpTasksApi> {
+  const ext = vscode.extensions.getExtension<McpTasksApi>(EXTENSION_ID);
+  assert.ok(ext, `${EXTENSION_ID} is not loaded`);
+  const api = await ext.activate();
+  await (api as { testing?: { whenConfigurationLoaded?(): Promise<void> } }).testing?.whenConfigurationLoaded?.();
+  return api;
+}
+
+/** A tool's answer: its text part and its JSON part, parsed. */
+export interface ToolAnswer {
+  text: string;
+  data: Record<string, unknown>;
+}
+
+/** Calls one of our tools the way the editor does for an agent (outside a chat request). */
+export async function invoke(name: string, input: object): Promise<ToolAnswer> {
+  const result = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined });
+  const values = result.content.map((p) => (p as { value?: unknown }).value);
+  assert.equal(values.length, 2, `${name} answers with a text part and a JSON part; got ${JSON.stringify(values)}`);
+  assert.ok(result.content.every((p) => p instanceof vscode.LanguageModelTextPart), 'both parts are LanguageModelTextPart');
+  return { text: String(values[0]), data: JSON.parse(String(values[1])) as Record<string, unknown> };
+}
+
+/**
+ * Leaves the window as the next suites expect it: tasks this suite started are cancelled and
+ * cleared from the view, and the servers it connected are disconnected again.
+ */
+export async function cleanUp(api: McpTasksApi, started: readonly string[]): Promise<void> {
+  for (const id of started) {
+    const t = api.getTask(id);
+    if (t && (t.status === 'working' || t.status === 'input_required')) await api.cancelTask(id).catch(() => undefined);
+  }
+  await vscode.commands.executeCommand('mcpTasks.clearFinished');
+  for (const s of api.getServers()) {
+    if (s.state !== 'idle') await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id: s.id });
+  }
+}

@@ -1,0 +1,168 @@
+import * as assert from 'node:assert/strict';
+import { MAX_RESULT_CHARS, formatResult, formatTask, formatTaskList, formatToolList, summarizeInputs } from '../../../src/core/api/lmFormat';
+import type { ResultInfo, ServerInfo, TaskInfo, ToolInfo } from '../../../src/core/api/service';
+
+const server = (over: Partial<ServerInfo> = {}): ServerInfo => ({
+  id: 'folder:/w:everything',
+  name: 'everything',
+  label: 'everything',
+  type: 'stdio',
+  state: 'connected',
+  tasks: { toolCalls: true, list: true, cancel: true },
+  ...over,
+});
+
+const tool = (name: string, taskSupport: ToolInfo['taskSupport'], runsAsTask = taskSupport !== 'forbidden'): ToolInfo => ({
+  serverId: 'folder:/w:everything',
+  name,
+  description: `${name} does things`,
+  taskSupport,
+  runsAsTask,
+  inputSchema: {
+    type: 'object',
+    properties: {
+      topic: { type: 'string', description: 'The research topic' },
+      ambiguous: { type: 'boolean', default: false },
+      region: { type: 'string', oneOf: [{ const: 'eu', title: 'Europe' }, { const: 'us', title: 'US' }] },
+    },
+    required: ['topic'],
+  },
+});
+
+const task = (over: Partial<TaskInfo> = {}): TaskInfo => ({
+  id: 'folder:/w:everything\u0000t-1',
+  serverId: 'folder:/w:everything',
+  serverLabel: 'everything',
+  taskId: 't-1',
+  kind: 'task',
+  toolName: 'simulate-research-query',
+  status: 'working',
+  createdAt: '2025-11-25T10:00:00.000Z',
+  lastUpdatedAt: '2025-11-25T10:00:02.000Z',
+  ttl: 3_600_000,
+  origin: 'chat',
+  hasResult: false,
+  ...over,
+});
+
+describe('language-model tool answers', () => {
+  it('summarizes an input schema to names, types, required, descriptions and allowed values', () => {
+    assert.deepEqual(summarizeInputs(tool('x', 'required').inputSchema), [
+      { name: 'topic', type: 'string', required: true, description: 'The research topic', enum: undefined, default: undefined },
+      { name: 'ambiguous', type: 'boolean', required: false, description: undefined, enum: undefined, default: false },
+      { name: 'region', type: 'string', required: false, description: undefined, enum: ['eu', 'us'], default: undefined },
+    ]);
+    assert.deepEqual(summarizeInputs({ type: 'object' }), []);
+    assert.deepEqual(summarizeInputs({ properties: { a: 'nonsense', b: { type: ['string', 'null'] } }, required: [1, 'b'] }), [
+      { name: 'a', type: undefined, required: false, description: undefined, enum: undefined, default: undefined },
+      { name: 'b', type: 'string | null', required: true, description: undefined, enum: undefined, default: undefined },
+    ]);
+  });
+
+  it('lists only the tools that run as tasks, and says which servers failed or run no tasks', () => {
+    const a = formatToolList([
+      { server: server(), tools: [tool('simulate-research-query', 'required'), tool('echo', 'forbidden'), tool('maybe', 'optional')] },
+      { server: server({ id: 'b', label: 'plain', tasks: { toolCalls: false, list: false, cancel: false } }), tools: [tool('lonely', 'optional', false)] },
+      { server: server({ id: 'c', label: 'down', state: 'idle', tasks: undefined }), error: 'spawn nope ENOENT' },
+    ]);
+    assert.match(a.text, /^2 tools can run as tasks:/);
+    assert.match(a.text, /- server "everything", tool "simulate-research-query" \(taskSupport required\): simulate-research-query does things/);
+    assert.match(a.text, /tool "maybe" \(taskSupport optional\)/);
+    assert.doesNotMatch(a.text, /"echo"|"lonely"/);
+    assert.match(a.text, /Server "down" could not be reached: spawn nope ENOENT/);
+    assert.match(a.text, /Server "plain" does not run tools as tasks\./);
+    const data = a.data as { servers: Array<Record<string, unknown>>; tools: Array<Record<string, unknown>> };
+    assert.deepEqual(data.servers.map((s) => [s.server, s.state, s.tasks]), [['everything', 'connected', true], ['plain', 'connected', false], ['down', 'error', false]]);
+    assert.deepEqual(data.tools.map((t) => [t.server, t.tool]), [['everything', 'simulate-research-query'], ['everything', 'maybe']]);
+    assert.equal((data.tools[0].inputs as unknown[]).length, 3);
+    assert.equal(formatToolList([]).text, 'No MCP servers are configured in MCP Tasks.');
+  });
+
+  it('a started task: its id, status, the server\'s immediate response and what to do next; no editor ids', () => {
+    const a = formatTask(task({ immediateResponse: 'Research started.', statusMessage: 'Gathering sources...', progress: { progress: 1, total: 4 } }), 'Started task "t-1".');
+    assert.match(a.text, /^Started task "t-1"\.\nTask "t-1" \("simulate-research-query" on server "everything"\) is working \(Gathering sources\.\.\.; progress 1\/4\)\./);
+    assert.match(a.text, /The server said: Research started\./);
+    assert.match(a.text, /mcpTasks_getResult \(waitSeconds up to 120\)/);
+    const t = a.data.task as Record<string, unknown>;
+    assert.equal(t.taskId, 't-1');
+    assert.equal(t.server, 'everything');
+    assert.equal(t.ttlSeconds, 3600);
+    assert.equal(t.startedBy, 'chat');
+    assert.ok(!('id' in t) && !('serverId' in t), 'the editor\'s key and the long server id stay out of the model\'s context');
+  });
+
+  it('next steps follow the status', () => {
+    assert.match(formatTask(task({ status: 'input_required' })).text, /waits for the user, who is asked a question in the editor/);
+    assert.match(formatTask(task({ status: 'completed' })).text, /Read its result with mcpTasks_getResult/);
+    assert.match(formatTask(task({ status: 'cancelled' })).text, /It has ended and has no result\./);
+    assert.match(formatTask(task({ status: 'lost', note: 'The server\'s process ended.' })).text, /is lost \(The server's process ended\.\)/);
+  });
+
+  it('lists tracked tasks, newest first as given, capped', () => {
+    const many = Array.from({ length: 25 }, (_, i) => task({ taskId: `t-${i}` }));
+    const a = formatTaskList(many);
+    assert.match(a.text, /^25 tasks are tracked \(the newest 20 shown\):/);
+    assert.equal((a.data.tasks as unknown[]).length, 20);
+    assert.equal(formatTaskList([]).text, 'No tasks are tracked.');
+  });
+
+  it('a result: text blocks verbatim, binary described not pasted, structured content in the JSON part', () => {
+    const r: ResultInfo = {
+      task: task({ status: 'completed', hasResult: true }),
+      done: true,
+      outcome: {
+        kind: 'result',
+        result: {
+          content: [
+            { type: 'text', text: '# Research Report: tides' },
+            { type: 'image', mimeType: 'image/png', data: 'A'.repeat(4096) },
+            { type: 'resource_link', uri: 'file:///r.md', name: 'r.md' },
+            { type: 'resource', resource: { uri: 'mem://x', text: 'inner' } },
+            { type: 'resource', resource: { uri: 'mem://b', mimeType: 'application/zip', blob: 'AAAA' } },
+            { type: 'mystery', x: 1 },
+          ],
+          structuredContent: { files: 3 },
+        },
+      },
+    };
+    const a = formatResult(r, { seconds: 0, capped: false });
+    assert.match(a.text, /is completed\./);
+    assert.match(a.text, /The result:\n# Research Report: tides/);
+    assert.match(a.text, /\[image \(image\/png, 3 KB\), not included\]/);
+    assert.doesNotMatch(a.text, /AAAAAAAA/);
+    assert.match(a.text, /\[resource link: r\.md <file:\/\/\/r\.md>\]/);
+    assert.match(a.text, /\[embedded resource mem:\/\/x\]\ninner/);
+    assert.match(a.text, /\[embedded resource mem:\/\/b \(application\/zip, 1 KB\), not included\]/);
+    assert.match(a.text, /\[content of type "mystery"\]/);
+    assert.deepEqual(a.data.structuredContent, { files: 3 });
+    assert.equal(a.data.isError, false);
+    assert.equal(a.data.done, true);
+  });
+
+  it('an isError result, a JSON-RPC error and a missing result are told apart', () => {
+    const failed = task({ status: 'failed', hasResult: true });
+    const isError = formatResult({ task: failed, done: true, outcome: { kind: 'result', result: { content: [{ type: 'text', text: 'lint: 2 errors' }], isError: true } } }, { seconds: 0, capped: false });
+    assert.match(isError.text, /The tool reported an error \(isError\)\. Its output:\nlint: 2 errors/);
+    assert.equal(isError.data.isError, true);
+    const rpc = formatResult({ task: failed, done: true, outcome: { kind: 'error', error: { code: -32603, message: 'boom', data: { file: 'x' } } } }, { seconds: 0, capped: false });
+    assert.match(rpc.text, /JSON-RPC error -32603: boom\nError data: \{"file":"x"\}/);
+    assert.deepEqual(rpc.data.error, { code: -32603, message: 'boom', data: { file: 'x' } });
+    const none = formatResult({ task: task({ status: 'expired' }), done: true, fetchError: 'The task is expired and no result was fetched before' }, { seconds: 0, capped: false });
+    assert.match(none.text, /No result: The task is expired/);
+  });
+
+  it('a task still running after the wait says so, and how long was waited', () => {
+    const a = formatResult({ task: task({ statusMessage: 'Analyzing content...' }), done: false }, { seconds: 120, capped: true });
+    assert.match(a.text, /^The task has not ended after waiting 120 s \(the longest wait allowed\)\.\nTask "t-1"/);
+    assert.equal(a.data.done, false);
+    assert.match(formatResult({ task: task(), done: false }, { seconds: 0, capped: false }).text, /^The task has not ended yet\./);
+  });
+
+  it('a huge result is cut, and says where the rest is', () => {
+    const big = 'x'.repeat(MAX_RESULT_CHARS + 500);
+    const a = formatResult({ task: task({ status: 'completed' }), done: true, outcome: { kind: 'result', result: { content: [{ type: 'text', text: big }], structuredContent: { blob: big } } } }, { seconds: 0, capped: false });
+    assert.match(a.text, /\[… 500 more characters cut; the full result is in the MCP Tasks view\]$/);
+    assert.ok(a.text.length < MAX_RESULT_CHARS + 1000);
+    assert.match(String(a.data.structuredContent), /characters of structured content cut/);
+  });
+});

@@ -1,0 +1,168 @@
+import * as assert from 'node:assert/strict';
+import * as os from 'node:os';
+import { TasksService } from '../../../src/core/api/service';
+import type { TaskInfo } from '../../../src/core/api/service';
+import { parseSettingServers } from '../../../src/core/config/parse';
+import { ServerManager } from '../../../src/core/servers/serverManager';
+import { TaskEngine } from '../../../src/core/tasks/engine';
+import { createTransport } from '../../../src/core/transports/factory';
+import { MemoryLogger } from '../helpers/logger';
+import { demoServer } from '../helpers/peers';
+
+/** The service over a real engine and server manager, with the demo server over stdio. */
+function open() {
+  const log = new MemoryLogger();
+  const engine: TaskEngine = new TaskEngine({
+    logger: log,
+    sessions: { getSession: (id) => servers.getSession(id), label: (id) => servers.label(id), tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id) },
+    minPollMs: 100,
+  });
+  const servers: ServerManager = new ServerManager({
+    logger: log,
+    clientInfo: { name: 'mcp-tasks-test', version: '0' },
+    roots: () => [],
+    resolveContext: () => ({ userHome: os.homedir(), env: process.env, readFile: async () => '' }),
+    promptInput: async () => undefined,
+    createTransport,
+    capabilities: () => engine.clientCapabilities(),
+    onSession: (session, config) => engine.attachSession(config.id, session),
+  });
+  const config = parseSettingServers({ demo: { type: 'stdio', command: process.execPath, args: [demoServer, 'stdio', '--quiet', '--poll-interval', '200'] } });
+  servers.setConfiguration(config.servers, config.errors);
+  const service = new TasksService({ engine, servers, logger: log });
+  return {
+    log,
+    engine,
+    servers,
+    service,
+    close() {
+      service.dispose();
+      engine.dispose();
+      servers.dispose();
+    },
+  };
+}
+
+describe('TasksService (the API and language-model tools) against the demo server over stdio', function () {
+  this.timeout(30000);
+  let w: ReturnType<typeof open>;
+  let demoId: string;
+  before(() => {
+    w = open();
+    demoId = w.service.servers()[0].id;
+  });
+  after(() => w?.close());
+
+  it('finds a server by id, label or name, and names the configured ones when it cannot', () => {
+    assert.equal(w.service.resolveServer('demo').id, demoId);
+    assert.equal(w.service.resolveServer(demoId).label, 'demo');
+    assert.throws(() => w.service.resolveServer('nope'), /No MCP server "nope" is configured; the servers are "demo"\./);
+  });
+
+  it('reports a server\'s task capabilities only once it is connected, and lists tools with their task support', async () => {
+    assert.equal(w.service.servers()[0].tasks, undefined);
+    assert.equal(w.service.servers()[0].state, 'idle');
+    const tools = await w.service.tools(demoId);
+    const by = new Map(tools.map((t) => [t.name, t]));
+    assert.deepEqual([by.get('build-project')?.taskSupport, by.get('build-project')?.runsAsTask], ['required', true]);
+    assert.deepEqual([by.get('quick-echo')?.taskSupport, by.get('quick-echo')?.runsAsTask], ['optional', true]);
+    assert.deepEqual([by.get('get-time')?.taskSupport, by.get('get-time')?.runsAsTask], ['forbidden', false]);
+    assert.equal((by.get('build-project')?.inputSchema.properties as Record<string, unknown>).project !== undefined, true);
+    assert.deepEqual(w.service.servers()[0].tasks, { toolCalls: true, list: true, cancel: true });
+    assert.equal(w.service.servers()[0].state, 'connected');
+  });
+
+  it('starts a task and returns at once (working, with the immediate response); the result comes later through a bounded wait', async () => {
+    const started = Date.now();
+    const t = await w.service.start(demoId, 'build-project', { arguments: { project: 'api', durationMs: 1500 }, origin: 'chat', preference: 'task' });
+    assert.ok(Date.now() - started < 1500, 'control returns before the task could have ended');
+    assert.equal(t.status, 'working');
+    assert.equal(t.origin, 'chat');
+    assert.equal(t.kind, 'task');
+    assert.match(t.immediateResponse ?? '', /Building api in the background/);
+    assert.equal(w.engine.get(t.id)?.origin, 'chat', 'the engine tracks it as started by chat');
+
+    const now = await w.service.result(t.id, 0);
+    assert.equal(now.done, false);
+    assert.equal(now.task.status, 'working');
+
+    const short = await w.service.result(t.id, 200);
+    assert.equal(short.done, false, 'a wait shorter than the task returns the status, not an error');
+
+    const r = await w.service.result(t.id, 10_000);
+    assert.equal(r.done, true);
+    assert.equal(r.task.status, 'completed');
+    assert.equal(r.task.hasResult, true);
+    assert.equal(r.outcome?.kind, 'result');
+    assert.match(JSON.stringify(r.outcome), /Build of api succeeded/);
+  });
+
+  it('a plain-call-only tool is refused as a task', async () => {
+    await assert.rejects(w.service.start(demoId, 'get-time', { origin: 'chat', preference: 'task' }), /does not support running as a task/);
+    await assert.rejects(w.service.start(demoId, 'no-such-tool', { origin: 'chat' }), /has no tool named "no-such-tool"/);
+  });
+
+  it('a failed task\'s isError result is returned as its outcome', async () => {
+    const t = await w.service.start(demoId, 'failing-job', { arguments: { failAfterMs: 100 }, origin: 'api' });
+    const r = await w.service.result(t.id, 10_000);
+    assert.equal(r.task.status, 'failed');
+    assert.equal(r.outcome?.kind === 'result' && r.outcome.result.isError, true);
+  });
+
+  it('cancels a task; a cancelled task has no result, and the answer says so', async () => {
+    const t = await w.service.start(demoId, 'long-running-scan', { arguments: { durationMs: 60_000 }, origin: 'chat' });
+    const c = await w.service.cancel(t.id);
+    assert.equal(c.status, 'cancelled');
+    const r = await w.service.result(t.id, 1000);
+    assert.deepEqual([r.done, r.outcome, r.fetchError], [true, undefined, 'The task was cancelled; it has no result.']);
+    await assert.rejects(w.service.cancel(t.id), /already ended \(cancelled\)/);
+    await assert.rejects(w.service.cancel('unknown'), /No task with id "unknown" is tracked/);
+  });
+
+  it('finds a task by the server\'s task id, with or without the server', async () => {
+    const t = await w.service.start(demoId, 'quick-echo', { arguments: { message: 'hi' }, origin: 'chat', preference: 'task' });
+    assert.equal(w.service.findTask(t.taskId).id, t.id);
+    assert.equal(w.service.findTask(t.taskId, 'demo').id, t.id);
+    assert.throws(() => w.service.findTask('nope'), /No task "nope" is tracked\./);
+    assert.throws(() => w.service.findTask(t.taskId, 'other'), /No MCP server "other"/);
+    assert.equal(w.service.tasks()[0].id, t.id, 'newest first');
+  });
+
+  it('a wait ends when its signal aborts, and every wait ends when the service is disposed', async () => {
+    const t = await w.service.start(demoId, 'long-running-scan', { arguments: { durationMs: 60_000 }, origin: 'api' });
+    const ac = new AbortController();
+    const started = Date.now();
+    setTimeout(() => ac.abort(), 100);
+    const r = await w.service.result(t.id, 20_000, ac.signal);
+    assert.equal(r.done, false);
+    assert.ok(Date.now() - started < 5000);
+    // A second service over the same engine, disposed while it waits (the window closing).
+    const other = new TasksService({ engine: w.engine, servers: w.servers, logger: w.log });
+    const waiting = other.result(t.id, 20_000);
+    setTimeout(() => other.dispose(), 100);
+    const r2 = await waiting;
+    assert.equal(r2.done, false);
+    assert.ok(Date.now() - started < 5000);
+    await w.service.cancel(t.id);
+  });
+
+  it('change events carry copies: a listener cannot change what others or the engine see', async () => {
+    const seen: TaskInfo[] = [];
+    const sub = w.service.onDidChangeTask((t) => {
+      seen.push(t);
+      t.status = 'failed';
+      (t as { arguments?: Record<string, unknown> }).arguments!.message = 'changed';
+    });
+    const throwing = w.service.onDidChangeTask(() => {
+      throw new Error('listener bug');
+    });
+    const t = await w.service.start(demoId, 'quick-echo', { arguments: { message: 'mine' }, origin: 'api', preference: 'task' });
+    const r = await w.service.result(t.id, 10_000);
+    sub.dispose();
+    throwing.dispose();
+    assert.ok(seen.some((s) => s.id === t.id));
+    assert.equal(r.task.status, 'completed');
+    assert.deepEqual(w.engine.get(t.id)?.arguments, { message: 'mine' });
+    assert.ok(w.log.has('error', /A listener of task changes failed: listener bug/));
+  });
+});
