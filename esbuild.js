@@ -52,8 +52,7 @@ async function main() {
     outfile: 'dist/extension.js',
     external: ['vscode', 'bufferutil', 'utf-8-validate'],
     // We only ever open client sockets: bundle ws's client, not its server and stream helpers.
-    // jsonc-parser's default entry is a UMD build whose inner requires do not survive bundling.
-    alias: { ws: './node_modules/ws/lib/websocket.js', 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
+    alias: { ws: './node_modules/ws/lib/websocket.js' },
     charset: 'utf8',
     legalComments: 'none',
     logLevel: 'silent',

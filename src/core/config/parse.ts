@@ -1,5 +1,4 @@
-import { findNodeAtLocation, parse, parseTree, printParseErrorCode, stripComments } from 'jsonc-parser';
-import type { Node, ParseError } from 'jsonc-parser';
+import { isBlankJsonc, parseJsonc } from './jsonc';
 import * as z from 'zod/mini';
 import type { ConfigError, ConfigSource, InputDef, ParseResult, ServerConfig, ServerType } from './types';
 import { SERVERS_SETTING, SETTINGS_SOURCE, describeSource, serverId, sourceKey } from './types';
@@ -44,26 +43,7 @@ const InputSchema = z.looseObject({
 
 const FILE_TYPES: readonly ServerType[] = ['stdio', 'http', 'sse'];
 const SETTING_TYPES: readonly ServerType[] = ['stdio', 'http', 'sse', 'ws'];
-const MAX_SYNTAX_ERRORS = 10;
 
-const SYNTAX_WORDS: Record<string, string> = {
-  InvalidSymbol: 'unexpected character',
-  InvalidNumberFormat: 'invalid number',
-  PropertyNameExpected: 'a property name in double quotes is expected',
-  ValueExpected: 'a value is expected',
-  ColonExpected: 'a colon (:) is expected',
-  CommaExpected: 'a comma is missing',
-  CloseBraceExpected: 'a closing brace (}) is missing',
-  CloseBracketExpected: 'a closing bracket (]) is missing',
-  EndOfFileExpected: 'unexpected text after the end of the document',
-  InvalidCommentToken: 'invalid comment',
-  UnexpectedEndOfComment: 'a comment is not closed (*/ is missing)',
-  UnexpectedEndOfString: 'a string is not closed (" is missing)',
-  UnexpectedEndOfNumber: 'a number is cut short',
-  InvalidUnicode: 'invalid \\u escape in a string',
-  InvalidEscapeCharacter: 'invalid escape character in a string',
-  InvalidCharacter: 'invalid character in a string (control characters must be escaped)',
-};
 
 /**
  * Parses a workspace folder's `.vscode/mcp.json` (JSONC: comments and trailing commas allowed).
@@ -75,28 +55,23 @@ export function parseMcpJson(text: string, source: ConfigSource): ParseResult {
   const result: ParseResult = { servers: [], inputs: [], errors: [] };
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   // An empty file (or one with only comments) is an empty configuration, not an error.
-  if (stripComments(text).trim() === '') return result;
+  if (isBlankJsonc(text)) return result;
 
-  const syntax: ParseError[] = [];
-  const doc: unknown = parse(text, syntax, { allowTrailingComma: true, disallowComments: false });
-  if (syntax.length > 0) {
-    for (const e of syntax.slice(0, MAX_SYNTAX_ERRORS)) {
-      const pos = lineColumn(text, e.offset);
-      const words = SYNTAX_WORDS[printParseErrorCode(e.error)] ?? printParseErrorCode(e.error);
-      result.errors.push({
-        kind: 'syntax',
-        source: sourceKey(source),
-        message: `${describeSource(source)}, line ${pos.line}, column ${pos.column}: ${words}.`,
-        ...pos,
-      });
-    }
+  const parsed = parseJsonc(text);
+  if (parsed.error) {
+    const pos = lineColumn(text, parsed.error.offset);
+    result.errors.push({
+      kind: 'syntax',
+      source: sourceKey(source),
+      message: `${describeSource(source)}, line ${pos.line}, column ${pos.column}: ${parsed.error.message}.`,
+      ...pos,
+    });
     return result;
   }
-
-  const tree = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
+  const doc = parsed.value;
   const locate: Locate = (path) => {
-    const node = tree && nodeAt(tree, path);
-    return node ? lineColumn(text, node.offset) : undefined;
+    const offset = parsed.locate(path);
+    return offset === undefined ? undefined : lineColumn(text, offset);
   };
   const report = (path: Path, message: string, server?: string) =>
     result.errors.push({ kind: 'invalid', source: sourceKey(source), server, message: `${describeSource(source)}${message}`, ...locate(path) });
@@ -116,10 +91,8 @@ export function parseMcpJson(text: string, source: ConfigSource): ParseResult {
     return result;
   }
   // JSON objects may repeat a key; the last one wins, which users rarely mean.
-  const serversNode = tree && findNodeAtLocation(tree, ['servers']);
   const seen = new Set<string>();
-  for (const prop of serversNode?.children ?? []) {
-    const name = prop.children?.[0]?.value as string;
+  for (const name of parsed.keys(['servers'])) {
     if (seen.has(name)) report(['servers', name], `, server "${name}": defined more than once; the last definition is used.`, name);
     seen.add(name);
   }
@@ -323,16 +296,6 @@ function zodErrors(issues: readonly { path: PropertyKey[]; message: string }[]):
   });
 }
 
-/** The node at `path`; for a missing property, its parent object's key (where it should be added). */
-function nodeAt(tree: Node, path: Path): Node | undefined {
-  for (let n = path.length; n >= 0; n--) {
-    const node = findNodeAtLocation(tree, path.slice(0, n));
-    if (!node) continue;
-    // Point at the key of a property (`"db": {...}`) rather than its value's first brace.
-    return n < path.length && node.parent?.type === 'property' ? node.parent : node;
-  }
-  return undefined;
-}
 
 function lineColumn(text: string, offset: number): { line: number; column: number } {
   let line = 1;

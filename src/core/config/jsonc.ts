@@ -1,0 +1,186 @@
+/**
+ * A small JSONC reader for `.vscode/mcp.json`: JSON plus comments and trailing commas, as VS Code
+ * reads that file. It stops at the first syntax error (the file is then not used at all) and
+ * records where each value and property key starts, so errors can point at a line and column.
+ *
+ * Written here rather than bundling `jsonc-parser` (12 KB of the extension's bundle for what this
+ * file does in about 2 KB); the config tests pin its positions and messages.
+ */
+
+export type JsoncSyntaxError =
+  | 'unexpected character'
+  | 'a value is expected'
+  | 'a property name in double quotes is expected'
+  | 'a colon (:) is expected'
+  | 'a comma is missing'
+  | 'a closing brace (}) is missing'
+  | 'a closing bracket (]) is missing'
+  | 'unexpected text after the end of the document'
+  | 'a comment is not closed (*/ is missing)'
+  | 'a string is not closed (" is missing)'
+  | 'invalid number'
+  | 'invalid escape character in a string'
+  | 'invalid character in a string (control characters must be escaped)';
+
+export type JsoncPath = Array<string | number>;
+
+export interface JsoncDocument {
+  value: unknown;
+  error?: { offset: number; message: JsoncSyntaxError };
+  /** Where the value at `path` starts; for a missing path, the key of its deepest existing parent property. */
+  locate(path: JsoncPath): number | undefined;
+  /** The property names of the object at `path`, in order, repeats included. */
+  keys(path: JsoncPath): string[];
+}
+
+class SyntaxFail {
+  constructor(
+    readonly offset: number,
+    readonly message: JsoncSyntaxError,
+  ) {}
+}
+
+const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+
+export function parseJsonc(text: string): JsoncDocument {
+  let i = 0;
+  const values = new Map<string, { value: number; key?: number }>();
+  const keyLists = new Map<string, string[]>();
+  const id = (path: JsoncPath) => JSON.stringify(path);
+  const fail = (message: JsoncSyntaxError, at = i): never => {
+    throw new SyntaxFail(at, message);
+  };
+
+  const skip = () => {
+    for (;;) {
+      const c = text.charCodeAt(i);
+      if (c === 32 || c === 9 || c === 10 || c === 13 || c === 0xfeff) i++;
+      else if (c === 47 && text[i + 1] === '/') {
+        const nl = text.indexOf('\n', i);
+        i = nl < 0 ? text.length : nl + 1;
+      } else if (c === 47 && text[i + 1] === '*') {
+        const end = text.indexOf('*/', i + 2);
+        if (end < 0) fail('a comment is not closed (*/ is missing)');
+        i = end + 2;
+      } else return;
+    }
+  };
+
+  const string = (): string => {
+    const start = i++;
+    let out = '';
+    for (;;) {
+      if (i >= text.length) fail('a string is not closed (" is missing)', start);
+      const c = text[i];
+      if (c === '"') {
+        i++;
+        return out;
+      }
+      if (c === '\\') {
+        const e = text[i + 1];
+        if (e === 'u') {
+          const hex = text.slice(i + 2, i + 6);
+          if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail('invalid escape character in a string');
+          out += String.fromCharCode(parseInt(hex, 16));
+          i += 6;
+        } else if (e !== undefined && e in ESCAPES) {
+          out += ESCAPES[e];
+          i += 2;
+        } else fail('invalid escape character in a string');
+      } else if (c < ' ') {
+        if (c === '\n' || c === '\r') fail('a string is not closed (" is missing)', start);
+        fail('invalid character in a string (control characters must be escaped)');
+      } else {
+        out += c;
+        i++;
+      }
+    }
+  };
+
+  const value = (path: JsoncPath, key?: number): unknown => {
+    skip();
+    values.set(id(path), { value: i, key });
+    const c = text[i];
+    if (c === '{') return object(path);
+    if (c === '[') return array(path);
+    if (c === '"') return string();
+    const m = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 400));
+    if (m && !/[\w.]/.test(text[i + m[0].length] ?? '')) {
+      i += m[0].length;
+      return JSON.parse(m[0]) as unknown;
+    }
+    if (c === undefined || c === '}' || c === ']' || c === ',') return fail('a value is expected');
+    return fail(/[-\d]/.test(c) ? 'invalid number' : 'unexpected character');
+  };
+
+  const object = (path: JsoncPath): Record<string, unknown> => {
+    i++;
+    const out: Record<string, unknown> = {};
+    const names: string[] = [];
+    keyLists.set(id(path), names);
+    for (;;) {
+      skip();
+      if (text[i] === '}') {
+        i++;
+        return out;
+      }
+      if (text[i] !== '"') fail(i >= text.length ? 'a closing brace (}) is missing' : 'a property name in double quotes is expected');
+      const keyAt = i;
+      const name = string();
+      skip();
+      if (text[i] !== ':') fail('a colon (:) is expected');
+      i++;
+      names.push(name);
+      out[name] = value([...path, name], keyAt);
+      skip();
+      if (text[i] === ',') i++;
+      else if (text[i] !== '}') fail(i >= text.length ? 'a closing brace (}) is missing' : 'a comma is missing');
+    }
+  };
+
+  const array = (path: JsoncPath): unknown[] => {
+    i++;
+    const out: unknown[] = [];
+    for (;;) {
+      skip();
+      if (text[i] === ']') {
+        i++;
+        return out;
+      }
+      if (i >= text.length) fail('a closing bracket (]) is missing');
+      out.push(value([...path, out.length]));
+      skip();
+      if (text[i] === ',') i++;
+      else if (text[i] !== ']') fail(i >= text.length ? 'a closing bracket (]) is missing' : 'a comma is missing');
+    }
+  };
+
+  let result: unknown;
+  let error: JsoncDocument['error'];
+  try {
+    result = value([]);
+    skip();
+    if (i < text.length) fail('unexpected text after the end of the document');
+  } catch (err) {
+    if (!(err instanceof SyntaxFail)) throw err;
+    error = { offset: err.offset, message: err.message };
+    result = undefined;
+  }
+  return {
+    value: result,
+    error,
+    locate(path) {
+      for (let n = path.length; n >= 0; n--) {
+        const at = values.get(id(path.slice(0, n)));
+        if (at) return n < path.length && at.key !== undefined ? at.key : at.value;
+      }
+      return undefined;
+    },
+    keys: (path) => keyLists.get(id(path)) ?? [],
+  };
+}
+
+/** True when the text holds nothing but whitespace and comments. */
+export function isBlankJsonc(text: string): boolean {
+  return /^(?:\s|\/\/[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*$/.test(text);
+}

@@ -1,0 +1,55 @@
+import * as assert from 'node:assert/strict';
+import { isBlankJsonc, parseJsonc } from '../../../src/core/config/jsonc';
+
+describe('config: the JSONC reader', () => {
+  it('reads JSON with line and block comments, trailing commas and a BOM', () => {
+    const d = parseJsonc('\ufeff{ // c\n "a": [1, 2,], /* b */ "b": { "c": "x\\n\\u00e9", }, }');
+    assert.equal(d.error, undefined);
+    assert.deepEqual(d.value, { a: [1, 2], b: { c: 'x\né' } });
+  });
+
+  it('reads every JSON value kind exactly as JSON.parse does', () => {
+    const text = '{"n": -1.5e3, "z": 0, "t": true, "f": false, "nul": null, "s": "q\\"\\\\/\\b\\f\\r\\t", "arr": [[], {}]}';
+    assert.deepEqual(parseJsonc(text).value, JSON.parse(text));
+  });
+
+  const bad: Array<[string, string, number]> = [
+    ['{"a": 1 "b": 2}', 'a comma is missing', 8],
+    ['{"a" 1}', 'a colon (:) is expected', 5],
+    ['{a: 1}', 'a property name in double quotes is expected', 1],
+    ['{"a": }', 'a value is expected', 6],
+    ['{"a": 01}', 'invalid number', 6],
+    ['{"a": tru}', 'unexpected character', 6],
+    ['{"a": "x', 'a string is not closed (" is missing)', 6],
+    ['{"a": "\\q"}', 'invalid escape character in a string', 7],
+    ['{"a": "\t"}', 'invalid character in a string (control characters must be escaped)', 7],
+    ['{"a": 1', 'a closing brace (}) is missing', 7],
+    ['[1, 2', 'a closing bracket (]) is missing', 5],
+    ['{} x', 'unexpected text after the end of the document', 3],
+    ['{ /* never closed', 'a comment is not closed (*/ is missing)', 2],
+  ];
+  for (const [text, message, offset] of bad) {
+    it(`reports "${message}" at its offset: ${JSON.stringify(text)}`, () => {
+      const d = parseJsonc(text);
+      assert.deepEqual(d.error, { offset, message });
+      assert.equal(d.value, undefined);
+    });
+  }
+
+  it('locates values, and for a missing path the key of the deepest property that exists', () => {
+    const text = '{\n  "servers": {\n    "db": { "command": 42 }\n  }\n}';
+    const d = parseJsonc(text);
+    assert.equal(d.locate(['servers', 'db', 'command']), text.indexOf('42'));
+    assert.equal(d.locate(['servers', 'db', 'args']), text.indexOf('"db"'));
+    assert.equal(d.locate([]), 0);
+  });
+
+  it('lists property names in order with repeats, so duplicated servers can be reported', () => {
+    assert.deepEqual(parseJsonc('{"servers": {"a": 1, "b": 2, "a": 3}}').keys(['servers']), ['a', 'b', 'a']);
+  });
+
+  it('tells a file of only comments and whitespace from one with content', () => {
+    assert.equal(isBlankJsonc(' // a\n/* b\n c */\n'), true);
+    assert.equal(isBlankJsonc('// a\n{}'), false);
+  });
+});
