@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+// The view benchmark's process: the real TasksTreeProvider (src/vscode/tree/tasksTree.ts, with a
+// stub `vscode` module) over a real TaskEngine holding `count` tasks of one server. A model of
+// the editor's tree reacts to onDidChangeTreeData as VS Code does: a task node gets getTreeItem
+// again; a server node gets getTreeItem and its children re-resolved (getChildren, then
+// getTreeItem for each); `undefined` re-renders everything. We count events, the nodes they
+// carry, and the getTreeItem calls (`itemsComputed`) each change causes.
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { buildDir, benchDir } from '../lib/common.mjs';
+import { serveWorker } from '../lib/worker.mjs';
+
+const require = createRequire(import.meta.url);
+require(join(benchDir, 'lib', 'vscode-stub.cjs')).install();
+const { TaskEngine, McpSession, JsonRpcConnection, InMemoryTransport, Emitter } = require(join(buildDir, 'core.cjs'));
+const { TasksTreeProvider } = require(join(buildDir, 'tree.cjs'));
+const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, traceEnabled: false };
+const SERVER = 'srv';
+
+function snapshot(i, now) {
+  const at = new Date(now - i * 1000).toISOString();
+  const taskId = `task-${String(i).padStart(6, '0')}`;
+  return { key: `${SERVER}\u0000${taskId}`, serverId: SERVER, taskId, kind: 'task', toolName: 'build-project', arguments: { target: `t${i}` }, status: 'working', createdAt: at, lastUpdatedAt: at, ttl: 3_600_000, pollInterval: 1000, origin: 'user' };
+}
+
+serveWorker({
+  async run({ count }) {
+    const now = Date.now();
+    // Polls never reach a server here: the change under test comes as a status notification.
+    const engine = new TaskEngine({ logger: quiet, sessions: { getSession: () => new Promise(() => {}), label: () => SERVER, tasksOutliveConnection: () => true } });
+    const snaps = Array.from({ length: count }, (_, i) => snapshot(i, now));
+    const target = snaps[Math.floor(count / 2)];
+    engine.restore(snaps, new Map([[target.key, 'progress-1']]));
+    const serverChanged = new Emitter();
+    const serverSnap = { id: SERVER, name: SERVER, label: 'Bench server', type: 'stdio', source: { kind: 'settings' }, state: { kind: 'connected' }, serverInfo: { name: 'bench', version: '1' }, protocolVersion: '2025-11-25', tasks: 'tools/call, list, cancel' };
+    const servers = { onDidChange: serverChanged.event, errors: [], list: () => [serverSnap], get: (id) => (id === SERVER ? serverSnap : undefined), peekSession: () => undefined, label: () => serverSnap.label };
+    const tree = new TasksTreeProvider(servers, engine);
+
+    // The editor's side, modelled.
+    const events = [];
+    let renderMs = 0;
+    const render = (node) => {
+      tree.getTreeItem(node);
+      for (const child of tree.getChildren(node)) render(child);
+    };
+    tree.onDidChangeTreeData((e) => {
+      const nodes = e === undefined ? [undefined] : Array.isArray(e) ? e : [e];
+      events.push(nodes.map((n) => n?.kind ?? 'all'));
+      const t0 = performance.now();
+      for (const n of nodes) {
+        if (n === undefined) for (const root of tree.getChildren()) render(root);
+        else render(n);
+      }
+      renderMs += performance.now() - t0;
+    });
+    for (const root of tree.getChildren()) render(root);
+    const initialItems = tree.itemsComputed;
+
+    // A session whose other end is a server connection in this process.
+    const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+    const session = new McpSession(clientEnd, { logger: quiet, clientInfo: { name: 'bench-view', version: '1' } });
+    const peer = new JsonRpcConnection(serverEnd, { logger: quiet });
+    engine.attachSession(SERVER, session);
+    await session.connection.start();
+    await peer.start();
+
+    const settle = () => new Promise((r) => setTimeout(r, 20));
+    const measure = async (name, act) => {
+      await settle();
+      events.length = 0;
+      renderMs = 0;
+      const before = tree.itemsComputed;
+      await act();
+      await settle();
+      return { scenario: name, events: events.length, nodes: events.flat().length, nodeKinds: [...new Set(events.flat())], itemsRecomputed: tree.itemsComputed - before, ms: renderMs };
+    };
+    const scenarios = [];
+    scenarios.push(
+      await measure('one task changes status (notification)', () =>
+        peer.notify('notifications/tasks/status', { taskId: target.taskId, status: 'input_required', createdAt: target.createdAt, lastUpdatedAt: new Date().toISOString(), ttl: target.ttl, pollInterval: 1000 }),
+      ),
+    );
+    scenarios.push(await measure('one task reports progress', () => peer.notify('notifications/progress', { progressToken: 'progress-1', progress: 3, total: 10 })));
+    scenarios.push(await measure('one task added', async () => engine.restore([{ ...snapshot(count, now + 5000), status: 'completed' }])));
+    scenarios.push(await measure('one task removed', async () => engine.remove(snaps[0].key)));
+    engine.dispose();
+    tree.dispose();
+    await session.close();
+    return { count, initialItems, scenarios };
+  },
+  stop() {},
+});
