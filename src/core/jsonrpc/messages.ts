@@ -61,6 +61,11 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /** Validates one incoming value as a JSON-RPC message. Never throws. */
 export function classify(value: unknown): Classified {
   if (!isObject(value)) return { kind: 'invalid', id: null, problem: 'message is not a JSON object' };
+  // The common case, checked by hand: a well-formed result (the schema below says the same).
+  const r = value.result;
+  if (value.jsonrpc === '2.0' && isObject(r) && !('method' in value) && !('error' in value) && (typeof value.id === 'string' || Number.isInteger(value.id))) {
+    return { kind: 'result', id: value.id as RequestId, result: r };
+  }
   const rawId = value.id;
   const id = typeof rawId === 'string' || (typeof rawId === 'number' && Number.isInteger(rawId)) ? rawId : null;
   if ('method' in value) {

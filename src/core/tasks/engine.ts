@@ -17,6 +17,7 @@ import { errorMessage } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import { DisposableBase, DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
+import { truncate } from '../util/log';
 import type { ExecutionPreference } from './policy';
 import { decideExecution, mayRetryAsTask, serverAcceptsToolTasks } from './policy';
 import { PollScheduler } from './scheduler';
@@ -401,7 +402,10 @@ export class TaskEngine extends DisposableBase {
       const session = await this.reach(serverId);
       if (!session) return;
       // T-REQ-9: the taskId param is the truth; no related-task _meta on tasks/get.
-      const task = await session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.timeoutMs, signal: this.lifetime.signal });
+      // No abort signal: thousands of polls each listening on one shared signal cost more than
+      // the polls themselves (see bench/). A poll ends by its timeout or by the session closing.
+      const task = await session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.timeoutMs });
+      if (this.lifetime.signal.aborted) return;
       this.applyServerTask(rec, task, 'poll');
     } catch (err) {
       if (isPeerError(err) && err.code === ErrorCode.InvalidParams) this.gone(rec, `the server no longer knows the task (${err.message})`, true);
@@ -458,7 +462,10 @@ export class TaskEngine extends DisposableBase {
     }
     const from = rec.snap.status;
     if (isTerminal(from)) {
-      if (task.status !== from) this.log.warn(`[${label}] Ignored ${source} status ${task.status} for task ${task.taskId}: it already ended as ${from} (T-LIFE-3)`);
+      // A poll answered before a status notification arrived is old news (no newer than what we
+      // have), not a server breaking the rules.
+      const stale = source !== 'notification' && Date.parse(task.lastUpdatedAt) <= Date.parse(rec.snap.lastUpdatedAt);
+      if (task.status !== from) this.log[stale ? 'debug' : 'warn'](`[${label}] Ignored ${source} status ${task.status} for task ${task.taskId}: it already ended as ${from} (T-LIFE-3)`);
       return;
     }
     if (!canTransition(from as TaskStatus, task.status)) {
@@ -523,8 +530,15 @@ export class TaskEngine extends DisposableBase {
       if (!session) return undefined;
       let outcome: TaskOutcome;
       try {
-        // Blocks for as long as the task runs: no timeout, only the engine's lifetime.
-        const result = await session.request('tasks/result', { taskId }, CallToolResultSchema, { timeoutMs: Infinity, signal: this.lifetime.signal });
+        // Blocks for as long as the task runs; the session closing ends it.
+        const result = await session.request('tasks/result', { taskId }, CallToolResultSchema, { timeoutMs: Infinity });
+        if (this.lifetime.signal.aborted) return undefined;
+        // T-REQ-4: the result names its task; one that names another is not this task's outcome.
+        const named = (result._meta?.[RELATED_TASK_META] as { taskId?: unknown } | undefined)?.taskId;
+        if (named !== undefined && named !== taskId) {
+          this.log.warn(`[${label}] Ignored the answer to tasks/result ${taskId}: it is the result of task ${truncate(String(named), 100)}`);
+          return undefined;
+        }
         outcome = { kind: 'result', result };
       } catch (err) {
         if (!isPeerError(err)) {
@@ -633,7 +647,7 @@ export class TaskEngine extends DisposableBase {
     const seen = new Set<string>();
     let cursor: string | undefined;
     let joined = 0;
-    const maxPages = this.options.maxListPages ?? 100;
+    const maxPages = this.options.maxListPages ?? 1000;
     for (let page = 0; ; page++) {
       if (page >= maxPages) {
         this.log.error(`[${label}] tasks/list: stopped after ${maxPages} pages; the server's list does not end`);

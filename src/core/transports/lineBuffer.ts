@@ -9,7 +9,6 @@ export class LineBuffer {
   private chunks: Buffer[] = [];
   private size = 0;
   private discarding = false;
-  private readonly decoder = new TextDecoder('utf-8', { fatal: false });
 
   constructor(private readonly maxLineBytes = 64 * 1024 * 1024) {}
 
@@ -37,7 +36,7 @@ export class LineBuffer {
         onoverflow?.(line.length);
         continue;
       }
-      const text = this.decoder.decode(line);
+      const text = line.toString('utf8');
       const trimmed = text.endsWith('\r') ? text.slice(0, -1) : text;
       if (trimmed.length > 0) online(trimmed);
     }

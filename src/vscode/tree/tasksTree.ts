@@ -181,8 +181,16 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       .filter(Boolean)
       .join(' ');
     if (hasResult) item.command = { command: 'mcpTasks.openResult', title: 'Open Result', arguments: [{ kind: 'task', key: t.key, serverId: t.serverId }] };
-    item.tooltip = taskTooltip(t, now);
+    // The tooltip is built on hover (resolveTreeItem): rendering 10,000 rows builds none.
     item.accessibilityInformation = { label: `Task ${taskTitle(t)}, ${p.label}, ${describeTask(t, now)}` };
+    return item;
+  }
+
+  resolveTreeItem(item: vscode.TreeItem, node: Node): vscode.TreeItem {
+    if (node.kind === 'task' && !item.tooltip) {
+      const t = this.engine.get(node.key);
+      if (t) item.tooltip = taskTooltip(t, Date.now());
+    }
     return item;
   }
 
@@ -190,7 +198,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   snapshot(): RowSnapshot[] {
     const walk = (nodes: Node[]): RowSnapshot[] =>
       nodes.map((n) => {
-        const item = this.getTreeItem(n);
+        const item = this.resolveTreeItem(this.getTreeItem(n), n);
         const kids = this.getChildren(n);
         return {
           id: item.id,
