@@ -142,6 +142,7 @@ async function waitForHealthz(url, child, timeoutMs) {
  * @param {number} [o.port] defaults to a free port
  * @param {string} [o.extensionsDir]
  * @param {boolean} [o.smokeTestDriver] needed for extensionTestsPath payloads
+ * @param {boolean} [o.workspaceTrust] keep workspace trust on (the folder opens untrusted until trusted)
  * @param {object} [o.settings] extra user settings
  * @param {boolean} [o.echo] copy its output to our stderr
  * @param {Record<string, string>} [o.env] extra environment (the extension host inherits it)
@@ -161,7 +162,7 @@ export async function startCodeServer(o) {
     '--extensions-dir', extensionsDir,
     '--disable-telemetry',
     '--disable-update-check',
-    '--disable-workspace-trust',
+    ...(o.workspaceTrust ? [] : ['--disable-workspace-trust']),
     '--disable-getting-started-override',
     // The default (3 hours) keeps an extension host alive for every page ever closed.
     '--reconnection-grace-time', '5',

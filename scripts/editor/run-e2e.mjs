@@ -1,9 +1,13 @@
 #!/usr/bin/env node
-// End-to-end tests: the packaged .vsix installed into a fresh code-server, driven through the
-// interface by headless Chromium as a person would. Each test/e2e/*.scenario.mjs exports `name`
-// and `run(ctx)`; screenshots go to test-results/e2e/<scenario>/, counts to test-results/e2e.json.
+// End-to-end tests: the packaged .vsix installed into code-server, driven through the interface by
+// headless Chromium as a person would. Each test/e2e/*.scenario.mjs exports `name` and
+// `run(ctx)`, and optionally `workspace` (a folder of test/fixtures/workspaces, default `basic`)
+// and `workspaceTrust: true` (start without --disable-workspace-trust). Every scenario gets a
+// code-server of its own with fresh user data, so no tasks, layout or trust decision of another
+// scenario leak in. Screenshots go to test-results/e2e/<scenario>/, counts to test-results/e2e.json.
 //
-// Usage: node scripts/editor/run-e2e.mjs [--scenario NAME]... [--vsix FILE] [--media]
+// Usage: node scripts/editor/run-e2e.mjs [--scenario NAME]... [--repeat N] [--vsix FILE] [--media]
+//   --repeat N   run the chosen scenarios N times over (to check they pass reliably)
 //   --vsix FILE  install this package instead of building dist/mcp-tasks.vsix (npm run package)
 //   --media      copy the screenshots a scenario marks for the README into media/
 // Env: MCP_TASKS_EDITOR_TIMEOUT (seconds, default 600), KEEP_RUN_DIR=1, CODE_SERVER_ECHO=1.
@@ -40,7 +44,7 @@ const LAYER = 'e2e';
 const ANSI_COLOURS = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
 const SCENARIO_TIMEOUT_MS = 180_000;
 const timeoutMs = Number(process.env.MCP_TASKS_EDITOR_TIMEOUT || 600) * 1000;
-const workspace = join(repoRoot, 'test', 'fixtures', 'workspaces', 'basic');
+const workspacesDir = join(repoRoot, 'test', 'fixtures', 'workspaces');
 const scenariosDir = join(repoRoot, 'test', 'e2e');
 const shotsRoot = join(resultsDir, 'e2e');
 const log = (msg) => console.log(`[e2e] ${msg}`);
@@ -49,6 +53,7 @@ const { values: opts } = parseArgs({
   options: {
     scenario: { type: 'string', multiple: true },
     vsix: { type: 'string' },
+    repeat: { type: 'string', default: '1' },
     media: { type: 'boolean', default: false },
   },
 });
@@ -69,8 +74,27 @@ function packageVsix() {
   return join(repoRoot, 'dist', 'mcp-tasks.vsix');
 }
 
-/** Runs one scenario on a fresh page; on failure prints what the page shows and keeps a screenshot. */
-async function runScenario(scenario, server) {
+/**
+ * Runs one scenario in a code-server of its own on a fresh page; on failure prints what the page
+ * shows, the tail of code-server's log, and keeps a screenshot.
+ */
+async function runScenario(scenario, runDir, extensionsDir) {
+  const workspace = join(workspacesDir, scenario.workspace ?? 'basic');
+  const server = await startCodeServer({
+    folder: workspace,
+    runDir,
+    extensionsDir,
+    workspaceTrust: scenario.workspaceTrust === true,
+    echo: process.env.CODE_SERVER_ECHO === '1',
+  });
+  try {
+    return await runOnPage(scenario, server, workspace);
+  } finally {
+    await server.stop();
+  }
+}
+
+async function runOnPage(scenario, server, workspace) {
   const dir = join(shotsRoot, scenario.name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -104,6 +128,7 @@ async function runScenario(scenario, server) {
     const file = await shot('failure').catch(() => '(no screenshot)');
     const { visibleText } = await import(pathToFileURL(join(scenariosDir, 'ui.mjs')).href);
     console.error(`[e2e] FAIL ${scenario.name}: ${message}\n[e2e] screenshot: ${file}\n[e2e] the page shows:\n${await visibleText(page)}`);
+    console.error(`[e2e] code-server log (tail):\n${server.tail(30)}`);
     return { name: scenario.name, ok: false, ms: Date.now() - started, error: message };
   } finally {
     clearTimeout(timer);
@@ -119,6 +144,8 @@ async function main() {
     return notRunExitCode();
   }
   const scenarios = await loadScenarios();
+  const rounds = Number(opts.repeat);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--repeat needs a positive integer, got ${opts.repeat}`);
   const vsix = packageVsix();
   const runDir = freshRunDir(LAYER);
   const extensionsDir = join(runDir, 'extensions');
@@ -128,24 +155,25 @@ async function main() {
   let timer;
   const results = [];
   try {
+    // The limit holds for each round of scenarios.
+    const limitMs = timeoutMs * rounds;
     const timedOut = new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs / 1000} s (MCP_TASKS_EDITOR_TIMEOUT)`)), timeoutMs);
+      timer = setTimeout(() => reject(new Error(`timed out after ${limitMs / 1000} s (MCP_TASKS_EDITOR_TIMEOUT per round)`)), limitMs);
     });
     await Promise.race([
       (async () => {
-        const server = await startCodeServer({ folder: workspace, runDir, extensionsDir, echo: process.env.CODE_SERVER_ECHO === '1' });
-        log(`code-server on ${server.url}`);
-        for (const s of scenarios) results.push(await runScenario(s, server));
-        if (results.some((r) => !r.ok)) console.error(`[e2e] code-server log (tail):\n${server.tail(30)}`);
+        for (let round = 1; round <= rounds; round++) {
+          for (const s of scenarios) results.push(await runScenario(s, join(runDir, `${s.name}-${round}`), extensionsDir));
+        }
       })(),
       timedOut,
     ]);
   } finally {
     clearTimeout(timer);
     await runCleanups();
-    finishRunDir(runDir, results.length === scenarios.length && results.every((r) => r.ok));
+    finishRunDir(runDir, results.length === scenarios.length * rounds && results.every((r) => r.ok));
   }
-  const failed = results.filter((r) => !r.ok).length + (scenarios.length - results.length);
+  const failed = results.filter((r) => !r.ok).length + (scenarios.length * rounds - results.length);
   writeResult(LAYER, { passed: results.length - results.filter((r) => !r.ok).length, failed, scenarios: results });
   return failed > 0 ? 1 : 0;
 }

@@ -37,12 +37,16 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     try {
       await vscode.window.withProgress({ location: { viewId: 'mcpTasks.tasks' } }, () => servers.getSession(s.id));
     } catch (err) {
+      const trust = vscode.l10n.t('Manage Workspace Trust');
+      const untrusted = servers.get(s.id)?.state.kind === 'blocked' && !vscode.workspace.isTrusted;
       const choice = await vscode.window.showErrorMessage(
         vscode.l10n.t('Could not connect to MCP server "{0}": {1}', s.label, errorMessage(err)),
+        ...(untrusted ? [trust] : []),
         vscode.l10n.t('Show Log'),
         vscode.l10n.t('Open Configuration'),
       );
-      if (choice === vscode.l10n.t('Show Log')) log.show();
+      if (choice === trust) await vscode.commands.executeCommand('workbench.trust.manage');
+      else if (choice === vscode.l10n.t('Show Log')) log.show();
       else if (choice) await vscode.commands.executeCommand('mcpTasks.openConfiguration');
     }
   };

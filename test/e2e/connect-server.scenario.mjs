@@ -17,5 +17,5 @@ export async function run({ page, url, shot }) {
 
   // The row follows the connection: "connecting…", then "connected · …" once initialized.
   await row.locator('.label-description', { hasText: /^connected\b/ }).waitFor({ timeout: 60_000 });
-  await shot('connected', { media: 'connected.png' });
+  await shot('connected');
 }

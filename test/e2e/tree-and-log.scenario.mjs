@@ -15,7 +15,7 @@ export async function run({ page, url, shot }) {
   // Nothing has asked for the server yet, and servers are connected lazily.
   const state = await rowDescription(row);
   if (state !== 'not connected') throw new Error(`the server row should read "not connected", not ${JSON.stringify(state)}`);
-  await shot('tasks-view', { media: 'tasks-view.png' });
+  await shot('tasks-view');
 
   await runCommand(page, 'MCP Tasks: Show Log');
   // The output panel opens on the extension's channel.

@@ -81,7 +81,7 @@ export function quickPickRow(page, text) {
 }
 
 /** Focuses the workbench so keyboard shortcuts reach it (a click on the status bar is neutral). */
-async function focusWorkbench(page) {
+export async function focusWorkbench(page) {
   await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
 }
 
@@ -118,6 +118,65 @@ export async function visibleText(page) {
 /** The description shown next to a tree row's label (a server's state, a task's status). */
 export async function rowDescription(row) {
   return (await row.locator('.label-description').first().textContent())?.trim() ?? '';
+}
+
+/** The open quick input's title element, when it contains `text`. */
+export function quickInputTitle(page, text) {
+  return page.locator(`${parts.quickInput}:not(.quick-input-widget-closing) .quick-input-title`).filter({ hasText: text });
+}
+
+/**
+ * "MCP Tasks: Run Tool as Task..." from the palette, as a person would: types the server's name,
+ * then the tool's name, then (when the tool takes arguments) the arguments JSON, each with Enter.
+ */
+export async function runToolAsTask(page, { server, tool, args }) {
+  await runCommand(page, 'MCP Tasks: Run Tool as Task...');
+  await quickInputTitle(page, 'Run Tool as Task (1/3)').waitFor({ timeout: 30_000 });
+  await answerQuickInput(page, server, { match: server });
+  // The server is connected first, then its tools are listed.
+  await quickInputTitle(page, `Run Tool as Task (2/3): tool of ${server}`).waitFor({ timeout: 60_000 });
+  await answerQuickInput(page, tool, { match: tool });
+  if (args === undefined) return;
+  await quickInputTitle(page, `Run Tool as Task (3/3): arguments of ${tool}`).waitFor({ timeout: 30_000 });
+  await answerQuickInput(page, args);
+}
+
+/**
+ * A task's row in the side bar, found by its accessible name `Task <tool>, <status>, <description>`
+ * (the status icon is not text; the name says it). With `status` (e.g. `Completed`), only while
+ * the row is in that status.
+ */
+export function taskRow(page, tool, status) {
+  return page.locator(`${parts.sidebar} .monaco-list-row[aria-label^="${cssString(`Task ${tool}, ${status ? `${status},` : ''}`)}"]`);
+}
+
+/** Clicks one of the inline actions shown on a row when the pointer is over it (e.g. "Cancel Task..."). */
+export async function clickRowAction(row, title) {
+  await row.hover();
+  const action = row.locator(`.actions .action-label[aria-label^="${title}"]`);
+  await action.waitFor({ timeout: 10_000 });
+  await action.click();
+}
+
+/** The editor area's visible text lines of the active editor. */
+export function activeEditorLines(page) {
+  return page.locator('.part.editor .editor-group-container.active .monaco-editor .view-lines');
+}
+
+/** Drags the sash at the side bar's right edge until the side bar is `width` pixels wide. */
+export async function widenSideBar(page, width) {
+  const box = await page.locator(parts.sidebar).boundingBox();
+  if (!box || box.width >= width) return;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + width, y, { steps: 5 });
+  await page.mouse.up();
+  await page.waitForFunction(({ sel, w }) => globalThis.document.querySelector(sel)?.getBoundingClientRect().width >= w - 2, { sel: parts.sidebar, w: width });
+}
+
+function cssString(s) {
+  return s.replace(/["\\]/g, '\\$&');
 }
 
 function escapeRegExp(s) {

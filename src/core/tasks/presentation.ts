@@ -39,7 +39,11 @@ export function formatProgress(p: TaskSnapshot['progress']): string | undefined 
 export function describeTask(t: TaskSnapshot, now: number): string {
   const parts: string[] = [];
   const live = t.status === 'working' || t.status === 'input_required';
-  parts.push(t.statusMessage || t.note || STATUS_PRESENTATION[t.status].label);
+  // A finished task leads with how it ended: its last message may still say "Generating report…".
+  if (!live) parts.push(STATUS_PRESENTATION[t.status].label);
+  const message = t.statusMessage || t.note;
+  if (message && (live || message !== STATUS_PRESENTATION[t.status].label)) parts.push(message);
+  else if (live) parts.push(STATUS_PRESENTATION[t.status].label);
   const progress = live ? formatProgress(t.progress) : undefined;
   if (progress) parts.push(progress);
   parts.push(formatAge(now - Date.parse(t.createdAt)));

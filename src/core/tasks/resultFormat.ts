@@ -39,7 +39,7 @@ function block(b: Block): string {
 export function formatOutcome(t: TaskSnapshot): string {
   const lines: string[] = [`# ${taskTitle(t)}: ${STATUS_PRESENTATION[t.status].label}`, ''];
   lines.push(`Task \`${t.taskId}\`${t.kind === 'direct' ? ' (direct call)' : ''}, created ${t.createdAt}${t.outcomeFetchedAt ? `, result fetched ${t.outcomeFetchedAt}` : ''}.`, '');
-  if (t.statusMessage) lines.push(`> ${t.statusMessage}`, '');
+  if (t.statusMessage) lines.push(`> Last status message: ${t.statusMessage}`, '');
   if (t.note) lines.push(`_${t.note}_`, '');
   const o = t.outcome;
   if (!o) {
