@@ -53,7 +53,7 @@ const pkg = run('package', npx, ['vsce', 'package', '--no-dependencies', '--no-r
 let contents = '';
 if (pkg.status === 0) contents = run('package contents', npx, ['vsce', 'ls', '--no-dependencies'], { capture: true }).stdout ?? '';
 const files = contents.split('\n').map((l) => l.trim()).filter(Boolean);
-const unwanted = files.filter((f) => /^(src|test|out|node_modules|scripts|bench|demo)\/|\.map$|\.ts$/.test(f));
+const unwanted = files.filter((f) => /^(src|test|out|node_modules|scripts|bench|demo)\/|\.map$|(?<!\.d)\.ts$/.test(f));
 const required = ['dist/extension.js', 'package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'media/icon.png'];
 const missing = required.filter((f) => !files.includes(f));
 check('vsix packages with only what users need', pkg.status === 0 && unwanted.length === 0 && missing.length === 0, pkg.status !== 0 ? 'vsce failed' : [...unwanted.map((f) => `unexpected ${f}`), ...missing.map((f) => `missing ${f}`)].join(', ') || `${files.length} files`);

@@ -32,8 +32,11 @@ export const EXIT_NEEDS_SYSTEM_PACKAGES = 3;
  */
 export function editorEnv(extra = {}) {
   const xdg = join(toolsDir, 'xdg');
+  // Under `npm test`, npm's own variables (npm_config_user_agent names Node 20) would pass on to
+  // the npm that installs code-server, whose install script then refuses to run.
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
   return {
-    ...process.env,
+    ...inherited,
     PATH: `${node24Bin}:${process.env.PATH ?? ''}`,
     npm_config_nodedir: node24Home,
     XDG_CONFIG_HOME: join(xdg, 'config'),
