@@ -1,12 +1,12 @@
 import type * as z from 'zod/mini';
 import type { Transport, TransportCloseInfo } from '../transports/transport';
-import { TransportParseError } from '../transports/transport';
+import { LOCAL_FAILURE, TransportParseError } from '../transports/transport';
 import type { Disposable, Event } from '../util/event';
 import { Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { truncate } from '../util/log';
 import { errorMessage } from '../util/abort';
-import { ConnectionClosedError, ErrorCode, RequestTimeoutError, RpcError } from './errors';
+import { ConnectionClosedError, ErrorCode, RequestTimeoutError, RpcError, TransportFailureError } from './errors';
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from './messages';
 import { classify, describeIssues } from './messages';
 
@@ -94,7 +94,15 @@ export class JsonRpcConnection implements Disposable {
     this.log = options.logger;
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxIncoming = options.maxConcurrentIncoming ?? 64;
-    transport.onmessage = (m) => this.receive(m);
+    transport.onmessage = (m) => {
+      // Whatever a message does to us, it must not unwind into the transport (a throw in a stdio
+      // 'data' handler would take the whole editor host down).
+      try {
+        this.receive(m);
+      } catch (err) {
+        this.log.error(`Failed to handle a message from the server: ${errorMessage(err)}`);
+      }
+    };
     transport.onerror = (e) => {
       if (e instanceof TransportParseError) this.log.warn(`Ignored a message that is not JSON: ${e.message}: ${truncate(e.text, 200)}`);
       else this.log.warn(`Transport error: ${e.message}`);
@@ -228,8 +236,12 @@ export class JsonRpcConnection implements Disposable {
     return { dispose: () => this.progressHandlers.get(token) === handler && this.progressHandlers.delete(token) };
   }
 
-  /** Closes the transport; pending requests fail with the reason. */
-  async close(): Promise<void> {
+  /**
+   * Closes the transport; pending requests fail. With a `reason`, the connection counts as closed
+   * for that reason at once (pending requests fail with it, `onClose` carries it).
+   */
+  async close(reason?: string): Promise<void> {
+    if (reason !== undefined) this.handleClose({ reason });
     await this.transport.close().catch((err: unknown) => this.log.warn(`Error while closing: ${errorMessage(err)}`));
     this.handleClose({ reason: 'closed by the client' });
   }
@@ -255,10 +267,12 @@ export class JsonRpcConnection implements Disposable {
         }
         const p = this.pending.get(c.id);
         if (!p) {
-          this.log.warn(`Ignored a response to request id ${JSON.stringify(c.id)}, which is not pending (never sent, already answered, or cancelled)`);
+          this.log.warn(`Ignored a response to request id ${truncate(JSON.stringify(c.id), 100)}, which is not pending (never sent, already answered, or cancelled)`);
           return;
         }
         if (c.kind === 'result') p.resolve(c.result);
+        // An answer the transport lost is a failure here, never an outcome the peer gave.
+        else if ((value as Record<PropertyKey, unknown>)[LOCAL_FAILURE]) p.reject(new TransportFailureError(c.error.message));
         else p.reject(new RpcError(c.error.code, c.error.message, c.error.data));
         return;
       }
@@ -283,11 +297,11 @@ export class JsonRpcConnection implements Disposable {
     if (this.closed) return;
     const handler = this.requestHandlers.get(req.method);
     if (!handler) {
-      await this.sendError(req.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`));
+      await this.sendError(req.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${truncate(req.method, 200)}`));
       return;
     }
     if (this.incoming.has(req.id)) {
-      await this.sendError(req.id, new RpcError(ErrorCode.InvalidRequest, `Request id ${JSON.stringify(req.id)} is already in use`));
+      await this.sendError(req.id, new RpcError(ErrorCode.InvalidRequest, `Request id ${truncate(JSON.stringify(req.id), 100)} is already in use`));
       return;
     }
     if (this.incoming.size >= this.maxIncoming) {
@@ -395,6 +409,7 @@ function safeStringify(v: unknown): string {
   try {
     return JSON.stringify(v) ?? String(v);
   } catch {
-    return String(v);
+    // Too deep for the stack (parsed JSON is never cyclic); String() of a deep array throws too.
+    return `<${Array.isArray(v) ? 'an array' : typeof v} nested too deeply to show>`;
   }
 }

@@ -39,6 +39,14 @@ export class RequestTimeoutError extends RpcError {
   }
 }
 
+/** The transport lost the answer (a stream cut before it): not an error the peer sent. */
+export class TransportFailureError extends RpcError {
+  override name = 'TransportFailureError';
+  constructor(message: string) {
+    super(ErrorCode.ConnectionClosed, message);
+  }
+}
+
 /** The connection ended before the answer came. */
 export class ConnectionClosedError extends RpcError {
   override name = 'ConnectionClosedError';

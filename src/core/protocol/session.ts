@@ -3,9 +3,11 @@ import { JsonRpcConnection } from '../jsonrpc/connection';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
 import type { Transport, TransportCloseInfo } from '../transports/transport';
+import { SessionExpiredError } from '../transports/transport';
 import type { Disposable, Event } from '../util/event';
 import { DisposableBase, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
+import { truncate } from '../util/log';
 import { errorMessage } from '../util/abort';
 import type { Implementation, InitializeResult, ServerCapabilities, Tool } from './schemas';
 import {
@@ -79,6 +81,13 @@ export class McpSession extends DisposableBase {
     this.log = options.logger;
     this.connection = new JsonRpcConnection(transport, { logger: options.logger, defaultTimeoutMs: options.requestTimeoutMs });
     this.onClose = this.connection.onClose;
+    // Streamable HTTP: the server forgot our session (it restarted, or expired it). This session
+    // is over: closing it lets the server manager start a new one, which re-attaches tasks by id.
+    const report = transport.onerror;
+    transport.onerror = (e) => {
+      report?.(e);
+      if (e instanceof SessionExpiredError && this.init) void this.connection.close(e.message);
+    };
     this._register(this.connection.onRequest('ping', () => ({})));
     this._register(
       this.connection.onRequest('roots/list', () => ({
@@ -91,7 +100,8 @@ export class McpSession extends DisposableBase {
         if (!p.success) return this.log.debug(`Ignored an invalid log message: ${describeIssues(p.error.issues)}`);
         const level = LOG_LEVEL[p.data.level] ?? 'info';
         const text = typeof p.data.data === 'string' ? p.data.data : JSON.stringify(p.data.data);
-        this.log[level](`server log${p.data.logger ? ` (${p.data.logger})` : ''}: ${text}`);
+        // Bounded: a server may send megabytes in one log message, or flood the log with them.
+        this.log[level](`server log${p.data.logger ? ` (${truncate(p.data.logger, 100)})` : ''}: ${truncate(text ?? '', 2000)}`);
       }),
     );
     this._register(

@@ -10,7 +10,7 @@ import type { ResolvedServer } from '../config/types';
 import type { Event } from '../util/event';
 import { DisposableBase, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
-import { prefixed } from '../util/log';
+import { prefixed, redactSecrets, redacting } from '../util/log';
 import { errorMessage } from '../util/abort';
 import type { SessionSource } from '../tasks/engine';
 import type { SavedSession } from '../state/taskStore';
@@ -59,6 +59,8 @@ export interface ServerManagerOptions {
   /** Called for each new session so other layers can register their handlers on it. */
   onSession?: (session: McpSession, server: ServerConfig) => void;
   sessionOptions?: Partial<Pick<SessionOptions, 'requestTimeoutMs' | 'initializeTimeoutMs'>>;
+  /** The clock, in ms (tests). */
+  now?: () => number;
 }
 
 interface Entry {
@@ -69,7 +71,18 @@ interface Entry {
   connecting?: Promise<McpSession>;
   /** Bumped on every connect/disconnect, so a late result of an old attempt is ignored. */
   generation: number;
+  /** Failed starts and unexpected closes in a row; the backoff grows with them. */
+  failures: number;
+  /** No new connection is made before this time (ms), after a failure. */
+  retryAt: number;
+  lastFailure?: string;
+  connectedAt?: number;
 }
+
+/** Backoff after a failure: 1 s, doubling to a minute; a connection that lasted a minute resets it. */
+const BACKOFF_FIRST_MS = 1_000;
+const BACKOFF_MAX_MS = 60_000;
+const STABLE_MS = 60_000;
 
 /**
  * The configured servers and their connections. Servers connect lazily (`getSession`), so
@@ -81,6 +94,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
   private readonly _onDidChange = this._register(new Emitter<ServerSnapshot | undefined>());
   private readonly log: Logger;
   private readonly saved = new Map<string, SavedSession>();
+  private readonly now: () => number;
 
   /** A server changed state (its snapshot), or the list itself changed (undefined). */
   readonly onDidChange: Event<ServerSnapshot | undefined> = this._onDidChange.event;
@@ -88,6 +102,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
   constructor(private readonly options: ServerManagerOptions) {
     super();
     this.log = options.logger;
+    this.now = options.now ?? Date.now;
   }
 
   /** Streamable HTTP sessions kept by the previous window, to resume instead of initializing anew. */
@@ -108,7 +123,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       const print = fingerprint(config);
       const old = this.entries.get(config.id);
       if (!old) {
-        this.entries.set(config.id, { config, print, state: { kind: 'idle' }, generation: 0 });
+        this.entries.set(config.id, { config, print, state: { kind: 'idle' }, generation: 0, failures: 0, retryAt: 0 });
         continue;
       }
       if (old.print === print) {
@@ -120,6 +135,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       old.config = config;
       old.print = print;
       old.state = { kind: 'idle' };
+      old.failures = old.retryAt = 0; // a new configuration gets a fresh start
       if (wasUp) reconnect.push(config.id);
     }
     for (const [id, entry] of this.entries) {
@@ -127,6 +143,12 @@ export class ServerManager extends DisposableBase implements SessionSource {
         this.teardown(entry, 'it was removed from the configuration');
         this.entries.delete(id);
       }
+    }
+    // Say at once which servers may not start (an untrusted workspace), not on the first try.
+    for (const entry of this.entries.values()) {
+      if (entry.state.kind !== 'idle' && entry.state.kind !== 'blocked') continue;
+      const blocker = this.options.startBlocker?.(entry.config);
+      entry.state = blocker ? { kind: 'blocked', message: blocker } : { kind: 'idle' };
     }
     for (const e of errors) this.log.error(e.message);
     this._onDidChange.fire(undefined);
@@ -150,12 +172,24 @@ export class ServerManager extends DisposableBase implements SessionSource {
     return this.entries.get(id)?.config;
   }
 
-  /** The live session of a server, connecting first if needed. Rejects with a user-readable error. */
+  /**
+   * The live session of a server, connecting first if needed. Rejects with a user-readable error.
+   * After a server failed to start or its connection dropped, no new connection is made before
+   * its backoff ends (1 s, 2 s, 4 s... up to a minute): a server that crashes at once is not
+   * respawned in a tight loop by whoever asks for it. `disconnect`/`restart` clear the backoff.
+   */
   getSession(id: string): Promise<McpSession> {
     const entry = this.entries.get(id);
     if (!entry) return Promise.reject(new Error(`No server with id ${id} is configured`));
     if (entry.session && !entry.session.isClosed) return Promise.resolve(entry.session);
     if (entry.connecting) return entry.connecting;
+    const wait = entry.retryAt - this.now();
+    if (wait > 0) {
+      const what = entry.failures > 1 ? `failed ${entry.failures} times in a row` : 'failed';
+      return Promise.reject(
+        new Error(`Server "${entry.config.label}" ${what} (${entry.lastFailure}); it will not be tried again for ${Math.ceil(wait / 1000)} s. Restart it to try now.`),
+      );
+    }
     const blocker = this.options.startBlocker?.(entry.config);
     if (blocker) {
       this.setState(entry, { kind: 'blocked', message: blocker });
@@ -190,6 +224,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     const entry = this.entries.get(id);
     if (!entry) return;
     entry.generation++;
+    entry.failures = entry.retryAt = 0; // the user's call: the next connection may start at once
     const session = entry.session;
     entry.session = undefined;
     entry.connecting = undefined;
@@ -212,16 +247,28 @@ export class ServerManager extends DisposableBase implements SessionSource {
 
   private async connect(entry: Entry, generation: number): Promise<McpSession> {
     const { config } = entry;
-    const log = prefixed(this.log, config.label);
+    let log = prefixed(this.log, config.label);
     this.setState(entry, { kind: 'connecting' });
+    let started = false;
+    const secrets: string[] = [];
     try {
       const resolved = await resolveServer(config, {
         ...this.options.resolveContext(config),
-        promptInput: (input) => this.options.promptInput(input, config),
+        promptInput: async (input) => {
+          const value = await this.options.promptInput(input, config);
+          if (value !== undefined && input.password) secrets.push(value);
+          return value;
+        },
       });
       if (!resolved.ok) throw new Error(resolved.message);
+      // What was typed into password inputs, and configured header values (a token, or the token
+      // of `Bearer <token>`), never reach the log, whatever path they take (a command line, an
+      // error, a server that repeats them).
+      if (resolved.server.type !== 'stdio') for (const v of Object.values(resolved.server.headers)) secrets.push(v, v.replace(/^\S+\s+/, ''));
+      log = redacting(log, secrets);
       const saved = this.saved.get(config.id);
       this.saved.delete(config.id);
+      started = true; // from here on, a failure is the server's and counts for the backoff
       let session: McpSession | undefined;
       if (saved && resolved.server.type === 'http' && saved.fingerprint === entry.print) {
         session = await this.resume(saved, resolved.server, config, log);
@@ -237,21 +284,25 @@ export class ServerManager extends DisposableBase implements SessionSource {
         throw new Error(`Connection to "${config.label}" was cancelled`);
       }
       entry.session = session;
+      entry.connectedAt = this.now();
       session.onClose((info) => {
         if (entry.session !== session) return;
         entry.session = undefined;
-        log.warn(`Connection closed: ${info.reason}`);
-        this.setState(entry, { kind: 'error', message: info.reason });
+        // A connection that held for a while is not part of a crash loop.
+        if (this.now() - (entry.connectedAt ?? 0) >= STABLE_MS) entry.failures = 0;
+        const reason = redactSecrets(info.reason, secrets);
+        log.warn(`Connection closed: ${reason}; ${this.backOff(entry, reason)}`);
+        this.setState(entry, { kind: 'error', message: reason });
       });
       this.setState(entry, { kind: 'connected' });
       return session;
     } catch (err) {
-      const message = errorMessage(err);
+      const message = redactSecrets(errorMessage(err), secrets);
       if (generation === entry.generation) {
-        log.error(`Could not connect: ${message}`);
+        log.error(`Could not connect: ${message}${started ? `; ${this.backOff(entry, message)}` : ''}`);
         this.setState(entry, { kind: 'error', message });
       }
-      throw err instanceof Error ? err : new Error(message);
+      throw err instanceof Error && err.message === message ? err : new Error(message);
     }
   }
 
@@ -286,6 +337,15 @@ export class ServerManager extends DisposableBase implements SessionSource {
       await session.close();
       return undefined;
     }
+  }
+
+  /** Counts a failure and sets when the next connection may start; says so for the log. */
+  private backOff(entry: Entry, why: string): string {
+    entry.failures++;
+    const delay = Math.min(BACKOFF_FIRST_MS * 2 ** (entry.failures - 1), BACKOFF_MAX_MS);
+    entry.retryAt = this.now() + delay;
+    entry.lastFailure = why;
+    return `not reconnecting for ${delay / 1000} s`;
   }
 
   private teardown(entry: Entry, why: string): void {

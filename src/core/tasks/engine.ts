@@ -464,7 +464,7 @@ export class TaskEngine extends DisposableBase {
     if (isTerminal(from)) {
       // A poll answered before a status notification arrived is old news (no newer than what we
       // have), not a server breaking the rules.
-      const stale = source !== 'notification' && Date.parse(task.lastUpdatedAt) <= Date.parse(rec.snap.lastUpdatedAt);
+      const stale = source !== 'notification' && !isServerTerminal(task.status) && Date.parse(task.lastUpdatedAt) <= Date.parse(rec.snap.lastUpdatedAt);
       if (task.status !== from) this.log[stale ? 'debug' : 'warn'](`[${label}] Ignored ${source} status ${task.status} for task ${task.taskId}: it already ended as ${from} (T-LIFE-3)`);
       return;
     }
@@ -483,7 +483,7 @@ export class TaskEngine extends DisposableBase {
     if (Object.keys(changes).length === 0) return;
     this.update(rec, changes);
     if (changes.status) {
-      this.log.info(`[${label}] Task ${task.taskId} (${rec.snap.toolName}): ${from} → ${task.status}${task.statusMessage ? ` (${task.statusMessage})` : ''}`);
+      this.log.info(`[${label}] Task ${task.taskId} (${rec.snap.toolName}): ${from} → ${task.status}${task.statusMessage ? ` (${truncate(task.statusMessage, 300)})` : ''}`);
       this.onStatus(rec, task.status);
     } else if ('pollInterval' in changes && this.scheduler.has(rec.snap.key)) {
       this.scheduleNext(rec); // the server asked for another pace

@@ -145,10 +145,15 @@ export function checkHttpConfig(serverName: string, rawUrl: string, headers: Rec
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new TransportHttpError(`Server "${serverName}" has url ${rawUrl}, which is not http: or https:`);
   }
-  try {
-    new Headers(headers);
-  } catch (err) {
-    throw new TransportHttpError(`Server "${serverName}" has invalid "headers" in its configuration: ${err instanceof Error ? err.message : String(err)}`);
+  for (const [name, value] of Object.entries(headers)) {
+    try {
+      new Headers([[name, value]]);
+    } catch {
+      // Not the fetch error: it quotes the value, which is often a token.
+      throw new TransportHttpError(
+        `Server "${serverName}" has invalid "headers" in its configuration: header "${name}" has an invalid name or value (values may not contain control characters such as line breaks; the value is not shown, it may be a secret).`,
+      );
+    }
   }
   return url;
 }

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import type { Logger } from '../util/log';
 import { LineBuffer, serializeLine } from './lineBuffer';
 import type { Transport, TransportCloseInfo } from './transport';
@@ -32,6 +33,8 @@ export class StdioTransport implements Transport {
   private stderrPartial = '';
   private closeInfo?: TransportCloseInfo;
   private exited?: Promise<void>;
+  /** While stdin's buffer is full: resolves when it drains or closes. */
+  private drained?: Promise<void>;
   onmessage?: (message: unknown) => void;
   onerror?: (error: Error) => void;
   onclose?: (info: TransportCloseInfo) => void;
@@ -75,10 +78,13 @@ export class StdioTransport implements Transport {
         resolve();
       });
       child.once('error', (err: NodeJS.ErrnoException) => {
+        // spawn says ENOENT for a missing working directory too: tell which one is missing.
         const message =
-          err.code === 'ENOENT'
-            ? `Could not start "${command}": command not found. Check "command" in the server's configuration, and that it is on the PATH${cwd ? ` or relative to ${cwd}` : ''}.`
-            : `Could not start "${command}": ${err.message}`;
+          err.code === 'ENOENT' && cwd && !existsSync(cwd)
+            ? `Could not start "${command}": its working directory ${cwd} does not exist. Check "cwd" in the server's configuration.`
+            : err.code === 'ENOENT'
+              ? `Could not start "${command}": command not found. Check "command" in the server's configuration, and that it is on the PATH${cwd ? ` or relative to ${cwd}` : ''}.`
+              : `Could not start "${command}": ${err.message}`;
         if (!started) reject(new Error(message));
         else this.onerror?.(new Error(message));
         this.finish({ reason: message });
@@ -123,7 +129,19 @@ export class StdioTransport implements Transport {
     // No callback per message (measurably costly at thousands of messages a second): wait only
     // when the pipe's buffer is full. A failed write surfaces as the process closing.
     if (stdin.write(serializeLine(message))) return Promise.resolve();
-    return new Promise((resolve) => stdin.once('drain', resolve));
+    // Every writer waiting on a full pipe shares one wait (a listener each would pile up, with a
+    // MaxListenersExceededWarning), which also ends when the pipe closes, so none waits forever.
+    this.drained ??= new Promise<void>((resolve) => {
+      const done = () => {
+        stdin.off('drain', done);
+        stdin.off('close', done);
+        this.drained = undefined;
+        resolve();
+      };
+      stdin.on('drain', done);
+      stdin.on('close', done);
+    });
+    return this.drained;
   }
 
   async close(): Promise<void> {

@@ -5,7 +5,7 @@ import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
 import { checkHttpConfig, httpStatusError, mediaType, networkError, parseEventData, readSseStream } from './sseStream';
 import type { Transport, TransportCloseInfo } from './transport';
-import { TransportHttpError, TransportParseError } from './transport';
+import { LOCAL_FAILURE, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
 
 /** How a dropped SSE stream is resumed. */
 export interface ReconnectOptions {
@@ -52,6 +52,8 @@ type Refused = { stop: string; quiet?: boolean } | { retry: string };
 /** A stream that stayed open this long counts as healthy even without events (an idle server). */
 const HEALTHY_STREAM_MS = 10_000;
 const DELETE_TIMEOUT_MS = 5_000;
+/** One-way POSTs (answers, notifications) in flight at once. */
+const MAX_ONE_WAY_LANES = 16;
 
 /**
  * Client side of the Streamable HTTP transport (MCP 2025-11-25): every message is a POST to the
@@ -92,6 +94,9 @@ export class StreamableHttpTransport implements Transport {
   /** The standalone GET stream while it is connecting, open, or waiting to reconnect. */
   private serverStream: AbortController | undefined;
   private closing: Promise<void> | undefined;
+  /** One-way messages (answers, notifications) in flight, and those waiting for a lane. */
+  private lanes = 0;
+  private readonly laneQueue: Array<() => void> = [];
 
   constructor(options: StreamableHttpOptions) {
     this.url = options.url;
@@ -134,6 +139,26 @@ export class StreamableHttpTransport implements Transport {
   async send(message: object): Promise<void> {
     if (this.closing) throw this.closedError();
     const requestIds = requestIdsOf(message);
+    // Answers and notifications take turns on a few lanes: a server that floods us with requests
+    // must not make us open a socket per answer.
+    if (requestIds.length === 0) return this.oneWay(() => this.post(message, requestIds));
+    return this.post(message, requestIds);
+  }
+
+  private async oneWay(fn: () => Promise<void>): Promise<void> {
+    if (this.lanes < MAX_ONE_WAY_LANES) this.lanes++;
+    else await new Promise<void>((resolve) => this.laneQueue.push(resolve));
+    try {
+      await fn();
+    } finally {
+      const next = this.laneQueue.shift();
+      if (next) next();
+      else this.lanes--;
+    }
+  }
+
+  private async post(message: object, requestIds: RequestId[]): Promise<void> {
+    if (this.closing) throw this.closedError();
     const sentSession = this._sessionId;
     const response = await this.http('POST', { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, this.lifetime.signal, JSON.stringify(message));
     if (!response.ok) throw await this.statusError(response, sentSession);
@@ -228,7 +253,10 @@ export class StreamableHttpTransport implements Transport {
     let response: Response;
     try {
       // Redirects are not followed: custom headers (tokens) must not travel to another origin.
-      response = await this.fetchImpl(this.url, { method, headers, body, signal, redirect: 'manual' });
+      // A signal of its own per request: fetch unhooks its listener from the signal only when
+      // the request is garbage collected, so thousands of requests on the transport's long-lived
+      // signal pile up listeners (and a MaxListenersExceededWarning).
+      response = await this.fetchImpl(this.url, { method, headers, body, signal: AbortSignal.any([signal]), redirect: 'manual' });
     } catch (err) {
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : this.closedError();
       throw networkError(this.serverName, this.url, err);
@@ -240,20 +268,23 @@ export class StreamableHttpTransport implements Transport {
   private async statusError(response: Response, sentSession: string | undefined): Promise<TransportHttpError> {
     if (response.status === 404 && sentSession !== undefined) {
       await response.body?.cancel().catch(() => undefined);
-      this.expireSession(sentSession);
-      return new TransportHttpError(
+      const err = new SessionExpiredError(
         `Server "${this.serverName}" no longer knows session ${sentSession} (HTTP 404): it expired or the server restarted. A new session must be started.`,
         404,
       );
+      this.expireSession(sentSession, err);
+      return err;
     }
     return httpStatusError(this.serverName, this.url, response);
   }
 
-  private expireSession(session: string): void {
+  private expireSession(session: string, err: SessionExpiredError): void {
     if (this._sessionId !== session) return;
     this.log.info(`Session ${session} of server "${this.serverName}" expired`);
     this._sessionId = undefined;
     this.serverStream?.abort(new Error('session expired'));
+    // Whoever owns the MCP session learns it is over, whichever request or stream found out.
+    this.onerror?.(err);
   }
 
   private adoptSessionId(response: Response): void {
@@ -398,6 +429,7 @@ export class StreamableHttpTransport implements Transport {
         jsonrpc: '2.0',
         id,
         error: { code: ErrorCode.ConnectionClosed, message: `Server "${this.serverName}" dropped the stream carrying the answer: ${why}` },
+        [LOCAL_FAILURE]: true,
       });
     }
   }

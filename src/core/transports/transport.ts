@@ -42,6 +42,12 @@ export interface Transport {
   readonly description: string;
 }
 
+/**
+ * Marks a JSON-RPC error response that a transport made up itself, for a request whose answer it
+ * lost (a cut stream): the request failed here; it is not what the peer answered.
+ */
+export const LOCAL_FAILURE = Symbol('mcp-tasks.localFailure');
+
 /** A line or event that was not valid JSON. */
 export class TransportParseError extends Error {
   override name = 'TransportParseError';
@@ -62,4 +68,12 @@ export class TransportHttpError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * Streamable HTTP: the server no longer knows our session (HTTP 404 on a request that carried
+ * it: the server restarted or expired it). Also reported through `onerror`: the session is over.
+ */
+export class SessionExpiredError extends TransportHttpError {
+  override name = 'SessionExpiredError';
 }

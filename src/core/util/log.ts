@@ -32,13 +32,48 @@ export function prefixed(log: Logger, prefix: string): Logger {
   };
 }
 
-const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|.*token.*|.*secret.*)$/i;
+/** Headers the transports set themselves: their values are never credentials. */
+const PROTOCOL_HEADER = /^(accept|content-type|mcp-session-id|mcp-protocol-version|last-event-id)$/i;
 
-/** Headers as they may appear in a log: values of credentials replaced. */
+/**
+ * Headers as they may appear in a log: only the protocol's own values are shown. Configured
+ * headers are credentials more often than not, whatever their name (`X-Workspace-Key`...).
+ */
 export function redactHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) out[k] = SECRET_HEADER.test(k) ? '<redacted>' : v;
+  for (const [k, v] of Object.entries(headers)) out[k] = PROTOCOL_HEADER.test(k) ? v : '<redacted>';
   return out;
+}
+
+/**
+ * A logger that replaces each of `secrets` with `<redacted>` in every line (values of password
+ * inputs, configured headers), whatever path they took: a command line, an error, a trace.
+ * Secrets under 4 characters are left alone: replacing them would garble every line.
+ */
+export function redacting(log: Logger, secrets: readonly string[]): Logger {
+  const hidden = hideable(secrets);
+  if (hidden.length === 0) return log;
+  const hide = (m: string) => redactSecrets(m, hidden);
+  return {
+    trace: (m, ...a) => log.trace(hide(m), ...a),
+    debug: (m, ...a) => log.debug(hide(m), ...a),
+    info: (m, ...a) => log.info(hide(m), ...a),
+    warn: (m, ...a) => log.warn(hide(m), ...a),
+    error: (m, ...a) => log.error(hide(typeof m === 'string' ? m : m.message), ...a),
+    get traceEnabled() {
+      return log.traceEnabled ?? true;
+    },
+  };
+}
+
+/** `text` with each of `secrets` (4 characters or more) replaced by `<redacted>`. */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  return hideable(secrets).reduce((t, s) => t.split(s).join('<redacted>'), text);
+}
+
+function hideable(secrets: readonly string[]): string[] {
+  // Longest first, so a secret that contains another is hidden whole.
+  return [...new Set(secrets.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
 }
 
 /** Shortens a string for a log line. */

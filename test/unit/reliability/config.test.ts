@@ -1,0 +1,85 @@
+// Issue 8, malformed configuration: every mistake gets a precise message (file, line, server, what),
+// and the servers that are right still work. The parsing rules are pinned in test/unit/config; this
+// goes through ServerManager.setConfiguration and real processes.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { combineConfigs, parseMcpJson } from '../../../src/core/config/parse';
+import type { ConfigSource } from '../../../src/core/config/types';
+import type { Client } from './support';
+import { openClient, taskLab } from './support';
+
+describe('reliability: malformed configuration next to a good server', function () {
+  this.timeout(30_000);
+  let dir: string;
+  let client: Client | undefined;
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-config-'))));
+  afterEach(async () => {
+    await client?.close();
+    client = undefined;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('syntax errors, unknown types, missing commands and bad variables are reported precisely; the good server connects and runs a task', async () => {
+    const folder = (name: string): ConfigSource => ({ kind: 'workspaceFolder', folderName: name, folderPath: path.join(dir, name), file: path.join(dir, name, '.vscode/mcp.json') });
+    fs.mkdirSync(path.join(dir, 'b'));
+    const broken = parseMcpJson('{\n  "servers": {\n    "lost": { "type": "stdio", "command": "node" }\n', folder('a'));
+    const mixed = parseMcpJson(
+      JSON.stringify(
+        {
+          servers: {
+            pigeon: { type: 'carrier-pigeon' },
+            nocommand: { type: 'stdio' },
+            badvariable: { command: process.execPath, args: ['${nope:x}'] },
+            noinput: { command: process.execPath, args: ['${input:missing}'] },
+            notfound: { command: path.join(dir, 'no-such-binary') },
+            nocwd: { command: process.execPath, args: [taskLab], cwd: path.join(dir, 'no-such-dir') },
+            noenvfile: { command: process.execPath, args: [taskLab], envFile: path.join(dir, 'missing.env') },
+            good: { command: process.execPath, args: [taskLab, 'stdio', '--poll-interval', '100'] },
+          },
+        },
+        null,
+        2,
+      ),
+      folder('b'),
+    );
+    const config = combineConfigs([broken, mixed]);
+    client = openClient({ config });
+    const c = client;
+
+    // Parse-time problems: each names the file (and line), the server and what is wrong.
+    const messages = c.servers.errors.map((e) => `${e.kind}: ${e.message}`);
+    const expected = [
+      /^syntax: \.vscode\/mcp\.json \(folder "a"\), line 4, column 1: a closing brace \(\}\) is missing\.$/,
+      /^invalid: \.vscode\/mcp\.json \(folder "b"\), server "pigeon": "type" must be .*not "carrier-pigeon"\.$/,
+      /^invalid: \.vscode\/mcp\.json \(folder "b"\), server "nocommand": "command" is missing\.$/,
+      /^invalid: \.vscode\/mcp\.json \(folder "b"\), server "badvariable": "args\[0\]" uses the unknown variable "\$\{nope:x\}"\.$/,
+      /^invalid: \.vscode\/mcp\.json \(folder "b"\), server "noinput": "args\[0\]" uses "\$\{input:missing\}", but no input with that id is defined in "inputs"\.$/,
+    ];
+    assert.equal(messages.length, expected.length, messages.join('\n'));
+    for (const [i, re] of expected.entries()) assert.match(messages[i], re);
+
+    // Start-time problems: each start fails with a message that says what to fix.
+    const failure = (name: string) => c.servers.getSession(c.id(name)).then(() => 'connected', (err: Error) => err.message);
+    const starts = {
+      badvariable: await failure('badvariable'),
+      noinput: await failure('noinput'),
+      notfound: await failure('notfound'),
+      nocwd: await failure('nocwd'),
+      noenvfile: await failure('noenvfile'),
+    };
+    assert.match(starts.badvariable, /^Server "badvariable": "args\[0\]" uses the unknown variable "\$\{nope:x\}"\.$/);
+    assert.match(starts.noinput, /^Server "noinput": "args\[0\]" uses "\$\{input:missing\}", but no input "missing" is defined\.$/);
+    assert.match(starts.notfound, /command not found\. Check "command" in the server's configuration/);
+    assert.match(starts.nocwd, /working directory .*no-such-dir.* does not exist/);
+    assert.match(starts.noenvfile, /missing\.env/);
+
+    // The good server, next to all of them.
+    const t = await c.engine.callTool(c.id('good'), 'work', { arguments: { tag: 'fine', durationMs: 100 } });
+    const done = await c.until(t.key, (s) => s.outcome !== undefined, 'the good task');
+    assert.equal(done.status, 'completed');
+    const states = Object.fromEntries(c.servers.list().map((s) => [s.name, s.state.kind]));
+    assert.deepEqual(states, { badvariable: 'error', noinput: 'error', notfound: 'error', nocwd: 'error', noenvfile: 'error', good: 'connected' });
+  });
+});
