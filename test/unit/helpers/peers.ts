@@ -47,24 +47,37 @@ export async function connectEngine(transport: Transport, handlers: ClientReques
       engine.dispose();
       await session.close();
     },
-    until(key, predicate, what, timeoutMs = 20000) {
-      return new Promise((resolve, reject) => {
-        const check = (s: TaskSnapshot | undefined) => {
-          if (s && s.key === key && predicate(s)) {
-            clearTimeout(timer);
-            sub.dispose();
-            resolve(s);
-          }
-        };
-        const timer = setTimeout(() => {
-          sub.dispose();
-          reject(new Error(`Timed out waiting for ${what}; task is ${JSON.stringify(engine.get(key))}\nlog:\n${log.text().slice(-3000)}`));
-        }, timeoutMs);
-        const sub = engine.onDidChange(check);
-        check(engine.get(key));
-      });
-    },
+    until: (key, predicate, what, timeoutMs) => waitForTask(engine, key, predicate, what, timeoutMs, () => log.text().slice(-3000)),
   };
+}
+
+/**
+ * Resolves with a task's snapshot once `predicate` holds for it; on timeout, rejects with the
+ * task as it stands and the tail of the log (`logTail`).
+ */
+export function waitForTask(
+  engine: TaskEngine,
+  key: string,
+  predicate: (s: TaskSnapshot) => boolean,
+  what: string,
+  timeoutMs = 20_000,
+  logTail: () => string = () => '',
+): Promise<TaskSnapshot> {
+  return new Promise((resolve, reject) => {
+    const check = (s: TaskSnapshot | undefined) => {
+      if (s && s.key === key && predicate(s)) {
+        clearTimeout(timer);
+        sub.dispose();
+        resolve(s);
+      }
+    };
+    const timer = setTimeout(() => {
+      sub.dispose();
+      reject(new Error(`Timed out waiting for ${what}; task is ${JSON.stringify(engine.get(key))?.slice(0, 1000)}\nlog:\n${logTail()}`));
+    }, timeoutMs);
+    const sub = engine.onDidChange(check);
+    check(engine.get(key));
+  });
 }
 
 /** A peer started as a child process on a free port; resolves once it prints `pattern`. */

@@ -20,6 +20,7 @@ import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { createTransport } from '../../../src/core/transports/factory';
 import type { Logger } from '../../../src/core/util/log';
 import { stopProcess } from '../helpers/httpServers';
+import { waitForTask } from '../helpers/peers';
 import { MemoryLogger } from '../helpers/logger';
 import { repoRoot } from '../helpers/peers';
 
@@ -161,24 +162,10 @@ export function openClient(o: ClientOptions) {
     /** The id of the server configured under `name`. */
     id: (name: string) => servers.list().find((s) => s.name === name)?.id ?? `settings:${name}`,
     /** Resolves with the task's snapshot once `predicate` holds. */
-    until(key: string, predicate: (s: TaskSnapshot) => boolean, what: string, timeoutMs = 20_000): Promise<TaskSnapshot> {
-      return new Promise((resolve, reject) => {
-        const check = (s: TaskSnapshot | undefined) => {
-          if (s && s.key === key && predicate(s)) {
-            clearTimeout(timer);
-            sub.dispose();
-            resolve(s);
-          }
-        };
-        const timer = setTimeout(() => {
-          sub.dispose();
-          const tail = log instanceof MemoryLogger ? log.text().slice(-3000) : log instanceof CountingLogger ? log.tail.slice(-30).join('\n') : '';
-          reject(new Error(`Timed out waiting for ${what}; task is ${JSON.stringify(engine.get(key))?.slice(0, 1000)}\n${tail}`));
-        }, timeoutMs);
-        const sub = engine.onDidChange(check);
-        check(engine.get(key));
-      });
-    },
+    until: (key: string, predicate: (s: TaskSnapshot) => boolean, what: string, timeoutMs = 20_000): Promise<TaskSnapshot> =>
+      waitForTask(engine, key, predicate, what, timeoutMs, () =>
+        log instanceof MemoryLogger ? log.text().slice(-3000) : log instanceof CountingLogger ? log.tail.slice(-30).join('\n') : '',
+      ),
     async close() {
       engine.dispose();
       host.dispose();

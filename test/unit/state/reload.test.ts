@@ -10,7 +10,7 @@ import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { createTransport } from '../../../src/core/transports/factory';
 import { isTerminal } from '../../../src/core/tasks/status';
 import { MemoryLogger } from '../helpers/logger';
-import { everythingEntry, startHttpPeer } from '../helpers/peers';
+import { everythingEntry, startHttpPeer, waitForTask } from '../helpers/peers';
 
 /** One "window": a server manager, a task engine and a store, wired as the extension wires them. */
 function openWindow(dir: string, url: string) {
@@ -53,21 +53,7 @@ function openWindow(dir: string, url: string) {
       engine.dispose();
       servers.dispose();
     },
-    until(key: string, pred: (t: TaskSnapshot) => boolean, what: string): Promise<TaskSnapshot> {
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}: ${JSON.stringify(engine.get(key))}\n${log.text().slice(-2000)}`)), 20000);
-        const check = () => {
-          const t = engine.get(key);
-          if (t && pred(t)) {
-            clearTimeout(timer);
-            sub.dispose();
-            resolve(t);
-          }
-        };
-        const sub = engine.onDidChange(check);
-        check();
-      });
-    },
+    until: (key: string, pred: (t: TaskSnapshot) => boolean, what: string) => waitForTask(engine, key, pred, what, 20_000, () => log.text().slice(-2000)),
   };
 }
 
