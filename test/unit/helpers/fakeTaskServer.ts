@@ -10,7 +10,9 @@ import { MODEL_IMMEDIATE_RESPONSE_META, RELATED_TASK_META } from '../../../src/c
 import { McpSession } from '../../../src/core/protocol/session';
 import type { SessionSource, TaskEngineOptions } from '../../../src/core/tasks/engine';
 import { TaskEngine } from '../../../src/core/tasks/engine';
+import type { LocalTaskStatus } from '../../../src/core/tasks/status';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
+import { waitFor } from './logger';
 import { InMemoryTransport } from '../../../src/core/transports/inMemory';
 import { MemoryLogger } from './logger';
 
@@ -500,3 +502,30 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     },
   };
 }
+
+/** A pollInterval long enough that no poll happens during a test: only notifications move tasks. */
+export const NO_POLL = 60_000;
+
+/**
+ * For a `describe` block: a function that opens harnesses, every one closed after each test.
+ * Call it in the block's body (it registers an `afterEach`).
+ */
+export function harnessesForEachTest(): (options?: HarnessOptions) => Promise<Harness> {
+  const open: Harness[] = [];
+  afterEach(async () => {
+    while (open.length) await open.pop()!.close();
+  });
+  return async (options = {}) => {
+    const h = await createHarness(options);
+    open.push(h);
+    return h;
+  };
+}
+
+/** Waits until the task of the fake server reaches `status`. */
+export async function waitStatus(h: Harness, taskId: string, status: LocalTaskStatus): Promise<void> {
+  await waitFor(() => h.engine.find('fake', taskId)?.status === status, `task ${taskId} ${status} (now ${h.engine.find('fake', taskId)?.status})`);
+}
+
+/** Waits until every message sent so far in both directions was delivered (a ping round trip). */
+export const settle = (h: Harness): Promise<void> => h.session.ping();

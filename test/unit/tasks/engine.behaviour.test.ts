@@ -2,30 +2,15 @@
 // servers, endless lists, retries, forgotten tasks, dead processes and window reloads.
 import * as assert from 'node:assert/strict';
 import { RpcError } from '../../../src/core/jsonrpc/errors';
-import type { LocalTaskStatus } from '../../../src/core/tasks/status';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { taskKey } from '../../../src/core/tasks/types';
-import type { Harness, HarnessOptions, WireTask } from '../helpers/fakeTaskServer';
-import { createHarness } from '../helpers/fakeTaskServer';
+import type { WireTask } from '../helpers/fakeTaskServer';
+import { NO_POLL, harnessesForEachTest, settle, waitStatus } from '../helpers/fakeTaskServer';
 import { waitFor } from '../helpers/logger';
 
-const NO_POLL = 60_000;
 
 describe('TaskEngine: behaviour against a scripted server', () => {
-  const open: Harness[] = [];
-  async function harness(options: HarnessOptions = {}): Promise<Harness> {
-    const h = await createHarness(options);
-    open.push(h);
-    return h;
-  }
-  afterEach(async () => {
-    while (open.length) await open.pop()!.close();
-  });
-
-  async function waitStatus(h: Harness, taskId: string, status: LocalTaskStatus): Promise<void> {
-    await waitFor(() => h.engine.find('fake', taskId)?.status === status, `task ${taskId} ${status} (now ${h.engine.find('fake', taskId)?.status})`);
-  }
-  const settle = (h: Harness) => h.session.ping();
+  const harness = harnessesForEachTest();
 
   it('ignores and logs an illegal transition out of a terminal status, from a poll answer or the list', async () => {
     const h = await harness({ server: { pollInterval: 10 } });

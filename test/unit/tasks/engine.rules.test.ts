@@ -3,31 +3,12 @@
 import * as assert from 'node:assert/strict';
 import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
 import type { ServerRequestContext } from '../../../src/core/tasks/engine';
-import type { LocalTaskStatus } from '../../../src/core/tasks/status';
-import type { Harness, HarnessOptions } from '../helpers/fakeTaskServer';
-import { createHarness } from '../helpers/fakeTaskServer';
+import { NO_POLL, harnessesForEachTest, settle, waitStatus } from '../helpers/fakeTaskServer';
 import { waitFor } from '../helpers/logger';
 
-/** A pollInterval long enough that no poll happens during a test: only notifications move tasks. */
-const NO_POLL = 60_000;
 
 describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
-  const open: Harness[] = [];
-  async function harness(options: HarnessOptions = {}): Promise<Harness> {
-    const h = await createHarness(options);
-    open.push(h);
-    return h;
-  }
-  afterEach(async () => {
-    while (open.length) await open.pop()!.close();
-  });
-
-  async function waitStatus(h: Harness, taskId: string, status: LocalTaskStatus): Promise<void> {
-    await waitFor(() => h.engine.find('fake', taskId)?.status === status, `task ${taskId} ${status} (now ${h.engine.find('fake', taskId)?.status})`);
-  }
-
-  /** Waits until every message sent so far in both directions was delivered (a ping round trip). */
-  const settle = (h: Harness) => h.session.ping();
+  const harness = harnessesForEachTest();
 
   // ── Capabilities ─────────────────────────────────────────────────────────────────────────────
 
