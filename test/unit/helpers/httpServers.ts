@@ -3,6 +3,9 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { JsonRpcConnection } from '../../../src/core/jsonrpc/connection';
+import type { Transport, TransportCloseInfo } from '../../../src/core/transports/transport';
+import type { MemoryLogger } from './logger';
 
 const root = path.resolve(__dirname, '../../../..');
 const fixturePath = path.join(root, 'test/fixtures/servers/http-fixture.mjs');
@@ -147,4 +150,31 @@ function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number): P
     child.stderr!.on('data', onData);
     child.on('exit', onExit);
   });
+}
+
+/** A transport under test, its connection, and what the transport reported beside the messages. */
+export interface RecordedClient<T extends Transport> {
+  log: MemoryLogger;
+  transport: T;
+  conn: JsonRpcConnection;
+  /** What the transport reported through `onerror` (the connection only logs it). */
+  errors: Error[];
+  closes: TransportCloseInfo[];
+}
+
+/** Wraps `transport` in a connection, recording its errors and closes on top of the connection's handlers. */
+export function recordClient<T extends Transport>(transport: T, log: MemoryLogger): RecordedClient<T> {
+  const conn = new JsonRpcConnection(transport, { logger: log, defaultTimeoutMs: 10_000 });
+  const c: RecordedClient<T> = { log, transport, conn, errors: [], closes: [] };
+  const onerror = transport.onerror;
+  transport.onerror = (e) => {
+    c.errors.push(e);
+    onerror?.(e);
+  };
+  const onclose = transport.onclose;
+  transport.onclose = (info) => {
+    c.closes.push(info);
+    onclose?.(info);
+  };
+  return c;
 }

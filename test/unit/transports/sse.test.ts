@@ -1,42 +1,23 @@
 import * as assert from 'node:assert/strict';
-import { JsonRpcConnection } from '../../../src/core/jsonrpc/connection';
 import { ConnectionClosedError } from '../../../src/core/jsonrpc/errors';
 import type { LegacySseOptions } from '../../../src/core/transports/sse';
 import { LegacySseTransport } from '../../../src/core/transports/sse';
-import type { TransportCloseInfo } from '../../../src/core/transports/transport';
 import { TransportHttpError, TransportParseError } from '../../../src/core/transports/transport';
-import { EverythingHttpServer, HttpFixture } from '../helpers/httpServers';
+import type { RecordedClient } from '../helpers/httpServers';
+import { EverythingHttpServer, HttpFixture, recordClient } from '../helpers/httpServers';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 
 const PROTOCOL_VERSION = '2025-11-25';
 const initParams = { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'mcp-tasks-test', version: '0.0.0' } };
 
-interface Client {
-  log: MemoryLogger;
-  transport: LegacySseTransport;
-  conn: JsonRpcConnection;
-  errors: Error[];
-  closes: TransportCloseInfo[];
-}
+type Client = RecordedClient<LegacySseTransport>;
 
 const open: Client[] = [];
 
 function client(url: string, options: Partial<LegacySseOptions> = {}): Client {
   const log = new MemoryLogger();
   const transport = new LegacySseTransport({ url, logger: log, serverName: 'legacy', ...options });
-  const conn = new JsonRpcConnection(transport, { logger: log, defaultTimeoutMs: 10_000 });
-  const c: Client = { log, transport, conn, errors: [], closes: [] };
-  // The connection installed its handlers; record on top of them.
-  const onerror = transport.onerror;
-  transport.onerror = (e) => {
-    c.errors.push(e);
-    onerror?.(e);
-  };
-  const onclose = transport.onclose;
-  transport.onclose = (info) => {
-    c.closes.push(info);
-    onclose?.(info);
-  };
+  const c = recordClient(transport, log);
   open.push(c);
   return c;
 }

@@ -1,25 +1,16 @@
 import * as assert from 'node:assert/strict';
-import { JsonRpcConnection } from '../../../src/core/jsonrpc/connection';
 import { RpcError } from '../../../src/core/jsonrpc/errors';
 import type { StreamableHttpOptions } from '../../../src/core/transports/streamableHttp';
 import { StreamableHttpTransport } from '../../../src/core/transports/streamableHttp';
-import type { TransportCloseInfo } from '../../../src/core/transports/transport';
 import { TransportHttpError, TransportParseError } from '../../../src/core/transports/transport';
-import type { RecordedRequest } from '../helpers/httpServers';
-import { EverythingHttpServer, freePort, HttpFixture } from '../helpers/httpServers';
+import type { RecordedClient, RecordedRequest } from '../helpers/httpServers';
+import { EverythingHttpServer, freePort, HttpFixture, recordClient } from '../helpers/httpServers';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 
 const PROTOCOL_VERSION = '2025-11-25';
 const clientInfo = { name: 'mcp-tasks-test', version: '0.0.0' };
 
-interface Client {
-  log: MemoryLogger;
-  transport: StreamableHttpTransport;
-  conn: JsonRpcConnection;
-  /** What the transport reported through `onerror` (the connection only logs it). */
-  errors: Error[];
-  closes: TransportCloseInfo[];
-}
+type Client = RecordedClient<StreamableHttpTransport>;
 
 const open: Client[] = [];
 
@@ -32,19 +23,7 @@ function client(url: string, options: Partial<StreamableHttpOptions> = {}): Clie
     reconnect: { initialDelayMs: 20, maxDelayMs: 200, maxRetries: 3 },
     ...options,
   });
-  const conn = new JsonRpcConnection(transport, { logger: log, defaultTimeoutMs: 10_000 });
-  const c: Client = { log, transport, conn, errors: [], closes: [] };
-  // The connection installed its handlers; record on top of them.
-  const onerror = transport.onerror;
-  transport.onerror = (e) => {
-    c.errors.push(e);
-    onerror?.(e);
-  };
-  const onclose = transport.onclose;
-  transport.onclose = (info) => {
-    c.closes.push(info);
-    onclose?.(info);
-  };
+  const c = recordClient(transport, log);
   open.push(c);
   return c;
 }
