@@ -261,10 +261,13 @@ export class ServerManager extends DisposableBase implements SessionSource {
         },
       });
       if (!resolved.ok) throw new Error(resolved.message);
-      // What was typed into password inputs, and configured header values (a token, or the token
-      // of `Bearer <token>`), never reach the log, whatever path they take (a command line, an
+      // What was typed into password inputs, configured header values (a token, or the token of
+      // `Bearer <token>`) and credentials in the URL (`?api_key=…`, `user:pass@`) never reach the log, whatever path they take (a command line, an
       // error, a server that repeats them).
-      if (resolved.server.type !== 'stdio') for (const v of Object.values(resolved.server.headers)) secrets.push(v, v.replace(/^\S+\s+/, ''));
+      if (resolved.server.type !== 'stdio') {
+        for (const v of Object.values(resolved.server.headers)) secrets.push(v, v.replace(/^\S+\s+/, ''));
+        secrets.push(...urlSecrets(resolved.server.url));
+      }
       log = redacting(log, secrets);
       const saved = this.saved.get(config.id);
       this.saved.delete(config.id);
@@ -395,5 +398,32 @@ export class ServerManager extends DisposableBase implements SessionSource {
     for (const e of this.entries.values()) this.teardown(e, 'the extension is shutting down');
     this.entries.clear();
     super.dispose();
+  }
+}
+
+/** Query parameters that carry a credential by their name: `api_key`, `access_token`, `sig`... */
+const SECRET_PARAM = /key|token|secret|pass|auth|sig|cred|session/i;
+
+/**
+ * The credentials a server URL carries: its user info, and the values of query parameters named
+ * like credentials. Other parameter values stay readable in logs (`?version=2`).
+ */
+export function urlSecrets(url: string): string[] {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return [];
+  }
+  const out = [u.username, u.password].filter(Boolean).flatMap((v) => [v, safeDecode(v)]);
+  for (const [name, value] of u.searchParams) if (value && SECRET_PARAM.test(name)) out.push(value, encodeURIComponent(value));
+  return out;
+}
+
+function safeDecode(v: string): string {
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    return v; // a malformed escape stays as it was written
   }
 }

@@ -1,12 +1,14 @@
 // Issue 8, secrets: no credential reaches the log, at any level, whatever path it takes: a static
 // Authorization header, an `${input:token}` password input used in a header, in a stdio server's
 // arguments and environment, a server that refuses them (401, with an error page that repeats
-// them), a header value the HTTP stack rejects, and full trace logging of the traffic.
+// them), a header value the HTTP stack rejects, and full trace logging of the traffic. Also credentials in a
+// server URL (`?access_token=…`, user info).
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseMcpJson } from '../../../src/core/config/parse';
+import { urlSecrets } from '../../../src/core/servers/serverManager';
 import type { InputDef } from '../../../src/core/config/types';
 import { MemoryLogger } from '../helpers/logger';
 import type { Client, Peer } from './support';
@@ -86,5 +88,47 @@ describe('reliability: secrets never reach the log', function () {
       const leaks = everything.filter((l) => l.includes(secret));
       assert.deepEqual(leaks.map((l) => l.slice(0, 300)), [], `"${secret}" reached the log`);
     }
+  });
+});
+
+describe('reliability: credentials in a server URL never reach the log', function () {
+  this.timeout(60_000);
+  const URL_SECRET = 'qu3ry-s3cret-value';
+  let peer: Peer | undefined;
+  let client: Client | undefined;
+  afterEach(async () => {
+    await client?.close();
+    client = undefined;
+    await peer?.stop();
+  });
+
+  it('urlSecrets finds user info and credential-named query values, and leaves the rest readable', () => {
+    assert.deepEqual(urlSecrets('https://me:p%40ss@host/mcp?api_key=abc123&version=2&sig=x%2Fy'), ['me', 'me', 'p%40ss', 'p@ss', 'abc123', 'abc123', 'x/y', 'x%2Fy']);
+    assert.deepEqual(urlSecrets('http://127.0.0.1:3000/mcp?version=2&mode=fast'), []);
+    assert.deepEqual(urlSecrets('not a url'), []);
+  });
+
+  it('an ?access_token= in the URL of an HTTP server is redacted in traces, errors and the server state', async () => {
+    peer = await startPeer([taskLab, 'http', '--poll-interval', '100']);
+    const dir = os.tmpdir();
+    const mcpJson = {
+      servers: {
+        tokened: { type: 'http', url: `http://127.0.0.1:${peer.port}/mcp?access_token=${URL_SECRET}&version=2` },
+        // Nothing listens on port 9 here: the connection error names the URL.
+        gone: { type: 'http', url: `http://127.0.0.1:9/mcp?access_token=${URL_SECRET}` },
+      },
+    };
+    const config = parseMcpJson(JSON.stringify(mcpJson), { kind: 'workspaceFolder', folderName: 'app', folderPath: dir, file: path.join(dir, '.vscode/mcp.json') });
+    assert.deepEqual(config.errors, []);
+    const log = new MemoryLogger();
+    client = openClient({ config, logger: log });
+    const c = client;
+    const gone = await c.servers.getSession(c.id('gone')).then(() => '', (err: Error) => err.message);
+    assert.match(gone, /Could not reach server "gone" at .*access_token=<redacted>/);
+    const t = await c.engine.callTool(c.id('tokened'), 'work', { arguments: { tag: 'url', durationMs: 100 } });
+    assert.equal((await c.until(t.key, (s) => s.outcome !== undefined, 'the task')).status, 'completed');
+    assert.ok(log.has('trace', /POST http:\/\/127\.0\.0\.1:\d+\/mcp\?access_token=<redacted>&version=2 /), 'traffic is traced with the URL, redacted');
+    const everything = [...log.lines.map((l) => l.message), gone, ...c.servers.list().map((s) => JSON.stringify(s.state))];
+    assert.deepEqual(everything.filter((l) => l.includes(URL_SECRET)).map((l) => l.slice(0, 300)), [], 'the URL credential reached the log');
   });
 });
