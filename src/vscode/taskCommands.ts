@@ -5,12 +5,13 @@ import { STATUS_PRESENTATION, describeTask, formatAge, taskTitle } from '../core
 import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import type { Tool } from '../core/protocol/schemas';
-import { serverAcceptsToolTasks } from '../core/tasks/policy';
+import { decideExecution, serverAcceptsToolTasks } from '../core/tasks/policy';
 import { errorMessage } from '../core/util/abort';
 import type { ResultDocuments } from './results';
 import type { TaskHost } from '../core/host/taskHost';
 import type { Node, TasksTreeProvider } from './tree/tasksTree';
 import { describeServer } from './tree/tasksTree';
+import { askArguments, askTtl } from './toolInputs';
 
 export interface TaskCommandDeps {
   servers: ServerManager;
@@ -154,12 +155,12 @@ async function pickServer(servers: ServerManager): Promise<ServerSnapshot | unde
   }
   const picked = await vscode.window.showQuickPick(
     list.map((s) => ({ label: s.label, description: describeServer(s), server: s })),
-    { title: vscode.l10n.t('Run Tool as Task (1/3): server'), placeHolder: vscode.l10n.t('Pick the MCP server') },
+    { title: vscode.l10n.t('Run Tool as Task (1/4): server'), placeHolder: vscode.l10n.t('Pick the MCP server'), ignoreFocusOut: true },
   );
   return picked?.server;
 }
 
-/** Server → tool → arguments → run, each step a quick input. */
+/** Server → tool → arguments → ttl (tasks only) → run, each step a quick input; Escape anywhere runs nothing. */
 async function runTool(deps: TaskCommandDeps, server: ServerSnapshot): Promise<void> {
   const { servers, engine } = deps;
   let tools: Tool[];
@@ -184,13 +185,17 @@ async function runTool(deps: TaskCommandDeps, server: ServerSnapshot): Promise<v
       const support = acceptsTasks ? (t.execution?.taskSupport ?? 'forbidden') : 'forbidden';
       return { label: t.title ?? t.annotations?.title ?? t.name, description: `${t.name !== (t.title ?? t.annotations?.title ?? t.name) ? `${t.name} · ` : ''}${TASK_SUPPORT_WORDS[support]}`, detail: t.description, tool: t };
     }),
-    { title: vscode.l10n.t('Run Tool as Task (2/3): tool of {0}', server.label), placeHolder: vscode.l10n.t('Pick the tool'), matchOnDescription: true, matchOnDetail: true },
+    { title: vscode.l10n.t('Run Tool as Task (2/4): tool of {0}', server.label), placeHolder: vscode.l10n.t('Pick the tool'), matchOnDescription: true, matchOnDetail: true, ignoreFocusOut: true },
   );
   if (!picked) return;
-  const args = await askArguments(picked.tool);
+  const args = await askArguments(picked.tool, vscode.l10n.t('Run Tool as Task (3/4): arguments of {0}', picked.tool.name));
   if (args === undefined) return;
+  // The ttl means something only to a task: a direct call is not asked for one.
+  const asTask = decideExecution(acceptsTasks, picked.tool.execution?.taskSupport).mode === 'task';
+  const ttl = asTask ? await askTtl(vscode.l10n.t('Run Tool as Task (4/4): ttl of {0}', picked.tool.name)) : {};
+  if (!ttl) return;
   try {
-    const t = await engine.callTool(server.id, picked.tool.name, { arguments: args });
+    const t = await engine.callTool(server.id, picked.tool.name, { arguments: args, ttlMs: ttl.ttlMs });
     if (t.kind === 'direct') {
       void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Tasks: "{0}" does not run as a task; called it directly', picked.tool.name), 5000);
     }
@@ -200,31 +205,4 @@ async function runTool(deps: TaskCommandDeps, server: ServerSnapshot): Promise<v
   } catch (err) {
     void vscode.window.showErrorMessage(vscode.l10n.t('Could not run "{0}": {1}', picked.tool.name, errorMessage(err)));
   }
-}
-
-/** The tool's arguments as JSON, prefilled from its input schema. */
-async function askArguments(tool: Tool): Promise<Record<string, unknown> | undefined> {
-  const props = tool.inputSchema.properties ?? {};
-  if (!Object.keys(props).length) return {};
-  const template: Record<string, unknown> = {};
-  for (const [name, schema] of Object.entries(props)) {
-    const s = schema as { default?: unknown; type?: string };
-    if (s.default !== undefined) template[name] = s.default;
-    else if (tool.inputSchema.required?.includes(name)) template[name] = s.type === 'number' || s.type === 'integer' ? 0 : s.type === 'boolean' ? false : s.type === 'array' ? [] : s.type === 'object' ? {} : '';
-  }
-  const value = await vscode.window.showInputBox({
-    title: vscode.l10n.t('Run Tool as Task (3/3): arguments of {0}', tool.name),
-    prompt: vscode.l10n.t('Arguments as a JSON object. Properties: {0}', Object.keys(props).join(', ')),
-    value: JSON.stringify(template),
-    ignoreFocusOut: true,
-    validateInput: (v) => {
-      try {
-        const parsed: unknown = JSON.parse(v);
-        return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? undefined : vscode.l10n.t('Enter a JSON object, e.g. {"name": "value"}');
-      } catch (err) {
-        return vscode.l10n.t('Not valid JSON: {0}', errorMessage(err));
-      }
-    },
-  });
-  return value === undefined ? undefined : (JSON.parse(value) as Record<string, unknown>);
 }

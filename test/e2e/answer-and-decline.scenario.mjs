@@ -11,19 +11,25 @@ export async function run({ page, url, shot }) {
   await openViewContainer(page, 'MCP Tasks');
   await widenSideBar(page, 520);
 
-  await runToolAsTask(page, { server: 'demo', tool: 'ask-deploy-target', args: '{}' });
+  await runToolAsTask(page, { server: 'demo', tool: 'ask-deploy-target', args: {} });
   await quickInputTitle(page, 'ask-deploy-target (server "demo"').waitFor({ timeout: 60_000 });
   await shot('form');
+  // The form's steps share one quick input: each answer waits for its step's counter in the title.
+  const step = (n) => quickInputTitle(page, `(${n}/5)`).waitFor({ timeout: 30_000 });
+  await step(1);
   await answerQuickInput(page, 'checkout-api'); // Service: typed
+  await step(2);
   await answerQuickInput(page, '3'); // Replicas: typed over the default
+  await step(3);
   await answerQuickInput(page, 'US East', { match: 'US East' }); // Region: typed to filter, Enter
+  await step(4);
   await answerQuickInput(page, 'No', { match: 'No' }); // Dry run
   await quickPickRow(page, 'Accept').waitFor({ timeout: 30_000 });
   await shot('review');
   await answerQuickInput(page, 'Accept', { match: 'Accept' });
   await taskRow(page, 'ask-deploy-target', 'Completed').waitFor({ timeout: 60_000 });
 
-  await runToolAsTask(page, { server: 'demo', tool: 'summarize-with-model', args: '{}' });
+  await runToolAsTask(page, { server: 'demo', tool: 'summarize-with-model', args: {} });
   await quickInputTitle(page, 'MCP server "demo" asks to use a language model').waitFor({ timeout: 60_000 });
   await shot('consent');
   await answerQuickInput(page, 'Deny', { match: 'Deny' });

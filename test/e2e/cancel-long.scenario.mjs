@@ -8,7 +8,7 @@ export async function run({ page, url, shot }) {
   await openWorkbench(page, url);
   await openViewContainer(page, 'MCP Tasks');
   await widenSideBar(page, 520);
-  await runToolAsTask(page, { server: 'demo', tool: 'long-running-scan', args: '{"durationMs":600000}' });
+  await runToolAsTask(page, { server: 'demo', tool: 'long-running-scan', args: { durationMs: '600000' } });
 
   // The row appears working, and the scan reports its status and progress.
   const working = taskRow(page, 'long-running-scan', 'Working');

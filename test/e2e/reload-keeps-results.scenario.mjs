@@ -11,7 +11,7 @@ export async function run({ page, url, shot }) {
   await openWorkbench(page, url);
   await openViewContainer(page, 'MCP Tasks');
   await widenSideBar(page, 520);
-  await runToolAsTask(page, { server: 'demo', tool: 'quick-echo', args: JSON.stringify({ message }) });
+  await runToolAsTask(page, { server: 'demo', tool: 'quick-echo', args: { message } });
   await taskRow(page, 'quick-echo', 'Completed').waitFor({ timeout: 30_000 });
   await shot('completed');
 

@@ -7,6 +7,7 @@ import {
   answerQuickInput,
   openViewContainer,
   openWorkbench,
+  parts,
   quickInputTitle,
   quickPickRow,
   rowDescription,
@@ -24,12 +25,12 @@ export async function run({ page, url, shot }) {
   await openViewContainer(page, 'MCP Tasks');
   await widenSideBar(page, 520);
 
-  await runToolAsTask(page, { server: 'demo', tool: 'build-project', args: '{"project":"demo-app","durationMs":60000}' });
+  await runToolAsTask(page, { server: 'demo', tool: 'build-project', args: { project: 'demo-app', durationMs: '60000' } });
   await taskRow(page, 'build-project', 'Working').waitFor({ timeout: 30_000 });
-  await runToolAsTask(page, { server: 'demo', tool: 'failing-job', args: '{"failAfterMs":1500}' });
+  await runToolAsTask(page, { server: 'demo', tool: 'failing-job', args: { failAfterMs: '1500' } });
   await taskRow(page, 'failing-job').waitFor({ timeout: 30_000 });
 
-  await runToolAsTask(page, { server: 'everything', tool: 'simulate-research-query', args: '{"topic":"python","ambiguous":true}' });
+  await runToolAsTask(page, { server: 'everything', tool: 'simulate-research-query', args: { topic: 'python', ambiguous: 'Yes' } });
   await taskRow(page, 'simulate-research-query', 'Working').waitFor({ timeout: 30_000 });
   await shot('working');
 
@@ -50,6 +51,8 @@ export async function run({ page, url, shot }) {
   await taskRow(page, 'failing-job', 'Failed').waitFor({ timeout: 30_000 });
   // The toasts of the question and of the end are read; clear them for the picture of the view.
   await runCommand(page, 'Notifications: Clear All Notifications');
+  // The palette fades out: the picture waits until it is gone.
+  await page.locator(parts.quickInput).waitFor({ state: 'hidden', timeout: 10_000 });
   await page.mouse.move(page.viewportSize().width / 2, page.viewportSize().height - 40);
   await shot('completed', { media: 'screenshot-view.png' });
 

@@ -127,18 +127,51 @@ export function quickInputTitle(page, text) {
 
 /**
  * "MCP Tasks: Run Tool as Task..." from the palette, as a person would: types the server's name,
- * then the tool's name, then (when the tool takes arguments) the arguments JSON, each with Enter.
+ * then the tool's name; when the tool takes arguments, answers their form (see fillArguments);
+ * then, for a tool that runs as a task, takes the ttl step's `ttl` item (Enter: the default).
+ * `ttl: false` for a tool called directly (no ttl step).
  */
-export async function runToolAsTask(page, { server, tool, args }) {
+export async function runToolAsTask(page, { server, tool, args, ttl = 'Default' }) {
   await runCommand(page, 'MCP Tasks: Run Tool as Task...');
-  await quickInputTitle(page, 'Run Tool as Task (1/3)').waitFor({ timeout: 30_000 });
+  await quickInputTitle(page, 'Run Tool as Task (1/4)').waitFor({ timeout: 30_000 });
   await answerQuickInput(page, server, { match: server });
   // The server is connected first, then its tools are listed.
-  await quickInputTitle(page, `Run Tool as Task (2/3): tool of ${server}`).waitFor({ timeout: 60_000 });
+  await quickInputTitle(page, `Run Tool as Task (2/4): tool of ${server}`).waitFor({ timeout: 60_000 });
   await answerQuickInput(page, tool, { match: tool });
-  if (args === undefined) return;
-  await quickInputTitle(page, `Run Tool as Task (3/3): arguments of ${tool}`).waitFor({ timeout: 30_000 });
-  await answerQuickInput(page, args);
+  if (args !== undefined) await fillArguments(page, tool, args);
+  if (ttl === false) return;
+  await quickInputTitle(page, `Run Tool as Task (4/4): ttl of ${tool}`).waitFor({ timeout: 30_000 });
+  if (ttl === 'Default') await pressEnterOn(page, 'Default');
+  else await answerQuickInput(page, ttl, { match: ttl });
+}
+
+/**
+ * Answers the arguments form of Run Tool as Task, one field a step (the title counts them:
+ * "arguments of TOOL (2/4)"): a field named in `args` gets that text typed, or, in a pick, the
+ * item with that label; any other field keeps what it shows (its default) with Enter. On the
+ * last step (the review) Enter runs the tool.
+ */
+export async function fillArguments(page, tool, args) {
+  const widget = page.locator(`${parts.quickInput}:not(.quick-input-widget-closing)`);
+  for (let step = 1; ; step++) {
+    const title = quickInputTitle(page, `arguments of ${tool} (${step}/`);
+    await title.waitFor({ timeout: 30_000 });
+    const total = Number(/\((\d+)\/(\d+)\)\s*$/.exec(await title.textContent())?.[2]);
+    if (step === total) return pressEnterOn(page, `Run ${tool}`);
+    // The field's prompt (an input box) or placeholder (a pick): `[message — ]field[ (optional)][: ...]`.
+    const text = await widget.evaluate((el) => el.querySelector('.quick-input-message')?.textContent.trim() || el.querySelector('input')?.placeholder || '');
+    const field = /^(.+?)(?: \(optional\))?(?::|$| \()/.exec(text.split(' — ').pop())?.[1];
+    const answer = args[field];
+    const isPick = await widget.locator('.quick-input-list .monaco-list-row').first().isVisible();
+    if (answer === undefined) await (isPick ? pressEnterOn(page, '') : page.keyboard.press('Enter'));
+    else await answerQuickInput(page, String(answer), isPick ? { match: String(answer) } : {});
+  }
+}
+
+/** Presses Enter once the focused row of the open quick pick contains `text`. */
+async function pressEnterOn(page, text, timeout = 30_000) {
+  await page.locator(`${parts.quickInput}:not(.quick-input-widget-closing) .monaco-list-row.focused`).filter({ hasText: text }).waitFor({ timeout });
+  await page.keyboard.press('Enter');
 }
 
 /**

@@ -1,14 +1,13 @@
 // Commands and view states inside the real extension host, against real stdio servers of the
 // workspace test/fixtures/workspaces/basic: `demo` (demo/server.mjs) and `everything`.
 //
-// The commands' quick inputs are the editor's own. The test answers them with the workbench's
-// quick-open commands (select next, accept), after a spy on `vscode.window` says which quick
-// input is up and what it lists. The spy only observes, with one exception: `type()` puts a text
-// in the next input box, as a person typing there would (code here cannot type into the page).
+// The commands' quick inputs are the editor's own, answered through the spy of quickInputs.ts.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { activateExtension, testingApi, waitFor } from './helpers';
 import type { McpTasksTestingApi } from './helpers';
+import type { Answers, Shown } from './quickInputs';
+import { QuickInputSpy, accept, choose, chooseTtl, fillArguments } from './quickInputs';
 
 /** A tree row as the extension's `testing.getTreeSnapshot()` gives it. */
 interface Row {
@@ -20,84 +19,6 @@ interface Row {
   children?: Row[];
 }
 
-/** What a quick input showed: its kind, title, placeholder or prompt, and its items. */
-interface Shown {
-  kind: 'pick' | 'input';
-  title?: string;
-  text?: string;
-  items: Array<{ label: string; description?: string }>;
-}
-
-/** Records every quick input and message the extension shows, and types into input boxes on request. */
-class QuickInputSpy implements vscode.Disposable {
-  readonly shown: Shown[] = [];
-  readonly messages: string[] = [];
-  private consumed = 0;
-  private readonly typed: string[] = [];
-  private readonly restore: Array<() => void> = [];
-
-  constructor() {
-    const w = vscode.window as unknown as Record<string, (...args: unknown[]) => unknown>;
-    const wrap = (name: string, around: (orig: (...args: unknown[]) => unknown) => (...args: unknown[]) => unknown) => {
-      const orig = w[name];
-      w[name] = around(orig);
-      this.restore.push(() => (w[name] = orig));
-    };
-    const labels = (items: readonly vscode.QuickPickItem[]) => items.map((i) => ({ label: i.label, description: i.description }));
-    wrap('showQuickPick', (orig) => (items, options, token) => {
-      const o = options as vscode.QuickPickOptions | undefined;
-      void Promise.resolve(items as Thenable<vscode.QuickPickItem[]>).then((list) => this.shown.push({ kind: 'pick', title: o?.title, text: o?.placeHolder, items: labels(list) }));
-      return orig.call(vscode.window, items, options, token);
-    });
-    wrap('showInputBox', (orig) => (options, token) => {
-      const o = { ...(options as vscode.InputBoxOptions | undefined) };
-      const text = this.typed.shift();
-      if (text !== undefined) o.value = text;
-      this.shown.push({ kind: 'input', title: o.title, text: o.prompt, items: [] });
-      return orig.call(vscode.window, o, token);
-    });
-    wrap('createQuickPick', (orig) => () => {
-      const qp = orig.call(vscode.window) as vscode.QuickPick<vscode.QuickPickItem>;
-      const show = qp.show.bind(qp);
-      qp.show = () => (this.shown.push({ kind: 'pick', title: qp.title, text: qp.placeholder, items: labels(qp.items) }), show());
-      return qp;
-    });
-    for (const name of ['showInformationMessage', 'showWarningMessage', 'showErrorMessage']) {
-      wrap(name, (orig) => (...args) => (this.messages.push(String(args[0])), orig.apply(vscode.window, args)));
-    }
-  }
-
-  /** The next input box shows `text` as its value, as if typed. */
-  type(text: string): void {
-    this.typed.push(text);
-  }
-
-  /** Waits for the next quick input not seen yet. */
-  async next(what: string, timeoutMs = 15_000): Promise<Shown> {
-    const shown = await waitFor(() => this.shown[this.consumed], what, timeoutMs);
-    this.consumed++;
-    return shown;
-  }
-
-  /** Skips every quick input shown so far. */
-  skipShown(): void {
-    this.consumed = this.shown.length;
-  }
-
-  dispose(): void {
-    for (const r of this.restore.reverse()) r();
-  }
-}
-
-/** Moves the focus of the open quick pick to the item that `match` finds, and accepts it. */
-async function choose(shown: Shown, match: (item: Shown['items'][number]) => boolean, what: string): Promise<void> {
-  const index = shown.items.findIndex(match);
-  assert.ok(index >= 0, `${what} is not among ${JSON.stringify(shown.items.map((i) => i.label))}`);
-  for (let i = 0; i < index; i++) await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
-  await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
-}
-
-const accept = () => vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
 /** A tool in the tool pick: its title is the label, its name leads the description. */
 const tool = (name: string) => (i: Shown['items'][number]) => i.label === name || (i.description ?? '').startsWith(`${name} · `);
 const words = (contextValue: string | undefined) => new Set((contextValue ?? '').split(' '));
@@ -130,21 +51,20 @@ suite('Commands and the Tasks view, with the demo server', () => {
 
   /**
    * Runs Tool as Task from the server's row: picks `toolName` in the tool pick and, when the tool
-   * takes arguments, accepts the input box (with `typed` in it, if given). Returns the new task's row.
+   * takes arguments, answers its form with `answers` (see fillArguments) and keeps the default
+   * ttl. Returns the new task's row.
    */
-  async function runTool(serverLabel: string, toolName: string, typed?: string): Promise<{ row: Row; node: ReturnType<typeof taskNode> }> {
+  async function runTool(serverLabel: string, toolName: string, answers?: Answers): Promise<{ row: Row; node: ReturnType<typeof taskNode> }> {
     const node = await serverNode(serverLabel);
     const before = new Set((await taskRows(serverLabel)).map((r) => r.id));
     spy.skipShown();
-    if (typed !== undefined) spy.type(typed);
     const done = vscode.commands.executeCommand('mcpTasks.runToolAsTask', node);
     const pick = await spy.next('the tool pick', 30_000);
     assert.match(pick.title ?? '', new RegExp(`tool of ${serverLabel}`));
     await choose(pick, tool(toolName), toolName);
-    if (typed !== undefined) {
-      const box = await spy.next('the arguments input box');
-      assert.match(box.title ?? '', new RegExp(`arguments of ${toolName}`));
-      await accept();
+    if (answers !== undefined) {
+      await fillArguments(spy, toolName, answers);
+      await chooseTtl(spy, toolName);
     }
     await done;
     const row = await waitFor(async () => (await taskRows(serverLabel)).find((r) => !before.has(r.id)), `a new task row under ${serverLabel}`);
@@ -212,7 +132,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
 
   let scan: { row: Row; node: ReturnType<typeof taskNode> };
   test('Run Tool as Task, long-running-scan: a live task row, working and cancelable, under its server', async () => {
-    scan = await runTool('demo', 'long-running-scan', '{"durationMs":600000}');
+    scan = await runTool('demo', 'long-running-scan', { durationMs: '600000' });
     const live = await rowWhen('demo', scan.row.id!, (r) => /^Scanning… \d+% \(\d+ files\) · (\d+\/\d+|\d+%) · \d+ s$/.test(r.description ?? ''), 'the scan to report its status and progress');
     assert.equal(live.icon, 'sync~spin');
     const caps = words(live.contextValue);
@@ -248,7 +168,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
   let build: { row: Row; node: ReturnType<typeof taskNode> };
   test('Run Tool as Task, build-project with typed arguments: the task completes and its row offers the result', async function () {
     this.timeout(30_000);
-    build = await runTool('demo', 'build-project', '{"project":"integration-app","durationMs":600}');
+    build = await runTool('demo', 'build-project', { project: 'integration-app', durationMs: '600' });
     const row = await rowWhen('demo', build.row.id!, (r) => r.icon === 'pass', 'the build to complete');
     // The server's last status message (after the status, see the research test), then the age.
     assert.match(row.description ?? '', /^(Completed · )?Build succeeded in [\d.]+ s · \d+ s$/);
@@ -303,7 +223,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
 
   test('Clear Finished Tasks removes the finished rows and keeps the live one', async function () {
     this.timeout(30_000);
-    const live = await runTool('demo', 'long-running-scan', '{"durationMs":600000}');
+    const live = await runTool('demo', 'long-running-scan', { durationMs: '600000' });
     assert.ok((await allTaskRows()).some((r) => words(r.contextValue).has('finished')), 'finished tasks to clear');
     await vscode.commands.executeCommand('mcpTasks.clearFinished');
     await waitFor(async () => (await allTaskRows()).every((r) => words(r.contextValue).has('live')), 'only live tasks to remain');
@@ -332,7 +252,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
 
   test('A question from the server (simulate-research-query, ambiguous) is answered in the quick pick; the task completes', async function () {
     this.timeout(45_000);
-    const { row, node } = await runTool('everything', 'simulate-research-query', '{"topic":"python","ambiguous":true}');
+    const { row, node } = await runTool('everything', 'simulate-research-query', { topic: 'python', ambiguous: 'Yes' });
     // The task waits for the answer: the row says so and offers Respond.
     const waiting = await rowWhen('everything', row.id!, (r) => r.icon === 'bell-dot', 'the task to need input', 20_000);
     assert.ok(words(waiting.contextValue).has('respondable'), `contextValue ${waiting.contextValue}`);

@@ -1,0 +1,160 @@
+// Answering the extension's quick inputs from inside the extension host. Code here cannot type
+// into the page: a spy on `vscode.window` says which quick input is up and what it lists, picks
+// are answered with the workbench's quick-open commands (select next, accept), and text is put
+// into input boxes as a person typing there would (the box's value, then accept).
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { waitFor } from './helpers';
+
+/** What a quick input showed: its kind, title, placeholder or prompt, value and items. */
+export interface Shown {
+  kind: 'pick' | 'input';
+  title?: string;
+  text?: string;
+  /** An input box's value when it showed. */
+  value?: string;
+  items: Array<{ label: string; description?: string; detail?: string }>;
+  /** The quick pick or input box itself, when the extension built one (createQuickPick/createInputBox). */
+  pick?: vscode.QuickPick<vscode.QuickPickItem>;
+  box?: vscode.InputBox;
+}
+
+/** Records every quick input and message the extension shows, and types into input boxes on request. */
+export class QuickInputSpy implements vscode.Disposable {
+  readonly shown: Shown[] = [];
+  readonly messages: string[] = [];
+  private consumed = 0;
+  private readonly typed: string[] = [];
+  private readonly restore: Array<() => void> = [];
+
+  constructor() {
+    const w = vscode.window as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const wrap = (name: string, around: (orig: (...args: unknown[]) => unknown) => (...args: unknown[]) => unknown) => {
+      const orig = w[name];
+      w[name] = around(orig);
+      this.restore.push(() => (w[name] = orig));
+    };
+    const labels = (items: readonly vscode.QuickPickItem[]) => items.map((i) => ({ label: i.label, description: i.description, detail: i.detail }));
+    wrap('showQuickPick', (orig) => (items, options, token) => {
+      const o = options as vscode.QuickPickOptions | undefined;
+      void Promise.resolve(items as Thenable<vscode.QuickPickItem[]>).then((list) => this.shown.push({ kind: 'pick', title: o?.title, text: o?.placeHolder, items: labels(list) }));
+      return orig.call(vscode.window, items, options, token);
+    });
+    wrap('showInputBox', (orig) => (options, token) => {
+      const o = { ...(options as vscode.InputBoxOptions | undefined) };
+      const text = this.typed.shift();
+      this.shown.push({ kind: 'input', title: o.title, text: o.prompt, value: o.value, items: [] });
+      if (text !== undefined) o.value = text;
+      return orig.call(vscode.window, o, token);
+    });
+    wrap('createQuickPick', (orig) => () => {
+      const qp = orig.call(vscode.window) as vscode.QuickPick<vscode.QuickPickItem>;
+      const show = qp.show.bind(qp);
+      qp.show = () => (this.shown.push({ kind: 'pick', title: qp.title, text: qp.placeholder, items: labels(qp.items), pick: qp }), show());
+      return qp;
+    });
+    wrap('createInputBox', (orig) => () => {
+      const box = orig.call(vscode.window) as vscode.InputBox;
+      const show = box.show.bind(box);
+      box.show = () => (this.shown.push({ kind: 'input', title: box.title, text: box.prompt, value: box.value, items: [], box }), show());
+      return box;
+    });
+    for (const name of ['showInformationMessage', 'showWarningMessage', 'showErrorMessage']) {
+      wrap(name, (orig) => (...args) => (this.messages.push(String(args[0])), orig.apply(vscode.window, args)));
+    }
+  }
+
+  /** The next `showInputBox` shows `text` as its value, as if typed. */
+  type(text: string): void {
+    this.typed.push(text);
+  }
+
+  /** Waits for the next quick input not seen yet. */
+  async next(what: string, timeoutMs = 15_000): Promise<Shown> {
+    const recent = () => this.shown.slice(-3).map((s) => `${s.kind} "${s.title}": ${s.text}`).join(' | ');
+    const shown = await waitFor(() => this.shown[this.consumed], `${what} (last shown: ${recent() || 'none'})`, timeoutMs);
+    this.consumed++;
+    return shown;
+  }
+
+  /** Skips every quick input shown so far. */
+  skipShown(): void {
+    this.consumed = this.shown.length;
+  }
+
+  dispose(): void {
+    for (const r of this.restore.reverse()) r();
+  }
+}
+
+export const accept = () => vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+/** Escape: closes whatever quick input is open. */
+export const escape = () => vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+
+/** Moves the focus of the open quick pick to the item that `match` finds, and accepts it. */
+export async function choose(shown: Shown, match: (item: Shown['items'][number]) => boolean, what: string): Promise<void> {
+  const index = shown.items.findIndex(match);
+  assert.ok(index >= 0, `${what} is not among ${JSON.stringify(shown.items.map((i) => i.label))}`);
+  const qp = shown.pick;
+  if (qp && qp.activeItems[0] !== qp.items[index]) {
+    // A pick of ours may focus a default first: move the focus to the item. The change reaches
+    // the workbench after a tick, so accept only once it reports the item active.
+    const target = qp.items[index];
+    let focused = false;
+    const listener = qp.onDidChangeActive((items) => (focused ||= items[0] === target));
+    qp.activeItems = [target];
+    await waitFor(() => focused, `${what} to be focused`, 5000).finally(() => listener.dispose());
+  } else if (!qp) {
+    for (let i = 0; i < index; i++) await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
+  }
+  await accept();
+}
+
+/** Replaces the text of the open input box, as typing would, and presses Enter. */
+export async function enter(shown: Shown, text: string): Promise<void> {
+  assert.ok(shown.box, `${shown.title}: not an input box of ours`);
+  shown.box.value = text;
+  await accept();
+}
+
+/** What to answer per field of a tool's arguments form: text for input boxes, an item's label for picks. */
+export type Answers = Record<string, string>;
+
+/** The field a form step asks for: its prompt or placeholder is `[message — ]field[ (optional)][: description]`. */
+export function fieldOf(shown: Shown): string {
+  const head = (shown.text ?? '').split(' — ').pop() ?? '';
+  return /^(.+?)(?: \(optional\))?(?::|$| \()/.exec(head)?.[1] ?? head;
+}
+
+/**
+ * Answers the arguments form of Run Tool as Task: each field listed in `answers` gets its text
+ * or choice, the others keep what they show (their default), then the review step's `review`
+ * item (by default the one that runs the tool) is chosen. Returns the fields asked, in order.
+ */
+export async function fillArguments(spy: QuickInputSpy, toolName: string, answers: Answers, review = `Run ${toolName}`): Promise<string[]> {
+  const asked: string[] = [];
+  for (;;) {
+    const s = await spy.next(`a step of the arguments of ${toolName} (after ${asked.join(', ') || 'none'})`);
+    assert.match(s.title ?? '', new RegExp(`^Run Tool as Task \\(3/4\\): arguments of ${toolName}$`));
+    if (s.items.some((i) => i.label.endsWith(`Run ${toolName}`))) {
+      await choose(s, (i) => i.label.endsWith(review), review);
+      return asked;
+    }
+    const field = fieldOf(s);
+    asked.push(field);
+    const answer = answers[field];
+    if (answer === undefined) await accept();
+    else if (s.kind === 'input') await enter(s, answer);
+    else await choose(s, (i) => i.label === answer, `${answer} for ${field}`);
+  }
+}
+
+/** Answers the ttl step: the item whose label ends with `choice` ("Default" keeps the default). */
+export async function chooseTtl(spy: QuickInputSpy, toolName: string, choice = 'Default'): Promise<Shown> {
+  const s = await spy.next('the ttl pick');
+  assert.equal(s.title, `Run Tool as Task (4/4): ttl of ${toolName}`);
+  assert.ok(s.items[0]?.label.endsWith('Default'), `the default comes first: ${JSON.stringify(s.items.map((i) => i.label))}`);
+  if (choice === 'Default') await accept();
+  else await choose(s, (i) => i.label.endsWith(choice), choice);
+  return s;
+}

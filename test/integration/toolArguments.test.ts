@@ -1,0 +1,170 @@
+// The arguments and ttl steps of "Run Tool as Task...", inside the real extension host: a form
+// built from the tool's inputSchema (typed values reach the server), the JSON box where no form
+// fits, the ttl reaching the server as `task.ttl`, and Escape running nothing. The tools of
+// fixtures/schema-server.mjs (added through the mcpTasks.servers setting) echo what they got.
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { McpTasksApi } from '../../api/mcp-tasks';
+import { activateExtension, testingApi, waitFor } from './helpers';
+import type { McpTasksTestingApi } from './helpers';
+import { QuickInputSpy, accept, choose, chooseTtl, escape, fillArguments } from './quickInputs';
+import { cleanUp, publicApi } from './taskApiHelpers';
+
+interface Row {
+  id?: string;
+  label: string;
+  description?: string;
+  icon?: string;
+  children?: Row[];
+}
+
+/** out/test/integration -> the fixture in the sources. */
+const SCHEMA_SERVER = path.resolve(__dirname, '..', '..', '..', 'test', 'integration', 'fixtures', 'schema-server.mjs');
+
+suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
+  let testing: McpTasksTestingApi;
+  let api: McpTasksApi;
+  let spy: QuickInputSpy;
+  const settings = () => vscode.workspace.getConfiguration('mcpTasks');
+
+  const server = async (label: string) => {
+    const row = ((await testing.getTreeSnapshot()) as Row[]).find((r) => r.label === label && r.id?.startsWith('server:'));
+    assert.ok(row?.id, `no server row labelled ${label}`);
+    return row;
+  };
+  const taskIds = async (label: string) => new Set(((await server(label)).children ?? []).filter((r) => r.id?.startsWith('task:')).map((r) => r.id!.slice('task:'.length)));
+
+  /** Starts Run Tool as Task from the server's row and picks the tool; the caller answers the rest. */
+  async function start(serverLabel: string, toolName: string) {
+    const before = await taskIds(serverLabel);
+    const id = (await server(serverLabel)).id!.slice('server:'.length);
+    spy.skipShown();
+    const done = vscode.commands.executeCommand('mcpTasks.runToolAsTask', { kind: 'server', id });
+    const pick = await spy.next('the tool pick', 30_000);
+    await choose(pick, (i) => i.label === toolName || (i.description ?? '').startsWith(`${toolName} · `), toolName);
+    /** The id (public API) of the task the command started. */
+    const started = async () => {
+      await done;
+      return waitFor(async () => [...(await taskIds(serverLabel))].find((t) => !before.has(t)), `a new task of ${toolName}`);
+    };
+    /** The command ended without starting anything. */
+    const nothing = async () => {
+      await done;
+      assert.deepEqual(await taskIds(serverLabel), before, 'no task was started');
+    };
+    return { started, nothing };
+  }
+
+  /** What the schema server received, from the result of its call. */
+  const received = async (id: string) => {
+    const r = await api.getResult(id, { waitSeconds: 10 });
+    assert.equal(r.outcome?.kind, 'result', JSON.stringify(r));
+    return (r.outcome.kind === 'result' && r.outcome.result.structuredContent?.received) as Record<string, unknown>;
+  };
+
+  suiteSetup(async function () {
+    this.timeout(30_000);
+    testing = testingApi(await activateExtension());
+    api = await publicApi();
+    spy = new QuickInputSpy();
+    await settings().update('servers', { schemas: { type: 'stdio', command: 'node', args: [SCHEMA_SERVER] } }, vscode.ConfigurationTarget.Global);
+    await waitFor(async () => ((await testing.getTreeSnapshot()) as Row[]).some((r) => r.label === 'schemas'), 'the schemas server row');
+  });
+
+  suiteTeardown(async () => {
+    spy?.dispose();
+    await cleanUp(api, api.getTasks().map((t) => t.id));
+    await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+  });
+
+  test('A flat schema is asked field by field; numbers and yes/no reach the server typed, an empty optional field is left out', async function () {
+    this.timeout(30_000);
+    const run = await start('schemas', 'configure');
+    const asked = await fillArguments(spy, 'configure', { name: 'widget', count: '7', ratio: '0.5', verbose: 'Yes', level: 'high' });
+    assert.deepEqual(asked, ['name', 'count', 'ratio', 'verbose', 'level', 'note'], 'one step per property, in order');
+    const steps = spy.shown.filter((s) => s.title === 'Run Tool as Task (3/4): arguments of configure');
+    assert.equal(steps[1].value, '3', 'the count field starts at its default');
+    assert.deepEqual(steps[3].items.map((i) => i.label), ['Yes', 'No'], 'a required yes/no field offers no Skip');
+    assert.deepEqual(steps[4].items.map((i) => i.label), ['low', 'high'], 'an enum is a pick of its values');
+    const review = steps[6];
+    assert.deepEqual(review.items.slice(0, 3).map((i) => i.label), ['$(play) Run configure', '$(json) Edit as JSON…', '$(close) Cancel']);
+    assert.ok(!review.items.some((i) => /Decline/.test(i.label)), 'a tool call has nothing to decline');
+    // A plain tool: it runs at once, without a ttl step.
+    const id = await run.started();
+    assert.deepEqual(await received(id), { name: 'widget', count: 7, ratio: 0.5, verbose: true, level: 'high' });
+  });
+
+  test('Edit as JSON… on the review step starts the JSON box from the answers and sends what is typed there', async function () {
+    this.timeout(30_000);
+    const run = await start('schemas', 'configure');
+    const typed = { name: 'edited', verbose: false, level: 'low', extra: [1, { deep: true }] };
+    spy.type(JSON.stringify(typed));
+    await fillArguments(spy, 'configure', { name: 'widget', verbose: 'No', level: 'low' }, 'Edit as JSON…');
+    const box = await spy.next('the JSON box');
+    assert.equal(box.kind, 'input');
+    assert.equal(box.title, 'Run Tool as Task (3/4): arguments of configure');
+    assert.deepEqual(JSON.parse(box.value ?? ''), { name: 'widget', count: 3, verbose: false, level: 'low' }, 'the answers so far, defaults included');
+    await accept();
+    const id = await run.started();
+    assert.deepEqual(await received(id), typed);
+  });
+
+  test('A nested schema falls back to a JSON box that says why; the typed object reaches the server', async function () {
+    this.timeout(30_000);
+    const typed = { target: { region: 'eu-west', replicas: 2 }, tags: ['a', 'b'] };
+    // Typed before the command starts: the box opens as soon as the tool is picked.
+    spy.type(JSON.stringify(typed));
+    const run = await start('schemas', 'deploy-nested');
+    const box = await spy.next('the JSON box');
+    assert.equal(box.kind, 'input');
+    assert.equal(box.title, 'Run Tool as Task (3/4): arguments of deploy-nested');
+    assert.match(box.text ?? '', /no form for this tool: property "target" is a nested object/);
+    assert.deepEqual(JSON.parse(box.value ?? ''), { target: {} }, 'starts from the required properties');
+    await accept();
+    const id = await run.started();
+    assert.deepEqual(await received(id), typed);
+  });
+
+  test('Escape on a field of the form runs nothing', async () => {
+    const run = await start('schemas', 'configure');
+    const first = await spy.next('the first field');
+    assert.equal(first.title, 'Run Tool as Task (3/4): arguments of configure');
+    await escape();
+    await run.nothing();
+  });
+
+  test('The ttl step: Default keeps mcpTasks.defaultTtlSeconds; a choice and a custom duration reach the server as task.ttl', async function () {
+    this.timeout(60_000);
+    const expect = [
+      { choice: 'Default', ttl: 3600_000 },
+      { choice: '10 minutes', ttl: 600_000 },
+      { choice: 'Custom…', typed: '2h', ttl: 7_200_000 },
+    ];
+    for (const { choice, typed, ttl } of expect) {
+      const run = await start('demo', 'build-project');
+      await fillArguments(spy, 'build-project', { durationMs: '300' });
+      if (typed) spy.type(typed);
+      const pick = await chooseTtl(spy, 'build-project', choice);
+      assert.match(pick.items[0].description ?? '', /^1 h, from the setting mcpTasks\.defaultTtlSeconds$/);
+      assert.ok(!pick.items.some((i) => i.label === '1 hour'), 'the default is not offered twice');
+      if (typed) {
+        const box = await spy.next('the custom ttl box');
+        assert.equal(box.title, 'Run Tool as Task (4/4): ttl of build-project');
+        await accept();
+      }
+      const id = await run.started();
+      // The demo server keeps a build for the ttl asked (it reports it in CreateTaskResult and tasks/get).
+      assert.equal(api.getTask(id)?.ttl, ttl, `${choice}: task.ttl`);
+      assert.deepEqual(api.getTask(id)?.arguments, { project: 'demo-app', durationMs: 300 }, 'the default project and the typed duration, as a number');
+    }
+  });
+
+  test('Escape on the ttl step runs nothing', async () => {
+    const run = await start('demo', 'build-project');
+    await fillArguments(spy, 'build-project', {});
+    await spy.next('the ttl pick');
+    await escape();
+    await run.nothing();
+  });
+});
