@@ -11,7 +11,8 @@
  * result (held until the task ends), cancel. Benchmark-only requests:
  *   bench/schedule {changes: [{taskId, inMs}]}   complete these tasks at these times
  *   bench/config {pageSize}                      page size of tasks/list
- *   bench/report                                 when each change happened, requests by method
+ *   bench/report                                 when each change happened, requests by method,
+ *                                                and "listed live tasks" (live tasks in list pages)
  *   bench/forget {taskIds}                       drop tasks (the client's warm-up)
  *
  *   --notify     also send notifications/tasks/status on a change (off by default: the
@@ -49,9 +50,12 @@ class ServerStdio {
 const logger = { trace() {}, debug() {}, info() {}, warn: (m) => process.stderr.write(`scale-server: ${m}\n`), error: (m) => process.stderr.write(`scale-server: ${m}\n`), traceEnabled: false };
 const conn = new JsonRpcConnection(new ServerStdio(), { logger, maxConcurrentIncoming: 1_000_000 });
 const tasks = new Map();
+const order = []; // the tasks in creation order: tasks/list pages are slices of it, O(page size)
 const waiting = new Map(); // taskId -> resolvers of held tasks/result
 const counts = {};
 const changes = [];
+/** Not a method: live tasks returned by tasks/list pages, reported beside the request counts. */
+const LISTED = 'listed live tasks';
 const count = (m) => (counts[m] = (counts[m] ?? 0) + 1);
 const isTerminal = (s) => s === 'completed' || s === 'failed' || s === 'cancelled';
 const invalid = (msg) => new RpcError(-32602, msg);
@@ -81,6 +85,7 @@ conn.onRequest('tools/call', (params) => {
   const now = new Date().toISOString();
   const task = { taskId: randomUUID(), status: 'working', createdAt: now, lastUpdatedAt: now, ttl: null, pollInterval: POLL_INTERVAL };
   tasks.set(task.taskId, task);
+  order.push(task);
   return { task };
 });
 conn.onRequest('tasks/get', (params) => {
@@ -89,10 +94,11 @@ conn.onRequest('tasks/get', (params) => {
 });
 conn.onRequest('tasks/list', (params) => {
   count('tasks/list');
-  const all = [...tasks.values()];
   const start = params?.cursor ? Number(params.cursor) : 0;
-  const page = all.slice(start, start + pageSize);
-  return start + pageSize < all.length ? { tasks: page, nextCursor: String(start + pageSize) } : { tasks: page };
+  const page = order.slice(start, start + pageSize);
+  // Status checks a list page makes: its live tasks (what a tasks/get of each would have checked).
+  counts[LISTED] = (counts[LISTED] ?? 0) + page.filter((t) => !isTerminal(t.status)).length;
+  return start + pageSize < order.length ? { tasks: page, nextCursor: String(start + pageSize) } : { tasks: page };
 });
 conn.onRequest('tasks/result', (params) => {
   count('tasks/result');
@@ -145,6 +151,9 @@ conn.onRequest('bench/report', () => {
 });
 conn.onRequest('bench/forget', (params) => {
   for (const id of params.taskIds) tasks.delete(id);
+  const kept = order.filter((t) => tasks.has(t.taskId));
+  order.length = 0;
+  for (const t of kept) order.push(t);
   return {};
 });
 conn.onClose(() => process.exit(0));

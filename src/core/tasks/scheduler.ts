@@ -2,10 +2,17 @@
  * One timer for every poll of every task of every server: a min-heap of due times with lazy
  * deletion (a rescheduled or cancelled key leaves a stale heap entry that is skipped), so
  * following 10,000 tasks costs one timer and O(log n) per poll.
+ *
+ * Memory matters at that scale: the heap is two parallel arrays (times, keys) rather than an
+ * object per entry, and times are whole milliseconds since the scheduler was made, small integers
+ * that V8 stores unboxed (an epoch time would be a 16-byte heap number in the map and the heap).
  */
 export class PollScheduler {
+  /** Key → due time (ms since `base`, rounded up: never early). */
   private readonly due = new Map<string, number>();
-  private heap: Array<{ at: number; key: string }> = [];
+  private ats: number[] = [];
+  private keys: string[] = [];
+  private readonly base: number;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerAt = Infinity;
   private disposed = false;
@@ -13,19 +20,26 @@ export class PollScheduler {
   constructor(
     private readonly fire: (key: string) => void,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.base = now();
+  }
 
   /** (Re)schedules `key` at `at` (ms since epoch). */
   schedule(key: string, at: number): void {
     if (this.disposed) return;
-    this.due.set(key, at);
-    this.push({ at, key });
-    if (at < this.timerAt) this.arm();
+    const t = Math.ceil(at - this.base);
+    this.due.set(key, t);
+    this.push(t, key);
+    if (t < this.timerAt) this.arm();
   }
 
   cancel(key: string): void {
-    this.due.delete(key);
-    if (this.due.size === 0) this.clearTimer();
+    if (!this.due.delete(key)) return;
+    if (this.due.size === 0) {
+      this.clearTimer();
+      this.ats = [];
+      this.keys = [];
+    }
   }
 
   has(key: string): boolean {
@@ -33,7 +47,8 @@ export class PollScheduler {
   }
 
   dueAt(key: string): number | undefined {
-    return this.due.get(key);
+    const t = this.due.get(key);
+    return t === undefined ? undefined : this.base + t;
   }
 
   get size(): number {
@@ -44,33 +59,36 @@ export class PollScheduler {
     this.disposed = true;
     this.clearTimer();
     this.due.clear();
-    this.heap = [];
+    this.ats = [];
+    this.keys = [];
   }
 
   private run(): void {
     this.timer = undefined;
     this.timerAt = Infinity;
-    const now = this.now();
+    const now = this.now() - this.base;
     const ready: string[] = [];
-    while (this.heap.length && this.heap[0].at <= now) {
-      const top = this.pop()!;
-      if (this.due.get(top.key) === top.at) {
-        this.due.delete(top.key);
-        ready.push(top.key);
+    while (this.ats.length && this.ats[0] <= now) {
+      const key = this.keys[0];
+      const at = this.ats[0];
+      this.pop();
+      if (this.due.get(key) === at) {
+        this.due.delete(key);
+        ready.push(key);
       }
     }
     // Drop stale entries at the top so the next timer is for a live key.
-    while (this.heap.length && this.due.get(this.heap[0].key) !== this.heap[0].at) this.pop();
-    if (this.heap.length) this.arm();
+    while (this.ats.length && this.due.get(this.keys[0]) !== this.ats[0]) this.pop();
+    if (this.ats.length) this.arm();
     for (const key of ready) this.fire(key);
   }
 
   private arm(): void {
     this.clearTimer();
-    if (!this.heap.length || this.disposed) return;
-    const at = this.heap[0].at;
+    if (!this.ats.length || this.disposed) return;
+    const at = this.ats[0];
     this.timerAt = at;
-    this.timer = setTimeout(() => this.run(), Math.max(0, at - this.now()));
+    this.timer = setTimeout(() => this.run(), Math.max(0, at - (this.now() - this.base)));
     // Polling must not keep a process (tests, benchmarks) alive by itself.
     (this.timer as { unref?: () => void }).unref?.();
   }
@@ -81,44 +99,53 @@ export class PollScheduler {
     this.timerAt = Infinity;
   }
 
-  private push(e: { at: number; key: string }): void {
-    const h = this.heap;
-    h.push(e);
-    let i = h.length - 1;
+  private push(at: number, key: string): void {
+    const { ats, keys } = this;
+    let i = ats.length;
+    ats.push(at);
+    keys.push(key);
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (h[p].at <= e.at) break;
-      h[i] = h[p];
+      if (ats[p] <= at) break;
+      ats[i] = ats[p];
+      keys[i] = keys[p];
       i = p;
     }
-    h[i] = e;
+    ats[i] = at;
+    keys[i] = key;
     // Stale entries pile up when keys are rescheduled often: compact when they dominate.
-    if (h.length > 64 && h.length > this.due.size * 4) this.compact();
+    if (ats.length > 64 && ats.length > this.due.size * 4) this.compact();
   }
 
-  private pop(): { at: number; key: string } | undefined {
-    const h = this.heap;
-    const top = h[0];
-    const last = h.pop();
-    if (h.length && last) {
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < h.length && h[l].at < (m === i ? last.at : h[m].at)) m = l;
-        if (r < h.length && h[r].at < (m === i ? last.at : h[m].at)) m = r;
-        if (m === i) break;
-        h[i] = h[m];
-        i = m;
-      }
-      h[i] = last;
+  /** Removes the top entry. */
+  private pop(): void {
+    const { ats, keys } = this;
+    const at = ats.pop()!;
+    const key = keys.pop()!;
+    if (ats.length) this.siftDown(0, at, key);
+  }
+
+  /** Places (at, key) at `i` or below, keeping the heap order. */
+  private siftDown(i: number, at: number, key: string): void {
+    const { ats, keys } = this;
+    const n = ats.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const m = l + 1 < n && ats[l + 1] < ats[l] ? l + 1 : l;
+      if (ats[m] >= at) break;
+      ats[i] = ats[m];
+      keys[i] = keys[m];
+      i = m;
     }
-    return top;
+    ats[i] = at;
+    keys[i] = key;
   }
 
+  /** Rebuilds the heap from the live keys alone (heapify, O(n)). */
   private compact(): void {
-    const entries = [...this.due].map(([key, at]) => ({ key, at })).sort((a, b) => a.at - b.at);
-    this.heap = entries; // a sorted array is a valid heap
+    this.keys = [...this.due.keys()];
+    this.ats = [...this.due.values()];
+    for (let i = (this.ats.length >> 1) - 1; i >= 0; i--) this.siftDown(i, this.ats[i], this.keys[i]);
   }
 }

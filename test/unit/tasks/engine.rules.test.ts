@@ -382,7 +382,8 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
   });
 
   it('T-REQ-9: tasks/get, tasks/result and tasks/cancel carry only { taskId }, no related-task _meta', async () => {
-    const h = await harness({ server: { pollInterval: 10 } });
+    // No tasks/list: two tasks on a server that lists would be followed by list, not tasks/get.
+    const h = await harness({ server: { pollInterval: 10, tasks: { list: false } } });
     const a = await h.engine.callTool('fake', 'required-tool');
     const b = await h.engine.callTool('fake', 'optional-tool');
     h.server.setStatus(a.taskId, 'input_required');
