@@ -2,10 +2,13 @@ import * as assert from 'node:assert/strict';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import type { AddressInfo, Socket } from 'node:net';
 import { createServer } from 'node:net';
 import * as path from 'node:path';
+import type { Plugin } from 'esbuild';
+import { build } from 'esbuild';
 import WebSocket, { WebSocketServer } from 'ws';
 import { JsonRpcConnection } from '../../../src/core/jsonrpc/connection';
 import type { TransportCloseInfo } from '../../../src/core/transports/transport';
@@ -357,6 +360,33 @@ describe('WebSocketTransport', () => {
       const took = Date.now() - started;
       assert.ok(took >= 150 && took < 5000, `close took ${took} ms`);
       assert.equal(closes, 1);
+    });
+
+    it('works as shipped: bundled with ws stripped of deflate, extensions and its EventTarget API (esbuild.js)', async function () {
+      this.timeout(30_000);
+      const root = path.resolve(__dirname, '../../../..');
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { wsBundling } = require(path.join(root, 'esbuild.js')) as { wsBundling: { alias: Record<string, string>; plugins: Plugin[] } };
+      const out = path.join(mkdtempSync(path.join(tmpdir(), 'mcp-tasks-ws-bundle-')), 'websocket.js');
+      cleanups.push(async () => rmSync(path.dirname(out), { recursive: true, force: true }));
+      const built = await build({ entryPoints: [path.join(root, 'src/core/transports/websocket.ts')], absWorkingDir: root, bundle: true, platform: 'node', format: 'cjs', outfile: out, logLevel: 'silent', ...wsBundling, metafile: true });
+      const inputs = Object.keys(built.metafile.inputs);
+      assert.ok(inputs.some((i) => i.startsWith('ws-stub:')) && !inputs.some((i) => /ws[\\/]lib[\\/](permessage-deflate|extension|event-target)\.js$/.test(i)), `ws parts bundled: ${inputs.join(', ')}`);
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const Bundled = (require(out) as { WebSocketTransport: typeof WebSocketTransport }).WebSocketTransport;
+      assert.notEqual(Bundled, WebSocketTransport);
+      const f = await fixture();
+      const t = new Bundled({ url: f.url, logger: recordingLogger(), serverName: 'bundled' });
+      cleanups.push(() => t.close());
+      const conn = new JsonRpcConnection(t, { logger: recordingLogger() });
+      await conn.start();
+      assert.equal((await initialize(conn)).protocolVersion, PROTOCOL_VERSION);
+      const call = await conn.requestRaw('tools/call', { name: 'echo', arguments: { message: 'as shipped' } });
+      assert.deepEqual(call.content, [{ type: 'text', text: 'as shipped' }]);
+      let closed: TransportCloseInfo | undefined;
+      t.onclose = (info) => (closed = info);
+      await t.close();
+      assert.equal(closed?.reason, 'closed by the client');
     });
   });
 
