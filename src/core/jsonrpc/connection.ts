@@ -6,9 +6,11 @@ import { Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { truncate } from '../util/log';
 import { errorMessage } from '../util/abort';
+import { SENT } from '../util/promise';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, RpcError, TransportFailureError } from './errors';
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from './messages';
 import { classify, describeIssues } from './messages';
+import { fastCheck } from './fastCheck';
 
 /** Progress as carried by `notifications/progress`. */
 export interface Progress {
@@ -54,14 +56,23 @@ export class InvalidResultError extends RpcError {
   }
 }
 
+/** One outgoing request awaiting its answer. Plain data: no closures unless a signal or progress asks. */
 interface Pending {
   method: string;
-  resolve: (value: Record<string, unknown>) => void;
+  /** Validates the result; none for `requestRaw`. */
+  schema: z.ZodMiniType | undefined;
+  resolve: (value: unknown) => void;
   reject: (err: Error) => void;
-  cleanup: () => void;
+  timeoutMs: number;
+  /** When the request times out, on the monotonic `performance.now()` clock; Infinity for never. */
+  deadline: number;
+  signal: AbortSignal | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+const RESOLVED = Promise.resolve();
+/** setTimeout's longest delay (a longer one fires at once); a later deadline re-arms. */
+const MAX_DELAY_MS = 2 ** 31 - 1;
 
 /**
  * JSON-RPC 2.0 over a `Transport`: outgoing requests with timeouts and cancellation, incoming
@@ -75,12 +86,18 @@ export class JsonRpcConnection implements Disposable {
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly progressHandlers = new Map<string | number, (p: Progress) => void>();
   private readonly incoming = new Map<RequestId, AbortController>();
+  /** The pending requests each caller's signal covers. */
+  private readonly aborts = new Map<AbortSignal, Map<RequestId, Pending>>();
   private readonly _onClose = new Emitter<TransportCloseInfo>();
   private readonly _onUnhandledNotification = new Emitter<JsonRpcNotification>();
   private closed: TransportCloseInfo | undefined;
   private readonly log: Logger;
   private readonly defaultTimeoutMs: number;
   private readonly maxIncoming: number;
+  /** The deadline timer (see `arm`) and the moment it is set for. */
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private timerAt = Infinity;
+  private idleQueued = false;
 
   /** Fires once when the transport closes, with why. */
   readonly onClose: Event<TransportCloseInfo> = this._onClose.event;
@@ -128,83 +145,158 @@ export class JsonRpcConnection implements Disposable {
     method: string,
     params: Record<string, unknown> | undefined,
     schema: S,
-    options: RequestOptions = {},
+    options?: RequestOptions,
   ): Promise<z.infer<S>> {
-    return this.requestRaw(method, params, options).then((result) => {
-      const parsed = schema.safeParse(result);
-      if (!parsed.success) throw new InvalidResultError(method, describeIssues(parsed.error.issues), result);
-      return parsed.data as z.infer<S>;
-    });
+    return this.send(method, params, schema, options) as Promise<z.infer<S>>;
   }
 
   /** Sends a request and resolves with its unvalidated `result` object. */
-  requestRaw(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<Record<string, unknown>> {
+  requestRaw(method: string, params: Record<string, unknown> | undefined, options?: RequestOptions): Promise<Record<string, unknown>> {
+    return this.send(method, params, undefined, options) as Promise<Record<string, unknown>>;
+  }
+
+  /**
+   * The one path of every outgoing request, kept cheap (it runs thousands of times a second): one
+   * promise, a plain record, no timer of its own (see `arm`), closures only for a signal or progress.
+   */
+  private send(method: string, params: Record<string, unknown> | undefined, schema: z.ZodMiniType | undefined, options: RequestOptions | undefined): Promise<unknown> {
     if (this.closed) return Promise.reject(new ConnectionClosedError(this.closed.reason));
-    const { signal } = options;
+    const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(abortError(signal));
     const id = this.nextId++;
-    const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
+    const timeoutMs = options?.timeoutMs ?? this.defaultTimeoutMs;
+    const onprogress = options?.onprogress;
 
-    let message: Record<string, unknown> = { jsonrpc: '2.0', id, method };
-    if (options.onprogress) {
-      const meta = { ...((params?._meta as Record<string, unknown> | undefined) ?? {}), progressToken: id };
-      message.params = { ...params, _meta: meta };
-    } else if (params !== undefined) {
-      message.params = params;
-    }
+    if (onprogress) params = { ...params, _meta: { ...(params?._meta as Record<string, unknown> | undefined), progressToken: id } };
+    // Whole literals: an object grown key by key costs a shape change per request.
+    const message = params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
 
-    return new Promise<Record<string, unknown>>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const armTimer = () => {
-        if (timer) clearTimeout(timer);
-        if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
-          timer = setTimeout(() => {
-            this.cancelOutgoing(id, `timed out after ${timeoutMs} ms`);
-            cleanup();
-            reject(new RequestTimeoutError(method, timeoutMs));
-          }, timeoutMs);
-        }
-      };
-      const onAbort = () => {
-        this.cancelOutgoing(id, errorMessage(signal!.reason ?? 'aborted'));
-        cleanup();
-        reject(abortError(signal!));
-      };
-      const cleanup = () => {
-        if (timer) clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        this.progressHandlers.delete(id);
-        this.pending.delete(id);
-      };
-      this.pending.set(id, {
-        method,
-        resolve: (v) => {
-          cleanup();
-          resolve(v);
-        },
-        reject: (e) => {
-          cleanup();
-          reject(e);
-        },
-        cleanup,
-      });
-      if (options.onprogress) {
-        const onprogress = options.onprogress;
-        this.progressHandlers.set(id, (p) => {
-          if (options.resetTimeoutOnProgress) armTimer();
-          onprogress(p);
-        });
-      }
-      signal?.addEventListener('abort', onAbort, { once: true });
-      armTimer();
-      this.traceOut(message);
-      this.transport.send(message).catch((err: unknown) => {
-        const p = this.pending.get(id);
-        if (p) p.reject(err instanceof Error ? err : new Error(errorMessage(err)));
-      });
-      message = undefined as never;
+    let resolve!: (value: unknown) => void;
+    let reject!: (err: Error) => void;
+    const promise = new Promise<unknown>((res, rej) => {
+      resolve = res;
+      reject = rej;
     });
+    const timed = Number.isFinite(timeoutMs) && timeoutMs > 0;
+    const now = timed ? performance.now() : 0;
+    const p: Pending = { method, schema, resolve, reject, timeoutMs, deadline: timed ? now + timeoutMs : Infinity, signal };
+    this.pending.set(id, p);
+    if (timed) this.arm(p.deadline, now);
+    if (onprogress) {
+      const reset = options.resetTimeoutOnProgress && timed;
+      this.progressHandlers.set(id, (pr) => {
+        if (reset) p.deadline = performance.now() + timeoutMs; // the armed timer finds it later and re-arms
+        onprogress(pr);
+      });
+    }
+    if (signal) {
+      // One listener per signal, for all the requests that share it (a listener each would pile
+      // up on a signal shared by many calls, with a MaxListenersExceededWarning past ten).
+      let group = this.aborts.get(signal);
+      if (!group) {
+        this.aborts.set(signal, (group = new Map()));
+        signal.addEventListener('abort', this.onSignalAbort);
+      }
+      group.set(id, p);
+    }
+    this.traceOut(message);
+    let sent: Promise<void>;
+    try {
+      sent = this.transport.send(message);
+    } catch (err) {
+      sent = Promise.reject(err); // a transport that throws instead of rejecting fails the request alike
+    }
+    if (sent !== SENT) {
+      sent.catch((err: unknown) => {
+        if (this.pending.get(id) === p) this.fail(id, p, err instanceof Error ? err : new Error(errorMessage(err)));
+      });
+    }
+    return promise;
   }
+
+  /** Forgets a pending request: its abort listener and progress route. Call `idle()` after settling its promise. */
+  private settle(id: RequestId, p: Pending): void {
+    this.pending.delete(id);
+    if (p.signal) {
+      const group = this.aborts.get(p.signal);
+      if (group?.delete(id) && group.size === 0) {
+        this.aborts.delete(p.signal);
+        p.signal.removeEventListener('abort', this.onSignalAbort);
+      }
+    }
+    this.progressHandlers.delete(id);
+  }
+
+  /** A signal aborted: every request it covers fails, and the peer is told of each. */
+  private readonly onSignalAbort = (event: { target: unknown }): void => {
+    const signal = event.target as AbortSignal;
+    const group = this.aborts.get(signal);
+    this.aborts.delete(signal);
+    signal.removeEventListener('abort', this.onSignalAbort);
+    for (const [id, p] of group ?? []) {
+      this.cancelOutgoing(id, errorMessage(signal.reason ?? 'aborted'));
+      this.fail(id, p, abortError(signal));
+    }
+  };
+
+  private fail(id: RequestId, p: Pending, err: Error): void {
+    this.settle(id, p);
+    p.reject(err);
+    this.idle();
+  }
+
+  /**
+   * No timer outlives the last pending request, but it is not cleared at once: the caller whose
+   * request just settled often sends the next one from the microtask its answer set off (a
+   * sequence of calls), which then finds the timer armed instead of clearing and setting one.
+   */
+  private idle(): void {
+    if (this.pending.size === 0 && this.timer !== undefined && !this.idleQueued) {
+      this.idleQueued = true;
+      void RESOLVED.then(this.idleCheck); // a microtask, without queueMicrotask's async-hooks wrapper
+    }
+  }
+
+  private readonly idleCheck = (): void => {
+    this.idleQueued = false;
+    if (this.pending.size === 0) this.stopTimer();
+  };
+
+  private stopTimer(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Infinity;
+  }
+
+  /**
+   * One timer per connection, for the earliest deadline, instead of a timer set and cleared per
+   * request: requests sent later with the same timeout never move it; settled requests leave it
+   * armed (it finds nothing due, and re-arms for the next deadline) until none is pending.
+   */
+  private arm(deadline: number, now: number): void {
+    if (this.timer !== undefined) {
+      if (deadline >= this.timerAt) return;
+      clearTimeout(this.timer);
+    }
+    const delay = Math.min(Math.max(deadline - now, 1), MAX_DELAY_MS);
+    this.timerAt = now + delay;
+    this.timer = setTimeout(this.onDeadline, delay);
+  }
+
+  private readonly onDeadline = (): void => {
+    this.timer = undefined;
+    // The timer fired for `timerAt`: that moment has come, even if the clock reads a hair less.
+    const now = Math.max(performance.now(), this.timerAt);
+    this.timerAt = Infinity;
+    let next = Infinity;
+    for (const [id, p] of this.pending) {
+      if (p.deadline <= now) {
+        this.cancelOutgoing(id, `timed out after ${p.timeoutMs} ms`);
+        this.fail(id, p, new RequestTimeoutError(p.method, p.timeoutMs));
+      } else if (p.deadline < next) next = p.deadline;
+    }
+    if (next < Infinity && !this.closed) this.arm(next, now);
+  };
 
   async notify(method: string, params?: Record<string, unknown>): Promise<void> {
     if (this.closed) return;
@@ -270,10 +362,20 @@ export class JsonRpcConnection implements Disposable {
           this.log.warn(`Ignored a response to request id ${truncate(JSON.stringify(c.id), 100)}, which is not pending (never sent, already answered, or cancelled)`);
           return;
         }
-        if (c.kind === 'result') p.resolve(c.result);
-        // An answer the transport lost is a failure here, never an outcome the peer gave.
-        else if ((value as Record<PropertyKey, unknown>)[LOCAL_FAILURE]) p.reject(new TransportFailureError(c.error.message));
-        else p.reject(new RpcError(c.error.code, c.error.message, c.error.data));
+        this.settle(c.id, p);
+        if (c.kind === 'error') {
+          // An answer the transport lost is a failure here, never an outcome the peer gave.
+          if ((value as Record<PropertyKey, unknown>)[LOCAL_FAILURE]) p.reject(new TransportFailureError(c.error.message));
+          else p.reject(new RpcError(c.error.code, c.error.message, c.error.data));
+        } else if (!p.schema || fastCheck(p.schema)?.(c.result)) {
+          // Checked by hand exactly as the schema would, without zod's copy of the whole result.
+          p.resolve(c.result);
+        } else {
+          const parsed = p.schema.safeParse(c.result);
+          if (parsed.success) p.resolve(parsed.data);
+          else p.reject(new InvalidResultError(p.method, describeIssues(parsed.error.issues), c.result));
+        }
+        this.idle();
         return;
       }
       case 'request':
@@ -376,7 +478,8 @@ export class JsonRpcConnection implements Disposable {
     if (this.closed) return;
     this.closed = info;
     const err = new ConnectionClosedError(info.reason);
-    for (const p of [...this.pending.values()]) p.reject(err);
+    for (const [id, p] of this.pending) this.fail(id, p, err);
+    this.stopTimer();
     for (const c of this.incoming.values()) c.abort(err);
     this.incoming.clear();
     this.progressHandlers.clear();

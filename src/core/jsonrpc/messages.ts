@@ -61,9 +61,20 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /** Validates one incoming value as a JSON-RPC message. Never throws. */
 export function classify(value: unknown): Classified {
   if (!isObject(value)) return { kind: 'invalid', id: null, problem: 'message is not a JSON object' };
-  // The common case, checked by hand: a well-formed result (the schema below says the same).
+  // The common case, checked by hand: a well-formed result. For every value JSON.parse makes (all
+  // a transport delivers) it accepts exactly what JsonRpcResultResponseSchema accepts (an object
+  // result, a string or safe-integer id: messages.test.ts holds the two side by side), and returns
+  // the same result (zod drops a `__proto__` key: such a result takes the schema). Anything else
+  // takes the schema below, which decides and words the problem.
   const r = value.result;
-  if (value.jsonrpc === '2.0' && isObject(r) && !('method' in value) && !('error' in value) && (typeof value.id === 'string' || Number.isInteger(value.id))) {
+  if (
+    value.jsonrpc === '2.0' &&
+    isObject(r) &&
+    !Object.prototype.hasOwnProperty.call(r, '__proto__') &&
+    !('method' in value) &&
+    !('error' in value) &&
+    (typeof value.id === 'string' || Number.isSafeInteger(value.id))
+  ) {
     return { kind: 'result', id: value.id as RequestId, result: r };
   }
   const rawId = value.id;

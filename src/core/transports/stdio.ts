@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Logger } from '../util/log';
+import { SENT } from '../util/promise';
 import { LineBuffer, serializeLine } from './lineBuffer';
 import type { Transport, TransportCloseInfo } from './transport';
 import { TransportParseError } from './transport';
@@ -89,13 +90,10 @@ export class StdioTransport implements Transport {
         else this.onerror?.(new Error(message));
         this.finish({ reason: message });
       });
-      child.stdout!.on('data', (chunk: Buffer) =>
-        this.buffer.push(
-          chunk,
-          (line) => this.handleLine(line),
-          (bytes) => this.onerror?.(new TransportParseError(`dropped a line of ${bytes} bytes (over the limit)`, '')),
-        ),
-      );
+      // Bound once, not per chunk: this runs for every message.
+      const online = (line: string) => this.handleLine(line);
+      const onoverflow = (bytes: number) => this.onerror?.(new TransportParseError(`dropped a line of ${bytes} bytes (over the limit)`, ''));
+      child.stdout!.on('data', (chunk: Buffer) => this.buffer.push(chunk, online, onoverflow));
       child.stderr!.on('data', (chunk: Buffer) => this.handleStderr(chunk.toString('utf8')));
       child.stdin!.on('error', (err) => logger.debug(`stdin: ${err.message}`));
       const onEnd = (code: number | null, signal: NodeJS.Signals | null) => {
@@ -128,7 +126,7 @@ export class StdioTransport implements Transport {
     if (!stdin || this.closeInfo || stdin.destroyed) return Promise.reject(new Error('The server process is not running'));
     // No callback per message (measurably costly at thousands of messages a second): wait only
     // when the pipe's buffer is full. A failed write surfaces as the process closing.
-    if (stdin.write(serializeLine(message))) return Promise.resolve();
+    if (stdin.write(serializeLine(message))) return SENT;
     // Every writer waiting on a full pipe shares one wait (a listener each would pile up, with a
     // MaxListenersExceededWarning), which also ends when the pipe closes, so none waits forever.
     this.drained ??= new Promise<void>((resolve) => {

@@ -1,8 +1,11 @@
 import * as assert from 'node:assert/strict';
+import FakeTimers from '@sinonjs/fake-timers';
 import * as z from 'zod/mini';
 import { JsonRpcConnection } from '../../../src/core/jsonrpc/connection';
 import { ErrorCode, RpcError } from '../../../src/core/jsonrpc/errors';
+import { describeIssues } from '../../../src/core/jsonrpc/messages';
 import { InMemoryTransport } from '../../../src/core/transports/inMemory';
+import { CallToolResultSchema } from '../../../src/core/protocol/schemas';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 
 /** Our connection on one end; on the other, a raw peer whose messages the test reads and writes. */
@@ -189,5 +192,109 @@ describe('JsonRpcConnection', () => {
     ac.abort(); // no effect, no cancellation sent for a finished request
     await new Promise((r) => setTimeout(r, 10));
     assert.equal(received.length, 1);
+  });
+  it('validates results whose schema has a hand check exactly as zod would, with zod\'s words for garbage', async () => {
+    const { conn, received, send } = setup();
+    const good = conn.request('tools/call', undefined, CallToolResultSchema);
+    const bad = conn.request('tools/call', undefined, CallToolResultSchema);
+    const proto = conn.request('tools/call', undefined, CallToolResultSchema);
+    await waitFor(() => received.length === 3, 'requests');
+    await send({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'hi' }], extra: 1 } });
+    await send({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 7 }], isError: 'yes' } });
+    assert.deepEqual(await good, { content: [{ type: 'text', text: 'hi' }], extra: 1 });
+    const expected = CallToolResultSchema.safeParse({ content: [{ type: 7 }], isError: 'yes' });
+    assert.equal(expected.success, false);
+    await assert.rejects(bad, (e: unknown) => e instanceof Error && e.name === 'InvalidResultError' && e.message === `Invalid result for tools/call from server: ${describeIssues(expected.error!.issues)}`);
+    // A `__proto__` key (JSON.parse makes it an own key): zod drops it, and so does the answer.
+    await send(JSON.parse('{"jsonrpc":"2.0","id":3,"result":{"__proto__":{"polluted":true},"content":[]}}'));
+    const answer = await proto;
+    assert.equal(Object.prototype.hasOwnProperty.call(answer, '__proto__'), false);
+    assert.equal((answer as Record<string, unknown>).polluted, undefined);
+  });
+
+  describe('timeouts, with fake timers', () => {
+    let clock: ReturnType<typeof FakeTimers.install> | undefined;
+    afterEach(() => {
+      clock?.uninstall();
+      clock = undefined;
+    });
+    const install = () => (clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] }));
+    const settled = (p: Promise<unknown>) => p.then(() => 'resolved', (e: Error) => e.message);
+
+    it('one timer for every pending request, at the earliest deadline; none once nothing is pending', async () => {
+      const c = install();
+      const { conn, received, send } = setup({ defaultTimeoutMs: 1000 });
+      const a = settled(conn.request('a', undefined, Any));
+      const b = settled(conn.request('b', undefined, Any, { timeoutMs: 300 })); // earlier: moves the timer
+      const d = settled(conn.request('d', undefined, Any, { timeoutMs: Infinity }));
+      await c.tickAsync(0);
+      assert.equal(c.countTimers(), 1, 'one timer');
+      await c.tickAsync(299);
+      assert.equal(received.length, 3, 'nothing cancelled yet');
+      await c.tickAsync(1);
+      assert.equal(await b, 'Request b timed out after 300 ms without an answer');
+      await c.tickAsync(0);
+      assert.deepEqual(received[3], { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2, reason: 'timed out after 300 ms' } });
+      await c.tickAsync(600);
+      const e = settled(conn.request('e', undefined, Any, { timeoutMs: 500 })); // sent at 900: due at 1400
+      await c.tickAsync(100);
+      assert.equal(await a, 'Request a timed out after 1000 ms without an answer');
+      assert.equal(c.countTimers(), 1, 'armed for e');
+      await c.tickAsync(399);
+      await send({ jsonrpc: '2.0', id: 4, result: {} });
+      assert.equal(await e, 'resolved');
+      await send({ jsonrpc: '2.0', id: 3, result: {} });
+      assert.equal(await d, 'resolved');
+      await c.tickAsync(0);
+      assert.equal(c.countTimers(), 0, 'no timer left once nothing is pending');
+    });
+
+    it('a request sent as the previous one settles keeps the timer; progress restarts the clock', async () => {
+      const c = install();
+      const { conn, received, send } = setup({ defaultTimeoutMs: 1000 });
+      const first = conn.request('x', undefined, Any);
+      await c.tickAsync(0);
+      const timer = (conn as unknown as { timer: unknown }).timer;
+      // Sent from the microtask the answer sets off (a caller awaiting it): the same timer.
+      let second!: Promise<string>;
+      const chained = first.then(() => {
+        second = settled(conn.request('y', undefined, Any, { onprogress: () => undefined, resetTimeoutOnProgress: true }));
+      });
+      await send({ jsonrpc: '2.0', id: 1, result: {} });
+      await chained;
+      await c.tickAsync(0);
+      assert.equal((conn as unknown as { timer: unknown }).timer, timer);
+      await c.tickAsync(900);
+      await send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 2, progress: 1 } });
+      await c.tickAsync(900); // 1800 after sending, 900 after the progress
+      assert.equal(received.length, 2, 'not timed out');
+      await c.tickAsync(100);
+      assert.equal(await second, 'Request y timed out after 1000 ms without an answer');
+    });
+  });
+
+  it('listens once per signal, however many requests share it, and stops listening when they settle', async () => {
+    const { conn, received, send } = setup();
+    const ac = new AbortController();
+    let added = 0;
+    let removed = 0;
+    const add = ac.signal.addEventListener.bind(ac.signal);
+    const remove = ac.signal.removeEventListener.bind(ac.signal);
+    ac.signal.addEventListener = ((...args: Parameters<typeof add>) => (added++, add(...args))) as typeof add;
+    ac.signal.removeEventListener = ((...args: Parameters<typeof remove>) => (removed++, remove(...args))) as typeof remove;
+    const calls = Array.from({ length: 20 }, (_, i) => conn.request(`m${i}`, undefined, Any, { signal: ac.signal }));
+    await waitFor(() => received.length === 20, 'requests');
+    for (let i = 1; i <= 20; i++) await send({ jsonrpc: '2.0', id: i, result: {} });
+    await Promise.all(calls);
+    // One listener for the twenty (twenty would warn of a leak past ten), removed with the last.
+    assert.deepEqual([added, removed], [1, 1]);
+    const aborted = conn.request('late', undefined, Any, { signal: ac.signal });
+    const other = conn.request('other', undefined, Any, { signal: ac.signal });
+    ac.abort(new Error('stop'));
+    await assert.rejects(aborted, /stop/);
+    await assert.rejects(other, /stop/);
+    await waitFor(() => received.length === 24, 'two cancellations');
+    assert.deepEqual(received.slice(22).map((m) => (m.params as { requestId: number }).requestId), [21, 22]);
+    assert.deepEqual([added, removed], [2, 2]);
   });
 });

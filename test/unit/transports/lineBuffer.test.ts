@@ -58,4 +58,30 @@ describe('LineBuffer (stdio framing)', () => {
     assert.equal(overflows.length, 1);
     assert.equal(b.pending, 0);
   });
+  it('reads many lines in one chunk, with CRLF, empty lines, multi-byte text and a held start, as line by line', () => {
+    const lines = ['{"a":1}', '{"t":"héllo €"}', '', '{"b":2}\r', '{"c":"\u00e9"}'];
+    const whole = Buffer.from(lines.join('\n') + '\n{"tail":');
+    const expected = ['{"a":1}', '{"t":"héllo €"}', '{"b":2}', '{"c":"\u00e9"}'];
+    // Every cut of the stream into two chunks gives the same lines.
+    for (let cut = 0; cut <= whole.length; cut++) {
+      const b = new LineBuffer();
+      const { lines: got } = feed(b, whole.subarray(0, cut), whole.subarray(cut));
+      assert.deepEqual(got, expected, `cut at ${cut}`);
+      assert.deepEqual(feed(b, '1}\n').lines, ['{"tail":1}']);
+    }
+  });
+
+  it('drops a line over the limit among others in one chunk, and keeps its neighbours', () => {
+    const b = new LineBuffer(16);
+    const { lines, overflows } = feed(b, `{"a":1}\n${'z'.repeat(40)}\n{"b":2}\n{"c":`, '3}\n');
+    assert.deepEqual(lines, ['{"a":1}', '{"b":2}', '{"c":3}']);
+    assert.deepEqual(overflows, [40]);
+  });
+
+  it('turns invalid UTF-8 into U+FFFD alike whether a line comes alone or with others', () => {
+    const bad = Buffer.from([0x7b, 0xe2, 0x82, 0x0a]); // a cut euro sign, then the newline
+    const alone = feed(new LineBuffer(), bad).lines;
+    const together = feed(new LineBuffer(), Buffer.concat([Buffer.from('{}\n'), bad, bad])).lines;
+    assert.deepEqual(together, ['{}', alone[0], alone[0]]);
+  });
 });

@@ -1,0 +1,153 @@
+import type * as z from 'zod/mini';
+
+/**
+ * Says yes only where its schema accepts the value and would return it unchanged; no means "ask
+ * the schema", which then decides (and words the problem).
+ */
+export type FastCheck = (value: unknown) => boolean;
+
+/** What this module reads of a zod schema: its definition, as zod itself reads it. */
+interface Node {
+  _zod: {
+    def: {
+      type: string;
+      checks?: unknown[];
+      coerce?: boolean;
+      shape?: Record<string, Node>;
+      catchall?: Node;
+      element?: Node;
+      innerType?: Node;
+      keyType?: Node;
+      valueType?: Node;
+    };
+    optin?: string;
+    optout?: string;
+    values?: Set<unknown>;
+  };
+}
+
+const cache = new WeakMap<object, FastCheck | null>();
+
+/**
+ * A hand-speed check equivalent to `schema` for every value JSON.parse can make (all a transport
+ * delivers), or undefined when the schema uses anything beyond plain shapes (checks, refinements,
+ * defaults, catch, unions...). Validating a result with zod copies it whole, object by object;
+ * a well-formed result is by far the common case and needs no copy. The rules below are zod's
+ * own (zod/v4/core schemas.js); fastCheck.test.ts holds the two side by side.
+ */
+export function fastCheck(schema: z.ZodMiniType): FastCheck | undefined {
+  if (schema === last) return lastCheck; // calls come in runs of one kind
+  let check = cache.get(schema);
+  if (check === undefined) {
+    check = compile(schema as unknown as Node) ?? null;
+    cache.set(schema, check);
+  }
+  last = schema;
+  lastCheck = check ?? undefined;
+  return lastCheck;
+}
+
+let last: object | undefined;
+let lastCheck: FastCheck | undefined;
+
+const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** zod's isPlainObject, which `z.record` requires. */
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (!isObject(v)) return false;
+  const ctor: unknown = v.constructor;
+  if (typeof ctor !== 'function') return true;
+  const proto: unknown = ctor.prototype;
+  return isObject(proto) && hasOwn(proto, 'isPrototypeOf');
+}
+
+function compile(node: Node): FastCheck | undefined {
+  const { def } = node._zod;
+  if (def.checks?.length || def.coerce) return undefined;
+  switch (def.type) {
+    case 'unknown':
+      return () => true;
+    case 'string':
+      return (v) => typeof v === 'string';
+    case 'boolean':
+      return (v) => typeof v === 'boolean';
+    case 'number':
+      return (v) => typeof v === 'number' && Number.isFinite(v); // NaN and ±Infinity are refused
+    case 'enum':
+    case 'literal': {
+      const values = node._zod.values;
+      return values && ((v) => values.has(v));
+    }
+    case 'optional': {
+      const inner = compile(def.innerType!);
+      return inner && ((v) => v === undefined || inner(v));
+    }
+    case 'nullable': {
+      const inner = compile(def.innerType!);
+      return inner && ((v) => v === null || inner(v));
+    }
+    case 'array': {
+      const element = compile(def.element!);
+      return (
+        element &&
+        ((v) => {
+          if (!Array.isArray(v)) return false;
+          for (let i = 0; i < v.length; i++) if (!element(v[i])) return false;
+          return true;
+        })
+      );
+    }
+    case 'record': {
+      const key = def.keyType!._zod.def;
+      const value = compile(def.valueType!);
+      if (key.type !== 'string' || key.checks?.length || key.coerce || !value) return undefined;
+      // zod leaves out a `__proto__` key and refuses symbol keys.
+      return (v) => {
+        if (!isPlainObject(v) || hasOwn(v, '__proto__') || Object.getOwnPropertySymbols(v).length > 0) return false;
+        for (const k of Object.keys(v)) if (!value(v[k])) return false;
+        return true;
+      };
+    }
+    case 'object':
+      return compileObject(def.shape!, def.catchall);
+  }
+  return undefined;
+}
+
+/** `z.object` (strips unknown keys) and `z.looseObject` (keeps them); not strict or typed catchalls. */
+function compileObject(shape: Record<string, Node>, catchall: Node | undefined): FastCheck | undefined {
+  const loose = catchall !== undefined;
+  if (loose && (catchall._zod.def.type !== 'unknown' || catchall._zod.def.checks?.length)) return undefined;
+  if (Object.getOwnPropertySymbols(shape).length > 0) return undefined;
+  const fields = new Map<string, { check: FastCheck; required: boolean }>();
+  let required = 0;
+  for (const key of Object.keys(shape)) {
+    // A key Object.prototype has (`constructor`, `__proto__`...) would be read through it.
+    if (key in Object.prototype) return undefined;
+    const field = shape[key];
+    const check = compile(field);
+    if (!check) return undefined;
+    // zod skips an absent key only when the field is optional both ways; else it is an issue.
+    const isRequired = field._zod.optin !== 'optional' || field._zod.optout !== 'optional';
+    if (isRequired) required++;
+    fields.set(key, { check, required: isRequired });
+  }
+  // The keys the value has, not those the shape names: optional fields are mostly absent, and
+  // `for...in` reads values without a generic lookup per name.
+  return (v) => {
+    if (!isObject(v)) return false;
+    let seen = 0;
+    for (const k in v) {
+      const field = fields.get(k);
+      if (field) {
+        if (!field.check(v[k])) return false;
+        if (field.required) seen++;
+      } else if (!loose || k === '__proto__') {
+        // z.object drops unknown keys, and zod never copies `__proto__`: the value would change.
+        return false;
+      }
+    }
+    return seen === required;
+  };
+}

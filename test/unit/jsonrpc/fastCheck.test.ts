@@ -1,0 +1,128 @@
+import * as assert from 'node:assert/strict';
+import * as z from 'zod/mini';
+import { fastCheck } from '../../../src/core/jsonrpc/fastCheck';
+import * as schemas from '../../../src/core/protocol/schemas';
+
+/** Values JSON can carry, the bricks of the corpus below. */
+const LEAVES: unknown[] = [null, true, false, 0, -0, 1, 1.5, -7, 2 ** 53, '', 'text', 'working', 'required', [], [1, 'a'], {}, { a: 1 }];
+
+/**
+ * Every value reachable from `seed` by one change at one place: a key removed, a value replaced
+ * by each leaf, an unknown key added, a `__proto__` key added (as JSON.parse makes it).
+ */
+function mutants(seed: unknown): unknown[] {
+  const out: unknown[] = [seed];
+  const walk = (value: unknown, rebuild: (v: unknown) => unknown): void => {
+    for (const leaf of LEAVES) out.push(rebuild(leaf));
+    if (Array.isArray(value)) {
+      value.forEach((item, i) => walk(item, (v) => rebuild(value.map((x, j) => (j === i ? v : x)))));
+      out.push(rebuild([...value, ...LEAVES]));
+    } else if (typeof value === 'object' && value !== null) {
+      const obj = value as Record<string, unknown>;
+      for (const key of Object.keys(obj)) {
+        walk(obj[key], (v) => rebuild({ ...obj, [key]: v }));
+        const { [key]: _removed, ...rest } = obj;
+        out.push(rebuild(rest));
+      }
+      out.push(rebuild({ ...obj, extra: 'x' }));
+      out.push(rebuild(JSON.parse(`{"__proto__":{"polluted":true},${JSON.stringify(obj).slice(1)}`.replace(',}', '}'))));
+    }
+  };
+  walk(seed, (v) => v);
+  // What a transport hands over: parsed JSON, never shared objects.
+  return out.map((v) => JSON.parse(JSON.stringify(v) ?? 'null'));
+}
+
+/** For every value: the fast check says yes only where zod accepts it and returns it unchanged. */
+function assertAgrees(schema: z.ZodMiniType, seeds: unknown[]): { fast: number; total: number } {
+  const check = fastCheck(schema);
+  assert.ok(check, 'the schema has a fast check');
+  let fast = 0;
+  let total = 0;
+  for (const seed of seeds) {
+    for (const value of mutants(seed)) {
+      total++;
+      if (!check(value)) continue;
+      fast++;
+      const parsed = schema.safeParse(value);
+      assert.ok(parsed.success, `fast check accepted what zod refuses: ${JSON.stringify(value)}`);
+      assert.deepEqual(parsed.data, value, `zod would change ${JSON.stringify(value)}`);
+      assert.equal(Object.prototype.hasOwnProperty.call(value, '__proto__'), false);
+    }
+  }
+  return { fast, total };
+}
+
+describe('fastCheck: the hand check of result schemas', () => {
+  it('accepts only what the schema accepts and leaves unchanged (tools/call results)', () => {
+    const seeds = [
+      { content: [{ type: 'text', text: 'hello' }] },
+      { content: [], isError: true, structuredContent: { n: 1 }, _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't' } } },
+      { content: [{ type: 'image', data: 'AA==', mimeType: 'image/png' }, { type: 'text', text: '' }], other: [1] },
+    ];
+    const { fast, total } = assertAgrees(schemas.CallToolResultSchema, seeds);
+    assert.ok(fast > 20 && fast < total, `the fast path is taken for valid results only (${fast} of ${total})`);
+    const check = fastCheck(schemas.CallToolResultSchema)!;
+    for (const s of seeds) assert.equal(check(s), true);
+  });
+
+  it('agrees with the other result schemas it supports', () => {
+    const cases: Array<[z.ZodMiniType, unknown[]]> = [
+      [schemas.EmptyResultSchema, [{}, { _meta: {} }]],
+      [schemas.ListToolsResultSchema, [{ tools: [{ name: 'a' }], nextCursor: 'c' }, { tools: [] }]],
+      [schemas.ListTasksResultSchema, [{ tasks: [{ taskId: 't' }], nextCursor: 'c' }]],
+      [schemas.InitializeResultSchema, [{ protocolVersion: '2025-11-25', capabilities: { tools: {}, tasks: { list: {}, requests: { tools: { call: {} } } } }, serverInfo: { name: 's', version: '1' }, instructions: 'hi' }]],
+    ];
+    for (const [schema, seeds] of cases) assertAgrees(schema, seeds);
+  });
+
+  it('agrees on every kind it compiles: strip and loose objects, optional, nullable, enum, literal, record, array, number', () => {
+    const schema = z.object({
+      id: z.string(),
+      n: z.number(),
+      flag: z.optional(z.boolean()),
+      kind: z.enum(['a', 'b']),
+      version: z.literal('2.0'),
+      ttl: z.nullable(z.number()),
+      anything: z.unknown(),
+      tags: z.array(z.string()),
+      meta: z.optional(z.record(z.string(), z.number())),
+      nested: z.looseObject({ x: z.optional(z.nullable(z.string())) }),
+    });
+    const seed = { id: 'i', n: 1, flag: false, kind: 'a', version: '2.0', ttl: null, anything: { deep: [1] }, tags: ['x'], meta: { m: 2 }, nested: { x: null, more: 1 } };
+    const { fast } = assertAgrees(schema, [seed, { ...seed, flag: undefined, meta: undefined, ttl: 5, nested: {} }]);
+    assert.ok(fast > 10);
+    const check = fastCheck(schema)!;
+    // A strip object with an unknown key: zod accepts but drops it, so the fast check defers.
+    assert.equal(check({ ...seed, extra: 1 }), false);
+    assert.equal(schema.safeParse({ ...seed, extra: 1 }).success, true);
+    // A required z.unknown() that is absent is refused by zod (nonoptional): not fast either.
+    const { anything: _a, ...without } = seed;
+    assert.equal(check(without), false);
+    assert.equal(schema.safeParse(without).success, false);
+  });
+
+  it('has no fast check for schemas beyond plain shapes: checks, catch, unions, strict objects, typed catchalls', () => {
+    for (const s of [
+      schemas.TaskSchema, // taskId has a minLength check
+      schemas.CreateTaskResultSchema,
+      schemas.ToolSchema, // z.catch
+      z.union([z.string(), z.number()]),
+      z.strictObject({ a: z.string() }),
+      z.object({ a: z.string() }).check(z.refine(() => true)),
+      z.catchall(z.object({}), z.string()),
+      z.array(z.string()).check(z.minLength(1)),
+      z.object({ constructor: z.string() }), // a key Object.prototype has
+    ]) {
+      assert.equal(fastCheck(s), undefined);
+    }
+  });
+
+  it('results that fail the check are still refused by the schema with its own words', () => {
+    const check = fastCheck(schemas.CallToolResultSchema)!;
+    const bad = JSON.parse('{"content":[{"type":5}]}');
+    assert.equal(check(bad), false);
+    const parsed = schemas.CallToolResultSchema.safeParse(bad);
+    assert.equal(parsed.success, false);
+  });
+});
