@@ -10,8 +10,8 @@ export const KINDS = ['ours', 'sdk', 'bare'];
 const LABEL = { ours: 'ours (McpSession + StdioTransport)', sdk: 'SDK Client + StdioClientTransport', bare: 'bare client (floor)' };
 
 export async function run(log = console.log) {
-  const rounds = envNumber('BENCH_ROUNDS', 7);
-  const seqCalls = envNumber('BENCH_RT_CALLS', 1000);
+  const rounds = envNumber('BENCH_ROUNDS', 15);
+  const seqCalls = envNumber('BENCH_RT_CALLS', 3000);
   const parCalls = seqCalls * 2;
   const bytes = 1024;
   const modes = [

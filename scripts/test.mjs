@@ -15,9 +15,11 @@ const results = join(root, 'test-results');
 const ci = process.env.CI === 'true' || process.env.CI === '1';
 // The product target is 150 KB (issues 2 and 7). The features of the task engine, the view and
 // the dialogs have taken the bundle past it (see the README's Performance section): the gate below
-// stops any further growth, and every run prints how far the bundle is from the target.
+// stops unnoticed growth (it moves only with a feature, in the commit that says so: 256 → 264 KB
+// for the tool-argument form, following tasks through tasks/list and the fast result checks),
+// and every run prints how far the bundle is from the target.
 const BUNDLE_TARGET = 150 * 1024;
-const BUNDLE_GATE = 256 * 1024;
+const BUNDLE_GATE = 264 * 1024;
 const args = new Set(process.argv.slice(2));
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 
