@@ -1,4 +1,5 @@
 // Bundles the extension into one file: dist/extension.js (after vscode-extension-samples/esbuild-sample).
+const path = require('path');
 const esbuild = require('esbuild');
 
 const production = process.argv.includes('--production');
@@ -42,9 +43,13 @@ const wsWithoutDeflate = {
   },
 };
 
-async function main() {
-  const ctx = await esbuild.context({
-    entryPoints: ['src/extension.ts'],
+/** How ws is bundled: also used by the test that runs the WebSocket transport as it ships. */
+const wsBundling = { alias: { ws: path.join(__dirname, 'node_modules/ws/lib/websocket.js') }, plugins: [wsWithoutDeflate] };
+
+/** The options of the extension's bundle; the size benchmark builds with them too. */
+function options({ production }) {
+  return {
+    entryPoints: [path.join(__dirname, 'src/extension.ts')],
     bundle: true,
     format: 'cjs',
     minify: production,
@@ -52,7 +57,7 @@ async function main() {
     sourcesContent: false,
     platform: 'node',
     target: 'node20',
-    outfile: 'dist/extension.js',
+    outfile: path.join(__dirname, 'dist/extension.js'),
     external: ['vscode', 'bufferutil', 'utf-8-validate'],
     // We only ever open client sockets: bundle ws's client, not its server and stream helpers.
     alias: wsBundling.alias,
@@ -60,8 +65,13 @@ async function main() {
     legalComments: 'none',
     logLevel: 'silent',
     metafile: true,
-    plugins: [...wsBundling.plugins, problemMatcher],
-  });
+    plugins: [...wsBundling.plugins],
+  };
+}
+
+async function main() {
+  const base = options({ production });
+  const ctx = await esbuild.context({ ...base, plugins: [...base.plugins, problemMatcher] });
   if (watch) {
     await ctx.watch();
   } else {
@@ -73,9 +83,7 @@ async function main() {
   }
 }
 
-/** How ws is bundled, for the test that runs the WebSocket transport as it ships. */
-const wsBundling = { alias: { ws: './node_modules/ws/lib/websocket.js' }, plugins: [wsWithoutDeflate] };
-module.exports = { wsBundling };
+module.exports = { wsBundling, options };
 
 if (require.main === module) {
   main().catch((e) => {

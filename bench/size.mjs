@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { benchDir, envNumber, fmt, median } from './lib/common.mjs';
+import { benchDir, envNumber, fmt, median, verdict } from './lib/common.mjs';
 import { buildProduction, buildSdkClient } from './lib/build.mjs';
 
 /** Output bytes by package (or by top folder of src/) from an esbuild metafile. */
@@ -22,7 +22,7 @@ function contributors(metafile, outfile) {
 }
 
 export async function run() {
-  const ours = await quietly(buildProduction);
+  const ours = await buildProduction();
   const sdk = await buildSdkClient();
   const size = (f) => {
     const buf = readFileSync(f);
@@ -47,6 +47,7 @@ export async function run() {
   const kb = (b) => `${fmt(b / 1024)} KB`;
   return {
     results,
+    targets: [verdict(results.ours.bytes < 150 * 1024, `production bundle under 150 KB: ${kb(results.ours.bytes)} (${fmt(results.ours.bytes / results.sdk.bytes)}x the SDK client's ${kb(results.sdk.bytes)})`)],
     table: {
       title: '4a. Size and load: our production bundle vs a client-only SDK bundle (both minified, platform node)',
       header: ['bundle', 'size', 'gzip', 'require() ms (median)', 'largest parts'],
@@ -58,13 +59,3 @@ export async function run() {
   };
 }
 
-/** esbuild.js's problem-matcher plugin prints build banners; keep them out of the report. */
-async function quietly(fn) {
-  const log = console.log;
-  console.log = () => {};
-  try {
-    return await fn();
-  } finally {
-    console.log = log;
-  }
-}

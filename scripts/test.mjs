@@ -15,11 +15,10 @@ const results = join(root, 'test-results');
 const ci = process.env.CI === 'true' || process.env.CI === '1';
 // The product target is 150 KB (issues 2 and 7). The features of the task engine, the view and
 // the dialogs have taken the bundle past it (see the README's Performance section): the gate below
-// stops unnoticed growth (it moves only with a feature, in the commit that says so: 256 → 264 KB
-// for the tool-argument form, following tasks through tasks/list and the fast result checks),
+// stops any further growth (a feature that needs more moves it, in the commit that says so),
 // and every run prints how far the bundle is from the target.
 const BUNDLE_TARGET = 150 * 1024;
-const BUNDLE_GATE = 264 * 1024;
+const BUNDLE_GATE = 256 * 1024;
 const args = new Set(process.argv.slice(2));
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 

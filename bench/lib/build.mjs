@@ -2,7 +2,7 @@
 // ignored by eslint, unlike a new folder would be until the ignore lists learn about it).
 //   core.cjs       the core classes the clients drive, straight from src/ (no tsc step, no out/)
 //   tree.cjs       src/vscode/tree/tasksTree.ts with `vscode` left external (stubbed by view.mjs)
-//   extension.js   the production bundle, built with esbuild.js's own options (see below)
+//   extension.js   the production bundle, built with esbuild.js's own options
 //   sdk-client.js  a client-only bundle of @modelcontextprotocol/sdk, for the size comparison
 import { createRequire } from 'node:module';
 import { mkdirSync } from 'node:fs';
@@ -36,50 +36,16 @@ export async function buildCore() {
 }
 
 /**
- * The production bundle exactly as `node esbuild.js --production` makes it, but written to
- * bench/results/.build/prod/extension.js: esbuild.js is run with its `esbuild` module swapped
- * for one that redirects `outfile`, so its options (aliases, plugins) stay the single source and
- * dist/ (which other tools may be using at the time) is left alone.
+ * The production bundle with esbuild.js's own options (aliases, plugins: the single source),
+ * written to bench/results/.build/prod/extension.js so dist/ (which other tools may be using at
+ * the time) is left alone.
  */
 export async function buildProduction() {
   const outfile = join(buildDir, 'prod', 'extension.js');
   mkdirSync(join(buildDir, 'prod'), { recursive: true });
-  const Module = require('node:module');
-  const script = join(repoRoot, 'esbuild.js');
-  const realLoad = Module._load;
-  let metafile;
-  const proxy = {
-    ...esbuild,
-    context: async (opts) => {
-      const ctx = await esbuild.context({ ...opts, outfile, absWorkingDir: repoRoot });
-      return { ...ctx, rebuild: async () => ((metafile = (await ctx.rebuild()).metafile), { metafile }), dispose: () => ctx.dispose(), watch: () => ctx.watch() };
-    },
-  };
-  const argv = process.argv;
-  const cwd = process.cwd();
-  let done;
-  const finished = new Promise((r) => (done = r));
-  Module._load = function (request, parent, isMain) {
-    if (request === 'esbuild' && parent?.filename === script) return proxy;
-    return realLoad.call(this, request, parent, isMain);
-  };
-  try {
-    process.argv = [argv[0], script, '--production'];
-    process.chdir(repoRoot); // esbuild.js names its entry and aliases relative to the repository
-    delete require.cache[script];
-    require(script);
-    // esbuild.js runs main() without exporting it: wait until the proxy's rebuild has produced.
-    const deadline = Date.now() + 60_000;
-    while (!metafile && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    done();
-  } finally {
-    Module._load = realLoad;
-    process.argv = argv;
-    process.chdir(cwd);
-  }
-  await finished;
-  if (!metafile) throw new Error('esbuild.js did not build within 60 s');
-  return { outfile, metafile };
+  const { options } = require(join(repoRoot, 'esbuild.js'));
+  const r = await esbuild.build({ ...options({ production: true }), outfile, absWorkingDir: repoRoot, metafile: true });
+  return { outfile, metafile: r.metafile };
 }
 
 /** An SDK client of the kind an extension would ship: Client and the stdio and Streamable HTTP transports. */
