@@ -64,7 +64,8 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 function compile(node: Node): FastCheck | undefined {
   const { def } = node._zod;
-  if (def.checks?.length || def.coerce) return undefined;
+  if (def.coerce) return undefined;
+  if (def.checks?.length) return def.type === 'string' ? minLengthCheck(def.checks) : undefined;
   switch (def.type) {
     case 'unknown':
       return () => true;
@@ -113,6 +114,23 @@ function compile(node: Node): FastCheck | undefined {
       return compileObject(def.shape!, def.catchall);
   }
   return undefined;
+}
+
+/**
+ * A string with `minLength` checks (a task id has one): zod counts code points, one or two UTF-16
+ * units each, so `length >= 2 * min` always passes, as does any non-empty string for a minimum of
+ * 1; in between the answer is zod's. Any other check: no fast path.
+ */
+function minLengthCheck(checks: unknown[]): FastCheck | undefined {
+  let min = 0;
+  for (const c of checks) {
+    // A `when` that skips the check only makes zod more lenient than this: still safe.
+    const d = (c as { _zod?: { def?: { check?: unknown; minimum?: unknown } } })._zod?.def;
+    if (d?.check !== 'min_length' || typeof d.minimum !== 'number') return undefined;
+    min = Math.max(min, d.minimum);
+  }
+  const sure = min <= 1 ? min : 2 * min;
+  return (v) => typeof v === 'string' && v.length >= sure;
 }
 
 /** `z.object` (strips unknown keys) and `z.looseObject` (keeps them); not strict or typed catchalls. */

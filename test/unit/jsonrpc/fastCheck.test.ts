@@ -102,11 +102,28 @@ describe('fastCheck: the hand check of result schemas', () => {
     assert.equal(schema.safeParse(without).success, false);
   });
 
+  it('agrees on tasks (T-REQ-2 polls): taskId has a minLength, which zod counts in code points', () => {
+    const task = { taskId: 't-1', status: 'working', createdAt: '2026-12-02T00:00:00Z', lastUpdatedAt: '2026-12-02T00:00:01Z', ttl: 60000, pollInterval: 1000 };
+    const { fast } = assertAgrees(schemas.TaskSchema, [task, { ...task, ttl: null, statusMessage: 'm', pollInterval: undefined, extra: { kept: 1 } }]);
+    assert.ok(fast > 10, `the fast path is taken for valid tasks (${fast})`);
+    assertAgrees(schemas.CreateTaskResultSchema, [{ task }, { task, _meta: { m: 1 } }]);
+    const check = fastCheck(schemas.TaskSchema)!;
+    assert.equal(check({ ...task, taskId: '' }), false);
+    assert.equal(schemas.TaskSchema.safeParse({ ...task, taskId: '' }).success, false, 'an empty task id is refused by zod');
+    // Two units, one code point: sure for a minimum of 1, left to zod for a minimum of 2.
+    const min2 = z.string().check(z.minLength(2));
+    assert.equal(fastCheck(min2)!('😀'), false);
+    assert.equal(min2.safeParse('😀').success, false, 'zod counts one code point');
+    assert.equal(fastCheck(min2)!('abcd'), true);
+    assert.equal(fastCheck(min2)!('abc'), false, 'between min and 2 * min: zod decides');
+    assert.equal(min2.safeParse('abc').success, true);
+  });
+
   it('has no fast check for schemas beyond plain shapes: checks, catch, unions, strict objects, typed catchalls', () => {
     for (const s of [
-      schemas.TaskSchema, // taskId has a minLength check
-      schemas.CreateTaskResultSchema,
       schemas.ToolSchema, // z.catch
+      z.string().check(z.maxLength(3)),
+      z.string().check(z.minLength(1), z.regex(/a/)),
       z.union([z.string(), z.number()]),
       z.strictObject({ a: z.string() }),
       z.object({ a: z.string() }).check(z.refine(() => true)),
