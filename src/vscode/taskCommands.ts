@@ -11,7 +11,11 @@ import type { ResultDocuments } from './results';
 import type { TaskHost } from '../core/host/taskHost';
 import type { Node, TasksTreeProvider } from './tree/tasksTree';
 import { describeServer } from './tree/tasksTree';
-import { askArguments, askTtl } from './toolInputs';
+import { QuickInputPrompter } from './elicitation/quickInputPrompter';
+import type { ToolArguments } from './toolInputs';
+import { BACK, askArguments, askTtl } from './toolInputs';
+
+const NEVER = new AbortController().signal;
 
 export interface TaskCommandDeps {
   servers: ServerManager;
@@ -93,9 +97,14 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
   return [
     vscode.commands.registerCommand('mcpTasks.runToolAsTask', async (arg?: unknown) => {
       const node = arg as Node | undefined;
-      const server = node && typeof node === 'object' && node.kind === 'server' ? servers.get(node.id) : await pickServer(servers);
-      if (!server) return;
-      await runTool(deps, server);
+      const fromRow = node && typeof node === 'object' && node.kind === 'server';
+      if (fromRow && !servers.get(node.id)) return;
+      const ui = new QuickInputPrompter();
+      try {
+        await runTool(deps, ui, fromRow ? servers.get(node.id) : undefined);
+      } finally {
+        ui.close();
+      }
     }),
     vscode.commands.registerCommand('mcpTasks.cancelTask', async (arg?: unknown) => {
       const n = arg as Node | undefined;
@@ -144,7 +153,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
   ];
 }
 
-async function pickServer(servers: ServerManager): Promise<ServerSnapshot | undefined> {
+async function pickServer(servers: ServerManager, ui: QuickInputPrompter, before: ServerSnapshot | undefined): Promise<ServerSnapshot | undefined> {
   const list = servers.list();
   if (!list.length) {
     const open = vscode.l10n.t('Open MCP Configuration');
@@ -153,56 +162,105 @@ async function pickServer(servers: ServerManager): Promise<ServerSnapshot | unde
     }
     return undefined;
   }
-  const picked = await vscode.window.showQuickPick(
-    list.map((s) => ({ label: s.label, description: describeServer(s), server: s })),
-    { title: vscode.l10n.t('Run Tool as Task (1/4): server'), placeHolder: vscode.l10n.t('Pick the MCP server'), ignoreFocusOut: true },
+  const picked = await ui.pick(
+    list.map((s) => ({ label: s.label, description: describeServer(s), value: s, picked: s.id === before?.id })),
+    { title: vscode.l10n.t('Run Tool as Task (1/4): server'), placeholder: vscode.l10n.t('Pick the MCP server'), signal: NEVER },
   );
-  return picked?.server;
+  return 'nav' in picked ? undefined : picked.value[0];
 }
 
-/** Server → tool → arguments → ttl (tasks only) → run, each step a quick input; Escape anywhere runs nothing. */
-async function runTool(deps: TaskCommandDeps, server: ServerSnapshot): Promise<void> {
-  const { servers, engine } = deps;
-  let tools: Tool[];
-  let acceptsTasks: boolean;
+/** The tools of a server and whether it takes tool calls as tasks; undefined (after saying why) when it cannot be reached. */
+async function serverTools(servers: ServerManager, server: ServerSnapshot): Promise<{ tools: Tool[]; acceptsTasks: boolean } | undefined> {
   try {
     const session = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Connecting to "{0}"…', server.label) },
       () => servers.getSession(server.id),
     );
-    tools = await session.listTools();
-    acceptsTasks = serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion);
+    const tools = await session.listTools();
+    if (!tools.length) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('"{0}" offers no tools.', server.label));
+      return undefined;
+    }
+    return { tools, acceptsTasks: serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion) };
   } catch (err) {
     void vscode.window.showErrorMessage(vscode.l10n.t('Could not connect to "{0}": {1}', server.label, errorMessage(err)), vscode.l10n.t('Show Log')).then((c) => c && vscode.commands.executeCommand('mcpTasks.showLog'));
-    return;
+    return undefined;
   }
-  if (!tools.length) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('"{0}" offers no tools.', server.label));
-    return;
-  }
-  const picked = await vscode.window.showQuickPick(
-    tools.map((t) => {
-      const support = acceptsTasks ? (t.execution?.taskSupport ?? 'forbidden') : 'forbidden';
-      return { label: t.title ?? t.annotations?.title ?? t.name, description: `${t.name !== (t.title ?? t.annotations?.title ?? t.name) ? `${t.name} · ` : ''}${TASK_SUPPORT_WORDS[support]}`, detail: t.description, tool: t };
-    }),
-    { title: vscode.l10n.t('Run Tool as Task (2/4): tool of {0}', server.label), placeHolder: vscode.l10n.t('Pick the tool'), matchOnDescription: true, matchOnDetail: true, ignoreFocusOut: true },
-  );
-  if (!picked) return;
-  const args = await askArguments(picked.tool, vscode.l10n.t('Run Tool as Task (3/4): arguments of {0}', picked.tool.name));
-  if (args === undefined) return;
-  // The ttl means something only to a task: a direct call is not asked for one.
-  const asTask = decideExecution(acceptsTasks, picked.tool.execution?.taskSupport).mode === 'task';
-  const ttl = asTask ? await askTtl(vscode.l10n.t('Run Tool as Task (4/4): ttl of {0}', picked.tool.name)) : {};
-  if (!ttl) return;
-  try {
-    const t = await engine.callTool(server.id, picked.tool.name, { arguments: args, ttlMs: ttl.ttlMs });
-    if (t.kind === 'direct') {
-      void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Tasks: "{0}" does not run as a task; called it directly', picked.tool.name), 5000);
+}
+
+/**
+ * Server → tool → arguments → ttl (tasks only) → run, each step a quick input with Back to the
+ * step before (the server step only when the command did not start from a server's row).
+ * Escape anywhere runs nothing.
+ */
+async function runTool(deps: TaskCommandDeps, ui: QuickInputPrompter, fixedServer: ServerSnapshot | undefined): Promise<void> {
+  const { servers } = deps;
+  let server = fixedServer;
+  let offer: { tools: Tool[]; acceptsTasks: boolean } | undefined;
+  let tool: Tool | undefined;
+  let args: ToolArguments | undefined;
+  let step: 'server' | 'tool' | 'arguments' | 'ttl' = server ? 'tool' : 'server';
+  for (;;) {
+    if (step === 'server') {
+      const picked = await pickServer(servers, ui, server);
+      if (!picked) return;
+      if (picked.id !== server?.id) [offer, tool, args] = [undefined, undefined, undefined];
+      server = picked;
+      step = 'tool';
+    } else if (step === 'tool') {
+      offer ??= await serverTools(servers, server!);
+      if (!offer) return;
+      const { acceptsTasks } = offer;
+      const picked = await ui.pick(
+        offer.tools.map((t) => {
+          const support = acceptsTasks ? (t.execution?.taskSupport ?? 'forbidden') : 'forbidden';
+          const label = t.title ?? t.annotations?.title ?? t.name;
+          return { label, description: `${t.name !== label ? `${t.name} · ` : ''}${TASK_SUPPORT_WORDS[support]}`, detail: t.description, value: t, picked: t === tool };
+        }),
+        { title: vscode.l10n.t('Run Tool as Task (2/4): tool of {0}', server!.label), placeholder: vscode.l10n.t('Pick the tool'), canGoBack: !fixedServer, signal: NEVER },
+      );
+      if ('nav' in picked) {
+        if (picked.nav !== 'back') return;
+        step = 'server';
+        continue;
+      }
+      if (picked.value[0] !== tool) args = undefined;
+      tool = picked.value[0];
+      step = 'arguments';
+    } else if (step === 'arguments') {
+      const a = await askArguments(tool!, vscode.l10n.t('Run Tool as Task (3/4): arguments of {0}', tool!.name), ui, args);
+      if (a === undefined) return;
+      if (a === BACK) {
+        step = 'tool';
+        continue;
+      }
+      args = a;
+      // The ttl means something only to a task: a direct call is not asked for one.
+      if (decideExecution(offer!.acceptsTasks, tool!.execution?.taskSupport).mode !== 'task') return callTool(deps, server!, tool!, args.value, undefined);
+      step = 'ttl';
+    } else {
+      const ttl = await askTtl(vscode.l10n.t('Run Tool as Task (4/4): ttl of {0}', tool!.name), ui);
+      if (ttl === undefined) return;
+      if (ttl === BACK) {
+        // A tool without arguments had no arguments step: back to its pick.
+        step = Object.keys(tool!.inputSchema.properties ?? {}).length ? 'arguments' : 'tool';
+        continue;
+      }
+      return callTool(deps, server!, tool!, args!.value, ttl.ttlMs);
     }
-    if (t.immediateResponse) void vscode.window.showInformationMessage(`${picked.tool.name}: ${t.immediateResponse}`);
+  }
+}
+
+async function callTool(deps: TaskCommandDeps, server: ServerSnapshot, tool: Tool, args: Record<string, unknown>, ttlMs: number | undefined): Promise<void> {
+  try {
+    const t = await deps.engine.callTool(server.id, tool.name, { arguments: args, ttlMs });
+    if (t.kind === 'direct') {
+      void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Tasks: "{0}" does not run as a task; called it directly', tool.name), 5000);
+    }
+    if (t.immediateResponse) void vscode.window.showInformationMessage(`${tool.name}: ${t.immediateResponse}`);
     const node = deps.tree.taskNode(t.key);
     if (node && deps.view.visible) void deps.view.reveal(node, { select: true, focus: false });
   } catch (err) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('Could not run "{0}": {1}', picked.tool.name, errorMessage(err)));
+    void vscode.window.showErrorMessage(vscode.l10n.t('Could not run "{0}": {1}', tool.name, errorMessage(err)));
   }
 }

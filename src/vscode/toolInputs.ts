@@ -3,18 +3,21 @@
 // JSON object where a flat form cannot express the tool's inputSchema.
 import * as vscode from 'vscode';
 import type { FlowEvent } from '../core/elicitation/flow';
-import type { Answer, FormPrompter, InputOptions, PickItem, PickOptions } from '../core/elicitation/handler';
+import type { Answer, FormPrompter, InputOptions, PickItem, PickOptions, PromptOptions } from '../core/elicitation/handler';
 import { runForm } from '../core/elicitation/handler';
+import type { FieldValue } from '../core/elicitation/plan';
 import { planElicitation } from '../core/elicitation/plan';
 import type { Tool } from '../core/protocol/schemas';
 import { formatAge } from '../core/tasks/presentation';
 import { errorMessage } from '../core/util/abort';
-import { QuickInputPrompter } from './elicitation/quickInputPrompter';
+import type { QuickInputPrompter } from './elicitation/quickInputPrompter';
 
 /** Top-level keywords that constrain the object beyond its listed properties: a form would hide them. */
 const UNUSUAL = ['anyOf', 'oneOf', 'allOf', 'not', 'if', '$ref', 'patternProperties', 'dependentRequired', 'dependentSchemas', 'dependencies', 'propertyNames', 'minProperties', 'maxProperties'];
 const AS_JSON = Symbol('as JSON');
 const NEVER = new AbortController().signal;
+/** The user pressed Back on the first screen of a step: show the step before it. */
+export const BACK = Symbol('back');
 
 /** Why a form cannot show this schema (then the arguments are asked as JSON), or undefined. */
 function unusual(schema: Tool['inputSchema']): string | undefined {
@@ -26,19 +29,34 @@ function unusual(schema: Tool['inputSchema']): string | undefined {
 }
 
 /**
- * The elicitation dialog, worded for a tool: no Decline (Escape cancels the command), and a
- * review step that runs the tool or switches to editing the answers as JSON.
+ * The elicitation dialog, worded for a tool: no Decline (Escape cancels the command), a review
+ * step that runs the tool or switches to editing the answers as JSON, and Back on the first
+ * field leaving the form for the command's previous step.
  */
 class ToolFormPrompter implements FormPrompter {
   /** The user chose "Edit as JSON…" on the review step. */
   asJson = false;
-  private readonly inner = new QuickInputPrompter();
+  /** The user pressed Back on the first field. */
+  back = false;
+  constructor(
+    private readonly toolName: string,
+    private readonly inner: QuickInputPrompter,
+  ) {}
 
-  constructor(private readonly toolName: string) {}
+  /** The form has no step before its first field: Back there ends it, as cancel, with `back` set. */
+  private async leaving<A>(o: PromptOptions, ask: (o: PromptOptions) => Promise<Answer<A>>): Promise<Answer<A>> {
+    const first = o.step === 1;
+    const a = await ask({ ...o, canDecline: false, canGoBack: o.canGoBack || first });
+    if (first && 'nav' in a && a.nav === 'back') {
+      this.back = true;
+      return { nav: 'cancel' };
+    }
+    return a;
+  }
 
   async pick<T>(items: readonly PickItem<T>[], o: PickOptions<T>): Promise<Answer<T[]>> {
     const event = (v: unknown) => (typeof v === 'object' && v !== null && 'type' in v ? (v as FlowEvent).type : undefined);
-    if (!items.some((i) => event(i.value) === 'accept')) return this.inner.pick(items, { ...o, canDecline: false });
+    if (!items.some((i) => event(i.value) === 'accept')) return this.leaving(o, (p) => this.inner.pick(items, { ...o, ...p }));
     const review: Array<PickItem<T | typeof AS_JSON>> = [];
     for (const i of items) {
       const type = event(i.value);
@@ -55,7 +73,7 @@ class ToolFormPrompter implements FormPrompter {
   }
 
   input(o: InputOptions): Promise<Answer<string>> {
-    return this.inner.input({ ...o, canDecline: false });
+    return this.leaving(o, (p) => this.inner.input({ ...o, ...p }));
   }
 
   openExternal(): Promise<boolean> {
@@ -63,31 +81,45 @@ class ToolFormPrompter implements FormPrompter {
   }
 
   close(): void {
-    this.inner.close();
+    // The command's next step replaces this input; the command closes it when it ends.
   }
+}
+
+/** A tool's arguments, and whether they were typed as JSON (no form fits, or "Edit as JSON…"). */
+export interface ToolArguments {
+  value: Record<string, unknown>;
+  json: boolean;
 }
 
 /**
  * Asks a tool's arguments: `{}` at once when it takes none, a form built from its inputSchema,
- * or a JSON object when no form fits. Undefined when the user cancelled.
+ * or a JSON object when no form fits. Given the arguments asked before (the user came back from
+ * a later step), shows them again: the form at its review step, or the JSON box holding them.
+ * Undefined when the user cancelled; BACK when they went back from the first screen.
  */
-export async function askArguments(tool: Tool, title: string): Promise<Record<string, unknown> | undefined> {
+export async function askArguments(tool: Tool, title: string, ui: QuickInputPrompter, before?: ToolArguments): Promise<ToolArguments | typeof BACK | undefined> {
   const props = tool.inputSchema.properties ?? {};
-  if (!Object.keys(props).length) return {};
+  if (!Object.keys(props).length) return { value: {}, json: false };
+  const json = async (start: Record<string, unknown>, why?: string) => {
+    const value = await askJson(tool, title, ui, start, why);
+    return value === undefined || value === BACK ? value : { value, json: true };
+  };
+  if (before?.json) return json(before.value);
   let why = unusual(tool.inputSchema);
   if (!why) {
     const label = tool.title ?? tool.annotations?.title ?? tool.name;
     // The spec's inputSchema is always an object; some servers leave `type` out.
     const plan = planElicitation({ message: label, requestedSchema: { ...tool.inputSchema, type: 'object' } }, { url: false });
     if (plan.ok && plan.mode === 'form') {
-      const prompter = new ToolFormPrompter(tool.name);
-      const result = await runForm(plan, prompter, { title, signal: NEVER });
+      const prompter = new ToolFormPrompter(tool.name, ui);
+      const result = await runForm(plan, prompter, { title, signal: NEVER }, before?.value as Record<string, FieldValue> | undefined);
+      if (prompter.back) return BACK;
       if (result.action !== 'accept') return undefined;
-      return prompter.asJson ? askJson(tool, title, result.content ?? {}) : (result.content ?? {});
+      return prompter.asJson ? json(result.content ?? {}) : { value: result.content ?? {}, json: false };
     }
     if (!plan.ok) why = plan.error.message.replace(/^Invalid elicitation request: /, '');
   }
-  return askJson(tool, title, template(tool), why);
+  return json(template(tool), why);
 }
 
 /** A starting point for the JSON box: defaults, and empty values of the right type for required properties. */
@@ -101,17 +133,18 @@ function template(tool: Tool): Record<string, unknown> {
   return out;
 }
 
-/** The arguments as one JSON object (the fallback, and "Edit as JSON…"). */
-async function askJson(tool: Tool, title: string, start: Record<string, unknown>, why?: string): Promise<Record<string, unknown> | undefined> {
+/** The arguments as one JSON object (the fallback, and "Edit as JSON…"); Back leaves the arguments step. */
+async function askJson(tool: Tool, title: string, ui: QuickInputPrompter, start: Record<string, unknown>, why?: string): Promise<Record<string, unknown> | typeof BACK | undefined> {
   const props = Object.keys(tool.inputSchema.properties ?? {}).join(', ');
-  const value = await vscode.window.showInputBox({
+  const a = await ui.input({
     title,
     prompt: why
       ? vscode.l10n.t('Arguments as a JSON object (no form for this tool: {0}). Properties: {1}', why, props)
       : vscode.l10n.t('Arguments as a JSON object. Properties: {0}', props),
     value: JSON.stringify(start),
-    ignoreFocusOut: true,
-    validateInput: (v) => {
+    canGoBack: true,
+    signal: NEVER,
+    validate: (v) => {
       try {
         const parsed: unknown = JSON.parse(v);
         return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? undefined : vscode.l10n.t('Enter a JSON object, e.g. {"name": "value"}');
@@ -120,7 +153,8 @@ async function askJson(tool: Tool, title: string, start: Record<string, unknown>
       }
     },
   });
-  return value === undefined ? undefined : (JSON.parse(value) as Record<string, unknown>);
+  if ('nav' in a) return a.nav === 'back' ? BACK : undefined;
+  return JSON.parse(a.value) as Record<string, unknown>;
 }
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -140,43 +174,53 @@ export function parseDuration(text: string): { ms: number } | { error: string } 
 /**
  * Asks how long the server should keep the task: the default (the mcpTasks.defaultTtlSeconds
  * setting, or the server's choice) first, so Enter keeps it. `{ ttlMs: undefined }` is the
- * default; undefined means cancelled.
+ * default; undefined means cancelled, BACK that the user went back to the arguments.
  */
-export async function askTtl(title: string): Promise<{ ttlMs?: number } | undefined> {
+export async function askTtl(title: string, ui: QuickInputPrompter): Promise<{ ttlMs?: number } | typeof BACK | undefined> {
   const seconds = vscode.workspace.getConfiguration('mcpTasks').get<number>('defaultTtlSeconds', 3600);
   const defaultMs = seconds > 0 ? seconds * 1000 : undefined;
-  type Item = vscode.QuickPickItem & { ttlMs?: number; custom?: true };
-  const choices: Item[] = [
-    { label: vscode.l10n.t('10 minutes'), ttlMs: 10 * UNITS.m },
-    { label: vscode.l10n.t('1 hour'), ttlMs: UNITS.h },
-    { label: vscode.l10n.t('1 day'), ttlMs: UNITS.d },
+  type Choice = { ttlMs?: number } | 'custom';
+  const choices: Array<PickItem<{ ttlMs: number }>> = [
+    { label: vscode.l10n.t('10 minutes'), value: { ttlMs: 10 * UNITS.m } },
+    { label: vscode.l10n.t('1 hour'), value: { ttlMs: UNITS.h } },
+    { label: vscode.l10n.t('1 day'), value: { ttlMs: UNITS.d } },
   ];
-  const items: Item[] = [
+  const items: Array<PickItem<Choice>> = [
     {
-      label: `$(history) ${vscode.l10n.t('Default')}`,
+      icon: 'history',
+      label: vscode.l10n.t('Default'),
       description: defaultMs ? vscode.l10n.t('{0}, from the setting mcpTasks.defaultTtlSeconds', formatAge(defaultMs)) : vscode.l10n.t('the server decides'),
+      value: {},
+      picked: true,
     },
-    ...choices.filter((c) => c.ttlMs !== defaultMs),
-    { label: `$(edit) ${vscode.l10n.t('Custom…')}`, description: vscode.l10n.t('type a duration'), custom: true },
+    ...choices.filter((c) => c.value.ttlMs !== defaultMs),
+    { icon: 'edit', label: vscode.l10n.t('Custom…'), description: vscode.l10n.t('type a duration'), value: 'custom' },
   ];
-  const picked = await vscode.window.showQuickPick(items, {
-    title,
-    placeHolder: vscode.l10n.t('How long should the server keep the task and its result? (It may keep it for less.)'),
-    ignoreFocusOut: true,
-  });
-  if (!picked) return undefined;
-  if (!picked.custom) return { ttlMs: picked.ttlMs };
-  const text = await vscode.window.showInputBox({
-    title,
-    prompt: vscode.l10n.t('How long the server should keep the task: minutes, or a number with a unit (90s, 45m, 2h, 7d)'),
-    placeHolder: vscode.l10n.t('e.g. 30m'),
-    ignoreFocusOut: true,
-    validateInput: (v) => {
-      const r = parseDuration(v);
-      return 'error' in r ? r.error : undefined;
-    },
-  });
-  if (text === undefined) return undefined;
-  const r = parseDuration(text);
-  return 'ms' in r ? { ttlMs: r.ms } : undefined;
+  for (;;) {
+    const picked = await ui.pick(items, {
+      title,
+      placeholder: vscode.l10n.t('How long should the server keep the task and its result? (It may keep it for less.)'),
+      canGoBack: true,
+      signal: NEVER,
+    });
+    if ('nav' in picked) return picked.nav === 'back' ? BACK : undefined;
+    const choice = picked.value[0];
+    if (choice !== 'custom') return choice;
+    const typed = await ui.input({
+      title,
+      prompt: vscode.l10n.t('How long the server should keep the task: minutes, or a number with a unit (90s, 45m, 2h, 7d)'),
+      placeholder: vscode.l10n.t('e.g. 30m'),
+      value: '',
+      canGoBack: true,
+      signal: NEVER,
+      validate: (v) => {
+        const r = parseDuration(v);
+        return 'error' in r ? r.error : undefined;
+      },
+    });
+    if ('nav' in typed && typed.nav === 'back') continue;
+    if ('nav' in typed) return undefined;
+    const r = parseDuration(typed.value);
+    return 'ms' in r ? { ttlMs: r.ms } : undefined;
+  }
 }

@@ -88,6 +88,10 @@ export class QuickInputSpy implements vscode.Disposable {
 }
 
 export const accept = () => vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+/** The Back button of the open quick input, through the workbench's own command for it. */
+export const back = () => vscode.commands.executeCommand('workbench.action.quickInputBack');
+/** Whether a quick input of ours shows the Back button. */
+export const hasBack = (shown: Shown) => (shown.pick ?? shown.box)?.buttons.includes(vscode.QuickInputButtons.Back) ?? false;
 /** Escape: closes whatever quick input is open. */
 export const escape = () => vscode.commands.executeCommand('workbench.action.closeQuickOpen');
 

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
 import { activateExtension, testingApi, waitFor } from './helpers';
 import type { McpTasksTestingApi } from './helpers';
-import { QuickInputSpy, accept, choose, chooseTtl, escape, fillArguments } from './quickInputs';
+import { QuickInputSpy, accept, back, choose, chooseTtl, enter, escape, fillArguments, hasBack } from './quickInputs';
 import { cleanUp, publicApi } from './taskApiHelpers';
 
 interface Row {
@@ -99,13 +99,12 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     this.timeout(30_000);
     const run = await start('schemas', 'configure');
     const typed = { name: 'edited', verbose: false, level: 'low', extra: [1, { deep: true }] };
-    spy.type(JSON.stringify(typed));
     await fillArguments(spy, 'configure', { name: 'widget', verbose: 'No', level: 'low' }, 'Edit as JSON…');
     const box = await spy.next('the JSON box');
     assert.equal(box.kind, 'input');
     assert.equal(box.title, 'Run Tool as Task (3/4): arguments of configure');
     assert.deepEqual(JSON.parse(box.value ?? ''), { name: 'widget', count: 3, verbose: false, level: 'low' }, 'the answers so far, defaults included');
-    await accept();
+    await enter(box, JSON.stringify(typed));
     const id = await run.started();
     assert.deepEqual(await received(id), typed);
   });
@@ -113,15 +112,13 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
   test('A nested schema falls back to a JSON box that says why; the typed object reaches the server', async function () {
     this.timeout(30_000);
     const typed = { target: { region: 'eu-west', replicas: 2 }, tags: ['a', 'b'] };
-    // Typed before the command starts: the box opens as soon as the tool is picked.
-    spy.type(JSON.stringify(typed));
     const run = await start('schemas', 'deploy-nested');
     const box = await spy.next('the JSON box');
     assert.equal(box.kind, 'input');
     assert.equal(box.title, 'Run Tool as Task (3/4): arguments of deploy-nested');
     assert.match(box.text ?? '', /no form for this tool: property "target" is a nested object/);
     assert.deepEqual(JSON.parse(box.value ?? ''), { target: {} }, 'starts from the required properties');
-    await accept();
+    await enter(box, JSON.stringify(typed));
     const id = await run.started();
     assert.deepEqual(await received(id), typed);
   });
@@ -144,20 +141,68 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     for (const { choice, typed, ttl } of expect) {
       const run = await start('demo', 'build-project');
       await fillArguments(spy, 'build-project', { durationMs: '300' });
-      if (typed) spy.type(typed);
       const pick = await chooseTtl(spy, 'build-project', choice);
       assert.match(pick.items[0].description ?? '', /^1 h, from the setting mcpTasks\.defaultTtlSeconds$/);
       assert.ok(!pick.items.some((i) => i.label === '1 hour'), 'the default is not offered twice');
       if (typed) {
         const box = await spy.next('the custom ttl box');
         assert.equal(box.title, 'Run Tool as Task (4/4): ttl of build-project');
-        await accept();
+        await enter(box, typed);
       }
       const id = await run.started();
       // The demo server keeps a build for the ttl asked (it reports it in CreateTaskResult and tasks/get).
       assert.equal(api.getTask(id)?.ttl, ttl, `${choice}: task.ttl`);
       assert.deepEqual(api.getTask(id)?.arguments, { project: 'demo-app', durationMs: 300 }, 'the default project and the typed duration, as a number');
     }
+  });
+
+  test('Back on each step shows the step before with what was chosen there: ttl → arguments (their review) → tool → server', async function () {
+    this.timeout(60_000);
+    const before = await taskIds('demo');
+    spy.skipShown();
+    const done = vscode.commands.executeCommand('mcpTasks.runToolAsTask');
+    const title = (n: number, what: string) => `Run Tool as Task (${n}/4): ${what}`;
+
+    let s = await spy.next('the server pick', 30_000);
+    assert.equal(s.title, title(1, 'server'));
+    assert.ok(!hasBack(s), 'the first step has nothing to go back to');
+    await choose(s, (i) => i.label === 'demo', 'demo');
+    s = await spy.next('the tool pick', 30_000);
+    assert.equal(s.title, title(2, 'tool of demo'));
+    assert.ok(hasBack(s), 'the tool step goes back to the server');
+    await back();
+    s = await spy.next('the server pick again');
+    assert.equal(s.title, title(1, 'server'));
+    assert.equal(s.pick?.activeItems[0]?.label, 'demo', 'the server chosen before is focused');
+    await choose(s, (i) => i.label === 'demo', 'demo');
+    s = await spy.next('the tool pick again');
+    await choose(s, (i) => (i.description ?? '').startsWith('build-project · '), 'build-project');
+
+    s = await spy.next('the first field');
+    assert.equal(s.title, title(3, 'arguments of build-project'));
+    assert.ok(hasBack(s), 'the first field goes back to the tool');
+    await back();
+    s = await spy.next('the tool pick after Back');
+    assert.equal(s.title, title(2, 'tool of demo'));
+    assert.equal(s.pick?.activeItems[0]?.description?.split(' · ')[0], 'build-project', 'the tool chosen before is focused');
+    await accept();
+    await fillArguments(spy, 'build-project', { durationMs: '300' });
+
+    s = await spy.next('the ttl pick');
+    assert.equal(s.title, title(4, 'ttl of build-project'));
+    assert.ok(hasBack(s), 'the ttl step goes back to the arguments');
+    await back();
+    s = await spy.next('the review step of the arguments');
+    assert.equal(s.title, title(3, 'arguments of build-project'));
+    const change = s.items.find((i) => /Change .*durationMs|Change Total build time/i.test(i.label));
+    assert.equal(change?.description, '300', `the arguments given before: ${JSON.stringify(s.items)}`);
+    await choose(s, (i) => i.label.endsWith('Run build-project'), 'Run build-project');
+    await chooseTtl(spy, 'build-project', '10 minutes');
+
+    await done;
+    const id = await waitFor(async () => [...(await taskIds('demo'))].find((t) => !before.has(t)), 'the new build task');
+    assert.deepEqual(api.getTask(id)?.arguments, { project: 'demo-app', durationMs: 300 });
+    assert.equal(api.getTask(id)?.ttl, 600_000);
   });
 
   test('Escape on the ttl step runs nothing', async () => {

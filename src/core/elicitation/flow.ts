@@ -29,8 +29,13 @@ export type FlowEvent =
   | { type: 'decline' }
   | { type: 'cancel' };
 
-export function startFlow(_plan: FormPlan): FlowState {
-  return { index: 0, answers: {}, editing: false };
+/**
+ * The first field; or, given the content an earlier run of the same form accepted, its review
+ * step with those answers (fields it left out show as left out), so going back to a finished
+ * form shows what was answered instead of starting over.
+ */
+export function startFlow(plan: FormPlan, accepted?: Readonly<Record<string, FieldValue>>): FlowState {
+  return accepted ? { index: plan.steps.length, answers: { ...accepted }, editing: false } : { index: 0, answers: {}, editing: false };
 }
 
 export function isReview(plan: FormPlan, state: FlowState): boolean {

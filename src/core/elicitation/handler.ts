@@ -148,9 +148,12 @@ async function askReview(plan: FormPlan, state: FlowState, p: FormPrompter, ui: 
   return a.value.length === 1 ? a.value[0] : undefined;
 }
 
-/** Runs a form dialog to its end: every field, then the review step. Rejects when `ui.signal` aborts. */
-export async function runForm(plan: FormPlan, p: FormPrompter, ui: DialogContext): Promise<ElicitResult> {
-  let state = startFlow(plan);
+/**
+ * Runs a form dialog to its end: every field, then the review step; or, given content it
+ * accepted before, from its review step. Rejects when `ui.signal` aborts.
+ */
+export async function runForm(plan: FormPlan, p: FormPrompter, ui: DialogContext, accepted?: Readonly<Record<string, FieldValue>>): Promise<ElicitResult> {
+  let state = startFlow(plan, accepted);
   try {
     while (!state.result) {
       ui.signal.throwIfAborted();

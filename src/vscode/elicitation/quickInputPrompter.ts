@@ -23,6 +23,7 @@ export class QuickInputPrompter implements FormPrompter {
     qp.placeholder = o.placeholder;
     qp.canSelectMany = o.canSelectMany ?? false;
     qp.matchOnDescription = true;
+    qp.matchOnDetail = true;
     qp.items = items.map((i) => ({ label: i.icon ? `$(${i.icon}) ${i.label}` : i.label, description: i.description, detail: i.detail, value: i.value }));
     const picked = qp.items.filter((_, n) => items[n].picked);
     if (qp.canSelectMany) qp.selectedItems = picked;

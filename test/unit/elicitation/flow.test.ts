@@ -88,6 +88,16 @@ describe('elicitation flow: the steps as a pure state machine', () => {
     assert.equal(s.index, 1);
   });
 
+  it('resumes at the review step with content it accepted before; Back there returns to the last field with its answer', () => {
+    const s = startFlow(plan, { env: 'prod', replicas: 4 });
+    assert.ok(isReview(plan, s));
+    assert.deepEqual(contentOf(plan, s), { env: 'prod', replicas: 4 });
+    assert.deepEqual(nextState(plan, s, { type: 'accept' }).result, { action: 'accept', content: { env: 'prod', replicas: 4 } });
+    const back = nextState(plan, nextState(plan, s, { type: 'back' }), { type: 'back' });
+    assert.equal(back.index, 1);
+    assert.equal(initialValue(back, plan.steps[1]), 4, 'the answer given before');
+  });
+
   it('a form without fields goes straight to the review step, and accept sends empty content', () => {
     const empty = planElicitation({ message: 'Continue?', requestedSchema: { type: 'object', properties: {} } });
     assert.ok(empty.ok && empty.mode === 'form');
