@@ -18,7 +18,7 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 // stops any further growth (a feature that needs more moves it, in the commit that says so),
 // and every run prints how far the bundle is from the target.
 const BUNDLE_TARGET = 150 * 1024;
-const BUNDLE_GATE = 256 * 1024;
+const BUNDLE_GATE = 250 * 1024;
 const args = new Set(process.argv.slice(2));
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 

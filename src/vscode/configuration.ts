@@ -12,19 +12,19 @@ const MCP_JSON = '.vscode/mcp.json';
  * `.vscode/mcp.json`, and says when either changes.
  */
 export class ConfigurationReader extends DisposableBase {
-  private readonly _onDidChange = this._register(new Emitter<void>());
-  readonly onDidChange: Event<void> = this._onDidChange.event;
+  readonly #onDidChange = this._register(new Emitter<void>());
+  readonly onDidChange: Event<void> = this.#onDidChange.event;
 
   constructor() {
     super();
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(SERVERS_SETTING) || e.affectsConfiguration('mcpTasks.readWorkspaceMcpJson')) this._onDidChange.fire();
+        if (e.affectsConfiguration(SERVERS_SETTING) || e.affectsConfiguration('mcpTasks.readWorkspaceMcpJson')) this.#onDidChange.fire();
       }),
     );
-    this._register(vscode.workspace.onDidChangeWorkspaceFolders(() => this._onDidChange.fire()));
+    this._register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.#onDidChange.fire()));
     const watcher = this._register(vscode.workspace.createFileSystemWatcher(`**/${MCP_JSON}`));
-    const fire = () => this._onDidChange.fire();
+    const fire = () => this.#onDidChange.fire();
     watcher.onDidChange(fire);
     watcher.onDidCreate(fire);
     watcher.onDidDelete(fire);

@@ -12,75 +12,79 @@ import type { Node } from './tree/tasksTree';
  * notifications when a task needs input or ends (each switchable by a setting).
  */
 export class TaskIndicators extends DisposableBase {
-  private readonly item = this._register(vscode.window.createStatusBarItem('mcpTasks.status', vscode.StatusBarAlignment.Left, 50));
-  private readonly last = new Map<string, TaskSnapshot['status']>();
-  private pending: ReturnType<typeof setTimeout> | undefined;
+  readonly #item = this._register(vscode.window.createStatusBarItem('mcpTasks.status', vscode.StatusBarAlignment.Left, 50));
+  readonly #last = new Map<string, TaskSnapshot['status']>();
+  #pending: ReturnType<typeof setTimeout> | undefined;
+  readonly #view: vscode.TreeView<Node>;
+  readonly #label: (serverId: string) => string;
 
   constructor(
     engine: TaskEngine,
-    private readonly view: vscode.TreeView<Node>,
-    private readonly label: (serverId: string) => string,
+    view: vscode.TreeView<Node>,
+    label: (serverId: string) => string,
   ) {
     super();
-    this.item.name = 'MCP Tasks';
-    this.item.command = 'mcpTasks.tasks.focus';
-    this._register(engine.onDidChange((t) => this.changed(t)));
-    this._register(engine.onDidRemove((key) => (this.last.delete(key), this.schedule())));
-    this._register({ dispose: () => this.pending && clearTimeout(this.pending) });
-    for (const t of engine.list()) this.last.set(t.key, t.status);
-    this.update();
+    this.#view = view;
+    this.#label = label;
+    this.#item.name = 'MCP Tasks';
+    this.#item.command = 'mcpTasks.tasks.focus';
+    this._register(engine.onDidChange((t) => this.#changed(t)));
+    this._register(engine.onDidRemove((key) => (this.#last.delete(key), this.#schedule())));
+    this._register({ dispose: () => this.#pending && clearTimeout(this.#pending) });
+    for (const t of engine.list()) this.#last.set(t.key, t.status);
+    this.#update();
   }
 
   /** Counts are recomputed at most every 100 ms, however many tasks change. */
-  private schedule(): void {
-    this.pending ??= setTimeout(() => {
-      this.pending = undefined;
-      this.update();
+  #schedule(): void {
+    this.#pending ??= setTimeout(() => {
+      this.#pending = undefined;
+      this.#update();
     }, 100);
   }
 
-  private changed(t: TaskSnapshot): void {
-    const before = this.last.get(t.key);
-    this.last.set(t.key, t.status);
-    this.schedule();
+  #changed(t: TaskSnapshot): void {
+    const before = this.#last.get(t.key);
+    this.#last.set(t.key, t.status);
+    this.#schedule();
     if (before === t.status || before === undefined) {
-      if (before === undefined && t.status === 'input_required') this.notifyInput(t);
+      if (before === undefined && t.status === 'input_required') this.#notifyInput(t);
       return;
     }
-    if (t.status === 'input_required') this.notifyInput(t);
-    else if (isTerminal(t.status) && !isTerminal(before)) this.notifyEnded(t);
+    if (t.status === 'input_required') this.#notifyInput(t);
+    else if (isTerminal(t.status) && !isTerminal(before)) this.#notifyEnded(t);
   }
 
-  private update(): void {
+  #update(): void {
     let running = 0;
     let waiting = 0;
-    for (const s of this.last.values()) {
+    for (const s of this.#last.values()) {
       if (s === 'working') running++;
       else if (s === 'input_required') waiting++;
     }
     if (running + waiting === 0) {
-      this.item.hide();
+      this.#item.hide();
     } else {
-      this.item.text = `$(sync${running ? '~spin' : ''}) ${running}${waiting ? `  $(bell-dot) ${waiting}` : ''}`;
-      this.item.tooltip = vscode.l10n.t('MCP Tasks: {0} running, {1} waiting for you', running, waiting);
-      this.item.accessibilityInformation = { label: this.item.tooltip };
-      this.item.show();
+      this.#item.text = `$(sync${running ? '~spin' : ''}) ${running}${waiting ? `  $(bell-dot) ${waiting}` : ''}`;
+      this.#item.tooltip = vscode.l10n.t('MCP Tasks: {0} running, {1} waiting for you', running, waiting);
+      this.#item.accessibilityInformation = { label: this.#item.tooltip };
+      this.#item.show();
     }
-    this.view.badge = waiting ? { value: waiting, tooltip: vscode.l10n.t('{0} MCP tasks need your input', waiting) } : undefined;
+    this.#view.badge = waiting ? { value: waiting, tooltip: vscode.l10n.t('{0} MCP tasks need your input', waiting) } : undefined;
   }
 
-  private notifyInput(t: TaskSnapshot): void {
+  #notifyInput(t: TaskSnapshot): void {
     if (!vscode.workspace.getConfiguration('mcpTasks').get<boolean>('notifications.inputRequired', true)) return;
     const respond = vscode.l10n.t('Respond');
     void vscode.window
-      .showInformationMessage(vscode.l10n.t('"{0}" on {1} needs your input: {2}', taskTitle(t), this.label(t.serverId), t.statusMessage ?? ''), respond)
+      .showInformationMessage(vscode.l10n.t('"{0}" on {1} needs your input: {2}', taskTitle(t), this.#label(t.serverId), t.statusMessage ?? ''), respond)
       .then((c) => c === respond && vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'task', key: t.key, serverId: t.serverId }));
   }
 
-  private notifyEnded(t: TaskSnapshot): void {
+  #notifyEnded(t: TaskSnapshot): void {
     if (!vscode.workspace.getConfiguration('mcpTasks').get<boolean>('notifications.taskEnded', true)) return;
     const open = vscode.l10n.t('Open Result');
-    const text = vscode.l10n.t('"{0}" on {1}: {2}', taskTitle(t), this.label(t.serverId), STATUS_PRESENTATION[t.status].label.toLowerCase());
+    const text = vscode.l10n.t('"{0}" on {1}: {2}', taskTitle(t), this.#label(t.serverId), STATUS_PRESENTATION[t.status].label.toLowerCase());
     const show = t.status === 'failed' || t.status === 'lost' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
     const canOpen = t.status === 'completed' || t.status === 'failed' || t.outcomeFetchedAt !== undefined;
     void show(text, ...(canOpen ? [open] : [])).then((c) => c === open && vscode.commands.executeCommand('mcpTasks.openResult', { kind: 'task', key: t.key, serverId: t.serverId }));

@@ -9,20 +9,22 @@ export const RESULT_SCHEME = 'mcp-task-result';
 
 /** Results as read-only Markdown documents; a document updates when its task's outcome arrives. */
 export class ResultDocuments extends DisposableBase implements vscode.TextDocumentContentProvider {
-  private readonly _onDidChange = this._register(new vscode.EventEmitter<vscode.Uri>());
-  readonly onDidChange = this._onDidChange.event;
-  private readonly open = new Map<string, vscode.Uri>();
+  readonly #onDidChange = this._register(new vscode.EventEmitter<vscode.Uri>());
+  readonly onDidChange = this.#onDidChange.event;
+  readonly #open = new Map<string, vscode.Uri>();
+  readonly #engine: TaskEngine;
 
-  constructor(private readonly engine: TaskEngine) {
+  constructor(engine: TaskEngine) {
     super();
+    this.#engine = engine;
     this._register(vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, this));
     this._register(
       engine.onDidChange((t) => {
-        const uri = this.open.get(t.key);
-        if (uri) this._onDidChange.fire(uri);
+        const uri = this.#open.get(t.key);
+        if (uri) this.#onDidChange.fire(uri);
       }),
     );
-    this._register(vscode.workspace.onDidCloseTextDocument((d) => d.uri.scheme === RESULT_SCHEME && this.open.delete(d.uri.query)));
+    this._register(vscode.workspace.onDidCloseTextDocument((d) => d.uri.scheme === RESULT_SCHEME && this.#open.delete(d.uri.query)));
   }
 
   static uriFor(t: TaskSnapshot): vscode.Uri {
@@ -31,8 +33,8 @@ export class ResultDocuments extends DisposableBase implements vscode.TextDocume
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
-    const t = this.engine.get(uri.query);
-    this.open.set(uri.query, uri);
+    const t = this.#engine.get(uri.query);
+    this.#open.set(uri.query, uri);
     return t ? formatOutcome(t) : '# Task not found\n\nThis task is no longer tracked (it was cleared).\n';
   }
 

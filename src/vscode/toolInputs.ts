@@ -38,13 +38,19 @@ class ToolFormPrompter implements FormPrompter {
   asJson = false;
   /** The user pressed Back on the first field. */
   back = false;
+  readonly #toolName: string;
+  readonly #inner: QuickInputPrompter;
+
   constructor(
-    private readonly toolName: string,
-    private readonly inner: QuickInputPrompter,
-  ) {}
+    toolName: string,
+    inner: QuickInputPrompter,
+  ) {
+    this.#toolName = toolName;
+    this.#inner = inner;
+  }
 
   /** The form has no step before its first field: Back there ends it, as cancel, with `back` set. */
-  private async leaving<A>(o: PromptOptions, ask: (o: PromptOptions) => Promise<Answer<A>>): Promise<Answer<A>> {
+  async #leaving<A>(o: PromptOptions, ask: (o: PromptOptions) => Promise<Answer<A>>): Promise<Answer<A>> {
     const first = o.step === 1;
     const a = await ask({ ...o, canDecline: false, canGoBack: o.canGoBack || first });
     if (first && 'nav' in a && a.nav === 'back') {
@@ -56,16 +62,16 @@ class ToolFormPrompter implements FormPrompter {
 
   async pick<T>(items: readonly PickItem<T>[], o: PickOptions<T>): Promise<Answer<T[]>> {
     const event = (v: unknown) => (typeof v === 'object' && v !== null && 'type' in v ? (v as FlowEvent).type : undefined);
-    if (!items.some((i) => event(i.value) === 'accept')) return this.leaving(o, (p) => this.inner.pick(items, { ...o, ...p }));
+    if (!items.some((i) => event(i.value) === 'accept')) return this.#leaving(o, (p) => this.#inner.pick(items, { ...o, ...p }));
     const review: Array<PickItem<T | typeof AS_JSON>> = [];
     for (const i of items) {
       const type = event(i.value);
-      if (type === 'accept') review.push({ ...i, icon: 'play', label: vscode.l10n.t('Run {0}', this.toolName), description: vscode.l10n.t('with these arguments') });
+      if (type === 'accept') review.push({ ...i, icon: 'play', label: vscode.l10n.t('Run {0}', this.#toolName), description: vscode.l10n.t('with these arguments') });
       else if (type === 'cancel') review.push({ ...i, label: vscode.l10n.t('Cancel'), description: vscode.l10n.t('run nothing') });
       else if (type === 'edit') review.push(i);
     }
     review.splice(1, 0, { icon: 'json', label: vscode.l10n.t('Edit as JSON…'), description: vscode.l10n.t('change the arguments as a JSON object'), value: AS_JSON });
-    const a = await this.inner.pick(review, { ...o, canDecline: false, placeholder: vscode.l10n.t('Review the arguments of {0}', this.toolName) } as PickOptions<T | typeof AS_JSON>);
+    const a = await this.#inner.pick(review, { ...o, canDecline: false, placeholder: vscode.l10n.t('Review the arguments of {0}', this.#toolName) } as PickOptions<T | typeof AS_JSON>);
     if ('nav' in a || a.value[0] !== AS_JSON) return a as Answer<T[]>;
     // Accept ends the form with its content, which the JSON box then starts from.
     this.asJson = true;
@@ -73,7 +79,7 @@ class ToolFormPrompter implements FormPrompter {
   }
 
   input(o: InputOptions): Promise<Answer<string>> {
-    return this.leaving(o, (p) => this.inner.input({ ...o, ...p }));
+    return this.#leaving(o, (p) => this.#inner.input({ ...o, ...p }));
   }
 
   openExternal(): Promise<boolean> {

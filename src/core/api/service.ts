@@ -91,26 +91,29 @@ export interface TasksServiceDeps {
 }
 
 export class TasksService implements Disposable {
-  private readonly lifetime = new AbortController();
+  readonly #lifetime = new AbortController();
+  readonly #deps: TasksServiceDeps;
 
-  constructor(private readonly deps: TasksServiceDeps) {}
+  constructor(deps: TasksServiceDeps) {
+    this.#deps = deps;
+  }
 
   servers(): ServerInfo[] {
-    return this.deps.servers.list().map((s) => this.serverInfo(s));
+    return this.#deps.servers.list().map((s) => this.#serverInfo(s));
   }
 
   /** A server by id, label or name (in that order); the error lists what is configured. */
   resolveServer(ref: string): ServerInfo {
-    const all = this.deps.servers.list();
+    const all = this.#deps.servers.list();
     const hit = all.find((s) => s.id === ref) ?? all.find((s) => s.label === ref) ?? unique(all.filter((s) => s.name === ref));
-    if (hit) return this.serverInfo(hit);
+    if (hit) return this.#serverInfo(hit);
     const names = all.map((s) => `"${s.label}"`).join(', ');
     throw new Error(`No MCP server "${ref}" is configured${names ? `; the servers are ${names}` : ' (there are no servers)'}.`);
   }
 
   /** Every tool of a server (connecting it first), with what it allows about tasks. */
   async tools(serverId: string, signal?: AbortSignal): Promise<ToolInfo[]> {
-    const session = await this.deps.servers.getSession(serverId);
+    const session = await this.#deps.servers.getSession(serverId);
     const tools = await session.listTools({ signal });
     const accepts = serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion);
     return tools.map((t) => {
@@ -129,27 +132,27 @@ export class TasksService implements Disposable {
 
   /** Starts a tool (as a task where allowed); resolves as soon as the server answers. */
   async start(serverId: string, toolName: string, options: StartOptions): Promise<TaskInfo> {
-    const snap = await this.deps.engine.callTool(serverId, toolName, {
+    const snap = await this.#deps.engine.callTool(serverId, toolName, {
       arguments: options.arguments,
       ttlMs: options.ttlSeconds !== undefined ? options.ttlSeconds * 1000 : undefined,
       preference: options.preference,
       origin: options.origin,
       signal: options.signal,
     });
-    return this.taskInfo(snap);
+    return this.#taskInfo(snap);
   }
 
   task(id: string): TaskInfo | undefined {
-    const t = this.deps.engine.get(id);
-    return t && this.taskInfo(t);
+    const t = this.#deps.engine.get(id);
+    return t && this.#taskInfo(t);
   }
 
   /** Every tracked task, newest first. */
   tasks(): TaskInfo[] {
-    return this.deps.engine
+    return this.#deps.engine
       .list()
       .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
-      .map((t) => this.taskInfo(t));
+      .map((t) => this.#taskInfo(t));
   }
 
   /**
@@ -158,10 +161,10 @@ export class TasksService implements Disposable {
    */
   findTask(taskId: string, server?: string): TaskInfo {
     const serverId = server === undefined ? undefined : this.resolveServer(server).id;
-    const hits = this.deps.engine.list().filter((t) => t.taskId === taskId && (serverId === undefined || t.serverId === serverId));
-    if (hits.length === 1) return this.taskInfo(hits[0]);
+    const hits = this.#deps.engine.list().filter((t) => t.taskId === taskId && (serverId === undefined || t.serverId === serverId));
+    if (hits.length === 1) return this.#taskInfo(hits[0]);
     if (hits.length === 0) throw new Error(`No task "${taskId}" is tracked${server === undefined ? '' : ` for server "${server}"`}.`);
-    const labels = hits.map((t) => `"${this.deps.servers.label(t.serverId)}"`).join(', ');
+    const labels = hits.map((t) => `"${this.#deps.servers.label(t.serverId)}"`).join(', ');
     throw new Error(`Several servers have a task "${taskId}" (${labels}): name the server too.`);
   }
 
@@ -170,55 +173,55 @@ export class TasksService implements Disposable {
    * (or `signal` to abort). A task that is still running is returned as it stands, `done: false`.
    */
   async result(id: string, waitMs = 0, signal?: AbortSignal): Promise<ResultInfo> {
-    const { engine } = this.deps;
-    const first = this.mustGet(id);
+    const { engine } = this.#deps;
+    const first = this.#mustGet(id);
     if (!isTerminal(first.status) && waitMs > 0) {
       // tasks/result blocks until the task ends, so the wait ends as soon as the task does,
       // not at the next poll. It is shared with the engine's own fetch; errors surface below.
       if (first.kind === 'task') void engine.fetchResult(id).catch(() => undefined);
-      await this.whenEnded(id, waitMs, signal);
+      await this.#whenEnded(id, waitMs, signal);
     }
-    const t = this.mustGet(id);
-    if (!isTerminal(t.status)) return { task: this.taskInfo(t), done: false };
-    if (t.outcome) return { task: this.taskInfo(t), done: true, outcome: copy(t.outcome) };
-    if (t.status === 'cancelled') return { task: this.taskInfo(t), done: true, fetchError: 'The task was cancelled; it has no result.' };
+    const t = this.#mustGet(id);
+    if (!isTerminal(t.status)) return { task: this.#taskInfo(t), done: false };
+    if (t.outcome) return { task: this.#taskInfo(t), done: true, outcome: copy(t.outcome) };
+    if (t.status === 'cancelled') return { task: this.#taskInfo(t), done: true, fetchError: 'The task was cancelled; it has no result.' };
     try {
       const outcome = await engine.fetchResult(id);
-      return { task: this.taskInfo(this.mustGet(id)), done: true, outcome: copy(outcome) };
+      return { task: this.#taskInfo(this.#mustGet(id)), done: true, outcome: copy(outcome) };
     } catch (err) {
-      return { task: this.taskInfo(this.mustGet(id)), done: true, fetchError: errorMessage(err) };
+      return { task: this.#taskInfo(this.#mustGet(id)), done: true, fetchError: errorMessage(err) };
     }
   }
 
   async cancel(id: string): Promise<TaskInfo> {
-    this.mustGet(id);
-    return this.taskInfo(await this.deps.engine.cancel(id));
+    this.#mustGet(id);
+    return this.#taskInfo(await this.#deps.engine.cancel(id));
   }
 
   /** Each listener gets its own copy of each change; a listener that throws is logged. */
   readonly onDidChangeTask: Event<TaskInfo> = (listener) =>
-    this.deps.engine.onDidChange((t) => {
+    this.#deps.engine.onDidChange((t) => {
       try {
-        listener(this.taskInfo(t));
+        listener(this.#taskInfo(t));
       } catch (err) {
-        this.deps.logger.error(`A listener of task changes failed: ${errorMessage(err)}`);
+        this.#deps.logger.error(`A listener of task changes failed: ${errorMessage(err)}`);
       }
     });
 
   dispose(): void {
-    this.lifetime.abort(new Error('The extension is shutting down'));
+    this.#lifetime.abort(new Error('The extension is shutting down'));
   }
 
-  private mustGet(id: string): TaskSnapshot {
-    const t = this.deps.engine.get(id);
+  #mustGet(id: string): TaskSnapshot {
+    const t = this.#deps.engine.get(id);
     if (!t) throw new Error(`No task with id ${JSON.stringify(id)} is tracked.`);
     return t;
   }
 
   /** Resolves when the task ends or is removed, after `ms`, or when a signal aborts; never rejects. */
-  private whenEnded(id: string, ms: number, signal?: AbortSignal): Promise<void> {
-    const { engine } = this.deps;
-    const signals = [this.lifetime.signal, ...(signal ? [signal] : [])];
+  #whenEnded(id: string, ms: number, signal?: AbortSignal): Promise<void> {
+    const { engine } = this.#deps;
+    const signals = [this.#lifetime.signal, ...(signal ? [signal] : [])];
     return new Promise((resolve) => {
       const subs: Disposable[] = [];
       const timer = setTimeout(() => done(), ms);
@@ -238,8 +241,8 @@ export class TasksService implements Disposable {
     });
   }
 
-  private serverInfo(s: ServerSnapshot): ServerInfo {
-    const session = this.deps.servers.peekSession(s.id);
+  #serverInfo(s: ServerSnapshot): ServerInfo {
+    const session = this.#deps.servers.peekSession(s.id);
     const caps = session?.serverCapabilities;
     const tasks = session?.supportsTasks ? caps?.tasks : undefined;
     return copy({
@@ -259,9 +262,9 @@ export class TasksService implements Disposable {
     });
   }
 
-  private taskInfo(t: TaskSnapshot): TaskInfo {
+  #taskInfo(t: TaskSnapshot): TaskInfo {
     const { key, outcome, outcomeFetchedAt, ...rest } = t;
-    return copy({ id: key, serverLabel: this.deps.servers.label(t.serverId), ...rest, hasResult: outcome !== undefined || outcomeFetchedAt !== undefined });
+    return copy({ id: key, serverLabel: this.#deps.servers.label(t.serverId), ...rest, hasResult: outcome !== undefined || outcomeFetchedAt !== undefined });
   }
 }
 

@@ -124,51 +124,53 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * their ttl ends (live work is aborted then too), by one unref'd timer for all tasks.
  */
 export class TaskHost {
-  private readonly servers = new Map<string, ServerState>();
-  private readonly methods = new Set<HostedMethod>();
-  private readonly _onDidChange = new Emitter<HostedTaskSnapshot>();
-  private readonly _onDidRemove = new Emitter<string>();
-  private readonly log: Logger;
-  private readonly now: () => number;
-  private readonly maxTtl: number;
-  private readonly defaultTtl: number;
-  private readonly minTtl: number;
-  private readonly maxConcurrent: number;
-  private readonly maxRetained: number;
-  private readonly pollInterval: number;
-  private readonly pageSize: number;
-  private timer?: ReturnType<typeof setTimeout>;
-  private timerAt = Infinity;
+  readonly #servers = new Map<string, ServerState>();
+  readonly #methods = new Set<HostedMethod>();
+  readonly #onDidChange = new Emitter<HostedTaskSnapshot>();
+  readonly #onDidRemove = new Emitter<string>();
+  readonly #log: Logger;
+  readonly #now: () => number;
+  readonly #maxTtl: number;
+  readonly #defaultTtl: number;
+  readonly #minTtl: number;
+  readonly #maxConcurrent: number;
+  readonly #maxRetained: number;
+  readonly #pollInterval: number;
+  readonly #pageSize: number;
+  #timer?: ReturnType<typeof setTimeout>;
+  #timerAt = Infinity;
 
   /** A hosted task was created or changed. */
-  readonly onDidChange: Event<HostedTaskSnapshot> = this._onDidChange.event;
+  readonly onDidChange: Event<HostedTaskSnapshot> = this.#onDidChange.event;
   /** A hosted task was deleted (its task id). */
-  readonly onDidRemove: Event<string> = this._onDidRemove.event;
+  readonly onDidRemove: Event<string> = this.#onDidRemove.event;
+  readonly #options: TaskHostOptions;
 
-  constructor(private readonly options: TaskHostOptions) {
-    this.log = options.logger;
-    this.now = options.now ?? (() => Date.now());
-    this.maxTtl = options.maxTtlMs ?? 3_600_000;
-    this.defaultTtl = Math.min(options.defaultTtlMs ?? 600_000, this.maxTtl);
-    this.minTtl = Math.min(options.minTtlMs ?? 1_000, this.maxTtl);
-    this.maxConcurrent = options.maxConcurrentPerServer ?? 10;
-    this.maxRetained = options.maxRetainedPerServer ?? 100;
-    this.pollInterval = options.pollIntervalMs ?? 1_000;
-    this.pageSize = Math.max(1, options.pageSize ?? 50);
+  constructor(options: TaskHostOptions) {
+    this.#options = options;
+    this.#log = options.logger;
+    this.#now = options.now ?? (() => Date.now());
+    this.#maxTtl = options.maxTtlMs ?? 3_600_000;
+    this.#defaultTtl = Math.min(options.defaultTtlMs ?? 600_000, this.#maxTtl);
+    this.#minTtl = Math.min(options.minTtlMs ?? 1_000, this.#maxTtl);
+    this.#maxConcurrent = options.maxConcurrentPerServer ?? 10;
+    this.#maxRetained = options.maxRetainedPerServer ?? 100;
+    this.#pollInterval = options.pollIntervalMs ?? 1_000;
+    this.#pageSize = Math.max(1, options.pageSize ?? 50);
   }
 
   /** T-RCV-1: the client's `tasks` capability, for the request types wrapped so far. */
   capabilities(): Record<string, unknown> {
-    if (this.methods.size === 0) return {};
+    if (this.#methods.size === 0) return {};
     const requests: Record<string, unknown> = {};
-    if (this.methods.has('elicitation/create')) requests.elicitation = { create: {} };
-    if (this.methods.has('sampling/createMessage')) requests.sampling = { createMessage: {} };
+    if (this.#methods.has('elicitation/create')) requests.elicitation = { create: {} };
+    if (this.#methods.has('sampling/createMessage')) requests.sampling = { createMessage: {} };
     return { tasks: { list: {}, cancel: {}, requests } };
   }
 
   /** Every hosted task. */
   list(): HostedTaskSnapshot[] {
-    return [...this.servers.values()].flatMap((s) => [...s.tasks.values()].map((r) => r.snap));
+    return [...this.#servers.values()].flatMap((s) => [...s.tasks.values()].map((r) => r.snap));
   }
 
   /**
@@ -176,10 +178,10 @@ export class TaskHost {
    * (T-RCV-2); without it the handler runs as usual. Declares `method` in `capabilities()`.
    */
   wrap(method: HostedMethod, handler: ServerRequestHandler): ServerRequestHandler {
-    this.methods.add(method);
+    this.#methods.add(method);
     return async (params, ctx) => {
       if (params?.task === undefined) return handler(params, ctx);
-      return this.accept(method, handler, params, ctx);
+      return this.#accept(method, handler, params, ctx);
     };
   }
 
@@ -188,81 +190,81 @@ export class TaskHost {
    * replacing another drops the old one's tasks.
    */
   attachSession(serverId: string, session: McpSession): void {
-    const state = this.state(serverId);
+    const state = this.#state(serverId);
     if (state.session === session) return;
-    this.detach(state, 'the client opened a new connection to the server');
+    this.#detach(state, 'the client opened a new connection to the server');
     const store = (state.store = new DisposableStore());
     state.session = session;
     const serve = (method: string, fn: (params: Record<string, unknown> | undefined, ctx: IncomingRequestContext) => unknown) =>
       store.add(
         session.onRequest(method, async (params, ctx) => {
-          this.admit(state, serverId, method);
+          this.#admit(state, serverId, method);
           try {
             return await fn(params, ctx);
           } catch (err) {
             if (err instanceof RpcError) throw err;
             if (ctx.signal.aborted) throw err; // no answer goes out anyway
-            this.log.error(`[${this.label(serverId)}] ${method} failed inside the client: ${errorMessage(err)}`);
+            this.#log.error(`[${this.#label(serverId)}] ${method} failed inside the client: ${errorMessage(err)}`);
             throw new RpcError(ErrorCode.InternalError, `${method} failed inside the client: ${errorMessage(err)}`);
           }
         }),
       );
-    serve('tasks/get', (params) => toTask(this.lookup(state, serverId, session, 'tasks/get', params).snap));
-    serve('tasks/result', (params, ctx) => this.serveResult(state, serverId, session, params, ctx.signal));
-    serve('tasks/list', (params) => this.serveList(state, session, params));
+    serve('tasks/get', (params) => toTask(this.#lookup(state, serverId, session, 'tasks/get', params).snap));
+    serve('tasks/result', (params, ctx) => this.#serveResult(state, serverId, session, params, ctx.signal));
+    serve('tasks/list', (params) => this.#serveList(state, session, params));
     serve('tasks/cancel', (params) => {
-      const rec = this.lookup(state, serverId, session, 'tasks/cancel', params);
+      const rec = this.#lookup(state, serverId, session, 'tasks/cancel', params);
       if (isServerTerminal(rec.snap.status)) {
         throw new RpcError(ErrorCode.InvalidParams, `Cannot cancel task: already in terminal status '${rec.snap.status}'`);
       }
       // T-RCV-6: stop the work, and be cancelled before the answer leaves.
-      this.stop(rec, 'Cancelled at the request of the server (tasks/cancel)');
+      this.#stop(rec, 'Cancelled at the request of the server (tasks/cancel)');
       return toTask(rec.snap);
     });
-    store.add(session.onClose((info) => state.session === session && this.detach(state, `the connection closed (${info.reason})`)));
+    store.add(session.onClose((info) => state.session === session && this.#detach(state, `the connection closed (${info.reason})`)));
   }
 
   /** Cancels a hosted task for the user (the view's cancel action): the dialog or model request stops. */
   cancel(serverId: string, taskId: string): HostedTaskSnapshot {
-    const rec = this.servers.get(serverId)?.tasks.get(taskId);
+    const rec = this.#servers.get(serverId)?.tasks.get(taskId);
     if (!rec) throw new Error(`No task ${taskId} is hosted for this server (it may have expired).`);
     if (isServerTerminal(rec.snap.status)) throw new Error(`The task already ended (${rec.snap.status}).`);
-    this.stop(rec, 'Cancelled by the user');
+    this.#stop(rec, 'Cancelled by the user');
     return rec.snap;
   }
 
   dispose(): void {
-    for (const state of this.servers.values()) this.detach(state, 'the client is shutting down');
-    this.servers.clear();
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this._onDidChange.dispose();
-    this._onDidRemove.dispose();
+    for (const state of this.#servers.values()) this.#detach(state, 'the client is shutting down');
+    this.#servers.clear();
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#onDidChange.dispose();
+    this.#onDidRemove.dispose();
   }
 
   // ── Creating and running ───────────────────────────────────────────────────────────────────
 
-  private accept(method: HostedMethod, handler: ServerRequestHandler, params: Record<string, unknown>, ctx: ServerRequestContext): Record<string, unknown> {
+  #accept(method: HostedMethod, handler: ServerRequestHandler, params: Record<string, unknown>, ctx: ServerRequestContext): Record<string, unknown> {
     const { serverId } = ctx;
-    const label = this.label(serverId);
-    const state = this.state(serverId);
+    const label = this.#label(serverId);
+    const state = this.#state(serverId);
     const session = state.session;
     if (!session || session.isClosed) {
-      this.log.error(`[${label}] Cannot host a task for ${method}: the task host has no connection to this server`);
+      this.#log.error(`[${label}] Cannot host a task for ${method}: the task host has no connection to this server`);
       throw new RpcError(ErrorCode.InternalError, `The client cannot host a task for ${method}: no connection to this server is attached to its task host`);
     }
-    this.admit(state, serverId, method);
+    this.#admit(state, serverId, method);
     const parsed = TaskParamSchema.safeParse(params.task);
     if (!parsed.success) throw new RpcError(ErrorCode.InvalidParams, `Invalid task parameter of ${method}: ${describeIssues(parsed.error.issues)}`);
     let live = 0;
     for (const r of state.tasks.values()) if (!isServerTerminal(r.snap.status)) live++;
-    if (live >= this.maxConcurrent) {
-      throw this.refuse(state, serverId, `Too many concurrent tasks: this server already has ${live} tasks running on the client (limit ${this.maxConcurrent}); try again when one ends`);
+    if (live >= this.#maxConcurrent) {
+      throw this.#refuse(state, serverId, `Too many concurrent tasks: this server already has ${live} tasks running on the client (limit ${this.#maxConcurrent}); try again when one ends`);
     }
     const requested = parsed.data.ttl ?? undefined;
     // T-RCV-7: the ttl granted, within bounds, is the one reported.
-    const ttl = Math.floor(Math.min(Math.max(requested ?? this.defaultTtl, this.minTtl), this.maxTtl));
-    const now = this.now();
+    const ttl = Math.floor(Math.min(Math.max(requested ?? this.#defaultTtl, this.#minTtl), this.#maxTtl));
+    const now = this.#now();
     const at = new Date(now).toISOString();
     let settle!: () => void;
     const done = new Promise<void>((resolve) => (settle = resolve));
@@ -276,7 +278,7 @@ export class TaskHost {
         lastUpdatedAt: at,
         ttl,
         ...(requested !== undefined && { requestedTtl: requested }),
-        pollInterval: this.pollInterval,
+        pollInterval: this.#pollInterval,
         summary: summarize(method, params),
       },
       session,
@@ -287,17 +289,17 @@ export class TaskHost {
       settle,
     };
     state.tasks.set(rec.snap.taskId, rec);
-    this.armExpiry(rec.expiresAt);
-    this.log.info(
+    this.#armExpiry(rec.expiresAt);
+    this.#log.info(
       `[${label}] Hosted task ${rec.snap.taskId} created for ${method} (ttl ${ttl} ms${requested !== undefined && requested !== ttl ? `, ${requested} asked` : ''})${rec.snap.summary ? `: "${rec.snap.summary}"` : ''}`,
     );
-    this._onDidChange.fire(rec.snap);
-    this.run(rec, handler, params, ctx);
+    this.#onDidChange.fire(rec.snap);
+    this.#run(rec, handler, params, ctx);
     return { task: toTask(rec.snap) };
   }
 
   /** Runs the handler in the background, with its own signal (the request was answered already). */
-  private run(rec: Rec, handler: ServerRequestHandler, params: Record<string, unknown>, ctx: ServerRequestContext): void {
+  #run(rec: Rec, handler: ServerRequestHandler, params: Record<string, unknown>, ctx: ServerRequestContext): void {
     const { task: _task, ...rest } = params;
     void (async () => {
       let outcome: Outcome;
@@ -306,70 +308,70 @@ export class TaskHost {
       } catch (err) {
         outcome = { error: err instanceof RpcError ? new RpcError(err.code, err.message, err.data) : new RpcError(ErrorCode.InternalError, errorMessage(err)) };
       }
-      const state = this.servers.get(rec.snap.serverId);
+      const state = this.#servers.get(rec.snap.serverId);
       if (state?.tasks.get(rec.snap.taskId) !== rec) return; // deleted meanwhile
       if (isServerTerminal(rec.snap.status)) {
         // T-LIFE-4: cancelled stays cancelled, whatever the work did after.
-        this.log.debug(`[${this.label(rec.snap.serverId)}] Hosted task ${rec.snap.taskId}: work ended after it was ${rec.snap.status}; outcome discarded`);
+        this.#log.debug(`[${this.#label(rec.snap.serverId)}] Hosted task ${rec.snap.taskId}: work ended after it was ${rec.snap.status}; outcome discarded`);
         return;
       }
       rec.outcome = outcome;
-      if ('error' in outcome) this.transition(rec, 'failed', `${outcome.error.message} (error ${outcome.error.code})`);
-      else this.transition(rec, 'completed');
+      if ('error' in outcome) this.#transition(rec, 'failed', `${outcome.error.message} (error ${outcome.error.code})`);
+      else this.#transition(rec, 'completed');
     })();
   }
 
   /** Aborts the work and moves the task to cancelled. */
-  private stop(rec: Rec, why: string): void {
+  #stop(rec: Rec, why: string): void {
     rec.work.abort(new Error(why));
-    this.transition(rec, 'cancelled', why);
+    this.#transition(rec, 'cancelled', why);
   }
 
   /** Applies a status change through the transition table, tells the view and the server. */
-  private transition(rec: Rec, status: TaskStatus, statusMessage?: string): void {
+  #transition(rec: Rec, status: TaskStatus, statusMessage?: string): void {
     const from = rec.snap.status;
-    const label = this.label(rec.snap.serverId);
+    const label = this.#label(rec.snap.serverId);
     if (!canTransition(from, status)) {
-      this.log.warn(`[${label}] Hosted task ${rec.snap.taskId}: ignored illegal transition ${from} → ${status}`);
+      this.#log.warn(`[${label}] Hosted task ${rec.snap.taskId}: ignored illegal transition ${from} → ${status}`);
       return;
     }
     const { statusMessage: _old, ...rest } = rec.snap;
-    rec.snap = { ...rest, status, ...(statusMessage !== undefined && { statusMessage }), lastUpdatedAt: new Date(this.now()).toISOString() };
-    this.log.info(`[${label}] Hosted task ${rec.snap.taskId} (${rec.snap.method}): ${from} → ${status}${statusMessage ? ` (${statusMessage})` : ''}`);
-    this._onDidChange.fire(rec.snap);
+    rec.snap = { ...rest, status, ...(statusMessage !== undefined && { statusMessage }), lastUpdatedAt: new Date(this.#now()).toISOString() };
+    this.#log.info(`[${label}] Hosted task ${rec.snap.taskId} (${rec.snap.method}): ${from} → ${status}${statusMessage ? ` (${statusMessage})` : ''}`);
+    this.#onDidChange.fire(rec.snap);
     // T-RCV-10: the whole task, and no related-task _meta (the id is in the params).
     void rec.session.connection.notify('notifications/tasks/status', toTask(rec.snap));
     if (isServerTerminal(status)) {
       rec.settle();
-      this.evict(this.state(rec.snap.serverId));
+      this.#evict(this.#state(rec.snap.serverId));
     }
   }
 
   // ── Serving tasks/* ────────────────────────────────────────────────────────────────────────
 
   /** T-RCV-5, T-RCV-8: a task of this connection, else -32602 as if it never existed. */
-  private lookup(state: ServerState, serverId: string, session: McpSession, method: string, params: Record<string, unknown> | undefined): Rec {
+  #lookup(state: ServerState, serverId: string, session: McpSession, method: string, params: Record<string, unknown> | undefined): Rec {
     const p = TaskIdParamsSchema.safeParse(params);
     if (!p.success) throw new RpcError(ErrorCode.InvalidParams, `Invalid params of ${method}: ${describeIssues(p.error.issues)}`);
     const rec = state.tasks.get(p.data.taskId);
     if (rec && rec.session === session) return rec;
     const why = state.gone.get(p.data.taskId) ?? 'Task not found';
     // Monitoring for guessing (spec: audit); bounded by the rate limit.
-    this.log.debug(`[${this.label(serverId)}] ${method} for unknown task ${truncate(JSON.stringify(p.data.taskId), 80)}: ${why}`);
+    this.#log.debug(`[${this.#label(serverId)}] ${method} for unknown task ${truncate(JSON.stringify(p.data.taskId), 80)}: ${why}`);
     return fail(`Failed to ${VERB[method]}: ${why}`);
   }
 
   /** T-RCV-4: blocks until terminal, then exactly the underlying result or error. */
-  private async serveResult(state: ServerState, serverId: string, session: McpSession, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
-    const rec = this.lookup(state, serverId, session, 'tasks/result', params);
+  async #serveResult(state: ServerState, serverId: string, session: McpSession, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const rec = this.#lookup(state, serverId, session, 'tasks/result', params);
     const { taskId } = rec.snap;
     if (!isServerTerminal(rec.snap.status)) await untilDone(rec.done, signal);
     if (state.tasks.get(taskId) !== rec) return fail(`Failed to retrieve task result: ${state.gone.get(taskId) ?? 'Task not found'}`);
-    rec.snap = { ...rec.snap, resultRetrievedAt: new Date(this.now()).toISOString() };
-    this._onDidChange.fire(rec.snap);
+    rec.snap = { ...rec.snap, resultRetrievedAt: new Date(this.#now()).toISOString() };
+    this.#onDidChange.fire(rec.snap);
     const o = rec.outcome;
-    this.log.info(
-      `[${this.label(serverId)}] Hosted task ${taskId}: result retrieved by the server (${o === undefined ? 'cancelled, no result' : 'error' in o ? `error ${o.error.code}` : 'result'})`,
+    this.#log.info(
+      `[${this.#label(serverId)}] Hosted task ${taskId}: result retrieved by the server (${o === undefined ? 'cancelled, no result' : 'error' in o ? `error ${o.error.code}` : 'result'})`,
     );
     if (o === undefined) {
       throw new RpcError(ErrorCode.InternalError, `Task ${taskId} was cancelled (${rec.snap.statusMessage ?? 'no reason given'}); it has no result`);
@@ -380,7 +382,7 @@ export class TaskHost {
   }
 
   /** T-RCV-4: pages in creation order; a cursor is an opaque token for the last task seen. */
-  private serveList(state: ServerState, session: McpSession, params: Record<string, unknown> | undefined): Record<string, unknown> {
+  #serveList(state: ServerState, session: McpSession, params: Record<string, unknown> | undefined): Record<string, unknown> {
     const p = ListParamsSchema.safeParse(params);
     if (!p.success) throw new RpcError(ErrorCode.InvalidParams, `Invalid params of tasks/list: ${describeIssues(p.error.issues)}`);
     const cursor = p.data?.cursor;
@@ -397,7 +399,7 @@ export class TaskHost {
     // The map keeps insertion order, which is seq order.
     for (const r of state.tasks.values()) {
       if (r.session !== session || r.seq <= after) continue;
-      if (page.length === this.pageSize) {
+      if (page.length === this.#pageSize) {
         more = true;
         break;
       }
@@ -411,18 +413,18 @@ export class TaskHost {
   // ── Limits and cleanup ─────────────────────────────────────────────────────────────────────
 
   /** T-RCV-9: the server's rate limit on task operations. */
-  private admit(state: ServerState, serverId: string, method: string): void {
+  #admit(state: ServerState, serverId: string, method: string): void {
     if (state.bucket.take()) return;
-    const rate = this.options.ratePerSecond ?? 50;
-    throw this.refuse(state, serverId, `Rate limit exceeded: more than ${rate} task operations per second (burst ${this.options.rateBurst ?? 100}) from this server; ${method} refused, try again later`);
+    const rate = this.#options.ratePerSecond ?? 50;
+    throw this.#refuse(state, serverId, `Rate limit exceeded: more than ${rate} task operations per second (burst ${this.#options.rateBurst ?? 100}) from this server; ${method} refused, try again later`);
   }
 
   /** A refusal, logged at most every few seconds with a count, so a flood does not flood the log. */
-  private refuse(state: ServerState, serverId: string, message: string): RpcError {
-    const now = this.now();
+  #refuse(state: ServerState, serverId: string, message: string): RpcError {
+    const now = this.#now();
     state.refused++;
     if (now - state.warnedAt >= WARN_EVERY_MS) {
-      this.log.warn(`[${this.label(serverId)}] ${message}${state.refused > 1 ? ` (${state.refused} refusals since the last warning)` : ''}`);
+      this.#log.warn(`[${this.#label(serverId)}] ${message}${state.refused > 1 ? ` (${state.refused} refusals since the last warning)` : ''}`);
       state.refused = 0;
       state.warnedAt = now;
     }
@@ -430,58 +432,58 @@ export class TaskHost {
   }
 
   /** Keeps at most `maxRetained` ended tasks per server, deleting the oldest. */
-  private evict(state: ServerState): void {
+  #evict(state: ServerState): void {
     let ended = 0;
     for (const r of state.tasks.values()) if (isServerTerminal(r.snap.status)) ended++;
     for (const r of state.tasks.values()) {
-      if (ended <= this.maxRetained) break;
+      if (ended <= this.#maxRetained) break;
       if (!isServerTerminal(r.snap.status)) continue;
-      this.delete(state, r, `Task was deleted: the client keeps at most ${this.maxRetained} ended tasks per server`);
+      this.#delete(state, r, `Task was deleted: the client keeps at most ${this.#maxRetained} ended tasks per server`);
       ended--;
     }
   }
 
   /** One timer for all tasks, armed for the earliest expiry. */
-  private armExpiry(at: number): void {
-    if (this.timer && this.timerAt <= at) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(() => this.sweep(), Math.min(Math.max(0, at - this.now()), MAX_TIMER_MS));
-    this.timer.unref?.(); // never keeps the process alive
+  #armExpiry(at: number): void {
+    if (this.#timer && this.#timerAt <= at) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timerAt = at;
+    this.#timer = setTimeout(() => this.#sweep(), Math.min(Math.max(0, at - this.#now()), MAX_TIMER_MS));
+    this.#timer.unref?.(); // never keeps the process alive
   }
 
   /** T-RCV-7/9: deletes every task whose ttl ended (live work is aborted), re-arms for the next. */
-  private sweep(): void {
-    this.timer = undefined;
-    this.timerAt = Infinity;
-    const now = this.now();
+  #sweep(): void {
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+    const now = this.#now();
     let next = Infinity;
-    for (const state of this.servers.values()) {
+    for (const state of this.#servers.values()) {
       for (const rec of [...state.tasks.values()]) {
         if (rec.expiresAt > now) {
           next = Math.min(next, rec.expiresAt);
           continue;
         }
-        if (!isServerTerminal(rec.snap.status)) this.stop(rec, `Its ttl of ${rec.snap.ttl} ms ended before it finished`);
-        this.delete(state, rec, 'Task has expired');
+        if (!isServerTerminal(rec.snap.status)) this.#stop(rec, `Its ttl of ${rec.snap.ttl} ms ended before it finished`);
+        this.#delete(state, rec, 'Task has expired');
       }
     }
-    if (next < Infinity) this.armExpiry(next);
+    if (next < Infinity) this.#armExpiry(next);
   }
 
-  private delete(state: ServerState, rec: Rec, why: string): void {
+  #delete(state: ServerState, rec: Rec, why: string): void {
     const { taskId } = rec.snap;
     if (state.tasks.get(taskId) !== rec) return;
     state.tasks.delete(taskId);
     state.gone.set(taskId, why);
     if (state.gone.size > MAX_TOMBSTONES) state.gone.delete(state.gone.keys().next().value!);
     rec.settle();
-    this.log.info(`[${this.label(rec.snap.serverId)}] Hosted task ${taskId} deleted (was ${rec.snap.status}): ${why}`);
-    this._onDidRemove.fire(taskId);
+    this.#log.info(`[${this.#label(rec.snap.serverId)}] Hosted task ${taskId} deleted (was ${rec.snap.status}): ${why}`);
+    this.#onDidRemove.fire(taskId);
   }
 
   /** The connection is gone or replaced: abort its live work and delete its tasks. */
-  private detach(state: ServerState, why: string): void {
+  #detach(state: ServerState, why: string): void {
     state.store?.dispose();
     state.store = undefined;
     state.session = undefined;
@@ -489,24 +491,24 @@ export class TaskHost {
       rec.work.abort(new Error(why));
       state.tasks.delete(rec.snap.taskId);
       rec.settle();
-      this.log.info(`[${this.label(rec.snap.serverId)}] Hosted task ${rec.snap.taskId} dropped (was ${rec.snap.status}): ${why}`);
-      this._onDidRemove.fire(rec.snap.taskId);
+      this.#log.info(`[${this.#label(rec.snap.serverId)}] Hosted task ${rec.snap.taskId} dropped (was ${rec.snap.status}): ${why}`);
+      this.#onDidRemove.fire(rec.snap.taskId);
     }
     state.gone.clear();
   }
 
-  private state(serverId: string): ServerState {
-    let s = this.servers.get(serverId);
+  #state(serverId: string): ServerState {
+    let s = this.#servers.get(serverId);
     if (!s) {
-      const bucket = new TokenBucket(this.options.ratePerSecond ?? 50, this.options.rateBurst ?? 100, this.now);
+      const bucket = new TokenBucket(this.#options.ratePerSecond ?? 50, this.#options.rateBurst ?? 100, this.#now);
       s = { tasks: new Map(), seq: 0, cursorKey: randomUUID().slice(0, 8), bucket, gone: new Map(), refused: 0, warnedAt: -Infinity };
-      this.servers.set(serverId, s);
+      this.#servers.set(serverId, s);
     }
     return s;
   }
 
-  private label(serverId: string): string {
-    return this.options.label?.(serverId) ?? serverId;
+  #label(serverId: string): string {
+    return this.#options.label?.(serverId) ?? serverId;
   }
 }
 

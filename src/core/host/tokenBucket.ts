@@ -3,26 +3,32 @@
  * the clock on each take, so it owns no timer.
  */
 export class TokenBucket {
-  private tokens: number;
-  private last: number;
+  #tokens: number;
+  #last: number;
+  readonly #ratePerSecond: number;
+  readonly #burst: number;
+  readonly #now: () => number;
 
   constructor(
-    private readonly ratePerSecond: number,
-    private readonly burst: number,
-    private readonly now: () => number,
+    ratePerSecond: number,
+    burst: number,
+    now: () => number,
   ) {
-    this.tokens = burst;
-    this.last = now();
+    this.#ratePerSecond = ratePerSecond;
+    this.#burst = burst;
+    this.#now = now;
+    this.#tokens = burst;
+    this.#last = now();
   }
 
   /** Takes one token; false when the bucket is empty. */
   take(): boolean {
-    const now = this.now();
+    const now = this.#now();
     // A clock that went back refills nothing (never a negative refill).
-    this.tokens = Math.min(this.burst, this.tokens + (Math.max(0, now - this.last) * this.ratePerSecond) / 1000);
-    this.last = now;
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
+    this.#tokens = Math.min(this.#burst, this.#tokens + (Math.max(0, now - this.#last) * this.#ratePerSecond) / 1000);
+    this.#last = now;
+    if (this.#tokens < 1) return false;
+    this.#tokens -= 1;
     return true;
   }
 }

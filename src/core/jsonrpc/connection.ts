@@ -80,60 +80,60 @@ const MAX_DELAY_MS = 2 ** 31 - 1;
  * value is validated; garbage is logged (and answered when it had an id), never thrown.
  */
 export class JsonRpcConnection implements Disposable {
-  private nextId = 1;
-  private readonly pending = new Map<RequestId, Pending>();
-  private readonly requestHandlers = new Map<string, RequestHandler>();
-  private readonly notificationHandlers = new Map<string, NotificationHandler>();
-  private readonly progressHandlers = new Map<string | number, (p: Progress) => void>();
-  private readonly incoming = new Map<RequestId, AbortController>();
+  #nextId = 1;
+  readonly #pending = new Map<RequestId, Pending>();
+  readonly #requestHandlers = new Map<string, RequestHandler>();
+  readonly #notificationHandlers = new Map<string, NotificationHandler>();
+  readonly #progressHandlers = new Map<string | number, (p: Progress) => void>();
+  readonly #incoming = new Map<RequestId, AbortController>();
   /** The pending requests each caller's signal covers. */
-  private readonly aborts = new Map<AbortSignal, Map<RequestId, Pending>>();
-  private readonly _onClose = new Emitter<TransportCloseInfo>();
-  private readonly _onUnhandledNotification = new Emitter<JsonRpcNotification>();
-  private closed: TransportCloseInfo | undefined;
-  private readonly log: Logger;
-  private readonly defaultTimeoutMs: number;
-  private readonly maxIncoming: number;
+  readonly #aborts = new Map<AbortSignal, Map<RequestId, Pending>>();
+  readonly #onClose = new Emitter<TransportCloseInfo>();
+  readonly #onUnhandledNotification = new Emitter<JsonRpcNotification>();
+  #closed: TransportCloseInfo | undefined;
+  readonly #log: Logger;
+  readonly #defaultTimeoutMs: number;
+  readonly #maxIncoming: number;
   /** The deadline timer (see `arm`) and the moment it is set for. */
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private timerAt = Infinity;
-  private idleQueued = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timerAt = Infinity;
+  #idleQueued = false;
 
   /** Fires once when the transport closes, with why. */
-  readonly onClose: Event<TransportCloseInfo> = this._onClose.event;
+  readonly onClose: Event<TransportCloseInfo> = this.#onClose.event;
   /** Notifications no handler claimed (logged at trace). */
-  readonly onUnhandledNotification: Event<JsonRpcNotification> = this._onUnhandledNotification.event;
+  readonly onUnhandledNotification: Event<JsonRpcNotification> = this.#onUnhandledNotification.event;
 
   constructor(
     readonly transport: Transport,
     options: ConnectionOptions,
   ) {
-    this.log = options.logger;
-    this.defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.maxIncoming = options.maxConcurrentIncoming ?? 64;
+    this.#log = options.logger;
+    this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#maxIncoming = options.maxConcurrentIncoming ?? 64;
     transport.onmessage = (m) => {
       // Whatever a message does to us, it must not unwind into the transport (a throw in a stdio
       // 'data' handler would take the whole editor host down).
       try {
-        this.receive(m);
+        this.#receive(m);
       } catch (err) {
-        this.log.error(`Failed to handle a message from the server: ${errorMessage(err)}`);
+        this.#log.error(`Failed to handle a message from the server: ${errorMessage(err)}`);
       }
     };
     transport.onerror = (e) => {
-      if (e instanceof TransportParseError) this.log.warn(`Ignored a message that is not JSON: ${e.message}: ${truncate(e.text, 200)}`);
-      else this.log.warn(`Transport error: ${e.message}`);
+      if (e instanceof TransportParseError) this.#log.warn(`Ignored a message that is not JSON: ${e.message}: ${truncate(e.text, 200)}`);
+      else this.#log.warn(`Transport error: ${e.message}`);
     };
-    transport.onclose = (info) => this.handleClose(info);
+    transport.onclose = (info) => this.#handleClose(info);
   }
 
   get isClosed(): boolean {
-    return this.closed !== undefined;
+    return this.#closed !== undefined;
   }
 
   /** Why the connection closed, once it has. */
   get closeInfo(): TransportCloseInfo | undefined {
-    return this.closed;
+    return this.#closed;
   }
 
   async start(): Promise<void> {
@@ -147,24 +147,24 @@ export class JsonRpcConnection implements Disposable {
     schema: S,
     options?: RequestOptions,
   ): Promise<z.infer<S>> {
-    return this.send(method, params, schema, options) as Promise<z.infer<S>>;
+    return this.#send(method, params, schema, options) as Promise<z.infer<S>>;
   }
 
   /** Sends a request and resolves with its unvalidated `result` object. */
   requestRaw(method: string, params: Record<string, unknown> | undefined, options?: RequestOptions): Promise<Record<string, unknown>> {
-    return this.send(method, params, undefined, options) as Promise<Record<string, unknown>>;
+    return this.#send(method, params, undefined, options) as Promise<Record<string, unknown>>;
   }
 
   /**
    * The one path of every outgoing request, kept cheap (it runs thousands of times a second): one
    * promise, a plain record, no timer of its own (see `arm`), closures only for a signal or progress.
    */
-  private send(method: string, params: Record<string, unknown> | undefined, schema: z.ZodMiniType | undefined, options: RequestOptions | undefined): Promise<unknown> {
-    if (this.closed) return Promise.reject(new ConnectionClosedError(this.closed.reason));
+  #send(method: string, params: Record<string, unknown> | undefined, schema: z.ZodMiniType | undefined, options: RequestOptions | undefined): Promise<unknown> {
+    if (this.#closed) return Promise.reject(new ConnectionClosedError(this.#closed.reason));
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(abortError(signal));
-    const id = this.nextId++;
-    const timeoutMs = options?.timeoutMs ?? this.defaultTimeoutMs;
+    const id = this.#nextId++;
+    const timeoutMs = options?.timeoutMs ?? this.#defaultTimeoutMs;
     const onprogress = options?.onprogress;
 
     if (onprogress) params = { ...params, _meta: { ...(params?._meta as Record<string, unknown> | undefined), progressToken: id } };
@@ -180,11 +180,11 @@ export class JsonRpcConnection implements Disposable {
     const timed = Number.isFinite(timeoutMs) && timeoutMs > 0;
     const now = timed ? performance.now() : 0;
     const p: Pending = { method, schema, resolve, reject, timeoutMs, deadline: timed ? now + timeoutMs : Infinity, signal };
-    this.pending.set(id, p);
-    if (timed) this.arm(p.deadline, now);
+    this.#pending.set(id, p);
+    if (timed) this.#arm(p.deadline, now);
     if (onprogress) {
       const reset = options.resetTimeoutOnProgress && timed;
-      this.progressHandlers.set(id, (pr) => {
+      this.#progressHandlers.set(id, (pr) => {
         if (reset) p.deadline = performance.now() + timeoutMs; // the armed timer finds it later and re-arms
         onprogress(pr);
       });
@@ -192,14 +192,14 @@ export class JsonRpcConnection implements Disposable {
     if (signal) {
       // One listener per signal, for all the requests that share it (a listener each would pile
       // up on a signal shared by many calls, with a MaxListenersExceededWarning past ten).
-      let group = this.aborts.get(signal);
+      let group = this.#aborts.get(signal);
       if (!group) {
-        this.aborts.set(signal, (group = new Map()));
-        signal.addEventListener('abort', this.onSignalAbort);
+        this.#aborts.set(signal, (group = new Map()));
+        signal.addEventListener('abort', this.#onSignalAbort);
       }
       group.set(id, p);
     }
-    this.traceOut(message);
+    this.#traceOut(message);
     let sent: Promise<void>;
     try {
       sent = this.transport.send(message);
@@ -208,41 +208,41 @@ export class JsonRpcConnection implements Disposable {
     }
     if (sent !== SENT) {
       sent.catch((err: unknown) => {
-        if (this.pending.get(id) === p) this.fail(id, p, err instanceof Error ? err : new Error(errorMessage(err)));
+        if (this.#pending.get(id) === p) this.#fail(id, p, err instanceof Error ? err : new Error(errorMessage(err)));
       });
     }
     return promise;
   }
 
   /** Forgets a pending request: its abort listener and progress route. Call `idle()` after settling its promise. */
-  private settle(id: RequestId, p: Pending): void {
-    this.pending.delete(id);
+  #settle(id: RequestId, p: Pending): void {
+    this.#pending.delete(id);
     if (p.signal) {
-      const group = this.aborts.get(p.signal);
+      const group = this.#aborts.get(p.signal);
       if (group?.delete(id) && group.size === 0) {
-        this.aborts.delete(p.signal);
-        p.signal.removeEventListener('abort', this.onSignalAbort);
+        this.#aborts.delete(p.signal);
+        p.signal.removeEventListener('abort', this.#onSignalAbort);
       }
     }
-    this.progressHandlers.delete(id);
+    this.#progressHandlers.delete(id);
   }
 
   /** A signal aborted: every request it covers fails, and the peer is told of each. */
-  private readonly onSignalAbort = (event: { target: unknown }): void => {
+  readonly #onSignalAbort = (event: { target: unknown }): void => {
     const signal = event.target as AbortSignal;
-    const group = this.aborts.get(signal);
-    this.aborts.delete(signal);
-    signal.removeEventListener('abort', this.onSignalAbort);
+    const group = this.#aborts.get(signal);
+    this.#aborts.delete(signal);
+    signal.removeEventListener('abort', this.#onSignalAbort);
     for (const [id, p] of group ?? []) {
-      this.cancelOutgoing(id, errorMessage(signal.reason ?? 'aborted'));
-      this.fail(id, p, abortError(signal));
+      this.#cancelOutgoing(id, errorMessage(signal.reason ?? 'aborted'));
+      this.#fail(id, p, abortError(signal));
     }
   };
 
-  private fail(id: RequestId, p: Pending, err: Error): void {
-    this.settle(id, p);
+  #fail(id: RequestId, p: Pending, err: Error): void {
+    this.#settle(id, p);
     p.reject(err);
-    this.idle();
+    this.#idle();
   }
 
   /**
@@ -250,22 +250,22 @@ export class JsonRpcConnection implements Disposable {
    * request just settled often sends the next one from the microtask its answer set off (a
    * sequence of calls), which then finds the timer armed instead of clearing and setting one.
    */
-  private idle(): void {
-    if (this.pending.size === 0 && this.timer !== undefined && !this.idleQueued) {
-      this.idleQueued = true;
-      void RESOLVED.then(this.idleCheck); // a microtask, without queueMicrotask's async-hooks wrapper
+  #idle(): void {
+    if (this.#pending.size === 0 && this.#timer !== undefined && !this.#idleQueued) {
+      this.#idleQueued = true;
+      void RESOLVED.then(this.#idleCheck); // a microtask, without queueMicrotask's async-hooks wrapper
     }
   }
 
-  private readonly idleCheck = (): void => {
-    this.idleQueued = false;
-    if (this.pending.size === 0) this.stopTimer();
+  readonly #idleCheck = (): void => {
+    this.#idleQueued = false;
+    if (this.#pending.size === 0) this.#stopTimer();
   };
 
-  private stopTimer(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.timerAt = Infinity;
+  #stopTimer(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
   }
 
   /**
@@ -273,59 +273,59 @@ export class JsonRpcConnection implements Disposable {
    * request: requests sent later with the same timeout never move it; settled requests leave it
    * armed (it finds nothing due, and re-arms for the next deadline) until none is pending.
    */
-  private arm(deadline: number, now: number): void {
-    if (this.timer !== undefined) {
-      if (deadline >= this.timerAt) return;
-      clearTimeout(this.timer);
+  #arm(deadline: number, now: number): void {
+    if (this.#timer !== undefined) {
+      if (deadline >= this.#timerAt) return;
+      clearTimeout(this.#timer);
     }
     const delay = Math.min(Math.max(deadline - now, 1), MAX_DELAY_MS);
-    this.timerAt = now + delay;
-    this.timer = setTimeout(this.onDeadline, delay);
+    this.#timerAt = now + delay;
+    this.#timer = setTimeout(this.#onDeadline, delay);
   }
 
-  private readonly onDeadline = (): void => {
-    this.timer = undefined;
+  readonly #onDeadline = (): void => {
+    this.#timer = undefined;
     // The timer fired for `timerAt`: that moment has come, even if the clock reads a hair less.
-    const now = Math.max(performance.now(), this.timerAt);
-    this.timerAt = Infinity;
+    const now = Math.max(performance.now(), this.#timerAt);
+    this.#timerAt = Infinity;
     let next = Infinity;
-    for (const [id, p] of this.pending) {
+    for (const [id, p] of this.#pending) {
       if (p.deadline <= now) {
-        this.cancelOutgoing(id, `timed out after ${p.timeoutMs} ms`);
-        this.fail(id, p, new RequestTimeoutError(p.method, p.timeoutMs));
+        this.#cancelOutgoing(id, `timed out after ${p.timeoutMs} ms`);
+        this.#fail(id, p, new RequestTimeoutError(p.method, p.timeoutMs));
       } else if (p.deadline < next) next = p.deadline;
     }
-    if (next < Infinity && !this.closed) this.arm(next, now);
+    if (next < Infinity && !this.#closed) this.#arm(next, now);
   };
 
   async notify(method: string, params?: Record<string, unknown>): Promise<void> {
-    if (this.closed) return;
+    if (this.#closed) return;
     const message: Record<string, unknown> = { jsonrpc: '2.0', method };
     if (params !== undefined) message.params = params;
-    this.traceOut(message);
+    this.#traceOut(message);
     try {
       await this.transport.send(message);
     } catch (err) {
-      this.log.warn(`Could not send ${method}: ${errorMessage(err)}`);
+      this.#log.warn(`Could not send ${method}: ${errorMessage(err)}`);
     }
   }
 
   /** Handles requests of `method` from the peer. Replaces an earlier handler. */
   onRequest(method: string, handler: RequestHandler): Disposable {
-    this.requestHandlers.set(method, handler);
-    return { dispose: () => this.requestHandlers.get(method) === handler && this.requestHandlers.delete(method) };
+    this.#requestHandlers.set(method, handler);
+    return { dispose: () => this.#requestHandlers.get(method) === handler && this.#requestHandlers.delete(method) };
   }
 
   /** Handles notifications of `method` from the peer. Replaces an earlier handler. */
   onNotification(method: string, handler: NotificationHandler): Disposable {
-    this.notificationHandlers.set(method, handler);
-    return { dispose: () => this.notificationHandlers.get(method) === handler && this.notificationHandlers.delete(method) };
+    this.#notificationHandlers.set(method, handler);
+    return { dispose: () => this.#notificationHandlers.get(method) === handler && this.#notificationHandlers.delete(method) };
   }
 
   /** Routes `notifications/progress` with `token` to `handler` until disposed (task progress outlives its request). */
   onProgress(token: string | number, handler: (p: Progress) => void): Disposable {
-    this.progressHandlers.set(token, handler);
-    return { dispose: () => this.progressHandlers.get(token) === handler && this.progressHandlers.delete(token) };
+    this.#progressHandlers.set(token, handler);
+    return { dispose: () => this.#progressHandlers.get(token) === handler && this.#progressHandlers.delete(token) };
   }
 
   /**
@@ -333,36 +333,36 @@ export class JsonRpcConnection implements Disposable {
    * for that reason at once (pending requests fail with it, `onClose` carries it).
    */
   async close(reason?: string): Promise<void> {
-    if (reason !== undefined) this.handleClose({ reason });
-    await this.transport.close().catch((err: unknown) => this.log.warn(`Error while closing: ${errorMessage(err)}`));
-    this.handleClose({ reason: 'closed by the client' });
+    if (reason !== undefined) this.#handleClose({ reason });
+    await this.transport.close().catch((err: unknown) => this.#log.warn(`Error while closing: ${errorMessage(err)}`));
+    this.#handleClose({ reason: 'closed by the client' });
   }
 
   dispose(): void {
     void this.close();
   }
 
-  private cancelOutgoing(id: RequestId, reason: string): void {
-    if (!this.pending.has(id)) return;
+  #cancelOutgoing(id: RequestId, reason: string): void {
+    if (!this.#pending.has(id)) return;
     void this.notify('notifications/cancelled', { requestId: id, reason });
   }
 
-  private receive(value: unknown): void {
+  #receive(value: unknown): void {
     const c = classify(value);
     switch (c.kind) {
       case 'result':
       case 'error': {
-        this.traceIn(value);
+        this.#traceIn(value);
         if (c.id === null) {
-          if (c.kind === 'error') this.log.warn(`Server reported an error without a request id: ${c.error.code} ${c.error.message}`);
+          if (c.kind === 'error') this.#log.warn(`Server reported an error without a request id: ${c.error.code} ${c.error.message}`);
           return;
         }
-        const p = this.pending.get(c.id);
+        const p = this.#pending.get(c.id);
         if (!p) {
-          this.log.warn(`Ignored a response to request id ${truncate(JSON.stringify(c.id), 100)}, which is not pending (never sent, already answered, or cancelled)`);
+          this.#log.warn(`Ignored a response to request id ${truncate(JSON.stringify(c.id), 100)}, which is not pending (never sent, already answered, or cancelled)`);
           return;
         }
-        this.settle(c.id, p);
+        this.#settle(c.id, p);
         if (c.kind === 'error') {
           // An answer the transport lost is a failure here, never an outcome the peer gave.
           if ((value as Record<PropertyKey, unknown>)[LOCAL_FAILURE]) p.reject(new TransportFailureError(c.error.message));
@@ -375,43 +375,43 @@ export class JsonRpcConnection implements Disposable {
           if (parsed.success) p.resolve(parsed.data);
           else p.reject(new InvalidResultError(p.method, describeIssues(parsed.error.issues), c.result));
         }
-        this.idle();
+        this.#idle();
         return;
       }
       case 'request':
-        this.traceIn(value);
-        void this.handleRequest(c.msg);
+        this.#traceIn(value);
+        void this.#handleRequest(c.msg);
         return;
       case 'notification':
-        this.traceIn(value);
-        this.handleNotification(c.msg);
+        this.#traceIn(value);
+        this.#handleNotification(c.msg);
         return;
       case 'invalid':
-        this.log.warn(`Ignored an invalid message from the server (${c.problem}): ${truncate(safeStringify(value), 300)}`);
+        this.#log.warn(`Ignored an invalid message from the server (${c.problem}): ${truncate(safeStringify(value), 300)}`);
         if (c.id !== null && isRequestLike(value)) {
-          void this.sendError(c.id, new RpcError(ErrorCode.InvalidRequest, `Invalid request: ${c.problem}`));
+          void this.#sendError(c.id, new RpcError(ErrorCode.InvalidRequest, `Invalid request: ${c.problem}`));
         }
         return;
     }
   }
 
-  private async handleRequest(req: JsonRpcRequest): Promise<void> {
-    if (this.closed) return;
-    const handler = this.requestHandlers.get(req.method);
+  async #handleRequest(req: JsonRpcRequest): Promise<void> {
+    if (this.#closed) return;
+    const handler = this.#requestHandlers.get(req.method);
     if (!handler) {
-      await this.sendError(req.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${truncate(req.method, 200)}`));
+      await this.#sendError(req.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${truncate(req.method, 200)}`));
       return;
     }
-    if (this.incoming.has(req.id)) {
-      await this.sendError(req.id, new RpcError(ErrorCode.InvalidRequest, `Request id ${truncate(JSON.stringify(req.id), 100)} is already in use`));
+    if (this.#incoming.has(req.id)) {
+      await this.#sendError(req.id, new RpcError(ErrorCode.InvalidRequest, `Request id ${truncate(JSON.stringify(req.id), 100)} is already in use`));
       return;
     }
-    if (this.incoming.size >= this.maxIncoming) {
-      await this.sendError(req.id, new RpcError(ErrorCode.InternalError, `Too many concurrent requests (limit ${this.maxIncoming}); try again later`));
+    if (this.#incoming.size >= this.#maxIncoming) {
+      await this.#sendError(req.id, new RpcError(ErrorCode.InternalError, `Too many concurrent requests (limit ${this.#maxIncoming}); try again later`));
       return;
     }
     const controller = new AbortController();
-    this.incoming.set(req.id, controller);
+    this.#incoming.set(req.id, controller);
     const meta = req.params?._meta;
     try {
       const result = await handler(req.params, {
@@ -419,26 +419,26 @@ export class JsonRpcConnection implements Disposable {
         signal: controller.signal,
         meta: typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined,
       });
-      if (controller.signal.aborted || this.closed) return; // the peer cancelled: no answer is expected
+      if (controller.signal.aborted || this.#closed) return; // the peer cancelled: no answer is expected
       const message = { jsonrpc: '2.0', id: req.id, result: result ?? {} };
-      this.traceOut(message);
+      this.#traceOut(message);
       await this.transport.send(message);
     } catch (err) {
-      if (controller.signal.aborted || this.closed) return;
+      if (controller.signal.aborted || this.#closed) return;
       const rpc = err instanceof RpcError ? err : new RpcError(ErrorCode.InternalError, errorMessage(err));
-      if (!(err instanceof RpcError)) this.log.error(`Handler for ${req.method} failed: ${errorMessage(err)}`);
-      await this.sendError(req.id, rpc);
+      if (!(err instanceof RpcError)) this.#log.error(`Handler for ${req.method} failed: ${errorMessage(err)}`);
+      await this.#sendError(req.id, rpc);
     } finally {
-      this.incoming.delete(req.id);
+      this.#incoming.delete(req.id);
     }
   }
 
-  private handleNotification(n: JsonRpcNotification): void {
+  #handleNotification(n: JsonRpcNotification): void {
     try {
       if (n.method === 'notifications/cancelled') {
         const id = n.params?.requestId;
         if (typeof id === 'string' || typeof id === 'number') {
-          this.incoming.get(id)?.abort(new Error(typeof n.params?.reason === 'string' ? n.params.reason : 'cancelled by the server'));
+          this.#incoming.get(id)?.abort(new Error(typeof n.params?.reason === 'string' ? n.params.reason : 'cancelled by the server'));
         }
         return;
       }
@@ -446,53 +446,53 @@ export class JsonRpcConnection implements Disposable {
         const p = n.params ?? {};
         const token = p.progressToken;
         if ((typeof token === 'string' || typeof token === 'number') && typeof p.progress === 'number') {
-          this.progressHandlers.get(token)?.({
+          this.#progressHandlers.get(token)?.({
             progress: p.progress,
             total: typeof p.total === 'number' ? p.total : undefined,
             message: typeof p.message === 'string' ? p.message : undefined,
           });
         } else {
-          this.log.warn('Ignored a progress notification without a valid progressToken and progress');
+          this.#log.warn('Ignored a progress notification without a valid progressToken and progress');
         }
         return;
       }
-      const handler = this.notificationHandlers.get(n.method);
+      const handler = this.#notificationHandlers.get(n.method);
       if (handler) handler(n.params);
-      else this._onUnhandledNotification.fire(n);
+      else this.#onUnhandledNotification.fire(n);
     } catch (err) {
-      this.log.error(`Handler for ${n.method} failed: ${errorMessage(err)}`);
+      this.#log.error(`Handler for ${n.method} failed: ${errorMessage(err)}`);
     }
   }
 
-  private async sendError(id: RequestId, err: RpcError): Promise<void> {
+  async #sendError(id: RequestId, err: RpcError): Promise<void> {
     const message = { jsonrpc: '2.0', id, error: err.toJSON() };
-    this.traceOut(message);
+    this.#traceOut(message);
     try {
       await this.transport.send(message);
     } catch (e) {
-      this.log.warn(`Could not send an error response: ${errorMessage(e)}`);
+      this.#log.warn(`Could not send an error response: ${errorMessage(e)}`);
     }
   }
 
-  private handleClose(info: TransportCloseInfo): void {
-    if (this.closed) return;
-    this.closed = info;
+  #handleClose(info: TransportCloseInfo): void {
+    if (this.#closed) return;
+    this.#closed = info;
     const err = new ConnectionClosedError(info.reason);
-    for (const [id, p] of this.pending) this.fail(id, p, err);
-    this.stopTimer();
-    for (const c of this.incoming.values()) c.abort(err);
-    this.incoming.clear();
-    this.progressHandlers.clear();
-    this._onClose.fire(info);
-    this._onClose.dispose();
+    for (const [id, p] of this.#pending) this.#fail(id, p, err);
+    this.#stopTimer();
+    for (const c of this.#incoming.values()) c.abort(err);
+    this.#incoming.clear();
+    this.#progressHandlers.clear();
+    this.#onClose.fire(info);
+    this.#onClose.dispose();
   }
 
-  private traceOut(m: object): void {
-    if (this.log.traceEnabled !== false) this.log.trace(`→ ${truncate(safeStringify(m))}`);
+  #traceOut(m: object): void {
+    if (this.#log.traceEnabled !== false) this.#log.trace(`→ ${truncate(safeStringify(m))}`);
   }
 
-  private traceIn(m: unknown): void {
-    if (this.log.traceEnabled !== false) this.log.trace(`← ${truncate(safeStringify(m))}`);
+  #traceIn(m: unknown): void {
+    if (this.#log.traceEnabled !== false) this.#log.trace(`← ${truncate(safeStringify(m))}`);
   }
 }
 

@@ -62,23 +62,25 @@ const LOG_LEVEL: Record<string, keyof Pick<Logger, 'debug' | 'info' | 'warn' | '
  */
 export class McpSession extends DisposableBase {
   readonly connection: JsonRpcConnection;
-  private init?: InitializeResult;
-  private toolsCache?: Tool[];
-  private toolsPending?: Promise<Tool[]>;
-  private readonly _onDidChangeTools = this._register(new Emitter<void>());
-  private readonly log: Logger;
+  #init?: InitializeResult;
+  #toolsCache?: Tool[];
+  #toolsPending?: Promise<Tool[]>;
+  readonly #onDidChangeTools = this._register(new Emitter<void>());
+  readonly #log: Logger;
 
   /** The server changed its tool list (`notifications/tools/list_changed`). */
-  readonly onDidChangeTools: Event<void> = this._onDidChangeTools.event;
+  readonly onDidChangeTools: Event<void> = this.#onDidChangeTools.event;
   /** The connection closed, with why. */
   readonly onClose: Event<TransportCloseInfo>;
+  readonly #options: SessionOptions;
 
   constructor(
     readonly transport: Transport,
-    private readonly options: SessionOptions,
+    options: SessionOptions,
   ) {
     super();
-    this.log = options.logger;
+    this.#options = options;
+    this.#log = options.logger;
     this.connection = new JsonRpcConnection(transport, { logger: options.logger, defaultTimeoutMs: options.requestTimeoutMs });
     this.onClose = this.connection.onClose;
     // Streamable HTTP: the server forgot our session (it restarted, or expired it). This session
@@ -86,44 +88,44 @@ export class McpSession extends DisposableBase {
     const report = transport.onerror;
     transport.onerror = (e) => {
       report?.(e);
-      if (e instanceof SessionExpiredError && this.init) void this.connection.close(e.message);
+      if (e instanceof SessionExpiredError && this.#init) void this.connection.close(e.message);
     };
     this._register(this.connection.onRequest('ping', () => ({})));
     this._register(
       this.connection.onRequest('roots/list', () => ({
-        roots: (this.options.roots?.() ?? []).map((r) => (r.name ? { uri: r.uri, name: r.name } : { uri: r.uri })),
+        roots: (this.#options.roots?.() ?? []).map((r) => (r.name ? { uri: r.uri, name: r.name } : { uri: r.uri })),
       })),
     );
     this._register(
       this.connection.onNotification('notifications/message', (params) => {
         const p = LoggingMessageParamsSchema.safeParse(params);
-        if (!p.success) return this.log.debug(`Ignored an invalid log message: ${describeIssues(p.error.issues)}`);
+        if (!p.success) return this.#log.debug(`Ignored an invalid log message: ${describeIssues(p.error.issues)}`);
         const level = LOG_LEVEL[p.data.level] ?? 'info';
         const text = typeof p.data.data === 'string' ? p.data.data : JSON.stringify(p.data.data);
         // Bounded: a server may send megabytes in one log message, or flood the log with them.
-        this.log[level](`server log${p.data.logger ? ` (${truncate(p.data.logger, 100)})` : ''}: ${truncate(text ?? '', 2000)}`);
+        this.#log[level](`server log${p.data.logger ? ` (${truncate(p.data.logger, 100)})` : ''}: ${truncate(text ?? '', 2000)}`);
       }),
     );
     this._register(
       this.connection.onNotification('notifications/tools/list_changed', () => {
-        this.toolsCache = undefined;
-        this._onDidChangeTools.fire();
+        this.#toolsCache = undefined;
+        this.#onDidChangeTools.fire();
       }),
     );
-    this._register(this.connection.onUnhandledNotification((n) => this.log.trace(`Unhandled notification ${n.method}`)));
+    this._register(this.connection.onUnhandledNotification((n) => this.#log.trace(`Unhandled notification ${n.method}`)));
   }
 
   /** Starts the transport and performs the `initialize` handshake. */
   async connect(signal?: AbortSignal): Promise<InitializeResult> {
     await this.connection.start();
-    const capabilities = { roots: { listChanged: true }, ...this.options.capabilities };
+    const capabilities = { roots: { listChanged: true }, ...this.#options.capabilities };
     let result: InitializeResult;
     try {
       result = await this.connection.request(
         'initialize',
-        { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities, clientInfo: this.options.clientInfo },
+        { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities, clientInfo: this.#options.clientInfo },
         InitializeResultSchema,
-        { signal, timeoutMs: this.options.initializeTimeoutMs ?? 60_000 },
+        { signal, timeoutMs: this.#options.initializeTimeoutMs ?? 60_000 },
       );
     } catch (err) {
       await this.connection.close();
@@ -137,10 +139,10 @@ export class McpSession extends DisposableBase {
         `The server speaks MCP revision ${result.protocolVersion}, which this extension does not support (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}).`,
       );
     }
-    this.init = result;
+    this.#init = result;
     this.transport.setProtocolVersion?.(result.protocolVersion);
     await this.connection.notify('notifications/initialized');
-    this.log.info(
+    this.#log.info(
       `Connected to ${result.serverInfo.name} ${result.serverInfo.version} (MCP ${result.protocolVersion})${this.tasksSummary ? `; tasks: ${this.tasksSummary}` : ''}`,
     );
     return result;
@@ -152,30 +154,30 @@ export class McpSession extends DisposableBase {
    */
   async resume(saved: InitializeResult): Promise<void> {
     await this.connection.start();
-    this.init = saved;
+    this.#init = saved;
     this.transport.setProtocolVersion?.(saved.protocolVersion);
     this.transport.openServerStream?.();
   }
 
   get initializeResult(): InitializeResult | undefined {
-    return this.init;
+    return this.#init;
   }
 
   get protocolVersion(): string | undefined {
-    return this.init?.protocolVersion;
+    return this.#init?.protocolVersion;
   }
 
   get serverCapabilities(): ServerCapabilities {
-    return this.init?.capabilities ?? {};
+    return this.#init?.capabilities ?? {};
   }
 
   get serverInfo(): Implementation | undefined {
-    return this.init?.serverInfo;
+    return this.#init?.serverInfo;
   }
 
   /** Tasks exist only from 2025-11-25 on, and only where the server declares them. */
   get supportsTasks(): boolean {
-    return this.init?.protocolVersion === '2025-11-25' && this.init.capabilities.tasks !== undefined;
+    return this.#init?.protocolVersion === '2025-11-25' && this.#init.capabilities.tasks !== undefined;
   }
 
   /** Short words for what the server declared about tasks, e.g. `tools/call, list, cancel`. */
@@ -214,44 +216,44 @@ export class McpSession extends DisposableBase {
 
   /** All tools, following `nextCursor` pages; cached until the server says the list changed. */
   listTools(options?: RequestOptions): Promise<Tool[]> {
-    if (this.toolsCache) return Promise.resolve(this.toolsCache);
-    if (!this.toolsPending) {
-      this.toolsPending = this.fetchTools(options).finally(() => (this.toolsPending = undefined));
+    if (this.#toolsCache) return Promise.resolve(this.#toolsCache);
+    if (!this.#toolsPending) {
+      this.#toolsPending = this.#fetchTools(options).finally(() => (this.#toolsPending = undefined));
     }
-    return this.toolsPending;
+    return this.#toolsPending;
   }
 
-  private async fetchTools(options?: RequestOptions): Promise<Tool[]> {
-    if (this.init && this.init.capabilities.tools === undefined) return (this.toolsCache = []);
+  async #fetchTools(options?: RequestOptions): Promise<Tool[]> {
+    if (this.#init && this.#init.capabilities.tools === undefined) return (this.#toolsCache = []);
     const tools: Tool[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
-    const maxPages = this.options.maxPages ?? 100;
+    const maxPages = this.#options.maxPages ?? 100;
     for (let page = 0; ; page++) {
       if (page >= maxPages) {
-        this.log.error(`tools/list: stopped after ${maxPages} pages; the server's list does not end`);
+        this.#log.error(`tools/list: stopped after ${maxPages} pages; the server's list does not end`);
         break;
       }
       const result = await this.connection.request('tools/list', cursor === undefined ? undefined : { cursor }, ListToolsResultSchema, options);
       for (const raw of result.tools) {
         const t = ToolSchema.safeParse(raw);
         if (t.success) tools.push(t.data);
-        else this.log.warn(`Skipped an invalid tool in tools/list: ${describeIssues(t.error.issues)}`);
+        else this.#log.warn(`Skipped an invalid tool in tools/list: ${describeIssues(t.error.issues)}`);
       }
       cursor = result.nextCursor;
       if (cursor === undefined) break;
       if (seen.has(cursor)) {
-        this.log.error(`tools/list: the server repeated the cursor ${JSON.stringify(cursor)}; stopped paging`);
+        this.#log.error(`tools/list: the server repeated the cursor ${JSON.stringify(cursor)}; stopped paging`);
         break;
       }
       seen.add(cursor);
     }
-    this.toolsCache = tools;
+    this.#toolsCache = tools;
     return tools;
   }
 
   async close(): Promise<void> {
-    await this.connection.close().catch((e: unknown) => this.log.warn(errorMessage(e)));
+    await this.connection.close().catch((e: unknown) => this.#log.warn(errorMessage(e)));
     this.dispose();
   }
 }

@@ -23,49 +23,49 @@ export interface AllowedServer {
  * fingerprint when one is given: a server whose command or URL changed asks again.
  */
 export class SamplingPermissions extends DisposableBase {
-  private readonly always = new Map<string, { label: string; fingerprint?: string }>();
-  private readonly _onDidChange = this._register(new Emitter<void>());
+  readonly #always = new Map<string, { label: string; fingerprint?: string }>();
+  readonly #onDidChange = this._register(new Emitter<void>());
   /** A grant was added or revoked (persist now). */
-  readonly onDidChange: Event<void> = this._onDidChange.event;
+  readonly onDidChange: Event<void> = this.#onDidChange.event;
 
   /** Reads a stored value; anything unreadable gives an empty set (everyone is asked again). */
   static fromJSON(value: unknown): SamplingPermissions {
     const perms = new SamplingPermissions();
     const parsed = PersistedSchema.safeParse(value);
-    if (parsed.success) for (const [id, grant] of Object.entries(parsed.data.always)) perms.always.set(id, grant);
+    if (parsed.success) for (const [id, grant] of Object.entries(parsed.data.always)) perms.#always.set(id, grant);
     return perms;
   }
 
   get(serverId: string, fingerprint?: string): SamplingPermission {
-    const grant = this.always.get(serverId);
+    const grant = this.#always.get(serverId);
     return grant && grant.fingerprint === fingerprint ? 'always' : 'ask';
   }
 
   allowAlways(serverId: string, label: string, fingerprint?: string): void {
-    this.always.set(serverId, fingerprint === undefined ? { label } : { label, fingerprint });
-    this._onDidChange.fire();
+    this.#always.set(serverId, fingerprint === undefined ? { label } : { label, fingerprint });
+    this.#onDidChange.fire();
   }
 
   /** True when the server had a grant. */
   revoke(serverId: string): boolean {
-    if (!this.always.delete(serverId)) return false;
-    this._onDidChange.fire();
+    if (!this.#always.delete(serverId)) return false;
+    this.#onDidChange.fire();
     return true;
   }
 
   /** Revokes every grant; returns how many there were. */
   revokeAll(): number {
-    const n = this.always.size;
-    this.always.clear();
-    if (n) this._onDidChange.fire();
+    const n = this.#always.size;
+    this.#always.clear();
+    if (n) this.#onDidChange.fire();
     return n;
   }
 
   alwaysAllowed(): AllowedServer[] {
-    return [...this.always].map(([serverId, g]) => ({ serverId, label: g.label })).sort((a, b) => a.label.localeCompare(b.label));
+    return [...this.#always].map(([serverId, g]) => ({ serverId, label: g.label })).sort((a, b) => a.label.localeCompare(b.label));
   }
 
   toJSON(): PersistedSamplingPermissions {
-    return { version: 1, always: Object.fromEntries(this.always) };
+    return { version: 1, always: Object.fromEntries(this.#always) };
   }
 }

@@ -18,80 +18,82 @@ export interface CollectorOptions {
  * exceed the budget before it has grown by as many characters as tokens were left.
  */
 export class CompletionCollector {
-  private _text = '';
-  private _stopReason: Exclude<StopReason, 'endTurn'> | undefined;
+  #text = '';
+  #stopReason: Exclude<StopReason, 'endTurn'> | undefined;
   /** Text length at which the tokens are counted next. */
-  private nextCheck: number;
+  #nextCheck: number;
   /** Tokens of the text at the last count, and that text's length. */
-  private counted = { length: 0, tokens: 0 };
+  #counted = { length: 0, tokens: 0 };
   /** Why the tokenizer could not be used, if it failed. */
   countError: unknown;
+  readonly #options: CollectorOptions;
 
-  constructor(private readonly options: CollectorOptions) {
-    this.nextCheck = options.maxTokens;
+  constructor(options: CollectorOptions) {
+    this.#options = options;
+    this.#nextCheck = options.maxTokens;
   }
 
   get text(): string {
-    return this._text;
+    return this.#text;
   }
 
   /** `endTurn` unless this collector stopped the answer. */
   get stopReason(): StopReason {
-    return this._stopReason ?? 'endTurn';
+    return this.#stopReason ?? 'endTurn';
   }
 
   /** True once the answer must not grow: stop reading the stream. */
   get done(): boolean {
-    return this._stopReason !== undefined;
+    return this.#stopReason !== undefined;
   }
 
   /** Adds a chunk; resolves true when generation should stop now. */
   async add(chunk: string): Promise<boolean> {
     if (this.done || chunk === '') return this.done;
-    const before = this._text.length;
-    this._text += chunk;
-    this.checkStopSequences(before);
-    await this.checkBudget();
+    const before = this.#text.length;
+    this.#text += chunk;
+    this.#checkStopSequences(before);
+    await this.#checkBudget();
     return this.done;
   }
 
-  private checkStopSequences(before: number): void {
+  #checkStopSequences(before: number): void {
     let cut = -1;
-    for (const s of this.options.stopSequences ?? []) {
+    for (const s of this.#options.stopSequences ?? []) {
       // Only where the new chunk could complete it.
-      const i = this._text.indexOf(s, Math.max(0, before - s.length + 1));
+      const i = this.#text.indexOf(s, Math.max(0, before - s.length + 1));
       if (i >= 0 && (cut < 0 || i < cut)) cut = i;
     }
     if (cut < 0) return;
-    this._text = this._text.slice(0, cut);
-    this._stopReason = 'stopSequence';
+    this.#text = this.#text.slice(0, cut);
+    this.#stopReason = 'stopSequence';
   }
 
-  private async checkBudget(): Promise<void> {
-    const count = this.options.countTokens;
-    if (!count || this.countError !== undefined || this._text.length < this.nextCheck) return;
-    const max = this.options.maxTokens;
+  async #checkBudget(): Promise<void> {
+    const count = this.#options.countTokens;
+    if (!count || this.countError !== undefined || this.#text.length < this.#nextCheck) return;
+    const max = this.#options.maxTokens;
     try {
-      const tokens = await count(this._text);
+      const tokens = await count(this.#text);
       if (tokens < max) {
-        this.counted = { length: this._text.length, tokens };
-        this.nextCheck = this._text.length + (max - tokens);
+        this.#counted = { length: this.#text.length, tokens };
+        this.#nextCheck = this.#text.length + (max - tokens);
         return;
       }
-      if (tokens > max) this._text = this._text.slice(0, await this.longestFit(max));
-      this._stopReason = 'maxTokens';
+      if (tokens > max) this.#text = this.#text.slice(0, await this.#longestFit(max));
+      this.#stopReason = 'maxTokens';
     } catch (err) {
       this.countError = err;
     }
   }
 
   /** The longest prefix length within budget; the last count under budget bounds the search. */
-  private async longestFit(max: number): Promise<number> {
-    let lo = Math.min(this.counted.length, this._text.length); // fits (a stop sequence may have cut below it)
-    let hi = this._text.length; // does not fit
+  async #longestFit(max: number): Promise<number> {
+    let lo = Math.min(this.#counted.length, this.#text.length); // fits (a stop sequence may have cut below it)
+    let hi = this.#text.length; // does not fit
     while (hi - lo > 1) {
       const mid = (lo + hi) >> 1;
-      if ((await this.options.countTokens!(this._text.slice(0, mid))) <= max) lo = mid;
+      if ((await this.#options.countTokens!(this.#text.slice(0, mid))) <= max) lo = mid;
       else hi = mid;
     }
     return lo;

@@ -89,25 +89,27 @@ const STABLE_MS = 60_000;
  * servers that VS Code itself also runs from the same `mcp.json` are not all started twice.
  */
 export class ServerManager extends DisposableBase implements SessionSource {
-  private readonly entries = new Map<string, Entry>();
-  private configErrors: ConfigError[] = [];
-  private readonly _onDidChange = this._register(new Emitter<ServerSnapshot | undefined>());
-  private readonly log: Logger;
-  private readonly saved = new Map<string, SavedSession>();
-  private readonly now: () => number;
+  readonly #entries = new Map<string, Entry>();
+  #configErrors: ConfigError[] = [];
+  readonly #onDidChange = this._register(new Emitter<ServerSnapshot | undefined>());
+  readonly #log: Logger;
+  readonly #saved = new Map<string, SavedSession>();
+  readonly #now: () => number;
 
   /** A server changed state (its snapshot), or the list itself changed (undefined). */
-  readonly onDidChange: Event<ServerSnapshot | undefined> = this._onDidChange.event;
+  readonly onDidChange: Event<ServerSnapshot | undefined> = this.#onDidChange.event;
+  readonly #options: ServerManagerOptions;
 
-  constructor(private readonly options: ServerManagerOptions) {
+  constructor(options: ServerManagerOptions) {
     super();
-    this.log = options.logger;
-    this.now = options.now ?? Date.now;
+    this.#options = options;
+    this.#log = options.logger;
+    this.#now = options.now ?? Date.now;
   }
 
   /** Streamable HTTP sessions kept by the previous window, to resume instead of initializing anew. */
   addSavedSessions(sessions: readonly SavedSession[]): void {
-    for (const s of sessions) this.saved.set(s.serverId, s);
+    for (const s of sessions) this.#saved.set(s.serverId, s);
   }
 
   /**
@@ -115,15 +117,15 @@ export class ServerManager extends DisposableBase implements SessionSource {
    * changed ones are disconnected (and reconnected if they were connected); removed ones close.
    */
   setConfiguration(servers: readonly ServerConfig[], errors: readonly ConfigError[]): void {
-    this.configErrors = [...errors];
+    this.#configErrors = [...errors];
     const seen = new Set<string>();
     const reconnect: string[] = [];
     for (const config of servers) {
       seen.add(config.id);
       const print = fingerprint(config);
-      const old = this.entries.get(config.id);
+      const old = this.#entries.get(config.id);
       if (!old) {
-        this.entries.set(config.id, { config, print, state: { kind: 'idle' }, generation: 0, failures: 0, retryAt: 0 });
+        this.#entries.set(config.id, { config, print, state: { kind: 'idle' }, generation: 0, failures: 0, retryAt: 0 });
         continue;
       }
       if (old.print === print) {
@@ -131,45 +133,45 @@ export class ServerManager extends DisposableBase implements SessionSource {
         continue;
       }
       const wasUp = old.state.kind === 'connected' || old.state.kind === 'connecting';
-      this.teardown(old, 'its configuration changed');
+      this.#teardown(old, 'its configuration changed');
       old.config = config;
       old.print = print;
       old.state = { kind: 'idle' };
       old.failures = old.retryAt = 0; // a new configuration gets a fresh start
       if (wasUp) reconnect.push(config.id);
     }
-    for (const [id, entry] of this.entries) {
+    for (const [id, entry] of this.#entries) {
       if (!seen.has(id)) {
-        this.teardown(entry, 'it was removed from the configuration');
-        this.entries.delete(id);
+        this.#teardown(entry, 'it was removed from the configuration');
+        this.#entries.delete(id);
       }
     }
     // Say at once which servers may not start (an untrusted workspace), not on the first try.
-    for (const entry of this.entries.values()) {
+    for (const entry of this.#entries.values()) {
       if (entry.state.kind !== 'idle' && entry.state.kind !== 'blocked') continue;
-      const blocker = this.options.startBlocker?.(entry.config);
+      const blocker = this.#options.startBlocker?.(entry.config);
       entry.state = blocker ? { kind: 'blocked', message: blocker } : { kind: 'idle' };
     }
-    for (const e of errors) this.log.error(e.message);
-    this._onDidChange.fire(undefined);
+    for (const e of errors) this.#log.error(e.message);
+    this.#onDidChange.fire(undefined);
     for (const id of reconnect) void this.getSession(id).catch(() => undefined);
   }
 
   get errors(): readonly ConfigError[] {
-    return this.configErrors;
+    return this.#configErrors;
   }
 
   list(): ServerSnapshot[] {
-    return [...this.entries.values()].map((e) => this.snapshot(e));
+    return [...this.#entries.values()].map((e) => this.#snapshot(e));
   }
 
   get(id: string): ServerSnapshot | undefined {
-    const e = this.entries.get(id);
-    return e && this.snapshot(e);
+    const e = this.#entries.get(id);
+    return e && this.#snapshot(e);
   }
 
   config(id: string): ServerConfig | undefined {
-    return this.entries.get(id)?.config;
+    return this.#entries.get(id)?.config;
   }
 
   /**
@@ -179,24 +181,24 @@ export class ServerManager extends DisposableBase implements SessionSource {
    * respawned in a tight loop by whoever asks for it. `disconnect`/`restart` clear the backoff.
    */
   getSession(id: string): Promise<McpSession> {
-    const entry = this.entries.get(id);
+    const entry = this.#entries.get(id);
     if (!entry) return Promise.reject(new Error(`No server with id ${id} is configured`));
     if (entry.session && !entry.session.isClosed) return Promise.resolve(entry.session);
     if (entry.connecting) return entry.connecting;
-    const wait = entry.retryAt - this.now();
+    const wait = entry.retryAt - this.#now();
     if (wait > 0) {
       const what = entry.failures > 1 ? `failed ${entry.failures} times in a row` : 'failed';
       return Promise.reject(
         new Error(`Server "${entry.config.label}" ${what} (${entry.lastFailure}); it will not be tried again for ${Math.ceil(wait / 1000)} s. Restart it to try now.`),
       );
     }
-    const blocker = this.options.startBlocker?.(entry.config);
+    const blocker = this.#options.startBlocker?.(entry.config);
     if (blocker) {
-      this.setState(entry, { kind: 'blocked', message: blocker });
+      this.#setState(entry, { kind: 'blocked', message: blocker });
       return Promise.reject(new Error(blocker));
     }
     const generation = ++entry.generation;
-    const p = this.connect(entry, generation).finally(() => {
+    const p = this.#connect(entry, generation).finally(() => {
       if (entry.connecting === p) entry.connecting = undefined;
     });
     entry.connecting = p;
@@ -205,32 +207,32 @@ export class ServerManager extends DisposableBase implements SessionSource {
 
   /** The name users know a server by. */
   label(id: string): string {
-    return this.entries.get(id)?.config.label ?? id;
+    return this.#entries.get(id)?.config.label ?? id;
   }
 
   /** A stdio server's tasks die with its process; a remote server keeps them across connections. */
   tasksOutliveConnection(id: string): boolean {
-    const type = this.entries.get(id)?.config.type;
+    const type = this.#entries.get(id)?.config.type;
     return type !== undefined && type !== 'stdio';
   }
 
   /** The session if connected now, without connecting. */
   peekSession(id: string): McpSession | undefined {
-    const s = this.entries.get(id)?.session;
+    const s = this.#entries.get(id)?.session;
     return s && !s.isClosed ? s : undefined;
   }
 
   async disconnect(id: string): Promise<void> {
-    const entry = this.entries.get(id);
+    const entry = this.#entries.get(id);
     if (!entry) return;
     entry.generation++;
     entry.failures = entry.retryAt = 0; // the user's call: the next connection may start at once
     const session = entry.session;
     entry.session = undefined;
     entry.connecting = undefined;
-    this.setState(entry, { kind: 'idle' });
+    this.#setState(entry, { kind: 'idle' });
     if (session) {
-      this.log.info(`[${entry.config.label}] Disconnecting`);
+      this.#log.info(`[${entry.config.label}] Disconnecting`);
       await session.close();
     }
   }
@@ -242,20 +244,20 @@ export class ServerManager extends DisposableBase implements SessionSource {
 
   /** Tells every connected server that the workspace folders changed. */
   notifyRootsChanged(): void {
-    for (const e of this.entries.values()) void e.session?.notifyRootsChanged();
+    for (const e of this.#entries.values()) void e.session?.notifyRootsChanged();
   }
 
-  private async connect(entry: Entry, generation: number): Promise<McpSession> {
+  async #connect(entry: Entry, generation: number): Promise<McpSession> {
     const { config } = entry;
-    let log = prefixed(this.log, config.label);
-    this.setState(entry, { kind: 'connecting' });
+    let log = prefixed(this.#log, config.label);
+    this.#setState(entry, { kind: 'connecting' });
     let started = false;
     const secrets: string[] = [];
     try {
       const resolved = await resolveServer(config, {
-        ...this.options.resolveContext(config),
+        ...this.#options.resolveContext(config),
         promptInput: async (input) => {
-          const value = await this.options.promptInput(input, config);
+          const value = await this.#options.promptInput(input, config);
           if (value !== undefined && input.password) secrets.push(value);
           return value;
         },
@@ -269,17 +271,17 @@ export class ServerManager extends DisposableBase implements SessionSource {
         secrets.push(...urlSecrets(resolved.server.url));
       }
       log = redacting(log, secrets);
-      const saved = this.saved.get(config.id);
-      this.saved.delete(config.id);
+      const saved = this.#saved.get(config.id);
+      this.#saved.delete(config.id);
       started = true; // from here on, a failure is the server's and counts for the backoff
       let session: McpSession | undefined;
       if (saved && resolved.server.type === 'http' && saved.fingerprint === entry.print) {
-        session = await this.resume(saved, resolved.server, config, log);
+        session = await this.#resume(saved, resolved.server, config, log);
       }
       if (!session) {
-        const transport = this.options.createTransport(resolved.server, log);
+        const transport = this.#options.createTransport(resolved.server, log);
         log.info(`Connecting (${transport.description})`);
-        session = this.newSession(transport, config, log);
+        session = this.#newSession(transport, config, log);
         await session.connect();
       }
       if (generation !== entry.generation) {
@@ -287,37 +289,37 @@ export class ServerManager extends DisposableBase implements SessionSource {
         throw new Error(`Connection to "${config.label}" was cancelled`);
       }
       entry.session = session;
-      entry.connectedAt = this.now();
+      entry.connectedAt = this.#now();
       session.onClose((info) => {
         if (entry.session !== session) return;
         entry.session = undefined;
         // A connection that held for a while is not part of a crash loop.
-        if (this.now() - (entry.connectedAt ?? 0) >= STABLE_MS) entry.failures = 0;
+        if (this.#now() - (entry.connectedAt ?? 0) >= STABLE_MS) entry.failures = 0;
         const reason = redactSecrets(info.reason, secrets);
-        log.warn(`Connection closed: ${reason}; ${this.backOff(entry, reason)}`);
-        this.setState(entry, { kind: 'error', message: reason });
+        log.warn(`Connection closed: ${reason}; ${this.#backOff(entry, reason)}`);
+        this.#setState(entry, { kind: 'error', message: reason });
       });
-      this.setState(entry, { kind: 'connected' });
+      this.#setState(entry, { kind: 'connected' });
       return session;
     } catch (err) {
       const message = redactSecrets(errorMessage(err), secrets);
       if (generation === entry.generation) {
-        log.error(`Could not connect: ${message}${started ? `; ${this.backOff(entry, message)}` : ''}`);
-        this.setState(entry, { kind: 'error', message });
+        log.error(`Could not connect: ${message}${started ? `; ${this.#backOff(entry, message)}` : ''}`);
+        this.#setState(entry, { kind: 'error', message });
       }
       throw err instanceof Error && err.message === message ? err : new Error(message);
     }
   }
 
-  private newSession(transport: Transport, config: ServerConfig, log: Logger): McpSession {
+  #newSession(transport: Transport, config: ServerConfig, log: Logger): McpSession {
     const session = new McpSession(transport, {
       logger: log,
-      clientInfo: this.options.clientInfo,
-      capabilities: this.options.capabilities?.(),
-      roots: this.options.roots,
-      ...this.options.sessionOptions,
+      clientInfo: this.#options.clientInfo,
+      capabilities: this.#options.capabilities?.(),
+      roots: this.#options.roots,
+      ...this.#options.sessionOptions,
     });
-    this.options.onSession?.(session, config);
+    this.#options.onSession?.(session, config);
     return session;
   }
 
@@ -326,9 +328,9 @@ export class ServerManager extends DisposableBase implements SessionSource {
    * servers keep tasks per session). A ping tells whether the server still knows it; if not,
    * the caller initializes anew and re-attaches tasks by id.
    */
-  private async resume(saved: SavedSession, server: ResolvedServer, config: ServerConfig, log: Logger): Promise<McpSession | undefined> {
-    const transport = this.options.createTransport(server, log, { sessionId: saved.sessionId, protocolVersion: saved.initializeResult.protocolVersion });
-    const session = this.newSession(transport, config, log);
+  async #resume(saved: SavedSession, server: ResolvedServer, config: ServerConfig, log: Logger): Promise<McpSession | undefined> {
+    const transport = this.#options.createTransport(server, log, { sessionId: saved.sessionId, protocolVersion: saved.initializeResult.protocolVersion });
+    const session = this.#newSession(transport, config, log);
     try {
       await session.resume(saved.initializeResult);
       await session.ping({ timeoutMs: 10_000 });
@@ -343,31 +345,31 @@ export class ServerManager extends DisposableBase implements SessionSource {
   }
 
   /** Counts a failure and sets when the next connection may start; says so for the log. */
-  private backOff(entry: Entry, why: string): string {
+  #backOff(entry: Entry, why: string): string {
     entry.failures++;
     const delay = Math.min(BACKOFF_FIRST_MS * 2 ** (entry.failures - 1), BACKOFF_MAX_MS);
-    entry.retryAt = this.now() + delay;
+    entry.retryAt = this.#now() + delay;
     entry.lastFailure = why;
     return `not reconnecting for ${delay / 1000} s`;
   }
 
-  private teardown(entry: Entry, why: string): void {
+  #teardown(entry: Entry, why: string): void {
     entry.generation++;
     entry.connecting = undefined;
     const session = entry.session;
     entry.session = undefined;
     if (session) {
-      this.log.info(`[${entry.config.label}] Closing: ${why}`);
+      this.#log.info(`[${entry.config.label}] Closing: ${why}`);
       void session.close();
     }
   }
 
-  private setState(entry: Entry, state: ServerState): void {
+  #setState(entry: Entry, state: ServerState): void {
     entry.state = state;
-    if (this.entries.get(entry.config.id) === entry) this._onDidChange.fire(this.snapshot(entry));
+    if (this.#entries.get(entry.config.id) === entry) this.#onDidChange.fire(this.#snapshot(entry));
   }
 
-  private snapshot(e: Entry): ServerSnapshot {
+  #snapshot(e: Entry): ServerSnapshot {
     const s = e.session;
     return {
       id: e.config.id,
@@ -384,19 +386,19 @@ export class ServerManager extends DisposableBase implements SessionSource {
 
   override dispose(): void {
     const kept: SavedSession[] = [];
-    for (const e of this.entries.values()) {
+    for (const e of this.#entries.values()) {
       const t = e.session?.transport;
       const init = e.session?.initializeResult;
-      if (t && init && e.config.type === 'http' && t.sessionId && this.options.keepSessionAtShutdown?.(e.config.id)) {
+      if (t && init && e.config.type === 'http' && t.sessionId && this.#options.keepSessionAtShutdown?.(e.config.id)) {
         t.keepSessionOnClose = true;
         kept.push({ serverId: e.config.id, fingerprint: e.print, sessionId: t.sessionId, initializeResult: init });
       }
     }
     // Sessions saved at the last shutdown and not used in this window stay saved.
-    for (const s of this.saved.values()) if (!kept.some((k) => k.serverId === s.serverId)) kept.push(s);
-    this.options.saveSessions?.(kept);
-    for (const e of this.entries.values()) this.teardown(e, 'the extension is shutting down');
-    this.entries.clear();
+    for (const s of this.#saved.values()) if (!kept.some((k) => k.serverId === s.serverId)) kept.push(s);
+    this.#options.saveSessions?.(kept);
+    for (const e of this.#entries.values()) this.#teardown(e, 'the extension is shutting down');
+    this.#entries.clear();
     super.dispose();
   }
 }

@@ -39,21 +39,25 @@ const DAY = 24 * 60 * 60 * 1000;
  * opened. Writes are debounced and atomic (temporary file, then rename).
  */
 export class TaskStore implements Disposable {
-  private readonly indexPath: string;
-  private readonly resultsDir: string;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private readonly written = new Set<string>();
-  private readonly subs = new DisposableStore();
-  private engine?: TaskEngine;
-  private sessions: SavedSession[] = [];
+  readonly #indexPath: string;
+  readonly #resultsDir: string;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #written = new Set<string>();
+  readonly #subs = new DisposableStore();
+  #engine?: TaskEngine;
+  #sessions: SavedSession[] = [];
+  readonly #log: Logger;
+  readonly #options: { retentionDays: () => number; debounceMs?: number };
 
   constructor(
     readonly dir: string,
-    private readonly log: Logger,
-    private readonly options: { retentionDays: () => number; debounceMs?: number },
+    log: Logger,
+    options: { retentionDays: () => number; debounceMs?: number },
   ) {
-    this.indexPath = path.join(dir, 'tasks.json');
-    this.resultsDir = path.join(dir, 'results');
+    this.#log = log;
+    this.#options = options;
+    this.#indexPath = path.join(dir, 'tasks.json');
+    this.#resultsDir = path.join(dir, 'results');
   }
 
   /** Reads the index; drops finished tasks older than the retention period. Never throws. */
@@ -61,44 +65,44 @@ export class TaskStore implements Disposable {
     const empty: LoadedState = { tasks: [], progressTokens: new Map(), sessions: [] };
     let data: IndexFile;
     try {
-      data = JSON.parse(await fs.promises.readFile(this.indexPath, 'utf8')) as IndexFile;
+      data = JSON.parse(await fs.promises.readFile(this.#indexPath, 'utf8')) as IndexFile;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.log.warn(`Could not read the stored tasks (${errorMessage(err)}); starting with none`);
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.#log.warn(`Could not read the stored tasks (${errorMessage(err)}); starting with none`);
       return empty;
     }
     if (data?.version !== 1 || !Array.isArray(data.tasks)) return empty;
-    const cutoff = Date.now() - this.options.retentionDays() * DAY;
+    const cutoff = Date.now() - this.#options.retentionDays() * DAY;
     const state: LoadedState = { tasks: [], progressTokens: new Map(), sessions: Array.isArray(data.sessions) ? data.sessions : [] };
     for (const { snap, progressToken } of data.tasks) {
       if (!snap || typeof snap.key !== 'string') continue;
       if (isTerminal(snap.status) && Date.parse(snap.lastUpdatedAt) < cutoff) {
-        void this.deleteOutcome(snap.key);
+        void this.#deleteOutcome(snap.key);
         continue;
       }
       state.tasks.push(snap);
-      if (snap.outcomeFetchedAt) this.written.add(snap.key);
+      if (snap.outcomeFetchedAt) this.#written.add(snap.key);
       if (progressToken) state.progressTokens.set(snap.key, progressToken);
     }
-    this.sessions = state.sessions;
+    this.#sessions = state.sessions;
     return state;
   }
 
   /** Follows the engine: every change is written (debounced); every new outcome gets its file. */
   attach(engine: TaskEngine): void {
-    this.engine = engine;
-    this.subs.add(
+    this.#engine = engine;
+    this.#subs.add(
       engine.onDidChange((t) => {
-        if (t.outcome && !this.written.has(t.key)) {
-          this.written.add(t.key);
-          void this.writeOutcome(t.key, t.outcome);
+        if (t.outcome && !this.#written.has(t.key)) {
+          this.#written.add(t.key);
+          void this.#writeOutcome(t.key, t.outcome);
         }
-        this.schedule();
+        this.#schedule();
       }),
     );
-    this.subs.add(
+    this.#subs.add(
       engine.onDidRemove((key) => {
-        if (this.written.delete(key)) void this.deleteOutcome(key);
-        this.schedule();
+        if (this.#written.delete(key)) void this.#deleteOutcome(key);
+        this.#schedule();
       }),
     );
   }
@@ -106,7 +110,7 @@ export class TaskStore implements Disposable {
   /** The outcome stored for a task, if any. */
   async loadOutcome(key: string): Promise<TaskOutcome | undefined> {
     try {
-      return JSON.parse(await fs.promises.readFile(this.outcomePath(key), 'utf8')) as TaskOutcome;
+      return JSON.parse(await fs.promises.readFile(this.#outcomePath(key), 'utf8')) as TaskOutcome;
     } catch {
       return undefined;
     }
@@ -114,88 +118,88 @@ export class TaskStore implements Disposable {
 
   /** Sessions saved for resuming; each is handed out once. */
   takeSessions(): SavedSession[] {
-    const s = this.sessions;
-    this.sessions = [];
+    const s = this.#sessions;
+    this.#sessions = [];
     return s;
   }
 
   /** Records sessions to resume after a reload (written with the index, synchronously on dispose). */
   saveSessions(sessions: SavedSession[]): void {
-    this.sessions = sessions;
+    this.#sessions = sessions;
     this.flushSync();
   }
 
   /** Deletes every stored result file; tasks stay, without their results. Returns how many. */
   async clearResults(): Promise<number> {
-    const n = this.written.size;
-    this.written.clear();
-    await fs.promises.rm(this.resultsDir, { recursive: true, force: true });
+    const n = this.#written.size;
+    this.#written.clear();
+    await fs.promises.rm(this.#resultsDir, { recursive: true, force: true });
     return n;
   }
 
-  private schedule(): void {
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.writeIndex();
-    }, this.options.debounceMs ?? 500);
+  #schedule(): void {
+    if (this.#timer) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.#writeIndex();
+    }, this.#options.debounceMs ?? 500);
   }
 
-  private indexText(): string {
-    const tasks = (this.engine?.list() ?? []).map((snap) => {
+  #indexText(): string {
+    const tasks = (this.#engine?.list() ?? []).map((snap) => {
       const { outcome: _outcome, ...rest } = snap;
-      return { snap: rest as TaskSnapshot, progressToken: this.engine?.progressToken(snap.key) };
+      return { snap: rest as TaskSnapshot, progressToken: this.#engine?.progressToken(snap.key) };
     });
-    return JSON.stringify({ version: 1, tasks, sessions: this.sessions } satisfies IndexFile);
+    return JSON.stringify({ version: 1, tasks, sessions: this.#sessions } satisfies IndexFile);
   }
 
-  private async writeIndex(): Promise<void> {
+  async #writeIndex(): Promise<void> {
     try {
       await fs.promises.mkdir(this.dir, { recursive: true });
-      const tmp = `${this.indexPath}.${process.pid}.tmp`;
-      await fs.promises.writeFile(tmp, this.indexText());
-      await fs.promises.rename(tmp, this.indexPath);
+      const tmp = `${this.#indexPath}.${process.pid}.tmp`;
+      await fs.promises.writeFile(tmp, this.#indexText());
+      await fs.promises.rename(tmp, this.#indexPath);
     } catch (err) {
-      this.log.error(`Could not save the task list: ${errorMessage(err)}`);
+      this.#log.error(`Could not save the task list: ${errorMessage(err)}`);
     }
   }
 
   /** Writes the index now (at shutdown, when an async write might not finish). */
   flushSync(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
     try {
       fs.mkdirSync(this.dir, { recursive: true });
-      const tmp = `${this.indexPath}.${process.pid}.tmp`;
-      fs.writeFileSync(tmp, this.indexText());
-      fs.renameSync(tmp, this.indexPath);
+      const tmp = `${this.#indexPath}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, this.#indexText());
+      fs.renameSync(tmp, this.#indexPath);
     } catch (err) {
-      this.log.error(`Could not save the task list: ${errorMessage(err)}`);
+      this.#log.error(`Could not save the task list: ${errorMessage(err)}`);
     }
   }
 
-  private outcomePath(key: string): string {
-    return path.join(this.resultsDir, `${createHash('sha256').update(key).digest('hex').slice(0, 32)}.json`);
+  #outcomePath(key: string): string {
+    return path.join(this.#resultsDir, `${createHash('sha256').update(key).digest('hex').slice(0, 32)}.json`);
   }
 
-  private async writeOutcome(key: string, outcome: TaskOutcome): Promise<void> {
+  async #writeOutcome(key: string, outcome: TaskOutcome): Promise<void> {
     try {
-      await fs.promises.mkdir(this.resultsDir, { recursive: true });
-      const file = this.outcomePath(key);
+      await fs.promises.mkdir(this.#resultsDir, { recursive: true });
+      const file = this.#outcomePath(key);
       await fs.promises.writeFile(`${file}.tmp`, JSON.stringify(outcome));
       await fs.promises.rename(`${file}.tmp`, file);
     } catch (err) {
-      this.written.delete(key);
-      this.log.error(`Could not save a task result: ${errorMessage(err)}`);
+      this.#written.delete(key);
+      this.#log.error(`Could not save a task result: ${errorMessage(err)}`);
     }
   }
 
-  private async deleteOutcome(key: string): Promise<void> {
-    await fs.promises.rm(this.outcomePath(key), { force: true }).catch(() => undefined);
+  async #deleteOutcome(key: string): Promise<void> {
+    await fs.promises.rm(this.#outcomePath(key), { force: true }).catch(() => undefined);
   }
 
   dispose(): void {
-    this.subs.dispose();
-    if (this.engine) this.flushSync();
+    this.#subs.dispose();
+    if (this.#engine) this.flushSync();
   }
 }

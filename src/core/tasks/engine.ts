@@ -139,46 +139,48 @@ const MAX_BACKOFF_MS = 60_000;
  * snapshot; changes come as events.
  */
 export class TaskEngine extends DisposableBase {
-  private readonly recs = new Map<string, Rec>();
-  private readonly scheduler: PollScheduler;
+  readonly #recs = new Map<string, Rec>();
+  readonly #scheduler: PollScheduler;
   /** One entry per server followed by `tasks/list` cycles, keyed by server id. */
-  private readonly cycles: PollScheduler;
-  private readonly servers = new Map<string, ServerFollow>();
-  private readonly backoff = new Map<string, Backoff>();
-  private readonly attached = new Map<string, { session: McpSession; store: DisposableStore }>();
-  private readonly _onDidChange = this._register(new Emitter<TaskSnapshot>());
-  private readonly _onDidRemove = this._register(new Emitter<string>());
-  private readonly lifetime = new AbortController();
-  private readonly log: Logger;
-  private readonly now: () => number;
-  private readonly random: () => number;
-  private readonly minPoll: number;
-  private readonly maxPoll: number;
-  private readonly defaultPoll: number;
-  private readonly timeoutMs: number;
+  readonly #cycles: PollScheduler;
+  readonly #servers = new Map<string, ServerFollow>();
+  readonly #backoff = new Map<string, Backoff>();
+  readonly #attached = new Map<string, { session: McpSession; store: DisposableStore }>();
+  readonly #onDidChange = this._register(new Emitter<TaskSnapshot>());
+  readonly #onDidRemove = this._register(new Emitter<string>());
+  readonly #lifetime = new AbortController();
+  readonly #log: Logger;
+  readonly #now: () => number;
+  readonly #random: () => number;
+  readonly #minPoll: number;
+  readonly #maxPoll: number;
+  readonly #defaultPoll: number;
+  readonly #timeoutMs: number;
 
   /** A task was added or changed (its new snapshot). */
-  readonly onDidChange: Event<TaskSnapshot> = this._onDidChange.event;
+  readonly onDidChange: Event<TaskSnapshot> = this.#onDidChange.event;
   /** A task was removed from tracking (its key). */
-  readonly onDidRemove: Event<string> = this._onDidRemove.event;
+  readonly onDidRemove: Event<string> = this.#onDidRemove.event;
+  readonly #options: TaskEngineOptions;
 
-  constructor(private readonly options: TaskEngineOptions) {
+  constructor(options: TaskEngineOptions) {
     super();
-    this.log = options.logger;
-    this.now = options.now ?? Date.now;
-    this.random = options.random ?? Math.random;
-    this.minPoll = options.minPollMs ?? 250;
-    this.maxPoll = options.maxPollMs ?? 60_000;
-    this.defaultPoll = options.defaultPollMs ?? 2_000;
-    this.timeoutMs = options.requestTimeoutMs ?? 30_000;
-    this.scheduler = new PollScheduler((key) => void this.poll(key), this.now);
-    this.cycles = new PollScheduler((serverId) => void this.listCycle(serverId), this.now);
+    this.#options = options;
+    this.#log = options.logger;
+    this.#now = options.now ?? Date.now;
+    this.#random = options.random ?? Math.random;
+    this.#minPoll = options.minPollMs ?? 250;
+    this.#maxPoll = options.maxPollMs ?? 60_000;
+    this.#defaultPoll = options.defaultPollMs ?? 2_000;
+    this.#timeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.#scheduler = new PollScheduler((key) => void this.poll(key), this.#now);
+    this.#cycles = new PollScheduler((serverId) => void this.#listCycle(serverId), this.#now);
   }
 
   // ── Queries ────────────────────────────────────────────────────────────────────────────────
 
   get(key: string): TaskSnapshot | undefined {
-    return this.recs.get(key)?.snap;
+    return this.#recs.get(key)?.snap;
   }
 
   find(serverId: string, taskId: string): TaskSnapshot | undefined {
@@ -186,25 +188,25 @@ export class TaskEngine extends DisposableBase {
   }
 
   list(): TaskSnapshot[] {
-    return [...this.recs.values()].map((r) => r.snap);
+    return [...this.#recs.values()].map((r) => r.snap);
   }
 
   /** Tasks being followed now, by their own polls or their server's list (diagnostics, tests). */
   get followedCount(): number {
     let n = 0;
-    for (const f of this.servers.values()) for (const rec of f.live) if (rec.listed || rec.polling || this.scheduler.has(rec.snap.key)) n++;
+    for (const f of this.#servers.values()) for (const rec of f.live) if (rec.listed || rec.polling || this.#scheduler.has(rec.snap.key)) n++;
     return n;
   }
 
   /** Whether the live tasks of a server are followed through `tasks/list` (diagnostics, tests). */
   followsByList(serverId: string): boolean {
-    return this.servers.get(serverId)?.byList ?? false;
+    return this.#servers.get(serverId)?.byList ?? false;
   }
 
   /** The capabilities the client declares for what its handlers implement. */
   clientCapabilities(): Record<string, unknown> {
     const caps: Record<string, unknown> = {};
-    const h = this.options.handlers;
+    const h = this.#options.handlers;
     if (h?.elicitation) caps.elicitation = h.elicitation.url ? { form: {}, url: {} } : { form: {} };
     if (h?.sampling) caps.sampling = {};
     return caps;
@@ -217,19 +219,19 @@ export class TaskEngine extends DisposableBase {
    * nothing the server sends early is missed), and re-attaches live tasks once it is up.
    */
   attachSession(serverId: string, session: McpSession): void {
-    this.attached.get(serverId)?.store.dispose();
+    this.#attached.get(serverId)?.store.dispose();
     const store = new DisposableStore();
-    this.attached.set(serverId, { session, store });
+    this.#attached.set(serverId, { session, store });
     store.add(
       session.connection.onNotification('notifications/tasks/status', (params) => {
         const parsed = TaskSchema.safeParse(params);
         if (!parsed.success) {
-          this.log.warn(`[${this.label(serverId)}] Ignored an invalid notifications/tasks/status: ${describeIssues(parsed.error.issues)}`);
+          this.#log.warn(`[${this.#label(serverId)}] Ignored an invalid notifications/tasks/status: ${describeIssues(parsed.error.issues)}`);
           return;
         }
-        const rec = this.recs.get(taskKey(serverId, parsed.data.taskId));
-        if (rec) this.applyServerTask(rec, parsed.data, 'notification');
-        else this.log.debug(`[${this.label(serverId)}] Status notification for a task not tracked here: ${parsed.data.taskId}`);
+        const rec = this.#recs.get(taskKey(serverId, parsed.data.taskId));
+        if (rec) this.#applyServerTask(rec, parsed.data, 'notification');
+        else this.#log.debug(`[${this.#label(serverId)}] Status notification for a task not tracked here: ${parsed.data.taskId}`);
       }),
     );
     const route = (handler: ServerRequestHandler) => async (params: Record<string, unknown> | undefined, ctx: { signal: AbortSignal; meta?: Record<string, unknown> }) => {
@@ -246,45 +248,45 @@ export class TaskEngine extends DisposableBase {
         sub.dispose();
       }
     };
-    const h = this.options.handlers;
+    const h = this.#options.handlers;
     if (h?.elicitation) store.add(session.onRequest('elicitation/create', route(h.elicitation.handle)));
     if (h?.sampling) store.add(session.onRequest('sampling/createMessage', route(h.sampling.handle)));
-    store.add(session.onClose((info) => this.sessionClosed(serverId, session, info)));
-    const f = this.servers.get(serverId);
+    store.add(session.onClose((info) => this.#sessionClosed(serverId, session, info)));
+    const f = this.#servers.get(serverId);
     if (!f) return;
     // A new session: its server may list differently; probing starts over.
     f.byList = false;
     f.failures = 0;
     f.probeAt = 2;
-    this.cycles.cancel(serverId);
+    this.#cycles.cancel(serverId);
     for (const rec of f.live) {
       if (rec.snap.kind !== 'task') continue;
-      this.routeProgress(rec, session);
+      this.#routeProgress(rec, session);
       // Re-attach by id as soon as the session is up.
       rec.listed = false;
-      this.scheduler.schedule(rec.snap.key, this.now());
+      this.#scheduler.schedule(rec.snap.key, this.#now());
     }
   }
 
-  private sessionClosed(serverId: string, session: McpSession, info: TransportCloseInfo): void {
-    const a = this.attached.get(serverId);
+  #sessionClosed(serverId: string, session: McpSession, info: TransportCloseInfo): void {
+    const a = this.#attached.get(serverId);
     if (a?.session !== session) return;
     a.store.dispose();
-    this.attached.delete(serverId);
-    const outlive = this.options.sessions.tasksOutliveConnection(serverId);
-    const f = this.servers.get(serverId);
+    this.#attached.delete(serverId);
+    const outlive = this.#options.sessions.tasksOutliveConnection(serverId);
+    const f = this.#servers.get(serverId);
     if (!f) return;
     // The connection forgot its progress routes; the next session's list cycle starts afresh.
     f.byList = false;
-    this.cycles.cancel(serverId);
+    this.#cycles.cancel(serverId);
     for (const rec of [...f.live]) {
       rec.direct?.abort(new Error(`the connection closed: ${info.reason}`));
       if (rec.snap.kind !== 'task') continue;
-      if (!outlive) this.gone(rec, `the server's process ended (${info.reason})`, false);
+      if (!outlive) this.#gone(rec, `the server's process ended (${info.reason})`, false);
       else if (rec.listed) {
         // Polled by id again, which reconnects.
         rec.listed = false;
-        this.scheduleNext(rec);
+        this.#scheduleNext(rec);
       }
     }
   }
@@ -297,26 +299,26 @@ export class TaskEngine extends DisposableBase {
    * (a task) or the call is sent (a direct call, whose outcome arrives as a change).
    */
   async callTool(serverId: string, toolName: string, options: CallToolOptions = {}): Promise<TaskSnapshot> {
-    const session = await this.options.sessions.getSession(serverId);
+    const session = await this.#options.sessions.getSession(serverId);
     const tools = await session.listTools({ signal: options.signal });
     const tool = tools.find((t) => t.name === toolName);
-    if (!tool) throw new Error(`Server "${this.label(serverId)}" has no tool named "${toolName}".`);
+    if (!tool) throw new Error(`Server "${this.#label(serverId)}" has no tool named "${toolName}".`);
     const accepts = serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion);
     const taskSupport = tool.execution?.taskSupport;
     const decision = decideExecution(accepts, taskSupport, options.preference);
-    if (decision.mode === 'refuse') throw new Error(`Cannot call "${toolName}" on "${this.label(serverId)}": ${decision.reason}.`);
-    if (decision.mode === 'task') return this.startTask(serverId, session, toolName, options);
-    return this.startDirect(serverId, session, toolName, options, mayRetryAsTask(accepts, taskSupport));
+    if (decision.mode === 'refuse') throw new Error(`Cannot call "${toolName}" on "${this.#label(serverId)}": ${decision.reason}.`);
+    if (decision.mode === 'task') return this.#startTask(serverId, session, toolName, options);
+    return this.#startDirect(serverId, session, toolName, options, mayRetryAsTask(accepts, taskSupport));
   }
 
-  private async startTask(serverId: string, session: McpSession, toolName: string, options: CallToolOptions): Promise<TaskSnapshot> {
+  async #startTask(serverId: string, session: McpSession, toolName: string, options: CallToolOptions): Promise<TaskSnapshot> {
     const token = `mcp-tasks-${randomUUID()}`;
     // T-REQ-8: the token stays ours for the whole task, so progress sent after the
     // CreateTaskResult still arrives. Subscribed before sending: progress may come first, and is
     // kept until the task is tracked and its lasting route (routeProgress) replaces this one.
     const early: Progress[] = [];
     const sub = session.onProgress(token, (p) => early.push(p));
-    const ttl = options.ttlMs ?? this.options.defaultTtlMs?.();
+    const ttl = options.ttlMs ?? this.#options.defaultTtlMs?.();
     const params: Record<string, unknown> = {
       name: toolName,
       arguments: options.arguments ?? {},
@@ -325,7 +327,7 @@ export class TaskEngine extends DisposableBase {
     };
     let raw: Record<string, unknown>;
     try {
-      raw = await session.connection.requestRaw('tools/call', params, { signal: options.signal, timeoutMs: this.timeoutMs });
+      raw = await session.connection.requestRaw('tools/call', params, { signal: options.signal, timeoutMs: this.#timeoutMs });
     } catch (err) {
       sub.dispose();
       throw err;
@@ -336,22 +338,22 @@ export class TaskEngine extends DisposableBase {
       // A server that ignored `task` and answered the tool's result: keep it, as a direct call.
       const direct = CallToolResultSchema.safeParse(raw);
       if (direct.success) {
-        this.log.warn(`[${this.label(serverId)}] ${toolName}: the server answered a task-augmented call with the tool's result instead of a task`);
-        const r = this.addRec(this.directSnapshot(serverId, toolName, options));
-        this.finishDirect(r, { kind: 'result', result: direct.data });
+        this.#log.warn(`[${this.#label(serverId)}] ${toolName}: the server answered a task-augmented call with the tool's result instead of a task`);
+        const r = this.#addRec(this.#directSnapshot(serverId, toolName, options));
+        this.#finishDirect(r, { kind: 'result', result: direct.data });
         return r.snap;
       }
-      throw new RpcError(ErrorCode.InvalidParams, `Server "${this.label(serverId)}" answered tools/call with neither a task nor a tool result: ${describeIssues(created.error.issues)}`);
+      throw new RpcError(ErrorCode.InvalidParams, `Server "${this.#label(serverId)}" answered tools/call with neither a task nor a tool result: ${describeIssues(created.error.issues)}`);
     }
     const { task, _meta } = created.data;
     const immediate = _meta?.[MODEL_IMMEDIATE_RESPONSE_META];
     const key = taskKey(serverId, task.taskId);
-    if (this.recs.has(key)) {
+    if (this.#recs.has(key)) {
       sub.dispose();
-      throw new Error(`Server "${this.label(serverId)}" reused the id of a task it already created: ${task.taskId}`);
+      throw new Error(`Server "${this.#label(serverId)}" reused the id of a task it already created: ${task.taskId}`);
     }
-    const createdAt = validDate(task.createdAt, this.now());
-    const rec = this.addRec(
+    const createdAt = validDate(task.createdAt, this.#now());
+    const rec = this.#addRec(
       {
         key,
         serverId,
@@ -363,7 +365,7 @@ export class TaskEngine extends DisposableBase {
         statusMessage: task.statusMessage,
         createdAt,
         // One string for both when they are equal, as they are for a new task.
-        lastUpdatedAt: task.lastUpdatedAt === task.createdAt ? createdAt : validDate(task.lastUpdatedAt, this.now()),
+        lastUpdatedAt: task.lastUpdatedAt === task.createdAt ? createdAt : validDate(task.lastUpdatedAt, this.#now()),
         ttl: sanitizeTtl(task.ttl),
         pollInterval: task.pollInterval,
         immediateResponse: typeof immediate === 'string' ? immediate : undefined,
@@ -371,17 +373,17 @@ export class TaskEngine extends DisposableBase {
       },
       token,
     );
-    this.routeProgress(rec, session);
-    this.log.info(`[${this.label(serverId)}] Task ${task.taskId} created for ${toolName} (ttl ${task.ttl ?? 'unlimited'} ms, poll ${task.pollInterval ?? '-'} ms)`);
-    for (const p of early) this.applyProgress(rec, p);
+    this.#routeProgress(rec, session);
+    this.#log.info(`[${this.#label(serverId)}] Task ${task.taskId} created for ${toolName} (ttl ${task.ttl ?? 'unlimited'} ms, poll ${task.pollInterval ?? '-'} ms)`);
+    for (const p of early) this.#applyProgress(rec, p);
     // T-LIFE-1: a task starts working; a server that says otherwise is applied through the table.
-    if (task.status !== 'working') this.applyServerTask(rec, task, 'create');
-    if (!isTerminal(rec.snap.status) && !this.scheduler.has(key)) this.scheduleNext(rec);
+    if (task.status !== 'working') this.#applyServerTask(rec, task, 'create');
+    if (!isTerminal(rec.snap.status) && !this.#scheduler.has(key)) this.#scheduleNext(rec);
     return rec.snap;
   }
 
-  private directSnapshot(serverId: string, toolName: string, options: CallToolOptions): TaskSnapshot {
-    const now = new Date(this.now()).toISOString();
+  #directSnapshot(serverId: string, toolName: string, options: CallToolOptions): TaskSnapshot {
+    const now = new Date(this.#now()).toISOString();
     const taskId = `direct-${randomUUID()}`;
     return {
       key: taskKey(serverId, taskId),
@@ -398,90 +400,90 @@ export class TaskEngine extends DisposableBase {
     };
   }
 
-  private async startDirect(serverId: string, session: McpSession, toolName: string, options: CallToolOptions, retryAsTask: boolean): Promise<TaskSnapshot> {
-    const rec = this.addRec(this.directSnapshot(serverId, toolName, options));
+  async #startDirect(serverId: string, session: McpSession, toolName: string, options: CallToolOptions, retryAsTask: boolean): Promise<TaskSnapshot> {
+    const rec = this.#addRec(this.#directSnapshot(serverId, toolName, options));
     const abort = (rec.direct = new AbortController());
-    const signals = [abort.signal, this.lifetime.signal, ...(options.signal ? [options.signal] : [])];
-    this.log.info(`[${this.label(serverId)}] Direct call of ${toolName} (not a task)`);
+    const signals = [abort.signal, this.#lifetime.signal, ...(options.signal ? [options.signal] : [])];
+    this.#log.info(`[${this.#label(serverId)}] Direct call of ${toolName} (not a task)`);
     const run = async () => {
       try {
         const result = await session.request('tools/call', { name: toolName, arguments: options.arguments ?? {} }, CallToolResultSchema, {
           signal: AbortSignal.any(signals),
-          timeoutMs: this.timeoutMs,
-          onprogress: (p) => this.applyProgress(rec, p),
+          timeoutMs: this.#timeoutMs,
+          onprogress: (p) => this.#applyProgress(rec, p),
           resetTimeoutOnProgress: true,
         });
-        this.finishDirect(rec, { kind: 'result', result });
+        this.#finishDirect(rec, { kind: 'result', result });
       } catch (err) {
         if (retryAsTask && isPeerError(err) && err.code === ErrorCode.InvalidRequest) {
-          this.log.info(`[${this.label(serverId)}] ${toolName}: the server requires task augmentation (-32600: ${err.message}); calling it again as a task`);
+          this.#log.info(`[${this.#label(serverId)}] ${toolName}: the server requires task augmentation (-32600: ${err.message}); calling it again as a task`);
           this.remove(rec.snap.key);
           try {
-            await this.startTask(serverId, session, toolName, options);
+            await this.#startTask(serverId, session, toolName, options);
           } catch (e) {
-            this.log.error(`[${this.label(serverId)}] ${toolName}: the retry as a task failed: ${errorMessage(e)}`);
+            this.#log.error(`[${this.#label(serverId)}] ${toolName}: the retry as a task failed: ${errorMessage(e)}`);
           }
           return;
         }
         // A closed connection aborts the call too (sessionClosed): that is a failure, not the user's cancel.
-        if (abort.signal.aborted && !session.isClosed) return this.update(rec, { status: 'cancelled', statusMessage: 'Cancelled by the user' });
+        if (abort.signal.aborted && !session.isClosed) return this.#update(rec, { status: 'cancelled', statusMessage: 'Cancelled by the user' });
         const outcome: TaskOutcome | undefined = isPeerError(err) ? { kind: 'error', error: err.toJSON() } : undefined;
-        this.finishDirect(rec, outcome, errorMessage(err));
+        this.#finishDirect(rec, outcome, errorMessage(err));
       }
     };
     void run();
     return rec.snap;
   }
 
-  private finishDirect(rec: Rec, outcome: TaskOutcome | undefined, note?: string): void {
+  #finishDirect(rec: Rec, outcome: TaskOutcome | undefined, note?: string): void {
     rec.direct = undefined;
     const failed = !outcome || outcome.kind === 'error' || outcome.result.isError === true;
-    this.update(rec, {
+    this.#update(rec, {
       status: failed ? 'failed' : 'completed',
       outcome,
-      outcomeFetchedAt: outcome ? new Date(this.now()).toISOString() : undefined,
+      outcomeFetchedAt: outcome ? new Date(this.#now()).toISOString() : undefined,
       note,
     });
-    this.log.info(`[${this.label(rec.snap.serverId)}] Direct call of ${rec.snap.toolName} ${failed ? 'failed' : 'completed'}${note ? `: ${note}` : ''}`);
+    this.#log.info(`[${this.#label(rec.snap.serverId)}] Direct call of ${rec.snap.toolName} ${failed ? 'failed' : 'completed'}${note ? `: ${note}` : ''}`);
   }
 
   // ── Following tasks ────────────────────────────────────────────────────────────────────────
 
   /** Polls one task now (also what the scheduler calls). */
   async poll(key: string): Promise<void> {
-    const rec = this.recs.get(key);
+    const rec = this.#recs.get(key);
     if (!rec || rec.snap.kind !== 'task' || isTerminal(rec.snap.status) || rec.polling) return;
     const { serverId, taskId } = rec.snap;
     rec.polling = true;
     try {
-      const session = await this.reach(serverId);
+      const session = await this.#reach(serverId);
       if (!session) return;
       // T-REQ-9: the taskId param is the truth; no related-task _meta on tasks/get.
       // No abort signal: thousands of polls each listening on one shared signal cost more than
       // the polls themselves (see bench/). A poll ends by its timeout or by the session closing.
-      const task = await session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.timeoutMs });
-      if (this.lifetime.signal.aborted) return;
-      this.applyServerTask(rec, task, 'poll');
+      const task = await session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.#timeoutMs });
+      if (this.#lifetime.signal.aborted) return;
+      this.#applyServerTask(rec, task, 'poll');
     } catch (err) {
-      if (isPeerError(err) && err.code === ErrorCode.InvalidParams) this.gone(rec, `the server no longer knows the task (${err.message})`, true);
-      else if (!this.lifetime.signal.aborted) this.log.warn(`[${this.label(serverId)}] tasks/get ${taskId} failed: ${errorMessage(err)}`);
+      if (isPeerError(err) && err.code === ErrorCode.InvalidParams) this.#gone(rec, `the server no longer knows the task (${err.message})`, true);
+      else if (!this.#lifetime.signal.aborted) this.#log.warn(`[${this.#label(serverId)}] tasks/get ${taskId} failed: ${errorMessage(err)}`);
     } finally {
       rec.polling = false;
-      if (this.recs.get(key) === rec && !isTerminal(rec.snap.status) && !this.scheduler.has(key)) this.scheduleNext(rec);
+      if (this.#recs.get(key) === rec && !isTerminal(rec.snap.status) && !this.#scheduler.has(key)) this.#scheduleNext(rec);
     }
   }
 
   /** The session of a server for polling, or undefined while it is backing off after failures. */
-  private async reach(serverId: string): Promise<McpSession | undefined> {
+  async #reach(serverId: string): Promise<McpSession | undefined> {
     try {
-      const s = await this.options.sessions.getSession(serverId);
-      this.backoff.delete(serverId);
+      const s = await this.#options.sessions.getSession(serverId);
+      this.#backoff.delete(serverId);
       return s;
     } catch (err) {
-      const b = this.backoff.get(serverId) ?? { delay: 500 };
+      const b = this.#backoff.get(serverId) ?? { delay: 500 };
       b.delay = Math.min(b.delay * 2, MAX_BACKOFF_MS);
-      this.backoff.set(serverId, b);
-      this.log.warn(`[${this.label(serverId)}] Cannot reach the server to follow its tasks (${errorMessage(err)}); retrying in ${Math.round(b.delay / 1000)} s`);
+      this.#backoff.set(serverId, b);
+      this.#log.warn(`[${this.#label(serverId)}] Cannot reach the server to follow its tasks (${errorMessage(err)}); retrying in ${Math.round(b.delay / 1000)} s`);
       return undefined;
     }
   }
@@ -492,32 +494,32 @@ export class TaskEngine extends DisposableBase {
    * so tasks created together do not poll in lockstep. Never sooner than the interval, never
    * later than twice it (T-REQ-2). A server that is backing off pushes it later.
    */
-  private scheduleNext(rec: Rec): void {
+  #scheduleNext(rec: Rec): void {
     const { key, serverId } = rec.snap;
-    const f = this.servers.get(serverId);
+    const f = this.#servers.get(serverId);
     if (f?.byList) {
       rec.listed = true;
-      this.scheduler.cancel(key);
+      this.#scheduler.cancel(key);
       return;
     }
-    let delay = this.interval(rec) * (1 + 0.25 * this.random());
-    const b = this.backoff.get(serverId);
+    let delay = this.#interval(rec) * (1 + 0.25 * this.#random());
+    const b = this.#backoff.get(serverId);
     if (b) delay = Math.max(delay, b.delay);
-    this.scheduler.schedule(key, this.now() + delay);
-    if (f && !f.cycling && f.live.size >= f.probeAt && !this.cycles.has(serverId) && lists(this.attached.get(serverId)?.session)) {
-      this.cycles.schedule(serverId, this.now());
+    this.#scheduler.schedule(key, this.#now() + delay);
+    if (f && !f.cycling && f.live.size >= f.probeAt && !this.#cycles.has(serverId) && lists(this.#attached.get(serverId)?.session)) {
+      this.#cycles.schedule(serverId, this.#now());
     }
   }
 
   /** The poll interval of a task, clamped. */
-  private interval(rec: Rec): number {
-    return clamp(rec.snap.pollInterval ?? this.defaultPoll, this.minPoll, this.maxPoll);
+  #interval(rec: Rec): number {
+    return clamp(rec.snap.pollInterval ?? this.#defaultPoll, this.#minPoll, this.#maxPoll);
   }
 
   /** The poll interval actually used for a task (for the view's tooltip). */
   effectivePollInterval(key: string): number | undefined {
-    const rec = this.recs.get(key);
-    return rec && this.interval(rec);
+    const rec = this.#recs.get(key);
+    return rec && this.#interval(rec);
   }
 
   /**
@@ -540,80 +542,80 @@ export class TaskEngine extends DisposableBase {
    * win any more), and `probeAt` doubles after a probe that did not win, so probing costs at most
    * about as much as polling would have.
    */
-  private async listCycle(serverId: string): Promise<void> {
-    const f = this.servers.get(serverId);
-    if (!f || f.cycling || this.lifetime.signal.aborted) return;
+  async #listCycle(serverId: string): Promise<void> {
+    const f = this.#servers.get(serverId);
+    if (!f || f.cycling || this.#lifetime.signal.aborted) return;
     if (f.live.size === 0) {
       f.byList = false;
       return;
     }
     f.cycling = true;
-    const started = this.now();
+    const started = this.#now();
     const cycle = ++f.cycle;
     // The pace is the most eager task's; the budget, the tasks/get per-task polls send meanwhile.
-    let pace = this.maxPoll;
-    for (const rec of f.live) if (rec.snap.kind === 'task') pace = Math.min(pace, this.interval(rec));
+    let pace = this.#maxPoll;
+    for (const rec of f.live) if (rec.snap.kind === 'task') pace = Math.min(pace, this.#interval(rec));
     let budget = 0;
-    for (const rec of f.live) if (rec.snap.kind === 'task') budget += pace / this.interval(rec);
+    for (const rec of f.live) if (rec.snap.kind === 'task') budget += pace / this.#interval(rec);
     let pages = 0;
     let saved = 0;
     let failed = false;
     try {
-      const session = await this.reach(serverId);
+      const session = await this.#reach(serverId);
       if (!session || !lists(session)) failed = true;
       else {
-        pages = await this.pageList(
+        pages = await this.#pageList(
           session,
           serverId,
           (task) => {
-            const rec = this.recs.get(taskKey(serverId, task.taskId));
+            const rec = this.#recs.get(taskKey(serverId, task.taskId));
             if (!rec || rec.snap.kind !== 'task' || isTerminal(rec.snap.status) || rec.seenIn === cycle) return;
             rec.seenIn = cycle;
-            saved += pace / this.interval(rec);
+            saved += pace / this.#interval(rec);
             if (f.byList && !rec.listed) {
               rec.listed = true;
-              this.scheduler.cancel(rec.snap.key);
+              this.#scheduler.cancel(rec.snap.key);
             }
-            this.applyServerTask(rec, task, 'list');
+            this.#applyServerTask(rec, task, 'list');
           },
           (sent) => sent >= budget,
         );
       }
     } catch (err) {
       failed = true;
-      if (!this.lifetime.signal.aborted) this.log.warn(`[${this.label(serverId)}] tasks/list (following ${f.live.size} tasks) failed: ${errorMessage(err)}`);
+      if (!this.#lifetime.signal.aborted) this.#log.warn(`[${this.#label(serverId)}] tasks/list (following ${f.live.size} tasks) failed: ${errorMessage(err)}`);
     } finally {
       f.cycling = false;
     }
-    if (this.lifetime.signal.aborted || this.servers.get(serverId) !== f) return;
+    if (this.#lifetime.signal.aborted || this.#servers.get(serverId) !== f) return;
     f.failures = failed ? f.failures + 1 : 0;
     // A failed cycle keeps the mode (the tasks it missed are polled below) unless failures repeat.
     const wins = failed ? f.byList && f.failures < 3 : pages < saved;
-    if (wins !== f.byList) this.log.info(`[${this.label(serverId)}] Following ${f.live.size} tasks ${wins ? `through tasks/list (${pages} pages per ${pace} ms)` : 'by tasks/get, one per task'}`);
+    if (wins !== f.byList) this.#log.info(`[${this.#label(serverId)}] Following ${f.live.size} tasks ${wins ? `through tasks/list (${pages} pages per ${pace} ms)` : 'by tasks/get, one per task'}`);
     f.byList = wins;
     if (!wins) f.probeAt = 2 * Math.max(f.live.size, pages, 1);
-    const now = this.now();
+    const now = this.#now();
     for (const rec of f.live) {
       if (rec.snap.kind !== 'task') continue;
       const seen = rec.seenIn === cycle;
       if (wins && seen) {
-        if (!rec.listed) this.scheduler.cancel(rec.snap.key);
+        if (!rec.listed) this.#scheduler.cancel(rec.snap.key);
         rec.listed = true;
       } else if (rec.listed) {
         // Seen and back to its own polls: next one at its interval. Not seen: poll it now.
         rec.listed = false;
-        if (seen) this.scheduleNext(rec);
-        else if (!rec.polling) this.scheduler.schedule(rec.snap.key, now);
+        if (seen) this.#scheduleNext(rec);
+        else if (!rec.polling) this.#scheduler.schedule(rec.snap.key, now);
       }
     }
-    if (wins) this.cycles.schedule(serverId, Math.max(started + pace, now));
+    if (wins) this.#cycles.schedule(serverId, Math.max(started + pace, now));
   }
 
   /**
    * Applies a task as the server reported it (a poll, a notification, a cancel answer), through
    * the transition table: illegal changes and mismatched ids are logged and ignored.
    */
-  private applyServerTask(rec: Rec, task: Task, source: 'poll' | 'notification' | 'cancel' | 'create' | 'list'): void {
+  #applyServerTask(rec: Rec, task: Task, source: 'poll' | 'notification' | 'cancel' | 'create' | 'list'): void {
     const snap = rec.snap;
     // The common case at scale: nothing changed. Checked first, without allocating.
     if (
@@ -626,9 +628,9 @@ export class TaskEngine extends DisposableBase {
     ) {
       return;
     }
-    const label = this.label(snap.serverId);
+    const label = this.#label(snap.serverId);
     if (task.taskId !== rec.snap.taskId) {
-      this.log.warn(`[${label}] Ignored a ${source} answer about task ${task.taskId} for task ${rec.snap.taskId}: the ids do not match`);
+      this.#log.warn(`[${label}] Ignored a ${source} answer about task ${task.taskId} for task ${rec.snap.taskId}: the ids do not match`);
       return;
     }
     const from = rec.snap.status;
@@ -636,69 +638,69 @@ export class TaskEngine extends DisposableBase {
       // A poll answered before a status notification arrived is old news (no newer than what we
       // have), not a server breaking the rules.
       const stale = source !== 'notification' && !isServerTerminal(task.status) && Date.parse(task.lastUpdatedAt) <= Date.parse(rec.snap.lastUpdatedAt);
-      if (task.status !== from) this.log[stale ? 'debug' : 'warn'](`[${label}] Ignored ${source} status ${task.status} for task ${task.taskId}: it already ended as ${from} (T-LIFE-3)`);
+      if (task.status !== from) this.#log[stale ? 'debug' : 'warn'](`[${label}] Ignored ${source} status ${task.status} for task ${task.taskId}: it already ended as ${from} (T-LIFE-3)`);
       return;
     }
     if (!canTransition(from as TaskStatus, task.status)) {
-      this.log.warn(`[${label}] Ignored illegal transition ${from} → ${task.status} for task ${task.taskId} (${source})`);
+      this.#log.warn(`[${label}] Ignored illegal transition ${from} → ${task.status} for task ${task.taskId} (${source})`);
       return;
     }
     const changes: Partial<TaskSnapshot> = {};
     if (task.status !== from) changes.status = task.status;
     if (task.statusMessage !== rec.snap.statusMessage) changes.statusMessage = task.statusMessage;
-    const updated = validDate(task.lastUpdatedAt, this.now());
+    const updated = validDate(task.lastUpdatedAt, this.#now());
     if (updated !== rec.snap.lastUpdatedAt) changes.lastUpdatedAt = updated;
     const ttl = sanitizeTtl(task.ttl);
     if (ttl !== rec.snap.ttl) changes.ttl = ttl;
     if (task.pollInterval !== rec.snap.pollInterval) changes.pollInterval = task.pollInterval;
     if (Object.keys(changes).length === 0) return;
-    this.update(rec, changes);
+    this.#update(rec, changes);
     if (changes.status) {
-      this.log.info(`[${label}] Task ${task.taskId} (${rec.snap.toolName}): ${from} → ${task.status}${task.statusMessage ? ` (${truncate(task.statusMessage, 300)})` : ''}`);
-      this.onStatus(rec, task.status);
-    } else if ('pollInterval' in changes && this.scheduler.has(rec.snap.key)) {
-      this.scheduleNext(rec); // the server asked for another pace
+      this.#log.info(`[${label}] Task ${task.taskId} (${rec.snap.toolName}): ${from} → ${task.status}${task.statusMessage ? ` (${truncate(task.statusMessage, 300)})` : ''}`);
+      this.#onStatus(rec, task.status);
+    } else if ('pollInterval' in changes && this.#scheduler.has(rec.snap.key)) {
+      this.#scheduleNext(rec); // the server asked for another pace
     }
   }
 
-  private onStatus(rec: Rec, status: TaskStatus): void {
+  #onStatus(rec: Rec, status: TaskStatus): void {
     if (status === 'input_required') {
       // T-REQ-3: call tasks/result at once; the server delivers its questions through it.
-      void this.resultCall(rec);
+      void this.#resultCall(rec);
       return;
     }
     if (isServerTerminal(status)) {
-      this.scheduler.cancel(rec.snap.key);
-      this.unrouteProgress(rec);
-      if ((status === 'completed' || status === 'failed') && !rec.snap.outcome && !rec.snap.outcomeFetchedAt && (this.options.autoFetchResults?.() ?? true)) {
-        void this.resultCall(rec);
+      this.#scheduler.cancel(rec.snap.key);
+      this.#unrouteProgress(rec);
+      if ((status === 'completed' || status === 'failed') && !rec.snap.outcome && !rec.snap.outcomeFetchedAt && (this.#options.autoFetchResults?.() ?? true)) {
+        void this.#resultCall(rec);
       }
     }
   }
 
-  private applyProgress(rec: Rec, p: Progress): void {
+  #applyProgress(rec: Rec, p: Progress): void {
     if (isTerminal(rec.snap.status)) return;
-    this.update(rec, { progress: { progress: p.progress, total: p.total, message: p.message } });
+    this.#update(rec, { progress: { progress: p.progress, total: p.total, message: p.message } });
   }
 
   /**
    * T-REQ-8: routes the progress of a task on `session`. The route is one small closure held by
    * the connection (which drops every route when it closes); nothing per task is kept here.
    */
-  private routeProgress(rec: Rec, session: McpSession): void {
+  #routeProgress(rec: Rec, session: McpSession): void {
     const token = rec.progressToken;
     if (token === undefined) return;
     const key = rec.snap.key;
     session.onProgress(token, (p) => {
-      const r = this.recs.get(key);
-      if (r) this.applyProgress(r, p);
+      const r = this.#recs.get(key);
+      if (r) this.#applyProgress(r, p);
     });
   }
 
   /** Removes a task's progress route: a route set in its place, then disposed, leaves none. */
-  private unrouteProgress(rec: Rec): void {
+  #unrouteProgress(rec: Rec): void {
     const token = rec.progressToken;
-    const session = this.attached.get(rec.snap.serverId)?.session;
+    const session = this.#attached.get(rec.snap.serverId)?.session;
     if (token !== undefined && session) session.onProgress(token, ignore).dispose();
   }
 
@@ -707,48 +709,48 @@ export class TaskEngine extends DisposableBase {
    * (T-REQ-4), a result or a JSON-RPC error; either is kept as the outcome. One call per task
    * at a time, shared by all who wait.
    */
-  private resultCall(rec: Rec): Promise<TaskOutcome | undefined> {
+  #resultCall(rec: Rec): Promise<TaskOutcome | undefined> {
     if (rec.resultCall) return rec.resultCall;
     const { serverId, taskId } = rec.snap;
-    const label = this.label(serverId);
+    const label = this.#label(serverId);
     const p = (async (): Promise<TaskOutcome | undefined> => {
-      const session = await this.reach(serverId);
+      const session = await this.#reach(serverId);
       if (!session) return undefined;
       let outcome: TaskOutcome;
       try {
         // Blocks for as long as the task runs; the session closing ends it.
         const result = await session.request('tasks/result', { taskId }, CallToolResultSchema, { timeoutMs: Infinity });
-        if (this.lifetime.signal.aborted) return undefined;
+        if (this.#lifetime.signal.aborted) return undefined;
         // T-REQ-4: the result names its task; one that names another is not this task's outcome.
         const named = (result._meta?.[RELATED_TASK_META] as { taskId?: unknown } | undefined)?.taskId;
         if (named !== undefined && named !== taskId) {
-          this.log.warn(`[${label}] Ignored the answer to tasks/result ${taskId}: it is the result of task ${truncate(String(named), 100)}`);
+          this.#log.warn(`[${label}] Ignored the answer to tasks/result ${taskId}: it is the result of task ${truncate(String(named), 100)}`);
           return undefined;
         }
         outcome = { kind: 'result', result };
       } catch (err) {
         if (!isPeerError(err)) {
-          if (!this.lifetime.signal.aborted) this.log.warn(`[${label}] tasks/result ${taskId} failed: ${errorMessage(err)}`);
+          if (!this.#lifetime.signal.aborted) this.#log.warn(`[${label}] tasks/result ${taskId} failed: ${errorMessage(err)}`);
           return undefined;
         }
         if (err.code === ErrorCode.InvalidParams && !isServerTerminal(rec.snap.status as TaskStatus)) {
           // Not an outcome: the server may have dropped the task. A poll tells.
-          this.log.warn(`[${label}] tasks/result ${taskId} was refused: ${err.message}`);
+          this.#log.warn(`[${label}] tasks/result ${taskId} was refused: ${err.message}`);
           void this.poll(rec.snap.key);
           return undefined;
         }
         outcome = { kind: 'error', error: err.toJSON() };
       }
-      if (this.recs.get(rec.snap.key) !== rec) return outcome;
-      const changes: Partial<TaskSnapshot> = { outcome, outcomeFetchedAt: new Date(this.now()).toISOString() };
+      if (this.#recs.get(rec.snap.key) !== rec) return outcome;
+      const changes: Partial<TaskSnapshot> = { outcome, outcomeFetchedAt: new Date(this.#now()).toISOString() };
       // T-REQ-10: a completed tool task whose result is an error is reported as failed.
       if (outcome.kind === 'result' && outcome.result.isError === true && rec.snap.status === 'completed') {
         changes.status = 'failed';
         changes.note = 'The server reported the task completed, but its result is an error (isError).';
-        this.log.info(`[${label}] Task ${taskId} (${rec.snap.toolName}): completed → failed (its result has isError: true)`);
+        this.#log.info(`[${label}] Task ${taskId} (${rec.snap.toolName}): completed → failed (its result has isError: true)`);
       }
-      this.update(rec, changes);
-      this.log.info(`[${label}] Task ${taskId}: result retrieved (${outcome.kind === 'error' ? `error ${outcome.error.code}: ${outcome.error.message}` : outcome.result.isError ? 'isError result' : 'result'})`);
+      this.#update(rec, changes);
+      this.#log.info(`[${label}] Task ${taskId}: result retrieved (${outcome.kind === 'error' ? `error ${outcome.error.code}: ${outcome.error.message}` : outcome.result.isError ? 'isError result' : 'result'})`);
       // tasks/result returns only when the task is terminal: learn the final status now.
       if (!isTerminal(rec.snap.status)) void this.poll(rec.snap.key);
       return outcome;
@@ -764,19 +766,19 @@ export class TaskEngine extends DisposableBase {
    * `tasks/result` call is in flight (T-REQ-3), started again if an earlier one failed.
    */
   respond(key: string): void {
-    const rec = this.recs.get(key);
-    if (rec && rec.snap.status === 'input_required') void this.resultCall(rec);
+    const rec = this.#recs.get(key);
+    if (rec && rec.snap.status === 'input_required') void this.#resultCall(rec);
   }
 
   /** The task's outcome: the kept one, or fetched (waiting for the task to end if it is live). */
   async fetchResult(key: string): Promise<TaskOutcome> {
-    const rec = this.recs.get(key);
+    const rec = this.#recs.get(key);
     if (!rec) throw new Error('This task is no longer tracked.');
     if (rec.snap.outcome) return rec.snap.outcome;
-    if (rec.snap.outcomeFetchedAt && this.options.loadOutcome) {
-      const stored = await this.options.loadOutcome(key);
+    if (rec.snap.outcomeFetchedAt && this.#options.loadOutcome) {
+      const stored = await this.#options.loadOutcome(key);
       if (stored) {
-        this.update(rec, { outcome: stored });
+        this.#update(rec, { outcome: stored });
         return stored;
       }
     }
@@ -784,7 +786,7 @@ export class TaskEngine extends DisposableBase {
     if (rec.snap.status === 'expired' || rec.snap.status === 'lost') {
       throw new Error(`The task is ${rec.snap.status} and no result was fetched before: ${rec.snap.note ?? ''}`.trim());
     }
-    const outcome = await this.resultCall(rec);
+    const outcome = await this.#resultCall(rec);
     if (!outcome) throw new Error(`Could not fetch the result of task ${rec.snap.taskId}; see the log for why.`);
     return outcome;
   }
@@ -794,27 +796,27 @@ export class TaskEngine extends DisposableBase {
    * task that had already ended (-32602) is refreshed and the error says so.
    */
   async cancel(key: string): Promise<TaskSnapshot> {
-    const rec = this.recs.get(key);
+    const rec = this.#recs.get(key);
     if (!rec) throw new Error('This task is no longer tracked.');
     if (isTerminal(rec.snap.status)) throw new Error(`The task already ended (${rec.snap.status}).`);
     if (rec.snap.kind === 'direct') {
       rec.direct?.abort(new Error('cancelled by the user'));
       return rec.snap;
     }
-    const session = await this.options.sessions.getSession(rec.snap.serverId);
+    const session = await this.#options.sessions.getSession(rec.snap.serverId);
     if (session.serverCapabilities.tasks?.cancel === undefined) {
-      throw new Error(`Server "${this.label(rec.snap.serverId)}" does not support cancelling tasks.`);
+      throw new Error(`Server "${this.#label(rec.snap.serverId)}" does not support cancelling tasks.`);
     }
     try {
-      const task = await session.request('tasks/cancel', { taskId: rec.snap.taskId }, TaskSchema, { timeoutMs: this.timeoutMs });
-      this.log.info(`[${this.label(rec.snap.serverId)}] Task ${rec.snap.taskId}: cancel requested by the user; the server answered ${task.status}`);
-      this.applyServerTask(rec, task, 'cancel');
+      const task = await session.request('tasks/cancel', { taskId: rec.snap.taskId }, TaskSchema, { timeoutMs: this.#timeoutMs });
+      this.#log.info(`[${this.#label(rec.snap.serverId)}] Task ${rec.snap.taskId}: cancel requested by the user; the server answered ${task.status}`);
+      this.#applyServerTask(rec, task, 'cancel');
       return rec.snap;
     } catch (err) {
       if (isPeerError(err) && err.code === ErrorCode.InvalidParams) {
         // Refresh now, even if a scheduled poll is in flight, so the message tells the truth.
-        const fresh = await session.request('tasks/get', { taskId: rec.snap.taskId }, TaskSchema, { timeoutMs: this.timeoutMs }).catch(() => undefined);
-        if (fresh) this.applyServerTask(rec, fresh, 'poll');
+        const fresh = await session.request('tasks/get', { taskId: rec.snap.taskId }, TaskSchema, { timeoutMs: this.#timeoutMs }).catch(() => undefined);
+        if (fresh) this.#applyServerTask(rec, fresh, 'poll');
         throw new Error(`The server refused to cancel task ${rec.snap.taskId}: ${err.message} (it is now ${rec.snap.status}).`);
       }
       throw err;
@@ -827,14 +829,14 @@ export class TaskEngine extends DisposableBase {
    * or before a reload) join the list. Returns how many joined.
    */
   async refreshList(serverId: string): Promise<number> {
-    const session = await this.options.sessions.getSession(serverId);
+    const session = await this.#options.sessions.getSession(serverId);
     if (!lists(session)) return 0;
     let joined = 0;
-    await this.pageList(session, serverId, (task) => {
-      const rec = this.recs.get(taskKey(serverId, task.taskId));
-      if (rec) return this.applyServerTask(rec, task, 'list');
+    await this.#pageList(session, serverId, (task) => {
+      const rec = this.#recs.get(taskKey(serverId, task.taskId));
+      if (rec) return this.#applyServerTask(rec, task, 'list');
       joined++;
-      this.adoptListed(serverId, task);
+      this.#adoptListed(serverId, task);
     });
     return joined;
   }
@@ -844,34 +846,34 @@ export class TaskEngine extends DisposableBase {
    * verbatim; a repeated cursor or more than `maxListPages` pages stop it with an error in the
    * log, and `enough(pagesSent)` stops it before a further page. Returns the pages sent.
    */
-  private async pageList(session: McpSession, serverId: string, onTask: (task: Task) => void, enough?: (pages: number) => boolean): Promise<number> {
+  async #pageList(session: McpSession, serverId: string, onTask: (task: Task) => void, enough?: (pages: number) => boolean): Promise<number> {
     const seen = new Set<string>();
     let cursor: string | undefined;
-    const maxPages = this.options.maxListPages ?? 1000;
+    const maxPages = this.#options.maxListPages ?? 1000;
     for (let page = 0; ; page++) {
       if (page >= maxPages) {
-        this.log.error(`[${this.label(serverId)}] tasks/list: stopped after ${maxPages} pages; the server's list does not end`);
+        this.#log.error(`[${this.#label(serverId)}] tasks/list: stopped after ${maxPages} pages; the server's list does not end`);
         return page;
       }
       if (page > 0 && enough?.(page)) return page;
-      const result = await session.request('tasks/list', cursor === undefined ? {} : { cursor }, ListTasksResultSchema, { timeoutMs: this.timeoutMs });
+      const result = await session.request('tasks/list', cursor === undefined ? {} : { cursor }, ListTasksResultSchema, { timeoutMs: this.#timeoutMs });
       for (const raw of result.tasks) {
         const t = TaskSchema.safeParse(raw);
         if (t.success) onTask(t.data);
-        else this.log.warn(`[${this.label(serverId)}] tasks/list: skipped an invalid task: ${describeIssues(t.error.issues)}`);
+        else this.#log.warn(`[${this.#label(serverId)}] tasks/list: skipped an invalid task: ${describeIssues(t.error.issues)}`);
       }
       cursor = result.nextCursor;
       if (cursor === undefined) return page + 1;
       if (seen.has(cursor)) {
-        this.log.error(`[${this.label(serverId)}] tasks/list: the server repeated the cursor ${JSON.stringify(cursor)}; stopped paging`);
+        this.#log.error(`[${this.#label(serverId)}] tasks/list: the server repeated the cursor ${JSON.stringify(cursor)}; stopped paging`);
         return page + 1;
       }
       seen.add(cursor);
     }
   }
 
-  private adoptListed(serverId: string, task: Task): void {
-    const rec = this.addRec({
+  #adoptListed(serverId: string, task: Task): void {
+    const rec = this.#addRec({
       key: taskKey(serverId, task.taskId),
       serverId,
       taskId: task.taskId,
@@ -879,16 +881,16 @@ export class TaskEngine extends DisposableBase {
       toolName: '',
       status: task.status,
       statusMessage: task.statusMessage,
-      createdAt: validDate(task.createdAt, this.now()),
-      lastUpdatedAt: validDate(task.lastUpdatedAt, this.now()),
+      createdAt: validDate(task.createdAt, this.#now()),
+      lastUpdatedAt: validDate(task.lastUpdatedAt, this.#now()),
       ttl: sanitizeTtl(task.ttl),
       pollInterval: task.pollInterval,
       origin: 'server-list',
     });
-    this.log.info(`[${this.label(serverId)}] Task ${task.taskId} found through tasks/list (${task.status})`);
+    this.#log.info(`[${this.#label(serverId)}] Task ${task.taskId} found through tasks/list (${task.status})`);
     if (!isTerminal(task.status)) {
-      this.scheduleNext(rec);
-      if (task.status === 'input_required') void this.resultCall(rec);
+      this.#scheduleNext(rec);
+      if (task.status === 'input_required') void this.#resultCall(rec);
     }
   }
 
@@ -896,14 +898,14 @@ export class TaskEngine extends DisposableBase {
    * The server denies the task, or its server is gone: `expired` if its ttl had ended, else
    * `lost`. The last status and any outcome already fetched are kept.
    */
-  private gone(rec: Rec, why: string, serverDenied: boolean): void {
+  #gone(rec: Rec, why: string, serverDenied: boolean): void {
     if (isTerminal(rec.snap.status)) return;
     const expiresAt = rec.snap.ttl === null ? Infinity : Date.parse(rec.snap.createdAt) + rec.snap.ttl;
-    const status: LocalTaskStatus = serverDenied && this.now() >= expiresAt ? 'expired' : 'lost';
-    this.scheduler.cancel(rec.snap.key);
-    this.unrouteProgress(rec);
-    this.update(rec, { status, lastServerStatus: rec.snap.status as TaskStatus, note: status === 'expired' ? `Its ttl ended; ${why}.` : `${capitalize(why)}.` });
-    this.log.warn(`[${this.label(rec.snap.serverId)}] Task ${rec.snap.taskId} (${rec.snap.toolName}) is ${status}: ${why}`);
+    const status: LocalTaskStatus = serverDenied && this.#now() >= expiresAt ? 'expired' : 'lost';
+    this.#scheduler.cancel(rec.snap.key);
+    this.#unrouteProgress(rec);
+    this.#update(rec, { status, lastServerStatus: rec.snap.status as TaskStatus, note: status === 'expired' ? `Its ttl ended; ${why}.` : `${capitalize(why)}.` });
+    this.#log.warn(`[${this.#label(rec.snap.serverId)}] Task ${rec.snap.taskId} (${rec.snap.toolName}) is ${status}: ${why}`);
   }
 
   // ── Tracking ───────────────────────────────────────────────────────────────────────────────
@@ -915,42 +917,42 @@ export class TaskEngine extends DisposableBase {
   restore(snapshots: readonly TaskSnapshot[], progressTokens?: ReadonlyMap<string, string>): void {
     let i = 0;
     for (const snap of snapshots) {
-      if (this.recs.has(snap.key)) continue;
-      const rec = this.addRec(snap, progressTokens?.get(snap.key), false);
+      if (this.#recs.has(snap.key)) continue;
+      const rec = this.#addRec(snap, progressTokens?.get(snap.key), false);
       if (isTerminal(snap.status)) continue;
       if (snap.kind === 'direct') {
         // A plain call cannot outlive the window that made it.
-        this.update(rec, { status: 'lost', lastServerStatus: 'working', note: 'The window closed before the call returned.' });
+        this.#update(rec, { status: 'lost', lastServerStatus: 'working', note: 'The window closed before the call returned.' });
         continue;
       }
       // T-REQ-8: a session attached before the restore gets no other chance to route its progress.
-      const attached = this.attached.get(snap.serverId);
-      if (attached) this.routeProgress(rec, attached.session);
+      const attached = this.#attached.get(snap.serverId);
+      if (attached) this.#routeProgress(rec, attached.session);
       // Staggered, so a reload with many tasks does not burst.
-      this.scheduler.schedule(snap.key, this.now() + 50 + i++ * 5);
+      this.#scheduler.schedule(snap.key, this.#now() + 50 + i++ * 5);
     }
   }
 
   /** The progress token of a task (persisted so progress still arrives after a resume). */
   progressToken(key: string): string | undefined {
-    return this.recs.get(key)?.progressToken;
+    return this.#recs.get(key)?.progressToken;
   }
 
   /** Stops tracking a task (its outcome goes with it). Live tasks keep running on the server. */
   remove(key: string): void {
-    const rec = this.recs.get(key);
+    const rec = this.#recs.get(key);
     if (!rec) return;
-    this.scheduler.cancel(key);
-    if (!isTerminal(rec.snap.status)) this.unrouteProgress(rec);
-    this.recs.delete(key);
-    this.servers.get(rec.snap.serverId)?.live.delete(rec);
-    this._onDidRemove.fire(key);
+    this.#scheduler.cancel(key);
+    if (!isTerminal(rec.snap.status)) this.#unrouteProgress(rec);
+    this.#recs.delete(key);
+    this.#servers.get(rec.snap.serverId)?.live.delete(rec);
+    this.#onDidRemove.fire(key);
   }
 
   /** Removes every ended task (of one server, or all). Returns how many. */
   clearFinished(serverId?: string): number {
     let n = 0;
-    for (const rec of [...this.recs.values()]) {
+    for (const rec of [...this.#recs.values()]) {
       if (isTerminal(rec.snap.status) && (serverId === undefined || rec.snap.serverId === serverId)) {
         this.remove(rec.snap.key);
         n++;
@@ -959,39 +961,39 @@ export class TaskEngine extends DisposableBase {
     return n;
   }
 
-  private addRec(snap: TaskSnapshot, progressToken?: string, log = true): Rec {
+  #addRec(snap: TaskSnapshot, progressToken?: string, log = true): Rec {
     const rec = new Rec(snap, progressToken);
-    this.recs.set(snap.key, rec);
+    this.#recs.set(snap.key, rec);
     if (!isTerminal(snap.status)) {
-      let f = this.servers.get(snap.serverId);
-      if (!f) this.servers.set(snap.serverId, (f = { live: new Set(), byList: false, cycling: false, cycle: 0, failures: 0, probeAt: 2 }));
+      let f = this.#servers.get(snap.serverId);
+      if (!f) this.#servers.set(snap.serverId, (f = { live: new Set(), byList: false, cycling: false, cycle: 0, failures: 0, probeAt: 2 }));
       f.live.add(rec);
     }
-    if (log) this.log.debug(`[${this.label(snap.serverId)}] Tracking ${snap.kind} ${snap.taskId}`);
-    this._onDidChange.fire(snap);
+    if (log) this.#log.debug(`[${this.#label(snap.serverId)}] Tracking ${snap.kind} ${snap.taskId}`);
+    this.#onDidChange.fire(snap);
     return rec;
   }
 
-  private update(rec: Rec, changes: Partial<TaskSnapshot>): void {
+  #update(rec: Rec, changes: Partial<TaskSnapshot>): void {
     rec.snap = { ...rec.snap, ...changes };
     if (changes.status !== undefined && isTerminal(changes.status)) {
       rec.listed = false;
-      this.servers.get(rec.snap.serverId)?.live.delete(rec);
+      this.#servers.get(rec.snap.serverId)?.live.delete(rec);
     }
-    if (this.recs.get(rec.snap.key) === rec) this._onDidChange.fire(rec.snap);
+    if (this.#recs.get(rec.snap.key) === rec) this.#onDidChange.fire(rec.snap);
   }
 
-  private label(serverId: string): string {
-    return this.options.sessions.label(serverId);
+  #label(serverId: string): string {
+    return this.#options.sessions.label(serverId);
   }
 
   override dispose(): void {
-    this.lifetime.abort(new Error('The extension is shutting down'));
-    this.scheduler.dispose();
-    this.cycles.dispose();
-    for (const f of this.servers.values()) for (const rec of f.live) this.unrouteProgress(rec);
-    for (const a of this.attached.values()) a.store.dispose();
-    this.attached.clear();
+    this.#lifetime.abort(new Error('The extension is shutting down'));
+    this.#scheduler.dispose();
+    this.#cycles.dispose();
+    for (const f of this.#servers.values()) for (const rec of f.live) this.#unrouteProgress(rec);
+    for (const a of this.#attached.values()) a.store.dispose();
+    this.#attached.clear();
     super.dispose();
   }
 }

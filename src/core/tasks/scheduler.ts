@@ -9,98 +9,108 @@
  */
 export class PollScheduler {
   /** Key → due time (ms since `base`, rounded up: never early). */
-  private readonly due = new Map<string, number>();
-  private ats: number[] = [];
-  private keys: string[] = [];
-  private readonly base: number;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private timerAt = Infinity;
-  private disposed = false;
+  readonly #due = new Map<string, number>();
+  #ats: number[] = [];
+  #keys: string[] = [];
+  readonly #base: number;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timerAt = Infinity;
+  #disposed = false;
+  readonly #fire: (key: string) => void;
+  readonly #now: () => number;
 
   constructor(
-    private readonly fire: (key: string) => void,
-    private readonly now: () => number = Date.now,
+    fire: (key: string) => void,
+    now: () => number = Date.now,
   ) {
-    this.base = now();
+    this.#fire = fire;
+    this.#now = now;
+    this.#base = now();
   }
 
   /** (Re)schedules `key` at `at` (ms since epoch). */
   schedule(key: string, at: number): void {
-    if (this.disposed) return;
-    const t = Math.ceil(at - this.base);
-    this.due.set(key, t);
-    this.push(t, key);
-    if (t < this.timerAt) this.arm();
+    if (this.#disposed) return;
+    const t = Math.ceil(at - this.#base);
+    this.#due.set(key, t);
+    this.#push(t, key);
+    if (t < this.#timerAt) this.#arm();
   }
 
   cancel(key: string): void {
-    if (!this.due.delete(key)) return;
-    if (this.due.size === 0) {
-      this.clearTimer();
-      this.ats = [];
-      this.keys = [];
+    if (!this.#due.delete(key)) return;
+    if (this.#due.size === 0) {
+      this.#clearTimer();
+      this.#ats = [];
+      this.#keys = [];
     }
   }
 
   has(key: string): boolean {
-    return this.due.has(key);
+    return this.#due.has(key);
   }
 
   dueAt(key: string): number | undefined {
-    const t = this.due.get(key);
-    return t === undefined ? undefined : this.base + t;
+    const t = this.#due.get(key);
+    return t === undefined ? undefined : this.#base + t;
+  }
+
+  /** Entries in the heap, stale ones included: it must stay in proportion to `size`. */
+  get heapLength(): number {
+    return this.#ats.length;
   }
 
   get size(): number {
-    return this.due.size;
+    return this.#due.size;
   }
 
   dispose(): void {
-    this.disposed = true;
-    this.clearTimer();
-    this.due.clear();
-    this.ats = [];
-    this.keys = [];
+    this.#disposed = true;
+    this.#clearTimer();
+    this.#due.clear();
+    this.#ats = [];
+    this.#keys = [];
   }
 
-  private run(): void {
-    this.timer = undefined;
-    this.timerAt = Infinity;
-    const now = this.now() - this.base;
+  #run(): void {
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+    const now = this.#now() - this.#base;
     const ready: string[] = [];
-    while (this.ats.length && this.ats[0] <= now) {
-      const key = this.keys[0];
-      const at = this.ats[0];
-      this.pop();
-      if (this.due.get(key) === at) {
-        this.due.delete(key);
+    while (this.#ats.length && this.#ats[0] <= now) {
+      const key = this.#keys[0];
+      const at = this.#ats[0];
+      this.#pop();
+      if (this.#due.get(key) === at) {
+        this.#due.delete(key);
         ready.push(key);
       }
     }
     // Drop stale entries at the top so the next timer is for a live key.
-    while (this.ats.length && this.due.get(this.keys[0]) !== this.ats[0]) this.pop();
-    if (this.ats.length) this.arm();
-    for (const key of ready) this.fire(key);
+    while (this.#ats.length && this.#due.get(this.#keys[0]) !== this.#ats[0]) this.#pop();
+    if (this.#ats.length) this.#arm();
+    for (const key of ready) this.#fire(key);
   }
 
-  private arm(): void {
-    this.clearTimer();
-    if (!this.ats.length || this.disposed) return;
-    const at = this.ats[0];
-    this.timerAt = at;
-    this.timer = setTimeout(() => this.run(), Math.max(0, at - (this.now() - this.base)));
+  #arm(): void {
+    this.#clearTimer();
+    if (!this.#ats.length || this.#disposed) return;
+    const at = this.#ats[0];
+    this.#timerAt = at;
+    this.#timer = setTimeout(() => this.#run(), Math.max(0, at - (this.#now() - this.#base)));
     // Polling must not keep a process (tests, benchmarks) alive by itself.
-    (this.timer as { unref?: () => void }).unref?.();
+    (this.#timer as { unref?: () => void }).unref?.();
   }
 
-  private clearTimer(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.timerAt = Infinity;
+  #clearTimer(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
   }
 
-  private push(at: number, key: string): void {
-    const { ats, keys } = this;
+  #push(at: number, key: string): void {
+    const ats = this.#ats;
+    const keys = this.#keys;
     let i = ats.length;
     ats.push(at);
     keys.push(key);
@@ -114,20 +124,22 @@ export class PollScheduler {
     ats[i] = at;
     keys[i] = key;
     // Stale entries pile up when keys are rescheduled often: compact when they dominate.
-    if (ats.length > 64 && ats.length > this.due.size * 4) this.compact();
+    if (ats.length > 64 && ats.length > this.#due.size * 4) this.#compact();
   }
 
   /** Removes the top entry. */
-  private pop(): void {
-    const { ats, keys } = this;
+  #pop(): void {
+    const ats = this.#ats;
+    const keys = this.#keys;
     const at = ats.pop()!;
     const key = keys.pop()!;
-    if (ats.length) this.siftDown(0, at, key);
+    if (ats.length) this.#siftDown(0, at, key);
   }
 
   /** Places (at, key) at `i` or below, keeping the heap order. */
-  private siftDown(i: number, at: number, key: string): void {
-    const { ats, keys } = this;
+  #siftDown(i: number, at: number, key: string): void {
+    const ats = this.#ats;
+    const keys = this.#keys;
     const n = ats.length;
     for (;;) {
       const l = 2 * i + 1;
@@ -143,9 +155,9 @@ export class PollScheduler {
   }
 
   /** Rebuilds the heap from the live keys alone (heapify, O(n)). */
-  private compact(): void {
-    this.keys = [...this.due.keys()];
-    this.ats = [...this.due.values()];
-    for (let i = (this.ats.length >> 1) - 1; i >= 0; i--) this.siftDown(i, this.ats[i], this.keys[i]);
+  #compact(): void {
+    this.#keys = [...this.#due.keys()];
+    this.#ats = [...this.#due.values()];
+    for (let i = (this.#ats.length >> 1) - 1; i >= 0; i--) this.#siftDown(i, this.#ats[i], this.#keys[i]);
   }
 }

@@ -5,8 +5,8 @@ import type { Transport, TransportCloseInfo } from './transport';
  * receives on the next microtask (so ordering is as on a real wire, and no re-entrancy).
  */
 export class InMemoryTransport implements Transport {
-  private peer?: InMemoryTransport;
-  private closed = false;
+  #peer?: InMemoryTransport;
+  #closed = false;
   readonly description = 'in-memory';
   onmessage?: (message: unknown) => void;
   onerror?: (error: Error) => void;
@@ -15,40 +15,40 @@ export class InMemoryTransport implements Transport {
   static createLinkedPair(): [InMemoryTransport, InMemoryTransport] {
     const a = new InMemoryTransport();
     const b = new InMemoryTransport();
-    a.peer = b;
-    b.peer = a;
+    a.#peer = b;
+    b.#peer = a;
     return [a, b];
   }
 
   async start(): Promise<void> {
-    if (this.closed) throw new Error('in-memory transport is closed');
+    if (this.#closed) throw new Error('in-memory transport is closed');
   }
 
   async send(message: object): Promise<void> {
-    if (this.closed || !this.peer) throw new Error('in-memory transport is closed');
+    if (this.#closed || !this.#peer) throw new Error('in-memory transport is closed');
     // A JSON round trip, so neither side shares objects with the other.
     const copy: unknown = JSON.parse(JSON.stringify(message));
-    const peer = this.peer;
+    const peer = this.#peer;
     queueMicrotask(() => peer.onmessage?.(copy));
   }
 
   /** Delivers any value to the peer as if it came off the wire (tests of malformed input). */
   injectToPeer(value: unknown): void {
-    const peer = this.peer;
+    const peer = this.#peer;
     queueMicrotask(() => peer?.onmessage?.(value));
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    const peer = this.peer;
+    if (this.#closed) return;
+    this.#closed = true;
+    const peer = this.#peer;
     this.onclose?.({ reason: 'closed' });
-    if (peer && !peer.closed) await peer.closeFromPeer();
+    if (peer && !peer.#closed) await peer.#closeFromPeer();
   }
 
-  private async closeFromPeer(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+  async #closeFromPeer(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
     this.onclose?.({ reason: 'the other side closed' });
   }
 }

@@ -6,23 +6,26 @@
  * in memory. Invalid UTF-8 becomes U+FFFD, which JSON parsing then rejects or keeps as text.
  */
 export class LineBuffer {
-  private chunks: Buffer[] = [];
-  private size = 0;
-  private discarding = false;
+  #chunks: Buffer[] = [];
+  #size = 0;
+  #discarding = false;
+  readonly #maxLineBytes: number;
 
-  constructor(private readonly maxLineBytes = 64 * 1024 * 1024) {}
+  constructor(maxLineBytes = 64 * 1024 * 1024) {
+    this.#maxLineBytes = maxLineBytes;
+  }
 
   /** Feeds bytes; calls `online` for each complete line and `onoverflow` for each dropped one. */
   push(chunk: Buffer, online: (line: string) => void, onoverflow?: (bytes: number) => void): void {
     const nl = chunk.indexOf(0x0a);
-    if (nl === -1) return this.hold(chunk, 0);
+    if (nl === -1) return this.#hold(chunk, 0);
     // The first line ends whatever is held.
-    this.line(chunk, 0, nl, online, onoverflow);
+    this.#line(chunk, 0, nl, online, onoverflow);
     let start = nl + 1;
     if (start === chunk.length) return; // the usual case: one message per read
     const last = chunk.lastIndexOf(0x0a);
     if (last >= start) {
-      if (last - start <= this.maxLineBytes) {
+      if (last - start <= this.#maxLineBytes) {
         // Several whole lines, none over the limit: decoded at once (a newline byte is never part
         // of a UTF-8 sequence, so this reads exactly as line by line) and split as text.
         const text = chunk.toString(undefined, start, last); // undefined: UTF-8, without the encoding lookup
@@ -36,19 +39,19 @@ export class LineBuffer {
         }
       } else {
         for (let i = chunk.indexOf(0x0a, start); i !== -1; i = chunk.indexOf(0x0a, start)) {
-          this.line(chunk, start, i, online, onoverflow);
+          this.#line(chunk, start, i, online, onoverflow);
           start = i + 1;
         }
       }
       start = last + 1;
     }
-    if (start < chunk.length) this.hold(chunk, start);
+    if (start < chunk.length) this.#hold(chunk, start);
   }
 
   /** One line, `chunk[from, nl)` after the bytes held: passed on, or dropped when over the limit. */
-  private line(chunk: Buffer, from: number, nl: number, online: (line: string) => void, onoverflow?: (bytes: number) => void): void {
-    if (this.discarding) {
-      onoverflow?.(this.size + nl - from);
+  #line(chunk: Buffer, from: number, nl: number, online: (line: string) => void, onoverflow?: (bytes: number) => void): void {
+    if (this.#discarding) {
+      onoverflow?.(this.#size + nl - from);
       this.reset();
       return;
     }
@@ -56,14 +59,14 @@ export class LineBuffer {
     let line = chunk;
     let begin = from;
     let end = nl;
-    if (this.chunks.length > 0) {
-      this.chunks.push(chunk.subarray(from, nl));
-      line = Buffer.concat(this.chunks, this.size + nl - from);
+    if (this.#chunks.length > 0) {
+      this.#chunks.push(chunk.subarray(from, nl));
+      line = Buffer.concat(this.#chunks, this.#size + nl - from);
       begin = 0;
       end = line.length;
       this.reset();
     }
-    if (end - begin > this.maxLineBytes) {
+    if (end - begin > this.#maxLineBytes) {
       onoverflow?.(end - begin);
       return;
     }
@@ -72,29 +75,29 @@ export class LineBuffer {
   }
 
   /** Keeps `chunk[start..]`, the start of a line, unless it is already over the limit. */
-  private hold(chunk: Buffer, start: number): void {
+  #hold(chunk: Buffer, start: number): void {
     const rest = chunk.subarray(start);
-    this.size += rest.length;
-    if (this.discarding) return;
-    if (this.size > this.maxLineBytes) {
+    this.#size += rest.length;
+    if (this.#discarding) return;
+    if (this.#size > this.#maxLineBytes) {
       // Too long already: stop holding it and skip to the next newline.
-      this.chunks = [];
-      this.discarding = true;
+      this.#chunks = [];
+      this.#discarding = true;
       return;
     }
     // Copy: the caller may reuse its buffer.
-    this.chunks.push(Buffer.from(rest));
+    this.#chunks.push(Buffer.from(rest));
   }
 
   /** Bytes held for an unfinished line. */
   get pending(): number {
-    return this.size;
+    return this.#size;
   }
 
   reset(): void {
-    this.chunks = [];
-    this.size = 0;
-    this.discarding = false;
+    this.#chunks = [];
+    this.#size = 0;
+    this.#discarding = false;
   }
 }
 

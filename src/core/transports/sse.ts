@@ -33,139 +33,139 @@ export class LegacySseTransport implements Transport {
 
   readonly description: string;
 
-  private readonly url: string;
-  private readonly serverName: string;
-  private readonly log: Logger;
-  private readonly customHeaders: Record<string, string>;
-  private readonly fetchImpl: typeof fetch;
-  private readonly endpointTimeoutMs: number;
-  private readonly lifetime = new AbortController();
-  private endpoint: URL | undefined;
-  private waitingForEndpoint: { resolve: (u: URL) => void; reject: (e: Error) => void } | undefined;
-  private _protocolVersion: string | undefined;
-  private started = false;
-  private closeFired = false;
+  readonly #url: string;
+  readonly #serverName: string;
+  readonly #log: Logger;
+  readonly #customHeaders: Record<string, string>;
+  readonly #fetchImpl: typeof fetch;
+  readonly #endpointTimeoutMs: number;
+  readonly #lifetime = new AbortController();
+  #endpoint: URL | undefined;
+  #waitingForEndpoint: { resolve: (u: URL) => void; reject: (e: Error) => void } | undefined;
+  #protocolVersion: string | undefined;
+  #started = false;
+  #closeFired = false;
 
   constructor(options: LegacySseOptions) {
-    this.url = options.url;
-    this.serverName = options.serverName;
-    this.log = options.logger;
-    this.customHeaders = { ...options.headers };
-    this.fetchImpl = options.fetch ?? fetch;
-    this.endpointTimeoutMs = options.endpointTimeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS;
+    this.#url = options.url;
+    this.#serverName = options.serverName;
+    this.#log = options.logger;
+    this.#customHeaders = { ...options.headers };
+    this.#fetchImpl = options.fetch ?? fetch;
+    this.#endpointTimeoutMs = options.endpointTimeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS;
     this.description = `sse: ${options.url}`;
   }
 
   /** The URL messages are POSTed to, once the server named it. */
   get endpointUrl(): string | undefined {
-    return this.endpoint?.href;
+    return this.#endpoint?.href;
   }
 
   /** Opens the event stream and resolves once the server named its message endpoint. */
   async start(): Promise<void> {
-    if (this.started) throw new Error(`${this.description} was already started`);
-    this.started = true;
-    if (this.lifetime.signal.aborted) throw this.closedError();
-    const url = checkHttpConfig(this.serverName, this.url, this.customHeaders);
+    if (this.#started) throw new Error(`${this.description} was already started`);
+    this.#started = true;
+    if (this.#lifetime.signal.aborted) throw this.#closedError();
+    const url = checkHttpConfig(this.#serverName, this.#url, this.#customHeaders);
 
-    const response = await this.http('GET', url, { Accept: 'text/event-stream' });
-    if (!response.ok) throw await httpStatusError(this.serverName, this.url, response);
+    const response = await this.#http('GET', url, { Accept: 'text/event-stream' });
+    if (!response.ok) throw await httpStatusError(this.#serverName, this.#url, response);
     if (mediaType(response) !== 'text/event-stream' || !response.body) {
       await response.body?.cancel().catch(() => undefined);
       throw new TransportHttpError(
-        `Server "${this.serverName}" answered GET ${this.url} with content type "${mediaType(response)}" instead of an event stream; if it speaks Streamable HTTP, use "type": "http".`,
+        `Server "${this.#serverName}" answered GET ${this.#url} with content type "${mediaType(response)}" instead of an event stream; if it speaks Streamable HTTP, use "type": "http".`,
       );
     }
 
-    const endpoint = new Promise<URL>((resolve, reject) => (this.waitingForEndpoint = { resolve, reject }));
+    const endpoint = new Promise<URL>((resolve, reject) => (this.#waitingForEndpoint = { resolve, reject }));
     const timer = setTimeout(
       () =>
-        this.waitingForEndpoint?.reject(
+        this.#waitingForEndpoint?.reject(
           new TransportHttpError(
-            `Server "${this.serverName}" opened an event stream at ${this.url} but named no "endpoint" within ${this.endpointTimeoutMs / 1000} s; is it a legacy HTTP+SSE server? For Streamable HTTP, use "type": "http".`,
+            `Server "${this.#serverName}" opened an event stream at ${this.#url} but named no "endpoint" within ${this.#endpointTimeoutMs / 1000} s; is it a legacy HTTP+SSE server? For Streamable HTTP, use "type": "http".`,
           ),
         ),
-      this.endpointTimeoutMs,
+      this.#endpointTimeoutMs,
     );
-    void this.read(response.body);
+    void this.#read(response.body);
     try {
-      this.endpoint = await endpoint;
+      this.#endpoint = await endpoint;
     } catch (err) {
-      this.lifetime.abort(err);
+      this.#lifetime.abort(err);
       throw err;
     } finally {
       clearTimeout(timer);
-      this.waitingForEndpoint = undefined;
+      this.#waitingForEndpoint = undefined;
     }
-    this.log.info(`Connected to ${this.description}; posting to ${this.endpoint.href}`);
+    this.#log.info(`Connected to ${this.description}; posting to ${this.#endpoint.href}`);
   }
 
   setProtocolVersion(version: string): void {
-    this._protocolVersion = version;
+    this.#protocolVersion = version;
   }
 
   async send(message: object): Promise<void> {
-    if (this.lifetime.signal.aborted) throw this.closedError();
-    if (!this.endpoint) throw new TransportHttpError(`${this.description} is not started`);
+    if (this.#lifetime.signal.aborted) throw this.#closedError();
+    if (!this.#endpoint) throw new TransportHttpError(`${this.description} is not started`);
     const extra: Record<string, string> = { 'Content-Type': 'application/json' };
-    if (this._protocolVersion !== undefined) extra['MCP-Protocol-Version'] = this._protocolVersion;
-    const response = await this.http('POST', this.endpoint, extra, JSON.stringify(message));
+    if (this.#protocolVersion !== undefined) extra['MCP-Protocol-Version'] = this.#protocolVersion;
+    const response = await this.#http('POST', this.#endpoint, extra, JSON.stringify(message));
     // The answer arrives on the event stream; the POST's own body (e.g. "Accepted") means nothing.
-    if (!response.ok) throw await httpStatusError(this.serverName, this.endpoint.href, response);
+    if (!response.ok) throw await httpStatusError(this.#serverName, this.#endpoint.href, response);
     await response.body?.cancel().catch(() => undefined);
   }
 
   async close(): Promise<void> {
-    this.lifetime.abort(this.closedError());
-    this.waitingForEndpoint?.reject(this.closedError());
-    this.fireClose({ reason: 'closed by the client' });
+    this.#lifetime.abort(this.#closedError());
+    this.#waitingForEndpoint?.reject(this.#closedError());
+    this.#fireClose({ reason: 'closed by the client' });
   }
 
-  private async read(body: NonNullable<Response['body']>): Promise<void> {
-    let why = `server "${this.serverName}" ended the event stream`;
+  async #read(body: NonNullable<Response['body']>): Promise<void> {
+    let why = `server "${this.#serverName}" ended the event stream`;
     try {
       await readSseStream(body, {
         onEvent: (e) => {
-          if (e.event === 'endpoint') this.onEndpoint(e.data);
-          else if (e.event === undefined || e.event === 'message') this.onMessageEvent(e.data);
-          else this.log.trace(`Ignored an SSE event of type "${e.event}"`);
+          if (e.event === 'endpoint') this.#onEndpoint(e.data);
+          else if (e.event === undefined || e.event === 'message') this.#onMessageEvent(e.data);
+          else this.#log.trace(`Ignored an SSE event of type "${e.event}"`);
         },
       });
     } catch (err) {
-      why = `the event stream of server "${this.serverName}" was cut: ${errorMessage(err)}`;
+      why = `the event stream of server "${this.#serverName}" was cut: ${errorMessage(err)}`;
     }
-    if (this.lifetime.signal.aborted) return;
-    if (this.waitingForEndpoint) {
-      this.waitingForEndpoint.reject(new TransportHttpError(`${why} before naming its "endpoint"`));
+    if (this.#lifetime.signal.aborted) return;
+    if (this.#waitingForEndpoint) {
+      this.#waitingForEndpoint.reject(new TransportHttpError(`${why} before naming its "endpoint"`));
       return;
     }
-    this.log.warn(why);
-    this.lifetime.abort(new TransportHttpError(why));
-    this.fireClose({ reason: why });
+    this.#log.warn(why);
+    this.#lifetime.abort(new TransportHttpError(why));
+    this.#fireClose({ reason: why });
   }
 
-  private onEndpoint(data: string): void {
+  #onEndpoint(data: string): void {
     let url: URL;
     try {
-      url = new URL(data.trim(), this.url);
+      url = new URL(data.trim(), this.#url);
     } catch {
-      this.log.warn(`Ignored an invalid "endpoint" event from server "${this.serverName}": ${data.slice(0, 200)}`);
+      this.#log.warn(`Ignored an invalid "endpoint" event from server "${this.#serverName}": ${data.slice(0, 200)}`);
       return;
     }
     // Our headers (tokens) go to the endpoint: it must not lead to another origin.
-    if (url.origin !== new URL(this.url).origin) {
-      this.waitingForEndpoint?.reject(
-        new TransportHttpError(`Server "${this.serverName}" named an endpoint on another origin (${url.origin}); refusing to send messages there.`),
+    if (url.origin !== new URL(this.#url).origin) {
+      this.#waitingForEndpoint?.reject(
+        new TransportHttpError(`Server "${this.#serverName}" named an endpoint on another origin (${url.origin}); refusing to send messages there.`),
       );
       return;
     }
-    if (this.waitingForEndpoint) this.waitingForEndpoint.resolve(url);
-    else if (url.href !== this.endpoint?.href) this.log.warn(`Ignored a second "endpoint" event from server "${this.serverName}"`);
+    if (this.#waitingForEndpoint) this.#waitingForEndpoint.resolve(url);
+    else if (url.href !== this.#endpoint?.href) this.#log.warn(`Ignored a second "endpoint" event from server "${this.#serverName}"`);
   }
 
-  private onMessageEvent(data: string): void {
+  #onMessageEvent(data: string): void {
     if (!data) return;
-    const values = parseEventData(data, this.serverName);
+    const values = parseEventData(data, this.#serverName);
     if (!Array.isArray(values)) {
       this.onerror?.(values);
       return;
@@ -174,33 +174,33 @@ export class LegacySseTransport implements Transport {
       try {
         this.onmessage?.(v);
       } catch (err) {
-        this.log.error(`Handling a message from server "${this.serverName}" failed: ${errorMessage(err)}`);
+        this.#log.error(`Handling a message from server "${this.#serverName}" failed: ${errorMessage(err)}`);
       }
     }
   }
 
-  private async http(method: 'GET' | 'POST', url: URL, extra: Record<string, string>, body?: string): Promise<Response> {
-    const headers = new Headers(this.customHeaders);
+  async #http(method: 'GET' | 'POST', url: URL, extra: Record<string, string>, body?: string): Promise<Response> {
+    const headers = new Headers(this.#customHeaders);
     for (const [k, v] of Object.entries(extra)) headers.set(k, v);
-    if (this.log.traceEnabled !== false) this.log.trace(`${method} ${url.href} ${JSON.stringify(redactHeaders(Object.fromEntries(headers.entries())))}`);
+    if (this.#log.traceEnabled !== false) this.#log.trace(`${method} ${url.href} ${JSON.stringify(redactHeaders(Object.fromEntries(headers.entries())))}`);
     try {
       // Redirects are not followed: custom headers (tokens) must not travel to another origin.
-      const response = await this.fetchImpl(url, { method, headers, body, signal: this.lifetime.signal, redirect: 'manual' });
-      if (this.log.traceEnabled !== false) this.log.trace(`${method} → ${response.status} ${response.headers.get('content-type') ?? ''}`);
+      const response = await this.#fetchImpl(url, { method, headers, body, signal: this.#lifetime.signal, redirect: 'manual' });
+      if (this.#log.traceEnabled !== false) this.#log.trace(`${method} → ${response.status} ${response.headers.get('content-type') ?? ''}`);
       return response;
     } catch (err) {
-      if (this.lifetime.signal.aborted) throw this.closedError();
-      throw networkError(this.serverName, url.href, err);
+      if (this.#lifetime.signal.aborted) throw this.#closedError();
+      throw networkError(this.#serverName, url.href, err);
     }
   }
 
-  private fireClose(info: TransportCloseInfo): void {
-    if (this.closeFired) return;
-    this.closeFired = true;
+  #fireClose(info: TransportCloseInfo): void {
+    if (this.#closeFired) return;
+    this.#closeFired = true;
     this.onclose?.(info);
   }
 
-  private closedError(): TransportHttpError {
-    return new TransportHttpError(`The connection to server "${this.serverName}" is closed`);
+  #closedError(): TransportHttpError {
+    return new TransportHttpError(`The connection to server "${this.#serverName}" is closed`);
   }
 }

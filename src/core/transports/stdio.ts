@@ -28,31 +28,34 @@ const STDERR_KEEP = 20;
  * (servers started through `npx` or a shell leave grandchildren otherwise).
  */
 export class StdioTransport implements Transport {
-  private child?: ChildProcess;
-  private readonly buffer = new LineBuffer();
-  private readonly stderrTail: string[] = [];
-  private stderrPartial = '';
-  private closeInfo?: TransportCloseInfo;
-  private exited?: Promise<void>;
+  #child?: ChildProcess;
+  readonly #buffer = new LineBuffer();
+  readonly #stderrTail: string[] = [];
+  #stderrPartial = '';
+  #closeInfo?: TransportCloseInfo;
+  #exited?: Promise<void>;
   /** While stdin's buffer is full: resolves when it drains or closes. */
-  private drained?: Promise<void>;
+  #drained?: Promise<void>;
   onmessage?: (message: unknown) => void;
   onerror?: (error: Error) => void;
   onclose?: (info: TransportCloseInfo) => void;
+  readonly #options: StdioOptions;
 
-  constructor(private readonly options: StdioOptions) {}
+  constructor(options: StdioOptions) {
+    this.#options = options;
+  }
 
   get description(): string {
-    return `stdio: ${[this.options.command, ...(this.options.args ?? [])].join(' ')}`;
+    return `stdio: ${[this.#options.command, ...(this.#options.args ?? [])].join(' ')}`;
   }
 
   /** The process id, once started. */
   get pid(): number | undefined {
-    return this.child?.pid;
+    return this.#child?.pid;
   }
 
   start(): Promise<void> {
-    const { command, args = [], env, cwd, logger, unsetEnv = [] } = this.options;
+    const { command, args = [], env, cwd, logger, unsetEnv = [] } = this.#options;
     const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
     for (const name of unsetEnv) delete childEnv[name];
     return new Promise((resolve, reject) => {
@@ -70,8 +73,8 @@ export class StdioTransport implements Transport {
         reject(new Error(`Could not start "${command}": ${(err as Error).message}`));
         return;
       }
-      this.child = child;
-      this.exited = new Promise((r) => child.once('exit', () => r()));
+      this.#child = child;
+      this.#exited = new Promise((r) => child.once('exit', () => r()));
       let started = false;
       child.once('spawn', () => {
         started = true;
@@ -88,23 +91,23 @@ export class StdioTransport implements Transport {
               : `Could not start "${command}": ${err.message}`;
         if (!started) reject(new Error(message));
         else this.onerror?.(new Error(message));
-        this.finish({ reason: message });
+        this.#finish({ reason: message });
       });
       // Bound once, not per chunk: this runs for every message.
-      const online = (line: string) => this.handleLine(line);
+      const online = (line: string) => this.#handleLine(line);
       const onoverflow = (bytes: number) => this.onerror?.(new TransportParseError(`dropped a line of ${bytes} bytes (over the limit)`, ''));
-      child.stdout!.on('data', (chunk: Buffer) => this.buffer.push(chunk, online, onoverflow));
-      child.stderr!.on('data', (chunk: Buffer) => this.handleStderr(chunk.toString('utf8')));
+      child.stdout!.on('data', (chunk: Buffer) => this.#buffer.push(chunk, online, onoverflow));
+      child.stderr!.on('data', (chunk: Buffer) => this.#handleStderr(chunk.toString('utf8')));
       child.stdin!.on('error', (err) => logger.debug(`stdin: ${err.message}`));
       const onEnd = (code: number | null, signal: NodeJS.Signals | null) => {
-        if (this.stderrPartial) this.keepStderr(this.stderrPartial);
-        this.stderrPartial = '';
+        if (this.#stderrPartial) this.#keepStderr(this.#stderrPartial);
+        this.#stderrPartial = '';
         const how = code !== null ? `exited with code ${code}` : `was killed by ${signal ?? 'a signal'}`;
-        const tail = this.stderrTail.slice(-5);
-        this.finish({
+        const tail = this.#stderrTail.slice(-5);
+        this.#finish({
           reason: `Server process ${how}${tail.length ? `: ${tail.join(' | ')}` : ''}`,
           code: code ?? undefined,
-          stderr: [...this.stderrTail],
+          stderr: [...this.#stderrTail],
         });
       };
       child.once('close', onEnd);
@@ -112,8 +115,8 @@ export class StdioTransport implements Transport {
       // exits, give the pipes a moment to drain, then end the tree and report.
       child.once('exit', (code, signal) => {
         setTimeout(() => {
-          if (!this.closeInfo) {
-            this.killTree('SIGKILL');
+          if (!this.#closeInfo) {
+            this.#killTree('SIGKILL');
             onEnd(code, signal);
           }
         }, 500).unref();
@@ -122,61 +125,61 @@ export class StdioTransport implements Transport {
   }
 
   send(message: object): Promise<void> {
-    const stdin = this.child?.stdin;
-    if (!stdin || this.closeInfo || stdin.destroyed) return Promise.reject(new Error('The server process is not running'));
+    const stdin = this.#child?.stdin;
+    if (!stdin || this.#closeInfo || stdin.destroyed) return Promise.reject(new Error('The server process is not running'));
     // No callback per message (measurably costly at thousands of messages a second): wait only
     // when the pipe's buffer is full. A failed write surfaces as the process closing.
     if (stdin.write(serializeLine(message))) return SENT;
     // Every writer waiting on a full pipe shares one wait (a listener each would pile up, with a
     // MaxListenersExceededWarning), which also ends when the pipe closes, so none waits forever.
-    this.drained ??= new Promise<void>((resolve) => {
+    this.#drained ??= new Promise<void>((resolve) => {
       const done = () => {
         stdin.off('drain', done);
         stdin.off('close', done);
-        this.drained = undefined;
+        this.#drained = undefined;
         resolve();
       };
       stdin.on('drain', done);
       stdin.on('close', done);
     });
-    return this.drained;
+    return this.#drained;
   }
 
   async close(): Promise<void> {
-    const child = this.child;
-    if (!child || this.closeInfo) {
-      this.finish({ reason: 'closed by the client' });
+    const child = this.#child;
+    if (!child || this.#closeInfo) {
+      this.#finish({ reason: 'closed by the client' });
       return;
     }
     // The spec's order: close stdin, then SIGTERM, then SIGKILL, each after a grace period.
     child.stdin?.end();
-    if (!(await this.waitExit(1000))) {
-      this.killTree('SIGTERM');
-      if (!(await this.waitExit(2000))) {
-        this.killTree('SIGKILL');
-        await this.waitExit(2000);
+    if (!(await this.#waitExit(1000))) {
+      this.#killTree('SIGTERM');
+      if (!(await this.#waitExit(2000))) {
+        this.#killTree('SIGKILL');
+        await this.#waitExit(2000);
       }
     } else {
       // The leader exited; make sure no grandchild outlives it.
-      this.killTree('SIGTERM');
+      this.#killTree('SIGTERM');
     }
-    this.finish({ reason: 'closed by the client' });
+    this.#finish({ reason: 'closed by the client' });
   }
 
-  private waitExit(ms: number): Promise<boolean> {
-    const child = this.child;
+  #waitExit(ms: number): Promise<boolean> {
+    const child = this.#child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
     return new Promise((resolve) => {
       const t = setTimeout(() => resolve(false), ms);
-      void this.exited!.then(() => {
+      void this.#exited!.then(() => {
         clearTimeout(t);
         resolve(true);
       });
     });
   }
 
-  private killTree(signal: NodeJS.Signals): void {
-    const pid = this.child?.pid;
+  #killTree(signal: NodeJS.Signals): void {
+    const pid = this.#child?.pid;
     if (!pid) return;
     try {
       if (process.platform === 'win32') spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { windowsHide: true });
@@ -186,7 +189,7 @@ export class StdioTransport implements Transport {
     }
   }
 
-  private handleLine(line: string): void {
+  #handleLine(line: string): void {
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -197,28 +200,28 @@ export class StdioTransport implements Transport {
     this.onmessage?.(value);
   }
 
-  private handleStderr(text: string): void {
-    const lines = (this.stderrPartial + text).split('\n');
-    this.stderrPartial = lines.pop() ?? '';
-    if (this.stderrPartial.length > 8192) {
-      this.keepStderr(this.stderrPartial);
-      this.stderrPartial = '';
+  #handleStderr(text: string): void {
+    const lines = (this.#stderrPartial + text).split('\n');
+    this.#stderrPartial = lines.pop() ?? '';
+    if (this.#stderrPartial.length > 8192) {
+      this.#keepStderr(this.#stderrPartial);
+      this.#stderrPartial = '';
     }
-    for (const l of lines) this.keepStderr(l);
+    for (const l of lines) this.#keepStderr(l);
   }
 
-  private keepStderr(line: string): void {
+  #keepStderr(line: string): void {
     const l = line.replace(/\r$/, '');
     if (!l.trim()) return;
-    this.options.logger.info(`stderr: ${l.length > 2000 ? l.slice(0, 2000) + '…' : l}`);
-    this.stderrTail.push(l.length > 500 ? l.slice(0, 500) + '…' : l);
-    if (this.stderrTail.length > (this.options.stderrLines ?? STDERR_KEEP)) this.stderrTail.shift();
+    this.#options.logger.info(`stderr: ${l.length > 2000 ? l.slice(0, 2000) + '…' : l}`);
+    this.#stderrTail.push(l.length > 500 ? l.slice(0, 500) + '…' : l);
+    if (this.#stderrTail.length > (this.#options.stderrLines ?? STDERR_KEEP)) this.#stderrTail.shift();
   }
 
-  private finish(info: TransportCloseInfo): void {
-    if (this.closeInfo) return;
-    this.closeInfo = info;
-    this.buffer.reset();
+  #finish(info: TransportCloseInfo): void {
+    if (this.#closeInfo) return;
+    this.#closeInfo = info;
+    this.#buffer.reset();
     this.onclose?.(info);
   }
 }

@@ -81,88 +81,88 @@ export class StreamableHttpTransport implements Transport {
   keepSessionOnClose = false;
   readonly description: string;
 
-  private readonly url: string;
-  private readonly serverName: string;
-  private readonly log: Logger;
-  private readonly customHeaders: Record<string, string>;
-  private readonly fetchImpl: typeof fetch;
-  private readonly reconnect: Required<ReconnectOptions>;
-  private _sessionId: string | undefined;
-  private _protocolVersion: string | undefined;
+  readonly #url: string;
+  readonly #serverName: string;
+  readonly #log: Logger;
+  readonly #customHeaders: Record<string, string>;
+  readonly #fetchImpl: typeof fetch;
+  readonly #reconnect: Required<ReconnectOptions>;
+  #sessionId: string | undefined;
+  #protocolVersion: string | undefined;
   /** Aborts every fetch, stream and retry sleep when the transport closes. */
-  private readonly lifetime = new AbortController();
+  readonly #lifetime = new AbortController();
   /** The standalone GET stream while it is connecting, open, or waiting to reconnect. */
-  private serverStream: AbortController | undefined;
-  private closing: Promise<void> | undefined;
+  #serverStream: AbortController | undefined;
+  #closing: Promise<void> | undefined;
   /** One-way messages (answers, notifications) in flight, and those waiting for a lane. */
-  private lanes = 0;
-  private readonly laneQueue: Array<() => void> = [];
+  #lanes = 0;
+  readonly #laneQueue: Array<() => void> = [];
 
   constructor(options: StreamableHttpOptions) {
-    this.url = options.url;
-    this.serverName = options.serverName;
-    this.log = options.logger;
-    this.customHeaders = { ...options.headers };
-    this.fetchImpl = options.fetch ?? fetch;
-    this.reconnect = { initialDelayMs: 1000, maxDelayMs: 30_000, maxRetries: 5, ...options.reconnect };
-    this._sessionId = options.sessionId;
-    this._protocolVersion = options.protocolVersion;
+    this.#url = options.url;
+    this.#serverName = options.serverName;
+    this.#log = options.logger;
+    this.#customHeaders = { ...options.headers };
+    this.#fetchImpl = options.fetch ?? fetch;
+    this.#reconnect = { initialDelayMs: 1000, maxDelayMs: 30_000, maxRetries: 5, ...options.reconnect };
+    this.#sessionId = options.sessionId;
+    this.#protocolVersion = options.protocolVersion;
     this.description = `http: ${options.url}`;
   }
 
   /** The session the server assigned (`Mcp-Session-Id`), if any. */
   get sessionId(): string | undefined {
-    return this._sessionId;
+    return this.#sessionId;
   }
 
   /** The negotiated protocol revision, sent as `MCP-Protocol-Version`. */
   get protocolVersion(): string | undefined {
-    return this._protocolVersion;
+    return this.#protocolVersion;
   }
 
   /** True while the standalone GET stream is connecting, open, or about to reconnect. */
   get listening(): boolean {
-    return this.serverStream !== undefined;
+    return this.#serverStream !== undefined;
   }
 
   /** Checks the configuration; no request is made until the first `send`. */
   async start(): Promise<void> {
-    if (this.closing) throw this.closedError();
-    checkHttpConfig(this.serverName, this.url, this.customHeaders);
-    this.log.debug(`Using ${this.description}${this._sessionId ? ` (resuming session ${this._sessionId})` : ''}`);
+    if (this.#closing) throw this.#closedError();
+    checkHttpConfig(this.#serverName, this.#url, this.#customHeaders);
+    this.#log.debug(`Using ${this.description}${this.#sessionId ? ` (resuming session ${this.#sessionId})` : ''}`);
   }
 
   setProtocolVersion(version: string): void {
-    this._protocolVersion = version;
+    this.#protocolVersion = version;
   }
 
   async send(message: object): Promise<void> {
-    if (this.closing) throw this.closedError();
+    if (this.#closing) throw this.#closedError();
     const requestIds = requestIdsOf(message);
     // Answers and notifications take turns on a few lanes: a server that floods us with requests
     // must not make us open a socket per answer.
-    if (requestIds.length === 0) return this.oneWay(() => this.post(message, requestIds));
-    return this.post(message, requestIds);
+    if (requestIds.length === 0) return this.#oneWay(() => this.#post(message, requestIds));
+    return this.#post(message, requestIds);
   }
 
-  private async oneWay(fn: () => Promise<void>): Promise<void> {
-    if (this.lanes < MAX_ONE_WAY_LANES) this.lanes++;
-    else await new Promise<void>((resolve) => this.laneQueue.push(resolve));
+  async #oneWay(fn: () => Promise<void>): Promise<void> {
+    if (this.#lanes < MAX_ONE_WAY_LANES) this.#lanes++;
+    else await new Promise<void>((resolve) => this.#laneQueue.push(resolve));
     try {
       await fn();
     } finally {
-      const next = this.laneQueue.shift();
+      const next = this.#laneQueue.shift();
       if (next) next();
-      else this.lanes--;
+      else this.#lanes--;
     }
   }
 
-  private async post(message: object, requestIds: RequestId[]): Promise<void> {
-    if (this.closing) throw this.closedError();
-    const sentSession = this._sessionId;
-    const response = await this.http('POST', { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, this.lifetime.signal, JSON.stringify(message));
-    if (!response.ok) throw await this.statusError(response, sentSession);
-    this.adoptSessionId(response);
+  async #post(message: object, requestIds: RequestId[]): Promise<void> {
+    if (this.#closing) throw this.#closedError();
+    const sentSession = this.#sessionId;
+    const response = await this.#http('POST', { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, this.#lifetime.signal, JSON.stringify(message));
+    if (!response.ok) throw await this.#statusError(response, sentSession);
+    this.#adoptSessionId(response);
     if ((message as { method?: unknown }).method === 'notifications/initialized') this.openServerStream();
 
     const type = mediaType(response);
@@ -170,7 +170,7 @@ export class StreamableHttpTransport implements Transport {
       // The answer may take long (progress, server requests first): follow it in the background,
       // the connection matches the response to its request.
       const state: StreamState = { kind: 'post', label: `answer stream of ${describe(message)}`, pending: new Set(requestIds) };
-      void this.follow(state, response, this.lifetime.signal);
+      void this.#follow(state, response, this.#lifetime.signal);
       return;
     }
     if (type === 'application/json') {
@@ -178,24 +178,24 @@ export class StreamableHttpTransport implements Transport {
       try {
         text = await response.text();
       } catch (err) {
-        if (this.lifetime.signal.aborted) throw this.closedError();
-        throw new TransportHttpError(`Server "${this.serverName}" cut its answer to ${describe(message)}: ${errorMessage(err)}`);
+        if (this.#lifetime.signal.aborted) throw this.#closedError();
+        throw new TransportHttpError(`Server "${this.#serverName}" cut its answer to ${describe(message)}: ${errorMessage(err)}`);
       }
       if (requestIds.length === 0 && !text.trim()) return;
-      const values = parseEventData(text, this.serverName);
+      const values = parseEventData(text, this.#serverName);
       if (values instanceof TransportParseError) {
         // The answer to this very request is lost: failing the send fails the request now.
         if (requestIds.length > 0) throw values;
         this.onerror?.(values);
         return;
       }
-      for (const v of values) this.deliver(v);
+      for (const v of values) this.#deliver(v);
       return;
     }
     await response.body?.cancel().catch(() => undefined);
     if (requestIds.length > 0) {
       const what = response.status === 202 || !type ? `HTTP ${response.status} without a body` : `content type "${type}"`;
-      throw new TransportHttpError(`Server "${this.serverName}" answered ${describe(message)} with ${what}; expected JSON or an event stream`, response.status);
+      throw new TransportHttpError(`Server "${this.#serverName}" answered ${describe(message)} with ${what}; expected JSON or an event stream`, response.status);
     }
   }
 
@@ -206,97 +206,97 @@ export class StreamableHttpTransport implements Transport {
    * Idempotent; a no-op once closed.
    */
   openServerStream(): void {
-    if (this.closing || this.serverStream) return;
+    if (this.#closing || this.#serverStream) return;
     const controller = new AbortController();
-    this.serverStream = controller;
+    this.#serverStream = controller;
     const state: StreamState = { kind: 'get', label: 'server stream' };
-    void this.follow(state, undefined, controller.signal).finally(() => {
-      if (this.serverStream === controller) this.serverStream = undefined;
+    void this.#follow(state, undefined, controller.signal).finally(() => {
+      if (this.#serverStream === controller) this.#serverStream = undefined;
     });
   }
 
   close(): Promise<void> {
-    this.closing ??= this.shutdown();
-    return this.closing;
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
   }
 
-  private async shutdown(): Promise<void> {
-    const reason = this.closedError();
-    this.lifetime.abort(reason);
-    this.serverStream?.abort(reason);
-    const session = this._sessionId;
-    if (session !== undefined && !this.keepSessionOnClose) await this.deleteSession(session);
-    this.log.info(`Closed ${this.description}${session && this.keepSessionOnClose ? ` (session ${session} kept for resuming)` : ''}`);
+  async #shutdown(): Promise<void> {
+    const reason = this.#closedError();
+    this.#lifetime.abort(reason);
+    this.#serverStream?.abort(reason);
+    const session = this.#sessionId;
+    if (session !== undefined && !this.keepSessionOnClose) await this.#deleteSession(session);
+    this.#log.info(`Closed ${this.description}${session && this.keepSessionOnClose ? ` (session ${session} kept for resuming)` : ''}`);
     this.onclose?.({ reason: 'closed by the client' });
   }
 
   /** Ends the session on the server (spec: clients SHOULD); 405 means the server does not allow it. */
-  private async deleteSession(session: string): Promise<void> {
+  async #deleteSession(session: string): Promise<void> {
     try {
-      const response = await this.http('DELETE', {}, AbortSignal.timeout(DELETE_TIMEOUT_MS));
+      const response = await this.#http('DELETE', {}, AbortSignal.timeout(DELETE_TIMEOUT_MS));
       await response.body?.cancel().catch(() => undefined);
-      if (response.ok || response.status === 405 || response.status === 404) this.log.debug(`Session ${session} ended (HTTP ${response.status})`);
-      else this.log.warn(`Server "${this.serverName}" refused to end session ${session} (HTTP ${response.status})`);
+      if (response.ok || response.status === 405 || response.status === 404) this.#log.debug(`Session ${session} ended (HTTP ${response.status})`);
+      else this.#log.warn(`Server "${this.#serverName}" refused to end session ${session} (HTTP ${response.status})`);
     } catch (err) {
-      this.log.debug(`Could not end session ${session}: ${errorMessage(err)}`);
+      this.#log.debug(`Could not end session ${session}: ${errorMessage(err)}`);
     }
-    this._sessionId = undefined;
+    this.#sessionId = undefined;
   }
 
   /** One HTTP request with our headers; network failures become a `TransportHttpError` naming the URL. */
-  private async http(method: 'POST' | 'GET' | 'DELETE', extra: Record<string, string>, signal: AbortSignal, body?: string): Promise<Response> {
-    const headers = new Headers(this.customHeaders);
+  async #http(method: 'POST' | 'GET' | 'DELETE', extra: Record<string, string>, signal: AbortSignal, body?: string): Promise<Response> {
+    const headers = new Headers(this.#customHeaders);
     for (const [k, v] of Object.entries(extra)) headers.set(k, v);
-    if (this._sessionId !== undefined) headers.set('Mcp-Session-Id', this._sessionId);
-    if (this._protocolVersion !== undefined) headers.set('MCP-Protocol-Version', this._protocolVersion);
-    if (this.log.traceEnabled !== false) this.log.trace(`${method} ${this.url} ${JSON.stringify(redactHeaders(Object.fromEntries(headers.entries())))}`);
+    if (this.#sessionId !== undefined) headers.set('Mcp-Session-Id', this.#sessionId);
+    if (this.#protocolVersion !== undefined) headers.set('MCP-Protocol-Version', this.#protocolVersion);
+    if (this.#log.traceEnabled !== false) this.#log.trace(`${method} ${this.#url} ${JSON.stringify(redactHeaders(Object.fromEntries(headers.entries())))}`);
     let response: Response;
     try {
       // Redirects are not followed: custom headers (tokens) must not travel to another origin.
       // A signal of its own per request: fetch unhooks its listener from the signal only when
       // the request is garbage collected, so thousands of requests on the transport's long-lived
       // signal pile up listeners (and a MaxListenersExceededWarning).
-      response = await this.fetchImpl(this.url, { method, headers, body, signal: AbortSignal.any([signal]), redirect: 'manual' });
+      response = await this.#fetchImpl(this.#url, { method, headers, body, signal: AbortSignal.any([signal]), redirect: 'manual' });
     } catch (err) {
-      if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : this.closedError();
-      throw networkError(this.serverName, this.url, err);
+      if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : this.#closedError();
+      throw networkError(this.#serverName, this.#url, err);
     }
-    if (this.log.traceEnabled !== false) this.log.trace(`${method} → ${response.status} ${response.headers.get('content-type') ?? ''}`);
+    if (this.#log.traceEnabled !== false) this.#log.trace(`${method} → ${response.status} ${response.headers.get('content-type') ?? ''}`);
     return response;
   }
 
-  private async statusError(response: Response, sentSession: string | undefined): Promise<TransportHttpError> {
+  async #statusError(response: Response, sentSession: string | undefined): Promise<TransportHttpError> {
     if (response.status === 404 && sentSession !== undefined) {
       await response.body?.cancel().catch(() => undefined);
       const err = new SessionExpiredError(
-        `Server "${this.serverName}" no longer knows session ${sentSession} (HTTP 404): it expired or the server restarted. A new session must be started.`,
+        `Server "${this.#serverName}" no longer knows session ${sentSession} (HTTP 404): it expired or the server restarted. A new session must be started.`,
         404,
       );
-      this.expireSession(sentSession, err);
+      this.#expireSession(sentSession, err);
       return err;
     }
-    return httpStatusError(this.serverName, this.url, response);
+    return httpStatusError(this.#serverName, this.#url, response);
   }
 
-  private expireSession(session: string, err: SessionExpiredError): void {
-    if (this._sessionId !== session) return;
-    this.log.info(`Session ${session} of server "${this.serverName}" expired`);
-    this._sessionId = undefined;
-    this.serverStream?.abort(new Error('session expired'));
+  #expireSession(session: string, err: SessionExpiredError): void {
+    if (this.#sessionId !== session) return;
+    this.#log.info(`Session ${session} of server "${this.#serverName}" expired`);
+    this.#sessionId = undefined;
+    this.#serverStream?.abort(new Error('session expired'));
     // Whoever owns the MCP session learns it is over, whichever request or stream found out.
     this.onerror?.(err);
   }
 
-  private adoptSessionId(response: Response): void {
+  #adoptSessionId(response: Response): void {
     const id = response.headers.get('mcp-session-id');
-    if (id === null || id === this._sessionId) return;
+    if (id === null || id === this.#sessionId) return;
     // Spec: visible ASCII only. Anything else could smuggle text into our headers or logs.
     if (!/^[\x21-\x7e]{1,1024}$/.test(id)) {
-      this.log.warn(`Ignored an invalid Mcp-Session-Id from server "${this.serverName}"`);
+      this.#log.warn(`Ignored an invalid Mcp-Session-Id from server "${this.#serverName}"`);
       return;
     }
-    this.log.info(`Server "${this.serverName}" assigned session ${id}`);
-    this._sessionId = id;
+    this.#log.info(`Server "${this.#serverName}" assigned session ${id}`);
+    this.#sessionId = id;
   }
 
   /**
@@ -304,40 +304,40 @@ export class StreamableHttpTransport implements Transport {
    * stream once every request it carries is answered, the GET stream when the transport closes.
    * `first` is the response to read first; without it (the GET stream) a GET opens it.
    */
-  private async follow(state: StreamState, first: Response | undefined, signal: AbortSignal): Promise<void> {
+  async #follow(state: StreamState, first: Response | undefined, signal: AbortSignal): Promise<void> {
     let response = first;
     let attempt = 0;
     let immediate = first === undefined;
     while (!signal.aborted) {
       if (response) {
-        const healthy = await this.consume(response, state);
+        const healthy = await this.#consume(response, state);
         response = undefined;
         if (signal.aborted) return;
         if (state.pending && state.pending.size === 0) return;
         if (healthy) attempt = 0;
         if (state.kind === 'post' && state.lastEventId === undefined) {
-          return this.giveUp(state, 'it ended before the answer and gave no event id to resume from');
+          return this.#giveUp(state, 'it ended before the answer and gave no event id to resume from');
         }
       }
       if (!immediate) {
-        if (attempt >= this.reconnect.maxRetries) return this.giveUp(state, `it could not be resumed after ${attempt} attempts`);
+        if (attempt >= this.#reconnect.maxRetries) return this.#giveUp(state, `it could not be resumed after ${attempt} attempts`);
         try {
-          await sleep(this.delay(state, attempt), signal);
+          await sleep(this.#delay(state, attempt), signal);
         } catch {
           return;
         }
         attempt++;
       }
       immediate = false;
-      const opened = await this.openGet(state, signal);
+      const opened = await this.#openGet(state, signal);
       if (opened instanceof Response) response = opened;
-      else if ('stop' in opened) return opened.quiet ? this.log.debug(`No ${state.label}: ${opened.stop}`) : this.giveUp(state, opened.stop);
-      else this.log.debug(`Could not resume the ${state.label}: ${opened.retry}`);
+      else if ('stop' in opened) return opened.quiet ? this.#log.debug(`No ${state.label}: ${opened.stop}`) : this.#giveUp(state, opened.stop);
+      else this.#log.debug(`Could not resume the ${state.label}: ${opened.retry}`);
     }
   }
 
   /** Reads one connection of a stream; true when it brought events or stayed open a while. */
-  private async consume(response: Response, state: StreamState): Promise<boolean> {
+  async #consume(response: Response, state: StreamState): Promise<boolean> {
     if (!response.body) return false;
     const openedAt = Date.now();
     let events = 0;
@@ -345,25 +345,25 @@ export class StreamableHttpTransport implements Transport {
       await readSseStream(response.body, {
         onEvent: (e) => {
           events++;
-          this.onEvent(e, state);
+          this.#onEvent(e, state);
         },
         onRetry: (ms) => (state.retryMs = ms),
       });
-      this.log.trace(`The ${state.label} ended after ${events} event(s)`);
+      this.#log.trace(`The ${state.label} ended after ${events} event(s)`);
     } catch (err) {
-      if (!this.lifetime.signal.aborted) this.log.debug(`The ${state.label} was cut after ${events} event(s): ${errorMessage(err)}`);
+      if (!this.#lifetime.signal.aborted) this.#log.debug(`The ${state.label} was cut after ${events} event(s): ${errorMessage(err)}`);
     }
     return events > 0 || Date.now() - openedAt >= HEALTHY_STREAM_MS;
   }
 
-  private onEvent(e: EventSourceMessage, state: StreamState): void {
+  #onEvent(e: EventSourceMessage, state: StreamState): void {
     if (e.id) state.lastEventId = e.id;
     if (e.event !== undefined && e.event !== 'message') {
-      this.log.trace(`Ignored an SSE event of type "${e.event}" on the ${state.label}`);
+      this.#log.trace(`Ignored an SSE event of type "${e.event}" on the ${state.label}`);
       return;
     }
     if (!e.data) return; // a priming event (id only) or keep-alive
-    const values = parseEventData(e.data, this.serverName);
+    const values = parseEventData(e.data, this.#serverName);
     if (values instanceof TransportParseError) {
       this.onerror?.(values);
       return;
@@ -371,25 +371,25 @@ export class StreamableHttpTransport implements Transport {
     for (const v of values) {
       const id = responseIdOf(v);
       if (id !== undefined) state.pending?.delete(id);
-      this.deliver(v);
+      this.#deliver(v);
     }
   }
 
   /** GET with `Last-Event-ID` (when there is one) to open or resume a stream. */
-  private async openGet(state: StreamState, signal: AbortSignal): Promise<Response | Refused> {
-    const sentSession = this._sessionId;
+  async #openGet(state: StreamState, signal: AbortSignal): Promise<Response | Refused> {
+    const sentSession = this.#sessionId;
     const extra: Record<string, string> = { Accept: 'text/event-stream' };
     if (state.lastEventId !== undefined) extra['Last-Event-ID'] = state.lastEventId;
     let response: Response;
     try {
-      response = await this.http('GET', extra, signal);
+      response = await this.#http('GET', extra, signal);
     } catch (err) {
       return signal.aborted ? { stop: 'closed', quiet: true } : { retry: errorMessage(err) };
     }
     if (response.ok) {
       const type = mediaType(response);
       if (type === 'text/event-stream') {
-        this.log.debug(`${state.lastEventId === undefined ? 'Opened' : `Resumed after event ${state.lastEventId}`} the ${state.label} of server "${this.serverName}"`);
+        this.#log.debug(`${state.lastEventId === undefined ? 'Opened' : `Resumed after event ${state.lastEventId}`} the ${state.label} of server "${this.#serverName}"`);
         return response;
       }
       await response.body?.cancel().catch(() => undefined);
@@ -400,50 +400,50 @@ export class StreamableHttpTransport implements Transport {
       await response.body?.cancel().catch(() => undefined);
       return { stop: 'the server offers no GET stream (HTTP 405)', quiet: state.kind === 'get' };
     }
-    const err = await this.statusError(response, sentSession);
+    const err = await this.#statusError(response, sentSession);
     // Server trouble and conflicts (a previous stream not yet noticed as gone) may pass; the rest will not.
     return status >= 500 || status === 408 || status === 409 || status === 429 ? { retry: err.message } : { stop: err.message };
   }
 
-  private delay(state: StreamState, attempt: number): number {
+  #delay(state: StreamState, attempt: number): number {
     // Spec: the client MUST wait the server's `retry`; growth only applies on top of it.
-    const base = state.retryMs ?? this.reconnect.initialDelayMs;
-    return Math.max(base, Math.min(base * 1.5 ** attempt, this.reconnect.maxDelayMs));
+    const base = state.retryMs ?? this.#reconnect.initialDelayMs;
+    return Math.max(base, Math.min(base * 1.5 ** attempt, this.#reconnect.maxDelayMs));
   }
 
   /**
    * A stream that cannot go on. The GET stream only costs server-initiated messages (the user
    * is told through `onerror`); requests still waiting on a POST stream are failed now.
    */
-  private giveUp(state: StreamState, why: string): void {
+  #giveUp(state: StreamState, why: string): void {
     if (state.kind === 'get') {
-      this.log.warn(`Stopped listening for messages from server "${this.serverName}": ${why}`);
-      this.onerror?.(new TransportHttpError(`Server "${this.serverName}" stream for its own messages stopped: ${why}`));
+      this.#log.warn(`Stopped listening for messages from server "${this.#serverName}": ${why}`);
+      this.onerror?.(new TransportHttpError(`Server "${this.#serverName}" stream for its own messages stopped: ${why}`));
       return;
     }
     const ids = [...(state.pending ?? [])];
     if (ids.length === 0) return;
-    this.log.warn(`The ${state.label} of server "${this.serverName}" was lost: ${why}`);
+    this.#log.warn(`The ${state.label} of server "${this.#serverName}" was lost: ${why}`);
     for (const id of ids) {
-      this.deliver({
+      this.#deliver({
         jsonrpc: '2.0',
         id,
-        error: { code: ErrorCode.ConnectionClosed, message: `Server "${this.serverName}" dropped the stream carrying the answer: ${why}` },
+        error: { code: ErrorCode.ConnectionClosed, message: `Server "${this.#serverName}" dropped the stream carrying the answer: ${why}` },
         [LOCAL_FAILURE]: true,
       });
     }
   }
 
-  private deliver(value: unknown): void {
+  #deliver(value: unknown): void {
     try {
       this.onmessage?.(value);
     } catch (err) {
-      this.log.error(`Handling a message from server "${this.serverName}" failed: ${errorMessage(err)}`);
+      this.#log.error(`Handling a message from server "${this.#serverName}" failed: ${errorMessage(err)}`);
     }
   }
 
-  private closedError(): TransportHttpError {
-    return new TransportHttpError(`The connection to server "${this.serverName}" is closed`);
+  #closedError(): TransportHttpError {
+    return new TransportHttpError(`The connection to server "${this.#serverName}" is closed`);
   }
 }
 

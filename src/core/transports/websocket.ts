@@ -41,57 +41,59 @@ export class WebSocketTransport implements Transport {
   onclose?: (info: TransportCloseInfo) => void;
 
   readonly description: string;
-  private readonly log: Logger;
-  private readonly displayUrl: string;
-  private ws: WebSocket | undefined;
-  private opened = false;
-  private closeReported = false;
-  private closing: Promise<void> | undefined;
+  readonly #log: Logger;
+  readonly #displayUrl: string;
+  #ws: WebSocket | undefined;
+  #opened = false;
+  #closeReported = false;
+  #closing: Promise<void> | undefined;
   /** Set when we asked for the close, so the reason says who ended it. */
-  private closedByClient = false;
+  #closedByClient = false;
   /** The last socket error, folded into the close reason (e.g. "Max payload size exceeded"). */
-  private lastError: Error | undefined;
+  #lastError: Error | undefined;
   /**
    * The code we closed with after a protocol error of the server's (an oversized or malformed
    * frame). ws stops reading at that point, so its 'close' event only says 1006.
    */
-  private protocolErrorCode: number | undefined;
+  #protocolErrorCode: number | undefined;
+  readonly #options: WebSocketTransportOptions;
 
-  constructor(private readonly options: WebSocketTransportOptions) {
-    this.log = options.logger;
-    this.displayUrl = withoutCredentials(options.url);
-    this.description = `ws: ${this.displayUrl}`;
+  constructor(options: WebSocketTransportOptions) {
+    this.#options = options;
+    this.#log = options.logger;
+    this.#displayUrl = withoutCredentials(options.url);
+    this.description = `ws: ${this.#displayUrl}`;
   }
 
   start(): Promise<void> {
-    if (this.ws) return Promise.reject(new Error(`WebSocket transport for ${this.who()} was already started`));
-    if (this.closing) return Promise.reject(new Error(`WebSocket transport for ${this.who()} was closed`));
-    const { headers = {} } = this.options;
-    if (this.log.traceEnabled !== false) {
-      this.log.trace(`WebSocket connecting to ${this.displayUrl} (headers: ${JSON.stringify(redactHeaders(headers))})`);
+    if (this.#ws) return Promise.reject(new Error(`WebSocket transport for ${this.#who()} was already started`));
+    if (this.#closing) return Promise.reject(new Error(`WebSocket transport for ${this.#who()} was closed`));
+    const { headers = {} } = this.#options;
+    if (this.#log.traceEnabled !== false) {
+      this.#log.trace(`WebSocket connecting to ${this.#displayUrl} (headers: ${JSON.stringify(redactHeaders(headers))})`);
     }
 
     return new Promise<void>((resolve, reject) => {
       let ws: WebSocket;
       try {
-        ws = new WebSocket(this.options.url, MCP_SUBPROTOCOL, {
+        ws = new WebSocket(this.#options.url, MCP_SUBPROTOCOL, {
           headers,
-          maxPayload: this.options.maxPayload ?? DEFAULT_MAX_PAYLOAD,
-          handshakeTimeout: this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+          maxPayload: this.#options.maxPayload ?? DEFAULT_MAX_PAYLOAD,
+          handshakeTimeout: this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
           // A redirect would carry the Authorization header to wherever the server points.
           followRedirects: false,
           perMessageDeflate: false,
         });
       } catch (err) {
         // Invalid URL or scheme: ws throws synchronously.
-        reject(new TransportHttpError(`Could not connect to ${this.who()}: ${errorMessage(err)}`));
+        reject(new TransportHttpError(`Could not connect to ${this.#who()}: ${errorMessage(err)}`));
         return;
       }
-      this.ws = ws;
+      this.#ws = ws;
       let refusal: TransportHttpError | undefined;
 
       ws.on('unexpected-response', (req: ClientRequest, res: IncomingMessage) => {
-        refusal = this.describeRefusal(res);
+        refusal = this.#describeRefusal(res);
         res.resume();
         req.destroy();
         // Aborts the handshake; ws then emits 'error' and 'close', where start() rejects.
@@ -99,71 +101,71 @@ export class WebSocketTransport implements Transport {
       });
 
       ws.on('open', () => {
-        this.opened = true;
-        this.log.trace(`WebSocket connected to ${this.displayUrl} (subprotocol ${ws.protocol || 'none'})`);
+        this.#opened = true;
+        this.#log.trace(`WebSocket connected to ${this.#displayUrl} (subprotocol ${ws.protocol || 'none'})`);
         resolve();
       });
 
       ws.on('error', (err: Error) => {
-        if (!this.opened) {
-          const e = refusal ?? new TransportHttpError(`Could not connect to ${this.who()}: ${connectHint(err)}`);
-          this.log.trace(`WebSocket connection failed: ${e.message}`);
+        if (!this.#opened) {
+          const e = refusal ?? new TransportHttpError(`Could not connect to ${this.#who()}: ${connectHint(err)}`);
+          this.#log.trace(`WebSocket connection failed: ${e.message}`);
           reject(e);
           return;
         }
-        this.lastError = err;
-        this.protocolErrorCode ??= protocolErrorCode(err);
-        this.log.trace(`WebSocket error: ${err.message}`);
-        this.fail(err);
+        this.#lastError = err;
+        this.#protocolErrorCode ??= protocolErrorCode(err);
+        this.#log.trace(`WebSocket error: ${err.message}`);
+        this.#fail(err);
       });
 
-      ws.on('message', (data: RawData, isBinary: boolean) => this.receive(data, isBinary));
+      ws.on('message', (data: RawData, isBinary: boolean) => this.#receive(data, isBinary));
 
       ws.on('close', (code: number, reasonBuf: Buffer) => {
         const reason = reasonBuf.toString('utf8');
-        this.log.trace(`WebSocket closed (code ${code}${reason ? `, reason "${reason}"` : ''})`);
+        this.#log.trace(`WebSocket closed (code ${code}${reason ? `, reason "${reason}"` : ''})`);
         // A close during the handshake ('error' already rejected, or close() was called first).
-        if (!this.opened) {
-          reject(refusal ?? new TransportHttpError(`Could not connect to ${this.who()}: the connection closed during the handshake`));
+        if (!this.#opened) {
+          reject(refusal ?? new TransportHttpError(`Could not connect to ${this.#who()}: the connection closed during the handshake`));
           return;
         }
-        const effective = this.protocolErrorCode ?? code;
-        this.reportClose({ reason: this.describeClose(effective, reason), code: effective });
+        const effective = this.#protocolErrorCode ?? code;
+        this.#reportClose({ reason: this.#describeClose(effective, reason), code: effective });
       });
     });
   }
 
   send(message: object): Promise<void> {
-    const ws = this.ws;
+    const ws = this.#ws;
     if (!ws || ws.readyState !== WebSocket.OPEN) {
-      return Promise.reject(new Error(`Cannot send to ${this.who()}: the WebSocket is not open`));
+      return Promise.reject(new Error(`Cannot send to ${this.#who()}: the WebSocket is not open`));
     }
     let text: string;
     try {
       text = JSON.stringify(message);
     } catch (err) {
-      return Promise.reject(new Error(`Cannot send to ${this.who()}: ${errorMessage(err)}`));
+      return Promise.reject(new Error(`Cannot send to ${this.#who()}: ${errorMessage(err)}`));
     }
     return new Promise<void>((resolve, reject) => {
-      ws.send(text, (err) => (err ? reject(new Error(`Could not send to ${this.who()}: ${err.message}`)) : resolve()));
+      ws.send(text, (err) => (err ? reject(new Error(`Could not send to ${this.#who()}: ${err.message}`)) : resolve()));
     });
   }
 
   close(): Promise<void> {
-    this.closing ??= this.doClose();
-    return this.closing;
+    this.#closing ??= this.#doClose();
+    return this.#closing;
   }
 
-  private async doClose(): Promise<void> {
-    this.closedByClient = true;
-    const ws = this.ws;
+  async #doClose(): Promise<void> {
+    this.#closedByClient = true;
+    const ws = this.#ws;
     if (!ws || ws.readyState === WebSocket.CLOSED) return;
-    this.log.trace(`WebSocket closing ${this.displayUrl}`);
-    const closeTimeoutMs = this.options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+    this.#log.trace(`WebSocket closing ${this.#displayUrl}`);
+    const closeTimeoutMs = this.#options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
     await new Promise<void>((resolve) => {
       // A server that never answers the close frame must not keep the socket (ws waits 30 s).
       const timer = setTimeout(() => {
-        this.log.trace(`WebSocket ${this.displayUrl} did not close within ${closeTimeoutMs} ms; terminating it`);
+        this.#log.trace(`WebSocket ${this.#displayUrl} did not close within ${closeTimeoutMs} ms; terminating it`);
         ws.terminate();
       }, closeTimeoutMs);
       ws.once('close', () => {
@@ -174,10 +176,10 @@ export class WebSocketTransport implements Transport {
     });
   }
 
-  private receive(data: RawData, isBinary: boolean): void {
+  #receive(data: RawData, isBinary: boolean): void {
     const buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
     if (isBinary) {
-      this.fail(new TransportParseError(`Ignored a binary frame of ${buf.length} bytes (MCP sends JSON in text frames)`, `<${buf.length} bytes>`));
+      this.#fail(new TransportParseError(`Ignored a binary frame of ${buf.length} bytes (MCP sends JSON in text frames)`, `<${buf.length} bytes>`));
       return;
     }
     const text = buf.toString('utf8');
@@ -185,7 +187,7 @@ export class WebSocketTransport implements Transport {
     try {
       value = JSON.parse(text);
     } catch (err) {
-      this.fail(new TransportParseError(`Frame is not JSON: ${errorMessage(err)}`, text));
+      this.#fail(new TransportParseError(`Frame is not JSON: ${errorMessage(err)}`, text));
       return;
     }
     // A batch: each element is a message of its own; the connection validates each.
@@ -194,12 +196,12 @@ export class WebSocketTransport implements Transport {
         this.onmessage?.(m);
       } catch (err) {
         // A throw here would unwind into ws's frame parser and take the socket down.
-        this.fail(err instanceof Error ? err : new Error(errorMessage(err)));
+        this.#fail(err instanceof Error ? err : new Error(errorMessage(err)));
       }
     }
   }
 
-  private fail(err: Error): void {
+  #fail(err: Error): void {
     try {
       this.onerror?.(err);
     } catch {
@@ -207,32 +209,32 @@ export class WebSocketTransport implements Transport {
     }
   }
 
-  private reportClose(info: TransportCloseInfo): void {
-    if (this.closeReported) return;
-    this.closeReported = true;
+  #reportClose(info: TransportCloseInfo): void {
+    if (this.#closeReported) return;
+    this.#closeReported = true;
     this.onclose?.(info);
   }
 
-  private describeClose(code: number, reason: string): string {
-    if (this.closedByClient) return 'closed by the client';
+  #describeClose(code: number, reason: string): string {
+    if (this.#closedByClient) return 'closed by the client';
     const why = reason ? `: ${reason}` : '';
     if (code === 1009) {
-      const limit = this.options.maxPayload ?? DEFAULT_MAX_PAYLOAD;
+      const limit = this.#options.maxPayload ?? DEFAULT_MAX_PAYLOAD;
       return `the connection was closed because the server sent a message over the size limit of ${limit} bytes (code 1009)`;
     }
-    if (this.protocolErrorCode !== undefined) {
-      return `the connection was closed because the server broke the WebSocket protocol: ${this.lastError?.message ?? 'unknown error'} (code ${code})`;
+    if (this.#protocolErrorCode !== undefined) {
+      return `the connection was closed because the server broke the WebSocket protocol: ${this.#lastError?.message ?? 'unknown error'} (code ${code})`;
     }
     if (code === 1006 || code === 1005) {
-      const detail = this.lastError ? `: ${this.lastError.message}` : '';
-      return `the connection to ${this.displayUrl} was lost (code ${code}${detail})`;
+      const detail = this.#lastError ? `: ${this.#lastError.message}` : '';
+      return `the connection to ${this.#displayUrl} was lost (code ${code}${detail})`;
     }
     return `the server closed the WebSocket (code ${code}${why})`;
   }
 
-  private describeRefusal(res: IncomingMessage): TransportHttpError {
+  #describeRefusal(res: IncomingMessage): TransportHttpError {
     const status = res.statusCode ?? 0;
-    const head = `${this.who()} refused the WebSocket connection with HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}`;
+    const head = `${this.#who()} refused the WebSocket connection with HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}`;
     let hint = '';
     if (status === 401) {
       hint = '. It needs credentials: if it takes a token, add it under "headers" in its configuration, e.g. "headers": { "Authorization": "Bearer <token>" }';
@@ -245,8 +247,8 @@ export class WebSocketTransport implements Transport {
     return new TransportHttpError(head + hint, status);
   }
 
-  private who(): string {
-    return `server "${this.options.serverName}" at ${this.displayUrl}`;
+  #who(): string {
+    return `server "${this.#options.serverName}" at ${this.#displayUrl}`;
   }
 }
 

@@ -8,57 +8,60 @@ export type Event<T> = (listener: (e: T) => void) => Disposable;
 
 /** Fires events to its listeners; a listener that throws does not stop the others. */
 export class Emitter<T> implements Disposable {
-  private listeners: Array<(e: T) => void> = [];
-  private disposed = false;
+  #listeners: Array<(e: T) => void> = [];
+  #disposed = false;
+  readonly #onListenerError: ((err: unknown) => void) | undefined;
 
-  constructor(private readonly onListenerError?: (err: unknown) => void) {}
+  constructor(onListenerError?: (err: unknown) => void) {
+    this.#onListenerError = onListenerError;
+  }
 
   readonly event: Event<T> = (listener) => {
-    if (this.disposed) return { dispose: () => undefined };
-    this.listeners.push(listener);
+    if (this.#disposed) return { dispose: () => undefined };
+    this.#listeners.push(listener);
     return {
       dispose: () => {
-        const i = this.listeners.indexOf(listener);
-        if (i >= 0) this.listeners.splice(i, 1);
+        const i = this.#listeners.indexOf(listener);
+        if (i >= 0) this.#listeners.splice(i, 1);
       },
     };
   };
 
   fire(e: T): void {
     // Copy, so listeners that unsubscribe while handling do not skip their neighbours.
-    for (const l of this.listeners.length === 1 ? this.listeners : [...this.listeners]) {
+    for (const l of this.#listeners.length === 1 ? this.#listeners : [...this.#listeners]) {
       try {
         l(e);
       } catch (err) {
-        this.onListenerError?.(err);
+        this.#onListenerError?.(err);
       }
     }
   }
 
   get hasListeners(): boolean {
-    return this.listeners.length > 0;
+    return this.#listeners.length > 0;
   }
 
   dispose(): void {
-    this.disposed = true;
-    this.listeners = [];
+    this.#disposed = true;
+    this.#listeners = [];
   }
 }
 
 /** Owns disposables and disposes them together, in reverse order. */
 export class DisposableStore implements Disposable {
-  private items = new Set<Disposable>();
-  private disposed = false;
+  #items = new Set<Disposable>();
+  #disposed = false;
 
   add<T extends Disposable>(d: T): T {
-    if (this.disposed) d.dispose();
-    else this.items.add(d);
+    if (this.#disposed) d.dispose();
+    else this.#items.add(d);
     return d;
   }
 
   clear(): void {
-    const items = [...this.items].reverse();
-    this.items.clear();
+    const items = [...this.#items].reverse();
+    this.#items.clear();
     for (const d of items) {
       try {
         d.dispose();
@@ -69,7 +72,7 @@ export class DisposableStore implements Disposable {
   }
 
   dispose(): void {
-    this.disposed = true;
+    this.#disposed = true;
     this.clear();
   }
 }

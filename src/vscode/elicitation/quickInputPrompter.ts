@@ -12,8 +12,8 @@ type Wire<T> = (resolve: (a: Answer<T>) => void, listeners: vscode.Disposable[])
  * losing the input to another quick input answers cancel; focus moving away does not.
  */
 export class QuickInputPrompter implements FormPrompter {
-  private current?: vscode.QuickInput;
-  private readonly declineButton: vscode.QuickInputButton = {
+  #current?: vscode.QuickInput;
+  readonly #declineButton: vscode.QuickInputButton = {
     iconPath: new vscode.ThemeIcon('circle-slash'),
     tooltip: vscode.l10n.t('Decline: tell the server no'),
   };
@@ -28,7 +28,7 @@ export class QuickInputPrompter implements FormPrompter {
     const picked = qp.items.filter((_, n) => items[n].picked);
     if (qp.canSelectMany) qp.selectedItems = picked;
     else if (picked.length) qp.activeItems = [picked[0]];
-    return this.show<T[]>(qp, o, (resolve, listeners) => {
+    return this.#show<T[]>(qp, o, (resolve, listeners) => {
       if (!qp.canSelectMany) {
         listeners.push(qp.onDidChangeSelection((sel) => sel[0] && resolve({ value: [sel[0].value] })));
         return;
@@ -51,7 +51,7 @@ export class QuickInputPrompter implements FormPrompter {
     box.prompt = o.prompt;
     box.placeholder = o.placeholder;
     box.value = o.value;
-    return this.show<string>(box, o, (resolve, listeners) =>
+    return this.#show<string>(box, o, (resolve, listeners) =>
       listeners.push(
         box.onDidChangeValue((text) => (box.validationMessage = o.validate(text))),
         box.onDidAccept(() => {
@@ -72,11 +72,11 @@ export class QuickInputPrompter implements FormPrompter {
   }
 
   close(): void {
-    this.current?.dispose();
-    this.current = undefined;
+    this.#current?.dispose();
+    this.#current = undefined;
   }
 
-  private show<T>(input: vscode.QuickPick<Item<unknown>> | vscode.InputBox, o: PromptOptions, wire: Wire<T>): Promise<Answer<T>> {
+  #show<T>(input: vscode.QuickPick<Item<unknown>> | vscode.InputBox, o: PromptOptions, wire: Wire<T>): Promise<Answer<T>> {
     const listeners: vscode.Disposable[] = [];
     return new Promise<Answer<T>>((resolve, reject) => {
       if (o.signal.aborted) {
@@ -87,7 +87,7 @@ export class QuickInputPrompter implements FormPrompter {
       input.step = o.step;
       input.totalSteps = o.totalSteps;
       input.ignoreFocusOut = true;
-      input.buttons = [...(o.canGoBack ? [vscode.QuickInputButtons.Back] : []), ...(o.canDecline ? [this.declineButton] : [])];
+      input.buttons = [...(o.canGoBack ? [vscode.QuickInputButtons.Back] : []), ...(o.canDecline ? [this.#declineButton] : [])];
       const onAbort = () => {
         reject(abortReason(o.signal));
         this.close();
@@ -99,8 +99,8 @@ export class QuickInputPrompter implements FormPrompter {
         input.onDidHide(() => resolve({ nav: 'cancel' })),
       );
       wire(resolve, listeners);
-      this.current?.dispose();
-      this.current = input;
+      this.#current?.dispose();
+      this.#current = input;
       input.show();
     }).finally(() => listeners.forEach((l) => l.dispose()));
   }

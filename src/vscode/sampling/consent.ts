@@ -28,23 +28,23 @@ interface Item extends vscode.QuickPickItem {
  * document with the whole preview.
  */
 export class QuickPickConsent implements vscode.Disposable {
-  private readonly previews = new Map<string, string>();
-  private readonly provider: vscode.Disposable;
-  private readonly _onDidShowPrompt = new vscode.EventEmitter<ConsentRequest>();
-  private seq = 0;
+  readonly #previews = new Map<string, string>();
+  readonly #provider: vscode.Disposable;
+  readonly #onDidShowPrompt = new vscode.EventEmitter<ConsentRequest>();
+  #seq = 0;
   /** A prompt is on screen (tests answer it with the quick-open commands). */
-  readonly onDidShowPrompt = this._onDidShowPrompt.event;
+  readonly onDidShowPrompt = this.#onDidShowPrompt.event;
 
   constructor() {
-    this.provider = vscode.workspace.registerTextDocumentContentProvider(SCHEME, {
-      provideTextDocumentContent: (uri) => this.previews.get(uri.query) ?? vscode.l10n.t('This sampling request has been answered.'),
+    this.#provider = vscode.workspace.registerTextDocumentContentProvider(SCHEME, {
+      provideTextDocumentContent: (uri) => this.#previews.get(uri.query) ?? vscode.l10n.t('This sampling request has been answered.'),
     });
   }
 
   readonly prompt: ConsentPrompter = (request, signal) => {
     if (signal.aborted) return Promise.resolve('deny');
-    const key = String(++this.seq);
-    this.previews.set(key, request.preview.text);
+    const key = String(++this.#seq);
+    this.#previews.set(key, request.preview.text);
     const qp = vscode.window.createQuickPick<Item>();
     qp.title = vscode.l10n.t('MCP server "{0}" asks to use a language model', request.serverLabel);
     qp.placeholder = request.preview.summary;
@@ -65,7 +65,7 @@ export class QuickPickConsent implements vscode.Disposable {
         signal.removeEventListener('abort', onAbort);
         for (const s of subs) s.dispose();
         qp.dispose();
-        this.previews.delete(key);
+        this.#previews.delete(key);
         resolve(answer);
       };
       const onAbort = () => finish('deny');
@@ -73,18 +73,18 @@ export class QuickPickConsent implements vscode.Disposable {
       subs.push(
         qp.onDidAccept(() => {
           const answer = qp.selectedItems[0]?.answer;
-          if (answer === 'show') void this.showPreview(key, request.serverLabel);
+          if (answer === 'show') void this.#showPreview(key, request.serverLabel);
           else if (answer) finish(answer);
         }),
         // Escape, or another quick input replacing this one: no consent.
         qp.onDidHide(() => finish('deny')),
       );
       qp.show();
-      this._onDidShowPrompt.fire(request);
+      this.#onDidShowPrompt.fire(request);
     });
   };
 
-  private async showPreview(key: string, label: string): Promise<void> {
+  async #showPreview(key: string, label: string): Promise<void> {
     const uri = vscode.Uri.from({ scheme: SCHEME, path: `/${label.replace(/[\\/]/g, '_')} sampling request.txt`, query: key });
     const doc = await vscode.workspace.openTextDocument(uri);
     // preserveFocus keeps the prompt answerable from the keyboard.
@@ -92,8 +92,8 @@ export class QuickPickConsent implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.provider.dispose();
-    this._onDidShowPrompt.dispose();
-    this.previews.clear();
+    this.#provider.dispose();
+    this.#onDidShowPrompt.dispose();
+    this.#previews.clear();
   }
 }

@@ -48,89 +48,95 @@ export function describeServer(s: ServerSnapshot): string {
  * so a change refreshes exactly the row that changed (a new or removed task: its server's row).
  */
 export class TasksTreeProvider extends DisposableBase implements vscode.TreeDataProvider<Node> {
-  private readonly _onDidChangeTreeData = this._register(new vscode.EventEmitter<Node | undefined>());
-  readonly onDidChangeTreeData = this._onDidChangeTreeData.event;
-  private readonly serverNodes = new Map<string, Node & { kind: 'server' }>();
-  private readonly taskNodes = new Map<string, Node & { kind: 'task' }>();
-  private readonly hostedNodes = new Map<string, Node & { kind: 'hosted' }>();
+  readonly #onDidChangeTreeData = this._register(new vscode.EventEmitter<Node | undefined>());
+  readonly onDidChangeTreeData = this.#onDidChangeTreeData.event;
+  readonly #serverNodes = new Map<string, Node & { kind: 'server' }>();
+  readonly #taskNodes = new Map<string, Node & { kind: 'task' }>();
+  readonly #hostedNodes = new Map<string, Node & { kind: 'hosted' }>();
   /** getTreeItem calls, for the view benchmark and its test. */
   itemsComputed = 0;
+  readonly #servers: ServerManager;
+  readonly #engine: TaskEngine;
+  readonly #host: TaskHost | undefined;
 
   constructor(
-    private readonly servers: ServerManager,
-    private readonly engine: TaskEngine,
-    private readonly host?: TaskHost,
+    servers: ServerManager,
+    engine: TaskEngine,
+    host?: TaskHost,
   ) {
     super();
+    this.#servers = servers;
+    this.#engine = engine;
+    this.#host = host;
     if (host) {
-      this._register(host.onDidChange((h) => this._onDidChangeTreeData.fire(this.hostedNodes.get(h.taskId) ?? this.serverNodes.get(h.serverId))));
+      this._register(host.onDidChange((h) => this.#onDidChangeTreeData.fire(this.#hostedNodes.get(h.taskId) ?? this.#serverNodes.get(h.serverId))));
       this._register(
         host.onDidRemove((id) => {
-          const node = this.hostedNodes.get(id);
-          this.hostedNodes.delete(id);
-          if (node) this._onDidChangeTreeData.fire(this.serverNodes.get(node.serverId));
+          const node = this.#hostedNodes.get(id);
+          this.#hostedNodes.delete(id);
+          if (node) this.#onDidChangeTreeData.fire(this.#serverNodes.get(node.serverId));
         }),
       );
     }
     this._register(
       servers.onDidChange((snapshot) => {
-        const node = snapshot && this.serverNodes.get(snapshot.id);
-        this._onDidChangeTreeData.fire(node);
+        const node = snapshot && this.#serverNodes.get(snapshot.id);
+        this.#onDidChangeTreeData.fire(node);
       }),
     );
     this._register(
       engine.onDidChange((task) => {
-        const node = this.taskNodes.get(task.key);
+        const node = this.#taskNodes.get(task.key);
         // A known row changed in place; a new task changes its server's children.
-        this._onDidChangeTreeData.fire(node ?? this.serverNodes.get(task.serverId));
+        this.#onDidChangeTreeData.fire(node ?? this.#serverNodes.get(task.serverId));
       }),
     );
     this._register(
       engine.onDidRemove((key) => {
-        const node = this.taskNodes.get(key);
-        this.taskNodes.delete(key);
-        if (node) this._onDidChangeTreeData.fire(this.serverNodes.get(node.serverId));
+        const node = this.#taskNodes.get(key);
+        this.#taskNodes.delete(key);
+        if (node) this.#onDidChangeTreeData.fire(this.#serverNodes.get(node.serverId));
       }),
     );
   }
 
   /** Refreshes every row (ages in descriptions grow with time). */
   refreshAll(): void {
-    this._onDidChangeTreeData.fire(undefined);
+    this.#onDidChangeTreeData.fire(undefined);
   }
 
   getParent(node: Node): Node | undefined {
-    return node.kind === 'task' ? this.serverNodes.get(node.serverId) : undefined;
+    return node.kind === 'task' ? this.#serverNodes.get(node.serverId) : undefined;
   }
 
   getChildren(element?: Node): Node[] {
     if (!element) {
-      const errors: Node[] = this.servers.errors.map((_, index) => ({ kind: 'configError', index }));
+      const errors: Node[] = this.#servers.errors.map((_, index) => ({ kind: 'configError', index }));
       const live = new Set<string>();
-      const servers = this.servers.list().map((s) => {
+      const servers = this.#servers.list().map((s) => {
         live.add(s.id);
-        let node = this.serverNodes.get(s.id);
-        if (!node) this.serverNodes.set(s.id, (node = { kind: 'server', id: s.id }));
+        let node = this.#serverNodes.get(s.id);
+        if (!node) this.#serverNodes.set(s.id, (node = { kind: 'server', id: s.id }));
         return node;
       });
-      for (const id of this.serverNodes.keys()) if (!live.has(id)) this.serverNodes.delete(id);
+      for (const id of this.#serverNodes.keys()) if (!live.has(id)) this.#serverNodes.delete(id);
       return [...servers, ...errors];
     }
     if (element.kind !== 'server') return [];
-    const hosted = (this.host?.list() ?? [])
+    const hosted = (this.#host?.list() ?? [])
       .filter((h) => h.serverId === element.id)
       .map((h) => {
-        let node = this.hostedNodes.get(h.taskId);
-        if (!node) this.hostedNodes.set(h.taskId, (node = { kind: 'hosted', taskId: h.taskId, serverId: h.serverId }));
+        let node = this.#hostedNodes.get(h.taskId);
+        if (!node) this.#hostedNodes.set(h.taskId, (node = { kind: 'hosted', taskId: h.taskId, serverId: h.serverId }));
         return node;
       });
-    const tasks = this.engine
+    const tasks = this.#engine
       .list()
       .filter((t) => t.serverId === element.id)
       .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
       .map((t) => {
-        let node = this.taskNodes.get(t.key);
-        if (!node) this.taskNodes.set(t.key, (node = { kind: 'task', key: t.key, serverId: t.serverId }));
+        let node = this.#taskNodes.get(t.key);
+        if (!node) this.#taskNodes.set(t.key, (node = { kind: 'task', key: t.key, serverId: t.serverId }));
         return node;
       });
     return [...hosted, ...tasks];
@@ -138,18 +144,18 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
 
   getTreeItem(node: Node): vscode.TreeItem {
     this.itemsComputed++;
-    if (node.kind === 'configError') return configErrorItem(this.servers.errors[node.index]);
+    if (node.kind === 'configError') return configErrorItem(this.#servers.errors[node.index]);
     if (node.kind === 'task') {
-      const t = this.engine.get(node.key);
-      return t ? this.taskItem(t) : new vscode.TreeItem('(removed)');
+      const t = this.#engine.get(node.key);
+      return t ? this.#taskItem(t) : new vscode.TreeItem('(removed)');
     }
     if (node.kind === 'hosted') {
-      const h = this.host?.list().find((x) => x.taskId === node.taskId);
+      const h = this.#host?.list().find((x) => x.taskId === node.taskId);
       return h ? hostedItem(h) : new vscode.TreeItem('(removed)');
     }
-    const s = this.servers.get(node.id);
+    const s = this.#servers.get(node.id);
     if (!s) return new vscode.TreeItem('(removed)');
-    const hasTasks = this.engine.list().some((t) => t.serverId === s.id) || (this.host?.list().some((h) => h.serverId === s.id) ?? false);
+    const hasTasks = this.#engine.list().some((t) => t.serverId === s.id) || (this.#host?.list().some((h) => h.serverId === s.id) ?? false);
     const item = new vscode.TreeItem(s.label, hasTasks ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = `server:${s.id}`;
     item.description = describeServer(s);
@@ -166,7 +172,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     return item;
   }
 
-  private taskItem(t: TaskSnapshot): vscode.TreeItem {
+  #taskItem(t: TaskSnapshot): vscode.TreeItem {
     const now = Date.now();
     const p = STATUS_PRESENTATION[t.status];
     const item = new vscode.TreeItem(taskTitle(t), vscode.TreeItemCollapsibleState.None);
@@ -174,7 +180,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     item.description = describeTask(t, now);
     item.iconPath = asThemeIcon({ id: p.icon, color: p.color });
     const live = !isTerminal(t.status);
-    const caps = this.servers.peekSession(t.serverId)?.serverCapabilities;
+    const caps = this.#servers.peekSession(t.serverId)?.serverCapabilities;
     const cancelable = live && (t.kind === 'direct' || !caps || caps.tasks?.cancel !== undefined);
     const hasResult = t.outcome !== undefined || t.outcomeFetchedAt !== undefined || (t.kind === 'task' && (t.status === 'completed' || t.status === 'failed'));
     item.contextValue = ['task', t.kind, cancelable ? 'cancelable' : '', t.status === 'input_required' ? 'respondable' : '', hasResult ? 'hasResult' : '', live ? 'live' : 'finished']
@@ -188,7 +194,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
 
   resolveTreeItem(item: vscode.TreeItem, node: Node): vscode.TreeItem {
     if (node.kind === 'task' && !item.tooltip) {
-      const t = this.engine.get(node.key);
+      const t = this.#engine.get(node.key);
       if (t) item.tooltip = taskTooltip(t, Date.now());
     }
     return item;
@@ -215,10 +221,10 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
 
   /** The node of a task, for reveal(). */
   taskNode(key: string): Node | undefined {
-    const t = this.engine.get(key);
+    const t = this.#engine.get(key);
     if (!t) return undefined;
-    let node = this.taskNodes.get(key);
-    if (!node) this.taskNodes.set(key, (node = { kind: 'task', key, serverId: t.serverId }));
+    let node = this.#taskNodes.get(key);
+    if (!node) this.#taskNodes.set(key, (node = { kind: 'task', key, serverId: t.serverId }));
     return node;
   }
 }

@@ -181,17 +181,24 @@ describe('JsonRpcConnection', () => {
   });
 
   it('leaves no timers or listeners behind when requests end', async () => {
-    const { conn, received, send } = setup({ defaultTimeoutMs: 60_000 });
-    const ac = new AbortController();
-    const p = conn.request('x', undefined, Any, { signal: ac.signal });
-    await waitFor(() => received.length === 1, 'request');
-    await send({ jsonrpc: '2.0', id: 1, result: {} });
-    await p;
-    // If the 60 s timer were still armed, mocha would not notice; the pending map tells.
-    assert.equal((conn as unknown as { pending: Map<number, unknown> }).pending.size, 0);
-    ac.abort(); // no effect, no cancellation sent for a finished request
-    await new Promise((r) => setTimeout(r, 10));
-    assert.equal(received.length, 1);
+    const c = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+    try {
+      const { conn, received, send } = setup({ defaultTimeoutMs: 60_000 });
+      const ac = new AbortController();
+      const p = conn.request('x', undefined, Any, { signal: ac.signal });
+      await c.tickAsync(0);
+      assert.equal(received.length, 1, 'request');
+      assert.equal(c.countTimers(), 1, 'the deadline of the pending request');
+      await send({ jsonrpc: '2.0', id: 1, result: {} });
+      await p;
+      await c.tickAsync(0);
+      assert.equal(c.countTimers(), 0, 'no 60 s timer left armed once it is answered');
+      ac.abort(); // no effect, no cancellation sent for a finished request
+      await c.tickAsync(10);
+      assert.equal(received.length, 1);
+    } finally {
+      c.uninstall();
+    }
   });
   it('validates results whose schema has a hand check exactly as zod would, with zod\'s words for garbage', async () => {
     const { conn, received, send } = setup();
@@ -254,16 +261,27 @@ describe('JsonRpcConnection', () => {
       const { conn, received, send } = setup({ defaultTimeoutMs: 1000 });
       const first = conn.request('x', undefined, Any);
       await c.tickAsync(0);
-      const timer = (conn as unknown as { timer: unknown }).timer;
-      // Sent from the microtask the answer sets off (a caller awaiting it): the same timer.
+      assert.equal(c.countTimers(), 1);
+      // Sent from the microtask the answer sets off (a caller awaiting it): the same timer, neither
+      // cleared nor set again.
+      const calls: string[] = [];
+      const g = globalThis as unknown as Record<'setTimeout' | 'clearTimeout', (...a: unknown[]) => unknown>;
+      const [set, clear] = [g.setTimeout, g.clearTimeout];
+      g.setTimeout = (...a) => (calls.push('setTimeout'), set(...a));
+      g.clearTimeout = (...a) => (calls.push('clearTimeout'), clear(...a));
       let second!: Promise<string>;
-      const chained = first.then(() => {
-        second = settled(conn.request('y', undefined, Any, { onprogress: () => undefined, resetTimeoutOnProgress: true }));
-      });
-      await send({ jsonrpc: '2.0', id: 1, result: {} });
-      await chained;
-      await c.tickAsync(0);
-      assert.equal((conn as unknown as { timer: unknown }).timer, timer);
+      try {
+        const chained = first.then(() => {
+          second = settled(conn.request('y', undefined, Any, { onprogress: () => undefined, resetTimeoutOnProgress: true }));
+        });
+        await send({ jsonrpc: '2.0', id: 1, result: {} });
+        await chained;
+        await c.tickAsync(0);
+      } finally {
+        [g.setTimeout, g.clearTimeout] = [set, clear];
+      }
+      assert.deepEqual(calls, [], 'the timer was kept');
+      assert.equal(c.countTimers(), 1);
       await c.tickAsync(900);
       await send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 2, progress: 1 } });
       await c.tickAsync(900); // 1800 after sending, 900 after the progress
