@@ -119,8 +119,10 @@ interface ServerFollow {
   cycle: number;
   /** Cycles that failed in a row. */
   failures: number;
-  /** Try following by list once this many tasks are live. */
+  /** Try following by list once this many tasks are live, */
   probeAt: number;
+  /** or once this time has come (after a cycle that did not win: what failed may have passed). */
+  probeAfter: number;
 }
 
 /** A server that could not be reached: its polls wait `delay` ms, doubling up to a minute. */
@@ -129,6 +131,8 @@ interface Backoff {
 }
 
 const MAX_BACKOFF_MS = 60_000;
+/** After a list cycle that did not win, listing is tried again this much later, whatever the count. */
+const LIST_RETRY_MS = 5 * 60_000;
 
 /**
  * Runs tools as tasks and follows every task to its end, as the 2025-11-25 spec says: polling
@@ -258,6 +262,7 @@ export class TaskEngine extends DisposableBase {
     f.byList = false;
     f.failures = 0;
     f.probeAt = 2;
+    f.probeAfter = Infinity;
     this.#cycles.cancel(serverId);
     for (const rec of f.live) {
       if (rec.snap.kind !== 'task') continue;
@@ -506,7 +511,8 @@ export class TaskEngine extends DisposableBase {
     const b = this.#backoff.get(serverId);
     if (b) delay = Math.max(delay, b.delay);
     this.#scheduler.schedule(key, this.#now() + delay);
-    if (f && !f.cycling && f.live.size >= f.probeAt && !this.#cycles.has(serverId) && lists(this.#attached.get(serverId)?.session)) {
+    const due = f && (f.live.size >= f.probeAt || (f.live.size >= 2 && this.#now() >= f.probeAfter));
+    if (due && !f.cycling && !this.#cycles.has(serverId) && lists(this.#attached.get(serverId)?.session)) {
       this.#cycles.schedule(serverId, this.#now());
     }
   }
@@ -540,7 +546,9 @@ export class TaskEngine extends DisposableBase {
    * A probe is a cycle too: it starts once the server has `probeAt` live tasks, stops paging as
    * soon as it has sent as many pages as per-task polls would send in the same time (it cannot
    * win any more), and `probeAt` doubles after a probe that did not win, so probing costs at most
-   * about as much as polling would have.
+   * about as much as polling would have. A cycle that did not win (the list failed, or cost more)
+   * is also tried again after LIST_RETRY_MS: a passing failure does not cost a server polls by id
+   * for the rest of its tasks' lives, and a retry costs at most one round of polls in five minutes.
    */
   async #listCycle(serverId: string): Promise<void> {
     const f = this.#servers.get(serverId);
@@ -593,8 +601,11 @@ export class TaskEngine extends DisposableBase {
     const wins = failed ? f.byList && f.failures < 3 : pages < saved;
     if (wins !== f.byList) this.#log.info(`[${this.#label(serverId)}] Following ${f.live.size} tasks ${wins ? `through tasks/list (${pages} pages per ${pace} ms)` : 'by tasks/get, one per task'}`);
     f.byList = wins;
-    if (!wins) f.probeAt = 2 * Math.max(f.live.size, pages, 1);
     const now = this.#now();
+    if (!wins) {
+      f.probeAt = 2 * Math.max(f.live.size, pages, 1);
+      f.probeAfter = now + LIST_RETRY_MS;
+    }
     for (const rec of f.live) {
       if (rec.snap.kind !== 'task') continue;
       const seen = rec.seenIn === cycle;
@@ -966,7 +977,7 @@ export class TaskEngine extends DisposableBase {
     this.#recs.set(snap.key, rec);
     if (!isTerminal(snap.status)) {
       let f = this.#servers.get(snap.serverId);
-      if (!f) this.#servers.set(snap.serverId, (f = { live: new Set(), byList: false, cycling: false, cycle: 0, failures: 0, probeAt: 2 }));
+      if (!f) this.#servers.set(snap.serverId, (f = { live: new Set(), byList: false, cycling: false, cycle: 0, failures: 0, probeAt: 2, probeAfter: Infinity }));
       f.live.add(rec);
     }
     if (log) this.#log.debug(`[${this.#label(snap.serverId)}] Tracking ${snap.kind} ${snap.taskId}`);

@@ -186,4 +186,21 @@ describe('TaskEngine: following tasks through tasks/list', () => {
     assert.ok(gets >= 45, `${gets} tasks/get`);
     assert.ok(h!.log.has('warn', /^\[fake\] tasks\/list \(following 10 tasks\) failed: .*list is down/), h!.log.text());
   });
+
+  it('a list that failed (or cost more) is tried again five minutes later, though the live count did not double', async () => {
+    await start({ server: { listPageSize: 50 } });
+    await create(10);
+    h!.server.override('tasks/list', () => {
+      throw new Error('list is down');
+    });
+    await clock!.tickAsync(1_500);
+    assert.equal(h!.engine.followsByList('fake'), false, 'the probe failed');
+    const [lists] = await sentDuring(290_000, 'tasks/list');
+    assert.equal(lists, 0, 'no retry within five minutes');
+    h!.server.override('tasks/list', undefined);
+    await clock!.tickAsync(15_000);
+    assert.equal(h!.engine.followsByList('fake'), true, 'listing again once it works');
+    const [gets] = await sentDuring(5_000, 'tasks/get');
+    assert.equal(gets, 0);
+  });
 });
