@@ -1,7 +1,7 @@
 // The arguments and ttl steps of "Run Tool as Task...", inside the real extension host: a form
 // built from the tool's inputSchema (typed values reach the server), the JSON box where no form
 // fits, the ttl reaching the server as `task.ttl`, and Escape running nothing. The tools of
-// fixtures/schema-server.mjs (added through the mcpTasks.servers setting) echo what they got.
+// test/fixtures/servers/schema-server.mjs (added through the mcpTasks.servers setting) echo what they got.
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -20,7 +20,7 @@ interface Row {
 }
 
 /** out/test/integration -> the fixture in the sources. */
-const SCHEMA_SERVER = path.resolve(__dirname, '..', '..', '..', 'test', 'integration', 'fixtures', 'schema-server.mjs');
+const SCHEMA_SERVER = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'servers', 'schema-server.mjs');
 
 suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
   let testing: McpTasksTestingApi;
