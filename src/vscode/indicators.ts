@@ -18,11 +18,7 @@ export class TaskIndicators extends DisposableBase {
   readonly #view: vscode.TreeView<Node>;
   readonly #label: (serverId: string) => string;
 
-  constructor(
-    engine: TaskEngine,
-    view: vscode.TreeView<Node>,
-    label: (serverId: string) => string,
-  ) {
+  constructor(engine: TaskEngine, view: vscode.TreeView<Node>, label: (serverId: string) => string) {
     super();
     this.#view = view;
     this.#label = label;

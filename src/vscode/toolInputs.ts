@@ -41,10 +41,7 @@ class ToolFormPrompter implements FormPrompter {
   readonly #toolName: string;
   readonly #inner: QuickInputPrompter;
 
-  constructor(
-    toolName: string,
-    inner: QuickInputPrompter,
-  ) {
+  constructor(toolName: string, inner: QuickInputPrompter) {
     this.#toolName = toolName;
     this.#inner = inner;
   }

@@ -9,11 +9,7 @@ export class TokenBucket {
   readonly #burst: number;
   readonly #now: () => number;
 
-  constructor(
-    ratePerSecond: number,
-    burst: number,
-    now: () => number,
-  ) {
+  constructor(ratePerSecond: number, burst: number, now: () => number) {
     this.#ratePerSecond = ratePerSecond;
     this.#burst = burst;
     this.#now = now;

@@ -104,10 +104,7 @@ export class JsonRpcConnection implements Disposable {
   /** Notifications no handler claimed (logged at trace). */
   readonly onUnhandledNotification: Event<JsonRpcNotification> = this.#onUnhandledNotification.event;
 
-  constructor(
-    readonly transport: Transport,
-    options: ConnectionOptions,
-  ) {
+  constructor(readonly transport: Transport, options: ConnectionOptions) {
     this.#log = options.logger;
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#maxIncoming = options.maxConcurrentIncoming ?? 64;

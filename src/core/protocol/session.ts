@@ -74,10 +74,7 @@ export class McpSession extends DisposableBase {
   readonly onClose: Event<TransportCloseInfo>;
   readonly #options: SessionOptions;
 
-  constructor(
-    readonly transport: Transport,
-    options: SessionOptions,
-  ) {
+  constructor(readonly transport: Transport, options: SessionOptions) {
     super();
     this.#options = options;
     this.#log = options.logger;

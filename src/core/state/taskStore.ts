@@ -49,11 +49,7 @@ export class TaskStore implements Disposable {
   readonly #log: Logger;
   readonly #options: { retentionDays: () => number; debounceMs?: number };
 
-  constructor(
-    readonly dir: string,
-    log: Logger,
-    options: { retentionDays: () => number; debounceMs?: number },
-  ) {
+  constructor(readonly dir: string, log: Logger, options: { retentionDays: () => number; debounceMs?: number }) {
     this.#log = log;
     this.#options = options;
     this.#indexPath = path.join(dir, 'tasks.json');

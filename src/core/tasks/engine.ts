@@ -101,10 +101,7 @@ class Rec {
   /** Aborts a direct call. */
   direct: AbortController | undefined = undefined;
 
-  constructor(
-    public snap: TaskSnapshot,
-    readonly progressToken: string | undefined,
-  ) {}
+  constructor(public snap: TaskSnapshot, readonly progressToken: string | undefined) {}
 }
 
 /** How the engine follows the live tasks of one server. */

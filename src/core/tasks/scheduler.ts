@@ -19,10 +19,7 @@ export class PollScheduler {
   readonly #fire: (key: string) => void;
   readonly #now: () => number;
 
-  constructor(
-    fire: (key: string) => void,
-    now: () => number = Date.now,
-  ) {
+  constructor(fire: (key: string) => void, now: () => number = Date.now) {
     this.#fire = fire;
     this.#now = now;
     this.#base = now();

@@ -59,11 +59,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   readonly #engine: TaskEngine;
   readonly #host: TaskHost | undefined;
 
-  constructor(
-    servers: ServerManager,
-    engine: TaskEngine,
-    host?: TaskHost,
-  ) {
+  constructor(servers: ServerManager, engine: TaskEngine, host?: TaskHost) {
     super();
     this.#servers = servers;
     this.#engine = engine;
