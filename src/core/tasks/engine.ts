@@ -128,6 +128,8 @@ interface Backoff {
 }
 
 const MAX_BACKOFF_MS = 60_000;
+/** A result that could not be fetched (server unreachable, connection lost) is tried again after 5 s, doubling up to this. */
+const MAX_REFETCH_MS = 5 * 60_000;
 /** After a list cycle that did not win, listing is tried again this much later, whatever the count. */
 const LIST_RETRY_MS = 5 * 60_000;
 
@@ -144,6 +146,9 @@ export class TaskEngine extends DisposableBase {
   readonly #scheduler: PollScheduler;
   /** One entry per server followed by `tasks/list` cycles, keyed by server id. */
   readonly #cycles: PollScheduler;
+  /** Ended tasks whose result could not be fetched: the next try of each, and its delay. */
+  readonly #refetch: PollScheduler;
+  readonly #refetchDelay = new Map<string, number>();
   readonly #servers = new Map<string, ServerFollow>();
   readonly #backoff = new Map<string, Backoff>();
   readonly #attached = new Map<string, { session: McpSession; store: DisposableStore }>();
@@ -176,6 +181,11 @@ export class TaskEngine extends DisposableBase {
     this.#timeoutMs = options.requestTimeoutMs ?? 30_000;
     this.#scheduler = new PollScheduler((key) => void this.poll(key), this.#now);
     this.#cycles = new PollScheduler((serverId) => void this.#listCycle(serverId), this.#now);
+    this.#refetch = new PollScheduler((key) => {
+      const rec = this.#recs.get(key);
+      if (rec && this.#wantsOutcome(rec)) void this.#resultCall(rec);
+      else this.#refetchDelay.delete(key);
+    }, this.#now);
   }
 
   // ── Queries ────────────────────────────────────────────────────────────────────────────────
@@ -253,6 +263,8 @@ export class TaskEngine extends DisposableBase {
     if (h?.elicitation) store.add(session.onRequest('elicitation/create', route(h.elicitation.handle)));
     if (h?.sampling) store.add(session.onRequest('sampling/createMessage', route(h.sampling.handle)));
     store.add(session.onClose((info) => this.#sessionClosed(serverId, session, info)));
+    // Results that could not be fetched before: now that the server is back.
+    for (const key of this.#refetchDelay.keys()) if (this.#recs.get(key)?.snap.serverId === serverId) this.#refetch.schedule(key, this.#now());
     const f = this.#servers.get(serverId);
     if (!f) return;
     // A new session: its server may list differently; probing starts over.
@@ -680,10 +692,33 @@ export class TaskEngine extends DisposableBase {
     if (isServerTerminal(status)) {
       this.#scheduler.cancel(rec.snap.key);
       this.#unrouteProgress(rec);
-      if ((status === 'completed' || status === 'failed') && !rec.snap.outcome && !rec.snap.outcomeFetchedAt && (this.#options.autoFetchResults?.() ?? true)) {
-        void this.#resultCall(rec);
-      }
+      if (this.#wantsOutcome(rec)) void this.#resultCall(rec);
     }
+  }
+
+  /** An ended task whose result is fetched without being asked (the autoFetchResults setting) and is not in hand yet. */
+  #wantsOutcome(rec: Rec): boolean {
+    const { kind, status, outcome, outcomeFetchedAt } = rec.snap;
+    return kind === 'task' && (status === 'completed' || status === 'failed') && !outcome && !outcomeFetchedAt && (this.#options.autoFetchResults?.() ?? true);
+  }
+
+  /**
+   * Tries the result of an ended task again later, when fetching it failed for want of the
+   * server (not an answer from it): never losing a result matters more than one request.
+   * Stops once the task's ttl has run out, as the server may then have deleted it.
+   */
+  #refetchLater(rec: Rec): void {
+    const { key, serverId, taskId, createdAt, ttl } = rec.snap;
+    if (!this.#wantsOutcome(rec) || this.#lifetime.signal.aborted) return;
+    const delay = Math.min(2 * (this.#refetchDelay.get(key) ?? 2_500), MAX_REFETCH_MS);
+    const at = this.#now() + delay;
+    if (ttl !== null && at > Date.parse(createdAt) + ttl) {
+      this.#refetchDelay.delete(key);
+      this.#log.warn(`[${this.#label(serverId)}] The result of task ${taskId} could not be fetched before its ttl ran out: no more automatic tries (Fetch Task Result tries once more).`);
+      return;
+    }
+    this.#refetchDelay.set(key, delay);
+    this.#refetch.schedule(key, at);
   }
 
   #applyProgress(rec: Rec, p: Progress): void {
@@ -723,7 +758,10 @@ export class TaskEngine extends DisposableBase {
     const label = this.#label(serverId);
     const p = (async (): Promise<TaskOutcome | undefined> => {
       const session = await this.#reach(serverId);
-      if (!session) return undefined;
+      if (!session) {
+        this.#refetchLater(rec);
+        return undefined;
+      }
       let outcome: TaskOutcome;
       try {
         // Blocks for as long as the task runs; the session closing ends it.
@@ -739,6 +777,7 @@ export class TaskEngine extends DisposableBase {
       } catch (err) {
         if (!isPeerError(err)) {
           if (!this.#lifetime.signal.aborted) this.#log.warn(`[${label}] tasks/result ${taskId} failed: ${errorMessage(err)}`);
+          this.#refetchLater(rec);
           return undefined;
         }
         if (err.code === ErrorCode.InvalidParams && !isServerTerminal(rec.snap.status as TaskStatus)) {
@@ -749,6 +788,7 @@ export class TaskEngine extends DisposableBase {
         }
         outcome = { kind: 'error', error: err.toJSON() };
       }
+      this.#refetchDelay.delete(rec.snap.key);
       if (this.#recs.get(rec.snap.key) !== rec) return outcome;
       const changes: Partial<TaskSnapshot> = { outcome, outcomeFetchedAt: new Date(this.#now()).toISOString() };
       // T-REQ-10: a completed tool task whose result is an error is reported as failed.
@@ -927,7 +967,11 @@ export class TaskEngine extends DisposableBase {
     for (const snap of snapshots) {
       if (this.#recs.has(snap.key)) continue;
       const rec = this.#addRec(snap, progressTokens?.get(snap.key), false);
-      if (isTerminal(snap.status)) continue;
+      if (isTerminal(snap.status)) {
+        // Ended, but its result could not be fetched before the reload.
+        if (this.#wantsOutcome(rec)) this.#refetch.schedule(snap.key, this.#now() + 50 + i++ * 5);
+        continue;
+      }
       if (snap.kind === 'direct') {
         // A plain call cannot outlive the window that made it.
         this.#update(rec, { status: 'lost', lastServerStatus: 'working', note: 'The window closed before the call returned.' });
@@ -951,6 +995,8 @@ export class TaskEngine extends DisposableBase {
     const rec = this.#recs.get(key);
     if (!rec) return;
     this.#scheduler.cancel(key);
+    this.#refetch.cancel(key);
+    this.#refetchDelay.delete(key);
     if (!isTerminal(rec.snap.status)) this.#unrouteProgress(rec);
     this.#recs.delete(key);
     this.#servers.get(rec.snap.serverId)?.live.delete(rec);
@@ -999,6 +1045,7 @@ export class TaskEngine extends DisposableBase {
     this.#lifetime.abort(new Error('The extension is shutting down'));
     this.#scheduler.dispose();
     this.#cycles.dispose();
+    this.#refetch.dispose();
     for (const f of this.#servers.values()) for (const rec of f.live) this.#unrouteProgress(rec);
     for (const a of this.#attached.values()) a.store.dispose();
     this.#attached.clear();

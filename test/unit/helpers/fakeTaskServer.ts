@@ -441,6 +441,8 @@ export interface HarnessOptions {
   engine?: Partial<Omit<TaskEngineOptions, 'logger' | 'sessions'>>;
   /** The SessionSource's answer (false: a stdio server whose tasks die with its process). */
   tasksOutliveConnection?: boolean;
+  /** While this returns false, getSession fails as for a server that cannot be reached. */
+  reachable?: () => boolean;
 }
 
 export interface Harness {
@@ -470,7 +472,10 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   let skew = 0;
   const ref: { session?: McpSession } = {};
   const sessions: SessionSource = {
-    getSession: async () => ref.session!,
+    getSession: async () => {
+      if (options.reachable?.() === false) throw new Error('Could not reach server "fake"');
+      return ref.session!;
+    },
     label: () => 'fake',
     tasksOutliveConnection: () => options.tasksOutliveConnection ?? true,
   };

@@ -1,0 +1,119 @@
+// A result the engine could not fetch when its task ended (the server unreachable, the connection
+// lost) is tried again until it is in hand: "never lose a user's result". Under fake timers, so
+// the retry delays are exact; the in-memory transport delivers on microtasks for real.
+import * as assert from 'node:assert/strict';
+import FakeTimers from '@sinonjs/fake-timers';
+import { RpcError } from '../../../src/core/jsonrpc/errors';
+import type { Harness, HarnessOptions } from '../helpers/fakeTaskServer';
+import { createHarness } from '../helpers/fakeTaskServer';
+import { taskKey } from '../../../src/core/tasks/types';
+
+describe('TaskEngine: results fetched again after a failed fetch', () => {
+  let clock: ReturnType<typeof FakeTimers.install> | undefined;
+  let h: Harness | undefined;
+  let reachable = true;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+    clock?.uninstall();
+    clock = undefined;
+    reachable = true;
+  });
+
+  /** A task of the fake server whose completion arrives as a status notification. */
+  async function start(options: HarnessOptions = {}) {
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    h = await createHarness({ ...options, server: { notify: 'once', pollInterval: 60_000, ...options.server }, engine: { random: () => 0, ...options.engine }, reachable: () => reachable });
+    const t = await h.engine.callTool('fake', 'required-tool');
+    return t;
+  }
+
+  const results = () => h!.server.requestsOf('tasks/result').length;
+
+  it('the server unreachable when the task completed: tried again after 5 s, 10 s, 20 s..., and kept once it answers', async () => {
+    const t = await start();
+    reachable = false;
+    h!.server.complete(t.taskId, { content: [{ type: 'text', text: 'the answer' }] });
+    await clock!.tickAsync(0);
+    assert.equal(h!.snap(t.taskId).status, 'completed', 'the notification says it ended');
+    assert.equal(h!.snap(t.taskId).outcome, undefined);
+    await clock!.tickAsync(4_900);
+    assert.equal(results(), 0);
+    reachable = true;
+    await clock!.tickAsync(200);
+    assert.equal(results(), 1, 'tasks/result sent 5 s after the failed fetch');
+    const outcome = h!.snap(t.taskId).outcome;
+    assert.equal(outcome?.kind, 'result');
+    assert.deepEqual(outcome.kind === 'result' && outcome.result.content, [{ type: 'text', text: 'the answer' }]);
+    await clock!.tickAsync(600_000);
+    assert.equal(results(), 1, 'nothing more once the result is in hand');
+  });
+
+  it('the delay doubles up to five minutes, and a new session of the server tries at once', async () => {
+    const t = await start();
+    reachable = false;
+    h!.server.complete(t.taskId);
+    const tries = () => h!.log.lines.filter((l) => /Cannot reach the server to follow its tasks/.test(l.message)).length;
+    await clock!.tickAsync(0);
+    const first = tries();
+    assert.ok(first >= 1, h!.log.text());
+    // 5 + 10 + 20 + 40 + 80 + 160 = 315 s: six more tries; then one every 300 s.
+    await clock!.tickAsync(315_500);
+    assert.equal(tries() - first, 6);
+    await clock!.tickAsync(600_000);
+    assert.equal(tries() - first, 8);
+    reachable = true;
+    h!.engine.attachSession('fake', h!.session);
+    await clock!.tickAsync(0);
+    assert.equal(results(), 1, 'at once, without waiting for the next try');
+    assert.notEqual(h!.snap(t.taskId).outcome, undefined);
+  });
+
+  it('T-RCV-7: stops once the ttl has run out (the server may have deleted the task), and says so', async () => {
+    const t = await start({ server: { ttl: 30_000 } });
+    reachable = false;
+    h!.server.complete(t.taskId);
+    await clock!.tickAsync(120_000);
+    assert.equal(results(), 0);
+    assert.ok(h!.log.has('warn', new RegExp(`^\\[fake\\] The result of task ${t.taskId} could not be fetched before its ttl ran out`)), h!.log.text());
+    reachable = true;
+    await clock!.tickAsync(600_000);
+    assert.equal(results(), 0, 'no more automatic tries');
+  });
+
+  it('after a reload, an ended task restored without its result has it fetched; one whose result is stored does not', async () => {
+    await start();
+    const unfetched = h!.server.createTask('seeded', { status: 'completed' });
+    h!.server.complete(unfetched.taskId, { content: [{ type: 'text', text: 'kept by the server' }] });
+    const base = { serverId: 'fake', kind: 'task' as const, toolName: 'seeded', status: 'completed' as const, createdAt: unfetched.createdAt, lastUpdatedAt: unfetched.createdAt, ttl: null, origin: 'user' as const };
+    h!.engine.restore([
+      { ...base, key: taskKey('fake', unfetched.taskId), taskId: unfetched.taskId },
+      { ...base, key: taskKey('fake', 'stored'), taskId: 'stored', outcomeFetchedAt: unfetched.createdAt },
+    ]);
+    await clock!.tickAsync(100);
+    assert.deepEqual(h!.server.requestsOf('tasks/result').map((r) => r.params?.taskId), [unfetched.taskId]);
+    assert.equal(h!.snap(unfetched.taskId).outcome?.kind, 'result');
+  });
+
+  it('an answer from the server is an outcome, not a reason to try again; a removed task is not tried', async () => {
+    const t = await start();
+    h!.server.override('tasks/result', () => {
+      throw new RpcError(-32603, 'storage failed');
+    });
+    h!.server.complete(t.taskId);
+    await clock!.tickAsync(0);
+    await clock!.tickAsync(0);
+    assert.equal(h!.snap(t.taskId).outcome?.kind, 'error');
+    await clock!.tickAsync(600_000);
+    assert.equal(results(), 1);
+
+    const u = await h!.engine.callTool('fake', 'required-tool');
+    reachable = false;
+    h!.server.complete(u.taskId);
+    await clock!.tickAsync(0);
+    h!.engine.remove(u.key);
+    reachable = true;
+    await clock!.tickAsync(600_000);
+    assert.equal(h!.server.requestsOf('tasks/result').filter((r) => r.params?.taskId === u.taskId).length, 0);
+  });
+});
