@@ -1,14 +1,15 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../core/util/log';
+import { logLine } from '../core/util/log';
 
-/** The core's logger over the editor's log channel; traffic is built only when trace is on. */
+/** The core's logger over the editor's log channel, lines capped; traffic is built only when trace is on. */
 export function channelLogger(channel: vscode.LogOutputChannel): Logger {
   return {
-    trace: (m, ...a) => channel.trace(m, ...a),
-    debug: (m, ...a) => channel.debug(m, ...a),
-    info: (m, ...a) => channel.info(m, ...a),
-    warn: (m, ...a) => channel.warn(m, ...a),
-    error: (m, ...a) => channel.error(m, ...a),
+    trace: (m, ...a) => channel.trace(logLine(m), ...a),
+    debug: (m, ...a) => channel.debug(logLine(m), ...a),
+    info: (m, ...a) => channel.info(logLine(m), ...a),
+    warn: (m, ...a) => channel.warn(logLine(m), ...a),
+    error: (m, ...a) => channel.error(typeof m === 'string' ? logLine(m) : m, ...a),
     get traceEnabled() {
       return channel.logLevel === vscode.LogLevel.Trace;
     },

@@ -76,6 +76,18 @@ function hideable(secrets: readonly string[]): string[] {
   return [...new Set(secrets.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
 }
 
+/**
+ * The longest line the log keeps. Traffic is cut at 2,000 characters where it is logged; what
+ * else could be longer comes from a server (a task id, a status message) and is cut here, so a
+ * hostile server cannot write megabytes per line.
+ */
+export const MAX_LOG_LINE = 8_000;
+
+/** A line as the log keeps it: at most MAX_LOG_LINE characters, then how many more there were. */
+export function logLine(message: string): string {
+  return truncate(message, MAX_LOG_LINE);
+}
+
 /** Shortens a string for a log line. */
 export function truncate(s: string, max = 2000): string {
   return s.length <= max ? s : `${s.slice(0, max)}… (${s.length - max} more chars)`;

@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseMcpJson } from '../../../src/core/config/parse';
 import { urlSecrets } from '../../../src/core/servers/serverManager';
+import { MAX_LOG_LINE, logLine } from '../../../src/core/util/log';
 import type { InputDef } from '../../../src/core/config/types';
 import { MemoryLogger } from '../helpers/logger';
 import type { Client, Peer } from './support';
@@ -130,5 +131,16 @@ describe('reliability: credentials in a server URL never reach the log', functio
     assert.ok(log.has('trace', /POST http:\/\/127\.0\.0\.1:\d+\/mcp\?access_token=<redacted>&version=2 /), 'traffic is traced with the URL, redacted');
     const everything = [...log.lines.map((l) => l.message), gone, ...c.servers.list().map((s) => JSON.stringify(s.state))];
     assert.deepEqual(everything.filter((l) => l.includes(URL_SECRET)).map((l) => l.slice(0, 300)), [], 'the URL credential reached the log');
+  });
+});
+
+describe('reliability: the length of log lines', () => {
+  it('a line longer than the log keeps (a server\'s megabyte-long task id) is cut, and says how much was left out', () => {
+    const id = 'x'.repeat(1_000_000);
+    const full = `[hostile] Task ${id}: working → completed`;
+    const line = logLine(full);
+    assert.equal(line, `${full.slice(0, MAX_LOG_LINE)}… (${full.length - MAX_LOG_LINE} more chars)`);
+    assert.ok(line.length < MAX_LOG_LINE + 30, `${line.length} characters`);
+    assert.equal(logLine('[demo] Task 7: working → completed'), '[demo] Task 7: working → completed', 'a usual line is kept whole');
   });
 });
