@@ -116,9 +116,9 @@ interface ServerFollow {
   cycle: number;
   /** Cycles that failed in a row. */
   failures: number;
-  /** Try following by list once this many tasks are live, */
+  /** Try following by list once this many tasks are live. */
   probeAt: number;
-  /** or once this time has come (after a cycle that did not win: what failed may have passed). */
+  /** Or once this time has come: after a cycle that did not win, what failed may have passed. */
   probeAfter: number;
 }
 
