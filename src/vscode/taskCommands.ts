@@ -208,7 +208,8 @@ async function runTool(deps: TaskCommandDeps, ui: QuickInputPrompter, fixedServe
       server = picked;
       step = 'tool';
     } else if (step === 'tool') {
-      offer ??= await serverTools(servers, server!);
+      // Connecting can take seconds: the server pick stays up, busy, meanwhile.
+      offer ??= await ui.whileBusy(() => serverTools(servers, server!));
       if (!offer) return;
       const { acceptsTasks } = offer;
       const picked = await ui.pick(

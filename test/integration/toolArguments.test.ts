@@ -68,7 +68,11 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     testing = testingApi(await activateExtension());
     api = await publicApi();
     spy = new QuickInputSpy();
-    await settings().update('servers', { schemas: { type: 'stdio', command: 'node', args: [SCHEMA_SERVER] } }, vscode.ConfigurationTarget.Global);
+    await settings().update(
+      'servers',
+      { schemas: { type: 'stdio', command: 'node', args: [SCHEMA_SERVER] }, 'slow-schemas': { type: 'stdio', command: 'node', args: [SCHEMA_SERVER, '--slow-start', '1500'] } },
+      vscode.ConfigurationTarget.Global,
+    );
     await waitFor(async () => ((await testing.getTreeSnapshot()) as Row[]).some((r) => r.label === 'schemas'), 'the schemas server row');
   });
 
@@ -203,6 +207,19 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     const id = await waitFor(async () => [...(await taskIds('demo'))].find((t) => !before.has(t)), 'the new build task');
     assert.deepEqual(api.getTask(id)?.arguments, { project: 'demo-app', durationMs: 300 });
     assert.equal(api.getTask(id)?.ttl, 600_000);
+  });
+
+  test('While a server picked in the first step connects, its pick stays up, busy and disabled', async function () {
+    this.timeout(30_000);
+    spy.skipShown();
+    const done = vscode.commands.executeCommand('mcpTasks.runToolAsTask');
+    const s = await spy.next('the server pick', 30_000);
+    await choose(s, (i) => i.label === 'slow-schemas', 'slow-schemas');
+    await waitFor(() => s.pick?.busy === true && s.pick.enabled === false, 'the server pick busy while the server starts');
+    const tools = await spy.next('the tool pick', 30_000);
+    assert.equal(tools.title, 'Run Tool as Task (2/4): tool of slow-schemas');
+    await escape();
+    await done;
   });
 
   test('Escape on the ttl step runs nothing', async () => {

@@ -71,6 +71,17 @@ export class QuickInputPrompter implements FormPrompter {
     }
   }
 
+  /** While work runs between two steps: the input shown stays up, busy and disabled. */
+  async whileBusy<T>(work: () => Promise<T>): Promise<T> {
+    const input = this.#current;
+    if (input) [input.busy, input.enabled] = [true, false];
+    try {
+      return await work();
+    } finally {
+      if (input && this.#current === input) [input.busy, input.enabled] = [false, true];
+    }
+  }
+
   close(): void {
     this.#current?.dispose();
     this.#current = undefined;
