@@ -14,6 +14,7 @@ interface Row {
   id?: string;
   label: string;
   description?: string;
+  tooltip?: string;
   contextValue?: string;
   icon?: string;
   children?: Row[];
@@ -135,6 +136,8 @@ suite('Commands and the Tasks view, with the demo server', () => {
     scan = await runTool('demo', 'long-running-scan', { durationMs: '600000' });
     const live = await rowWhen('demo', scan.row.id!, (r) => /^Scanning… \d+% \(\d+ files\) · (\d+\/\d+|\d+%) · \d+ s$/.test(r.description ?? ''), 'the scan to report its status and progress');
     assert.equal(live.icon, 'sync~spin');
+    // The demo server suggests 1,000 ms; with other live tasks of demo the engine may list instead.
+    assert.match(live.tooltip ?? '', /Checked: (about every 1 s, by tasks\/get|through tasks\/list pages, with the other live tasks of its server)/, `tooltip: ${live.tooltip}`);
     const caps = words(live.contextValue);
     for (const w of ['task', 'cancelable', 'live']) assert.ok(caps.has(w), `"${w}" in ${live.contextValue}`);
     assert.ok(!caps.has('hasResult'), `no result yet: ${live.contextValue}`);

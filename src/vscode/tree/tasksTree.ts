@@ -191,7 +191,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   resolveTreeItem(item: vscode.TreeItem, node: Node): vscode.TreeItem {
     if (node.kind === 'task' && !item.tooltip) {
       const t = this.#engine.get(node.key);
-      if (t) item.tooltip = taskTooltip(t, Date.now());
+      if (t) item.tooltip = taskTooltip(t, Date.now(), this.#checks(t));
     }
     return item;
   }
@@ -215,6 +215,16 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     return walk(this.getChildren());
   }
 
+  /** How the engine checks a live task now, for its tooltip. */
+  #checks(t: TaskSnapshot): string | undefined {
+    if (t.kind !== 'task' || isTerminal(t.status)) return undefined;
+    if (this.#engine.followsByList(t.serverId)) return 'through tasks/list pages, with the other live tasks of its server';
+    const every = this.#engine.effectivePollInterval(t.key);
+    if (every === undefined) return undefined;
+    const asked = t.pollInterval !== undefined && t.pollInterval !== every ? ` (the server suggests ${t.pollInterval} ms)` : '';
+    return `about every ${every < 1000 ? `${every} ms` : `${+(every / 1000).toFixed(1)} s`}, by tasks/get${asked}`;
+  }
+
   /** The node of a task, for reveal(). */
   taskNode(key: string): Node | undefined {
     const t = this.#engine.get(key);
@@ -225,7 +235,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   }
 }
 
-function taskTooltip(t: TaskSnapshot, now: number): vscode.MarkdownString {
+function taskTooltip(t: TaskSnapshot, now: number, checks?: string): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   const p = STATUS_PRESENTATION[t.status];
   md.appendMarkdown(`$(${p.icon.replace('~spin', '')}) **${escapeMd(taskTitle(t))}**: ${p.label}${t.kind === 'direct' ? ' (direct call, not a task)' : ''}\n\n`);
@@ -238,7 +248,8 @@ function taskTooltip(t: TaskSnapshot, now: number): vscode.MarkdownString {
   ];
   const exp = expiresAt(t);
   rows.push(['TTL left', exp === undefined ? 'unlimited' : exp > now ? formatAge(exp - now) : 'ended']);
-  if (t.pollInterval !== undefined) rows.push(['Poll interval', `${t.pollInterval} ms`]);
+  if (checks) rows.push(['Checked', checks]);
+  else if (t.pollInterval !== undefined) rows.push(['Poll interval', `${t.pollInterval} ms`]);
   if (t.lastServerStatus && (t.status === 'lost' || t.status === 'expired')) rows.push(['Last known status', t.lastServerStatus]);
   if (t.origin !== 'user') rows.push(['Started by', t.origin === 'server-list' ? 'found on the server (tasks/list)' : t.origin]);
   md.appendMarkdown(rows.map(([k, v]) => `${k}: ${v}`).join('  \n'));
