@@ -209,6 +209,32 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     assert.equal(api.getTask(id)?.ttl, 600_000);
   });
 
+  test('Back from the JSON box returns to the tool pick; Back from the custom ttl box returns to the ttl pick', async function () {
+    this.timeout(30_000);
+    const nested = await start('schemas', 'deploy-nested');
+    let s = await spy.next('the JSON box');
+    assert.equal(s.kind, 'input');
+    assert.ok(hasBack(s), 'the JSON box offers Back');
+    await back();
+    s = await spy.next('the tool pick after Back');
+    assert.equal(s.title, 'Run Tool as Task (2/4): tool of schemas');
+    assert.equal(s.pick?.activeItems[0]?.label, 'deploy-nested', 'the tool chosen before is focused');
+    await escape();
+    await nested.nothing();
+
+    const build = await start('demo', 'build-project');
+    await fillArguments(spy, 'build-project', {});
+    await chooseTtl(spy, 'build-project', 'Custom…');
+    s = await spy.next('the custom ttl box');
+    assert.ok(hasBack(s), 'the custom ttl box offers Back');
+    await back();
+    s = await spy.next('the ttl pick after Back');
+    assert.equal(s.title, 'Run Tool as Task (4/4): ttl of build-project');
+    assert.ok(s.items[0]?.label.endsWith('Default'));
+    await escape();
+    await build.nothing();
+  });
+
   test('While a server picked in the first step connects, its pick stays up, busy and disabled', async function () {
     this.timeout(30_000);
     spy.skipShown();
