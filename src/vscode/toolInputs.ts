@@ -46,9 +46,12 @@ class ToolFormPrompter implements FormPrompter {
     this.#inner = inner;
   }
 
-  /** The form has no step before its first field: Back there ends it, as cancel, with `back` set. */
+  /**
+   * The form has no step before its first field: Back there ends it, as cancel, with `back` set
+   * (unless the field is being changed from the review step, where Back returns).
+   */
   async #leaving<A>(o: PromptOptions, ask: (o: PromptOptions) => Promise<Answer<A>>): Promise<Answer<A>> {
-    const first = o.step === 1;
+    const first = o.step === 1 && !o.canGoBack;
     const a = await ask({ ...o, canDecline: false, canGoBack: o.canGoBack || first });
     if (first && 'nav' in a && a.nav === 'back') {
       this.back = true;

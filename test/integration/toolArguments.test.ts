@@ -160,7 +160,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     }
   });
 
-  test('Back on each step shows the step before with what was chosen there: ttl → arguments (their review) → tool → server', async function () {
+  test('Back on each step shows the step before with what was chosen there: ttl → arguments (their review) → tool → server; a field changed from the review → the review', async function () {
     this.timeout(60_000);
     const before = await taskIds('demo');
     spy.skipShown();
@@ -200,6 +200,15 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     assert.equal(s.title, title(3, 'arguments of build-project'));
     const change = s.items.find((i) => /Change .*durationMs|Change Total build time/i.test(i.label));
     assert.equal(change?.description, '300', `the arguments given before: ${JSON.stringify(s.items)}`);
+    // Changing the first field from the review step: Back returns to the review, not to the tool.
+    await choose(s, (i) => /Change project$/.test(i.label), 'Change project');
+    s = await spy.next('the first field, changed from the review');
+    assert.equal(s.kind, 'input');
+    assert.ok(hasBack(s), 'the field changed from the review offers Back');
+    await back();
+    s = await spy.next('the review step after Back');
+    assert.equal(s.title, title(3, 'arguments of build-project'));
+    assert.equal(s.items.find((i) => /Change .*durationMs|Change Total build time/i.test(i.label))?.description, '300', 'the answers are kept');
     await choose(s, (i) => i.label.endsWith('Run build-project'), 'Run build-project');
     await chooseTtl(spy, 'build-project', '10 minutes');
 

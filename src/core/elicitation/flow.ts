@@ -54,7 +54,8 @@ export function contentOf(plan: FormPlan, state: FlowState): Record<string, Fiel
 
 /**
  * The dialog as a pure state machine: the next state after `event`. Decline and cancel end it
- * from any step; an answer that does not fit its field, Back on the first step, or Accept with
+ * from any step; Back goes to the step shown before (the review step, for a field changed from
+ * there); an answer that does not fit its field, Back on the first step, or Accept with
  * content that fails the schema leave the state as it was (the UI validates before sending
  * events, so these only guard against mistakes).
  */
@@ -67,7 +68,9 @@ export function nextState(plan: FormPlan, state: FlowState, event: FlowEvent): F
     case 'decline':
       return { ...state, result: { action: 'decline' } };
     case 'back':
-      return state.index > 0 ? { ...state, index: state.index - 1, editing: false } : state;
+      // Back while changing one answer from the review step returns there, the answer as it was.
+      if (state.editing) return { ...state, index: review, editing: false };
+      return state.index > 0 ? { ...state, index: state.index - 1 } : state;
     case 'edit': {
       const index = plan.steps.findIndex((s) => s.key === event.key);
       return index >= 0 && isReview(plan, state) ? { ...state, index, editing: true } : state;

@@ -95,7 +95,7 @@ function stepText(plan: FormPlan, index: number): string {
 async function askField(plan: FormPlan, state: FlowState, p: FormPrompter, ui: DialogContext): Promise<FlowEvent | undefined> {
   const step = plan.steps[state.index];
   const initial = initialValue(state, step);
-  const o = { title: ui.title, step: state.index + 1, totalSteps: plan.steps.length + 1, canGoBack: state.index > 0, canDecline: true, signal: ui.signal };
+  const o = { title: ui.title, step: state.index + 1, totalSteps: plan.steps.length + 1, canGoBack: state.index > 0 || state.editing, canDecline: true, signal: ui.signal };
   const text = stepText(plan, state.index);
   if (step.kind === 'string' || step.kind === 'number' || step.kind === 'integer') {
     const check = (t: string) => validateField(step, t);

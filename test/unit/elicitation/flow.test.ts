@@ -75,6 +75,17 @@ describe('elicitation flow: the steps as a pure state machine', () => {
     assert.equal(nextState(plan, startFlow(plan), { type: 'edit', key: 'note' }).index, 0, 'edit only from the review step');
   });
 
+  it('Back while changing a field from the review step returns to the review step, the answer unchanged', () => {
+    const review = run([{ type: 'answer', value: 'prod' }, { type: 'answer', value: 2 }, { type: 'answer', value: 'x' }]);
+    for (const key of ['env', 'replicas']) {
+      const editing = nextState(plan, review, { type: 'edit', key });
+      const back = nextState(plan, editing, { type: 'back' });
+      assert.ok(isReview(plan, back), `Back from changing ${key}`);
+      assert.equal(back.editing, false);
+      assert.deepEqual(contentOf(plan, back), { env: 'prod', replicas: 2, note: 'x' });
+    }
+  });
+
   it('decline and cancel end the dialog from any step, and a finished dialog ignores further events', () => {
     assert.deepEqual(run([{ type: 'decline' }]).result, { action: 'decline' });
     assert.deepEqual(run([{ type: 'answer', value: 'prod' }, { type: 'cancel' }]).result, { action: 'cancel' });

@@ -198,6 +198,22 @@ describe('elicitation runForm: the multi-step dialog', () => {
     assert.deepEqual(await runForm(plan, p, ui()), { action: 'accept', content: { env: 'prd', replicas: 9, note: 'hello' } });
   });
 
+  it('Back while changing a field from the review step (even the first) returns to the review step', async () => {
+    const p = new ScriptedPrompter([
+      choose('Production'),
+      type('4'),
+      choose('No'),
+      type(''),
+      choose('Change Environment'),
+      see((c) => assert.equal(c.o.canGoBack, true, 'the first field, changed from the review, offers Back'), nav('back')),
+      see((c) => assert.equal(items(c)[0].detail, 'Environment: Production · Replicas: 4 · Notify: No · Note: (left out)'), choose('Change Replicas')),
+      see((c) => assert.equal(c.kind === 'input' && c.o.value, '4'), nav('back')),
+      see((c) => assert.equal(c.o.step, 5, 'back on the review step'), choose('Accept')),
+    ]);
+    assert.deepEqual(await runForm(plan, p, ui()), { action: 'accept', content: { env: 'prd', replicas: 4, notify: false } });
+    assert.equal(p.left, 0);
+  });
+
   it('Decline from any step, Decline or Cancel on the review, and Escape answer decline or cancel without content', async () => {
     assert.deepEqual(await runForm(plan, new ScriptedPrompter([choose('Staging'), nav('decline')]), ui()), { action: 'decline' });
     assert.deepEqual(await runForm(plan, new ScriptedPrompter([nav('cancel')]), ui()), { action: 'cancel' });
