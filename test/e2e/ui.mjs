@@ -26,14 +26,26 @@ export function activityEntry(page, title) {
   return page.locator(`${parts.activityBar} .action-item .action-label[aria-label^="${title}"]`);
 }
 
-/** Clicks a view container's activity bar entry, unless its side bar is already showing. */
+/**
+ * Clicks a view container's activity bar entry until its side bar shows, as a person would. Right
+ * after a reload the workbench may still be restoring that side bar, and a click then closes it
+ * again: so look, click, and look again.
+ */
 export async function openViewContainer(page, title, timeout = 60_000) {
   const entry = activityEntry(page, title);
   await entry.waitFor({ timeout });
-  const item = page.locator(`${parts.activityBar} .action-item:has(.action-label[aria-label^="${title}"])`);
-  if ((await item.getAttribute('class'))?.includes('checked')) return;
-  await entry.click();
-  await page.locator(`${parts.sidebar} .composite.title`).filter({ hasText: new RegExp(title, 'i') }).waitFor({ timeout });
+  const shown = page.locator(`${parts.sidebar} .composite.title`).filter({ hasText: new RegExp(title, 'i') });
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    if (await shown.isVisible()) break;
+    await entry.click();
+    try {
+      await shown.waitFor({ timeout: Math.min(5_000, Math.max(1, deadline - Date.now())) });
+      break;
+    } catch (err) {
+      if (Date.now() >= deadline) throw err;
+    }
+  }
   // Leave no hover tooltip on the entry in later screenshots.
   await page.mouse.move(page.viewportSize().width / 2, page.viewportSize().height / 2);
 }
