@@ -15,6 +15,7 @@ import { createSamplingHandler } from './vscode/sampling/handler';
 import { loadSamplingPermissions, revokeSamplingPermissions } from './vscode/sampling/permissions';
 import { createTransport } from './core/transports/factory';
 import { errorMessage } from './core/util/abort';
+import { Turns } from './core/util/turns';
 import { registerCommands } from './vscode/commands';
 import { ConfigurationReader } from './vscode/configuration';
 import { TaskIndicators } from './vscode/indicators';
@@ -53,7 +54,9 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   // after consent; task-augmented requests run as tasks the client hosts.
   const label = (id: string) => servers.label(id);
   const asking = new Map<string, number>();
-  const elicitation = trackQuestions(createElicitationHandler({ log: logger, serverLabel: label }), asking);
+  // Questions and sampling consent take turns: a quick input shown over another dismisses it.
+  const dialogs = new Turns();
+  const elicitation = trackQuestions(createElicitationHandler({ log: logger, serverLabel: label, turns: dialogs }), asking);
   const samplingPermissions = loadSamplingPermissions(context.globalState);
   const sampling = createSamplingHandler({
     log: logger,
@@ -63,6 +66,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
       return c && fingerprint(c);
     },
     permissions: samplingPermissions,
+    turns: dialogs,
   });
   const hostSettings = vscode.workspace.getConfiguration('mcpTasks.hostedTasks');
   const host = new TaskHost({

@@ -9,6 +9,7 @@ import { RpcError } from '../../src/core/jsonrpc/errors';
 import { SamplingPermissions } from '../../src/core/sampling/permissions';
 import type { ServerRequestContext } from '../../src/core/tasks/engine';
 import type { Logger } from '../../src/core/util/log';
+import { Turns } from '../../src/core/util/turns';
 import type { ConsentAnswer, ConsentPrompter, ConsentRequest } from '../../src/vscode/sampling/consent';
 import { QuickPickConsent } from '../../src/vscode/sampling/consent';
 import type { SamplingHandlerOptions } from '../../src/vscode/sampling/handler';
@@ -121,6 +122,24 @@ suite('Sampling through vscode.lm', () => {
     assert.equal(err.code, -1);
     assert.equal(err.message, 'User rejected sampling request');
     assert.equal(provider.requests.length, before, 'nothing reached the provider');
+    h.dispose();
+  });
+
+  test('the consent prompt waits for a server\'s question open in the same turns; a server always allowed does not wait', async () => {
+    const turns = new Turns();
+    let endQuestion!: () => void;
+    const question = turns.take(() => new Promise<void>((resolve) => (endQuestion = resolve)), new AbortController().signal);
+    const { h, permissions } = handler({ turns });
+    const answer = h.handle({ messages: [text('after the question')], maxTokens: 10 }, ctx());
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(asked.length, 0, 'no consent prompt over the open question');
+    permissions.allowAlways('settings:trusted', 'trusted', undefined);
+    const trusted = await h.handle({ messages: [text('no prompt needed')], maxTokens: 10 }, ctx(undefined, 'settings:trusted'));
+    assert.equal((trusted.content as { text: string }).text, 'echo: no prompt needed', 'an always-allowed server is answered while the question is open');
+    endQuestion();
+    await question;
+    assert.equal(((await answer).content as { text: string }).text, 'echo: after the question');
+    assert.equal(asked.length, 1, 'asked once the question had ended');
     h.dispose();
   });
 

@@ -4,9 +4,10 @@ import { describeIssues } from '../jsonrpc/messages';
 import type { McpSession } from '../protocol/session';
 import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine';
 import type { Disposable } from '../util/event';
-import { abortReason, errorMessage } from '../util/abort';
+import { errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
 import { prefixed, truncate } from '../util/log';
+import { Turns } from '../util/turns';
 import type { ElicitResult, FlowEvent, FlowState } from './flow';
 import { initialValue, isReview, nextState, startFlow } from './flow';
 import type { FieldValue, FormPlan, UrlPlan } from './plan';
@@ -201,6 +202,8 @@ export interface ElicitationHandlerOptions {
   serverLabel(serverId: string): string;
   /** Whether the client declared URL mode (default true); if not, URL requests are refused. */
   url?: boolean;
+  /** Where the dialogs wait for their turn; share one with every other dialog servers open. */
+  turns?: Turns;
 }
 
 /** The `elicitation/create` handler, and the receiver of `notifications/elicitation/complete`. */
@@ -211,23 +214,11 @@ export type ElicitationHandler = ServerRequestHandler & {
 
 const CompleteParamsSchema = z.looseObject({ elicitationId: z.string() });
 
-/** Rejects with the signal's reason as soon as it aborts, whatever `promise` does. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    if (signal.aborted) return reject(abortReason(signal));
-    const onAbort = () => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
-      (e: unknown) => (signal.removeEventListener('abort', onAbort), reject(e)),
-    );
-  });
-}
 
 /**
  * Answers servers' `elicitation/create` requests: validates them (a bad request is logged and
- * answered -32602), shows one dialog at a time (a second request waits for the first: the
- * editor shows one quick input at a time), checks the content against the schema, and answers
+ * answered -32602), shows one dialog at a time (a second request waits for the first, and for
+ * any other dialog of `turns`: the editor shows one quick input at a time), checks the content against the schema, and answers
  * with an `ElicitResult`. An abort of `ctx.signal` closes the dialog and rejects.
  */
 export function createElicitationHandler(options: ElicitationHandlerOptions): ElicitationHandler {
@@ -236,13 +227,7 @@ export function createElicitationHandler(options: ElicitationHandlerOptions): El
   const pending = new Map<string, AbortController>();
   /** URL elicitations accepted lately, so a completion is logged as such (bounded). */
   const accepted = new Set<string>();
-  let turn: Promise<unknown> = Promise.resolve();
-
-  const inTurn = <T>(run: () => Promise<T>, signal: AbortSignal): Promise<T> => {
-    const mine = turn.then(() => (signal.throwIfAborted(), run()));
-    turn = mine.catch(() => undefined);
-    return raceAbort(mine, signal);
-  };
+  const turns = options.turns ?? new Turns();
 
   const handle = async (params: Record<string, unknown> | undefined, ctx: ServerRequestContext): Promise<Record<string, unknown>> => {
     const label = options.serverLabel(ctx.serverId);
@@ -264,7 +249,7 @@ export function createElicitationHandler(options: ElicitationHandlerOptions): El
     if (key) pending.set(key, completed);
     const signal = key ? AbortSignal.any([ctx.signal, completed.signal]) : ctx.signal;
     try {
-      const result = await inTurn(() => (plan.mode === 'form' ? runForm(plan, prompter, { title, signal }) : runUrl(plan, prompter, { title, signal })), signal);
+      const result = await turns.take(() => (plan.mode === 'form' ? runForm(plan, prompter, { title, signal }) : runUrl(plan, prompter, { title, signal })), signal);
       if (plan.mode === 'form' && result.action === 'accept') {
         const problem = validateContent(plan, result.content ?? {});
         if (problem) {

@@ -9,6 +9,7 @@ import type { ServerRequestContext, ServerRequestHandler } from '../../core/task
 import { abortReason, errorMessage } from '../../core/util/abort';
 import type { Logger } from '../../core/util/log';
 import { prefixed, truncate } from '../../core/util/log';
+import { Turns } from '../../core/util/turns';
 import { toCancellationToken } from '../cancellation';
 import type { ConsentAnswer, ConsentPrompter, ConsentRequest } from './consent';
 import { QuickPickConsent } from './consent';
@@ -31,6 +32,8 @@ export interface SamplingHandlerOptions {
   preferredModel?: () => string | undefined;
   /** Narrows the models considered (tests pick their own vendor); all models by default. */
   modelSelector?: vscode.LanguageModelChatSelector;
+  /** Where the consent prompts wait for their turn; share one with every other dialog servers open. */
+  turns?: Turns;
 }
 
 /** Answers `sampling/createMessage`; register `{ handle }` with the engine and dispose with the extension. */
@@ -48,23 +51,23 @@ export function createSamplingHandler(o: SamplingHandlerOptions): SamplingHandle
   const quickPick = o.consentPrompter ? undefined : new QuickPickConsent();
   const prompt = o.consentPrompter ?? quickPick!.prompt;
   const preferred = o.preferredModel ?? (() => vscode.workspace.getConfiguration('mcpTasks').get<string>(PREFERRED_MODEL_SETTING));
-  // One prompt at a time: a second quick pick would hide (and so deny) the first.
-  let turn: Promise<unknown> = Promise.resolve();
+  // One prompt at a time, and none over a server's question: another quick input would hide
+  // (and so deny) the one shown.
+  const turns = o.turns ?? new Turns();
 
-  const consent = (ctx: ServerRequestContext, request: ConsentRequest, fingerprint: string | undefined, log: Logger) => {
-    const run = turn.then(async (): Promise<ConsentAnswer | 'allowed'> => {
-      // Checked in turn: an earlier prompt may just have granted "always".
+  const consent = async (ctx: ServerRequestContext, request: ConsentRequest, fingerprint: string | undefined, log: Logger): Promise<ConsentAnswer | 'allowed'> => {
+    // A server the user always allows needs no prompt, so it waits for no dialog either.
+    if (o.permissions.get(ctx.serverId, fingerprint) === 'always') return 'allowed';
+    return turns.take(async () => {
+      // Checked again in turn: an earlier prompt may just have granted "always".
       if (o.permissions.get(ctx.serverId, fingerprint) === 'always') return 'allowed';
-      if (ctx.signal.aborted) return 'deny';
       try {
         return await prompt(request, ctx.signal);
       } catch (err) {
         log.error(`The sampling consent prompt failed, so the request is denied: ${errorMessage(err)}`);
         return 'deny';
       }
-    });
-    turn = run.catch(() => undefined);
-    return untilAborted(run, ctx.signal);
+    }, ctx.signal);
   };
 
   const handle: ServerRequestHandler = async (params, ctx) => {
@@ -205,12 +208,3 @@ function asModelError(err: unknown, model: vscode.LanguageModelChat, plan: Sampl
   return new RpcError(ErrorCode.InternalError, `The language model ${model.name} failed${code ? ` (${code})` : ''}: ${why}`);
 }
 
-/** `p`, or a rejection with the signal's reason as soon as it aborts. */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortReason(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}

@@ -12,6 +12,7 @@ import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { InMemoryTransport } from '../../../src/core/transports/inMemory';
 import { StdioTransport } from '../../../src/core/transports/stdio';
 import { abortReason } from '../../../src/core/util/abort';
+import { Turns } from '../../../src/core/util/turns';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 import type { EngineHarness } from '../helpers/peers';
 import { connectEngine, everythingEntry } from '../helpers/peers';
@@ -359,6 +360,32 @@ describe('elicitation handler', () => {
     await assert.rejects(a, /first gone/);
     assert.deepEqual(await c, { action: 'accept', content: { name: 'x' } });
     assert.equal(p.calls.length, 3, 'the withdrawn second request was never shown');
+  });
+
+  it('waits for any other dialog of the same turns (a sampling consent prompt), so neither hides the other', async () => {
+    const turns = new Turns();
+    let endConsent!: () => void;
+    const consent = turns.take(() => new Promise<string>((resolve) => (endConsent = () => resolve('once'))), new AbortController().signal);
+    const p = new ScriptedPrompter([type('x'), choose('Accept')]);
+    const handle = createElicitationHandler({ prompter: p, log: new MemoryLogger(), serverLabel: () => 'demo', turns });
+    const answer = handle(simple, ctx());
+    await new Promise((r) => setImmediate(r));
+    assert.equal(p.calls.length, 0, 'the question is not shown over the consent prompt');
+    endConsent();
+    assert.equal(await consent, 'once');
+    assert.deepEqual(await answer, { action: 'accept', content: { name: 'x' } });
+    // And the other way round: a consent prompt asked for while the question is open waits for it.
+    const q = new ScriptedPrompter([hang]);
+    const asking = new AbortController();
+    const open = createElicitationHandler({ prompter: q, log: new MemoryLogger(), serverLabel: () => 'demo', turns })(simple, ctx(asking.signal));
+    await waitFor(() => q.calls.length === 1, 'the question');
+    let consentShown = false;
+    const later = turns.take(async () => (consentShown = true), new AbortController().signal);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(consentShown, false, 'the consent prompt waits for the question');
+    asking.abort(new Error('answered elsewhere'));
+    await assert.rejects(open, /answered elsewhere/);
+    assert.equal(await later, true);
   });
 
   it('notifications/elicitation/complete closes the still-open URL prompt (answered cancel); unknown ids are ignored', async () => {
