@@ -67,13 +67,18 @@ export function countRule(step: FieldStep): string {
   return `Choose${range(lo, hi, ['option', 'options']).replace(/^ of/, '')}`;
 }
 
-/** A hint for an empty input box: the format or bounds the answer must meet. */
+/**
+ * A hint for an empty input box: the format or bounds the answer must meet. A `pattern` is only
+ * named here, never enforced: a server's regular expression run on the extension host can
+ * backtrack for hours (`^(a+)+$`), so the server checks it.
+ */
 export function inputHint(step: FieldStep): string {
   const c = step.constraints;
   let hint = '';
   if (step.kind === 'number' || step.kind === 'integer') hint = numberRule(step);
   else if (c.format) hint = FORMAT_RULE[c.format];
   else if (c.minLength !== undefined || c.maxLength !== undefined) hint = lengthRule(step);
+  if (c.pattern !== undefined) hint = hint ? `${hint}; the server expects text matching ${c.pattern}` : `The server expects text matching ${c.pattern}`;
   return step.required ? hint : `${hint ? `${hint} ` : ''}(optional: leave empty to skip)`.trim();
 }
 
@@ -89,7 +94,6 @@ export function checkValue(step: FieldStep, value: unknown): string | undefined 
       if (c.format === 'uri' && !isUri(value)) return FORMAT_RULE.uri;
       if (c.format === 'date' && !isDate(value)) return FORMAT_RULE.date;
       if (c.format === 'date-time' && !isDateTime(value)) return FORMAT_RULE['date-time'];
-      if (c.pattern !== undefined && !new RegExp(c.pattern, 'u').test(value)) return `Enter text matching ${c.pattern}`;
       return undefined;
     }
     case 'number':

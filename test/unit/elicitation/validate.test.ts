@@ -90,11 +90,24 @@ describe('elicitation validateField: what the input box says while typing', () =
     }
   });
 
-  it('pattern: matched anywhere, as JSON Schema does', () => {
+  it('pattern: named as a hint, never run on the host: the server checks it', () => {
     const p = field({ type: 'string', pattern: '^[A-Za-z]+$' });
     ok(p, 'Octocat', 'Octocat');
-    bad(p, 'octo cat', 'Enter text matching ^[A-Za-z]+$');
-    ok(field({ type: 'string', pattern: '[0-9]' }), 'a1b', 'a1b');
+    ok(p, 'octo cat', 'octo cat');
+    assert.equal(inputHint(p), 'The server expects text matching ^[A-Za-z]+$');
+    assert.equal(inputHint(field({ type: 'string', maxLength: 3, pattern: '[0-9]' }, false)), 'Enter text of at most 3 characters; the server expects text matching [0-9] (optional: leave empty to skip)');
+    assert.equal(validateContent(plan({ f: { type: 'string', pattern: '^x$' } }), { f: 'y' }), undefined);
+  });
+
+  it('a catastrophic pattern with a long default plans and validates at once (no ReDoS on the host)', () => {
+    // Before, matching `^(a+)+$` against 28 a's and a "!" took seconds, and a few more a's took hours.
+    const text = `${'a'.repeat(28)}!`;
+    const started = performance.now();
+    const p = field({ type: 'string', pattern: '^(a+)+$', default: text });
+    assert.equal(p.default, text);
+    ok(p, text, text);
+    ok(field({ type: 'string', pattern: '^(a+)+$', default: `${'a'.repeat(100_000)}!` }), `${'a'.repeat(100_000)}!`, `${'a'.repeat(100_000)}!`);
+    assert.ok(performance.now() - started < 250, `took ${Math.round(performance.now() - started)} ms`);
   });
 
   it('booleans accept yes/no and true/false', () => {
