@@ -160,8 +160,33 @@ export function validateField(step: FieldStep, rawInput: string): FieldCheck {
       break;
     }
   }
-  const error = checkValue(step, value);
+  const error = checkValue(step, value) ?? (typeof value === 'number' ? inexact(step, text, value) : undefined);
   return error ? { error } : { value };
+}
+
+/**
+ * A decimal number as digits and an exponent, without leading or trailing zeros, so that texts
+ * of the same value compare equal ("1.50", "15e-1" and "1.5" all give "15e-1").
+ */
+function decimal(text: string): string {
+  const m = /^([-+]?)(\d*)\.?(\d*)(?:[eE]([-+]?\d+))?$/.exec(text)!;
+  const digits = `${m[2]}${m[3]}`.replace(/^0+/, '');
+  if (digits === '') return '0';
+  const significant = digits.replace(/0+$/, '');
+  const exponent = Number(m[4] ?? 0) - m[3].length + (digits.length - significant.length);
+  return `${m[1] === '-' ? '-' : ''}${significant}e${exponent}`;
+}
+
+/**
+ * Why a finite number typed as `text` cannot be sent as typed: a JSON number here is a double,
+ * so "12345678901234567891" would silently reach the server as 12345678901234567000.
+ */
+function inexact(step: FieldStep, text: string, value: number): string | undefined {
+  if (decimal(text) !== decimal(String(value))) return `${text} cannot be sent exactly: it would arrive as ${String(value)}`;
+  if (step.kind === 'integer' && !Number.isSafeInteger(value)) {
+    return `Enter a whole number between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}: beyond that, many JSON readers lose the last digits`;
+  }
+  return undefined;
 }
 
 function rule(step: FieldStep): string {

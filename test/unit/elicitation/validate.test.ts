@@ -42,6 +42,21 @@ describe('elicitation validateField: what the input box says while typing', () =
     bad(field({ type: 'number' }), 'NaN', 'Enter a number');
   });
 
+  it('numbers that would not reach the server as typed are refused, saying what would arrive', () => {
+    const n = field({ type: 'integer' });
+    bad(n, '12345678901234567891', '12345678901234567891 cannot be sent exactly: it would arrive as 12345678901234567000');
+    bad(n, '9007199254740993', '9007199254740993 cannot be sent exactly: it would arrive as 9007199254740992');
+    bad(n, '9007199254740992', 'Enter a whole number between -9007199254740991 and 9007199254740991: beyond that, many JSON readers lose the last digits');
+    ok(n, '9007199254740991', 9007199254740991);
+    ok(n, '-9007199254740991', -9007199254740991);
+    ok(n, '1200e-2', 12);
+    bad(field({ type: 'integer', maximum: 10 }), '12345678901234567891', 'Enter a whole number of at most 10');
+    const x = field({ type: 'number' });
+    bad(x, '3.14159265358979323846', '3.14159265358979323846 cannot be sent exactly: it would arrive as 3.141592653589793');
+    bad(x, '1e-400', '1e-400 cannot be sent exactly: it would arrive as 0');
+    for (const [text, value] of [['0.1', 0.1], ['1.50', 1.5], ['.5', 0.5], ['5.', 5], ['-0.000', -0], ['1.2345678901234568e+21', 1.2345678901234568e21], ['1234567890123456800000', 1.2345678901234568e21]] as const) ok(x, text, value);
+  });
+
   it('strings: length in characters (not UTF-16 units), empty required refused, text kept as typed', () => {
     const s = field({ type: 'string', minLength: 2, maxLength: 3 });
     ok(s, '  a', '  a');
