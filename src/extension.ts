@@ -99,6 +99,8 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     requestTimeoutMs: settings().get<number>('requestTimeoutSeconds', 60) * 1000,
     loadOutcome: (key) => store.loadOutcome(key),
   });
+  // A hosted question about a tool task closes when that task ends.
+  host.followRelatedTasks(engine.onDidChange);
 
   const servers: ServerManager = new ServerManager({
     logger,

@@ -17,7 +17,12 @@ export interface FieldConstraints {
   minLength?: number;
   maxLength?: number;
   format?: 'email' | 'uri' | 'date' | 'date-time';
-  /** A regular expression; as in JSON Schema it may match anywhere in the text (no implicit anchors). */
+  /**
+   * A regular expression the server checks (it may match anywhere in the text, as in JSON
+   * Schema): shown to the user as a hint but never run here, since a server's expression can
+   * backtrack for hours on the extension host. The spec's StringSchema has no `pattern`; tool
+   * input schemas carry it.
+   */
   pattern?: string;
   minimum?: number;
   maximum?: number;
@@ -181,6 +186,7 @@ function toStep(key: string, raw: unknown, required: boolean): FieldStep {
       } else {
         const s = parse(StringProp, p, where);
         bounds(where, s.minLength, s.maxLength, 'minLength', 'maxLength');
+        // Compiling is safe and catches a malformed pattern early; only matching can backtrack.
         if (s.pattern !== undefined) {
           try {
             new RegExp(s.pattern, 'u');

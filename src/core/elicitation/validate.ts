@@ -67,13 +67,18 @@ export function countRule(step: FieldStep): string {
   return `Choose${range(lo, hi, ['option', 'options']).replace(/^ of/, '')}`;
 }
 
-/** A hint for an empty input box: the format or bounds the answer must meet. */
+/**
+ * A hint for an empty input box: the format or bounds the answer must meet. A `pattern` is only
+ * named here, never enforced: a server's regular expression run on the extension host can
+ * backtrack for hours (`^(a+)+$`), so the server checks it.
+ */
 export function inputHint(step: FieldStep): string {
   const c = step.constraints;
   let hint = '';
   if (step.kind === 'number' || step.kind === 'integer') hint = numberRule(step);
   else if (c.format) hint = FORMAT_RULE[c.format];
   else if (c.minLength !== undefined || c.maxLength !== undefined) hint = lengthRule(step);
+  if (c.pattern !== undefined) hint = hint ? `${hint}; the server expects text matching ${c.pattern}` : `The server expects text matching ${c.pattern}`;
   return step.required ? hint : `${hint ? `${hint} ` : ''}(optional: leave empty to skip)`.trim();
 }
 
@@ -89,7 +94,6 @@ export function checkValue(step: FieldStep, value: unknown): string | undefined 
       if (c.format === 'uri' && !isUri(value)) return FORMAT_RULE.uri;
       if (c.format === 'date' && !isDate(value)) return FORMAT_RULE.date;
       if (c.format === 'date-time' && !isDateTime(value)) return FORMAT_RULE['date-time'];
-      if (c.pattern !== undefined && !new RegExp(c.pattern, 'u').test(value)) return `Enter text matching ${c.pattern}`;
       return undefined;
     }
     case 'number':
@@ -156,8 +160,33 @@ export function validateField(step: FieldStep, rawInput: string): FieldCheck {
       break;
     }
   }
-  const error = checkValue(step, value);
+  const error = checkValue(step, value) ?? (typeof value === 'number' ? inexact(step, text, value) : undefined);
   return error ? { error } : { value };
+}
+
+/**
+ * A decimal number as digits and an exponent, without leading or trailing zeros, so that texts
+ * of the same value compare equal ("1.50", "15e-1" and "1.5" all give "15e-1").
+ */
+function decimal(text: string): string {
+  const m = /^([-+]?)(\d*)\.?(\d*)(?:[eE]([-+]?\d+))?$/.exec(text)!;
+  const digits = `${m[2]}${m[3]}`.replace(/^0+/, '');
+  if (digits === '') return '0';
+  const significant = digits.replace(/0+$/, '');
+  const exponent = Number(m[4] ?? 0) - m[3].length + (digits.length - significant.length);
+  return `${m[1] === '-' ? '-' : ''}${significant}e${exponent}`;
+}
+
+/**
+ * Why a finite number typed as `text` cannot be sent as typed: a JSON number here is a double,
+ * so "12345678901234567891" would silently reach the server as 12345678901234567000.
+ */
+function inexact(step: FieldStep, text: string, value: number): string | undefined {
+  if (decimal(text) !== decimal(String(value))) return `${text} cannot be sent exactly: it would arrive as ${String(value)}`;
+  if (step.kind === 'integer' && !Number.isSafeInteger(value)) {
+    return `Enter a whole number between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}: beyond that, many JSON readers lose the last digits`;
+  }
+  return undefined;
 }
 
 function rule(step: FieldStep): string {

@@ -7,9 +7,10 @@ import type { Task, TaskStatus } from '../protocol/schemas';
 import { RELATED_TASK_META } from '../protocol/schemas';
 import type { McpSession } from '../protocol/session';
 import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine';
-import { canTransition, isServerTerminal } from '../tasks/status';
+import { canTransition, isServerTerminal, isTerminal } from '../tasks/status';
+import type { TaskSnapshot } from '../tasks/types';
 import { abortReason, errorMessage } from '../util/abort';
-import type { Event } from '../util/event';
+import type { Disposable, Event } from '../util/event';
 import { DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { truncate } from '../util/log';
@@ -79,6 +80,8 @@ interface Rec {
   seq: number;
   expiresAt: number;
   work: AbortController;
+  /** The key of the tracked task the request belongs to (related-task `_meta`), if any. */
+  relatedKey?: string;
   outcome?: Outcome;
   /** Resolves once the task is terminal or deleted (what `tasks/result` waits for). */
   done: Promise<void>;
@@ -139,6 +142,7 @@ export class TaskHost {
   readonly #pageSize: number;
   #timer?: ReturnType<typeof setTimeout>;
   #timerAt = Infinity;
+  #related?: Disposable;
 
   /** A hosted task was created or changed. */
   readonly onDidChange: Event<HostedTaskSnapshot> = this.#onDidChange.event;
@@ -183,6 +187,24 @@ export class TaskHost {
       if (params?.task === undefined) return handler(params, ctx);
       return this.#accept(method, handler, params, ctx);
     };
+  }
+
+  /**
+   * Follows the tasks that hosted tasks belong to (the engine's `onDidChange`): when one ends,
+   * its hosted tasks are cancelled and their dialogs close. The engine's own signal for a
+   * request about a task lasts only until the handler returns, which for a hosted task is at
+   * once, with the `CreateTaskResult`.
+   */
+  followRelatedTasks(onDidChange: Event<Pick<TaskSnapshot, 'key' | 'status'>>): void {
+    this.#related?.dispose();
+    this.#related = onDidChange((t) => {
+      if (!isTerminal(t.status)) return;
+      for (const state of this.#servers.values()) {
+        for (const rec of [...state.tasks.values()]) {
+          if (rec.relatedKey === t.key && !isServerTerminal(rec.snap.status)) this.#stop(rec, `The task it belongs to ended (${t.status})`);
+        }
+      }
+    });
   }
 
   /**
@@ -234,6 +256,7 @@ export class TaskHost {
   }
 
   dispose(): void {
+    this.#related?.dispose();
     for (const state of this.#servers.values()) this.#detach(state, 'the client is shutting down');
     this.#servers.clear();
     if (this.#timer) clearTimeout(this.#timer);
@@ -285,6 +308,7 @@ export class TaskHost {
       seq: ++state.seq,
       expiresAt: now + ttl,
       work: new AbortController(),
+      relatedKey: ctx.task?.key,
       done,
       settle,
     };

@@ -125,10 +125,15 @@ export function chatMessages(plan: SamplingPlan): PlanMessage[] {
 // ── Preview for the consent prompt ─────────────────────────────────────────────────────────────
 
 export interface SamplingPreview {
-  /** One line: what the server wants answered (the last user text), for a prompt's placeholder. */
+  /** One line: what the server wants answered (the last user text), for the prompt's placeholder. */
   summary: string;
-  /** The request as a person reads it: server, system prompt, messages (shortened), max tokens. */
+  /** The request shortened for the log: server, system prompt, the latest messages (each part cut), max tokens. */
   text: string;
+  /**
+   * The whole request, nothing cut: every message and the full system prompt, so the user can
+   * read all that would reach the model before allowing it ("Show Full Request").
+   */
+  full: string;
 }
 
 export interface PreviewOptions {
@@ -136,9 +141,9 @@ export interface PreviewOptions {
   /** The task the request belongs to, if any, and the tool it runs. */
   taskId?: string;
   toolName?: string;
-  /** Characters shown of each part; longer text is cut. */
+  /** Characters shown of each part in the shortened text; longer text is cut. */
   maxPartChars?: number;
-  /** The most recent messages shown; earlier ones are counted, not shown. */
+  /** The most recent messages in the shortened text; earlier ones are counted, not shown. */
   maxMessages?: number;
 }
 
@@ -154,23 +159,31 @@ function describePart(part: PlanPart, max: number): string {
   return `[${part.kind} ${part.mimeType}, ${bytes < 1024 ? `${bytes} bytes` : `${(bytes / 1024).toFixed(1)} KB`}]`;
 }
 
-/** What the consent prompt shows of a request. */
-export function previewSampling(plan: SamplingPlan, o: PreviewOptions): SamplingPreview {
-  const maxChars = o.maxPartChars ?? 500;
-  const maxMessages = o.maxMessages ?? 20;
-  const lastUser = [...plan.messages].reverse().find((m) => m.role === 'user');
-  const lastText = lastUser?.parts.find((p) => p.kind === 'text');
-  const asked = lastText?.kind === 'text' ? lastText.text.replace(/\s+/g, ' ').trim() : '';
-  const summary = asked ? shorten(asked, 120) : lastUser ? describePart(lastUser.parts[0]!, 120) : '(no user message)';
-
+/** The request as a person reads it; each part cut to `maxChars`, only the last `maxMessages` messages. */
+function describeRequest(plan: SamplingPlan, o: PreviewOptions, maxChars: number, maxMessages: number): string {
   const lines = [`MCP server "${o.serverLabel}" asks to use a language model${o.taskId ? ` for its task ${o.taskId}${o.toolName ? ` (tool ${o.toolName})` : ''}` : ''}.`];
   lines.push(`Max tokens: ${plan.maxTokens}`);
   if (plan.hints.length) lines.push(`Model hints: ${plan.hints.join(', ')}`);
   if (plan.stopSequences.length) lines.push(`Stop sequences: ${plan.stopSequences.map((s) => JSON.stringify(s)).join(', ')}`);
+  if (plan.temperature !== undefined) lines.push(`Temperature: ${plan.temperature} (not passed on: the editor's language models take no portable temperature)`);
+  if (plan.includeContext) lines.push(`Include context: ${plan.includeContext} (ignored: this client adds no context)`);
   if (plan.systemPrompt) lines.push('', 'System prompt:', shorten(plan.systemPrompt, maxChars));
   lines.push('', `Messages (${plan.messages.length}):`);
   const hidden = Math.max(0, plan.messages.length - maxMessages);
   if (hidden) lines.push(`(${hidden} earlier message${hidden === 1 ? '' : 's'} not shown)`);
   for (const m of plan.messages.slice(hidden)) lines.push(`[${m.role}] ${m.parts.map((p) => describePart(p, maxChars)).join(' ')}`);
-  return { summary, text: lines.join('\n') };
+  return lines.join('\n');
+}
+
+/** What the consent prompt shows of a request: its gist, a shortened text for the log, and the whole of it. */
+export function previewSampling(plan: SamplingPlan, o: PreviewOptions): SamplingPreview {
+  const lastUser = [...plan.messages].reverse().find((m) => m.role === 'user');
+  const lastText = lastUser?.parts.find((p) => p.kind === 'text');
+  const asked = lastText?.kind === 'text' ? lastText.text.replace(/\s+/g, ' ').trim() : '';
+  const summary = asked ? shorten(asked, 120) : lastUser ? describePart(lastUser.parts[0]!, 120) : '(no user message)';
+  return {
+    summary,
+    text: describeRequest(plan, o, o.maxPartChars ?? 500, o.maxMessages ?? 20),
+    full: describeRequest(plan, o, Infinity, Infinity),
+  };
 }

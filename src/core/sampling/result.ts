@@ -87,17 +87,32 @@ export class CompletionCollector {
     }
   }
 
-  /** The longest prefix length within budget; the last count under budget bounds the search. */
+  /**
+   * The longest prefix length within budget that ends between two code points; the last count
+   * under budget bounds the search.
+   */
   async #longestFit(max: number): Promise<number> {
-    let lo = Math.min(this.#counted.length, this.#text.length); // fits (a stop sequence may have cut below it)
-    let hi = this.#text.length; // does not fit
+    const text = this.#text;
+    let lo = Math.min(this.#counted.length, text.length); // fits (a stop sequence may have cut below it)
+    let hi = text.length; // does not fit
     while (hi - lo > 1) {
-      const mid = (lo + hi) >> 1;
-      if ((await this.#options.countTokens!(this.#text.slice(0, mid))) <= max) lo = mid;
+      let mid = (lo + hi) >> 1;
+      // The position before the pair's high half is a boundary; else the one after its low half.
+      if (splitsPair(text, mid)) mid = mid - 1 > lo ? mid - 1 : mid + 1;
+      if (mid >= hi) break;
+      if ((await this.#options.countTokens!(text.slice(0, mid))) <= max) lo = mid;
       else hi = mid;
     }
-    return lo;
+    // A chunk may have ended inside a pair at the last count; a shorter prefix fits too.
+    return splitsPair(text, lo) ? lo - 1 : lo;
   }
+}
+
+/** Whether cutting `text` at `i` would split a surrogate pair (an emoji, say) and leave half of it. */
+function splitsPair(text: string, i: number): boolean {
+  const high = text.charCodeAt(i - 1);
+  const low = text.charCodeAt(i);
+  return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff;
 }
 
 /** The `CreateMessageResult` for a text answer. */

@@ -3,6 +3,13 @@ import type { Answer, FormPrompter, InputOptions, PickItem, PickOptions, PromptO
 import { abortReason } from '../../core/util/abort';
 
 type Item<T> = vscode.QuickPickItem & { value: T };
+/**
+ * `vscode.env.openExternal` as the extension host implements it: it also takes a string, which
+ * reaches the opener unchanged. A `vscode.Uri` would not do: `Uri.parse` decodes `%26`, `%3D`,
+ * `%2F`, `%2B`... and the page opened would differ from the URL the user consented to
+ * (microsoft/vscode#85930; strings are the maintainers' answer, #115554).
+ */
+type ExactOpener = { openExternal(target: vscode.Uri | string): Thenable<boolean> };
 type Wire<T> = (resolve: (a: Answer<T>) => void, listeners: vscode.Disposable[]) => void;
 
 /**
@@ -65,7 +72,7 @@ export class QuickInputPrompter implements FormPrompter {
 
   async openExternal(url: string): Promise<boolean> {
     try {
-      return await vscode.env.openExternal(vscode.Uri.parse(url, true));
+      return await (vscode.env as ExactOpener).openExternal(url);
     } catch {
       return false;
     }

@@ -25,7 +25,7 @@ interface Item extends vscode.QuickPickItem {
 /**
  * The consent prompt: a quick pick (not modal, stays open when focus moves) titled with the
  * server's name, the request's gist as placeholder, and "Show Full Request" opening a read-only
- * document with the whole preview.
+ * document with the whole request, nothing cut.
  */
 export class QuickPickConsent implements vscode.Disposable {
   readonly #previews = new Map<string, string>();
@@ -44,7 +44,7 @@ export class QuickPickConsent implements vscode.Disposable {
   readonly prompt: ConsentPrompter = (request, signal) => {
     if (signal.aborted) return Promise.resolve('deny');
     const key = String(++this.#seq);
-    this.#previews.set(key, request.preview.text);
+    this.#previews.set(key, request.preview.full);
     const qp = vscode.window.createQuickPick<Item>();
     qp.title = vscode.l10n.t('MCP server "{0}" asks to use a language model', request.serverLabel);
     qp.placeholder = request.preview.summary;

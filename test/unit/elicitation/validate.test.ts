@@ -42,6 +42,21 @@ describe('elicitation validateField: what the input box says while typing', () =
     bad(field({ type: 'number' }), 'NaN', 'Enter a number');
   });
 
+  it('numbers that would not reach the server as typed are refused, saying what would arrive', () => {
+    const n = field({ type: 'integer' });
+    bad(n, '12345678901234567891', '12345678901234567891 cannot be sent exactly: it would arrive as 12345678901234567000');
+    bad(n, '9007199254740993', '9007199254740993 cannot be sent exactly: it would arrive as 9007199254740992');
+    bad(n, '9007199254740992', 'Enter a whole number between -9007199254740991 and 9007199254740991: beyond that, many JSON readers lose the last digits');
+    ok(n, '9007199254740991', 9007199254740991);
+    ok(n, '-9007199254740991', -9007199254740991);
+    ok(n, '1200e-2', 12);
+    bad(field({ type: 'integer', maximum: 10 }), '12345678901234567891', 'Enter a whole number of at most 10');
+    const x = field({ type: 'number' });
+    bad(x, '3.14159265358979323846', '3.14159265358979323846 cannot be sent exactly: it would arrive as 3.141592653589793');
+    bad(x, '1e-400', '1e-400 cannot be sent exactly: it would arrive as 0');
+    for (const [text, value] of [['0.1', 0.1], ['1.50', 1.5], ['.5', 0.5], ['5.', 5], ['-0.000', -0], ['1.2345678901234568e+21', 1.2345678901234568e21], ['1234567890123456800000', 1.2345678901234568e21]] as const) ok(x, text, value);
+  });
+
   it('strings: length in characters (not UTF-16 units), empty required refused, text kept as typed', () => {
     const s = field({ type: 'string', minLength: 2, maxLength: 3 });
     ok(s, '  a', '  a');
@@ -90,11 +105,24 @@ describe('elicitation validateField: what the input box says while typing', () =
     }
   });
 
-  it('pattern: matched anywhere, as JSON Schema does', () => {
+  it('pattern: named as a hint, never run on the host: the server checks it', () => {
     const p = field({ type: 'string', pattern: '^[A-Za-z]+$' });
     ok(p, 'Octocat', 'Octocat');
-    bad(p, 'octo cat', 'Enter text matching ^[A-Za-z]+$');
-    ok(field({ type: 'string', pattern: '[0-9]' }), 'a1b', 'a1b');
+    ok(p, 'octo cat', 'octo cat');
+    assert.equal(inputHint(p), 'The server expects text matching ^[A-Za-z]+$');
+    assert.equal(inputHint(field({ type: 'string', maxLength: 3, pattern: '[0-9]' }, false)), 'Enter text of at most 3 characters; the server expects text matching [0-9] (optional: leave empty to skip)');
+    assert.equal(validateContent(plan({ f: { type: 'string', pattern: '^x$' } }), { f: 'y' }), undefined);
+  });
+
+  it('a catastrophic pattern with a long default plans and validates at once (no ReDoS on the host)', () => {
+    // Before, matching `^(a+)+$` against 28 a's and a "!" took seconds, and a few more a's took hours.
+    const text = `${'a'.repeat(28)}!`;
+    const started = performance.now();
+    const p = field({ type: 'string', pattern: '^(a+)+$', default: text });
+    assert.equal(p.default, text);
+    ok(p, text, text);
+    ok(field({ type: 'string', pattern: '^(a+)+$', default: `${'a'.repeat(100_000)}!` }), `${'a'.repeat(100_000)}!`, `${'a'.repeat(100_000)}!`);
+    assert.ok(performance.now() - started < 250, `took ${Math.round(performance.now() - started)} ms`);
   });
 
   it('booleans accept yes/no and true/false', () => {

@@ -11,6 +11,7 @@ import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
 import { McpSession } from '../../../src/core/protocol/session';
 import type { ServerRequestContext, ServerRequestHandler } from '../../../src/core/tasks/engine';
 import { TaskEngine } from '../../../src/core/tasks/engine';
+import { taskKey } from '../../../src/core/tasks/types';
 import { InMemoryTransport } from '../../../src/core/transports/inMemory';
 import { nullLogger } from '../../../src/core/util/log';
 import { MemoryLogger, waitFor } from '../helpers/logger';
@@ -70,6 +71,8 @@ async function createClient(handlers: { elicit?: ServerRequestHandler; sample?: 
     },
     sessions: { getSession: async (id) => sessions.get(id)!, label: (id) => id, tasksOutliveConnection: () => false },
   });
+  // As the extension composes them: a hosted question closes when its tool task ends.
+  host.followRelatedTasks(engine.onDidChange);
   const servers: ScriptedServer[] = [];
   return {
     host,
@@ -417,6 +420,35 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
     assert.deepEqual(s.statuses.map((n) => [n.taskId, n.status, n.statusMessage]), [[taskId, 'cancelled', 'Cancelled by the user']]);
     assert.throws(() => c.host.cancel('a', taskId), /already ended \(cancelled\)/);
     assert.throws(() => c.host.cancel('b', taskId), /No task/);
+  });
+
+  it('a hosted question about a tool task is cancelled, its dialog closed, when that tool task ends', async () => {
+    const gate = new Gate();
+    const c = await client({ elicit: gate.handler, sample: gate.handler });
+    const s = await c.connect('a');
+    const at = new Date().toISOString();
+    const tool = { taskId: 'tool-1', status: 'working', createdAt: at, lastUpdatedAt: at, ttl: 60_000, pollInterval: 60_000 };
+    s.conn.onRequest('tasks/get', () => tool);
+    c.engine.restore([{ key: taskKey('a', 'tool-1'), serverId: 'a', taskId: 'tool-1', kind: 'task', toolName: 'deploy', status: 'working', createdAt: at, lastUpdatedAt: at, ttl: 60_000, origin: 'user' }]);
+    const related = { [RELATED_TASK_META]: { taskId: 'tool-1' } };
+    const { taskId: asked } = taskOf(await s.request('elicitation/create', { ...ELICIT, task: {}, _meta: related }));
+    const { taskId: sampled } = taskOf(await s.request('sampling/createMessage', { ...SAMPLE, task: {}, _meta: related }));
+    const { taskId: other } = taskOf(await s.request('elicitation/create', { ...ELICIT, task: {} }));
+    assert.deepEqual(gate.calls.map((call) => call.ctx.task?.taskId), ['tool-1', 'tool-1', undefined]);
+    await s.conn.notify('notifications/tasks/status', { ...tool, status: 'cancelled' });
+    await waitFor(() => gate.calls[0].ctx.signal.aborted && gate.calls[1].ctx.signal.aborted, 'the dialogs about tool-1 closed');
+    assert.equal(gate.calls[2].ctx.signal.aborted, false, 'a question about no task stays open');
+    await s.settle();
+    const status = (id: string) => c.host.list().find((t) => t.taskId === id)?.status;
+    assert.deepEqual([status(asked), status(sampled), status(other)], ['cancelled', 'cancelled', 'working']);
+    assert.deepEqual(
+      s.statuses.map((n) => [n.taskId, n.status, n.statusMessage]),
+      [
+        [asked, 'cancelled', 'The task it belongs to ended (cancelled)'],
+        [sampled, 'cancelled', 'The task it belongs to ended (cancelled)'],
+      ],
+    );
+    assert.match((await rpcError(s.request('tasks/result', { taskId: asked }))).message, /was cancelled \(The task it belongs to ended \(cancelled\)\)/);
   });
 
   // ── ttl ──────────────────────────────────────────────────────────────────────────────────────

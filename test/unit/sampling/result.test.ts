@@ -56,6 +56,24 @@ describe('sampling result: CompletionCollector', () => {
     assert.match(c.text, /^one two three four five ?$/);
   });
 
+  it('never cuts at maxTokens inside a code point: an emoji stays whole or goes', async () => {
+    // A tokenizer counting UTF-16 units: 3 tokens end inside the emoji's surrogate pair.
+    const units = new CompletionCollector({ maxTokens: 3, countTokens: async (t) => t.length });
+    await units.add('ab😀cd');
+    assert.equal(units.text, 'ab');
+    assert.equal(units.stopReason, 'maxTokens');
+    const codePoints = new CompletionCollector({ maxTokens: 3, countTokens: async (t) => [...t].length });
+    await codePoints.add('ab😀cd');
+    assert.equal(codePoints.text, 'ab😀');
+    // A chunk that ends inside the pair is counted under budget; the next one overshoots.
+    const split = new CompletionCollector({ maxTokens: 3, countTokens: async (t) => (t.length <= 4 ? 2 : 10) });
+    await split.add('abc\ud83d');
+    await split.add('\ude00d');
+    assert.equal(split.text, 'abc');
+    // With the u flag only a lone surrogate is in the category Cs.
+    for (const c of [units, codePoints, split]) assert.doesNotMatch(c.text, /\p{Cs}/u, JSON.stringify(c.text));
+  });
+
   it('stops with maxTokens when a chunk lands exactly on the budget', async () => {
     const c = new CompletionCollector({ maxTokens: 3, countTokens: words().count });
     assert.equal(await feed(c, ['a ', 'b ', 'c', ' d']), 3);
