@@ -114,15 +114,13 @@ describe('elicitation validateField: what the input box says while typing', () =
     assert.equal(validateContent(plan({ f: { type: 'string', pattern: '^x$' } }), { f: 'y' }), undefined);
   });
 
-  it('a catastrophic pattern with a long default plans and validates at once (no ReDoS on the host)', () => {
-    // Before, matching `^(a+)+$` against 28 a's and a "!" took seconds, and a few more a's took hours.
+  it('a catastrophic pattern with a default it does not match plans, and the text is accepted (the pattern is never run on the host)', () => {
+    // Matching `^(a+)+$` against 28 a's and a "!" backtracks for seconds, a few more a's for
+    // hours: before, that ran at plan time (and refused the default) and on every keystroke.
     const text = `${'a'.repeat(28)}!`;
-    const started = performance.now();
     const p = field({ type: 'string', pattern: '^(a+)+$', default: text });
     assert.equal(p.default, text);
     ok(p, text, text);
-    ok(field({ type: 'string', pattern: '^(a+)+$', default: `${'a'.repeat(100_000)}!` }), `${'a'.repeat(100_000)}!`, `${'a'.repeat(100_000)}!`);
-    assert.ok(performance.now() - started < 250, `took ${Math.round(performance.now() - started)} ms`);
   });
 
   it('booleans accept yes/no and true/false', () => {
