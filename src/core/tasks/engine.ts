@@ -146,7 +146,7 @@ export class TaskEngine extends DisposableBase {
   readonly #scheduler: PollScheduler;
   /** One entry per server followed by `tasks/list` cycles, keyed by server id. */
   readonly #cycles: PollScheduler;
-  /** Ended tasks whose result could not be fetched: the next try of each, and its delay. */
+  /** Tasks whose `tasks/result` call failed (ended, or waiting for input): the next try of each, and its delay. */
   readonly #refetch: PollScheduler;
   readonly #refetchDelay = new Map<string, number>();
   readonly #servers = new Map<string, ServerFollow>();
@@ -183,7 +183,7 @@ export class TaskEngine extends DisposableBase {
     this.#cycles = new PollScheduler((serverId) => void this.#listCycle(serverId), this.#now);
     this.#refetch = new PollScheduler((key) => {
       const rec = this.#recs.get(key);
-      if (rec && this.#wantsOutcome(rec)) void this.#resultCall(rec);
+      if (rec && this.#needsResultCall(rec)) void this.#resultCall(rec);
       else this.#refetchDelay.delete(key);
     }, this.#now);
   }
@@ -263,7 +263,7 @@ export class TaskEngine extends DisposableBase {
     if (h?.elicitation) store.add(session.onRequest('elicitation/create', route(h.elicitation.handle)));
     if (h?.sampling) store.add(session.onRequest('sampling/createMessage', route(h.sampling.handle)));
     store.add(session.onClose((info) => this.#sessionClosed(serverId, session, info)));
-    // Results that could not be fetched before: now that the server is back.
+    // Results that could not be fetched before, and questions that could not be asked for: now that the server is back.
     for (const key of this.#refetchDelay.keys()) if (this.#recs.get(key)?.snap.serverId === serverId) this.#refetch.schedule(key, this.#now());
     const f = this.#servers.get(serverId);
     if (!f) return;
@@ -636,6 +636,15 @@ export class TaskEngine extends DisposableBase {
    * the transition table: illegal changes and mismatched ids are logged and ignored.
    */
   #applyServerTask(rec: Rec, task: Task, source: 'poll' | 'notification' | 'cancel' | 'create' | 'list'): void {
+    this.#applyReport(rec, task, source);
+    // T-REQ-3: whatever shows a task waiting for input gets its tasks/result call going, not only
+    // a change of status: after a reload or a new session, or when an earlier call failed, the
+    // status stays input_required and the server can only ask its questions through that call.
+    if (task.status === 'input_required' && rec.snap.status === 'input_required' && task.taskId === rec.snap.taskId) this.#answerInput(rec);
+  }
+
+  /** The status and fields of a report, checked and applied; what the new status asks for follows in `onStatus`. */
+  #applyReport(rec: Rec, task: Task, source: 'poll' | 'notification' | 'cancel' | 'create' | 'list'): void {
     const snap = rec.snap;
     // The common case at scale: nothing changed. Checked first, without allocating.
     if (
@@ -684,16 +693,25 @@ export class TaskEngine extends DisposableBase {
   }
 
   #onStatus(rec: Rec, status: TaskStatus): void {
-    if (status === 'input_required') {
-      // T-REQ-3: call tasks/result at once; the server delivers its questions through it.
-      void this.#resultCall(rec);
-      return;
-    }
     if (isServerTerminal(status)) {
       this.#scheduler.cancel(rec.snap.key);
       this.#unrouteProgress(rec);
       if (this.#wantsOutcome(rec)) void this.#resultCall(rec);
     }
+  }
+
+  /**
+   * T-REQ-3: calls tasks/result for a task waiting for input, unless a call is in flight, the
+   * outcome is in hand, or a failed call waits for its next try (so a server that keeps refusing
+   * is not asked again at every poll).
+   */
+  #answerInput(rec: Rec): void {
+    if (!rec.resultCall && !rec.snap.outcome && !this.#refetch.has(rec.snap.key)) void this.#resultCall(rec);
+  }
+
+  /** A task whose tasks/result call is tried again when it fails: one waiting for input, or an ended one whose outcome is wanted. */
+  #needsResultCall(rec: Rec): boolean {
+    return this.#wantsOutcome(rec) || (rec.snap.kind === 'task' && rec.snap.status === 'input_required' && !rec.snap.outcome);
   }
 
   /** An ended task whose result is fetched without being asked (the autoFetchResults setting) and is not in hand yet. */
@@ -703,13 +721,14 @@ export class TaskEngine extends DisposableBase {
   }
 
   /**
-   * Tries the result of an ended task again later, when fetching it failed for want of the
-   * server (not an answer from it): never losing a result matters more than one request.
-   * Stops once the task's ttl has run out, as the server may then have deleted it.
+   * Tries tasks/result again later, when it failed for want of the server (not an answer from
+   * it) or was refused for a task still waiting for input: never losing a result or a question
+   * matters more than one request. Stops once the task's ttl has run out, as the server may then
+   * have deleted it.
    */
   #refetchLater(rec: Rec): void {
     const { key, serverId, taskId, createdAt, ttl } = rec.snap;
-    if (!this.#wantsOutcome(rec) || this.#lifetime.signal.aborted) return;
+    if (!this.#needsResultCall(rec) || this.#lifetime.signal.aborted) return;
     const delay = Math.min(2 * (this.#refetchDelay.get(key) ?? 2_500), MAX_REFETCH_MS);
     const at = this.#now() + delay;
     if (ttl !== null && at > Date.parse(createdAt) + ttl) {
@@ -781,8 +800,10 @@ export class TaskEngine extends DisposableBase {
           return undefined;
         }
         if (err.code === ErrorCode.InvalidParams && !isServerTerminal(rec.snap.status as TaskStatus)) {
-          // Not an outcome: the server may have dropped the task. A poll tells.
+          // Not an outcome: the server may have dropped the task. A poll tells; if it still waits
+          // for input, the call is tried again later.
           this.#log.warn(`[${label}] tasks/result ${taskId} was refused: ${err.message}`);
+          this.#refetchLater(rec);
           void this.poll(rec.snap.key);
           return undefined;
         }

@@ -2,11 +2,14 @@
 // servers, endless lists, retries, forgotten tasks, dead processes and window reloads.
 import * as assert from 'node:assert/strict';
 import { RpcError } from '../../../src/core/jsonrpc/errors';
+import { McpSession } from '../../../src/core/protocol/session';
+import { TaskEngine } from '../../../src/core/tasks/engine';
+import { InMemoryTransport } from '../../../src/core/transports/inMemory';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { taskKey } from '../../../src/core/tasks/types';
 import type { WireTask } from '../helpers/fakeTaskServer';
-import { NO_POLL, harnessesForEachTest, settle, waitStatus } from '../helpers/fakeTaskServer';
-import { waitFor } from '../helpers/logger';
+import { FakeTaskServer, NO_POLL, harnessesForEachTest, settle, waitStatus } from '../helpers/fakeTaskServer';
+import { MemoryLogger, waitFor } from '../helpers/logger';
 
 
 describe('TaskEngine: behaviour against a scripted server', () => {
@@ -281,6 +284,49 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     await h.engine.poll(a.key);
     assert.equal(h.snap(a.taskId).status, 'working');
     assert.ok(h.log.has('warn', new RegExp(`^\\[fake\\] tasks/get ${a.taskId} failed: Connection closed`)), h.log.text());
+  });
+
+  it('T-REQ-3: a reconnect while a task waits for input: the new session gets a tasks/result call', async () => {
+    // Two connections to one remote server (Streamable HTTP, say) that keeps its tasks across them.
+    const log = new MemoryLogger();
+    let current: Promise<McpSession> | undefined;
+    const engine = new TaskEngine({
+      logger: log,
+      minPollMs: 1,
+      sessions: { getSession: () => current!, label: () => 'fake', tasksOutliveConnection: () => true },
+    });
+    const open: Array<{ server: FakeTaskServer; session: McpSession }> = [];
+    const connect = async () => {
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      const server = new FakeTaskServer(serverSide, { notify: 'once', pollInterval: 20 });
+      await server.start();
+      const session = new McpSession(clientSide, { logger: log, clientInfo: { name: 'mcp-tasks-test', version: '0.0.0' }, capabilities: engine.clientCapabilities() });
+      engine.attachSession('fake', session);
+      open.push({ server, session });
+      current = session.connect().then(() => session);
+      await current;
+      return { server, session };
+    };
+    try {
+      const a = await connect();
+      const snap = await engine.callTool('fake', 'required-tool');
+      a.server.setStatus(snap.taskId, 'input_required', 'Which file?');
+      await a.server.waitForRequest('tasks/result');
+      const kept = a.server.task(snap.taskId)!;
+      await a.session.close();
+      const b = await connect();
+      b.server.createTask('required-tool', kept);
+      await b.server.waitForRequest('tasks/get', 3);
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(engine.get(snap.key)?.status, 'input_required');
+      assert.deepEqual(b.server.requestsOf('tasks/result').map((r) => r.params), [{ taskId: snap.taskId }]);
+    } finally {
+      engine.dispose();
+      for (const c of open) {
+        await c.session.close();
+        await c.server.close();
+      }
+    }
   });
 
   it('restore(): live tasks are re-attached by tasks/get; ended ones are not polled; unknown ones are lost', async () => {

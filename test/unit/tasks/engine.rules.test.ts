@@ -3,6 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
 import type { ServerRequestContext } from '../../../src/core/tasks/engine';
+import { taskKey } from '../../../src/core/tasks/types';
 import { NO_POLL, harnessesForEachTest, settle, waitStatus } from '../helpers/fakeTaskServer';
 import { waitFor } from '../helpers/logger';
 
@@ -208,6 +209,33 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     await waitFor(() => h.snap(snap.taskId).outcome !== undefined, 'the outcome');
     assert.equal(h.snap(snap.taskId).status, 'completed');
     assert.equal(h.server.requestsOf('tasks/result').length, 1, 'the blocked call delivered the outcome');
+  });
+
+  it('T-REQ-3: a task restored as input_required (a reload) gets its tasks/result call once a poll finds it still waiting', async () => {
+    const h = await harness({ server: { pollInterval: 10 } });
+    const asking = h.server.createTask('asking-tool', { status: 'input_required', statusMessage: 'Which file?' });
+    h.engine.restore([
+      {
+        key: taskKey('fake', asking.taskId),
+        serverId: 'fake',
+        taskId: asking.taskId,
+        kind: 'task',
+        toolName: 'asking-tool',
+        status: 'input_required',
+        statusMessage: 'Which file?',
+        createdAt: asking.createdAt,
+        lastUpdatedAt: asking.lastUpdatedAt,
+        ttl: null,
+        pollInterval: 10,
+        origin: 'user',
+      },
+    ]);
+    await h.server.waitForRequest('tasks/get', 3);
+    await settle(h);
+    assert.deepEqual(h.server.requestsOf('tasks/result').map((r) => r.params), [{ taskId: asking.taskId }], 'one call, though every poll shows input_required');
+    h.server.complete(asking.taskId, { content: [{ type: 'text', text: 'answered' }] });
+    await waitFor(() => h.snap(asking.taskId).outcome !== undefined, 'the outcome through that call');
+    assert.equal(h.server.requestsOf('tasks/result').length, 1);
   });
 
   it('T-REQ-4: tasks/result returns exactly the tool result, with the related-task _meta', async () => {
