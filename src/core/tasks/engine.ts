@@ -683,9 +683,10 @@ export class TaskEngine extends DisposableBase {
     if (ttl !== rec.snap.ttl) changes.ttl = ttl;
     if (task.pollInterval !== rec.snap.pollInterval) changes.pollInterval = task.pollInterval;
     if (Object.keys(changes).length === 0) return;
+    if (changes.status) this.#log.info(`[${label}] Task ${task.taskId} (${rec.snap.toolName}): ${from} → ${task.status}${task.statusMessage ? ` (${truncate(task.statusMessage, 300)})` : ''}`);
+    this.#reportErrorResult(rec, changes);
     this.#update(rec, changes);
     if (changes.status) {
-      this.#log.info(`[${label}] Task ${task.taskId} (${rec.snap.toolName}): ${from} → ${task.status}${task.statusMessage ? ` (${truncate(task.statusMessage, 300)})` : ''}`);
       this.#onStatus(rec, task.status);
     } else if ('pollInterval' in changes && this.#scheduler.has(rec.snap.key)) {
       this.#scheduleNext(rec); // the server asked for another pace
@@ -698,6 +699,20 @@ export class TaskEngine extends DisposableBase {
       this.#unrouteProgress(rec);
       if (this.#wantsOutcome(rec)) void this.#resultCall(rec);
     }
+  }
+
+  /**
+   * T-REQ-10: a completed tool task whose result is an error is reported as failed, whichever
+   * came first: the result (tasks/result answers as soon as the task ends, often before a poll
+   * sees it completed) or the completed status.
+   */
+  #reportErrorResult(rec: Rec, changes: Partial<TaskSnapshot>): void {
+    const status = changes.status ?? rec.snap.status;
+    const outcome = changes.outcome ?? rec.snap.outcome;
+    if (status !== 'completed' || outcome?.kind !== 'result' || outcome.result.isError !== true) return;
+    changes.status = 'failed';
+    changes.note = 'The server reported the task completed, but its result is an error (isError).';
+    this.#log.info(`[${this.#label(rec.snap.serverId)}] Task ${rec.snap.taskId} (${rec.snap.toolName}): completed → failed (its result has isError: true)`);
   }
 
   /**
@@ -812,12 +827,7 @@ export class TaskEngine extends DisposableBase {
       this.#refetchDelay.delete(rec.snap.key);
       if (this.#recs.get(rec.snap.key) !== rec) return outcome;
       const changes: Partial<TaskSnapshot> = { outcome, outcomeFetchedAt: new Date(this.#now()).toISOString() };
-      // T-REQ-10: a completed tool task whose result is an error is reported as failed.
-      if (outcome.kind === 'result' && outcome.result.isError === true && rec.snap.status === 'completed') {
-        changes.status = 'failed';
-        changes.note = 'The server reported the task completed, but its result is an error (isError).';
-        this.#log.info(`[${label}] Task ${taskId} (${rec.snap.toolName}): completed → failed (its result has isError: true)`);
-      }
+      this.#reportErrorResult(rec, changes);
       this.#update(rec, changes);
       this.#log.info(`[${label}] Task ${taskId}: result retrieved (${outcome.kind === 'error' ? `error ${outcome.error.code}: ${outcome.error.message}` : outcome.result.isError ? 'isError result' : 'result'})`);
       // tasks/result returns only when the task is terminal: learn the final status now.

@@ -444,6 +444,21 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     assert.equal(h.snap(b.taskId).statusMessage, 'Tool execution failed');
   });
 
+  it('T-REQ-10: an isError result that tasks/result delivers before a poll sees completed still makes the task failed', async () => {
+    const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.setStatus(snap.taskId, 'input_required', 'Which file?');
+    await h.server.waitForRequest('tasks/result');
+    h.server.options.notify = 'none'; // notifications are optional (T-REQ-5): only the poll after the result tells
+    h.server.complete(snap.taskId, { content: [{ type: 'text', text: 'rate limited' }], isError: true });
+    await waitFor(() => h.snap(snap.taskId).outcome !== undefined, 'the outcome');
+    await waitFor(() => h.snap(snap.taskId).status !== 'input_required', 'the poll after the result');
+    const s = h.snap(snap.taskId);
+    assert.equal(s.status, 'failed');
+    assert.match(s.note!, /completed, but its result is an error \(isError\)/);
+    assert.ok(h.log.has('info', new RegExp(`^\\[fake\\] Task ${snap.taskId} \\(required-tool\\): completed → failed \\(its result has isError: true\\)$`)), h.log.text());
+  });
+
   // ── Lifecycle ────────────────────────────────────────────────────────────────────────────────
 
   it('T-LIFE-1: a task starts working', async () => {
