@@ -822,6 +822,14 @@ export class TaskEngine extends DisposableBase {
           void this.poll(rec.snap.key);
           return undefined;
         }
+        if (err.code === ErrorCode.InvalidParams && rec.snap.status === 'completed') {
+          // Not an outcome either: a completed task has a result, never an error. The server has
+          // most likely dropped the task (its ttl passed, its process restarted, its session's
+          // store went); tasks/get tells.
+          this.#log.warn(`[${label}] tasks/result ${taskId} was refused: ${err.message}`);
+          await this.#confirmResultGone(rec, session);
+          return undefined;
+        }
         outcome = { kind: 'error', error: err.toJSON() };
       }
       this.#refetchDelay.delete(rec.snap.key);
@@ -838,6 +846,27 @@ export class TaskEngine extends DisposableBase {
     });
     rec.resultCall = p;
     return p;
+  }
+
+  /**
+   * After the server refused the result of a completed task: if it denies the task too, the task
+   * is expired or lost as a poll would find it, keeping its last status and what else is known;
+   * if it still knows it, the task stays completed without a result (Fetch Task Result may try
+   * again); if the server cannot be asked, the fetch is tried again later.
+   */
+  async #confirmResultGone(rec: Rec, session: McpSession): Promise<void> {
+    const { serverId, taskId } = rec.snap;
+    try {
+      await session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.#timeoutMs });
+      this.#log.warn(`[${this.#label(serverId)}] Task ${taskId} is still known to the server, which refused its result: no result kept`);
+    } catch (err) {
+      if (this.#lifetime.signal.aborted || this.#recs.get(rec.snap.key) !== rec || rec.snap.status !== 'completed') return;
+      if (isPeerError(err) && err.code === ErrorCode.InvalidParams) this.#markGone(rec, `the server no longer knows the task (${err.message})`, true);
+      else {
+        this.#log.warn(`[${this.#label(serverId)}] tasks/get ${taskId} failed: ${errorMessage(err)}`);
+        this.#refetchLater(rec);
+      }
+    }
   }
 
   /**
@@ -862,12 +891,11 @@ export class TaskEngine extends DisposableBase {
       }
     }
     if (rec.snap.kind === 'direct') throw new Error(rec.snap.note ?? 'The call has not finished yet.');
-    if (rec.snap.status === 'expired' || rec.snap.status === 'lost') {
-      throw new Error(`The task is ${rec.snap.status} and no result was fetched before: ${rec.snap.note ?? ''}`.trim());
-    }
-    const outcome = await this.#resultCall(rec);
-    if (!outcome) throw new Error(`Could not fetch the result of task ${rec.snap.taskId}; see the log for why.`);
-    return outcome;
+    const gone = () => rec.snap.status === 'expired' || rec.snap.status === 'lost';
+    const outcome = gone() ? undefined : await this.#resultCall(rec);
+    if (outcome) return outcome;
+    if (gone()) throw new Error(`The task is ${rec.snap.status} and no result was fetched before: ${rec.snap.note ?? ''}`.trim());
+    throw new Error(`Could not fetch the result of task ${rec.snap.taskId}; see the log for why.`);
   }
 
   /**
@@ -978,7 +1006,11 @@ export class TaskEngine extends DisposableBase {
    * `lost`. The last status and any outcome already fetched are kept.
    */
   #gone(rec: Rec, why: string, serverDenied: boolean): void {
-    if (isTerminal(rec.snap.status)) return;
+    if (!isTerminal(rec.snap.status)) this.#markGone(rec, why, serverDenied);
+  }
+
+  /** What `gone` does, also for a task that ended on the server but whose result it no longer has. */
+  #markGone(rec: Rec, why: string, serverDenied: boolean): void {
     const expiresAt = rec.snap.ttl === null ? Infinity : Date.parse(rec.snap.createdAt) + rec.snap.ttl;
     const status: LocalTaskStatus = serverDenied && this.#now() >= expiresAt ? 'expired' : 'lost';
     this.#scheduler.cancel(rec.snap.key);

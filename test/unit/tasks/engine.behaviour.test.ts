@@ -204,6 +204,33 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     await assert.rejects(h.engine.fetchResult(b.key), /The task is expired and no result was fetched before/);
   });
 
+  it('a completed task whose result the server no longer has (-32602 on tasks/result): lost or expired after a tasks/get, not an error outcome', async () => {
+    const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL, ttl: 1_000 }, engine: { autoFetchResults: () => false } });
+    const a = await h.engine.callTool('fake', 'required-tool');
+    const b = await h.engine.callTool('fake', 'required-tool');
+    h.server.complete(a.taskId, undefined, 'Done');
+    h.server.complete(b.taskId);
+    await waitStatus(h, a.taskId, 'completed');
+    await waitStatus(h, b.taskId, 'completed');
+    // The server drops it (its store restarted, or the session that held it closed) before the result is fetched.
+    h.server.forget(a.taskId);
+    await assert.rejects(h.engine.fetchResult(a.key), /^Error: The task is lost and no result was fetched before: The server no longer knows the task \(Failed to retrieve task: Task not found\)\.$/);
+    const sa = h.snap(a.taskId);
+    assert.equal(sa.status, 'lost');
+    assert.equal(sa.lastServerStatus, 'completed');
+    assert.equal(sa.statusMessage, 'Done');
+    assert.equal(sa.outcome, undefined, 'a refusal is not the tool\'s outcome');
+    assert.equal(sa.outcomeFetchedAt, undefined);
+    assert.deepEqual(h.server.requestsOf('tasks/get').map((r) => r.params), [{ taskId: a.taskId }], 'confirmed by tasks/get');
+
+    h.advanceEngineClock(1_000); // b's ttl is over
+    h.server.forget(b.taskId);
+    await assert.rejects(h.engine.fetchResult(b.key), /^Error: The task is expired and no result was fetched before: Its ttl ended; the server no longer knows the task/);
+    assert.equal(h.snap(b.taskId).status, 'expired');
+    assert.equal(h.snap(b.taskId).lastServerStatus, 'completed');
+    assert.equal(h.snap(b.taskId).outcome, undefined);
+  });
+
   it('lost and expired tasks keep an outcome fetched earlier', async () => {
     const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL, ttl: 1_000 } });
     const result = { content: [{ type: 'text', text: 'kept' }] };
