@@ -100,6 +100,8 @@ class Rec {
   resultCall: Promise<TaskOutcome | undefined> | undefined = undefined;
   /** Aborts a direct call. */
   direct: AbortController | undefined = undefined;
+  /** The snapshot's lastUpdatedAt is the local time, as the server's did not parse: answers are not judged stale against it. */
+  localUpdatedAt = false;
 
   constructor(public snap: TaskSnapshot, readonly progressToken: string | undefined) {}
 }
@@ -387,6 +389,7 @@ export class TaskEngine extends DisposableBase {
       },
       token,
     );
+    rec.localUpdatedAt = Number.isNaN(Date.parse(task.lastUpdatedAt));
     this.#routeProgress(rec, session);
     this.#log.info(`[${this.#label(serverId)}] Task ${task.taskId} created for ${toolName} (ttl ${task.ttl ?? 'unlimited'} ms, poll ${task.pollInterval ?? '-'} ms)`);
     for (const p of early) this.#applyProgress(rec, p);
@@ -670,6 +673,13 @@ export class TaskEngine extends DisposableBase {
       if (task.status !== from) this.#log[stale ? 'debug' : 'warn'](`[${label}] Ignored ${source} status ${task.status} for task ${task.taskId}: it already ended as ${from} (T-LIFE-3)`);
       return;
     }
+    // An answer sent before the last change applied (a poll overtaken by a status notification)
+    // is old news: applying it would undo that change. A server whose lastUpdatedAt does not
+    // parse (in this answer or the one before) cannot be judged: its answers apply as they come.
+    if (source !== 'notification' && source !== 'create' && !rec.localUpdatedAt && Date.parse(task.lastUpdatedAt) < Date.parse(rec.snap.lastUpdatedAt)) {
+      this.#log.debug(`[${label}] Ignored a ${source} answer about task ${task.taskId} older than what is known (${task.status} at ${task.lastUpdatedAt}; ${from} since ${rec.snap.lastUpdatedAt})`);
+      return;
+    }
     if (!canTransition(from as TaskStatus, task.status)) {
       this.#log.warn(`[${label}] Ignored illegal transition ${from} → ${task.status} for task ${task.taskId} (${source})`);
       return;
@@ -679,6 +689,7 @@ export class TaskEngine extends DisposableBase {
     if (task.statusMessage !== rec.snap.statusMessage) changes.statusMessage = task.statusMessage;
     const updated = validDate(task.lastUpdatedAt, this.#now());
     if (updated !== rec.snap.lastUpdatedAt) changes.lastUpdatedAt = updated;
+    rec.localUpdatedAt = Number.isNaN(Date.parse(task.lastUpdatedAt));
     const ttl = sanitizeTtl(task.ttl);
     if (ttl !== rec.snap.ttl) changes.ttl = ttl;
     if (task.pollInterval !== rec.snap.pollInterval) changes.pollInterval = task.pollInterval;
@@ -994,6 +1005,7 @@ export class TaskEngine extends DisposableBase {
       pollInterval: task.pollInterval,
       origin: 'server-list',
     });
+    rec.localUpdatedAt = Number.isNaN(Date.parse(task.lastUpdatedAt));
     this.#log.info(`[${this.#label(serverId)}] Task ${task.taskId} found through tasks/list (${task.status})`);
     if (!isTerminal(task.status)) {
       this.#scheduleNext(rec);

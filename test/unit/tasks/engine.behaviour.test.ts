@@ -43,6 +43,48 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     await waitStatus(h, snap.taskId, 'completed');
   });
 
+  it('a tasks/get answer older than a status notification already applied does not undo it', async () => {
+    const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    await new Promise((r) => setTimeout(r, 5)); // so the notification's lastUpdatedAt is later than the task's creation
+    // The server reads the task when the poll arrives and answers late, after it has moved on.
+    let release!: () => void;
+    const late = new Promise<void>((r) => (release = r));
+    h.server.override('tasks/get', async (_p, _ctx, builtin) => {
+      const answer = builtin();
+      await late;
+      return answer;
+    });
+    const poll = h.engine.poll(snap.key);
+    await h.server.waitForRequest('tasks/get');
+    h.server.setStatus(snap.taskId, 'input_required', 'Which file?');
+    await waitStatus(h, snap.taskId, 'input_required');
+    const seen: string[] = [];
+    h.engine.onDidChange((t) => t.key === snap.key && seen.push(t.status));
+    release();
+    await poll;
+    assert.deepEqual(seen, [], 'the working answer was not applied');
+    assert.equal(h.snap(snap.taskId).status, 'input_required');
+    assert.equal(h.snap(snap.taskId).statusMessage, 'Which file?');
+    assert.ok(h.log.has('debug', new RegExp(`^\\[fake\\] Ignored a poll answer about task ${snap.taskId} older than what is known \\(working at `)), h.log.text());
+  });
+
+  it('a lastUpdatedAt that does not parse is replaced by the local time, which never makes a later answer look stale', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    let lastUpdatedAt = 'not a date';
+    h.server.override('tasks/get', (_p, _ctx, builtin) => ({ ...(builtin() as object), lastUpdatedAt }));
+    h.server.setStatus(snap.taskId, 'input_required');
+    await h.engine.poll(snap.key);
+    assert.equal(h.snap(snap.taskId).status, 'input_required');
+    // Now a readable time, from a server whose clock is a minute behind ours.
+    lastUpdatedAt = new Date(Date.now() - 60_000).toISOString();
+    h.server.setStatus(snap.taskId, 'working', 'Resumed');
+    await h.engine.poll(snap.key);
+    assert.equal(h.snap(snap.taskId).status, 'working');
+    assert.equal(h.snap(snap.taskId).statusMessage, 'Resumed');
+  });
+
   it('duplicated status notifications are harmless: one change, one log line, one tasks/result', async () => {
     const h = await harness({ server: { notify: 'twice', pollInterval: NO_POLL } });
     const changes: string[] = [];
