@@ -32,8 +32,11 @@ export interface SessionSource {
   getSession(serverId: string): Promise<McpSession>;
   /** The name users know the server by, for the log. */
   label(serverId: string): string;
-  /** False for stdio: a new process does not know the tasks of the one that died. */
-  tasksOutliveConnection(serverId: string): boolean;
+  /**
+   * False for stdio: a new process does not know the tasks of the one that died. Undefined while
+   * the server is not known (its configuration has not loaded yet).
+   */
+  tasksOutliveConnection(serverId: string): boolean | undefined;
 }
 
 /** What a handler of a server's request (elicitation, sampling) learns about it. */
@@ -134,6 +137,8 @@ const MAX_BACKOFF_MS = 60_000;
 const MAX_REFETCH_MS = 5 * 60_000;
 /** After a list cycle that did not win, listing is tried again this much later, whatever the count. */
 const LIST_RETRY_MS = 5 * 60_000;
+/** Why a task of a server whose tasks die with its process is lost when a new process (or none) is there. */
+const PROCESS_GONE = "the server's process that ran it is gone; a new process does not know its tasks";
 
 /**
  * Runs tools as tasks and follows every task to its end, as the 2025-11-25 spec says: polling
@@ -232,7 +237,8 @@ export class TaskEngine extends DisposableBase {
    * nothing the server sends early is missed), and re-attaches live tasks once it is up.
    */
   attachSession(serverId: string, session: McpSession): void {
-    this.#attached.get(serverId)?.store.dispose();
+    const previous = this.#attached.get(serverId);
+    previous?.store.dispose();
     const store = new DisposableStore();
     this.#attached.set(serverId, { session, store });
     store.add(
@@ -269,6 +275,11 @@ export class TaskEngine extends DisposableBase {
     for (const key of this.#refetchDelay.keys()) if (this.#recs.get(key)?.snap.serverId === serverId) this.#refetch.schedule(key, this.#now());
     const f = this.#servers.get(serverId);
     if (!f) return;
+    // A new process of a server whose tasks die with it: every live task was the old process's
+    // (restored before the server was known, or its close not seen yet).
+    if (previous?.session !== session && this.#options.sessions.tasksOutliveConnection(serverId) === false) {
+      for (const rec of [...f.live]) if (rec.snap.kind === 'task') this.#gone(rec, PROCESS_GONE, false);
+    }
     // A new session: its server may list differently; probing starts over.
     f.byList = false;
     f.failures = 0;
@@ -471,6 +482,9 @@ export class TaskEngine extends DisposableBase {
     const rec = this.#recs.get(key);
     if (!rec || rec.snap.kind !== 'task' || isTerminal(rec.snap.status) || rec.polling) return;
     const { serverId, taskId } = rec.snap;
+    // A task restored before its server was known, of a server whose tasks die with its process:
+    // with no process of this window attached, it ran on one that is gone.
+    if (this.#options.sessions.tasksOutliveConnection(serverId) === false && !this.#attached.has(serverId)) return this.#gone(rec, PROCESS_GONE, false);
     rec.polling = true;
     try {
       const session = await this.#reach(serverId);
@@ -1050,6 +1064,13 @@ export class TaskEngine extends DisposableBase {
       if (snap.kind === 'direct') {
         // A plain call cannot outlive the window that made it.
         this.#update(rec, { status: 'lost', lastServerStatus: 'working', note: 'The window closed before the call returned.' });
+        continue;
+      }
+      // The process of a stdio server ended with the previous window. Where the server is not known
+      // yet (restore comes before the configuration loads), the first poll decides once it is, or
+      // the first session attached (see `poll` and `attachSession`), before anything is sent.
+      if (this.#options.sessions.tasksOutliveConnection(snap.serverId) === false) {
+        this.#gone(rec, PROCESS_GONE, false);
         continue;
       }
       // T-REQ-8: a session attached before the restore gets no other chance to route its progress.

@@ -443,6 +443,78 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     await waitFor(() => h.snap(live.taskId).outcome !== undefined, 'the outcome of the re-attached task');
   });
 
+  /** A live task as the previous window saved it. */
+  const restored = (taskId: string, status: TaskSnapshot['status'] = 'working'): TaskSnapshot => ({
+    key: taskKey('fake', taskId),
+    serverId: 'fake',
+    taskId,
+    kind: 'task',
+    toolName: 'old-tool',
+    status,
+    statusMessage: 'Step 2 of 3',
+    createdAt: '2025-01-01T00:00:00.000Z',
+    lastUpdatedAt: '2025-01-01T00:00:00.000Z',
+    ttl: null,
+    origin: 'user',
+  });
+
+  it('restore(): live tasks of a server whose tasks die with its process (stdio) are lost at once, never polled on the new process', async () => {
+    const h = await harness({ tasksOutliveConnection: false, server: { pollInterval: 10 } });
+    // The new process numbers its tasks anew: it already runs an unrelated task with the same id.
+    const other = h.server.createTask('other-tool', { status: 'input_required' });
+    h.engine.restore([restored(other.taskId, 'input_required')]);
+    const s = h.snap(other.taskId);
+    assert.equal(s.status, 'lost');
+    assert.equal(s.lastServerStatus, 'input_required');
+    assert.equal(s.statusMessage, 'Step 2 of 3');
+    assert.equal(s.note, "The server's process that ran it is gone; a new process does not know its tasks.");
+    await new Promise((r) => setTimeout(r, 100));
+    await settle(h);
+    assert.deepEqual(h.server.received.filter((r) => r.method.startsWith('tasks/')), []);
+  });
+
+  it('restore(): a task of a server not known yet is lost once it turns out to be stdio, at its next poll or when a new process is attached, before anything is sent', async () => {
+    const log = new MemoryLogger();
+    let outlive: boolean | undefined;
+    let asked = 0;
+    const engine = new TaskEngine({
+      logger: log,
+      minPollMs: 1,
+      sessions: {
+        getSession: async () => {
+          asked++;
+          throw new Error('No server with id fake is configured');
+        },
+        label: () => 'fake',
+        tasksOutliveConnection: () => outlive,
+      },
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const server = new FakeTaskServer(serverSide);
+    const session = new McpSession(clientSide, { logger: log, clientInfo: { name: 'mcp-tasks-test', version: '0.0.0' } });
+    try {
+      const [a, b] = [restored('task-a'), restored('task-b')];
+      engine.restore([a, b]);
+      await waitFor(() => asked >= 2, 'both polled while the server is unknown');
+      assert.equal(engine.get(a.key)?.status, 'working', 'kept while unknown: it may be a remote server');
+      outlive = false; // the configuration has loaded: a stdio server
+      await engine.poll(a.key);
+      assert.equal(engine.get(a.key)?.status, 'lost');
+      assert.equal(engine.get(a.key)?.note, "The server's process that ran it is gone; a new process does not know its tasks.");
+      assert.equal(asked, 2, 'no process started to learn it');
+      await server.start();
+      engine.attachSession('fake', session); // someone else started a new process first
+      assert.equal(engine.get(b.key)?.status, 'lost');
+      await session.connect();
+      await session.ping();
+      assert.deepEqual(server.received.filter((r) => r.method.startsWith('tasks/')), []);
+    } finally {
+      engine.dispose();
+      await session.close();
+      await server.close();
+    }
+  });
+
   it('restore(): progress on a restored token reaches the task', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL } });
     const live = h.server.createTask('long-tool');
