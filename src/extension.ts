@@ -135,15 +135,17 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   });
 
   // Tasks of the previous window first, so their servers are known when the configuration loads.
-  const restored = store.load().then(
-    (state) => {
+  // The store follows the engine even when restoring fails: a store that follows nothing saves an
+  // empty task list with the sessions at shutdown, and the next window would start with no tasks.
+  const restored = store
+    .load()
+    .then((state) => {
       engine.restore(state.tasks, state.progressTokens);
       servers.addSavedSessions(state.sessions);
-      store.attach(engine);
       if (state.tasks.length) channel.info(`Restored ${state.tasks.length} tasks of the previous window`);
-    },
-    (err: unknown) => channel.error(`Could not restore tasks: ${errorMessage(err)}`),
-  );
+    })
+    .catch((err: unknown) => channel.error(`Could not restore tasks: ${errorMessage(err)}`))
+    .finally(() => store.attach(engine));
   const reader = new ConfigurationReader();
   context.subscriptions.push(reader);
   let loaded: Promise<void> = Promise.resolve();

@@ -210,10 +210,13 @@ export class ServerManager extends DisposableBase implements SessionSource {
     return this.#entries.get(id)?.config.label ?? id;
   }
 
-  /** A stdio server's tasks die with its process; a remote server keeps them across connections. */
-  tasksOutliveConnection(id: string): boolean {
+  /**
+   * A stdio server's tasks die with its process; a remote server keeps them across connections.
+   * Undefined for a server not configured (yet: tasks are restored before the configuration loads).
+   */
+  tasksOutliveConnection(id: string): boolean | undefined {
     const type = this.#entries.get(id)?.config.type;
-    return type !== undefined && type !== 'stdio';
+    return type === undefined ? undefined : type !== 'stdio';
   }
 
   /** The session if connected now, without connecting. */

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { InitializeResult } from '../protocol/schemas';
 import type { TaskEngine } from '../tasks/engine';
-import { isTerminal } from '../tasks/status';
+import { isLocalTaskStatus, isTerminal } from '../tasks/status';
 import type { TaskOutcome, TaskSnapshot } from '../tasks/types';
 import { errorMessage } from '../util/abort';
 import type { Disposable } from '../util/event';
@@ -69,16 +69,22 @@ export class TaskStore implements Disposable {
     if (data?.version !== 1 || !Array.isArray(data.tasks)) return empty;
     const cutoff = Date.now() - this.#options.retentionDays() * DAY;
     const state: LoadedState = { tasks: [], progressTokens: new Map(), sessions: Array.isArray(data.sessions) ? data.sessions : [] };
-    for (const { snap, progressToken } of data.tasks) {
-      if (!snap || typeof snap.key !== 'string') continue;
+    let invalid = 0;
+    for (const entry of data.tasks as unknown[]) {
+      if (!isStoredTask(entry)) {
+        invalid++;
+        continue;
+      }
+      const { snap, progressToken } = entry;
       if (isTerminal(snap.status) && Date.parse(snap.lastUpdatedAt) < cutoff) {
         void this.#deleteOutcome(snap.key);
         continue;
       }
       state.tasks.push(snap);
       if (snap.outcomeFetchedAt) this.#written.add(snap.key);
-      if (progressToken) state.progressTokens.set(snap.key, progressToken);
+      if (typeof progressToken === 'string' && progressToken) state.progressTokens.set(snap.key, progressToken);
     }
+    if (invalid) this.#log.warn(`Skipped ${invalid} stored task${invalid === 1 ? '' : 's'} that could not be read (not a task, or an unknown status)`);
     this.#sessions = state.sessions;
     return state;
   }
@@ -198,4 +204,19 @@ export class TaskStore implements Disposable {
     this.#subs.dispose();
     if (this.#engine) this.flushSync();
   }
+}
+
+/** An entry of the index that can be restored: an object whose snapshot names its task and has a known status and kind. */
+function isStoredTask(entry: unknown): entry is IndexFile['tasks'][number] {
+  if (typeof entry !== 'object' || entry === null) return false;
+  const snap = (entry as { snap?: unknown }).snap as Partial<Record<keyof TaskSnapshot, unknown>> | null | undefined;
+  return (
+    typeof snap === 'object' &&
+    snap !== null &&
+    typeof snap.key === 'string' &&
+    typeof snap.serverId === 'string' &&
+    typeof snap.taskId === 'string' &&
+    (snap.kind === 'task' || snap.kind === 'direct') &&
+    isLocalTaskStatus(snap.status)
+  );
 }

@@ -32,8 +32,11 @@ export interface SessionSource {
   getSession(serverId: string): Promise<McpSession>;
   /** The name users know the server by, for the log. */
   label(serverId: string): string;
-  /** False for stdio: a new process does not know the tasks of the one that died. */
-  tasksOutliveConnection(serverId: string): boolean;
+  /**
+   * False for stdio: a new process does not know the tasks of the one that died. Undefined while
+   * the server is not known (its configuration has not loaded yet).
+   */
+  tasksOutliveConnection(serverId: string): boolean | undefined;
 }
 
 /** What a handler of a server's request (elicitation, sampling) learns about it. */
@@ -100,6 +103,8 @@ class Rec {
   resultCall: Promise<TaskOutcome | undefined> | undefined = undefined;
   /** Aborts a direct call. */
   direct: AbortController | undefined = undefined;
+  /** The snapshot's lastUpdatedAt is the local time, as the server's did not parse: answers are not judged stale against it. */
+  localUpdatedAt = false;
 
   constructor(public snap: TaskSnapshot, readonly progressToken: string | undefined) {}
 }
@@ -132,6 +137,8 @@ const MAX_BACKOFF_MS = 60_000;
 const MAX_REFETCH_MS = 5 * 60_000;
 /** After a list cycle that did not win, listing is tried again this much later, whatever the count. */
 const LIST_RETRY_MS = 5 * 60_000;
+/** Why a task of a server whose tasks die with its process is lost when a new process (or none) is there. */
+const PROCESS_GONE = "the server's process that ran it is gone; a new process does not know its tasks";
 
 /**
  * Runs tools as tasks and follows every task to its end, as the 2025-11-25 spec says: polling
@@ -146,7 +153,7 @@ export class TaskEngine extends DisposableBase {
   readonly #scheduler: PollScheduler;
   /** One entry per server followed by `tasks/list` cycles, keyed by server id. */
   readonly #cycles: PollScheduler;
-  /** Ended tasks whose result could not be fetched: the next try of each, and its delay. */
+  /** Tasks whose `tasks/result` call failed (ended, or waiting for input): the next try of each, and its delay. */
   readonly #refetch: PollScheduler;
   readonly #refetchDelay = new Map<string, number>();
   readonly #servers = new Map<string, ServerFollow>();
@@ -183,7 +190,7 @@ export class TaskEngine extends DisposableBase {
     this.#cycles = new PollScheduler((serverId) => void this.#listCycle(serverId), this.#now);
     this.#refetch = new PollScheduler((key) => {
       const rec = this.#recs.get(key);
-      if (rec && this.#wantsOutcome(rec)) void this.#resultCall(rec);
+      if (rec && this.#needsResultCall(rec)) void this.#resultCall(rec);
       else this.#refetchDelay.delete(key);
     }, this.#now);
   }
@@ -230,7 +237,8 @@ export class TaskEngine extends DisposableBase {
    * nothing the server sends early is missed), and re-attaches live tasks once it is up.
    */
   attachSession(serverId: string, session: McpSession): void {
-    this.#attached.get(serverId)?.store.dispose();
+    const previous = this.#attached.get(serverId);
+    previous?.store.dispose();
     const store = new DisposableStore();
     this.#attached.set(serverId, { session, store });
     store.add(
@@ -263,10 +271,15 @@ export class TaskEngine extends DisposableBase {
     if (h?.elicitation) store.add(session.onRequest('elicitation/create', route(h.elicitation.handle)));
     if (h?.sampling) store.add(session.onRequest('sampling/createMessage', route(h.sampling.handle)));
     store.add(session.onClose((info) => this.#sessionClosed(serverId, session, info)));
-    // Results that could not be fetched before: now that the server is back.
+    // Results that could not be fetched before, and questions that could not be asked for: now that the server is back.
     for (const key of this.#refetchDelay.keys()) if (this.#recs.get(key)?.snap.serverId === serverId) this.#refetch.schedule(key, this.#now());
     const f = this.#servers.get(serverId);
     if (!f) return;
+    // A new process of a server whose tasks die with it: every live task was the old process's
+    // (restored before the server was known, or its close not seen yet).
+    if (previous?.session !== session && this.#options.sessions.tasksOutliveConnection(serverId) === false) {
+      for (const rec of [...f.live]) if (rec.snap.kind === 'task') this.#gone(rec, PROCESS_GONE, false);
+    }
     // A new session: its server may list differently; probing starts over.
     f.byList = false;
     f.failures = 0;
@@ -387,6 +400,7 @@ export class TaskEngine extends DisposableBase {
       },
       token,
     );
+    rec.localUpdatedAt = Number.isNaN(Date.parse(task.lastUpdatedAt));
     this.#routeProgress(rec, session);
     this.#log.info(`[${this.#label(serverId)}] Task ${task.taskId} created for ${toolName} (ttl ${task.ttl ?? 'unlimited'} ms, poll ${task.pollInterval ?? '-'} ms)`);
     for (const p of early) this.#applyProgress(rec, p);
@@ -468,6 +482,9 @@ export class TaskEngine extends DisposableBase {
     const rec = this.#recs.get(key);
     if (!rec || rec.snap.kind !== 'task' || isTerminal(rec.snap.status) || rec.polling) return;
     const { serverId, taskId } = rec.snap;
+    // A task restored before its server was known, of a server whose tasks die with its process:
+    // with no process of this window attached, it ran on one that is gone.
+    if (this.#options.sessions.tasksOutliveConnection(serverId) === false && !this.#attached.has(serverId)) return this.#gone(rec, PROCESS_GONE, false);
     rec.polling = true;
     try {
       const session = await this.#reach(serverId);
@@ -636,6 +653,15 @@ export class TaskEngine extends DisposableBase {
    * the transition table: illegal changes and mismatched ids are logged and ignored.
    */
   #applyServerTask(rec: Rec, task: Task, source: 'poll' | 'notification' | 'cancel' | 'create' | 'list'): void {
+    this.#applyReport(rec, task, source);
+    // T-REQ-3: whatever shows a task waiting for input gets its tasks/result call going, not only
+    // a change of status: after a reload or a new session, or when an earlier call failed, the
+    // status stays input_required and the server can only ask its questions through that call.
+    if (task.status === 'input_required' && rec.snap.status === 'input_required' && task.taskId === rec.snap.taskId) this.#answerInput(rec);
+  }
+
+  /** The status and fields of a report, checked and applied; what the new status asks for follows in `onStatus`. */
+  #applyReport(rec: Rec, task: Task, source: 'poll' | 'notification' | 'cancel' | 'create' | 'list'): void {
     const snap = rec.snap;
     // The common case at scale: nothing changed. Checked first, without allocating.
     if (
@@ -661,6 +687,13 @@ export class TaskEngine extends DisposableBase {
       if (task.status !== from) this.#log[stale ? 'debug' : 'warn'](`[${label}] Ignored ${source} status ${task.status} for task ${task.taskId}: it already ended as ${from} (T-LIFE-3)`);
       return;
     }
+    // An answer sent before the last change applied (a poll overtaken by a status notification)
+    // is old news: applying it would undo that change. A server whose lastUpdatedAt does not
+    // parse (in this answer or the one before) cannot be judged: its answers apply as they come.
+    if (source !== 'notification' && source !== 'create' && !rec.localUpdatedAt && Date.parse(task.lastUpdatedAt) < Date.parse(rec.snap.lastUpdatedAt)) {
+      this.#log.debug(`[${label}] Ignored a ${source} answer about task ${task.taskId} older than what is known (${task.status} at ${task.lastUpdatedAt}; ${from} since ${rec.snap.lastUpdatedAt})`);
+      return;
+    }
     if (!canTransition(from as TaskStatus, task.status)) {
       this.#log.warn(`[${label}] Ignored illegal transition ${from} → ${task.status} for task ${task.taskId} (${source})`);
       return;
@@ -670,13 +703,15 @@ export class TaskEngine extends DisposableBase {
     if (task.statusMessage !== rec.snap.statusMessage) changes.statusMessage = task.statusMessage;
     const updated = validDate(task.lastUpdatedAt, this.#now());
     if (updated !== rec.snap.lastUpdatedAt) changes.lastUpdatedAt = updated;
+    rec.localUpdatedAt = Number.isNaN(Date.parse(task.lastUpdatedAt));
     const ttl = sanitizeTtl(task.ttl);
     if (ttl !== rec.snap.ttl) changes.ttl = ttl;
     if (task.pollInterval !== rec.snap.pollInterval) changes.pollInterval = task.pollInterval;
     if (Object.keys(changes).length === 0) return;
+    if (changes.status) this.#log.info(`[${label}] Task ${task.taskId} (${rec.snap.toolName}): ${from} → ${task.status}${task.statusMessage ? ` (${truncate(task.statusMessage, 300)})` : ''}`);
+    this.#reportErrorResult(rec, changes);
     this.#update(rec, changes);
     if (changes.status) {
-      this.#log.info(`[${label}] Task ${task.taskId} (${rec.snap.toolName}): ${from} → ${task.status}${task.statusMessage ? ` (${truncate(task.statusMessage, 300)})` : ''}`);
       this.#onStatus(rec, task.status);
     } else if ('pollInterval' in changes && this.#scheduler.has(rec.snap.key)) {
       this.#scheduleNext(rec); // the server asked for another pace
@@ -684,16 +719,39 @@ export class TaskEngine extends DisposableBase {
   }
 
   #onStatus(rec: Rec, status: TaskStatus): void {
-    if (status === 'input_required') {
-      // T-REQ-3: call tasks/result at once; the server delivers its questions through it.
-      void this.#resultCall(rec);
-      return;
-    }
     if (isServerTerminal(status)) {
       this.#scheduler.cancel(rec.snap.key);
       this.#unrouteProgress(rec);
       if (this.#wantsOutcome(rec)) void this.#resultCall(rec);
     }
+  }
+
+  /**
+   * T-REQ-10: a completed tool task whose result is an error is reported as failed, whichever
+   * came first: the result (tasks/result answers as soon as the task ends, often before a poll
+   * sees it completed) or the completed status.
+   */
+  #reportErrorResult(rec: Rec, changes: Partial<TaskSnapshot>): void {
+    const status = changes.status ?? rec.snap.status;
+    const outcome = changes.outcome ?? rec.snap.outcome;
+    if (status !== 'completed' || outcome?.kind !== 'result' || outcome.result.isError !== true) return;
+    changes.status = 'failed';
+    changes.note = 'The server reported the task completed, but its result is an error (isError).';
+    this.#log.info(`[${this.#label(rec.snap.serverId)}] Task ${rec.snap.taskId} (${rec.snap.toolName}): completed → failed (its result has isError: true)`);
+  }
+
+  /**
+   * T-REQ-3: calls tasks/result for a task waiting for input, unless a call is in flight, the
+   * outcome is in hand, or a failed call waits for its next try (so a server that keeps refusing
+   * is not asked again at every poll).
+   */
+  #answerInput(rec: Rec): void {
+    if (!rec.resultCall && !rec.snap.outcome && !this.#refetch.has(rec.snap.key)) void this.#resultCall(rec);
+  }
+
+  /** A task whose tasks/result call is tried again when it fails: one waiting for input, or an ended one whose outcome is wanted. */
+  #needsResultCall(rec: Rec): boolean {
+    return this.#wantsOutcome(rec) || (rec.snap.kind === 'task' && rec.snap.status === 'input_required' && !rec.snap.outcome);
   }
 
   /** An ended task whose result is fetched without being asked (the autoFetchResults setting) and is not in hand yet. */
@@ -703,13 +761,14 @@ export class TaskEngine extends DisposableBase {
   }
 
   /**
-   * Tries the result of an ended task again later, when fetching it failed for want of the
-   * server (not an answer from it): never losing a result matters more than one request.
-   * Stops once the task's ttl has run out, as the server may then have deleted it.
+   * Tries tasks/result again later, when it failed for want of the server (not an answer from
+   * it) or was refused for a task still waiting for input: never losing a result or a question
+   * matters more than one request. Stops once the task's ttl has run out, as the server may then
+   * have deleted it.
    */
   #refetchLater(rec: Rec): void {
     const { key, serverId, taskId, createdAt, ttl } = rec.snap;
-    if (!this.#wantsOutcome(rec) || this.#lifetime.signal.aborted) return;
+    if (!this.#needsResultCall(rec) || this.#lifetime.signal.aborted) return;
     const delay = Math.min(2 * (this.#refetchDelay.get(key) ?? 2_500), MAX_REFETCH_MS);
     const at = this.#now() + delay;
     if (ttl !== null && at > Date.parse(createdAt) + ttl) {
@@ -781,9 +840,19 @@ export class TaskEngine extends DisposableBase {
           return undefined;
         }
         if (err.code === ErrorCode.InvalidParams && !isServerTerminal(rec.snap.status as TaskStatus)) {
-          // Not an outcome: the server may have dropped the task. A poll tells.
+          // Not an outcome: the server may have dropped the task. A poll tells; if it still waits
+          // for input, the call is tried again later.
           this.#log.warn(`[${label}] tasks/result ${taskId} was refused: ${err.message}`);
+          this.#refetchLater(rec);
           void this.poll(rec.snap.key);
+          return undefined;
+        }
+        if (err.code === ErrorCode.InvalidParams && rec.snap.status === 'completed') {
+          // Not an outcome either: a completed task has a result, never an error. The server has
+          // most likely dropped the task (its ttl passed, its process restarted, its session's
+          // store went); tasks/get tells.
+          this.#log.warn(`[${label}] tasks/result ${taskId} was refused: ${err.message}`);
+          await this.#confirmResultGone(rec, session);
           return undefined;
         }
         outcome = { kind: 'error', error: err.toJSON() };
@@ -791,12 +860,7 @@ export class TaskEngine extends DisposableBase {
       this.#refetchDelay.delete(rec.snap.key);
       if (this.#recs.get(rec.snap.key) !== rec) return outcome;
       const changes: Partial<TaskSnapshot> = { outcome, outcomeFetchedAt: new Date(this.#now()).toISOString() };
-      // T-REQ-10: a completed tool task whose result is an error is reported as failed.
-      if (outcome.kind === 'result' && outcome.result.isError === true && rec.snap.status === 'completed') {
-        changes.status = 'failed';
-        changes.note = 'The server reported the task completed, but its result is an error (isError).';
-        this.#log.info(`[${label}] Task ${taskId} (${rec.snap.toolName}): completed → failed (its result has isError: true)`);
-      }
+      this.#reportErrorResult(rec, changes);
       this.#update(rec, changes);
       this.#log.info(`[${label}] Task ${taskId}: result retrieved (${outcome.kind === 'error' ? `error ${outcome.error.code}: ${outcome.error.message}` : outcome.result.isError ? 'isError result' : 'result'})`);
       // tasks/result returns only when the task is terminal: learn the final status now.
@@ -807,6 +871,27 @@ export class TaskEngine extends DisposableBase {
     });
     rec.resultCall = p;
     return p;
+  }
+
+  /**
+   * After the server refused the result of a completed task: if it denies the task too, the task
+   * is expired or lost as a poll would find it, keeping its last status and what else is known;
+   * if it still knows it, the task stays completed without a result (Fetch Task Result may try
+   * again); if the server cannot be asked, the fetch is tried again later.
+   */
+  async #confirmResultGone(rec: Rec, session: McpSession): Promise<void> {
+    const { serverId, taskId } = rec.snap;
+    try {
+      await session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.#timeoutMs });
+      this.#log.warn(`[${this.#label(serverId)}] Task ${taskId} is still known to the server, which refused its result: no result kept`);
+    } catch (err) {
+      if (this.#lifetime.signal.aborted || this.#recs.get(rec.snap.key) !== rec || rec.snap.status !== 'completed') return;
+      if (isPeerError(err) && err.code === ErrorCode.InvalidParams) this.#markGone(rec, `the server no longer knows the task (${err.message})`, true);
+      else {
+        this.#log.warn(`[${this.#label(serverId)}] tasks/get ${taskId} failed: ${errorMessage(err)}`);
+        this.#refetchLater(rec);
+      }
+    }
   }
 
   /**
@@ -831,12 +916,11 @@ export class TaskEngine extends DisposableBase {
       }
     }
     if (rec.snap.kind === 'direct') throw new Error(rec.snap.note ?? 'The call has not finished yet.');
-    if (rec.snap.status === 'expired' || rec.snap.status === 'lost') {
-      throw new Error(`The task is ${rec.snap.status} and no result was fetched before: ${rec.snap.note ?? ''}`.trim());
-    }
-    const outcome = await this.#resultCall(rec);
-    if (!outcome) throw new Error(`Could not fetch the result of task ${rec.snap.taskId}; see the log for why.`);
-    return outcome;
+    const gone = () => rec.snap.status === 'expired' || rec.snap.status === 'lost';
+    const outcome = gone() ? undefined : await this.#resultCall(rec);
+    if (outcome) return outcome;
+    if (gone()) throw new Error(`The task is ${rec.snap.status} and no result was fetched before: ${rec.snap.note ?? ''}`.trim());
+    throw new Error(`Could not fetch the result of task ${rec.snap.taskId}; see the log for why.`);
   }
 
   /**
@@ -935,6 +1019,7 @@ export class TaskEngine extends DisposableBase {
       pollInterval: task.pollInterval,
       origin: 'server-list',
     });
+    rec.localUpdatedAt = Number.isNaN(Date.parse(task.lastUpdatedAt));
     this.#log.info(`[${this.#label(serverId)}] Task ${task.taskId} found through tasks/list (${task.status})`);
     if (!isTerminal(task.status)) {
       this.#scheduleNext(rec);
@@ -947,7 +1032,11 @@ export class TaskEngine extends DisposableBase {
    * `lost`. The last status and any outcome already fetched are kept.
    */
   #gone(rec: Rec, why: string, serverDenied: boolean): void {
-    if (isTerminal(rec.snap.status)) return;
+    if (!isTerminal(rec.snap.status)) this.#markGone(rec, why, serverDenied);
+  }
+
+  /** What `gone` does, also for a task that ended on the server but whose result it no longer has. */
+  #markGone(rec: Rec, why: string, serverDenied: boolean): void {
     const expiresAt = rec.snap.ttl === null ? Infinity : Date.parse(rec.snap.createdAt) + rec.snap.ttl;
     const status: LocalTaskStatus = serverDenied && this.#now() >= expiresAt ? 'expired' : 'lost';
     this.#scheduler.cancel(rec.snap.key);
@@ -975,6 +1064,13 @@ export class TaskEngine extends DisposableBase {
       if (snap.kind === 'direct') {
         // A plain call cannot outlive the window that made it.
         this.#update(rec, { status: 'lost', lastServerStatus: 'working', note: 'The window closed before the call returned.' });
+        continue;
+      }
+      // The process of a stdio server ended with the previous window. Where the server is not known
+      // yet (restore comes before the configuration loads), the first poll decides once it is, or
+      // the first session attached (see `poll` and `attachSession`), before anything is sent.
+      if (this.#options.sessions.tasksOutliveConnection(snap.serverId) === false) {
+        this.#gone(rec, PROCESS_GONE, false);
         continue;
       }
       // T-REQ-8: a session attached before the restore gets no other chance to route its progress.

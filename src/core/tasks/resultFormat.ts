@@ -5,9 +5,18 @@ type Block = Record<string, unknown> & { type: string };
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-/** A fence that the content cannot close early. */
+/**
+ * A fence that the content cannot close early: longer than its longest run of backticks. Counted
+ * in a loop, as spreading one argument per run into Math.max overflows the stack on large results.
+ */
 function fence(body: string, lang = ''): string {
-  const ticks = '`'.repeat(Math.max(3, ...[...body.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+  let longest = 2;
+  let run = 0;
+  for (let i = 0; i < body.length; i++) {
+    run = body[i] === '`' ? run + 1 : 0;
+    if (run > longest) longest = run;
+  }
+  const ticks = '`'.repeat(longest + 1);
   return `${ticks}${lang}\n${body}\n${ticks}`;
 }
 

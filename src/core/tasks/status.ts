@@ -14,6 +14,11 @@ export function isTerminal(status: LocalTaskStatus): boolean {
   return TERMINAL.has(status);
 }
 
+/** Whether a value read from outside (a stored task) is a status this product knows. */
+export function isLocalTaskStatus(value: unknown): value is LocalTaskStatus {
+  return value === 'working' || value === 'input_required' || TERMINAL.has(value as LocalTaskStatus);
+}
+
 /** The spec's statuses that are terminal on the server. */
 export function isServerTerminal(status: TaskStatus): boolean {
   return status === 'completed' || status === 'failed' || status === 'cancelled';

@@ -81,7 +81,7 @@ describe('reliability: faults', function () {
         assert.match(err.message, /^Connection closed: Server process was killed by SIGKILL/);
         return true;
       });
-      await assert.rejects(fetching, /Could not fetch the result of task/);
+      await assert.rejects(fetching, /^Error: The task is lost and no result was fetched before: The server's process ended \(Server process was killed by SIGKILL\)\.$/);
       const failedIn = Date.now() - killedAt;
       assert.ok(failedIn < 1500, `pending requests failed ${failedIn} ms after the kill`);
       for (const t of long) {

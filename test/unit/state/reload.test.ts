@@ -140,6 +140,17 @@ describe('TaskStore', () => {
     assert.deepEqual(state.tasks.map((t) => t.key), ['b', 'c']);
   });
 
+  it('entries that are not tasks (null, a number, an unknown status) are skipped with a log line; the others load', async () => {
+    const ok = new Date().toISOString();
+    const tasks = [null, 42, { snap: null }, { snap: { ...snap('bogus', 'working', ok), status: 'paused' } }, { snap: snap('a', 'working', ok), progressToken: 'tok-a' }, 'text'];
+    fs.writeFileSync(path.join(dir, 'tasks.json'), JSON.stringify({ version: 1, sessions: [], tasks }));
+    const log = new MemoryLogger();
+    const state = await new TaskStore(dir, log, { retentionDays: () => 30 }).load();
+    assert.deepEqual(state.tasks.map((t) => t.key), ['a']);
+    assert.equal(state.progressTokens.get('a'), 'tok-a');
+    assert.ok(log.has('warn', /^Skipped 5 stored tasks that could not be read \(not a task, or an unknown status\)$/), log.text());
+  });
+
   it('a corrupt index is reported and the window starts with no tasks', async () => {
     fs.writeFileSync(path.join(dir, 'tasks.json'), '{ not json');
     const log = new MemoryLogger();

@@ -2,11 +2,14 @@
 // servers, endless lists, retries, forgotten tasks, dead processes and window reloads.
 import * as assert from 'node:assert/strict';
 import { RpcError } from '../../../src/core/jsonrpc/errors';
+import { McpSession } from '../../../src/core/protocol/session';
+import { TaskEngine } from '../../../src/core/tasks/engine';
+import { InMemoryTransport } from '../../../src/core/transports/inMemory';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { taskKey } from '../../../src/core/tasks/types';
 import type { WireTask } from '../helpers/fakeTaskServer';
-import { NO_POLL, harnessesForEachTest, settle, waitStatus } from '../helpers/fakeTaskServer';
-import { waitFor } from '../helpers/logger';
+import { FakeTaskServer, NO_POLL, harnessesForEachTest, settle, waitStatus } from '../helpers/fakeTaskServer';
+import { MemoryLogger, waitFor } from '../helpers/logger';
 
 
 describe('TaskEngine: behaviour against a scripted server', () => {
@@ -38,6 +41,48 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     h.server.override('tasks/get', undefined);
     h.server.complete(snap.taskId);
     await waitStatus(h, snap.taskId, 'completed');
+  });
+
+  it('a tasks/get answer older than a status notification already applied does not undo it', async () => {
+    const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    await new Promise((r) => setTimeout(r, 5)); // so the notification's lastUpdatedAt is later than the task's creation
+    // The server reads the task when the poll arrives and answers late, after it has moved on.
+    let release!: () => void;
+    const late = new Promise<void>((r) => (release = r));
+    h.server.override('tasks/get', async (_p, _ctx, builtin) => {
+      const answer = builtin();
+      await late;
+      return answer;
+    });
+    const poll = h.engine.poll(snap.key);
+    await h.server.waitForRequest('tasks/get');
+    h.server.setStatus(snap.taskId, 'input_required', 'Which file?');
+    await waitStatus(h, snap.taskId, 'input_required');
+    const seen: string[] = [];
+    h.engine.onDidChange((t) => t.key === snap.key && seen.push(t.status));
+    release();
+    await poll;
+    assert.deepEqual(seen, [], 'the working answer was not applied');
+    assert.equal(h.snap(snap.taskId).status, 'input_required');
+    assert.equal(h.snap(snap.taskId).statusMessage, 'Which file?');
+    assert.ok(h.log.has('debug', new RegExp(`^\\[fake\\] Ignored a poll answer about task ${snap.taskId} older than what is known \\(working at `)), h.log.text());
+  });
+
+  it('a lastUpdatedAt that does not parse is replaced by the local time, which never makes a later answer look stale', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    let lastUpdatedAt = 'not a date';
+    h.server.override('tasks/get', (_p, _ctx, builtin) => ({ ...(builtin() as object), lastUpdatedAt }));
+    h.server.setStatus(snap.taskId, 'input_required');
+    await h.engine.poll(snap.key);
+    assert.equal(h.snap(snap.taskId).status, 'input_required');
+    // Now a readable time, from a server whose clock is a minute behind ours.
+    lastUpdatedAt = new Date(Date.now() - 60_000).toISOString();
+    h.server.setStatus(snap.taskId, 'working', 'Resumed');
+    await h.engine.poll(snap.key);
+    assert.equal(h.snap(snap.taskId).status, 'working');
+    assert.equal(h.snap(snap.taskId).statusMessage, 'Resumed');
   });
 
   it('duplicated status notifications are harmless: one change, one log line, one tasks/result', async () => {
@@ -201,6 +246,33 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     await assert.rejects(h.engine.fetchResult(b.key), /The task is expired and no result was fetched before/);
   });
 
+  it('a completed task whose result the server no longer has (-32602 on tasks/result): lost or expired after a tasks/get, not an error outcome', async () => {
+    const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL, ttl: 1_000 }, engine: { autoFetchResults: () => false } });
+    const a = await h.engine.callTool('fake', 'required-tool');
+    const b = await h.engine.callTool('fake', 'required-tool');
+    h.server.complete(a.taskId, undefined, 'Done');
+    h.server.complete(b.taskId);
+    await waitStatus(h, a.taskId, 'completed');
+    await waitStatus(h, b.taskId, 'completed');
+    // The server drops it (its store restarted, or the session that held it closed) before the result is fetched.
+    h.server.forget(a.taskId);
+    await assert.rejects(h.engine.fetchResult(a.key), /^Error: The task is lost and no result was fetched before: The server no longer knows the task \(Failed to retrieve task: Task not found\)\.$/);
+    const sa = h.snap(a.taskId);
+    assert.equal(sa.status, 'lost');
+    assert.equal(sa.lastServerStatus, 'completed');
+    assert.equal(sa.statusMessage, 'Done');
+    assert.equal(sa.outcome, undefined, 'a refusal is not the tool\'s outcome');
+    assert.equal(sa.outcomeFetchedAt, undefined);
+    assert.deepEqual(h.server.requestsOf('tasks/get').map((r) => r.params), [{ taskId: a.taskId }], 'confirmed by tasks/get');
+
+    h.advanceEngineClock(1_000); // b's ttl is over
+    h.server.forget(b.taskId);
+    await assert.rejects(h.engine.fetchResult(b.key), /^Error: The task is expired and no result was fetched before: Its ttl ended; the server no longer knows the task/);
+    assert.equal(h.snap(b.taskId).status, 'expired');
+    assert.equal(h.snap(b.taskId).lastServerStatus, 'completed');
+    assert.equal(h.snap(b.taskId).outcome, undefined);
+  });
+
   it('lost and expired tasks keep an outcome fetched earlier', async () => {
     const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL, ttl: 1_000 } });
     const result = { content: [{ type: 'text', text: 'kept' }] };
@@ -283,6 +355,49 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.ok(h.log.has('warn', new RegExp(`^\\[fake\\] tasks/get ${a.taskId} failed: Connection closed`)), h.log.text());
   });
 
+  it('T-REQ-3: a reconnect while a task waits for input: the new session gets a tasks/result call', async () => {
+    // Two connections to one remote server (Streamable HTTP, say) that keeps its tasks across them.
+    const log = new MemoryLogger();
+    let current: Promise<McpSession> | undefined;
+    const engine = new TaskEngine({
+      logger: log,
+      minPollMs: 1,
+      sessions: { getSession: () => current!, label: () => 'fake', tasksOutliveConnection: () => true },
+    });
+    const open: Array<{ server: FakeTaskServer; session: McpSession }> = [];
+    const connect = async () => {
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      const server = new FakeTaskServer(serverSide, { notify: 'once', pollInterval: 20 });
+      await server.start();
+      const session = new McpSession(clientSide, { logger: log, clientInfo: { name: 'mcp-tasks-test', version: '0.0.0' }, capabilities: engine.clientCapabilities() });
+      engine.attachSession('fake', session);
+      open.push({ server, session });
+      current = session.connect().then(() => session);
+      await current;
+      return { server, session };
+    };
+    try {
+      const a = await connect();
+      const snap = await engine.callTool('fake', 'required-tool');
+      a.server.setStatus(snap.taskId, 'input_required', 'Which file?');
+      await a.server.waitForRequest('tasks/result');
+      const kept = a.server.task(snap.taskId)!;
+      await a.session.close();
+      const b = await connect();
+      b.server.createTask('required-tool', kept);
+      await b.server.waitForRequest('tasks/get', 3);
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(engine.get(snap.key)?.status, 'input_required');
+      assert.deepEqual(b.server.requestsOf('tasks/result').map((r) => r.params), [{ taskId: snap.taskId }]);
+    } finally {
+      engine.dispose();
+      for (const c of open) {
+        await c.session.close();
+        await c.server.close();
+      }
+    }
+  });
+
   it('restore(): live tasks are re-attached by tasks/get; ended ones are not polled; unknown ones are lost', async () => {
     const h = await harness({ server: { pollInterval: 10 } });
     const live = h.server.createTask('long-tool');
@@ -326,6 +441,78 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     h.server.complete(live.taskId);
     await waitStatus(h, live.taskId, 'completed');
     await waitFor(() => h.snap(live.taskId).outcome !== undefined, 'the outcome of the re-attached task');
+  });
+
+  /** A live task as the previous window saved it. */
+  const restored = (taskId: string, status: TaskSnapshot['status'] = 'working'): TaskSnapshot => ({
+    key: taskKey('fake', taskId),
+    serverId: 'fake',
+    taskId,
+    kind: 'task',
+    toolName: 'old-tool',
+    status,
+    statusMessage: 'Step 2 of 3',
+    createdAt: '2025-01-01T00:00:00.000Z',
+    lastUpdatedAt: '2025-01-01T00:00:00.000Z',
+    ttl: null,
+    origin: 'user',
+  });
+
+  it('restore(): live tasks of a server whose tasks die with its process (stdio) are lost at once, never polled on the new process', async () => {
+    const h = await harness({ tasksOutliveConnection: false, server: { pollInterval: 10 } });
+    // The new process numbers its tasks anew: it already runs an unrelated task with the same id.
+    const other = h.server.createTask('other-tool', { status: 'input_required' });
+    h.engine.restore([restored(other.taskId, 'input_required')]);
+    const s = h.snap(other.taskId);
+    assert.equal(s.status, 'lost');
+    assert.equal(s.lastServerStatus, 'input_required');
+    assert.equal(s.statusMessage, 'Step 2 of 3');
+    assert.equal(s.note, "The server's process that ran it is gone; a new process does not know its tasks.");
+    await new Promise((r) => setTimeout(r, 100));
+    await settle(h);
+    assert.deepEqual(h.server.received.filter((r) => r.method.startsWith('tasks/')), []);
+  });
+
+  it('restore(): a task of a server not known yet is lost once it turns out to be stdio, at its next poll or when a new process is attached, before anything is sent', async () => {
+    const log = new MemoryLogger();
+    let outlive: boolean | undefined;
+    let asked = 0;
+    const engine = new TaskEngine({
+      logger: log,
+      minPollMs: 1,
+      sessions: {
+        getSession: async () => {
+          asked++;
+          throw new Error('No server with id fake is configured');
+        },
+        label: () => 'fake',
+        tasksOutliveConnection: () => outlive,
+      },
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const server = new FakeTaskServer(serverSide);
+    const session = new McpSession(clientSide, { logger: log, clientInfo: { name: 'mcp-tasks-test', version: '0.0.0' } });
+    try {
+      const [a, b] = [restored('task-a'), restored('task-b')];
+      engine.restore([a, b]);
+      await waitFor(() => asked >= 2, 'both polled while the server is unknown');
+      assert.equal(engine.get(a.key)?.status, 'working', 'kept while unknown: it may be a remote server');
+      outlive = false; // the configuration has loaded: a stdio server
+      await engine.poll(a.key);
+      assert.equal(engine.get(a.key)?.status, 'lost');
+      assert.equal(engine.get(a.key)?.note, "The server's process that ran it is gone; a new process does not know its tasks.");
+      assert.equal(asked, 2, 'no process started to learn it');
+      await server.start();
+      engine.attachSession('fake', session); // someone else started a new process first
+      assert.equal(engine.get(b.key)?.status, 'lost');
+      await session.connect();
+      await session.ping();
+      assert.deepEqual(server.received.filter((r) => r.method.startsWith('tasks/')), []);
+    } finally {
+      engine.dispose();
+      await session.close();
+      await server.close();
+    }
   });
 
   it('restore(): progress on a restored token reaches the task', async () => {

@@ -95,6 +95,24 @@ describe('TaskEngine: results fetched again after a failed fetch', () => {
     assert.equal(h!.snap(unfetched.taskId).outcome?.kind, 'result');
   });
 
+  it('T-REQ-3: a task waiting for input whose tasks/result call failed is asked again after 5 s, 10 s..., not at every poll', async () => {
+    const t = await start({ server: { pollInterval: 1_000 } });
+    reachable = false;
+    h!.server.setStatus(t.taskId, 'input_required', 'Which file?');
+    await clock!.tickAsync(0);
+    assert.equal(h!.snap(t.taskId).status, 'input_required');
+    reachable = true;
+    await clock!.tickAsync(4_900);
+    assert.ok(h!.server.requestsOf('tasks/get').length >= 3, 'polls went on');
+    assert.equal(results(), 0, 'polls do not bypass the backoff');
+    await clock!.tickAsync(200);
+    assert.equal(results(), 1, 'tasks/result sent 5 s after the failed call');
+    h!.server.complete(t.taskId, { content: [{ type: 'text', text: 'answered' }] });
+    await clock!.tickAsync(0);
+    await clock!.tickAsync(0);
+    assert.equal(h!.snap(t.taskId).outcome?.kind, 'result');
+  });
+
   it('an answer from the server is an outcome, not a reason to try again; a removed task is not tried', async () => {
     const t = await start();
     h!.server.override('tasks/result', () => {

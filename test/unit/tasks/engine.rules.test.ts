@@ -3,6 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
 import type { ServerRequestContext } from '../../../src/core/tasks/engine';
+import { taskKey } from '../../../src/core/tasks/types';
 import { NO_POLL, harnessesForEachTest, settle, waitStatus } from '../helpers/fakeTaskServer';
 import { waitFor } from '../helpers/logger';
 
@@ -210,6 +211,33 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     assert.equal(h.server.requestsOf('tasks/result').length, 1, 'the blocked call delivered the outcome');
   });
 
+  it('T-REQ-3: a task restored as input_required (a reload) gets its tasks/result call once a poll finds it still waiting', async () => {
+    const h = await harness({ server: { pollInterval: 10 } });
+    const asking = h.server.createTask('asking-tool', { status: 'input_required', statusMessage: 'Which file?' });
+    h.engine.restore([
+      {
+        key: taskKey('fake', asking.taskId),
+        serverId: 'fake',
+        taskId: asking.taskId,
+        kind: 'task',
+        toolName: 'asking-tool',
+        status: 'input_required',
+        statusMessage: 'Which file?',
+        createdAt: asking.createdAt,
+        lastUpdatedAt: asking.lastUpdatedAt,
+        ttl: null,
+        pollInterval: 10,
+        origin: 'user',
+      },
+    ]);
+    await h.server.waitForRequest('tasks/get', 3);
+    await settle(h);
+    assert.deepEqual(h.server.requestsOf('tasks/result').map((r) => r.params), [{ taskId: asking.taskId }], 'one call, though every poll shows input_required');
+    h.server.complete(asking.taskId, { content: [{ type: 'text', text: 'answered' }] });
+    await waitFor(() => h.snap(asking.taskId).outcome !== undefined, 'the outcome through that call');
+    assert.equal(h.server.requestsOf('tasks/result').length, 1);
+  });
+
   it('T-REQ-4: tasks/result returns exactly the tool result, with the related-task _meta', async () => {
     const h = await harness({ server: { pollInterval: 10 } });
     const snap = await h.engine.callTool('fake', 'required-tool');
@@ -414,6 +442,21 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     assert.equal(sa.outcome?.kind === 'result' && sa.outcome.result.isError, true);
     assert.ok(h.log.has('info', new RegExp(`^\\[fake\\] Task ${a.taskId}: result retrieved \\(isError result\\)$`)), h.log.text());
     assert.equal(h.snap(b.taskId).statusMessage, 'Tool execution failed');
+  });
+
+  it('T-REQ-10: an isError result that tasks/result delivers before a poll sees completed still makes the task failed', async () => {
+    const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.setStatus(snap.taskId, 'input_required', 'Which file?');
+    await h.server.waitForRequest('tasks/result');
+    h.server.options.notify = 'none'; // notifications are optional (T-REQ-5): only the poll after the result tells
+    h.server.complete(snap.taskId, { content: [{ type: 'text', text: 'rate limited' }], isError: true });
+    await waitFor(() => h.snap(snap.taskId).outcome !== undefined, 'the outcome');
+    await waitFor(() => h.snap(snap.taskId).status !== 'input_required', 'the poll after the result');
+    const s = h.snap(snap.taskId);
+    assert.equal(s.status, 'failed');
+    assert.match(s.note!, /completed, but its result is an error \(isError\)/);
+    assert.ok(h.log.has('info', new RegExp(`^\\[fake\\] Task ${snap.taskId} \\(required-tool\\): completed → failed \\(its result has isError: true\\)$`)), h.log.text());
   });
 
   // ── Lifecycle ────────────────────────────────────────────────────────────────────────────────

@@ -1,0 +1,33 @@
+// The Markdown document of a task's outcome: every block shown, and fences that hold whatever the
+// server sent.
+import * as assert from 'node:assert/strict';
+import { formatOutcome } from '../../../src/core/tasks/resultFormat';
+import type { TaskSnapshot } from '../../../src/core/tasks/types';
+
+/** A completed task whose result embeds `text` as a resource (shown in a fence). */
+const withText = (text: string): TaskSnapshot => ({
+  key: 'k',
+  serverId: 's',
+  taskId: 't',
+  kind: 'task',
+  toolName: 'tool',
+  status: 'completed',
+  createdAt: '2025-01-01T00:00:00.000Z',
+  lastUpdatedAt: '2025-01-01T00:00:00.000Z',
+  ttl: null,
+  origin: 'user',
+  outcome: { kind: 'result', result: { content: [{ type: 'resource', resource: { uri: 'file:///x.md', text } }] } },
+});
+
+describe('formatOutcome', () => {
+  it('fences embedded text with more backticks than its longest run, and three at least', () => {
+    assert.match(formatOutcome(withText('plain')), /\n```\nplain\n```\n/);
+    assert.match(formatOutcome(withText('a ``` b ````` c')), /\n``````\na ``` b ````` c\n``````\n/);
+  });
+
+  it('formats a result with 200,000 runs of backticks (it used to overflow the stack)', () => {
+    const text = '`a'.repeat(200_000);
+    const doc = formatOutcome(withText(text));
+    assert.ok(doc.includes(`\n\`\`\`\n${text}\n\`\`\`\n`));
+  });
+});
