@@ -69,7 +69,9 @@ async function createClient(handlers: { elicit?: ServerRequestHandler; sample?: 
       ...(handlers.elicit && { elicitation: { handle: host.wrap('elicitation/create', handlers.elicit) } }),
       ...(handlers.sample && { sampling: { handle: host.wrap('sampling/createMessage', handlers.sample) } }),
     },
-    sessions: { getSession: async (id) => sessions.get(id)!, label: (id) => id, tasksOutliveConnection: () => false },
+    // Servers whose tasks outlive a connection (as over HTTP): a tool task restored from an earlier
+    // window is still followed, not lost with a process.
+    sessions: { getSession: async (id) => sessions.get(id)!, label: (id) => id, tasksOutliveConnection: () => true },
   });
   // As the extension composes them: a hosted question closes when its tool task ends.
   host.followRelatedTasks(engine.onDidChange);
