@@ -108,8 +108,7 @@ export async function httpStatusError(serverName: string, url: string, response:
   }
   if (status >= 300 && status < 400) {
     await response.body?.cancel().catch(() => undefined);
-    const location = response.headers.get('location');
-    const target = location ? ` to ${new URL(location, url).href}` : '';
+    const target = redirectTarget(response.headers.get('location'), url);
     return new TransportHttpError(
       `Server "${serverName}" redirected the request${target} (${statusLine(response)}); redirects are not followed: put the final URL in its configuration.`,
       status,
@@ -117,6 +116,22 @@ export async function httpStatusError(serverName: string, url: string, response:
   }
   const body = await readBodySnippet(response);
   return new TransportHttpError(`Server "${serverName}" answered ${statusLine(response)} at ${url}${body ? `: ${body}` : ''}`, status);
+}
+
+/** Where a redirect leads, in words; a `Location` that is no URL is said to be invalid, not thrown. */
+function redirectTarget(location: string | null, url: string): string {
+  if (!location) return '';
+  let target: URL;
+  try {
+    target = new URL(location, url);
+  } catch {
+    // Not the URL error: it carries the configured URL, which may hold a token.
+    return ' to an invalid location';
+  }
+  // A relative location inherits the configured URL's credentials: they are not shown.
+  target.username = '';
+  target.password = '';
+  return ` to ${target.href}`;
 }
 
 /** The error for a request that got no answer at all (refused, unreachable, DNS, TLS...). */

@@ -299,12 +299,23 @@ export class StreamableHttpTransport implements Transport {
     this.#sessionId = id;
   }
 
+  /** Follows a stream in the background (see `#resume`); never rejects. */
+  async #follow(state: StreamState, first: Response | undefined, signal: AbortSignal): Promise<void> {
+    try {
+      await this.#resume(state, first, signal);
+    } catch (err) {
+      // Nothing that goes wrong while following a stream may escape as an unhandled rejection:
+      // the stream is given up in words, so its requests fail and the user is told.
+      if (!signal.aborted) this.#giveUp(state, errorMessage(err));
+    }
+  }
+
   /**
    * Reads an SSE stream and resumes it with GET + `Last-Event-ID` until it is done: a POST
    * stream once every request it carries is answered, the GET stream when the transport closes.
    * `first` is the response to read first; without it (the GET stream) a GET opens it.
    */
-  async #follow(state: StreamState, first: Response | undefined, signal: AbortSignal): Promise<void> {
+  async #resume(state: StreamState, first: Response | undefined, signal: AbortSignal): Promise<void> {
     let response = first;
     let attempt = 0;
     let immediate = first === undefined;

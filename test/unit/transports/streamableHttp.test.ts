@@ -3,8 +3,8 @@ import { RpcError } from '../../../src/core/jsonrpc/errors';
 import type { StreamableHttpOptions } from '../../../src/core/transports/streamableHttp';
 import { StreamableHttpTransport } from '../../../src/core/transports/streamableHttp';
 import { TransportHttpError, TransportParseError } from '../../../src/core/transports/transport';
-import type { RecordedClient, RecordedRequest } from '../helpers/httpServers';
-import { EverythingHttpServer, freePort, HttpFixture, recordClient } from '../helpers/httpServers';
+import type { HostileServer, RecordedClient, RecordedRequest } from '../helpers/httpServers';
+import { EverythingHttpServer, freePort, hostileServer, HttpFixture, recordClient } from '../helpers/httpServers';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 
 const PROTOCOL_VERSION = '2025-11-25';
@@ -334,5 +334,54 @@ describe('StreamableHttpTransport against the http fixture', function () {
     assert.ok(c.errors[0] instanceof TransportParseError);
     assert.equal(c.errors[0].text, 'this is { not json');
     assert.match(c.errors[0].message, /Server "fixture" sent an event that is not JSON/);
+  });
+});
+
+describe('StreamableHttpTransport against hostile servers', function () {
+  this.timeout(15_000);
+  let server: HostileServer | undefined;
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((c) => c.conn.close()));
+    await server?.close();
+    server = undefined;
+  });
+
+  it('turns a redirect to a Location that is no URL into an error naming the server, on a POST, its resume and the GET stream, without the configured URL', async () => {
+    server = await hostileServer((req, res) => {
+      if (req.method === 'POST') {
+        // The answer stream ends before the answer: resuming it meets the bad redirect too.
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end('id: p-1\ndata:\n\n');
+        return;
+      }
+      res.writeHead(302, { location: 'http://[bad' }).end();
+    });
+    const redirected = /Server "fixture" redirected the request to an invalid location \(HTTP 302 Found\); redirects are not followed/;
+    const c = client(server.url('/mcp?token=s3cret'));
+    await c.conn.start();
+    await assert.rejects(c.conn.requestRaw('tools/call', {}), (err: unknown) => {
+      assert.ok(err instanceof RpcError);
+      assert.match(err.message, /^Server "fixture" dropped the stream carrying the answer: /);
+      assert.match(err.message, redirected);
+      assert.doesNotMatch(err.message, /s3cret/);
+      return true;
+    });
+    c.transport.openServerStream();
+    await waitFor(() => c.errors.length > 0, 'the GET stream to be given up');
+    assert.ok(c.errors[0] instanceof TransportHttpError);
+    assert.match(c.errors[0].message, /^Server "fixture" stream for its own messages stopped: /);
+    assert.match(c.errors[0].message, redirected);
+    assert.doesNotMatch(c.errors[0].message, /s3cret/);
+    assert.equal(c.transport.listening, false);
+
+    await server.close();
+    server = await hostileServer((_req, res) => res.writeHead(307, { location: 'http://[bad' }).end());
+    const post = client(server.url('/mcp?token=s3cret'));
+    await post.conn.start();
+    await assert.rejects(post.conn.requestRaw('initialize', {}), (err: unknown) => {
+      assert.ok(err instanceof TransportHttpError);
+      assert.match(err.message, /^Server "fixture" redirected the request to an invalid location \(HTTP 307 /);
+      assert.doesNotMatch(err.message, /s3cret/);
+      return true;
+    });
   });
 });
