@@ -52,6 +52,8 @@ type Refused = { stop: string; quiet?: boolean } | { retry: string };
 /** A stream that stayed open this long counts as healthy even without events (an idle server). */
 const HEALTHY_STREAM_MS = 10_000;
 const DELETE_TIMEOUT_MS = 5_000;
+/** Longest wait before resuming a stream, whatever the server's `retry` (setTimeout fires at once past 2^31-1 ms). */
+const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
 /** One-way POSTs (answers, notifications) in flight at once. */
 const MAX_ONE_WAY_LANES = 16;
 
@@ -332,8 +334,10 @@ export class StreamableHttpTransport implements Transport {
       }
       if (!immediate) {
         if (attempt >= this.#reconnect.maxRetries) return this.#giveUp(state, `it could not be resumed after ${attempt} attempts`);
+        const delay = this.#delay(state, attempt);
+        this.#log.debug(`Resuming the ${state.label} of server "${this.#serverName}" in ${delay} ms`);
         try {
-          await sleep(this.#delay(state, attempt), signal);
+          await sleep(delay, signal);
         } catch {
           return;
         }
@@ -419,7 +423,7 @@ export class StreamableHttpTransport implements Transport {
   #delay(state: StreamState, attempt: number): number {
     // Spec: the client MUST wait the server's `retry`; growth only applies on top of it.
     const base = state.retryMs ?? this.#reconnect.initialDelayMs;
-    return Math.max(base, Math.min(base * 1.5 ** attempt, this.#reconnect.maxDelayMs));
+    return Math.min(Math.max(base, Math.min(base * 1.5 ** attempt, this.#reconnect.maxDelayMs)), MAX_RETRY_DELAY_MS);
   }
 
   /**

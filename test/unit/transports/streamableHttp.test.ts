@@ -384,4 +384,19 @@ describe('StreamableHttpTransport against hostile servers', function () {
       return true;
     });
   });
+
+  it('waits at most an hour to resume a stream, whatever the server\'s retry (setTimeout fires at once past 2^31-1 ms)', async () => {
+    let gets = 0;
+    server = await hostileServer((req, res) => {
+      if (req.method !== 'GET') return void res.writeHead(202).end();
+      gets++;
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`id: e${gets}\nretry: 3000000000\ndata:\n\n`);
+    });
+    const c = client(server.url('/mcp'));
+    await c.conn.start();
+    c.transport.openServerStream();
+    await waitFor(() => c.log.has('debug', /Resuming the server stream/), 'the wait before resuming');
+    assert.ok(c.log.has('debug', /^Resuming the server stream of server "fixture" in 3600000 ms$/), c.log.text());
+    assert.equal(gets, 1);
+  });
 });
