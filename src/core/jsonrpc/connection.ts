@@ -339,9 +339,12 @@ export class JsonRpcConnection implements Disposable {
     void this.close();
   }
 
+  /** Gives up a pending request: the transport may drop what it holds open for it, and the peer is told. */
   #cancelOutgoing(id: RequestId, p: Pending, reason: string): void {
+    if (!this.#pending.has(id)) return;
+    this.transport.forget?.(id);
     // Spec: "A client MUST NOT attempt to cancel its initialize request."
-    if (!this.#pending.has(id) || p.method === 'initialize') return;
+    if (p.method === 'initialize') return;
     void this.notify('notifications/cancelled', { requestId: id, reason });
   }
 

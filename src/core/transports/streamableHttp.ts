@@ -1,9 +1,9 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { ErrorCode } from '../jsonrpc/errors';
-import { errorMessage, sleep } from '../util/abort';
+import { abortReason, errorMessage, sleep } from '../util/abort';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
-import { checkHttpConfig, httpStatusError, mediaType, networkError, parseEventData, readSseStream } from './sseStream';
+import { checkHttpConfig, httpStatusError, MAX_MESSAGE_CHARS, mediaType, networkError, parseEventData, readBodyText, readSseStream } from './sseStream';
 import type { Transport, TransportCloseInfo } from './transport';
 import { LOCAL_FAILURE, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
 
@@ -44,6 +44,13 @@ interface StreamState {
   retryMs?: number;
   /** POST streams: requests whose response has not arrived yet; the stream is done when empty. */
   pending?: Set<RequestId>;
+}
+
+/** One POST carrying requests: open while any of them is awaited (by us or the connection). */
+interface Exchange {
+  controller: AbortController;
+  /** Its requests not yet answered, timed out or cancelled. */
+  ids: Set<RequestId>;
 }
 
 /** Outcome of a GET that did not open a stream. */
@@ -99,6 +106,8 @@ export class StreamableHttpTransport implements Transport {
   /** One-way messages (answers, notifications) in flight, and those waiting for a lane. */
   #lanes = 0;
   readonly #laneQueue: Array<() => void> = [];
+  /** The open POST exchange of each request still awaited. */
+  readonly #exchanges = new Map<RequestId, Exchange>();
 
   constructor(options: StreamableHttpOptions) {
     this.#url = options.url;
@@ -159,10 +168,43 @@ export class StreamableHttpTransport implements Transport {
     }
   }
 
+  /** No one awaits the answer to `id` any more: the POST carrying it ends once none of its requests is awaited. */
+  forget(id: RequestId): void {
+    this.#settle(id);
+  }
+
+  #settle(id: RequestId): void {
+    const exchange = this.#exchanges.get(id);
+    if (!exchange) return;
+    this.#exchanges.delete(id);
+    exchange.ids.delete(id);
+    // A server may keep an answer stream or a JSON body open (or endless): it is not read for nobody.
+    if (exchange.ids.size === 0) exchange.controller.abort(new Error('no request awaits this answer any more'));
+  }
+
   async #post(message: object, requestIds: RequestId[]): Promise<void> {
     if (this.#closing) throw this.#closedError();
+    const exchange: Exchange = { controller: new AbortController(), ids: new Set(requestIds) };
+    for (const id of requestIds) this.#exchanges.set(id, exchange);
+    const signal = AbortSignal.any([this.#lifetime.signal, exchange.controller.signal]);
+    let following = false;
+    try {
+      following = await this.#exchange(message, requestIds, exchange, signal);
+    } finally {
+      // An SSE answer is followed in the background, which ends the exchange itself.
+      if (!following) this.#endExchange(exchange);
+    }
+  }
+
+  #endExchange(exchange: Exchange): void {
+    for (const id of exchange.ids) this.#exchanges.delete(id);
+    exchange.ids.clear();
+  }
+
+  /** Sends one POST and handles its answer; true when an SSE answer is being followed. */
+  async #exchange(message: object, requestIds: RequestId[], exchange: Exchange, signal: AbortSignal): Promise<boolean> {
     const sentSession = this.#sessionId;
-    const response = await this.#http('POST', { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, this.#lifetime.signal, JSON.stringify(message));
+    const response = await this.#http('POST', { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, signal, JSON.stringify(message));
     if (!response.ok) throw await this.#statusError(response, sentSession);
     this.#adoptSessionId(response);
     if ((message as { method?: unknown }).method === 'notifications/initialized') this.openServerStream();
@@ -171,34 +213,38 @@ export class StreamableHttpTransport implements Transport {
     if (type === 'text/event-stream' && response.body) {
       // The answer may take long (progress, server requests first): follow it in the background,
       // the connection matches the response to its request.
-      const state: StreamState = { kind: 'post', label: `answer stream of ${describe(message)}`, pending: new Set(requestIds) };
-      void this.#follow(state, response, this.#lifetime.signal);
-      return;
+      const state: StreamState = { kind: 'post', label: `answer stream of ${describe(message)}`, pending: exchange.ids };
+      void this.#follow(state, response, signal).finally(() => this.#endExchange(exchange));
+      return true;
     }
     if (type === 'application/json') {
-      let text: string;
+      let text: string | undefined;
       try {
-        text = await response.text();
+        text = response.body ? await readBodyText(response.body) : '';
       } catch (err) {
-        if (this.#lifetime.signal.aborted) throw this.#closedError();
+        if (signal.aborted) throw abortReason(signal);
         throw new TransportHttpError(`Server "${this.#serverName}" cut its answer to ${describe(message)}: ${errorMessage(err)}`);
       }
-      if (requestIds.length === 0 && !text.trim()) return;
+      if (text === undefined) {
+        throw new TransportHttpError(`Server "${this.#serverName}" sent an answer to ${describe(message)} longer than ${MAX_MESSAGE_CHARS} characters; it was not read further`);
+      }
+      if (requestIds.length === 0 && !text.trim()) return false;
       const values = parseEventData(text, this.#serverName);
       if (values instanceof TransportParseError) {
         // The answer to this very request is lost: failing the send fails the request now.
         if (requestIds.length > 0) throw values;
         this.onerror?.(values);
-        return;
+        return false;
       }
       for (const v of values) this.#deliver(v);
-      return;
+      return false;
     }
     await response.body?.cancel().catch(() => undefined);
     if (requestIds.length > 0) {
       const what = response.status === 202 || !type ? `HTTP ${response.status} without a body` : `content type "${type}"`;
       throw new TransportHttpError(`Server "${this.#serverName}" answered ${describe(message)} with ${what}; expected JSON or an event stream`, response.status);
     }
+    return false;
   }
 
   /**
@@ -323,7 +369,7 @@ export class StreamableHttpTransport implements Transport {
     let immediate = first === undefined;
     while (!signal.aborted) {
       if (response) {
-        const healthy = await this.#consume(response, state);
+        const healthy = await this.#consume(response, state, signal);
         response = undefined;
         if (signal.aborted) return;
         if (state.pending && state.pending.size === 0) return;
@@ -352,7 +398,7 @@ export class StreamableHttpTransport implements Transport {
   }
 
   /** Reads one connection of a stream; true when it brought events or stayed open a while. */
-  async #consume(response: Response, state: StreamState): Promise<boolean> {
+  async #consume(response: Response, state: StreamState, signal: AbortSignal): Promise<boolean> {
     if (!response.body) return false;
     const openedAt = Date.now();
     let events = 0;
@@ -366,7 +412,7 @@ export class StreamableHttpTransport implements Transport {
       });
       this.#log.trace(`The ${state.label} ended after ${events} event(s)`);
     } catch (err) {
-      if (!this.#lifetime.signal.aborted) this.#log.debug(`The ${state.label} was cut after ${events} event(s): ${errorMessage(err)}`);
+      if (!signal.aborted) this.#log.debug(`The ${state.label} was cut after ${events} event(s): ${errorMessage(err)}`);
     }
     return events > 0 || Date.now() - openedAt >= HEALTHY_STREAM_MS;
   }
@@ -385,7 +431,7 @@ export class StreamableHttpTransport implements Transport {
     }
     for (const v of values) {
       const id = responseIdOf(v);
-      if (id !== undefined) state.pending?.delete(id);
+      if (id !== undefined) this.#settle(id);
       this.#deliver(v);
     }
   }

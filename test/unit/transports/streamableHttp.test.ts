@@ -399,4 +399,64 @@ describe('StreamableHttpTransport against hostile servers', function () {
     assert.ok(c.log.has('debug', /^Resuming the server stream of server "fixture" in 3600000 ms$/), c.log.text());
     assert.equal(gets, 1);
   });
+
+  it('fails a request whose JSON answer grows past the message limit, and ends its exchange', async () => {
+    let closed = false;
+    server = await hostileServer((_req, res, body) => {
+      if ((JSON.parse(body) as { id?: number }).id === undefined) return void res.writeHead(202).end();
+      res.on('close', () => (closed = true));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"jsonrpc":"2.0","id":1,"result":{"x":"');
+      // 64 MB at most, then the body stays open: endless as far as the client can tell.
+      const chunk = 'a'.repeat(1 << 20);
+      let sent = 0;
+      const pump = () => {
+        while (sent < 64 && res.write(chunk)) sent++;
+      };
+      res.on('drain', pump);
+      pump();
+    });
+    const c = client(server.url('/mcp'));
+    await c.conn.start();
+    await assert.rejects(c.conn.requestRaw('tools/call', {}, { timeoutMs: 5_000 }), (err: unknown) => {
+      assert.ok(err instanceof TransportHttpError);
+      assert.equal(err.message, `Server "fixture" sent an answer to tools/call (id 1) longer than ${16 * 1024 * 1024} characters; it was not read further`);
+      return true;
+    });
+    await waitFor(() => closed, 'the server to see the exchange end');
+  });
+
+  it('ends the HTTP exchange of a request once nothing awaits its answer: timed out, cancelled, or answered on a stream the server keeps open', async () => {
+    const opened = new Set<string>();
+    const closed = new Set<string>();
+    server = await hostileServer((_req, res, body) => {
+      const msg = JSON.parse(body) as { id?: number; params?: { mode?: string } };
+      if (msg.id === undefined) return void res.writeHead(202).end();
+      const mode = msg.params?.mode ?? '';
+      opened.add(mode);
+      res.on('close', () => closed.add(mode));
+      if (mode === 'json') {
+        res.writeHead(200, { 'content-type': 'application/json' }).write('{');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).write(': keep-alive\n\n');
+      if (mode === 'answered') res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { mode } })}\n\n`);
+    });
+    const c = client(server.url('/mcp'));
+    await c.conn.start();
+
+    for (const mode of ['json', 'sse']) {
+      await assert.rejects(c.conn.requestRaw('tools/call', { mode }, { timeoutMs: 50 }), /timed out after 50 ms/);
+      await waitFor(() => closed.has(mode), `the ${mode} exchange of a timed-out request to end`);
+      const ac = new AbortController();
+      const cancelled = c.conn.requestRaw('tools/call', { mode: `${mode}-cancelled` }, { signal: ac.signal });
+      await waitFor(() => opened.has(`${mode}-cancelled`), 'the server to answer');
+      ac.abort(new Error('user cancelled'));
+      await assert.rejects(cancelled, /user cancelled/);
+      await waitFor(() => closed.has(`${mode}-cancelled`), `the ${mode} exchange of a cancelled request to end`);
+    }
+    assert.deepEqual(await c.conn.requestRaw('tools/call', { mode: 'answered' }), { mode: 'answered' });
+    await waitFor(() => closed.has('answered'), 'the answer stream kept open by the server to end');
+    assert.ok(!c.conn.isClosed);
+  });
 });
