@@ -31,6 +31,8 @@ export interface StreamableHttpOptions {
   protocolVersion?: string;
   fetch?: typeof fetch;
   reconnect?: ReconnectOptions;
+  /** How long a notification or answer waits for the server to accept it (ms). */
+  oneWayTimeoutMs?: number;
 }
 
 type RequestId = string | number;
@@ -63,6 +65,7 @@ const DELETE_TIMEOUT_MS = 5_000;
 const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
 /** One-way POSTs (answers, notifications) in flight at once. */
 const MAX_ONE_WAY_LANES = 16;
+const DEFAULT_ONE_WAY_TIMEOUT_MS = 30_000;
 
 /**
  * Client side of the Streamable HTTP transport (MCP 2025-11-25): every message is a POST to the
@@ -96,6 +99,7 @@ export class StreamableHttpTransport implements Transport {
   readonly #customHeaders: Record<string, string>;
   readonly #fetchImpl: typeof fetch;
   readonly #reconnect: Required<ReconnectOptions>;
+  readonly #oneWayTimeoutMs: number;
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
   /** Aborts every fetch, stream and retry sleep when the transport closes. */
@@ -116,6 +120,7 @@ export class StreamableHttpTransport implements Transport {
     this.#customHeaders = { ...options.headers };
     this.#fetchImpl = options.fetch ?? fetch;
     this.#reconnect = { initialDelayMs: 1000, maxDelayMs: 30_000, maxRetries: 5, ...options.reconnect };
+    this.#oneWayTimeoutMs = options.oneWayTimeoutMs ?? DEFAULT_ONE_WAY_TIMEOUT_MS;
     this.#sessionId = options.sessionId;
     this.#protocolVersion = options.protocolVersion;
     this.description = `http: ${options.url}`;
@@ -152,7 +157,7 @@ export class StreamableHttpTransport implements Transport {
     const requestIds = requestIdsOf(message);
     // Answers and notifications take turns on a few lanes: a server that floods us with requests
     // must not make us open a socket per answer.
-    if (requestIds.length === 0) return this.#oneWay(() => this.#post(message, requestIds));
+    if (requestIds.length === 0) return this.#oneWay(() => this.#postOneWay(message));
     return this.#post(message, requestIds);
   }
 
@@ -182,6 +187,30 @@ export class StreamableHttpTransport implements Transport {
     if (exchange.ids.size === 0) exchange.controller.abort(new Error('no request awaits this answer any more'));
   }
 
+  /**
+   * POSTs an answer or a notification. The server accepts it with 202 and no body (spec), so no
+   * body is read: a server that answers with an endless one cannot hold the message, or a lane.
+   */
+  async #postOneWay(message: object): Promise<void> {
+    if (this.#closing) throw this.#closedError();
+    const sentSession = this.#sessionId;
+    const timeout = new AbortController();
+    const timer = setTimeout(
+      () => timeout.abort(new TransportHttpError(`Server "${this.#serverName}" did not accept ${describe(message)} within ${this.#oneWayTimeoutMs / 1000} s`)),
+      this.#oneWayTimeoutMs,
+    );
+    try {
+      const signal = AbortSignal.any([this.#lifetime.signal, timeout.signal]);
+      const response = await this.#http('POST', { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, signal, JSON.stringify(message));
+      if (!response.ok) throw await this.#statusError(response, sentSession);
+      await response.body?.cancel().catch(() => undefined);
+      this.#adoptSessionId(response);
+      if ((message as { method?: unknown }).method === 'notifications/initialized') this.openServerStream();
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async #post(message: object, requestIds: RequestId[]): Promise<void> {
     if (this.#closing) throw this.#closedError();
     const exchange: Exchange = { controller: new AbortController(), ids: new Set(requestIds) };
@@ -189,7 +218,7 @@ export class StreamableHttpTransport implements Transport {
     const signal = AbortSignal.any([this.#lifetime.signal, exchange.controller.signal]);
     let following = false;
     try {
-      following = await this.#exchange(message, requestIds, exchange, signal);
+      following = await this.#exchange(message, exchange, signal);
     } finally {
       // An SSE answer is followed in the background, which ends the exchange itself.
       if (!following) this.#endExchange(exchange);
@@ -202,12 +231,11 @@ export class StreamableHttpTransport implements Transport {
   }
 
   /** Sends one POST and handles its answer; true when an SSE answer is being followed. */
-  async #exchange(message: object, requestIds: RequestId[], exchange: Exchange, signal: AbortSignal): Promise<boolean> {
+  async #exchange(message: object, exchange: Exchange, signal: AbortSignal): Promise<boolean> {
     const sentSession = this.#sessionId;
     const response = await this.#http('POST', { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, signal, JSON.stringify(message));
     if (!response.ok) throw await this.#statusError(response, sentSession);
     this.#adoptSessionId(response);
-    if ((message as { method?: unknown }).method === 'notifications/initialized') this.openServerStream();
 
     const type = mediaType(response);
     if (type === 'text/event-stream' && response.body) {
@@ -228,23 +256,15 @@ export class StreamableHttpTransport implements Transport {
       if (text === undefined) {
         throw new TransportHttpError(`Server "${this.#serverName}" sent an answer to ${describe(message)} longer than ${MAX_MESSAGE_CHARS} characters; it was not read further`);
       }
-      if (requestIds.length === 0 && !text.trim()) return false;
       const values = parseEventData(text, this.#serverName);
-      if (values instanceof TransportParseError) {
-        // The answer to this very request is lost: failing the send fails the request now.
-        if (requestIds.length > 0) throw values;
-        this.onerror?.(values);
-        return false;
-      }
+      // The answer to this very request is lost: failing the send fails the request now.
+      if (values instanceof TransportParseError) throw values;
       for (const v of values) this.#deliver(v);
       return false;
     }
     await response.body?.cancel().catch(() => undefined);
-    if (requestIds.length > 0) {
-      const what = response.status === 202 || !type ? `HTTP ${response.status} without a body` : `content type "${type}"`;
-      throw new TransportHttpError(`Server "${this.#serverName}" answered ${describe(message)} with ${what}; expected JSON or an event stream`, response.status);
-    }
-    return false;
+    const what = response.status === 202 || !type ? `HTTP ${response.status} without a body` : `content type "${type}"`;
+    throw new TransportHttpError(`Server "${this.#serverName}" answered ${describe(message)} with ${what}; expected JSON or an event stream`, response.status);
   }
 
   /**

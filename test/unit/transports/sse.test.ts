@@ -185,4 +185,16 @@ describe('LegacySseTransport against hostile servers', function () {
       return true;
     });
   });
+
+  it('bounds the wait for the endpoint from the GET on: a server that never answers it fails start in time', async () => {
+    let closed = false;
+    server = await hostileServer((_req, res) => res.on('close', () => (closed = true)));
+    const c = client(server.url('/sse'), { endpointTimeoutMs: 200 });
+    await assert.rejects(c.conn.start(), (err: unknown) => {
+      assert.ok(err instanceof TransportHttpError);
+      assert.equal(err.message, `Server "legacy" did not answer GET ${server!.url('/sse')} within 0.2 s`);
+      return true;
+    });
+    await waitFor(() => closed, 'the server to see the GET end');
+  });
 });

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import type * as http from 'node:http';
 import { RpcError } from '../../../src/core/jsonrpc/errors';
 import type { StreamableHttpOptions } from '../../../src/core/transports/streamableHttp';
 import { StreamableHttpTransport } from '../../../src/core/transports/streamableHttp';
@@ -458,5 +459,41 @@ describe('StreamableHttpTransport against hostile servers', function () {
     assert.deepEqual(await c.conn.requestRaw('tools/call', { mode: 'answered' }), { mode: 'answered' });
     await waitFor(() => closed.has('answered'), 'the answer stream kept open by the server to end');
     assert.ok(!c.conn.isClosed);
+  });
+
+  it('does not read the body of a notification\'s answer: a server that drips one holds neither the handshake nor the lanes', async () => {
+    const dripping = new Set<http.ServerResponse>();
+    server = await hostileServer((req, res, body) => {
+      if (req.method !== 'POST') return void res.writeHead(405).end();
+      const msg = JSON.parse(body) as { id?: number; method?: string };
+      if (msg.method === 'initialize') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, serverInfo: { name: 'dripper', version: '1' } } }));
+        return;
+      }
+      if (msg.id !== undefined) return void res.writeHead(405).end();
+      // 200 instead of 202, and a body that never ends.
+      dripping.add(res);
+      res.on('close', () => dripping.delete(res));
+      res.writeHead(200, { 'content-type': 'application/json' }).write(' ');
+    });
+    const c = client(server.url('/mcp'));
+    await initialize(c);
+    // More notifications than there are lanes: each is done once the server took it.
+    await Promise.all(Array.from({ length: 40 }, (_, i) => c.transport.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: i } })));
+    await waitFor(() => dripping.size === 0, 'the dripping answers to be dropped');
+  });
+
+  it('fails a notification the server does not accept within oneWayTimeoutMs', async () => {
+    let closed = false;
+    server = await hostileServer((_req, res) => res.on('close', () => (closed = true)));
+    const c = client(server.url('/mcp'), { oneWayTimeoutMs: 100 });
+    await c.conn.start();
+    await assert.rejects(c.transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' }), (err: unknown) => {
+      assert.ok(err instanceof TransportHttpError);
+      assert.equal(err.message, 'Server "fixture" did not accept notifications/initialized within 0.1 s');
+      return true;
+    });
+    await waitFor(() => closed, 'the server to see the POST end');
   });
 });
