@@ -13,7 +13,10 @@ export interface ReconnectOptions {
   initialDelayMs?: number;
   /** Cap of the grown delay (a server's own `retry` is always honoured). */
   maxDelayMs?: number;
-  /** Attempts in a row that bring nothing before the stream is given up. */
+  /**
+   * GETs in a row that fail or are refused before the stream is given up. A stream the server
+   * opens starts the count over, even one it closes at once (the spec's polling).
+   */
   maxRetries?: number;
 }
 
@@ -58,11 +61,11 @@ interface Exchange {
 /** Outcome of a GET that did not open a stream. */
 type Refused = { stop: string; quiet?: boolean } | { retry: string };
 
-/** A stream that stayed open this long counts as healthy even without events (an idle server). */
-const HEALTHY_STREAM_MS = 10_000;
 const DELETE_TIMEOUT_MS = 5_000;
 /** Longest wait before resuming a stream, whatever the server's `retry` (setTimeout fires at once past 2^31-1 ms). */
 const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
+/** Shortest wait for a server's `retry`: one that closes every poll at once with `retry: 0` gets no busy loop. */
+const MIN_RETRY_DELAY_MS = 100;
 /** One-way POSTs (answers, notifications) in flight at once. */
 const MAX_ONE_WAY_LANES = 16;
 const DEFAULT_ONE_WAY_TIMEOUT_MS = 30_000;
@@ -75,8 +78,9 @@ const DEFAULT_ONE_WAY_TIMEOUT_MS = 30_000;
  * The GET stream is opened automatically once the server accepts `notifications/initialized`;
  * a session resumed from a saved `sessionId` calls {@link openServerStream} itself. Streams that
  * drop are resumed with GET + `Last-Event-ID`, honouring the server's `retry`, with a bounded
- * number of fruitless attempts. A POST stream that cannot be resumed fails its pending requests
- * at once (as a JSON-RPC error handed to `onmessage`) instead of leaving them to time out.
+ * number of failed attempts in a row; a server that closes its streams to be polled is polled.
+ * A POST stream that cannot be resumed fails its pending requests at once (as a JSON-RPC error
+ * handed to `onmessage`) instead of leaving them to time out.
  *
  * A 404 on a request that carried a session id means the session is gone: `sessionId` becomes
  * undefined and the error says so; the caller starts a new session with `initialize`.
@@ -385,42 +389,47 @@ export class StreamableHttpTransport implements Transport {
    */
   async #resume(state: StreamState, first: Response | undefined, signal: AbortSignal): Promise<void> {
     let response = first;
-    let attempt = 0;
+    // GETs in a row that failed or were refused.
+    let failures = 0;
     let immediate = first === undefined;
     while (!signal.aborted) {
       if (response) {
-        const healthy = await this.#consume(response, state, signal);
+        await this.#consume(response, state, signal);
         response = undefined;
         if (signal.aborted) return;
         if (state.pending && state.pending.size === 0) return;
-        if (healthy) attempt = 0;
         if (state.kind === 'post' && state.lastEventId === undefined) {
           return this.#giveUp(state, 'it ended before the answer and gave no event id to resume from');
         }
       }
       if (!immediate) {
-        if (attempt >= this.#reconnect.maxRetries) return this.#giveUp(state, `it could not be resumed after ${attempt} attempts`);
-        const delay = this.#delay(state, attempt);
+        if (failures >= this.#reconnect.maxRetries) return this.#giveUp(state, `it could not be resumed after ${failures} attempts`);
+        const delay = this.#delay(state, failures);
         this.#log.debug(`Resuming the ${state.label} of server "${this.#serverName}" in ${delay} ms`);
         try {
           await sleep(delay, signal);
         } catch {
           return;
         }
-        attempt++;
       }
       immediate = false;
       const opened = await this.#openGet(state, signal);
-      if (opened instanceof Response) response = opened;
-      else if ('stop' in opened) return opened.quiet ? this.#log.debug(`No ${state.label}: ${opened.stop}`) : this.#giveUp(state, opened.stop);
-      else this.#log.debug(`Could not resume the ${state.label}: ${opened.retry}`);
+      if (opened instanceof Response) {
+        // The server took the GET: a stream it ends soon after is a poll, not a failure.
+        response = opened;
+        failures = 0;
+      } else if ('stop' in opened) {
+        return opened.quiet ? this.#log.debug(`No ${state.label}: ${opened.stop}`) : this.#giveUp(state, opened.stop);
+      } else {
+        failures++;
+        this.#log.debug(`Could not resume the ${state.label}: ${opened.retry}`);
+      }
     }
   }
 
-  /** Reads one connection of a stream; true when it brought events or stayed open a while. */
-  async #consume(response: Response, state: StreamState, signal: AbortSignal): Promise<boolean> {
-    if (!response.body) return false;
-    const openedAt = Date.now();
+  /** Reads one connection of a stream to its end. */
+  async #consume(response: Response, state: StreamState, signal: AbortSignal): Promise<void> {
+    if (!response.body) return;
     let events = 0;
     try {
       await readSseStream(response.body, {
@@ -434,7 +443,6 @@ export class StreamableHttpTransport implements Transport {
     } catch (err) {
       if (!signal.aborted) this.#log.debug(`The ${state.label} was cut after ${events} event(s): ${errorMessage(err)}`);
     }
-    return events > 0 || Date.now() - openedAt >= HEALTHY_STREAM_MS;
   }
 
   #onEvent(e: EventSourceMessage, state: StreamState): void {
@@ -486,10 +494,10 @@ export class StreamableHttpTransport implements Transport {
     return status >= 500 || status === 408 || status === 409 || status === 429 ? { retry: err.message } : { stop: err.message };
   }
 
-  #delay(state: StreamState, attempt: number): number {
+  #delay(state: StreamState, failures: number): number {
     // Spec: the client MUST wait the server's `retry`; growth only applies on top of it.
-    const base = state.retryMs ?? this.#reconnect.initialDelayMs;
-    return Math.min(Math.max(base, Math.min(base * 1.5 ** attempt, this.#reconnect.maxDelayMs)), MAX_RETRY_DELAY_MS);
+    const base = state.retryMs === undefined ? this.#reconnect.initialDelayMs : Math.max(state.retryMs, MIN_RETRY_DELAY_MS);
+    return Math.min(Math.max(base, Math.min(base * 1.5 ** failures, this.#reconnect.maxDelayMs)), MAX_RETRY_DELAY_MS);
   }
 
   /**

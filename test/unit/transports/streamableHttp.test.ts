@@ -496,4 +496,28 @@ describe('StreamableHttpTransport against hostile servers', function () {
     });
     await waitFor(() => closed, 'the server to see the POST end');
   });
+
+  it('polls an answer stream the server closes at every poll until the answer comes, however many polls, never sooner than 100 ms apart', async () => {
+    let polls = 0;
+    server = await hostileServer((req, res, body) => {
+      if (req.method === 'POST') {
+        const { id } = JSON.parse(body) as { id?: number };
+        if (id === undefined) return void res.writeHead(202).end();
+        // The spec's polling: prime the stream with an event id, then close it; retry: 0 asks for no wait.
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end('id: p-0\nretry: 0\ndata:\n\n');
+        return;
+      }
+      polls++;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      // More polls than maxRetries (3) bring nothing; the sixth brings the answer.
+      if (polls < 6) return void res.end();
+      res.end(`id: p-1\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { polls } })}\n\n`);
+    });
+    const c = client(server.url('/mcp'));
+    await c.conn.start();
+    assert.deepEqual(await c.conn.requestRaw('tools/call', {}), { polls: 6 });
+    const waits = c.log.lines.filter((l) => l.level === 'debug' && /^Resuming the answer stream/.test(l.message)).map((l) => /in (\d+) ms$/.exec(l.message)?.[1]);
+    assert.deepEqual(waits, Array(6).fill('100'));
+    assert.deepEqual(warnings(c), []);
+  });
 });
