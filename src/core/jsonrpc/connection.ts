@@ -231,7 +231,7 @@ export class JsonRpcConnection implements Disposable {
     this.#aborts.delete(signal);
     signal.removeEventListener('abort', this.#onSignalAbort);
     for (const [id, p] of group ?? []) {
-      this.#cancelOutgoing(id, errorMessage(signal.reason ?? 'aborted'));
+      this.#cancelOutgoing(id, p, errorMessage(signal.reason ?? 'aborted'));
       this.#fail(id, p, abortError(signal));
     }
   };
@@ -288,7 +288,7 @@ export class JsonRpcConnection implements Disposable {
     let next = Infinity;
     for (const [id, p] of this.#pending) {
       if (p.deadline <= now) {
-        this.#cancelOutgoing(id, `timed out after ${p.timeoutMs} ms`);
+        this.#cancelOutgoing(id, p, `timed out after ${p.timeoutMs} ms`);
         this.#fail(id, p, new RequestTimeoutError(p.method, p.timeoutMs));
       } else if (p.deadline < next) next = p.deadline;
     }
@@ -339,8 +339,12 @@ export class JsonRpcConnection implements Disposable {
     void this.close();
   }
 
-  #cancelOutgoing(id: RequestId, reason: string): void {
+  /** Gives up a pending request: the transport may drop what it holds open for it, and the peer is told. */
+  #cancelOutgoing(id: RequestId, p: Pending, reason: string): void {
     if (!this.#pending.has(id)) return;
+    this.transport.forget?.(id);
+    // Spec: "A client MUST NOT attempt to cancel its initialize request."
+    if (p.method === 'initialize') return;
     void this.notify('notifications/cancelled', { requestId: id, reason });
   }
 

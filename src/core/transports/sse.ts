@@ -1,4 +1,4 @@
-import { errorMessage } from '../util/abort';
+import { abortReason, errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
 import { checkHttpConfig, httpStatusError, mediaType, networkError, parseEventData, readSseStream } from './sseStream';
@@ -14,7 +14,7 @@ export interface LegacySseOptions {
   /** Named in error messages shown to the user. */
   serverName: string;
   fetch?: typeof fetch;
-  /** How long `start()` waits for the `endpoint` event (ms). */
+  /** How long `start()` waits for the `endpoint` event, from the moment it sends its GET (ms). */
   endpointTimeoutMs?: number;
 }
 
@@ -68,27 +68,31 @@ export class LegacySseTransport implements Transport {
     if (this.#lifetime.signal.aborted) throw this.#closedError();
     const url = checkHttpConfig(this.#serverName, this.#url, this.#customHeaders);
 
-    const response = await this.#http('GET', url, { Accept: 'text/event-stream' });
-    if (!response.ok) throw await httpStatusError(this.#serverName, this.#url, response);
-    if (mediaType(response) !== 'text/event-stream' || !response.body) {
-      await response.body?.cancel().catch(() => undefined);
-      throw new TransportHttpError(
-        `Server "${this.#serverName}" answered GET ${this.#url} with content type "${mediaType(response)}" instead of an event stream; if it speaks Streamable HTTP, use "type": "http".`,
-      );
-    }
-
+    // One deadline from the GET to the endpoint: a server that never answers is bounded too.
+    const within = `within ${this.#endpointTimeoutMs / 1000} s`;
+    let opened = false;
     const endpoint = new Promise<URL>((resolve, reject) => (this.#waitingForEndpoint = { resolve, reject }));
-    const timer = setTimeout(
-      () =>
-        this.#waitingForEndpoint?.reject(
-          new TransportHttpError(
-            `Server "${this.#serverName}" opened an event stream at ${this.#url} but named no "endpoint" within ${this.#endpointTimeoutMs / 1000} s; is it a legacy HTTP+SSE server? For Streamable HTTP, use "type": "http".`,
-          ),
-        ),
-      this.#endpointTimeoutMs,
-    );
-    void this.#read(response.body);
+    endpoint.catch(() => undefined); // rejected before it is awaited when the GET fails
+    const timer = setTimeout(() => {
+      const err = opened
+        ? new TransportHttpError(
+            `Server "${this.#serverName}" opened an event stream at ${this.#url} but named no "endpoint" ${within}; is it a legacy HTTP+SSE server? For Streamable HTTP, use "type": "http".`,
+          )
+        : new TransportHttpError(`Server "${this.#serverName}" did not answer GET ${this.#url} ${within}`);
+      this.#waitingForEndpoint?.reject(err);
+      this.#lifetime.abort(err);
+    }, this.#endpointTimeoutMs);
     try {
+      const response = await this.#http('GET', url, { Accept: 'text/event-stream' });
+      if (!response.ok) throw await httpStatusError(this.#serverName, this.#url, response);
+      if (mediaType(response) !== 'text/event-stream' || !response.body) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new TransportHttpError(
+          `Server "${this.#serverName}" answered GET ${this.#url} with content type "${mediaType(response)}" instead of an event stream; if it speaks Streamable HTTP, use "type": "http".`,
+        );
+      }
+      opened = true;
+      void this.#read(response.body);
       this.#endpoint = await endpoint;
     } catch (err) {
       this.#lifetime.abort(err);
@@ -189,7 +193,8 @@ export class LegacySseTransport implements Transport {
       if (this.#log.traceEnabled !== false) this.#log.trace(`${method} → ${response.status} ${response.headers.get('content-type') ?? ''}`);
       return response;
     } catch (err) {
-      if (this.#lifetime.signal.aborted) throw this.#closedError();
+      // Closed, or start() gave up waiting: say why.
+      if (this.#lifetime.signal.aborted) throw abortReason(this.#lifetime.signal);
       throw networkError(this.#serverName, url.href, err);
     }
   }

@@ -7,8 +7,11 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { createParser } from 'eventsource-parser';
 import { TransportHttpError, TransportParseError } from './transport';
 
-/** Most characters one event may buffer; a server that streams more without an event boundary is cut off. */
-const MAX_EVENT_CHARS = 16 * 1024 * 1024;
+/**
+ * Most characters one message may take (an SSE event, a JSON body); a server that streams more
+ * without an event boundary, or a JSON body that grows past it, is cut off.
+ */
+export const MAX_MESSAGE_CHARS = 16 * 1024 * 1024;
 
 export type FetchBody = NonNullable<Response['body']>;
 
@@ -32,7 +35,7 @@ export async function readSseStream(body: FetchBody, handlers: SseHandlers): Pro
     onError: (e) => {
       if (e.type === 'max-buffer-size-exceeded') overflow = true;
     },
-    maxBufferSize: MAX_EVENT_CHARS,
+    maxBufferSize: MAX_MESSAGE_CHARS,
   });
   const decoder = new TextDecoder();
   const reader = (body as ReadableStream<Uint8Array>).getReader();
@@ -42,9 +45,32 @@ export async function readSseStream(body: FetchBody, handlers: SseHandlers): Pro
       const chunk = await reader.read();
       if (chunk.done) break;
       parser.feed(decoder.decode(chunk.value, { stream: true }));
-      if (overflow) throw new Error(`an SSE event exceeded ${MAX_EVENT_CHARS} characters`);
+      if (overflow) throw new Error(`an SSE event exceeded ${MAX_MESSAGE_CHARS} characters`);
     }
     done = true;
+  } finally {
+    if (!done) reader.cancel().catch(() => undefined);
+  }
+}
+
+/**
+ * A whole body as text, or undefined when it grows past {@link MAX_MESSAGE_CHARS} (it is then
+ * not read further). Rejects when the body is cut. The body is always released.
+ */
+export async function readBodyText(body: FetchBody): Promise<string | undefined> {
+  const decoder = new TextDecoder();
+  const reader = (body as ReadableStream<Uint8Array>).getReader();
+  let text = '';
+  let done = false;
+  try {
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      text += decoder.decode(chunk.value, { stream: true });
+      if (text.length > MAX_MESSAGE_CHARS) return undefined;
+    }
+    done = true;
+    return text + decoder.decode();
   } finally {
     if (!done) reader.cancel().catch(() => undefined);
   }
@@ -108,8 +134,7 @@ export async function httpStatusError(serverName: string, url: string, response:
   }
   if (status >= 300 && status < 400) {
     await response.body?.cancel().catch(() => undefined);
-    const location = response.headers.get('location');
-    const target = location ? ` to ${new URL(location, url).href}` : '';
+    const target = redirectTarget(response.headers.get('location'), url);
     return new TransportHttpError(
       `Server "${serverName}" redirected the request${target} (${statusLine(response)}); redirects are not followed: put the final URL in its configuration.`,
       status,
@@ -117,6 +142,22 @@ export async function httpStatusError(serverName: string, url: string, response:
   }
   const body = await readBodySnippet(response);
   return new TransportHttpError(`Server "${serverName}" answered ${statusLine(response)} at ${url}${body ? `: ${body}` : ''}`, status);
+}
+
+/** Where a redirect leads, in words; a `Location` that is no URL is said to be invalid, not thrown. */
+function redirectTarget(location: string | null, url: string): string {
+  if (!location) return '';
+  let target: URL;
+  try {
+    target = new URL(location, url);
+  } catch {
+    // Not the URL error: it carries the configured URL, which may hold a token.
+    return ' to an invalid location';
+  }
+  // A relative location inherits the configured URL's credentials: they are not shown.
+  target.username = '';
+  target.password = '';
+  return ` to ${target.href}`;
 }
 
 /** The error for a request that got no answer at all (refused, unreachable, DNS, TLS...). */

@@ -21,6 +21,8 @@ export interface StdioOptions {
 }
 
 const STDERR_KEEP = 20;
+/** How long the process group may take to end on SIGTERM once its leader exited, before SIGKILL. */
+const GROUP_GRACE_MS = 2000;
 
 /**
  * A server run as a child process speaking newline-delimited JSON on stdin/stdout. Its stderr
@@ -114,6 +116,7 @@ export class StdioTransport implements Transport {
       // A grandchild that keeps stdout open would hold 'close' back forever: after the leader
       // exits, give the pipes a moment to drain, then end the tree and report.
       child.once('exit', (code, signal) => {
+        this.#endGroup();
         setTimeout(() => {
           if (!this.#closeInfo) {
             this.#killTree('SIGKILL');
@@ -159,8 +162,8 @@ export class StdioTransport implements Transport {
         this.#killTree('SIGKILL');
         await this.#waitExit(2000);
       }
-    } else {
-      // The leader exited; make sure no grandchild outlives it.
+    } else if (process.platform === 'win32') {
+      // The leader exited; make sure no grandchild outlives it (elsewhere, its exit ends the group).
       this.#killTree('SIGTERM');
     }
     this.#finish({ reason: 'closed by the client' });
@@ -176,6 +179,17 @@ export class StdioTransport implements Transport {
         resolve(true);
       });
     });
+  }
+
+  /**
+   * The leader exited (crashed, or ended on its own or when asked): what it started lives on in
+   * its process group unless ended too, with SIGTERM, then SIGKILL if it is still there after a
+   * grace period. POSIX only: Windows has no process groups; close() ends its tree with `taskkill /T`.
+   */
+  #endGroup(): void {
+    const pid = this.#child?.pid;
+    if (!pid || process.platform === 'win32' || !signalGroup(pid, 'SIGTERM')) return;
+    setTimeout(() => signalGroup(pid, 0) && signalGroup(pid, 'SIGKILL'), GROUP_GRACE_MS).unref();
   }
 
   #killTree(signal: NodeJS.Signals): void {
@@ -223,5 +237,15 @@ export class StdioTransport implements Transport {
     this.#closeInfo = info;
     this.#buffer.reset();
     this.onclose?.(info);
+  }
+}
+
+/** Sends `signal` to process group `pgid` (0 only checks it exists); false when none is left. */
+function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
   }
 }

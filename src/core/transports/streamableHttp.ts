@@ -1,9 +1,9 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { ErrorCode } from '../jsonrpc/errors';
-import { errorMessage, sleep } from '../util/abort';
+import { abortReason, errorMessage, sleep } from '../util/abort';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
-import { checkHttpConfig, httpStatusError, mediaType, networkError, parseEventData, readSseStream } from './sseStream';
+import { checkHttpConfig, httpStatusError, MAX_MESSAGE_CHARS, mediaType, networkError, parseEventData, readBodyText, readSseStream } from './sseStream';
 import type { Transport, TransportCloseInfo } from './transport';
 import { LOCAL_FAILURE, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
 
@@ -13,7 +13,10 @@ export interface ReconnectOptions {
   initialDelayMs?: number;
   /** Cap of the grown delay (a server's own `retry` is always honoured). */
   maxDelayMs?: number;
-  /** Attempts in a row that bring nothing before the stream is given up. */
+  /**
+   * GETs in a row that fail or are refused before the stream is given up. A stream the server
+   * opens starts the count over, even one it closes at once (the spec's polling).
+   */
   maxRetries?: number;
 }
 
@@ -31,6 +34,8 @@ export interface StreamableHttpOptions {
   protocolVersion?: string;
   fetch?: typeof fetch;
   reconnect?: ReconnectOptions;
+  /** How long a notification or answer waits for the server to accept it (ms). */
+  oneWayTimeoutMs?: number;
 }
 
 type RequestId = string | number;
@@ -46,14 +51,24 @@ interface StreamState {
   pending?: Set<RequestId>;
 }
 
+/** One POST carrying requests: open while any of them is awaited (by us or the connection). */
+interface Exchange {
+  controller: AbortController;
+  /** Its requests not yet answered, timed out or cancelled. */
+  ids: Set<RequestId>;
+}
+
 /** Outcome of a GET that did not open a stream. */
 type Refused = { stop: string; quiet?: boolean } | { retry: string };
 
-/** A stream that stayed open this long counts as healthy even without events (an idle server). */
-const HEALTHY_STREAM_MS = 10_000;
 const DELETE_TIMEOUT_MS = 5_000;
+/** Longest wait before resuming a stream, whatever the server's `retry` (setTimeout fires at once past 2^31-1 ms). */
+const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
+/** Shortest wait for a server's `retry`: one that closes every poll at once with `retry: 0` gets no busy loop. */
+const MIN_RETRY_DELAY_MS = 100;
 /** One-way POSTs (answers, notifications) in flight at once. */
 const MAX_ONE_WAY_LANES = 16;
+const DEFAULT_ONE_WAY_TIMEOUT_MS = 30_000;
 
 /**
  * Client side of the Streamable HTTP transport (MCP 2025-11-25): every message is a POST to the
@@ -63,8 +78,9 @@ const MAX_ONE_WAY_LANES = 16;
  * The GET stream is opened automatically once the server accepts `notifications/initialized`;
  * a session resumed from a saved `sessionId` calls {@link openServerStream} itself. Streams that
  * drop are resumed with GET + `Last-Event-ID`, honouring the server's `retry`, with a bounded
- * number of fruitless attempts. A POST stream that cannot be resumed fails its pending requests
- * at once (as a JSON-RPC error handed to `onmessage`) instead of leaving them to time out.
+ * number of failed attempts in a row; a server that closes its streams to be polled is polled.
+ * A POST stream that cannot be resumed fails its pending requests at once (as a JSON-RPC error
+ * handed to `onmessage`) instead of leaving them to time out.
  *
  * A 404 on a request that carried a session id means the session is gone: `sessionId` becomes
  * undefined and the error says so; the caller starts a new session with `initialize`.
@@ -87,6 +103,7 @@ export class StreamableHttpTransport implements Transport {
   readonly #customHeaders: Record<string, string>;
   readonly #fetchImpl: typeof fetch;
   readonly #reconnect: Required<ReconnectOptions>;
+  readonly #oneWayTimeoutMs: number;
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
   /** Aborts every fetch, stream and retry sleep when the transport closes. */
@@ -97,6 +114,8 @@ export class StreamableHttpTransport implements Transport {
   /** One-way messages (answers, notifications) in flight, and those waiting for a lane. */
   #lanes = 0;
   readonly #laneQueue: Array<() => void> = [];
+  /** The open POST exchange of each request still awaited. */
+  readonly #exchanges = new Map<RequestId, Exchange>();
 
   constructor(options: StreamableHttpOptions) {
     this.#url = options.url;
@@ -105,6 +124,7 @@ export class StreamableHttpTransport implements Transport {
     this.#customHeaders = { ...options.headers };
     this.#fetchImpl = options.fetch ?? fetch;
     this.#reconnect = { initialDelayMs: 1000, maxDelayMs: 30_000, maxRetries: 5, ...options.reconnect };
+    this.#oneWayTimeoutMs = options.oneWayTimeoutMs ?? DEFAULT_ONE_WAY_TIMEOUT_MS;
     this.#sessionId = options.sessionId;
     this.#protocolVersion = options.protocolVersion;
     this.description = `http: ${options.url}`;
@@ -141,7 +161,7 @@ export class StreamableHttpTransport implements Transport {
     const requestIds = requestIdsOf(message);
     // Answers and notifications take turns on a few lanes: a server that floods us with requests
     // must not make us open a socket per answer.
-    if (requestIds.length === 0) return this.#oneWay(() => this.#post(message, requestIds));
+    if (requestIds.length === 0) return this.#oneWay(() => this.#postOneWay(message));
     return this.#post(message, requestIds);
   }
 
@@ -157,46 +177,98 @@ export class StreamableHttpTransport implements Transport {
     }
   }
 
-  async #post(message: object, requestIds: RequestId[]): Promise<void> {
+  /** No one awaits the answer to `id` any more: the POST carrying it ends once none of its requests is awaited. */
+  forget(id: RequestId): void {
+    this.#settle(id);
+  }
+
+  #settle(id: RequestId): void {
+    const exchange = this.#exchanges.get(id);
+    if (!exchange) return;
+    this.#exchanges.delete(id);
+    exchange.ids.delete(id);
+    // A server may keep an answer stream or a JSON body open (or endless): it is not read for nobody.
+    if (exchange.ids.size === 0) exchange.controller.abort(new Error('no request awaits this answer any more'));
+  }
+
+  /**
+   * POSTs an answer or a notification. The server accepts it with 202 and no body (spec), so no
+   * body is read: a server that answers with an endless one cannot hold the message, or a lane.
+   */
+  async #postOneWay(message: object): Promise<void> {
     if (this.#closing) throw this.#closedError();
     const sentSession = this.#sessionId;
-    const response = await this.#http('POST', { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, this.#lifetime.signal, JSON.stringify(message));
+    const timeout = new AbortController();
+    const timer = setTimeout(
+      () => timeout.abort(new TransportHttpError(`Server "${this.#serverName}" did not accept ${describe(message)} within ${this.#oneWayTimeoutMs / 1000} s`)),
+      this.#oneWayTimeoutMs,
+    );
+    try {
+      const signal = AbortSignal.any([this.#lifetime.signal, timeout.signal]);
+      const response = await this.#http('POST', { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, signal, JSON.stringify(message));
+      if (!response.ok) throw await this.#statusError(response, sentSession);
+      await response.body?.cancel().catch(() => undefined);
+      this.#adoptSessionId(response);
+      if ((message as { method?: unknown }).method === 'notifications/initialized') this.openServerStream();
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #post(message: object, requestIds: RequestId[]): Promise<void> {
+    if (this.#closing) throw this.#closedError();
+    const exchange: Exchange = { controller: new AbortController(), ids: new Set(requestIds) };
+    for (const id of requestIds) this.#exchanges.set(id, exchange);
+    const signal = AbortSignal.any([this.#lifetime.signal, exchange.controller.signal]);
+    let following = false;
+    try {
+      following = await this.#exchange(message, exchange, signal);
+    } finally {
+      // An SSE answer is followed in the background, which ends the exchange itself.
+      if (!following) this.#endExchange(exchange);
+    }
+  }
+
+  #endExchange(exchange: Exchange): void {
+    for (const id of exchange.ids) this.#exchanges.delete(id);
+    exchange.ids.clear();
+  }
+
+  /** Sends one POST and handles its answer; true when an SSE answer is being followed. */
+  async #exchange(message: object, exchange: Exchange, signal: AbortSignal): Promise<boolean> {
+    const sentSession = this.#sessionId;
+    const response = await this.#http('POST', { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, signal, JSON.stringify(message));
     if (!response.ok) throw await this.#statusError(response, sentSession);
     this.#adoptSessionId(response);
-    if ((message as { method?: unknown }).method === 'notifications/initialized') this.openServerStream();
 
     const type = mediaType(response);
     if (type === 'text/event-stream' && response.body) {
       // The answer may take long (progress, server requests first): follow it in the background,
       // the connection matches the response to its request.
-      const state: StreamState = { kind: 'post', label: `answer stream of ${describe(message)}`, pending: new Set(requestIds) };
-      void this.#follow(state, response, this.#lifetime.signal);
-      return;
+      const state: StreamState = { kind: 'post', label: `answer stream of ${describe(message)}`, pending: exchange.ids };
+      void this.#follow(state, response, signal).finally(() => this.#endExchange(exchange));
+      return true;
     }
     if (type === 'application/json') {
-      let text: string;
+      let text: string | undefined;
       try {
-        text = await response.text();
+        text = response.body ? await readBodyText(response.body) : '';
       } catch (err) {
-        if (this.#lifetime.signal.aborted) throw this.#closedError();
+        if (signal.aborted) throw abortReason(signal);
         throw new TransportHttpError(`Server "${this.#serverName}" cut its answer to ${describe(message)}: ${errorMessage(err)}`);
       }
-      if (requestIds.length === 0 && !text.trim()) return;
-      const values = parseEventData(text, this.#serverName);
-      if (values instanceof TransportParseError) {
-        // The answer to this very request is lost: failing the send fails the request now.
-        if (requestIds.length > 0) throw values;
-        this.onerror?.(values);
-        return;
+      if (text === undefined) {
+        throw new TransportHttpError(`Server "${this.#serverName}" sent an answer to ${describe(message)} longer than ${MAX_MESSAGE_CHARS} characters; it was not read further`);
       }
+      const values = parseEventData(text, this.#serverName);
+      // The answer to this very request is lost: failing the send fails the request now.
+      if (values instanceof TransportParseError) throw values;
       for (const v of values) this.#deliver(v);
-      return;
+      return false;
     }
     await response.body?.cancel().catch(() => undefined);
-    if (requestIds.length > 0) {
-      const what = response.status === 202 || !type ? `HTTP ${response.status} without a body` : `content type "${type}"`;
-      throw new TransportHttpError(`Server "${this.#serverName}" answered ${describe(message)} with ${what}; expected JSON or an event stream`, response.status);
-    }
+    const what = response.status === 202 || !type ? `HTTP ${response.status} without a body` : `content type "${type}"`;
+    throw new TransportHttpError(`Server "${this.#serverName}" answered ${describe(message)} with ${what}; expected JSON or an event stream`, response.status);
   }
 
   /**
@@ -299,47 +371,65 @@ export class StreamableHttpTransport implements Transport {
     this.#sessionId = id;
   }
 
+  /** Follows a stream in the background (see `#resume`); never rejects. */
+  async #follow(state: StreamState, first: Response | undefined, signal: AbortSignal): Promise<void> {
+    try {
+      await this.#resume(state, first, signal);
+    } catch (err) {
+      // Nothing that goes wrong while following a stream may escape as an unhandled rejection:
+      // the stream is given up in words, so its requests fail and the user is told.
+      if (!signal.aborted) this.#giveUp(state, errorMessage(err));
+    }
+  }
+
   /**
    * Reads an SSE stream and resumes it with GET + `Last-Event-ID` until it is done: a POST
    * stream once every request it carries is answered, the GET stream when the transport closes.
    * `first` is the response to read first; without it (the GET stream) a GET opens it.
    */
-  async #follow(state: StreamState, first: Response | undefined, signal: AbortSignal): Promise<void> {
+  async #resume(state: StreamState, first: Response | undefined, signal: AbortSignal): Promise<void> {
     let response = first;
-    let attempt = 0;
+    // GETs in a row that failed or were refused.
+    let failures = 0;
     let immediate = first === undefined;
     while (!signal.aborted) {
       if (response) {
-        const healthy = await this.#consume(response, state);
+        await this.#consume(response, state, signal);
         response = undefined;
         if (signal.aborted) return;
         if (state.pending && state.pending.size === 0) return;
-        if (healthy) attempt = 0;
         if (state.kind === 'post' && state.lastEventId === undefined) {
           return this.#giveUp(state, 'it ended before the answer and gave no event id to resume from');
         }
       }
       if (!immediate) {
-        if (attempt >= this.#reconnect.maxRetries) return this.#giveUp(state, `it could not be resumed after ${attempt} attempts`);
+        if (failures >= this.#reconnect.maxRetries) return this.#giveUp(state, `it could not be resumed after ${failures} attempts`);
+        const delay = this.#delay(state, failures);
+        this.#log.debug(`Resuming the ${state.label} of server "${this.#serverName}" in ${delay} ms`);
         try {
-          await sleep(this.#delay(state, attempt), signal);
+          await sleep(delay, signal);
         } catch {
           return;
         }
-        attempt++;
       }
       immediate = false;
       const opened = await this.#openGet(state, signal);
-      if (opened instanceof Response) response = opened;
-      else if ('stop' in opened) return opened.quiet ? this.#log.debug(`No ${state.label}: ${opened.stop}`) : this.#giveUp(state, opened.stop);
-      else this.#log.debug(`Could not resume the ${state.label}: ${opened.retry}`);
+      if (opened instanceof Response) {
+        // The server took the GET: a stream it ends soon after is a poll, not a failure.
+        response = opened;
+        failures = 0;
+      } else if ('stop' in opened) {
+        return opened.quiet ? this.#log.debug(`No ${state.label}: ${opened.stop}`) : this.#giveUp(state, opened.stop);
+      } else {
+        failures++;
+        this.#log.debug(`Could not resume the ${state.label}: ${opened.retry}`);
+      }
     }
   }
 
-  /** Reads one connection of a stream; true when it brought events or stayed open a while. */
-  async #consume(response: Response, state: StreamState): Promise<boolean> {
-    if (!response.body) return false;
-    const openedAt = Date.now();
+  /** Reads one connection of a stream to its end. */
+  async #consume(response: Response, state: StreamState, signal: AbortSignal): Promise<void> {
+    if (!response.body) return;
     let events = 0;
     try {
       await readSseStream(response.body, {
@@ -351,9 +441,8 @@ export class StreamableHttpTransport implements Transport {
       });
       this.#log.trace(`The ${state.label} ended after ${events} event(s)`);
     } catch (err) {
-      if (!this.#lifetime.signal.aborted) this.#log.debug(`The ${state.label} was cut after ${events} event(s): ${errorMessage(err)}`);
+      if (!signal.aborted) this.#log.debug(`The ${state.label} was cut after ${events} event(s): ${errorMessage(err)}`);
     }
-    return events > 0 || Date.now() - openedAt >= HEALTHY_STREAM_MS;
   }
 
   #onEvent(e: EventSourceMessage, state: StreamState): void {
@@ -370,7 +459,7 @@ export class StreamableHttpTransport implements Transport {
     }
     for (const v of values) {
       const id = responseIdOf(v);
-      if (id !== undefined) state.pending?.delete(id);
+      if (id !== undefined) this.#settle(id);
       this.#deliver(v);
     }
   }
@@ -405,10 +494,10 @@ export class StreamableHttpTransport implements Transport {
     return status >= 500 || status === 408 || status === 409 || status === 429 ? { retry: err.message } : { stop: err.message };
   }
 
-  #delay(state: StreamState, attempt: number): number {
+  #delay(state: StreamState, failures: number): number {
     // Spec: the client MUST wait the server's `retry`; growth only applies on top of it.
-    const base = state.retryMs ?? this.#reconnect.initialDelayMs;
-    return Math.max(base, Math.min(base * 1.5 ** attempt, this.#reconnect.maxDelayMs));
+    const base = state.retryMs === undefined ? this.#reconnect.initialDelayMs : Math.max(state.retryMs, MIN_RETRY_DELAY_MS);
+    return Math.min(Math.max(base, Math.min(base * 1.5 ** failures, this.#reconnect.maxDelayMs)), MAX_RETRY_DELAY_MS);
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { JsonRpcConnection } from '../../../src/core/jsonrpc/connection';
@@ -177,4 +178,31 @@ export function recordClient<T extends Transport>(transport: T, log: MemoryLogge
     onclose?.(info);
   };
   return c;
+}
+
+/** A hand-written HTTP server on 127.0.0.1, for servers too hostile for the fixture. */
+export interface HostileServer {
+  url(p: string): string;
+  /** Ends every open connection and stops listening. */
+  close(): Promise<void>;
+}
+
+/** Serves `handler` on a free port of 127.0.0.1; the request body is read before the handler runs. */
+export async function hostileServer(handler: (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void): Promise<HostileServer> {
+  const srv = http.createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (d: string) => (body += d));
+    req.on('end', () => handler(req, res, body));
+  });
+  srv.listen(0, '127.0.0.1');
+  await once(srv, 'listening');
+  const port = (srv.address() as net.AddressInfo).port;
+  return {
+    url: (p) => `http://127.0.0.1:${port}${p}`,
+    close: () => {
+      srv.closeAllConnections();
+      return new Promise((resolve) => srv.close(() => resolve()));
+    },
+  };
 }

@@ -71,6 +71,21 @@ describe('JsonRpcConnection', () => {
     assert.deepEqual(received[1], { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'user cancelled' } });
   });
 
+  it('never cancels initialize, whether it times out or is aborted', async () => {
+    const { conn, received, send } = setup({ defaultTimeoutMs: 30 });
+    await assert.rejects(conn.requestRaw('initialize', {}), /Request initialize timed out after 30 ms/);
+    const ac = new AbortController();
+    const aborted = conn.requestRaw('initialize', {}, { signal: ac.signal, timeoutMs: 0 });
+    ac.abort(new Error('user cancelled'));
+    await assert.rejects(aborted, /user cancelled/);
+    // A request sent after both: once it arrives, anything sent before it has arrived too.
+    const ping = conn.requestRaw('ping', undefined);
+    await waitFor(() => received.some((m) => m.method === 'ping'), 'the ping');
+    assert.deepEqual(received.map((m) => m.method), ['initialize', 'initialize', 'ping']);
+    await send({ jsonrpc: '2.0', id: 3, result: {} });
+    await ping;
+  });
+
   it('an already aborted signal sends nothing', async () => {
     const { conn, received } = setup();
     await assert.rejects(conn.request('x', undefined, Any, { signal: AbortSignal.abort() }));

@@ -3,8 +3,8 @@ import { ConnectionClosedError } from '../../../src/core/jsonrpc/errors';
 import type { LegacySseOptions } from '../../../src/core/transports/sse';
 import { LegacySseTransport } from '../../../src/core/transports/sse';
 import { TransportHttpError, TransportParseError } from '../../../src/core/transports/transport';
-import type { RecordedClient } from '../helpers/httpServers';
-import { EverythingHttpServer, HttpFixture, recordClient } from '../helpers/httpServers';
+import type { HostileServer, RecordedClient } from '../helpers/httpServers';
+import { EverythingHttpServer, hostileServer, HttpFixture, recordClient } from '../helpers/httpServers';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 
 const PROTOCOL_VERSION = '2025-11-25';
@@ -163,5 +163,38 @@ describe('LegacySseTransport against the http fixture', function () {
   it('rejects a GET answer that is not an event stream', async () => {
     const c = client(fx.url('/_requests'));
     await assert.rejects(c.conn.start(), /answered GET .* with content type "application\/json" instead of an event stream/);
+  });
+});
+
+describe('LegacySseTransport against hostile servers', function () {
+  this.timeout(15_000);
+  let server: HostileServer | undefined;
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((c) => c.conn.close()));
+    await server?.close();
+    server = undefined;
+  });
+
+  it('rejects start with an error naming the server when a redirect leads to a Location that is no URL', async () => {
+    server = await hostileServer((_req, res) => res.writeHead(302, { location: 'http://[bad' }).end());
+    const c = client(server.url('/sse?token=s3cret'));
+    await assert.rejects(c.conn.start(), (err: unknown) => {
+      assert.ok(err instanceof TransportHttpError);
+      assert.match(err.message, /^Server "legacy" redirected the request to an invalid location \(HTTP 302 Found\); redirects are not followed/);
+      assert.doesNotMatch(err.message, /s3cret/);
+      return true;
+    });
+  });
+
+  it('bounds the wait for the endpoint from the GET on: a server that never answers it fails start in time', async () => {
+    let closed = false;
+    server = await hostileServer((_req, res) => res.on('close', () => (closed = true)));
+    const c = client(server.url('/sse'), { endpointTimeoutMs: 200 });
+    await assert.rejects(c.conn.start(), (err: unknown) => {
+      assert.ok(err instanceof TransportHttpError);
+      assert.equal(err.message, `Server "legacy" did not answer GET ${server!.url('/sse')} within 0.2 s`);
+      return true;
+    });
+    await waitFor(() => closed, 'the server to see the GET end');
   });
 });

@@ -82,4 +82,30 @@ describe('StdioTransport', function () {
     await t.close(); // idempotent
     assert.equal(closes.length, 1);
   });
+
+  for (const how of ['close', 'crash'] as const) {
+    it(`ends the process group once its leader exits ${how === 'close' ? 'on close()' : 'on its own'}, with SIGKILL for what ignores SIGTERM`, async function () {
+      if (process.platform === 'win32') this.skip();
+      const t = new StdioTransport({ command: process.execPath, args: [fixture, 'orphan'], logger: new MemoryLogger() });
+      let pids: { parent: number; child: number } | undefined;
+      t.onmessage = (m) => (pids = (m as { params: { parent: number; child: number } }).params);
+      const closes: TransportCloseInfo[] = [];
+      t.onclose = (i) => closes.push(i);
+      await t.start();
+      try {
+        await waitFor(() => pids !== undefined, 'pids');
+        if (how === 'close') {
+          await t.close();
+        } else {
+          await t.send({ jsonrpc: '2.0', method: 'crash' });
+          await waitFor(() => closes.length > 0, 'the leader to crash');
+          assert.equal(closes[0].code, 3);
+        }
+        await waitFor(() => !alive(pids!.child), 'the grandchild to end', 8000);
+      } finally {
+        if (pids && alive(pids.child)) process.kill(pids.child, 'SIGKILL');
+        await t.close();
+      }
+    });
+  }
 });

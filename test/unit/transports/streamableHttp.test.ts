@@ -1,10 +1,11 @@
 import * as assert from 'node:assert/strict';
+import type * as http from 'node:http';
 import { RpcError } from '../../../src/core/jsonrpc/errors';
 import type { StreamableHttpOptions } from '../../../src/core/transports/streamableHttp';
 import { StreamableHttpTransport } from '../../../src/core/transports/streamableHttp';
 import { TransportHttpError, TransportParseError } from '../../../src/core/transports/transport';
-import type { RecordedClient, RecordedRequest } from '../helpers/httpServers';
-import { EverythingHttpServer, freePort, HttpFixture, recordClient } from '../helpers/httpServers';
+import type { HostileServer, RecordedClient, RecordedRequest } from '../helpers/httpServers';
+import { EverythingHttpServer, freePort, hostileServer, HttpFixture, recordClient } from '../helpers/httpServers';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 
 const PROTOCOL_VERSION = '2025-11-25';
@@ -334,5 +335,189 @@ describe('StreamableHttpTransport against the http fixture', function () {
     assert.ok(c.errors[0] instanceof TransportParseError);
     assert.equal(c.errors[0].text, 'this is { not json');
     assert.match(c.errors[0].message, /Server "fixture" sent an event that is not JSON/);
+  });
+});
+
+describe('StreamableHttpTransport against hostile servers', function () {
+  this.timeout(15_000);
+  let server: HostileServer | undefined;
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((c) => c.conn.close()));
+    await server?.close();
+    server = undefined;
+  });
+
+  it('turns a redirect to a Location that is no URL into an error naming the server, on a POST, its resume and the GET stream, without the configured URL', async () => {
+    server = await hostileServer((req, res) => {
+      if (req.method === 'POST') {
+        // The answer stream ends before the answer: resuming it meets the bad redirect too.
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end('id: p-1\ndata:\n\n');
+        return;
+      }
+      res.writeHead(302, { location: 'http://[bad' }).end();
+    });
+    const redirected = /Server "fixture" redirected the request to an invalid location \(HTTP 302 Found\); redirects are not followed/;
+    const c = client(server.url('/mcp?token=s3cret'));
+    await c.conn.start();
+    await assert.rejects(c.conn.requestRaw('tools/call', {}), (err: unknown) => {
+      assert.ok(err instanceof RpcError);
+      assert.match(err.message, /^Server "fixture" dropped the stream carrying the answer: /);
+      assert.match(err.message, redirected);
+      assert.doesNotMatch(err.message, /s3cret/);
+      return true;
+    });
+    c.transport.openServerStream();
+    await waitFor(() => c.errors.length > 0, 'the GET stream to be given up');
+    assert.ok(c.errors[0] instanceof TransportHttpError);
+    assert.match(c.errors[0].message, /^Server "fixture" stream for its own messages stopped: /);
+    assert.match(c.errors[0].message, redirected);
+    assert.doesNotMatch(c.errors[0].message, /s3cret/);
+    assert.equal(c.transport.listening, false);
+
+    await server.close();
+    server = await hostileServer((_req, res) => res.writeHead(307, { location: 'http://[bad' }).end());
+    const post = client(server.url('/mcp?token=s3cret'));
+    await post.conn.start();
+    await assert.rejects(post.conn.requestRaw('initialize', {}), (err: unknown) => {
+      assert.ok(err instanceof TransportHttpError);
+      assert.match(err.message, /^Server "fixture" redirected the request to an invalid location \(HTTP 307 /);
+      assert.doesNotMatch(err.message, /s3cret/);
+      return true;
+    });
+  });
+
+  it('waits at most an hour to resume a stream, whatever the server\'s retry (setTimeout fires at once past 2^31-1 ms)', async () => {
+    let gets = 0;
+    server = await hostileServer((req, res) => {
+      if (req.method !== 'GET') return void res.writeHead(202).end();
+      gets++;
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`id: e${gets}\nretry: 3000000000\ndata:\n\n`);
+    });
+    const c = client(server.url('/mcp'));
+    await c.conn.start();
+    c.transport.openServerStream();
+    await waitFor(() => c.log.has('debug', /Resuming the server stream/), 'the wait before resuming');
+    assert.ok(c.log.has('debug', /^Resuming the server stream of server "fixture" in 3600000 ms$/), c.log.text());
+    assert.equal(gets, 1);
+  });
+
+  it('fails a request whose JSON answer grows past the message limit, and ends its exchange', async () => {
+    let closed = false;
+    server = await hostileServer((_req, res, body) => {
+      if ((JSON.parse(body) as { id?: number }).id === undefined) return void res.writeHead(202).end();
+      res.on('close', () => (closed = true));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"jsonrpc":"2.0","id":1,"result":{"x":"');
+      // 64 MB at most, then the body stays open: endless as far as the client can tell.
+      const chunk = 'a'.repeat(1 << 20);
+      let sent = 0;
+      const pump = () => {
+        while (sent < 64 && res.write(chunk)) sent++;
+      };
+      res.on('drain', pump);
+      pump();
+    });
+    const c = client(server.url('/mcp'));
+    await c.conn.start();
+    await assert.rejects(c.conn.requestRaw('tools/call', {}, { timeoutMs: 5_000 }), (err: unknown) => {
+      assert.ok(err instanceof TransportHttpError);
+      assert.equal(err.message, `Server "fixture" sent an answer to tools/call (id 1) longer than ${16 * 1024 * 1024} characters; it was not read further`);
+      return true;
+    });
+    await waitFor(() => closed, 'the server to see the exchange end');
+  });
+
+  it('ends the HTTP exchange of a request once nothing awaits its answer: timed out, cancelled, or answered on a stream the server keeps open', async () => {
+    const opened = new Set<string>();
+    const closed = new Set<string>();
+    server = await hostileServer((_req, res, body) => {
+      const msg = JSON.parse(body) as { id?: number; params?: { mode?: string } };
+      if (msg.id === undefined) return void res.writeHead(202).end();
+      const mode = msg.params?.mode ?? '';
+      opened.add(mode);
+      res.on('close', () => closed.add(mode));
+      if (mode === 'json') {
+        res.writeHead(200, { 'content-type': 'application/json' }).write('{');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).write(': keep-alive\n\n');
+      if (mode === 'answered') res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { mode } })}\n\n`);
+    });
+    const c = client(server.url('/mcp'));
+    await c.conn.start();
+
+    for (const mode of ['json', 'sse']) {
+      await assert.rejects(c.conn.requestRaw('tools/call', { mode }, { timeoutMs: 50 }), /timed out after 50 ms/);
+      await waitFor(() => closed.has(mode), `the ${mode} exchange of a timed-out request to end`);
+      const ac = new AbortController();
+      const cancelled = c.conn.requestRaw('tools/call', { mode: `${mode}-cancelled` }, { signal: ac.signal });
+      await waitFor(() => opened.has(`${mode}-cancelled`), 'the server to answer');
+      ac.abort(new Error('user cancelled'));
+      await assert.rejects(cancelled, /user cancelled/);
+      await waitFor(() => closed.has(`${mode}-cancelled`), `the ${mode} exchange of a cancelled request to end`);
+    }
+    assert.deepEqual(await c.conn.requestRaw('tools/call', { mode: 'answered' }), { mode: 'answered' });
+    await waitFor(() => closed.has('answered'), 'the answer stream kept open by the server to end');
+    assert.ok(!c.conn.isClosed);
+  });
+
+  it('does not read the body of a notification\'s answer: a server that drips one holds neither the handshake nor the lanes', async () => {
+    const dripping = new Set<http.ServerResponse>();
+    server = await hostileServer((req, res, body) => {
+      if (req.method !== 'POST') return void res.writeHead(405).end();
+      const msg = JSON.parse(body) as { id?: number; method?: string };
+      if (msg.method === 'initialize') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, serverInfo: { name: 'dripper', version: '1' } } }));
+        return;
+      }
+      if (msg.id !== undefined) return void res.writeHead(405).end();
+      // 200 instead of 202, and a body that never ends.
+      dripping.add(res);
+      res.on('close', () => dripping.delete(res));
+      res.writeHead(200, { 'content-type': 'application/json' }).write(' ');
+    });
+    const c = client(server.url('/mcp'));
+    await initialize(c);
+    // More notifications than there are lanes: each is done once the server took it.
+    await Promise.all(Array.from({ length: 40 }, (_, i) => c.transport.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: i } })));
+    await waitFor(() => dripping.size === 0, 'the dripping answers to be dropped');
+  });
+
+  it('fails a notification the server does not accept within oneWayTimeoutMs', async () => {
+    let closed = false;
+    server = await hostileServer((_req, res) => res.on('close', () => (closed = true)));
+    const c = client(server.url('/mcp'), { oneWayTimeoutMs: 100 });
+    await c.conn.start();
+    await assert.rejects(c.transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' }), (err: unknown) => {
+      assert.ok(err instanceof TransportHttpError);
+      assert.equal(err.message, 'Server "fixture" did not accept notifications/initialized within 0.1 s');
+      return true;
+    });
+    await waitFor(() => closed, 'the server to see the POST end');
+  });
+
+  it('polls an answer stream the server closes at every poll until the answer comes, however many polls, never sooner than 100 ms apart', async () => {
+    let polls = 0;
+    server = await hostileServer((req, res, body) => {
+      if (req.method === 'POST') {
+        const { id } = JSON.parse(body) as { id?: number };
+        if (id === undefined) return void res.writeHead(202).end();
+        // The spec's polling: prime the stream with an event id, then close it; retry: 0 asks for no wait.
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end('id: p-0\nretry: 0\ndata:\n\n');
+        return;
+      }
+      polls++;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      // More polls than maxRetries (3) bring nothing; the sixth brings the answer.
+      if (polls < 6) return void res.end();
+      res.end(`id: p-1\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { polls } })}\n\n`);
+    });
+    const c = client(server.url('/mcp'));
+    await c.conn.start();
+    assert.deepEqual(await c.conn.requestRaw('tools/call', {}), { polls: 6 });
+    const waits = c.log.lines.filter((l) => l.level === 'debug' && /^Resuming the answer stream/.test(l.message)).map((l) => /in (\d+) ms$/.exec(l.message)?.[1]);
+    assert.deepEqual(waits, Array(6).fill('100'));
+    assert.deepEqual(warnings(c), []);
   });
 });
