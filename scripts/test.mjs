@@ -16,9 +16,11 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 // The product target is 150 KB (issues 2 and 7). The features of the task engine, the view and
 // the dialogs have taken the bundle past it (see the README's Performance section): the gate below
 // stops any further growth (a feature that needs more moves it, in the commit that says so),
-// and every run prints how far the bundle is from the target.
+// and every run prints how far the bundle is from the target. 260 KB: the fixes of 21 defects
+// that a review found (hostile HTTP bodies, process trees, tasks waiting for input...) took
+// 6 KB.
 const BUNDLE_TARGET = 150 * 1024;
-const BUNDLE_GATE = 250 * 1024;
+const BUNDLE_GATE = 260 * 1024;
 const args = new Set(process.argv.slice(2));
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 
