@@ -445,11 +445,13 @@ export class TaskEngine extends DisposableBase {
       } catch (err) {
         if (retryAsTask && isPeerError(err) && err.code === ErrorCode.InvalidRequest) {
           this.#log.info(`[${this.#label(serverId)}] ${toolName}: the server requires task augmentation (-32600: ${err.message}); calling it again as a task`);
-          this.remove(rec.snap.key);
           try {
             await this.#startTask(serverId, session, toolName, options);
+            this.remove(rec.snap.key);
           } catch (e) {
+            // The call stays in the view, failed with the reason, instead of vanishing into the log.
             this.#log.error(`[${this.#label(serverId)}] ${toolName}: the retry as a task failed: ${errorMessage(e)}`);
+            this.#finishDirect(rec, isPeerError(e) ? { kind: 'error', error: e.toJSON() } : undefined, `The server requires a task for this call, and calling it as a task failed: ${errorMessage(e)}`);
           }
           return;
         }

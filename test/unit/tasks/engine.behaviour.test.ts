@@ -182,15 +182,20 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     );
   });
 
-  it('-32600 again on the retry: no third call, the failure is logged', async () => {
+  it('-32600 again on the retry: no third call, the failure is logged, and the call stays in the view, failed with the reason', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL } });
     h.server.override('tools/call', () => {
       throw new RpcError(-32600, 'Task augmentation required for tools/call requests');
     });
-    await h.engine.callTool('fake', 'optional-tool', { preference: 'direct' });
+    const direct = await h.engine.callTool('fake', 'optional-tool', { preference: 'direct' });
     await waitFor(() => h.log.has('error', /the retry as a task failed/), 'the logged failure');
     assert.equal(h.server.requestsOf('tools/call').length, 2);
     assert.ok(h.log.has('error', /^\[fake\] optional-tool: the retry as a task failed: Task augmentation required for tools\/call requests$/), h.log.text());
+    const kept = h.engine.get(direct.key);
+    assert.equal(kept?.status, 'failed', 'the call is not lost');
+    assert.deepEqual(kept?.outcome, { kind: 'error', error: { code: -32600, message: 'Task augmentation required for tools/call requests' } });
+    assert.match(kept?.note ?? '', /^The server requires a task for this call, and calling it as a task failed: Task augmentation required/);
+    assert.deepEqual(h.engine.list().map((t) => t.key), [direct.key], 'no task record was left behind');
   });
 
   it('-32600 on a plain call of a forbidden tool is never retried as a task: the call failed', async () => {
