@@ -53,26 +53,34 @@ export async function readSseStream(body: FetchBody, handlers: SseHandlers): Pro
   }
 }
 
+/** What {@link readBodyText} read: the text, and whether the body passed the limit or was cut. */
+export interface BodyText {
+  text: string;
+  /** The body went past the limit and was not read further. */
+  over: boolean;
+  /** Why the body ended before it was whole (a dropped connection...). */
+  cut?: unknown;
+}
+
 /**
- * A whole body as text, or undefined when it grows past {@link MAX_MESSAGE_CHARS} (it is then
- * not read further). Rejects when the body is cut. The body is always released.
+ * A body as text, read until it ends or passes `max` characters; never rejects, and always
+ * releases the body. A body cut on the way keeps what arrived.
  */
-export async function readBodyText(body: FetchBody): Promise<string | undefined> {
+export async function readBodyText(body: FetchBody, max = MAX_MESSAGE_CHARS): Promise<BodyText> {
   const decoder = new TextDecoder();
   const reader = (body as ReadableStream<Uint8Array>).getReader();
   let text = '';
-  let done = false;
   try {
     for (;;) {
       const chunk = await reader.read();
-      if (chunk.done) break;
+      if (chunk.done) return { text: text + decoder.decode(), over: false };
       text += decoder.decode(chunk.value, { stream: true });
-      if (text.length > MAX_MESSAGE_CHARS) return undefined;
+      if (text.length > max) return { text, over: true };
     }
-    done = true;
-    return text + decoder.decode();
+  } catch (cut) {
+    return { text, over: false, cut };
   } finally {
-    if (!done) reader.cancel().catch(() => undefined);
+    reader.cancel().catch(() => undefined);
   }
 }
 
@@ -95,23 +103,8 @@ export function mediaType(response: Response): string {
 }
 
 /** Up to `max` characters of a body that is not read any further (an error page may be huge). */
-export async function readBodySnippet(response: Response, max = 200): Promise<string> {
-  if (!response.body) return '';
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  try {
-    while (text.length < max) {
-      const chunk = await reader.read();
-      if (chunk.done) break;
-      text += decoder.decode(chunk.value, { stream: true });
-    }
-  } catch {
-    // A body cut while reading an error page: what arrived is enough.
-  } finally {
-    reader.cancel().catch(() => undefined);
-  }
-  return text.trim().slice(0, max);
+async function readBodySnippet(response: Response, max = 200): Promise<string> {
+  return response.body ? (await readBodyText(response.body, max)).text.trim().slice(0, max) : '';
 }
 
 function statusLine(response: Response): string {

@@ -205,7 +205,7 @@ export class StreamableHttpTransport implements Transport {
     );
     try {
       const signal = AbortSignal.any([this.#lifetime.signal, timeout.signal]);
-      const response = await this.#http('POST', { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, signal, JSON.stringify(message));
+      const response = await this.#postMessage(message, signal);
       if (!response.ok) throw await this.#statusError(response, sentSession);
       await response.body?.cancel().catch(() => undefined);
       this.#adoptSessionId(response);
@@ -234,10 +234,15 @@ export class StreamableHttpTransport implements Transport {
     exchange.ids.clear();
   }
 
+  /** POSTs a message as the spec asks: JSON, accepting a JSON or an event-stream answer. */
+  #postMessage(message: object, signal: AbortSignal): Promise<Response> {
+    return this.#http('POST', { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, signal, JSON.stringify(message));
+  }
+
   /** Sends one POST and handles its answer; true when an SSE answer is being followed. */
   async #exchange(message: object, exchange: Exchange, signal: AbortSignal): Promise<boolean> {
     const sentSession = this.#sessionId;
-    const response = await this.#http('POST', { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, signal, JSON.stringify(message));
+    const response = await this.#postMessage(message, signal);
     if (!response.ok) throw await this.#statusError(response, sentSession);
     this.#adoptSessionId(response);
 
@@ -250,17 +255,15 @@ export class StreamableHttpTransport implements Transport {
       return true;
     }
     if (type === 'application/json') {
-      let text: string | undefined;
-      try {
-        text = response.body ? await readBodyText(response.body) : '';
-      } catch (err) {
+      const body = response.body ? await readBodyText(response.body) : { text: '', over: false };
+      if ('cut' in body) {
         if (signal.aborted) throw abortReason(signal);
-        throw new TransportHttpError(`Server "${this.#serverName}" cut its answer to ${describe(message)}: ${errorMessage(err)}`);
+        throw new TransportHttpError(`Server "${this.#serverName}" cut its answer to ${describe(message)}: ${errorMessage(body.cut)}`);
       }
-      if (text === undefined) {
+      if (body.over) {
         throw new TransportHttpError(`Server "${this.#serverName}" sent an answer to ${describe(message)} longer than ${MAX_MESSAGE_CHARS} characters; it was not read further`);
       }
-      const values = parseEventData(text, this.#serverName);
+      const values = parseEventData(body.text, this.#serverName);
       // The answer to this very request is lost: failing the send fails the request now.
       if (values instanceof TransportParseError) throw values;
       for (const v of values) this.#deliver(v);
