@@ -9,7 +9,7 @@ import type { McpSession } from '../protocol/session';
 import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine';
 import { canTransition, isServerTerminal, isTerminal } from '../tasks/status';
 import type { TaskSnapshot } from '../tasks/types';
-import { abortReason, errorMessage } from '../util/abort';
+import { errorMessage, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import { DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
@@ -389,7 +389,7 @@ export class TaskHost {
   async #serveResult(state: ServerState, serverId: string, session: McpSession, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
     const rec = this.#lookup(state, serverId, session, 'tasks/result', params);
     const { taskId } = rec.snap;
-    if (!isServerTerminal(rec.snap.status)) await untilDone(rec.done, signal);
+    if (!isServerTerminal(rec.snap.status)) await raceAbort(rec.done, signal);
     if (state.tasks.get(taskId) !== rec) return fail(`Failed to retrieve task result: ${state.gone.get(taskId) ?? 'Task not found'}`);
     rec.snap = { ...rec.snap, resultRetrievedAt: new Date(this.#now()).toISOString() };
     this.#onDidChange.fire(rec.snap);
@@ -549,19 +549,6 @@ function fail(message: string): never {
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Waits for `done`, or rejects when the request is cancelled; leaves no listener behind. */
-function untilDone(done: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(abortReason(signal));
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    void done.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    });
-  });
 }
 
 /** A line for the view: the elicitation's message, or the text of the last sampling message. */

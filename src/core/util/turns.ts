@@ -1,4 +1,4 @@
-import { abortReason } from './abort';
+import { raceAbort } from './abort';
 
 /**
  * Dialogs one at a time, in the order they were asked for. The editor shows one quick input at a
@@ -19,12 +19,3 @@ export class Turns {
   }
 }
 
-/** Settles as `promise` does, or rejects with the signal's reason as soon as it aborts. */
-export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortReason(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
