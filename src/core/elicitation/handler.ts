@@ -214,12 +214,11 @@ export type ElicitationHandler = ServerRequestHandler & {
 
 const CompleteParamsSchema = z.looseObject({ elicitationId: z.string() });
 
-
 /**
  * Answers servers' `elicitation/create` requests: validates them (a bad request is logged and
  * answered -32602), shows one dialog at a time (a second request waits for the first, and for
- * any other dialog of `turns`: the editor shows one quick input at a time), checks the content against the schema, and answers
- * with an `ElicitResult`. An abort of `ctx.signal` closes the dialog and rejects.
+ * any other dialog of `turns`: the editor shows one quick input at a time), checks the content
+ * against the schema, and answers with an `ElicitResult`. An abort of `ctx.signal` closes the dialog and rejects.
  */
 export function createElicitationHandler(options: ElicitationHandlerOptions): ElicitationHandler {
   const { prompter, log: root } = options;
