@@ -139,6 +139,8 @@ const MAX_REFETCH_MS = 5 * 60_000;
 const LIST_RETRY_MS = 5 * 60_000;
 /** Why a task of a server whose tasks die with its process is lost when a new process (or none) is there. */
 const PROCESS_GONE = "the server's process that ran it is gone; a new process does not know its tasks";
+/** The note of an ended task whose id its server gave to a newer one (see `retire`). */
+const RETIRED = 'The server has given its id to a newer task: its result can no longer be fetched.';
 
 /**
  * Runs tools as tasks and follows every task to its end, as the 2025-11-25 spec says: polling
@@ -375,10 +377,12 @@ export class TaskEngine extends DisposableBase {
     const { task, _meta } = created.data;
     const immediate = _meta?.[MODEL_IMMEDIATE_RESPONSE_META];
     const key = taskKey(serverId, task.taskId);
-    if (this.#recs.has(key)) {
+    const earlier = this.#recs.get(key);
+    if (earlier && !isTerminal(earlier.snap.status)) {
       sub.dispose();
       throw new Error(`Server "${this.#label(serverId)}" reused the id of a task it already created: ${task.taskId}`);
     }
+    if (earlier) await this.#retire(earlier);
     const createdAt = validDate(task.createdAt, this.#now());
     const rec = this.#addRec(
       {
@@ -408,6 +412,28 @@ export class TaskEngine extends DisposableBase {
     if (task.status !== 'working') this.#applyServerTask(rec, task, 'create');
     if (!isTerminal(rec.snap.status) && !this.#scheduler.has(key)) this.#scheduleNext(rec);
     return rec.snap;
+  }
+
+  /**
+   * Moves an ended task out of the way of a new task that its server gave the same id: a server
+   * that counts its ids and was restarted (T-RCV-3 asks for unique random ids; not every server
+   * keeps to it). The old task stays, with its outcome, under a key of its own; the id now names
+   * the new task.
+   */
+  async #retire(rec: Rec): Promise<void> {
+    const { key, serverId, taskId } = rec.snap;
+    // Read before the old key goes: removing it deletes the outcome kept under it.
+    const outcome = rec.snap.outcome ?? (rec.snap.outcomeFetchedAt !== undefined ? await this.#options.loadOutcome?.(key) : undefined);
+    if (this.#recs.get(key) !== rec) return;
+    this.#refetch.cancel(key);
+    this.#refetchDelay.delete(key);
+    this.#recs.delete(key);
+    this.#onDidRemove.fire(key);
+    // Its key no longer matches its id: what marks it (after a reload too) as one never to ask the server about.
+    rec.snap = { ...rec.snap, key: `${key}\u0000earlier-${randomUUID()}`, outcome, note: outcome ? rec.snap.note : (rec.snap.note ?? RETIRED) };
+    this.#recs.set(rec.snap.key, rec);
+    this.#onDidChange.fire(rec.snap);
+    this.#log.warn(`[${this.#label(serverId)}] The server gave a new task the id of an earlier one that ended (${taskId}); the earlier one is kept apart`);
   }
 
   #directSnapshot(serverId: string, toolName: string, options: CallToolOptions): TaskSnapshot {
@@ -759,7 +785,7 @@ export class TaskEngine extends DisposableBase {
   /** An ended task whose result is fetched without being asked (the autoFetchResults setting) and is not in hand yet. */
   #wantsOutcome(rec: Rec): boolean {
     const { kind, status, outcome, outcomeFetchedAt } = rec.snap;
-    return kind === 'task' && (status === 'completed' || status === 'failed') && !outcome && !outcomeFetchedAt && (this.#options.autoFetchResults?.() ?? true);
+    return kind === 'task' && (status === 'completed' || status === 'failed') && !outcome && !outcomeFetchedAt && !retired(rec.snap) && (this.#options.autoFetchResults?.() ?? true);
   }
 
   /**
@@ -919,6 +945,7 @@ export class TaskEngine extends DisposableBase {
     }
     if (rec.snap.kind === 'direct') throw new Error(rec.snap.note ?? 'The call has not finished yet.');
     const gone = () => rec.snap.status === 'expired' || rec.snap.status === 'lost';
+    if (retired(rec.snap) && !gone()) throw new Error(RETIRED);
     const outcome = gone() ? undefined : await this.#resultCall(rec);
     if (outcome) return outcome;
     if (gone()) throw new Error(`The task is ${rec.snap.status} and no result was fetched before: ${rec.snap.note ?? ''}`.trim());
@@ -1157,6 +1184,11 @@ function lists(session: McpSession | undefined): session is McpSession {
 }
 
 function ignore(): void {}
+
+/** A task moved aside by `retire`: its id names another task now. */
+function retired(snap: TaskSnapshot): boolean {
+  return snap.kind === 'task' && snap.key !== taskKey(snap.serverId, snap.taskId);
+}
 
 function clamp(n: number, min: number, max: number): number {
   return Number.isFinite(n) ? Math.min(Math.max(n, min), max) : max;

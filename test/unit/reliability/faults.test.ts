@@ -103,6 +103,35 @@ describe('reliability: faults', function () {
       assert.equal(spawns(spawnLog).length, 2);
     });
 
+    it('a restarted server that counts its task ids: a new task that reuses the id of an ended one is tracked, and the ended one is kept apart with its result', async () => {
+      const c = client({ servers: { lab: { type: 'stdio', command: node, args: [taskLab, 'stdio', '--poll-interval', '100', '--counting-ids'] } } });
+      const id = c.id('lab');
+      const done = await c.engine.callTool(id, 'work', { arguments: { tag: 'first', durationMs: 100 } });
+      const live = await c.engine.callTool(id, 'work', { arguments: { tag: 'second', durationMs: 60_000 } });
+      assert.deepEqual([done.taskId, live.taskId], ['1', '2']);
+      await c.until(done.key, (s) => s.outcome !== undefined, 'the first result');
+      await c.servers.restart(id);
+      await c.until(live.key, (s) => s.status === 'lost', 'the live task lost with its process');
+
+      const again = await c.engine.callTool(id, 'work', { arguments: { tag: 'again', durationMs: 100 } });
+      const reused = await c.engine.callTool(id, 'work', { arguments: { tag: 'reused', durationMs: 100 } });
+      assert.deepEqual([again.taskId, reused.taskId], ['1', '2'], 'the new process counted from 1 again');
+      assert.equal(again.key, done.key, 'the id, and the key made of it, name the new task');
+      assert.deepEqual((await c.until(again.key, (s) => s.outcome !== undefined, 'the new result')).outcome, outcome('again', '1'));
+      assert.deepEqual((await c.until(reused.key, (s) => s.outcome !== undefined, 'the other new result')).outcome, outcome('reused', '2'));
+
+      const earlier = c.engine.list().filter((t) => t.key !== again.key && t.key !== reused.key);
+      assert.equal(earlier.length, 2, c.engine.list().map((t) => `${t.taskId} ${t.status}`).join(', '));
+      const first = earlier.find((t) => t.taskId === '1')!;
+      const second = earlier.find((t) => t.taskId === '2')!;
+      assert.equal(first.status, 'completed');
+      assert.deepEqual(await c.engine.fetchResult(first.key), outcome('first', '1'), 'the earlier result is kept, not replaced by the new one');
+      assert.equal(second.status, 'lost');
+      assert.match(second.note!, /^The server's process ended/, 'why it was lost is kept');
+      await assert.rejects(c.engine.fetchResult(second.key), /^Error: The task is lost and no result was fetched before/);
+      assert.ok((c.log as MemoryLogger).has('warn', /^\[lab\] The server gave a new task the id of an earlier one that ended \(1\); the earlier one is kept apart$/));
+    });
+
     it('a server that crashes at start is respawned with a growing backoff, not in a tight loop', async () => {
       const spawnLog = path.join(dir, 'spawns');
       const c = client({ servers: { crashy: { type: 'stdio', command: node, args: [taskLab, '--spawn-log', spawnLog, '--exit-at-start', '3'] } } });

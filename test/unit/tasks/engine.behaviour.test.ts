@@ -1,13 +1,17 @@
 // How the TaskEngine copes with what real servers do: misbehaving answers, silent or chatty
 // servers, endless lists, retries, forgotten tasks, dead processes and window reloads.
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { RpcError } from '../../../src/core/jsonrpc/errors';
 import { McpSession } from '../../../src/core/protocol/session';
+import { TaskStore } from '../../../src/core/state/taskStore';
 import { TaskEngine } from '../../../src/core/tasks/engine';
 import { InMemoryTransport } from '../../../src/core/transports/inMemory';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { taskKey } from '../../../src/core/tasks/types';
-import type { WireTask } from '../helpers/fakeTaskServer';
+import type { Harness, WireTask } from '../helpers/fakeTaskServer';
 import { FakeTaskServer, NO_POLL, harnessesForEachTest, settle, waitStatus } from '../helpers/fakeTaskServer';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 
@@ -125,12 +129,84 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.ok(h.log.has('debug', /^\[fake\] Status notification for a task not tracked here: not-mine$/));
   });
 
-  it('refuses a CreateTaskResult that reuses the id of a task already tracked', async () => {
+  it('refuses a CreateTaskResult that reuses the id of a live task already tracked', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL } });
     const first = await h.engine.callTool('fake', 'required-tool');
     h.server.override('tools/call', () => ({ task: h.server.task(first.taskId) }));
     await assert.rejects(h.engine.callTool('fake', 'required-tool'), new RegExp(`reused the id of a task it already created: ${first.taskId}`));
     assert.equal(h.engine.list().length, 1);
+  });
+
+  /** The server forgets every task and gives the next one `taskId` (a restarted server that counts its ids; T-RCV-3 forbids it). */
+  const reuseNext = (h: Harness, taskId: string) => {
+    h.server.forget();
+    h.server.override('tools/call', (p) => ({ task: h.server.createTask(String(p?.name), { taskId }) }));
+  };
+
+  it('an ended task whose id a new task reuses is kept apart: the id names the new task, and the old result is never asked for in its name (T-RCV-3)', async () => {
+    const h = await harness({ server: { pollInterval: 10 }, engine: { autoFetchResults: () => false } });
+    const first = await h.engine.callTool('fake', 'required-tool');
+    h.server.complete(first.taskId);
+    await waitStatus(h, first.taskId, 'completed');
+    const removed: string[] = [];
+    h.engine.onDidRemove((k) => removed.push(k));
+    reuseNext(h, first.taskId);
+    const second = await h.engine.callTool('fake', 'required-tool');
+    assert.equal(second.key, first.key);
+    assert.deepEqual(removed, [first.key], 'the old key left the view');
+    const earlier = h.engine.list().find((t) => t.key !== first.key)!;
+    assert.deepEqual([earlier.taskId, earlier.status, earlier.note], [first.taskId, 'completed', 'The server has given its id to a newer task: its result can no longer be fetched.']);
+    assert.equal(h.snap(first.taskId).status, 'working', 'find() gives the new task');
+    await assert.rejects(h.engine.fetchResult(earlier.key), /^Error: The server has given its id to a newer task/);
+
+    // Restored in another window with results fetched on their own: still never asked for.
+    const other = await harness({ server: { pollInterval: 10 } });
+    other.engine.restore([{ ...earlier, serverId: 'fake' }]);
+    await settle(other);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(other.server.requestsOf('tasks/result').length, 0);
+    assert.equal(h.server.requestsOf('tasks/result').length, 0);
+    h.server.complete(second.taskId, { content: [{ type: 'text', text: 'the new one' }] });
+    const fresh = await h.engine.fetchResult(second.key);
+    assert.deepEqual(fresh.kind === 'result' && fresh.result.content, [{ type: 'text', text: 'the new one' }]);
+  });
+
+  it('an ended task whose id a new task reuses keeps the result stored for it, moved to its new key', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-reuse-'));
+    const until = async (what: string, predicate: () => Promise<boolean>) => {
+      for (const deadline = Date.now() + 5000; !(await predicate()); await new Promise((r) => setTimeout(r, 5))) {
+        if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+      }
+    };
+    try {
+      const store = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, debounceMs: 1 });
+      const h = await harness({ server: { pollInterval: 10 } });
+      store.attach(h.engine);
+      const first = await h.engine.callTool('fake', 'required-tool');
+      h.server.complete(first.taskId, { content: [{ type: 'text', text: 'kept' }] });
+      await waitFor(() => h.snap(first.taskId).outcome !== undefined, 'the first outcome');
+      await until('the outcome file', async () => (await store.loadOutcome(first.key)) !== undefined);
+      store.dispose();
+
+      // The next window: the snapshot comes back without its outcome, which stays on disk.
+      const reopened = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, debounceMs: 1 });
+      const state = await reopened.load();
+      const h2 = await harness({ server: { pollInterval: 10 }, engine: { loadOutcome: (key) => reopened.loadOutcome(key) } });
+      h2.engine.restore(state.tasks, state.progressTokens);
+      reopened.attach(h2.engine);
+      assert.equal(h2.snap(first.taskId).outcome, undefined);
+      reuseNext(h2, first.taskId);
+      const second = await h2.engine.callTool('fake', 'required-tool');
+      const earlier = h2.engine.list().find((t) => t.key !== second.key)!;
+      const expected = h.snap(first.taskId).outcome;
+      assert.deepEqual(earlier.outcome, expected);
+      assert.equal(earlier.note, undefined);
+      await until('the file moved to the new key', async () => (await reopened.loadOutcome(earlier.key)) !== undefined && (await reopened.loadOutcome(first.key)) === undefined);
+      assert.deepEqual(await reopened.loadOutcome(earlier.key), expected);
+      reopened.dispose();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('tasks/list: a repeated cursor stops paging, with an error in the log', async () => {
