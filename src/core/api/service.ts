@@ -9,6 +9,7 @@ import { serverAcceptsToolTasks } from '../tasks/policy';
 import type { LocalTaskStatus } from '../tasks/status';
 import { isTerminal } from '../tasks/status';
 import type { TaskOrigin, TaskSnapshot } from '../tasks/types';
+import { taskKey } from '../tasks/types';
 import { errorMessage } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import type { Logger } from '../util/log';
@@ -161,7 +162,10 @@ export class TasksService implements Disposable {
    */
   findTask(taskId: string, server?: string): TaskInfo {
     const serverId = server === undefined ? undefined : this.resolveServer(server).id;
-    const hits = this.#deps.engine.list().filter((t) => t.taskId === taskId && (serverId === undefined || t.serverId === serverId));
+    const { engine, servers } = this.#deps;
+    let hits = engine.list().filter((t) => t.taskId === taskId && (serverId === undefined || t.serverId === serverId));
+    // The id of a plain call that the server required as a task leads to the task.
+    if (hits.length === 0) hits = servers.list().flatMap((s) => (serverId === undefined || s.id === serverId ? (engine.get(taskKey(s.id, taskId)) ?? []) : []));
     if (hits.length === 1) return this.#taskInfo(hits[0]);
     if (hits.length === 0) throw new Error(`No task "${taskId}" is tracked${server === undefined ? '' : ` for server "${server}"`}.`);
     const labels = hits.map((t) => `"${this.#deps.servers.label(t.serverId)}"`).join(', ');
@@ -174,14 +178,18 @@ export class TasksService implements Disposable {
    */
   async result(id: string, waitMs = 0, signal?: AbortSignal): Promise<ResultInfo> {
     const { engine } = this.#deps;
-    const first = this.#mustGet(id);
-    if (!isTerminal(first.status) && waitMs > 0) {
+    const deadline = Date.now() + waitMs;
+    let t = this.#mustGet(id);
+    // Once more when a plain call becomes a task (the server required one): its key leads there.
+    for (let fetching = false; !isTerminal(t.status) && Date.now() < deadline && !signal?.aborted && !this.#lifetime.signal.aborted; t = this.#mustGet(id)) {
       // tasks/result blocks until the task ends, so the wait ends as soon as the task does,
       // not at the next poll. It is shared with the engine's own fetch; errors surface below.
-      if (first.kind === 'task') void engine.fetchResult(id).catch(() => undefined);
-      await this.#whenEnded(id, waitMs, signal);
+      if (t.kind === 'task' && !fetching) {
+        fetching = true;
+        void engine.fetchResult(id).catch(() => undefined);
+      }
+      await this.#whenEnded(t.key, deadline - Date.now(), signal);
     }
-    const t = this.#mustGet(id);
     if (!isTerminal(t.status)) return { task: this.#taskInfo(t), done: false };
     if (t.outcome) return { task: this.#taskInfo(t), done: true, outcome: copy(t.outcome) };
     if (t.status === 'cancelled') return { task: this.#taskInfo(t), done: true, fetchError: 'The task was cancelled; it has no result.' };
@@ -218,7 +226,7 @@ export class TasksService implements Disposable {
     return t;
   }
 
-  /** Resolves when the task ends or is removed, after `ms`, or when a signal aborts; never rejects. */
+  /** Resolves when the task of key `id` ends or is removed, after `ms`, or when a signal aborts; never rejects. */
   #whenEnded(id: string, ms: number, signal?: AbortSignal): Promise<void> {
     const { engine } = this.#deps;
     const signals = [this.#lifetime.signal, ...(signal ? [signal] : [])];

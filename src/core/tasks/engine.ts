@@ -152,6 +152,8 @@ const RETIRED = 'The server has given its id to a newer task: its result can no 
  */
 export class TaskEngine extends DisposableBase {
   readonly #recs = new Map<string, Rec>();
+  /** The key of a plain call the server required as a task → the task's key, for whoever holds the first (see `startDirect`). */
+  readonly #moved = new Map<string, string>();
   readonly #scheduler: PollScheduler;
   /** One entry per server followed by `tasks/list` cycles, keyed by server id. */
   readonly #cycles: PollScheduler;
@@ -199,8 +201,14 @@ export class TaskEngine extends DisposableBase {
 
   // ── Queries ────────────────────────────────────────────────────────────────────────────────
 
+  /** A task by key; the key of a plain call that became a task gives the task. */
   get(key: string): TaskSnapshot | undefined {
-    return this.#recs.get(key)?.snap;
+    return this.#rec(key)?.snap;
+  }
+
+  #rec(key: string): Rec | undefined {
+    const moved = this.#moved.get(key);
+    return this.#recs.get(key) ?? (moved === undefined ? undefined : this.#recs.get(moved));
   }
 
   find(serverId: string, taskId: string): TaskSnapshot | undefined {
@@ -472,7 +480,9 @@ export class TaskEngine extends DisposableBase {
         if (retryAsTask && isPeerError(err) && err.code === ErrorCode.InvalidRequest) {
           this.#log.info(`[${this.#label(serverId)}] ${toolName}: the server requires task augmentation (-32600: ${err.message}); calling it again as a task`);
           try {
-            await this.#startTask(serverId, session, toolName, options);
+            const task = await this.#startTask(serverId, session, toolName, options);
+            // The call's caller (a chat tool, another extension) may hold its key: it now leads to the task.
+            this.#moved.set(rec.snap.key, task.key);
             this.remove(rec.snap.key);
           } catch (e) {
             // The call stays in the view, failed with the reason, instead of vanishing into the log.
@@ -927,17 +937,17 @@ export class TaskEngine extends DisposableBase {
    * `tasks/result` call is in flight (T-REQ-3), started again if an earlier one failed.
    */
   respond(key: string): void {
-    const rec = this.#recs.get(key);
+    const rec = this.#rec(key);
     if (rec && rec.snap.status === 'input_required') void this.#resultCall(rec);
   }
 
   /** The task's outcome: the kept one, or fetched (waiting for the task to end if it is live). */
   async fetchResult(key: string): Promise<TaskOutcome> {
-    const rec = this.#recs.get(key);
+    const rec = this.#rec(key);
     if (!rec) throw new Error('This task is no longer tracked.');
     if (rec.snap.outcome) return rec.snap.outcome;
     if (rec.snap.outcomeFetchedAt && this.#options.loadOutcome) {
-      const stored = await this.#options.loadOutcome(key);
+      const stored = await this.#options.loadOutcome(rec.snap.key);
       if (stored) {
         this.#update(rec, { outcome: stored });
         return stored;
@@ -957,7 +967,7 @@ export class TaskEngine extends DisposableBase {
    * task that had already ended (-32602) is refreshed and the error says so.
    */
   async cancel(key: string): Promise<TaskSnapshot> {
-    const rec = this.#recs.get(key);
+    const rec = this.#rec(key);
     if (!rec) throw new Error('This task is no longer tracked.');
     if (isTerminal(rec.snap.status)) throw new Error(`The task already ended (${rec.snap.status}).`);
     if (rec.snap.kind === 'direct') {
@@ -1124,6 +1134,7 @@ export class TaskEngine extends DisposableBase {
     this.#refetchDelay.delete(key);
     if (!isTerminal(rec.snap.status)) this.#unrouteProgress(rec);
     this.#recs.delete(key);
+    for (const [from, to] of this.#moved) if (to === key) this.#moved.delete(from);
     this.#servers.get(rec.snap.serverId)?.live.delete(rec);
     this.#onDidRemove.fire(key);
   }

@@ -6,7 +6,10 @@ import { parseSettingServers } from '../../../src/core/config/parse';
 import { ServerManager } from '../../../src/core/servers/serverManager';
 import { TaskEngine } from '../../../src/core/tasks/engine';
 import { createTransport } from '../../../src/core/transports/factory';
-import { MemoryLogger } from '../helpers/logger';
+import { RpcError } from '../../../src/core/jsonrpc/errors';
+import type { ServerSnapshot } from '../../../src/core/servers/serverManager';
+import { NO_POLL, harnessesForEachTest } from '../helpers/fakeTaskServer';
+import { MemoryLogger, waitFor } from '../helpers/logger';
 import { demoServer } from '../helpers/peers';
 
 /** The service over a real engine and server manager, with the demo server over stdio. */
@@ -164,5 +167,39 @@ describe('TasksService (the API and language-model tools) against the demo serve
     assert.equal(r.task.status, 'completed');
     assert.deepEqual(w.engine.get(t.id)?.arguments, { message: 'mine' });
     assert.ok(w.log.has('error', /A listener of task changes failed: listener bug/));
+  });
+});
+
+describe('TasksService: a plain call the server required as a task', () => {
+  const harness = harnessesForEachTest();
+
+  it('the id the caller got leads to the task: its wait, its result and findTask follow it', async () => {
+    let answer!: () => void;
+    const refused = new Promise<void>((r) => (answer = r));
+    const h = await harness({
+      server: {
+        pollInterval: NO_POLL,
+        plainCall: async () => {
+          await refused;
+          throw new RpcError(-32600, 'Task augmentation required for tools/call requests');
+        },
+      },
+    });
+    const snapshot = { id: 'fake', name: 'fake', label: 'fake', type: 'stdio', source: { kind: 'settings' }, state: { kind: 'connected' } } as unknown as ServerSnapshot;
+    const servers = { list: () => [snapshot], get: () => snapshot, getSession: async () => h.session, peekSession: () => h.session, label: () => 'fake' };
+    const service = new TasksService({ engine: h.engine, servers, logger: h.log });
+    const call = await service.start('fake', 'optional-tool', { origin: 'api', preference: 'direct' });
+    assert.equal(call.kind, 'direct');
+    const waiting = service.result(call.id, 10_000);
+    answer();
+    await waitFor(() => h.engine.list().some((t) => t.kind === 'task'), 'the retry as a task');
+    const task = h.engine.list()[0];
+    assert.equal(service.findTask(call.taskId).id, task.key, 'the chat tools find the task by the id they were given');
+    h.server.complete(task.taskId, { content: [{ type: 'text', text: 'done as a task' }] });
+    const r = await waiting;
+    assert.equal(r.done, true, 'the wait followed the call into its task');
+    assert.equal(r.task.id, task.key);
+    assert.deepEqual(r.outcome?.kind === 'result' && r.outcome.result.content, [{ type: 'text', text: 'done as a task' }]);
+    service.dispose();
   });
 });

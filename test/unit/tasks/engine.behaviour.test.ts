@@ -248,10 +248,17 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.equal('task' in calls[0].params!, false);
     assert.deepEqual(calls[1].params?.task, {});
     assert.deepEqual(calls[1].params?.arguments, { n: 1 });
-    assert.equal(h.engine.get(direct.key), undefined, 'the failed plain call is replaced by the task');
     const task = h.engine.list()[0];
+    assert.equal(h.engine.list().length, 1, 'the failed plain call is replaced by the task');
     assert.equal(task.toolName, 'optional-tool');
     assert.equal(task.status, 'working');
+    // Whoever holds the call's key (a chat tool, another extension) is led to the task.
+    assert.equal(h.engine.get(direct.key)?.key, task.key);
+    h.server.complete(task.taskId, { content: [{ type: 'text', text: 'as a task' }] });
+    const outcome = await h.engine.fetchResult(direct.key);
+    assert.deepEqual(outcome.kind === 'result' && outcome.result.content, [{ type: 'text', text: 'as a task' }]);
+    h.engine.remove(task.key);
+    assert.equal(h.engine.get(direct.key), undefined, 'the way to it goes with the task');
     assert.ok(
       h.log.has('info', /^\[fake\] optional-tool: the server requires task augmentation \(-32600: Task augmentation required for tools\/call requests\); calling it again as a task$/),
       h.log.text(),
