@@ -133,6 +133,10 @@ interface Backoff {
 }
 
 const MAX_BACKOFF_MS = 60_000;
+/** The longest wait between polls of a task, whatever its server suggests: a nonsense pollInterval (1e12) still sees the task end. */
+const MAX_POLL_MS = 60 * 60_000;
+/** A task is checked once more this long (or a tenth of its ttl, if less) before its ttl ends, when its next poll would come too late. */
+const LAST_CALL_MS = 5_000;
 /** A result that could not be fetched (server unreachable, connection lost) is tried again after 5 s, doubling up to this. */
 const MAX_REFETCH_MS = 5 * 60_000;
 /** After a list cycle that did not win, listing is tried again this much later, whatever the count. */
@@ -187,7 +191,7 @@ export class TaskEngine extends DisposableBase {
     this.#now = options.now ?? Date.now;
     this.#random = options.random ?? Math.random;
     this.#minPoll = options.minPollMs ?? 250;
-    this.#maxPoll = options.maxPollMs ?? 60_000;
+    this.#maxPoll = options.maxPollMs ?? MAX_POLL_MS;
     this.#defaultPoll = options.defaultPollMs ?? 2_000;
     this.#timeoutMs = options.requestTimeoutMs ?? 30_000;
     this.#scheduler = new PollScheduler((key) => void this.poll(key), this.#now);
@@ -561,7 +565,9 @@ export class TaskEngine extends DisposableBase {
    * The next check of a live task. Where its server is followed by list, the next list cycle;
    * else its own poll: at the task's pollInterval, clamped to sane bounds, plus up to 25% jitter
    * so tasks created together do not poll in lockstep. Never sooner than the interval, never
-   * later than twice it (T-REQ-2). A server that is backing off pushes it later.
+   * later than twice it (T-REQ-2), except for one last check just before the task's ttl ends,
+   * when the server may delete it and its result (T-RCV-7). A server that is backing off pushes
+   * it later.
    */
   #scheduleNext(rec: Rec): void {
     const { key, serverId } = rec.snap;
@@ -572,6 +578,12 @@ export class TaskEngine extends DisposableBase {
       return;
     }
     let delay = this.#interval(rec) * (1 + 0.25 * this.#random());
+    const { ttl, createdAt } = rec.snap;
+    if (ttl !== null) {
+      const now = this.#now();
+      const lastCall = Date.parse(createdAt) + ttl - Math.min(ttl / 10, LAST_CALL_MS);
+      if (now + delay > lastCall && lastCall >= now + this.#minPoll) delay = lastCall - now;
+    }
     const b = this.#backoff.get(serverId);
     if (b) delay = Math.max(delay, b.delay);
     this.#scheduler.schedule(key, this.#now() + delay);

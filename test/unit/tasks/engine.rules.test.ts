@@ -550,7 +550,7 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     assert.equal(s.lastUpdatedAt, h.server.task(snap.taskId)!.lastUpdatedAt);
     assert.equal(s.pollInterval, NO_POLL + 1);
     assert.equal(s.createdAt, t.createdAt);
-    assert.equal(h.engine.effectivePollInterval(snap.key), 60_000, 'clamped to maxPollMs');
+    assert.equal(h.engine.effectivePollInterval(snap.key), NO_POLL + 1, 'the server\'s interval, honoured');
 
     const h2 = await harness({ server: { pollInterval: NO_POLL, ttl: null } });
     assert.equal((await h2.engine.callTool('fake', 'required-tool')).ttl, null, 'null ttl: unlimited');

@@ -233,6 +233,33 @@ describe('TaskEngine polling pace (fake timers)', () => {
     assert.deepEqual(new Set(g.slice(11)), new Set([5_000]));
   });
 
+  it('T-REQ-2: a long pollInterval (5 minutes) is honoured, not shortened', async () => {
+    const hh = await start({ server: { pollInterval: 300_000 }, engine: { random: () => 0 } });
+    const snap = await hh.engine.callTool('fake', 'required-tool');
+    assert.equal(hh.engine.effectivePollInterval(snap.key), 300_000);
+    await clock!.tickAsync(20 * 60_000);
+    assert.deepEqual(gaps(hh, snap.taskId), [300_000, 300_000, 300_000, 300_000]);
+  });
+
+  it('T-RCV-7: a task whose ttl ends before its next poll is checked once just before, and its result fetched while the server still keeps it', async () => {
+    const hh = await start({ server: { pollInterval: 120_000, ttl: 100_000 }, engine: { random: () => 0 } });
+    const snap = await hh.engine.callTool('fake', 'required-tool');
+    await clock!.tickAsync(50_000);
+    hh.server.complete(snap.taskId); // no notification: only a poll can tell
+    await clock!.tickAsync(45_000);
+    assert.deepEqual(gaps(hh, snap.taskId), [95_000], 'polled 5 s before the ttl ends, not at 120 s');
+    await clock!.tickAsync(10);
+    assert.equal(hh.snap(snap.taskId).status, 'completed');
+    assert.equal(hh.server.requestsOf('tasks/result').length, 1, 'the result fetched before the ttl ended');
+  });
+
+  it('the last check before the ttl ends comes once: a task still working then is polled at its own pace after', async () => {
+    const hh = await start({ server: { pollInterval: 120_000, ttl: 100_000 }, engine: { random: () => 0 } });
+    const snap = await hh.engine.callTool('fake', 'required-tool');
+    await clock!.tickAsync(400_000);
+    assert.deepEqual(gaps(hh, snap.taskId), [95_000, 120_000, 120_000]);
+  });
+
   const clamps: Array<[string, number, number]> = [
     ['0', 0, 500],
     ['negative', -1_000, 500],
