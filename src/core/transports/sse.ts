@@ -2,6 +2,8 @@ import { abortReason, errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
 import { checkHttpConfig, httpStatusError, mediaType, networkError, parseEventData, readSseStream } from './sseStream';
+import type { StreamingGetInit } from './streamingGet';
+import { streamingGet } from './streamingGet';
 import type { Transport, TransportCloseInfo } from './transport';
 import { TransportHttpError } from './transport';
 
@@ -13,6 +15,7 @@ export interface LegacySseOptions {
   logger: Logger;
   /** Named in error messages shown to the user. */
   serverName: string;
+  /** Sends every request, GET streams too (tests); by default fetch, and node:http for GET streams. */
   fetch?: typeof fetch;
   /** How long `start()` waits for the `endpoint` event, from the moment it sends its GET (ms). */
   endpointTimeoutMs?: number;
@@ -38,6 +41,8 @@ export class LegacySseTransport implements Transport {
   readonly #log: Logger;
   readonly #customHeaders: Record<string, string>;
   readonly #fetchImpl: typeof fetch;
+  /** GET streams, which may stay silent for long: see `streamingGet`. */
+  readonly #getImpl: (url: string | URL, init: StreamingGetInit) => Promise<Response>;
   readonly #endpointTimeoutMs: number;
   readonly #lifetime = new AbortController();
   #endpoint: URL | undefined;
@@ -52,6 +57,7 @@ export class LegacySseTransport implements Transport {
     this.#log = options.logger;
     this.#customHeaders = { ...options.headers };
     this.#fetchImpl = options.fetch ?? fetch;
+    this.#getImpl = options.fetch ?? streamingGet;
     this.#endpointTimeoutMs = options.endpointTimeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS;
     this.description = `sse: ${options.url}`;
   }
@@ -189,7 +195,7 @@ export class LegacySseTransport implements Transport {
     if (this.#log.traceEnabled !== false) this.#log.trace(`${method} ${url.href} ${JSON.stringify(redactHeaders(Object.fromEntries(headers.entries())))}`);
     try {
       // Redirects are not followed: custom headers (tokens) must not travel to another origin.
-      const response = await this.#fetchImpl(url, { method, headers, body, signal: this.#lifetime.signal, redirect: 'manual' });
+      const response = await (method === 'GET' ? this.#getImpl(url, { headers, signal: this.#lifetime.signal }) : this.#fetchImpl(url, { method, headers, body, signal: this.#lifetime.signal, redirect: 'manual' }));
       if (this.#log.traceEnabled !== false) this.#log.trace(`${method} → ${response.status} ${response.headers.get('content-type') ?? ''}`);
       return response;
     } catch (err) {

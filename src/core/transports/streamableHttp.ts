@@ -4,6 +4,8 @@ import { abortReason, errorMessage, sleep } from '../util/abort';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
 import { checkHttpConfig, httpStatusError, MAX_MESSAGE_CHARS, mediaType, networkError, parseEventData, readBodyText, readSseStream } from './sseStream';
+import type { StreamingGetInit } from './streamingGet';
+import { streamingGet } from './streamingGet';
 import type { Transport, TransportCloseInfo } from './transport';
 import { LOCAL_FAILURE, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
 
@@ -32,6 +34,7 @@ export interface StreamableHttpOptions {
   sessionId?: string;
   /** The protocol revision negotiated by the resumed session. */
   protocolVersion?: string;
+  /** Sends every request, GET streams too (tests); by default fetch, and node:http for GET streams. */
   fetch?: typeof fetch;
   reconnect?: ReconnectOptions;
   /** How long a notification or answer waits for the server to accept it (ms). */
@@ -102,6 +105,8 @@ export class StreamableHttpTransport implements Transport {
   readonly #log: Logger;
   readonly #customHeaders: Record<string, string>;
   readonly #fetchImpl: typeof fetch;
+  /** GET streams, which may stay silent for long: see `streamingGet`. */
+  readonly #getImpl: (url: string | URL, init: StreamingGetInit) => Promise<Response>;
   readonly #reconnect: Required<ReconnectOptions>;
   readonly #oneWayTimeoutMs: number;
   #sessionId: string | undefined;
@@ -123,6 +128,7 @@ export class StreamableHttpTransport implements Transport {
     this.#log = options.logger;
     this.#customHeaders = { ...options.headers };
     this.#fetchImpl = options.fetch ?? fetch;
+    this.#getImpl = options.fetch ?? streamingGet;
     this.#reconnect = { initialDelayMs: 1000, maxDelayMs: 30_000, maxRetries: 5, ...options.reconnect };
     this.#oneWayTimeoutMs = options.oneWayTimeoutMs ?? DEFAULT_ONE_WAY_TIMEOUT_MS;
     this.#sessionId = options.sessionId;
@@ -299,6 +305,7 @@ export class StreamableHttpTransport implements Transport {
     const reason = this.#closedError();
     this.#lifetime.abort(reason);
     this.#serverStream?.abort(reason);
+    this.#serverStream = undefined;
     const session = this.#sessionId;
     if (session !== undefined && !this.keepSessionOnClose) await this.#deleteSession(session);
     this.#log.info(`Closed ${this.description}${session && this.keepSessionOnClose ? ` (session ${session} kept for resuming)` : ''}`);
@@ -331,7 +338,8 @@ export class StreamableHttpTransport implements Transport {
       // A signal of its own per request: fetch unhooks its listener from the signal only when
       // the request is garbage collected, so thousands of requests on the transport's long-lived
       // signal pile up listeners (and a MaxListenersExceededWarning).
-      response = await this.#fetchImpl(this.#url, { method, headers, body, signal: AbortSignal.any([signal]), redirect: 'manual' });
+      const own = AbortSignal.any([signal]);
+      response = await (method === 'GET' ? this.#getImpl(this.#url, { headers, signal: own }) : this.#fetchImpl(this.#url, { method, headers, body, signal: own, redirect: 'manual' }));
     } catch (err) {
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : this.#closedError();
       throw networkError(this.#serverName, this.#url, err);
