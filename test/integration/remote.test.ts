@@ -1,0 +1,115 @@
+// Remote servers inside the real extension host: the demo server over Streamable HTTP and
+// server-everything over legacy HTTP+SSE, started by this suite on 127.0.0.1 and added through
+// the mcpTasks.servers setting. The editor patches Node's network stack for its proxy support;
+// the transports' requests (fetch, and node:http for event streams) must go through it unharmed.
+import * as assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { McpTasksApi } from '../../api/mcp-tasks';
+import { waitFor } from './helpers';
+import { cleanUp, publicApi } from './taskApiHelpers';
+
+/** out/test/integration -> the repository. */
+const repoRoot = path.resolve(__dirname, '..', '..', '..');
+const DEMO = path.join(repoRoot, 'demo', 'server.mjs');
+const EVERYTHING = path.join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+
+/** Starts `args` with node; resolves once `stream` prints a line matching `ready` (whose first group may be the port). */
+function startServer(args: string[], env: Record<string, string>, stream: 'stdout' | 'stderr', ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`${path.basename(args[0])} did not start in 15 s: ${seen}`)), 15_000);
+    child.on('exit', (code) => reject(new Error(`${path.basename(args[0])} exited (${code}): ${seen}`)));
+    child.stdout!.on('data', (d: Buffer) => stream === 'stdout' && check(d));
+    child.stderr!.on('data', (d: Buffer) => stream === 'stderr' && check(d));
+    function check(d: Buffer) {
+      seen = (seen + d.toString('utf8')).slice(-2000);
+      const match = ready.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, match });
+      }
+    }
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const settings = () => vscode.workspace.getConfiguration('mcpTasks');
+
+suite('Remote servers over Streamable HTTP and legacy SSE', () => {
+  let api: McpTasksApi;
+  const children: ChildProcess[] = [];
+  const started: string[] = [];
+  const serverId = (label: string) => {
+    const s = api.getServers().find((x) => x.label === label);
+    assert.ok(s, `no server "${label}" in ${JSON.stringify(api.getServers().map((x) => x.label))}`);
+    return s.id;
+  };
+
+  suiteSetup(async function () {
+    this.timeout(40_000);
+    api = await publicApi();
+    const demo = await startServer([DEMO, 'http', '--port', '0', '--quiet', '--poll-interval', '200'], {}, 'stdout', /listening (\d+)/);
+    children.push(demo.child);
+    const ssePort = await freePort();
+    const everything = await startServer([EVERYTHING, 'sse'], { PORT: String(ssePort) }, 'stderr', /listening on port|running on port/i);
+    children.push(everything.child);
+    await settings().update(
+      'servers',
+      {
+        'demo-http': { type: 'http', url: `http://127.0.0.1:${demo.match[1]}/mcp` },
+        'everything-sse': { type: 'sse', url: `http://127.0.0.1:${ssePort}/sse` },
+      },
+      vscode.ConfigurationTarget.Global,
+    );
+    await waitFor(() => api.getServers().some((s) => s.label === 'everything-sse'), 'the remote servers in the list');
+  });
+
+  suiteTeardown(async function () {
+    this.timeout(20_000);
+    if (api) await cleanUp(api, started);
+    await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    for (const c of children) c.kill();
+  });
+
+  test('a task on the demo server over Streamable HTTP runs to its result', async function () {
+    this.timeout(30_000);
+    const id = serverId('demo-http');
+    const t = await api.runTool(id, 'build-project', { arguments: { project: 'remote', durationMs: 800 } });
+    started.push(t.id);
+    assert.equal(t.kind, 'task');
+    const r = await api.getResult(t.id, { waitSeconds: 20 });
+    assert.equal(r.task.status, 'completed', JSON.stringify(r));
+    assert.match(JSON.stringify(r.outcome), /Build of remote succeeded/);
+    const server = api.getServers().find((s) => s.id === id);
+    assert.equal(server?.type, 'http');
+    assert.deepEqual(server?.tasks, { toolCalls: true, list: true, cancel: true });
+  });
+
+  test('server-everything over legacy SSE lists its tools and answers a call', async function () {
+    this.timeout(30_000);
+    const id = serverId('everything-sse');
+    const tools = await api.getTools(id);
+    assert.ok(tools.some((x) => x.name === 'echo'), JSON.stringify(tools.map((x) => x.name)));
+    const t = await api.runTool(id, 'echo', { arguments: { message: 'over legacy SSE' } });
+    started.push(t.id);
+    const r = await api.getResult(t.id, { waitSeconds: 15 });
+    assert.equal(r.task.status, 'completed', JSON.stringify(r));
+    assert.match(JSON.stringify(r.outcome), /Echo: over legacy SSE/);
+    assert.equal(api.getServers().find((s) => s.id === id)?.state, 'connected');
+  });
+});
