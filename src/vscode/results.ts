@@ -29,13 +29,18 @@ export class ResultDocuments extends DisposableBase implements vscode.TextDocume
 
   static uriFor(t: TaskSnapshot): vscode.Uri {
     const name = `${taskTitle(t)}-${t.taskId}`.replace(/[^\w.-]+/g, '_').slice(0, 80);
-    return vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${name}.md`, query: t.key });
+    // The creation time tells this task from a newer one its server gave the same id.
+    return vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${name}.md`, query: t.key, fragment: t.createdAt });
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
-    const t = this.#engine.get(uri.query);
+    const t = this.#taskOf(uri);
     this.#open.set(uri.query, uri);
     return t ? formatOutcome(t) : '# Task not found\n\nThis task is no longer tracked (it was cleared).\n';
+  }
+
+  #taskOf(uri: vscode.Uri): TaskSnapshot | undefined {
+    return this.#engine.get(uri.query, uri.fragment || undefined);
   }
 
   /** Opens the result of a task in an editor (a Markdown preview for rich content). */

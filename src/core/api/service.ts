@@ -166,6 +166,9 @@ export class TasksService implements Disposable {
     let hits = engine.list().filter((t) => t.taskId === taskId && (serverId === undefined || t.serverId === serverId));
     // The id of a plain call that the server required as a task leads to the task.
     if (hits.length === 0) hits = servers.list().flatMap((s) => (serverId === undefined || s.id === serverId ? (engine.get(taskKey(s.id, taskId)) ?? []) : []));
+    // A server that gave the id of an ended task to a new one: the id names the new one.
+    const current = hits.filter((t) => t.key === taskKey(t.serverId, t.taskId));
+    if (current.length > 0) hits = current;
     if (hits.length === 1) return this.#taskInfo(hits[0]);
     if (hits.length === 0) throw new Error(`No task "${taskId}" is tracked${server === undefined ? '' : ` for server "${server}"`}.`);
     const labels = hits.map((t) => `"${this.#deps.servers.label(t.serverId)}"`).join(', ');

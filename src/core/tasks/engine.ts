@@ -205,9 +205,16 @@ export class TaskEngine extends DisposableBase {
 
   // ── Queries ────────────────────────────────────────────────────────────────────────────────
 
-  /** A task by key; the key of a plain call that became a task gives the task. */
-  get(key: string): TaskSnapshot | undefined {
-    return this.#rec(key)?.snap;
+  /**
+   * A task by key; the key of a plain call that became a task gives the task. With `createdAt`,
+   * the task created then: where its server gave the id to a newer task since, the earlier one,
+   * kept under another key (see `retire`).
+   */
+  get(key: string, createdAt?: string): TaskSnapshot | undefined {
+    const t = this.#rec(key)?.snap;
+    if (!t || createdAt === undefined || t.key !== key || t.createdAt === createdAt) return t;
+    for (const r of this.#recs.values()) if (r.snap.serverId === t.serverId && r.snap.taskId === t.taskId && r.snap.createdAt === createdAt) return r.snap;
+    return undefined;
   }
 
   #rec(key: string): Rec | undefined {

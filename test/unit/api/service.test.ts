@@ -170,10 +170,10 @@ describe('TasksService (the API and language-model tools) against the demo serve
   });
 });
 
-describe('TasksService: a plain call the server required as a task', () => {
+describe('TasksService over a scripted server: ids that change hands', () => {
   const harness = harnessesForEachTest();
 
-  it('the id the caller got leads to the task: its wait, its result and findTask follow it', async () => {
+  it('a plain call the server required as a task: the id the caller got leads to the task; its wait, its result and findTask follow it', async () => {
     let answer!: () => void;
     const refused = new Promise<void>((r) => (answer = r));
     const h = await harness({
@@ -200,6 +200,23 @@ describe('TasksService: a plain call the server required as a task', () => {
     assert.equal(r.done, true, 'the wait followed the call into its task');
     assert.equal(r.task.id, task.key);
     assert.deepEqual(r.outcome?.kind === 'result' && r.outcome.result.content, [{ type: 'text', text: 'done as a task' }]);
+    service.dispose();
+  });
+
+  it('findTask: the id of an ended task that its server gave to a new one names the new one (T-RCV-3)', async () => {
+    const h = await harness({ server: { pollInterval: 10 } });
+    const snapshot = { id: 'fake', name: 'fake', label: 'fake', type: 'stdio', source: { kind: 'settings' }, state: { kind: 'connected' } } as unknown as ServerSnapshot;
+    const servers = { list: () => [snapshot], get: () => snapshot, getSession: async () => h.session, peekSession: () => h.session, label: () => 'fake' };
+    const service = new TasksService({ engine: h.engine, servers, logger: h.log });
+    const first = await service.start('fake', 'required-tool', { origin: 'chat' });
+    h.server.complete(first.taskId);
+    await waitFor(() => service.task(first.id)?.status === 'completed', 'the first task to end');
+    h.server.forget();
+    h.server.override('tools/call', () => ({ task: h.server.createTask('required-tool', { taskId: first.taskId }) }));
+    const second = await service.start('fake', 'required-tool', { origin: 'chat' });
+    assert.equal(service.tasks().length, 2);
+    assert.equal(service.findTask(first.taskId).status, 'working', 'the new task, not "several servers have a task"');
+    assert.equal(service.findTask(first.taskId, 'fake').id, second.id);
     service.dispose();
   });
 });

@@ -51,5 +51,16 @@ describe('config: the JSONC reader', () => {
   it('tells a file of only comments and whitespace from one with content', () => {
     assert.equal(isBlankJsonc(' // a\n/* b\n c */\n'), true);
     assert.equal(isBlankJsonc('// a\n{}'), false);
+    assert.equal(isBlankJsonc('/* never closed'), false);
+    assert.equal(isBlankJsonc('/* a */ /'), false);
+    assert.equal(isBlankJsonc('//// a //// b\n// c'), true);
+  });
+
+  it('reads a file of many block comments in one pass (a backtracking pattern took over a minute on 30)', () => {
+    // A header, then servers switched off with block comments: the shape that froze the host.
+    const disabled = Array.from({ length: 30 }, (_, i) => `/* "s${i}": { "command": "node" }, */`).join('\n');
+    assert.equal(isBlankJsonc(`/* header */\n${disabled}\n`), true);
+    assert.equal(isBlankJsonc(`/* header */\n${disabled}\n{ "servers": {} }`), false);
+    assert.equal(parseJsonc(`/* header */\n${disabled}\n{ "servers": {} }`).error, undefined);
   });
 });

@@ -140,7 +140,9 @@ describe('TaskEngine: behaviour against a scripted server', () => {
   /** The server forgets every task and gives the next one `taskId` (a restarted server that counts its ids; T-RCV-3 forbids it). */
   const reuseNext = (h: Harness, taskId: string) => {
     h.server.forget();
-    h.server.override('tools/call', (p) => ({ task: h.server.createTask(String(p?.name), { taskId }) }));
+    // A second later, so the two tasks' creation times differ as they would.
+    const later = new Date(Date.now() + 1000).toISOString();
+    h.server.override('tools/call', (p) => ({ task: h.server.createTask(String(p?.name), { taskId, createdAt: later, lastUpdatedAt: later }) }));
   };
 
   it('an ended task whose id a new task reuses is kept apart: the id names the new task, and the old result is never asked for in its name (T-RCV-3)', async () => {
@@ -157,6 +159,8 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     const earlier = h.engine.list().find((t) => t.key !== first.key)!;
     assert.deepEqual([earlier.taskId, earlier.status, earlier.note], [first.taskId, 'completed', 'The server has given its id to a newer task: its result can no longer be fetched.']);
     assert.equal(h.snap(first.taskId).status, 'working', 'find() gives the new task');
+    assert.equal(h.engine.get(first.key, first.createdAt)?.key, earlier.key, 'the key and the creation time give the earlier one (an open result document)');
+    assert.equal(h.engine.get(first.key, second.createdAt)?.key, second.key);
     await assert.rejects(h.engine.fetchResult(earlier.key), /^Error: The server has given its id to a newer task/);
 
     // Restored in another window with results fetched on their own: still never asked for.
