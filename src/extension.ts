@@ -148,16 +148,19 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     .finally(() => store.attach(engine));
   const reader = new ConfigurationReader();
   context.subscriptions.push(reader);
-  let loaded: Promise<void> = Promise.resolve();
+  // One reload after another, so a slow read never lands after a newer one.
+  let loaded: Promise<void> = restored;
   const reload = () =>
-    (loaded = restored.then(() => reader.read()).then(
-      (config) => {
+    (loaded = loaded.then(async () => {
+      try {
+        const config = await reader.read();
         servers.setConfiguration(config.servers, config.errors);
         void vscode.commands.executeCommand('setContext', 'mcpTasks.hasServers', config.servers.length > 0 || config.errors.length > 0);
         void vscode.commands.executeCommand('setContext', 'mcpTasks.ready', true);
-      },
-      (err: unknown) => channel.error(`Could not read the MCP configuration: ${errorMessage(err)}`),
-    ));
+      } catch (err) {
+        channel.error(`Could not read the MCP configuration: ${errorMessage(err)}`);
+      }
+    }));
   context.subscriptions.push(reader.onDidChange(() => void reload()));
   context.subscriptions.push(vscode.workspace.onDidChangeWorkspaceFolders(() => servers.notifyRootsChanged()));
   context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void reload()));

@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import type { ParseResult } from '../core/config/types';
 import { SERVERS_SETTING } from '../core/config/types';
-import { combineConfigs, parseMcpJson, parseSettingServers } from '../core/config/parse';
+import { combineConfigs, keepLastReadable, parseMcpJson, parseSettingServers } from '../core/config/parse';
+import { errorMessage } from '../core/util/abort';
 import type { Event } from '../core/util/event';
 import { DisposableBase, Emitter } from '../core/util/event';
 
@@ -14,6 +15,8 @@ const MCP_JSON = '.vscode/mcp.json';
 export class ConfigurationReader extends DisposableBase {
   readonly #onDidChange = this._register(new Emitter<void>());
   readonly onDidChange: Event<void> = this.#onDidChange.event;
+  /** The last readable result of each mcp.json, by path (see `keepLastReadable`). */
+  readonly #readable = new Map<string, ParseResult>();
 
   constructor() {
     super();
@@ -32,32 +35,37 @@ export class ConfigurationReader extends DisposableBase {
 
   async read(): Promise<ParseResult> {
     const results: ParseResult[] = [parseSettingServers(vscode.workspace.getConfiguration().get<unknown>(SERVERS_SETTING, {}))];
+    const seen = new Set<string>();
     if (vscode.workspace.getConfiguration('mcpTasks').get<boolean>('readWorkspaceMcpJson', true)) {
       const folders = vscode.workspace.workspaceFolders ?? [];
-      const files = await Promise.all(
-        folders.map(async (folder) => {
-          const uri = vscode.Uri.joinPath(folder.uri, MCP_JSON);
-          try {
-            const bytes = await vscode.workspace.fs.readFile(uri);
-            return { folder, uri, text: new TextDecoder().decode(bytes) };
-          } catch {
-            return undefined; // no mcp.json in this folder
-          }
-        }),
-      );
+      const files = await Promise.all(folders.map((folder) => this.#readFolder(folder)));
       for (const f of files) {
         if (!f) continue;
-        results.push(
-          parseMcpJson(f.text, {
-            kind: 'workspaceFolder',
-            folderName: f.folder.name,
-            folderPath: f.folder.uri.fsPath,
-            file: f.uri.fsPath,
-          }),
-        );
+        seen.add(f.path);
+        results.push(f.result);
       }
     }
+    for (const path of this.#readable.keys()) if (!seen.has(path)) this.#readable.delete(path);
     return combineConfigs(results);
+  }
+
+  /** A folder's mcp.json, parsed; undefined when it has none. */
+  async #readFolder(folder: vscode.WorkspaceFolder): Promise<{ path: string; result: ParseResult } | undefined> {
+    const uri = vscode.Uri.joinPath(folder.uri, MCP_JSON);
+    const path = uri.fsPath;
+    let parsed: ParseResult;
+    try {
+      const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+      parsed = parseMcpJson(text, { kind: 'workspaceFolder', folderName: folder.name, folderPath: folder.uri.fsPath, file: path });
+    } catch (err) {
+      // No mcp.json in this folder, or no longer: its servers go.
+      if (err instanceof vscode.FileSystemError && err.code === 'FileNotFound') return undefined;
+      const message = `.vscode/mcp.json (folder "${folder.name}") could not be read: ${errorMessage(err)}.`;
+      parsed = { servers: [], inputs: [], errors: [{ kind: 'syntax', source: path, message }] };
+    }
+    const result = keepLastReadable(this.#readable.get(path), parsed);
+    if (!parsed.errors.some((e) => e.kind === 'syntax')) this.#readable.set(path, parsed);
+    return { path, result };
   }
 
   /** The `.vscode/mcp.json` of a folder. */

@@ -145,6 +145,21 @@ export function combineConfigs(results: readonly ParseResult[]): ParseResult {
   };
 }
 
+/**
+ * What to use of a `.vscode/mcp.json` just read, given what was used before: on a syntax error
+ * (a save in the middle of an edit) or a failed read, the servers and inputs of the last
+ * readable version stay, so running servers are not stopped while the user types; the error is
+ * still reported.
+ */
+export function keepLastReadable(previous: ParseResult | undefined, current: ParseResult): ParseResult {
+  if (!previous || !current.errors.some((e) => e.kind === 'syntax')) return current;
+  return {
+    servers: previous.servers,
+    inputs: previous.inputs,
+    errors: current.errors.map((e) => (e.kind === 'syntax' ? { ...e, message: `${e.message} Its servers stay as they were until it can be read.` } : e)),
+  };
+}
+
 function parseServers(map: Record<string, unknown>, source: ConfigSource, result: ParseResult, locate: Locate): void {
   for (const [name, raw] of Object.entries(map)) {
     const errors: { path: Path; message: string }[] = [];

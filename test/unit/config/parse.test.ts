@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { combineConfigs, parseMcpJson, parseSettingServers } from '../../../src/core/config';
+import { combineConfigs, keepLastReadable, parseMcpJson, parseSettingServers } from '../../../src/core/config';
 import type { ConfigSource, ParseResult, RemoteServerConfig, StdioServerConfig } from '../../../src/core/config';
 
 const folder = (name: string, folderPath = `/ws/${name}`): ConfigSource => ({
@@ -330,5 +330,27 @@ describe('config: combineConfigs', () => {
     const all = combineConfigs([a, b]);
     assert.equal(all.inputs.length, 1);
     assert.equal(all.errors.length, 2);
+  });
+});
+
+describe('config: keepLastReadable (a file saved in the middle of an edit)', () => {
+  const good = file({ servers: { a: { command: 'node', args: ['a.js'] } } });
+
+  it('a syntax error keeps the servers and inputs of the last readable version, and still reports the error', () => {
+    const typing = parseMcpJson('{ "servers": { "a": { "command": "node", "args": ["a.js"] }, "b": { "comm', APP);
+    assert.equal(typing.servers.length, 0, 'nothing of an unreadable file is used');
+    const kept = keepLastReadable(good, typing);
+    assert.deepEqual(kept.servers, good.servers);
+    assert.deepEqual(kept.inputs, good.inputs);
+    assert.equal(kept.errors.length, 1);
+    assert.match(kept.errors[0].message, /^\.vscode\/mcp\.json \(folder "app"\), line 1, column \d+: .*\. Its servers stay as they were until it can be read\.$/);
+  });
+
+  it('a readable file is used as it is, with its own errors; with nothing readable before, so is an unreadable one', () => {
+    const next = file({ servers: { b: { command: 'python' }, c: { type: 'nope' } } });
+    assert.equal(keepLastReadable(good, next), next);
+    assert.equal(next.servers[0].name, 'b');
+    const typing = parseMcpJson('{', APP);
+    assert.equal(keepLastReadable(undefined, typing), typing);
   });
 });
