@@ -110,8 +110,8 @@ async function askField(plan: FormPlan, state: FlowState, p: FormPrompter, ui: D
     return 'error' in r ? undefined : { type: 'answer', value: r.value };
   }
   if (step.kind === 'multi-select') {
-    const chosen = Array.isArray(initial) ? initial : [];
-    const items = step.options!.map((opt) => ({ label: opt.label, value: opt.value, picked: chosen.includes(opt.value) }));
+    const chosen = new Set(Array.isArray(initial) ? initial : []);
+    const items = step.options!.map((opt) => ({ label: opt.label, value: opt.value, picked: chosen.has(opt.value) }));
     // An optional multi-select with nothing checked is left out.
     const empty = (v: string[]) => v.length === 0 && !step.required;
     const hint = `${countRule(step)}${step.required ? '' : ', or none to skip'}`;

@@ -106,9 +106,9 @@ export function checkValue(step: FieldStep, value: unknown): string | undefined 
     case 'boolean':
       return typeof value === 'boolean' ? undefined : 'Expected yes or no';
     case 'single-select':
-      return typeof value === 'string' && step.options!.some((o) => o.value === value) ? undefined : `Choose one of: ${labels(step)}`;
+      return typeof value === 'string' && choices(step).has(value) ? undefined : `Choose one of: ${labels(step)}`;
     case 'multi-select': {
-      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || !step.options!.some((o) => o.value === v))) return `Choose from: ${labels(step)}`;
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || !choices(step).has(v))) return `Choose from: ${labels(step)}`;
       if (new Set(value).size !== value.length) return 'Choose each option at most once';
       if ((c.minItems !== undefined && value.length < c.minItems) || (c.maxItems !== undefined && value.length > c.maxItems)) return countRule(step);
       return undefined;
@@ -116,8 +116,23 @@ export function checkValue(step: FieldStep, value: unknown): string | undefined 
   }
 }
 
+/** The choices named in a message: the first twenty, and how many more. */
 function labels(step: FieldStep): string {
-  return step.options!.map((o) => o.label).join(', ');
+  const all = step.options!;
+  const named = all.slice(0, 20).map((o) => o.label).join(', ');
+  return all.length > 20 ? `${named}, … (${all.length - 20} more)` : named;
+}
+
+const choiceIndex = new WeakMap<FieldStep, Map<string, string>>();
+
+/**
+ * A step's choices, value to label, built once per step: a server's form of 60,000 choices with
+ * as many defaults took seconds of the extension host's time when each value searched the list.
+ */
+function choices(step: FieldStep): Map<string, string> {
+  let index = choiceIndex.get(step);
+  if (!index) choiceIndex.set(step, (index = new Map((step.options ?? []).map((o) => [o.value, o.label]))));
+  return index;
 }
 
 function option(step: FieldStep, text: string): string | undefined {
@@ -217,7 +232,7 @@ export function validateContent(plan: FormPlan, content: Record<string, unknown>
 /** A value as the review step shows it: choices by their labels, booleans as Yes/No. */
 export function formatValue(step: FieldStep, value: FieldValue | undefined): string {
   if (value === undefined) return '(left out)';
-  const label = (v: string) => step.options?.find((o) => o.value === v)?.label ?? v;
+  const label = (v: string) => choices(step).get(v) ?? v;
   if (Array.isArray(value)) return value.length ? value.map(label).join(', ') : '(none)';
   if (typeof value === 'boolean') return value ? 'Yes' : 'No';
   if (typeof value === 'number') return String(value);

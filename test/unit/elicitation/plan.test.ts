@@ -79,6 +79,16 @@ describe('elicitation plan: form mode', () => {
     assert.equal(legacy.kind, 'single-select');
   });
 
+  it('a multi-select of 120,000 choices, all of them defaults, is checked in one pass over each (a search per value took over 30 s of the host)', () => {
+    const values = Array.from({ length: 120_000 }, (_, i) => `choice-${i}`);
+    const step = one({ type: 'array', items: { type: 'string', enum: values }, default: [...values].reverse() });
+    assert.equal(step.options!.length, 120_000);
+    assert.equal((step.default as string[]).length, 120_000);
+    // A default outside the choices is still refused, and the message names twenty of them.
+    const r = form({ f: { type: 'array', items: { type: 'string', enum: values }, default: ['choice-1', 'nope'] } });
+    refused(r, /the default \["choice-1","nope"\] does not fit its own schema \(Choose from: choice-0, choice-1, .*choice-19, … \(119980 more\)\)$/);
+  });
+
   it('plans both multi-select styles with item bounds and defaults', () => {
     const untitled = one({ type: 'array', minItems: 1, maxItems: 2, items: { type: 'string', enum: ['Guitar', 'Piano', 'Drums'] }, default: ['Guitar'] });
     assert.equal(untitled.kind, 'multi-select');
