@@ -86,6 +86,13 @@ interface Rec {
   /** Resolves once the task is terminal or deleted (what `tasks/result` waits for). */
   done: Promise<void>;
   settle: () => void;
+  /**
+   * Status notifications wait until the CreateTaskResult is on its way: a request that fails at
+   * once would otherwise have its `failed` sent before the server learns the task exists.
+   * `held`: a change happened meanwhile; its latest state goes out when they may.
+   */
+  announced: boolean;
+  held: boolean;
 }
 
 interface ServerState {
@@ -311,8 +318,13 @@ export class TaskHost {
       relatedKey: ctx.task?.key,
       done,
       settle,
+      announced: false,
+      held: false,
     };
     state.tasks.set(rec.snap.taskId, rec);
+    // The answer is sent within this turn of the event loop (and a server that names the task
+    // has it): the notifications may follow.
+    setImmediate(() => this.#announce(rec));
     this.#armExpiry(rec.expiresAt);
     this.#log.info(
       `[${label}] Hosted task ${rec.snap.taskId} created for ${method} (ttl ${ttl} ms${requested !== undefined && requested !== ttl ? `, ${requested} asked` : ''})${rec.snap.summary ? `: "${rec.snap.summary}"` : ''}`,
@@ -345,6 +357,13 @@ export class TaskHost {
     })();
   }
 
+  /** Lets status notifications of a task go out, the one held back first (see `Rec.announced`). */
+  #announce(rec: Rec): void {
+    if (rec.announced) return;
+    rec.announced = true;
+    if (rec.held) void rec.session.connection.notify('notifications/tasks/status', toTask(rec.snap));
+  }
+
   /** Aborts the work and moves the task to cancelled. */
   #stop(rec: Rec, why: string): void {
     rec.work.abort(new Error(why));
@@ -364,7 +383,8 @@ export class TaskHost {
     this.#log.info(`[${label}] Hosted task ${rec.snap.taskId} (${rec.snap.method}): ${from} → ${status}${statusMessage ? ` (${statusMessage})` : ''}`);
     this.#onDidChange.fire(rec.snap);
     // T-RCV-10: the whole task, and no related-task _meta (the id is in the params).
-    void rec.session.connection.notify('notifications/tasks/status', toTask(rec.snap));
+    if (rec.announced) void rec.session.connection.notify('notifications/tasks/status', toTask(rec.snap));
+    else rec.held = true;
     if (isServerTerminal(status)) {
       rec.settle();
       this.#evict(this.#state(rec.snap.serverId));
@@ -378,7 +398,10 @@ export class TaskHost {
     const p = TaskIdParamsSchema.safeParse(params);
     if (!p.success) throw new RpcError(ErrorCode.InvalidParams, `Invalid params of ${method}: ${describeIssues(p.error.issues)}`);
     const rec = state.tasks.get(p.data.taskId);
-    if (rec && rec.session === session) return rec;
+    if (rec && rec.session === session) {
+      this.#announce(rec);
+      return rec;
+    }
     const why = state.gone.get(p.data.taskId) ?? 'Task not found';
     // Monitoring for guessing (spec: audit); bounded by the rate limit.
     this.#log.debug(`[${this.#label(serverId)}] ${method} for unknown task ${truncate(JSON.stringify(p.data.taskId), 80)}: ${why}`);

@@ -100,7 +100,11 @@ async function createClient(handlers: { elicit?: ServerRequestHandler; sample?: 
         raw,
         statuses: [],
         request: (method, params) => conn.requestRaw(method, params),
-        settle: async () => void (await conn.requestRaw('ping', undefined)),
+        // The host's turn of the event loop ends first (held status notifications go out then).
+        settle: async () => {
+          await new Promise((r) => setImmediate(r));
+          await conn.requestRaw('ping', undefined);
+        },
       };
       conn.onRequest('initialize', (params) => {
         s.init = params;
@@ -408,6 +412,18 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
     assert.equal((await s.request('tasks/get', { taskId })).status, 'cancelled');
     assert.deepEqual(s.statuses.map((n) => n.status), ['cancelled']);
     assert.ok(c.log.has('debug', /work ended after it was cancelled; outcome discarded/));
+  });
+
+  it('T-LIFE-1: a request that fails at once has its CreateTaskResult (working) on the wire before its failed status', async () => {
+    const c = await client({ elicit: async () => Promise.reject(new RpcError(-32602, 'the form cannot be shown')) });
+    const s = await c.connect('a');
+    const { taskId, status } = taskOf(await s.request('elicitation/create', { ...ELICIT, task: {} }));
+    assert.equal(status, 'working');
+    await s.settle();
+    const created = s.raw.findIndex((m) => ((m.result as Params | undefined)?.task as Params | undefined)?.taskId === taskId);
+    const failed = s.raw.findIndex((m) => m.method === 'notifications/tasks/status' && (m.params as Params).status === 'failed');
+    assert.ok(created >= 0 && failed > created, `CreateTaskResult at ${created}, failed status at ${failed}`);
+    assert.deepEqual(s.statuses.map((n) => [n.taskId, n.status]), [[taskId, 'failed']], 'sent once, after the answer');
   });
 
   it('T-RCV-6: the user cancels from the view: the work stops and the server is told', async () => {
