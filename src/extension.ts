@@ -46,6 +46,12 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const version = (context.extension.packageJSON as { version?: string }).version ?? '0.0.0';
 
   const settings = () => vscode.workspace.getConfiguration('mcpTasks');
+  // Read at each request (a changed setting applies at once), from a copy kept up to date: at
+  // thousands of polls a second, reading the configuration each time would cost more than they do.
+  const readRequestTimeout = () => settings().get<number>('requestTimeoutSeconds', 60) * 1000;
+  let requestTimeoutMs = readRequestTimeout();
+  const requestTimeout = () => requestTimeoutMs;
+  context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('mcpTasks.requestTimeoutSeconds') && (requestTimeoutMs = readRequestTimeout())));
   // Tasks and results of this workspace (or of the window, without one) survive reloads here.
   const store = new TaskStore((context.storageUri ?? context.globalStorageUri).fsPath, logger, {
     retentionDays: () => settings().get<number>('retentionDays', 30),
@@ -68,15 +74,21 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     permissions: samplingPermissions,
     turns: dialogs,
   });
-  const hostSettings = vscode.workspace.getConfiguration('mcpTasks.hostedTasks');
-  const host = new TaskHost({
-    logger,
-    label,
-    maxTtlMs: hostSettings.get<number>('maxTtlSeconds', 3600) * 1000,
-    maxConcurrentPerServer: hostSettings.get<number>('maxConcurrentPerServer', 10),
-    ratePerSecond: hostSettings.get<number>('maxOperationsPerSecond', 50),
-  });
-  context.subscriptions.push(samplingPermissions, sampling, host);
+  const hostLimits = () => {
+    const c = vscode.workspace.getConfiguration('mcpTasks.hostedTasks');
+    return {
+      maxTtlMs: c.get<number>('maxTtlSeconds', 3600) * 1000,
+      maxConcurrentPerServer: c.get<number>('maxConcurrentPerServer', 10),
+      ratePerSecond: c.get<number>('maxOperationsPerSecond', 50),
+    };
+  };
+  const host = new TaskHost({ logger, label, ...hostLimits() });
+  context.subscriptions.push(
+    samplingPermissions,
+    sampling,
+    host,
+    vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('mcpTasks.hostedTasks') && host.configure(hostLimits())),
+  );
 
   // The engine and the server manager need each other: the engine reaches servers through the
   // manager, and registers its handlers on each new session the manager opens.
@@ -96,7 +108,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
       return s > 0 ? s * 1000 : undefined;
     },
     autoFetchResults: () => settings().get<boolean>('autoFetchResults', true),
-    requestTimeoutMs: settings().get<number>('requestTimeoutSeconds', 60) * 1000,
+    requestTimeoutMs: requestTimeout,
     loadOutcome: (key) => store.loadOutcome(key),
   });
   // A hosted question about a tool task closes when that task ends.
@@ -122,7 +134,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     },
     keepSessionAtShutdown: (id) => engine.list().some((t) => t.serverId === id && t.kind === 'task' && !isTerminal(t.status)),
     saveSessions: (sessions) => store.saveSessions(sessions),
-    sessionOptions: { requestTimeoutMs: vscode.workspace.getConfiguration('mcpTasks').get<number>('requestTimeoutSeconds', 60) * 1000 },
+    sessionOptions: { requestTimeoutMs: requestTimeout },
   });
   // Shutdown in order: save the tasks, stop following them, then close the connections (which
   // keeps the HTTP sessions of live tasks for the next window).

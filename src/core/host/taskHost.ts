@@ -61,7 +61,7 @@ export interface TaskHostOptions {
   maxRetainedPerServer?: number;
   /** Task operations (task-augmented requests and tasks/*) per second per server (default 50)... */
   ratePerSecond?: number;
-  /** ...with bursts of up to this many (default 100). */
+  /** ...with bursts of up to this many (default twice the rate). */
   rateBurst?: number;
   /** `pollInterval` suggested to servers (default 1000 ms). */
   pollIntervalMs?: number;
@@ -95,6 +95,9 @@ interface Rec {
   held: boolean;
 }
 
+/** The limits `configure` sets. */
+type Limits = Pick<TaskHostOptions, 'maxTtlMs' | 'defaultTtlMs' | 'minTtlMs' | 'maxConcurrentPerServer' | 'ratePerSecond' | 'rateBurst'>;
+
 interface ServerState {
   session?: McpSession;
   store?: DisposableStore;
@@ -108,6 +111,8 @@ interface ServerState {
   /** Refusals since the last warning (a flood is logged as counts, not line by line). */
   refused: number;
   warnedAt: number;
+  /** Plain (not task-augmented) requests being handled: they count against the same limit. */
+  plain: number;
 }
 
 const TaskParamSchema = z.looseObject({
@@ -140,10 +145,13 @@ export class TaskHost {
   readonly #onDidRemove = new Emitter<string>();
   readonly #log: Logger;
   readonly #now: () => number;
-  readonly #maxTtl: number;
-  readonly #defaultTtl: number;
-  readonly #minTtl: number;
-  readonly #maxConcurrent: number;
+  #limits: Limits = {};
+  #maxTtl = 0;
+  #defaultTtl = 0;
+  #minTtl = 0;
+  #maxConcurrent = 0;
+  #rate = 0;
+  #burst = 0;
   readonly #maxRetained: number;
   readonly #pollInterval: number;
   readonly #pageSize: number;
@@ -161,13 +169,29 @@ export class TaskHost {
     this.#options = options;
     this.#log = options.logger;
     this.#now = options.now ?? (() => Date.now());
-    this.#maxTtl = options.maxTtlMs ?? 3_600_000;
-    this.#defaultTtl = Math.min(options.defaultTtlMs ?? 600_000, this.#maxTtl);
-    this.#minTtl = Math.min(options.minTtlMs ?? 1_000, this.#maxTtl);
-    this.#maxConcurrent = options.maxConcurrentPerServer ?? 10;
+    this.configure(options);
     this.#maxRetained = options.maxRetainedPerServer ?? 100;
     this.#pollInterval = options.pollIntervalMs ?? 1_000;
     this.#pageSize = Math.max(1, options.pageSize ?? 50);
+  }
+
+  /**
+   * Sets the limits (the user's settings, when they change): they apply to the requests that
+   * come next, on every connection. What `limits` leaves out stays as it was.
+   */
+  configure(limits: Limits): void {
+    const o = (this.#limits = { ...this.#limits, ...limits });
+    this.#maxTtl = o.maxTtlMs ?? 3_600_000;
+    this.#defaultTtl = Math.min(o.defaultTtlMs ?? 600_000, this.#maxTtl);
+    this.#minTtl = Math.min(o.minTtlMs ?? 1_000, this.#maxTtl);
+    this.#maxConcurrent = o.maxConcurrentPerServer ?? 10;
+    const rate = o.ratePerSecond ?? 50;
+    const burst = o.rateBurst ?? 2 * rate;
+    if (rate !== this.#rate || burst !== this.#burst) {
+      this.#rate = rate;
+      this.#burst = burst;
+      for (const state of this.#servers.values()) state.bucket = new TokenBucket(rate, burst, this.#now);
+    }
   }
 
   /** T-RCV-1: the client's `tasks` capability, for the request types wrapped so far. */
@@ -191,8 +215,18 @@ export class TaskHost {
   wrap(method: HostedMethod, handler: ServerRequestHandler): ServerRequestHandler {
     this.#methods.add(method);
     return async (params, ctx) => {
-      if (params?.task === undefined) return handler(params, ctx);
-      return this.#accept(method, handler, params, ctx);
+      if (params?.task !== undefined) return this.#accept(method, handler, params, ctx);
+      // T-RCV-9: a plain request opens a dialog too; the same limits hold, or a server would
+      // get round them by not asking for a task.
+      const state = this.#state(ctx.serverId);
+      this.#admit(state, ctx.serverId, method);
+      this.#checkConcurrency(state, ctx.serverId);
+      state.plain++;
+      try {
+        return await handler(params, ctx);
+      } finally {
+        state.plain--;
+      }
     };
   }
 
@@ -286,11 +320,7 @@ export class TaskHost {
     this.#admit(state, serverId, method);
     const parsed = TaskParamSchema.safeParse(params.task);
     if (!parsed.success) throw new RpcError(ErrorCode.InvalidParams, `Invalid task parameter of ${method}: ${describeIssues(parsed.error.issues)}`);
-    let live = 0;
-    for (const r of state.tasks.values()) if (!isServerTerminal(r.snap.status)) live++;
-    if (live >= this.#maxConcurrent) {
-      throw this.#refuse(state, serverId, `Too many concurrent tasks: this server already has ${live} tasks running on the client (limit ${this.#maxConcurrent}); try again when one ends`);
-    }
+    this.#checkConcurrency(state, serverId);
     const requested = parsed.data.ttl ?? undefined;
     // T-RCV-7: the ttl granted, within bounds, is the one reported.
     const ttl = Math.floor(Math.min(Math.max(requested ?? this.#defaultTtl, this.#minTtl), this.#maxTtl));
@@ -462,8 +492,15 @@ export class TaskHost {
   /** T-RCV-9: the server's rate limit on task operations. */
   #admit(state: ServerState, serverId: string, method: string): void {
     if (state.bucket.take()) return;
-    const rate = this.#options.ratePerSecond ?? 50;
-    throw this.#refuse(state, serverId, `Rate limit exceeded: more than ${rate} task operations per second (burst ${this.#options.rateBurst ?? 100}) from this server; ${method} refused, try again later`);
+    throw this.#refuse(state, serverId, `Rate limit exceeded: more than ${this.#rate} task operations per second (burst ${this.#burst}) from this server; ${method} refused, try again later`);
+  }
+
+  /** T-RCV-9: the server's limit on requests running at once, tasks and plain requests together. */
+  #checkConcurrency(state: ServerState, serverId: string): void {
+    let live = state.plain;
+    for (const r of state.tasks.values()) if (!isServerTerminal(r.snap.status)) live++;
+    if (live < this.#maxConcurrent) return;
+    throw this.#refuse(state, serverId, `Too many concurrent tasks: this server already has ${live} tasks and requests running on the client (limit ${this.#maxConcurrent}); try again when one ends`);
   }
 
   /** A refusal, logged at most every few seconds with a count, so a flood does not flood the log. */
@@ -547,8 +584,8 @@ export class TaskHost {
   #state(serverId: string): ServerState {
     let s = this.#servers.get(serverId);
     if (!s) {
-      const bucket = new TokenBucket(this.#options.ratePerSecond ?? 50, this.#options.rateBurst ?? 100, this.#now);
-      s = { tasks: new Map(), seq: 0, cursorKey: randomUUID().slice(0, 8), bucket, gone: new Map(), refused: 0, warnedAt: -Infinity };
+      const bucket = new TokenBucket(this.#rate, this.#burst, this.#now);
+      s = { tasks: new Map(), seq: 0, cursorKey: randomUUID().slice(0, 8), bucket, gone: new Map(), refused: 0, warnedAt: -Infinity, plain: 0 };
       this.#servers.set(serverId, s);
     }
     return s;

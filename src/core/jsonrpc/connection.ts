@@ -42,8 +42,8 @@ export type NotificationHandler = (params: Record<string, unknown> | undefined) 
 
 export interface ConnectionOptions {
   logger: Logger;
-  /** Default per-request timeout in ms. */
-  defaultTimeoutMs?: number;
+  /** Default per-request timeout in ms (a function: read at each request, so a changed setting applies at once). */
+  defaultTimeoutMs?: number | (() => number);
   /** Most incoming requests handled at once; more are refused with -32603 (a flood guard). */
   maxConcurrentIncoming?: number;
 }
@@ -92,7 +92,7 @@ export class JsonRpcConnection implements Disposable {
   readonly #onUnhandledNotification = new Emitter<JsonRpcNotification>();
   #closed: TransportCloseInfo | undefined;
   readonly #log: Logger;
-  readonly #defaultTimeoutMs: number;
+  readonly #defaultTimeoutMs: number | (() => number);
   readonly #maxIncoming: number;
   /** The deadline timer (see `arm`) and the moment it is set for. */
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -161,7 +161,7 @@ export class JsonRpcConnection implements Disposable {
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(abortError(signal));
     const id = this.#nextId++;
-    const timeoutMs = options?.timeoutMs ?? this.#defaultTimeoutMs;
+    const timeoutMs = options?.timeoutMs ?? (typeof this.#defaultTimeoutMs === 'function' ? this.#defaultTimeoutMs() : this.#defaultTimeoutMs);
     const onprogress = options?.onprogress;
 
     if (onprogress) params = { ...params, _meta: { ...(params?._meta as Record<string, unknown> | undefined), progressToken: id } };

@@ -36,8 +36,8 @@ export interface SessionOptions {
   capabilities?: Record<string, unknown>;
   /** The workspace folders to report as roots. */
   roots?: () => Root[];
-  /** Timeout for ordinary requests, in ms. */
-  requestTimeoutMs?: number;
+  /** Timeout for ordinary requests, in ms (a function: read at each request). */
+  requestTimeoutMs?: number | (() => number);
   /** Timeout for `initialize`, in ms (servers started through npx may take a while). */
   initializeTimeoutMs?: number;
   /** The most pages `tools/list` follows before it stops (a server whose cursor never ends). */

@@ -69,8 +69,8 @@ export interface TaskEngineOptions {
   minPollMs?: number;
   maxPollMs?: number;
   defaultPollMs?: number;
-  /** Timeout of `tasks/get`, `tasks/cancel` and `tasks/list` requests (ms). */
-  requestTimeoutMs?: number;
+  /** Timeout of `tasks/get`, `tasks/cancel` and `tasks/list` requests (ms); a function is read at each request. */
+  requestTimeoutMs?: number | (() => number);
   /** The most pages `tasks/list` follows. */
   maxListPages?: number;
   /** Reads an outcome kept from an earlier window (restored snapshots carry no outcome). */
@@ -176,7 +176,6 @@ export class TaskEngine extends DisposableBase {
   readonly #minPoll: number;
   readonly #maxPoll: number;
   readonly #defaultPoll: number;
-  readonly #timeoutMs: number;
 
   /** A task was added or changed (its new snapshot). */
   readonly onDidChange: Event<TaskSnapshot> = this.#onDidChange.event;
@@ -193,7 +192,6 @@ export class TaskEngine extends DisposableBase {
     this.#minPoll = options.minPollMs ?? 250;
     this.#maxPoll = options.maxPollMs ?? MAX_POLL_MS;
     this.#defaultPoll = options.defaultPollMs ?? 2_000;
-    this.#timeoutMs = options.requestTimeoutMs ?? 30_000;
     this.#scheduler = new PollScheduler((key) => void this.poll(key), this.#now);
     this.#cycles = new PollScheduler((serverId) => void this.#listCycle(serverId), this.#now);
     this.#refetch = new PollScheduler((key) => {
@@ -375,7 +373,7 @@ export class TaskEngine extends DisposableBase {
     };
     let raw: Record<string, unknown>;
     try {
-      raw = await session.connection.requestRaw('tools/call', params, { signal: options.signal, timeoutMs: this.#timeoutMs });
+      raw = await session.connection.requestRaw('tools/call', params, { signal: options.signal, timeoutMs: this.#timeout() });
     } catch (err) {
       sub.dispose();
       throw err;
@@ -482,7 +480,7 @@ export class TaskEngine extends DisposableBase {
       try {
         const result = await session.request('tools/call', { name: toolName, arguments: options.arguments ?? {} }, CallToolResultSchema, {
           signal: AbortSignal.any(signals),
-          timeoutMs: this.#timeoutMs,
+          timeoutMs: this.#timeout(),
           onprogress: (p) => this.#applyProgress(rec, p),
           resetTimeoutOnProgress: true,
         });
@@ -541,7 +539,7 @@ export class TaskEngine extends DisposableBase {
       // T-REQ-9: the taskId param is the truth; no related-task _meta on tasks/get.
       // No abort signal: thousands of polls each listening on one shared signal cost more than
       // the polls themselves (see bench/). A poll ends by its timeout or by the session closing.
-      const task = await session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.#timeoutMs });
+      const task = await session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.#timeout() });
       if (this.#lifetime.signal.aborted) return;
       this.#applyServerTask(rec, task, 'poll');
     } catch (err) {
@@ -939,7 +937,7 @@ export class TaskEngine extends DisposableBase {
   async #confirmResultGone(rec: Rec, session: McpSession): Promise<void> {
     const { serverId, taskId } = rec.snap;
     try {
-      await session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.#timeoutMs });
+      await session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.#timeout() });
       this.#log.warn(`[${this.#label(serverId)}] Task ${taskId} is still known to the server, which refused its result: no result kept`);
     } catch (err) {
       if (this.#lifetime.signal.aborted || this.#recs.get(rec.snap.key) !== rec || rec.snap.status !== 'completed') return;
@@ -998,14 +996,14 @@ export class TaskEngine extends DisposableBase {
       throw new Error(`Server "${this.#label(rec.snap.serverId)}" does not support cancelling tasks.`);
     }
     try {
-      const task = await session.request('tasks/cancel', { taskId: rec.snap.taskId }, TaskSchema, { timeoutMs: this.#timeoutMs });
+      const task = await session.request('tasks/cancel', { taskId: rec.snap.taskId }, TaskSchema, { timeoutMs: this.#timeout() });
       this.#log.info(`[${this.#label(rec.snap.serverId)}] Task ${rec.snap.taskId}: cancel requested by the user; the server answered ${task.status}`);
       this.#applyServerTask(rec, task, 'cancel');
       return rec.snap;
     } catch (err) {
       if (isPeerError(err) && err.code === ErrorCode.InvalidParams) {
         // Refresh now, even if a scheduled poll is in flight, so the message tells the truth.
-        const fresh = await session.request('tasks/get', { taskId: rec.snap.taskId }, TaskSchema, { timeoutMs: this.#timeoutMs }).catch(() => undefined);
+        const fresh = await session.request('tasks/get', { taskId: rec.snap.taskId }, TaskSchema, { timeoutMs: this.#timeout() }).catch(() => undefined);
         if (fresh) this.#applyServerTask(rec, fresh, 'poll');
         throw new Error(`The server refused to cancel task ${rec.snap.taskId}: ${err.message} (it is now ${rec.snap.status}).`);
       }
@@ -1046,7 +1044,7 @@ export class TaskEngine extends DisposableBase {
         return page;
       }
       if (page > 0 && enough?.(page)) return page;
-      const result = await session.request('tasks/list', cursor === undefined ? {} : { cursor }, ListTasksResultSchema, { timeoutMs: this.#timeoutMs });
+      const result = await session.request('tasks/list', cursor === undefined ? {} : { cursor }, ListTasksResultSchema, { timeoutMs: this.#timeout() });
       for (const raw of result.tasks) {
         const t = TaskSchema.safeParse(raw);
         if (t.success) onTask(t.data);
@@ -1194,6 +1192,11 @@ export class TaskEngine extends DisposableBase {
 
   #label(serverId: string): string {
     return this.#options.sessions.label(serverId);
+  }
+
+  #timeout(): number {
+    const t = this.#options.requestTimeoutMs;
+    return (typeof t === 'function' ? t() : t) ?? 30_000;
   }
 
   override dispose(): void {

@@ -586,7 +586,7 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
     assert.equal(gate.calls.length, 10, 'the handler (a dialog) ran only for accepted tasks');
     assert.ok(errors.every((e) => e instanceof RpcError && e.code === -32603));
     // 100 tokens of burst: 10 accepted, 90 over the concurrency limit, then the rate limit.
-    assert.equal(errors.filter((e) => /^Too many concurrent tasks: this server already has 10 tasks running on the client \(limit 10\)/.test(e.message)).length, 90);
+    assert.equal(errors.filter((e) => /^Too many concurrent tasks: this server already has 10 tasks and requests running on the client \(limit 10\)/.test(e.message)).length, 90);
     assert.equal(errors.filter((e) => /^Rate limit exceeded: more than 50 task operations per second \(burst 100\)/.test(e.message)).length, 1900);
     // The log says so without one line per refusal.
     assert.equal(c.log.lines.filter((l) => l.level === 'warn').length, 1);
@@ -600,6 +600,48 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
     now += 10_000;
     await rpcError(Promise.all(Array.from({ length: 2 }, () => s.request('elicitation/create', { ...ELICIT, task: {} }))));
     assert.ok(c.log.has('warn', /Too many concurrent tasks.*\(\d+ refusals since the last warning\)/), c.log.text());
+  });
+
+  it('T-RCV-9: plain (not task-augmented) questions count against the same limits: a flood of them opens at most 10 dialogs', async () => {
+    let now = Date.parse('2025-11-25T10:00:00Z');
+    const gate = new Gate();
+    const c = await client({ elicit: gate.handler }, { now: () => now });
+    const s = await c.connect('a');
+    // Ten stay in their dialogs (unanswered); the others are answered at once.
+    const errors: RpcError[] = [];
+    for (let i = 0; i < 200; i += 50) {
+      for (let j = 0; j < 50; j++) s.request('elicitation/create', ELICIT).catch((e: RpcError) => errors.push(e));
+      await waitFor(() => errors.length + gate.calls.length === i + 50, 'the batch answered or in a dialog');
+    }
+    assert.equal(errors.length, 190, 'all but the ten in a dialog were refused at once');
+    assert.equal(gate.calls.length, 10);
+    // 100 tokens of burst: 10 in dialogs, 90 over the concurrency limit, then the rate limit.
+    const concurrency = errors.filter((e) => /^Too many concurrent tasks: this server already has 10 tasks and requests running on the client \(limit 10\)/.test(e.message));
+    const rate = errors.filter((e) => /^Rate limit exceeded: more than 50 task operations per second \(burst 100\)/.test(e.message));
+    assert.deepEqual([concurrency.length, rate.length], [90, 100]);
+    assert.ok(errors.every((e) => e.code === -32603));
+    // A task-augmented one is refused too while ten plain ones are open; once one is answered, there is room.
+    now += 1_000;
+    assert.equal((await rpcError(s.request('elicitation/create', { ...ELICIT, task: {} }))).code, -32603);
+    gate.calls[0].resolve({ action: 'decline' });
+    await waitFor(() => gate.calls.length === 10 && c.host.list().length === 0, 'one answered');
+    await new Promise((r) => setImmediate(r));
+    assert.equal(taskOf(await s.request('elicitation/create', { ...ELICIT, task: {} })).status, 'working');
+  });
+
+  it('T-RCV-9: bursts of twice the rate; new limits apply to the next requests, on connections already open', async () => {
+    let now = Date.parse('2025-11-25T10:00:00Z');
+    const gate = new Gate();
+    const c = await client({ elicit: gate.handler }, { now: () => now, ratePerSecond: 5, maxConcurrentPerServer: 100 });
+    const s = await c.connect('a');
+    const burst = async (n: number) => (await Promise.allSettled(Array.from({ length: n }, () => s.request('elicitation/create', { ...ELICIT, task: {} })))).filter((o) => o.status === 'fulfilled').length;
+    assert.equal(await burst(20), 10, 'a rate of 5 a second admits bursts of 10');
+    now += 10_000;
+    c.host.configure({ ratePerSecond: 2, maxConcurrentPerServer: 12 });
+    assert.equal(await burst(20), 2, 'the new limits: 12 at once, of which 10 already run');
+    now += 10_000;
+    c.host.configure({ maxConcurrentPerServer: 100 });
+    assert.equal(await burst(20), 4, 'the rate set before stays: bursts of 4');
   });
 
   it('T-RCV-9: 2,000 at once (no batching) never open more than 10 dialogs; every refusal is -32603 naming a limit', async () => {

@@ -9,7 +9,7 @@ import { CallToolResultSchema } from '../../../src/core/protocol/schemas';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 
 /** Our connection on one end; on the other, a raw peer whose messages the test reads and writes. */
-function setup(options: { defaultTimeoutMs?: number; maxConcurrentIncoming?: number } = {}) {
+function setup(options: { defaultTimeoutMs?: number | (() => number); maxConcurrentIncoming?: number } = {}) {
   const [ours, theirs] = InMemoryTransport.createLinkedPair();
   const log = new MemoryLogger();
   const conn = new JsonRpcConnection(ours, { logger: log, ...options });
@@ -59,6 +59,14 @@ describe('JsonRpcConnection', () => {
     assert.deepEqual((received[1].params as Record<string, unknown>).requestId, 1);
     await send({ jsonrpc: '2.0', id: 1, result: {} });
     await waitFor(() => log.has('warn', /not pending/), 'log of the late response');
+  });
+
+  it('a default timeout given as a function is read at each request (a changed setting applies at once)', async () => {
+    let timeout = 30;
+    const { conn } = setup({ defaultTimeoutMs: () => timeout });
+    await assert.rejects(conn.request('slow', undefined, Any), /Request slow timed out after 30 ms/);
+    timeout = 60;
+    await assert.rejects(conn.request('slow', undefined, Any), /Request slow timed out after 60 ms/);
   });
 
   it('aborting a request rejects it and sends notifications/cancelled with the reason', async () => {
