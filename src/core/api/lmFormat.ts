@@ -118,7 +118,8 @@ function nextStep(t: TaskInfo): string {
     case 'failed':
       return 'Read its result with mcpTasks_getResult.';
     default:
-      return 'It has ended and has no result.';
+      // A lost or expired task keeps a result fetched before it was lost.
+      return t.hasResult ? 'It has ended; read the result it had with mcpTasks_getResult.' : 'It has ended and has no result.';
   }
 }
 

@@ -50,6 +50,8 @@ function read(tool: string, input: unknown, spec: Record<string, Kind>): Record<
   for (const key of keys) {
     const kind = spec[key];
     let v = o[key];
+    // Models often fill an optional text with "": that is leaving it out.
+    if (kind === 'text' && typeof v === 'string' && v.trim() === '') v = undefined;
     if (v === undefined || v === null) {
       if (kind === 'text!') throw fail(`"${key}" is required: ${HINTS[key]}`);
       continue;

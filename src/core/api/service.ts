@@ -10,7 +10,7 @@ import type { LocalTaskStatus } from '../tasks/status';
 import { isTerminal } from '../tasks/status';
 import type { TaskOrigin, TaskSnapshot } from '../tasks/types';
 import { taskKey } from '../tasks/types';
-import { errorMessage } from '../util/abort';
+import { errorMessage, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import type { Logger } from '../util/log';
 
@@ -90,6 +90,9 @@ export interface TasksServiceDeps {
   servers: Pick<ServerManager, 'list' | 'get' | 'getSession' | 'peekSession' | 'label'>;
   logger: Logger;
 }
+
+/** The least time a result request gives the fetch of an ended task's result, whatever is left of its wait. */
+const FETCH_GRACE_MS = 5_000;
 
 export class TasksService implements Disposable {
   readonly #lifetime = new AbortController();
@@ -196,11 +199,15 @@ export class TasksService implements Disposable {
     if (!isTerminal(t.status)) return { task: this.#taskInfo(t), done: false };
     if (t.outcome) return { task: this.#taskInfo(t), done: true, outcome: copy(t.outcome) };
     if (t.status === 'cancelled') return { task: this.#taskInfo(t), done: true, fetchError: 'The task was cancelled; it has no result.' };
+    // The fetch is bounded too: by what is left of the wait (at least FETCH_GRACE_MS), the
+    // caller's signal and shutdown. It goes on in the engine; a later call finds its outcome.
+    const bound = AbortSignal.any([this.#lifetime.signal, AbortSignal.timeout(Math.max(deadline - Date.now(), FETCH_GRACE_MS)), ...(signal ? [signal] : [])]);
     try {
-      const outcome = await engine.fetchResult(id);
+      const outcome = await raceAbort(engine.fetchResult(id), bound);
       return { task: this.#taskInfo(this.#mustGet(id)), done: true, outcome: copy(outcome) };
     } catch (err) {
-      return { task: this.#taskInfo(this.#mustGet(id)), done: true, fetchError: errorMessage(err) };
+      const why = bound.aborted && !signal?.aborted && !this.#lifetime.signal.aborted ? 'The server has not sent the result yet; ask again in a moment.' : errorMessage(err);
+      return { task: this.#taskInfo(this.#mustGet(id)), done: true, fetchError: why };
     }
   }
 

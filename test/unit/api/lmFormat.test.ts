@@ -95,6 +95,7 @@ describe('language-model tool answers', () => {
     assert.match(formatTask(task({ status: 'input_required' })).text, /waits for the user, who is asked a question in the editor/);
     assert.match(formatTask(task({ status: 'completed' })).text, /Read its result with mcpTasks_getResult/);
     assert.match(formatTask(task({ status: 'cancelled' })).text, /It has ended and has no result\./);
+    assert.match(formatTask(task({ status: 'lost', hasResult: true })).text, /It has ended; read the result it had with mcpTasks_getResult\./);
     assert.match(formatTask(task({ status: 'lost', note: 'The server\'s process ended.' })).text, /is lost \(The server's process ended\.\)/);
   });
 

@@ -21,7 +21,9 @@ describe('language-model tool inputs', () => {
     assert.deepEqual(readListToolsInput({ server: null }), {});
     assert.deepEqual(readListToolsInput({ server: ' demo ' }), { server: 'demo' });
     refuses(() => readListToolsInput({ server: 3 }), /"server" must be a non-empty string/);
-    refuses(() => readListToolsInput({ server: '  ' }), /"server" must be a non-empty string/);
+    // Models often fill an optional text with an empty string: it is left out.
+    assert.deepEqual(readListToolsInput({ server: '  ' }), {});
+    assert.deepEqual(readListToolsInput({ server: '' }), {});
     refuses(() => readListToolsInput('demo'), /the input must be a JSON object with the properties server/);
     refuses(() => readListToolsInput([]), /must be a JSON object/);
   });
@@ -54,6 +56,9 @@ describe('language-model tool inputs', () => {
     assert.deepEqual(readGetTaskInput({}), {});
     assert.deepEqual(readGetTaskInput({ taskId: 'abc', server: 'demo' }), { taskId: 'abc', server: 'demo' });
     refuses(() => readGetTaskInput({ taskId: 42 }), /"taskId" must be a non-empty string/);
+    assert.deepEqual(readGetTaskInput({ taskId: '', server: '' }), {}, 'empty optional texts: the tasks are listed');
+    assert.deepEqual(readGetResultInput({ taskId: 'abc', server: '' }), { taskId: 'abc', waitSeconds: 0, waitCapped: false });
+    refuses(() => readGetResultInput({ taskId: '' }), /"taskId" must be a non-empty string/);
   });
 
   it('mcpTasks_getResult: waitSeconds defaults to 0 and is capped', () => {

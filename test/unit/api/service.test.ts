@@ -203,6 +203,22 @@ describe('TasksService over a scripted server: ids that change hands', () => {
     service.dispose();
   });
 
+  it('the result of an ended task whose server does not send it: the request ends when its signal aborts, instead of hanging', async () => {
+    const h = await harness({ server: { pollInterval: 10 }, engine: { autoFetchResults: () => false } });
+    const snapshot = { id: 'fake', name: 'fake', label: 'fake', type: 'stdio', source: { kind: 'settings' }, state: { kind: 'connected' } } as unknown as ServerSnapshot;
+    const servers = { list: () => [snapshot], get: () => snapshot, getSession: async () => h.session, peekSession: () => h.session, label: () => 'fake' };
+    const service = new TasksService({ engine: h.engine, servers, logger: h.log });
+    const t = await service.start('fake', 'required-tool', { origin: 'chat' });
+    h.server.complete(t.taskId);
+    await waitFor(() => service.task(t.id)?.status === 'completed', 'the task to end');
+    h.server.override('tasks/result', () => new Promise(() => undefined)); // never answers
+    const r = await service.result(t.id, 0, AbortSignal.timeout(100));
+    assert.equal(r.done, true);
+    assert.equal(r.outcome, undefined);
+    assert.match(r.fetchError ?? '', /aborted|timeout/i);
+    service.dispose();
+  });
+
   it('findTask: the id of an ended task that its server gave to a new one names the new one (T-RCV-3)', async () => {
     const h = await harness({ server: { pollInterval: 10 } });
     const snapshot = { id: 'fake', name: 'fake', label: 'fake', type: 'stdio', source: { kind: 'settings' }, state: { kind: 'connected' } } as unknown as ServerSnapshot;
