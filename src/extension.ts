@@ -190,6 +190,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     vscode.commands.registerCommand('mcpTasks.revokeSamplingPermissions', () => revokeSamplingPermissions(samplingPermissions)),
     vscode.commands.registerCommand('mcpTasks.clearStoredResults', async () => {
       const n = await store.clearResults();
+      engine.forgetOutcomes();
       void vscode.window.showInformationMessage(vscode.l10n.t('Deleted {0} stored task results.', n));
     }),
   );

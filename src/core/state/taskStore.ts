@@ -42,7 +42,11 @@ export class TaskStore implements Disposable {
   readonly #indexPath: string;
   readonly #resultsDir: string;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Tasks whose outcome has its file (or is being written): a removal deletes it. */
   readonly #written = new Set<string>();
+  /** Index writes started, and the newest one renamed into place: an older write never lands after a newer one. */
+  #writes = 0;
+  #landed = 0;
   readonly #subs = new DisposableStore();
   #engine?: TaskEngine;
   #sessions: SavedSession[] = [];
@@ -56,8 +60,18 @@ export class TaskStore implements Disposable {
     this.#resultsDir = path.join(dir, 'results');
   }
 
-  /** Reads the index; drops finished tasks older than the retention period. Never throws. */
+  /**
+   * Reads the index; drops finished tasks older than the retention period, and then (in the
+   * background) result files nothing points to. Never throws.
+   */
   async load(): Promise<LoadedState> {
+    const cutoff = Date.now() - this.#options.retentionDays() * DAY;
+    const state = await this.#read(cutoff);
+    void this.#sweep(state.tasks, cutoff);
+    return state;
+  }
+
+  async #read(cutoff: number): Promise<LoadedState> {
     const empty: LoadedState = { tasks: [], progressTokens: new Map(), sessions: [] };
     let data: IndexFile;
     try {
@@ -67,7 +81,6 @@ export class TaskStore implements Disposable {
       return empty;
     }
     if (data?.version !== 1 || !Array.isArray(data.tasks)) return empty;
-    const cutoff = Date.now() - this.#options.retentionDays() * DAY;
     const state: LoadedState = { tasks: [], progressTokens: new Map(), sessions: Array.isArray(data.sessions) ? data.sessions : [] };
     let invalid = 0;
     for (const entry of data.tasks as unknown[]) {
@@ -156,12 +169,19 @@ export class TaskStore implements Disposable {
   }
 
   async #writeIndex(): Promise<void> {
+    const seq = ++this.#writes;
+    const tmp = `${this.#indexPath}.${process.pid}.${seq}.tmp`;
     try {
       await fs.promises.mkdir(this.dir, { recursive: true });
-      const tmp = `${this.#indexPath}.${process.pid}.tmp`;
       await fs.promises.writeFile(tmp, this.#indexText());
-      await fs.promises.rename(tmp, this.#indexPath);
+      // Checked and renamed in one turn: a newer write (flushSync at shutdown) cannot slip between.
+      if (seq < this.#landed) fs.rmSync(tmp, { force: true });
+      else {
+        fs.renameSync(tmp, this.#indexPath);
+        this.#landed = seq;
+      }
     } catch (err) {
+      fs.rmSync(tmp, { force: true });
       this.#log.error(`Could not save the task list: ${errorMessage(err)}`);
     }
   }
@@ -170,11 +190,13 @@ export class TaskStore implements Disposable {
   flushSync(): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
+    const seq = ++this.#writes;
+    const tmp = `${this.#indexPath}.${process.pid}.${seq}.tmp`;
     try {
       fs.mkdirSync(this.dir, { recursive: true });
-      const tmp = `${this.#indexPath}.${process.pid}.tmp`;
       fs.writeFileSync(tmp, this.#indexText());
       fs.renameSync(tmp, this.#indexPath);
+      this.#landed = seq;
     } catch (err) {
       this.#log.error(`Could not save the task list: ${errorMessage(err)}`);
     }
@@ -185,14 +207,39 @@ export class TaskStore implements Disposable {
   }
 
   async #writeOutcome(key: string, outcome: TaskOutcome): Promise<void> {
+    const file = this.#outcomePath(key);
+    const tmp = `${file}.${process.pid}.tmp`;
     try {
       await fs.promises.mkdir(this.#resultsDir, { recursive: true });
-      const file = this.#outcomePath(key);
-      await fs.promises.writeFile(`${file}.tmp`, JSON.stringify(outcome));
-      await fs.promises.rename(`${file}.tmp`, file);
+      await fs.promises.writeFile(tmp, JSON.stringify(outcome));
+      // Checked and renamed in one turn: a task removed (or results cleared) meanwhile leaves no file behind.
+      if (this.#written.has(key)) fs.renameSync(tmp, file);
+      else fs.rmSync(tmp, { force: true });
     } catch (err) {
-      this.#written.delete(key);
-      this.#log.error(`Could not save a task result: ${errorMessage(err)}`);
+      fs.rmSync(tmp, { force: true });
+      // Not worth a word when the result was no longer wanted (results cleared meanwhile).
+      if (this.#written.delete(key)) this.#log.error(`Could not save a task result: ${errorMessage(err)}`);
+    }
+  }
+
+  /**
+   * Deletes result files that no kept task points to and that are older than the retention
+   * period (left by a crash, or by entries that could not be read). A window without a folder
+   * shares its store with other such windows, whose recent results are left alone.
+   */
+  async #sweep(kept: readonly TaskSnapshot[], cutoff: number): Promise<void> {
+    const wanted = new Set(kept.filter((t) => t.outcomeFetchedAt).map((t) => path.basename(this.#outcomePath(t.key))));
+    let names: string[];
+    try {
+      names = await fs.promises.readdir(this.#resultsDir);
+    } catch {
+      return; // no results yet
+    }
+    for (const name of names) {
+      if (wanted.has(name)) continue;
+      const file = path.join(this.#resultsDir, name);
+      const stat = await fs.promises.stat(file).catch(() => undefined);
+      if (stat && stat.mtimeMs < cutoff) await fs.promises.rm(file, { force: true }).catch(() => undefined);
     }
   }
 

@@ -1156,6 +1156,18 @@ export class TaskEngine extends DisposableBase {
     this.#onDidRemove.fire(key);
   }
 
+  /**
+   * Drops every outcome in hand, once their stored files are deleted (Clear Stored Results):
+   * nothing then claims a result it no longer has. A task's result can be fetched again while
+   * its server keeps it; a plain call's cannot, and its note says so.
+   */
+  forgetOutcomes(): void {
+    for (const rec of this.#recs.values()) {
+      if (rec.snap.outcome === undefined && rec.snap.outcomeFetchedAt === undefined) continue;
+      this.#update(rec, { outcome: undefined, outcomeFetchedAt: undefined, ...(rec.snap.kind === 'direct' && { note: 'Its stored result was deleted.' }) });
+    }
+  }
+
   /** Removes every ended task (of one server, or all). Returns how many. */
   clearFinished(serverId?: string): number {
     let n = 0;

@@ -9,7 +9,8 @@ import { TaskEngine } from '../../../src/core/tasks/engine';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { createTransport } from '../../../src/core/transports/factory';
 import { isTerminal } from '../../../src/core/tasks/status';
-import { MemoryLogger } from '../helpers/logger';
+import { Emitter } from '../../../src/core/util/event';
+import { MemoryLogger, waitFor } from '../helpers/logger';
 import { everythingEntry, startHttpPeer, waitForTask } from '../helpers/peers';
 
 /** One "window": a server manager, a task engine and a store, wired as the extension wires them. */
@@ -149,6 +150,93 @@ describe('TaskStore', () => {
     assert.deepEqual(state.tasks.map((t) => t.key), ['a']);
     assert.equal(state.progressTokens.get('a'), 'tok-a');
     assert.ok(log.has('warn', /^Skipped 5 stored tasks that could not be read \(not a task, or an unknown status\)$/), log.text());
+  });
+
+  /** An engine as the store sees it: a list of snapshots and the two events. */
+  function stubEngine() {
+    const changed = new Emitter<TaskSnapshot>();
+    const removed = new Emitter<string>();
+    const e = {
+      tasks: [] as TaskSnapshot[],
+      list: () => e.tasks,
+      progressToken: () => undefined,
+      onDidChange: changed.event,
+      onDidRemove: removed.event,
+      change: (t: TaskSnapshot) => changed.fire(t),
+      remove: (key: string) => removed.fire(key),
+    };
+    return e;
+  }
+
+  /** Holds fs.promises.writeFile for paths that match until released (restored after the test). */
+  function holdWrites(match: RegExp) {
+    const original = fs.promises.writeFile;
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let held = 0;
+    fs.promises.writeFile = (async (file: fs.PathLike, ...rest: unknown[]) => {
+      if (match.test(String(file))) {
+        held++;
+        await released;
+      }
+      return (original as (...a: unknown[]) => Promise<void>)(file, ...rest);
+    }) as typeof fs.promises.writeFile;
+    return { held: () => held, release, restore: () => void (fs.promises.writeFile = original) };
+  }
+
+  it('a task removed while its result file is being written leaves no file behind', async () => {
+    const store = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, debounceMs: 1 });
+    const engine = stubEngine();
+    store.attach(engine as unknown as TaskEngine);
+    const hold = holdWrites(/results/);
+    try {
+      const t = { ...snap('k', 'completed', new Date().toISOString()), outcome: { kind: 'result' as const, result: { content: [] } }, outcomeFetchedAt: new Date().toISOString() };
+      engine.tasks = [t];
+      engine.change(t);
+      await waitFor(() => hold.held() === 1, 'the result write under way');
+      engine.tasks = [];
+      engine.remove('k');
+      hold.release();
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(fs.existsSync(path.join(dir, 'results')) ? fs.readdirSync(path.join(dir, 'results')) : [], []);
+    } finally {
+      hold.restore();
+      store.dispose();
+    }
+  });
+
+  it('a save at shutdown is never overwritten by an older save still under way', async () => {
+    const store = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, debounceMs: 1 });
+    const engine = stubEngine();
+    store.attach(engine as unknown as TaskEngine);
+    const hold = holdWrites(/tasks\.json/);
+    try {
+      const at = new Date().toISOString();
+      engine.tasks = [snap('old-1', 'completed', at), snap('old-2', 'completed', at)];
+      engine.change(engine.tasks[0]);
+      await waitFor(() => hold.held() === 1, 'the debounced save under way');
+      engine.tasks = [snap('new', 'completed', at)];
+      store.flushSync(); // what dispose() does at shutdown
+      hold.release();
+      await new Promise((r) => setTimeout(r, 50));
+      const index = JSON.parse(fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as { tasks: Array<{ snap: TaskSnapshot }> };
+      assert.deepEqual(index.tasks.map((t) => t.snap.key), ['new']);
+      assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp')), [], 'no temporary file left');
+    } finally {
+      hold.restore();
+    }
+  });
+
+  it('result files that no task points to are swept at load once older than the retention period; recent ones are left', async () => {
+    const results = path.join(dir, 'results');
+    fs.mkdirSync(results, { recursive: true });
+    const old = new Date(Date.now() - 40 * 24 * 3600_000);
+    fs.writeFileSync(path.join(results, 'orphan-old.json'), '{}');
+    fs.utimesSync(path.join(results, 'orphan-old.json'), old, old);
+    fs.writeFileSync(path.join(results, 'orphan-new.json'), '{}');
+    await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30 }).load();
+    await waitFor(() => !fs.existsSync(path.join(results, 'orphan-old.json')), 'the old orphan swept');
+    assert.deepEqual(fs.readdirSync(results), ['orphan-new.json']);
   });
 
   it('a corrupt index is reported and the window starts with no tasks', async () => {

@@ -269,6 +269,19 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     );
   });
 
+  it('forgetOutcomes (Clear Stored Results): no task claims a result any more; a task fetches its own again, a plain call says it was deleted', async () => {
+    const h = await harness({ server: { pollInterval: 10 } });
+    const task = await h.engine.callTool('fake', 'required-tool');
+    h.server.complete(task.taskId, { content: [{ type: 'text', text: 'kept by the server' }] });
+    const direct = await h.engine.callTool('fake', 'optional-tool', { preference: 'direct' });
+    await waitFor(() => h.snap(task.taskId).outcome !== undefined && h.snap(direct.taskId).outcome !== undefined, 'both outcomes');
+    h.engine.forgetOutcomes();
+    for (const t of [h.snap(task.taskId), h.snap(direct.taskId)]) assert.deepEqual([t.outcome, t.outcomeFetchedAt], [undefined, undefined]);
+    await assert.rejects(h.engine.fetchResult(direct.key), /^Error: Its stored result was deleted\.$/);
+    const again = await h.engine.fetchResult(task.key);
+    assert.deepEqual(again.kind === 'result' && again.result.content, [{ type: 'text', text: 'kept by the server' }]);
+  });
+
   it('-32600 again on the retry: no third call, the failure is logged, and the call stays in the view, failed with the reason', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL } });
     h.server.override('tools/call', () => {
