@@ -131,7 +131,8 @@ export function parseJsonc(text: string): JsoncDocument {
       if (text[i] !== ':') fail('a colon (:) is expected');
       i++;
       names.push(name);
-      out[name] = value([...path, name], keyAt);
+      // As JSON.parse does: "__proto__" is a property like any other, never the prototype.
+      Object.defineProperty(out, name, { value: value([...path, name], keyAt), enumerable: true, writable: true, configurable: true });
       skip();
       if (text[i] === ',') i++;
       else if (text[i] !== '}') fail(i >= text.length ? 'a closing brace (}) is missing' : 'a comma is missing');

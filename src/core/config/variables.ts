@@ -76,13 +76,18 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return `"${s}"`;
 }
 
+/** A URL as an error may quote it: without its query (`?api_key=…`) and what stands before an `@` (`user:pass@`). */
+function withoutCredentials(url: string): string {
+  return url.replace(/[?#].*$/s, '?…').replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/@]*@/i, '$1…@');
+}
+
 /** Why `url` cannot be used by a server of this type, or undefined when it can. */
 export function checkUrl(type: ServerType, url: string): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return `"url" is not a valid URL: ${JSON.stringify(url)}`;
+    return `"url" is not a valid URL: ${JSON.stringify(withoutCredentials(url))}`;
   }
   const ok = type === 'ws' ? ['ws:', 'wss:'] : ['http:', 'https:'];
   if (!ok.includes(parsed.protocol)) {

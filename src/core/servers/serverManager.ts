@@ -77,6 +77,8 @@ interface Entry {
   retryAt: number;
   lastFailure?: string;
   connectedAt?: number;
+  /** The user dismissed an input of this server: background work does not ask again (see getSession). */
+  dismissed?: string;
 }
 
 /** Backoff after a failure: 1 s, doubling to a minute; a connection that lasted a minute resets it. */
@@ -180,11 +182,15 @@ export class ServerManager extends DisposableBase implements SessionSource {
    * its backoff ends (1 s, 2 s, 4 s... up to a minute): a server that crashes at once is not
    * respawned in a tight loop by whoever asks for it. `disconnect`/`restart` clear the backoff.
    */
-  getSession(id: string): Promise<McpSession> {
+  getSession(id: string, options?: { background?: boolean }): Promise<McpSession> {
     const entry = this.#entries.get(id);
     if (!entry) return Promise.reject(new Error(`No server with id ${id} is configured`));
     if (entry.session && !entry.session.isClosed) return Promise.resolve(entry.session);
     if (entry.connecting) return entry.connecting;
+    // Background work (following tasks) never brings back a prompt the user dismissed; the
+    // user's own next action does.
+    if (entry.dismissed !== undefined && options?.background) return Promise.reject(new Error(entry.dismissed));
+    entry.dismissed = undefined;
     const wait = entry.retryAt - this.#now();
     if (wait > 0) {
       const what = entry.failures > 1 ? `failed ${entry.failures} times in a row` : 'failed';
@@ -230,6 +236,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     if (!entry) return;
     entry.generation++;
     entry.failures = entry.retryAt = 0; // the user's call: the next connection may start at once
+    entry.dismissed = undefined;
     const session = entry.session;
     entry.session = undefined;
     entry.connecting = undefined;
@@ -257,15 +264,26 @@ export class ServerManager extends DisposableBase implements SessionSource {
     let started = false;
     const secrets: string[] = [];
     try {
+      const context = this.#options.resolveContext(config);
+      // Values of environment variables with secret names (API_KEY, GITHUB_TOKEN…) that the
+      // configuration puts into a command line, a URL or a header.
+      secrets.push(...envSecrets(config, context.env));
       const resolved = await resolveServer(config, {
-        ...this.#options.resolveContext(config),
+        ...context,
         promptInput: async (input) => {
           const value = await this.#options.promptInput(input, config);
           if (value !== undefined && input.password) secrets.push(value);
           return value;
         },
       });
+      if (!resolved.ok && resolved.cancelled && generation === entry.generation) {
+        entry.dismissed = `${resolved.message} Connect the server to be asked again.`;
+        this.#setState(entry, { kind: 'idle' });
+        throw new Error(entry.dismissed);
+      }
       if (!resolved.ok) throw new Error(resolved.message);
+      // Disconnected or removed while an input was asked: nothing is started.
+      if (generation !== entry.generation) throw new Error(`Connection to "${config.label}" was cancelled`);
       // What was typed into password inputs, configured header values (a token, or the token of
       // `Bearer <token>`) and credentials in the URL (`?api_key=…`, `user:pass@`) never reach the log, whatever path they take (a command line, an
       // error, a server that repeats them).
@@ -281,6 +299,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       if (saved && resolved.server.type === 'http' && saved.fingerprint === entry.print) {
         session = await this.#resume(saved, resolved.server, config, log);
       }
+      if (!session && generation !== entry.generation) throw new Error(`Connection to "${config.label}" was cancelled`);
       if (!session) {
         const transport = this.#options.createTransport(resolved.server, log);
         log.info(`Connecting (${transport.description})`);
@@ -306,7 +325,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
       return session;
     } catch (err) {
       const message = redactSecrets(errorMessage(err), secrets);
-      if (generation === entry.generation) {
+      if (generation === entry.generation && entry.dismissed !== undefined) log.info(message);
+      else if (generation === entry.generation) {
         log.error(`Could not connect: ${message}${started ? `; ${this.#backOff(entry, message)}` : ''}`);
         this.#setState(entry, { kind: 'error', message });
       }
@@ -413,6 +433,18 @@ const SECRET_PARAM = /key|token|secret|pass|auth|sig|cred|session/i;
  * The credentials a server URL carries: its user info, and the values of query parameters named
  * like credentials. Other parameter values stay readable in logs (`?version=2`).
  */
+/** The values of the `${env:NAME}` variables of a server whose names say they hold a secret. */
+export function envSecrets(config: ServerConfig, env: Readonly<Record<string, string | undefined>>): string[] {
+  const out: string[] = [];
+  for (const [, name] of JSON.stringify(config).matchAll(/\$\{env:([^}]+)\}/g)) {
+    const value = env[name];
+    if (value && SECRET_NAME.test(name)) out.push(value);
+  }
+  return out;
+}
+
+const SECRET_NAME = /key|token|secret|pass|pwd|auth|cred|session|cookie|private|\bpat\b|_pat$/i;
+
 export function urlSecrets(url: string): string[] {
   let u: URL;
   try {

@@ -28,8 +28,11 @@ import { taskKey } from './types';
 
 /** How the engine reaches servers; the server manager implements it. */
 export interface SessionSource {
-  /** The live session, connecting first if needed. */
-  getSession(serverId: string): Promise<McpSession>;
+  /**
+   * The live session, connecting first if needed. `background`: for following tasks, not for
+   * something the user asked; an input the user dismissed is then not asked again.
+   */
+  getSession(serverId: string, options?: { background?: boolean }): Promise<McpSession>;
   /** The name users know the server by, for the log. */
   label(serverId: string): string;
   /**
@@ -554,7 +557,7 @@ export class TaskEngine extends DisposableBase {
   /** The session of a server for polling, or undefined while it is backing off after failures. */
   async #reach(serverId: string): Promise<McpSession | undefined> {
     try {
-      const s = await this.#options.sessions.getSession(serverId);
+      const s = await this.#options.sessions.getSession(serverId, { background: true });
       this.#backoff.delete(serverId);
       return s;
     } catch (err) {

@@ -56,6 +56,14 @@ describe('config: the JSONC reader', () => {
     assert.equal(isBlankJsonc('//// a //// b\n// c'), true);
   });
 
+  it('reads "__proto__" as a property, as JSON.parse does, never as the prototype', () => {
+    const text = '{ "servers": { "__proto__": { "command": "node" }, "b": { "command": "python" } } }';
+    const v = parseJsonc(text).value as { servers: Record<string, unknown> };
+    assert.deepEqual(Object.keys(v.servers), ['__proto__', 'b']);
+    assert.deepEqual(v, JSON.parse(text));
+    assert.equal(Object.getPrototypeOf(v.servers), Object.prototype);
+  });
+
   it('reads a file of many block comments in one pass (a backtracking pattern took over a minute on 30)', () => {
     // A header, then servers switched off with block comments: the shape that froze the host.
     const disabled = Array.from({ length: 30 }, (_, i) => `/* "s${i}": { "command": "node" }, */`).join('\n');

@@ -168,6 +168,14 @@ describe('config: parseMcpJson', () => {
     assert.equal(r.errors[0].column, 5);
   });
 
+  it('an invalid url is quoted without what could be a secret in it (its query, a user:password@)', () => {
+    const r = file({ servers: { a: { url: 'api.example.com/mcp?api_key=sk-live-SECRET123' }, b: { url: 'https://me:hunter22@api example.com/mcp' } } });
+    assert.deepEqual(messages(r), [
+      '.vscode/mcp.json (folder "app"), server "a": "url" is not a valid URL: "api.example.com/mcp?…".',
+      '.vscode/mcp.json (folder "app"), server "b": "url" is not a valid URL: "https://…@api example.com/mcp".',
+    ]);
+  });
+
   it('rejects an empty command and a malformed or wrong-scheme url', () => {
     const r = file({
       servers: {

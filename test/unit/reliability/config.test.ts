@@ -82,4 +82,48 @@ describe('reliability: malformed configuration next to a good server', function 
     const states = Object.fromEntries(c.servers.list().map((s) => [s.name, s.state.kind]));
     assert.deepEqual(states, { badvariable: 'error', noinput: 'error', notfound: 'error', nocwd: 'error', noenvfile: 'error', good: 'connected' });
   });
+
+  /** A folder's mcp.json with one stdio server that needs the input "key" (logs its spawns). */
+  const withInput = (spawnLog: string) =>
+    parseMcpJson(
+      JSON.stringify({
+        inputs: [{ type: 'promptString', id: 'key', description: 'Key', password: true }],
+        servers: { lab: { type: 'stdio', command: process.execPath, args: [taskLab, 'stdio', '--spawn-log', spawnLog, '--token', '${input:key}'] } },
+      }),
+      { kind: 'workspaceFolder', folderName: 'app', folderPath: dir, file: path.join(dir, '.vscode/mcp.json') },
+    );
+
+  it('a server disconnected while its input is asked is not started once the input is given', async () => {
+    const spawnLog = path.join(dir, 'spawns');
+    let answer!: (v: string) => void;
+    const asked = new Promise<void>((ready) => {
+      client = openClient({ config: withInput(spawnLog), promptInput: () => (ready(), new Promise<string>((r) => (answer = r))) });
+    });
+    const c = client!;
+    const connecting = c.servers.getSession(c.id('lab'));
+    await asked;
+    await c.servers.disconnect(c.id('lab'));
+    answer('typed-after-disconnect');
+    await assert.rejects(connecting, /^Error: Connection to "lab" was cancelled$/);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(fs.existsSync(spawnLog), false, 'no process was started');
+    assert.equal(c.servers.get(c.id('lab'))?.state.kind, 'idle');
+  });
+
+  it('an input the user dismissed is not asked again by background work, only by the user\'s next action', async () => {
+    let prompts = 0;
+    client = openClient({ config: withInput(path.join(dir, 'spawns')), promptInput: async () => (prompts++ === 0 ? undefined : 'the-key') });
+    const c = client;
+    const id = c.id('lab');
+    await assert.rejects(c.servers.getSession(id), /cancelled \(no value given for input "key"\)\. Connect the server to be asked again\.$/);
+    assert.equal(c.servers.get(id)?.state.kind, 'idle', 'a dismissal is no error');
+    // Following tasks (the engine's polls) does not bring the prompt back.
+    await assert.rejects(c.servers.getSession(id, { background: true }), /Connect the server to be asked again/);
+    await assert.rejects(c.servers.getSession(id, { background: true }), /Connect the server to be asked again/);
+    assert.equal(prompts, 1);
+    // The user's own action does.
+    await c.servers.getSession(id);
+    assert.equal(prompts, 2);
+    assert.equal(c.servers.get(id)?.state.kind, 'connected');
+  });
 });

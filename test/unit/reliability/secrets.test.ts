@@ -103,6 +103,25 @@ describe('reliability: credentials in a server URL never reach the log', functio
     await peer?.stop();
   });
 
+  it('the value of an ${env:…} variable with a secret name, on a stdio command line, is redacted; one with a plain name is not', async () => {
+    const key = 'sk-live-0123456789abcdef';
+    process.env.MCP_TASKS_TEST_API_KEY = key;
+    process.env.MCP_TASKS_TEST_REGION = 'eu-west-7';
+    try {
+      const log = new MemoryLogger();
+      client = openClient({
+        logger: log,
+        servers: { lab: { type: 'stdio', command: process.execPath, args: [taskLab, 'stdio', '--token', '--api-key=${env:MCP_TASKS_TEST_API_KEY}', '--token', '${env:MCP_TASKS_TEST_REGION}'] } },
+      });
+      await client.servers.getSession(client.id('lab'));
+      assert.ok(!log.text().includes(key), log.text());
+      assert.ok(log.has('info', /Connecting \(stdio: .* --api-key=<redacted> --token eu-west-7\)/), log.text());
+    } finally {
+      delete process.env.MCP_TASKS_TEST_API_KEY;
+      delete process.env.MCP_TASKS_TEST_REGION;
+    }
+  });
+
   it('urlSecrets finds user info and credential-named query values, and leaves the rest readable', () => {
     assert.deepEqual(urlSecrets('https://me:p%40ss@host/mcp?api_key=abc123&version=2&sig=x%2Fy'), ['me', 'me', 'p%40ss', 'p@ss', 'abc123', 'abc123', 'x/y', 'x%2Fy']);
     assert.deepEqual(urlSecrets('http://127.0.0.1:3000/mcp?version=2&mode=fast'), []);
