@@ -122,7 +122,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
     vscode.commands.registerCommand('mcpTasks.fetchResult', async (arg?: unknown) => {
       const t =
         taskFromArg(arg) ??
-        (await pickTask((x) => x.kind === 'task' || x.outcome !== undefined, vscode.l10n.t('Fetch the result of which task?'), vscode.l10n.t('There are no tasks yet.')));
+        (await pickTask((x) => x.kind === 'task' || x.outcome !== undefined || x.outcomeFetchedAt !== undefined, vscode.l10n.t('Fetch the result of which task?'), vscode.l10n.t('There are no tasks yet.')));
       if (t) await openResult(t);
     }),
     vscode.commands.registerCommand('mcpTasks.openResult', async (arg?: unknown) => {

@@ -27,7 +27,7 @@ function block(b: Block): string {
     case 'image':
       return `![image (${str(b.mimeType)})](data:${str(b.mimeType)};base64,${str(b.data)})`;
     case 'audio':
-      return `_Audio (${str(b.mimeType)}, ${Math.round((str(b.data).length * 3) / 4 / 1024)} KB): save the result to keep it._`;
+      return `_Audio (${str(b.mimeType)}, ${Math.round((str(b.data).length * 3) / 4 / 1024)} KB): not shown here._`;
     case 'resource_link':
       return `Resource link: [${str(b.title) || str(b.name) || str(b.uri)}](${str(b.uri)})${b.description ? ` — ${str(b.description)}` : ''}`;
     case 'resource': {

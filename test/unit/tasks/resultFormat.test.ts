@@ -25,6 +25,15 @@ describe('formatOutcome', () => {
     assert.match(formatOutcome(withText('a ``` b ````` c')), /\n``````\na ``` b ````` c\n``````\n/);
   });
 
+  it('describes audio and binary resources by size, and does not promise to keep what it does not show', () => {
+    const t = withText('');
+    t.outcome = { kind: 'result', result: { content: [{ type: 'audio', mimeType: 'audio/wav', data: 'A'.repeat(4096) }, { type: 'resource', resource: { uri: 'file:///x.bin', blob: 'A'.repeat(2048) } }] } };
+    const doc = formatOutcome(t);
+    assert.match(doc, /_Audio \(audio\/wav, 3 KB\): not shown here\._/);
+    assert.match(doc, /Embedded resource `file:\/\/\/x\.bin`: 2 KB of binary data/);
+    assert.doesNotMatch(doc, /save/);
+  });
+
   it('formats a result with 200,000 runs of backticks (it used to overflow the stack)', () => {
     const text = '`a'.repeat(200_000);
     const doc = formatOutcome(withText(text));
