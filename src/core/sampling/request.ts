@@ -36,9 +36,10 @@ export const CreateMessageParamsSchema = z.looseObject({
     z.catch(z.looseObject({ hints: z.optional(z.array(z.catch(z.looseObject({ name: z.optional(z.string()) }), {}))) }), {}),
   ),
   systemPrompt: z.optional(z.string()),
-  includeContext: z.optional(z.string()),
+  includeContext: z.optional(z.enum(['none', 'thisServer', 'allServers'], { error: 'expected "none", "thisServer" or "allServers"' })),
   temperature: z.optional(z.number()),
-  maxTokens: z.int().check(z.positive({ error: 'expected a positive integer' })),
+  // Any positive number: a fraction is rounded down, a huge one means no limit worth counting.
+  maxTokens: z.number().check(z.gte(1, { error: 'expected a positive number of tokens' })),
   stopSequences: z.optional(z.array(z.string())),
   metadata: z.optional(z.record(z.string(), z.unknown())),
   tools: z.optional(z.unknown()),
@@ -100,7 +101,7 @@ export function parseCreateMessage(params: unknown): ParseResult {
     plan: {
       messages,
       systemPrompt: p.systemPrompt || undefined,
-      maxTokens: p.maxTokens,
+      maxTokens: Math.min(Math.floor(p.maxTokens), Number.MAX_SAFE_INTEGER),
       stopSequences: (p.stopSequences ?? []).filter((s) => s.length > 0),
       hints,
       temperature: p.temperature,

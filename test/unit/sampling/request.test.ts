@@ -81,8 +81,8 @@ describe('sampling request: parseCreateMessage', () => {
     assert.match(refusal(undefined).message, /^Invalid sampling\/createMessage params: .*messages: expected array/);
     assert.match(refusal({ messages: [], maxTokens: 10 }).message, /messages: at least one message is required/);
     assert.match(refusal({ messages: [{ role: 'user', content: { type: 'text', text: 'x' } }] }).message, /maxTokens: expected number/, 'maxTokens is required');
-    assert.match(refusal({ messages: [{ role: 'user', content: { type: 'text', text: 'x' } }], maxTokens: 0 }).message, /maxTokens: expected a positive integer/);
-    assert.match(refusal({ messages: [{ role: 'user', content: { type: 'text', text: 'x' } }], maxTokens: 2.5 }).message, /maxTokens: expected int/);
+    assert.match(refusal({ messages: [{ role: 'user', content: { type: 'text', text: 'x' } }], maxTokens: 0 }).message, /maxTokens: expected a positive number of tokens/);
+    assert.match(refusal({ messages: [{ role: 'user', content: { type: 'text', text: 'x' } }], maxTokens: 5, includeContext: 'everything' }).message, /includeContext: .*"none"/);
     assert.match(refusal({ messages: [{ role: 'system', content: { type: 'text', text: 'x' } }], maxTokens: 1 }).message, /messages\.0\.role: expected "user" or "assistant"/);
     assert.match(refusal({ messages: [{ role: 'user', content: { type: 'video', url: 'x' } }], maxTokens: 1 }).message, /messages\.0\.content\.0\.type: expected a content block of type text, image, audio/);
     assert.match(refusal({ messages: [{ role: 'user', content: [{ type: 'text' }] }], maxTokens: 1 }).message, /messages\.0\.content\.0\.text: expected string/);
@@ -90,6 +90,12 @@ describe('sampling request: parseCreateMessage', () => {
     assert.match(refusal({ messages: [{ role: 'user', content: { type: 'image', data: PNG } }], maxTokens: 1 }).message, /mimeType/);
     assert.match(refusal({ messages: [{ role: 'user', content: [] }], maxTokens: 1 }).message, /messages\.0\.content: a message needs at least one content block/);
     assert.match(refusal({ messages: [{ role: 'user' }], maxTokens: 1 }).message, /messages\.0\.content: expected array/);
+  });
+
+  it('maxTokens is any positive number (schema.ts: number): a fraction is rounded down, a huge one kept as the largest safe integer', () => {
+    const m = [{ role: 'user', content: { type: 'text', text: 'x' } }];
+    assert.equal(plan({ messages: m, maxTokens: 2.5 }).maxTokens, 2);
+    assert.equal(plan({ messages: m, maxTokens: 1e300 }).maxTokens, Number.MAX_SAFE_INTEGER);
   });
 
   it('refuses tools, toolChoice and tool content: the client does not declare sampling.tools (spec MUST)', () => {
