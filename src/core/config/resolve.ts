@@ -8,6 +8,8 @@ import { checkUrl, findVariables, formatPath, stringFields, substituteVariables 
 export interface ResolveContext {
   /** The folder the server belongs to; defaults to the folder of a `.vscode/mcp.json` source. */
   workspaceFolder?: string;
+  /** The workspace's folders by name, for `${workspaceFolder:name}`. */
+  folders?: Readonly<Record<string, string>>;
   userHome: string;
   env: Record<string, string | undefined>;
   /** Asks the user for an input's value; `undefined` means the user cancelled. */
@@ -31,6 +33,7 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
   const fail = (what: string): ResolveResult => ({ ok: false, message: `Server "${config.label}": ${what}.` });
   const folder = ctx.workspaceFolder ?? (config.source.kind === 'workspaceFolder' ? config.source.folderPath : undefined);
   const fields = stringFields(config);
+  const named = (name: string) => (ctx.folders && Object.hasOwn(ctx.folders, name) ? ctx.folders[name] : undefined);
 
   // 1. Check every variable, and list the inputs in order of first use.
   const inputs: InputDef[] = [];
@@ -38,7 +41,9 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
     for (const v of findVariables(field.value)) {
       const where = `${formatPath(field.path)} uses`;
       if (v.kind === 'unknown') return fail(`${where} the unknown variable "${v.text}"`);
-      if ((v.kind === 'workspaceFolder' || v.kind === 'workspaceFolderBasename') && folder === undefined) {
+      if ((v.kind === 'workspaceFolder' || v.kind === 'workspaceFolderBasename') && v.name !== undefined) {
+        if (!named(v.name)) return fail(`${where} "${v.text}", but no workspace folder is named "${v.name}"`);
+      } else if ((v.kind === 'workspaceFolder' || v.kind === 'workspaceFolderBasename') && folder === undefined) {
         return fail(`${where} "${v.text}", but there is no workspace folder to take it from`);
       }
       if (v.kind === 'input' && !inputs.some((i) => i.id === v.id)) {
@@ -67,9 +72,9 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
     substituteVariables(s, (v) => {
       switch (v.kind) {
         case 'workspaceFolder':
-          return folder ?? '';
+          return (v.name === undefined ? folder : named(v.name)) ?? '';
         case 'workspaceFolderBasename':
-          return path.basename(folder ?? '');
+          return path.basename((v.name === undefined ? folder : named(v.name)) ?? '');
         case 'userHome':
           return ctx.userHome;
         case 'pathSeparator':

@@ -2,7 +2,9 @@ import type { ServerConfig, ServerType } from './types';
 
 /** One `${...}` reference in a configuration string. */
 export type VariableRef =
-  | { kind: 'workspaceFolder' | 'workspaceFolderBasename' | 'userHome' | 'pathSeparator'; text: string }
+  | { kind: 'userHome' | 'pathSeparator'; text: string }
+  /** `name`: the folder of a multi-root workspace named so (`${workspaceFolder:api}`); else the server's own. */
+  | { kind: 'workspaceFolder' | 'workspaceFolderBasename'; name?: string; text: string }
   | { kind: 'env'; name: string; text: string }
   | { kind: 'input'; id: string; text: string }
   | { kind: 'unknown'; text: string };
@@ -26,6 +28,7 @@ function classify(body: string): VariableRef {
   const prefix = colon < 0 ? '' : body.slice(0, colon);
   const arg = body.slice(colon + 1);
   if (prefix === 'env' && arg) return { kind: 'env', name: arg, text };
+  if ((prefix === 'workspaceFolder' || prefix === 'workspaceFolderBasename') && arg) return { kind: prefix, name: arg, text };
   if (prefix === 'input' && arg) return { kind: 'input', id: arg, text };
   return { kind: 'unknown', text };
 }

@@ -67,6 +67,16 @@ describe('config: resolveServer', () => {
     assert.ok(!('inputs' in r) && !('envFile' in r));
   });
 
+  it('${workspaceFolder:name} and ${workspaceFolderBasename:name} name another folder of a multi-root workspace, from the settings too', async () => {
+    const folders = { api: '/ws/api', 'web app': '/ws/web' };
+    const s = server({ servers: { a: { command: 'node', args: ['${workspaceFolder:api}/srv.js', '${workspaceFolderBasename:web app}', '${workspaceFolder}'] } } });
+    assert.deepEqual(((await ok(s, context({ folders }).ctx)) as ResolvedStdioServer).args, ['/ws/api/srv.js', 'web', '/ws/app']);
+    const fromSettings = server({ servers: { b: { command: 'node', args: ['${workspaceFolder:api}/srv.js'] } } }, { kind: 'settings' });
+    assert.deepEqual(((await ok(fromSettings, context({ folders }).ctx)) as ResolvedStdioServer).args, ['/ws/api/srv.js']);
+    const r = await fails(server({ servers: { c: { command: 'node', args: ['${workspaceFolder:nope}'] } } }), context({ folders }).ctx);
+    assert.equal(r.message, 'Server "c": "args[0]" uses "${workspaceFolder:nope}", but no workspace folder is named "nope".');
+  });
+
   it('replaces variables in url and header values of remote servers', async () => {
     const s = server({
       inputs: [{ type: 'promptString', id: 'host' }],
