@@ -99,8 +99,18 @@ export class JsonRpcConnection implements Disposable {
   #timerAt = Infinity;
   #idleQueued = false;
 
-  /** Fires once when the transport closes, with why. */
-  readonly onClose: Event<TransportCloseInfo> = this.#onClose.event;
+  /**
+   * Fires once when the transport closes, with why. A listener added after the close is called
+   * at once (on a microtask): a close during a handshake is never missed by whoever subscribes
+   * when the handshake returns.
+   */
+  readonly onClose: Event<TransportCloseInfo> = (listener) => {
+    const closed = this.#closed;
+    if (!closed) return this.#onClose.event(listener);
+    let live = true;
+    queueMicrotask(() => live && listener(closed));
+    return { dispose: () => void (live = false) };
+  };
   /** Notifications no handler claimed (logged at trace). */
   readonly onUnhandledNotification: Event<JsonRpcNotification> = this.#onUnhandledNotification.event;
 
@@ -387,12 +397,22 @@ export class JsonRpcConnection implements Disposable {
         this.#traceIn(value);
         this.#handleNotification(c.msg);
         return;
-      case 'invalid':
+      case 'invalid': {
         this.#log.warn(`Ignored an invalid message from the server (${c.problem}): ${truncate(safeStringify(value), 300)}`);
         if (c.id !== null && isRequestLike(value)) {
           void this.#sendError(c.id, new RpcError(ErrorCode.InvalidRequest, `Invalid request: ${c.problem}`));
+          return;
+        }
+        // A broken answer to a request still waiting fails that request now, not at its timeout
+        // (or never, for those that have none).
+        const p = c.response && c.id !== null ? this.#pending.get(c.id) : undefined;
+        if (p && c.id !== null) {
+          this.#settle(c.id, p);
+          p.reject(new InvalidResultError(p.method, c.problem, value));
+          this.#idle();
         }
         return;
+      }
     }
   }
 

@@ -35,8 +35,8 @@ export const JsonRpcErrorObjectSchema = z.object({
 
 export const JsonRpcErrorResponseSchema = z.object({
   jsonrpc: z.literal('2.0'),
-  // null when the peer could not read our id (parse error).
-  id: z.nullable(RequestIdSchema),
+  // null or absent (schema.ts: `id?`) when the peer could not read our id (parse error).
+  id: z.optional(z.nullable(RequestIdSchema)),
   error: JsonRpcErrorObjectSchema,
 });
 
@@ -52,7 +52,8 @@ export type Classified =
   | { kind: 'notification'; msg: JsonRpcNotification }
   | { kind: 'result'; id: RequestId; result: Record<string, unknown> }
   | { kind: 'error'; id: RequestId | null; error: { code: number; message: string; data?: unknown } }
-  | { kind: 'invalid'; id: RequestId | null; problem: string };
+  /** `response`: it was meant as an answer (it has `result` or `error`), so the request it names is answered, badly. */
+  | { kind: 'invalid'; id: RequestId | null; problem: string; response?: boolean };
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -91,17 +92,19 @@ export function classify(value: unknown): Classified {
       ? { kind: 'notification', msg: n.data }
       : { kind: 'invalid', id: null, problem: `invalid notification: ${describeIssues(n.error.issues)}` };
   }
+  // JSON-RPC 2.0 §5: "Either the result member or error member MUST be included, but both members MUST NOT be included."
+  if ('result' in value && 'error' in value) return { kind: 'invalid', id, problem: 'a response with both result and error', response: true };
   if ('result' in value) {
     const r = JsonRpcResultResponseSchema.safeParse(value);
     return r.success
       ? { kind: 'result', id: r.data.id, result: r.data.result }
-      : { kind: 'invalid', id, problem: `invalid response: ${describeIssues(r.error.issues)}` };
+      : { kind: 'invalid', id, problem: `invalid response: ${describeIssues(r.error.issues)}`, response: true };
   }
   if ('error' in value) {
     const r = JsonRpcErrorResponseSchema.safeParse(value);
     return r.success
-      ? { kind: 'error', id: r.data.id, error: r.data.error }
-      : { kind: 'invalid', id, problem: `invalid error response: ${describeIssues(r.error.issues)}` };
+      ? { kind: 'error', id: r.data.id ?? null, error: r.data.error }
+      : { kind: 'invalid', id, problem: `invalid error response: ${describeIssues(r.error.issues)}`, response: true };
   }
   return { kind: 'invalid', id, problem: 'message has neither method, result nor error' };
 }

@@ -51,6 +51,27 @@ describe('JsonRpcConnection', () => {
     await assert.rejects(p, /Invalid result for tasks\/get from server: status: expected string/);
   });
 
+  it('a malformed answer to a pending request fails that request at once (it has no timeout here), not never', async () => {
+    const { conn, received, send, log } = setup();
+    const answers = [
+      { jsonrpc: '2.0', id: 1, result: null },
+      { jsonrpc: '2.0', id: 2, result: 'done' },
+      { jsonrpc: '2.0', id: 3, error: { code: 'E1', message: 'm' } },
+      { jsonrpc: '2.0', id: 4, error: { code: -1 } },
+      { jsonrpc: '2.0', id: 5, result: { ok: true }, error: { code: -1, message: 'both' } },
+    ];
+    const pending = answers.map((_, i) => conn.request(`m${i + 1}`, undefined, Any, { timeoutMs: Infinity }));
+    await waitFor(() => received.length === answers.length, 'the requests');
+    for (const a of answers) await send(a);
+    const outcomes = await Promise.allSettled(pending);
+    assert.deepEqual(
+      outcomes.map((o) => (o.status === 'rejected' ? String((o.reason as Error).message).replace(/:.*$/s, '') : 'resolved')),
+      ['Invalid result for m1 from server', 'Invalid result for m2 from server', 'Invalid result for m3 from server', 'Invalid result for m4 from server', 'Invalid result for m5 from server'],
+    );
+    assert.match(String((outcomes[4] as PromiseRejectedResult).reason.message), /a response with both result and error/);
+    assert.ok(log.has('warn', /Ignored an invalid message from the server \(invalid response: result: /), log.text());
+  });
+
   it('times out, tells the peer with notifications/cancelled, and ignores the late answer', async () => {
     const { conn, received, send, log } = setup({ defaultTimeoutMs: 30 });
     await assert.rejects(conn.request('slow', undefined, Any), /Request slow timed out after 30 ms/);

@@ -42,7 +42,15 @@ describe('classify: the hand check of responses', () => {
 
   it('sends a response that also has method or error through the schemas', () => {
     assert.equal(classify({ jsonrpc: '2.0', id: 1, result: {}, method: 'x' }).kind, 'request');
-    assert.equal(classify({ jsonrpc: '2.0', id: 1, result: {}, error: { code: 1, message: 'm' } }).kind, 'result');
+    // JSON-RPC 2.0 §5: result and error MUST NOT both be included; such an answer is no answer.
+    assert.deepEqual(classify({ jsonrpc: '2.0', id: 1, result: {}, error: { code: 1, message: 'm' } }), {
+      kind: 'invalid',
+      id: 1,
+      problem: 'a response with both result and error',
+      response: true,
+    });
+    // schema.ts: JSONRPCErrorResponse.id is optional (a parse error the peer could not tie to a request).
+    assert.deepEqual(classify({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' } }), { kind: 'error', id: null, error: { code: -32700, message: 'Parse error' } });
     const unsafe = classify({ jsonrpc: '2.0', id: 2 ** 53, result: {} });
     assert.equal(unsafe.kind, 'invalid');
   });
