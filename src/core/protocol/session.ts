@@ -8,7 +8,7 @@ import type { Disposable, Event } from '../util/event';
 import { DisposableBase, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { truncate } from '../util/log';
-import { errorMessage } from '../util/abort';
+import { errorMessage, raceAbort } from '../util/abort';
 import type { Implementation, InitializeResult, ServerCapabilities, Tool } from './schemas';
 import {
   EmptyResultSchema,
@@ -65,6 +65,8 @@ export class McpSession extends DisposableBase {
   #init?: InitializeResult;
   #toolsCache?: Tool[];
   #toolsPending?: Promise<Tool[]>;
+  /** Bumped by `tools/list_changed`: a fetch begun before it is not cached. */
+  #toolsGeneration = 0;
   readonly #onDidChangeTools = this._register(new Emitter<void>());
   readonly #log: Logger;
 
@@ -97,7 +99,7 @@ export class McpSession extends DisposableBase {
       this.connection.onNotification('notifications/message', (params) => {
         const p = LoggingMessageParamsSchema.safeParse(params);
         if (!p.success) return this.#log.debug(`Ignored an invalid log message: ${describeIssues(p.error.issues)}`);
-        const level = LOG_LEVEL[p.data.level] ?? 'info';
+        const level = Object.hasOwn(LOG_LEVEL, p.data.level) ? LOG_LEVEL[p.data.level] : 'info';
         const text = typeof p.data.data === 'string' ? p.data.data : JSON.stringify(p.data.data);
         // Bounded: a server may send megabytes in one log message, or flood the log with them.
         this.#log[level](`server log${p.data.logger ? ` (${truncate(p.data.logger, 100)})` : ''}: ${truncate(text ?? '', 2000)}`);
@@ -106,6 +108,8 @@ export class McpSession extends DisposableBase {
     this._register(
       this.connection.onNotification('notifications/tools/list_changed', () => {
         this.#toolsCache = undefined;
+        this.#toolsPending = undefined;
+        this.#toolsGeneration++;
         this.#onDidChangeTools.fire();
       }),
     );
@@ -139,6 +143,10 @@ export class McpSession extends DisposableBase {
     this.#init = result;
     this.transport.setProtocolVersion?.(result.protocolVersion);
     await this.connection.notify('notifications/initialized');
+    // The connection may have closed meanwhile (an HTTP server that forgot the session it just
+    // made): that is a failed handshake, not a connection.
+    const closed = this.connection.closeInfo;
+    if (closed) throw new Error(`The connection closed during the handshake: ${closed.reason}`);
     this.#log.info(
       `Connected to ${result.serverInfo.name} ${result.serverInfo.version} (MCP ${result.protocolVersion})${this.tasksSummary ? `; tasks: ${this.tasksSummary}` : ''}`,
     );
@@ -211,16 +219,23 @@ export class McpSession extends DisposableBase {
     await this.connection.notify('notifications/roots/list_changed');
   }
 
-  /** All tools, following `nextCursor` pages; cached until the server says the list changed. */
+  /**
+   * All tools, following `nextCursor` pages; cached until the server says the list changed. One
+   * fetch is shared by every caller; each caller's signal ends only that caller's wait.
+   */
   listTools(options?: RequestOptions): Promise<Tool[]> {
     if (this.#toolsCache) return Promise.resolve(this.#toolsCache);
     if (!this.#toolsPending) {
-      this.#toolsPending = this.#fetchTools(options).finally(() => (this.#toolsPending = undefined));
+      const p = this.#fetchTools({ timeoutMs: options?.timeoutMs }).finally(() => {
+        if (this.#toolsPending === p) this.#toolsPending = undefined;
+      });
+      this.#toolsPending = p;
     }
-    return this.#toolsPending;
+    return options?.signal ? raceAbort(this.#toolsPending, options.signal) : this.#toolsPending;
   }
 
   async #fetchTools(options?: RequestOptions): Promise<Tool[]> {
+    const generation = this.#toolsGeneration;
     if (this.#init && this.#init.capabilities.tools === undefined) return (this.#toolsCache = []);
     const tools: Tool[] = [];
     const seen = new Set<string>();
@@ -245,7 +260,8 @@ export class McpSession extends DisposableBase {
       }
       seen.add(cursor);
     }
-    this.#toolsCache = tools;
+    // A list_changed during the paging: this list may be the old one; the next call fetches anew.
+    if (generation === this.#toolsGeneration) this.#toolsCache = tools;
     return tools;
   }
 

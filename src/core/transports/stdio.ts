@@ -99,7 +99,9 @@ export class StdioTransport implements Transport {
       const online = (line: string) => this.#handleLine(line);
       const onoverflow = (bytes: number) => this.onerror?.(new TransportParseError(`dropped a line of ${bytes} bytes (over the limit)`, ''));
       child.stdout!.on('data', (chunk: Buffer) => this.#buffer.push(chunk, online, onoverflow));
-      child.stderr!.on('data', (chunk: Buffer) => this.#handleStderr(chunk.toString('utf8')));
+      // Decoded as a stream: a character split across two writes stays one character.
+      child.stderr!.setEncoding('utf8');
+      child.stderr!.on('data', (text: string) => this.#handleStderr(text));
       child.stdin!.on('error', (err) => logger.debug(`stdin: ${err.message}`));
       const onEnd = (code: number | null, signal: NodeJS.Signals | null) => {
         if (this.#stderrPartial) this.#keepStderr(this.#stderrPartial);
@@ -211,7 +213,8 @@ export class StdioTransport implements Transport {
       this.onerror?.(new TransportParseError(`invalid JSON on stdout (${(err as Error).message})`, line));
       return;
     }
-    this.onmessage?.(value);
+    // A batch (2025-03-26 servers may send them): each element is a message of its own.
+    for (const m of Array.isArray(value) ? value : [value]) this.onmessage?.(m);
   }
 
   #handleStderr(text: string): void {

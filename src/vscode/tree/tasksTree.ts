@@ -102,7 +102,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   }
 
   getParent(node: Node): Node | undefined {
-    return node.kind === 'task' ? this.#serverNodes.get(node.serverId) : undefined;
+    return node.kind === 'task' || node.kind === 'hosted' ? this.#serverNodes.get(node.serverId) : undefined;
   }
 
   getChildren(element?: Node): Node[] {

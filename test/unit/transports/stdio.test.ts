@@ -33,6 +33,24 @@ describe('StdioTransport', function () {
     await t.close();
   });
 
+  it('a batch on stdout is delivered as its messages; a character split across two stderr writes stays whole', async () => {
+    const script = [
+      "process.stdout.write(JSON.stringify([{ jsonrpc: '2.0', method: 'a' }, { jsonrpc: '2.0', method: 'b' }]) + '\\n');",
+      "process.stderr.write(Buffer.from([0x74, 0x65, 0x6d, 0x70, 0xc3]));",
+      "setTimeout(() => process.stderr.write(Buffer.from([0xa9, 0x0a])), 50);",
+      'setInterval(() => {}, 1000);',
+    ].join('\n');
+    const log = new MemoryLogger();
+    const t = new StdioTransport({ command: process.execPath, args: ['-e', script], logger: log });
+    const messages: unknown[] = [];
+    t.onmessage = (m) => messages.push(m);
+    await t.start();
+    await waitFor(() => messages.length === 2 && log.has('info', /^stderr: /), 'the batch and the stderr line');
+    assert.deepEqual(messages, [{ jsonrpc: '2.0', method: 'a' }, { jsonrpc: '2.0', method: 'b' }]);
+    assert.ok(log.has('info', /^stderr: tempé$/), log.text());
+    await t.close();
+  });
+
   it('reports the exit code and the last stderr lines when the process dies', async () => {
     const log = new MemoryLogger();
     const t = new StdioTransport({ command: process.execPath, args: [fixture, 'exit'], logger: log });

@@ -1,0 +1,97 @@
+// The handshake against a scripted peer: what a server may do between `initialize` and
+// `notifications/initialized` that the real peers never do.
+import * as assert from 'node:assert/strict';
+import { McpSession } from '../../../src/core/protocol/session';
+import { InMemoryTransport } from '../../../src/core/transports/inMemory';
+import { MemoryLogger, waitFor } from '../helpers/logger';
+
+const INIT_RESULT = { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'scripted', version: '1' } };
+
+describe('McpSession handshake', () => {
+  it('a connection that closes right after initialize (before notifications/initialized) is a failed handshake, and a late onClose listener still hears of it', async () => {
+    const [ours, theirs] = InMemoryTransport.createLinkedPair();
+    theirs.onmessage = (m) => {
+      const msg = m as { id?: number; method?: string };
+      if (msg.method === 'initialize') void theirs.send({ jsonrpc: '2.0', id: msg.id!, result: INIT_RESULT });
+      // A Streamable HTTP server that forgot the session it just made answers 404 here.
+      if (msg.method === 'notifications/initialized') void theirs.close();
+    };
+    const session = new McpSession(ours, { logger: new MemoryLogger(), clientInfo: { name: 'test', version: '0' } });
+    await assert.rejects(session.connect(), /^Error: The connection closed during the handshake: the other side closed$/);
+    assert.equal(session.isClosed, true);
+    const heard: string[] = [];
+    session.onClose((info) => heard.push(info.reason));
+    await waitFor(() => heard.length === 1, 'the late listener called');
+    assert.deepEqual(heard, ['the other side closed']);
+  });
+
+  it('a listener added after the close and disposed at once is not called', async () => {
+    const [ours, theirs] = InMemoryTransport.createLinkedPair();
+    const session = new McpSession(ours, { logger: new MemoryLogger(), clientInfo: { name: 'test', version: '0' } });
+    await theirs.close();
+    let called = false;
+    session.onClose(() => (called = true)).dispose();
+    await new Promise((r) => setImmediate(r));
+    assert.equal(called, false);
+  });
+
+  /** A connected session whose peer answers tools/list pages by hand (`pages` waits to be released). */
+  async function withToolsPeer() {
+    const [ours, theirs] = InMemoryTransport.createLinkedPair();
+    const lists: Array<{ id: number; cursor?: string }> = [];
+    theirs.onmessage = (m) => {
+      const msg = m as { id?: number; method?: string; params?: { cursor?: string } };
+      if (msg.method === 'initialize') void theirs.send({ jsonrpc: '2.0', id: msg.id!, result: { ...INIT_RESULT, capabilities: { tools: { listChanged: true } } } });
+      if (msg.method === 'tools/list') lists.push({ id: msg.id!, cursor: msg.params?.cursor });
+    };
+    const session = new McpSession(ours, { logger: new MemoryLogger(), clientInfo: { name: 'test', version: '0' } });
+    await session.connect();
+    const tool = (name: string) => ({ name, inputSchema: { type: 'object' } });
+    const answer = (i: number, names: string[], nextCursor?: string) => theirs.send({ jsonrpc: '2.0', id: lists[i].id, result: { tools: names.map(tool), ...(nextCursor && { nextCursor }) } });
+    return { session, theirs, lists, answer };
+  }
+
+  it('listTools: one caller\'s abort ends only that caller\'s wait; the others get the list', async () => {
+    const { session, lists, answer } = await withToolsPeer();
+    const a = new AbortController();
+    const first = session.listTools({ signal: a.signal });
+    const second = session.listTools();
+    await waitFor(() => lists.length === 1, 'one shared tools/list');
+    a.abort(new Error('the user closed the picker'));
+    await assert.rejects(first, /the user closed the picker/);
+    await answer(0, ['a', 'b']);
+    assert.deepEqual((await second).map((t) => t.name), ['a', 'b']);
+    await session.close();
+  });
+
+  it('listTools: a list_changed while the pages are fetched is not lost: that list is not cached, the next call fetches anew', async () => {
+    const { session, theirs, lists, answer } = await withToolsPeer();
+    const paging = session.listTools();
+    await waitFor(() => lists.length === 1, 'page 1');
+    await answer(0, ['old'], 'p2');
+    await waitFor(() => lists.length === 2, 'page 2');
+    await theirs.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    await answer(1, ['old2']);
+    assert.deepEqual((await paging).map((t) => t.name), ['old', 'old2']);
+    const fresh = session.listTools();
+    await waitFor(() => lists.length === 3, 'a new tools/list');
+    await answer(2, ['new']);
+    assert.deepEqual((await fresh).map((t) => t.name), ['new']);
+    await session.close();
+  });
+
+  it('a server log message with a level named like an Object property (constructor) is logged at info', async () => {
+    const [ours, theirs] = InMemoryTransport.createLinkedPair();
+    theirs.onmessage = (m) => {
+      const msg = m as { id?: number; method?: string };
+      if (msg.method === 'initialize') void theirs.send({ jsonrpc: '2.0', id: msg.id!, result: INIT_RESULT });
+    };
+    const log = new MemoryLogger();
+    const session = new McpSession(ours, { logger: log, clientInfo: { name: 'test', version: '0' } });
+    await session.connect();
+    await theirs.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'constructor', data: 'hello' } });
+    await waitFor(() => log.has('info', /server log: hello/), 'the log line');
+    assert.ok(!log.has('error', /failed/), log.text());
+    await session.close();
+  });
+});
