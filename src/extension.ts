@@ -99,7 +99,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
       sampling: { handle: host.wrap('sampling/createMessage', sampling.handle) },
     },
     sessions: {
-      getSession: (id) => servers.getSession(id),
+      getSession: (id, o) => servers.getSession(id, o),
       label: (id) => servers.label(id),
       tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id),
     },

@@ -281,7 +281,7 @@ export class TasksService implements Disposable {
   }
 
   #taskInfo(t: TaskSnapshot): TaskInfo {
-    const { key, outcome, outcomeFetchedAt, ...rest } = t;
+    const { key, outcome, outcomeFetchedAt, resultDeleted: _deleted, ...rest } = t;
     return copy({ id: key, serverLabel: this.#deps.servers.label(t.serverId), ...rest, hasResult: outcome !== undefined || outcomeFetchedAt !== undefined });
   }
 }

@@ -79,9 +79,16 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return `"${s}"`;
 }
 
-/** A URL as an error may quote it: without its query (`?api_key=…`) and what stands before an `@` (`user:pass@`). */
+/**
+ * A URL as an error may quote it: without its query (`?api_key=…`) nor anything up to its last
+ * `@` (`user:pass@`, a password may hold `@` or `/` itself).
+ */
 function withoutCredentials(url: string): string {
-  return url.replace(/[?#].*$/s, '?…').replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/@]*@/i, '$1…@');
+  const cut = url.replace(/[?#].*$/s, '?…');
+  const at = cut.lastIndexOf('@');
+  if (at < 0) return cut;
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(cut)?.[0] ?? '';
+  return `${scheme}…${cut.slice(at)}`;
 }
 
 /** Why `url` cannot be used by a server of this type, or undefined when it can. */

@@ -140,6 +140,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       old.print = print;
       old.state = { kind: 'idle' };
       old.failures = old.retryAt = 0; // a new configuration gets a fresh start
+      old.dismissed = undefined; // and asks for its inputs again
       if (wasUp) reconnect.push(config.id);
     }
     for (const [id, entry] of this.#entries) {

@@ -175,13 +175,13 @@ export class TaskStore implements Disposable {
       await fs.promises.mkdir(this.dir, { recursive: true });
       await fs.promises.writeFile(tmp, this.#indexText());
       // Checked and renamed in one turn: a newer write (flushSync at shutdown) cannot slip between.
-      if (seq < this.#landed) fs.rmSync(tmp, { force: true });
+      if (seq < this.#landed) removeQuietly(tmp);
       else {
         fs.renameSync(tmp, this.#indexPath);
         this.#landed = seq;
       }
     } catch (err) {
-      fs.rmSync(tmp, { force: true });
+      removeQuietly(tmp);
       this.#log.error(`Could not save the task list: ${errorMessage(err)}`);
     }
   }
@@ -214,9 +214,9 @@ export class TaskStore implements Disposable {
       await fs.promises.writeFile(tmp, JSON.stringify(outcome));
       // Checked and renamed in one turn: a task removed (or results cleared) meanwhile leaves no file behind.
       if (this.#written.has(key)) fs.renameSync(tmp, file);
-      else fs.rmSync(tmp, { force: true });
+      else removeQuietly(tmp);
     } catch (err) {
-      fs.rmSync(tmp, { force: true });
+      removeQuietly(tmp);
       // Not worth a word when the result was no longer wanted (results cleared meanwhile).
       if (this.#written.delete(key)) this.#log.error(`Could not save a task result: ${errorMessage(err)}`);
     }
@@ -266,4 +266,13 @@ function isStoredTask(entry: unknown): entry is IndexFile['tasks'][number] {
     (snap.kind === 'task' || snap.kind === 'direct') &&
     isLocalTaskStatus(snap.status)
   );
+}
+
+/** Deletes a file if it is there, saying nothing when it cannot (it is only a temporary file). */
+function removeQuietly(file: string): void {
+  try {
+    fs.rmSync(file, { force: true });
+  } catch {
+    // A locked file (Windows) stays; the next write uses another name.
+  }
 }

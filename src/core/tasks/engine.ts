@@ -452,6 +452,8 @@ export class TaskEngine extends DisposableBase {
     // Its key no longer matches its id: what marks it (after a reload too) as one never to ask the server about.
     rec.snap = { ...rec.snap, key: `${key}\u0000earlier-${randomUUID()}`, outcome, note: outcome ? rec.snap.note : (rec.snap.note ?? RETIRED) };
     this.#recs.set(rec.snap.key, rec);
+    // A plain call that became this task still leads to it, not to the new task that took its id.
+    for (const [from, to] of this.#moved) if (to === key) this.#moved.set(from, rec.snap.key);
     this.#onDidChange.fire(rec.snap);
     this.#log.warn(`[${this.#label(serverId)}] The server gave a new task the id of an earlier one that ended (${taskId}); the earlier one is kept apart`);
   }
@@ -554,10 +556,13 @@ export class TaskEngine extends DisposableBase {
     }
   }
 
-  /** The session of a server for polling, or undefined while it is backing off after failures. */
-  async #reach(serverId: string): Promise<McpSession | undefined> {
+  /**
+   * The session of a server for polling, or undefined while it is backing off after failures.
+   * `user`: the user asked (Fetch Task Result, Respond): an input they dismissed is asked again.
+   */
+  async #reach(serverId: string, user = false): Promise<McpSession | undefined> {
     try {
-      const s = await this.#options.sessions.getSession(serverId, { background: true });
+      const s = await this.#options.sessions.getSession(serverId, { background: !user });
       this.#backoff.delete(serverId);
       return s;
     } catch (err) {
@@ -580,18 +585,10 @@ export class TaskEngine extends DisposableBase {
   #scheduleNext(rec: Rec): void {
     const { key, serverId } = rec.snap;
     const f = this.#servers.get(serverId);
-    if (f?.byList) {
-      rec.listed = true;
-      this.#scheduler.cancel(key);
-      return;
-    }
+    if (f?.byList) return this.#list(rec);
     let delay = this.#interval(rec) * (1 + 0.25 * this.#random());
-    const { ttl, createdAt } = rec.snap;
-    if (ttl !== null) {
-      const now = this.#now();
-      const lastCall = Date.parse(createdAt) + ttl - Math.min(ttl / 10, LAST_CALL_MS);
-      if (now + delay > lastCall && lastCall >= now + this.#minPoll) delay = lastCall - now;
-    }
+    const lastCall = this.#lastCall(rec);
+    if (lastCall !== undefined) delay = Math.min(delay, lastCall - this.#now());
     const b = this.#backoff.get(serverId);
     if (b) delay = Math.max(delay, b.delay);
     this.#scheduler.schedule(key, this.#now() + delay);
@@ -599,6 +596,29 @@ export class TaskEngine extends DisposableBase {
     if (due && !f.cycling && !this.#cycles.has(serverId) && lists(this.#attached.get(serverId)?.session)) {
       this.#cycles.schedule(serverId, this.#now());
     }
+  }
+
+  /**
+   * When to check a task once more before its ttl ends (the server may then delete it and its
+   * result, T-RCV-7): LAST_CALL_MS (or a tenth of the ttl) before; undefined when it has no ttl
+   * or that time is too close.
+   */
+  #lastCall(rec: Rec): number | undefined {
+    const { ttl, createdAt } = rec.snap;
+    if (ttl === null) return undefined;
+    const at = Date.parse(createdAt) + ttl - Math.min(ttl / 10, LAST_CALL_MS);
+    return at >= this.#now() + this.#minPoll ? at : undefined;
+  }
+
+  /**
+   * Leaves a task to its server's list cycles: no poll of its own, except the last check before
+   * its ttl ends, which a cycle at the pace of the server's tasks may come too late for.
+   */
+  #list(rec: Rec): void {
+    rec.listed = true;
+    const lastCall = this.#lastCall(rec);
+    if (lastCall === undefined) this.#scheduler.cancel(rec.snap.key);
+    else this.#scheduler.schedule(rec.snap.key, lastCall);
   }
 
   /** The poll interval of a task, clamped. */
@@ -664,10 +684,7 @@ export class TaskEngine extends DisposableBase {
             if (!rec || rec.snap.kind !== 'task' || isTerminal(rec.snap.status) || rec.seenIn === cycle) return;
             rec.seenIn = cycle;
             saved += pace / this.#interval(rec);
-            if (f.byList && !rec.listed) {
-              rec.listed = true;
-              this.#scheduler.cancel(rec.snap.key);
-            }
+            if (f.byList && !rec.listed) this.#list(rec);
             this.#applyServerTask(rec, task, 'list');
           },
           (sent) => sent >= budget,
@@ -694,8 +711,7 @@ export class TaskEngine extends DisposableBase {
       if (rec.snap.kind !== 'task') continue;
       const seen = rec.seenIn === cycle;
       if (wins && seen) {
-        if (!rec.listed) this.#scheduler.cancel(rec.snap.key);
-        rec.listed = true;
+        if (!rec.listed) this.#list(rec);
       } else if (rec.listed) {
         // Seen and back to its own polls: next one at its interval. Not seen: poll it now.
         rec.listed = false;
@@ -815,7 +831,7 @@ export class TaskEngine extends DisposableBase {
   /** An ended task whose result is fetched without being asked (the autoFetchResults setting) and is not in hand yet. */
   #wantsOutcome(rec: Rec): boolean {
     const { kind, status, outcome, outcomeFetchedAt } = rec.snap;
-    return kind === 'task' && (status === 'completed' || status === 'failed') && !outcome && !outcomeFetchedAt && !retired(rec.snap) && (this.#options.autoFetchResults?.() ?? true);
+    return kind === 'task' && (status === 'completed' || status === 'failed') && !outcome && !outcomeFetchedAt && !rec.snap.resultDeleted && !retired(rec.snap) && (this.#options.autoFetchResults?.() ?? true);
   }
 
   /**
@@ -869,12 +885,12 @@ export class TaskEngine extends DisposableBase {
    * (T-REQ-4), a result or a JSON-RPC error; either is kept as the outcome. One call per task
    * at a time, shared by all who wait.
    */
-  #resultCall(rec: Rec): Promise<TaskOutcome | undefined> {
+  #resultCall(rec: Rec, user = false): Promise<TaskOutcome | undefined> {
     if (rec.resultCall) return rec.resultCall;
     const { serverId, taskId } = rec.snap;
     const label = this.#label(serverId);
     const p = (async (): Promise<TaskOutcome | undefined> => {
-      const session = await this.#reach(serverId);
+      const session = await this.#reach(serverId, user);
       if (!session) {
         this.#refetchLater(rec);
         return undefined;
@@ -917,7 +933,7 @@ export class TaskEngine extends DisposableBase {
       }
       this.#refetchDelay.delete(rec.snap.key);
       if (this.#recs.get(rec.snap.key) !== rec) return outcome;
-      const changes: Partial<TaskSnapshot> = { outcome, outcomeFetchedAt: new Date(this.#now()).toISOString() };
+      const changes: Partial<TaskSnapshot> = { outcome, outcomeFetchedAt: new Date(this.#now()).toISOString(), resultDeleted: undefined };
       this.#reportErrorResult(rec, changes);
       this.#update(rec, changes);
       this.#log.info(`[${label}] Task ${taskId}: result retrieved (${outcome.kind === 'error' ? `error ${outcome.error.code}: ${outcome.error.message}` : outcome.result.isError ? 'isError result' : 'result'})`);
@@ -958,7 +974,7 @@ export class TaskEngine extends DisposableBase {
    */
   respond(key: string): void {
     const rec = this.#rec(key);
-    if (rec && rec.snap.status === 'input_required') void this.#resultCall(rec);
+    if (rec && rec.snap.status === 'input_required') void this.#resultCall(rec, true);
   }
 
   /** The task's outcome: the kept one, or fetched (waiting for the task to end if it is live). */
@@ -976,7 +992,7 @@ export class TaskEngine extends DisposableBase {
     if (rec.snap.kind === 'direct') throw new Error(rec.snap.note ?? 'The call has not finished yet.');
     const gone = () => rec.snap.status === 'expired' || rec.snap.status === 'lost';
     if (retired(rec.snap) && !gone()) throw new Error(RETIRED);
-    const outcome = gone() ? undefined : await this.#resultCall(rec);
+    const outcome = gone() ? undefined : await this.#resultCall(rec, true);
     if (outcome) return outcome;
     if (gone()) throw new Error(`The task is ${rec.snap.status} and no result was fetched before: ${rec.snap.note ?? ''}`.trim());
     throw new Error(`Could not fetch the result of task ${rec.snap.taskId}; see the log for why.`);
@@ -1167,7 +1183,7 @@ export class TaskEngine extends DisposableBase {
   forgetOutcomes(): void {
     for (const rec of this.#recs.values()) {
       if (rec.snap.outcome === undefined && rec.snap.outcomeFetchedAt === undefined) continue;
-      this.#update(rec, { outcome: undefined, outcomeFetchedAt: undefined, ...(rec.snap.kind === 'direct' && { note: 'Its stored result was deleted.' }) });
+      this.#update(rec, { outcome: undefined, outcomeFetchedAt: undefined, resultDeleted: true, ...(rec.snap.kind === 'direct' && { note: 'Its stored result was deleted.' }) });
     }
   }
 

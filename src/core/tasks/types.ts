@@ -39,6 +39,8 @@ export interface TaskSnapshot {
   outcome?: TaskOutcome;
   /** When the outcome was fetched (ISO 8601). */
   outcomeFetchedAt?: string;
+  /** The user deleted the stored result (Clear Stored Results): it is not fetched again unless asked for. */
+  resultDeleted?: true;
   /** Why the task ended locally (lost, expired) or a fetch failed, in a sentence. */
   note?: string;
 }

@@ -17,7 +17,7 @@ function open() {
   const log = new MemoryLogger();
   const engine: TaskEngine = new TaskEngine({
     logger: log,
-    sessions: { getSession: (id) => servers.getSession(id), label: (id) => servers.label(id), tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id) },
+    sessions: { getSession: (id, o) => servers.getSession(id, o), label: (id) => servers.label(id), tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id) },
     minPollMs: 100,
   });
   const servers: ServerManager = new ServerManager({

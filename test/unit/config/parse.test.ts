@@ -169,10 +169,19 @@ describe('config: parseMcpJson', () => {
   });
 
   it('an invalid url is quoted without what could be a secret in it (its query, a user:password@)', () => {
-    const r = file({ servers: { a: { url: 'api.example.com/mcp?api_key=sk-live-SECRET123' }, b: { url: 'https://me:hunter22@api example.com/mcp' } } });
+    const r = file({
+      servers: {
+        a: { url: 'api.example.com/mcp?api_key=sk-live-SECRET123' },
+        b: { url: 'https://me:hunter22@api example.com/mcp' },
+        c: { url: 'http://admin:s3cr@t-pw@host:99999/mcp' },
+        d: { url: 'http://admin:pa/ss@host:99999/mcp' },
+      },
+    });
     assert.deepEqual(messages(r), [
       '.vscode/mcp.json (folder "app"), server "a": "url" is not a valid URL: "api.example.com/mcp?…".',
       '.vscode/mcp.json (folder "app"), server "b": "url" is not a valid URL: "https://…@api example.com/mcp".',
+      '.vscode/mcp.json (folder "app"), server "c": "url" is not a valid URL: "http://…@host:99999/mcp".',
+      '.vscode/mcp.json (folder "app"), server "d": "url" is not a valid URL: "http://…@host:99999/mcp".',
     ]);
   });
 

@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import { combineConfigs, parseMcpJson } from '../../../src/core/config/parse';
 import type { ConfigSource } from '../../../src/core/config/types';
 import type { Client } from './support';
-import { openClient, taskLab } from './support';
+import type { Peer } from './support';
+import { openClient, startPeer, taskLab } from './support';
 
 describe('reliability: malformed configuration next to a good server', function () {
   this.timeout(30_000);
@@ -125,5 +126,30 @@ describe('reliability: malformed configuration next to a good server', function 
     await c.servers.getSession(id);
     assert.equal(prompts, 2);
     assert.equal(c.servers.get(id)?.state.kind, 'connected');
+  });
+
+  it('following a restored task does not bring back an input the user dismissed, however often it polls (the client as the extension wires it)', async function () {
+    this.timeout(30_000);
+    const peer: Peer = await startPeer([taskLab, 'http', '--require', 'x-key=the-key']);
+    try {
+      let prompts = 0;
+      const config = parseMcpJson(
+        JSON.stringify({
+          inputs: [{ type: 'promptString', id: 'key', description: 'Key', password: true }],
+          servers: { remote: { type: 'http', url: `http://127.0.0.1:${peer.port}/mcp`, headers: { 'x-key': '${input:key}' } } },
+        }),
+        { kind: 'workspaceFolder', folderName: 'app', folderPath: dir, file: path.join(dir, '.vscode/mcp.json') },
+      );
+      client = openClient({ config, promptInput: async () => void prompts++ });
+      const id = client.id('remote');
+      const at = new Date().toISOString();
+      client.engine.restore([{ key: `${id}\u0000t-1`, serverId: id, taskId: 't-1', kind: 'task', toolName: 'work', status: 'working', createdAt: at, lastUpdatedAt: at, ttl: null, origin: 'user' }]);
+      // The engine's polls back off 1 s, 2 s, 4 s...: three tries in four seconds.
+      await new Promise((r) => setTimeout(r, 4_000));
+      assert.equal(prompts, 1, 'asked once, when the first poll needed the server');
+      await assert.rejects(client.servers.getSession(id, { background: true }), /Connect the server to be asked again/);
+    } finally {
+      await peer.stop();
+    }
   });
 });

@@ -19,7 +19,7 @@ function openWindow(dir: string, url: string) {
   const store = new TaskStore(dir, log, { retentionDays: () => 30, debounceMs: 10 });
   const engine: TaskEngine = new TaskEngine({
     logger: log,
-    sessions: { getSession: (id) => servers.getSession(id), label: (id) => servers.label(id), tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id) },
+    sessions: { getSession: (id, o) => servers.getSession(id, o), label: (id) => servers.label(id), tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id) },
     loadOutcome: (key) => store.loadOutcome(key),
     minPollMs: 100,
   });

@@ -175,6 +175,22 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.deepEqual(fresh.kind === 'result' && fresh.result.content, [{ type: 'text', text: 'the new one' }]);
   });
 
+  it('a plain call that became a task still leads to that task after its server gives the id to a new one', async () => {
+    const h = await harness({ server: { plainCall: 'require-task', pollInterval: 10 } });
+    const direct = await h.engine.callTool('fake', 'optional-tool', { preference: 'direct', arguments: { mine: true } });
+    await waitFor(() => h.engine.get(direct.key)?.kind === 'task', 'the retry as a task');
+    const task = h.engine.get(direct.key)!;
+    h.server.complete(task.taskId);
+    await waitFor(() => h.engine.get(direct.key)?.outcome !== undefined, 'its outcome');
+    reuseNext(h, task.taskId);
+    const other = await h.engine.callTool('fake', 'required-tool', { arguments: { someone: 'else' } });
+    assert.equal(other.key, task.key, 'the id and its key now name the other task');
+    const led = h.engine.get(direct.key)!;
+    assert.deepEqual([led.arguments, led.status], [{ mine: true }, 'completed'], 'the call still leads to its own task');
+    await assert.rejects(h.engine.cancel(direct.key), /already ended/);
+    assert.equal(h.server.requestsOf('tasks/cancel').length, 0, 'nothing was cancelled in its name');
+  });
+
   it('an ended task whose id a new task reuses keeps the result stored for it, moved to its new key', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-reuse-'));
     const until = async (what: string, predicate: () => Promise<boolean>) => {
@@ -278,8 +294,17 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     h.engine.forgetOutcomes();
     for (const t of [h.snap(task.taskId), h.snap(direct.taskId)]) assert.deepEqual([t.outcome, t.outcomeFetchedAt], [undefined, undefined]);
     await assert.rejects(h.engine.fetchResult(direct.key), /^Error: Its stored result was deleted\.$/);
+    // A later window does not fetch it again on its own...
+    const saved = h.snap(task.taskId);
+    assert.equal(saved.resultDeleted, true);
+    const next = await harness({ server: { pollInterval: 10 } });
+    next.engine.restore([saved]);
+    await new Promise((r) => setTimeout(r, 150));
+    assert.equal(next.server.requestsOf('tasks/result').length, 0, 'a deleted result is not fetched back after a reload');
+    // ...but the user may ask for it, and then it is kept again.
     const again = await h.engine.fetchResult(task.key);
     assert.deepEqual(again.kind === 'result' && again.result.content, [{ type: 'text', text: 'kept by the server' }]);
+    assert.equal(h.snap(task.taskId).resultDeleted, undefined);
   });
 
   it('-32600 again on the retry: no third call, the failure is logged, and the call stays in the view, failed with the reason', async () => {

@@ -52,6 +52,20 @@ describe('TaskEngine: following tasks through tasks/list', () => {
     assert.ok(h!.log.has('info', /^\[fake\] Following \d+ tasks through tasks\/list \(3 pages per 1000 ms\)$/), h!.log.text());
   });
 
+  it('T-RCV-7: tasks followed by list whose ttl ends before the next cycle are each checked once just before it, and their results fetched in time', async () => {
+    // Cycles every 60 s (the tasks' pollInterval); the ttl is 30 s.
+    await start({ server: { listPageSize: 10, pollInterval: 60_000, ttl: 30_000 } });
+    const ids = await create(30);
+    await clock!.tickAsync(1_500);
+    assert.equal(h!.engine.followsByList('fake'), true);
+    for (const id of ids) h!.server.complete(id); // no notification: only a check tells
+    await clock!.tickAsync(26_000); // 27.5 s: after the last checks at 27 s (3 s, a tenth of the ttl, before it ends)
+    for (const id of ids) assert.equal(getsOf(id), 1, `one last tasks/get for ${id}`);
+    await clock!.tickAsync(10);
+    assert.equal(h!.server.requestsOf('tasks/result').length, 30, 'every result fetched before the ttl ended');
+    assert.ok(ids.every((id) => h!.snap(id).status === 'completed'));
+  });
+
   it('T-CAP-1: a server that does not declare tasks/list: every task is polled by tasks/get', async () => {
     await start({ server: { listPageSize: 10, tasks: { list: false } } });
     await create(30);
