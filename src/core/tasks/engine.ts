@@ -138,6 +138,8 @@ interface Backoff {
 const MAX_BACKOFF_MS = 60_000;
 /** The longest wait between polls of a task, whatever its server suggests: a nonsense pollInterval (1e12) still sees the task end. */
 const MAX_POLL_MS = 60 * 60_000;
+/** How often a task whose server suggests more than MAX_POLL_MS is checked. */
+const NONSENSE_POLL_MS = 60_000;
 /** A task is checked once more this long (or a tenth of its ttl, if less) before its ttl ends, when its next poll would come too late. */
 const LAST_CALL_MS = 5_000;
 /** A result that could not be fetched (server unreachable, connection lost) is tried again after 5 s, doubling up to this. */
@@ -621,9 +623,14 @@ export class TaskEngine extends DisposableBase {
     else this.#scheduler.schedule(rec.snap.key, lastCall);
   }
 
-  /** The poll interval of a task, clamped. */
+  /**
+   * The poll interval of a task: the server's (T-REQ-2), within bounds. One beyond the longest
+   * (an hour) is no real suggestion (a hostile 2^53 ms is 285,000 years): such a task is checked
+   * every minute instead, as a task with no suggestion would be at worst.
+   */
   #interval(rec: Rec): number {
-    return clamp(rec.snap.pollInterval ?? this.#defaultPoll, this.#minPoll, this.#maxPoll);
+    const asked = rec.snap.pollInterval ?? this.#defaultPoll;
+    return clamp(asked > this.#maxPoll ? NONSENSE_POLL_MS : asked, this.#minPoll, this.#maxPoll);
   }
 
   /** The poll interval actually used for a task (for the view's tooltip). */

@@ -241,6 +241,14 @@ describe('TaskEngine polling pace (fake timers)', () => {
     assert.deepEqual(gaps(hh, snap.taskId), [300_000, 300_000, 300_000, 300_000]);
   });
 
+  it('a pollInterval beyond an hour is no real suggestion (2^53 ms): the task is checked every minute, as before', async () => {
+    const hh = await start({ server: { pollInterval: 2 ** 53 }, engine: { random: () => 0 } });
+    const snap = await hh.engine.callTool('fake', 'required-tool');
+    assert.equal(hh.engine.effectivePollInterval(snap.key), 60_000);
+    await clock!.tickAsync(3 * 60_000);
+    assert.deepEqual(gaps(hh, snap.taskId), [60_000, 60_000, 60_000]);
+  });
+
   it('T-RCV-7: a task whose ttl ends before its next poll is checked once just before, and its result fetched while the server still keeps it', async () => {
     const hh = await start({ server: { pollInterval: 120_000, ttl: 100_000 }, engine: { random: () => 0 } });
     const snap = await hh.engine.callTool('fake', 'required-tool');
