@@ -3,8 +3,10 @@
 // test process's fetch is cut to half a second, so an idle stream read through fetch dies within
 // a test: the GET streams of both HTTP transports must outlive it.
 import * as assert from 'node:assert/strict';
+import * as net from 'node:net';
 import { LegacySseTransport } from '../../../src/core/transports/sse';
 import { StreamableHttpTransport } from '../../../src/core/transports/streamableHttp';
+import { streamingGet } from '../../../src/core/transports/streamingGet';
 import type { Transport } from '../../../src/core/transports/transport';
 import type { RecordedClient } from '../helpers/httpServers';
 import { EverythingHttpServer, recordClient } from '../helpers/httpServers';
@@ -87,6 +89,27 @@ describe('silent event streams outlive fetch\'s body timeout (server-everything)
       assert.deepEqual(c.errors, []);
     } finally {
       await server.stop();
+    }
+  });
+});
+
+describe('streamingGet', () => {
+  it('a server that accepts the connection but never answers fails the GET once its headers timeout passes, as fetch would', async () => {
+    const sockets: net.Socket[] = [];
+    const server = net.createServer((s) => sockets.push(s)); // reads nothing, answers nothing
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = server.address() as net.AddressInfo;
+      const err = await streamingGet(`http://127.0.0.1:${port}/sse`, { headers: new Headers(), signal: new AbortController().signal, headersTimeoutMs: 200 }).then(
+        () => undefined,
+        (e: unknown) => e as TypeError & { cause?: { code?: string; message?: string } },
+      );
+      assert.ok(err instanceof TypeError, String(err));
+      assert.equal(err.cause?.code, 'UND_ERR_HEADERS_TIMEOUT');
+      assert.equal(err.cause?.message, 'no answer within 0.2 s');
+    } finally {
+      for (const s of sockets) s.destroy();
+      server.close();
     }
   });
 });
