@@ -187,6 +187,23 @@ export interface HostileServer {
   close(): Promise<void>;
 }
 
+/**
+ * For a describe block of hostile servers: `hostileServer`, each server closed after its test,
+ * once the clients the test opened (`open`, emptied) are closed. Call it in the block's body.
+ */
+export function hostileServersForEachTest(open: Array<{ conn: { close(): Promise<void> } }>): typeof hostileServer {
+  const servers: HostileServer[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((c) => c.conn.close()));
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return async (handler) => {
+    const server = await hostileServer(handler);
+    servers.push(server);
+    return server;
+  };
+}
+
 /** Serves `handler` on a free port of 127.0.0.1; the request body is read before the handler runs. */
 export async function hostileServer(handler: (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void): Promise<HostileServer> {
   const srv = http.createServer((req, res) => {

@@ -3,8 +3,8 @@ import { ConnectionClosedError } from '../../../src/core/jsonrpc/errors';
 import type { LegacySseOptions } from '../../../src/core/transports/sse';
 import { LegacySseTransport } from '../../../src/core/transports/sse';
 import { TransportHttpError, TransportParseError } from '../../../src/core/transports/transport';
-import type { HostileServer, RecordedClient } from '../helpers/httpServers';
-import { EverythingHttpServer, hostileServer, HttpFixture, recordClient } from '../helpers/httpServers';
+import type { RecordedClient } from '../helpers/httpServers';
+import { EverythingHttpServer, hostileServersForEachTest, HttpFixture, recordClient } from '../helpers/httpServers';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 
 const PROTOCOL_VERSION = '2025-11-25';
@@ -168,15 +168,10 @@ describe('LegacySseTransport against the http fixture', function () {
 
 describe('LegacySseTransport against hostile servers', function () {
   this.timeout(15_000);
-  let server: HostileServer | undefined;
-  afterEach(async () => {
-    await Promise.all(open.splice(0).map((c) => c.conn.close()));
-    await server?.close();
-    server = undefined;
-  });
+  const serve = hostileServersForEachTest(open);
 
   it('rejects start with an error naming the server when a redirect leads to a Location that is no URL', async () => {
-    server = await hostileServer((_req, res) => res.writeHead(302, { location: 'http://[bad' }).end());
+    const server = await serve((_req, res) => res.writeHead(302, { location: 'http://[bad' }).end());
     const c = client(server.url('/sse?token=s3cret'));
     await assert.rejects(c.conn.start(), (err: unknown) => {
       assert.ok(err instanceof TransportHttpError);
@@ -188,11 +183,11 @@ describe('LegacySseTransport against hostile servers', function () {
 
   it('bounds the wait for the endpoint from the GET on: a server that never answers it fails start in time', async () => {
     let closed = false;
-    server = await hostileServer((_req, res) => res.on('close', () => (closed = true)));
+    const server = await serve((_req, res) => res.on('close', () => (closed = true)));
     const c = client(server.url('/sse'), { endpointTimeoutMs: 200 });
     await assert.rejects(c.conn.start(), (err: unknown) => {
       assert.ok(err instanceof TransportHttpError);
-      assert.equal(err.message, `Server "legacy" did not answer GET ${server!.url('/sse')} within 0.2 s`);
+      assert.equal(err.message, `Server "legacy" did not answer GET ${server.url('/sse')} within 0.2 s`);
       return true;
     });
     await waitFor(() => closed, 'the server to see the GET end');

@@ -4,8 +4,8 @@ import { RpcError } from '../../../src/core/jsonrpc/errors';
 import type { StreamableHttpOptions } from '../../../src/core/transports/streamableHttp';
 import { StreamableHttpTransport } from '../../../src/core/transports/streamableHttp';
 import { TransportHttpError, TransportParseError } from '../../../src/core/transports/transport';
-import type { HostileServer, RecordedClient, RecordedRequest } from '../helpers/httpServers';
-import { EverythingHttpServer, freePort, hostileServer, HttpFixture, recordClient } from '../helpers/httpServers';
+import type { RecordedClient, RecordedRequest } from '../helpers/httpServers';
+import { EverythingHttpServer, freePort, hostileServersForEachTest, HttpFixture, recordClient } from '../helpers/httpServers';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 
 const PROTOCOL_VERSION = '2025-11-25';
@@ -340,15 +340,10 @@ describe('StreamableHttpTransport against the http fixture', function () {
 
 describe('StreamableHttpTransport against hostile servers', function () {
   this.timeout(15_000);
-  let server: HostileServer | undefined;
-  afterEach(async () => {
-    await Promise.all(open.splice(0).map((c) => c.conn.close()));
-    await server?.close();
-    server = undefined;
-  });
+  const serve = hostileServersForEachTest(open);
 
   it('turns a redirect to a Location that is no URL into an error naming the server, on a POST, its resume and the GET stream, without the configured URL', async () => {
-    server = await hostileServer((req, res) => {
+    const server = await serve((req, res) => {
       if (req.method === 'POST') {
         // The answer stream ends before the answer: resuming it meets the bad redirect too.
         res.writeHead(200, { 'content-type': 'text/event-stream' }).end('id: p-1\ndata:\n\n');
@@ -375,8 +370,8 @@ describe('StreamableHttpTransport against hostile servers', function () {
     assert.equal(c.transport.listening, false);
 
     await server.close();
-    server = await hostileServer((_req, res) => res.writeHead(307, { location: 'http://[bad' }).end());
-    const post = client(server.url('/mcp?token=s3cret'));
+    const second = await serve((_req, res) => res.writeHead(307, { location: 'http://[bad' }).end());
+    const post = client(second.url('/mcp?token=s3cret'));
     await post.conn.start();
     await assert.rejects(post.conn.requestRaw('initialize', {}), (err: unknown) => {
       assert.ok(err instanceof TransportHttpError);
@@ -388,7 +383,7 @@ describe('StreamableHttpTransport against hostile servers', function () {
 
   it('waits at most an hour to resume a stream, whatever the server\'s retry (setTimeout fires at once past 2^31-1 ms)', async () => {
     let gets = 0;
-    server = await hostileServer((req, res) => {
+    const server = await serve((req, res) => {
       if (req.method !== 'GET') return void res.writeHead(202).end();
       gets++;
       res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`id: e${gets}\nretry: 3000000000\ndata:\n\n`);
@@ -403,7 +398,7 @@ describe('StreamableHttpTransport against hostile servers', function () {
 
   it('fails a request whose JSON answer grows past the message limit, and ends its exchange', async () => {
     let closed = false;
-    server = await hostileServer((_req, res, body) => {
+    const server = await serve((_req, res, body) => {
       if ((JSON.parse(body) as { id?: number }).id === undefined) return void res.writeHead(202).end();
       res.on('close', () => (closed = true));
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -430,7 +425,7 @@ describe('StreamableHttpTransport against hostile servers', function () {
   it('ends the HTTP exchange of a request once nothing awaits its answer: timed out, cancelled, or answered on a stream the server keeps open', async () => {
     const opened = new Set<string>();
     const closed = new Set<string>();
-    server = await hostileServer((_req, res, body) => {
+    const server = await serve((_req, res, body) => {
       const msg = JSON.parse(body) as { id?: number; params?: { mode?: string } };
       if (msg.id === undefined) return void res.writeHead(202).end();
       const mode = msg.params?.mode ?? '';
@@ -463,7 +458,7 @@ describe('StreamableHttpTransport against hostile servers', function () {
 
   it('does not read the body of a notification\'s answer: a server that drips one holds neither the handshake nor the lanes', async () => {
     const dripping = new Set<http.ServerResponse>();
-    server = await hostileServer((req, res, body) => {
+    const server = await serve((req, res, body) => {
       if (req.method !== 'POST') return void res.writeHead(405).end();
       const msg = JSON.parse(body) as { id?: number; method?: string };
       if (msg.method === 'initialize') {
@@ -486,7 +481,7 @@ describe('StreamableHttpTransport against hostile servers', function () {
 
   it('fails a notification the server does not accept within oneWayTimeoutMs', async () => {
     let closed = false;
-    server = await hostileServer((_req, res) => res.on('close', () => (closed = true)));
+    const server = await serve((_req, res) => res.on('close', () => (closed = true)));
     const c = client(server.url('/mcp'), { oneWayTimeoutMs: 100 });
     await c.conn.start();
     await assert.rejects(c.transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' }), (err: unknown) => {
@@ -499,7 +494,7 @@ describe('StreamableHttpTransport against hostile servers', function () {
 
   it('polls an answer stream the server closes at every poll until the answer comes, however many polls, never sooner than 100 ms apart', async () => {
     let polls = 0;
-    server = await hostileServer((req, res, body) => {
+    const server = await serve((req, res, body) => {
       if (req.method === 'POST') {
         const { id } = JSON.parse(body) as { id?: number };
         if (id === undefined) return void res.writeHead(202).end();
