@@ -8,6 +8,7 @@ import { TaskEngine } from '../../../src/core/tasks/engine';
 import { createTransport } from '../../../src/core/transports/factory';
 import { RpcError } from '../../../src/core/jsonrpc/errors';
 import type { ServerSnapshot } from '../../../src/core/servers/serverManager';
+import type { HarnessOptions } from '../helpers/fakeTaskServer';
 import { NO_POLL, harnessesForEachTest } from '../helpers/fakeTaskServer';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 import { demoServer } from '../helpers/peers';
@@ -172,11 +173,23 @@ describe('TasksService (the API and language-model tools) against the demo serve
 
 describe('TasksService over a scripted server: ids that change hands', () => {
   const harness = harnessesForEachTest();
+  const services: TasksService[] = [];
+  afterEach(() => services.splice(0).forEach((s) => s.dispose()));
+
+  /** The scripted server "fake" as the one configured server, and the service over its engine. */
+  async function scripted(options: HarnessOptions) {
+    const h = await harness(options);
+    const snapshot = { id: 'fake', name: 'fake', label: 'fake', type: 'stdio', source: { kind: 'settings' }, state: { kind: 'connected' } } as unknown as ServerSnapshot;
+    const servers = { list: () => [snapshot], get: () => snapshot, getSession: async () => h.session, peekSession: () => h.session, label: () => 'fake' };
+    const service = new TasksService({ engine: h.engine, servers, logger: h.log });
+    services.push(service);
+    return { h, service };
+  }
 
   it('a plain call the server required as a task: the id the caller got leads to the task; its wait, its result and findTask follow it', async () => {
     let answer!: () => void;
     const refused = new Promise<void>((r) => (answer = r));
-    const h = await harness({
+    const { h, service } = await scripted({
       server: {
         pollInterval: NO_POLL,
         plainCall: async () => {
@@ -185,9 +198,6 @@ describe('TasksService over a scripted server: ids that change hands', () => {
         },
       },
     });
-    const snapshot = { id: 'fake', name: 'fake', label: 'fake', type: 'stdio', source: { kind: 'settings' }, state: { kind: 'connected' } } as unknown as ServerSnapshot;
-    const servers = { list: () => [snapshot], get: () => snapshot, getSession: async () => h.session, peekSession: () => h.session, label: () => 'fake' };
-    const service = new TasksService({ engine: h.engine, servers, logger: h.log });
     const call = await service.start('fake', 'optional-tool', { origin: 'api', preference: 'direct' });
     assert.equal(call.kind, 'direct');
     const waiting = service.result(call.id, 10_000);
@@ -200,14 +210,10 @@ describe('TasksService over a scripted server: ids that change hands', () => {
     assert.equal(r.done, true, 'the wait followed the call into its task');
     assert.equal(r.task.id, task.key);
     assert.deepEqual(r.outcome?.kind === 'result' && r.outcome.result.content, [{ type: 'text', text: 'done as a task' }]);
-    service.dispose();
   });
 
   it('the result of an ended task whose server does not send it: the request ends when its signal aborts, instead of hanging', async () => {
-    const h = await harness({ server: { pollInterval: 10 }, engine: { autoFetchResults: () => false } });
-    const snapshot = { id: 'fake', name: 'fake', label: 'fake', type: 'stdio', source: { kind: 'settings' }, state: { kind: 'connected' } } as unknown as ServerSnapshot;
-    const servers = { list: () => [snapshot], get: () => snapshot, getSession: async () => h.session, peekSession: () => h.session, label: () => 'fake' };
-    const service = new TasksService({ engine: h.engine, servers, logger: h.log });
+    const { h, service } = await scripted({ server: { pollInterval: 10 }, engine: { autoFetchResults: () => false } });
     const t = await service.start('fake', 'required-tool', { origin: 'chat' });
     h.server.complete(t.taskId);
     await waitFor(() => service.task(t.id)?.status === 'completed', 'the task to end');
@@ -216,14 +222,10 @@ describe('TasksService over a scripted server: ids that change hands', () => {
     assert.equal(r.done, true);
     assert.equal(r.outcome, undefined);
     assert.match(r.fetchError ?? '', /aborted|timeout/i);
-    service.dispose();
   });
 
   it('findTask: the id of an ended task that its server gave to a new one names the new one (T-RCV-3)', async () => {
-    const h = await harness({ server: { pollInterval: 10 } });
-    const snapshot = { id: 'fake', name: 'fake', label: 'fake', type: 'stdio', source: { kind: 'settings' }, state: { kind: 'connected' } } as unknown as ServerSnapshot;
-    const servers = { list: () => [snapshot], get: () => snapshot, getSession: async () => h.session, peekSession: () => h.session, label: () => 'fake' };
-    const service = new TasksService({ engine: h.engine, servers, logger: h.log });
+    const { h, service } = await scripted({ server: { pollInterval: 10 } });
     const first = await service.start('fake', 'required-tool', { origin: 'chat' });
     h.server.complete(first.taskId);
     await waitFor(() => service.task(first.id)?.status === 'completed', 'the first task to end');
@@ -233,6 +235,5 @@ describe('TasksService over a scripted server: ids that change hands', () => {
     assert.equal(service.tasks().length, 2);
     assert.equal(service.findTask(first.taskId).status, 'working', 'the new task, not "several servers have a task"');
     assert.equal(service.findTask(first.taskId, 'fake').id, second.id);
-    service.dispose();
   });
 });
