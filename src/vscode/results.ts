@@ -34,16 +34,12 @@ export class ResultDocuments extends DisposableBase implements vscode.TextDocume
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
-    const t = this.#taskOf(uri);
+    const t = this.#engine.get(uri.query, uri.fragment || undefined);
     this.#open.set(uri.query, uri);
     return t ? formatOutcome(t) : '# Task not found\n\nThis task is no longer tracked (it was cleared).\n';
   }
 
-  #taskOf(uri: vscode.Uri): TaskSnapshot | undefined {
-    return this.#engine.get(uri.query, uri.fragment || undefined);
-  }
-
-  /** Opens the result of a task in an editor (a Markdown preview for rich content). */
+  /** Opens the result of a task as a read-only Markdown document. */
   async show(t: TaskSnapshot): Promise<void> {
     const doc = await vscode.workspace.openTextDocument(ResultDocuments.uriFor(t));
     await vscode.window.showTextDocument(doc, { preview: true });

@@ -264,6 +264,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
     this.#setState(entry, { kind: 'connecting' });
     let started = false;
     const secrets: string[] = [];
+    // Disconnected, restarted or removed meanwhile (`generation` moved on): nothing more is started.
+    const cancelled = () => new Error(`Connection to "${config.label}" was cancelled`);
     try {
       const context = this.#options.resolveContext(config);
       // Values of environment variables with secret names (API_KEY, GITHUB_TOKEN…) that the
@@ -283,8 +285,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
         throw new Error(entry.dismissed);
       }
       if (!resolved.ok) throw new Error(resolved.message);
-      // Disconnected or removed while an input was asked: nothing is started.
-      if (generation !== entry.generation) throw new Error(`Connection to "${config.label}" was cancelled`);
+      if (generation !== entry.generation) throw cancelled(); // while an input was asked
       // What was typed into password inputs, configured header values (a token, or the token of
       // `Bearer <token>`) and credentials in the URL (`?api_key=…`, `user:pass@`) never reach the log, whatever path they take (a command line, an
       // error, a server that repeats them).
@@ -300,7 +301,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       if (saved && resolved.server.type === 'http' && saved.fingerprint === entry.print) {
         session = await this.#resume(saved, resolved.server, config, log);
       }
-      if (!session && generation !== entry.generation) throw new Error(`Connection to "${config.label}" was cancelled`);
+      if (!session && generation !== entry.generation) throw cancelled();
       if (!session) {
         const transport = this.#options.createTransport(resolved.server, log);
         log.info(`Connecting (${transport.description})`);
@@ -309,7 +310,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       }
       if (generation !== entry.generation) {
         await session.close();
-        throw new Error(`Connection to "${config.label}" was cancelled`);
+        throw cancelled();
       }
       entry.session = session;
       entry.connectedAt = this.#now();
@@ -430,10 +431,6 @@ export class ServerManager extends DisposableBase implements SessionSource {
 /** Query parameters that carry a credential by their name: `api_key`, `access_token`, `sig`... */
 const SECRET_PARAM = /key|token|secret|pass|auth|sig|cred|session/i;
 
-/**
- * The credentials a server URL carries: its user info, and the values of query parameters named
- * like credentials. Other parameter values stay readable in logs (`?version=2`).
- */
 /** The values of the `${env:NAME}` variables of a server whose names say they hold a secret. */
 export function envSecrets(config: ServerConfig, env: Readonly<Record<string, string | undefined>>): string[] {
   const out: string[] = [];
@@ -446,6 +443,10 @@ export function envSecrets(config: ServerConfig, env: Readonly<Record<string, st
 
 const SECRET_NAME = /key|token|secret|pass|pwd|auth|cred|session|cookie|private|\bpat\b|_pat$/i;
 
+/**
+ * The credentials a server URL carries: its user info, and the values of query parameters named
+ * like credentials. Other parameter values stay readable in logs (`?version=2`).
+ */
 export function urlSecrets(url: string): string[] {
   let u: URL;
   try {
