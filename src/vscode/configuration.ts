@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ParseResult } from '../core/config/types';
 import { SERVERS_SETTING } from '../core/config/types';
-import { combineConfigs, keepLastReadable, parseMcpJson, parseSettingServers } from '../core/config/parse';
+import { combineConfigs, keepLastReadable, parseMcpJson, parseSettingServers, unreadable } from '../core/config/parse';
 import { errorMessage } from '../core/util/abort';
 import type { Event } from '../core/util/event';
 import { DisposableBase, Emitter } from '../core/util/event';
@@ -64,7 +64,7 @@ export class ConfigurationReader extends DisposableBase {
       parsed = { servers: [], inputs: [], errors: [{ kind: 'syntax', source: path, message }] };
     }
     const result = keepLastReadable(this.#readable.get(path), parsed);
-    if (!parsed.errors.some((e) => e.kind === 'syntax')) this.#readable.set(path, parsed);
+    if (!unreadable(parsed)) this.#readable.set(path, parsed);
     return { path, result };
   }
 

@@ -152,12 +152,17 @@ export function combineConfigs(results: readonly ParseResult[]): ParseResult {
  * still reported.
  */
 export function keepLastReadable(previous: ParseResult | undefined, current: ParseResult): ParseResult {
-  if (!previous || !current.errors.some((e) => e.kind === 'syntax')) return current;
+  if (!previous || !unreadable(current)) return current;
   return {
     servers: previous.servers,
     inputs: previous.inputs,
     errors: current.errors.map((e) => (e.kind === 'syntax' ? { ...e, message: `${e.message} Its servers stay as they were until it can be read.` } : e)),
   };
+}
+
+/** A result of a file that could not be read as JSONC, or at all: nothing in it is used. */
+export function unreadable(result: ParseResult): boolean {
+  return result.errors.some((e) => e.kind === 'syntax');
 }
 
 function parseServers(map: Record<string, unknown>, source: ConfigSource, result: ParseResult, locate: Locate): void {

@@ -33,7 +33,8 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
   const fail = (what: string): ResolveResult => ({ ok: false, message: `Server "${config.label}": ${what}.` });
   const folder = ctx.workspaceFolder ?? (config.source.kind === 'workspaceFolder' ? config.source.folderPath : undefined);
   const fields = stringFields(config);
-  const named = (name: string) => (ctx.folders && Object.hasOwn(ctx.folders, name) ? ctx.folders[name] : undefined);
+  // `${workspaceFolder}` is the server's own folder; `${workspaceFolder:name}` the folder named so.
+  const folderOf = (v: { name?: string }) => (v.name === undefined ? folder : ctx.folders && Object.hasOwn(ctx.folders, v.name) ? ctx.folders[v.name] : undefined);
 
   // 1. Check every variable, and list the inputs in order of first use.
   const inputs: InputDef[] = [];
@@ -41,10 +42,8 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
     for (const v of findVariables(field.value)) {
       const where = `${formatPath(field.path)} uses`;
       if (v.kind === 'unknown') return fail(`${where} the unknown variable "${v.text}"`);
-      if ((v.kind === 'workspaceFolder' || v.kind === 'workspaceFolderBasename') && v.name !== undefined) {
-        if (!named(v.name)) return fail(`${where} "${v.text}", but no workspace folder is named "${v.name}"`);
-      } else if ((v.kind === 'workspaceFolder' || v.kind === 'workspaceFolderBasename') && folder === undefined) {
-        return fail(`${where} "${v.text}", but there is no workspace folder to take it from`);
+      if ((v.kind === 'workspaceFolder' || v.kind === 'workspaceFolderBasename') && folderOf(v) === undefined) {
+        return fail(`${where} "${v.text}", but ${v.name === undefined ? 'there is no workspace folder to take it from' : `no workspace folder is named "${v.name}"`}`);
       }
       if (v.kind === 'input' && !inputs.some((i) => i.id === v.id)) {
         const def = config.inputs.find((i) => i.id === v.id);
@@ -72,9 +71,9 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
     substituteVariables(s, (v) => {
       switch (v.kind) {
         case 'workspaceFolder':
-          return (v.name === undefined ? folder : named(v.name)) ?? '';
+          return folderOf(v) ?? '';
         case 'workspaceFolderBasename':
-          return path.basename((v.name === undefined ? folder : named(v.name)) ?? '');
+          return path.basename(folderOf(v) ?? '');
         case 'userHome':
           return ctx.userHome;
         case 'pathSeparator':

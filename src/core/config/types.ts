@@ -64,7 +64,7 @@ export type ServerConfig = StdioServerConfig | RemoteServerConfig;
 
 /** A configuration problem, ready to show to the user. */
 export interface ConfigError {
-  /** `syntax`: the file is not valid JSONC (nothing in it was used); `invalid`: a value is wrong. */
+  /** `syntax`: the file is not valid JSONC, or could not be read (nothing in it was used); `invalid`: a value is wrong. */
   kind: 'syntax' | 'invalid';
   /** The file path, or `'settings'`. */
   source: string;
