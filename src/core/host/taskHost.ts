@@ -59,7 +59,7 @@ export interface TaskHostOptions {
   maxConcurrentPerServer?: number;
   /** Ended tasks kept per server until their ttl; beyond, the oldest are deleted (default 100). */
   maxRetainedPerServer?: number;
-  /** Task operations (task-augmented requests and tasks/*) per second per server (default 50)... */
+  /** Operations (questions and sampling requests, as tasks or not, and tasks/*) per second per server (default 50)... */
   ratePerSecond?: number;
   /** ...with bursts of up to this many (default twice the rate). */
   rateBurst?: number;
@@ -391,7 +391,12 @@ export class TaskHost {
   #announce(rec: Rec): void {
     if (rec.announced) return;
     rec.announced = true;
-    if (rec.held) void rec.session.connection.notify('notifications/tasks/status', toTask(rec.snap));
+    if (rec.held) this.#sendStatus(rec);
+  }
+
+  /** T-RCV-10: the whole task, and no related-task _meta (the id is in the params). */
+  #sendStatus(rec: Rec): void {
+    void rec.session.connection.notify('notifications/tasks/status', toTask(rec.snap));
   }
 
   /** Aborts the work and moves the task to cancelled. */
@@ -412,8 +417,7 @@ export class TaskHost {
     rec.snap = { ...rest, status, ...(statusMessage !== undefined && { statusMessage }), lastUpdatedAt: new Date(this.#now()).toISOString() };
     this.#log.info(`[${label}] Hosted task ${rec.snap.taskId} (${rec.snap.method}): ${from} → ${status}${statusMessage ? ` (${statusMessage})` : ''}`);
     this.#onDidChange.fire(rec.snap);
-    // T-RCV-10: the whole task, and no related-task _meta (the id is in the params).
-    if (rec.announced) void rec.session.connection.notify('notifications/tasks/status', toTask(rec.snap));
+    if (rec.announced) this.#sendStatus(rec);
     else rec.held = true;
     if (isServerTerminal(status)) {
       rec.settle();
