@@ -5,7 +5,7 @@
  */
 import type { EventSourceMessage } from 'eventsource-parser';
 import { createParser } from 'eventsource-parser';
-import { TransportHttpError, TransportParseError } from './transport';
+import { messagesIn, TransportHttpError, TransportParseError } from './transport';
 
 /**
  * Most characters one message may take (an SSE event, a JSON body); a server that streams more
@@ -91,7 +91,7 @@ export async function readBodyText(body: FetchBody, max = MAX_MESSAGE_CHARS): Pr
 export function parseEventData(data: string, serverName: string): unknown[] | TransportParseError {
   try {
     const value: unknown = JSON.parse(data);
-    return Array.isArray(value) ? value : [value];
+    return messagesIn(value);
   } catch (err) {
     return new TransportParseError(`Server "${serverName}" sent an event that is not JSON (${(err as Error).message})`, data);
   }

@@ -5,7 +5,7 @@ import type { Logger } from '../util/log';
 import { SENT } from '../util/promise';
 import { LineBuffer, serializeLine } from './lineBuffer';
 import type { Transport, TransportCloseInfo } from './transport';
-import { TransportParseError } from './transport';
+import { messagesIn, TransportParseError } from './transport';
 
 export interface StdioOptions {
   command: string;
@@ -213,8 +213,7 @@ export class StdioTransport implements Transport {
       this.onerror?.(new TransportParseError(`invalid JSON on stdout (${(err as Error).message})`, line));
       return;
     }
-    // A batch (2025-03-26 servers may send them): each element is a message of its own.
-    for (const m of Array.isArray(value) ? value : [value]) this.onmessage?.(m);
+    for (const m of messagesIn(value)) this.onmessage?.(m);
   }
 
   #handleStderr(text: string): void {

@@ -7,7 +7,7 @@ import { checkHttpConfig, httpStatusError, MAX_MESSAGE_CHARS, mediaType, network
 import type { StreamingGetInit } from './streamingGet';
 import { streamingGet } from './streamingGet';
 import type { Transport, TransportCloseInfo } from './transport';
-import { LOCAL_FAILURE, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
+import { LOCAL_FAILURE, messagesIn, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
 
 /** How a dropped SSE stream is resumed. */
 export interface ReconnectOptions {
@@ -550,7 +550,7 @@ export class StreamableHttpTransport implements Transport {
 /** Ids of the JSON-RPC requests in a message or batch. */
 function requestIdsOf(message: object): RequestId[] {
   const ids: RequestId[] = [];
-  for (const m of Array.isArray(message) ? (message as unknown[]) : [message]) {
+  for (const m of messagesIn(message)) {
     if (typeof m !== 'object' || m === null) continue;
     const { id, method } = m as { id?: unknown; method?: unknown };
     if (typeof method === 'string' && (typeof id === 'string' || typeof id === 'number')) ids.push(id);

@@ -1,3 +1,8 @@
+/** The messages of a value read off the wire: a JSON-RPC batch's elements, or the value itself. */
+export function messagesIn(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [value];
+}
+
 /** Why a transport closed: shown to the user as the server's error state. */
 export interface TransportCloseInfo {
   /** A sentence that says what happened, e.g. "process exited with code 1". */
@@ -13,7 +18,8 @@ export interface TransportCloseInfo {
  *
  * A transport moves whole JSON-RPC messages. It parses JSON but never validates shapes: every
  * value it hands to `onmessage` is untrusted and validated by the connection. Text that is not
- * JSON goes to `onerror` as a `TransportParseError`; the transport carries on.
+ * JSON goes to `onerror` as a `TransportParseError`; the transport carries on. A batch (an
+ * array) is handed over message by message (`messagesIn`).
  */
 export interface Transport {
   /** Opens the channel (spawns the process, connects the socket...). Rejects when it cannot. */

@@ -5,7 +5,7 @@ import { errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
 import type { Transport, TransportCloseInfo } from './transport';
-import { TransportHttpError, TransportParseError } from './transport';
+import { messagesIn, TransportHttpError, TransportParseError } from './transport';
 
 export interface WebSocketTransportOptions {
   /** `ws://` or `wss://` endpoint of the server. */
@@ -191,7 +191,7 @@ export class WebSocketTransport implements Transport {
       return;
     }
     // A batch: each element is a message of its own; the connection validates each.
-    for (const m of Array.isArray(value) ? value : [value]) {
+    for (const m of messagesIn(value)) {
       try {
         this.onmessage?.(m);
       } catch (err) {
