@@ -33,6 +33,15 @@ export interface LoadedState {
 
 const DAY = 24 * 60 * 60 * 1000;
 
+export interface TaskStoreOptions {
+  /** How long finished tasks and their results are kept. */
+  retentionDays: () => number;
+  /** How long changes wait before the index is written (default 500 ms). */
+  debounceMs?: number;
+  /** How long after `load()` unreferenced result files are swept (default a minute). */
+  sweepDelayMs?: number;
+}
+
 /**
  * Keeps tracked tasks and fetched results across window reloads: a small index (snapshots
  * without outcomes) read at activation, and one file per outcome, read only when a result is
@@ -51,9 +60,9 @@ export class TaskStore implements Disposable {
   #engine?: TaskEngine;
   #sessions: SavedSession[] = [];
   readonly #log: Logger;
-  readonly #options: { retentionDays: () => number; debounceMs?: number };
+  readonly #options: TaskStoreOptions;
 
-  constructor(readonly dir: string, log: Logger, options: { retentionDays: () => number; debounceMs?: number }) {
+  constructor(readonly dir: string, log: Logger, options: TaskStoreOptions) {
     this.#log = log;
     this.#options = options;
     this.#indexPath = path.join(dir, 'tasks.json');
@@ -61,13 +70,13 @@ export class TaskStore implements Disposable {
   }
 
   /**
-   * Reads the index; drops finished tasks older than the retention period, and then (in the
-   * background) result files nothing points to. Never throws.
+   * Reads the index; drops finished tasks older than the retention period, and later (away from
+   * the window's start) result files nothing points to. Never throws.
    */
   async load(): Promise<LoadedState> {
     const cutoff = Date.now() - this.#options.retentionDays() * DAY;
     const state = await this.#read(cutoff);
-    void this.#sweep(state.tasks, cutoff);
+    setTimeout(() => void this.#sweep(state.tasks, cutoff), this.#options.sweepDelayMs ?? 60_000).unref();
     return state;
   }
 

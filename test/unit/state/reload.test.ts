@@ -234,7 +234,7 @@ describe('TaskStore', () => {
     fs.writeFileSync(path.join(results, 'orphan-old.json'), '{}');
     fs.utimesSync(path.join(results, 'orphan-old.json'), old, old);
     fs.writeFileSync(path.join(results, 'orphan-new.json'), '{}');
-    await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30 }).load();
+    await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, sweepDelayMs: 0 }).load();
     await waitFor(() => !fs.existsSync(path.join(results, 'orphan-old.json')), 'the old orphan swept');
     assert.deepEqual(fs.readdirSync(results), ['orphan-new.json']);
   });
