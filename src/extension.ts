@@ -52,8 +52,9 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   let requestTimeoutMs = readRequestTimeout();
   const requestTimeout = () => requestTimeoutMs;
   context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('mcpTasks.requestTimeoutSeconds') && (requestTimeoutMs = readRequestTimeout())));
-  // Tasks and results of this workspace (or of the window, without one) survive reloads here.
+  // Tasks and results of this workspace survive reloads here; windows without a folder share one store.
   const store = new TaskStore((context.storageUri ?? context.globalStorageUri).fsPath, logger, {
+    shared: !context.storageUri,
     retentionDays: () => settings().get<number>('retentionDays', 30),
   });
   // Answers to servers: questions through quick input, sampling through the editor's models

@@ -40,6 +40,12 @@ export interface TaskStoreOptions {
   debounceMs?: number;
   /** How long after `load()` unreferenced result files are swept (default a minute). */
   sweepDelayMs?: number;
+  /**
+   * Other windows write the same index (windows without a folder share one store): each save
+   * keeps the tasks and sessions on disk that this window does not own, instead of overwriting
+   * them with its own list.
+   */
+  shared?: boolean;
 }
 
 /**
@@ -59,6 +65,9 @@ export class TaskStore implements Disposable {
   readonly #subs = new DisposableStore();
   #engine?: TaskEngine;
   #sessions: SavedSession[] = [];
+  /** Shared store: tasks this window removed, and sessions it took, which a save must not carry over from disk. */
+  readonly #removed = new Set<string>();
+  readonly #taken = new Set<string>();
   readonly #log: Logger;
   readonly #options: TaskStoreOptions;
 
@@ -74,10 +83,14 @@ export class TaskStore implements Disposable {
    * the window's start) result files nothing points to. Never throws.
    */
   async load(): Promise<LoadedState> {
-    const cutoff = Date.now() - this.#options.retentionDays() * DAY;
+    const cutoff = this.#cutoff();
     const state = await this.#read(cutoff);
     setTimeout(() => void this.#sweep(state.tasks, cutoff), this.#options.sweepDelayMs ?? 60_000).unref();
     return state;
+  }
+
+  #cutoff(): number {
+    return Date.now() - this.#options.retentionDays() * DAY;
   }
 
   async #read(cutoff: number): Promise<LoadedState> {
@@ -125,6 +138,7 @@ export class TaskStore implements Disposable {
     );
     this.#subs.add(
       engine.onDidRemove((key) => {
+        if (this.#options.shared) this.#removed.add(key);
         if (this.#written.delete(key)) void this.#deleteOutcome(key);
         this.#schedule();
       }),
@@ -144,6 +158,7 @@ export class TaskStore implements Disposable {
   takeSessions(): SavedSession[] {
     const s = this.#sessions;
     this.#sessions = [];
+    for (const { sessionId } of s) this.#taken.add(sessionId);
     return s;
   }
 
@@ -169,12 +184,25 @@ export class TaskStore implements Disposable {
     }, this.#options.debounceMs ?? 500);
   }
 
-  #indexText(): string {
-    const tasks = (this.#engine?.list() ?? []).map((snap) => {
+  /** The index to write; `onDisk` is the index as read just before, for a shared store. */
+  #indexText(onDisk?: string): string {
+    const tasks: IndexFile['tasks'] = (this.#engine?.list() ?? []).map((snap) => {
       const { outcome: _outcome, ...rest } = snap;
       return { snap: rest as TaskSnapshot, progressToken: this.#engine?.progressToken(snap.key) };
     });
-    return JSON.stringify({ version: 1, tasks, sessions: this.#sessions } satisfies IndexFile);
+    const sessions = [...this.#sessions];
+    const theirs = onDisk === undefined ? undefined : parseIndex(onDisk);
+    if (theirs) {
+      // Other windows' tasks stay as they wrote them: the ones this window neither tracks nor removed.
+      const mine = new Set([...tasks.map((t) => t.snap.key), ...this.#removed]);
+      const cutoff = this.#cutoff();
+      for (const entry of theirs.tasks as unknown[]) {
+        if (isStoredTask(entry) && !mine.has(entry.snap.key) && !(isTerminal(entry.snap.status) && Date.parse(entry.snap.lastUpdatedAt) < cutoff)) tasks.push(entry);
+      }
+      const servers = new Set(sessions.map((s) => s.serverId));
+      if (Array.isArray(theirs.sessions)) sessions.push(...theirs.sessions.filter((s) => typeof s === 'object' && s !== null && !servers.has(s.serverId) && !this.#taken.has(s.sessionId)));
+    }
+    return JSON.stringify({ version: 1, tasks, sessions } satisfies IndexFile);
   }
 
   async #writeIndex(): Promise<void> {
@@ -182,7 +210,8 @@ export class TaskStore implements Disposable {
     const tmp = `${this.#indexPath}.${process.pid}.${seq}.tmp`;
     try {
       await fs.promises.mkdir(this.dir, { recursive: true });
-      await fs.promises.writeFile(tmp, this.#indexText());
+      const onDisk = this.#options.shared ? await fs.promises.readFile(this.#indexPath, 'utf8').catch(() => undefined) : undefined;
+      await fs.promises.writeFile(tmp, this.#indexText(onDisk));
       // Checked and renamed in one turn: a newer write (flushSync at shutdown) cannot slip between.
       if (seq < this.#landed) removeQuietly(tmp);
       else {
@@ -203,7 +232,7 @@ export class TaskStore implements Disposable {
     const tmp = `${this.#indexPath}.${process.pid}.${seq}.tmp`;
     try {
       fs.mkdirSync(this.dir, { recursive: true });
-      fs.writeFileSync(tmp, this.#indexText());
+      fs.writeFileSync(tmp, this.#indexText(this.#options.shared ? readQuietly(this.#indexPath) : undefined));
       fs.renameSync(tmp, this.#indexPath);
       this.#landed = seq;
     } catch (err) {
@@ -275,6 +304,25 @@ function isStoredTask(entry: unknown): entry is IndexFile['tasks'][number] {
     (snap.kind === 'task' || snap.kind === 'direct') &&
     isLocalTaskStatus(snap.status)
   );
+}
+
+/** The index in a file's text, if it is one. */
+function parseIndex(text: string): IndexFile | undefined {
+  try {
+    const data = JSON.parse(text) as IndexFile | null;
+    return data?.version === 1 && Array.isArray(data.tasks) ? data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A file's text, or undefined when it cannot be read. */
+function readQuietly(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 /** Deletes a file if it is there, saying nothing when it cannot (it is only a temporary file). */

@@ -227,6 +227,40 @@ describe('TaskStore', () => {
     }
   });
 
+  it('windows without a folder share one store: each save keeps the tasks and sessions of the others, and what a window removed stays removed', async () => {
+    const at = new Date().toISOString();
+    const windowA = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, debounceMs: 1, shared: true });
+    const windowB = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, debounceMs: 1, shared: true });
+    const [a, b] = [stubEngine(), stubEngine()];
+    windowA.attach(a as unknown as TaskEngine);
+    windowB.attach(b as unknown as TaskEngine);
+    const onDisk = () => (JSON.parse(fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as { tasks: Array<{ snap: TaskSnapshot }>; sessions: Array<{ serverId: string }> });
+    const keys = () => onDisk().tasks.map((t) => t.snap.key).sort();
+
+    a.tasks = [snap('a1', 'working', at)];
+    windowA.saveSessions([{ serverId: 'http-a', fingerprint: 'f', sessionId: 'sa', initializeResult: {} as never }]);
+    b.tasks = [snap('b1', 'working', at), snap('b2', 'completed', at)];
+    windowB.flushSync();
+    assert.deepEqual(keys(), ['a1', 'b1', 'b2'], 'the second window to save keeps the first one\'s task');
+    assert.deepEqual(onDisk().sessions.map((s) => s.serverId), ['http-a'], 'and its session to resume');
+
+    b.tasks = [snap('b1', 'working', at)];
+    b.remove('b2');
+    a.tasks = [snap('a1', 'completed', at)];
+    windowA.flushSync();
+    windowB.flushSync();
+    assert.deepEqual(keys(), ['a1', 'b1'], 'a removed task is not brought back by the other window');
+    assert.equal(onDisk().tasks.find((t) => t.snap.key === 'a1')?.snap.status, 'completed', 'each window\'s own tasks are as it last saved them');
+
+    // A window that does not share (a folder's own store) writes only its list.
+    const alone = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30 });
+    const c = stubEngine();
+    alone.attach(c as unknown as TaskEngine);
+    c.tasks = [snap('c1', 'working', at)];
+    alone.flushSync();
+    assert.deepEqual(keys(), ['c1']);
+  });
+
   it('result files that no task points to are swept at load once older than the retention period; recent ones are left', async () => {
     const results = path.join(dir, 'results');
     fs.mkdirSync(results, { recursive: true });
