@@ -233,20 +233,22 @@ function trackQuestions(handler: ElicitationHandler, asking: Map<string, number>
   return Object.assign(tracked, { complete: handler.complete });
 }
 
-/** Asks for an `${input:ID}` value; password inputs are kept in the editor's secret storage. */
+/** Asks for an `${input:ID}` value: typed or picked; password inputs are kept in the editor's secret storage. */
 async function promptInput(context: vscode.ExtensionContext, input: InputDef, server: ServerConfig): Promise<string | undefined> {
+  const title = vscode.l10n.t('MCP server "{0}"', server.label);
+  if (input.type === 'pickString') {
+    const items = input.options.map((o) => ({ label: o.label, description: o.label === o.value ? undefined : o.value, value: o.value }));
+    // The default comes first, where the cursor is.
+    items.sort((a, b) => Number(b.value === input.default) - Number(a.value === input.default));
+    const picked = await vscode.window.showQuickPick(items, { title, placeHolder: input.description, ignoreFocusOut: true });
+    return picked?.value;
+  }
   const key = `mcpTasks.input:${server.source.kind === 'settings' ? 'settings' : server.source.folderPath}:${input.id}`;
   if (input.password) {
     const saved = await context.secrets.get(key);
     if (saved !== undefined) return saved;
   }
-  const value = await vscode.window.showInputBox({
-    title: vscode.l10n.t('MCP server "{0}"', server.label),
-    prompt: input.description,
-    value: input.default,
-    password: input.password,
-    ignoreFocusOut: true,
-  });
+  const value = await vscode.window.showInputBox({ title, prompt: input.description, value: input.default, password: input.password, ignoreFocusOut: true });
   if (value !== undefined && input.password) await context.secrets.store(key, value);
   return value;
 }

@@ -8,6 +8,7 @@ import { activateExtension, testingApi, waitFor } from './helpers';
 import type { McpTasksTestingApi } from './helpers';
 import type { Answers, Shown } from './quickInputs';
 import { QuickInputSpy, accept, choose, chooseTtl, fillArguments } from './quickInputs';
+import { publicApi } from './taskApiHelpers';
 
 /** A tree row as the extension's `testing.getTreeSnapshot()` gives it. */
 interface Row {
@@ -91,7 +92,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     spy?.dispose();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     // The stdio servers end with their connections.
-    for (const label of ['demo', 'everything']) await vscode.commands.executeCommand('mcpTasks.disconnectServer', await serverNode(label));
+    for (const label of ['demo', 'everything', 'picky']) await vscode.commands.executeCommand('mcpTasks.disconnectServer', await serverNode(label));
   });
 
   test('Connect Server with a server row: the row reads "connected · tasks: tools/call, list, cancel"', async () => {
@@ -120,6 +121,28 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await choose(pick, (i) => i.label === 'demo', 'demo');
     await done;
     await serverReads('demo', /^connected · /);
+  });
+
+  test('Connect Server on a server whose arguments use a pickString input: its options in a quick pick, the default first; the picked value reaches the server', async function () {
+    this.timeout(40_000);
+    spy.skipShown();
+    const done = vscode.commands.executeCommand('mcpTasks.connectServer', await serverNode('picky'));
+    const pick = await spy.next('the pick of the pollInterval input');
+    assert.deepEqual([pick.kind, pick.title, pick.text], ['pick', 'MCP server "picky"', 'How often should tasks be checked?']);
+    assert.deepEqual(
+      pick.items.map((i) => [i.label, i.description]),
+      [['Five times a second', '200'], ['Every second', '1000'], ['3000', undefined]],
+    );
+    await choose(pick, (i) => i.label === '3000', '3000');
+    await done;
+    await serverReads('picky', /^connected · /);
+    // The demo server suggests the poll interval it was started with (--poll-interval 3000).
+    const api = await publicApi();
+    const id = api.getServers().find((s) => s.label === 'picky')!.id;
+    const t = await api.runTool(id, 'build-project', { arguments: { project: 'picked', durationMs: 200 } });
+    const r = await api.getResult(t.id, { waitSeconds: 20 });
+    assert.equal(r.task.status, 'completed', JSON.stringify(r.task));
+    assert.equal(r.task.pollInterval, 3000);
   });
 
   test('Run Tool as Task, get-time (no input): a direct call whose row completes with a result', async () => {

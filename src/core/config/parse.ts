@@ -41,6 +41,17 @@ const InputSchema = z.looseObject({
   default: optionalString('a string'),
 });
 
+const PickSchema = z.looseObject({
+  id: required('a string'),
+  description: optionalString('a string'),
+  options: z
+    .array(z.union([z.string(), z.looseObject({ label: optionalString('a string'), value: z.string({ error: 'must be a string' }) })], { error: 'must be a string or { "label": "...", "value": "..." }' }), {
+      error: (iss) => (iss.input === undefined ? 'is missing' : 'must be a list of strings or { "label", "value" } objects'),
+    })
+    .check(z.minLength(1, 'must not be empty')),
+  default: optionalString('a string'),
+});
+
 const FILE_TYPES: readonly ServerType[] = ['stdio', 'http', 'sse'];
 const SETTING_TYPES: readonly ServerType[] = ['stdio', 'http', 'sse', 'ws'];
 
@@ -80,10 +91,12 @@ export function parseMcpJson(text: string, source: ConfigSource): ParseResult {
     report([], `: the file must contain an object, e.g. { "servers": { ... } }.`);
     return result;
   }
+  // Inputs defined but unusable: servers that use them say so rather than "not defined".
+  const rejected = new Set<string>();
   if (doc.inputs !== undefined && !Array.isArray(doc.inputs)) {
     report(['inputs'], `: "inputs" must be a list.`);
   } else if (Array.isArray(doc.inputs)) {
-    result.inputs = parseInputs(doc.inputs, source, result.errors, locate);
+    result.inputs = parseInputs(doc.inputs, source, result.errors, locate, rejected);
   }
   if (doc.servers === undefined) return result;
   if (!isObject(doc.servers)) {
@@ -96,7 +109,7 @@ export function parseMcpJson(text: string, source: ConfigSource): ParseResult {
     if (seen.has(name)) report(['servers', name], `, server "${name}": defined more than once; the last definition is used.`, name);
     seen.add(name);
   }
-  parseServers(doc.servers, source, result, (path) => locate(['servers', ...path]));
+  parseServers(doc.servers, source, result, (path) => locate(['servers', ...path]), rejected);
   return result;
 }
 
@@ -165,10 +178,10 @@ export function unreadable(result: ParseResult): boolean {
   return result.errors.some((e) => e.kind === 'syntax');
 }
 
-function parseServers(map: Record<string, unknown>, source: ConfigSource, result: ParseResult, locate: Locate): void {
+function parseServers(map: Record<string, unknown>, source: ConfigSource, result: ParseResult, locate: Locate, rejected: ReadonlySet<string> = new Set()): void {
   for (const [name, raw] of Object.entries(map)) {
     const errors: { path: Path; message: string }[] = [];
-    const server = parseServer(name, raw, source, result.inputs, errors);
+    const server = parseServer(name, raw, source, result.inputs, rejected, errors);
     for (const e of errors) {
       result.errors.push({
         kind: 'invalid',
@@ -191,6 +204,7 @@ function parseServer(
   raw: unknown,
   source: ConfigSource,
   inputs: readonly InputDef[],
+  rejected: ReadonlySet<string>,
   errors: { path: Path; message: string }[],
 ): ServerConfig | undefined {
   if (name.trim() === '') {
@@ -236,7 +250,8 @@ function parseServer(
       if (v.kind === 'unknown') {
         errors.push({ path: field.path, message: `${formatPath(field.path)} uses the unknown variable "${v.text}"` });
       } else if (v.kind === 'input' && !inputs.some((i) => i.id === v.id)) {
-        errors.push({ path: field.path, message: `${formatPath(field.path)} uses "${v.text}", ${missingInput(source)}` });
+        const why = rejected.has(v.id) ? `but input "${v.id}" could not be read (see its error)` : missingInput(source);
+        errors.push({ path: field.path, message: `${formatPath(field.path)} uses "${v.text}", ${why}` });
       } else if (v.kind === 'input') {
         used.add(v.id);
       }
@@ -271,27 +286,41 @@ function serverType(raw: Record<string, unknown>, source: ConfigSource, errors: 
   return undefined;
 }
 
-function parseInputs(raw: unknown[], source: ConfigSource, errors: ConfigError[], locate: Locate): InputDef[] {
+function parseInputs(raw: unknown[], source: ConfigSource, errors: ConfigError[], locate: Locate, rejected: Set<string>): InputDef[] {
   const out: InputDef[] = [];
   raw.forEach((item, index) => {
     const id = isObject(item) && typeof item.id === 'string' ? item.id : undefined;
-    const fail = (path: Path, what: string) =>
+    const fail = (path: Path, what: string) => {
+      if (id !== undefined && !out.some((i) => i.id === id)) rejected.add(id);
       errors.push({
         kind: 'invalid',
         source: sourceKey(source),
         message: `${describeSource(source)}, ${id ? `input "${id}"` : `input #${index + 1}`}: ${what}.`,
         ...(locate(['inputs', index, ...path]) ?? locate(['inputs', index])),
       });
+    };
     if (!isObject(item)) return fail([], 'must be an object, e.g. { "type": "promptString", "id": "api-key", "description": "API key" }');
-    if (item.type !== 'promptString') {
+    if (item.type !== 'promptString' && item.type !== 'pickString') {
       return fail(
         ['type'],
-        item.type === undefined ? '"type" is missing (use "promptString")' : `"type" ${JSON.stringify(item.type)} is not supported by MCP Tasks; use "promptString"`,
+        item.type === undefined
+          ? '"type" is missing (use "promptString" or "pickString")'
+          : `"type" ${JSON.stringify(item.type)} is not supported by MCP Tasks; use "promptString" or "pickString"`,
       );
+    }
+    if (out.some((i) => i.id === id)) return fail(['id'], 'defined more than once; the first definition is used');
+    if (item.type === 'pickString') {
+      const r = PickSchema.safeParse(item);
+      if (!r.success) return zodErrors(r.error.issues).forEach((e) => fail(e.path, e.message));
+      const options = r.data.options.map((o) => (typeof o === 'string' ? { label: o, value: o } : { label: o.label ?? o.value, value: o.value }));
+      if (r.data.default !== undefined && !options.some((o) => o.value === r.data.default)) {
+        return fail(['default'], `"default" ${JSON.stringify(r.data.default)} is not one of the options`);
+      }
+      const { id: pickId, description, default: dflt } = r.data;
+      return void out.push({ type: 'pickString', id: pickId, description: description ?? pickId, options, ...(dflt !== undefined ? { default: dflt } : {}) });
     }
     const r = InputSchema.safeParse(item);
     if (!r.success) return zodErrors(r.error.issues).forEach((e) => fail(e.path, e.message));
-    if (out.some((i) => i.id === r.data.id)) return fail(['id'], 'defined more than once; the first definition is used');
     out.push({
       type: 'promptString',
       id: r.data.id,

@@ -16,14 +16,25 @@ export const SETTINGS_SOURCE: ConfigSource = { kind: 'settings' };
 /** The setting that holds servers configured outside `.vscode/mcp.json`. */
 export const SERVERS_SETTING = 'mcpTasks.servers';
 
-/** A value asked of the user when a server that uses `${input:ID}` starts (VS Code's `promptString`). */
-export interface InputDef {
+/** A value asked of the user when a server that uses `${input:ID}` starts: typed (`promptString`) or picked (`pickString`). */
+export type InputDef = PromptStringInput | PickStringInput;
+
+export interface PromptStringInput {
   type: 'promptString';
   id: string;
   /** The prompt shown to the user. */
   description: string;
   /** Mask what the user types, and treat the value as a secret. */
   password: boolean;
+  default?: string;
+}
+
+/** A choice among fixed values (VS Code's `pickString`). */
+export interface PickStringInput {
+  type: 'pickString';
+  id: string;
+  description: string;
+  options: Array<{ label: string; value: string }>;
   default?: string;
 }
 

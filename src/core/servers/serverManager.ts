@@ -275,7 +275,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
         ...context,
         promptInput: async (input) => {
           const value = await this.#options.promptInput(input, config);
-          if (value !== undefined && input.password) secrets.push(value);
+          if (value !== undefined && input.type === 'promptString' && input.password) secrets.push(value);
           return value;
         },
       });

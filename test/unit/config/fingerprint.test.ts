@@ -73,7 +73,7 @@ describe('config: MCP_JSON_TEMPLATE', () => {
         ['remote', 'http'],
       ],
     );
-    assert.deepEqual(r.inputs.map((i) => [i.id, i.password]), [['api-token', true]]);
+    assert.deepEqual(r.inputs.map((i) => [i.id, i.type === 'promptString' && i.password]), [['api-token', true]]);
     assert.deepEqual(r.servers[1].inputs, r.inputs);
   });
 });

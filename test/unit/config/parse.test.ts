@@ -241,7 +241,7 @@ describe('config: inputs', () => {
   it('reports bad inputs without losing the good ones', () => {
     const r = file({
       inputs: [
-        { type: 'pickString', id: 'p', options: ['a'] },
+        { type: 'command', id: 'p', command: 'x.y' },
         { id: 'noType' },
         { type: 'promptString', id: 'ok', password: 'yes' },
         { type: 'promptString' },
@@ -255,14 +255,41 @@ describe('config: inputs', () => {
       ['good'],
     );
     assert.deepEqual(messages(r), [
-      '.vscode/mcp.json (folder "app"), input "p": "type" "pickString" is not supported by MCP Tasks; use "promptString".',
-      '.vscode/mcp.json (folder "app"), input "noType": "type" is missing (use "promptString").',
+      '.vscode/mcp.json (folder "app"), input "p": "type" "command" is not supported by MCP Tasks; use "promptString" or "pickString".',
+      '.vscode/mcp.json (folder "app"), input "noType": "type" is missing (use "promptString" or "pickString").',
       '.vscode/mcp.json (folder "app"), input "ok": "password" must be true or false.',
       '.vscode/mcp.json (folder "app"), input #4: "id" is missing.',
       '.vscode/mcp.json (folder "app"), input #5: must be an object, e.g. { "type": "promptString", "id": "api-key", "description": "API key" }.',
       '.vscode/mcp.json (folder "app"), input "good": defined more than once; the first definition is used.',
     ]);
     assert.deepEqual(messages(file({ inputs: {} })), ['.vscode/mcp.json (folder "app"): "inputs" must be a list.']);
+  });
+
+  it('reads pickString inputs: options as strings or { label, value }, the default one of them', () => {
+    const r = file({
+      inputs: [
+        { type: 'pickString', id: 'region', description: 'Region', options: ['eu', { label: 'United States', value: 'us' }, { value: 'ap' }], default: 'us' },
+        { type: 'pickString', id: 'bare', options: ['x'] },
+        { type: 'pickString', id: 'none', options: [] },
+        { type: 'pickString', id: 'odd', options: ['a', 3] },
+        { type: 'pickString', id: 'missing' },
+        { type: 'pickString', id: 'astray', options: ['a'], default: 'b' },
+      ],
+      servers: { s: { command: 'x', args: ['--region', '${input:region}', '${input:astray}'] } },
+    });
+    assert.deepEqual(r.inputs, [
+      { type: 'pickString', id: 'region', description: 'Region', options: [{ label: 'eu', value: 'eu' }, { label: 'United States', value: 'us' }, { label: 'ap', value: 'ap' }], default: 'us' },
+      { type: 'pickString', id: 'bare', description: 'bare', options: [{ label: 'x', value: 'x' }] },
+    ]);
+    assert.deepEqual(r.servers[0].inputs, [r.inputs[0]]);
+    assert.deepEqual(messages(r), [
+      '.vscode/mcp.json (folder "app"), input "none": "options" must not be empty.',
+      '.vscode/mcp.json (folder "app"), input "odd": "options[1]" must be a string or { "label": "...", "value": "..." }.',
+      '.vscode/mcp.json (folder "app"), input "missing": "options" is missing.',
+      '.vscode/mcp.json (folder "app"), input "astray": "default" "b" is not one of the options.',
+      // A server that uses an input whose definition was refused says so, not that it is undefined.
+      '.vscode/mcp.json (folder "app"), server "s": "args[2]" uses "${input:astray}", but input "astray" could not be read (see its error).',
+    ]);
   });
 
   it('reports unknown variables and undefined inputs but keeps the server', () => {

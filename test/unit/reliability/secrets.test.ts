@@ -75,7 +75,7 @@ describe('reliability: secrets never reach the log', function () {
       assert.equal(done.status, 'completed');
       await c.engine.refreshList(id);
     }
-    assert.ok(prompted.length >= 2 && prompted.every((i) => i.id === 'token' && i.password));
+    assert.ok(prompted.length >= 2 && prompted.every((i) => i.id === 'token' && i.type === 'promptString' && i.password));
     assert.ok(log.lines.filter((l) => l.level === 'trace').length > 20, 'traffic was traced');
     assert.ok(log.has('trace', /POST .*"authorization":"<redacted>"/), 'the header is there, redacted');
 
