@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { TaskEngine } from '../core/tasks/engine';
-import { formatOutcome } from '../core/tasks/resultFormat';
+import { formatOutcome, showsImage } from '../core/tasks/resultFormat';
 import { taskTitle } from '../core/tasks/presentation';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { DisposableBase } from '../core/util/event';
@@ -39,9 +39,21 @@ export class ResultDocuments extends DisposableBase implements vscode.TextDocume
     return t ? formatOutcome(t) : '# Task not found\n\nThis task is no longer tracked (it was cleared).\n';
   }
 
-  /** Opens the result of a task as a read-only Markdown document. */
+  /**
+   * Opens the result of a task as a read-only Markdown document; a result with images opens in
+   * the Markdown preview, which renders them (the source is a click away, and shown when the
+   * preview is not available).
+   */
   async show(t: TaskSnapshot): Promise<void> {
-    const doc = await vscode.workspace.openTextDocument(ResultDocuments.uriFor(t));
+    const uri = ResultDocuments.uriFor(t);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    if (showsImage(doc.getText())) {
+      const shown = await vscode.commands.executeCommand('markdown.showPreview', uri).then(
+        () => true,
+        () => false,
+      );
+      if (shown) return;
+    }
     await vscode.window.showTextDocument(doc, { preview: true });
   }
 }

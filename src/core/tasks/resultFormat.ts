@@ -3,6 +3,13 @@ import { STATUS_PRESENTATION, taskTitle } from './presentation';
 
 type Block = Record<string, unknown> & { type: string };
 
+const IMAGE_START = '![image (';
+
+/** Whether a formatted result shows an image, which only a Markdown preview renders. */
+export function showsImage(markdown: string): boolean {
+  return /^!\[image \([^)\n]*\)\]\(data:/m.test(markdown);
+}
+
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /**
@@ -24,8 +31,15 @@ function block(b: Block): string {
   switch (b.type) {
     case 'text':
       return str(b.text);
-    case 'image':
-      return `![image (${str(b.mimeType)})](data:${str(b.mimeType)};base64,${str(b.data)})`;
+    case 'image': {
+      // Only a plain type and base64 make the link: anything else could close it and add a link of its own.
+      const type = str(b.mimeType);
+      const data = str(b.data);
+      if (!/^image\/[\w.+-]{1,100}$/.test(type) || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) {
+        return `_Image (${Math.round((data.length * 3) / 4 / 1024)} KB): not shown, as its type or data is not valid._`;
+      }
+      return `${IMAGE_START}${type})](data:${type};base64,${data})`;
+    }
     case 'audio':
       return `_Audio (${str(b.mimeType)}, ${Math.round((str(b.data).length * 3) / 4 / 1024)} KB): not shown here._`;
     case 'resource_link':

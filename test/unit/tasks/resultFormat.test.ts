@@ -1,7 +1,7 @@
 // The Markdown document of a task's outcome: every block shown, and fences that hold whatever the
 // server sent.
 import * as assert from 'node:assert/strict';
-import { formatOutcome } from '../../../src/core/tasks/resultFormat';
+import { formatOutcome, showsImage } from '../../../src/core/tasks/resultFormat';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
 
 /** A completed task whose result embeds `text` as a resource (shown in a fence). */
@@ -32,6 +32,29 @@ describe('formatOutcome', () => {
     assert.match(doc, /_Audio \(audio\/wav, 3 KB\): not shown here\._/);
     assert.match(doc, /Embedded resource `file:\/\/\/x\.bin`: 2 KB of binary data/);
     assert.doesNotMatch(doc, /save/);
+  });
+
+  it('shows an image as a data: link the Markdown preview renders; a type or data that could break out of the link is not shown', () => {
+    const t = withText('');
+    const png = 'iVBORw0KGgo=';
+    t.outcome = { kind: 'result', result: { content: [{ type: 'image', mimeType: 'image/png', data: png }] } };
+    const doc = formatOutcome(t);
+    assert.ok(doc.includes(`![image (image/png)](data:image/png;base64,${png})`), doc);
+    assert.ok(showsImage(doc));
+    t.outcome = {
+      kind: 'result',
+      result: {
+        content: [
+          { type: 'image', mimeType: 'image/png) ![x](https://example.com/pixel', data: png },
+          { type: 'image', mimeType: 'image/png', data: 'AA) ![x](https://example.com/pixel' },
+        ],
+      },
+    };
+    const bad = formatOutcome(t);
+    assert.doesNotMatch(bad, /\]\(https:/);
+    assert.equal(bad.match(/_Image \(0 KB\): not shown, as its type or data is not valid\._/g)?.length, 2, bad);
+    assert.ok(!showsImage(bad));
+    assert.ok(!showsImage(formatOutcome(withText('text only'))));
   });
 
   it('formats a result with 200,000 runs of backticks (it used to overflow the stack)', () => {
