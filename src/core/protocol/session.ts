@@ -63,6 +63,7 @@ const LOG_LEVEL: Record<string, keyof Pick<Logger, 'debug' | 'info' | 'warn' | '
 export class McpSession extends DisposableBase {
   readonly connection: JsonRpcConnection;
   #init?: InitializeResult;
+  #expired = false;
   #toolsCache?: Tool[];
   #toolsPending?: Promise<Tool[]>;
   /** Bumped by `tools/list_changed`: a fetch begun before it is not cached. */
@@ -87,7 +88,10 @@ export class McpSession extends DisposableBase {
     const report = transport.onerror;
     transport.onerror = (e) => {
       report?.(e);
-      if (e instanceof SessionExpiredError && this.#init) void this.connection.close(e.message);
+      if (e instanceof SessionExpiredError && this.#init) {
+        this.#expired = true;
+        void this.connection.close(e.message);
+      }
     };
     this._register(this.connection.onRequest('ping', () => ({})));
     this._register(
@@ -194,6 +198,11 @@ export class McpSession extends DisposableBase {
     if (t.list !== undefined) parts.push('list');
     if (t.cancel !== undefined) parts.push('cancel');
     return parts.join(', ');
+  }
+
+  /** Closed because the server no longer knew the session (HTTP 404): a new one may start at once. */
+  get expired(): boolean {
+    return this.#expired;
   }
 
   get isClosed(): boolean {

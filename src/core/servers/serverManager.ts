@@ -318,8 +318,16 @@ export class ServerManager extends DisposableBase implements SessionSource {
         if (entry.session !== session) return;
         entry.session = undefined;
         // A connection that held for a while is not part of a crash loop.
-        if (this.#now() - (entry.connectedAt ?? 0) >= STABLE_MS) entry.failures = 0;
+        const held = this.#now() - (entry.connectedAt ?? 0) >= STABLE_MS;
+        if (held) entry.failures = 0;
         const reason = redactSecrets(info.reason, secrets);
+        // A session the server forgot after a while (it expired, or the server restarted) is no
+        // failure: the next request starts a new one at once. One forgotten at once still backs off.
+        if (held && session.expired) {
+          log.info(`${reason} The next request starts a new session.`);
+          this.#setState(entry, { kind: 'idle' });
+          return;
+        }
         log.warn(`Connection closed: ${reason}; ${this.#backOff(entry, reason)}`);
         this.#setState(entry, { kind: 'error', message: reason });
       });

@@ -210,6 +210,31 @@ describe('reliability: faults', function () {
       assert.deepEqual(stats.resultCalls, Object.fromEntries(tasks.map((t) => [t.taskId, 1])), 'each result fetched exactly once');
     });
 
+    it('a session the server forgets after it held a minute is no failure: the next request starts a new session at once; one forgotten at once backs off', async () => {
+      let now = Date.parse('2025-11-25T10:00:00Z');
+      const port = await freePort();
+      let lab = await labAt(port, path.join(dir, 'a.json'));
+      const c = client({ servers: { remote: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } }, manager: { now: () => now } });
+      const id = c.id('remote');
+      /** The server restarts (forgetting the session); the next request meets the 404 that closes it. */
+      const forget = async (after: number) => {
+        const s = await c.servers.getSession(id);
+        now += after;
+        await kill(lab);
+        lab = await labAt(port, path.join(dir, 'a.json'));
+        await assert.rejects(s.connection.requestRaw('tools/list', {}), /no longer knows session .* \(HTTP 404\)/);
+        await waitFor(() => s.isClosed, 'the forgotten session to close');
+      };
+      await forget(60_000); // the session held a minute
+      assert.equal(c.servers.get(id)!.state.kind, 'idle');
+      const again = await c.servers.getSession(id); // not refused
+      assert.equal(again.isClosed, false);
+      assert.ok((c.log as MemoryLogger).has('info', /no longer knows session .* The next request starts a new session\.$/));
+      // Forgotten again at once: that may be a loop, and backs off as a crash does.
+      await forget(0);
+      assert.match(await c.servers.getSession(id).then(() => '', (err: Error) => err.message), /^Server "remote" failed \(.*HTTP 404.*\); it will not be tried again for 1 s\./);
+    });
+
     it('without its task store: tasks are lost before their ttl ends and expired after', async () => {
       const port = await freePort();
       const first = await labAt(port, path.join(dir, 'first.json'));
