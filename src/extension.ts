@@ -1,7 +1,6 @@
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { trustBlocker } from './core/config/trust';
-import type { InputDef, ServerConfig } from './core/config/types';
 import { ServerManager } from './core/servers/serverManager';
 import { TaskEngine } from './core/tasks/engine';
 import { isTerminal } from './core/tasks/status';
@@ -28,6 +27,7 @@ import type { McpTasksApi as PublicApi } from '../api/mcp-tasks';
 import { TasksService } from './core/api/service';
 import { createApi } from './vscode/api';
 import { registerLmTools } from './vscode/lmTools';
+import { InputPrompter } from './vscode/inputs';
 
 /** What `activate` returns: the public API (api/mcp-tasks.d.ts), and `testing` for our tests. */
 export interface McpTasksApi extends PublicApi {
@@ -115,6 +115,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   // A hosted question about a tool task closes when that task ends.
   host.followRelatedTasks(engine.onDidChange);
 
+  const inputs = new InputPrompter(context);
   const servers: ServerManager = new ServerManager({
     logger,
     clientInfo: { name: 'mcp-tasks-vscode', title: 'MCP Tasks for VS Code', version },
@@ -125,7 +126,8 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
       folders: Object.fromEntries((vscode.workspace.workspaceFolders ?? []).map((f) => [f.name, f.uri.fsPath])),
       readFile: async (p) => new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(p))),
     }),
-    promptInput: (input, server) => promptInput(context, input, server),
+    promptInput: (input, server) => inputs.prompt(input, server),
+    forgetInput: (input, server) => inputs.forget(input, server),
     startBlocker: (config) => trustBlocker(config, vscode.workspace.isTrusted),
     createTransport,
     capabilities: () => ({ ...engine.clientCapabilities(), ...host.capabilities() }),
@@ -190,6 +192,16 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   context.subscriptions.push(...registerTaskCommands({ servers, engine, host, isAsking: (key) => asking.has(key), results, tree, view }));
   context.subscriptions.push(
     vscode.commands.registerCommand('mcpTasks.revokeSamplingPermissions', () => revokeSamplingPermissions(samplingPermissions)),
+    vscode.commands.registerCommand('mcpTasks.forgetSavedInputs', async () => {
+      const n = await inputs.forgetAll(servers.list().flatMap((s) => servers.config(s.id) ?? []));
+      void vscode.window.showInformationMessage(
+        n === 0
+          ? vscode.l10n.t('No saved inputs to forget.')
+          : n === 1
+            ? vscode.l10n.t('Forgot 1 saved input; it is asked again when its server next connects.')
+            : vscode.l10n.t('Forgot {0} saved inputs; they are asked again when their servers next connect.', n),
+      );
+    }),
     vscode.commands.registerCommand('mcpTasks.clearStoredResults', async () => {
       const n = await store.clearResults();
       engine.forgetOutcomes();
@@ -231,26 +243,6 @@ function trackQuestions(handler: ElicitationHandler, asking: Map<string, number>
     }
   };
   return Object.assign(tracked, { complete: handler.complete });
-}
-
-/** Asks for an `${input:ID}` value: typed or picked; password inputs are kept in the editor's secret storage. */
-async function promptInput(context: vscode.ExtensionContext, input: InputDef, server: ServerConfig): Promise<string | undefined> {
-  const title = vscode.l10n.t('MCP server "{0}"', server.label);
-  if (input.type === 'pickString') {
-    const items = input.options.map((o) => ({ label: o.label, description: o.label === o.value ? undefined : o.value, value: o.value }));
-    // The default comes first, where the cursor is.
-    items.sort((a, b) => Number(b.value === input.default) - Number(a.value === input.default));
-    const picked = await vscode.window.showQuickPick(items, { title, placeHolder: input.description, ignoreFocusOut: true });
-    return picked?.value;
-  }
-  const key = `mcpTasks.input:${server.source.kind === 'settings' ? 'settings' : server.source.folderPath}:${input.id}`;
-  if (input.password) {
-    const saved = await context.secrets.get(key);
-    if (saved !== undefined) return saved;
-  }
-  const value = await vscode.window.showInputBox({ title, prompt: input.description, value: input.default, password: input.password, ignoreFocusOut: true });
-  if (value !== undefined && input.password) await context.secrets.store(key, value);
-  return value;
 }
 
 export function deactivate(): void {

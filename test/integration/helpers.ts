@@ -43,6 +43,7 @@ export const COMMAND_IDS = [
   'mcpTasks.openResult',
   'mcpTasks.clearStoredResults',
   'mcpTasks.revokeSamplingPermissions',
+  'mcpTasks.forgetSavedInputs',
 ] as const;
 
 /** The extension under test; fails with a clear message when the editor did not load it. */

@@ -6,6 +6,7 @@ import type { Root, SessionOptions } from '../protocol/session';
 import { McpSession } from '../protocol/session';
 import type { Implementation } from '../protocol/schemas';
 import type { Transport } from '../transports/transport';
+import { TransportHttpError } from '../transports/transport';
 import type { ResolvedServer } from '../config/types';
 import type { Event } from '../util/event';
 import { DisposableBase, Emitter } from '../util/event';
@@ -49,6 +50,11 @@ export interface ServerManagerOptions {
   /** Variable resolution: everything but `promptInput`, which is `promptInput` below. */
   resolveContext: (config: ServerConfig) => Omit<ResolveContext, 'promptInput'>;
   promptInput: (input: InputDef, server: ServerConfig) => Promise<string | undefined>;
+  /**
+   * The server refused the credentials (HTTP 401 or 403 while connecting): the saved value of a
+   * password input it used is forgotten, so that the next connection asks for it again.
+   */
+  forgetInput?: (input: InputDef, server: ServerConfig) => void;
   /** Why a server may not start now (workspace trust), or undefined when it may. */
   startBlocker?: (config: ServerConfig) => string | undefined;
   createTransport: (server: ResolvedServer, logger: Logger, resume?: SavedHttpSession) => Transport;
@@ -264,6 +270,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     this.#setState(entry, { kind: 'connecting' });
     let started = false;
     const secrets: string[] = [];
+    const passwords: InputDef[] = [];
     // Disconnected, restarted or removed meanwhile (`generation` moved on): nothing more is started.
     const cancelled = () => new Error(`Connection to "${config.label}" was cancelled`);
     try {
@@ -275,7 +282,10 @@ export class ServerManager extends DisposableBase implements SessionSource {
         ...context,
         promptInput: async (input) => {
           const value = await this.#options.promptInput(input, config);
-          if (value !== undefined && input.type === 'promptString' && input.password) secrets.push(value);
+          if (value !== undefined && input.type === 'promptString' && input.password) {
+            secrets.push(value);
+            passwords.push(input);
+          }
           return value;
         },
       });
@@ -335,6 +345,10 @@ export class ServerManager extends DisposableBase implements SessionSource {
       return session;
     } catch (err) {
       const message = redactSecrets(errorMessage(err), secrets);
+      if (passwords.length && this.#options.forgetInput && err instanceof TransportHttpError && (err.status === 401 || err.status === 403)) {
+        for (const input of passwords) this.#options.forgetInput(input, config);
+        log.info(`Forgot the saved value of ${passwords.map((i) => `input "${i.id}"`).join(', ')}: the next connection asks for it again`);
+      }
       if (generation === entry.generation && entry.dismissed !== undefined) log.info(message);
       else if (generation === entry.generation) {
         log.error(`Could not connect: ${message}${started ? `; ${this.#backOff(entry, message)}` : ''}`);

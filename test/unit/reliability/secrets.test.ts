@@ -50,6 +50,7 @@ describe('reliability: secrets never reach the log', function () {
     const config = parseMcpJson(JSON.stringify(mcpJson), { kind: 'workspaceFolder', folderName: 'app', folderPath: dir, file: path.join(dir, '.vscode/mcp.json') });
     assert.deepEqual(config.errors, []);
     const prompted: InputDef[] = [];
+    const forgotten: string[] = [];
     const log = new MemoryLogger();
     client = openClient({
       config,
@@ -58,12 +59,16 @@ describe('reliability: secrets never reach the log', function () {
         prompted.push(input);
         return INPUT_SECRET;
       },
+      manager: { forgetInput: (input, server) => forgotten.push(`${server.name}: ${input.id}`) },
     });
     const c = client;
 
     // Refused with 401 (its error page repeats the headers it got).
     const refused = await c.servers.getSession(c.id('refusing')).then(() => '', (err: Error) => err.message);
     assert.match(refused, /refused the request \(HTTP 401/);
+    // The saved password it used is forgotten, to be asked again at the next connection.
+    assert.deepEqual(forgotten, ['refusing: token']);
+    assert.ok(log.has('info', /\[refusing\] Forgot the saved value of input "token": the next connection asks for it again$/), log.text());
     // A header value the HTTP stack rejects.
     const broken = await c.servers.getSession(c.id('broken')).then(() => '', (err: Error) => err.message);
     assert.match(broken, /invalid "headers"/);
