@@ -57,7 +57,7 @@ export interface TaskHostOptions {
   minTtlMs?: number;
   /** Tasks of one server running at once; more are refused (default 10). */
   maxConcurrentPerServer?: number;
-  /** Ended tasks kept per server until their ttl; beyond, the oldest are deleted (default 100). */
+  /** Ended tasks kept per server until their ttl; beyond, those that ended first are deleted (default 100). */
   maxRetainedPerServer?: number;
   /** Operations (questions and sampling requests, as tasks or not, and tasks/*) per second per server (default 50)... */
   ratePerSecond?: number;
@@ -86,6 +86,8 @@ interface Rec {
   /** Resolves once the task is terminal or deleted (what `tasks/result` waits for). */
   done: Promise<void>;
   settle: () => void;
+  /** `tasks/result` requests waiting for it to end: it is not evicted before they have the answer. */
+  waiters: number;
   /**
    * Status notifications wait until the CreateTaskResult is on its way: a request that fails at
    * once would otherwise have its `failed` sent before the server learns the task exists.
@@ -102,6 +104,8 @@ interface ServerState {
   session?: McpSession;
   store?: DisposableStore;
   tasks: Map<string, Rec>;
+  /** Its ended tasks, in the order they ended (eviction order). */
+  ended: Set<Rec>;
   seq: number;
   /** Random per server, in every cursor: another server's cursors are not valid here. */
   cursorKey: string;
@@ -348,6 +352,7 @@ export class TaskHost {
       relatedKey: ctx.task?.key,
       done,
       settle,
+      waiters: 0,
       announced: false,
       held: false,
     };
@@ -421,7 +426,7 @@ export class TaskHost {
     else rec.held = true;
     if (isServerTerminal(status)) {
       rec.settle();
-      this.#evict(this.#state(rec.snap.serverId));
+      this.#evict(this.#state(rec.snap.serverId), rec);
     }
   }
 
@@ -446,7 +451,14 @@ export class TaskHost {
   async #serveResult(state: ServerState, serverId: string, session: McpSession, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
     const rec = this.#lookup(state, serverId, session, 'tasks/result', params);
     const { taskId } = rec.snap;
-    if (!isServerTerminal(rec.snap.status)) await raceAbort(rec.done, signal);
+    if (!isServerTerminal(rec.snap.status)) {
+      rec.waiters++;
+      try {
+        await raceAbort(rec.done, signal);
+      } finally {
+        rec.waiters--;
+      }
+    }
     if (state.tasks.get(taskId) !== rec) return fail(`Failed to retrieve task result: ${state.gone.get(taskId) ?? 'Task not found'}`);
     rec.snap = { ...rec.snap, resultRetrievedAt: new Date(this.#now()).toISOString() };
     this.#onDidChange.fire(rec.snap);
@@ -519,15 +531,16 @@ export class TaskHost {
     return new RpcError(ErrorCode.InternalError, message);
   }
 
-  /** Keeps at most `maxRetained` ended tasks per server, deleting the oldest. */
-  #evict(state: ServerState): void {
-    let ended = 0;
-    for (const r of state.tasks.values()) if (isServerTerminal(r.snap.status)) ended++;
-    for (const r of state.tasks.values()) {
-      if (ended <= this.#maxRetained) break;
-      if (!isServerTerminal(r.snap.status)) continue;
-      this.#delete(state, r, `Task was deleted: the client keeps at most ${this.#maxRetained} ended tasks per server`);
-      ended--;
+  /**
+   * Keeps at most `maxRetained` ended tasks per server, deleting those that ended first; never
+   * the one that just ended nor one a `tasks/result` waits for (T-RCV-4: the answer reaches it),
+   * so a question the user answered last is not deleted as the oldest.
+   */
+  #evict(state: ServerState, justEnded: Rec): void {
+    state.ended.add(justEnded);
+    for (const r of state.ended) {
+      if (state.ended.size <= this.#maxRetained) break;
+      if (r !== justEnded && r.waiters === 0) this.#delete(state, r, `Task was deleted: the client keeps at most ${this.#maxRetained} ended tasks per server`);
     }
   }
 
@@ -563,6 +576,7 @@ export class TaskHost {
     const { taskId } = rec.snap;
     if (state.tasks.get(taskId) !== rec) return;
     state.tasks.delete(taskId);
+    state.ended.delete(rec);
     state.gone.set(taskId, why);
     if (state.gone.size > MAX_TOMBSTONES) state.gone.delete(state.gone.keys().next().value!);
     rec.settle();
@@ -582,6 +596,7 @@ export class TaskHost {
       this.#log.info(`[${this.#label(rec.snap.serverId)}] Hosted task ${rec.snap.taskId} dropped (was ${rec.snap.status}): ${why}`);
       this.#onDidRemove.fire(rec.snap.taskId);
     }
+    state.ended.clear();
     state.gone.clear();
   }
 
@@ -589,7 +604,7 @@ export class TaskHost {
     let s = this.#servers.get(serverId);
     if (!s) {
       const bucket = new TokenBucket(this.#rate, this.#burst, this.#now);
-      s = { tasks: new Map(), seq: 0, cursorKey: randomUUID().slice(0, 8), bucket, gone: new Map(), refused: 0, warnedAt: -Infinity, plain: 0 };
+      s = { tasks: new Map(), ended: new Set(), seq: 0, cursorKey: randomUUID().slice(0, 8), bucket, gone: new Map(), refused: 0, warnedAt: -Infinity, plain: 0 };
       this.#servers.set(serverId, s);
     }
     return s;

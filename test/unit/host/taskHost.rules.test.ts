@@ -686,6 +686,43 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
     assert.equal((await rpcError(s.request('tasks/get', { taskId: ids[0] }))).message, 'Failed to retrieve task: Task was deleted: the client keeps at most 3 ended tasks per server');
   });
 
+  it('T-RCV-4, T-RCV-9: the cap on ended tasks deletes those that ended first: a question answered last reaches the server waiting in tasks/result', async () => {
+    const gate = new Gate();
+    const c = await client({ elicit: gate.handler }, { maxRetainedPerServer: 2 });
+    const s = await c.connect('a');
+    const { taskId: slow } = taskOf(await s.request('elicitation/create', { ...ELICIT, task: {} }));
+    const blocked = s.request('tasks/result', { taskId: slow });
+    const quick: string[] = [];
+    for (let i = 0; i < 2; i++) quick.push(taskOf(await s.request('elicitation/create', { ...ELICIT, task: {} })).taskId);
+    gate.calls[1].resolve({ action: 'decline' });
+    gate.calls[2].resolve({ action: 'decline' });
+    await waitFor(() => c.host.list().filter((t) => t.status === 'completed').length === 2, 'the quick ones ended');
+    // The user answers the oldest question last: it is the newest ended task, not the oldest.
+    gate.calls[0].resolve({ action: 'accept', content: { name: 'Ada' } });
+    assert.deepEqual(await blocked, { action: 'accept', content: { name: 'Ada' }, _meta: { [RELATED_TASK_META]: { taskId: slow } } });
+    assert.equal((await s.request('tasks/get', { taskId: slow })).status, 'completed');
+    assert.deepEqual(c.host.list().map((t) => t.taskId).sort(), [slow, quick[1]].sort(), 'the task that ended first was deleted');
+    assert.equal((await rpcError(s.request('tasks/get', { taskId: quick[0] }))).message, 'Failed to retrieve task: Task was deleted: the client keeps at most 2 ended tasks per server');
+  });
+
+  it('T-RCV-4, T-RCV-9: tasks ending together never evict one whose tasks/result is waiting: the server gets its outcome, not "deleted"', async () => {
+    const gate = new Gate();
+    const c = await client({ elicit: gate.handler }, { maxRetainedPerServer: 1 });
+    const s = await c.connect('a');
+    const at = new Date().toISOString();
+    const tool = { taskId: 'tool-1', status: 'working', createdAt: at, lastUpdatedAt: at, ttl: 60_000, pollInterval: 60_000 };
+    s.conn.onRequest('tasks/get', () => tool);
+    c.engine.restore([{ key: taskKey('a', 'tool-1'), serverId: 'a', taskId: 'tool-1', kind: 'task', toolName: 'deploy', status: 'working', createdAt: at, lastUpdatedAt: at, ttl: 60_000, origin: 'user' }]);
+    const related = { [RELATED_TASK_META]: { taskId: 'tool-1' } };
+    const { taskId: first } = taskOf(await s.request('elicitation/create', { ...ELICIT, task: {}, _meta: related }));
+    await s.request('elicitation/create', { ...ELICIT, task: {}, _meta: related });
+    const blocked = rpcError(s.request('tasks/result', { taskId: first }));
+    await s.settle();
+    // The tool task ends: both questions are cancelled in one turn, the waited one first.
+    await s.conn.notify('notifications/tasks/status', { ...tool, status: 'cancelled' });
+    assert.match((await blocked).message, /^Task .* was cancelled \(The task it belongs to ended \(cancelled\)\); it has no result$/);
+  });
+
   // ── Notifications and audit ──────────────────────────────────────────────────────────────────
 
   it('T-RCV-10: status notifications carry the whole task and no related-task _meta', async () => {
