@@ -16,8 +16,9 @@ export interface ReconnectOptions {
   /** Cap of the grown delay (a server's own `retry` is always honoured). */
   maxDelayMs?: number;
   /**
-   * GETs in a row that fail or are refused before the stream is given up. A stream the server
-   * opens starts the count over, even one it closes at once (the spec's polling).
+   * GETs in a row that fail or are refused before an answer stream is given up, or the user is
+   * warned that the standalone GET stream is down (it is retried while the transport is open).
+   * A stream the server opens starts the count over, even one it closes at once (the spec's polling).
    */
   maxRetries?: number;
 }
@@ -80,8 +81,10 @@ const DEFAULT_ONE_WAY_TIMEOUT_MS = 30_000;
  *
  * The GET stream is opened automatically once the server accepts `notifications/initialized`;
  * a session resumed from a saved `sessionId` calls {@link openServerStream} itself. Streams that
- * drop are resumed with GET + `Last-Event-ID`, honouring the server's `retry`, with a bounded
- * number of failed attempts in a row; a server that closes its streams to be polled is polled.
+ * drop are resumed with GET + `Last-Event-ID`, honouring the server's `retry`; an answer stream
+ * with a bounded number of failed attempts in a row, the GET stream for as long as the transport
+ * is open (a server back after an outage is heard again). A server that closes its streams to be
+ * polled is polled.
  * A POST stream that cannot be resumed fails its pending requests at once (as a JSON-RPC error
  * handed to `onmessage`) instead of leaving them to time out.
  *
@@ -402,6 +405,7 @@ export class StreamableHttpTransport implements Transport {
     let response = first;
     // GETs in a row that failed or were refused.
     let failures = 0;
+    let warned = false;
     let immediate = first === undefined;
     while (!signal.aborted) {
       if (response) {
@@ -414,7 +418,7 @@ export class StreamableHttpTransport implements Transport {
         }
       }
       if (!immediate) {
-        if (failures >= this.#reconnect.maxRetries) return this.#giveUp(state, `it could not be resumed after ${failures} attempts`);
+        if (failures >= this.#reconnect.maxRetries && state.kind === 'post') return this.#giveUp(state, `it could not be resumed after ${failures} attempts`);
         const delay = this.#delay(state, failures);
         this.#log.debug(`Resuming the ${state.label} of server "${this.#serverName}" in ${delay} ms`);
         try {
@@ -429,11 +433,18 @@ export class StreamableHttpTransport implements Transport {
         // The server took the GET: a stream it ends soon after is a poll, not a failure.
         response = opened;
         failures = 0;
+        if (warned) this.#log.info(`Listening for messages from server "${this.#serverName}" again`);
+        warned = false;
       } else if ('stop' in opened) {
         return opened.quiet ? this.#log.debug(`No ${state.label}: ${opened.stop}`) : this.#giveUp(state, opened.stop);
       } else {
         failures++;
         this.#log.debug(`Could not resume the ${state.label}: ${opened.retry}`);
+        // The GET stream is how the server reaches us: never given up, but the user hears once.
+        if (state.kind === 'get' && failures >= this.#reconnect.maxRetries && !warned) {
+          warned = true;
+          this.#log.warn(`Not hearing from server "${this.#serverName}": its stream for its own messages could not be reopened after ${failures} attempts (${opened.retry}); still trying`);
+        }
       }
     }
   }

@@ -492,6 +492,44 @@ describe('StreamableHttpTransport against hostile servers', function () {
     await waitFor(() => closed, 'the server to see the POST end');
   });
 
+  it('never gives up the GET stream while the transport is open: after more failed GETs than maxRetries it reopens once the server is back, with one warning and one info', async () => {
+    let gets = 0;
+    let failing = 0;
+    const streams: http.ServerResponse[] = [];
+    const server = await serve((req, res, body) => {
+      if (req.method === 'GET') {
+        gets++;
+        if (failing > 0) {
+          failing--;
+          return void res.writeHead(503).end('maintenance');
+        }
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).write(': open\n\n');
+        streams.push(res);
+        return;
+      }
+      const msg = JSON.parse(body) as { id?: number; method?: string };
+      if (msg.id === undefined) return void res.writeHead(202).end();
+      const result = msg.method === 'initialize' ? { protocolVersion: PROTOCOL_VERSION, capabilities: {}, serverInfo: { name: 'flaky', version: '1' } } : {};
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result }));
+    });
+    const c = client(server.url('/mcp'));
+    const got: string[] = [];
+    c.conn.onNotification('notifications/tools/list_changed', () => got.push('tools'));
+    await initialize(c);
+    await waitFor(() => streams.length === 1, 'the GET stream to open');
+    // An outage: the stream drops and the next 6 GETs (twice maxRetries) are refused.
+    failing = 6;
+    streams[0].destroy();
+    await waitFor(() => streams.length === 2, 'the GET stream to reopen once the server is back');
+    assert.equal(gets, 8);
+    streams[1].write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`);
+    await waitFor(() => got.length === 1, 'a message on the reopened stream');
+    assert.equal(c.transport.listening, true);
+    assert.deepEqual(warnings(c), ['Not hearing from server "fixture": its stream for its own messages could not be reopened after 3 attempts (Server "fixture" answered HTTP 503 Service Unavailable at ' + server.url('/mcp') + ': maintenance); still trying']);
+    assert.ok(c.log.has('info', /^Listening for messages from server "fixture" again$/), c.log.text());
+    assert.deepEqual(c.errors, []);
+  });
+
   it('polls an answer stream the server closes at every poll until the answer comes, however many polls, never sooner than 100 ms apart', async () => {
     let polls = 0;
     const server = await serve((req, res, body) => {
