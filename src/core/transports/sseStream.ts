@@ -19,6 +19,8 @@ export interface SseHandlers {
   onEvent(event: EventSourceMessage): void;
   /** The server's `retry` field: how long to wait before reconnecting. */
   onRetry?(ms: number): void;
+  /** The last event id, at the end of each event that set one, even without data ('' resets it). */
+  onId?(id: string): void;
 }
 
 /**
@@ -37,6 +39,7 @@ export async function readSseStream(body: FetchBody, handlers: SseHandlers): Pro
     },
     maxBufferSize: MAX_MESSAGE_CHARS,
   });
+  const scanIds = handlers.onId && idScanner(handlers.onId);
   const decoder = new TextDecoder();
   const reader = (body as ReadableStream<Uint8Array>).getReader();
   let done = false;
@@ -44,13 +47,39 @@ export async function readSseStream(body: FetchBody, handlers: SseHandlers): Pro
     for (;;) {
       const chunk = await reader.read();
       if (chunk.done) break;
-      parser.feed(decoder.decode(chunk.value, { stream: true }));
+      const text = decoder.decode(chunk.value, { stream: true });
+      scanIds?.(text);
+      parser.feed(text);
       if (overflow) throw new Error(`an SSE event exceeded ${MAX_MESSAGE_CHARS} characters`);
     }
     done = true;
   } finally {
     if (!done) reader.cancel().catch(() => undefined);
   }
+}
+
+/**
+ * Follows the `id` fields of an SSE stream as the SSE standard does: an event sets the last event
+ * id even when it has no data (a priming event), which eventsource-parser does not report at all.
+ */
+function idScanner(onId: (id: string) => void): (text: string) => void {
+  // The current line so far while it may be an `id` field; undefined once it cannot be one.
+  let line: string | undefined = '';
+  let id: string | undefined;
+  let afterCr = false;
+  return (text) => {
+    // A CR LF split between two chunks is one line break.
+    if (afterCr && text.startsWith('\n')) text = text.slice(1);
+    afterCr = text.endsWith('\r');
+    const pieces = text.split(/\r\n|\r|\n/);
+    for (let i = 0; ; i++) {
+      if (line !== undefined) line = /^(i(d(:.*)?)?)?$/s.test(line + pieces[i].slice(0, 3)) ? line + pieces[i] : undefined;
+      if (i === pieces.length - 1) return; // the line goes on in the next chunk
+      if (line === '' && id !== undefined) onId(id);
+      else if (line?.startsWith('id') && !line.includes('\0')) id = line.slice(line[3] === ' ' ? 4 : 3);
+      line = '';
+    }
+  };
 }
 
 /** What {@link readBodyText} read: the text, and whether the body passed the limit or was cut. */

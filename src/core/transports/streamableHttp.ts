@@ -460,6 +460,8 @@ export class StreamableHttpTransport implements Transport {
           this.#onEvent(e, state);
         },
         onRetry: (ms) => (state.retryMs = ms),
+        // An empty id resets it: the stream cannot be resumed from there.
+        onId: (id) => (state.lastEventId = id || undefined),
       });
       this.#log.trace(`The ${state.label} ended after ${events} event(s)`);
     } catch (err) {
@@ -468,7 +470,6 @@ export class StreamableHttpTransport implements Transport {
   }
 
   #onEvent(e: EventSourceMessage, state: StreamState): void {
-    if (e.id) state.lastEventId = e.id;
     if (e.event !== undefined && e.event !== 'message') {
       this.#log.trace(`Ignored an SSE event of type "${e.event}" on the ${state.label}`);
       return;

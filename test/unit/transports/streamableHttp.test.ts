@@ -530,6 +530,29 @@ describe('StreamableHttpTransport against hostile servers', function () {
     assert.deepEqual(c.errors, []);
   });
 
+  it('resumes an answer stream primed with an id and no data (SSE: the id field sets the last event id even when no event is dispatched); an empty id resets it', async () => {
+    const resumes: Array<string | undefined> = [];
+    const server = await serve((req, res, body) => {
+      if (req.method === 'POST') {
+        const { id, params } = JSON.parse(body) as { id?: number; params?: { reset?: boolean } };
+        if (id === undefined) return void res.writeHead(202).end();
+        // The spec's polling: a priming event (id only), then the server closes the stream.
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end(params?.reset ? 'id: 42\n\nid\n\n' : 'id: 42\nretry: 50\n\n');
+        return;
+      }
+      const last = req.headers['last-event-id'] as string | undefined;
+      resumes.push(last);
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`id: 43\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { resumedAfter: last } })}\n\n`);
+    });
+    const c = client(server.url('/mcp'));
+    await c.conn.start();
+    assert.deepEqual(await c.conn.requestRaw('tools/call', {}), { resumedAfter: '42' });
+    assert.deepEqual(resumes, ['42']);
+    assert.deepEqual(warnings(c), []);
+    await assert.rejects(c.conn.requestRaw('tools/call', { reset: true }, { timeoutMs: 10_000 }), /dropped the stream carrying the answer: it ended before the answer and gave no event id to resume from/);
+    assert.deepEqual(resumes, ['42'], 'no resume from a reset id');
+  });
+
   it('polls an answer stream the server closes at every poll until the answer comes, however many polls, never sooner than 100 ms apart', async () => {
     let polls = 0;
     const server = await serve((req, res, body) => {

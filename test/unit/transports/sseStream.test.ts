@@ -1,0 +1,31 @@
+import * as assert from 'node:assert/strict';
+import { readSseStream } from '../../../src/core/transports/sseStream';
+
+/** The last event ids readSseStream reports for a body arriving in these chunks, and the data of its events. */
+async function read(...chunks: string[]): Promise<{ ids: string[]; data: string[] }> {
+  const ids: string[] = [];
+  const data: string[] = [];
+  const bytes = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const c of chunks) controller.enqueue(bytes.encode(c));
+      controller.close();
+    },
+  });
+  await readSseStream(body, { onEvent: (e) => data.push(e.data), onId: (id) => ids.push(id) });
+  return { ids, data };
+}
+
+describe('readSseStream: the last event id (SSE standard)', () => {
+  it('is set by an event without data (a priming event), whatever the line breaks and chunk boundaries', async () => {
+    assert.deepEqual(await read('id: 42\nretry: 50\n\n'), { ids: ['42'], data: [] });
+    assert.deepEqual(await read('i', 'd: 4', '2\r', '\n\r', '\n'), { ids: ['42'], data: [] });
+    assert.deepEqual(await read('id:7\r\rid:8\n\n'), { ids: ['7', '8'], data: [] });
+  });
+
+  it('is kept by events without an id field, reset by an empty one, and not taken from an unfinished event or a field that only starts with "id"', async () => {
+    const { ids, data } = await read('id: 1\ndata: a\n\ndata: b\n\nid\n\nidx: 2\n\n: id: 3\n\nid: 4\n');
+    assert.deepEqual(ids, ['1', '1', '', '', '']);
+    assert.deepEqual(data, ['a', 'b']);
+  });
+});
