@@ -85,8 +85,8 @@ const DEFAULT_ONE_WAY_TIMEOUT_MS = 30_000;
  * with a bounded number of failed attempts in a row, the GET stream for as long as the transport
  * is open (a server back after an outage is heard again). A server that closes its streams to be
  * polled is polled.
- * A POST stream that cannot be resumed fails its pending requests at once (as a JSON-RPC error
- * handed to `onmessage`) instead of leaving them to time out.
+ * A POST stream that cannot be resumed, or a JSON answer without the response, fails its pending
+ * requests at once (as a JSON-RPC error handed to `onmessage`) instead of leaving them to time out.
  *
  * A 404 on a request that carried a session id means the session is gone: `sessionId` becomes
  * undefined and the error says so; the caller starts a new session with `initialize`.
@@ -276,6 +276,11 @@ export class StreamableHttpTransport implements Transport {
       // The answer to this very request is lost: failing the send fails the request now.
       if (values instanceof TransportParseError) throw values;
       for (const v of values) this.#deliver(v);
+      // The exchange is over: a request it carried that the body does not answer gets no answer at all.
+      const answered = new Set(values.map(responseIdOf));
+      for (const id of exchange.ids) {
+        if (!answered.has(id)) this.#fail(id, `Server "${this.#serverName}" answered with JSON that holds no response to request id ${JSON.stringify(id)}; no other answer can come`);
+      }
       return false;
     }
     await response.body?.cancel().catch(() => undefined);
@@ -536,14 +541,12 @@ export class StreamableHttpTransport implements Transport {
     const ids = [...(state.pending ?? [])];
     if (ids.length === 0) return;
     this.#log.warn(`The ${state.label} of server "${this.#serverName}" was lost: ${why}`);
-    for (const id of ids) {
-      this.#deliver({
-        jsonrpc: '2.0',
-        id,
-        error: { code: ErrorCode.ConnectionClosed, message: `Server "${this.#serverName}" dropped the stream carrying the answer: ${why}` },
-        [LOCAL_FAILURE]: true,
-      });
-    }
+    for (const id of ids) this.#fail(id, `Server "${this.#serverName}" dropped the stream carrying the answer: ${why}`);
+  }
+
+  /** Fails a request whose answer cannot come, at once, with an error of ours (not the server's). */
+  #fail(id: RequestId, message: string): void {
+    this.#deliver({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message }, [LOCAL_FAILURE]: true });
   }
 
   #deliver(value: unknown): void {

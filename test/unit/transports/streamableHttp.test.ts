@@ -422,6 +422,28 @@ describe('StreamableHttpTransport against hostile servers', function () {
     await waitFor(() => closed, 'the server to see the exchange end');
   });
 
+  it('fails at once, naming the server, a request whose JSON answer holds only a notification or the response to another id', async () => {
+    const server = await serve((_req, res, body) => {
+      const msg = JSON.parse(body) as { id?: number; params?: { other?: boolean } };
+      if (msg.id === undefined) return void res.writeHead(202).end();
+      const note = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'hi' } };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(msg.params?.other ? { jsonrpc: '2.0', id: 999, result: {} } : note));
+    });
+    const c = client(server.url('/mcp'));
+    const notes: unknown[] = [];
+    c.conn.onNotification('notifications/message', (p) => notes.push(p));
+    await c.conn.start();
+    // Without the fix both would wait their whole (long) timeout.
+    await assert.rejects(c.conn.requestRaw('tools/list', {}, { timeoutMs: 60_000 }), (err: unknown) => {
+      assert.ok(err instanceof RpcError);
+      assert.equal(err.message, 'Server "fixture" answered with JSON that holds no response to request id 1; no other answer can come');
+      return true;
+    });
+    assert.deepEqual(notes, [{ level: 'info', data: 'hi' }], 'what the body held was delivered first');
+    await assert.rejects(c.conn.requestRaw('tools/list', { other: true }, { timeoutMs: 60_000 }), /holds no response to request id 2; no other answer can come$/);
+    assert.ok(!c.conn.isClosed);
+  });
+
   it('ends the HTTP exchange of a request once nothing awaits its answer: timed out, cancelled, or answered on a stream the server keeps open', async () => {
     const opened = new Set<string>();
     const closed = new Set<string>();
