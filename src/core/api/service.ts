@@ -93,6 +93,8 @@ export interface TasksServiceDeps {
 
 /** The least time a result request gives the fetch of an ended task's result, whatever is left of its wait. */
 const FETCH_GRACE_MS = 5_000;
+/** setTimeout's longest delay: Node fires a longer one after 1 ms. A longer wait goes round `result`'s loop again. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export class TasksService implements Disposable {
   readonly #lifetime = new AbortController();
@@ -201,7 +203,7 @@ export class TasksService implements Disposable {
     if (t.status === 'cancelled') return { task: this.#taskInfo(t), done: true, fetchError: 'The task was cancelled; it has no result.' };
     // The fetch is bounded too: by what is left of the wait (at least FETCH_GRACE_MS), the
     // caller's signal and shutdown. It goes on in the engine; a later call finds its outcome.
-    const bound = AbortSignal.any([this.#lifetime.signal, AbortSignal.timeout(Math.max(deadline - Date.now(), FETCH_GRACE_MS)), ...(signal ? [signal] : [])]);
+    const bound = AbortSignal.any([this.#lifetime.signal, AbortSignal.timeout(Math.min(Math.max(deadline - Date.now(), FETCH_GRACE_MS), MAX_TIMER_MS)), ...(signal ? [signal] : [])]);
     try {
       const outcome = await raceAbort(engine.fetchResult(id), bound);
       return { task: this.#taskInfo(this.#mustGet(id)), done: true, outcome: copy(outcome) };
@@ -242,7 +244,7 @@ export class TasksService implements Disposable {
     const signals = [this.#lifetime.signal, ...(signal ? [signal] : [])];
     return new Promise((resolve) => {
       const subs: Disposable[] = [];
-      const timer = setTimeout(() => done(), ms);
+      const timer = setTimeout(() => done(), Math.min(ms, MAX_TIMER_MS));
       const done = () => {
         clearTimeout(timer);
         for (const s of subs) s.dispose();

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as os from 'node:os';
+import FakeTimers from '@sinonjs/fake-timers';
 import { TasksService } from '../../../src/core/api/service';
 import type { TaskInfo } from '../../../src/core/api/service';
 import { parseSettingServers } from '../../../src/core/config/parse';
@@ -11,6 +12,7 @@ import type { ServerSnapshot } from '../../../src/core/servers/serverManager';
 import type { HarnessOptions } from '../helpers/fakeTaskServer';
 import { NO_POLL, harnessesForEachTest } from '../helpers/fakeTaskServer';
 import { MemoryLogger, waitFor } from '../helpers/logger';
+import { MAX_TIMER_DELAY_MS, recordTimerDelays } from '../helpers/timers';
 import { demoServer } from '../helpers/peers';
 
 /** The service over a real engine and server manager, with the demo server over stdio. */
@@ -222,6 +224,27 @@ describe('TasksService over a scripted server: ids that change hands', () => {
     assert.equal(r.done, true);
     assert.equal(r.outcome, undefined);
     assert.match(r.fetchError ?? '', /aborted|timeout/i);
+  });
+
+  it('a wait longer than setTimeout\'s longest delay (30 days) arms no timer beyond it, and still ends when the task does', async () => {
+    const clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const timers = recordTimerDelays();
+    try {
+      const { h, service } = await scripted({ server: { pollInterval: NO_POLL } });
+      const t = await service.start('fake', 'required-tool', { origin: 'api' });
+      let ended = false;
+      const waiting = service.result(t.id, 30 * 24 * 3600_000).then((r) => ((ended = true), r));
+      await clock.tickAsync(1_000);
+      assert.equal(ended, false, 'still waiting for the task');
+      assert.deepEqual(timers.delays.filter((d) => d > MAX_TIMER_DELAY_MS), [], 'no delay Node would fire after 1 ms');
+      h.server.complete(t.taskId, { content: [{ type: 'text', text: 'a month later' }] });
+      const r = await waiting;
+      assert.equal(r.done, true);
+      assert.deepEqual(r.outcome?.kind === 'result' && r.outcome.result.content, [{ type: 'text', text: 'a month later' }]);
+    } finally {
+      timers.restore();
+      clock.uninstall();
+    }
   });
 
   it('findTask: the id of an ended task that its server gave to a new one names the new one (T-RCV-3)', async () => {

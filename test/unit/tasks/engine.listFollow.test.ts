@@ -5,6 +5,7 @@ import * as assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
 import type { Harness, HarnessOptions, WireTask } from '../helpers/fakeTaskServer';
 import { createHarness } from '../helpers/fakeTaskServer';
+import { MAX_TIMER_DELAY_MS, recordTimerDelays } from '../helpers/timers';
 
 type Clock = ReturnType<typeof FakeTimers.install>;
 
@@ -64,6 +65,23 @@ describe('TaskEngine: following tasks through tasks/list', () => {
     await clock!.tickAsync(10);
     assert.equal(h!.server.requestsOf('tasks/result').length, 30, 'every result fetched before the ttl ended');
     assert.ok(ids.every((id) => h!.snap(id).status === 'completed'));
+  });
+
+  it('T-RCV-7: tasks with a 30-day ttl followed by list: their last checks arm no timer beyond 2^31-1 ms, so the engine does not wake every millisecond', async () => {
+    await start({ server: { listPageSize: 10, ttl: 30 * 24 * 3600_000 } });
+    await create(3);
+    await clock!.tickAsync(1_500);
+    assert.equal(h!.engine.followsByList('fake'), true);
+    const timers = recordTimerDelays();
+    try {
+      const [lists] = await sentDuring(10_000, 'tasks/list');
+      assert.ok(lists >= 9 && lists <= 11, `${lists} list pages in 10 s`);
+      assert.deepEqual(timers.delays.filter((d) => d > MAX_TIMER_DELAY_MS), [], 'no delay Node would fire after 1 ms');
+      // A cycle a second arms a few timers; a clamped one would arm one a millisecond.
+      assert.ok(timers.delays.length < 200, `${timers.delays.length} timers armed in 10 s`);
+    } finally {
+      timers.restore();
+    }
   });
 
   it('T-CAP-1: a server that does not declare tasks/list: every task is polled by tasks/get', async () => {

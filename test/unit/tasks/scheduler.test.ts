@@ -6,6 +6,7 @@ import FakeTimers from '@sinonjs/fake-timers';
 import { PollScheduler } from '../../../src/core/tasks/scheduler';
 import type { Harness, HarnessOptions } from '../helpers/fakeTaskServer';
 import { createHarness } from '../helpers/fakeTaskServer';
+import { MAX_TIMER_DELAY_MS, recordTimerDelays } from '../helpers/timers';
 
 type Clock = ReturnType<typeof FakeTimers.install>;
 const T0 = Date.UTC(2025, 10, 25, 10, 0, 0);
@@ -120,6 +121,25 @@ describe('PollScheduler', () => {
     assert.equal(clock.countTimers(), 0);
     clock.tick(1_000);
     assert.deepEqual(fired, []);
+  });
+
+  it('a key due beyond setTimeout\'s longest delay (30 days) arms no longer timer, does not wake every millisecond, and fires at its due time', () => {
+    const { fired, s } = make();
+    const timers = recordTimerDelays();
+    try {
+      const month = 30 * 24 * 3600_000;
+      s.schedule('k', T0 + month);
+      clock.tick(1_000);
+      assert.ok(timers.delays.every((d) => d <= MAX_TIMER_DELAY_MS), `delays armed: ${timers.delays.slice(0, 5).join(', ')}`);
+      assert.equal(timers.delays.length, 1, 'one timer armed in the first second, not one a millisecond');
+      assert.deepEqual(fired, []);
+      clock.tick(month);
+      assert.deepEqual(fired, [['k', month]]);
+      assert.equal(timers.delays.length, 2, 'woken once early (after 2^31-1 ms), then at the due time');
+      assert.equal(clock.countTimers(), 0);
+    } finally {
+      timers.restore();
+    }
   });
 
   it('10,000 keys, many rescheduled: one timer, each fires once, in due order, never early', () => {
