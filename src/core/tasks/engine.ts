@@ -928,12 +928,19 @@ export class TaskEngine extends DisposableBase {
           void this.poll(rec.snap.key);
           return undefined;
         }
-        if (err.code === ErrorCode.InvalidParams && rec.snap.status === 'completed') {
-          // Not an outcome either: a completed task has a result, never an error. The server has
-          // most likely dropped the task (its ttl passed, its process restarted, its session's
-          // store went); tasks/get tells.
+        const ended = rec.snap.status;
+        if (err.code === ErrorCode.InvalidParams && (ended === 'completed' || ended === 'failed')) {
+          // Not an outcome either (unless tasks/get says otherwise): a completed task has a result,
+          // never an error, and "task not found" is no failed tool's error. The server has most
+          // likely dropped the task (its ttl passed, its process restarted, its session's store
+          // went); tasks/get tells. A failed task it still knows did fail with -32602.
           this.#log.warn(`[${label}] tasks/result ${taskId} was refused: ${err.message}`);
-          await this.#confirmResultGone(rec, session);
+          if (!(await this.#confirmResultGone(rec, session)) || ended === 'completed') return undefined;
+        } else if (ended === 'completed') {
+          // A completed task has a result: an error (busy, internal) is a fetch that failed, not
+          // its outcome. Tried again later, as a fetch that could not reach the server is.
+          this.#log.warn(`[${label}] tasks/result ${taskId} failed though the task completed (error ${err.code}: ${truncate(err.message, 300)}); trying again later`);
+          this.#refetchLater(rec);
           return undefined;
         }
         outcome = { kind: 'error', error: err.toJSON() };
@@ -955,23 +962,26 @@ export class TaskEngine extends DisposableBase {
   }
 
   /**
-   * After the server refused the result of a completed task: if it denies the task too, the task
-   * is expired or lost as a poll would find it, keeping its last status and what else is known;
-   * if it still knows it, the task stays completed without a result (Fetch Task Result may try
-   * again); if the server cannot be asked, the fetch is tried again later.
+   * After the server refused the result of a task that ended (completed or failed): if it denies
+   * the task too, the task is expired or lost as a poll would find it, keeping its last status and
+   * what else is known; if the server cannot be asked, the fetch is tried again later. True when
+   * the server still knows the task: a completed one stays completed without a result (Fetch Task
+   * Result may try again); a failed one's refusal is its tool's error.
    */
-  async #confirmResultGone(rec: Rec, session: McpSession): Promise<void> {
-    const { serverId, taskId } = rec.snap;
+  async #confirmResultGone(rec: Rec, session: McpSession): Promise<boolean> {
+    const { serverId, taskId, status } = rec.snap;
     try {
       await session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.#timeout() });
-      this.#log.warn(`[${this.#label(serverId)}] Task ${taskId} is still known to the server, which refused its result: no result kept`);
+      if (status === 'completed') this.#log.warn(`[${this.#label(serverId)}] Task ${taskId} is still known to the server, which refused its result: no result kept`);
+      return true;
     } catch (err) {
-      if (this.#lifetime.signal.aborted || this.#recs.get(rec.snap.key) !== rec || rec.snap.status !== 'completed') return;
+      if (this.#lifetime.signal.aborted || this.#recs.get(rec.snap.key) !== rec || rec.snap.status !== status) return false;
       if (isPeerError(err) && err.code === ErrorCode.InvalidParams) this.#markGone(rec, `the server no longer knows the task (${err.message})`, true);
       else {
         this.#log.warn(`[${this.#label(serverId)}] tasks/get ${taskId} failed: ${errorMessage(err)}`);
         this.#refetchLater(rec);
       }
+      return false;
     }
   }
 

@@ -113,12 +113,9 @@ describe('TaskEngine: results fetched again after a failed fetch', () => {
     assert.equal(h!.snap(t.taskId).outcome?.kind, 'result');
   });
 
-  it('an answer from the server is an outcome, not a reason to try again; a removed task is not tried', async () => {
+  it('T-REQ-4: a failed task\'s error from the server is its outcome, not a reason to try again; a removed task is not tried', async () => {
     const t = await start();
-    h!.server.override('tasks/result', () => {
-      throw new RpcError(-32603, 'storage failed');
-    });
-    h!.server.complete(t.taskId);
+    h!.server.fail(t.taskId, { code: -32603, message: 'storage failed' });
     await clock!.tickAsync(0);
     await clock!.tickAsync(0);
     assert.equal(h!.snap(t.taskId).outcome?.kind, 'error');
@@ -133,5 +130,70 @@ describe('TaskEngine: results fetched again after a failed fetch', () => {
     reachable = true;
     await clock!.tickAsync(600_000);
     assert.equal(h!.server.requestsOf('tasks/result').filter((r) => r.params?.taskId === u.taskId).length, 0);
+  });
+
+  it('T-REQ-4: a completed task whose tasks/result fails once (-32603, busy): the error is no outcome; fetched again 5 s later, and Fetch Task Result gets the real result', async () => {
+    const t = await start();
+    let failures = 1;
+    h!.server.override('tasks/result', (_p, _c, builtin) => {
+      if (failures-- > 0) throw new RpcError(-32603, 'Internal error: result store busy, try again');
+      return builtin();
+    });
+    h!.server.complete(t.taskId, { content: [{ type: 'text', text: 'THE REAL RESULT' }] });
+    await clock!.tickAsync(0);
+    await clock!.tickAsync(0);
+    assert.equal(results(), 1);
+    const s = h!.snap(t.taskId);
+    assert.equal(s.status, 'completed');
+    assert.equal(s.outcome, undefined, 'a completed task has a result, never an error');
+    assert.equal(s.outcomeFetchedAt, undefined, 'not marked fetched');
+    assert.ok(h!.log.has('warn', new RegExp(`^\\[fake\\] tasks/result ${t.taskId} failed though the task completed \\(error -32603: Internal error: result store busy, try again\\); trying again later$`)), h!.log.text());
+    await clock!.tickAsync(5_100);
+    assert.equal(results(), 2, 'tried again 5 s later');
+    const outcome = await h!.engine.fetchResult(t.key);
+    assert.deepEqual(outcome.kind === 'result' && outcome.result.content, [{ type: 'text', text: 'THE REAL RESULT' }]);
+    assert.equal(results(), 2, 'kept, not fetched again');
+  });
+
+  it('T-REQ-4: Fetch Task Result of a completed task whose tasks/result failed (-32603) asks the server again instead of returning the error', async () => {
+    const t = await start({ engine: { autoFetchResults: () => false } });
+    let failures = 1;
+    h!.server.override('tasks/result', (_p, _c, builtin) => {
+      if (failures-- > 0) throw new RpcError(-32603, 'busy');
+      return builtin();
+    });
+    h!.server.complete(t.taskId, { content: [{ type: 'text', text: 'THE REAL RESULT' }] });
+    await clock!.tickAsync(0);
+    assert.equal(h!.snap(t.taskId).status, 'completed');
+    await assert.rejects(h!.engine.fetchResult(t.key), /Could not fetch the result of task .*; see the log for why\./);
+    const outcome = await h!.engine.fetchResult(t.key);
+    assert.equal(outcome.kind, 'result');
+    assert.equal(results(), 2);
+  });
+
+  it('T-REQ-4: a failed task the server no longer knows (-32602 on tasks/result, confirmed by tasks/get): lost, with no "task not found" kept as its tool\'s error', async () => {
+    const t = await start({ engine: { autoFetchResults: () => false } });
+    h!.server.fail(t.taskId, { code: -32603, message: 'the tool crashed' }, 'Crashed');
+    await clock!.tickAsync(0);
+    assert.equal(h!.snap(t.taskId).status, 'failed');
+    h!.server.forget(t.taskId);
+    await assert.rejects(h!.engine.fetchResult(t.key), /^Error: The task is lost and no result was fetched before: The server no longer knows the task/);
+    const s = h!.snap(t.taskId);
+    assert.equal(s.lastServerStatus, 'failed');
+    assert.equal(s.outcome, undefined);
+    assert.equal(s.outcomeFetchedAt, undefined);
+    assert.deepEqual(h!.server.requestsOf('tasks/get').map((r) => r.params), [{ taskId: t.taskId }], 'confirmed by tasks/get');
+  });
+
+  it('T-REQ-4: a failed task whose tool\'s own error is -32602 (the server still knows the task): that error is its outcome', async () => {
+    const t = await start();
+    h!.server.fail(t.taskId, { code: -32602, message: 'Invalid params: path must be absolute' });
+    await clock!.tickAsync(0);
+    await clock!.tickAsync(0);
+    await clock!.tickAsync(0);
+    assert.deepEqual(h!.snap(t.taskId).outcome, { kind: 'error', error: { code: -32602, message: 'Invalid params: path must be absolute' } });
+    assert.equal(h!.snap(t.taskId).status, 'failed');
+    await clock!.tickAsync(600_000);
+    assert.equal(results(), 1);
   });
 });
