@@ -771,7 +771,8 @@ export class TaskEngine extends DisposableBase {
     // An answer sent before the last change applied (a poll overtaken by a status notification)
     // is old news: applying it would undo that change. A server whose lastUpdatedAt does not
     // parse (in this answer or the one before) cannot be judged: its answers apply as they come.
-    if (source !== 'notification' && source !== 'create' && !rec.localUpdatedAt && Date.parse(task.lastUpdatedAt) < Date.parse(rec.snap.lastUpdatedAt)) {
+    // An end is never old news: nothing follows it (T-LIFE-3), whatever its lastUpdatedAt says.
+    if (source !== 'notification' && source !== 'create' && !rec.localUpdatedAt && !isServerTerminal(task.status) && Date.parse(task.lastUpdatedAt) < Date.parse(rec.snap.lastUpdatedAt)) {
       this.#log.debug(`[${label}] Ignored a ${source} answer about task ${task.taskId} older than what is known (${task.status} at ${task.lastUpdatedAt}; ${from} since ${rec.snap.lastUpdatedAt})`);
       return;
     }
@@ -889,8 +890,9 @@ export class TaskEngine extends DisposableBase {
 
   /**
    * `tasks/result`: blocks until the task ends and returns exactly what the tool call would have
-   * (T-REQ-4), a result or a JSON-RPC error; either is kept as the outcome. One call per task
-   * at a time, shared by all who wait.
+   * (T-REQ-4), a result or a JSON-RPC error; either is kept as the outcome once the task is known
+   * to have ended (a completed task's error is a fetch that failed). One call per task at a time,
+   * shared by all who wait.
    */
   #resultCall(rec: Rec, user = false): Promise<TaskOutcome | undefined> {
     if (rec.resultCall) return rec.resultCall;
@@ -928,22 +930,29 @@ export class TaskEngine extends DisposableBase {
           void this.poll(rec.snap.key);
           return undefined;
         }
+        outcome = { kind: 'error', error: err.toJSON() };
+      }
+      // tasks/result answers once the task has ended (T-REQ-4), usually before a poll sees it end.
+      // A sloppy server answers sooner (a placeholder while it waits for input): tasks/get tells
+      // which, and an answer about a task still running is not its outcome.
+      if (!isTerminal(rec.snap.status) && !(await this.#confirmEnded(rec, session))) return undefined;
+      if (outcome.kind === 'error') {
         const ended = rec.snap.status;
-        if (err.code === ErrorCode.InvalidParams && (ended === 'completed' || ended === 'failed')) {
+        const { code, message } = outcome.error;
+        if (code === ErrorCode.InvalidParams && (ended === 'completed' || ended === 'failed')) {
           // Not an outcome either (unless tasks/get says otherwise): a completed task has a result,
           // never an error, and "task not found" is no failed tool's error. The server has most
           // likely dropped the task (its ttl passed, its process restarted, its session's store
           // went); tasks/get tells. A failed task it still knows did fail with -32602.
-          this.#log.warn(`[${label}] tasks/result ${taskId} was refused: ${err.message}`);
+          this.#log.warn(`[${label}] tasks/result ${taskId} was refused: ${message}`);
           if (!(await this.#confirmResultGone(rec, session)) || ended === 'completed') return undefined;
         } else if (ended === 'completed') {
           // A completed task has a result: an error (busy, internal) is a fetch that failed, not
           // its outcome. Tried again later, as a fetch that could not reach the server is.
-          this.#log.warn(`[${label}] tasks/result ${taskId} failed though the task completed (error ${err.code}: ${truncate(err.message, 300)}); trying again later`);
+          this.#log.warn(`[${label}] tasks/result ${taskId} failed though the task completed (error ${code}: ${truncate(message, 300)}); trying again later`);
           this.#refetchLater(rec);
           return undefined;
         }
-        outcome = { kind: 'error', error: err.toJSON() };
       }
       this.#refetchDelay.delete(rec.snap.key);
       if (this.#recs.get(rec.snap.key) !== rec) return outcome;
@@ -951,14 +960,42 @@ export class TaskEngine extends DisposableBase {
       this.#reportErrorResult(rec, changes);
       this.#update(rec, changes);
       this.#log.info(`[${label}] Task ${taskId}: result retrieved (${outcome.kind === 'error' ? `error ${outcome.error.code}: ${outcome.error.message}` : outcome.result.isError ? 'isError result' : 'result'})`);
-      // tasks/result returns only when the task is terminal: learn the final status now.
-      if (!isTerminal(rec.snap.status)) void this.poll(rec.snap.key);
       return outcome;
     })().finally(() => {
       rec.resultCall = undefined;
     });
     rec.resultCall = p;
     return p;
+  }
+
+  /**
+   * After tasks/result answered for a task not seen ended: asks tasks/get and applies its answer.
+   * True when the task has now ended, or the server denies it (lost or expired: the answer is
+   * the last word on it); false when the answer came too early (logged, and a task waiting for
+   * input is asked again later) or the server could not be asked (tried again later).
+   */
+  async #confirmEnded(rec: Rec, session: McpSession): Promise<boolean> {
+    const { serverId, taskId, key } = rec.snap;
+    const label = this.#label(serverId);
+    try {
+      const task = await session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.#timeout() });
+      if (this.#lifetime.signal.aborted || this.#recs.get(key) !== rec) return false;
+      this.#applyServerTask(rec, task, 'poll');
+    } catch (err) {
+      if (this.#lifetime.signal.aborted || this.#recs.get(key) !== rec) return false;
+      if (isPeerError(err) && err.code === ErrorCode.InvalidParams) {
+        // Gone (lost or expired): nothing better will come, so the answer is kept with it.
+        this.#gone(rec, `the server no longer knows the task (${err.message})`, true);
+        return true;
+      }
+      this.#log.warn(`[${label}] tasks/get ${taskId} failed: ${errorMessage(err)}`);
+      this.#refetchLater(rec);
+      return false;
+    }
+    if (isTerminal(rec.snap.status)) return true;
+    this.#log.warn(`[${label}] The server answered tasks/result ${taskId} while the task is still ${rec.snap.status}: not its outcome; asking again`);
+    this.#refetchLater(rec);
+    return false;
   }
 
   /**

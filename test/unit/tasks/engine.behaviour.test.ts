@@ -73,6 +73,20 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.ok(h.log.has('debug', new RegExp(`^\\[fake\\] Ignored a poll answer about task ${snap.taskId} older than what is known \\(working at `)), h.log.text());
   });
 
+  it('T-LIFE-3: a tasks/get answer that the task ended applies even when its lastUpdatedAt is older than what is known: an end is never old news', async () => {
+    const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.setStatus(snap.taskId, 'working', 'Stage 2');
+    await waitFor(() => h.snap(snap.taskId).statusMessage === 'Stage 2', 'the notification');
+    // A server whose clock went back (or that gave a reused id's task an earlier time).
+    h.server.override('tasks/get', (_p, _ctx, builtin) => ({ ...(builtin() as object), lastUpdatedAt: '2000-01-01T00:00:00.000Z' }));
+    h.server.options.notify = 'none';
+    h.server.complete(snap.taskId, { content: [{ type: 'text', text: 'done' }] });
+    await h.engine.poll(snap.key);
+    assert.equal(h.snap(snap.taskId).status, 'completed');
+    await waitFor(() => h.snap(snap.taskId).outcome !== undefined, 'the outcome');
+  });
+
   it('a lastUpdatedAt that does not parse is replaced by the local time, which never makes a later answer look stale', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL } });
     const snap = await h.engine.callTool('fake', 'required-tool');

@@ -196,4 +196,27 @@ describe('TaskEngine: results fetched again after a failed fetch', () => {
     await clock!.tickAsync(600_000);
     assert.equal(results(), 1);
   });
+
+  it('T-REQ-4: a transient error (-32603) from tasks/result that arrives before a poll sees the task completed: tasks/get confirms it completed, so the error is a failed fetch, tried again', async () => {
+    const t = await start({ server: { notify: 'none' } });
+    let failures = 1;
+    h!.server.override('tasks/result', async (_p, _c, builtin) => {
+      const answer = (await builtin()) as unknown; // blocks until the task ends
+      if (failures-- > 0) throw new RpcError(-32603, 'busy');
+      return answer;
+    });
+    h!.server.setStatus(t.taskId, 'input_required', 'Which file?');
+    await clock!.tickAsync(60_000); // a poll sees it waiting: tasks/result is called and blocks
+    assert.equal(results(), 1);
+    assert.equal(h!.snap(t.taskId).status, 'input_required');
+    h!.server.complete(t.taskId, { content: [{ type: 'text', text: 'THE REAL RESULT' }] });
+    await clock!.tickAsync(0);
+    await clock!.tickAsync(0);
+    assert.equal(h!.snap(t.taskId).status, 'completed', 'tasks/get, asked at once, says it completed');
+    assert.equal(h!.snap(t.taskId).outcome, undefined, 'the error is no outcome of a completed task');
+    await clock!.tickAsync(5_100);
+    assert.equal(results(), 2, 'tried again 5 s later');
+    const outcome = h!.snap(t.taskId).outcome;
+    assert.deepEqual(outcome?.kind === 'result' && outcome.result.content, [{ type: 'text', text: 'THE REAL RESULT' }]);
+  });
 });

@@ -286,6 +286,26 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     await waitFor(() => h.snap(snap.taskId).outcome !== undefined, 'the outcome');
   });
 
+  it('T-REQ-4: an answer to tasks/result before the task ended (a placeholder while it waits for input) is not its outcome: logged, and the final result is fetched once it ends', async () => {
+    const h = await harness({ server: { pollInterval: 10 } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    let early = true;
+    h.server.override('tasks/result', (_p, _c, builtin) => (early ? { content: [{ type: 'text', text: 'PLACEHOLDER (not done yet)' }] } : builtin()));
+    h.server.setStatus(snap.taskId, 'input_required', 'Which file?');
+    await waitFor(() => h.log.has('warn', new RegExp(`^\\[fake\\] The server answered tasks/result ${snap.taskId} while the task is still input_required: not its outcome; asking again$`)), 'the early answer refused');
+    assert.equal(h.snap(snap.taskId).outcome, undefined);
+    assert.equal(h.snap(snap.taskId).outcomeFetchedAt, undefined);
+    assert.equal(h.snap(snap.taskId).status, 'input_required');
+    early = false;
+    h.server.complete(snap.taskId, { content: [{ type: 'text', text: 'FINAL RESULT' }] });
+    await waitStatus(h, snap.taskId, 'completed');
+    await waitFor(() => h.snap(snap.taskId).outcome !== undefined, 'the final outcome');
+    const s = h.snap(snap.taskId);
+    assert.deepEqual(s.outcome?.kind === 'result' && s.outcome.result.content, [{ type: 'text', text: 'FINAL RESULT' }]);
+    const fetched = await h.engine.fetchResult(s.key);
+    assert.deepEqual(fetched.kind === 'result' && fetched.result.content, [{ type: 'text', text: 'FINAL RESULT' }]);
+  });
+
   it('T-REQ-5: applies notifications/tasks/status at once (the whole task)', async () => {
     const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL } });
     const snap = await h.engine.callTool('fake', 'required-tool');
