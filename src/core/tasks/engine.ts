@@ -150,6 +150,8 @@ const LIST_RETRY_MS = 5 * 60_000;
 const PROCESS_GONE = "the server's process that ran it is gone; a new process does not know its tasks";
 /** The note of an ended task whose id its server gave to a newer one (see `retire`). */
 const RETIRED = 'The server has given its id to a newer task: its result can no longer be fetched.';
+/** The note of a task shown failed because it completed with an `isError` result (T-REQ-10). */
+const ERROR_RESULT = 'The server reported the task completed, but its result is an error (isError).';
 
 /**
  * Runs tools as tasks and follows every task to its end, as the 2025-11-25 spec says: polling
@@ -765,7 +767,9 @@ export class TaskEngine extends DisposableBase {
       // A poll answered before a status notification arrived is old news (no newer than what we
       // have), not a server breaking the rules.
       const stale = source !== 'notification' && !isServerTerminal(task.status) && Date.parse(task.lastUpdatedAt) <= Date.parse(rec.snap.lastUpdatedAt);
-      if (task.status !== from) this.#log[stale ? 'debug' : 'warn'](`[${label}] Ignored ${source} status ${task.status} for task ${task.taskId}: it already ended as ${from} (T-LIFE-3)`);
+      // T-REQ-10: a task shown failed for its isError result is completed on the server: no news.
+      const agrees = from === 'failed' && task.status === 'completed' && rec.snap.note === ERROR_RESULT;
+      if (task.status !== from && !agrees) this.#log[stale ? 'debug' : 'warn'](`[${label}] Ignored ${source} status ${task.status} for task ${task.taskId}: it already ended as ${from} (T-LIFE-3)`);
       return;
     }
     // An answer sent before the last change applied (a poll overtaken by a status notification)
@@ -818,7 +822,7 @@ export class TaskEngine extends DisposableBase {
     const outcome = changes.outcome ?? rec.snap.outcome;
     if (status !== 'completed' || outcome?.kind !== 'result' || outcome.result.isError !== true) return;
     changes.status = 'failed';
-    changes.note = 'The server reported the task completed, but its result is an error (isError).';
+    changes.note = ERROR_RESULT;
     this.#log.info(`[${this.#label(rec.snap.serverId)}] Task ${rec.snap.taskId} (${rec.snap.toolName}): completed → failed (its result has isError: true)`);
   }
 

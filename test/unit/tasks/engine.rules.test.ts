@@ -479,6 +479,23 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     assert.ok(h.log.has('info', new RegExp(`^\\[fake\\] Task ${snap.taskId} \\(required-tool\\): completed → failed \\(its result has isError: true\\)$`)), h.log.text());
   });
 
+  it('T-REQ-10, T-LIFE-3: a task shown failed for its isError result: a later list or notification saying completed is no violation, and logs no warning', async () => {
+    const h = await harness({ server: { pollInterval: 10 } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.complete(snap.taskId, { content: [{ type: 'text', text: 'boom' }], isError: true });
+    await waitStatus(h, snap.taskId, 'failed');
+    await h.engine.refreshList('fake');
+    h.server.options.notify = 'once';
+    h.server.sendStatus(snap.taskId);
+    await settle(h);
+    assert.equal(h.snap(snap.taskId).status, 'failed');
+    assert.deepEqual(h.log.lines.filter((l) => l.level === 'warn'), [], 'no T-LIFE-3 warning: the server said completed all along');
+    // A server that really breaks T-LIFE-3 is still reported.
+    h.server.setStatus(snap.taskId, 'working');
+    await settle(h);
+    assert.ok(h.log.has('warn', new RegExp(`^\\[fake\\] Ignored notification status working for task ${snap.taskId}: it already ended as failed \\(T-LIFE-3\\)$`)), h.log.text());
+  });
+
   // ── Lifecycle ────────────────────────────────────────────────────────────────────────────────
 
   it('T-LIFE-1: a task starts working', async () => {
