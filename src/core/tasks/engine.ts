@@ -13,7 +13,7 @@ import {
 } from '../protocol/schemas';
 import type { McpSession } from '../protocol/session';
 import type { TransportCloseInfo } from '../transports/transport';
-import { errorMessage } from '../util/abort';
+import { abortReason, errorMessage, raceAbort } from '../util/abort';
 import type { Event } from '../util/event';
 import { DisposableBase, DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
@@ -364,7 +364,44 @@ export class TaskEngine extends DisposableBase {
     return this.#startDirect(serverId, session, toolName, options, mayRetryAsTask(accepts, taskSupport));
   }
 
+  /**
+   * Starts a task. The caller's signal does not abort the request: notifications/cancelled must
+   * not be used for task-augmented requests (schema.ts), and the server may have created the task
+   * already. The caller is rejected at once; the task, once its CreateTaskResult arrives, is
+   * tracked and cancelled with tasks/cancel (T-REQ-7), or left in the view where the server
+   * cannot cancel tasks, never left running unseen.
+   */
   async #startTask(serverId: string, session: McpSession, toolName: string, options: CallToolOptions): Promise<TaskSnapshot> {
+    const { signal } = options;
+    if (signal?.aborted) throw abortReason(signal);
+    const started = this.#createTask(serverId, session, toolName, options);
+    if (!signal) return started;
+    try {
+      return await raceAbort(started, signal);
+    } catch (err) {
+      if (!signal.aborted) throw err;
+      started.then(
+        (snap) => this.#cancelAbandoned(snap, session),
+        (e: unknown) => this.#log.debug(`[${this.#label(serverId)}] ${toolName}: the task-augmented call its caller stopped waiting for failed: ${errorMessage(e)}`),
+      );
+      throw err;
+    }
+  }
+
+  /** Cancels a task created after its caller stopped waiting (see `startTask`). */
+  #cancelAbandoned(snap: TaskSnapshot, session: McpSession): void {
+    const rec = this.#recs.get(snap.key);
+    if (!rec || isTerminal(rec.snap.status)) return;
+    const label = this.#label(snap.serverId);
+    if (session.serverCapabilities.tasks?.cancel === undefined) {
+      this.#log.warn(`[${label}] Task ${snap.taskId} (${snap.toolName}) was created after its caller stopped waiting; the server does not support cancelling tasks, so it runs on and stays in the view`);
+      return;
+    }
+    this.#log.info(`[${label}] Task ${snap.taskId} (${snap.toolName}) was created after its caller stopped waiting: cancelling it`);
+    this.cancel(snap.key).catch((err: unknown) => this.#log.warn(`[${label}] Could not cancel task ${snap.taskId}, whose caller stopped waiting: ${errorMessage(err)}`));
+  }
+
+  async #createTask(serverId: string, session: McpSession, toolName: string, options: CallToolOptions): Promise<TaskSnapshot> {
     const token = `mcp-tasks-${randomUUID()}`;
     // T-REQ-8: the token stays ours for the whole task, so progress sent after the
     // CreateTaskResult still arrives. Subscribed before sending: progress may come first, and is
@@ -380,7 +417,7 @@ export class TaskEngine extends DisposableBase {
     };
     let raw: Record<string, unknown>;
     try {
-      raw = await session.connection.requestRaw('tools/call', params, { signal: options.signal, timeoutMs: this.#timeout() });
+      raw = await session.connection.requestRaw('tools/call', params, { timeoutMs: this.#timeout() });
     } catch (err) {
       sub.dispose();
       throw err;

@@ -477,6 +477,64 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.match(s.note!, /closed/);
   });
 
+  /** A tools/call whose task the server creates at once but whose answer waits for `answer()`. */
+  function slowCreate(h: Harness): { answer: () => void; taskId: () => string } {
+    let answer!: () => void;
+    const held = new Promise<void>((r) => (answer = r));
+    let created: { task: WireTask } | undefined;
+    h.server.override('tools/call', async (_p, _ctx, builtin) => {
+      created = builtin() as { task: WireTask };
+      await held;
+      return created;
+    });
+    return { answer, taskId: () => created!.task.taskId };
+  }
+
+  it('T-REQ-7: a task-augmented call whose caller stops waiting (chat Stop) before the CreateTaskResult arrives: rejected at once, no notifications/cancelled; the task is tracked and cancelled with tasks/cancel', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const slow = slowCreate(h);
+    const ac = new AbortController();
+    const start = h.engine.callTool('fake', 'required-tool', { signal: ac.signal, origin: 'chat' });
+    await h.server.waitForRequest('tools/call');
+    ac.abort(new Error('the user pressed Stop in chat'));
+    await assert.rejects(start, /^Error: the user pressed Stop in chat$/);
+    slow.answer();
+    const id = slow.taskId();
+    await waitStatus(h, id, 'cancelled');
+    assert.equal(h.server.task(id)!.status, 'cancelled');
+    assert.deepEqual(h.server.requestsOf('tasks/cancel').map((r) => r.params), [{ taskId: id }]);
+    assert.deepEqual(h.server.notifications.map((n) => n.method).filter((m) => m === 'notifications/cancelled'), [], 'schema.ts: not for task-augmented requests');
+    assert.equal(h.snap(id).origin, 'chat');
+    assert.ok(h.log.has('info', new RegExp(`^\\[fake\\] Task ${id} \\(required-tool\\) was created after its caller stopped waiting: cancelling it$`)), h.log.text());
+  });
+
+  it('a task-augmented call whose caller stops waiting, on a server that cannot cancel tasks: the task stays tracked and visible, with a warning', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL, tasks: { cancel: false } } });
+    const slow = slowCreate(h);
+    const ac = new AbortController();
+    const start = h.engine.callTool('fake', 'required-tool', { signal: ac.signal });
+    await h.server.waitForRequest('tools/call');
+    ac.abort();
+    await assert.rejects(start, (e: Error) => e.name === 'AbortError');
+    slow.answer();
+    await waitFor(() => h.engine.list().length === 1, 'the task tracked');
+    const id = slow.taskId();
+    await settle(h);
+    assert.equal(h.snap(id).status, 'working');
+    assert.deepEqual(h.server.requestsOf('tasks/cancel'), []);
+    assert.deepEqual(h.server.notifications.map((n) => n.method).filter((m) => m === 'notifications/cancelled'), []);
+    assert.ok(h.log.has('warn', /was created after its caller stopped waiting; the server does not support cancelling tasks, so it runs on and stays in the view$/), h.log.text());
+  });
+
+  it('a task-augmented call whose signal is already aborted sends nothing', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    await h.engine.callTool('fake', 'plain-tool'); // tools/list cached
+    const ac = new AbortController();
+    ac.abort(new Error('stopped'));
+    await assert.rejects(h.engine.callTool('fake', 'required-tool', { signal: ac.signal }), /stopped/);
+    assert.deepEqual(h.server.requestsOf('tools/call').map((r) => r.params?.name), ['plain-tool']);
+  });
+
   it('a plain call the user cancels is cancelled, and the server is told', async () => {
     const h = await harness({ server: { plainCall: () => new Promise(() => undefined) } });
     const snap = await h.engine.callTool('fake', 'forbidden-tool');
