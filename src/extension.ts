@@ -103,6 +103,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
       getSession: (id, o) => servers.getSession(id, o),
       label: (id) => servers.label(id),
       tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id),
+      isConfigured: (id) => servers.isConfigured(id),
     },
     defaultTtlMs: () => {
       const s = settings().get<number>('defaultTtlSeconds', 3600);

@@ -99,6 +99,8 @@ const STABLE_MS = 60_000;
 export class ServerManager extends DisposableBase implements SessionSource {
   readonly #entries = new Map<string, Entry>();
   #configErrors: ConfigError[] = [];
+  /** setConfiguration has run: a server not in it was removed, not merely not loaded yet. */
+  #loaded = false;
   readonly #onDidChange = this._register(new Emitter<ServerSnapshot | undefined>());
   readonly #log: Logger;
   readonly #saved = new Map<string, SavedSession>();
@@ -126,6 +128,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
    */
   setConfiguration(servers: readonly ServerConfig[], errors: readonly ConfigError[]): void {
     this.#configErrors = [...errors];
+    this.#loaded = true;
     const seen = new Set<string>();
     const reconnect: string[] = [];
     for (const config of servers) {
@@ -230,6 +233,11 @@ export class ServerManager extends DisposableBase implements SessionSource {
   tasksOutliveConnection(id: string): boolean | undefined {
     const type = this.#entries.get(id)?.config.type;
     return type === undefined ? undefined : type !== 'stdio';
+  }
+
+  /** False for a server the loaded configuration does not name; undefined before it has loaded. */
+  isConfigured(id: string): boolean | undefined {
+    return this.#loaded ? this.#entries.has(id) : undefined;
   }
 
   /** The session if connected now, without connecting. */

@@ -40,6 +40,11 @@ export interface SessionSource {
    * the server is not known (its configuration has not loaded yet).
    */
   tasksOutliveConnection(serverId: string): boolean | undefined;
+  /**
+   * False once the configuration has loaded and does not name the server (it was removed);
+   * undefined while it has not loaded. Without it, a server is taken as configured.
+   */
+  isConfigured?(serverId: string): boolean | undefined;
 }
 
 /** What a handler of a server's request (elicitation, sampling) learns about it. */
@@ -148,6 +153,13 @@ const MAX_REFETCH_MS = 5 * 60_000;
 const LIST_RETRY_MS = 5 * 60_000;
 /** Why a task of a server whose tasks die with its process is lost when a new process (or none) is there. */
 const PROCESS_GONE = "the server's process that ran it is gone; a new process does not know its tasks";
+/** Why a live task of a server that left the configuration is lost. */
+const REMOVED = 'its server was removed from the configuration';
+/**
+ * How long a server may be missing from the configuration before its live tasks are lost: an
+ * mcp.json being edited, or a workspace folder that opens late, brings it back (same id) unharmed.
+ */
+const REMOVED_GRACE_MS = 5 * 60_000;
 /** The note of an ended task whose id its server gave to a newer one (see `retire`). */
 const RETIRED = 'The server has given its id to a newer task: its result can no longer be fetched.';
 /** The note of a task shown failed because it completed with an `isError` result (T-REQ-10). */
@@ -173,6 +185,8 @@ export class TaskEngine extends DisposableBase {
   readonly #refetchDelay = new Map<string, number>();
   readonly #servers = new Map<string, ServerFollow>();
   readonly #backoff = new Map<string, Backoff>();
+  /** Servers found missing from the configuration → when first found so (see `unconfigured`). */
+  readonly #missing = new Map<string, number>();
   readonly #attached = new Map<string, { session: McpSession; store: DisposableStore }>();
   readonly #onDidChange = this._register(new Emitter<TaskSnapshot>());
   readonly #onDidRemove = this._register(new Emitter<string>());
@@ -578,6 +592,7 @@ export class TaskEngine extends DisposableBase {
     // A task restored before its server was known, of a server whose tasks die with its process:
     // with no process of this window attached, it ran on one that is gone.
     if (this.#options.sessions.tasksOutliveConnection(serverId) === false && !this.#attached.has(serverId)) return this.#gone(rec, PROCESS_GONE, false);
+    if (this.#unconfigured(rec)) return;
     rec.polling = true;
     try {
       const session = await this.#reach(serverId);
@@ -595,6 +610,29 @@ export class TaskEngine extends DisposableBase {
       rec.polling = false;
       if (this.#recs.get(key) === rec && !isTerminal(rec.snap.status) && !this.#scheduler.has(key)) this.#scheduleNext(rec);
     }
+  }
+
+  /**
+   * Whether the task's server is missing from the loaded configuration; then it is not polled. A
+   * server missing for REMOVED_GRACE_MS has its live task lost (checked again then, not every
+   * minute with a warning); one back before that (same id) finds its tasks as they were.
+   */
+  #unconfigured(rec: Rec): boolean {
+    const { serverId, key } = rec.snap;
+    const configured = this.#options.sessions.isConfigured?.(serverId);
+    if (configured !== false) {
+      if (configured) this.#missing.delete(serverId);
+      return false;
+    }
+    const now = this.#now();
+    let since = this.#missing.get(serverId);
+    if (since === undefined) {
+      this.#missing.set(serverId, (since = now));
+      this.#log.warn(`[${this.#label(serverId)}] The server is no longer configured: its live tasks are lost unless it is back within ${REMOVED_GRACE_MS / 60_000} minutes`);
+    }
+    if (now - since >= REMOVED_GRACE_MS) this.#gone(rec, REMOVED, false);
+    else this.#scheduler.schedule(key, since + REMOVED_GRACE_MS);
+    return true;
   }
 
   /**
@@ -893,6 +931,12 @@ export class TaskEngine extends DisposableBase {
     const { key, serverId, taskId, createdAt, ttl } = rec.snap;
     if (!this.#needsResultCall(rec) || this.#lifetime.signal.aborted) return;
     const delay = Math.min(2 * (this.#refetchDelay.get(key) ?? 2_500), MAX_REFETCH_MS);
+    if (this.#options.sessions.isConfigured?.(serverId) === false) {
+      // Not tried every few minutes for ever; a session of a server back under the same id tries (see attachSession).
+      this.#refetchDelay.set(key, delay);
+      this.#log.warn(`[${this.#label(serverId)}] The result of task ${taskId} cannot be fetched: ${REMOVED} (tried again if it comes back)`);
+      return;
+    }
     const at = this.#now() + delay;
     if (ttl !== null && at > Date.parse(createdAt) + ttl) {
       this.#refetchDelay.delete(key);

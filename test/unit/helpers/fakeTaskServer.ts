@@ -443,6 +443,8 @@ export interface HarnessOptions {
   tasksOutliveConnection?: boolean;
   /** While this returns false, getSession fails as for a server that cannot be reached. */
   reachable?: () => boolean;
+  /** The SessionSource's isConfigured (false: the server was removed from the configuration); none by default. */
+  configured?: () => boolean | undefined;
 }
 
 export interface Harness {
@@ -478,6 +480,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     },
     label: () => 'fake',
     tasksOutliveConnection: () => options.tasksOutliveConnection ?? true,
+    ...(options.configured && { isConfigured: options.configured }),
   };
   // Date.now() read at each call, so fake timers installed before the harness are honoured.
   const engine = new TaskEngine({ logger: log, sessions, minPollMs: 1, now: () => Date.now() + skew, ...options.engine });

@@ -1,0 +1,113 @@
+// Live tasks of a server that left the configuration (removed from mcp.json or the settings):
+// lost after a grace period instead of polled for ever, and unharmed when the server is back
+// under the same id before that. Under fake timers, so the grace period is exact.
+import * as assert from 'node:assert/strict';
+import * as os from 'node:os';
+import FakeTimers from '@sinonjs/fake-timers';
+import { parseSettingServers } from '../../../src/core/config/parse';
+import { ServerManager } from '../../../src/core/servers/serverManager';
+import { TaskEngine } from '../../../src/core/tasks/engine';
+import { taskKey } from '../../../src/core/tasks/types';
+import { createTransport } from '../../../src/core/transports/factory';
+import type { Harness } from '../helpers/fakeTaskServer';
+import { createHarness } from '../helpers/fakeTaskServer';
+import { MemoryLogger } from '../helpers/logger';
+
+type Clock = ReturnType<typeof FakeTimers.install>;
+const MINUTE = 60_000;
+
+describe('TaskEngine: live tasks of a server removed from the configuration', () => {
+  let clock: Clock | undefined;
+  const cleanups: Array<() => unknown> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+    clock?.uninstall();
+    clock = undefined;
+  });
+
+  it('a live task restored for a server the loaded configuration no longer names: lost 5 minutes later, saying its server was removed, with no warning every minute', async () => {
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const log = new MemoryLogger();
+    const servers = new ServerManager({
+      logger: log,
+      clientInfo: { name: 't', version: '0' },
+      roots: () => [],
+      resolveContext: () => ({ userHome: os.homedir(), env: {}, readFile: async () => '' }),
+      promptInput: async () => undefined,
+      createTransport,
+    });
+    const engine = new TaskEngine({
+      logger: log,
+      sessions: {
+        getSession: (id, o) => servers.getSession(id, o),
+        label: (id) => servers.label(id),
+        tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id),
+        isConfigured: (id) => servers.isConfigured(id),
+      },
+      minPollMs: 100,
+    });
+    cleanups.push(() => servers.dispose(), () => engine.dispose());
+    assert.equal(servers.isConfigured('old-http'), undefined, 'not known before the configuration loads');
+    const kept = parseSettingServers({ kept: { type: 'http', url: 'http://127.0.0.1:9/mcp' } });
+    servers.setConfiguration(kept.servers, kept.errors); // loaded: old-http is gone
+    assert.equal(servers.isConfigured('old-http'), false);
+    assert.equal(servers.isConfigured(kept.servers[0].id), true);
+    const now = new Date().toISOString();
+    engine.restore([{ key: taskKey('old-http', 't1'), serverId: 'old-http', taskId: 't1', kind: 'task', toolName: 'long-job', status: 'working', createdAt: now, lastUpdatedAt: now, ttl: null, origin: 'user' }]);
+    await clock.tickAsync(4 * MINUTE);
+    assert.equal(engine.list()[0].status, 'working', 'not before the grace period ends');
+    await clock.tickAsync(2 * MINUTE);
+    const t = engine.list()[0];
+    assert.equal(t.status, 'lost');
+    assert.equal(t.lastServerStatus, 'working');
+    assert.equal(t.note, 'Its server was removed from the configuration.');
+    await clock.tickAsync(24 * 60 * MINUTE);
+    assert.deepEqual(
+      log.lines.filter((l) => l.level === 'warn').map((l) => l.message),
+      ['[old-http] The server is no longer configured: its live tasks are lost unless it is back within 5 minutes', '[old-http] Task t1 (long-job) is lost: its server was removed from the configuration'],
+    );
+  });
+
+  describe('over the scripted server', () => {
+    let configured = true;
+    let h: Harness;
+    beforeEach(async () => {
+      configured = true;
+      clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+      h = await createHarness({ server: { pollInterval: 1_000 }, engine: { random: () => 0 }, configured: () => configured });
+      cleanups.push(() => h.close());
+    });
+
+    it('a server removed for 5 minutes: its live tasks are not polled meanwhile, then lost', async () => {
+      const snap = await h.engine.callTool('fake', 'required-tool');
+      await clock!.tickAsync(3_000);
+      configured = false;
+      const gets = h.server.requestsOf('tasks/get').length;
+      await clock!.tickAsync(4 * MINUTE);
+      assert.equal(h.snap(snap.taskId).status, 'working');
+      await clock!.tickAsync(2 * MINUTE);
+      assert.equal(h.snap(snap.taskId).status, 'lost');
+      assert.equal(h.server.requestsOf('tasks/get').length, gets, 'no tasks/get to a server no longer configured');
+    });
+
+    it('a server back in the configuration (same id) before 5 minutes: its tasks are followed as before, and end as the server says', async () => {
+      const snap = await h.engine.callTool('fake', 'required-tool');
+      await clock!.tickAsync(3_000);
+      configured = false;
+      await clock!.tickAsync(2 * MINUTE);
+      configured = true;
+      await clock!.tickAsync(4 * MINUTE);
+      assert.equal(h.snap(snap.taskId).status, 'working', 'not lost');
+      h.server.complete(snap.taskId);
+      await clock!.tickAsync(2_000);
+      assert.equal(h.snap(snap.taskId).status, 'completed');
+      // Removed again later: a new grace period, not the old one.
+      const other = await h.engine.callTool('fake', 'required-tool');
+      configured = false;
+      await clock!.tickAsync(4 * MINUTE);
+      assert.equal(h.snap(other.taskId).status, 'working');
+      await clock!.tickAsync(2 * MINUTE);
+      assert.equal(h.snap(other.taskId).status, 'lost');
+    });
+  });
+});
