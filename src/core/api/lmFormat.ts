@@ -3,6 +3,7 @@
 // every answer is unit-tested.
 import { STATUS_PRESENTATION, formatProgress } from '../tasks/presentation';
 import type { ResultInfo, ServerInfo, TaskInfo, ToolInfo } from './service';
+import { safeStringify } from '../util/json';
 
 /** A tool's answer: text for the model, and the structured facts (sent as a JSON part). */
 export interface ModelAnswer {
@@ -166,7 +167,7 @@ function blockText(b: Block): string {
       return `[embedded resource ${s(r.uri)} (${s(r.mimeType)}, ${kb(r.blob)} KB), not included]`;
     }
     default:
-      return `[content of type "${b.type}"]\n${JSON.stringify(b)}`;
+      return `[content of type "${b.type}"]\n${safeStringify(b)}`;
   }
 }
 
@@ -185,7 +186,7 @@ export function formatResult(r: ResultInfo, waited: { seconds: number; capped: b
     data.error = r.fetchError;
   } else if (o.kind === 'error') {
     lines.push(`The server answered with JSON-RPC error ${o.error.code}: ${o.error.message}`);
-    if (o.error.data !== undefined) lines.push(`Error data: ${clip(JSON.stringify(o.error.data), 2000)}`);
+    if (o.error.data !== undefined) lines.push(`Error data: ${clip(safeStringify(o.error.data), 2000)}`);
     data.error = { code: o.error.code, message: o.error.message, data: o.error.data };
   } else {
     const res = o.result;
@@ -194,7 +195,7 @@ export function formatResult(r: ResultInfo, waited: { seconds: number; capped: b
     lines.push(body.length > MAX_RESULT_CHARS ? `${body.slice(0, MAX_RESULT_CHARS)}\n[… ${body.length - MAX_RESULT_CHARS} more characters cut; the full result is in the MCP Tasks view]` : body);
     data.isError = res.isError === true;
     if (res.structuredContent !== undefined) {
-      const json = JSON.stringify(res.structuredContent);
+      const json = safeStringify(res.structuredContent);
       data.structuredContent = json.length > MAX_RESULT_CHARS ? `[${json.length} characters of structured content cut; open the result in the MCP Tasks view]` : res.structuredContent;
     }
   }

@@ -13,6 +13,7 @@ import { taskKey } from '../tasks/types';
 import { errorMessage, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import type { Logger } from '../util/log';
+import { safeStringify } from '../util/json';
 
 export type TaskSupportValue = 'forbidden' | 'optional' | 'required';
 
@@ -292,7 +293,10 @@ function unique<T>(items: T[]): T | undefined {
   return items.length === 1 ? items[0] : undefined;
 }
 
-/** A deep copy without undefined members: what leaves this module is plain data of its own. */
+/**
+ * A deep copy without undefined members: what leaves this module is plain data of its own. A
+ * result nested too deeply to copy (or stringify again) has its deepest parts replaced (safeStringify).
+ */
 function copy<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
+  return JSON.parse(safeStringify(value)) as T;
 }

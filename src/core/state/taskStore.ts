@@ -9,6 +9,7 @@ import { errorMessage } from '../util/abort';
 import type { Disposable } from '../util/event';
 import { DisposableStore } from '../util/event';
 import type { Logger } from '../util/log';
+import { TOO_DEEP, safeStringify } from '../util/json';
 
 /** A Streamable HTTP session kept open across a window reload because it had live tasks. */
 export interface SavedSession {
@@ -249,7 +250,15 @@ export class TaskStore implements Disposable {
     const tmp = `${file}.${process.pid}.tmp`;
     try {
       await fs.promises.mkdir(this.#resultsDir, { recursive: true });
-      await fs.promises.writeFile(tmp, JSON.stringify(outcome));
+      let text: string;
+      try {
+        text = JSON.stringify(outcome);
+      } catch (err) {
+        // A result nested too deeply for the stack: saved with its deepest parts replaced, rather than not at all.
+        text = safeStringify(outcome);
+        this.#log.warn(`A task result is nested too deeply to save whole (${errorMessage(err)}): saved with its deepest parts replaced by "${TOO_DEEP}"`);
+      }
+      await fs.promises.writeFile(tmp, text);
       // Checked and renamed in one turn: a task removed (or results cleared) meanwhile leaves no file behind.
       if (this.#written.has(key)) fs.renameSync(tmp, file);
       else removeQuietly(tmp);

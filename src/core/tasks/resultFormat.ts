@@ -1,3 +1,4 @@
+import { safeStringify } from '../util/json';
 import type { TaskSnapshot } from './types';
 import { STATUS_PRESENTATION, taskTitle } from './presentation';
 
@@ -51,7 +52,7 @@ function block(b: Block): string {
       return `${head}: ${Math.round((str(r.blob).length * 3) / 4 / 1024)} KB of binary data`;
     }
     default:
-      return `Unknown content type \`${b.type}\`:\n\n${fence(JSON.stringify(b, null, 2), 'json')}`;
+      return `Unknown content type \`${b.type}\`:\n\n${fence(safeStringify(b, 2), 'json')}`;
   }
 }
 
@@ -69,14 +70,14 @@ export function formatOutcome(t: TaskSnapshot): string {
     lines.push('_No result has been fetched for this task._');
   } else if (o.kind === 'error') {
     lines.push(`## ❌ The server answered with error ${o.error.code}`, '', o.error.message, '');
-    if (o.error.data !== undefined) lines.push('Error data:', '', fence(JSON.stringify(o.error.data, null, 2), 'json'));
+    if (o.error.data !== undefined) lines.push('Error data:', '', fence(safeStringify(o.error.data, 2), 'json'));
   } else {
     const r = o.result;
     if (r.isError) lines.push('## ❌ The tool reported an error (isError)', '');
     for (const b of r.content as Block[]) lines.push(block(b), '');
     if (r.content.length === 0) lines.push('_The result has no content._', '');
-    if (r.structuredContent !== undefined) lines.push('## Structured content', '', fence(JSON.stringify(r.structuredContent, null, 2), 'json'));
+    if (r.structuredContent !== undefined) lines.push('## Structured content', '', fence(safeStringify(r.structuredContent, 2), 'json'));
   }
-  if (t.arguments && Object.keys(t.arguments).length) lines.push('', '## Arguments', '', fence(JSON.stringify(t.arguments, null, 2), 'json'));
+  if (t.arguments && Object.keys(t.arguments).length) lines.push('', '## Arguments', '', fence(safeStringify(t.arguments, 2), 'json'));
   return lines.join('\n').trimEnd() + '\n';
 }

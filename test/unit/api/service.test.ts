@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as os from 'node:os';
 import FakeTimers from '@sinonjs/fake-timers';
+import { formatResult } from '../../../src/core/api/lmFormat';
 import { TasksService } from '../../../src/core/api/service';
 import type { TaskInfo } from '../../../src/core/api/service';
 import { parseSettingServers } from '../../../src/core/config/parse';
@@ -245,6 +246,25 @@ describe('TasksService over a scripted server: ids that change hands', () => {
       timers.restore();
       clock.uninstall();
     }
+  });
+
+  it('a result whose structuredContent is nested 10,000 deep: returned (its deepest parts a placeholder) and told to the model, not a RangeError', async () => {
+    const { h, service } = await scripted({ server: { pollInterval: 10 } });
+    const t = await service.start('fake', 'required-tool', { origin: 'chat' });
+    let deep: unknown = [];
+    for (let i = 0; i < 10_000; i++) deep = [deep];
+    h.server.override('tasks/result', () => new Promise(() => undefined)); // answered by hand below
+    h.server.complete(t.taskId);
+    const req = await h.server.waitForRequest('tasks/result');
+    // As the transport delivers it after JSON.parse of the server's bytes (V8 parses any depth).
+    h.server.sendRaw({ jsonrpc: '2.0', id: req.id, result: { content: [{ type: 'text', text: 'ok' }], structuredContent: { deep } } });
+    await waitFor(() => h.snap(t.taskId).outcome !== undefined, 'the outcome');
+    const r = await service.result(t.id, 0);
+    assert.equal(r.outcome?.kind, 'result');
+    assert.deepEqual(r.outcome?.kind === 'result' && r.outcome.result.content, [{ type: 'text', text: 'ok' }]);
+    assert.match(JSON.stringify(r.outcome), /"<nested too deeply to show>"/);
+    const answer = formatResult(r, { seconds: 0, capped: false });
+    assert.match(answer.text, /The result:\nok/);
   });
 
   it('findTask: the id of an ended task that its server gave to a new one names the new one (T-RCV-3)', async () => {

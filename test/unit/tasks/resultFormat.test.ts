@@ -62,4 +62,16 @@ describe('formatOutcome', () => {
     const doc = formatOutcome(withText(text));
     assert.ok(doc.includes(`\n\`\`\`\n${text}\n\`\`\`\n`));
   });
+
+  it('formats a result whose structuredContent and error data are nested 10,000 deep (JSON.stringify overflows the stack): the deepest parts become a placeholder', () => {
+    let deep: unknown = [];
+    for (let i = 0; i < 10_000; i++) deep = [deep];
+    const result = formatOutcome({ ...withText('x'), outcome: { kind: 'result', result: { content: [{ type: 'text', text: 'ok' }], structuredContent: { deep } } } });
+    assert.match(result, /^ok$/m);
+    assert.match(result, /## Structured content\n\n```json\n\{\n {2}"deep": \[/);
+    assert.ok(result.includes('"<nested too deeply to show>"'), 'the placeholder');
+    assert.ok(result.length < 50_000, `${result.length} characters`);
+    const error = formatOutcome({ ...withText('x'), status: 'failed', outcome: { kind: 'error', error: { code: -32603, message: 'deep', data: deep } } });
+    assert.ok(error.includes('"<nested too deeply to show>"'));
+  });
 });

@@ -1,0 +1,34 @@
+/** How deep `pruneDeep` keeps a value: far beyond any real result, far below the stack's limit. */
+const MAX_DEPTH = 64;
+/** What stands for a part nested deeper than MAX_DEPTH. */
+export const TOO_DEEP = '<nested too deeply to show>';
+
+/**
+ * A copy of a JSON value with everything nested deeper than `maxDepth` replaced by TOO_DEEP. The
+ * recursion stops at `maxDepth`, so it never overflows the stack, whatever it is given.
+ */
+export function pruneDeep(value: unknown, maxDepth = MAX_DEPTH): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (maxDepth <= 0) return TOO_DEEP;
+  if (Array.isArray(value)) return value.map((v) => pruneDeep(v, maxDepth - 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = pruneDeep(v, maxDepth - 1);
+  return out;
+}
+
+/**
+ * JSON.stringify that never throws: a value nested too deeply for the stack (a server may send
+ * 10,000 levels, which JSON.parse reads fine) is written with its deepest parts replaced by
+ * TOO_DEEP; anything else that cannot be written becomes TOO_DEEP as a JSON string.
+ */
+export function safeStringify(value: unknown, space?: number): string {
+  try {
+    return JSON.stringify(value, null, space) ?? String(value);
+  } catch {
+    try {
+      return JSON.stringify(pruneDeep(value), null, space) ?? String(value);
+    } catch {
+      return JSON.stringify(TOO_DEEP);
+    }
+  }
+}
