@@ -74,7 +74,7 @@ describe('TaskEngine: live tasks of a server removed from the configuration', ()
     beforeEach(async () => {
       configured = true;
       clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-      h = await createHarness({ server: { pollInterval: 1_000 }, engine: { random: () => 0 }, configured: () => configured });
+      h = await createHarness({ server: { pollInterval: 1_000 }, engine: { random: () => 0 }, configured: () => configured, reachable: () => configured });
       cleanups.push(() => h.close());
     });
 
@@ -108,6 +108,26 @@ describe('TaskEngine: live tasks of a server removed from the configuration', ()
       assert.equal(h.snap(other.taskId).status, 'working');
       await clock!.tickAsync(2 * MINUTE);
       assert.equal(h.snap(other.taskId).status, 'lost');
+    });
+
+    it('an ended task of a removed server: its result is not tried every few minutes for ever, and is fetched once the server is back', async () => {
+      const snap = await h.engine.callTool('fake', 'required-tool');
+      configured = false;
+      h.server.options.notify = 'once';
+      h.server.complete(snap.taskId, { content: [{ type: 'text', text: 'kept by the server' }] });
+      await clock!.tickAsync(0);
+      assert.equal(h.snap(snap.taskId).status, 'completed');
+      await clock!.tickAsync(60 * MINUTE);
+      assert.equal(h.server.requestsOf('tasks/result').length, 0);
+      const warns = h.log.lines.filter((l) => l.level === 'warn').map((l) => l.message);
+      assert.deepEqual(warns.filter((m) => /Cannot reach the server/.test(m)).length, 1, warns.join('\n'));
+      assert.deepEqual(warns.filter((m) => /cannot be fetched/.test(m)), [`[fake] The result of task ${snap.taskId} cannot be fetched: its server was removed from the configuration (tried again if it comes back)`]);
+      configured = true;
+      h.engine.attachSession('fake', h.session); // its session, as the server manager opens one
+      await clock!.tickAsync(0);
+      await clock!.tickAsync(0);
+      const outcome = h.snap(snap.taskId).outcome;
+      assert.deepEqual(outcome?.kind === 'result' && outcome.result.content, [{ type: 'text', text: 'kept by the server' }]);
     });
   });
 });
