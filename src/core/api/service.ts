@@ -10,7 +10,7 @@ import type { LocalTaskStatus } from '../tasks/status';
 import { isTerminal } from '../tasks/status';
 import type { TaskOrigin, TaskSnapshot } from '../tasks/types';
 import { taskKey } from '../tasks/types';
-import { errorMessage, raceAbort } from '../util/abort';
+import { errorMessage, MAX_TIMER_MS, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import type { Logger } from '../util/log';
 import { safeStringify } from '../util/json';
@@ -94,8 +94,6 @@ export interface TasksServiceDeps {
 
 /** The least time a result request gives the fetch of an ended task's result, whatever is left of its wait. */
 const FETCH_GRACE_MS = 5_000;
-/** setTimeout's longest delay: Node fires a longer one after 1 ms. A longer wait goes round `result`'s loop again. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export class TasksService implements Disposable {
   readonly #lifetime = new AbortController();

@@ -9,7 +9,7 @@ import type { McpSession } from '../protocol/session';
 import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine';
 import { canTransition, isServerTerminal, isTerminal } from '../tasks/status';
 import type { TaskSnapshot } from '../tasks/types';
-import { errorMessage, raceAbort } from '../util/abort';
+import { errorMessage, MAX_TIMER_MS, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import { DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
@@ -128,8 +128,6 @@ const ListParamsSchema = z.optional(z.looseObject({ cursor: z.optional(z.string(
 const VERB: Record<string, string> = { 'tasks/get': 'retrieve task', 'tasks/result': 'retrieve task result', 'tasks/cancel': 'cancel task' };
 const MAX_TOMBSTONES = 256;
 const WARN_EVERY_MS = 5_000;
-/** setTimeout's largest delay; longer ones fire at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * The receiver side of MCP tasks (2025-11-25) for the requests servers send to this client:

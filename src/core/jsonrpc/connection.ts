@@ -5,7 +5,8 @@ import type { Disposable, Event } from '../util/event';
 import { Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { truncate } from '../util/log';
-import { errorMessage } from '../util/abort';
+import { errorMessage, MAX_TIMER_MS } from '../util/abort';
+import { safeStringify } from '../util/json';
 import { SENT } from '../util/promise';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, RpcError, TransportFailureError } from './errors';
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from './messages';
@@ -71,8 +72,6 @@ interface Pending {
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const RESOLVED = Promise.resolve();
-/** setTimeout's longest delay (a longer one fires at once); a later deadline re-arms. */
-const MAX_DELAY_MS = 2 ** 31 - 1;
 
 /**
  * JSON-RPC 2.0 over a `Transport`: outgoing requests with timeouts and cancellation, incoming
@@ -285,7 +284,7 @@ export class JsonRpcConnection implements Disposable {
       if (deadline >= this.#timerAt) return;
       clearTimeout(this.#timer);
     }
-    const delay = Math.min(Math.max(deadline - now, 1), MAX_DELAY_MS);
+    const delay = Math.min(Math.max(deadline - now, 1), MAX_TIMER_MS);
     this.#timerAt = now + delay;
     this.#timer = setTimeout(this.#onDeadline, delay);
   }
@@ -529,11 +528,3 @@ function isRequestLike(v: unknown): boolean {
   return typeof v === 'object' && v !== null && 'method' in v && 'id' in v;
 }
 
-function safeStringify(v: unknown): string {
-  try {
-    return JSON.stringify(v) ?? String(v);
-  } catch {
-    // Too deep for the stack (parsed JSON is never cyclic); String() of a deep array throws too.
-    return `<${Array.isArray(v) ? 'an array' : typeof v} nested too deeply to show>`;
-  }
-}

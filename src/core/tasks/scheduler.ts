@@ -1,3 +1,5 @@
+import { MAX_TIMER_MS } from '../util/abort';
+
 /**
  * One timer for every poll of every task of every server: a min-heap of due times with lazy
  * deletion (a rescheduled or cancelled key leaves a stale heap entry that is skipped), so
@@ -7,8 +9,6 @@
  * object per entry, and times are whole milliseconds since the scheduler was made, small integers
  * that V8 stores unboxed (an epoch time would be a 16-byte heap number in the map and the heap).
  */
-/** setTimeout's longest delay: Node fires a longer one after 1 ms (with a warning). A later due time re-arms. */
-const MAX_DELAY_MS = 2 ** 31 - 1;
 
 export class PollScheduler {
   /** Key → due time (ms since `base`, rounded up: never early). */
@@ -97,9 +97,9 @@ export class PollScheduler {
     if (!this.#ats.length || this.#disposed) return;
     const at = this.#ats[0];
     this.#timerAt = at;
-    // A due time beyond MAX_DELAY_MS (a 30-day ttl's last check) wakes #run early, which finds
+    // A due time beyond MAX_TIMER_MS (a 30-day ttl's last check) wakes #run early, which finds
     // nothing due and arms again.
-    this.#timer = setTimeout(() => this.#run(), Math.min(Math.max(0, at - (this.#now() - this.#base)), MAX_DELAY_MS));
+    this.#timer = setTimeout(() => this.#run(), Math.min(Math.max(0, at - (this.#now() - this.#base)), MAX_TIMER_MS));
     // Polling must not keep a process (tests, benchmarks) alive by itself.
     (this.#timer as { unref?: () => void }).unref?.();
   }

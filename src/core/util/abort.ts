@@ -1,3 +1,6 @@
+/** setTimeout's longest delay: Node fires a longer one after 1 ms, with a warning. Longer waits arm this and re-arm. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. Leaves no timer behind. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -11,7 +11,8 @@ export function pruneDeep(value: unknown, maxDepth = MAX_DEPTH): unknown {
   if (typeof value !== 'object' || value === null) return value;
   if (maxDepth <= 0) return TOO_DEEP;
   if (Array.isArray(value)) return value.map((v) => pruneDeep(v, maxDepth - 1));
-  const out: Record<string, unknown> = {};
+  // Without a prototype, a "__proto__" key stays a key like any other.
+  const out: Record<string, unknown> = Object.create(null);
   for (const [k, v] of Object.entries(value)) out[k] = pruneDeep(v, maxDepth - 1);
   return out;
 }
