@@ -342,7 +342,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
         // A session the server forgot after a while (it expired, or the server restarted) is no
         // failure: the next request starts a new one at once. One forgotten at once still backs off.
         if (held && session.expired) {
-          log.info(`${reason} The next request starts a new session.`);
+          log.info(reason);
           this.#setState(entry, { kind: 'idle' });
           return;
         }

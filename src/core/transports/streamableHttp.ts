@@ -360,7 +360,7 @@ export class StreamableHttpTransport implements Transport {
     if (response.status === 404 && sentSession !== undefined) {
       await response.body?.cancel().catch(() => undefined);
       const err = new SessionExpiredError(
-        `Server "${this.#serverName}" no longer knows session ${sentSession} (HTTP 404): it expired or the server restarted. A new session must be started.`,
+        `Server "${this.#serverName}" no longer knows session ${sentSession} (HTTP 404): it expired or the server restarted. The next request starts a new session.`,
         404,
       );
       this.#expireSession(sentSession, err);
