@@ -18,6 +18,7 @@ import { Turns } from './core/util/turns';
 import { registerCommands } from './vscode/commands';
 import { ConfigurationReader } from './vscode/configuration';
 import { TaskIndicators } from './vscode/indicators';
+import { HiddenDialogs } from './vscode/hiddenDialogs';
 import { ResultDocuments } from './vscode/results';
 import { registerTaskCommands } from './vscode/taskCommands';
 import { channelLogger } from './vscode/log';
@@ -35,6 +36,8 @@ export interface McpTasksApi extends PublicApi {
   readonly testing: {
     getTreeSnapshot(): RowSnapshot[];
     whenConfigurationLoaded(): Promise<void>;
+    /** Servers' dialogs hidden without an answer, waiting to be reopened. */
+    hiddenDialogs(): number;
   };
 }
 
@@ -61,9 +64,12 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   // after consent; task-augmented requests run as tasks the client hosts.
   const label = (id: string) => servers.label(id);
   const asking = new Map<string, number>();
-  // Questions and sampling consent take turns: a quick input shown over another dismisses it.
+  // Questions and sampling consent take turns: a quick input shown over another hides it. One
+  // hidden without an answer stays pending (and keeps its turn) until reopened.
   const dialogs = new Turns();
-  const elicitation = trackQuestions(createElicitationHandler({ log: logger, serverLabel: label, turns: dialogs }), asking);
+  const hidden = new HiddenDialogs();
+  context.subscriptions.push(hidden);
+  const elicitation = trackQuestions(createElicitationHandler({ log: logger, serverLabel: label, turns: dialogs, hidden }), asking);
   const samplingPermissions = loadSamplingPermissions(context.globalState);
   const sampling = createSamplingHandler({
     log: logger,
@@ -74,6 +80,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     },
     permissions: samplingPermissions,
     turns: dialogs,
+    hidden,
   });
   const hostLimits = () => {
     const c = vscode.workspace.getConfiguration('mcpTasks.hostedTasks');
@@ -190,7 +197,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const ageTimer = setInterval(() => view.visible && tree.refreshAll(), 30_000);
   context.subscriptions.push({ dispose: () => clearInterval(ageTimer) });
   context.subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), refreshTasks: (id) => engine.refreshList(id) }));
-  context.subscriptions.push(...registerTaskCommands({ servers, engine, host, isAsking: (key) => asking.has(key), results, tree, view }));
+  context.subscriptions.push(...registerTaskCommands({ servers, engine, host, isAsking: (key) => asking.has(key), reopenDialog: () => hidden.reopen(), results, tree, view }));
   context.subscriptions.push(
     vscode.commands.registerCommand('mcpTasks.revokeSamplingPermissions', () => revokeSamplingPermissions(samplingPermissions)),
     vscode.commands.registerCommand('mcpTasks.forgetSavedInputs', async () => {
@@ -224,6 +231,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     testing: {
       getTreeSnapshot: () => tree.snapshot(),
       whenConfigurationLoaded: () => loaded,
+      hiddenDialogs: () => hidden.size,
     },
   });
 }

@@ -23,6 +23,8 @@ export interface TaskCommandDeps {
   host: TaskHost;
   /** Whether a question of this task is open (or queued) in a dialog now. */
   isAsking: (key: string) => boolean;
+  /** Shows again a server's dialog hidden without an answer; false when none is hidden. */
+  reopenDialog: () => boolean;
   results: ResultDocuments;
   tree: TasksTreeProvider;
   view: vscode.TreeView<Node>;
@@ -130,6 +132,15 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       if (t) await openResult(t);
     }),
     vscode.commands.registerCommand('mcpTasks.respondToTask', async (arg?: unknown) => {
+      const n = arg as Node | undefined;
+      // Without a task: the dialog hidden without an answer, if there is one.
+      if (!n && deps.reopenDialog()) return;
+      if (n && typeof n === 'object' && n.kind === 'hosted') {
+        // A question the server runs as a task here: hidden, open, or waiting for the dialogs
+        // asked before it.
+        if (!deps.reopenDialog()) void vscode.window.showInformationMessage(vscode.l10n.t('The question is open at the top of the window (after any question asked before it).'));
+        return;
+      }
       const t =
         taskFromArg(arg) ??
         (await pickTask((x) => x.status === 'input_required', vscode.l10n.t('Respond to which task?'), vscode.l10n.t('No task is waiting for your input.')));
@@ -139,6 +150,8 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
         return;
       }
       if (deps.isAsking(t.key)) {
+        // Dialogs take turns: the one hidden is this task's question or one asked before it.
+        if (deps.reopenDialog()) return;
         void vscode.window.showInformationMessage(vscode.l10n.t('The question of "{0}" is open at the top of the window (after any question asked before it).', taskTitle(t)));
         return;
       }

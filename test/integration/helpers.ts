@@ -19,6 +19,8 @@ export interface McpTasksTestingApi {
   getTreeSnapshot(): TreeSnapshotNode[] | Promise<TreeSnapshotNode[]>;
   /** Resolves once the configuration (settings and every mcp.json) has been read. */
   whenConfigurationLoaded?(): Promise<void>;
+  /** Servers' dialogs hidden without an answer, waiting to be reopened. */
+  hiddenDialogs?(): number;
 }
 
 /** What `activate()` returns. */

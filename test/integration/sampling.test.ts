@@ -11,6 +11,7 @@ import type { ServerRequestContext } from '../../src/core/tasks/engine';
 import type { Logger } from '../../src/core/util/log';
 import { Turns } from '../../src/core/util/turns';
 import type { ConsentAnswer, ConsentPrompter, ConsentRequest } from '../../src/vscode/sampling/consent';
+import { HiddenDialogs } from '../../src/vscode/hiddenDialogs';
 import { QuickPickConsent } from '../../src/vscode/sampling/consent';
 import type { SamplingHandlerOptions } from '../../src/vscode/sampling/handler';
 import { USER_REJECTED, createSamplingHandler } from '../../src/vscode/sampling/handler';
@@ -241,13 +242,51 @@ suite('Sampling through vscode.lm', () => {
 
   suite('the real consent quick pick', () => {
     let consent: QuickPickConsent;
+    let hidden: HiddenDialogs;
     let shown: ConsentRequest[];
     setup(() => {
-      consent = new QuickPickConsent();
+      hidden = new HiddenDialogs();
+      consent = new QuickPickConsent(hidden);
       shown = [];
       consent.onDidShowPrompt((r) => shown.push(r));
     });
-    teardown(() => consent.dispose());
+    teardown(() => (consent.dispose(), hidden.dispose()));
+
+    /** Shows the Command Palette over the prompt, until the prompt waits hidden, and closes the palette. */
+    const paletteOver = async () => {
+      await vscode.commands.executeCommand('workbench.action.showCommands');
+      await waitFor(() => hidden.size === 1, 'the prompt to wait hidden');
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    };
+
+    test('another quick input shown over the prompt denies nothing: shown again, "Allow once" sends the request', async () => {
+      const { h } = handler({ consentPrompter: consent.prompt });
+      let settled = false;
+      const pending = h.handle({ messages: [text('after the palette')], maxTokens: 20 }, ctx());
+      void pending.then(() => (settled = true), () => (settled = true));
+      await waitFor(() => shown.length === 1, 'the consent quick pick');
+      await paletteOver();
+      assert.equal(settled, false, 'the request is still waiting for the user');
+      assert.equal(hidden.reopen(), true);
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      const r = await pending;
+      assert.equal((r.content as { text: string }).text, 'echo: after the palette');
+      assert.equal(hidden.size, 0);
+      h.dispose();
+    });
+
+    test('a hidden prompt the server withdraws is closed and no longer waits', async () => {
+      const { h } = handler({ consentPrompter: consent.prompt });
+      const ac = new AbortController();
+      const pending = h.handle({ messages: [text('withdrawn while hidden')], maxTokens: 20 }, ctx(ac.signal));
+      await waitFor(() => shown.length === 1, 'the consent quick pick');
+      await paletteOver();
+      ac.abort(new Error('request timed out'));
+      await assert.rejects(pending, /request timed out/);
+      assert.equal(hidden.size, 0, 'nothing is left to reopen');
+      assert.equal(hidden.reopen(), false);
+      h.dispose();
+    });
 
     test('"Allow once" (the first item) sends the request', async () => {
       const { h } = handler({ consentPrompter: consent.prompt });

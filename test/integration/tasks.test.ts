@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { activateExtension, testingApi, waitFor } from './helpers';
 import type { McpTasksTestingApi } from './helpers';
 import type { Answers, Shown } from './quickInputs';
-import { QuickInputSpy, accept, choose, chooseTtl, fillArguments } from './quickInputs';
+import { QuickInputSpy, accept, choose, chooseTtl, escape, fillArguments } from './quickInputs';
 import { publicApi } from './taskApiHelpers';
 
 /** A tree row as the extension's `testing.getTreeSnapshot()` gives it. */
@@ -336,5 +336,29 @@ suite('Commands and the Tasks view, with the demo server', () => {
     // The server never replaced its last working message ("Generating report..."): the row must
     // still say the task completed.
     assert.match(done.description ?? '', /^Completed · /);
+  });
+
+  test('A question hidden by the Command Palette is not answered: Respond to Task shows it again, and the answer completes the task', async function () {
+    this.timeout(60_000);
+    const { row, node } = await runTool('everything', 'simulate-research-query', { topic: 'python', ambiguous: 'Yes' });
+    const question = await spy.next('the question', 20_000);
+    assert.match(question.title ?? '', /^simulate-research-query \(server "everything", task /);
+    // F1 over the question hides it; closing the palette must not have answered the server.
+    await vscode.commands.executeCommand('workbench.action.showCommands');
+    await waitFor(() => testing.hiddenDialogs?.() === 1, 'the question to wait hidden');
+    await escape();
+    const waiting = await taskRow('everything', row.id!);
+    assert.equal(waiting?.icon, 'bell-dot', `the task still waits for its answer: ${waiting?.description}`);
+    await vscode.commands.executeCommand('mcpTasks.respondToTask', node);
+    const again = await spy.next('the question, shown again');
+    assert.equal(again.title, question.title);
+    assert.equal(testing.hiddenDialogs?.(), 0);
+    await choose(again, (i) => i.label === 'Python snake species', 'the snake interpretation');
+    const review = await spy.next('the review step');
+    await choose(review, (i) => i.label.endsWith('Accept'), 'Accept');
+    await rowWhen('everything', row.id!, (r) => r.icon === 'pass', 'the research to complete', 20_000);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('mcpTasks.openResult', node);
+    await resultEditor('# Research Report: python (snake)');
   });
 });

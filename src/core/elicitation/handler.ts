@@ -60,7 +60,9 @@ export interface InputOptions extends PromptOptions {
 
 /**
  * The seam between the dialog logic and the editor: one prompt at a time, each closed when the
- * next shows (tests replace it with scripted answers). Escape answers `{ nav: 'cancel' }`.
+ * next shows (tests replace it with scripted answers). Cancel answers `{ nav: 'cancel' }` (in
+ * the editor, a server's question hidden by Escape or another quick input answers nothing and
+ * waits to be reopened).
  */
 export interface FormPrompter {
   pick<T>(items: readonly PickItem<T>[], options: PickOptions<T>): Promise<Answer<T[]>>;
@@ -186,7 +188,7 @@ export async function runUrl(plan: UrlPlan, p: FormPrompter, ui: DialogContext):
       if ('nav' in a) return { action: a.nav === 'decline' ? 'decline' : 'cancel' };
       if (a.value[0] === 'decline') return { action: 'decline' };
       if (a.value[0] === 'show') {
-        await p.input({ title: ui.title, prompt: `The full URL, on ${plan.domain} (not opened yet). Enter or Escape goes back.`, value: plan.url, validate: () => undefined, signal: ui.signal });
+        await p.input({ title: ui.title, prompt: `The full URL, on ${plan.domain} (not opened yet). Enter goes back.`, value: plan.url, validate: () => undefined, signal: ui.signal });
         continue;
       }
       if (a.value[0] === 'open') return (await p.openExternal(plan.url)) ? { action: 'accept' } : { action: 'cancel' };

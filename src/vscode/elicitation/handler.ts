@@ -1,14 +1,17 @@
 import type { ElicitationHandler, ElicitationHandlerOptions, FormPrompter } from '../../core/elicitation/handler';
 import { createElicitationHandler as createCoreHandler } from '../../core/elicitation/handler';
 import { QuickInputPrompter } from './quickInputPrompter';
+import type { HiddenDialogs } from '../hiddenDialogs';
 
 export type { ElicitationHandler } from '../../core/elicitation/handler';
 export { listenForElicitationComplete } from '../../core/elicitation/handler';
 
 /**
  * The `elicitation/create` handler for the task engine (`handlers.elicitation = { handle, url: true }`),
- * asking through quick inputs unless a `prompter` is given (in-host tests swap in answers).
+ * asking through quick inputs unless a `prompter` is given (in-host tests swap in answers). A
+ * question hidden without an answer waits in `hidden` until reopened.
  */
-export function createElicitationHandler(options: Omit<ElicitationHandlerOptions, 'prompter'> & { prompter?: FormPrompter }): ElicitationHandler {
-  return createCoreHandler({ ...options, prompter: options.prompter ?? new QuickInputPrompter() });
+export function createElicitationHandler(options: Omit<ElicitationHandlerOptions, 'prompter'> & { prompter?: FormPrompter; hidden: HiddenDialogs }): ElicitationHandler {
+  const { hidden, ...rest } = options;
+  return createCoreHandler({ ...rest, prompter: options.prompter ?? new QuickInputPrompter({ hidden }) });
 }

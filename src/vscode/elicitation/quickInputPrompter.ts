@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
-import type { Answer, FormPrompter, InputOptions, PickItem, PickOptions, PromptOptions } from '../../core/elicitation/handler';
+import type { Answer, FormPrompter, InputOptions, Nav, PickItem, PickOptions, PromptOptions } from '../../core/elicitation/handler';
 import { abortReason } from '../../core/util/abort';
+import type { HiddenDialogs } from '../hiddenDialogs';
 
 type Item<T> = vscode.QuickPickItem & { value: T };
 /**
@@ -15,15 +16,29 @@ type Wire<T> = (resolve: (a: Answer<T>) => void, listeners: vscode.Disposable[])
 /**
  * The elicitation dialog in the editor: one quick pick or input box per step, shaped like
  * vscode-extension-samples' multiStepInput (step counter, Back button, the previous step's
- * input disposed when the next shows, each step's listeners disposed in `finally`). Escape or
- * losing the input to another quick input answers cancel; focus moving away does not.
+ * input disposed when the next shows, each step's listeners disposed in `finally`). Focus
+ * moving away keeps it open.
+ *
+ * Hiding it (Escape, or another quick input shown over it) depends on who asks. For our own
+ * commands it answers cancel. For a server's question (given `hidden`) it answers nothing: the
+ * question waits in `hidden` until reopened, and only its Decline or Cancel (a button on each
+ * step, items on the review step) answer the server.
  */
 export class QuickInputPrompter implements FormPrompter {
   #current?: vscode.QuickInput;
+  readonly #hidden: HiddenDialogs | undefined;
   readonly #declineButton: vscode.QuickInputButton = {
     iconPath: new vscode.ThemeIcon('circle-slash'),
     tooltip: vscode.l10n.t('Decline: tell the server no'),
   };
+  readonly #cancelButton: vscode.QuickInputButton = {
+    iconPath: new vscode.ThemeIcon('close'),
+    tooltip: vscode.l10n.t('Cancel: dismiss without answering'),
+  };
+
+  constructor(options: { hidden?: HiddenDialogs } = {}) {
+    this.#hidden = options.hidden;
+  }
 
   pick<T>(items: readonly PickItem<T>[], o: PickOptions<T>): Promise<Answer<T[]>> {
     const qp = vscode.window.createQuickPick<Item<T>>();
@@ -105,16 +120,25 @@ export class QuickInputPrompter implements FormPrompter {
       input.step = o.step;
       input.totalSteps = o.totalSteps;
       input.ignoreFocusOut = true;
-      input.buttons = [...(o.canGoBack ? [vscode.QuickInputButtons.Back] : []), ...(o.canDecline ? [this.#declineButton] : [])];
+      const hidden = this.#hidden;
+      input.buttons = [
+        ...(o.canGoBack ? [vscode.QuickInputButtons.Back] : []),
+        ...(o.canDecline ? [this.#declineButton] : []),
+        ...(hidden ? [this.#cancelButton] : []),
+      ];
       const onAbort = () => {
         reject(abortReason(o.signal));
         this.close();
       };
       o.signal.addEventListener('abort', onAbort, { once: true });
+      const nav = (b: vscode.QuickInputButton): Nav => (b === vscode.QuickInputButtons.Back ? 'back' : b === this.#cancelButton ? 'cancel' : 'decline');
       listeners.push(
         { dispose: () => o.signal.removeEventListener('abort', onAbort) },
-        input.onDidTriggerButton((b) => resolve({ nav: b === vscode.QuickInputButtons.Back ? 'back' : 'decline' })),
-        input.onDidHide(() => resolve({ nav: 'cancel' })),
+        input.onDidTriggerButton((b) => resolve({ nav: nav(b) })),
+        // The step after this one disposes it (its listeners are gone by then), so a hide here
+        // is the user's or another quick input's, never ours.
+        input.onDidHide(() => (hidden ? hidden.add(input) : resolve({ nav: 'cancel' }))),
+        { dispose: () => hidden?.delete(input) },
       );
       wire(resolve, listeners);
       this.#current?.dispose();

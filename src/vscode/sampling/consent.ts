@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { SamplingPreview } from '../../core/sampling/request';
+import type { HiddenDialogs } from '../hiddenDialogs';
 
 /** The user's answer to a sampling request. */
 export type ConsentAnswer = 'once' | 'always' | 'deny';
@@ -11,8 +12,9 @@ export interface ConsentRequest {
 }
 
 /**
- * Asks the user about one sampling request. Resolves `deny` when the prompt is dismissed or
- * `signal` aborts (the server gave up), so a request never waits forever on a forgotten prompt.
+ * Asks the user about one sampling request. Resolves `deny` when the user denies it or `signal`
+ * aborts (the server gave up, the task ended, its ttl ran out), so a request never waits forever
+ * on a forgotten prompt.
  */
 export type ConsentPrompter = (request: ConsentRequest, signal: AbortSignal) => Promise<ConsentAnswer>;
 
@@ -25,7 +27,8 @@ interface Item extends vscode.QuickPickItem {
 /**
  * The consent prompt: a quick pick (not modal, stays open when focus moves) titled with the
  * server's name, the request's gist as placeholder, and "Show Full Request" opening a read-only
- * document with the whole request, nothing cut.
+ * document with the whole request, nothing cut. Hidden without an answer (Escape, or another
+ * quick input shown over it), it denies nothing: it waits in `hidden` until reopened.
  */
 export class QuickPickConsent implements vscode.Disposable {
   readonly #previews = new Map<string, string>();
@@ -35,7 +38,10 @@ export class QuickPickConsent implements vscode.Disposable {
   /** A prompt is on screen (tests answer it with the quick-open commands). */
   readonly onDidShowPrompt = this.#onDidShowPrompt.event;
 
-  constructor() {
+  readonly #hidden: HiddenDialogs | undefined;
+
+  constructor(hidden?: HiddenDialogs) {
+    this.#hidden = hidden;
     this.#provider = vscode.workspace.registerTextDocumentContentProvider(SCHEME, {
       provideTextDocumentContent: (uri) => this.#previews.get(uri.query) ?? vscode.l10n.t('This sampling request has been answered.'),
     });
@@ -64,6 +70,7 @@ export class QuickPickConsent implements vscode.Disposable {
         settled = true;
         signal.removeEventListener('abort', onAbort);
         for (const s of subs) s.dispose();
+        this.#hidden?.delete(qp);
         qp.dispose();
         this.#previews.delete(key);
         resolve(answer);
@@ -76,8 +83,9 @@ export class QuickPickConsent implements vscode.Disposable {
           if (answer === 'show') void this.#showPreview(key, request.serverLabel);
           else if (answer) finish(answer);
         }),
-        // Escape, or another quick input replacing this one: no consent.
-        qp.onDidHide(() => finish('deny')),
+        // Escape, or another quick input shown over this one: no answer yet (without a place to
+        // wait, no consent).
+        qp.onDidHide(() => (this.#hidden ? this.#hidden.add(qp) : finish('deny'))),
       );
       qp.show();
       this.#onDidShowPrompt.fire(request);

@@ -13,6 +13,7 @@ import { Turns } from '../../core/util/turns';
 import { toCancellationToken } from '../cancellation';
 import type { ConsentAnswer, ConsentPrompter, ConsentRequest } from './consent';
 import { QuickPickConsent } from './consent';
+import type { HiddenDialogs } from '../hiddenDialogs';
 
 /** The spec's error code for "User rejected sampling request". */
 export const USER_REJECTED = -1;
@@ -28,6 +29,8 @@ export interface SamplingHandlerOptions {
   serverFingerprint?: (serverId: string) => string | undefined;
   /** Asks the user; defaults to a quick pick. Tests pass their own answers. */
   consentPrompter?: ConsentPrompter;
+  /** Where the consent prompt waits when hidden without an answer (else hiding it denies). */
+  hidden?: HiddenDialogs;
   /** Model id or family the user prefers; defaults to the setting `mcpTasks.sampling.preferredModel`. */
   preferredModel?: () => string | undefined;
   /** Narrows the models considered (tests pick their own vendor); all models by default. */
@@ -48,11 +51,11 @@ export interface SamplingHandler extends vscode.Disposable {
  * at `maxTokens` and the stop sequences.
  */
 export function createSamplingHandler(o: SamplingHandlerOptions): SamplingHandler {
-  const quickPick = o.consentPrompter ? undefined : new QuickPickConsent();
+  const quickPick = o.consentPrompter ? undefined : new QuickPickConsent(o.hidden);
   const prompt = o.consentPrompter ?? quickPick!.prompt;
   const preferred = o.preferredModel ?? (() => vscode.workspace.getConfiguration('mcpTasks').get<string>(PREFERRED_MODEL_SETTING));
   // One prompt at a time, and none over a server's question: another quick input would hide
-  // (and so deny) the one shown.
+  // the one shown.
   const turns = o.turns ?? new Turns();
 
   const consent = async (ctx: ServerRequestContext, request: ConsentRequest, fingerprint: string | undefined, log: Logger): Promise<ConsentAnswer | 'allowed'> => {

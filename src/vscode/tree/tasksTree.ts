@@ -268,7 +268,9 @@ function hostedItem(h: HostedTaskSnapshot): vscode.TreeItem {
   item.description = `${h.statusMessage ?? p.label} · ${formatAge(Date.now() - Date.parse(h.createdAt))}`;
   item.iconPath = asThemeIcon({ id: h.method === 'elicitation/create' ? 'comment-discussion' : 'sparkle', color: p.color });
   const live = !isTerminal(h.status);
-  item.contextValue = ['hosted', live ? 'cancelable live' : 'finished'].join(' ');
+  // A live question is hidden, open or waiting its turn: Respond shows it if hidden.
+  const respondable = live && h.method === 'elicitation/create';
+  item.contextValue = ['hosted', live ? 'cancelable live' : 'finished', respondable ? 'respondable' : ''].filter(Boolean).join(' ');
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown(`**${what}** the server asked the client to run as a task: ${p.label}\n\n${escapeMd(h.summary)}\n\n`);
   md.appendMarkdown(`Task id: \`${h.taskId}\`  \nCreated: ${new Date(h.createdAt).toLocaleString()}  \nTTL: ${formatAge(h.ttl)}`);

@@ -1,0 +1,81 @@
+import * as vscode from 'vscode';
+import { DisposableBase } from '../core/util/event';
+
+/**
+ * The dialogs servers open (questions, sampling consent) that were hidden without an answer:
+ * Escape, or another quick input (the Command Palette, Quick Open, our own commands) shown over
+ * them. The editor cannot tell these apart, and a palette opened for something else must not
+ * answer a server, so a hidden dialog stays pending (its request, and the task waiting on it,
+ * go on) until the user reopens it (the status bar item, Respond to Task...) and answers it, the
+ * server withdraws it, or its task ends. Only the dialog's own Decline or Cancel answers no.
+ */
+export class HiddenDialogs extends DisposableBase {
+  readonly #hidden = new Set<vscode.QuickInput>();
+  readonly #item = this._register(vscode.window.createStatusBarItem('mcpTasks.hiddenDialog', vscode.StatusBarAlignment.Left, 49));
+
+  constructor() {
+    super();
+    this.#item.name = vscode.l10n.t('MCP Tasks: hidden question');
+    this.#item.command = { command: 'mcpTasks.respondToTask', title: vscode.l10n.t('Show the question again') };
+    this.#item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+  }
+
+  /** How many dialogs wait hidden. */
+  get size(): number {
+    return this.#hidden.size;
+  }
+
+  /** `input` was hidden before it was answered. */
+  add(input: vscode.QuickInput): void {
+    this.#hidden.add(input);
+    this.#update();
+  }
+
+  /** `input` shows again, or is over (answered, withdrawn): it no longer waits. */
+  delete(input: vscode.QuickInput): void {
+    if (this.#hidden.delete(input)) this.#update();
+  }
+
+  /** Shows the dialog hidden first again; false when none is hidden. */
+  reopen(): boolean {
+    const first = this.#hidden.values().next();
+    if (first.done) return false;
+    const input = first.value;
+    this.delete(input);
+    // Shown again, a quick pick has lost its list's focus (and Enter would accept nothing):
+    // its items, focus and checks are sent again first. A box's text, likewise.
+    if (isPick(input)) {
+      const { activeItems, selectedItems } = input;
+      input.items = [...input.items];
+      if (input.canSelectMany) input.selectedItems = selectedItems;
+      if (activeItems.length) input.activeItems = activeItems;
+    } else if (isBox(input)) {
+      const { value } = input;
+      input.value = value;
+    }
+    input.show();
+    return true;
+  }
+
+  #update(): void {
+    const n = this.#hidden.size;
+    if (!n) return this.#item.hide();
+    this.#item.text = `$(comment-unresolved) ${n === 1 ? vscode.l10n.t('MCP question') : vscode.l10n.t('{0} MCP questions', n)}`;
+    this.#item.tooltip = vscode.l10n.t('A server waits for your answer (the dialog was hidden without one). Click to show it again.');
+    this.#item.accessibilityInformation = { label: this.#item.tooltip };
+    this.#item.show();
+  }
+
+  override dispose(): void {
+    this.#hidden.clear();
+    super.dispose();
+  }
+}
+
+function isPick(input: vscode.QuickInput): input is vscode.QuickPick<vscode.QuickPickItem> {
+  return 'items' in input;
+}
+
+function isBox(input: vscode.QuickInput): input is vscode.InputBox {
+  return 'value' in input && !('items' in input);
+}
