@@ -6,7 +6,8 @@ import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import type { Tool } from '../core/protocol/schemas';
 import { decideExecution, serverAcceptsToolTasks } from '../core/tasks/policy';
-import { errorMessage } from '../core/util/abort';
+import { errorMessage, raceAbort } from '../core/util/abort';
+import { toAbortSignal } from './cancellation';
 import type { ResultDocuments } from './results';
 import type { TaskHost } from '../core/host/taskHost';
 import type { Node, TasksTreeProvider } from './tree/tasksTree';
@@ -182,20 +183,36 @@ async function pickServer(servers: ServerManager, ui: QuickInputPrompter, before
   return 'nav' in picked ? undefined : picked.value[0];
 }
 
-/** The tools of a server and whether it takes tool calls as tasks; undefined (after saying why) when it cannot be reached. */
-async function serverTools(servers: ServerManager, server: ServerSnapshot): Promise<{ tools: Tool[]; acceptsTasks: boolean } | undefined> {
+/**
+ * The tools of a server and whether it takes tool calls as tasks; undefined (after saying why)
+ * when it cannot be reached, or silently when `signal` aborts or the user cancels the progress.
+ */
+async function serverTools(servers: ServerManager, server: ServerSnapshot, signal: AbortSignal): Promise<{ tools: Tool[]; acceptsTasks: boolean } | undefined> {
+  let cancelled = false;
   try {
     const session = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Connecting to "{0}"…', server.label) },
-      () => servers.getSession(server.id),
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Connecting to "{0}"…', server.label), cancellable: true },
+      async (_, token) => {
+        const progress = toAbortSignal(token);
+        try {
+          // The connection goes on (the next command reuses it); only the wait ends.
+          return await raceAbort(servers.getSession(server.id), AbortSignal.any([signal, progress.signal]));
+        } catch (err) {
+          cancelled = progress.signal.aborted;
+          throw err;
+        } finally {
+          progress.dispose();
+        }
+      },
     );
-    const tools = await session.listTools();
+    const tools = await raceAbort(session.listTools(), signal);
     if (!tools.length) {
       void vscode.window.showInformationMessage(vscode.l10n.t('"{0}" offers no tools.', server.label));
       return undefined;
     }
     return { tools, acceptsTasks: serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion) };
   } catch (err) {
+    if (signal.aborted || cancelled) return undefined;
     void vscode.window.showErrorMessage(vscode.l10n.t('Could not connect to "{0}": {1}', server.label, errorMessage(err)), vscode.l10n.t('Show Log')).then((c) => c && vscode.commands.executeCommand('mcpTasks.showLog'));
     return undefined;
   }
@@ -221,8 +238,9 @@ async function runTool(deps: TaskCommandDeps, ui: QuickInputPrompter, fixedServe
       server = picked;
       step = 'tool';
     } else if (step === 'tool') {
-      // Connecting can take seconds: the server pick stays up, busy, meanwhile.
-      offer ??= await ui.whileBusy(() => serverTools(servers, server!));
+      // Connecting can take seconds: the server pick stays up, busy, meanwhile; Escape there
+      // (or Cancel on the progress) stops waiting and runs nothing.
+      offer ??= await ui.whileBusy((signal) => serverTools(servers, server!, signal));
       if (!offer) return;
       const { acceptsTasks } = offer;
       const picked = await ui.pick(

@@ -257,6 +257,23 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     await done;
   });
 
+  test('Escape on the server pick while the picked server connects runs nothing: no tool pick follows', async function () {
+    this.timeout(30_000);
+    const id = (await server('slow-schemas')).id!.slice('server:'.length);
+    await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id });
+    spy.skipShown();
+    const done = vscode.commands.executeCommand('mcpTasks.runToolAsTask');
+    const s = await spy.next('the server pick', 30_000);
+    await choose(s, (i) => i.label === 'slow-schemas', 'slow-schemas');
+    await waitFor(() => s.pick?.busy === true, 'the server pick busy while the server starts');
+    const shown = spy.shown.length;
+    await escape();
+    // The command ends without waiting for the connection, and nothing pops up after it.
+    await done;
+    await waitFor(async () => (await server('slow-schemas')).description?.startsWith('connected'), 'the connection (which goes on) to be up', 20_000);
+    assert.deepEqual(spy.shown.slice(shown).map((x) => x.title), [], 'no quick input after Escape');
+  });
+
   test('Escape on the ttl step runs nothing', async () => {
     const run = await start('demo', 'build-project');
     await fillArguments(spy, 'build-project', {});

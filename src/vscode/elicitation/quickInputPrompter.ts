@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Answer, FormPrompter, InputOptions, Nav, PickItem, PickOptions, PromptOptions } from '../../core/elicitation/handler';
-import { abortReason } from '../../core/util/abort';
+import { abortReason, raceAbort } from '../../core/util/abort';
 import type { HiddenDialogs } from '../hiddenDialogs';
 
 type Item<T> = vscode.QuickPickItem & { value: T };
@@ -93,13 +93,23 @@ export class QuickInputPrompter implements FormPrompter {
     }
   }
 
-  /** While work runs between two steps: the input shown stays up, busy and disabled. */
-  async whileBusy<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * While work runs between two steps: the input shown stays up, busy and disabled. Hiding it
+   * (Escape, another quick input) stops waiting: `signal` aborts and the answer is undefined,
+   * whatever the work does after.
+   */
+  async whileBusy<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T | undefined> {
     const input = this.#current;
+    const stop = new AbortController();
+    const hidden = input?.onDidHide(() => stop.abort(new Error('cancelled')));
     if (input) [input.busy, input.enabled] = [true, false];
     try {
-      return await work();
+      return await raceAbort(work(stop.signal), stop.signal);
+    } catch (err) {
+      if (stop.signal.aborted) return undefined;
+      throw err;
     } finally {
+      hidden?.dispose();
       if (input && this.#current === input) [input.busy, input.enabled] = [false, true];
     }
   }
