@@ -268,7 +268,7 @@ async function runTool(deps: TaskCommandDeps, ui: QuickInputPrompter, fixedServe
       }
       args = a;
       // The ttl means something only to a task: a direct call is not asked for one.
-      if (decideExecution(offer!.acceptsTasks, tool!.execution?.taskSupport).mode !== 'task') return callTool(deps, server!, tool!, args.value, undefined);
+      if (decideExecution(offer!.acceptsTasks, tool!.execution?.taskSupport).mode !== 'task') return run(ui, deps, server!, tool!, args.value, undefined);
       step = 'ttl';
     } else {
       const ttl = await askTtl(vscode.l10n.t('Run Tool as Task (4/4): ttl of {0}', tool!.name), ui);
@@ -278,9 +278,19 @@ async function runTool(deps: TaskCommandDeps, ui: QuickInputPrompter, fixedServe
         step = Object.keys(tool!.inputSchema.properties ?? {}).length ? 'arguments' : 'tool';
         continue;
       }
-      return callTool(deps, server!, tool!, args!.value, ttl.ttlMs);
+      return run(ui, deps, server!, tool!, args!.value, ttl.ttlMs);
     }
   }
+}
+
+/**
+ * The call goes out from the last step, which stays up, busy and disabled, until the server
+ * answers `tools/call` (a task server answers at once; a slow one takes its time). Escape then
+ * only closes the step: the call goes on, and its task shows in the view when it starts.
+ */
+async function run(ui: QuickInputPrompter, deps: TaskCommandDeps, server: ServerSnapshot, tool: Tool, args: Record<string, unknown>, ttlMs: number | undefined): Promise<void> {
+  const call = callTool(deps, server, tool, args, ttlMs);
+  await ui.whileBusy(() => call);
 }
 
 async function callTool(deps: TaskCommandDeps, server: ServerSnapshot, tool: Tool, args: Record<string, unknown>, ttlMs: number | undefined): Promise<void> {

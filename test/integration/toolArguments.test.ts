@@ -21,6 +21,7 @@ interface Row {
 
 /** out/test/integration -> the fixture in the sources. */
 const SCHEMA_SERVER = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'servers', 'schema-server.mjs');
+const SLOW_TASK_SERVER = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'servers', 'slow-task.mjs');
 
 suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
   let testing: McpTasksTestingApi;
@@ -70,7 +71,11 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     spy = new QuickInputSpy();
     await settings().update(
       'servers',
-      { schemas: { type: 'stdio', command: 'node', args: [SCHEMA_SERVER] }, 'slow-schemas': { type: 'stdio', command: 'node', args: [SCHEMA_SERVER, '--slow-start', '1500'] } },
+      {
+        schemas: { type: 'stdio', command: 'node', args: [SCHEMA_SERVER] },
+        'slow-schemas': { type: 'stdio', command: 'node', args: [SCHEMA_SERVER, '--slow-start', '1500'] },
+        'slow-tasks': { type: 'stdio', command: 'node', args: [SLOW_TASK_SERVER, '--answer-after', '3000'] },
+      },
       vscode.ConfigurationTarget.Global,
     );
     await waitFor(async () => ((await testing.getTreeSnapshot()) as Row[]).some((r) => r.label === 'schemas'), 'the schemas server row');
@@ -272,6 +277,16 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     await done;
     await waitFor(async () => (await server('slow-schemas')).description?.startsWith('connected'), 'the connection (which goes on) to be up', 20_000);
     assert.deepEqual(spy.shown.slice(shown).map((x) => x.title), [], 'no quick input after Escape');
+  });
+
+  test('The ttl step stays up, busy and disabled, until the server answers tools/call; then the task shows', async function () {
+    this.timeout(30_000);
+    const run = await start('slow-tasks', 'slow');
+    const ttl = await spy.next('the ttl pick');
+    assert.equal(ttl.title, 'Run Tool as Task (4/4): ttl of slow');
+    await accept();
+    await waitFor(() => ttl.pick?.busy === true && ttl.pick.enabled === false, 'the ttl pick busy while tools/call is on its way');
+    await run.started();
   });
 
   test('Escape on the ttl step runs nothing', async () => {
