@@ -16,6 +16,11 @@ import type { QuickInputPrompter } from './elicitation/quickInputPrompter';
 const UNUSUAL = ['anyOf', 'oneOf', 'allOf', 'not', 'if', '$ref', 'patternProperties', 'dependentRequired', 'dependentSchemas', 'dependencies', 'propertyNames', 'minProperties', 'maxProperties'];
 const AS_JSON = Symbol('as JSON');
 const NEVER = new AbortController().signal;
+/**
+ * The command's title counts its steps ("Run Tool as Task (3/4)"): the form's own field counter
+ * is not shown beside it, which would read "1/3" under "3/4".
+ */
+const ONE_COUNTER = { step: undefined, totalSteps: undefined };
 /** The user pressed Back on the first screen of a step: show the step before it. */
 export const BACK = Symbol('back');
 
@@ -52,7 +57,7 @@ class ToolFormPrompter implements FormPrompter {
    */
   async #leaving<A>(o: PromptOptions, ask: (o: PromptOptions) => Promise<Answer<A>>): Promise<Answer<A>> {
     const first = o.step === 1 && !o.canGoBack;
-    const a = await ask({ ...o, canDecline: false, canGoBack: o.canGoBack || first });
+    const a = await ask({ ...o, ...ONE_COUNTER, canDecline: false, canGoBack: o.canGoBack || first });
     if (first && 'nav' in a && a.nav === 'back') {
       this.back = true;
       return { nav: 'cancel' };
@@ -71,7 +76,7 @@ class ToolFormPrompter implements FormPrompter {
       else if (type === 'edit') review.push(i);
     }
     review.splice(1, 0, { icon: 'json', label: vscode.l10n.t('Edit as JSON…'), description: vscode.l10n.t('change the arguments as a JSON object'), value: AS_JSON });
-    const a = await this.#inner.pick(review, { ...o, canDecline: false, placeholder: vscode.l10n.t('Review the arguments of {0}', this.#toolName) } as PickOptions<T | typeof AS_JSON>);
+    const a = await this.#inner.pick(review, { ...o, ...ONE_COUNTER, canDecline: false, placeholder: vscode.l10n.t('Review the arguments of {0}', this.#toolName) } as PickOptions<T | typeof AS_JSON>);
     if ('nav' in a || a.value[0] !== AS_JSON) return a as Answer<T[]>;
     // Accept ends the form with its content, which the JSON box then starts from.
     this.asJson = true;

@@ -158,20 +158,32 @@ export async function runToolAsTask(page, { server, tool, args, ttl = 'Default' 
 }
 
 /**
- * Answers the arguments form of Run Tool as Task, one field a step (the title counts them:
- * "arguments of TOOL (2/4)"): a field named in `args` gets that text typed, or, in a pick, the
- * item with that label; any other field keeps what it shows (its default) with Enter. On the
- * last step (the review) Enter runs the tool.
+ * Answers the arguments form of Run Tool as Task, one field a step (the title stays "Run Tool as
+ * Task (3/4): arguments of TOOL"; each step shows its field in its prompt or placeholder): a
+ * field named in `args` gets that text typed, or, in a pick, the item with that label; any other
+ * field keeps what it shows (its default) with Enter. On the last step (the review, "Review the
+ * arguments of TOOL") Enter runs the tool.
  */
 export async function fillArguments(page, tool, args) {
   const widget = page.locator(`${parts.quickInput}:not(.quick-input-widget-closing)`);
-  for (let step = 1; ; step++) {
-    const title = quickInputTitle(page, `arguments of ${tool} (${step}/`);
-    await title.waitFor({ timeout: 30_000 });
-    const total = Number(/\((\d+)\/(\d+)\)\s*$/.exec(await title.textContent())?.[2]);
-    if (step === total) return pressEnterOn(page, `Run ${tool}`);
+  await quickInputTitle(page, `arguments of ${tool}`).waitFor({ timeout: 30_000 });
+  let previous = '';
+  for (;;) {
     // The field's prompt (an input box) or placeholder (a pick): `[message — ]field[ (optional)][: ...]`.
-    const text = await widget.evaluate((el) => el.querySelector('.quick-input-message')?.textContent.trim() || el.querySelector('input')?.placeholder || '');
+    // The next step is up once it differs from the step answered.
+    const text = await page
+      .waitForFunction(
+        ({ selector, previous }) => {
+          const el = [...globalThis.document.querySelectorAll(selector)].pop();
+          const text = (el && (el.querySelector('.quick-input-message')?.textContent.trim() || el.querySelector('input')?.placeholder)) || '';
+          return text && text !== previous ? text : false;
+        },
+        { selector: `${parts.quickInput}:not(.quick-input-widget-closing)`, previous },
+        { timeout: 30_000 },
+      )
+      .then((h) => h.jsonValue());
+    if (text.startsWith(`Review the arguments of ${tool}`)) return pressEnterOn(page, `Run ${tool}`);
+    previous = text;
     const field = /^(.+?)(?: \(optional\))?(?::|$| \()/.exec(text.split(' — ').pop())?.[1];
     const answer = args[field];
     const isPick = await widget.locator('.quick-input-list .monaco-list-row').first().isVisible();

@@ -140,6 +140,9 @@ export async function fillArguments(spy: QuickInputSpy, toolName: string, answer
   for (;;) {
     const s = await spy.next(`a step of the arguments of ${toolName} (after ${asked.join(', ') || 'none'})`);
     assert.match(s.title ?? '', new RegExp(`^Run Tool as Task \\(3/4\\): arguments of ${toolName}$`));
+    // One step counter: the title's. The quick input's own (1/3 of the form) would contradict it.
+    const q = s.pick ?? s.box;
+    assert.deepEqual([q?.step, q?.totalSteps], [undefined, undefined], `a step of the form shows no counter of its own besides "${s.title}"`);
     if (s.items.some((i) => i.label.endsWith(`Run ${toolName}`))) {
       await choose(s, (i) => i.label.endsWith(review), review);
       return asked;
