@@ -6,6 +6,8 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
 import { getExtension } from './helpers';
+import { QuickInputSpy, accept } from './quickInputs';
+import type { ToolAnswer } from './taskApiHelpers';
 import { cleanUp, invoke, publicApi } from './taskApiHelpers';
 
 const TOOLS = ['mcpTasks_listTools', 'mcpTasks_startTask', 'mcpTasks_getTask', 'mcpTasks_getResult', 'mcpTasks_cancelTask'];
@@ -46,7 +48,19 @@ suite('Language-model tools', () => {
   });
 
   test('mcpTasks_listTools lists the task tools of both servers, with their inputs, and leaves out plain tools', async () => {
-    const a = await invoke('mcpTasks_listTools', {});
+    const spy = new QuickInputSpy();
+    let a: ToolAnswer;
+    try {
+      const listing = invoke('mcpTasks_listTools', {});
+      // Listing connects every server: "picky" first asks for its pollInterval (a pickString
+      // input of the workspace's mcp.json). Its default is taken.
+      const input = await spy.next('the pick of the pollInterval input of "picky"');
+      assert.equal(input.title, 'MCP server "picky"');
+      await accept();
+      a = await listing;
+    } finally {
+      spy.dispose();
+    }
     assert.match(a.text, /tools can run as tasks:/);
     assert.match(a.text, /server "everything", tool "simulate-research-query" \(taskSupport required\)/);
     assert.match(a.text, /server "demo", tool "build-project" \(taskSupport required\)/);
