@@ -78,10 +78,26 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
         if (!choice) return;
       }
       if (!t.outcome) {
-        await vscode.window.withProgress(
-          { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Fetching the result of "{0}"…', taskTitle(t)) },
-          () => engine.fetchResult(t.key),
+        // A live task may take hours: Cancel stops this wait, not the task (the engine still
+        // follows it and fetches its result when it ends).
+        const fetched = await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Fetching the result of "{0}"…', taskTitle(t)), cancellable: true },
+          async (_, token) => {
+            const stop = toAbortSignal(token);
+            try {
+              return await raceAbort(engine.fetchResult(t.key), stop.signal);
+            } catch (err) {
+              if (stop.signal.aborted) return undefined;
+              throw err;
+            } finally {
+              stop.dispose();
+            }
+          },
         );
+        if (!fetched) {
+          void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Tasks: stopped waiting for "{0}"; the task goes on', taskTitle(t)), 5000);
+          return;
+        }
       }
       await results.show(engine.get(t.key) ?? t);
     } catch (err) {

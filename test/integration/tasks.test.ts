@@ -275,6 +275,37 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await resultEditor('- Artifact: dist/integration-app-1.0.0.tgz');
   });
 
+  test('Fetch Task Result on a live task, Wait: the progress can be cancelled, which stops waiting and leaves the task working', async function () {
+    this.timeout(30_000);
+    const live = await runTool('demo', 'long-running-scan', { durationMs: '600000' });
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const [showInfo, withProgress] = [w.showInformationMessage, w.withProgress];
+    const waiting = new vscode.CancellationTokenSource();
+    let progress: vscode.ProgressOptions | undefined;
+    let started!: () => void;
+    const inProgress = new Promise<void>((r) => (started = r));
+    // The question "Wait for its result?" is a toast the host cannot click: answered here.
+    w.showInformationMessage = (message: string, ...items: string[]) => Promise.resolve(/Wait for its result\?/.test(message) ? items.find((i) => i === 'Wait') : undefined);
+    w.withProgress = (options: vscode.ProgressOptions, task: (p: vscode.Progress<unknown>, t: vscode.CancellationToken) => Thenable<unknown>) => {
+      progress = options;
+      started();
+      return task({ report: () => undefined }, waiting.token);
+    };
+    try {
+      const done = vscode.commands.executeCommand('mcpTasks.fetchResult', live.node);
+      await inProgress;
+      assert.equal(progress?.cancellable, true, 'the wait can be cancelled');
+      waiting.cancel();
+      await done;
+    } finally {
+      [w.showInformationMessage, w.withProgress] = [showInfo, withProgress];
+    }
+    const row = await taskRow('demo', live.row.id!);
+    assert.ok(words(row?.contextValue).has('live'), `the task goes on: ${row?.description}`);
+    await vscode.commands.executeCommand('mcpTasks.cancelTask', live.node);
+    await rowWhen('demo', live.row.id!, (r) => r.icon === 'circle-slash', 'the scan to be cancelled');
+  });
+
   test('Respond to Task with nothing waiting says so', async () => {
     assert.ok(!(await allTaskRows()).some((r) => words(r.contextValue).has('respondable')), 'no task waits for input before this test');
     spy.messages.length = 0;
