@@ -19,6 +19,7 @@ import { registerCommands } from './vscode/commands';
 import { ConfigurationReader } from './vscode/configuration';
 import { TaskIndicators } from './vscode/indicators';
 import { HiddenDialogs } from './vscode/hiddenDialogs';
+import { confirmDestructive, isConfirmed } from './vscode/confirm';
 import { ResultDocuments } from './vscode/results';
 import { registerTaskCommands } from './vscode/taskCommands';
 import { channelLogger } from './vscode/log';
@@ -210,10 +211,18 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
             : vscode.l10n.t('Forgot {0} saved inputs; they are asked again when their servers next connect.', n),
       );
     }),
-    vscode.commands.registerCommand('mcpTasks.clearStoredResults', async () => {
+    vscode.commands.registerCommand('mcpTasks.clearStoredResults', async (arg?: unknown) => {
+      const stored = store.storedResults;
+      if (!stored) {
+        if (!isConfirmed(arg)) void vscode.window.showInformationMessage(vscode.l10n.t('No task results are stored.'));
+        return;
+      }
+      const ask = stored === 1 ? vscode.l10n.t('Delete 1 stored task result?') : vscode.l10n.t('Delete {0} stored task results?', stored);
+      const detail = vscode.l10n.t("A task's result can be fetched again while its server keeps it; a direct call's result is gone for good.");
+      if (!isConfirmed(arg) && !(await confirmDestructive(ask, detail, vscode.l10n.t('Delete')))) return;
       const n = await store.clearResults();
       engine.forgetOutcomes();
-      void vscode.window.showInformationMessage(vscode.l10n.t('Deleted {0} stored task results.', n));
+      void vscode.window.showInformationMessage(n === 1 ? vscode.l10n.t('Deleted 1 stored task result.') : vscode.l10n.t('Deleted {0} stored task results.', n));
     }),
   );
 

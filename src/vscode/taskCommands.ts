@@ -8,6 +8,7 @@ import type { Tool } from '../core/protocol/schemas';
 import { decideExecution, serverAcceptsToolTasks } from '../core/tasks/policy';
 import { errorMessage, raceAbort } from '../core/util/abort';
 import { toAbortSignal } from './cancellation';
+import { confirmDestructive, isConfirmed } from './confirm';
 import type { ResultDocuments } from './results';
 import type { TaskHost } from '../core/host/taskHost';
 import type { Node, TasksTreeProvider } from './tree/tasksTree';
@@ -176,9 +177,22 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       engine.respond(t.key);
       void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Tasks: waiting for the question of "{0}"…', taskTitle(t)), 5000);
     }),
-    vscode.commands.registerCommand('mcpTasks.clearFinished', () => {
+    vscode.commands.registerCommand('mcpTasks.clearFinished', async (arg?: unknown) => {
+      const finished = engine.list().filter((t) => isTerminal(t.status));
+      if (!finished.length) {
+        if (!isConfirmed(arg)) void vscode.window.showInformationMessage(vscode.l10n.t('There are no finished tasks to clear.'));
+        return;
+      }
+      const kept = finished.filter((t) => t.outcome !== undefined || t.outcomeFetchedAt !== undefined).length;
+      const ask = finished.length === 1 ? vscode.l10n.t('Clear 1 finished task?') : vscode.l10n.t('Clear {0} finished tasks?', finished.length);
+      const detail = kept
+        ? kept === 1
+          ? vscode.l10n.t('They leave the view, and the 1 result kept for them is deleted.')
+          : vscode.l10n.t('They leave the view, and the {0} results kept for them are deleted.', kept)
+        : vscode.l10n.t('They leave the view.');
+      if (!isConfirmed(arg) && !(await confirmDestructive(ask, detail, vscode.l10n.t('Clear')))) return;
       const n = engine.clearFinished();
-      void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Tasks: cleared {0} finished tasks', n), 3000);
+      void vscode.window.setStatusBarMessage(n === 1 ? vscode.l10n.t('MCP Tasks: cleared 1 finished task') : vscode.l10n.t('MCP Tasks: cleared {0} finished tasks', n), 3000);
     }),
   ];
 }

@@ -37,7 +37,7 @@ export async function cleanUp(api: McpTasksApi, started: readonly string[]): Pro
     const t = api.getTask(id);
     if (t && (t.status === 'working' || t.status === 'input_required')) await api.cancelTask(id).catch(() => undefined);
   }
-  await vscode.commands.executeCommand('mcpTasks.clearFinished');
+  await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
   for (const s of api.getServers()) {
     if (s.state !== 'idle') await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id: s.id });
   }

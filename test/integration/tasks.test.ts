@@ -320,21 +320,62 @@ suite('Commands and the Tasks view, with the demo server', () => {
     assert.deepEqual((await taskRows('demo')).map((r) => r.id), before);
   });
 
+  /**
+   * Runs `command` with its modal confirmation answered `answer` (a modal dialog cannot be
+   * clicked from the host); returns the warnings it showed, with their options.
+   */
+  async function confirming(command: string, answer: string | undefined): Promise<Array<{ message: string; options: unknown; items: string[] }>> {
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const original = w.showWarningMessage;
+    const shown: Array<{ message: string; options: unknown; items: string[] }> = [];
+    w.showWarningMessage = (message: string, options: unknown, ...items: string[]) => {
+      shown.push({ message, options, items });
+      return Promise.resolve(answer);
+    };
+    try {
+      await vscode.commands.executeCommand(command);
+    } finally {
+      w.showWarningMessage = original;
+    }
+    return shown;
+  }
+
+  test('Clear Finished Tasks asks first, in a modal warning naming how many; declined, nothing is cleared', async () => {
+    const finished = (await allTaskRows()).filter((r) => words(r.contextValue).has('finished'));
+    assert.ok(finished.length > 1, 'finished tasks to clear');
+    const shown = await confirming('mcpTasks.clearFinished', undefined);
+    assert.equal(shown.length, 1, 'one confirmation');
+    assert.equal(shown[0].message, `Clear ${finished.length} finished tasks?`);
+    assert.deepEqual([(shown[0].options as vscode.MessageOptions).modal, shown[0].items], [true, ['Clear']]);
+    assert.match((shown[0].options as vscode.MessageOptions).detail ?? '', /results kept for them are deleted|leave the view/);
+    assert.deepEqual((await allTaskRows()).filter((r) => words(r.contextValue).has('finished')).map((r) => r.id), finished.map((r) => r.id), 'nothing was cleared');
+  });
+
   test('Clear Finished Tasks removes the finished rows and keeps the live one', async function () {
     this.timeout(30_000);
     const live = await runTool('demo', 'long-running-scan', { durationMs: '600000' });
     assert.ok((await allTaskRows()).some((r) => words(r.contextValue).has('finished')), 'finished tasks to clear');
-    await vscode.commands.executeCommand('mcpTasks.clearFinished');
+    await confirming('mcpTasks.clearFinished', 'Clear');
     await waitFor(async () => (await allTaskRows()).every((r) => words(r.contextValue).has('live')), 'only live tasks to remain');
     assert.ok((await taskRows('demo')).some((r) => r.id === live.row.id), 'the live scan is kept');
     await vscode.commands.executeCommand('mcpTasks.cancelTask', live.node);
     await rowWhen('demo', live.row.id!, (r) => r.icon === 'circle-slash', 'the scan to be cancelled');
   });
 
-  test('Clear Stored Results says how many results it deleted', async () => {
+  test('Clear Stored Results asks first, naming how many, then says how many results it deleted; with none left, it says so', async () => {
+    // A finished call with its result, so there is a result to delete.
+    const { row } = await runTool('demo', 'get-time');
+    await rowWhen('demo', row.id!, (r) => words(r.contextValue).has('hasResult'), 'get-time to have its result');
     spy.messages.length = 0;
-    await vscode.commands.executeCommand('mcpTasks.clearStoredResults');
-    await waitFor(() => spy.messages.some((m) => /^Deleted \d+ stored task results\.$/.test(m)), 'the message "Deleted N stored task results."');
+    const shown = await confirming('mcpTasks.clearStoredResults', 'Delete');
+    assert.equal(shown.length, 1, 'one confirmation');
+    const n = Number(/^Delete (\d+) stored task results?\?$/.exec(shown[0].message)?.[1]);
+    assert.ok(n > 0, `the confirmation names the count: ${shown[0].message}`);
+    assert.equal((shown[0].options as vscode.MessageOptions).modal, true);
+    const said = n === 1 ? 'Deleted 1 stored task result.' : `Deleted ${n} stored task results.`;
+    await waitFor(() => spy.messages.includes(said), `the message "${said}"`);
+    assert.deepEqual(await confirming('mcpTasks.clearStoredResults', 'Delete'), [], 'nothing left to confirm');
+    await waitFor(() => spy.messages.includes('No task results are stored.'), 'the message "No task results are stored."');
   });
 
   test('Open MCP Configuration opens the workspace\'s .vscode/mcp.json', async () => {

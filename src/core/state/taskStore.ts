@@ -170,6 +170,11 @@ export class TaskStore implements Disposable {
   }
 
   /** Deletes every stored result file; tasks stay, without their results. Returns how many. */
+  /** How many results are kept on disk (what clearResults would delete). */
+  get storedResults(): number {
+    return this.#written.size;
+  }
+
   async clearResults(): Promise<number> {
     const n = this.#written.size;
     this.#written.clear();

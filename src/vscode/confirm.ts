@@ -1,0 +1,14 @@
+import * as vscode from 'vscode';
+
+/**
+ * The argument with which a program (another extension, a test) runs a destructive command
+ * without its confirmation: `executeCommand('mcpTasks.clearFinished', { confirmed: true })`.
+ */
+export function isConfirmed(arg: unknown): boolean {
+  return typeof arg === 'object' && arg !== null && (arg as { confirmed?: unknown }).confirmed === true;
+}
+
+/** A modal warning naming what goes and a button for it; true when the user chose it. */
+export async function confirmDestructive(message: string, detail: string, action: string): Promise<boolean> {
+  return (await vscode.window.showWarningMessage(message, { modal: true, detail }, action)) === action;
+}
