@@ -7,7 +7,7 @@ import { STATUS_PRESENTATION, describeTask, expiresAt, formatAge, taskTitle } fr
 import { isTerminal } from '../../core/tasks/status';
 import type { TaskSnapshot } from '../../core/tasks/types';
 import { DisposableBase } from '../../core/util/event';
-import { SERVER_STATE_ICON, asThemeIcon } from './icons';
+import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
 
 export type Node =
   | { kind: 'server'; id: string }
@@ -109,14 +109,21 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     if (!element) {
       const errors: Node[] = this.#servers.errors.map((_, index) => ({ kind: 'configError', index }));
       const live = new Set<string>();
-      const servers = this.#servers.list().map((s) => {
-        live.add(s.id);
-        let node = this.#serverNodes.get(s.id);
-        if (!node) this.#serverNodes.set(s.id, (node = { kind: 'server', id: s.id }));
+      const serverNode = (id: string) => {
+        live.add(id);
+        let node = this.#serverNodes.get(id);
+        if (!node) this.#serverNodes.set(id, (node = { kind: 'server', id }));
         return node;
-      });
+      };
+      const servers = this.#servers.list().map((s) => serverNode(s.id));
+      // Tasks of servers no longer configured are still tracked (palette, API, store): a row
+      // per such server, after the configured ones, keeps them in sight until cleared.
+      const removed = [...new Set([...this.#engine.list().map((t) => t.serverId), ...(this.#host?.list() ?? []).map((h) => h.serverId)])]
+        .filter((id) => !live.has(id))
+        .sort((a, b) => removedLabel(a).localeCompare(removedLabel(b)))
+        .map(serverNode);
       for (const id of this.#serverNodes.keys()) if (!live.has(id)) this.#serverNodes.delete(id);
-      return [...servers, ...errors];
+      return [...servers, ...removed, ...errors];
     }
     if (element.kind !== 'server') return [];
     const hosted = (this.#host?.list() ?? [])
@@ -150,7 +157,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       return h ? hostedItem(h) : new vscode.TreeItem('(removed)');
     }
     const s = this.#servers.get(node.id);
-    if (!s) return new vscode.TreeItem('(removed)');
+    if (!s) return removedServerItem(node.id);
     const hasTasks = this.#engine.list().some((t) => t.serverId === s.id) || (this.#host?.list().some((h) => h.serverId === s.id) ?? false);
     const item = new vscode.TreeItem(s.label, hasTasks ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = `server:${s.id}`;
@@ -276,6 +283,25 @@ function hostedItem(h: HostedTaskSnapshot): vscode.TreeItem {
   md.appendMarkdown(`Task id: \`${h.taskId}\`  \nCreated: ${new Date(h.createdAt).toLocaleString()}  \nTTL: ${formatAge(h.ttl)}`);
   item.tooltip = md;
   item.accessibilityInformation = { label: `${what} asked by the server, ${p.label}` };
+  return item;
+}
+
+/** The name a server had: the last part of its id (`settings:NAME`, `folder:PATH:NAME`). */
+function removedLabel(id: string): string {
+  return id.slice(id.lastIndexOf(':') + 1) || id;
+}
+
+/** A server no longer in the configuration whose tasks are still tracked. */
+function removedServerItem(id: string): vscode.TreeItem {
+  const label = removedLabel(id);
+  const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Expanded);
+  item.id = `server:${id}`;
+  item.description = 'removed from the configuration';
+  item.iconPath = asThemeIcon(REMOVED_SERVER_ICON);
+  // Not "server": nothing connects to it, runs tools on it or restarts it.
+  item.contextValue = 'removedServer';
+  item.tooltip = new vscode.MarkdownString(`**${escapeMd(label)}** is no longer in the configuration (${escapeMd(id)}). Its tasks stay listed until cleared (Clear Finished Tasks).`);
+  item.accessibilityInformation = { label: `Server ${label}, removed from the configuration` };
   return item;
 }
 

@@ -1,0 +1,55 @@
+// A server removed from the configuration while the extension still tracks its tasks: the view
+// keeps a row for it, its tasks under it, until they are cleared.
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { McpTasksApi } from '../../api/mcp-tasks';
+import { activateExtension, testingApi, waitFor } from './helpers';
+import type { McpTasksTestingApi } from './helpers';
+import { cleanUp, publicApi } from './taskApiHelpers';
+
+interface Row {
+  id?: string;
+  label: string;
+  description?: string;
+  contextValue?: string;
+  children?: Row[];
+}
+
+/** out/test/integration -> the demo server in the sources. */
+const DEMO = path.resolve(__dirname, '..', '..', '..', 'demo', 'server.mjs');
+
+suite('Tasks of a server removed from the configuration', () => {
+  let testing: McpTasksTestingApi;
+  let api: McpTasksApi;
+  const settings = () => vscode.workspace.getConfiguration('mcpTasks');
+  const rows = async () => (await testing.getTreeSnapshot()) as Row[];
+
+  suiteSetup(async function () {
+    this.timeout(30_000);
+    testing = testingApi(await activateExtension());
+    api = await publicApi();
+    await settings().update('servers', { leaving: { type: 'stdio', command: 'node', args: [DEMO, 'stdio', '--quiet'] } }, vscode.ConfigurationTarget.Global);
+    await waitFor(async () => (await rows()).some((r) => r.label === 'leaving'), 'the row of the server "leaving"');
+  });
+
+  suiteTeardown(async () => {
+    await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    if (api) await cleanUp(api, []);
+  });
+
+  test('stay in the view under a row for that server, which offers no server actions, until cleared', async function () {
+    this.timeout(30_000);
+    const server = api.getServers().find((s) => s.label === 'leaving')!;
+    const task = await api.runTool(server.id, 'build-project', { arguments: { project: 'left-behind', durationMs: 200 } });
+    assert.equal((await api.getResult(task.id, { waitSeconds: 20 })).task.status, 'completed');
+    await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    const row = await waitFor(async () => (await rows()).find((r) => r.id === `server:${server.id}` && r.description === 'removed from the configuration'), 'the row of the removed server');
+    assert.equal(row.label, 'leaving');
+    assert.ok(!/\bserver\b/.test(row.contextValue ?? ''), `no Connect, Run Tool or Restart on it: ${row.contextValue}`);
+    assert.deepEqual(row.children?.map((c) => c.label), ['build-project'], 'its task is listed under it');
+    assert.ok(api.getTask(task.id), 'the task is still tracked');
+    await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
+    await waitFor(async () => !(await rows()).some((r) => r.id === `server:${server.id}`), 'the row to go with its last task');
+  });
+});
