@@ -10,9 +10,9 @@ import { errorMessage, raceAbort } from '../core/util/abort';
 import { toAbortSignal } from './cancellation';
 import { confirmDestructive, isConfirmed } from './confirm';
 import type { ResultDocuments } from './results';
-import type { TaskHost } from '../core/host/taskHost';
+import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
 import type { Node, TasksTreeProvider } from './tree/tasksTree';
-import { describeServer } from './tree/tasksTree';
+import { describeServer, isCancelable } from './tree/tasksTree';
 import { QuickInputPrompter } from './elicitation/quickInputPrompter';
 import type { ToolArguments } from './toolInputs';
 import { BACK, askArguments, askTtl } from './toolInputs';
@@ -136,8 +136,17 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
         }
         return;
       }
-      const t = taskFromArg(arg) ?? (await pickTask((x) => !isTerminal(x.status), vscode.l10n.t('Cancel which task?'), vscode.l10n.t('No task is running.')));
-      if (t) await cancel(t);
+      const t = taskFromArg(arg);
+      if (t) return cancel(t);
+      const picked = await pickToCancel(deps);
+      if (picked?.kind === 'task') await cancel(picked.task);
+      else if (picked) {
+        try {
+          deps.host.cancel(picked.hosted.serverId, picked.hosted.taskId);
+        } catch (err) {
+          void vscode.window.showWarningMessage(errorMessage(err));
+        }
+      }
     }),
     vscode.commands.registerCommand('mcpTasks.fetchResult', async (arg?: unknown) => {
       const t =
@@ -195,6 +204,47 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       void vscode.window.setStatusBarMessage(n === 1 ? vscode.l10n.t('MCP Tasks: cleared 1 finished task') : vscode.l10n.t('MCP Tasks: cleared {0} finished tasks', n), 3000);
     }),
   ];
+}
+
+/**
+ * The live tasks the user can cancel, newest first: tasks and direct calls (not those of a
+ * server without `tasks/cancel`), and the questions and sampling requests servers asked the
+ * client to run as tasks.
+ */
+async function pickToCancel(deps: TaskCommandDeps): Promise<{ kind: 'task'; task: TaskSnapshot } | { kind: 'hosted'; hosted: HostedTaskSnapshot } | undefined> {
+  const { engine, servers, host } = deps;
+  const now = Date.now();
+  const age = (createdAt: string) => formatAge(now - Date.parse(createdAt));
+  type Item = vscode.QuickPickItem & { createdAt: string; target: { kind: 'task'; task: TaskSnapshot } | { kind: 'hosted'; hosted: HostedTaskSnapshot } };
+  const items: Item[] = [
+    ...engine
+      .list()
+      .filter((t) => isCancelable(t, servers))
+      .map((t): Item => ({
+        label: `$(${STATUS_PRESENTATION[t.status].icon}) ${taskTitle(t)}`,
+        description: `${servers.label(t.serverId)} · ${STATUS_PRESENTATION[t.status].label} · ${age(t.createdAt)}`,
+        detail: describeTask(t, now),
+        createdAt: t.createdAt,
+        target: { kind: 'task', task: t },
+      })),
+    ...host
+      .list()
+      .filter((h) => !isTerminal(h.status))
+      .map((h): Item => ({
+        label: `$(${h.method === 'elicitation/create' ? 'comment-discussion' : 'sparkle'}) ${h.method === 'elicitation/create' ? vscode.l10n.t('Question asked by the server') : vscode.l10n.t('Sampling asked by the server')}`,
+        description: `${servers.label(h.serverId)} · ${STATUS_PRESENTATION[h.status].label} · ${age(h.createdAt)}`,
+        detail: h.summary,
+        createdAt: h.createdAt,
+        target: { kind: 'hosted', hosted: h },
+      })),
+  ].sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+  if (!items.length) {
+    const live = engine.list().some((t) => !isTerminal(t.status));
+    void vscode.window.showInformationMessage(live ? vscode.l10n.t('No running task can be cancelled: their servers do not support tasks/cancel.') : vscode.l10n.t('No task is running.'));
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('Cancel which task?'), title: 'MCP Tasks', matchOnDescription: true, matchOnDetail: true });
+  return picked?.target;
 }
 
 async function pickServer(servers: ServerManager, ui: QuickInputPrompter, before: ServerSnapshot | undefined): Promise<ServerSnapshot | undefined> {

@@ -44,6 +44,16 @@ export function describeServer(s: ServerSnapshot): string {
 }
 
 /**
+ * Whether the user can cancel `t`: live, and a direct call or on a server that takes
+ * `tasks/cancel` (or not connected yet, so not known not to).
+ */
+export function isCancelable(t: TaskSnapshot, servers: Pick<ServerManager, 'peekSession'>): boolean {
+  if (isTerminal(t.status)) return false;
+  const caps = servers.peekSession(t.serverId)?.serverCapabilities;
+  return t.kind === 'direct' || !caps || caps.tasks?.cancel !== undefined;
+}
+
+/**
  * The Tasks view: servers, and under each its tasks, newest first. Node objects are kept per id,
  * so a change refreshes exactly the row that changed (a new or removed task: its server's row).
  */
@@ -183,8 +193,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     item.description = describeTask(t, now);
     item.iconPath = asThemeIcon({ id: p.icon, color: p.color });
     const live = !isTerminal(t.status);
-    const caps = this.#servers.peekSession(t.serverId)?.serverCapabilities;
-    const cancelable = live && (t.kind === 'direct' || !caps || caps.tasks?.cancel !== undefined);
+    const cancelable = isCancelable(t, this.#servers);
     const hasResult = t.outcome !== undefined || t.outcomeFetchedAt !== undefined || (t.kind === 'task' && (t.status === 'completed' || t.status === 'failed'));
     item.contextValue = ['task', t.kind, cancelable ? 'cancelable' : '', t.status === 'input_required' ? 'respondable' : '', hasResult ? 'hasResult' : '', live ? 'live' : 'finished']
       .filter(Boolean)
