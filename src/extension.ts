@@ -194,9 +194,9 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const view = vscode.window.createTreeView('mcpTasks.tasks', { treeDataProvider: tree, showCollapseAll: true });
   const results = new ResultDocuments(engine);
   context.subscriptions.push(tree, view, results, new TaskIndicators(engine, view, (id) => servers.label(id)));
-  // Ages in the rows' descriptions: refreshed while the view is visible, not otherwise.
+  // Ages in the rows' descriptions: refreshed while the view is visible, and when it shows again.
   const ageTimer = setInterval(() => view.visible && tree.refreshAll(), 30_000);
-  context.subscriptions.push({ dispose: () => clearInterval(ageTimer) });
+  context.subscriptions.push({ dispose: () => clearInterval(ageTimer) }, view.onDidChangeVisibility((e) => e.visible && tree.refreshAll()));
   context.subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), refreshTasks: (id) => engine.refreshList(id) }));
   context.subscriptions.push(...registerTaskCommands({ servers, engine, host, isAsking: (key) => asking.has(key), reopenDialog: () => hidden.reopen(), results, tree, view }));
   context.subscriptions.push(

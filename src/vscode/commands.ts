@@ -53,11 +53,14 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
 
   return [
     vscode.commands.registerCommand('mcpTasks.showLog', () => log.show()),
-    vscode.commands.registerCommand('mcpTasks.refresh', async () => {
-      await deps.reloadConfiguration();
-      const connected = servers.list().filter((s) => s.state.kind === 'connected');
-      await Promise.all(connected.map((s) => deps.refreshTasks(s.id).catch((err: unknown) => log.warn(`[${s.label}] tasks/list failed: ${errorMessage(err)}`))));
-    }),
+    vscode.commands.registerCommand('mcpTasks.refresh', () =>
+      // The view's progress bar runs while the configuration is read and the servers list their tasks.
+      vscode.window.withProgress({ location: { viewId: 'mcpTasks.tasks' } }, async () => {
+        await deps.reloadConfiguration();
+        const connected = servers.list().filter((s) => s.state.kind === 'connected');
+        await Promise.all(connected.map((s) => deps.refreshTasks(s.id).catch((err: unknown) => log.warn(`[${s.label}] tasks/list failed: ${errorMessage(err)}`))));
+      }),
+    ),
     vscode.commands.registerCommand('mcpTasks.connectServer', async (arg?: unknown) => {
       const s = await pickServer(arg, vscode.l10n.t('Connect to which server?'), (x) => x.state.kind !== 'connected');
       if (s) await connect(s);

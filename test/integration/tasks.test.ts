@@ -313,6 +313,22 @@ suite('Commands and the Tasks view, with the demo server', () => {
     assert.ok(spy.messages.includes('No task is waiting for your input.'), JSON.stringify(spy.messages));
   });
 
+  test('Refresh shows its progress in the view', async () => {
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const original = w.withProgress as typeof vscode.window.withProgress;
+    const locations: unknown[] = [];
+    w.withProgress = (options: vscode.ProgressOptions, task: Parameters<typeof vscode.window.withProgress>[1]) => {
+      locations.push(options.location);
+      return original(options, task);
+    };
+    try {
+      await vscode.commands.executeCommand('mcpTasks.refresh');
+    } finally {
+      w.withProgress = original;
+    }
+    assert.deepEqual(locations, [{ viewId: 'mcpTasks.tasks' }]);
+  });
+
   test('Refresh keeps the servers and their tasks', async () => {
     const before = (await taskRows('demo')).map((r) => r.id);
     await vscode.commands.executeCommand('mcpTasks.refresh');
