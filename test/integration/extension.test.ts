@@ -33,6 +33,14 @@ suite('MCP Tasks in the editor', () => {
     }
   });
 
+  test('Restart shows inline only on rows of connected (or connecting) servers, as Disconnect does', () => {
+    type Entry = { command: string; when?: string; group?: string };
+    const items: Entry[] = getExtension().packageJSON.contributes?.menus?.['view/item/context'] ?? [];
+    const inline = (command: string) => items.find((i) => i.command === command && i.group?.startsWith('inline'))?.when;
+    assert.match(inline('mcpTasks.restartServer') ?? '', /viewItem =~ \/\\bdisconnectable\\b\//);
+    assert.equal(inline('mcpTasks.restartServer'), inline('mcpTasks.disconnectServer'));
+  });
+
   test('the MCP Tasks view container and its Tasks view open', async () => {
     await vscode.commands.executeCommand('workbench.view.extension.mcpTasks');
     // `<viewId>.focus` exists only for a contributed view, and resolving it renders the tree.
