@@ -66,14 +66,18 @@ export class TaskIndicators extends DisposableBase {
       this.#item.accessibilityInformation = { label: this.#item.tooltip };
       this.#item.show();
     }
-    this.#view.badge = waiting ? { value: waiting, tooltip: vscode.l10n.t('{0} MCP tasks need your input', waiting) } : undefined;
+    const tooltip = waiting === 1 ? vscode.l10n.t('1 MCP task needs your input') : vscode.l10n.t('{0} MCP tasks need your input', waiting);
+    this.#view.badge = waiting ? { value: waiting, tooltip } : undefined;
   }
 
   #notifyInput(t: TaskSnapshot): void {
     if (!vscode.workspace.getConfiguration('mcpTasks').get<boolean>('notifications.inputRequired', true)) return;
     const respond = vscode.l10n.t('Respond');
+    const text = t.statusMessage
+      ? vscode.l10n.t('"{0}" on {1} needs your input: {2}', taskTitle(t), this.#label(t.serverId), t.statusMessage)
+      : vscode.l10n.t('"{0}" on {1} needs your input.', taskTitle(t), this.#label(t.serverId));
     void vscode.window
-      .showInformationMessage(vscode.l10n.t('"{0}" on {1} needs your input: {2}', taskTitle(t), this.#label(t.serverId), t.statusMessage ?? ''), respond)
+      .showInformationMessage(text, respond)
       .then((c) => c === respond && vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'task', key: t.key, serverId: t.serverId }));
   }
 
