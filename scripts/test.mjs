@@ -20,9 +20,11 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 // that a review found (hostile HTTP bodies, process trees, tasks waiting for input...) took
 // 6 KB. 270 KB: the next session's 30 fixes (reused task ids, event streams read through
 // node:http, hosted-task limits for plain requests, mcp.json kept while it is being edited,
-// store races...) took 7.7 KB more.
+// store races...) took 7.7 KB more. 280 KB: the dialog and view fixes (questions hidden without
+// an answer wait to be reopened, confirmations, a row for removed servers, cancellable waits)
+// took 8.7 KB more, most of it messages.
 const BUNDLE_TARGET = 150 * 1024;
-const BUNDLE_GATE = 270 * 1024;
+const BUNDLE_GATE = 280 * 1024;
 const args = new Set(process.argv.slice(2));
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 
