@@ -22,7 +22,9 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 // node:http, hosted-task limits for plain requests, mcp.json kept while it is being edited,
 // store races...) took 7.7 KB more. 280 KB: the dialog and view fixes (questions hidden without
 // an answer wait to be reopened, confirmations, a row for removed servers, cancellable waits)
-// took 8.7 KB more, most of it messages.
+// with this session's engine, transport and input fixes (results kept through transient errors,
+// the GET stream never given up, pickString inputs, forgotten passwords...) took the bundle from
+// 262.5 to 276.5 KB, most of it messages.
 const BUNDLE_TARGET = 150 * 1024;
 const BUNDLE_GATE = 280 * 1024;
 const args = new Set(process.argv.slice(2));
