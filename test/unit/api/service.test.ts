@@ -11,7 +11,7 @@ import { createTransport } from '../../../src/core/transports/factory';
 import { RpcError } from '../../../src/core/jsonrpc/errors';
 import type { ServerSnapshot } from '../../../src/core/servers/serverManager';
 import type { HarnessOptions } from '../helpers/fakeTaskServer';
-import { NO_POLL, harnessesForEachTest } from '../helpers/fakeTaskServer';
+import { NO_POLL, completeWithDeepResult, harnessesForEachTest } from '../helpers/fakeTaskServer';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 import { MAX_TIMER_DELAY_MS, recordTimerDelays } from '../helpers/timers';
 import { demoServer } from '../helpers/peers';
@@ -251,14 +251,7 @@ describe('TasksService over a scripted server: ids that change hands', () => {
   it('a result whose structuredContent is nested 10,000 deep: returned (its deepest parts a placeholder) and told to the model, not a RangeError', async () => {
     const { h, service } = await scripted({ server: { pollInterval: 10 } });
     const t = await service.start('fake', 'required-tool', { origin: 'chat' });
-    let deep: unknown = [];
-    for (let i = 0; i < 10_000; i++) deep = [deep];
-    h.server.override('tasks/result', () => new Promise(() => undefined)); // answered by hand below
-    h.server.complete(t.taskId);
-    const req = await h.server.waitForRequest('tasks/result');
-    // As the transport delivers it after JSON.parse of the server's bytes (V8 parses any depth).
-    h.server.sendRaw({ jsonrpc: '2.0', id: req.id, result: { content: [{ type: 'text', text: 'ok' }], structuredContent: { deep } } });
-    await waitFor(() => h.snap(t.taskId).outcome !== undefined, 'the outcome');
+    await completeWithDeepResult(h, t.taskId);
     const r = await service.result(t.id, 0);
     assert.equal(r.outcome?.kind, 'result');
     assert.deepEqual(r.outcome?.kind === 'result' && r.outcome.result.content, [{ type: 'text', text: 'ok' }]);

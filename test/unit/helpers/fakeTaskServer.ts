@@ -537,3 +537,18 @@ export async function waitStatus(h: Harness, taskId: string, status: LocalTaskSt
 
 /** Waits until every message sent so far in both directions was delivered (a ping round trip). */
 export const settle = (h: Harness): Promise<void> => h.session.ping();
+
+/**
+ * Completes a task and answers its tasks/result with a result whose structuredContent is nested
+ * 10,000 deep (JSON.stringify overflows the stack on it), as the transport delivers it after
+ * JSON.parse of the server's bytes (V8 parses any depth). Resolves once the engine has the outcome.
+ */
+export async function completeWithDeepResult(h: Harness, taskId: string): Promise<void> {
+  let deep: unknown = [];
+  for (let i = 0; i < 10_000; i++) deep = [deep];
+  h.server.override('tasks/result', () => new Promise(() => undefined)); // answered by hand below
+  h.server.complete(taskId);
+  const req = await h.server.waitForRequest('tasks/result');
+  h.server.sendRaw({ jsonrpc: '2.0', id: req.id, result: { content: [{ type: 'text', text: 'ok' }], structuredContent: { deep } } });
+  await waitFor(() => h.snap(taskId).outcome !== undefined, 'the outcome');
+}

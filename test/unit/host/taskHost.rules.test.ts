@@ -153,6 +153,14 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
   afterEach(async () => {
     while (open.length) await open.pop()!.close();
   });
+  /** A working tool task `tool-1` of server `a` that the engine follows; `related` is the _meta of requests about it. */
+  function followToolTask(c: Client, s: Awaited<ReturnType<Client['connect']>>) {
+    const at = new Date().toISOString();
+    const tool = { taskId: 'tool-1', status: 'working', createdAt: at, lastUpdatedAt: at, ttl: 60_000, pollInterval: 60_000 };
+    s.conn.onRequest('tasks/get', () => tool);
+    c.engine.restore([{ key: taskKey('a', 'tool-1'), serverId: 'a', taskId: 'tool-1', kind: 'task', toolName: 'deploy', status: 'working', createdAt: at, lastUpdatedAt: at, ttl: 60_000, origin: 'user' }]);
+    return { tool, related: { [RELATED_TASK_META]: { taskId: 'tool-1' } } };
+  }
 
   // ── Capabilities ─────────────────────────────────────────────────────────────────────────────
 
@@ -444,11 +452,7 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
     const gate = new Gate();
     const c = await client({ elicit: gate.handler, sample: gate.handler });
     const s = await c.connect('a');
-    const at = new Date().toISOString();
-    const tool = { taskId: 'tool-1', status: 'working', createdAt: at, lastUpdatedAt: at, ttl: 60_000, pollInterval: 60_000 };
-    s.conn.onRequest('tasks/get', () => tool);
-    c.engine.restore([{ key: taskKey('a', 'tool-1'), serverId: 'a', taskId: 'tool-1', kind: 'task', toolName: 'deploy', status: 'working', createdAt: at, lastUpdatedAt: at, ttl: 60_000, origin: 'user' }]);
-    const related = { [RELATED_TASK_META]: { taskId: 'tool-1' } };
+    const { tool, related } = followToolTask(c, s);
     const { taskId: asked } = taskOf(await s.request('elicitation/create', { ...ELICIT, task: {}, _meta: related }));
     const { taskId: sampled } = taskOf(await s.request('sampling/createMessage', { ...SAMPLE, task: {}, _meta: related }));
     const { taskId: other } = taskOf(await s.request('elicitation/create', { ...ELICIT, task: {} }));
@@ -709,11 +713,7 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
     const gate = new Gate();
     const c = await client({ elicit: gate.handler }, { maxRetainedPerServer: 1 });
     const s = await c.connect('a');
-    const at = new Date().toISOString();
-    const tool = { taskId: 'tool-1', status: 'working', createdAt: at, lastUpdatedAt: at, ttl: 60_000, pollInterval: 60_000 };
-    s.conn.onRequest('tasks/get', () => tool);
-    c.engine.restore([{ key: taskKey('a', 'tool-1'), serverId: 'a', taskId: 'tool-1', kind: 'task', toolName: 'deploy', status: 'working', createdAt: at, lastUpdatedAt: at, ttl: 60_000, origin: 'user' }]);
-    const related = { [RELATED_TASK_META]: { taskId: 'tool-1' } };
+    const { tool, related } = followToolTask(c, s);
     const { taskId: first } = taskOf(await s.request('elicitation/create', { ...ELICIT, task: {}, _meta: related }));
     await s.request('elicitation/create', { ...ELICIT, task: {}, _meta: related });
     const blocked = rpcError(s.request('tasks/result', { taskId: first }));

@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { TaskStore } from '../../../src/core/state/taskStore';
-import { harnessesForEachTest } from '../helpers/fakeTaskServer';
-import { MemoryLogger, waitFor } from '../helpers/logger';
+import { completeWithDeepResult, harnessesForEachTest } from '../helpers/fakeTaskServer';
+import { MemoryLogger } from '../helpers/logger';
 
 describe('TaskStore: results', () => {
   const harness = harnessesForEachTest();
@@ -20,13 +20,7 @@ describe('TaskStore: results', () => {
     store.attach(h.engine);
     try {
       const t = await h.engine.callTool('fake', 'required-tool');
-      let deep: unknown = [];
-      for (let i = 0; i < 10_000; i++) deep = [deep];
-      h.server.override('tasks/result', () => new Promise(() => undefined)); // answered by hand below
-      h.server.complete(t.taskId);
-      const req = await h.server.waitForRequest('tasks/result');
-      h.server.sendRaw({ jsonrpc: '2.0', id: req.id, result: { content: [{ type: 'text', text: 'ok' }], structuredContent: { deep } } });
-      await waitFor(() => h.snap(t.taskId).outcome !== undefined, 'the outcome');
+      await completeWithDeepResult(h, t.taskId);
       let saved: Awaited<ReturnType<TaskStore['loadOutcome']>>;
       for (const deadline = Date.now() + 5000; !(saved = await store.loadOutcome(t.key)); await new Promise((r) => setTimeout(r, 5))) {
         if (Date.now() > deadline) throw new Error(`no result file; log:\n${log.text()}`);
