@@ -52,10 +52,15 @@ suite('Language-model tools', () => {
     let a: ToolAnswer;
     try {
       const listing = invoke('mcpTasks_listTools', {});
-      // Listing connects every server: "picky" first asks for its pollInterval (a pickString
-      // input of the workspace's mcp.json). Its default is taken.
+      // Listing connects every server: "picky" asks for its pollInterval (a pickString input of
+      // the workspace's mcp.json; its default is taken), then for its password (the editor starts
+      // with a fresh profile, so none is saved yet).
       const input = await spy.next('the pick of the pollInterval input of "picky"');
       assert.equal(input.title, 'MCP server "picky"');
+      spy.type('s3cret');
+      await accept();
+      const password = await spy.next('the password input of "picky"');
+      assert.deepEqual([password.kind, password.text], ['input', 'Token for picky']);
       await accept();
       a = await listing;
     } finally {

@@ -240,24 +240,6 @@ suite('Commands and the Tasks view, with the demo server', () => {
     assert.equal(doc.isDirty, false);
   });
 
-  test('Open Result of a result with an image (server-everything\'s get-tiny-image): the Markdown preview, which renders it', async function () {
-    this.timeout(30_000);
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    const api = await publicApi();
-    const id = api.getServers().find((s) => s.label === 'everything')!.id;
-    const t = await api.runTool(id, 'get-tiny-image', { arguments: {} });
-    const r = await api.getResult(t.id, { waitSeconds: 20 });
-    assert.equal(r.task.status, 'completed', JSON.stringify(r.task));
-    const row = await waitFor(async () => (await taskRows('everything')).find((x) => x.id === `task:${r.task.id}`), 'the image task row');
-    await vscode.commands.executeCommand('mcpTasks.openResult', taskNode(row, id));
-    const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs);
-    const preview = await waitFor(
-      () => tabs().find((tab) => tab.input instanceof vscode.TabInputWebview && /markdown\.preview/.test(tab.input.viewType)),
-      `a Markdown preview tab (tabs: ${JSON.stringify(tabs().map((tab) => tab.label))})`,
-    );
-    assert.match(preview.label, /get-tiny-image/);
-  });
-
   test('Fetch Task Result from the palette: picks among the tasks, newest first, and opens the result', async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     spy.skipShown();
@@ -304,6 +286,24 @@ suite('Commands and the Tasks view, with the demo server', () => {
     assert.ok(words(row?.contextValue).has('live'), `the task goes on: ${row?.description}`);
     await vscode.commands.executeCommand('mcpTasks.cancelTask', live.node);
     await rowWhen('demo', live.row.id!, (r) => r.icon === 'circle-slash', 'the scan to be cancelled');
+  });
+
+  test('Open Result of a result with an image (server-everything\'s get-tiny-image): the Markdown preview, which renders it', async function () {
+    this.timeout(30_000);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const api = await publicApi();
+    const id = api.getServers().find((s) => s.label === 'everything')!.id;
+    const t = await api.runTool(id, 'get-tiny-image', { arguments: {} });
+    const r = await api.getResult(t.id, { waitSeconds: 20 });
+    assert.equal(r.task.status, 'completed', JSON.stringify(r.task));
+    const row = await waitFor(async () => (await taskRows('everything')).find((x) => x.id === `task:${r.task.id}`), 'the image task row');
+    await vscode.commands.executeCommand('mcpTasks.openResult', taskNode(row, id));
+    const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs);
+    const preview = await waitFor(
+      () => tabs().find((tab) => tab.input instanceof vscode.TabInputWebview && /markdown\.preview/.test(tab.input.viewType)),
+      `a Markdown preview tab (tabs: ${JSON.stringify(tabs().map((tab) => tab.label))})`,
+    );
+    assert.match(preview.label, /get-tiny-image/);
   });
 
   test('Respond to Task with nothing waiting says so', async () => {
