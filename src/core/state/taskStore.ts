@@ -96,14 +96,18 @@ export class TaskStore implements Disposable {
 
   async #read(cutoff: number): Promise<LoadedState> {
     const empty: LoadedState = { tasks: [], progressTokens: new Map(), sessions: [] };
-    let data: IndexFile;
+    let text: string;
     try {
-      data = JSON.parse(await fs.promises.readFile(this.#indexPath, 'utf8')) as IndexFile;
+      text = await fs.promises.readFile(this.#indexPath, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.#log.warn(`Could not read the stored tasks (${errorMessage(err)}); starting with none`);
       return empty;
     }
-    if (data?.version !== 1 || !Array.isArray(data.tasks)) return empty;
+    const data = parseIndex(text);
+    if (!data) {
+      this.#log.warn(`Could not read the stored tasks (${this.#indexPath} is not a task list of this version); starting with none`);
+      return empty;
+    }
     const state: LoadedState = { tasks: [], progressTokens: new Map(), sessions: Array.isArray(data.sessions) ? data.sessions : [] };
     let invalid = 0;
     for (const entry of data.tasks as unknown[]) {
@@ -169,12 +173,12 @@ export class TaskStore implements Disposable {
     this.flushSync();
   }
 
-  /** Deletes every stored result file; tasks stay, without their results. Returns how many. */
   /** How many results are kept on disk (what clearResults would delete). */
   get storedResults(): number {
     return this.#written.size;
   }
 
+  /** Deletes every stored result file; tasks stay, without their results. Returns how many. */
   async clearResults(): Promise<number> {
     const n = this.#written.size;
     this.#written.clear();
