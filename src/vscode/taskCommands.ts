@@ -12,7 +12,7 @@ import { confirmDestructive, isConfirmed } from './confirm';
 import type { ResultDocuments } from './results';
 import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
 import type { Node, TasksTreeProvider } from './tree/tasksTree';
-import { describeServer, isCancelable } from './tree/tasksTree';
+import { describeServer, hostedTitle, isCancelable } from './tree/tasksTree';
 import { QuickInputPrompter } from './elicitation/quickInputPrompter';
 import type { ToolArguments } from './toolInputs';
 import { BACK, askArguments, askTtl } from './toolInputs';
@@ -231,7 +231,7 @@ async function pickToCancel(deps: TaskCommandDeps): Promise<{ kind: 'task'; task
       .list()
       .filter((h) => !isTerminal(h.status))
       .map((h): Item => ({
-        label: `$(${h.method === 'elicitation/create' ? 'comment-discussion' : 'sparkle'}) ${h.method === 'elicitation/create' ? vscode.l10n.t('Question asked by the server') : vscode.l10n.t('Sampling asked by the server')}`,
+        label: `$(${hostedTitle(h).icon}) ${hostedTitle(h).label}`,
         description: `${servers.label(h.serverId)} · ${STATUS_PRESENTATION[h.status].label} · ${age(h.createdAt)}`,
         detail: h.summary,
         createdAt: h.createdAt,

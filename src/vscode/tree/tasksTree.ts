@@ -276,22 +276,29 @@ function taskTooltip(t: TaskSnapshot, now: number, checks?: string): vscode.Mark
   return md;
 }
 
+/** What a task the server asked the client to run is called, and its codicon (the view's row, the Cancel Task pick). */
+export function hostedTitle(h: HostedTaskSnapshot): { label: string; icon: string } {
+  return h.method === 'elicitation/create'
+    ? { label: vscode.l10n.t('Question asked by the server'), icon: 'comment-discussion' }
+    : { label: vscode.l10n.t('Sampling asked by the server'), icon: 'sparkle' };
+}
+
 function hostedItem(h: HostedTaskSnapshot): vscode.TreeItem {
   const p = STATUS_PRESENTATION[h.status];
-  const what = h.method === 'elicitation/create' ? 'Question' : 'Sampling';
-  const item = new vscode.TreeItem(`${what} asked by the server`, vscode.TreeItemCollapsibleState.None);
+  const { label, icon } = hostedTitle(h);
+  const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
   item.id = `hosted:${h.serverId}:${h.taskId}`;
   item.description = `${h.statusMessage ?? p.label} · ${formatAge(Date.now() - Date.parse(h.createdAt))}`;
-  item.iconPath = asThemeIcon({ id: h.method === 'elicitation/create' ? 'comment-discussion' : 'sparkle', color: p.color });
+  item.iconPath = asThemeIcon({ id: icon, color: p.color });
   const live = !isTerminal(h.status);
   // A live question is hidden, open or waiting its turn: Respond shows it if hidden.
   const respondable = live && h.method === 'elicitation/create';
   item.contextValue = ['hosted', live ? 'cancelable live' : 'finished', respondable ? 'respondable' : ''].filter(Boolean).join(' ');
   const md = new vscode.MarkdownString(undefined, true);
-  md.appendMarkdown(`**${what}** the server asked the client to run as a task: ${p.label}\n\n${escapeMd(h.summary)}\n\n`);
+  md.appendMarkdown(`**${label}**, run as a task here: ${p.label}\n\n${escapeMd(h.summary)}\n\n`);
   md.appendMarkdown(`Task id: \`${h.taskId}\`  \nCreated: ${new Date(h.createdAt).toLocaleString()}  \nTTL: ${formatAge(h.ttl)}`);
   item.tooltip = md;
-  item.accessibilityInformation = { label: `${what} asked by the server, ${p.label}` };
+  item.accessibilityInformation = { label: `${label}, ${p.label}` };
   return item;
 }
 
