@@ -1,5 +1,6 @@
 // The one bridge between the editor's CancellationToken and the core's AbortSignal, both ways.
 import * as vscode from 'vscode';
+import { raceAbort } from '../core/util/abort';
 
 /** An AbortSignal that aborts when `token` is cancelled. */
 export function toAbortSignal(token: vscode.CancellationToken): { signal: AbortSignal; dispose(): void } {
@@ -22,4 +23,24 @@ export function toCancellationToken(signal: AbortSignal): { token: vscode.Cancel
       source.dispose();
     },
   };
+}
+
+/**
+ * Waits for `work` under a notification progress titled `title` with a Cancel button. Cancel
+ * (or `signal`) ends the wait, not the work, and resolves undefined; a failure of the work rejects.
+ */
+export function waitWithProgress<T>(title: string, work: Promise<T>, signal?: AbortSignal): Promise<T | undefined> {
+  const shown = vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (_, token) => {
+    const cancelled = toAbortSignal(token);
+    const stop = signal ? AbortSignal.any([signal, cancelled.signal]) : cancelled.signal;
+    try {
+      return await raceAbort(work, stop);
+    } catch (err) {
+      if (stop.aborted) return undefined;
+      throw err;
+    } finally {
+      cancelled.dispose();
+    }
+  });
+  return Promise.resolve(shown);
 }

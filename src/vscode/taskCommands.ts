@@ -7,7 +7,7 @@ import type { TaskSnapshot } from '../core/tasks/types';
 import type { Tool } from '../core/protocol/schemas';
 import { decideExecution, serverAcceptsToolTasks } from '../core/tasks/policy';
 import { errorMessage, raceAbort } from '../core/util/abort';
-import { toAbortSignal } from './cancellation';
+import { waitWithProgress } from './cancellation';
 import { confirmDestructive, isConfirmed } from './confirm';
 import type { ResultDocuments } from './results';
 import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
@@ -81,20 +81,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       if (!t.outcome) {
         // A live task may take hours: Cancel stops this wait, not the task (the engine still
         // follows it and fetches its result when it ends).
-        const fetched = await vscode.window.withProgress(
-          { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Fetching the result of "{0}"…', taskTitle(t)), cancellable: true },
-          async (_, token) => {
-            const stop = toAbortSignal(token);
-            try {
-              return await raceAbort(engine.fetchResult(t.key), stop.signal);
-            } catch (err) {
-              if (stop.signal.aborted) return undefined;
-              throw err;
-            } finally {
-              stop.dispose();
-            }
-          },
-        );
+        const fetched = await waitWithProgress(vscode.l10n.t('Fetching the result of "{0}"…', taskTitle(t)), engine.fetchResult(t.key));
         if (!fetched) {
           void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Tasks: stopped waiting for "{0}"; the task goes on', taskTitle(t)), 5000);
           return;
@@ -268,23 +255,10 @@ async function pickServer(servers: ServerManager, ui: QuickInputPrompter, before
  * when it cannot be reached, or silently when `signal` aborts or the user cancels the progress.
  */
 async function serverTools(servers: ServerManager, server: ServerSnapshot, signal: AbortSignal): Promise<{ tools: Tool[]; acceptsTasks: boolean } | undefined> {
-  let cancelled = false;
   try {
-    const session = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Connecting to "{0}"…', server.label), cancellable: true },
-      async (_, token) => {
-        const progress = toAbortSignal(token);
-        try {
-          // The connection goes on (the next command reuses it); only the wait ends.
-          return await raceAbort(servers.getSession(server.id), AbortSignal.any([signal, progress.signal]));
-        } catch (err) {
-          cancelled = progress.signal.aborted;
-          throw err;
-        } finally {
-          progress.dispose();
-        }
-      },
-    );
+    // The connection goes on when the wait ends (the next command reuses it).
+    const session = await waitWithProgress(vscode.l10n.t('Connecting to "{0}"…', server.label), servers.getSession(server.id), signal);
+    if (!session) return undefined;
     const tools = await raceAbort(session.listTools(), signal);
     if (!tools.length) {
       void vscode.window.showInformationMessage(vscode.l10n.t('"{0}" offers no tools.', server.label));
@@ -292,7 +266,7 @@ async function serverTools(servers: ServerManager, server: ServerSnapshot, signa
     }
     return { tools, acceptsTasks: serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion) };
   } catch (err) {
-    if (signal.aborted || cancelled) return undefined;
+    if (signal.aborted) return undefined;
     void vscode.window.showErrorMessage(vscode.l10n.t('Could not connect to "{0}": {1}', server.label, errorMessage(err)), vscode.l10n.t('Show Log')).then((c) => c && vscode.commands.executeCommand('mcpTasks.showLog'));
     return undefined;
   }
