@@ -19,7 +19,6 @@ import { registerCommands } from './vscode/commands';
 import { ConfigurationReader } from './vscode/configuration';
 import { TaskIndicators } from './vscode/indicators';
 import { HiddenDialogs } from './vscode/hiddenDialogs';
-import { confirmDestructive, isConfirmed } from './vscode/confirm';
 import { ResultDocuments } from './vscode/results';
 import { registerTaskCommands } from './vscode/taskCommands';
 import { channelLogger } from './vscode/log';
@@ -198,32 +197,10 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const ageTimer = setInterval(() => view.visible && tree.refreshAll(), 30_000);
   context.subscriptions.push({ dispose: () => clearInterval(ageTimer) }, view.onDidChangeVisibility((e) => e.visible && tree.refreshAll()));
   context.subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), refreshTasks: (id) => engine.refreshList(id) }));
-  context.subscriptions.push(...registerTaskCommands({ servers, engine, host, isAsking: (key) => asking.has(key), reopenDialog: () => hidden.reopen(), results, tree, view }));
+  context.subscriptions.push(...registerTaskCommands({ servers, engine, host, store, isAsking: (key) => asking.has(key), reopenDialog: () => hidden.reopen(), results, tree, view }));
   context.subscriptions.push(
     vscode.commands.registerCommand('mcpTasks.revokeSamplingPermissions', () => revokeSamplingPermissions(samplingPermissions)),
-    vscode.commands.registerCommand('mcpTasks.forgetSavedInputs', async () => {
-      const n = await inputs.forgetAll(servers.list().flatMap((s) => servers.config(s.id) ?? []));
-      void vscode.window.showInformationMessage(
-        n === 0
-          ? vscode.l10n.t('No saved inputs to forget.')
-          : n === 1
-            ? vscode.l10n.t('Forgot 1 saved input; it is asked again when its server next connects.')
-            : vscode.l10n.t('Forgot {0} saved inputs; they are asked again when their servers next connect.', n),
-      );
-    }),
-    vscode.commands.registerCommand('mcpTasks.clearStoredResults', async (arg?: unknown) => {
-      const stored = store.storedResults;
-      if (!stored) {
-        if (!isConfirmed(arg)) void vscode.window.showInformationMessage(vscode.l10n.t('No task results are stored.'));
-        return;
-      }
-      const ask = stored === 1 ? vscode.l10n.t('Delete 1 stored task result?') : vscode.l10n.t('Delete {0} stored task results?', stored);
-      const detail = vscode.l10n.t("A task's result can be fetched again while its server keeps it; a direct call's result is gone for good.");
-      if (!isConfirmed(arg) && !(await confirmDestructive(ask, detail, vscode.l10n.t('Delete')))) return;
-      const n = await store.clearResults();
-      engine.forgetOutcomes();
-      void vscode.window.showInformationMessage(n === 1 ? vscode.l10n.t('Deleted 1 stored task result.') : vscode.l10n.t('Deleted {0} stored task results.', n));
-    }),
+    inputs.registerForgetCommand(() => servers.list().flatMap((x) => servers.config(x.id) ?? [])),
   );
 
   // Reading configuration touches the disk: after activation returns, never before.

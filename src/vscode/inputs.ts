@@ -54,6 +54,20 @@ export class InputPrompter {
     return n;
   }
 
+  /** Registers Forget Saved Inputs; `configured` lists the servers whose password inputs it forgets too. */
+  registerForgetCommand(configured: () => ServerConfig[]): vscode.Disposable {
+    return vscode.commands.registerCommand('mcpTasks.forgetSavedInputs', async () => {
+      const n = await this.forgetAll(configured());
+      void vscode.window.showInformationMessage(
+        n === 0
+          ? vscode.l10n.t('No saved inputs to forget.')
+          : n === 1
+            ? vscode.l10n.t('Forgot 1 saved input; it is asked again when its server next connects.')
+            : vscode.l10n.t('Forgot {0} saved inputs; they are asked again when their servers next connect.', n),
+      );
+    });
+  }
+
   #keys(): string[] {
     const v = this.context.globalState.get<unknown>(SAVED_KEYS);
     return Array.isArray(v) ? v.filter((k): k is string => typeof k === 'string') : [];

@@ -10,6 +10,7 @@ import { errorMessage, raceAbort } from '../core/util/abort';
 import { waitWithProgress } from './cancellation';
 import { confirmDestructive, isConfirmed } from './confirm';
 import type { ResultDocuments } from './results';
+import type { TaskStore } from '../core/state/taskStore';
 import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
 import type { Node, TasksTreeProvider } from './tree/tasksTree';
 import { describeServer, hostedTitle, isCancelable } from './tree/tasksTree';
@@ -27,6 +28,8 @@ export interface TaskCommandDeps {
   isAsking: (key: string) => boolean;
   /** Shows again a server's dialog hidden without an answer; false when none is hidden. */
   reopenDialog: () => boolean;
+  /** The results kept on disk (Clear Stored Results). */
+  store: Pick<TaskStore, 'storedResults' | 'clearResults'>;
   results: ResultDocuments;
   tree: TasksTreeProvider;
   view: vscode.TreeView<Node>;
@@ -172,6 +175,19 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       // The server delivers its questions through tasks/result: make sure one is in flight.
       engine.respond(t.key);
       void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Tasks: waiting for the question of "{0}"…', taskTitle(t)), 5000);
+    }),
+    vscode.commands.registerCommand('mcpTasks.clearStoredResults', async (arg?: unknown) => {
+      const stored = deps.store.storedResults;
+      if (!stored) {
+        if (!isConfirmed(arg)) void vscode.window.showInformationMessage(vscode.l10n.t('No task results are stored.'));
+        return;
+      }
+      const ask = stored === 1 ? vscode.l10n.t('Delete 1 stored task result?') : vscode.l10n.t('Delete {0} stored task results?', stored);
+      const detail = vscode.l10n.t("A task's result can be fetched again while its server keeps it; a direct call's result is gone for good.");
+      if (!isConfirmed(arg) && !(await confirmDestructive(ask, detail, vscode.l10n.t('Delete')))) return;
+      const n = await deps.store.clearResults();
+      engine.forgetOutcomes();
+      void vscode.window.showInformationMessage(n === 1 ? vscode.l10n.t('Deleted 1 stored task result.') : vscode.l10n.t('Deleted {0} stored task results.', n));
     }),
     vscode.commands.registerCommand('mcpTasks.clearFinished', async (arg?: unknown) => {
       const finished = engine.list().filter((t) => isTerminal(t.status));
