@@ -179,6 +179,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
       try {
         const config = await reader.read();
         servers.setConfiguration(config.servers, config.errors);
+        engine.serversChanged();
         void vscode.commands.executeCommand('setContext', 'mcpTasks.hasServers', config.servers.length > 0 || config.errors.length > 0);
         void vscode.commands.executeCommand('setContext', 'mcpTasks.ready', true);
       } catch (err) {

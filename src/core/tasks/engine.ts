@@ -335,6 +335,25 @@ export class TaskEngine extends DisposableBase {
     }
   }
 
+  /**
+   * The configuration changed. A server that was missing from it and is back (same id) has its
+   * live tasks polled now, not when their grace period ends, and its unfetched results fetched.
+   */
+  serversChanged(): void {
+    const back = (serverId: string) => this.#options.sessions.isConfigured?.(serverId) !== false;
+    for (const serverId of [...this.#missing.keys()]) {
+      if (!back(serverId)) continue;
+      this.#missing.delete(serverId);
+      this.#log.info(`[${this.#label(serverId)}] The server is configured again: its live tasks are followed again`);
+      for (const rec of this.#servers.get(serverId)?.live ?? []) if (rec.snap.kind === 'task' && !rec.polling) this.#scheduler.schedule(rec.snap.key, this.#now());
+    }
+    // Results given up while their server was missing (see refetchLater).
+    for (const key of this.#refetchDelay.keys()) {
+      const rec = this.#recs.get(key);
+      if (rec && !this.#refetch.has(key) && back(rec.snap.serverId)) this.#refetch.schedule(key, this.#now());
+    }
+  }
+
   #sessionClosed(serverId: string, session: McpSession, info: TransportCloseInfo): void {
     const a = this.#attached.get(serverId);
     if (a?.session !== session) return;

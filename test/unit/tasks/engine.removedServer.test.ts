@@ -110,6 +110,21 @@ describe('TaskEngine: live tasks of a server removed from the configuration', ()
       assert.equal(h.snap(other.taskId).status, 'lost');
     });
 
+    it('a server back in the configuration: its live tasks are polled at once, not when the grace period ends', async () => {
+      const snap = await h.engine.callTool('fake', 'required-tool');
+      await clock!.tickAsync(3_000);
+      configured = false;
+      await clock!.tickAsync(MINUTE);
+      const gets = h.server.requestsOf('tasks/get').length;
+      h.server.complete(snap.taskId);
+      configured = true;
+      h.engine.serversChanged(); // as the extension calls it after each configuration load
+      await clock!.tickAsync(2_000);
+      assert.equal(h.snap(snap.taskId).status, 'completed', 'followed again within seconds, 4 minutes before the grace period ends');
+      assert.ok(h.server.requestsOf('tasks/get').length > gets);
+      assert.ok(h.log.lines.some((l) => l.message === '[fake] The server is configured again: its live tasks are followed again'));
+    });
+
     it('an ended task of a removed server: its result is not tried every few minutes for ever, and is fetched once the server is back', async () => {
       const snap = await h.engine.callTool('fake', 'required-tool');
       configured = false;
@@ -124,6 +139,21 @@ describe('TaskEngine: live tasks of a server removed from the configuration', ()
       assert.deepEqual(warns.filter((m) => /cannot be fetched/.test(m)), [`[fake] The result of task ${snap.taskId} cannot be fetched: its server was removed from the configuration (tried again if it comes back)`]);
       configured = true;
       h.engine.attachSession('fake', h.session); // its session, as the server manager opens one
+      await clock!.tickAsync(0);
+      await clock!.tickAsync(0);
+      const outcome = h.snap(snap.taskId).outcome;
+      assert.deepEqual(outcome?.kind === 'result' && outcome.result.content, [{ type: 'text', text: 'kept by the server' }]);
+    });
+
+    it('an ended task of a removed server: its result is fetched as soon as the configuration names the server again', async () => {
+      const snap = await h.engine.callTool('fake', 'required-tool');
+      configured = false;
+      h.server.options.notify = 'once';
+      h.server.complete(snap.taskId, { content: [{ type: 'text', text: 'kept by the server' }] });
+      await clock!.tickAsync(10 * MINUTE);
+      assert.equal(h.server.requestsOf('tasks/result').length, 0);
+      configured = true;
+      h.engine.serversChanged();
       await clock!.tickAsync(0);
       await clock!.tickAsync(0);
       const outcome = h.snap(snap.taskId).outcome;
