@@ -115,6 +115,18 @@ export function sourceKey(source: ConfigSource): string {
   return source.kind === 'settings' ? 'settings' : source.file;
 }
 
+/**
+ * The name inside a server id (see `serverId`), for a server no longer configured. A folder path
+ * may hold ':' (a Windows drive, C:) and so may a name: the open folders' paths say where the name starts;
+ * otherwise the name is taken as what follows the last ':'.
+ */
+export function serverNameOfId(id: string, folderPaths: readonly string[] = []): string {
+  if (id.startsWith('settings:')) return id.slice('settings:'.length);
+  const folder = folderPaths.find((p) => id.startsWith(`folder:${p}:`));
+  if (folder !== undefined) return id.slice(`folder:${folder}:`.length);
+  return id.slice(id.lastIndexOf(':') + 1) || id;
+}
+
 /** The stable id of a server: two folders may each have a server with the same name. */
 export function serverId(source: ConfigSource, name: string): string {
   return source.kind === 'settings' ? `settings:${name}` : `folder:${source.folderPath}:${name}`;

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ConfigError } from '../../core/config/types';
+import { serverNameOfId } from '../../core/config/types';
 import type { ServerManager, ServerSnapshot } from '../../core/servers/serverManager';
 import type { TaskEngine } from '../../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../../core/host/taskHost';
@@ -304,7 +305,7 @@ function hostedItem(h: HostedTaskSnapshot): vscode.TreeItem {
 
 /** The name a server had: the last part of its id (`settings:NAME`, `folder:PATH:NAME`). */
 function removedLabel(id: string): string {
-  return id.slice(id.lastIndexOf(':') + 1) || id;
+  return serverNameOfId(id, vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath));
 }
 
 /** A server no longer in the configuration whose tasks are still tracked. */

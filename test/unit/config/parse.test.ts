@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { combineConfigs, keepLastReadable, parseMcpJson, parseSettingServers } from '../../../src/core/config';
 import type { ConfigSource, ParseResult, RemoteServerConfig, StdioServerConfig } from '../../../src/core/config';
+import { serverId, serverNameOfId } from '../../../src/core/config/types';
 
 const folder = (name: string, folderPath = `/ws/${name}`): ConfigSource => ({
   kind: 'workspaceFolder',
@@ -396,5 +397,18 @@ describe('config: keepLastReadable (a file saved in the middle of an edit)', () 
     assert.equal(next.servers[0].name, 'b');
     const typing = parseMcpJson('{', APP);
     assert.equal(keepLastReadable(undefined, typing), typing);
+  });
+});
+
+describe('serverNameOfId: the name of a server no longer configured', () => {
+  it('keeps the colons of a name and of a Windows folder path', () => {
+    const folder: ConfigSource = { kind: 'workspaceFolder', folderName: 'app', folderPath: 'C:\\work\\app', file: 'C:\\work\\app\\.vscode\\mcp.json' };
+    const id = serverId(folder, 'db:prod');
+    assert.equal(serverNameOfId(id, ['D:\\other', 'C:\\work\\app']), 'db:prod');
+    assert.equal(serverNameOfId(serverId({ kind: 'settings' }, 'team:search'), []), 'team:search');
+  });
+
+  it('without the folder open, takes what follows the last colon', () => {
+    assert.equal(serverNameOfId('folder:/gone/folder:weather', ['/work']), 'weather');
   });
 });
