@@ -135,6 +135,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
       readFile: async (p) => new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(p))),
     }),
     promptInput: (input, server) => inputs.prompt(input, server),
+    savedInput: (input, server) => inputs.saved(input, server),
     forgetInput: (input, server) => inputs.forget(input, server),
     startBlocker: (config) => trustBlocker(config, vscode.workspace.isTrusted),
     createTransport,

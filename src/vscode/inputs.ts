@@ -35,6 +35,11 @@ export class InputPrompter {
     return value;
   }
 
+  /** A value without asking: a saved password; undefined for anything that must be asked. */
+  async saved(input: InputDef, server: ServerConfig): Promise<string | undefined> {
+    return input.type === 'promptString' && input.password ? this.context.secrets.get(secretKey(input, server)) : undefined;
+  }
+
   /** Forgets a saved password value (the server refused it). */
   forget(input: InputDef, server: ServerConfig): void {
     const key = secretKey(input, server);

@@ -6,6 +6,7 @@ import type { ModelAnswer, ServerTools } from '../core/api/lmFormat';
 import { formatResult, formatTask, formatTaskList, formatToolList } from '../core/api/lmFormat';
 import { MAX_WAIT_SECONDS, readCancelTaskInput, readGetResultInput, readGetTaskInput, readListToolsInput, readStartTaskInput } from '../core/api/lmInputs';
 import type { TasksService } from '../core/api/service';
+import { NeedsInputError } from '../core/servers/serverManager';
 import { errorMessage } from '../core/util/abort';
 import { toAbortSignal } from './cancellation';
 
@@ -36,12 +37,14 @@ export function registerLmTools(service: TasksService): vscode.Disposable[] {
       run(token, async (signal) => {
         const { server } = readListToolsInput(options.input);
         const servers = server ? [service.resolveServer(server)] : service.servers();
+        // Listing every server asks the user nothing: a server that needs an input is named, not connected.
+        const quiet = server === undefined;
         const entries: ServerTools[] = await Promise.all(
           servers.map((s) =>
-            service.tools(s.id, signal).then(
+            service.tools(s.id, signal, { quiet }).then(
               // Read again: connecting taught us what the server declares about tasks.
               (tools): ServerTools => ({ server: service.resolveServer(s.id), tools }),
-              (err: unknown): ServerTools => ({ server: s, error: errorMessage(err) }),
+              (err: unknown): ServerTools => (err instanceof NeedsInputError ? { server: s, needsInput: err.input } : { server: s, error: errorMessage(err) }),
             ),
           ),
         );

@@ -47,14 +47,20 @@ suite('Language-model tools', () => {
     }
   });
 
-  test('mcpTasks_listTools lists the task tools of both servers, with their inputs, and leaves out plain tools', async () => {
+  test('mcpTasks_listTools lists the task tools of the servers, with their inputs, leaves out plain tools, and asks the user nothing', async () => {
     const spy = new QuickInputSpy();
     let a: ToolAnswer;
     try {
-      const listing = invoke('mcpTasks_listTools', {});
-      // Listing connects every server: "picky" asks for its pollInterval (a pickString input of
-      // the workspace's mcp.json; its default is taken), then for its password (the editor starts
-      // with a fresh profile, so none is saved yet).
+      // "picky" needs inputs (a pickString and a password, none saved in this fresh profile):
+      // listing every server does not put up its prompts, it names what the server needs.
+      a = await invoke('mcpTasks_listTools', {});
+      assert.deepEqual(spy.shown, [], 'no quick input while listing every server');
+      assert.match(a.text, /Server "picky" was not connected: it needs input "pollInterval" from the user\. To list its tools, call mcpTasks_listTools with server "picky"/);
+      const picky = (a.data.servers as Array<Record<string, unknown>>).find((s) => s.server === 'picky');
+      assert.deepEqual([picky?.state, picky?.needsInput], ['needsInput', 'pollInterval']);
+      assert.equal(api.getServers().find((s) => s.label === 'picky')?.state, 'idle', 'not an error');
+      // Naming the server connects it, asking for its pollInterval (the default is taken) and password.
+      const named = invoke('mcpTasks_listTools', { server: 'picky' });
       const input = await spy.next('the pick of the pollInterval input of "picky"');
       assert.equal(input.title, 'MCP server "picky"');
       spy.type('s3cret');
@@ -62,7 +68,8 @@ suite('Language-model tools', () => {
       const password = await spy.next('the password input of "picky"');
       assert.deepEqual([password.kind, password.text], ['input', 'Token for picky']);
       await accept();
-      a = await listing;
+      const p = await named;
+      assert.match(p.text, /server "picky", tool "build-project" \(taskSupport required\)/);
     } finally {
       spy.dispose();
     }

@@ -57,6 +57,8 @@ export interface ServerTools {
   server: ServerInfo;
   tools?: ToolInfo[];
   error?: string;
+  /** Not connected, so as not to ask the user: the id of the input it needs. */
+  needsInput?: string;
 }
 
 /** mcpTasks_listTools: the tools that can run as tasks, server by server. */
@@ -70,13 +72,16 @@ export function formatToolList(entries: readonly ServerTools[]): ModelAnswer {
   }
   for (const e of entries) {
     if (e.error) lines.push(`Server "${e.server.label}" could not be reached: ${e.error}`);
+    else if (e.needsInput !== undefined) {
+      lines.push(`Server "${e.server.label}" was not connected: it needs input "${e.needsInput}" from the user. To list its tools, call mcpTasks_listTools with server "${e.server.label}" (the user is asked).`);
+    }
     else if (e.tools && !e.server.tasks?.toolCalls) lines.push(`Server "${e.server.label}" does not run tools as tasks.`);
   }
   if (tools.length) lines.push('', 'Start one with mcpTasks_startTask (server, tool, arguments). Each tool\'s inputs are in the JSON part.');
   return {
     text: lines.join('\n'),
     data: {
-      servers: entries.map((e) => ({ server: e.server.label, state: e.error ? 'error' : e.server.state, error: e.error, tasks: e.server.tasks?.toolCalls ?? false })),
+      servers: entries.map((e) => ({ server: e.server.label, state: e.error ? 'error' : e.needsInput !== undefined ? 'needsInput' : e.server.state, error: e.error, needsInput: e.needsInput, tasks: e.server.tasks?.toolCalls ?? false })),
       tools: tools.map(({ server, t }) => ({
         server,
         tool: t.name,

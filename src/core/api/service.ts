@@ -116,9 +116,12 @@ export class TasksService implements Disposable {
     throw new Error(`No MCP server "${ref}" is configured${names ? `; the servers are ${names}` : ' (there are no servers)'}.`);
   }
 
-  /** Every tool of a server (connecting it first), with what it allows about tasks. */
-  async tools(serverId: string, signal?: AbortSignal): Promise<ToolInfo[]> {
-    const session = await this.#deps.servers.getSession(serverId);
+  /**
+   * Every tool of a server (connecting it first), with what it allows about tasks. `quiet`: no
+   * input is asked for the connection (see ServerManager.getSession).
+   */
+  async tools(serverId: string, signal?: AbortSignal, options?: { quiet?: boolean }): Promise<ToolInfo[]> {
+    const session = await this.#deps.servers.getSession(serverId, { quiet: options?.quiet });
     const tools = await session.listTools({ signal });
     const accepts = serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion);
     return tools.map((t) => {

@@ -50,6 +50,8 @@ export interface ServerManagerOptions {
   /** Variable resolution: everything but `promptInput`, which is `promptInput` below. */
   resolveContext: (config: ServerConfig) => Omit<ResolveContext, 'promptInput'>;
   promptInput: (input: InputDef, server: ServerConfig) => Promise<string | undefined>;
+  /** An input's value without asking (a saved password), for quiet connections; undefined if it must be asked. */
+  savedInput?: (input: InputDef, server: ServerConfig) => Promise<string | undefined>;
   /**
    * The server refused the credentials (HTTP 401 or 403 while connecting): the saved value of a
    * password input it used is forgotten, so that the next connection asks for it again.
@@ -75,6 +77,8 @@ interface Entry {
   state: ServerState;
   session?: McpSession;
   connecting?: Promise<McpSession>;
+  /** The connection under way asks for no input (see getSession's `quiet`). */
+  connectingQuietly?: boolean;
   /** Bumped on every connect/disconnect, so a late result of an old attempt is ignored. */
   generation: number;
   /** Failed starts and unexpected closes in a row; the backoff grows with them. */
@@ -85,6 +89,17 @@ interface Entry {
   connectedAt?: number;
   /** The user dismissed an input of this server: background work does not ask again (see getSession). */
   dismissed?: string;
+}
+
+/** A quiet connection (see getSession) stopped at an input it would have had to ask for. */
+export class NeedsInputError extends Error {
+  constructor(
+    readonly server: string,
+    readonly input: string,
+  ) {
+    super(`Server "${server}" is not connected: it needs input "${input}", which is asked when the server is named or connected.`);
+    this.name = 'NeedsInputError';
+  }
 }
 
 /** Backoff after a failure: 1 s, doubling to a minute; a connection that lasted a minute resets it. */
@@ -191,11 +206,20 @@ export class ServerManager extends DisposableBase implements SessionSource {
    * After a server failed to start or its connection dropped, no new connection is made before
    * its backoff ends (1 s, 2 s, 4 s... up to a minute): a server that crashes at once is not
    * respawned in a tight loop by whoever asks for it. `disconnect`/`restart` clear the backoff.
+   * `quiet`: nothing is asked; a server that needs an input with no saved value rejects with a
+   * NeedsInputError and stays idle (not an error: the user was not asked).
    */
-  getSession(id: string, options?: { background?: boolean }): Promise<McpSession> {
+  getSession(id: string, options?: { background?: boolean; quiet?: boolean }): Promise<McpSession> {
     const entry = this.#entries.get(id);
     if (!entry) return Promise.reject(new Error(`No server with id ${id} is configured`));
     if (entry.session && !entry.session.isClosed) return Promise.resolve(entry.session);
+    if (entry.connecting && entry.connectingQuietly && !options?.quiet) {
+      // A quiet connection may stop at an input; this caller may ask for it.
+      return entry.connecting.catch((err: unknown) => {
+        if (err instanceof NeedsInputError) return this.getSession(id, options);
+        throw err;
+      });
+    }
     if (entry.connecting) return entry.connecting;
     // Background work (following tasks) never brings back a prompt the user dismissed; the
     // user's own next action does.
@@ -214,10 +238,12 @@ export class ServerManager extends DisposableBase implements SessionSource {
       return Promise.reject(new Error(blocker));
     }
     const generation = ++entry.generation;
-    const p = this.#connect(entry, generation).finally(() => {
+    const quiet = options?.quiet === true;
+    const p = this.#connect(entry, generation, quiet).finally(() => {
       if (entry.connecting === p) entry.connecting = undefined;
     });
     entry.connecting = p;
+    entry.connectingQuietly = quiet;
     return p;
   }
 
@@ -272,13 +298,14 @@ export class ServerManager extends DisposableBase implements SessionSource {
     for (const e of this.#entries.values()) void e.session?.notifyRootsChanged();
   }
 
-  async #connect(entry: Entry, generation: number): Promise<McpSession> {
+  async #connect(entry: Entry, generation: number, quiet: boolean): Promise<McpSession> {
     const { config } = entry;
     let log = prefixed(this.#log, config.label);
     this.#setState(entry, { kind: 'connecting' });
     let started = false;
     const secrets: string[] = [];
     const passwords: InputDef[] = [];
+    let needed: string | undefined;
     // Disconnected, restarted or removed meanwhile (`generation` moved on): nothing more is started.
     const cancelled = () => new Error(`Connection to "${config.label}" was cancelled`);
     try {
@@ -289,7 +316,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
       const resolved = await resolveServer(config, {
         ...context,
         promptInput: async (input) => {
-          const value = await this.#options.promptInput(input, config);
+          const value = quiet ? await this.#options.savedInput?.(input, config) : await this.#options.promptInput(input, config);
+          if (value === undefined && quiet) needed = input.id; // ends the resolution as cancelled
           if (value !== undefined && input.type === 'promptString' && input.password) {
             secrets.push(value);
             passwords.push(input);
@@ -297,6 +325,10 @@ export class ServerManager extends DisposableBase implements SessionSource {
           return value;
         },
       });
+      if (!resolved.ok && needed !== undefined) {
+        if (generation === entry.generation) this.#setState(entry, { kind: 'idle' });
+        throw new NeedsInputError(config.label, needed);
+      }
       if (!resolved.ok && resolved.cancelled && generation === entry.generation) {
         entry.dismissed = `${resolved.message} Connect the server to be asked again.`;
         this.#setState(entry, { kind: 'idle' });
@@ -352,6 +384,10 @@ export class ServerManager extends DisposableBase implements SessionSource {
       this.#setState(entry, { kind: 'connected' });
       return session;
     } catch (err) {
+      if (err instanceof NeedsInputError) {
+        log.debug(err.message);
+        throw err;
+      }
       const message = redactSecrets(errorMessage(err), secrets);
       if (passwords.length && this.#options.forgetInput && err instanceof TransportHttpError && (err.status === 401 || err.status === 403)) {
         for (const input of passwords) this.#options.forgetInput(input, config);

@@ -7,6 +7,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { combineConfigs, parseMcpJson } from '../../../src/core/config/parse';
 import type { ConfigSource } from '../../../src/core/config/types';
+import { NeedsInputError } from '../../../src/core/servers/serverManager';
+import { MemoryLogger } from '../helpers/logger';
 import type { Client } from './support';
 import type { Peer } from './support';
 import { openClient, startPeer, taskLab } from './support';
@@ -126,6 +128,31 @@ describe('reliability: malformed configuration next to a good server', function 
     await c.servers.getSession(id);
     assert.equal(prompts, 2);
     assert.equal(c.servers.get(id)?.state.kind, 'connected');
+  });
+
+  it('a quiet connection (listing every server\'s tools for an agent) asks nothing: it stops at an input with no saved value, and a user\'s connection then asks', async () => {
+    const spawnLog = path.join(dir, 'spawns');
+    let prompts = 0;
+    const saved: { value?: string } = {};
+    client = openClient({ config: withInput(spawnLog), promptInput: async () => (prompts++, 'the-key'), manager: { savedInput: async () => saved.value } });
+    const c = client;
+    const id = c.id('lab');
+    // A user's action that starts while a quiet connection is under way is asked, not refused.
+    const quiet = c.servers.getSession(id, { quiet: true });
+    const user = c.servers.getSession(id);
+    await assert.rejects(quiet, (err: unknown) => err instanceof NeedsInputError && err.input === 'key' && /^Server "lab" is not connected: it needs input "key"/.test(err.message));
+    await user;
+    assert.equal(prompts, 1);
+    await c.servers.disconnect(id);
+    await assert.rejects(c.servers.getSession(id, { quiet: true }), NeedsInputError);
+    assert.equal(c.servers.get(id)?.state.kind, 'idle', 'not an error: nobody was asked');
+    assert.equal(prompts, 1, 'nothing asked');
+    assert.equal(c.log instanceof MemoryLogger && c.log.lines.some((l) => l.level === 'error'), false, 'nothing logged as an error');
+    // With the value saved (a password typed before), the quiet connection connects.
+    saved.value = 'the-key';
+    await c.servers.getSession(id, { quiet: true });
+    assert.equal(c.servers.get(id)?.state.kind, 'connected');
+    assert.equal(prompts, 1);
   });
 
   it('following a restored task does not bring back an input the user dismissed, however often it polls (the client as the extension wires it)', async function () {

@@ -122,7 +122,7 @@ export interface ClientOptions {
   /** The elicitation "dialog" (wrapped by the task host, as in the extension). */
   elicit?: ServerRequestHandler;
   promptInput?: (input: InputDef) => Promise<string | undefined>;
-  manager?: Partial<Pick<ServerManagerOptions, 'sessionOptions' | 'now' | 'forgetInput'>>;
+  manager?: Partial<Pick<ServerManagerOptions, 'sessionOptions' | 'now' | 'forgetInput' | 'savedInput'>>;
 }
 
 export type Client = ReturnType<typeof openClient>;
