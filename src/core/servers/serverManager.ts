@@ -224,7 +224,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     // Background work (following tasks) never brings back a prompt the user dismissed; the
     // user's own next action does.
     if (entry.dismissed !== undefined && options?.background) return Promise.reject(new Error(entry.dismissed));
-    entry.dismissed = undefined;
+    if (!options?.quiet) entry.dismissed = undefined; // a quiet connection asks nothing, so brings nothing back
     const wait = entry.retryAt - this.#now();
     if (wait > 0) {
       const what = entry.failures > 1 ? `failed ${entry.failures} times in a row` : 'failed';
@@ -381,6 +381,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
         log.warn(`Connection closed: ${reason}; ${this.#backOff(entry, reason)}`);
         this.#setState(entry, { kind: 'error', message: reason });
       });
+      entry.dismissed = undefined;
       this.#setState(entry, { kind: 'connected' });
       return session;
     } catch (err) {

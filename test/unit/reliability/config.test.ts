@@ -124,6 +124,10 @@ describe('reliability: malformed configuration next to a good server', function 
     await assert.rejects(c.servers.getSession(id, { background: true }), /Connect the server to be asked again/);
     await assert.rejects(c.servers.getSession(id, { background: true }), /Connect the server to be asked again/);
     assert.equal(prompts, 1);
+    // Nor does a quiet connection (an agent listing tools), which asks nothing and so clears nothing.
+    await assert.rejects(c.servers.getSession(id, { quiet: true }), NeedsInputError);
+    await assert.rejects(c.servers.getSession(id, { background: true }), /Connect the server to be asked again/);
+    assert.equal(prompts, 1);
     // The user's own action does.
     await c.servers.getSession(id);
     assert.equal(prompts, 2);
