@@ -1,0 +1,161 @@
+// The turns servers' dialogs take (questions, sampling consent): one shown at a time, in the
+// order asked; a dialog hidden without an answer gives up its own turn and stays pending, and
+// shown again it takes a turn again.
+import * as assert from 'node:assert/strict';
+import type { Turn } from '../../../src/core/util/turns';
+import { Turns } from '../../../src/core/util/turns';
+
+/** A dialog in `turns`: shown once its turn comes, open until `end` answers it. */
+class Dialog {
+  shown = false;
+  turn?: Turn;
+  end!: (answer: string) => void;
+  readonly result: Promise<string>;
+  constructor(turns: Turns, signal = new AbortController().signal) {
+    this.result = turns.take(
+      (turn) =>
+        new Promise<string>((resolve) => {
+          this.shown = true;
+          this.turn = turn;
+          this.end = resolve;
+        }),
+      signal,
+    );
+  }
+}
+
+const dialog = (turns: Turns, signal?: AbortSignal) => new Dialog(turns, signal);
+
+/** Lets every promise callback queued so far run. */
+const settle = () => new Promise((r) => setImmediate(r));
+
+describe('Turns: servers\' dialogs one at a time', () => {
+  it('shows dialogs in the order asked, each after the one before ends; one withdrawn before its turn is never shown', async () => {
+    const turns = new Turns();
+    const withdrawn = new AbortController();
+    const a = dialog(turns);
+    const b = dialog(turns, withdrawn.signal);
+    const c = dialog(turns);
+    await settle();
+    assert.deepEqual([a.shown, b.shown, c.shown], [true, false, false]);
+    withdrawn.abort(new Error('withdrawn'));
+    await assert.rejects(b.result, /withdrawn/);
+    a.end('a');
+    assert.equal(await a.result, 'a');
+    await settle();
+    assert.deepEqual([b.shown, c.shown], [false, true]);
+    c.end('c');
+    assert.equal(await c.result, 'c');
+  });
+
+  it('a dialog hidden without an answer gives up its turn: the next one shows, and the hidden one stays pending', async () => {
+    const turns = new Turns();
+    const a = dialog(turns);
+    const b = dialog(turns);
+    await settle();
+    assert.equal(b.shown, false, 'b waits for a');
+    a.turn!.release();
+    await settle();
+    assert.equal(b.shown, true, 'b shows once a is hidden');
+    let aSettled = false;
+    void a.result.then(() => (aSettled = true));
+    b.end('b');
+    assert.equal(await b.result, 'b');
+    await settle();
+    assert.equal(aSettled, false, 'hiding answered nothing');
+    a.end('a, answered later');
+    assert.equal(await a.result, 'a, answered later');
+  });
+
+  it('a dialog releases only its own turn: hidden again while another is shown, it lets no third one show over it', async () => {
+    const turns = new Turns();
+    const a = dialog(turns);
+    const b = dialog(turns);
+    const c = dialog(turns);
+    await settle();
+    a.turn!.release();
+    await settle();
+    assert.deepEqual([b.shown, c.shown], [true, false]);
+    a.turn!.release();
+    await settle();
+    assert.equal(c.shown, false, 'b still holds the turn');
+    b.end('b');
+    await b.result;
+    await settle();
+    assert.equal(c.shown, true);
+    c.end('c');
+    a.end('a');
+    await Promise.all([a.result, c.result]);
+  });
+
+  it('shown again, a hidden dialog waits for the one shown, goes before those still waiting, and holds the turn until it ends', async () => {
+    const turns = new Turns();
+    const a = dialog(turns);
+    const b = dialog(turns);
+    const c = dialog(turns);
+    await settle();
+    a.turn!.release();
+    await settle();
+    let again = 0;
+    a.turn!.retake(() => again++);
+    a.turn!.retake(() => again++);
+    assert.equal(again, 0, 'not over b, which is shown');
+    b.end('b');
+    await b.result;
+    await settle();
+    assert.equal(again, 1, 'a shows again once b is answered, once');
+    assert.equal(c.shown, false, 'c waits for a, shown again');
+    a.end('a');
+    await a.result;
+    await settle();
+    assert.equal(c.shown, true);
+    c.end('c');
+    await c.result;
+  });
+
+  it('shown again when no dialog is shown, at once; hidden again, it gives up its turn again', async () => {
+    const turns = new Turns();
+    const a = dialog(turns);
+    await settle();
+    a.turn!.release();
+    let again = 0;
+    a.turn!.retake(() => again++);
+    assert.equal(again, 1);
+    const b = dialog(turns);
+    await settle();
+    assert.equal(b.shown, false, 'a holds the turn again');
+    a.turn!.release();
+    await settle();
+    assert.equal(b.shown, true);
+    b.end('b');
+    a.end('a');
+    await Promise.all([a.result, b.result]);
+  });
+
+  it('a dialog withdrawn while it waits to show again is never shown, and the turn passes on', async () => {
+    const turns = new Turns();
+    const withdrawn = new AbortController();
+    const a = dialog(turns, withdrawn.signal);
+    const b = dialog(turns);
+    const c = dialog(turns);
+    await settle();
+    a.turn!.release();
+    await settle();
+    let again = 0;
+    a.turn!.retake(() => again++);
+    // The server withdraws a: its dialog closes (its run settles).
+    withdrawn.abort(new Error('withdrawn'));
+    await assert.rejects(a.result, /withdrawn/);
+    a.end('closed');
+    await settle();
+    b.end('b');
+    await b.result;
+    await settle();
+    assert.equal(again, 0, 'a is not shown again');
+    assert.equal(c.shown, true);
+    a.turn!.retake(() => again++);
+    assert.equal(again, 0, 'nor later');
+    c.end('c');
+    await c.result;
+  });
+});
