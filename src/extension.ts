@@ -65,7 +65,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const label = (id: string) => servers.label(id);
   const asking = new Map<string, number>();
   // Questions and sampling consent take turns: a quick input shown over another hides it. One
-  // hidden without an answer stays pending (and keeps its turn) until reopened.
+  // hidden without an answer stays pending until reopened, and the next one shows meanwhile.
   const dialogs = new Turns();
   const hidden = new HiddenDialogs();
   context.subscriptions.push(hidden);

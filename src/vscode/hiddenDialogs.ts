@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { DisposableBase } from '../core/util/event';
+import type { Turn } from '../core/util/turns';
 
 /**
  * The dialogs servers open (questions, sampling consent) that were hidden without an answer:
@@ -8,9 +9,10 @@ import { DisposableBase } from '../core/util/event';
  * answer a server, so a hidden dialog stays pending (its request, and the task waiting on it,
  * go on) until the user reopens it (the status bar item, Respond to Task...) and answers it, the
  * server withdraws it, or its task ends. Only the dialog's own Decline or Cancel answers no.
+ * Hidden, it gives up its turn (the next server dialog shows); reopened, it takes one again.
  */
 export class HiddenDialogs extends DisposableBase {
-  readonly #hidden = new Set<vscode.QuickInput>();
+  readonly #hidden = new Map<vscode.QuickInput, Turn | undefined>();
   readonly #item = this._register(vscode.window.createStatusBarItem('mcpTasks.hiddenDialog', vscode.StatusBarAlignment.Left, 49));
 
   constructor() {
@@ -25,10 +27,11 @@ export class HiddenDialogs extends DisposableBase {
     return this.#hidden.size;
   }
 
-  /** `input` was hidden before it was answered. */
-  add(input: vscode.QuickInput): void {
-    this.#hidden.add(input);
+  /** `input` was hidden before it was answered: its dialog gives up `turn` until reopened. */
+  add(input: vscode.QuickInput, turn?: Turn): void {
+    this.#hidden.set(input, turn);
     this.#update();
+    turn?.release();
   }
 
   /** `input` shows again, or is over (answered, withdrawn): it no longer waits. */
@@ -36,24 +39,17 @@ export class HiddenDialogs extends DisposableBase {
     if (this.#hidden.delete(input)) this.#update();
   }
 
-  /** Shows the dialog hidden first again; false when none is hidden. */
+  /**
+   * Shows the dialog hidden first again, once it has its turn back (at once unless another
+   * dialog is shown); false when none is hidden.
+   */
   reopen(): boolean {
-    const first = this.#hidden.values().next();
+    const first = this.#hidden.entries().next();
     if (first.done) return false;
-    const input = first.value;
+    const [input, turn] = first.value;
     this.delete(input);
-    // Shown again, a quick pick has lost its list's focus (and Enter would accept nothing):
-    // its items, focus and checks are sent again first. A box's text, likewise.
-    if (isPick(input)) {
-      const { activeItems, selectedItems } = input;
-      input.items = [...input.items];
-      if (input.canSelectMany) input.selectedItems = selectedItems;
-      if (activeItems.length) input.activeItems = activeItems;
-    } else if (isBox(input)) {
-      const { value } = input;
-      input.value = value;
-    }
-    input.show();
+    if (turn) turn.retake(() => show(input));
+    else show(input);
     return true;
   }
 
@@ -70,6 +66,21 @@ export class HiddenDialogs extends DisposableBase {
     this.#hidden.clear();
     super.dispose();
   }
+}
+
+function show(input: vscode.QuickInput): void {
+  // Shown again, a quick pick has lost its list's focus (and Enter would accept nothing):
+  // its items, focus and checks are sent again first. A box's text, likewise.
+  if (isPick(input)) {
+    const { activeItems, selectedItems } = input;
+    input.items = [...input.items];
+    if (input.canSelectMany) input.selectedItems = selectedItems;
+    if (activeItems.length) input.activeItems = activeItems;
+  } else if (isBox(input)) {
+    const { value } = input;
+    input.value = value;
+  }
+  input.show();
 }
 
 function isPick(input: vscode.QuickInput): input is vscode.QuickPick<vscode.QuickPickItem> {

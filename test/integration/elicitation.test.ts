@@ -1,15 +1,18 @@
 // The elicitation prompter inside the real extension host. Its way out of the editor: the URL a
 // server asks the user to open reaches vscode.env.openExternal exactly as the consent prompt
 // showed it. A server's question hidden by another quick input waits, unanswered, to be shown
-// again. The editor leaves `env` writable while tests run, so the test replaces
+// again, and lets the next server dialog show meanwhile. The editor leaves `env` writable while tests run, so the test replaces
 // openExternal and restores it.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Answer } from '../../src/core/elicitation/handler';
+import { nullLogger } from '../../src/core/util/log';
+import { Turns } from '../../src/core/util/turns';
+import { createElicitationHandler } from '../../src/vscode/elicitation/handler';
 import { QuickInputPrompter } from '../../src/vscode/elicitation/quickInputPrompter';
 import { HiddenDialogs } from '../../src/vscode/hiddenDialogs';
 import { waitFor } from './helpers';
-import { QuickInputSpy } from './quickInputs';
+import { QuickInputSpy, choose, enter, escape } from './quickInputs';
 
 type Opener = { openExternal(target: unknown): Thenable<boolean> };
 
@@ -91,5 +94,64 @@ suite('A server question hidden without an answer', () => {
     } finally {
       own.close();
     }
+  });
+});
+
+suite('Server questions hidden without an answer give up their turn', () => {
+  let hidden: HiddenDialogs;
+  let spy: QuickInputSpy;
+  setup(() => {
+    hidden = new HiddenDialogs();
+    spy = new QuickInputSpy();
+  });
+  teardown(() => (spy.dispose(), hidden.dispose()));
+
+  const deploy = { message: 'Deploy where?', requestedSchema: { type: 'object', properties: { env: { type: 'string', enum: ['staging', 'production'] }, note: { type: 'string' } }, required: ['env', 'note'] } };
+  const goOn = { message: 'Go on?', requestedSchema: { type: 'object', properties: { go: { type: 'boolean' } }, required: ['go'] } };
+  const ctx = (task: string) => ({ serverId: 'srv', relatedTaskId: task, signal: new AbortController().signal });
+  /** Answers a "Go on?" question shown as `shown`: Yes, then Accept on its review step. */
+  const yes = async (shown: Awaited<ReturnType<QuickInputSpy['next']>>, what: string) => {
+    await choose(shown, (i) => i.label === 'Yes', `Yes to ${what}`);
+    await choose(await spy.next(`the review step of ${what}`), (i) => i.label.endsWith('Accept'), 'Accept');
+  };
+
+  test('the next question shows; the hidden one, shown again, goes on at its step, and hidden there again lets a third one show', async function () {
+    this.timeout(60_000);
+    const handle = createElicitationHandler({ log: nullLogger, serverLabel: () => 'demo', turns: new Turns(), hidden });
+    const a = handle(deploy, ctx('a'));
+    const b = handle(goOn, ctx('b'));
+    await choose(await spy.next('the first step of a'), (i) => i.label === 'staging', 'staging');
+    const second = await spy.next('the second step of a');
+    assert.match(second.title ?? '', /task a$/);
+    await escape();
+    const bShown = await spy.next('b, once a is hidden');
+    assert.match(bShown.title ?? '', /task b$/);
+    assert.equal(hidden.size, 1, 'a waits hidden');
+
+    // Asked to show again while b is up, a waits for b to be answered.
+    assert.equal(hidden.reopen(), true);
+    await yes(bShown, 'b');
+    assert.deepEqual(await b, { action: 'accept', content: { go: true } });
+    const again = await spy.next('a, shown again');
+    assert.equal(again.box, second.box, 'a shows the step it was hidden at');
+
+    // Shown again, a holds a turn: c waits for it, and shows once a is hidden again.
+    const c = handle(goOn, ctx('c'));
+    // Shown in its turn, c would be up once the promise callbacks queued so far have run.
+    await new Promise((r) => setImmediate(r));
+    assert.equal(spy.shown.at(-1)?.box, second.box, 'c does not show over a');
+    await escape();
+    const cShown = await spy.next('c, once a is hidden again');
+    assert.match(cShown.title ?? '', /task c$/);
+    await yes(cShown, 'c');
+    assert.deepEqual(await c, { action: 'accept', content: { go: true } });
+
+    assert.equal(hidden.reopen(), true);
+    const last = await spy.next('a, shown again at once (no dialog is up)');
+    assert.ok(last.box, 'the note step');
+    await enter(last, 'after two hides');
+    await choose(await spy.next('the review step of a'), (i) => i.label.endsWith('Accept'), 'Accept');
+    assert.deepEqual(await a, { action: 'accept', content: { env: 'staging', note: 'after two hides' } });
+    assert.equal(hidden.size, 0);
   });
 });

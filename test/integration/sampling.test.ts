@@ -288,6 +288,24 @@ suite('Sampling through vscode.lm', () => {
       h.dispose();
     });
 
+    test('hidden by Escape, a prompt lets the next one show meanwhile; shown again after it, "Allow once" still sends its request', async () => {
+      const { h } = handler({ consentPrompter: consent.prompt });
+      const first = h.handle({ messages: [text('hidden first')], maxTokens: 20 }, ctx());
+      const second = h.handle({ messages: [text('shown next')], maxTokens: 20 }, ctx());
+      await waitFor(() => shown.length === 1, 'the first prompt');
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      await waitFor(() => shown.length === 2, 'the second prompt, once the first is hidden');
+      assert.equal(shown[1]!.preview.summary, 'shown next');
+      assert.equal(hidden.size, 1, 'the first waits hidden');
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      assert.equal(((await second).content as { text: string }).text, 'echo: shown next');
+      assert.equal(hidden.reopen(), true);
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      assert.equal(((await first).content as { text: string }).text, 'echo: hidden first');
+      assert.equal(hidden.size, 0);
+      h.dispose();
+    });
+
     test('"Allow once" (the first item) sends the request', async () => {
       const { h } = handler({ consentPrompter: consent.prompt });
       const pending = h.handle({ messages: [text('from the quick pick')], maxTokens: 20 }, ctx());

@@ -7,6 +7,7 @@ import type { Disposable } from '../util/event';
 import { errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
 import { prefixed, truncate } from '../util/log';
+import type { Turn } from '../util/turns';
 import { Turns } from '../util/turns';
 import type { ElicitResult, FlowEvent, FlowState } from './flow';
 import { initialValue, isReview, nextState, startFlow } from './flow';
@@ -199,7 +200,11 @@ export async function runUrl(plan: UrlPlan, p: FormPrompter, ui: DialogContext):
 }
 
 export interface ElicitationHandlerOptions {
-  prompter: FormPrompter;
+  /**
+   * The dialog; or, given each request's turn, one dialog per request (so a dialog hidden
+   * without an answer gives up its own turn, whichever step it is on).
+   */
+  prompter: FormPrompter | ((turn: Turn) => FormPrompter);
   log: Logger;
   serverLabel(serverId: string): string;
   /** Whether the client declared URL mode (default true); if not, URL requests are refused. */
@@ -250,7 +255,10 @@ export function createElicitationHandler(options: ElicitationHandlerOptions): El
     if (key) pending.set(key, completed);
     const signal = key ? AbortSignal.any([ctx.signal, completed.signal]) : ctx.signal;
     try {
-      const result = await turns.take(() => (plan.mode === 'form' ? runForm(plan, prompter, { title, signal }) : runUrl(plan, prompter, { title, signal })), signal);
+      const result = await turns.take((turn) => {
+        const p = typeof prompter === 'function' ? prompter(turn) : prompter;
+        return plan.mode === 'form' ? runForm(plan, p, { title, signal }) : runUrl(plan, p, { title, signal });
+      }, signal);
       if (plan.mode === 'form' && result.action === 'accept') {
         const problem = validateContent(plan, result.content ?? {});
         if (problem) {

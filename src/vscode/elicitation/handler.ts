@@ -1,4 +1,4 @@
-import type { ElicitationHandler, ElicitationHandlerOptions, FormPrompter } from '../../core/elicitation/handler';
+import type { ElicitationHandler, ElicitationHandlerOptions } from '../../core/elicitation/handler';
 import { createElicitationHandler as createCoreHandler } from '../../core/elicitation/handler';
 import { QuickInputPrompter } from './quickInputPrompter';
 import type { HiddenDialogs } from '../hiddenDialogs';
@@ -9,9 +9,10 @@ export { listenForElicitationComplete } from '../../core/elicitation/handler';
 /**
  * The `elicitation/create` handler for the task engine (`handlers.elicitation = { handle, url: true }`),
  * asking through quick inputs unless a `prompter` is given (in-host tests swap in answers). A
- * question hidden without an answer waits in `hidden` until reopened.
+ * question hidden without an answer waits in `hidden` until reopened; each question has its own
+ * quick inputs, so hiding one gives up that question's turn and no other's.
  */
-export function createElicitationHandler(options: Omit<ElicitationHandlerOptions, 'prompter'> & { prompter?: FormPrompter; hidden: HiddenDialogs }): ElicitationHandler {
+export function createElicitationHandler(options: Omit<ElicitationHandlerOptions, 'prompter'> & { prompter?: ElicitationHandlerOptions['prompter']; hidden: HiddenDialogs }): ElicitationHandler {
   const { hidden, ...rest } = options;
-  return createCoreHandler({ ...rest, prompter: options.prompter ?? new QuickInputPrompter({ hidden }) });
+  return createCoreHandler({ ...rest, prompter: options.prompter ?? ((turn) => new QuickInputPrompter({ hidden, turn })) });
 }

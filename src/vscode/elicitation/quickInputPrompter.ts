@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { Answer, FormPrompter, InputOptions, Nav, PickItem, PickOptions, PromptOptions } from '../../core/elicitation/handler';
 import { abortReason, raceAbort } from '../../core/util/abort';
+import type { Turn } from '../../core/util/turns';
 import type { HiddenDialogs } from '../hiddenDialogs';
 
 type Item<T> = vscode.QuickPickItem & { value: T };
@@ -22,11 +23,13 @@ type Wire<T> = (resolve: (a: Answer<T>) => void, listeners: vscode.Disposable[])
  * Hiding it (Escape, or another quick input shown over it) depends on who asks. For our own
  * commands it answers cancel. For a server's question (given `hidden`) it answers nothing: the
  * question waits in `hidden` until reopened, and only its Decline or Cancel (a button on each
- * step, items on the review step) answer the server.
+ * step, items on the review step) answer the server. Hidden, it gives up `turn`, the turn of
+ * the one question this prompter asks, whichever step it is on.
  */
 export class QuickInputPrompter implements FormPrompter {
   #current?: vscode.QuickInput;
   readonly #hidden: HiddenDialogs | undefined;
+  readonly #turn: Turn | undefined;
   readonly #declineButton: vscode.QuickInputButton = {
     iconPath: new vscode.ThemeIcon('circle-slash'),
     tooltip: vscode.l10n.t('Decline: tell the server no'),
@@ -36,8 +39,9 @@ export class QuickInputPrompter implements FormPrompter {
     tooltip: vscode.l10n.t('Cancel: dismiss without answering'),
   };
 
-  constructor(options: { hidden?: HiddenDialogs } = {}) {
+  constructor(options: { hidden?: HiddenDialogs; turn?: Turn } = {}) {
     this.#hidden = options.hidden;
+    this.#turn = options.turn;
   }
 
   pick<T>(items: readonly PickItem<T>[], o: PickOptions<T>): Promise<Answer<T[]>> {
@@ -147,7 +151,7 @@ export class QuickInputPrompter implements FormPrompter {
         input.onDidTriggerButton((b) => resolve({ nav: nav(b) })),
         // The step after this one disposes it (its listeners are gone by then), so a hide here
         // is the user's or another quick input's, never ours.
-        input.onDidHide(() => (hidden ? hidden.add(input) : resolve({ nav: 'cancel' }))),
+        input.onDidHide(() => (hidden ? hidden.add(input, this.#turn) : resolve({ nav: 'cancel' }))),
         { dispose: () => hidden?.delete(input) },
       );
       wire(resolve, listeners);

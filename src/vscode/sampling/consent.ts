@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { SamplingPreview } from '../../core/sampling/request';
+import type { Turn } from '../../core/util/turns';
 import type { HiddenDialogs } from '../hiddenDialogs';
 
 /** The user's answer to a sampling request. */
@@ -14,9 +15,9 @@ export interface ConsentRequest {
 /**
  * Asks the user about one sampling request. Resolves `deny` when the user denies it or `signal`
  * aborts (the server gave up, the task ended, its ttl ran out), so a request never waits forever
- * on a forgotten prompt.
+ * on a forgotten prompt. `turn` is the prompt's turn among the dialogs servers open.
  */
-export type ConsentPrompter = (request: ConsentRequest, signal: AbortSignal) => Promise<ConsentAnswer>;
+export type ConsentPrompter = (request: ConsentRequest, signal: AbortSignal, turn?: Turn) => Promise<ConsentAnswer>;
 
 const SCHEME = 'mcp-tasks-sampling';
 
@@ -28,7 +29,8 @@ interface Item extends vscode.QuickPickItem {
  * The consent prompt: a quick pick (not modal, stays open when focus moves) titled with the
  * server's name, the request's gist as placeholder, and "Show Full Request" opening a read-only
  * document with the whole request, nothing cut. Hidden without an answer (Escape, or another
- * quick input shown over it), it denies nothing: it waits in `hidden` until reopened.
+ * quick input shown over it), it denies nothing: it waits in `hidden` until reopened, and gives
+ * up its turn meanwhile.
  */
 export class QuickPickConsent implements vscode.Disposable {
   readonly #previews = new Map<string, string>();
@@ -47,7 +49,7 @@ export class QuickPickConsent implements vscode.Disposable {
     });
   }
 
-  readonly prompt: ConsentPrompter = (request, signal) => {
+  readonly prompt: ConsentPrompter = (request, signal, turn) => {
     if (signal.aborted) return Promise.resolve('deny');
     const key = String(++this.#seq);
     this.#previews.set(key, request.preview.full);
@@ -85,7 +87,7 @@ export class QuickPickConsent implements vscode.Disposable {
         }),
         // Escape, or another quick input shown over this one: no answer yet (without a place to
         // wait, no consent).
-        qp.onDidHide(() => (this.#hidden ? this.#hidden.add(qp) : finish('deny'))),
+        qp.onDidHide(() => (this.#hidden ? this.#hidden.add(qp, turn) : finish('deny'))),
       );
       qp.show();
       this.#onDidShowPrompt.fire(request);

@@ -61,11 +61,11 @@ export function createSamplingHandler(o: SamplingHandlerOptions): SamplingHandle
   const consent = async (ctx: ServerRequestContext, request: ConsentRequest, fingerprint: string | undefined, log: Logger): Promise<ConsentAnswer | 'allowed'> => {
     // A server the user always allows needs no prompt, so it waits for no dialog either.
     if (o.permissions.get(ctx.serverId, fingerprint) === 'always') return 'allowed';
-    return turns.take(async () => {
+    return turns.take(async (turn) => {
       // Checked again in turn: an earlier prompt may just have granted "always".
       if (o.permissions.get(ctx.serverId, fingerprint) === 'always') return 'allowed';
       try {
-        return await prompt(request, ctx.signal);
+        return await prompt(request, ctx.signal, turn);
       } catch (err) {
         log.error(`The sampling consent prompt failed, so the request is denied: ${errorMessage(err)}`);
         return 'deny';

@@ -12,6 +12,7 @@ import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { InMemoryTransport } from '../../../src/core/transports/inMemory';
 import { StdioTransport } from '../../../src/core/transports/stdio';
 import { abortReason } from '../../../src/core/util/abort';
+import type { Turn } from '../../../src/core/util/turns';
 import { Turns } from '../../../src/core/util/turns';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 import type { EngineHarness } from '../helpers/peers';
@@ -386,6 +387,48 @@ describe('elicitation handler', () => {
     asking.abort(new Error('answered elsewhere'));
     await assert.rejects(open, /answered elsewhere/);
     assert.equal(await later, true);
+  });
+
+  it('gives each request its own prompter and turn: hidden at its second step, a question lets the next one show, and shown again it goes on from that step', async () => {
+    const turns = new Turns();
+    const shown: Array<{ turn: Turn; call: Call; answer(a: Answer<unknown>): void }> = [];
+    // One prompter per request, as the editor's: each prompt stays open until the test answers it.
+    const prompter = (turn: Turn): FormPrompter => {
+      const ask = (call: Call) => new Promise<Answer<unknown>>((answer) => shown.push({ turn, call, answer }));
+      return {
+        pick: <T>(items: readonly PickItem<T>[], o: PickOptions<T>) => ask({ kind: 'pick', items, o: o as PickOptions<unknown> }) as Promise<Answer<T[]>>,
+        input: (o) => ask({ kind: 'input', o }) as Promise<Answer<string>>,
+        openExternal: () => Promise.resolve(false),
+        close: () => undefined,
+      };
+    };
+    const handle = createElicitationHandler({ prompter, log: new MemoryLogger(), serverLabel: () => 'demo', turns });
+    const two = { message: 'Deploy?', requestedSchema: { type: 'object', properties: { env: { type: 'string' }, note: { type: 'string' } }, required: ['env', 'note'] } };
+    const a = handle(two, ctx());
+    const b = handle(simple, ctx());
+    await waitFor(() => shown.length === 1, "a's first step");
+    shown[0]!.answer({ value: 'staging' });
+    await waitFor(() => shown.length === 2, "a's second step");
+    const hiddenA = shown[1]!;
+    assert.equal(hiddenA.call.o.step, 2);
+    // Hidden without an answer (Escape, or another quick input over it): a gives up its turn.
+    hiddenA.turn.release();
+    await waitFor(() => shown.length === 3, 'b, once a is hidden');
+    assert.notEqual(shown[2]!.turn, hiddenA.turn, 'b has a turn of its own');
+    let again = false;
+    hiddenA.turn.retake(() => (again = true));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(again, false, 'a, shown again, waits for b on screen');
+    shown[2]!.answer({ value: 'x' });
+    await waitFor(() => shown.length === 4, "b's review step");
+    shown[3]!.answer({ value: [{ type: 'accept' }] });
+    assert.deepEqual(await b, { action: 'accept', content: { name: 'x' } });
+    await waitFor(() => again, 'a to show again once b is answered');
+    hiddenA.answer({ value: 'urgent' });
+    await waitFor(() => shown.length === 5, "a's review step");
+    assert.equal(shown[4]!.turn, hiddenA.turn);
+    shown[4]!.answer({ value: [{ type: 'accept' }] });
+    assert.deepEqual(await a, { action: 'accept', content: { env: 'staging', note: 'urgent' } });
   });
 
   it('notifications/elicitation/complete closes the still-open URL prompt (answered cancel); unknown ids are ignored', async () => {
