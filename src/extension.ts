@@ -199,7 +199,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const ageTimer = setInterval(() => view.visible && tree.refreshAll(), 30_000);
   context.subscriptions.push({ dispose: () => clearInterval(ageTimer) }, view.onDidChangeVisibility((e) => e.visible && tree.refreshAll()));
   context.subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), refreshTasks: (id) => engine.refreshList(id) }));
-  context.subscriptions.push(...registerTaskCommands({ servers, engine, host, store, isAsking: (key) => asking.has(key), reopenDialog: () => hidden.reopen(), results, tree, view }));
+  context.subscriptions.push(...registerTaskCommands({ servers, engine, host, store, isAsking: (key) => asking.has(key), reopenDialog: (key) => hidden.reopen(key), results, tree, view }));
   context.subscriptions.push(
     vscode.commands.registerCommand('mcpTasks.revokeSamplingPermissions', () => revokeSamplingPermissions(samplingPermissions)),
     inputs.registerForgetCommand(() => servers.list().flatMap((x) => servers.config(x.id) ?? [])),

@@ -40,13 +40,13 @@ export class HiddenDialogs extends DisposableBase {
   }
 
   /**
-   * Shows the dialog hidden first again, once it has its turn back (at once unless another
-   * dialog is shown); false when none is hidden.
+   * Shows the dialog hidden first again (with `about`, the first about that task), once it has
+   * its turn back (at once unless another dialog is shown); false when none is hidden.
    */
-  reopen(): boolean {
-    const first = this.#hidden.entries().next();
-    if (first.done) return false;
-    const [input, turn] = first.value;
+  reopen(about?: string): boolean {
+    const first = [...this.#hidden].find(([, turn]) => about === undefined || turn?.about === about);
+    if (!first) return false;
+    const [input, turn] = first;
     this.delete(input);
     if (turn) turn.retake(() => show(input));
     else show(input);

@@ -26,8 +26,8 @@ export interface TaskCommandDeps {
   host: TaskHost;
   /** Whether a question of this task is open (or queued) in a dialog now. */
   isAsking: (key: string) => boolean;
-  /** Shows again a server's dialog hidden without an answer; false when none is hidden. */
-  reopenDialog: () => boolean;
+  /** Shows again a server's dialog hidden without an answer (with a task's key, that task's); false when none is hidden. */
+  reopenDialog: (taskKey?: string) => boolean;
   /** The results kept on disk (Clear Stored Results). */
   store: Pick<TaskStore, 'storedResults' | 'clearResults'>;
   results: ResultDocuments;
@@ -167,8 +167,8 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
         return;
       }
       if (deps.isAsking(t.key)) {
-        // Dialogs take turns: the one hidden is this task's question or one asked before it.
-        if (deps.reopenDialog()) return;
+        // This task's question, if hidden; else it is on screen or waits for the dialogs asked before it.
+        if (deps.reopenDialog(t.key)) return;
         void vscode.window.showInformationMessage(vscode.l10n.t('The question of "{0}" is open at the top of the window (after any question asked before it).', taskTitle(t)));
         return;
       }

@@ -6,6 +6,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Answer } from '../../src/core/elicitation/handler';
+import type { TaskSnapshot } from '../../src/core/tasks/types';
 import { nullLogger } from '../../src/core/util/log';
 import { Turns } from '../../src/core/util/turns';
 import { createElicitationHandler } from '../../src/vscode/elicitation/handler';
@@ -153,5 +154,27 @@ suite('Server questions hidden without an answer give up their turn', () => {
     await choose(await spy.next('the review step of a'), (i) => i.label.endsWith('Accept'), 'Accept');
     assert.deepEqual(await a, { action: 'accept', content: { env: 'staging', note: 'after two hides' } });
     assert.equal(hidden.size, 0);
+  });
+
+  test('Respond to Task on a task shows that task\'s hidden question, not the one hidden first', async function () {
+    this.timeout(60_000);
+    const handle = createElicitationHandler({ log: nullLogger, serverLabel: () => 'demo', turns: new Turns(), hidden });
+    const ofTask = (task: string) => ({ ...ctx(task), task: { key: `srv\n${task}`, toolName: `tool-${task}` } as TaskSnapshot });
+    const a = handle(goOn, ofTask('a'));
+    const b = handle(goOn, ofTask('b'));
+    assert.match((await spy.next('a')).title ?? '', /^tool-a /);
+    await escape();
+    assert.match((await spy.next('b, once a is hidden')).title ?? '', /^tool-b /);
+    await escape();
+    assert.equal(hidden.size, 2);
+    assert.equal(hidden.reopen('srv\nnone'), false, 'no question of that task is hidden');
+    assert.equal(hidden.reopen('srv\nb'), true);
+    const bShown = await spy.next('b, asked for by its task');
+    assert.match(bShown.title ?? '', /^tool-b /);
+    await yes(bShown, 'b');
+    assert.deepEqual(await b, { action: 'accept', content: { go: true } });
+    assert.equal(hidden.reopen('srv\na'), true);
+    await yes(await spy.next('a, asked for by its task'), 'a');
+    assert.deepEqual(await a, { action: 'accept', content: { go: true } });
   });
 });

@@ -258,7 +258,7 @@ export function createElicitationHandler(options: ElicitationHandlerOptions): El
       const result = await turns.take((turn) => {
         const p = typeof prompter === 'function' ? prompter(turn) : prompter;
         return plan.mode === 'form' ? runForm(plan, p, { title, signal }) : runUrl(plan, p, { title, signal });
-      }, signal);
+      }, signal, ctx.task?.key);
       if (plan.mode === 'form' && result.action === 'accept') {
         const problem = validateContent(plan, result.content ?? {});
         if (problem) {

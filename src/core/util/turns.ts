@@ -6,6 +6,8 @@ import { abortReason, raceAbort } from './abort';
  * takes a turn again. Each dialog has its own `Turn`: releasing it never ends another's.
  */
 export interface Turn {
+  /** What the dialog is about (a task's key), for showing a hidden one again by its task. */
+  readonly about?: string;
   /** The dialog was hidden without an answer: the next one in line goes now. Does nothing unless this dialog holds the turn. */
   release(): void;
   /**
@@ -35,12 +37,13 @@ export class Turns {
   /**
    * Runs `run` once every earlier turn has ended or been released. When `signal` aborts, the
    * promise rejects at once with its reason, and a turn not started yet is skipped; a turn
-   * started is held until `run` settles (or releases it).
+   * started is held until `run` settles (or releases it). `about`: see Turn.
    */
-  take<T>(run: (turn: Turn) => Promise<T>, signal: AbortSignal): Promise<T> {
+  take<T>(run: (turn: Turn) => Promise<T>, signal: AbortSignal, about?: string): Promise<T> {
     const owner = {};
     let over = false;
     const turn: Turn = {
+      about,
       release: () => this.#release(owner),
       retake: (show) => {
         if (over || this.#line.some((w) => w.owner === owner)) return;

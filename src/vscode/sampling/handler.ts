@@ -70,7 +70,7 @@ export function createSamplingHandler(o: SamplingHandlerOptions): SamplingHandle
         log.error(`The sampling consent prompt failed, so the request is denied: ${errorMessage(err)}`);
         return 'deny';
       }
-    }, ctx.signal);
+    }, ctx.signal, ctx.task?.key);
   };
 
   const handle: ServerRequestHandler = async (params, ctx) => {
