@@ -2,8 +2,8 @@ import { abortReason, errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
 import { checkHttpConfig, httpStatusError, mediaType, networkError, parseEventData, readSseStream } from './sseStream';
-import type { StreamingGetInit } from './streamingGet';
-import { streamingGet } from './streamingGet';
+import type { NodeFetchInit } from './nodeFetch';
+import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { TransportHttpError } from './transport';
 
@@ -41,8 +41,8 @@ export class LegacySseTransport implements Transport {
   readonly #log: Logger;
   readonly #customHeaders: Record<string, string>;
   readonly #fetchImpl: typeof fetch;
-  /** GET streams, which may stay silent for long: see `streamingGet`. */
-  readonly #getImpl: (url: string | URL, init: StreamingGetInit) => Promise<Response>;
+  /** GET streams, which may stay silent for long: see `nodeFetch`. */
+  readonly #getImpl: (url: string | URL, init: NodeFetchInit) => Promise<Response>;
   readonly #endpointTimeoutMs: number;
   readonly #lifetime = new AbortController();
   #endpoint: URL | undefined;
@@ -57,7 +57,7 @@ export class LegacySseTransport implements Transport {
     this.#log = options.logger;
     this.#customHeaders = { ...options.headers };
     this.#fetchImpl = options.fetch ?? fetch;
-    this.#getImpl = options.fetch ?? streamingGet;
+    this.#getImpl = options.fetch ?? nodeFetch;
     this.#endpointTimeoutMs = options.endpointTimeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS;
     this.description = `sse: ${options.url}`;
   }
@@ -195,7 +195,7 @@ export class LegacySseTransport implements Transport {
     if (this.#log.traceEnabled !== false) this.#log.trace(`${method} ${url.href} ${JSON.stringify(redactHeaders(Object.fromEntries(headers.entries())))}`);
     try {
       // Redirects are not followed: custom headers (tokens) must not travel to another origin.
-      const response = await (method === 'GET' ? this.#getImpl(url, { headers, signal: this.#lifetime.signal }) : this.#fetchImpl(url, { method, headers, body, signal: this.#lifetime.signal, redirect: 'manual' }));
+      const response = await (method === 'GET' ? this.#getImpl(url, { headers, signal: this.#lifetime.signal, headersTimeoutMs: STREAM_HEADERS_TIMEOUT_MS }) : this.#fetchImpl(url, { method, headers, body, signal: this.#lifetime.signal, redirect: 'manual' }));
       if (this.#log.traceEnabled !== false) this.#log.trace(`${method} → ${response.status} ${response.headers.get('content-type') ?? ''}`);
       return response;
     } catch (err) {

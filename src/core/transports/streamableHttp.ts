@@ -4,8 +4,8 @@ import { abortReason, errorMessage, sleep } from '../util/abort';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
 import { checkHttpConfig, httpStatusError, MAX_MESSAGE_CHARS, mediaType, networkError, parseEventData, readBodyText, readSseStream } from './sseStream';
-import type { StreamingGetInit } from './streamingGet';
-import { streamingGet } from './streamingGet';
+import type { NodeFetchInit } from './nodeFetch';
+import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { LOCAL_FAILURE, messagesIn, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
 
@@ -35,7 +35,7 @@ export interface StreamableHttpOptions {
   sessionId?: string;
   /** The protocol revision negotiated by the resumed session. */
   protocolVersion?: string;
-  /** Sends every request, GET streams too (tests); by default fetch, and node:http for GET streams. */
+  /** Sends every request (tests); by default node:http(s), see `nodeFetch`. */
   fetch?: typeof fetch;
   reconnect?: ReconnectOptions;
   /** How long a notification or answer waits for the server to accept it (ms). */
@@ -107,9 +107,11 @@ export class StreamableHttpTransport implements Transport {
   readonly #serverName: string;
   readonly #log: Logger;
   readonly #customHeaders: Record<string, string>;
-  readonly #fetchImpl: typeof fetch;
-  /** GET streams, which may stay silent for long: see `streamingGet`. */
-  readonly #getImpl: (url: string | URL, init: StreamingGetInit) => Promise<Response>;
+  /**
+   * Sends every request. Not Node's fetch: its 300 s headers and body timeouts would cut a slow
+   * answer or a quiet stream whatever the request timeout; see `nodeFetch`.
+   */
+  readonly #fetchImpl: (url: string, init: NodeFetchInit) => Promise<Response>;
   readonly #reconnect: Required<ReconnectOptions>;
   readonly #oneWayTimeoutMs: number;
   #sessionId: string | undefined;
@@ -130,8 +132,7 @@ export class StreamableHttpTransport implements Transport {
     this.#serverName = options.serverName;
     this.#log = options.logger;
     this.#customHeaders = { ...options.headers };
-    this.#fetchImpl = options.fetch ?? fetch;
-    this.#getImpl = options.fetch ?? streamingGet;
+    this.#fetchImpl = options.fetch ?? nodeFetch;
     this.#reconnect = { initialDelayMs: 1000, maxDelayMs: 30_000, maxRetries: 5, ...options.reconnect };
     this.#oneWayTimeoutMs = options.oneWayTimeoutMs ?? DEFAULT_ONE_WAY_TIMEOUT_MS;
     this.#sessionId = options.sessionId;
@@ -347,7 +348,10 @@ export class StreamableHttpTransport implements Transport {
       // the request is garbage collected, so thousands of requests on the transport's long-lived
       // signal pile up listeners (and a MaxListenersExceededWarning).
       const own = AbortSignal.any([signal]);
-      response = await (method === 'GET' ? this.#getImpl(this.#url, { headers, signal: own }) : this.#fetchImpl(this.#url, { method, headers, body, signal: own, redirect: 'manual' }));
+      // Only a GET stream that never starts has a time limit of its own (it is then retried); a
+      // request's answer takes as long as the request's timeout or signal allows.
+      const headersTimeoutMs = method === 'GET' ? STREAM_HEADERS_TIMEOUT_MS : undefined;
+      response = await this.#fetchImpl(this.#url, { method, headers, body, signal: own, redirect: 'manual', headersTimeoutMs });
     } catch (err) {
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : this.#closedError();
       throw networkError(this.#serverName, this.#url, err);

@@ -1,24 +1,41 @@
-// Event streams that stay silent. Node's fetch (undici) ends a response body that sends nothing for
-// 300 s (its bodyTimeout); the editor's proxy support keeps that default. Here the timeout of the
-// test process's fetch is cut to half a second, so an idle stream read through fetch dies within
-// a test: the GET streams of both HTTP transports must outlive it.
+// Event streams that stay silent, and answers that take long. Node's fetch (undici) fails a request
+// whose answer does not start within 300 s (its headersTimeout) and ends a response body that sends
+// nothing for 300 s (its bodyTimeout); the editor's proxy support keeps those defaults. Here both
+// timeouts of the test process's fetch are cut to half a second, so a request sent through fetch
+// dies within a test: the transports' streams and answers must outlive them.
 import * as assert from 'node:assert/strict';
 import * as net from 'node:net';
+import * as zlib from 'node:zlib';
 import { LegacySseTransport } from '../../../src/core/transports/sse';
 import { StreamableHttpTransport } from '../../../src/core/transports/streamableHttp';
-import { streamingGet } from '../../../src/core/transports/streamingGet';
+import { nodeFetch } from '../../../src/core/transports/nodeFetch';
 import type { Transport } from '../../../src/core/transports/transport';
 import type { RecordedClient } from '../helpers/httpServers';
-import { EverythingHttpServer, recordClient } from '../helpers/httpServers';
+import { EverythingHttpServer, hostileServer, recordClient } from '../helpers/httpServers';
 import { MemoryLogger } from '../helpers/logger';
 
 const initParams = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'mcp-tasks-test', version: '0.0.0' } };
 const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
 const BODY_TIMEOUT_MS = 500;
-/** Longer than the body timeout with undici's one-second timer resolution. */
+const HEADERS_TIMEOUT_MS = 500;
+/** Longer than both timeouts with undici's one-second timer resolution. */
 const IDLE_MS = 3_000;
 
 type Dispatchers = Record<symbol, { constructor: new (options: object) => unknown } | undefined>;
+
+/** For a describe block: the test process's fetch gets half-second headers and body timeouts. */
+function shortFetchTimeouts(): void {
+  let saved: unknown;
+  before(async () => {
+    // The first fetch makes Node create its global dispatcher; a shorter-lived one takes its place.
+    await fetch('http://127.0.0.1:1/').catch(() => undefined);
+    const g = globalThis as unknown as Dispatchers;
+    saved = g[GLOBAL_DISPATCHER];
+    assert.ok(g[GLOBAL_DISPATCHER], 'Node keeps its fetch dispatcher under the undici symbol');
+    g[GLOBAL_DISPATCHER] = new g[GLOBAL_DISPATCHER].constructor({ bodyTimeout: BODY_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS }) as never;
+  });
+  after(() => void ((globalThis as unknown as Record<symbol, unknown>)[GLOBAL_DISPATCHER] = saved));
+}
 
 /** Reads the first chunk of a fetched event stream, then how its next read ends. */
 async function fetchedStreamEnds(url: string): Promise<string> {
@@ -37,17 +54,8 @@ async function fetchedStreamEnds(url: string): Promise<string> {
 
 describe('silent event streams outlive fetch\'s body timeout (server-everything)', function () {
   this.timeout(60_000);
-  let saved: unknown;
+  shortFetchTimeouts();
   const open: Array<RecordedClient<Transport>> = [];
-  before(async () => {
-    // The first fetch makes Node create its global dispatcher; a shorter-lived one takes its place.
-    await fetch('http://127.0.0.1:1/').catch(() => undefined);
-    const g = globalThis as unknown as Dispatchers;
-    saved = g[GLOBAL_DISPATCHER];
-    assert.ok(g[GLOBAL_DISPATCHER], 'Node keeps its fetch dispatcher under the undici symbol');
-    g[GLOBAL_DISPATCHER] = new g[GLOBAL_DISPATCHER].constructor({ bodyTimeout: BODY_TIMEOUT_MS }) as never;
-  });
-  after(() => void ((globalThis as unknown as Record<symbol, unknown>)[GLOBAL_DISPATCHER] = saved));
   afterEach(async () => {
     await Promise.all(open.splice(0).map((c) => c.conn.close()));
   });
@@ -93,14 +101,86 @@ describe('silent event streams outlive fetch\'s body timeout (server-everything)
   });
 });
 
-describe('streamingGet', () => {
+describe('slow answers outlive fetch\'s headers and body timeouts (Streamable HTTP)', function () {
+  this.timeout(60_000);
+  shortFetchTimeouts();
+
+  it('a plain request answered with JSON after a long silence, and one whose answer stream falls silent, both get their answers (fetch cuts both here)', async () => {
+    const server = await hostileServer((req, res, body) => {
+      // No GET stream: a cut answer stream cannot be resumed.
+      if (req.method !== 'POST') return void res.writeHead(405).end();
+      const message = JSON.parse(body) as { id?: number; method: string };
+      if (message.id === undefined) return void res.writeHead(202).end();
+      const answer = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { slow: message.method } });
+      if (message.method === 'slow/json') {
+        // Status and headers only once the answer is ready, as a plain JSON server does.
+        setTimeout(() => res.writeHead(200, { 'Content-Type': 'application/json' }).end(answer), IDLE_MS);
+      } else {
+        // The stream opens at once (a priming event), then says nothing until the answer.
+        res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+        res.write('id: 1\ndata:\n\n');
+        setTimeout(() => res.end(`id: 2\ndata: ${answer}\n\n`), IDLE_MS);
+      }
+    });
+    const log = new MemoryLogger();
+    const c = recordClient(new StreamableHttpTransport({ url: server.url('/mcp'), logger: log, serverName: 'slow' }), log);
+    try {
+      // The same exchanges through fetch fail: the test can tell the transports apart.
+      const viaFetch = async (method: string) => {
+        try {
+          const r = await fetch(server.url('/mcp'), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 99, method }) });
+          await r.text();
+          return 'answered';
+        } catch (err) {
+          return String((err as { cause?: { code?: string } }).cause?.code ?? err);
+        }
+      };
+      assert.deepEqual(await Promise.all([viaFetch('slow/json'), viaFetch('slow/sse')]), ['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'], 'fetch cuts both exchanges here');
+      await c.conn.start();
+      const answers = await Promise.all([c.conn.requestRaw('slow/json', {}), c.conn.requestRaw('slow/sse', {})]);
+      assert.deepEqual(answers, [{ slow: 'slow/json' }, { slow: 'slow/sse' }], log.text());
+      assert.deepEqual(c.errors, []);
+    } finally {
+      await c.conn.close();
+      await server.close();
+    }
+  });
+});
+
+describe('nodeFetch', () => {
+  it('sends a POST body with its length and answers as fetch does; a body the server compresses unasked is decompressed', async () => {
+    const seen: Array<{ method?: string; headers: Record<string, unknown>; body: string }> = [];
+    const server = await hostileServer((req, res, body) => {
+      seen.push({ method: req.method, headers: req.headers, body });
+      const coding = req.url!.slice(1);
+      const json = Buffer.from(JSON.stringify({ echo: body }));
+      const encoded = coding === 'gzip' ? zlib.gzipSync(json) : coding === 'br' ? zlib.brotliCompressSync(json) : coding === 'deflate' ? zlib.deflateSync(json) : json;
+      res.writeHead(201, 'Made', { 'Content-Type': 'application/json', 'X-Twice': ['a', 'b'], ...(coding && { 'Content-Encoding': coding }) }).end(encoded);
+    });
+    try {
+      for (const coding of ['', 'gzip', 'deflate', 'br']) {
+        const response = await nodeFetch(server.url(`/${coding}`), { method: 'POST', headers: new Headers({ 'X-Custom': 'yes' }), body: '{"é":1}', signal: new AbortController().signal });
+        assert.equal(response.status, 201);
+        assert.equal(response.statusText, 'Made');
+        assert.equal(response.headers.get('x-twice'), 'a, b');
+        assert.deepEqual(await response.json(), { echo: '{"é":1}' }, coding);
+      }
+      assert.deepEqual(
+        seen.map((r) => [r.method, r.headers['content-length'], r.headers['x-custom'], r.headers['accept-encoding']]),
+        Array(4).fill(['POST', String(Buffer.byteLength('{"é":1}')), 'yes', undefined]),
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
   it('a server that accepts the connection but never answers fails the GET once its headers timeout passes, as fetch would', async () => {
     const sockets: net.Socket[] = [];
     const server = net.createServer((s) => sockets.push(s)); // reads nothing, answers nothing
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const { port } = server.address() as net.AddressInfo;
-      const err = await streamingGet(`http://127.0.0.1:${port}/sse`, { headers: new Headers(), signal: new AbortController().signal, headersTimeoutMs: 200 }).then(
+      const err = await nodeFetch(`http://127.0.0.1:${port}/sse`, { headers: new Headers(), signal: new AbortController().signal, headersTimeoutMs: 200 }).then(
         () => undefined,
         (e: unknown) => e as TypeError & { cause?: { code?: string; message?: string } },
       );

@@ -1,0 +1,86 @@
+import * as http from 'node:http';
+import * as https from 'node:https';
+import { pipeline, Readable } from 'node:stream';
+import * as zlib from 'node:zlib';
+
+/** What `nodeFetch` takes of `fetch`'s options (so `fetch` itself can stand in for it in tests). */
+export interface NodeFetchInit {
+  method?: 'GET' | 'POST' | 'DELETE';
+  headers: Headers;
+  body?: string;
+  signal: AbortSignal;
+  /** Redirects are never followed (fetch is told the same when it stands in). */
+  redirect?: 'manual';
+  /** How long the answer's status and headers may take (ms); no limit when left out. The body never has one. */
+  headersTimeoutMs?: number;
+}
+
+/** fetch's headers timeout, kept for GET streams: a server that takes the connection and never answers. */
+export const STREAM_HEADERS_TIMEOUT_MS = 300_000;
+
+/**
+ * An HTTP request answered as `fetch` answers, but sent with node:http(s). Node's `fetch`
+ * (undici, and the agent the editor installs in its place for proxy support) fails a request
+ * whose answer does not start within 300 s (headersTimeout) and a body that sends nothing for
+ * 300 s (bodyTimeout): that would cut a slow JSON answer, a quiet answer stream, an idle legacy
+ * SSE session or the Streamable HTTP GET stream, whatever the request timeout the user set.
+ * node:http has no such timeouts (the caller's signal is the only limit), and the editor routes
+ * it through the user's proxy too. Redirects are not followed, as with `redirect: 'manual'`.
+ * Network errors reject as fetch's do (a TypeError whose `cause` carries the code), and so does
+ * a server that does not answer within `headersTimeoutMs` when one is given. A body the server
+ * compresses unasked (no Accept-Encoding is sent) is decompressed, as fetch would.
+ */
+export function nodeFetch(url: string | URL, init: NodeFetchInit): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const headers: Record<string, string> = {};
+    init.headers.forEach((value, name) => (headers[name] = value));
+    if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
+    const req = (target.protocol === 'https:' ? https : http).request(target, { method: init.method ?? 'GET', headers, signal: init.signal }, (res) => {
+      clearTimeout(timer);
+      try {
+        const answered = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) answered.append(name, v);
+        const status = res.statusCode ?? 0;
+        // No body to read: drained, so a kept-alive socket goes back to the pool.
+        const bodyless = status === 204 || status === 205 || status === 304 || res.headers['content-length'] === '0';
+        if (bodyless) res.resume();
+        resolve(new Response(bodyless ? null : Readable.toWeb(decoded(res)) as ReadableStream<Uint8Array>, { status, statusText: res.statusMessage, headers: answered }));
+      } catch (err) {
+        // A status fetch cannot carry (under 200, over 599), or a header it refuses.
+        res.destroy();
+        reject(new TypeError('fetch failed', { cause: err }));
+      }
+    });
+    const limit = init.headersTimeoutMs;
+    const timer =
+      limit === undefined
+        ? undefined
+        : setTimeout(() => {
+            const err = Object.assign(new Error(`no answer within ${limit / 1000} s`), { code: 'UND_ERR_HEADERS_TIMEOUT' });
+            req.destroy(err);
+          }, limit);
+    timer?.unref?.();
+    req.on('error', (err) => {
+      clearTimeout(timer);
+      reject(init.signal.aborted ? init.signal.reason : new TypeError('fetch failed', { cause: err }));
+    });
+    req.end(init.body);
+  });
+}
+
+/** The body of `res` without its content coding (gzip, deflate, br), as fetch hands it. */
+function decoded(res: http.IncomingMessage): Readable {
+  const coding = res.headers['content-encoding']?.trim().toLowerCase();
+  const decoder =
+    coding === 'gzip' || coding === 'x-gzip'
+      ? zlib.createGunzip({ flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH })
+      : coding === 'deflate'
+        ? zlib.createInflate({ flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH })
+        : coding === 'br'
+          ? zlib.createBrotliDecompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH })
+          : undefined;
+  if (!decoder) return res;
+  // An error on either side (a cut connection, a corrupt body) ends the other with it.
+  return pipeline(res, decoder, () => undefined);
+}
