@@ -162,6 +162,10 @@ const REMOVED = 'its server was removed from the configuration';
 const REMOVED_GRACE_MS = 5 * 60_000;
 /** The note of an ended task whose id its server gave to a newer one (see `retire`). */
 const RETIRED = 'The server has given its id to a newer task: its result can no longer be fetched.';
+/** Where a task's reported state came from (named in the log). */
+type Source = 'poll' | 'notification' | 'held notification' | 'cancel' | 'create' | 'list';
+/** Status notifications held per server for tasks not tracked yet (see `early`); the oldest go first. */
+const MAX_HELD_NOTIFICATIONS = 100;
 /** The note of a task shown failed because it completed with an `isError` result (T-REQ-10). */
 const ERROR_RESULT = 'The server reported the task completed, but its result is an error (isError).';
 
@@ -188,6 +192,15 @@ export class TaskEngine extends DisposableBase {
   /** Servers found missing from the configuration → when first found so (see `unconfigured`). */
   readonly #missing = new Map<string, number>();
   readonly #attached = new Map<string, { session: McpSession; store: DisposableStore }>();
+  /**
+   * Per server, while task-augmented calls of it await their CreateTaskResult: how many, and the
+   * status notifications that came meanwhile about tasks not tracked yet, newest per task. Over
+   * Streamable HTTP a notification may come on another stream before the answer that creates its
+   * task (and one read after the answer is handled before the call resumes): dropped, the task
+   * would show `working` until its first poll, which a server's pollInterval may put an hour
+   * away, and a question it waits for would not be asked (T-REQ-3) until then.
+   */
+  readonly #early = new Map<string, { creating: number; held: Map<string, Task> }>();
   readonly #onDidChange = this._register(new Emitter<TaskSnapshot>());
   readonly #onDidRemove = this._register(new Emitter<string>());
   readonly #lifetime = new AbortController();
@@ -290,6 +303,7 @@ export class TaskEngine extends DisposableBase {
         }
         const rec = this.#recs.get(taskKey(serverId, parsed.data.taskId));
         if (rec) this.#applyServerTask(rec, parsed.data, 'notification');
+        else if (this.#holdEarly(serverId, parsed.data)) this.#log.debug(`[${this.#label(serverId)}] Status notification for task ${parsed.data.taskId}, not tracked yet: held until the pending tools/call answers`);
         else this.#log.debug(`[${this.#label(serverId)}] Status notification for a task not tracked here: ${parsed.data.taskId}`);
       }),
     );
@@ -434,7 +448,32 @@ export class TaskEngine extends DisposableBase {
     this.cancel(snap.key).catch((err: unknown) => this.#log.warn(`[${label}] Could not cancel task ${snap.taskId}, whose caller stopped waiting: ${errorMessage(err)}`));
   }
 
+  /** Holds a status notification about a task not tracked yet while a tools/call of its server is pending; false when none is. */
+  #holdEarly(serverId: string, task: Task): boolean {
+    const early = this.#early.get(serverId);
+    if (!early) return false;
+    // Nothing follows an end (T-LIFE-3): what comes after one is older news from another stream.
+    const held = early.held.get(task.taskId);
+    if (held && isServerTerminal(held.status)) return true;
+    early.held.delete(task.taskId);
+    if (early.held.size >= MAX_HELD_NOTIFICATIONS) early.held.delete(early.held.keys().next().value!);
+    early.held.set(task.taskId, task);
+    return true;
+  }
+
   async #createTask(serverId: string, session: McpSession, toolName: string, options: CallToolOptions): Promise<TaskSnapshot> {
+    const early = this.#early.get(serverId) ?? { creating: 0, held: new Map<string, Task>() };
+    this.#early.set(serverId, early);
+    early.creating++;
+    try {
+      return await this.#create(serverId, session, toolName, options, early.held);
+    } finally {
+      // Held notifications no pending call claimed were about tasks not ours (or not known here).
+      if (--early.creating === 0 && this.#early.get(serverId) === early) this.#early.delete(serverId);
+    }
+  }
+
+  async #create(serverId: string, session: McpSession, toolName: string, options: CallToolOptions, held: Map<string, Task>): Promise<TaskSnapshot> {
     const token = `mcp-tasks-${randomUUID()}`;
     // T-REQ-8: the token stays ours for the whole task, so progress sent after the
     // CreateTaskResult still arrives. Subscribed before sending: progress may come first, and is
@@ -504,6 +543,12 @@ export class TaskEngine extends DisposableBase {
     for (const p of early) this.#applyProgress(rec, p);
     // T-LIFE-1: a task starts working; a server that says otherwise is applied through the table.
     if (task.status !== 'working') this.#applyServerTask(rec, task, 'create');
+    // A notification that came before this answer: applied after it, through the table, unless older.
+    const notified = held.get(task.taskId);
+    if (notified) {
+      held.delete(task.taskId);
+      this.#applyServerTask(rec, notified, 'held notification');
+    }
     if (!isTerminal(rec.snap.status) && !this.#scheduler.has(key)) this.#scheduleNext(rec);
     return rec.snap;
   }
@@ -829,7 +874,7 @@ export class TaskEngine extends DisposableBase {
    * Applies a task as the server reported it (a poll, a notification, a cancel answer), through
    * the transition table: illegal changes and mismatched ids are logged and ignored.
    */
-  #applyServerTask(rec: Rec, task: Task, source: 'poll' | 'notification' | 'cancel' | 'create' | 'list'): void {
+  #applyServerTask(rec: Rec, task: Task, source: Source): void {
     this.#applyReport(rec, task, source);
     // T-REQ-3: whatever shows a task waiting for input gets its tasks/result call going, not only
     // a change of status: after a reload or a new session, or when an earlier call failed, the
@@ -838,7 +883,7 @@ export class TaskEngine extends DisposableBase {
   }
 
   /** The status and fields of a report, checked and applied; what the new status asks for follows in `onStatus`. */
-  #applyReport(rec: Rec, task: Task, source: 'poll' | 'notification' | 'cancel' | 'create' | 'list'): void {
+  #applyReport(rec: Rec, task: Task, source: Source): void {
     const snap = rec.snap;
     // The common case at scale: nothing changed. Checked first, without allocating.
     if (

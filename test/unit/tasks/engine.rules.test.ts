@@ -318,6 +318,57 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     assert.equal(h.server.requestsOf('tasks/get').length, 0, 'no poll was needed');
   });
 
+  it('T-REQ-5, T-LIFE-3: a status notification that overtakes its CreateTaskResult (another HTTP stream) applies once the task is known, and an older one after it does not undo the end', async () => {
+    const h = await harness({ server: { notify: 'none', pollInterval: NO_POLL } });
+    h.server.override('tools/call', async (_p, _ctx, builtin) => {
+      const created = builtin() as { task: { taskId: string } };
+      const id = created.task.taskId;
+      const working = h.server.task(id)!;
+      h.server.fail(id, { code: -32603, message: 'boom' }, 'It broke');
+      // The end first, then an older `working` that arrived late: both before the answer.
+      await h.server.connection.notify('notifications/tasks/status', { ...h.server.task(id) });
+      await h.server.connection.notify('notifications/tasks/status', { ...working, statusMessage: 'older news' });
+      return created; // still `working`, as the task was when it was created
+    });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    assert.equal(snap.status, 'failed', h.log.text());
+    await waitFor(() => h.snap(snap.taskId).outcome !== undefined, 'the outcome');
+    const s = h.snap(snap.taskId);
+    assert.equal(s.status, 'failed');
+    assert.equal(s.statusMessage, 'It broke');
+    assert.deepEqual(s.outcome, { kind: 'error', error: { code: -32603, message: 'boom' } });
+    assert.equal(h.server.requestsOf('tasks/get').length, 0, 'no poll was needed');
+  });
+
+  it('T-REQ-3: an input_required notification that overtakes its CreateTaskResult gets the tasks/result call at once', async () => {
+    const h = await harness({ server: { notify: 'none', pollInterval: NO_POLL } });
+    h.server.override('tools/call', async (_p, _ctx, builtin) => {
+      const created = builtin() as { task: { taskId: string } };
+      h.server.setStatus(created.task.taskId, 'input_required');
+      await h.server.connection.notify('notifications/tasks/status', { ...h.server.task(created.task.taskId) });
+      return created;
+    });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    assert.equal(snap.status, 'input_required', h.log.text());
+    await h.server.waitForRequest('tasks/result');
+    assert.equal(h.server.requestsOf('tasks/get').length, 0);
+  });
+
+  it('T-REQ-5: a notification about a task not tracked is held only while a task-augmented call awaits its answer', async () => {
+    const h = await harness({ server: { notify: 'none', pollInterval: NO_POLL } });
+    const now = new Date().toISOString();
+    const ghost = { taskId: 'ghost', status: 'working', createdAt: now, lastUpdatedAt: now, ttl: null, pollInterval: NO_POLL };
+    await h.engine.callTool('fake', 'required-tool');
+    // That call was answered and no other waits: nothing to hold it for.
+    await h.server.connection.notify('notifications/tasks/status', { ...ghost, status: 'failed' });
+    await settle(h);
+    h.server.override('tools/call', () => ({ task: ghost }));
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    assert.equal(snap.status, 'working');
+    await settle(h);
+    assert.equal(h.snap('ghost').status, 'working');
+  });
+
   it('T-REQ-5: never relies on notifications: a silent server\'s task still ends through polling', async () => {
     const h = await harness({ server: { notify: 'none', pollInterval: 10 } });
     const snap = await h.engine.callTool('fake', 'required-tool');
