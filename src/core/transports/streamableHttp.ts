@@ -344,9 +344,9 @@ export class StreamableHttpTransport implements Transport {
     let response: Response;
     try {
       // Redirects are not followed: custom headers (tokens) must not travel to another origin.
-      // A signal of its own per request: fetch unhooks its listener from the signal only when
-      // the request is garbage collected, so thousands of requests on the transport's long-lived
-      // signal pile up listeners (and a MaxListenersExceededWarning).
+      // A signal of its own per request: fetch (when it stands in) unhooks its listener from the
+      // signal only when the request is garbage collected, so thousands of requests on the
+      // transport's long-lived signal would pile up listeners (and a MaxListenersExceededWarning).
       const own = AbortSignal.any([signal]);
       // Only a GET stream that never starts has a time limit of its own (it is then retried); a
       // request's answer takes as long as the request's timeout or signal allows.
