@@ -234,8 +234,12 @@ export class TaskStore implements Disposable {
     }
   }
 
-  /** Writes the index now (at shutdown, when an async write might not finish). */
+  /**
+   * Writes the index now (at shutdown, when an async write might not finish). Not before
+   * `attach`: the tasks on disk are not loaded yet, and a list written then would erase them.
+   */
   flushSync(): void {
+    if (!this.#engine) return;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
     const seq = ++this.#writes;
@@ -305,7 +309,7 @@ export class TaskStore implements Disposable {
 
   dispose(): void {
     this.#subs.dispose();
-    if (this.#engine) this.flushSync();
+    this.flushSync();
   }
 }
 

@@ -273,6 +273,21 @@ describe('TaskStore', () => {
     assert.deepEqual(fs.readdirSync(results), ['orphan-new.json']);
   });
 
+  it('a window closed before its stored tasks were loaded leaves them, and the sessions to resume, on disk', async () => {
+    const at = new Date().toISOString();
+    const index = { version: 1, tasks: [{ snap: snap('a', 'working', at) }, { snap: snap('b', 'completed', at) }], sessions: [{ serverId: 'http-a', fingerprint: 'f', sessionId: 'sa', initializeResult: {} }] };
+    fs.writeFileSync(path.join(dir, 'tasks.json'), JSON.stringify(index));
+    const store = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30 });
+    const loading = store.load();
+    // The shutdown order of the extension: the store, then the server manager, which saves the sessions it keeps.
+    store.dispose();
+    store.saveSessions([]);
+    await loading;
+    const onDisk = JSON.parse(fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as typeof index;
+    assert.deepEqual(onDisk.tasks.map((t) => t.snap.key), ['a', 'b']);
+    assert.deepEqual(onDisk.sessions.map((s) => s.sessionId), ['sa']);
+  });
+
   it('a corrupt index is reported and the window starts with no tasks', async () => {
     fs.writeFileSync(path.join(dir, 'tasks.json'), '{ not json');
     const log = new MemoryLogger();
