@@ -60,6 +60,9 @@ export class TaskStore implements Disposable {
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** Tasks whose outcome has its file (or is being written): a removal deletes it. */
   readonly #written = new Set<string>();
+  /** Outcomes whose file is being written: written at once, synchronously, if the window closes meanwhile. */
+  readonly #pending = new Map<string, TaskOutcome>();
+  #closed = false;
   /** Index writes started, and the newest one renamed into place: an older write never lands after a newer one. */
   #writes = 0;
   #landed = 0;
@@ -258,27 +261,51 @@ export class TaskStore implements Disposable {
     return path.join(this.#resultsDir, `${createHash('sha256').update(key).digest('hex').slice(0, 32)}.json`);
   }
 
+  #outcomeText(outcome: TaskOutcome): string {
+    try {
+      return JSON.stringify(outcome);
+    } catch (err) {
+      // A result nested too deeply for the stack: saved with its deepest parts replaced, rather than not at all.
+      this.#log.warn(`A task result is nested too deeply to save whole (${errorMessage(err)}): saved with its deepest parts replaced by "${TOO_DEEP}"`);
+      return safeStringify(outcome);
+    }
+  }
+
   async #writeOutcome(key: string, outcome: TaskOutcome): Promise<void> {
     const file = this.#outcomePath(key);
     const tmp = `${file}.${process.pid}.tmp`;
+    this.#pending.set(key, outcome);
     try {
       await fs.promises.mkdir(this.#resultsDir, { recursive: true });
-      let text: string;
-      try {
-        text = JSON.stringify(outcome);
-      } catch (err) {
-        // A result nested too deeply for the stack: saved with its deepest parts replaced, rather than not at all.
-        text = safeStringify(outcome);
-        this.#log.warn(`A task result is nested too deeply to save whole (${errorMessage(err)}): saved with its deepest parts replaced by "${TOO_DEEP}"`);
-      }
-      await fs.promises.writeFile(tmp, text);
+      await fs.promises.writeFile(tmp, this.#outcomeText(outcome));
       // Checked and renamed in one turn: a task removed (or results cleared) meanwhile leaves no file behind.
-      if (this.#written.has(key)) fs.renameSync(tmp, file);
+      // After dispose, the file was written synchronously at shutdown.
+      if (this.#written.has(key) && !this.#closed) fs.renameSync(tmp, file);
       else removeQuietly(tmp);
     } catch (err) {
       removeQuietly(tmp);
       // Not worth a word when the result was no longer wanted (results cleared meanwhile).
       if (this.#written.delete(key)) this.#log.error(`Could not save a task result: ${errorMessage(err)}`);
+    } finally {
+      if (this.#pending.get(key) === outcome) this.#pending.delete(key);
+    }
+  }
+
+  /** At shutdown: the result files still being written are written now, or the index would point to none. */
+  #flushOutcomesSync(): void {
+    for (const [key, outcome] of this.#pending) {
+      this.#pending.delete(key);
+      if (!this.#written.has(key)) continue;
+      const file = this.#outcomePath(key);
+      const tmp = `${file}.${process.pid}.sync.tmp`;
+      try {
+        fs.mkdirSync(this.#resultsDir, { recursive: true });
+        fs.writeFileSync(tmp, this.#outcomeText(outcome));
+        fs.renameSync(tmp, file);
+      } catch (err) {
+        removeQuietly(tmp);
+        this.#log.error(`Could not save a task result: ${errorMessage(err)}`);
+      }
     }
   }
 
@@ -309,6 +336,8 @@ export class TaskStore implements Disposable {
 
   dispose(): void {
     this.#subs.dispose();
+    this.#closed = true;
+    this.#flushOutcomesSync();
     this.flushSync();
   }
 }

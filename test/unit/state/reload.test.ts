@@ -205,6 +205,28 @@ describe('TaskStore', () => {
     }
   });
 
+  it('a result whose file is still being written when the window closes is written at shutdown, and the next window reads it', async () => {
+    const store = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, debounceMs: 1 });
+    const engine = stubEngine();
+    store.attach(engine as unknown as TaskEngine);
+    const hold = holdWrites(/results/);
+    const outcome = { kind: 'result' as const, result: { content: [{ type: 'text', text: 'the only copy' }] } };
+    try {
+      const t = { ...snap('k', 'completed', new Date().toISOString()), outcome, outcomeFetchedAt: new Date().toISOString() };
+      engine.tasks = [t];
+      engine.change(t);
+      await waitFor(() => hold.held() === 1, 'the result write under way');
+      store.dispose(); // the window closes; the extension host may end before the write finishes
+      assert.deepEqual(await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30 }).loadOutcome('k'), outcome);
+      hold.release();
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30 }).loadOutcome('k'), outcome, 'the late write changes nothing');
+      assert.deepEqual(fs.readdirSync(path.join(dir, 'results')).filter((f) => f.endsWith('.tmp')), [], 'no temporary file left');
+    } finally {
+      hold.restore();
+    }
+  });
+
   it('a save at shutdown is never overwritten by an older save still under way', async () => {
     const store = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, debounceMs: 1 });
     const engine = stubEngine();
