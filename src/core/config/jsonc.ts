@@ -20,7 +20,8 @@ export type JsoncSyntaxError =
   | 'a string is not closed (" is missing)'
   | 'invalid number'
   | 'invalid escape character in a string'
-  | 'invalid character in a string (control characters must be escaped)';
+  | 'invalid character in a string (control characters must be escaped)'
+  | 'nested too deeply (at most 100 levels)';
 
 export type JsoncPath = Array<string | number>;
 
@@ -41,9 +42,17 @@ class SyntaxFail {
 }
 
 const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+/**
+ * Deeper nesting is refused: the parser recurses, and no configuration needs it. Positions are
+ * kept only down to TRACKED levels (errors point no deeper): keeping the path of every value
+ * cost time in the square of the depth, seconds of the extension host for a hostile file.
+ */
+const MAX_DEPTH = 100;
+const TRACKED = 8;
 
 export function parseJsonc(text: string): JsoncDocument {
   let i = 0;
+  let depth = 0;
   const values = new Map<string, { value: number; key?: number }>();
   const keyLists = new Map<string, string[]>();
   const id = (path: JsoncPath) => JSON.stringify(path);
@@ -97,12 +106,19 @@ export function parseJsonc(text: string): JsoncDocument {
     }
   };
 
-  const value = (path: JsoncPath, key?: number): unknown => {
+  /** A child's path, or undefined below the tracked levels. */
+  const child = (path: JsoncPath | undefined, k: string | number) => (path && path.length < TRACKED ? [...path, k] : undefined);
+
+  const value = (path: JsoncPath | undefined, key?: number): unknown => {
     skip();
-    values.set(id(path), { value: i, key });
+    if (path) values.set(id(path), { value: i, key });
     const c = text[i];
-    if (c === '{') return object(path);
-    if (c === '[') return array(path);
+    if (c === '{' || c === '[') {
+      if (++depth > MAX_DEPTH) fail('nested too deeply (at most 100 levels)');
+      const v = c === '{' ? object(path) : array(path);
+      depth--;
+      return v;
+    }
     if (c === '"') return string();
     const m = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 400));
     if (m && !/[\w.]/.test(text[i + m[0].length] ?? '')) {
@@ -113,11 +129,11 @@ export function parseJsonc(text: string): JsoncDocument {
     return fail(/[-\d]/.test(c) ? 'invalid number' : 'unexpected character');
   };
 
-  const object = (path: JsoncPath): Record<string, unknown> => {
+  const object = (path: JsoncPath | undefined): Record<string, unknown> => {
     i++;
     const out: Record<string, unknown> = {};
     const names: string[] = [];
-    keyLists.set(id(path), names);
+    if (path) keyLists.set(id(path), names);
     for (;;) {
       skip();
       if (text[i] === '}') {
@@ -132,14 +148,14 @@ export function parseJsonc(text: string): JsoncDocument {
       i++;
       names.push(name);
       // As JSON.parse does: "__proto__" is a property like any other, never the prototype.
-      Object.defineProperty(out, name, { value: value([...path, name], keyAt), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, name, { value: value(child(path, name), keyAt), enumerable: true, writable: true, configurable: true });
       skip();
       if (text[i] === ',') i++;
       else if (text[i] !== '}') fail(i >= text.length ? 'a closing brace (}) is missing' : 'a comma is missing');
     }
   };
 
-  const array = (path: JsoncPath): unknown[] => {
+  const array = (path: JsoncPath | undefined): unknown[] => {
     i++;
     const out: unknown[] = [];
     for (;;) {
@@ -149,7 +165,7 @@ export function parseJsonc(text: string): JsoncDocument {
         return out;
       }
       if (i >= text.length) fail('a closing bracket (]) is missing');
-      out.push(value([...path, out.length]));
+      out.push(value(child(path, out.length)));
       skip();
       if (text[i] === ',') i++;
       else if (text[i] !== ']') fail(i >= text.length ? 'a closing bracket (]) is missing' : 'a comma is missing');

@@ -48,6 +48,21 @@ describe('config: the JSONC reader', () => {
     assert.deepEqual(parseJsonc('{"servers": {"a": 1, "b": 2, "a": 3}}').keys(['servers']), ['a', 'b', 'a']);
   });
 
+  it('refuses nesting deeper than 100 levels where it gets too deep (20,000 levels overflowed the stack; 3,000 took seconds)', () => {
+    const nested = (n: number) => '['.repeat(n) + ']'.repeat(n);
+    assert.deepEqual(parseJsonc(nested(20_000)).error, { offset: 100, message: 'nested too deeply (at most 100 levels)' });
+    assert.deepEqual(parseJsonc(`{"a": ${nested(3_000)}}`).error, { offset: 105, message: 'nested too deeply (at most 100 levels)' });
+    assert.equal(parseJsonc(nested(100)).error, undefined);
+  });
+
+  it('keeps positions down to 8 levels: deeper, a value is located at its nearest ancestor there (positions of every level cost time in the square of the depth)', () => {
+    const text = `{"a": ${'['.repeat(60)}1${']'.repeat(60)}}`;
+    const d = parseJsonc(text);
+    assert.equal(d.error, undefined);
+    assert.equal(d.locate(['a', 0, 0, 0, 0, 0, 0]), text.indexOf('[') + 6);
+    assert.equal(d.locate(['a', ...Array<number>(59).fill(0)]), text.indexOf('[') + 7);
+  });
+
   it('tells a file of only comments and whitespace from one with content', () => {
     assert.equal(isBlankJsonc(' // a\n/* b\n c */\n'), true);
     assert.equal(isBlankJsonc('// a\n{}'), false);
