@@ -181,12 +181,15 @@ export class TaskStore implements Disposable {
     return this.#written.size;
   }
 
-  /** Deletes every stored result file; tasks stay, without their results. Returns how many. */
+  /**
+   * Deletes the result files of this window's tasks; tasks stay, without their results. Returns
+   * how many. Not the whole folder: windows without a folder share it with their results.
+   */
   async clearResults(): Promise<number> {
-    const n = this.#written.size;
+    const keys = [...this.#written];
     this.#written.clear();
-    await fs.promises.rm(this.#resultsDir, { recursive: true, force: true });
-    return n;
+    await Promise.all(keys.map((key) => this.#deleteOutcome(key)));
+    return keys.length;
   }
 
   #schedule(): void {

@@ -283,6 +283,32 @@ describe('TaskStore', () => {
     assert.deepEqual(keys(), ['c1']);
   });
 
+  it('Clear Stored Results in one window without a folder deletes its own results, not those of the other windows sharing the store', async () => {
+    const opts = { retentionDays: () => 30, debounceMs: 1, shared: true };
+    const [windowA, windowB] = [new TaskStore(dir, new MemoryLogger(), opts), new TaskStore(dir, new MemoryLogger(), opts)];
+    const [a, b] = [stubEngine(), stubEngine()];
+    windowA.attach(a as unknown as TaskEngine);
+    windowB.attach(b as unknown as TaskEngine);
+    const result = (text: string) => ({ kind: 'result' as const, result: { content: [{ type: 'text', text }] } });
+    const finished = (key: string, text: string) => ({ ...snap(key, 'completed', new Date().toISOString()), outcome: result(text), outcomeFetchedAt: new Date().toISOString() });
+    a.tasks = [finished('a1', 'window A')];
+    a.change(a.tasks[0]);
+    b.tasks = [finished('b1', 'window B')];
+    b.change(b.tasks[0]);
+    const reader = new TaskStore(dir, new MemoryLogger(), opts);
+    const files = () => (fs.existsSync(path.join(dir, 'results')) ? fs.readdirSync(path.join(dir, 'results')).filter((f) => f.endsWith('.json')) : []);
+    await waitFor(() => files().length === 2, 'both result files written');
+    try {
+      assert.equal(windowB.storedResults, 1);
+      assert.equal(await windowB.clearResults(), 1);
+      assert.equal(await reader.loadOutcome('b1'), undefined);
+      assert.deepEqual(await reader.loadOutcome('a1'), result('window A'), "the other window's result is kept");
+    } finally {
+      windowA.dispose();
+      windowB.dispose();
+    }
+  });
+
   it('result files that no task points to are swept at load once older than the retention period; recent ones are left', async () => {
     const results = path.join(dir, 'results');
     fs.mkdirSync(results, { recursive: true });
