@@ -1,9 +1,10 @@
-const KEY = /[ \t]*(?:export[ \t]+)?([A-Za-z_][\w.-]*)[ \t]*=[ \t]*/y;
+const KEY = /[ \t]*(?:export[ \t]+)?([A-Za-z_][\w.-]*)(?:[ \t]*=|:(?=[ \t]))[ \t]*/y;
 const ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t' };
 
 /**
- * Reads a `.env` file the way dotenv does: `KEY=VALUE` lines, an optional `export ` prefix,
- * `#` comments (whole lines, or after a space in an unquoted value), values in single, double
+ * Reads a `.env` file the way dotenv (and VS Code's own `envFile`) does: `KEY=VALUE` or
+ * `KEY: VALUE` lines, an optional `export ` prefix, `#` comments (whole lines, or from the first
+ * `#` of an unquoted value: `A=b#c` is `b`, quote a value that holds one), values in single, double
  * or back quotes (which may span lines; `\n`, `\r`, `\t` are unescaped in double quotes only).
  * Lines it cannot read are skipped, as dotenv skips them. A later key wins.
  */
@@ -28,8 +29,8 @@ export function parseDotenv(text: string): Record<string, string> {
       if (quote === '"') value = value.replace(/\\([nrt"\\])/g, (_s, c: string) => ESCAPES[c] ?? c);
       j = lineEnd(src, close);
     } else {
-      // Unquoted (or an unclosed quote): the rest of the line, less a ` # comment`.
-      value = src.slice(j, eol).replace(/(^|[ \t])#.*$/, '').trim();
+      // Unquoted (or an unclosed quote): the rest of the line, less a `# comment`.
+      value = src.slice(j, eol).replace(/#.*$/, '').trim();
       j = eol;
     }
     out[m[1]] = value;

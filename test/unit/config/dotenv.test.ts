@@ -11,8 +11,12 @@ describe('config: parseDotenv', () => {
     assert.deepEqual(parseDotenv('export TOKEN=abc\nexport\tX=1\nexport=3'), { TOKEN: 'abc', X: '1', export: '3' });
   });
 
-  it('strips inline comments from unquoted values only', () => {
-    assert.deepEqual(parseDotenv('A=1 # note\nB=a#b\nC="x # y" # note\nD=\'#\''), { A: '1', B: 'a#b', C: 'x # y', D: '#' });
+  it('strips inline comments from unquoted values only, from the first # as dotenv and VS Code do (a#b was read as "a#b": the server got another value than under VS Code)', () => {
+    assert.deepEqual(parseDotenv('A=1 # note\nB=a#b\nC="x # y" # note\nD=\'#\'\nE=#'), { A: '1', B: 'a', C: 'x # y', D: '#', E: '' });
+  });
+
+  it('accepts KEY: VALUE lines, as dotenv and VS Code do (they were skipped)', () => {
+    assert.deepEqual(parseDotenv('A: 1\nexport B:\t"two"\nC:3\nD = x: y'), { A: '1', B: 'two', D: 'x: y' });
   });
 
   it('reads quoted values: escapes in double quotes only, multi-line values, equals signs', () => {
