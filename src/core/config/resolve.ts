@@ -31,7 +31,10 @@ export type ResolveResult =
  */
 export async function resolveServer(config: ServerConfig, ctx: ResolveContext): Promise<ResolveResult> {
   const fail = (what: string): ResolveResult => ({ ok: false, message: `Server "${config.label}": ${what}.` });
-  const folder = ctx.workspaceFolder ?? (config.source.kind === 'workspaceFolder' ? config.source.folderPath : undefined);
+  // A server of the settings takes the workspace's folder when it has exactly one, as VS Code's
+  // own variables do; in a multi-root workspace it must name one.
+  const open = Object.values(ctx.folders ?? {});
+  const folder = ctx.workspaceFolder ?? (config.source.kind === 'workspaceFolder' ? config.source.folderPath : open.length === 1 ? open[0] : undefined);
   const fields = stringFields(config);
   // `${workspaceFolder}` is the server's own folder; `${workspaceFolder:name}` the folder named so.
   const folderOf = (v: { name?: string }) => (v.name === undefined ? folder : ctx.folders && Object.hasOwn(ctx.folders, v.name) ? ctx.folders[v.name] : undefined);
@@ -43,7 +46,13 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
       const where = `${formatPath(field.path)} uses`;
       if (v.kind === 'unknown') return fail(`${where} the unknown variable "${v.text}"`);
       if ((v.kind === 'workspaceFolder' || v.kind === 'workspaceFolderBasename') && folderOf(v) === undefined) {
-        return fail(`${where} "${v.text}", but ${v.name === undefined ? 'there is no workspace folder to take it from' : `no workspace folder is named "${v.name}"`}`);
+        const why =
+          v.name !== undefined
+            ? `no workspace folder is named "${v.name}"`
+            : open.length > 1
+              ? `the workspace has ${open.length} folders: name one, as in "\${workspaceFolder:${Object.keys(ctx.folders ?? {})[0]}}"`
+              : 'there is no workspace folder to take it from';
+        return fail(`${where} "${v.text}", but ${why}`);
       }
       if (v.kind === 'input' && !inputs.some((i) => i.id === v.id)) {
         const def = config.inputs.find((i) => i.id === v.id);

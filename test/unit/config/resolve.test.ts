@@ -208,6 +208,15 @@ describe('config: resolveServer', () => {
     assert.match((await fails(relCwd, context().ctx)).message, /"cwd" is the relative path "sub", but there is no workspace folder/);
   });
 
+  it('a server of the settings takes the workspace\'s only folder for ${workspaceFolder}, as VS Code does; with several folders it must name one', async () => {
+    const settings = { kind: 'settings' } as const;
+    const usesFolder = server({ servers: { a: { command: '${workspaceFolder}/x', cwd: 'sub' } } }, settings);
+    const r = (await ok(usesFolder, context({ folders: { app: '/ws/app' } }).ctx)) as ResolvedStdioServer;
+    assert.deepEqual([r.command, r.cwd], ['/ws/app/x', path.join('/ws/app', 'sub')]);
+    const e = await fails(usesFolder, context({ folders: { app: '/ws/app', api: '/ws/api' } }).ctx);
+    assert.equal(e.message, 'Server "a": "command" uses "${workspaceFolder}", but the workspace has 2 folders: name one, as in "${workspaceFolder:app}".');
+  });
+
   it('rejects a command that is empty once resolved', async () => {
     const s = server({ servers: { a: { command: '${env:NOT_SET}' } } });
     assert.equal((await fails(s, context().ctx)).message, 'Server "a": "command" is empty once its variables are replaced.');
