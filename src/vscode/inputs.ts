@@ -5,39 +5,39 @@ import type { InputDef, ServerConfig } from '../core/config/types';
 const SAVED_KEYS = 'mcpTasks.savedInputKeys';
 
 /**
- * The `${input:ID}` values of mcp.json: asked through quick input when a server starts; password
- * values are kept in the editor's secret storage, until the server refuses them or the user
- * runs Forget Saved Inputs.
+ * The `${input:ID}` values of mcp.json: asked through quick input when a server first needs them,
+ * then kept (as VS Code keeps them for its own MCP servers) in the editor's secret storage, until
+ * the server refuses a password or the user runs Forget Saved Inputs.
  */
 export class InputPrompter {
   constructor(private readonly context: vscode.ExtensionContext) {}
 
-  /** Asks for a value: typed (a password is asked once, then read from secret storage) or picked. */
+  /** A value: the one saved, or else asked (typed or picked) and saved. */
   async prompt(input: InputDef, server: ServerConfig): Promise<string | undefined> {
+    const saved = await this.saved(input, server);
+    if (saved !== undefined) return saved;
     const title = vscode.l10n.t('MCP server "{0}"', server.label);
+    let value: string | undefined;
     if (input.type === 'pickString') {
       const items = input.options.map((o) => ({ label: o.label, description: o.label === o.value ? undefined : o.value, value: o.value }));
       // The default comes first, where the cursor is.
       items.sort((a, b) => Number(b.value === input.default) - Number(a.value === input.default));
-      const picked = await vscode.window.showQuickPick(items, { title, placeHolder: input.description, ignoreFocusOut: true });
-      return picked?.value;
+      value = (await vscode.window.showQuickPick(items, { title, placeHolder: input.description, ignoreFocusOut: true }))?.value;
+    } else {
+      value = await vscode.window.showInputBox({ title, prompt: input.description, value: input.default, password: input.password, ignoreFocusOut: true });
     }
-    const key = secretKey(input, server);
-    if (input.password) {
-      const saved = await this.context.secrets.get(key);
-      if (saved !== undefined) return saved;
-    }
-    const value = await vscode.window.showInputBox({ title, prompt: input.description, value: input.default, password: input.password, ignoreFocusOut: true });
-    if (value !== undefined && input.password) {
+    if (value !== undefined) {
+      const key = secretKey(input, server);
       await this.context.secrets.store(key, value);
       await this.#track([...this.#keys(), key]);
     }
     return value;
   }
 
-  /** A value without asking: a saved password; undefined for anything that must be asked. */
+  /** The saved value, without asking; undefined if there is none (or a pick no longer offers it). */
   async saved(input: InputDef, server: ServerConfig): Promise<string | undefined> {
-    return input.type === 'promptString' && input.password ? this.context.secrets.get(secretKey(input, server)) : undefined;
+    const value = await this.context.secrets.get(secretKey(input, server));
+    return input.type === 'pickString' && !input.options.some((o) => o.value === value) ? undefined : value;
   }
 
   /** Forgets a saved password value (the server refused it). */
@@ -46,10 +46,10 @@ export class InputPrompter {
     void this.context.secrets.delete(key).then(() => this.#track(this.#keys().filter((k) => k !== key)));
   }
 
-  /** Forgets every saved password value: those listed, and those the configuration uses. Returns how many were listed or used. */
+  /** Forgets every saved value: those listed, and those the configuration uses. Returns how many there were. */
   async forgetAll(configured: readonly ServerConfig[]): Promise<number> {
     const keys = new Set(this.#keys());
-    for (const server of configured) for (const input of server.inputs) if (input.type === 'promptString' && input.password) keys.add(secretKey(input, server));
+    for (const server of configured) for (const input of server.inputs) keys.add(secretKey(input, server));
     let n = 0;
     for (const key of keys) {
       if ((await this.context.secrets.get(key)) !== undefined) n++;

@@ -123,49 +123,54 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await serverReads('demo', /^connected · /);
   });
 
-  test('Connect Server on a server whose configuration uses inputs: a pickString in a quick pick (the default first) whose value reaches the server; a password asked once, then kept until Forget Saved Inputs', async function () {
+  test('Connect Server on a server whose configuration uses inputs: a pickString in a quick pick (the default first) whose value reaches the server, and a password; both asked once, then kept until Forget Saved Inputs, as VS Code keeps them', async function () {
     this.timeout(60_000);
     const api = await publicApi();
-    const connect = async (answerPassword: boolean) => {
+    const connect = async (asked: boolean) => {
       spy.skipShown();
+      const before = spy.shown.length;
       const done = vscode.commands.executeCommand('mcpTasks.connectServer', await serverNode('picky'));
-      const pick = await spy.next('the pick of the pollInterval input');
-      assert.deepEqual([pick.kind, pick.title, pick.text], ['pick', 'MCP server "picky"', 'How often should tasks be checked?']);
-      assert.deepEqual(
-        pick.items.map((i) => [i.label, i.description]),
-        [['Five times a second', '200'], ['Every second', '1000'], ['3000', undefined]],
-      );
-      if (answerPassword) spy.type('s3cret');
-      await choose(pick, (i) => i.label === '3000', '3000');
-      if (answerPassword) {
+      if (asked) {
+        const pick = await spy.next('the pick of the pollInterval input');
+        assert.deepEqual([pick.kind, pick.title, pick.text], ['pick', 'MCP server "picky"', 'How often should tasks be checked?']);
+        assert.deepEqual(
+          pick.items.map((i) => [i.label, i.description]),
+          [['Five times a second', '200'], ['Every second', '1000'], ['3000', undefined]],
+        );
+        spy.type('s3cret');
+        await choose(pick, (i) => i.label === '3000', '3000');
         const box = await spy.next('the password input');
         assert.deepEqual([box.kind, box.title, box.text], ['input', 'MCP server "picky"', 'Token for picky']);
         await accept();
       }
       await done;
       await serverReads('picky', /^connected · /);
-      assert.equal(spy.shown.length, spy.shown.indexOf(pick) + (answerPassword ? 2 : 1), 'nothing else was asked');
+      assert.equal(spy.shown.length - before, asked ? 2 : 0, asked ? 'nothing else was asked' : 'nothing was asked');
     };
     const disconnect = async () => {
       await vscode.commands.executeCommand('mcpTasks.disconnectServer', await serverNode('picky'));
       await serverReads('picky', 'not connected');
     };
+    /** The demo server suggests the poll interval it was started with (--poll-interval 3000). */
+    const pollInterval = async () => {
+      const id = api.getServers().find((s) => s.label === 'picky')!.id;
+      const t = await api.runTool(id, 'build-project', { arguments: { project: 'picked', durationMs: 200 } });
+      const r = await api.getResult(t.id, { waitSeconds: 20 });
+      assert.equal(r.task.status, 'completed', JSON.stringify(r.task));
+      return r.task.pollInterval;
+    };
 
-    await vscode.commands.executeCommand('mcpTasks.forgetSavedInputs'); // from an earlier run of the editor
+    await vscode.commands.executeCommand('mcpTasks.forgetSavedInputs'); // from earlier tests or runs of the editor
     await connect(true);
-    // The demo server suggests the poll interval it was started with (--poll-interval 3000).
-    const id = api.getServers().find((s) => s.label === 'picky')!.id;
-    const t = await api.runTool(id, 'build-project', { arguments: { project: 'picked', durationMs: 200 } });
-    const r = await api.getResult(t.id, { waitSeconds: 20 });
-    assert.equal(r.task.status, 'completed', JSON.stringify(r.task));
-    assert.equal(r.task.pollInterval, 3000);
+    assert.equal(await pollInterval(), 3000);
 
     await disconnect();
-    await connect(false); // the password is kept
+    await connect(false); // both values are kept
+    assert.equal(await pollInterval(), 3000, 'the kept pick reaches the server');
     await disconnect();
     spy.messages.length = 0;
     await vscode.commands.executeCommand('mcpTasks.forgetSavedInputs');
-    await waitFor(() => spy.messages.includes('Forgot 1 saved input; it is asked again when its server next connects.'), `the message (got ${JSON.stringify(spy.messages)})`);
+    await waitFor(() => spy.messages.includes('Forgot 2 saved inputs; they are asked again when their servers next connect.'), `the message (got ${JSON.stringify(spy.messages)})`);
     await connect(true); // asked again
   });
 
