@@ -4,8 +4,9 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
+import type { TreeSnapshotNode } from './helpers';
 import { activateExtension, testingApi, waitFor } from './helpers';
-import { QuickInputSpy } from './quickInputs';
+import { QuickInputSpy, choose, escape } from './quickInputs';
 import { cleanUp, publicApi } from './taskApiHelpers';
 
 /** out/test/integration -> the fixture in the sources. */
@@ -50,5 +51,37 @@ suite('Cancel Task from the palette', () => {
     spy.messages.length = 0;
     await vscode.commands.executeCommand('mcpTasks.cancelTask');
     assert.ok(spy.messages.includes('No running task can be cancelled: their servers do not support tasks/cancel.'), JSON.stringify(spy.messages));
+  });
+
+  test('offers a question the server asked the client to run as a task (hosted), shown under its server; cancelling it closes its hidden dialog and the server sees it cancelled', async function () {
+    this.timeout(60_000);
+    const testing = testingApi(await activateExtension());
+    const everything = api.getServers().find((s) => s.label === 'everything')!;
+    // server-everything sends a task-augmented elicitation/create, then polls the client's task.
+    const call = api.runTool(everything.id, 'trigger-elicitation-request-async', {});
+    const question = await spy.next('the question of the hosted elicitation');
+    assert.match(question.text ?? '', /Please provide inputs for the following fields/);
+    await escape(); // hidden: it stays pending, its hosted task waits for input
+    const hostedRow = async () => {
+      const rows = (await testing.getTreeSnapshot()) as TreeSnapshotNode[];
+      return rows.find((r) => r.label === 'everything')?.children?.find((c) => c.label === 'Question asked by the server');
+    };
+    await waitFor(hostedRow, 'the hosted question under the everything row');
+    spy.skipShown();
+    const cancelling = vscode.commands.executeCommand('mcpTasks.cancelTask');
+    const pick = await spy.next('the Cancel Task pick');
+    await choose(pick, (i) => i.label.endsWith('Question asked by the server') && (i.description ?? '').startsWith('everything · '), 'the hosted question');
+    await cancelling;
+    await waitFor(async () => /^Cancelled/.test((await hostedRow())?.description ?? ''), 'the hosted row to read cancelled');
+    // Its hidden dialog was withdrawn: Respond to Task has nothing to show again.
+    spy.messages.length = 0;
+    const shown = spy.shown.length;
+    await vscode.commands.executeCommand('mcpTasks.respondToTask');
+    assert.equal(spy.shown.length, shown, 'no dialog shown again');
+    assert.ok(spy.messages.includes('No task is waiting for your input.'), JSON.stringify(spy.messages));
+    const t = await call;
+    started.push(t.id);
+    const r = await api.getResult(t.id, { waitSeconds: 30 });
+    assert.match(JSON.stringify(r.outcome), /\[CANCELLED\]/, `the server polled its task and saw it cancelled: ${JSON.stringify(r)}`);
   });
 });
