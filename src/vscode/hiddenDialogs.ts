@@ -40,11 +40,11 @@ export class HiddenDialogs extends DisposableBase {
   }
 
   /**
-   * Shows the dialog hidden first again (with `about`, the first about that task), once it has
+   * Shows the dialog hidden first again (with `about`, the first about that task or hosted task), once it has
    * its turn back (at once unless another dialog is shown); false when none is hidden.
    */
   reopen(about?: string): boolean {
-    const first = [...this.#hidden].find(([, turn]) => about === undefined || turn?.about === about);
+    const first = [...this.#hidden].find(([, turn]) => about === undefined || turn?.about.includes(about));
     if (!first) return false;
     const [input, turn] = first;
     this.delete(input);

@@ -4,6 +4,7 @@ import type { TaskEngine } from '../core/tasks/engine';
 import { STATUS_PRESENTATION, describeTask, formatAge, taskTitle } from '../core/tasks/presentation';
 import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
+import { hostedKey } from '../core/tasks/types';
 import type { Tool } from '../core/protocol/schemas';
 import { decideExecution, serverAcceptsToolTasks } from '../core/tasks/policy';
 import { errorMessage, raceAbort } from '../core/util/abort';
@@ -155,7 +156,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       if (n && typeof n === 'object' && n.kind === 'hosted') {
         // A question the server runs as a task here: hidden, open, or waiting for the dialogs
         // asked before it.
-        if (!deps.reopenDialog()) void vscode.window.showInformationMessage(vscode.l10n.t('The question is open at the top of the window (after any question asked before it).'));
+        if (!deps.reopenDialog(hostedKey(n.serverId, n.taskId))) void vscode.window.showInformationMessage(vscode.l10n.t('The question is open at the top of the window (after any question asked before it).'));
         return;
       }
       const t =

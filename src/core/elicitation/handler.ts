@@ -3,6 +3,7 @@ import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
 import type { McpSession } from '../protocol/session';
 import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine';
+import { requestAbout } from '../tasks/types';
 import type { Disposable } from '../util/event';
 import { errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
@@ -258,7 +259,7 @@ export function createElicitationHandler(options: ElicitationHandlerOptions): El
       const result = await turns.take((turn) => {
         const p = typeof prompter === 'function' ? prompter(turn) : prompter;
         return plan.mode === 'form' ? runForm(plan, p, { title, signal }) : runUrl(plan, p, { title, signal });
-      }, signal, ctx.task?.key);
+      }, signal, requestAbout(ctx));
       if (plan.mode === 'form' && result.action === 'accept') {
         const problem = validateContent(plan, result.content ?? {});
         if (problem) {

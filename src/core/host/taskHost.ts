@@ -373,7 +373,7 @@ export class TaskHost {
     void (async () => {
       let outcome: Outcome;
       try {
-        outcome = { result: await handler(rest, { ...ctx, signal: rec.work.signal }) };
+        outcome = { result: await handler(rest, { ...ctx, signal: rec.work.signal, hostedTaskId: rec.snap.taskId }) };
       } catch (err) {
         outcome = { error: err instanceof RpcError ? new RpcError(err.code, err.message, err.data) : new RpcError(ErrorCode.InternalError, errorMessage(err)) };
       }

@@ -54,6 +54,8 @@ export interface ServerRequestContext {
   task?: TaskSnapshot;
   /** The related task id the server named, even when the task is not tracked here. */
   relatedTaskId?: string;
+  /** The id of the task this request runs as here, when the server asked for one (see TaskHost). */
+  hostedTaskId?: string;
   signal: AbortSignal;
 }
 

@@ -6,8 +6,8 @@ import { abortReason, raceAbort } from './abort';
  * takes a turn again. Each dialog has its own `Turn`: releasing it never ends another's.
  */
 export interface Turn {
-  /** What the dialog is about (a task's key), for showing a hidden one again by its task. */
-  readonly about?: string;
+  /** What the dialog is about (the keys of its task and of its hosted task), for showing a hidden one again by either. */
+  readonly about: readonly string[];
   /** The dialog was hidden without an answer: the next one in line goes now. Does nothing unless this dialog holds the turn. */
   release(): void;
   /**
@@ -39,7 +39,7 @@ export class Turns {
    * promise rejects at once with its reason, and a turn not started yet is skipped; a turn
    * started is held until `run` settles (or releases it). `about`: see Turn.
    */
-  take<T>(run: (turn: Turn) => Promise<T>, signal: AbortSignal, about?: string): Promise<T> {
+  take<T>(run: (turn: Turn) => Promise<T>, signal: AbortSignal, about: readonly string[] = []): Promise<T> {
     const owner = {};
     let over = false;
     const turn: Turn = {

@@ -6,6 +6,7 @@ import type { PlanMessage, SamplingPlan } from '../../core/sampling/request';
 import { chatMessages, parseCreateMessage, previewSampling } from '../../core/sampling/request';
 import { CompletionCollector, buildCreateMessageResult } from '../../core/sampling/result';
 import type { ServerRequestContext, ServerRequestHandler } from '../../core/tasks/engine';
+import { requestAbout } from '../../core/tasks/types';
 import { abortReason, errorMessage } from '../../core/util/abort';
 import type { Logger } from '../../core/util/log';
 import { prefixed, truncate } from '../../core/util/log';
@@ -70,7 +71,7 @@ export function createSamplingHandler(o: SamplingHandlerOptions): SamplingHandle
         log.error(`The sampling consent prompt failed, so the request is denied: ${errorMessage(err)}`);
         return 'deny';
       }
-    }, ctx.signal, ctx.task?.key);
+    }, ctx.signal, requestAbout(ctx));
   };
 
   const handle: ServerRequestHandler = async (params, ctx) => {

@@ -11,7 +11,7 @@ import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
 import { McpSession } from '../../../src/core/protocol/session';
 import type { ServerRequestContext, ServerRequestHandler } from '../../../src/core/tasks/engine';
 import { TaskEngine } from '../../../src/core/tasks/engine';
-import { taskKey } from '../../../src/core/tasks/types';
+import { hostedKey, requestAbout, taskKey } from '../../../src/core/tasks/types';
 import { InMemoryTransport } from '../../../src/core/transports/inMemory';
 import { nullLogger } from '../../../src/core/util/log';
 import { MemoryLogger, waitFor } from '../helpers/logger';
@@ -212,6 +212,9 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
     assert.deepEqual(gate.calls[0].params, { ...ELICIT, _meta: { progressToken: 7 } });
     assert.equal(gate.calls[0].ctx.serverId, 'a');
     assert.equal(gate.calls[0].ctx.signal.aborted, false);
+    // Its dialog knows the hosted task it runs as (Respond on the hosted row shows that dialog).
+    assert.equal(gate.calls[0].ctx.hostedTaskId, task.taskId);
+    assert.deepEqual(requestAbout(gate.calls[0].ctx), [hostedKey('a', task.taskId)]);
     assert.deepEqual(seen.map((x) => [x.serverId, x.taskId, x.method, x.status, x.summary]), [['a', task.taskId, 'elicitation/create', 'working', 'Your name?']]);
     gate.calls[0].resolve({ action: 'accept', content: { name: 'Ada' } });
     await waitFor(() => c.host.list()[0]?.status === 'completed', 'completed');
@@ -457,6 +460,8 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
     const { taskId: sampled } = taskOf(await s.request('sampling/createMessage', { ...SAMPLE, task: {}, _meta: related }));
     const { taskId: other } = taskOf(await s.request('elicitation/create', { ...ELICIT, task: {} }));
     assert.deepEqual(gate.calls.map((call) => call.ctx.task?.taskId), ['tool-1', 'tool-1', undefined]);
+    // A dialog about tool-1 is found by the tool task's key (Respond on its row) and by its hosted task's.
+    assert.deepEqual(requestAbout(gate.calls[0].ctx), [taskKey('a', 'tool-1'), hostedKey('a', asked)]);
     await s.conn.notify('notifications/tasks/status', { ...tool, status: 'cancelled' });
     await waitFor(() => gate.calls[0].ctx.signal.aborted && gate.calls[1].ctx.signal.aborted, 'the dialogs about tool-1 closed');
     assert.equal(gate.calls[2].ctx.signal.aborted, false, 'a question about no task stays open');
