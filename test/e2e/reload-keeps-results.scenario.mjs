@@ -1,6 +1,6 @@
 // A person runs a quick task, reloads the window, and finds the finished task and its result
 // again: tasks and results are kept across reloads.
-import { activeEditorLines, answerQuickInput, focusWorkbench, openViewContainer, openWorkbench, parts, runToolAsTask, taskRow, widenSideBar } from './ui.mjs';
+import { activeEditorLines, answerQuickInput, focusWorkbench, openViewContainer, openWorkbench, parts, runToolAsTask, taskRow, treeRow, widenSideBar } from './ui.mjs';
 
 export const name = 'reload-keeps-results';
 
@@ -23,6 +23,9 @@ export async function run({ page, url, shot }) {
   await reloaded;
   await page.locator(parts.workbench).waitFor({ timeout: 60_000 });
   await openViewContainer(page, 'MCP Tasks');
+  // The stored task shows at once; once the configuration is read it moves under its server's
+  // row (the other servers' rows appear above it), so it is clicked only after that.
+  await treeRow(page, 'everything').waitFor({ timeout: 60_000 });
   const row = taskRow(page, 'quick-echo', 'Completed');
   await row.waitFor({ timeout: 60_000 });
   await shot('after-reload');

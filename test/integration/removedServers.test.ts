@@ -6,6 +6,12 @@ import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
 import { activateExtension, testingApi, waitFor } from './helpers';
 import type { McpTasksTestingApi } from './helpers';
+import { ServerManager } from '../../src/core/servers/serverManager';
+import { TaskEngine } from '../../src/core/tasks/engine';
+import { taskKey } from '../../src/core/tasks/types';
+import { createTransport } from '../../src/core/transports/factory';
+import { nullLogger } from '../../src/core/util/log';
+import { TasksTreeProvider } from '../../src/vscode/tree/tasksTree';
 import { cleanUp, publicApi } from './taskApiHelpers';
 
 interface Row {
@@ -51,5 +57,30 @@ suite('Tasks of a server removed from the configuration', () => {
     assert.ok(api.getTask(task.id), 'the task is still tracked');
     await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
     await waitFor(async () => !(await rows()).some((r) => r.id === `server:${server.id}`), 'the row to go with its last task');
+  });
+
+  test('tasks restored before the configuration is read sit under their server\'s name, which reads "reading the configuration…", not "removed"', () => {
+    const servers = new ServerManager({
+      logger: nullLogger,
+      clientInfo: { name: 't', version: '0' },
+      roots: () => [],
+      resolveContext: () => ({ userHome: '/', env: {}, readFile: async () => '' }),
+      promptInput: async () => undefined,
+      createTransport,
+    });
+    const engine = new TaskEngine({ logger: nullLogger, sessions: { getSession: (id) => servers.getSession(id), label: (id) => servers.label(id), tasksOutliveConnection: () => true } });
+    const tree = new TasksTreeProvider(servers, engine);
+    try {
+      const at = new Date().toISOString();
+      engine.restore([{ key: taskKey('settings:api:v2', 't1'), serverId: 'settings:api:v2', taskId: 't1', kind: 'task', toolName: 'build', status: 'completed', createdAt: at, lastUpdatedAt: at, ttl: null, origin: 'user' }]);
+      const row = () => tree.getTreeItem(tree.getChildren()[0]);
+      assert.deepEqual([row().label, row().description], ['api:v2', 'reading the configuration…'], 'the whole name, colons kept');
+      servers.setConfiguration([], []); // read: the server is not in it
+      assert.deepEqual([row().label, row().description], ['api:v2', 'removed from the configuration']);
+    } finally {
+      tree.dispose();
+      engine.dispose();
+      servers.dispose();
+    }
   });
 });

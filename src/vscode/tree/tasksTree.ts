@@ -168,7 +168,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       return h ? hostedItem(h) : new vscode.TreeItem('(removed)');
     }
     const s = this.#servers.get(node.id);
-    if (!s) return removedServerItem(node.id);
+    if (!s) return this.#servers.isConfigured(node.id) === undefined ? unloadedServerItem(node.id) : removedServerItem(node.id);
     const hasTasks = this.#engine.list().some((t) => t.serverId === s.id) || (this.#host?.list().some((h) => h.serverId === s.id) ?? false);
     const item = new vscode.TreeItem(s.label, hasTasks ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = `server:${s.id}`;
@@ -319,6 +319,16 @@ function removedServerItem(id: string): vscode.TreeItem {
   item.contextValue = 'removedServer';
   item.tooltip = new vscode.MarkdownString(`**${escapeMd(label)}** is no longer in the configuration (${escapeMd(id)}). Its tasks stay listed until cleared (Clear Finished Tasks).`);
   item.accessibilityInformation = { label: `Server ${label}, removed from the configuration` };
+  return item;
+}
+
+/** A server whose tasks were restored before the configuration that names it has been read. */
+function unloadedServerItem(id: string): vscode.TreeItem {
+  const item = removedServerItem(id);
+  item.description = 'reading the configuration…';
+  item.iconPath = new vscode.ThemeIcon('loading~spin');
+  item.tooltip = new vscode.MarkdownString(`**${escapeMd(String(item.label))}** (${escapeMd(id)}): its tasks were restored; the configuration is being read.`);
+  item.accessibilityInformation = { label: `Server ${String(item.label)}, reading the configuration` };
   return item;
 }
 
