@@ -13,7 +13,7 @@ import { createElicitationHandler } from '../../src/vscode/elicitation/handler';
 import { QuickInputPrompter } from '../../src/vscode/elicitation/quickInputPrompter';
 import { HiddenDialogs } from '../../src/vscode/hiddenDialogs';
 import { waitFor } from './helpers';
-import { QuickInputSpy, choose, enter, escape } from './quickInputs';
+import { QuickInputSpy, choose, enter, escape, press } from './quickInputs';
 
 type Opener = { openExternal(target: unknown): Thenable<boolean> };
 
@@ -154,6 +154,25 @@ suite('Server questions hidden without an answer give up their turn', () => {
     await choose(await spy.next('the review step of a'), (i) => i.label.endsWith('Accept'), 'Accept');
     assert.deepEqual(await a, { action: 'accept', content: { env: 'staging', note: 'after two hides' } });
     assert.equal(hidden.size, 0);
+  });
+
+  test('the Cancel and Decline buttons of a question\'s steps answer the server (cancel, decline); hiding does not', async function () {
+    this.timeout(60_000);
+    const handle = createElicitationHandler({ log: nullLogger, serverLabel: () => 'demo', turns: new Turns(), hidden });
+    const a = handle(deploy, ctx('a'));
+    await choose(await spy.next('the first step of a'), (i) => i.label === 'staging', 'staging');
+    press(await spy.next('the second step of a'), 'Cancel');
+    assert.deepEqual(await a, { action: 'cancel' });
+    const b = handle(goOn, ctx('b'));
+    const bShown = await spy.next('b');
+    await escape();
+    assert.equal(hidden.size, 1, 'hidden, b is not answered');
+    assert.equal(hidden.reopen(), true);
+    const again = await spy.next('b, shown again');
+    press(again, 'Decline');
+    assert.deepEqual(await b, { action: 'decline' });
+    assert.equal(hidden.size, 0);
+    assert.equal(again.pick, bShown.pick, 'the same step');
   });
 
   test('Respond to Task on a task shows that task\'s hidden question, not the one hidden first', async function () {

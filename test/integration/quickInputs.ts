@@ -49,12 +49,14 @@ export class QuickInputSpy implements vscode.Disposable {
     });
     wrap('createQuickPick', (orig) => () => {
       const qp = orig.call(vscode.window) as vscode.QuickPick<vscode.QuickPickItem>;
+      recordButtonListeners(qp);
       const show = qp.show.bind(qp);
       qp.show = () => (this.shown.push({ kind: 'pick', title: qp.title, text: qp.placeholder, items: labels(qp.items), pick: qp }), show());
       return qp;
     });
     wrap('createInputBox', (orig) => () => {
       const box = orig.call(vscode.window) as vscode.InputBox;
+      recordButtonListeners(box);
       const show = box.show.bind(box);
       box.show = () => (this.shown.push({ kind: 'input', title: box.title, text: box.prompt, value: box.value, items: [], box }), show());
       return box;
@@ -85,6 +87,42 @@ export class QuickInputSpy implements vscode.Disposable {
   dispose(): void {
     for (const r of this.restore.reverse()) r();
   }
+}
+
+const buttonListeners = new WeakMap<vscode.QuickInput, Array<(b: vscode.QuickInputButton) => unknown>>();
+
+/**
+ * Keeps the listeners of a quick input's buttons, so a test can press a button (the workbench has
+ * no command for the buttons of a title bar, other than Back).
+ */
+function recordButtonListeners(input: vscode.QuickPick<vscode.QuickPickItem> | vscode.InputBox): void {
+  const listeners: Array<(b: vscode.QuickInputButton) => unknown> = [];
+  buttonListeners.set(input, listeners);
+  const event = input.onDidTriggerButton;
+  const recorded: vscode.Event<vscode.QuickInputButton> = (listener, thisArg, disposables) => {
+    const bound = (b: vscode.QuickInputButton) => listener.call(thisArg, b);
+    listeners.push(bound);
+    const sub = event(listener, thisArg, disposables);
+    return {
+      dispose: () => {
+        const i = listeners.indexOf(bound);
+        if (i >= 0) listeners.splice(i, 1);
+        sub.dispose();
+      },
+    };
+  };
+  Object.defineProperty(input, 'onDidTriggerButton', { value: recorded, configurable: true });
+}
+
+/** Presses the title-bar button of `shown` whose tooltip starts with `tooltip`, as a click would. */
+export function press(shown: Shown, tooltip: string): void {
+  const input = shown.pick ?? shown.box;
+  assert.ok(input, `${shown.title}: not a quick input of ours`);
+  const button = input.buttons.find((b) => b.tooltip?.startsWith(tooltip));
+  assert.ok(button, `no button "${tooltip}" among ${JSON.stringify(input.buttons.map((b) => b.tooltip))}`);
+  const listeners = buttonListeners.get(input) ?? [];
+  assert.ok(listeners.length > 0, 'nobody listens to its buttons');
+  for (const l of [...listeners]) l(button);
 }
 
 export const accept = () => vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
