@@ -306,6 +306,27 @@ suite('Sampling through vscode.lm', () => {
       h.dispose();
     });
 
+    test('"Always allow" on one prompt settles the other prompts of the same server, hidden ones too; another server is still asked', async () => {
+      const { h, permissions } = handler({ consentPrompter: consent.prompt });
+      const first = h.handle({ messages: [text('hidden first')], maxTokens: 20 }, ctx());
+      await waitFor(() => shown.length === 1, 'the first prompt');
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      await waitFor(() => hidden.size === 1, 'the first prompt to wait hidden');
+      const second = h.handle({ messages: [text('always from here')], maxTokens: 20 }, ctx());
+      await waitFor(() => shown.length === 2, 'the second prompt');
+      await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext'); // "Always allow"
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      assert.equal(((await second).content as { text: string }).text, 'echo: always from here');
+      assert.equal(permissions.get('settings:demo'), 'always');
+      assert.equal(((await first).content as { text: string }).text, 'echo: hidden first', 'the hidden prompt is settled by the grant');
+      assert.equal(hidden.size, 0, 'nothing is left to reopen');
+      const other = h.handle({ messages: [text('other server')], maxTokens: 20 }, ctx(undefined, 'settings:other'));
+      await waitFor(() => shown.length === 3, 'the prompt of another server');
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      assert.equal(((await other).content as { text: string }).text, 'echo: other server');
+      h.dispose();
+    });
+
     test('"Allow once" (the first item) sends the request', async () => {
       const { h } = handler({ consentPrompter: consent.prompt });
       const pending = h.handle({ messages: [text('from the quick pick')], maxTokens: 20 }, ctx());

@@ -58,6 +58,11 @@ export function createSamplingHandler(o: SamplingHandlerOptions): SamplingHandle
   // One prompt at a time, and none over a server's question: another quick input would hide
   // the one shown.
   const turns = o.turns ?? new Turns();
+  // The prompts on screen or hidden, by server: "Always allow" on one settles the others.
+  const prompting = new Map<string, Set<{ granted: AbortController; fingerprint: string | undefined }>>();
+  const grantedElsewhere = (serverId: string) => {
+    for (const p of prompting.get(serverId) ?? []) if (o.permissions.get(serverId, p.fingerprint) === 'always') p.granted.abort();
+  };
 
   const consent = async (ctx: ServerRequestContext, request: ConsentRequest, fingerprint: string | undefined, log: Logger): Promise<ConsentAnswer | 'allowed'> => {
     // A server the user always allows needs no prompt, so it waits for no dialog either.
@@ -65,11 +70,21 @@ export function createSamplingHandler(o: SamplingHandlerOptions): SamplingHandle
     return turns.take(async (turn) => {
       // Checked again in turn: an earlier prompt may just have granted "always".
       if (o.permissions.get(ctx.serverId, fingerprint) === 'always') return 'allowed';
+      const entry = { granted: new AbortController(), fingerprint };
+      const mine = prompting.get(ctx.serverId) ?? new Set();
+      prompting.set(ctx.serverId, mine.add(entry));
+      // Closed because another prompt of this server was answered "Always allow".
+      const allowedElsewhere = () => entry.granted.signal.aborted && !ctx.signal.aborted;
       try {
-        return await prompt(request, ctx.signal, turn);
+        const answer = await prompt(request, AbortSignal.any([ctx.signal, entry.granted.signal]), turn);
+        return allowedElsewhere() ? 'allowed' : answer;
       } catch (err) {
+        if (allowedElsewhere()) return 'allowed';
         log.error(`The sampling consent prompt failed, so the request is denied: ${errorMessage(err)}`);
         return 'deny';
+      } finally {
+        mine.delete(entry);
+        if (mine.size === 0 && prompting.get(ctx.serverId) === mine) prompting.delete(ctx.serverId);
       }
     }, ctx.signal, requestAbout(ctx));
   };
@@ -104,6 +119,7 @@ export function createSamplingHandler(o: SamplingHandlerOptions): SamplingHandle
     }
     if (answer === 'always') {
       o.permissions.allowAlways(ctx.serverId, label, fingerprint);
+      grantedElsewhere(ctx.serverId);
       log.info('Sampling allowed by the user, always for this server (MCP Tasks: Revoke Sampling Permissions undoes it)');
     } else log.info(answer === 'once' ? 'Sampling allowed once by the user' : 'Sampling allowed: the user always allows this server');
 
