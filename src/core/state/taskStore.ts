@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as z from 'zod/mini';
 import type { InitializeResult } from '../protocol/schemas';
+import { CallToolResultSchema } from '../protocol/schemas';
 import type { TaskEngine } from '../tasks/engine';
 import { isLocalTaskStatus, isTerminal } from '../tasks/status';
 import type { TaskOutcome, TaskSnapshot } from '../tasks/types';
@@ -19,6 +21,12 @@ export interface SavedSession {
   sessionId: string;
   initializeResult: InitializeResult;
 }
+
+/** A stored outcome file, checked when read back: a damaged file is no result, not a crash later. */
+const StoredOutcomeSchema = z.union([
+  z.object({ kind: z.literal('result'), result: CallToolResultSchema }),
+  z.object({ kind: z.literal('error'), error: z.looseObject({ code: z.number(), message: z.string() }) }),
+]);
 
 interface IndexFile {
   version: 1;
@@ -153,13 +161,19 @@ export class TaskStore implements Disposable {
     );
   }
 
-  /** The outcome stored for a task, if any. */
+  /** The outcome stored for a task, if any (none when its file is missing or damaged). */
   async loadOutcome(key: string): Promise<TaskOutcome | undefined> {
+    let data: unknown;
     try {
-      return JSON.parse(await fs.promises.readFile(this.#outcomePath(key), 'utf8')) as TaskOutcome;
-    } catch {
+      data = JSON.parse(await fs.promises.readFile(this.#outcomePath(key), 'utf8'));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.#log.warn(`Could not read a stored result (${errorMessage(err)})`);
       return undefined;
     }
+    const parsed = StoredOutcomeSchema.safeParse(data);
+    if (parsed.success) return parsed.data as TaskOutcome;
+    this.#log.warn(`A stored result is damaged (${this.#outcomePath(key)}): it is not shown`);
+    return undefined;
   }
 
   /** Sessions saved for resuming; each is handed out once. */

@@ -184,6 +184,34 @@ describe('TaskStore', () => {
     return { held: () => held, release, restore: () => void (fs.promises.writeFile = original) };
   }
 
+  it('a damaged result file reads as no result, with a warning, instead of an outcome of any shape', async () => {
+    const log = new MemoryLogger();
+    const store = new TaskStore(dir, log, { retentionDays: () => 30, debounceMs: 1 });
+    const engine = stubEngine();
+    store.attach(engine as unknown as TaskEngine);
+    try {
+      const outcome = { kind: 'result' as const, result: { content: [{ type: 'text', text: 'kept' }] } };
+      const t = { ...snap('k', 'completed', new Date().toISOString()), outcome, outcomeFetchedAt: new Date().toISOString() };
+      engine.tasks = [t];
+      engine.change(t);
+      for (let i = 0; (await store.loadOutcome('k')) === undefined; i++) {
+        assert.ok(i < 500, 'the result file was not written');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.deepEqual(await store.loadOutcome('k'), outcome);
+      const warned = log.lines.length;
+      const [file] = fs.readdirSync(path.join(dir, 'results'));
+      for (const damaged of ['{"kind":"result","result":5}', '{"kind":"error","error":{"code":"x"}}', '[]', '{"kind":"res']) {
+        fs.writeFileSync(path.join(dir, 'results', file), damaged);
+        assert.equal(await store.loadOutcome('k'), undefined, damaged);
+      }
+      const warnings = log.lines.slice(warned).filter((l) => l.level === 'warn').map((l) => l.message.replace(/ \(.*/, ''));
+      assert.deepEqual(warnings, ['A stored result is damaged', 'A stored result is damaged', 'A stored result is damaged', 'Could not read a stored result'], log.text());
+    } finally {
+      store.dispose();
+    }
+  });
+
   it('a task removed while its result file is being written leaves no file behind', async () => {
     const store = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, debounceMs: 1 });
     const engine = stubEngine();
