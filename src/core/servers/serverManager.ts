@@ -53,8 +53,8 @@ export interface ServerManagerOptions {
   /** An input's value without asking (a saved password), for quiet connections; undefined if it must be asked. */
   savedInput?: (input: InputDef, server: ServerConfig) => Promise<string | undefined>;
   /**
-   * The server refused the credentials (HTTP 401 or 403 while connecting): the saved value of a
-   * password input it used is forgotten, so that the next connection asks for it again.
+   * The server refused the credentials (HTTP 401 or 403 while connecting): the saved value of
+   * each input it used is forgotten, so that the next connection asks for it again.
    */
   forgetInput?: (input: InputDef, server: ServerConfig) => void;
   /** Why a server may not start now (workspace trust), or undefined when it may. */
@@ -304,7 +304,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     this.#setState(entry, { kind: 'connecting' });
     let started = false;
     const secrets: string[] = [];
-    const passwords: InputDef[] = [];
+    const given: InputDef[] = []; // inputs that got a value (asked or saved)
     let needed: string | undefined;
     // Disconnected, restarted or removed meanwhile (`generation` moved on): nothing more is started.
     const cancelled = () => new Error(`Connection to "${config.label}" was cancelled`);
@@ -318,10 +318,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
         promptInput: async (input) => {
           const value = quiet ? await this.#options.savedInput?.(input, config) : await this.#options.promptInput(input, config);
           if (value === undefined && quiet) needed = input.id; // ends the resolution as cancelled
-          if (value !== undefined && input.type === 'promptString' && input.password) {
-            secrets.push(value);
-            passwords.push(input);
-          }
+          if (value !== undefined) given.push(input);
+          if (value !== undefined && input.type === 'promptString' && input.password) secrets.push(value);
           return value;
         },
       });
@@ -390,9 +388,10 @@ export class ServerManager extends DisposableBase implements SessionSource {
         throw err;
       }
       const message = redactSecrets(errorMessage(err), secrets);
-      if (passwords.length && this.#options.forgetInput && err instanceof TransportHttpError && (err.status === 401 || err.status === 403)) {
-        for (const input of passwords) this.#options.forgetInput(input, config);
-        log.info(`Forgot the saved value of ${passwords.map((i) => `input "${i.id}"`).join(', ')}: the next connection asks for it again`);
+      // Refused: any value given may be the wrong one (a key typed as plain text, a picked tenant).
+      if (given.length && this.#options.forgetInput && err instanceof TransportHttpError && (err.status === 401 || err.status === 403)) {
+        for (const input of given) this.#options.forgetInput(input, config);
+        log.info(`Forgot the saved value of ${given.map((i) => `input "${i.id}"`).join(', ')}: the next connection asks for it again`);
       }
       if (generation === entry.generation && entry.dismissed !== undefined) log.info(message);
       else if (generation === entry.generation) {

@@ -39,10 +39,13 @@ describe('reliability: secrets never reach the log', function () {
     peers.push(good, refusing);
     const headers = { Authorization: `Bearer ${STATIC_SECRET}`, 'X-Workspace-Key': '${input:token}' };
     const mcpJson = {
-      inputs: [{ type: 'promptString', id: 'token', description: 'Workspace key', password: true }],
+      inputs: [
+        { type: 'promptString', id: 'token', description: 'Workspace key', password: true },
+        { type: 'promptString', id: 'tenant', description: 'Tenant' },
+      ],
       servers: {
         good: { type: 'http', url: `http://127.0.0.1:${good.port}/mcp`, headers },
-        refusing: { type: 'http', url: `http://127.0.0.1:${refusing.port}/mcp`, headers },
+        refusing: { type: 'http', url: `http://127.0.0.1:${refusing.port}/mcp`, headers: { ...headers, 'X-Tenant': '${input:tenant}' } },
         broken: { type: 'http', url: `http://127.0.0.1:${good.port}/mcp`, headers: { Authorization: `Bearer ${STATIC_SECRET}\u0000` } },
         local: { type: 'stdio', command: process.execPath, args: [taskLab, 'stdio', '--poll-interval', '100', '--token', '${input:token}'], env: { LAB_TOKEN: '${input:token}' } },
       },
@@ -57,7 +60,7 @@ describe('reliability: secrets never reach the log', function () {
       logger: log,
       promptInput: async (input) => {
         prompted.push(input);
-        return INPUT_SECRET;
+        return input.id === 'tenant' ? 'acme' : INPUT_SECRET;
       },
       manager: { forgetInput: (input, server) => forgotten.push(`${server.name}: ${input.id}`) },
     });
@@ -66,9 +69,10 @@ describe('reliability: secrets never reach the log', function () {
     // Refused with 401 (its error page repeats the headers it got).
     const refused = await c.servers.getSession(c.id('refusing')).then(() => '', (err: Error) => err.message);
     assert.match(refused, /refused the request \(HTTP 401/);
-    // The saved password it used is forgotten, to be asked again at the next connection.
-    assert.deepEqual(forgotten, ['refusing: token']);
-    assert.ok(log.has('info', /\[refusing\] Forgot the saved value of input "token": the next connection asks for it again$/), log.text());
+    // The values it used are forgotten, the plain one too (a key typed as plain text, a wrong
+    // tenant), to be asked again at the next connection.
+    assert.deepEqual(forgotten, ['refusing: token', 'refusing: tenant']);
+    assert.ok(log.has('info', /\[refusing\] Forgot the saved value of input "token", input "tenant": the next connection asks for it again$/), log.text());
     // A header value the HTTP stack rejects.
     const broken = await c.servers.getSession(c.id('broken')).then(() => '', (err: Error) => err.message);
     assert.match(broken, /invalid "headers"/);
@@ -80,7 +84,8 @@ describe('reliability: secrets never reach the log', function () {
       assert.equal(done.status, 'completed');
       await c.engine.refreshList(id);
     }
-    assert.ok(prompted.length >= 2 && prompted.every((i) => i.id === 'token' && i.type === 'promptString' && i.password));
+    const tokens = prompted.filter((i) => i.id === 'token');
+    assert.ok(tokens.length >= 2 && tokens.every((i) => i.type === 'promptString' && i.password));
     assert.ok(log.lines.filter((l) => l.level === 'trace').length > 20, 'traffic was traced');
     assert.ok(log.has('trace', /POST .*"authorization":"<redacted>"/), 'the header is there, redacted');
 
