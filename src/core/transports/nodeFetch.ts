@@ -15,6 +15,13 @@ export interface NodeFetchInit {
   headersTimeoutMs?: number;
 }
 
+/**
+ * After this long without traffic, a request's socket is probed (TCP keep-alive). Node's own
+ * agent turns keep-alive on too, but an agent put in its place (the editor's proxy support, a
+ * user's) may not.
+ */
+export const KEEPALIVE_MS = 10_000;
+
 /** fetch's headers timeout, kept for GET streams: a server that takes the connection and never answers. */
 export const STREAM_HEADERS_TIMEOUT_MS = 300_000;
 
@@ -61,6 +68,9 @@ export function nodeFetch(url: string | URL, init: NodeFetchInit): Promise<Respo
             req.destroy(err);
           }, limit);
     timer?.unref?.();
+    // No timeout cuts a slow answer, so a peer that vanished (sleep, a network change) must be
+    // found some other way: TCP keep-alive probes a quiet socket, and a dead one errors.
+    req.on('socket', (socket) => socket.setKeepAlive(true, KEEPALIVE_MS));
     req.on('error', (err) => {
       clearTimeout(timer);
       reject(init.signal.aborted ? init.signal.reason : new TypeError('fetch failed', { cause: err }));

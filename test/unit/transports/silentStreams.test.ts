@@ -8,7 +8,7 @@ import * as net from 'node:net';
 import * as zlib from 'node:zlib';
 import { LegacySseTransport } from '../../../src/core/transports/sse';
 import { StreamableHttpTransport } from '../../../src/core/transports/streamableHttp';
-import { nodeFetch } from '../../../src/core/transports/nodeFetch';
+import { KEEPALIVE_MS, nodeFetch } from '../../../src/core/transports/nodeFetch';
 import type { Transport } from '../../../src/core/transports/transport';
 import type { RecordedClient } from '../helpers/httpServers';
 import { EverythingHttpServer, hostileServer, recordClient } from '../helpers/httpServers';
@@ -170,6 +170,24 @@ describe('nodeFetch', () => {
         Array(4).fill(['POST', String(Buffer.byteLength('{"é":1}')), 'yes', undefined]),
       );
     } finally {
+      await server.close();
+    }
+  });
+
+  it('probes a quiet request\'s socket with TCP keep-alive, so a peer that vanished is found although no timeout cuts the answer', async () => {
+    const calls: Array<[boolean | undefined, number | undefined]> = [];
+    const original = net.Socket.prototype.setKeepAlive;
+    net.Socket.prototype.setKeepAlive = function (this: net.Socket, enable?: boolean, delay?: number) {
+      calls.push([enable, delay]);
+      return original.call(this, enable, delay);
+    };
+    const server = await hostileServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}'));
+    try {
+      const response = await nodeFetch(server.url('/mcp'), { method: 'POST', headers: new Headers(), body: '{}', signal: new AbortController().signal });
+      assert.deepEqual(await response.json(), {});
+      assert.ok(calls.some(([enable, delay]) => enable === true && delay === KEEPALIVE_MS), JSON.stringify(calls));
+    } finally {
+      net.Socket.prototype.setKeepAlive = original;
       await server.close();
     }
   });
