@@ -327,6 +327,19 @@ suite('Sampling through vscode.lm', () => {
       h.dispose();
     });
 
+    test('"Always allow" answered while another prompt of the server waits its turn: that prompt is never shown', async () => {
+      const { h } = handler({ consentPrompter: consent.prompt });
+      const first = h.handle({ messages: [text('asked')], maxTokens: 20 }, ctx());
+      const queued = h.handle({ messages: [text('not asked')], maxTokens: 20 }, ctx());
+      await waitFor(() => shown.length === 1, 'the first prompt');
+      await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext'); // "Always allow"
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      assert.equal(((await first).content as { text: string }).text, 'echo: asked');
+      assert.equal(((await queued).content as { text: string }).text, 'echo: not asked');
+      assert.deepEqual(shown.map((r) => r.preview.summary), ['asked'], 'the queued prompt was not shown');
+      h.dispose();
+    });
+
     test('"Allow once" (the first item) sends the request', async () => {
       const { h } = handler({ consentPrompter: consent.prompt });
       const pending = h.handle({ messages: [text('from the quick pick')], maxTokens: 20 }, ctx());

@@ -77,7 +77,13 @@ export function createSamplingHandler(o: SamplingHandlerOptions): SamplingHandle
       const allowedElsewhere = () => entry.granted.signal.aborted && !ctx.signal.aborted;
       try {
         const answer = await prompt(request, AbortSignal.any([ctx.signal, entry.granted.signal]), turn);
-        return allowedElsewhere() ? 'allowed' : answer;
+        if (allowedElsewhere()) return 'allowed';
+        if (answer === 'always') {
+          // Granted before the turn passes on: the next prompt of this server is then not shown at all.
+          o.permissions.allowAlways(ctx.serverId, request.serverLabel, fingerprint);
+          grantedElsewhere(ctx.serverId);
+        }
+        return answer;
       } catch (err) {
         if (allowedElsewhere()) return 'allowed';
         log.error(`The sampling consent prompt failed, so the request is denied: ${errorMessage(err)}`);
@@ -118,8 +124,6 @@ export function createSamplingHandler(o: SamplingHandlerOptions): SamplingHandle
       throw new RpcError(USER_REJECTED, 'User rejected sampling request');
     }
     if (answer === 'always') {
-      o.permissions.allowAlways(ctx.serverId, label, fingerprint);
-      grantedElsewhere(ctx.serverId);
       log.info('Sampling allowed by the user, always for this server (MCP Tasks: Revoke Sampling Permissions undoes it)');
     } else log.info(answer === 'once' ? 'Sampling allowed once by the user' : 'Sampling allowed: the user always allows this server');
 
