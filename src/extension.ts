@@ -132,6 +132,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
       userHome: os.homedir(),
       env: process.env,
       folders: Object.fromEntries((vscode.workspace.workspaceFolders ?? []).map((f) => [f.name, f.uri.fsPath])),
+      folderPaths: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
       readFile: async (p) => new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(p))),
     }),
     promptInput: (input, server) => inputs.prompt(input, server),

@@ -10,6 +10,8 @@ export interface ResolveContext {
   workspaceFolder?: string;
   /** The workspace's folders by name, for `${workspaceFolder:name}`. */
   folders?: Readonly<Record<string, string>>;
+  /** Every folder of the workspace, in order (two may share a name): a server of the settings takes the only one. */
+  folderPaths?: readonly string[];
   userHome: string;
   env: Record<string, string | undefined>;
   /** Asks the user for an input's value; `undefined` means the user cancelled. */
@@ -33,7 +35,7 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
   const fail = (what: string): ResolveResult => ({ ok: false, message: `Server "${config.label}": ${what}.` });
   // A server of the settings takes the workspace's folder when it has exactly one, as VS Code's
   // own variables do; in a multi-root workspace it must name one.
-  const open = Object.values(ctx.folders ?? {});
+  const open = ctx.folderPaths ?? Object.values(ctx.folders ?? {});
   const folder = ctx.workspaceFolder ?? (config.source.kind === 'workspaceFolder' ? config.source.folderPath : open.length === 1 ? open[0] : undefined);
   const fields = stringFields(config);
   // `${workspaceFolder}` is the server's own folder; `${workspaceFolder:name}` the folder named so.

@@ -215,6 +215,9 @@ describe('config: resolveServer', () => {
     assert.deepEqual([r.command, r.cwd], ['/ws/app/x', path.join('/ws/app', 'sub')]);
     const e = await fails(usesFolder, context({ folders: { app: '/ws/app', api: '/ws/api' } }).ctx);
     assert.equal(e.message, 'Server "a": "command" uses "${workspaceFolder}", but the workspace has 2 folders: name one, as in "${workspaceFolder:app}".');
+    // Two folders may share a name: the list of folders, not their names, says how many there are.
+    const twins = await fails(usesFolder, context({ folders: { app: '/b/app' }, folderPaths: ['/a/app', '/b/app'] }).ctx);
+    assert.match(twins.message, /but the workspace has 2 folders: name one/);
   });
 
   it('rejects a command that is empty once resolved', async () => {
