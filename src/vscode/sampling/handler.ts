@@ -58,39 +58,30 @@ export function createSamplingHandler(o: SamplingHandlerOptions): SamplingHandle
   // One prompt at a time, and none over a server's question: another quick input would hide
   // the one shown.
   const turns = o.turns ?? new Turns();
-  // The prompts on screen or hidden, by server: "Always allow" on one settles the others.
-  const prompting = new Map<string, Set<{ granted: AbortController; fingerprint: string | undefined }>>();
-  const grantedElsewhere = (serverId: string) => {
-    for (const p of prompting.get(serverId) ?? []) if (o.permissions.get(serverId, p.fingerprint) === 'always') p.granted.abort();
-  };
 
   const consent = async (ctx: ServerRequestContext, request: ConsentRequest, fingerprint: string | undefined, log: Logger): Promise<ConsentAnswer | 'allowed'> => {
+    const always = () => o.permissions.get(ctx.serverId, fingerprint) === 'always';
     // A server the user always allows needs no prompt, so it waits for no dialog either.
-    if (o.permissions.get(ctx.serverId, fingerprint) === 'always') return 'allowed';
+    if (always()) return 'allowed';
     return turns.take(async (turn) => {
       // Checked again in turn: an earlier prompt may just have granted "always".
-      if (o.permissions.get(ctx.serverId, fingerprint) === 'always') return 'allowed';
-      const entry = { granted: new AbortController(), fingerprint };
-      const mine = prompting.get(ctx.serverId) ?? new Set();
-      prompting.set(ctx.serverId, mine.add(entry));
-      // Closed because another prompt of this server was answered "Always allow".
-      const allowedElsewhere = () => entry.granted.signal.aborted && !ctx.signal.aborted;
+      if (always()) return 'allowed';
+      // "Always allow" answered on another prompt of this server (shown, or this one hidden) settles this one.
+      const granted = new AbortController();
+      const sub = o.permissions.onDidChange(() => always() && granted.abort());
+      const allowedElsewhere = () => granted.signal.aborted && !ctx.signal.aborted;
       try {
-        const answer = await prompt(request, AbortSignal.any([ctx.signal, entry.granted.signal]), turn);
+        const answer = await prompt(request, AbortSignal.any([ctx.signal, granted.signal]), turn);
         if (allowedElsewhere()) return 'allowed';
-        if (answer === 'always') {
-          // Granted before the turn passes on: the next prompt of this server is then not shown at all.
-          o.permissions.allowAlways(ctx.serverId, request.serverLabel, fingerprint);
-          grantedElsewhere(ctx.serverId);
-        }
+        // Granted before the turn passes on: the next prompt of this server is then not shown at all.
+        if (answer === 'always') o.permissions.allowAlways(ctx.serverId, request.serverLabel, fingerprint);
         return answer;
       } catch (err) {
         if (allowedElsewhere()) return 'allowed';
         log.error(`The sampling consent prompt failed, so the request is denied: ${errorMessage(err)}`);
         return 'deny';
       } finally {
-        mine.delete(entry);
-        if (mine.size === 0 && prompting.get(ctx.serverId) === mine) prompting.delete(ctx.serverId);
+        sub.dispose();
       }
     }, ctx.signal, requestAbout(ctx));
   };
