@@ -40,7 +40,7 @@ export class InputPrompter {
     return input.type === 'pickString' && !input.options.some((o) => o.value === value) ? undefined : value;
   }
 
-  /** Forgets a saved password value (the server refused it). */
+  /** Forgets a saved value (the server refused the credentials it went into). */
   forget(input: InputDef, server: ServerConfig): void {
     const key = secretKey(input, server);
     void this.context.secrets.delete(key).then(() => this.#track(this.#keys().filter((k) => k !== key)));

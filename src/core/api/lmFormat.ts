@@ -72,9 +72,7 @@ export function formatToolList(entries: readonly ServerTools[]): ModelAnswer {
   }
   for (const e of entries) {
     if (e.error) lines.push(`Server "${e.server.label}" could not be reached: ${e.error}`);
-    else if (e.needsInput !== undefined) {
-      lines.push(`Server "${e.server.label}" was not connected: it needs input "${e.needsInput}" from the user. To list its tools, call mcpTasks_listTools with server "${e.server.label}" (the user is asked).`);
-    }
+    else if (e.needsInput !== undefined) lines.push(`Server "${e.server.label}" was not connected: it needs input "${e.needsInput}" from the user. To list its tools, call mcpTasks_listTools with server "${e.server.label}" (the user is asked).`);
     else if (e.tools && !e.server.tasks?.toolCalls) lines.push(`Server "${e.server.label}" does not run tools as tasks.`);
   }
   if (tools.length) lines.push('', 'Start one with mcpTasks_startTask (server, tool, arguments). Each tool\'s inputs are in the JSON part.');

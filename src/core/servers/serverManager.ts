@@ -50,7 +50,7 @@ export interface ServerManagerOptions {
   /** Variable resolution: everything but `promptInput`, which is `promptInput` below. */
   resolveContext: (config: ServerConfig) => Omit<ResolveContext, 'promptInput'>;
   promptInput: (input: InputDef, server: ServerConfig) => Promise<string | undefined>;
-  /** An input's value without asking (a saved password), for quiet connections; undefined if it must be asked. */
+  /** An input's saved value, without asking, for quiet connections; undefined if it must be asked. */
   savedInput?: (input: InputDef, server: ServerConfig) => Promise<string | undefined>;
   /**
    * The server refused the credentials (HTTP 401 or 403 while connecting): the saved value of

@@ -303,7 +303,7 @@ function hostedItem(h: HostedTaskSnapshot): vscode.TreeItem {
   return item;
 }
 
-/** The name a server had: the last part of its id (`settings:NAME`, `folder:PATH:NAME`). */
+/** The name a server had, read from its id (`settings:NAME`, `folder:PATH:NAME`). */
 function removedLabel(id: string): string {
   return serverNameOfId(id, vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath));
 }
