@@ -15,7 +15,7 @@ export interface LegacySseOptions {
   logger: Logger;
   /** Named in error messages shown to the user. */
   serverName: string;
-  /** Sends every request, GET streams too (tests); by default fetch, and node:http for GET streams. */
+  /** Sends every request (tests); by default node:http(s), see `nodeFetch`. */
   fetch?: typeof fetch;
   /** How long `start()` waits for the `endpoint` event, from the moment it sends its GET (ms). */
   endpointTimeoutMs?: number;
@@ -40,9 +40,8 @@ export class LegacySseTransport implements Transport {
   readonly #serverName: string;
   readonly #log: Logger;
   readonly #customHeaders: Record<string, string>;
-  readonly #fetchImpl: typeof fetch;
-  /** GET streams, which may stay silent for long: see `nodeFetch`. */
-  readonly #getImpl: (url: string | URL, init: NodeFetchInit) => Promise<Response>;
+  /** Sends every request; not Node's fetch, whose body timeout would cut a quiet stream: see `nodeFetch`. */
+  readonly #fetchImpl: (url: string | URL, init: NodeFetchInit) => Promise<Response>;
   readonly #endpointTimeoutMs: number;
   readonly #lifetime = new AbortController();
   #endpoint: URL | undefined;
@@ -56,8 +55,7 @@ export class LegacySseTransport implements Transport {
     this.#serverName = options.serverName;
     this.#log = options.logger;
     this.#customHeaders = { ...options.headers };
-    this.#fetchImpl = options.fetch ?? fetch;
-    this.#getImpl = options.fetch ?? nodeFetch;
+    this.#fetchImpl = options.fetch ?? nodeFetch;
     this.#endpointTimeoutMs = options.endpointTimeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS;
     this.description = `sse: ${options.url}`;
   }
@@ -195,7 +193,8 @@ export class LegacySseTransport implements Transport {
     if (this.#log.traceEnabled !== false) this.#log.trace(`${method} ${url.href} ${JSON.stringify(redactHeaders(Object.fromEntries(headers.entries())))}`);
     try {
       // Redirects are not followed: custom headers (tokens) must not travel to another origin.
-      const response = await (method === 'GET' ? this.#getImpl(url, { headers, signal: this.#lifetime.signal, headersTimeoutMs: STREAM_HEADERS_TIMEOUT_MS }) : this.#fetchImpl(url, { method, headers, body, signal: this.#lifetime.signal, redirect: 'manual' }));
+      // The answer of a POST comes on the GET stream: both wait for their status as fetch would, no more.
+      const response = await this.#fetchImpl(url, { method, headers, body, signal: this.#lifetime.signal, redirect: 'manual', headersTimeoutMs: STREAM_HEADERS_TIMEOUT_MS });
       if (this.#log.traceEnabled !== false) this.#log.trace(`${method} → ${response.status} ${response.headers.get('content-type') ?? ''}`);
       return response;
     } catch (err) {
