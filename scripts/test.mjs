@@ -26,7 +26,8 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 // the GET stream never given up, pickString inputs, forgotten passwords...) took the bundle from
 // 262.5 to 276.5 KB, most of it messages. 285 KB: the seventh session's fixes (hidden questions
 // give up their turn, every Streamable HTTP request through node:http, early status
-// notifications held, quiet connections for agents, store and mcp.json hardening) took 4.3 KB.
+// notifications held, quiet connections for agents, store and mcp.json hardening) took 5.6 KB
+// (276.4 to 282.0 KB).
 const BUNDLE_TARGET = 150 * 1024;
 const BUNDLE_GATE = 285 * 1024;
 const args = new Set(process.argv.slice(2));
