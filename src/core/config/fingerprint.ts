@@ -5,11 +5,12 @@ import type { ServerConfig } from './types';
  * A stable digest of what decides how a server is reached: type, transport fields and the
  * definitions of the inputs it uses. Label, id and key order do not count, so the editor
  * reconnects only servers whose configuration really changed. Hashed, because header values
- * and env values may be secrets and a fingerprint may end up in a log.
+ * and env values may be secrets and a fingerprint may end up in a log. `context` is what else
+ * the server's variables resolve from (the workspace folders of a server of the settings).
  */
-export function fingerprint(config: ServerConfig): string {
+export function fingerprint(config: ServerConfig, context?: unknown): string {
   const { id: _id, name: _name, label: _label, source: _source, inputs, ...transport } = config;
-  const canonical = canonicalJson({ ...transport, inputs: [...inputs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) });
+  const canonical = canonicalJson({ ...transport, inputs: [...inputs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)), context });
   return createHash('sha256').update(canonical).digest('hex');
 }
 

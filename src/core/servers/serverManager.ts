@@ -148,7 +148,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     const reconnect: string[] = [];
     for (const config of servers) {
       seen.add(config.id);
-      const print = fingerprint(config);
+      const print = this.#print(config);
       const old = this.#entries.get(config.id);
       if (!old) {
         this.#entries.set(config.id, { config, print, state: { kind: 'idle' }, generation: 0, failures: 0, retryAt: 0 });
@@ -182,6 +182,17 @@ export class ServerManager extends DisposableBase implements SessionSource {
     for (const e of errors) this.#log.error(e.message);
     this.#onDidChange.fire(undefined);
     for (const id of reconnect) void this.getSession(id).catch(() => undefined);
+  }
+
+  /**
+   * The fingerprint that decides whether a server must reconnect. A server of the settings that
+   * uses `${workspaceFolder}` resolves it from the window's folders: another folder set is
+   * another configuration (a `.vscode/mcp.json` server's folder is its own, fixed by its file).
+   */
+  #print(config: ServerConfig): string {
+    if (config.source.kind !== 'settings' || !JSON.stringify(config).includes('${workspaceFolder')) return fingerprint(config);
+    const { folders, folderPaths } = this.#options.resolveContext(config);
+    return fingerprint(config, { folders, folderPaths });
   }
 
   get errors(): readonly ConfigError[] {

@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { combineConfigs, parseMcpJson } from '../../../src/core/config/parse';
+import { combineConfigs, parseMcpJson, parseSettingServers } from '../../../src/core/config/parse';
 import type { ConfigSource } from '../../../src/core/config/types';
 import { NeedsInputError } from '../../../src/core/servers/serverManager';
 import { MemoryLogger } from '../helpers/logger';
@@ -84,6 +84,35 @@ describe('reliability: malformed configuration next to a good server', function 
     assert.equal(done.status, 'completed');
     const states = Object.fromEntries(c.servers.list().map((s) => [s.name, s.state.kind]));
     assert.deepEqual(states, { badvariable: 'error', noinput: 'error', notfound: 'error', nocwd: 'error', noenvfile: 'error', good: 'connected' });
+  });
+
+  it('a server of the settings that uses ${workspaceFolder} restarts in the new folder when the folder set changes; one that does not keeps its connection', async () => {
+    const [a, b] = ['a', 'b'].map((n) => (fs.mkdirSync(path.join(dir, n)), path.join(dir, n)));
+    let folders = [a];
+    const servers = {
+      here: { command: process.execPath, args: [taskLab, 'stdio', '--spawn-log', '${workspaceFolder}/spawns'] },
+      elsewhere: { command: process.execPath, args: [taskLab, 'stdio', '--spawn-log', path.join(dir, 'spawns')] },
+    };
+    client = openClient({
+      servers,
+      manager: { resolveContext: () => ({ userHome: os.homedir(), env: process.env, folderPaths: folders, folders: Object.fromEntries(folders.map((f) => [path.basename(f), f])), readFile: (p) => fs.promises.readFile(p, 'utf8') }) },
+    });
+    const c = client;
+    await c.servers.getSession(c.id('here'));
+    await c.servers.getSession(c.id('elsewhere'));
+    const spawns = (f: string) => (fs.existsSync(path.join(f, 'spawns')) ? fs.readFileSync(path.join(f, 'spawns'), 'utf8').trim().split('\n').length : 0);
+    assert.deepEqual([spawns(a), spawns(b), spawns(dir)], [1, 0, 1]);
+
+    // The window's folder is replaced: the configuration is read again, unchanged.
+    folders = [b];
+    const parsed = parseSettingServers(servers);
+    c.servers.setConfiguration(parsed.servers, parsed.errors);
+    const deadline = Date.now() + 10_000;
+    while (spawns(b) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual([spawns(a), spawns(b), spawns(dir)], [1, 1, 1], 'only the server that names the folder restarted, in the new folder');
+    await c.servers.getSession(c.id('here'));
+    assert.equal(c.servers.get(c.id('here'))?.state.kind, 'connected');
+    assert.equal(c.servers.get(c.id('elsewhere'))?.state.kind, 'connected');
   });
 
   /** A folder's mcp.json with one stdio server that needs the input "key" (logs its spawns). */
