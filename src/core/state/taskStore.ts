@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod/mini';
 import type { InitializeResult } from '../protocol/schemas';
-import { CallToolResultSchema } from '../protocol/schemas';
+import { CallToolResultSchema, InitializeResultSchema } from '../protocol/schemas';
 import type { TaskEngine } from '../tasks/engine';
 import { isLocalTaskStatus, isTerminal } from '../tasks/status';
 import type { TaskOutcome, TaskSnapshot } from '../tasks/types';
@@ -20,6 +20,14 @@ export interface SavedSession {
   fingerprint: string;
   sessionId: string;
   initializeResult: InitializeResult;
+}
+
+/** A saved session, checked when read back: a damaged entry is not resumed (the server starts a new session). */
+const SavedSessionSchema = z.object({ serverId: z.string(), fingerprint: z.string(), sessionId: z.string(), initializeResult: InitializeResultSchema });
+
+/** The saved sessions of an index that can be resumed. */
+function savedSessions(v: unknown): SavedSession[] {
+  return Array.isArray(v) ? v.filter((s): s is SavedSession => SavedSessionSchema.safeParse(s).success) : [];
 }
 
 /** A stored outcome file, checked when read back: a damaged file is no result, not a crash later. */
@@ -119,7 +127,7 @@ export class TaskStore implements Disposable {
       this.#log.warn(`Could not read the stored tasks (${this.#indexPath} is not a task list of this version); starting with none`);
       return empty;
     }
-    const state: LoadedState = { tasks: [], progressTokens: new Map(), sessions: Array.isArray(data.sessions) ? data.sessions : [] };
+    const state: LoadedState = { tasks: [], progressTokens: new Map(), sessions: savedSessions(data.sessions) };
     let invalid = 0;
     for (const entry of data.tasks as unknown[]) {
       if (!isStoredTask(entry)) {
@@ -230,7 +238,7 @@ export class TaskStore implements Disposable {
         if (isStoredTask(entry) && !mine.has(entry.snap.key) && !(isTerminal(entry.snap.status) && Date.parse(entry.snap.lastUpdatedAt) < cutoff)) tasks.push(entry);
       }
       const servers = new Set(sessions.map((s) => s.serverId));
-      if (Array.isArray(theirs.sessions)) sessions.push(...theirs.sessions.filter((s) => typeof s === 'object' && s !== null && !servers.has(s.serverId) && !this.#taken.has(s.sessionId)));
+      sessions.push(...savedSessions(theirs.sessions).filter((s) => !servers.has(s.serverId) && !this.#taken.has(s.sessionId)));
     }
     return JSON.stringify({ version: 1, tasks, sessions } satisfies IndexFile);
   }

@@ -133,6 +133,8 @@ describe('TaskStore', () => {
     origin: 'user',
   });
 
+  const initialized = { protocolVersion: '2025-11-25', capabilities: { tasks: {} }, serverInfo: { name: 'lab', version: '1.0.0' } };
+
   it('drops finished tasks older than the retention period, keeps live and recent ones', async () => {
     const old = new Date(Date.now() - 40 * 86400_000).toISOString();
     const recent = new Date().toISOString();
@@ -150,6 +152,20 @@ describe('TaskStore', () => {
     assert.deepEqual(state.tasks.map((t) => t.key), ['a']);
     assert.equal(state.progressTokens.get('a'), 'tok-a');
     assert.ok(log.has('warn', /^Skipped 5 stored tasks that could not be read \(not a task, or an unknown status\)$/), log.text());
+  });
+
+  it('saved sessions that are damaged are not resumed (the server starts a new session); the sound one is, and a shared save keeps only sound ones', async () => {
+    const sound = { serverId: 'http-a', fingerprint: 'f', sessionId: 'sa', initializeResult: initialized };
+    const sessions = [null, 'text', { ...sound, serverId: 'http-b', initializeResult: undefined }, { ...sound, serverId: 'http-c', initializeResult: { ...initialized, capabilities: 'all' } }, { ...sound, serverId: 'http-d', sessionId: 7 }, sound];
+    fs.writeFileSync(path.join(dir, 'tasks.json'), JSON.stringify({ version: 1, tasks: [], sessions }));
+    const state = await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30 }).load();
+    assert.deepEqual(state.sessions, [sound]);
+
+    const other = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, shared: true });
+    other.attach(stubEngine() as unknown as TaskEngine);
+    other.flushSync();
+    const onDisk = JSON.parse(fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as { sessions: unknown[] };
+    assert.deepEqual(onDisk.sessions, [sound]);
   });
 
   /** An engine as the store sees it: a list of snapshots and the two events. */
@@ -288,7 +304,7 @@ describe('TaskStore', () => {
     const keys = () => onDisk().tasks.map((t) => t.snap.key).sort();
 
     a.tasks = [snap('a1', 'working', at)];
-    windowA.saveSessions([{ serverId: 'http-a', fingerprint: 'f', sessionId: 'sa', initializeResult: {} as never }]);
+    windowA.saveSessions([{ serverId: 'http-a', fingerprint: 'f', sessionId: 'sa', initializeResult: initialized }]);
     b.tasks = [snap('b1', 'working', at), snap('b2', 'completed', at)];
     windowB.flushSync();
     assert.deepEqual(keys(), ['a1', 'b1', 'b2'], 'the second window to save keeps the first one\'s task');
@@ -351,7 +367,7 @@ describe('TaskStore', () => {
 
   it('a window closed before its stored tasks were loaded leaves them, and the sessions to resume, on disk', async () => {
     const at = new Date().toISOString();
-    const index = { version: 1, tasks: [{ snap: snap('a', 'working', at) }, { snap: snap('b', 'completed', at) }], sessions: [{ serverId: 'http-a', fingerprint: 'f', sessionId: 'sa', initializeResult: {} }] };
+    const index = { version: 1, tasks: [{ snap: snap('a', 'working', at) }, { snap: snap('b', 'completed', at) }], sessions: [{ serverId: 'http-a', fingerprint: 'f', sessionId: 'sa', initializeResult: initialized }] };
     fs.writeFileSync(path.join(dir, 'tasks.json'), JSON.stringify(index));
     const store = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30 });
     const loading = store.load();
