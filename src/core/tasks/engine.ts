@@ -1194,7 +1194,11 @@ export class TaskEngine extends DisposableBase {
         return stored;
       }
     }
-    if (rec.snap.kind === 'direct') throw new Error(rec.snap.note ?? 'The call has not finished yet.');
+    if (rec.snap.kind === 'direct') {
+      // Its result lived only in our file: a call cannot be asked for it again.
+      if (rec.snap.outcomeFetchedAt) throw new Error('The result of this call was kept, but its file is missing or damaged (see the log), and a direct call cannot be asked for it again.');
+      throw new Error(rec.snap.note ?? 'The call has not finished yet.');
+    }
     const gone = () => rec.snap.status === 'expired' || rec.snap.status === 'lost';
     if (retired(rec.snap) && !gone()) throw new Error(RETIRED);
     const outcome = gone() ? undefined : await this.#resultCall(rec, true);

@@ -645,6 +645,21 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     await waitFor(() => h.snap(live.taskId).outcome !== undefined, 'the outcome of the re-attached task');
   });
 
+  it('fetchResult() when the kept result cannot be read back: a task asks its server again; a direct call says its result file is missing or damaged', async () => {
+    const h = await harness({ server: { pollInterval: 10 }, engine: { loadOutcome: async () => undefined } });
+    const task = h.server.createTask('tool');
+    h.server.complete(task.taskId, { content: [{ type: 'text', text: 'from the server again' }] });
+    const at = new Date().toISOString();
+    const kept = { serverId: 'fake', toolName: 'tool', status: 'completed' as const, createdAt: at, lastUpdatedAt: at, outcomeFetchedAt: at, ttl: null, origin: 'user' as const };
+    h.engine.restore([
+      { ...kept, key: taskKey('fake', task.taskId), taskId: task.taskId, kind: 'task' },
+      { ...kept, key: taskKey('fake', 'direct-1'), taskId: 'direct-1', kind: 'direct' },
+    ]);
+    const again = await h.engine.fetchResult(taskKey('fake', task.taskId));
+    assert.deepEqual(again.kind === 'result' && again.result.content, [{ type: 'text', text: 'from the server again' }]);
+    await assert.rejects(h.engine.fetchResult(taskKey('fake', 'direct-1')), /^Error: The result of this call was kept, but its file is missing or damaged \(see the log\), and a direct call cannot be asked for it again\.$/);
+  });
+
   /** A live task as the previous window saved it. */
   const restored = (taskId: string, status: TaskSnapshot['status'] = 'working'): TaskSnapshot => ({
     key: taskKey('fake', taskId),
