@@ -1,6 +1,8 @@
 // Runs inside a real extension host (code-server here, @vscode/test-electron elsewhere) with the
 // workspace test/fixtures/workspaces/basic open.
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from './helpers';
 import { COMMAND_IDS, activateExtension, findNode, getExtension, testingApi, waitFor } from './helpers';
@@ -57,4 +59,23 @@ suite('MCP Tasks in the editor', () => {
     // Servers are connected lazily (when a task needs them), so nothing has started it yet.
     assert.equal(row.description, 'not connected', 'a server row shows its state in the description');
   });
+
+  test('removing the whole .vscode folder (rm -rf) removes its servers; putting it back brings them back', async function () {
+    this.timeout(60_000);
+    const testing = testingApi(api);
+    const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    const dotVscode = path.join(folder, '.vscode');
+    const kept = new Map(fs.readdirSync(dotVscode).map((name) => [name, fs.readFileSync(path.join(dotVscode, name))]));
+    const everything = async () => findNode(await testing.getTreeSnapshot(), (n) => n.label === 'everything');
+    await waitFor(everything, 'the row of "everything"');
+    try {
+      fs.rmSync(dotVscode, { recursive: true });
+      await waitFor(async () => !(await everything()), 'the row of "everything" to go with its folder', 20_000);
+    } finally {
+      fs.mkdirSync(dotVscode, { recursive: true });
+      for (const [name, data] of kept) fs.writeFileSync(path.join(dotVscode, name), data);
+    }
+    await waitFor(everything, 'the row of "everything" back with its folder', 20_000);
+  });
 });
+
