@@ -65,9 +65,9 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const label = (id: string) => servers.label(id);
   const asking = new Map<string, number>();
   // Questions and sampling consent take turns: a quick input shown over another hides it. One
-  // hidden without an answer stays pending until reopened, and the next one shows meanwhile.
+  // hidden without an answer stays pending until reopened; those waiting then wait for the user.
   const dialogs = new Turns();
-  const hidden = new HiddenDialogs();
+  const hidden = new HiddenDialogs(dialogs);
   context.subscriptions.push(hidden);
   const elicitation = trackQuestions(createElicitationHandler({ log: logger, serverLabel: label, turns: dialogs, hidden }), asking);
   const samplingPermissions = loadSamplingPermissions(context.globalState);

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { DisposableBase } from '../core/util/event';
-import type { Turn } from '../core/util/turns';
+import type { Turn, Turns } from '../core/util/turns';
 
 /**
  * The dialogs servers open (questions, sampling consent) that were hidden without an answer:
@@ -9,14 +9,19 @@ import type { Turn } from '../core/util/turns';
  * answer a server, so a hidden dialog stays pending (its request, and the task waiting on it,
  * go on) until the user reopens it (the status bar item, Respond to Task...) and answers it, the
  * server withdraws it, or its task ends. Only the dialog's own Decline or Cancel answers no.
- * Hidden, it gives up its turn (the next server dialog shows); reopened, it takes one again.
+ * Hidden, it gives up its turn; reopened, it takes one again. The dialogs that were waiting
+ * for it are deferred (`Turns`): the status bar item counts them too, and shows them on request.
  */
 export class HiddenDialogs extends DisposableBase {
   readonly #hidden = new Map<vscode.QuickInput, Turn | undefined>();
   readonly #item = this._register(vscode.window.createStatusBarItem('mcpTasks.hiddenDialog', vscode.StatusBarAlignment.Left, 49));
+  readonly #turns: Turns | undefined;
 
-  constructor() {
+  /** `turns`: the turns the dialogs take, whose deferred dialogs are counted and shown here too. */
+  constructor(turns?: Turns) {
     super();
+    this.#turns = turns;
+    if (turns) this._register(turns.onDidChange(() => this.#update()));
     this.#item.name = vscode.l10n.t('MCP Tasks: hidden question');
     this.#item.command = { command: 'mcpTasks.respondToTask', title: vscode.l10n.t('Show the question again') };
     this.#item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
@@ -41,11 +46,12 @@ export class HiddenDialogs extends DisposableBase {
 
   /**
    * Shows the dialog hidden first again (with `about`, the first about that task or hosted task), once it has
-   * its turn back (at once unless another dialog is shown); false when none is hidden.
+   * its turn back (at once unless another dialog is shown); else lets the deferred dialogs show (with
+   * `about`, the one about it, first). False when there is none.
    */
   reopen(about?: string): boolean {
     const first = [...this.#hidden].find(([, turn]) => about === undefined || turn?.about.includes(about));
-    if (!first) return false;
+    if (!first) return !!this.#turns && (about === undefined ? this.#turns.resume() : this.#turns.bring(about));
     const [input, turn] = first;
     this.delete(input);
     if (turn) turn.retake(() => show(input));
@@ -54,10 +60,10 @@ export class HiddenDialogs extends DisposableBase {
   }
 
   #update(): void {
-    const n = this.#hidden.size;
+    const n = this.#hidden.size + (this.#turns?.deferred ?? 0);
     if (!n) return this.#item.hide();
     this.#item.text = `$(comment-unresolved) ${n === 1 ? vscode.l10n.t('MCP question') : vscode.l10n.t('{0} MCP questions', n)}`;
-    this.#item.tooltip = vscode.l10n.t('A server waits for your answer (the dialog was hidden without one). Click to show it again.');
+    this.#item.tooltip = vscode.l10n.t('Servers wait for your answer (a dialog was hidden without one). Click to show it.');
     this.#item.accessibilityInformation = { label: this.#item.tooltip };
     this.#item.show();
   }

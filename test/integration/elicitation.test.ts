@@ -1,7 +1,7 @@
 // The elicitation prompter inside the real extension host. Its way out of the editor: the URL a
 // server asks the user to open reaches vscode.env.openExternal exactly as the consent prompt
 // showed it. A server's question hidden by another quick input waits, unanswered, to be shown
-// again, and lets the next server dialog show meanwhile. The editor leaves `env` writable while tests run, so the test replaces
+// again; the server dialogs waiting behind it wait for the user too. The editor leaves `env` writable while tests run, so the test replaces
 // openExternal and restores it.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
@@ -99,10 +99,12 @@ suite('A server question hidden without an answer', () => {
 });
 
 suite('Server questions hidden without an answer give up their turn', () => {
+  let turns: Turns;
   let hidden: HiddenDialogs;
   let spy: QuickInputSpy;
   setup(() => {
-    hidden = new HiddenDialogs();
+    turns = new Turns();
+    hidden = new HiddenDialogs(turns);
     spy = new QuickInputSpy();
   });
   teardown(() => (spy.dispose(), hidden.dispose()));
@@ -116,44 +118,44 @@ suite('Server questions hidden without an answer give up their turn', () => {
     await choose(await spy.next(`the review step of ${what}`), (i) => i.label.endsWith('Accept'), 'Accept');
   };
 
-  test('the next question shows; the hidden one, shown again, goes on at its step, and hidden there again lets a third one show', async function () {
+  test('the question waiting behind a hidden one does not pop up over what hid it: shown again and answered, the hidden one lets it follow; one asked after a hide shows at once', async function () {
     this.timeout(60_000);
-    const handle = createElicitationHandler({ log: nullLogger, serverLabel: () => 'demo', turns: new Turns(), hidden });
+    const handle = createElicitationHandler({ log: nullLogger, serverLabel: () => 'demo', turns, hidden });
     const a = handle(deploy, ctx('a'));
     const b = handle(goOn, ctx('b'));
     await choose(await spy.next('the first step of a'), (i) => i.label === 'staging', 'staging');
     const second = await spy.next('the second step of a');
     assert.match(second.title ?? '', /task a$/);
     await escape();
-    const bShown = await spy.next('b, once a is hidden');
-    assert.match(bShown.title ?? '', /task b$/);
-    assert.equal(hidden.size, 1, 'a waits hidden');
+    await waitFor(() => hidden.size === 1, 'a to wait hidden');
+    assert.equal(turns.deferred, 1, 'b waits for the user');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(spy.shown.at(-1)?.box, second.box, 'b has not popped up');
 
-    // Asked to show again while b is up, a waits for b to be answered.
+    // The status item (or Respond to Task...) shows a again, at the step it was hidden at; answered, b follows.
     assert.equal(hidden.reopen(), true);
-    await yes(bShown, 'b');
-    assert.deepEqual(await b, { action: 'accept', content: { go: true } });
     const again = await spy.next('a, shown again');
     assert.equal(again.box, second.box, 'a shows the step it was hidden at');
-
-    // Shown again, a holds a turn: c waits for it, and shows once a is hidden again.
-    const c = handle(goOn, ctx('c'));
-    // Shown in its turn, c would be up once the promise callbacks queued so far have run.
-    await new Promise((r) => setImmediate(r));
-    assert.equal(spy.shown.at(-1)?.box, second.box, 'c does not show over a');
-    await escape();
-    const cShown = await spy.next('c, once a is hidden again');
-    assert.match(cShown.title ?? '', /task c$/);
-    await yes(cShown, 'c');
-    assert.deepEqual(await c, { action: 'accept', content: { go: true } });
-
-    assert.equal(hidden.reopen(), true);
-    const last = await spy.next('a, shown again at once (no dialog is up)');
-    assert.ok(last.box, 'the note step');
-    await enter(last, 'after two hides');
+    await enter(again, 'after a hide');
     await choose(await spy.next('the review step of a'), (i) => i.label.endsWith('Accept'), 'Accept');
-    assert.deepEqual(await a, { action: 'accept', content: { env: 'staging', note: 'after two hides' } });
-    assert.equal(hidden.size, 0);
+    assert.deepEqual(await a, { action: 'accept', content: { env: 'staging', note: 'after a hide' } });
+    const bShown = await spy.next('b, once a is answered');
+    assert.match(bShown.title ?? '', /task b$/);
+    await yes(bShown, 'b');
+    assert.deepEqual(await b, { action: 'accept', content: { go: true } });
+
+    // A question asked after a hide is news: it shows in its turn, as any new one does.
+    const c = handle(goOn, ctx('c'));
+    assert.match((await spy.next('c')).title ?? '', /task c$/);
+    await escape();
+    await waitFor(() => hidden.size === 1, 'c to wait hidden');
+    const d = handle(goOn, ctx('d'));
+    await yes(await spy.next('d, asked after c was hidden'), 'd');
+    assert.deepEqual(await d, { action: 'accept', content: { go: true } });
+    assert.equal(hidden.reopen(), true);
+    await yes(await spy.next('c, shown again'), 'c');
+    assert.deepEqual(await c, { action: 'accept', content: { go: true } });
+    assert.deepEqual([hidden.size, turns.deferred], [0, 0]);
   });
 
   test('the Cancel and Decline buttons of a question\'s steps answer the server (cancel, decline); hiding does not', async function () {
@@ -175,25 +177,28 @@ suite('Server questions hidden without an answer give up their turn', () => {
     assert.equal(again.pick, bShown.pick, 'the same step');
   });
 
-  test('Respond to Task on a task shows that task\'s hidden question, not the one hidden first', async function () {
+  test('Respond to Task on a task shows that task\'s question, hidden or waiting behind a hidden one, not the one hidden first', async function () {
     this.timeout(60_000);
-    const handle = createElicitationHandler({ log: nullLogger, serverLabel: () => 'demo', turns: new Turns(), hidden });
+    const handle = createElicitationHandler({ log: nullLogger, serverLabel: () => 'demo', turns, hidden });
     const ofTask = (task: string) => ({ ...ctx(task), task: { key: `srv\n${task}`, toolName: `tool-${task}` } as TaskSnapshot });
     const a = handle(goOn, ofTask('a'));
     const b = handle(goOn, ofTask('b'));
+    const c = handle(goOn, ofTask('c'));
     assert.match((await spy.next('a')).title ?? '', /^tool-a /);
     await escape();
-    assert.match((await spy.next('b, once a is hidden')).title ?? '', /^tool-b /);
-    await escape();
-    assert.equal(hidden.size, 2);
-    assert.equal(hidden.reopen('srv\nnone'), false, 'no question of that task is hidden');
-    assert.equal(hidden.reopen('srv\nb'), true);
-    const bShown = await spy.next('b, asked for by its task');
-    assert.match(bShown.title ?? '', /^tool-b /);
-    await yes(bShown, 'b');
+    await waitFor(() => hidden.size === 1, 'a to wait hidden');
+    assert.equal(turns.deferred, 2, 'b and c wait for the user');
+    assert.equal(hidden.reopen('srv\nnone'), false, 'no question of that task waits');
+    assert.equal(hidden.reopen('srv\nc'), true);
+    const cShown = await spy.next('c, asked for by its task');
+    assert.match(cShown.title ?? '', /^tool-c /);
+    await yes(cShown, 'c');
+    assert.deepEqual(await c, { action: 'accept', content: { go: true } });
+    await yes(await spy.next('b, once c is answered'), 'b');
     assert.deepEqual(await b, { action: 'accept', content: { go: true } });
     assert.equal(hidden.reopen('srv\na'), true);
     await yes(await spy.next('a, asked for by its task'), 'a');
     assert.deepEqual(await a, { action: 'accept', content: { go: true } });
+    assert.deepEqual([hidden.size, turns.deferred], [0, 0]);
   });
 });

@@ -243,9 +243,11 @@ suite('Sampling through vscode.lm', () => {
   suite('the real consent quick pick', () => {
     let consent: QuickPickConsent;
     let hidden: HiddenDialogs;
+    let turns: Turns;
     let shown: ConsentRequest[];
     setup(() => {
-      hidden = new HiddenDialogs();
+      turns = new Turns();
+      hidden = new HiddenDialogs(turns);
       consent = new QuickPickConsent(hidden);
       shown = [];
       consent.onDidShowPrompt((r) => shown.push(r));
@@ -288,21 +290,24 @@ suite('Sampling through vscode.lm', () => {
       h.dispose();
     });
 
-    test('hidden by Escape, a prompt lets the next one show meanwhile; shown again after it, "Allow once" still sends its request', async () => {
-      const { h } = handler({ consentPrompter: consent.prompt });
+    test('hidden by Escape, a prompt does not let the one waiting behind it pop up: that one waits for the user; the first shown again and allowed, it follows', async () => {
+      const { h } = handler({ consentPrompter: consent.prompt, turns });
       const first = h.handle({ messages: [text('hidden first')], maxTokens: 20 }, ctx());
-      const second = h.handle({ messages: [text('shown next')], maxTokens: 20 }, ctx());
+      const second = h.handle({ messages: [text('waits for the user')], maxTokens: 20 }, ctx());
       await waitFor(() => shown.length === 1, 'the first prompt');
       await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
-      await waitFor(() => shown.length === 2, 'the second prompt, once the first is hidden');
-      assert.equal(shown[1]!.preview.summary, 'shown next');
-      assert.equal(hidden.size, 1, 'the first waits hidden');
-      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
-      assert.equal(((await second).content as { text: string }).text, 'echo: shown next');
+      await waitFor(() => hidden.size === 1, 'the first prompt to wait hidden');
+      assert.equal(turns.deferred, 1, 'the second waits for the user');
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(shown.length, 1, 'and has not popped up');
       assert.equal(hidden.reopen(), true);
       await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
       assert.equal(((await first).content as { text: string }).text, 'echo: hidden first');
-      assert.equal(hidden.size, 0);
+      await waitFor(() => shown.length === 2, 'the second prompt, once the first is allowed');
+      assert.equal(shown[1]!.preview.summary, 'waits for the user');
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      assert.equal(((await second).content as { text: string }).text, 'echo: waits for the user');
+      assert.deepEqual([hidden.size, turns.deferred], [0, 0]);
       h.dispose();
     });
 

@@ -1,14 +1,16 @@
 import { abortReason, raceAbort } from './abort';
+import type { Event } from './event';
+import { Emitter } from './event';
 
 /**
  * One dialog's place in `Turns`, given to it when its turn comes. A dialog hidden without an
- * answer stays pending but gives its turn up, so the dialogs after it show; shown again, it
- * takes a turn again. Each dialog has its own `Turn`: releasing it never ends another's.
+ * answer stays pending but gives its turn up; shown again, it takes a turn again. Each dialog
+ * has its own `Turn`: releasing it never ends another's.
  */
 export interface Turn {
   /** What the dialog is about (the keys of its task and of its hosted task), for showing a hidden one again by either. */
   readonly about: readonly string[];
-  /** The dialog was hidden without an answer: the next one in line goes now. Does nothing unless this dialog holds the turn. */
+  /** The dialog was hidden without an answer: the turn is free (see `Turns`). Does nothing unless this dialog holds the turn. */
   release(): void;
   /**
    * The dialog is to show again: `show` runs once the turn is its own, at once when no dialog
@@ -20,8 +22,11 @@ export interface Turn {
 
 interface Waiter {
   readonly owner: object;
-  /** Shown again at the user's request: goes before the dialogs waiting for their first turn. */
-  readonly again: boolean;
+  readonly about: readonly string[];
+  /** Shown at the user's request: goes before the dialogs waiting for their first turn. */
+  again: boolean;
+  /** Was waiting when a dialog was hidden: waits for the user (see `Turns`). */
+  deferred: boolean;
   go(): void;
 }
 
@@ -29,10 +34,44 @@ interface Waiter {
  * Dialogs one at a time, in the order they were asked for. The editor shows one quick input at a
  * time, and showing another hides the one shown, which then answers as if the user had dismissed
  * it: so every dialog that servers open (questions, sampling consent) waits for its turn here.
+ *
+ * A dialog hidden without an answer (Escape, or the Command Palette opened over it) frees the
+ * turn, but the dialogs waiting then do not pop up over whatever the user turned to: they are
+ * deferred until the user asks for them (`resume`, `bring`) or answers a dialog on screen. A
+ * dialog asked for later shows in its turn, as any new one does.
  */
 export class Turns {
   #holder: object | undefined;
   readonly #line: Waiter[] = [];
+  readonly #onDidChange = new Emitter<void>();
+  /** The number of deferred dialogs may have changed. */
+  readonly onDidChange: Event<void> = this.#onDidChange.event;
+
+  /** How many dialogs wait for the user after a hide (never shown yet). */
+  get deferred(): number {
+    return this.#line.filter((w) => w.deferred).length;
+  }
+
+  /** Lets the deferred dialogs show, in their order; false when there are none. */
+  resume(): boolean {
+    const deferred = this.#line.filter((w) => w.deferred);
+    for (const w of deferred) w.deferred = false;
+    this.#changed(deferred.length > 0);
+    return deferred.length > 0;
+  }
+
+  /** Shows the first deferred dialog about `about` next (before the others); false when none is. */
+  bring(about: string): boolean {
+    const i = this.#line.findIndex((w) => w.deferred && w.about.includes(about));
+    if (i < 0) return false;
+    const [w] = this.#line.splice(i, 1);
+    w.deferred = false;
+    w.again = true;
+    const first = this.#line.findIndex((x) => !x.again);
+    this.#line.splice(first < 0 ? this.#line.length : first, 0, w);
+    this.#changed(true);
+    return true;
+  }
 
   /**
    * Runs `run` once every earlier turn has ended or been released. When `signal` aborts, the
@@ -44,19 +83,26 @@ export class Turns {
     let over = false;
     const turn: Turn = {
       about,
-      release: () => this.#release(owner),
+      release: () => {
+        if (this.#holder !== owner) return;
+        for (const w of this.#line) if (!w.again) w.deferred = true;
+        this.#release(owner);
+        this.#onDidChange.fire();
+      },
       retake: (show) => {
         if (over || this.#line.some((w) => w.owner === owner)) return;
         if (this.#holder === owner) return show();
         const first = this.#line.findIndex((w) => !w.again);
-        this.#line.splice(first < 0 ? this.#line.length : first, 0, { owner, again: true, go: show });
+        this.#line.splice(first < 0 ? this.#line.length : first, 0, { owner, about, again: true, deferred: false, go: show });
         this.#next();
       },
     };
     const mine = new Promise<T>((resolve, reject) => {
       this.#line.push({
         owner,
+        about,
         again: false,
+        deferred: false,
         go: () => {
           if (signal.aborted) return reject(abortReason(signal));
           // Never inside the caller's own stack (the dialog before may be ending in a hide event).
@@ -69,7 +115,11 @@ export class Turns {
     const end = () => {
       over = true;
       const waiting = this.#line.findIndex((w) => w.owner === owner);
+      const wasDeferred = waiting >= 0 && this.#line[waiting].deferred;
       if (waiting >= 0) this.#line.splice(waiting, 1);
+      // Ended on screen (answered, mostly): the user is answering, so the deferred dialogs follow.
+      if (this.#holder === owner) this.resume();
+      else if (wasDeferred) this.#onDidChange.fire();
       this.#release(owner);
     };
     mine.then(end, end);
@@ -83,10 +133,17 @@ export class Turns {
     this.#next();
   }
 
+  #changed(any: boolean): void {
+    if (!any) return;
+    this.#onDidChange.fire();
+    this.#next();
+  }
+
   #next(): void {
     if (this.#holder) return;
-    const w = this.#line.shift();
-    if (!w) return;
+    const i = this.#line.findIndex((w) => !w.deferred);
+    if (i < 0) return;
+    const [w] = this.#line.splice(i, 1);
     this.#holder = w.owner;
     w.go();
   }

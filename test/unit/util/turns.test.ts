@@ -1,6 +1,6 @@
 // The turns servers' dialogs take (questions, sampling consent): one shown at a time, in the
-// order asked; a dialog hidden without an answer gives up its own turn and stays pending, and
-// shown again it takes a turn again.
+// order asked; a dialog hidden without an answer gives up its own turn and stays pending (the
+// ones waiting then are deferred until the user asks), and shown again it takes a turn again.
 import * as assert from 'node:assert/strict';
 import type { Turn } from '../../../src/core/util/turns';
 import { Turns } from '../../../src/core/util/turns';
@@ -48,23 +48,77 @@ describe('Turns: servers\' dialogs one at a time', () => {
     assert.equal(await c.result, 'c');
   });
 
-  it('a dialog hidden without an answer gives up its turn: the next one shows, and the hidden one stays pending', async () => {
+  it('a dialog hidden without an answer gives up its turn and stays pending; the ones waiting then are deferred until the user asks for them', async () => {
     const turns = new Turns();
+    let changes = 0;
+    turns.onDidChange(() => changes++);
     const a = dialog(turns);
     const b = dialog(turns);
+    const c = dialog(turns);
     await settle();
     assert.equal(b.shown, false, 'b waits for a');
     a.turn!.release();
     await settle();
-    assert.equal(b.shown, true, 'b shows once a is hidden');
+    assert.deepEqual([b.shown, c.shown], [false, false], 'nothing pops up over what hid a (the Command Palette, say)');
+    assert.equal(turns.deferred, 2);
+    assert.ok(changes > 0, 'the count was announced');
+    assert.equal(turns.resume(), true, 'the user asks for them');
+    await settle();
+    assert.deepEqual([b.shown, c.shown, turns.deferred], [true, false, 0]);
     let aSettled = false;
     void a.result.then(() => (aSettled = true));
     b.end('b');
     assert.equal(await b.result, 'b');
     await settle();
+    assert.equal(c.shown, true, 'then the next in line');
     assert.equal(aSettled, false, 'hiding answered nothing');
+    c.end('c');
     a.end('a, answered later');
     assert.equal(await a.result, 'a, answered later');
+    assert.equal(turns.resume(), false, 'nothing is deferred');
+  });
+
+  it('a dialog asked for after the hide shows in its turn, as any new one does; answered, the deferred ones follow', async () => {
+    const turns = new Turns();
+    const a = dialog(turns);
+    const b = dialog(turns);
+    await settle();
+    a.turn!.release();
+    const later = dialog(turns);
+    await settle();
+    assert.deepEqual([b.shown, later.shown, turns.deferred], [false, true, 1]);
+    later.end('later');
+    await later.result;
+    await settle();
+    assert.deepEqual([b.shown, turns.deferred], [true, 0], 'answering a dialog on screen lets the deferred ones follow');
+    b.end('b');
+    a.end('a');
+    await Promise.all([a.result, b.result]);
+  });
+
+  it('bring(): a deferred dialog about a task shows next, before the others; one not deferred is not brought', async () => {
+    const turns = new Turns();
+    const shown: string[] = [];
+    const ends = new Map<string, () => void>();
+    const ask = (name: string, about: string[]) =>
+      turns.take((turn) => new Promise<string>((resolve) => (shown.push(name), ends.set(name, () => resolve(name)), name === 'a' && turn.release())), new AbortController().signal, about);
+    const results = [ask('a', ['task-a']), ask('b', ['task-b']), ask('c', ['task-c', 'hosted-c'])];
+    await settle();
+    assert.deepEqual(shown, ['a'], 'a shown, then hidden');
+    assert.equal(turns.bring('task-none'), false);
+    assert.equal(turns.bring('hosted-c'), true, 'by its hosted task as well as its task');
+    await settle();
+    assert.deepEqual([shown, turns.deferred], [['a', 'c'], 1]);
+    const d = ask('d', ['task-d']);
+    assert.equal(turns.bring('task-d'), false, 'd is not deferred: it waits in its turn');
+    ends.get('c')!();
+    await settle();
+    assert.deepEqual(shown, ['a', 'c', 'b'], 'c answered: the deferred b follows, before d');
+    ends.get('b')!();
+    await settle();
+    ends.get('d')!();
+    ends.get('a')!();
+    assert.deepEqual(await Promise.all([...results, d]), ['a', 'b', 'c', 'd']);
   });
 
   it('a dialog releases only its own turn: hidden again while another is shown, it lets no third one show over it', async () => {
@@ -74,11 +128,13 @@ describe('Turns: servers\' dialogs one at a time', () => {
     const c = dialog(turns);
     await settle();
     a.turn!.release();
+    turns.resume();
     await settle();
     assert.deepEqual([b.shown, c.shown], [true, false]);
     a.turn!.release();
     await settle();
     assert.equal(c.shown, false, 'b still holds the turn');
+    assert.equal(turns.deferred, 0, 'and defers nothing');
     b.end('b');
     await b.result;
     await settle();
@@ -95,6 +151,7 @@ describe('Turns: servers\' dialogs one at a time', () => {
     const c = dialog(turns);
     await settle();
     a.turn!.release();
+    turns.resume();
     await settle();
     let again = 0;
     a.turn!.retake(() => again++);
@@ -113,23 +170,30 @@ describe('Turns: servers\' dialogs one at a time', () => {
     await c.result;
   });
 
-  it('shown again when no dialog is shown, at once; hidden again, it gives up its turn again', async () => {
+  it('shown again when no dialog is shown, at once, before the deferred ones; hidden again, it gives up its turn again', async () => {
     const turns = new Turns();
     const a = dialog(turns);
+    const b = dialog(turns);
     await settle();
     a.turn!.release();
     let again = 0;
     a.turn!.retake(() => again++);
     assert.equal(again, 1);
-    const b = dialog(turns);
+    const c = dialog(turns);
     await settle();
-    assert.equal(b.shown, false, 'a holds the turn again');
+    assert.deepEqual([b.shown, c.shown], [false, false], 'a holds the turn again');
     a.turn!.release();
+    await settle();
+    assert.deepEqual([b.shown, c.shown, turns.deferred], [false, false, 2], 'hidden again: both wait for the user');
+    turns.resume();
     await settle();
     assert.equal(b.shown, true);
     b.end('b');
+    await b.result;
+    await settle();
+    c.end('c');
     a.end('a');
-    await Promise.all([a.result, b.result]);
+    await Promise.all([a.result, c.result]);
   });
 
   it('a dialog withdrawn while it waits to show again is never shown, and the turn passes on', async () => {
@@ -140,6 +204,7 @@ describe('Turns: servers\' dialogs one at a time', () => {
     const c = dialog(turns);
     await settle();
     a.turn!.release();
+    turns.resume();
     await settle();
     let again = 0;
     a.turn!.retake(() => again++);
