@@ -6,7 +6,7 @@ import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { hostedKey } from '../core/tasks/types';
 import type { Tool } from '../core/protocol/schemas';
-import { decideExecution, serverAcceptsToolTasks } from '../core/tasks/policy';
+import { decideExecution, isCancelable, serverAcceptsToolTasks } from '../core/tasks/policy';
 import { errorMessage, raceAbort } from '../core/util/abort';
 import { waitWithProgress } from './cancellation';
 import { confirmDestructive, isConfirmed } from './confirm';
@@ -14,7 +14,7 @@ import type { ResultDocuments } from './results';
 import type { TaskStore } from '../core/state/taskStore';
 import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
 import type { Node, TasksTreeProvider } from './tree/tasksTree';
-import { describeServer, hostedTitle, isCancelable } from './tree/tasksTree';
+import { describeServer, hostedTitle } from './tree/tasksTree';
 import { QuickInputPrompter } from './elicitation/quickInputPrompter';
 import type { ToolArguments } from './toolInputs';
 import { BACK, askArguments, askTtl } from './toolInputs';
@@ -244,7 +244,7 @@ async function pickToCancel(deps: TaskCommandDeps): Promise<{ kind: 'task'; task
   ].sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
   if (!items.length) {
     const live = engine.list().some((t) => !isTerminal(t.status));
-    void vscode.window.showInformationMessage(live ? vscode.l10n.t('No running task can be cancelled: their servers do not support tasks/cancel.') : vscode.l10n.t('No task is running.'));
+    void vscode.window.showInformationMessage(live ? vscode.l10n.t('No running task can be cancelled: their servers do not support tasks/cancel or are no longer configured.') : vscode.l10n.t('No task is running.'));
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('Cancel which task?'), title: 'MCP Tasks', matchOnDescription: true, matchOnDetail: true });

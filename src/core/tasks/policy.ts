@@ -1,4 +1,7 @@
 import type { ServerCapabilities, TaskSupport } from '../protocol/schemas';
+import type { ServerManager } from '../servers/serverManager';
+import { isTerminal } from './status';
+import type { TaskSnapshot } from './types';
 
 /** How the user wants a tool run: `auto` runs it as a task wherever that is allowed. */
 export type ExecutionPreference = 'auto' | 'task' | 'direct';
@@ -37,4 +40,18 @@ export function decideExecution(serverAcceptsTasks: boolean, taskSupport: TaskSu
 /** A retry as a task after -32600 on a plain call is allowed only where a task call would be. */
 export function mayRetryAsTask(serverAcceptsTasks: boolean, taskSupport: TaskSupport | undefined): boolean {
   return serverAcceptsTasks && (taskSupport === 'optional' || taskSupport === 'required');
+}
+
+/**
+ * Whether the user can cancel `t` (the view's Cancel, the Cancel Task pick): live, and a direct
+ * call (stopped here) or a task on a configured server that takes `tasks/cancel` (or is not
+ * connected yet, so not known not to). A task of a server removed from the configuration cannot
+ * be reached to cancel it.
+ */
+export function isCancelable(t: TaskSnapshot, servers: Pick<ServerManager, 'peekSession' | 'isConfigured'>): boolean {
+  if (isTerminal(t.status)) return false;
+  if (t.kind === 'direct') return true;
+  if (servers.isConfigured(t.serverId) === false) return false;
+  const caps = servers.peekSession(t.serverId)?.serverCapabilities;
+  return !caps || caps.tasks?.cancel !== undefined;
 }

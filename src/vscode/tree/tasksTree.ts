@@ -6,6 +6,7 @@ import type { TaskEngine } from '../../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../../core/host/taskHost';
 import { STATUS_PRESENTATION, describeTask, expiresAt, formatAge, taskTitle } from '../../core/tasks/presentation';
 import { isTerminal } from '../../core/tasks/status';
+import { isCancelable } from '../../core/tasks/policy';
 import type { TaskSnapshot } from '../../core/tasks/types';
 import { DisposableBase } from '../../core/util/event';
 import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
@@ -42,16 +43,6 @@ export function describeServer(s: ServerSnapshot): string {
     case 'blocked':
       return `not started: ${s.state.message ?? ''}`;
   }
-}
-
-/**
- * Whether the user can cancel `t`: live, and a direct call or on a server that takes
- * `tasks/cancel` (or not connected yet, so not known not to).
- */
-export function isCancelable(t: TaskSnapshot, servers: Pick<ServerManager, 'peekSession'>): boolean {
-  if (isTerminal(t.status)) return false;
-  const caps = servers.peekSession(t.serverId)?.serverCapabilities;
-  return t.kind === 'direct' || !caps || caps.tasks?.cancel !== undefined;
 }
 
 /**

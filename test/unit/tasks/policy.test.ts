@@ -2,7 +2,9 @@
 // status changes are legal (T-LIFE-2, T-LIFE-3).
 import * as assert from 'node:assert/strict';
 import type { ServerCapabilities } from '../../../src/core/protocol/schemas';
-import { decideExecution, mayRetryAsTask, serverAcceptsToolTasks } from '../../../src/core/tasks/policy';
+import { decideExecution, isCancelable, mayRetryAsTask, serverAcceptsToolTasks } from '../../../src/core/tasks/policy';
+import type { McpSession } from '../../../src/core/protocol/session';
+import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { TRANSITIONS, canTransition, isServerTerminal, isTerminal } from '../../../src/core/tasks/status';
 
 const FULL: ServerCapabilities = { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
@@ -85,5 +87,39 @@ describe('task status table', () => {
     // The local states end a task too.
     assert.equal(isTerminal('expired'), true);
     assert.equal(isTerminal('lost'), true);
+  });
+});
+
+describe('isCancelable (the view\'s Cancel and the Cancel Task pick)', () => {
+  const task = (over: Partial<TaskSnapshot> = {}): TaskSnapshot => ({
+    key: 's\u0000t',
+    serverId: 's',
+    taskId: 't',
+    kind: 'task',
+    toolName: 'tool',
+    status: 'working',
+    createdAt: '2025-01-01T00:00:00.000Z',
+    lastUpdatedAt: '2025-01-01T00:00:00.000Z',
+    ttl: null,
+    origin: 'user',
+    ...over,
+  });
+  const servers = (configured: boolean | undefined, caps?: ServerCapabilities) => ({
+    isConfigured: () => configured,
+    peekSession: () => (caps ? ({ serverCapabilities: caps } as McpSession) : undefined),
+  });
+
+  it('offers Cancel for a live task of a configured server that takes tasks/cancel, or is not connected yet; never for an ended one', () => {
+    assert.equal(isCancelable(task(), servers(true, FULL)), true);
+    assert.equal(isCancelable(task(), servers(true)), true, 'not connected: not known not to');
+    assert.equal(isCancelable(task(), servers(undefined)), true, 'configuration not read yet');
+    assert.equal(isCancelable(task(), servers(true, { tasks: { list: {} } })), false, 'no tasks/cancel');
+    assert.equal(isCancelable(task({ status: 'completed' }), servers(true, FULL)), false);
+  });
+
+  it('does not offer Cancel for a live task of a server removed from the configuration (no server to send tasks/cancel to); a direct call still stops here', () => {
+    assert.equal(isCancelable(task(), servers(false)), false);
+    assert.equal(isCancelable(task({ status: 'input_required' }), servers(false)), false);
+    assert.equal(isCancelable(task({ kind: 'direct', taskId: 'direct-1' }), servers(false)), true);
   });
 });
