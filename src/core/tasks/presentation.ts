@@ -41,7 +41,8 @@ export function describeTask(t: TaskSnapshot, now: number): string {
   const live = t.status === 'working' || t.status === 'input_required';
   // A finished task leads with how it ended: its last message may still say "Generating report…".
   if (!live) parts.push(STATUS_PRESENTATION[t.status].label);
-  const message = t.statusMessage || t.note;
+  // Lost and expired are decided here: the note says why, where the server's last message is stale.
+  const message = t.status === 'lost' || t.status === 'expired' ? t.note || t.statusMessage : t.statusMessage || t.note;
   if (message && (live || message !== STATUS_PRESENTATION[t.status].label)) parts.push(message);
   else if (live) parts.push(STATUS_PRESENTATION[t.status].label);
   const progress = live ? formatProgress(t.progress) : undefined;

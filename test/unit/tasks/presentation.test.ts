@@ -1,0 +1,40 @@
+// How a task's row reads: its description leads with how a finished task ended and says why.
+import * as assert from 'node:assert/strict';
+import { describeTask } from '../../../src/core/tasks/presentation';
+import type { TaskSnapshot } from '../../../src/core/tasks/types';
+
+const CREATED = Date.parse('2025-01-01T00:00:00.000Z');
+
+const task = (over: Partial<TaskSnapshot>): TaskSnapshot => ({
+  key: 's\u0000t',
+  serverId: 's',
+  taskId: 't',
+  kind: 'task',
+  toolName: 'tool',
+  status: 'working',
+  createdAt: new Date(CREATED).toISOString(),
+  lastUpdatedAt: new Date(CREATED).toISOString(),
+  ttl: null,
+  origin: 'user',
+  ...over,
+});
+
+describe('describeTask', () => {
+  it('shows a live task by its status message and progress', () => {
+    assert.equal(describeTask(task({ statusMessage: 'Generating report…', progress: { progress: 2, total: 6 } }), CREATED + 5 * 60_000), 'Generating report… · 2/6 · 5 min');
+    assert.equal(describeTask(task({}), CREATED + 42_000), 'Working · 42 s');
+  });
+
+  it('leads a finished task with how it ended, then its last message', () => {
+    assert.equal(describeTask(task({ status: 'completed', statusMessage: 'Generating report…' }), CREATED + 60_000), 'Completed · Generating report… · 1 min');
+  });
+
+  it('says why a task is lost or expired, not the stale message the server sent while it still had it', () => {
+    const why = "The server's process that ran it is gone; a new process does not know its tasks.";
+    assert.equal(describeTask(task({ status: 'lost', statusMessage: 'Generating report…', note: why }), CREATED + 60_000), `Lost · ${why} · 1 min`);
+    const expired = 'Its ttl ended; the server no longer knows it.';
+    assert.equal(describeTask(task({ status: 'expired', statusMessage: 'Step 3 of 6', note: expired }), CREATED + 60_000), `Expired · ${expired} · 1 min`);
+    // Without a note, the last message is still better than nothing.
+    assert.equal(describeTask(task({ status: 'lost', statusMessage: 'Step 3 of 6' }), CREATED + 60_000), 'Lost · Step 3 of 6 · 1 min');
+  });
+});
