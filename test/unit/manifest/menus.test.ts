@@ -1,0 +1,53 @@
+// The view's row menus (package.json `contributes.menus`): each row offers the actions that work
+// in its state. Row contextValues are as src/vscode/tree/tasksTree.ts builds them.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+interface MenuItem {
+  command: string;
+  when?: string;
+  group?: string;
+}
+
+const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../../package.json'), 'utf8')) as { contributes: { menus: Record<string, MenuItem[]> } };
+
+/** The clauses these menus use: `view == X` and `viewItem =~ /re/`, joined by `&&`. */
+function matches(when: string | undefined, view: string, viewItem: string): boolean {
+  return (when ?? '').split('&&').every((raw) => {
+    const clause = raw.trim();
+    const eq = /^view == (\S+)$/.exec(clause);
+    if (eq) return eq[1] === view;
+    const re = /^viewItem =~ \/(.*)\/$/.exec(clause);
+    if (re) return new RegExp(re[1]).test(viewItem);
+    throw new Error(`a clause this test does not read: ${clause}`);
+  });
+}
+
+/** The commands a row offers: inline buttons, and the context menu. */
+function offered(viewItem: string): { inline: string[]; context: string[] } {
+  const items = manifest.contributes.menus['view/item/context'].filter((m) => matches(m.when, 'mcpTasks.tasks', viewItem));
+  return {
+    inline: items.filter((m) => m.group?.startsWith('inline')).map((m) => m.command),
+    context: items.filter((m) => !m.group?.startsWith('inline')).map((m) => m.command),
+  };
+}
+
+describe('the view\'s row menus', () => {
+  it('a connected server offers Disconnect and Restart; an idle one Connect', () => {
+    assert.deepEqual(offered('server disconnectable').inline.sort(), ['mcpTasks.disconnectServer', 'mcpTasks.restartServer']);
+    assert.deepEqual(offered('server connectable').inline, ['mcpTasks.connectServer']);
+  });
+
+  it('a server that failed offers Restart beside Connect (Connect waits out the backoff; its error says "Restart it to try now")', () => {
+    const { inline } = offered('server connectable failed');
+    assert.ok(inline.includes('mcpTasks.connectServer'), inline.join(', '));
+    assert.ok(inline.includes('mcpTasks.restartServer'), `Restart on a failed server's row: ${inline.join(', ')}`);
+    assert.ok(!inline.includes('mcpTasks.disconnectServer'), inline.join(', '));
+  });
+
+  it('a server removed from the configuration offers nothing that would reach it', () => {
+    const { inline, context } = offered('removedServer');
+    assert.deepEqual([...inline, ...context], []);
+  });
+});
