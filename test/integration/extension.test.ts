@@ -35,12 +35,12 @@ suite('MCP Tasks in the editor', () => {
     }
   });
 
-  test('Restart shows inline only on rows of connected (or connecting) servers, as Disconnect does', () => {
+  test('Restart shows inline on rows of connected (or connecting) servers, as Disconnect does, and of failed ones', () => {
     type Entry = { command: string; when?: string; group?: string };
     const items: Entry[] = getExtension().packageJSON.contributes?.menus?.['view/item/context'] ?? [];
     const inline = (command: string) => items.find((i) => i.command === command && i.group?.startsWith('inline'))?.when;
-    assert.match(inline('mcpTasks.restartServer') ?? '', /viewItem =~ \/\\bdisconnectable\\b\//);
-    assert.equal(inline('mcpTasks.restartServer'), inline('mcpTasks.disconnectServer'));
+    assert.match(inline('mcpTasks.disconnectServer') ?? '', /viewItem =~ \/\\bdisconnectable\\b\//);
+    assert.match(inline('mcpTasks.restartServer') ?? '', /viewItem =~ \/\\b\(disconnectable\|failed\)\\b\//);
   });
 
   test('the MCP Tasks view container and its Tasks view open', async () => {
