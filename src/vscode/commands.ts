@@ -1,10 +1,13 @@
 import * as vscode from 'vscode';
 import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
+import { endedByDisconnect } from '../core/tasks/policy';
+import type { TaskSnapshot } from '../core/tasks/types';
 import { MCP_JSON_TEMPLATE } from '../core/config/template';
 import { errorMessage } from '../core/util/abort';
 import { describeServer } from './tree/tasksTree';
 import type { Node } from './tree/tasksTree';
 import { ConfigurationReader } from './configuration';
+import { confirmDestructive, isConfirmed } from './confirm';
 
 export interface CommandDeps {
   servers: ServerManager;
@@ -12,6 +15,8 @@ export interface CommandDeps {
   refreshTasks: (serverId: string) => Promise<number>;
   log: vscode.LogOutputChannel;
   reloadConfiguration: () => Promise<void>;
+  /** The tracked tasks (a disconnect that would end live ones asks first). */
+  tasks: () => readonly TaskSnapshot[];
 }
 
 /** Registers the palette and view commands. */
@@ -51,6 +56,14 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }
   };
 
+  /** Asks before a disconnect that ends live tasks (a stdio server's process ends with it); `{ confirmed: true }` in `arg` skips that. */
+  const mayDisconnect = async (s: ServerSnapshot, arg: unknown, action: string): Promise<boolean> => {
+    const n = endedByDisconnect(deps.tasks(), s.id, servers.tasksOutliveConnection(s.id));
+    if (!n || isConfirmed(arg)) return true;
+    const ask = n === 1 ? vscode.l10n.t('{0} "{1}"? Its running task will be lost.', action, s.label) : vscode.l10n.t('{0} "{1}"? Its {2} running tasks will be lost.', action, s.label, n);
+    return confirmDestructive(ask, vscode.l10n.t("The server's process ends with the connection, and a new one does not know its tasks; calls made without a task end too."), action);
+  };
+
   return [
     vscode.commands.registerCommand('mcpTasks.showLog', () => log.show()),
     vscode.commands.registerCommand('mcpTasks.refresh', () =>
@@ -67,11 +80,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }),
     vscode.commands.registerCommand('mcpTasks.disconnectServer', async (arg?: unknown) => {
       const s = await pickServer(arg, vscode.l10n.t('Disconnect which server?'), (x) => x.state.kind === 'connected' || x.state.kind === 'connecting');
-      if (s) await servers.disconnect(s.id);
+      if (s && (await mayDisconnect(s, arg, vscode.l10n.t('Disconnect')))) await servers.disconnect(s.id);
     }),
     vscode.commands.registerCommand('mcpTasks.restartServer', async (arg?: unknown) => {
       const s = await pickServer(arg, vscode.l10n.t('Restart which server?'));
-      if (!s) return;
+      if (!s || !(await mayDisconnect(s, arg, vscode.l10n.t('Restart')))) return;
       await servers.disconnect(s.id);
       await connect(s);
     }),

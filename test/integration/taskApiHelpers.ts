@@ -39,6 +39,6 @@ export async function cleanUp(api: McpTasksApi, started: readonly string[]): Pro
   }
   await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
   for (const s of api.getServers()) {
-    if (s.state !== 'idle') await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id: s.id });
+    if (s.state !== 'idle') await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id: s.id, confirmed: true });
   }
 }

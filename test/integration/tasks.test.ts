@@ -36,7 +36,8 @@ suite('Commands and the Tasks view, with the demo server', () => {
     return row;
   };
   /** The argument a command gets from a row of the view. */
-  const serverNode = async (label: string) => ({ kind: 'server', id: (await server(label)).id!.slice('server:'.length) });
+  // `confirmed`: Disconnect and Restart do not ask about the live tasks that would end (tests of other things).
+  const serverNode = async (label: string) => ({ kind: 'server', id: (await server(label)).id!.slice('server:'.length), confirmed: true });
   const taskNode = (row: Row, serverId: string) => ({ kind: 'task', key: row.id!.slice('task:'.length), serverId });
   const taskRows = async (serverLabel: string) => (await server(serverLabel)).children?.filter((r) => r.id?.startsWith('task:')) ?? [];
   const taskRow = async (serverLabel: string, id: string) => (await taskRows(serverLabel)).find((r) => r.id === id);

@@ -265,7 +265,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
   test('Escape on the server pick while the picked server connects runs nothing: no tool pick follows', async function () {
     this.timeout(30_000);
     const id = (await server('slow-schemas')).id!.slice('server:'.length);
-    await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id });
+    await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id, confirmed: true });
     spy.skipShown();
     const done = vscode.commands.executeCommand('mcpTasks.runToolAsTask');
     const s = await spy.next('the server pick', 30_000);

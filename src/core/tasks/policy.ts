@@ -55,3 +55,12 @@ export function isCancelable(t: TaskSnapshot, servers: Pick<ServerManager, 'peek
   const caps = servers.peekSession(t.serverId)?.serverCapabilities;
   return !caps || caps.tasks?.cancel !== undefined;
 }
+
+/**
+ * How many live tasks of a server end with its connection: its direct calls, and all its tasks
+ * when they die with the server's process (stdio: `tasksOutlive` false). Disconnect and Restart
+ * ask first when there are any.
+ */
+export function endedByDisconnect(tasks: readonly TaskSnapshot[], serverId: string, tasksOutlive: boolean | undefined): number {
+  return tasks.filter((t) => t.serverId === serverId && !isTerminal(t.status) && (t.kind === 'direct' || tasksOutlive === false)).length;
+}

@@ -2,7 +2,7 @@
 // status changes are legal (T-LIFE-2, T-LIFE-3).
 import * as assert from 'node:assert/strict';
 import type { ServerCapabilities } from '../../../src/core/protocol/schemas';
-import { decideExecution, isCancelable, mayRetryAsTask, serverAcceptsToolTasks } from '../../../src/core/tasks/policy';
+import { decideExecution, endedByDisconnect, isCancelable, mayRetryAsTask, serverAcceptsToolTasks } from '../../../src/core/tasks/policy';
 import type { McpSession } from '../../../src/core/protocol/session';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { TRANSITIONS, canTransition, isServerTerminal, isTerminal } from '../../../src/core/tasks/status';
@@ -121,5 +121,19 @@ describe('isCancelable (the view\'s Cancel and the Cancel Task pick)', () => {
     assert.equal(isCancelable(task(), servers(false)), false);
     assert.equal(isCancelable(task({ status: 'input_required' }), servers(false)), false);
     assert.equal(isCancelable(task({ kind: 'direct', taskId: 'direct-1' }), servers(false)), true);
+  });
+
+  it('endedByDisconnect counts what Disconnect or Restart would end: a stdio server\'s live tasks, any server\'s live direct calls, nothing that ended or belongs to another server', () => {
+    const tasks = [
+      task({ key: 'a', taskId: 'a' }),
+      task({ key: 'b', taskId: 'b', status: 'input_required' }),
+      task({ key: 'c', taskId: 'c', status: 'completed' }),
+      task({ key: 'd', taskId: 'direct-d', kind: 'direct' }),
+      task({ key: 'e', taskId: 'e', serverId: 'other' }),
+    ];
+    assert.equal(endedByDisconnect(tasks, 's', false), 3, 'stdio: its two live tasks and its call');
+    assert.equal(endedByDisconnect(tasks, 's', true), 1, 'HTTP: tasks outlive the connection, the call does not');
+    assert.equal(endedByDisconnect(tasks, 's', undefined), 1, 'not configured: only the call is known to end');
+    assert.equal(endedByDisconnect([], 's', false), 0);
   });
 });
