@@ -28,10 +28,31 @@ function fence(body: string, lang = ''): string {
   return `${ticks}${lang}\n${body}\n${ticks}`;
 }
 
+/**
+ * Markdown text as the server sent it, with a code fence it left open closed at its end: else
+ * everything after it in the document (structured content, arguments) would read as code.
+ */
+function closeFences(text: string): string {
+  let open: string | undefined;
+  for (const line of text.split('\n')) {
+    const m = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
+    if (!m) continue;
+    if (!open) {
+      if (!(m[1][0] === '`' && m[2].includes('`'))) open = m[1];
+    } else if (m[1][0] === open[0] && m[1].length >= open.length && !m[2].trim()) open = undefined;
+  }
+  return open ? `${text}\n${open}` : text;
+}
+
+/** A Markdown link that any label and URI keep whole: brackets escaped, the URI between `<>`. */
+function link(label: string, uri: string): string {
+  return `[${label.replace(/[[\]\\]/g, '\\$&')}](<${uri.replace(/[<>\s]/g, encodeURIComponent)}>)`;
+}
+
 function block(b: Block): string {
   switch (b.type) {
     case 'text':
-      return str(b.text);
+      return closeFences(str(b.text));
     case 'image': {
       // Only a plain type and base64 make the link: anything else could close it and add a link of its own.
       const type = str(b.mimeType);
@@ -44,7 +65,7 @@ function block(b: Block): string {
     case 'audio':
       return `_Audio (${str(b.mimeType)}, ${Math.round((str(b.data).length * 3) / 4 / 1024)} KB): not shown here._`;
     case 'resource_link':
-      return `Resource link: [${str(b.title) || str(b.name) || str(b.uri)}](${str(b.uri)})${b.description ? ` — ${str(b.description)}` : ''}`;
+      return `Resource link: ${link(str(b.title) || str(b.name) || str(b.uri), str(b.uri))}${b.description ? ` — ${str(b.description)}` : ''}`;
     case 'resource': {
       const r = (b.resource ?? {}) as Record<string, unknown>;
       const head = `Embedded resource \`${str(r.uri)}\`${r.mimeType ? ` (${str(r.mimeType)})` : ''}`;

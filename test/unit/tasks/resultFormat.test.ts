@@ -25,6 +25,23 @@ describe('formatOutcome', () => {
     assert.match(formatOutcome(withText('a ``` b ````` c')), /\n``````\na ``` b ````` c\n``````\n/);
   });
 
+  it('closes a code fence that a text block left open, so the sections after it are not read as code; a closed one is left as it is', () => {
+    const t = withText('');
+    const text = (s: string) => ({ type: 'text', text: s });
+    t.outcome = { kind: 'result', result: { content: [text('Summary:\n```python\nprint(1)'), text('~~~~\nstill open\n~~~\nnot closed by a shorter fence')], structuredContent: { ok: true } } };
+    t.arguments = { q: 1 };
+    const doc = formatOutcome(t);
+    assert.match(doc, /\n```python\nprint\(1\)\n```\n\n~~~~\nstill open\n~~~\nnot closed by a shorter fence\n~~~~\n\n## Structured content/);
+    t.outcome = { kind: 'result', result: { content: [text('```\ncode\n```\nafter'), text('``` code ``` on one line is no fence')] } };
+    assert.match(formatOutcome(t), /\n```\ncode\n```\nafter\n\n``` code ``` on one line is no fence\n+## Arguments/);
+  });
+
+  it('keeps a resource link whole when its URI has spaces or parentheses and its title brackets', () => {
+    const t = withText('');
+    t.outcome = { kind: 'result', result: { content: [{ type: 'resource_link', uri: 'file:///my docs/report (final).md', name: 'r', title: 'Report [final]' }] } };
+    assert.match(formatOutcome(t), /Resource link: \[Report \\\[final\\\]\]\(<file:\/\/\/my%20docs\/report%20\(final\)\.md>\)/);
+  });
+
   it('describes audio and binary resources by size, and does not promise to keep what it does not show', () => {
     const t = withText('');
     t.outcome = { kind: 'result', result: { content: [{ type: 'audio', mimeType: 'audio/wav', data: 'A'.repeat(4096) }, { type: 'resource', resource: { uri: 'file:///x.bin', blob: 'A'.repeat(2048) } }] } };
