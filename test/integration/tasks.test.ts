@@ -294,6 +294,34 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await rowWhen('demo', live.row.id!, (r) => r.icon === 'circle-slash', 'the scan to be cancelled');
   });
 
+  test('Disconnect Server on a stdio server with a live task asks first (the task would be lost): Cancel keeps both, Disconnect ends them', async function () {
+    this.timeout(30_000);
+    const live = await runTool('demo', 'long-running-scan', { durationMs: '600000' });
+    const { confirmed: _confirmed, ...asked } = await serverNode('demo');
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const showWarning = w.showWarningMessage;
+    const warnings: string[] = [];
+    let answer: string | undefined;
+    // A modal dialog the host cannot click: answered here.
+    w.showWarningMessage = (message: string, options: vscode.MessageOptions | string, ...items: string[]) =>
+      typeof options === 'object' && options.modal
+        ? (warnings.push(`${message} | ${items.join(', ')}`), Promise.resolve(answer))
+        : (showWarning as (...a: unknown[]) => unknown).call(vscode.window, message, options, ...items);
+    try {
+      await vscode.commands.executeCommand('mcpTasks.disconnectServer', asked);
+      assert.deepEqual(warnings, ['Disconnect "demo"? Its running task will be lost. | Disconnect']);
+      assert.match((await server('demo')).description ?? '', /^connected/, 'Cancel: still connected');
+      assert.ok(words((await taskRow('demo', live.row.id!))?.contextValue).has('live'), 'and the task goes on');
+      answer = 'Disconnect';
+      await vscode.commands.executeCommand('mcpTasks.disconnectServer', asked);
+      await serverReads('demo', 'not connected');
+      await rowWhen('demo', live.row.id!, (r) => r.description?.startsWith('Lost') === true, 'the task to be lost with the process');
+      assert.equal(warnings.length, 2);
+    } finally {
+      w.showWarningMessage = showWarning;
+    }
+  });
+
   test('Open Result of a result with an image (server-everything\'s get-tiny-image): the Markdown preview, which renders it', async function () {
     this.timeout(30_000);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
