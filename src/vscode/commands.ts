@@ -3,6 +3,7 @@ import type { ServerManager, ServerSnapshot } from '../core/servers/serverManage
 import { endedByDisconnect } from '../core/tasks/policy';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { MCP_JSON_TEMPLATE } from '../core/config/template';
+import { sourceKey } from '../core/config/types';
 import { errorMessage } from '../core/util/abort';
 import { describeServer } from './tree/tasksTree';
 import type { Node } from './tree/tasksTree';
@@ -52,7 +53,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       );
       if (choice === trust) await vscode.commands.executeCommand('workbench.trust.manage');
       else if (choice === vscode.l10n.t('Show Log')) log.show();
-      else if (choice) await vscode.commands.executeCommand('mcpTasks.openConfiguration');
+      else if (choice) await vscode.commands.executeCommand('mcpTasks.openConfiguration', sourceKey(s.source));
     }
   };
 

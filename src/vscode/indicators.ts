@@ -61,7 +61,7 @@ export class TaskIndicators extends DisposableBase {
     if (running + waiting === 0) {
       this.#item.hide();
     } else {
-      this.#item.text = `$(sync${running ? '~spin' : ''}) ${running}${waiting ? `  $(bell-dot) ${waiting}` : ''}`;
+      this.#item.text = [running && `$(sync~spin) ${running}`, waiting && `$(bell-dot) ${waiting}`].filter(Boolean).join('  ');
       this.#item.tooltip = vscode.l10n.t('MCP Tasks: {0} running, {1} waiting for you', running, waiting);
       this.#item.accessibilityInformation = { label: this.#item.tooltip };
       this.#item.show();

@@ -6,7 +6,7 @@ import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { hostedKey } from '../core/tasks/types';
 import type { Tool } from '../core/protocol/schemas';
-import { decideExecution, isCancelable, serverAcceptsToolTasks } from '../core/tasks/policy';
+import { decideExecution, hasResultToFetch, isCancelable, serverAcceptsToolTasks } from '../core/tasks/policy';
 import { errorMessage, raceAbort } from '../core/util/abort';
 import { waitWithProgress } from './cancellation';
 import { confirmDestructive, isConfirmed } from './confirm';
@@ -76,11 +76,17 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
   const openResult = async (t: TaskSnapshot) => {
     try {
       if (!t.outcome && !isTerminal(t.status)) {
+        const [wait, respond] = [vscode.l10n.t('Wait'), vscode.l10n.t('Respond')];
+        const asking = t.status === 'input_required';
         const choice = await vscode.window.showInformationMessage(
-          vscode.l10n.t('"{0}" is still {1}. Wait for its result?', taskTitle(t), STATUS_PRESENTATION[t.status].label.toLowerCase()),
-          vscode.l10n.t('Wait'),
+          asking
+            ? vscode.l10n.t('"{0}" waits for your input: its result comes once you answer. Wait for it?', taskTitle(t))
+            : vscode.l10n.t('"{0}" is still working. Wait for its result?', taskTitle(t)),
+          ...(asking ? [respond] : []),
+          wait,
         );
-        if (!choice) return;
+        if (choice === respond) await vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'task', key: t.key, serverId: t.serverId } satisfies Node);
+        if (choice !== wait) return;
       }
       if (!t.outcome) {
         // A live task may take hours: Cancel stops this wait, not the task (the engine still
@@ -93,7 +99,10 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       }
       await results.show(engine.get(t.key) ?? t);
     } catch (err) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('Could not fetch the result of "{0}": {1}', taskTitle(t), errorMessage(err)));
+      const log = vscode.l10n.t('Show Log');
+      if ((await vscode.window.showErrorMessage(vscode.l10n.t('Could not fetch the result of "{0}": {1}', taskTitle(t), errorMessage(err)), log)) === log) {
+        await vscode.commands.executeCommand('mcpTasks.showLog');
+      }
     }
   };
 
@@ -142,7 +151,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
     vscode.commands.registerCommand('mcpTasks.fetchResult', async (arg?: unknown) => {
       const t =
         taskFromArg(arg) ??
-        (await pickTask((x) => x.kind === 'task' || x.outcome !== undefined || x.outcomeFetchedAt !== undefined, vscode.l10n.t('Fetch the result of which task?'), vscode.l10n.t('There are no tasks yet.')));
+        (await pickTask(hasResultToFetch, vscode.l10n.t('Fetch the result of which task?'), vscode.l10n.t('No task has a result to fetch.')));
       if (t) await openResult(t);
     }),
     vscode.commands.registerCommand('mcpTasks.openResult', async (arg?: unknown) => {

@@ -64,3 +64,12 @@ export function isCancelable(t: TaskSnapshot, servers: Pick<ServerManager, 'peek
 export function endedByDisconnect(tasks: readonly TaskSnapshot[], serverId: string, tasksOutlive: boolean | undefined): number {
   return tasks.filter((t) => t.serverId === serverId && !isTerminal(t.status) && (t.kind === 'direct' || tasksOutlive === false)).length;
 }
+
+/**
+ * Whether Fetch Task Result has something to give: a kept result, or a task whose server may
+ * still have it or produce it (not one lost or expired without a result in hand).
+ */
+export function hasResultToFetch(t: TaskSnapshot): boolean {
+  if (t.outcome !== undefined || t.outcomeFetchedAt !== undefined) return true;
+  return t.kind === 'task' && t.status !== 'lost' && t.status !== 'expired';
+}

@@ -93,7 +93,8 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       engine.onDidRemove((key) => {
         const node = this.#taskNodes.get(key);
         this.#taskNodes.delete(key);
-        if (node) this.#onDidChangeTreeData.fire(this.#serverNodes.get(node.serverId));
+        // A server no longer configured has a row only while it has tasks: the root is read again.
+        if (node) this.#onDidChangeTreeData.fire(this.#servers.get(node.serverId) ? this.#serverNodes.get(node.serverId) : undefined);
       }),
     );
   }

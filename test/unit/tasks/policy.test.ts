@@ -2,7 +2,7 @@
 // status changes are legal (T-LIFE-2, T-LIFE-3).
 import * as assert from 'node:assert/strict';
 import type { ServerCapabilities } from '../../../src/core/protocol/schemas';
-import { decideExecution, endedByDisconnect, isCancelable, mayRetryAsTask, serverAcceptsToolTasks } from '../../../src/core/tasks/policy';
+import { decideExecution, endedByDisconnect, hasResultToFetch, isCancelable, mayRetryAsTask, serverAcceptsToolTasks } from '../../../src/core/tasks/policy';
 import type { McpSession } from '../../../src/core/protocol/session';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { TRANSITIONS, canTransition, isServerTerminal, isTerminal } from '../../../src/core/tasks/status';
@@ -136,4 +136,18 @@ describe('isCancelable (the view\'s Cancel and the Cancel Task pick)', () => {
     assert.equal(endedByDisconnect(tasks, 's', undefined), 1, 'not configured: only the call is known to end');
     assert.equal(endedByDisconnect([], 's', false), 0);
   });
+
+  it('hasResultToFetch: Fetch Task Result offers tasks with a kept result or one their server may give, not lost or expired ones without, nor calls still running', () => {
+    const kept = { kind: 'result' as const, result: { content: [] } };
+    const offered = (over: Partial<TaskSnapshot>) => hasResultToFetch(task(over));
+    assert.deepEqual(
+      [offered({}), offered({ status: 'input_required' }), offered({ status: 'completed' }), offered({ status: 'cancelled' })],
+      [true, true, true, true],
+      'a task, live or ended, whose server may have its result',
+    );
+    assert.deepEqual([offered({ status: 'lost' }), offered({ status: 'expired' })], [false, false], 'gone without a result in hand');
+    assert.deepEqual([offered({ status: 'lost', outcome: kept }), offered({ status: 'expired', outcomeFetchedAt: '2025-01-01T00:00:00.000Z' })], [true, true], 'kept before it went');
+    assert.deepEqual([offered({ kind: 'direct', taskId: 'direct-1' }), offered({ kind: 'direct', taskId: 'direct-1', status: 'completed', outcome: kept })], [false, true], 'a call only once its result is in hand');
+  });
 });
+
