@@ -83,4 +83,33 @@ suite('Tasks of a server removed from the configuration', () => {
       servers.dispose();
     }
   });
+
+  test('the row of a removed server goes with its last task: the view reads its root again, not only that row', () => {
+    const servers = new ServerManager({
+      logger: nullLogger,
+      clientInfo: { name: 't', version: '0' },
+      roots: () => [],
+      resolveContext: () => ({ userHome: '/', env: {}, readFile: async () => '' }),
+      promptInput: async () => undefined,
+      createTransport,
+    });
+    const engine = new TaskEngine({ logger: nullLogger, sessions: { getSession: (id) => servers.getSession(id), label: (id) => servers.label(id), tasksOutliveConnection: () => true } });
+    const tree = new TasksTreeProvider(servers, engine);
+    try {
+      const at = new Date().toISOString();
+      engine.restore([{ key: taskKey('settings:gone', 't1'), serverId: 'settings:gone', taskId: 't1', kind: 'task', toolName: 'build', status: 'completed', createdAt: at, lastUpdatedAt: at, ttl: null, origin: 'user' }]);
+      servers.setConfiguration([], []);
+      const [row] = tree.getChildren();
+      tree.getChildren(row); // the view has shown the task's row
+      const fired: unknown[] = [];
+      tree.onDidChangeTreeData((e) => fired.push(e));
+      assert.equal(engine.clearFinished(), 1);
+      assert.deepEqual(fired, [undefined], 'the root is read again');
+      assert.deepEqual(tree.getChildren(), [], 'and has no row for the server');
+    } finally {
+      tree.dispose();
+      engine.dispose();
+      servers.dispose();
+    }
+  });
 });
