@@ -59,7 +59,8 @@ suite('Tasks of a server removed from the configuration', () => {
     await waitFor(async () => !(await rows()).some((r) => r.id === `server:${server.id}`), 'the row to go with its last task');
   });
 
-  test('tasks restored before the configuration is read sit under their server\'s name, which reads "reading the configuration…", not "removed"', () => {
+  /** A view over a server manager and an engine that reach no server, as the extension wires them. */
+  const withTree = (test: (parts: { servers: ServerManager; engine: TaskEngine; tree: TasksTreeProvider }) => void) => {
     const servers = new ServerManager({
       logger: nullLogger,
       clientInfo: { name: 't', version: '0' },
@@ -71,31 +72,26 @@ suite('Tasks of a server removed from the configuration', () => {
     const engine = new TaskEngine({ logger: nullLogger, sessions: { getSession: (id) => servers.getSession(id), label: (id) => servers.label(id), tasksOutliveConnection: () => true } });
     const tree = new TasksTreeProvider(servers, engine);
     try {
+      test({ servers, engine, tree });
+    } finally {
+      tree.dispose();
+      engine.dispose();
+      servers.dispose();
+    }
+  };
+
+  test('tasks restored before the configuration is read sit under their server\'s name, which reads "reading the configuration…", not "removed"', () =>
+    withTree(({ servers, engine, tree }) => {
       const at = new Date().toISOString();
       engine.restore([{ key: taskKey('settings:api:v2', 't1'), serverId: 'settings:api:v2', taskId: 't1', kind: 'task', toolName: 'build', status: 'completed', createdAt: at, lastUpdatedAt: at, ttl: null, origin: 'user' }]);
       const row = () => tree.getTreeItem(tree.getChildren()[0]);
       assert.deepEqual([row().label, row().description], ['api:v2', 'reading the configuration…'], 'the whole name, colons kept');
       servers.setConfiguration([], []); // read: the server is not in it
       assert.deepEqual([row().label, row().description], ['api:v2', 'removed from the configuration']);
-    } finally {
-      tree.dispose();
-      engine.dispose();
-      servers.dispose();
-    }
-  });
+    }));
 
-  test('the row of a removed server goes with its last task: the view reads its root again, not only that row', () => {
-    const servers = new ServerManager({
-      logger: nullLogger,
-      clientInfo: { name: 't', version: '0' },
-      roots: () => [],
-      resolveContext: () => ({ userHome: '/', env: {}, readFile: async () => '' }),
-      promptInput: async () => undefined,
-      createTransport,
-    });
-    const engine = new TaskEngine({ logger: nullLogger, sessions: { getSession: (id) => servers.getSession(id), label: (id) => servers.label(id), tasksOutliveConnection: () => true } });
-    const tree = new TasksTreeProvider(servers, engine);
-    try {
+  test('the row of a removed server goes with its last task: the view reads its root again, not only that row', () =>
+    withTree(({ servers, engine, tree }) => {
       const at = new Date().toISOString();
       engine.restore([{ key: taskKey('settings:gone', 't1'), serverId: 'settings:gone', taskId: 't1', kind: 'task', toolName: 'build', status: 'completed', createdAt: at, lastUpdatedAt: at, ttl: null, origin: 'user' }]);
       servers.setConfiguration([], []);
@@ -106,10 +102,5 @@ suite('Tasks of a server removed from the configuration', () => {
       assert.equal(engine.clearFinished(), 1);
       assert.deepEqual(fired, [undefined], 'the root is read again');
       assert.deepEqual(tree.getChildren(), [], 'and has no row for the server');
-    } finally {
-      tree.dispose();
-      engine.dispose();
-      servers.dispose();
-    }
-  });
+    }));
 });

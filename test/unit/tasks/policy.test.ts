@@ -5,6 +5,7 @@ import type { ServerCapabilities } from '../../../src/core/protocol/schemas';
 import { decideExecution, endedByDisconnect, hasResultToFetch, isCancelable, mayRetryAsTask, serverAcceptsToolTasks } from '../../../src/core/tasks/policy';
 import type { McpSession } from '../../../src/core/protocol/session';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
+import { snapshot } from '../helpers/snapshots';
 import { TRANSITIONS, canTransition, isServerTerminal, isTerminal } from '../../../src/core/tasks/status';
 
 const FULL: ServerCapabilities = { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
@@ -91,19 +92,7 @@ describe('task status table', () => {
 });
 
 describe('isCancelable (the view\'s Cancel and the Cancel Task pick)', () => {
-  const task = (over: Partial<TaskSnapshot> = {}): TaskSnapshot => ({
-    key: 's\u0000t',
-    serverId: 's',
-    taskId: 't',
-    kind: 'task',
-    toolName: 'tool',
-    status: 'working',
-    createdAt: '2025-01-01T00:00:00.000Z',
-    lastUpdatedAt: '2025-01-01T00:00:00.000Z',
-    ttl: null,
-    origin: 'user',
-    ...over,
-  });
+  const task = snapshot;
   const servers = (configured: boolean | undefined, caps?: ServerCapabilities) => ({
     isConfigured: () => configured,
     peekSession: () => (caps ? ({ serverCapabilities: caps } as McpSession) : undefined),

@@ -1,23 +1,11 @@
 // How a task's row reads: its description leads with how a finished task ended and says why.
 import * as assert from 'node:assert/strict';
 import { describeTask } from '../../../src/core/tasks/presentation';
-import type { TaskSnapshot } from '../../../src/core/tasks/types';
+import { snapshot } from '../helpers/snapshots';
 
 const CREATED = Date.parse('2025-01-01T00:00:00.000Z');
 
-const task = (over: Partial<TaskSnapshot>): TaskSnapshot => ({
-  key: 's\u0000t',
-  serverId: 's',
-  taskId: 't',
-  kind: 'task',
-  toolName: 'tool',
-  status: 'working',
-  createdAt: new Date(CREATED).toISOString(),
-  lastUpdatedAt: new Date(CREATED).toISOString(),
-  ttl: null,
-  origin: 'user',
-  ...over,
-});
+const task = snapshot;
 
 describe('describeTask', () => {
   it('shows a live task by its status message and progress', () => {
