@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
 import type { TaskEngine } from '../core/tasks/engine';
-import { STATUS_PRESENTATION, describeTask, formatAge, taskTitle } from '../core/tasks/presentation';
+import { STATUS_PRESENTATION, describeTask, formatAge, taskTitle, toolRunWords } from '../core/tasks/presentation';
 import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { hostedKey } from '../core/tasks/types';
@@ -35,12 +35,6 @@ export interface TaskCommandDeps {
   tree: TasksTreeProvider;
   view: vscode.TreeView<Node>;
 }
-
-const TASK_SUPPORT_WORDS: Record<string, string> = {
-  required: '$(tasklist) runs as a task',
-  optional: '$(tasklist) task optional',
-  forbidden: '$(arrow-right) direct call only',
-};
 
 /** Registers the commands that act on tasks. */
 export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[] {
@@ -325,9 +319,8 @@ async function runTool(deps: TaskCommandDeps, ui: QuickInputPrompter, fixedServe
       const { acceptsTasks } = offer;
       const picked = await ui.pick(
         offer.tools.map((t) => {
-          const support = acceptsTasks ? (t.execution?.taskSupport ?? 'forbidden') : 'forbidden';
           const label = t.title ?? t.annotations?.title ?? t.name;
-          return { label, description: `${t.name !== label ? `${t.name} · ` : ''}${TASK_SUPPORT_WORDS[support]}`, detail: t.description, value: t, picked: t === tool };
+          return { label, description: `${t.name !== label ? `${t.name} · ` : ''}${toolRunWords(acceptsTasks, t.execution?.taskSupport)}`, detail: t.description, value: t, picked: t === tool };
         }),
         { title: vscode.l10n.t('Run Tool as Task (2/4): tool of {0}', server!.label), placeholder: vscode.l10n.t('Pick the tool'), canGoBack: !fixedServer, signal: NEVER },
       );
@@ -338,6 +331,12 @@ async function runTool(deps: TaskCommandDeps, ui: QuickInputPrompter, fixedServe
       }
       if (picked.value[0] !== tool) args = undefined;
       tool = picked.value[0];
+      const refused = decideExecution(acceptsTasks, tool.execution?.taskSupport);
+      if (refused.mode === 'refuse') {
+        // Said before its form is filled in, not after; the tool pick shows again.
+        void vscode.window.showErrorMessage(vscode.l10n.t('"{0}" cannot run on {1}: {2}.', tool.name, server!.label, refused.reason));
+        continue;
+      }
       step = 'arguments';
     } else if (step === 'arguments') {
       const a = await askArguments(tool!, vscode.l10n.t('Run Tool as Task (3/4): arguments of {0}', tool!.name), ui, args);

@@ -1,3 +1,5 @@
+import type { TaskSupport } from '../protocol/schemas';
+import { decideExecution } from './policy';
 import type { LocalTaskStatus } from './status';
 import type { TaskSnapshot } from './types';
 
@@ -59,4 +61,12 @@ export function expiresAt(t: TaskSnapshot): number | undefined {
 /** The name a task is shown by: its tool, or its id when it was found through tasks/list. */
 export function taskTitle(t: TaskSnapshot): string {
   return t.toolName || `Task ${t.taskId.slice(0, 12)}`;
+}
+
+/** How the tool pick of Run Tool as Task says a tool runs on its server, or that it cannot. */
+export function toolRunWords(serverAcceptsTasks: boolean, taskSupport: TaskSupport | undefined): string {
+  const decision = decideExecution(serverAcceptsTasks, taskSupport);
+  if (decision.mode === 'refuse') return '$(circle-slash) cannot run here: the server does not run tasks';
+  if (decision.mode === 'direct') return '$(arrow-right) direct call only';
+  return taskSupport === 'optional' ? '$(tasklist) task optional' : '$(tasklist) runs as a task';
 }

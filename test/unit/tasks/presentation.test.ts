@@ -1,6 +1,6 @@
 // How a task's row reads: its description leads with how a finished task ended and says why.
 import * as assert from 'node:assert/strict';
-import { describeTask } from '../../../src/core/tasks/presentation';
+import { describeTask, toolRunWords } from '../../../src/core/tasks/presentation';
 import { snapshot } from '../helpers/snapshots';
 
 const CREATED = Date.parse('2025-01-01T00:00:00.000Z');
@@ -25,4 +25,16 @@ describe('describeTask', () => {
     // Without a note, the last message is still better than nothing.
     assert.equal(describeTask(task({ status: 'lost', statusMessage: 'Step 3 of 6' }), CREATED + 60_000), 'Lost · Step 3 of 6 · 1 min');
   });
+
+  it('the tool pick says how each tool runs on its server, and that a tool that must run as a task cannot run on a server without tasks (T-TOOL-1, T-TOOL-2, T-TOOL-4)', () => {
+    assert.deepEqual(
+      [toolRunWords(true, 'required'), toolRunWords(true, 'optional'), toolRunWords(true, 'forbidden'), toolRunWords(true, undefined)],
+      ['$(tasklist) runs as a task', '$(tasklist) task optional', '$(arrow-right) direct call only', '$(arrow-right) direct call only'],
+    );
+    assert.deepEqual(
+      [toolRunWords(false, 'required'), toolRunWords(false, 'optional'), toolRunWords(false, undefined)],
+      ['$(circle-slash) cannot run here: the server does not run tasks', '$(arrow-right) direct call only', '$(arrow-right) direct call only'],
+    );
+  });
 });
+
