@@ -7,7 +7,7 @@ import { DisposableBase } from '../core/util/event';
 
 export const RESULT_SCHEME = 'mcp-task-result';
 
-/** Results as read-only Markdown documents; a document updates when its task's outcome arrives. */
+/** Results as read-only Markdown documents; a document updates when its task's outcome arrives, or the task is cleared. */
 export class ResultDocuments extends DisposableBase implements vscode.TextDocumentContentProvider {
   readonly #onDidChange = this._register(new vscode.EventEmitter<vscode.Uri>());
   readonly onDidChange = this.#onDidChange.event;
@@ -18,12 +18,13 @@ export class ResultDocuments extends DisposableBase implements vscode.TextDocume
     super();
     this.#engine = engine;
     this._register(vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, this));
-    this._register(
-      engine.onDidChange((t) => {
-        const uri = this.#open.get(t.key);
-        if (uri) this.#onDidChange.fire(uri);
-      }),
-    );
+    // A document follows its task: a new outcome, or the task cleared (its result deleted).
+    const refresh = (key: string) => {
+      const uri = this.#open.get(key);
+      if (uri) this.#onDidChange.fire(uri);
+    };
+    this._register(engine.onDidChange((t) => refresh(t.key)));
+    this._register(engine.onDidRemove(refresh));
     this._register(vscode.workspace.onDidCloseTextDocument((d) => d.uri.scheme === RESULT_SCHEME && this.#open.delete(d.uri.query)));
   }
 

@@ -320,6 +320,9 @@ suite('Commands and the Tasks view, with the demo server', () => {
     } finally {
       w.showWarningMessage = showWarning;
     }
+    // As the tests after this one expect it.
+    await vscode.commands.executeCommand('mcpTasks.connectServer', await serverNode('demo'));
+    await serverReads('demo', /^connected · /);
   });
 
   test('Open Result of a result with an image (server-everything\'s get-tiny-image): the Markdown preview, which renders it', async function () {
@@ -401,12 +404,15 @@ suite('Commands and the Tasks view, with the demo server', () => {
     assert.deepEqual((await allTaskRows()).filter((r) => words(r.contextValue).has('finished')).map((r) => r.id), finished.map((r) => r.id), 'nothing was cleared');
   });
 
-  test('Clear Finished Tasks removes the finished rows and keeps the live one', async function () {
+  test('Clear Finished Tasks removes the finished rows and keeps the live one; an open result of a cleared task says it was cleared', async function () {
     this.timeout(30_000);
     const live = await runTool('demo', 'long-running-scan', { durationMs: '600000' });
     assert.ok((await allTaskRows()).some((r) => words(r.contextValue).has('finished')), 'finished tasks to clear');
+    await vscode.commands.executeCommand('mcpTasks.openResult', build.node);
+    const doc = await resultEditor('Build of integration-app succeeded');
     await confirming('mcpTasks.clearFinished', 'Clear');
     await waitFor(async () => (await allTaskRows()).every((r) => words(r.contextValue).has('live')), 'only live tasks to remain');
+    await waitFor(() => doc.getText().startsWith('# Task not found'), 'the open result to say its task was cleared');
     assert.ok((await taskRows('demo')).some((r) => r.id === live.row.id), 'the live scan is kept');
     await vscode.commands.executeCommand('mcpTasks.cancelTask', live.node);
     await rowWhen('demo', live.row.id!, (r) => r.icon === 'circle-slash', 'the scan to be cancelled');
