@@ -274,8 +274,9 @@ export class McpSession extends DisposableBase {
     return tools;
   }
 
-  async close(): Promise<void> {
-    await this.connection.close().catch((e: unknown) => this.#log.warn(errorMessage(e)));
+  /** Closes the connection. With a `reason`, those following the session learn at once that it is over, not once the transport has closed. */
+  async close(reason?: string): Promise<void> {
+    await this.connection.close(reason).catch((e: unknown) => this.#log.warn(errorMessage(e)));
     this.dispose();
   }
 }

@@ -295,7 +295,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
     this.#setState(entry, { kind: 'idle' });
     if (session) {
       this.#log.info(`[${entry.config.label}] Disconnecting`);
-      await session.close();
+      // Told at once: a poll meanwhile would see no session and start the server again.
+      await session.close('disconnected by the user');
     }
   }
 
@@ -462,7 +463,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     entry.session = undefined;
     if (session) {
       this.#log.info(`[${entry.config.label}] Closing: ${why}`);
-      void session.close();
+      void session.close(`closed: ${why}`);
     }
   }
 

@@ -132,6 +132,20 @@ describe('reliability: faults', function () {
       assert.ok((c.log as MemoryLogger).has('warn', /^\[lab\] The server gave a new task the id of an earlier one that ended \(1\); the earlier one is kept apart$/));
     });
 
+    it('disconnected by the user while its tasks are followed by tasks/list: the tasks are lost at once, saying why, and nothing starts the server again', async () => {
+      const spawnLog = path.join(dir, 'spawns');
+      const c = client({ servers: { lab: { command: node, args: [taskLab, 'stdio', '--spawn-log', spawnLog, '--poll-interval', '100'] } } });
+      const id = c.id('lab');
+      const tasks = [await c.engine.callTool(id, 'work', { arguments: { tag: 'a', durationMs: 60_000 } }), await c.engine.callTool(id, 'work', { arguments: { tag: 'b', durationMs: 60_000 } })];
+      // Two live tasks: the engine follows them by tasks/list, in cycles that ask for a session.
+      await waitFor(() => c.log instanceof MemoryLogger && c.log.text().split('"method":"tasks/list"').length > 3, 'a few list cycles');
+      await c.servers.disconnect(id);
+      for (const t of tasks) assert.deepEqual([c.engine.get(t.key)?.status, c.engine.get(t.key)?.note], ['lost', "The server's process ended (disconnected by the user)."]);
+      await sleep(1000);
+      assert.equal(spawns(spawnLog).length, 1, 'the server was not started again');
+      assert.equal(c.servers.get(id)?.state.kind, 'idle');
+    });
+
     it('a server that crashes at start is respawned with a growing backoff, not in a tight loop', async () => {
       const spawnLog = path.join(dir, 'spawns');
       const c = client({ servers: { crashy: { type: 'stdio', command: node, args: [taskLab, '--spawn-log', spawnLog, '--exit-at-start', '3'] } } });
