@@ -389,7 +389,7 @@ describe('elicitation handler', () => {
     assert.equal(await later, true);
   });
 
-  it('gives each request its own prompter and turn: hidden at its second step, a question lets the next one show, and shown again it goes on from that step', async () => {
+  it('gives each request its own prompter and turn: hidden at its second step, a question gives up its turn (the next one shows when the user asks), and shown again it goes on from that step', async () => {
     const turns = new Turns();
     const shown: Array<{ turn: Turn; call: Call; answer(a: Answer<unknown>): void }> = [];
     // One prompter per request, as the editor's: each prompt stays open until the test answers it.
@@ -413,7 +413,9 @@ describe('elicitation handler', () => {
     assert.equal(hiddenA.call.o.step, 2);
     // Hidden without an answer (Escape, or another quick input over it): a gives up its turn.
     hiddenA.turn.release();
-    await waitFor(() => shown.length === 3, 'b, once a is hidden');
+    assert.equal(turns.deferred, 1, 'b waits for the user');
+    turns.resume();
+    await waitFor(() => shown.length === 3, 'b, once a is hidden and the user asks for it');
     assert.notEqual(shown[2]!.turn, hiddenA.turn, 'b has a turn of its own');
     let again = false;
     hiddenA.turn.retake(() => (again = true));
