@@ -14,6 +14,8 @@ import type { Node } from './tree/tasksTree';
 export class TaskIndicators extends DisposableBase {
   readonly #item = this._register(vscode.window.createStatusBarItem('mcpTasks.status', vscode.StatusBarAlignment.Left, 50));
   readonly #last = new Map<string, TaskSnapshot['status']>();
+  /** Tasks that ended since the last update: told together, one notification per server and status. */
+  readonly #ended: TaskSnapshot[] = [];
   #pending: ReturnType<typeof setTimeout> | undefined;
   readonly #view: vscode.TreeView<Node>;
   readonly #label: (serverId: string) => string;
@@ -48,10 +50,11 @@ export class TaskIndicators extends DisposableBase {
       return;
     }
     if (t.status === 'input_required') this.#notifyInput(t);
-    else if (isTerminal(t.status) && !isTerminal(before)) this.#notifyEnded(t);
+    else if (isTerminal(t.status) && !isTerminal(before)) this.#ended.push(t);
   }
 
   #update(): void {
+    this.#notifyEnded(this.#ended.splice(0));
     let running = 0;
     let waiting = 0;
     for (const s of this.#last.values()) {
@@ -81,12 +84,24 @@ export class TaskIndicators extends DisposableBase {
       .then((c) => c === respond && vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'task', key: t.key, serverId: t.serverId }));
   }
 
-  #notifyEnded(t: TaskSnapshot): void {
-    if (!vscode.workspace.getConfiguration('mcpTasks').get<boolean>('notifications.taskEnded', true)) return;
-    const open = vscode.l10n.t('Open Result');
-    const text = vscode.l10n.t('"{0}" on {1}: {2}', taskTitle(t), this.#label(t.serverId), STATUS_PRESENTATION[t.status].label.toLowerCase());
-    const show = t.status === 'failed' || t.status === 'lost' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-    const canOpen = t.status === 'completed' || t.status === 'failed' || t.outcomeFetchedAt !== undefined;
-    void show(text, ...(canOpen ? [open] : [])).then((c) => c === open && vscode.commands.executeCommand('mcpTasks.openResult', { kind: 'task', key: t.key, serverId: t.serverId }));
+  /** One notification per server and status: a server that ends many tasks at once (its process gone) says so once. */
+  #notifyEnded(ended: readonly TaskSnapshot[]): void {
+    if (!ended.length || !vscode.workspace.getConfiguration('mcpTasks').get<boolean>('notifications.taskEnded', true)) return;
+    const groups = new Map<string, TaskSnapshot[]>();
+    for (const t of ended) groups.set(`${t.serverId}\n${t.status}`, [...(groups.get(`${t.serverId}\n${t.status}`) ?? []), t]);
+    for (const [t, ...more] of groups.values()) {
+      const status = STATUS_PRESENTATION[t.status].label.toLowerCase();
+      const show = t.status === 'failed' || t.status === 'lost' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+      if (more.length) {
+        const view = vscode.l10n.t('Show Tasks');
+        void show(vscode.l10n.t('{0} tasks on {1}: {2}', more.length + 1, this.#label(t.serverId), status), view).then((c) => c === view && vscode.commands.executeCommand('mcpTasks.tasks.focus'));
+        continue;
+      }
+      const open = vscode.l10n.t('Open Result');
+      const canOpen = t.status === 'completed' || t.status === 'failed' || t.outcomeFetchedAt !== undefined;
+      void show(vscode.l10n.t('"{0}" on {1}: {2}', taskTitle(t), this.#label(t.serverId), status), ...(canOpen ? [open] : [])).then(
+        (c) => c === open && vscode.commands.executeCommand('mcpTasks.openResult', { kind: 'task', key: t.key, serverId: t.serverId }),
+      );
+    }
   }
 }

@@ -294,29 +294,33 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await rowWhen('demo', live.row.id!, (r) => r.icon === 'circle-slash', 'the scan to be cancelled');
   });
 
-  test('Disconnect Server on a stdio server with a live task asks first (the task would be lost): Cancel keeps both, Disconnect ends them', async function () {
+  test('Disconnect Server on a stdio server with live tasks asks first (they would be lost): Cancel keeps them, Disconnect ends them, told in one notification', async function () {
     this.timeout(30_000);
-    const live = await runTool('demo', 'long-running-scan', { durationMs: '600000' });
+    const scans = [await runTool('demo', 'long-running-scan', { durationMs: '600000' }), await runTool('demo', 'long-running-scan', { durationMs: '600000' })];
     const { confirmed: _confirmed, ...asked } = await serverNode('demo');
     const w = vscode.window as unknown as Record<string, unknown>;
     const showWarning = w.showWarningMessage;
-    const warnings: string[] = [];
+    const [modal, toasts]: string[][] = [[], []];
     let answer: string | undefined;
     // A modal dialog the host cannot click: answered here.
     w.showWarningMessage = (message: string, options: vscode.MessageOptions | string, ...items: string[]) =>
       typeof options === 'object' && options.modal
-        ? (warnings.push(`${message} | ${items.join(', ')}`), Promise.resolve(answer))
-        : (showWarning as (...a: unknown[]) => unknown).call(vscode.window, message, options, ...items);
+        ? (modal.push(`${message} | ${items.join(', ')}`), Promise.resolve(answer))
+        : (toasts.push(`${message} | ${[options, ...items].filter(Boolean).join(', ')}`), Promise.resolve(undefined));
     try {
       await vscode.commands.executeCommand('mcpTasks.disconnectServer', asked);
-      assert.deepEqual(warnings, ['Disconnect "demo"? Its running task will be lost. | Disconnect']);
+      assert.deepEqual(modal, ['Disconnect "demo"? Its 2 running tasks will be lost. | Disconnect']);
       assert.match((await server('demo')).description ?? '', /^connected/, 'Cancel: still connected');
-      assert.ok(words((await taskRow('demo', live.row.id!))?.contextValue).has('live'), 'and the task goes on');
+      for (const scan of scans) assert.ok(words((await taskRow('demo', scan.row.id!))?.contextValue).has('live'), 'and the tasks go on');
       answer = 'Disconnect';
       await vscode.commands.executeCommand('mcpTasks.disconnectServer', asked);
+      for (let i = 0; i < 10; i++) { console.log('DEBUG', (await server('demo')).description, JSON.stringify(modal), JSON.stringify(toasts)); await new Promise((r) => setTimeout(r, 300)); }
       await serverReads('demo', 'not connected');
-      await rowWhen('demo', live.row.id!, (r) => r.description?.startsWith('Lost') === true, 'the task to be lost with the process');
-      assert.equal(warnings.length, 2);
+      for (const scan of scans) await rowWhen('demo', scan.row.id!, (r) => r.description?.startsWith('Lost') === true, 'the tasks to be lost with the process');
+      await waitFor(() => toasts.length > 0, 'the notification');
+      await new Promise((r) => setTimeout(r, 300)); // a second notification would come within the indicators' 100 ms
+      assert.deepEqual(toasts, ['2 tasks on demo: lost | Show Tasks']);
+      assert.equal(modal.length, 2);
     } finally {
       w.showWarningMessage = showWarning;
     }
