@@ -314,7 +314,6 @@ suite('Commands and the Tasks view, with the demo server', () => {
       for (const scan of scans) assert.ok(words((await taskRow('demo', scan.row.id!))?.contextValue).has('live'), 'and the tasks go on');
       answer = 'Disconnect';
       await vscode.commands.executeCommand('mcpTasks.disconnectServer', asked);
-      for (let i = 0; i < 10; i++) { console.log('DEBUG', (await server('demo')).description, JSON.stringify(modal), JSON.stringify(toasts)); await new Promise((r) => setTimeout(r, 300)); }
       await serverReads('demo', 'not connected');
       for (const scan of scans) await rowWhen('demo', scan.row.id!, (r) => r.description?.startsWith('Lost') === true, 'the tasks to be lost with the process');
       await waitFor(() => toasts.length > 0, 'the notification');
