@@ -85,7 +85,8 @@ export class Turns {
       about,
       release: () => {
         if (this.#holder !== owner) return;
-        for (const w of this.#line) if (!w.again) w.deferred = true;
+        // Those shown again at the user's request too: the user has turned to something else since.
+        for (const w of this.#line) w.deferred = true;
         this.#release(owner);
         this.#onDidChange.fire();
       },

@@ -196,6 +196,27 @@ describe('Turns: servers\' dialogs one at a time', () => {
     await Promise.all([a.result, c.result]);
   });
 
+  it('a dialog waiting to show again (the user asked for it while another was on screen) is deferred too when that other one is hidden', async () => {
+    const turns = new Turns();
+    const a = dialog(turns);
+    await settle();
+    a.turn!.release();
+    const b = dialog(turns);
+    await settle();
+    assert.equal(b.shown, true, 'b, asked after a was hidden, shows');
+    let again = 0;
+    a.turn!.retake(() => again++);
+    assert.equal(again, 0, 'a waits for b');
+    b.turn!.release(); // the Command Palette over b
+    await settle();
+    assert.deepEqual([again, turns.deferred], [0, 1], 'a does not pop up over the palette: it waits for the user');
+    turns.resume();
+    assert.equal(again, 1);
+    a.end('a');
+    b.end('b');
+    await Promise.all([a.result, b.result]);
+  });
+
   it('a dialog withdrawn while it waits to show again is never shown, and the turn passes on', async () => {
     const turns = new Turns();
     const withdrawn = new AbortController();
