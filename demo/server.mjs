@@ -294,15 +294,16 @@ const TOOLS = {
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     shape: {
       defaultService: z.optional(str('Service name proposed in the form', 63)),
+      askAfterMs: z._default(int(0, 600_000, 'Time spent preparing the plan before asking, in milliseconds'), 200),
     },
     immediate: () => 'A deployment is being planned; the user will be asked where to deploy.',
-    async run({ defaultService }, ctx) {
+    async run({ defaultService, askAfterMs }, ctx) {
       const elicitation = ctx.session.clientCapabilities().elicitation;
       if (!elicitation || (elicitation.url && !elicitation.form)) {
         return toolError('ask-deploy-target needs to ask the user a question, but this client did not declare form elicitation (capabilities.elicitation).');
       }
       await ctx.status('Preparing the deployment plan…');
-      await sleep(200, ctx.signal);
+      await sleep(askAfterMs, ctx.signal);
       const requestedSchema = {
         type: 'object',
         properties: {

@@ -1,13 +1,12 @@
 // A server's question waits behind another one on screen; the person opens the Command Palette
 // over the one on screen. The palette stays (the waiting question does not pop up over it), the
-// status bar counts both questions, a click on it shows the first again, and declining that one
-// lets the waiting question follow; answered, both tasks end.
+// status bar counts both questions, a click on it shows the first again, and once that one is
+// answered the waiting question follows; both tasks end.
 //
 // The waiting question must be asked while the first is on screen, but starting a task takes the
-// palette, which hides the first. So the second is the everything server's research query, which
-// asks about 2 s after its task starts (two 1 s stages): right after starting it, the person shows
-// the first question again from the status bar, and the scenario checks that the research had not
-// asked by then.
+// palette, which hides the first. So the second is the demo's ask-deploy-target told to ask only
+// after 8 s: right after starting it, the person shows the first question again from the status
+// bar, and the scenario checks that the second had not asked by then.
 import {
   answerQuickInput,
   openViewContainer,
@@ -23,8 +22,8 @@ import {
 
 export const name = 'deferred-questions';
 
-const DEPLOY = 'ask-deploy-target (server "demo"';
 const RESEARCH = 'simulate-research-query (server "everything"';
+const DEPLOY = 'ask-deploy-target (server "demo"';
 
 /** @param {import('../../scripts/editor/run-e2e.mjs').ScenarioContext} ctx */
 export async function run({ page, url, shot }) {
@@ -39,34 +38,34 @@ export async function run({ page, url, shot }) {
   await page.waitForFunction((sel) => globalThis.document.activeElement?.closest(sel), parts.panel, { timeout: 30_000 });
 
   // The first question shows.
-  await runToolAsTask(page, { server: 'demo', tool: 'ask-deploy-target', args: { defaultService: 'checkout-api' } });
-  await quickInputTitle(page, DEPLOY).waitFor({ timeout: 60_000 });
-  await taskRow(page, 'ask-deploy-target', 'Input required').waitFor({ timeout: 30_000 });
-
-  // Starting the research takes the palette, which hides the first question: it waits, counted.
   await runToolAsTask(page, { server: 'everything', tool: 'simulate-research-query', args: { topic: 'python', ambiguous: 'Yes' } });
-  await questionsItem(page, 'MCP question').click();
-  await quickInputTitle(page, DEPLOY).waitFor({ timeout: 30_000 });
-  await questionsItem(page).waitFor({ state: 'hidden', timeout: 10_000 });
-  // The research has not asked yet (its row would say so first): its question comes while the
-  // first is on screen, so it waits behind it.
-  await taskRow(page, 'simulate-research-query').waitFor({ timeout: 30_000 });
-  if (await taskRow(page, 'simulate-research-query', 'Input required').isVisible()) {
-    throw new Error('the research task asked before the first question was shown again: this run cannot test a question waiting behind another');
-  }
+  await quickInputTitle(page, RESEARCH).waitFor({ timeout: 60_000 });
   await taskRow(page, 'simulate-research-query', 'Input required').waitFor({ timeout: 30_000 });
-  await logLine(page, /simulate-research-query \(server "everything", task [^)]*\) asks:/).waitFor({ timeout: 30_000 });
-  if (!(await quickInputTitle(page, DEPLOY).isVisible())) throw new Error('the research question should wait behind the first one, which should stay on screen');
+
+  // Starting the second task takes the palette, which hides the first question: it waits, counted.
+  await runToolAsTask(page, { server: 'demo', tool: 'ask-deploy-target', args: { askAfterMs: '8000' } });
+  await questionsItem(page, 'MCP question').click();
+  await quickInputTitle(page, RESEARCH).waitFor({ timeout: 30_000 });
+  await questionsItem(page).waitFor({ state: 'hidden', timeout: 10_000 });
+  // The second has not asked yet (its row would say so first): its question comes while the
+  // first is on screen, so it waits behind it.
+  await taskRow(page, 'ask-deploy-target').waitFor({ timeout: 30_000 });
+  if (await taskRow(page, 'ask-deploy-target', 'Input required').isVisible()) {
+    throw new Error('ask-deploy-target asked before the first question was shown again: this run cannot test a question waiting behind another');
+  }
+  await taskRow(page, 'ask-deploy-target', 'Input required').waitFor({ timeout: 30_000 });
+  await logLine(page, /ask-deploy-target \(server "demo", task [^)]*\) asks:/).waitFor({ timeout: 30_000 });
+  if (!(await quickInputTitle(page, RESEARCH).isVisible())) throw new Error('the second question should wait behind the first one, which should stay on screen');
   await shot('one-waiting');
 
   // F1 over the first question: the palette opens, and stays open.
   await page.keyboard.press('F1');
   const palette = page.locator(`${parts.quickInput}:not(.quick-input-widget-closing) input`);
   // The status item counts the hidden question and the one waiting, which the extension does when
-  // it defers it: once it shows 2, the research question had its chance to pop up.
-  const research = quickInputTitle(page, RESEARCH);
-  await questionsItem(page, '2 MCP questions').or(research).first().waitFor({ timeout: 30_000 });
-  if (await research.isVisible()) throw new Error('the research question replaced the Command Palette opened over the first question');
+  // it defers it: once it shows 2, the waiting question had its chance to pop up.
+  const deploy = quickInputTitle(page, DEPLOY);
+  await questionsItem(page, '2 MCP questions').or(deploy).first().waitFor({ timeout: 30_000 });
+  if (await deploy.isVisible()) throw new Error('the waiting question replaced the Command Palette opened over the first question');
   if (!(await palette.isVisible()) || !(await palette.inputValue()).startsWith('>')) throw new Error('the Command Palette should stay open');
   await shot('palette-stays');
 
@@ -76,27 +75,27 @@ export async function run({ page, url, shot }) {
   await questionsItem(page, '2 MCP questions').waitFor({ timeout: 10_000 });
   await shot('two-questions');
 
-  // A click on the status item shows the first question again; the research one still waits.
+  // A click on the status item shows the first question again; the second still waits.
   await questionsItem(page, '2 MCP questions').click();
-  await quickInputTitle(page, DEPLOY).waitFor({ timeout: 30_000 });
+  await quickInputTitle(page, RESEARCH).waitFor({ timeout: 30_000 });
   await questionsItem(page, 'MCP question').waitFor({ timeout: 10_000 });
+  await quickPickRow(page, 'Python snake species').waitFor({ timeout: 10_000 });
   await shot('first-again');
 
-  // Declined with its button, the first question ends, and the research question follows.
-  await page.locator(`${parts.quickInput}:not(.quick-input-widget-closing) .action-label[aria-label^="Decline"]`).click();
-  await quickInputTitle(page, RESEARCH).waitFor({ timeout: 30_000 });
-  await questionsItem(page).waitFor({ state: 'hidden', timeout: 10_000 });
-  // The server heard a no (a decline, not a dismissal), and the task ends.
-  await taskRow(page, 'ask-deploy-target', 'Completed')
-    .filter({ has: page.locator('.label-description', { hasText: 'Not deployed: the user declined' }) })
-    .waitFor({ timeout: 30_000 });
-  await quickPickRow(page, 'Python snake species').waitFor({ timeout: 10_000 });
-  await shot('second-follows');
+  // Answered, the first question ends, and the second follows.
   await answerQuickInput(page, 'snake', { match: 'Python snake species' });
   await quickPickRow(page, 'Accept').waitFor({ timeout: 10_000 });
   await answerQuickInput(page, 'Accept', { match: 'Accept' });
-
+  await quickInputTitle(page, DEPLOY).waitFor({ timeout: 30_000 });
+  await questionsItem(page).waitFor({ state: 'hidden', timeout: 10_000 });
   await taskRow(page, 'simulate-research-query', 'Completed').waitFor({ timeout: 60_000 });
+  await shot('second-follows');
+
+  // Declined with its button: the server hears a no (a decline, not a dismissal), and the task ends.
+  await page.locator(`${parts.quickInput}:not(.quick-input-widget-closing) .action-label[aria-label^="Decline"]`).click();
+  await taskRow(page, 'ask-deploy-target', 'Completed')
+    .filter({ has: page.locator('.label-description', { hasText: 'Not deployed: the user declined' }) })
+    .waitFor({ timeout: 30_000 });
   await page.mouse.move(page.viewportSize().width / 2, page.viewportSize().height / 2);
   await shot('both-done');
 }
