@@ -24,12 +24,13 @@ export interface CommandDeps {
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const { servers, log } = deps;
 
-  const pickServer = async (arg: unknown, placeHolder: string, filter: (s: ServerSnapshot) => boolean = () => true): Promise<ServerSnapshot | undefined> => {
+  /** A server from the view's row, or picked among those `filter` keeps; `none` says why there is none to pick. */
+  const pickServer = async (arg: unknown, placeHolder: string, filter: (s: ServerSnapshot) => boolean = () => true, none?: string): Promise<ServerSnapshot | undefined> => {
     const fromView = arg as Node | undefined;
     if (fromView && typeof fromView === 'object' && fromView.kind === 'server') return servers.get(fromView.id);
     const candidates = servers.list().filter(filter);
     if (candidates.length === 0) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('No MCP server to choose from.'));
+      void vscode.window.showInformationMessage(servers.list().length ? (none ?? vscode.l10n.t('No MCP server to choose from.')) : vscode.l10n.t('No MCP server is configured.'));
       return undefined;
     }
     const picked = await vscode.window.showQuickPick(
@@ -76,11 +77,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       }),
     ),
     vscode.commands.registerCommand('mcpTasks.connectServer', async (arg?: unknown) => {
-      const s = await pickServer(arg, vscode.l10n.t('Connect to which server?'), (x) => x.state.kind !== 'connected');
+      const s = await pickServer(arg, vscode.l10n.t('Connect to which server?'), (x) => x.state.kind !== 'connected', vscode.l10n.t('Every MCP server is connected.'));
       if (s) await connect(s);
     }),
     vscode.commands.registerCommand('mcpTasks.disconnectServer', async (arg?: unknown) => {
-      const s = await pickServer(arg, vscode.l10n.t('Disconnect which server?'), (x) => x.state.kind === 'connected' || x.state.kind === 'connecting');
+      const s = await pickServer(arg, vscode.l10n.t('Disconnect which server?'), (x) => x.state.kind === 'connected' || x.state.kind === 'connecting', vscode.l10n.t('No MCP server is connected.'));
       if (s && (await mayDisconnect(s, arg, vscode.l10n.t('Disconnect')))) await servers.disconnect(s.id);
     }),
     vscode.commands.registerCommand('mcpTasks.restartServer', async (arg?: unknown) => {

@@ -103,4 +103,14 @@ suite('Tasks of a server removed from the configuration', () => {
       assert.deepEqual(fired, [undefined], 'the root is read again');
       assert.deepEqual(tree.getChildren(), [], 'and has no row for the server');
     }));
+
+  test('a task row\'s accessible label says its status once (the description leads with it when there is no message)', () =>
+    withTree(({ engine, tree }) => {
+      const at = new Date().toISOString();
+      const task = (taskId: string, status: 'completed' | 'working', statusMessage?: string) => ({ key: taskKey('settings:s', taskId), serverId: 'settings:s', taskId, kind: 'task' as const, toolName: taskId, status, statusMessage, createdAt: at, lastUpdatedAt: at, ttl: null, origin: 'user' as const });
+      engine.restore([task('done', 'completed'), task('busy', 'working', 'Compiling')]);
+      const labels = tree.getChildren(tree.getChildren()[0]).map((n) => tree.getTreeItem(n).accessibilityInformation?.label);
+      assert.deepEqual(labels.map((l) => l?.replace(/ · \d+ s$/, '')).sort(), ['Task busy, Working, Compiling', 'Task done, Completed']);
+    }));
 });
+

@@ -193,7 +193,9 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       .join(' ');
     if (hasResult) item.command = { command: 'mcpTasks.openResult', title: 'Open Result', arguments: [{ kind: 'task', key: t.key, serverId: t.serverId }] };
     // The tooltip is built on hover (resolveTreeItem): rendering 10,000 rows builds none.
-    item.accessibilityInformation = { label: `Task ${taskTitle(t)}, ${p.label}, ${describeTask(t, now)}` };
+    // The description leads with the status when it has no message of its own: not said twice.
+    const said = describeTask(t, now);
+    item.accessibilityInformation = { label: `Task ${taskTitle(t)}, ${said.startsWith(p.label) ? said : `${p.label}, ${said}`}` };
     return item;
   }
 
