@@ -245,3 +245,26 @@ describe('Turns: servers\' dialogs one at a time', () => {
     await c.result;
   });
 });
+
+describe('Turns review: a deferred dialog withdrawn', () => {
+  it('a deferred dialog withdrawn by its server is no longer counted, and resume() does not report it', async () => {
+    const turns = new Turns();
+    let changes = 0;
+    turns.onDidChange(() => changes++);
+    const withdrawn = new AbortController();
+    const a = dialog(turns);
+    const b = dialog(turns, withdrawn.signal);
+    await settle();
+    a.turn!.release();
+    await settle();
+    assert.equal(turns.deferred, 1, 'b deferred');
+    const before = changes;
+    withdrawn.abort(new Error('withdrawn'));
+    await assert.rejects(b.result, /withdrawn/);
+    await settle();
+    assert.ok(changes > before, 'the count change is announced');
+    assert.equal(turns.deferred, 0, 'b is withdrawn: the status item must not count it');
+    assert.equal(turns.resume(), false, 'nothing to show');
+    a.end('a');
+  });
+});
