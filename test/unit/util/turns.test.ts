@@ -268,3 +268,31 @@ describe('Turns review: a deferred dialog withdrawn', () => {
     a.end('a');
   });
 });
+
+describe('Turns review: a dialog withdrawn on screen', () => {
+  // The editor's QuickInput.dispose() fires onDidHide synchronously when the input is shown
+  // (extHostQuickOpen.ts: dispose -> _fireDidHide), and QuickInputPrompter's abort handler
+  // disposes the input before its listeners are gone: its onDidHide -> hidden.add -> turn.release().
+  it('a question withdrawn by its server while on screen lets the next one show (as before the change)', async () => {
+    const turns = new Turns();
+    const withdrawn = new AbortController();
+    let bShown = false;
+    const a = turns.take(
+      (turn) =>
+        new Promise<string>((_resolve, reject) => {
+          withdrawn.signal.addEventListener('abort', () => {
+            reject(withdrawn.signal.reason); // onAbort: reject, then this.close()
+            turn.release(); // close() -> dispose() -> onDidHide -> hidden.add(input, turn)
+          });
+        }),
+      withdrawn.signal,
+    );
+    const b = turns.take(() => new Promise<string>(() => (bShown = true)), new AbortController().signal);
+    void b;
+    await settle();
+    withdrawn.abort(new Error('withdrawn'));
+    await assert.rejects(a, /withdrawn/);
+    await settle();
+    assert.deepEqual([bShown, turns.deferred], [true, 0], 'nobody hid anything: b should show, not wait for the user');
+  });
+});
