@@ -115,6 +115,26 @@ describe('reliability: malformed configuration next to a good server', function 
     assert.equal(c.servers.get(c.id('elsewhere'))?.state.kind, 'connected');
   });
 
+  it('review: a settings server with a relative cwd (resolved against the one folder) restarts in the new folder too', async () => {
+    const [a, b] = ['a', 'b'].map((n) => (fs.mkdirSync(path.join(dir, n)), path.join(dir, n)));
+    let folders = [a];
+    const servers = { here: { command: process.execPath, args: [taskLab, 'stdio', '--spawn-log', 'spawns'], cwd: '.' } };
+    client = openClient({
+      servers,
+      manager: { resolveContext: () => ({ userHome: os.homedir(), env: process.env, folderPaths: folders, folders: Object.fromEntries(folders.map((f) => [path.basename(f), f])), readFile: (p) => fs.promises.readFile(p, 'utf8') }) },
+    });
+    const c = client;
+    await c.servers.getSession(c.id('here'));
+    const spawns = (f: string) => (fs.existsSync(path.join(f, 'spawns')) ? fs.readFileSync(path.join(f, 'spawns'), 'utf8').trim().split('\n').length : 0);
+    assert.deepEqual([spawns(a), spawns(b)], [1, 0]);
+    folders = [b];
+    const parsed = parseSettingServers(servers);
+    c.servers.setConfiguration(parsed.servers, parsed.errors);
+    const deadline = Date.now() + 3_000;
+    while (spawns(b) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual([spawns(a), spawns(b)], [1, 1], 'the server runs in the old folder still');
+  });
+
   /** A folder's mcp.json with one stdio server that needs the input "key" (logs its spawns). */
   const withInput = (spawnLog: string) =>
     parseMcpJson(
