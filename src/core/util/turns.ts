@@ -84,7 +84,8 @@ export class Turns {
     const turn: Turn = {
       about,
       release: () => {
-        if (this.#holder !== owner) return;
+        // Withdrawn, its dialog closes, which can read as a hide: `end` passes the turn on instead.
+        if (this.#holder !== owner || signal.aborted) return;
         // Those shown again at the user's request too: the user has turned to something else since.
         for (const w of this.#line) w.deferred = true;
         this.#release(owner);
@@ -98,13 +99,19 @@ export class Turns {
         this.#next();
       },
     };
+    let started = false;
+    // Withdrawn before its turn: out of the line at once (a deferred one is no longer counted).
+    let withdrawn: () => void = () => undefined;
     const mine = new Promise<T>((resolve, reject) => {
+      withdrawn = () => started || reject(abortReason(signal));
       this.#line.push({
         owner,
         about,
         again: false,
         deferred: false,
         go: () => {
+          started = true;
+          signal.removeEventListener('abort', withdrawn);
           if (signal.aborted) return reject(abortReason(signal));
           // Never inside the caller's own stack (the dialog before may be ending in a hide event).
           void Promise.resolve()
@@ -113,8 +120,11 @@ export class Turns {
         },
       });
     });
+    if (signal.aborted) withdrawn();
+    else signal.addEventListener('abort', withdrawn, { once: true });
     const end = () => {
       over = true;
+      signal.removeEventListener('abort', withdrawn);
       const waiting = this.#line.findIndex((w) => w.owner === owner);
       const wasDeferred = waiting >= 0 && this.#line[waiting].deferred;
       if (waiting >= 0) this.#line.splice(waiting, 1);

@@ -246,7 +246,7 @@ describe('Turns: servers\' dialogs one at a time', () => {
   });
 });
 
-describe('Turns review: a deferred dialog withdrawn', () => {
+describe('Turns: a deferred dialog withdrawn', () => {
   it('a deferred dialog withdrawn by its server is no longer counted, and resume() does not report it', async () => {
     const turns = new Turns();
     let changes = 0;
@@ -269,11 +269,11 @@ describe('Turns review: a deferred dialog withdrawn', () => {
   });
 });
 
-describe('Turns review: a dialog withdrawn on screen', () => {
+describe('Turns: a dialog withdrawn on screen', () => {
   // The editor's QuickInput.dispose() fires onDidHide synchronously when the input is shown
   // (extHostQuickOpen.ts: dispose -> _fireDidHide), and QuickInputPrompter's abort handler
   // disposes the input before its listeners are gone: its onDidHide -> hidden.add -> turn.release().
-  it('a question withdrawn by its server while on screen lets the next one show (as before the change)', async () => {
+  it('a question withdrawn by its server while on screen (its closing reads as a hide) lets the next one show', async () => {
     const turns = new Turns();
     const withdrawn = new AbortController();
     let bShown = false;
