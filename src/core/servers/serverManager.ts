@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import type { ConfigError, InputDef, ServerConfig } from '../config/types';
 import { fingerprint } from '../config/fingerprint';
 import type { ResolveContext } from '../config/resolve';
@@ -186,11 +187,14 @@ export class ServerManager extends DisposableBase implements SessionSource {
 
   /**
    * The fingerprint that decides whether a server must reconnect. A server of the settings that
-   * uses `${workspaceFolder}` resolves it from the window's folders: another folder set is
-   * another configuration (a `.vscode/mcp.json` server's folder is its own, fixed by its file).
+   * uses `${workspaceFolder}`, or a relative `cwd` or `envFile`, resolves them from the window's
+   * folders: another folder set is another configuration (a `.vscode/mcp.json` server's folder is
+   * its own, fixed by its file).
    */
   #print(config: ServerConfig): string {
-    if (config.source.kind !== 'settings' || !JSON.stringify(config).includes('${workspaceFolder')) return fingerprint(config);
+    const relative = (p: string | undefined) => p !== undefined && !path.isAbsolute(p);
+    const fromFolders = JSON.stringify(config).includes('${workspaceFolder') || (config.type === 'stdio' && (relative(config.cwd) || relative(config.envFile)));
+    if (config.source.kind !== 'settings' || !fromFolders) return fingerprint(config);
     const { folders, folderPaths } = this.#options.resolveContext(config);
     return fingerprint(config, { folders, folderPaths });
   }

@@ -115,7 +115,7 @@ describe('reliability: malformed configuration next to a good server', function 
     assert.equal(c.servers.get(c.id('elsewhere'))?.state.kind, 'connected');
   });
 
-  it('review: a settings server with a relative cwd (resolved against the one folder) restarts in the new folder too', async () => {
+  it('a settings server with a relative cwd (resolved against the one folder) restarts in the new folder too', async () => {
     const [a, b] = ['a', 'b'].map((n) => (fs.mkdirSync(path.join(dir, n)), path.join(dir, n)));
     let folders = [a];
     const servers = { here: { command: process.execPath, args: [taskLab, 'stdio', '--spawn-log', 'spawns'], cwd: '.' } };
