@@ -142,6 +142,8 @@ export class QuickInputPrompter implements FormPrompter {
       ];
       const onAbort = () => {
         reject(abortReason(o.signal));
+        // Withdrawn: closed here, and that close is no hide of the user's (listeners gone first).
+        listeners.forEach((l) => l.dispose());
         this.close();
       };
       o.signal.addEventListener('abort', onAbort, { once: true });
