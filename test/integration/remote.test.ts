@@ -112,4 +112,26 @@ suite('Remote servers over Streamable HTTP and legacy SSE', () => {
     assert.match(JSON.stringify(r.outcome), /Echo: over legacy SSE/);
     assert.equal(api.getServers().find((s) => s.id === id)?.state, 'connected');
   });
+
+  test('Disconnect of a remote server with a running direct call asks about that call only (its tasks would go on)', async function () {
+    this.timeout(30_000);
+    const id = serverId('everything-sse');
+    const t = await api.runTool(id, 'trigger-long-running-operation', { arguments: { duration: 60, steps: 60 } });
+    started.push(t.id);
+    assert.equal(t.kind, 'direct', 'legacy SSE: no tasks');
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const showWarning = w.showWarningMessage;
+    const asked: string[] = [];
+    // A modal dialog the host cannot click: answered Cancel here.
+    w.showWarningMessage = (message: string, options: vscode.MessageOptions, ...items: string[]) => (asked.push([message, options.detail, ...items].join(' | ')), Promise.resolve(undefined));
+    try {
+      await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id });
+    } finally {
+      w.showWarningMessage = showWarning;
+    }
+    assert.deepEqual(asked, ['Disconnect "everything-sse"? Its running call will be lost. | A call made without a task ends with its connection; tasks go on. | Disconnect']);
+    assert.equal(api.getServers().find((s) => s.id === id)?.state, 'connected', 'Cancel: still connected');
+    assert.equal(api.getTask(t.id)?.status, 'working', 'and the call goes on');
+  });
 });
+

@@ -193,9 +193,10 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       .join(' ');
     if (hasResult) item.command = { command: 'mcpTasks.openResult', title: 'Open Result', arguments: [{ kind: 'task', key: t.key, serverId: t.serverId }] };
     // The tooltip is built on hover (resolveTreeItem): rendering 10,000 rows builds none.
-    // The description leads with the status when it has no message of its own: not said twice.
+    // "Task NAME, STATUS, the rest": the description leads with the status when it has no message of its own, not said twice.
     const said = describeTask(t, now);
-    item.accessibilityInformation = { label: `Task ${taskTitle(t)}, ${said.startsWith(p.label) ? said : `${p.label}, ${said}`}` };
+    const rest = said.startsWith(`${p.label} · `) ? said.slice(p.label.length + 3) : said;
+    item.accessibilityInformation = { label: `Task ${taskTitle(t)}, ${p.label}, ${rest}` };
     return item;
   }
 
