@@ -7,7 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { benchDir, envNumber, fmt, median, verdict } from './lib/common.mjs';
-import { buildProduction, buildSdkClient } from './lib/build.mjs';
+import { buildProduction, buildSdkClient, buildStartupOnly } from './lib/build.mjs';
 
 /** Output bytes by package (or by top folder of src/) from an esbuild metafile. */
 function contributors(metafile, outfile) {
@@ -28,8 +28,10 @@ export async function run() {
     const buf = readFileSync(f);
     return { bytes: statSync(f).size, gzip: gzipSync(buf, { level: 9 }).length };
   };
+  const startup = await buildStartupOnly();
   const results = {
     ours: { file: 'bench/results/.build/prod/extension.js', ...size(ours.outfile), top: contributors(ours.metafile, ours.outfile).slice(0, 8) },
+    startupOnly: { file: 'bench/results/.build/prod/startup-only.js', ...size(startup.outfile) },
     sdk: { file: 'bench/results/.build/sdk-client.js', ...size(sdk.outfile), top: contributors(sdk.metafile, sdk.outfile).slice(0, 8) },
   };
   const rounds = envNumber('BENCH_LOAD_ROUNDS', 7);
@@ -53,6 +55,7 @@ export async function run() {
       header: ['bundle', 'size', 'gzip', 'require() ms (median)', 'largest parts'],
       rows: [
         ['ours: dist/extension.js (whole extension)', kb(results.ours.bytes), kb(results.ours.gzip), fmt(results.ours.requireMs), results.ours.top.slice(0, 4).map(([k, b]) => `${k} ${kb(b)}`).join(', ')],
+        ['ours, startup only: transports, forms, sampling, chat tools and API on demand (measured, not shipped)', kb(results.startupOnly.bytes), kb(results.startupOnly.gzip), '', ''],
         ['SDK: Client + stdio + Streamable HTTP transports', kb(results.sdk.bytes), kb(results.sdk.gzip), fmt(results.sdk.requireMs), results.sdk.top.slice(0, 4).map(([k, b]) => `${k} ${kb(b)}`).join(', ')],
       ],
     },

@@ -48,6 +48,31 @@ export async function buildProduction() {
   return { outfile, metafile: r.metafile };
 }
 
+/**
+ * What the extension would load at activation if the parts it can do without until used were
+ * loaded on demand: the production bundle with the four transports, the question forms,
+ * sampling, the chat tools and the public API (and ws and the SSE parser) left out as externals.
+ * Not built for shipping: it measures how far on-demand loading could take the bundle.
+ */
+export async function buildStartupOnly() {
+  const outfile = join(buildDir, 'prod', 'startup-only.js');
+  const { options } = require(join(repoRoot, 'esbuild.js'));
+  const later = [/[\\/]transports[\\/](sse|sseStream|streamableHttp|nodeFetch|stdio|lineBuffer|websocket)$/, /[\\/]elicitation[\\/]/, /[\\/]sampling[\\/]/, /[\\/]api[\\/](lm\w*|service)$/, /[\\/]vscode[\\/](lmTools|toolInputs|api)$/];
+  const onDemand = {
+    name: 'on-demand',
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, (args) => {
+        if (args.path === 'ws' || args.path === 'eventsource-parser') return { path: args.path, external: true };
+        if (!args.path.startsWith('.')) return undefined;
+        return later.some((re) => re.test(join(args.resolveDir, args.path))) ? { path: args.path, external: true } : undefined;
+      });
+    },
+  };
+  const base = options({ production: true });
+  await esbuild.build({ ...base, outfile, absWorkingDir: repoRoot, plugins: [onDemand, ...(base.plugins ?? [])] });
+  return { outfile };
+}
+
 /** An SDK client of the kind an extension would ship: Client and the stdio and Streamable HTTP transports. */
 export async function buildSdkClient() {
   const outfile = join(buildDir, 'sdk-client.js');
