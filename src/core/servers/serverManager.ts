@@ -90,6 +90,8 @@ interface Entry {
   connectedAt?: number;
   /** The user dismissed an input of this server: background work does not ask again (see getSession). */
   dismissed?: string;
+  /** The user disconnected the server: background work does not connect it again, the user's next action does. */
+  userDisconnected?: boolean;
 }
 
 /** A quiet connection (see getSession) stopped at an input it would have had to ask for. */
@@ -239,7 +241,12 @@ export class ServerManager extends DisposableBase implements SessionSource {
     // Background work (following tasks) never brings back a prompt the user dismissed; the
     // user's own next action does.
     if (entry.dismissed !== undefined && options?.background) return Promise.reject(new Error(entry.dismissed));
+    // Nor undoes a Disconnect: following a remote server's tasks would connect it again at once.
+    if (entry.userDisconnected && options?.background) {
+      return Promise.reject(new Error(`Server "${entry.config.label}" was disconnected by the user: connect it to follow its tasks again.`));
+    }
     if (!options?.quiet) entry.dismissed = undefined; // a quiet connection asks nothing, so brings nothing back
+    if (!options?.background) entry.userDisconnected = false;
     const wait = entry.retryAt - this.#now();
     if (wait > 0) {
       const what = entry.failures > 1 ? `failed ${entry.failures} times in a row` : 'failed';
@@ -293,6 +300,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     entry.generation++;
     entry.failures = entry.retryAt = 0; // the user's call: the next connection may start at once
     entry.dismissed = undefined;
+    entry.userDisconnected = true;
     const session = entry.session;
     entry.session = undefined;
     entry.connecting = undefined;

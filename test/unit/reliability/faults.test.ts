@@ -224,6 +224,23 @@ describe('reliability: faults', function () {
       assert.deepEqual(stats.resultCalls, Object.fromEntries(tasks.map((t) => [t.taskId, 1])), 'each result fetched exactly once');
     });
 
+    it('disconnected by the user with live tasks: following them does not connect it again; the user\'s next action does, and they are followed to their end', async () => {
+      const port = await freePort();
+      await labAt(port, path.join(dir, 'tasks.json'));
+      const c = client({ servers: { remote: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } } });
+      const id = c.id('remote');
+      const t = await c.engine.callTool(id, 'work', { arguments: { tag: 'kept', durationMs: 1500 } });
+      await c.until(t.key, (s) => s.status === 'working' && s.pollInterval === 100, 'a poll');
+      await c.servers.disconnect(id);
+      await sleep(1000); // ten poll intervals
+      assert.equal(c.servers.get(id)?.state.kind, 'idle', 'not connected again by the polls');
+      assert.equal(c.engine.get(t.key)?.status, 'working', 'the task is not given up: it runs on the server');
+      assert.ok(c.log instanceof MemoryLogger && c.log.has('warn', /Server "remote" was disconnected by the user: connect it to follow its tasks again/), 'the log says why the task is not followed');
+      await c.servers.getSession(id); // Connect
+      const done = await c.until(t.key, (s) => s.outcome !== undefined, 'the task followed again to its result');
+      assert.deepEqual([done.status, done.outcome], ['completed', outcome('kept', t.taskId)]);
+    });
+
     it('a session the server forgets after it held a minute is no failure: the next request starts a new session at once; one forgotten at once backs off', async () => {
       let now = Date.parse('2025-11-25T10:00:00Z');
       const port = await freePort();
