@@ -9,7 +9,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
-import { waitFor } from './helpers';
+import { activateExtension, testingApi, waitFor } from './helpers';
 import { cleanUp, publicApi } from './taskApiHelpers';
 
 /** out/test/integration -> the repository. */
@@ -132,6 +132,23 @@ suite('Remote servers over Streamable HTTP and legacy SSE', () => {
     assert.deepEqual(asked, ['Disconnect "everything-sse"? Its running call will be lost. | A call made without a task ends with its connection; tasks go on. | Disconnect']);
     assert.equal(api.getServers().find((s) => s.id === id)?.state, 'connected', 'Cancel: still connected');
     assert.equal(api.getTask(t.id)?.status, 'working', 'and the call goes on');
+  });
+
+  test('Disconnect of a remote server with a live task holds: the row says the task is not followed, polls do not connect it again, and Connect resumes its session and follows the task to its end', async function () {
+    this.timeout(40_000);
+    const testing = testingApi(await activateExtension());
+    const id = serverId('demo-http');
+    const t = await api.runTool(id, 'build-project', { arguments: { project: 'held', durationMs: 4000 } });
+    started.push(t.id);
+    await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id }); // its task outlives the connection: nothing to ask
+    const row = async () => (await testing.getTreeSnapshot()).find((r) => r.label === 'demo-http');
+    await waitFor(async () => (await row())?.description === 'not connected · 1 live task not followed', 'the row to say its task is not followed');
+    await new Promise((r) => setTimeout(r, 1000)); // five of the task's poll intervals
+    assert.equal((await row())?.description, 'not connected · 1 live task not followed', 'not connected again by the polls');
+    await vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id });
+    const r = await api.getResult(t.id, { waitSeconds: 20 });
+    assert.equal(r.task.status, 'completed', 'the demo server keeps tasks per session: the session was kept and resumed');
+    assert.match(JSON.stringify(r.outcome), /Build of held succeeded/);
   });
 });
 

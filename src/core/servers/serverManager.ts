@@ -40,6 +40,8 @@ export interface ServerSnapshot {
   protocolVersion?: string;
   /** What the server declared about tasks, e.g. `tools/call, list, cancel`; empty when none. */
   tasks?: string;
+  /** The user disconnected it: its live tasks are not followed until the user connects it again. */
+  heldByUser?: boolean;
 }
 
 export interface ServerManagerOptions {
@@ -307,6 +309,14 @@ export class ServerManager extends DisposableBase implements SessionSource {
     this.#setState(entry, { kind: 'idle' });
     if (session) {
       this.#log.info(`[${entry.config.label}] Disconnecting`);
+      // Live tasks may belong to the session (servers may scope them to it): kept, not deleted,
+      // and resumed by the next connection, as at a window's shutdown.
+      const t = session.transport;
+      const init = session.initializeResult;
+      if (init && entry.config.type === 'http' && t.sessionId && this.#options.keepSessionAtShutdown?.(id)) {
+        t.keepSessionOnClose = true;
+        this.#saved.set(id, { serverId: id, fingerprint: entry.print, sessionId: t.sessionId, initializeResult: init });
+      }
       // Told at once: a poll meanwhile would see no session and start the server again.
       await session.close('disconnected by the user');
     }
@@ -496,6 +506,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       serverInfo: s?.serverInfo,
       protocolVersion: s?.protocolVersion,
       tasks: s ? s.tasksSummary : undefined,
+      heldByUser: e.userDisconnected && e.state.kind === 'idle' ? true : undefined,
     };
   }
 

@@ -164,17 +164,20 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     const hasTasks = this.#engine.list().some((t) => t.serverId === s.id) || (this.#host?.list().some((h) => h.serverId === s.id) ?? false);
     const item = new vscode.TreeItem(s.label, hasTasks ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = `server:${s.id}`;
-    item.description = describeServer(s);
+    // Disconnected by the user, a remote server's live tasks go on there, unfollowed: say so.
+    const unfollowed = s.heldByUser ? this.#engine.list().filter((t) => t.serverId === s.id && t.kind === 'task' && !isTerminal(t.status)).length : 0;
+    const held = unfollowed === 1 ? ' · 1 live task not followed' : unfollowed ? ` · ${unfollowed} live tasks not followed` : '';
+    item.description = describeServer(s) + held;
     item.iconPath = asThemeIcon(SERVER_STATE_ICON[s.state.kind]);
     const up = s.state.kind === 'connected' || s.state.kind === 'connecting';
     item.contextValue = ['server', up ? 'disconnectable' : 'connectable', s.state.kind === 'error' ? 'failed' : ''].filter(Boolean).join(' ');
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**${escapeMd(s.label)}** (${s.type})\n\n`);
-    tip.appendMarkdown(`State: ${escapeMd(describeServer(s))}\n\n`);
+    tip.appendMarkdown(`State: ${escapeMd(describeServer(s) + held)}${held ? ': connect it to follow its tasks again' : ''}\n\n`);
     if (s.serverInfo) tip.appendMarkdown(`Server: ${escapeMd(`${s.serverInfo.name} ${s.serverInfo.version}`)}, MCP ${escapeMd(s.protocolVersion ?? '')}\n\n`);
     tip.appendMarkdown(`Source: ${escapeMd(s.source.kind === 'settings' ? 'setting mcpTasks.servers' : s.source.file)}`);
     item.tooltip = tip;
-    item.accessibilityInformation = { label: `Server ${s.label}, ${describeServer(s)}` };
+    item.accessibilityInformation = { label: `Server ${s.label}, ${describeServer(s) + held}` };
     return item;
   }
 
@@ -230,6 +233,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   /** How the engine checks a live task now, for its tooltip. */
   #checks(t: TaskSnapshot): string | undefined {
     if (t.kind !== 'task' || isTerminal(t.status)) return undefined;
+    if (this.#servers.get(t.serverId)?.heldByUser) return 'not at all while its server is disconnected: connect it to follow the task again';
     if (this.#engine.followsByList(t.serverId)) return 'through tasks/list pages, with the other live tasks of its server';
     const every = this.#engine.effectivePollInterval(t.key);
     if (every === undefined) return undefined;
