@@ -304,19 +304,15 @@ export class ServerManager extends DisposableBase implements SessionSource {
     entry.dismissed = undefined;
     entry.userDisconnected = true;
     const session = entry.session;
+    // Live tasks may belong to the session (servers may scope them to it): kept, not deleted,
+    // and resumed by the next connection, as at a window's shutdown.
+    const kept = this.#keepSession(entry);
+    if (kept) this.#saved.set(id, kept);
     entry.session = undefined;
     entry.connecting = undefined;
     this.#setState(entry, { kind: 'idle' });
     if (session) {
       this.#log.info(`[${entry.config.label}] Disconnecting`);
-      // Live tasks may belong to the session (servers may scope them to it): kept, not deleted,
-      // and resumed by the next connection, as at a window's shutdown.
-      const t = session.transport;
-      const init = session.initializeResult;
-      if (init && entry.config.type === 'http' && t.sessionId && this.#options.keepSessionAtShutdown?.(id)) {
-        t.keepSessionOnClose = true;
-        this.#saved.set(id, { serverId: id, fingerprint: entry.print, sessionId: t.sessionId, initializeResult: init });
-      }
       // Told at once: a poll meanwhile would see no session and start the server again.
       await session.close('disconnected by the user');
     }
@@ -510,16 +506,20 @@ export class ServerManager extends DisposableBase implements SessionSource {
     };
   }
 
+  /**
+   * A Streamable HTTP session with live tasks, about to close: marked to stay open on the server
+   * (no DELETE) and returned to be resumed; undefined for any other.
+   */
+  #keepSession(e: Entry): SavedSession | undefined {
+    const t = e.session?.transport;
+    const init = e.session?.initializeResult;
+    if (!t || !init || e.config.type !== 'http' || !t.sessionId || !this.#options.keepSessionAtShutdown?.(e.config.id)) return undefined;
+    t.keepSessionOnClose = true;
+    return { serverId: e.config.id, fingerprint: e.print, sessionId: t.sessionId, initializeResult: init };
+  }
+
   override dispose(): void {
-    const kept: SavedSession[] = [];
-    for (const e of this.#entries.values()) {
-      const t = e.session?.transport;
-      const init = e.session?.initializeResult;
-      if (t && init && e.config.type === 'http' && t.sessionId && this.#options.keepSessionAtShutdown?.(e.config.id)) {
-        t.keepSessionOnClose = true;
-        kept.push({ serverId: e.config.id, fingerprint: e.print, sessionId: t.sessionId, initializeResult: init });
-      }
-    }
+    const kept = [...this.#entries.values()].flatMap((e) => this.#keepSession(e) ?? []);
     // Sessions saved at the last shutdown and not used in this window stay saved.
     for (const s of this.#saved.values()) if (!kept.some((k) => k.serverId === s.serverId)) kept.push(s);
     this.#options.saveSessions?.(kept);
