@@ -55,9 +55,10 @@ export class Turns {
   /** Lets the deferred dialogs show, in their order; false when there are none. */
   resume(): boolean {
     const deferred = this.#line.filter((w) => w.deferred);
+    if (!deferred.length) return false;
     for (const w of deferred) w.deferred = false;
-    this.#changed(deferred.length > 0);
-    return deferred.length > 0;
+    this.#changed();
+    return true;
   }
 
   /** Shows the first deferred dialog about `about` next (before the others); false when none is. */
@@ -65,12 +66,15 @@ export class Turns {
     const i = this.#line.findIndex((w) => w.deferred && w.about.includes(about));
     if (i < 0) return false;
     const [w] = this.#line.splice(i, 1);
-    w.deferred = false;
-    w.again = true;
+    this.#putFirst({ ...w, again: true, deferred: false });
+    this.#changed();
+    return true;
+  }
+
+  /** Puts a dialog the user asked for before those waiting for their first turn. */
+  #putFirst(w: Waiter): void {
     const first = this.#line.findIndex((x) => !x.again);
     this.#line.splice(first < 0 ? this.#line.length : first, 0, w);
-    this.#changed(true);
-    return true;
   }
 
   /**
@@ -94,8 +98,7 @@ export class Turns {
       retake: (show) => {
         if (over || this.#line.some((w) => w.owner === owner)) return;
         if (this.#holder === owner) return show();
-        const first = this.#line.findIndex((w) => !w.again);
-        this.#line.splice(first < 0 ? this.#line.length : first, 0, { owner, about, again: true, deferred: false, go: show });
+        this.#putFirst({ owner, about, again: true, deferred: false, go: show });
         this.#next();
       },
     };
@@ -144,8 +147,7 @@ export class Turns {
     this.#next();
   }
 
-  #changed(any: boolean): void {
-    if (!any) return;
+  #changed(): void {
     this.#onDidChange.fire();
     this.#next();
   }
