@@ -60,10 +60,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
 
   /** Asks before a disconnect that ends live tasks (a stdio server's process ends with it); `{ confirmed: true }` in `arg` skips that. */
   const mayDisconnect = async (s: ServerSnapshot, arg: unknown, action: string): Promise<boolean> => {
-    const processEnds = servers.tasksOutliveConnection(s.id) === false;
-    const n = endedByDisconnect(deps.tasks(), s.id, processEnds ? false : undefined);
+    const outlive = servers.tasksOutliveConnection(s.id);
+    const n = endedByDisconnect(deps.tasks(), s.id, outlive);
     if (!n || isConfirmed(arg)) return true;
-    if (!processEnds) {
+    if (outlive !== false) {
       // Only its direct calls end: its tasks outlive the connection.
       const ask = n === 1 ? vscode.l10n.t('{0} "{1}"? Its running call will be lost.', action, s.label) : vscode.l10n.t('{0} "{1}"? Its {2} running calls will be lost.', action, s.label, n);
       return confirmDestructive(ask, vscode.l10n.t('A call made without a task ends with its connection; tasks go on.'), action);

@@ -88,7 +88,12 @@ export class TaskIndicators extends DisposableBase {
   #notifyEnded(ended: readonly TaskSnapshot[]): void {
     if (!ended.length || !vscode.workspace.getConfiguration('mcpTasks').get<boolean>('notifications.taskEnded', true)) return;
     const groups = new Map<string, TaskSnapshot[]>();
-    for (const t of ended) groups.set(`${t.serverId}\n${t.status}`, [...(groups.get(`${t.serverId}\n${t.status}`) ?? []), t]);
+    for (const t of ended) {
+      const key = `${t.serverId}\n${t.status}`;
+      const group = groups.get(key);
+      if (group) group.push(t);
+      else groups.set(key, [t]);
+    }
     for (const [t, ...more] of groups.values()) {
       const status = STATUS_PRESENTATION[t.status].label.toLowerCase();
       const show = t.status === 'failed' || t.status === 'lost' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
