@@ -37,8 +37,9 @@ interface Waiter {
  *
  * A dialog hidden without an answer (Escape, or the Command Palette opened over it) frees the
  * turn, but the dialogs waiting then do not pop up over whatever the user turned to: they are
- * deferred until the user asks for them (`resume`, `bring`) or answers a dialog on screen. A
- * dialog asked for later shows in its turn, as any new one does.
+ * deferred until the user asks for them (`resume`, `bring`) or answers a dialog on screen (one
+ * withdrawn by its server does not count). A dialog asked for later shows in its turn, as any
+ * new one does.
  */
 export class Turns {
   #holder: object | undefined;
@@ -131,8 +132,9 @@ export class Turns {
       const waiting = this.#line.findIndex((w) => w.owner === owner);
       const wasDeferred = waiting >= 0 && this.#line[waiting].deferred;
       if (waiting >= 0) this.#line.splice(waiting, 1);
-      // Ended on screen (answered, mostly): the user is answering, so the deferred dialogs follow.
-      if (this.#holder === owner) this.resume();
+      // Answered on screen: the user is answering, so the deferred dialogs follow. Withdrawn by
+      // its server instead, it was not the user's doing: they keep waiting to be asked for.
+      if (this.#holder === owner && !signal.aborted) this.resume();
       else if (wasDeferred) this.#onDidChange.fire();
       this.#release(owner);
     };

@@ -295,4 +295,35 @@ describe('Turns: a dialog withdrawn on screen', () => {
     await settle();
     assert.deepEqual([bShown, turns.deferred], [true, 0], 'nobody hid anything: b should show, not wait for the user');
   });
+
+  it('a dialog withdrawn on screen is not an answer: the deferred ones keep waiting for the user', async () => {
+    const turns = new Turns();
+    const withdrawn = new AbortController();
+    const a = dialog(turns);
+    const b = dialog(turns);
+    await settle();
+    a.turn!.release(); // the user opened the palette over a: b is deferred
+    // A new question shows in its turn; withdrawn, its dialog closes (as QuickInputPrompter's does).
+    let laterShown = false;
+    const later = turns.take(
+      () =>
+        new Promise<string>((_resolve, reject) => {
+          laterShown = true;
+          withdrawn.signal.addEventListener('abort', () => reject(withdrawn.signal.reason));
+        }),
+      withdrawn.signal,
+    );
+    await settle();
+    assert.deepEqual([laterShown, b.shown, turns.deferred], [true, false, 1]);
+    withdrawn.abort(new Error('withdrawn')); // its task ended on the server
+    await assert.rejects(later, /withdrawn/);
+    await settle();
+    assert.deepEqual([b.shown, turns.deferred], [false, 1], 'the user answered nothing: b must not pop up by itself');
+    assert.equal(turns.resume(), true, 'b still waits for the user');
+    await settle();
+    assert.equal(b.shown, true);
+    b.end('b');
+    a.end('a');
+    await Promise.all([a.result, b.result]);
+  });
 });
