@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
-import { endedByDisconnect } from '../core/tasks/policy';
+import { disconnectCost } from '../core/tasks/policy';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { MCP_JSON_TEMPLATE } from '../core/config/template';
 import { sourceKey } from '../core/config/types';
@@ -58,18 +58,23 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }
   };
 
-  /** Asks before a disconnect that ends live tasks (a stdio server's process ends with it); `{ confirmed: true }` in `arg` skips that. */
+  /** Asks before a disconnect that ends live tasks or may lose them (see `disconnectCost`); `{ confirmed: true }` in `arg` skips that. */
   const mayDisconnect = async (s: ServerSnapshot, arg: unknown, action: string): Promise<boolean> => {
-    const outlive = servers.tasksOutliveConnection(s.id);
-    const n = endedByDisconnect(deps.tasks(), s.id, outlive);
-    if (!n || isConfirmed(arg)) return true;
-    if (outlive !== false) {
-      // Only its direct calls end: its tasks outlive the connection.
-      const ask = n === 1 ? vscode.l10n.t('{0} "{1}"? Its running call will be lost.', action, s.label) : vscode.l10n.t('{0} "{1}"? Its {2} running calls will be lost.', action, s.label, n);
-      return confirmDestructive(ask, vscode.l10n.t('A call made without a task ends with its connection; tasks go on.'), action);
+    const { ended, atRisk } = disconnectCost(deps.tasks(), s.id, s.type);
+    if (!(ended + atRisk) || isConfirmed(arg)) return true;
+    if (s.type === 'stdio') {
+      const ask = ended === 1 ? vscode.l10n.t('{0} "{1}"? Its running task will be lost.', action, s.label) : vscode.l10n.t('{0} "{1}"? Its {2} running tasks will be lost.', action, s.label, ended);
+      return confirmDestructive(ask, vscode.l10n.t("The server's process ends with the connection, and a new one does not know its tasks; calls made without a task end too."), action);
     }
-    const ask = n === 1 ? vscode.l10n.t('{0} "{1}"? Its running task will be lost.', action, s.label) : vscode.l10n.t('{0} "{1}"? Its {2} running tasks will be lost.', action, s.label, n);
-    return confirmDestructive(ask, vscode.l10n.t("The server's process ends with the connection, and a new one does not know its tasks; calls made without a task end too."), action);
+    if (atRisk) {
+      const n = ended + atRisk;
+      const ask = n === 1 ? vscode.l10n.t('{0} "{1}"? Its running task may be lost.', action, s.label) : vscode.l10n.t('{0} "{1}"? Its {2} running tasks may be lost.', action, s.label, n);
+      const transport = s.type === 'ws' ? 'WebSocket' : 'legacy SSE';
+      return confirmDestructive(ask, vscode.l10n.t('A {0} connection cannot be resumed: a server that keeps its tasks per connection forgets them when it closes, and calls made without a task end with it.', transport), action);
+    }
+    // Only its direct calls end: its tasks outlive the connection (the Streamable HTTP session is kept).
+    const ask = ended === 1 ? vscode.l10n.t('{0} "{1}"? Its running call will be lost.', action, s.label) : vscode.l10n.t('{0} "{1}"? Its {2} running calls will be lost.', action, s.label, ended);
+    return confirmDestructive(ask, vscode.l10n.t('A call made without a task ends with its connection; tasks go on.'), action);
   };
 
   return [

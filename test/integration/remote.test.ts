@@ -1,5 +1,5 @@
-// Remote servers inside the real extension host: the demo server over Streamable HTTP and
-// server-everything over legacy HTTP+SSE, started by this suite on 127.0.0.1 and added through
+// Remote servers inside the real extension host: the demo server over Streamable HTTP,
+// server-everything over legacy HTTP+SSE and the SDK's McpServer over WebSocket, started by this suite on 127.0.0.1 and added through
 // the mcpTasks.servers setting. The editor patches Node's network stack for its proxy support;
 // the transports' requests (fetch, and node:http for event streams) must go through it unharmed.
 import * as assert from 'node:assert/strict';
@@ -16,6 +16,8 @@ import { cleanUp, publicApi } from './taskApiHelpers';
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const DEMO = path.join(repoRoot, 'demo', 'server.mjs');
 const EVERYTHING = path.join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+/** A real SDK McpServer over WebSocket, one server (and task store) per connection. */
+const WS_FIXTURE = path.join(repoRoot, 'test', 'fixtures', 'servers', 'ws-server.mjs');
 
 /** Starts `args` with node; resolves once `stream` prints a line matching `ready` (whose first group may be the port). */
 function startServer(args: string[], env: Record<string, string>, stream: 'stdout' | 'stderr', ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
@@ -50,7 +52,7 @@ function freePort(): Promise<number> {
 
 const settings = () => vscode.workspace.getConfiguration('mcpTasks');
 
-suite('Remote servers over Streamable HTTP and legacy SSE', () => {
+suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
   let api: McpTasksApi;
   const children: ChildProcess[] = [];
   const started: string[] = [];
@@ -68,15 +70,18 @@ suite('Remote servers over Streamable HTTP and legacy SSE', () => {
     const ssePort = await freePort();
     const everything = await startServer([EVERYTHING, 'sse'], { PORT: String(ssePort) }, 'stderr', /listening on port|running on port/i);
     children.push(everything.child);
+    const ws = await startServer([WS_FIXTURE], {}, 'stdout', /listening (\d+)/);
+    children.push(ws.child);
     await settings().update(
       'servers',
       {
         'demo-http': { type: 'http', url: `http://127.0.0.1:${demo.match[1]}/mcp` },
         'everything-sse': { type: 'sse', url: `http://127.0.0.1:${ssePort}/sse` },
+        'ws-fixture': { type: 'ws', url: `ws://127.0.0.1:${ws.match[1]}` },
       },
       vscode.ConfigurationTarget.Global,
     );
-    await waitFor(() => api.getServers().some((s) => s.label === 'everything-sse'), 'the remote servers in the list');
+    await waitFor(() => api.getServers().some((s) => s.label === 'ws-fixture'), 'the remote servers in the list');
   });
 
   suiteTeardown(async function () {
@@ -132,6 +137,39 @@ suite('Remote servers over Streamable HTTP and legacy SSE', () => {
     assert.deepEqual(asked, ['Disconnect "everything-sse"? Its running call will be lost. | A call made without a task ends with its connection; tasks go on. | Disconnect']);
     assert.equal(api.getServers().find((s) => s.id === id)?.state, 'connected', 'Cancel: still connected');
     assert.equal(api.getTask(t.id)?.status, 'working', 'and the call goes on');
+  });
+
+  test('a task over WebSocket: Disconnect warns that its tasks may be lost (a connection that cannot be resumed), and they are: the new connection\'s server does not know them', async function () {
+    this.timeout(40_000);
+    const id = serverId('ws-fixture');
+    const quick = await api.runTool(id, 'delayed_echo', { arguments: { message: 'over WebSocket', delayMs: 10 } });
+    started.push(quick.id);
+    assert.equal(quick.kind, 'task');
+    const r = await api.getResult(quick.id, { waitSeconds: 15 });
+    assert.equal(r.task.status, 'completed', JSON.stringify(r));
+    assert.match(JSON.stringify(r.outcome), /over WebSocket/);
+    const t = await api.runTool(id, 'delayed_echo', { arguments: { message: 'never', delayMs: 60_000 } });
+    started.push(t.id);
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const showWarning = w.showWarningMessage;
+    const asked: string[] = [];
+    let answer: string | undefined;
+    // A modal dialog the host cannot click: answered here.
+    w.showWarningMessage = (message: string, options: vscode.MessageOptions, ...items: string[]) => (asked.push([message, options.detail, ...items].join(' | ')), Promise.resolve(answer));
+    try {
+      await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id });
+      assert.equal(api.getServers().find((s) => s.id === id)?.state, 'connected', 'Cancel: still connected');
+      answer = 'Disconnect';
+      await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id });
+    } finally {
+      w.showWarningMessage = showWarning;
+    }
+    const question = 'Disconnect "ws-fixture"? Its running task may be lost. | A WebSocket connection cannot be resumed: a server that keeps its tasks per connection forgets them when it closes, and calls made without a task end with it. | Disconnect';
+    assert.deepEqual(asked, [question, question]);
+    assert.notEqual(api.getServers().find((s) => s.id === id)?.state, 'connected');
+    await vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id });
+    await waitFor(() => api.getTask(t.id)?.status === 'lost', 'the task to be lost', 20_000);
+    assert.match(api.getTask(t.id)?.note ?? '', /no longer knows the task/, 'the note says why');
   });
 
   test('Disconnect of a remote server with a live task holds: the row says the task is not followed, polls do not connect it again, and Connect resumes its session and follows the task to its end', async function () {

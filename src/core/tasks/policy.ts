@@ -1,3 +1,4 @@
+import type { ServerConfig } from '../config/types';
 import type { ServerCapabilities, TaskSupport } from '../protocol/schemas';
 import type { ServerManager } from '../servers/serverManager';
 import { isTerminal } from './status';
@@ -56,13 +57,27 @@ export function isCancelable(t: TaskSnapshot, servers: Pick<ServerManager, 'peek
   return !caps || caps.tasks?.cancel !== undefined;
 }
 
-/**
- * How many live tasks of a server end with its connection: its direct calls, and all its tasks
- * when they die with the server's process (stdio: `tasksOutlive` false). Disconnect and Restart
- * ask first when there are any.
- */
-export function endedByDisconnect(tasks: readonly TaskSnapshot[], serverId: string, tasksOutlive: boolean | undefined): number {
-  return tasks.filter((t) => t.serverId === serverId && !isTerminal(t.status) && (t.kind === 'direct' || tasksOutlive === false)).length;
+/** What Disconnect or Restart would cost a server's live tasks (they ask first when anything). */
+export interface DisconnectCost {
+  /** Live work that ends with the connection: direct calls, and a stdio server's tasks (its process ends). */
+  ended: number;
+  /**
+   * Live tasks a new connection may not find: a legacy SSE or WebSocket connection cannot be
+   * resumed, and a server may keep its tasks per connection (the SDK's examples do). A Streamable
+   * HTTP session is kept and resumed instead.
+   */
+  atRisk: number;
+}
+
+/** `type` undefined: a server not configured (yet), whose calls are all that is known to end. */
+export function disconnectCost(tasks: readonly TaskSnapshot[], serverId: string, type: ServerConfig['type'] | undefined): DisconnectCost {
+  const cost = { ended: 0, atRisk: 0 };
+  for (const t of tasks) {
+    if (t.serverId !== serverId || isTerminal(t.status)) continue;
+    if (t.kind === 'direct' || type === 'stdio') cost.ended++;
+    else if (type === 'sse' || type === 'ws') cost.atRisk++;
+  }
+  return cost;
 }
 
 /**

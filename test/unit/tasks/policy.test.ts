@@ -2,7 +2,7 @@
 // status changes are legal (T-LIFE-2, T-LIFE-3).
 import * as assert from 'node:assert/strict';
 import type { ServerCapabilities } from '../../../src/core/protocol/schemas';
-import { decideExecution, endedByDisconnect, hasResultToFetch, isCancelable, mayRetryAsTask, serverAcceptsToolTasks } from '../../../src/core/tasks/policy';
+import { decideExecution, disconnectCost, hasResultToFetch, isCancelable, mayRetryAsTask, serverAcceptsToolTasks } from '../../../src/core/tasks/policy';
 import type { McpSession } from '../../../src/core/protocol/session';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { snapshot } from '../helpers/snapshots';
@@ -112,7 +112,7 @@ describe('isCancelable (the view\'s Cancel and the Cancel Task pick)', () => {
     assert.equal(isCancelable(task({ kind: 'direct', taskId: 'direct-1' }), servers(false)), true);
   });
 
-  it('endedByDisconnect counts what Disconnect or Restart would end: a stdio server\'s live tasks, any server\'s live direct calls, nothing that ended or belongs to another server', () => {
+  it('disconnectCost counts what Disconnect or Restart would end (a stdio server\'s live tasks, any server\'s live calls) and what a connection that cannot be resumed may lose (legacy SSE, WebSocket); nothing ended or of another server', () => {
     const tasks = [
       task({ key: 'a', taskId: 'a' }),
       task({ key: 'b', taskId: 'b', status: 'input_required' }),
@@ -120,10 +120,12 @@ describe('isCancelable (the view\'s Cancel and the Cancel Task pick)', () => {
       task({ key: 'd', taskId: 'direct-d', kind: 'direct' }),
       task({ key: 'e', taskId: 'e', serverId: 'other' }),
     ];
-    assert.equal(endedByDisconnect(tasks, 's', false), 3, 'stdio: its two live tasks and its call');
-    assert.equal(endedByDisconnect(tasks, 's', true), 1, 'HTTP: tasks outlive the connection, the call does not');
-    assert.equal(endedByDisconnect(tasks, 's', undefined), 1, 'not configured: only the call is known to end');
-    assert.equal(endedByDisconnect([], 's', false), 0);
+    assert.deepEqual(disconnectCost(tasks, 's', 'stdio'), { ended: 3, atRisk: 0 }, 'stdio: its two live tasks and its call');
+    assert.deepEqual(disconnectCost(tasks, 's', 'http'), { ended: 1, atRisk: 0 }, 'Streamable HTTP: its session is kept, the tasks outlive the connection; the call does not');
+    assert.deepEqual(disconnectCost(tasks, 's', 'ws'), { ended: 1, atRisk: 2 }, 'WebSocket: a new connection may not know the tasks');
+    assert.deepEqual(disconnectCost(tasks, 's', 'sse'), { ended: 1, atRisk: 2 }, 'legacy SSE: the same');
+    assert.deepEqual(disconnectCost(tasks, 's', undefined), { ended: 1, atRisk: 0 }, 'not configured: only the call is known to end');
+    assert.deepEqual(disconnectCost([], 's', 'stdio'), { ended: 0, atRisk: 0 });
   });
 
   it('hasResultToFetch: Fetch Task Result offers tasks with a kept result or one their server may give, not lost or expired ones without, nor calls still running', () => {
