@@ -10,8 +10,7 @@ export async function run({ page, url, shot }) {
   const row = treeRow(page, 'everything');
   await row.waitFor({ timeout: 60_000 });
 
-  await runCommand(page, 'MCP Tasks: Connect Server...');
-  await quickPickRow(page, 'everything').waitFor({ timeout: 30_000 });
+  await runCommand(page, 'MCP Tasks: Connect Server...', { until: () => quickPickRow(page, 'everything').waitFor({ timeout: 15_000 }) });
   await shot('pick-server');
   await answerQuickInput(page, 'everything', { match: 'everything' });
 

@@ -33,18 +33,7 @@ export async function run({ page, url, shot }) {
   // The log says when a server's question reaches the extension, also while it waits its turn.
   // Show Log moves the focus to it, a moment after the panel opens: a palette opened before that
   // would close when the focus moves.
-  // Look, run, look again: once, under load, the first palette command of a fresh workbench
-  // closed the palette without running (the log never showed).
-  const log = page.locator(parts.panel).filter({ hasText: 'MCP Tasks' });
-  for (let attempt = 1; ; attempt++) {
-    await runCommand(page, 'MCP Tasks: Show Log');
-    try {
-      await log.waitFor({ timeout: 10_000 });
-      break;
-    } catch (err) {
-      if (attempt === 3) throw err;
-    }
-  }
+  await runCommand(page, 'MCP Tasks: Show Log', { until: () => page.locator(parts.panel).filter({ hasText: 'MCP Tasks' }).waitFor({ timeout: 10_000 }) });
   await page.waitForFunction((sel) => globalThis.document.activeElement?.closest(sel), parts.panel, { timeout: 30_000 });
 
   // The first question shows.

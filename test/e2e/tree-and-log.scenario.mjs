@@ -17,8 +17,7 @@ export async function run({ page, url, shot }) {
   if (state !== 'not connected') throw new Error(`the server row should read "not connected", not ${JSON.stringify(state)}`);
   await shot('tasks-view');
 
-  await runCommand(page, 'MCP Tasks: Show Log');
   // The output panel opens on the extension's channel.
-  await page.locator(parts.panel).filter({ hasText: 'MCP Tasks' }).waitFor({ timeout: 30_000 });
+  await runCommand(page, 'MCP Tasks: Show Log', { until: () => page.locator(parts.panel).filter({ hasText: 'MCP Tasks' }).waitFor({ timeout: 15_000 }) });
   await shot('log');
 }

@@ -59,20 +59,33 @@ export function treeRow(page, label) {
 
 /**
  * Runs a command from the palette (F1) by typing its full title, as a person would. Resolves once
- * the palette has gone: closed, or replaced by the command's own quick input.
+ * the palette has gone: closed, or replaced by the command's own quick input. With `until` (waits
+ * for the command's effect, rejecting when it does not show), runs it up to three times.
  */
-export async function runCommand(page, title, timeout = 30_000) {
-  await focusWorkbench(page);
-  await page.keyboard.press('F1');
-  await answerQuickInput(page, `>${title}`, { match: title, timeout });
-  await page.waitForFunction(
-    (sel) => {
-      const input = globalThis.document.querySelector(`${sel}:not(.quick-input-widget-closing) input`);
-      return !input || input.getClientRects().length === 0 || !input.value.startsWith('>');
-    },
-    parts.quickInput,
-    { timeout },
-  );
+export async function runCommand(page, title, { timeout = 30_000, until } = {}) {
+  for (let attempt = 1; ; attempt++) {
+    await focusWorkbench(page);
+    await page.keyboard.press('F1');
+    await answerQuickInput(page, `>${title}`, { match: title, timeout });
+    await page.waitForFunction(
+      (sel) => {
+        const input = globalThis.document.querySelector(`${sel}:not(.quick-input-widget-closing) input`);
+        return !input || input.getClientRects().length === 0 || !input.value.startsWith('>');
+      },
+      parts.quickInput,
+      { timeout },
+    );
+    if (!until) return;
+    // Under load, a fresh workbench's first palette command has closed the palette without
+    // running (seen about once in ten CI runs): look for its effect, and run it again if none.
+    try {
+      await until();
+      return;
+    } catch (err) {
+      if (attempt === 3) throw err;
+      console.log(`[e2e] "${title}" showed nothing in time (attempt ${attempt}): running it again`);
+    }
+  }
 }
 
 /**
@@ -144,8 +157,7 @@ export function quickInputTitle(page, text) {
  * `ttl: false` for a tool called directly (no ttl step).
  */
 export async function runToolAsTask(page, { server, tool, args, ttl = 'Default' }) {
-  await runCommand(page, 'MCP Tasks: Run Tool as Task...');
-  await quickInputTitle(page, 'Run Tool as Task (1/4)').waitFor({ timeout: 30_000 });
+  await runCommand(page, 'MCP Tasks: Run Tool as Task...', { until: () => quickInputTitle(page, 'Run Tool as Task (1/4)').waitFor({ timeout: 15_000 }) });
   await answerQuickInput(page, server, { match: server });
   // The server is connected first, then its tools are listed.
   await quickInputTitle(page, `Run Tool as Task (2/4): tool of ${server}`).waitFor({ timeout: 60_000 });
