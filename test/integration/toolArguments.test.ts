@@ -279,6 +279,36 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     assert.deepEqual(spy.shown.slice(shown).map((x) => x.title), [], 'no quick input after Escape');
   });
 
+  test('Started from a server\'s row, the "Connecting to…" notification can be cancelled: no tool pick follows, nothing is said, and the connection goes on', async function () {
+    this.timeout(30_000);
+    const id = (await server('slow-schemas')).id!.slice('server:'.length);
+    await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id, confirmed: true });
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const withProgress = w.withProgress as typeof vscode.window.withProgress;
+    const progress: string[] = [];
+    // The notification's Cancel button, which the host cannot click: pressed here, 100 ms in.
+    w.withProgress = <R>(options: vscode.ProgressOptions, task: (p: vscode.Progress<{ message?: string }>, token: vscode.CancellationToken) => Thenable<R>) => {
+      if (!options.title?.startsWith('Connecting to')) return withProgress.call(vscode.window, options, task);
+      progress.push(`${options.title} | cancellable: ${options.cancellable}`);
+      const cancel = new vscode.CancellationTokenSource();
+      setTimeout(() => cancel.cancel(), 100);
+      return task({ report: () => undefined }, cancel.token);
+    };
+    spy.skipShown();
+    spy.messages.length = 0;
+    const shown = spy.shown.length;
+    try {
+      await vscode.commands.executeCommand('mcpTasks.runToolAsTask', { kind: 'server', id });
+    } finally {
+      w.withProgress = withProgress;
+    }
+    assert.deepEqual(progress, ['Connecting to "slow-schemas"… | cancellable: true']);
+    assert.match((await server('slow-schemas')).description ?? '', /^connecting/, 'the command ended while the server still starts (1.5 s)');
+    await waitFor(async () => (await server('slow-schemas')).description?.startsWith('connected'), 'the connection (which goes on) to be up', 20_000);
+    assert.deepEqual(spy.shown.slice(shown).map((x) => x.title), [], 'no tool pick after Cancel');
+    assert.deepEqual(spy.messages, [], 'the user cancelled: no error, no message');
+  });
+
   test('The ttl step stays up, busy and disabled, until the server answers tools/call; then the task shows', async function () {
     this.timeout(30_000);
     const run = await start('slow-tasks', 'slow');
