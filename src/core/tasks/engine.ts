@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Progress } from '../jsonrpc/connection';
-import { ErrorCode, RpcError, isPeerError } from '../jsonrpc/errors';
+import { ErrorCode, isPeerError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
 import type { Task, TaskStatus } from '../protocol/schemas';
 import {
@@ -507,7 +507,8 @@ export class TaskEngine extends DisposableBase {
         this.#finishDirect(r, { kind: 'result', result: direct.data });
         return r.snap;
       }
-      throw new RpcError(ErrorCode.InvalidParams, `Server "${this.#label(serverId)}" answered tools/call with neither a task nor a tool result: ${describeIssues(created.error.issues)}`);
+      // Not a JSON-RPC error of the server's: a plain Error, so no one keeps it as the call's outcome.
+      throw new Error(`Server "${this.#label(serverId)}" answered tools/call with neither a task nor a tool result: ${describeIssues(created.error.issues)}`);
     }
     const { task, _meta } = created.data;
     const immediate = _meta?.[MODEL_IMMEDIATE_RESPONSE_META];

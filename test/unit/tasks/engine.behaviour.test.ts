@@ -337,6 +337,17 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.deepEqual(h.engine.list().map((t) => t.key), [direct.key], 'no task record was left behind');
   });
 
+  it('-32600, then a retry as a task answered with neither a task nor a tool result: the call failed with the reason, and no error the server never sent is kept as its outcome', async () => {
+    const h = await harness({ server: { plainCall: 'require-task', pollInterval: NO_POLL } });
+    h.server.override('tools/call', (p, _ctx, builtin) => (p?.task === undefined ? builtin() : { queued: true }));
+    const direct = await h.engine.callTool('fake', 'optional-tool', { preference: 'direct' });
+    await waitStatus(h, direct.taskId, 'failed');
+    const kept = h.snap(direct.taskId);
+    assert.equal(kept.outcome, undefined, 'the server sent no JSON-RPC error: none is kept as its answer');
+    assert.equal(kept.outcomeFetchedAt, undefined);
+    assert.match(kept.note ?? '', /^The server requires a task for this call, and calling it as a task failed: Server "fake" answered tools\/call with neither a task nor a tool result: task: expected object$/);
+  });
+
   it('-32600 on a plain call of a forbidden tool is never retried as a task: the call failed', async () => {
     const h = await harness({ server: { plainCall: 'require-task' } });
     const snap = await h.engine.callTool('fake', 'forbidden-tool');
