@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Progress } from '../jsonrpc/connection';
-import { ErrorCode, isPeerError } from '../jsonrpc/errors';
+import { ErrorCode, RequestTimeoutError, isPeerError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
 import type { Task, TaskStatus } from '../protocol/schemas';
 import {
@@ -13,7 +13,7 @@ import {
 } from '../protocol/schemas';
 import type { McpSession } from '../protocol/session';
 import type { TransportCloseInfo } from '../transports/transport';
-import { abortReason, errorMessage, raceAbort } from '../util/abort';
+import { MAX_TIMER_MS, abortReason, errorMessage, raceAbort } from '../util/abort';
 import type { Event } from '../util/event';
 import { DisposableBase, DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
@@ -414,26 +414,31 @@ export class TaskEngine extends DisposableBase {
   }
 
   /**
-   * Starts a task. The caller's signal does not abort the request: notifications/cancelled must
-   * not be used for task-augmented requests (schema.ts), and the server may have created the task
-   * already. The caller is rejected at once; the task, once its CreateTaskResult arrives, is
-   * tracked and cancelled with tasks/cancel (T-REQ-7), or left in the view where the server
-   * cannot cancel tasks, never left running unseen.
+   * Starts a task. Neither the caller's signal nor the timeout aborts the request:
+   * notifications/cancelled must not be used for task-augmented requests (schema.ts), and the
+   * server may have created the task already. The caller is rejected at once; the task, once its
+   * CreateTaskResult arrives, is tracked and cancelled with tasks/cancel (T-REQ-7), or left in the
+   * view where the server cannot cancel tasks, never left running unseen.
    */
   async #startTask(serverId: string, session: McpSession, toolName: string, options: CallToolOptions): Promise<TaskSnapshot> {
     const { signal } = options;
     if (signal?.aborted) throw abortReason(signal);
     const started = this.#createTask(serverId, session, toolName, options);
-    if (!signal) return started;
+    const ms = this.#timeout();
+    const timeout = new AbortController();
+    const timer = Number.isFinite(ms) && ms > 0 ? setTimeout(() => timeout.abort(new RequestTimeoutError('tools/call', ms)), Math.min(ms, MAX_TIMER_MS)) : undefined;
+    const stop = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
     try {
-      return await raceAbort(started, signal);
+      return await raceAbort(started, stop);
     } catch (err) {
-      if (!signal.aborted) throw err;
+      if (!stop.aborted) throw err;
       started.then(
         (snap) => this.#cancelAbandoned(snap, session),
         (e: unknown) => this.#log.debug(`[${this.#label(serverId)}] ${toolName}: the task-augmented call its caller stopped waiting for failed: ${errorMessage(e)}`),
       );
       throw err;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -491,7 +496,8 @@ export class TaskEngine extends DisposableBase {
     };
     let raw: Record<string, unknown>;
     try {
-      raw = await session.connection.requestRaw('tools/call', params, { timeoutMs: this.#timeout() });
+      // No timeout of its own (see startTask): the answer is awaited as long as the connection lives.
+      raw = await session.connection.requestRaw('tools/call', params, { timeoutMs: Infinity });
     } catch (err) {
       sub.dispose();
       throw err;

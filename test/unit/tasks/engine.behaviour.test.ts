@@ -519,6 +519,20 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.ok(h.log.has('info', new RegExp(`^\\[fake\\] Task ${id} \\(required-tool\\) was created after its caller stopped waiting: cancelling it$`)), h.log.text());
   });
 
+  it('T-REQ-7: a task-augmented call that times out before the CreateTaskResult arrives: rejected with the timeout, no notifications/cancelled (schema.ts); the task that comes late is tracked and cancelled with tasks/cancel', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL }, engine: { requestTimeoutMs: 100 } });
+    const slow = slowCreate(h);
+    await assert.rejects(h.engine.callTool('fake', 'required-tool', { origin: 'chat' }), /^TimeoutError: Request tools\/call timed out after 100 ms without an answer$/);
+    slow.answer();
+    await waitFor(() => h.engine.list().length === 1, 'the task that came late, tracked');
+    const id = slow.taskId();
+    await waitStatus(h, id, 'cancelled');
+    assert.equal(h.server.task(id)!.status, 'cancelled');
+    assert.deepEqual(h.server.requestsOf('tasks/cancel').map((r) => r.params), [{ taskId: id }]);
+    assert.deepEqual(h.server.notifications.map((n) => n.method).filter((m) => m === 'notifications/cancelled'), [], 'schema.ts: not for task-augmented requests');
+    assert.equal(h.snap(id).origin, 'chat');
+  });
+
   it('a task-augmented call whose caller stops waiting, on a server that cannot cancel tasks: the task stays tracked and visible, with a warning', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL, tasks: { cancel: false } } });
     const slow = slowCreate(h);
