@@ -14,7 +14,7 @@ import {
 import type { McpSession } from '../protocol/session';
 import type { TransportCloseInfo } from '../transports/transport';
 import { MAX_TIMER_MS, abortReason, errorMessage, raceAbort } from '../util/abort';
-import type { Event } from '../util/event';
+import type { Disposable, Event } from '../util/event';
 import { DisposableBase, DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { truncate } from '../util/log';
@@ -116,7 +116,7 @@ class Rec {
   /** The snapshot's lastUpdatedAt is the local time, as the server's did not parse: answers are not judged stale against it. */
   localUpdatedAt = false;
 
-  constructor(public snap: TaskSnapshot, readonly progressToken: string | undefined) {}
+  constructor(public snap: TaskSnapshot, public progressToken: string | undefined) {}
 }
 
 /** How the engine follows the live tasks of one server. */
@@ -519,13 +519,19 @@ export class TaskEngine extends DisposableBase {
     const { task, _meta } = created.data;
     const immediate = _meta?.[MODEL_IMMEDIATE_RESPONSE_META];
     const key = taskKey(serverId, task.taskId);
+    const createdAt = validDate(task.createdAt, this.#now());
     const earlier = this.#recs.get(key);
+    // A tasks/list (Refresh) may find the task before this answer arrives: the same task (created
+    // then), which its call claims, not a reused id.
+    if (earlier?.snap.origin === 'server-list' && earlier.snap.createdAt === createdAt) {
+      const changes = { toolName, arguments: options.arguments, origin: options.origin ?? 'user', immediateResponse: typeof immediate === 'string' ? immediate : undefined };
+      return this.#claim(earlier, session, { token, sub, early }, changes);
+    }
     if (earlier && !isTerminal(earlier.snap.status)) {
       sub.dispose();
       throw new Error(`Server "${this.#label(serverId)}" reused the id of a task it already created: ${task.taskId}`);
     }
     if (earlier) await this.#retire(earlier);
-    const createdAt = validDate(task.createdAt, this.#now());
     const rec = this.#addRec(
       {
         key,
@@ -559,6 +565,21 @@ export class TaskEngine extends DisposableBase {
       this.#applyServerTask(rec, notified, 'held notification');
     }
     if (!isTerminal(rec.snap.status) && !this.#scheduler.has(key)) this.#scheduleNext(rec);
+    return rec.snap;
+  }
+
+  /** A task adopted from tasks/list becomes the call's that created it (see `create`): its tool, arguments, origin and progress token. */
+  #claim(rec: Rec, session: McpSession, progress: { token: string; sub: Disposable; early: Progress[] }, changes: Partial<TaskSnapshot>): TaskSnapshot {
+    rec.progressToken = progress.token;
+    this.#update(rec, changes);
+    this.#log.info(`[${this.#label(rec.snap.serverId)}] Task ${rec.snap.taskId} created for ${rec.snap.toolName}; tasks/list had found it first (${rec.snap.status})`);
+    if (isTerminal(rec.snap.status)) {
+      progress.sub.dispose();
+      if (this.#wantsOutcome(rec)) void this.#resultCall(rec);
+    } else {
+      this.#routeProgress(rec, session);
+      for (const p of progress.early) this.#applyProgress(rec, p);
+    }
     return rec.snap;
   }
 

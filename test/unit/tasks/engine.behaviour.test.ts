@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { RpcError } from '../../../src/core/jsonrpc/errors';
+import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
 import { McpSession } from '../../../src/core/protocol/session';
 import { TaskStore } from '../../../src/core/state/taskStore';
 import { TaskEngine } from '../../../src/core/tasks/engine';
@@ -531,6 +532,43 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.deepEqual(h.server.requestsOf('tasks/cancel').map((r) => r.params), [{ taskId: id }]);
     assert.deepEqual(h.server.notifications.map((n) => n.method).filter((m) => m === 'notifications/cancelled'), [], 'schema.ts: not for task-augmented requests');
     assert.equal(h.snap(id).origin, 'chat');
+  });
+
+  it('T-REQ-6: a tasks/list (Refresh) that finds a task before the CreateTaskResult that creates it arrives: the call still gets its task, with its tool, arguments, origin and progress', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const slow = slowCreate(h);
+    const start = h.engine.callTool('fake', 'required-tool', { arguments: { city: 'Oslo' }, origin: 'chat' });
+    await h.server.waitForRequest('tools/call');
+    assert.equal(await h.engine.refreshList('fake'), 1, 'the list named the task first');
+    const id = slow.taskId();
+    assert.equal(h.snap(id).origin, 'server-list');
+    slow.answer();
+    const snap = await start;
+    assert.equal(snap.taskId, id);
+    assert.deepEqual(h.engine.list().map((t) => t.key), [snap.key], 'one task, not two');
+    const t = h.snap(id);
+    assert.deepEqual([t.toolName, t.arguments, t.origin, t.status], ['required-tool', { city: 'Oslo' }, 'chat', 'working']);
+    await h.server.sendProgress(h.server.progressTokenOf(id)!, 3, 10, 'three of ten');
+    await waitFor(() => h.snap(id).progress?.progress === 3, 'the progress of the call\'s token');
+    h.server.complete(id);
+    await h.engine.poll(snap.key);
+    await waitFor(() => h.snap(id).outcome !== undefined, 'the outcome');
+    assert.equal(h.log.has('error', /reused the id/), false);
+  });
+
+  it('T-REQ-6: a task that tasks/list found ended before the CreateTaskResult arrives: the call gets it, ended, with its result; no copy is kept apart', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const slow = slowCreate(h);
+    const start = h.engine.callTool('fake', 'required-tool', { arguments: { n: 1 } });
+    await h.server.waitForRequest('tools/call');
+    h.server.complete(slow.taskId());
+    await h.engine.refreshList('fake');
+    slow.answer();
+    const snap = await start;
+    assert.deepEqual(h.engine.list().map((t) => t.key), [snap.key], 'one task, not two');
+    assert.deepEqual([snap.toolName, snap.arguments, snap.origin, snap.status], ['required-tool', { n: 1 }, 'user', 'completed']);
+    await waitFor(() => h.snap(snap.taskId).outcome !== undefined, 'the outcome');
+    assert.deepEqual(h.snap(snap.taskId).outcome, { kind: 'result', result: { content: [{ type: 'text', text: `done: ${snap.taskId}` }], _meta: { [RELATED_TASK_META]: { taskId: snap.taskId } } } });
   });
 
   it('a task-augmented call whose caller stops waiting, on a server that cannot cancel tasks: the task stays tracked and visible, with a warning', async () => {
