@@ -363,8 +363,12 @@ export class TaskHost {
       `[${label}] Hosted task ${rec.snap.taskId} created for ${method} (ttl ${ttl} ms${requested !== undefined && requested !== ttl ? `, ${requested} asked` : ''})${rec.snap.summary ? `: "${rec.snap.summary}"` : ''}`,
     );
     this.#onDidChange.fire(rec.snap);
-    this.#run(rec, handler, params, ctx);
-    return { task: toTask(rec.snap) };
+    const created = { task: toTask(rec.snap) }; // T-LIFE-1: working
+    // A question about a tool task that ended already is cancelled at once, never shown, as one
+    // whose tool task ends later is (followRelatedTasks); its status goes out after this answer.
+    if (ctx.task && isTerminal(ctx.task.status)) this.#stop(rec, `The task it belongs to ended (${ctx.task.status})`);
+    else this.#run(rec, handler, params, ctx);
+    return created;
   }
 
   /** Runs the handler in the background, with its own signal (the request was answered already). */

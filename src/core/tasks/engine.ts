@@ -315,7 +315,9 @@ export class TaskEngine extends DisposableBase {
       const task = relatedTaskId !== undefined ? this.find(serverId, relatedTaskId) : undefined;
       if (!task) return handler(params, { serverId, task, relatedTaskId, signal: ctx.signal });
       // A question about a task that ends (cancelled, failed...) is withdrawn: its dialog closes.
+      // One about a task that ended already (a server that works on once cancelled) is never shown.
       const ended = new AbortController();
+      if (isTerminal(task.status)) ended.abort(new Error(`the task ended (${task.status})`));
       const sub = this.onDidChange((t) => t.key === task.key && isTerminal(t.status) && ended.abort(new Error(`the task ended (${t.status})`)));
       try {
         return await handler(params, { serverId, task, relatedTaskId, signal: AbortSignal.any([ctx.signal, ended.signal]) });

@@ -478,6 +478,20 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
     assert.match((await rpcError(s.request('tasks/result', { taskId: asked }))).message, /was cancelled \(The task it belongs to ended \(cancelled\)\)/);
   });
 
+  it('T-LIFE-4: a hosted question about a tool task that ended already (a server that works on once cancelled) is cancelled at once, never shown', async () => {
+    const gate = new Gate();
+    const c = await client({ elicit: gate.handler });
+    const s = await c.connect('a');
+    const { tool, related } = followToolTask(c, s);
+    await s.conn.notify('notifications/tasks/status', { ...tool, status: 'cancelled' });
+    await waitFor(() => c.engine.find('a', 'tool-1')?.status === 'cancelled', 'tool-1 cancelled');
+    const created = taskOf(await s.request('elicitation/create', { ...ELICIT, task: {}, _meta: related }));
+    assert.equal(created.status, 'working', 'T-LIFE-1');
+    assert.equal(gate.calls.length, 0, 'no dialog');
+    assert.deepEqual(await s.request('tasks/get', { taskId: created.taskId }), { ...created, status: 'cancelled', statusMessage: 'The task it belongs to ended (cancelled)', lastUpdatedAt: c.host.list()[0].lastUpdatedAt });
+    assert.match((await rpcError(s.request('tasks/result', { taskId: created.taskId }))).message, /was cancelled \(The task it belongs to ended \(cancelled\)\)/);
+  });
+
   // ── ttl ──────────────────────────────────────────────────────────────────────────────────────
 
   it('T-RCV-7: the ttl is capped, defaulted and floored, and the real one is reported everywhere', async () => {

@@ -211,6 +211,37 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     assert.equal(h.server.requestsOf('tasks/result').length, 1, 'the blocked call delivered the outcome');
   });
 
+  it('T-LIFE-4: a question about a task that ends is withdrawn: its dialog closes; one that comes after the task ended (a server that works on once cancelled) is never shown', async () => {
+    const shown: string[] = [];
+    const h = await harness({
+      server: { notify: 'once', pollInterval: NO_POLL },
+      engine: {
+        handlers: {
+          elicitation: {
+            handle: (params, ctx) =>
+              new Promise((_resolve, reject) => {
+                // As a dialog does: never shown once withdrawn, closed when withdrawn on screen.
+                if (ctx.signal.aborted) return reject(ctx.signal.reason);
+                shown.push(String(params?.message));
+                ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
+              }),
+          },
+        },
+      },
+    });
+    const form = (message: string) => ({ mode: 'form', message, requestedSchema: { type: 'object', properties: {} } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.setStatus(snap.taskId, 'input_required');
+    await h.server.waitForRequest('tasks/result');
+    const first = h.server.sendElicitation(snap.taskId, form('Go on?'));
+    await waitFor(() => shown.length === 1, 'the first question shown');
+    await h.engine.cancel(snap.key);
+    await assert.rejects(first, /the task ended \(cancelled\)/);
+    // The server did not stop its work: it asks again, about the cancelled task.
+    await assert.rejects(h.server.sendElicitation(snap.taskId, form('Really?')), /the task ended \(cancelled\)/);
+    assert.deepEqual(shown, ['Go on?']);
+  });
+
   it('T-REQ-3: a task restored as input_required (a reload) gets its tasks/result call once a poll finds it still waiting', async () => {
     const h = await harness({ server: { pollInterval: 10 } });
     const asking = h.server.createTask('asking-tool', { status: 'input_required', statusMessage: 'Which file?' });
