@@ -309,21 +309,28 @@ export class TaskEngine extends DisposableBase {
         else this.#log.debug(`[${this.#label(serverId)}] Status notification for a task not tracked here: ${parsed.data.taskId}`);
       }),
     );
-    const route = (handler: ServerRequestHandler) => async (params: Record<string, unknown> | undefined, ctx: { signal: AbortSignal; meta?: Record<string, unknown> }) => {
-      const related = ctx.meta?.[RELATED_TASK_META] as { taskId?: unknown } | undefined;
-      const relatedTaskId = typeof related?.taskId === 'string' ? related.taskId : undefined;
-      const task = relatedTaskId !== undefined ? this.find(serverId, relatedTaskId) : undefined;
-      if (!task) return handler(params, { serverId, task, relatedTaskId, signal: ctx.signal });
+    const ask = async (handler: ServerRequestHandler, params: Record<string, unknown> | undefined, signal: AbortSignal, relatedTaskId: string) => {
+      const task = this.find(serverId, relatedTaskId);
+      if (!task) return handler(params, { serverId, relatedTaskId, signal });
       // A question about a task that ends (cancelled, failed...) is withdrawn: its dialog closes.
       // One about a task that ended already (a server that works on once cancelled) is never shown.
       const ended = new AbortController();
       if (isTerminal(task.status)) ended.abort(new Error(`the task ended (${task.status})`));
       const sub = this.onDidChange((t) => t.key === task.key && isTerminal(t.status) && ended.abort(new Error(`the task ended (${t.status})`)));
       try {
-        return await handler(params, { serverId, task, relatedTaskId, signal: AbortSignal.any([ctx.signal, ended.signal]) });
+        return await handler(params, { serverId, task, relatedTaskId, signal: AbortSignal.any([signal, ended.signal]) });
       } finally {
         sub.dispose();
       }
+    };
+    const route = (handler: ServerRequestHandler) => async (params: Record<string, unknown> | undefined, ctx: { signal: AbortSignal; meta?: Record<string, unknown> }) => {
+      const related = ctx.meta?.[RELATED_TASK_META] as { taskId?: unknown } | undefined;
+      const relatedTaskId = typeof related?.taskId === 'string' ? related.taskId : undefined;
+      if (relatedTaskId === undefined) return handler(params, { serverId, signal: ctx.signal });
+      const result = await ask(handler, params, ctx.signal, relatedTaskId);
+      // Spec: "all requests, notifications, and responses related to a task MUST include" its related-task _meta.
+      const meta = typeof result._meta === 'object' && result._meta !== null ? result._meta : {};
+      return { ...result, _meta: { ...meta, [RELATED_TASK_META]: { taskId: relatedTaskId } } };
     };
     const h = this.#options.handlers;
     if (h?.elicitation) store.add(session.onRequest('elicitation/create', route(h.elicitation.handle)));

@@ -196,7 +196,7 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
       message: 'Delete 3 files?',
       requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } } },
     });
-    assert.deepEqual(answer, { action: 'accept', content: { confirm: true } });
+    assert.deepEqual(answer, { action: 'accept', content: { confirm: true }, _meta: { [RELATED_TASK_META]: { taskId: snap.taskId } } });
     assert.equal(asked.length, 1);
     assert.equal(asked[0].params?.message, 'Delete 3 files?');
     assert.equal(asked[0].ctx.serverId, 'fake');
@@ -209,6 +209,32 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     await waitFor(() => h.snap(snap.taskId).outcome !== undefined, 'the outcome');
     assert.equal(h.snap(snap.taskId).status, 'completed');
     assert.equal(h.server.requestsOf('tasks/result').length, 1, 'the blocked call delivered the outcome');
+  });
+
+  it('T-REQ-3: the answer to a question about a task carries the same related-task _meta (spec: "all requests, notifications, and responses related to a task"), beside the handler\'s own _meta', async () => {
+    const h = await harness({
+      server: { pollInterval: NO_POLL },
+      engine: {
+        handlers: {
+          elicitation: { handle: async () => ({ action: 'decline', _meta: { 'example.com/why': 'busy' } }) },
+          sampling: { handle: async () => ({ role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' }) },
+        },
+      },
+    });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    const related = (taskId: string) => ({ _meta: { [RELATED_TASK_META]: { taskId } } });
+    const form = { mode: 'form', message: 'Go on?', requestedSchema: { type: 'object', properties: {} } };
+    assert.deepEqual(await h.server.sendElicitation(snap.taskId, form), { action: 'decline', _meta: { 'example.com/why': 'busy', [RELATED_TASK_META]: { taskId: snap.taskId } } });
+    const sample = { messages: [{ role: 'user', content: { type: 'text', text: 'hello' } }], maxTokens: 5 };
+    assert.deepEqual(await h.server.connection.requestRaw('sampling/createMessage', { ...sample, ...related(snap.taskId) }), {
+      role: 'assistant',
+      content: { type: 'text', text: 'hi' },
+      model: 'm',
+      ...related(snap.taskId),
+    });
+    // A task not tracked here is still the one the answer relates to; a question about no task gets no _meta.
+    assert.deepEqual((await h.server.sendElicitation('elsewhere', form))._meta, { 'example.com/why': 'busy', [RELATED_TASK_META]: { taskId: 'elsewhere' } });
+    assert.deepEqual(await h.server.connection.requestRaw('elicitation/create', form), { action: 'decline', _meta: { 'example.com/why': 'busy' } });
   });
 
   it('T-LIFE-4: a question about a task that ends is withdrawn: its dialog closes; one that comes after the task ended (a server that works on once cancelled) is never shown', async () => {
