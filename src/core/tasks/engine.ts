@@ -111,6 +111,8 @@ class Rec {
   seenIn = 0;
   /** A `tasks/result` in flight, shared by everyone who waits for the outcome. */
   resultCall: Promise<TaskOutcome | undefined> | undefined = undefined;
+  /** Gives up that call (see `expectAnswer`). */
+  resultAbort: AbortController | undefined = undefined;
   /** Aborts a direct call. */
   direct: AbortController | undefined = undefined;
   /** The snapshot's lastUpdatedAt is the local time, as the server's did not parse: answers are not judged stale against it. */
@@ -986,8 +988,26 @@ export class TaskEngine extends DisposableBase {
     if (isServerTerminal(status)) {
       this.#scheduler.cancel(rec.snap.key);
       this.#unrouteProgress(rec);
+      this.#expectAnswer(rec);
       if (this.#wantsOutcome(rec)) void this.#resultCall(rec);
     }
+  }
+
+  /**
+   * T-REQ-4: the tasks/result in flight for a task that has ended (asked for its input before the
+   * end, or after it) has its answer at once. One still unanswered after the request timeout never
+   * will be: it is given up (the server is told), and the result fetched again later, instead of
+   * waiting for ever.
+   */
+  #expectAnswer(rec: Rec): void {
+    const abort = rec.resultAbort;
+    const ms = this.#timeout();
+    if (!abort || !(Number.isFinite(ms) && ms > 0)) return;
+    const status = rec.snap.status;
+    const timer = setTimeout(() => abort.abort(new Error(`no answer within ${ms} ms after the task ended (${status})`)), Math.min(ms, MAX_TIMER_MS));
+    timer.unref?.();
+    const stop = () => clearTimeout(timer);
+    rec.resultCall?.then(stop, stop);
   }
 
   /**
@@ -1094,8 +1114,10 @@ export class TaskEngine extends DisposableBase {
       }
       let outcome: TaskOutcome;
       try {
-        // Blocks for as long as the task runs; the session closing ends it.
-        const result = await session.request('tasks/result', { taskId }, CallToolResultSchema, { timeoutMs: Infinity });
+        // Blocks for as long as the task runs; the session closing ends it, or `expectAnswer`.
+        rec.resultAbort = new AbortController();
+        if (isTerminal(rec.snap.status)) this.#expectAnswer(rec);
+        const result = await session.request('tasks/result', { taskId }, CallToolResultSchema, { timeoutMs: Infinity, signal: rec.resultAbort.signal });
         if (this.#lifetime.signal.aborted) return undefined;
         // T-REQ-4: the result names its task; one that names another is not this task's outcome.
         const named = (result._meta?.[RELATED_TASK_META] as { taskId?: unknown } | undefined)?.taskId;
@@ -1151,6 +1173,7 @@ export class TaskEngine extends DisposableBase {
       return outcome;
     })().finally(() => {
       rec.resultCall = undefined;
+      rec.resultAbort = undefined;
     });
     rec.resultCall = p;
     return p;

@@ -219,4 +219,40 @@ describe('TaskEngine: results fetched again after a failed fetch', () => {
     const outcome = h!.snap(t.taskId).outcome;
     assert.deepEqual(outcome?.kind === 'result' && outcome.result.content, [{ type: 'text', text: 'THE REAL RESULT' }]);
   });
+
+  it('T-REQ-4: a tasks/result asked while the task waited for input, which its server leaves unanswered once the task ended: given up after the request timeout (the server is told), asked again, and the result kept', async () => {
+    const t = await start({ engine: { requestTimeoutMs: 1_000 } });
+    h!.server.override('tasks/result', () => new Promise(() => undefined));
+    h!.server.setStatus(t.taskId, 'input_required');
+    await clock!.tickAsync(0);
+    assert.equal(results(), 1, 'asked at once for the input');
+    h!.server.override('tasks/result', undefined);
+    h!.server.complete(t.taskId, { content: [{ type: 'text', text: 'the answer' }] });
+    await clock!.tickAsync(0);
+    assert.equal(h!.snap(t.taskId).status, 'completed');
+    await clock!.tickAsync(60_000);
+    const first = h!.server.requestsOf('tasks/result')[0];
+    assert.deepEqual(h!.server.notifications.filter((n) => n.method === 'notifications/cancelled').map((n) => n.params?.requestId), [first.id], 'the first call given up, and the server told');
+    assert.equal(results(), 2, 'asked again');
+    const outcome = h!.snap(t.taskId).outcome;
+    assert.deepEqual(outcome?.kind === 'result' && outcome.result.content, [{ type: 'text', text: 'the answer' }]);
+    assert.ok(h!.log.has('warn', new RegExp(`^\\[fake\\] tasks/result ${t.taskId} failed: no answer within 1000 ms after the task ended \\(completed\\)`)), h!.log.text());
+  });
+
+  it('T-REQ-4: Fetch Task Result of a completed task whose server never answers tasks/result ends after the request timeout, saying so, instead of waiting for ever; Fetch again gets the result', async () => {
+    const t = await start({ engine: { requestTimeoutMs: 1_000, autoFetchResults: () => false } });
+    h!.server.complete(t.taskId, { content: [{ type: 'text', text: 'the answer' }] });
+    await clock!.tickAsync(0);
+    h!.server.override('tasks/result', () => new Promise(() => undefined));
+    const fetched = h!.engine.fetchResult(t.key).then(
+      () => 'resolved',
+      (e: Error) => e.message,
+    );
+    await clock!.tickAsync(1_000);
+    assert.equal(await fetched, `Could not fetch the result of task ${t.taskId}; see the log for why.`);
+    h!.server.override('tasks/result', undefined);
+    const outcome = await h!.engine.fetchResult(t.key);
+    assert.deepEqual(outcome.kind === 'result' && outcome.result.content, [{ type: 'text', text: 'the answer' }]);
+    assert.equal(results(), 2);
+  });
 });
