@@ -2,6 +2,7 @@
 // servers and tasks, as plain data. Both front ends go through this one class, so they behave
 // alike and neither hands out the engine's own objects.
 import type { CallToolResult } from '../protocol/schemas';
+import { declared } from '../protocol/schemas';
 import type { ServerManager, ServerSnapshot, ServerStateKind } from '../servers/serverManager';
 import type { TaskEngine } from '../tasks/engine';
 import type { ExecutionPreference } from '../tasks/policy';
@@ -277,8 +278,8 @@ export class TasksService implements Disposable {
       tasks: session
         ? {
             toolCalls: serverAcceptsToolTasks(caps, session.protocolVersion),
-            list: tasks?.list !== undefined,
-            cancel: tasks?.cancel !== undefined,
+            list: declared(tasks?.list),
+            cancel: declared(tasks?.cancel),
           }
         : undefined,
     });

@@ -31,8 +31,9 @@ const cache = new WeakMap<object, FastCheck | null>();
 /**
  * A hand-speed check equivalent to `schema` for every value JSON.parse can make (all a transport
  * delivers), or undefined when the schema uses anything beyond plain shapes (checks, refinements,
- * defaults, catch, unions...). Validating a result with zod copies it whole, object by object;
- * a well-formed result is by far the common case and needs no copy. The rules below are zod's
+ * defaults, unions...; a catch checks as its inner schema). Validating a result with zod copies
+ * it whole, object by object; a well-formed result is by far the common case and needs no copy.
+ * The rules below are zod's
  * own (zod/v4/core schemas.js); fastCheck.test.ts holds the two side by side.
  */
 export function fastCheck(schema: z.ZodMiniType): FastCheck | undefined {
@@ -88,6 +89,9 @@ function compile(node: Node): FastCheck | undefined {
       const inner = compile(def.innerType!);
       return inner && ((v) => v === null || inner(v));
     }
+    case 'catch':
+      // A value its inner schema takes unchanged is not caught; any other is zod's to replace.
+      return compile(def.innerType!);
     case 'array': {
       const element = compile(def.element!);
       return (

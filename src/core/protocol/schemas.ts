@@ -8,8 +8,13 @@ export const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
 export const MODEL_IMMEDIATE_RESPONSE_META = 'io.modelcontextprotocol/model-immediate-response';
 
 const Obj = z.record(z.string(), z.unknown());
-/** A capability flag: the spec says `object`; some servers send `true`. Present means supported. */
+/** A capability flag: the spec says `object`; some servers send `true`. See `declared`. */
 const Flag = z.optional(z.unknown());
+
+/** Whether a capability flag says supported: present, but not `false` or `null` (a server that writes `"cancel": false` does not offer it). */
+export function declared(flag: unknown): boolean {
+  return flag !== undefined && flag !== null && flag !== false;
+}
 
 export const ServerTasksCapabilitySchema = z.looseObject({
   list: Flag,
@@ -77,8 +82,10 @@ export const TaskSchema = z.looseObject({
   statusMessage: z.optional(z.string()),
   createdAt: z.string(),
   lastUpdatedAt: z.string(),
-  ttl: z.nullable(z.number()),
-  pollInterval: z.optional(z.number()),
+  // Advice, not the task's state: a value that is not a finite number (a string, 1e400) reads as
+  // none, rather than making every answer about the task invalid, so that the task still moves.
+  ttl: z.catch(z.nullable(z.number()), null),
+  pollInterval: z.catch(z.optional(z.number()), undefined),
 });
 export type Task = z.infer<typeof TaskSchema>;
 

@@ -10,6 +10,7 @@ import type { Logger } from '../util/log';
 import { truncate } from '../util/log';
 import { errorMessage, raceAbort } from '../util/abort';
 import type { Implementation, InitializeResult, ServerCapabilities, Tool } from './schemas';
+import { declared } from './schemas';
 import {
   EmptyResultSchema,
   InitializeResultSchema,
@@ -194,9 +195,9 @@ export class McpSession extends DisposableBase {
     const t = this.supportsTasks ? this.serverCapabilities.tasks : undefined;
     if (!t) return '';
     const parts: string[] = [];
-    if (t.requests?.tools?.call !== undefined) parts.push('tools/call');
-    if (t.list !== undefined) parts.push('list');
-    if (t.cancel !== undefined) parts.push('cancel');
+    if (declared(t.requests?.tools?.call)) parts.push('tools/call');
+    if (declared(t.list)) parts.push('list');
+    if (declared(t.cancel)) parts.push('cancel');
     return parts.join(', ');
   }
 

@@ -10,6 +10,7 @@ import {
   MODEL_IMMEDIATE_RESPONSE_META,
   RELATED_TASK_META,
   TaskSchema,
+  declared,
 } from '../protocol/schemas';
 import type { McpSession } from '../protocol/session';
 import type { TransportCloseInfo } from '../transports/transport';
@@ -1513,7 +1514,7 @@ export class TaskEngine extends DisposableBase {
 
 /** Whether a session's server declared `tasks/list`. */
 function lists(session: McpSession | undefined): session is McpSession {
-  return session !== undefined && session.supportsTasks && session.serverCapabilities.tasks?.list !== undefined;
+  return session !== undefined && session.supportsTasks && declared(session.serverCapabilities.tasks?.list);
 }
 
 function ignore(): void {}

@@ -1,5 +1,6 @@
 import type { ServerConfig } from '../config/types';
 import type { ServerCapabilities, TaskSupport } from '../protocol/schemas';
+import { declared } from '../protocol/schemas';
 import type { ServerManager } from '../servers/serverManager';
 import { isTerminal } from './status';
 import type { TaskSnapshot } from './types';
@@ -11,7 +12,7 @@ export type ExecutionDecision = { mode: 'task' } | { mode: 'direct' } | { mode: 
 
 /** T-CAP-2, T-TOOL-1: the server declared task-augmented `tools/call`. */
 export function serverAcceptsToolTasks(capabilities: ServerCapabilities | undefined, protocolVersion: string | undefined): boolean {
-  return protocolVersion === '2025-11-25' && capabilities?.tasks?.requests?.tools?.call !== undefined;
+  return protocolVersion === '2025-11-25' && declared(capabilities?.tasks?.requests?.tools?.call);
 }
 
 /**
@@ -54,7 +55,7 @@ export function isCancelable(t: TaskSnapshot, servers: Pick<ServerManager, 'peek
   if (t.kind === 'direct') return true;
   if (servers.isConfigured(t.serverId) === false) return false;
   const caps = servers.peekSession(t.serverId)?.serverCapabilities;
-  return !caps || caps.tasks?.cancel !== undefined;
+  return !caps || declared(caps.tasks?.cancel);
 }
 
 /** What Disconnect or Restart would cost a server's live tasks (they ask first when anything). */

@@ -72,13 +72,17 @@ describe('fastCheck: the hand check of result schemas', () => {
       [schemas.ListToolsResultSchema, [{ tools: [{ name: 'a' }], nextCursor: 'c' }, { tools: [] }]],
       [schemas.ListTasksResultSchema, [{ tasks: [{ taskId: 't' }], nextCursor: 'c' }]],
       [schemas.InitializeResultSchema, [{ protocolVersion: '2025-11-25', capabilities: { tools: {}, tasks: { list: {}, requests: { tools: { call: {} } } } }, serverInfo: { name: 's', version: '1' }, instructions: 'hi' }]],
+      // z.catch: an unknown taskSupport is zod's to replace.
+      [schemas.ToolSchema, [{ name: 't', inputSchema: { type: 'object', properties: {} }, execution: { taskSupport: 'optional' } }]],
     ];
     for (const [schema, seeds] of cases) assertAgrees(schema, seeds);
   });
 
-  it('agrees on every kind it compiles: strip and loose objects, optional, nullable, enum, literal, record, array, number', () => {
+  it('agrees on every kind it compiles: strip and loose objects, optional, nullable, enum, literal, record, array, number, catch', () => {
     const schema = z.object({
       id: z.string(),
+      every: z.catch(z.optional(z.number()), undefined),
+      limit: z.catch(z.nullable(z.number()), null),
       n: z.number(),
       flag: z.optional(z.boolean()),
       kind: z.enum(['a', 'b']),
@@ -89,7 +93,7 @@ describe('fastCheck: the hand check of result schemas', () => {
       meta: z.optional(z.record(z.string(), z.number())),
       nested: z.looseObject({ x: z.optional(z.nullable(z.string())) }),
     });
-    const seed = { id: 'i', n: 1, flag: false, kind: 'a', version: '2.0', ttl: null, anything: { deep: [1] }, tags: ['x'], meta: { m: 2 }, nested: { x: null, more: 1 } };
+    const seed = { id: 'i', every: 5, limit: 9, n: 1, flag: false, kind: 'a', version: '2.0', ttl: null, anything: { deep: [1] }, tags: ['x'], meta: { m: 2 }, nested: { x: null, more: 1 } };
     const { fast } = assertAgrees(schema, [seed, { ...seed, flag: undefined, meta: undefined, ttl: 5, nested: {} }]);
     assert.ok(fast > 10);
     const check = fastCheck(schema)!;
@@ -119,9 +123,9 @@ describe('fastCheck: the hand check of result schemas', () => {
     assert.equal(min2.safeParse('abc').success, true);
   });
 
-  it('has no fast check for schemas beyond plain shapes: checks, catch, unions, strict objects, typed catchalls', () => {
+  it('has no fast check for schemas beyond plain shapes: checks, unions, strict objects, typed catchalls', () => {
     for (const s of [
-      schemas.ToolSchema, // z.catch
+      z.catch(z.string().check(z.maxLength(3)), ''), // a catch is as what it wraps
       z.string().check(z.maxLength(3)),
       z.string().check(z.minLength(1), z.regex(/a/)),
       z.union([z.string(), z.number()]),

@@ -2,6 +2,7 @@
 // status changes are legal (T-LIFE-2, T-LIFE-3).
 import * as assert from 'node:assert/strict';
 import type { ServerCapabilities } from '../../../src/core/protocol/schemas';
+import { ServerCapabilitiesSchema } from '../../../src/core/protocol/schemas';
 import { decideExecution, disconnectCost, hasResultToFetch, isCancelable, mayRetryAsTask, serverAcceptsToolTasks } from '../../../src/core/tasks/policy';
 import type { McpSession } from '../../../src/core/protocol/session';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
@@ -21,6 +22,13 @@ describe('decideExecution and the task capability', () => {
     assert.equal(serverAcceptsToolTasks(FULL, undefined), false, 'not initialized');
     // A flag sent as `true` instead of `{}` still means declared.
     assert.equal(serverAcceptsToolTasks({ tasks: { requests: { tools: { call: true } } } }, '2025-11-25'), true);
+  });
+
+  it('T-CAP-2: a capability flag sent as false or null reads as not declared (true, or an object, as declared)', () => {
+    const caps = (tasks: unknown) => ServerCapabilitiesSchema.parse({ tasks });
+    assert.equal(serverAcceptsToolTasks(caps({ requests: { tools: { call: false } } }), '2025-11-25'), false);
+    assert.equal(serverAcceptsToolTasks(caps({ requests: { tools: { call: null } } }), '2025-11-25'), false);
+    assert.equal(serverAcceptsToolTasks(caps({ requests: { tools: { call: true } } }), '2025-11-25'), true);
   });
 
   it('T-TOOL-1: a server without tasks.requests.tools.call never gets a task, whatever the tool says', () => {
@@ -96,6 +104,13 @@ describe('isCancelable (the view\'s Cancel and the Cancel Task pick)', () => {
   const servers = (configured: boolean | undefined, caps?: ServerCapabilities) => ({
     isConfigured: () => configured,
     peekSession: () => (caps ? ({ serverCapabilities: caps } as McpSession) : undefined),
+  });
+
+  it('T-CAP-2: no Cancel where the server wrote "cancel": false', () => {
+    const caps = (cancel: unknown) => ServerCapabilitiesSchema.parse({ tasks: { cancel, requests: { tools: { call: {} } } } });
+    assert.equal(isCancelable(task(), servers(true, caps(false))), false);
+    assert.equal(isCancelable(task(), servers(true, caps(null))), false);
+    assert.equal(isCancelable(task(), servers(true, caps({}))), true);
   });
 
   it('offers Cancel for a live task of a configured server that takes tasks/cancel, or is not connected yet; never for an ended one', () => {
