@@ -195,19 +195,22 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
     }),
     vscode.commands.registerCommand('mcpTasks.clearFinished', async (arg?: unknown) => {
       const finished = engine.list().filter((t) => isTerminal(t.status));
-      if (!finished.length) {
+      // The rows of ended questions and sampling requests a server had the client run go too.
+      const hosted = deps.tree.endedHosted().length;
+      const count = finished.length + hosted;
+      if (!count) {
         if (!isConfirmed(arg)) void vscode.window.showInformationMessage(vscode.l10n.t('There are no finished tasks to clear.'));
         return;
       }
       const kept = finished.filter((t) => t.outcome !== undefined || t.outcomeFetchedAt !== undefined).length;
-      const ask = finished.length === 1 ? vscode.l10n.t('Clear 1 finished task?') : vscode.l10n.t('Clear {0} finished tasks?', finished.length);
+      const ask = count === 1 ? vscode.l10n.t('Clear 1 finished task?') : vscode.l10n.t('Clear {0} finished tasks?', count);
       const detail = kept
         ? kept === 1
           ? vscode.l10n.t('They leave the view, and the 1 result kept for them is deleted.')
           : vscode.l10n.t('They leave the view, and the {0} results kept for them are deleted.', kept)
         : vscode.l10n.t('They leave the view.');
       if (!isConfirmed(arg) && !(await confirmDestructive(ask, detail, vscode.l10n.t('Clear')))) return;
-      const n = engine.clearFinished();
+      const n = engine.clearFinished() + deps.tree.clearEndedHosted();
       void vscode.window.setStatusBarMessage(n === 1 ? vscode.l10n.t('MCP Tasks: cleared 1 finished task') : vscode.l10n.t('MCP Tasks: cleared {0} finished tasks', n), 3000);
     }),
   ];

@@ -84,4 +84,41 @@ suite('Cancel Task from the palette', () => {
     const r = await api.getResult(t.id, { waitSeconds: 30 });
     assert.match(JSON.stringify(r.outcome), /\[CANCELLED\]/, `the server polled its task and saw it cancelled: ${JSON.stringify(r)}`);
   });
+
+  test('Clear Finished Tasks counts and clears the ended row of a hosted question too, not only tool tasks', async function () {
+    this.timeout(60_000);
+    const testing = testingApi(await activateExtension());
+    const everything = api.getServers().find((s) => s.label === 'everything')!;
+    await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
+    const call = api.runTool(everything.id, 'trigger-elicitation-request-async', {});
+    await spy.next('the question of the hosted elicitation');
+    await escape();
+    const hostedRows = async () => {
+      const rows = (await testing.getTreeSnapshot()) as TreeSnapshotNode[];
+      return rows.find((r) => r.label === 'everything')?.children?.filter((c) => c.label === 'Question asked by the server') ?? [];
+    };
+    await waitFor(async () => (await hostedRows()).length === 1, 'the hosted question under the everything row');
+    spy.skipShown();
+    const cancelling = vscode.commands.executeCommand('mcpTasks.cancelTask');
+    await choose(await spy.next('the Cancel Task pick'), (i) => i.label.endsWith('Question asked by the server'), 'the hosted question');
+    await cancelling;
+    await waitFor(async () => /^Cancelled/.test((await hostedRows())[0]?.description ?? ''), 'the hosted row to read cancelled');
+    const t = await call;
+    started.push(t.id);
+    await api.getResult(t.id, { waitSeconds: 30 });
+    // Two ended rows: the direct call and the hosted question. The confirmation names both.
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const showWarning = w.showWarningMessage;
+    const asked: string[] = [];
+    // A modal dialog the host cannot click: declined here.
+    w.showWarningMessage = (message: string) => (asked.push(message), Promise.resolve(undefined));
+    try {
+      await vscode.commands.executeCommand('mcpTasks.clearFinished');
+    } finally {
+      w.showWarningMessage = showWarning;
+    }
+    assert.deepEqual(asked, ['Clear 2 finished tasks?']);
+    await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
+    assert.deepEqual(await hostedRows(), [], 'the ended hosted question left the view with the other finished tasks');
+  });
 });

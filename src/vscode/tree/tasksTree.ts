@@ -55,6 +55,11 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   readonly #serverNodes = new Map<string, Node & { kind: 'server' }>();
   readonly #taskNodes = new Map<string, Node & { kind: 'task' }>();
   readonly #hostedNodes = new Map<string, Node & { kind: 'hosted' }>();
+  /**
+   * Ended hosted tasks cleared from the view (Clear Finished Tasks). The host keeps them until
+   * their ttl, so the server that asked can still fetch their outcome; the view no longer shows them.
+   */
+  readonly #clearedHosted = new Set<string>();
   /** getTreeItem calls, for the view benchmark and its test. */
   itemsComputed = 0;
   readonly #servers: ServerManager;
@@ -72,6 +77,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
         host.onDidRemove((id) => {
           const node = this.#hostedNodes.get(id);
           this.#hostedNodes.delete(id);
+          this.#clearedHosted.delete(id);
           if (node) this.#onDidChangeTreeData.fire(this.#serverNodes.get(node.serverId));
         }),
       );
@@ -104,6 +110,23 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     this.#onDidChangeTreeData.fire(undefined);
   }
 
+  /** The ended hosted tasks the view shows (Clear Finished Tasks clears them with the tasks). */
+  endedHosted(): HostedTaskSnapshot[] {
+    return this.#shownHosted().filter((h) => isTerminal(h.status));
+  }
+
+  /** Takes the ended hosted tasks out of the view. Returns how many. */
+  clearEndedHosted(): number {
+    const ended = this.endedHosted();
+    for (const h of ended) this.#clearedHosted.add(h.taskId);
+    if (ended.length) this.#onDidChangeTreeData.fire(undefined);
+    return ended.length;
+  }
+
+  #shownHosted(): HostedTaskSnapshot[] {
+    return (this.#host?.list() ?? []).filter((h) => !this.#clearedHosted.has(h.taskId));
+  }
+
   getParent(node: Node): Node | undefined {
     return node.kind === 'task' || node.kind === 'hosted' ? this.#serverNodes.get(node.serverId) : undefined;
   }
@@ -121,7 +144,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       const servers = this.#servers.list().map((s) => serverNode(s.id));
       // Tasks of servers no longer configured are still tracked (palette, API, store): a row
       // per such server, after the configured ones, keeps them in sight until cleared.
-      const removed = [...new Set([...this.#engine.list().map((t) => t.serverId), ...(this.#host?.list() ?? []).map((h) => h.serverId)])]
+      const removed = [...new Set([...this.#engine.list().map((t) => t.serverId), ...this.#shownHosted().map((h) => h.serverId)])]
         .filter((id) => !live.has(id))
         .sort((a, b) => removedLabel(a).localeCompare(removedLabel(b)))
         .map(serverNode);
@@ -129,7 +152,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       return [...servers, ...removed, ...errors];
     }
     if (element.kind !== 'server') return [];
-    const hosted = (this.#host?.list() ?? [])
+    const hosted = this.#shownHosted()
       .filter((h) => h.serverId === element.id)
       .map((h) => {
         let node = this.#hostedNodes.get(h.taskId);
@@ -161,7 +184,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     }
     const s = this.#servers.get(node.id);
     if (!s) return this.#servers.isConfigured(node.id) === undefined ? unloadedServerItem(node.id) : removedServerItem(node.id);
-    const hasTasks = this.#engine.list().some((t) => t.serverId === s.id) || (this.#host?.list().some((h) => h.serverId === s.id) ?? false);
+    const hasTasks = this.#engine.list().some((t) => t.serverId === s.id) || this.#shownHosted().some((h) => h.serverId === s.id);
     const item = new vscode.TreeItem(s.label, hasTasks ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = `server:${s.id}`;
     // Disconnected by the user, a remote server's live tasks go on there, unfollowed: say so.
