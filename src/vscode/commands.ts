@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { RESTARTED } from '../core/servers/serverManager';
 import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
 import { disconnectCost } from '../core/tasks/policy';
 import type { TaskSnapshot } from '../core/tasks/types';
@@ -98,7 +99,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     vscode.commands.registerCommand('mcpTasks.restartServer', async (arg?: unknown) => {
       const s = await pickServer(arg, vscode.l10n.t('Restart which server?'));
       if (!s || !(await mayDisconnect(s, arg, vscode.l10n.t('Restart')))) return;
-      await servers.disconnect(s.id);
+      await servers.disconnect(s.id, RESTARTED);
       await connect(s);
     }),
     vscode.commands.registerCommand('mcpTasks.openConfiguration', async (file?: unknown) => {

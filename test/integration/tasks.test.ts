@@ -328,6 +328,15 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await serverReads('demo', /^connected · /);
   });
 
+  test('Restart Server on a stdio server with a live task: the lost task says the server was restarted, not disconnected', async function () {
+    this.timeout(30_000);
+    const scan = await runTool('demo', 'long-running-scan', { durationMs: '600000' });
+    await vscode.commands.executeCommand('mcpTasks.restartServer', await serverNode('demo'));
+    const lost = await rowWhen('demo', scan.row.id!, (r) => r.description?.startsWith('Lost') === true, 'the scan to be lost with the process');
+    assert.match(lost.description ?? '', /restarted by the user/, `the row says why: ${lost.description}`);
+    await serverReads('demo', /^connected · /);
+  });
+
   test('Open Result of a result with an image (server-everything\'s get-tiny-image): the Markdown preview, which renders it', async function () {
     this.timeout(30_000);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');

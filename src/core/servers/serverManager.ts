@@ -18,6 +18,9 @@ import type { SessionSource } from '../tasks/engine';
 import type { SavedSession } from '../state/taskStore';
 import type { SavedHttpSession } from '../transports/factory';
 
+/** Why a restart closed the connection: the lost tasks and ended calls say so. */
+export const RESTARTED = 'restarted by the user';
+
 /** Where a server stands. `blocked`: not allowed to start (an untrusted workspace, for one). */
 export type ServerStateKind = 'idle' | 'connecting' | 'connected' | 'error' | 'blocked';
 
@@ -296,7 +299,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
     return s && !s.isClosed ? s : undefined;
   }
 
-  async disconnect(id: string): Promise<void> {
+  /** `reason` reaches what the closed connection ends (a lost task's note, a failed call's error). */
+  async disconnect(id: string, reason = 'disconnected by the user'): Promise<void> {
     const entry = this.#entries.get(id);
     if (!entry) return;
     entry.generation++;
@@ -314,12 +318,12 @@ export class ServerManager extends DisposableBase implements SessionSource {
     if (session) {
       this.#log.info(`[${entry.config.label}] Disconnecting`);
       // Told at once: a poll meanwhile would see no session and start the server again.
-      await session.close('disconnected by the user');
+      await session.close(reason);
     }
   }
 
   async restart(id: string): Promise<McpSession> {
-    await this.disconnect(id);
+    await this.disconnect(id, RESTARTED);
     return this.getSession(id);
   }
 
