@@ -46,6 +46,22 @@ describe('the view\'s row menus', () => {
     assert.ok(!inline.includes('mcpTasks.disconnectServer'), inline.join(', '));
   });
 
+  it('every inline button of a row is in its context menu too: the keyboard (Shift+F10) reaches a row\'s actions only there', () => {
+    const rows = [
+      'server disconnectable',
+      'server connectable',
+      'server connectable failed',
+      'task task cancelable respondable live',
+      'task task hasResult finished',
+      'task direct cancelable live',
+      'hosted cancelable live respondable',
+    ];
+    for (const row of rows) {
+      const { inline, context } = offered(row);
+      assert.deepEqual(inline.filter((c) => !context.includes(c)), [], `row "${row}": inline ${inline.join(', ')}; context menu ${context.join(', ')}`);
+    }
+  });
+
   it('a server removed from the configuration offers nothing that would reach it', () => {
     const { inline, context } = offered('removedServer');
     assert.deepEqual([...inline, ...context], []);
