@@ -9,6 +9,7 @@ import type { Implementation } from '../protocol/schemas';
 import type { Transport } from '../transports/transport';
 import { TransportHttpError } from '../transports/transport';
 import type { ResolvedServer } from '../config/types';
+import { serverNameOfId } from '../config/types';
 import type { Event } from '../util/event';
 import { DisposableBase, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
@@ -274,9 +275,12 @@ export class ServerManager extends DisposableBase implements SessionSource {
     return p;
   }
 
-  /** The name users know a server by. */
+  /**
+   * The name users know a server by. A server not configured (before the configuration loads, as
+   * when a reload restores its tasks, or after it was removed) goes by the name in its id.
+   */
   label(id: string): string {
-    return this.#entries.get(id)?.config.label ?? id;
+    return this.#entries.get(id)?.config.label ?? serverNameOfId(id);
   }
 
   /**

@@ -25,6 +25,23 @@ describe('TaskEngine: live tasks of a server removed from the configuration', ()
     clock = undefined;
   });
 
+  it('a server not configured (yet, or any more) is named by the name in its id, not by its id (notifications and the log say "on everything")', () => {
+    const servers = new ServerManager({
+      logger: new MemoryLogger(),
+      clientInfo: { name: 't', version: '0' },
+      roots: () => [],
+      resolveContext: () => ({ userHome: os.homedir(), env: {}, readFile: async () => '' }),
+      promptInput: async () => undefined,
+      createTransport,
+    });
+    cleanups.push(() => servers.dispose());
+    assert.equal(servers.label('folder:/work/project:everything'), 'everything');
+    assert.equal(servers.label('settings:old-http'), 'old-http');
+    servers.setConfiguration(parseSettingServers({ kept: { type: 'http', url: 'http://127.0.0.1:9/mcp' } }).servers, []);
+    assert.equal(servers.label('settings:kept'), 'kept');
+    assert.equal(servers.label('settings:old-http'), 'old-http');
+  });
+
   it('a live task restored for a server the loaded configuration no longer names: lost 5 minutes later, saying its server was removed, with no warning every minute', async () => {
     clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const log = new MemoryLogger();
