@@ -62,9 +62,11 @@ export class HiddenDialogs extends DisposableBase {
   #update(): void {
     const n = this.#hidden.size + (this.#turns?.deferred ?? 0);
     if (!n) return this.#item.hide();
-    this.#item.text = `$(comment-unresolved) ${n === 1 ? vscode.l10n.t('MCP question') : vscode.l10n.t('{0} MCP questions', n)}`;
+    const count = n === 1 ? vscode.l10n.t('MCP question') : vscode.l10n.t('{0} MCP questions', n);
+    this.#item.text = `$(comment-unresolved) ${count}`;
     this.#item.tooltip = vscode.l10n.t('Servers wait for your answer (a dialog was hidden without one). Click to show it.');
-    this.#item.accessibilityInformation = { label: this.#item.tooltip };
+    // Read out as shown: the count first (the icon says nothing to a screen reader).
+    this.#item.accessibilityInformation = { label: `${count}: ${this.#item.tooltip}` };
     this.#item.show();
   }
 

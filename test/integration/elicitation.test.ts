@@ -85,6 +85,30 @@ suite('A server question hidden without an answer', () => {
     assert.equal(hidden.size, 0, 'nothing is left to reopen');
   });
 
+  test('the status bar item says to screen readers how many questions wait, as it shows', () => {
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const create = w.createStatusBarItem as typeof vscode.window.createStatusBarItem;
+    const items: vscode.StatusBarItem[] = [];
+    w.createStatusBarItem = (...args: unknown[]) => {
+      const item = (create as (...a: unknown[]) => vscode.StatusBarItem).apply(vscode.window, args);
+      items.push(item);
+      return item;
+    };
+    let counted: HiddenDialogs | undefined;
+    const inputs = [vscode.window.createQuickPick(), vscode.window.createQuickPick()];
+    try {
+      counted = new HiddenDialogs();
+      assert.equal(items.length, 1, 'one status bar item');
+      for (const input of inputs) counted.add(input);
+      assert.equal(items[0].text, '$(comment-unresolved) 2 MCP questions');
+      assert.match(items[0].accessibilityInformation?.label ?? '', /\b2 MCP questions\b/, `the label read out: ${items[0].accessibilityInformation?.label}`);
+    } finally {
+      w.createStatusBarItem = create;
+      counted?.dispose();
+      for (const input of inputs) input.dispose();
+    }
+  });
+
   test('a step of our own commands (no place to wait) still answers cancel when hidden', async () => {
     const own = new QuickInputPrompter();
     try {
