@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { RESTARTED } from '../core/servers/serverManager';
 import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
 import { disconnectCost } from '../core/tasks/policy';
+import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { MCP_JSON_TEMPLATE } from '../core/config/template';
 import { sourceKey } from '../core/config/types';
@@ -63,7 +64,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const mayDisconnect = async (s: ServerSnapshot, arg: unknown, action: string): Promise<boolean> => {
     const { ended, atRisk } = disconnectCost(deps.tasks(), s.id, s.type);
     if (!(ended + atRisk) || isConfirmed(arg)) return true;
-    if (s.type === 'stdio') {
+    // Calls made without a task are named as such when they are all that would end.
+    const calls = deps.tasks().filter((t) => t.serverId === s.id && t.kind === 'direct' && !isTerminal(t.status)).length;
+    if (s.type === 'stdio' && calls < ended) {
       const ask = ended === 1 ? vscode.l10n.t('{0} "{1}"? Its running task will be lost.', action, s.label) : vscode.l10n.t('{0} "{1}"? Its {2} running tasks will be lost.', action, s.label, ended);
       return confirmDestructive(ask, vscode.l10n.t("The server's process ends with the connection, and a new one does not know its tasks; calls made without a task end too."), action);
     }
@@ -73,9 +76,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const transport = s.type === 'ws' ? 'WebSocket' : 'legacy SSE';
       return confirmDestructive(ask, vscode.l10n.t('A {0} connection cannot be resumed: a server that keeps its tasks per connection forgets them when it closes, and calls made without a task end with it.', transport), action);
     }
-    // Only its direct calls end: its tasks outlive the connection (the Streamable HTTP session is kept).
+    // Only its direct calls end: it has no live task, or its tasks outlive the connection (the Streamable HTTP session is kept).
     const ask = ended === 1 ? vscode.l10n.t('{0} "{1}"? Its running call will be lost.', action, s.label) : vscode.l10n.t('{0} "{1}"? Its {2} running calls will be lost.', action, s.label, ended);
-    return confirmDestructive(ask, vscode.l10n.t('A call made without a task ends with its connection; tasks go on.'), action);
+    const detail = s.type === 'stdio' ? vscode.l10n.t('A call made without a task ends with its connection.') : vscode.l10n.t('A call made without a task ends with its connection; tasks go on.');
+    return confirmDestructive(ask, detail, action);
   };
 
   return [

@@ -337,6 +337,32 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await serverReads('demo', /^connected · /);
   });
 
+  test('Disconnect Server on a stdio server whose only live work is a call made without a task asks about that call, not about a task', async function () {
+    this.timeout(30_000);
+    const api = await publicApi();
+    const everything = api.getServers().find((s) => s.label === 'everything')!;
+    const call = api.runTool(everything.id, 'trigger-long-running-operation', { arguments: { duration: 30, steps: 10 } }).catch(() => undefined);
+    const live = await waitFor(
+      async () => (await taskRows('everything')).find((r) => r.label === 'trigger-long-running-operation' && words(r.contextValue).has('live')),
+      'the call to run',
+    );
+    assert.ok(words(live.contextValue).has('direct'), `a direct call: ${live.contextValue}`);
+    const { confirmed: _confirmed, ...asked } = await serverNode('everything');
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const showWarning = w.showWarningMessage;
+    const modal: string[] = [];
+    // A modal dialog the host cannot click: answered Cancel here.
+    w.showWarningMessage = (message: string, _options: unknown, ...items: string[]) => (modal.push(`${message} | ${items.join(', ')}`), Promise.resolve(undefined));
+    try {
+      await vscode.commands.executeCommand('mcpTasks.disconnectServer', asked);
+    } finally {
+      w.showWarningMessage = showWarning;
+    }
+    assert.deepEqual(modal, ['Disconnect "everything"? Its running call will be lost. | Disconnect']);
+    await vscode.commands.executeCommand('mcpTasks.cancelTask', taskNode(live, asked.id));
+    await call;
+  });
+
   test('Open Result of a result with an image (server-everything\'s get-tiny-image): the Markdown preview, which renders it', async function () {
     this.timeout(30_000);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
