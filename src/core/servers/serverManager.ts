@@ -182,6 +182,10 @@ export class ServerManager extends DisposableBase implements SessionSource {
         this.#entries.delete(id);
       }
     }
+    // Listed as the configuration orders them: a server added back or moved takes its place there.
+    const ordered = servers.flatMap((c) => (this.#entries.has(c.id) ? [[c.id, this.#entries.get(c.id)!] as const] : []));
+    this.#entries.clear();
+    for (const [id, entry] of ordered) this.#entries.set(id, entry);
     // Say at once which servers may not start (an untrusted workspace), not on the first try.
     for (const entry of this.#entries.values()) {
       if (entry.state.kind !== 'idle' && entry.state.kind !== 'blocked') continue;

@@ -42,6 +42,27 @@ describe('TaskEngine: live tasks of a server removed from the configuration', ()
     assert.equal(servers.label('settings:old-http'), 'old-http');
   });
 
+  it('servers are listed in the order of the configuration, also after one is removed and added back, or the file is reordered', () => {
+    const servers = new ServerManager({
+      logger: new MemoryLogger(),
+      clientInfo: { name: 't', version: '0' },
+      roots: () => [],
+      resolveContext: () => ({ userHome: os.homedir(), env: {}, readFile: async () => '' }),
+      promptInput: async () => undefined,
+      createTransport,
+    });
+    cleanups.push(() => servers.dispose());
+    const config = (...names: string[]) => parseSettingServers(Object.fromEntries(names.map((n) => [n, { type: 'http', url: `http://127.0.0.1:9/${n}` }]))).servers;
+    const listed = () => servers.list().map((s) => s.label);
+    servers.setConfiguration(config('everything', 'demo', 'picky'), []);
+    assert.deepEqual(listed(), ['everything', 'demo', 'picky']);
+    servers.setConfiguration(config('everything', 'picky'), []);
+    servers.setConfiguration(config('everything', 'demo', 'picky'), []);
+    assert.deepEqual(listed(), ['everything', 'demo', 'picky'], 'demo back in its place');
+    servers.setConfiguration(config('picky', 'everything', 'demo'), []);
+    assert.deepEqual(listed(), ['picky', 'everything', 'demo'], 'as the file now orders them');
+  });
+
   it('a live task restored for a server the loaded configuration no longer names: lost 5 minutes later, saying its server was removed, with no warning every minute', async () => {
     clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const log = new MemoryLogger();
