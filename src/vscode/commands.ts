@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { RESTARTED } from '../core/servers/serverManager';
 import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
+import { isInputDismissed } from '../core/servers/serverManager';
 import { disconnectCost } from '../core/tasks/policy';
 import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
@@ -46,6 +47,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     try {
       await vscode.window.withProgress({ location: { viewId: 'mcpTasks.tasks' } }, () => servers.getSession(s.id));
     } catch (err) {
+      if (isInputDismissed(err)) return; // the user pressed Escape on one of its inputs
       const trust = vscode.l10n.t('Manage Workspace Trust');
       const untrusted = servers.get(s.id)?.state.kind === 'blocked' && !vscode.workspace.isTrusted;
       const choice = await vscode.window.showErrorMessage(

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
+import { isInputDismissed } from '../core/servers/serverManager';
 import type { TaskEngine } from '../core/tasks/engine';
 import { STATUS_PRESENTATION, describeTask, formatAge, taskTitle, toolRunWords } from '../core/tasks/presentation';
 import { isTerminal } from '../core/tasks/status';
@@ -93,6 +94,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       }
       await results.show(engine.get(t.key) ?? t);
     } catch (err) {
+      if (isInputDismissed(err)) return; // the user pressed Escape on an input of its server
       const log = vscode.l10n.t('Show Log');
       if ((await vscode.window.showErrorMessage(vscode.l10n.t('Could not fetch the result of "{0}": {1}', taskTitle(t), errorMessage(err)), log)) === log) {
         await vscode.commands.executeCommand('mcpTasks.showLog');
@@ -104,6 +106,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
     try {
       await engine.cancel(t.key);
     } catch (err) {
+      if (isInputDismissed(err)) return;
       void vscode.window.showWarningMessage(vscode.l10n.t('Could not cancel "{0}": {1}', taskTitle(t), errorMessage(err)));
     }
   };
@@ -289,7 +292,7 @@ async function serverTools(servers: ServerManager, server: ServerSnapshot, signa
     }
     return { tools, acceptsTasks: serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion) };
   } catch (err) {
-    if (signal.aborted) return undefined;
+    if (signal.aborted || isInputDismissed(err)) return undefined;
     void vscode.window.showErrorMessage(vscode.l10n.t('Could not connect to "{0}": {1}', server.label, errorMessage(err)), vscode.l10n.t('Show Log')).then((c) => c && vscode.commands.executeCommand('mcpTasks.showLog'));
     return undefined;
   }

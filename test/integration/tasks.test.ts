@@ -172,6 +172,16 @@ suite('Commands and the Tasks view, with the demo server', () => {
     spy.messages.length = 0;
     await vscode.commands.executeCommand('mcpTasks.forgetSavedInputs');
     await waitFor(() => spy.messages.includes('Forgot 2 saved inputs; they are asked again when their servers next connect.'), `the message (got ${JSON.stringify(spy.messages)})`);
+    // Escape on an input: the user's choice, not an error to report.
+    spy.skipShown();
+    spy.messages.length = 0;
+    const dismissed = vscode.commands.executeCommand('mcpTasks.connectServer', await serverNode('picky'));
+    await spy.next('the pick of the pollInterval input');
+    await escape();
+    await serverReads('picky', /^not connected/);
+    await new Promise((r) => setTimeout(r, 300)); // an error message would be shown by now
+    assert.deepEqual(spy.messages, [], 'Escape on an input shows no error');
+    await dismissed;
     await connect(true); // asked again
   });
 

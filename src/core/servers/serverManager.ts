@@ -111,6 +111,22 @@ export class NeedsInputError extends Error {
   }
 }
 
+/**
+ * The user dismissed a prompt for one of the server's inputs: not a failure to report, since the
+ * user chose it (commands end quietly). Background work gets it too, without asking again.
+ */
+export class InputDismissedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InputDismissedError';
+  }
+}
+
+/** Whether `err` (or its cause) is the user's dismissal of an input prompt. */
+export function isInputDismissed(err: unknown): boolean {
+  return err instanceof InputDismissedError || (err instanceof Error && err.cause instanceof InputDismissedError);
+}
+
 /** Backoff after a failure: 1 s, doubling to a minute; a connection that lasted a minute resets it. */
 const BACKOFF_FIRST_MS = 1_000;
 const BACKOFF_MAX_MS = 60_000;
@@ -250,7 +266,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     if (entry.connecting) return entry.connecting;
     // Background work (following tasks) never brings back a prompt the user dismissed; the
     // user's own next action does.
-    if (entry.dismissed !== undefined && options?.background) return Promise.reject(new Error(entry.dismissed));
+    if (entry.dismissed !== undefined && options?.background) return Promise.reject(new InputDismissedError(entry.dismissed));
     // Nor undoes a Disconnect: following a remote server's tasks would connect it again at once.
     if (entry.userDisconnected && options?.background) {
       return Promise.reject(new Error(`Server "${entry.config.label}" was disconnected by the user: connect it to follow its tasks again.`));
@@ -372,7 +388,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       if (!resolved.ok && resolved.cancelled && generation === entry.generation) {
         entry.dismissed = `${resolved.message} Connect the server to be asked again.`;
         this.#setState(entry, { kind: 'idle' });
-        throw new Error(entry.dismissed);
+        throw new InputDismissedError(entry.dismissed);
       }
       if (!resolved.ok) throw new Error(resolved.message);
       if (generation !== entry.generation) throw cancelled(); // while an input was asked
