@@ -1,9 +1,7 @@
 import * as assert from 'node:assert/strict';
-import * as os from 'node:os';
 import { parseMcpJson, parseSettingServers } from '../../../src/core/config/parse';
 import { trustBlocker } from '../../../src/core/config/trust';
-import { ServerManager } from '../../../src/core/servers/serverManager';
-import { MemoryLogger } from '../helpers/logger';
+import { bareServerManager } from '../helpers/servers';
 
 const folder = { kind: 'workspaceFolder' as const, folderName: 'app', folderPath: '/work/app', file: '/work/app/.vscode/mcp.json' };
 
@@ -22,12 +20,7 @@ describe('workspace trust gate', () => {
 
   it('the server manager shows the blocked state at once and never spawns the process', async () => {
     let spawned = 0;
-    const servers = new ServerManager({
-      logger: new MemoryLogger(),
-      clientInfo: { name: 't', version: '0' },
-      roots: () => [],
-      resolveContext: () => ({ userHome: os.homedir(), env: {}, readFile: async () => '' }),
-      promptInput: async () => undefined,
+    const servers = bareServerManager({
       startBlocker: (c) => trustBlocker(c, false),
       createTransport: () => {
         spawned++;

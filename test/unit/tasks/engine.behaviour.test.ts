@@ -502,6 +502,15 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     return { answer, taskId: () => created!.task.taskId };
   }
 
+  /** The task that came after its caller stopped waiting is tracked and cancelled with tasks/cancel, never notifications/cancelled (schema.ts). */
+  async function cancelledLate(h: Harness, id: string): Promise<void> {
+    await waitStatus(h, id, 'cancelled');
+    assert.equal(h.server.task(id)!.status, 'cancelled');
+    assert.deepEqual(h.server.requestsOf('tasks/cancel').map((r) => r.params), [{ taskId: id }]);
+    assert.deepEqual(h.server.notifications.map((n) => n.method).filter((m) => m === 'notifications/cancelled'), [], 'schema.ts: not for task-augmented requests');
+    assert.equal(h.snap(id).origin, 'chat');
+  }
+
   it('T-REQ-7: a task-augmented call whose caller stops waiting (chat Stop) before the CreateTaskResult arrives: rejected at once, no notifications/cancelled; the task is tracked and cancelled with tasks/cancel', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL } });
     const slow = slowCreate(h);
@@ -512,11 +521,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     await assert.rejects(start, /^Error: the user pressed Stop in chat$/);
     slow.answer();
     const id = slow.taskId();
-    await waitStatus(h, id, 'cancelled');
-    assert.equal(h.server.task(id)!.status, 'cancelled');
-    assert.deepEqual(h.server.requestsOf('tasks/cancel').map((r) => r.params), [{ taskId: id }]);
-    assert.deepEqual(h.server.notifications.map((n) => n.method).filter((m) => m === 'notifications/cancelled'), [], 'schema.ts: not for task-augmented requests');
-    assert.equal(h.snap(id).origin, 'chat');
+    await cancelledLate(h, id);
     assert.ok(h.log.has('info', new RegExp(`^\\[fake\\] Task ${id} \\(required-tool\\) was created after its caller stopped waiting: cancelling it$`)), h.log.text());
   });
 
@@ -527,11 +532,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     slow.answer();
     await waitFor(() => h.engine.list().length === 1, 'the task that came late, tracked');
     const id = slow.taskId();
-    await waitStatus(h, id, 'cancelled');
-    assert.equal(h.server.task(id)!.status, 'cancelled');
-    assert.deepEqual(h.server.requestsOf('tasks/cancel').map((r) => r.params), [{ taskId: id }]);
-    assert.deepEqual(h.server.notifications.map((n) => n.method).filter((m) => m === 'notifications/cancelled'), [], 'schema.ts: not for task-augmented requests');
-    assert.equal(h.snap(id).origin, 'chat');
+    await cancelledLate(h, id);
   });
 
   it('T-REQ-6: a tasks/list (Refresh) that finds a task before the CreateTaskResult that creates it arrives: the call still gets its task, with its tool, arguments, origin and progress', async () => {

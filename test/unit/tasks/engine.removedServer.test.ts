@@ -2,16 +2,14 @@
 // lost after a grace period instead of polled for ever, and unharmed when the server is back
 // under the same id before that. Under fake timers, so the grace period is exact.
 import * as assert from 'node:assert/strict';
-import * as os from 'node:os';
 import FakeTimers from '@sinonjs/fake-timers';
 import { parseSettingServers } from '../../../src/core/config/parse';
-import { ServerManager } from '../../../src/core/servers/serverManager';
 import { TaskEngine } from '../../../src/core/tasks/engine';
 import { taskKey } from '../../../src/core/tasks/types';
-import { createTransport } from '../../../src/core/transports/factory';
 import type { Harness } from '../helpers/fakeTaskServer';
 import { createHarness } from '../helpers/fakeTaskServer';
 import { MemoryLogger } from '../helpers/logger';
+import { bareServerManager } from '../helpers/servers';
 
 type Clock = ReturnType<typeof FakeTimers.install>;
 const MINUTE = 60_000;
@@ -25,55 +23,10 @@ describe('TaskEngine: live tasks of a server removed from the configuration', ()
     clock = undefined;
   });
 
-  it('a server not configured (yet, or any more) is named by the name in its id, not by its id (notifications and the log say "on everything")', () => {
-    const servers = new ServerManager({
-      logger: new MemoryLogger(),
-      clientInfo: { name: 't', version: '0' },
-      roots: () => [],
-      resolveContext: () => ({ userHome: os.homedir(), env: {}, readFile: async () => '' }),
-      promptInput: async () => undefined,
-      createTransport,
-    });
-    cleanups.push(() => servers.dispose());
-    assert.equal(servers.label('folder:/work/project:everything'), 'everything');
-    assert.equal(servers.label('settings:old-http'), 'old-http');
-    servers.setConfiguration(parseSettingServers({ kept: { type: 'http', url: 'http://127.0.0.1:9/mcp' } }).servers, []);
-    assert.equal(servers.label('settings:kept'), 'kept');
-    assert.equal(servers.label('settings:old-http'), 'old-http');
-  });
-
-  it('servers are listed in the order of the configuration, also after one is removed and added back, or the file is reordered', () => {
-    const servers = new ServerManager({
-      logger: new MemoryLogger(),
-      clientInfo: { name: 't', version: '0' },
-      roots: () => [],
-      resolveContext: () => ({ userHome: os.homedir(), env: {}, readFile: async () => '' }),
-      promptInput: async () => undefined,
-      createTransport,
-    });
-    cleanups.push(() => servers.dispose());
-    const config = (...names: string[]) => parseSettingServers(Object.fromEntries(names.map((n) => [n, { type: 'http', url: `http://127.0.0.1:9/${n}` }]))).servers;
-    const listed = () => servers.list().map((s) => s.label);
-    servers.setConfiguration(config('everything', 'demo', 'picky'), []);
-    assert.deepEqual(listed(), ['everything', 'demo', 'picky']);
-    servers.setConfiguration(config('everything', 'picky'), []);
-    servers.setConfiguration(config('everything', 'demo', 'picky'), []);
-    assert.deepEqual(listed(), ['everything', 'demo', 'picky'], 'demo back in its place');
-    servers.setConfiguration(config('picky', 'everything', 'demo'), []);
-    assert.deepEqual(listed(), ['picky', 'everything', 'demo'], 'as the file now orders them');
-  });
-
   it('a live task restored for a server the loaded configuration no longer names: lost 5 minutes later, saying its server was removed, with no warning every minute', async () => {
     clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const log = new MemoryLogger();
-    const servers = new ServerManager({
-      logger: log,
-      clientInfo: { name: 't', version: '0' },
-      roots: () => [],
-      resolveContext: () => ({ userHome: os.homedir(), env: {}, readFile: async () => '' }),
-      promptInput: async () => undefined,
-      createTransport,
-    });
+    const servers = bareServerManager({ logger: log });
     const engine = new TaskEngine({
       logger: log,
       sessions: {

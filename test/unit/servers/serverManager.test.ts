@@ -1,0 +1,39 @@
+// The server list of ServerManager: labels of servers not configured, and the order servers are listed in.
+import * as assert from 'node:assert/strict';
+import { parseSettingServers } from '../../../src/core/config/parse';
+import type { ServerManager } from '../../../src/core/servers/serverManager';
+import { bareServerManager } from '../helpers/servers';
+
+describe('ServerManager: the list of servers', () => {
+  const made: ServerManager[] = [];
+  const manager = () => {
+    const m = bareServerManager();
+    made.push(m);
+    return m;
+  };
+  afterEach(() => {
+    for (const m of made.splice(0)) m.dispose();
+  });
+
+  it('a server not configured (yet, or any more) is named by the name in its id, not by its id (notifications and the log say "on everything")', () => {
+    const servers = manager();
+    assert.equal(servers.label('folder:/work/project:everything'), 'everything');
+    assert.equal(servers.label('settings:old-http'), 'old-http');
+    servers.setConfiguration(parseSettingServers({ kept: { type: 'http', url: 'http://127.0.0.1:9/mcp' } }).servers, []);
+    assert.equal(servers.label('settings:kept'), 'kept');
+    assert.equal(servers.label('settings:old-http'), 'old-http');
+  });
+
+  it('servers are listed in the order of the configuration, also after one is removed and added back, or the file is reordered', () => {
+    const servers = manager();
+    const config = (...names: string[]) => parseSettingServers(Object.fromEntries(names.map((n) => [n, { type: 'http', url: `http://127.0.0.1:9/${n}` }]))).servers;
+    const listed = () => servers.list().map((s) => s.label);
+    servers.setConfiguration(config('everything', 'demo', 'picky'), []);
+    assert.deepEqual(listed(), ['everything', 'demo', 'picky']);
+    servers.setConfiguration(config('everything', 'picky'), []);
+    servers.setConfiguration(config('everything', 'demo', 'picky'), []);
+    assert.deepEqual(listed(), ['everything', 'demo', 'picky'], 'demo back in its place');
+    servers.setConfiguration(config('picky', 'everything', 'demo'), []);
+    assert.deepEqual(listed(), ['picky', 'everything', 'demo'], 'as the file now orders them');
+  });
+});
