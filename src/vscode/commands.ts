@@ -3,7 +3,6 @@ import { RESTARTED } from '../core/servers/serverManager';
 import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
 import { isInputDismissed } from '../core/servers/serverManager';
 import { disconnectCost } from '../core/tasks/policy';
-import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { MCP_JSON_TEMPLATE } from '../core/config/template';
 import { sourceKey } from '../core/config/types';
@@ -64,10 +63,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
 
   /** Asks before a disconnect that ends live tasks or may lose them (see `disconnectCost`); `{ confirmed: true }` in `arg` skips that. */
   const mayDisconnect = async (s: ServerSnapshot, arg: unknown, action: string): Promise<boolean> => {
-    const { ended, atRisk } = disconnectCost(deps.tasks(), s.id, s.type);
+    const { ended, calls, atRisk } = disconnectCost(deps.tasks(), s.id, s.type);
     if (!(ended + atRisk) || isConfirmed(arg)) return true;
     // Calls made without a task are named as such when they are all that would end.
-    const calls = deps.tasks().filter((t) => t.serverId === s.id && t.kind === 'direct' && !isTerminal(t.status)).length;
     if (s.type === 'stdio' && calls < ended) {
       const ask = ended === 1 ? vscode.l10n.t('{0} "{1}"? Its running task will be lost.', action, s.label) : vscode.l10n.t('{0} "{1}"? Its {2} running tasks will be lost.', action, s.label, ended);
       return confirmDestructive(ask, vscode.l10n.t("The server's process ends with the connection, and a new one does not know its tasks; calls made without a task end too."), action);

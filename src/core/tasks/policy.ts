@@ -62,6 +62,8 @@ export function isCancelable(t: TaskSnapshot, servers: Pick<ServerManager, 'peek
 export interface DisconnectCost {
   /** Live work that ends with the connection: direct calls, and a stdio server's tasks (its process ends). */
   ended: number;
+  /** Of those, the direct calls (named as calls when they are all that ends). */
+  calls: number;
   /**
    * Live tasks a new connection may not find: a legacy SSE or WebSocket connection cannot be
    * resumed, and a server may keep its tasks per connection (the SDK's examples do). A Streamable
@@ -72,9 +74,10 @@ export interface DisconnectCost {
 
 /** `type` undefined: a server not configured (yet), whose calls are all that is known to end. */
 export function disconnectCost(tasks: readonly TaskSnapshot[], serverId: string, type: ServerConfig['type'] | undefined): DisconnectCost {
-  const cost = { ended: 0, atRisk: 0 };
+  const cost = { ended: 0, calls: 0, atRisk: 0 };
   for (const t of tasks) {
     if (t.serverId !== serverId || isTerminal(t.status)) continue;
+    if (t.kind === 'direct') cost.calls++;
     if (t.kind === 'direct' || type === 'stdio') cost.ended++;
     else if (type === 'sse' || type === 'ws') cost.atRisk++;
   }

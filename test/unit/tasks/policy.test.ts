@@ -135,12 +135,12 @@ describe('isCancelable (the view\'s Cancel and the Cancel Task pick)', () => {
       task({ key: 'd', taskId: 'direct-d', kind: 'direct' }),
       task({ key: 'e', taskId: 'e', serverId: 'other' }),
     ];
-    assert.deepEqual(disconnectCost(tasks, 's', 'stdio'), { ended: 3, atRisk: 0 }, 'stdio: its two live tasks and its call');
-    assert.deepEqual(disconnectCost(tasks, 's', 'http'), { ended: 1, atRisk: 0 }, 'Streamable HTTP: its session is kept, the tasks outlive the connection; the call does not');
-    assert.deepEqual(disconnectCost(tasks, 's', 'ws'), { ended: 1, atRisk: 2 }, 'WebSocket: a new connection may not know the tasks');
-    assert.deepEqual(disconnectCost(tasks, 's', 'sse'), { ended: 1, atRisk: 2 }, 'legacy SSE: the same');
-    assert.deepEqual(disconnectCost(tasks, 's', undefined), { ended: 1, atRisk: 0 }, 'not configured: only the call is known to end');
-    assert.deepEqual(disconnectCost([], 's', 'stdio'), { ended: 0, atRisk: 0 });
+    assert.deepEqual(disconnectCost(tasks, 's', 'stdio'), { ended: 3, calls: 1, atRisk: 0 }, 'stdio: its two live tasks and its call');
+    assert.deepEqual(disconnectCost(tasks, 's', 'http'), { ended: 1, calls: 1, atRisk: 0 }, 'Streamable HTTP: its session is kept, the tasks outlive the connection; the call does not');
+    assert.deepEqual(disconnectCost(tasks, 's', 'ws'), { ended: 1, calls: 1, atRisk: 2 }, 'WebSocket: a new connection may not know the tasks');
+    assert.deepEqual(disconnectCost(tasks, 's', 'sse'), { ended: 1, calls: 1, atRisk: 2 }, 'legacy SSE: the same');
+    assert.deepEqual(disconnectCost(tasks, 's', undefined), { ended: 1, calls: 1, atRisk: 0 }, 'not configured: only the call is known to end');
+    assert.deepEqual(disconnectCost([], 's', 'stdio'), { ended: 0, calls: 0, atRisk: 0 });
   });
 
   it('hasResultToFetch: Fetch Task Result offers tasks with a kept result or one their server may give, not lost or expired ones without, nor calls still running', () => {
