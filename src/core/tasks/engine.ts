@@ -14,7 +14,7 @@ import {
 } from '../protocol/schemas';
 import type { McpSession } from '../protocol/session';
 import type { TransportCloseInfo } from '../transports/transport';
-import { MAX_TIMER_MS, abortReason, errorMessage, raceAbort } from '../util/abort';
+import { abortAfter, abortReason, errorMessage, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import { DisposableBase, DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
@@ -438,7 +438,7 @@ export class TaskEngine extends DisposableBase {
     const started = this.#createTask(serverId, session, toolName, options);
     const ms = this.#timeout();
     const timeout = new AbortController();
-    const timer = Number.isFinite(ms) && ms > 0 ? setTimeout(() => timeout.abort(new RequestTimeoutError('tools/call', ms)), Math.min(ms, MAX_TIMER_MS)) : undefined;
+    const stopTimer = abortAfter(timeout, ms, () => new RequestTimeoutError('tools/call', ms));
     const stop = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
     try {
       return await raceAbort(started, stop);
@@ -450,7 +450,7 @@ export class TaskEngine extends DisposableBase {
       );
       throw err;
     } finally {
-      clearTimeout(timer);
+      stopTimer();
     }
   }
 
@@ -1002,12 +1002,10 @@ export class TaskEngine extends DisposableBase {
    */
   #expectAnswer(rec: Rec): void {
     const abort = rec.resultAbort;
+    if (!abort) return;
     const ms = this.#timeout();
-    if (!abort || !(Number.isFinite(ms) && ms > 0)) return;
     const status = rec.snap.status;
-    const timer = setTimeout(() => abort.abort(new Error(`no answer within ${ms} ms after the task ended (${status})`)), Math.min(ms, MAX_TIMER_MS));
-    timer.unref?.();
-    const stop = () => clearTimeout(timer);
+    const stop = abortAfter(abort, ms, () => new Error(`no answer within ${ms} ms after the task ended (${status})`));
     rec.resultCall?.then(stop, stop);
   }
 

@@ -1,6 +1,17 @@
 /** setTimeout's longest delay: Node fires a longer one after 1 ms, with a warning. Longer waits arm this and re-arm. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/**
+ * Aborts `controller` with `reason()` once `ms` have passed (never for a zero, negative or
+ * infinite `ms`); returns what stops the timer. It does not keep the process alive.
+ */
+export function abortAfter(controller: AbortController, ms: number, reason: () => Error): () => void {
+  if (!(Number.isFinite(ms) && ms > 0)) return () => undefined;
+  const timer = setTimeout(() => controller.abort(reason()), Math.min(ms, MAX_TIMER_MS));
+  timer.unref?.();
+  return () => clearTimeout(timer);
+}
+
 /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. Leaves no timer behind. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
