@@ -88,8 +88,9 @@ const DEFAULT_ONE_WAY_TIMEOUT_MS = 30_000;
  * A POST stream that cannot be resumed, or a JSON answer without the response, fails its pending
  * requests at once (as a JSON-RPC error handed to `onmessage`) instead of leaving them to time out.
  *
- * A 404 on a request that carried a session id means the session is gone: `sessionId` becomes
- * undefined and the error says so; the caller starts a new session with `initialize`.
+ * A 404 on a request that carried a session id means the session is gone (so does a 400 whose
+ * body speaks of the session, as servers made from the SDK's older examples answer): `sessionId`
+ * becomes undefined and the error says so; the caller starts a new session with `initialize`.
  */
 export class StreamableHttpTransport implements Transport {
   onmessage?: (message: unknown) => void;
@@ -361,16 +362,17 @@ export class StreamableHttpTransport implements Transport {
   }
 
   async #statusError(response: Response, sentSession: string | undefined): Promise<TransportHttpError> {
-    if (response.status === 404 && sentSession !== undefined) {
-      await response.body?.cancel().catch(() => undefined);
-      const err = new SessionExpiredError(
-        `Server "${this.#serverName}" no longer knows session ${sentSession} (HTTP 404): it expired or the server restarted. The next request starts a new session.`,
-        404,
-      );
-      this.#expireSession(sentSession, err);
-      return err;
-    }
-    return httpStatusError(this.#serverName, this.#url, response);
+    const status = response.status;
+    const plain = await httpStatusError(this.#serverName, this.#url, response);
+    // 404 is the spec's answer for a session the server no longer has; servers made from the
+    // SDK's older examples (server-everything among them) answer 400 "No valid session ID provided".
+    if (sentSession === undefined || !(status === 404 || (status === 400 && /session/i.test(plain.message.replace(this.#url, ''))))) return plain;
+    const err = new SessionExpiredError(
+      `Server "${this.#serverName}" no longer knows session ${sentSession} (HTTP ${status}): it expired or the server restarted. The next request starts a new session.`,
+      status,
+    );
+    this.#expireSession(sentSession, err);
+    return err;
   }
 
   #expireSession(session: string, err: SessionExpiredError): void {

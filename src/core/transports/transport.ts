@@ -83,7 +83,8 @@ export class TransportHttpError extends Error {
 
 /**
  * Streamable HTTP: the server no longer knows our session (HTTP 404 on a request that carried
- * it: the server restarted or expired it). Also reported through `onerror`: the session is over.
+ * it, or a 400 that says so: the server restarted or expired it). Also reported through
+ * `onerror`: the session is over.
  */
 export class SessionExpiredError extends TransportHttpError {
   override name = 'SessionExpiredError';

@@ -12,7 +12,9 @@ import * as path from 'node:path';
 import { ErrorCode } from '../../../src/core/jsonrpc/errors';
 import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
 import type { StdioTransport } from '../../../src/core/transports/stdio';
-import { freePort } from '../helpers/httpServers';
+import { spawn } from 'node:child_process';
+import { freePort, stopProcess } from '../helpers/httpServers';
+import { everythingEntry } from '../helpers/peers';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 import type { Client, Peer } from './support';
 import { openClient, startPeer, taskLab } from './support';
@@ -264,6 +266,35 @@ describe('reliability: faults', function () {
       // Forgotten again at once: that may be a loop, and backs off as a crash does.
       await forget(0);
       assert.match(await c.servers.getSession(id).then(() => '', (err: Error) => err.message), /^Server "remote" failed \(.*HTTP 404.*\); it will not be tried again for 1 s\./);
+    });
+
+    it('server-everything, which answers the session it lost with 400 instead of 404: its live task is lost, not followed for ever, and a new call starts a new session', async () => {
+      const port = await freePort();
+      /** server-everything over Streamable HTTP on `port`, once it listens. */
+      const everythingAt = async (): Promise<Peer> => {
+        const child = spawn(node, [everythingEntry, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+        let text = '';
+        await new Promise<void>((resolve, reject) => {
+          child.stderr!.on('data', (d: Buffer) => /listening on port/i.test((text += d.toString('utf8'))) && resolve());
+          child.once('exit', (code) => reject(new Error(`server-everything exited (${code}): ${text}`)));
+        });
+        const p: Peer = { port, child, crashed: new Promise<never>(() => undefined), stop: () => stopProcess(child) };
+        peers.push(p);
+        return p;
+      };
+      const first = await everythingAt();
+      const c = client({ servers: { everything: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } } });
+      const id = c.id('everything');
+      const t = await c.engine.callTool(id, 'simulate-research-query', { arguments: { topic: 'tide pools' } });
+      await kill(first);
+      await everythingAt(); // its sessions and their task stores are gone
+      const lost = await c.until(t.key, (s) => s.status === 'lost', 'the task to be lost');
+      assert.equal(lost.lastServerStatus, 'working');
+      assert.match(lost.note!, /^The server no longer knows the task/);
+      const log = c.log as MemoryLogger;
+      assert.ok(log.has('warn', /\] Transport error: Server "everything" no longer knows session .* \(HTTP 400\): it expired or the server restarted/), log.text().slice(-3000));
+      const again = await c.engine.callTool(id, 'simulate-research-query', { arguments: { topic: 'kelp' } });
+      assert.equal(again.status, 'working');
     });
 
     it('without its task store: tasks are lost before their ttl ends and expired after', async () => {

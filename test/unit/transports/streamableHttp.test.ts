@@ -3,7 +3,7 @@ import type * as http from 'node:http';
 import { RpcError } from '../../../src/core/jsonrpc/errors';
 import type { StreamableHttpOptions } from '../../../src/core/transports/streamableHttp';
 import { StreamableHttpTransport } from '../../../src/core/transports/streamableHttp';
-import { TransportHttpError, TransportParseError } from '../../../src/core/transports/transport';
+import { SessionExpiredError, TransportHttpError, TransportParseError } from '../../../src/core/transports/transport';
 import type { RecordedClient, RecordedRequest } from '../helpers/httpServers';
 import { EverythingHttpServer, freePort, hostileServersForEachTest, HttpFixture, recordClient } from '../helpers/httpServers';
 import { MemoryLogger, waitFor } from '../helpers/logger';
@@ -92,6 +92,24 @@ describe('StreamableHttpTransport against server-everything', function () {
     assert.notEqual(await rawPing(server.url('/mcp'), sessionId), 200, 'the session was deleted');
     assert.deepEqual(warnings(c), []);
     assert.deepEqual(c.errors, []);
+  });
+
+  it('a session server-everything no longer has (it answers 400 "No valid session ID provided", not the spec\'s 404) is an expired session: the next initialize starts a new one', async () => {
+    const c = client(server.url('/mcp'), { serverName: 'everything' });
+    await initialize(c);
+    const sessionId = c.transport.sessionId!;
+    // Ended behind the transport's back, as a server restart ends it.
+    await (await fetch(server.url('/mcp'), { method: 'DELETE', headers: { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': PROTOCOL_VERSION } })).body?.cancel();
+    await assert.rejects(c.conn.requestRaw('tools/list', {}), (err: unknown) => {
+      assert.ok(err instanceof SessionExpiredError, String(err));
+      assert.equal(err.status, 400);
+      assert.match(err.message, new RegExp(`^Server "everything" no longer knows session ${sessionId} \\(HTTP 400\\): it expired or the server restarted\\. The next request starts a new session\\.$`));
+      return true;
+    });
+    assert.ok(c.errors.some((e) => e instanceof SessionExpiredError), 'whoever owns the session is told it is over');
+    assert.equal(c.transport.sessionId, undefined);
+    await c.conn.requestRaw('initialize', { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo });
+    assert.ok(c.transport.sessionId && c.transport.sessionId !== sessionId, 'a new session');
   });
 
   it('keeps the session with keepSessionOnClose, and a new transport resumes it', async () => {
@@ -379,6 +397,25 @@ describe('StreamableHttpTransport against hostile servers', function () {
       assert.doesNotMatch(err.message, /s3cret/);
       return true;
     });
+  });
+
+  it('a 400 that is not about the session (nor in the URL\'s words) is the request\'s failure: the session is kept', async () => {
+    const server = await serve((req, res, body) => {
+      if (req.method !== 'POST') return void res.writeHead(405).end();
+      const { id } = JSON.parse(body) as { id?: number };
+      if (req.headers['mcp-session-id'] === undefined) return void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's-1' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: {} }));
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message: 'Bad Request: unsupported protocol version' } }));
+    });
+    const c = client(server.url('/session/mcp'));
+    await c.conn.start();
+    await c.conn.requestRaw('initialize', {});
+    await assert.rejects(c.conn.requestRaw('tools/list', {}), (err: unknown) => {
+      assert.ok(err instanceof TransportHttpError && !(err instanceof SessionExpiredError), String(err));
+      assert.match(err.message, /^Server "fixture" answered HTTP 400 Bad Request at .*: \{"jsonrpc":"2\.0","id":2,"error":\{"code":-32600,"message":"Bad Request: unsupported protocol version"/);
+      return true;
+    });
+    assert.equal(c.transport.sessionId, 's-1');
+    assert.deepEqual(c.errors, []);
   });
 
   it('waits at most an hour to resume a stream, whatever the server\'s retry (setTimeout fires at once past 2^31-1 ms)', async () => {
