@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Progress } from '../jsonrpc/connection';
+import { InvalidResultError } from '../jsonrpc/connection';
 import { ErrorCode, RequestTimeoutError, isPeerError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
-import type { Task, TaskStatus } from '../protocol/schemas';
+import type { CreateTaskResult, Task, TaskStatus } from '../protocol/schemas';
 import {
   CallToolResultSchema,
   CreateTaskResultSchema,
@@ -528,7 +529,20 @@ export class TaskEngine extends DisposableBase {
       // Not a JSON-RPC error of the server's: a plain Error, so no one keeps it as the call's outcome.
       throw new Error(`Server "${this.#label(serverId)}" answered tools/call with neither a task nor a tool result: ${describeIssues(created.error.issues)}`);
     }
-    const { task, _meta } = created.data;
+    return this.#track(serverId, session, toolName, options, created.data, { token, sub, early }, held);
+  }
+
+  /** Tracks the task a CreateTaskResult created for a call of `toolName`, from its progress so far (T-REQ-8) and the notifications held for it. */
+  async #track(
+    serverId: string,
+    session: McpSession,
+    toolName: string,
+    options: CallToolOptions,
+    { task, _meta }: CreateTaskResult,
+    progress: { token?: string; sub?: Disposable; early: Progress[] },
+    held?: Map<string, Task>,
+  ): Promise<TaskSnapshot> {
+    const { token, sub, early } = progress;
     const immediate = _meta?.[MODEL_IMMEDIATE_RESPONSE_META];
     const key = taskKey(serverId, task.taskId);
     const createdAt = validDate(task.createdAt, this.#now());
@@ -537,10 +551,10 @@ export class TaskEngine extends DisposableBase {
     // then), which its call claims, not a reused id.
     if (earlier?.snap.origin === 'server-list' && earlier.snap.createdAt === createdAt) {
       const changes = { toolName, arguments: options.arguments, origin: options.origin ?? 'user', immediateResponse: typeof immediate === 'string' ? immediate : undefined };
-      return this.#claim(earlier, session, { token, sub, early }, changes);
+      return this.#claim(earlier, session, progress, changes);
     }
     if (earlier && !isTerminal(earlier.snap.status)) {
-      sub.dispose();
+      sub?.dispose();
       throw new Error(`Server "${this.#label(serverId)}" reused the id of a task it already created: ${task.taskId}`);
     }
     if (earlier) await this.#retire(earlier);
@@ -571,9 +585,9 @@ export class TaskEngine extends DisposableBase {
     // T-LIFE-1: a task starts working; a server that says otherwise is applied through the table.
     if (task.status !== 'working') this.#applyServerTask(rec, task, 'create');
     // A notification that came before this answer: applied after it, through the table, unless older.
-    const notified = held.get(task.taskId);
+    const notified = held?.get(task.taskId);
     if (notified) {
-      held.delete(task.taskId);
+      held!.delete(task.taskId);
       this.#applyServerTask(rec, notified, 'held notification');
     }
     if (!isTerminal(rec.snap.status) && !this.#scheduler.has(key)) this.#scheduleNext(rec);
@@ -581,12 +595,12 @@ export class TaskEngine extends DisposableBase {
   }
 
   /** A task adopted from tasks/list becomes the call's that created it (see `create`): its tool, arguments, origin and progress token. */
-  #claim(rec: Rec, session: McpSession, progress: { token: string; sub: Disposable; early: Progress[] }, changes: Partial<TaskSnapshot>): TaskSnapshot {
+  #claim(rec: Rec, session: McpSession, progress: { token?: string; sub?: Disposable; early: Progress[] }, changes: Partial<TaskSnapshot>): TaskSnapshot {
     rec.progressToken = progress.token;
     this.#update(rec, changes);
     this.#log.info(`[${this.#label(rec.snap.serverId)}] Task ${rec.snap.taskId} created for ${rec.snap.toolName}; tasks/list had found it first (${rec.snap.status})`);
     if (isTerminal(rec.snap.status)) {
-      progress.sub.dispose();
+      progress.sub?.dispose();
       if (this.#wantsOutcome(rec)) void this.#resultCall(rec);
     } else {
       this.#routeProgress(rec, session);
@@ -652,16 +666,26 @@ export class TaskEngine extends DisposableBase {
         });
         this.#finishDirect(rec, { kind: 'result', result });
       } catch (err) {
-        if (retryAsTask && isPeerError(err) && err.code === ErrorCode.InvalidRequest) {
-          this.#log.info(`[${this.#label(serverId)}] ${toolName}: the server requires task augmentation (-32600: ${err.message}); calling it again as a task`);
+        // A server that answers a plain call with a task (CreateTaskResult, which the spec gives only
+        // to a task-augmented request) runs the tool as a task anyway: it is followed, not left unseen.
+        const created = err instanceof InvalidResultError ? CreateTaskResultSchema.safeParse(err.data) : undefined;
+        if (created?.success || (retryAsTask && isPeerError(err) && err.code === ErrorCode.InvalidRequest)) {
+          const label = this.#label(serverId);
           try {
-            const task = await this.#startTask(serverId, session, toolName, options);
+            let task: TaskSnapshot;
+            if (created?.success) {
+              this.#log.warn(`[${label}] ${toolName}: the server answered a plain call with task ${created.data.task.taskId}; it is followed as a task`);
+              task = await this.#track(serverId, session, toolName, options, created.data, { early: [] });
+            } else {
+              this.#log.info(`[${label}] ${toolName}: the server requires task augmentation (-32600: ${errorMessage(err)}); calling it again as a task`);
+              task = await this.#startTask(serverId, session, toolName, options);
+            }
             // The call's caller (a chat tool, another extension) may hold its key: it now leads to the task.
             this.#moved.set(rec.snap.key, task.key);
             this.remove(rec.snap.key);
           } catch (e) {
             // The call stays in the view, failed with the reason, instead of vanishing into the log.
-            this.#log.error(`[${this.#label(serverId)}] ${toolName}: the retry as a task failed: ${errorMessage(e)}`);
+            this.#log.error(`[${label}] ${toolName}: the retry as a task failed: ${errorMessage(e)}`);
             this.#finishDirect(rec, isPeerError(e) ? { kind: 'error', error: e.toJSON() } : undefined, `The server requires a task for this call, and calling it as a task failed: ${errorMessage(e)}`);
           }
           return;

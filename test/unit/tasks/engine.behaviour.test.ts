@@ -349,6 +349,23 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.match(kept.note ?? '', /^The server requires a task for this call, and calling it as a task failed: Server "fake" answered tools\/call with neither a task nor a tool result: task: expected object$/);
   });
 
+  it('a plain call the server answers with a task (a CreateTaskResult, which the spec gives only to a task-augmented call) is followed as that task to its result, not failed as an invalid result', async () => {
+    const h = await harness({ server: { pollInterval: 10, plainCall: (params) => ({ task: h.server.createTask(String(params.name), {}, params) }) } });
+    const direct = await h.engine.callTool('fake', 'plain-tool', { arguments: { n: 1 } });
+    assert.equal(direct.kind, 'direct');
+    await waitFor(() => h.engine.get(direct.key)?.kind === 'task', 'the call to become its task');
+    const task = h.engine.get(direct.key)!;
+    assert.deepEqual([task.toolName, task.arguments, task.status, task.origin], ['plain-tool', { n: 1 }, 'working', 'user']);
+    assert.deepEqual(h.engine.list().map((t) => t.key), [task.key], 'the call itself gave way to the task');
+    assert.ok(h.log.has('warn', new RegExp(`^\\[fake\\] plain-tool: the server answered a plain call with task ${task.taskId}; it is followed as a task$`)), h.log.text());
+    h.server.complete(task.taskId, { content: [{ type: 'text', text: 'the work it ran' }] });
+    await waitFor(() => h.engine.get(direct.key)?.outcome !== undefined, 'its result');
+    const done = h.engine.get(direct.key)!;
+    assert.equal(done.status, 'completed');
+    assert.deepEqual(done.outcome?.kind === 'result' && done.outcome.result.content, [{ type: 'text', text: 'the work it ran' }]);
+    assert.equal(h.server.requestsOf('tools/call').length, 1, 'the tool ran once');
+  });
+
   it('-32600 on a plain call of a forbidden tool is never retried as a task: the call failed', async () => {
     const h = await harness({ server: { plainCall: 'require-task' } });
     const snap = await h.engine.callTool('fake', 'forbidden-tool');
