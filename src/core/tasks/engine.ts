@@ -460,7 +460,7 @@ export class TaskEngine extends DisposableBase {
     const rec = this.#recs.get(snap.key);
     if (!rec || isTerminal(rec.snap.status)) return;
     const label = this.#label(snap.serverId);
-    if (session.serverCapabilities.tasks?.cancel === undefined) {
+    if (!declared(session.serverCapabilities.tasks?.cancel)) {
       this.#log.warn(`[${label}] Task ${snap.taskId} (${snap.toolName}) was created after its caller stopped waiting; the server does not support cancelling tasks, so it runs on and stays in the view`);
       return;
     }
@@ -1303,7 +1303,7 @@ export class TaskEngine extends DisposableBase {
       return rec.snap;
     }
     const session = await this.#options.sessions.getSession(rec.snap.serverId);
-    if (session.serverCapabilities.tasks?.cancel === undefined) {
+    if (!declared(session.serverCapabilities.tasks?.cancel)) {
       throw new Error(`Server "${this.#label(rec.snap.serverId)}" does not support cancelling tasks.`);
     }
     try {

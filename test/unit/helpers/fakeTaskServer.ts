@@ -52,6 +52,8 @@ export interface FakeTaskServerOptions {
   protocolVersion?: string;
   /** `false`: no `tasks` capability at all. Each flag defaults to true. */
   tasks?: false | { list?: boolean; cancel?: boolean; toolsCall?: boolean };
+  /** Sent as they are in `capabilities.tasks`, over the flags above (e.g. `{ cancel: false }`, which a sloppy server writes). */
+  tasksRaw?: Record<string, unknown>;
   tools?: FakeTool[];
   notify?: NotifyMode;
   /** `pollInterval` of new tasks; undefined: none sent. */
@@ -307,6 +309,7 @@ export class FakeTaskServer {
       ...(t?.list !== false && { list: {} }),
       ...(t?.cancel !== false && { cancel: {} }),
       requests: t?.toolsCall !== false ? { tools: { call: {} } } : {},
+      ...this.options.tasksRaw,
     };
     return caps;
   }

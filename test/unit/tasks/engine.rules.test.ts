@@ -43,6 +43,17 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     assert.equal(h.snap(snap.taskId).status, 'working');
   });
 
+  for (const flag of [false, null]) {
+    it(`T-CAP-1: a server whose tasks capability says "cancel": ${flag} is never sent tasks/cancel: Cancel says it does not support it`, async () => {
+      const h = await harness({ server: { tasksRaw: { cancel: flag }, pollInterval: NO_POLL } });
+      assert.equal(h.session.tasksSummary, 'tools/call, list');
+      const snap = await h.engine.callTool('fake', 'required-tool');
+      await assert.rejects(h.engine.cancel(snap.key), /^Error: Server "fake" does not support cancelling tasks\.$/);
+      assert.deepEqual(h.server.requestsOf('tasks/cancel'), []);
+      assert.equal(h.snap(snap.taskId).status, 'working');
+    });
+  }
+
   it('T-CAP-2: a server without capabilities.tasks never gets a task-augmented request', async () => {
     const h = await harness({ server: { tasks: false } });
     assert.equal(h.session.supportsTasks, false);
