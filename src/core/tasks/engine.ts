@@ -977,11 +977,12 @@ export class TaskEngine extends DisposableBase {
       if (task.status !== from && !agrees) this.#log[stale ? 'debug' : 'warn'](`[${label}] Ignored ${source} status ${task.status} for task ${task.taskId}: it already ended as ${from} (T-LIFE-3)`);
       return;
     }
-    // An answer sent before the last change applied (a poll overtaken by a status notification)
-    // is old news: applying it would undo that change. A server whose lastUpdatedAt does not
-    // parse (in this answer or the one before) cannot be judged: its answers apply as they come.
+    // An answer or notification sent before the last change applied (a poll overtaken by a status
+    // notification, a notification replayed by a resumed stream or overtaken on another one) is
+    // old news: applying it would undo that change. A server whose lastUpdatedAt does not parse
+    // (in this answer or the one before) cannot be judged: its answers apply as they come.
     // An end is never old news: nothing follows it (T-LIFE-3), whatever its lastUpdatedAt says.
-    if (source !== 'notification' && source !== 'create' && !rec.localUpdatedAt && !isServerTerminal(task.status) && Date.parse(task.lastUpdatedAt) < Date.parse(rec.snap.lastUpdatedAt)) {
+    if (source !== 'create' && !rec.localUpdatedAt && !isServerTerminal(task.status) && Date.parse(task.lastUpdatedAt) < Date.parse(rec.snap.lastUpdatedAt)) {
       this.#log.debug(`[${label}] Ignored a ${source} answer about task ${task.taskId} older than what is known (${task.status} at ${task.lastUpdatedAt}; ${from} since ${rec.snap.lastUpdatedAt})`);
       return;
     }

@@ -74,6 +74,27 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.ok(h.log.has('debug', new RegExp(`^\\[fake\\] Ignored a poll answer about task ${snap.taskId} older than what is known \\(working at `)), h.log.text());
   });
 
+  it('T-REQ-5: a status notification older than what is known (replayed by a resumed stream, or overtaken on another stream) does not undo it', async () => {
+    const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    await new Promise((r) => setTimeout(r, 5));
+    h.server.setStatus(snap.taskId, 'input_required', 'Which file?');
+    const earlier = { ...h.server.task(snap.taskId)! };
+    await new Promise((r) => setTimeout(r, 5));
+    h.server.setStatus(snap.taskId, 'working', 'Writing');
+    await waitFor(() => h.snap(snap.taskId).statusMessage === 'Writing', 'the newer notification');
+    const seen: string[] = [];
+    h.engine.onDidChange((t) => t.key === snap.key && seen.push(`${t.status}: ${t.statusMessage}`));
+    h.server.sendRaw({ jsonrpc: '2.0', method: 'notifications/tasks/status', params: earlier });
+    await settle(h);
+    assert.deepEqual(seen, [], 'the older input_required was not applied');
+    assert.deepEqual([h.snap(snap.taskId).status, h.snap(snap.taskId).statusMessage], ['working', 'Writing']);
+    assert.ok(h.log.has('debug', new RegExp(`^\\[fake\\] Ignored a notification answer about task ${snap.taskId} older than what is known \\(input_required at `)), h.log.text());
+    // A newer one still applies.
+    h.server.setStatus(snap.taskId, 'input_required', 'Which folder?');
+    await waitStatus(h, snap.taskId, 'input_required');
+  });
+
   it('T-LIFE-3: a tasks/get answer that the task ended applies even when its lastUpdatedAt is older than what is known: an end is never old news', async () => {
     const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL } });
     const snap = await h.engine.callTool('fake', 'required-tool');
