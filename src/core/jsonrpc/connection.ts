@@ -440,9 +440,8 @@ export class JsonRpcConnection implements Disposable {
         meta: typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined,
       });
       if (controller.signal.aborted || this.#closed) return; // the peer cancelled: no answer is expected
-      const message = { jsonrpc: '2.0', id: req.id, result: result ?? {} };
-      this.#traceOut(message);
-      await this.transport.send(message);
+      // An answer that cannot be sent is not the handler's failure: no second answer follows it.
+      await this.#reply({ jsonrpc: '2.0', id: req.id, result: result ?? {} }, `the answer to ${req.method}`);
     } catch (err) {
       if (controller.signal.aborted || this.#closed) return;
       const rpc = err instanceof RpcError ? err : new RpcError(ErrorCode.InternalError, errorMessage(err));
@@ -484,13 +483,16 @@ export class JsonRpcConnection implements Disposable {
     }
   }
 
-  async #sendError(id: RequestId, err: RpcError): Promise<void> {
-    const message = { jsonrpc: '2.0', id, error: err.toJSON() };
+  #sendError(id: RequestId, err: RpcError): Promise<void> {
+    return this.#reply({ jsonrpc: '2.0', id, error: err.toJSON() }, 'an error response');
+  }
+
+  async #reply(message: object, what: string): Promise<void> {
     this.#traceOut(message);
     try {
       await this.transport.send(message);
     } catch (e) {
-      this.#log.warn(`Could not send an error response: ${errorMessage(e)}`);
+      this.#log.warn(`Could not send ${what}: ${errorMessage(e)}`);
     }
   }
 

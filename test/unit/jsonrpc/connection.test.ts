@@ -148,6 +148,23 @@ describe('JsonRpcConnection', () => {
     assert.deepEqual(byId.get(3)?.error, { code: -32603, message: 'kaput' });
   });
 
+  it('an answer the transport fails to send is logged as such, and no second answer (an error) follows it for the same request', async () => {
+    const { conn, ours, received, send, log } = setup();
+    const deliver = ours.send.bind(ours);
+    // The first answer for id 7 fails to go out (the server may still have had it: a timeout); a second one would not.
+    let tries = 0;
+    ours.send = (m) => ((m as { id?: unknown }).id === 7 && tries++ === 0 ? Promise.reject(new Error('Server "peer" did not accept the response to id 7 within 30 s')) : deliver(m));
+    conn.onRequest('elicitation/create', () => ({ action: 'accept', content: { name: 'Ada' } }));
+    conn.onRequest('ok', () => ({}));
+    await send({ jsonrpc: '2.0', id: 7, method: 'elicitation/create', params: {} });
+    await waitFor(() => log.lines.some((l) => l.message.includes('did not accept the response to id 7')), 'the failed send');
+    await send({ jsonrpc: '2.0', id: 8, method: 'ok' });
+    await waitFor(() => received.some((m) => m.id === 8), 'a later answer');
+    assert.deepEqual(received.map((m) => m.id), [8], 'nothing else was sent for id 7');
+    assert.ok(log.has('warn', /^Could not send the answer to elicitation\/create: Server "peer" did not accept the response to id 7 within 30 s$/), log.text());
+    assert.equal(log.has('error', /Handler for elicitation\/create failed/), false, 'the handler did not fail');
+  });
+
   it('a server cancellation aborts the handler signal and no answer is sent', async () => {
     const { conn, received, send } = setup();
     let aborted = false;
