@@ -422,10 +422,9 @@ export class JsonRpcConnection implements Disposable {
       await this.#sendError(req.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${truncate(req.method, 200)}`));
       return;
     }
-    if (this.#incoming.has(req.id)) {
-      await this.#sendError(req.id, new RpcError(ErrorCode.InvalidRequest, `Request id ${truncate(JSON.stringify(req.id), 100)} is already in use`));
-      return;
-    }
+    // The id of a request still being handled: a repeat (a resumed stream replays what it sent
+    // before). Its one answer is the first's: an error here would reach the peer as that answer.
+    if (this.#incoming.has(req.id)) return this.#log.warn(`Ignored a repeat of request id ${truncate(JSON.stringify(req.id), 100)} (${truncate(req.method, 100)}), which is still being handled`);
     if (this.#incoming.size >= this.#maxIncoming) {
       await this.#sendError(req.id, new RpcError(ErrorCode.InternalError, `Too many concurrent requests (limit ${this.#maxIncoming}); try again later`));
       return;

@@ -165,6 +165,21 @@ describe('JsonRpcConnection', () => {
     assert.equal(log.has('error', /Handler for elicitation\/create failed/), false, 'the handler did not fail');
   });
 
+  it('a request repeated with the id of one still being handled (a resumed stream\'s replay) gets no answer of its own: the first\'s answer is the only one', async () => {
+    const { conn, received, send, log } = setup();
+    let release!: () => void;
+    let calls = 0;
+    conn.onRequest('elicitation/create', () => (calls++, new Promise((r) => (release = () => r({ action: 'accept' })))));
+    await send({ jsonrpc: '2.0', id: 1, method: 'elicitation/create', params: {} });
+    await send({ jsonrpc: '2.0', id: 1, method: 'elicitation/create', params: {} });
+    await waitFor(() => log.has('warn', /^Ignored a repeat of request id 1 \(elicitation\/create\), which is still being handled$/), 'the repeat ignored');
+    release();
+    // An answer to the repeat would have gone out before this one.
+    await waitFor(() => received.some((m) => 'result' in m), 'the answer');
+    assert.deepEqual(received, [{ jsonrpc: '2.0', id: 1, result: { action: 'accept' } }]);
+    assert.equal(calls, 1);
+  });
+
   it('a server cancellation aborts the handler signal and no answer is sent', async () => {
     const { conn, received, send } = setup();
     let aborted = false;

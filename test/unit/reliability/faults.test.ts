@@ -6,7 +6,10 @@
 // An SSE stream cut in the middle of an answer is resumed with Last-Event-ID: that is pinned in
 // test/unit/transports/streamableHttp.test.ts ("resumes an answer stream cut before the response").
 import * as assert from 'node:assert/strict';
+import { once } from 'node:events';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ErrorCode } from '../../../src/core/jsonrpc/errors';
@@ -194,6 +197,73 @@ describe('reliability: faults', function () {
     });
   });
 
+  /** server-everything over Streamable HTTP on `port`, once it listens. */
+  async function everythingAt(port: number): Promise<Peer> {
+    const child = spawn(node, [everythingEntry, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let text = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stderr!.on('data', (d: Buffer) => /listening on port/i.test((text += d.toString('utf8'))) && resolve());
+      child.once('exit', (code) => reject(new Error(`server-everything exited (${code}): ${text}`)));
+    });
+    const p: Peer = { port, child, crashed: new Promise<never>(() => undefined), stop: () => stopProcess(child) };
+    peers.push(p);
+    return p;
+  }
+
+  it('server-everything: the stream for its own messages cut while the user answers its question: the question its event store replays is not answered twice, and the task goes on with the user\'s answer', async () => {
+    const port = await freePort();
+    await everythingAt(port);
+    // A proxy that can cut the GET stream, and sees what the client sends and what a resumed GET replays.
+    const gets: http.ServerResponse[] = [];
+    const posted: string[] = [];
+    let replayed = false;
+    const proxy = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString('utf8')));
+      req.on('end', () => {
+        if (req.method === 'POST') posted.push(body);
+        const up = http.request({ host: '127.0.0.1', port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+          res.writeHead(answer.statusCode!, answer.headers);
+          const resumed = req.method === 'GET' && req.headers['last-event-id'] !== undefined;
+          if (req.method === 'GET' && !resumed) gets.push(res);
+          answer.on('data', (d: Buffer) => {
+            if (resumed && d.toString('utf8').includes('"elicitation/create"')) replayed = true;
+            res.write(d);
+          });
+          answer.on('end', () => res.end());
+          res.on('close', () => answer.destroy());
+        });
+        up.on('error', () => res.destroy());
+        up.end(body);
+      });
+    });
+    proxy.listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    try {
+      const log = new MemoryLogger();
+      const c = client({
+        servers: { everything: { type: 'http', url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp` } },
+        logger: log,
+        // The user takes a while: meanwhile the GET stream drops, and its resume replays the question.
+        elicit: async () => {
+          for (const g of gets.splice(0)) g.socket?.destroy();
+          await waitFor(() => replayed && (log.has('warn', /Ignored a repeat of request id/) || posted.some((b) => b.includes('-32600'))), 'the question replayed and handled', 15_000);
+          return { action: 'accept', content: { interpretation: 'the coral one' } };
+        },
+      });
+      const t = await c.engine.callTool(c.id('everything'), 'simulate-research-query', { arguments: { topic: 'tide pools', ambiguous: true } });
+      const done = await c.until(t.key, (s) => s.outcome !== undefined, 'the result');
+      assert.deepEqual(posted.filter((b) => b.includes('"error"')), [], 'no error was sent as the answer to the question');
+      assert.equal(done.status, 'completed');
+      const text = JSON.stringify(done.outcome);
+      assert.match(text, /Clarification\*\*: the coral one/, text.slice(0, 2000));
+      assert.ok(log.has('warn', /\] Ignored a repeat of request id \d+ \(elicitation\/create\), which is still being handled$/), log.text().slice(-3000));
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((r) => proxy.close(r));
+    }
+  });
+
   describe('a Streamable HTTP server restarted', () => {
     async function labAt(port: number, store: string): Promise<Peer> {
       const p = await startPeer([taskLab, 'http', '--port', String(port), '--store', store, '--poll-interval', '100']);
@@ -270,24 +340,12 @@ describe('reliability: faults', function () {
 
     it('server-everything, which answers the session it lost with 400 instead of 404: its live task is lost, not followed for ever, and a new call starts a new session', async () => {
       const port = await freePort();
-      /** server-everything over Streamable HTTP on `port`, once it listens. */
-      const everythingAt = async (): Promise<Peer> => {
-        const child = spawn(node, [everythingEntry, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
-        let text = '';
-        await new Promise<void>((resolve, reject) => {
-          child.stderr!.on('data', (d: Buffer) => /listening on port/i.test((text += d.toString('utf8'))) && resolve());
-          child.once('exit', (code) => reject(new Error(`server-everything exited (${code}): ${text}`)));
-        });
-        const p: Peer = { port, child, crashed: new Promise<never>(() => undefined), stop: () => stopProcess(child) };
-        peers.push(p);
-        return p;
-      };
-      const first = await everythingAt();
+      const first = await everythingAt(port);
       const c = client({ servers: { everything: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } } });
       const id = c.id('everything');
       const t = await c.engine.callTool(id, 'simulate-research-query', { arguments: { topic: 'tide pools' } });
       await kill(first);
-      await everythingAt(); // its sessions and their task stores are gone
+      await everythingAt(port); // its sessions and their task stores are gone
       const lost = await c.until(t.key, (s) => s.status === 'lost', 'the task to be lost');
       assert.equal(lost.lastServerStatus, 'working');
       assert.match(lost.note!, /^The server no longer knows the task/);
