@@ -85,6 +85,8 @@ export class JsonRpcConnection implements Disposable {
   readonly #notificationHandlers = new Map<string, NotificationHandler>();
   readonly #progressHandlers = new Map<string | number, (p: Progress) => void>();
   readonly #incoming = new Map<RequestId, AbortController>();
+  /** Ids of the requests received (up to 1000, then afresh; see `handleRequest`). */
+  readonly #seen = new Set<RequestId>();
   /** The pending requests each caller's signal covers. */
   readonly #aborts = new Map<AbortSignal, Map<RequestId, Pending>>();
   readonly #onClose = new Emitter<TransportCloseInfo>();
@@ -417,14 +419,19 @@ export class JsonRpcConnection implements Disposable {
 
   async #handleRequest(req: JsonRpcRequest): Promise<void> {
     if (this.#closed) return;
+    // An id used before (MCP forbids reusing one within a session) is a repeat: a resumed stream
+    // replays what it sent before. It has one answer, the first's; another (an error, a question
+    // asked twice) would reach the peer as that answer or cost the user twice. Bounded: a replay
+    // reaches back a few messages, not thousands.
+    const seen = this.#seen;
+    if (seen.has(req.id)) return this.#log.warn(`Ignored a repeat of request id ${truncate(JSON.stringify(req.id), 100)} (${truncate(req.method, 100)})`);
+    if (seen.size >= 1000) seen.clear();
+    seen.add(req.id);
     const handler = this.#requestHandlers.get(req.method);
     if (!handler) {
       await this.#sendError(req.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${truncate(req.method, 200)}`));
       return;
     }
-    // The id of a request still being handled: a repeat (a resumed stream replays what it sent
-    // before). Its one answer is the first's: an error here would reach the peer as that answer.
-    if (this.#incoming.has(req.id)) return this.#log.warn(`Ignored a repeat of request id ${truncate(JSON.stringify(req.id), 100)} (${truncate(req.method, 100)}), which is still being handled`);
     if (this.#incoming.size >= this.#maxIncoming) {
       await this.#sendError(req.id, new RpcError(ErrorCode.InternalError, `Too many concurrent requests (limit ${this.#maxIncoming}); try again later`));
       return;

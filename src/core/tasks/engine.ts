@@ -674,7 +674,7 @@ export class TaskEngine extends DisposableBase {
           try {
             let task: TaskSnapshot;
             if (created?.success) {
-              this.#log.warn(`[${label}] ${toolName}: the server answered a plain call with task ${created.data.task.taskId}; it is followed as a task`);
+              this.#log.warn(`[${label}] ${toolName}: the server answered a plain call with a task; it is followed as one`);
               task = await this.#track(serverId, session, toolName, options, created.data, { early: [] });
             } else {
               this.#log.info(`[${label}] ${toolName}: the server requires task augmentation (-32600: ${errorMessage(err)}); calling it again as a task`);
