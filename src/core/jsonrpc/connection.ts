@@ -85,7 +85,7 @@ export class JsonRpcConnection implements Disposable {
   readonly #notificationHandlers = new Map<string, NotificationHandler>();
   readonly #progressHandlers = new Map<string | number, (p: Progress) => void>();
   readonly #incoming = new Map<RequestId, AbortController>();
-  /** Ids of the requests received (up to 1000, then afresh; see `handleRequest`). */
+  /** Ids of the last 1000 requests received (see `handleRequest`). */
   readonly #seen = new Set<RequestId>();
   /** The pending requests each caller's signal covers. */
   readonly #aborts = new Map<AbortSignal, Map<RequestId, Pending>>();
@@ -425,8 +425,8 @@ export class JsonRpcConnection implements Disposable {
     // reaches back a few messages, not thousands.
     const seen = this.#seen;
     if (seen.has(req.id)) return this.#log.warn(`Ignored a repeat of request id ${truncate(JSON.stringify(req.id), 100)} (${truncate(req.method, 100)})`);
-    if (seen.size >= 1000) seen.clear();
     seen.add(req.id);
+    if (seen.size > 1000) seen.delete(seen.values().next().value!);
     const handler = this.#requestHandlers.get(req.method);
     if (!handler) {
       await this.#sendError(req.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${truncate(req.method, 200)}`));

@@ -366,7 +366,9 @@ export class StreamableHttpTransport implements Transport {
     const plain = await httpStatusError(this.#serverName, this.#url, response);
     // 404 is the spec's answer for a session the server no longer has; servers made from the
     // SDK's older examples (server-everything among them) answer 400 "No valid session ID provided".
-    if (sentSession === undefined || !(status === 404 || (status === 400 && /session/i.test(plain.message.replace(this.#url, ''))))) return plain;
+    // Only the body after the URL is read: the server's name or URL may say "session" too.
+    const body = plain.message.slice(plain.message.indexOf(this.#url) + this.#url.length);
+    if (sentSession === undefined || !(status === 404 || (status === 400 && /session/i.test(body)))) return plain;
     const err = new SessionExpiredError(
       `Server "${this.#serverName}" no longer knows session ${sentSession} (HTTP ${status}): it expired or the server restarted. The next request starts a new session.`,
       status,

@@ -188,6 +188,18 @@ describe('JsonRpcConnection', () => {
     assert.equal(calls, 1, 'the question was asked once');
   });
 
+  it('remembers the last 1000 request ids it received: a replay of a recent one is still a repeat after a thousand more requests, the oldest are forgotten', async () => {
+    const { conn, received, send } = setup();
+    conn.onRequest('ok', () => ({}));
+    for (let id = 1; id <= 1001; id++) await send({ jsonrpc: '2.0', id, method: 'ok' });
+    await waitFor(() => received.length === 1001, 'every answer');
+    await send({ jsonrpc: '2.0', id: 1000, method: 'ok' }); // recent: a repeat
+    await send({ jsonrpc: '2.0', id: 1, method: 'ok' }); // forgotten: answered again
+    await send({ jsonrpc: '2.0', id: 1002, method: 'ok' });
+    await waitFor(() => received.some((m) => m.id === 1002), 'a later answer');
+    assert.deepEqual(received.slice(1001).map((m) => m.id), [1, 1002]);
+  });
+
   it('a server cancellation aborts the handler signal and no answer is sent', async () => {
     const { conn, received, send } = setup();
     let aborted = false;

@@ -399,19 +399,19 @@ describe('StreamableHttpTransport against hostile servers', function () {
     });
   });
 
-  it('a 400 that is not about the session (nor in the URL\'s words) is the request\'s failure: the session is kept', async () => {
+  it('a 400 that is not about the session (nor in the URL\'s or the server name\'s words) is the request\'s failure: the session is kept', async () => {
     const server = await serve((req, res, body) => {
       if (req.method !== 'POST') return void res.writeHead(405).end();
       const { id } = JSON.parse(body) as { id?: number };
       if (req.headers['mcp-session-id'] === undefined) return void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's-1' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: {} }));
       res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message: 'Bad Request: unsupported protocol version' } }));
     });
-    const c = client(server.url('/session/mcp'));
+    const c = client(server.url('/session/mcp'), { serverName: 'session-store' });
     await c.conn.start();
     await c.conn.requestRaw('initialize', {});
     await assert.rejects(c.conn.requestRaw('tools/list', {}), (err: unknown) => {
       assert.ok(err instanceof TransportHttpError && !(err instanceof SessionExpiredError), String(err));
-      assert.match(err.message, /^Server "fixture" answered HTTP 400 Bad Request at .*: \{"jsonrpc":"2\.0","id":2,"error":\{"code":-32600,"message":"Bad Request: unsupported protocol version"/);
+      assert.match(err.message, /^Server "session-store" answered HTTP 400 Bad Request at .*: \{"jsonrpc":"2\.0","id":2,"error":\{"code":-32600,"message":"Bad Request: unsupported protocol version"/);
       return true;
     });
     assert.equal(c.transport.sessionId, 's-1');
