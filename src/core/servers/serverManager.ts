@@ -194,6 +194,9 @@ export class ServerManager extends DisposableBase implements SessionSource {
     }
     for (const [id, entry] of this.#entries) {
       if (!seen.has(id)) {
+        // Its live tasks wait for it to come back (see the engine's grace period): their session too.
+        const kept = this.#keepSession(entry);
+        if (kept) this.#saved.set(id, kept);
         this.#teardown(entry, 'it was removed from the configuration');
         this.#entries.delete(id);
       }

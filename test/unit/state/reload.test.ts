@@ -19,7 +19,12 @@ function openWindow(dir: string, url: string) {
   const store = new TaskStore(dir, log, { retentionDays: () => 30, debounceMs: 10 });
   const engine: TaskEngine = new TaskEngine({
     logger: log,
-    sessions: { getSession: (id, o) => servers.getSession(id, o), label: (id) => servers.label(id), tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id) },
+    sessions: {
+      getSession: (id, o) => servers.getSession(id, o),
+      label: (id) => servers.label(id),
+      tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id),
+      isConfigured: (id) => servers.isConfigured(id),
+    },
     loadOutcome: (key) => store.loadOutcome(key),
     minPollMs: 100,
   });
@@ -41,6 +46,11 @@ function openWindow(dir: string, url: string) {
     store,
     engine,
     servers,
+    /** The configuration read again, with the server (as at start) or without it. */
+    configure(withServer: boolean) {
+      servers.setConfiguration(withServer ? config.servers : [], []);
+      engine.serversChanged();
+    },
     async start() {
       const state = await store.load();
       engine.restore(state.tasks, state.progressTokens);
@@ -91,6 +101,20 @@ describe('reload: tasks and results survive the window (server-everything over S
     const kept = await w2.engine.fetchResult(quick.key);
     assert.deepEqual(kept, { kind: 'result', result: { content: [{ type: 'text', text: 'Echo: kept' }] } });
     w2.close();
+  });
+
+  it('a server removed from the configuration and back within the grace period: its live task goes on in the same session, which was kept, not deleted', async () => {
+    const url = `http://127.0.0.1:${peer.port}/mcp`;
+    const w = openWindow(dir, url);
+    await w.start();
+    const id = w.servers.list()[0].id;
+    const live = await w.engine.callTool(id, 'simulate-research-query', { arguments: { topic: 'comebacks' } });
+    w.configure(false);
+    w.configure(true);
+    const done = await w.until(live.key, (t) => isTerminal(t.status), 'the task to end');
+    assert.equal(done.status, 'completed', done.note);
+    assert.ok(w.log.has('info', /Resumed session/), 'the session of the removed server was resumed');
+    w.close();
   });
 
   it('when the server no longer knows the session, the client initializes anew and the task shows as lost (its ttl has not ended)', async () => {
