@@ -10,10 +10,23 @@ const SAVED_KEYS = 'mcpTasks.savedInputKeys';
  * the server refuses a password or the user runs Forget Saved Inputs.
  */
 export class InputPrompter {
+  /** Prompts shown, by secret key: servers of one file that use the same input share its one prompt. */
+  readonly #asking = new Map<string, Promise<string | undefined>>();
+
   constructor(private readonly context: vscode.ExtensionContext) {}
 
-  /** A value: the one saved, or else asked (typed or picked) and saved. */
-  async prompt(input: InputDef, server: ServerConfig): Promise<string | undefined> {
+  /**
+   * A value: the one saved, or else asked (typed or picked) and saved. Asked once for servers that
+   * connect together: a second input box would close the first, as if the user had pressed Escape.
+   */
+  prompt(input: InputDef, server: ServerConfig): Promise<string | undefined> {
+    const key = secretKey(input, server);
+    let p = this.#asking.get(key);
+    if (!p) this.#asking.set(key, (p = this.#ask(input, server).finally(() => this.#asking.delete(key))));
+    return p;
+  }
+
+  async #ask(input: InputDef, server: ServerConfig): Promise<string | undefined> {
     const saved = await this.saved(input, server);
     if (saved !== undefined) return saved;
     const title = vscode.l10n.t('MCP server "{0}"', server.label);
