@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
 import { activateExtension, testingApi, waitFor } from './helpers';
 import type { McpTasksTestingApi } from './helpers';
+import { combineConfigs, parseMcpJson } from '../../src/core/config/parse';
 import { ServerManager } from '../../src/core/servers/serverManager';
 import { TaskEngine } from '../../src/core/tasks/engine';
 import { taskKey } from '../../src/core/tasks/types';
@@ -88,6 +89,17 @@ suite('Tasks of a server removed from the configuration', () => {
       assert.deepEqual([row().label, row().description], ['api:v2', 'reading the configuration…'], 'the whole name, colons kept');
       servers.setConfiguration([], []); // read: the server is not in it
       assert.deepEqual([row().label, row().description], ['api:v2', 'removed from the configuration']);
+    }));
+
+  test('a server removed from one folder of two that both had one of its name keeps its label, "demo (b)": its row is not a second "demo" beside the one still configured', () =>
+    withTree(({ servers, engine, tree }) => {
+      const folder = (name: string) => parseMcpJson('{ "servers": { "demo": { "command": "node" } } }', { kind: 'workspaceFolder', folderName: name, folderPath: `/work/${name}`, file: `/work/${name}/.vscode/mcp.json` });
+      servers.setConfiguration(combineConfigs([folder('a'), folder('b')]).servers, []);
+      const at = new Date().toISOString();
+      engine.restore([{ key: taskKey('folder:/work/b:demo', 't1'), serverId: 'folder:/work/b:demo', taskId: 't1', kind: 'task', toolName: 'build', status: 'completed', createdAt: at, lastUpdatedAt: at, ttl: null, origin: 'user' }]);
+      servers.setConfiguration(combineConfigs([folder('a')]).servers, []);
+      const rows = tree.getChildren().map((n) => tree.getTreeItem(n));
+      assert.deepEqual(rows.map((r) => [r.label, r.description]), [['demo', 'not connected'], ['demo (b)', 'removed from the configuration']]);
     }));
 
   test('the row of a removed server goes with its last task: the view reads its root again, not only that row', () =>

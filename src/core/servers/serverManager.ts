@@ -144,6 +144,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
   readonly #onDidChange = this._register(new Emitter<ServerSnapshot | undefined>());
   readonly #log: Logger;
   readonly #saved = new Map<string, SavedSession>();
+  /** The labels of servers removed from the configuration: their tasks keep telling them apart (`demo (b)`). */
+  readonly #removedLabels = new Map<string, string>();
   readonly #now: () => number;
 
   /** A server changed state (its snapshot), or the list itself changed (undefined). */
@@ -194,6 +196,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     }
     for (const [id, entry] of this.#entries) {
       if (!seen.has(id)) {
+        this.#removedLabels.set(id, entry.config.label);
         // Its live tasks wait for it to come back (see the engine's grace period): their session too.
         const kept = this.#keepSession(entry);
         if (kept) this.#saved.set(id, kept);
@@ -299,11 +302,12 @@ export class ServerManager extends DisposableBase implements SessionSource {
   }
 
   /**
-   * The name users know a server by. A server not configured (before the configuration loads, as
-   * when a reload restores its tasks, or after it was removed) goes by the name in its id.
+   * The name users know a server by. A server removed from the configuration keeps its last
+   * label; one not configured yet (a reload restores its tasks first) goes by the name in its id
+   * (`folderPaths`: see serverNameOfId).
    */
-  label(id: string): string {
-    return this.#entries.get(id)?.config.label ?? serverNameOfId(id);
+  label(id: string, folderPaths?: readonly string[]): string {
+    return this.#entries.get(id)?.config.label ?? this.#removedLabels.get(id) ?? serverNameOfId(id, folderPaths);
   }
 
   /**

@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
 import type { ConfigError } from '../../core/config/types';
-import { serverNameOfId } from '../../core/config/types';
 import type { ServerManager, ServerSnapshot } from '../../core/servers/serverManager';
 import type { TaskEngine } from '../../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../../core/host/taskHost';
@@ -131,6 +130,11 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     return node.kind === 'task' || node.kind === 'hosted' ? this.#serverNodes.get(node.serverId) : undefined;
   }
 
+  /** The name of a server no longer configured: its last label, else the name in its id. */
+  #removedLabel(id: string): string {
+    return this.#servers.label(id, vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath));
+  }
+
   getChildren(element?: Node): Node[] {
     if (!element) {
       const errors: Node[] = this.#servers.errors.map((_, index) => ({ kind: 'configError', index }));
@@ -146,7 +150,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       // per such server, after the configured ones, keeps them in sight until cleared.
       const removed = [...new Set([...this.#engine.list().map((t) => t.serverId), ...this.#shownHosted().map((h) => h.serverId)])]
         .filter((id) => !live.has(id))
-        .sort((a, b) => removedLabel(a).localeCompare(removedLabel(b)))
+        .sort((a, b) => this.#removedLabel(a).localeCompare(this.#removedLabel(b)))
         .map(serverNode);
       for (const id of this.#serverNodes.keys()) if (!live.has(id)) this.#serverNodes.delete(id);
       return [...servers, ...removed, ...errors];
@@ -183,7 +187,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       return h ? hostedItem(h) : new vscode.TreeItem('(removed)');
     }
     const s = this.#servers.get(node.id);
-    if (!s) return this.#servers.isConfigured(node.id) === undefined ? unloadedServerItem(node.id) : removedServerItem(node.id);
+    if (!s) return (this.#servers.isConfigured(node.id) === undefined ? unloadedServerItem : removedServerItem)(node.id, this.#removedLabel(node.id));
     const hasTasks = this.#engine.list().some((t) => t.serverId === s.id) || this.#shownHosted().some((h) => h.serverId === s.id);
     const item = new vscode.TreeItem(s.label, hasTasks ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = `server:${s.id}`;
@@ -325,14 +329,8 @@ function hostedItem(h: HostedTaskSnapshot): vscode.TreeItem {
   return item;
 }
 
-/** The name a server had, read from its id (`settings:NAME`, `folder:PATH:NAME`). */
-function removedLabel(id: string): string {
-  return serverNameOfId(id, vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath));
-}
-
 /** A server no longer in the configuration whose tasks are still tracked. */
-function removedServerItem(id: string): vscode.TreeItem {
-  const label = removedLabel(id);
+function removedServerItem(id: string, label: string): vscode.TreeItem {
   const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Expanded);
   item.id = `server:${id}`;
   item.description = 'removed from the configuration';
@@ -345,8 +343,8 @@ function removedServerItem(id: string): vscode.TreeItem {
 }
 
 /** A server whose tasks were restored before the configuration that names it has been read. */
-function unloadedServerItem(id: string): vscode.TreeItem {
-  const item = removedServerItem(id);
+function unloadedServerItem(id: string, label: string): vscode.TreeItem {
+  const item = removedServerItem(id, label);
   item.description = 'reading the configuration…';
   item.iconPath = new vscode.ThemeIcon('loading~spin');
   item.tooltip = new vscode.MarkdownString(`**${escapeMd(String(item.label))}** (${escapeMd(id)}): its tasks were restored; the configuration is being read.`);

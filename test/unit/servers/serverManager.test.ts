@@ -1,6 +1,6 @@
 // The server list of ServerManager: labels of servers not configured, and the order servers are listed in.
 import * as assert from 'node:assert/strict';
-import { parseSettingServers } from '../../../src/core/config/parse';
+import { combineConfigs, parseMcpJson, parseSettingServers } from '../../../src/core/config/parse';
 import type { ServerManager } from '../../../src/core/servers/serverManager';
 import { bareServerManager } from '../helpers/servers';
 
@@ -22,6 +22,15 @@ describe('ServerManager: the list of servers', () => {
     servers.setConfiguration(parseSettingServers({ kept: { type: 'http', url: 'http://127.0.0.1:9/mcp' } }).servers, []);
     assert.equal(servers.label('settings:kept'), 'kept');
     assert.equal(servers.label('settings:old-http'), 'old-http');
+  });
+
+  it('a server removed from the configuration keeps its last label, which told it from a same-named server of another folder (its lost tasks are "on demo (b)", not "on demo")', () => {
+    const servers = manager();
+    const folder = (name: string) => parseMcpJson('{ "servers": { "demo": { "command": "node" } } }', { kind: 'workspaceFolder', folderName: name, folderPath: `/work/${name}`, file: `/work/${name}/.vscode/mcp.json` });
+    servers.setConfiguration(combineConfigs([folder('a'), folder('b')]).servers, []);
+    assert.equal(servers.label('folder:/work/b:demo'), 'demo (b)');
+    servers.setConfiguration(combineConfigs([folder('a')]).servers, []);
+    assert.deepEqual([servers.label('folder:/work/a:demo'), servers.label('folder:/work/b:demo')], ['demo', 'demo (b)']);
   });
 
   it('servers are listed in the order of the configuration, also after one is removed and added back, or the file is reordered', () => {
