@@ -111,10 +111,11 @@ export class TasksService implements Disposable {
   /** A server by id, label or name (in that order); the error lists what is configured. */
   resolveServer(ref: string): ServerInfo {
     const all = this.#deps.servers.list();
-    const hit = all.find((s) => s.id === ref) ?? all.find((s) => s.label === ref) ?? unique(all.filter((s) => s.name === ref));
+    const named = all.filter((s) => s.name === ref);
+    const hit = all.find((s) => s.id === ref) ?? all.find((s) => s.label === ref) ?? unique(named);
     if (hit) return this.#serverInfo(hit);
     const names = all.map((s) => `"${s.label}"`).join(', ');
-    throw new Error(`No MCP server "${ref}" is configured${names ? `; the servers are ${names}` : ' (there are no servers)'}.`);
+    throw new Error(`${named.length ? `Several MCP servers are named "${ref}"` : `No MCP server "${ref}" is configured`}${names ? `; the servers are ${names}` : ' (there are no servers)'}.`);
   }
 
   /**

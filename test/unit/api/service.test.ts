@@ -4,7 +4,7 @@ import FakeTimers from '@sinonjs/fake-timers';
 import { formatResult } from '../../../src/core/api/lmFormat';
 import { TasksService } from '../../../src/core/api/service';
 import type { TaskInfo } from '../../../src/core/api/service';
-import { parseSettingServers } from '../../../src/core/config/parse';
+import { combineConfigs, parseMcpJson, parseSettingServers } from '../../../src/core/config/parse';
 import { ServerManager } from '../../../src/core/servers/serverManager';
 import { TaskEngine } from '../../../src/core/tasks/engine';
 import { createTransport } from '../../../src/core/transports/factory';
@@ -15,6 +15,7 @@ import { NO_POLL, completeWithDeepResult, harnessesForEachTest } from '../helper
 import { MemoryLogger, waitFor } from '../helpers/logger';
 import { MAX_TIMER_DELAY_MS, recordTimerDelays } from '../helpers/timers';
 import { demoServer } from '../helpers/peers';
+import { bareServerManager } from '../helpers/servers';
 
 /** The service over a real engine and server manager, with the demo server over stdio. */
 function open() {
@@ -64,6 +65,19 @@ describe('TasksService (the API and language-model tools) against the demo serve
     assert.equal(w.service.resolveServer('demo').id, demoId);
     assert.equal(w.service.resolveServer(demoId).label, 'demo');
     assert.throws(() => w.service.resolveServer('nope'), /No MCP server "nope" is configured; the servers are "demo"\./);
+  });
+
+  it('a name two folders\' servers share is not "not configured": the error says several servers have it, and their labels (which are accepted)', () => {
+    const servers = bareServerManager();
+    const folder = (name: string) => parseMcpJson('{ "servers": { "demo": { "command": "node" } } }', { kind: 'workspaceFolder', folderName: name, folderPath: `/work/${name}`, file: `/work/${name}/.vscode/mcp.json` });
+    servers.setConfiguration(combineConfigs([folder('a'), folder('b')]).servers, []);
+    const service = new TasksService({ engine: w.engine, servers, logger: new MemoryLogger() });
+    try {
+      assert.throws(() => service.resolveServer('demo'), /^Error: Several MCP servers are named "demo"; the servers are "demo \(a\)", "demo \(b\)"\.$/);
+      assert.equal(service.resolveServer('demo (b)').id, 'folder:/work/b:demo');
+    } finally {
+      servers.dispose();
+    }
   });
 
   it('reports a server\'s task capabilities only once it is connected, and lists tools with their task support', async () => {
