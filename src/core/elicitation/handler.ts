@@ -130,7 +130,8 @@ async function askField(plan: FormPlan, state: FlowState, p: FormPrompter, ui: D
           { label: 'No', value: false, picked: initial === false },
         ]
       : step.options!.map((opt) => ({ label: opt.label, value: opt.value, picked: opt.value === initial }));
-  if (!step.required) items.push({ label: 'Skip', icon: 'debug-step-over', description: 'leave this field out', value: SKIP, picked: initial === undefined && Object.hasOwn(state.answers, step.key) });
+  // Without an answer or a default, Enter leaves an optional field out, as in an empty input box.
+  if (!step.required) items.push({ label: 'Skip', icon: 'debug-step-over', description: 'leave this field out', value: SKIP, picked: initial === undefined });
   const a = await p.pick(items, { ...o, placeholder: text });
   if ('nav' in a) return { type: a.nav };
   if (a.value.length !== 1) return undefined;

@@ -200,6 +200,22 @@ describe('elicitation runForm: the multi-step dialog', () => {
     assert.deepEqual(await runForm(plan, p, ui()), { action: 'accept', content: { env: 'prd', replicas: 9, note: 'hello' } });
   });
 
+  it('an optional yes/no or choice without a default or an answer has Skip focused: Enter leaves it out, as in an empty optional input box, instead of answering Yes', async () => {
+    const optional = formPlan({
+      agree: { type: 'boolean', title: 'Agree to the terms' },
+      size: { type: 'string', title: 'Size', enum: ['S', 'M'] },
+      color: { type: 'string', title: 'Color', enum: ['red', 'blue'], default: 'blue' },
+    });
+    const focused = (c: Call) => items(c).filter((i) => i.picked).map((i) => i.label);
+    const p = new ScriptedPrompter([
+      see((c) => assert.deepEqual(focused(c), ['Skip']), choose('Skip')),
+      see((c) => assert.deepEqual(focused(c), ['Skip']), choose('Skip')),
+      see((c) => assert.deepEqual(focused(c), ['blue'], 'a default is still focused'), choose('blue')),
+      choose('Accept'),
+    ]);
+    assert.deepEqual(await runForm(optional, p, ui()), { action: 'accept', content: { color: 'blue' } });
+  });
+
   it('Back while changing a field from the review step (even the first) returns to the review step', async () => {
     const p = new ScriptedPrompter([
       choose('Production'),
