@@ -106,9 +106,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       await servers.disconnect(s.id, RESTARTED);
       await connect(s);
     }),
-    vscode.commands.registerCommand('mcpTasks.openConfiguration', async (file?: unknown) => {
+    vscode.commands.registerCommand('mcpTasks.openConfiguration', async (file?: unknown, line?: number, column = 1) => {
       if (typeof file === 'string' && file !== 'settings') {
-        await vscode.window.showTextDocument(vscode.Uri.file(file));
+        // A configuration error's row: where the error is.
+        await vscode.window.showTextDocument(vscode.Uri.file(file), { selection: line ? new vscode.Range(line - 1, column - 1, line - 1, column - 1) : undefined });
         return;
       }
       const folders = vscode.workspace.workspaceFolders ?? [];

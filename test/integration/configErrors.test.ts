@@ -1,0 +1,45 @@
+// A configuration error in the Tasks view: its row leads to the place in the file.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { parseMcpJson } from '../../src/core/config/parse';
+import { TaskEngine } from '../../src/core/tasks/engine';
+import { nullLogger } from '../../src/core/util/log';
+import { TasksTreeProvider } from '../../src/vscode/tree/tasksTree';
+import { bareServerManager } from '../unit/helpers/servers';
+import { activateExtension, waitFor } from './helpers';
+
+suite('Configuration errors in the Tasks view', () => {
+  suiteSetup(() => activateExtension());
+
+  test('the row of an error in .vscode/mcp.json opens the file with the cursor where the error is, not at the top', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-config-'));
+    const file = path.join(dir, 'mcp.json');
+    fs.writeFileSync(file, '{\n  "servers": {\n    "ok": { "command": "node" },\n    "bad": { "command": 42 }\n  }\n}\n');
+    const parsed = parseMcpJson(fs.readFileSync(file, 'utf8'), { kind: 'workspaceFolder', folderName: 'f', folderPath: dir, file });
+    const servers = bareServerManager({ logger: nullLogger });
+    const engine = new TaskEngine({ logger: nullLogger, sessions: { getSession: (id) => servers.getSession(id), label: (id) => servers.label(id), tasksOutliveConnection: () => true } });
+    const tree = new TasksTreeProvider(servers, engine);
+    try {
+      servers.setConfiguration(parsed.servers, parsed.errors);
+      const row = tree.getChildren().find((n) => n.kind === 'configError');
+      assert.ok(row, 'a row for the error');
+      const { command } = tree.getTreeItem(row);
+      assert.ok(command);
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.commands.executeCommand(command.command, ...(command.arguments ?? []));
+      const editor = await waitFor(() => (vscode.window.activeTextEditor?.document.uri.fsPath === file ? vscode.window.activeTextEditor : undefined), 'the file in an editor');
+      const { line, character } = editor.selection.active;
+      assert.deepEqual([line + 1, character + 1], [parsed.errors[0].line, parsed.errors[0].column]);
+      assert.equal(line, 3, 'the line of "bad"');
+    } finally {
+      tree.dispose();
+      engine.dispose();
+      servers.dispose();
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
