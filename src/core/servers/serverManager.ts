@@ -480,9 +480,10 @@ export class ServerManager extends DisposableBase implements SessionSource {
   }
 
   /**
-   * Re-adopts the Streamable HTTP session of the previous window (it had live tasks, and some
-   * servers keep tasks per session). A ping tells whether the server still knows it; if not,
-   * the caller initializes anew and re-attaches tasks by id.
+   * Re-adopts a kept Streamable HTTP session (of the previous window, or of this one before a
+   * Disconnect or the server's removal): it had live tasks, and some servers keep tasks per
+   * session. A ping tells whether the server still knows it; if not, the caller initializes anew
+   * and re-attaches tasks by id.
    */
   async #resume(saved: SavedSession, server: ResolvedServer, config: ServerConfig, log: Logger): Promise<McpSession | undefined> {
     const transport = this.#options.createTransport(server, log, { sessionId: saved.sessionId, protocolVersion: saved.initializeResult.protocolVersion });
@@ -490,10 +491,10 @@ export class ServerManager extends DisposableBase implements SessionSource {
     try {
       await session.resume(saved.initializeResult);
       await session.ping({ timeoutMs: 10_000 });
-      log.info(`Resumed session ${saved.sessionId} of the previous window`);
+      log.info(`Resumed session ${saved.sessionId}`);
       return session;
     } catch (err) {
-      log.info(`The session of the previous window is gone (${errorMessage(err)}); initializing anew`);
+      log.info(`The kept session is gone (${errorMessage(err)}); initializing anew`);
       transport.keepSessionOnClose = true; // nothing to delete
       await session.close();
       return undefined;

@@ -114,6 +114,7 @@ describe('reload: tasks and results survive the window (server-everything over S
     const done = await w.until(live.key, (t) => isTerminal(t.status), 'the task to end');
     assert.equal(done.status, 'completed', done.note);
     assert.ok(w.log.has('info', /Resumed session/), 'the session of the removed server was resumed');
+    assert.ok(!w.log.has('info', /previous window/), 'the log does not say it came from a previous window: it is this one\'s');
     w.close();
   });
 
@@ -134,7 +135,7 @@ describe('reload: tasks and results survive the window (server-everything over S
     const t = await w2.until(live.key, (x) => x.status === 'lost' || x.status === 'expired', 'the task to be lost');
     assert.equal(t.status, 'lost');
     assert.equal(t.lastServerStatus, 'working');
-    assert.ok(w2.log.has('info', /session of the previous window is gone/));
+    assert.ok(w2.log.has('info', /The kept session is gone/));
     w2.close();
   });
 });
