@@ -9,6 +9,7 @@ import { hostedKey } from '../core/tasks/types';
 import type { Tool } from '../core/protocol/schemas';
 import { decideExecution, hasResultToFetch, isCancelable, serverAcceptsToolTasks } from '../core/tasks/policy';
 import { errorMessage, raceAbort } from '../core/util/abort';
+import { RequestTimeoutError } from '../core/jsonrpc/errors';
 import { waitWithProgress } from './cancellation';
 import { confirmDestructive, isConfirmed } from './confirm';
 import type { ResultDocuments } from './results';
@@ -95,10 +96,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       await results.show(engine.get(t.key) ?? t);
     } catch (err) {
       if (isInputDismissed(err)) return; // the user pressed Escape on an input of its server
-      const log = vscode.l10n.t('Show Log');
-      if ((await vscode.window.showErrorMessage(vscode.l10n.t('Could not fetch the result of "{0}": {1}', taskTitle(t), errorMessage(err)), log)) === log) {
-        await vscode.commands.executeCommand('mcpTasks.showLog');
-      }
+      await showFailure(err, (why) => vscode.l10n.t('Could not fetch the result of "{0}": {1}', taskTitle(t), why));
     }
   };
 
@@ -107,7 +105,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       await engine.cancel(t.key);
     } catch (err) {
       if (isInputDismissed(err)) return;
-      void vscode.window.showWarningMessage(vscode.l10n.t('Could not cancel "{0}": {1}', taskTitle(t), errorMessage(err)));
+      void showFailure(err, (why) => vscode.l10n.t('Could not cancel "{0}": {1}', taskTitle(t), why), true);
     }
   };
 
@@ -293,7 +291,7 @@ async function serverTools(servers: ServerManager, server: ServerSnapshot, signa
     return { tools, acceptsTasks: serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion) };
   } catch (err) {
     if (signal.aborted || isInputDismissed(err)) return undefined;
-    void vscode.window.showErrorMessage(vscode.l10n.t('Could not connect to "{0}": {1}', server.label, errorMessage(err)), vscode.l10n.t('Show Log')).then((c) => c && vscode.commands.executeCommand('mcpTasks.showLog'));
+    void showFailure(err, (why) => vscode.l10n.t('Could not connect to "{0}": {1}', server.label, why));
     return undefined;
   }
 }
@@ -388,6 +386,21 @@ async function callTool(deps: TaskCommandDeps, server: ServerSnapshot, tool: Too
     const node = deps.tree.taskNode(t.key);
     if (node && deps.view.visible) void deps.view.reveal(node, { select: true, focus: false });
   } catch (err) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('Could not run "{0}": {1}', tool.name, errorMessage(err)));
+    void showFailure(err, (why) => vscode.l10n.t('Could not run "{0}" on {1}: {2}', tool.name, server.label, why));
   }
+}
+
+/**
+ * Shows why a command failed, with the log a click away. A request that timed out says which
+ * setting gives the server longer, and offers to open it.
+ */
+async function showFailure(err: unknown, words: (why: string) => string, warn = false): Promise<void> {
+  const timedOut = err instanceof RequestTimeoutError;
+  const why = errorMessage(err);
+  const log = vscode.l10n.t('Show Log');
+  const settings = vscode.l10n.t('Open Settings');
+  const text = words(timedOut ? vscode.l10n.t('{0}. If the server needs longer, raise the setting "mcpTasks.requestTimeoutSeconds".', why) : why);
+  const chosen = await vscode.window[warn ? 'showWarningMessage' : 'showErrorMessage'](text, log, ...(timedOut ? [settings] : []));
+  if (chosen === log) await vscode.commands.executeCommand('mcpTasks.showLog');
+  else if (chosen === settings) await vscode.commands.executeCommand('workbench.action.openSettings', 'mcpTasks.requestTimeoutSeconds');
 }

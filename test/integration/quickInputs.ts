@@ -23,6 +23,8 @@ export interface Shown {
 export class QuickInputSpy implements vscode.Disposable {
   readonly shown: Shown[] = [];
   readonly messages: string[] = [];
+  /** The buttons of each message, in the order of `messages`. */
+  readonly messageItems: string[][] = [];
   private consumed = 0;
   private readonly typed: string[] = [];
   private readonly restore: Array<() => void> = [];
@@ -62,7 +64,7 @@ export class QuickInputSpy implements vscode.Disposable {
       return box;
     });
     for (const name of ['showInformationMessage', 'showWarningMessage', 'showErrorMessage']) {
-      wrap(name, (orig) => (...args) => (this.messages.push(String(args[0])), orig.apply(vscode.window, args)));
+      wrap(name, (orig) => (...args) => (this.messages.push(String(args[0])), this.messageItems.push(args.slice(1).filter((a): a is string => typeof a === 'string')), orig.apply(vscode.window, args)));
     }
   }
 

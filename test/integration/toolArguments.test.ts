@@ -319,6 +319,25 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     await run.started();
   });
 
+  test('A call that times out names its server and says which setting gives it longer, with the log a click away', async function () {
+    this.timeout(30_000);
+    await settings().update('requestTimeoutSeconds', 1, vscode.ConfigurationTarget.Global);
+    try {
+      const run = await start('slow-tasks', 'slow');
+      await spy.next('the ttl pick');
+      spy.messages.length = 0;
+      await accept();
+      await waitFor(() => spy.messages.length > 0, 'the error message');
+      assert.deepEqual(spy.messages, [
+        'Could not run "slow" on slow-tasks: Request tools/call timed out after 1000 ms without an answer. If the server needs longer, raise the setting "mcpTasks.requestTimeoutSeconds".',
+      ]);
+      assert.deepEqual(spy.messageItems.at(-1), ['Show Log', 'Open Settings']);
+      await run.nothing();
+    } finally {
+      await settings().update('requestTimeoutSeconds', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   test('Escape on the ttl step runs nothing', async () => {
     const run = await start('demo', 'build-project');
     await fillArguments(spy, 'build-project', {});
