@@ -68,9 +68,12 @@ export const ToolSchema = z.looseObject({
 });
 export type Tool = z.infer<typeof ToolSchema>;
 
+/** A page's `nextCursor`: `null`, which some servers send for the last page, ends the list as its absence does. */
+const NextCursorSchema = z.optional(z.nullable(z.string()));
+
 export const ListToolsResultSchema = z.looseObject({
   tools: z.array(z.unknown()),
-  nextCursor: z.optional(z.string()),
+  nextCursor: NextCursorSchema,
 });
 
 export const TaskStatusSchema = z.enum(['working', 'input_required', 'completed', 'failed', 'cancelled']);
@@ -100,7 +103,7 @@ export const GetTaskResultSchema = TaskSchema;
 
 export const ListTasksResultSchema = z.looseObject({
   tasks: z.array(z.unknown()),
-  nextCursor: z.optional(z.string()),
+  nextCursor: NextCursorSchema,
 });
 
 export const ContentBlockSchema = z.looseObject({ type: z.string() });

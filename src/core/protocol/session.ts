@@ -253,7 +253,7 @@ export class McpSession extends DisposableBase {
     const maxPages = this.#options.maxPages ?? 100;
     for (let page = 0; ; page++) {
       if (page >= maxPages) {
-        this.#log.error(`tools/list: stopped after ${maxPages} pages; the server's list does not end`);
+        this.#log.error(`tools/list: stopped after ${maxPages} pages, the limit; later pages are left out`);
         break;
       }
       const result = await this.connection.request('tools/list', cursor === undefined ? undefined : { cursor }, ListToolsResultSchema, options);
@@ -262,7 +262,7 @@ export class McpSession extends DisposableBase {
         if (t.success) tools.push(t.data);
         else this.#log.warn(`Skipped an invalid tool in tools/list: ${describeIssues(t.error.issues)}`);
       }
-      cursor = result.nextCursor;
+      cursor = result.nextCursor ?? undefined;
       if (cursor === undefined) break;
       if (seen.has(cursor)) {
         this.#log.error(`tools/list: the server repeated the cursor ${JSON.stringify(cursor)}; stopped paging`);

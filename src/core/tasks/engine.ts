@@ -1352,7 +1352,7 @@ export class TaskEngine extends DisposableBase {
     const maxPages = this.#options.maxListPages ?? 1000;
     for (let page = 0; ; page++) {
       if (page >= maxPages) {
-        this.#log.error(`[${this.#label(serverId)}] tasks/list: stopped after ${maxPages} pages; the server's list does not end`);
+        this.#log.error(`[${this.#label(serverId)}] tasks/list: stopped after ${maxPages} pages, the limit; later pages are left out`);
         return page;
       }
       if (page > 0 && enough?.(page)) return page;
@@ -1362,7 +1362,7 @@ export class TaskEngine extends DisposableBase {
         if (t.success) onTask(t.data);
         else this.#log.warn(`[${this.#label(serverId)}] tasks/list: skipped an invalid task: ${describeIssues(t.error.issues)}`);
       }
-      cursor = result.nextCursor;
+      cursor = result.nextCursor ?? undefined;
       if (cursor === undefined) return page + 1;
       if (seen.has(cursor)) {
         this.#log.error(`[${this.#label(serverId)}] tasks/list: the server repeated the cursor ${JSON.stringify(cursor)}; stopped paging`);

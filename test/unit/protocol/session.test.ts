@@ -64,6 +64,16 @@ describe('McpSession handshake', () => {
     await session.close();
   });
 
+  it('listTools: a page with nextCursor null (some servers send it on the last page) ends the list, as no nextCursor does', async () => {
+    const { session, theirs, lists } = await withToolsPeer();
+    const listing = session.listTools();
+    await waitFor(() => lists.length === 1, 'page 1');
+    await theirs.send({ jsonrpc: '2.0', id: lists[0].id, result: { tools: [{ name: 'only', inputSchema: { type: 'object' } }], nextCursor: null } });
+    assert.deepEqual((await listing).map((t) => t.name), ['only']);
+    assert.equal(lists.length, 1);
+    await session.close();
+  });
+
   it('listTools: a list_changed while the pages are fetched is not lost: that list is not cached, the next call fetches anew', async () => {
     const { session, theirs, lists, answer } = await withToolsPeer();
     const paging = session.listTools();

@@ -281,7 +281,17 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     const lists = h.server.requestsOf('tasks/list');
     assert.equal(lists.length, 5);
     for (let i = 1; i < 5; i++) assert.deepEqual(lists[i].params, { cursor: h.server.issuedCursors[i - 1] });
-    assert.ok(h.log.has('error', /^\[fake\] tasks\/list: stopped after 5 pages; the server's list does not end$/), h.log.text());
+    assert.ok(h.log.has('error', /^\[fake\] tasks\/list: stopped after 5 pages, the limit; later pages are left out$/), h.log.text());
+  });
+
+  it('tasks/list (T-REQ-6): a page with nextCursor null ends the list, as no nextCursor does; its tasks are adopted', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const t = h.server.createTask('seen');
+    h.server.override('tasks/list', () => ({ tasks: [h.server.task(t.taskId)], nextCursor: null }));
+    assert.equal(await h.engine.refreshList('fake'), 1);
+    assert.equal(h.server.requestsOf('tasks/list').length, 1);
+    assert.equal(h.snap(t.taskId).origin, 'server-list');
+    assert.equal(h.log.has('error', /tasks\/list/), false, h.log.text());
   });
 
   it('tasks/list: an invalid task in a page is skipped and logged; the rest are adopted', async () => {
