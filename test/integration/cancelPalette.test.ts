@@ -73,6 +73,10 @@ suite('Cancel Task from the palette', () => {
     await choose(pick, (i) => i.label.endsWith('Question asked by the server') && (i.description ?? '').startsWith('everything · '), 'the hosted question');
     await cancelling;
     await waitFor(async () => /^Cancelled/.test((await hostedRow())?.description ?? ''), 'the hosted row to read cancelled');
+    // A screen reader hears what the row shows (why it ended, its age), not the status alone.
+    const row = await hostedRow();
+    assert.equal(row?.accessibility, `Question asked by the server, ${row?.description}`);
+    assert.match(row?.accessibility ?? '', /^Question asked by the server, Cancelled by the user · \d+ (s|min)$/);
     // Its hidden dialog was withdrawn: Respond to Task has nothing to show again.
     spy.messages.length = 0;
     const shown = spy.shown.length;

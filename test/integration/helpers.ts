@@ -10,6 +10,8 @@ export const EXTENSION_ID = 'mcp-tasks.mcp-tasks';
 export interface TreeSnapshotNode {
   label: string;
   description?: string;
+  /** What a screen reader says for the row. */
+  accessibility?: string;
   children?: TreeSnapshotNode[];
 }
 

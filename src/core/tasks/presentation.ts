@@ -53,6 +53,17 @@ export function describeTask(t: TaskSnapshot, now: number): string {
   return parts.join(' · ');
 }
 
+/**
+ * The row of a task a server asked the client to run: its status, then why it ended (unless the
+ * message says it already: "Cancelled by the user"), and its age. A failed or cancelled row reads
+ * as such, not as a bare error message.
+ */
+export function describeHosted(h: { status: LocalTaskStatus; statusMessage?: string; createdAt: string }, now: number): string {
+  const said = STATUS_PRESENTATION[h.status].label;
+  const m = h.statusMessage;
+  return `${m?.startsWith(said) ? m : m ? `${said} · ${m}` : said} · ${formatAge(now - Date.parse(h.createdAt))}`;
+}
+
 /** When the server may forget the task (ms since epoch), or undefined for an unlimited ttl. */
 export function expiresAt(t: TaskSnapshot): number | undefined {
   return t.ttl === null ? undefined : Date.parse(t.createdAt) + t.ttl;

@@ -3,7 +3,7 @@ import type { ConfigError } from '../../core/config/types';
 import type { ServerManager, ServerSnapshot } from '../../core/servers/serverManager';
 import type { TaskEngine } from '../../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../../core/host/taskHost';
-import { STATUS_PRESENTATION, describeTask, expiresAt, formatAge, taskTitle } from '../../core/tasks/presentation';
+import { STATUS_PRESENTATION, describeHosted, describeTask, expiresAt, formatAge, taskTitle } from '../../core/tasks/presentation';
 import { isTerminal } from '../../core/tasks/status';
 import { isCancelable } from '../../core/tasks/policy';
 import type { TaskSnapshot } from '../../core/tasks/types';
@@ -23,6 +23,8 @@ export interface RowSnapshot {
   label: string;
   description?: string;
   tooltip?: string;
+  /** What a screen reader says. */
+  accessibility?: string;
   contextValue?: string;
   icon?: string;
   children?: RowSnapshot[];
@@ -249,6 +251,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
           label: typeof item.label === 'string' ? item.label : (item.label?.label ?? ''),
           description: typeof item.description === 'string' ? item.description : undefined,
           tooltip: typeof item.tooltip === 'string' ? item.tooltip : item.tooltip?.value,
+          accessibility: item.accessibilityInformation?.label,
           contextValue: item.contextValue,
           icon: item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined,
           children: kids.length ? walk(kids) : undefined,
@@ -315,7 +318,7 @@ function hostedItem(h: HostedTaskSnapshot): vscode.TreeItem {
   const { label, icon } = hostedTitle(h);
   const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
   item.id = `hosted:${h.serverId}:${h.taskId}`;
-  item.description = `${h.statusMessage ?? p.label} · ${formatAge(Date.now() - Date.parse(h.createdAt))}`;
+  item.description = describeHosted(h, Date.now());
   item.iconPath = asThemeIcon({ id: icon, color: p.color });
   const live = !isTerminal(h.status);
   // A live question is hidden, open or waiting its turn: Respond shows it if hidden.
@@ -325,7 +328,8 @@ function hostedItem(h: HostedTaskSnapshot): vscode.TreeItem {
   md.appendMarkdown(`**${label}**, run as a task here: ${p.label}\n\n${escapeMd(h.summary)}\n\n`);
   md.appendMarkdown(`Task id: \`${h.taskId}\`  \nCreated: ${new Date(h.createdAt).toLocaleString()}  \nTTL: ${formatAge(h.ttl)}`);
   item.tooltip = md;
-  item.accessibilityInformation = { label: `${label}, ${p.label}` };
+  // Heard as seen: the status, why it ended and the age, not the status alone.
+  item.accessibilityInformation = { label: `${label}, ${item.description}` };
   return item;
 }
 

@@ -1,6 +1,6 @@
 // How a task's row reads: its description leads with how a finished task ended and says why.
 import * as assert from 'node:assert/strict';
-import { describeTask, toolRunWords } from '../../../src/core/tasks/presentation';
+import { describeHosted, describeTask, toolRunWords } from '../../../src/core/tasks/presentation';
 import { snapshot } from '../helpers/snapshots';
 
 const CREATED = Date.parse('2025-01-01T00:00:00.000Z');
@@ -24,6 +24,17 @@ describe('describeTask', () => {
     assert.equal(describeTask(task({ status: 'expired', statusMessage: 'Step 3 of 6', note: expired }), CREATED + 60_000), `Expired · ${expired} · 1 min`);
     // Without a note, the last message is still better than nothing.
     assert.equal(describeTask(task({ status: 'lost', statusMessage: 'Step 3 of 6' }), CREATED + 60_000), 'Lost · Step 3 of 6 · 1 min');
+  });
+
+  it('a question or sampling request run here as a task (T-RCV-6) reads as failed or cancelled when it ended so, with why, not as a bare error', () => {
+    const createdAt = new Date(CREATED).toISOString();
+    const at = CREATED + 5_000;
+    assert.equal(describeHosted({ status: 'working', createdAt }, at), 'Working · 5 s');
+    assert.equal(describeHosted({ status: 'completed', createdAt }, at), 'Completed · 5 s');
+    assert.equal(describeHosted({ status: 'failed', statusMessage: 'User rejected sampling request (error -1)', createdAt }, at), 'Failed · User rejected sampling request (error -1) · 5 s');
+    assert.equal(describeHosted({ status: 'cancelled', statusMessage: 'The task it belongs to ended (completed)', createdAt }, at), 'Cancelled · The task it belongs to ended (completed) · 5 s');
+    // Not said twice.
+    assert.equal(describeHosted({ status: 'cancelled', statusMessage: 'Cancelled by the user', createdAt }, at), 'Cancelled by the user · 5 s');
   });
 
   it('the tool pick says how each tool runs on its server, and that a tool that must run as a task cannot run on a server without tasks (T-TOOL-1, T-TOOL-2, T-TOOL-4)', () => {
