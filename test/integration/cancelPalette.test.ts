@@ -125,4 +125,27 @@ suite('Cancel Task from the palette', () => {
     await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
     assert.deepEqual(await hostedRows(), [], 'the ended hosted question left the view with the other finished tasks');
   });
+  test('questions a server had the client run as tasks are listed newest first under their server, as its tasks are', async function () {
+    this.timeout(60_000);
+    const testing = testingApi(await activateExtension());
+    const everything = api.getServers().find((s) => s.label === 'everything')!;
+    const liveHosted = async () => {
+      const rows = (await testing.getTreeSnapshot()) as TreeSnapshotNode[];
+      const under = rows.find((r) => r.label === 'everything')?.children ?? [];
+      return under.filter((c) => c.label === 'Question asked by the server' && /^Working/.test(c.description ?? '')).map((c) => c.id ?? '');
+    };
+    const calls = [api.runTool(everything.id, 'trigger-elicitation-request-async', {})];
+    await spy.next('the first question');
+    await escape();
+    await waitFor(async () => (await liveHosted()).length === 1, 'the first hosted question');
+    const [older] = await liveHosted();
+    calls.push(api.runTool(everything.id, 'trigger-elicitation-request-async', {}));
+    await spy.next('the second question');
+    await escape();
+    await waitFor(async () => (await liveHosted()).length === 2, 'the second hosted question');
+    const ids = await liveHosted();
+    assert.deepEqual(ids[1], older, `the older question is below the newer one: ${JSON.stringify(ids)}`);
+    for (const id of ids) await vscode.commands.executeCommand('mcpTasks.cancelTask', { kind: 'hosted', serverId: everything.id, taskId: id.split(':').pop() });
+    for (const call of calls) started.push((await call).id);
+  });
 });

@@ -8,6 +8,8 @@ export const EXTENSION_ID = 'mcp-tasks.mcp-tasks';
 
 /** One row of the "Tasks" tree as shown: label, description (a server's state) and children. */
 export interface TreeSnapshotNode {
+  /** The row's stable id (`hosted:SERVER:TASK` for a question a server had the client run). */
+  id?: string;
   label: string;
   description?: string;
   /** What a screen reader says for the row. */

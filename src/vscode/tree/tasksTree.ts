@@ -158,8 +158,10 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       return [...servers, ...removed, ...errors];
     }
     if (element.kind !== 'server') return [];
+    // Newest first, as tasks are (the host lists them oldest first).
     const hosted = this.#shownHosted()
       .filter((h) => h.serverId === element.id)
+      .reverse()
       .map((h) => {
         let node = this.#hostedNodes.get(h.taskId);
         if (!node) this.#hostedNodes.set(h.taskId, (node = { kind: 'hosted', taskId: h.taskId, serverId: h.serverId }));
