@@ -23,7 +23,8 @@ import { ResultDocuments } from './vscode/results';
 import { registerTaskCommands } from './vscode/taskCommands';
 import { channelLogger } from './vscode/log';
 import type { RowSnapshot } from './vscode/tree/tasksTree';
-import { TasksTreeProvider } from './vscode/tree/tasksTree';
+import { TasksTreeProvider, hostedTitle } from './vscode/tree/tasksTree';
+import { formatAge } from './core/tasks/presentation';
 import type { McpTasksApi as PublicApi } from '../api/mcp-tasks';
 import { TasksService } from './core/api/service';
 import { createApi } from './vscode/api';
@@ -122,6 +123,10 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   });
   // A hosted question about a tool task closes when that task ends.
   host.followRelatedTasks(engine.onDidChange);
+  // Its ttl ran out: the dialog closes and the row goes at once; say why.
+  context.subscriptions.push(
+    host.onDidExpire((h) => void vscode.window.showWarningMessage(vscode.l10n.t('"{0}" on {1} closed unanswered: its ttl of {2} ran out.', hostedTitle(h).label, label(h.serverId), formatAge(h.ttl)))),
+  );
 
   const inputs = new InputPrompter(context);
   const servers: ServerManager = new ServerManager({

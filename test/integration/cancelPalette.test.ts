@@ -148,4 +148,19 @@ suite('Cancel Task from the palette', () => {
     for (const id of ids) await vscode.commands.executeCommand('mcpTasks.cancelTask', { kind: 'hosted', serverId: everything.id, taskId: id.split(':').pop() });
     for (const call of calls) started.push((await call).id);
   });
+  test('a question whose ttl runs out while shown closes with a warning that says why, not silently (T-RCV-7)', async function () {
+    this.timeout(60_000);
+    const everything = api.getServers().find((s) => s.label === 'everything')!;
+    await settings().update('hostedTasks.maxTtlSeconds', 2, vscode.ConfigurationTarget.Global);
+    try {
+      spy.messages.length = 0;
+      const call = api.runTool(everything.id, 'trigger-elicitation-request-async', {});
+      await spy.next('the question of the hosted elicitation');
+      const said = '"Question asked by the server" on everything closed unanswered: its ttl of 2 s ran out.';
+      await waitFor(async () => spy.messages.includes(said), `the warning, among ${JSON.stringify(spy.messages)}`);
+      started.push((await call).id);
+    } finally {
+      await settings().update('hostedTasks.maxTtlSeconds', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
 });

@@ -145,6 +145,7 @@ export class TaskHost {
   readonly #methods = new Set<HostedMethod>();
   readonly #onDidChange = new Emitter<HostedTaskSnapshot>();
   readonly #onDidRemove = new Emitter<string>();
+  readonly #onDidExpire = new Emitter<HostedTaskSnapshot>();
   readonly #log: Logger;
   readonly #now: () => number;
   #limits: Limits = {};
@@ -165,6 +166,8 @@ export class TaskHost {
   readonly onDidChange: Event<HostedTaskSnapshot> = this.#onDidChange.event;
   /** A hosted task was deleted (its task id). */
   readonly onDidRemove: Event<string> = this.#onDidRemove.event;
+  /** A live hosted task's ttl ended: its dialog or model request was withdrawn unanswered (its row goes at once). */
+  readonly onDidExpire: Event<HostedTaskSnapshot> = this.#onDidExpire.event;
   readonly #options: TaskHostOptions;
 
   constructor(options: TaskHostOptions) {
@@ -306,6 +309,7 @@ export class TaskHost {
     this.#timer = undefined;
     this.#onDidChange.dispose();
     this.#onDidRemove.dispose();
+    this.#onDidExpire.dispose();
   }
 
   // ── Creating and running ───────────────────────────────────────────────────────────────────
@@ -567,7 +571,10 @@ export class TaskHost {
           next = Math.min(next, rec.expiresAt);
           continue;
         }
-        if (!isServerTerminal(rec.snap.status)) this.#stop(rec, `Its ttl of ${rec.snap.ttl} ms ended before it finished`);
+        if (!isServerTerminal(rec.snap.status)) {
+          this.#stop(rec, `Its ttl of ${rec.snap.ttl} ms ended before it finished`);
+          this.#onDidExpire.fire(rec.snap);
+        }
         this.#delete(state, rec, 'Task has expired');
       }
     }

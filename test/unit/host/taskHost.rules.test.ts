@@ -526,6 +526,8 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
       const s = await c.connect('a');
       const removed: string[] = [];
       c.host.onDidRemove((id) => removed.push(id));
+      const expiredLive: string[] = [];
+      c.host.onDidExpire((h) => expiredLive.push(`${h.taskId} ${h.status}`));
       const done = taskOf(await s.request('elicitation/create', { ...ELICIT, task: { ttl: 5_000 } })).taskId;
       gate.calls[0].resolve({ action: 'decline' });
       const live = taskOf(await s.request('elicitation/create', { ...ELICIT, task: { ttl: 10_000 } })).taskId;
@@ -540,6 +542,8 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
       await clock.tickAsync(5_000);
       assert.deepEqual(removed, [done, live]);
       assert.equal(gate.calls[1].ctx.signal.aborted, true, 'the dialog of an expired task is closed');
+      // The editor says why the dialog went away: only the live one counts, not the one that had ended.
+      assert.deepEqual(expiredLive, [`${live} cancelled`]);
       await s.settle();
       assert.deepEqual(s.statuses.find((n) => n.taskId === live)?.status, 'cancelled');
       assert.ok(c.log.has('info', new RegExp(`Hosted task ${live} deleted \\(was cancelled\\): Task has expired`)));
