@@ -151,12 +151,17 @@ suite('Cancel Task from the palette', () => {
   test('a question whose ttl runs out while shown closes with a warning that says why, not silently (T-RCV-7)', async function () {
     this.timeout(60_000);
     const everything = api.getServers().find((s) => s.label === 'everything')!;
-    await settings().update('hostedTasks.maxTtlSeconds', 2, vscode.ConfigurationTarget.Global);
+    await settings().update('hostedTasks.maxTtlSeconds', 5, vscode.ConfigurationTarget.Global);
     try {
       spy.messages.length = 0;
       const call = api.runTool(everything.id, 'trigger-elicitation-request-async', {});
       await spy.next('the question of the hosted elicitation');
-      const said = '"Question asked by the server" on everything closed unanswered: its ttl of 2 s ran out.';
+      // Its row's tooltip says how long is left to answer, not only the ttl granted.
+      const testing = testingApi(await activateExtension());
+      const rows = (await testing.getTreeSnapshot()) as Array<TreeSnapshotNode & { tooltip?: string }>;
+      const row = rows.find((r) => r.label === 'everything')?.children?.find((c) => c.label === 'Question asked by the server' && /^Working/.test(c.description ?? '')) as { tooltip?: string } | undefined;
+      assert.match(row?.tooltip ?? '', /TTL: 5 s, \d s left \(then it closes unanswered\)/);
+      const said = '"Question asked by the server" on everything closed unanswered: its ttl of 5 s ran out.';
       await waitFor(async () => spy.messages.includes(said), `the warning, among ${JSON.stringify(spy.messages)}`);
       started.push((await call).id);
     } finally {

@@ -328,7 +328,7 @@ function hostedItem(h: HostedTaskSnapshot): vscode.TreeItem {
   item.contextValue = ['hosted', live ? 'cancelable live' : 'finished', respondable ? 'respondable' : ''].filter(Boolean).join(' ');
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown(`**${label}**, run as a task here: ${p.label}\n\n${escapeMd(h.summary)}\n\n`);
-  md.appendMarkdown(`Task id: \`${h.taskId}\`  \nCreated: ${new Date(h.createdAt).toLocaleString()}  \nTTL: ${formatAge(h.ttl)}`);
+  md.appendMarkdown(`Task id: \`${h.taskId}\`  \nCreated: ${new Date(h.createdAt).toLocaleString()}  \nTTL: ${formatAge(h.ttl)}${live ? `, ${formatAge(Date.parse(h.createdAt) + h.ttl - Date.now())} left (then it closes unanswered)` : ''}`);
   item.tooltip = md;
   // Heard as seen: the status, why it ended and the age, not the status alone.
   item.accessibilityInformation = { label: `${label}, ${item.description}` };
