@@ -21,6 +21,8 @@ export interface WebSocketTransportOptions {
   connectTimeoutMs?: number;
   /** How long `close()` waits for the server's close frame before dropping the socket. Default 2 s. */
   closeTimeoutMs?: number;
+  /** How often the server is pinged; a server silent for a whole interval since is taken as gone. Default 30 s. */
+  pingIntervalMs?: number;
 }
 
 /** The subprotocol MCP over WebSocket negotiates (as the SDK's `WebSocketClientTransport`). */
@@ -28,6 +30,7 @@ export const MCP_SUBPROTOCOL = 'mcp';
 const DEFAULT_MAX_PAYLOAD = 64 * 1024 * 1024;
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 const DEFAULT_CLOSE_TIMEOUT_MS = 2_000;
+const DEFAULT_PING_INTERVAL_MS = 30_000;
 
 /**
  * MCP over a WebSocket: one JSON-RPC message (or a batch array) per text frame.
@@ -56,6 +59,8 @@ export class WebSocketTransport implements Transport {
    * frame). ws stops reading at that point, so its 'close' event only says 1006.
    */
   #protocolErrorCode: number | undefined;
+  /** Something (a pong, a message) came from the server since the last ping. */
+  #alive = true;
   readonly #options: WebSocketTransportOptions;
 
   constructor(options: WebSocketTransportOptions) {
@@ -102,6 +107,21 @@ export class WebSocketTransport implements Transport {
 
       ws.on('open', () => {
         this.#opened = true;
+        // A server gone without closing (a dropped network, a machine asleep) leaves the socket
+        // open for many minutes, and every request times out: a ping unanswered ends it.
+        const every = this.#options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;
+        const pinger = setInterval(() => {
+          if (this.#alive) {
+            this.#alive = false;
+            ws.ping();
+            return;
+          }
+          this.#lastError = new Error(`the server did not answer a ping within ${every / 1000} s`);
+          ws.terminate();
+        }, every);
+        pinger.unref();
+        ws.once('close', () => clearInterval(pinger));
+        ws.on('pong', () => (this.#alive = true));
         this.#log.trace(`WebSocket connected to ${this.#displayUrl} (subprotocol ${ws.protocol || 'none'})`);
         resolve();
       });
@@ -177,6 +197,7 @@ export class WebSocketTransport implements Transport {
   }
 
   #receive(data: RawData, isBinary: boolean): void {
+    this.#alive = true;
     const buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
     if (isBinary) {
       this.#fail(new TransportParseError(`Ignored a binary frame of ${buf.length} bytes (MCP sends JSON in text frames)`, `<${buf.length} bytes>`));

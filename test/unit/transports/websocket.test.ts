@@ -306,6 +306,40 @@ describe('WebSocketTransport', () => {
       assert.deepEqual(messages, []);
     });
 
+    it('closes a connection whose server stops answering pings, saying so (a half-open socket is not kept)', async () => {
+      // autoPong off: the server is there at the TCP level but answers nothing, as after a network drop.
+      const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, autoPong: false, handleProtocols: () => 'mcp' });
+      await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+      cleanups.push(() => new Promise<void>((resolve) => (wss.clients.forEach((c) => c.terminate()), wss.close(() => resolve()))));
+      const t = transport(`ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, { pingIntervalMs: 20 });
+      const closed = next<TransportCloseInfo>((cb) => (t.onclose = cb));
+      await t.start();
+      const info = await closed;
+      assert.equal(info.code, 1006);
+      assert.match(info.reason, /did not answer a ping/);
+      await assert.rejects(t.send({ jsonrpc: '2.0', method: 'x' }), /not open/);
+    });
+
+    it('keeps a connection whose server answers its pings', async () => {
+      let pings = 0;
+      let third!: () => void;
+      const thirdPing = new Promise<void>((resolve) => (third = resolve));
+      const srv = await rawServer((ws) => {
+        ws.on('ping', () => ++pings === 3 && third());
+        ws.on('message', (d) => ws.send(d.toString()));
+      });
+      cleanups.push(() => srv.close());
+      const t = transport(srv.url, { pingIntervalMs: 20 });
+      let closedEarly = false;
+      t.onclose = () => (closedEarly = true);
+      await t.start();
+      await thirdPing;
+      const echoed = next<unknown>((cb) => (t.onmessage = cb));
+      await t.send({ jsonrpc: '2.0', method: 'still-there' });
+      assert.deepEqual(await echoed, { jsonrpc: '2.0', method: 'still-there' });
+      assert.equal(closedEarly, false);
+    });
+
     it('rejects a server that does not select the mcp subprotocol', async () => {
       const srv = await rawServer(() => undefined, () => false);
       cleanups.push(() => srv.close());
