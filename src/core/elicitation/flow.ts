@@ -47,9 +47,14 @@ export function initialValue(state: FlowState, step: FieldStep): FieldValue | un
   return Object.hasOwn(state.answers, step.key) ? state.answers[step.key] : step.default;
 }
 
+/** The answer given for a field; own keys only: a field named `constructor` left out is not Object's. */
+export function answerOf(state: FlowState, key: string): FieldValue | undefined {
+  return Object.hasOwn(state.answers, key) ? state.answers[key] : undefined;
+}
+
 /** The content accepting now would send: the answers, skipped fields left out. */
 export function contentOf(plan: FormPlan, state: FlowState): Record<string, FieldValue> {
-  return Object.fromEntries(plan.steps.flatMap((s) => (state.answers[s.key] !== undefined ? [[s.key, state.answers[s.key]!]] : [])));
+  return Object.fromEntries(plan.steps.flatMap((s) => (answerOf(state, s.key) !== undefined ? [[s.key, answerOf(state, s.key)!]] : [])));
 }
 
 /**

@@ -11,7 +11,7 @@ import { prefixed, truncate } from '../util/log';
 import type { Turn } from '../util/turns';
 import { Turns } from '../util/turns';
 import type { ElicitResult, FlowEvent, FlowState } from './flow';
-import { initialValue, isReview, nextState, startFlow } from './flow';
+import { answerOf, initialValue, isReview, nextState, startFlow } from './flow';
 import type { FieldValue, FormPlan, UrlPlan } from './plan';
 import { planElicitation } from './plan';
 import { checkValue, countRule, formatValue, inputHint, validateContent, validateField } from './validate';
@@ -141,12 +141,12 @@ async function askField(plan: FormPlan, state: FlowState, p: FormPrompter, ui: D
 /** The last step: a summary of the answers with Accept, Decline, Cancel, and a way to change each answer. */
 async function askReview(plan: FormPlan, state: FlowState, p: FormPrompter, ui: DialogContext): Promise<FlowEvent | undefined> {
   const n = plan.steps.length;
-  const summary = plan.steps.map((s) => `${s.title}: ${formatValue(s, state.answers[s.key])}`).join(' · ');
+  const summary = plan.steps.map((s) => `${s.title}: ${formatValue(s, answerOf(state, s.key))}`).join(' · ');
   const items: Array<PickItem<FlowEvent>> = [
     { icon: 'check', label: 'Accept', description: n ? 'send these answers' : 'answer yes', detail: summary || undefined, value: { type: 'accept' }, picked: true },
     { icon: 'circle-slash', label: 'Decline', description: 'tell the server no', value: { type: 'decline' } },
     { icon: 'close', label: 'Cancel', description: 'dismiss without answering', value: { type: 'cancel' } },
-    ...plan.steps.map((s): PickItem<FlowEvent> => ({ icon: 'edit', label: `Change ${s.title}`, description: formatValue(s, state.answers[s.key]), value: { type: 'edit', key: s.key } })),
+    ...plan.steps.map((s): PickItem<FlowEvent> => ({ icon: 'edit', label: `Change ${s.title}`, description: formatValue(s, answerOf(state, s.key)), value: { type: 'edit', key: s.key } })),
   ];
   const placeholder = n ? `Review and send your answers — ${plan.message}` : plan.message;
   const a = await p.pick(items, { title: ui.title, step: n + 1, totalSteps: n + 1, canGoBack: n > 0, placeholder, signal: ui.signal });

@@ -109,6 +109,14 @@ describe('elicitation flow: the steps as a pure state machine', () => {
     assert.equal(initialValue(back, plan.steps[1]), 4, 'the answer given before');
   });
 
+  it('resumed, an optional field named like a member of Object ("constructor") left out stays out, and Accept sends', () => {
+    const odd = planElicitation({ message: 'm', requestedSchema: { type: 'object', properties: { constructor: { type: 'string' }, toString: { type: 'string' }, name: { type: 'string' } } } });
+    assert.ok(odd.ok && odd.mode === 'form');
+    const s = startFlow(odd, { name: 'x' });
+    assert.deepEqual(contentOf(odd, s), { name: 'x' });
+    assert.deepEqual(nextState(odd, s, { type: 'accept' }).result, { action: 'accept', content: { name: 'x' } });
+  });
+
   it('a form without fields goes straight to the review step, and accept sends empty content', () => {
     const empty = planElicitation({ message: 'Continue?', requestedSchema: { type: 'object', properties: {} } });
     assert.ok(empty.ok && empty.mode === 'form');
