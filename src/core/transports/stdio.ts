@@ -90,7 +90,9 @@ export class StdioTransport implements Transport {
             ? `Could not start "${command}": its working directory ${cwd} does not exist. Check "cwd" in the server's configuration.`
             : err.code === 'ENOENT'
               ? `Could not start "${command}": command not found. Check "command" in the server's configuration, and that it is on the PATH${cwd ? ` or relative to ${cwd}` : ''}.`
-              : `Could not start "${command}": ${err.message}`;
+              : err.code === 'EACCES'
+                ? `Could not start "${command}": it is not an executable file. Make it one (chmod +x), or run it through its interpreter, e.g. "command": "node", "args": ["${command}"].`
+                : `Could not start "${command}": ${err.message}`;
         if (!started) reject(new Error(message));
         else this.onerror?.(new Error(message));
         this.#finish({ reason: message });

@@ -1,4 +1,6 @@
 import * as assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { StdioTransport } from '../../../src/core/transports/stdio';
 import { TransportParseError } from '../../../src/core/transports/transport';
@@ -67,6 +69,20 @@ describe('StdioTransport', function () {
   it('a missing command fails start() with a message that says what to check', async () => {
     const t = new StdioTransport({ command: 'definitely-not-a-command-xyz', logger: new MemoryLogger() });
     await assert.rejects(t.start(), /command not found\. Check "command" in the server's configuration/);
+  });
+
+  it('a command that is not executable (a script without +x, a folder) fails start() saying what to do', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mcp-stdio-'));
+    try {
+      const script = path.join(dir, 'server.js');
+      writeFileSync(script, 'console.log(1)\n', { mode: 0o644 });
+      for (const command of [script, dir]) {
+        const t = new StdioTransport({ command, logger: new MemoryLogger() });
+        await assert.rejects(t.start(), /is not an executable file\. Make it one \(chmod \+x\), or run it through its interpreter/);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('passes env and cwd to the process', async () => {
