@@ -98,7 +98,13 @@ export function parseMcpJson(text: string, source: ConfigSource): ParseResult {
   } else if (Array.isArray(doc.inputs)) {
     result.inputs = parseInputs(doc.inputs, source, result.errors, locate, rejected);
   }
-  if (doc.servers === undefined) return result;
+  if (doc.servers === undefined) {
+    // Pasted from another client's file (Claude Desktop, Cursor) or from the old settings: VS Code
+    // reads nothing of it, and without a word the servers would just not be there.
+    const other = ['mcpServers', 'mcp'].find((k) => isObject(doc[k]));
+    if (other) report([other], `: VS Code reads servers from a top-level "servers" object, not from "${other}": move them there.`);
+    return result;
+  }
   if (!isObject(doc.servers)) {
     report(['servers'], `: "servers" must be an object that maps server names to servers.`);
     return result;

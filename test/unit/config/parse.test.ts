@@ -52,6 +52,16 @@ describe('config: parseMcpJson', () => {
     assert.deepEqual(old.headers, {});
   });
 
+  it('a file with "mcpServers" (other clients) or "mcp" (the old settings) instead of "servers" is reported, not silently empty', () => {
+    const r = parseMcpJson('{\n  "mcpServers": { "db": { "command": "node" } }\n}', APP);
+    assert.deepEqual(r.servers, []);
+    assert.equal(r.errors.length, 1);
+    assert.equal(r.errors[0].message, '.vscode/mcp.json (folder "app"): VS Code reads servers from a top-level "servers" object, not from "mcpServers": move them there.');
+    assert.deepEqual([r.errors[0].line, r.errors[0].column], [2, 17]); // its value, as other errors of the file
+    assert.match(messages(file({ mcp: { servers: { db: { command: 'node' } } } }))[0], /not from "mcp": move them there/);
+    assert.deepEqual(file({ inputs: [] }).errors, [], 'a file without servers at all is fine');
+  });
+
   it('infers the type: command means stdio, url means http', () => {
     const r = file({ servers: { a: { command: 'x' }, b: { url: 'https://h/mcp' } } });
     assert.deepEqual(r.errors, []);
