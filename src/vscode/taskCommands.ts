@@ -95,7 +95,6 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       }
       await results.show(engine.get(t.key) ?? t);
     } catch (err) {
-      if (isInputDismissed(err)) return; // the user pressed Escape on an input of its server
       await showFailure(err, (why) => vscode.l10n.t('Could not fetch the result of "{0}": {1}', taskTitle(t), why));
     }
   };
@@ -104,7 +103,6 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
     try {
       await engine.cancel(t.key);
     } catch (err) {
-      if (isInputDismissed(err)) return;
       void showFailure(err, (why) => vscode.l10n.t('Could not cancel "{0}": {1}', taskTitle(t), why), true);
     }
   };
@@ -290,8 +288,7 @@ async function serverTools(servers: ServerManager, server: ServerSnapshot, signa
     }
     return { tools, acceptsTasks: serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion) };
   } catch (err) {
-    if (signal.aborted || isInputDismissed(err)) return undefined;
-    void showFailure(err, (why) => vscode.l10n.t('Could not connect to "{0}": {1}', server.label, why));
+    if (!signal.aborted) void showFailure(err, (why) => vscode.l10n.t('Could not connect to "{0}": {1}', server.label, why));
     return undefined;
   }
 }
@@ -392,9 +389,11 @@ async function callTool(deps: TaskCommandDeps, server: ServerSnapshot, tool: Too
 
 /**
  * Shows why a command failed, with the log a click away. A request that timed out says which
- * setting gives the server longer, and offers to open it.
+ * setting gives the server longer, and offers to open it. The user's own Escape on an input of
+ * the server is no failure: nothing is said.
  */
 async function showFailure(err: unknown, words: (why: string) => string, warn = false): Promise<void> {
+  if (isInputDismissed(err)) return;
   const timedOut = err instanceof RequestTimeoutError;
   const why = errorMessage(err);
   const log = vscode.l10n.t('Show Log');
