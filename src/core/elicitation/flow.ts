@@ -54,7 +54,12 @@ export function answerOf(state: FlowState, key: string): FieldValue | undefined 
 
 /** The content accepting now would send: the answers, skipped fields left out. */
 export function contentOf(plan: FormPlan, state: FlowState): Record<string, FieldValue> {
-  return Object.fromEntries(plan.steps.flatMap((s) => (answerOf(state, s.key) !== undefined ? [[s.key, answerOf(state, s.key)!]] : [])));
+  return Object.fromEntries(
+    plan.steps.flatMap((s) => {
+      const v = answerOf(state, s.key);
+      return v === undefined ? [] : [[s.key, v]];
+    }),
+  );
 }
 
 /**
