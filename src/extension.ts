@@ -23,8 +23,7 @@ import { ResultDocuments } from './vscode/results';
 import { registerTaskCommands } from './vscode/taskCommands';
 import { channelLogger } from './vscode/log';
 import type { RowSnapshot } from './vscode/tree/tasksTree';
-import { TasksTreeProvider, hostedTitle } from './vscode/tree/tasksTree';
-import { formatAge } from './core/tasks/presentation';
+import { TasksTreeProvider } from './vscode/tree/tasksTree';
 import type { McpTasksApi as PublicApi } from '../api/mcp-tasks';
 import { TasksService } from './core/api/service';
 import { createApi } from './vscode/api';
@@ -123,10 +122,6 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   });
   // A hosted question about a tool task closes when that task ends.
   host.followRelatedTasks(engine.onDidChange);
-  // Its ttl ran out: the dialog closes and the row goes at once; say why.
-  context.subscriptions.push(
-    host.onDidExpire((h) => void vscode.window.showWarningMessage(vscode.l10n.t('"{0}" on {1} closed unanswered: its ttl of {2} ran out.', hostedTitle(h).label, label(h.serverId), formatAge(h.ttl)))),
-  );
 
   const inputs = new InputPrompter(context);
   const servers: ServerManager = new ServerManager({
@@ -200,7 +195,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const tree = new TasksTreeProvider(servers, engine, host);
   const view = vscode.window.createTreeView('mcpTasks.tasks', { treeDataProvider: tree, showCollapseAll: true });
   const results = new ResultDocuments(engine);
-  context.subscriptions.push(tree, view, results, new TaskIndicators(engine, view, (id) => servers.label(id)));
+  context.subscriptions.push(tree, view, results, new TaskIndicators(engine, host, view, (id) => servers.label(id)));
   // Ages in the rows' descriptions: refreshed while the view is visible, and when it shows again.
   const ageTimer = setInterval(() => view.visible && tree.refreshAll(), 30_000);
   context.subscriptions.push({ dispose: () => clearInterval(ageTimer) }, view.onDidChangeVisibility((e) => e.visible && tree.refreshAll()));

@@ -1,15 +1,19 @@
 import * as vscode from 'vscode';
 import type { TaskEngine } from '../core/tasks/engine';
-import { STATUS_PRESENTATION, taskTitle } from '../core/tasks/presentation';
+import type { TaskHost } from '../core/host/taskHost';
+import { STATUS_PRESENTATION, formatAge, taskTitle } from '../core/tasks/presentation';
 import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { DisposableBase } from '../core/util/event';
 import type { Node } from './tree/tasksTree';
+import { hostedTitle } from './tree/tasksTree';
 
 /**
  * What tells the user about tasks without the view open: a status bar item (running and waiting
  * counts; a click focuses the view), the view's badge (tasks waiting for the user), and
- * notifications when a task needs input or ends (each switchable by a setting).
+ * notifications when a task needs input or ends (each switchable by a setting), and a warning
+ * when a question or sampling request a server had the client run closes unanswered (its ttl ran
+ * out: the dialog and the row go at once).
  */
 export class TaskIndicators extends DisposableBase {
   readonly #item = this._register(vscode.window.createStatusBarItem('mcpTasks.status', vscode.StatusBarAlignment.Left, 50));
@@ -20,7 +24,7 @@ export class TaskIndicators extends DisposableBase {
   readonly #view: vscode.TreeView<Node>;
   readonly #label: (serverId: string) => string;
 
-  constructor(engine: TaskEngine, view: vscode.TreeView<Node>, label: (serverId: string) => string) {
+  constructor(engine: TaskEngine, host: TaskHost, view: vscode.TreeView<Node>, label: (serverId: string) => string) {
     super();
     this.#view = view;
     this.#label = label;
@@ -28,6 +32,9 @@ export class TaskIndicators extends DisposableBase {
     this.#item.command = 'mcpTasks.tasks.focus';
     this._register(engine.onDidChange((t) => this.#changed(t)));
     this._register(engine.onDidRemove((key) => (this.#last.delete(key), this.#schedule())));
+    this._register(
+      host.onDidExpire((h) => void vscode.window.showWarningMessage(vscode.l10n.t('"{0}" on {1} closed unanswered: its ttl of {2} ran out.', hostedTitle(h).label, label(h.serverId), formatAge(h.ttl)))),
+    );
     this._register({ dispose: () => this.#pending && clearTimeout(this.#pending) });
     for (const t of engine.list()) this.#last.set(t.key, t.status);
     this.#update();
