@@ -12,7 +12,7 @@
 //   --media      copy the screenshots a scenario marks for the README into media/
 // Env: MCP_TASKS_EDITOR_TIMEOUT (seconds, default 600), KEEP_RUN_DIR=1, CODE_SERVER_ECHO=1.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { URLSearchParams, pathToFileURL } from 'node:url';
@@ -28,6 +28,7 @@ import {
   resultsDir,
   runCleanups,
   startCodeServer,
+  tailOf,
   writeResult,
 } from './codeServer.mjs';
 
@@ -88,13 +89,13 @@ async function runScenario(scenario, runDir, extensionsDir) {
     echo: process.env.CODE_SERVER_ECHO === '1',
   });
   try {
-    return await runOnPage(scenario, server, workspace);
+    return await runOnPage(scenario, server, workspace, runDir);
   } finally {
     await server.stop();
   }
 }
 
-async function runOnPage(scenario, server, workspace) {
+async function runOnPage(scenario, server, workspace, runDir) {
   const dir = join(shotsRoot, scenario.name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -129,11 +130,28 @@ async function runOnPage(scenario, server, workspace) {
     const { visibleText } = await import(pathToFileURL(join(scenariosDir, 'ui.mjs')).href);
     console.error(`[e2e] FAIL ${scenario.name}: ${message}\n[e2e] screenshot: ${file}\n[e2e] the page shows:\n${await visibleText(page)}`);
     console.error(`[e2e] code-server log (tail):\n${server.tail(30)}`);
+    // What the extension and its host were doing: a stuck view or command shows there first.
+    for (const [what, file] of extensionHostLogs(runDir)) console.error(`[e2e] ${what} (tail):\n${tailOf(file, 40).trim() || "(empty)"}`);
     return { name: scenario.name, ok: false, ms: Date.now() - started, error: message };
   } finally {
     clearTimeout(timer);
     await close();
   }
+}
+
+/** The extension's own log ("MCP Tasks", at trace level) and the extension host's, of a run. */
+function extensionHostLogs(runDir) {
+  const found = [];
+  const logs = join(runDir, 'user-data', 'logs');
+  for (const session of existsSync(logs) ? readdirSync(logs) : []) {
+    for (const host of readdirSync(join(logs, session)).filter((d) => d.startsWith('exthost'))) {
+      const dir = join(logs, session, host);
+      for (const [what, file] of [['MCP Tasks log', join(dir, 'mcp-tasks.mcp-tasks', 'MCP Tasks.log')], ['extension host log', join(dir, 'remoteexthost.log')]]) {
+        if (existsSync(file)) found.push([`${what} ${session}/${host}`, file]);
+      }
+    }
+  }
+  return found;
 }
 
 async function main() {

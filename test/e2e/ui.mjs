@@ -111,12 +111,13 @@ export async function focusWorkbench(page) {
 }
 
 /**
- * The visible text of the parts a failure is usually about: quick input, notifications, side
- * bar and panel. Printed when a scenario fails, next to its screenshot.
+ * The visible text of the parts a failure is usually about: quick input, a dialog,
+ * notifications, side bar, the editors' tabs and panel. Printed when a scenario fails, next to its screenshot.
  */
 export async function visibleText(page) {
   const out = [];
-  for (const [name, selector] of Object.entries({ quickInput: parts.quickInput, notifications: parts.notifications, sidebar: parts.sidebar, panel: parts.panel })) {
+  const shown = { quickInput: parts.quickInput, dialog: '.monaco-dialog-box', notifications: parts.notifications, sidebar: parts.sidebar, editorTabs: '.part.editor .tabs-container', panel: parts.panel };
+  for (const [name, selector] of Object.entries(shown)) {
     const texts = await page
       .locator(selector)
       .evaluateAll((els) =>
