@@ -131,7 +131,7 @@ async function runOnPage(scenario, server, workspace, runDir) {
     console.error(`[e2e] FAIL ${scenario.name}: ${message}\n[e2e] screenshot: ${file}\n[e2e] the page shows:\n${await visibleText(page)}`);
     console.error(`[e2e] code-server log (tail):\n${server.tail(30)}`);
     // What the extension and its host were doing: a stuck view or command shows there first.
-    for (const [what, file] of extensionHostLogs(runDir)) console.error(`[e2e] ${what} (tail):\n${tailOf(file, 40).trim() || "(empty)"}`);
+    for (const [what, file] of extensionHostLogs(runDir)) console.error(`[e2e] ${what} (tail):\n${tailOf(file, 40).trim() || '(empty)'}`);
     return { name: scenario.name, ok: false, ms: Date.now() - started, error: message };
   } finally {
     clearTimeout(timer);
