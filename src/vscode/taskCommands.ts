@@ -9,6 +9,8 @@ import { hostedKey } from '../core/tasks/types';
 import type { Tool } from '../core/protocol/schemas';
 import { decideExecution, hasResultToFetch, isCancelable, serverAcceptsToolTasks } from '../core/tasks/policy';
 import { errorMessage, raceAbort } from '../core/util/abort';
+import type { UrlPlan } from '../core/elicitation/plan';
+import { completeInBrowser, urlsRequired } from '../core/elicitation/urlRequired';
 import { RequestTimeoutError } from '../core/jsonrpc/errors';
 import { waitWithProgress } from './cancellation';
 import { confirmDestructive, isConfirmed } from './confirm';
@@ -93,7 +95,11 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
           return;
         }
       }
-      await results.show(engine.get(t.key) ?? t);
+      const shown = engine.get(t.key) ?? t;
+      await results.show(shown);
+      // A call the server refused until the user completes steps in the browser: offered over its result.
+      const required = shown.outcome?.kind === 'error' ? urlsRequired(shown.outcome.error) : undefined;
+      if (required?.ok && shown.origin !== 'server-list') await askBrowserSteps(deps, { serverId: shown.serverId, toolName: shown.toolName, args: shown.arguments ?? {} }, required.plans);
     } catch (err) {
       await showFailure(err, (why) => vscode.l10n.t('Could not fetch the result of "{0}": {1}', taskTitle(t), why));
     }
@@ -369,21 +375,53 @@ async function runTool(deps: TaskCommandDeps, ui: QuickInputPrompter, fixedServe
  * only closes the step: the call goes on, and its task shows in the view when it starts.
  */
 async function run(ui: QuickInputPrompter, deps: TaskCommandDeps, server: ServerSnapshot, tool: Tool, args: Record<string, unknown>, ttlMs: number | undefined): Promise<void> {
-  const call = callTool(deps, server, tool, args, ttlMs);
+  const call = callTool(deps, { serverId: server.id, toolName: tool.name, args, ttlMs });
   await ui.whileBusy(() => call);
 }
 
-async function callTool(deps: TaskCommandDeps, server: ServerSnapshot, tool: Tool, args: Record<string, unknown>, ttlMs: number | undefined): Promise<void> {
+/** A tool call as the user asked for it, to run again as it was. */
+interface ToolCall {
+  serverId: string;
+  toolName: string;
+  args: Record<string, unknown>;
+  ttlMs?: number;
+}
+
+async function callTool(deps: TaskCommandDeps, call: ToolCall): Promise<void> {
+  const { toolName } = call;
   try {
-    const t = await deps.engine.callTool(server.id, tool.name, { arguments: args, ttlMs });
+    const t = await deps.engine.callTool(call.serverId, toolName, { arguments: call.args, ttlMs: call.ttlMs });
     if (t.kind === 'direct') {
-      void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Tasks: "{0}" does not run as a task; called it directly', tool.name), 5000);
+      void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Tasks: "{0}" does not run as a task; called it directly', toolName), 5000);
     }
-    if (t.immediateResponse) void vscode.window.showInformationMessage(`${tool.name}: ${t.immediateResponse}`);
+    if (t.immediateResponse) void vscode.window.showInformationMessage(`${toolName}: ${t.immediateResponse}`);
     const node = deps.tree.taskNode(t.key);
     if (node && deps.view.visible) void deps.view.reveal(node, { select: true, focus: false });
   } catch (err) {
-    void showFailure(err, (why) => vscode.l10n.t('Could not run "{0}" on {1}: {2}', tool.name, server.label, why));
+    const required = urlsRequired(err);
+    if (required?.ok) return askBrowserSteps(deps, call, required.plans);
+    // Unusable data: the server's own error, and why its URLs are not offered.
+    const more = (why: string) => (required ? vscode.l10n.t('{0} (the server asks for a step in the browser, but {1})', why, required.problem) : why);
+    void showFailure(err, (why) => vscode.l10n.t('Could not run "{0}" on {1}: {2}', toolName, deps.servers.label(call.serverId), more(why)));
+  }
+}
+
+/**
+ * The server refused `call` until the user completes steps in the browser (-32042,
+ * URLElicitationRequiredError): each URL is offered with the consent of URL elicitation, then the
+ * call can run again as it was (the spec lets the client retry the original request). Decline or
+ * Escape ends it quietly, with nothing (more) opened.
+ */
+async function askBrowserSteps(deps: TaskCommandDeps, call: ToolCall, plans: readonly UrlPlan[]): Promise<void> {
+  const label = deps.servers.label(call.serverId);
+  const p = new QuickInputPrompter();
+  try {
+    const title = vscode.l10n.t('"{0}" on {1} needs you to complete a step in your browser first', call.toolName, label);
+    if (!(await completeInBrowser(plans, p, { title, signal: NEVER }, vscode.l10n.t('run "{0}" on {1} again', call.toolName, label)))) return;
+    // The Run Again step stays up, busy, until the server answers.
+    await p.whileBusy(() => callTool(deps, call));
+  } finally {
+    p.close();
   }
 }
 
