@@ -417,7 +417,7 @@ async function askBrowserSteps(deps: TaskCommandDeps, call: ToolCall, plans: rea
   const p = new QuickInputPrompter();
   try {
     const title = vscode.l10n.t('"{0}" on {1} needs you to complete a step in your browser first', call.toolName, label);
-    if (!(await completeInBrowser(plans, p, { title, signal: NEVER }, vscode.l10n.t('run "{0}" on {1} again', call.toolName, label)))) return;
+    if (!(await completeInBrowser(plans, p, { title, signal: NEVER }))) return;
     // The Run Again step stays up, busy, until the server answers.
     await p.whileBusy(() => callTool(deps, call));
   } finally {

@@ -126,7 +126,7 @@ suite('Run Tool as Task: a call the server refuses until a step in the browser (
     const error = await waitFor(() => spy.messages.slice(messages)[0], 'the error message');
     assert.equal(
       error,
-      `Could not run "connect-broken" on ${LABEL}: This request requires more information. (the server asks for a step in the browser, but elicitation 1 of its error data is invalid: url must be http or https, not javascript)`,
+      `Could not run "connect-broken" on ${LABEL}: This request requires more information. (the server asks for a step in the browser, but elicitation 1 is invalid: url must be http or https, not javascript)`,
     );
     assert.ok(!spy.shown.some((s) => s.title === TITLE('connect-broken')), 'no consent was shown');
     assert.deepEqual(opened, []);

@@ -9,35 +9,30 @@ import { planElicitation } from './plan';
 export const MAX_REQUIRED_URLS = 5;
 
 /** What a -32042 error asks for: the URLs to offer (the first MAX_REQUIRED_URLS), or why its data cannot be used. */
-export type UrlsRequired = { ok: true; plans: UrlPlan[]; omitted: number } | { ok: false; problem: string };
+export type UrlsRequired = { ok: true; plans: UrlPlan[] } | { ok: false; problem: string };
 
-const ErrorShape = z.looseObject({ code: z.literal(ErrorCode.UrlElicitationRequired), data: z.optional(z.unknown()) });
 const DataSchema = z.looseObject({ elicitations: z.array(z.unknown()).check(z.minLength(1)) });
 
 /**
  * Reads a URLElicitationRequiredError (-32042): a request failed until the user completes the
  * URL-mode elicitations its `data.elicitations` lists, after which the request may be sent again.
  * `error` is what the server sent (an RpcError, or a task's error outcome); undefined when it is
- * another error. Each elicitation is checked as an `elicitation/create` request in URL mode is
- * (http or https, no credentials, an elicitationId): one that fails makes the whole list unusable,
- * and the error is then shown as it came.
+ * another error. Each elicitation offered is checked as an `elicitation/create` request in URL
+ * mode is (http or https, no credentials, an elicitationId): one that fails makes the whole list
+ * unusable, and the error is then shown as it came.
  */
 export function urlsRequired(error: unknown): UrlsRequired | undefined {
-  const e = ErrorShape.safeParse(error);
-  if (!e.success) return undefined;
-  const d = DataSchema.safeParse(e.data.data);
+  const e = error as { code?: unknown; data?: unknown } | null | undefined;
+  if (e?.code !== ErrorCode.UrlElicitationRequired) return undefined;
+  const d = DataSchema.safeParse(e.data);
   if (!d.success) return { ok: false, problem: 'its error data lists no elicitations' };
-  const all = d.data.elicitations;
   const plans: UrlPlan[] = [];
-  for (const [i, params] of all.slice(0, MAX_REQUIRED_URLS).entries()) {
-    if (typeof params !== 'object' || params === null || (params as { mode?: unknown }).mode !== 'url') {
-      return { ok: false, problem: `elicitation ${i + 1} of its error data is not in URL mode` };
-    }
+  for (const [i, params] of d.data.elicitations.slice(0, MAX_REQUIRED_URLS).entries()) {
     const plan = planElicitation(params);
-    if (!plan.ok) return { ok: false, problem: `elicitation ${i + 1} of its error data is invalid: ${plan.error.message.replace(/^Invalid elicitation request: /, '')}` };
-    if (plan.mode === 'url') plans.push(plan);
+    if (!plan.ok || plan.mode !== 'url') return { ok: false, problem: `elicitation ${i + 1} ${plan.ok ? 'is not in URL mode' : plan.error.message.replace('Invalid elicitation request', 'is invalid')}` };
+    plans.push(plan);
   }
-  return { ok: true, plans, omitted: all.length - plans.length };
+  return { ok: true, plans };
 }
 
 /**
@@ -45,18 +40,18 @@ export function urlsRequired(error: unknown): UrlsRequired | undefined {
  * full URL, its domain; nothing is opened before the user chose Open), one after the other, then
  * asks whether to run the request again. True only when every URL was opened and the user chose
  * to run it again; Decline or Escape at any step ends it, with no further URL opened.
- * `ui.title` says what waits for the browser; `again` names the request run again. The Run Again
- * step is left up, so the caller can show the request running there: the caller closes `p`.
+ * `ui.title` says what waits for the browser. The Run Again step is left up, so the caller can
+ * show the request running there: the caller closes `p`.
  */
-export async function completeInBrowser(plans: readonly UrlPlan[], p: FormPrompter, ui: DialogContext, again: string): Promise<boolean> {
+export async function completeInBrowser(plans: readonly UrlPlan[], p: FormPrompter, ui: DialogContext): Promise<boolean> {
   for (const [i, plan] of plans.entries()) {
     const title = plans.length > 1 ? `${ui.title} (${i + 1}/${plans.length})` : ui.title;
     if ((await runUrl(plan, p, { title, signal: ui.signal })).action !== 'accept') return false;
   }
   const a = await p.pick(
     [
-      { icon: 'refresh', label: 'Run Again', description: `${again}, with the same arguments`, value: true, picked: true },
-      { icon: 'close', label: 'Not Now', description: 'run nothing', value: false },
+      { icon: 'refresh', label: 'Run Again', description: 'with the same arguments', value: true, picked: true },
+      { icon: 'close', label: 'Not Now', value: false },
     ],
     { title: ui.title, placeholder: 'Once you have finished in the browser, run the request again', signal: ui.signal },
   );

@@ -38,7 +38,7 @@ describe('URLElicitationRequiredError (-32042): reading its data', () => {
       [elicitation(2).url, 'auth.example.com', 'e-2', 'Sign in to account 2'],
     ]);
     // A task's outcome keeps the error as JSON: { code, message, data }.
-    assert.deepEqual(urlsRequired(error(data).toJSON()), { ok: true, plans: read, omitted: 0 });
+    assert.deepEqual(urlsRequired(error(data).toJSON()), { ok: true, plans: read });
   });
 
   it('is not about other errors, whatever their data', () => {
@@ -56,23 +56,23 @@ describe('URLElicitationRequiredError (-32042): reading its data', () => {
   });
 
   it('refuses the whole list when one elicitation is not in URL mode or breaks the URL-mode rules', () => {
-    assert.match(problem({ elicitations: [elicitation(1), { message: 'Your name?', requestedSchema: { type: 'object', properties: {} } }] }), /^elicitation 2 of its error data is not in URL mode$/);
-    assert.match(problem({ elicitations: [elicitation(1, { mode: 'form' })] }), /^elicitation 1 of its error data is not in URL mode$/);
-    assert.match(problem({ elicitations: [null] }), /^elicitation 1 of its error data is not in URL mode$/);
-    assert.match(problem({ elicitations: [elicitation(1, { url: 'not a url' })] }), /^elicitation 1 of its error data is invalid: url "not a url" is not a valid URL$/);
-    assert.match(problem({ elicitations: [elicitation(1, { url: 'javascript:alert(1)' })] }), /^elicitation 1 of its error data is invalid: url must be http or https, not javascript$/);
+    assert.match(problem({ elicitations: [elicitation(1), { message: 'Your name?', requestedSchema: { type: 'object', properties: {} } }] }), /^elicitation 2 is not in URL mode$/);
+    assert.match(problem({ elicitations: [elicitation(1, { mode: 'form' })] }), /^elicitation 1 is invalid: requestedSchema is required in form mode$/);
+    assert.match(problem({ elicitations: [elicitation(1, { mode: 'sms' })] }), /^elicitation 1 is invalid: unknown mode "sms"/);
+    assert.match(problem({ elicitations: [null] }), /^elicitation 1 is invalid: params\.message/);
+    assert.match(problem({ elicitations: [elicitation(1, { url: 'not a url' })] }), /^elicitation 1 is invalid: url "not a url" is not a valid URL$/);
+    assert.match(problem({ elicitations: [elicitation(1, { url: 'javascript:alert(1)' })] }), /^elicitation 1 is invalid: url must be http or https, not javascript$/);
     assert.match(problem({ elicitations: [elicitation(1, { url: 'file:///etc/passwd' })] }), /not file/);
     assert.match(problem({ elicitations: [elicitation(1, { url: 'https://bank.example@evil.example/' })] }), /must not carry a user name or password/);
     assert.match(problem({ elicitations: [elicitation(1, { elicitationId: undefined })] }), /elicitationId is required/);
-    assert.match(problem({ elicitations: [elicitation(1, { message: 42 })] }), /^elicitation 1 of its error data is invalid: params\.message/);
+    assert.match(problem({ elicitations: [elicitation(1, { message: 42 })] }), /^elicitation 1 is invalid: params\.message/);
   });
 
-  it(`offers at most ${MAX_REQUIRED_URLS} URLs however many the server lists, and counts the rest`, () => {
+  it(`offers at most ${MAX_REQUIRED_URLS} URLs however many the server lists`, () => {
     const many = Array.from({ length: 40 }, (_, i) => elicitation(i));
     const r = urlsRequired(error({ elicitations: many }));
     assert.ok(r?.ok);
     assert.deepEqual(r.plans.map((p) => p.elicitationId), ['e-0', 'e-1', 'e-2', 'e-3', 'e-4']);
-    assert.equal(r.omitted, 35);
   });
 });
 
@@ -111,7 +111,7 @@ describe('URLElicitationRequiredError (-32042): completing the steps in the brow
 
   it('offers each URL with the consent of URL elicitation (message, domain, full URL), opens each only after Open, then offers to run the request again', async () => {
     const p = new Scripted(['open', 'open', 'again']);
-    assert.equal(await completeInBrowser(two(), p, ui, 'run "connect" on demo again'), true);
+    assert.equal(await completeInBrowser(two(), p, ui), true);
     assert.deepEqual(p.opened, [elicitation(1).url, elicitation(2).url]);
     assert.deepEqual(
       p.shown.map((s) => [s.title, s.placeholder, s.labels[0]]),
@@ -126,16 +126,16 @@ describe('URLElicitationRequiredError (-32042): completing the steps in the brow
 
   it('Decline or Escape on a URL ends it: nothing (more) is opened and nothing runs again', async () => {
     const declined = new Scripted(['decline']);
-    assert.equal(await completeInBrowser(two(), declined, ui, 'again'), false);
+    assert.equal(await completeInBrowser(two(), declined, ui), false);
     assert.deepEqual(declined.opened, []);
     const escaped = new Scripted(['open', 'escape']);
-    assert.equal(await completeInBrowser(two(), escaped, ui, 'again'), false);
+    assert.equal(await completeInBrowser(two(), escaped, ui), false);
     assert.deepEqual(escaped.opened, [elicitation(1).url]);
     assert.deepEqual(escaped.script, [], 'no Run Again step');
   });
 
   it('Not Now or Escape on the last step runs nothing again', async () => {
-    assert.equal(await completeInBrowser(two(), new Scripted(['open', 'open', 'not now']), ui, 'again'), false);
-    assert.equal(await completeInBrowser(two(), new Scripted(['open', 'open', 'escape']), ui, 'again'), false);
+    assert.equal(await completeInBrowser(two(), new Scripted(['open', 'open', 'not now']), ui), false);
+    assert.equal(await completeInBrowser(two(), new Scripted(['open', 'open', 'escape']), ui), false);
   });
 });
