@@ -115,7 +115,8 @@ suite('Run Tool as Task: a call the server refuses until a step in the browser (
     await new Promise((r) => setTimeout(r, 300));
     assert.deepEqual(opened, []);
     assert.equal(spy.shown.length, spy.shown.indexOf(consent) + 1, `nothing was shown after the consent: ${JSON.stringify(spy.shown.slice(-2).map((s) => s.title))}`);
-    assert.deepEqual(spy.messages.slice(messages), [], 'no error is shown');
+    // (A task of the test before may still tell that it ended.)
+    assert.deepEqual(spy.messages.slice(messages).filter((m) => /Could not|requires more information/.test(m)), [], 'no error is shown');
     assert.deepEqual(await taskIds(), before, 'nothing ran');
   });
 
@@ -123,7 +124,7 @@ suite('Run Tool as Task: a call the server refuses until a step in the browser (
     this.timeout(60_000);
     const messages = spy.messages.length;
     await runTool('connect-broken', 'mallory');
-    const error = await waitFor(() => spy.messages.slice(messages)[0], 'the error message');
+    const error = await waitFor(() => spy.messages.slice(messages).find((m) => m.startsWith('Could not run')), 'the error message');
     assert.equal(
       error,
       `Could not run "connect-broken" on ${LABEL}: This request requires more information. (the server asks for a step in the browser, but elicitation 1 is invalid: url must be http or https, not javascript)`,
