@@ -407,13 +407,14 @@ export class ServerManager extends DisposableBase implements SessionSource {
         secrets.push(...urlSecrets(resolved.server.url));
       }
       log = redacting(log, secrets);
+      // Stays saved until connected: a shutdown or Disconnect meanwhile keeps it for its live tasks.
       const saved = this.#saved.get(config.id);
-      this.#saved.delete(config.id);
       started = true; // from here on, a failure is the server's and counts for the backoff
       let session: McpSession | undefined;
       if (saved && resolved.server.type === 'http' && saved.fingerprint === entry.print) {
         session = await this.#resume(saved, resolved.server, config, log);
       }
+      const resumed = session;
       if (!session && generation !== entry.generation) throw cancelled();
       if (!session) {
         const transport = this.#options.createTransport(resolved.server, log);
@@ -422,9 +423,13 @@ export class ServerManager extends DisposableBase implements SessionSource {
         await session.connect();
       }
       if (generation !== entry.generation) {
+        // A resumed session stays open on the server, and saved.
+        if (session === resumed) session.transport.keepSessionOnClose = true;
         await session.close();
         throw cancelled();
       }
+      // Resumed (the live session holds it now), gone, or of another configuration.
+      this.#saved.delete(config.id);
       entry.session = session;
       entry.connectedAt = this.#now();
       session.onClose((info) => {
@@ -551,7 +556,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     const init = e.session?.initializeResult;
     if (!t || !init || e.config.type !== 'http' || !t.sessionId || !this.#options.keepSessionAtShutdown?.(e.config.id)) return undefined;
     t.keepSessionOnClose = true;
-    return { serverId: e.config.id, fingerprint: e.print, sessionId: t.sessionId, initializeResult: init };
+    return { serverId: e.config.id, fingerprint: e.print, sessionId: t.sessionId, initializeResult: init, keptAt: this.#now() };
   }
 
   override dispose(): void {

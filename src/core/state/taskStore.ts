@@ -20,10 +20,18 @@ export interface SavedSession {
   fingerprint: string;
   sessionId: string;
   initializeResult: InitializeResult;
+  /** When a live connection last kept it (ms since the epoch); an entry without it counts from when it is first read. */
+  keptAt?: number;
 }
 
 /** A saved session, checked when read back: a damaged entry is not resumed (the server starts a new session). */
-const SavedSessionSchema = z.object({ serverId: z.string(), fingerprint: z.string(), sessionId: z.string(), initializeResult: InitializeResultSchema });
+const SavedSessionSchema = z.object({
+  serverId: z.string(),
+  fingerprint: z.string(),
+  sessionId: z.string(),
+  initializeResult: InitializeResultSchema,
+  keptAt: z.optional(z.number()),
+});
 
 /** The saved sessions of an index that can be resumed. */
 function savedSessions(v: unknown): SavedSession[] {
@@ -49,6 +57,23 @@ export interface LoadedState {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
+/** How long past its tasks' ttl a session stays kept: the server's clock, which their ttl runs on, may differ. */
+const SESSION_GRACE_MS = 60 * 60 * 1000;
+
+/**
+ * The kept sessions that a task may still use: those of servers with a live task whose ttl (and
+ * an hour's grace) has not ended, and kept by a live connection within the retention period (a
+ * task with no ttl on a server that never comes back does not hold its session for ever). The
+ * server manager holds its own copy, so a session dropped here while its server comes back is
+ * still resumed in this window; the live connection keeps it again at shutdown if a task needs it.
+ */
+function neededSessions(sessions: SavedSession[], tasks: TaskSnapshot[], retentionMs: number): SavedSession[] {
+  const now = Date.now();
+  // A createdAt that cannot be read (NaN) ends nothing: the retention period bounds the session.
+  const live = new Set(tasks.filter((t) => t.kind === 'task' && !isTerminal(t.status) && !(t.ttl !== null && Date.parse(t.createdAt) + t.ttl + SESSION_GRACE_MS < now)).map((t) => t.serverId));
+  // An entry of an older version is as old as the first time it is read.
+  return sessions.filter((s) => live.has(s.serverId) && (s.keptAt ??= now) + retentionMs > now);
+}
 
 export interface TaskStoreOptions {
   /** How long finished tasks and their results are kept. */
@@ -127,7 +152,7 @@ export class TaskStore implements Disposable {
       this.#log.warn(`Could not read the stored tasks (${this.#indexPath} is not a task list of this version); starting with none`);
       return empty;
     }
-    const state: LoadedState = { tasks: [], progressTokens: new Map(), sessions: savedSessions(data.sessions) };
+    const state: LoadedState = { tasks: [], progressTokens: new Map(), sessions: [] };
     let invalid = 0;
     for (const entry of data.tasks as unknown[]) {
       if (!isStoredTask(entry)) {
@@ -144,7 +169,8 @@ export class TaskStore implements Disposable {
       if (typeof progressToken === 'string' && progressToken) state.progressTokens.set(snap.key, progressToken);
     }
     if (invalid) this.#log.warn(`Skipped ${invalid} stored task${invalid === 1 ? '' : 's'} that could not be read (not a task, or an unknown status)`);
-    this.#sessions = state.sessions;
+    // Sessions no task needs any more are not resumed.
+    this.#sessions = state.sessions = neededSessions(savedSessions(data.sessions), state.tasks, this.#options.retentionDays() * DAY);
     return state;
   }
 
@@ -240,7 +266,9 @@ export class TaskStore implements Disposable {
       const servers = new Set(sessions.map((s) => s.serverId));
       sessions.push(...savedSessions(theirs.sessions).filter((s) => !servers.has(s.serverId) && !this.#taken.has(s.sessionId)));
     }
-    return JSON.stringify({ version: 1, tasks, sessions } satisfies IndexFile);
+    // A session stays on disk only while a task may still use it (see neededSessions).
+    const needed = neededSessions(sessions, tasks.map((t) => t.snap), this.#options.retentionDays() * DAY);
+    return JSON.stringify({ version: 1, tasks, sessions: needed } satisfies IndexFile);
   }
 
   async #writeIndex(): Promise<void> {

@@ -14,7 +14,7 @@ import { MemoryLogger, waitFor } from '../helpers/logger';
 import { everythingEntry, startHttpPeer, waitForTask } from '../helpers/peers';
 
 /** One "window": a server manager, a task engine and a store, wired as the extension wires them. */
-function openWindow(dir: string, url: string) {
+function openWindow(dir: string, url: string, onTransport?: (resuming: boolean) => void) {
   const log = new MemoryLogger();
   const store = new TaskStore(dir, log, { retentionDays: () => 30, debounceMs: 10 });
   const engine: TaskEngine = new TaskEngine({
@@ -34,7 +34,11 @@ function openWindow(dir: string, url: string) {
     roots: () => [],
     resolveContext: () => ({ userHome: os.homedir(), env: {}, readFile: async () => '' }),
     promptInput: async () => undefined,
-    createTransport,
+    createTransport: (server, logger, resume) => {
+      const transport = createTransport(server, logger, resume);
+      onTransport?.(resume !== undefined);
+      return transport;
+    },
     capabilities: () => engine.clientCapabilities(),
     onSession: (session, config) => engine.attachSession(config.id, session),
     keepSessionAtShutdown: (id) => engine.list().some((t) => t.serverId === id && !isTerminal(t.status)),
@@ -118,6 +122,53 @@ describe('reload: tasks and results survive the window (server-everything over S
     w.close();
   });
 
+  it('a window closed while its server resumes the kept session keeps that session (not deleted on the server) for the next window, whose live task goes on in it', async () => {
+    const url = `http://127.0.0.1:${peer.port}/mcp`;
+    const w1 = openWindow(dir, url);
+    await w1.start();
+    const id = w1.servers.list()[0].id;
+    const live = await w1.engine.callTool(id, 'simulate-research-query', { arguments: { topic: 'shutdowns' } });
+    w1.close();
+    const kept = (JSON.parse(fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as { sessions: Array<{ sessionId: string }> }).sessions;
+    assert.equal(kept.length, 1);
+
+    // The second window closes just as the server comes back: its resume is under way.
+    const w2: ReturnType<typeof openWindow> = openWindow(dir, url, (resuming) => resuming && w2.close());
+    await w2.start();
+    await assert.rejects(w2.servers.getSession(id), /cancelled/);
+    const after = (JSON.parse(fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as { sessions: Array<{ sessionId: string }> }).sessions;
+    assert.deepEqual(after.map((s) => s.sessionId), [kept[0].sessionId], 'the session is still kept on disk');
+
+    const w3 = openWindow(dir, url);
+    await w3.start();
+    const done = await w3.until(live.key, (t) => isTerminal(t.status), 'the task to end');
+    assert.equal(done.status, 'completed', done.note);
+    assert.ok(w3.log.has('info', new RegExp(`Resumed session ${kept[0].sessionId}`)), `the kept session was resumed, so the server still knew it: ${w3.log.text().slice(-1500)}`);
+    w3.close();
+  });
+
+  it('a window whose server is down keeps the session for the next window: a connection that fails does not drop it', async () => {
+    const down = await startHttpPeer([everythingEntry, 'streamableHttp'], /listening on port|running on port/i);
+    const url = `http://127.0.0.1:${down.port}/mcp`;
+    let sessions: Array<{ sessionId: string }> = [];
+    try {
+      const w1 = openWindow(dir, url);
+      await w1.start();
+      await w1.engine.callTool(w1.servers.list()[0].id, 'simulate-research-query', { arguments: { topic: 'outages' } });
+      w1.close();
+      sessions = (JSON.parse(fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as { sessions: typeof sessions }).sessions;
+      assert.equal(sessions.length, 1);
+    } finally {
+      await down.stop();
+    }
+    const w2 = openWindow(dir, url);
+    await w2.start();
+    await assert.rejects(w2.servers.getSession(w2.servers.list()[0].id));
+    w2.close();
+    const after = (JSON.parse(fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as { sessions: typeof sessions }).sessions;
+    assert.deepEqual(after.map((s) => s.sessionId), [sessions[0].sessionId], `the session is still kept: ${w2.log.text().slice(-1500)}`);
+  });
+
   it('when the server no longer knows the session, the client initializes anew and the task shows as lost (its ttl has not ended)', async () => {
     const url = `http://127.0.0.1:${peer.port}/mcp`;
     const w1 = openWindow(dir, url);
@@ -145,9 +196,9 @@ describe('TaskStore', () => {
   beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-store-'))));
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  const snap = (key: string, status: TaskSnapshot['status'], updated: string): TaskSnapshot => ({
+  const snap = (key: string, status: TaskSnapshot['status'], updated: string, serverId = 's'): TaskSnapshot => ({
     key,
-    serverId: 's',
+    serverId,
     taskId: key,
     kind: 'task',
     toolName: 't',
@@ -180,9 +231,10 @@ describe('TaskStore', () => {
   });
 
   it('saved sessions that are damaged are not resumed (the server starts a new session); the sound one is, and a shared save keeps only sound ones', async () => {
-    const sound = { serverId: 'http-a', fingerprint: 'f', sessionId: 'sa', initializeResult: initialized };
+    const sound = { serverId: 'http-a', fingerprint: 'f', sessionId: 'sa', initializeResult: initialized, keptAt: Date.now() };
     const sessions = [null, 'text', { ...sound, serverId: 'http-b', initializeResult: undefined }, { ...sound, serverId: 'http-c', initializeResult: { ...initialized, capabilities: 'all' } }, { ...sound, serverId: 'http-d', sessionId: 7 }, sound];
-    fs.writeFileSync(path.join(dir, 'tasks.json'), JSON.stringify({ version: 1, tasks: [], sessions }));
+    const tasks = ['http-a', 'http-b', 'http-c', 'http-d'].map((server) => ({ snap: snap(server, 'working', new Date().toISOString(), server) }));
+    fs.writeFileSync(path.join(dir, 'tasks.json'), JSON.stringify({ version: 1, tasks, sessions }));
     const state = await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30 }).load();
     assert.deepEqual(state.sessions, [sound]);
 
@@ -328,7 +380,7 @@ describe('TaskStore', () => {
     const onDisk = () => (JSON.parse(fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as { tasks: Array<{ snap: TaskSnapshot }>; sessions: Array<{ serverId: string }> });
     const keys = () => onDisk().tasks.map((t) => t.snap.key).sort();
 
-    a.tasks = [snap('a1', 'working', at)];
+    a.tasks = [snap('a1', 'working', at, 'http-a')];
     windowA.saveSessions([{ serverId: 'http-a', fingerprint: 'f', sessionId: 'sa', initializeResult: initialized }]);
     b.tasks = [snap('b1', 'working', at), snap('b2', 'completed', at)];
     windowB.flushSync();
@@ -337,7 +389,7 @@ describe('TaskStore', () => {
 
     b.tasks = [snap('b1', 'working', at)];
     b.remove('b2');
-    a.tasks = [snap('a1', 'completed', at)];
+    a.tasks = [snap('a1', 'completed', at, 'http-a')];
     windowA.flushSync();
     windowB.flushSync();
     assert.deepEqual(keys(), ['a1', 'b1'], 'a removed task is not brought back by the other window');
@@ -403,6 +455,42 @@ describe('TaskStore', () => {
     const onDisk = JSON.parse(fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as typeof index;
     assert.deepEqual(onDisk.tasks.map((t) => t.snap.key), ['a', 'b']);
     assert.deepEqual(onDisk.sessions.map((s) => s.sessionId), ['sa']);
+  });
+
+  it('a kept session stays only while a task may use it: not once its tasks ended, expired (their ttl and an hour of grace passed), were cleared or are direct calls, nor when no live connection kept it within the retention period', async () => {
+    const now = Date.now();
+    const ago = (ms: number) => new Date(now - ms).toISOString();
+    const HOUR = 3600_000;
+    const session = (serverId: string, keptAt = now) => ({ serverId, fingerprint: 'f', sessionId: `session-of-${serverId}`, initializeResult: initialized, keptAt });
+    const live = { ...snap('live', 'working', ago(2 * HOUR), 'live'), ttl: 3 * HOUR };
+    const waiting = { ...snap('waiting', 'input_required', ago(HOUR), 'waiting') }; // no ttl
+    const grace = { ...snap('grace', 'working', ago(2 * HOUR), 'grace'), ttl: 1.5 * HOUR }; // ttl ended 30 min ago: the server's clock may differ
+    const expired = { ...snap('expired', 'working', ago(3 * HOUR), 'expired'), ttl: HOUR };
+    const ended = [snap('done', 'completed', ago(HOUR), 'ended'), snap('lost', 'lost', ago(HOUR), 'ended')];
+    const direct = { ...snap('direct', 'working', ago(HOUR), 'direct'), kind: 'direct' as const };
+    const stale = snap('stale', 'working', ago(HOUR), 'stale'); // no ttl, and its server not seen for 40 days
+    const tasks = [live, waiting, grace, expired, ...ended, direct, stale];
+    const sessions = [...['live', 'waiting', 'grace', 'expired', 'ended', 'cleared', 'direct'].map((id) => session(id)), session('stale', now - 40 * 24 * HOUR)];
+    const kept = ['live', 'waiting', 'grace'];
+    fs.writeFileSync(path.join(dir, 'tasks.json'), JSON.stringify({ version: 1, tasks: tasks.map((t) => ({ snap: t })), sessions }));
+    const onDisk = () => (JSON.parse(fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as { sessions: Array<{ serverId: string }> }).sessions.map((s) => s.serverId);
+
+    // Read back: only the needed ones are resumed.
+    const store = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, debounceMs: 1 });
+    const state = await store.load();
+    assert.deepEqual(state.sessions.map((s) => s.serverId), kept);
+    // Saved at shutdown, as the server manager hands them over (the live connections' and those it still holds).
+    const engine = stubEngine();
+    engine.tasks = tasks;
+    store.attach(engine as unknown as TaskEngine);
+    store.saveSessions(sessions);
+    assert.deepEqual(onDisk(), kept);
+    // The last live task of a server ends: its session goes with the next save.
+    engine.tasks = tasks.map((t) => (t === waiting ? { ...t, status: 'completed' as const } : t));
+    engine.change(engine.tasks[1]);
+    await waitFor(() => !onDisk().includes('waiting'), 'the session of the ended task dropped');
+    assert.deepEqual(onDisk(), ['live', 'grace']);
+    store.dispose();
   });
 
   it('a corrupt index is reported and the window starts with no tasks', async () => {
