@@ -109,7 +109,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
     try {
       await engine.cancel(t.key);
     } catch (err) {
-      void showFailure(err, (why) => vscode.l10n.t('Could not cancel "{0}": {1}', taskTitle(t), why), true);
+      void showFailure(err, (why) => vscode.l10n.t('Could not cancel "{0}": {1}', taskTitle(t), why), { warn: true });
     }
   };
 
@@ -294,7 +294,7 @@ async function serverTools(servers: ServerManager, server: ServerSnapshot, signa
     }
     return { tools, acceptsTasks: serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion) };
   } catch (err) {
-    if (!signal.aborted) void showFailure(err, (why) => vscode.l10n.t('Could not connect to "{0}": {1}', server.label, why));
+    if (!signal.aborted) void showFailure(err, (why) => vscode.l10n.t('Could not connect to "{0}": {1}', server.label, why), { namesServer: true });
     return undefined;
   }
 }
@@ -402,7 +402,7 @@ async function callTool(deps: TaskCommandDeps, call: ToolCall): Promise<void> {
     if (required?.ok) return askBrowserSteps(deps, call, required.plans);
     // Unusable data: the server's own error, and why its URLs are not offered.
     const more = (why: string) => (required ? vscode.l10n.t('{0} (the server asks for a step in the browser, but {1})', why, required.problem) : why);
-    void showFailure(err, (why) => vscode.l10n.t('Could not run "{0}" on {1}: {2}', toolName, deps.servers.label(call.serverId), more(why)));
+    void showFailure(err, (why) => vscode.l10n.t('Could not run "{0}" on {1}: {2}', toolName, deps.servers.label(call.serverId), more(why)), { namesServer: true });
   }
 }
 
@@ -427,13 +427,13 @@ async function askBrowserSteps(deps: TaskCommandDeps, call: ToolCall, plans: rea
 
 /**
  * Shows why a command failed, with the log a click away. A request that timed out says which
- * setting gives the server longer, and offers to open it. The user's own Escape on an input of
- * the server is no failure: nothing is said.
+ * setting gives the server longer, and offers to open it; it names its server unless `words`
+ * does (`namesServer`). The user's own Escape on an input of the server is no failure: nothing is said.
  */
-async function showFailure(err: unknown, words: (why: string) => string, warn = false): Promise<void> {
+async function showFailure(err: unknown, words: (why: string) => string, { warn = false, namesServer = false } = {}): Promise<void> {
   if (isInputDismissed(err)) return;
   const timedOut = err instanceof RequestTimeoutError;
-  const why = errorMessage(err);
+  const why = timedOut && namesServer ? err.detail : errorMessage(err);
   const log = vscode.l10n.t('Show Log');
   const settings = vscode.l10n.t('Open Settings');
   const text = words(timedOut ? vscode.l10n.t('{0}. If the server needs longer, raise the setting "mcpTasks.requestTimeoutSeconds".', why) : why);

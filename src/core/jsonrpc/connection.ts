@@ -47,6 +47,8 @@ export interface ConnectionOptions {
   defaultTimeoutMs?: number | (() => number);
   /** Most incoming requests handled at once; more are refused with -32603 (a flood guard). */
   maxConcurrentIncoming?: number;
+  /** The peer's name, for the errors that reach the user away from it (a request that timed out). */
+  peer?: string;
 }
 
 /** The result of a request failed its schema: the peer answered, but not with what the protocol says. */
@@ -95,6 +97,7 @@ export class JsonRpcConnection implements Disposable {
   readonly #log: Logger;
   readonly #defaultTimeoutMs: number | (() => number);
   readonly #maxIncoming: number;
+  readonly #peer: string | undefined;
   /** The deadline timer (see `arm`) and the moment it is set for. */
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timerAt = Infinity;
@@ -119,6 +122,7 @@ export class JsonRpcConnection implements Disposable {
     this.#log = options.logger;
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#maxIncoming = options.maxConcurrentIncoming ?? 64;
+    this.#peer = options.peer;
     transport.onmessage = (m) => {
       // Whatever a message does to us, it must not unwind into the transport (a throw in a stdio
       // 'data' handler would take the whole editor host down).
@@ -300,7 +304,7 @@ export class JsonRpcConnection implements Disposable {
     for (const [id, p] of this.#pending) {
       if (p.deadline <= now) {
         this.#cancelOutgoing(id, p, `timed out after ${p.timeoutMs} ms`);
-        this.#fail(id, p, new RequestTimeoutError(p.method, p.timeoutMs));
+        this.#fail(id, p, new RequestTimeoutError(p.method, p.timeoutMs, this.#peer));
       } else if (p.deadline < next) next = p.deadline;
     }
     if (next < Infinity && !this.#closed) this.#arm(next, now);

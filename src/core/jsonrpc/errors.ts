@@ -31,11 +31,18 @@ export class RpcError extends Error {
   }
 }
 
-/** The request ran out of time; the peer was told with `notifications/cancelled`. */
+/**
+ * The request ran out of time; the peer was told with `notifications/cancelled`. With `server`,
+ * the message names it: it may reach the user far from the server's name (a chat tool, a note).
+ */
 export class RequestTimeoutError extends RpcError {
   override name = 'TimeoutError';
-  constructor(method: string, ms: number) {
-    super(ErrorCode.RequestTimeout, `Request ${method} timed out after ${ms} ms without an answer`);
+  /** What happened without the server's name, for a message that names it already. */
+  readonly detail: string;
+  constructor(method: string, ms: number, server?: string) {
+    const detail = `Request ${method} timed out after ${ms} ms without an answer`;
+    super(ErrorCode.RequestTimeout, server === undefined ? detail : `Server "${server}" did not answer ${method} within ${ms / 1000} s`);
+    this.detail = detail;
   }
 }
 

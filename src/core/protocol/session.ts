@@ -43,6 +43,8 @@ export interface SessionOptions {
   initializeTimeoutMs?: number;
   /** The most pages `tools/list` follows before it stops (a server whose cursor never ends). */
   maxPages?: number;
+  /** The server's name, which a request that timed out names. */
+  serverName?: string;
 }
 
 /** Log levels of `notifications/message`, mapped to ours. */
@@ -82,7 +84,7 @@ export class McpSession extends DisposableBase {
     super();
     this.#options = options;
     this.#log = options.logger;
-    this.connection = new JsonRpcConnection(transport, { logger: options.logger, defaultTimeoutMs: options.requestTimeoutMs });
+    this.connection = new JsonRpcConnection(transport, { logger: options.logger, defaultTimeoutMs: options.requestTimeoutMs, peer: options.serverName });
     this.onClose = this.connection.onClose;
     // Streamable HTTP: the server forgot our session (it restarted, or expired it). This session
     // is over: closing it lets the server manager start a new one, which re-attaches tasks by id.

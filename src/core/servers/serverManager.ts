@@ -478,6 +478,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       clientInfo: this.#options.clientInfo,
       capabilities: this.#options.capabilities?.(),
       roots: this.#options.roots,
+      serverName: config.label,
       ...this.#options.sessionOptions,
     });
     this.#options.onSession?.(session, config);

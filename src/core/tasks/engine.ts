@@ -439,7 +439,7 @@ export class TaskEngine extends DisposableBase {
     const started = this.#createTask(serverId, session, toolName, options);
     const ms = this.#timeout();
     const timeout = new AbortController();
-    const stopTimer = abortAfter(timeout, ms, () => new RequestTimeoutError('tools/call', ms));
+    const stopTimer = abortAfter(timeout, ms, () => new RequestTimeoutError('tools/call', ms, this.#label(serverId)));
     const stop = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
     try {
       return await raceAbort(started, stop);

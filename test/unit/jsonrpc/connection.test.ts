@@ -2,14 +2,14 @@ import * as assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
 import * as z from 'zod/mini';
 import { JsonRpcConnection } from '../../../src/core/jsonrpc/connection';
-import { ErrorCode, RpcError } from '../../../src/core/jsonrpc/errors';
+import { ErrorCode, RequestTimeoutError, RpcError } from '../../../src/core/jsonrpc/errors';
 import { describeIssues } from '../../../src/core/jsonrpc/messages';
 import { InMemoryTransport } from '../../../src/core/transports/inMemory';
 import { CallToolResultSchema } from '../../../src/core/protocol/schemas';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 
 /** Our connection on one end; on the other, a raw peer whose messages the test reads and writes. */
-function setup(options: { defaultTimeoutMs?: number | (() => number); maxConcurrentIncoming?: number } = {}) {
+function setup(options: { defaultTimeoutMs?: number | (() => number); maxConcurrentIncoming?: number; peer?: string } = {}) {
   const [ours, theirs] = InMemoryTransport.createLinkedPair();
   const log = new MemoryLogger();
   const conn = new JsonRpcConnection(ours, { logger: log, ...options });
@@ -80,6 +80,17 @@ describe('JsonRpcConnection', () => {
     assert.deepEqual((received[1].params as Record<string, unknown>).requestId, 1);
     await send({ jsonrpc: '2.0', id: 1, result: {} });
     await waitFor(() => log.has('warn', /not pending/), 'log of the late response');
+  });
+
+  it('a request that times out names the server when the connection knows it (its message may reach the user far from the server), and keeps a detail without it for messages that name it', async () => {
+    const { conn } = setup({ defaultTimeoutMs: 30, peer: 'demo' });
+    const err = await conn.request('tasks/get', undefined, Any).catch((e: unknown) => e);
+    assert.ok(err instanceof RequestTimeoutError, String(err));
+    assert.equal(err.message, 'Server "demo" did not answer tasks/get within 0.03 s');
+    assert.equal(err.code, ErrorCode.RequestTimeout);
+    assert.equal(err.detail, 'Request tasks/get timed out after 30 ms without an answer');
+    assert.equal(new RequestTimeoutError('tools/call', 1500, 'demo').message, 'Server "demo" did not answer tools/call within 1.5 s');
+    assert.equal(new RequestTimeoutError('tools/call', 60_000).message, 'Request tools/call timed out after 60000 ms without an answer', 'a connection that knows no server says what it can');
   });
 
   it('a default timeout given as a function is read at each request (a changed setting applies at once)', async () => {

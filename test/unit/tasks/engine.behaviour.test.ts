@@ -577,7 +577,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
   it('T-REQ-7: a task-augmented call that times out before the CreateTaskResult arrives: rejected with the timeout, no notifications/cancelled (schema.ts); the task that comes late is tracked and cancelled with tasks/cancel', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL }, engine: { requestTimeoutMs: 100 } });
     const slow = slowCreate(h);
-    await assert.rejects(h.engine.callTool('fake', 'required-tool', { origin: 'chat' }), /^TimeoutError: Request tools\/call timed out after 100 ms without an answer$/);
+    await assert.rejects(h.engine.callTool('fake', 'required-tool', { origin: 'chat' }), /^TimeoutError: Server "fake" did not answer tools\/call within 0\.1 s$/);
     slow.answer();
     await waitFor(() => h.engine.list().length === 1, 'the task that came late, tracked');
     const id = slow.taskId();
