@@ -90,11 +90,13 @@ export class McpSession extends DisposableBase {
     // is over: closing it lets the server manager start a new one, which re-attaches tasks by id.
     const report = transport.onerror;
     transport.onerror = (e) => {
-      report?.(e);
       if (e instanceof SessionExpiredError && this.#init) {
+        // Told once, as the reason the connection closed, not also as a transport error.
         this.#expired = true;
         void this.connection.close(e.message);
+        return;
       }
+      report?.(e);
     };
     this._register(this.connection.onRequest('ping', () => ({})));
     this._register(

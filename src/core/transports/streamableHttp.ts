@@ -379,7 +379,8 @@ export class StreamableHttpTransport implements Transport {
 
   #expireSession(session: string, err: SessionExpiredError): void {
     if (this.#sessionId !== session) return;
-    this.#log.info(`Session ${session} of server "${this.#serverName}" expired`);
+    // Said once, by whoever owns the session (the reason it closes), not here too.
+    this.#log.debug(`Session ${session} of server "${this.#serverName}" expired`);
     this.#sessionId = undefined;
     this.#serverStream?.abort(new Error('session expired'));
     // Whoever owns the MCP session learns it is over, whichever request or stream found out.
@@ -526,6 +527,9 @@ export class StreamableHttpTransport implements Transport {
       return { stop: 'the server offers no GET stream (HTTP 405)', quiet: state.kind === 'get' };
     }
     const err = await this.#statusError(response, sentSession);
+    // The session is over and its owner told (see #expireSession): the GET stream stops without a
+    // word of its own. An answer stream still gives up aloud: its requests must fail now.
+    if (err instanceof SessionExpiredError) return { stop: err.message, quiet: state.kind === 'get' };
     // Server trouble and conflicts (a previous stream not yet noticed as gone) may pass; the rest will not.
     return status >= 500 || status === 408 || status === 409 || status === 429 ? { retry: err.message } : { stop: err.message };
   }

@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import { ErrorCode } from '../../../src/core/jsonrpc/errors';
 import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
 import type { StdioTransport } from '../../../src/core/transports/stdio';
+import type { StreamableHttpTransport } from '../../../src/core/transports/streamableHttp';
 import { spawn } from 'node:child_process';
 import { freePort, stopProcess } from '../helpers/httpServers';
 import { everythingEntry } from '../helpers/peers';
@@ -350,9 +351,33 @@ describe('reliability: faults', function () {
       assert.equal(lost.lastServerStatus, 'working');
       assert.match(lost.note!, /^The server no longer knows the task/);
       const log = c.log as MemoryLogger;
-      assert.ok(log.has('warn', /\] Transport error: Server "everything" no longer knows session .* \(HTTP 400\): it expired or the server restarted/), log.text().slice(-3000));
+      assert.ok(log.has('warn', /\] Connection closed: Server "everything" no longer knows session .* \(HTTP 400\): it expired or the server restarted/), log.text().slice(-3000));
+      assert.ok(!log.has('warn', /Stopped listening|stream for its own messages stopped|Transport error: .*no longer knows session/), log.text().slice(-3000));
       const again = await c.engine.callTool(id, 'simulate-research-query', { arguments: { topic: 'kelp' } });
       assert.equal(again.status, 'working');
+    });
+
+    it('server-everything restarted under a session that held a minute: the loss is logged once, as the reason the connection closed, and the server stream\'s give-up not at all', async () => {
+      let now = Date.parse('2025-11-25T10:00:00Z');
+      const port = await freePort();
+      const first = await everythingAt(port);
+      const c = client({ servers: { everything: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } }, manager: { now: () => now } });
+      const id = c.id('everything');
+      const log = c.log as MemoryLogger;
+      const session = await c.servers.getSession(id);
+      const transport = session.transport as StreamableHttpTransport;
+      const sessionId = transport.sessionId;
+      await waitFor(() => log.has('debug', /Opened the server stream/), 'the GET stream to open');
+      now += 60_000;
+      await kill(first);
+      await everythingAt(port); // the reopened GET stream meets its 400 "No valid session ID"
+      await waitFor(() => session.isClosed && !transport.listening, 'the session to close and its GET stream to stop', 10_000);
+      const told = log.lines.filter((l) => l.level !== 'debug' && l.level !== 'trace' && /no longer knows|expired|Stopped listening|stopped/.test(l.message));
+      assert.deepEqual(
+        told.map((l) => `${l.level}: ${l.message}`),
+        [`info: [everything] Server "everything" no longer knows session ${sessionId} (HTTP 400): it expired or the server restarted. The next request starts a new session.`],
+        log.text().slice(-3000),
+      );
     });
 
     it('without its task store: tasks are lost before their ttl ends and expired after', async () => {

@@ -112,6 +112,21 @@ describe('StreamableHttpTransport against server-everything', function () {
     assert.ok(c.transport.sessionId && c.transport.sessionId !== sessionId, 'a new session');
   });
 
+  it('a session lost while only the GET stream listens is told once, as the session\'s end: the stream stops without a warning of its own', async () => {
+    const c = client(server.url('/mcp'), { serverName: 'everything' });
+    await initialize(c);
+    const sessionId = c.transport.sessionId!;
+    await waitFor(() => c.log.has('debug', /Opened the server stream/), 'the GET stream to open');
+    // Ended behind the transport's back: the server ends the GET stream, and its reopening meets the 400.
+    await (await fetch(server.url('/mcp'), { method: 'DELETE', headers: { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': PROTOCOL_VERSION } })).body?.cancel();
+    await waitFor(() => c.errors.length > 0 && !c.transport.listening, 'the session loss, and the GET stream to stop');
+    assert.deepEqual(c.errors.map((e) => e.name), ['SessionExpiredError'], 'told once, as the end of the session');
+    const lost = `Server "everything" no longer knows session ${sessionId} (HTTP 400): it expired or the server restarted. The next request starts a new session.`;
+    assert.deepEqual(warnings(c), [`Transport error: ${lost}`], 'one warning, without the stream\'s give-up');
+    const told = c.log.lines.filter((l) => l.level !== 'debug' && l.level !== 'trace' && /expired|no longer knows|Stopped listening|stopped/.test(l.message));
+    assert.equal(told.length, 1, c.log.text());
+  });
+
   it('keeps the session with keepSessionOnClose, and a new transport resumes it', async () => {
     const first = client(server.url('/mcp'), { serverName: 'everything' });
     await initialize(first);
