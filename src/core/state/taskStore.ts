@@ -110,9 +110,8 @@ export class TaskStore implements Disposable {
   readonly #subs = new DisposableStore();
   #engine?: TaskEngine;
   #sessions: SavedSession[] = [];
-  /** Shared store: tasks this window removed, and sessions it took, which a save must not carry over from disk. */
+  /** Shared store: tasks this window removed, which a save must not carry over from disk. */
   readonly #removed = new Set<string>();
-  readonly #taken = new Set<string>();
   readonly #log: Logger;
   readonly #options: TaskStoreOptions;
 
@@ -210,14 +209,6 @@ export class TaskStore implements Disposable {
     return undefined;
   }
 
-  /** Sessions saved for resuming; each is handed out once. */
-  takeSessions(): SavedSession[] {
-    const s = this.#sessions;
-    this.#sessions = [];
-    for (const { sessionId } of s) this.#taken.add(sessionId);
-    return s;
-  }
-
   /** Records sessions to resume after a reload (written with the index, synchronously on dispose). */
   saveSessions(sessions: SavedSession[]): void {
     this.#sessions = sessions;
@@ -264,7 +255,7 @@ export class TaskStore implements Disposable {
         if (isStoredTask(entry) && !mine.has(entry.snap.key) && !(isTerminal(entry.snap.status) && Date.parse(entry.snap.lastUpdatedAt) < cutoff)) tasks.push(entry);
       }
       const servers = new Set(sessions.map((s) => s.serverId));
-      sessions.push(...savedSessions(theirs.sessions).filter((s) => !servers.has(s.serverId) && !this.#taken.has(s.sessionId)));
+      sessions.push(...savedSessions(theirs.sessions).filter((s) => !servers.has(s.serverId)));
     }
     // A session stays on disk only while a task may still use it (see neededSessions).
     const needed = neededSessions(sessions, tasks.map((t) => t.snap), this.#options.retentionDays() * DAY);
