@@ -446,7 +446,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
           this.#setState(entry, { kind: 'idle' });
           return;
         }
-        log.warn(`Connection closed: ${reason}; ${this.#backOff(entry, reason)}`);
+        log.warn(`Connection closed: ${reason.replace(/\.$/, '')}; ${this.#backOff(entry, reason)}`);
         this.#setState(entry, { kind: 'error', message: reason });
       });
       entry.dismissed = undefined;

@@ -351,7 +351,7 @@ describe('reliability: faults', function () {
       assert.equal(lost.lastServerStatus, 'working');
       assert.match(lost.note!, /^The server no longer knows the task/);
       const log = c.log as MemoryLogger;
-      assert.ok(log.has('warn', /\] Connection closed: Server "everything" no longer knows session .* \(HTTP 400\): it expired or the server restarted/), log.text().slice(-3000));
+      assert.ok(log.has('warn', /\] Connection closed: Server "everything" no longer knows session .* \(HTTP 400\): it expired or the server restarted\. The next request starts a new session; not reconnecting for /), log.text().slice(-3000));
       assert.ok(!log.has('warn', /Stopped listening|stream for its own messages stopped|Transport error: .*no longer knows session/), log.text().slice(-3000));
       const again = await c.engine.callTool(id, 'simulate-research-query', { arguments: { topic: 'kelp' } });
       assert.equal(again.status, 'working');
