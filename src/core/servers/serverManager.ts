@@ -500,7 +500,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       log.info(`Resumed session ${saved.sessionId}`);
       return session;
     } catch (err) {
-      log.info(`The kept session is gone (${errorMessage(err)}); initializing anew`);
+      log.info(`Could not resume the kept session (${errorMessage(err)}): starting a new one`);
       transport.keepSessionOnClose = true; // nothing to delete
       await session.close();
       return undefined;
