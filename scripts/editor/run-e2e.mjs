@@ -100,6 +100,15 @@ async function runOnPage(scenario, server, workspace, runDir) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const { page, close } = await launchBrowser();
+  // The workbench's own errors (a tree that failed to update, a command not found) show only in
+  // the page's console: the last ones are printed with a failure.
+  const consoleErrors = [];
+  const keep = (text) => {
+    consoleErrors.push(`${new Date().toISOString().slice(11, 23)} ${text.slice(0, 2000)}`);
+    if (consoleErrors.length > 30) consoleErrors.shift();
+  };
+  page.on('console', (m) => m.type() === 'error' && keep(m.text()));
+  page.on('pageerror', (e) => keep(`uncaught: ${e.stack ?? e.message}`));
   let n = 0;
   const shot = async (step, { media } = {}) => {
     const file = join(dir, `${String(++n).padStart(2, '0')}-${step}.png`);
@@ -129,6 +138,7 @@ async function runOnPage(scenario, server, workspace, runDir) {
     const file = await shot('failure').catch(() => '(no screenshot)');
     const { visibleText } = await import(pathToFileURL(join(scenariosDir, 'ui.mjs')).href);
     console.error(`[e2e] FAIL ${scenario.name}: ${message}\n[e2e] screenshot: ${file}\n[e2e] the page shows:\n${await visibleText(page)}`);
+    console.error(`[e2e] the page's console errors (last ${consoleErrors.length}):\n${consoleErrors.join('\n') || '(none)'}`);
     console.error(`[e2e] code-server log (tail):\n${server.tail(30)}`);
     // What the extension and its host were doing: a stuck view or command shows there first.
     for (const [what, file] of extensionHostLogs(runDir)) console.error(`[e2e] ${what} (tail):\n${tailOf(file, 40).trim() || '(empty)'}`);
