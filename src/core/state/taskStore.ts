@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod/mini';
@@ -7,7 +7,7 @@ import { CallToolResultSchema, InitializeResultSchema } from '../protocol/schema
 import type { TaskEngine } from '../tasks/engine';
 import { isLocalTaskStatus, isTerminal } from '../tasks/status';
 import type { TaskOutcome, TaskSnapshot } from '../tasks/types';
-import { errorMessage } from '../util/abort';
+import { errorMessage, sleep } from '../util/abort';
 import type { Disposable } from '../util/event';
 import { DisposableStore } from '../util/event';
 import type { Logger } from '../util/log';
@@ -34,8 +34,8 @@ const SavedSessionSchema = z.object({
 });
 
 /** The saved sessions of an index that can be resumed. */
-function savedSessions(v: unknown): SavedSession[] {
-  return Array.isArray(v) ? v.filter((s): s is SavedSession => SavedSessionSchema.safeParse(s).success) : [];
+function savedSessions(v: unknown): IndexFile['sessions'] {
+  return Array.isArray(v) ? v.filter((s): s is IndexFile['sessions'][number] => SavedSessionSchema.safeParse(s).success) : [];
 }
 
 /** A stored outcome file, checked when read back: a damaged file is no result, not a crash later. */
@@ -44,10 +44,16 @@ const StoredOutcomeSchema = z.union([
   z.object({ kind: z.literal('error'), error: z.looseObject({ code: z.number(), message: z.string() }) }),
 ]);
 
+/**
+ * Who follows a live task, or resumes a kept session, of a shared store: one window (a store
+ * instance) of one process, as `<pid>-<random id>`. See `TaskStore` for what a claim means.
+ */
+type Owner = string;
+
 interface IndexFile {
   version: 1;
-  tasks: Array<{ snap: TaskSnapshot; progressToken?: string }>;
-  sessions: SavedSession[];
+  tasks: Array<{ snap: TaskSnapshot; progressToken?: string; owner?: Owner }>;
+  sessions: Array<SavedSession & { owner?: Owner }>;
 }
 
 export interface LoadedState {
@@ -67,7 +73,7 @@ const SESSION_GRACE_MS = 60 * 60 * 1000;
  * server manager holds its own copy, so a session dropped here while its server comes back is
  * still resumed in this window; the live connection keeps it again at shutdown if a task needs it.
  */
-function neededSessions(sessions: SavedSession[], tasks: TaskSnapshot[], retentionMs: number): SavedSession[] {
+function neededSessions<S extends SavedSession>(sessions: S[], tasks: TaskSnapshot[], retentionMs: number): S[] {
   const now = Date.now();
   // A createdAt that cannot be read (NaN) ends nothing: the retention period bounds the session.
   const live = new Set(tasks.filter((t) => t.kind === 'task' && !isTerminal(t.status) && !(t.ttl !== null && Date.parse(t.createdAt) + t.ttl + SESSION_GRACE_MS < now)).map((t) => t.serverId));
@@ -88,15 +94,37 @@ export interface TaskStoreOptions {
    * them with its own list.
    */
   shared?: boolean;
+  /** The process whose life this window's claims on a shared store last (default this one; tests give another). */
+  pid?: number;
 }
+
+/** How long a lock file may stand before it counts as left by a window that died holding it. */
+const LOCK_STALE_MS = 10_000;
+/** How long a shared write waits for the lock before it writes anyway (better twice followed than lost). */
+const LOCK_WAIT_MS = 2_000;
 
 /**
  * Keeps tracked tasks and fetched results across window reloads: a small index (snapshots
  * without outcomes) read at activation, and one file per outcome, read only when a result is
  * opened. Writes are debounced and atomic (temporary file, then rename).
+ *
+ * A shared store (windows without a folder) is read and written by several windows, each with
+ * its own connections. Each live task is followed, and each kept session resumed, by one window
+ * only: otherwise two windows resume one session, follow the same task, may both ask the user the
+ * server's question and both write its result. So `load` claims what it takes: the live tasks and
+ * kept sessions that no other window holds, marked in the index with this window's owner, and
+ * written back at once, under a lock file, so that a window starting at the same moment sees the
+ * claims (or waits for them) and takes the rest. Every later write of a shared index is a read,
+ * merge and atomic rename under the same lock, so no window's claim or task is lost to another's
+ * write. A window that closes writes its tasks and sessions without an owner: they are handed
+ * back, and the next window to load takes them. A claim is tied to its process: a window that
+ * died without writing (a crashed extension host) leaves claims whose process no longer runs, and
+ * those count as none. Finished tasks are not claimed: every window shows them, as before.
  */
 export class TaskStore implements Disposable {
   readonly #indexPath: string;
+  /** Shared store: held while a window reads, changes and writes the index (see `tryLocked`). */
+  readonly #lock: string;
   readonly #resultsDir: string;
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** Tasks whose outcome has its file (or is being written): a removal deletes it. */
@@ -114,12 +142,16 @@ export class TaskStore implements Disposable {
   readonly #removed = new Set<string>();
   readonly #log: Logger;
   readonly #options: TaskStoreOptions;
+  /** Shared store: this window, as its claims name it. */
+  readonly #owner: Owner;
 
   constructor(readonly dir: string, log: Logger, options: TaskStoreOptions) {
     this.#log = log;
     this.#options = options;
     this.#indexPath = path.join(dir, 'tasks.json');
     this.#resultsDir = path.join(dir, 'results');
+    this.#lock = `${this.#indexPath}.lock`;
+    this.#owner = `${options.pid ?? process.pid}-${randomUUID()}`;
   }
 
   /**
@@ -138,20 +170,40 @@ export class TaskStore implements Disposable {
   }
 
   async #read(cutoff: number): Promise<LoadedState> {
-    const empty: LoadedState = { tasks: [], progressTokens: new Map(), sessions: [] };
-    let text: string;
     try {
-      text = await fs.promises.readFile(this.#indexPath, 'utf8');
+      // A shared index is read, and what it holds claimed, in one turn under its lock (see the class comment).
+      if (this.#options.shared) return await this.#locked(() => this.#parse(fs.readFileSync(this.#indexPath, 'utf8'), cutoff, true));
+      return this.#parse(await fs.promises.readFile(this.#indexPath, 'utf8'), cutoff);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.#log.warn(`Could not read the stored tasks (${errorMessage(err)}); starting with none`);
-      return empty;
+      return this.#unread(err);
     }
+  }
+
+  /** No stored state: an index that cannot be read (`err`, said unless there is none yet), or none at all. */
+  #unread(err?: unknown): LoadedState {
+    if (err && (err as NodeJS.ErrnoException).code !== 'ENOENT') this.#log.warn(`Could not read the stored tasks (${errorMessage(err)}); starting with none`);
+    return { tasks: [], progressTokens: new Map(), sessions: [] };
+  }
+
+  /** Whether `owner` is another window that still runs: what it claimed is its own. */
+  #othersClaim(owner: Owner | undefined): boolean {
+    // A damaged owner (no pid: NaN) names no process that runs: it claims nothing.
+    return owner !== undefined && owner !== this.#owner && processRuns(parseInt(owner));
+  }
+
+  /**
+   * The state in an index's text. `claim` (a shared store, under its lock): without the live tasks
+   * and sessions that other live windows claimed; the rest are claimed, written back at once.
+   * A window closed before it follows them (flushSync writes nothing then) leaves its claims
+   * until its process ends, which at a window's shutdown is at once.
+   */
+  #parse(text: string, cutoff: number, claim = false): LoadedState {
     const data = parseIndex(text);
     if (!data) {
       this.#log.warn(`Could not read the stored tasks (${this.#indexPath} is not a task list of this version); starting with none`);
-      return empty;
+      return this.#unread();
     }
-    const state: LoadedState = { tasks: [], progressTokens: new Map(), sessions: [] };
+    const state = this.#unread();
     let invalid = 0;
     for (const entry of data.tasks as unknown[]) {
       if (!isStoredTask(entry)) {
@@ -159,6 +211,10 @@ export class TaskStore implements Disposable {
         continue;
       }
       const { snap, progressToken } = entry;
+      if (claim && !isTerminal(snap.status)) {
+        if (this.#othersClaim(entry.owner)) continue;
+        entry.owner = this.#owner;
+      }
       if (isTerminal(snap.status) && Date.parse(snap.lastUpdatedAt) < cutoff) {
         void this.#deleteOutcome(snap.key);
         continue;
@@ -169,7 +225,13 @@ export class TaskStore implements Disposable {
     }
     if (invalid) this.#log.warn(`Skipped ${invalid} stored task${invalid === 1 ? '' : 's'} that could not be read (not a task, or an unknown status)`);
     // Sessions no task needs any more are not resumed.
-    this.#sessions = state.sessions = neededSessions(savedSessions(data.sessions), state.tasks, this.#options.retentionDays() * DAY);
+    const sessions = savedSessions(data.sessions).filter((s) => !claim || !this.#othersClaim(s.owner));
+    const needed = neededSessions(sessions, state.tasks, this.#options.retentionDays() * DAY);
+    this.#sessions = state.sessions = needed;
+    if (claim) {
+      for (const s of needed) s.owner = this.#owner;
+      this.#writeSync(() => JSON.stringify(data));
+    }
     return state;
   }
 
@@ -241,11 +303,13 @@ export class TaskStore implements Disposable {
 
   /** The index to write; `onDisk` is the index as read just before, for a shared store. */
   #indexText(onDisk?: string): string {
+    // A shared store's live tasks and sessions are this window's while it is open (see the class comment).
+    const owner = this.#options.shared && !this.#closed ? this.#owner : undefined;
     const tasks: IndexFile['tasks'] = (this.#engine?.list() ?? []).map((snap) => {
       const { outcome: _outcome, ...rest } = snap;
-      return { snap: rest as TaskSnapshot, progressToken: this.#engine?.progressToken(snap.key) };
+      return { snap: rest as TaskSnapshot, progressToken: this.#engine?.progressToken(snap.key), owner };
     });
-    const sessions = [...this.#sessions];
+    const sessions: IndexFile['sessions'] = this.#sessions.map((s) => ({ ...s, owner }));
     const theirs = onDisk === undefined ? undefined : parseIndex(onDisk);
     if (theirs) {
       // Other windows' tasks stay as they wrote them: the ones this window neither tracks nor removed.
@@ -263,6 +327,8 @@ export class TaskStore implements Disposable {
   }
 
   async #writeIndex(): Promise<void> {
+    // Shared: read, merged and renamed in one turn under the lock, so no other window writes between.
+    if (this.#options.shared) return this.#locked(() => this.#merge());
     const seq = ++this.#writes;
     const tmp = `${this.#indexPath}.${process.pid}.${seq}.tmp`;
     try {
@@ -289,16 +355,42 @@ export class TaskStore implements Disposable {
     if (!this.#engine) return;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
+    if (this.#options.shared) lockedSync(this.#lock, () => this.#merge());
+    else this.#writeSync(() => this.#indexText());
+  }
+
+  /** Shared store, under its lock: this window's tasks merged into the index on disk. */
+  #merge(): void {
+    if (this.#engine) this.#writeSync(() => this.#indexText(readQuietly(this.#indexPath)));
+  }
+
+  /** Writes the index at once: a temporary file, then rename. Never throws. */
+  #writeSync(text: () => string): void {
     const seq = ++this.#writes;
     const tmp = `${this.#indexPath}.${process.pid}.${seq}.tmp`;
     try {
       fs.mkdirSync(this.dir, { recursive: true });
-      fs.writeFileSync(tmp, this.#indexText(this.#options.shared ? readQuietly(this.#indexPath) : undefined));
+      fs.writeFileSync(tmp, text());
       fs.renameSync(tmp, this.#indexPath);
       this.#landed = seq;
     } catch (err) {
       this.#log.error(`Could not save the task list: ${errorMessage(err)}`);
     }
+  }
+
+  /** Runs `fn` under the shared store's lock, waiting for it a while (see `tryLocked`); its value. */
+  async #locked<T>(fn: () => T): Promise<T> {
+    let value!: T;
+    const run = () => void (value = fn());
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    while (!tryLocked(this.#lock, run)) {
+      if (Date.now() > deadline) {
+        run();
+        break;
+      }
+      await sleep(10);
+    }
+    return value;
   }
 
   #outcomePath(key: string): string {
@@ -418,6 +510,61 @@ function readQuietly(file: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether a process of this user runs (on this machine: a shared store lives in the extension
+ * host's own storage). Another user's (EPERM) took the number of a window that ended.
+ */
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs `fn`, which must not wait for anything, holding a lock file created exclusively: of the
+ * windows sharing a store, one at a time reads, changes and writes its index. False when another
+ * holds it. A lock older than LOCK_STALE_MS was left by a window that died holding it (the work
+ * under it takes milliseconds) and is broken. Where no lock can be made at all (a read-only or
+ * odd file system), `fn` runs unlocked: a task followed twice is better than one not saved.
+ */
+function tryLocked(lock: string, fn: () => void): boolean {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(lock, 'wx');
+  } catch (err) {
+    // Held by another. Otherwise no folder yet (nothing to claim in it), or no lock to be had: unlocked.
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+      try {
+        if (Date.now() - fs.statSync(lock).mtimeMs > LOCK_STALE_MS) removeQuietly(lock);
+      } catch {
+        // Released meanwhile: tried again.
+      }
+      return false;
+    }
+  }
+  try {
+    fn();
+  } finally {
+    if (fd !== undefined) {
+      fs.closeSync(fd);
+      removeQuietly(lock);
+    }
+  }
+  return true;
+}
+
+/**
+ * `tryLocked` at shutdown, when nothing can wait for a timer: tried again at once (the lock is
+ * held for milliseconds), for a second at most, then unlocked.
+ */
+function lockedSync(lock: string, fn: () => void): void {
+  const deadline = Date.now() + LOCK_WAIT_MS / 2;
+  while (!tryLocked(lock, fn)) if (Date.now() > deadline) return fn();
 }
 
 /** Deletes a file if it is there, saying nothing when it cannot (it is only a temporary file). */

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -6,6 +7,7 @@ import { parseSettingServers } from '../../../src/core/config/parse';
 import { ServerManager } from '../../../src/core/servers/serverManager';
 import { TaskStore } from '../../../src/core/state/taskStore';
 import { TaskEngine } from '../../../src/core/tasks/engine';
+import type { ServerRequestContext } from '../../../src/core/tasks/engine';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { createTransport } from '../../../src/core/transports/factory';
 import { isTerminal } from '../../../src/core/tasks/status';
@@ -13,12 +15,33 @@ import { Emitter } from '../../../src/core/util/event';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 import { everythingEntry, startHttpPeer, waitForTask } from '../helpers/peers';
 
+/** How a test window differs from the plain one: a shared store (no folder), and the questions it is asked. */
+interface WindowOptions {
+  shared?: boolean;
+  /** The process whose life the window's claims on a shared store last (see TaskStoreOptions.pid). */
+  pid?: number;
+  asked?: ServerRequestContext[];
+  /** The window leaves the server's questions open (until the window closes). */
+  hold?: boolean;
+}
+
 /** One "window": a server manager, a task engine and a store, wired as the extension wires them. */
-function openWindow(dir: string, url: string, onTransport?: (resuming: boolean) => void) {
+function openWindow(dir: string, url: string, onTransport?: (resuming: boolean) => void, options: WindowOptions = {}) {
   const log = new MemoryLogger();
-  const store = new TaskStore(dir, log, { retentionDays: () => 30, debounceMs: 10 });
+  const store = new TaskStore(dir, log, { retentionDays: () => 30, debounceMs: 10, shared: options.shared, pid: options.pid });
+  let crashed = false;
   const engine: TaskEngine = new TaskEngine({
     logger: log,
+    handlers: {
+      elicitation: {
+        handle: async (params, ctx) => {
+          options.asked?.push(ctx);
+          if (options.hold) await new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error)));
+          const schema = params?.requestedSchema as { properties: { interpretation: { oneOf: Array<{ const: string }> } } };
+          return { action: 'accept', content: { interpretation: schema.properties.interpretation.oneOf[0].const } };
+        },
+      },
+    },
     sessions: {
       getSession: (id, o) => servers.getSession(id, o),
       label: (id) => servers.label(id),
@@ -42,7 +65,7 @@ function openWindow(dir: string, url: string, onTransport?: (resuming: boolean) 
     capabilities: () => engine.clientCapabilities(),
     onSession: (session, config) => engine.attachSession(config.id, session),
     keepSessionAtShutdown: (id) => engine.list().some((t) => t.serverId === id && !isTerminal(t.status)),
-    saveSessions: (s) => store.saveSessions(s),
+    saveSessions: (s) => crashed || store.saveSessions(s),
   });
   const config = parseSettingServers({ everything: { type: 'http', url } });
   return {
@@ -65,6 +88,12 @@ function openWindow(dir: string, url: string, onTransport?: (resuming: boolean) 
     },
     close() {
       store.dispose();
+      engine.dispose();
+      servers.dispose();
+    },
+    /** The window's process ends without a word: nothing more is written, no session is closed on the server. */
+    crash() {
+      crashed = true;
       engine.dispose();
       servers.dispose();
     },
@@ -167,6 +196,78 @@ describe('reload: tasks and results survive the window (server-everything over S
     w2.close();
     const after = (JSON.parse(fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as { sessions: typeof sessions }).sessions;
     assert.deepEqual(after.map((s) => s.sessionId), [sessions[0].sessionId], `the session is still kept: ${w2.log.text().slice(-1500)}`);
+  });
+
+  it('two windows without a folder that start at once: one resumes the kept session and follows the live task, and only it is asked the server\'s question (T-REQ-3); the other takes neither', async () => {
+    const url = `http://127.0.0.1:${peer.port}/mcp`;
+    const w0 = openWindow(dir, url, undefined, { shared: true });
+    await w0.start();
+    const live = await w0.engine.callTool(w0.servers.list()[0].id, 'simulate-research-query', { arguments: { topic: 'python', ambiguous: true } });
+    w0.close(); // its task and session handed to the next window
+
+    const asked: ServerRequestContext[][] = [[], []];
+    const windows = [openWindow(dir, url, undefined, { shared: true, asked: asked[0] }), openWindow(dir, url, undefined, { shared: true, asked: asked[1] })];
+    try {
+      const states = await Promise.all(windows.map((w) => w.start()));
+      const taking = states.map((s) => s.tasks.some((t) => t.key === live.key));
+      assert.deepEqual(taking.slice().sort(), [false, true], 'exactly one window takes the live task');
+      const [mine, other] = taking[0] ? [0, 1] : [1, 0];
+      assert.deepEqual(states.map((s) => s.sessions.length), mine === 0 ? [1, 0] : [0, 1], 'and the kept session');
+      const done = await windows[mine].until(live.key, (t) => t.status === 'completed' && t.outcome !== undefined, 'the task to complete');
+      assert.match(JSON.stringify(done.outcome), /Research Report: python \(programming\)/);
+      assert.deepEqual(asked.map((a) => a.length), mine === 0 ? [1, 0] : [0, 1], 'the question was asked once, by the window that follows the task');
+      assert.equal(windows[other].engine.get(live.key), undefined);
+      assert.ok(!windows[other].log.has('info', /Resumed session/), windows[other].log.text().slice(-1500));
+    } finally {
+      for (const w of windows) w.close();
+    }
+  });
+
+  it('a window without a folder that closes hands its live task back, and so does one that dies without a word: the next window follows it in the kept session, while one open meanwhile leaves it alone', async () => {
+    const url = `http://127.0.0.1:${peer.port}/mcp`;
+    const index = () => JSON.parse(fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as { tasks: Array<{ snap: TaskSnapshot; owner?: unknown }>; sessions: Array<{ sessionId: string }> };
+    // A window's extension host, which the test ends at once (SIGKILL) to play a crash.
+    const host = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { stdio: 'ignore' });
+    const opened: Array<ReturnType<typeof openWindow>> = [];
+    const open = (options: WindowOptions) => {
+      const w = openWindow(dir, url, undefined, { shared: true, ...options });
+      opened.push(w);
+      return w;
+    };
+    try {
+      // The server's question stays open: the task stays input_required while windows come and go.
+      const a = open({ asked: [], hold: true });
+      await a.start();
+      const live = await a.engine.callTool(a.servers.list()[0].id, 'simulate-research-query', { arguments: { topic: 'python', ambiguous: true } });
+      await a.until(live.key, (t) => t.status === 'input_required', 'the question');
+      await waitFor(() => index().tasks.some((t) => t.snap.key === live.key && t.owner !== undefined), 'the task saved as the first window\'s');
+
+      const b = open({});
+      assert.deepEqual((await b.start()).tasks.map((t) => t.key), [], 'a window opened meanwhile leaves it to the first');
+      a.close();
+      const session = index().sessions[0]?.sessionId;
+      assert.ok(session, 'the session was kept for the next window');
+
+      const c = open({ pid: host.pid, hold: true });
+      assert.deepEqual((await c.start()).tasks.map((t) => t.key), [live.key], 'the next window takes the task handed back');
+      await waitFor(() => c.log.has('info', new RegExp(`Resumed session ${session}`)), 'the kept session resumed', 20_000);
+      await waitFor(() => index().tasks.some((t) => t.snap.key === live.key && t.owner !== undefined), 'the task claimed');
+      await new Promise<void>((resolve) => {
+        host.once('exit', () => resolve());
+        host.kill('SIGKILL');
+      });
+      c.crash();
+
+      const d = open({});
+      assert.deepEqual((await d.start()).tasks.map((t) => t.key), [live.key], 'the claim of a window that died does not keep the task');
+      await waitFor(() => d.log.has('info', new RegExp(`Resumed session ${session}`)), 'the kept session resumed again', 20_000);
+      await waitFor(() => d.log.has('trace', new RegExp(`← \\{"result":\\{"taskId":"${live.taskId}","status":"input_required"`)), 'the task polled by the new window', 20_000);
+      assert.equal(d.engine.get(live.key)?.status, 'input_required');
+      assert.equal(b.engine.get(live.key), undefined, 'the window open all along still leaves it alone');
+    } finally {
+      for (const w of opened) w.close();
+      host.kill('SIGKILL');
+    }
   });
 
   it('when the server no longer knows the session, the client initializes anew and the task shows as lost (its ttl has not ended)', async () => {
@@ -402,6 +503,35 @@ describe('TaskStore', () => {
     c.tasks = [snap('c1', 'working', at)];
     alone.flushSync();
     assert.deepEqual(keys(), ['c1']);
+  });
+
+  it('windows without a folder that load at the same moment: one waits for the lock of the other, then leaves it the live task and session it claimed; a lock left by a window that died is broken; a folder\'s own store ignores claims', async () => {
+    const at = new Date().toISOString();
+    const session = { serverId: 'http-a', fingerprint: 'f', sessionId: 'sa', initializeResult: initialized, keptAt: Date.now() };
+    const written = { version: 1, tasks: [{ snap: snap('live', 'working', at, 'http-a') }, { snap: snap('done', 'completed', at, 'http-a') }], sessions: [session] };
+    fs.writeFileSync(path.join(dir, 'tasks.json'), JSON.stringify(written));
+    const lock = path.join(dir, 'tasks.json.lock');
+    const opts = { retentionDays: () => 30, shared: true };
+    const [windowA, windowB] = [new TaskStore(dir, new MemoryLogger(), opts), new TaskStore(dir, new MemoryLogger(), opts)];
+    fs.writeFileSync(lock, ''); // another window is writing the index
+    const loadingB = windowB.load(); // finds the lock taken, and waits
+    fs.rmSync(lock);
+    const loadingA = windowA.load(); // takes the lock at once, and claims
+    const [a, b] = await Promise.all([loadingA, loadingB]);
+    assert.deepEqual(a.tasks.map((t) => t.key), ['live', 'done']);
+    assert.deepEqual(a.sessions.map((s) => s.sessionId), ['sa']);
+    assert.deepEqual(b.tasks.map((t) => t.key), ['done'], 'the live task is the first window\'s; finished ones every window shows');
+    assert.deepEqual(b.sessions, []);
+
+    const stale = new Date(Date.now() - 60_000);
+    fs.writeFileSync(lock, '');
+    fs.utimesSync(lock, stale, stale);
+    const log = new MemoryLogger();
+    assert.deepEqual((await new TaskStore(dir, log, opts).load()).tasks.map((t) => t.key), ['done']);
+    assert.ok(!fs.existsSync(lock), 'the stale lock was broken');
+    assert.ok(!log.has('warn', /locked/), log.text());
+
+    assert.deepEqual((await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30 }).load()).tasks.map((t) => t.key), ['live', 'done'], 'not shared: as before');
   });
 
   it('Clear Stored Results in one window without a folder deletes its own results, not those of the other windows sharing the store', async () => {
