@@ -6,7 +6,7 @@ import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { DisposableBase } from '../core/util/event';
 import type { Node } from './tree/tasksTree';
-import { hostedTitle } from './tree/tasksTree';
+import { asTaskNode, hostedTitle } from './tree/tasksTree';
 
 /**
  * What tells the user about tasks without the view open: a status bar item (running and waiting
@@ -88,7 +88,7 @@ export class TaskIndicators extends DisposableBase {
       : vscode.l10n.t('"{0}" on {1} needs your input.', taskTitle(t), this.#label(t.serverId));
     void vscode.window
       .showInformationMessage(text, respond)
-      .then((c) => c === respond && vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'task', key: t.key, serverId: t.serverId }));
+      .then((c) => c === respond && vscode.commands.executeCommand('mcpTasks.respondToTask', asTaskNode(t)));
   }
 
   /** One notification per server and status: a server that ends many tasks at once (its process gone) says so once. */
@@ -112,7 +112,7 @@ export class TaskIndicators extends DisposableBase {
       const open = vscode.l10n.t('Open Result');
       const canOpen = t.status === 'completed' || t.status === 'failed' || t.outcomeFetchedAt !== undefined;
       void show(vscode.l10n.t('"{0}" on {1}: {2}', taskTitle(t), this.#label(t.serverId), status), ...(canOpen ? [open] : [])).then(
-        (c) => c === open && vscode.commands.executeCommand('mcpTasks.openResult', { kind: 'task', key: t.key, serverId: t.serverId }),
+        (c) => c === open && vscode.commands.executeCommand('mcpTasks.openResult', asTaskNode(t)),
       );
     }
   }

@@ -18,7 +18,7 @@ import type { ResultDocuments } from './results';
 import type { TaskStore } from '../core/state/taskStore';
 import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
 import type { Node, TasksTreeProvider } from './tree/tasksTree';
-import { describeServer, hostedTitle } from './tree/tasksTree';
+import { asTaskNode, describeServer, hostedTitle } from './tree/tasksTree';
 import { QuickInputPrompter } from './elicitation/quickInputPrompter';
 import type { ToolArguments } from './toolInputs';
 import { BACK, askArguments, askTtl } from './toolInputs';
@@ -83,7 +83,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
           ...(asking ? [respond] : []),
           wait,
         );
-        if (choice === respond) await vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'task', key: t.key, serverId: t.serverId } satisfies Node);
+        if (choice === respond) await vscode.commands.executeCommand('mcpTasks.respondToTask', asTaskNode(t));
         if (choice !== wait) return;
       }
       if (!t.outcome) {

@@ -173,7 +173,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
       .map((t) => {
         let node = this.#taskNodes.get(t.key);
-        if (!node) this.#taskNodes.set(t.key, (node = { kind: 'task', key: t.key, serverId: t.serverId }));
+        if (!node) this.#taskNodes.set(t.key, (node = asTaskNode(t)));
         return node;
       });
     return [...hosted, ...tasks];
@@ -225,7 +225,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     item.contextValue = ['task', t.kind, cancelable ? 'cancelable' : '', t.status === 'input_required' ? 'respondable' : '', hasResult ? 'hasResult' : '', live ? 'live' : 'finished']
       .filter(Boolean)
       .join(' ');
-    if (hasResult) item.command = { command: 'mcpTasks.openResult', title: 'Open Result', arguments: [{ kind: 'task', key: t.key, serverId: t.serverId }] };
+    if (hasResult) item.command = { command: 'mcpTasks.openResult', title: 'Open Result', arguments: [asTaskNode(t)] };
     // The tooltip is built on hover (resolveTreeItem): rendering 10,000 rows builds none.
     // "Task NAME, STATUS, the rest": the description leads with the status when it has no message of its own, not said twice.
     const said = describeTask(t, now);
@@ -309,6 +309,11 @@ function taskTooltip(t: TaskSnapshot, now: number, checks?: string): vscode.Mark
 }
 
 /** What a task the server asked the client to run is called, and its codicon (the view's row, the Cancel Task pick). */
+/** The tree's node of a task, as the commands that act on a task take it. */
+export function asTaskNode(t: Pick<TaskSnapshot, 'key' | 'serverId'>): Extract<Node, { kind: 'task' }> {
+  return { kind: 'task', key: t.key, serverId: t.serverId };
+}
+
 export function hostedTitle(h: HostedTaskSnapshot): { label: string; icon: string } {
   return h.method === 'elicitation/create'
     ? { label: vscode.l10n.t('Question asked by the server'), icon: 'comment-discussion' }
