@@ -1266,6 +1266,17 @@ export class TaskEngine extends DisposableBase {
     if (rec && rec.snap.status === 'input_required') void this.#resultCall(rec, true);
   }
 
+  /**
+   * Settles when the `tasks/result` call in flight for the task ends, whether it brought the
+   * outcome or not; undefined when none is in flight. Asks the server nothing.
+   */
+  resultInFlight(key: string): Promise<void> | undefined {
+    return this.#rec(key)?.resultCall?.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
   /** The task's outcome: the kept one, or fetched (waiting for the task to end if it is live). */
   async fetchResult(key: string): Promise<TaskOutcome> {
     const rec = this.#rec(key);

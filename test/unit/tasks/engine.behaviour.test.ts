@@ -33,6 +33,25 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.ok(h.log.has('warn', new RegExp(`^\\[fake\\] Ignored list status working for task ${snap.taskId}: it already ended as completed \\(T-LIFE-3\\)$`)), h.log.text());
   });
 
+  it('resultInFlight: the tasks/result call of a task that ended, settling once the outcome is kept; none when no call is in flight', async () => {
+    const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    assert.equal(h.engine.resultInFlight(snap.key), undefined, 'a working task: no call');
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    h.server.override('tasks/result', async (_p, _ctx, builtin) => (await held, builtin()));
+    h.server.fail(snap.taskId, { code: -32042, message: 'This request requires more information.' });
+    await waitStatus(h, snap.taskId, 'failed');
+    await h.server.waitForRequest('tasks/result');
+    const inFlight = h.engine.resultInFlight(snap.key);
+    assert.ok(inFlight, 'the engine fetches the result of a failed task');
+    assert.equal(h.snap(snap.taskId).outcome, undefined);
+    release();
+    await inFlight;
+    assert.deepEqual(h.snap(snap.taskId).outcome, { kind: 'error', error: { code: -32042, message: 'This request requires more information.' } });
+    assert.equal(h.engine.resultInFlight(snap.key), undefined);
+  });
+
   it('ignores a tasks/get answer about another task id, and carries on polling', async () => {
     const h = await harness({ server: { pollInterval: 10 } });
     const snap = await h.engine.callTool('fake', 'required-tool');
