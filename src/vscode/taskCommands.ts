@@ -10,7 +10,7 @@ import type { Tool } from '../core/protocol/schemas';
 import { decideExecution, hasResultToFetch, isCancelable, serverAcceptsToolTasks } from '../core/tasks/policy';
 import { errorMessage, raceAbort } from '../core/util/abort';
 import type { UrlPlan } from '../core/elicitation/plan';
-import { completeInBrowser, urlsRequired } from '../core/elicitation/urlRequired';
+import { completeInBrowser, taskBrowserSteps, urlsRequired } from '../core/elicitation/urlRequired';
 import { RequestTimeoutError } from '../core/jsonrpc/errors';
 import { waitWithProgress } from './cancellation';
 import { confirmDestructive, isConfirmed } from './confirm';
@@ -98,8 +98,8 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       const shown = engine.get(t.key) ?? t;
       await results.show(shown);
       // A call the server refused until the user completes steps in the browser: offered over its result.
-      const required = shown.outcome?.kind === 'error' ? urlsRequired(shown.outcome.error) : undefined;
-      if (required?.ok && shown.origin !== 'server-list') await askBrowserSteps(deps, { serverId: shown.serverId, toolName: shown.toolName, args: shown.arguments ?? {} }, required.plans);
+      const plans = taskBrowserSteps(shown);
+      if (plans) await askBrowserSteps(deps, { serverId: shown.serverId, toolName: shown.toolName, args: shown.arguments ?? {} }, plans);
     } catch (err) {
       await showFailure(err, (why) => vscode.l10n.t('Could not fetch the result of "{0}": {1}', taskTitle(t), why));
     }

@@ -4,6 +4,7 @@ import type { DialogContext, FormPrompter } from './handler';
 import { runUrl } from './handler';
 import type { UrlPlan } from './plan';
 import { planElicitation } from './plan';
+import type { TaskSnapshot } from '../tasks/types';
 
 /** At most this many URLs of one error are offered: a server cannot put up dozens of dialogs. */
 export const MAX_REQUIRED_URLS = 5;
@@ -56,4 +57,14 @@ export async function completeInBrowser(plans: readonly UrlPlan[], p: FormPrompt
     { title: ui.title, placeholder: 'Once you have finished in the browser, run the request again', signal: ui.signal },
   );
   return !('nav' in a) && a.value[0] === true;
+}
+
+/**
+ * The URLs to offer for a task whose outcome is a usable -32042 error, so that its call can run
+ * again; undefined for any other outcome, and for a task found through tasks/list (its call,
+ * tool and arguments, is not known here).
+ */
+export function taskBrowserSteps(t: Pick<TaskSnapshot, 'outcome' | 'origin'>): UrlPlan[] | undefined {
+  const required = t.outcome?.kind === 'error' && t.origin !== 'server-list' ? urlsRequired(t.outcome.error) : undefined;
+  return required?.ok ? required.plans : undefined;
 }

@@ -4,7 +4,7 @@
 // again ("the client may retry the original request").
 import * as assert from 'node:assert/strict';
 import type { Answer, FormPrompter, InputOptions, PickItem, PickOptions } from '../../../src/core/elicitation/handler';
-import { MAX_REQUIRED_URLS, completeInBrowser, urlsRequired } from '../../../src/core/elicitation/urlRequired';
+import { MAX_REQUIRED_URLS, completeInBrowser, taskBrowserSteps, urlsRequired } from '../../../src/core/elicitation/urlRequired';
 import type { UrlPlan } from '../../../src/core/elicitation/plan';
 import { ErrorCode, RpcError } from '../../../src/core/jsonrpc/errors';
 
@@ -39,6 +39,17 @@ describe('URLElicitationRequiredError (-32042): reading its data', () => {
     ]);
     // A task's outcome keeps the error as JSON: { code, message, data }.
     assert.deepEqual(urlsRequired(error(data).toJSON()), { ok: true, plans: read });
+  });
+
+  it('taskBrowserSteps: the URLs of a task whose outcome is a usable -32042, unless the task was found through tasks/list (its call is unknown)', () => {
+    const outcome = { kind: 'error' as const, error: error({ elicitations: [elicitation(1)] }).toJSON() };
+    assert.deepEqual(taskBrowserSteps({ outcome, origin: 'user' })?.map((p) => p.url), [elicitation(1).url]);
+    assert.deepEqual(taskBrowserSteps({ outcome, origin: 'chat' })?.map((p) => p.url), [elicitation(1).url]);
+    assert.equal(taskBrowserSteps({ outcome, origin: 'server-list' }), undefined);
+    assert.equal(taskBrowserSteps({ outcome: { kind: 'error', error: error({ elicitations: [elicitation(1, { url: 'javascript:x' })] }).toJSON() }, origin: 'user' }), undefined);
+    assert.equal(taskBrowserSteps({ outcome: { kind: 'error', error: { code: -32603, message: 'boom' } }, origin: 'user' }), undefined);
+    assert.equal(taskBrowserSteps({ outcome: { kind: 'result', result: { content: [] } }, origin: 'user' }), undefined);
+    assert.equal(taskBrowserSteps({ origin: 'user' }), undefined);
   });
 
   it('is not about other errors, whatever their data', () => {
