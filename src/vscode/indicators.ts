@@ -4,6 +4,7 @@ import type { TaskHost } from '../core/host/taskHost';
 import { STATUS_PRESENTATION, formatAge, taskTitle } from '../core/tasks/presentation';
 import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
+import { taskBrowserSteps } from '../core/elicitation/urlRequired';
 import { DisposableBase } from '../core/util/event';
 import type { Node } from './tree/tasksTree';
 import { asTaskNode, hostedTitle } from './tree/tasksTree';
@@ -11,7 +12,8 @@ import { asTaskNode, hostedTitle } from './tree/tasksTree';
 /**
  * What tells the user about tasks without the view open: a status bar item (running and waiting
  * counts; a click focuses the view), the view's badge (tasks waiting for the user), and
- * notifications when a task needs input or ends (each switchable by a setting), and a warning
+ * notifications when a task needs input or ends (each switchable by a setting; a task whose
+ * result says the server needs a step in the browser first is told so), and a warning
  * when a question or sampling request a server had the client run closes unanswered (its ttl ran
  * out: the dialog and the row go at once).
  */
@@ -20,12 +22,14 @@ export class TaskIndicators extends DisposableBase {
   readonly #last = new Map<string, TaskSnapshot['status']>();
   /** Tasks that ended since the last update: told together, one notification per server and status. */
   readonly #ended: TaskSnapshot[] = [];
+  readonly #engine: TaskEngine;
   #pending: ReturnType<typeof setTimeout> | undefined;
   readonly #view: vscode.TreeView<Node>;
   readonly #label: (serverId: string) => string;
 
   constructor(engine: TaskEngine, host: TaskHost, view: vscode.TreeView<Node>, label: (serverId: string) => string) {
     super();
+    this.#engine = engine;
     this.#view = view;
     this.#label = label;
     this.#item.name = 'MCP Tasks';
@@ -61,7 +65,7 @@ export class TaskIndicators extends DisposableBase {
   }
 
   #update(): void {
-    this.#notifyEnded(this.#ended.splice(0));
+    this.#notifyEnded(this.#ended.splice(0).flatMap((t) => this.#toldNow(t)));
     let running = 0;
     let waiting = 0;
     for (const s of this.#last.values()) {
@@ -91,11 +95,32 @@ export class TaskIndicators extends DisposableBase {
       .then((c) => c === respond && vscode.commands.executeCommand('mcpTasks.respondToTask', asTaskNode(t)));
   }
 
+  /**
+   * The task as it is now, to be told now; none while the result of a failed task is being
+   * fetched (the engine fetches it as the task ends): it is told on its own once that fetch ends,
+   * so the notification says what its result says, whether the status or the result came first.
+   */
+  #toldNow(ended: TaskSnapshot): TaskSnapshot[] {
+    const t = this.#engine.get(ended.key, ended.createdAt) ?? ended;
+    const fetch = t.status === 'failed' && !t.outcome ? this.#engine.resultInFlight(t.key) : undefined;
+    if (!fetch) return [t];
+    void fetch.then(() => this.#notifyEnded([this.#engine.get(t.key, t.createdAt) ?? t]));
+    return [];
+  }
+
   /** One notification per server and status: a server that ends many tasks at once (its process gone) says so once. */
   #notifyEnded(ended: readonly TaskSnapshot[]): void {
     if (!ended.length || !vscode.workspace.getConfiguration('mcpTasks').get<boolean>('notifications.taskEnded', true)) return;
     const groups = new Map<string, TaskSnapshot[]>();
     for (const t of ended) {
+      const plans = taskBrowserSteps(t);
+      if (plans) {
+        // Told on its own, as what it is to the user: not a failure, a step in the browser first.
+        const go = vscode.l10n.t('Continue…');
+        const text = vscode.l10n.t('"{0}" on {1} needs a step in your browser first: {2} ({3}).', taskTitle(t), this.#label(t.serverId), plans[0].message, plans[0].domain);
+        void vscode.window.showInformationMessage(text, go).then((c) => c === go && vscode.commands.executeCommand('mcpTasks.openResult', asTaskNode(t)));
+        continue;
+      }
       const key = `${t.serverId}\n${t.status}`;
       const group = groups.get(key);
       if (group) group.push(t);

@@ -153,4 +153,36 @@ suite('Run Tool as Task: a call the server refuses until a step in the browser (
     const id = await waitFor(async () => [...(await taskIds())].find((t) => !before.has(t) && t !== failed), 'the task of the call run again');
     assert.deepEqual(await received(id), { received: { account: 'later' }, calls: 2 });
   });
+  test('a task that ends with the -32042 error is told once, as a step in the browser, and Continue offers the URL, then runs the call again', async function () {
+    this.timeout(60_000);
+    const before = await taskIds();
+    const messages = spy.messages.length;
+    const browser = /needs a step in your browser/;
+    // Toasts are not shown in this test mode: the user's click on Continue is answered here.
+    const w = vscode.window as unknown as { showInformationMessage: (...args: unknown[]) => Thenable<unknown> };
+    const info = w.showInformationMessage;
+    w.showInformationMessage = (...args) => {
+      const shown = info.apply(vscode.window, args);
+      return browser.test(String(args[0])) ? Promise.resolve(args[1]) : shown;
+    };
+    try {
+      spy.skipShown();
+      const failed = await api.runTool(await serverId(), 'connect-later', { arguments: { account: 'toast' } });
+      const told = await waitFor(() => spy.messages.slice(messages).find((m) => browser.test(m)), 'the notification of the task');
+      assert.equal(told, `"connect-later" on ${LABEL} needs a step in your browser first: Sign in to connect toast (auth.example.com).`);
+      assert.deepEqual(spy.messageItems[spy.messages.indexOf(told)], ['Continue…']);
+      assert.equal(api.getTask(failed.id)?.status, 'failed');
+      const consent = await spy.next('the consent to open the URL');
+      assert.equal(consent.title, TITLE('connect-later'));
+      await choose(consent, (i) => i.label.endsWith('Open auth.example.com'), 'Open');
+      await choose(await spy.next('the offer to run the call again'), (i) => i.label.endsWith('Run Again'), 'Run Again');
+      const id = await waitFor(async () => [...(await taskIds())].find((t) => !before.has(t) && t !== failed.id), 'the task of the call run again');
+      assert.deepEqual(await received(id), { received: { account: 'toast' }, calls: 2 });
+      assert.deepEqual(opened, [authUrl('toast')]);
+      // (The task run again completes, and may say so.)
+      assert.deepEqual(spy.messages.slice(messages).filter((m) => m.includes('"connect-later"') && !m.endsWith(': completed')), [told], 'one notification for the task, not a "failed" one as well');
+    } finally {
+      w.showInformationMessage = info;
+    }
+  });
 });
