@@ -3,11 +3,12 @@
 // start are tagged `chat`; a question such a task asks comes through the same quick input as any.
 import * as vscode from 'vscode';
 import type { ModelAnswer, ServerTools } from '../core/api/lmFormat';
-import { formatResult, formatTask, formatTaskList, formatToolList } from '../core/api/lmFormat';
+import { browserRefusal, formatResult, formatTask, formatTaskList, formatToolList } from '../core/api/lmFormat';
 import { MAX_WAIT_SECONDS, readCancelTaskInput, readGetResultInput, readGetTaskInput, readListToolsInput, readStartTaskInput } from '../core/api/lmInputs';
 import type { TasksService } from '../core/api/service';
 import { NeedsInputError } from '../core/servers/serverManager';
 import { errorMessage } from '../core/util/abort';
+import { urlsRequired } from '../core/elicitation/urlRequired';
 import { toAbortSignal } from './cancellation';
 
 /** Text for the model, then the same facts as JSON (a text part: data parts need a newer editor). */
@@ -76,8 +77,14 @@ export function registerLmTools(service: TasksService): vscode.Disposable[] {
       run(token, async (signal) => {
         const input = readStartTaskInput(options.input);
         const server = service.resolveServer(input.server);
-        const task = await service.start(server.id, input.tool, { arguments: input.arguments, ttlSeconds: input.ttlSeconds, origin: 'chat', preference: 'task', signal });
-        return formatTask(task, `Started task "${task.taskId}".`);
+        try {
+          const task = await service.start(server.id, input.tool, { arguments: input.arguments, ttlSeconds: input.ttlSeconds, origin: 'chat', preference: 'task', signal });
+          return formatTask(task, `Started task "${task.taskId}".`);
+        } catch (err) {
+          // A step in the browser first: said plainly, never with its URL (see browserRefusal).
+          const required = urlsRequired(err);
+          throw required?.ok ? new Error(browserRefusal(errorMessage(err), required.plans)) : err;
+        }
       }),
   };
 

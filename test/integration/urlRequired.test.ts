@@ -11,7 +11,7 @@ import type { McpTasksApi } from '../../api/mcp-tasks';
 import { activateExtension, testingApi, waitFor } from './helpers';
 import type { McpTasksTestingApi } from './helpers';
 import { QuickInputSpy, choose, chooseTtl, fillArguments } from './quickInputs';
-import { cleanUp, publicApi } from './taskApiHelpers';
+import { cleanUp, invoke, publicApi } from './taskApiHelpers';
 
 interface Row {
   id?: string;
@@ -184,5 +184,32 @@ suite('Run Tool as Task: a call the server refuses until a step in the browser (
     } finally {
       w.showInformationMessage = info;
     }
+  });
+
+  test('chat: mcpTasks_startTask refused with -32042 tells the model a step in the browser is needed, with the domain, never the URL', async function () {
+    this.timeout(60_000);
+    const call = Promise.resolve(vscode.lm.invokeTool('mcpTasks_startTask', { input: { server: LABEL, tool: 'connect', arguments: { account: 'chat' } }, toolInvocationToken: undefined }));
+    const err = await call.then(
+      () => assert.fail('the tool answered as if a task had started'),
+      (e: unknown) => e as Error,
+    );
+    assert.equal(
+      err.message,
+      'This request requires more information. No task was started. The user must first complete in their browser: Sign in to connect chat (auth.example.com). Run Tool as Task in the MCP Tasks view opens the URL with their consent, then runs the tool again.',
+    );
+    assert.deepEqual(opened, []);
+  });
+
+  test('chat: mcpTasks_getResult of a task whose result is -32042 names the step and its domain, never the URL, and says how the user goes on', async function () {
+    this.timeout(60_000);
+    const started = await invoke('mcpTasks_startTask', { server: LABEL, tool: 'connect-later', arguments: { account: 'chat-later' } });
+    const taskId = (started.data.task as { taskId: string }).taskId;
+    const a = await invoke('mcpTasks_getResult', { server: LABEL, taskId, waitSeconds: 30 });
+    assert.ok(!/https?:|auth\.example\.com\/connect/.test(a.text + JSON.stringify(a.data)), `no URL reaches the model: ${a.text}\n${JSON.stringify(a.data)}`);
+    assert.match(
+      a.text,
+      /\nThe server answered with JSON-RPC error -32042: This request requires more information\.\nThe user must first complete in their browser: Sign in to connect chat-later \(auth\.example\.com\)\. Open Result on this task in the MCP Tasks view opens the URL with their consent, then runs the tool again\.$/,
+    );
+    assert.deepEqual(a.data.error, { code: -32042, message: 'This request requires more information.' });
   });
 });

@@ -4,6 +4,8 @@
 import { STATUS_PRESENTATION, formatProgress } from '../tasks/presentation';
 import type { ResultInfo, ServerInfo, TaskInfo, ToolInfo } from './service';
 import { safeStringify } from '../util/json';
+import type { UrlPlan } from '../elicitation/plan';
+import { urlsRequired } from '../elicitation/urlRequired';
 
 /** A tool's answer: text for the model, and the structured facts (sent as a JSON part). */
 export interface ModelAnswer {
@@ -189,8 +191,12 @@ export function formatResult(r: ResultInfo, waited: { seconds: number; capped: b
     data.error = r.fetchError;
   } else if (o.kind === 'error') {
     lines.push(`The server answered with JSON-RPC error ${o.error.code}: ${o.error.message}`);
-    if (o.error.data !== undefined) lines.push(`Error data: ${clip(safeStringify(o.error.data), 2000)}`);
-    data.error = { code: o.error.code, message: o.error.message, data: o.error.data };
+    const required = urlsRequired(o.error);
+    // The Open Result of a task found through tasks/list offers nothing: its call is unknown.
+    if (required?.ok) lines.push(browserSteps(required.plans, t.origin === 'server-list' ? 'Run Tool as Task' : 'Open Result on this task'));
+    else if (!required && o.error.data !== undefined) lines.push(`Error data: ${clip(safeStringify(o.error.data), 2000)}`);
+    // A -32042 error's data holds URLs, which the model is not given (the text names the steps).
+    data.error = { code: o.error.code, message: o.error.message, data: required ? undefined : o.error.data };
   } else {
     const res = o.result;
     lines.push(res.isError ? 'The tool reported an error (isError). Its output:' : 'The result:');
@@ -203,4 +209,18 @@ export function formatResult(r: ResultInfo, waited: { seconds: number; capped: b
     }
   }
   return { text: lines.join('\n'), data };
+}
+
+/**
+ * What a -32042 error (URLElicitationRequiredError) asks of the user, for the model: each step by
+ * the server's message and the URL's domain. Never the URL: it opens only with the user's consent
+ * (`where`, in the view), which a model that opened it itself would skip.
+ */
+function browserSteps(plans: readonly UrlPlan[], where: string): string {
+  return `The user must first complete in their browser: ${plans.map((p) => `${p.message} (${p.domain})`).join('; ')}. ${where} in the MCP Tasks view opens the URL with their consent, then runs the tool again.`;
+}
+
+/** Why mcpTasks_startTask failed when the server refused the call until the user completes a step in the browser (-32042). */
+export function browserRefusal(message: string, plans: readonly UrlPlan[]): string {
+  return `${message} No task was started. ${browserSteps(plans, 'Run Tool as Task')}`;
 }

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { MAX_RESULT_CHARS, formatResult, formatTask, formatTaskList, formatToolList, summarizeInputs } from '../../../src/core/api/lmFormat';
+import { MAX_RESULT_CHARS, browserRefusal, formatResult, formatTask, formatTaskList, formatToolList, summarizeInputs } from '../../../src/core/api/lmFormat';
 import type { ResultInfo, ServerInfo, TaskInfo, ToolInfo } from '../../../src/core/api/service';
+import { urlsRequired } from '../../../src/core/elicitation/urlRequired';
 
 const server = (over: Partial<ServerInfo> = {}): ServerInfo => ({
   id: 'folder:/w:everything',
@@ -152,6 +153,47 @@ describe('language-model tool answers', () => {
     assert.deepEqual(rpc.data.error, { code: -32603, message: 'boom', data: { file: 'x' } });
     const none = formatResult({ task: task({ status: 'expired' }), done: true, fetchError: 'The task is expired and no result was fetched before' }, { seconds: 0, capped: false });
     assert.match(none.text, /No result: The task is expired/);
+  });
+
+  describe('-32042 (a step in the browser first): the message and the domain, never the URL', () => {
+    const url = 'https://auth.example.com/connect?account=octo&return=https%3A%2F%2Fapp.example%2Fdone';
+    const urlError = (elicitations: unknown[]) => ({ code: -32042, message: 'This request requires more information.', data: { elicitations } });
+    const step = { mode: 'url', message: 'Sign in to connect octo', url, elicitationId: 'e-1' };
+    const noUrl = (text: string, data?: unknown) => assert.ok(!/https?:|javascript:/.test(text + JSON.stringify(data)), `no URL reaches the model: ${text} ${JSON.stringify(data)}`);
+    const error = { code: -32042, message: 'This request requires more information.', data: undefined };
+
+    it('a task whose result is the error: what to do in the browser, and that Open Result in the view offers it', () => {
+      const a = formatResult({ task: task({ status: 'failed', hasResult: true }), done: true, outcome: { kind: 'error', error: urlError([step, { ...step, message: 'Approve access', elicitationId: 'e-2' }]) } }, { seconds: 0, capped: false });
+      noUrl(a.text, a.data);
+      assert.match(
+        a.text,
+        /\nThe server answered with JSON-RPC error -32042: This request requires more information\.\nThe user must first complete in their browser: Sign in to connect octo \(auth\.example\.com\); Approve access \(auth\.example\.com\)\. Open Result on this task in the MCP Tasks view opens the URL with their consent, then runs the tool again\.$/,
+      );
+      assert.deepEqual(a.data.error, error);
+    });
+
+    it('a task found through tasks/list (its call unknown) points to Run Tool as Task instead', () => {
+      const a = formatResult({ task: task({ status: 'failed', origin: 'server-list' }), done: true, outcome: { kind: 'error', error: urlError([step]) } }, { seconds: 0, capped: false });
+      assert.match(a.text, /\. Run Tool as Task in the MCP Tasks view opens the URL with their consent, then runs the tool again\.$/);
+    });
+
+    it('unusable data (a javascript: URL) is not pasted', () => {
+      const a = formatResult({ task: task({ status: 'failed' }), done: true, outcome: { kind: 'error', error: urlError([{ ...step, url: 'javascript:alert(1)' }]) } }, { seconds: 0, capped: false });
+      noUrl(a.text, a.data);
+      assert.match(a.text, /\nThe server answered with JSON-RPC error -32042: This request requires more information\.$/);
+      assert.deepEqual(a.data.error, error);
+    });
+
+    it('mcpTasks_startTask refused: no task started, the step, and what the user can do', () => {
+      const r = urlsRequired(urlError([step]));
+      assert.ok(r?.ok);
+      const text = browserRefusal('This request requires more information.', r.plans);
+      noUrl(text);
+      assert.equal(
+        text,
+        'This request requires more information. No task was started. The user must first complete in their browser: Sign in to connect octo (auth.example.com). Run Tool as Task in the MCP Tasks view opens the URL with their consent, then runs the tool again.',
+      );
+    });
   });
 
   it('a task still running after the wait says so, and how long was waited', () => {
