@@ -22,6 +22,9 @@ export class TaskIndicators extends DisposableBase {
   readonly #last = new Map<string, TaskSnapshot['status']>();
   /** Tasks that ended since the last update: told together, one notification per server and status. */
   readonly #ended: TaskSnapshot[] = [];
+  /** Failed tasks whose result fetch has ended since they were held back (see toldNow). */
+  readonly #fetched = new Set<string>();
+  #disposed = false;
   readonly #engine: TaskEngine;
   #pending: ReturnType<typeof setTimeout> | undefined;
   readonly #view: vscode.TreeView<Node>;
@@ -39,7 +42,7 @@ export class TaskIndicators extends DisposableBase {
     this._register(
       host.onDidExpire((h) => void vscode.window.showWarningMessage(vscode.l10n.t('"{0}" on {1} closed unanswered: its ttl of {2} ran out.', hostedTitle(h).label, label(h.serverId), formatAge(h.ttl)))),
     );
-    this._register({ dispose: () => this.#pending && clearTimeout(this.#pending) });
+    this._register({ dispose: () => ((this.#disposed = true), clearTimeout(this.#pending)) });
     for (const t of engine.list()) this.#last.set(t.key, t.status);
     this.#update();
   }
@@ -97,14 +100,15 @@ export class TaskIndicators extends DisposableBase {
 
   /**
    * The task as it is now, to be told now; none while the result of a failed task is being
-   * fetched (the engine fetches it as the task ends): it is told on its own once that fetch ends,
-   * so the notification says what its result says, whether the status or the result came first.
+   * fetched (the engine fetches it as the task ends): it is told once that fetch ends, with the
+   * tasks that ended meanwhile, so the notification says what its result says, whether the status
+   * or the result came first.
    */
   #toldNow(ended: TaskSnapshot): TaskSnapshot[] {
     const t = this.#engine.get(ended.key, ended.createdAt) ?? ended;
-    const fetch = t.status === 'failed' && !t.outcome ? this.#engine.resultInFlight(t.key) : undefined;
+    const fetch = !this.#fetched.delete(t.key) && t.status === 'failed' && !t.outcome ? this.#engine.resultInFlight(t.key) : undefined;
     if (!fetch) return [t];
-    void fetch.then(() => this.#notifyEnded([this.#engine.get(t.key, t.createdAt) ?? t]));
+    void fetch.then(() => this.#disposed || (this.#fetched.add(t.key), this.#ended.push(t), this.#schedule()));
     return [];
   }
 

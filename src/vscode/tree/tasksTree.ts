@@ -308,12 +308,12 @@ function taskTooltip(t: TaskSnapshot, now: number, checks?: string): vscode.Mark
   return md;
 }
 
-/** What a task the server asked the client to run is called, and its codicon (the view's row, the Cancel Task pick). */
 /** The tree's node of a task, as the commands that act on a task take it. */
 export function asTaskNode(t: Pick<TaskSnapshot, 'key' | 'serverId'>): Extract<Node, { kind: 'task' }> {
   return { kind: 'task', key: t.key, serverId: t.serverId };
 }
 
+/** What a task the server asked the client to run is called, and its codicon (the view's row, the Cancel Task pick). */
 export function hostedTitle(h: HostedTaskSnapshot): { label: string; icon: string } {
   return h.method === 'elicitation/create'
     ? { label: vscode.l10n.t('Question asked by the server'), icon: 'comment-discussion' }
