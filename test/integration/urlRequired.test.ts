@@ -1,8 +1,9 @@
 // Run Tool as Task when the server answers -32042 (URLElicitationRequiredError), inside the real
 // extension host: the user is told a step in the browser comes first, each URL is offered with the
 // consent of URL elicitation (nothing opens before Open; the spec's rule for URL mode), and once
-// opened, Run Again sends the same call again. The server is
-// test/fixtures/servers/url-required.mjs, which refuses the first call of each account. The
+// opened, Run Again sends the same call again. A task whose result is -32042 is told so by its
+// notification, and the chat tools tell the model the step and its domain, never the URL. The
+// server is test/fixtures/servers/url-required.mjs, which refuses the first call of each account. The
 // editor leaves `env` writable while tests run: openExternal is replaced and restored.
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
