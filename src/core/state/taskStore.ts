@@ -205,6 +205,7 @@ export class TaskStore implements Disposable {
     }
     const state = this.#unread();
     let invalid = 0;
+    let claimed = false;
     for (const entry of data.tasks as unknown[]) {
       if (!isStoredTask(entry)) {
         invalid++;
@@ -214,6 +215,7 @@ export class TaskStore implements Disposable {
       if (claim && !isTerminal(snap.status)) {
         if (this.#othersClaim(entry.owner)) continue;
         entry.owner = this.#owner;
+        claimed = true;
       }
       if (isTerminal(snap.status) && Date.parse(snap.lastUpdatedAt) < cutoff) {
         void this.#deleteOutcome(snap.key);
@@ -228,7 +230,8 @@ export class TaskStore implements Disposable {
     const sessions = savedSessions(data.sessions).filter((s) => !claim || !this.#othersClaim(s.owner));
     const needed = neededSessions(sessions, state.tasks, this.#options.retentionDays() * DAY);
     this.#sessions = state.sessions = needed;
-    if (claim) {
+    // Claims are written at once; with no live task to take (a session needs one), nothing is.
+    if (claimed) {
       for (const s of needed) s.owner = this.#owner;
       this.#writeSync(() => JSON.stringify(data));
     }

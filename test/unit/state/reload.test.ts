@@ -534,6 +534,18 @@ describe('TaskStore', () => {
     assert.deepEqual((await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30 }).load()).tasks.map((t) => t.key), ['live', 'done'], 'not shared: as before');
   });
 
+  it('a window without a folder with no live task to claim loads without writing the index (activation does no write of its own)', async () => {
+    const at = new Date().toISOString();
+    const text = JSON.stringify({ version: 1, tasks: [{ snap: snap('done', 'completed', at, 'http-a') }], sessions: [] });
+    const index = path.join(dir, 'tasks.json');
+    fs.writeFileSync(index, text);
+    const before = fs.statSync(index).ino;
+    const loaded = await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, shared: true }).load();
+    assert.deepEqual(loaded.tasks.map((t) => t.key), ['done']);
+    assert.equal(fs.statSync(index).ino, before, 'the index was not replaced');
+    assert.equal(fs.readFileSync(index, 'utf8'), text);
+  });
+
   it('Clear Stored Results in one window without a folder deletes its own results, not those of the other windows sharing the store', async () => {
     const opts = { retentionDays: () => 30, debounceMs: 1, shared: true };
     const [windowA, windowB] = [new TaskStore(dir, new MemoryLogger(), opts), new TaskStore(dir, new MemoryLogger(), opts)];
