@@ -5,6 +5,7 @@
  */
 import type { EventSourceMessage } from 'eventsource-parser';
 import { createParser } from 'eventsource-parser';
+import { authChallengeHint } from './authChallenge';
 import { messagesIn, TransportHttpError, TransportParseError } from './transport';
 
 /**
@@ -141,7 +142,8 @@ function statusLine(response: Response): string {
 }
 
 /**
- * The error for an answer that is not 2xx. 401/403 tell how to configure a token; a redirect
+ * The error for an answer that is not 2xx. 401/403 tell how to configure a token (and what the
+ * server's challenge adds: an OAuth sign-in, a missing scope); a redirect
  * tells which URL to configure (redirects are not followed, so credentials never leave the
  * configured origin); anything else shows the status and the start of the body.
  */
@@ -149,8 +151,9 @@ export async function httpStatusError(serverName: string, url: string, response:
   const status = response.status;
   if (status === 401 || status === 403) {
     await response.body?.cancel().catch(() => undefined);
+    const hint = authChallengeHint(status, response.headers.get('www-authenticate'));
     return new TransportHttpError(
-      `Server "${serverName}" refused the request (${statusLine(response)}). If it needs a token, add it under "headers" in its configuration, e.g. "Authorization": "Bearer \${input:token}".`,
+      `Server "${serverName}" refused the request (${statusLine(response)})${hint ? `: ${hint}` : '. If it needs a token, add it under "headers" in its configuration'}, e.g. "Authorization": "Bearer \${input:token}".`,
       status,
     );
   }

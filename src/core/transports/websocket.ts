@@ -5,6 +5,7 @@ import { errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
 import type { Transport, TransportCloseInfo } from './transport';
+import { authChallengeHint } from './authChallenge';
 import { messagesIn, TransportHttpError, TransportParseError } from './transport';
 
 export interface WebSocketTransportOptions {
@@ -257,7 +258,10 @@ export class WebSocketTransport implements Transport {
     const status = res.statusCode ?? 0;
     const head = `${this.#who()} refused the WebSocket connection with HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}`;
     let hint = '';
-    if (status === 401) {
+    const challenge = authChallengeHint(status, res.headers['www-authenticate']);
+    if (challenge) {
+      hint = `: ${challenge}, e.g. "headers": { "Authorization": "Bearer <token>" }`;
+    } else if (status === 401) {
       hint = '. It needs credentials: if it takes a token, add it under "headers" in its configuration, e.g. "headers": { "Authorization": "Bearer <token>" }';
     } else if (status === 403) {
       hint = '. The credentials were not accepted: check the token under "headers" in its configuration';
