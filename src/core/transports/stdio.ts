@@ -1,11 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import type { Logger } from '../util/log';
 import { SENT } from '../util/promise';
 import { LineBuffer, serializeLine } from './lineBuffer';
 import type { Transport, TransportCloseInfo } from './transport';
 import { messagesIn, TransportParseError } from './transport';
+import { windowsSpawn } from './windowsSpawn';
 
 export interface StdioOptions {
   command: string;
@@ -63,12 +64,17 @@ export class StdioTransport implements Transport {
     return new Promise((resolve, reject) => {
       let child: ChildProcess;
       try {
-        child = spawn(command, args, {
+        // Not `shell: true` on Windows: it hands cmd.exe the arguments unquoted.
+        const win =
+          process.platform === 'win32'
+            ? windowsSpawn(command, args, childEnv, cwd ?? process.cwd(), (f) => !!statSync(f, { throwIfNoEntry: false })?.isFile())
+            : undefined;
+        child = spawn(win?.file ?? command, win?.args ?? args, {
           cwd,
           env: childEnv,
           stdio: ['pipe', 'pipe', 'pipe'],
-          detached: process.platform !== 'win32',
-          shell: process.platform === 'win32',
+          detached: !win,
+          windowsVerbatimArguments: win?.windowsVerbatimArguments,
           windowsHide: true,
         });
       } catch (err) {

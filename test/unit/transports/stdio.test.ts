@@ -101,6 +101,36 @@ describe('StdioTransport', function () {
     await t.close();
   });
 
+  it('on Windows, a command that is no .exe (here one not found) runs through ComSpec with an escaped line, never shell: true', async function () {
+    if (process.platform === 'win32') this.skip(); // here a stand-in for cmd.exe prints what it is given
+    const dir = mkdtempSync(path.join(tmpdir(), 'mcp-stdio-'));
+    const platform = Object.getOwnPropertyDescriptor(process, 'platform')!;
+    try {
+      const comspec = path.join(dir, 'cmd');
+      writeFileSync(comspec, '#!/bin/sh\nprintf "%s\\n" "$@" >&2\nexit 3\n', { mode: 0o755 });
+      const t = new StdioTransport({
+        command: 'no-such-server',
+        args: ['C:\\Users\\John Smith', 'a&b'],
+        env: { ComSpec: comspec, PATH: '' },
+        cwd: dir,
+        logger: new MemoryLogger(),
+      });
+      let info: TransportCloseInfo | undefined;
+      t.onclose = (i) => (info = i);
+      Object.defineProperty(process, 'platform', { ...platform, value: 'win32' });
+      try {
+        await t.start();
+      } finally {
+        Object.defineProperty(process, 'platform', platform);
+      }
+      await waitFor(() => info !== undefined, 'close');
+      assert.deepEqual(info!.stderr, ['/d', '/v:off', '/s', '/c', '""no-such-server" ^"C:\\Users\\John^ Smith^" ^"a^&b^""']);
+    } finally {
+      Object.defineProperty(process, 'platform', platform);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('close() ends the whole process tree, even a server that ignores stdin and SIGTERM', async function () {
     if (process.platform === 'win32') this.skip();
     const t = new StdioTransport({ command: process.execPath, args: [fixture, 'tree'], logger: new MemoryLogger() });
