@@ -64,10 +64,17 @@ export class StdioTransport implements Transport {
     return new Promise((resolve, reject) => {
       let child: ChildProcess;
       try {
-        // Not `shell: true` on Windows: it hands cmd.exe the arguments unquoted.
+        // Not `shell: true` on Windows: it hands cmd.exe the arguments unquoted. The probe is false
+        // for anything in the way (a PATH entry that is a file, a name Windows refuses).
         const win =
           process.platform === 'win32'
-            ? windowsSpawn(command, args, childEnv, cwd ?? process.cwd(), (f) => !!statSync(f, { throwIfNoEntry: false })?.isFile())
+            ? windowsSpawn(command, args, childEnv, cwd ?? '.', (f) => {
+                try {
+                  return statSync(f).isFile();
+                } catch {
+                  return false;
+                }
+              })
             : undefined;
         child = spawn(win?.file ?? command, win?.args ?? args, {
           cwd,

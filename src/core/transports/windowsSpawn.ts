@@ -26,7 +26,8 @@ export function quoteArg(arg: string): string {
  * How to start `command` with `args` on Windows, without `shell: true` (which joins them unquoted
  * into cmd.exe's command line). The command is looked up like cmd.exe does: in `cwd`, then each
  * PATH entry, with each PATHEXT extension unless it has one; a command with a path is taken
- * relative to `cwd` only. Pure: `isFile` is the only probe of the disk, so it runs anywhere.
+ * relative to `cwd` only (`.` is the process's). Pure: `isFile` is the only probe of the disk, so
+ * it runs anywhere.
  *
  * - An executable (anything but a batch file) is spawned directly: Node quotes its arguments by
  *   the C runtime's rules.
@@ -64,6 +65,6 @@ export function windowsSpawn(
   const twice = file && /\\((\.bin|npm)\\[^\\]+|p?np[mx]|yarn(pkg)?)\.cmd$/i.test(file);
   const escape = (s: string) => s.replace(META, '^$&');
   const line = [`"${file ?? cmd}"`, ...args.map((a) => (twice ? escape : String)(escape(quoteArg(a))))].join(' ');
-  if (/[\r\n]/.test(line)) throw new Error('no line break can pass cmd.exe');
+  if (/[\r\n]/.test(line)) throw new Error('cmd.exe takes no line break');
   return { file: get('COMSPEC') || 'cmd.exe', args: ['/d', '/v:off', '/s', '/c', `"${line}"`], windowsVerbatimArguments: true };
 }
