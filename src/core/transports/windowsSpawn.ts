@@ -65,6 +65,6 @@ export function windowsSpawn(
   const twice = file && /\\((\.bin|npm)\\[^\\]+|p?np[mx]|yarn(pkg)?)\.cmd$/i.test(file);
   const escape = (s: string) => s.replace(META, '^$&');
   const line = [`"${file ?? cmd}"`, ...args.map((a) => (twice ? escape : String)(escape(quoteArg(a))))].join(' ');
-  if (/[\r\n]/.test(line)) throw new Error('cmd.exe takes no line break');
+  if (/[\r\n]/.test(line)) throw new Error('cmd.exe cannot pass on an argument with a line break');
   return { file: get('COMSPEC') || 'cmd.exe', args: ['/d', '/v:off', '/s', '/c', `"${line}"`], windowsVerbatimArguments: true };
 }
