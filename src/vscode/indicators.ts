@@ -121,7 +121,11 @@ export class TaskIndicators extends DisposableBase {
       if (plans) {
         // Told on its own, as what it is to the user: not a failure, a step in the browser first.
         const go = vscode.l10n.t('Continue…');
-        const text = vscode.l10n.t('"{0}" on {1} needs a step in your browser first: {2} ({3}).', taskTitle(t), this.#label(t.serverId), plans[0].message, plans[0].domain);
+        // Every step Continue… goes through, each with its domain.
+        const steps = plans.map((p) => `${p.message} (${p.domain})`).join('; ');
+        const text = plans.length > 1
+          ? vscode.l10n.t('"{0}" on {1} needs {2} steps in your browser first: {3}.', taskTitle(t), this.#label(t.serverId), plans.length, steps)
+          : vscode.l10n.t('"{0}" on {1} needs a step in your browser first: {2}.', taskTitle(t), this.#label(t.serverId), steps);
         void vscode.window.showInformationMessage(text, go).then((c) => c === go && vscode.commands.executeCommand('mcpTasks.openResult', asTaskNode(t)));
         continue;
       }

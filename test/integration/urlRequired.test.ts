@@ -2,8 +2,9 @@
 // extension host: the user is told a step in the browser comes first, each URL is offered with the
 // consent of URL elicitation (nothing opens before Open; the spec's rule for URL mode), and once
 // opened, Run Again sends the same call again. A task whose result is -32042 is told so by its
-// notification, and the chat tools tell the model the step and its domain, never the URL. The
-// server is test/fixtures/servers/url-required.mjs, which refuses the first call of each account. The
+// notification (every step with its domain when there are several), and the chat tools tell the
+// model the step and its domain, never the URL. The server is
+// test/fixtures/servers/url-required.mjs, which refuses the first call of each account. The
 // editor leaves `env` writable while tests run: openExternal is replaced and restored.
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -182,6 +183,35 @@ suite('Run Tool as Task: a call the server refuses until a step in the browser (
       assert.deepEqual(opened, [authUrl('toast')]);
       // (The task run again completes, and may say so.)
       assert.deepEqual(spy.messages.slice(messages).filter((m) => m.includes('"connect-later"') && !m.endsWith(': completed')), [told], 'one notification for the task, not a "failed" one as well');
+    } finally {
+      w.showInformationMessage = info;
+    }
+  });
+
+  test('a task that ends with a -32042 error of two URLs is told with both steps and their domains, and Continue offers each URL in turn', async function () {
+    this.timeout(60_000);
+    const messages = spy.messages.length;
+    const browser = /needs 2 steps in your browser/;
+    const w = vscode.window as unknown as { showInformationMessage: (...args: unknown[]) => Thenable<unknown> };
+    const info = w.showInformationMessage;
+    w.showInformationMessage = (...args) => {
+      const shown = info.apply(vscode.window, args);
+      return browser.test(String(args[0])) ? Promise.resolve(args[1]) : shown;
+    };
+    try {
+      spy.skipShown();
+      await api.runTool(await serverId(), 'connect-later-2', { arguments: { account: 'two' } });
+      const told = await waitFor(() => spy.messages.slice(messages).find((m) => m.includes('"connect-later-2"')), 'the notification of the task');
+      assert.equal(told, `"connect-later-2" on ${LABEL} needs 2 steps in your browser first: Sign in to connect two (auth.example.com); Approve the plan of two (pay.example.com).`);
+      assert.deepEqual(spy.messageItems[spy.messages.indexOf(told)], ['Continue…']);
+      const first = await spy.next('the consent to open the first URL');
+      assert.equal(first.title, `${TITLE('connect-later-2')} (1/2)`);
+      await choose(first, (i) => i.label.endsWith('Open auth.example.com'), 'Open');
+      const second = await spy.next('the consent to open the second URL');
+      assert.equal(second.title, `${TITLE('connect-later-2')} (2/2)`);
+      assert.equal(second.text, 'Approve the plan of two (pay.example.com)');
+      await choose(second, (i) => i.label.endsWith('Decline'), 'Decline');
+      assert.deepEqual(opened, [authUrl('two')], 'the URL declined is not opened');
     } finally {
       w.showInformationMessage = info;
     }
