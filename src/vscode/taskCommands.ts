@@ -12,6 +12,7 @@ import { errorMessage, raceAbort } from '../core/util/abort';
 import type { UrlPlan } from '../core/elicitation/plan';
 import { completeInBrowser, taskBrowserSteps, urlsRequired } from '../core/elicitation/urlRequired';
 import { RequestTimeoutError } from '../core/jsonrpc/errors';
+import { sourceKey } from '../core/config/types';
 import { waitWithProgress } from './cancellation';
 import { confirmDestructive, isConfirmed } from './confirm';
 import type { ResultDocuments } from './results';
@@ -294,7 +295,7 @@ async function serverTools(servers: ServerManager, server: ServerSnapshot, signa
     }
     return { tools, acceptsTasks: serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion) };
   } catch (err) {
-    if (!signal.aborted) void showFailure(err, (why) => vscode.l10n.t('Could not connect to "{0}": {1}', server.label, why), { namesServer: true });
+    if (!signal.aborted) void showFailure(err, (why) => vscode.l10n.t('Could not connect to "{0}": {1}', server.label, why), { namesServer: true, server });
     return undefined;
   }
 }
@@ -428,16 +429,19 @@ async function askBrowserSteps(deps: TaskCommandDeps, call: ToolCall, plans: rea
 /**
  * Shows why a command failed, with the log a click away. A request that timed out says which
  * setting gives the server longer, and offers to open it; it names its server unless `words`
- * does (`namesServer`). The user's own Escape on an input of the server is no failure: nothing is said.
+ * does (`namesServer`). A `server` that could not be reached has its configuration offered, as
+ * Connect Server offers it. The user's own Escape on an input of the server is no failure: nothing is said.
  */
-async function showFailure(err: unknown, words: (why: string) => string, { warn = false, namesServer = false } = {}): Promise<void> {
+async function showFailure(err: unknown, words: (why: string) => string, { warn = false, namesServer = false, server }: { warn?: boolean; namesServer?: boolean; server?: ServerSnapshot } = {}): Promise<void> {
   if (isInputDismissed(err)) return;
   const timedOut = err instanceof RequestTimeoutError;
   const why = timedOut && namesServer ? err.detail : errorMessage(err);
   const log = vscode.l10n.t('Show Log');
   const settings = vscode.l10n.t('Open Settings');
+  const config = vscode.l10n.t('Open Configuration');
   const text = words(timedOut ? vscode.l10n.t('{0}. If the server needs longer, raise the setting "mcpTasks.requestTimeoutSeconds".', why) : why);
-  const chosen = await vscode.window[warn ? 'showWarningMessage' : 'showErrorMessage'](text, log, ...(timedOut ? [settings] : []));
+  const chosen = await vscode.window[warn ? 'showWarningMessage' : 'showErrorMessage'](text, log, ...(timedOut ? [settings] : server ? [config] : []));
   if (chosen === log) await vscode.commands.executeCommand('mcpTasks.showLog');
   else if (chosen === settings) await vscode.commands.executeCommand('workbench.action.openSettings', 'mcpTasks.requestTimeoutSeconds');
+  else if (chosen === config && server) await vscode.commands.executeCommand('mcpTasks.openConfiguration', sourceKey(server.source));
 }
