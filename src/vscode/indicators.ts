@@ -144,7 +144,10 @@ export class TaskIndicators extends DisposableBase {
       }
       const open = vscode.l10n.t('Open Result');
       const canOpen = t.status === 'completed' || t.status === 'failed' || t.outcomeFetchedAt !== undefined;
-      void show(vscode.l10n.t('"{0}" on {1}: {2}', taskTitle(t), this.#label(t.serverId), status), ...(canOpen ? [open] : [])).then(
+      // A task that went wrong says why, as its row does (for lost and expired, the note is the reason).
+      const why = t.status === 'failed' ? t.statusMessage || t.note : t.status === 'lost' || t.status === 'expired' ? t.note || t.statusMessage : undefined;
+      const text = why ? vscode.l10n.t('"{0}" on {1}: {2}. {3}', taskTitle(t), this.#label(t.serverId), status, why) : vscode.l10n.t('"{0}" on {1}: {2}', taskTitle(t), this.#label(t.serverId), status);
+      void show(text, ...(canOpen ? [open] : [])).then(
         (c) => c === open && vscode.commands.executeCommand('mcpTasks.openResult', asTaskNode(t)),
       );
     }

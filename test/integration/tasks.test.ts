@@ -242,6 +242,15 @@ suite('Commands and the Tasks view, with the demo server', () => {
     for (const w of ['task', 'hasResult', 'finished']) assert.ok(caps.has(w), `"${w}" in ${row.contextValue}`);
   });
 
+  test('A task that fails is told why in its notification (the server\'s last message), with Open Result', async function () {
+    this.timeout(30_000);
+    const messages = spy.messages.length;
+    await runTool('demo', 'failing-job', { failAfterMs: '300' });
+    const told = await waitFor(() => spy.messages.slice(messages).find((m) => m.startsWith('"failing-job" on demo')), 'the notification of the failed task');
+    assert.equal(told, '"failing-job" on demo: failed. Step 2/3 failed: config/deploy.yaml has 3 schema errors (first: line 14, "replicas" must be an integer)');
+    assert.deepEqual(spy.messageItems[spy.messages.indexOf(told)], ['Open Result']);
+  });
+
   /** The text of the active editor once it shows a task result containing `text`. */
   const resultEditor = (text: string) =>
     waitFor(() => {
@@ -338,12 +347,15 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await serverReads('demo', /^connected · /);
   });
 
-  test('Restart Server on a stdio server with a live task: the lost task says the server was restarted, not disconnected', async function () {
+  test('Restart Server on a stdio server with a live task: the lost task (its row and its notification) says the server was restarted, not disconnected', async function () {
     this.timeout(30_000);
     const scan = await runTool('demo', 'long-running-scan', { durationMs: '600000' });
+    const messages = spy.messages.length;
     await vscode.commands.executeCommand('mcpTasks.restartServer', await serverNode('demo'));
     const lost = await rowWhen('demo', scan.row.id!, (r) => r.description?.startsWith('Lost') === true, 'the scan to be lost with the process');
     assert.match(lost.description ?? '', /restarted by the user/, `the row says why: ${lost.description}`);
+    const told = await waitFor(() => spy.messages.slice(messages).find((m) => m.startsWith('"long-running-scan" on demo')), 'the notification of the lost task');
+    assert.equal(told, '"long-running-scan" on demo: lost. The server\'s process ended (restarted by the user).', 'the notification says why, as the row does');
     await serverReads('demo', /^connected · /);
   });
 
