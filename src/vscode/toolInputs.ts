@@ -191,10 +191,11 @@ export async function askTtl(title: string, ui: QuickInputPrompter): Promise<{ t
   const seconds = vscode.workspace.getConfiguration('mcpTasks').get<number>('defaultTtlSeconds', 3600);
   const defaultMs = seconds > 0 ? seconds * 1000 : undefined;
   type Choice = { ttlMs?: number } | 'custom';
+  // Each with its icon, as Default and Custom… have theirs: the labels line up.
   const choices: Array<PickItem<{ ttlMs: number }>> = [
-    { label: vscode.l10n.t('10 minutes'), value: { ttlMs: 10 * UNITS.m } },
-    { label: vscode.l10n.t('1 hour'), value: { ttlMs: UNITS.h } },
-    { label: vscode.l10n.t('1 day'), value: { ttlMs: UNITS.d } },
+    { icon: 'clock', label: vscode.l10n.t('10 minutes'), value: { ttlMs: 10 * UNITS.m } },
+    { icon: 'clock', label: vscode.l10n.t('1 hour'), value: { ttlMs: UNITS.h } },
+    { icon: 'clock', label: vscode.l10n.t('1 day'), value: { ttlMs: UNITS.d } },
   ];
   const items: Array<PickItem<Choice>> = [
     {

@@ -152,7 +152,9 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
       await fillArguments(spy, 'build-project', { durationMs: '300' });
       const pick = await chooseTtl(spy, 'build-project', choice);
       assert.match(pick.items[0].description ?? '', /^1 h, from the setting mcpTasks\.defaultTtlSeconds$/);
-      assert.ok(!pick.items.some((i) => i.label === '1 hour'), 'the default is not offered twice');
+      assert.ok(!pick.items.some((i) => i.label.endsWith('1 hour')), 'the default is not offered twice');
+      // Every choice has its icon, so the labels line up (Default and Custom… had one, the durations none).
+      assert.deepEqual(pick.items.filter((i) => !/^\$\([a-z-]+\) /.test(i.label)).map((i) => i.label), [], 'every ttl choice has an icon');
       if (typed) {
         const box = await spy.next('the custom ttl box');
         assert.equal(box.title, 'Run Tool as Task (4/4): ttl of build-project');
