@@ -242,15 +242,6 @@ suite('Commands and the Tasks view, with the demo server', () => {
     for (const w of ['task', 'hasResult', 'finished']) assert.ok(caps.has(w), `"${w}" in ${row.contextValue}`);
   });
 
-  test('A task that fails is told why in its notification (the server\'s last message), with Open Result', async function () {
-    this.timeout(30_000);
-    const messages = spy.messages.length;
-    await runTool('demo', 'failing-job', { failAfterMs: '300' });
-    const told = await waitFor(() => spy.messages.slice(messages).find((m) => m.startsWith('"failing-job" on demo')), 'the notification of the failed task');
-    assert.equal(told, '"failing-job" on demo: failed. Step 2/3 failed: config/deploy.yaml has 3 schema errors (first: line 14, "replicas" must be an integer)');
-    assert.deepEqual(spy.messageItems[spy.messages.indexOf(told)], ['Open Result']);
-  });
-
   /** The text of the active editor once it shows a task result containing `text`. */
   const resultEditor = (text: string) =>
     waitFor(() => {
@@ -280,6 +271,16 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.commands.executeCommand('mcpTasks.fetchResult', build.node);
     await resultEditor('- Artifact: dist/integration-app-1.0.0.tgz');
+  });
+
+  test('A task that fails is told why in its notification (the server\'s last message), with Open Result', async function () {
+    this.timeout(30_000);
+    const messages = spy.messages.length;
+    await runTool('demo', 'failing-job', { failAfterMs: '300' });
+    const told = await waitFor(() => spy.messages.slice(messages).find((m) => m.startsWith('"failing-job" on demo')), 'the notification of the failed task');
+    assert.equal(told, '"failing-job" on demo: failed. Step 2/3 failed: config/deploy.yaml has 3 schema errors (first: line 14, "replicas" must be an integer)');
+    // Counted from the end: tests above empty `messages` (not `messageItems`), and both end with the latest message.
+    assert.deepEqual(spy.messageItems.at(spy.messages.lastIndexOf(told) - spy.messages.length), ['Open Result']);
   });
 
   test('Fetch Task Result on a live task, Wait: the progress can be cancelled, which stops waiting and leaves the task working', async function () {
