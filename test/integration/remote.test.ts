@@ -180,9 +180,9 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     started.push(t.id);
     await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id }); // its task outlives the connection: nothing to ask
     const row = async () => (await testing.getTreeSnapshot()).find((r) => r.label === 'demo-http');
-    await waitFor(async () => (await row())?.description === 'not connected · 1 live task not followed', 'the row to say its task is not followed');
+    await waitFor(async () => (await row())?.description === 'disconnected · 1 live task not followed', 'the row to say its task is not followed');
     await new Promise((r) => setTimeout(r, 1000)); // five of the task's poll intervals
-    assert.equal((await row())?.description, 'not connected · 1 live task not followed', 'not connected again by the polls');
+    assert.equal((await row())?.description, 'disconnected · 1 live task not followed', 'not connected again by the polls');
     await vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id });
     const r = await api.getResult(t.id, { waitSeconds: 20 });
     assert.equal(r.task.status, 'completed', 'the demo server keeps tasks per session: the session was kept and resumed');

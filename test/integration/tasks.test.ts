@@ -16,6 +16,7 @@ interface Row {
   label: string;
   description?: string;
   tooltip?: string;
+  accessibility?: string;
   contextValue?: string;
   icon?: string;
   children?: Row[];
@@ -108,10 +109,12 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await serverReads('demo', 'connected · tasks: tools/call, list, cancel');
   });
 
-  test('Disconnect Server with a server row: the row reads "not connected" and offers Connect', async () => {
+  test('Disconnect Server with a server row: the row reads "disconnected", not "not connected" as before a first connection, and offers Connect', async () => {
     await vscode.commands.executeCommand('mcpTasks.disconnectServer', await serverNode('demo'));
-    const row = await serverReads('demo', 'not connected');
+    const row = await serverReads('demo', 'disconnected');
     assert.ok(words(row.contextValue).has('connectable'), `contextValue ${row.contextValue}`);
+    assert.match(row.tooltip ?? '', /State: disconnected: it stays so until you connect it/);
+    assert.equal(row.accessibility, 'Server demo, disconnected');
   });
 
   test('Connect Server from the palette asks which server, among those not connected', async () => {
@@ -150,7 +153,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     };
     const disconnect = async () => {
       await vscode.commands.executeCommand('mcpTasks.disconnectServer', await serverNode('picky'));
-      await serverReads('picky', 'not connected');
+      await serverReads('picky', 'disconnected');
     };
     /** The demo server suggests the poll interval it was started with (--poll-interval 3000). */
     const pollInterval = async () => {
@@ -334,7 +337,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
       for (const scan of scans) assert.ok(words((await taskRow('demo', scan.row.id!))?.contextValue).has('live'), 'and the tasks go on');
       answer = 'Disconnect';
       await vscode.commands.executeCommand('mcpTasks.disconnectServer', asked);
-      await serverReads('demo', 'not connected');
+      await serverReads('demo', 'disconnected');
       for (const scan of scans) await rowWhen('demo', scan.row.id!, (r) => r.description?.startsWith('Lost') === true, 'the tasks to be lost with the process');
       await waitFor(() => toasts.length > 0, 'the notification');
       await new Promise((r) => setTimeout(r, 300)); // a second notification would come within the indicators' 100 ms

@@ -34,7 +34,8 @@ export interface RowSnapshot {
 export function describeServer(s: ServerSnapshot): string {
   switch (s.state.kind) {
     case 'idle':
-      return 'not connected';
+      // Disconnected by the user, it stays so until the user connects it: not one never started.
+      return s.heldByUser ? 'disconnected' : 'not connected';
     case 'connecting':
       return 'connecting…';
     case 'connected':
@@ -204,7 +205,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     item.contextValue = ['server', up ? 'disconnectable' : 'connectable', s.state.kind === 'error' ? 'failed' : ''].filter(Boolean).join(' ');
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**${escapeMd(s.label)}** (${s.type})\n\n`);
-    tip.appendMarkdown(`State: ${escapeMd(describeServer(s) + held)}${held ? ': connect it to follow its tasks again' : ''}\n\n`);
+    tip.appendMarkdown(`State: ${escapeMd(describeServer(s) + held)}${held ? ': connect it to follow its tasks again' : s.heldByUser ? ': it stays so until you connect it' : ''}\n\n`);
     if (s.serverInfo) tip.appendMarkdown(`Server: ${escapeMd(`${s.serverInfo.name} ${s.serverInfo.version}`)}, MCP ${escapeMd(s.protocolVersion ?? '')}\n\n`);
     tip.appendMarkdown(`Source: ${escapeMd(s.source.kind === 'settings' ? 'setting mcpTasks.servers' : s.source.file)}`);
     item.tooltip = tip;
