@@ -219,6 +219,14 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       const n = engine.clearFinished() + deps.tree.clearEndedHosted();
       void vscode.window.setStatusBarMessage(n === 1 ? vscode.l10n.t('MCP Tasks: cleared 1 finished task') : vscode.l10n.t('MCP Tasks: cleared {0} finished tasks', n), 3000);
     }),
+    // One finished row out of the view (its context menu), with the result kept for it: the
+    // user's own choice on that row, so not asked again as Clear Finished Tasks asks for many.
+    vscode.commands.registerCommand('mcpTasks.removeTask', (arg?: unknown) => {
+      const n = arg as Node | undefined;
+      const t = taskFromArg(arg);
+      if (t && isTerminal(t.status)) engine.remove(t.key);
+      else if (n && typeof n === 'object' && n.kind === 'hosted') deps.tree.clearEndedHosted(n.taskId);
+    }),
   ];
 }
 

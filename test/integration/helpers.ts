@@ -42,6 +42,7 @@ export const COMMAND_IDS = [
   'mcpTasks.showLog',
   'mcpTasks.respondToTask',
   'mcpTasks.clearFinished',
+  'mcpTasks.removeTask',
   'mcpTasks.connectServer',
   'mcpTasks.disconnectServer',
   'mcpTasks.restartServer',

@@ -457,6 +457,26 @@ suite('Commands and the Tasks view, with the demo server', () => {
     return shown;
   }
 
+  test('Remove from List takes one finished row out of the view, with its kept result (an open result says so), without asking; the other rows stay, and a live row is not removed', async function () {
+    this.timeout(30_000);
+    const first = await runTool('demo', 'get-time');
+    const second = await runTool('demo', 'get-time');
+    for (const { row } of [first, second]) await rowWhen('demo', row.id!, (r) => words(r.contextValue).has('hasResult'), 'get-time to have its result');
+    const live = await runTool('demo', 'long-running-scan', { durationMs: '600000' });
+    await vscode.commands.executeCommand('mcpTasks.openResult', first.node);
+    const doc = await resultEditor('get-time');
+    spy.messages.length = 0;
+    await vscode.commands.executeCommand('mcpTasks.removeTask', live.node);
+    await vscode.commands.executeCommand('mcpTasks.removeTask', first.node);
+    await waitFor(async () => !(await taskRows('demo')).some((r) => r.id === first.row.id), 'the removed row to leave the view');
+    await waitFor(() => doc.getText().startsWith('# Task not found'), 'the open result to say its task was removed');
+    const left = (await taskRows('demo')).map((r) => r.id);
+    assert.ok(left.includes(second.row.id) && left.includes(live.row.id), `the other rows stay: ${JSON.stringify(left)}`);
+    assert.deepEqual(spy.messages, [], 'nothing was asked or said');
+    await vscode.commands.executeCommand('mcpTasks.cancelTask', live.node);
+    await rowWhen('demo', live.row.id!, (r) => r.icon === 'circle-slash', 'the scan to be cancelled');
+  });
+
   test('Clear Finished Tasks asks first, in a modal warning naming how many; declined, nothing is cleared', async () => {
     const finished = (await allTaskRows()).filter((r) => words(r.contextValue).has('finished'));
     assert.ok(finished.length > 1, 'finished tasks to clear');

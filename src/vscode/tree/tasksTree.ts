@@ -117,9 +117,9 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     return this.#shownHosted().filter((h) => isTerminal(h.status));
   }
 
-  /** Takes the ended hosted tasks out of the view. Returns how many. */
-  clearEndedHosted(): number {
-    const ended = this.endedHosted();
+  /** Takes the ended hosted tasks (or the one of `taskId`) out of the view. Returns how many. */
+  clearEndedHosted(taskId?: string): number {
+    const ended = this.endedHosted().filter((h) => taskId === undefined || h.taskId === taskId);
     for (const h of ended) this.#clearedHosted.add(h.taskId);
     if (ended.length) this.#onDidChangeTreeData.fire(undefined);
     return ended.length;

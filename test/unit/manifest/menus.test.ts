@@ -62,6 +62,14 @@ describe('the view\'s row menus', () => {
     }
   });
 
+  it('a finished task, direct call or hosted question offers Remove from List in its context menu; a live one does not', () => {
+    for (const row of ['task task hasResult finished', 'task direct finished', 'hosted finished']) assert.ok(offered(row).context.includes('mcpTasks.removeTask'), row);
+    for (const row of ['task task cancelable live', 'task direct cancelable live', 'hosted cancelable live respondable', 'server connectable']) {
+      const { inline, context } = offered(row);
+      assert.ok(![...inline, ...context].includes('mcpTasks.removeTask'), row);
+    }
+  });
+
   it('a server removed from the configuration offers nothing that would reach it', () => {
     const { inline, context } = offered('removedServer');
     assert.deepEqual([...inline, ...context], []);
