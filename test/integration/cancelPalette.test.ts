@@ -125,6 +125,27 @@ suite('Cancel Task from the palette', () => {
     await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
     assert.deepEqual(await hostedRows(), [], 'the ended hosted question left the view with the other finished tasks');
   });
+  test('Remove from List takes one ended hosted question out of the view, and no live one', async function () {
+    this.timeout(60_000);
+    const testing = testingApi(await activateExtension());
+    const everything = api.getServers().find((s) => s.label === 'everything')!;
+    const hostedRows = async () => {
+      const rows = (await testing.getTreeSnapshot()) as TreeSnapshotNode[];
+      return rows.find((r) => r.label === 'everything')?.children?.filter((c) => c.label === 'Question asked by the server') ?? [];
+    };
+    const node = (row: TreeSnapshotNode) => ({ kind: 'hosted', serverId: everything.id, taskId: row.id!.split(':').pop() });
+    const call = api.runTool(everything.id, 'trigger-elicitation-request-async', {});
+    await spy.next('the question of the hosted elicitation');
+    await escape();
+    const [row] = await waitFor(async () => ((await hostedRows()).length === 1 ? await hostedRows() : undefined), 'the hosted question under the everything row');
+    await vscode.commands.executeCommand('mcpTasks.removeTask', node(row));
+    assert.equal((await hostedRows()).length, 1, 'a live question stays');
+    await vscode.commands.executeCommand('mcpTasks.cancelTask', node(row));
+    await waitFor(async () => /^Cancelled/.test((await hostedRows())[0]?.description ?? ''), 'the hosted row to read cancelled');
+    await vscode.commands.executeCommand('mcpTasks.removeTask', node(row));
+    assert.deepEqual(await hostedRows(), [], 'the ended question left the view');
+    started.push((await call).id);
+  });
   test('questions a server had the client run as tasks are listed newest first under their server, as its tasks are', async function () {
     this.timeout(60_000);
     const testing = testingApi(await activateExtension());
