@@ -63,7 +63,8 @@ interface Exchange {
 }
 
 /** Outcome of a GET that did not open a stream. */
-type Refused = { stop: string; quiet?: boolean } | { retry: string };
+/** `told`: the loss was told already (the session expired): an answer stream fails its requests without a warning of its own. */
+type Refused = { stop: string; quiet?: boolean; told?: boolean } | { retry: string };
 
 const DELETE_TIMEOUT_MS = 5_000;
 /** Longest wait before resuming a stream, whatever the server's `retry` (setTimeout fires at once past 2^31-1 ms). */
@@ -450,7 +451,7 @@ export class StreamableHttpTransport implements Transport {
         if (warned) this.#log.info(`Listening for messages from server "${this.#serverName}" again`);
         warned = false;
       } else if ('stop' in opened) {
-        return opened.quiet ? this.#log.debug(`No ${state.label}: ${opened.stop}`) : this.#giveUp(state, opened.stop);
+        return opened.quiet ? this.#log.debug(`No ${state.label}: ${opened.stop}`) : this.#giveUp(state, opened.stop, opened.told);
       } else {
         failures++;
         this.#log.debug(`Could not resume the ${state.label}: ${opened.retry}`);
@@ -528,8 +529,8 @@ export class StreamableHttpTransport implements Transport {
     }
     const err = await this.#statusError(response, sentSession);
     // The session is over and its owner told (see #expireSession): the GET stream stops without a
-    // word of its own. An answer stream still gives up aloud: its requests must fail now.
-    if (err instanceof SessionExpiredError) return { stop: err.message, quiet: state.kind === 'get' };
+    // word of its own. An answer stream still gives up, without a word either: its requests must fail now.
+    if (err instanceof SessionExpiredError) return { stop: err.message, quiet: state.kind === 'get', told: true };
     // Server trouble and conflicts (a previous stream not yet noticed as gone) may pass; the rest will not.
     return status >= 500 || status === 408 || status === 409 || status === 429 ? { retry: err.message } : { stop: err.message };
   }
@@ -542,9 +543,10 @@ export class StreamableHttpTransport implements Transport {
 
   /**
    * A stream that cannot go on. The GET stream only costs server-initiated messages (the user
-   * is told through `onerror`); requests still waiting on a POST stream are failed now.
+   * is told through `onerror`); requests still waiting on a POST stream are failed now, with a
+   * warning unless `told` (the session expired, which its owner tells as the connection's end).
    */
-  #giveUp(state: StreamState, why: string): void {
+  #giveUp(state: StreamState, why: string, told = false): void {
     if (state.kind === 'get') {
       this.#log.warn(`Stopped listening for messages from server "${this.#serverName}": ${why}`);
       this.onerror?.(new TransportHttpError(`Server "${this.#serverName}" stream for its own messages stopped: ${why}`));
@@ -552,7 +554,7 @@ export class StreamableHttpTransport implements Transport {
     }
     const ids = [...(state.pending ?? [])];
     if (ids.length === 0) return;
-    this.#log.warn(`The ${state.label} of server "${this.#serverName}" was lost: ${why}`);
+    if (!told) this.#log.warn(`The ${state.label} of server "${this.#serverName}" was lost: ${why}`);
     for (const id of ids) this.#fail(id, `Server "${this.#serverName}" dropped the stream carrying the answer: ${why}`);
   }
 

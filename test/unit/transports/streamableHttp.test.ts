@@ -433,6 +433,28 @@ describe('StreamableHttpTransport against hostile servers', function () {
     assert.deepEqual(c.errors, []);
   });
 
+  it('a session lost while an answer stream resumes is told once, as the session\'s end: the request fails at once, without a warning of the stream\'s own', async () => {
+    const server = await serve((req, res, body) => {
+      if (req.method === 'GET' && req.headers['last-event-id'] === undefined) return void res.writeHead(405).end(); // no GET stream
+      if (req.method === 'GET') return void res.writeHead(404).end('Session not found'); // the server restarted meanwhile
+      const { id } = JSON.parse(body) as { id?: number };
+      if (id === undefined) return void res.writeHead(202).end();
+      if (req.headers['mcp-session-id'] === undefined) return void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's-1' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: {} }));
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).end('id: 42\nretry: 50\n\n'); // to be resumed
+    });
+    const c = client(server.url('/mcp'));
+    await c.conn.start();
+    await c.conn.requestRaw('initialize', {});
+    const lost = 'Server "fixture" no longer knows session s-1 (HTTP 404): it expired or the server restarted. The next request starts a new session.';
+    await assert.rejects(c.conn.requestRaw('tools/call', {}, { timeoutMs: 10_000 }), (err: unknown) => {
+      assert.ok(err instanceof RpcError);
+      assert.equal(err.message, `Server "fixture" dropped the stream carrying the answer: ${lost}`);
+      return true;
+    });
+    assert.deepEqual(c.errors.map((e) => e.name), ['SessionExpiredError'], 'told once, as the end of the session');
+    assert.deepEqual(warnings(c), [`Transport error: ${lost}`], 'one warning, without the answer stream\'s give-up');
+  });
+
   it('waits at most an hour to resume a stream, whatever the server\'s retry (setTimeout fires at once past 2^31-1 ms)', async () => {
     let gets = 0;
     const server = await serve((req, res) => {
