@@ -3,6 +3,7 @@ import type { ParseResult } from '../core/config/types';
 import { SERVERS_SETTING } from '../core/config/types';
 import { combineConfigs, keepLastReadable, parseMcpJson, parseSettingServers, unreadable } from '../core/config/parse';
 import { errorMessage } from '../core/util/abort';
+import { sentence } from '../core/util/log';
 import type { Event } from '../core/util/event';
 import { DisposableBase, Emitter } from '../core/util/event';
 
@@ -60,7 +61,7 @@ export class ConfigurationReader extends DisposableBase {
     } catch (err) {
       // No mcp.json in this folder, or no longer: its servers go.
       if (err instanceof vscode.FileSystemError && err.code === 'FileNotFound') return undefined;
-      const message = `.vscode/mcp.json (folder "${folder.name}") could not be read: ${errorMessage(err)}.`;
+      const message = `.vscode/mcp.json (folder "${folder.name}") could not be read: ${sentence(errorMessage(err))}`;
       parsed = { servers: [], inputs: [], errors: [{ kind: 'syntax', source: path, message }] };
     }
     const result = keepLastReadable(this.#readable.get(path), parsed);

@@ -13,7 +13,7 @@ import { serverNameOfId } from '../config/types';
 import type { Event } from '../util/event';
 import { DisposableBase, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
-import { prefixed, redactSecrets, redacting } from '../util/log';
+import { prefixed, redactSecrets, redacting, sentence } from '../util/log';
 import { errorMessage } from '../util/abort';
 import type { SessionSource } from '../tasks/engine';
 import type { SavedSession } from '../state/taskStore';
@@ -283,7 +283,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     if (wait > 0) {
       const what = entry.failures > 1 ? `failed ${entry.failures} times in a row` : 'failed';
       return Promise.reject(
-        new Error(`Server "${entry.config.label}" ${what} (${entry.lastFailure}); it will not be tried again for ${Math.ceil(wait / 1000)} s. Restart it to try now.`),
+        new Error(`Server "${entry.config.label}" ${what}: ${sentence(entry.lastFailure ?? '')} It will not be tried again for ${Math.ceil(wait / 1000)} s. Restart it to try now.`),
       );
     }
     const blocker = this.#options.startBlocker?.(entry.config);
@@ -446,7 +446,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
           this.#setState(entry, { kind: 'idle' });
           return;
         }
-        log.warn(`Connection closed: ${reason.replace(/\.$/, '')}; ${this.#backOff(entry, reason)}`);
+        log.warn(`Connection closed: ${sentence(reason)} ${this.#backOff(entry, reason)}`);
         this.#setState(entry, { kind: 'error', message: reason });
       });
       entry.dismissed = undefined;
@@ -465,7 +465,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       }
       if (generation === entry.generation && entry.dismissed !== undefined) log.info(message);
       else if (generation === entry.generation) {
-        log.error(`Could not connect: ${message}${started ? `; ${this.#backOff(entry, message)}` : ''}`);
+        log.error(`Could not connect: ${started ? `${sentence(message)} ${this.#backOff(entry, message)}` : message}`);
         this.#setState(entry, { kind: 'error', message });
       }
       throw err instanceof Error && err.message === message ? err : new Error(message);
@@ -500,7 +500,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       log.info(`Resumed session ${saved.sessionId}`);
       return session;
     } catch (err) {
-      log.info(`Could not resume the kept session (${errorMessage(err)}): starting a new one`);
+      log.info(`Could not resume the kept session: ${sentence(errorMessage(err))} Starting a new one.`);
       transport.keepSessionOnClose = true; // nothing to delete
       await session.close();
       return undefined;
@@ -513,7 +513,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     const delay = Math.min(BACKOFF_FIRST_MS * 2 ** (entry.failures - 1), BACKOFF_MAX_MS);
     entry.retryAt = this.#now() + delay;
     entry.lastFailure = why;
-    return `not reconnecting for ${delay / 1000} s`;
+    return `It will not be tried again for ${delay / 1000} s.`;
   }
 
   #teardown(entry: Entry, why: string): void {

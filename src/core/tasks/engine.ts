@@ -19,7 +19,7 @@ import { abortAfter, abortReason, errorMessage, raceAbort } from '../util/abort'
 import type { Disposable, Event } from '../util/event';
 import { DisposableBase, DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
-import { truncate } from '../util/log';
+import { sentence, truncate } from '../util/log';
 import type { ExecutionPreference } from './policy';
 import { decideExecution, mayRetryAsTask, serverAcceptsToolTasks } from './policy';
 import { PollScheduler } from './scheduler';
@@ -778,7 +778,7 @@ export class TaskEngine extends DisposableBase {
       const b = this.#backoff.get(serverId) ?? { delay: 500 };
       b.delay = Math.min(b.delay * 2, MAX_BACKOFF_MS);
       this.#backoff.set(serverId, b);
-      this.#log.warn(`[${this.#label(serverId)}] Cannot reach the server to follow its tasks (${errorMessage(err)}); retrying in ${Math.round(b.delay / 1000)} s`);
+      this.#log.warn(`[${this.#label(serverId)}] Cannot reach the server to follow its tasks: ${sentence(errorMessage(err))} Retrying in ${Math.round(b.delay / 1000)} s.`);
       return undefined;
     }
   }

@@ -92,3 +92,12 @@ export function logLine(message: string): string {
 export function truncate(s: string, max = 2000): string {
   return s.length <= max ? s : `${s.slice(0, max)}… (${s.length - max} more chars)`;
 }
+
+/**
+ * `text` ending as a sentence, so that another may follow it: a full stop is added unless it
+ * ends in one already (an error that says what to do does), or in `!`, `?` or `…`.
+ */
+export function sentence(text: string): string {
+  const t = text.trimEnd();
+  return /[.!?…]$/.test(t) ? t : `${t}.`;
+}

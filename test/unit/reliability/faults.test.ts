@@ -100,7 +100,7 @@ describe('reliability: faults', function () {
       assert.equal(c.servers.get(id)!.state.kind, 'error');
 
       // Asked again at once: refused, with when it will be tried again.
-      await assert.rejects(c.servers.getSession(id), /^Error: Server "lab" failed \(Server process was killed by SIGKILL\); it will not be tried again for 1 s\. Restart it to try now\.$/);
+      await assert.rejects(c.servers.getSession(id), /^Error: Server "lab" failed: Server process was killed by SIGKILL\. It will not be tried again for 1 s\. Restart it to try now\.$/);
       const back = await reconnect(c, id);
       assert.ok(Date.now() - killedAt >= 950, `reconnected ${Date.now() - killedAt} ms after the kill`);
       assert.ok(back.refusals.length > 0);
@@ -169,11 +169,19 @@ describe('reliability: faults', function () {
       assert.ok(at.length >= 2 && at.length <= 4, `${at.length} spawns`);
       assert.ok(gaps[0] >= 1_000, `second spawn ${gaps[0]} ms after the first`);
       if (gaps[1] !== undefined) assert.ok(gaps[1] >= 2_000, `third spawn ${gaps[1]} ms after the second`);
-      assert.ok(refusals.some((m) => /^Server "crashy" failed 2 times in a row \(.*exited with code 3: task-lab: failing at start, as asked\); it will not be tried again for [12] s\. Restart it to try now\.$/.test(m)), refusals.slice(-3).join('\n'));
+      assert.ok(refusals.some((m) => /^Server "crashy" failed 2 times in a row: .*exited with code 3: task-lab: failing at start, as asked\. It will not be tried again for [12] s\. Restart it to try now\.$/.test(m)), refusals.slice(-3).join('\n'));
       // Restart (the user) tries at once.
       const before = at.length;
       await c.servers.restart(id).catch(() => undefined);
       assert.equal(spawns(spawnLog).length, before + 1);
+    });
+
+    it('a command that is not found is logged as one sentence after another, not "…PATH.; not reconnecting"', async () => {
+      const c = client({ servers: { missing: { type: 'stdio', command: 'definitely-not-a-command-xyz' } } });
+      await assert.rejects(c.servers.getSession(c.id('missing')), /command not found/);
+      const log = c.log as MemoryLogger;
+      const line = log.lines.find((l) => l.level === 'error')?.message ?? log.text();
+      assert.match(line, /^\[missing\] Could not connect: Could not start "definitely-not-a-command-xyz": command not found\. Check "command" in the server's configuration, and that it is on the PATH( or relative to \S+)?\. It will not be tried again for 1 s\.$/);
     });
 
     it('the backoff doubles to a minute and starts over after a connection that held for a minute', async () => {
@@ -184,17 +192,17 @@ describe('reliability: faults', function () {
         const s = await c.servers.getSession(id);
         process.kill((s.transport as StdioTransport).pid!, 'SIGKILL');
         await waitFor(() => c.servers.get(id)!.state.kind === 'error', 'the close');
-        return (await c.servers.getSession(id).then(() => '', (err: Error) => err.message)).replace(/\(.*\)/, '(…)');
+        return await c.servers.getSession(id).then(() => '', (err: Error) => err.message);
       };
-      assert.equal(await killAndRefusal(), 'Server "lab" failed (…); it will not be tried again for 1 s. Restart it to try now.');
+      assert.equal(await killAndRefusal(), 'Server "lab" failed: Server process was killed by SIGKILL. It will not be tried again for 1 s. Restart it to try now.');
       now += 1_000;
-      assert.equal(await killAndRefusal(), 'Server "lab" failed 2 times in a row (…); it will not be tried again for 2 s. Restart it to try now.');
+      assert.equal(await killAndRefusal(), 'Server "lab" failed 2 times in a row: Server process was killed by SIGKILL. It will not be tried again for 2 s. Restart it to try now.');
       now += 2_000;
-      assert.equal(await killAndRefusal(), 'Server "lab" failed 3 times in a row (…); it will not be tried again for 4 s. Restart it to try now.');
+      assert.equal(await killAndRefusal(), 'Server "lab" failed 3 times in a row: Server process was killed by SIGKILL. It will not be tried again for 4 s. Restart it to try now.');
       now += 4_000;
       await c.servers.getSession(id);
       now += 60_000; // a stable minute
-      assert.equal(await killAndRefusal(), 'Server "lab" failed (…); it will not be tried again for 1 s. Restart it to try now.');
+      assert.equal(await killAndRefusal(), 'Server "lab" failed: Server process was killed by SIGKILL. It will not be tried again for 1 s. Restart it to try now.');
     });
   });
 
@@ -336,7 +344,7 @@ describe('reliability: faults', function () {
       assert.ok((c.log as MemoryLogger).has('info', /no longer knows session .* The next request starts a new session\.$/));
       // Forgotten again at once: that may be a loop, and backs off as a crash does.
       await forget(0);
-      assert.match(await c.servers.getSession(id).then(() => '', (err: Error) => err.message), /^Server "remote" failed \(.*HTTP 404.*\); it will not be tried again for 1 s\./);
+      assert.match(await c.servers.getSession(id).then(() => '', (err: Error) => err.message), /^Server "remote" failed: .*HTTP 404.* It will not be tried again for 1 s\./);
     });
 
     it('server-everything, which answers the session it lost with 400 instead of 404: its live task is lost, not followed for ever, and a new call starts a new session', async () => {
@@ -351,7 +359,7 @@ describe('reliability: faults', function () {
       assert.equal(lost.lastServerStatus, 'working');
       assert.match(lost.note!, /^The server no longer knows the task/);
       const log = c.log as MemoryLogger;
-      assert.ok(log.has('warn', /\] Connection closed: Server "everything" no longer knows session .* \(HTTP 400\): it expired or the server restarted\. The next request starts a new session; not reconnecting for /), log.text().slice(-3000));
+      assert.ok(log.has('warn', /\] Connection closed: Server "everything" no longer knows session .* \(HTTP 400\): it expired or the server restarted\. The next request starts a new session\. It will not be tried again for \d+ s\.$/), log.text().slice(-3000));
       assert.ok(!log.has('warn', /Stopped listening|stream for its own messages stopped|Transport error: .*no longer knows session/), log.text().slice(-3000));
       const again = await c.engine.callTool(id, 'simulate-research-query', { arguments: { topic: 'kelp' } });
       assert.equal(again.status, 'working');
