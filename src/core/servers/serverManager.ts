@@ -15,6 +15,7 @@ import { DisposableBase, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { prefixed, redactSecrets, redacting, sentence } from '../util/log';
 import { errorMessage } from '../util/abort';
+import type { TransportCloseInfo } from '../transports/transport';
 import type { SessionSource } from '../tasks/engine';
 import type { SavedSession } from '../state/taskStore';
 import type { SavedHttpSession } from '../transports/factory';
@@ -131,6 +132,16 @@ export function isInputDismissed(err: unknown): boolean {
 const BACKOFF_FIRST_MS = 1_000;
 const BACKOFF_MAX_MS = 60_000;
 const STABLE_MS = 60_000;
+
+/**
+ * What to do about a stdio server whose process failed (exited with an error) while connecting or
+ * soon after: its stderr is in the log, and what it was started with is in its configuration.
+ */
+function withExitHint(message: string, config: ServerConfig, closed: TransportCloseInfo | undefined): string {
+  return config.type === 'stdio' && closed?.code !== undefined && closed.code !== 0
+    ? `${sentence(message)} See the server's output in the log, and check its "command", "args" and "env" (or "envFile") in the configuration.`
+    : message;
+}
 
 /**
  * The configured servers and their connections. Servers connect lazily (`getSession`), so
@@ -373,6 +384,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     let needed: string | undefined;
     // Disconnected, restarted or removed meanwhile (`generation` moved on): nothing more is started.
     const cancelled = () => new Error(`Connection to "${config.label}" was cancelled`);
+    let session: McpSession | undefined;
     try {
       const context = this.#options.resolveContext(config);
       // Values of environment variables with secret names (API_KEY, GITHUB_TOKEN…) that the
@@ -410,7 +422,6 @@ export class ServerManager extends DisposableBase implements SessionSource {
       // Stays saved until connected: a shutdown or Disconnect meanwhile keeps it for its live tasks.
       const saved = this.#saved.get(config.id);
       started = true; // from here on, a failure is the server's and counts for the backoff
-      let session: McpSession | undefined;
       if (saved && resolved.server.type === 'http' && saved.fingerprint === entry.print) {
         session = await this.#resume(saved, resolved.server, config, log);
       }
@@ -432,16 +443,17 @@ export class ServerManager extends DisposableBase implements SessionSource {
       this.#saved.delete(config.id);
       entry.session = session;
       entry.connectedAt = this.#now();
+      const current = session;
       session.onClose((info) => {
-        if (entry.session !== session) return;
+        if (entry.session !== current) return;
         entry.session = undefined;
         // A connection that held for a while is not part of a crash loop.
         const held = this.#now() - (entry.connectedAt ?? 0) >= STABLE_MS;
         if (held) entry.failures = 0;
-        const reason = redactSecrets(info.reason, secrets);
+        const reason = redactSecrets(held ? info.reason : withExitHint(info.reason, config, info), secrets);
         // A session the server forgot after a while (it expired, or the server restarted) is no
         // failure: the next request starts a new one at once. One forgotten at once still backs off.
-        if (held && session.expired) {
+        if (held && current.expired) {
           log.info(reason);
           this.#setState(entry, { kind: 'idle' });
           return;
@@ -457,7 +469,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
         log.debug(err.message);
         throw err;
       }
-      const message = redactSecrets(errorMessage(err), secrets);
+      const closed = session?.connection.closeInfo;
+      const message = redactSecrets(withExitHint(errorMessage(err), config, closed), secrets);
       // Refused: any value given may be the wrong one (a key typed as plain text, a picked tenant).
       if (given.length && this.#options.forgetInput && err instanceof TransportHttpError && (err.status === 401 || err.status === 403)) {
         for (const input of given) this.#options.forgetInput(input, config);

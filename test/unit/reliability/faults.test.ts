@@ -169,11 +169,42 @@ describe('reliability: faults', function () {
       assert.ok(at.length >= 2 && at.length <= 4, `${at.length} spawns`);
       assert.ok(gaps[0] >= 1_000, `second spawn ${gaps[0]} ms after the first`);
       if (gaps[1] !== undefined) assert.ok(gaps[1] >= 2_000, `third spawn ${gaps[1]} ms after the second`);
-      assert.ok(refusals.some((m) => /^Server "crashy" failed 2 times in a row: .*exited with code 3: task-lab: failing at start, as asked\. It will not be tried again for [12] s\. Restart it to try now\.$/.test(m)), refusals.slice(-3).join('\n'));
+      assert.ok(refusals.some((m) => /^Server "crashy" failed 2 times in a row: .*exited with code 3: task-lab: failing at start, as asked\. See the server's output in the log, .* in the configuration\. It will not be tried again for [12] s\. Restart it to try now\.$/.test(m)), refusals.slice(-3).join('\n'));
       // Restart (the user) tries at once.
       const before = at.length;
       await c.servers.restart(id).catch(() => undefined);
       assert.equal(spawns(spawnLog).length, before + 1);
+    });
+
+    // What to do next, as "command not found" says it: the server's stderr is in the log, what it was started with in its configuration.
+    const NEXT_STEP = `See the server's output in the log, and check its "command", "args" and "env" (or "envFile") in the configuration.`;
+
+    it('a server that exits with an error while connecting says its exit code, its last stderr lines and what to check; the log reads as sentences', async () => {
+      const c = client({ servers: { crashy: { type: 'stdio', command: node, args: [taskLab, '--exit-at-start', '3'] } } });
+      const id = c.id('crashy');
+      const why = `Connection closed: Server process exited with code 3: task-lab: failing at start, as asked. ${NEXT_STEP}`;
+      await assert.rejects(c.servers.getSession(id), (err: Error) => (assert.equal(err.message, why), true));
+      assert.deepEqual(c.servers.get(id)!.state, { kind: 'error', message: why });
+      const log = c.log as MemoryLogger;
+      assert.ok(log.lines.some((l) => l.level === 'error' && l.message === `[crashy] Could not connect: ${why} It will not be tried again for 1 s.`), log.text());
+      await assert.rejects(c.servers.getSession(id), (err: Error) => (assert.equal(err.message, `Server "crashy" failed: ${why} It will not be tried again for 1 s. Restart it to try now.`), true));
+    });
+
+    it('a server that exits with an error just after initializing says what to check too; one that was killed does not (nothing in its configuration did it)', async () => {
+      // Answers initialize, then fails on its first notification, as a server missing a key may.
+      const script = `require('readline').createInterface({ input: process.stdin }).on('line', (l) => {
+        const m = JSON.parse(l);
+        if (m.method === 'initialize') console.log(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: {}, serverInfo: { name: 'late', version: '1' } } }));
+        else if (m.method === 'notifications/initialized') { console.error('boom: missing API key'); process.exit(3); }
+      });`;
+      const c = client({ servers: { late: { type: 'stdio', command: node, args: ['-e', script] } } });
+      const id = c.id('late');
+      await c.servers.getSession(id);
+      await waitFor(() => c.servers.get(id)!.state.kind === 'error', 'the exit');
+      const why = `Server process exited with code 3: boom: missing API key. ${NEXT_STEP}`;
+      assert.deepEqual(c.servers.get(id)!.state, { kind: 'error', message: why });
+      const log = c.log as MemoryLogger;
+      assert.ok(log.lines.some((l) => l.level === 'warn' && l.message === `[late] Connection closed: ${why} It will not be tried again for 1 s.`), log.text());
     });
 
     it('a command that is not found is logged as one sentence after another, not "…PATH.; not reconnecting"', async () => {
