@@ -1,3 +1,5 @@
+import { errorMessage } from '../util/abort';
+
 /** JSON-RPC 2.0 and MCP error codes. */
 export const ErrorCode = {
   ParseError: -32700,
@@ -44,6 +46,11 @@ export class RequestTimeoutError extends RpcError {
     super(ErrorCode.RequestTimeout, server === undefined ? detail : `Server "${server}" did not answer ${method} within ${ms / 1000} s`);
     this.detail = detail;
   }
+}
+
+/** An error's message for a line that names its server already: for a timeout, its `detail`, which does not name it again. */
+export function detailOf(err: unknown): string {
+  return err instanceof RequestTimeoutError ? err.detail : errorMessage(err);
 }
 
 /** The transport lost the answer (a stream cut before it): not an error the peer sent. */

@@ -15,6 +15,7 @@ import { DisposableBase, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { prefixed, redactSecrets, redacting, sentence } from '../util/log';
 import { errorMessage } from '../util/abort';
+import { detailOf } from '../jsonrpc/errors';
 import type { TransportCloseInfo } from '../transports/transport';
 import type { SessionSource } from '../tasks/engine';
 import type { SavedSession } from '../state/taskStore';
@@ -478,7 +479,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
       }
       if (generation === entry.generation && entry.dismissed !== undefined) log.info(message);
       else if (generation === entry.generation) {
-        log.error(`Could not connect: ${started ? `${sentence(message)} ${this.#backOff(entry, message)}` : message}`);
+        const logged = redactSecrets(withExitHint(detailOf(err), config, closed), secrets); // the line names the server already
+        log.error(`Could not connect: ${started ? `${sentence(logged)} ${this.#backOff(entry, message)}` : logged}`);
         this.#setState(entry, { kind: 'error', message });
       }
       throw err instanceof Error && err.message === message ? err : new Error(message);
@@ -513,7 +515,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       log.info(`Resumed session ${saved.sessionId}`);
       return session;
     } catch (err) {
-      log.info(`Could not resume the kept session: ${sentence(errorMessage(err))} Starting a new one.`);
+      log.info(`Could not resume the kept session: ${sentence(detailOf(err))} Starting a new one.`);
       transport.keepSessionOnClose = true; // nothing to delete
       await session.close();
       return undefined;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Progress } from '../jsonrpc/connection';
 import { InvalidResultError } from '../jsonrpc/connection';
-import { ErrorCode, RequestTimeoutError, isPeerError } from '../jsonrpc/errors';
+import { ErrorCode, RequestTimeoutError, detailOf, isPeerError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
 import type { CreateTaskResult, Task, TaskStatus } from '../protocol/schemas';
 import {
@@ -447,7 +447,7 @@ export class TaskEngine extends DisposableBase {
       if (!stop.aborted) throw err;
       started.then(
         (snap) => this.#cancelAbandoned(snap, session),
-        (e: unknown) => this.#log.debug(`[${this.#label(serverId)}] ${toolName}: the task-augmented call its caller stopped waiting for failed: ${errorMessage(e)}`),
+        (e: unknown) => this.#log.debug(`[${this.#label(serverId)}] ${toolName}: the task-augmented call its caller stopped waiting for failed: ${detailOf(e)}`),
       );
       throw err;
     } finally {
@@ -465,7 +465,7 @@ export class TaskEngine extends DisposableBase {
       return;
     }
     this.#log.info(`[${label}] Task ${snap.taskId} (${snap.toolName}) was created after its caller stopped waiting: cancelling it`);
-    this.cancel(snap.key).catch((err: unknown) => this.#log.warn(`[${label}] Could not cancel task ${snap.taskId}, whose caller stopped waiting: ${errorMessage(err)}`));
+    this.cancel(snap.key).catch((err: unknown) => this.#log.warn(`[${label}] Could not cancel task ${snap.taskId}, whose caller stopped waiting: ${detailOf(err)}`));
   }
 
   /** Holds a status notification about a task not tracked yet while a tools/call of its server is pending; false when none is. */
@@ -685,7 +685,7 @@ export class TaskEngine extends DisposableBase {
             this.remove(rec.snap.key);
           } catch (e) {
             // The call stays in the view, failed with the reason, instead of vanishing into the log.
-            this.#log.error(`[${label}] ${toolName}: the retry as a task failed: ${errorMessage(e)}`);
+            this.#log.error(`[${label}] ${toolName}: the retry as a task failed: ${detailOf(e)}`);
             this.#finishDirect(rec, isPeerError(e) ? { kind: 'error', error: e.toJSON() } : undefined, `The server requires a task for this call, and calling it as a task failed: ${errorMessage(e)}`);
           }
           return;
@@ -735,7 +735,7 @@ export class TaskEngine extends DisposableBase {
       this.#applyServerTask(rec, task, 'poll');
     } catch (err) {
       if (isPeerError(err) && err.code === ErrorCode.InvalidParams) this.#gone(rec, `the server no longer knows the task (${err.message})`, true);
-      else if (!this.#lifetime.signal.aborted) this.#log.warn(`[${this.#label(serverId)}] tasks/get ${taskId} failed: ${errorMessage(err)}`);
+      else if (!this.#lifetime.signal.aborted) this.#log.warn(`[${this.#label(serverId)}] tasks/get ${taskId} failed: ${detailOf(err)}`);
     } finally {
       rec.polling = false;
       if (this.#recs.get(key) === rec && !isTerminal(rec.snap.status) && !this.#scheduler.has(key)) this.#scheduleNext(rec);
@@ -778,7 +778,7 @@ export class TaskEngine extends DisposableBase {
       const b = this.#backoff.get(serverId) ?? { delay: 500 };
       b.delay = Math.min(b.delay * 2, MAX_BACKOFF_MS);
       this.#backoff.set(serverId, b);
-      this.#log.warn(`[${this.#label(serverId)}] Cannot reach the server to follow its tasks: ${sentence(errorMessage(err))} Retrying in ${Math.round(b.delay / 1000)} s.`);
+      this.#log.warn(`[${this.#label(serverId)}] Cannot reach the server to follow its tasks: ${sentence(detailOf(err))} Retrying in ${Math.round(b.delay / 1000)} s.`);
       return undefined;
     }
   }
@@ -906,7 +906,7 @@ export class TaskEngine extends DisposableBase {
       }
     } catch (err) {
       failed = true;
-      if (!this.#lifetime.signal.aborted) this.#log.warn(`[${this.#label(serverId)}] tasks/list (following ${f.live.size} tasks) failed: ${errorMessage(err)}`);
+      if (!this.#lifetime.signal.aborted) this.#log.warn(`[${this.#label(serverId)}] tasks/list (following ${f.live.size} tasks) failed: ${detailOf(err)}`);
     } finally {
       f.cycling = false;
     }
@@ -1152,7 +1152,7 @@ export class TaskEngine extends DisposableBase {
         outcome = { kind: 'result', result };
       } catch (err) {
         if (!isPeerError(err)) {
-          if (!this.#lifetime.signal.aborted) this.#log.warn(`[${label}] tasks/result ${taskId} failed: ${errorMessage(err)}`);
+          if (!this.#lifetime.signal.aborted) this.#log.warn(`[${label}] tasks/result ${taskId} failed: ${detailOf(err)}`);
           this.#refetchLater(rec);
           return undefined;
         }
@@ -1223,7 +1223,7 @@ export class TaskEngine extends DisposableBase {
         this.#gone(rec, `the server no longer knows the task (${err.message})`, true);
         return true;
       }
-      this.#log.warn(`[${label}] tasks/get ${taskId} failed: ${errorMessage(err)}`);
+      this.#log.warn(`[${label}] tasks/get ${taskId} failed: ${detailOf(err)}`);
       this.#refetchLater(rec);
       return false;
     }
@@ -1250,7 +1250,7 @@ export class TaskEngine extends DisposableBase {
       if (this.#lifetime.signal.aborted || this.#recs.get(rec.snap.key) !== rec || rec.snap.status !== status) return false;
       if (isPeerError(err) && err.code === ErrorCode.InvalidParams) this.#markGone(rec, `the server no longer knows the task (${err.message})`, true);
       else {
-        this.#log.warn(`[${this.#label(serverId)}] tasks/get ${taskId} failed: ${errorMessage(err)}`);
+        this.#log.warn(`[${this.#label(serverId)}] tasks/get ${taskId} failed: ${detailOf(err)}`);
         this.#refetchLater(rec);
       }
       return false;

@@ -473,8 +473,10 @@ describe('reliability: faults', function () {
         assert.ok(Date.now() - before < 2_000);
         await assert.rejects(c.engine.callTool(id, 'work', { arguments: { tag: 'never' } }), /^TimeoutError: Server "lab" did not answer tools\/call within 0\.4 s$/);
         const log = c.log as MemoryLogger;
-        const polls = () => log.lines.filter((l) => /tasks\/get .* failed: Server "lab" did not answer tasks\/get within 0\.4 s$/.test(l.message)).length;
+        // The log's line names the server already: the timeout is told without the name again.
+        const polls = () => log.lines.filter((l) => /^\[lab\] tasks\/get \S+ failed: Request tasks\/get timed out after 400 ms without an answer$/.test(l.message)).length;
         await waitFor(() => polls() >= 2, 'two timed-out polls', 5_000);
+        assert.ok(!log.has('warn', /^\[lab\] .*Server "lab"/), log.text().slice(-3000));
         assert.equal(c.engine.get(t.key)!.status, 'working', 'a silent server is not a lost task');
       } finally {
         process.kill(pid, 'SIGCONT');
@@ -482,6 +484,14 @@ describe('reliability: faults', function () {
       const done = await c.until(t.key, (s) => s.outcome !== undefined, 'the task after SIGCONT');
       assert.deepEqual(done.outcome, outcome('stopped', t.taskId));
       assert.equal(c.servers.get(id)!.state.kind, 'connected');
+    });
+
+    it('a server that never answers initialize: the log line, which names the server, does not name it again', async () => {
+      const c = client({ servers: { mute: { type: 'stdio', command: node, args: ['-e', 'setInterval(() => {}, 1000)'] } }, manager: { sessionOptions: { initializeTimeoutMs: 200 } } });
+      const id = c.id('mute');
+      await assert.rejects(c.servers.getSession(id), /^TimeoutError: Server "mute" did not answer initialize within 0\.2 s$/);
+      const log = c.log as MemoryLogger;
+      assert.ok(log.has('error', /^\[mute\] Could not connect: Request initialize timed out after 200 ms without an answer\. It will not be tried again for 1 s\.$/), log.text());
     });
 
     for (const transport of ['stdio', 'http'] as const) {
