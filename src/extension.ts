@@ -197,6 +197,8 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const results = new ResultDocuments(engine);
   context.subscriptions.push(tree, view, results, new TaskIndicators(engine, host, view, (id) => servers.label(id)));
   // Ages in the rows' descriptions: refreshed while the view is visible, and when it shows again.
+  // Every 30 s, not every second (10,000 rows may be tracked): ages are shown in minutes ("now"
+  // under one, see formatRowAge), which a redraw twice a minute keeps true to the half minute.
   const ageTimer = setInterval(() => view.visible && tree.refreshAll(), 30_000);
   context.subscriptions.push({ dispose: () => clearInterval(ageTimer) }, view.onDidChangeVisibility((e) => e.visible && tree.refreshAll()));
   context.subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), refreshTasks: (id) => engine.refreshList(id), tasks: () => engine.list() }));

@@ -28,6 +28,16 @@ export function formatAge(ms: number): string {
   return `${Math.floor(h / 24)} d`;
 }
 
+/**
+ * A row's age: `now` under a minute, then as `formatAge` (`5 min`, `3 h`), as VS Code's own
+ * timeline and source control views say it. Rows are redrawn every 30 s, not every second (10,000
+ * rows may be tracked): an age in seconds would read "2 s" long after, one in minutes is never
+ * off by more than the half minute between two redraws.
+ */
+export function formatRowAge(ms: number): string {
+  return ms < 60_000 ? 'now' : formatAge(ms);
+}
+
 /** `3/6`, `40%` or `12` from a progress notification. */
 export function formatProgress(p: TaskSnapshot['progress']): string | undefined {
   if (!p) return undefined;
@@ -49,7 +59,7 @@ export function describeTask(t: TaskSnapshot, now: number): string {
   else if (live) parts.push(STATUS_PRESENTATION[t.status].label);
   const progress = live ? formatProgress(t.progress) : undefined;
   if (progress) parts.push(progress);
-  parts.push(formatAge(now - Date.parse(t.createdAt)));
+  parts.push(formatRowAge(now - Date.parse(t.createdAt)));
   return parts.join(' · ');
 }
 
@@ -61,7 +71,7 @@ export function describeTask(t: TaskSnapshot, now: number): string {
 export function describeHosted(h: { status: LocalTaskStatus; statusMessage?: string; createdAt: string }, now: number): string {
   const said = STATUS_PRESENTATION[h.status].label;
   const m = h.statusMessage;
-  return `${m?.startsWith(said) ? m : m ? `${said} · ${m}` : said} · ${formatAge(now - Date.parse(h.createdAt))}`;
+  return `${m?.startsWith(said) ? m : m ? `${said} · ${m}` : said} · ${formatRowAge(now - Date.parse(h.createdAt))}`;
 }
 
 /** When the server may forget the task (ms since epoch), or undefined for an unlimited ttl. */

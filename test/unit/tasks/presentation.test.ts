@@ -1,6 +1,6 @@
 // How a task's row reads: its description leads with how a finished task ended and says why.
 import * as assert from 'node:assert/strict';
-import { describeHosted, describeTask, toolRunWords } from '../../../src/core/tasks/presentation';
+import { describeHosted, describeTask, formatRowAge, toolRunWords } from '../../../src/core/tasks/presentation';
 import { snapshot } from '../helpers/snapshots';
 
 const CREATED = Date.parse('2025-01-01T00:00:00.000Z');
@@ -10,7 +10,11 @@ const task = snapshot;
 describe('describeTask', () => {
   it('shows a live task by its status message and progress', () => {
     assert.equal(describeTask(task({ statusMessage: 'Generating report…', progress: { progress: 2, total: 6 } }), CREATED + 5 * 60_000), 'Generating report… · 2/6 · 5 min');
-    assert.equal(describeTask(task({}), CREATED + 42_000), 'Working · 42 s');
+    assert.equal(describeTask(task({}), CREATED + 42_000), 'Working · now');
+  });
+
+  it('gives ages in minutes, "now" under one (rows are redrawn every 30 s: "2 s" would read so long after)', () => {
+    assert.deepEqual([0, 1_000, 59_999, 60_000, 119_000, 2 * 3600_000].map((ms) => formatRowAge(ms)), ['now', 'now', 'now', '1 min', '1 min', '2 h']);
   });
 
   it('leads a finished task with how it ended, then its last message', () => {
@@ -29,12 +33,12 @@ describe('describeTask', () => {
   it('a question or sampling request run here as a task (T-RCV-6) reads as failed or cancelled when it ended so, with why, not as a bare error', () => {
     const createdAt = new Date(CREATED).toISOString();
     const at = CREATED + 5_000;
-    assert.equal(describeHosted({ status: 'working', createdAt }, at), 'Working · 5 s');
-    assert.equal(describeHosted({ status: 'completed', createdAt }, at), 'Completed · 5 s');
-    assert.equal(describeHosted({ status: 'failed', statusMessage: 'User rejected sampling request (error -1)', createdAt }, at), 'Failed · User rejected sampling request (error -1) · 5 s');
-    assert.equal(describeHosted({ status: 'cancelled', statusMessage: 'The task it belongs to ended (completed)', createdAt }, at), 'Cancelled · The task it belongs to ended (completed) · 5 s');
+    assert.equal(describeHosted({ status: 'working', createdAt }, at), 'Working · now');
+    assert.equal(describeHosted({ status: 'completed', createdAt }, at), 'Completed · now');
+    assert.equal(describeHosted({ status: 'failed', statusMessage: 'User rejected sampling request (error -1)', createdAt }, at), 'Failed · User rejected sampling request (error -1) · now');
+    assert.equal(describeHosted({ status: 'cancelled', statusMessage: 'The task it belongs to ended (completed)', createdAt }, at), 'Cancelled · The task it belongs to ended (completed) · now');
     // Not said twice.
-    assert.equal(describeHosted({ status: 'cancelled', statusMessage: 'Cancelled by the user', createdAt }, at), 'Cancelled by the user · 5 s');
+    assert.equal(describeHosted({ status: 'cancelled', statusMessage: 'Cancelled by the user', createdAt }, at), 'Cancelled by the user · now');
   });
 
   it('the tool pick says how each tool runs on its server, and that a tool that must run as a task cannot run on a server without tasks (T-TOOL-1, T-TOOL-2, T-TOOL-4)', () => {
