@@ -195,14 +195,16 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const tree = new TasksTreeProvider(servers, engine, host);
   const view = vscode.window.createTreeView('mcpTasks.tasks', { treeDataProvider: tree, showCollapseAll: true });
   const results = new ResultDocuments(engine);
-  context.subscriptions.push(tree, view, results, new TaskIndicators(engine, host, view, (id) => servers.label(id)));
+  const indicators = new TaskIndicators(engine, host, view, (id) => servers.label(id));
+  context.subscriptions.push(tree, view, results, indicators);
+  const endByUser = <T>(keys: readonly string[], end: () => Promise<T>) => indicators.endByUser(keys, end);
   // Ages in the rows' descriptions: refreshed while the view is visible, and when it shows again.
   // Every 30 s, not every second (10,000 rows may be tracked): ages are shown in minutes ("now"
   // under one, see formatRowAge), which a redraw twice a minute keeps true to the half minute.
   const ageTimer = setInterval(() => view.visible && tree.refreshAll(), 30_000);
   context.subscriptions.push({ dispose: () => clearInterval(ageTimer) }, view.onDidChangeVisibility((e) => e.visible && tree.refreshAll()));
-  context.subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), refreshTasks: (id) => engine.refreshList(id), tasks: () => engine.list() }));
-  context.subscriptions.push(...registerTaskCommands({ servers, engine, host, store, isAsking: (key) => asking.has(key), reopenDialog: (key) => hidden.reopen(key), results, tree, view }));
+  context.subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), refreshTasks: (id) => engine.refreshList(id), tasks: () => engine.list(), endByUser }));
+  context.subscriptions.push(...registerTaskCommands({ servers, engine, host, store, isAsking: (key) => asking.has(key), reopenDialog: (key) => hidden.reopen(key), results, tree, view, endByUser }));
   context.subscriptions.push(
     vscode.commands.registerCommand('mcpTasks.revokeSamplingPermissions', () => revokeSamplingPermissions(samplingPermissions)),
     inputs.registerForgetCommand(() => servers.list().flatMap((x) => servers.config(x.id) ?? [])),

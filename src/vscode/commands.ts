@@ -3,6 +3,7 @@ import { RESTARTED } from '../core/servers/serverManager';
 import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
 import { isInputDismissed } from '../core/servers/serverManager';
 import { disconnectCost } from '../core/tasks/policy';
+import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { MCP_JSON_TEMPLATE } from '../core/config/template';
 import { sourceKey } from '../core/config/types';
@@ -20,6 +21,8 @@ export interface CommandDeps {
   reloadConfiguration: () => Promise<void>;
   /** The tracked tasks (a disconnect that would end live ones asks first). */
   tasks: () => readonly TaskSnapshot[];
+  /** Runs `end`, which ends these tasks at the user's request: their end is not notified. */
+  endByUser<T>(keys: readonly string[], end: () => Promise<T>): Promise<T>;
 }
 
 /** Registers the palette and view commands. */
@@ -82,6 +85,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     return confirmDestructive(ask, detail, action);
   };
 
+  /** The live work a disconnect ends or may lose (see `disconnectCost`): a Streamable HTTP server's tasks go on. */
+  const endedWith = (s: ServerSnapshot) =>
+    deps.tasks().flatMap((t) => (t.serverId === s.id && !isTerminal(t.status) && (t.kind === 'direct' || (s.type !== 'http' && s.type !== undefined)) ? [t.key] : []));
+
   return [
     vscode.commands.registerCommand('mcpTasks.showLog', () => log.show()),
     vscode.commands.registerCommand('mcpTasks.refresh', () =>
@@ -98,12 +105,12 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }),
     vscode.commands.registerCommand('mcpTasks.disconnectServer', async (arg?: unknown) => {
       const s = await pickServer(arg, vscode.l10n.t('Disconnect which server?'), (x) => x.state.kind === 'connected' || x.state.kind === 'connecting', vscode.l10n.t('No MCP server is connected.'));
-      if (s && (await mayDisconnect(s, arg, vscode.l10n.t('Disconnect')))) await servers.disconnect(s.id);
+      if (s && (await mayDisconnect(s, arg, vscode.l10n.t('Disconnect')))) await deps.endByUser(endedWith(s), () => servers.disconnect(s.id));
     }),
     vscode.commands.registerCommand('mcpTasks.restartServer', async (arg?: unknown) => {
       const s = await pickServer(arg, vscode.l10n.t('Restart which server?'));
       if (!s || !(await mayDisconnect(s, arg, vscode.l10n.t('Restart')))) return;
-      await servers.disconnect(s.id, RESTARTED);
+      await deps.endByUser(endedWith(s), () => servers.disconnect(s.id, RESTARTED));
       await connect(s);
     }),
     vscode.commands.registerCommand('mcpTasks.openConfiguration', async (file?: unknown, line?: number, column = 1) => {

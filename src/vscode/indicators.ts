@@ -12,7 +12,8 @@ import { asTaskNode, hostedTitle } from './tree/tasksTree';
 /**
  * What tells the user about tasks without the view open: a status bar item (running and waiting
  * counts; a click focuses the view), the view's badge (tasks waiting for the user), and
- * notifications when a task needs input or ends (each switchable by a setting; a task whose
+ * notifications when a task needs input or ends (each switchable by a setting; an end the user
+ * caused through our commands is not told; a task whose
  * result says the server needs a step in the browser first is told so), and a warning
  * when a question or sampling request a server had the client run closes unanswered (its ttl ran
  * out: the dialog and the row go at once).
@@ -29,6 +30,8 @@ export class TaskIndicators extends DisposableBase {
   #pending: ReturnType<typeof setTimeout> | undefined;
   readonly #view: vscode.TreeView<Node>;
   readonly #label: (serverId: string) => string;
+  /** Live tasks the user is ending through our commands (cancel, disconnect, restart): their end is not told. */
+  readonly #endingByUser = new Set<string>();
 
   constructor(engine: TaskEngine, host: TaskHost, view: vscode.TreeView<Node>, label: (serverId: string) => string) {
     super();
@@ -38,7 +41,7 @@ export class TaskIndicators extends DisposableBase {
     this.#item.name = 'MCP Tasks';
     this.#item.command = 'mcpTasks.tasks.focus';
     this._register(engine.onDidChange((t) => this.#changed(t)));
-    this._register(engine.onDidRemove((key) => (this.#last.delete(key), this.#schedule())));
+    this._register(engine.onDidRemove((key) => (this.#last.delete(key), this.#endingByUser.delete(key), this.#schedule())));
     this._register(
       host.onDidExpire((h) => void vscode.window.showWarningMessage(vscode.l10n.t('"{0}" on {1} closed unanswered: its ttl of {2} ran out.', hostedTitle(h).label, label(h.serverId), formatAge(h.ttl)))),
     );
@@ -55,6 +58,22 @@ export class TaskIndicators extends DisposableBase {
     }, 100);
   }
 
+  /**
+   * Runs `end`, a command of the user's that ends these live tasks (cancel, disconnect, restart):
+   * the view shows the result, so their end is not told. Marked by the command, not read off the
+   * task's note, so no wording decides it. A task that completes anyway (the server finished
+   * first) is told; if `end` fails, the tasks go on and their end, whenever it comes, is told.
+   */
+  async endByUser<T>(keys: readonly string[], end: () => Promise<T>): Promise<T> {
+    for (const key of keys) this.#endingByUser.add(key);
+    try {
+      return await end();
+    } catch (err) {
+      for (const key of keys) if (this.#last.has(key) && !isTerminal(this.#last.get(key)!)) this.#endingByUser.delete(key);
+      throw err;
+    }
+  }
+
   #changed(t: TaskSnapshot): void {
     const before = this.#last.get(t.key);
     this.#last.set(t.key, t.status);
@@ -64,7 +83,10 @@ export class TaskIndicators extends DisposableBase {
       return;
     }
     if (t.status === 'input_required') this.#notifyInput(t);
-    else if (isTerminal(t.status) && !isTerminal(before)) this.#ended.push(t);
+    else if (isTerminal(t.status) && !isTerminal(before)) {
+      const byUser = this.#endingByUser.delete(t.key) && t.status !== 'completed';
+      if (!byUser) this.#ended.push(t);
+    }
   }
 
   #update(): void {

@@ -39,6 +39,8 @@ export interface TaskCommandDeps {
   results: ResultDocuments;
   tree: TasksTreeProvider;
   view: vscode.TreeView<Node>;
+  /** Runs `end`, which ends these tasks at the user's request: their end is not notified. */
+  endByUser<T>(keys: readonly string[], end: () => Promise<T>): Promise<T>;
 }
 
 /** Registers the commands that act on tasks. */
@@ -108,7 +110,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
 
   const cancel = async (t: TaskSnapshot) => {
     try {
-      await engine.cancel(t.key);
+      await deps.endByUser([t.key], () => engine.cancel(t.key));
     } catch (err) {
       void showFailure(err, (why) => vscode.l10n.t('Could not cancel "{0}": {1}', taskTitle(t), why), { warn: true });
     }
