@@ -38,6 +38,8 @@ export interface McpTasksApi extends PublicApi {
     whenConfigurationLoaded(): Promise<void>;
     /** Servers' dialogs hidden without an answer, waiting to be reopened. */
     hiddenDialogs(): number;
+    /** Where the server's question about this task is (shown, waiting, deferred, hidden), if any. */
+    questionPlace(key: string): string | undefined;
   };
 }
 
@@ -195,7 +197,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const tree = new TasksTreeProvider(servers, engine, host);
   const view = vscode.window.createTreeView('mcpTasks.tasks', { treeDataProvider: tree, showCollapseAll: true });
   const results = new ResultDocuments(engine);
-  const indicators = new TaskIndicators(engine, host, view, (id) => servers.label(id));
+  const indicators = new TaskIndicators(engine, host, view, (id) => servers.label(id), hidden);
   context.subscriptions.push(tree, view, results, indicators);
   const endByUser = <T>(keys: readonly string[], end: () => Promise<T>) => indicators.endByUser(keys, end);
   // Ages in the rows' descriptions: refreshed while the view is visible, and when it shows again.
@@ -225,6 +227,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
       getTreeSnapshot: () => tree.snapshot(),
       whenConfigurationLoaded: () => loaded,
       hiddenDialogs: () => hidden.size,
+      questionPlace: (key) => hidden.whereIs(key),
     },
   });
 }

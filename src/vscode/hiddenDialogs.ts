@@ -1,6 +1,10 @@
 import * as vscode from 'vscode';
 import { DisposableBase } from '../core/util/event';
+import type { Event } from '../core/util/event';
 import type { Turn, Turns } from '../core/util/turns';
+
+/** Where a server's dialog about a task is (see `HiddenDialogs.whereIs`). */
+export type DialogPlace = 'shown' | 'waiting' | 'deferred' | 'hidden' | undefined;
 
 /**
  * The dialogs servers open (questions, sampling consent) that were hidden without an answer:
@@ -16,11 +20,17 @@ export class HiddenDialogs extends DisposableBase {
   readonly #hidden = new Map<vscode.QuickInput, Turn | undefined>();
   readonly #item = this._register(vscode.window.createStatusBarItem('mcpTasks.hiddenDialog', vscode.StatusBarAlignment.Left, 49));
   readonly #turns: Turns | undefined;
+  readonly #onDidChange = this._register(new vscode.EventEmitter<void>());
+  /** A dialog was hidden, shown again, deferred or let go: `whereIs` may answer otherwise. */
+  readonly onDidChange = this.#onDidChange.event;
+  /** A dialog takes its turn and shows: what it is about (see `Turn.about`). */
+  readonly onDidShow: Event<readonly string[]>;
 
   /** `turns`: the turns the dialogs take, whose deferred dialogs are counted and shown here too. */
   constructor(turns?: Turns) {
     super();
     this.#turns = turns;
+    this.onDidShow = turns?.onDidShow ?? (() => ({ dispose: () => undefined }));
     if (turns) this._register(turns.onDidChange(() => this.#update()));
     this.#item.name = vscode.l10n.t('MCP Tasks: hidden question');
     this.#item.command = { command: 'mcpTasks.respondToTask', title: vscode.l10n.t('Show the question again') };
@@ -30,6 +40,15 @@ export class HiddenDialogs extends DisposableBase {
   /** How many dialogs wait hidden. */
   get size(): number {
     return this.#hidden.size;
+  }
+
+  /**
+   * Where the dialog about `about` (a task's key) is: shown, waiting for the one shown, deferred
+   * (waiting for the user after a hide) or hidden; undefined when there is none.
+   */
+  whereIs(about: string): DialogPlace {
+    for (const turn of this.#hidden.values()) if (turn?.about.includes(about)) return 'hidden';
+    return this.#turns?.whereIs(about);
   }
 
   /** `input` was hidden before it was answered: its dialog gives up `turn` until reopened. */
@@ -60,6 +79,7 @@ export class HiddenDialogs extends DisposableBase {
   }
 
   #update(): void {
+    this.#onDidChange.fire();
     const n = this.#hidden.size + (this.#turns?.deferred ?? 0);
     if (!n) return this.#item.hide();
     const count = n === 1 ? vscode.l10n.t('MCP question') : vscode.l10n.t('{0} MCP questions', n);

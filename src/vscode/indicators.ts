@@ -6,14 +6,19 @@ import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { taskBrowserSteps } from '../core/elicitation/urlRequired';
 import { DisposableBase } from '../core/util/event';
+import type { HiddenDialogs } from './hiddenDialogs';
 import type { Node } from './tree/tasksTree';
 import { asTaskNode, hostedTitle } from './tree/tasksTree';
+
+/** How long a task that needs input may wait for its question before it is told anyway (the question may never come). */
+const QUESTION_WAIT_MS = 5000;
 
 /**
  * What tells the user about tasks without the view open: a status bar item (running and waiting
  * counts; a click focuses the view), the view's badge (tasks waiting for the user), and
- * notifications when a task needs input or ends (each switchable by a setting; an end the user
- * caused through our commands is not told; a task whose
+ * notifications when a task needs input or ends (each switchable by a setting; a task that needs
+ * input is told only when its question is not in front of the user, and an end the user caused
+ * through our commands is not told at all; a task whose
  * result says the server needs a step in the browser first is told so), and a warning
  * when a question or sampling request a server had the client run closes unanswered (its ttl ran
  * out: the dialog and the row go at once).
@@ -30,22 +35,33 @@ export class TaskIndicators extends DisposableBase {
   #pending: ReturnType<typeof setTimeout> | undefined;
   readonly #view: vscode.TreeView<Node>;
   readonly #label: (serverId: string) => string;
+  readonly #dialogs: Pick<HiddenDialogs, 'whereIs' | 'onDidChange' | 'onDidShow'> | undefined;
+  /** Tasks that need input whose question has not shown yet, with the timer of the wait for it. */
+  readonly #awaiting = new Map<string, ReturnType<typeof setTimeout>>();
+  /** Tasks whose question has shown before their status said they need input (it was answered fast). */
+  readonly #asked = new Set<string>();
   /** Live tasks the user is ending through our commands (cancel, disconnect, restart): their end is not told. */
   readonly #endingByUser = new Set<string>();
 
-  constructor(engine: TaskEngine, host: TaskHost, view: vscode.TreeView<Node>, label: (serverId: string) => string) {
+  /** `dialogs`: where the servers' questions are, so a task whose question shows is not told as well. */
+  constructor(engine: TaskEngine, host: TaskHost, view: vscode.TreeView<Node>, label: (serverId: string) => string, dialogs?: Pick<HiddenDialogs, 'whereIs' | 'onDidChange' | 'onDidShow'>) {
     super();
     this.#engine = engine;
     this.#view = view;
     this.#label = label;
+    this.#dialogs = dialogs;
+    if (dialogs) {
+      this._register(dialogs.onDidShow((about) => about.forEach((key) => this.#questionShown(key))));
+      this._register(dialogs.onDidChange(() => [...this.#awaiting.keys()].forEach((key) => this.#questionMoved(key))));
+    }
     this.#item.name = 'MCP Tasks';
     this.#item.command = 'mcpTasks.tasks.focus';
     this._register(engine.onDidChange((t) => this.#changed(t)));
-    this._register(engine.onDidRemove((key) => (this.#last.delete(key), this.#endingByUser.delete(key), this.#schedule())));
+    this._register(engine.onDidRemove((key) => (this.#last.delete(key), this.#forget(key), this.#schedule())));
     this._register(
       host.onDidExpire((h) => void vscode.window.showWarningMessage(vscode.l10n.t('"{0}" on {1} closed unanswered: its ttl of {2} ran out.', hostedTitle(h).label, label(h.serverId), formatAge(h.ttl)))),
     );
-    this._register({ dispose: () => ((this.#disposed = true), clearTimeout(this.#pending)) });
+    this._register({ dispose: () => ((this.#disposed = true), clearTimeout(this.#pending), this.#awaiting.forEach(clearTimeout)) });
     for (const t of engine.list()) this.#last.set(t.key, t.status);
     this.#update();
   }
@@ -78,15 +94,60 @@ export class TaskIndicators extends DisposableBase {
     const before = this.#last.get(t.key);
     this.#last.set(t.key, t.status);
     this.#schedule();
-    if (before === t.status || before === undefined) {
-      if (before === undefined && t.status === 'input_required') this.#notifyInput(t);
-      return;
+    if (before === t.status) return;
+    if (t.status !== 'input_required') {
+      this.#stopAwaiting(t.key);
+      this.#asked.delete(t.key);
     }
-    if (t.status === 'input_required') this.#notifyInput(t);
-    else if (isTerminal(t.status) && !isTerminal(before)) {
+    if (t.status === 'input_required') this.#needsInput(t.key);
+    else if (before !== undefined && isTerminal(t.status) && !isTerminal(before)) {
       const byUser = this.#endingByUser.delete(t.key) && t.status !== 'completed';
       if (!byUser) this.#ended.push(t);
     }
+  }
+
+  /**
+   * A task needs input: told only when its question is not in front of the user. Hidden or
+   * deferred behind a hidden one, it is told now; shown (or shown and answered already), not at
+   * all; otherwise the dialogs say what becomes of it (`#questionShown`, `#questionMoved`), and a
+   * question that does not come within QUESTION_WAIT_MS is told anyway.
+   */
+  #needsInput(key: string): void {
+    const where = this.#dialogs?.whereIs(key);
+    const asked = this.#asked.delete(key);
+    if (!this.#dialogs || where === 'hidden' || where === 'deferred') return this.#notifyInput(key);
+    if (where === 'shown' || asked || this.#awaiting.has(key)) return;
+    const wait = (): void => {
+      // Behind another question on screen: it shows (or is deferred) when that one is done.
+      if (this.#dialogs?.whereIs(key) === 'waiting') return void this.#awaiting.set(key, setTimeout(wait, QUESTION_WAIT_MS));
+      this.#awaiting.delete(key);
+      this.#notifyInput(key);
+    };
+    this.#awaiting.set(key, setTimeout(wait, QUESTION_WAIT_MS));
+  }
+
+  #questionShown(key: string): void {
+    if (!this.#last.has(key)) return;
+    if (!this.#stopAwaiting(key)) this.#asked.add(key);
+  }
+
+  #questionMoved(key: string): void {
+    const where = this.#dialogs?.whereIs(key);
+    if (where !== 'hidden' && where !== 'deferred') return;
+    this.#stopAwaiting(key);
+    this.#notifyInput(key);
+  }
+
+  #stopAwaiting(key: string): boolean {
+    const timer = this.#awaiting.get(key);
+    clearTimeout(timer);
+    return this.#awaiting.delete(key);
+  }
+
+  #forget(key: string): void {
+    this.#stopAwaiting(key);
+    this.#asked.delete(key);
+    this.#endingByUser.delete(key);
   }
 
   #update(): void {
@@ -109,7 +170,9 @@ export class TaskIndicators extends DisposableBase {
     this.#view.badge = waiting ? { value: waiting, tooltip } : undefined;
   }
 
-  #notifyInput(t: TaskSnapshot): void {
+  #notifyInput(key: string): void {
+    const t = this.#engine.get(key);
+    if (this.#disposed || t?.status !== 'input_required') return;
     if (!vscode.workspace.getConfiguration('mcpTasks').get<boolean>('notifications.inputRequired', true)) return;
     const respond = vscode.l10n.t('Respond');
     const text = t.statusMessage

@@ -25,6 +25,7 @@ export interface McpTasksTestingApi {
   whenConfigurationLoaded?(): Promise<void>;
   /** Servers' dialogs hidden without an answer, waiting to be reopened. */
   hiddenDialogs?(): number;
+  questionPlace?(key: string): string | undefined;
 }
 
 /** What `activate()` returns. */

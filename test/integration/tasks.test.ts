@@ -532,8 +532,9 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await vscode.commands.executeCommand('mcpTasks.showLog');
   });
 
-  test('A question from the server (simulate-research-query, ambiguous) is answered in the quick pick; the task completes', async function () {
+  test('A question from the server (simulate-research-query, ambiguous) is answered in the quick pick, with no "needs your input" notification over it; the task completes', async function () {
     this.timeout(45_000);
+    const messages = spy.messages.length;
     const { row, node } = await runTool('everything', 'simulate-research-query', { topic: 'python', ambiguous: 'Yes' });
     // The task waits for the answer: the row says so and offers Respond.
     const waiting = await rowWhen('everything', row.id!, (r) => r.icon === 'bell-dot', 'the task to need input', 20_000);
@@ -544,6 +545,8 @@ suite('Commands and the Tasks view, with the demo server', () => {
     const review = await spy.next('the review step');
     await choose(review, (i) => i.label.endsWith('Accept'), 'Accept');
     const done = await rowWhen('everything', row.id!, (r) => r.icon === 'pass', 'the research to complete', 20_000);
+    // The question was in front of the user: a notification saying so as well would be noise.
+    assert.deepEqual(spy.messages.slice(messages).filter((m) => m.includes('needs your input')), []);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.commands.executeCommand('mcpTasks.openResult', node);
     await resultEditor('# Research Report: python (snake)');
@@ -574,5 +577,30 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.commands.executeCommand('mcpTasks.openResult', node);
     await resultEditor('# Research Report: python (snake)');
+  });
+
+  test('A question deferred behind one hidden by the Command Palette is notified ("needs your input", Respond); the one that was on screen is not', async function () {
+    this.timeout(60_000);
+    const api = await publicApi();
+    const everything = api.getServers().find((s) => s.label === 'everything')!;
+    const asked = () => spy.messages.slice(messages).filter((m) => m.startsWith('"simulate-research-query" on everything needs your input'));
+    const messages = spy.messages.length;
+    spy.skipShown();
+    const shown = await api.runTool(everything.id, 'simulate-research-query', { arguments: { topic: 'python', ambiguous: true } });
+    await spy.next('the first question', 20_000);
+    const behind = await api.runTool(everything.id, 'simulate-research-query', { arguments: { topic: 'java', ambiguous: true } });
+    await waitFor(() => testing.questionPlace?.(behind.id) === 'waiting', 'the second question to wait behind the first');
+    try {
+      await vscode.commands.executeCommand('workbench.action.showCommands');
+      await waitFor(() => testing.questionPlace?.(behind.id) === 'deferred', 'the second question to be deferred');
+      await waitFor(() => asked().length > 0, 'the notification of the deferred question');
+      await escape();
+      await new Promise((r) => setTimeout(r, 300)); // a second notification would have come by now
+      assert.equal(asked().length, 1, `one notification, for the deferred question only: ${JSON.stringify(asked())}`);
+      assert.deepEqual(spy.messageItems.at(spy.messages.lastIndexOf(asked()[0]) - spy.messages.length), ['Respond']);
+    } finally {
+      await Promise.all([shown, behind].map((t) => api.cancelTask(t.id).catch(() => undefined)));
+    }
+    await waitFor(() => testing.hiddenDialogs?.() === 0 && testing.questionPlace?.(behind.id) === undefined, 'the questions to close with their tasks');
   });
 });

@@ -43,10 +43,22 @@ interface Waiter {
  */
 export class Turns {
   #holder: object | undefined;
+  /** What the dialog holding the turn is about. */
+  #holderAbout: readonly string[] = [];
   readonly #line: Waiter[] = [];
   readonly #onDidChange = new Emitter<void>();
   /** The number of deferred dialogs may have changed. */
   readonly onDidChange: Event<void> = this.#onDidChange.event;
+  readonly #onDidShow = new Emitter<readonly string[]>();
+  /** A dialog took its turn (it shows now): what it is about. */
+  readonly onDidShow: Event<readonly string[]> = this.#onDidShow.event;
+
+  /** Where the dialog about `about` is: shown, waiting for its turn, deferred (waits for the user), or none here (none asked, hidden, or over). */
+  whereIs(about: string): 'shown' | 'waiting' | 'deferred' | undefined {
+    if (this.#holder && this.#holderAbout.includes(about)) return 'shown';
+    const w = this.#line.find((x) => x.about.includes(about));
+    return w && (w.deferred ? 'deferred' : 'waiting');
+  }
 
   /** How many dialogs wait for the user after a hide (never shown yet). */
   get deferred(): number {
@@ -146,6 +158,7 @@ export class Turns {
   #release(owner: object): void {
     if (this.#holder !== owner) return;
     this.#holder = undefined;
+    this.#holderAbout = [];
     this.#next();
   }
 
@@ -160,6 +173,8 @@ export class Turns {
     if (i < 0) return;
     const [w] = this.#line.splice(i, 1);
     this.#holder = w.owner;
+    this.#holderAbout = w.about;
     w.go();
+    this.#onDidShow.fire(w.about);
   }
 }
