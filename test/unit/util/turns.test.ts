@@ -327,3 +327,30 @@ describe('Turns: a dialog withdrawn on screen', () => {
     await Promise.all([a.result, b.result]);
   });
 });
+
+describe('Turns: where a task\'s dialog is', () => {
+  it('whereIs() says shown, waiting, deferred or none, and onDidShow names what each dialog that takes its turn is about (for the "needs your input" notification)', async () => {
+    const turns = new Turns();
+    const shownAbout: string[][] = [];
+    turns.onDidShow((about) => shownAbout.push([...about]));
+    const signal = new AbortController().signal;
+    const turnOf: Record<string, Turn> = {};
+    const ends: Record<string, () => void> = {};
+    const ask = (key: string) => turns.take((turn) => new Promise<void>((resolve) => ((turnOf[key] = turn), (ends[key] = resolve))), signal, [key]);
+    const a = ask('a');
+    const b = ask('b');
+    await settle();
+    assert.deepEqual([turns.whereIs('a'), turns.whereIs('b'), turns.whereIs('c')], ['shown', 'waiting', undefined]);
+    assert.deepEqual(shownAbout, [['a']]);
+    turnOf.a.release(); // hidden without an answer
+    assert.deepEqual([turns.whereIs('a'), turns.whereIs('b')], [undefined, 'deferred']);
+    assert.ok(turns.resume());
+    await settle();
+    assert.deepEqual([turns.whereIs('b'), shownAbout], ['shown', [['a'], ['b']]]);
+    ends.b();
+    await b;
+    assert.equal(turns.whereIs('b'), undefined);
+    ends.a();
+    await a;
+  });
+});
