@@ -40,11 +40,15 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 // URL-required error offers its URLs with consent and Run Again, from the view, the task-ended
 // notification and the chat tools; kept sessions pruned once no task needs them; windows without
 // a folder claim the tasks they follow; a timeout names its server; a lost session logged once)
-// took 4.3 KB (291.7 to 296.0 KB). Loading features
+// took 4.3 KB (291.7 to 296.0 KB). 302 KB: the twelfth session's fixes (Windows stdio
+// arguments quoted for cmd.exe, OAuth and scope challenges explained, "needs your input" told
+// only when the question is not on screen, no notification of an end the user caused, Remove
+// from List, failed-task notifications that say why, log lines as sentences) took 5.0 KB (296.0
+// to 301.0 KB). Loading features
 // on demand would not reach 150 KB either: with every transport, the dialogs, sampling, the chat
 // tools and the API left out, the startup bundle is still 167 KB (bench/size.mjs, "startup only").
 const BUNDLE_TARGET = 150 * 1024;
-const BUNDLE_GATE = 297 * 1024;
+const BUNDLE_GATE = 302 * 1024;
 const args = new Set(process.argv.slice(2));
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 
