@@ -14,6 +14,10 @@ export interface TreeSnapshotNode {
   description?: string;
   /** What a screen reader says for the row. */
   accessibility?: string;
+  /** The hover's text (Markdown source). */
+  tooltip?: string;
+  /** The words the row's menus match (`server connectable`, `task finished`...). */
+  contextValue?: string;
   children?: TreeSnapshotNode[];
 }
 
