@@ -14,6 +14,7 @@ import { createSamplingHandler } from './vscode/sampling/handler';
 import { loadSamplingPermissions, revokeSamplingPermissions } from './vscode/sampling/permissions';
 import { createTransport } from './core/transports/factory';
 import { errorMessage } from './core/util/abort';
+import { InFlight } from './core/util/inFlight';
 import { Turns } from './core/util/turns';
 import { registerCommands } from './vscode/commands';
 import { ConfigurationReader } from './vscode/configuration';
@@ -40,6 +41,8 @@ export interface McpTasksApi extends PublicApi {
     hiddenDialogs(): number;
     /** Where the server's question about this task is (shown, waiting, deferred, hidden), if any. */
     questionPlace(key: string): string | undefined;
+    /** What the status bar item and the view's badge say. */
+    indicators(): { statusBar?: string; badge?: number };
   };
 }
 
@@ -65,13 +68,19 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   // Answers to servers: questions through quick input, sampling through the editor's models
   // after consent; task-augmented requests run as tasks the client hosts.
   const label = (id: string) => servers.label(id);
-  const asking = new Map<string, number>();
+  // Per task: its questions open (or queued) in a dialog, and its sampling requests a model is
+  // answering (nothing is asked of the user then).
+  const asking = new InFlight();
+  const answering = new InFlight();
   // Questions and sampling consent take turns: a quick input shown over another hides it. One
   // hidden without an answer stays pending until reopened; those waiting then wait for the user.
   const dialogs = new Turns();
   const hidden = new HiddenDialogs(dialogs);
   context.subscriptions.push(hidden);
-  const elicitation = trackQuestions(createElicitationHandler({ log: logger, serverLabel: label, turns: dialogs, hidden }), asking);
+  const questions = createElicitationHandler({ log: logger, serverLabel: label, turns: dialogs, hidden });
+  const elicitation: ElicitationHandler = Object.assign((params: Record<string, unknown> | undefined, ctx: ServerRequestContext) => asking.during(ctx.task?.key, () => questions(params, ctx)), {
+    complete: questions.complete,
+  });
   const samplingPermissions = loadSamplingPermissions(context.globalState);
   const sampling = createSamplingHandler({
     log: logger,
@@ -83,6 +92,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     permissions: samplingPermissions,
     turns: dialogs,
     hidden,
+    answering,
   });
   const hostLimits = () => {
     const c = vscode.workspace.getConfiguration('mcpTasks.hostedTasks');
@@ -197,7 +207,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const tree = new TasksTreeProvider(servers, engine, host);
   const view = vscode.window.createTreeView('mcpTasks.tasks', { treeDataProvider: tree, showCollapseAll: true });
   const results = new ResultDocuments(engine);
-  const indicators = new TaskIndicators(engine, host, view, (id) => servers.label(id), hidden);
+  const indicators = new TaskIndicators(engine, host, view, (id) => servers.label(id), { dialogs: hidden, answering });
   context.subscriptions.push(tree, view, results, indicators);
   const endByUser = <T>(keys: readonly string[], end: () => Promise<T>) => indicators.endByUser(keys, end);
   // Ages in the rows' descriptions: refreshed while the view is visible, and when it shows again.
@@ -206,7 +216,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const ageTimer = setInterval(() => view.visible && tree.refreshAll(), 30_000);
   context.subscriptions.push({ dispose: () => clearInterval(ageTimer) }, view.onDidChangeVisibility((e) => e.visible && tree.refreshAll()));
   context.subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), refreshTasks: (id) => engine.refreshList(id), tasks: () => engine.list(), endByUser }));
-  context.subscriptions.push(...registerTaskCommands({ servers, engine, host, store, isAsking: (key) => asking.has(key), reopenDialog: (key) => hidden.reopen(key), results, tree, view, endByUser }));
+  context.subscriptions.push(...registerTaskCommands({ servers, engine, host, store, isAsking: (key) => asking.has(key), isAnswering: (key) => answering.has(key), reopenDialog: (key) => hidden.reopen(key), results, tree, view, endByUser }));
   context.subscriptions.push(
     vscode.commands.registerCommand('mcpTasks.revokeSamplingPermissions', () => revokeSamplingPermissions(samplingPermissions)),
     inputs.registerForgetCommand(() => servers.list().flatMap((x) => servers.config(x.id) ?? [])),
@@ -228,26 +238,9 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
       whenConfigurationLoaded: () => loaded,
       hiddenDialogs: () => hidden.size,
       questionPlace: (key) => hidden.whereIs(key),
+      indicators: () => indicators.snapshot(),
     },
   });
-}
-
-/** Counts, per task, the questions open or queued in a dialog (for Respond to Task). */
-function trackQuestions(handler: ElicitationHandler, asking: Map<string, number>): ElicitationHandler {
-  const tracked = async (params: Record<string, unknown> | undefined, ctx: ServerRequestContext) => {
-    const key = ctx.task?.key;
-    if (key) asking.set(key, (asking.get(key) ?? 0) + 1);
-    try {
-      return await handler(params, ctx);
-    } finally {
-      if (key) {
-        const n = (asking.get(key) ?? 1) - 1;
-        if (n > 0) asking.set(key, n);
-        else asking.delete(key);
-      }
-    }
-  };
-  return Object.assign(tracked, { complete: handler.complete });
 }
 
 export function deactivate(): void {

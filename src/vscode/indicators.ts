@@ -6,6 +6,7 @@ import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { taskBrowserSteps } from '../core/elicitation/urlRequired';
 import { DisposableBase } from '../core/util/event';
+import type { InFlight } from '../core/util/inFlight';
 import type { HiddenDialogs } from './hiddenDialogs';
 import type { Node } from './tree/tasksTree';
 import { asTaskNode, hostedTitle } from './tree/tasksTree';
@@ -31,11 +32,14 @@ export class TaskIndicators extends DisposableBase {
   /** Failed tasks whose result fetch has ended since they were held back (see toldNow). */
   readonly #fetched = new Set<string>();
   #disposed = false;
+  /** The status bar item is shown (it has no getter for that). */
+  #shown = false;
   readonly #engine: TaskEngine;
   #pending: ReturnType<typeof setTimeout> | undefined;
   readonly #view: vscode.TreeView<Node>;
   readonly #label: (serverId: string) => string;
   readonly #dialogs: Pick<HiddenDialogs, 'whereIs' | 'onDidChange' | 'onDidShow'> | undefined;
+  readonly #answering: Pick<InFlight, 'has' | 'onDidChange'> | undefined;
   /** Tasks that need input whose question has not shown yet, with the timer of the wait for it. */
   readonly #awaiting = new Map<string, ReturnType<typeof setTimeout>>();
   /** Tasks whose question has shown before their status said they need input (it was answered fast). */
@@ -43,13 +47,26 @@ export class TaskIndicators extends DisposableBase {
   /** Live tasks the user is ending through our commands (cancel, disconnect, restart): their end is not told. */
   readonly #endingByUser = new Set<string>();
 
-  /** `dialogs`: where the servers' questions are, so a task whose question shows is not told as well. */
-  constructor(engine: TaskEngine, host: TaskHost, view: vscode.TreeView<Node>, label: (serverId: string) => string, dialogs?: Pick<HiddenDialogs, 'whereIs' | 'onDidChange' | 'onDidShow'>) {
+  /**
+   * `dialogs`: where the servers' questions are, so a task whose question shows is not told as
+   * well. `answering`: the tasks whose sampling request a model is answering (the user allowed
+   * it): they wait for the model, not for the user, so they are neither told nor counted as
+   * waiting for the user.
+   */
+  constructor(
+    engine: TaskEngine,
+    host: TaskHost,
+    view: vscode.TreeView<Node>,
+    label: (serverId: string) => string,
+    { dialogs, answering }: { dialogs?: Pick<HiddenDialogs, 'whereIs' | 'onDidChange' | 'onDidShow'>; answering?: Pick<InFlight, 'has' | 'onDidChange'> } = {},
+  ) {
     super();
     this.#engine = engine;
     this.#view = view;
     this.#label = label;
     this.#dialogs = dialogs;
+    this.#answering = answering;
+    if (answering) this._register(answering.onDidChange(() => this.#schedule()));
     if (dialogs) {
       this._register(dialogs.onDidShow((about) => about.forEach((key) => this.#questionShown(key))));
       this._register(dialogs.onDidChange(() => [...this.#awaiting.keys()].forEach((key) => this.#questionMoved(key))));
@@ -118,8 +135,9 @@ export class TaskIndicators extends DisposableBase {
     if (!this.#dialogs || where === 'hidden' || where === 'deferred') return this.#notifyInput(key);
     if (where === 'shown' || asked || this.#awaiting.has(key)) return;
     const wait = (): void => {
-      // Behind another question on screen: it shows (or is deferred) when that one is done.
-      if (this.#dialogs?.whereIs(key) === 'waiting') return void this.#awaiting.set(key, setTimeout(wait, QUESTION_WAIT_MS));
+      // Behind another question on screen: it shows (or is deferred) when that one is done. Or a
+      // model is answering the server for it: the user has nothing to do until it is done.
+      if (this.#dialogs?.whereIs(key) === 'waiting' || this.#answering?.has(key)) return void this.#awaiting.set(key, setTimeout(wait, QUESTION_WAIT_MS));
       this.#awaiting.delete(key);
       this.#notifyInput(key);
     };
@@ -154,11 +172,12 @@ export class TaskIndicators extends DisposableBase {
     this.#notifyEnded(this.#ended.splice(0).flatMap((t) => this.#toldNow(t)));
     let running = 0;
     let waiting = 0;
-    for (const s of this.#last.values()) {
-      if (s === 'working') running++;
+    for (const [key, s] of this.#last) {
+      if (s === 'working' || (s === 'input_required' && this.#answering?.has(key))) running++;
       else if (s === 'input_required') waiting++;
     }
-    if (running + waiting === 0) {
+    this.#shown = running + waiting > 0;
+    if (!this.#shown) {
       this.#item.hide();
     } else {
       this.#item.text = [running && `$(sync~spin) ${running}`, waiting && `$(bell-dot) ${waiting}`].filter(Boolean).join('  ');
@@ -168,6 +187,11 @@ export class TaskIndicators extends DisposableBase {
     }
     const tooltip = waiting === 1 ? vscode.l10n.t('1 MCP task needs your input') : vscode.l10n.t('{0} MCP tasks need your input', waiting);
     this.#view.badge = waiting ? { value: waiting, tooltip } : undefined;
+  }
+
+  /** What the status bar item and the view's badge say now (for tests). */
+  snapshot(): { statusBar?: string; badge?: number } {
+    return { statusBar: this.#item.text && this.#shown ? this.#item.text : undefined, badge: this.#view.badge?.value };
   }
 
   #notifyInput(key: string): void {

@@ -32,6 +32,8 @@ export interface TaskCommandDeps {
   host: TaskHost;
   /** Whether a question of this task is open (or queued) in a dialog now. */
   isAsking: (key: string) => boolean;
+  /** Whether a language model is answering a sampling request of this task now (the user allowed it). */
+  isAnswering?: (key: string) => boolean;
   /** Shows again a server's dialog hidden without an answer (with a task's key, that task's); false when none is hidden. */
   reopenDialog: (taskKey?: string) => boolean;
   /** The results kept on disk (Clear Stored Results). */
@@ -182,6 +184,10 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
         // This task's question, if hidden; else it is on screen or waits for the dialogs asked before it.
         if (deps.reopenDialog(t.key)) return;
         void vscode.window.showInformationMessage(vscode.l10n.t('The question of "{0}" is open at the top of the window (after any question asked before it).', taskTitle(t)));
+        return;
+      }
+      if (deps.isAnswering?.(t.key)) {
+        void vscode.window.showInformationMessage(vscode.l10n.t('"{0}" waits for a language model, which is answering its server now: nothing is asked of you.', taskTitle(t)));
         return;
       }
       // The server delivers its questions through tasks/result: make sure one is in flight.

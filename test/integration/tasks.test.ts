@@ -603,4 +603,37 @@ suite('Commands and the Tasks view, with the demo server', () => {
     }
     await waitFor(() => testing.hiddenDialogs?.() === 0 && testing.questionPlace?.(behind.id) === undefined, 'the questions to close with their tasks');
   });
+
+  test('A task whose sampling request a model answers (its server always allowed) waits for the model, not for the user: no "needs your input", counted as running, and Respond to Task says so', async function () {
+    this.timeout(90_000);
+    const api = await publicApi();
+    const demo = api.getServers().find((s) => s.label === 'demo')!;
+    const provider = await vscode.extensions.getExtension<{ streaming: number }>('mcp-tasks-test.lm-provider')!.activate();
+    spy.skipShown();
+    // The first request asks: "Always allow" the demo server, so the next one shows no dialog at all.
+    const first = await api.runTool(demo.id, 'summarize-with-model', { arguments: { text: 'Tasks run in the background.' } });
+    await choose(await spy.next('the sampling consent prompt', 30_000), (i) => i.label.includes('Always allow server "demo"'), 'Always allow');
+    await waitFor(() => api.getTask(first.id)?.status === 'completed', 'the first summary', 30_000);
+    const messages = spy.messages.length;
+    // The test model streams "!slow" for 10 s at least (500 chunks, 20 ms apart), under the budget of 4096 tokens.
+    const slow = await api.runTool(demo.id, 'summarize-with-model', { arguments: { text: '!slow', maxTokens: 4096 } });
+    try {
+      await waitFor(() => provider.streaming > 0 && api.getTask(slow.id)?.status === 'input_required', 'the model to answer the server while its task is input_required', 30_000);
+      await waitFor(() => testing.indicators?.().statusBar === '$(sync~spin) 1', 'the status bar to count the task as running');
+      assert.equal(testing.indicators?.().badge, undefined, 'no badge: nothing waits for the user');
+      // Past the 5 s a task waits for its question before "needs your input" is told anyway.
+      await new Promise((r) => setTimeout(r, 6000));
+      assert.ok(provider.streaming > 0 && api.getTask(slow.id)?.status === 'input_required', 'the model still answers');
+      assert.deepEqual(spy.messages.slice(messages).filter((m) => m.includes('needs your input')), []);
+      await vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'task', key: slow.id, serverId: demo.id });
+      await waitFor(() => spy.messages.slice(messages).some((m) => m === '"summarize-with-model" waits for a language model, which is answering its server now: nothing is asked of you.'), 'Respond to Task to say a model answers');
+    } finally {
+      await api.cancelTask(slow.id).catch(() => undefined);
+      spy.skipShown();
+      const revoked = vscode.commands.executeCommand('mcpTasks.revokeSamplingPermissions');
+      await choose(await spy.next('the servers always allowed'), (i) => i.label === 'demo', 'demo');
+      await revoked;
+    }
+    await waitFor(() => provider.streaming === 0, 'the model to stop with the cancelled task');
+  });
 });

@@ -10,6 +10,7 @@ import { requestAbout } from '../../core/tasks/types';
 import { abortReason, errorMessage } from '../../core/util/abort';
 import type { Logger } from '../../core/util/log';
 import { prefixed, truncate } from '../../core/util/log';
+import { InFlight } from '../../core/util/inFlight';
 import { Turns } from '../../core/util/turns';
 import { toCancellationToken } from '../cancellation';
 import type { ConsentAnswer, ConsentPrompter, ConsentRequest } from './consent';
@@ -38,6 +39,8 @@ export interface SamplingHandlerOptions {
   modelSelector?: vscode.LanguageModelChatSelector;
   /** Where the consent prompts wait for their turn; share one with every other dialog servers open. */
   turns?: Turns;
+  /** Counts, per task, the requests a model is answering now (consent given): nothing is asked of the user meanwhile. */
+  answering?: InFlight;
 }
 
 /** Answers `sampling/createMessage`; register `{ handle }` with the engine and dispose with the extension. */
@@ -58,6 +61,7 @@ export function createSamplingHandler(o: SamplingHandlerOptions): SamplingHandle
   // One prompt at a time, and none over a server's question: another quick input would hide
   // the one shown.
   const turns = o.turns ?? new Turns();
+  const answering = o.answering ?? new InFlight();
 
   const consent = async (ctx: ServerRequestContext, request: ConsentRequest, fingerprint: string | undefined, log: Logger): Promise<ConsentAnswer | 'allowed'> => {
     const always = () => o.permissions.get(ctx.serverId, fingerprint) === 'always';
@@ -132,7 +136,7 @@ export function createSamplingHandler(o: SamplingHandlerOptions): SamplingHandle
       );
     }
     if (want && choice.reason !== 'setting') log.warn(`The preferred model "${want}" (setting mcpTasks.${PREFERRED_MODEL_SETTING}) is not available`);
-    return await sample(choice.model, choice.reason, messages, plan, label, ctx.signal, log);
+    return await answering.during(ctx.task?.key, () => sample(choice.model, choice.reason, messages, plan, label, ctx.signal, log));
   };
 
   return {

@@ -1,0 +1,35 @@
+import type { Event } from './event';
+import { Emitter } from './event';
+
+/**
+ * Counts work in flight per key: the questions of a task open in a dialog, the sampling requests
+ * of a task a language model is answering. Says when a key starts or stops having any.
+ */
+export class InFlight {
+  readonly #counts = new Map<string, number>();
+  readonly #onDidChange = new Emitter<string>();
+  /** The key got its first piece of work, or its last one ended: `has(key)` answers otherwise. */
+  readonly onDidChange: Event<string> = this.#onDidChange.event;
+
+  has(key: string): boolean {
+    return this.#counts.has(key);
+  }
+
+  /** Counts `key` in while `work` runs; no key, no counting. */
+  async during<T>(key: string | undefined, work: () => Promise<T>): Promise<T> {
+    if (key === undefined) return work();
+    const before = this.#counts.get(key) ?? 0;
+    this.#counts.set(key, before + 1);
+    if (!before) this.#onDidChange.fire(key);
+    try {
+      return await work();
+    } finally {
+      const left = (this.#counts.get(key) ?? 1) - 1;
+      if (left > 0) this.#counts.set(key, left);
+      else {
+        this.#counts.delete(key);
+        this.#onDidChange.fire(key);
+      }
+    }
+  }
+}
