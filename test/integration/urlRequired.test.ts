@@ -73,6 +73,24 @@ suite('Run Tool as Task: a call the server refuses until a step in the browser (
     await waitFor(async () => ((await testing.getTreeSnapshot()) as Row[]).some((r) => r.label === LABEL), 'the url-required server row');
   });
 
+  /**
+   * Runs `body` with the notifications that match `toast` answered by their first button, as the
+   * user's click (toasts are not shown in this test mode); the others show as usual.
+   */
+  async function clicking(toast: RegExp, body: () => Promise<void>): Promise<void> {
+    const w = vscode.window as unknown as { showInformationMessage: (...args: unknown[]) => Thenable<unknown> };
+    const info = w.showInformationMessage;
+    w.showInformationMessage = (...args) => {
+      const shown = info.apply(vscode.window, args);
+      return toast.test(String(args[0])) ? Promise.resolve(args[1]) : shown;
+    };
+    try {
+      await body();
+    } finally {
+      w.showInformationMessage = info;
+    }
+  }
+
   setup(() => (opened = []));
 
   suiteTeardown(async () => {
@@ -160,14 +178,7 @@ suite('Run Tool as Task: a call the server refuses until a step in the browser (
     const before = await taskIds();
     const messages = spy.messages.length;
     const browser = /needs a step in your browser/;
-    // Toasts are not shown in this test mode: the user's click on Continue is answered here.
-    const w = vscode.window as unknown as { showInformationMessage: (...args: unknown[]) => Thenable<unknown> };
-    const info = w.showInformationMessage;
-    w.showInformationMessage = (...args) => {
-      const shown = info.apply(vscode.window, args);
-      return browser.test(String(args[0])) ? Promise.resolve(args[1]) : shown;
-    };
-    try {
+    await clicking(browser, async () => {
       spy.skipShown();
       const failed = await api.runTool(await serverId(), 'connect-later', { arguments: { account: 'toast' } });
       const told = await waitFor(() => spy.messages.slice(messages).find((m) => browser.test(m)), 'the notification of the task');
@@ -183,22 +194,13 @@ suite('Run Tool as Task: a call the server refuses until a step in the browser (
       assert.deepEqual(opened, [authUrl('toast')]);
       // (The task run again completes, and may say so.)
       assert.deepEqual(spy.messages.slice(messages).filter((m) => m.includes('"connect-later"') && !m.endsWith(': completed')), [told], 'one notification for the task, not a "failed" one as well');
-    } finally {
-      w.showInformationMessage = info;
-    }
+    });
   });
 
   test('a task that ends with a -32042 error of two URLs is told with both steps and their domains, and Continue offers each URL in turn', async function () {
     this.timeout(60_000);
     const messages = spy.messages.length;
-    const browser = /needs 2 steps in your browser/;
-    const w = vscode.window as unknown as { showInformationMessage: (...args: unknown[]) => Thenable<unknown> };
-    const info = w.showInformationMessage;
-    w.showInformationMessage = (...args) => {
-      const shown = info.apply(vscode.window, args);
-      return browser.test(String(args[0])) ? Promise.resolve(args[1]) : shown;
-    };
-    try {
+    await clicking(/needs 2 steps in your browser/, async () => {
       spy.skipShown();
       await api.runTool(await serverId(), 'connect-later-2', { arguments: { account: 'two' } });
       const told = await waitFor(() => spy.messages.slice(messages).find((m) => m.includes('"connect-later-2"')), 'the notification of the task');
@@ -212,9 +214,7 @@ suite('Run Tool as Task: a call the server refuses until a step in the browser (
       assert.equal(second.text, 'Approve the plan of two (pay.example.com)');
       await choose(second, (i) => i.label.endsWith('Decline'), 'Decline');
       assert.deepEqual(opened, [authUrl('two')], 'the URL declined is not opened');
-    } finally {
-      w.showInformationMessage = info;
-    }
+    });
   });
 
   test('chat: mcpTasks_startTask refused with -32042 tells the model a step in the browser is needed, with the domain, never the URL', async function () {
