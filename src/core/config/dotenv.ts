@@ -1,4 +1,4 @@
-const KEY = /[ \t]*(?:export[ \t]+)?([A-Za-z_][\w.-]*)(?:[ \t]*=|:(?=[ \t]))[ \t]*/y;
+const KEY = /[ \t]*(?:export[ \t]+)?([\w.-]+)(?:[ \t]*=|:(?=[ \t]))[ \t]*/y;
 const ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t' };
 
 /**

@@ -3,8 +3,12 @@ import { parseDotenv } from '../../../src/core/config';
 
 describe('config: parseDotenv', () => {
   it('reads KEY=VALUE lines, skipping comments, blanks and lines it cannot read', () => {
-    const text = ['# a comment', '', 'A=1', '  B = two words  ', 'not a line', '=nokey', '1BAD=x', 'C=', 'D.E-F=ok'].join('\n');
+    const text = ['# a comment', '', 'A=1', '  B = two words  ', 'not a line', '=nokey', 'C=', 'D.E-F=ok'].join('\n');
     assert.deepEqual(parseDotenv(text), { A: '1', B: 'two words', C: '', 'D.E-F': 'ok' });
+  });
+
+  it('reads a key that starts with a digit, as dotenv and VS Code do (the line was skipped, so the server lacked the variable)', () => {
+    assert.deepEqual(parseDotenv('1PASSWORD_TOKEN=abc\n2=two'), { '1PASSWORD_TOKEN': 'abc', '2': 'two' });
   });
 
   it('accepts the export prefix', () => {
