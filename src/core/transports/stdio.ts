@@ -21,6 +21,30 @@ export interface StdioOptions {
   stderrLines?: number;
 }
 
+/**
+ * The server's environment: `base` (the editor's), with `env` over it and `unset` taken out. On
+ * Windows names are case-insensitive: the server's `PATH` replaces the editor's `Path` instead of
+ * sitting beside it (the child would get whichever sorts first), and unsetting `path` removes it.
+ */
+export function childEnvironment(
+  base: Record<string, string | undefined>,
+  env: Record<string, string> = {},
+  unset: readonly string[] = [],
+  windows = process.platform === 'win32',
+): Record<string, string | undefined> {
+  const out = { ...base };
+  const drop = (name: string) => {
+    if (!windows) return void delete out[name];
+    for (const k of Object.keys(out)) if (k.toUpperCase() === name.toUpperCase()) delete out[k];
+  };
+  for (const [k, v] of Object.entries(env)) {
+    if (windows) drop(k);
+    out[k] = v;
+  }
+  for (const name of unset) drop(name);
+  return out;
+}
+
 const STDERR_KEEP = 20;
 /** How long the process group may take to end on SIGTERM once its leader exited, before SIGKILL. */
 const GROUP_GRACE_MS = 2000;
@@ -59,8 +83,7 @@ export class StdioTransport implements Transport {
 
   start(): Promise<void> {
     const { command, args = [], env, cwd, logger, unsetEnv = [] } = this.#options;
-    const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
-    for (const name of unsetEnv) delete childEnv[name];
+    const childEnv = childEnvironment(process.env, env, unsetEnv);
     return new Promise((resolve, reject) => {
       let child: ChildProcess;
       try {

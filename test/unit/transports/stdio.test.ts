@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { StdioTransport } from '../../../src/core/transports/stdio';
+import { StdioTransport, childEnvironment } from '../../../src/core/transports/stdio';
 import { TransportParseError } from '../../../src/core/transports/transport';
 import type { TransportCloseInfo } from '../../../src/core/transports/transport';
 import { MemoryLogger, waitFor } from '../helpers/logger';
@@ -99,6 +99,13 @@ describe('StdioTransport', function () {
     await waitFor(() => messages.length === 1, 'output');
     assert.deepEqual(messages[0], { v: 'yes', cwd: path.dirname(fixture) });
     await t.close();
+  });
+
+  it('the environment: env over the editor\'s, unsetEnv taken out; on Windows whatever the case of the names (Path and PATH were both passed on, and the child got the editor\'s)', () => {
+    const base = { Path: 'C:\\Windows', HOME: 'h', Secret: 's', keep: 'k' };
+    assert.deepEqual(childEnvironment(base, { PATH: 'C:\\tools', NEW: 'n' }, ['SECRET'], true), { HOME: 'h', keep: 'k', PATH: 'C:\\tools', NEW: 'n' });
+    // Elsewhere names are case-sensitive: Path and PATH are two variables.
+    assert.deepEqual(childEnvironment(base, { PATH: '/tools' }, ['SECRET', 'keep'], false), { Path: 'C:\\Windows', HOME: 'h', Secret: 's', PATH: '/tools' });
   });
 
   it('on Windows, a command that is no .exe (here one not found) runs through ComSpec with an escaped line, never shell: true', async function () {
