@@ -287,7 +287,7 @@ function serverType(raw: Record<string, unknown>, source: ConfigSource, errors: 
   if (typeof t === 'string' && (allowed as readonly string[]).includes(t)) return t as ServerType;
   errors.push({
     path: ['type'],
-    message: `"type" must be ${allowed.map((a) => `"${a}"`).join(', ')}, not ${JSON.stringify(t)}`,
+    message: `"type" must be ${allowed.map((a) => `"${a}"`).join(', ').replace(/, (?=[^,]*$)/, ' or ')}, not ${JSON.stringify(t)}`,
   });
   return undefined;
 }

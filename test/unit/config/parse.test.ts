@@ -117,13 +117,13 @@ describe('config: parseMcpJson', () => {
     assert.equal(r.errors[0].column, 10);
   });
 
-  it('rejects an unknown type, naming the allowed ones', () => {
+  it('rejects an unknown type, naming the allowed ones as a list ("a", "b" or "c")', () => {
     const r = file({ servers: { a: { type: 'grpc', url: 'https://h' }, ok: { command: 'x' } } });
     assert.deepEqual(
       r.servers.map((s) => s.name),
       ['ok'],
     );
-    assert.deepEqual(messages(r), ['.vscode/mcp.json (folder "app"), server "a": "type" must be "stdio", "http", "sse", not "grpc".']);
+    assert.deepEqual(messages(r), ['.vscode/mcp.json (folder "app"), server "a": "type" must be "stdio", "http" or "sse", not "grpc".']);
     assert.equal(r.errors[0].server, 'a');
     assert.equal(r.errors[0].kind, 'invalid');
   });
@@ -336,7 +336,7 @@ describe('config: parseSettingServers', () => {
     assert.deepEqual(messages(r), [
       'Setting "mcpTasks.servers", server "a": "command" must be a string.',
       'Setting "mcpTasks.servers", server "b": "url" must start with ws:// or wss:// for a server of type "ws".',
-      'Setting "mcpTasks.servers", server "c": "type" must be "stdio", "http", "sse", "ws", not "tcp".',
+      'Setting "mcpTasks.servers", server "c": "type" must be "stdio", "http", "sse" or "ws", not "tcp".',
     ]);
     assert.ok(r.errors.every((e) => e.source === 'settings' && e.line === undefined));
   });
