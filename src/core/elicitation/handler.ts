@@ -252,7 +252,7 @@ export function createElicitationHandler(options: ElicitationHandlerOptions): El
       log.warn(`Refused elicitation/create: ${error.message}`);
       throw error;
     }
-    log.info(`${title} asks: ${truncate(plan.message, 300)} (${plan.mode === 'url' ? `to open ${plan.url}` : `${plan.steps.length} field(s)`})`);
+    log.info(`${title} asks: ${truncate(plan.message, 300)} (${plan.mode === 'url' ? `to open ${plan.url}` : `${plan.steps.length} field${plan.steps.length === 1 ? '' : 's'}`})`);
     const completed = new AbortController();
     if (key) pending.set(key, completed);
     const signal = key ? AbortSignal.any([ctx.signal, completed.signal]) : ctx.signal;

@@ -325,9 +325,17 @@ describe('elicitation handler', () => {
     const log = new MemoryLogger();
     const handle = createElicitationHandler({ prompter: p, log, serverLabel: () => 'demo' });
     assert.deepEqual(await handle(simple, ctx(undefined, { task, relatedTaskId: '7c2f9e51-aaaa' })), { action: 'accept', content: { name: 'x' } });
-    assert.ok(log.has('info', /^\[demo\] deploy .* asks: Name\? \(1 field/));
+    assert.ok(log.has('info', /^\[demo\] deploy .* asks: Name\? \(1 field\)$/), log.text());
     assert.ok(log.has('info', /Answered .*: accept \(fields: name\)/));
     assert.ok(!log.text().includes('"x"'), 'answers are not logged');
+  });
+
+  it('the log counts the fields in words: "(2 fields)", not "(2 field(s))"', async () => {
+    const two = { message: 'Who?', requestedSchema: { type: 'object', properties: { name: { type: 'string' }, team: { type: 'string' } }, required: ['name', 'team'] } };
+    const log = new MemoryLogger();
+    const handle = createElicitationHandler({ prompter: new ScriptedPrompter([type('x'), type('y'), choose('Accept')]), log, serverLabel: () => 'demo' });
+    await handle(two, ctx());
+    assert.ok(log.has('info', / asks: Who\? \(2 fields\)$/), log.text());
   });
 
   it('refuses a malformed request with -32602, logs why, and shows nothing', async () => {
