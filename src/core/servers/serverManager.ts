@@ -181,6 +181,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
    * changed ones are disconnected (and reconnected if they were connected); removed ones close.
    */
   setConfiguration(servers: readonly ServerConfig[], errors: readonly ConfigError[]): void {
+    // Logged when found, not again on each reload that still finds it (a save fires several file events).
+    const before = this.#configErrors.map((e) => e.message);
     this.#configErrors = [...errors];
     this.#loaded = true;
     const seen = new Set<string>();
@@ -226,7 +228,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       const blocker = this.#options.startBlocker?.(entry.config);
       entry.state = blocker ? { kind: 'blocked', message: blocker } : { kind: 'idle' };
     }
-    for (const e of errors) this.#log.error(e.message);
+    for (const e of errors) if (!before.includes(e.message)) this.#log.error(e.message);
     this.#onDidChange.fire(undefined);
     for (const id of reconnect) void this.getSession(id).catch(() => undefined);
   }

@@ -2,6 +2,7 @@
 import * as assert from 'node:assert/strict';
 import { combineConfigs, parseMcpJson, parseSettingServers } from '../../../src/core/config/parse';
 import type { ServerManager } from '../../../src/core/servers/serverManager';
+import { MemoryLogger } from '../helpers/logger';
 import { bareServerManager } from '../helpers/servers';
 
 describe('ServerManager: the list of servers', () => {
@@ -31,6 +32,23 @@ describe('ServerManager: the list of servers', () => {
     assert.equal(servers.label('folder:/work/b:demo'), 'demo (b)');
     servers.setConfiguration(combineConfigs([folder('a')]).servers, []);
     assert.deepEqual([servers.label('folder:/work/a:demo'), servers.label('folder:/work/b:demo')], ['demo', 'demo (b)']);
+  });
+
+  it('a configuration error is logged once, not again on each reload that finds it (a save fires several file events); fixed and back, it is logged again', () => {
+    const log = new MemoryLogger();
+    const servers = bareServerManager({ logger: log });
+    made.push(servers);
+    const broken = parseSettingServers({ pigeon: { type: 'carrier-pigeon' } });
+    const fixed = parseSettingServers({ pigeon: { type: 'http', url: 'http://127.0.0.1:9/mcp' } });
+    const logged = () => log.lines.filter((l) => l.level === 'error' && /carrier-pigeon/.test(l.message)).length;
+    servers.setConfiguration(broken.servers, broken.errors);
+    servers.setConfiguration(broken.servers, broken.errors);
+    servers.setConfiguration(broken.servers, broken.errors);
+    assert.equal(logged(), 1, log.text());
+    assert.equal(servers.errors.length, 1, 'the view still shows it');
+    servers.setConfiguration(fixed.servers, fixed.errors);
+    servers.setConfiguration(broken.servers, broken.errors);
+    assert.equal(logged(), 2, 'broken again after a fix: logged again');
   });
 
   it('servers are listed in the order of the configuration, also after one is removed and added back, or the file is reordered', () => {
