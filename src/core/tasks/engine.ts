@@ -144,6 +144,8 @@ interface ServerFollow {
 /** A server that could not be reached: its polls wait `delay` ms, doubling up to a minute. */
 interface Backoff {
   delay: number;
+  /** The reason last warned about: the same one again (a server the user disconnected) goes to debug. */
+  said?: string;
 }
 
 const MAX_BACKOFF_MS = 60_000;
@@ -778,7 +780,10 @@ export class TaskEngine extends DisposableBase {
       const b = this.#backoff.get(serverId) ?? { delay: 500 };
       b.delay = Math.min(b.delay * 2, MAX_BACKOFF_MS);
       this.#backoff.set(serverId, b);
-      this.#log.warn(`[${this.#label(serverId)}] Cannot reach the server to follow its tasks: ${sentence(detailOf(err))} Retrying in ${Math.round(b.delay / 1000)} s.`);
+      const why = sentence(detailOf(err));
+      const line = `[${this.#label(serverId)}] Cannot reach the server to follow its tasks: ${why} Retrying in ${Math.round(b.delay / 1000)} s.`;
+      this.#log[b.said === why ? 'debug' : 'warn'](line);
+      b.said = why;
       return undefined;
     }
   }

@@ -69,6 +69,15 @@ describe('TaskEngine: results fetched again after a failed fetch', () => {
     assert.notEqual(h!.snap(t.taskId).outcome, undefined);
   });
 
+  it('a server that stays unreachable for the same reason (one the user disconnected) is warned about once; the tries after that go to the debug level', async () => {
+    await start();
+    reachable = false;
+    const said = (level: string) => h!.log.lines.filter((l) => l.level === level && /Cannot reach the server to follow its tasks: Could not reach server "fake"/.test(l.message)).length;
+    await clock!.tickAsync(600_000);
+    assert.equal(said('warn'), 1, h!.log.text());
+    assert.ok(said('debug') >= 3, h!.log.text());
+  });
+
   it('T-RCV-7: stops once the ttl has run out (the server may have deleted the task), and says so', async () => {
     const t = await start({ server: { ttl: 30_000 } });
     reachable = false;
