@@ -109,6 +109,26 @@ suite('A server question hidden without an answer', () => {
     }
   });
 
+  test('a question too long for the one-line placeholder is also the quick pick\'s prompt, shown whole; a short one is not repeated', async () => {
+    const spy = new QuickInputSpy();
+    const ask = (placeholder: string) => {
+      const ac = new AbortController();
+      const asked = prompter.pick(items, { title: 'research (server "everything")', placeholder, signal: ac.signal }).catch(() => undefined);
+      return async () => (ac.abort(new Error('withdrawn')), await asked);
+    };
+    try {
+      const long = 'The research query "tide pools" could have multiple interpretations. Please clarify what you\'re looking for: — Clarification: Which one?';
+      let withdraw = ask(long);
+      assert.equal(((await spy.next('the long question')).pick as { prompt?: string } | undefined)?.prompt, long);
+      await withdraw();
+      withdraw = ask('Where to?');
+      assert.equal(((await spy.next('the short question')).pick as { prompt?: string } | undefined)?.prompt, undefined);
+      await withdraw();
+    } finally {
+      spy.dispose();
+    }
+  });
+
   test('a step of our own commands (no place to wait) still answers cancel when hidden', async () => {
     const own = new QuickInputPrompter();
     try {

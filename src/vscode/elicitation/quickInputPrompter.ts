@@ -47,6 +47,10 @@ export class QuickInputPrompter implements FormPrompter {
   pick<T>(items: readonly PickItem<T>[], o: PickOptions<T>): Promise<Answer<T[]>> {
     const qp = vscode.window.createQuickPick<Item<T>>();
     qp.placeholder = o.placeholder;
+    // The placeholder is one line, cut at the dialog's width: a server's question, a field's
+    // description or a URL's domain was lost. Editors with a quick pick `prompt` (newer than the
+    // 1.101 API) show it whole under the input; older ones ignore it.
+    if (o.placeholder.length > 60) (qp as { prompt?: string }).prompt = o.placeholder;
     qp.canSelectMany = o.canSelectMany ?? false;
     qp.matchOnDescription = true;
     qp.matchOnDetail = true;
