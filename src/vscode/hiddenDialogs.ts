@@ -84,7 +84,10 @@ export class HiddenDialogs extends DisposableBase {
     if (!n) return this.#item.hide();
     const count = n === 1 ? vscode.l10n.t('MCP question') : vscode.l10n.t('{0} MCP questions', n);
     this.#item.text = `$(comment-unresolved) ${count}`;
-    this.#item.tooltip = vscode.l10n.t('Servers wait for your answer (a dialog was hidden without one). Click to show it.');
+    this.#item.tooltip =
+      n === 1
+        ? vscode.l10n.t('A server waits for your answer (its dialog was hidden). Click to show it.')
+        : vscode.l10n.t('Servers wait for your answer (a dialog was hidden without one). Click to show it.');
     // Read out as shown: the count first (the icon says nothing to a screen reader).
     this.#item.accessibilityInformation = { label: `${count}: ${this.#item.tooltip}` };
     this.#item.show();

@@ -85,7 +85,7 @@ suite('A server question hidden without an answer', () => {
     assert.equal(hidden.size, 0, 'nothing is left to reopen');
   });
 
-  test('the status bar item says to screen readers how many questions wait, as it shows', () => {
+  test('the status bar item says to screen readers how many questions wait, as it shows, and its tooltip says one server or several', () => {
     const w = vscode.window as unknown as Record<string, unknown>;
     const create = w.createStatusBarItem as typeof vscode.window.createStatusBarItem;
     const items: vscode.StatusBarItem[] = [];
@@ -99,8 +99,12 @@ suite('A server question hidden without an answer', () => {
     try {
       counted = new HiddenDialogs();
       assert.equal(items.length, 1, 'one status bar item');
-      for (const input of inputs) counted.add(input);
+      counted.add(inputs[0]);
+      assert.equal(items[0].text, '$(comment-unresolved) MCP question');
+      assert.match(String(items[0].tooltip), /^A server waits for your answer\b/, 'one question: one server waits');
+      counted.add(inputs[1]);
       assert.equal(items[0].text, '$(comment-unresolved) 2 MCP questions');
+      assert.match(String(items[0].tooltip), /^Servers wait for your answer\b/);
       assert.match(items[0].accessibilityInformation?.label ?? '', /\b2 MCP questions\b/, `the label read out: ${items[0].accessibilityInformation?.label}`);
     } finally {
       w.createStatusBarItem = create;
