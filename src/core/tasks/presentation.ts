@@ -58,7 +58,8 @@ export function describeTask(t: TaskSnapshot, now: number): string {
   if (message && (live || message !== STATUS_PRESENTATION[t.status].label)) parts.push(message);
   else if (live) parts.push(STATUS_PRESENTATION[t.status].label);
   const progress = live ? formatProgress(t.progress) : undefined;
-  if (progress) parts.push(progress);
+  // Not said twice: a message such as "Scanning… 40% (12 files)" carries it already.
+  if (progress && !message?.includes(progress)) parts.push(progress);
   parts.push(formatRowAge(now - Date.parse(t.createdAt)));
   return parts.join(' · ');
 }

@@ -99,6 +99,6 @@ export function formatOutcome(t: TaskSnapshot): string {
     if (r.content.length === 0) lines.push('_The result has no content._', '');
     if (r.structuredContent !== undefined) lines.push('## Structured content', '', fence(safeStringify(r.structuredContent, 2), 'json'));
   }
-  if (t.arguments && Object.keys(t.arguments).length) lines.push('', '## Arguments', '', fence(safeStringify(t.arguments, 2), 'json'));
+  if (t.arguments && Object.keys(t.arguments).length) lines.push(...(lines.at(-1) ? [''] : []), '## Arguments', '', fence(safeStringify(t.arguments, 2), 'json'));
   return lines.join('\n').trimEnd() + '\n';
 }

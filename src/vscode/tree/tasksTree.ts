@@ -298,7 +298,7 @@ function taskTooltip(t: TaskSnapshot, now: number, checks?: string): vscode.Mark
   const exp = expiresAt(t);
   rows.push(['TTL left', exp === undefined ? 'unlimited' : exp > now ? formatAge(exp - now) : 'ended']);
   if (checks) rows.push(['Checked', checks]);
-  else if (t.pollInterval !== undefined) rows.push(['Poll interval', `${t.pollInterval} ms`]);
+  else if (t.pollInterval !== undefined && !isTerminal(t.status)) rows.push(['Poll interval', `${t.pollInterval} ms`]);
   if (t.lastServerStatus && (t.status === 'lost' || t.status === 'expired')) rows.push(['Last known status', t.lastServerStatus]);
   if (t.origin !== 'user') rows.push(['Started by', t.origin === 'server-list' ? 'found on the server (tasks/list)' : t.origin]);
   md.appendMarkdown(rows.map(([k, v]) => `${k}: ${v}`).join('  \n'));

@@ -13,6 +13,12 @@ describe('describeTask', () => {
     assert.equal(describeTask(task({}), CREATED + 42_000), 'Working · now');
   });
 
+  it('does not say the progress twice when the status message carries it ("Scanning… 40% (12 files) · 40%")', () => {
+    assert.equal(describeTask(task({ statusMessage: 'Scanning… 40% (12 files)', progress: { progress: 40, total: 100 } }), CREATED), 'Scanning… 40% (12 files) · now');
+    assert.equal(describeTask(task({ statusMessage: 'Step 2/6', progress: { progress: 2, total: 6 } }), CREATED), 'Step 2/6 · now');
+    assert.equal(describeTask(task({ statusMessage: 'Scanning… 12 files', progress: { progress: 40, total: 100 } }), CREATED), 'Scanning… 12 files · 40% · now');
+  });
+
   it('gives ages in minutes, "now" under one (rows are redrawn every 30 s: "2 s" would read so long after)', () => {
     assert.deepEqual([0, 1_000, 59_999, 60_000, 119_000, 2 * 3600_000].map((ms) => formatRowAge(ms)), ['now', 'now', 'now', '1 min', '1 min', '2 h']);
   });

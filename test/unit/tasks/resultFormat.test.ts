@@ -33,7 +33,7 @@ describe('formatOutcome', () => {
     const doc = formatOutcome(t);
     assert.match(doc, /\n```python\nprint\(1\)\n```\n\n~~~~\nstill open\n~~~\nnot closed by a shorter fence\n~~~~\n\n## Structured content/);
     t.outcome = { kind: 'result', result: { content: [text('```\ncode\n```\nafter'), text('``` code ``` on one line is no fence')] } };
-    assert.match(formatOutcome(t), /\n```\ncode\n```\nafter\n\n``` code ``` on one line is no fence\n+## Arguments/);
+    assert.match(formatOutcome(t), /\n```\ncode\n```\nafter\n\n``` code ``` on one line is no fence\n\n## Arguments/, 'one blank line before a section, not two');
   });
 
   it('keeps a resource link whole when its URI has spaces or parentheses and its title brackets', () => {
