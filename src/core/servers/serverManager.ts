@@ -18,6 +18,7 @@ import { errorMessage } from '../util/abort';
 import { detailOf } from '../jsonrpc/errors';
 import type { TransportCloseInfo } from '../transports/transport';
 import type { SessionSource } from '../tasks/engine';
+import { HeldByUserError } from '../tasks/engine';
 import type { SavedSession } from '../state/taskStore';
 import type { SavedHttpSession } from '../transports/factory';
 
@@ -117,7 +118,7 @@ export class NeedsInputError extends Error {
  * The user dismissed a prompt for one of the server's inputs: not a failure to report, since the
  * user chose it (commands end quietly). Background work gets it too, without asking again.
  */
-export class InputDismissedError extends Error {
+export class InputDismissedError extends HeldByUserError {
   constructor(message: string) {
     super(message);
     this.name = 'InputDismissedError';
@@ -289,7 +290,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     if (entry.dismissed !== undefined && options?.background) return Promise.reject(new InputDismissedError(entry.dismissed));
     // Nor undoes a Disconnect: following a remote server's tasks would connect it again at once.
     if (entry.userDisconnected && options?.background) {
-      return Promise.reject(new Error(`Server "${entry.config.label}" was disconnected by the user: connect it to follow its tasks again.`));
+      return Promise.reject(new HeldByUserError(`Server "${entry.config.label}" was disconnected by the user: connect it to follow its tasks again.`));
     }
     if (!options?.quiet) entry.dismissed = undefined; // a quiet connection asks nothing, so brings nothing back
     if (!options?.background) entry.userDisconnected = false;

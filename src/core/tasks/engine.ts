@@ -28,11 +28,18 @@ import { canTransition, isServerTerminal, isTerminal } from './status';
 import type { TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
 import { taskKey } from './types';
 
+/**
+ * A background connection refused because of what the user did (a Disconnect, an input prompt
+ * dismissed): it waits for the user, so it is neither a failure nor retried aloud.
+ */
+export class HeldByUserError extends Error {}
+
 /** How the engine reaches servers; the server manager implements it. */
 export interface SessionSource {
   /**
    * The live session, connecting first if needed. `background`: for following tasks, not for
-   * something the user asked; an input the user dismissed is then not asked again.
+   * something the user asked; an input the user dismissed is then not asked again, nor a server
+   * the user disconnected connected again (both reject with a HeldByUserError).
    */
   getSession(serverId: string, options?: { background?: boolean }): Promise<McpSession>;
   /** The name users know the server by, for the log. */
@@ -781,8 +788,9 @@ export class TaskEngine extends DisposableBase {
       b.delay = Math.min(b.delay * 2, MAX_BACKOFF_MS);
       this.#backoff.set(serverId, b);
       const why = sentence(detailOf(err));
-      const line = `[${this.#label(serverId)}] Cannot reach the server to follow its tasks: ${why} Retrying in ${Math.round(b.delay / 1000)} s.`;
-      this.#log[b.said === why ? 'debug' : 'warn'](line);
+      const held = err instanceof HeldByUserError;
+      const line = `[${this.#label(serverId)}] ${held ? `Not following its tasks: ${why}` : `Cannot reach the server to follow its tasks: ${why} Retrying in ${Math.round(b.delay / 1000)} s.`}`;
+      this.#log[b.said === why ? 'debug' : held ? 'info' : 'warn'](line);
       b.said = why;
       return undefined;
     }

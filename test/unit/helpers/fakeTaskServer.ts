@@ -444,8 +444,8 @@ export interface HarnessOptions {
   engine?: Partial<Omit<TaskEngineOptions, 'logger' | 'sessions'>>;
   /** The SessionSource's answer (false: a stdio server whose tasks die with its process). */
   tasksOutliveConnection?: boolean;
-  /** While this returns false, getSession fails as for a server that cannot be reached. */
-  reachable?: () => boolean;
+  /** While this returns false, getSession fails as for a server that cannot be reached; an error, with that error. */
+  reachable?: () => boolean | Error;
   /** The SessionSource's isConfigured (false: the server was removed from the configuration); none by default. */
   configured?: () => boolean | undefined;
 }
@@ -478,7 +478,9 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const ref: { session?: McpSession } = {};
   const sessions: SessionSource = {
     getSession: async () => {
-      if (options.reachable?.() === false) throw new Error('Could not reach server "fake"');
+      const reachable = options.reachable?.();
+      if (reachable instanceof Error) throw reachable;
+      if (reachable === false) throw new Error('Could not reach server "fake"');
       return ref.session!;
     },
     label: () => 'fake',

@@ -6,12 +6,13 @@ import FakeTimers from '@sinonjs/fake-timers';
 import { RpcError } from '../../../src/core/jsonrpc/errors';
 import type { Harness, HarnessOptions } from '../helpers/fakeTaskServer';
 import { createHarness } from '../helpers/fakeTaskServer';
+import { HeldByUserError } from '../../../src/core/tasks/engine';
 import { taskKey } from '../../../src/core/tasks/types';
 
 describe('TaskEngine: results fetched again after a failed fetch', () => {
   let clock: ReturnType<typeof FakeTimers.install> | undefined;
   let h: Harness | undefined;
-  let reachable = true;
+  let reachable: boolean | Error = true;
   afterEach(async () => {
     await h?.close();
     h = undefined;
@@ -69,13 +70,22 @@ describe('TaskEngine: results fetched again after a failed fetch', () => {
     assert.notEqual(h!.snap(t.taskId).outcome, undefined);
   });
 
-  it('a server that stays unreachable for the same reason (one the user disconnected) is warned about once; the tries after that go to the debug level', async () => {
+  it('a server that stays unreachable for the same reason is warned about once; the tries after that go to the debug level', async () => {
     await start();
     reachable = false;
     const said = (level: string) => h!.log.lines.filter((l) => l.level === level && /Cannot reach the server to follow its tasks: Could not reach server "fake"/.test(l.message)).length;
     await clock!.tickAsync(600_000);
     assert.equal(said('warn'), 1, h!.log.text());
     assert.ok(said('debug') >= 3, h!.log.text());
+  });
+
+  it('a server the user disconnected is not "unreachable, retrying": its tasks are not followed until the user connects it, said once at info', async () => {
+    await start();
+    reachable = new HeldByUserError('Server "fake" was disconnected by the user: connect it to follow its tasks again.');
+    await clock!.tickAsync(600_000);
+    const lines = h!.log.lines.filter((l) => /follow its tasks/.test(l.message));
+    assert.deepEqual(lines.filter((l) => l.level !== 'debug').map((l) => `${l.level}: ${l.message}`), ['info: [fake] Not following its tasks: Server "fake" was disconnected by the user: connect it to follow its tasks again.'], h!.log.text());
+    assert.ok(!lines.some((l) => /Retrying|Cannot reach/.test(l.message)), h!.log.text());
   });
 
   it('T-RCV-7: stops once the ttl has run out (the server may have deleted the task), and says so', async () => {
