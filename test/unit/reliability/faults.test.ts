@@ -347,7 +347,7 @@ describe('reliability: faults', function () {
       await sleep(1000); // ten poll intervals
       assert.equal(c.servers.get(id)?.state.kind, 'idle', 'not connected again by the polls');
       assert.equal(c.engine.get(t.key)?.status, 'working', 'the task is not given up: it runs on the server');
-      assert.ok(c.log instanceof MemoryLogger && c.log.has('warn', /Server "remote" was disconnected by the user: connect it to follow its tasks again/), 'the log says why the task is not followed');
+      assert.ok(c.log instanceof MemoryLogger && c.log.has('info', /Not following its tasks: Server "remote" was disconnected by the user: connect it to follow its tasks again/), 'the log says why the task is not followed');
       await c.servers.getSession(id); // Connect
       const done = await c.until(t.key, (s) => s.outcome !== undefined, 'the task followed again to its result');
       assert.deepEqual([done.status, done.outcome], ['completed', outcome('kept', t.taskId)]);
