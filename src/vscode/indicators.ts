@@ -44,8 +44,8 @@ export class TaskIndicators extends DisposableBase {
   readonly #awaiting = new Map<string, ReturnType<typeof setTimeout>>();
   /** Tasks whose question has shown before their status said they need input (it was answered fast). */
   readonly #asked = new Set<string>();
-  /** Live tasks the user is ending through our commands (cancel, disconnect, restart): their end is not told. */
-  readonly #endingByUser = new Set<string>();
+  /** Live tasks the user is ending through our commands (cancel, disconnect, restart): their end is not told; `true` once the command has returned (see endByUser). */
+  readonly #endingByUser = new Map<string, boolean>();
 
   /**
    * `dialogs`: where the servers' questions are, so a task whose question shows is not told as
@@ -96,11 +96,16 @@ export class TaskIndicators extends DisposableBase {
    * the view shows the result, so their end is not told. Marked by the command, not read off the
    * task's note, so no wording decides it. A task that completes anyway (the server finished
    * first) is told; if `end` fails, the tasks go on and their end, whenever it comes, is told.
+   * A task still live when `end` returns may yet end by it, seen later: lost (its process gone,
+   * or its server forgot it once connected again), or any end of a call without a task (aborted).
+   * Any other end, or any change that shows it alive after that, means it outlived the command.
    */
   async endByUser<T>(keys: readonly string[], end: () => Promise<T>): Promise<T> {
-    for (const key of keys) this.#endingByUser.add(key);
+    for (const key of keys) this.#endingByUser.set(key, false);
     try {
-      return await end();
+      const done = await end();
+      for (const key of keys) if (this.#endingByUser.has(key)) this.#endingByUser.set(key, true);
+      return done;
     } catch (err) {
       for (const key of keys) if (this.#last.has(key) && !isTerminal(this.#last.get(key)!)) this.#endingByUser.delete(key);
       throw err;
@@ -111,6 +116,8 @@ export class TaskIndicators extends DisposableBase {
     const before = this.#last.get(t.key);
     this.#last.set(t.key, t.status);
     this.#schedule();
+    const returned = this.#endingByUser.get(t.key);
+    if (returned && !isTerminal(t.status)) this.#endingByUser.delete(t.key);
     if (before === t.status) return;
     if (t.status !== 'input_required') {
       this.#stopAwaiting(t.key);
@@ -118,7 +125,7 @@ export class TaskIndicators extends DisposableBase {
     }
     if (t.status === 'input_required') this.#needsInput(t.key);
     else if (before !== undefined && isTerminal(t.status) && !isTerminal(before)) {
-      const byUser = this.#endingByUser.delete(t.key) && t.status !== 'completed';
+      const byUser = this.#endingByUser.delete(t.key) && t.status !== 'completed' && (!returned || t.kind === 'direct' || t.status === 'lost');
       if (!byUser) this.#ended.push(t);
     }
   }

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
 import { activateExtension, testingApi, waitFor } from './helpers';
+import { QuickInputSpy } from './quickInputs';
 import { cleanUp, publicApi } from './taskApiHelpers';
 
 /** out/test/integration -> the repository. */
@@ -72,16 +73,19 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     children.push(everything.child);
     const ws = await startServer([WS_FIXTURE], {}, 'stdout', /listening (\d+)/);
     children.push(ws.child);
+    const shared = await startServer([WS_FIXTURE], { SHARED_TASKS: '1' }, 'stdout', /listening (\d+)/);
+    children.push(shared.child);
     await settings().update(
       'servers',
       {
         'demo-http': { type: 'http', url: `http://127.0.0.1:${demo.match[1]}/mcp` },
         'everything-sse': { type: 'sse', url: `http://127.0.0.1:${ssePort}/sse` },
         'ws-fixture': { type: 'ws', url: `ws://127.0.0.1:${ws.match[1]}` },
+        'ws-shared': { type: 'ws', url: `ws://127.0.0.1:${shared.match[1]}` },
       },
       vscode.ConfigurationTarget.Global,
     );
-    await waitFor(() => api.getServers().some((s) => s.label === 'ws-fixture'), 'the remote servers in the list');
+    await waitFor(() => api.getServers().some((s) => s.label === 'ws-shared'), 'the remote servers in the list');
   });
 
   suiteTeardown(async function () {
@@ -150,6 +154,7 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     assert.match(JSON.stringify(r.outcome), /over WebSocket/);
     const t = await api.runTool(id, 'delayed_echo', { arguments: { message: 'never', delayMs: 60_000 } });
     started.push(t.id);
+    const spy = new QuickInputSpy();
     const w = vscode.window as unknown as Record<string, unknown>;
     const showWarning = w.showWarningMessage;
     const asked: string[] = [];
@@ -168,8 +173,30 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     assert.deepEqual(asked, [question, question]);
     assert.notEqual(api.getServers().find((s) => s.id === id)?.state, 'connected');
     await vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id });
-    await waitFor(() => api.getTask(t.id)?.status === 'lost', 'the task to be lost', 20_000);
-    assert.match(api.getTask(t.id)?.note ?? '', /no longer knows the task/, 'the note says why');
+    try {
+      await waitFor(() => api.getTask(t.id)?.status === 'lost', 'the task to be lost', 20_000);
+      assert.match(api.getTask(t.id)?.note ?? '', /no longer knows the task/, 'the note says why');
+      await new Promise((r) => setTimeout(r, 300)); // a notification would come within the indicators' 100 ms
+      assert.deepEqual(spy.messages.filter((m) => m.startsWith('"delayed_echo" on ws-fixture')), [], 'lost after the connection returned, still by the Disconnect: not told');
+    } finally {
+      spy.dispose();
+    }
+  });
+
+  test('a task over WebSocket that outlives a Disconnect (its server keeps tasks across connections) and later fails is told: the Disconnect did not end it', async function () {
+    this.timeout(40_000);
+    const id = serverId('ws-shared');
+    const t = await api.runTool(id, 'delayed_echo', { arguments: { message: 'broke later', delayMs: 3000, fail: true } });
+    started.push(t.id);
+    const spy = new QuickInputSpy();
+    try {
+      await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id, confirmed: true });
+      await vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id });
+      await waitFor(() => api.getTask(t.id)?.status === 'failed', 'the task to fail on the server that kept it', 20_000);
+      await waitFor(() => spy.messages.some((m) => m.startsWith('"delayed_echo" on ws-shared: failed')), `the failure to be told, among ${JSON.stringify(spy.messages)}`, 5000);
+    } finally {
+      spy.dispose();
+    }
   });
 
   test('Disconnect of a remote server with a live task holds: the row says the task is not followed, polls do not connect it again, and Connect resumes its session and follows the task to its end', async function () {
