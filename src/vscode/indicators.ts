@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { TaskEngine } from '../core/tasks/engine';
-import type { TaskHost } from '../core/host/taskHost';
+import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
 import { STATUS_PRESENTATION, formatAge, taskTitle } from '../core/tasks/presentation';
 import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
@@ -22,13 +22,15 @@ const QUESTION_WAIT_MS = 5000;
  * through our commands is not told at all; a task whose
  * result says the server needs a step in the browser first is told so), and a warning
  * when a question or sampling request a server had the client run closes unanswered (its ttl ran
- * out: the dialog and the row go at once).
+ * out: the dialog and the row go at once; one warning per server for those that close together).
  */
 export class TaskIndicators extends DisposableBase {
   readonly #item = this._register(vscode.window.createStatusBarItem('mcpTasks.status', vscode.StatusBarAlignment.Left, 50));
   readonly #last = new Map<string, TaskSnapshot['status']>();
   /** Tasks that ended since the last update: told together, one notification per server and status. */
   readonly #ended: TaskSnapshot[] = [];
+  /** Hosted tasks whose ttl ran out since the last update: told together, one warning per server. */
+  readonly #expired: HostedTaskSnapshot[] = [];
   /** Failed tasks whose result fetch has ended since they were held back (see toldNow). */
   readonly #fetched = new Set<string>();
   #disposed = false;
@@ -75,9 +77,7 @@ export class TaskIndicators extends DisposableBase {
     this.#item.command = 'mcpTasks.tasks.focus';
     this._register(engine.onDidChange((t) => this.#changed(t)));
     this._register(engine.onDidRemove((key) => (this.#last.delete(key), this.#forget(key), this.#schedule())));
-    this._register(
-      host.onDidExpire((h) => void vscode.window.showWarningMessage(vscode.l10n.t('"{0}" on {1} closed unanswered: its ttl of {2} ran out.', hostedTitle(h).label, label(h.serverId), formatAge(h.ttl)))),
-    );
+    this._register(host.onDidExpire((h) => (this.#expired.push(h), this.#schedule())));
     this._register({ dispose: () => ((this.#disposed = true), clearTimeout(this.#pending), this.#awaiting.forEach(clearTimeout)) });
     for (const t of engine.list()) this.#last.set(t.key, t.status);
     this.#update();
@@ -177,6 +177,7 @@ export class TaskIndicators extends DisposableBase {
 
   #update(): void {
     this.#notifyEnded(this.#ended.splice(0).flatMap((t) => this.#toldNow(t)));
+    this.#notifyExpired(this.#expired.splice(0));
     let running = 0;
     let waiting = 0;
     for (const [key, s] of this.#last) {
@@ -252,20 +253,36 @@ export class TaskIndicators extends DisposableBase {
     }
     for (const [t, ...more] of groups.values()) {
       const status = STATUS_PRESENTATION[t.status].label.toLowerCase();
+      const server = this.#label(t.serverId);
       const show = t.status === 'failed' || t.status === 'lost' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
       if (more.length) {
-        const view = vscode.l10n.t('Show Tasks');
-        void show(vscode.l10n.t('{0} tasks on {1}: {2}', more.length + 1, this.#label(t.serverId), status), view).then((c) => c === view && vscode.commands.executeCommand('mcpTasks.tasks.focus'));
+        showTasks(show, vscode.l10n.t('{0} tasks on {1}: {2}', more.length + 1, server, status));
         continue;
       }
       const open = vscode.l10n.t('Open Result');
       const canOpen = t.status === 'completed' || t.status === 'failed' || t.outcomeFetchedAt !== undefined;
       // A task that went wrong says why, as its row does (for lost and expired, the note is the reason).
       const why = t.status === 'failed' ? t.statusMessage || t.note : t.status === 'lost' || t.status === 'expired' ? t.note || t.statusMessage : undefined;
-      const text = why ? vscode.l10n.t('"{0}" on {1}: {2}. {3}', taskTitle(t), this.#label(t.serverId), status, why) : vscode.l10n.t('"{0}" on {1}: {2}', taskTitle(t), this.#label(t.serverId), status);
+      const text = why ? vscode.l10n.t('"{0}" on {1}: {2}. {3}', taskTitle(t), server, status, why) : vscode.l10n.t('"{0}" on {1}: {2}', taskTitle(t), server, status);
       void show(text, ...(canOpen ? [open] : [])).then(
         (c) => c === open && vscode.commands.executeCommand('mcpTasks.openResult', asTaskNode(t)),
       );
     }
   }
+
+  /** One warning per server: a server whose questions' ttl runs out together says so once. */
+  #notifyExpired(expired: readonly HostedTaskSnapshot[]): void {
+    for (const id of new Set(expired.map((h) => h.serverId))) {
+      const [h, ...more] = expired.filter((x) => x.serverId === id);
+      const server = this.#label(id);
+      if (more.length) showTasks(vscode.window.showWarningMessage, vscode.l10n.t('{0} requests on {1} closed unanswered: their ttl ran out.', more.length + 1, server));
+      else void vscode.window.showWarningMessage(vscode.l10n.t('"{0}" on {1} closed unanswered: its ttl of {2} ran out.', hostedTitle(h).label, server, formatAge(h.ttl)));
+    }
+  }
+}
+
+/** A notification about several tasks, with Show Tasks, which focuses the view. */
+function showTasks(show: typeof vscode.window.showWarningMessage, text: string): void {
+  const view = vscode.l10n.t('Show Tasks');
+  void show(text, view).then((c) => c === view && vscode.commands.executeCommand('mcpTasks.tasks.focus'));
 }

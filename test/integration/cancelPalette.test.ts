@@ -189,4 +189,24 @@ suite('Cancel Task from the palette', () => {
       await settings().update('hostedTasks.maxTtlSeconds', undefined, vscode.ConfigurationTarget.Global);
     }
   });
+  test('questions whose ttl runs out together close with one warning for their server, with Show Tasks, not one each', async function () {
+    this.timeout(60_000);
+    const everything = api.getServers().find((s) => s.label === 'everything')!;
+    await settings().update('hostedTasks.maxTtlSeconds', 5, vscode.ConfigurationTarget.Global);
+    try {
+      spy.messages.length = 0;
+      spy.messageItems.length = 0;
+      const calls = [1, 2, 3].map(() => api.runTool(everything.id, 'trigger-elicitation-request-async', {}));
+      await spy.next('the first question');
+      const said = '3 requests on everything closed unanswered: their ttl ran out.';
+      await waitFor(async () => spy.messages.some((m) => m.includes('closed unanswered')), `the warning, among ${JSON.stringify(spy.messages)}`);
+      await new Promise((r) => setTimeout(r, 500)); // any other warning would come by now
+      assert.deepEqual(spy.messages.filter((m) => m.includes('closed unanswered')), [said]);
+      assert.deepEqual(spy.messageItems[spy.messages.indexOf(said)], ['Show Tasks']);
+      for (const call of calls) started.push((await call).id);
+      spy.skipShown();
+    } finally {
+      await settings().update('hostedTasks.maxTtlSeconds', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
 });
