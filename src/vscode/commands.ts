@@ -47,7 +47,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
 
   const connect = async (s: ServerSnapshot) => {
     try {
-      await vscode.window.withProgress({ location: { viewId: 'mcpTasks.tasks' } }, () => servers.getSession(s.id));
+      await vscode.window.withProgress({ location: { viewId: 'mcpTasks.tasks' } }, () => servers.getSession(s.id, { now: true }));
     } catch (err) {
       if (isInputDismissed(err)) return; // the user pressed Escape on one of its inputs
       const trust = vscode.l10n.t('Manage Workspace Trust');

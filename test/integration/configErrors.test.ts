@@ -61,6 +61,9 @@ suite('Configuration errors in the Tasks view', () => {
       await vscode.commands.executeCommand('mcpTasks.runToolAsTask', { kind: 'server', id: row.id!.slice('server:'.length) });
       await waitFor(() => told.length > 0, 'the error');
       assert.match(told[0], /^Could not connect to "typo": Could not start "mcp-tasks-no-such-command": command not found\. .* \| Show Log, Open Configuration$/);
+      // Connect Server, at once (within the 1 s backoff): the user's Connect tries again, rather than answering "Restart it to try now".
+      await vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id: row.id!.slice('server:'.length) });
+      assert.match(told[1] ?? '', /^Could not connect to MCP server "typo": Could not start "mcp-tasks-no-such-command": command not found\. /);
       await waitFor(() => /settings\.json$/.test(vscode.window.activeTextEditor?.document.uri.path ?? ''), 'the user settings, where the server is configured');
     } finally {
       w.showErrorMessage = showError;

@@ -35,12 +35,12 @@ suite('MCP Tasks in the editor', () => {
     }
   });
 
-  test('Restart shows inline on rows of connected (or connecting) servers, as Disconnect does, and of failed ones', () => {
+  test('Restart shows inline on rows of connected (or connecting) servers, as Disconnect does (a failed one has Connect, which tries at once)', () => {
     type Entry = { command: string; when?: string; group?: string };
     const items: Entry[] = getExtension().packageJSON.contributes?.menus?.['view/item/context'] ?? [];
     const inline = (command: string) => items.find((i) => i.command === command && i.group?.startsWith('inline'))?.when;
     assert.match(inline('mcpTasks.disconnectServer') ?? '', /viewItem =~ \/\\bdisconnectable\\b\//);
-    assert.match(inline('mcpTasks.restartServer') ?? '', /viewItem =~ \/\\b\(disconnectable\|failed\)\\b\//);
+    assert.match(inline('mcpTasks.restartServer') ?? '', /viewItem =~ \/\\bdisconnectable\\b\//);
   });
 
   test('the MCP Tasks view container and its Tasks view open', async () => {

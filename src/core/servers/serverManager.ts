@@ -271,9 +271,10 @@ export class ServerManager extends DisposableBase implements SessionSource {
    * its backoff ends (1 s, 2 s, 4 s... up to a minute): a server that crashes at once is not
    * respawned in a tight loop by whoever asks for it. `disconnect`/`restart` clear the backoff.
    * `quiet`: nothing is asked; a server that needs an input with no saved value rejects with a
-   * NeedsInputError and stays idle (not an error: the user was not asked).
+   * NeedsInputError and stays idle (not an error: the user was not asked). `now`: the user asked
+   * for this very connection (Connect Server): it is tried at once, whatever the backoff.
    */
-  getSession(id: string, options?: { background?: boolean; quiet?: boolean }): Promise<McpSession> {
+  getSession(id: string, options?: { background?: boolean; quiet?: boolean; now?: boolean }): Promise<McpSession> {
     const entry = this.#entries.get(id);
     if (!entry) return Promise.reject(new Error(`No server with id ${id} is configured`));
     if (entry.session && !entry.session.isClosed) return Promise.resolve(entry.session);
@@ -294,6 +295,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     }
     if (!options?.quiet) entry.dismissed = undefined; // a quiet connection asks nothing, so brings nothing back
     if (!options?.background) entry.userDisconnected = false;
+    if (options?.now) entry.retryAt = 0;
     const wait = entry.retryAt - this.#now();
     if (wait > 0) {
       const what = entry.failures > 1 ? `failed ${entry.failures} times in a row` : 'failed';

@@ -101,6 +101,7 @@ describe('reliability: faults', function () {
 
       // Asked again at once: refused, with when it will be tried again.
       await assert.rejects(c.servers.getSession(id), /^Error: Server "lab" failed: Server process was killed by SIGKILL\. It will not be tried again for 1 s\. Restart it to try now\.$/);
+      assert.equal(spawns(spawnLog).length, 1, 'no process started within the backoff');
       const back = await reconnect(c, id);
       assert.ok(Date.now() - killedAt >= 950, `reconnected ${Date.now() - killedAt} ms after the kill`);
       assert.ok(back.refusals.length > 0);
@@ -170,10 +171,13 @@ describe('reliability: faults', function () {
       assert.ok(gaps[0] >= 1_000, `second spawn ${gaps[0]} ms after the first`);
       if (gaps[1] !== undefined) assert.ok(gaps[1] >= 2_000, `third spawn ${gaps[1]} ms after the second`);
       assert.ok(refusals.some((m) => /^Server "crashy" failed 2 times in a row: .*exited with code 3: task-lab: failing at start, as asked\. See the server's output in the log, .* in the configuration\. It will not be tried again for [12] s\. Restart it to try now\.$/.test(m)), refusals.slice(-3).join('\n'));
-      // Restart (the user) tries at once.
+      // Restart (the user) tries at once, and so does Connect Server, within the backoff as well.
       const before = at.length;
       await c.servers.restart(id).catch(() => undefined);
       assert.equal(spawns(spawnLog).length, before + 1);
+      await assert.rejects(c.servers.getSession(id), /It will not be tried again/);
+      await assert.rejects(c.servers.getSession(id, { now: true }), /exited with code 3/);
+      assert.equal(spawns(spawnLog).length, before + 2, 'Connect Server started it again at once (it answered "Restart it to try now")');
     });
 
     // What to do next, as "command not found" says it: the server's stderr is in the log, what it was started with in its configuration.
