@@ -201,6 +201,9 @@ export class ServerManager extends DisposableBase implements SessionSource {
         continue;
       }
       const wasUp = old.state.kind === 'connected' || old.state.kind === 'connecting';
+      // Same URL (new headers: a new token): its live tasks may belong to the session, kept for the new connection.
+      const kept = old.config.type === 'http' && config.type === 'http' && old.config.url === config.url ? (this.#keepSession(old) ?? this.#saved.get(config.id)) : undefined;
+      if (kept?.fingerprint === old.print) this.#saved.set(config.id, { ...kept, fingerprint: print });
       this.#teardown(old, 'its configuration changed');
       old.config = config;
       old.print = print;

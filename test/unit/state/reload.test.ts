@@ -73,9 +73,9 @@ function openWindow(dir: string, url: string, onTransport?: (resuming: boolean) 
     store,
     engine,
     servers,
-    /** The configuration read again, with the server (as at start) or without it. */
-    configure(withServer: boolean) {
-      servers.setConfiguration(withServer ? config.servers : [], []);
+    /** The configuration read again, with the server (as at start, or with other headers) or without it. */
+    configure(withServer: boolean, headers?: Record<string, string>) {
+      servers.setConfiguration(withServer ? (headers ? parseSettingServers({ everything: { type: 'http', url, headers } }) : config).servers : [], []);
       engine.serversChanged();
     },
     async start() {
@@ -148,6 +148,20 @@ describe('reload: tasks and results survive the window (server-everything over S
     assert.equal(done.status, 'completed', done.note);
     assert.ok(w.log.has('info', /Resumed session/), 'the session of the removed server was resumed');
     assert.ok(!w.log.has('info', /previous window/), 'the log does not say it came from a previous window: it is this one\'s');
+    w.close();
+  });
+
+  it('a server whose headers change while its task lives (a new token, same URL): the session is kept and resumed with the new headers, not deleted, and the task goes on', async () => {
+    const url = `http://127.0.0.1:${peer.port}/mcp`;
+    const w = openWindow(dir, url);
+    await w.start();
+    const id = w.servers.list()[0].id;
+    const live = await w.engine.callTool(id, 'simulate-research-query', { arguments: { topic: 'rotations' } });
+    const sessionId = w.servers.peekSession(id)!.transport.sessionId;
+    w.configure(true, { 'X-Api-Key': 'rotated' });
+    const done = await w.until(live.key, (t) => isTerminal(t.status), 'the task to end');
+    assert.equal(done.status, 'completed', done.note);
+    assert.ok(w.log.has('info', new RegExp(`Resumed session ${sessionId}`)), w.log.text().slice(-2000));
     w.close();
   });
 
