@@ -9,7 +9,7 @@ import type { Implementation } from '../protocol/schemas';
 import type { Transport } from '../transports/transport';
 import { TransportHttpError } from '../transports/transport';
 import type { ResolvedServer } from '../config/types';
-import { serverNameOfId } from '../config/types';
+import { serverNameOfId, sourceKey } from '../config/types';
 import type { Event } from '../util/event';
 import { DisposableBase, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
@@ -182,6 +182,12 @@ export class ServerManager extends DisposableBase implements SessionSource {
    * changed ones are disconnected (and reconnected if they were connected); removed ones close.
    */
   setConfiguration(servers: readonly ServerConfig[], errors: readonly ConfigError[]): void {
+    // A server an edit made invalid (saved mid-typing) stays as it was, with its process and its
+    // tasks, until it reads again: as the servers of a file that does not parse.
+    const mine = (e: ConfigError, c: ServerConfig) => e.server === c.name && e.source === sourceKey(c.source);
+    const stale = [...this.#entries.values()].map((e) => e.config).filter((c) => !servers.some((s) => s.id === c.id) && errors.some((e) => mine(e, c)));
+    servers = [...servers, ...stale];
+    errors = errors.map((e) => (stale.some((c) => mine(e, c)) ? { ...e, message: `${e.message} The server stays as it was until this is fixed.` } : e));
     // Logged when found, not again on each reload that still finds it (a save fires several file events).
     const before = this.#configErrors.map((e) => e.message);
     this.#configErrors = [...errors];

@@ -135,6 +135,29 @@ describe('reliability: malformed configuration next to a good server', function 
     assert.deepEqual([spawns(a), spawns(b)], [1, 1], 'the server runs in the old folder still');
   });
 
+  it('a server made invalid by an edit saved mid-typing keeps its process and its live task until the edit is fixed; the error says so', async () => {
+    const spawnLog = path.join(dir, 'spawns');
+    const good = { type: 'stdio', command: process.execPath, args: [taskLab, 'stdio', '--spawn-log', spawnLog, '--poll-interval', '100'] };
+    client = openClient({ servers: { lab: good } });
+    const c = client;
+    const id = c.id('lab');
+    const t = await c.engine.callTool(id, 'work', { arguments: { tag: 'edited', durationMs: 1500 } });
+    const typing = parseSettingServers({ lab: { ...good, type: 'std' } });
+    c.servers.setConfiguration(typing.servers, typing.errors);
+    assert.deepEqual(
+      c.servers.errors.map((e) => e.message),
+      ['Setting "mcpTasks.servers", server "lab": "type" must be "stdio", "http", "sse" or "ws", not "std". The server stays as it was until this is fixed.'],
+    );
+    assert.deepEqual([c.servers.isConfigured(id), c.servers.get(id)?.state.kind], [true, 'connected']);
+    await new Promise((r) => setTimeout(r, 300)); // a few polls
+    const fixed = parseSettingServers({ lab: good });
+    c.servers.setConfiguration(fixed.servers, fixed.errors);
+    const done = await c.until(t.key, (s) => s.outcome !== undefined || s.status === 'lost', 'the task to end');
+    assert.equal(done.status, 'completed', done.note);
+    assert.equal(fs.readFileSync(spawnLog, 'utf8').trim().split('\n').length, 1, 'one process all along');
+    assert.deepEqual(c.servers.errors, []);
+  });
+
   /** A folder's mcp.json with one stdio server that needs the input "key" (logs its spawns). */
   const withInput = (spawnLog: string) =>
     parseMcpJson(
