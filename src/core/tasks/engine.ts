@@ -15,6 +15,7 @@ import {
 } from '../protocol/schemas';
 import type { McpSession } from '../protocol/session';
 import type { TransportCloseInfo } from '../transports/transport';
+import { TransportHttpError } from '../transports/transport';
 import { abortAfter, abortReason, errorMessage, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import { DisposableBase, DisposableStore, Emitter } from '../util/event';
@@ -151,6 +152,8 @@ interface ServerFollow {
 /** A server that could not be reached: its polls wait `delay` ms, doubling up to a minute. */
 interface Backoff {
   delay: number;
+  /** Until then, a failure is of the round that set the delay: it does not grow it again. */
+  until: number;
   /** The reason last warned about: the same one again (a server the user disconnected) goes to debug. */
   said?: string;
 }
@@ -741,10 +744,13 @@ export class TaskEngine extends DisposableBase {
       // the polls themselves (see bench/). A poll ends by its timeout or by the session closing.
       const task = await session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.#timeout() });
       if (this.#lifetime.signal.aborted) return;
+      this.#backoff.delete(serverId);
       this.#applyServerTask(rec, task, 'poll');
     } catch (err) {
       if (isPeerError(err) && err.code === ErrorCode.InvalidParams) this.#gone(rec, `the server no longer knows the task (${err.message})`, true);
-      else if (!this.#lifetime.signal.aborted) this.#log.warn(`[${this.#label(serverId)}] tasks/get ${taskId} failed: ${detailOf(err)}`);
+      else if (this.#lifetime.signal.aborted) return;
+      else if (err instanceof TransportHttpError && !(err.status! < 500)) this.#unreachable(serverId, err);
+      else this.#log.warn(`[${this.#label(serverId)}] tasks/get ${taskId} failed: ${detailOf(err)}`);
     } finally {
       rec.polling = false;
       if (this.#recs.get(key) === rec && !isTerminal(rec.snap.status) && !this.#scheduler.has(key)) this.#scheduleNext(rec);
@@ -780,20 +786,29 @@ export class TaskEngine extends DisposableBase {
    */
   async #reach(serverId: string, user = false): Promise<McpSession | undefined> {
     try {
-      const s = await this.#options.sessions.getSession(serverId, { background: !user });
-      this.#backoff.delete(serverId);
-      return s;
+      return await this.#options.sessions.getSession(serverId, { background: !user });
     } catch (err) {
-      const b = this.#backoff.get(serverId) ?? { delay: 500 };
-      b.delay = Math.min(b.delay * 2, MAX_BACKOFF_MS);
-      this.#backoff.set(serverId, b);
-      const why = sentence(detailOf(err));
-      const held = err instanceof HeldByUserError;
-      const line = `[${this.#label(serverId)}] ${held ? `Not following its tasks: ${why}` : `Cannot reach the server to follow its tasks: ${why} Retrying in ${Math.round(b.delay / 1000)} s.`}`;
-      this.#log[b.said === why ? 'debug' : held ? 'info' : 'warn'](line);
-      b.said = why;
+      this.#unreachable(serverId, err);
       return undefined;
     }
+  }
+
+  /**
+   * The server could not be reached (no session, or a session whose requests meet a closed port
+   * or a proxy's 5xx): its polls back off, and the reason is told once, not once per task per
+   * poll. The backoff ends with the server's next answer.
+   */
+  #unreachable(serverId: string, err: unknown): void {
+    const now = this.#now();
+    const b = this.#backoff.get(serverId) ?? { delay: 500, until: 0 };
+    // The failures of one round (every task polled at once) count once.
+    if (now >= b.until) b.until = now + (b.delay = Math.min(b.delay * 2, MAX_BACKOFF_MS));
+    this.#backoff.set(serverId, b);
+    const why = sentence(detailOf(err));
+    const held = err instanceof HeldByUserError;
+    const line = `[${this.#label(serverId)}] ${held ? `Not following its tasks: ${why}` : `Cannot reach the server to follow its tasks: ${why} Retrying in ${Math.round(b.delay / 1000)} s.`}`;
+    this.#log[b.said === why ? 'debug' : held ? 'info' : 'warn'](line);
+    b.said = why;
   }
 
   /**
@@ -916,6 +931,7 @@ export class TaskEngine extends DisposableBase {
           },
           (sent) => sent >= budget,
         );
+        this.#backoff.delete(serverId);
       }
     } catch (err) {
       failed = true;

@@ -340,6 +340,50 @@ describe('reliability: faults', function () {
       assert.deepEqual(stats.resultCalls, Object.fromEntries(tasks.map((t) => [t.taskId, 1])), 'each result fetched exactly once');
     });
 
+    it('behind a proxy that answers 502 for a while (the same session comes back): its tasks back off and the outage is told once, not once per task per poll; they complete in the same session', async () => {
+      const lab = await labAt(await freePort(), path.join(dir, 'tasks.json'));
+      let down = false;
+      const polledWhileDown: string[] = [];
+      const proxy = http.createServer((req, res) => {
+        let body = '';
+        req.on('data', (d: Buffer) => (body += d.toString('utf8')));
+        req.on('end', () => {
+          if (down) {
+            if (body.includes('"tasks/get"')) polledWhileDown.push(body);
+            res.writeHead(502, { 'content-type': 'text/html' }).end('<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>');
+            return;
+          }
+          const headers = { ...req.headers, host: `127.0.0.1:${lab.port}` };
+          const up = http.request({ port: lab.port, host: '127.0.0.1', path: req.url, method: req.method, headers }, (r) => (res.writeHead(r.statusCode!, r.headers), r.pipe(res)));
+          up.on('error', () => res.destroy());
+          up.end(body);
+        });
+      });
+      proxy.listen(0, '127.0.0.1');
+      await once(proxy, 'listening');
+      try {
+        const c = client({ servers: { remote: { type: 'http', url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp` } } });
+        const id = c.id('remote');
+        const tasks = await Promise.all([0, 1, 2].map((i) => c.engine.callTool(id, 'work', { arguments: { tag: `proxied-${i}`, durationMs: 3500 } })));
+        await c.until(tasks[0].key, (s) => s.pollInterval === 100, 'a poll');
+        const session = await c.servers.getSession(id);
+        down = true;
+        await sleep(3000); // 30 poll intervals of 3 tasks
+        down = false;
+        for (const [i, t] of tasks.entries()) {
+          const s = await c.until(t.key, (x) => x.outcome !== undefined, `${t.taskId} fetched`);
+          assert.deepEqual([s.status, s.outcome], ['completed', outcome(`proxied-${i}`, t.taskId)]);
+        }
+        assert.equal(await c.servers.getSession(id), session, 'the same session all along');
+        assert.ok(polledWhileDown.length <= 9, `${polledWhileDown.length} polls while the server was down`);
+        const told = (c.log as MemoryLogger).lines.filter((l) => l.level === 'warn' && /tasks\/get|follow its tasks/.test(l.message)).map((l) => l.message);
+        assert.deepEqual(told, ['[remote] Cannot reach the server to follow its tasks: Server "remote" answered HTTP 502 Bad Gateway at ' + `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp: <html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>. Retrying in 1 s.`]);
+      } finally {
+        proxy.closeAllConnections();
+        await new Promise((r) => proxy.close(r));
+      }
+    });
+
     it('disconnected by the user with live tasks: following them does not connect it again; the user\'s next action does, and they are followed to their end', async () => {
       const port = await freePort();
       await labAt(port, path.join(dir, 'tasks.json'));
