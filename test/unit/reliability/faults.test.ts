@@ -377,7 +377,7 @@ describe('reliability: faults', function () {
         assert.equal(await c.servers.getSession(id), session, 'the same session all along');
         assert.ok(polledWhileDown.length <= 9, `${polledWhileDown.length} polls while the server was down`);
         const told = (c.log as MemoryLogger).lines.filter((l) => l.level === 'warn' && /tasks\/get|follow its tasks/.test(l.message)).map((l) => l.message);
-        assert.deepEqual(told, ['[remote] Cannot reach the server to follow its tasks: Server "remote" answered HTTP 502 Bad Gateway at ' + `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp: <html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>. Retrying in 1 s.`]);
+        assert.deepEqual(told, ['[remote] Cannot reach the server to follow its tasks: Server "remote" answered HTTP 502 Bad Gateway at ' + `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp: nginx. Retrying in 1 s.`]);
       } finally {
         proxy.closeAllConnections();
         await new Promise((r) => proxy.close(r));
