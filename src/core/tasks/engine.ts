@@ -592,7 +592,7 @@ export class TaskEngine extends DisposableBase {
     );
     rec.localUpdatedAt = Number.isNaN(Date.parse(task.lastUpdatedAt));
     this.#routeProgress(rec, session);
-    this.#log.info(`[${this.#label(serverId)}] Task ${task.taskId} created for ${toolName} (ttl ${task.ttl ?? 'unlimited'} ms, poll ${task.pollInterval ?? '-'} ms)`);
+    this.#log.info(`[${this.#label(serverId)}] Task ${task.taskId} created for ${toolName} (${task.ttl === null ? 'no ttl' : `ttl ${task.ttl} ms`}${task.pollInterval === undefined ? '' : `, poll ${task.pollInterval} ms`})`);
     for (const p of early) this.#applyProgress(rec, p);
     // T-LIFE-1: a task starts working; a server that says otherwise is applied through the table.
     if (task.status !== 'working') this.#applyServerTask(rec, task, 'create');

@@ -742,6 +742,12 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
 
   // ── Audit ────────────────────────────────────────────────────────────────────────────────────
 
+  it('T-LOG-1: a task without a ttl or a pollInterval is logged so, not as "ttl unlimited ms, poll - ms"', async () => {
+    const h = await harness({ server: { pollInterval: undefined } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    assert.ok(h.log.has('info', new RegExp(`^\\[fake\\] Task ${snap.taskId} created for required-tool \\(no ttl\\)$`)), h.log.text());
+  });
+
   it('T-LOG-1: creation, each status change, completion and result retrieval are logged with the server and task id', async () => {
     const h = await harness({ server: { pollInterval: 10 } });
     const snap = await h.engine.callTool('fake', 'required-tool', { ttlMs: 60_000 });
