@@ -142,7 +142,10 @@ export interface McpTasksApi {
    * the answer has `done: false`. Rejects only for an unknown id.
    */
   getResult(id: string, options?: { waitSeconds?: number }): Promise<McpTaskResultInfo>;
-  /** Asks the server to cancel the task (`tasks/cancel`). Rejects if it ended or the server refuses. */
+  /**
+   * Asks the server to cancel the task (`tasks/cancel`), or stops a direct call; resolves with its
+   * new state (`cancelled`). Rejects if it ended or the server refuses.
+   */
   cancelTask(id: string): Promise<McpTaskInfo>;
   /** A task was started or changed (status, progress, result): its new state. */
   readonly onDidChangeTask: Event<McpTaskInfo>;

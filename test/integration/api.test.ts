@@ -106,6 +106,15 @@ suite('Public API', () => {
     assert.deepEqual([r.done, r.outcome, r.fetchError], [true, undefined, 'The task was cancelled; it has no result.']);
   });
 
+  test('cancelTask of a direct call resolves with it cancelled, not still working', async () => {
+    const everything = api.getServers().find((s) => s.label === 'everything')!;
+    const t = await api.runTool(everything.id, 'trigger-long-running-operation', { arguments: { duration: 10, steps: 5 } });
+    started.push(t.id);
+    assert.deepEqual([t.kind, t.status], ['direct', 'working']);
+    const c = await api.cancelTask(t.id);
+    assert.equal(c.status, 'cancelled');
+  });
+
   test('what the API returns is a copy: changing it changes nothing', () => {
     const t = api.getTasks()[0];
     assert.ok(t);

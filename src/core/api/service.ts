@@ -219,7 +219,10 @@ export class TasksService implements Disposable {
 
   async cancel(id: string): Promise<TaskInfo> {
     this.#mustGet(id);
-    return this.#taskInfo(await this.#deps.engine.cancel(id));
+    const t = await this.#deps.engine.cancel(id);
+    // A direct call ends as its aborted request settles, a moment later: answer with that end.
+    if (t.kind === 'direct') await this.#whenEnded(t.key, 1000);
+    return this.#taskInfo(this.#deps.engine.get(t.key) ?? t);
   }
 
   /** Each listener gets its own copy of each change; a listener that throws is logged. */

@@ -274,6 +274,15 @@ describe('TasksService over a scripted server: ids that change hands', () => {
     assert.match(answer.text, /The result:\nok/);
   });
 
+  it('cancelling a direct call answers it cancelled, not still working (its request ends a moment after the abort)', async () => {
+    const { service } = await scripted({ server: { pollInterval: NO_POLL, plainCall: () => new Promise(() => undefined) } });
+    const call = await service.start('fake', 'optional-tool', { origin: 'api', preference: 'direct' });
+    assert.equal(call.kind, 'direct');
+    const c = await service.cancel(call.id);
+    assert.equal(c.status, 'cancelled', 'the answer the API and mcpTasks_cancelTask give');
+    assert.equal(service.task(call.id)?.status, 'cancelled');
+  });
+
   it('findTask: the id of an ended task that its server gave to a new one names the new one (T-RCV-3)', async () => {
     const { h, service } = await scripted({ server: { pollInterval: 10 } });
     const first = await service.start('fake', 'required-tool', { origin: 'chat' });
