@@ -7,6 +7,7 @@ import { browserRefusal, formatResult, formatTask, formatTaskList, formatToolLis
 import { MAX_WAIT_SECONDS, readCancelTaskInput, readGetResultInput, readGetTaskInput, readListToolsInput, readStartTaskInput } from '../core/api/lmInputs';
 import type { TasksService } from '../core/api/service';
 import { NeedsInputError } from '../core/servers/serverManager';
+import { HeldByUserError } from '../core/tasks/engine';
 import { errorMessage } from '../core/util/abort';
 import { urlsRequired } from '../core/elicitation/urlRequired';
 import { toAbortSignal } from './cancellation';
@@ -38,14 +39,15 @@ export function registerLmTools(service: TasksService): vscode.Disposable[] {
       run(token, async (signal) => {
         const { server } = readListToolsInput(options.input);
         const servers = server ? [service.resolveServer(server)] : service.servers();
-        // Listing every server asks the user nothing: a server that needs an input is named, not connected.
+        // Listing every server asks the user nothing, nor undoes a Disconnect: such servers are named, not connected.
         const quiet = server === undefined;
         const entries: ServerTools[] = await Promise.all(
           servers.map((s) =>
             service.tools(s.id, signal, { quiet }).then(
               // Read again: connecting taught us what the server declares about tasks.
               (tools): ServerTools => ({ server: service.resolveServer(s.id), tools }),
-              (err: unknown): ServerTools => (err instanceof NeedsInputError ? { server: s, needsInput: err.input } : { server: s, error: errorMessage(err) }),
+              (err: unknown): ServerTools =>
+                err instanceof NeedsInputError ? { server: s, needsInput: err.input } : err instanceof HeldByUserError ? { server: s, held: true } : { server: s, error: errorMessage(err) },
             ),
           ),
         );

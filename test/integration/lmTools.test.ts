@@ -26,6 +26,10 @@ suite('Language-model tools', () => {
 
   suiteSetup(async () => {
     api = await publicApi();
+    // Earlier suites disconnect the servers they used; listing every server leaves those so.
+    for (const s of api.getServers().filter((x) => x.label === 'everything' || x.label === 'demo')) {
+      await vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id: s.id });
+    }
   });
 
   suiteTeardown(async () => {
@@ -83,6 +87,19 @@ suite('Language-model tools', () => {
     assert.deepEqual(research?.inputs.find((i) => i.name === 'topic')?.required, true);
     const only = await invoke('mcpTasks_listTools', { server: 'demo' });
     assert.ok((only.data.tools as Array<{ server: string }>).every((t) => t.server === 'demo'));
+  });
+
+  test('mcpTasks_listTools of every server does not connect a server the user disconnected, and says so; naming it connects it', async () => {
+    const demo = api.getServers().find((s) => s.label === 'demo')!;
+    await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id: demo.id, confirmed: true });
+    const a = await invoke('mcpTasks_listTools', {});
+    assert.equal(api.getServers().find((s) => s.id === demo.id)?.state, 'idle', 'still disconnected');
+    assert.match(a.text, /Server "demo" was not connected: the user disconnected it \(or dismissed its input\)\. Name it \(mcpTasks_listTools with server "demo"\) only if the user wants it connected again\./);
+    assert.ok(!(a.data.tools as Array<{ server: string }>).some((t) => t.server === 'demo'));
+    assert.equal((a.data.servers as Array<Record<string, unknown>>).find((s) => s.server === 'demo')?.state, 'disconnected');
+    const named = await invoke('mcpTasks_listTools', { server: 'demo' });
+    assert.match(named.text, /server "demo", tool "build-project"/);
+    assert.equal(api.getServers().find((s) => s.id === demo.id)?.state, 'connected');
   });
 
   test('an agent starts simulate-research-query, gets control back while it works, and later reads the completed result', async () => {

@@ -61,6 +61,8 @@ export interface ServerTools {
   error?: string;
   /** Not connected, so as not to ask the user: the id of the input it needs. */
   needsInput?: string;
+  /** Not connected: the user disconnected it (or dismissed its input), and only they connect it again. */
+  held?: boolean;
 }
 
 /** mcpTasks_listTools: the tools that can run as tasks, server by server. */
@@ -75,13 +77,14 @@ export function formatToolList(entries: readonly ServerTools[]): ModelAnswer {
   for (const e of entries) {
     if (e.error) lines.push(`Server "${e.server.label}" could not be reached: ${e.error}`);
     else if (e.needsInput !== undefined) lines.push(`Server "${e.server.label}" was not connected: it needs input "${e.needsInput}" from the user. To list its tools, call mcpTasks_listTools with server "${e.server.label}" (the user is asked).`);
+    else if (e.held) lines.push(`Server "${e.server.label}" was not connected: the user disconnected it (or dismissed its input). Name it (mcpTasks_listTools with server "${e.server.label}") only if the user wants it connected again.`);
     else if (e.tools && !e.server.tasks?.toolCalls) lines.push(`Server "${e.server.label}" does not run tools as tasks.`);
   }
   if (tools.length) lines.push('', 'Start one with mcpTasks_startTask (server, tool, arguments). Each tool\'s inputs are in the JSON part.');
   return {
     text: lines.join('\n'),
     data: {
-      servers: entries.map((e) => ({ server: e.server.label, state: e.error ? 'error' : e.needsInput !== undefined ? 'needsInput' : e.server.state, error: e.error, needsInput: e.needsInput, tasks: e.server.tasks?.toolCalls ?? false })),
+      servers: entries.map((e) => ({ server: e.server.label, state: e.error ? 'error' : e.needsInput !== undefined ? 'needsInput' : e.held ? 'disconnected' : e.server.state, error: e.error, needsInput: e.needsInput, tasks: e.server.tasks?.toolCalls ?? false })),
       tools: tools.map(({ server, t }) => ({
         server,
         tool: t.name,

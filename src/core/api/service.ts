@@ -120,10 +120,11 @@ export class TasksService implements Disposable {
 
   /**
    * Every tool of a server (connecting it first), with what it allows about tasks. `quiet`: no
-   * input is asked for the connection (see ServerManager.getSession).
+   * input is asked for the connection, and a server the user disconnected (or whose input they
+   * dismissed) is left so, as background work leaves it (see ServerManager.getSession).
    */
   async tools(serverId: string, signal?: AbortSignal, options?: { quiet?: boolean }): Promise<ToolInfo[]> {
-    const session = await this.#deps.servers.getSession(serverId, { quiet: options?.quiet });
+    const session = await this.#deps.servers.getSession(serverId, { quiet: options?.quiet, background: options?.quiet });
     const tools = await session.listTools({ signal });
     const accepts = serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion);
     return tools.map((t) => {

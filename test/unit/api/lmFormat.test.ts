@@ -66,6 +66,7 @@ describe('language-model tool answers', () => {
       { server: server({ id: 'b', label: 'plain', tasks: { toolCalls: false, list: false, cancel: false } }), tools: [tool('lonely', 'optional', false)] },
       { server: server({ id: 'c', label: 'down', state: 'idle', tasks: undefined }), error: 'spawn nope ENOENT' },
       { server: server({ id: 'd', label: 'locked', state: 'idle', tasks: undefined }), needsInput: 'token' },
+      { server: server({ id: 'e', label: 'off', state: 'idle', tasks: undefined }), held: true },
     ]);
     assert.match(a.text, /^2 tools can run as tasks:/);
     assert.match(a.text, /- server "everything", tool "simulate-research-query" \(taskSupport required\): simulate-research-query does things/);
@@ -74,8 +75,9 @@ describe('language-model tool answers', () => {
     assert.match(a.text, /Server "down" could not be reached: spawn nope ENOENT/);
     assert.match(a.text, /Server "plain" does not run tools as tasks\./);
     assert.match(a.text, /Server "locked" was not connected: it needs input "token" from the user\. To list its tools, call mcpTasks_listTools with server "locked" \(the user is asked\)\./);
+    assert.match(a.text, /Server "off" was not connected: the user disconnected it \(or dismissed its input\)\. Name it \(mcpTasks_listTools with server "off"\) only if the user wants it connected again\./);
     const data = a.data as { servers: Array<Record<string, unknown>>; tools: Array<Record<string, unknown>> };
-    assert.deepEqual(data.servers.map((s) => [s.server, s.state, s.tasks]), [['everything', 'connected', true], ['plain', 'connected', false], ['down', 'error', false], ['locked', 'needsInput', false]]);
+    assert.deepEqual(data.servers.map((s) => [s.server, s.state, s.tasks]), [['everything', 'connected', true], ['plain', 'connected', false], ['down', 'error', false], ['locked', 'needsInput', false], ['off', 'disconnected', false]]);
     assert.deepEqual(data.tools.map((t) => [t.server, t.tool]), [['everything', 'simulate-research-query'], ['everything', 'maybe']]);
     assert.equal((data.tools[0].inputs as unknown[]).length, 3);
     assert.equal(formatToolList([]).text, 'No MCP servers are configured in MCP Tasks.');

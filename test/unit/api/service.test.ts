@@ -6,7 +6,7 @@ import { TasksService } from '../../../src/core/api/service';
 import type { TaskInfo } from '../../../src/core/api/service';
 import { combineConfigs, parseMcpJson, parseSettingServers } from '../../../src/core/config/parse';
 import { ServerManager } from '../../../src/core/servers/serverManager';
-import { TaskEngine } from '../../../src/core/tasks/engine';
+import { HeldByUserError, TaskEngine } from '../../../src/core/tasks/engine';
 import { createTransport } from '../../../src/core/transports/factory';
 import { RpcError } from '../../../src/core/jsonrpc/errors';
 import type { ServerSnapshot } from '../../../src/core/servers/serverManager';
@@ -185,6 +185,24 @@ describe('TasksService (the API and language-model tools) against the demo serve
     assert.equal(r.task.status, 'completed');
     assert.deepEqual(w.engine.get(t.id)?.arguments, { message: 'mine' });
     assert.ok(w.log.has('error', /A listener of task changes failed: listener bug/));
+  });
+});
+
+describe('TasksService: a quiet listing leaves a server the user disconnected alone', function () {
+  this.timeout(30000);
+  it('tools(quiet) of a server the user disconnected rejects without connecting it; named (not quiet), it connects', async () => {
+    const w = open();
+    try {
+      const id = w.service.servers()[0].id;
+      await w.service.tools(id);
+      await w.servers.disconnect(id);
+      await assert.rejects(w.service.tools(id, undefined, { quiet: true }), HeldByUserError);
+      assert.equal(w.servers.get(id)?.state.kind, 'idle', 'not connected again by a chat listing of every server');
+      assert.ok((await w.service.tools(id)).length > 0);
+      assert.equal(w.servers.get(id)?.state.kind, 'connected');
+    } finally {
+      w.close();
+    }
   });
 });
 
