@@ -10,6 +10,7 @@ import { NeedsInputError } from '../core/servers/serverManager';
 import { HeldByUserError } from '../core/tasks/engine';
 import { errorMessage } from '../core/util/abort';
 import { urlsRequired } from '../core/elicitation/urlRequired';
+import { isTerminal } from '../core/tasks/status';
 import { toAbortSignal } from './cancellation';
 
 /** Text for the model, then the same facts as JSON (a text part: data parts need a newer editor). */
@@ -122,23 +123,25 @@ export function registerLmTools(service: TasksService): vscode.Disposable[] {
 
   const cancelTask: vscode.LanguageModelTool<unknown> = {
     prepareInvocation: (options) => {
-      let what: string;
+      const invocationMessage = vscode.l10n.t('Cancelling an MCP task');
+      let t;
       try {
         const input = readCancelTaskInput(options.input);
-        const t = service.findTask(input.taskId, input.server);
-        what = vscode.l10n.t('Cancel the task {0} ({1} on {2})? The server stops its work.', code(t.taskId), code(t.toolName || '?'), code(t.serverLabel));
+        t = service.findTask(input.taskId, input.server);
       } catch {
-        return { invocationMessage: vscode.l10n.t('Cancelling an MCP task') };
+        return { invocationMessage };
       }
-      return {
-        invocationMessage: vscode.l10n.t('Cancelling an MCP task'),
-        confirmationMessages: { title: vscode.l10n.t('Cancel an MCP task?'), message: new vscode.MarkdownString(what) },
-      };
+      // An ended task is not cancelled (the answer says so): nothing to ask the user.
+      if (isTerminal(t.status)) return { invocationMessage };
+      const what = vscode.l10n.t('Cancel the task {0} ({1} on {2})? The server stops its work.', code(t.taskId), code(t.toolName || '?'), code(t.serverLabel));
+      return { invocationMessage, confirmationMessages: { title: vscode.l10n.t('Cancel an MCP task?'), message: new vscode.MarkdownString(what) } };
     },
     invoke: (options, token) =>
       run(token, async () => {
         const input = readCancelTaskInput(options.input);
-        const task = await service.cancel(service.findTask(input.taskId, input.server).id);
+        const t = service.findTask(input.taskId, input.server);
+        if (isTerminal(t.status)) return formatTask(t, `Task "${t.taskId}" had already ended: nothing was cancelled.`);
+        const task = await service.cancel(t.id);
         return formatTask(task, `Cancellation of task "${task.taskId}" was requested.`);
       }),
   };
