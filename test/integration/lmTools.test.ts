@@ -163,6 +163,13 @@ suite('Language-model tools', () => {
     const a = await invoke('mcpTasks_getTask', {});
     assert.match(a.text, /tasks? (is|are) tracked/);
     assert.ok((a.data.tasks as Array<{ tool?: string }>).some((t) => t.tool === 'simulate-research-query'));
+    // With a server, that server's tasks only, as its schema says (it read "needed only when two servers have a task with this id").
+    const only = await invoke('mcpTasks_getTask', { server: 'demo' });
+    const servers = (only.data.tasks as Array<{ server: string }>).map((t) => t.server);
+    assert.ok(servers.length > 0 && servers.every((s) => s === 'demo'), servers.join());
+    const tool = (getExtension().packageJSON.contributes.languageModelTools as Array<{ name: string; modelDescription: string; inputSchema: { properties: Record<string, { description: string }> } }>).find((t) => t.name === 'mcpTasks_getTask')!;
+    assert.match(tool.inputSchema.properties.server.description, /Without taskId: list only this server's tasks\./);
+    assert.match(tool.modelDescription, /\(the newest 20\)/);
   });
 
   test('wrong input is refused with an error the model can act on', async () => {
