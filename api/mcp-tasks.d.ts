@@ -128,8 +128,9 @@ export interface McpTasksApi {
   getTools(serverId: string): Promise<McpToolInfo[]>;
   /**
    * Runs a tool: as a task where the server and the tool allow it, else as a plain call that is
-   * still tracked (`kind: 'direct'`). Resolves as soon as the server answers, long before a task
-   * ends; follow it with `onDidChangeTask`, `getTask` or `getResult`.
+   * still tracked (`kind: 'direct'`). Resolves as soon as the server accepts the task (a direct
+   * call: as soon as it is sent, still `working`), long before it ends; follow it with
+   * `onDidChangeTask`, `getTask` or `getResult`.
    */
   runTool(serverId: string, toolName: string, options?: McpRunToolOptions): Promise<McpTaskInfo>;
   /** A tracked task, or undefined. */
@@ -139,7 +140,8 @@ export interface McpTasksApi {
   /**
    * The task's outcome once it has ended (fetched from the server if need be). A running task
    * is waited for up to `waitSeconds` (default 0, at most 3600); if it is still running then,
-   * the answer has `done: false`. Rejects only for an unknown id.
+   * the answer has `done: false`. Rejects only for an unknown id (or a `waitSeconds` that is not
+   * a number, 0 or more).
    */
   getResult(id: string, options?: { waitSeconds?: number }): Promise<McpTaskResultInfo>;
   /**
