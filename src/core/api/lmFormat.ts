@@ -16,6 +16,8 @@ export interface ModelAnswer {
 /** Result text beyond this is cut (the full result stays in the MCP Tasks view). */
 export const MAX_RESULT_CHARS = 30_000;
 const MAX_DESCRIPTION_CHARS = 400;
+/** A server's message about a task (status, progress, error) beyond this is cut: a server may send megabytes. */
+const MAX_MESSAGE_CHARS = 2000;
 
 function clip(s: string, max: number): string {
   return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
@@ -97,6 +99,12 @@ export function formatToolList(entries: readonly ServerTools[]): ModelAnswer {
   };
 }
 
+/** The task with the server's strings cut to MAX_MESSAGE_CHARS, as every answer gives it. */
+function bounded(t: TaskInfo): TaskInfo {
+  const c = (s?: string) => s && clip(s, MAX_MESSAGE_CHARS);
+  return { ...t, statusMessage: c(t.statusMessage), immediateResponse: c(t.immediateResponse), note: c(t.note), progress: t.progress && { ...t.progress, message: c(t.progress.message) } };
+}
+
 /** The facts of a task a model needs, without the editor's ids. */
 export function modelTask(t: TaskInfo): Record<string, unknown> {
   return {
@@ -141,7 +149,8 @@ export function describeTaskForModel(t: TaskInfo): string {
 }
 
 /** mcpTasks_startTask, mcpTasks_getTask and mcpTasks_cancelTask: a task as it stands. */
-export function formatTask(t: TaskInfo, lead?: string): ModelAnswer {
+export function formatTask(task: TaskInfo, lead?: string): ModelAnswer {
+  const t = bounded(task);
   const lines = [lead, describeTaskForModel(t)].filter((l): l is string => !!l);
   if (t.immediateResponse) lines.push(`The server said: ${t.immediateResponse}`);
   lines.push(nextStep(t));
@@ -150,7 +159,7 @@ export function formatTask(t: TaskInfo, lead?: string): ModelAnswer {
 
 /** mcpTasks_getTask without a task id: the tracked tasks, newest first. */
 export function formatTaskList(tasks: readonly TaskInfo[], max = 20): ModelAnswer {
-  const shown = tasks.slice(0, max);
+  const shown = tasks.slice(0, max).map(bounded);
   const lines = [tasks.length ? `${tasks.length} task${tasks.length === 1 ? ' is' : 's are'} tracked${tasks.length > max ? ` (the newest ${max} shown)` : ''}:` : 'No tasks are tracked.'];
   for (const t of shown) lines.push(`- ${describeTaskForModel(t)}`);
   return { text: lines.join('\n'), data: { tasks: shown.map(modelTask) } };
@@ -181,7 +190,7 @@ function blockText(b: Block): string {
 
 /** mcpTasks_getResult: the outcome when the task ended, else where it stands. */
 export function formatResult(r: ResultInfo, waited: { seconds: number; capped: boolean }): ModelAnswer {
-  const t = r.task;
+  const t = bounded(r.task);
   const data: Record<string, unknown> = { task: modelTask(t), done: r.done };
   if (!r.done) {
     const lead = waited.seconds > 0 ? `The task has not ended after waiting ${waited.seconds} s${waited.capped ? ' (the longest wait allowed)' : ''}.` : 'The task has not ended yet.';
@@ -190,16 +199,18 @@ export function formatResult(r: ResultInfo, waited: { seconds: number; capped: b
   const lines = [describeTaskForModel(t)];
   const o = r.outcome;
   if (!o) {
-    lines.push(`No result: ${r.fetchError ?? 'the server kept none.'}`);
-    data.error = r.fetchError;
+    data.error = r.fetchError && clip(r.fetchError, MAX_MESSAGE_CHARS);
+    lines.push(`No result: ${data.error ?? 'the server kept none.'}`);
   } else if (o.kind === 'error') {
-    lines.push(`The server answered with JSON-RPC error ${o.error.code}: ${o.error.message}`);
+    const message = clip(o.error.message, MAX_MESSAGE_CHARS);
+    lines.push(`The server answered with JSON-RPC error ${o.error.code}: ${message}`);
     const required = urlsRequired(o.error);
+    // A -32042 error's data holds URLs, which the model is not given (the text names the steps).
+    const json = required || o.error.data === undefined ? undefined : safeStringify(o.error.data);
     // The Open Result of a task found through tasks/list offers nothing: its call is unknown.
     if (required?.ok) lines.push(browserSteps(required.plans, t.origin === 'server-list' ? 'Run Tool as Task' : 'Open Result on this task'));
-    else if (!required && o.error.data !== undefined) lines.push(`Error data: ${clip(safeStringify(o.error.data), 2000)}`);
-    // A -32042 error's data holds URLs, which the model is not given (the text names the steps).
-    data.error = { code: o.error.code, message: o.error.message, data: required ? undefined : o.error.data };
+    else if (json !== undefined) lines.push(`Error data: ${clip(json, MAX_MESSAGE_CHARS)}`);
+    data.error = { code: o.error.code, message, data: json && json.length > MAX_MESSAGE_CHARS ? clip(json, MAX_MESSAGE_CHARS) : json && o.error.data };
   } else {
     const res = o.result;
     lines.push(res.isError ? 'The tool reported an error (isError). Its output:' : 'The result:');

@@ -205,6 +205,19 @@ describe('language-model tool answers', () => {
     assert.match(formatResult({ task: task(), done: false }, { seconds: 0, capped: false }).text, /^The task has not ended yet\./);
   });
 
+  it('a server\'s megabyte status message, immediate response, progress message or error is cut in every answer, as a result is (the model\'s context is not flooded)', () => {
+    const mb = 'x'.repeat(1_000_000);
+    const t = task({ statusMessage: mb, immediateResponse: mb, note: mb, progress: { progress: 1, total: 2, message: mb } });
+    const size = (a: { text: string; data: unknown }) => a.text.length + JSON.stringify(a.data).length;
+    assert.ok(size(formatTask(t, 'Started.')) < 20_000, 'one task');
+    assert.ok(size(formatTaskList(Array.from({ length: 20 }, () => t))) < 400_000, 'twenty tasks');
+    const failed = task({ status: 'failed', statusMessage: mb, hasResult: true });
+    const r = formatResult({ task: failed, done: true, outcome: { kind: 'error', error: { code: -32603, message: mb, data: { log: mb } } } }, { seconds: 0, capped: false });
+    assert.ok(size(r) < 20_000, 'an error answer');
+    assert.ok(size(formatResult({ task: t, done: true, fetchError: mb }, { seconds: 0, capped: false })) < 20_000, 'a fetch error');
+    assert.match(formatTask(t).text, /x…/, 'cut with an ellipsis');
+  });
+
   it('a huge result is cut, and says where the rest is', () => {
     const big = 'x'.repeat(MAX_RESULT_CHARS + 500);
     const a = formatResult({ task: task({ status: 'completed' }), done: true, outcome: { kind: 'result', result: { content: [{ type: 'text', text: big }], structuredContent: { blob: big } } } }, { seconds: 0, capped: false });
