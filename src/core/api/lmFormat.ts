@@ -72,7 +72,7 @@ export function formatToolList(entries: readonly ServerTools[]): ModelAnswer {
   const tools = entries.flatMap((e) => (e.tools ?? []).filter((t) => t.runsAsTask).map((t) => ({ server: e.server.label, t })));
   const lines: string[] = [];
   if (entries.length === 0) lines.push('No MCP servers are configured in MCP Tasks.');
-  else lines.push(`${tools.length} tool${tools.length === 1 ? '' : 's'} can run as tasks:`);
+  else lines.push(tools.length ? `${tools.length} tool${tools.length === 1 ? '' : 's'} can run as tasks:` : 'No tool can run as a task.');
   for (const { server, t } of tools) {
     lines.push(`- server "${server}", tool "${t.name}" (taskSupport ${t.taskSupport})${t.description ? `: ${clip(t.description, MAX_DESCRIPTION_CHARS)}` : ''}`);
   }

@@ -145,7 +145,8 @@ export class TasksService implements Disposable {
   async start(serverId: string, toolName: string, options: StartOptions): Promise<TaskInfo> {
     const snap = await this.#deps.engine.callTool(serverId, toolName, {
       arguments: options.arguments,
-      ttlMs: options.ttlSeconds !== undefined ? options.ttlSeconds * 1000 : undefined,
+      // Whole milliseconds, as servers expect: 0.0004 s was sent as 0.4 ms.
+      ttlMs: options.ttlSeconds !== undefined ? Math.max(1, Math.round(options.ttlSeconds * 1000)) : undefined,
       preference: options.preference,
       origin: options.origin,
       signal: options.signal,

@@ -81,6 +81,8 @@ describe('language-model tool answers', () => {
     assert.deepEqual(data.tools.map((t) => [t.server, t.tool]), [['everything', 'simulate-research-query'], ['everything', 'maybe']]);
     assert.equal((data.tools[0].inputs as unknown[]).length, 3);
     assert.equal(formatToolList([]).text, 'No MCP servers are configured in MCP Tasks.');
+    // Not "0 tools can run as tasks:" with nothing after it.
+    assert.equal(formatToolList([{ server: server({ label: 'plain' }), tools: [tool('lonely', 'forbidden', false)] }]).text, 'No tool can run as a task.');
   });
 
   it('a started task: its id, status, the server\'s immediate response and what to do next; no editor ids', () => {

@@ -118,6 +118,15 @@ describe('TasksService (the API and language-model tools) against the demo serve
     assert.match(JSON.stringify(r.outcome), /Build of api succeeded/);
   });
 
+  it('a ttl in seconds reaches the server as whole milliseconds (1.2345 s was sent as 1234.5 ms)', async () => {
+    const t = await w.service.start(demoId, 'long-running-scan', { arguments: { durationMs: 60_000 }, ttlSeconds: 1.2345, origin: 'api', preference: 'task' });
+    try {
+      assert.equal(t.ttl, 1235, 'the demo server keeps the ttl it is asked for, under its cap');
+    } finally {
+      await w.service.cancel(t.id);
+    }
+  });
+
   it('a plain-call-only tool is refused as a task', async () => {
     await assert.rejects(w.service.start(demoId, 'get-time', { origin: 'chat', preference: 'task' }), /does not support running as a task/);
     await assert.rejects(w.service.start(demoId, 'no-such-tool', { origin: 'chat' }), /has no tool named "no-such-tool"/);
