@@ -199,7 +199,7 @@ export class TaskIndicators extends DisposableBase {
 
   /** What the status bar item and the view's badge say now (for tests). */
   snapshot(): { statusBar?: string; badge?: number } {
-    return { statusBar: this.#item.text && this.#shown ? this.#item.text : undefined, badge: this.#view.badge?.value };
+    return { statusBar: this.#shown ? this.#item.text : undefined, badge: this.#view.badge?.value };
   }
 
   #notifyInput(key: string): void {

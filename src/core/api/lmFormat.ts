@@ -210,7 +210,7 @@ export function formatResult(r: ResultInfo, waited: { seconds: number; capped: b
     // The Open Result of a task found through tasks/list offers nothing: its call is unknown.
     if (required?.ok) lines.push(browserSteps(required.plans, t.origin === 'server-list' ? 'Run Tool as Task' : 'Open Result on this task'));
     else if (json !== undefined) lines.push(`Error data: ${clip(json, MAX_MESSAGE_CHARS)}`);
-    data.error = { code: o.error.code, message, data: json && json.length > MAX_MESSAGE_CHARS ? clip(json, MAX_MESSAGE_CHARS) : json && o.error.data };
+    data.error = { code: o.error.code, message, data: json === undefined ? undefined : json.length > MAX_MESSAGE_CHARS ? clip(json, MAX_MESSAGE_CHARS) : o.error.data };
   } else {
     const res = o.result;
     lines.push(res.isError ? 'The tool reported an error (isError). Its output:' : 'The result:');

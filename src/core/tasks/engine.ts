@@ -749,7 +749,8 @@ export class TaskEngine extends DisposableBase {
     } catch (err) {
       if (isPeerError(err) && err.code === ErrorCode.InvalidParams) this.#gone(rec, `the server no longer knows the task (${err.message})`, true);
       else if (this.#lifetime.signal.aborted) return;
-      else if (err instanceof TransportHttpError && !(err.status! < 500)) this.#unreachable(serverId, err);
+      // A closed port (no status) or a proxy's 5xx: the server, not this task.
+      else if (err instanceof TransportHttpError && (err.status === undefined || err.status >= 500)) this.#unreachable(serverId, err);
       else this.#log.warn(`[${this.#label(serverId)}] tasks/get ${taskId} failed: ${detailOf(err)}`);
     } finally {
       rec.polling = false;
