@@ -20,6 +20,15 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'z', property: 'catch', message: "Use fallback() from src/core/util/zod: z.catch bundles all of zod's utilities (9 KB)." },
+      ],
+    },
+  },
+  {
     // The core speaks MCP only; the editor is reached through src/vscode.
     files: ['src/core/**/*.ts'],
     rules: {

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { fallback } from '../util/zod';
 
 /** Revisions this client speaks, newest first. Tasks exist only in 2025-11-25. */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
@@ -63,7 +64,7 @@ export const ToolSchema = z.looseObject({
   outputSchema: z.optional(Obj),
   annotations: z.optional(z.looseObject({ title: z.optional(z.string()) })),
   // An unknown taskSupport value is read as absent (forbidden), never as permission.
-  execution: z.optional(z.looseObject({ taskSupport: z.optional(z.catch(z.optional(TaskSupportSchema), undefined)) })),
+  execution: z.optional(z.looseObject({ taskSupport: z.optional(fallback(z.optional(TaskSupportSchema), undefined)) })),
   _meta: z.optional(Obj),
 });
 export type Tool = z.infer<typeof ToolSchema>;
@@ -87,8 +88,8 @@ export const TaskSchema = z.looseObject({
   lastUpdatedAt: z.string(),
   // Advice, not the task's state: a value that is not a finite number (a string, 1e400) reads as
   // none, rather than making every answer about the task invalid, so that the task still moves.
-  ttl: z.catch(z.nullable(z.number()), null),
-  pollInterval: z.catch(z.optional(z.number()), undefined),
+  ttl: fallback(z.nullable(z.number()), null),
+  pollInterval: fallback(z.optional(z.number()), undefined),
 });
 export type Task = z.infer<typeof TaskSchema>;
 

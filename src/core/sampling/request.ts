@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
+import { fallback } from '../util/zod';
 
 // The params of `sampling/createMessage` (2025-11-25), validated at the boundary. Content may be
 // one block or an array of blocks; both read as an array. Unknown keys are kept out of the plan.
@@ -33,7 +34,7 @@ export const CreateMessageParamsSchema = z.looseObject({
   messages: z.array(SamplingMessageSchema).check(z.minLength(1, { error: 'at least one message is required' })),
   // Advisory: a malformed preference is dropped, never a reason to refuse.
   modelPreferences: z.optional(
-    z.catch(z.looseObject({ hints: z.optional(z.array(z.catch(z.looseObject({ name: z.optional(z.string()) }), {}))) }), {}),
+    fallback(z.looseObject({ hints: z.optional(z.array(fallback(z.looseObject({ name: z.optional(z.string()) }), {}))) }), {}),
   ),
   systemPrompt: z.optional(z.string()),
   includeContext: z.optional(z.enum(['none', 'thisServer', 'allServers'], { error: 'expected "none", "thisServer" or "allServers"' })),
