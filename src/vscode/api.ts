@@ -4,6 +4,7 @@
 import type * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
 import type { TasksService } from '../core/api/service';
+import { isObject } from '../core/util/json';
 
 /** The longest `getResult` waits, in seconds. */
 export const API_MAX_WAIT_SECONDS = 3600;
@@ -20,7 +21,6 @@ function need(ok: boolean, method: string, what: string): void {
 }
 
 const isText = (v: unknown): v is string => typeof v === 'string' && v !== '';
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const SERVER_ID = 'serverId must be the id of a server from getServers()';
 const TASK_ID = 'id must be the id of a task';
 
@@ -41,7 +41,7 @@ export function createApi<T>({ service, testing }: ApiDeps<T>): McpTasksApi & { 
       need(isText(serverId), 'runTool', SERVER_ID);
       need(isText(toolName), 'runTool', 'toolName must be the name of a tool from getTools()');
       const { arguments: args, ttlSeconds: ttl } = options ?? {};
-      need(args === undefined || isPlainObject(args), 'runTool', 'options.arguments must be an object');
+      need(args === undefined || isObject(args), 'runTool', 'options.arguments must be an object');
       need(ttl === undefined || (typeof ttl === 'number' && ttl > 0 && ttl < Infinity), 'runTool', 'options.ttlSeconds must be a positive number');
       return service.start(service.resolveServer(serverId).id, toolName, { arguments: args, ttlSeconds: ttl, origin: 'api' });
     },

@@ -10,6 +10,7 @@ import { planElicitation } from '../core/elicitation/plan';
 import type { Tool } from '../core/protocol/schemas';
 import { formatAge } from '../core/tasks/presentation';
 import { errorMessage } from '../core/util/abort';
+import { isObject } from '../core/util/json';
 import type { QuickInputPrompter } from './elicitation/quickInputPrompter';
 
 /** Top-level keywords that constrain the object beyond its listed properties: a form would hide them. */
@@ -158,7 +159,7 @@ async function askJson(tool: Tool, title: string, ui: QuickInputPrompter, start:
     validate: (v) => {
       try {
         const parsed: unknown = JSON.parse(v);
-        return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? undefined : vscode.l10n.t('Enter a JSON object, e.g. {"name": "value"}');
+        return isObject(parsed) ? undefined : vscode.l10n.t('Enter a JSON object, e.g. {"name": "value"}');
       } catch (err) {
         return vscode.l10n.t('Not valid JSON: {0}', errorMessage(err));
       }

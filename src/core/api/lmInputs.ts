@@ -1,6 +1,7 @@
 // Inputs of the language-model tools. The editor does not check a tool's input against its
 // declared schema, and a model may send anything: each input is read here, and a mistake is
 // reported in words a model can act on.
+import { isObject } from '../util/json';
 
 /** The longest a tool call may wait for a task to end, in seconds. */
 export const MAX_WAIT_SECONDS = 120;
@@ -42,8 +43,8 @@ const HINTS: Record<string, string> = {
 function read(tool: string, input: unknown, spec: Record<string, Kind>): Record<string, unknown> {
   const keys = Object.keys(spec);
   const fail = (why: string) => new ToolInputError(`${tool}: ${why}.`);
-  const o = (input ?? {}) as Record<string, unknown>;
-  if (typeof o !== 'object' || Array.isArray(o)) throw fail(`the input must be a JSON object with the properties ${keys.join(', ')}`);
+  const o = input ?? {};
+  if (!isObject(o)) throw fail(`the input must be a JSON object with the properties ${keys.join(', ')}`);
   const extra = Object.keys(o).filter((k) => !keys.includes(k));
   if (extra.length) throw fail(`unknown propert${extra.length === 1 ? 'y' : 'ies'} ${extra.map((k) => `"${k}"`).join(', ')}; allowed: ${keys.join(', ')}`);
   const out: Record<string, unknown> = {};
@@ -61,7 +62,7 @@ function read(tool: string, input: unknown, spec: Record<string, Kind>): Record<
     } else if (kind === 'object') {
       // Models now and then send an object as a JSON string: accepted when it parses to one.
       if (typeof v === 'string') v = parseJson(v);
-      if (typeof v !== 'object' || v === null || Array.isArray(v)) throw fail(`"${key}" must be a JSON object: ${HINTS[key]}`);
+      if (!isObject(v)) throw fail(`"${key}" must be a JSON object: ${HINTS[key]}`);
     } else {
       if (typeof v !== 'string' || v.trim() === '' || v.length > 1000) throw fail(`"${key}" must be a non-empty string (at most 1000 characters): ${HINTS[key]}`);
       v = v.trim();

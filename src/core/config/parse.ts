@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import type { ConfigError, ConfigSource, InputDef, ParseResult, ServerConfig, ServerType } from './types';
 import { SERVERS_SETTING, SETTINGS_SOURCE, describeSource, serverId, sourceKey } from './types';
 import { checkUrl, findVariables, formatPath, stringFields } from './variables';
+import { isObject } from '../util/json';
 
 type Path = (string | number)[];
 /** Finds the 1-based position of a JSON path in the file, when there is a file. */
@@ -360,8 +361,4 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
     start = i + 1;
   }
   return { line, column: offset - start + 1 };
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
+import { isObject } from '../util/json';
 import { checkValue } from './validate';
 
 /** What a form field asks for; enums become picks. */
@@ -166,8 +167,8 @@ function bounds(where: string, lo: number | undefined, hi: number | undefined, l
 /** One property to one step; throws `SchemaProblem` saying what is wrong. */
 function toStep(key: string, raw: unknown, required: boolean): FieldStep {
   const where = `property "${key}"`;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new SchemaProblem(`${where} is not a schema object`);
-  const p = raw as Record<string, unknown>;
+  if (!isObject(raw)) throw new SchemaProblem(`${where} is not a schema object`);
+  const p = raw;
   const base = (s: { title?: string; description?: string }) => ({ key, title: s.title || key, description: s.description || undefined, required });
   let step: FieldStep;
   switch (p.type) {

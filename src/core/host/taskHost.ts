@@ -13,6 +13,7 @@ import { errorMessage, MAX_TIMER_MS, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import { DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
+import { isObject } from '../util/json';
 import { truncate } from '../util/log';
 import { TokenBucket } from './tokenBucket';
 
@@ -633,10 +634,6 @@ function toTask(s: HostedTaskSnapshot): Task {
 
 function fail(message: string): never {
   throw new RpcError(ErrorCode.InvalidParams, message);
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** A line for the view: the elicitation's message, or the text of the last sampling message. */

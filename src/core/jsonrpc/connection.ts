@@ -6,7 +6,7 @@ import { Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { truncate } from '../util/log';
 import { errorMessage, MAX_TIMER_MS } from '../util/abort';
-import { safeStringify } from '../util/json';
+import { isObject, safeStringify } from '../util/json';
 import { SENT } from '../util/promise';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, RpcError, TransportFailureError } from './errors';
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from './messages';
@@ -447,7 +447,7 @@ export class JsonRpcConnection implements Disposable {
       const result = await handler(req.params, {
         id: req.id,
         signal: controller.signal,
-        meta: typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined,
+        meta: isObject(meta) ? meta : undefined,
       });
       if (controller.signal.aborted || this.#closed) return; // the peer cancelled: no answer is expected
       // An answer that cannot be sent is not the handler's failure: no second answer follows it.

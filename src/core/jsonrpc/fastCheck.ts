@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import { isObject } from '../util/json';
 
 /**
  * Says yes only where its schema accepts the value and would return it unchanged; no means "ask
@@ -52,7 +53,6 @@ let last: object | undefined;
 let lastCheck: FastCheck | undefined;
 
 const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** zod's isPlainObject, which `z.record` requires. */
 function isPlainObject(v: unknown): v is Record<string, unknown> {

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { isObject } from '../util/json';
 
 /** Ids are strings or integers; servers may not send null ids in requests. */
 export const RequestIdSchema = z.union([z.string(), z.int()]);
@@ -54,10 +55,6 @@ export type Classified =
   | { kind: 'error'; id: RequestId | null; error: { code: number; message: string; data?: unknown } }
   /** `response`: it was meant as an answer (it has `result` or `error`), so the request it names is answered, badly. */
   | { kind: 'invalid'; id: RequestId | null; problem: string; response?: boolean };
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Validates one incoming value as a JSON-RPC message. Never throws. */
 export function classify(value: unknown): Classified {

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
+import { isObject } from '../util/json';
 import { fallback } from '../util/zod';
 
 // The params of `sampling/createMessage` (2025-11-25), validated at the boundary. Content may be
@@ -20,7 +21,6 @@ const ContentBlockSchema = z.discriminatedUnion(
   ],
   { error: (issue) => (issue.code === 'invalid_union' ? 'expected a content block of type text, image, audio, tool_use or tool_result' : undefined) },
 );
-const isObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 export const SamplingMessageSchema = z.looseObject({
   role: z.enum(['user', 'assistant'], { error: 'expected "user" or "assistant"' }),

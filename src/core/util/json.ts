@@ -1,3 +1,8 @@
+/** A JSON object: not null, not an array. */
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
 /** How deep `pruneDeep` keeps a value: far beyond any real result, far below the stack's limit. */
 const MAX_DEPTH = 64;
 /** What stands for a part nested deeper than MAX_DEPTH. */
