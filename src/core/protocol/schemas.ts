@@ -99,9 +99,6 @@ export const CreateTaskResultSchema = z.looseObject({
 });
 export type CreateTaskResult = z.infer<typeof CreateTaskResultSchema>;
 
-/** `tasks/get` and `tasks/cancel` answer the task itself (with an optional `_meta`). */
-export const GetTaskResultSchema = TaskSchema;
-
 export const ListTasksResultSchema = z.looseObject({
   tasks: z.array(z.unknown()),
   nextCursor: NextCursorSchema,
@@ -124,5 +121,3 @@ export const LoggingMessageParamsSchema = z.looseObject({
   logger: z.optional(z.string()),
   data: z.unknown(),
 });
-
-export const TaskStatusNotificationParamsSchema = TaskSchema;

@@ -5,7 +5,7 @@ import { describeIssues } from '../jsonrpc/messages';
 import type { Transport, TransportCloseInfo } from '../transports/transport';
 import { SessionExpiredError } from '../transports/transport';
 import type { Disposable, Event } from '../util/event';
-import { DisposableBase, Emitter } from '../util/event';
+import { DisposableBase } from '../util/event';
 import type { Logger } from '../util/log';
 import { truncate } from '../util/log';
 import { errorMessage, raceAbort } from '../util/abort';
@@ -71,11 +71,8 @@ export class McpSession extends DisposableBase {
   #toolsPending?: Promise<Tool[]>;
   /** Bumped by `tools/list_changed`: a fetch begun before it is not cached. */
   #toolsGeneration = 0;
-  readonly #onDidChangeTools = this._register(new Emitter<void>());
   readonly #log: Logger;
 
-  /** The server changed its tool list (`notifications/tools/list_changed`). */
-  readonly onDidChangeTools: Event<void> = this.#onDidChangeTools.event;
   /** The connection closed, with why. */
   readonly onClose: Event<TransportCloseInfo>;
   readonly #options: SessionOptions;
@@ -119,7 +116,6 @@ export class McpSession extends DisposableBase {
         this.#toolsCache = undefined;
         this.#toolsPending = undefined;
         this.#toolsGeneration++;
-        this.#onDidChangeTools.fire();
       }),
     );
     this._register(this.connection.onUnhandledNotification((n) => this.#log.trace(`Unhandled notification ${n.method}`)));

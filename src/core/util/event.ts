@@ -38,10 +38,6 @@ export class Emitter<T> implements Disposable {
     }
   }
 
-  get hasListeners(): boolean {
-    return this.#listeners.length > 0;
-  }
-
   dispose(): void {
     this.#disposed = true;
     this.#listeners = [];
@@ -88,16 +84,4 @@ export abstract class DisposableBase implements Disposable {
   dispose(): void {
     this._store.dispose();
   }
-}
-
-export function toDisposable(fn: () => void): Disposable {
-  let done = false;
-  return {
-    dispose: () => {
-      if (!done) {
-        done = true;
-        fn();
-      }
-    },
-  };
 }
