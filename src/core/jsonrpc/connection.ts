@@ -5,7 +5,7 @@ import type { Disposable, Event } from '../util/event';
 import { Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { truncate } from '../util/log';
-import { errorMessage, MAX_TIMER_MS } from '../util/abort';
+import { abortReason, errorMessage, MAX_TIMER_MS } from '../util/abort';
 import { isObject, safeStringify } from '../util/json';
 import { SENT } from '../util/promise';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, RpcError, TransportFailureError } from './errors';
@@ -174,7 +174,7 @@ export class JsonRpcConnection implements Disposable {
   #send(method: string, params: Record<string, unknown> | undefined, schema: z.ZodMiniType | undefined, options: RequestOptions | undefined): Promise<unknown> {
     if (this.#closed) return Promise.reject(new ConnectionClosedError(this.#closed.reason));
     const signal = options?.signal;
-    if (signal?.aborted) return Promise.reject(abortError(signal));
+    if (signal?.aborted) return Promise.reject(cancelled(signal));
     const id = this.#nextId++;
     const timeoutMs = options?.timeoutMs ?? (typeof this.#defaultTimeoutMs === 'function' ? this.#defaultTimeoutMs() : this.#defaultTimeoutMs);
     const onprogress = options?.onprogress;
@@ -247,7 +247,7 @@ export class JsonRpcConnection implements Disposable {
     signal.removeEventListener('abort', this.#onSignalAbort);
     for (const [id, p] of group ?? []) {
       this.#cancelOutgoing(id, p, errorMessage(signal.reason ?? 'aborted'));
-      this.#fail(id, p, abortError(signal));
+      this.#fail(id, p, cancelled(signal));
     }
   };
 
@@ -528,12 +528,8 @@ export class JsonRpcConnection implements Disposable {
   }
 }
 
-function abortError(signal: AbortSignal): Error {
-  const r: unknown = signal.reason;
-  if (r instanceof Error) return r;
-  const e = new Error(typeof r === 'string' ? r : 'The request was cancelled');
-  e.name = 'AbortError';
-  return e;
+function cancelled(signal: AbortSignal): Error {
+  return abortReason(signal, 'The request was cancelled');
 }
 
 function isRequestLike(v: unknown): boolean {

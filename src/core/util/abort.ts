@@ -38,10 +38,11 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
   });
 }
 
-export function abortReason(signal: AbortSignal): Error {
+/** The error an aborted signal stands for: its reason, or an AbortError saying `fallback`. */
+export function abortReason(signal: AbortSignal, fallback = 'The operation was aborted'): Error {
   const r: unknown = signal.reason;
   if (r instanceof Error) return r;
-  const e = new Error(typeof r === 'string' ? r : 'The operation was aborted');
+  const e = new Error(typeof r === 'string' ? r : fallback);
   e.name = 'AbortError';
   return e;
 }
