@@ -1,4 +1,5 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
 import WebSocket from 'ws';
 import type { RawData } from 'ws';
 import { errorMessage } from '../util/abort';
@@ -6,6 +7,7 @@ import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
 import type { Transport, TransportCloseInfo } from './transport';
 import { authChallengeHint } from './authChallenge';
+import { readBodySnippet, WEB_PAGE_HINT } from './sseStream';
 import { messagesIn, TransportHttpError, TransportParseError } from './transport';
 
 export interface WebSocketTransportOptions {
@@ -99,11 +101,14 @@ export class WebSocketTransport implements Transport {
       let refusal: TransportHttpError | undefined;
 
       ws.on('unexpected-response', (req: ClientRequest, res: IncomingMessage) => {
-        refusal = this.#describeRefusal(res);
-        res.resume();
-        req.destroy();
-        // Aborts the handshake; ws then emits 'error' and 'close', where start() rejects.
-        ws.terminate();
+        // A web page's title is read first (see #describeRefusal).
+        void this.#describeRefusal(res)
+          .then((e) => (refusal = e), () => undefined)
+          .then(() => {
+            req.destroy();
+            // Aborts the handshake; ws then emits 'error' and 'close', where start() rejects.
+            ws.terminate();
+          });
       });
 
       ws.on('open', () => {
@@ -254,11 +259,12 @@ export class WebSocketTransport implements Transport {
     return `the server closed the WebSocket (code ${code}${why})`;
   }
 
-  #describeRefusal(res: IncomingMessage): TransportHttpError {
+  async #describeRefusal(res: IncomingMessage): Promise<TransportHttpError> {
     const status = res.statusCode ?? 0;
-    const head = `${this.#who()} refused the WebSocket connection with HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}`;
+    const line = `HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}`;
     let hint = '';
     const challenge = authChallengeHint(status, res.headers['www-authenticate']);
+    const type = res.headers['content-type'] ?? '';
     if (challenge) {
       hint = `: ${challenge}, e.g. "headers": { "Authorization": "Bearer <token>" }`;
     } else if (status === 401) {
@@ -268,8 +274,13 @@ export class WebSocketTransport implements Transport {
     } else if (status >= 300 && status < 400) {
       const location = res.headers.location;
       hint = `. Redirects are not followed${location ? `: it points to ${withoutCredentials(location)}; update the url in its configuration` : ''}`;
+    } else if (/^\s*text\/html\b/i.test(type)) {
+      // A web page (a proxy's sign-in page) says what it is.
+      const page = await readBodySnippet(new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, { headers: { 'content-type': type } }), 100);
+      return new TransportHttpError(`${this.#who()} answered ${line} with a web page${page ? ` ("${page}")` : ''} instead of a WebSocket: ${WEB_PAGE_HINT}`, status);
     }
-    return new TransportHttpError(head + hint, status);
+    res.resume();
+    return new TransportHttpError(`${this.#who()} refused the WebSocket connection with ${line}${hint}`, status);
   }
 
   #who(): string {

@@ -14,6 +14,7 @@ import { JsonRpcConnection } from '../../../src/core/jsonrpc/connection';
 import type { TransportCloseInfo } from '../../../src/core/transports/transport';
 import { TransportHttpError, TransportParseError } from '../../../src/core/transports/transport';
 import { WebSocketTransport } from '../../../src/core/transports/websocket';
+import { hostileServer } from '../helpers/httpServers';
 import type { Logger } from '../../../src/core/util/log';
 
 // Compiled to out/test/unit/transports: the repository root is four levels up.
@@ -439,6 +440,22 @@ describe('WebSocketTransport', () => {
       });
       await t.close();
       assert.equal(closes, 0);
+    });
+
+    it('a web page answered instead of a WebSocket (a proxy\'s sign-in page) names itself and says what to do, not "refused with HTTP 200 OK"', async () => {
+      const page = `<!doctype html><html><head><title>Sign in</title><script>${'var a=1;'.repeat(40)}</script></head><body><form><h1>Sign in to Contoso</h1><input name="user"></form></body></html>`;
+      const server = await hostileServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page));
+      cleanups.push(() => server.close());
+      const url = server.url('/mcp').replace('http:', 'ws:');
+      await assert.rejects(transport(url, { serverName: 'proxied' }).start(), (e: Error) => {
+        assert.ok(e instanceof TransportHttpError);
+        assert.equal(e.status, 200);
+        assert.equal(
+          e.message,
+          `server "proxied" at ${url} answered HTTP 200 OK with a web page ("Sign in to Contoso") instead of a WebSocket: check its url; if the page is a sign-in page, give the server its credentials under "headers" in its configuration, e.g. "Authorization": "Bearer \${input:token}"`,
+        );
+        return true;
+      });
     });
 
     it('rejects an invalid url without throwing', async () => {
