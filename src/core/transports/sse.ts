@@ -1,7 +1,7 @@
 import { abortReason, errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
-import { checkHttpConfig, httpStatusError, mediaType, networkError, parseEventData, readSseStream } from './sseStream';
+import { checkHttpConfig, httpStatusError, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, WEB_PAGE_HINT } from './sseStream';
 import type { NodeFetchInit } from './nodeFetch';
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
@@ -88,11 +88,22 @@ export class LegacySseTransport implements Transport {
     }, this.#endpointTimeoutMs);
     try {
       const response = await this.#http('GET', url, { Accept: 'text/event-stream' });
-      if (!response.ok) throw await httpStatusError(this.#serverName, this.#url, response);
-      if (mediaType(response) !== 'text/event-stream' || !response.body) {
+      const type = mediaType(response);
+      // What a Streamable HTTP server answers a GET without a session: 405, or a JSON-RPC error.
+      const http = response.status === 405 || type === 'application/json' ? '; if it speaks Streamable HTTP, use "type": "http"' : '';
+      if (!response.ok) {
+        const err = await httpStatusError(this.#serverName, this.#url, response);
+        // 401, 403 and redirects have hints of their own.
+        if (!http || response.status < 400 || response.status === 401 || response.status === 403) throw err;
+        throw new TransportHttpError(`${err.message}${http}.`, err.status);
+      }
+      if (type !== 'text/event-stream' || !response.body) {
+        // A web page (a proxy's sign-in page) says what it is.
+        const page = type === 'text/html' ? await readBodySnippet(response, 100) : undefined;
         await response.body?.cancel().catch(() => undefined);
+        const what = page === undefined ? `content type "${type}"` : `a web page${page ? ` ("${page}")` : ''}`;
         throw new TransportHttpError(
-          `Server "${this.#serverName}" answered GET ${this.#url} with content type "${mediaType(response)}" instead of an event stream; if it speaks Streamable HTTP, use "type": "http".`,
+          `Server "${this.#serverName}" answered GET ${this.#url} with ${what} instead of an event stream${http || (page === undefined ? '; check its url' : `: ${WEB_PAGE_HINT}`)}.`,
         );
       }
       opened = true;

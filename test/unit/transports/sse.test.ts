@@ -55,6 +55,23 @@ describe('LegacySseTransport against server-everything', function () {
   });
 });
 
+describe('LegacySseTransport configured for a Streamable HTTP server (server-everything streamableHttp)', function () {
+  this.timeout(30_000);
+  let server: EverythingHttpServer;
+  before(async () => (server = await EverythingHttpServer.start('streamableHttp')));
+  after(() => server?.stop());
+
+  it('suggests "type": "http" from its answer to a GET without a session (HTTP 400, a JSON-RPC error)', async () => {
+    const c = client(server.url('/mcp'));
+    await assert.rejects(c.conn.start(), (err: unknown) => {
+      assert.ok(err instanceof TransportHttpError);
+      assert.equal(err.status, 400);
+      assert.match(err.message, /^Server "legacy" answered HTTP 400 Bad Request at .*No valid session ID provided.*; if it speaks Streamable HTTP, use "type": "http"\.$/);
+      return true;
+    });
+  });
+});
+
 describe('LegacySseTransport against the http fixture', function () {
   this.timeout(15_000);
   let fx: HttpFixture;
@@ -179,6 +196,30 @@ describe('LegacySseTransport against hostile servers', function () {
       assert.doesNotMatch(err.message, /s3cret/);
       return true;
     });
+  });
+
+  it('a web page answered to the GET (a proxy\'s sign-in page) names itself and points to url and headers; "type": "http" is suggested only on a 405 or JSON', async () => {
+    const signIn = `<!doctype html><html><head><title>Sign in</title><script>${'var a=1;'.repeat(40)}</script></head><body><form><h1>Sign in to Contoso</h1><input name="user"></form></body></html>`;
+    const server = await serve((req, res) => {
+      if (req.url === '/login/sse') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(signIn);
+      else if (req.url === '/guarded/sse') res.writeHead(401, { 'content-type': 'text/html' }).end(signIn);
+      else if (req.url === '/post-only/mcp') res.writeHead(405, { allow: 'POST' }).end();
+      else res.writeHead(200, { 'content-type': 'text/plain' }).end('hello');
+    });
+    const said = (path: string) =>
+      client(server.url(path))
+        .conn.start()
+        .then(
+          () => 'started',
+          (err: Error) => err.message.replace(server.url(path), 'URL'),
+        );
+    assert.equal(
+      await said('/login/sse'),
+      'Server "legacy" answered GET URL with a web page ("Sign in to Contoso") instead of an event stream: check its url; if the page is a sign-in page, give the server its credentials under "headers" in its configuration, e.g. "Authorization": "Bearer ${input:token}".',
+    );
+    assert.equal(await said('/guarded/sse'), 'Server "legacy" refused the request (HTTP 401 Unauthorized). If it needs a token, add it under "headers" in its configuration, e.g. "Authorization": "Bearer ${input:token}".');
+    assert.equal(await said('/post-only/mcp'), 'Server "legacy" answered HTTP 405 Method Not Allowed at URL; if it speaks Streamable HTTP, use "type": "http".');
+    assert.equal(await said('/text/sse'), 'Server "legacy" answered GET URL with content type "text/plain" instead of an event stream; check its url.');
   });
 
   it('bounds the wait for the endpoint from the GET on: a server that never answers it fails start in time', async () => {
