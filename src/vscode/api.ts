@@ -5,6 +5,8 @@ import type * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
 import type { TasksService } from '../core/api/service';
 import { isObject } from '../core/util/json';
+import { UnknownTaskError } from '../core/api/service';
+import { UnknownToolError } from '../core/tasks/engine';
 
 /** The longest `getResult` waits, in seconds. */
 export const API_MAX_WAIT_SECONDS = 3600;
@@ -18,6 +20,15 @@ export interface ApiDeps<T> {
 /** Refuses a caller's mistake with a message that names the method and the argument. */
 function need(ok: boolean, method: string, what: string): void {
   if (!ok) throw new TypeError(`MCP Tasks API: ${method}: ${what}`);
+}
+
+/** An unknown task or tool is refused with the method that lists what there is. */
+function hinted<T>(p: Promise<T>): Promise<T> {
+  return p.catch((err: unknown) => {
+    if (err instanceof UnknownTaskError) err.message += ' getTasks() lists the tracked tasks.';
+    if (err instanceof UnknownToolError) err.message += ' getTools() lists its tools.';
+    throw err;
+  });
 }
 
 const isText = (v: unknown): v is string => typeof v === 'string' && v !== '';
@@ -43,7 +54,7 @@ export function createApi<T>({ service, testing }: ApiDeps<T>): McpTasksApi & { 
       const { arguments: args, ttlSeconds: ttl } = options ?? {};
       need(args === undefined || isObject(args), 'runTool', 'options.arguments must be an object');
       need(ttl === undefined || (typeof ttl === 'number' && ttl > 0 && ttl < Infinity), 'runTool', 'options.ttlSeconds must be a positive number');
-      return service.start(service.resolveServer(serverId).id, toolName, { arguments: args, ttlSeconds: ttl, origin: 'api' });
+      return hinted(service.start(service.resolveServer(serverId).id, toolName, { arguments: args, ttlSeconds: ttl, origin: 'api' }));
     },
     getTask: (id) => (typeof id === 'string' ? service.task(id) : undefined),
     getTasks: () => service.tasks(),
@@ -51,11 +62,11 @@ export function createApi<T>({ service, testing }: ApiDeps<T>): McpTasksApi & { 
       need(isText(id), 'getResult', TASK_ID);
       const wait = options?.waitSeconds ?? 0;
       need(typeof wait === 'number' && wait >= 0, 'getResult', 'options.waitSeconds must be a number, 0 or more');
-      return service.result(id, Math.min(wait, API_MAX_WAIT_SECONDS) * 1000);
+      return hinted(service.result(id, Math.min(wait, API_MAX_WAIT_SECONDS) * 1000));
     },
     cancelTask: async (id) => {
       need(isText(id), 'cancelTask', TASK_ID);
-      return service.cancel(id);
+      return hinted(service.cancel(id));
     },
     onDidChangeTask,
     testing,

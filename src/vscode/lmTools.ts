@@ -6,8 +6,9 @@ import type { ModelAnswer, ServerTools } from '../core/api/lmFormat';
 import { browserRefusal, formatResult, formatTask, formatTaskList, formatToolList } from '../core/api/lmFormat';
 import { MAX_WAIT_SECONDS, readCancelTaskInput, readGetResultInput, readGetTaskInput, readListToolsInput, readStartTaskInput } from '../core/api/lmInputs';
 import type { TasksService } from '../core/api/service';
+import { UnknownTaskError } from '../core/api/service';
 import { NeedsInputError } from '../core/servers/serverManager';
-import { HeldByUserError } from '../core/tasks/engine';
+import { HeldByUserError, UnknownToolError } from '../core/tasks/engine';
 import { errorMessage } from '../core/util/abort';
 import { urlsRequired } from '../core/elicitation/urlRequired';
 import { isTerminal } from '../core/tasks/status';
@@ -18,11 +19,18 @@ function answer(a: ModelAnswer): vscode.LanguageModelToolResult {
   return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(a.text), new vscode.LanguageModelTextPart(JSON.stringify(a.data))]);
 }
 
-/** Runs `fn` with an AbortSignal for the call's token; errors reach the model as their message. */
+/**
+ * Runs `fn` with an AbortSignal for the call's token; errors reach the model as their message,
+ * an unknown task or tool with the tool that lists what there is.
+ */
 async function run(token: vscode.CancellationToken, fn: (signal: AbortSignal) => Promise<ModelAnswer>): Promise<vscode.LanguageModelToolResult> {
   const bridge = toAbortSignal(token);
   try {
     return answer(await fn(bridge.signal));
+  } catch (err) {
+    if (err instanceof UnknownTaskError) err.message += ' mcpTasks_getTask without a taskId lists the tracked tasks.';
+    if (err instanceof UnknownToolError) err.message += ' mcpTasks_listTools with that server lists its tools.';
+    throw err;
   } finally {
     bridge.dispose();
   }

@@ -124,12 +124,14 @@ suite('Public API', () => {
     assert.notDeepEqual(api.getTask(t.id)?.arguments, { changed: true });
   });
 
-  test('wrong input from another extension is refused with a clear message', async () => {
+  test('wrong input from another extension is refused with a clear message (an unknown task or tool names the method that lists what there is)', async () => {
     await assert.rejects(consumer.call('runTool', '', 'x'), /MCP Tasks API: runTool: serverId must be the id of a server from getServers\(\)/);
     await assert.rejects(consumer.call('runTool', 'demo', 'build-project', { arguments: [1] }), /runTool: options\.arguments must be an object/);
     await assert.rejects(consumer.call('runTool', 'demo', 'build-project', { ttlSeconds: -1 }), /options\.ttlSeconds must be a positive number/);
     await assert.rejects(consumer.call('getTools', 'nope'), /No MCP server "nope" is configured/);
-    await assert.rejects(consumer.call('getResult', 'nope'), /No task with id "nope" is tracked/);
+    await assert.rejects(consumer.call('getResult', 'nope'), /No task with id "nope" is tracked\. getTasks\(\) lists the tracked tasks\./);
+    await assert.rejects(consumer.call('cancelTask', 'nope'), /No task with id "nope" is tracked\. getTasks\(\) lists the tracked tasks\./);
+    await assert.rejects(consumer.call('runTool', 'demo', 'no-such-tool'), /Server "demo" has no tool named "no-such-tool"\. getTools\(\) lists its tools\./);
     const any = api.getTasks()[0];
     await assert.rejects(consumer.call('getResult', any.id, { waitSeconds: -1 }), /getResult: options\.waitSeconds must be a number, 0 or more/);
     assert.equal(await consumer.call('getTask', 42), undefined);

@@ -172,13 +172,15 @@ suite('Language-model tools', () => {
     assert.match(tool.modelDescription, /\(the newest 20\)/);
   });
 
-  test('wrong input is refused with an error the model can act on', async () => {
+  test('wrong input is refused with an error the model can act on (an unknown task or tool names the tool that lists what there is)', async () => {
     const call = (name: string, input: object) => Promise.resolve(vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }));
     await assert.rejects(call('mcpTasks_startTask', { server: 'demo' }), /mcpTasks_startTask: "tool" is required/);
     await assert.rejects(call('mcpTasks_startTask', { server: 'demo', tool: 'build-project', args: {} }), /unknown property "args"; allowed: server, tool, arguments, ttlSeconds/);
     await assert.rejects(call('mcpTasks_startTask', { server: 'nope', tool: 'x' }), /No MCP server "nope" is configured; the servers are/);
     await assert.rejects(call('mcpTasks_startTask', { server: 'demo', tool: 'get-time' }), /does not support running as a task/);
-    await assert.rejects(call('mcpTasks_getResult', { taskId: 'no-such-task' }), /No task "no-such-task" is tracked/);
+    await assert.rejects(call('mcpTasks_getResult', { taskId: 'no-such-task' }), /No task "no-such-task" is tracked\. mcpTasks_getTask without a taskId lists the tracked tasks\./);
+    await assert.rejects(call('mcpTasks_getTask', { taskId: 'no-such-task', server: 'demo' }), /No task "no-such-task" is tracked for server "demo"\. mcpTasks_getTask without a taskId lists the tracked tasks\./);
+    await assert.rejects(call('mcpTasks_startTask', { server: 'demo', tool: 'no-such-tool' }), /Server "demo" has no tool named "no-such-tool"\. mcpTasks_listTools with that server lists its tools\./);
     await assert.rejects(call('mcpTasks_getResult', { taskId: 'x', waitSeconds: -5 }), /"waitSeconds" must be a number of seconds, 0 or more/);
   });
 });

@@ -93,6 +93,9 @@ export interface TasksServiceDeps {
   logger: Logger;
 }
 
+/** A task id that no tracked task has; each front end adds where the tracked tasks are listed. */
+export class UnknownTaskError extends Error {}
+
 /** The least time a result request gives the fetch of an ended task's result, whatever is left of its wait. */
 const FETCH_GRACE_MS = 5_000;
 
@@ -181,7 +184,7 @@ export class TasksService implements Disposable {
     const current = hits.filter((t) => t.key === taskKey(t.serverId, t.taskId));
     if (current.length > 0) hits = current;
     if (hits.length === 1) return this.#taskInfo(hits[0]);
-    if (hits.length === 0) throw new Error(`No task "${taskId}" is tracked${server === undefined ? '' : ` for server "${server}"`}.`);
+    if (hits.length === 0) throw new UnknownTaskError(`No task "${taskId}" is tracked${server === undefined ? '' : ` for server "${server}"`}.`);
     const labels = hits.map((t) => `"${this.#deps.servers.label(t.serverId)}"`).join(', ');
     throw new Error(`Several servers have a task "${taskId}" (${labels}): name the server too.`);
   }
@@ -243,7 +246,7 @@ export class TasksService implements Disposable {
 
   #mustGet(id: string): TaskSnapshot {
     const t = this.#deps.engine.get(id);
-    if (!t) throw new Error(`No task with id ${JSON.stringify(id)} is tracked.`);
+    if (!t) throw new UnknownTaskError(`No task with id ${JSON.stringify(id)} is tracked.`);
     return t;
   }
 

@@ -35,6 +35,9 @@ import { taskKey } from './types';
  */
 export class HeldByUserError extends Error {}
 
+/** A tool the server does not have; each front end adds where the tools are listed. */
+export class UnknownToolError extends Error {}
+
 /** How the engine reaches servers; the server manager implements it. */
 export interface SessionSource {
   /**
@@ -429,7 +432,7 @@ export class TaskEngine extends DisposableBase {
     const session = await this.#options.sessions.getSession(serverId);
     const tools = await session.listTools({ signal: options.signal });
     const tool = tools.find((t) => t.name === toolName);
-    if (!tool) throw new Error(`Server "${this.#label(serverId)}" has no tool named "${toolName}".`);
+    if (!tool) throw new UnknownToolError(`Server "${this.#label(serverId)}" has no tool named "${toolName}".`);
     const accepts = serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion);
     const taskSupport = tool.execution?.taskSupport;
     const decision = decideExecution(accepts, taskSupport, options.preference);
