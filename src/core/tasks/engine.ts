@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Progress } from '../jsonrpc/connection';
 import { InvalidResultError } from '../jsonrpc/connection';
-import { ErrorCode, RequestTimeoutError, detailOf, isPeerError } from '../jsonrpc/errors';
+import { ConnectionClosedError, ErrorCode, RequestTimeoutError, detailOf, isPeerError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
 import type { CreateTaskResult, Task, TaskStatus } from '../protocol/schemas';
 import {
@@ -210,6 +210,8 @@ export class TaskEngine extends DisposableBase {
   readonly #refetchDelay = new Map<string, number>();
   readonly #servers = new Map<string, ServerFollow>();
   readonly #backoff = new Map<string, Backoff>();
+  /** The close errors already told: every poll a close fails shares one (see `poll`). */
+  readonly #toldClosed = new WeakSet<Error>();
   /** Servers found missing from the configuration → when first found so (see `unconfigured`). */
   readonly #missing = new Map<string, number>();
   readonly #attached = new Map<string, { session: McpSession; store: DisposableStore }>();
@@ -754,7 +756,15 @@ export class TaskEngine extends DisposableBase {
       else if (this.#lifetime.signal.aborted) return;
       // A closed port (no status) or a proxy's 5xx: the server, not this task.
       else if (err instanceof TransportHttpError && (err.status === undefined || err.status >= 500)) this.#unreachable(serverId, err);
-      else this.#log.warn(`[${this.#label(serverId)}] tasks/get ${taskId} failed: ${detailOf(err)}`);
+      else if (!this.#toldClosed.has(err as Error)) {
+        // A close fails every poll in flight with one error: one line per server, not one per task.
+        let n = 0;
+        if (err instanceof ConnectionClosedError) {
+          this.#toldClosed.add(err);
+          for (const r of this.#recs.values()) if (r.polling && r.snap.serverId === serverId) n++;
+        }
+        this.#log.warn(`[${this.#label(serverId)}] tasks/get ${n > 1 ? `of ${n} tasks` : taskId} failed: ${detailOf(err)}`);
+      }
     } finally {
       rec.polling = false;
       if (this.#recs.get(key) === rec && !isTerminal(rec.snap.status) && !this.#scheduler.has(key)) this.#scheduleNext(rec);

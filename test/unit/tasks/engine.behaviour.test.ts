@@ -678,15 +678,23 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.equal(h.server.notifications.find((n) => n.method === 'notifications/cancelled')!.params?.requestId, call.id);
   });
 
-  it('a connection that closes while tasks outlive it leaves them live (a reconnect re-attaches them)', async () => {
+  it('a connection that closes while tasks outlive it leaves them live (a reconnect re-attaches them); the polls it fails are told in one line, not one per task', async () => {
     const h = await harness({ tasksOutliveConnection: true, server: { pollInterval: NO_POLL } });
-    const a = await h.engine.callTool('fake', 'required-tool');
+    const tasks = [await h.engine.callTool('fake', 'required-tool'), await h.engine.callTool('fake', 'required-tool'), await h.engine.callTool('fake', 'required-tool')];
+    h.server.override('tasks/get', () => new Promise(() => undefined)); // in flight when the connection closes
+    const polls = tasks.map((t) => h.engine.poll(t.key));
+    await h.server.waitForRequest('tasks/get', 3);
     await h.server.close();
-    await waitFor(() => h.session.isClosed, 'the close');
-    assert.equal(h.snap(a.taskId).status, 'working');
-    await h.engine.poll(a.key);
-    assert.equal(h.snap(a.taskId).status, 'working');
-    assert.ok(h.log.has('warn', new RegExp(`^\\[fake\\] tasks/get ${a.taskId} failed: Connection closed`)), h.log.text());
+    await Promise.all(polls);
+    assert.deepEqual(
+      h.log.lines.filter((l) => l.level === 'warn').map((l) => l.message),
+      ['[fake] tasks/get of 3 tasks failed: Connection closed: the other side closed'],
+    );
+    assert.deepEqual(tasks.map((t) => h.snap(t.taskId).status), ['working', 'working', 'working']);
+    // A later poll (on the closed session, here) tells its own failure, naming its task.
+    await h.engine.poll(tasks[0].key);
+    assert.equal(h.snap(tasks[0].taskId).status, 'working');
+    assert.ok(h.log.has('warn', new RegExp(`^\\[fake\\] tasks/get ${tasks[0].taskId} failed: Connection closed`)), h.log.text());
   });
 
   it('T-REQ-3: a reconnect while a task waits for input: the new session gets a tasks/result call', async () => {
