@@ -192,12 +192,9 @@ export async function askTtl(title: string, ui: QuickInputPrompter): Promise<{ t
   const seconds = vscode.workspace.getConfiguration('mcpTasks').get<number>('defaultTtlSeconds', 3600);
   const defaultMs = seconds > 0 ? seconds * 1000 : undefined;
   type Choice = { ttlMs?: number } | 'custom';
-  // Each with its icon, as Default and Custom… have theirs: the labels line up.
-  const choices: Array<PickItem<{ ttlMs: number }>> = [
-    { icon: 'clock', label: vscode.l10n.t('10 minutes'), value: { ttlMs: 10 * UNITS.m } },
-    { icon: 'clock', label: vscode.l10n.t('1 hour'), value: { ttlMs: UNITS.h } },
-    { icon: 'clock', label: vscode.l10n.t('1 day'), value: { ttlMs: UNITS.d } },
-  ];
+  // Each with its icon, as Default and Custom… have theirs: the labels line up. Written as
+  // Default's and the rest of the UI's durations are ("10 min", "1 h"), not "10 minutes" beside "1 h".
+  const choices: Array<PickItem<{ ttlMs: number }>> = [10 * UNITS.m, UNITS.h, UNITS.d].map((ttlMs) => ({ icon: 'clock', label: formatAge(ttlMs), value: { ttlMs } }));
   const items: Array<PickItem<Choice>> = [
     {
       icon: 'history',

@@ -144,7 +144,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     this.timeout(60_000);
     const expect = [
       { choice: 'Default', ttl: 3600_000 },
-      { choice: '10 minutes', ttl: 600_000 },
+      { choice: '10 min', ttl: 600_000 },
       { choice: 'Custom…', typed: '2h', ttl: 7_200_000 },
     ];
     for (const { choice, typed, ttl } of expect) {
@@ -152,7 +152,8 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
       await fillArguments(spy, 'build-project', { durationMs: '300' });
       const pick = await chooseTtl(spy, 'build-project', choice);
       assert.match(pick.items[0].description ?? '', /^1 h, from the setting mcpTasks\.defaultTtlSeconds$/);
-      assert.ok(!pick.items.some((i) => i.label.endsWith('1 hour')), 'the default is not offered twice');
+      // Every duration is written alike, as Default's "1 h" is (it read "1 h" beside "10 minutes"); the default is not offered twice.
+      assert.deepEqual(pick.items.map((i) => i.label), ['$(history) Default', '$(clock) 10 min', '$(clock) 24 h', '$(edit) Custom…']);
       // Every choice has its icon, so the labels line up (Default and Custom… had one, the durations none).
       assert.deepEqual(pick.items.filter((i) => !/^\$\([a-z-]+\) /.test(i.label)).map((i) => i.label), [], 'every ttl choice has an icon');
       if (typed) {
@@ -217,7 +218,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     assert.equal(s.title, title(3, 'arguments of build-project'));
     assert.equal(s.items.find((i) => /Change .*durationMs|Change Total build time/i.test(i.label))?.description, '300', 'the answers are kept');
     await choose(s, (i) => i.label.endsWith('Run build-project'), 'Run build-project');
-    await chooseTtl(spy, 'build-project', '10 minutes');
+    await chooseTtl(spy, 'build-project', '10 min');
 
     await done;
     const id = await waitFor(async () => [...(await taskIds('demo'))].find((t) => !before.has(t)), 'the new build task');
