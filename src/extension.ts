@@ -209,7 +209,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const results = new ResultDocuments(engine);
   const indicators = new TaskIndicators(engine, host, view, (id) => servers.label(id), { dialogs: hidden, answering });
   context.subscriptions.push(tree, view, results, indicators);
-  const endByUser = <T>(keys: readonly string[], end: () => Promise<T>) => indicators.endByUser(keys, end);
+  const endByUser = <T>(keys: readonly string[], end: () => Promise<T>, cancel?: boolean) => indicators.endByUser(keys, end, cancel);
   // Ages in the rows' descriptions: refreshed while the view is visible, and when it shows again.
   // Every 30 s, not every second (10,000 rows may be tracked): ages are shown in minutes ("now"
   // under one, see formatRowAge), which a redraw twice a minute keeps true to the half minute.

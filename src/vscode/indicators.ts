@@ -46,8 +46,8 @@ export class TaskIndicators extends DisposableBase {
   readonly #awaiting = new Map<string, ReturnType<typeof setTimeout>>();
   /** Tasks whose question has shown before their status said they need input (it was answered fast). */
   readonly #asked = new Set<string>();
-  /** Live tasks the user is ending through our commands (cancel, disconnect, restart): their end is not told; `true` once the command has returned (see endByUser). */
-  readonly #endingByUser = new Map<string, boolean>();
+  /** Live tasks the user is ending through our commands (cancel, disconnect, restart): their end is not told; `true` (`'cancel'` for Cancel) once the command has returned (see endByUser). */
+  readonly #endingByUser = new Map<string, boolean | 'cancel'>();
 
   /**
    * `dialogs`: where the servers' questions are, so a task whose question shows is not told as
@@ -99,12 +99,15 @@ export class TaskIndicators extends DisposableBase {
    * A task still live when `end` returns may yet end by it, seen later: lost (its process gone,
    * or its server forgot it once connected again), or any end of a call without a task (aborted).
    * Any other end, or any change that shows it alive after that, means it outlived the command.
+   * `cancel`: `end` asked the server to cancel them; a server may answer while the task still
+   * works and cancel it later, so an end `cancelled` is the user's whenever it comes (any other
+   * end is told).
    */
-  async endByUser<T>(keys: readonly string[], end: () => Promise<T>): Promise<T> {
+  async endByUser<T>(keys: readonly string[], end: () => Promise<T>, cancel = false): Promise<T> {
     for (const key of keys) this.#endingByUser.set(key, false);
     try {
       const done = await end();
-      for (const key of keys) if (this.#endingByUser.has(key)) this.#endingByUser.set(key, true);
+      for (const key of keys) if (this.#endingByUser.has(key)) this.#endingByUser.set(key, cancel ? 'cancel' : true);
       return done;
     } catch (err) {
       for (const key of keys) if (this.#last.has(key) && !isTerminal(this.#last.get(key)!)) this.#endingByUser.delete(key);
@@ -117,7 +120,7 @@ export class TaskIndicators extends DisposableBase {
     this.#last.set(t.key, t.status);
     this.#schedule();
     const returned = this.#endingByUser.get(t.key);
-    if (returned && !isTerminal(t.status)) this.#endingByUser.delete(t.key);
+    if (returned === true && !isTerminal(t.status)) this.#endingByUser.delete(t.key);
     if (before === t.status) return;
     if (t.status !== 'input_required') {
       this.#stopAwaiting(t.key);
@@ -125,7 +128,8 @@ export class TaskIndicators extends DisposableBase {
     }
     if (t.status === 'input_required') this.#needsInput(t.key);
     else if (before !== undefined && isTerminal(t.status) && !isTerminal(before)) {
-      const byUser = this.#endingByUser.delete(t.key) && t.status !== 'completed' && (!returned || t.kind === 'direct' || t.status === 'lost');
+      const byUser =
+        this.#endingByUser.delete(t.key) && t.status !== 'completed' && (returned === 'cancel' ? t.status === 'cancelled' : !returned || t.kind === 'direct' || t.status === 'lost');
       if (!byUser) this.#ended.push(t);
     }
   }

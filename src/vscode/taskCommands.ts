@@ -41,8 +41,8 @@ export interface TaskCommandDeps {
   results: ResultDocuments;
   tree: TasksTreeProvider;
   view: vscode.TreeView<Node>;
-  /** Runs `end`, which ends these tasks at the user's request: their end is not notified. */
-  endByUser<T>(keys: readonly string[], end: () => Promise<T>): Promise<T>;
+  /** Runs `end`, which ends these tasks at the user's request: their end is not notified (`cancel`: an end `cancelled`, even after `end` returned). */
+  endByUser<T>(keys: readonly string[], end: () => Promise<T>, cancel?: boolean): Promise<T>;
 }
 
 /** Registers the commands that act on tasks. */
@@ -112,7 +112,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
 
   const cancel = async (t: TaskSnapshot) => {
     try {
-      await deps.endByUser([t.key], () => engine.cancel(t.key));
+      await deps.endByUser([t.key], () => engine.cancel(t.key), true);
     } catch (err) {
       void showFailure(err, (why) => vscode.l10n.t('Could not cancel "{0}": {1}', taskTitle(t), why), { warn: true });
     }

@@ -1,5 +1,6 @@
 // Cancel Task... from the palette offers only what can be cancelled: not the tasks of a server
-// that does not support tasks/cancel (test/fixtures/servers/slow-task.mjs --no-cancel).
+// that does not support tasks/cancel (test/fixtures/servers/slow-task.mjs --no-cancel). And what
+// is told of a cancel a server answers at once but carries out later (--cancel-after).
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -25,10 +26,14 @@ suite('Cancel Task from the palette', () => {
     spy = new QuickInputSpy();
     await settings().update(
       'servers',
-      { 'no-cancel': { type: 'stdio', command: 'node', args: [SLOW_TASK_SERVER, '--answer-after', '0', '--complete-after', '8000', '--no-cancel'] } },
+      {
+        'no-cancel': { type: 'stdio', command: 'node', args: [SLOW_TASK_SERVER, '--answer-after', '0', '--complete-after', '8000', '--no-cancel'] },
+        'late-cancel': { type: 'stdio', command: 'node', args: [SLOW_TASK_SERVER, '--answer-after', '0', '--cancel-after', '2000'] },
+        'late-cancel-fails': { type: 'stdio', command: 'node', args: [SLOW_TASK_SERVER, '--answer-after', '0', '--cancel-after', '60000', '--complete-after', '4000', '--fail'] },
+      },
       vscode.ConfigurationTarget.Global,
     );
-    await waitFor(async () => ((await testing.getTreeSnapshot()) as Array<{ label: string }>).some((r) => r.label === 'no-cancel'), 'the no-cancel server row');
+    await waitFor(async () => ((await testing.getTreeSnapshot()) as Array<{ label: string }>).filter((r) => r.label.startsWith('no-cancel') || r.label.startsWith('late-cancel')).length === 3, 'the fixture server rows');
   });
 
   suiteTeardown(async function () {
@@ -208,5 +213,24 @@ suite('Cancel Task from the palette', () => {
     } finally {
       await settings().update('hostedTasks.maxTtlSeconds', undefined, vscode.ConfigurationTarget.Global);
     }
+  });
+  test('Cancel Task on a server that answers tasks/cancel while the task works and cancels it later: the later end "cancelled" is not told (the user did it); a task that fails despite the cancel is told', async function () {
+    this.timeout(60_000);
+    spy.messages.length = 0;
+    const run = async (label: string) => {
+      const t = await api.runTool(api.getServers().find((s) => s.label === label)!.id, 'slow', {});
+      started.push(t.id);
+      return t;
+    };
+    const [late, failing] = [await run('late-cancel'), await run('late-cancel-fails')];
+    for (const t of [late, failing]) {
+      await vscode.commands.executeCommand('mcpTasks.cancelTask', { kind: 'task', key: t.id, serverId: t.serverId });
+      assert.deepEqual([api.getTask(t.id)?.status, api.getTask(t.id)?.statusMessage], ['working', 'Cancelling…'], 'the server answered tasks/cancel with the task still working');
+    }
+    await waitFor(() => api.getTask(late.id)?.status === 'cancelled', 'the cancel to land', 15_000);
+    await waitFor(() => api.getTask(failing.id)?.status === 'failed', 'the task to fail despite the cancel', 15_000);
+    await waitFor(() => spy.messages.some((m) => m.startsWith('"slow" on late-cancel-fails: failed')), `the failure to be told, among ${JSON.stringify(spy.messages)}`, 5000);
+    await new Promise((r) => setTimeout(r, 300)); // a notification would come within the indicators' 100 ms
+    assert.deepEqual(spy.messages.filter((m) => m.startsWith('"slow" on late-cancel:')), [], 'the cancel the user asked for is not told when it lands');
   });
 });
