@@ -159,9 +159,12 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
       listenForElicitationComplete(session, config.id, elicitation);
     },
     keepSessionAtShutdown: (id) => engine.list().some((t) => t.serverId === id && t.kind === 'task' && !isTerminal(t.status)),
+    liveTasks: (id) => engine.liveCount(id),
     saveSessions: (sessions) => store.saveSessions(sessions),
     sessionOptions: { requestTimeoutMs: requestTimeout },
   });
+  // A stdio server whose new configuration (or removal) waits for its live tasks goes on when they end.
+  context.subscriptions.push(engine.onDidChange((t) => servers.liveTasksChanged(t.serverId)), engine.onDidRemove(() => servers.liveTasksChanged()));
   // Shutdown in order: save the tasks, stop following them, then close the connections (which
   // keeps the HTTP sessions of live tasks for the next window).
   context.subscriptions.push({

@@ -13,7 +13,7 @@ import { serverNameOfId, sourceKey } from '../config/types';
 import type { Event } from '../util/event';
 import { DisposableBase, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
-import { prefixed, redactSecrets, redacting, sentence } from '../util/log';
+import { count, prefixed, redactSecrets, redacting, sentence } from '../util/log';
 import { errorMessage } from '../util/abort';
 import { detailOf } from '../jsonrpc/errors';
 import type { TransportCloseInfo } from '../transports/transport';
@@ -49,6 +49,8 @@ export interface ServerSnapshot {
   tasks?: string;
   /** The user disconnected it: its live tasks are not followed until the user connects it again. */
   heldByUser?: boolean;
+  /** Its configuration changed: the new one waits for this many live tasks of its process to end (see setConfiguration). */
+  newConfigWaitsFor?: number;
 }
 
 export interface ServerManagerOptions {
@@ -72,6 +74,11 @@ export interface ServerManagerOptions {
   createTransport: (server: ResolvedServer, logger: Logger, resume?: SavedHttpSession) => Transport;
   /** At shutdown: whether to keep a server's HTTP session for the next window (it has live tasks). */
   keepSessionAtShutdown?: (serverId: string) => boolean;
+  /**
+   * How many live tasks and calls a server has: a stdio server's process, which they die with,
+   * outlives a change or the removal of its configuration until they end (see liveTasksChanged).
+   */
+  liveTasks?: (serverId: string) => number;
   /** At shutdown: the sessions kept, to be saved (synchronously) for the next window. */
   saveSessions?: (sessions: SavedSession[]) => void;
   /** Called for each new session so other layers can register their handlers on it. */
@@ -101,6 +108,10 @@ interface Entry {
   dismissed?: string;
   /** The user disconnected the server: background work does not connect it again, the user's next action does. */
   userDisconnected?: boolean;
+  /** A stdio server's new configuration, applied when the live tasks of its process end. */
+  pending?: { config: ServerConfig; print: string };
+  /** The live tasks a new configuration (or a removed server's process) waits for, as last counted. */
+  waitsFor?: number;
 }
 
 /** A quiet connection (see getSession) stopped at an input it would have had to ask for. */
@@ -159,6 +170,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
   readonly #saved = new Map<string, SavedSession>();
   /** The labels of servers removed from the configuration: their tasks keep telling them apart (`demo (b)`). */
   readonly #removedLabels = new Map<string, string>();
+  /** Removed stdio servers whose process runs on until its live tasks end. */
+  readonly #leaving = new Map<string, Entry>();
   readonly #now: () => number;
 
   /** A server changed state (its snapshot), or the list itself changed (undefined). */
@@ -180,12 +193,14 @@ export class ServerManager extends DisposableBase implements SessionSource {
   /**
    * Replaces the configuration. Servers whose configuration is unchanged keep their connection;
    * changed ones are disconnected (and reconnected if they were connected); removed ones close.
+   * A stdio server with live tasks, which die with its process, keeps its process until they end:
+   * then it restarts with its new configuration (an edit back cancels that), or closes if removed.
    */
   setConfiguration(servers: readonly ServerConfig[], errors: readonly ConfigError[]): void {
     // A server an edit made invalid (saved mid-typing) stays as it was, with its process and its
     // tasks, until it reads again: as the servers of a file that does not parse.
     const mine = (e: ConfigError, c: ServerConfig) => e.server === c.name && e.source === sourceKey(c.source);
-    const stale = [...this.#entries.values()].map((e) => e.config).filter((c) => !servers.some((s) => s.id === c.id) && errors.some((e) => mine(e, c)));
+    const stale = [...this.#entries.values()].map((e) => e.pending?.config ?? e.config).filter((c) => !servers.some((s) => s.id === c.id) && errors.some((e) => mine(e, c)));
     servers = [...servers, ...stale];
     errors = errors.map((e) => (stale.some((c) => mine(e, c)) ? { ...e, message: `${e.message} The server stays as it was until this is fixed.` } : e));
     // Logged when found, not again on each reload that still finds it (a save fires several file events).
@@ -197,30 +212,45 @@ export class ServerManager extends DisposableBase implements SessionSource {
     for (const config of servers) {
       seen.add(config.id);
       const print = this.#print(config);
-      const old = this.#entries.get(config.id);
+      let old = this.#entries.get(config.id);
+      if (!old && (old = this.#leaving.get(config.id))) {
+        // Back before its process ended: it goes on, as a server whose configuration changed.
+        this.#leaving.delete(config.id);
+        this.#entries.set(config.id, old);
+      }
       if (!old) {
         this.#entries.set(config.id, { config, print, state: { kind: 'idle' }, generation: 0, failures: 0, retryAt: 0 });
         continue;
       }
       if (old.print === print) {
         old.config = config; // a label may differ (another server with the same name appeared)
+        if (old.pending) this.#log.info(`[${config.label}] Its configuration is back to the one it runs: it no longer restarts when its live tasks end`);
+        old.pending = undefined;
         continue;
       }
-      const wasUp = old.state.kind === 'connected' || old.state.kind === 'connecting';
+      const waits = this.#liveTasks(old);
+      if (waits) {
+        if (old.pending?.print !== print) this.#log.info(`[${config.label}] Configuration changed: it restarts with the new one when its ${count(waits, 'live task')} end (Restart Server applies it now)`);
+        old.config = { ...old.config, label: config.label };
+        old.pending = { config, print };
+        old.waitsFor = waits;
+        continue;
+      }
       // Same URL (new headers: a new token): its live tasks may belong to the session, kept for the new connection.
       const kept = old.config.type === 'http' && config.type === 'http' && old.config.url === config.url ? (this.#keepSession(old) ?? this.#saved.get(config.id)) : undefined;
       if (kept?.fingerprint === old.print) this.#saved.set(config.id, { ...kept, fingerprint: print });
-      this.#teardown(old, 'its configuration changed');
-      old.config = config;
-      old.print = print;
-      old.state = { kind: 'idle' };
-      old.failures = old.retryAt = 0; // a new configuration gets a fresh start
-      old.dismissed = undefined; // and asks for its inputs again
-      if (wasUp) reconnect.push(config.id);
+      if (this.#reconfigure(old, config, print)) reconnect.push(config.id);
     }
     for (const [id, entry] of this.#entries) {
       if (!seen.has(id)) {
         this.#removedLabels.set(id, entry.config.label);
+        if ((entry.waitsFor = this.#liveTasks(entry))) {
+          this.#log.info(`[${entry.config.label}] Removed from the configuration: its process runs until its ${count(entry.waitsFor, 'live task')} end`);
+          entry.pending = undefined;
+          this.#leaving.set(id, entry);
+          this.#entries.delete(id);
+          continue;
+        }
         // Its live tasks wait for it to come back (see the engine's grace period): their session too.
         const kept = this.#keepSession(entry);
         if (kept) this.#saved.set(id, kept);
@@ -241,6 +271,55 @@ export class ServerManager extends DisposableBase implements SessionSource {
     for (const e of errors) if (!before.includes(e.message)) this.#log.error(e.message);
     this.#onDidChange.fire(undefined);
     for (const id of reconnect) void this.getSession(id).catch(() => undefined);
+  }
+
+  /** Closes a server's connection for its new configuration; true if it was up (to connect again). */
+  #reconfigure(entry: Entry, config: ServerConfig, print: string): boolean {
+    const wasUp = entry.state.kind === 'connected' || entry.state.kind === 'connecting';
+    this.#teardown(entry, 'its configuration changed');
+    entry.pending = undefined;
+    entry.config = config;
+    entry.print = print;
+    entry.state = { kind: 'idle' };
+    entry.failures = entry.retryAt = 0; // a new configuration gets a fresh start
+    entry.dismissed = undefined; // and asks for its inputs again
+    return wasUp;
+  }
+
+  /** The live tasks that die with the server's process: those of a stdio server that runs. */
+  #liveTasks(entry: Entry): number {
+    return entry.config.type === 'stdio' && entry.session && !entry.session.isClosed ? (this.#options.liveTasks?.(entry.config.id) ?? 0) : 0;
+  }
+
+  /**
+   * The live tasks of `serverId` (or of any server) changed: a server that waits for them to end
+   * (see setConfiguration) restarts with its new configuration, or closes if it was removed, once
+   * none is left. A server whose connection closed is settled by its own close (see #connect).
+   */
+  liveTasksChanged(serverId?: string): void {
+    const some = serverId === undefined ? [...this.#entries.values(), ...this.#leaving.values()] : [this.#entries.get(serverId) ?? this.#leaving.get(serverId)];
+    for (const e of some) if (e && (e.pending || this.#leaving.get(e.config.id) === e) && !e.session?.isClosed) this.#settle(e);
+  }
+
+  #settle(entry: Entry): void {
+    const { id } = entry.config;
+    const n = this.#liveTasks(entry);
+    const leaving = this.#leaving.get(id) === entry;
+    if (n) {
+      if (n === entry.waitsFor) return;
+      entry.waitsFor = n;
+      if (leaving) this.#onDidChange.fire(undefined);
+      else this.#setState(entry, entry.state);
+    } else if (leaving) {
+      this.#leaving.delete(id);
+      this.#teardown(entry, 'it was removed from the configuration, and its live tasks have ended');
+      this.#onDidChange.fire(undefined);
+    } else if (entry.pending) {
+      const up = this.#reconfigure(entry, entry.pending.config, entry.pending.print);
+      const blocker = this.#options.startBlocker?.(entry.config);
+      this.#setState(entry, blocker ? { kind: 'blocked', message: blocker } : { kind: 'idle' });
+      if (up) void this.getSession(id).catch(() => undefined);
+    }
   }
 
   /**
@@ -285,7 +364,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
    */
   getSession(id: string, options?: { background?: boolean; quiet?: boolean; now?: boolean }): Promise<McpSession> {
     const entry = this.#entries.get(id);
-    if (!entry) return Promise.reject(new Error(`No server with id ${id} is configured`));
+    const leaving = this.#leaving.get(id)?.session; // a removed server's process that runs its live tasks
+    if (!entry) return leaving && !leaving.isClosed ? Promise.resolve(leaving) : Promise.reject(new Error(`No server with id ${id} is configured`));
     if (entry.session && !entry.session.isClosed) return Promise.resolve(entry.session);
     if (entry.connecting && entry.connectingQuietly && !options?.quiet) {
       // A quiet connection may stop at an input; this caller may ask for it.
@@ -341,18 +421,26 @@ export class ServerManager extends DisposableBase implements SessionSource {
    * Undefined for a server not configured (yet: tasks are restored before the configuration loads).
    */
   tasksOutliveConnection(id: string): boolean | undefined {
-    const type = this.#entries.get(id)?.config.type;
+    const type = (this.#entries.get(id) ?? this.#leaving.get(id))?.config.type;
     return type === undefined ? undefined : type !== 'stdio';
   }
 
-  /** False for a server the loaded configuration does not name; undefined before it has loaded. */
+  /**
+   * False for a server the loaded configuration does not name; undefined before it has loaded. A
+   * removed stdio server whose process runs its live tasks counts until they end: they are followed.
+   */
   isConfigured(id: string): boolean | undefined {
-    return this.#loaded ? this.#entries.has(id) : undefined;
+    return this.#loaded ? this.#entries.has(id) || this.#leaving.has(id) : undefined;
+  }
+
+  /** How many live tasks the process of a removed stdio server runs, which it runs until they end; undefined for any other server. */
+  leavingWith(id: string): number | undefined {
+    return this.#leaving.get(id)?.waitsFor;
   }
 
   /** The session if connected now, without connecting. */
   peekSession(id: string): McpSession | undefined {
-    const s = this.#entries.get(id)?.session;
+    const s = (this.#entries.get(id) ?? this.#leaving.get(id))?.session;
     return s && !s.isClosed ? s : undefined;
   }
 
@@ -371,6 +459,12 @@ export class ServerManager extends DisposableBase implements SessionSource {
     if (kept) this.#saved.set(id, kept);
     entry.session = undefined;
     entry.connecting = undefined;
+    // A new configuration that waited for the live tasks, which end now: the next connection uses it.
+    if (entry.pending) {
+      entry.config = entry.pending.config;
+      entry.print = entry.pending.print;
+      entry.pending = undefined;
+    }
     this.#setState(entry, { kind: 'idle' });
     if (session) {
       this.#log.info(`[${entry.config.label}] Disconnecting`);
@@ -471,10 +565,12 @@ export class ServerManager extends DisposableBase implements SessionSource {
         if (held && current.expired) {
           log.info(reason);
           this.#setState(entry, { kind: 'idle' });
-          return;
+        } else {
+          log.warn(`Connection closed: ${sentence(reason)} ${this.#backOff(entry, reason)}`);
+          this.#setState(entry, { kind: 'error', message: reason });
         }
-        log.warn(`Connection closed: ${sentence(reason)} ${this.#backOff(entry, reason)}`);
-        this.#setState(entry, { kind: 'error', message: reason });
+        // Its process is gone, and the live tasks a new configuration or its removal waited for with it.
+        this.#settle(entry);
       });
       entry.dismissed = undefined;
       this.#setState(entry, { kind: 'connected' });
@@ -574,6 +670,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       protocolVersion: s?.protocolVersion,
       tasks: s ? s.tasksSummary : undefined,
       heldByUser: e.userDisconnected && e.state.kind === 'idle' ? true : undefined,
+      newConfigWaitsFor: e.pending && e.waitsFor,
     };
   }
 
@@ -594,8 +691,9 @@ export class ServerManager extends DisposableBase implements SessionSource {
     // Sessions saved at the last shutdown and not used in this window stay saved.
     for (const s of this.#saved.values()) if (!kept.some((k) => k.serverId === s.serverId)) kept.push(s);
     this.#options.saveSessions?.(kept);
-    for (const e of this.#entries.values()) this.#teardown(e, 'the extension is shutting down');
+    for (const e of [...this.#entries.values(), ...this.#leaving.values()]) this.#teardown(e, 'the extension is shutting down');
     this.#entries.clear();
+    this.#leaving.clear();
     super.dispose();
   }
 }

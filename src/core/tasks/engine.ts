@@ -292,6 +292,11 @@ export class TaskEngine extends DisposableBase {
     return n;
   }
 
+  /** How many live tasks and direct calls a server has. */
+  liveCount(serverId: string): number {
+    return this.#servers.get(serverId)?.live.size ?? 0;
+  }
+
   /** Whether the live tasks of a server are followed through `tasks/list` (diagnostics, tests). */
   followsByList(serverId: string): boolean {
     return this.#servers.get(serverId)?.byList ?? false;

@@ -101,3 +101,8 @@ export function sentence(text: string): string {
   const t = text.trimEnd();
   return /[.!?…]$/.test(t) ? t : `${t}.`;
 }
+
+/** `n` and a noun that follows it in number: `1 live task`, `2 live tasks`. */
+export function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

@@ -134,7 +134,7 @@ export function openClient(o: ClientOptions) {
   const engine: TaskEngine = new TaskEngine({
     logger: log,
     handlers: o.elicit ? { elicitation: { handle: host.wrap('elicitation/create', o.elicit) } } : {},
-    sessions: { getSession: (id, o) => servers.getSession(id, o), label: (id) => servers.label(id), tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id) },
+    sessions: { getSession: (id, o) => servers.getSession(id, o), label: (id) => servers.label(id), tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id), isConfigured: (id) => servers.isConfigured(id) },
     minPollMs: 50,
     ...o.engine,
   });
@@ -150,8 +150,11 @@ export function openClient(o: ClientOptions) {
       engine.attachSession(config.id, session);
       host.attachSession(config.id, session);
     },
+    liveTasks: (id) => engine.liveCount(id),
     ...o.manager,
   });
+  engine.onDidChange((t) => servers.liveTasksChanged(t.serverId));
+  engine.onDidRemove(() => servers.liveTasksChanged());
   const parsed = o.config ?? parseSettingServers(o.servers ?? {});
   servers.setConfiguration(parsed.servers, parsed.errors);
   return {
