@@ -8,6 +8,7 @@ import { isTerminal } from '../../core/tasks/status';
 import { isCancelable } from '../../core/tasks/policy';
 import type { TaskSnapshot } from '../../core/tasks/types';
 import { DisposableBase } from '../../core/util/event';
+import { count } from '../../core/util/log';
 import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
 
 export type Node =
@@ -32,6 +33,10 @@ export interface RowSnapshot {
 
 /** Describes a server's state in a few words for the row's description. */
 export function describeServer(s: ServerSnapshot): string {
+  return s.newConfigWaitsFor ? `${describeState(s)} · new configuration waits for ${count(s.newConfigWaitsFor, 'task')}` : describeState(s);
+}
+
+function describeState(s: ServerSnapshot): string {
   switch (s.state.kind) {
     case 'idle':
       // Disconnected by the user, it stays so until the user connects it: not one never started.
@@ -192,7 +197,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       return h ? hostedItem(h) : new vscode.TreeItem('(removed)');
     }
     const s = this.#servers.get(node.id);
-    if (!s) return (this.#servers.isConfigured(node.id) === undefined ? unloadedServerItem : removedServerItem)(node.id, this.#removedLabel(node.id));
+    if (!s) return (this.#servers.isConfigured(node.id) === undefined ? unloadedServerItem : removedServerItem)(node.id, this.#removedLabel(node.id), this.#servers.leavingWith(node.id));
     const hasTasks = this.#engine.list().some((t) => t.serverId === s.id) || this.#shownHosted().some((h) => h.serverId === s.id);
     const item = new vscode.TreeItem(s.label, hasTasks ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = `server:${s.id}`;
@@ -206,6 +211,8 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**${escapeMd(s.label)}** (${s.type})\n\n`);
     tip.appendMarkdown(`State: ${escapeMd(describeServer(s) + held)}${held ? ': connect it to follow its tasks again' : s.heldByUser ? ': it stays so until you connect it' : ''}\n\n`);
+    const waits = s.newConfigWaitsFor && count(s.newConfigWaitsFor, 'live task');
+    if (waits) tip.appendMarkdown(`Its configuration changed; it restarts with the new one when its ${waits} end. Restart it to apply it now (its live tasks are lost).\n\n`);
     if (s.serverInfo) tip.appendMarkdown(`Server: ${escapeMd(`${s.serverInfo.name} ${s.serverInfo.version}`)}, MCP ${escapeMd(s.protocolVersion ?? '')}\n\n`);
     tip.appendMarkdown(`Source: ${escapeMd(s.source.kind === 'settings' ? 'setting mcpTasks.servers' : s.source.file)}`);
     item.tooltip = tip;
@@ -341,16 +348,21 @@ function hostedItem(h: HostedTaskSnapshot): vscode.TreeItem {
   return item;
 }
 
-/** A server no longer in the configuration whose tasks are still tracked. */
-function removedServerItem(id: string, label: string): vscode.TreeItem {
+/**
+ * A server no longer in the configuration whose tasks are still tracked. `running`: the live tasks
+ * its process (a stdio server's) runs until they end.
+ */
+function removedServerItem(id: string, label: string, running?: number): vscode.TreeItem {
   const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Expanded);
   item.id = `server:${id}`;
-  item.description = 'removed from the configuration';
+  const runs = running ? ` · runs until its ${count(running, 'task')} end` : '';
+  item.description = `removed from the configuration${runs}`;
   item.iconPath = asThemeIcon(REMOVED_SERVER_ICON);
   // Not "server": nothing connects to it, runs tools on it or restarts it.
   item.contextValue = 'removedServer';
-  item.tooltip = new vscode.MarkdownString(`**${escapeMd(label)}** is no longer in the configuration (${escapeMd(id)}). Its tasks stay listed until cleared (Clear Finished Tasks).`);
-  item.accessibilityInformation = { label: `Server ${label}, removed from the configuration` };
+  const process = running ? ` Its process runs until its ${count(running, 'live task')} end, then stops.` : '';
+  item.tooltip = new vscode.MarkdownString(`**${escapeMd(label)}** is no longer in the configuration (${escapeMd(id)}).${process} Its tasks stay listed until cleared (Clear Finished Tasks).`);
+  item.accessibilityInformation = { label: `Server ${label}, ${item.description}` };
   return item;
 }
 
