@@ -13,7 +13,7 @@ import { serverNameOfId, sourceKey } from '../config/types';
 import type { Event } from '../util/event';
 import { DisposableBase, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
-import { count, prefixed, redactSecrets, redacting, sentence } from '../util/log';
+import { itsTasksEnd, prefixed, redactSecrets, redacting, sentence } from '../util/log';
 import { errorMessage } from '../util/abort';
 import { detailOf } from '../jsonrpc/errors';
 import type { TransportCloseInfo } from '../transports/transport';
@@ -230,7 +230,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       }
       const waits = this.#liveTasks(old);
       if (waits) {
-        if (old.pending?.print !== print) this.#log.info(`[${config.label}] Configuration changed: it restarts with the new one when its ${count(waits, 'live task')} end (Restart Server applies it now)`);
+        if (old.pending?.print !== print) this.#log.info(`[${config.label}] Configuration changed: it restarts with the new one when ${itsTasksEnd(waits)} (Restart Server applies it now)`);
         old.config = { ...old.config, label: config.label };
         old.pending = { config, print };
         old.waitsFor = waits;
@@ -245,7 +245,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       if (!seen.has(id)) {
         this.#removedLabels.set(id, entry.config.label);
         if ((entry.waitsFor = this.#liveTasks(entry))) {
-          this.#log.info(`[${entry.config.label}] Removed from the configuration: its process runs until its ${count(entry.waitsFor, 'live task')} end`);
+          this.#log.info(`[${entry.config.label}] Removed from the configuration: its process runs until ${itsTasksEnd(entry.waitsFor)}`);
           entry.pending = undefined;
           this.#leaving.set(id, entry);
           this.#entries.delete(id);

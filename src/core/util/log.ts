@@ -102,7 +102,7 @@ export function sentence(text: string): string {
   return /[.!?…]$/.test(t) ? t : `${t}.`;
 }
 
-/** `n` and a noun that follows it in number: `1 live task`, `2 live tasks`. */
-export function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+/** What a server waits for, in number: `its live task ends`, `its 2 live tasks end`. */
+export function itsTasksEnd(n: number, what = 'live task'): string {
+  return n === 1 ? `its ${what} ends` : `its ${n} ${what}s end`;
 }

@@ -8,7 +8,7 @@ import { isTerminal } from '../../core/tasks/status';
 import { isCancelable } from '../../core/tasks/policy';
 import type { TaskSnapshot } from '../../core/tasks/types';
 import { DisposableBase } from '../../core/util/event';
-import { count } from '../../core/util/log';
+import { itsTasksEnd } from '../../core/util/log';
 import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
 
 export type Node =
@@ -33,7 +33,7 @@ export interface RowSnapshot {
 
 /** Describes a server's state in a few words for the row's description. */
 export function describeServer(s: ServerSnapshot): string {
-  return s.newConfigWaitsFor ? `${describeState(s)} · new configuration waits for ${count(s.newConfigWaitsFor, 'task')}` : describeState(s);
+  return s.newConfigWaitsFor ? `${describeState(s)} · new configuration waits for ${s.newConfigWaitsFor === 1 ? '1 task' : `${s.newConfigWaitsFor} tasks`}` : describeState(s);
 }
 
 function describeState(s: ServerSnapshot): string {
@@ -211,8 +211,8 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**${escapeMd(s.label)}** (${s.type})\n\n`);
     tip.appendMarkdown(`State: ${escapeMd(describeServer(s) + held)}${held ? ': connect it to follow its tasks again' : s.heldByUser ? ': it stays so until you connect it' : ''}\n\n`);
-    const waits = s.newConfigWaitsFor && count(s.newConfigWaitsFor, 'live task');
-    if (waits) tip.appendMarkdown(`Its configuration changed; it restarts with the new one when its ${waits} end. Restart it to apply it now (its live tasks are lost).\n\n`);
+    const n = s.newConfigWaitsFor;
+    if (n) tip.appendMarkdown(`Its configuration changed; it restarts with the new one when ${itsTasksEnd(n)}. Restart it to apply it now (${n === 1 ? 'the task is' : 'they are'} lost).\n\n`);
     if (s.serverInfo) tip.appendMarkdown(`Server: ${escapeMd(`${s.serverInfo.name} ${s.serverInfo.version}`)}, MCP ${escapeMd(s.protocolVersion ?? '')}\n\n`);
     tip.appendMarkdown(`Source: ${escapeMd(s.source.kind === 'settings' ? 'setting mcpTasks.servers' : s.source.file)}`);
     item.tooltip = tip;
@@ -355,12 +355,12 @@ function hostedItem(h: HostedTaskSnapshot): vscode.TreeItem {
 function removedServerItem(id: string, label: string, running?: number): vscode.TreeItem {
   const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Expanded);
   item.id = `server:${id}`;
-  const runs = running ? ` · runs until its ${count(running, 'task')} end` : '';
+  const runs = running ? ` · runs until ${itsTasksEnd(running, 'task')}` : '';
   item.description = `removed from the configuration${runs}`;
   item.iconPath = asThemeIcon(REMOVED_SERVER_ICON);
   // Not "server": nothing connects to it, runs tools on it or restarts it.
   item.contextValue = 'removedServer';
-  const process = running ? ` Its process runs until its ${count(running, 'live task')} end, then stops.` : '';
+  const process = running ? ` Its process runs until ${itsTasksEnd(running)}, then stops.` : '';
   item.tooltip = new vscode.MarkdownString(`**${escapeMd(label)}** is no longer in the configuration (${escapeMd(id)}).${process} Its tasks stay listed until cleared (Clear Finished Tasks).`);
   item.accessibilityInformation = { label: `Server ${label}, ${item.description}` };
   return item;
