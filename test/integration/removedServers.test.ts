@@ -60,6 +60,19 @@ suite('Tasks of a server removed from the configuration', () => {
     await waitFor(async () => !(await rows()).some((r) => r.id === `server:${server.id}`), 'the row to go with its last task');
   });
 
+  test('a stdio server removed while its task runs keeps its process until the task completes; its row says so meanwhile', async function () {
+    this.timeout(60_000);
+    await settings().update('servers', { leaving: { type: 'stdio', command: 'node', args: [DEMO, 'stdio', '--quiet'] } }, vscode.ConfigurationTarget.Global);
+    const server = await waitFor(() => api.getServers().find((s) => s.label === 'leaving'), 'the server "leaving"');
+    const task = await api.runTool(server.id, 'build-project', { arguments: { project: 'removed-meanwhile', durationMs: 8000 } });
+    await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    const row = await waitFor(async () => (await rows()).find((r) => r.id === `server:${server.id}` && r.description === 'removed from the configuration · runs until its task ends'), 'the row of the removed server, still running');
+    assert.ok(!/\bserver\b/.test(row.contextValue ?? ''), `no server actions on it: ${row.contextValue}`);
+    assert.equal((await api.getResult(task.id, { waitSeconds: 30 })).task.status, 'completed');
+    await waitFor(async () => (await rows()).find((r) => r.id === `server:${server.id}` && r.description === 'removed from the configuration'), 'the row once its process has ended');
+    await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
+  });
+
   /** A view over a server manager and an engine that reach no server, as the extension wires them. */
   const withTree = (test: (parts: { servers: ServerManager; engine: TaskEngine; tree: TasksTreeProvider }) => void) => {
     const servers = new ServerManager({

@@ -1,0 +1,50 @@
+// An edit of .vscode/mcp.json while a stdio server runs a task: the server keeps its process (the
+// task would die with it) until the task ends, its row says so, then it restarts with the edit.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { activateExtension, testingApi, waitFor } from './helpers';
+import type { TreeSnapshotNode } from './helpers';
+import { cleanUp, publicApi } from './taskApiHelpers';
+
+suite('A stdio server whose configuration is edited while its task runs', () => {
+  test('keeps its process: its row says the new configuration waits for the task, which completes; then the server runs the new configuration', async function () {
+    this.timeout(90_000);
+    const testing = testingApi(await activateExtension());
+    const api = await publicApi();
+    const file = path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'mcp.json');
+    const original = fs.readFileSync(file, 'utf8');
+    const args = '"args": ["${workspaceFolder}/../../../../demo/server.mjs", "stdio", "--quiet"]';
+    assert.ok(original.includes(args), 'the demo server of the test workspace');
+    const demo = api.getServers().find((s) => s.label === 'demo');
+    assert.ok(demo);
+    const row = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.id === `server:${demo.id}`);
+    const started: string[] = [];
+    try {
+      const task = await api.runTool(demo.id, 'build-project', { arguments: { project: 'edited-meanwhile', durationMs: 10_000 } });
+      started.push(task.id);
+      assert.equal(task.pollInterval, 1000, "the demo server's default");
+      // The edit a user saves: an env var added, and another poll interval (which tells the processes apart).
+      fs.writeFileSync(file, original.replace(args, `${args.replace('"--quiet"]', '"--quiet", "--poll-interval", "700"]')}, "env": { "DEMO_NOTE": "edited" }`));
+      const waiting = await waitFor(async () => {
+        const r = await row();
+        return r?.description?.endsWith(' · new configuration waits for 1 task') ? r : undefined;
+      }, 'the demo row to say its new configuration waits for the task');
+      assert.match(waiting.description ?? '', /^connected · tasks: /);
+      assert.match(waiting.tooltip ?? '', /Its configuration changed; it restarts with the new one when its live task ends\. Restart it to apply it now \(the task is lost\)\./);
+      assert.equal(api.getTask(task.id)?.status, 'working');
+
+      const done = await api.getResult(task.id, { waitSeconds: 30 });
+      assert.equal(done.task.status, 'completed', done.task.note);
+      await waitFor(async () => /^connected · tasks: [^·]+$/.test((await row())?.description ?? ''), 'the demo server to restart, connected, with nothing waiting');
+      const next = await api.runTool(demo.id, 'build-project', { arguments: { project: 'after-the-edit', durationMs: 100 } });
+      started.push(next.id);
+      assert.equal(next.pollInterval, 700, 'a task of the process started with the new configuration');
+    } finally {
+      fs.writeFileSync(file, original);
+      await vscode.commands.executeCommand('mcpTasks.refresh'); // read again before the next suites
+      await cleanUp(api, started);
+    }
+  });
+});
