@@ -315,9 +315,9 @@ export class ServerManager extends DisposableBase implements SessionSource {
       this.#teardown(entry, 'it was removed from the configuration, and its live tasks have ended');
       this.#onDidChange.fire(undefined);
     } else if (entry.pending) {
+      // Its source, which decides whether it may start (workspace trust), is the one it ran from.
       const up = this.#reconfigure(entry, entry.pending.config, entry.pending.print);
-      const blocker = this.#options.startBlocker?.(entry.config);
-      this.#setState(entry, blocker ? { kind: 'blocked', message: blocker } : { kind: 'idle' });
+      this.#setState(entry, entry.state);
       if (up) void this.getSession(id).catch(() => undefined);
     }
   }
