@@ -50,11 +50,16 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 // shown whole, repeated log lines quieted, sessions kept through a header change, servers kept
 // through an invalid edit, polls backing off behind a failing proxy, HTML error pages read as
 // text, chat answers bounded, Disconnect respected by the chat tools) took 3.4 KB (301.0 to
-// 304.4 KB). Loading features
+// 304.4 KB). 300 KB: the fourteenth session took 9.5 KB out without changing behaviour (zod's
+// catch built so that it no longer drags all of zod's utilities in, one isObject, dead code),
+// which paid for its fixes (a stdio server keeps its process while live tasks run through a
+// configuration change or removal, web pages behind WebSocket and SSE urls named, a cancel the
+// server carries out later not told, one warning per closed connection): 304.5 to 298.8 KB.
+// Loading features
 // on demand would not reach 150 KB either: with every transport, the dialogs, sampling, the chat
-// tools and the API left out, the startup bundle is still 167 KB (bench/size.mjs, "startup only").
+// tools and the API left out, the startup bundle is still 173 KB (bench/size.mjs, "startup only").
 const BUNDLE_TARGET = 150 * 1024;
-const BUNDLE_GATE = 305 * 1024;
+const BUNDLE_GATE = 300 * 1024;
 const args = new Set(process.argv.slice(2));
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 
