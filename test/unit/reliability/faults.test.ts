@@ -375,7 +375,9 @@ describe('reliability: faults', function () {
           assert.deepEqual([s.status, s.outcome], ['completed', outcome(`proxied-${i}`, t.taskId)]);
         }
         assert.equal(await c.servers.getSession(id), session, 'the same session all along');
-        assert.ok(polledWhileDown.length <= 9, `${polledWhileDown.length} polls while the server was down`);
+        // Backing off (1 s, then 2 s) gives about 3 rounds of 3 polls; polling each task at its
+        // interval gave 75. The bound leaves room for a busy machine's late timers, not for that.
+        assert.ok(polledWhileDown.length <= 24, `${polledWhileDown.length} polls while the server was down`);
         const told = (c.log as MemoryLogger).lines.filter((l) => l.level === 'warn' && /tasks\/get|follow its tasks/.test(l.message)).map((l) => l.message);
         assert.deepEqual(told, ['[remote] Cannot reach the server to follow its tasks: Server "remote" answered HTTP 502 Bad Gateway at ' + `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp: nginx. Retrying in 1 s.`]);
       } finally {
