@@ -394,7 +394,10 @@ describe('StreamableHttpTransport against hostile servers', function () {
     assert.equal(await said('/nginx/mcp'), 'Server "fixture" answered HTTP 502 Bad Gateway at URL: 502 Bad Gateway nginx');
     assert.equal(await said('/express/mcp'), 'Server "fixture" answered HTTP 404 Not Found at URL: Cannot POST /express/mcp');
     assert.equal(await said('/styled/mcp'), 'Server "fixture" answered HTTP 503 Service Unavailable at URL: Just a moment...');
-    assert.equal(await said('/login/mcp'), 'Server "fixture" answered initialize (id 1) with content type "text/html" ("Sign in to Contoso"); expected JSON or an event stream');
+    assert.equal(
+      await said('/login/mcp'),
+      'Server "fixture" answered initialize (id 1) with a web page ("Sign in to Contoso") instead of JSON or an event stream: check its url; if the page is a sign-in page, give the server its credentials under "headers" in its configuration, e.g. "Authorization": "Bearer ${input:token}"',
+    );
   });
 
   it('turns a redirect to a Location that is no URL into an error naming the server, on a POST, its resume and the GET stream, without the configured URL', async () => {
