@@ -1,7 +1,7 @@
 import { abortReason, errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
-import { checkHttpConfig, httpStatusError, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, WEB_PAGE_HINT } from './sseStream';
+import { checkHttpConfig, httpStatusError, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, webPageAnswer } from './sseStream';
 import type { NodeFetchInit } from './nodeFetch';
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
@@ -101,10 +101,8 @@ export class LegacySseTransport implements Transport {
         // A web page (a proxy's sign-in page) says what it is.
         const page = type === 'text/html' ? await readBodySnippet(response, 100) : undefined;
         await response.body?.cancel().catch(() => undefined);
-        const what = page === undefined ? `content type "${type}"` : `a web page${page ? ` ("${page}")` : ''}`;
-        throw new TransportHttpError(
-          `Server "${this.#serverName}" answered GET ${this.#url} with ${what} instead of an event stream${http || (page === undefined ? '; check its url' : `: ${WEB_PAGE_HINT}`)}.`,
-        );
+        const what = page === undefined ? `content type "${type}" instead of an event stream${http || '; check its url'}` : webPageAnswer(page, 'an event stream');
+        throw new TransportHttpError(`Server "${this.#serverName}" answered GET ${this.#url} with ${what}.`);
       }
       opened = true;
       void this.#read(response.body);

@@ -147,8 +147,13 @@ export async function readBodySnippet(response: Response, max = 200): Promise<st
   return text.replace(/\s+/g, ' ').trim().slice(0, max);
 }
 
-/** What to do about a web page answered instead of MCP (a proxy's sign-in page, a wrong url). */
-export const WEB_PAGE_HINT = 'check its url; if the page is a sign-in page, give the server its credentials under "headers" in its configuration, e.g. "Authorization": "Bearer ${input:token}"';
+/**
+ * A web page answered instead of MCP (a proxy's sign-in page, a wrong url): what it is (`page`,
+ * from readBodySnippet), what was expected, and what to do.
+ */
+export function webPageAnswer(page: string, expected: string): string {
+  return `a web page${page ? ` ("${page}")` : ''} instead of ${expected}: check its url; if the page is a sign-in page, give the server its credentials under "headers" in its configuration, e.g. "Authorization": "Bearer \${input:token}"`;
+}
 
 function statusLine(response: Response): string {
   return `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;

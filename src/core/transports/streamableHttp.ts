@@ -3,7 +3,7 @@ import { ErrorCode } from '../jsonrpc/errors';
 import { abortReason, errorMessage, sleep } from '../util/abort';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
-import { checkHttpConfig, httpStatusError, MAX_MESSAGE_CHARS, mediaType, networkError, parseEventData, readBodySnippet, readBodyText, readSseStream, WEB_PAGE_HINT } from './sseStream';
+import { checkHttpConfig, httpStatusError, MAX_MESSAGE_CHARS, mediaType, networkError, parseEventData, readBodySnippet, readBodyText, readSseStream, webPageAnswer } from './sseStream';
 import type { NodeFetchInit } from './nodeFetch';
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
@@ -290,7 +290,7 @@ export class StreamableHttpTransport implements Transport {
     const page = type === 'text/html' ? await readBodySnippet(response, 100) : undefined;
     await response.body?.cancel().catch(() => undefined);
     if (page !== undefined) {
-      throw new TransportHttpError(`Server "${this.#serverName}" answered ${describe(message)} with a web page${page ? ` ("${page}")` : ''} instead of JSON or an event stream: ${WEB_PAGE_HINT}`, response.status);
+      throw new TransportHttpError(`Server "${this.#serverName}" answered ${describe(message)} with ${webPageAnswer(page, 'JSON or an event stream')}`, response.status);
     }
     const what = response.status === 202 || !type ? `HTTP ${response.status} without a body` : `content type "${type}"`;
     throw new TransportHttpError(`Server "${this.#serverName}" answered ${describe(message)} with ${what}; expected JSON or an event stream`, response.status);

@@ -7,7 +7,7 @@ import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
 import type { Transport, TransportCloseInfo } from './transport';
 import { authChallengeHint } from './authChallenge';
-import { readBodySnippet, WEB_PAGE_HINT } from './sseStream';
+import { readBodySnippet, webPageAnswer } from './sseStream';
 import { messagesIn, TransportHttpError, TransportParseError } from './transport';
 
 export interface WebSocketTransportOptions {
@@ -277,7 +277,7 @@ export class WebSocketTransport implements Transport {
     } else if (/^\s*text\/html\b/i.test(type)) {
       // A web page (a proxy's sign-in page) says what it is.
       const page = await readBodySnippet(new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, { headers: { 'content-type': type } }), 100);
-      return new TransportHttpError(`${this.#who()} answered ${line} with a web page${page ? ` ("${page}")` : ''} instead of a WebSocket: ${WEB_PAGE_HINT}`, status);
+      return new TransportHttpError(`${this.#who()} answered ${line} with ${webPageAnswer(page, 'a WebSocket')}`, status);
     }
     res.resume();
     return new TransportHttpError(`${this.#who()} refused the WebSocket connection with ${line}${hint}`, status);
