@@ -54,7 +54,7 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 // catch built so that it no longer drags all of zod's utilities in, one isObject, dead code),
 // which paid for its fixes (a stdio server keeps its process while live tasks run through a
 // configuration change or removal, web pages behind WebSocket and SSE urls named, a cancel the
-// server carries out later not told, one warning per closed connection): 304.5 to 298.8 KB.
+// server carries out later not told, one warning per closed connection): 304.5 to 298.9 KB.
 // Loading features
 // on demand would not reach 150 KB either: with every transport, the dialogs, sampling, the chat
 // tools and the API left out, the startup bundle is still 173 KB (bench/size.mjs, "startup only").
