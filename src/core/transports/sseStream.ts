@@ -134,15 +134,15 @@ export function mediaType(response: Response): string {
 
 /**
  * Up to `max` characters of a body that is not read any further (an error page may be huge), on
- * one line. An HTML page (a proxy's error or sign-in page) gives its text, or else its title.
+ * one line. An HTML page (a proxy's error or sign-in page) gives its title, which names it, or
+ * else its text (a page's text often opens with menus and banners).
  */
 export async function readBodySnippet(response: Response, max = 200): Promise<string> {
   const html = mediaType(response) === 'text/html';
   let text = response.body ? (await readBodyText(response.body, html ? 4000 : max)).text : '';
   if (html) {
     const title = /<title[^>]*>([^<]*)/i.exec(text)?.[1] ?? '';
-    text = text.replace(/<(head|script|style)\b[\s\S]*?(<\/\1>|$)/gi, '').replace(/<[^>]*>/g, ' ');
-    if (!text.trim()) text = title;
+    text = title.trim() ? title : text.replace(/<(head|script|style)\b[\s\S]*?(<\/\1>|$)/gi, '').replace(/<[^>]*>/g, ' ');
   }
   return text.replace(/\s+/g, ' ').trim().slice(0, max);
 }

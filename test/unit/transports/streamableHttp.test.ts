@@ -375,12 +375,14 @@ describe('StreamableHttpTransport against hostile servers', function () {
   this.timeout(15_000);
   const serve = hostileServersForEachTest(open);
 
-  it('a proxy\'s HTML pages read as one line of their text (or title), not as markup: an error page, a 404 page, and a sign-in page answered 200', async () => {
+  it('a proxy\'s HTML pages read as their title, or one line of their text without one, not as markup: an error page, a 404 page, a page without a title, and a sign-in page answered 200', async () => {
     const pages: Record<string, [number, string]> = {
       '/nginx/mcp': [502, '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>'],
       '/express/mcp': [404, '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot POST /express/mcp</pre>\n</body>\n</html>\n'],
       '/styled/mcp': [503, `<html><head><title>Just a moment...</title><style>${'body{margin:0}'.repeat(400)}</style></head><body><script>${'x();'.repeat(50)}</script></body></html>`],
-      '/login/mcp': [200, `<!doctype html><html><head><title>Sign in</title><script>${'var a=1;'.repeat(40)}</script></head><body><form><h1>Sign in to Contoso</h1><input name="user"></form></body></html>`],
+      '/untitled/mcp': [500, '<html><head><title> </title></head><body><h1>Internal error</h1>\n<p>Try again later.</p></body></html>'],
+      // The title names the page; its text opens with the site's menu.
+      '/login/mcp': [200, `<!doctype html><html><head><title>Sign in to Contoso</title><script>${'var a=1;'.repeat(40)}</script></head><body><nav><a href="/">Home</a> <a href="/pricing">Pricing</a></nav><form><h1>Welcome back</h1><input name="user"></form></body></html>`],
     };
     const server = await serve((req, res) => {
       const [status, page] = pages[req.url!];
@@ -391,9 +393,10 @@ describe('StreamableHttpTransport against hostile servers', function () {
       await c.conn.start();
       return c.conn.requestRaw('initialize', {}).then(() => 'answered', (err: Error) => err.message.replace(server.url(path), 'URL'));
     };
-    assert.equal(await said('/nginx/mcp'), 'Server "fixture" answered HTTP 502 Bad Gateway at URL: 502 Bad Gateway nginx');
-    assert.equal(await said('/express/mcp'), 'Server "fixture" answered HTTP 404 Not Found at URL: Cannot POST /express/mcp');
+    assert.equal(await said('/nginx/mcp'), 'Server "fixture" answered HTTP 502 Bad Gateway at URL: 502 Bad Gateway');
+    assert.equal(await said('/express/mcp'), 'Server "fixture" answered HTTP 404 Not Found at URL: Error');
     assert.equal(await said('/styled/mcp'), 'Server "fixture" answered HTTP 503 Service Unavailable at URL: Just a moment...');
+    assert.equal(await said('/untitled/mcp'), 'Server "fixture" answered HTTP 500 Internal Server Error at URL: Internal error Try again later.');
     assert.equal(
       await said('/login/mcp'),
       'Server "fixture" answered initialize (id 1) with a web page ("Sign in to Contoso") instead of JSON or an event stream: check its url; if the page is a sign-in page, give the server its credentials under "headers" in its configuration, e.g. "Authorization": "Bearer ${input:token}"',

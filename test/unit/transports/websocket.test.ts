@@ -452,7 +452,7 @@ describe('WebSocketTransport', () => {
         assert.equal(e.status, 200);
         assert.equal(
           e.message,
-          `server "proxied" at ${url} answered HTTP 200 OK with a web page ("Sign in to Contoso") instead of a WebSocket: check its url; if the page is a sign-in page, give the server its credentials under "headers" in its configuration, e.g. "Authorization": "Bearer \${input:token}"`,
+          `server "proxied" at ${url} answered HTTP 200 OK with a web page ("Sign in") instead of a WebSocket: check its url; if the page is a sign-in page, give the server its credentials under "headers" in its configuration, e.g. "Authorization": "Bearer \${input:token}"`,
         );
         return true;
       });
