@@ -160,6 +160,11 @@ suite('Language-model tools', () => {
   });
 
   test('mcpTasks_getTask without a task id lists the tracked tasks', async () => {
+    // Tasks of its own on two servers, so that it runs alone too.
+    for (const [server, tool, args] of [['everything', 'simulate-research-query', { topic: 'kelp' }], ['demo', 'build-project', { project: 'listed', durationMs: 200 }]] as const) {
+      const start = await invoke('mcpTasks_startTask', { server, tool, arguments: args });
+      track((start.data.task as { taskId: string }).taskId);
+    }
     const a = await invoke('mcpTasks_getTask', {});
     assert.match(a.text, /tasks? (is|are) tracked/);
     assert.ok((a.data.tasks as Array<{ tool?: string }>).some((t) => t.tool === 'simulate-research-query'));
