@@ -32,6 +32,8 @@ export interface WebSocketTransportOptions {
 export const MCP_SUBPROTOCOL = 'mcp';
 const DEFAULT_MAX_PAYLOAD = 64 * 1024 * 1024;
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+/** How long the start of a web page answered instead of the upgrade is waited for. */
+const PAGE_WAIT_MS = 1000;
 const DEFAULT_CLOSE_TIMEOUT_MS = 2_000;
 const DEFAULT_PING_INTERVAL_MS = 30_000;
 
@@ -275,8 +277,11 @@ export class WebSocketTransport implements Transport {
       const location = res.headers.location;
       hint = `. Redirects are not followed${location ? `: it points to ${withoutCredentials(location)}; update the url in its configuration` : ''}`;
     } else if (/^\s*text\/html\b/i.test(type)) {
-      // A web page (a proxy's sign-in page) says what it is.
+      // A web page (a proxy's sign-in page) says what it is, by what of it arrives within a
+      // moment: one that stalls is told at once, not as a handshake timeout.
+      const stalled = setTimeout(() => res.destroy(), PAGE_WAIT_MS);
       const page = await readBodySnippet(new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, { headers: { 'content-type': type } }), 100);
+      clearTimeout(stalled);
       return new TransportHttpError(`${this.#who()} answered ${line} with ${webPageAnswer(page, 'a WebSocket')}`, status);
     }
     res.resume();

@@ -458,6 +458,27 @@ describe('WebSocketTransport', () => {
       });
     });
 
+    it('a web page that stalls mid-body is told by what arrived (status, its title if it came), without waiting for the handshake timeout', async function () {
+      // The handshake timeout is a minute, the test's 10 s: the answer must not wait for it.
+      this.timeout(10_000);
+      const server = await hostileServer((req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        // The rest of the page never comes; the connection stays open.
+        res.write(req.url === '/titled' ? '<!doctype html><html><head><title>Sign in to Contoso</title></head><body><nav>' : '<!doctype html><html><head><meta charset="utf-8">');
+      });
+      cleanups.push(() => server.close());
+      const said = async (p: string) => {
+        const url = server.url(p).replace('http:', 'ws:');
+        const err = await transport(url, { serverName: 'proxied', connectTimeoutMs: 60_000 }).start().then(() => assert.fail('connected'), (e: Error) => e);
+        assert.ok(err instanceof TransportHttpError);
+        assert.equal(err.status, 200);
+        return err.message.replace(url, 'URL');
+      };
+      const what = 'instead of a WebSocket: check its url; if the page is a sign-in page, give the server its credentials under "headers" in its configuration, e.g. "Authorization": "Bearer ${input:token}"';
+      assert.equal(await said('/titled'), `server "proxied" at URL answered HTTP 200 OK with a web page ("Sign in to Contoso") ${what}`);
+      assert.equal(await said('/untitled'), `server "proxied" at URL answered HTTP 200 OK with a web page ${what}`);
+    });
+
     it('rejects an invalid url without throwing', async () => {
       await assert.rejects(transport('not a url').start(), /Could not connect to server "test" at not a url/);
     });
