@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from './helpers';
 import { COMMAND_IDS, activateExtension, findNode, getExtension, testingApi, waitFor } from './helpers';
+import { publicApi } from './taskApiHelpers';
 
 suite('MCP Tasks in the editor', () => {
   let api: McpTasksApi;
@@ -61,6 +62,26 @@ suite('MCP Tasks in the editor', () => {
     const byUser = (row.tooltip ?? '').includes('it stays so until you connect it');
     assert.equal(row.description, byUser ? 'disconnected' : 'not connected', 'a server row shows its state in the description');
     assert.match(row.contextValue ?? '', /\bconnectable\b/, 'an idle server row offers Connect');
+  });
+
+  test('a server in error reads its message alone beside the error icon; its tooltip and accessible label say it is an error', async function () {
+    this.timeout(30_000);
+    const testing = testingApi(api);
+    const tasksApi = await publicApi();
+    const settings = vscode.workspace.getConfiguration('mcpTasks');
+    await settings.update('servers', { broken: { type: 'stdio', command: 'mcp-tasks-no-such-command' } }, vscode.ConfigurationTarget.Global);
+    try {
+      const server = await waitFor(async () => tasksApi.getServers().find((s) => s.label === 'broken'), 'the server "broken"');
+      await assert.rejects(tasksApi.getTools(server.id));
+      const message = tasksApi.getServers().find((s) => s.id === server.id)?.stateMessage ?? '';
+      assert.ok(message, 'the server is in error, with a message');
+      const row = await waitFor(async () => findNode(await testing.getTreeSnapshot(), (n) => n.label === 'broken' && n.icon === 'error'), 'the row of "broken" in error');
+      assert.equal(row.description, message, 'the message alone, not "error: …"');
+      assert.match(row.tooltip ?? '', /State: error: /);
+      assert.equal(row.accessibility, `Server broken, error: ${message}`);
+    } finally {
+      await settings.update('servers', undefined, vscode.ConfigurationTarget.Global);
+    }
   });
 
   test('removing the whole .vscode folder (rm -rf) removes its servers; putting it back brings them back', async function () {

@@ -18,6 +18,8 @@ export interface TreeSnapshotNode {
   tooltip?: string;
   /** The words the row's menus match (`server connectable`, `task finished`...). */
   contextValue?: string;
+  /** The codicon of the row's icon (`error`, `pass`...). */
+  icon?: string;
   children?: TreeSnapshotNode[];
 }
 

@@ -31,12 +31,15 @@ export interface RowSnapshot {
   children?: RowSnapshot[];
 }
 
-/** Describes a server's state in a few words for the row's description. */
-export function describeServer(s: ServerSnapshot): string {
-  return s.newConfigWaitsFor ? `${describeState(s)} · new configuration waits for ${s.newConfigWaitsFor === 1 ? '1 task' : `${s.newConfigWaitsFor} tasks`}` : describeState(s);
+/**
+ * Describes a server's state in a few words. A `row`'s error is its message alone: the row's
+ * icon says it is an error, as the editor's views do (the tooltip and accessible label say it).
+ */
+export function describeServer(s: ServerSnapshot, row?: boolean): string {
+  return s.newConfigWaitsFor ? `${describeState(s, row)} · new configuration waits for ${s.newConfigWaitsFor === 1 ? '1 task' : `${s.newConfigWaitsFor} tasks`}` : describeState(s, row);
 }
 
-function describeState(s: ServerSnapshot): string {
+function describeState(s: ServerSnapshot, row?: boolean): string {
   switch (s.state.kind) {
     case 'idle':
       // Disconnected by the user, it stays so until the user connects it: not one never started.
@@ -46,7 +49,7 @@ function describeState(s: ServerSnapshot): string {
     case 'connected':
       return s.tasks ? `connected · tasks: ${s.tasks}` : 'connected · no task support';
     case 'error':
-      return `error: ${s.state.message ?? 'unknown'}`;
+      return (row ? '' : 'error: ') + (s.state.message ?? 'unknown');
     case 'blocked':
       return `not started: ${s.state.message ?? ''}`;
   }
@@ -204,7 +207,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     // Disconnected by the user, a remote server's live tasks go on there, unfollowed: say so.
     const unfollowed = s.heldByUser ? this.#engine.list().filter((t) => t.serverId === s.id && t.kind === 'task' && !isTerminal(t.status)).length : 0;
     const held = unfollowed === 1 ? ' · 1 live task not followed' : unfollowed ? ` · ${unfollowed} live tasks not followed` : '';
-    item.description = describeServer(s) + held;
+    item.description = describeServer(s, true) + held;
     item.iconPath = asThemeIcon(SERVER_STATE_ICON[s.state.kind]);
     const up = s.state.kind === 'connected' || s.state.kind === 'connecting';
     item.contextValue = ['server', up ? 'disconnectable' : 'connectable', s.state.kind === 'error' ? 'failed' : ''].filter(Boolean).join(' ');
