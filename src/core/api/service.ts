@@ -253,23 +253,23 @@ export class TasksService implements Disposable {
   /** Resolves when the task of key `id` ends or is removed, after `ms`, or when a signal aborts; never rejects. */
   #whenEnded(id: string, ms: number, signal?: AbortSignal): Promise<void> {
     const { engine } = this.#deps;
-    const signals = [this.#lifetime.signal, ...(signal ? [signal] : [])];
+    // A signal of this wait's own: a listener on the shared ones per wait would pile up (and
+    // warn past ten) while many callers wait.
+    const stop = AbortSignal.any([this.#lifetime.signal, ...(signal ? [signal] : [])]);
     return new Promise((resolve) => {
       const subs: Disposable[] = [];
       const timer = setTimeout(() => done(), Math.min(ms, MAX_TIMER_MS));
       const done = () => {
         clearTimeout(timer);
         for (const s of subs) s.dispose();
+        stop.removeEventListener('abort', done);
         resolve();
       };
-      for (const s of signals) {
-        s.addEventListener('abort', done, { once: true });
-        subs.push({ dispose: () => s.removeEventListener('abort', done) });
-      }
+      stop.addEventListener('abort', done);
       subs.push(engine.onDidChange((t) => t.key === id && isTerminal(t.status) && done()));
       subs.push(engine.onDidRemove((key) => key === id && done()));
       const now = engine.get(id);
-      if (!now || isTerminal(now.status) || signals.some((s) => s.aborted)) done();
+      if (!now || isTerminal(now.status) || stop.aborted) done();
     });
   }
 

@@ -177,6 +177,24 @@ describe('TasksService (the API and language-model tools) against the demo serve
     await w.service.cancel(t.id);
   });
 
+  it('many waits at once add no listener each to the signals they share (the service\'s lifetime, a caller\'s): no MaxListenersExceededWarning', async () => {
+    const t = await w.service.start(demoId, 'long-running-scan', { arguments: { durationMs: 60_000 }, origin: 'api' });
+    const warnings: string[] = [];
+    const onWarning = (e: Error) => warnings.push(`${e.name}: ${e.message}`);
+    process.on('warning', onWarning);
+    try {
+      const ac = new AbortController();
+      const waits = Array.from({ length: 12 }, () => w.service.result(t.id, 20_000, ac.signal));
+      await new Promise((r) => setTimeout(r, 100)); // warnings are emitted on a later tick
+      ac.abort();
+      assert.deepEqual((await Promise.all(waits)).map((r) => r.done), Array(12).fill(false));
+      assert.deepEqual(warnings, []);
+    } finally {
+      process.off('warning', onWarning);
+      await w.service.cancel(t.id);
+    }
+  });
+
   it('change events carry copies: a listener cannot change what others or the engine see', async () => {
     const seen: TaskInfo[] = [];
     const sub = w.service.onDidChangeTask((t) => {
