@@ -135,14 +135,17 @@ export function mediaType(response: Response): string {
 /**
  * Up to `max` characters of a body that is not read any further (an error page may be huge), on
  * one line. An HTML page (a proxy's error or sign-in page) gives its title, which names it, or
- * else its text (a page's text often opens with menus and banners).
+ * else its text (a page's text often opens with menus and banners); a one-word title is followed
+ * by the text.
  */
 export async function readBodySnippet(response: Response, max = 200): Promise<string> {
   const html = mediaType(response) === 'text/html';
   let text = response.body ? (await readBodyText(response.body, html ? 4000 : max)).text : '';
   if (html) {
-    const title = /<title[^>]*>([^<]*)/i.exec(text)?.[1] ?? '';
-    text = title.trim() ? title : text.replace(/<(head|script|style)\b[\s\S]*?(<\/\1>|$)/gi, '').replace(/<[^>]*>/g, ' ');
+    const title = (/<title[^>]*>([^<]*)/i.exec(text)?.[1] ?? '').trim();
+    text = text.replace(/<(head|script|style)\b[\s\S]*?(<\/\1>|$)/gi, '').replace(/<[^>]*>/g, ' ').trim();
+    // A one-word title ("Error", Express's) says little: its text follows ("Error: Cannot POST /mcp").
+    if (title) text = /\s/.test(title) || !text || text.startsWith(title) ? title : `${title}: ${text}`;
   }
   return text.replace(/\s+/g, ' ').trim().slice(0, max);
 }
