@@ -32,7 +32,7 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
         return r?.description?.endsWith(' · new configuration waits for 1 task') ? r : undefined;
       }, 'the demo row to say its new configuration waits for the task');
       assert.match(waiting.description ?? '', /^connected · tasks: /);
-      assert.match(waiting.tooltip ?? '', /Its configuration changed; it restarts with the new one when its live task ends\. Restart it to apply it now \(the task is lost\)\./);
+      assert.match(waiting.tooltip ?? '', /Its configuration changed; it restarts with the new one when its live task ends\. Restart it to apply it now, losing 1 task\./);
       assert.equal(api.getTask(task.id)?.status, 'working');
 
       const done = await api.getResult(task.id, { waitSeconds: 30 });

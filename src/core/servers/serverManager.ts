@@ -21,6 +21,7 @@ import type { SessionSource } from '../tasks/engine';
 import { HeldByUserError } from '../tasks/engine';
 import type { SavedSession } from '../state/taskStore';
 import type { SavedHttpSession } from '../transports/factory';
+import type { LiveWork } from '../tasks/types';
 
 /** Why a restart closed the connection: the lost tasks and ended calls say so. */
 export const RESTARTED = 'restarted by the user';
@@ -49,8 +50,8 @@ export interface ServerSnapshot {
   tasks?: string;
   /** The user disconnected it: its live tasks are not followed until the user connects it again. */
   heldByUser?: boolean;
-  /** Its configuration changed: the new one waits for this many live tasks of its process to end (see setConfiguration). */
-  newConfigWaitsFor?: number;
+  /** Its configuration changed: the new one waits for these live tasks and calls of its connection to end (see setConfiguration). */
+  newConfigWaitsFor?: LiveWork;
 }
 
 export interface ServerManagerOptions {
@@ -75,10 +76,11 @@ export interface ServerManagerOptions {
   /** At shutdown: whether to keep a server's HTTP session for the next window (it has live tasks). */
   keepSessionAtShutdown?: (serverId: string) => boolean;
   /**
-   * How many live tasks and calls a server has: a stdio server's process, which they die with,
-   * outlives a change or the removal of its configuration until they end (see liveTasksChanged).
+   * How many live tasks and calls a server has: its connection (a stdio server's process, which
+   * they die with) outlives a change or the removal of its configuration until they end (see
+   * setConfiguration and liveTasksChanged).
    */
-  liveTasks?: (serverId: string) => number;
+  liveTasks?: (serverId: string) => LiveWork;
   /** At shutdown: the sessions kept, to be saved (synchronously) for the next window. */
   saveSessions?: (sessions: SavedSession[]) => void;
   /** Called for each new session so other layers can register their handlers on it. */
@@ -108,10 +110,10 @@ interface Entry {
   dismissed?: string;
   /** The user disconnected the server: background work does not connect it again, the user's next action does. */
   userDisconnected?: boolean;
-  /** A stdio server's new configuration, applied when the live tasks of its process end. */
+  /** A new configuration, applied when the live tasks of its connection end. */
   pending?: { config: ServerConfig; print: string };
-  /** The live tasks a new configuration (or a removed server's process) waits for, as last counted. */
-  waitsFor?: number;
+  /** The live tasks and calls a new configuration (or a removed server's connection) waits for, as last counted. */
+  waitsFor?: LiveWork;
 }
 
 /** A quiet connection (see getSession) stopped at an input it would have had to ask for. */
@@ -140,6 +142,9 @@ export class InputDismissedError extends HeldByUserError {
 export function isInputDismissed(err: unknown): boolean {
   return err instanceof InputDismissedError || (err instanceof Error && err.cause instanceof InputDismissedError);
 }
+
+/** What a server does for a new configuration: a stdio server restarts, a remote one reconnects. */
+export const restarts = (type: ServerConfig['type']): string => (type === 'stdio' ? 'restarts' : 'reconnects');
 
 /** Backoff after a failure: 1 s, doubling to a minute; a connection that lasted a minute resets it. */
 const BACKOFF_FIRST_MS = 1_000;
@@ -170,7 +175,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
   readonly #saved = new Map<string, SavedSession>();
   /** The labels of servers removed from the configuration: their tasks keep telling them apart (`demo (b)`). */
   readonly #removedLabels = new Map<string, string>();
-  /** Removed stdio servers whose process runs on until its live tasks end. */
+  /** Removed servers whose connection (a stdio server's process) stays until its live tasks end. */
   readonly #leaving = new Map<string, Entry>();
   readonly #now: () => number;
 
@@ -193,8 +198,12 @@ export class ServerManager extends DisposableBase implements SessionSource {
   /**
    * Replaces the configuration. Servers whose configuration is unchanged keep their connection;
    * changed ones are disconnected (and reconnected if they were connected); removed ones close.
-   * A stdio server with live tasks, which die with its process, keeps its process until they end:
-   * then it restarts with its new configuration (an edit back cancels that), or closes if removed.
+   * A server whose connection has live tasks keeps it until they end: a stdio server's tasks die
+   * with its process, and a remote server's live at the endpoint it is connected to (another url,
+   * type or name would lose them). Then it reconnects with its new configuration (an edit back
+   * cancels that), or closes if removed. A Streamable HTTP server whose url stays (new headers: a
+   * rotated token) is the same server: it reconnects at once, resuming its session, in which its
+   * tasks are followed by id; a legacy SSE or WebSocket connection cannot be resumed, so waits.
    */
   setConfiguration(servers: readonly ServerConfig[], errors: readonly ConfigError[]): void {
     // A server an edit made invalid (saved mid-typing) stays as it was, with its process and its
@@ -228,16 +237,17 @@ export class ServerManager extends DisposableBase implements SessionSource {
         old.pending = undefined;
         continue;
       }
-      const waits = this.#liveTasks(old);
+      // Same URL (new headers: a new token): its live tasks may belong to the session, kept for the new connection.
+      const resumable = old.config.type === 'http' && config.type === 'http' && old.config.url === config.url;
+      const waits = resumable ? undefined : this.#liveTasks(old);
       if (waits) {
-        if (old.pending?.print !== print) this.#log.info(`[${config.label}] Configuration changed: it restarts with the new one when ${itsTasksEnd(waits)} (Restart Server applies it now)`);
+        if (old.pending?.print !== print) this.#log.info(`[${config.label}] Configuration changed: it ${restarts(old.config.type)} with the new one when ${itsTasksEnd(waits)} (Restart Server applies it now)`);
         old.config = { ...old.config, label: config.label };
         old.pending = { config, print };
         old.waitsFor = waits;
         continue;
       }
-      // Same URL (new headers: a new token): its live tasks may belong to the session, kept for the new connection.
-      const kept = old.config.type === 'http' && config.type === 'http' && old.config.url === config.url ? (this.#keepSession(old) ?? this.#saved.get(config.id)) : undefined;
+      const kept = resumable ? (this.#keepSession(old) ?? this.#saved.get(config.id)) : undefined;
       if (kept?.fingerprint === old.print) this.#saved.set(config.id, { ...kept, fingerprint: print });
       if (this.#reconfigure(old, config, print)) reconnect.push(config.id);
     }
@@ -245,7 +255,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       if (!seen.has(id)) {
         this.#removedLabels.set(id, entry.config.label);
         if ((entry.waitsFor = this.#liveTasks(entry))) {
-          this.#log.info(`[${entry.config.label}] Removed from the configuration: its process runs until ${itsTasksEnd(entry.waitsFor)}`);
+          this.#log.info(`[${entry.config.label}] Removed from the configuration: its ${entry.config.type === 'stdio' ? 'process runs' : 'connection stays'} until ${itsTasksEnd(entry.waitsFor)}`);
           entry.pending = undefined;
           this.#leaving.set(id, entry);
           this.#entries.delete(id);
@@ -286,9 +296,15 @@ export class ServerManager extends DisposableBase implements SessionSource {
     return wasUp;
   }
 
-  /** The live tasks that die with the server's process: those of a stdio server that runs. */
-  #liveTasks(entry: Entry): number {
-    return entry.config.type === 'stdio' && entry.session && !entry.session.isClosed ? (this.#options.liveTasks?.(entry.config.id) ?? 0) : 0;
+  /**
+   * The live tasks and calls of the server's connection, which a change of its configuration
+   * waits for while it is up. A remote server's tasks live on at its endpoint: once waiting, a
+   * connection that drops meanwhile is made again with the configuration they were started with.
+   */
+  #liveTasks(entry: Entry): LiveWork | undefined {
+    const waiting = entry.config.type !== 'stdio' && (entry.pending || this.#leaving.get(entry.config.id) === entry);
+    const w = (waiting || (entry.session && !entry.session.isClosed)) && this.#options.liveTasks?.(entry.config.id);
+    return w && w.tasks + w.calls ? w : undefined;
   }
 
   /**
@@ -306,7 +322,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     const n = this.#liveTasks(entry);
     const leaving = this.#leaving.get(id) === entry;
     if (n) {
-      if (n === entry.waitsFor) return;
+      if (n.tasks === entry.waitsFor?.tasks && n.calls === entry.waitsFor.calls) return;
       entry.waitsFor = n;
       if (leaving) this.#onDidChange.fire(undefined);
       else this.#setState(entry, entry.state);
@@ -363,9 +379,9 @@ export class ServerManager extends DisposableBase implements SessionSource {
    * for this very connection (Connect Server): it is tried at once, whatever the backoff.
    */
   getSession(id: string, options?: { background?: boolean; quiet?: boolean; now?: boolean }): Promise<McpSession> {
-    const entry = this.#entries.get(id);
-    const leaving = this.#leaving.get(id)?.session; // a removed server's process that runs its live tasks
-    if (!entry) return leaving && !leaving.isClosed ? Promise.resolve(leaving) : Promise.reject(new Error(`No server with id ${id} is configured`));
+    // A removed server whose connection stays for its live tasks (a remote one's is made again if it dropped).
+    const entry = this.#entries.get(id) ?? this.#leaving.get(id);
+    if (!entry) return Promise.reject(new Error(`No server with id ${id} is configured`));
     if (entry.session && !entry.session.isClosed) return Promise.resolve(entry.session);
     if (entry.connecting && entry.connectingQuietly && !options?.quiet) {
       // A quiet connection may stop at an input; this caller may ask for it.
@@ -433,9 +449,15 @@ export class ServerManager extends DisposableBase implements SessionSource {
     return this.#loaded ? this.#entries.has(id) || this.#leaving.has(id) : undefined;
   }
 
-  /** How many live tasks the process of a removed stdio server runs, which it runs until they end; undefined for any other server. */
-  leavingWith(id: string): number | undefined {
+  /** The live tasks and calls of a removed server, whose connection stays until they end; undefined for any other server. */
+  leavingWith(id: string): LiveWork | undefined {
     return this.#leaving.get(id)?.waitsFor;
+  }
+
+  /** A removed server whose connection stays until its live tasks end (see leavingWith). */
+  leaving(id: string): ServerSnapshot | undefined {
+    const e = this.#leaving.get(id);
+    return e && this.#snapshot(e);
   }
 
   /** The session if connected now, without connecting. */
@@ -446,6 +468,14 @@ export class ServerManager extends DisposableBase implements SessionSource {
 
   /** `reason` reaches what the closed connection ends (a lost task's note, a failed call's error). */
   async disconnect(id: string, reason = 'disconnected by the user'): Promise<void> {
+    const leaving = this.#leaving.get(id);
+    if (leaving) {
+      // Removed: its live tasks end with its process, or are no longer followed.
+      this.#leaving.delete(id);
+      this.#teardown(leaving, reason);
+      this.#onDidChange.fire(undefined);
+      return;
+    }
     const entry = this.#entries.get(id);
     if (!entry) return;
     entry.generation++;

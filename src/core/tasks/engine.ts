@@ -26,7 +26,7 @@ import { decideExecution, mayRetryAsTask, serverAcceptsToolTasks } from './polic
 import { PollScheduler } from './scheduler';
 import type { LocalTaskStatus } from './status';
 import { canTransition, isServerTerminal, isTerminal } from './status';
-import type { TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
+import type { LiveWork, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
 import { taskKey } from './types';
 
 /**
@@ -293,8 +293,10 @@ export class TaskEngine extends DisposableBase {
   }
 
   /** How many live tasks and direct calls a server has. */
-  liveCount(serverId: string): number {
-    return this.#servers.get(serverId)?.live.size ?? 0;
+  liveCount(serverId: string): LiveWork {
+    const live = [...(this.#servers.get(serverId)?.live ?? [])];
+    const calls = live.filter((r) => r.snap.kind === 'direct').length;
+    return { tasks: live.length - calls, calls };
   }
 
   /** Whether the live tasks of a server are followed through `tasks/list` (diagnostics, tests). */

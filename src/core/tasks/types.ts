@@ -6,6 +6,12 @@ export type TaskOutcome =
   | { kind: 'result'; result: CallToolResult }
   | { kind: 'error'; error: { code: number; message: string; data?: unknown } };
 
+/** A server's live tasks, and its running direct calls (see `liveCount`). */
+export interface LiveWork {
+  tasks: number;
+  calls: number;
+}
+
 /** Who started a task. `server-list`: found through `tasks/list` (another window, before a reload). */
 export type TaskOrigin = 'user' | 'chat' | 'api' | 'server-list';
 

@@ -1,3 +1,5 @@
+import type { LiveWork } from '../tasks/types';
+
 /** The logger the core writes to; the editor side backs it with a `LogOutputChannel`. */
 export interface Logger {
   trace(message: string, ...args: unknown[]): void;
@@ -102,7 +104,16 @@ export function sentence(text: string): string {
   return /[.!?…]$/.test(t) ? t : `${t}.`;
 }
 
-/** What a server waits for, in number: `its live task ends`, `its 2 live tasks end`. */
-export function itsTasksEnd(n: number, what = 'live task'): string {
-  return n === 1 ? `its ${what} ends` : `its ${n} ${what}s end`;
+/**
+ * What a server waits for, in number: `2 tasks and 1 call`; `live`: `2 live tasks and 1 running
+ * call`; `its`: `its task ends`, `its 2 tasks and 1 call end`.
+ */
+export function liveWork({ tasks, calls }: LiveWork, live?: boolean, its?: boolean): string {
+  const one = its && tasks + calls === 1;
+  const say = (n: number, what: string) => (n ? [`${one ? '' : `${n} `}${live ? what : what.replace(/^\S+ /, '')}${n > 1 ? 's' : ''}`] : []);
+  const words = [...say(tasks, 'live task'), ...say(calls, 'running call')].join(' and ');
+  return its ? `its ${words} end${one ? 's' : ''}` : words;
 }
+
+/** `its live task ends`, `its 2 live tasks and 1 running call end` (`live` false: `its task ends`). */
+export const itsTasksEnd = (w: LiveWork, live = true): string => liveWork(w, live, true);

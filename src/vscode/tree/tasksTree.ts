@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { ConfigError } from '../../core/config/types';
 import type { ServerManager, ServerSnapshot } from '../../core/servers/serverManager';
+import { restarts } from '../../core/servers/serverManager';
 import type { TaskEngine } from '../../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../../core/host/taskHost';
 import { STATUS_PRESENTATION, describeHosted, describeTask, expiresAt, formatAge, taskTitle } from '../../core/tasks/presentation';
@@ -8,7 +9,8 @@ import { isTerminal } from '../../core/tasks/status';
 import { isCancelable } from '../../core/tasks/policy';
 import type { TaskSnapshot } from '../../core/tasks/types';
 import { DisposableBase } from '../../core/util/event';
-import { itsTasksEnd } from '../../core/util/log';
+import { itsTasksEnd, liveWork } from '../../core/util/log';
+import type { LiveWork } from '../../core/tasks/types';
 import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
 
 export type Node =
@@ -36,7 +38,7 @@ export interface RowSnapshot {
  * icon says it is an error, as the editor's views do (the tooltip and accessible label say it).
  */
 export function describeServer(s: ServerSnapshot, row?: boolean): string {
-  return s.newConfigWaitsFor ? `${describeState(s, row)} · new configuration waits for ${s.newConfigWaitsFor === 1 ? '1 task' : `${s.newConfigWaitsFor} tasks`}` : describeState(s, row);
+  return s.newConfigWaitsFor ? `${describeState(s, row)} · new configuration waits for ${liveWork(s.newConfigWaitsFor)}` : describeState(s, row);
 }
 
 function describeState(s: ServerSnapshot, row?: boolean): string {
@@ -200,7 +202,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       return h ? hostedItem(h) : new vscode.TreeItem('(removed)');
     }
     const s = this.#servers.get(node.id);
-    if (!s) return (this.#servers.isConfigured(node.id) === undefined ? unloadedServerItem : removedServerItem)(node.id, this.#removedLabel(node.id), this.#servers.leavingWith(node.id));
+    if (!s) return (this.#servers.isConfigured(node.id) === undefined ? unloadedServerItem : removedServerItem)(node.id, this.#removedLabel(node.id), this.#servers.leavingWith(node.id), this.#servers.tasksOutliveConnection(node.id) === false);
     const hasTasks = this.#engine.list().some((t) => t.serverId === s.id) || this.#shownHosted().some((h) => h.serverId === s.id);
     const item = new vscode.TreeItem(s.label, hasTasks ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = `server:${s.id}`;
@@ -215,7 +217,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     tip.appendMarkdown(`**${escapeMd(s.label)}** (${s.type})\n\n`);
     tip.appendMarkdown(`State: ${escapeMd(describeServer(s) + held)}${held ? ': connect it to follow its tasks again' : s.heldByUser ? ': it stays so until you connect it' : ''}\n\n`);
     const n = s.newConfigWaitsFor;
-    if (n) tip.appendMarkdown(`Its configuration changed; it restarts with the new one when ${itsTasksEnd(n)}. Restart it to apply it now (${n === 1 ? 'the task is' : 'they are'} lost).\n\n`);
+    if (n) tip.appendMarkdown(`Its configuration changed; it ${restarts(s.type)} with the new one when ${itsTasksEnd(n)}. Restart it to apply it now, losing ${liveWork(n)}.\n\n`);
     if (s.serverInfo) tip.appendMarkdown(`Server: ${escapeMd(`${s.serverInfo.name} ${s.serverInfo.version}`)}, MCP ${escapeMd(s.protocolVersion ?? '')}\n\n`);
     tip.appendMarkdown(`Source: ${escapeMd(s.source.kind === 'settings' ? 'setting mcpTasks.servers' : s.source.file)}`);
     item.tooltip = tip;
@@ -353,17 +355,17 @@ function hostedItem(h: HostedTaskSnapshot): vscode.TreeItem {
 
 /**
  * A server no longer in the configuration whose tasks are still tracked. `running`: the live tasks
- * its process (a stdio server's) runs until they end.
+ * and calls its connection (`stdio`: its process) stays for until they end.
  */
-function removedServerItem(id: string, label: string, running?: number): vscode.TreeItem {
+function removedServerItem(id: string, label: string, running?: LiveWork, stdio?: boolean): vscode.TreeItem {
   const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Expanded);
   item.id = `server:${id}`;
-  const runs = running ? ` · runs until ${itsTasksEnd(running, 'task')}` : '';
+  const runs = running ? ` · ${stdio ? 'runs' : 'kept'} until ${itsTasksEnd(running, false)}` : '';
   item.description = `removed from the configuration${runs}`;
   item.iconPath = asThemeIcon(REMOVED_SERVER_ICON);
   // Not "server": nothing connects to it, runs tools on it or restarts it.
   item.contextValue = 'removedServer';
-  const process = running ? ` Its process runs until ${itsTasksEnd(running)}, then stops.` : '';
+  const process = running ? ` Its ${stdio ? 'process runs' : 'connection stays'} until ${itsTasksEnd(running)}, then ${stdio ? 'stops' : 'closes'}.` : '';
   item.tooltip = new vscode.MarkdownString(`**${escapeMd(label)}** is no longer in the configuration (${escapeMd(id)}).${process} Its tasks stay listed until cleared (Clear Finished Tasks).`);
   item.accessibilityInformation = { label: `Server ${label}, ${item.description}` };
   return item;

@@ -8,7 +8,9 @@ import * as path from 'node:path';
 import { parseSettingServers } from '../../../src/core/config/parse';
 import { RESTARTED } from '../../../src/core/servers/serverManager';
 import type { Client } from './support';
-import { openClient, startPeer, taskLab } from './support';
+import type { Peer } from './support';
+import type { MemoryLogger } from '../helpers/logger';
+import { fixtures, openClient, startPeer, taskLab } from './support';
 
 describe('reliability: the configuration of a stdio server with live tasks changes', function () {
   this.timeout(30_000);
@@ -37,6 +39,8 @@ describe('reliability: the configuration of a stdio server with live tasks chang
     }
   };
   const work = (c: Client, tag: string, durationMs: number) => c.engine.callTool(c.id('lab'), 'work', { arguments: { tag, durationMs } });
+  /** What a new configuration or a removed server waits for: `n` live tasks and `calls` running calls. */
+  const tasks = (n: number, calls = 0) => ({ tasks: n, calls });
 
   it('keeps the process and its live tasks until they end (the count follows them), then restarts with the new configuration, connected as it was', async () => {
     client = openClient({ servers: { lab: lab('a') } });
@@ -46,11 +50,11 @@ describe('reliability: the configuration of a stdio server with live tasks chang
     const long = await work(c, 'long', 1500);
     const running = c.servers.peekSession(id);
     configure(c, { lab: lab('b', { env: { FIXED: 'typo' } }) });
-    assert.deepEqual([c.servers.get(id)?.state.kind, c.servers.get(id)?.newConfigWaitsFor], ['connected', 2]);
+    assert.deepEqual([c.servers.get(id)?.state.kind, c.servers.get(id)?.newConfigWaitsFor], ['connected', tasks(2)]);
     assert.equal(c.servers.peekSession(id), running, 'the same connection');
 
     assert.equal((await c.until(short.key, (s) => s.status !== 'working', 'the short task')).status, 'completed');
-    assert.equal(c.servers.get(id)?.newConfigWaitsFor, 1, 'one task left to wait for');
+    assert.deepEqual(c.servers.get(id)?.newConfigWaitsFor, tasks(1), 'one task left to wait for');
     const done = await c.until(long.key, (s) => s.status !== 'working', 'the long task');
     assert.equal(done.status, 'completed', done.note);
     await until('the restart with the new configuration', () => spawns('b').length === 1 && c.servers.get(id)?.state.kind === 'connected');
@@ -67,7 +71,7 @@ describe('reliability: the configuration of a stdio server with live tasks chang
     configure(c, { lab: lab('c') });
     configure(c, { lab: { ...lab('c'), type: 'std' } }); // saved mid-typing
     assert.match(c.servers.errors[0]?.message ?? '', /The server stays as it was until this is fixed\.$/);
-    assert.equal(c.servers.get(id)?.newConfigWaitsFor, 1);
+    assert.deepEqual(c.servers.get(id)?.newConfigWaitsFor, tasks(1));
     configure(c, { lab: lab('c') });
     assert.equal((await c.until(first.key, (s) => s.status !== 'working', 'the first task')).status, 'completed');
     await until('the restart', () => spawns('c').length === 1 && c.servers.get(id)?.state.kind === 'connected');
@@ -77,7 +81,7 @@ describe('reliability: the configuration of a stdio server with live tasks chang
     const running = c.servers.peekSession(id);
     const second = await work(c, 'second', 600);
     configure(c, { lab: lab('d') });
-    assert.equal(c.servers.get(id)?.newConfigWaitsFor, 1);
+    assert.deepEqual(c.servers.get(id)?.newConfigWaitsFor, tasks(1));
     configure(c, { lab: lab('c') });
     assert.equal(c.servers.get(id)?.newConfigWaitsFor, undefined);
     assert.equal((await c.until(second.key, (s) => s.status !== 'working', 'the second task')).status, 'completed');
@@ -91,7 +95,7 @@ describe('reliability: the configuration of a stdio server with live tasks chang
     const id = c.id('lab');
     const task = await work(c, 'long', 60_000);
     configure(c, { lab: lab('b') });
-    assert.equal(c.servers.get(id)?.newConfigWaitsFor, 1);
+    assert.deepEqual(c.servers.get(id)?.newConfigWaitsFor, tasks(1));
     await c.servers.restart(id);
     assert.deepEqual([spawns('a').length, spawns('b').length, c.servers.get(id)?.newConfigWaitsFor], [1, 1, undefined]);
     const lost = await c.until(task.key, (s) => s.status === 'lost', 'the task to be lost');
@@ -138,7 +142,7 @@ describe('reliability: the configuration of a stdio server with live tasks chang
     const task = await work(c, 'left', 800);
     const running = c.servers.peekSession(id);
     configure(c, {});
-    assert.deepEqual([c.servers.list().length, c.servers.isConfigured(id), c.servers.leavingWith(id)], [0, true, 1]);
+    assert.deepEqual([c.servers.list().length, c.servers.isConfigured(id), c.servers.leavingWith(id)], [0, true, tasks(1)]);
     const done = await c.until(task.key, (s) => s.status !== 'working', 'the task');
     assert.equal(done.status, 'completed', done.note);
     assert.deepEqual([c.servers.isConfigured(id), c.servers.leavingWith(id), c.servers.peekSession(id)], [false, undefined, undefined]);
@@ -153,5 +157,111 @@ describe('reliability: the configuration of a stdio server with live tasks chang
     assert.deepEqual([c.servers.leavingWith(id), c.servers.get(id)?.state.kind, c.servers.peekSession(id)], [undefined, 'connected', second]);
     assert.equal((await c.until(again.key, (s) => s.status !== 'working', 'the task')).status, 'completed');
     assert.equal(spawns('a').length, 2);
+  });
+});
+
+describe('reliability: the configuration of a remote server with live tasks changes', function () {
+  this.timeout(30_000);
+  let client: Client | undefined;
+  const peers: Peer[] = [];
+  afterEach(async () => {
+    await client?.close();
+    client = undefined;
+    await Promise.all(peers.splice(0).map((p) => p.stop()));
+  });
+
+  /** task-lab over Streamable HTTP (its tasks are the process's, whatever the session), on its own port. */
+  const lab = async () => {
+    const peer = await startPeer([taskLab, 'http', '--port', '0', '--poll-interval', '50']);
+    peers.push(peer);
+    return { type: 'http', url: `http://127.0.0.1:${peer.port}/mcp` };
+  };
+  const configure = (c: Client, servers: Record<string, unknown>) => {
+    const parsed = parseSettingServers(servers);
+    c.servers.setConfiguration(parsed.servers, parsed.errors);
+  };
+  const until = async (what: string, check: () => boolean) => {
+    const deadline = Date.now() + 15_000;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  const tasks = (n: number, calls = 0) => ({ tasks: n, calls });
+  /** The url of the configuration the server runs (or will connect with). */
+  const urlOf = (c: Client, id: string) => (c.servers.config(id) as { url?: string } | undefined)?.url;
+
+  it('a changed url keeps the connection to the old endpoint, where its live task is, until the task ends; then it reconnects to the new one', async () => {
+    const [a, b] = [await lab(), await lab()];
+    client = openClient({ servers: { remote: a } });
+    const c = client;
+    const id = c.id('remote');
+    const task = await c.engine.callTool(id, 'work', { arguments: { durationMs: 1200 } });
+    const old = c.servers.peekSession(id);
+    configure(c, { remote: b });
+    assert.deepEqual([c.servers.get(id)?.newConfigWaitsFor, c.servers.peekSession(id) === old], [tasks(1), true], 'the same connection waits');
+    assert.match((c.log as MemoryLogger).text(), /\[remote\] Configuration changed: it reconnects with the new one when its live task ends \(Restart Server applies it now\)/);
+    const done = await c.until(task.key, (s) => s.status !== 'working', 'the task');
+    assert.equal(done.status, 'completed', done.note);
+    await until('the connection to the new url', () => c.servers.get(id)?.state.kind === 'connected' && c.servers.peekSession(id) !== old);
+    assert.deepEqual([urlOf(c, id), c.servers.get(id)?.newConfigWaitsFor, old?.isClosed], [b.url, undefined, true]);
+  });
+
+  it('waiting, a connection that drops is made again to the old endpoint, not to the new one, while its task lives', async () => {
+    const [a, b] = [await lab(), await lab()];
+    client = openClient({ servers: { remote: a } });
+    const c = client;
+    const id = c.id('remote');
+    const task = await c.engine.callTool(id, 'work', { arguments: { durationMs: 2500 } });
+    configure(c, { remote: b });
+    await c.servers.peekSession(id)!.close('dropped by the test');
+    assert.deepEqual([urlOf(c, id), c.servers.get(id)?.newConfigWaitsFor], [a.url, tasks(1)]);
+    const done = await c.until(task.key, (s) => s.status !== 'working', 'the task');
+    assert.equal(done.status, 'completed', done.note);
+    await until('the new url', () => urlOf(c, id) === b.url);
+  });
+
+  it('a renamed server (removed under its old name) keeps its connection while its task lives, then closes; Disconnect ends it before', async () => {
+    const a = await lab();
+    client = openClient({ servers: { remote: a } });
+    const c = client;
+    const id = c.id('remote');
+    const task = await c.engine.callTool(id, 'work', { arguments: { durationMs: 1000 } });
+    const old = c.servers.peekSession(id);
+    configure(c, { renamed: a });
+    assert.deepEqual([c.servers.isConfigured(id), c.servers.leavingWith(id), c.servers.peekSession(id) === old], [true, tasks(1), true], 'the same connection stays');
+    assert.match((c.log as MemoryLogger).text(), /\[remote\] Removed from the configuration: its connection stays until its live task ends/);
+    const done = await c.until(task.key, (s) => s.status !== 'working', 'the task');
+    assert.equal(done.status, 'completed', done.note);
+    await until('the old connection to close', () => old!.isClosed);
+    assert.deepEqual([c.servers.isConfigured(id), c.servers.leavingWith(id)], [false, undefined]);
+
+    // Renamed again while a long task runs: Disconnect (the removed row's action) closes it now.
+    const renamed = c.id('renamed');
+    await c.engine.callTool(renamed, 'work', { arguments: { durationMs: 60_000 } });
+    const second = c.servers.peekSession(renamed);
+    configure(c, { third: a });
+    assert.deepEqual(c.servers.leavingWith(renamed), tasks(1));
+    await c.servers.disconnect(renamed);
+    assert.deepEqual([c.servers.isConfigured(renamed), c.servers.leavingWith(renamed), second?.isClosed], [false, undefined, true]);
+  });
+
+  it('WebSocket: new headers wait too (the connection is the session, and this server keeps tasks per connection); a direct call counts as a call, not a task', async () => {
+    const peer = await startPeer([path.join(fixtures, 'ws-server.mjs')]);
+    peers.push(peer);
+    const ws = (headers: Record<string, string> = {}) => ({ type: 'ws', url: `ws://127.0.0.1:${peer.port}/mcp`, headers });
+    client = openClient({ servers: { ws: ws() } });
+    const c = client;
+    const id = c.id('ws');
+    const task = await c.engine.callTool(id, 'delayed_echo', { arguments: { message: 'task', delayMs: 1500 }, preference: 'task' });
+    const call = await c.engine.callTool(id, 'delayed_echo', { arguments: { message: 'call', delayMs: 1500 }, preference: 'direct' });
+    const old = c.servers.peekSession(id);
+    configure(c, { ws: ws({ Authorization: 'Bearer rotated' }) });
+    assert.deepEqual([c.servers.get(id)?.newConfigWaitsFor, c.servers.peekSession(id) === old], [tasks(1, 1), true], 'the same connection waits');
+    for (const t of [task, call]) {
+      const done = await c.until(t.key, (s) => s.status !== 'working', t.kind);
+      assert.equal(done.status, 'completed', `${t.kind}: ${done.note}`);
+    }
+    await until('the new connection', () => c.servers.get(id)?.state.kind === 'connected' && c.servers.peekSession(id) !== old);
   });
 });

@@ -1,6 +1,6 @@
 // Joining a reason to more text in one log line or message.
 import * as assert from 'node:assert/strict';
-import { sentence } from '../../../src/core/util/log';
+import { itsTasksEnd, liveWork, sentence } from '../../../src/core/util/log';
 
 describe('sentence', () => {
   it('ends a reason with one full stop, so the next sentence can follow it: never ".;" or ".."', () => {
@@ -9,5 +9,24 @@ describe('sentence', () => {
     assert.equal(sentence('Is it running? '), 'Is it running?');
     assert.equal(sentence('a line cut short…'), 'a line cut short…');
     assert.equal(sentence('it answered (HTTP 400)'), 'it answered (HTTP 400).');
+  });
+});
+
+describe('liveWork, itsTasksEnd: what a server waits for', () => {
+  const w = (tasks: number, calls: number) => ({ tasks, calls });
+  it('names direct calls as calls, not tasks (the view\'s "new configuration waits for ...", a removed server\'s row)', () => {
+    assert.deepEqual(
+      [w(1, 0), w(2, 0), w(0, 1), w(0, 2), w(2, 1)].map((x) => liveWork(x)),
+      ['1 task', '2 tasks', '1 call', '2 calls', '2 tasks and 1 call'],
+    );
+    assert.equal(liveWork(w(1, 2), true), '1 live task and 2 running calls');
+  });
+
+  it('"its ... ends": one thing without its number, more with theirs', () => {
+    assert.deepEqual(
+      [w(1, 0), w(3, 0), w(0, 1), w(1, 1), w(2, 1)].map((x) => itsTasksEnd(x)),
+      ['its live task ends', 'its 3 live tasks end', 'its running call ends', 'its 1 live task and 1 running call end', 'its 2 live tasks and 1 running call end'],
+    );
+    assert.deepEqual([itsTasksEnd(w(1, 0), false), itsTasksEnd(w(0, 2), false)], ['its task ends', 'its 2 calls end']);
   });
 });
