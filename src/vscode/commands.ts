@@ -32,7 +32,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   /** A server from the view's row, or picked among those `filter` keeps; `none` says why there is none to pick. */
   const pickServer = async (arg: unknown, placeHolder: string, filter: (s: ServerSnapshot) => boolean = () => true, none?: string): Promise<ServerSnapshot | undefined> => {
     const fromView = arg as Node | undefined;
-    if (fromView && typeof fromView === 'object' && fromView.kind === 'server') return servers.get(fromView.id);
+    if (fromView && typeof fromView === 'object' && fromView.kind === 'server') return servers.get(fromView.id) ?? servers.leaving(fromView.id);
     const candidates = servers.list().filter(filter);
     if (candidates.length === 0) {
       void vscode.window.showInformationMessage(servers.list().length ? (none ?? vscode.l10n.t('No MCP server to choose from.')) : vscode.l10n.t('No MCP server is configured.'));
@@ -66,12 +66,20 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
 
   /** Asks before a disconnect that ends live tasks or may lose them (see `disconnectCost`); `{ confirmed: true }` in `arg` skips that. */
   const mayDisconnect = async (s: ServerSnapshot, arg: unknown, action: string): Promise<boolean> => {
-    const { ended, calls, atRisk } = disconnectCost(deps.tasks(), s.id, s.type);
+    // A removed server's live tasks, or those a new configuration waits for, are lost with its connection: nothing follows them at their endpoint after it.
+    const moved = movedFrom(s);
+    const { ended, calls, atRisk } = disconnectCost(deps.tasks(), s.id, moved ? 'stdio' : s.type);
     if (!(ended + atRisk) || isConfirmed(arg)) return true;
     // Calls made without a task are named as such when they are all that would end.
-    if (s.type === 'stdio' && calls < ended) {
+    if ((s.type === 'stdio' || moved) && calls < ended) {
       const ask = ended === 1 ? vscode.l10n.t('{0} "{1}"? Its running task will be lost.', action, s.label) : vscode.l10n.t('{0} "{1}"? Its {2} running tasks will be lost.', action, s.label, ended);
-      return confirmDestructive(ask, vscode.l10n.t("The server's process ends with the connection, and a new one does not know its tasks; calls made without a task end too."), action);
+      return confirmDestructive(
+        ask,
+        s.type === 'stdio'
+          ? vscode.l10n.t("The server's process ends with the connection, and a new one does not know its tasks; calls made without a task end too.")
+          : vscode.l10n.t('Its configuration changed: nothing follows its tasks once it is disconnected.'),
+        action,
+      );
     }
     if (atRisk) {
       const n = ended + atRisk;
@@ -85,9 +93,12 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     return confirmDestructive(ask, detail, action);
   };
 
+  /** Removed, or its new configuration waits: its connection is the last to its tasks' endpoint. */
+  const movedFrom = (s: ServerSnapshot) => s.newConfigWaitsFor ?? servers.leavingWith(s.id);
+
   /** The live work a disconnect ends or may lose (see `disconnectCost`): a Streamable HTTP server's tasks go on. */
   const endedWith = (s: ServerSnapshot) =>
-    deps.tasks().flatMap((t) => (t.serverId === s.id && !isTerminal(t.status) && (t.kind === 'direct' || (s.type !== 'http' && s.type !== undefined)) ? [t.key] : []));
+    deps.tasks().flatMap((t) => (t.serverId === s.id && !isTerminal(t.status) && (t.kind === 'direct' || (s.type !== 'http' && s.type !== undefined) || movedFrom(s)) ? [t.key] : []));
 
   return [
     vscode.commands.registerCommand('mcpTasks.showLog', () => log.show()),

@@ -215,5 +215,31 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     assert.equal(r.task.status, 'completed', 'the demo server keeps tasks per session: the session was kept and resumed');
     assert.match(JSON.stringify(r.outcome), /Build of held succeeded/);
   });
-});
 
+  test('a Streamable HTTP server whose url changes while its task runs keeps its connection, its row says so, and Restart asks first: the task is at the old url', async function () {
+    this.timeout(40_000);
+    const id = serverId('demo-http');
+    const t = await api.runTool(id, 'build-project', { arguments: { project: 'moved', durationMs: 60_000 } });
+    started.push(t.id);
+    const before = settings().get<Record<string, { url: string }>>('servers')!;
+    const testing = testingApi(await activateExtension());
+    try {
+      await settings().update('servers', { ...before, 'demo-http': { ...before['demo-http'], url: `${before['demo-http'].url}?moved=1` } }, vscode.ConfigurationTarget.Global);
+      await waitFor(async () => ((await testing.getTreeSnapshot()) as Array<{ id?: string; description?: string }>).some((r) => r.id === `server:${id}` && r.description?.endsWith(' · new configuration waits for 1 task')), 'the row to say the new configuration waits');
+      const w = vscode.window as unknown as Record<string, unknown>;
+      const showWarning = w.showWarningMessage;
+      const asked: string[] = [];
+      // A modal dialog the host cannot click: answered Cancel here.
+      w.showWarningMessage = (message: string, options: vscode.MessageOptions, ...items: string[]) => (asked.push([message, options.detail, ...items].join(' | ')), Promise.resolve(undefined));
+      try {
+        await vscode.commands.executeCommand('mcpTasks.restartServer', { kind: 'server', id });
+      } finally {
+        w.showWarningMessage = showWarning;
+      }
+      assert.deepEqual(asked, ['Restart "demo-http"? Its running task will be lost. | Its configuration changed: nothing follows its tasks once it is disconnected. | Restart']);
+      assert.equal(api.getTask(t.id)?.status, 'working', 'Cancel: it runs on');
+    } finally {
+      await settings().update('servers', before, vscode.ConfigurationTarget.Global);
+    }
+  });
+});

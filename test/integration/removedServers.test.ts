@@ -73,6 +73,36 @@ suite('Tasks of a server removed from the configuration', () => {
     await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
   });
 
+  test('a removed stdio server whose process runs its task offers Disconnect on its row, which asks first (its task is lost), then ends the process', async function () {
+    this.timeout(60_000);
+    await settings().update('servers', { leaving: { type: 'stdio', command: 'node', args: [DEMO, 'stdio', '--quiet'] } }, vscode.ConfigurationTarget.Global);
+    const server = await waitFor(() => api.getServers().find((s) => s.label === 'leaving'), 'the server "leaving"');
+    const task = await api.runTool(server.id, 'build-project', { arguments: { project: 'stopped-early', durationMs: 60_000 } });
+    await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    const row = await waitFor(async () => (await rows()).find((r) => r.id === `server:${server.id}` && r.description === 'removed from the configuration · runs until its task ends'), 'the row of the removed server, still running');
+    assert.deepEqual(row.contextValue?.split(' '), ['removedServer', 'stoppable']);
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const showWarning = w.showWarningMessage;
+    const asked: string[] = [];
+    let answer: string | undefined;
+    // A modal dialog the host cannot click: answered here.
+    w.showWarningMessage = (message: string, options: vscode.MessageOptions, ...items: string[]) => (asked.push([message, options.detail, ...items].join(' | ')), Promise.resolve(answer));
+    try {
+      await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id: server.id });
+      assert.equal(api.getTask(task.id)?.status, 'working', 'Cancel: it runs on');
+      answer = 'Disconnect';
+      await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id: server.id });
+    } finally {
+      w.showWarningMessage = showWarning;
+    }
+    const question = 'Disconnect "leaving"? Its running task will be lost. | The server\'s process ends with the connection, and a new one does not know its tasks; calls made without a task end too. | Disconnect';
+    assert.deepEqual(asked, [question, question]);
+    await waitFor(() => api.getTask(task.id)?.status === 'lost', 'the task to be lost with the process');
+    const after = await waitFor(async () => (await rows()).find((r) => r.id === `server:${server.id}` && r.description === 'removed from the configuration'), 'the row once its process has ended');
+    assert.equal(after.contextValue, 'removedServer');
+    await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
+  });
+
   /** A view over a server manager and an engine that reach no server, as the extension wires them. */
   const withTree = (test: (parts: { servers: ServerManager; engine: TaskEngine; tree: TasksTreeProvider }) => void) => {
     const servers = new ServerManager({

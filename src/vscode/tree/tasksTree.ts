@@ -363,8 +363,8 @@ function removedServerItem(id: string, label: string, running?: LiveWork, stdio?
   const runs = running ? ` · ${stdio ? 'runs' : 'kept'} until ${itsTasksEnd(running, false)}` : '';
   item.description = `removed from the configuration${runs}`;
   item.iconPath = asThemeIcon(REMOVED_SERVER_ICON);
-  // Not "server": nothing connects to it, runs tools on it or restarts it.
-  item.contextValue = 'removedServer';
+  // Not "server": nothing connects to it, runs tools on it or restarts it; it may be stopped before its tasks end.
+  item.contextValue = running ? 'removedServer stoppable' : 'removedServer';
   const process = running ? ` Its ${stdio ? 'process runs' : 'connection stays'} until ${itsTasksEnd(running)}, then ${stdio ? 'stops' : 'closes'}.` : '';
   item.tooltip = new vscode.MarkdownString(`**${escapeMd(label)}** is no longer in the configuration (${escapeMd(id)}).${process} Its tasks stay listed until cleared (Clear Finished Tasks).`);
   item.accessibilityInformation = { label: `Server ${label}, ${item.description}` };

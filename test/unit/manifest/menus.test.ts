@@ -54,6 +54,7 @@ describe('the view\'s row menus', () => {
       'task task hasResult finished',
       'task direct cancelable live',
       'hosted cancelable live respondable',
+      'removedServer stoppable',
     ];
     for (const row of rows) {
       const { inline, context } = offered(row);
@@ -72,5 +73,10 @@ describe('the view\'s row menus', () => {
   it('a server removed from the configuration offers nothing that would reach it', () => {
     const { inline, context } = offered('removedServer');
     assert.deepEqual([...inline, ...context], []);
+  });
+
+  it('a removed server whose connection stays for its live tasks offers Disconnect only, inline and in its menu: it ends it before they end', () => {
+    const { inline, context } = offered('removedServer stoppable');
+    assert.deepEqual([inline, context], [['mcpTasks.disconnectServer'], ['mcpTasks.disconnectServer']]);
   });
 });
