@@ -16,7 +16,11 @@ import type { Event } from 'vscode';
 /** The spec's statuses, plus `expired` (its ttl ended) and `lost` (its server no longer has it). */
 export type McpTaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled' | 'expired' | 'lost';
 
-/** `blocked`: the server may not start now (an untrusted workspace, for one). */
+/**
+ * `idle`: not connected, not yet or no longer (`disconnectedByUser` tells a Disconnect apart; any
+ * other idle server connects when needed). `blocked`: the server may not start now (an untrusted
+ * workspace, for one).
+ */
 export type McpServerState = 'idle' | 'connecting' | 'connected' | 'error' | 'blocked';
 
 /** A tool's `execution.taskSupport`; a tool that declares none is `forbidden`. */
@@ -36,6 +40,13 @@ export interface McpServerInfo {
   state: McpServerState;
   /** For `error` and `blocked`: why, in a sentence. */
   stateMessage?: string;
+  /**
+   * `true` when the user disconnected it: its state is `idle`, as for a server not connected yet,
+   * but nothing connects it in the background, so its live tasks are not followed until it is
+   * connected again (by the user, or by a call that needs it, such as `runTool` or `getTools`).
+   * Absent otherwise.
+   */
+  disconnectedByUser?: boolean;
   /** What the server declared about tasks; absent until it has been connected. */
   tasks?: {
     /** It runs `tools/call` as tasks. */

@@ -26,6 +26,8 @@ export interface ServerInfo {
   type: ServerSnapshot['type'];
   state: ServerStateKind;
   stateMessage?: string;
+  /** The user disconnected it (`idle`): not connected again, nor its tasks followed, until something connects it. */
+  disconnectedByUser?: boolean;
   tasks?: { toolCalls: boolean; list: boolean; cancel: boolean };
 }
 
@@ -284,6 +286,7 @@ export class TasksService implements Disposable {
       type: s.type,
       state: s.state.kind,
       stateMessage: s.state.message,
+      disconnectedByUser: s.heldByUser,
       tasks: session
         ? {
             toolCalls: serverAcceptsToolTasks(caps, session.protocolVersion),

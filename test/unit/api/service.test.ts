@@ -223,11 +223,14 @@ describe('TasksService: a quiet listing leaves a server the user disconnected al
     try {
       const id = w.service.servers()[0].id;
       await w.service.tools(id);
+      assert.equal(w.service.servers()[0].disconnectedByUser, undefined, 'connected');
       await w.servers.disconnect(id);
+      assert.deepEqual([w.service.servers()[0].state, w.service.servers()[0].disconnectedByUser], ['idle', true], 'idle as one never connected, but told apart');
       await assert.rejects(w.service.tools(id, undefined, { quiet: true }), HeldByUserError);
       assert.equal(w.servers.get(id)?.state.kind, 'idle', 'not connected again by a chat listing of every server');
       assert.ok((await w.service.tools(id)).length > 0);
       assert.equal(w.servers.get(id)?.state.kind, 'connected');
+      assert.equal(w.service.servers()[0].disconnectedByUser, undefined, 'connected again');
     } finally {
       w.close();
     }
