@@ -717,11 +717,13 @@ export class ServerManager extends DisposableBase implements SessionSource {
   }
 
   override dispose(): void {
-    const kept = [...this.#entries.values()].flatMap((e) => this.#keepSession(e) ?? []);
+    // A removed server's connection kept for its live tasks too: the window closing ends none of them.
+    const all = [...this.#entries.values(), ...this.#leaving.values()];
+    const kept = all.flatMap((e) => this.#keepSession(e) ?? []);
     // Sessions saved at the last shutdown and not used in this window stay saved.
     for (const s of this.#saved.values()) if (!kept.some((k) => k.serverId === s.serverId)) kept.push(s);
     this.#options.saveSessions?.(kept);
-    for (const e of [...this.#entries.values(), ...this.#leaving.values()]) this.#teardown(e, 'the extension is shutting down');
+    for (const e of all) this.#teardown(e, 'the extension is shutting down');
     this.#entries.clear();
     this.#leaving.clear();
     super.dispose();

@@ -10,6 +10,8 @@ import { RESTARTED } from '../../../src/core/servers/serverManager';
 import type { Client } from './support';
 import type { Peer } from './support';
 import type { MemoryLogger } from '../helpers/logger';
+import type { SavedSession } from '../../../src/core/state/taskStore';
+import { isTerminal } from '../../../src/core/tasks/status';
 import { fixtures, openClient, startPeer, taskLab } from './support';
 
 describe('reliability: the configuration of a stdio server with live tasks changes', function () {
@@ -263,5 +265,26 @@ describe('reliability: the configuration of a remote server with live tasks chan
       assert.equal(done.status, 'completed', `${t.kind}: ${done.note}`);
     }
     await until('the new connection', () => c.servers.get(id)?.state.kind === 'connected' && c.servers.peekSession(id) !== old);
+  });
+
+  it('a renamed Streamable HTTP server whose connection stays for its live task keeps its session at shutdown (saved for the next window), as a configured one does', async () => {
+    const a = await lab();
+    let saved: SavedSession[] | undefined;
+    client = openClient({
+      servers: { remote: a },
+      manager: {
+        keepSessionAtShutdown: (id) => client!.engine.list().some((t) => t.serverId === id && t.kind === 'task' && !isTerminal(t.status)),
+        saveSessions: (s) => (saved ??= s),
+      },
+    });
+    const c = client;
+    const id = c.id('remote');
+    await c.engine.callTool(id, 'work', { arguments: { durationMs: 60_000 } });
+    const sessionId = c.servers.peekSession(id)?.transport.sessionId;
+    configure(c, { renamed: a });
+    assert.deepEqual(c.servers.leavingWith(id), tasks(1));
+    c.engine.dispose(); // as at the window's shutdown: the engine first, then the servers
+    c.servers.dispose();
+    assert.deepEqual(saved?.map((s) => [s.serverId, s.sessionId]), [[id, sessionId]]);
   });
 });

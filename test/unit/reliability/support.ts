@@ -122,7 +122,7 @@ export interface ClientOptions {
   /** The elicitation "dialog" (wrapped by the task host, as in the extension). */
   elicit?: ServerRequestHandler;
   promptInput?: (input: InputDef) => Promise<string | undefined>;
-  manager?: Partial<Pick<ServerManagerOptions, 'sessionOptions' | 'now' | 'forgetInput' | 'savedInput' | 'resolveContext'>>;
+  manager?: Partial<Pick<ServerManagerOptions, 'sessionOptions' | 'now' | 'forgetInput' | 'savedInput' | 'resolveContext' | 'keepSessionAtShutdown' | 'saveSessions'>>;
 }
 
 export type Client = ReturnType<typeof openClient>;
