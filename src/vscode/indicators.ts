@@ -100,8 +100,8 @@ export class TaskIndicators extends DisposableBase {
    * or its server forgot it once connected again), or any end of a call without a task (aborted).
    * Any other end, or any change that shows it alive after that, means it outlived the command.
    * `cancel`: `end` asked the server to cancel them; a server may answer while the task still
-   * works and cancel it later, so an end `cancelled` is the user's whenever it comes (any other
-   * end is told).
+   * works and cancel it later, or forget it (lost, expired), so any end but completed or failed
+   * is the user's whenever it comes (T-REQ-7); the row says which it was.
    */
   async endByUser<T>(keys: readonly string[], end: () => Promise<T>, cancel = false): Promise<T> {
     for (const key of keys) this.#endingByUser.set(key, false);
@@ -129,7 +129,7 @@ export class TaskIndicators extends DisposableBase {
     if (t.status === 'input_required') this.#needsInput(t.key);
     else if (before !== undefined && isTerminal(t.status) && !isTerminal(before)) {
       const byUser =
-        this.#endingByUser.delete(t.key) && t.status !== 'completed' && (returned === 'cancel' ? t.status === 'cancelled' : !returned || t.kind === 'direct' || t.status === 'lost');
+        this.#endingByUser.delete(t.key) && t.status !== 'completed' && (returned === 'cancel' ? t.status !== 'failed' : !returned || t.kind === 'direct' || t.status === 'lost');
       if (!byUser) this.#ended.push(t);
     }
   }

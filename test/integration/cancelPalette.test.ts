@@ -1,6 +1,7 @@
 // Cancel Task... from the palette offers only what can be cancelled: not the tasks of a server
 // that does not support tasks/cancel (test/fixtures/servers/slow-task.mjs --no-cancel). And what
-// is told of a cancel a server answers at once but carries out later (--cancel-after).
+// is told of a cancel a server answers at once but carries out later (--cancel-after), or ends by
+// forgetting the task (--cancel-forgets).
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -30,10 +31,11 @@ suite('Cancel Task from the palette', () => {
         'no-cancel': { type: 'stdio', command: 'node', args: [SLOW_TASK_SERVER, '--answer-after', '0', '--complete-after', '8000', '--no-cancel'] },
         'late-cancel': { type: 'stdio', command: 'node', args: [SLOW_TASK_SERVER, '--answer-after', '0', '--cancel-after', '2000'] },
         'late-cancel-fails': { type: 'stdio', command: 'node', args: [SLOW_TASK_SERVER, '--answer-after', '0', '--cancel-after', '60000', '--complete-after', '4000', '--fail'] },
+        'late-cancel-forgets': { type: 'stdio', command: 'node', args: [SLOW_TASK_SERVER, '--answer-after', '0', '--cancel-after', '1500', '--cancel-forgets'] },
       },
       vscode.ConfigurationTarget.Global,
     );
-    await waitFor(async () => ((await testing.getTreeSnapshot()) as Array<{ label: string }>).filter((r) => r.label.startsWith('no-cancel') || r.label.startsWith('late-cancel')).length === 3, 'the fixture server rows');
+    await waitFor(async () => ((await testing.getTreeSnapshot()) as Array<{ label: string }>).filter((r) => r.label.startsWith('no-cancel') || r.label.startsWith('late-cancel')).length === 4, 'the fixture server rows');
   });
 
   suiteTeardown(async function () {
@@ -232,5 +234,17 @@ suite('Cancel Task from the palette', () => {
     await waitFor(() => spy.messages.some((m) => m.startsWith('"slow" on late-cancel-fails: failed')), `the failure to be told, among ${JSON.stringify(spy.messages)}`, 5000);
     await new Promise((r) => setTimeout(r, 300)); // a notification would come within the indicators' 100 ms
     assert.deepEqual(spy.messages.filter((m) => m.startsWith('"slow" on late-cancel:')), [], 'the cancel the user asked for is not told when it lands');
+  });
+  test('T-REQ-7, T-RCV-5: Cancel Task on a server that answers tasks/cancel while the task works, then forgets the task (tasks/get: -32602): the task is lost, its row says why, and nothing is told (the user ended it)', async function () {
+    this.timeout(60_000);
+    spy.messages.length = 0;
+    const t = await api.runTool(api.getServers().find((s) => s.label === 'late-cancel-forgets')!.id, 'slow', {});
+    started.push(t.id);
+    await vscode.commands.executeCommand('mcpTasks.cancelTask', { kind: 'task', key: t.id, serverId: t.serverId });
+    assert.deepEqual([api.getTask(t.id)?.status, api.getTask(t.id)?.statusMessage], ['working', 'Cancelling…'], 'the server answered tasks/cancel with the task still working');
+    await waitFor(() => api.getTask(t.id)?.status === 'lost', 'the task to be lost once its server forgets it', 15_000);
+    assert.match(api.getTask(t.id)?.note ?? '', /no longer knows the task \(unknown task\)/, 'the row says what happened');
+    await new Promise((r) => setTimeout(r, 300)); // a notification would come within the indicators' 100 ms
+    assert.deepEqual(spy.messages.filter((m) => m.startsWith('"slow" on late-cancel-forgets')), [], 'losing a task the user cancelled is not told');
   });
 });
