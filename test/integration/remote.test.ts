@@ -57,6 +57,8 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
   let api: McpTasksApi;
   const children: ChildProcess[] = [];
   const started: string[] = [];
+  /** The ws-shared server's process (one test restarts it). */
+  let sharedServer: ChildProcess;
   const serverId = (label: string) => {
     const s = api.getServers().find((x) => x.label === label);
     assert.ok(s, `no server "${label}" in ${JSON.stringify(api.getServers().map((x) => x.label))}`);
@@ -73,8 +75,9 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     children.push(everything.child);
     const ws = await startServer([WS_FIXTURE], {}, 'stdout', /listening (\d+)/);
     children.push(ws.child);
-    const shared = await startServer([WS_FIXTURE], { SHARED_TASKS: '1' }, 'stdout', /listening (\d+)/);
+    const shared = await startServer([WS_FIXTURE], { SHARED_TASKS: '1', LOG_REQUESTS: '1' }, 'stdout', /listening (\d+)/);
     children.push(shared.child);
+    sharedServer = shared.child;
     await settings().update(
       'servers',
       {
@@ -194,6 +197,36 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
       await vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id });
       await waitFor(() => api.getTask(t.id)?.status === 'failed', 'the task to fail on the server that kept it', 20_000);
       await waitFor(() => spy.messages.some((m) => m.startsWith('"delayed_echo" on ws-shared: failed')), `the failure to be told, among ${JSON.stringify(spy.messages)}`, 5000);
+    } finally {
+      spy.dispose();
+    }
+  });
+
+  test('a task over WebSocket that outlives a Disconnect (found again, unchanged, once connected) and is later lost because its server restarted is told: the Disconnect did not end it', async function () {
+    this.timeout(60_000);
+    const id = serverId('ws-shared');
+    const t = await api.runTool(id, 'delayed_echo', { arguments: { message: 'outlives the Disconnect', delayMs: 60_000 } });
+    started.push(t.id);
+    const spy = new QuickInputSpy();
+    try {
+      await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id, confirmed: true });
+      let asked = '';
+      const read = (d: Buffer) => (asked += d.toString('utf8'));
+      sharedServer.stdout!.on('data', read);
+      await vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id });
+      await waitFor(() => asked.includes(`tasks/get ${t.taskId}\n`), 'the task polled on the new connection', 15_000);
+      sharedServer.stdout!.off('data', read);
+      assert.equal(api.getTask(t.id)?.status, 'working', 'the server kept the task: it outlived the Disconnect');
+      // The server restarts on its port: the task it ran is gone, through no doing of the user's.
+      const port = /^ws:\/\/127\.0\.0\.1:(\d+)/.exec(String((settings().get('servers') as Record<string, { url: string }>)['ws-shared'].url))![1];
+      const stopped = new Promise((r) => sharedServer.once('exit', r));
+      sharedServer.kill();
+      await stopped;
+      const restarted = await startServer([WS_FIXTURE], { SHARED_TASKS: '1', LOG_REQUESTS: '1', PORT: port }, 'stdout', /listening (\d+)/);
+      children.push(restarted.child);
+      sharedServer = restarted.child;
+      await waitFor(() => api.getTask(t.id)?.status === 'lost', 'the task to be lost on the restarted server', 30_000);
+      await waitFor(() => spy.messages.some((m) => m.startsWith('"delayed_echo" on ws-shared: lost')), `the loss to be told, among ${JSON.stringify(spy.messages)}`, 5000);
     } finally {
       spy.dispose();
     }

@@ -210,6 +210,8 @@ export class TaskEngine extends DisposableBase {
   readonly #refetchDelay = new Map<string, number>();
   readonly #servers = new Map<string, ServerFollow>();
   readonly #backoff = new Map<string, Backoff>();
+  /** Live tasks that outlived a closed connection, until their server next reports them (see `applyServerTask`). */
+  readonly #outlived = new Set<Rec>();
   /** The close errors already told: every poll a close fails shares one (see `poll`). */
   readonly #toldClosed = new WeakSet<Error>();
   /** Servers found missing from the configuration → when first found so (see `unconfigured`). */
@@ -234,7 +236,7 @@ export class TaskEngine extends DisposableBase {
   readonly #maxPoll: number;
   readonly #defaultPoll: number;
 
-  /** A task was added or changed (its new snapshot). */
+  /** A task was added or changed (its new snapshot), or found alive after its connection closed (the same one). */
   readonly onDidChange: Event<TaskSnapshot> = this.#onDidChange.event;
   /** A task was removed from tracking (its key). */
   readonly onDidRemove: Event<string> = this.#onDidRemove.event;
@@ -421,8 +423,12 @@ export class TaskEngine extends DisposableBase {
     for (const rec of [...f.live]) {
       rec.direct?.abort(new Error(`the connection closed: ${info.reason}`));
       if (rec.snap.kind !== 'task') continue;
-      if (!outlive) this.#gone(rec, `the server's process ended (${info.reason})`, false);
-      else if (rec.listed) {
+      if (!outlive) {
+        this.#gone(rec, `the server's process ended (${info.reason})`, false);
+        continue;
+      }
+      this.#outlived.add(rec);
+      if (rec.listed) {
         // Polled by id again, which reconnects.
         rec.listed = false;
         this.#scheduleNext(rec);
@@ -991,7 +997,11 @@ export class TaskEngine extends DisposableBase {
    * the transition table: illegal changes and mismatched ids are logged and ignored.
    */
   #applyServerTask(rec: Rec, task: Task, source: Source): void {
+    const before = rec.snap;
     this.#applyReport(rec, task, source);
+    // Alive after its connection closed, even if unchanged: whoever waits to see how that close
+    // ends it (a Disconnect's notification rule) learns that it did not.
+    if (this.#outlived.delete(rec) && rec.snap === before && !isTerminal(before.status)) this.#onDidChange.fire(before);
     // T-REQ-3: whatever shows a task waiting for input gets its tasks/result call going, not only
     // a change of status: after a reload or a new session, or when an earlier call failed, the
     // status stays input_required and the server can only ask its questions through that call.
@@ -1524,6 +1534,7 @@ export class TaskEngine extends DisposableBase {
     this.#refetchDelay.delete(key);
     if (!isTerminal(rec.snap.status)) this.#unrouteProgress(rec);
     this.#recs.delete(key);
+    this.#outlived.delete(rec);
     for (const [from, to] of this.#moved) if (to === key) this.#moved.delete(from);
     this.#servers.get(rec.snap.serverId)?.live.delete(rec);
     this.#onDidRemove.fire(key);
@@ -1570,6 +1581,7 @@ export class TaskEngine extends DisposableBase {
     rec.snap = { ...rec.snap, ...changes };
     if (changes.status !== undefined && isTerminal(changes.status)) {
       rec.listed = false;
+      this.#outlived.delete(rec);
       this.#servers.get(rec.snap.serverId)?.live.delete(rec);
     }
     if (this.#recs.get(rec.snap.key) === rec) this.#onDidChange.fire(rec.snap);

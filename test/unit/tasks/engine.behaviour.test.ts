@@ -697,6 +697,46 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.ok(h.log.has('warn', new RegExp(`^\\[fake\\] tasks/get ${tasks[0].taskId} failed: Connection closed`)), h.log.text());
   });
 
+  it('a task that outlived a closed connection, found unchanged by the next one, is told as a change once (a Disconnect learns the task outlived it, so a later loss is not taken for its doing)', async () => {
+    const log = new MemoryLogger();
+    let current: Promise<McpSession> | undefined;
+    const engine = new TaskEngine({ logger: log, minPollMs: 1, sessions: { getSession: () => current!, label: () => 'fake', tasksOutliveConnection: () => true } });
+    const open: Array<{ server: FakeTaskServer; session: McpSession }> = [];
+    const connect = async () => {
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      const server = new FakeTaskServer(serverSide, { notify: 'none', pollInterval: 20 });
+      await server.start();
+      const session = new McpSession(clientSide, { logger: log, clientInfo: { name: 'mcp-tasks-test', version: '0.0.0' }, capabilities: engine.clientCapabilities() });
+      engine.attachSession('fake', session);
+      open.push({ server, session });
+      current = session.connect().then(() => session);
+      await current;
+      return { server, session };
+    };
+    try {
+      const a = await connect();
+      const snap = await engine.callTool('fake', 'required-tool');
+      await a.server.waitForRequest('tasks/get', 2);
+      const kept = a.server.task(snap.taskId)!;
+      const changes: TaskSnapshot[] = [];
+      engine.onDidChange((t) => t.key === snap.key && changes.push(t));
+      await a.session.close();
+      const b = await connect();
+      b.server.createTask('required-tool', kept);
+      await b.server.waitForRequest('tasks/get', 3);
+      assert.deepEqual(changes.map((t) => t.status), ['working'], 'found alive by the new connection: one change, nothing after it for answers that change nothing');
+      b.server.forget(snap.taskId);
+      await waitFor(() => engine.get(snap.key)?.status === 'lost', 'the task lost once its server forgets it');
+      assert.deepEqual(changes.map((t) => t.status), ['working', 'lost']);
+    } finally {
+      engine.dispose();
+      for (const c of open) {
+        await c.session.close();
+        await c.server.close();
+      }
+    }
+  });
+
   it('T-REQ-3: a reconnect while a task waits for input: the new session gets a tasks/result call', async () => {
     // Two connections to one remote server (Streamable HTTP, say) that keeps its tasks across them.
     const log = new MemoryLogger();
