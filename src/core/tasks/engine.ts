@@ -769,15 +769,7 @@ export class TaskEngine extends DisposableBase {
       else if (this.#lifetime.signal.aborted) return;
       // A closed port (no status) or a proxy's 5xx: the server, not this task.
       else if (err instanceof TransportHttpError && (err.status === undefined || err.status >= 500)) this.#unreachable(serverId, err);
-      else if (!this.#toldClosed.has(err as Error)) {
-        // A close fails every poll in flight with one error: one line per server, not one per task.
-        let n = 0;
-        if (err instanceof ConnectionClosedError) {
-          this.#toldClosed.add(err);
-          for (const r of this.#recs.values()) if (r.polling && r.snap.serverId === serverId) n++;
-        }
-        this.#log.warn(`[${this.#label(serverId)}] tasks/get ${n > 1 ? `of ${n} tasks` : taskId} failed: ${detailOf(err)}`);
-      }
+      else this.#failed(serverId, `tasks/get ${taskId}`, err);
     } finally {
       rec.polling = false;
       if (this.#recs.get(key) === rec && !isTerminal(rec.snap.status) && !this.#scheduler.has(key)) this.#scheduleNext(rec);
@@ -836,6 +828,28 @@ export class TaskEngine extends DisposableBase {
     const line = `[${this.#label(serverId)}] ${held ? `Not following its tasks: ${why}` : `Cannot reach the server to follow its tasks: ${why} Retrying in ${Math.round(b.delay / 1000)} s.`}`;
     this.#log[b.said === why ? 'debug' : held ? 'info' : 'warn'](line);
     b.said = why;
+  }
+
+  /**
+   * Warns that a request about a task (`what`: method and task id) failed. A close fails every
+   * poll and result fetch in flight with one error: told once per server, with how many of each
+   * it failed ("tasks/get of 3 tasks and tasks/result of 2 tasks failed: Connection closed: …").
+   */
+  #failed(serverId: string, what: string, err: unknown): void {
+    if (this.#toldClosed.has(err as Error)) return;
+    let polls = 0;
+    let fetches = 0;
+    if (err instanceof ConnectionClosedError) {
+      this.#toldClosed.add(err);
+      for (const r of this.#recs.values()) {
+        if (r.snap.serverId !== serverId) continue;
+        if (r.polling) polls++;
+        if (r.resultCall) fetches++;
+      }
+    }
+    const of = (method: string, n: number) => (n ? [`${method} of ${n} task${n > 1 ? 's' : ''}`] : []);
+    if (polls + fetches > 1) what = [...of('tasks/get', polls), ...of('tasks/result', fetches)].join(' and ');
+    this.#log.warn(`[${this.#label(serverId)}] ${what} failed: ${detailOf(err)}`);
   }
 
   /**
@@ -1212,7 +1226,7 @@ export class TaskEngine extends DisposableBase {
         outcome = { kind: 'result', result };
       } catch (err) {
         if (!isPeerError(err)) {
-          if (!this.#lifetime.signal.aborted) this.#log.warn(`[${label}] tasks/result ${taskId} failed: ${detailOf(err)}`);
+          if (!this.#lifetime.signal.aborted) this.#failed(serverId, `tasks/result ${taskId}`, err);
           this.#refetchLater(rec);
           return undefined;
         }
@@ -1283,7 +1297,7 @@ export class TaskEngine extends DisposableBase {
         this.#gone(rec, `the server no longer knows the task (${err.message})`, true);
         return true;
       }
-      this.#log.warn(`[${label}] tasks/get ${taskId} failed: ${detailOf(err)}`);
+      this.#failed(serverId, `tasks/get ${taskId}`, err);
       this.#refetchLater(rec);
       return false;
     }
@@ -1310,7 +1324,7 @@ export class TaskEngine extends DisposableBase {
       if (this.#lifetime.signal.aborted || this.#recs.get(rec.snap.key) !== rec || rec.snap.status !== status) return false;
       if (isPeerError(err) && err.code === ErrorCode.InvalidParams) this.#markGone(rec, `the server no longer knows the task (${err.message})`, true);
       else {
-        this.#log.warn(`[${this.#label(serverId)}] tasks/get ${taskId} failed: ${detailOf(err)}`);
+        this.#failed(serverId, `tasks/get ${taskId}`, err);
         this.#refetchLater(rec);
       }
       return false;

@@ -697,6 +697,36 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.ok(h.log.has('warn', new RegExp(`^\\[fake\\] tasks/get ${tasks[0].taskId} failed: Connection closed`)), h.log.text());
   });
 
+  it('a connection that closes while result fetches (Fetch Task Result, getResult) and polls are in flight tells them in one line for the server, with how many of each, not one per task', async () => {
+    const h = await harness({ tasksOutliveConnection: true, server: { pollInterval: NO_POLL } });
+    const tasks = [await h.engine.callTool('fake', 'required-tool'), await h.engine.callTool('fake', 'required-tool'), await h.engine.callTool('fake', 'required-tool')];
+    const fetches = tasks.slice(1).map((t) => h.engine.fetchResult(t.key).then(() => 'fetched', (e: Error) => e.message));
+    await h.server.waitForRequest('tasks/result', 2); // they block until the task ends (T-REQ-4)
+    h.server.override('tasks/get', () => new Promise(() => undefined));
+    const polls = tasks.map((t) => h.engine.poll(t.key));
+    await h.server.waitForRequest('tasks/get', 3);
+    await h.server.close();
+    await Promise.all(polls);
+    assert.deepEqual(await Promise.all(fetches), tasks.slice(1).map((t) => `Could not fetch the result of task ${t.taskId}; see the log for why.`));
+    assert.deepEqual(
+      h.log.lines.filter((l) => l.level === 'warn').map((l) => l.message),
+      ['[fake] tasks/get of 3 tasks and tasks/result of 2 tasks failed: Connection closed: the other side closed'],
+    );
+  });
+
+  it('a connection that closes while only result fetches are in flight: one line, "tasks/result of 2 tasks"', async () => {
+    const h = await harness({ tasksOutliveConnection: true, server: { pollInterval: NO_POLL } });
+    const tasks = [await h.engine.callTool('fake', 'required-tool'), await h.engine.callTool('fake', 'required-tool')];
+    const fetches = tasks.map((t) => h.engine.fetchResult(t.key).catch(() => undefined));
+    await h.server.waitForRequest('tasks/result', 2);
+    await h.server.close();
+    await Promise.all(fetches);
+    assert.deepEqual(
+      h.log.lines.filter((l) => l.level === 'warn').map((l) => l.message),
+      ['[fake] tasks/result of 2 tasks failed: Connection closed: the other side closed'],
+    );
+  });
+
   it('a task that outlived a closed connection, found unchanged by the next one, is told as a change once (a Disconnect learns the task outlived it, so a later loss is not taken for its doing)', async () => {
     const log = new MemoryLogger();
     let current: Promise<McpSession> | undefined;
