@@ -145,11 +145,11 @@ export function registerLmTools(service: TasksService): vscode.Disposable[] {
       return { invocationMessage, confirmationMessages: { title: vscode.l10n.t('Cancel an MCP task?'), message: new vscode.MarkdownString(what) } };
     },
     invoke: (options, token) =>
-      run(token, async () => {
+      run(token, async (signal) => {
         const input = readCancelTaskInput(options.input);
         const t = service.findTask(input.taskId, input.server);
         if (isTerminal(t.status)) return formatTask(t, `Task "${t.taskId}" had already ended: nothing was cancelled.`);
-        const task = await service.cancel(t.id);
+        const task = await service.cancel(t.id, signal);
         return formatTask(task, `Cancellation of task "${task.taskId}" was requested.`);
       }),
   };

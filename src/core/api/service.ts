@@ -129,7 +129,7 @@ export class TasksService implements Disposable {
    * dismissed) is left so, as background work leaves it (see ServerManager.getSession).
    */
   async tools(serverId: string, signal?: AbortSignal, options?: { quiet?: boolean }): Promise<ToolInfo[]> {
-    const session = await this.#deps.servers.getSession(serverId, { quiet: options?.quiet, background: options?.quiet });
+    const session = await this.#deps.servers.getSession(serverId, { quiet: options?.quiet, background: options?.quiet, signal });
     const tools = await session.listTools({ signal });
     const accepts = serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion);
     return tools.map((t) => {
@@ -224,9 +224,10 @@ export class TasksService implements Disposable {
     }
   }
 
-  async cancel(id: string): Promise<TaskInfo> {
+  /** `signal`: stops waiting for the task's server to connect. */
+  async cancel(id: string, signal?: AbortSignal): Promise<TaskInfo> {
     this.#mustGet(id);
-    const t = await this.#deps.engine.cancel(id);
+    const t = await this.#deps.engine.cancel(id, signal);
     // A direct call ends as its aborted request settles, a moment later: answer with that end.
     if (t.kind === 'direct') await this.#whenEnded(t.key, 1000);
     return this.#taskInfo(this.#deps.engine.get(t.key) ?? t);

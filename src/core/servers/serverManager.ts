@@ -14,7 +14,7 @@ import type { Event } from '../util/event';
 import { DisposableBase, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { itsTasksEnd, prefixed, redactSecrets, redacting, sentence } from '../util/log';
-import { errorMessage } from '../util/abort';
+import { errorMessage, raceAbort } from '../util/abort';
 import { detailOf } from '../jsonrpc/errors';
 import type { TransportCloseInfo } from '../transports/transport';
 import type { SessionSource } from '../tasks/engine';
@@ -377,8 +377,15 @@ export class ServerManager extends DisposableBase implements SessionSource {
    * `quiet`: nothing is asked; a server that needs an input with no saved value rejects with a
    * NeedsInputError and stays idle (not an error: the user was not asked). `now`: the user asked
    * for this very connection (Connect Server): it is tried at once, whatever the backoff.
+   * `signal`: the caller stops waiting when it aborts (a chat request cancelled); the connection
+   * goes on for whoever else waits for it.
    */
-  getSession(id: string, options?: { background?: boolean; quiet?: boolean; now?: boolean }): Promise<McpSession> {
+  getSession(id: string, options?: { background?: boolean; quiet?: boolean; now?: boolean; signal?: AbortSignal }): Promise<McpSession> {
+    const p = this.#session(id, options);
+    return options?.signal ? raceAbort(p, options.signal) : p;
+  }
+
+  #session(id: string, options?: { background?: boolean; quiet?: boolean; now?: boolean }): Promise<McpSession> {
     // A removed server whose connection stays for its live tasks (a remote one's is made again if it dropped).
     const entry = this.#entries.get(id) ?? this.#leaving.get(id);
     if (!entry) return Promise.reject(new Error(`No server with id ${id} is configured`));
@@ -386,7 +393,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     if (entry.connecting && entry.connectingQuietly && !options?.quiet) {
       // A quiet connection may stop at an input; this caller may ask for it.
       return entry.connecting.catch((err: unknown) => {
-        if (err instanceof NeedsInputError) return this.getSession(id, options);
+        if (err instanceof NeedsInputError) return this.#session(id, options);
         throw err;
       });
     }

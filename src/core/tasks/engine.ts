@@ -43,9 +43,10 @@ export interface SessionSource {
   /**
    * The live session, connecting first if needed. `background`: for following tasks, not for
    * something the user asked; an input the user dismissed is then not asked again, nor a server
-   * the user disconnected connected again (both reject with a HeldByUserError).
+   * the user disconnected connected again (both reject with a HeldByUserError). `signal`: the
+   * caller stops waiting (the connection goes on).
    */
-  getSession(serverId: string, options?: { background?: boolean }): Promise<McpSession>;
+  getSession(serverId: string, options?: { background?: boolean; signal?: AbortSignal }): Promise<McpSession>;
   /** The name users know the server by, for the log. */
   label(serverId: string): string;
   /**
@@ -444,7 +445,7 @@ export class TaskEngine extends DisposableBase {
    * (a task) or the call is sent (a direct call, whose outcome arrives as a change).
    */
   async callTool(serverId: string, toolName: string, options: CallToolOptions = {}): Promise<TaskSnapshot> {
-    const session = await this.#options.sessions.getSession(serverId);
+    const session = await this.#options.sessions.getSession(serverId, { signal: options.signal });
     const tools = await session.listTools({ signal: options.signal });
     const tool = tools.find((t) => t.name === toolName);
     if (!tool) throw new UnknownToolError(`Server "${this.#label(serverId)}" has no tool named "${toolName}".`);
@@ -1378,9 +1379,10 @@ export class TaskEngine extends DisposableBase {
 
   /**
    * Cancels a task (`tasks/cancel`, T-REQ-7) or a direct call (`notifications/cancelled`). A
-   * task that had already ended (-32602) is refreshed and the error says so.
+   * task that had already ended (-32602) is refreshed and the error says so. `signal`: stops
+   * waiting for the server's connection (not for the request once sent).
    */
-  async cancel(key: string): Promise<TaskSnapshot> {
+  async cancel(key: string, signal?: AbortSignal): Promise<TaskSnapshot> {
     const rec = this.#rec(key);
     if (!rec) throw new Error('This task is no longer tracked.');
     if (isTerminal(rec.snap.status)) throw new Error(`The task already ended (${rec.snap.status}).`);
@@ -1388,7 +1390,7 @@ export class TaskEngine extends DisposableBase {
       rec.direct?.abort(new Error('cancelled by the user'));
       return rec.snap;
     }
-    const session = await this.#options.sessions.getSession(rec.snap.serverId);
+    const session = await this.#options.sessions.getSession(rec.snap.serverId, { signal });
     if (!declared(session.serverCapabilities.tasks?.cancel)) {
       throw new Error(`Server "${this.#label(rec.snap.serverId)}" does not support cancelling tasks.`);
     }

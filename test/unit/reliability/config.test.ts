@@ -7,7 +7,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { combineConfigs, parseMcpJson, parseSettingServers } from '../../../src/core/config/parse';
 import type { ConfigSource } from '../../../src/core/config/types';
+import { TasksService } from '../../../src/core/api/service';
 import { NeedsInputError } from '../../../src/core/servers/serverManager';
+import { taskKey } from '../../../src/core/tasks/types';
 import { MemoryLogger } from '../helpers/logger';
 import type { Client } from './support';
 import type { Peer } from './support';
@@ -167,6 +169,47 @@ describe('reliability: malformed configuration next to a good server', function 
       }),
       { kind: 'workspaceFolder', folderName: 'app', folderPath: dir, file: path.join(dir, '.vscode/mcp.json') },
     );
+
+  it('a chat request cancelled while its server connects (its input is asked) stops waiting at once, for listing tools, starting a task and cancelling one; the connection goes on for the view, which shares it', async () => {
+    const peer: Peer = await startPeer([taskLab, 'http', '--require', 'x-key=the-key']);
+    try {
+      let answer!: (v: string) => void;
+      const asked = new Promise<void>((ready) => {
+        const config = parseMcpJson(
+          JSON.stringify({
+            inputs: [{ type: 'promptString', id: 'key', description: 'Key', password: true }],
+            servers: { remote: { type: 'http', url: `http://127.0.0.1:${peer.port}/mcp`, headers: { 'x-key': '${input:key}' } } },
+          }),
+          { kind: 'workspaceFolder', folderName: 'app', folderPath: dir, file: path.join(dir, '.vscode/mcp.json') },
+        );
+        client = openClient({ config, promptInput: () => (ready(), new Promise<string>((r) => (answer = r))) });
+      });
+      const c = client!;
+      const id = c.id('remote');
+      const service = new TasksService({ engine: c.engine, servers: c.servers, logger: c.log });
+      const at = new Date().toISOString();
+      c.engine.restore([{ key: taskKey(id, 't-1'), serverId: id, taskId: 't-1', kind: 'task', toolName: 'work', status: 'working', createdAt: at, lastUpdatedAt: at, ttl: null, origin: 'chat' }]);
+      const shared = c.servers.getSession(id); // the view's Connect
+      await asked;
+      const chat = new AbortController();
+      const settled: string[] = [];
+      const calls = {
+        tools: service.tools(id, chat.signal),
+        start: service.start(id, 'work', { origin: 'chat', preference: 'task', signal: chat.signal }),
+        cancel: service.cancel(taskKey(id, 't-1'), chat.signal),
+      };
+      for (const [name, p] of Object.entries(calls)) p.then(() => settled.push(`${name}: answered`), (e: Error) => settled.push(`${name}: ${e.message}`));
+      chat.abort(new Error('the chat request was cancelled'));
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(settled.sort(), ['cancel: the chat request was cancelled', 'start: the chat request was cancelled', 'tools: the chat request was cancelled'], 'each answered before the input is given');
+      answer('the-key');
+      await shared;
+      assert.equal(c.servers.get(id)?.state.kind, 'connected', 'the connection went on');
+      service.dispose();
+    } finally {
+      await peer.stop();
+    }
+  });
 
   it('a server disconnected while its input is asked is not started once the input is given', async () => {
     const spawnLog = path.join(dir, 'spawns');
