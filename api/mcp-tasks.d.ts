@@ -119,7 +119,7 @@ export interface McpTaskResultInfo {
   done: boolean;
   /** The outcome, when the task ended with one. */
   outcome?: McpTaskOutcome;
-  /** Why a task that ended has no outcome (cancelled, expired, the fetch failed). */
+  /** Why a task that ended has no outcome (cancelled, expired, the fetch failed), or why one still live is not followed (its server was disconnected by the user). */
   fetchError?: string;
 }
 

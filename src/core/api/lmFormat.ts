@@ -193,8 +193,9 @@ export function formatResult(r: ResultInfo, waited: { seconds: number; capped: b
   const t = bounded(r.task);
   const data: Record<string, unknown> = { task: modelTask(t), done: r.done };
   if (!r.done) {
-    const lead = waited.seconds > 0 ? `The task has not ended after waiting ${waited.seconds} s${waited.capped ? ' (the longest wait allowed)' : ''}.` : 'The task has not ended yet.';
-    return { text: [lead, describeTaskForModel(t), nextStep(t)].join('\n'), data };
+    const lead = r.fetchError ? 'The task had not ended when last checked.' : waited.seconds > 0 ? `The task has not ended after waiting ${waited.seconds} s${waited.capped ? ' (the longest wait allowed)' : ''}.` : 'The task has not ended yet.';
+    if (r.fetchError) data.error = clip(r.fetchError, MAX_MESSAGE_CHARS);
+    return { text: [lead, describeTaskForModel(t), data.error ?? nextStep(t)].join('\n'), data };
   }
   const lines = [describeTaskForModel(t)];
   const o = r.outcome;

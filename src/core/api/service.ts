@@ -5,6 +5,7 @@ import type { CallToolResult } from '../protocol/schemas';
 import { declared } from '../protocol/schemas';
 import type { ServerManager, ServerSnapshot, ServerStateKind } from '../servers/serverManager';
 import type { TaskEngine } from '../tasks/engine';
+import { HeldByUserError } from '../tasks/engine';
 import type { ExecutionPreference } from '../tasks/policy';
 import { serverAcceptsToolTasks } from '../tasks/policy';
 import type { LocalTaskStatus } from '../tasks/status';
@@ -77,7 +78,7 @@ export interface ResultInfo {
   /** The task has ended (its status is terminal). */
   done: boolean;
   outcome?: TaskOutcomeInfo;
-  /** Why a task that ended has no outcome (cancelled, expired, the fetch failed). */
+  /** Why a task that ended has no outcome (cancelled, expired, the fetch failed), or why one still live is not followed (its server was disconnected by the user). */
   fetchError?: string;
 }
 
@@ -194,29 +195,32 @@ export class TasksService implements Disposable {
   /**
    * The outcome of a task: at once if it ended, else after waiting up to `waitMs` for it to end
    * (or `signal` to abort). A task that is still running is returned as it stands, `done: false`.
+   * A server the user disconnected is not connected again: `fetchError` says so, at once.
    */
   async result(id: string, waitMs = 0, signal?: AbortSignal): Promise<ResultInfo> {
     const { engine } = this.#deps;
     const deadline = Date.now() + waitMs;
+    const held = new AbortController();
+    const stop = signal ? AbortSignal.any([signal, held.signal]) : held.signal;
     let t = this.#mustGet(id);
     // Once more when a plain call becomes a task (the server required one): its key leads there.
-    for (let fetching = false; !isTerminal(t.status) && Date.now() < deadline && !signal?.aborted && !this.#lifetime.signal.aborted; t = this.#mustGet(id)) {
+    for (let fetching = false; !isTerminal(t.status) && Date.now() < deadline && !stop.aborted && !this.#lifetime.signal.aborted; t = this.#mustGet(id)) {
       // tasks/result blocks until the task ends, so the wait ends as soon as the task does,
       // not at the next poll. It is shared with the engine's own fetch; errors surface below.
       if (t.kind === 'task' && !fetching) {
         fetching = true;
-        void engine.fetchResult(id).catch(() => undefined);
+        void engine.fetchResult(id, true).catch((err: unknown) => err instanceof HeldByUserError && held.abort(err));
       }
-      await this.#whenEnded(t.key, deadline - Date.now(), signal);
+      await this.#whenEnded(t.key, deadline - Date.now(), stop);
     }
-    if (!isTerminal(t.status)) return { task: this.#taskInfo(t), done: false };
+    if (!isTerminal(t.status)) return { task: this.#taskInfo(t), done: false, fetchError: held.signal.aborted ? errorMessage(held.signal.reason) : undefined };
     if (t.outcome) return { task: this.#taskInfo(t), done: true, outcome: copy(t.outcome) };
     if (t.status === 'cancelled') return { task: this.#taskInfo(t), done: true, fetchError: 'The task was cancelled; it has no result.' };
     // The fetch is bounded too: by what is left of the wait (at least FETCH_GRACE_MS), the
     // caller's signal and shutdown. It goes on in the engine; a later call finds its outcome.
     const bound = AbortSignal.any([this.#lifetime.signal, AbortSignal.timeout(Math.min(Math.max(deadline - Date.now(), FETCH_GRACE_MS), MAX_TIMER_MS)), ...(signal ? [signal] : [])]);
     try {
-      const outcome = await raceAbort(engine.fetchResult(id), bound);
+      const outcome = await raceAbort(engine.fetchResult(id, true), bound);
       return { task: this.#taskInfo(this.#mustGet(id)), done: true, outcome: copy(outcome) };
     } catch (err) {
       const why = bound.aborted && !signal?.aborted && !this.#lifetime.signal.aborted ? 'The server has not sent the result yet; ask again in a moment.' : errorMessage(err);

@@ -1352,8 +1352,12 @@ export class TaskEngine extends DisposableBase {
     );
   }
 
-  /** The task's outcome: the kept one, or fetched (waiting for the task to end if it is live). */
-  async fetchResult(key: string): Promise<TaskOutcome> {
+  /**
+   * The task's outcome: the kept one, or fetched (waiting for the task to end if it is live).
+   * `background` (an agent, another extension, not the user): a server the user disconnected, or
+   * whose input they dismissed, is left so; the HeldByUserError says why.
+   */
+  async fetchResult(key: string, background = false): Promise<TaskOutcome> {
     const rec = this.#rec(key);
     if (!rec) throw new Error('This task is no longer tracked.');
     if (rec.snap.outcome) return rec.snap.outcome;
@@ -1371,7 +1375,9 @@ export class TaskEngine extends DisposableBase {
     }
     const gone = () => rec.snap.status === 'expired' || rec.snap.status === 'lost';
     if (retired(rec.snap) && !gone()) throw new Error(RETIRED);
-    const outcome = gone() ? undefined : await this.#resultCall(rec, true);
+    // Asked only with no session (none attached, no call in flight): a connected server answers as it did.
+    if (background && !gone() && !rec.resultCall && !this.#attached.has(rec.snap.serverId)) await this.#options.sessions.getSession(rec.snap.serverId, { background });
+    const outcome = gone() ? undefined : await this.#resultCall(rec, !background);
     if (outcome) return outcome;
     if (gone()) throw new Error(`The task is ${rec.snap.status} and no result was fetched before: ${rec.snap.note ?? ''}`.trim());
     throw new Error(`Could not fetch the result of task ${rec.snap.taskId}; see the log for why.`);

@@ -16,6 +16,7 @@ import { MemoryLogger, waitFor } from '../helpers/logger';
 import { MAX_TIMER_DELAY_MS, recordTimerDelays } from '../helpers/timers';
 import { demoServer } from '../helpers/peers';
 import { bareServerManager } from '../helpers/servers';
+import { openClient, startPeer, taskLab } from '../reliability/support';
 
 /** The service over a real engine and server manager, with the demo server over stdio. */
 function open() {
@@ -233,6 +234,37 @@ describe('TasksService: a quiet listing leaves a server the user disconnected al
       assert.equal(w.service.servers()[0].disconnectedByUser, undefined, 'connected again');
     } finally {
       w.close();
+    }
+  });
+});
+
+describe('TasksService: getResult leaves a server the user disconnected alone', function () {
+  this.timeout(30000);
+  it('the result of an ended task and the wait for a live one, on a remote server the user disconnected, do not connect it again: fetchError says why, at once; the chat answer too; connected by the user, the result comes', async () => {
+    const peer = await startPeer([taskLab, 'http']);
+    const c = openClient({ servers: { lab: { type: 'http', url: `http://127.0.0.1:${peer.port}/mcp` } }, engine: { autoFetchResults: () => false } });
+    const service = new TasksService({ engine: c.engine, servers: c.servers, logger: c.log });
+    try {
+      const id = c.id('lab');
+      const quick = await service.start(id, 'work', { origin: 'api', preference: 'task', arguments: { durationMs: 100 } });
+      const long = await service.start(id, 'work', { origin: 'chat', preference: 'task', arguments: { durationMs: 60_000 } });
+      await c.until(quick.id, (t) => t.status === 'completed', 'the quick task to complete');
+      await c.servers.disconnect(id);
+      const why = 'Server "lab" was disconnected by the user: connect it to follow its tasks again.';
+      const ended = await service.result(quick.id, 20_000);
+      assert.deepEqual([ended.done, ended.outcome, ended.fetchError], [true, undefined, why]);
+      const live = await service.result(long.id, 20_000);
+      assert.deepEqual([live.done, live.task.status, live.fetchError], [false, 'working', why], 'no wait for a task nothing follows');
+      assert.equal(c.servers.get(id)?.state.kind, 'idle', 'not connected again');
+      const text = formatResult(live, { seconds: 20, capped: false }).text.split('\n');
+      assert.deepEqual([text[0], text.at(-1)], ['The task had not ended when last checked.', why]);
+      await c.servers.getSession(id); // the user's Connect
+      const r = await service.result(quick.id, 20_000);
+      assert.equal(r.outcome?.kind, 'result', JSON.stringify(r));
+    } finally {
+      service.dispose();
+      await c.close();
+      await peer.stop();
     }
   });
 });
