@@ -1,18 +1,18 @@
 import { errorMessage } from '../util/abort';
 
 /** JSON-RPC 2.0 and MCP error codes. */
-export const ErrorCode = {
-  ParseError: -32700,
-  InvalidRequest: -32600,
-  MethodNotFound: -32601,
-  InvalidParams: -32602,
-  InternalError: -32603,
+export enum ErrorCode {
+  ParseError = -32700,
+  InvalidRequest = -32600,
+  MethodNotFound = -32601,
+  InvalidParams = -32602,
+  InternalError = -32603,
   /** MCP: the request was cancelled or timed out locally (never sent by a peer). */
-  RequestTimeout: -32001,
-  ConnectionClosed: -32000,
+  RequestTimeout = -32001,
+  ConnectionClosed = -32000,
   /** MCP: URL elicitation required. */
-  UrlElicitationRequired: -32042,
-} as const;
+  UrlElicitationRequired = -32042,
+}
 
 /** An error with a JSON-RPC code: received from a peer, or raised locally and sent as one. */
 export class RpcError extends Error {
