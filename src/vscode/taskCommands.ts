@@ -65,12 +65,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
     }
     const now = Date.now();
     const picked = await vscode.window.showQuickPick(
-      tasks.map((t) => ({
-        label: `$(${STATUS_PRESENTATION[t.status].icon}) ${taskTitle(t)}`,
-        description: `${servers.label(t.serverId)} · ${STATUS_PRESENTATION[t.status].label} · ${formatAge(now - Date.parse(t.createdAt))}`,
-        detail: describeTask(t, now),
-        task: t,
-      })),
+      tasks.map((t) => ({ ...taskPickItem(t, servers, now), task: t })),
       { placeHolder, title: 'MCP Tasks', matchOnDescription: true, matchOnDetail: true },
     );
     return picked?.task;
@@ -238,6 +233,16 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
   ];
 }
 
+/** A task's row in a quick pick: its status and title, then its server, status and age. */
+function taskPickItem(t: TaskSnapshot, servers: ServerManager, now: number): vscode.QuickPickItem {
+  return { label: `$(${STATUS_PRESENTATION[t.status].icon}) ${taskTitle(t)}`, description: pickDescription(t, servers, now), detail: describeTask(t, now) };
+}
+
+/** `server · status · age` under a task's or a hosted task's title in a quick pick. */
+function pickDescription(t: TaskSnapshot | HostedTaskSnapshot, servers: ServerManager, now: number): string {
+  return `${servers.label(t.serverId)} · ${STATUS_PRESENTATION[t.status].label} · ${formatAge(now - Date.parse(t.createdAt))}`;
+}
+
 /**
  * The live tasks the user can cancel, newest first: tasks and direct calls (not those of a
  * server without `tasks/cancel`), and the questions and sampling requests servers asked the
@@ -246,25 +251,18 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
 async function pickToCancel(deps: TaskCommandDeps): Promise<{ kind: 'task'; task: TaskSnapshot } | { kind: 'hosted'; hosted: HostedTaskSnapshot } | undefined> {
   const { engine, servers, host } = deps;
   const now = Date.now();
-  const age = (createdAt: string) => formatAge(now - Date.parse(createdAt));
   type Item = vscode.QuickPickItem & { createdAt: string; target: { kind: 'task'; task: TaskSnapshot } | { kind: 'hosted'; hosted: HostedTaskSnapshot } };
   const items: Item[] = [
     ...engine
       .list()
       .filter((t) => isCancelable(t, servers))
-      .map((t): Item => ({
-        label: `$(${STATUS_PRESENTATION[t.status].icon}) ${taskTitle(t)}`,
-        description: `${servers.label(t.serverId)} · ${STATUS_PRESENTATION[t.status].label} · ${age(t.createdAt)}`,
-        detail: describeTask(t, now),
-        createdAt: t.createdAt,
-        target: { kind: 'task', task: t },
-      })),
+      .map((t): Item => ({ ...taskPickItem(t, servers, now), createdAt: t.createdAt, target: { kind: 'task', task: t } })),
     ...host
       .list()
       .filter((h) => !isTerminal(h.status))
       .map((h): Item => ({
         label: `$(${hostedTitle(h).icon}) ${hostedTitle(h).label}`,
-        description: `${servers.label(h.serverId)} · ${STATUS_PRESENTATION[h.status].label} · ${age(h.createdAt)}`,
+        description: pickDescription(h, servers, now),
         detail: h.summary,
         createdAt: h.createdAt,
         target: { kind: 'hosted', hosted: h },
