@@ -2,6 +2,8 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { pipeline, Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
+import type { Logger } from '../util/log';
+import { redactHeaders } from '../util/log';
 
 /** What `nodeFetch` takes of `fetch`'s options (so `fetch` itself can stand in for it in tests). */
 export interface NodeFetchInit {
@@ -24,6 +26,16 @@ export const KEEPALIVE_MS = 10_000;
 
 /** fetch's headers timeout, kept for GET streams: a server that takes the connection and never answers. */
 export const STREAM_HEADERS_TIMEOUT_MS = 300_000;
+
+/** Traces a request of an HTTP transport: its method, url and headers (those that may carry secrets redacted). */
+export function traceRequest(log: Logger, method: string, url: string, headers: Headers): void {
+  if (log.traceEnabled !== false) log.trace(`${method} ${url} ${JSON.stringify(redactHeaders(Object.fromEntries(headers.entries())))}`);
+}
+
+/** Traces the answer to a request of an HTTP transport: its status and content type. */
+export function traceResponse(log: Logger, method: string, response: Response): void {
+  if (log.traceEnabled !== false) log.trace(`${method} → ${response.status} ${response.headers.get('content-type') ?? ''}`);
+}
 
 /**
  * An HTTP request answered as `fetch` answers, but sent with node:http(s). Node's `fetch`

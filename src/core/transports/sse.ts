@@ -1,9 +1,8 @@
 import { abortReason, errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
-import { redactHeaders } from '../util/log';
 import { checkHttpConfig, httpStatusError, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, webPageAnswer } from './sseStream';
 import type { NodeFetchInit } from './nodeFetch';
-import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS } from './nodeFetch';
+import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { TransportHttpError } from './transport';
 
@@ -199,12 +198,12 @@ export class LegacySseTransport implements Transport {
   async #http(method: 'GET' | 'POST', url: URL, extra: Record<string, string>, body?: string): Promise<Response> {
     const headers = new Headers(this.#customHeaders);
     for (const [k, v] of Object.entries(extra)) headers.set(k, v);
-    if (this.#log.traceEnabled !== false) this.#log.trace(`${method} ${url.href} ${JSON.stringify(redactHeaders(Object.fromEntries(headers.entries())))}`);
+    traceRequest(this.#log, method, url.href, headers);
     try {
       // Redirects are not followed: custom headers (tokens) must not travel to another origin.
       // The answer of a POST comes on the GET stream: both wait for their status as fetch would, no more.
       const response = await this.#fetchImpl(url, { method, headers, body, signal: this.#lifetime.signal, redirect: 'manual', headersTimeoutMs: STREAM_HEADERS_TIMEOUT_MS });
-      if (this.#log.traceEnabled !== false) this.#log.trace(`${method} → ${response.status} ${response.headers.get('content-type') ?? ''}`);
+      traceResponse(this.#log, method, response);
       return response;
     } catch (err) {
       // Closed, or start() gave up waiting: say why.

@@ -2,10 +2,9 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { ErrorCode } from '../jsonrpc/errors';
 import { abortReason, errorMessage, sleep } from '../util/abort';
 import type { Logger } from '../util/log';
-import { redactHeaders } from '../util/log';
 import { checkHttpConfig, httpStatusError, MAX_MESSAGE_CHARS, mediaType, networkError, parseEventData, readBodySnippet, readBodyText, readSseStream, webPageAnswer } from './sseStream';
 import type { NodeFetchInit } from './nodeFetch';
-import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS } from './nodeFetch';
+import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { LOCAL_FAILURE, messagesIn, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
 
@@ -347,7 +346,7 @@ export class StreamableHttpTransport implements Transport {
     for (const [k, v] of Object.entries(extra)) headers.set(k, v);
     if (this.#sessionId !== undefined) headers.set('Mcp-Session-Id', this.#sessionId);
     if (this.#protocolVersion !== undefined) headers.set('MCP-Protocol-Version', this.#protocolVersion);
-    if (this.#log.traceEnabled !== false) this.#log.trace(`${method} ${this.#url} ${JSON.stringify(redactHeaders(Object.fromEntries(headers.entries())))}`);
+    traceRequest(this.#log, method, this.#url, headers);
     let response: Response;
     try {
       // Redirects are not followed: custom headers (tokens) must not travel to another origin.
@@ -363,7 +362,7 @@ export class StreamableHttpTransport implements Transport {
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : this.#closedError();
       throw networkError(this.#serverName, this.#url, err);
     }
-    if (this.#log.traceEnabled !== false) this.#log.trace(`${method} → ${response.status} ${response.headers.get('content-type') ?? ''}`);
+    traceResponse(this.#log, method, response);
     return response;
   }
 
