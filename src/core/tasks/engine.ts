@@ -20,7 +20,7 @@ import { abortAfter, abortReason, errorMessage, raceAbort } from '../util/abort'
 import type { Disposable, Event } from '../util/event';
 import { DisposableBase, DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
-import { sentence, truncate } from '../util/log';
+import { prefixed, sentence, truncate } from '../util/log';
 import type { ExecutionPreference } from './policy';
 import { decideExecution, mayRetryAsTask, serverAcceptsToolTasks } from './policy';
 import { PollScheduler } from './scheduler';
@@ -331,13 +331,13 @@ export class TaskEngine extends DisposableBase {
       session.connection.onNotification('notifications/tasks/status', (params) => {
         const parsed = TaskSchema.safeParse(params);
         if (!parsed.success) {
-          this.#log.warn(`[${this.#label(serverId)}] Ignored an invalid notifications/tasks/status: ${describeIssues(parsed.error.issues)}`);
+          this.#serverLog(serverId).warn(`Ignored an invalid notifications/tasks/status: ${describeIssues(parsed.error.issues)}`);
           return;
         }
         const rec = this.#recs.get(taskKey(serverId, parsed.data.taskId));
         if (rec) this.#applyServerTask(rec, parsed.data, 'notification');
-        else if (this.#holdEarly(serverId, parsed.data)) this.#log.debug(`[${this.#label(serverId)}] Status notification for task ${parsed.data.taskId}, not tracked yet: held until the pending tools/call answers`);
-        else this.#log.debug(`[${this.#label(serverId)}] Status notification for a task not tracked here: ${parsed.data.taskId}`);
+        else if (this.#holdEarly(serverId, parsed.data)) this.#serverLog(serverId).debug(`Status notification for task ${parsed.data.taskId}, not tracked yet: held until the pending tools/call answers`);
+        else this.#serverLog(serverId).debug(`Status notification for a task not tracked here: ${parsed.data.taskId}`);
       }),
     );
     const ask = async (handler: ServerRequestHandler, params: Record<string, unknown> | undefined, signal: AbortSignal, relatedTaskId: string) => {
@@ -400,7 +400,7 @@ export class TaskEngine extends DisposableBase {
     for (const serverId of [...this.#missing.keys()]) {
       if (!back(serverId)) continue;
       this.#missing.delete(serverId);
-      this.#log.info(`[${this.#label(serverId)}] The server is configured again: its live tasks are followed again`);
+      this.#serverLog(serverId).info(`The server is configured again: its live tasks are followed again`);
       for (const rec of this.#servers.get(serverId)?.live ?? []) if (rec.snap.kind === 'task' && !rec.polling) this.#scheduler.schedule(rec.snap.key, this.#now());
     }
     // Results given up while their server was missing (see refetchLater).
@@ -478,7 +478,7 @@ export class TaskEngine extends DisposableBase {
       if (!stop.aborted) throw err;
       started.then(
         (snap) => this.#cancelAbandoned(snap, session),
-        (e: unknown) => this.#log.debug(`[${this.#label(serverId)}] ${toolName}: the task-augmented call its caller stopped waiting for failed: ${detailOf(e)}`),
+        (e: unknown) => this.#serverLog(serverId).debug(`${toolName}: the task-augmented call its caller stopped waiting for failed: ${detailOf(e)}`),
       );
       throw err;
     } finally {
@@ -552,7 +552,7 @@ export class TaskEngine extends DisposableBase {
       // A server that ignored `task` and answered the tool's result: keep it, as a direct call.
       const direct = CallToolResultSchema.safeParse(raw);
       if (direct.success) {
-        this.#log.warn(`[${this.#label(serverId)}] ${toolName}: the server answered a task-augmented call with the tool's result instead of a task`);
+        this.#serverLog(serverId).warn(`${toolName}: the server answered a task-augmented call with the tool's result instead of a task`);
         const r = this.#addRec(this.#directSnapshot(serverId, toolName, options));
         this.#finishDirect(r, { kind: 'result', result: direct.data });
         return r.snap;
@@ -611,7 +611,7 @@ export class TaskEngine extends DisposableBase {
     );
     rec.localUpdatedAt = Number.isNaN(Date.parse(task.lastUpdatedAt));
     this.#routeProgress(rec, session);
-    this.#log.info(`[${this.#label(serverId)}] Task ${task.taskId} created for ${toolName} (${task.ttl === null ? 'no ttl' : `ttl ${task.ttl} ms`}${task.pollInterval === undefined ? '' : `, poll ${task.pollInterval} ms`})`);
+    this.#serverLog(serverId).info(`Task ${task.taskId} created for ${toolName} (${task.ttl === null ? 'no ttl' : `ttl ${task.ttl} ms`}${task.pollInterval === undefined ? '' : `, poll ${task.pollInterval} ms`})`);
     for (const p of early) this.#applyProgress(rec, p);
     // T-LIFE-1: a task starts working; a server that says otherwise is applied through the table.
     if (task.status !== 'working') this.#applyServerTask(rec, task, 'create');
@@ -629,7 +629,7 @@ export class TaskEngine extends DisposableBase {
   #claim(rec: Rec, session: McpSession, progress: { token?: string; sub?: Disposable; early: Progress[] }, changes: Partial<TaskSnapshot>): TaskSnapshot {
     rec.progressToken = progress.token;
     this.#update(rec, changes);
-    this.#log.info(`[${this.#label(rec.snap.serverId)}] Task ${rec.snap.taskId} created for ${rec.snap.toolName}; tasks/list had found it first (${rec.snap.status})`);
+    this.#serverLog(rec.snap.serverId).info(`Task ${rec.snap.taskId} created for ${rec.snap.toolName}; tasks/list had found it first (${rec.snap.status})`);
     if (isTerminal(rec.snap.status)) {
       progress.sub?.dispose();
       if (this.#wantsOutcome(rec)) void this.#resultCall(rec);
@@ -661,7 +661,7 @@ export class TaskEngine extends DisposableBase {
     // A plain call that became this task still leads to it, not to the new task that took its id.
     for (const [from, to] of this.#moved) if (to === key) this.#moved.set(from, rec.snap.key);
     this.#onDidChange.fire(rec.snap);
-    this.#log.warn(`[${this.#label(serverId)}] The server gave a new task the id of an earlier one that ended (${taskId}); the earlier one is kept apart`);
+    this.#serverLog(serverId).warn(`The server gave a new task the id of an earlier one that ended (${taskId}); the earlier one is kept apart`);
   }
 
   #directSnapshot(serverId: string, toolName: string, options: CallToolOptions): TaskSnapshot {
@@ -686,7 +686,7 @@ export class TaskEngine extends DisposableBase {
     const rec = this.#addRec(this.#directSnapshot(serverId, toolName, options));
     const abort = (rec.direct = new AbortController());
     const signals = [abort.signal, this.#lifetime.signal, ...(options.signal ? [options.signal] : [])];
-    this.#log.info(`[${this.#label(serverId)}] Direct call of ${toolName} (not a task)`);
+    this.#serverLog(serverId).info(`Direct call of ${toolName} (not a task)`);
     const run = async () => {
       try {
         const result = await session.request('tools/call', { name: toolName, arguments: options.arguments ?? {} }, CallToolResultSchema, {
@@ -740,7 +740,7 @@ export class TaskEngine extends DisposableBase {
       outcomeFetchedAt: outcome ? new Date(this.#now()).toISOString() : undefined,
       note,
     });
-    this.#log.info(`[${this.#label(rec.snap.serverId)}] Direct call of ${rec.snap.toolName} ${failed ? 'failed' : 'completed'}${note ? `: ${note}` : ''}`);
+    this.#serverLog(rec.snap.serverId).info(`Direct call of ${rec.snap.toolName} ${failed ? 'failed' : 'completed'}${note ? `: ${note}` : ''}`);
   }
 
   // ── Following tasks ────────────────────────────────────────────────────────────────────────
@@ -793,7 +793,7 @@ export class TaskEngine extends DisposableBase {
     let since = this.#missing.get(serverId);
     if (since === undefined) {
       this.#missing.set(serverId, (since = now));
-      this.#log.warn(`[${this.#label(serverId)}] The server is no longer configured: its live tasks are lost unless it is back within ${REMOVED_GRACE_MS / 60_000} minutes`);
+      this.#serverLog(serverId).warn(`The server is no longer configured: its live tasks are lost unless it is back within ${REMOVED_GRACE_MS / 60_000} minutes`);
     }
     if (now - since >= REMOVED_GRACE_MS) this.#gone(rec, REMOVED, false);
     else this.#scheduler.schedule(key, since + REMOVED_GRACE_MS);
@@ -850,7 +850,7 @@ export class TaskEngine extends DisposableBase {
     }
     const of = (method: string, n: number) => (n ? [`${method} of ${n} task${n > 1 ? 's' : ''}`] : []);
     if (polls + fetches > 1) what = [...of('tasks/get', polls), ...of('tasks/result', fetches)].join(' and ');
-    this.#log.warn(`[${this.#label(serverId)}] ${what} failed: ${detailOf(err)}`);
+    this.#serverLog(serverId).warn(`${what} failed: ${detailOf(err)}`);
   }
 
   /**
@@ -977,7 +977,7 @@ export class TaskEngine extends DisposableBase {
       }
     } catch (err) {
       failed = true;
-      if (!this.#lifetime.signal.aborted) this.#log.warn(`[${this.#label(serverId)}] tasks/list (following ${f.live.size} tasks) failed: ${detailOf(err)}`);
+      if (!this.#lifetime.signal.aborted) this.#serverLog(serverId).warn(`tasks/list (following ${f.live.size} tasks) failed: ${detailOf(err)}`);
     } finally {
       f.cycling = false;
     }
@@ -985,7 +985,7 @@ export class TaskEngine extends DisposableBase {
     f.failures = failed ? f.failures + 1 : 0;
     // A failed cycle keeps the mode (the tasks it missed are polled below) unless failures repeat.
     const wins = failed ? f.byList && f.failures < 3 : pages < saved;
-    if (wins !== f.byList) this.#log.info(`[${this.#label(serverId)}] Following ${f.live.size} tasks ${wins ? `through tasks/list (${pages} pages per ${pace} ms)` : 'by tasks/get, one per task'}`);
+    if (wins !== f.byList) this.#serverLog(serverId).info(`Following ${f.live.size} tasks ${wins ? `through tasks/list (${pages} pages per ${pace} ms)` : 'by tasks/get, one per task'}`);
     f.byList = wins;
     const now = this.#now();
     if (!wins) {
@@ -1120,7 +1120,7 @@ export class TaskEngine extends DisposableBase {
     if (status !== 'completed' || outcome?.kind !== 'result' || outcome.result.isError !== true) return;
     changes.status = 'failed';
     changes.note = ERROR_RESULT;
-    this.#log.info(`[${this.#label(rec.snap.serverId)}] Task ${rec.snap.taskId} (${rec.snap.toolName}): completed → failed (its result has isError: true)`);
+    this.#serverLog(rec.snap.serverId).info(`Task ${rec.snap.taskId} (${rec.snap.toolName}): completed → failed (its result has isError: true)`);
   }
 
   /**
@@ -1156,13 +1156,13 @@ export class TaskEngine extends DisposableBase {
     if (this.#options.sessions.isConfigured?.(serverId) === false) {
       // Not tried every few minutes for ever; a session of a server back under the same id tries (see attachSession).
       this.#refetchDelay.set(key, delay);
-      this.#log.warn(`[${this.#label(serverId)}] The result of task ${taskId} cannot be fetched: ${REMOVED} (tried again if it comes back)`);
+      this.#serverLog(serverId).warn(`The result of task ${taskId} cannot be fetched: ${REMOVED} (tried again if it comes back)`);
       return;
     }
     const at = this.#now() + delay;
     if (ttl !== null && at > Date.parse(createdAt) + ttl) {
       this.#refetchDelay.delete(key);
-      this.#log.warn(`[${this.#label(serverId)}] The result of task ${taskId} could not be fetched before its ttl ran out: no more automatic tries (Fetch Task Result tries once more).`);
+      this.#serverLog(serverId).warn(`The result of task ${taskId} could not be fetched before its ttl ran out: no more automatic tries (Fetch Task Result tries once more).`);
       return;
     }
     this.#refetchDelay.set(key, delay);
@@ -1319,7 +1319,7 @@ export class TaskEngine extends DisposableBase {
     const { serverId, taskId, status } = rec.snap;
     try {
       await session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.#timeout() });
-      if (status === 'completed') this.#log.warn(`[${this.#label(serverId)}] Task ${taskId} is still known to the server, which refused its result: no result kept`);
+      if (status === 'completed') this.#serverLog(serverId).warn(`Task ${taskId} is still known to the server, which refused its result: no result kept`);
       return true;
     } catch (err) {
       if (this.#lifetime.signal.aborted || this.#recs.get(rec.snap.key) !== rec || rec.snap.status !== status) return false;
@@ -1402,7 +1402,7 @@ export class TaskEngine extends DisposableBase {
     }
     try {
       const task = await session.request('tasks/cancel', { taskId: rec.snap.taskId }, TaskSchema, { timeoutMs: this.#timeout() });
-      this.#log.info(`[${this.#label(rec.snap.serverId)}] Task ${rec.snap.taskId}: cancel requested by the user; the server answered ${task.status}`);
+      this.#serverLog(rec.snap.serverId).info(`Task ${rec.snap.taskId}: cancel requested by the user; the server answered ${task.status}`);
       this.#applyServerTask(rec, task, 'cancel');
       return rec.snap;
     } catch (err) {
@@ -1445,7 +1445,7 @@ export class TaskEngine extends DisposableBase {
     const maxPages = this.#options.maxListPages ?? 1000;
     for (let page = 0; ; page++) {
       if (page >= maxPages) {
-        this.#log.error(`[${this.#label(serverId)}] tasks/list: stopped after ${maxPages} pages, the limit; later pages are left out`);
+        this.#serverLog(serverId).error(`tasks/list: stopped after ${maxPages} pages, the limit; later pages are left out`);
         return page;
       }
       if (page > 0 && enough?.(page)) return page;
@@ -1453,12 +1453,12 @@ export class TaskEngine extends DisposableBase {
       for (const raw of result.tasks) {
         const t = TaskSchema.safeParse(raw);
         if (t.success) onTask(t.data);
-        else this.#log.warn(`[${this.#label(serverId)}] tasks/list: skipped an invalid task: ${describeIssues(t.error.issues)}`);
+        else this.#serverLog(serverId).warn(`tasks/list: skipped an invalid task: ${describeIssues(t.error.issues)}`);
       }
       cursor = result.nextCursor ?? undefined;
       if (cursor === undefined) return page + 1;
       if (seen.has(cursor)) {
-        this.#log.error(`[${this.#label(serverId)}] tasks/list: the server repeated the cursor ${JSON.stringify(cursor)}; stopped paging`);
+        this.#serverLog(serverId).error(`tasks/list: the server repeated the cursor ${JSON.stringify(cursor)}; stopped paging`);
         return page + 1;
       }
       seen.add(cursor);
@@ -1481,7 +1481,7 @@ export class TaskEngine extends DisposableBase {
       origin: 'server-list',
     });
     rec.localUpdatedAt = Number.isNaN(Date.parse(task.lastUpdatedAt));
-    this.#log.info(`[${this.#label(serverId)}] Task ${task.taskId} found through tasks/list (${task.status})`);
+    this.#serverLog(serverId).info(`Task ${task.taskId} found through tasks/list (${task.status})`);
     if (!isTerminal(task.status)) {
       this.#scheduleNext(rec);
       if (task.status === 'input_required') void this.#resultCall(rec);
@@ -1503,7 +1503,7 @@ export class TaskEngine extends DisposableBase {
     this.#scheduler.cancel(rec.snap.key);
     this.#unrouteProgress(rec);
     this.#update(rec, { status, lastServerStatus: rec.snap.status as TaskStatus, note: status === 'expired' ? `Its ttl ended; ${why}.` : `${capitalize(why)}.` });
-    this.#log.warn(`[${this.#label(rec.snap.serverId)}] Task ${rec.snap.taskId} (${rec.snap.toolName}) is ${status}: ${why}`);
+    this.#serverLog(rec.snap.serverId).warn(`Task ${rec.snap.taskId} (${rec.snap.toolName}) is ${status}: ${why}`);
   }
 
   // ── Tracking ───────────────────────────────────────────────────────────────────────────────
@@ -1594,7 +1594,7 @@ export class TaskEngine extends DisposableBase {
       if (!f) this.#servers.set(snap.serverId, (f = { live: new Set(), byList: false, cycling: false, cycle: 0, failures: 0, probeAt: 2, probeAfter: Infinity }));
       f.live.add(rec);
     }
-    if (log) this.#log.debug(`[${this.#label(snap.serverId)}] Tracking ${snap.kind} ${snap.taskId}`);
+    if (log) this.#serverLog(snap.serverId).debug(`Tracking ${snap.kind} ${snap.taskId}`);
     this.#onDidChange.fire(snap);
     return rec;
   }
@@ -1611,6 +1611,11 @@ export class TaskEngine extends DisposableBase {
 
   #label(serverId: string): string {
     return this.#options.sessions.label(serverId);
+  }
+
+  /** The log, each line headed with the server's name (`[name] `). */
+  #serverLog(serverId: string): Logger {
+    return prefixed(this.#log, this.#label(serverId));
   }
 
   #timeout(): number {
