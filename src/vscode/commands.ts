@@ -8,8 +8,7 @@ import type { TaskSnapshot } from '../core/tasks/types';
 import { MCP_JSON_TEMPLATE } from '../core/config/template';
 import { sourceKey } from '../core/config/types';
 import { errorMessage } from '../core/util/abort';
-import { describeServer } from './tree/tasksTree';
-import type { Node } from './tree/tasksTree';
+import { describeServer, rowOf } from './tree/tasksTree';
 import { ConfigurationReader } from './configuration';
 import { confirmDestructive, isConfirmed } from './confirm';
 
@@ -31,8 +30,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
 
   /** A server from the view's row, or picked among those `filter` keeps; `none` says why there is none to pick. */
   const pickServer = async (arg: unknown, placeHolder: string, filter: (s: ServerSnapshot) => boolean = () => true, none?: string): Promise<ServerSnapshot | undefined> => {
-    const fromView = arg as Node | undefined;
-    if (fromView && typeof fromView === 'object' && fromView.kind === 'server') return servers.get(fromView.id) ?? servers.leaving(fromView.id);
+    const fromView = rowOf(arg, 'server');
+    if (fromView) return servers.get(fromView.id) ?? servers.leaving(fromView.id);
     const candidates = servers.list().filter(filter);
     if (candidates.length === 0) {
       void vscode.window.showInformationMessage(servers.list().length ? (none ?? vscode.l10n.t('No MCP server to choose from.')) : vscode.l10n.t('No MCP server is configured.'));

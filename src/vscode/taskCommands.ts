@@ -19,7 +19,7 @@ import type { ResultDocuments } from './results';
 import type { TaskStore } from '../core/state/taskStore';
 import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
 import type { Node, TasksTreeProvider } from './tree/tasksTree';
-import { asTaskNode, describeServer, hostedTitle } from './tree/tasksTree';
+import { asTaskNode, describeServer, hostedTitle, rowOf } from './tree/tasksTree';
 import { QuickInputPrompter } from './elicitation/quickInputPrompter';
 import type { ToolArguments } from './toolInputs';
 import { BACK, askArguments, askTtl } from './toolInputs';
@@ -50,8 +50,17 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
   const { servers, engine, results } = deps;
 
   const taskFromArg = (arg: unknown): TaskSnapshot | undefined => {
-    const n = arg as Node | undefined;
-    return n && typeof n === 'object' && n.kind === 'task' ? engine.get(n.key) : undefined;
+    const row = rowOf(arg, 'task');
+    return row && engine.get(row.key);
+  };
+
+  /** Cancels a task the server asked the client to run (its dialog or model request stops). */
+  const cancelHosted = (h: { serverId: string; taskId: string }) => {
+    try {
+      deps.host.cancel(h.serverId, h.taskId);
+    } catch (err) {
+      void vscode.window.showWarningMessage(errorMessage(err));
+    }
   };
 
   const pickTask = async (filter: (t: TaskSnapshot) => boolean, placeHolder: string, empty: string): Promise<TaskSnapshot | undefined> => {
@@ -115,37 +124,23 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
 
   return [
     vscode.commands.registerCommand('mcpTasks.runToolAsTask', async (arg?: unknown) => {
-      const node = arg as Node | undefined;
-      const fromRow = node && typeof node === 'object' && node.kind === 'server';
-      if (fromRow && !servers.get(node.id)) return;
+      const row = rowOf(arg, 'server');
+      if (row && !servers.get(row.id)) return;
       const ui = new QuickInputPrompter();
       try {
-        await runTool(deps, ui, fromRow ? servers.get(node.id) : undefined);
+        await runTool(deps, ui, row && servers.get(row.id));
       } finally {
         ui.close();
       }
     }),
     vscode.commands.registerCommand('mcpTasks.cancelTask', async (arg?: unknown) => {
-      const n = arg as Node | undefined;
-      if (n && typeof n === 'object' && n.kind === 'hosted') {
-        try {
-          deps.host.cancel(n.serverId, n.taskId);
-        } catch (err) {
-          void vscode.window.showWarningMessage(errorMessage(err));
-        }
-        return;
-      }
+      const hosted = rowOf(arg, 'hosted');
+      if (hosted) return cancelHosted(hosted);
       const t = taskFromArg(arg);
       if (t) return cancel(t);
       const picked = await pickToCancel(deps);
       if (picked?.kind === 'task') await cancel(picked.task);
-      else if (picked) {
-        try {
-          deps.host.cancel(picked.hosted.serverId, picked.hosted.taskId);
-        } catch (err) {
-          void vscode.window.showWarningMessage(errorMessage(err));
-        }
-      }
+      else if (picked) cancelHosted(picked.hosted);
     }),
     vscode.commands.registerCommand('mcpTasks.fetchResult', async (arg?: unknown) => {
       const t =
@@ -158,13 +153,13 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       if (t) await openResult(t);
     }),
     vscode.commands.registerCommand('mcpTasks.respondToTask', async (arg?: unknown) => {
-      const n = arg as Node | undefined;
       // Without a task: the dialog hidden without an answer, if there is one.
-      if (!n && deps.reopenDialog()) return;
-      if (n && typeof n === 'object' && n.kind === 'hosted') {
+      if (!arg && deps.reopenDialog()) return;
+      const hosted = rowOf(arg, 'hosted');
+      if (hosted) {
         // A question the server runs as a task here: hidden, open, or waiting for the dialogs
         // asked before it.
-        if (!deps.reopenDialog(hostedKey(n.serverId, n.taskId))) void vscode.window.showInformationMessage(vscode.l10n.t('The question is open at the top of the window (after any question asked before it).'));
+        if (!deps.reopenDialog(hostedKey(hosted.serverId, hosted.taskId))) void vscode.window.showInformationMessage(vscode.l10n.t('The question is open at the top of the window (after any question asked before it).'));
         return;
       }
       const t =
@@ -225,10 +220,10 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
     // One finished row out of the view (its context menu), with the result kept for it: the
     // user's own choice on that row, so not asked again as Clear Finished Tasks asks for many.
     vscode.commands.registerCommand('mcpTasks.removeTask', (arg?: unknown) => {
-      const n = arg as Node | undefined;
       const t = taskFromArg(arg);
+      const hosted = rowOf(arg, 'hosted');
       if (t && isTerminal(t.status)) engine.remove(t.key);
-      else if (n && typeof n === 'object' && n.kind === 'hosted') deps.tree.clearEndedHosted(n.taskId);
+      else if (hosted) deps.tree.clearEndedHosted(hosted.taskId);
     }),
   ];
 }

@@ -321,6 +321,12 @@ function taskTooltip(t: TaskSnapshot, now: number, checks?: string): vscode.Mark
   return md;
 }
 
+/** The row a command was run on, if it is one of `kind` (from the palette, a command has none; another caller may pass anything). */
+export function rowOf<K extends Node['kind']>(arg: unknown, kind: K): Extract<Node, { kind: K }> | undefined {
+  const n = arg as Node | undefined;
+  return n && typeof n === 'object' && n.kind === kind ? (n as Extract<Node, { kind: K }>) : undefined;
+}
+
 /** The tree's node of a task, as the commands that act on a task take it. */
 export function asTaskNode(t: Pick<TaskSnapshot, 'key' | 'serverId'>): Extract<Node, { kind: 'task' }> {
   return { kind: 'task', key: t.key, serverId: t.serverId };
