@@ -384,14 +384,23 @@ describe('TaskStore', () => {
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
     let held = 0;
+    let written = 0;
     fs.promises.writeFile = (async (file: fs.PathLike, ...rest: unknown[]) => {
-      if (match.test(String(file))) {
-        held++;
-        await released;
+      if (!match.test(String(file))) return (original as (...a: unknown[]) => Promise<void>)(file, ...rest);
+      held++;
+      await released;
+      try {
+        return await (original as (...a: unknown[]) => Promise<void>)(file, ...rest);
+      } finally {
+        written++;
       }
-      return (original as (...a: unknown[]) => Promise<void>)(file, ...rest);
     }) as typeof fs.promises.writeFile;
-    return { held: () => held, release, restore: () => void (fs.promises.writeFile = original) };
+    /** Resolves once the held writes are done and what the store does after them (rename or remove) ran. */
+    const settled = async () => {
+      await waitFor(() => written === held, 'the held writes to end');
+      await new Promise((r) => setImmediate(r));
+    };
+    return { held: () => held, release, settled, restore: () => void (fs.promises.writeFile = original) };
   }
 
   it('a damaged result file reads as no result, with a warning, instead of an outcome of any shape', async () => {
@@ -435,7 +444,7 @@ describe('TaskStore', () => {
       engine.tasks = [];
       engine.remove('k');
       hold.release();
-      await new Promise((r) => setTimeout(r, 50));
+      await hold.settled();
       assert.deepEqual(fs.existsSync(path.join(dir, 'results')) ? fs.readdirSync(path.join(dir, 'results')) : [], []);
     } finally {
       hold.restore();
@@ -457,7 +466,7 @@ describe('TaskStore', () => {
       store.dispose(); // the window closes; the extension host may end before the write finishes
       assert.deepEqual(await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30 }).loadOutcome('k'), outcome);
       hold.release();
-      await new Promise((r) => setTimeout(r, 50));
+      await hold.settled();
       assert.deepEqual(await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30 }).loadOutcome('k'), outcome, 'the late write changes nothing');
       assert.deepEqual(fs.readdirSync(path.join(dir, 'results')).filter((f) => f.endsWith('.tmp')), [], 'no temporary file left');
     } finally {
@@ -478,7 +487,7 @@ describe('TaskStore', () => {
       engine.tasks = [snap('new', 'completed', at)];
       store.flushSync(); // what dispose() does at shutdown
       hold.release();
-      await new Promise((r) => setTimeout(r, 50));
+      await hold.settled();
       const index = JSON.parse(fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as { tasks: Array<{ snap: TaskSnapshot }> };
       assert.deepEqual(index.tasks.map((t) => t.snap.key), ['new']);
       assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp')), [], 'no temporary file left');
