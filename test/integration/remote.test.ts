@@ -180,7 +180,8 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
       await waitFor(() => api.getTask(t.id)?.status === 'lost', 'the task to be lost', 20_000);
       assert.match(api.getTask(t.id)?.note ?? '', /no longer knows the task/, 'the note says why');
       await new Promise((r) => setTimeout(r, 300)); // a notification would come within the indicators' 100 ms
-      assert.deepEqual(spy.messages.filter((m) => m.startsWith('"delayed_echo" on ws-fixture')), [], 'lost after the connection returned, still by the Disconnect: not told');
+      // Its loss alone (or a count of tasks lost): the quick task's completion may be told after the spy started.
+      assert.deepEqual(spy.messages.filter((m) => m.includes('on ws-fixture: lost')), [], 'lost after the connection returned, still by the Disconnect: not told');
     } finally {
       spy.dispose();
     }
