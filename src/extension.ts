@@ -160,6 +160,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     },
     keepSessionAtShutdown: (id) => engine.list().some((t) => t.serverId === id && t.kind === 'task' && !isTerminal(t.status)),
     liveTasks: (id) => engine.liveCount(id),
+    drop: (id, why) => engine.drop(id, why),
     saveSessions: (sessions) => store.saveSessions(sessions),
     sessionOptions: { requestTimeoutMs: requestTimeout },
   });

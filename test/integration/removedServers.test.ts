@@ -13,6 +13,7 @@ import { taskKey } from '../../src/core/tasks/types';
 import { createTransport } from '../../src/core/transports/factory';
 import { nullLogger } from '../../src/core/util/log';
 import { TasksTreeProvider } from '../../src/vscode/tree/tasksTree';
+import { QuickInputSpy } from './quickInputs';
 import { cleanUp, publicApi } from './taskApiHelpers';
 
 interface Row {
@@ -81,23 +82,31 @@ suite('Tasks of a server removed from the configuration', () => {
     await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
     const row = await waitFor(async () => (await rows()).find((r) => r.id === `server:${server.id}` && r.description === 'removed from the configuration · runs until its task ends'), 'the row of the removed server, still running');
     assert.deepEqual(row.contextValue?.split(' '), ['removedServer', 'stoppable']);
-    const w = vscode.window as unknown as Record<string, unknown>;
-    const showWarning = w.showWarningMessage;
-    const asked: string[] = [];
-    let answer: string | undefined;
-    // A modal dialog the host cannot click: answered here.
-    w.showWarningMessage = (message: string, options: vscode.MessageOptions, ...items: string[]) => (asked.push([message, options.detail, ...items].join(' | ')), Promise.resolve(answer));
+    const spy = new QuickInputSpy();
     try {
-      await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id: server.id });
-      assert.equal(api.getTask(task.id)?.status, 'working', 'Cancel: it runs on');
-      answer = 'Disconnect';
-      await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id: server.id });
+      const w = vscode.window as unknown as Record<string, unknown>;
+      const showWarning = w.showWarningMessage;
+      const asked: string[] = [];
+      let answer: string | undefined;
+      // A modal dialog the host cannot click: answered here.
+      w.showWarningMessage = (message: string, options: vscode.MessageOptions, ...items: string[]) => (asked.push([message, options.detail, ...items].join(' | ')), Promise.resolve(answer));
+      try {
+        await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id: server.id });
+        assert.equal(api.getTask(task.id)?.status, 'working', 'Cancel: it runs on');
+        answer = 'Disconnect';
+        await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id: server.id });
+      } finally {
+        w.showWarningMessage = showWarning;
+      }
+      const question = 'Disconnect "leaving"? Its running task will be lost. | The server\'s process ends with the connection, and a new one does not know its tasks; calls made without a task end too. | Disconnect';
+      assert.deepEqual(asked, [question, question]);
+      await waitFor(() => api.getTask(task.id)?.status === 'lost', 'the task to be lost with the process');
+      assert.equal(api.getTask(task.id)?.note, 'Its server was removed from the configuration and disconnected by the user.');
+      await new Promise((r) => setTimeout(r, 300)); // a notification would come within the indicators' 100 ms
+      assert.deepEqual(spy.messages.filter((m) => m.includes('on leaving: lost')), [], 'the user ended it: not told');
     } finally {
-      w.showWarningMessage = showWarning;
+      spy.dispose();
     }
-    const question = 'Disconnect "leaving"? Its running task will be lost. | The server\'s process ends with the connection, and a new one does not know its tasks; calls made without a task end too. | Disconnect';
-    assert.deepEqual(asked, [question, question]);
-    await waitFor(() => api.getTask(task.id)?.status === 'lost', 'the task to be lost with the process');
     const after = await waitFor(async () => (await rows()).find((r) => r.id === `server:${server.id}` && r.description === 'removed from the configuration'), 'the row once its process has ended');
     assert.equal(after.contextValue, 'removedServer');
     await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });

@@ -83,6 +83,8 @@ export interface ServerManagerOptions {
   liveTasks?: (serverId: string) => LiveWork;
   /** At shutdown: the sessions kept, to be saved (synchronously) for the next window. */
   saveSessions?: (sessions: SavedSession[]) => void;
+  /** The user disconnected a removed server whose connection stayed for its live tasks (see disconnect): they are lost now, `why`. */
+  drop?: (serverId: string, why: string) => void;
   /** Called for each new session so other layers can register their handlers on it. */
   onSession?: (session: McpSession, server: ServerConfig) => void;
   sessionOptions?: Partial<Pick<SessionOptions, 'requestTimeoutMs' | 'initializeTimeoutMs'>>;
@@ -477,8 +479,10 @@ export class ServerManager extends DisposableBase implements SessionSource {
   async disconnect(id: string, reason = 'disconnected by the user'): Promise<void> {
     const leaving = this.#leaving.get(id);
     if (leaving) {
-      // Removed: its live tasks end with its process, or are no longer followed.
+      // Removed: nothing follows its live tasks after this (the user was told they are lost),
+      // connected or not (a dropped connection is made again only while it is leaving).
       this.#leaving.delete(id);
+      this.#options.drop?.(id, reason);
       this.#teardown(leaving, reason);
       this.#onDidChange.fire(undefined);
       return;

@@ -437,6 +437,15 @@ export class TaskEngine extends DisposableBase {
     }
   }
 
+  /**
+   * The user disconnected a removed server (they were asked): its live tasks are lost now, `why`,
+   * not after the grace period that waits for a server to come back. (`gone` takes each out of
+   * `live`, which a Set's iteration allows.)
+   */
+  drop(serverId: string, why: string): void {
+    for (const rec of this.#servers.get(serverId)?.live ?? []) if (rec.snap.kind === 'task') this.#gone(rec, `${REMOVED} and ${why}`, false);
+  }
+
   // ── Running tools ──────────────────────────────────────────────────────────────────────────
 
   /**

@@ -14,6 +14,9 @@ import type { SavedSession } from '../../../src/core/state/taskStore';
 import { isTerminal } from '../../../src/core/tasks/status';
 import { fixtures, openClient, startPeer, taskLab } from './support';
 
+/** The note of a task whose removed server the user disconnected. */
+const DROPPED = 'Its server was removed from the configuration and disconnected by the user.';
+
 describe('reliability: the configuration of a stdio server with live tasks changes', function () {
   this.timeout(30_000);
   let dir: string;
@@ -160,6 +163,19 @@ describe('reliability: the configuration of a stdio server with live tasks chang
     assert.equal((await c.until(again.key, (s) => s.status !== 'working', 'the task')).status, 'completed');
     assert.equal(spawns('a').length, 2);
   });
+
+  it("Disconnect of a removed server whose process runs its task (the removed row's action, which asks first) ends it now: the task is lost by the user's choice, as a removed remote server's is", async () => {
+    client = openClient({ servers: { lab: lab('a') } });
+    const c = client;
+    const id = c.id('lab');
+    const task = await work(c, 'stopped', 60_000);
+    const running = c.servers.peekSession(id);
+    configure(c, {});
+    await c.servers.disconnect(id);
+    const lost = await c.until(task.key, (s) => s.status !== 'working', 'the task to end');
+    assert.deepEqual([lost.status, lost.note], ['lost', DROPPED]);
+    await until('its process to end', () => running!.isClosed);
+  });
 });
 
 describe('reliability: the configuration of a remote server with live tasks changes', function () {
@@ -246,6 +262,28 @@ describe('reliability: the configuration of a remote server with live tasks chan
     assert.deepEqual(c.servers.leavingWith(renamed), tasks(1));
     await c.servers.disconnect(renamed);
     assert.deepEqual([c.servers.isConfigured(renamed), c.servers.leavingWith(renamed), second?.isClosed], [false, undefined, true]);
+  });
+
+  it('Disconnect of a removed server ends its live tasks now, lost by the user\'s choice, whether its connection is up or has dropped (not after the grace period kept for a server that comes back)', async () => {
+    const peer = await startPeer([path.join(fixtures, 'ws-server.mjs')]);
+    peers.push(peer);
+    client = openClient({ servers: { http: await lab(), ws: { type: 'ws', url: `ws://127.0.0.1:${peer.port}/mcp` } } });
+    const c = client;
+    const [http, ws] = [c.id('http'), c.id('ws')];
+    const tasks = [
+      await c.engine.callTool(http, 'work', { arguments: { durationMs: 60_000 } }),
+      await c.engine.callTool(ws, 'delayed_echo', { arguments: { message: 'dropped', delayMs: 60_000 }, preference: 'task' }),
+    ];
+    configure(c, {});
+    await c.servers.disconnect(http);
+    // Dropped: made again only at its next poll, while the server is leaving.
+    await c.servers.peekSession(ws)!.close('dropped by the test');
+    assert.equal(c.servers.peekSession(ws), undefined);
+    await c.servers.disconnect(ws);
+    assert.deepEqual(
+      tasks.map((t) => [c.engine.get(t.key)?.status, c.engine.get(t.key)?.note]),
+      tasks.map(() => ['lost', DROPPED]),
+    );
   });
 
   it('WebSocket: new headers wait too (the connection is the session, and this server keeps tasks per connection); a direct call counts as a call, not a task', async () => {
