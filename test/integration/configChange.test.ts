@@ -9,7 +9,7 @@ import type { TreeSnapshotNode } from './helpers';
 import { cleanUp, publicApi } from './taskApiHelpers';
 
 suite('A stdio server whose configuration is edited while its task runs', () => {
-  test('keeps its process: its row says the new configuration waits for the task, which completes; then the server runs the new configuration', async function () {
+  test('keeps its process: its row says the new configuration waits for the task, which completes with its result; then the server runs the new configuration', async function () {
     this.timeout(90_000);
     const testing = testingApi(await activateExtension());
     const api = await publicApi();
@@ -37,6 +37,8 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
 
       const done = await api.getResult(task.id, { waitSeconds: 30 });
       assert.equal(done.task.status, 'completed', done.task.note);
+      // Fetched from the process that ran the task, which the restart waits for (the new one does not know the task).
+      assert.match(JSON.stringify(done.outcome ?? done.fetchError), /Build of edited-meanwhile succeeded/);
       await waitFor(async () => /^connected · tasks: [^·]+$/.test((await row())?.description ?? ''), 'the demo server to restart, connected, with nothing waiting');
       const next = await api.runTool(demo.id, 'build-project', { arguments: { project: 'after-the-edit', durationMs: 100 } });
       started.push(next.id);

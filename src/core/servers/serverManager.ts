@@ -76,9 +76,10 @@ export interface ServerManagerOptions {
   /** At shutdown: whether to keep a server's HTTP session for the next window (it has live tasks). */
   keepSessionAtShutdown?: (serverId: string) => boolean;
   /**
-   * How many live tasks and calls a server has: its connection (a stdio server's process, which
-   * they die with) outlives a change or the removal of its configuration until they end (see
-   * setConfiguration and liveTasksChanged).
+   * How many live tasks and calls a server has (an ended task whose result is still being
+   * fetched counts): its connection (a stdio server's process, which they die with) outlives a
+   * change or the removal of its configuration until they end (see setConfiguration and
+   * liveTasksChanged).
    */
   liveTasks?: (serverId: string) => LiveWork;
   /** At shutdown: the sessions kept, to be saved (synchronously) for the next window. */

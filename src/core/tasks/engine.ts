@@ -171,6 +171,8 @@ const NONSENSE_POLL_MS = 60_000;
 const LAST_CALL_MS = 5_000;
 /** A result that could not be fetched (server unreachable, connection lost) is tried again after 5 s, doubling up to this. */
 const MAX_REFETCH_MS = 5 * 60_000;
+/** Failed tries of an ended task's result after which its server's connection is no longer kept for it (see `unfetched`). */
+const HELD_TRIES = 3;
 /** After a list cycle that did not win, listing is tried again this much later, whatever the count. */
 const LIST_RETRY_MS = 5 * 60_000;
 /** Why a task of a server whose tasks die with its process is lost when a new process (or none) is there. */
@@ -213,6 +215,12 @@ export class TaskEngine extends DisposableBase {
   readonly #backoff = new Map<string, Backoff>();
   /** Live tasks that outlived a closed connection, until their server next reports them (see `applyServerTask`). */
   readonly #outlived = new Set<Rec>();
+  /**
+   * Ended tasks whose result is to be fetched, and the tries that failed: their server's
+   * connection (a stdio server's process, which knows the result) counts them as live, so a new
+   * configuration or a removal waits until the result is kept, or HELD_TRIES tries failed.
+   */
+  readonly #unfetched = new Map<Rec, number>();
   /** The close errors already told: every poll a close fails shares one (see `poll`). */
   readonly #toldClosed = new WeakSet<Error>();
   /** Servers found missing from the configuration → when first found so (see `unconfigured`). */
@@ -295,11 +303,13 @@ export class TaskEngine extends DisposableBase {
     return n;
   }
 
-  /** How many live tasks and direct calls a server has. */
+  /** How many live tasks and direct calls a server has; an ended task whose result is still to be fetched counts as live. */
   liveCount(serverId: string): LiveWork {
     const live = [...(this.#servers.get(serverId)?.live ?? [])];
     const calls = live.filter((r) => r.snap.kind === 'direct').length;
-    return { tasks: live.length - calls, calls };
+    let tasks = live.length - calls;
+    for (const r of this.#unfetched.keys()) if (r.snap.serverId === serverId && this.#wantsOutcome(r)) tasks++;
+    return { tasks, calls };
   }
 
   /** Whether the live tasks of a server are followed through `tasks/list` (diagnostics, tests). */
@@ -1282,6 +1292,20 @@ export class TaskEngine extends DisposableBase {
     })().finally(() => {
       rec.resultCall = undefined;
       rec.resultAbort = undefined;
+      // Fetched, no longer wanted, or failed: tried again soon, its server's connection is still
+      // kept for it; not for ever (nor when no try comes): a new configuration or a removal that
+      // waits for it goes ahead, told by a change (the why is logged where the try is given up).
+      const n = this.#unfetched.get(rec);
+      if (n === undefined) return;
+      const again = this.#refetch.has(rec.snap.key);
+      if (again && n + 1 < HELD_TRIES && this.#wantsOutcome(rec)) {
+        this.#unfetched.set(rec, n + 1);
+        return;
+      }
+      this.#unfetched.delete(rec);
+      if (!this.#wantsOutcome(rec)) return;
+      if (again) this.#log.warn(`[${label}] Task ${taskId}: no result after ${HELD_TRIES} tries; a restart or removal of its server no longer waits for it`);
+      this.#onDidChange.fire(rec.snap);
     });
     rec.resultCall = p;
     return p;
@@ -1566,6 +1590,7 @@ export class TaskEngine extends DisposableBase {
     if (!isTerminal(rec.snap.status)) this.#unrouteProgress(rec);
     this.#recs.delete(key);
     this.#outlived.delete(rec);
+    this.#unfetched.delete(rec);
     for (const [from, to] of this.#moved) if (to === key) this.#moved.delete(from);
     this.#servers.get(rec.snap.serverId)?.live.delete(rec);
     this.#onDidRemove.fire(key);
@@ -1614,6 +1639,7 @@ export class TaskEngine extends DisposableBase {
       rec.listed = false;
       this.#outlived.delete(rec);
       this.#servers.get(rec.snap.serverId)?.live.delete(rec);
+      if (this.#wantsOutcome(rec)) this.#unfetched.set(rec, 0);
     }
     if (this.#recs.get(rec.snap.key) === rec) this.#onDidChange.fire(rec.snap);
   }

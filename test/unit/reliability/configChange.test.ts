@@ -12,10 +12,13 @@ import type { Peer } from './support';
 import type { MemoryLogger } from '../helpers/logger';
 import type { SavedSession } from '../../../src/core/state/taskStore';
 import { isTerminal } from '../../../src/core/tasks/status';
+import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { fixtures, openClient, startPeer, taskLab } from './support';
 
 /** The note of a task whose removed server the user disconnected. */
 const DROPPED = 'Its server was removed from the configuration and disconnected by the user.';
+/** Ended with its result kept (its process or connection is kept for that too), or ended otherwise. */
+const settled = (s: TaskSnapshot) => s.outcome !== undefined || (isTerminal(s.status) && s.status !== 'completed');
 
 describe('reliability: the configuration of a stdio server with live tasks changes', function () {
   this.timeout(30_000);
@@ -29,7 +32,7 @@ describe('reliability: the configuration of a stdio server with live tasks chang
   });
 
   /** task-lab over stdio, which notes each start in the spawn log named `log` (what tells configurations apart). */
-  const lab = (log: string, extra: Record<string, unknown> = {}) => ({ type: 'stdio', command: process.execPath, args: [taskLab, 'stdio', '--spawn-log', path.join(dir, log), '--poll-interval', '50'], ...extra });
+  const lab = (log: string, extra: Record<string, unknown> = {}, more: string[] = []) => ({ type: 'stdio', command: process.execPath, args: [taskLab, 'stdio', '--spawn-log', path.join(dir, log), '--poll-interval', '50', ...more], ...extra });
   /** The processes started with the configuration of spawn log `log`. */
   const spawns = (log: string) => (fs.existsSync(path.join(dir, log)) ? fs.readFileSync(path.join(dir, log), 'utf8').trim().split('\n') : []);
   const configure = (c: Client, servers: Record<string, unknown>) => {
@@ -58,13 +61,45 @@ describe('reliability: the configuration of a stdio server with live tasks chang
     assert.deepEqual([c.servers.get(id)?.state.kind, c.servers.get(id)?.newConfigWaitsFor], ['connected', tasks(2)]);
     assert.equal(c.servers.peekSession(id), running, 'the same connection');
 
-    assert.equal((await c.until(short.key, (s) => s.status !== 'working', 'the short task')).status, 'completed');
+    assert.equal((await c.until(short.key, settled, 'the short task and its result')).status, 'completed');
     assert.deepEqual(c.servers.get(id)?.newConfigWaitsFor, tasks(1), 'one task left to wait for');
     const done = await c.until(long.key, (s) => s.status !== 'working', 'the long task');
     assert.equal(done.status, 'completed', done.note);
     await until('the restart with the new configuration', () => spawns('b').length === 1 && c.servers.get(id)?.state.kind === 'connected');
     assert.deepEqual([spawns('a').length, c.servers.get(id)?.newConfigWaitsFor], [1, undefined]);
     assert.notEqual(c.servers.peekSession(id), running);
+  });
+
+  it('an ended task whose result is still being fetched keeps the process too: the result is kept, then the server restarts', async () => {
+    client = openClient({ servers: { lab: lab('a', {}, ['--result-delay', '800']) } });
+    const c = client;
+    const id = c.id('lab');
+    const task = await work(c, 'slow result', 300);
+    const running = c.servers.peekSession(id);
+    configure(c, { lab: lab('b') });
+    await c.until(task.key, (s) => s.status !== 'working', 'the task');
+    const held = [c.servers.get(id)?.newConfigWaitsFor, c.servers.peekSession(id) === running];
+    const kept = await c.until(task.key, settled, 'the result');
+    assert.deepEqual([kept.status, kept.outcome?.kind === 'result' && kept.outcome.result.structuredContent], ['completed', { tag: 'slow result' }], kept.note);
+    assert.deepEqual(held, [tasks(1), true], 'ended, the task waited for its result from this process');
+    await until('the restart with the new configuration', () => spawns('b').length === 1 && c.servers.get(id)?.state.kind === 'connected');
+    assert.deepEqual([spawns('a').length, c.servers.get(id)?.newConfigWaitsFor], [1, undefined]);
+  });
+
+  it('a result that cannot be fetched does not keep the process for ever: after 3 failed tries it restarts, and the log says why', async () => {
+    client = openClient({ servers: { lab: lab('a', {}, ['--result-error']) } });
+    const c = client;
+    const id = c.id('lab');
+    const task = await work(c, 'no result', 200);
+    const running = c.servers.peekSession(id);
+    configure(c, { lab: lab('b') });
+    const log = c.log as MemoryLogger;
+    await until('the first try to fail', () => /tasks\/result \S+ failed though the task completed/.test(log.text()));
+    await assert.rejects(c.engine.fetchResult(task.key), /Could not fetch the result/);
+    assert.deepEqual([c.servers.get(id)?.newConfigWaitsFor, c.servers.peekSession(id) === running], [tasks(1), true], 'kept after 2 tries');
+    await assert.rejects(c.engine.fetchResult(task.key), /Could not fetch the result/);
+    await until('the restart with the new configuration', () => spawns('b').length === 1 && c.servers.get(id)?.state.kind === 'connected');
+    assert.match(log.text(), /\[lab\] Task \S+: no result after 3 tries; a restart or removal of its server no longer waits for it/);
   });
 
   it('a further edit replaces the waiting configuration, an invalid one keeps it, and an edit back to the running one cancels the restart', async () => {
@@ -148,7 +183,7 @@ describe('reliability: the configuration of a stdio server with live tasks chang
     const running = c.servers.peekSession(id);
     configure(c, {});
     assert.deepEqual([c.servers.list().length, c.servers.isConfigured(id), c.servers.leavingWith(id)], [0, true, tasks(1)]);
-    const done = await c.until(task.key, (s) => s.status !== 'working', 'the task');
+    const done = await c.until(task.key, settled, 'the task and its result');
     assert.equal(done.status, 'completed', done.note);
     assert.deepEqual([c.servers.isConfigured(id), c.servers.leavingWith(id), c.servers.peekSession(id)], [false, undefined, undefined]);
     await until('its process to end', () => running!.isClosed);
@@ -176,6 +211,22 @@ describe('reliability: the configuration of a stdio server with live tasks chang
     assert.deepEqual([lost.status, lost.note], ['lost', DROPPED]);
     await until('its process to end', () => running!.isClosed);
   });
+
+  it('a server removed while the result of its ended task is being fetched keeps its process until the result is kept', async () => {
+    client = openClient({ servers: { lab: lab('a', {}, ['--result-delay', '800']) } });
+    const c = client;
+    const id = c.id('lab');
+    const task = await work(c, 'left', 300);
+    const running = c.servers.peekSession(id);
+    configure(c, {});
+    await c.until(task.key, (s) => s.status !== 'working', 'the task');
+    const held = [c.servers.leavingWith(id), running?.isClosed];
+    const kept = await c.until(task.key, settled, 'the result');
+    assert.deepEqual([kept.status, kept.outcome?.kind === 'result' && kept.outcome.result.structuredContent], ['completed', { tag: 'left' }], kept.note);
+    assert.deepEqual(held, [tasks(1), false], 'ended, the task waited for its result from this process');
+    await until('its process to end', () => running!.isClosed);
+    assert.equal(c.servers.leavingWith(id), undefined);
+  });
 });
 
 describe('reliability: the configuration of a remote server with live tasks changes', function () {
@@ -189,8 +240,8 @@ describe('reliability: the configuration of a remote server with live tasks chan
   });
 
   /** task-lab over Streamable HTTP (its tasks are the process's, whatever the session), on its own port. */
-  const lab = async () => {
-    const peer = await startPeer([taskLab, 'http', '--port', '0', '--poll-interval', '50']);
+  const lab = async (...more: string[]) => {
+    const peer = await startPeer([taskLab, 'http', '--port', '0', '--poll-interval', '50', ...more]);
     peers.push(peer);
     return { type: 'http', url: `http://127.0.0.1:${peer.port}/mcp` };
   };
@@ -223,6 +274,22 @@ describe('reliability: the configuration of a remote server with live tasks chan
     assert.equal(done.status, 'completed', done.note);
     await until('the connection to the new url', () => c.servers.get(id)?.state.kind === 'connected' && c.servers.peekSession(id) !== old);
     assert.deepEqual([urlOf(c, id), c.servers.get(id)?.newConfigWaitsFor, old?.isClosed], [b.url, undefined, true]);
+  });
+
+  it('a changed url keeps the old connection while the result of its ended task is being fetched: the result is kept', async () => {
+    const [a, b] = [await lab('--result-delay', '800'), await lab()];
+    client = openClient({ servers: { remote: a } });
+    const c = client;
+    const id = c.id('remote');
+    const task = await c.engine.callTool(id, 'work', { arguments: { tag: 'at a', durationMs: 300 } });
+    const old = c.servers.peekSession(id);
+    configure(c, { remote: b });
+    await c.until(task.key, (s) => s.status !== 'working', 'the task');
+    const held = [c.servers.get(id)?.newConfigWaitsFor, c.servers.peekSession(id) === old];
+    const kept = await c.until(task.key, settled, 'the result');
+    assert.deepEqual([kept.status, kept.outcome?.kind === 'result' && kept.outcome.result.structuredContent], ['completed', { tag: 'at a' }], kept.note);
+    assert.deepEqual(held, [tasks(1), true], 'ended, the task waited for its result from the old endpoint');
+    await until('the new url', () => urlOf(c, id) === b.url && c.servers.peekSession(id) !== old);
   });
 
   it('waiting, a connection that drops is made again to the old endpoint, not to the new one, while its task lives', async () => {
