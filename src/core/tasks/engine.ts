@@ -1639,7 +1639,8 @@ export class TaskEngine extends DisposableBase {
       rec.listed = false;
       this.#outlived.delete(rec);
       this.#servers.get(rec.snap.serverId)?.live.delete(rec);
-      if (this.#wantsOutcome(rec)) this.#unfetched.set(rec, 0);
+      // Not one removed meanwhile (a poll in flight): nothing would take it out again.
+      if (this.#wantsOutcome(rec) && this.#recs.get(rec.snap.key) === rec) this.#unfetched.set(rec, 0);
     }
     if (this.#recs.get(rec.snap.key) === rec) this.#onDidChange.fire(rec.snap);
   }

@@ -52,6 +52,32 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.equal(h.engine.resultInFlight(snap.key), undefined);
   });
 
+  it('liveCount counts an ended task until its result is kept (its server waits for it); not one removed while its poll was in flight', async () => {
+    const h = await harness({ server: { notify: 'none', pollInterval: NO_POLL } });
+    h.server.override('tasks/result', () => new Promise(() => undefined)); // answered by hand below
+    const task = await h.engine.callTool('fake', 'required-tool');
+    h.server.complete(task.taskId);
+    await h.engine.poll(task.key);
+    assert.deepEqual([h.snap(task.taskId).status, h.engine.liveCount('fake')], ['completed', { tasks: 1, calls: 0 }], 'its result is still to come');
+    const req = await h.server.waitForRequest('tasks/result');
+    h.server.sendRaw({ jsonrpc: '2.0', id: req.id, result: { content: [{ type: 'text', text: 'kept' }] } });
+    await waitFor(() => h.snap(task.taskId).outcome !== undefined, 'the outcome');
+    assert.deepEqual(h.engine.liveCount('fake'), { tasks: 0, calls: 0 });
+
+    // Removed while its poll is in flight, which then finds it completed (its tasks/result never answers).
+    const removed = await h.engine.callTool('fake', 'required-tool');
+    let answer = () => undefined as unknown;
+    h.server.override('tasks/get', (_p, _ctx, builtin) => new Promise((r) => (answer = () => r(builtin()))));
+    const polled = h.engine.poll(removed.key);
+    await h.server.waitForRequest('tasks/get', h.server.requestsOf('tasks/get').length + 1);
+    h.engine.remove(removed.key);
+    h.server.complete(removed.taskId);
+    answer();
+    await polled;
+    await settle(h);
+    assert.deepEqual(h.engine.liveCount('fake'), { tasks: 0, calls: 0 }, 'no longer tracked, nothing waits for it');
+  });
+
   it('ignores a tasks/get answer about another task id, and carries on polling', async () => {
     const h = await harness({ server: { pollInterval: 10 } });
     const snap = await h.engine.callTool('fake', 'required-tool');
