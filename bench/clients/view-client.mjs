@@ -33,7 +33,7 @@ serveWorker({
     engine.restore(snaps, new Map([[target.key, 'progress-1']]));
     const serverChanged = new Emitter();
     const serverSnap = { id: SERVER, name: SERVER, label: 'Bench server', type: 'stdio', source: { kind: 'settings' }, state: { kind: 'connected' }, serverInfo: { name: 'bench', version: '1' }, protocolVersion: '2025-11-25', tasks: 'tools/call, list, cancel' };
-    const servers = { onDidChange: serverChanged.event, errors: [], list: () => [serverSnap], get: (id) => (id === SERVER ? serverSnap : undefined), peekSession: () => undefined, label: () => serverSnap.label };
+    const servers = { onDidChange: serverChanged.event, errors: [], list: () => [serverSnap], get: (id) => (id === SERVER ? serverSnap : undefined), peekSession: () => undefined, label: () => serverSnap.label, isConfigured: (id) => id === SERVER, leavingWith: () => undefined, tasksOutliveConnection: () => true };
     const tree = new TasksTreeProvider(servers, engine);
 
     // The editor's side, modelled.
