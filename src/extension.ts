@@ -3,7 +3,6 @@ import * as vscode from 'vscode';
 import { trustBlocker } from './core/config/trust';
 import { ServerManager } from './core/servers/serverManager';
 import { TaskEngine } from './core/tasks/engine';
-import { isTerminal } from './core/tasks/status';
 import { TaskStore } from './core/state/taskStore';
 import { TaskHost } from './core/host/taskHost';
 import { fingerprint } from './core/config/fingerprint';
@@ -158,7 +157,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
       host.attachSession(config.id, session);
       listenForElicitationComplete(session, config.id, elicitation);
     },
-    keepSessionAtShutdown: (id) => engine.list().some((t) => t.serverId === id && t.kind === 'task' && !isTerminal(t.status)),
+    keepSessionAtShutdown: (id) => engine.holdsSession(id),
     liveTasks: (id) => engine.liveCount(id),
     drop: (id, why) => engine.drop(id, why),
     saveSessions: (sessions) => store.saveSessions(sessions),

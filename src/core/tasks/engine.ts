@@ -312,6 +312,15 @@ export class TaskEngine extends DisposableBase {
     return { tasks, calls };
   }
 
+  /**
+   * Whether a server's session must outlive this window (kept at shutdown, not ended): a task of
+   * it is live, or ended with its result still to fetch, which the next window fetches there.
+   */
+  holdsSession(serverId: string): boolean {
+    for (const r of this.#recs.values()) if (r.snap.serverId === serverId && r.snap.kind === 'task' && (!isTerminal(r.snap.status) || this.#wantsOutcome(r))) return true;
+    return false;
+  }
+
   /** Whether the live tasks of a server are followed through `tasks/list` (diagnostics, tests). */
   followsByList(serverId: string): boolean {
     return this.#servers.get(serverId)?.byList ?? false;

@@ -372,13 +372,28 @@ describe('reliability: the configuration of a remote server with live tasks chan
     await until('the new connection', () => c.servers.get(id)?.state.kind === 'connected' && c.servers.peekSession(id) !== old);
   });
 
+  it('a Streamable HTTP session whose ended task has its result still to fetch is kept at shutdown (saved for the next window, which fetches it there), not ended', async () => {
+    const a = await lab('--result-delay', '60000');
+    let saved: SavedSession[] | undefined;
+    client = openClient({ servers: { remote: a }, manager: { keepSessionAtShutdown: (id) => client!.engine.holdsSession(id), saveSessions: (s) => (saved ??= s) } });
+    const c = client;
+    const id = c.id('remote');
+    const task = await c.engine.callTool(id, 'work', { arguments: { durationMs: 100 } });
+    const sessionId = c.servers.peekSession(id)?.transport.sessionId;
+    const ended = await c.until(task.key, (s) => s.status !== 'working', 'the task to end');
+    assert.deepEqual([ended.status, ended.outcome], ['completed', undefined], 'ended, its result not fetched yet');
+    c.engine.dispose(); // as at the window's shutdown: the engine first, then the servers
+    c.servers.dispose();
+    assert.deepEqual(saved?.map((s) => [s.serverId, s.sessionId]), [[id, sessionId]]);
+  });
+
   it('a renamed Streamable HTTP server whose connection stays for its live task keeps its session at shutdown (saved for the next window), as a configured one does', async () => {
     const a = await lab();
     let saved: SavedSession[] | undefined;
     client = openClient({
       servers: { remote: a },
       manager: {
-        keepSessionAtShutdown: (id) => client!.engine.list().some((t) => t.serverId === id && t.kind === 'task' && !isTerminal(t.status)),
+        keepSessionAtShutdown: (id) => client!.engine.holdsSession(id),
         saveSessions: (s) => (saved ??= s),
       },
     });

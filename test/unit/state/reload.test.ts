@@ -64,7 +64,7 @@ function openWindow(dir: string, url: string, onTransport?: (resuming: boolean) 
     },
     capabilities: () => engine.clientCapabilities(),
     onSession: (session, config) => engine.attachSession(config.id, session),
-    keepSessionAtShutdown: (id) => engine.list().some((t) => t.serverId === id && !isTerminal(t.status)),
+    keepSessionAtShutdown: (id) => engine.holdsSession(id),
     saveSessions: (s) => crashed || store.saveSessions(s),
   });
   const config = parseSettingServers({ everything: { type: 'http', url } });
