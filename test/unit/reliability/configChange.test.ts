@@ -20,6 +20,20 @@ const DROPPED = 'Its server was removed from the configuration and disconnected 
 /** Ended with its result kept (its process or connection is kept for that too), or ended otherwise. */
 const settled = (s: TaskSnapshot) => s.outcome !== undefined || (isTerminal(s.status) && s.status !== 'completed');
 
+/** Replaces the client's configuration with `servers` (the setting's shape), as a save does. */
+function configure(c: Client, servers: Record<string, unknown>): void {
+  const parsed = parseSettingServers(servers);
+  c.servers.setConfiguration(parsed.servers, parsed.errors);
+}
+
+async function until(what: string, check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe('reliability: the configuration of a stdio server with live tasks changes', function () {
   this.timeout(30_000);
   let dir: string;
@@ -35,17 +49,6 @@ describe('reliability: the configuration of a stdio server with live tasks chang
   const lab = (log: string, extra: Record<string, unknown> = {}, more: string[] = []) => ({ type: 'stdio', command: process.execPath, args: [taskLab, 'stdio', '--spawn-log', path.join(dir, log), '--poll-interval', '50', ...more], ...extra });
   /** The processes started with the configuration of spawn log `log`. */
   const spawns = (log: string) => (fs.existsSync(path.join(dir, log)) ? fs.readFileSync(path.join(dir, log), 'utf8').trim().split('\n') : []);
-  const configure = (c: Client, servers: Record<string, unknown>) => {
-    const parsed = parseSettingServers(servers);
-    c.servers.setConfiguration(parsed.servers, parsed.errors);
-  };
-  const until = async (what: string, check: () => boolean) => {
-    const deadline = Date.now() + 15_000;
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
   const work = (c: Client, tag: string, durationMs: number) => c.engine.callTool(c.id('lab'), 'work', { arguments: { tag, durationMs } });
   /** What a new configuration or a removed server waits for: `n` live tasks and `calls` running calls. */
   const tasks = (n: number, calls = 0) => ({ tasks: n, calls });
@@ -244,17 +247,6 @@ describe('reliability: the configuration of a remote server with live tasks chan
     const peer = await startPeer([taskLab, 'http', '--port', '0', '--poll-interval', '50', ...more]);
     peers.push(peer);
     return { type: 'http', url: `http://127.0.0.1:${peer.port}/mcp` };
-  };
-  const configure = (c: Client, servers: Record<string, unknown>) => {
-    const parsed = parseSettingServers(servers);
-    c.servers.setConfiguration(parsed.servers, parsed.errors);
-  };
-  const until = async (what: string, check: () => boolean) => {
-    const deadline = Date.now() + 15_000;
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
   };
   const tasks = (n: number, calls = 0) => ({ tasks: n, calls });
   /** The url of the configuration the server runs (or will connect with). */

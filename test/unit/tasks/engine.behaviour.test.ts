@@ -754,21 +754,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
   });
 
   it('a task that outlived a closed connection, found unchanged by the next one, is told as a change once (a Disconnect learns the task outlived it, so a later loss is not taken for its doing)', async () => {
-    const log = new MemoryLogger();
-    let current: Promise<McpSession> | undefined;
-    const engine = new TaskEngine({ logger: log, minPollMs: 1, sessions: { getSession: () => current!, label: () => 'fake', tasksOutliveConnection: () => true } });
-    const open: Array<{ server: FakeTaskServer; session: McpSession }> = [];
-    const connect = async () => {
-      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-      const server = new FakeTaskServer(serverSide, { notify: 'none', pollInterval: 20 });
-      await server.start();
-      const session = new McpSession(clientSide, { logger: log, clientInfo: { name: 'mcp-tasks-test', version: '0.0.0' }, capabilities: engine.clientCapabilities() });
-      engine.attachSession('fake', session);
-      open.push({ server, session });
-      current = session.connect().then(() => session);
-      await current;
-      return { server, session };
-    };
+    const { engine, connect, close } = reconnectingEngine('none');
     try {
       const a = await connect();
       const snap = await engine.callTool('fake', 'required-tool');
@@ -785,35 +771,12 @@ describe('TaskEngine: behaviour against a scripted server', () => {
       await waitFor(() => engine.get(snap.key)?.status === 'lost', 'the task lost once its server forgets it');
       assert.deepEqual(changes.map((t) => t.status), ['working', 'lost']);
     } finally {
-      engine.dispose();
-      for (const c of open) {
-        await c.session.close();
-        await c.server.close();
-      }
+      await close();
     }
   });
 
   it('T-REQ-3: a reconnect while a task waits for input: the new session gets a tasks/result call', async () => {
-    // Two connections to one remote server (Streamable HTTP, say) that keeps its tasks across them.
-    const log = new MemoryLogger();
-    let current: Promise<McpSession> | undefined;
-    const engine = new TaskEngine({
-      logger: log,
-      minPollMs: 1,
-      sessions: { getSession: () => current!, label: () => 'fake', tasksOutliveConnection: () => true },
-    });
-    const open: Array<{ server: FakeTaskServer; session: McpSession }> = [];
-    const connect = async () => {
-      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-      const server = new FakeTaskServer(serverSide, { notify: 'once', pollInterval: 20 });
-      await server.start();
-      const session = new McpSession(clientSide, { logger: log, clientInfo: { name: 'mcp-tasks-test', version: '0.0.0' }, capabilities: engine.clientCapabilities() });
-      engine.attachSession('fake', session);
-      open.push({ server, session });
-      current = session.connect().then(() => session);
-      await current;
-      return { server, session };
-    };
+    const { engine, connect, close } = reconnectingEngine('once');
     try {
       const a = await connect();
       const snap = await engine.callTool('fake', 'required-tool');
@@ -828,11 +791,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
       assert.equal(engine.get(snap.key)?.status, 'input_required');
       assert.deepEqual(b.server.requestsOf('tasks/result').map((r) => r.params), [{ taskId: snap.taskId }]);
     } finally {
-      engine.dispose();
-      for (const c of open) {
-        await c.session.close();
-        await c.server.close();
-      }
+      await close();
     }
   });
 
@@ -994,3 +953,34 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.deepEqual(h.snap(live.taskId).progress, { progress: 7, total: 10, message: undefined });
   });
 });
+
+/**
+ * An engine following one remote server (Streamable HTTP, say) that keeps its tasks across
+ * connections: each `connect()` opens a new one, to a FakeTaskServer of its own, and makes it
+ * the server's session; `close()` ends the engine and every connection.
+ */
+function reconnectingEngine(notify: 'none' | 'once') {
+  const log = new MemoryLogger();
+  let current: Promise<McpSession> | undefined;
+  const engine = new TaskEngine({ logger: log, minPollMs: 1, sessions: { getSession: () => current!, label: () => 'fake', tasksOutliveConnection: () => true } });
+  const open: Array<{ server: FakeTaskServer; session: McpSession }> = [];
+  const connect = async () => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const server = new FakeTaskServer(serverSide, { notify, pollInterval: 20 });
+    await server.start();
+    const session = new McpSession(clientSide, { logger: log, clientInfo: { name: 'mcp-tasks-test', version: '0.0.0' }, capabilities: engine.clientCapabilities() });
+    engine.attachSession('fake', session);
+    open.push({ server, session });
+    current = session.connect().then(() => session);
+    await current;
+    return { server, session };
+  };
+  const close = async () => {
+    engine.dispose();
+    for (const c of open) {
+      await c.session.close();
+      await c.server.close();
+    }
+  };
+  return { engine, connect, close };
+}
