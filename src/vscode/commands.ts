@@ -65,9 +65,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
 
   /** Asks before a disconnect that ends live tasks or may lose them (see `disconnectCost`); `{ confirmed: true }` in `arg` skips that. */
   const mayDisconnect = async (s: ServerSnapshot, arg: unknown, action: string): Promise<boolean> => {
-    // A removed server's live tasks, or those a new configuration waits for, are lost with its connection: nothing follows them at their endpoint after it.
-    const moved = movedFrom(s);
-    const { ended, calls, atRisk } = disconnectCost(deps.tasks(), s.id, moved ? 'stdio' : s.type);
+    const moved = movedFrom(s) !== undefined;
+    const { ended, calls, atRisk } = disconnectCost(deps.tasks(), s.id, s.type, moved);
     if (!(ended + atRisk) || isConfirmed(arg)) return true;
     // Calls made without a task are named as such when they are all that would end.
     if ((s.type === 'stdio' || moved) && calls < ended) {

@@ -72,13 +72,17 @@ export interface DisconnectCost {
   atRisk: number;
 }
 
-/** `type` undefined: a server not configured (yet), whose calls are all that is known to end. */
-export function disconnectCost(tasks: readonly TaskSnapshot[], serverId: string, type: ServerConfig['type'] | undefined): DisconnectCost {
+/**
+ * `type` undefined: a server not configured (yet), whose calls are all that is known to end.
+ * `moved`: removed, or its new configuration waits; its connection is the last to its tasks'
+ * endpoint, so they end with it whatever the transport.
+ */
+export function disconnectCost(tasks: readonly TaskSnapshot[], serverId: string, type: ServerConfig['type'] | undefined, moved = false): DisconnectCost {
   const cost = { ended: 0, calls: 0, atRisk: 0 };
   for (const t of tasks) {
     if (t.serverId !== serverId || isTerminal(t.status)) continue;
     if (t.kind === 'direct') cost.calls++;
-    if (t.kind === 'direct' || type === 'stdio') cost.ended++;
+    if (t.kind === 'direct' || type === 'stdio' || moved) cost.ended++;
     else if (type === 'sse' || type === 'ws') cost.atRisk++;
   }
   return cost;

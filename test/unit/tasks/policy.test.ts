@@ -141,6 +141,7 @@ describe('isCancelable (the view\'s Cancel and the Cancel Task pick)', () => {
     assert.deepEqual(disconnectCost(tasks, 's', 'sse'), { ended: 1, calls: 1, atRisk: 2 }, 'legacy SSE: the same');
     assert.deepEqual(disconnectCost(tasks, 's', undefined), { ended: 1, calls: 1, atRisk: 0 }, 'not configured: only the call is known to end');
     assert.deepEqual(disconnectCost([], 's', 'stdio'), { ended: 0, calls: 0, atRisk: 0 });
+    assert.deepEqual(disconnectCost(tasks, 's', 'http', true), { ended: 3, calls: 1, atRisk: 0 }, 'moved (removed, or a new url waits): nothing follows its tasks after this connection');
   });
 
   it('hasResultToFetch: Fetch Task Result offers tasks with a kept result or one their server may give, not lost or expired ones without, nor calls still running', () => {
