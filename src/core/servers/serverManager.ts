@@ -305,7 +305,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
    * connection that drops meanwhile is made again with the configuration they were started with.
    */
   #liveTasks(entry: Entry): LiveWork | undefined {
-    const waiting = entry.config.type !== 'stdio' && (entry.pending || this.#leaving.get(entry.config.id) === entry);
+    const waiting = entry.config.type !== 'stdio' && this.#waiting(entry);
     const w = (waiting || (entry.session && !entry.session.isClosed)) && this.#options.liveTasks?.(entry.config.id);
     return w && w.tasks + w.calls ? w : undefined;
   }
@@ -316,8 +316,18 @@ export class ServerManager extends DisposableBase implements SessionSource {
    * none is left. A server whose connection closed is settled by its own close (see #connect).
    */
   liveTasksChanged(serverId?: string): void {
-    const some = serverId === undefined ? [...this.#entries.values(), ...this.#leaving.values()] : [this.#entries.get(serverId) ?? this.#leaving.get(serverId)];
-    for (const e of some) if (e && (e.pending || this.#leaving.get(e.config.id) === e) && !e.session?.isClosed) this.#settle(e);
+    const some = serverId === undefined ? [...this.#entries.values(), ...this.#leaving.values()] : [this.#entry(serverId)];
+    for (const e of some) if (e && this.#waiting(e) && !e.session?.isClosed) this.#settle(e);
+  }
+
+  /** A configured server, or a removed one whose connection stays for its live tasks. */
+  #entry(id: string): Entry | undefined {
+    return this.#entries.get(id) ?? this.#leaving.get(id);
+  }
+
+  /** Whether the server waits for its live tasks to end: for its new configuration, or to close (removed). */
+  #waiting(entry: Entry): boolean {
+    return entry.pending !== undefined || this.#leaving.get(entry.config.id) === entry;
   }
 
   #settle(entry: Entry): void {
@@ -390,7 +400,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
 
   #session(id: string, options?: { background?: boolean; quiet?: boolean; now?: boolean }): Promise<McpSession> {
     // A removed server whose connection stays for its live tasks (a remote one's is made again if it dropped).
-    const entry = this.#entries.get(id) ?? this.#leaving.get(id);
+    const entry = this.#entry(id);
     if (!entry) return Promise.reject(new Error(`No server with id ${id} is configured`));
     if (entry.session && !entry.session.isClosed) return Promise.resolve(entry.session);
     if (entry.connecting && entry.connectingQuietly && !options?.quiet) {
@@ -447,7 +457,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
    * Undefined for a server not configured (yet: tasks are restored before the configuration loads).
    */
   tasksOutliveConnection(id: string): boolean | undefined {
-    const type = (this.#entries.get(id) ?? this.#leaving.get(id))?.config.type;
+    const type = this.#entry(id)?.config.type;
     return type === undefined ? undefined : type !== 'stdio';
   }
 
@@ -472,7 +482,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
 
   /** The session if connected now, without connecting. */
   peekSession(id: string): McpSession | undefined {
-    const s = (this.#entries.get(id) ?? this.#leaving.get(id))?.session;
+    const s = this.#entry(id)?.session;
     return s && !s.isClosed ? s : undefined;
   }
 
