@@ -14,6 +14,15 @@ export function fingerprint(config: ServerConfig, context?: unknown): string {
   return createHash('sha256').update(canonical).digest('hex');
 }
 
+/**
+ * What a kept Streamable HTTP session belongs to: its server's URL, hashed as the fingerprint is
+ * (a URL may carry a key). New headers (a new token) at the same URL still resume the session, in
+ * the next window as in this one.
+ */
+export function endpointPrint(config: ServerConfig): string | undefined {
+  return config.type === 'http' ? createHash('sha256').update(config.url).digest('hex') : undefined;
+}
+
 /** JSON with object keys sorted at every level and undefined members left out. */
 function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;

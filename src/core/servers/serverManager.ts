@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { ConfigError, InputDef, ServerConfig } from '../config/types';
-import { fingerprint } from '../config/fingerprint';
+import { endpointPrint, fingerprint } from '../config/fingerprint';
 import type { ResolveContext } from '../config/resolve';
 import { resolveServer } from '../config/resolve';
 import type { Root, SessionOptions } from '../protocol/session';
@@ -583,7 +583,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       // Stays saved until connected: a shutdown or Disconnect meanwhile keeps it for its live tasks.
       const saved = this.#saved.get(config.id);
       started = true; // from here on, a failure is the server's and counts for the backoff
-      if (saved && resolved.server.type === 'http' && saved.fingerprint === entry.print) {
+      if (saved && resolved.server.type === 'http' && (saved.fingerprint === entry.print || saved.endpoint === endpointPrint(config))) {
         session = await this.#resume(saved, resolved.server, config, log);
       }
       const resumed = session;
@@ -735,7 +735,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     const init = e.session?.initializeResult;
     if (!t || !init || e.config.type !== 'http' || !t.sessionId || !this.#options.keepSessionAtShutdown?.(e.config.id)) return undefined;
     t.keepSessionOnClose = true;
-    return { serverId: e.config.id, fingerprint: e.print, sessionId: t.sessionId, initializeResult: init, keptAt: this.#now() };
+    return { serverId: e.config.id, fingerprint: e.print, endpoint: endpointPrint(e.config), sessionId: t.sessionId, initializeResult: init, keptAt: this.#now() };
   }
 
   override dispose(): void {

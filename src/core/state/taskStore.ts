@@ -18,6 +18,8 @@ export interface SavedSession {
   serverId: string;
   /** The server's configuration fingerprint when the session was saved: a changed server starts anew. */
   fingerprint: string;
+  /** Its URL's print (see endpointPrint): a server with new headers at the same URL resumes it too. */
+  endpoint?: string;
   sessionId: string;
   initializeResult: InitializeResult;
   /** When a live connection last kept it (ms since the epoch); an entry without it counts from when it is first read. */
@@ -28,6 +30,7 @@ export interface SavedSession {
 const SavedSessionSchema = z.object({
   serverId: z.string(),
   fingerprint: z.string(),
+  endpoint: z.optional(z.string()),
   sessionId: z.string(),
   initializeResult: InitializeResultSchema,
   keptAt: z.optional(z.number()),

@@ -23,6 +23,8 @@ interface WindowOptions {
   asked?: ServerRequestContext[];
   /** The window leaves the server's questions open (until the window closes). */
   hold?: boolean;
+  /** The server's headers in this window's configuration (none by default). */
+  headers?: Record<string, string>;
 }
 
 /** One "window": a server manager, a task engine and a store, wired as the extension wires them. */
@@ -67,7 +69,7 @@ function openWindow(dir: string, url: string, onTransport?: (resuming: boolean) 
     keepSessionAtShutdown: (id) => engine.holdsSession(id),
     saveSessions: (s) => crashed || store.saveSessions(s),
   });
-  const config = parseSettingServers({ everything: { type: 'http', url } });
+  const config = parseSettingServers({ everything: { type: 'http', url, headers: options.headers } });
   return {
     log,
     store,
@@ -164,6 +166,23 @@ describe('reload: tasks and results survive the window (server-everything over S
     assert.equal(done.status, 'completed', done.note);
     assert.ok(w.log.has('info', new RegExp(`Resumed session ${sessionId}`)), w.log.text().slice(-2000));
     w.close();
+  });
+
+  it('a server whose headers changed while the window was closed (a new token, same URL): the next window resumes the kept session with them, and the live task goes on', async () => {
+    const url = `http://127.0.0.1:${peer.port}/mcp`;
+    const w1 = openWindow(dir, url);
+    await w1.start();
+    const id = w1.servers.list()[0].id;
+    const live = await w1.engine.callTool(id, 'simulate-research-query', { arguments: { topic: 'rotated while closed' } });
+    const sessionId = w1.servers.peekSession(id)!.transport.sessionId;
+    w1.close();
+
+    const w2 = openWindow(dir, url, undefined, { headers: { 'X-Api-Key': 'rotated' } });
+    await w2.start();
+    const done = await w2.until(live.key, (t) => isTerminal(t.status), 'the task to end');
+    assert.equal(done.status, 'completed', done.note);
+    assert.ok(w2.log.has('info', new RegExp(`Resumed session ${sessionId}`)), w2.log.text().slice(-2000));
+    w2.close();
   });
 
   it('a window closed while its server resumes the kept session keeps that session (not deleted on the server) for the next window, whose live task goes on in it', async () => {
