@@ -8,6 +8,8 @@ import { activateExtension, testingApi, waitFor } from './helpers';
 import type { TreeSnapshotNode } from './helpers';
 import { cleanUp, publicApi } from './taskApiHelpers';
 
+const TASK_LAB = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'servers', 'task-lab.mjs');
+
 suite('A stdio server whose configuration is edited while its task runs', () => {
   test('keeps its process: its row says the new configuration waits for the task, which completes with its result; then the server runs the new configuration', async function () {
     this.timeout(90_000);
@@ -47,6 +49,38 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
       fs.writeFileSync(file, original);
       await vscode.commands.executeCommand('mcpTasks.refresh'); // read again before the next suites
       await cleanUp(api, started);
+    }
+  });
+
+  test("keeps its process for the result of a task that has ended: its row says the new configuration waits for the task's result, not for a task", async function () {
+    this.timeout(90_000);
+    const testing = testingApi(await activateExtension());
+    const api = await publicApi();
+    const settings = () => vscode.workspace.getConfiguration('mcpTasks');
+    // task-lab answers tasks/result 4 s after its task ended: a result slow to come.
+    const lab = (...more: string[]) => ({ lab: { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio', '--poll-interval', '100', '--result-delay', '4000', ...more] } });
+    const started: string[] = [];
+    try {
+      await settings().update('servers', lab(), vscode.ConfigurationTarget.Global);
+      const id = await waitFor(() => api.getServers().find((s) => s.label === 'lab')?.id, 'the lab server');
+      const row = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.id === `server:${id}`);
+      const task = await api.runTool(id, 'work', { arguments: { tag: 'slow result', durationMs: 100 } });
+      started.push(task.id);
+      await waitFor(() => api.getTask(task.id)?.status === 'completed', 'the task to end');
+      await settings().update('servers', lab('--notify', 'none'), vscode.ConfigurationTarget.Global);
+      const waiting = await waitFor(async () => {
+        const r = await row();
+        return r?.description?.includes(' · new configuration waits for ') ? r : undefined;
+      }, 'the lab row to say its new configuration waits');
+      assert.match(waiting.description ?? '', / · new configuration waits for 1 task's result$/);
+      assert.match(waiting.tooltip ?? '', /Its configuration changed; it restarts with the new one when its task's result is fetched\. Restart it to apply it now, losing 1 task's result\./);
+
+      const done = await api.getResult(task.id, { waitSeconds: 30 });
+      assert.match(JSON.stringify(done.outcome ?? done.fetchError), /slow result/);
+      await waitFor(async () => /^connected · tasks: [^·]+$/.test((await row())?.description ?? ''), 'the lab server to restart, connected, with nothing waiting');
+    } finally {
+      await cleanUp(api, started);
+      await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
     }
   });
 });

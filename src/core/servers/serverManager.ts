@@ -76,8 +76,8 @@ export interface ServerManagerOptions {
   /** At shutdown: whether to keep a server's HTTP session for the next window (it has live tasks). */
   keepSessionAtShutdown?: (serverId: string) => boolean;
   /**
-   * How many live tasks and calls a server has (an ended task whose result is still being
-   * fetched counts): its connection (a stdio server's process, which they die with) outlives a
+   * How many live tasks and calls a server has, and results of ended tasks still being fetched:
+   * its connection (a stdio server's process, which they die with) outlives a
    * change or the removal of its configuration until they end (see setConfiguration and
    * liveTasksChanged).
    */
@@ -115,7 +115,7 @@ interface Entry {
   userDisconnected?: boolean;
   /** A new configuration, applied when the live tasks of its connection end. */
   pending?: { config: ServerConfig; print: string };
-  /** The live tasks and calls a new configuration (or a removed server's connection) waits for, as last counted. */
+  /** The live tasks and calls (and results to fetch) a new configuration (or a removed server's connection) waits for, as last counted. */
   waitsFor?: LiveWork;
 }
 
@@ -307,7 +307,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
   #liveTasks(entry: Entry): LiveWork | undefined {
     const waiting = entry.config.type !== 'stdio' && this.#waiting(entry);
     const w = (waiting || (entry.session && !entry.session.isClosed)) && this.#options.liveTasks?.(entry.config.id);
-    return w && w.tasks + w.calls ? w : undefined;
+    return w && w.tasks + w.calls + w.results ? w : undefined;
   }
 
   /**
@@ -335,7 +335,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     const n = this.#liveTasks(entry);
     const leaving = this.#leaving.get(id) === entry;
     if (n) {
-      if (n.tasks === entry.waitsFor?.tasks && n.calls === entry.waitsFor.calls) return;
+      if (JSON.stringify(n) === JSON.stringify(entry.waitsFor)) return; // the same counts (liveCount)
       entry.waitsFor = n;
       if (leaving) this.#onDidChange.fire(undefined);
       else this.#setState(entry, entry.state);

@@ -303,13 +303,13 @@ export class TaskEngine extends DisposableBase {
     return n;
   }
 
-  /** How many live tasks and direct calls a server has; an ended task whose result is still to be fetched counts as live. */
+  /** How many live tasks and direct calls a server has, and ended tasks whose result is still to be fetched (its connection is kept for them too). */
   liveCount(serverId: string): LiveWork {
     const live = [...(this.#servers.get(serverId)?.live ?? [])];
     const calls = live.filter((r) => r.snap.kind === 'direct').length;
-    let tasks = live.length - calls;
-    for (const r of this.#unfetched.keys()) if (r.snap.serverId === serverId && this.#wantsOutcome(r)) tasks++;
-    return { tasks, calls };
+    let results = 0;
+    for (const r of this.#unfetched.keys()) if (r.snap.serverId === serverId && this.#wantsOutcome(r)) results++;
+    return { tasks: live.length - calls, calls, results };
   }
 
   /**

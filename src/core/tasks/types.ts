@@ -6,10 +6,11 @@ export type TaskOutcome =
   | { kind: 'result'; result: CallToolResult }
   | { kind: 'error'; error: { code: number; message: string; data?: unknown } };
 
-/** A server's live tasks, and its running direct calls (see `liveCount`). */
+/** A server's live tasks, its running direct calls, and its ended tasks whose result is still to fetch (see `liveCount`). */
 export interface LiveWork {
   tasks: number;
   calls: number;
+  results: number;
 }
 
 /** Who started a task. `server-list`: found through `tasks/list` (another window, before a reload). */

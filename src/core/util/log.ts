@@ -105,14 +105,17 @@ export function sentence(text: string): string {
 }
 
 /**
- * What a server waits for, in number: `2 tasks and 1 call`; `live`: `2 live tasks and 1 running
- * call`; `its`: `its task ends`, `its 2 tasks and 1 call end`.
+ * What a server waits for, in number: `2 tasks and 1 call`, `1 task's result` (of an ended task,
+ * still to fetch); `live`: `2 live tasks and 1 running call`; `its`: `its task ends`, `its 2 tasks
+ * and 1 call end`, `its task's result is fetched`, `its 1 task ends, and 1 task's result is fetched`.
  */
-export function liveWork({ tasks, calls }: LiveWork, live?: boolean, its?: boolean): string {
-  const one = its && tasks + calls === 1;
+export function liveWork({ tasks, calls, results }: LiveWork, live?: boolean, its?: boolean): string {
+  const one = its && tasks + calls + results === 1;
   const say = (n: number, what: string) => (n ? [`${one ? '' : `${n} `}${live ? what : what.replace(/^\S+ /, '')}${n > 1 ? 's' : ''}`] : []);
-  const words = [...say(tasks, 'live task'), ...say(calls, 'running call')].join(' and ');
-  return its ? `its ${words} end${one ? 's' : ''}` : words;
+  const work = [...say(tasks, 'live task'), ...say(calls, 'running call')].join(' and ');
+  const held = results ? `${one ? '' : `${results} `}task${results > 1 ? "s' results" : "'s result"}` : '';
+  if (!its) return work + (work && held && ' and ') + held;
+  return `its ${work && `${work} end${tasks + calls > 1 ? '' : 's'}`}${work && held && ', and '}${held && `${held} ${results > 1 ? 'are' : 'is'} fetched`}`;
 }
 
 /** `its live task ends`, `its 2 live tasks and 1 running call end` (`live` false: `its task ends`). */

@@ -50,8 +50,8 @@ describe('reliability: the configuration of a stdio server with live tasks chang
   /** The processes started with the configuration of spawn log `log`. */
   const spawns = (log: string) => (fs.existsSync(path.join(dir, log)) ? fs.readFileSync(path.join(dir, log), 'utf8').trim().split('\n') : []);
   const work = (c: Client, tag: string, durationMs: number) => c.engine.callTool(c.id('lab'), 'work', { arguments: { tag, durationMs } });
-  /** What a new configuration or a removed server waits for: `n` live tasks and `calls` running calls. */
-  const tasks = (n: number, calls = 0) => ({ tasks: n, calls });
+  /** What a new configuration or a removed server waits for: `n` live tasks, `calls` running calls and `results` results to fetch. */
+  const tasks = (n: number, calls = 0, results = 0) => ({ tasks: n, calls, results });
 
   it('keeps the process and its live tasks until they end (the count follows them), then restarts with the new configuration, connected as it was', async () => {
     client = openClient({ servers: { lab: lab('a') } });
@@ -84,7 +84,7 @@ describe('reliability: the configuration of a stdio server with live tasks chang
     const held = [c.servers.get(id)?.newConfigWaitsFor, c.servers.peekSession(id) === running];
     const kept = await c.until(task.key, settled, 'the result');
     assert.deepEqual([kept.status, kept.outcome?.kind === 'result' && kept.outcome.result.structuredContent], ['completed', { tag: 'slow result' }], kept.note);
-    assert.deepEqual(held, [tasks(1), true], 'ended, the task waited for its result from this process');
+    assert.deepEqual(held, [tasks(0, 0, 1), true], 'ended, the task waited for its result from this process (a result, no longer a live task)');
     await until('the restart with the new configuration', () => spawns('b').length === 1 && c.servers.get(id)?.state.kind === 'connected');
     assert.deepEqual([spawns('a').length, c.servers.get(id)?.newConfigWaitsFor], [1, undefined]);
   });
@@ -99,7 +99,7 @@ describe('reliability: the configuration of a stdio server with live tasks chang
     const log = c.log as MemoryLogger;
     await until('the first try to fail', () => /tasks\/result \S+ failed though the task completed/.test(log.text()));
     await assert.rejects(c.engine.fetchResult(task.key), /Could not fetch the result/);
-    assert.deepEqual([c.servers.get(id)?.newConfigWaitsFor, c.servers.peekSession(id) === running], [tasks(1), true], 'kept after 2 tries');
+    assert.deepEqual([c.servers.get(id)?.newConfigWaitsFor, c.servers.peekSession(id) === running], [tasks(0, 0, 1), true], 'kept after 2 tries');
     await assert.rejects(c.engine.fetchResult(task.key), /Could not fetch the result/);
     await until('the restart with the new configuration', () => spawns('b').length === 1 && c.servers.get(id)?.state.kind === 'connected');
     assert.match(log.text(), /\[lab\] Task \S+: no result after 3 tries; a restart or removal of its server no longer waits for it/);
@@ -221,12 +221,13 @@ describe('reliability: the configuration of a stdio server with live tasks chang
     const id = c.id('lab');
     const task = await work(c, 'left', 300);
     const running = c.servers.peekSession(id);
-    configure(c, {});
     await c.until(task.key, (s) => s.status !== 'working', 'the task');
+    configure(c, {});
     const held = [c.servers.leavingWith(id), running?.isClosed];
     const kept = await c.until(task.key, settled, 'the result');
     assert.deepEqual([kept.status, kept.outcome?.kind === 'result' && kept.outcome.result.structuredContent], ['completed', { tag: 'left' }], kept.note);
-    assert.deepEqual(held, [tasks(1), false], 'ended, the task waited for its result from this process');
+    assert.deepEqual(held, [tasks(0, 0, 1), false], 'ended, the task waited for its result from this process');
+    assert.match((c.log as MemoryLogger).text(), /\[lab\] Removed from the configuration: its process runs until its task's result is fetched$/m);
     await until('its process to end', () => running!.isClosed);
     assert.equal(c.servers.leavingWith(id), undefined);
   });
@@ -248,7 +249,7 @@ describe('reliability: the configuration of a remote server with live tasks chan
     peers.push(peer);
     return { type: 'http', url: `http://127.0.0.1:${peer.port}/mcp` };
   };
-  const tasks = (n: number, calls = 0) => ({ tasks: n, calls });
+  const tasks = (n: number, calls = 0, results = 0) => ({ tasks: n, calls, results });
   /** The url of the configuration the server runs (or will connect with). */
   const urlOf = (c: Client, id: string) => (c.servers.config(id) as { url?: string } | undefined)?.url;
 
@@ -275,12 +276,13 @@ describe('reliability: the configuration of a remote server with live tasks chan
     const id = c.id('remote');
     const task = await c.engine.callTool(id, 'work', { arguments: { tag: 'at a', durationMs: 300 } });
     const old = c.servers.peekSession(id);
-    configure(c, { remote: b });
     await c.until(task.key, (s) => s.status !== 'working', 'the task');
+    configure(c, { remote: b });
     const held = [c.servers.get(id)?.newConfigWaitsFor, c.servers.peekSession(id) === old];
     const kept = await c.until(task.key, settled, 'the result');
     assert.deepEqual([kept.status, kept.outcome?.kind === 'result' && kept.outcome.result.structuredContent], ['completed', { tag: 'at a' }], kept.note);
-    assert.deepEqual(held, [tasks(1), true], 'ended, the task waited for its result from the old endpoint');
+    assert.deepEqual(held, [tasks(0, 0, 1), true], 'ended, the task waited for its result from the old endpoint');
+    assert.match((c.log as MemoryLogger).text(), /\[remote\] Configuration changed: it reconnects with the new one when its task's result is fetched \(Restart Server applies it now\)$/m);
     await until('the new url', () => urlOf(c, id) === b.url && c.servers.peekSession(id) !== old);
   });
 

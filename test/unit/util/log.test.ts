@@ -13,7 +13,7 @@ describe('sentence', () => {
 });
 
 describe('liveWork, itsTasksEnd: what a server waits for', () => {
-  const w = (tasks: number, calls: number) => ({ tasks, calls });
+  const w = (tasks: number, calls: number, results = 0) => ({ tasks, calls, results });
   it('names direct calls as calls, not tasks (the view\'s "new configuration waits for ...", a removed server\'s row)', () => {
     assert.deepEqual(
       [w(1, 0), w(2, 0), w(0, 1), w(0, 2), w(2, 1)].map((x) => liveWork(x)),
@@ -28,5 +28,17 @@ describe('liveWork, itsTasksEnd: what a server waits for', () => {
       ['its live task ends', 'its 3 live tasks end', 'its running call ends', 'its 1 live task and 1 running call end', 'its 2 live tasks and 1 running call end'],
     );
     assert.deepEqual([itsTasksEnd(w(1, 0), false), itsTasksEnd(w(0, 2), false)], ['its task ends', 'its 2 calls end']);
+  });
+
+  it("an ended task whose result is still to fetch is waited for as a task's result, not as a task that ends", () => {
+    assert.deepEqual(
+      [w(0, 0, 1), w(0, 0, 2), w(1, 0, 1), w(2, 1, 1)].map((x) => liveWork(x)),
+      ["1 task's result", "2 tasks' results", "1 task and 1 task's result", "2 tasks and 1 call and 1 task's result"],
+    );
+    assert.deepEqual(
+      [w(0, 0, 1), w(0, 0, 2), w(1, 0, 1), w(2, 1, 2)].map((x) => itsTasksEnd(x)),
+      ["its task's result is fetched", "its 2 tasks' results are fetched", "its 1 live task ends, and 1 task's result is fetched", "its 2 live tasks and 1 running call end, and 2 tasks' results are fetched"],
+    );
+    assert.equal(itsTasksEnd(w(0, 0, 1), false), "its task's result is fetched");
   });
 });
