@@ -163,8 +163,13 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     saveSessions: (sessions) => store.saveSessions(sessions),
     sessionOptions: { requestTimeoutMs: requestTimeout },
   });
-  // A stdio server whose new configuration (or removal) waits for its live tasks goes on when they end.
-  context.subscriptions.push(engine.onDidChange((t) => servers.liveTasksChanged(t.serverId)), engine.onDidRemove(() => servers.liveTasksChanged()));
+  // A stdio server whose new configuration (or removal) waits for its live tasks goes on when they end,
+  // or when the results of its ended ones are no longer fetched (see liveCount).
+  context.subscriptions.push(
+    engine.onDidChange((t) => servers.liveTasksChanged(t.serverId)),
+    engine.onDidRemove(() => servers.liveTasksChanged()),
+    vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('mcpTasks.autoFetchResults') && servers.liveTasksChanged()),
+  );
   // Shutdown in order: save the tasks, stop following them, then close the connections (which
   // keeps the HTTP sessions of live tasks for the next window).
   context.subscriptions.push({

@@ -83,4 +83,34 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
       await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
     }
   });
+
+  test('a new configuration that waits only for a result applies at once when mcpTasks.autoFetchResults is turned off: nothing waits for the result then', async function () {
+    this.timeout(90_000);
+    const testing = testingApi(await activateExtension());
+    const api = await publicApi();
+    const settings = () => vscode.workspace.getConfiguration('mcpTasks');
+    // The result would come 10 minutes after the task ended: long after this test.
+    const lab = (...more: string[]) => ({ lab: { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio', '--poll-interval', '100', '--result-delay', '600000', ...more] } });
+    const started: string[] = [];
+    try {
+      await settings().update('servers', lab(), vscode.ConfigurationTarget.Global);
+      const id = await waitFor(() => api.getServers().find((s) => s.label === 'lab')?.id, 'the lab server');
+      const row = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.id === `server:${id}`);
+      const task = await api.runTool(id, 'work', { arguments: { tag: 'never fetched', durationMs: 100 } });
+      started.push(task.id);
+      await waitFor(() => api.getTask(task.id)?.status === 'completed', 'the task to end');
+      await settings().update('servers', lab('--notify', 'none'), vscode.ConfigurationTarget.Global);
+      await waitFor(async () => (await row())?.description?.endsWith(" · new configuration waits for 1 task's result"), 'the lab row to say its new configuration waits for the result');
+
+      await settings().update('autoFetchResults', false, vscode.ConfigurationTarget.Global);
+      let seen: string | undefined;
+      await waitFor(async () => /^connected · tasks: [^·]+$/.test((seen = (await row())?.description) ?? ''), 'the lab server to restart, connected, with nothing waiting').catch((err: Error) =>
+        assert.fail(`${err.message}; its row read "${seen}"`),
+      );
+    } finally {
+      await cleanUp(api, started);
+      await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+      await settings().update('autoFetchResults', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
 });
