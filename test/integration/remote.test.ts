@@ -276,4 +276,25 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
       await settings().update('servers', before, vscode.ConfigurationTarget.Global);
     }
   });
+
+  test('a task over WebSocket that outlives a Disconnect and is lost before its server is reached again, for another reason (the server is now a stdio one: nothing knows the task), is told: the Disconnect did not end it', async function () {
+    this.timeout(40_000);
+    const id = serverId('ws-shared');
+    const t = await api.runTool(id, 'delayed_echo', { arguments: { message: 'replaced meanwhile', delayMs: 60_000 } });
+    started.push(t.id);
+    const before = settings().get<Record<string, unknown>>('servers')!;
+    const spy = new QuickInputSpy();
+    try {
+      await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id, confirmed: true });
+      assert.equal(api.getTask(t.id)?.status, 'working', 'it may outlive the Disconnect');
+      // The same name for a local server now: its process never knew the task.
+      await settings().update('servers', { ...before, 'ws-shared': { type: 'stdio', command: 'node', args: [DEMO, 'stdio', '--quiet'] } }, vscode.ConfigurationTarget.Global);
+      await waitFor(() => api.getTask(t.id)?.status === 'lost', 'the task to be lost', 20_000);
+      assert.match(api.getTask(t.id)?.note ?? '', /process that ran it is gone/);
+      await waitFor(() => spy.messages.some((m) => m.startsWith('"delayed_echo" on ws-shared: lost')), 'the loss to be told', 5000).catch((err: Error) => assert.fail(`${err.message}; told: ${JSON.stringify(spy.messages)}`));
+    } finally {
+      spy.dispose();
+      await settings().update('servers', before, vscode.ConfigurationTarget.Global);
+    }
+  });
 });

@@ -1535,7 +1535,13 @@ export class TaskEngine extends DisposableBase {
    * `lost`. The last status and any outcome already fetched are kept.
    */
   #gone(rec: Rec, why: string, serverDenied: boolean): void {
-    if (!isTerminal(rec.snap.status)) this.#markGone(rec, why, serverDenied);
+    if (isTerminal(rec.snap.status)) return;
+    // Outlived its closed connection, and lost before its server's next word for another reason
+    // (removed from the configuration, no process that knows it): told unchanged first, as a task
+    // found alive is (see applyServerTask), so a Disconnect's notification rule does not take the
+    // loss for the Disconnect's doing.
+    if (!serverDenied && this.#outlived.delete(rec)) this.#onDidChange.fire(rec.snap);
+    this.#markGone(rec, why, serverDenied);
   }
 
   /** What `gone` does, also for a task that ended on the server but whose result it no longer has. */

@@ -81,6 +81,17 @@ describe('TaskEngine: live tasks of a server removed from the configuration', ()
       assert.equal(h.server.requestsOf('tasks/get').length, gets, 'no tasks/get to a server no longer configured');
     });
 
+    it("a task that outlived its closed connection (a Disconnect's) and is lost with its removed server, with no word from the server since, is first told unchanged: that close did not end it (whoever marked it for the Disconnect learns so)", async () => {
+      const snap = await h.engine.callTool('fake', 'required-tool');
+      await clock!.tickAsync(3_000);
+      const changes: string[] = [];
+      h.engine.onDidChange((t) => t.key === snap.key && changes.push(t.status));
+      await h.session.close();
+      configured = false;
+      await clock!.tickAsync(6 * MINUTE);
+      assert.deepEqual([changes, h.snap(snap.taskId).note], [['working', 'lost'], 'Its server was removed from the configuration.']);
+    });
+
     it('a server back in the configuration (same id) before 5 minutes: its tasks are followed as before, and end as the server says', async () => {
       const snap = await h.engine.callTool('fake', 'required-tool');
       await clock!.tickAsync(3_000);
