@@ -122,7 +122,7 @@ export class McpSession extends DisposableBase {
   }
 
   /** Starts the transport and performs the `initialize` handshake. */
-  async connect(signal?: AbortSignal): Promise<InitializeResult> {
+  async connect(): Promise<InitializeResult> {
     await this.connection.start();
     const capabilities = { roots: { listChanged: true }, ...this.#options.capabilities };
     let result: InitializeResult;
@@ -131,7 +131,7 @@ export class McpSession extends DisposableBase {
         'initialize',
         { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities, clientInfo: this.#options.clientInfo },
         InitializeResultSchema,
-        { signal, timeoutMs: this.#options.initializeTimeoutMs ?? 60_000 },
+        { timeoutMs: this.#options.initializeTimeoutMs ?? 60_000 },
       );
     } catch (err) {
       await this.connection.close();

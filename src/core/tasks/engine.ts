@@ -1623,11 +1623,11 @@ export class TaskEngine extends DisposableBase {
     }
   }
 
-  /** Removes every ended task (of one server, or all). Returns how many. */
-  clearFinished(serverId?: string): number {
+  /** Removes every ended task. Returns how many. */
+  clearFinished(): number {
     let n = 0;
     for (const rec of [...this.#recs.values()]) {
-      if (isTerminal(rec.snap.status) && (serverId === undefined || rec.snap.serverId === serverId)) {
+      if (isTerminal(rec.snap.status)) {
         this.remove(rec.snap.key);
         n++;
       }
