@@ -525,11 +525,6 @@ export class ServerManager extends DisposableBase implements SessionSource {
     }
   }
 
-  async restart(id: string): Promise<McpSession> {
-    await this.disconnect(id, RESTARTED);
-    return this.getSession(id);
-  }
-
   /** Tells every connected server that the workspace folders changed. */
   notifyRootsChanged(): void {
     for (const e of this.#entries.values()) void e.session?.notifyRootsChanged();

@@ -139,7 +139,7 @@ describe('reliability: the configuration of a stdio server with live tasks chang
     const task = await work(c, 'long', 60_000);
     configure(c, { lab: lab('b') });
     assert.deepEqual(c.servers.get(id)?.newConfigWaitsFor, tasks(1));
-    await c.servers.restart(id);
+    await c.restart(id);
     assert.deepEqual([spawns('a').length, spawns('b').length, c.servers.get(id)?.newConfigWaitsFor], [1, 1, undefined]);
     const lost = await c.until(task.key, (s) => s.status === 'lost', 'the task to be lost');
     assert.equal(lost.note, `The server's process ended (${RESTARTED}).`);

@@ -117,7 +117,7 @@ describe('reliability: faults', function () {
       const live = await c.engine.callTool(id, 'work', { arguments: { tag: 'second', durationMs: 60_000 } });
       assert.deepEqual([done.taskId, live.taskId], ['1', '2']);
       await c.until(done.key, (s) => s.outcome !== undefined, 'the first result');
-      await c.servers.restart(id);
+      await c.restart(id);
       await c.until(live.key, (s) => s.status === 'lost', 'the live task lost with its process');
 
       const again = await c.engine.callTool(id, 'work', { arguments: { tag: 'again', durationMs: 100 } });
@@ -173,7 +173,7 @@ describe('reliability: faults', function () {
       assert.ok(refusals.some((m) => /^Server "crashy" failed 2 times in a row: .*exited with code 3: task-lab: failing at start, as asked\. See the server's output in the log, .* in the configuration\. It will not be tried again for [12] s\. Restart it to try now\.$/.test(m)), refusals.slice(-3).join('\n'));
       // Restart (the user) tries at once, and so does Connect Server, within the backoff as well.
       const before = at.length;
-      await c.servers.restart(id).catch(() => undefined);
+      await c.restart(id).catch(() => undefined);
       assert.equal(spawns(spawnLog).length, before + 1);
       await assert.rejects(c.servers.getSession(id), /It will not be tried again/);
       await assert.rejects(c.servers.getSession(id, { now: true }), /exited with code 3/);

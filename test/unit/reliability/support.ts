@@ -13,7 +13,7 @@ import type { ParseResult } from '../../../src/core/config/types';
 import type { TaskHostOptions } from '../../../src/core/host/taskHost';
 import { TaskHost } from '../../../src/core/host/taskHost';
 import type { ServerManagerOptions } from '../../../src/core/servers/serverManager';
-import { ServerManager } from '../../../src/core/servers/serverManager';
+import { RESTARTED, ServerManager } from '../../../src/core/servers/serverManager';
 import type { ServerRequestHandler, TaskEngineOptions } from '../../../src/core/tasks/engine';
 import { TaskEngine } from '../../../src/core/tasks/engine';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
@@ -165,6 +165,11 @@ export function openClient(o: ClientOptions) {
     servers,
     /** The id of the server configured under `name`. */
     id: (name: string) => servers.list().find((s) => s.name === name)?.id ?? `settings:${name}`,
+    /** What the Restart Server command does (src/vscode/commands.ts): disconnects, saying why, and connects at once. */
+    async restart(id: string) {
+      await servers.disconnect(id, RESTARTED);
+      return servers.getSession(id, { now: true });
+    },
     /** Resolves with the task's snapshot once `predicate` holds. */
     until: (key: string, predicate: (s: TaskSnapshot) => boolean, what: string, timeoutMs = 20_000): Promise<TaskSnapshot> =>
       waitForTask(engine, key, predicate, what, timeoutMs, () =>
