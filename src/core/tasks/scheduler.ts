@@ -50,11 +50,6 @@ export class PollScheduler {
     return this.#due.has(key);
   }
 
-  dueAt(key: string): number | undefined {
-    const t = this.#due.get(key);
-    return t === undefined ? undefined : this.#base + t;
-  }
-
   /** Entries in the heap, stale ones included: it must stay in proportion to `size`. */
   get heapLength(): number {
     return this.#ats.length;

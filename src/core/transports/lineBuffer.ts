@@ -89,11 +89,6 @@ export class LineBuffer {
     this.#chunks.push(Buffer.from(rest));
   }
 
-  /** Bytes held for an unfinished line. */
-  get pending(): number {
-    return this.#size;
-  }
-
   reset(): void {
     this.#chunks = [];
     this.#size = 0;

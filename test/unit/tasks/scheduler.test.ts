@@ -49,7 +49,6 @@ describe('PollScheduler', () => {
     s.schedule('d', T0 + 200);
     assert.equal(clock.countTimers(), 1);
     assert.equal(s.size, 4);
-    assert.equal(s.dueAt('b'), T0 + 100);
     clock.tick(99);
     assert.deepEqual(fired, []);
     clock.tick(1000);
