@@ -59,11 +59,6 @@ export class LegacySseTransport implements Transport {
     this.description = `sse: ${options.url}`;
   }
 
-  /** The URL messages are POSTed to, once the server named it. */
-  get endpointUrl(): string | undefined {
-    return this.#endpoint?.href;
-  }
-
   /** Opens the event stream and resolves once the server named its message endpoint. */
   async start(): Promise<void> {
     if (this.#started) throw new Error(`${this.description} was already started`);
