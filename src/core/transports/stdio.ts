@@ -76,11 +76,6 @@ export class StdioTransport implements Transport {
     return `stdio: ${[this.#options.command, ...(this.#options.args ?? [])].join(' ')}`;
   }
 
-  /** The process id, once started. */
-  get pid(): number | undefined {
-    return this.#child?.pid;
-  }
-
   start(): Promise<void> {
     const { command, args = [], env, cwd, logger, unsetEnv = [] } = this.#options;
     const childEnv = childEnvironment(process.env, env, unsetEnv);

@@ -14,7 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ErrorCode } from '../../../src/core/jsonrpc/errors';
 import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
-import type { StdioTransport } from '../../../src/core/transports/stdio';
+import type { McpSession } from '../../../src/core/protocol/session';
 import type { StreamableHttpTransport } from '../../../src/core/transports/streamableHttp';
 import { spawn } from 'node:child_process';
 import { freePort, stopProcess } from '../helpers/httpServers';
@@ -62,6 +62,8 @@ describe('reliability: faults', function () {
     await Promise.all(peers.splice(0).map((p) => p.stop()));
     fs.rmSync(dir, { recursive: true, force: true });
   });
+  /** The process of a task-lab server, as it reports itself. */
+  const labPid = async (session: McpSession) => ((await session.connection.requestRaw('lab/stats', {})) as { pid: number }).pid;
   const spawns = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => Number(l.split(' ')[1])) : []);
 
   describe('a stdio server killed in the middle of its tasks', () => {
@@ -70,6 +72,7 @@ describe('reliability: faults', function () {
       const c = client({ servers: { lab: { type: 'stdio', command: node, args: [taskLab, 'stdio', '--poll-interval', '100', '--spawn-log', spawnLog] } } });
       const id = c.id('lab');
       const session = await c.servers.getSession(id);
+      const pid = await labPid(session);
       const quick = await c.engine.callTool(id, 'work', { arguments: { tag: 'quick', durationMs: 100 } });
       const long = await Promise.all([1, 2, 3].map((i) => c.engine.callTool(id, 'work', { arguments: { tag: `long-${i}`, durationMs: 60_000, steps: 600 } })));
       await c.until(quick.key, (s) => s.outcome !== undefined, 'the quick result');
@@ -80,7 +83,7 @@ describe('reliability: faults', function () {
       const log = c.log as MemoryLogger;
       await waitFor(() => log.lines.filter((l) => /→ .*"method":"tasks\/result"/.test(l.message)).length === 2, 'both tasks/result on the wire');
       const killedAt = Date.now();
-      process.kill((session.transport as StdioTransport).pid!, 'SIGKILL');
+      process.kill(pid, 'SIGKILL');
 
       await assert.rejects(raw, (err: Error) => {
         assert.equal((err as { code?: number }).code, ErrorCode.ConnectionClosed);
@@ -225,7 +228,7 @@ describe('reliability: faults', function () {
       const id = c.id('lab');
       const killAndRefusal = async () => {
         const s = await c.servers.getSession(id);
-        process.kill((s.transport as StdioTransport).pid!, 'SIGKILL');
+        process.kill(await labPid(s), 'SIGKILL');
         await waitFor(() => c.servers.get(id)!.state.kind === 'error', 'the close');
         return await c.servers.getSession(id).then(() => '', (err: Error) => err.message);
       };
@@ -513,7 +516,7 @@ describe('reliability: faults', function () {
       });
       const id = c.id('lab');
       const session = await c.servers.getSession(id);
-      const pid = (session.transport as StdioTransport).pid!;
+      const pid = await labPid(session);
       const t = await c.engine.callTool(id, 'work', { arguments: { tag: 'stopped', durationMs: 1_500 } });
       process.kill(pid, 'SIGSTOP');
       try {
