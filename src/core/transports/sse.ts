@@ -1,7 +1,6 @@
 import { abortReason, errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
 import { checkHttpConfig, httpStatusError, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, webPageAnswer } from './sseStream';
-import type { NodeFetchInit } from './nodeFetch';
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { TransportHttpError } from './transport';
@@ -14,8 +13,6 @@ export interface LegacySseOptions {
   logger: Logger;
   /** Named in error messages shown to the user. */
   serverName: string;
-  /** Sends every request (tests); by default node:http(s), see `nodeFetch`. */
-  fetch?: typeof fetch;
   /** How long `start()` waits for the `endpoint` event, from the moment it sends its GET (ms). */
   endpointTimeoutMs?: number;
 }
@@ -39,8 +36,6 @@ export class LegacySseTransport implements Transport {
   readonly #serverName: string;
   readonly #log: Logger;
   readonly #customHeaders: Record<string, string>;
-  /** Sends every request; not Node's fetch, whose body timeout would cut a quiet stream: see `nodeFetch`. */
-  readonly #fetchImpl: (url: string | URL, init: NodeFetchInit) => Promise<Response>;
   readonly #endpointTimeoutMs: number;
   readonly #lifetime = new AbortController();
   #endpoint: URL | undefined;
@@ -54,7 +49,6 @@ export class LegacySseTransport implements Transport {
     this.#serverName = options.serverName;
     this.#log = options.logger;
     this.#customHeaders = { ...options.headers };
-    this.#fetchImpl = options.fetch ?? nodeFetch;
     this.#endpointTimeoutMs = options.endpointTimeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS;
     this.description = `sse: ${options.url}`;
   }
@@ -197,7 +191,8 @@ export class LegacySseTransport implements Transport {
     try {
       // Redirects are not followed: custom headers (tokens) must not travel to another origin.
       // The answer of a POST comes on the GET stream: both wait for their status as fetch would, no more.
-      const response = await this.#fetchImpl(url, { method, headers, body, signal: this.#lifetime.signal, redirect: 'manual', headersTimeoutMs: STREAM_HEADERS_TIMEOUT_MS });
+      // Not Node's fetch, whose body timeout would cut a quiet stream: see `nodeFetch`.
+      const response = await nodeFetch(url, { method, headers, body, signal: this.#lifetime.signal, redirect: 'manual', headersTimeoutMs: STREAM_HEADERS_TIMEOUT_MS });
       traceResponse(this.#log, method, response);
       return response;
     } catch (err) {

@@ -3,7 +3,6 @@ import { ErrorCode } from '../jsonrpc/errors';
 import { abortReason, errorMessage, sleep } from '../util/abort';
 import type { Logger } from '../util/log';
 import { checkHttpConfig, httpStatusError, MAX_MESSAGE_CHARS, mediaType, networkError, parseEventData, readBodySnippet, readBodyText, readSseStream, webPageAnswer } from './sseStream';
-import type { NodeFetchInit } from './nodeFetch';
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { LOCAL_FAILURE, messagesIn, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
@@ -34,8 +33,6 @@ export interface StreamableHttpOptions {
   sessionId?: string;
   /** The protocol revision negotiated by the resumed session. */
   protocolVersion?: string;
-  /** Sends every request (tests); by default node:http(s), see `nodeFetch`. */
-  fetch?: typeof fetch;
   reconnect?: ReconnectOptions;
   /** How long a notification or answer waits for the server to accept it (ms). */
   oneWayTimeoutMs?: number;
@@ -108,11 +105,6 @@ export class StreamableHttpTransport implements Transport {
   readonly #serverName: string;
   readonly #log: Logger;
   readonly #customHeaders: Record<string, string>;
-  /**
-   * Sends every request. Not Node's fetch: its 300 s headers and body timeouts would cut a slow
-   * answer or a quiet stream whatever the request timeout; see `nodeFetch`.
-   */
-  readonly #fetchImpl: (url: string, init: NodeFetchInit) => Promise<Response>;
   readonly #reconnect: Required<ReconnectOptions>;
   readonly #oneWayTimeoutMs: number;
   #sessionId: string | undefined;
@@ -133,7 +125,6 @@ export class StreamableHttpTransport implements Transport {
     this.#serverName = options.serverName;
     this.#log = options.logger;
     this.#customHeaders = { ...options.headers };
-    this.#fetchImpl = options.fetch ?? nodeFetch;
     this.#reconnect = { initialDelayMs: 1000, maxDelayMs: 30_000, maxRetries: 5, ...options.reconnect };
     this.#oneWayTimeoutMs = options.oneWayTimeoutMs ?? DEFAULT_ONE_WAY_TIMEOUT_MS;
     this.#sessionId = options.sessionId;
@@ -357,7 +348,9 @@ export class StreamableHttpTransport implements Transport {
       // Only a GET stream that never starts has a time limit of its own (it is then retried); a
       // request's answer takes as long as the request's timeout or signal allows.
       const headersTimeoutMs = method === 'GET' ? STREAM_HEADERS_TIMEOUT_MS : undefined;
-      response = await this.#fetchImpl(this.#url, { method, headers, body, signal: own, redirect: 'manual', headersTimeoutMs });
+      // Not Node's fetch: its 300 s headers and body timeouts would cut a slow answer or a quiet
+      // stream whatever the request timeout; see `nodeFetch`.
+      response = await nodeFetch(this.#url, { method, headers, body, signal: own, redirect: 'manual', headersTimeoutMs });
     } catch (err) {
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : this.#closedError();
       throw networkError(this.#serverName, this.#url, err);
