@@ -41,8 +41,6 @@ export interface SessionOptions {
   requestTimeoutMs?: number | (() => number);
   /** Timeout for `initialize`, in ms (servers started through npx may take a while). */
   initializeTimeoutMs?: number;
-  /** The most pages `tools/list` follows before it stops (a server whose cursor never ends). */
-  maxPages?: number;
   /** The server's name, which a request that timed out names. */
   serverName?: string;
 }
@@ -250,7 +248,8 @@ export class McpSession extends DisposableBase {
     const tools: Tool[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
-    const maxPages = this.#options.maxPages ?? 100;
+    // A server whose cursor never ends: the most pages followed.
+    const maxPages = 100;
     for (let page = 0; ; page++) {
       if (page >= maxPages) {
         this.#log.error(`tools/list: stopped after ${maxPages} pages, the limit; later pages are left out`);

@@ -143,10 +143,6 @@ export interface PreviewOptions {
   /** The task the request belongs to, if any, and the tool it runs. */
   taskId?: string;
   toolName?: string;
-  /** Characters shown of each part in the shortened text; longer text is cut. */
-  maxPartChars?: number;
-  /** The most recent messages in the shortened text; earlier ones are counted, not shown. */
-  maxMessages?: number;
 }
 
 /** Cuts text to `max` characters, saying how much was left out. */
@@ -185,7 +181,8 @@ export function previewSampling(plan: SamplingPlan, o: PreviewOptions): Sampling
   const summary = asked ? shorten(asked, 120) : lastUser ? describePart(lastUser.parts[0]!, 120) : '(no user message)';
   return {
     summary,
-    text: describeRequest(plan, o, o.maxPartChars ?? 500, o.maxMessages ?? 20),
+    // Each part cut to 500 characters, and the last 20 messages (earlier ones counted, not shown).
+    text: describeRequest(plan, o, 500, 20),
     full: describeRequest(plan, o, Infinity, Infinity),
   };
 }

@@ -17,8 +17,6 @@ export interface StdioOptions {
   unsetEnv?: string[];
   cwd?: string;
   logger: Logger;
-  /** How many stderr lines to keep for the close reason. */
-  stderrLines?: number;
 }
 
 /**
@@ -264,7 +262,7 @@ export class StdioTransport implements Transport {
     if (!l.trim()) return;
     this.#options.logger.info(`stderr: ${l.length > 2000 ? l.slice(0, 2000) + '…' : l}`);
     this.#stderrTail.push(l.length > 500 ? l.slice(0, 500) + '…' : l);
-    if (this.#stderrTail.length > (this.#options.stderrLines ?? STDERR_KEEP)) this.#stderrTail.shift();
+    if (this.#stderrTail.length > STDERR_KEEP) this.#stderrTail.shift();
   }
 
   #finish(info: TransportCloseInfo): void {
