@@ -32,8 +32,6 @@ export interface HostedTaskSnapshot {
   lastUpdatedAt: string;
   /** The ttl granted (ms from `createdAt`), after capping. */
   ttl: number;
-  /** The ttl the server asked for, if any. */
-  requestedTtl?: number;
   pollInterval: number;
   /** What the server asks, in a line: the elicitation message or the last sampling prompt. */
   summary: string;
@@ -344,7 +342,6 @@ export class TaskHost {
         createdAt: at,
         lastUpdatedAt: at,
         ttl,
-        ...(requested !== undefined && { requestedTtl: requested }),
         pollInterval: this.#pollInterval,
         summary: summarize(method, params),
       },
