@@ -96,7 +96,7 @@ export class StreamableHttpTransport implements Transport {
 
   /**
    * When true, `close()` only drops the connections: the session is not deleted on the server
-   * and `sessionId`/`protocolVersion` stay readable, so it can be resumed (after a window reload).
+   * and `sessionId` stays readable, so it can be resumed (after a window reload).
    */
   keepSessionOnClose = false;
   readonly description: string;
@@ -137,11 +137,6 @@ export class StreamableHttpTransport implements Transport {
     return this.#sessionId;
   }
 
-  /** The negotiated protocol revision, sent as `MCP-Protocol-Version`. */
-  get protocolVersion(): string | undefined {
-    return this.#protocolVersion;
-  }
-
   /** True while the standalone GET stream is connecting, open, or about to reconnect. */
   get listening(): boolean {
     return this.#serverStream !== undefined;
@@ -154,6 +149,7 @@ export class StreamableHttpTransport implements Transport {
     this.#log.debug(`Using ${this.description}${this.#sessionId ? ` (resuming session ${this.#sessionId})` : ''}`);
   }
 
+  /** The negotiated protocol revision, sent as `MCP-Protocol-Version`. */
   setProtocolVersion(version: string): void {
     this.#protocolVersion = version;
   }

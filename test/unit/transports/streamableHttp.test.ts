@@ -75,7 +75,6 @@ describe('StreamableHttpTransport against server-everything', function () {
     assert.ok((result.capabilities as { tasks?: unknown }).tasks, 'tasks capability');
     const sessionId = c.transport.sessionId;
     assert.ok(sessionId, 'the server assigned a session id');
-    assert.equal(c.transport.protocolVersion, PROTOCOL_VERSION);
 
     const list = await c.conn.requestRaw('tools/list', {});
     const tools = list.tools as Array<{ name: string; execution?: { taskSupport?: string } }>;
@@ -134,7 +133,6 @@ describe('StreamableHttpTransport against server-everything', function () {
     first.transport.keepSessionOnClose = true;
     await first.conn.close();
     assert.equal(first.transport.sessionId, sessionId);
-    assert.equal(first.transport.protocolVersion, PROTOCOL_VERSION);
 
     const resumed = client(server.url('/mcp'), { serverName: 'everything', sessionId, protocolVersion: PROTOCOL_VERSION });
     await resumed.conn.start();
@@ -328,8 +326,15 @@ describe('StreamableHttpTransport against the http fixture', function () {
     await c.conn.close();
     assert.equal((await byMethod('DELETE')).length, 0);
     assert.equal(c.transport.sessionId, sessionId);
-    assert.equal(c.transport.protocolVersion, PROTOCOL_VERSION);
     assert.equal(c.closes.length, 1);
+    // Resumed as the server manager resumes it, with the version of the saved initialize result:
+    // the session and the version go with the next request, as before the close.
+    const resumed = client(fx.url('/json/mcp'), { sessionId, protocolVersion: PROTOCOL_VERSION });
+    await resumed.conn.start();
+    await resumed.conn.requestRaw('after/resume', {});
+    const [after] = (await byMethod('POST')).filter((r) => (JSON.parse(r.body) as { method?: string }).method === 'after/resume');
+    assert.equal(after.headers['mcp-session-id'], sessionId);
+    assert.equal(after.headers['mcp-protocol-version'], PROTOCOL_VERSION);
   });
 
   it('ends the open GET stream on close and still deletes the session', async () => {
