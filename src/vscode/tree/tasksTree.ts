@@ -72,8 +72,6 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
    * their ttl, so the server that asked can still fetch their outcome; the view no longer shows them.
    */
   readonly #clearedHosted = new Set<string>();
-  /** getTreeItem calls, for the view benchmark and its test. */
-  itemsComputed = 0;
   readonly #servers: ServerManager;
   readonly #engine: TaskEngine;
   readonly #host: TaskHost | undefined;
@@ -191,7 +189,6 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
-    this.itemsComputed++;
     if (node.kind === 'configError') return configErrorItem(this.#servers.errors[node.index]);
     if (node.kind === 'task') {
       const t = this.#engine.get(node.key);
