@@ -245,12 +245,18 @@ suite('Sampling through vscode.lm', () => {
     let hidden: HiddenDialogs;
     let turns: Turns;
     let shown: ConsentRequest[];
+    /** The real prompt, noting each one it puts on screen (at once, unless its request was already withdrawn). */
+    let prompt: ConsentPrompter;
     setup(() => {
       turns = new Turns();
       hidden = new HiddenDialogs(turns);
       consent = new QuickPickConsent(hidden);
       shown = [];
-      consent.onDidShowPrompt((r) => shown.push(r));
+      prompt = (request, signal, turn) => {
+        const answer = consent.prompt(request, signal, turn);
+        if (!signal.aborted) shown.push(request);
+        return answer;
+      };
     });
     teardown(() => (consent.dispose(), hidden.dispose()));
 
@@ -262,7 +268,7 @@ suite('Sampling through vscode.lm', () => {
     };
 
     test('another quick input shown over the prompt denies nothing: shown again, "Allow once" sends the request', async () => {
-      const { h } = handler({ consentPrompter: consent.prompt });
+      const { h } = handler({ consentPrompter: prompt });
       let settled = false;
       const pending = h.handle({ messages: [text('after the palette')], maxTokens: 20 }, ctx());
       void pending.then(() => (settled = true), () => (settled = true));
@@ -278,7 +284,7 @@ suite('Sampling through vscode.lm', () => {
     });
 
     test('a hidden prompt the server withdraws is closed and no longer waits', async () => {
-      const { h } = handler({ consentPrompter: consent.prompt });
+      const { h } = handler({ consentPrompter: prompt });
       const ac = new AbortController();
       const pending = h.handle({ messages: [text('withdrawn while hidden')], maxTokens: 20 }, ctx(ac.signal));
       await waitFor(() => shown.length === 1, 'the consent quick pick');
@@ -291,7 +297,7 @@ suite('Sampling through vscode.lm', () => {
     });
 
     test('hidden by Escape, a prompt does not let the one waiting behind it pop up: that one waits for the user; the first shown again and allowed, it follows', async () => {
-      const { h } = handler({ consentPrompter: consent.prompt, turns });
+      const { h } = handler({ consentPrompter: prompt, turns });
       const first = h.handle({ messages: [text('hidden first')], maxTokens: 20 }, ctx());
       const second = h.handle({ messages: [text('waits for the user')], maxTokens: 20 }, ctx());
       await waitFor(() => shown.length === 1, 'the first prompt');
@@ -312,7 +318,7 @@ suite('Sampling through vscode.lm', () => {
     });
 
     test('"Always allow" on one prompt settles the other prompts of the same server, hidden ones too; another server is still asked', async () => {
-      const { h, permissions } = handler({ consentPrompter: consent.prompt });
+      const { h, permissions } = handler({ consentPrompter: prompt });
       const first = h.handle({ messages: [text('hidden first')], maxTokens: 20 }, ctx());
       await waitFor(() => shown.length === 1, 'the first prompt');
       await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
@@ -333,7 +339,7 @@ suite('Sampling through vscode.lm', () => {
     });
 
     test('"Always allow" answered while another prompt of the server waits its turn: that prompt is never shown', async () => {
-      const { h } = handler({ consentPrompter: consent.prompt });
+      const { h } = handler({ consentPrompter: prompt });
       const first = h.handle({ messages: [text('asked')], maxTokens: 20 }, ctx());
       const queued = h.handle({ messages: [text('not asked')], maxTokens: 20 }, ctx());
       await waitFor(() => shown.length === 1, 'the first prompt');
@@ -346,7 +352,7 @@ suite('Sampling through vscode.lm', () => {
     });
 
     test('"Allow once" (the first item) sends the request', async () => {
-      const { h } = handler({ consentPrompter: consent.prompt });
+      const { h } = handler({ consentPrompter: prompt });
       const pending = h.handle({ messages: [text('from the quick pick')], maxTokens: 20 }, ctx());
       await waitFor(() => shown.length === 1, 'the consent quick pick');
       await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
@@ -356,7 +362,7 @@ suite('Sampling through vscode.lm', () => {
     });
 
     test('"Deny" (the third item) answers -1', async () => {
-      const { h } = handler({ consentPrompter: consent.prompt });
+      const { h } = handler({ consentPrompter: prompt });
       const pending = h.handle({ messages: [text('no')], maxTokens: 20 }, ctx());
       await waitFor(() => shown.length === 1, 'the consent quick pick');
       await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
@@ -367,7 +373,7 @@ suite('Sampling through vscode.lm', () => {
     });
 
     test('a request the server withdraws closes its prompt instead of waiting', async () => {
-      const { h } = handler({ consentPrompter: consent.prompt });
+      const { h } = handler({ consentPrompter: prompt });
       const ac = new AbortController();
       const pending = h.handle({ messages: [text('never answered')], maxTokens: 20 }, ctx(ac.signal));
       await waitFor(() => shown.length === 1, 'the consent quick pick');

@@ -35,10 +35,7 @@ interface Item extends vscode.QuickPickItem {
 export class QuickPickConsent implements vscode.Disposable {
   readonly #previews = new Map<string, string>();
   readonly #provider: vscode.Disposable;
-  readonly #onDidShowPrompt = new vscode.EventEmitter<ConsentRequest>();
   #seq = 0;
-  /** A prompt is on screen (tests answer it with the quick-open commands). */
-  readonly onDidShowPrompt = this.#onDidShowPrompt.event;
 
   readonly #hidden: HiddenDialogs | undefined;
 
@@ -90,7 +87,6 @@ export class QuickPickConsent implements vscode.Disposable {
         qp.onDidHide(() => (this.#hidden ? this.#hidden.add(qp, turn) : finish('deny'))),
       );
       qp.show();
-      this.#onDidShowPrompt.fire(request);
     });
   };
 
@@ -103,7 +99,6 @@ export class QuickPickConsent implements vscode.Disposable {
 
   dispose(): void {
     this.#provider.dispose();
-    this.#onDidShowPrompt.dispose();
     this.#previews.clear();
   }
 }
