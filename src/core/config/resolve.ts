@@ -6,8 +6,6 @@ import { checkUrl, findVariables, formatPath, stringFields, substituteVariables 
 
 /** What variable resolution may look at. Every effect comes in through here, so tests stay pure. */
 export interface ResolveContext {
-  /** The folder the server belongs to; defaults to the folder of a `.vscode/mcp.json` source. */
-  workspaceFolder?: string;
   /** The workspace's folders by name, for `${workspaceFolder:name}`. */
   folders?: Readonly<Record<string, string>>;
   /** Every folder of the workspace, in order (two may share a name): a server of the settings takes the only one. */
@@ -36,7 +34,7 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
   // A server of the settings takes the workspace's folder when it has exactly one, as VS Code's
   // own variables do; in a multi-root workspace it must name one.
   const open = ctx.folderPaths ?? Object.values(ctx.folders ?? {});
-  const folder = ctx.workspaceFolder ?? (config.source.kind === 'workspaceFolder' ? config.source.folderPath : open.length === 1 ? open[0] : undefined);
+  const folder = config.source.kind === 'workspaceFolder' ? config.source.folderPath : open.length === 1 ? open[0] : undefined;
   const fields = stringFields(config);
   // `${workspaceFolder}` is the server's own folder; `${workspaceFolder:name}` the folder named so.
   const folderOf = (v: { name?: string }) => (v.name === undefined ? folder : ctx.folders && Object.hasOwn(ctx.folders, v.name) ? ctx.folders[v.name] : undefined);

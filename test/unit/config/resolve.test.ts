@@ -187,8 +187,6 @@ describe('config: resolveServer', () => {
     assert.equal(((await ok(abs, context().ctx)) as ResolvedStdioServer).cwd, '/opt/srv');
     const none = server({ servers: { a: { command: 'x' } } });
     assert.equal(((await ok(none, context().ctx)) as ResolvedStdioServer).cwd, '/ws/app');
-    // The context's folder wins over the source's (the editor knows best where the folder is).
-    assert.equal(((await ok(none, context({ workspaceFolder: '/remote/app' }).ctx)) as ResolvedStdioServer).cwd, '/remote/app');
   });
 
   it('gives settings servers no default cwd and refuses folder variables without a folder', async () => {
@@ -201,8 +199,8 @@ describe('config: resolveServer', () => {
     const usesFolder = server({ servers: { a: { command: '${workspaceFolder}/x' } } }, settings);
     const e = await fails(usesFolder, context().ctx);
     assert.equal(e.message, 'Server "a": "command" uses "${workspaceFolder}", but there is no workspace folder to take it from.');
-    // With a folder given by the editor, the same server resolves.
-    assert.equal(((await ok(usesFolder, context({ workspaceFolder: '/ws/first' }).ctx)) as ResolvedStdioServer).command, '/ws/first/x');
+    // With a folder in the workspace, the same server resolves.
+    assert.equal(((await ok(usesFolder, context({ folderPaths: ['/ws/first'] }).ctx)) as ResolvedStdioServer).command, '/ws/first/x');
 
     const relCwd = server({ servers: { a: { command: 'x', cwd: 'sub' } } }, settings);
     assert.match((await fails(relCwd, context().ctx)).message, /"cwd" is the relative path "sub", but there is no workspace folder/);
