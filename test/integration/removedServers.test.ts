@@ -118,7 +118,7 @@ suite('Tasks of a server removed from the configuration', () => {
       logger: nullLogger,
       clientInfo: { name: 't', version: '0' },
       roots: () => [],
-      resolveContext: () => ({ userHome: '/', env: {}, readFile: async () => '' }),
+      resolveContext: () => ({ folders: {}, folderPaths: [], userHome: '/', env: {}, readFile: async () => '' }),
       promptInput: async () => undefined,
       createTransport,
     });

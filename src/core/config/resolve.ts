@@ -7,9 +7,9 @@ import { checkUrl, findVariables, formatPath, stringFields, substituteVariables 
 /** What variable resolution may look at. Every effect comes in through here, so tests stay pure. */
 export interface ResolveContext {
   /** The workspace's folders by name, for `${workspaceFolder:name}`. */
-  folders?: Readonly<Record<string, string>>;
+  folders: Readonly<Record<string, string>>;
   /** Every folder of the workspace, in order (two may share a name): a server of the settings takes the only one. */
-  folderPaths?: readonly string[];
+  folderPaths: readonly string[];
   userHome: string;
   env: Record<string, string | undefined>;
   /** Asks the user for an input's value; `undefined` means the user cancelled. */
@@ -33,11 +33,11 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
   const fail = (what: string): ResolveResult => ({ ok: false, message: `Server "${config.label}": ${what}.` });
   // A server of the settings takes the workspace's folder when it has exactly one, as VS Code's
   // own variables do; in a multi-root workspace it must name one.
-  const open = ctx.folderPaths ?? Object.values(ctx.folders ?? {});
+  const open = ctx.folderPaths;
   const folder = config.source.kind === 'workspaceFolder' ? config.source.folderPath : open.length === 1 ? open[0] : undefined;
   const fields = stringFields(config);
   // `${workspaceFolder}` is the server's own folder; `${workspaceFolder:name}` the folder named so.
-  const folderOf = (v: { name?: string }) => (v.name === undefined ? folder : ctx.folders && Object.hasOwn(ctx.folders, v.name) ? ctx.folders[v.name] : undefined);
+  const folderOf = (v: { name?: string }) => (v.name === undefined ? folder : Object.hasOwn(ctx.folders, v.name) ? ctx.folders[v.name] : undefined);
 
   // 1. Check every variable, and list the inputs in order of first use.
   const inputs: InputDef[] = [];
@@ -50,7 +50,7 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
           v.name !== undefined
             ? `no workspace folder is named "${v.name}"`
             : open.length > 1
-              ? `the workspace has ${open.length} folders: name one, as in "\${workspaceFolder:${Object.keys(ctx.folders ?? {})[0]}}"`
+              ? `the workspace has ${open.length} folders: name one, as in "\${workspaceFolder:${Object.keys(ctx.folders)[0]}}"`
               : 'there is no workspace folder to take it from';
         return fail(`${where} "${v.text}", but ${why}`);
       }

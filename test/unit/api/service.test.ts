@@ -30,7 +30,7 @@ function open() {
     logger: log,
     clientInfo: { name: 'mcp-tasks-test', version: '0' },
     roots: () => [],
-    resolveContext: () => ({ userHome: os.homedir(), env: process.env, readFile: async () => '' }),
+    resolveContext: () => ({ folders: {}, folderPaths: [], userHome: os.homedir(), env: process.env, readFile: async () => '' }),
     promptInput: async () => undefined,
     createTransport,
     capabilities: () => engine.clientCapabilities(),

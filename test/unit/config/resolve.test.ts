@@ -17,6 +17,9 @@ function context(over: Partial<ResolveContext> & { answers?: Record<string, stri
   const prompted: string[] = [];
   const read: string[] = [];
   const ctx: ResolveContext = {
+    // As the editor gives them: the folders by name, and their paths.
+    folders: over.folders ?? {},
+    folderPaths: Object.values(over.folders ?? {}),
     userHome: '/home/me',
     env: { HOME_DIR: '/home/me', TOKEN: 'from-env' },
     promptInput: async (input: InputDef) => {

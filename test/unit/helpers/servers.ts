@@ -10,7 +10,7 @@ export function bareServerManager(options: Partial<ServerManagerOptions> = {}): 
     logger: new MemoryLogger(),
     clientInfo: { name: 't', version: '0' },
     roots: () => [],
-    resolveContext: () => ({ userHome: os.homedir(), env: {}, readFile: async () => '' }),
+    resolveContext: () => ({ folders: {}, folderPaths: [], userHome: os.homedir(), env: {}, readFile: async () => '' }),
     promptInput: async () => undefined,
     createTransport,
     ...options,

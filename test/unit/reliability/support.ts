@@ -142,7 +142,7 @@ export function openClient(o: ClientOptions) {
     logger: log,
     clientInfo: { name: 'mcp-tasks-reliability', version: '0.0.0' },
     roots: () => [],
-    resolveContext: () => ({ userHome: os.homedir(), env: process.env, readFile: (p) => fs.promises.readFile(p, 'utf8') }),
+    resolveContext: () => ({ folders: {}, folderPaths: [], userHome: os.homedir(), env: process.env, readFile: (p) => fs.promises.readFile(p, 'utf8') }),
     promptInput: (input) => (o.promptInput ?? (async () => undefined))(input),
     createTransport,
     capabilities: () => ({ ...engine.clientCapabilities(), ...host.capabilities() }),

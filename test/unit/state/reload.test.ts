@@ -57,7 +57,7 @@ function openWindow(dir: string, url: string, onTransport?: (resuming: boolean) 
     logger: log,
     clientInfo: { name: 'mcp-tasks-test', version: '0' },
     roots: () => [],
-    resolveContext: () => ({ userHome: os.homedir(), env: {}, readFile: async () => '' }),
+    resolveContext: () => ({ folders: {}, folderPaths: [], userHome: os.homedir(), env: {}, readFile: async () => '' }),
     promptInput: async () => undefined,
     createTransport: (server, logger, resume) => {
       const transport = createTransport(server, logger, resume);
