@@ -91,6 +91,25 @@ export class QuickInputSpy implements vscode.Disposable {
   }
 }
 
+/**
+ * Runs `body` with the extension's warnings answered `modal.answer` (undefined, Cancel, until
+ * `body` sets it): a modal dialog cannot be clicked from the host. Returns each warning shown, as
+ * `message | detail | buttons`.
+ */
+export async function answeringWarnings(body: (modal: { answer?: string }) => Thenable<unknown>): Promise<string[]> {
+  const w = vscode.window as unknown as Record<string, unknown>;
+  const showWarning = w.showWarningMessage;
+  const asked: string[] = [];
+  const modal: { answer?: string } = {};
+  w.showWarningMessage = (message: string, options: vscode.MessageOptions, ...items: string[]) => (asked.push([message, options.detail, ...items].join(' | ')), Promise.resolve(modal.answer));
+  try {
+    await body(modal);
+  } finally {
+    w.showWarningMessage = showWarning;
+  }
+  return asked;
+}
+
 const buttonListeners = new WeakMap<vscode.QuickInput, Array<(b: vscode.QuickInputButton) => unknown>>();
 
 /**

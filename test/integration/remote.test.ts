@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
 import { activateExtension, testingApi, waitFor } from './helpers';
-import { QuickInputSpy } from './quickInputs';
+import { answeringWarnings, QuickInputSpy } from './quickInputs';
 import { cleanUp, publicApi } from './taskApiHelpers';
 
 /** out/test/integration -> the repository. */
@@ -131,16 +131,7 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     const t = await api.runTool(id, 'trigger-long-running-operation', { arguments: { duration: 60, steps: 60 } });
     started.push(t.id);
     assert.equal(t.kind, 'direct', 'legacy SSE: no tasks');
-    const w = vscode.window as unknown as Record<string, unknown>;
-    const showWarning = w.showWarningMessage;
-    const asked: string[] = [];
-    // A modal dialog the host cannot click: answered Cancel here.
-    w.showWarningMessage = (message: string, options: vscode.MessageOptions, ...items: string[]) => (asked.push([message, options.detail, ...items].join(' | ')), Promise.resolve(undefined));
-    try {
-      await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id });
-    } finally {
-      w.showWarningMessage = showWarning;
-    }
+    const asked = await answeringWarnings(() => vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id }));
     assert.deepEqual(asked, ['Disconnect "everything-sse"? Its running call will be lost. | A call made without a task ends with its connection; tasks go on. | Disconnect']);
     assert.equal(api.getServers().find((s) => s.id === id)?.state, 'connected', 'Cancel: still connected');
     assert.equal(api.getTask(t.id)?.status, 'working', 'and the call goes on');
@@ -158,20 +149,12 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     const t = await api.runTool(id, 'delayed_echo', { arguments: { message: 'never', delayMs: 60_000 } });
     started.push(t.id);
     const spy = new QuickInputSpy();
-    const w = vscode.window as unknown as Record<string, unknown>;
-    const showWarning = w.showWarningMessage;
-    const asked: string[] = [];
-    let answer: string | undefined;
-    // A modal dialog the host cannot click: answered here.
-    w.showWarningMessage = (message: string, options: vscode.MessageOptions, ...items: string[]) => (asked.push([message, options.detail, ...items].join(' | ')), Promise.resolve(answer));
-    try {
+    const asked = await answeringWarnings(async (modal) => {
       await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id });
       assert.equal(api.getServers().find((s) => s.id === id)?.state, 'connected', 'Cancel: still connected');
-      answer = 'Disconnect';
+      modal.answer = 'Disconnect';
       await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id });
-    } finally {
-      w.showWarningMessage = showWarning;
-    }
+    });
     const question = 'Disconnect "ws-fixture"? Its running task may be lost. | A WebSocket connection cannot be resumed: a server that keeps its tasks per connection forgets them when it closes, and calls made without a task end with it. | Disconnect';
     assert.deepEqual(asked, [question, question]);
     assert.notEqual(api.getServers().find((s) => s.id === id)?.state, 'connected');
@@ -260,16 +243,7 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     try {
       await settings().update('servers', { ...before, 'demo-http': { ...before['demo-http'], url: `${before['demo-http'].url}?moved=1` } }, vscode.ConfigurationTarget.Global);
       await waitFor(async () => ((await testing.getTreeSnapshot()) as Array<{ id?: string; description?: string }>).some((r) => r.id === `server:${id}` && r.description?.endsWith(' · new configuration waits for 1 task')), 'the row to say the new configuration waits');
-      const w = vscode.window as unknown as Record<string, unknown>;
-      const showWarning = w.showWarningMessage;
-      const asked: string[] = [];
-      // A modal dialog the host cannot click: answered Cancel here.
-      w.showWarningMessage = (message: string, options: vscode.MessageOptions, ...items: string[]) => (asked.push([message, options.detail, ...items].join(' | ')), Promise.resolve(undefined));
-      try {
-        await vscode.commands.executeCommand('mcpTasks.restartServer', { kind: 'server', id });
-      } finally {
-        w.showWarningMessage = showWarning;
-      }
+      const asked = await answeringWarnings(() => vscode.commands.executeCommand('mcpTasks.restartServer', { kind: 'server', id }));
       assert.deepEqual(asked, ['Restart "demo-http"? Its running task will be lost. | Its configuration changed: nothing follows its tasks once it is disconnected. | Restart']);
       assert.equal(api.getTask(t.id)?.status, 'working', 'Cancel: it runs on');
     } finally {

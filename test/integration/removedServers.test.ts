@@ -13,7 +13,7 @@ import { taskKey } from '../../src/core/tasks/types';
 import { createTransport } from '../../src/core/transports/factory';
 import { nullLogger } from '../../src/core/util/log';
 import { TasksTreeProvider } from '../../src/vscode/tree/tasksTree';
-import { QuickInputSpy } from './quickInputs';
+import { answeringWarnings, QuickInputSpy } from './quickInputs';
 import { cleanUp, publicApi } from './taskApiHelpers';
 
 interface Row {
@@ -84,20 +84,12 @@ suite('Tasks of a server removed from the configuration', () => {
     assert.deepEqual(row.contextValue?.split(' '), ['removedServer', 'stoppable']);
     const spy = new QuickInputSpy();
     try {
-      const w = vscode.window as unknown as Record<string, unknown>;
-      const showWarning = w.showWarningMessage;
-      const asked: string[] = [];
-      let answer: string | undefined;
-      // A modal dialog the host cannot click: answered here.
-      w.showWarningMessage = (message: string, options: vscode.MessageOptions, ...items: string[]) => (asked.push([message, options.detail, ...items].join(' | ')), Promise.resolve(answer));
-      try {
+      const asked = await answeringWarnings(async (modal) => {
         await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id: server.id });
         assert.equal(api.getTask(task.id)?.status, 'working', 'Cancel: it runs on');
-        answer = 'Disconnect';
+        modal.answer = 'Disconnect';
         await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id: server.id });
-      } finally {
-        w.showWarningMessage = showWarning;
-      }
+      });
       const question = 'Disconnect "leaving"? Its running task will be lost. | The server\'s process ends with the connection, and a new one does not know its tasks; calls made without a task end too. | Disconnect';
       assert.deepEqual(asked, [question, question]);
       await waitFor(() => api.getTask(task.id)?.status === 'lost', 'the task to be lost with the process');
