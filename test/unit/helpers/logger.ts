@@ -32,10 +32,10 @@ export class MemoryLogger implements Logger {
   }
 }
 
-/** Resolves when `predicate` holds, polling every few ms; rejects after `timeoutMs` with `what`. */
-export async function waitFor(predicate: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+/** Resolves when `predicate` holds (it may be async), polling every few ms; rejects after `timeoutMs` with `what`. */
+export async function waitFor(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
+  while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));
   }

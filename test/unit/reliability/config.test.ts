@@ -10,7 +10,7 @@ import type { ConfigSource } from '../../../src/core/config/types';
 import { TasksService } from '../../../src/core/api/service';
 import { NeedsInputError } from '../../../src/core/servers/serverManager';
 import { taskKey } from '../../../src/core/tasks/types';
-import { MemoryLogger } from '../helpers/logger';
+import { MemoryLogger, waitFor } from '../helpers/logger';
 import type { Client } from './support';
 import type { Peer } from './support';
 import { openClient, startPeer, taskLab } from './support';
@@ -109,8 +109,7 @@ describe('reliability: malformed configuration next to a good server', function 
     folders = [b];
     const parsed = parseSettingServers(servers);
     c.servers.setConfiguration(parsed.servers, parsed.errors);
-    const deadline = Date.now() + 10_000;
-    while (spawns(b) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => spawns(b) > 0, 'a start in the new folder', 10_000);
     assert.deepEqual([spawns(a), spawns(b), spawns(dir)], [1, 1, 1], 'only the server that names the folder restarted, in the new folder');
     await c.servers.getSession(c.id('here'));
     assert.equal(c.servers.get(c.id('here'))?.state.kind, 'connected');
@@ -132,8 +131,7 @@ describe('reliability: malformed configuration next to a good server', function 
     folders = [b];
     const parsed = parseSettingServers(servers);
     c.servers.setConfiguration(parsed.servers, parsed.errors);
-    const deadline = Date.now() + 3_000;
-    while (spawns(b) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => spawns(b) > 0, 'a start in the new folder', 3_000);
     assert.deepEqual([spawns(a), spawns(b)], [1, 1], 'the server runs in the old folder still');
   });
 

@@ -10,6 +10,7 @@ import { RESTARTED } from '../../../src/core/servers/serverManager';
 import type { Client } from './support';
 import type { Peer } from './support';
 import type { MemoryLogger } from '../helpers/logger';
+import { waitFor } from '../helpers/logger';
 import type { SavedSession } from '../../../src/core/state/taskStore';
 import { isTerminal } from '../../../src/core/tasks/status';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
@@ -26,13 +27,7 @@ function configure(c: Client, servers: Record<string, unknown>): void {
   c.servers.setConfiguration(parsed.servers, parsed.errors);
 }
 
-async function until(what: string, check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = (what: string, check: () => boolean) => waitFor(check, what, 15_000);
 
 describe('reliability: the configuration of a stdio server with live tasks changes', function () {
   this.timeout(30_000);

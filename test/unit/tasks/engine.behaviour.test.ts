@@ -274,11 +274,6 @@ describe('TaskEngine: behaviour against a scripted server', () => {
 
   it('an ended task whose id a new task reuses keeps the result stored for it, moved to its new key', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-reuse-'));
-    const until = async (what: string, predicate: () => Promise<boolean>) => {
-      for (const deadline = Date.now() + 5000; !(await predicate()); await new Promise((r) => setTimeout(r, 5))) {
-        if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-      }
-    };
     try {
       const store = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, debounceMs: 1 });
       const h = await harness({ server: { pollInterval: 10 } });
@@ -286,7 +281,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
       const first = await h.engine.callTool('fake', 'required-tool');
       h.server.complete(first.taskId, { content: [{ type: 'text', text: 'kept' }] });
       await waitFor(() => h.snap(first.taskId).outcome !== undefined, 'the first outcome');
-      await until('the outcome file', async () => (await store.loadOutcome(first.key)) !== undefined);
+      await waitFor(async () => (await store.loadOutcome(first.key)) !== undefined, 'the outcome file');
       store.dispose();
 
       // The next window: the snapshot comes back without its outcome, which stays on disk.
@@ -302,7 +297,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
       const expected = h.snap(first.taskId).outcome;
       assert.deepEqual(earlier.outcome, expected);
       assert.equal(earlier.note, undefined);
-      await until('the file moved to the new key', async () => (await reopened.loadOutcome(earlier.key)) !== undefined && (await reopened.loadOutcome(first.key)) === undefined);
+      await waitFor(async () => (await reopened.loadOutcome(earlier.key)) !== undefined && (await reopened.loadOutcome(first.key)) === undefined, 'the file moved to the new key');
       assert.deepEqual(await reopened.loadOutcome(earlier.key), expected);
       reopened.dispose();
     } finally {
