@@ -10,7 +10,6 @@ import type { MemoryLogger } from './logger';
 
 const root = path.resolve(__dirname, '../../../..');
 const fixturePath = path.join(root, 'test/fixtures/servers/http-fixture.mjs');
-const everythingPath = path.join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
 /** A request as the fixture recorded it. */
 export interface RecordedRequest {
@@ -35,14 +34,22 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
 
 /** Our scripted node:http fixture (test/fixtures/servers/http-fixture.mjs), on a free port. */
 export class HttpFixture {
-  private constructor(
-    private readonly child: ChildProcess,
-    readonly port: number,
-  ) {}
+  private child?: ChildProcess;
+  port = 0;
 
-  static async start(): Promise<HttpFixture> {
+  /** For a describe block: the fixture, started before its tests, reset before each and stopped after them. */
+  static forSuite(): HttpFixture {
+    const fx = new HttpFixture();
+    before(() => fx.start());
+    after(() => fx.stop());
+    beforeEach(() => fx.reset());
+    return fx;
+  }
+
+  private async start(): Promise<void> {
     const child = spawn(process.execPath, [fixturePath], { stdio: ['pipe', 'pipe', 'inherit'] });
-    const port = await new Promise<number>((resolve, reject) => {
+    this.child = child;
+    this.port = await new Promise<number>((resolve, reject) => {
       let out = '';
       const onData = (chunk: Buffer) => {
         out += chunk.toString('utf8');
@@ -63,7 +70,6 @@ export class HttpFixture {
       child.on('exit', onExit);
     });
     child.stdout!.resume();
-    return new HttpFixture(child, port);
   }
 
   /** The URL of `path` on the fixture, e.g. `url('/json/mcp')`. */
@@ -80,8 +86,8 @@ export class HttpFixture {
     await (await fetch(this.url('/_reset'), { method: 'POST' })).body?.cancel();
   }
 
-  stop(): Promise<void> {
-    return stopProcess(this.child);
+  async stop(): Promise<void> {
+    if (this.child) await stopProcess(this.child);
   }
 }
 
@@ -93,64 +99,6 @@ export async function freePort(): Promise<number> {
   const port = (srv.address() as net.AddressInfo).port;
   await new Promise((r) => srv.close(r));
   return port;
-}
-
-/** `@modelcontextprotocol/server-everything` over HTTP, started on a free port. */
-export class EverythingHttpServer {
-  private constructor(
-    private readonly child: ChildProcess,
-    readonly port: number,
-  ) {}
-
-  /** Starts it in `mode`; retries with another port if the one picked was taken meanwhile. */
-  static async start(mode: 'streamableHttp' | 'sse'): Promise<EverythingHttpServer> {
-    let lastError: unknown;
-    for (let i = 0; i < 3; i++) {
-      const port = await freePort();
-      const child = spawn(process.execPath, [everythingPath, mode], {
-        env: { ...process.env, PORT: String(port) },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      try {
-        await waitForLine(child, /listening on port|running on port/i, 15000);
-        child.stderr!.resume(); // keep draining, or a chatty server would block on a full pipe
-        return new EverythingHttpServer(child, port);
-      } catch (err) {
-        lastError = err;
-        await stopProcess(child);
-      }
-    }
-    throw lastError;
-  }
-
-  url(p: string): string {
-    return `http://127.0.0.1:${this.port}${p}`;
-  }
-
-  stop(): Promise<void> {
-    return stopProcess(this.child);
-  }
-}
-
-function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    const timer = setTimeout(() => finish(new Error(`server printed no line matching ${pattern} within ${timeoutMs} ms:\n${text}`)), timeoutMs);
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString('utf8');
-      if (pattern.test(text)) finish();
-    };
-    const onExit = (code: number | null) => finish(new Error(`server exited with ${code}:\n${text}`));
-    const finish = (err?: Error) => {
-      clearTimeout(timer);
-      child.stderr!.off('data', onData);
-      child.off('exit', onExit);
-      if (err) reject(err);
-      else resolve();
-    };
-    child.stderr!.on('data', onData);
-    child.on('exit', onExit);
-  });
 }
 
 /** A transport under test, its connection, and what the transport reported beside the messages. */

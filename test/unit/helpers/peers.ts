@@ -80,13 +80,51 @@ export function waitForTask(
   });
 }
 
-/** A peer started as a child process on a free port; resolves once it prints `pattern`. */
-export async function startHttpPeer(args: string[], pattern: RegExp, env: Record<string, string> = {}): Promise<{ port: number; child: ChildProcess; stop(): Promise<void> }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, args, { env: { ...process.env, PORT: String(port), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  await new Promise<void>((resolve, reject) => {
+/** A server started as a child process, listening on 127.0.0.1 at `port`. */
+export interface HttpPeer {
+  port: number;
+  child: ChildProcess;
+  /** The URL of `p` on the server, e.g. `url('/mcp')`. */
+  url(p: string): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A peer started as a child process on `fixedPort` or a free port (another if it was taken
+ * meanwhile), told as PORT; resolves once it prints a line matching `pattern`.
+ */
+export async function startHttpPeer(args: string[], pattern: RegExp, fixedPort?: number): Promise<HttpPeer> {
+  let lastError: unknown;
+  for (let i = 0; i < (fixedPort === undefined ? 3 : 1); i++) {
+    const port = fixedPort ?? (await freePort());
+    const child = spawn(process.execPath, args, { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      await waitForLine(child, pattern, 15_000);
+      return { port, child, url: (p) => `http://127.0.0.1:${port}${p}`, stop: () => stopProcess(child) };
+    } catch (err) {
+      lastError = err;
+      await stopProcess(child);
+    }
+  }
+  throw lastError;
+}
+
+/** `@modelcontextprotocol/server-everything` over HTTP in `mode`, on `port` or a free one. */
+export const startEverything = (mode: 'streamableHttp' | 'sse', port?: number) => startHttpPeer([everythingEntry, mode], /listening on port|running on port/i, port);
+
+/** For a describe block: the peer `start` starts before its tests, stopped after them (read it in the tests). */
+export function peerForSuite(start: () => Promise<HttpPeer>): HttpPeer {
+  const peer = {} as HttpPeer;
+  before(async () => Object.assign(peer, await start()));
+  after(() => peer.stop?.());
+  return peer;
+}
+
+/** Resolves once `child` prints (on stdout or stderr) text matching `pattern`; both streams are drained after. */
+function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     let text = '';
-    const timer = setTimeout(() => done(new Error(`peer printed no line matching ${pattern} in 15 s:\n${text}`)), 15000);
+    const timer = setTimeout(() => done(new Error(`peer printed no line matching ${pattern} in ${timeoutMs / 1000} s:\n${text}`)), timeoutMs);
     const onData = (d: Buffer) => {
       text += d.toString('utf8');
       if (pattern.test(text)) done();
@@ -106,5 +144,4 @@ export async function startHttpPeer(args: string[], pattern: RegExp, env: Record
     child.stderr!.on('data', onData);
     child.on('exit', onExit);
   });
-  return { port, child, stop: () => stopProcess(child) };
 }

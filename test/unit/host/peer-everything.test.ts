@@ -12,7 +12,7 @@ import { StdioTransport } from '../../../src/core/transports/stdio';
 import { StreamableHttpTransport } from '../../../src/core/transports/streamableHttp';
 import type { Transport } from '../../../src/core/transports/transport';
 import { MemoryLogger } from '../helpers/logger';
-import { everythingEntry, startHttpPeer } from '../helpers/peers';
+import { everythingEntry, startEverything } from '../helpers/peers';
 
 const transports: Array<{ name: string; make: (log: MemoryLogger) => Promise<{ transport: Transport; stop: () => Promise<void> }> }> = [
   {
@@ -22,7 +22,7 @@ const transports: Array<{ name: string; make: (log: MemoryLogger) => Promise<{ t
   {
     name: 'Streamable HTTP',
     make: async (log) => {
-      const peer = await startHttpPeer([everythingEntry, 'streamableHttp'], /listening on port|running on port/i);
+      const peer = await startEverything('streamableHttp');
       return { transport: new StreamableHttpTransport({ url: `http://127.0.0.1:${peer.port}/mcp`, logger: log, serverName: 'everything' }), stop: peer.stop };
     },
   },

@@ -1,11 +1,9 @@
 import * as assert from 'node:assert/strict';
-import * as path from 'node:path';
 import { CallToolResultSchema } from '../../../src/core/protocol/schemas';
 import { McpSession } from '../../../src/core/protocol/session';
 import { StdioTransport } from '../../../src/core/transports/stdio';
 import { MemoryLogger } from '../helpers/logger';
-
-export const everythingEntry = path.resolve(__dirname, '../../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+import { everythingEntry } from '../helpers/peers';
 
 describe('peer: server-everything over stdio', function () {
   this.timeout(30000);

@@ -16,9 +16,8 @@ import { ErrorCode } from '../../../src/core/jsonrpc/errors';
 import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
 import type { McpSession } from '../../../src/core/protocol/session';
 import type { StreamableHttpTransport } from '../../../src/core/transports/streamableHttp';
-import { spawn } from 'node:child_process';
-import { freePort, stopProcess } from '../helpers/httpServers';
-import { everythingEntry } from '../helpers/peers';
+import { freePort } from '../helpers/httpServers';
+import { startEverything } from '../helpers/peers';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 import type { Client, Peer } from './support';
 import { openClient, startPeer, taskLab } from './support';
@@ -246,13 +245,8 @@ describe('reliability: faults', function () {
 
   /** server-everything over Streamable HTTP on `port`, once it listens. */
   async function everythingAt(port: number): Promise<Peer> {
-    const child = spawn(node, [everythingEntry, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
-    let text = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stderr!.on('data', (d: Buffer) => /listening on port/i.test((text += d.toString('utf8'))) && resolve());
-      child.once('exit', (code) => reject(new Error(`server-everything exited (${code}): ${text}`)));
-    });
-    const p: Peer = { port, child, crashed: new Promise<never>(() => undefined), stop: () => stopProcess(child) };
+    const { child, stop } = await startEverything('streamableHttp', port);
+    const p: Peer = { port, child, crashed: new Promise<never>(() => undefined), stop };
     peers.push(p);
     return p;
   }

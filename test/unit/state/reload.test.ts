@@ -13,7 +13,7 @@ import { createTransport } from '../../../src/core/transports/factory';
 import { isTerminal } from '../../../src/core/tasks/status';
 import { Emitter } from '../../../src/core/util/event';
 import { MemoryLogger, waitFor } from '../helpers/logger';
-import { everythingEntry, startHttpPeer, waitForTask } from '../helpers/peers';
+import { peerForSuite, startEverything, waitForTask } from '../helpers/peers';
 
 /** How a test window differs from the plain one: a shared store (no folder), and the questions it is asked. */
 interface WindowOptions {
@@ -105,12 +105,8 @@ function openWindow(dir: string, url: string, onTransport?: (resuming: boolean) 
 
 describe('reload: tasks and results survive the window (server-everything over Streamable HTTP)', function () {
   this.timeout(60000);
-  let peer: Awaited<ReturnType<typeof startHttpPeer>>;
+  const peer = peerForSuite(() => startEverything('streamableHttp'));
   let dir: string;
-  before(async () => {
-    peer = await startHttpPeer([everythingEntry, 'streamableHttp'], /listening on port|running on port/i);
-  });
-  after(() => peer?.stop());
   beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-store-'))));
   // A store write still in flight after dispose may add a temporary file while the folder goes.
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
@@ -211,7 +207,7 @@ describe('reload: tasks and results survive the window (server-everything over S
   });
 
   it('a window whose server is down keeps the session for the next window: a connection that fails does not drop it', async () => {
-    const down = await startHttpPeer([everythingEntry, 'streamableHttp'], /listening on port|running on port/i);
+    const down = await startEverything('streamableHttp');
     const url = `http://127.0.0.1:${down.port}/mcp`;
     let sessions: Array<{ sessionId: string }> = [];
     try {

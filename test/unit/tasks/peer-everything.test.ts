@@ -6,7 +6,7 @@ import type { ServerRequestContext } from '../../../src/core/tasks/engine';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { MemoryLogger } from '../helpers/logger';
 import type { EngineHarness } from '../helpers/peers';
-import { connectEngine, everythingEntry, sdkExamples, startHttpPeer } from '../helpers/peers';
+import { connectEngine, everythingEntry, sdkExamples, startEverything, startHttpPeer } from '../helpers/peers';
 
 function text(s: TaskSnapshot): string {
   assert.equal(s.outcome?.kind, 'result', `outcome: ${JSON.stringify(s.outcome)}`);
@@ -22,7 +22,7 @@ const transports: Array<{ name: string; make: () => Promise<{ transport: Transpo
   {
     name: 'Streamable HTTP',
     make: async () => {
-      const peer = await startHttpPeer([everythingEntry, 'streamableHttp'], /listening on port|running on port/i);
+      const peer = await startEverything('streamableHttp');
       const transport = new StreamableHttpTransport({ url: `http://127.0.0.1:${peer.port}/mcp`, logger: new MemoryLogger(), serverName: 'everything' });
       return { transport, stop: peer.stop };
     },

@@ -11,7 +11,8 @@ import { StreamableHttpTransport } from '../../../src/core/transports/streamable
 import { KEEPALIVE_MS, nodeFetch } from '../../../src/core/transports/nodeFetch';
 import type { Transport } from '../../../src/core/transports/transport';
 import type { RecordedClient } from '../helpers/httpServers';
-import { EverythingHttpServer, hostileServer, recordClient } from '../helpers/httpServers';
+import { hostileServer, recordClient } from '../helpers/httpServers';
+import { startEverything } from '../helpers/peers';
 import { MemoryLogger } from '../helpers/logger';
 
 const initParams = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'mcp-tasks-test', version: '0.0.0' } };
@@ -61,7 +62,7 @@ describe('silent event streams outlive fetch\'s body timeout (server-everything)
   });
 
   it('legacy SSE: an idle session stays open and answers (the same stream through fetch is cut)', async () => {
-    const server = await EverythingHttpServer.start('sse');
+    const server = await startEverything('sse');
     try {
       assert.equal(await fetchedStreamEnds(server.url('/sse')), 'UND_ERR_BODY_TIMEOUT', 'fetch cuts the idle stream here');
       const log = new MemoryLogger();
@@ -79,7 +80,7 @@ describe('silent event streams outlive fetch\'s body timeout (server-everything)
   });
 
   it('Streamable HTTP: an idle GET stream stays open, not cut and reopened', async () => {
-    const server = await EverythingHttpServer.start('streamableHttp');
+    const server = await startEverything('streamableHttp');
     try {
       const log = new MemoryLogger();
       const transport = new StreamableHttpTransport({ url: server.url('/mcp'), logger: log, serverName: 'everything' });

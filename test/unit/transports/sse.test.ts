@@ -4,7 +4,8 @@ import type { LegacySseOptions } from '../../../src/core/transports/sse';
 import { LegacySseTransport } from '../../../src/core/transports/sse';
 import { TransportHttpError, TransportParseError } from '../../../src/core/transports/transport';
 import type { RecordedClient } from '../helpers/httpServers';
-import { EverythingHttpServer, hostileServersForEachTest, HttpFixture, recordClient } from '../helpers/httpServers';
+import { hostileServersForEachTest, HttpFixture, recordClient } from '../helpers/httpServers';
+import { peerForSuite, startEverything } from '../helpers/peers';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 
 const PROTOCOL_VERSION = '2025-11-25';
@@ -34,9 +35,7 @@ afterEach(async () => {
 
 describe('LegacySseTransport against server-everything', function () {
   this.timeout(30_000);
-  let server: EverythingHttpServer;
-  before(async () => (server = await EverythingHttpServer.start('sse')));
-  after(() => server?.stop());
+  const server = peerForSuite(() => startEverything('sse'));
 
   it('initializes (the server answers 2025-11-25) and lists simulate-research-query as a required-task tool', async () => {
     const c = client(server.url('/sse'), { serverName: 'everything' });
@@ -63,9 +62,7 @@ describe('LegacySseTransport against server-everything', function () {
 
 describe('LegacySseTransport configured for a Streamable HTTP server (server-everything streamableHttp)', function () {
   this.timeout(30_000);
-  let server: EverythingHttpServer;
-  before(async () => (server = await EverythingHttpServer.start('streamableHttp')));
-  after(() => server?.stop());
+  const server = peerForSuite(() => startEverything('streamableHttp'));
 
   it('suggests "type": "http" from its answer to a GET without a session (HTTP 400, a JSON-RPC error)', async () => {
     const c = client(server.url('/mcp'));
@@ -80,10 +77,7 @@ describe('LegacySseTransport configured for a Streamable HTTP server (server-eve
 
 describe('LegacySseTransport against the http fixture', function () {
   this.timeout(15_000);
-  let fx: HttpFixture;
-  before(async () => (fx = await HttpFixture.start()));
-  after(() => fx?.stop());
-  beforeEach(() => fx.reset());
+  const fx = HttpFixture.forSuite();
 
   it('resolves the relative endpoint, POSTs there, and reads answers from the stream', async () => {
     const c = client(fx.url('/legacy/sse'));

@@ -5,7 +5,8 @@ import type { StreamableHttpOptions } from '../../../src/core/transports/streama
 import { StreamableHttpTransport } from '../../../src/core/transports/streamableHttp';
 import { SessionExpiredError, TransportHttpError, TransportParseError } from '../../../src/core/transports/transport';
 import type { RecordedClient, RecordedRequest } from '../helpers/httpServers';
-import { EverythingHttpServer, freePort, hostileServersForEachTest, HttpFixture, recordClient } from '../helpers/httpServers';
+import { freePort, hostileServersForEachTest, HttpFixture, recordClient } from '../helpers/httpServers';
+import { peerForSuite, startEverything } from '../helpers/peers';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 
 const PROTOCOL_VERSION = '2025-11-25';
@@ -63,9 +64,7 @@ afterEach(async () => {
 
 describe('StreamableHttpTransport against server-everything', function () {
   this.timeout(30_000);
-  let server: EverythingHttpServer;
-  before(async () => (server = await EverythingHttpServer.start('streamableHttp')));
-  after(() => server?.stop());
+  const server = peerForSuite(() => startEverything('streamableHttp'));
 
   it('initializes at 2025-11-25, lists simulate-research-query as a required-task tool, opens the GET stream, and deletes the session on close', async () => {
     const c = client(server.url('/mcp'), { serverName: 'everything' });
@@ -145,10 +144,7 @@ describe('StreamableHttpTransport against server-everything', function () {
 
 describe('StreamableHttpTransport against the http fixture', function () {
   this.timeout(15_000);
-  let fx: HttpFixture;
-  before(async () => (fx = await HttpFixture.start()));
-  after(() => fx?.stop());
-  beforeEach(() => fx.reset());
+  const fx = HttpFixture.forSuite();
 
   const byMethod = async (method: string): Promise<RecordedRequest[]> => (await fx.requests()).filter((r) => r.method === method);
 
