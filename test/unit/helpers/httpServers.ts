@@ -6,7 +6,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { JsonRpcConnection } from '../../../src/core/jsonrpc/connection';
 import type { Transport, TransportCloseInfo } from '../../../src/core/transports/transport';
-import type { MemoryLogger } from './logger';
+import { MemoryLogger } from './logger';
 
 const root = path.resolve(__dirname, '../../../..');
 const fixturePath = path.join(root, 'test/fixtures/servers/http-fixture.mjs');
@@ -126,6 +126,26 @@ export function recordClient<T extends Transport>(transport: T, log: MemoryLogge
     onclose?.(info);
   };
   return c;
+}
+
+/**
+ * For a test file: `client(...)` wraps the transport that `make` builds over a new log, as
+ * recordClient does; `open` holds the clients made, each closed after its test.
+ */
+export function clientsForEachTest<A extends unknown[], T extends Transport>(make: (log: MemoryLogger, ...args: A) => T): { client(...args: A): RecordedClient<T>; open: Array<RecordedClient<T>> } {
+  const open: Array<RecordedClient<T>> = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((c) => c.conn.close()));
+  });
+  return {
+    open,
+    client: (...args) => {
+      const log = new MemoryLogger();
+      const c = recordClient(make(log, ...args), log);
+      open.push(c);
+      return c;
+    },
+  };
 }
 
 /** A hand-written HTTP server on 127.0.0.1, for servers too hostile for the fixture. */

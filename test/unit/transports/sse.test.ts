@@ -3,35 +3,20 @@ import { ConnectionClosedError } from '../../../src/core/jsonrpc/errors';
 import type { LegacySseOptions } from '../../../src/core/transports/sse';
 import { LegacySseTransport } from '../../../src/core/transports/sse';
 import { TransportHttpError, TransportParseError } from '../../../src/core/transports/transport';
-import type { RecordedClient } from '../helpers/httpServers';
-import { hostileServersForEachTest, HttpFixture, recordClient } from '../helpers/httpServers';
+import { clientsForEachTest, hostileServersForEachTest, HttpFixture } from '../helpers/httpServers';
 import { peerForSuite, startEverything } from '../helpers/peers';
-import { MemoryLogger, waitFor } from '../helpers/logger';
+import { waitFor } from '../helpers/logger';
 
 const PROTOCOL_VERSION = '2025-11-25';
 const initParams = { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'mcp-tasks-test', version: '0.0.0' } };
 
-type Client = RecordedClient<LegacySseTransport>;
-
-const open: Client[] = [];
-
-function client(url: string, options: Partial<LegacySseOptions> = {}): Client {
-  const log = new MemoryLogger();
-  const transport = new LegacySseTransport({ url, logger: log, serverName: 'legacy', ...options });
-  const c = recordClient(transport, log);
-  open.push(c);
-  return c;
-}
+const { client, open } = clientsForEachTest((log, url: string, options: Partial<LegacySseOptions> = {}) => new LegacySseTransport({ url, logger: log, serverName: 'legacy', ...options }));
 
 /** Where the transport posts its messages: the endpoint its log says it connected with. */
-function endpointOf(c: Client): string {
+function endpointOf(c: ReturnType<typeof client>): string {
   const line = c.log.lines.find((l) => l.level === 'info' && l.message.startsWith(`Connected to ${c.transport.description}; posting to `));
   return line?.message.split('; posting to ')[1] ?? '';
 }
-
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((c) => c.conn.close()));
-});
 
 describe('LegacySseTransport against server-everything', function () {
   this.timeout(30_000);

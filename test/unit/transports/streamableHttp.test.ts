@@ -5,30 +5,19 @@ import type { StreamableHttpOptions } from '../../../src/core/transports/streama
 import { StreamableHttpTransport } from '../../../src/core/transports/streamableHttp';
 import { SessionExpiredError, TransportHttpError, TransportParseError } from '../../../src/core/transports/transport';
 import type { RecordedClient, RecordedRequest } from '../helpers/httpServers';
-import { freePort, hostileServersForEachTest, HttpFixture, recordClient } from '../helpers/httpServers';
+import { clientsForEachTest, freePort, hostileServersForEachTest, HttpFixture } from '../helpers/httpServers';
 import { peerForSuite, startEverything } from '../helpers/peers';
-import { MemoryLogger, waitFor } from '../helpers/logger';
+import { waitFor } from '../helpers/logger';
 
 const PROTOCOL_VERSION = '2025-11-25';
 const clientInfo = { name: 'mcp-tasks-test', version: '0.0.0' };
 
 type Client = RecordedClient<StreamableHttpTransport>;
 
-const open: Client[] = [];
-
-function client(url: string, options: Partial<StreamableHttpOptions> = {}): Client {
-  const log = new MemoryLogger();
-  const transport = new StreamableHttpTransport({
-    url,
-    logger: log,
-    serverName: 'fixture',
-    reconnect: { initialDelayMs: 20, maxDelayMs: 200, maxRetries: 3 },
-    ...options,
-  });
-  const c = recordClient(transport, log);
-  open.push(c);
-  return c;
-}
+const { client, open } = clientsForEachTest(
+  (log, url: string, options: Partial<StreamableHttpOptions> = {}) =>
+    new StreamableHttpTransport({ url, logger: log, serverName: 'fixture', reconnect: { initialDelayMs: 20, maxDelayMs: 200, maxRetries: 3 }, ...options }),
+);
 
 async function initialize(c: Client): Promise<Record<string, unknown>> {
   await c.conn.start();
@@ -57,10 +46,6 @@ async function rawPing(url: string, sessionId: string): Promise<number> {
   await r.body?.cancel();
   return r.status;
 }
-
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((c) => c.conn.close()));
-});
 
 describe('StreamableHttpTransport against server-everything', function () {
   this.timeout(30_000);
