@@ -13,18 +13,14 @@ import { taskKey } from '../../../src/core/tasks/types';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 import type { Client } from './support';
 import type { Peer } from './support';
-import { openClient, startPeer, taskLab } from './support';
+import { clientsAndPeersForEachTest, startPeer, taskLab } from './support';
 
 describe('reliability: malformed configuration next to a good server', function () {
   this.timeout(30_000);
+  const { open } = clientsAndPeersForEachTest();
   let dir: string;
-  let client: Client | undefined;
   beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-config-'))));
-  afterEach(async () => {
-    await client?.close();
-    client = undefined;
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('syntax errors, unknown types, missing commands and bad variables are reported precisely; the good server connects and runs a task', async () => {
     const folder = (name: string): ConfigSource => ({ kind: 'workspaceFolder', folderName: name, folderPath: path.join(dir, name), file: path.join(dir, name, '.vscode/mcp.json') });
@@ -50,8 +46,7 @@ describe('reliability: malformed configuration next to a good server', function 
       folder('b'),
     );
     const config = combineConfigs([broken, mixed]);
-    client = openClient({ config });
-    const c = client;
+    const c = open({ config });
 
     // Parse-time problems: each names the file (and line), the server and what is wrong.
     const messages = c.servers.errors.map((e) => `${e.kind}: ${e.message}`);
@@ -95,11 +90,10 @@ describe('reliability: malformed configuration next to a good server', function 
       here: { command: process.execPath, args: [taskLab, 'stdio', '--spawn-log', '${workspaceFolder}/spawns'] },
       elsewhere: { command: process.execPath, args: [taskLab, 'stdio', '--spawn-log', path.join(dir, 'spawns')] },
     };
-    client = openClient({
+    const c = open({
       servers,
       manager: { resolveContext: () => ({ userHome: os.homedir(), env: process.env, folderPaths: folders, folders: Object.fromEntries(folders.map((f) => [path.basename(f), f])), readFile: (p) => fs.promises.readFile(p, 'utf8') }) },
     });
-    const c = client;
     await c.servers.getSession(c.id('here'));
     await c.servers.getSession(c.id('elsewhere'));
     const spawns = (f: string) => (fs.existsSync(path.join(f, 'spawns')) ? fs.readFileSync(path.join(f, 'spawns'), 'utf8').trim().split('\n').length : 0);
@@ -120,11 +114,10 @@ describe('reliability: malformed configuration next to a good server', function 
     const [a, b] = ['a', 'b'].map((n) => (fs.mkdirSync(path.join(dir, n)), path.join(dir, n)));
     let folders = [a];
     const servers = { here: { command: process.execPath, args: [taskLab, 'stdio', '--spawn-log', 'spawns'], cwd: '.' } };
-    client = openClient({
+    const c = open({
       servers,
       manager: { resolveContext: () => ({ userHome: os.homedir(), env: process.env, folderPaths: folders, folders: Object.fromEntries(folders.map((f) => [path.basename(f), f])), readFile: (p) => fs.promises.readFile(p, 'utf8') }) },
     });
-    const c = client;
     await c.servers.getSession(c.id('here'));
     const spawns = (f: string) => (fs.existsSync(path.join(f, 'spawns')) ? fs.readFileSync(path.join(f, 'spawns'), 'utf8').trim().split('\n').length : 0);
     assert.deepEqual([spawns(a), spawns(b)], [1, 0]);
@@ -138,8 +131,7 @@ describe('reliability: malformed configuration next to a good server', function 
   it('a server made invalid by an edit saved mid-typing keeps its process and its live task until the edit is fixed; the error says so', async () => {
     const spawnLog = path.join(dir, 'spawns');
     const good = { type: 'stdio', command: process.execPath, args: [taskLab, 'stdio', '--spawn-log', spawnLog, '--poll-interval', '100'] };
-    client = openClient({ servers: { lab: good } });
-    const c = client;
+    const c = open({ servers: { lab: good } });
     const id = c.id('lab');
     const t = await c.engine.callTool(id, 'work', { arguments: { tag: 'edited', durationMs: 1500 } });
     const typing = parseSettingServers({ lab: { ...good, type: 'std' } });
@@ -172,6 +164,7 @@ describe('reliability: malformed configuration next to a good server', function 
     const peer: Peer = await startPeer([taskLab, 'http', '--require', 'x-key=the-key']);
     try {
       let answer!: (v: string) => void;
+      let c!: Client;
       const asked = new Promise<void>((ready) => {
         const config = parseMcpJson(
           JSON.stringify({
@@ -180,9 +173,8 @@ describe('reliability: malformed configuration next to a good server', function 
           }),
           { kind: 'workspaceFolder', folderName: 'app', folderPath: dir, file: path.join(dir, '.vscode/mcp.json') },
         );
-        client = openClient({ config, promptInput: () => (ready(), new Promise<string>((r) => (answer = r))) });
+        c = open({ config, promptInput: () => (ready(), new Promise<string>((r) => (answer = r))) });
       });
-      const c = client!;
       const id = c.id('remote');
       const service = new TasksService({ engine: c.engine, servers: c.servers, logger: c.log });
       const at = new Date().toISOString();
@@ -212,10 +204,10 @@ describe('reliability: malformed configuration next to a good server', function 
   it('a server disconnected while its input is asked is not started once the input is given', async () => {
     const spawnLog = path.join(dir, 'spawns');
     let answer!: (v: string) => void;
+    let c!: Client;
     const asked = new Promise<void>((ready) => {
-      client = openClient({ config: withInput(spawnLog), promptInput: () => (ready(), new Promise<string>((r) => (answer = r))) });
+      c = open({ config: withInput(spawnLog), promptInput: () => (ready(), new Promise<string>((r) => (answer = r))) });
     });
-    const c = client!;
     const connecting = c.servers.getSession(c.id('lab'));
     await asked;
     await c.servers.disconnect(c.id('lab'));
@@ -228,8 +220,7 @@ describe('reliability: malformed configuration next to a good server', function 
 
   it('an input the user dismissed is not asked again by background work, only by the user\'s next action', async () => {
     let prompts = 0;
-    client = openClient({ config: withInput(path.join(dir, 'spawns')), promptInput: async () => (prompts++ === 0 ? undefined : 'the-key') });
-    const c = client;
+    const c = open({ config: withInput(path.join(dir, 'spawns')), promptInput: async () => (prompts++ === 0 ? undefined : 'the-key') });
     const id = c.id('lab');
     await assert.rejects(c.servers.getSession(id), /cancelled \(no value given for input "key"\)\. Connect the server to be asked again\.$/);
     assert.equal(c.servers.get(id)?.state.kind, 'idle', 'a dismissal is no error');
@@ -251,8 +242,7 @@ describe('reliability: malformed configuration next to a good server', function 
     const spawnLog = path.join(dir, 'spawns');
     let prompts = 0;
     const saved: { value?: string } = {};
-    client = openClient({ config: withInput(spawnLog), promptInput: async () => (prompts++, 'the-key'), manager: { savedInput: async () => saved.value } });
-    const c = client;
+    const c = open({ config: withInput(spawnLog), promptInput: async () => (prompts++, 'the-key'), manager: { savedInput: async () => saved.value } });
     const id = c.id('lab');
     // A user's action that starts while a quiet connection is under way is asked, not refused.
     const quiet = c.servers.getSession(id, { quiet: true });
@@ -284,7 +274,7 @@ describe('reliability: malformed configuration next to a good server', function 
         }),
         { kind: 'workspaceFolder', folderName: 'app', folderPath: dir, file: path.join(dir, '.vscode/mcp.json') },
       );
-      client = openClient({ config, promptInput: async () => void prompts++ });
+      const client = open({ config, promptInput: async () => void prompts++ });
       const id = client.id('remote');
       const at = new Date().toISOString();
       client.engine.restore([{ key: `${id}\u0000t-1`, serverId: id, taskId: 't-1', kind: 'task', toolName: 'work', status: 'working', createdAt: at, lastUpdatedAt: at, ttl: null, origin: 'user' }]);

@@ -8,13 +8,12 @@ import * as path from 'node:path';
 import { parseSettingServers } from '../../../src/core/config/parse';
 import { RESTARTED } from '../../../src/core/servers/serverManager';
 import type { Client } from './support';
-import type { Peer } from './support';
 import type { MemoryLogger } from '../helpers/logger';
 import { waitFor } from '../helpers/logger';
 import type { SavedSession } from '../../../src/core/state/taskStore';
 import { isTerminal } from '../../../src/core/tasks/status';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
-import { fixtures, openClient, startPeer, taskLab } from './support';
+import { clientsAndPeersForEachTest, fixtures, startPeer, taskLab } from './support';
 
 /** The note of a task whose removed server the user disconnected. */
 const DROPPED = 'Its server was removed from the configuration and disconnected by the user.';
@@ -31,14 +30,10 @@ const until = (what: string, check: () => boolean) => waitFor(check, what, 15_00
 
 describe('reliability: the configuration of a stdio server with live tasks changes', function () {
   this.timeout(30_000);
+  const { open, peers } = clientsAndPeersForEachTest();
   let dir: string;
-  let client: Client | undefined;
   beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-edit-'))));
-  afterEach(async () => {
-    await client?.close();
-    client = undefined;
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   /** task-lab over stdio, which notes each start in the spawn log named `log` (what tells configurations apart). */
   const lab = (log: string, extra: Record<string, unknown> = {}, more: string[] = []) => ({ type: 'stdio', command: process.execPath, args: [taskLab, 'stdio', '--spawn-log', path.join(dir, log), '--poll-interval', '50', ...more], ...extra });
@@ -49,8 +44,7 @@ describe('reliability: the configuration of a stdio server with live tasks chang
   const tasks = (n: number, calls = 0, results = 0) => ({ tasks: n, calls, results });
 
   it('keeps the process and its live tasks until they end (the count follows them), then restarts with the new configuration, connected as it was', async () => {
-    client = openClient({ servers: { lab: lab('a') } });
-    const c = client;
+    const c = open({ servers: { lab: lab('a') } });
     const id = c.id('lab');
     const short = await work(c, 'short', 600);
     const long = await work(c, 'long', 1500);
@@ -69,8 +63,7 @@ describe('reliability: the configuration of a stdio server with live tasks chang
   });
 
   it('an ended task whose result is still being fetched keeps the process too: the result is kept, then the server restarts', async () => {
-    client = openClient({ servers: { lab: lab('a', {}, ['--result-delay', '800']) } });
-    const c = client;
+    const c = open({ servers: { lab: lab('a', {}, ['--result-delay', '800']) } });
     const id = c.id('lab');
     const task = await work(c, 'slow result', 300);
     const running = c.servers.peekSession(id);
@@ -85,8 +78,7 @@ describe('reliability: the configuration of a stdio server with live tasks chang
   });
 
   it('a result that cannot be fetched does not keep the process for ever: after 3 failed tries it restarts, and the log says why', async () => {
-    client = openClient({ servers: { lab: lab('a', {}, ['--result-error']) } });
-    const c = client;
+    const c = open({ servers: { lab: lab('a', {}, ['--result-error']) } });
     const id = c.id('lab');
     const task = await work(c, 'no result', 200);
     const running = c.servers.peekSession(id);
@@ -101,8 +93,7 @@ describe('reliability: the configuration of a stdio server with live tasks chang
   });
 
   it('a further edit replaces the waiting configuration, an invalid one keeps it, and an edit back to the running one cancels the restart', async () => {
-    client = openClient({ servers: { lab: lab('a') } });
-    const c = client;
+    const c = open({ servers: { lab: lab('a') } });
     const id = c.id('lab');
     const first = await work(c, 'first', 1000);
     configure(c, { lab: lab('b') });
@@ -128,8 +119,7 @@ describe('reliability: the configuration of a stdio server with live tasks chang
   });
 
   it('Restart applies the waiting configuration at once; the lost task says the user restarted its server', async () => {
-    client = openClient({ servers: { lab: lab('a') } });
-    const c = client;
+    const c = open({ servers: { lab: lab('a') } });
     const id = c.id('lab');
     const task = await work(c, 'long', 60_000);
     configure(c, { lab: lab('b') });
@@ -141,8 +131,7 @@ describe('reliability: the configuration of a stdio server with live tasks chang
   });
 
   it('a process that ends by itself while a new configuration waits: its tasks are lost as in any crash, and the next connection uses the new configuration', async () => {
-    client = openClient({ servers: { lab: lab('a') } });
-    const c = client;
+    const c = open({ servers: { lab: lab('a') } });
     const id = c.id('lab');
     const task = await work(c, 'long', 60_000);
     configure(c, { lab: lab('b') });
@@ -156,26 +145,19 @@ describe('reliability: the configuration of a stdio server with live tasks chang
 
   it('a server without live tasks restarts at once, as does a remote server with live tasks (they live on the server)', async () => {
     const peer = await startPeer([taskLab, 'http', '--port', '0']);
-    try {
-      const remote = (extra: Record<string, unknown> = {}) => ({ type: 'http', url: `http://127.0.0.1:${peer.port}/mcp`, ...extra });
-      client = openClient({ servers: { lab: lab('a'), remote: remote() } });
-      const c = client;
-      await c.servers.getSession(c.id('lab'));
-      const task = await c.engine.callTool(c.id('remote'), 'work', { arguments: { durationMs: 1000 } });
-      configure(c, { lab: lab('b'), remote: remote({ headers: { 'x-edited': '1' } }) });
-      assert.deepEqual([c.servers.get(c.id('lab'))?.newConfigWaitsFor, c.servers.get(c.id('remote'))?.newConfigWaitsFor], [undefined, undefined]);
-      await until('both to reconnect', () => spawns('b').length === 1 && c.servers.list().every((s) => s.state.kind === 'connected'));
-      assert.equal((await c.until(task.key, (s) => s.status !== 'working', 'the remote task')).status, 'completed');
-    } finally {
-      await client?.close();
-      client = undefined;
-      await peer.stop();
-    }
+    peers.push(peer);
+    const remote = (extra: Record<string, unknown> = {}) => ({ type: 'http', url: `http://127.0.0.1:${peer.port}/mcp`, ...extra });
+    const c = open({ servers: { lab: lab('a'), remote: remote() } });
+    await c.servers.getSession(c.id('lab'));
+    const task = await c.engine.callTool(c.id('remote'), 'work', { arguments: { durationMs: 1000 } });
+    configure(c, { lab: lab('b'), remote: remote({ headers: { 'x-edited': '1' } }) });
+    assert.deepEqual([c.servers.get(c.id('lab'))?.newConfigWaitsFor, c.servers.get(c.id('remote'))?.newConfigWaitsFor], [undefined, undefined]);
+    await until('both to reconnect', () => spawns('b').length === 1 && c.servers.list().every((s) => s.state.kind === 'connected'));
+    assert.equal((await c.until(task.key, (s) => s.status !== 'working', 'the remote task')).status, 'completed');
   });
 
   it('a server removed while its task runs keeps its process until the task ends, then closes; added back meanwhile, it goes on', async () => {
-    client = openClient({ servers: { lab: lab('a') } });
-    const c = client;
+    const c = open({ servers: { lab: lab('a') } });
     const id = c.id('lab');
     const task = await work(c, 'left', 800);
     const running = c.servers.peekSession(id);
@@ -198,8 +180,7 @@ describe('reliability: the configuration of a stdio server with live tasks chang
   });
 
   it("Disconnect of a removed server whose process runs its task (the removed row's action, which asks first) ends it now: the task is lost by the user's choice, as a removed remote server's is", async () => {
-    client = openClient({ servers: { lab: lab('a') } });
-    const c = client;
+    const c = open({ servers: { lab: lab('a') } });
     const id = c.id('lab');
     const task = await work(c, 'stopped', 60_000);
     const running = c.servers.peekSession(id);
@@ -211,8 +192,7 @@ describe('reliability: the configuration of a stdio server with live tasks chang
   });
 
   it('a server removed while the result of its ended task is being fetched keeps its process until the result is kept', async () => {
-    client = openClient({ servers: { lab: lab('a', {}, ['--result-delay', '800']) } });
-    const c = client;
+    const c = open({ servers: { lab: lab('a', {}, ['--result-delay', '800']) } });
     const id = c.id('lab');
     const task = await work(c, 'left', 300);
     const running = c.servers.peekSession(id);
@@ -230,13 +210,7 @@ describe('reliability: the configuration of a stdio server with live tasks chang
 
 describe('reliability: the configuration of a remote server with live tasks changes', function () {
   this.timeout(30_000);
-  let client: Client | undefined;
-  const peers: Peer[] = [];
-  afterEach(async () => {
-    await client?.close();
-    client = undefined;
-    await Promise.all(peers.splice(0).map((p) => p.stop()));
-  });
+  const { open, peers } = clientsAndPeersForEachTest();
 
   /** task-lab over Streamable HTTP (its tasks are the process's, whatever the session), on its own port. */
   const lab = async (...more: string[]) => {
@@ -250,8 +224,7 @@ describe('reliability: the configuration of a remote server with live tasks chan
 
   it('a changed url keeps the connection to the old endpoint, where its live task is, until the task ends; then it reconnects to the new one', async () => {
     const [a, b] = [await lab(), await lab()];
-    client = openClient({ servers: { remote: a } });
-    const c = client;
+    const c = open({ servers: { remote: a } });
     const id = c.id('remote');
     const task = await c.engine.callTool(id, 'work', { arguments: { durationMs: 1200 } });
     const old = c.servers.peekSession(id);
@@ -266,8 +239,7 @@ describe('reliability: the configuration of a remote server with live tasks chan
 
   it('a changed url keeps the old connection while the result of its ended task is being fetched: the result is kept', async () => {
     const [a, b] = [await lab('--result-delay', '800'), await lab()];
-    client = openClient({ servers: { remote: a } });
-    const c = client;
+    const c = open({ servers: { remote: a } });
     const id = c.id('remote');
     const task = await c.engine.callTool(id, 'work', { arguments: { tag: 'at a', durationMs: 300 } });
     const old = c.servers.peekSession(id);
@@ -283,8 +255,7 @@ describe('reliability: the configuration of a remote server with live tasks chan
 
   it('waiting, a connection that drops is made again to the old endpoint, not to the new one, while its task lives', async () => {
     const [a, b] = [await lab(), await lab()];
-    client = openClient({ servers: { remote: a } });
-    const c = client;
+    const c = open({ servers: { remote: a } });
     const id = c.id('remote');
     const task = await c.engine.callTool(id, 'work', { arguments: { durationMs: 2500 } });
     configure(c, { remote: b });
@@ -297,8 +268,7 @@ describe('reliability: the configuration of a remote server with live tasks chan
 
   it('a renamed server (removed under its old name) keeps its connection while its task lives, then closes; Disconnect ends it before', async () => {
     const a = await lab();
-    client = openClient({ servers: { remote: a } });
-    const c = client;
+    const c = open({ servers: { remote: a } });
     const id = c.id('remote');
     const task = await c.engine.callTool(id, 'work', { arguments: { durationMs: 1000 } });
     const old = c.servers.peekSession(id);
@@ -323,8 +293,7 @@ describe('reliability: the configuration of a remote server with live tasks chan
   it('Disconnect of a removed server ends its live tasks now, lost by the user\'s choice, whether its connection is up or has dropped (not after the grace period kept for a server that comes back)', async () => {
     const peer = await startPeer([path.join(fixtures, 'ws-server.mjs')]);
     peers.push(peer);
-    client = openClient({ servers: { http: await lab(), ws: { type: 'ws', url: `ws://127.0.0.1:${peer.port}/mcp` } } });
-    const c = client;
+    const c = open({ servers: { http: await lab(), ws: { type: 'ws', url: `ws://127.0.0.1:${peer.port}/mcp` } } });
     const [http, ws] = [c.id('http'), c.id('ws')];
     const tasks = [
       await c.engine.callTool(http, 'work', { arguments: { durationMs: 60_000 } }),
@@ -346,8 +315,7 @@ describe('reliability: the configuration of a remote server with live tasks chan
     const peer = await startPeer([path.join(fixtures, 'ws-server.mjs')]);
     peers.push(peer);
     const ws = (headers: Record<string, string> = {}) => ({ type: 'ws', url: `ws://127.0.0.1:${peer.port}/mcp`, headers });
-    client = openClient({ servers: { ws: ws() } });
-    const c = client;
+    const c = open({ servers: { ws: ws() } });
     const id = c.id('ws');
     const task = await c.engine.callTool(id, 'delayed_echo', { arguments: { message: 'task', delayMs: 1500 }, preference: 'task' });
     const call = await c.engine.callTool(id, 'delayed_echo', { arguments: { message: 'call', delayMs: 1500 }, preference: 'direct' });
@@ -364,8 +332,7 @@ describe('reliability: the configuration of a remote server with live tasks chan
   it('a Streamable HTTP session whose ended task has its result still to fetch is kept at shutdown (saved for the next window, which fetches it there), not ended', async () => {
     const a = await lab('--result-delay', '60000');
     let saved: SavedSession[] | undefined;
-    client = openClient({ servers: { remote: a }, manager: { keepSessionAtShutdown: (id) => client!.engine.holdsSession(id), saveSessions: (s) => (saved ??= s) } });
-    const c = client;
+    const c = open({ servers: { remote: a }, manager: { keepSessionAtShutdown: (id) => c.engine.holdsSession(id), saveSessions: (s) => (saved ??= s) } });
     const id = c.id('remote');
     const task = await c.engine.callTool(id, 'work', { arguments: { durationMs: 100 } });
     const sessionId = c.servers.peekSession(id)?.transport.sessionId;
@@ -379,14 +346,13 @@ describe('reliability: the configuration of a remote server with live tasks chan
   it('a renamed Streamable HTTP server whose connection stays for its live task keeps its session at shutdown (saved for the next window), as a configured one does', async () => {
     const a = await lab();
     let saved: SavedSession[] | undefined;
-    client = openClient({
+    const c = open({
       servers: { remote: a },
       manager: {
-        keepSessionAtShutdown: (id) => client!.engine.holdsSession(id),
+        keepSessionAtShutdown: (id) => c.engine.holdsSession(id),
         saveSessions: (s) => (saved ??= s),
       },
     });
-    const c = client;
     const id = c.id('remote');
     await c.engine.callTool(id, 'work', { arguments: { durationMs: 60_000 } });
     const sessionId = c.servers.peekSession(id)?.transport.sessionId;

@@ -20,7 +20,7 @@ import { freePort } from '../helpers/httpServers';
 import { startEverything } from '../helpers/peers';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 import type { Client, Peer } from './support';
-import { openClient, startPeer, taskLab } from './support';
+import { clientsAndPeersForEachTest, startPeer, taskLab } from './support';
 
 const node = process.execPath;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -47,20 +47,10 @@ async function reconnect(c: Client, id: string, everyMs = 50, timeoutMs = 20_000
 
 describe('reliability: faults', function () {
   this.timeout(60_000);
+  const { open: client, peers } = clientsAndPeersForEachTest();
   let dir: string;
-  const clients: Client[] = [];
-  const peers: Peer[] = [];
-  const client = (o: Parameters<typeof openClient>[0]) => {
-    const c = openClient(o);
-    clients.push(c);
-    return c;
-  };
   beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-faults-'))));
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((c) => c.close()));
-    await Promise.all(peers.splice(0).map((p) => p.stop()));
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
   /** The process of a task-lab server, as it reports itself. */
   const labPid = async (session: McpSession) => ((await session.connection.requestRaw('lab/stats', {})) as { pid: number }).pid;
   const spawns = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => Number(l.split(' ')[1])) : []);

@@ -5,8 +5,8 @@
 import * as assert from 'node:assert/strict';
 import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
-import type { Client, Peer } from './support';
-import { crashCounter, heapSampler, mb, openClient, prng, startPeer, taskLab } from './support';
+import type { Client } from './support';
+import { clientsAndPeersForEachTest, crashCounter, heapSampler, mb, prng, startPeer, taskLab } from './support';
 
 interface LabStats {
   created: number;
@@ -37,13 +37,7 @@ async function runTasks(c: Client, serverId: string, n: number, seed: number): P
 
 describe('reliability: load', function () {
   this.timeout(120_000);
-  const peers: Peer[] = [];
-  let client: Client | undefined;
-  afterEach(async () => {
-    await client?.close();
-    client = undefined;
-    await Promise.all(peers.splice(0).map((p) => p.stop()));
-  });
+  const { open, peers } = clientsAndPeersForEachTest();
 
   /** Runs `body`, prints its figures, and checks it left no uncaught error, rejection or warning (a listener leak). */
   async function measure(what: string, body: () => Promise<void>): Promise<void> {
@@ -63,11 +57,10 @@ describe('reliability: load', function () {
   }
 
   it('1,000 concurrent tasks on one stdio server: every result retrieved exactly once', async () => {
-    client = openClient({
+    const c = open({
       servers: { lab: { type: 'stdio', command: process.execPath, args: [taskLab, 'stdio', '--poll-interval', '500', '--notify', 'twice'] } },
       engine: { minPollMs: 250 },
     });
-    const c = client;
     await c.servers.getSession(c.id('lab'));
     await measure('1 server x 1,000 tasks', () => runTasks(c, c.id('lab'), 1_000, 1));
   });
@@ -78,8 +71,7 @@ describe('reliability: load', function () {
     const servers: Record<string, unknown> = {};
     for (let i = 0; i < 5; i++) servers[`stdio-${i}`] = { type: 'stdio', command: process.execPath, args: [taskLab, 'stdio', '--poll-interval', '500', '--notify', 'twice'] };
     for (const [i, p] of http.entries()) servers[`http-${i}`] = { type: 'http', url: `http://127.0.0.1:${p.port}/mcp` };
-    client = openClient({ servers, engine: { minPollMs: 250 } });
-    const c = client;
+    const c = open({ servers, engine: { minPollMs: 250 } });
     const ids = Object.keys(servers).map((name) => c.id(name));
     await Promise.all(ids.map((id) => c.servers.getSession(id)));
     await measure('10 servers x 100 tasks', async () => {

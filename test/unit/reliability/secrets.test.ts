@@ -12,24 +12,17 @@ import { urlSecrets } from '../../../src/core/servers/serverManager';
 import { MAX_LOG_LINE, logLine } from '../../../src/core/util/log';
 import type { InputDef } from '../../../src/core/config/types';
 import { MemoryLogger } from '../helpers/logger';
-import type { Client, Peer } from './support';
-import { openClient, startPeer, taskLab } from './support';
+import { clientsAndPeersForEachTest, startPeer, taskLab } from './support';
 
 const STATIC_SECRET = 's3cr3t-token';
 const INPUT_SECRET = 'an0ther-s3cret';
 
 describe('reliability: secrets never reach the log', function () {
   this.timeout(60_000);
-  const peers: Peer[] = [];
-  let client: Client | undefined;
+  const { open, peers } = clientsAndPeersForEachTest();
   let dir: string;
   beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-secrets-'))));
-  afterEach(async () => {
-    await client?.close();
-    client = undefined;
-    await Promise.all(peers.splice(0).map((p) => p.stop()));
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('a static Authorization header and a password input, through trace logging, a 401, a bad header value and a stdio command line', async () => {
     const [good, refusing] = await Promise.all([
@@ -55,7 +48,7 @@ describe('reliability: secrets never reach the log', function () {
     const prompted: InputDef[] = [];
     const forgotten: string[] = [];
     const log = new MemoryLogger();
-    client = openClient({
+    const c = open({
       config,
       logger: log,
       promptInput: async (input) => {
@@ -64,7 +57,6 @@ describe('reliability: secrets never reach the log', function () {
       },
       manager: { forgetInput: (input, server) => forgotten.push(`${server.name}: ${input.id}`) },
     });
-    const c = client;
 
     // Refused with 401 (its error page repeats the headers it got).
     const refused = await c.servers.getSession(c.id('refusing')).then(() => '', (err: Error) => err.message);
@@ -105,13 +97,7 @@ describe('reliability: secrets never reach the log', function () {
 describe('reliability: credentials in a server URL never reach the log', function () {
   this.timeout(60_000);
   const URL_SECRET = 'qu3ry-s3cret-value';
-  let peer: Peer | undefined;
-  let client: Client | undefined;
-  afterEach(async () => {
-    await client?.close();
-    client = undefined;
-    await peer?.stop();
-  });
+  const { open, peers } = clientsAndPeersForEachTest();
 
   it('the value of an ${env:…} variable with a secret name, on a stdio command line, is redacted; one with a plain name is not', async () => {
     const key = 'sk-live-0123456789abcdef';
@@ -119,7 +105,7 @@ describe('reliability: credentials in a server URL never reach the log', functio
     process.env.MCP_TASKS_TEST_REGION = 'eu-west-7';
     try {
       const log = new MemoryLogger();
-      client = openClient({
+      const client = open({
         logger: log,
         servers: { lab: { type: 'stdio', command: process.execPath, args: [taskLab, 'stdio', '--token', '--api-key=${env:MCP_TASKS_TEST_API_KEY}', '--token', '${env:MCP_TASKS_TEST_REGION}'] } },
       });
@@ -139,7 +125,8 @@ describe('reliability: credentials in a server URL never reach the log', functio
   });
 
   it('an ?access_token= in the URL of an HTTP server is redacted in traces, errors and the server state', async () => {
-    peer = await startPeer([taskLab, 'http', '--poll-interval', '100']);
+    const peer = await startPeer([taskLab, 'http', '--poll-interval', '100']);
+    peers.push(peer);
     const dir = os.tmpdir();
     const mcpJson = {
       servers: {
@@ -151,8 +138,7 @@ describe('reliability: credentials in a server URL never reach the log', functio
     const config = parseMcpJson(JSON.stringify(mcpJson), { kind: 'workspaceFolder', folderName: 'app', folderPath: dir, file: path.join(dir, '.vscode/mcp.json') });
     assert.deepEqual(config.errors, []);
     const log = new MemoryLogger();
-    client = openClient({ config, logger: log });
-    const c = client;
+    const c = open({ config, logger: log });
     const gone = await c.servers.getSession(c.id('gone')).then(() => '', (err: Error) => err.message);
     assert.match(gone, /Could not reach server "gone" at .*access_token=<redacted>/);
     const t = await c.engine.callTool(c.id('tokened'), 'work', { arguments: { tag: 'url', durationMs: 100 } });

@@ -12,8 +12,7 @@ import { TaskEngine } from '../../../src/core/tasks/engine';
 import { InMemoryTransport } from '../../../src/core/transports/inMemory';
 import { nullLogger } from '../../../src/core/util/log';
 import { MemoryLogger, waitFor } from '../helpers/logger';
-import type { Client } from './support';
-import { hostileServer, openClient } from './support';
+import { clientsAndPeersForEachTest, hostileServer } from './support';
 
 const ELICIT = { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } };
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -175,21 +174,16 @@ describe('reliability: security of hosted tasks', function () {
   });
 
   describe('T-RCV-9: a real server process floods the client with task-augmented questions', () => {
-    let client: Client | undefined;
-    afterEach(async () => {
-      await client?.close();
-      client = undefined;
-    });
+    const { open } = clientsAndPeersForEachTest();
 
     it('5,000 task-augmented elicitations over stdio: the limits hold, every other one gets an error naming its limit, and at most maxConcurrentPerServer dialogs open', async () => {
       const dialogs = new Dialogs();
       const MAX = 5;
-      client = openClient({
+      const c = open({
         servers: { flood: { type: 'stdio', command: process.execPath, args: [hostileServer, 'stdio', '--flood', '5000'] } },
         elicit: dialogs.handler,
         host: { maxConcurrentPerServer: MAX },
       });
-      const c = client;
       const log = c.log as MemoryLogger;
       await c.servers.getSession(c.id('flood'));
       await waitFor(() => log.has('info', /FLOOD-END/), 'the flood report', 30_000);

@@ -6,8 +6,7 @@
 import * as assert from 'node:assert/strict';
 import type { ServerRequestHandler } from '../../../src/core/tasks/engine';
 import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
-import type { Client, Peer } from './support';
-import { CountingLogger, collectGarbage, crashCounter, heapSampler, hostileServer, mb, openClient, startPeer } from './support';
+import { clientsAndPeersForEachTest, CountingLogger, collectGarbage, crashCounter, heapSampler, hostileServer, mb, startPeer } from './support';
 
 /** The good task's result, as hostile-lib.mjs GOOD_RESULT has it. */
 const GOOD_RESULT = {
@@ -37,13 +36,7 @@ const httpStatsOf = (results: Array<{ name: string; stats: Stats }>) => results.
 
 describe('reliability: a storm of 100,000+ hostile messages over stdio, Streamable HTTP and WebSocket', function () {
   this.timeout(120_000);
-  const peers: Peer[] = [];
-  let client: Client | undefined;
-  afterEach(async () => {
-    await client?.close();
-    client = undefined;
-    await Promise.all(peers.splice(0).map((p) => p.stop()));
-  });
+  const { open, peers } = clientsAndPeersForEachTest();
 
   it('the client survives, answers what must be answered, holds its limits, and the good task ends with its exact result', async () => {
     const gc = collectGarbage();
@@ -81,7 +74,7 @@ describe('reliability: a storm of 100,000+ hostile messages over stdio, Streamab
         );
       };
       const log = new CountingLogger(/STORM-END|the ids do not match|names task|unhandled|uncaught/i);
-      client = openClient({
+      const c = open({
         logger: log,
         servers: {
           'storm-stdio': { type: 'stdio', command: process.execPath, args: [hostileServer, 'stdio', '--seed', String(SEED), '--count', String(COUNTS.stdio)] },
@@ -93,7 +86,6 @@ describe('reliability: a storm of 100,000+ hostile messages over stdio, Streamab
         engine: { requestTimeoutMs: 3_000, minPollMs: 100 },
         manager: { sessionOptions: { requestTimeoutMs: 5_000 } },
       });
-      const c = client;
 
       const drive = async (name: string) => {
         const id = c.id(name);
@@ -157,8 +149,7 @@ describe('reliability: a storm of 100,000+ hostile messages over stdio, Streamab
       // no dialog may ever have been shown beyond the limit.
       for (const [id, d] of dialogs) assert.ok(d.calls <= MAX_DIALOGS, `${id}: ${d.calls} dialogs`);
 
-      await client.close();
-      client = undefined;
+      await c.close();
       gc();
       const heapAfter = process.memoryUsage().heapUsed;
       const sent = results.reduce((s, r) => s + r.stats.sentTotal, 0);

@@ -158,6 +158,7 @@ export function openClient(o: ClientOptions) {
   engine.onDidRemove(() => servers.liveTasksChanged());
   const parsed = o.config ?? parseSettingServers(o.servers ?? {});
   servers.setConfiguration(parsed.servers, parsed.errors);
+  let closed: Promise<void> | undefined;
   return {
     log,
     host,
@@ -175,12 +176,35 @@ export function openClient(o: ClientOptions) {
       waitForTask(engine, key, predicate, what, timeoutMs, () =>
         log instanceof MemoryLogger ? log.text().slice(-3000) : log instanceof CountingLogger ? log.tail.slice(-30).join('\n') : '',
       ),
-    async close() {
-      engine.dispose();
-      host.dispose();
-      await Promise.all(servers.list().map((s) => servers.disconnect(s.id)));
-      servers.dispose();
+    /** Closes it once; a second call waits for the first. */
+    close: () =>
+      (closed ??= (async () => {
+        engine.dispose();
+        host.dispose();
+        await Promise.all(servers.list().map((s) => servers.disconnect(s.id)));
+        servers.dispose();
+      })()),
+  };
+}
+
+/**
+ * For a describe block: `open(o)` opens a client as openClient does, and `peers` takes the
+ * fixtures a test starts; after each test its clients are closed, then its peers stopped.
+ */
+export function clientsAndPeersForEachTest(): { open(o: ClientOptions): Client; peers: Peer[] } {
+  const clients: Client[] = [];
+  const peers: Peer[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+    await Promise.all(peers.splice(0).map((p) => p.stop()));
+  });
+  return {
+    open: (o) => {
+      const c = openClient(o);
+      clients.push(c);
+      return c;
     },
+    peers,
   };
 }
 
