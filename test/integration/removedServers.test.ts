@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
 import { activateExtension, testingApi, waitFor } from './helpers';
-import type { McpTasksTestingApi } from './helpers';
+import type { McpTasksTestingApi, TreeSnapshotNode as Row } from './helpers';
 import { combineConfigs, parseMcpJson } from '../../src/core/config/parse';
 import { ServerManager } from '../../src/core/servers/serverManager';
 import { TaskEngine } from '../../src/core/tasks/engine';
@@ -15,14 +15,6 @@ import { nullLogger } from '../../src/core/util/log';
 import { TasksTreeProvider } from '../../src/vscode/tree/tasksTree';
 import { answeringWarnings, QuickInputSpy } from './quickInputs';
 import { cleanUp, publicApi } from './taskApiHelpers';
-
-interface Row {
-  id?: string;
-  label: string;
-  description?: string;
-  contextValue?: string;
-  children?: Row[];
-}
 
 /** out/test/integration -> the demo server in the sources. */
 const DEMO = path.resolve(__dirname, '..', '..', '..', 'demo', 'server.mjs');

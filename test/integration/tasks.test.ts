@@ -5,22 +5,10 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { activateExtension, testingApi, waitFor } from './helpers';
-import type { McpTasksTestingApi } from './helpers';
+import type { McpTasksTestingApi, TreeSnapshotNode as Row } from './helpers';
 import type { Answers, Shown } from './quickInputs';
 import { QuickInputSpy, accept, choose, chooseTtl, escape, fillArguments } from './quickInputs';
 import { publicApi } from './taskApiHelpers';
-
-/** A tree row as the extension's `testing.getTreeSnapshot()` gives it. */
-interface Row {
-  id?: string;
-  label: string;
-  description?: string;
-  tooltip?: string;
-  accessibility?: string;
-  contextValue?: string;
-  icon?: string;
-  children?: Row[];
-}
 
 /** A tool in the tool pick: its title is the label, its name leads the description. */
 const tool = (name: string) => (i: Shown['items'][number]) => i.label === name || (i.description ?? '').startsWith(`${name} · `);

@@ -7,17 +7,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
 import { activateExtension, testingApi, waitFor } from './helpers';
-import type { McpTasksTestingApi } from './helpers';
+import type { McpTasksTestingApi, TreeSnapshotNode as Row } from './helpers';
 import { QuickInputSpy, accept, back, choose, chooseTtl, enter, escape, fillArguments, hasBack } from './quickInputs';
 import { cleanUp, publicApi } from './taskApiHelpers';
-
-interface Row {
-  id?: string;
-  label: string;
-  description?: string;
-  icon?: string;
-  children?: Row[];
-}
 
 /** out/test/integration -> the fixture in the sources. */
 const SCHEMA_SERVER = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'servers', 'schema-server.mjs');

@@ -11,15 +11,10 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
 import { activateExtension, testingApi, waitFor } from './helpers';
-import type { McpTasksTestingApi } from './helpers';
+import type { McpTasksTestingApi, TreeSnapshotNode as Row } from './helpers';
 import { QuickInputSpy, choose, chooseTtl, fillArguments } from './quickInputs';
 import { cleanUp, invoke, publicApi } from './taskApiHelpers';
 
-interface Row {
-  id?: string;
-  label: string;
-  children?: Row[];
-}
 type Opener = { openExternal(target: unknown): Thenable<boolean> };
 
 /** out/test/integration -> the fixture in the sources. */
