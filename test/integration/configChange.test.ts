@@ -52,22 +52,32 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
     }
   });
 
-  test("keeps its process for the result of a task that has ended: its row says the new configuration waits for the task's result, not for a task", async function () {
-    this.timeout(90_000);
+  /**
+   * A task-lab server (in the settings) whose task has ended and whose result comes `resultDelay`
+   * ms later; its configuration is then edited. `started` gets the task, for the clean-up.
+   */
+  async function labEditedAfterItsTask(resultDelay: number, tag: string, started: string[]) {
     const testing = testingApi(await activateExtension());
     const api = await publicApi();
-    const settings = () => vscode.workspace.getConfiguration('mcpTasks');
-    // task-lab answers tasks/result 4 s after its task ended: a result slow to come.
-    const lab = (...more: string[]) => ({ lab: { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio', '--poll-interval', '100', '--result-delay', '4000', ...more] } });
+    const lab = (...more: string[]) => ({ lab: { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio', '--poll-interval', '100', '--result-delay', String(resultDelay), ...more] } });
+    await settings().update('servers', lab(), vscode.ConfigurationTarget.Global);
+    const id = await waitFor(() => api.getServers().find((s) => s.label === 'lab')?.id, 'the lab server');
+    const row = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.id === `server:${id}`);
+    const task = await api.runTool(id, 'work', { arguments: { tag, durationMs: 100 } });
+    started.push(task.id);
+    await waitFor(() => api.getTask(task.id)?.status === 'completed', 'the task to end');
+    await settings().update('servers', lab('--notify', 'none'), vscode.ConfigurationTarget.Global);
+    return { row, task };
+  }
+  const settings = () => vscode.workspace.getConfiguration('mcpTasks');
+
+  test("keeps its process for the result of a task that has ended: its row says the new configuration waits for the task's result, not for a task", async function () {
+    this.timeout(90_000);
     const started: string[] = [];
+    const api = await publicApi();
     try {
-      await settings().update('servers', lab(), vscode.ConfigurationTarget.Global);
-      const id = await waitFor(() => api.getServers().find((s) => s.label === 'lab')?.id, 'the lab server');
-      const row = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.id === `server:${id}`);
-      const task = await api.runTool(id, 'work', { arguments: { tag: 'slow result', durationMs: 100 } });
-      started.push(task.id);
-      await waitFor(() => api.getTask(task.id)?.status === 'completed', 'the task to end');
-      await settings().update('servers', lab('--notify', 'none'), vscode.ConfigurationTarget.Global);
+      // task-lab answers tasks/result 4 s after its task ended: a result slow to come.
+      const { row, task } = await labEditedAfterItsTask(4000, 'slow result', started);
       const waiting = await waitFor(async () => {
         const r = await row();
         return r?.description?.includes(' · new configuration waits for ') ? r : undefined;
@@ -86,20 +96,11 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
 
   test('a new configuration that waits only for a result applies at once when mcpTasks.autoFetchResults is turned off: nothing waits for the result then', async function () {
     this.timeout(90_000);
-    const testing = testingApi(await activateExtension());
-    const api = await publicApi();
-    const settings = () => vscode.workspace.getConfiguration('mcpTasks');
-    // The result would come 10 minutes after the task ended: long after this test.
-    const lab = (...more: string[]) => ({ lab: { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio', '--poll-interval', '100', '--result-delay', '600000', ...more] } });
     const started: string[] = [];
+    const api = await publicApi();
     try {
-      await settings().update('servers', lab(), vscode.ConfigurationTarget.Global);
-      const id = await waitFor(() => api.getServers().find((s) => s.label === 'lab')?.id, 'the lab server');
-      const row = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.id === `server:${id}`);
-      const task = await api.runTool(id, 'work', { arguments: { tag: 'never fetched', durationMs: 100 } });
-      started.push(task.id);
-      await waitFor(() => api.getTask(task.id)?.status === 'completed', 'the task to end');
-      await settings().update('servers', lab('--notify', 'none'), vscode.ConfigurationTarget.Global);
+      // The result would come 10 minutes after the task ended: long after this test.
+      const { row } = await labEditedAfterItsTask(600_000, 'never fetched', started);
       await waitFor(async () => (await row())?.description?.endsWith(" · new configuration waits for 1 task's result"), 'the lab row to say its new configuration waits for the result');
 
       await settings().update('autoFetchResults', false, vscode.ConfigurationTarget.Global);
