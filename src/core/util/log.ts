@@ -106,15 +106,17 @@ export function sentence(text: string): string {
 
 /**
  * What a server waits for, in number: `2 tasks and 1 call`, `1 task's result` (of an ended task,
- * still to fetch); `live`: `2 live tasks and 1 running call`; `its`: `its task ends`, `its 2 tasks
+ * still to fetch), `2 tasks, 1 call and 1 task's result`; `live`: `2 live tasks and 1 running call`; `its`: `its task ends`, `its 2 tasks
  * and 1 call end`, `its task's result is fetched`, `its 1 task ends, and 1 task's result is fetched`.
  */
 export function liveWork({ tasks, calls, results }: LiveWork, live?: boolean, its?: boolean): string {
   const one = its && tasks + calls + results === 1;
   const say = (n: number, what: string) => (n ? [`${one ? '' : `${n} `}${live ? what : what.replace(/^\S+ /, '')}${n > 1 ? 's' : ''}`] : []);
-  const work = [...say(tasks, 'live task'), ...say(calls, 'running call')].join(' and ');
+  const and = (xs: string[]) => xs.join(', ').replace(/, ([^,]*)$/, ' and $1');
+  const parts = [...say(tasks, 'live task'), ...say(calls, 'running call')];
   const held = results ? `${one ? '' : `${results} `}task${results > 1 ? "s' results" : "'s result"}` : '';
-  if (!its) return work + (work && held && ' and ') + held;
+  if (!its) return and(held ? [...parts, held] : parts);
+  const work = and(parts);
   return `its ${work && `${work} end${tasks + calls > 1 ? '' : 's'}`}${work && held && ', and '}${held && `${held} ${results > 1 ? 'are' : 'is'} fetched`}`;
 }
 

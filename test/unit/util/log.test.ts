@@ -33,7 +33,7 @@ describe('liveWork, itsTasksEnd: what a server waits for', () => {
   it("an ended task whose result is still to fetch is waited for as a task's result, not as a task that ends", () => {
     assert.deepEqual(
       [w(0, 0, 1), w(0, 0, 2), w(1, 0, 1), w(2, 1, 1)].map((x) => liveWork(x)),
-      ["1 task's result", "2 tasks' results", "1 task and 1 task's result", "2 tasks and 1 call and 1 task's result"],
+      ["1 task's result", "2 tasks' results", "1 task and 1 task's result", "2 tasks, 1 call and 1 task's result"],
     );
     assert.deepEqual(
       [w(0, 0, 1), w(0, 0, 2), w(1, 0, 1), w(2, 1, 2)].map((x) => itsTasksEnd(x)),
