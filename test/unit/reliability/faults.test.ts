@@ -312,17 +312,22 @@ describe('reliability: faults', function () {
       const first = await labAt(port, store);
       const c = client({ servers: { remote: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } } });
       const id = c.id('remote');
-      const tasks = await Promise.all([1500, 2500, 3500].map((ms, i) => c.engine.callTool(id, 'work', { arguments: { tag: `kept-${i}`, durationMs: ms } })));
+      // Held: they work until the test lets them go, so they are live at the restart however slow the machine.
+      const tasks = await Promise.all([1500, 2500, 3500].map((ms, i) => c.engine.callTool(id, 'work', { arguments: { tag: `kept-${i}`, durationMs: ms, held: true } })));
       await c.until(tasks[0].key, (s) => s.status === 'working' && s.pollInterval === 100, 'a poll');
+      const log = c.log as MemoryLogger;
       await kill(first);
-      await sleep(300); // polls meet a closed port meanwhile
-      await labAt(port, store);
+      await waitFor(() => log.has('warn', /Cannot reach the server to follow its tasks: .*ECONNREFUSED/), 'the polls to meet a closed port', 20_000);
+      const second = await labAt(port, store);
+      const sessions = () => log.lines.filter((l) => / assigned session /.test(l.message)).length;
+      await waitFor(() => sessions() >= 2, 'the tasks followed through a new session', 20_000);
+      second.child.kill('SIGUSR2'); // still live: they end 1.5, 2.5 and 3.5 s from now
       for (const [i, t] of tasks.entries()) {
         const s = await c.until(t.key, (x) => x.outcome !== undefined, `${t.taskId} re-attached and fetched`);
         assert.equal(s.status, 'completed');
         assert.deepEqual(s.outcome, outcome(`kept-${i}`, t.taskId));
       }
-      assert.ok(c.log instanceof MemoryLogger && c.log.has('warn', /Connection closed: Server "remote" no longer knows session .* \(HTTP 404\)/), 'the lost session was noticed');
+      assert.ok(log.has('warn', /Connection closed: Server "remote" no longer knows session .* \(HTTP 404\)/), 'the lost session was noticed');
       const stats = (await (await c.servers.getSession(id)).connection.requestRaw('lab/stats', {})) as { resultCalls: Record<string, number> };
       assert.deepEqual(stats.resultCalls, Object.fromEntries(tasks.map((t) => [t.taskId, 1])), 'each result fetched exactly once');
     });
@@ -375,17 +380,22 @@ describe('reliability: faults', function () {
 
     it('disconnected by the user with live tasks: following them does not connect it again; the user\'s next action does, and they are followed to their end', async () => {
       const port = await freePort();
-      await labAt(port, path.join(dir, 'tasks.json'));
+      const lab = await labAt(port, path.join(dir, 'tasks.json'));
       const c = client({ servers: { remote: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } } });
       const id = c.id('remote');
-      const t = await c.engine.callTool(id, 'work', { arguments: { tag: 'kept', durationMs: 1500 } });
+      const log = c.log as MemoryLogger;
+      // Held: it runs on the server until the test lets it go, however slow the machine.
+      const t = await c.engine.callTool(id, 'work', { arguments: { tag: 'kept', durationMs: 200, held: true } });
       await c.until(t.key, (s) => s.status === 'working' && s.pollInterval === 100, 'a poll');
       await c.servers.disconnect(id);
-      await sleep(1000); // ten poll intervals
+      // Two rounds of polls that asked for a session and were refused it (the second logged at debug level).
+      const refused = () => log.lines.filter((l) => /Not following its tasks: Server "remote" was disconnected by the user/.test(l.message)).length;
+      await waitFor(() => refused() >= 2, 'two rounds of polls after the disconnect', 20_000);
       assert.equal(c.servers.get(id)?.state.kind, 'idle', 'not connected again by the polls');
       assert.equal(c.engine.get(t.key)?.status, 'working', 'the task is not given up: it runs on the server');
-      assert.ok(c.log instanceof MemoryLogger && c.log.has('info', /Not following its tasks: Server "remote" was disconnected by the user: connect it to follow its tasks again/), 'the log says why the task is not followed');
+      assert.ok(log.has('info', /Not following its tasks: Server "remote" was disconnected by the user: connect it to follow its tasks again/), 'the log says why the task is not followed');
       await c.servers.getSession(id); // Connect
+      lab.child.kill('SIGUSR2'); // the task ends 200 ms from now
       const done = await c.until(t.key, (s) => s.outcome !== undefined, 'the task followed again to its result');
       assert.deepEqual([done.status, done.outcome], ['completed', outcome('kept', t.taskId)]);
     });
