@@ -79,9 +79,8 @@ describe('reliability: faults', function () {
         assert.match(err.message, /^Connection closed: Server process was killed by SIGKILL/);
         return true;
       });
+      // Failed by the process's end, not by a timeout (the raw request had 60 s): what each error says.
       await assert.rejects(fetching, /^Error: The task is lost and no result was fetched before: The server's process ended \(Server process was killed by SIGKILL\)\.$/);
-      const failedIn = Date.now() - killedAt;
-      assert.ok(failedIn < 1500, `pending requests failed ${failedIn} ms after the kill`);
       for (const t of long) {
         const s = await c.until(t.key, (x) => x.status === 'lost', `${t.taskId} lost`);
         assert.equal(s.lastServerStatus, 'working');
@@ -140,28 +139,33 @@ describe('reliability: faults', function () {
       await waitFor(() => c.log instanceof MemoryLogger && c.log.text().split('"method":"tasks/list"').length > 3, 'a few list cycles');
       await c.servers.disconnect(id);
       for (const t of tasks) assert.deepEqual([c.engine.get(t.key)?.status, c.engine.get(t.key)?.note], ['lost', "The server's process ended (disconnected by the user)."]);
-      await sleep(1000);
+      await sleep(1000); // ten list intervals: a cycle left over would have run by now
       assert.equal(spawns(spawnLog).length, 1, 'the server was not started again');
       assert.equal(c.servers.get(id)?.state.kind, 'idle');
+      // What would have shown a start meanwhile: the user's Connect starts it, and the spawn log has it.
+      await c.servers.getSession(id);
+      assert.equal(spawns(spawnLog).length, 2, 'a start shows in the spawn log');
     });
 
     it('a server that crashes at start is respawned with a growing backoff, not in a tight loop', async () => {
       const spawnLog = path.join(dir, 'spawns');
       const c = client({ servers: { crashy: { type: 'stdio', command: node, args: [taskLab, '--spawn-log', spawnLog, '--exit-at-start', '3'] } } });
       const id = c.id('crashy');
-      // A caller that asks for the session every 20 ms for 4.5 s (a poller gone wild).
+      // A caller that asks for the session every 20 ms (a poller gone wild), until the third start
+      // has failed too: however slow the machine, the gaps between starts are the backoff's.
       const refusals: string[] = [];
-      const end = Date.now() + 4_500;
-      while (Date.now() < end) {
+      const started = Date.now();
+      while (!refusals.some((m) => /^Server "crashy" failed 3 times in a row/.test(m))) {
+        if (Date.now() - started > 30_000) throw new Error(`no third failure in 30 s: ${spawns(spawnLog).length} spawns; ${refusals.slice(-3).join(' | ')}`);
         await c.servers.getSession(id).catch((err: Error) => refusals.push(err.message));
         await sleep(20);
       }
       const at = spawns(spawnLog);
       const gaps = at.slice(1).map((t, i) => t - at[i]);
-      console.log(`      crash at start: ${at.length} spawns in 4.5 s (${refusals.length} calls refused), gaps ${gaps.join(', ')} ms`);
-      assert.ok(at.length >= 2 && at.length <= 4, `${at.length} spawns`);
+      console.log(`      crash at start: ${at.length} spawns in ${Date.now() - started} ms (${refusals.length} calls refused), gaps ${gaps.join(', ')} ms`);
+      assert.equal(at.length, 3, 'one start per failure');
       assert.ok(gaps[0] >= 1_000, `second spawn ${gaps[0]} ms after the first`);
-      if (gaps[1] !== undefined) assert.ok(gaps[1] >= 2_000, `third spawn ${gaps[1]} ms after the second`);
+      assert.ok(gaps[1] >= 2_000, `third spawn ${gaps[1]} ms after the second`);
       assert.ok(refusals.some((m) => /^Server "crashy" failed 2 times in a row: .*exited with code 3: task-lab: failing at start, as asked\. See the server's output in the log, .* in the configuration\. It will not be tried again for [12] s\. Restart it to try now\.$/.test(m)), refusals.slice(-3).join('\n'));
       // Restart (the user) tries at once, and so does Connect Server, within the backoff as well.
       const before = at.length;
@@ -356,12 +360,15 @@ describe('reliability: faults', function () {
       try {
         const c = client({ servers: { remote: { type: 'http', url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp` } } });
         const id = c.id('remote');
-        const tasks = await Promise.all([0, 1, 2].map((i) => c.engine.callTool(id, 'work', { arguments: { tag: `proxied-${i}`, durationMs: 3500 } })));
+        // Held: live through the outage however slow the machine, and let go once it is over.
+        const tasks = await Promise.all([0, 1, 2].map((i) => c.engine.callTool(id, 'work', { arguments: { tag: `proxied-${i}`, durationMs: 100, held: true } })));
         await c.until(tasks[0].key, (s) => s.pollInterval === 100, 'a poll');
         const session = await c.servers.getSession(id);
         down = true;
+        await waitFor(() => (c.log as MemoryLogger).has('warn', /Cannot reach the server to follow its tasks/), 'the polls to meet the outage', 20_000);
         await sleep(3000); // 30 poll intervals of 3 tasks
         down = false;
+        lab.child.kill('SIGUSR2');
         for (const [i, t] of tasks.entries()) {
           const s = await c.until(t.key, (x) => x.outcome !== undefined, `${t.taskId} fetched`);
           assert.deepEqual([s.status, s.outcome], ['completed', outcome(`proxied-${i}`, t.taskId)]);
@@ -514,10 +521,8 @@ describe('reliability: faults', function () {
       const t = await c.engine.callTool(id, 'work', { arguments: { tag: 'stopped', durationMs: 1_500 } });
       process.kill(pid, 'SIGSTOP');
       try {
-        const before = Date.now();
         // The connection's own timeout names its server: it may reach the user far from the server's row.
         await assert.rejects(session.ping(), /^TimeoutError: Server "lab" did not answer ping within 0\.4 s$/);
-        assert.ok(Date.now() - before < 2_000);
         await assert.rejects(c.engine.callTool(id, 'work', { arguments: { tag: 'never' } }), /^TimeoutError: Server "lab" did not answer tools\/call within 0\.4 s$/);
         const log = c.log as MemoryLogger;
         // The log's line names the server already: the timeout is told without the name again.
