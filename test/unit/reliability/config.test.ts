@@ -124,7 +124,7 @@ describe('reliability: malformed configuration next to a good server', function 
     folders = [b];
     const parsed = parseSettingServers(servers);
     c.servers.setConfiguration(parsed.servers, parsed.errors);
-    await waitFor(() => spawns(b) > 0, 'a start in the new folder', 3_000);
+    await waitFor(() => spawns(b) > 0, 'a start in the new folder', 20_000);
     assert.deepEqual([spawns(a), spawns(b)], [1, 1], 'the server runs in the old folder still');
   });
 
@@ -133,7 +133,8 @@ describe('reliability: malformed configuration next to a good server', function 
     const good = { type: 'stdio', command: process.execPath, args: [taskLab, 'stdio', '--spawn-log', spawnLog, '--poll-interval', '100'] };
     const c = open({ servers: { lab: good } });
     const id = c.id('lab');
-    const t = await c.engine.callTool(id, 'work', { arguments: { tag: 'edited', durationMs: 1500 } });
+    // Held: live until the edit is fixed, however slow the machine.
+    const t = await c.engine.callTool(id, 'work', { arguments: { tag: 'edited', durationMs: 100, held: true } });
     const typing = parseSettingServers({ lab: { ...good, type: 'std' } });
     c.servers.setConfiguration(typing.servers, typing.errors);
     assert.deepEqual(
@@ -141,9 +142,15 @@ describe('reliability: malformed configuration next to a good server', function 
       ['Setting "mcpTasks.servers", server "lab": "type" must be "stdio", "http", "sse" or "ws", not "std". The server stays as it was until this is fixed.'],
     );
     assert.deepEqual([c.servers.isConfigured(id), c.servers.get(id)?.state.kind], [true, 'connected']);
-    await new Promise((r) => setTimeout(r, 300)); // a few polls
+    const log = c.log as MemoryLogger;
+    const polls = () => log.lines.filter((l) => /^\[lab\] → .*"method":"tasks\/(get|list)"/.test(l.message)).length;
+    const before = polls();
+    await waitFor(() => polls() >= before + 3, 'a few polls of the invalid server', 20_000);
+    assert.equal(c.engine.get(t.key)?.status, 'working', 'the task is followed on');
     const fixed = parseSettingServers({ lab: good });
     c.servers.setConfiguration(fixed.servers, fixed.errors);
+    const lab = (await c.servers.getSession(id).then((s) => s.connection.requestRaw('lab/stats', {}))) as { pid: number };
+    process.kill(lab.pid, 'SIGUSR2'); // the task ends 100 ms from now
     const done = await c.until(t.key, (s) => s.outcome !== undefined || s.status === 'lost', 'the task to end');
     assert.equal(done.status, 'completed', done.note);
     assert.equal(fs.readFileSync(spawnLog, 'utf8').trim().split('\n').length, 1, 'one process all along');
@@ -204,18 +211,23 @@ describe('reliability: malformed configuration next to a good server', function 
   it('a server disconnected while its input is asked is not started once the input is given', async () => {
     const spawnLog = path.join(dir, 'spawns');
     let answer!: (v: string) => void;
-    let c!: Client;
-    const asked = new Promise<void>((ready) => {
-      c = open({ config: withInput(spawnLog), promptInput: () => (ready(), new Promise<string>((r) => (answer = r))) });
-    });
+    let prompts = 0;
+    const c = open({ config: withInput(spawnLog), promptInput: () => (prompts++, new Promise<string>((r) => (answer = r))) });
     const connecting = c.servers.getSession(c.id('lab'));
-    await asked;
+    await waitFor(() => prompts === 1, 'the input to be asked');
     await c.servers.disconnect(c.id('lab'));
     answer('typed-after-disconnect');
     await assert.rejects(connecting, /^Error: Connection to "lab" was cancelled$/);
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(fs.existsSync(spawnLog), false, 'no process was started');
     assert.equal(c.servers.get(c.id('lab'))?.state.kind, 'idle');
+    // What would have shown a start: the user's Connect starts one, which the spawn log has; a late
+    // start of the cancelled connection would be there too by then.
+    const connect = c.servers.getSession(c.id('lab'));
+    await waitFor(() => prompts === 2, 'the input asked again');
+    answer('typed-for-connect');
+    await connect;
+    assert.equal(fs.readFileSync(spawnLog, 'utf8').trim().split('\n').length, 1, "one start, the Connect's");
   });
 
   it('an input the user dismissed is not asked again by background work, only by the user\'s next action', async () => {
@@ -278,8 +290,10 @@ describe('reliability: malformed configuration next to a good server', function 
       const id = client.id('remote');
       const at = new Date().toISOString();
       client.engine.restore([{ key: `${id}\u0000t-1`, serverId: id, taskId: 't-1', kind: 'task', toolName: 'work', status: 'working', createdAt: at, lastUpdatedAt: at, ttl: null, origin: 'user' }]);
-      // The engine's polls back off 1 s, 2 s, 4 s...: three tries in four seconds.
-      await new Promise((r) => setTimeout(r, 4_000));
+      // The engine's polls back off 1 s, 2 s, 4 s...: three tries, each told (the first at info level, the others at debug).
+      const log = client.log as MemoryLogger;
+      const tries = () => log.lines.filter((l) => /^\[remote\] Not following its tasks: .*Connect the server to be asked again\.$/.test(l.message)).length;
+      await waitFor(() => tries() >= 3, 'three polls refused a session', 20_000);
       assert.equal(prompts, 1, 'asked once, when the first poll needed the server');
       await assert.rejects(client.servers.getSession(id, { background: true }), /Connect the server to be asked again/);
     } finally {
