@@ -24,6 +24,7 @@ import {
   type Progress,
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
+import { waitFor } from '../helpers/logger';
 
 const SERVER = path.resolve(__dirname, '../../../../demo/server.mjs');
 // A short pollInterval keeps the suite fast; the default (1 s) is what users see.
@@ -311,13 +312,21 @@ describe('demo server', function () {
         },
       });
       assert.equal(task.ttl, 30_000); // capped by ttlMs
+      // A scan left running beside it: what the cancelled one would report, had it gone on.
+      const control: Progress[] = [];
+      const { task: other } = await h.client.request({ method: 'tools/call', params: { name: 'long-running-scan', arguments: {}, task: {} } }, CreateTaskResultSchema, {
+        onprogress: (p) => control.push(p),
+      });
       await started;
       const cancelled = await h.client.experimental.tasks.cancelTask(task.taskId);
       assert.equal(cancelled.status, 'cancelled');
-      // The work stops: no more progress (it comes every second while scanning).
+      // The work stops: no more progress (it comes every second while scanning), while the other
+      // scan reports twice more.
       const seen = progress.length;
-      await new Promise((r) => setTimeout(r, 1300));
+      const reported = control.length;
+      await waitFor(() => control.length >= reported + 2, 'two more reports of the other scan', 20_000);
       assert.equal(progress.length, seen, 'the scan went on after cancel');
+      await h.client.experimental.tasks.cancelTask(other.taskId);
       // T-REQ-6: follow the cursor pages (this session has more tasks than a page holds by now).
       const listed: Task[] = [];
       let cursor: string | undefined;

@@ -120,7 +120,7 @@ describe('reload: tasks and results survive the window (server-everything over S
     await w1.until(quick.key, (t) => t.outcome !== undefined, 'the echo result');
     const live = await w1.engine.callTool(id, 'simulate-research-query', { arguments: { topic: 'reloads' } });
     assert.equal(live.status, 'working');
-    await new Promise((r) => setTimeout(r, 50)); // let the outcome file be written
+    await waitFor(async () => (await w1.store.loadOutcome(quick.key)) !== undefined, 'the outcome file to be written');
     w1.close(); // the "reload": the session is kept, not deleted, because a task is live
 
     const w2 = openWindow(dir, url);
