@@ -95,10 +95,9 @@ describe('TasksService (the API and language-model tools) against the demo serve
   });
 
   it('starts a task and returns at once (working, with the immediate response); the result comes later through a bounded wait', async () => {
-    const started = Date.now();
-    const t = await w.service.start(demoId, 'build-project', { arguments: { project: 'api', durationMs: 1500 }, origin: 'chat', preference: 'task' });
-    assert.ok(Date.now() - started < 1500, 'control returns before the task could have ended');
-    assert.equal(t.status, 'working');
+    // A build that outlasts these checks however slow the machine (cancelled after them)...
+    const t = await w.service.start(demoId, 'build-project', { arguments: { project: 'api', durationMs: 600_000 }, origin: 'chat', preference: 'task' });
+    assert.equal(t.status, 'working', 'control returns before the task ended');
     assert.equal(t.origin, 'chat');
     assert.equal(t.kind, 'task');
     assert.match(t.immediateResponse ?? '', /Building api in the background/);
@@ -110,8 +109,11 @@ describe('TasksService (the API and language-model tools) against the demo serve
 
     const short = await w.service.result(t.id, 200);
     assert.equal(short.done, false, 'a wait shorter than the task returns the status, not an error');
+    await w.service.cancel(t.id);
 
-    const r = await w.service.result(t.id, 10_000);
+    // ...and a short one, whose result a bounded wait brings.
+    const quick = await w.service.start(demoId, 'build-project', { arguments: { project: 'api', durationMs: 300 }, origin: 'chat', preference: 'task' });
+    const r = await w.service.result(quick.id, 10_000);
     assert.equal(r.done, true);
     assert.equal(r.task.status, 'completed');
     assert.equal(r.task.hasResult, true);
@@ -162,19 +164,17 @@ describe('TasksService (the API and language-model tools) against the demo serve
 
   it('a wait ends when its signal aborts, and every wait ends when the service is disposed', async () => {
     const t = await w.service.start(demoId, 'long-running-scan', { arguments: { durationMs: 60_000 }, origin: 'api' });
+    // Waits longer than the test may last: only the abort, or the dispose, can end them in time.
     const ac = new AbortController();
-    const started = Date.now();
     setTimeout(() => ac.abort(), 100);
-    const r = await w.service.result(t.id, 20_000, ac.signal);
+    const r = await w.service.result(t.id, 600_000, ac.signal);
     assert.equal(r.done, false);
-    assert.ok(Date.now() - started < 5000);
     // A second service over the same engine, disposed while it waits (the window closing).
     const other = new TasksService({ engine: w.engine, servers: w.servers, logger: w.log });
-    const waiting = other.result(t.id, 20_000);
+    const waiting = other.result(t.id, 600_000);
     setTimeout(() => other.dispose(), 100);
     const r2 = await waiting;
     assert.equal(r2.done, false);
-    assert.ok(Date.now() - started < 5000);
     await w.service.cancel(t.id);
   });
 
