@@ -127,10 +127,14 @@ describe('JsonRpcConnection', () => {
   });
 
   it('an already aborted signal sends nothing', async () => {
-    const { conn, received } = setup();
+    const { conn, received, send } = setup();
     await assert.rejects(conn.request('x', undefined, Any, { signal: AbortSignal.abort() }));
-    await new Promise((r) => setTimeout(r, 10));
-    assert.equal(received.length, 0);
+    // A request sent after it: once it arrives, the aborted one would have arrived too.
+    const ping = conn.requestRaw('ping', undefined);
+    await waitFor(() => received.length > 0, 'the ping');
+    assert.deepEqual(received.map((m) => m.method), ['ping']);
+    await send({ jsonrpc: '2.0', id: received[0].id, result: {} });
+    await ping;
   });
 
   it('answers an unknown method with -32601', async () => {
@@ -214,13 +218,17 @@ describe('JsonRpcConnection', () => {
   it('a server cancellation aborts the handler signal and no answer is sent', async () => {
     const { conn, received, send } = setup();
     let aborted = false;
-    conn.onRequest('wait', (_p, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => ((aborted = true), resolve({})))));
+    let handling = false;
+    conn.onRequest('wait', (_p, ctx) => ((handling = true), new Promise((resolve) => ctx.signal.addEventListener('abort', () => ((aborted = true), resolve({}))))));
+    conn.onRequest('ok', () => ({}));
     await send({ jsonrpc: '2.0', id: 9, method: 'wait' });
-    await new Promise((r) => setTimeout(r, 5));
+    await waitFor(() => handling, 'the handler to start');
     await send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } });
     await waitFor(() => aborted, 'handler abort');
-    await new Promise((r) => setTimeout(r, 10));
-    assert.equal(received.length, 0);
+    // A request handled after it: its answer comes once an answer to the cancelled one would have.
+    await send({ jsonrpc: '2.0', id: 10, method: 'ok' });
+    await waitFor(() => received.length > 0, 'a later answer');
+    assert.deepEqual(received.map((m) => m.id), [10]);
   });
 
   it('routes progress by token for the request lifetime, and through onProgress after it', async () => {
@@ -237,8 +245,12 @@ describe('JsonRpcConnection', () => {
     await send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'task-token', progress: 9 } });
     await waitFor(() => later.length === 1, 'late progress');
     sub.dispose();
+    // A listener of another token hears its progress, sent after the one no one listens to any more.
+    const other: number[] = [];
+    conn.onProgress('other-token', (pr) => other.push(pr.progress));
     await send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'task-token', progress: 10 } });
-    await new Promise((r) => setTimeout(r, 10));
+    await send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'other-token', progress: 1 } });
+    await waitFor(() => other.length === 1, 'the other progress');
     assert.deepEqual(seen, [5]);
     assert.deepEqual(later, [9]);
   });

@@ -244,12 +244,15 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.equal(h.engine.get(first.key, second.createdAt)?.key, second.key);
     await assert.rejects(h.engine.fetchResult(earlier.key), /^Error: The server has given its id to a newer task/);
 
-    // Restored in another window with results fetched on their own: still never asked for.
+    // Restored in another window with results fetched on their own: still never asked for, while
+    // an ended task restored beside it has its result fetched.
     const other = await harness({ server: { pollInterval: 10 } });
-    other.engine.restore([{ ...earlier, serverId: 'fake' }]);
+    const control = other.server.createTask('required-tool');
+    other.server.complete(control.taskId);
+    other.engine.restore([{ ...earlier, serverId: 'fake' }, { ...earlier, key: taskKey('fake', control.taskId), taskId: control.taskId, createdAt: control.createdAt, note: undefined }]);
+    await other.server.waitForRequest('tasks/result');
     await settle(other);
-    await new Promise((r) => setTimeout(r, 100));
-    assert.equal(other.server.requestsOf('tasks/result').length, 0);
+    assert.deepEqual(other.server.requestsOf('tasks/result').map((r) => r.params), [{ taskId: control.taskId }]);
     assert.equal(h.server.requestsOf('tasks/result').length, 0);
     h.server.complete(second.taskId, { content: [{ type: 'text', text: 'the new one' }] });
     const fresh = await h.engine.fetchResult(second.key);
@@ -384,9 +387,13 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     const saved = h.snap(task.taskId);
     assert.equal(saved.resultDeleted, true);
     const next = await harness({ server: { pollInterval: 10 } });
-    next.engine.restore([saved]);
-    await new Promise((r) => setTimeout(r, 150));
-    assert.equal(next.server.requestsOf('tasks/result').length, 0, 'a deleted result is not fetched back after a reload');
+    // Beside it, an ended task whose result was never fetched: that one is fetched on its own.
+    const control = next.server.createTask('required-tool');
+    next.server.complete(control.taskId);
+    next.engine.restore([saved, { ...saved, key: taskKey('fake', control.taskId), taskId: control.taskId, createdAt: control.createdAt, resultDeleted: undefined }]);
+    await next.server.waitForRequest('tasks/result');
+    await settle(next);
+    assert.deepEqual(next.server.requestsOf('tasks/result').map((r) => r.params), [{ taskId: control.taskId }], 'a deleted result is not fetched back after a reload');
     // ...but the user may ask for it, and then it is kept again.
     const again = await h.engine.fetchResult(task.key);
     assert.deepEqual(again.kind === 'result' && again.result.content, [{ type: 'text', text: 'kept by the server' }]);
@@ -781,8 +788,9 @@ describe('TaskEngine: behaviour against a scripted server', () => {
       await a.session.close();
       const b = await connect();
       b.server.createTask('required-tool', kept);
-      await b.server.waitForRequest('tasks/get', 3);
-      await new Promise((r) => setTimeout(r, 20));
+      await b.server.waitForRequest('tasks/result');
+      // Polls after it find the task still waiting: no second call.
+      await b.server.waitForRequest('tasks/get', b.server.requestsOf('tasks/get').length + 2);
       assert.equal(engine.get(snap.key)?.status, 'input_required');
       assert.deepEqual(b.server.requestsOf('tasks/result').map((r) => r.params), [{ taskId: snap.taskId }]);
     } finally {
@@ -875,9 +883,12 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.equal(s.lastServerStatus, 'input_required');
     assert.equal(s.statusMessage, 'Step 2 of 3');
     assert.equal(s.note, "The server's process that ran it is gone; a new process does not know its tasks.");
-    await new Promise((r) => setTimeout(r, 100));
+    // A task of the new process is polled meanwhile; the lost one is not.
+    const fresh = await h.engine.callTool('fake', 'required-tool');
+    await h.server.waitForRequest('tasks/get', 2);
     await settle(h);
-    assert.deepEqual(h.server.received.filter((r) => r.method.startsWith('tasks/')), []);
+    const named = h.server.received.filter((r) => r.method.startsWith('tasks/')).map((r) => r.params?.taskId);
+    assert.deepEqual(new Set(named), new Set([fresh.taskId]), `asked about ${named.join(', ')}`);
   });
 
   it('restore(): a task of a server not known yet is lost once it turns out to be stdio, at its next poll or when a new process is attached, before anything is sent', async () => {
