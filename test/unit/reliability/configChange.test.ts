@@ -40,21 +40,27 @@ describe('reliability: the configuration of a stdio server with live tasks chang
   /** The processes started with the configuration of spawn log `log`. */
   const spawns = (log: string) => (fs.existsSync(path.join(dir, log)) ? fs.readFileSync(path.join(dir, log), 'utf8').trim().split('\n') : []);
   const work = (c: Client, tag: string, durationMs: number) => c.engine.callTool(c.id('lab'), 'work', { arguments: { tag, durationMs } });
+  /** A task that works until `release(c, tag)`, then ends at once. */
+  const held = (c: Client, tag: string) => c.engine.callTool(c.id('lab'), 'work', { arguments: { tag, durationMs: 0, held: true } });
+  const release = (c: Client, tag: string) => c.servers.peekSession(c.id('lab'))!.connection.requestRaw('lab/release', { tag });
   /** What a new configuration or a removed server waits for: `n` live tasks, `calls` running calls and `results` results to fetch. */
   const tasks = (n: number, calls = 0, results = 0) => ({ tasks: n, calls, results });
 
   it('keeps the process and its live tasks until they end (the count follows them), then restarts with the new configuration, connected as it was', async () => {
     const c = open({ servers: { lab: lab('a') } });
     const id = c.id('lab');
-    const short = await work(c, 'short', 600);
-    const long = await work(c, 'long', 1500);
+    // Held, so both are live at the edit and the long one outlives the short one, however slow the machine.
+    const short = await held(c, 'short');
+    const long = await held(c, 'long');
     const running = c.servers.peekSession(id);
     configure(c, { lab: lab('b', { env: { FIXED: 'typo' } }) });
     assert.deepEqual([c.servers.get(id)?.state.kind, c.servers.get(id)?.newConfigWaitsFor], ['connected', tasks(2)]);
     assert.equal(c.servers.peekSession(id), running, 'the same connection');
 
+    await release(c, 'short');
     assert.equal((await c.until(short.key, settled, 'the short task and its result')).status, 'completed');
     assert.deepEqual(c.servers.get(id)?.newConfigWaitsFor, tasks(1), 'one task left to wait for');
+    await release(c, 'long');
     const done = await c.until(long.key, (s) => s.status !== 'working', 'the long task');
     assert.equal(done.status, 'completed', done.note);
     await until('the restart with the new configuration', () => spawns('b').length === 1 && c.servers.get(id)?.state.kind === 'connected');
