@@ -604,7 +604,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await choose(await spy.next('the sampling consent prompt', 30_000), (i) => i.label.includes('Always allow server "demo"'), 'Always allow');
     await waitFor(() => api.getTask(first.id)?.status === 'completed', 'the first summary', 30_000);
     const messages = spy.messages.length;
-    // The test model streams "!slow" for 10 s at least (500 chunks, 20 ms apart), under the budget of 4096 tokens.
+    // The test model streams "!slow" until the task is cancelled below (a chunk every 20 ms: the budget of 4096 tokens lasts 80 s).
     const slow = await api.runTool(demo.id, 'summarize-with-model', { arguments: { text: '!slow', maxTokens: 4096 } });
     try {
       await waitFor(() => provider.streaming > 0 && api.getTask(slow.id)?.status === 'input_required', 'the model to answer the server while its task is input_required', 30_000);
