@@ -1,6 +1,8 @@
 // A server removed from the configuration while the extension still tracks its tasks: the view
 // keeps a row for it, its tasks under it, until they are cleared.
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
@@ -18,6 +20,7 @@ import { cleanUp, publicApi } from './taskApiHelpers';
 
 /** out/test/integration -> the demo server in the sources. */
 const DEMO = path.resolve(__dirname, '..', '..', '..', 'demo', 'server.mjs');
+const TASK_LAB = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'servers', 'task-lab.mjs');
 
 suite('Tasks of a server removed from the configuration', () => {
   let testing: McpTasksTestingApi;
@@ -55,13 +58,17 @@ suite('Tasks of a server removed from the configuration', () => {
 
   test('a stdio server removed while its task runs keeps its process until the task completes; its row says so meanwhile', async function () {
     this.timeout(60_000);
-    await settings().update('servers', { leaving: { type: 'stdio', command: 'node', args: [DEMO, 'stdio', '--quiet'] } }, vscode.ConfigurationTarget.Global);
+    // task-lab notes its pid in the spawn log: the test ends its held task with SIGUSR2 once it has seen the row.
+    const spawnLog = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-leaving-')), 'spawns');
+    await settings().update('servers', { leaving: { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio', '--spawn-log', spawnLog] } }, vscode.ConfigurationTarget.Global);
     const server = await waitFor(() => api.getServers().find((s) => s.label === 'leaving'), 'the server "leaving"');
-    const task = await api.runTool(server.id, 'build-project', { arguments: { project: 'removed-meanwhile', durationMs: 8000 } });
+    const task = await api.runTool(server.id, 'work', { arguments: { tag: 'removed-meanwhile', held: true, durationMs: 0 } });
     await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
     const row = await waitFor(async () => (await rows()).find((r) => r.id === `server:${server.id}` && r.description === 'removed from the configuration · runs until its task ends'), 'the row of the removed server, still running');
     assert.ok(!/\bserver\b/.test(row.contextValue ?? ''), `no server actions on it: ${row.contextValue}`);
+    process.kill(Number(fs.readFileSync(spawnLog, 'utf8').split(' ')[0]), 'SIGUSR2');
     assert.equal((await api.getResult(task.id, { waitSeconds: 30 })).task.status, 'completed');
+    fs.rmSync(path.dirname(spawnLog), { recursive: true, force: true });
     await waitFor(async () => (await rows()).find((r) => r.id === `server:${server.id}` && r.description === 'removed from the configuration'), 'the row once its process has ended');
     await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
   });
