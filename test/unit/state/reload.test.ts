@@ -108,8 +108,10 @@ describe('reload: tasks and results survive the window (server-everything over S
   const peer = peerForSuite(() => startEverything('streamableHttp'));
   let dir: string;
   beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-store-'))));
-  // A store write still in flight after dispose may add a temporary file while the folder goes.
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
+  // A store write still in flight after dispose may add a temporary file while the folder goes:
+  // removed asynchronously, so that write ends meanwhile and each retry lists the folder again
+  // (rmSync's retries block it and try the emptied folder only: ENOTEMPTY for good).
+  afterEach(() => fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 5 }));
 
   it('a live task is re-attached through the resumed session and its result fetched; a finished result is read back from disk', async () => {
     const url = `http://127.0.0.1:${peer.port}/mcp`;
@@ -325,8 +327,10 @@ describe('reload: tasks and results survive the window (server-everything over S
 describe('TaskStore', () => {
   let dir: string;
   beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-store-'))));
-  // A store write still in flight after dispose may add a temporary file while the folder goes.
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
+  // A store write still in flight after dispose may add a temporary file while the folder goes:
+  // removed asynchronously, so that write ends meanwhile and each retry lists the folder again
+  // (rmSync's retries block it and try the emptied folder only: ENOTEMPTY for good).
+  afterEach(() => fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 5 }));
 
   const snap = (key: string, status: TaskSnapshot['status'], updated: string, serverId = 's'): TaskSnapshot => ({
     key,

@@ -11,8 +11,10 @@ describe('TaskStore: results', () => {
   const harness = harnessesForEachTest();
   let dir: string;
   beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-store-'))));
-  // A store write still in flight after dispose may add a temporary file while the folder goes.
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
+  // A store write still in flight after dispose may add a temporary file while the folder goes:
+  // removed asynchronously, so that write ends meanwhile and each retry lists the folder again
+  // (rmSync's retries block it and try the emptied folder only: ENOTEMPTY for good).
+  afterEach(() => fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 5 }));
 
   it('a result nested 10,000 deep (JSON.stringify overflows the stack) is saved with its deepest parts replaced, and the log says so', async () => {
     const log = new MemoryLogger();

@@ -304,7 +304,8 @@ describe('TaskEngine: behaviour against a scripted server', () => {
       assert.deepEqual(await reopened.loadOutcome(earlier.key), expected);
       reopened.dispose();
     } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+      // Asynchronously: a store write still in flight may add a file meanwhile (see test/unit/state).
+      await fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 5 });
     }
   });
 
