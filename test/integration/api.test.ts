@@ -10,7 +10,7 @@ const CONSUMER_ID = 'mcp-tasks-test.api-consumer';
 
 /** What the consumer's activate() returns (see its extension.js). */
 interface Consumer {
-  startTool(toolName: string, args: Record<string, unknown>): Promise<{ server: { id: string; label: string }; tool: McpToolInfo; task: McpTaskInfo; ms: number }>;
+  startTool(toolName: string, args: Record<string, unknown>): Promise<{ server: { id: string; label: string }; tool: McpToolInfo; task: McpTaskInfo }>;
   waitForResult(id: string, waitSeconds: number): Promise<McpTaskResultInfo>;
   statuses(id: string): string[];
   call(name: string, ...args: unknown[]): Promise<unknown>;
@@ -65,11 +65,10 @@ suite('Public API', () => {
   });
 
   test('another extension runs simulate-research-query, gets control back while it works, follows it and reads the completed result', async () => {
-    const { server, task, ms } = await consumer.startTool('simulate-research-query', { topic: 'tide pools' });
+    const { server, task } = await consumer.startTool('simulate-research-query', { topic: 'tide pools' });
     started.push(task.id);
     assert.equal(server.label, 'everything');
     assert.equal(task.status, 'working', 'runTool resolves while the task works (it takes about 4 s)');
-    assert.ok(ms < 3000, `runTool took ${ms} ms`);
     assert.equal(task.kind, 'task');
     assert.equal(task.origin, 'api');
     assert.equal(task.toolName, 'simulate-research-query');

@@ -103,11 +103,9 @@ suite('Language-model tools', () => {
   });
 
   test('an agent starts simulate-research-query, gets control back while it works, and later reads the completed result', async () => {
-    const begun = Date.now();
     const start = await invoke('mcpTasks_startTask', { server: 'everything', tool: 'simulate-research-query', arguments: { topic: 'tide pools' } });
     const task = start.data.task as { taskId: string; status: string; startedBy: string; server: string };
     assert.equal(task.status, 'working', 'control comes back before the task ends (it takes about 4 s)');
-    assert.ok(Date.now() - begun < 3000, `startTask returned after ${Date.now() - begun} ms`);
     assert.equal(task.startedBy, 'chat');
     assert.equal(task.server, 'everything');
     assert.match(start.text, new RegExp(`^Started task "${task.taskId}"\\.`));

@@ -183,13 +183,12 @@ describe('StreamableHttpTransport against the http fixture', function () {
   it('fails a request at once when its answer stream ends without an event id to resume from', async () => {
     const c = client(fx.url('/cutnoid/mcp'));
     await initialize(c);
-    const started = Date.now();
-    await assert.rejects(c.conn.requestRaw('tools/call', {}, { timeoutMs: 10_000 }), (err: unknown) => {
+    // Its timeout is longer than the test may last: only the dropped stream can fail it in time.
+    await assert.rejects(c.conn.requestRaw('tools/call', {}, { timeoutMs: 600_000 }), (err: unknown) => {
       assert.ok(err instanceof RpcError);
       assert.match(err.message, /Server "fixture" dropped the stream carrying the answer/);
       return true;
     });
-    assert.ok(Date.now() - started < 5000, 'failed before the timeout');
   });
 
   it('reconnects the GET stream with Last-Event-ID when the server ends it', async () => {
