@@ -518,13 +518,13 @@ export class TaskEngine extends DisposableBase {
   #cancelAbandoned(snap: TaskSnapshot, session: McpSession): void {
     const rec = this.#recs.get(snap.key);
     if (!rec || isTerminal(rec.snap.status)) return;
-    const label = this.#label(snap.serverId);
+    const log = this.#serverLog(snap.serverId);
     if (!declared(session.serverCapabilities.tasks?.cancel)) {
-      this.#log.warn(`[${label}] Task ${snap.taskId} (${snap.toolName}) was created after its caller stopped waiting; the server does not support cancelling tasks, so it runs on and stays in the view`);
+      log.warn(`Task ${snap.taskId} (${snap.toolName}) was created after its caller stopped waiting; the server does not support cancelling tasks, so it runs on and stays in the view`);
       return;
     }
-    this.#log.info(`[${label}] Task ${snap.taskId} (${snap.toolName}) was created after its caller stopped waiting: cancelling it`);
-    this.cancel(snap.key).catch((err: unknown) => this.#log.warn(`[${label}] Could not cancel task ${snap.taskId}, whose caller stopped waiting: ${detailOf(err)}`));
+    log.info(`Task ${snap.taskId} (${snap.toolName}) was created after its caller stopped waiting: cancelling it`);
+    this.cancel(snap.key).catch((err: unknown) => log.warn(`Could not cancel task ${snap.taskId}, whose caller stopped waiting: ${detailOf(err)}`));
   }
 
   /** Holds a status notification about a task not tracked yet while a tools/call of its server is pending; false when none is. */
@@ -729,14 +729,14 @@ export class TaskEngine extends DisposableBase {
         // to a task-augmented request) runs the tool as a task anyway: it is followed, not left unseen.
         const created = err instanceof InvalidResultError ? CreateTaskResultSchema.safeParse(err.data) : undefined;
         if (created?.success || (retryAsTask && isPeerError(err) && err.code === ErrorCode.InvalidRequest)) {
-          const label = this.#label(serverId);
+          const log = this.#serverLog(serverId);
           try {
             let task: TaskSnapshot;
             if (created?.success) {
-              this.#log.warn(`[${label}] ${toolName}: the server answered a plain call with a task; it is followed as one`);
+              log.warn(`${toolName}: the server answered a plain call with a task; it is followed as one`);
               task = await this.#track(serverId, session, toolName, options, created.data, { early: [] });
             } else {
-              this.#log.info(`[${label}] ${toolName}: the server requires task augmentation (-32600: ${errorMessage(err)}); calling it again as a task`);
+              log.info(`${toolName}: the server requires task augmentation (-32600: ${errorMessage(err)}); calling it again as a task`);
               task = await this.#startTask(serverId, session, toolName, options);
             }
             // The call's caller (a chat tool, another extension) may hold its key: it now leads to the task.
@@ -744,7 +744,7 @@ export class TaskEngine extends DisposableBase {
             this.remove(rec.snap.key);
           } catch (e) {
             // The call stays in the view, failed with the reason, instead of vanishing into the log.
-            this.#log.error(`[${label}] ${toolName}: the retry as a task failed: ${detailOf(e)}`);
+            log.error(`${toolName}: the retry as a task failed: ${detailOf(e)}`);
             this.#finishDirect(rec, isPeerError(e) ? { kind: 'error', error: e.toJSON() } : undefined, `The server requires a task for this call, and calling it as a task failed: ${errorMessage(e)}`);
           }
           return;
@@ -1232,7 +1232,7 @@ export class TaskEngine extends DisposableBase {
   #resultCall(rec: Rec, user = false): Promise<TaskOutcome | undefined> {
     if (rec.resultCall) return rec.resultCall;
     const { serverId, taskId } = rec.snap;
-    const label = this.#label(serverId);
+    const log = this.#serverLog(serverId);
     const p = (async (): Promise<TaskOutcome | undefined> => {
       const session = await this.#reach(serverId, user);
       if (!session) {
@@ -1249,7 +1249,7 @@ export class TaskEngine extends DisposableBase {
         // T-REQ-4: the result names its task; one that names another is not this task's outcome.
         const named = (result._meta?.[RELATED_TASK_META] as { taskId?: unknown } | undefined)?.taskId;
         if (named !== undefined && named !== taskId) {
-          this.#log.warn(`[${label}] Ignored the answer to tasks/result ${taskId}: it is the result of task ${truncate(String(named), 100)}`);
+          log.warn(`Ignored the answer to tasks/result ${taskId}: it is the result of task ${truncate(String(named), 100)}`);
           return undefined;
         }
         outcome = { kind: 'result', result };
@@ -1262,7 +1262,7 @@ export class TaskEngine extends DisposableBase {
         if (err.code === ErrorCode.InvalidParams && !isServerTerminal(rec.snap.status as TaskStatus)) {
           // Not an outcome: the server may have dropped the task. A poll tells; if it still waits
           // for input, the call is tried again later.
-          this.#log.warn(`[${label}] tasks/result ${taskId} was refused: ${err.message}`);
+          log.warn(`tasks/result ${taskId} was refused: ${err.message}`);
           this.#refetchLater(rec);
           void this.poll(rec.snap.key);
           return undefined;
@@ -1281,12 +1281,12 @@ export class TaskEngine extends DisposableBase {
           // never an error, and "task not found" is no failed tool's error. The server has most
           // likely dropped the task (its ttl passed, its process restarted, its session's store
           // went); tasks/get tells. A failed task it still knows did fail with -32602.
-          this.#log.warn(`[${label}] tasks/result ${taskId} was refused: ${message}`);
+          log.warn(`tasks/result ${taskId} was refused: ${message}`);
           if (!(await this.#confirmResultGone(rec, session)) || ended === 'completed') return undefined;
         } else if (ended === 'completed') {
           // A completed task has a result: an error (busy, internal) is a fetch that failed, not
           // its outcome. Tried again later, as a fetch that could not reach the server is.
-          this.#log.warn(`[${label}] tasks/result ${taskId} failed though the task completed (error ${code}: ${truncate(message, 300)}); trying again later`);
+          log.warn(`tasks/result ${taskId} failed though the task completed (error ${code}: ${truncate(message, 300)}); trying again later`);
           this.#refetchLater(rec);
           return undefined;
         }
@@ -1296,7 +1296,7 @@ export class TaskEngine extends DisposableBase {
       const changes: Partial<TaskSnapshot> = { outcome, outcomeFetchedAt: new Date(this.#now()).toISOString(), resultDeleted: undefined };
       this.#reportErrorResult(rec, changes);
       this.#update(rec, changes);
-      this.#log.info(`[${label}] Task ${taskId}: result retrieved (${outcome.kind === 'error' ? `error ${outcome.error.code}: ${outcome.error.message}` : outcome.result.isError ? 'isError result' : 'result'})`);
+      log.info(`Task ${taskId}: result retrieved (${outcome.kind === 'error' ? `error ${outcome.error.code}: ${outcome.error.message}` : outcome.result.isError ? 'isError result' : 'result'})`);
       return outcome;
     })().finally(() => {
       rec.resultCall = undefined;
@@ -1313,7 +1313,7 @@ export class TaskEngine extends DisposableBase {
       }
       this.#unfetched.delete(rec);
       if (!this.#wantsOutcome(rec)) return;
-      if (again) this.#log.warn(`[${label}] Task ${taskId}: no result after ${HELD_TRIES} tries; a restart or removal of its server no longer waits for it`);
+      if (again) log.warn(`Task ${taskId}: no result after ${HELD_TRIES} tries; a restart or removal of its server no longer waits for it`);
       this.#onDidChange.fire(rec.snap);
     });
     rec.resultCall = p;
@@ -1328,7 +1328,7 @@ export class TaskEngine extends DisposableBase {
    */
   async #confirmEnded(rec: Rec, session: McpSession): Promise<boolean> {
     const { serverId, taskId, key } = rec.snap;
-    const label = this.#label(serverId);
+    const log = this.#serverLog(serverId);
     try {
       const task = await session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.#timeout() });
       if (this.#lifetime.signal.aborted || this.#recs.get(key) !== rec) return false;
@@ -1345,7 +1345,7 @@ export class TaskEngine extends DisposableBase {
       return false;
     }
     if (isTerminal(rec.snap.status)) return true;
-    this.#log.warn(`[${label}] The server answered tasks/result ${taskId} while the task is still ${rec.snap.status}: not its outcome; asking again`);
+    log.warn(`The server answered tasks/result ${taskId} while the task is still ${rec.snap.status}: not its outcome; asking again`);
     this.#refetchLater(rec);
     return false;
   }
