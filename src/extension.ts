@@ -161,6 +161,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     liveTasks: (id) => engine.liveCount(id),
     drop: (id, why) => engine.drop(id, why),
     saveSessions: (sessions) => store.saveSessions(sessions),
+    secrets: context.secrets,
     sessionOptions: { requestTimeoutMs: requestTimeout },
   });
   // A stdio server whose new configuration (or removal) waits for its live tasks goes on when they end,
@@ -185,9 +186,9 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   // empty task list with the sessions at shutdown, and the next window would start with no tasks.
   const restored = store
     .load()
-    .then((state) => {
+    .then(async (state) => {
       engine.restore(state.tasks, state.progressTokens);
-      servers.addSavedSessions(state.sessions);
+      await servers.addSavedSessions(state.sessions, state.dropped);
       if (state.tasks.length) channel.info(`Restored ${state.tasks.length} tasks of the previous window`);
     })
     .catch((err: unknown) => channel.error(`Could not restore tasks: ${errorMessage(err)}`))

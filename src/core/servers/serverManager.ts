@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
+import * as z from 'zod/mini';
 import type { ConfigError, InputDef, ServerConfig } from '../config/types';
 import { endpointPrint, fingerprint } from '../config/fingerprint';
 import type { ResolveContext } from '../config/resolve';
@@ -8,7 +10,7 @@ import { McpSession } from '../protocol/session';
 import type { Implementation } from '../protocol/schemas';
 import type { Transport } from '../transports/transport';
 import { TransportHttpError } from '../transports/transport';
-import type { ResolvedServer } from '../config/types';
+import type { RemoteServerConfig, ResolvedServer } from '../config/types';
 import { serverNameOfId, sourceKey } from '../config/types';
 import type { Event } from '../util/event';
 import { DisposableBase, Emitter } from '../util/event';
@@ -84,6 +86,12 @@ export interface ServerManagerOptions {
   liveTasks?: (serverId: string) => LiveWork;
   /** At shutdown: the sessions kept, to be saved (synchronously) for the next window. */
   saveSessions?: (sessions: SavedSession[]) => void;
+  /**
+   * The editor's secret storage: where the endpoint (url and resolved headers, which may hold a
+   * token) of a Streamable HTTP server whose new configuration waits for its live tasks is kept
+   * for the next window (see #keep).
+   */
+  secrets?: { get(key: string): PromiseLike<string | undefined>; store(key: string, value: string): PromiseLike<void>; delete(key: string): PromiseLike<void> };
   /** The user disconnected a removed server whose connection stayed for its live tasks (see disconnect): they are lost now, `why`. */
   drop?: (serverId: string, why: string) => void;
   /** Called for each new session so other layers can register their handlers on it. */
@@ -117,7 +125,15 @@ interface Entry {
   pending?: { config: ServerConfig; print: string };
   /** The live tasks and calls (and results to fetch) a new configuration (or a removed server's connection) waits for, as last counted. */
   waitsFor?: LiveWork;
+  /** What its configuration resolved to at its last connection: while a new one waits, the endpoint its tasks are at. */
+  resolved?: ResolvedServer;
+  /** The name its endpoint is kept under in secret storage while a new configuration waits (see #keep). */
+  kept?: string;
 }
+
+/** Where secret storage keeps the endpoints of waiting configurations (see #keep). */
+const KEPT = 'mcpTasks.endpoint:';
+const EndpointSchema = z.object({ url: z.string(), headers: z.record(z.string(), z.string()) });
 
 /** A quiet connection (see getSession) stopped at an input it would have had to ask for. */
 export class NeedsInputError extends Error {
@@ -181,6 +197,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
   /** Removed servers whose connection (a stdio server's process) stays until its live tasks end. */
   readonly #leaving = new Map<string, Entry>();
   readonly #now: () => number;
+  /** The endpoints kept by the previous window (see #keep), by server id, until the configuration first loads. */
+  readonly #kept = new Map<string, z.infer<typeof EndpointSchema> & { kept: string }>();
 
   /** A server changed state (its snapshot), or the list itself changed (undefined). */
   readonly onDidChange: Event<ServerSnapshot | undefined> = this.#onDidChange.event;
@@ -193,9 +211,20 @@ export class ServerManager extends DisposableBase implements SessionSource {
     this.#now = options.now ?? Date.now;
   }
 
-  /** Streamable HTTP sessions kept by the previous window, to resume instead of initializing anew. */
-  addSavedSessions(sessions: readonly SavedSession[]): void {
-    for (const s of sessions) this.#saved.set(s.serverId, s);
+  /**
+   * Streamable HTTP sessions kept by the previous window, to resume instead of initializing anew,
+   * with the endpoints kept for them (see #keep); those of `dropped` sessions are forgotten.
+   */
+  async addSavedSessions(sessions: readonly SavedSession[], dropped: readonly SavedSession[] = []): Promise<void> {
+    for (const s of dropped) this.#forget(s);
+    for (const s of sessions) {
+      this.#saved.set(s.serverId, s);
+      try {
+        if (s.kept) this.#kept.set(s.serverId, { ...EndpointSchema.parse(JSON.parse((await this.#options.secrets?.get(KEPT + s.kept)) ?? '')), kept: s.kept });
+      } catch {
+        // None (forgotten, or no secret storage) or damaged: its tasks are looked for at the new endpoint.
+      }
+    }
   }
 
   /**
@@ -231,13 +260,27 @@ export class ServerManager extends DisposableBase implements SessionSource {
         this.#entries.set(config.id, old);
       }
       if (!old) {
-        this.#entries.set(config.id, { config, print, state: { kind: 'idle' }, generation: 0, failures: 0, retryAt: 0 });
+        let entry: Entry = { config, print, state: { kind: 'idle' }, generation: 0, failures: 0, retryAt: 0 };
+        // The previous window closed while this configuration waited for live tasks at another
+        // endpoint, kept for them (see #keep): it still waits, and they are followed there.
+        const k = this.#kept.get(config.id);
+        if (k && (config.type !== 'http' || config.url !== k.url)) {
+          // The new configuration's name, source and inputs, at the old endpoint.
+          const at: RemoteServerConfig = { ...config, ...k, type: 'http' };
+          const waiting: Entry = { ...entry, config: at, print: this.#saved.get(config.id)!.fingerprint, resolved: at, kept: k.kept, pending: { config, print } };
+          if ((waiting.waitsFor = this.#liveTasks(waiting))) {
+            this.#log.info(`[${config.label}] Its live tasks are at its previous configuration's endpoint: it reconnects with the new one when ${itsTasksEnd(waiting.waitsFor)}`);
+            entry = waiting;
+          }
+        }
+        this.#entries.set(config.id, entry);
         continue;
       }
       if (old.print === print) {
         old.config = config; // a label may differ (another server with the same name appeared)
         if (old.pending) this.#log.info(`[${config.label}] Its configuration is back to the one it runs: it no longer restarts when its live tasks end`);
         old.pending = undefined;
+        this.#forget(old);
         continue;
       }
       // Same URL (new headers: a new token): its live tasks may belong to the session, kept for the new connection.
@@ -248,18 +291,23 @@ export class ServerManager extends DisposableBase implements SessionSource {
         old.config = { ...old.config, label: config.label };
         old.pending = { config, print };
         old.waitsFor = waits;
+        this.#keep(old);
         continue;
       }
       const kept = resumable ? (this.#keepSession(old) ?? this.#saved.get(config.id)) : undefined;
       if (kept?.fingerprint === old.print) this.#saved.set(config.id, { ...kept, fingerprint: print });
       if (this.#reconfigure(old, config, print)) reconnect.push(config.id);
     }
+    // Kept endpoints that no configuration waits on (changed back, removed, or its tasks gone).
+    for (const [id, k] of this.#kept) if (this.#entries.get(id)?.kept !== k.kept) this.#forget(k);
+    this.#kept.clear();
     for (const [id, entry] of this.#entries) {
       if (!seen.has(id)) {
         this.#removedLabels.set(id, entry.config.label);
         if ((entry.waitsFor = this.#liveTasks(entry))) {
           this.#log.info(`[${entry.config.label}] Removed from the configuration: its ${entry.config.type === 'stdio' ? 'process runs' : 'connection stays'} until ${itsTasksEnd(entry.waitsFor)}`);
           entry.pending = undefined;
+          this.#forget(entry);
           this.#leaving.set(id, entry);
           this.#entries.delete(id);
           continue;
@@ -291,6 +339,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     const wasUp = entry.state.kind === 'connected' || entry.state.kind === 'connecting';
     this.#teardown(entry, 'its configuration changed');
     entry.pending = undefined;
+    this.#forget(entry);
     entry.config = config;
     entry.print = print;
     entry.state = { kind: 'idle' };
@@ -516,6 +565,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       entry.config = entry.pending.config;
       entry.print = entry.pending.print;
       entry.pending = undefined;
+      this.#forget(entry);
     }
     this.#setState(entry, { kind: 'idle' });
     if (session) {
@@ -546,7 +596,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
       // Values of environment variables with secret names (API_KEY, GITHUB_TOKEN…) that the
       // configuration puts into a command line, a URL or a header.
       secrets.push(...envSecrets(config, context.env));
-      const resolved = await resolveServer(config, {
+      // While a new configuration waits, the endpoint its tasks are at, as it was resolved then.
+      const resolved = entry.pending && entry.resolved ? ({ ok: true, server: entry.resolved } as const) : await resolveServer(config, {
         ...context,
         promptInput: async (input) => {
           const value = quiet ? await this.#options.savedInput?.(input, config) : await this.#options.promptInput(input, config);
@@ -567,6 +618,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       }
       if (!resolved.ok) throw new Error(resolved.message);
       if (generation !== entry.generation) throw cancelled(); // while an input was asked
+      entry.resolved = resolved.server;
       // What was typed into password inputs, configured header values (a token, or the token of
       // `Bearer <token>`) and credentials in the URL (`?api_key=…`, `user:pass@`) never reach the log, whatever path they take (a command line, an
       // error, a server that repeats them).
@@ -629,6 +681,13 @@ export class ServerManager extends DisposableBase implements SessionSource {
       }
       const closed = session?.connection.closeInfo;
       const message = redactSecrets(withExitHint(errorMessage(err), config, closed), secrets);
+      // The endpoint kept by the previous window (see setConfiguration) is out of reach: its
+      // tasks are lost, as the new endpoint will tell, and the new configuration applies.
+      if (entry.pending && !entry.connectedAt && generation === entry.generation) {
+        log.warn(`Could not reach the endpoint its live tasks are at: ${sentence(message)} It connects with its new configuration.`);
+        this.#reconfigure(entry, entry.pending.config, entry.pending.print);
+        this.#setState(entry, entry.state);
+      }
       // Refused: any value given may be the wrong one (a key typed as plain text, a picked tenant).
       if (given.length && this.#options.forgetInput && err instanceof TransportHttpError && (err.status === 401 || err.status === 403)) {
         for (const input of given) this.#options.forgetInput(input, config);
@@ -730,7 +789,29 @@ export class ServerManager extends DisposableBase implements SessionSource {
     const init = e.session?.initializeResult;
     if (!t || !init || e.config.type !== 'http' || !t.sessionId || !this.#options.keepSessionAtShutdown?.(e.config.id)) return undefined;
     t.keepSessionOnClose = true;
-    return { serverId: e.config.id, fingerprint: e.print, endpoint: endpointPrint(e.config), sessionId: t.sessionId, initializeResult: init, keptAt: this.#now() };
+    return { serverId: e.config.id, fingerprint: e.print, endpoint: endpointPrint(e.config), sessionId: t.sessionId, initializeResult: init, keptAt: this.#now(), kept: e.kept };
+  }
+
+  /**
+   * A Streamable HTTP connection whose new configuration waits for its live tasks: its endpoint
+   * (url and resolved headers, which may hold a token) goes to secret storage, under a name its
+   * session keeps (SavedSession.kept), so that the next window follows them there too (see
+   * setConfiguration). Written now: a write at shutdown might not land.
+   */
+  #keep(e: Entry): void {
+    const r = e.resolved;
+    if (!e.kept && r?.type === 'http' && this.#options.secrets) this.#secret((e.kept = randomUUID()), JSON.stringify({ url: r.url, headers: r.headers }));
+  }
+
+  /** The wait is over (or no window will use it): the kept endpoint is deleted. */
+  #forget(e: { kept?: string }): void {
+    if (e.kept) this.#secret(e.kept);
+    e.kept = undefined;
+  }
+
+  #secret(name: string, value?: string): void {
+    const s = this.#options.secrets;
+    if (s) void (value === undefined ? s.delete(KEPT + name) : s.store(KEPT + name, value)).then(undefined, (err: unknown) => this.#log.warn(`Secret storage: ${errorMessage(err)}`));
   }
 
   override dispose(): void {

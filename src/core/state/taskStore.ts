@@ -24,6 +24,8 @@ export interface SavedSession {
   initializeResult: InitializeResult;
   /** When a live connection last kept it (ms since the epoch); an entry without it counts from when it is first read. */
   keptAt?: number;
+  /** Its server's new configuration waits for its live tasks: the name its endpoint is kept under in secret storage (see ServerManager). */
+  kept?: string;
 }
 
 /** A saved session, checked when read back: a damaged entry is not resumed (the server starts a new session). */
@@ -34,6 +36,7 @@ const SavedSessionSchema = z.object({
   sessionId: z.string(),
   initializeResult: InitializeResultSchema,
   keptAt: z.optional(z.number()),
+  kept: z.optional(z.string()),
 });
 
 /** The saved sessions of an index that can be resumed. */
@@ -63,6 +66,8 @@ export interface LoadedState {
   tasks: TaskSnapshot[];
   progressTokens: Map<string, string>;
   sessions: SavedSession[];
+  /** Kept sessions that no task needs any more: not resumed, and what they kept is forgotten. */
+  dropped?: SavedSession[];
 }
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -233,6 +238,7 @@ export class TaskStore implements Disposable {
     const sessions = savedSessions(data.sessions).filter((s) => !claim || !this.#othersClaim(s.owner));
     const needed = neededSessions(sessions, state.tasks, this.#options.retentionDays() * DAY);
     this.#sessions = state.sessions = needed;
+    state.dropped = sessions.filter((s) => !needed.includes(s));
     // Claims are written at once; with no live task to take (a session needs one), nothing is.
     if (claimed) {
       for (const s of needed) s.owner = this.#owner;

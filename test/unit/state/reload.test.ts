@@ -9,6 +9,7 @@ import { TaskStore } from '../../../src/core/state/taskStore';
 import { TaskEngine } from '../../../src/core/tasks/engine';
 import type { ServerRequestContext } from '../../../src/core/tasks/engine';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
+import type { ResolvedServer } from '../../../src/core/config/types';
 import { createTransport } from '../../../src/core/transports/factory';
 import { isTerminal } from '../../../src/core/tasks/status';
 import { Emitter } from '../../../src/core/util/event';
@@ -25,11 +26,18 @@ interface WindowOptions {
   hold?: boolean;
   /** The server's headers in this window's configuration (none by default). */
   headers?: Record<string, string>;
+  /**
+   * The editor's secret storage, which outlives windows (a map the test keeps); with it, the
+   * window is wired as src/extension.ts wires it for configuration changes too: a new
+   * configuration waits for the live tasks of the running one.
+   */
+  secrets?: Map<string, string>;
 }
 
 /** One "window": a server manager, a task engine and a store, wired as the extension wires them. */
-function openWindow(dir: string, url: string, onTransport?: (resuming: boolean) => void, options: WindowOptions = {}) {
+function openWindow(dir: string, url: string, onTransport?: (resuming: boolean, server: ResolvedServer) => void, options: WindowOptions = {}) {
   const log = new MemoryLogger();
+  const { secrets } = options;
   const store = new TaskStore(dir, log, { retentionDays: () => 30, debounceMs: 10, shared: options.shared, pid: options.pid });
   let crashed = false;
   const engine: TaskEngine = new TaskEngine({
@@ -61,14 +69,22 @@ function openWindow(dir: string, url: string, onTransport?: (resuming: boolean) 
     promptInput: async () => undefined,
     createTransport: (server, logger, resume) => {
       const transport = createTransport(server, logger, resume);
-      onTransport?.(resume !== undefined);
+      onTransport?.(resume !== undefined, server);
       return transport;
     },
     capabilities: () => engine.clientCapabilities(),
     onSession: (session, config) => engine.attachSession(config.id, session),
     keepSessionAtShutdown: (id) => engine.holdsSession(id),
     saveSessions: (s) => crashed || store.saveSessions(s),
+    ...(secrets && {
+      secrets: { get: async (k) => secrets.get(k), store: async (k, v) => void secrets.set(k, v), delete: async (k) => void secrets.delete(k) },
+      liveTasks: (id) => engine.liveCount(id),
+    }),
   });
+  if (secrets) {
+    engine.onDidChange((t) => servers.liveTasksChanged(t.serverId));
+    engine.onDidRemove(() => servers.liveTasksChanged());
+  }
   const config = parseSettingServers({ everything: { type: 'http', url, headers: options.headers } });
   return {
     log,
@@ -76,14 +92,14 @@ function openWindow(dir: string, url: string, onTransport?: (resuming: boolean) 
     engine,
     servers,
     /** The configuration read again, with the server (as at start, or with other headers) or without it. */
-    configure(withServer: boolean, headers?: Record<string, string>) {
-      servers.setConfiguration(withServer ? (headers ? parseSettingServers({ everything: { type: 'http', url, headers } }) : config).servers : [], []);
+    configure(withServer: boolean, headers?: Record<string, string>, at = url) {
+      servers.setConfiguration(withServer ? (headers || at !== url ? parseSettingServers({ everything: { type: 'http', url: at, headers } }) : config).servers : [], []);
       engine.serversChanged();
     },
     async start() {
       const state = await store.load();
       engine.restore(state.tasks, state.progressTokens);
-      servers.addSavedSessions(state.sessions);
+      await servers.addSavedSessions(state.sessions, state.dropped);
       store.attach(engine);
       servers.setConfiguration(config.servers, config.errors);
       return state;
@@ -300,6 +316,96 @@ describe('reload: tasks and results survive the window (server-everything over S
       for (const w of opened) w.close();
       host.kill('SIGKILL');
     }
+  });
+
+  describe('a new url that waits for the live task at the old one when the window closes', () => {
+    const token = 'Bearer old-token-3f9a';
+    const index = () => fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8');
+    /** Window 1 at `from` (its headers carry a token) starts a task held at its question, is moved to `to`, and closes. */
+    async function moveAndClose(from: string, to: string, secrets: Map<string, string>) {
+      const w1 = openWindow(dir, from, undefined, { secrets, headers: { Authorization: token }, asked: [], hold: true });
+      await w1.start();
+      const id = w1.servers.list()[0].id;
+      const live = await w1.engine.callTool(id, 'simulate-research-query', { arguments: { topic: 'moves', ambiguous: true } });
+      await w1.until(live.key, (t) => t.status === 'input_required', 'the question');
+      const sessionId = w1.servers.peekSession(id)!.transport.sessionId;
+      w1.configure(true, undefined, to);
+      assert.deepEqual(w1.servers.get(id)?.newConfigWaitsFor, { tasks: 1, calls: 0, results: 0 }, 'the new configuration waits');
+      await waitFor(() => [...secrets.values()].some((v) => v.includes(token) && v.includes(from)), 'the old url and headers kept in secret storage');
+      w1.close();
+      assert.ok(!index().includes(token) && !index().includes(from), `neither the token nor the old url is in the store: ${index()}`);
+      assert.ok(!w1.log.text().includes(token), 'nor in the log');
+      return { id, live, sessionId };
+    }
+
+    it('the next window follows it there, in its kept session, with the old headers, until its result is fetched; then it connects the new url and forgets the old endpoint', async () => {
+      const other = await startEverything('streamableHttp');
+      const [a, b] = [`http://127.0.0.1:${peer.port}/mcp`, other.url('/mcp')];
+      const secrets = new Map<string, string>();
+      try {
+        const { id, live, sessionId } = await moveAndClose(a, b, secrets);
+        const transports: ResolvedServer[] = [];
+        const w2 = openWindow(dir, b, (_, server) => transports.push(server), { secrets });
+        await w2.start();
+        try {
+          const done = await w2.until(live.key, (t) => isTerminal(t.status) && (t.status !== 'completed' || t.outcome !== undefined), 'the task to end');
+          assert.equal(done.status, 'completed', done.note);
+          assert.match(JSON.stringify(done.outcome), /Research Report: moves \(/);
+          assert.ok(w2.log.has('info', new RegExp(`Resumed session ${sessionId}`)), w2.log.text().slice(-2000));
+          const first = transports[0] as { url?: string; headers?: Record<string, string> };
+          assert.deepEqual([first.url, first.headers], [a, { Authorization: token }], 'the old url, with the headers it had');
+          await waitFor(() => w2.servers.get(id)?.state.kind === 'connected' && (w2.servers.config(id) as { url: string }).url === b, 'the new configuration connected');
+          assert.equal(w2.servers.get(id)?.newConfigWaitsFor, undefined);
+          await waitFor(() => secrets.size === 0, 'the old endpoint forgotten');
+          assert.ok(!w2.log.text().includes(token), 'the token is not in the log');
+        } finally {
+          w2.close();
+        }
+      } finally {
+        await other.stop();
+      }
+    });
+
+    it('when the old endpoint cannot be reached in the next window, the new configuration applies at once: the task is lost there, as before, and the old endpoint forgotten', async () => {
+      const old = await startEverything('streamableHttp');
+      const b = `http://127.0.0.1:${peer.port}/mcp`;
+      const secrets = new Map<string, string>();
+      let moved: Awaited<ReturnType<typeof moveAndClose>>;
+      try {
+        moved = await moveAndClose(old.url('/mcp'), b, secrets);
+      } finally {
+        await old.stop();
+      }
+      const w2 = openWindow(dir, b, undefined, { secrets });
+      await w2.start();
+      try {
+        const t = await w2.until(moved.live.key, (x) => isTerminal(x.status), 'the task to end');
+        assert.equal(t.status, 'lost', t.note);
+        assert.ok(w2.log.has('warn', /^\[everything\] Could not reach the endpoint its live tasks are at: .* It connects with its new configuration\.$/), w2.log.text().slice(-2000));
+        assert.equal((w2.servers.config(moved.id) as { url: string }).url, b);
+        await waitFor(() => secrets.size === 0, 'the old endpoint forgotten');
+      } finally {
+        w2.close();
+      }
+    });
+
+    it('when its session is no longer kept for the next window (kept longer than the retention period), the old endpoint is forgotten', async () => {
+      const other = await startEverything('streamableHttp');
+      const secrets = new Map<string, string>();
+      try {
+        await moveAndClose(`http://127.0.0.1:${peer.port}/mcp`, other.url('/mcp'), secrets);
+      } finally {
+        await other.stop();
+      }
+      const data = JSON.parse(index()) as { sessions: Array<{ keptAt: number }> };
+      data.sessions[0].keptAt -= 31 * 86400_000;
+      fs.writeFileSync(path.join(dir, 'tasks.json'), JSON.stringify(data));
+      assert.equal(secrets.size, 1);
+      const w2 = openWindow(dir, `http://127.0.0.1:${peer.port}/other`, undefined, { secrets });
+      assert.equal((await w2.start()).sessions.length, 0);
+      await waitFor(() => secrets.size === 0, 'the old endpoint forgotten');
+      w2.close();
+    });
   });
 
   it('when the server no longer knows the session, the client initializes anew and the task shows as lost (its ttl has not ended)', async () => {
