@@ -129,6 +129,8 @@ interface Entry {
   resolved?: ResolvedServer;
   /** The name its endpoint is kept under in secret storage while a new configuration waits (see #keep). */
   kept?: string;
+  /** When a connection to the endpoint kept by the previous window first failed (see getSession). */
+  unreached?: number;
 }
 
 /** Where secret storage keeps the endpoints of waiting configurations (see #keep). */
@@ -169,6 +171,8 @@ export const restarts = (type: ServerConfig['type']): string => (type === 'stdio
 const BACKOFF_FIRST_MS = 1_000;
 const BACKOFF_MAX_MS = 60_000;
 const STABLE_MS = 60_000;
+/** How long the endpoint kept by the previous window is tried (with the backoff) before its new configuration applies. */
+const KEPT_GRACE_MS = 5 * 60_000;
 
 /**
  * What to do about a stdio server whose process failed (exited with an error) while connecting or
@@ -681,10 +685,11 @@ export class ServerManager extends DisposableBase implements SessionSource {
       }
       const closed = session?.connection.closeInfo;
       const message = redactSecrets(withExitHint(errorMessage(err), config, closed), secrets);
-      // The endpoint kept by the previous window (see setConfiguration) is out of reach: its
-      // tasks are lost, as the new endpoint will tell, and the new configuration applies.
-      if (entry.pending && !entry.connectedAt && generation === entry.generation) {
-        log.warn(`Could not reach the endpoint its live tasks are at: ${sentence(message)} It connects with its new configuration.`);
+      // The endpoint kept by the previous window (see setConfiguration) is out of reach, and has
+      // been for KEPT_GRACE_MS (a network that comes up late is waited for): its tasks are lost,
+      // as the new endpoint will tell, and the new configuration applies.
+      if (entry.pending && !entry.connectedAt && generation === entry.generation && this.#now() - (entry.unreached ??= this.#now()) >= KEPT_GRACE_MS) {
+        log.warn(`Could not reach the endpoint its live tasks are at for ${KEPT_GRACE_MS / 60_000} minutes: ${sentence(message)} It connects with its new configuration.`);
         this.#reconfigure(entry, entry.pending.config, entry.pending.print);
         this.#setState(entry, entry.state);
       }

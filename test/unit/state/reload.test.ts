@@ -32,6 +32,8 @@ interface WindowOptions {
    * configuration waits for the live tasks of the running one.
    */
   secrets?: Map<string, string>;
+  /** The server manager's clock (real time by default). */
+  now?: () => number;
 }
 
 /** One "window": a server manager, a task engine and a store, wired as the extension wires them. */
@@ -63,6 +65,7 @@ function openWindow(dir: string, url: string, onTransport?: (resuming: boolean, 
   });
   const servers: ServerManager = new ServerManager({
     logger: log,
+    now: options.now,
     clientInfo: { name: 'mcp-tasks-test', version: '0' },
     roots: () => [],
     resolveContext: () => ({ folders: {}, folderPaths: [], userHome: os.homedir(), env: {}, readFile: async () => '' }),
@@ -366,22 +369,31 @@ describe('reload: tasks and results survive the window (server-everything over S
       }
     });
 
-    it('when the old endpoint cannot be reached in the next window, the new configuration applies at once: the task is lost there, as before, and the old endpoint forgotten', async () => {
+    it('when the old endpoint cannot be reached in the next window, it is tried for 5 minutes (a network that comes up late), then the new configuration applies: the task is lost there, as before, and the old endpoint forgotten', async () => {
       const old = await startEverything('streamableHttp');
+      const a = old.url('/mcp');
       const b = `http://127.0.0.1:${peer.port}/mcp`;
       const secrets = new Map<string, string>();
       let moved: Awaited<ReturnType<typeof moveAndClose>>;
       try {
-        moved = await moveAndClose(old.url('/mcp'), b, secrets);
+        moved = await moveAndClose(a, b, secrets);
       } finally {
         await old.stop();
       }
-      const w2 = openWindow(dir, b, undefined, { secrets });
+      let skipped = 0;
+      const w2 = openWindow(dir, b, undefined, { secrets, now: () => Date.now() + skipped });
       await w2.start();
       try {
+        const failed = /^\[everything\] Could not connect: /;
+        await waitFor(() => w2.log.has('error', failed), 'a first connection to the old endpoint to fail');
+        await waitFor(() => w2.log.lines.filter((l) => l.level === 'error' && failed.test(l.message)).length >= 2, 'a second try at the old endpoint', 20_000);
+        assert.notEqual(w2.engine.get(moved.live.key)?.status, 'lost');
+        assert.equal((w2.servers.config(moved.id) as { url: string }).url, a, 'the old endpoint is tried again, not given up');
+        assert.equal(secrets.size, 1);
+        skipped = 5 * 60_000;
         const t = await w2.until(moved.live.key, (x) => isTerminal(x.status), 'the task to end');
         assert.equal(t.status, 'lost', t.note);
-        assert.ok(w2.log.has('warn', /^\[everything\] Could not reach the endpoint its live tasks are at: .* It connects with its new configuration\.$/), w2.log.text().slice(-2000));
+        assert.ok(w2.log.has('warn', /^\[everything\] Could not reach the endpoint its live tasks are at for 5 minutes: .* It connects with its new configuration\.$/), w2.log.text().slice(-2000));
         assert.equal((w2.servers.config(moved.id) as { url: string }).url, b);
         await waitFor(() => secrets.size === 0, 'the old endpoint forgotten');
       } finally {
