@@ -323,11 +323,16 @@ describe('reliability: the configuration of a remote server with live tasks chan
     const ws = (headers: Record<string, string> = {}) => ({ type: 'ws', url: `ws://127.0.0.1:${peer.port}/mcp`, headers });
     const c = open({ servers: { ws: ws() } });
     const id = c.id('ws');
-    const task = await c.engine.callTool(id, 'delayed_echo', { arguments: { message: 'task', delayMs: 1500 }, preference: 'task' });
-    const call = await c.engine.callTool(id, 'delayed_echo', { arguments: { message: 'call', delayMs: 1500 }, preference: 'direct' });
+    // Held, so both are live at the edit however slow the machine; released by the test (lab/release, over the waiting connection).
+    const task = await c.engine.callTool(id, 'delayed_echo', { arguments: { message: 'task', delayMs: 0, held: true }, preference: 'task' });
+    const call = await c.engine.callTool(id, 'delayed_echo', { arguments: { message: 'call', delayMs: 0, held: true }, preference: 'direct' });
     const old = c.servers.peekSession(id);
     configure(c, { ws: ws({ Authorization: 'Bearer rotated' }) });
     assert.deepEqual([c.servers.get(id)?.newConfigWaitsFor, c.servers.peekSession(id) === old], [tasks(1, 1), true], 'the same connection waits');
+    const release = async (tag: string) => ((await old!.connection.requestRaw('lab/release', { tag })) as { released: number }).released;
+    assert.equal(await release('task'), 1);
+    // The call's task exists once the server has read the tools/call sent before: released once it does.
+    await waitFor(async () => (await release('call')) === 1, 'the held call to be released', 15_000);
     for (const t of [task, call]) {
       const done = await c.until(t.key, (s) => s.status !== 'working', t.kind);
       assert.equal(done.status, 'completed', `${t.kind}: ${done.note}`);
