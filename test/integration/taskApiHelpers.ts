@@ -1,8 +1,14 @@
 // Shared by the in-editor tests of the language-model tools and of the public API.
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
-import { EXTENSION_ID } from './helpers';
+import { EXTENSION_ID, waitFor } from './helpers';
+
+/** out/test/integration -> the fixture in the sources. */
+const TASK_LAB = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'servers', 'task-lab.mjs');
 
 /** The public API, as another extension gets it. */
 export async function publicApi(): Promise<McpTasksApi> {
@@ -41,4 +47,25 @@ export async function cleanUp(api: McpTasksApi, started: readonly string[]): Pro
   for (const s of api.getServers()) {
     if (s.state !== 'idle') await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id: s.id, confirmed: true });
   }
+}
+
+/**
+ * A task-lab server named "lab" in the settings: its tool `work`, called with `held: true`, makes
+ * a task that works until `release()` (SIGUSR2 to its process, whose pid it notes in a spawn log),
+ * so a test sees it working however slow the machine. `dispose()` takes the server out again.
+ */
+export async function labWithHeldTasks(api: McpTasksApi): Promise<{ id: string; release(): void; dispose(): Promise<void> }> {
+  const settings = () => vscode.workspace.getConfiguration('mcpTasks');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-lab-'));
+  const spawnLog = path.join(dir, 'spawns');
+  await settings().update('servers', { lab: { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio', '--spawn-log', spawnLog] } }, vscode.ConfigurationTarget.Global);
+  const id = await waitFor(() => api.getServers().find((s) => s.label === 'lab')?.id, 'the lab server');
+  return {
+    id,
+    release: () => process.kill(Number(fs.readFileSync(spawnLog, 'utf8').trim().split('\n').pop()!.split(' ')[0]), 'SIGUSR2'),
+    dispose: async () => {
+      await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
