@@ -2,6 +2,7 @@
 // task would die with it) until the task ends, its row says so, then it restarts with the edit.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activateExtension, testingApi, waitFor } from './helpers';
@@ -17,38 +18,48 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
     const api = await publicApi();
     const file = path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'mcp.json');
     const original = fs.readFileSync(file, 'utf8');
-    const args = '"args": ["${workspaceFolder}/../../../../demo/server.mjs", "stdio", "--quiet"]';
-    assert.ok(original.includes(args), 'the demo server of the test workspace');
-    const demo = api.getServers().find((s) => s.label === 'demo');
-    assert.ok(demo);
-    const row = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.id === `server:${demo.id}`);
+    assert.ok(original.includes('"servers": {'), 'the servers of the test workspace');
+    // A task-lab server added to the workspace's mcp.json: it notes each process it starts in the
+    // spawn log, and its task is held until the test has seen the row, then released with SIGUSR2.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-edited-'));
+    const spawnLog = path.join(dir, 'spawns');
+    const spawns = () => (fs.existsSync(spawnLog) ? fs.readFileSync(spawnLog, 'utf8').trim().split('\n') : []);
+    const withLab = (extra: Record<string, unknown> = {}, ...more: string[]) =>
+      original.replace('"servers": {', `"servers": {\n    "lab": ${JSON.stringify({ type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio', '--spawn-log', spawnLog, ...more], ...extra })},`);
     const started: string[] = [];
     try {
-      const task = await api.runTool(demo.id, 'build-project', { arguments: { project: 'edited-meanwhile', durationMs: 10_000 } });
+      fs.writeFileSync(file, withLab());
+      const lab = await waitFor(() => api.getServers().find((s) => s.label === 'lab'), 'the lab server of mcp.json');
+      const row = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.id === `server:${lab.id}`);
+      const task = await api.runTool(lab.id, 'work', { arguments: { tag: 'edited-meanwhile', held: true, durationMs: 0 } });
       started.push(task.id);
-      assert.equal(task.pollInterval, 1000, "the demo server's default");
+      assert.equal(task.pollInterval, 500, "task-lab's default");
       // The edit a user saves: an env var added, and another poll interval (which tells the processes apart).
-      fs.writeFileSync(file, original.replace(args, `${args.replace('"--quiet"]', '"--quiet", "--poll-interval", "700"]')}, "env": { "DEMO_NOTE": "edited" }`));
+      fs.writeFileSync(file, withLab({ env: { LAB_NOTE: 'edited' } }, '--poll-interval', '700'));
       const waiting = await waitFor(async () => {
         const r = await row();
         return r?.description?.endsWith(' · new configuration waits for 1 task') ? r : undefined;
-      }, 'the demo row to say its new configuration waits for the task');
+      }, 'the lab row to say its new configuration waits for the task');
       assert.match(waiting.description ?? '', /^connected · tasks: /);
       assert.match(waiting.tooltip ?? '', /Its configuration changed; it restarts with the new one when its live task ends\. Restart it to apply it now, losing 1 task\./);
       assert.equal(api.getTask(task.id)?.status, 'working');
 
+      process.kill(Number(spawns()[0].split(' ')[0]), 'SIGUSR2');
       const done = await api.getResult(task.id, { waitSeconds: 30 });
       assert.equal(done.task.status, 'completed', done.task.note);
       // Fetched from the process that ran the task, which the restart waits for (the new one does not know the task).
-      assert.match(JSON.stringify(done.outcome ?? done.fetchError), /Build of edited-meanwhile succeeded/);
-      await waitFor(async () => /^connected · tasks: [^·]+$/.test((await row())?.description ?? ''), 'the demo server to restart, connected, with nothing waiting');
-      const next = await api.runTool(demo.id, 'build-project', { arguments: { project: 'after-the-edit', durationMs: 100 } });
+      assert.match(JSON.stringify(done.outcome ?? done.fetchError), /done: edited-meanwhile/);
+      await waitFor(async () => /^connected · tasks: [^·]+$/.test((await row())?.description ?? ''), 'the lab server to restart, connected, with nothing waiting');
+      const next = await api.runTool(lab.id, 'work', { arguments: { tag: 'after-the-edit', durationMs: 100 } });
       started.push(next.id);
       assert.equal(next.pollInterval, 700, 'a task of the process started with the new configuration');
+      assert.equal(spawns().length, 2, 'one process for each configuration');
+      assert.equal((await api.getResult(next.id, { waitSeconds: 30 })).task.status, 'completed');
     } finally {
       fs.writeFileSync(file, original);
       await vscode.commands.executeCommand('mcpTasks.refresh'); // read again before the next suites
       await cleanUp(api, started);
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 
