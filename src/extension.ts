@@ -122,6 +122,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
       label: (id) => servers.label(id),
       tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id),
       isConfigured: (id) => servers.isConfigured(id),
+      endpoint: (id) => (servers.config(id) as { url?: string } | undefined)?.url,
     },
     defaultTtlMs: () => {
       const s = settings().get<number>('defaultTtlSeconds', 3600);

@@ -54,6 +54,8 @@ export interface SessionSource {
    * the server is not known (its configuration has not loaded yet).
    */
   tasksOutliveConnection(serverId: string): boolean | undefined;
+  /** Where a remote server is reached (its url), to tell a task lost there from one lost at the endpoint it outlived. */
+  endpoint?(serverId: string): string | undefined;
   /**
    * False once the configuration has loaded and does not name the server (it was removed);
    * undefined while it has not loaded. Without it, a server is taken as configured.
@@ -213,8 +215,8 @@ export class TaskEngine extends DisposableBase {
   readonly #refetchDelay = new Map<string, number>();
   readonly #servers = new Map<string, ServerFollow>();
   readonly #backoff = new Map<string, Backoff>();
-  /** Live tasks that outlived a closed connection, until their server next reports them (see `applyServerTask`). */
-  readonly #outlived = new Set<Rec>();
+  /** Live tasks that outlived a closed connection, until their server next reports them (see `applyServerTask`), and the endpoint it was to. */
+  readonly #outlived = new Map<Rec, string | undefined>();
   /**
    * Ended tasks whose result is to be fetched, and the tries that failed: their server's
    * connection (a stdio server's process, which knows the result) counts them as live, so a new
@@ -447,7 +449,7 @@ export class TaskEngine extends DisposableBase {
         this.#gone(rec, `the server's process ended (${info.reason})`, false);
         continue;
       }
-      this.#outlived.add(rec);
+      this.#outlived.set(rec, this.#options.sessions.endpoint?.(serverId));
       if (rec.listed) {
         // Polled by id again, which reconnects.
         rec.listed = false;
@@ -1537,10 +1539,11 @@ export class TaskEngine extends DisposableBase {
   #gone(rec: Rec, why: string, serverDenied: boolean): void {
     if (isTerminal(rec.snap.status)) return;
     // Outlived its closed connection, and lost before its server's next word for another reason
-    // (removed from the configuration, no process that knows it): told unchanged first, as a task
-    // found alive is (see applyServerTask), so a Disconnect's notification rule does not take the
-    // loss for the Disconnect's doing.
-    if (!serverDenied && this.#outlived.delete(rec)) this.#onDidChange.fire(rec.snap);
+    // (removed from the configuration, no process that knows it), or denied at another endpoint
+    // (its url changed since): told unchanged first, as a task found alive is (see
+    // applyServerTask), so a Disconnect's notification rule does not take the loss for the
+    // Disconnect's doing.
+    if ((!serverDenied || this.#outlived.get(rec) !== this.#options.sessions.endpoint?.(rec.snap.serverId)) && this.#outlived.delete(rec)) this.#onDidChange.fire(rec.snap);
     this.#markGone(rec, why, serverDenied);
   }
 

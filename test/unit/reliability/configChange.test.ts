@@ -340,6 +340,26 @@ describe('reliability: the configuration of a remote server with live tasks chan
     await until('the new connection', () => c.servers.get(id)?.state.kind === 'connected' && c.servers.peekSession(id) !== old);
   });
 
+  it("WebSocket: a task that outlived a Disconnect and is lost at the url its server was given after it is first told unchanged (that loss is not the Disconnect's doing); lost at the same url, or at the one the Disconnect applied (the user was warned), it is not", async () => {
+    const [a, b] = [await startPeer([path.join(fixtures, 'ws-server.mjs')]), await startPeer([path.join(fixtures, 'ws-server.mjs')])];
+    peers.push(a, b);
+    const ws = (p: typeof a) => ({ type: 'ws', url: `ws://127.0.0.1:${p.port}/mcp` });
+    const c = open({ servers: { stays: ws(a), moves: ws(a), applied: ws(a) } });
+    const ids = ['stays', 'moves', 'applied'].map((n) => c.id(n));
+    const started = await Promise.all(ids.map((id) => c.engine.callTool(id, 'delayed_echo', { arguments: { message: id, delayMs: 60_000 }, preference: 'task' })));
+    // Given the other url while its task runs: that configuration waits, and Disconnect applies it.
+    configure(c, { stays: ws(a), moves: ws(a), applied: ws(b) });
+    assert.deepEqual(c.servers.get(c.id('applied'))?.newConfigWaitsFor, tasks(1));
+    const changes = started.map(() => [] as string[]);
+    c.engine.onDidChange((t) => started.forEach((s, i) => s.key === t.key && changes[i].push(t.status)));
+    for (const id of ids) await c.servers.disconnect(id);
+    configure(c, { stays: ws(a), moves: ws(b), applied: ws(b) });
+    // Connect: this server keeps tasks per connection, and b never knew them.
+    for (const id of ids) await c.servers.getSession(id);
+    for (const s of started) await c.until(s.key, (t) => t.status === 'lost', `${s.serverId}'s task to be lost`);
+    assert.deepEqual(changes, [['lost'], ['working', 'lost'], ['lost']]);
+  });
+
   it('a Streamable HTTP session whose ended task has its result still to fetch is kept at shutdown (saved for the next window, which fetches it there), not ended', async () => {
     const a = await lab('--result-delay', '60000');
     let saved: SavedSession[] | undefined;
