@@ -157,7 +157,8 @@ export interface McpTasksApi {
   getResult(id: string, options?: { waitSeconds?: number }): Promise<McpTaskResultInfo>;
   /**
    * Asks the server to cancel the task (`tasks/cancel`), or stops a direct call; resolves with its
-   * new state (`cancelled`). Rejects if it ended or the server refuses.
+   * new state (`cancelled`). Rejects if it ended or the server refuses. Its end is the user's, as a
+   * cancel from the view is: no notification tells it.
    */
   cancelTask(id: string): Promise<McpTaskInfo>;
   /** A task was started or changed (status, progress, result): its new state. */

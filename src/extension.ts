@@ -236,7 +236,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   void reload();
 
   // Chat agents (language-model tools) and other extensions (the API) reach tasks through one service.
-  const service = new TasksService({ engine, servers, logger });
+  const service = new TasksService({ engine, servers, logger, endByUser });
   context.subscriptions.push(service, ...registerLmTools(service));
 
   // MCP_TASKS_TIMING=1 logs how long activation took (the benchmarks read it).

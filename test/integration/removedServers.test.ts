@@ -16,7 +16,7 @@ import { createTransport } from '../../src/core/transports/factory';
 import { nullLogger } from '../../src/core/util/log';
 import { TasksTreeProvider } from '../../src/vscode/tree/tasksTree';
 import { answeringWarnings, QuickInputSpy } from './quickInputs';
-import { cleanUp, publicApi } from './taskApiHelpers';
+import { cleanUp, invoke, publicApi } from './taskApiHelpers';
 
 /** out/test/integration -> the demo server in the sources. */
 const DEMO = path.resolve(__dirname, '..', '..', '..', 'demo', 'server.mjs');
@@ -100,6 +100,32 @@ suite('Tasks of a server removed from the configuration', () => {
     }
     const after = await waitFor(async () => (await rows()).find((r) => r.id === `server:${server.id}` && r.description === 'removed from the configuration'), 'the row once its process has ended');
     assert.equal(after.contextValue, 'removedServer');
+    await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
+  });
+
+  test("tasks of a removed server whose row waits for them, cancelled through mcpTasks_cancelTask and the API's cancelTask, are not told: the user asked for it, as from the view", async function () {
+    this.timeout(60_000);
+    // task-lab notes its pid in the spawn log: the test ends the third held task with SIGUSR2.
+    const spawnLog = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-leaving-')), 'spawns');
+    await settings().update('servers', { asked: { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio', '--spawn-log', spawnLog] } }, vscode.ConfigurationTarget.Global);
+    const server = await waitFor(() => api.getServers().find((s) => s.label === 'asked'), 'the server "asked"');
+    const [chat, other, told] = await Promise.all(['chat', 'api', 'told'].map((tag) => api.runTool(server.id, 'work', { arguments: { tag, held: true, durationMs: 0 } })));
+    await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    await waitFor(async () => (await rows()).find((r) => r.id === `server:${server.id}` && r.description === 'removed from the configuration · runs until its 3 tasks end'), 'the row of the removed server, still running');
+    const spy = new QuickInputSpy();
+    try {
+      assert.match((await invoke('mcpTasks_cancelTask', { taskId: chat.taskId })).text, /Cancellation of task .* was requested\./);
+      assert.equal((await api.cancelTask(other.id)).status, 'cancelled');
+      assert.equal(api.getTask(chat.id)?.status, 'cancelled');
+      // Told after the cancels: once it is, a notification of theirs would have been too.
+      process.kill(Number(fs.readFileSync(spawnLog, 'utf8').split(' ')[0]), 'SIGUSR2');
+      await waitFor(() => spy.messages.some((m) => m.startsWith('"work" on asked: completed')), 'the completed task to be told', 20_000).catch((err: Error) => assert.fail(`${err.message}; told: ${JSON.stringify(spy.messages)}`));
+      assert.equal(api.getTask(told.id)?.status, 'completed');
+      assert.deepEqual(spy.messages.filter((m) => m.includes('asked: cancelled')), [], 'the cancels the user asked for are not told');
+    } finally {
+      spy.dispose();
+      fs.rmSync(path.dirname(spawnLog), { recursive: true, force: true });
+    }
     await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
   });
 

@@ -94,6 +94,8 @@ export interface TasksServiceDeps {
   engine: Pick<TaskEngine, 'callTool' | 'get' | 'list' | 'fetchResult' | 'cancel' | 'onDidChange' | 'onDidRemove'>;
   servers: Pick<ServerManager, 'list' | 'get' | 'getSession' | 'peekSession' | 'label'>;
   logger: Logger;
+  /** Runs a cancel asked for through the chat tool or the API, as the view's Cancel Task does: the user's, so its end is not notified. */
+  endByUser?<T>(keys: readonly string[], end: () => Promise<T>, cancel: boolean): Promise<T>;
 }
 
 /** A task id that no tracked task has; each front end adds where the tracked tasks are listed. */
@@ -231,7 +233,8 @@ export class TasksService implements Disposable {
   /** `signal`: stops waiting for the task's server to connect. */
   async cancel(id: string, signal?: AbortSignal): Promise<TaskInfo> {
     this.#mustGet(id);
-    const t = await this.#deps.engine.cancel(id, signal);
+    const cancel = () => this.#deps.engine.cancel(id, signal);
+    const t = await (this.#deps.endByUser?.([id], cancel, true) ?? cancel());
     // A direct call ends as its aborted request settles, a moment later: answer with that end.
     if (t.kind === 'direct') await this.#whenEnded(t.key, 1000);
     return this.#taskInfo(this.#deps.engine.get(t.key) ?? t);
