@@ -271,4 +271,28 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
       await settings().update('servers', before, vscode.ConfigurationTarget.Global);
     }
   });
+
+  test('a task over WebSocket that outlives a Disconnect, on a server given another url before Connect, whose server there does not know it, is told lost: the new url lost it, not the Disconnect', async function () {
+    this.timeout(40_000);
+    const testing = testingApi(await activateExtension());
+    await testing.whenConfigurationLoaded?.(); // the last test's restored settings
+    const id = serverId('ws-shared');
+    const t = await api.runTool(id, 'delayed_echo', { arguments: { message: 'moved meanwhile', delayMs: 60_000 } });
+    started.push(t.id);
+    const before = settings().get<Record<string, { url: string }>>('servers')!;
+    const spy = new QuickInputSpy();
+    try {
+      await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id, confirmed: true });
+      // The url of the other WebSocket server, which never knew the task.
+      await settings().update('servers', { ...before, 'ws-shared': { type: 'ws', url: before['ws-fixture'].url } }, vscode.ConfigurationTarget.Global);
+      await testing.whenConfigurationLoaded?.();
+      await vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id });
+      await waitFor(() => api.getTask(t.id)?.status === 'lost', 'the task to be lost', 20_000);
+      assert.match(api.getTask(t.id)?.note ?? '', /no longer knows the task/);
+      await waitFor(() => spy.messages.some((m) => m.startsWith('"delayed_echo" on ws-shared: lost')), 'the loss to be told', 5000).catch((err: Error) => assert.fail(`${err.message}; told: ${JSON.stringify(spy.messages)}`));
+    } finally {
+      spy.dispose();
+      await settings().update('servers', before, vscode.ConfigurationTarget.Global);
+    }
+  });
 });
