@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 import type { InitializeResult } from '../protocol/schemas';
 import { CallToolResultSchema, InitializeResultSchema } from '../protocol/schemas';
 import type { TaskEngine } from '../tasks/engine';
-import { isLocalTaskStatus, isTerminal } from '../tasks/status';
+import { isLocalTaskStatus, isTerminal, needsSession } from '../tasks/status';
 import type { TaskOutcome, TaskSnapshot } from '../tasks/types';
 import { errorMessage, sleep } from '../util/abort';
 import type { Disposable } from '../util/event';
@@ -71,20 +71,19 @@ export interface LoadedState {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
-/** How long past its tasks' ttl a session stays kept: the server's clock, which their ttl runs on, may differ. */
-const SESSION_GRACE_MS = 60 * 60 * 1000;
 
 /**
- * The kept sessions that a task may still use: those of servers with a live task whose ttl (and
- * an hour's grace) has not ended, and kept by a live connection within the retention period (a
- * task with no ttl on a server that never comes back does not hold its session for ever). The
- * server manager holds its own copy, so a session dropped here while its server comes back is
- * still resumed in this window; the live connection keeps it again at shutdown if a task needs it.
+ * The kept sessions that a task may still use: those of servers with a live task, or an ended one
+ * whose result is still to fetch, whose ttl (and an hour's grace) has not ended (see
+ * needsSession), and kept by a live connection within the retention period (a task with no ttl
+ * on a server that never comes back does not hold its session for ever). The server manager
+ * holds its own copy, so a session dropped here while its server comes back is still resumed in
+ * this window; the live connection keeps it again at shutdown if a task needs it.
  */
 function neededSessions<S extends SavedSession>(sessions: S[], tasks: TaskSnapshot[], retentionMs: number): S[] {
   const now = Date.now();
   // A createdAt that cannot be read (NaN) ends nothing: the retention period bounds the session.
-  const live = new Set(tasks.filter((t) => t.kind === 'task' && !isTerminal(t.status) && !(t.ttl !== null && Date.parse(t.createdAt) + t.ttl + SESSION_GRACE_MS < now)).map((t) => t.serverId));
+  const live = new Set(tasks.filter((t) => needsSession(t, now)).map((t) => t.serverId));
   // An entry of an older version is as old as the first time it is read.
   return sessions.filter((s) => live.has(s.serverId) && (s.keptAt ??= now) + retentionMs > now);
 }

@@ -25,7 +25,7 @@ import type { ExecutionPreference } from './policy';
 import { decideExecution, mayRetryAsTask, serverAcceptsToolTasks } from './policy';
 import { PollScheduler } from './scheduler';
 import type { LocalTaskStatus } from './status';
-import { canTransition, isServerTerminal, isTerminal } from './status';
+import { canTransition, isServerTerminal, isTerminal, resultToFetch, retired } from './status';
 import type { LiveWork, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
 import { taskKey } from './types';
 
@@ -1169,8 +1169,7 @@ export class TaskEngine extends DisposableBase {
 
   /** An ended task whose result is fetched without being asked (the autoFetchResults setting) and is not in hand yet. */
   #wantsOutcome(rec: Rec): boolean {
-    const { kind, status, outcome, outcomeFetchedAt } = rec.snap;
-    return kind === 'task' && (status === 'completed' || status === 'failed') && !outcome && !outcomeFetchedAt && !rec.snap.resultDeleted && !retired(rec.snap) && (this.#options.autoFetchResults?.() ?? true);
+    return resultToFetch(rec.snap) && (this.#options.autoFetchResults?.() ?? true);
   }
 
   /**
@@ -1569,8 +1568,12 @@ export class TaskEngine extends DisposableBase {
       if (this.#recs.has(snap.key)) continue;
       const rec = this.#addRec(snap, progressTokens?.get(snap.key), false);
       if (isTerminal(snap.status)) {
-        // Ended, but its result could not be fetched before the reload.
-        if (this.#wantsOutcome(rec)) this.#refetch.schedule(snap.key, this.#now() + 50 + i++ * 5);
+        // Ended, but its result could not be fetched before the reload: a new configuration waits
+        // for it (see liveCount), as in the window that saw the task end.
+        if (this.#wantsOutcome(rec)) {
+          this.#unfetched.set(rec, 0);
+          this.#refetch.schedule(snap.key, this.#now() + 50 + i++ * 5);
+        }
         continue;
       }
       if (snap.kind === 'direct') {
@@ -1695,11 +1698,6 @@ function lists(session: McpSession | undefined): session is McpSession {
 }
 
 function ignore(): void {}
-
-/** A task moved aside by `retire`: its id names another task now. */
-function retired(snap: TaskSnapshot): boolean {
-  return snap.kind === 'task' && snap.key !== taskKey(snap.serverId, snap.taskId);
-}
 
 function clamp(n: number, min: number, max: number): number {
   return Number.isFinite(n) ? Math.min(Math.max(n, min), max) : max;

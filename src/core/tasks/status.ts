@@ -1,4 +1,6 @@
 import type { TaskStatus } from '../protocol/schemas';
+import type { TaskSnapshot } from './types';
+import { taskKey } from './types';
 
 /**
  * What the view shows for a task: the spec's five statuses, plus two local states.
@@ -17,6 +19,29 @@ export function isTerminal(status: LocalTaskStatus): boolean {
 /** Whether a value read from outside (a stored task) is a status this product knows. */
 export function isLocalTaskStatus(value: unknown): value is LocalTaskStatus {
   return value === 'working' || value === 'input_required' || TERMINAL.has(value as LocalTaskStatus);
+}
+
+/** A task moved aside by the engine's `retire`: its id names another task now, never to be asked about. */
+export function retired(t: TaskSnapshot): boolean {
+  return t.kind === 'task' && t.key !== taskKey(t.serverId, t.taskId);
+}
+
+/** An ended task whose result is not in hand (neither fetched nor deleted by the user) and can still be asked for. */
+export function resultToFetch(t: TaskSnapshot): boolean {
+  return t.kind === 'task' && (t.status === 'completed' || t.status === 'failed') && !t.outcome && !t.outcomeFetchedAt && !t.resultDeleted && !retired(t);
+}
+
+/** How long past its ttl a task still counts: the server's clock, which its ttl runs on, may differ. */
+const TTL_GRACE_MS = 60 * 60 * 1000;
+
+/**
+ * Whether a task still needs its server's Streamable HTTP session (kept when the window closes,
+ * resumed in the next): it is live, or ended with its result to fetch (automatically or by the
+ * user), and its ttl, with an hour's grace, has not run out (a createdAt that cannot be read ends
+ * nothing).
+ */
+export function needsSession(t: TaskSnapshot, now: number): boolean {
+  return ((t.kind === 'task' && !isTerminal(t.status)) || resultToFetch(t)) && !(t.ttl !== null && Date.parse(t.createdAt) + t.ttl + TTL_GRACE_MS < now);
 }
 
 /** The spec's statuses that are terminal on the server. */

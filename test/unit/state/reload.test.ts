@@ -8,7 +8,8 @@ import { ServerManager } from '../../../src/core/servers/serverManager';
 import { TaskStore } from '../../../src/core/state/taskStore';
 import { TaskEngine } from '../../../src/core/tasks/engine';
 import type { ServerRequestContext } from '../../../src/core/tasks/engine';
-import type { TaskSnapshot } from '../../../src/core/tasks/types';
+import type { LiveWork, TaskSnapshot } from '../../../src/core/tasks/types';
+import { taskKey } from '../../../src/core/tasks/types';
 import type { ResolvedServer } from '../../../src/core/config/types';
 import { createTransport } from '../../../src/core/transports/factory';
 import { isTerminal } from '../../../src/core/tasks/status';
@@ -122,6 +123,23 @@ function openWindow(dir: string, url: string, onTransport?: (resuming: boolean, 
   };
 }
 
+/**
+ * Closes the window the moment it sees the task completed, before its tasks/result (about to be
+ * sent) answers: the task ends just before the window closes, its result not in hand. Resolves
+ * with what a new configuration of its server waited for then.
+ */
+function closeAtEnd(w: ReturnType<typeof openWindow>, key: string): Promise<LiveWork | undefined> {
+  return new Promise((resolve) => {
+    const sub = w.engine.onDidChange((t) => {
+      if (t.key !== key || t.status !== 'completed') return;
+      sub.dispose();
+      const waits = w.servers.get(t.serverId)?.newConfigWaitsFor;
+      w.close();
+      resolve(waits);
+    });
+  });
+}
+
 describe('reload: tasks and results survive the window (server-everything over Streamable HTTP)', function () {
   this.timeout(60000);
   const peer = peerForSuite(() => startEverything('streamableHttp'));
@@ -154,6 +172,28 @@ describe('reload: tasks and results survive the window (server-everything over S
     const kept = await w2.engine.fetchResult(quick.key);
     assert.deepEqual(kept, { kind: 'result', result: { content: [{ type: 'text', text: 'Echo: kept' }] } });
     w2.close();
+  });
+
+  it('a task that ends just before the window closes, its result not fetched yet: its session is kept, and the next window resumes it and fetches the result there (server-everything keeps tasks per session)', async () => {
+    const url = `http://127.0.0.1:${peer.port}/mcp`;
+    const w1 = openWindow(dir, url);
+    await w1.start();
+    const id = w1.servers.list()[0].id;
+    const task = await w1.engine.callTool(id, 'simulate-research-query', { arguments: { topic: 'late results' } });
+    const sessionId = w1.servers.peekSession(id)!.transport.sessionId;
+    await closeAtEnd(w1, task.key);
+
+    const w2 = openWindow(dir, url);
+    const state = await w2.start();
+    try {
+      const done = await w2.until(task.key, (t) => isTerminal(t.status) && (t.status !== 'completed' || t.outcome !== undefined), 'the result');
+      assert.equal(done.status, 'completed', done.note);
+      assert.match(JSON.stringify(done.outcome), /Research Report: late results/);
+      assert.deepEqual([state.sessions.map((s) => s.sessionId), state.dropped], [[sessionId], []], 'the session is resumed, not dropped');
+      assert.ok(w2.log.has('info', new RegExp(`Resumed session ${sessionId}`)), w2.log.text().slice(-2000));
+    } finally {
+      w2.close();
+    }
   });
 
   it('a server removed from the configuration and back within the grace period: its live task goes on in the same session, which was kept, not deleted', async () => {
@@ -361,6 +401,40 @@ describe('reload: tasks and results survive the window (server-everything over S
           assert.equal(w2.servers.get(id)?.newConfigWaitsFor, undefined);
           await waitFor(() => secrets.size === 0, 'the old endpoint forgotten');
           assert.ok(!w2.log.text().includes(token), 'the token is not in the log');
+        } finally {
+          w2.close();
+        }
+      } finally {
+        await other.stop();
+      }
+    });
+
+    it('when it waits for a task\'s result alone (the task ended just before the window closed), the next window fetches the result at the old url, in the kept session, then connects the new url', async () => {
+      const other = await startEverything('streamableHttp');
+      const [a, b] = [`http://127.0.0.1:${peer.port}/mcp`, other.url('/mcp')];
+      const secrets = new Map<string, string>();
+      try {
+        const w1 = openWindow(dir, a, undefined, { secrets, headers: { Authorization: token } });
+        await w1.start();
+        const id = w1.servers.list()[0].id;
+        const task = await w1.engine.callTool(id, 'simulate-research-query', { arguments: { topic: 'moved results' } });
+        const sessionId = w1.servers.peekSession(id)!.transport.sessionId;
+        const closed = closeAtEnd(w1, task.key);
+        w1.configure(true, undefined, b);
+        await waitFor(() => secrets.size === 1, 'the old endpoint kept');
+        assert.deepEqual(await closed, { tasks: 0, calls: 0, results: 1 }, 'at close, the new configuration waits for the result alone');
+
+        const transports: ResolvedServer[] = [];
+        const w2 = openWindow(dir, b, (_, server) => transports.push(server), { secrets });
+        await w2.start();
+        try {
+          const done = await w2.until(task.key, (t) => isTerminal(t.status) && (t.status !== 'completed' || t.outcome !== undefined), 'the result');
+          assert.equal(done.status, 'completed', done.note);
+          assert.match(JSON.stringify(done.outcome), /Research Report: moved results/);
+          assert.ok(w2.log.has('info', new RegExp(`Resumed session ${sessionId}`)), w2.log.text().slice(-2000));
+          assert.equal((transports[0] as { url?: string }).url, a, 'the old url');
+          await waitFor(() => w2.servers.get(id)?.state.kind === 'connected' && (w2.servers.config(id) as { url: string }).url === b, 'the new configuration connected');
+          await waitFor(() => secrets.size === 0, 'the old endpoint forgotten');
         } finally {
           w2.close();
         }
@@ -761,7 +835,7 @@ describe('TaskStore', () => {
     assert.deepEqual(onDisk.sessions.map((s) => s.sessionId), ['sa']);
   });
 
-  it('a kept session stays only while a task may use it: not once its tasks ended, expired (their ttl and an hour of grace passed), were cleared or are direct calls, nor when no live connection kept it within the retention period', async () => {
+  it('a kept session stays only while a task may use it (live, or ended with its result to fetch): not once its tasks ended with their results in hand or deleted, expired (their ttl and an hour of grace passed), were cleared or are direct calls, nor when no live connection kept it within the retention period', async () => {
     const now = Date.now();
     const ago = (ms: number) => new Date(now - ms).toISOString();
     const HOUR = 3600_000;
@@ -770,12 +844,17 @@ describe('TaskStore', () => {
     const waiting = { ...snap('waiting', 'input_required', ago(HOUR), 'waiting') }; // no ttl
     const grace = { ...snap('grace', 'working', ago(2 * HOUR), 'grace'), ttl: 1.5 * HOUR }; // ttl ended 30 min ago: the server's clock may differ
     const expired = { ...snap('expired', 'working', ago(3 * HOUR), 'expired'), ttl: HOUR };
-    const ended = [snap('done', 'completed', ago(HOUR), 'ended'), snap('lost', 'lost', ago(HOUR), 'ended')];
+    // Ended tasks under their own key (taskKey): one under another is a retired one, never asked about.
+    const own = (t: TaskSnapshot): TaskSnapshot => ({ ...t, key: taskKey(t.serverId, t.taskId) });
+    const ended = [{ ...own(snap('done', 'completed', ago(HOUR), 'ended')), outcomeFetchedAt: ago(HOUR) }, { ...own(snap('deleted', 'failed', ago(HOUR), 'ended')), resultDeleted: true as const }, own(snap('lost', 'lost', ago(HOUR), 'ended'))];
+    const result = own(snap('result', 'completed', ago(HOUR), 'result')); // its result still to fetch
+    const late = { ...own(snap('late', 'failed', ago(3 * HOUR), 'late')), ttl: HOUR }; // and one whose ttl and grace passed
+    const retiredOne = snap('retired', 'completed', ago(HOUR), 'retired');
     const direct = { ...snap('direct', 'working', ago(HOUR), 'direct'), kind: 'direct' as const };
     const stale = snap('stale', 'working', ago(HOUR), 'stale'); // no ttl, and its server not seen for 40 days
-    const tasks = [live, waiting, grace, expired, ...ended, direct, stale];
-    const sessions = [...['live', 'waiting', 'grace', 'expired', 'ended', 'cleared', 'direct'].map((id) => session(id)), session('stale', now - 40 * 24 * HOUR)];
-    const kept = ['live', 'waiting', 'grace'];
+    const tasks = [live, waiting, grace, expired, ...ended, result, late, retiredOne, direct, stale];
+    const sessions = [...['live', 'waiting', 'grace', 'expired', 'ended', 'result', 'late', 'retired', 'cleared', 'direct'].map((id) => session(id)), session('stale', now - 40 * 24 * HOUR)];
+    const kept = ['live', 'waiting', 'grace', 'result'];
     fs.writeFileSync(path.join(dir, 'tasks.json'), JSON.stringify({ version: 1, tasks: tasks.map((t) => ({ snap: t })), sessions }));
     const onDisk = () => (JSON.parse(fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as { sessions: Array<{ serverId: string }> }).sessions.map((s) => s.serverId);
 
@@ -789,11 +868,11 @@ describe('TaskStore', () => {
     store.attach(engine as unknown as TaskEngine);
     store.saveSessions(sessions);
     assert.deepEqual(onDisk(), kept);
-    // The last live task of a server ends: its session goes with the next save.
-    engine.tasks = tasks.map((t) => (t === waiting ? { ...t, status: 'completed' as const } : t));
-    engine.change(engine.tasks[1]);
-    await waitFor(() => !onDisk().includes('waiting'), 'the session of the ended task dropped');
-    assert.deepEqual(onDisk(), ['live', 'grace']);
+    // The result of a server's last ended task is fetched: its session goes with the next save.
+    engine.tasks = tasks.map((t) => (t === result ? { ...t, outcomeFetchedAt: new Date().toISOString() } : t));
+    engine.change(engine.tasks[0]);
+    await waitFor(() => !onDisk().includes('result'), 'the session of the fetched result dropped');
+    assert.deepEqual(onDisk(), ['live', 'waiting', 'grace']);
     store.dispose();
   });
 
