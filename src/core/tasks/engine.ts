@@ -25,7 +25,7 @@ import type { ExecutionPreference } from './policy';
 import { decideExecution, mayRetryAsTask, serverAcceptsToolTasks } from './policy';
 import { PollScheduler } from './scheduler';
 import type { LocalTaskStatus } from './status';
-import { canTransition, isServerTerminal, isTerminal, resultToFetch, retired } from './status';
+import { canTransition, isServerTerminal, isTerminal, needsSession, resultToFetch, retired } from './status';
 import type { LiveWork, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
 import { taskKey } from './types';
 
@@ -316,11 +316,11 @@ export class TaskEngine extends DisposableBase {
 
   /**
    * Whether a server's session must outlive this window (kept at shutdown, not ended): a task of
-   * it is live, or ended with its result still to fetch, which the next window fetches there.
+   * it is live, or ended with its result still to fetch, which the next window fetches there
+   * (by itself, or when the user asks with autoFetchResults off). See needsSession.
    */
   holdsSession(serverId: string): boolean {
-    for (const r of this.#recs.values()) if (r.snap.serverId === serverId && r.snap.kind === 'task' && (!isTerminal(r.snap.status) || this.#wantsOutcome(r))) return true;
-    return false;
+    return this.list().some((t) => t.serverId === serverId && needsSession(t, this.#now()));
   }
 
   /** Whether the live tasks of a server are followed through `tasks/list` (diagnostics, tests). */

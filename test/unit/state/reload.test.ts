@@ -35,6 +35,8 @@ interface WindowOptions {
   secrets?: Map<string, string>;
   /** The server manager's clock (real time by default). */
   now?: () => number;
+  /** The mcpTasks.autoFetchResults setting (on by default). */
+  autoFetch?: boolean;
 }
 
 /** One "window": a server manager, a task engine and a store, wired as the extension wires them. */
@@ -62,6 +64,7 @@ function openWindow(dir: string, url: string, onTransport?: (resuming: boolean, 
       isConfigured: (id) => servers.isConfigured(id),
     },
     loadOutcome: (key) => store.loadOutcome(key),
+    autoFetchResults: () => options.autoFetch ?? true,
     minPollMs: 100,
   });
   const servers: ServerManager = new ServerManager({
@@ -190,6 +193,29 @@ describe('reload: tasks and results survive the window (server-everything over S
       assert.equal(done.status, 'completed', done.note);
       assert.match(JSON.stringify(done.outcome), /Research Report: late results/);
       assert.deepEqual([state.sessions.map((s) => s.sessionId), state.dropped], [[sessionId], []], 'the session is resumed, not dropped');
+      assert.ok(w2.log.has('info', new RegExp(`Resumed session ${sessionId}`)), w2.log.text().slice(-2000));
+    } finally {
+      w2.close();
+    }
+  });
+
+  it('with autoFetchResults off, the session of an ended task whose result the user has not fetched is kept at shutdown (not ended), and Fetch Task Result in the next window gets the result there', async () => {
+    const url = `http://127.0.0.1:${peer.port}/mcp`;
+    const w1 = openWindow(dir, url, undefined, { autoFetch: false });
+    await w1.start();
+    const id = w1.servers.list()[0].id;
+    const task = await w1.engine.callTool(id, 'simulate-research-query', { arguments: { topic: 'fetched by hand' } });
+    const sessionId = w1.servers.peekSession(id)!.transport.sessionId;
+    await w1.until(task.key, (t) => isTerminal(t.status), 'the task to end');
+    assert.deepEqual(w1.engine.liveCount(id), { tasks: 0, calls: 0, results: 0 }, 'a new configuration would not wait for the result (autoFetchResults off)');
+    w1.close();
+
+    const w2 = openWindow(dir, url, undefined, { autoFetch: false });
+    const state = await w2.start();
+    try {
+      const outcome = await w2.engine.fetchResult(task.key);
+      assert.match(JSON.stringify(outcome), /Research Report: fetched by hand/);
+      assert.deepEqual(state.sessions.map((s) => s.sessionId), [sessionId], 'the session was kept for the result');
       assert.ok(w2.log.has('info', new RegExp(`Resumed session ${sessionId}`)), w2.log.text().slice(-2000));
     } finally {
       w2.close();
