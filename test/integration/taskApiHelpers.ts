@@ -52,7 +52,8 @@ export async function cleanUp(api: McpTasksApi, started: readonly string[]): Pro
 /**
  * A task-lab server named "lab" in the settings: its tool `work`, called with `held: true`, makes
  * a task that works until `release()` (SIGUSR2 to its process, whose pid it notes in a spawn log),
- * so a test sees it working however slow the machine. `dispose()` takes the server out again.
+ * so a test sees it working however slow the machine; `work-direct` with `held: true` is a direct
+ * call that does. `dispose()` releases what is still held and takes the server out again.
  */
 export async function labWithHeldTasks(api: McpTasksApi): Promise<{ id: string; release(): void; dispose(): Promise<void> }> {
   const settings = () => vscode.workspace.getConfiguration('mcpTasks');
@@ -60,10 +61,17 @@ export async function labWithHeldTasks(api: McpTasksApi): Promise<{ id: string; 
   const spawnLog = path.join(dir, 'spawns');
   await settings().update('servers', { lab: { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio', '--spawn-log', spawnLog] } }, vscode.ConfigurationTarget.Global);
   const id = await waitFor(() => api.getServers().find((s) => s.label === 'lab')?.id, 'the lab server');
+  const release = () => process.kill(Number(fs.readFileSync(spawnLog, 'utf8').trim().split('\n').pop()!.split(' ')[0]), 'SIGUSR2');
   return {
     id,
-    release: () => process.kill(Number(fs.readFileSync(spawnLog, 'utf8').trim().split('\n').pop()!.split(' ')[0]), 'SIGUSR2'),
+    release,
     dispose: async () => {
+      // A task still held (the test failed before it let it go) would keep the removed server's process.
+      try {
+        release();
+      } catch {
+        // no process was started, or it has ended
+      }
       await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
       fs.rmSync(dir, { recursive: true, force: true });
     },
