@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
-import { getExtension } from './helpers';
+import { getExtension, waitFor } from './helpers';
 import { QuickInputSpy, accept } from './quickInputs';
 import type { ToolAnswer } from './taskApiHelpers';
 import { cleanUp, invoke, labWithHeldTasks, publicApi } from './taskApiHelpers';
@@ -146,25 +146,59 @@ suite('Language-model tools', () => {
     assert.match(result.text, /The result:\n[\s\S]*Research Report: tide pools/);
   });
 
-  test('a bounded wait returns the status of a long task; mcpTasks_cancelTask cancels it', async () => {
-    const start = await invoke('mcpTasks_startTask', { server: 'demo', tool: 'long-running-scan', arguments: { durationMs: 60_000 }, ttlSeconds: 120 });
-    const taskId = (start.data.task as { taskId: string }).taskId;
-    track(taskId);
-    const begun = Date.now();
-    const waited = await invoke('mcpTasks_getResult', { taskId, waitSeconds: 1 });
-    assert.ok(Date.now() - begun >= 900, 'it waited');
-    assert.equal(waited.data.done, false);
-    assert.match(waited.text, /^The task has not ended after waiting 1 s\./);
+  test('a bounded wait returns the status of a task that has not ended; mcpTasks_cancelTask cancels one', async function () {
+    this.timeout(60_000);
+    // task-lab's held tasks: only the release ends them, however slow the machine.
+    const lab = await labWithHeldTasks(api);
+    try {
+      const start = await invoke('mcpTasks_startTask', { server: 'lab', tool: 'work', arguments: { tag: 'bounded', held: true, durationMs: 0 }, ttlSeconds: 120 });
+      const taskId = (start.data.task as { taskId: string }).taskId;
+      track(taskId);
+      // Bounded: it returns though the task cannot end.
+      const waited = await invoke('mcpTasks_getResult', { taskId, waitSeconds: 1 });
+      assert.equal(waited.data.done, false);
+      assert.equal((waited.data.task as { status: string }).status, 'working');
+      assert.match(waited.text, /^The task has not ended after waiting 1 s\./);
+      // It waited: for the task's end, through tasks/result (which blocks until then), not a look at the status only.
+      await waitFor(() => lab.requests().includes(`tasks/result ${taskId}`), "the wait's tasks/result").catch((err: Error) => assert.fail(`${err.message}; asked: ${JSON.stringify(lab.requests())}`));
+      lab.release();
+      assert.equal((await invoke('mcpTasks_getResult', { taskId, waitSeconds: 30 })).data.done, true, 'released, it ends');
 
-    const cancelled = await invoke('mcpTasks_cancelTask', { taskId });
-    assert.equal((cancelled.data.task as { status: string }).status, 'cancelled');
-    assert.match(cancelled.text, /Cancellation of task .* was requested\.\n.*is cancelled/);
-    const after = await invoke('mcpTasks_getResult', { taskId });
-    assert.match(after.text, /No result: The task was cancelled; it has no result\./);
-    // Cancelling it again: no error, the task as it stands (the user is not asked to confirm a cancel that does nothing).
-    const again = await invoke('mcpTasks_cancelTask', { taskId });
-    assert.match(again.text, new RegExp(`^Task "${taskId}" had already ended: nothing was cancelled\\.\n.*is cancelled`));
-    assert.equal((again.data.task as { status: string }).status, 'cancelled');
+      // Another held task (no tasks/result in flight, whose answer would be kept): cancelled, it has no result.
+      const other = await invoke('mcpTasks_startTask', { server: 'lab', tool: 'work', arguments: { tag: 'cancelled', held: true, durationMs: 0 } });
+      const otherId = (other.data.task as { taskId: string }).taskId;
+      track(otherId);
+      const cancelled = await invoke('mcpTasks_cancelTask', { taskId: otherId });
+      assert.equal((cancelled.data.task as { status: string }).status, 'cancelled');
+      assert.match(cancelled.text, /Cancellation of task .* was requested\.\n.*is cancelled/);
+      const after = await invoke('mcpTasks_getResult', { taskId: otherId });
+      assert.match(after.text, /No result: The task was cancelled; it has no result\./);
+      // Cancelling it again: no error, the task as it stands (the user is not asked to confirm a cancel that does nothing).
+      const again = await invoke('mcpTasks_cancelTask', { taskId: otherId });
+      assert.match(again.text, new RegExp(`^Task "${otherId}" had already ended: nothing was cancelled\\.\n.*is cancelled`));
+      assert.equal((again.data.task as { status: string }).status, 'cancelled');
+    } finally {
+      await lab.dispose();
+    }
+  });
+
+  test('a wait ends when the task does, with its result: the task ended during the wait, released once the wait had begun', async function () {
+    this.timeout(60_000);
+    const lab = await labWithHeldTasks(api);
+    try {
+      const start = await invoke('mcpTasks_startTask', { server: 'lab', tool: 'work', arguments: { tag: 'awaited', held: true, durationMs: 0 } });
+      const taskId = (start.data.task as { taskId: string }).taskId;
+      track(taskId);
+      const waiting = invoke('mcpTasks_getResult', { taskId, waitSeconds: 60 });
+      await waitFor(() => lab.requests().includes(`tasks/result ${taskId}`), 'the wait to begin (its tasks/result)').catch((err: Error) => assert.fail(`${err.message}; asked: ${JSON.stringify(lab.requests())}`));
+      lab.release();
+      const r = await waiting;
+      assert.equal(r.data.done, true, r.text);
+      assert.equal((r.data.task as { status: string }).status, 'completed');
+      assert.match(r.text, /The result:\n[\s\S]*done: awaited/);
+    } finally {
+      await lab.dispose();
+    }
   });
 
   test('a failing task\'s error output reaches the model, marked as an error', async () => {

@@ -53,18 +53,21 @@ export async function cleanUp(api: McpTasksApi, started: readonly string[]): Pro
  * A task-lab server named "lab" in the settings: its tool `work`, called with `held: true`, makes
  * a task that works until `release()` (SIGUSR2 to its process, whose pid it notes in a spawn log),
  * so a test sees it working however slow the machine; `work-direct` with `held: true` is a direct
- * call that does. `dispose()` releases what is still held and takes the server out again.
+ * call that does. `requests()` lists what the server was asked (`<method> <taskId>`, from its
+ * request log). `dispose()` releases what is still held and takes the server out again.
  */
-export async function labWithHeldTasks(api: McpTasksApi): Promise<{ id: string; release(): void; dispose(): Promise<void> }> {
+export async function labWithHeldTasks(api: McpTasksApi): Promise<{ id: string; release(): void; requests(): string[]; dispose(): Promise<void> }> {
   const settings = () => vscode.workspace.getConfiguration('mcpTasks');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-lab-'));
   const spawnLog = path.join(dir, 'spawns');
-  await settings().update('servers', { lab: { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio', '--spawn-log', spawnLog] } }, vscode.ConfigurationTarget.Global);
+  const requestLog = path.join(dir, 'requests');
+  await settings().update('servers', { lab: { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio', '--spawn-log', spawnLog, '--request-log', requestLog] } }, vscode.ConfigurationTarget.Global);
   const id = await waitFor(() => api.getServers().find((s) => s.label === 'lab')?.id, 'the lab server');
   const release = () => process.kill(Number(fs.readFileSync(spawnLog, 'utf8').trim().split('\n').pop()!.split(' ')[0]), 'SIGUSR2');
   return {
     id,
     release,
+    requests: () => (fs.existsSync(requestLog) ? fs.readFileSync(requestLog, 'utf8').split('\n').filter(Boolean) : []),
     dispose: async () => {
       // A task still held (the test failed before it let it go) would keep the removed server's process.
       try {
