@@ -1,8 +1,11 @@
 // Cancel Task... from the palette offers only what can be cancelled: not the tasks of a server
 // that does not support tasks/cancel (test/fixtures/servers/slow-task.mjs --no-cancel). And what
 // is told of a cancel a server answers at once but carries out later (--cancel-after), or ends by
-// forgetting the task (--cancel-forgets).
+// forgetting the task (--cancel-forgets). Their tasks are held (--held): they end, and a cancel
+// lands, only once the test has seen what comes before and released them (SIGUSR2).
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
@@ -20,6 +23,11 @@ suite('Cancel Task from the palette', () => {
   let spy: QuickInputSpy;
   const settings = () => vscode.workspace.getConfiguration('mcpTasks');
   const started: string[] = [];
+  /** Each slow-task server notes its pid in the spawn log named after it. */
+  const spawnLogs = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-cancel-'));
+  const slowTask = (label: string, ...args: string[]) => ({ type: 'stdio', command: 'node', args: [SLOW_TASK_SERVER, '--answer-after', '0', '--held', '--spawn-log', path.join(spawnLogs, label), ...args] });
+  /** Lets the held ends of server `label`'s tasks come (SIGUSR2 to its process). */
+  const release = (label: string) => process.kill(Number(fs.readFileSync(path.join(spawnLogs, label), 'utf8').trim().split('\n').pop()!.split(' ')[0]), 'SIGUSR2');
 
   suiteSetup(async function () {
     this.timeout(30_000);
@@ -29,10 +37,11 @@ suite('Cancel Task from the palette', () => {
     await settings().update(
       'servers',
       {
-        'no-cancel': { type: 'stdio', command: 'node', args: [SLOW_TASK_SERVER, '--answer-after', '0', '--complete-after', '8000', '--no-cancel'] },
-        'late-cancel': { type: 'stdio', command: 'node', args: [SLOW_TASK_SERVER, '--answer-after', '0', '--cancel-after', '2000'] },
-        'late-cancel-fails': { type: 'stdio', command: 'node', args: [SLOW_TASK_SERVER, '--answer-after', '0', '--cancel-after', '60000', '--complete-after', '4000', '--fail'] },
-        'late-cancel-forgets': { type: 'stdio', command: 'node', args: [SLOW_TASK_SERVER, '--answer-after', '0', '--cancel-after', '1500', '--cancel-forgets'] },
+        'no-cancel': slowTask('no-cancel', '--complete-after', '0', '--no-cancel'),
+        'late-cancel': slowTask('late-cancel', '--cancel-after', '0'),
+        // Released, it fails at once; its cancel would land a minute later.
+        'late-cancel-fails': slowTask('late-cancel-fails', '--cancel-after', '60000', '--complete-after', '0', '--fail'),
+        'late-cancel-forgets': slowTask('late-cancel-forgets', '--cancel-after', '0', '--cancel-forgets'),
         // Its tool `ask` sends the questions it is asked for in one write.
         lab: { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio'] },
       },
@@ -44,10 +53,18 @@ suite('Cancel Task from the palette', () => {
   suiteTeardown(async function () {
     this.timeout(30_000);
     spy?.dispose();
-    // The task cannot be cancelled: it ends by itself.
+    // A task that cannot be cancelled ends by itself, once released.
+    for (const label of fs.readdirSync(spawnLogs)) {
+      try {
+        release(label);
+      } catch {
+        // its process has ended
+      }
+    }
     for (const id of started) await api.getResult(id, { waitSeconds: 20 }).catch(() => undefined);
     await cleanUp(api, started);
     await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    fs.rmSync(spawnLogs, { recursive: true, force: true });
   });
 
   test('leaves out the live task of a server without tasks/cancel, and says why nothing is offered', async function () {
@@ -61,6 +78,8 @@ suite('Cancel Task from the palette', () => {
     spy.messages.length = 0;
     await vscode.commands.executeCommand('mcpTasks.cancelTask');
     assert.ok(spy.messages.includes('No running task can be cancelled: their servers do not support tasks/cancel or are no longer configured.'), JSON.stringify(spy.messages));
+    release('no-cancel');
+    assert.equal((await api.getResult(task.id, { waitSeconds: 20 })).task.status, 'completed');
   });
 
   test('offers a question the server asked the client to run as a task (hosted), shown under its server; cancelling it closes its hidden dialog and the server sees it cancelled', async function () {
@@ -229,6 +248,8 @@ suite('Cancel Task from the palette', () => {
       await vscode.commands.executeCommand('mcpTasks.cancelTask', { kind: 'task', key: t.id, serverId: t.serverId });
       assert.deepEqual([api.getTask(t.id)?.status, api.getTask(t.id)?.statusMessage], ['working', 'Cancelling…'], 'the server answered tasks/cancel with the task still working');
     }
+    release('late-cancel');
+    release('late-cancel-fails');
     await waitFor(() => api.getTask(late.id)?.status === 'cancelled', 'the cancel to land', 15_000);
     await waitFor(() => api.getTask(failing.id)?.status === 'failed', 'the task to fail despite the cancel', 15_000);
     await waitFor(() => spy.messages.some((m) => m.startsWith('"slow" on late-cancel-fails: failed')), `the failure to be told, among ${JSON.stringify(spy.messages)}`, 5000);
@@ -242,6 +263,7 @@ suite('Cancel Task from the palette', () => {
     started.push(t.id);
     await vscode.commands.executeCommand('mcpTasks.cancelTask', { kind: 'task', key: t.id, serverId: t.serverId });
     assert.deepEqual([api.getTask(t.id)?.status, api.getTask(t.id)?.statusMessage], ['working', 'Cancelling…'], 'the server answered tasks/cancel with the task still working');
+    release('late-cancel-forgets');
     await waitFor(() => api.getTask(t.id)?.status === 'lost', 'the task to be lost once its server forgets it', 15_000);
     assert.match(api.getTask(t.id)?.note ?? '', /no longer knows the task \(unknown task\)/, 'the row says what happened');
     await new Promise((r) => setTimeout(r, 300)); // a notification would come within the indicators' 100 ms
