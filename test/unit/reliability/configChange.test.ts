@@ -263,10 +263,14 @@ describe('reliability: the configuration of a remote server with live tasks chan
     const [a, b] = [await lab(), await lab()];
     const c = open({ servers: { remote: a } });
     const id = c.id('remote');
-    const task = await c.engine.callTool(id, 'work', { arguments: { durationMs: 2500 } });
+    // Held: live after the drop however slow the machine; let go once the test has seen where it reconnects.
+    const task = await c.engine.callTool(id, 'work', { arguments: { durationMs: 0, held: true } });
     configure(c, { remote: b });
     await c.servers.peekSession(id)!.close('dropped by the test');
     assert.deepEqual([urlOf(c, id), c.servers.get(id)?.newConfigWaitsFor], [a.url, tasks(1)]);
+    // Let go through the connection made again: it reaches the task only at the old endpoint.
+    await until('the connection made again', () => c.servers.get(id)?.state.kind === 'connected');
+    assert.deepEqual(await (await c.servers.getSession(id)).connection.requestRaw('lab/release', {}), { released: 1 });
     const done = await c.until(task.key, (s) => s.status !== 'working', 'the task');
     assert.equal(done.status, 'completed', done.note);
     await until('the new url', () => urlOf(c, id) === b.url);

@@ -518,7 +518,8 @@ describe('reliability: faults', function () {
       const id = c.id('lab');
       const session = await c.servers.getSession(id);
       const pid = await labPid(session);
-      const t = await c.engine.callTool(id, 'work', { arguments: { tag: 'stopped', durationMs: 1_500 } });
+      // Held: working until the test lets it go, not for a time the stopped process may outlast before it stops.
+      const t = await c.engine.callTool(id, 'work', { arguments: { tag: 'stopped', durationMs: 0, held: true } });
       process.kill(pid, 'SIGSTOP');
       try {
         // The connection's own timeout names its server: it may reach the user far from the server's row.
@@ -533,6 +534,7 @@ describe('reliability: faults', function () {
       } finally {
         process.kill(pid, 'SIGCONT');
       }
+      process.kill(pid, 'SIGUSR2');
       const done = await c.until(t.key, (s) => s.outcome !== undefined, 'the task after SIGCONT');
       assert.deepEqual(done.outcome, outcome('stopped', t.taskId));
       assert.equal(c.servers.get(id)!.state.kind, 'connected');
