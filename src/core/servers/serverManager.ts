@@ -257,11 +257,13 @@ export class ServerManager extends DisposableBase implements SessionSource {
     for (const config of servers) {
       seen.add(config.id);
       const print = this.#print(config);
-      let old = this.#entries.get(config.id);
-      if (!old && (old = this.#leaving.get(config.id))) {
-        // Back before its process ended: it goes on, as a server whose configuration changed.
+      const left = this.#leaving.get(config.id);
+      const old = this.#entries.get(config.id) ?? left;
+      if (left) {
+        // Back before its tasks ended: it goes on, as a server whose configuration changed (a
+        // remote one still waits for them: they are at its endpoint, connected or not).
         this.#leaving.delete(config.id);
-        this.#entries.set(config.id, old);
+        this.#entries.set(config.id, left);
       }
       if (!old) {
         let entry: Entry = { config, print, state: { kind: 'idle' }, generation: 0, failures: 0, retryAt: 0 };
@@ -289,7 +291,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       }
       // Same URL (new headers: a new token): its live tasks may belong to the session, kept for the new connection.
       const resumable = old.config.type === 'http' && config.type === 'http' && old.config.url === config.url;
-      const waits = resumable ? undefined : this.#liveTasks(old);
+      const waits = resumable ? undefined : this.#liveTasks(old, !!left);
       if (waits) {
         if (old.pending?.print !== print) this.#log.info(`[${config.label}] Configuration changed: it ${restarts(old.config.type)} with the new one when ${itsTasksEnd(waits)} (Restart Server applies it now)`);
         old.config = { ...old.config, label: config.label };
@@ -356,9 +358,10 @@ export class ServerManager extends DisposableBase implements SessionSource {
    * The live tasks and calls of the server's connection, which a change of its configuration
    * waits for while it is up. A remote server's tasks live on at its endpoint: once waiting, a
    * connection that drops meanwhile is made again with the configuration they were started with.
+   * `left`: it was removed and is back (it waited so while removed).
    */
-  #liveTasks(entry: Entry): LiveWork | undefined {
-    const waiting = entry.config.type !== 'stdio' && this.#waiting(entry);
+  #liveTasks(entry: Entry, left?: boolean): LiveWork | undefined {
+    const waiting = entry.config.type !== 'stdio' && (left || this.#waiting(entry));
     const w = (waiting || (entry.session && !entry.session.isClosed)) && this.#options.liveTasks?.(entry.config.id);
     return w && w.tasks + w.calls + w.results ? w : undefined;
   }

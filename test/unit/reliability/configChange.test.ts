@@ -321,6 +321,23 @@ describe('reliability: the configuration of a remote server with live tasks chan
     );
   });
 
+  it('removed while its new url waits, and added back with it after its connection dropped: it still waits for its live task at the old endpoint (the new url is not connected at once, where the task would be lost), then reconnects to the new one', async () => {
+    const [a, b] = [await lab(), await lab()];
+    const c = open({ servers: { remote: a } });
+    const id = c.id('remote');
+    const task = await c.engine.callTool(id, 'work', { arguments: { tag: 'back', durationMs: 0, held: true } });
+    configure(c, { remote: b });
+    configure(c, {});
+    void c.servers.peekSession(id)!.close('dropped by the test'); // closed at once: made again at the next poll
+    configure(c, { remote: b });
+    assert.deepEqual([urlOf(c, id), c.servers.get(id)?.newConfigWaitsFor], [a.url, tasks(1)]);
+    await until('the connection made again (to the old endpoint)', () => c.servers.get(id)?.state.kind === 'connected');
+    await c.servers.peekSession(id)!.connection.requestRaw('lab/release', { tag: 'back' });
+    const done = await c.until(task.key, (s) => s.status !== 'working', 'the task');
+    assert.equal(done.status, 'completed', done.note);
+    await until('the new url', () => urlOf(c, id) === b.url && c.servers.get(id)?.state.kind === 'connected');
+  });
+
   it('WebSocket: new headers wait too (the connection is the session, and this server keeps tasks per connection); a direct call counts as a call, not a task', async () => {
     const peer = await startPeer([path.join(fixtures, 'ws-server.mjs')]);
     peers.push(peer);
