@@ -321,6 +321,21 @@ describe('reliability: the configuration of a remote server with live tasks chan
     );
   });
 
+  it("a removed server whose new url waited for its live task: Disconnect on its row ends the task now, lost by the user's choice, as without that wait (not 5 minutes later, for a server missing from the configuration)", async () => {
+    const [a, b] = [await lab(), await lab()];
+    const c = open({ servers: { remote: a } });
+    const id = c.id('remote');
+    const task = await c.engine.callTool(id, 'work', { arguments: { durationMs: 0, held: true } });
+    configure(c, { remote: b });
+    assert.deepEqual(c.servers.get(id)?.newConfigWaitsFor, tasks(1));
+    configure(c, {});
+    assert.deepEqual(c.servers.leavingWith(id), tasks(1));
+    const changes: string[] = [];
+    c.engine.onDidChange((t) => t.key === task.key && changes.push(t.status));
+    await c.servers.disconnect(id);
+    assert.deepEqual([changes, c.engine.get(task.key)?.note], [['lost'], DROPPED]);
+  });
+
   it('removed while its new url waits, and added back with it after its connection dropped: it still waits for its live task at the old endpoint (the new url is not connected at once, where the task would be lost), then reconnects to the new one', async () => {
     const [a, b] = [await lab(), await lab()];
     const c = open({ servers: { remote: a } });
