@@ -32,6 +32,13 @@ suite('Public API', () => {
     if (api) await cleanUp(api, started);
   });
 
+  /** The text of a task's result, read by the other extension once it has completed (within 30 s). */
+  const completedText = async (id: string) => {
+    const r = await consumer.waitForResult(id, 30);
+    assert.deepEqual([r.done, r.task.status, r.task.hasResult, r.outcome?.kind], [true, 'completed', true, 'result']);
+    return r.outcome?.kind === 'result' ? r.outcome.result.content.map((b) => b.text).join('\n') : '';
+  };
+
   /** A task of this test's own (a direct call that ends at once), so that it runs alone too. */
   const ownTask = async () => {
     const demo = api.getServers().find((s) => s.label === 'demo')!;
@@ -83,13 +90,7 @@ suite('Public API', () => {
       assert.equal(early.done, false);
 
       lab.release();
-      const r = await consumer.waitForResult(task.id, 30);
-      assert.equal(r.done, true);
-      assert.equal(r.task.status, 'completed');
-      assert.equal(r.task.hasResult, true);
-      assert.equal(r.outcome?.kind, 'result');
-      const text = r.outcome?.kind === 'result' ? r.outcome.result.content.map((b) => b.text).join('\n') : '';
-      assert.equal(text, 'done: tide pools');
+      assert.equal(await completedText(task.id), 'done: tide pools');
       const seen = consumer.statuses(task.id);
       assert.deepEqual(seen, ['working', 'completed'], 'onDidChangeTask reached the other extension');
     } finally {
@@ -104,13 +105,7 @@ suite('Public API', () => {
     assert.deepEqual([task.kind, task.origin, task.toolName], ['task', 'api', 'simulate-research-query']);
     assert.deepEqual(task.arguments, { topic: 'tide pools' });
 
-    const r = await consumer.waitForResult(task.id, 30);
-    assert.equal(r.done, true);
-    assert.equal(r.task.status, 'completed');
-    assert.equal(r.task.hasResult, true);
-    assert.equal(r.outcome?.kind, 'result');
-    const text = r.outcome?.kind === 'result' ? r.outcome.result.content.map((b) => b.text).join('\n') : '';
-    assert.match(text, /Research Report: tide pools/);
+    assert.match(await completedText(task.id), /Research Report: tide pools/);
     const seen = consumer.statuses(task.id);
     assert.equal(seen[seen.length - 1], 'completed', `onDidChangeTask reached the other extension: ${seen.join(' → ')}`);
   });
