@@ -173,12 +173,20 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
   test('a task over WebSocket that outlives a Disconnect (its server keeps tasks across connections) and later fails is told: the Disconnect did not end it', async function () {
     this.timeout(40_000);
     const id = serverId('ws-shared');
-    const t = await api.runTool(id, 'delayed_echo', { arguments: { message: 'broke later', delayMs: 3000, fail: true } });
+    // Held until released: it fails after the Disconnect and the Connect, however slow the machine.
+    const t = await api.runTool(id, 'delayed_echo', { arguments: { message: 'broke later', delayMs: 0, fail: true, held: true } });
     started.push(t.id);
     const spy = new QuickInputSpy();
     try {
       await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id, confirmed: true });
+      let asked = '';
+      const read = (d: Buffer) => (asked += d.toString('utf8'));
+      sharedServer.stdout!.on('data', read);
       await vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id });
+      await waitFor(() => asked.includes(`tasks/get ${t.taskId}\n`), 'the task polled on the new connection', 15_000);
+      sharedServer.stdout!.off('data', read);
+      assert.equal(api.getTask(t.id)?.status, 'working', 'the server kept the task: it outlived the Disconnect');
+      sharedServer.kill('SIGUSR2');
       await waitFor(() => api.getTask(t.id)?.status === 'failed', 'the task to fail on the server that kept it', 20_000);
       await waitFor(() => spy.messages.some((m) => m.startsWith('"delayed_echo" on ws-shared: failed')), `the failure to be told, among ${JSON.stringify(spy.messages)}`, 5000);
     } finally {
