@@ -160,7 +160,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     },
     keepSessionAtShutdown: (id) => engine.holdsSession(id),
     liveTasks: (id) => engine.liveCount(id),
-    drop: (id, why) => engine.drop(id, why),
+    drop: (id, why, moved) => engine.drop(id, why, moved),
     saveSessions: (sessions) => store.saveSessions(sessions),
     secrets: context.secrets,
     sessionOptions: { requestTimeoutMs: requestTimeout },

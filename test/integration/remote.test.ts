@@ -241,7 +241,7 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     assert.match(JSON.stringify(r.outcome), /Build of held succeeded/);
   });
 
-  test('a Streamable HTTP server whose url changes while its task runs keeps its connection, its row says so, and Restart asks first: the task is at the old url', async function () {
+  test('a Streamable HTTP server whose url changes while its task runs keeps its connection, its row says so, and Restart or Disconnect asks first: the task is at the old url, lost at the Disconnect (not told)', async function () {
     this.timeout(40_000);
     const id = serverId('demo-http');
     const t = await api.runTool(id, 'build-project', { arguments: { project: 'moved', durationMs: 60_000 } });
@@ -254,6 +254,19 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
       const asked = await answeringWarnings(() => vscode.commands.executeCommand('mcpTasks.restartServer', { kind: 'server', id }));
       assert.deepEqual(asked, ['Restart "demo-http"? Its running task will be lost. | Its configuration changed: nothing follows its tasks once it is disconnected. | Restart']);
       assert.equal(api.getTask(t.id)?.status, 'working', 'Cancel: it runs on');
+      const spy = new QuickInputSpy();
+      try {
+        const disconnect = await answeringWarnings(async (modal) => {
+          modal.answer = 'Disconnect';
+          await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id });
+        });
+        assert.deepEqual(disconnect, ['Disconnect "demo-http"? Its running task will be lost. | Its configuration changed: nothing follows its tasks once it is disconnected. | Disconnect']);
+        assert.deepEqual([api.getTask(t.id)?.status, api.getTask(t.id)?.note], ['lost', "Its server's configuration changed and it was disconnected by the user."], 'lost at once, as the question said');
+        await new Promise((r) => setTimeout(r, 300)); // a notification would come within the indicators' 100 ms
+        assert.deepEqual(spy.messages.filter((m) => m.includes('on demo-http: lost')), [], 'the user ended it: not told');
+      } finally {
+        spy.dispose();
+      }
     } finally {
       await settings().update('servers', before, vscode.ConfigurationTarget.Global);
     }

@@ -92,8 +92,8 @@ export interface ServerManagerOptions {
    * for the next window (see #keep).
    */
   secrets?: { get(key: string): PromiseLike<string | undefined>; store(key: string, value: string): PromiseLike<void>; delete(key: string): PromiseLike<void> };
-  /** The user disconnected a removed server whose connection stayed for its live tasks (see disconnect): they are lost now, `why`. */
-  drop?: (serverId: string, why: string) => void;
+  /** The user disconnected a server whose connection was the last to its live tasks' endpoint (removed, or `moved`: see disconnect): they are lost now, `why`. */
+  drop?: (serverId: string, why: string, moved?: boolean) => void;
   /** Called for each new session so other layers can register their handlers on it. */
   onSession?: (session: McpSession, server: ServerConfig) => void;
   sessionOptions?: Partial<Pick<SessionOptions, 'requestTimeoutMs' | 'initializeTimeoutMs'>>;
@@ -567,12 +567,17 @@ export class ServerManager extends DisposableBase implements SessionSource {
     if (kept) this.#saved.set(id, kept);
     entry.session = undefined;
     entry.connecting = undefined;
-    // A new configuration that waited for the live tasks, which end now: the next connection uses it.
-    if (entry.pending) {
-      entry.config = entry.pending.config;
-      entry.print = entry.pending.print;
+    // A new configuration that waited for the live tasks, which end now: the next connection uses
+    // it. A remote server's are lost now (the user was told so), as they would be at the new
+    // endpoint; a stdio server's end with its process (below). Dropped once it no longer waits
+    // (the last one's end would apply it, and connect).
+    const { pending, config } = entry;
+    if (pending) {
+      entry.config = pending.config;
+      entry.print = pending.print;
       entry.pending = undefined;
       this.#forget(entry);
+      if (config.type !== 'stdio') this.#options.drop?.(id, reason, true);
     }
     this.#setState(entry, { kind: 'idle' });
     if (session) {

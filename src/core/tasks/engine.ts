@@ -459,12 +459,14 @@ export class TaskEngine extends DisposableBase {
   }
 
   /**
-   * The user disconnected a removed server (they were asked): its live tasks are lost now, `why`,
-   * not after the grace period that waits for a server to come back. (`gone` takes each out of
-   * `live`, which a Set's iteration allows.)
+   * The user disconnected a server whose connection was the last to its tasks' endpoint (removed,
+   * or `moved`: its new configuration waited for them; they were asked): its live tasks are lost
+   * now, `why`, not after the grace period that waits for a server to come back, nor at the new
+   * endpoint. Not told unchanged first, as a loss after a closed connection is (see `gone`): this
+   * is the Disconnect's. (`markGone` takes each out of `live`, which a Set's iteration allows.)
    */
-  drop(serverId: string, why: string): void {
-    for (const rec of this.#servers.get(serverId)?.live ?? []) if (rec.snap.kind === 'task') this.#gone(rec, `${REMOVED} and ${why}`, false);
+  drop(serverId: string, why: string, moved?: boolean): void {
+    for (const rec of this.#servers.get(serverId)?.live ?? []) if (rec.snap.kind === 'task') this.#markGone(rec, `${moved ? "its server's configuration changed and it was" : `${REMOVED} and`} ${why}`, false);
   }
 
   // ── Running tools ──────────────────────────────────────────────────────────────────────────

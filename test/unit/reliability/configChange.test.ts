@@ -17,6 +17,8 @@ import { clientsAndPeersForEachTest, fixtures, startPeer, taskLab } from './supp
 
 /** The note of a task whose removed server the user disconnected. */
 const DROPPED = 'Its server was removed from the configuration and disconnected by the user.';
+/** The note of a task whose server the user disconnected while its new configuration waited for it (the task is at the old endpoint). */
+const MOVED = "Its server's configuration changed and it was disconnected by the user.";
 /** Ended with its result kept (its process or connection is kept for that too), or ended otherwise. */
 const settled = (s: TaskSnapshot) => s.outcome !== undefined || (isTerminal(s.status) && s.status !== 'completed');
 
@@ -134,6 +136,17 @@ describe('reliability: the configuration of a stdio server with live tasks chang
     assert.deepEqual([spawns('a').length, spawns('b').length, c.servers.get(id)?.newConfigWaitsFor], [1, 1, undefined]);
     const lost = await c.until(task.key, (s) => s.status === 'lost', 'the task to be lost');
     assert.equal(lost.note, `The server's process ended (${RESTARTED}).`);
+  });
+
+  it("Disconnect while a new configuration waits ends the process, and the task with it at once, by the user's choice (one change), as its row's question said", async () => {
+    const c = open({ servers: { lab: lab('a') } });
+    const id = c.id('lab');
+    const task = await work(c, 'long', 60_000);
+    configure(c, { lab: lab('b') });
+    const changes: string[] = [];
+    c.engine.onDidChange((t) => t.key === task.key && changes.push(t.status));
+    await c.servers.disconnect(id);
+    assert.deepEqual([changes, c.engine.get(task.key)?.note], [['lost'], "The server's process ended (disconnected by the user)."]);
   });
 
   it('a process that ends by itself while a new configuration waits: its tasks are lost as in any crash, and the next connection uses the new configuration', async () => {
@@ -336,6 +349,30 @@ describe('reliability: the configuration of a remote server with live tasks chan
     assert.deepEqual([changes, c.engine.get(task.key)?.note], [['lost'], DROPPED]);
   });
 
+  it("Disconnect of a server whose new url waits for its live task (its row asks, saying the task will be lost) loses it now, by the user's choice, whether its connection is up or has dropped: not later at the new url, nor 5 minutes after a removal", async () => {
+    const [a, b] = [await lab(), await lab()];
+    let later = 0;
+    const c = open({ servers: { up: a, down: a }, engine: { now: () => Date.now() + later } });
+    const [up, down] = [c.id('up'), c.id('down')];
+    const started = await Promise.all([up, down].map((id) => c.engine.callTool(id, 'work', { arguments: { durationMs: 0, held: true } })));
+    configure(c, { up: b, down: b });
+    void c.servers.peekSession(down)!.close('dropped by the test'); // closed at once: made again at the next poll
+    assert.deepEqual([c.servers.get(up)?.newConfigWaitsFor, c.servers.get(down)?.newConfigWaitsFor, c.servers.peekSession(down)], [tasks(1), tasks(1), undefined]);
+    const changes = started.map(() => [] as string[]);
+    c.engine.onDidChange((t) => started.forEach((s, i) => s.key === t.key && changes[i].push(t.status)));
+    await c.servers.disconnect(down);
+    await c.servers.disconnect(up);
+    const now = () => started.map((t) => [c.engine.get(t.key)?.status, c.engine.get(t.key)?.note]);
+    assert.deepEqual([now(), changes], [started.map(() => ['lost', MOVED]), [['lost'], ['lost']]]);
+    // Then connected at the new url (up), or removed past the 5 minutes a removed server is waited for (down): nothing more.
+    await c.servers.getSession(up);
+    configure(c, { up: b });
+    for (const t of started) await c.engine.poll(t.key);
+    later = 6 * 60_000;
+    for (const t of started) await c.engine.poll(t.key);
+    assert.deepEqual([now(), changes], [started.map(() => ['lost', MOVED]), [['lost'], ['lost']]]);
+  });
+
   it('removed while its new url waits, and added back with it after its connection dropped: it still waits for its live task at the old endpoint (the new url is not connected at once, where the task would be lost), then reconnects to the new one', async () => {
     const [a, b] = [await lab(), await lab()];
     const c = open({ servers: { remote: a } });
@@ -376,14 +413,14 @@ describe('reliability: the configuration of a remote server with live tasks chan
     await until('the new connection', () => c.servers.get(id)?.state.kind === 'connected' && c.servers.peekSession(id) !== old);
   });
 
-  it("WebSocket: a task that outlived a Disconnect and is lost at the url its server was given after it is first told unchanged (that loss is not the Disconnect's doing); lost at the same url, or at the one the Disconnect applied (the user was warned), it is not", async () => {
+  it("WebSocket: a task that outlived a Disconnect and is lost at the url its server was given after it is first told unchanged (that loss is not the Disconnect's doing); lost at the same url it is not, nor when the Disconnect applied the url (lost then: the user was warned)", async () => {
     const [a, b] = [await startPeer([path.join(fixtures, 'ws-server.mjs')]), await startPeer([path.join(fixtures, 'ws-server.mjs')])];
     peers.push(a, b);
     const ws = (p: typeof a) => ({ type: 'ws', url: `ws://127.0.0.1:${p.port}/mcp` });
     const c = open({ servers: { stays: ws(a), moves: ws(a), applied: ws(a) } });
     const ids = ['stays', 'moves', 'applied'].map((n) => c.id(n));
     const started = await Promise.all(ids.map((id) => c.engine.callTool(id, 'delayed_echo', { arguments: { message: id, delayMs: 60_000 }, preference: 'task' })));
-    // Given the other url while its task runs: that configuration waits, and Disconnect applies it.
+    // Given the other url while its task runs: that configuration waits, and Disconnect applies it (its task is lost then).
     configure(c, { stays: ws(a), moves: ws(a), applied: ws(b) });
     assert.deepEqual(c.servers.get(c.id('applied'))?.newConfigWaitsFor, tasks(1));
     const changes = started.map(() => [] as string[]);
@@ -393,7 +430,7 @@ describe('reliability: the configuration of a remote server with live tasks chan
     // Connect: this server keeps tasks per connection, and b never knew them.
     for (const id of ids) await c.servers.getSession(id);
     for (const s of started) await c.until(s.key, (t) => t.status === 'lost', `${s.serverId}'s task to be lost`);
-    assert.deepEqual(changes, [['lost'], ['working', 'lost'], ['lost']]);
+    assert.deepEqual([changes, c.engine.get(started[2].key)?.note], [[['lost'], ['working', 'lost'], ['lost']], MOVED]);
   });
 
   it('a Streamable HTTP session whose ended task has its result still to fetch is kept at shutdown (saved for the next window, which fetches it there), not ended', async () => {

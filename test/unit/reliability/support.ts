@@ -151,7 +151,7 @@ export function openClient(o: ClientOptions) {
       host.attachSession(config.id, session);
     },
     liveTasks: (id) => engine.liveCount(id),
-    drop: (id, why) => engine.drop(id, why),
+    drop: (id, why, moved) => engine.drop(id, why, moved),
     ...o.manager,
   });
   engine.onDidChange((t) => servers.liveTasksChanged(t.serverId));
