@@ -65,7 +65,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
 
   /** Asks before a disconnect that ends live tasks or may lose them (see `disconnectCost`); `{ confirmed: true }` in `arg` skips that. */
   const mayDisconnect = async (s: ServerSnapshot, arg: unknown, action: string): Promise<boolean> => {
-    const moved = movedFrom(s) !== undefined;
+    const moved = servers.moves(s.id);
     const { ended, calls, atRisk } = disconnectCost(deps.tasks(), s.id, s.type, moved);
     if (!(ended + atRisk) || isConfirmed(arg)) return true;
     // Calls made without a task are named as such when they are all that would end.
@@ -91,12 +91,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     return confirmDestructive(ask, detail, action);
   };
 
-  /** Removed, or its new configuration waits: its connection is the last to its tasks' endpoint. */
-  const movedFrom = (s: ServerSnapshot) => s.newConfigWaitsFor ?? servers.leavingWith(s.id);
-
   /** The live work a disconnect ends or may lose (see `disconnectCost`): a Streamable HTTP server's tasks go on. */
   const endedWith = (s: ServerSnapshot) =>
-    deps.tasks().flatMap((t) => (t.serverId === s.id && !isTerminal(t.status) && (t.kind === 'direct' || (s.type !== 'http' && s.type !== undefined) || movedFrom(s)) ? [t.key] : []));
+    deps.tasks().flatMap((t) => (t.serverId === s.id && !isTerminal(t.status) && (t.kind === 'direct' || (s.type !== 'http' && s.type !== undefined) || servers.moves(s.id)) ? [t.key] : []));
 
   return [
     vscode.commands.registerCommand('mcpTasks.showLog', () => log.show()),

@@ -272,6 +272,31 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     }
   });
 
+  test('a WebSocket server given new headers at the same url while its task runs waits too, and Disconnect asks whether the task may be lost (not that it will be): the server, which keeps tasks across connections, still has it on Connect', async function () {
+    this.timeout(40_000);
+    const id = serverId('ws-shared');
+    const t = await api.runTool(id, 'delayed_echo', { arguments: { message: 'same url', delayMs: 0, held: true } });
+    started.push(t.id);
+    const before = settings().get<Record<string, { url: string }>>('servers')!;
+    const testing = testingApi(await activateExtension());
+    try {
+      await settings().update('servers', { ...before, 'ws-shared': { ...before['ws-shared'], headers: { 'X-Token': 'rotated' } } }, vscode.ConfigurationTarget.Global);
+      await waitFor(async () => ((await testing.getTreeSnapshot()) as Array<{ id?: string; description?: string }>).some((r) => r.id === `server:${id}` && r.description?.endsWith(' · new configuration waits for 1 task')), 'the row to say the new configuration waits');
+      const asked = await answeringWarnings(async (modal) => {
+        modal.answer = 'Disconnect';
+        await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id });
+      });
+      assert.deepEqual(asked, ['Disconnect "ws-shared"? Its running task may be lost. | A WebSocket connection cannot be resumed: a server that keeps its tasks per connection forgets them when it closes, and calls made without a task end with it. | Disconnect']);
+      assert.deepEqual([api.getTask(t.id)?.status, api.getTask(t.id)?.note], ['working', undefined], 'not lost at the Disconnect');
+      await vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id });
+      sharedServer.kill('SIGUSR2');
+      const r = await api.getResult(t.id, { waitSeconds: 20 });
+      assert.equal(r.task.status, 'completed', r.task.note);
+    } finally {
+      await settings().update('servers', before, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   test('a task over WebSocket that outlives a Disconnect and is lost before its server is reached again, for another reason (the server is now a stdio one: nothing knows the task), is told: the Disconnect did not end it', async function () {
     this.timeout(40_000);
     const id = serverId('ws-shared');

@@ -530,6 +530,17 @@ export class ServerManager extends DisposableBase implements SessionSource {
     return this.#leaving.get(id)?.waitsFor;
   }
 
+  /**
+   * Whether the server's connection is the last to its live tasks' endpoint, so that Disconnect
+   * loses them: it was removed, or its new configuration, which waits for them, is at another url
+   * (new headers at the same url find them again, where the server keeps them).
+   */
+  moves(id: string): boolean {
+    const e = this.#entries.get(id);
+    const to = e?.pending?.config as { url?: string } | undefined;
+    return this.#leaving.has(id) || (!!to && to.url !== (e!.config as { url?: string }).url);
+  }
+
   /** A removed server whose connection stays until its live tasks end (see leavingWith). */
   leaving(id: string): ServerSnapshot | undefined {
     const e = this.#leaving.get(id);
@@ -568,16 +579,17 @@ export class ServerManager extends DisposableBase implements SessionSource {
     entry.session = undefined;
     entry.connecting = undefined;
     // A new configuration that waited for the live tasks, which end now: the next connection uses
-    // it. A remote server's are lost now (the user was told so), as they would be at the new
-    // endpoint; a stdio server's end with its process (below). Dropped once it no longer waits
-    // (the last one's end would apply it, and connect).
+    // it. A remote server's are lost now if it is at another url (the user was told so), as they
+    // would be there; a stdio server's end with its process (below). Dropped once it no longer
+    // waits (the last one's end would apply it, and connect).
     const { pending, config } = entry;
+    const moved = config.type !== 'stdio' && this.moves(id);
     if (pending) {
       entry.config = pending.config;
       entry.print = pending.print;
       entry.pending = undefined;
       this.#forget(entry);
-      if (config.type !== 'stdio') this.#options.drop?.(id, reason, true);
+      if (moved) this.#options.drop?.(id, reason, true);
     }
     this.#setState(entry, { kind: 'idle' });
     if (session) {

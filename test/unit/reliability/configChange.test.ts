@@ -413,6 +413,24 @@ describe('reliability: the configuration of a remote server with live tasks chan
     await until('the new connection', () => c.servers.get(id)?.state.kind === 'connected' && c.servers.peekSession(id) !== old);
   });
 
+  it('WebSocket: Disconnect while new headers wait at the same url loses nothing at once (its question says the task may be lost): the server, which keeps tasks across connections, has it on Connect, where it completes', async () => {
+    const peer = await startPeer([path.join(fixtures, 'ws-server.mjs')], undefined, { SHARED_TASKS: '1' });
+    peers.push(peer);
+    const ws = (headers: Record<string, string> = {}) => ({ type: 'ws', url: `ws://127.0.0.1:${peer.port}/mcp`, headers });
+    const c = open({ servers: { ws: ws() } });
+    const id = c.id('ws');
+    const task = await c.engine.callTool(id, 'delayed_echo', { arguments: { message: 'task', delayMs: 0, held: true }, preference: 'task' });
+    configure(c, { ws: ws({ Authorization: 'Bearer rotated' }) });
+    assert.deepEqual([c.servers.get(id)?.newConfigWaitsFor, c.servers.moves(id)], [tasks(1), false], 'new headers wait, at the same url');
+    await c.servers.disconnect(id);
+    assert.deepEqual([c.engine.get(task.key)?.status, c.engine.get(task.key)?.note], ['working', undefined], 'not lost at the Disconnect: the same url may still have it');
+    const session = await c.servers.getSession(id);
+    assert.deepEqual((c.servers.config(id) as { headers?: Record<string, string> }).headers, { Authorization: 'Bearer rotated' }, 'connected with the new headers');
+    assert.equal(((await session.connection.requestRaw('lab/release', { tag: 'task' })) as { released: number }).released, 1);
+    const done = await c.until(task.key, (t) => t.status !== 'working', 'the task');
+    assert.equal(done.status, 'completed', done.note);
+  });
+
   it("WebSocket: a task that outlived a Disconnect and is lost at the url its server was given after it is first told unchanged (that loss is not the Disconnect's doing); lost at the same url it is not, nor when the Disconnect applied the url (lost then: the user was warned)", async () => {
     const [a, b] = [await startPeer([path.join(fixtures, 'ws-server.mjs')]), await startPeer([path.join(fixtures, 'ws-server.mjs')])];
     peers.push(a, b);

@@ -37,8 +37,8 @@ export interface Peer {
   stop(): Promise<void>;
 }
 
-export async function startPeer(args: string[], timeoutMs = 15_000): Promise<Peer> {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startPeer(args: string[], timeoutMs = 15_000, env?: Record<string, string>): Promise<Peer> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: env && { ...process.env, ...env } });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString('utf8')).slice(-4000)));
   const port = await new Promise<number>((resolve, reject) => {
