@@ -61,9 +61,12 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 // restart, sessions kept for unfetched results, notifications after Cancel and Disconnect):
 // 298.9 to 297.6 KB. The sixteenth session took 0.6 KB of members and options only tests used
 // out, which paid for its fixes (a session resumed after headers changed while the editor was
-// closed, a server waiting for a task's result says so): 297.3 KB. Loading features
+// closed, a server waiting for a task's result says so): 297.3 KB. The seventeenth session's
+// fixes (the endpoint of a waiting configuration kept for the next window, sessions kept for
+// results still to fetch, Disconnect of a moved server) took 1.9 KB: 299.2 KB, 0.8 KB under the
+// gate. Loading features
 // on demand would not reach 150 KB either: with every transport, the dialogs, sampling, the chat
-// tools and the API left out, the startup bundle is still 173 KB (bench/size.mjs, "startup only").
+// tools and the API left out, the startup bundle is still 174 KB (bench/size.mjs, "startup only").
 const BUNDLE_TARGET = 150 * 1024;
 const BUNDLE_GATE = 300 * 1024;
 const args = new Set(process.argv.slice(2));
