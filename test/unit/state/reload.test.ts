@@ -435,6 +435,31 @@ describe('reload: tasks and results survive the window (server-everything over S
       }
     });
 
+    it('an edit back to the configuration its tasks run on, in the next window, ends the wait: the old endpoint is forgotten, and the task is followed there to its end', async () => {
+      const other = await startEverything('streamableHttp');
+      const [a, b] = [`http://127.0.0.1:${peer.port}/mcp`, other.url('/mcp')];
+      const secrets = new Map<string, string>();
+      try {
+        const { id, live } = await moveAndClose(a, b, secrets);
+        const w2 = openWindow(dir, b, undefined, { secrets });
+        await w2.start();
+        try {
+          assert.deepEqual(w2.servers.get(id)?.newConfigWaitsFor, { tasks: 1, calls: 0, results: 0 }, 'it waits in the next window');
+          w2.configure(true, { Authorization: token }, a);
+          assert.equal(w2.servers.get(id)?.newConfigWaitsFor, undefined, 'no longer waits');
+          assert.ok(w2.log.has('info', /Its configuration is back to the one it runs/), w2.log.text().slice(-2000));
+          await waitFor(() => secrets.size === 0, 'the old endpoint forgotten');
+          const done = await w2.until(live.key, (t) => isTerminal(t.status) && (t.status !== 'completed' || t.outcome !== undefined), 'the task to end');
+          assert.equal(done.status, 'completed', done.note);
+          assert.equal((w2.servers.config(id) as { url: string }).url, a);
+        } finally {
+          w2.close();
+        }
+      } finally {
+        await other.stop();
+      }
+    });
+
     it('when it waits for a task\'s result alone (the task ended just before the window closed), the next window fetches the result at the old url, in the kept session, then connects the new url', async () => {
       const other = await startEverything('streamableHttp');
       const [a, b] = [`http://127.0.0.1:${peer.port}/mcp`, other.url('/mcp')];
