@@ -294,11 +294,14 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
       assert.equal(r.task.status, 'completed', r.task.note);
     } finally {
       await settings().update('servers', before, vscode.ConfigurationTarget.Global);
+      // Applied before the next test connects the server (its old headers), not under its first call.
+      await testing.whenConfigurationLoaded?.();
     }
   });
 
   test('a task over WebSocket that outlives a Disconnect and is lost before its server is reached again, for another reason (the server is now a stdio one: nothing knows the task), is told: the Disconnect did not end it', async function () {
     this.timeout(40_000);
+    await testingApi(await activateExtension()).whenConfigurationLoaded?.(); // the last test's restored settings
     const id = serverId('ws-shared');
     const t = await api.runTool(id, 'delayed_echo', { arguments: { message: 'replaced meanwhile', delayMs: 60_000 } });
     started.push(t.id);
