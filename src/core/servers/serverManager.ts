@@ -272,7 +272,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
         const k = this.#kept.get(config.id);
         if (k && (config.type !== 'http' || config.url !== k.url)) {
           // The new configuration's name, source and inputs, at the old endpoint.
-          const at: RemoteServerConfig = { ...config, ...k, type: 'http' };
+          const at: RemoteServerConfig = { ...config, type: 'http', url: k.url, headers: k.headers };
           const waiting: Entry = { ...entry, config: at, print: this.#saved.get(config.id)!.fingerprint, resolved: at, kept: k.kept, pending: { config, print } };
           if ((waiting.waitsFor = this.#liveTasks(waiting))) {
             this.#log.info(`[${config.label}] Its live tasks are at its previous configuration's endpoint: it reconnects with the new one when ${itsTasksEnd(waiting.waitsFor)}`);
