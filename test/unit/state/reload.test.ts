@@ -10,7 +10,7 @@ import { TaskEngine } from '../../../src/core/tasks/engine';
 import type { ServerRequestContext } from '../../../src/core/tasks/engine';
 import type { LiveWork, TaskSnapshot } from '../../../src/core/tasks/types';
 import { taskKey } from '../../../src/core/tasks/types';
-import type { ResolvedServer } from '../../../src/core/config/types';
+import type { ResolvedServer, ServerConfig } from '../../../src/core/config/types';
 import { createTransport } from '../../../src/core/transports/factory';
 import { isTerminal } from '../../../src/core/tasks/status';
 import { Emitter } from '../../../src/core/util/event';
@@ -38,6 +38,9 @@ interface WindowOptions {
   /** The mcpTasks.autoFetchResults setting (on by default). */
   autoFetch?: boolean;
 }
+
+/** A configuration's url (none for a stdio server). */
+const urlOf = (config: ServerConfig | undefined) => (config as { url?: string } | undefined)?.url;
 
 /** One "window": a server manager, a task engine and a store, wired as the extension wires them. */
 function openWindow(dir: string, url: string, onTransport?: (resuming: boolean, server: ResolvedServer) => void, options: WindowOptions = {}) {
@@ -407,64 +410,63 @@ describe('reload: tasks and results survive the window (server-everything over S
       return { id, live, sessionId };
     }
 
-    it('the next window follows it there, in its kept session, with the old headers, until its result is fetched; then it connects the new url and forgets the old endpoint', async () => {
+    /** `a`: the suite's server-everything; `b`: a second one, stopped after `body`; `secrets`: the editor's secret storage, which outlives windows. */
+    async function withTwoUrls(body: (a: string, b: string, secrets: Map<string, string>) => Promise<void>): Promise<void> {
       const other = await startEverything('streamableHttp');
-      const [a, b] = [`http://127.0.0.1:${peer.port}/mcp`, other.url('/mcp')];
-      const secrets = new Map<string, string>();
       try {
+        await body(`http://127.0.0.1:${peer.port}/mcp`, other.url('/mcp'), new Map());
+      } finally {
+        await other.stop();
+      }
+    }
+    /** The next window, configured with `url`, open while `body` runs. */
+    async function nextWindow(url: string, secrets: Map<string, string>, body: (w2: ReturnType<typeof openWindow>) => Promise<void>, onTransport?: (resuming: boolean, server: ResolvedServer) => void): Promise<void> {
+      const w2 = openWindow(dir, url, onTransport, { secrets });
+      await w2.start();
+      try {
+        await body(w2);
+      } finally {
+        w2.close();
+      }
+    }
+    /** Ended, with its result in hand if it completed. */
+    const settled = (t: TaskSnapshot) => isTerminal(t.status) && (t.status !== 'completed' || t.outcome !== undefined);
+
+    it('the next window follows it there, in its kept session, with the old headers, until its result is fetched; then it connects the new url and forgets the old endpoint', () =>
+      withTwoUrls(async (a, b, secrets) => {
         const { id, live, sessionId } = await moveAndClose(a, b, secrets);
         const transports: ResolvedServer[] = [];
-        const w2 = openWindow(dir, b, (_, server) => transports.push(server), { secrets });
-        await w2.start();
-        try {
-          const done = await w2.until(live.key, (t) => isTerminal(t.status) && (t.status !== 'completed' || t.outcome !== undefined), 'the task to end');
+        await nextWindow(b, secrets, async (w2) => {
+          const done = await w2.until(live.key, settled, 'the task to end');
           assert.equal(done.status, 'completed', done.note);
           assert.match(JSON.stringify(done.outcome), /Research Report: moves \(/);
           assert.ok(w2.log.has('info', new RegExp(`Resumed session ${sessionId}`)), w2.log.text().slice(-2000));
           const first = transports[0] as { url?: string; headers?: Record<string, string> };
           assert.deepEqual([first.url, first.headers], [a, { Authorization: token }], 'the old url, with the headers it had');
-          await waitFor(() => w2.servers.get(id)?.state.kind === 'connected' && (w2.servers.config(id) as { url: string }).url === b, 'the new configuration connected');
+          await waitFor(() => w2.servers.get(id)?.state.kind === 'connected' && urlOf(w2.servers.config(id)) === b, 'the new configuration connected');
           assert.equal(w2.servers.get(id)?.newConfigWaitsFor, undefined);
           await waitFor(() => secrets.size === 0, 'the old endpoint forgotten');
           assert.ok(!w2.log.text().includes(token), 'the token is not in the log');
-        } finally {
-          w2.close();
-        }
-      } finally {
-        await other.stop();
-      }
-    });
+        }, (_, server) => transports.push(server));
+      }));
 
-    it('an edit back to the configuration its tasks run on, in the next window, ends the wait: the old endpoint is forgotten, and the task is followed there to its end', async () => {
-      const other = await startEverything('streamableHttp');
-      const [a, b] = [`http://127.0.0.1:${peer.port}/mcp`, other.url('/mcp')];
-      const secrets = new Map<string, string>();
-      try {
+    it('an edit back to the configuration its tasks run on, in the next window, ends the wait: the old endpoint is forgotten, and the task is followed there to its end', () =>
+      withTwoUrls(async (a, b, secrets) => {
         const { id, live } = await moveAndClose(a, b, secrets);
-        const w2 = openWindow(dir, b, undefined, { secrets });
-        await w2.start();
-        try {
+        await nextWindow(b, secrets, async (w2) => {
           assert.deepEqual(w2.servers.get(id)?.newConfigWaitsFor, { tasks: 1, calls: 0, results: 0 }, 'it waits in the next window');
           w2.configure(true, { Authorization: token }, a);
           assert.equal(w2.servers.get(id)?.newConfigWaitsFor, undefined, 'no longer waits');
           assert.ok(w2.log.has('info', /Its configuration is back to the one it runs/), w2.log.text().slice(-2000));
           await waitFor(() => secrets.size === 0, 'the old endpoint forgotten');
-          const done = await w2.until(live.key, (t) => isTerminal(t.status) && (t.status !== 'completed' || t.outcome !== undefined), 'the task to end');
+          const done = await w2.until(live.key, settled, 'the task to end');
           assert.equal(done.status, 'completed', done.note);
-          assert.equal((w2.servers.config(id) as { url: string }).url, a);
-        } finally {
-          w2.close();
-        }
-      } finally {
-        await other.stop();
-      }
-    });
+          assert.equal(urlOf(w2.servers.config(id)), a);
+        });
+      }));
 
-    it('when it waits for a task\'s result alone (the task ended just before the window closed), the next window fetches the result at the old url, in the kept session, then connects the new url', async () => {
-      const other = await startEverything('streamableHttp');
-      const [a, b] = [`http://127.0.0.1:${peer.port}/mcp`, other.url('/mcp')];
-      const secrets = new Map<string, string>();
-      try {
+    it('when it waits for a task\'s result alone (the task ended just before the window closed), the next window fetches the result at the old url, in the kept session, then connects the new url', () =>
+      withTwoUrls(async (a, b, secrets) => {
         const w1 = openWindow(dir, a, undefined, { secrets, headers: { Authorization: token } });
         await w1.start();
         const id = w1.servers.list()[0].id;
@@ -476,23 +478,16 @@ describe('reload: tasks and results survive the window (server-everything over S
         assert.deepEqual(await closed, { tasks: 0, calls: 0, results: 1 }, 'at close, the new configuration waits for the result alone');
 
         const transports: ResolvedServer[] = [];
-        const w2 = openWindow(dir, b, (_, server) => transports.push(server), { secrets });
-        await w2.start();
-        try {
-          const done = await w2.until(task.key, (t) => isTerminal(t.status) && (t.status !== 'completed' || t.outcome !== undefined), 'the result');
+        await nextWindow(b, secrets, async (w2) => {
+          const done = await w2.until(task.key, settled, 'the result');
           assert.equal(done.status, 'completed', done.note);
           assert.match(JSON.stringify(done.outcome), /Research Report: moved results/);
           assert.ok(w2.log.has('info', new RegExp(`Resumed session ${sessionId}`)), w2.log.text().slice(-2000));
           assert.equal((transports[0] as { url?: string }).url, a, 'the old url');
-          await waitFor(() => w2.servers.get(id)?.state.kind === 'connected' && (w2.servers.config(id) as { url: string }).url === b, 'the new configuration connected');
+          await waitFor(() => w2.servers.get(id)?.state.kind === 'connected' && urlOf(w2.servers.config(id)) === b, 'the new configuration connected');
           await waitFor(() => secrets.size === 0, 'the old endpoint forgotten');
-        } finally {
-          w2.close();
-        }
-      } finally {
-        await other.stop();
-      }
-    });
+        }, (_, server) => transports.push(server));
+      }));
 
     it('when the old endpoint cannot be reached in the next window, it is tried for 5 minutes (a network that comes up late), then the new configuration applies: the task is lost there, as before, and the old endpoint forgotten', async () => {
       const old = await startEverything('streamableHttp');
@@ -513,13 +508,13 @@ describe('reload: tasks and results survive the window (server-everything over S
         await waitFor(() => w2.log.has('error', failed), 'a first connection to the old endpoint to fail');
         await waitFor(() => w2.log.lines.filter((l) => l.level === 'error' && failed.test(l.message)).length >= 2, 'a second try at the old endpoint', 20_000);
         assert.notEqual(w2.engine.get(moved.live.key)?.status, 'lost');
-        assert.equal((w2.servers.config(moved.id) as { url: string }).url, a, 'the old endpoint is tried again, not given up');
+        assert.equal(urlOf(w2.servers.config(moved.id)), a, 'the old endpoint is tried again, not given up');
         assert.equal(secrets.size, 1);
         skipped = 5 * 60_000;
         const t = await w2.until(moved.live.key, (x) => isTerminal(x.status), 'the task to end');
         assert.equal(t.status, 'lost', t.note);
         assert.ok(w2.log.has('warn', /^\[everything\] Could not reach the endpoint its live tasks are at for 5 minutes: .* It connects with its new configuration\.$/), w2.log.text().slice(-2000));
-        assert.equal((w2.servers.config(moved.id) as { url: string }).url, b);
+        assert.equal(urlOf(w2.servers.config(moved.id)), b);
         await waitFor(() => secrets.size === 0, 'the old endpoint forgotten');
       } finally {
         w2.close();
