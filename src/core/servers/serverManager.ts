@@ -825,7 +825,9 @@ export class ServerManager extends DisposableBase implements SessionSource {
    */
   #keep(e: Entry): void {
     const r = e.resolved;
-    if (!e.kept && r?.type === 'http' && this.#options.secrets) this.#secret((e.kept = randomUUID()), JSON.stringify({ url: r.url, headers: r.headers }));
+    if (!e.kept && r?.type === 'http' && this.#options.secrets) {
+      this.#secret((e.kept = randomUUID()), JSON.stringify({ url: r.url, headers: r.headers }), this.label(e.config.id));
+    }
   }
 
   /** The wait is over (or no window will use it): the kept endpoint is deleted. */
@@ -834,9 +836,18 @@ export class ServerManager extends DisposableBase implements SessionSource {
     e.kept = undefined;
   }
 
-  #secret(name: string, value?: string): void {
+  /** Writes (with `value`, for the server `label`) or deletes a kept endpoint; a failure is logged with what it means. */
+  #secret(name: string, value?: string, label?: string): void {
     const s = this.#options.secrets;
-    if (s) void (value === undefined ? s.delete(KEPT + name) : s.store(KEPT + name, value)).then(undefined, (err: unknown) => this.#log.warn(`Secret storage: ${errorMessage(err)}`));
+    if (s) {
+      void (value === undefined ? s.delete(KEPT + name) : s.store(KEPT + name, value)).then(undefined, (err: unknown) =>
+        this.#log.warn(
+          label
+            ? `Could not keep the endpoint of ${label} in the editor's secret storage (${errorMessage(err)}): if the window closes before its tasks end, the next window looks for them at its new url`
+            : `Could not delete a kept endpoint from the editor's secret storage (${errorMessage(err)})`,
+        ),
+      );
+    }
   }
 
   override dispose(): void {

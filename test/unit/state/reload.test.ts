@@ -33,6 +33,8 @@ interface WindowOptions {
    * configuration waits for the live tasks of the running one.
    */
   secrets?: Map<string, string>;
+  /** The secret storage fails every write and delete (a locked keychain). */
+  secretsFail?: boolean;
   /** The server manager's clock (real time by default). */
   now?: () => number;
   /** The mcpTasks.autoFetchResults setting (on by default). */
@@ -87,7 +89,9 @@ function openWindow(dir: string, url: string, onTransport?: (resuming: boolean, 
     keepSessionAtShutdown: (id) => engine.holdsSession(id),
     saveSessions: (s) => crashed || store.saveSessions(s),
     ...(secrets && {
-      secrets: { get: async (k) => secrets.get(k), store: async (k, v) => void secrets.set(k, v), delete: async (k) => void secrets.delete(k) },
+      secrets: options.secretsFail
+        ? { get: async () => undefined, store: () => Promise.reject(new Error('the keychain is locked')), delete: () => Promise.reject(new Error('the keychain is locked')) }
+        : { get: async (k) => secrets.get(k), store: async (k, v) => void secrets.set(k, v), delete: async (k) => void secrets.delete(k) },
       liveTasks: (id) => engine.liveCount(id),
     }),
   });
@@ -448,6 +452,24 @@ describe('reload: tasks and results survive the window (server-everything over S
           await waitFor(() => secrets.size === 0, 'the old endpoint forgotten');
           assert.ok(!w2.log.text().includes(token), 'the token is not in the log');
         }, (_, server) => transports.push(server));
+      }));
+
+    it('a secret storage that fails is logged with what it means: the server named, and where the next window would look for its tasks', () =>
+      withTwoUrls(async (a, b) => {
+        const w1 = openWindow(dir, a, undefined, { secrets: new Map(), secretsFail: true, asked: [], hold: true });
+        await w1.start();
+        try {
+          const id = w1.servers.list()[0].id;
+          const live = await w1.engine.callTool(id, 'simulate-research-query', { arguments: { topic: 'locked', ambiguous: true } });
+          await w1.until(live.key, (t) => t.status === 'input_required', 'the question');
+          w1.configure(true, undefined, b);
+          assert.deepEqual(w1.servers.get(id)?.newConfigWaitsFor, { tasks: 1, calls: 0, results: 0 }, 'the new configuration waits');
+          await waitFor(() => w1.log.has('warn', /Could not keep the endpoint of everything in the editor's secret storage \(the keychain is locked\): if the window closes before its tasks end, the next window looks for them at its new url/), 'the failed write logged');
+          w1.configure(true);
+          await waitFor(() => w1.log.has('warn', /Could not delete a kept endpoint from the editor's secret storage \(the keychain is locked\)/), 'the failed delete logged');
+        } finally {
+          w1.close();
+        }
       }));
 
     it('an edit back to the configuration its tasks run on, in the next window, ends the wait: the old endpoint is forgotten, and the task is followed there to its end', () =>
