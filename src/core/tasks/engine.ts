@@ -237,6 +237,8 @@ export class TaskEngine extends DisposableBase {
    * away, and a question it waits for would not be asked (T-REQ-3) until then.
    */
   readonly #early = new Map<string, { creating: number; held: Map<string, Task> }>();
+  /** Tasks the user took out of the list, by key, with when they were created: tasks/list does not bring them back. */
+  readonly #removed = new Map<string, string>();
   readonly #onDidChange = this._register(new Emitter<TaskSnapshot>());
   readonly #onDidRemove = this._register(new Emitter<string>());
   readonly #lifetime = new AbortController();
@@ -1471,8 +1473,10 @@ export class TaskEngine extends DisposableBase {
     if (!lists(session)) return 0;
     let joined = 0;
     await this.#pageList(session, serverId, (task) => {
-      const rec = this.#recs.get(taskKey(serverId, task.taskId));
+      const key = taskKey(serverId, task.taskId);
+      const rec = this.#recs.get(key);
       if (rec) return this.#applyServerTask(rec, task, 'list');
+      if (this.#removed.get(key) === validDate(task.createdAt, this.#now())) return;
       joined++;
       this.#adoptListed(serverId, task);
     });
@@ -1612,6 +1616,7 @@ export class TaskEngine extends DisposableBase {
     this.#refetchDelay.delete(key);
     if (!isTerminal(rec.snap.status)) this.#unrouteProgress(rec);
     this.#recs.delete(key);
+    this.#removed.set(key, rec.snap.createdAt);
     this.#outlived.delete(rec);
     this.#unfetched.delete(rec);
     for (const [from, to] of this.#moved) if (to === key) this.#moved.delete(from);

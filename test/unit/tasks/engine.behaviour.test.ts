@@ -338,6 +338,26 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.equal(h.log.has('error', /tasks\/list/), false, h.log.text());
   });
 
+  it('tasks/list (T-REQ-6, Refresh) does not bring back the tasks the user removed or cleared; a task the server made since under a removed id joins', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const removed = await h.engine.callTool('fake', 'required-tool');
+    const cleared = await h.engine.callTool('fake', 'required-tool');
+    for (const t of [removed, cleared]) {
+      h.server.complete(t.taskId);
+      await h.engine.poll(t.key);
+      await waitFor(() => h.snap(t.taskId).outcome !== undefined, 'the outcome');
+    }
+    h.engine.remove(removed.key);
+    assert.equal(h.engine.clearFinished(), 1);
+    // The server still keeps both (their ttl has not run out): they were back as "Task <id>", without their tool, arguments or result.
+    assert.equal(await h.engine.refreshList('fake'), 0);
+    assert.deepEqual(h.engine.list(), []);
+    // A server restarted with its ids counted again may give one to a new task: that one is not the task removed.
+    const reused = h.server.createTask('other', { taskId: removed.taskId, createdAt: new Date(Date.parse(removed.createdAt) + 60_000).toISOString() });
+    assert.equal(await h.engine.refreshList('fake'), 1);
+    assert.deepEqual(h.engine.list().map((t) => [t.taskId, t.createdAt, t.origin]), [[removed.taskId, reused.createdAt, 'server-list']]);
+  });
+
   it('tasks/list: an invalid task in a page is skipped and logged; the rest are adopted', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL } });
     const good = h.server.createTask('good');
