@@ -209,7 +209,7 @@ export async function askTtl(title: string, ui: QuickInputPrompter): Promise<{ t
   for (;;) {
     const picked = await ui.pick(items, {
       title,
-      placeholder: vscode.l10n.t('How long should the server keep the task and its result? (It may keep it for less.)'),
+      placeholder: vscode.l10n.t('How long should the server keep the task and its result?'),
       canGoBack: true,
       signal: NEVER,
     });

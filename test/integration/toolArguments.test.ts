@@ -143,6 +143,9 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
       const run = await start('demo', 'build-project');
       await fillArguments(spy, 'build-project', { durationMs: '300' });
       const pick = await chooseTtl(spy, 'build-project', choice);
+      // The question shows once, in the box: one longer than 60 characters was shown again under it as the pick's prompt.
+      assert.equal(pick.text, 'How long should the server keep the task and its result?');
+      assert.equal((pick.pick as { prompt?: string } | undefined)?.prompt, undefined, 'the ttl question is not repeated as a prompt');
       assert.match(pick.items[0].description ?? '', /^1 h, from the setting mcpTasks\.defaultTtlSeconds$/);
       // Every duration is written alike, as Default's "1 h" is (it read "1 h" beside "10 minutes"); the default is not offered twice.
       assert.deepEqual(pick.items.map((i) => i.label), ['$(history) Default', '$(clock) 10 min', '$(clock) 24 h', '$(edit) Custom…']);
