@@ -1,0 +1,47 @@
+// The view's welcome (package.json `contributes.viewsWelcome`): what an empty Tasks view says in
+// each state. Context keys are as src/extension.ts sets them; `config.*` keys are settings.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+interface Welcome {
+  view: string;
+  contents: string;
+  when?: string;
+}
+
+const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../../package.json'), 'utf8')) as { contributes: { viewsWelcome: Welcome[] } };
+
+/** The clauses these entries use: `key` and `!key`, joined by `&&`. */
+function holds(when: string | undefined, keys: Record<string, boolean>): boolean {
+  return (when ?? '').split('&&').every((raw) => {
+    const m = /^(!?)([\w.]+)$/.exec(raw.trim());
+    if (!m || !(m[2] in keys)) throw new Error(`a clause this test does not read: ${raw.trim()}`);
+    return keys[m[2]] !== (m[1] === '!');
+  });
+}
+
+/** What the empty view says in this state: the contents of every entry whose `when` holds. */
+function shown(keys: Record<string, boolean>): string[] {
+  return manifest.contributes.viewsWelcome.filter((w) => w.view === 'mcpTasks.tasks' && holds(w.when, keys)).map((w) => w.contents);
+}
+
+describe('the view\'s welcome', () => {
+  const state = (ready: boolean, hasServers: boolean, readsMcpJson: boolean) => ({ 'mcpTasks.ready': ready, 'mcpTasks.hasServers': hasServers, 'config.mcpTasks.readWorkspaceMcpJson': readsMcpJson });
+
+  it('says one thing in each state: loading, no server (add some), or mcp.json not read; nothing once servers are listed', () => {
+    for (const reads of [true, false]) {
+      assert.deepEqual(shown(state(false, false, reads)), ['Loading MCP servers...']);
+      assert.deepEqual(shown(state(true, true, reads)), []);
+      assert.equal(shown(state(true, false, reads)).length, 1);
+    }
+    assert.match(shown(state(true, false, true))[0], /^No MCP servers are configured\.\nAdd servers to this folder's \.vscode\/mcp\.json/);
+  });
+
+  it('with mcpTasks.readWorkspaceMcpJson off, says that .vscode/mcp.json is not read and opens that setting, instead of asking to add servers to it', () => {
+    const [text] = shown(state(true, false, false));
+    assert.doesNotMatch(text, /Add servers to this folder's \.vscode\/mcp\.json/);
+    assert.match(text, /\.vscode\/mcp\.json is not read: the "mcpTasks\.readWorkspaceMcpJson" setting is off/);
+    assert.match(text, /\[Open Setting\]\(command:workbench\.action\.openSettings\?%5B%22mcpTasks\.readWorkspaceMcpJson%22%5D\)/);
+  });
+});
