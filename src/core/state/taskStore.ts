@@ -344,8 +344,7 @@ export class TaskStore implements Disposable {
     const tmp = `${this.#indexPath}.${process.pid}.${seq}.tmp`;
     try {
       await fs.promises.mkdir(this.dir, { recursive: true });
-      const onDisk = this.#options.shared ? await fs.promises.readFile(this.#indexPath, 'utf8').catch(() => undefined) : undefined;
-      await fs.promises.writeFile(tmp, this.#indexText(onDisk));
+      await fs.promises.writeFile(tmp, this.#indexText());
       // Checked and renamed in one turn: a newer write (flushSync at shutdown) cannot slip between.
       if (seq < this.#landed) removeQuietly(tmp);
       else {
