@@ -314,12 +314,7 @@ export class JsonRpcConnection implements Disposable {
     if (this.#closed) return;
     const message: Record<string, unknown> = { jsonrpc: '2.0', method };
     if (params !== undefined) message.params = params;
-    this.#traceOut(message);
-    try {
-      await this.transport.send(message);
-    } catch (err) {
-      this.#log.warn(`Could not send ${method}: ${errorMessage(err)}`);
-    }
+    await this.#post(message, method);
   }
 
   /** Handles requests of `method` from the peer. Replaces an earlier handler. */
@@ -451,7 +446,7 @@ export class JsonRpcConnection implements Disposable {
       });
       if (controller.signal.aborted || this.#closed) return; // the peer cancelled: no answer is expected
       // An answer that cannot be sent is not the handler's failure: no second answer follows it.
-      await this.#reply({ jsonrpc: '2.0', id: req.id, result: result ?? {} }, `the answer to ${req.method}`);
+      await this.#post({ jsonrpc: '2.0', id: req.id, result: result ?? {} }, `the answer to ${req.method}`);
     } catch (err) {
       if (controller.signal.aborted || this.#closed) return;
       const rpc = err instanceof RpcError ? err : new RpcError(ErrorCode.InternalError, errorMessage(err));
@@ -494,10 +489,11 @@ export class JsonRpcConnection implements Disposable {
   }
 
   #sendError(id: RequestId, err: RpcError): Promise<void> {
-    return this.#reply({ jsonrpc: '2.0', id, error: err.toJSON() }, 'an error response');
+    return this.#post({ jsonrpc: '2.0', id, error: err.toJSON() }, 'an error response');
   }
 
-  async #reply(message: object, what: string): Promise<void> {
+  /** Sends a message that no answer follows (a notification, an answer); a failure is logged, never thrown. */
+  async #post(message: object, what: string): Promise<void> {
     this.#traceOut(message);
     try {
       await this.transport.send(message);
