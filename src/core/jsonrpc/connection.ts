@@ -319,20 +319,17 @@ export class JsonRpcConnection implements Disposable {
 
   /** Handles requests of `method` from the peer. Replaces an earlier handler. */
   onRequest(method: string, handler: RequestHandler): Disposable {
-    this.#requestHandlers.set(method, handler);
-    return { dispose: () => this.#requestHandlers.get(method) === handler && this.#requestHandlers.delete(method) };
+    return route(this.#requestHandlers, method, handler);
   }
 
   /** Handles notifications of `method` from the peer. Replaces an earlier handler. */
   onNotification(method: string, handler: NotificationHandler): Disposable {
-    this.#notificationHandlers.set(method, handler);
-    return { dispose: () => this.#notificationHandlers.get(method) === handler && this.#notificationHandlers.delete(method) };
+    return route(this.#notificationHandlers, method, handler);
   }
 
   /** Routes `notifications/progress` with `token` to `handler` until disposed (task progress outlives its request). */
   onProgress(token: string | number, handler: (p: Progress) => void): Disposable {
-    this.#progressHandlers.set(token, handler);
-    return { dispose: () => this.#progressHandlers.get(token) === handler && this.#progressHandlers.delete(token) };
+    return route(this.#progressHandlers, token, handler);
   }
 
   /**
@@ -522,6 +519,12 @@ export class JsonRpcConnection implements Disposable {
   #traceIn(m: unknown): void {
     if (this.#log.traceEnabled !== false) this.#log.trace(`← ${truncate(safeStringify(m))}`);
   }
+}
+
+/** Routes `key` to `value` until disposed; a route set in its place meanwhile stays. */
+function route<K, V>(routes: Map<K, V>, key: K, value: V): Disposable {
+  routes.set(key, value);
+  return { dispose: () => routes.get(key) === value && routes.delete(key) };
 }
 
 function cancelled(signal: AbortSignal): Error {
