@@ -1,6 +1,6 @@
 import { abortReason, errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
-import { checkHttpConfig, httpStatusError, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, webPageAnswer } from './sseStream';
+import { checkHttpConfig, discardBody, httpStatusError, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, webPageAnswer } from './sseStream';
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { TransportHttpError } from './transport';
@@ -88,7 +88,7 @@ export class LegacySseTransport implements Transport {
       if (type !== 'text/event-stream' || !response.body) {
         // A web page (a proxy's sign-in page) says what it is.
         const page = type === 'text/html' ? await readBodySnippet(response, 100) : undefined;
-        await response.body?.cancel().catch(() => undefined);
+        await discardBody(response);
         const what = page === undefined ? `content type "${type}" instead of an event stream${http || '; check its url'}` : webPageAnswer(page, 'an event stream');
         throw new TransportHttpError(`Server "${this.#serverName}" answered GET ${this.#url} with ${what}.`);
       }
@@ -117,7 +117,7 @@ export class LegacySseTransport implements Transport {
     const response = await this.#http('POST', this.#endpoint, extra, JSON.stringify(message));
     // The answer arrives on the event stream; the POST's own body (e.g. "Accepted") means nothing.
     if (!response.ok) throw await httpStatusError(this.#serverName, this.#endpoint.href, response);
-    await response.body?.cancel().catch(() => undefined);
+    await discardBody(response);
   }
 
   async close(): Promise<void> {

@@ -158,6 +158,11 @@ export function webPageAnswer(page: string, expected: string): string {
   return `a web page${page ? ` ("${page}")` : ''} instead of ${expected}: check its url; if the page is a sign-in page, give the server its credentials under "headers" in its configuration, e.g. "Authorization": "Bearer \${input:token}"`;
 }
 
+/** Releases a body that is not read, so its connection is not left half-read; never rejects. */
+export function discardBody(response: Response): Promise<void> | undefined {
+  return response.body?.cancel().catch(() => undefined);
+}
+
 function statusLine(response: Response): string {
   return `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
 }
@@ -171,7 +176,7 @@ function statusLine(response: Response): string {
 export async function httpStatusError(serverName: string, url: string, response: Response): Promise<TransportHttpError> {
   const status = response.status;
   if (status === 401 || status === 403) {
-    await response.body?.cancel().catch(() => undefined);
+    await discardBody(response);
     const hint = authChallengeHint(status, response.headers.get('www-authenticate'));
     return new TransportHttpError(
       `Server "${serverName}" refused the request (${statusLine(response)})${hint ? `: ${hint}` : '. If it needs a token, add it under "headers" in its configuration'}, e.g. "Authorization": "Bearer \${input:token}".`,
@@ -179,7 +184,7 @@ export async function httpStatusError(serverName: string, url: string, response:
     );
   }
   if (status >= 300 && status < 400) {
-    await response.body?.cancel().catch(() => undefined);
+    await discardBody(response);
     const target = redirectTarget(response.headers.get('location'), url);
     return new TransportHttpError(
       `Server "${serverName}" redirected the request${target} (${statusLine(response)}); redirects are not followed: put the final URL in its configuration.`,

@@ -2,7 +2,7 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { ErrorCode } from '../jsonrpc/errors';
 import { abortReason, errorMessage, sleep } from '../util/abort';
 import type { Logger } from '../util/log';
-import { checkHttpConfig, httpStatusError, MAX_MESSAGE_CHARS, mediaType, networkError, parseEventData, readBodySnippet, readBodyText, readSseStream, webPageAnswer } from './sseStream';
+import { checkHttpConfig, discardBody, httpStatusError, MAX_MESSAGE_CHARS, mediaType, networkError, parseEventData, readBodySnippet, readBodyText, readSseStream, webPageAnswer } from './sseStream';
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { LOCAL_FAILURE, messagesIn, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
@@ -205,7 +205,7 @@ export class StreamableHttpTransport implements Transport {
       const signal = AbortSignal.any([this.#lifetime.signal, timeout.signal]);
       const response = await this.#postMessage(message, signal);
       if (!response.ok) throw await this.#statusError(response, sentSession);
-      await response.body?.cancel().catch(() => undefined);
+      await discardBody(response);
       this.#adoptSessionId(response);
       if ((message as { method?: unknown }).method === 'notifications/initialized') this.openServerStream();
     } finally {
@@ -274,7 +274,7 @@ export class StreamableHttpTransport implements Transport {
     }
     // A web page (a proxy's sign-in page) says what it is, and what to do.
     const page = type === 'text/html' ? await readBodySnippet(response, 100) : undefined;
-    await response.body?.cancel().catch(() => undefined);
+    await discardBody(response);
     if (page !== undefined) {
       throw new TransportHttpError(`Server "${this.#serverName}" answered ${describe(message)} with ${webPageAnswer(page, 'JSON or an event stream')}`, response.status);
     }
@@ -318,7 +318,7 @@ export class StreamableHttpTransport implements Transport {
   async #deleteSession(session: string): Promise<void> {
     try {
       const response = await this.#http('DELETE', {}, AbortSignal.timeout(DELETE_TIMEOUT_MS));
-      await response.body?.cancel().catch(() => undefined);
+      await discardBody(response);
       if (response.ok || response.status === 405 || response.status === 404) this.#log.debug(`Session ${session} ended (HTTP ${response.status})`);
       else this.#log.warn(`Server "${this.#serverName}" refused to end session ${session} (HTTP ${response.status})`);
     } catch (err) {
@@ -512,12 +512,12 @@ export class StreamableHttpTransport implements Transport {
         this.#log.debug(`${state.lastEventId === undefined ? 'Opened' : `Resumed after event ${state.lastEventId}`} the ${state.label} of server "${this.#serverName}"`);
         return response;
       }
-      await response.body?.cancel().catch(() => undefined);
+      await discardBody(response);
       return { stop: `GET was answered with content type "${type}" instead of an event stream` };
     }
     const status = response.status;
     if (status === 405) {
-      await response.body?.cancel().catch(() => undefined);
+      await discardBody(response);
       return { stop: 'the server offers no GET stream (HTTP 405)', quiet: state.kind === 'get' };
     }
     const err = await this.#statusError(response, sentSession);
