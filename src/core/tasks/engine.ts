@@ -792,10 +792,9 @@ export class TaskEngine extends DisposableBase {
     try {
       const session = await this.#reach(serverId);
       if (!session) return;
-      // T-REQ-9: the taskId param is the truth; no related-task _meta on tasks/get.
       // No abort signal: thousands of polls each listening on one shared signal cost more than
       // the polls themselves (see bench/). A poll ends by its timeout or by the session closing.
-      const task = await session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.#timeout() });
+      const task = await this.#getTask(session, taskId);
       if (this.#lifetime.signal.aborted) return;
       this.#backoff.delete(serverId);
       this.#applyServerTask(rec, task, 'poll');
@@ -1335,7 +1334,7 @@ export class TaskEngine extends DisposableBase {
     const { serverId, taskId, key } = rec.snap;
     const log = this.#serverLog(serverId);
     try {
-      const task = await session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.#timeout() });
+      const task = await this.#getTask(session, taskId);
       if (this.#lifetime.signal.aborted || this.#recs.get(key) !== rec) return false;
       this.#applyServerTask(rec, task, 'poll');
     } catch (err) {
@@ -1365,7 +1364,7 @@ export class TaskEngine extends DisposableBase {
   async #confirmResultGone(rec: Rec, session: McpSession): Promise<boolean> {
     const { serverId, taskId, status } = rec.snap;
     try {
-      await session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.#timeout() });
+      await this.#getTask(session, taskId);
       if (status === 'completed') this.#serverLog(serverId).warn(`Task ${taskId} is still known to the server, which refused its result: no result kept`);
       return true;
     } catch (err) {
@@ -1455,7 +1454,7 @@ export class TaskEngine extends DisposableBase {
     } catch (err) {
       if (isPeerError(err) && err.code === ErrorCode.InvalidParams) {
         // Refresh now, even if a scheduled poll is in flight, so the message tells the truth.
-        const fresh = await session.request('tasks/get', { taskId: rec.snap.taskId }, TaskSchema, { timeoutMs: this.#timeout() }).catch(() => undefined);
+        const fresh = await this.#getTask(session, rec.snap.taskId).catch(() => undefined);
         if (fresh) this.#applyServerTask(rec, fresh, 'poll');
         throw new Error(`The server refused to cancel task ${rec.snap.taskId}: ${err.message} (it is now ${rec.snap.status}).`);
       }
@@ -1680,6 +1679,11 @@ export class TaskEngine extends DisposableBase {
   /** The log, each line headed with the server's name (`[name] `). */
   #serverLog(serverId: string): Logger {
     return prefixed(this.#log, this.#label(serverId));
+  }
+
+  /** `tasks/get` of one task (T-REQ-9: the taskId param is the truth; no related-task _meta). */
+  #getTask(session: McpSession, taskId: string): Promise<Task> {
+    return session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.#timeout() });
   }
 
   #timeout(): number {
