@@ -799,7 +799,8 @@ export class TaskEngine extends DisposableBase {
       this.#backoff.delete(serverId);
       this.#applyServerTask(rec, task, 'poll');
     } catch (err) {
-      if (isPeerError(err) && err.code === ErrorCode.InvalidParams) this.#gone(rec, `the server no longer knows the task (${err.message})`, true);
+      const denied = denial(err);
+      if (denied) this.#gone(rec, denied, true);
       else if (this.#lifetime.signal.aborted) return;
       // A closed port (no status) or a proxy's 5xx: the server, not this task.
       else if (err instanceof TransportHttpError && (err.status === undefined || err.status >= 500)) this.#unreachable(serverId, err);
@@ -1339,9 +1340,10 @@ export class TaskEngine extends DisposableBase {
       this.#applyServerTask(rec, task, 'poll');
     } catch (err) {
       if (this.#lifetime.signal.aborted || this.#recs.get(key) !== rec) return false;
-      if (isPeerError(err) && err.code === ErrorCode.InvalidParams) {
+      const denied = denial(err);
+      if (denied) {
         // Gone (lost or expired): nothing better will come, so the answer is kept with it.
-        this.#gone(rec, `the server no longer knows the task (${err.message})`, true);
+        this.#gone(rec, denied, true);
         return true;
       }
       this.#failed(serverId, `tasks/get ${taskId}`, err);
@@ -1369,7 +1371,8 @@ export class TaskEngine extends DisposableBase {
       return true;
     } catch (err) {
       if (this.#lifetime.signal.aborted || this.#recs.get(rec.snap.key) !== rec || rec.snap.status !== status) return false;
-      if (isPeerError(err) && err.code === ErrorCode.InvalidParams) this.#markGone(rec, `the server no longer knows the task (${err.message})`, true);
+      const denied = denial(err);
+      if (denied) this.#markGone(rec, denied, true);
       else {
         this.#failed(serverId, `tasks/get ${taskId}`, err);
         this.#refetchLater(rec);
@@ -1706,6 +1709,11 @@ export class TaskEngine extends DisposableBase {
 /** Whether a session's server declared `tasks/list`. */
 function lists(session: McpSession | undefined): session is McpSession {
   return session !== undefined && session.supportsTasks && declared(session.serverCapabilities.tasks?.list);
+}
+
+/** Why a task is lost or expired when `err` is its server's -32602 to a tasks/get: it no longer knows the task. */
+function denial(err: unknown): string | undefined {
+  return isPeerError(err) && err.code === ErrorCode.InvalidParams ? `the server no longer knows the task (${err.message})` : undefined;
 }
 
 function ignore(): void {}
