@@ -610,40 +610,17 @@ export class TaskEngine extends DisposableBase {
     const { token, sub, early } = progress;
     const immediate = _meta?.[MODEL_IMMEDIATE_RESPONSE_META];
     const key = taskKey(serverId, task.taskId);
-    const createdAt = validDate(task.createdAt, this.#now());
+    const call = { toolName, arguments: options.arguments, origin: options.origin ?? 'user', immediateResponse: typeof immediate === 'string' ? immediate : undefined };
     const earlier = this.#recs.get(key);
     // A tasks/list (Refresh) may find the task before this answer arrives: the same task (created
     // then), which its call claims, not a reused id.
-    if (earlier?.snap.origin === 'server-list' && earlier.snap.createdAt === createdAt) {
-      const changes = { toolName, arguments: options.arguments, origin: options.origin ?? 'user', immediateResponse: typeof immediate === 'string' ? immediate : undefined };
-      return this.#claim(earlier, session, progress, changes);
-    }
+    if (earlier?.snap.origin === 'server-list' && earlier.snap.createdAt === validDate(task.createdAt, this.#now())) return this.#claim(earlier, session, progress, call);
     if (earlier && !isTerminal(earlier.snap.status)) {
       sub?.dispose();
       throw new Error(`Server "${this.#label(serverId)}" reused the id of a task it already created: ${task.taskId}`);
     }
     if (earlier) await this.#retire(earlier);
-    const rec = this.#addRec(
-      {
-        key,
-        serverId,
-        taskId: task.taskId,
-        kind: 'task',
-        toolName,
-        arguments: options.arguments,
-        status: 'working',
-        statusMessage: task.statusMessage,
-        createdAt,
-        // One string for both when they are equal, as they are for a new task.
-        lastUpdatedAt: task.lastUpdatedAt === task.createdAt ? createdAt : validDate(task.lastUpdatedAt, this.#now()),
-        ttl: sanitizeTtl(task.ttl),
-        pollInterval: task.pollInterval,
-        immediateResponse: typeof immediate === 'string' ? immediate : undefined,
-        origin: options.origin ?? 'user',
-      },
-      token,
-    );
-    rec.localUpdatedAt = Number.isNaN(Date.parse(task.lastUpdatedAt));
+    const rec = this.#addTask(serverId, task, { ...call, status: 'working' }, token);
     this.#routeProgress(rec, session);
     this.#serverLog(serverId).info(`Task ${task.taskId} created for ${toolName} (${task.ttl === null ? 'no ttl' : `ttl ${task.ttl} ms`}${task.pollInterval === undefined ? '' : `, poll ${task.pollInterval} ms`})`);
     for (const p of early) this.#applyProgress(rec, p);
@@ -1517,21 +1494,7 @@ export class TaskEngine extends DisposableBase {
   }
 
   #adoptListed(serverId: string, task: Task): void {
-    const rec = this.#addRec({
-      key: taskKey(serverId, task.taskId),
-      serverId,
-      taskId: task.taskId,
-      kind: 'task',
-      toolName: '',
-      status: task.status,
-      statusMessage: task.statusMessage,
-      createdAt: validDate(task.createdAt, this.#now()),
-      lastUpdatedAt: validDate(task.lastUpdatedAt, this.#now()),
-      ttl: sanitizeTtl(task.ttl),
-      pollInterval: task.pollInterval,
-      origin: 'server-list',
-    });
-    rec.localUpdatedAt = Number.isNaN(Date.parse(task.lastUpdatedAt));
+    const rec = this.#addTask(serverId, task, { toolName: '', status: task.status, origin: 'server-list' });
     this.#serverLog(serverId).info(`Task ${task.taskId} found through tasks/list (${task.status})`);
     if (!isTerminal(task.status)) {
       this.#scheduleNext(rec);
@@ -1648,6 +1611,29 @@ export class TaskEngine extends DisposableBase {
       }
     }
     return n;
+  }
+
+  /** Tracks a task as its server reported it (dates and ttl made sane), with what is known here (`mine`: its tool, status, origin...). */
+  #addTask(serverId: string, task: Task, mine: Pick<TaskSnapshot, 'toolName' | 'status' | 'origin'> & Partial<TaskSnapshot>, progressToken?: string): Rec {
+    const createdAt = validDate(task.createdAt, this.#now());
+    const rec = this.#addRec(
+      {
+        key: taskKey(serverId, task.taskId),
+        serverId,
+        taskId: task.taskId,
+        kind: 'task',
+        statusMessage: task.statusMessage,
+        createdAt,
+        // One string for both when they are equal, as they are for a new task.
+        lastUpdatedAt: task.lastUpdatedAt === task.createdAt ? createdAt : validDate(task.lastUpdatedAt, this.#now()),
+        ttl: sanitizeTtl(task.ttl),
+        pollInterval: task.pollInterval,
+        ...mine,
+      },
+      progressToken,
+    );
+    rec.localUpdatedAt = Number.isNaN(Date.parse(task.lastUpdatedAt));
+    return rec;
   }
 
   #addRec(snap: TaskSnapshot, progressToken?: string, log = true): Rec {
