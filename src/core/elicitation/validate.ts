@@ -42,6 +42,8 @@ function isUri(s: string): boolean {
   }
 }
 
+const FORMAT_CHECK: Record<keyof typeof FORMAT_RULE, (s: string) => boolean> = { email: (s) => EMAIL.test(s), uri: isUri, date: isDate, 'date-time': isDateTime };
+
 /** " between 1 and 10", " of at least 3 characters"...; the unit agrees with the last number. */
 function range(lo: number | undefined, hi: number | undefined, unit?: [string, string]): string {
   const u = (n: number) => (unit ? ` ${n === 1 ? unit[0] : unit[1]}` : '');
@@ -90,10 +92,7 @@ export function checkValue(step: FieldStep, value: unknown): string | undefined 
       if (typeof value !== 'string') return 'Expected text';
       const length = [...value].length; // JSON Schema counts code points, not UTF-16 units
       if ((c.minLength !== undefined && length < c.minLength) || (c.maxLength !== undefined && length > c.maxLength)) return lengthRule(step);
-      if (c.format === 'email' && !EMAIL.test(value)) return FORMAT_RULE.email;
-      if (c.format === 'uri' && !isUri(value)) return FORMAT_RULE.uri;
-      if (c.format === 'date' && !isDate(value)) return FORMAT_RULE.date;
-      if (c.format === 'date-time' && !isDateTime(value)) return FORMAT_RULE['date-time'];
+      if (c.format && !FORMAT_CHECK[c.format](value)) return FORMAT_RULE[c.format];
       return undefined;
     }
     case 'number':
