@@ -110,6 +110,11 @@ const RequestedSchema = z.looseObject({
 
 class SchemaProblem extends Error {}
 
+/** Ends planning: the request breaks the schema rules, as `message` says. */
+function problem(message: string): never {
+  throw new SchemaProblem(message);
+}
+
 interface Issue {
   path: PropertyKey[];
   code?: string;
@@ -139,14 +144,14 @@ function describe(where: string, issues: readonly Issue[]): string {
 
 function parse<T>(schema: z.ZodMiniType<T>, value: unknown, where: string): T {
   const r = schema.safeParse(value);
-  if (!r.success) throw new SchemaProblem(describe(where, r.error.issues));
+  if (!r.success) problem(describe(where, r.error.issues));
   return r.data;
 }
 
 function fromOptions(where: string, options: FieldOption[]): FieldOption[] {
   const seen = new Set<string>();
   for (const o of options) {
-    if (seen.has(o.value)) throw new SchemaProblem(`${where} lists the choice "${o.value}" twice`);
+    if (seen.has(o.value)) problem(`${where} lists the choice "${o.value}" twice`);
     seen.add(o.value);
   }
   return options;
@@ -161,23 +166,23 @@ function titled(options: Array<{ const: string; title: string }>): FieldOption[]
 }
 
 function bounds(where: string, lo: number | undefined, hi: number | undefined, loName: string, hiName: string): void {
-  if (lo !== undefined && hi !== undefined && lo > hi) throw new SchemaProblem(`${where}: ${loName} ${lo} is greater than ${hiName} ${hi}`);
+  if (lo !== undefined && hi !== undefined && lo > hi) problem(`${where}: ${loName} ${lo} is greater than ${hiName} ${hi}`);
 }
 
 /** One property to one step; throws `SchemaProblem` saying what is wrong. */
 function toStep(key: string, raw: unknown, required: boolean): FieldStep {
   const where = `property "${key}"`;
-  if (!isObject(raw)) throw new SchemaProblem(`${where} is not a schema object`);
+  if (!isObject(raw)) problem(`${where} is not a schema object`);
   const p = raw;
   const base = (s: { title?: string; description?: string }) => ({ key, title: s.title || key, description: s.description || undefined, required });
   let step: FieldStep;
   switch (p.type) {
     case 'string': {
-      if ('enum' in p && 'oneOf' in p) throw new SchemaProblem(`${where} has both enum and oneOf; send one of them`);
+      if ('enum' in p && 'oneOf' in p) problem(`${where} has both enum and oneOf; send one of them`);
       if ('enum' in p) {
         const s = parse(EnumProp, p, where);
         if (s.enumNames && s.enumNames.length !== s.enum.length) {
-          throw new SchemaProblem(`${where} has ${s.enumNames.length} enumNames for ${s.enum.length} enum values`);
+          problem(`${where} has ${s.enumNames.length} enumNames for ${s.enum.length} enum values`);
         }
         const options = s.enumNames ? s.enum.map((v, i) => ({ value: v, label: s.enumNames![i] || v })) : untitled(s.enum);
         step = { ...base(s), kind: 'single-select', default: s.default, options: fromOptions(where, options), constraints: {} };
@@ -192,7 +197,7 @@ function toStep(key: string, raw: unknown, required: boolean): FieldStep {
           try {
             new RegExp(s.pattern, 'u');
           } catch {
-            throw new SchemaProblem(`${where}: pattern ${JSON.stringify(s.pattern)} is not a valid regular expression`);
+            problem(`${where}: pattern ${JSON.stringify(s.pattern)} is not a valid regular expression`);
           }
         }
         const { minLength, maxLength, format, pattern } = s;
@@ -218,25 +223,25 @@ function toStep(key: string, raw: unknown, required: boolean): FieldStep {
       let options: FieldOption[];
       if (typeof items === 'object' && items !== null && 'anyOf' in items) options = titled(parse(TitledItems, items, `${where}.items`).anyOf);
       else if (typeof items === 'object' && items !== null && 'enum' in items) options = untitled(parse(UntitledItems, items, `${where}.items`).enum);
-      else throw new SchemaProblem(`${where} is an array whose items list no choices (enum or anyOf): arrays are only allowed as multi-select enums`);
+      else problem(`${where} is an array whose items list no choices (enum or anyOf): arrays are only allowed as multi-select enums`);
       bounds(where, s.minItems, s.maxItems, 'minItems', 'maxItems');
       if (s.minItems !== undefined && s.minItems > options.length) {
-        throw new SchemaProblem(`${where} asks for at least ${s.minItems} of only ${options.length} choices`);
+        problem(`${where} asks for at least ${s.minItems} of only ${options.length} choices`);
       }
       step = { ...base(s), kind: 'multi-select', default: s.default, options: fromOptions(where, options), constraints: prune({ minItems: s.minItems, maxItems: s.maxItems }) };
       break;
     }
     case 'object':
-      throw new SchemaProblem(`${where} is a nested object: only flat objects of primitive properties are allowed`);
+      return problem(`${where} is a nested object: only flat objects of primitive properties are allowed`);
     case undefined:
-      throw new SchemaProblem(`${where} has no type`);
+      return problem(`${where} has no type`);
     default:
-      throw new SchemaProblem(`${where} has the unsupported type ${JSON.stringify(p.type)} (allowed: string, number, integer, boolean, array of enum)`);
+      return problem(`${where} has the unsupported type ${JSON.stringify(p.type)} (allowed: string, number, integer, boolean, array of enum)`);
   }
   if (step.default === undefined) delete step.default;
   else {
     const bad = checkValue(step, step.default);
-    if (bad) throw new SchemaProblem(`${where}: the default ${JSON.stringify(step.default)} does not fit its own schema (${bad})`);
+    if (bad) problem(`${where}: the default ${JSON.stringify(step.default)} does not fit its own schema (${bad})`);
   }
   return step;
 }
@@ -249,18 +254,18 @@ function prune<T extends object>(o: T): T {
 const LOOPBACK = /^(localhost|127(\.\d+){3}|\[::1\])$/i;
 
 function planUrl(message: string, url: string | undefined, elicitationId: string | undefined): UrlPlan {
-  if (url === undefined) throw new SchemaProblem('url is required in url mode');
-  if (elicitationId === undefined) throw new SchemaProblem('elicitationId is required in url mode');
+  if (url === undefined) problem('url is required in url mode');
+  if (elicitationId === undefined) problem('elicitationId is required in url mode');
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new SchemaProblem(`url ${JSON.stringify(url)} is not a valid URL`);
+    problem(`url ${JSON.stringify(url)} is not a valid URL`);
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new SchemaProblem(`url must be http or https, not ${parsed.protocol.slice(0, -1)}`);
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') problem(`url must be http or https, not ${parsed.protocol.slice(0, -1)}`);
   // `https://bank.example@evil.example` shows a trusted name before the real host; and the spec
   // forbids credentials in the URL anyway.
-  if (parsed.username || parsed.password) throw new SchemaProblem('url must not carry a user name or password');
+  if (parsed.username || parsed.password) problem('url must not carry a user name or password');
   const domain = parsed.host;
   const warnings: string[] = [];
   if (domain.split('.').some((label) => label.startsWith('xn--'))) warnings.push('the domain uses punycode: it may imitate another name');
@@ -269,15 +274,15 @@ function planUrl(message: string, url: string | undefined, elicitationId: string
 }
 
 function planForm(message: string, requestedSchema: unknown): FormPlan {
-  if (requestedSchema === undefined) throw new SchemaProblem('requestedSchema is required in form mode');
+  if (requestedSchema === undefined) problem('requestedSchema is required in form mode');
   const schema = parse(RequestedSchema, requestedSchema, 'requestedSchema');
   // Keys straight from the parsed JSON: a property named `__proto__` must not reach an object.
   const raw = (requestedSchema as { properties: Record<string, unknown> }).properties;
   const keys = Object.keys(raw);
-  if (keys.length > MAX_FIELDS) throw new SchemaProblem(`requestedSchema has ${keys.length} properties; at most ${MAX_FIELDS} are shown`);
-  if (keys.includes('__proto__')) throw new SchemaProblem('the property name "__proto__" is not allowed');
+  if (keys.length > MAX_FIELDS) problem(`requestedSchema has ${keys.length} properties; at most ${MAX_FIELDS} are shown`);
+  if (keys.includes('__proto__')) problem('the property name "__proto__" is not allowed');
   const required = new Set(schema.required ?? []);
-  for (const r of required) if (!keys.includes(r)) throw new SchemaProblem(`required names "${r}", which is not a property`);
+  for (const r of required) if (!keys.includes(r)) problem(`required names "${r}", which is not a property`);
   return { ok: true, mode: 'form', message, steps: keys.map((k) => toStep(k, raw[k], required.has(k))) };
 }
 
@@ -292,10 +297,10 @@ export function planElicitation(params: unknown, options: { url?: boolean } = {}
     const p = parse(ParamsSchema, params ?? {}, 'params');
     if (p.mode === undefined || p.mode === 'form') return planForm(p.message, p.requestedSchema);
     if (p.mode === 'url') {
-      if (options.url === false) throw new SchemaProblem('mode "url" is not supported by this client');
+      if (options.url === false) problem('mode "url" is not supported by this client');
       return planUrl(p.message, p.url, p.elicitationId);
     }
-    throw new SchemaProblem(`unknown mode ${JSON.stringify(p.mode)} (expected "form" or "url")`);
+    problem(`unknown mode ${JSON.stringify(p.mode)} (expected "form" or "url")`);
   } catch (err) {
     const why = err instanceof SchemaProblem ? err.message : `unexpected problem: ${String(err)}`;
     return { ok: false, error: new RpcError(ErrorCode.InvalidParams, `Invalid elicitation request: ${why}`) };
