@@ -281,9 +281,7 @@ export class TaskHost {
     serve('tasks/list', (params) => this.#serveList(state, session, params));
     serve('tasks/cancel', (params) => {
       const rec = this.#lookup(state, serverId, session, 'tasks/cancel', params);
-      if (isServerTerminal(rec.snap.status)) {
-        throw new RpcError(ErrorCode.InvalidParams, `Cannot cancel task: already in terminal status '${rec.snap.status}'`);
-      }
+      if (isServerTerminal(rec.snap.status)) fail(`Cannot cancel task: already in terminal status '${rec.snap.status}'`);
       // T-RCV-6: stop the work, and be cancelled before the answer leaves.
       this.#stop(rec, 'Cancelled at the request of the server (tasks/cancel)');
       return toTask(rec.snap);
@@ -324,7 +322,7 @@ export class TaskHost {
     }
     this.#admit(state, serverId, method);
     const parsed = TaskParamSchema.safeParse(params.task);
-    if (!parsed.success) throw new RpcError(ErrorCode.InvalidParams, `Invalid task parameter of ${method}: ${describeIssues(parsed.error.issues)}`);
+    if (!parsed.success) fail(`Invalid task parameter of ${method}: ${describeIssues(parsed.error.issues)}`);
     this.#checkConcurrency(state, serverId);
     const requested = parsed.data.ttl ?? undefined;
     // T-RCV-7: the ttl granted, within bounds, is the one reported.
@@ -439,7 +437,7 @@ export class TaskHost {
   /** T-RCV-5, T-RCV-8: a task of this connection, else -32602 as if it never existed. */
   #lookup(state: ServerState, serverId: string, session: McpSession, method: string, params: Record<string, unknown> | undefined): Rec {
     const p = TaskIdParamsSchema.safeParse(params);
-    if (!p.success) throw new RpcError(ErrorCode.InvalidParams, `Invalid params of ${method}: ${describeIssues(p.error.issues)}`);
+    if (!p.success) fail(`Invalid params of ${method}: ${describeIssues(p.error.issues)}`);
     const rec = state.tasks.get(p.data.taskId);
     if (rec && rec.session === session) {
       this.#announce(rec);
@@ -481,7 +479,7 @@ export class TaskHost {
   /** T-RCV-4: pages in creation order; a cursor is an opaque token for the last task seen. */
   #serveList(state: ServerState, session: McpSession, params: Record<string, unknown> | undefined): Record<string, unknown> {
     const p = ListParamsSchema.safeParse(params);
-    if (!p.success) throw new RpcError(ErrorCode.InvalidParams, `Invalid params of tasks/list: ${describeIssues(p.error.issues)}`);
+    if (!p.success) fail(`Invalid params of tasks/list: ${describeIssues(p.error.issues)}`);
     const cursor = p.data?.cursor;
     let after = 0;
     if (cursor !== undefined) {
@@ -629,6 +627,7 @@ function toTask(s: HostedTaskSnapshot): Task {
   return t;
 }
 
+/** -32602: T-RCV-5's answer for a task id or cursor not valid here, and for params that do not parse. */
 function fail(message: string): never {
   throw new RpcError(ErrorCode.InvalidParams, message);
 }
