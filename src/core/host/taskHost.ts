@@ -14,7 +14,7 @@ import type { Disposable, Event } from '../util/event';
 import { DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { isObject } from '../util/json';
-import { truncate } from '../util/log';
+import { prefixed, truncate } from '../util/log';
 import { TokenBucket } from './tokenBucket';
 
 /** The server requests this client accepts as tasks. */
@@ -271,7 +271,7 @@ export class TaskHost {
           } catch (err) {
             if (err instanceof RpcError) throw err;
             if (ctx.signal.aborted) throw err; // no answer goes out anyway
-            this.#log.error(`[${this.#label(serverId)}] ${method} failed inside the client: ${errorMessage(err)}`);
+            this.#serverLog(serverId).error(`${method} failed inside the client: ${errorMessage(err)}`);
             throw new RpcError(ErrorCode.InternalError, `${method} failed inside the client: ${errorMessage(err)}`);
           }
         }),
@@ -313,11 +313,11 @@ export class TaskHost {
 
   #accept(method: HostedMethod, handler: ServerRequestHandler, params: Record<string, unknown>, ctx: ServerRequestContext): Record<string, unknown> {
     const { serverId } = ctx;
-    const label = this.#label(serverId);
+    const log = this.#serverLog(serverId);
     const state = this.#state(serverId);
     const session = state.session;
     if (!session || session.isClosed) {
-      this.#log.error(`[${label}] Cannot host a task for ${method}: the task host has no connection to this server`);
+      log.error(`Cannot host a task for ${method}: the task host has no connection to this server`);
       throw new RpcError(ErrorCode.InternalError, `The client cannot host a task for ${method}: no connection to this server is attached to its task host`);
     }
     this.#admit(state, serverId, method);
@@ -359,9 +359,7 @@ export class TaskHost {
     // has it): the notifications may follow.
     setImmediate(() => this.#announce(rec));
     this.#armExpiry(rec.expiresAt);
-    this.#log.info(
-      `[${label}] Hosted task ${rec.snap.taskId} created for ${method} (ttl ${ttl} ms${requested !== undefined && requested !== ttl ? `, ${requested} asked` : ''})${rec.snap.summary ? `: "${rec.snap.summary}"` : ''}`,
-    );
+    log.info(`Hosted task ${rec.snap.taskId} created for ${method} (ttl ${ttl} ms${requested !== undefined && requested !== ttl ? `, ${requested} asked` : ''})${rec.snap.summary ? `: "${rec.snap.summary}"` : ''}`);
     this.#onDidChange.fire(rec.snap);
     const created = { task: toTask(rec.snap) }; // T-LIFE-1: working
     // A question about a tool task that ended already is cancelled at once, never shown, as one
@@ -385,7 +383,7 @@ export class TaskHost {
       if (state?.tasks.get(rec.snap.taskId) !== rec) return; // deleted meanwhile
       if (isServerTerminal(rec.snap.status)) {
         // T-LIFE-4: cancelled stays cancelled, whatever the work did after.
-        this.#log.debug(`[${this.#label(rec.snap.serverId)}] Hosted task ${rec.snap.taskId}: work ended after it was ${rec.snap.status}; outcome discarded`);
+        this.#serverLog(rec.snap.serverId).debug(`Hosted task ${rec.snap.taskId}: work ended after it was ${rec.snap.status}; outcome discarded`);
         return;
       }
       rec.outcome = outcome;
@@ -415,14 +413,14 @@ export class TaskHost {
   /** Applies a status change through the transition table, tells the view and the server. */
   #transition(rec: Rec, status: TaskStatus, statusMessage?: string): void {
     const from = rec.snap.status;
-    const label = this.#label(rec.snap.serverId);
+    const log = this.#serverLog(rec.snap.serverId);
     if (!canTransition(from, status)) {
-      this.#log.warn(`[${label}] Hosted task ${rec.snap.taskId}: ignored illegal transition ${from} → ${status}`);
+      log.warn(`Hosted task ${rec.snap.taskId}: ignored illegal transition ${from} → ${status}`);
       return;
     }
     const { statusMessage: _old, ...rest } = rec.snap;
     rec.snap = { ...rest, status, ...(statusMessage !== undefined && { statusMessage }), lastUpdatedAt: new Date(this.#now()).toISOString() };
-    this.#log.info(`[${label}] Hosted task ${rec.snap.taskId} (${rec.snap.method}): ${from} → ${status}${statusMessage ? ` (${statusMessage})` : ''}`);
+    log.info(`Hosted task ${rec.snap.taskId} (${rec.snap.method}): ${from} → ${status}${statusMessage ? ` (${statusMessage})` : ''}`);
     this.#onDidChange.fire(rec.snap);
     if (rec.announced) this.#sendStatus(rec);
     else rec.held = true;
@@ -445,7 +443,7 @@ export class TaskHost {
     }
     const why = state.gone.get(p.data.taskId) ?? 'Task not found';
     // Monitoring for guessing (spec: audit); bounded by the rate limit.
-    this.#log.debug(`[${this.#label(serverId)}] ${method} for unknown task ${truncate(JSON.stringify(p.data.taskId), 80)}: ${why}`);
+    this.#serverLog(serverId).debug(`${method} for unknown task ${truncate(JSON.stringify(p.data.taskId), 80)}: ${why}`);
     return fail(`Failed to ${VERB[method]}: ${why}`);
   }
 
@@ -465,9 +463,7 @@ export class TaskHost {
     rec.snap = { ...rec.snap, resultRetrievedAt: new Date(this.#now()).toISOString() };
     this.#onDidChange.fire(rec.snap);
     const o = rec.outcome;
-    this.#log.info(
-      `[${this.#label(serverId)}] Hosted task ${taskId}: result retrieved by the server (${o === undefined ? 'cancelled, no result' : 'error' in o ? `error ${o.error.code}` : 'result'})`,
-    );
+    this.#serverLog(serverId).info(`Hosted task ${taskId}: result retrieved by the server (${o === undefined ? 'cancelled, no result' : 'error' in o ? `error ${o.error.code}` : 'result'})`);
     if (o === undefined) {
       throw new RpcError(ErrorCode.InternalError, `Task ${taskId} was cancelled (${rec.snap.statusMessage ?? 'no reason given'}); it has no result`);
     }
@@ -526,7 +522,7 @@ export class TaskHost {
     const now = this.#now();
     state.refused++;
     if (now - state.warnedAt >= WARN_EVERY_MS) {
-      this.#log.warn(`[${this.#label(serverId)}] ${message}${state.refused > 1 ? ` (${state.refused} refusals since the last warning)` : ''}`);
+      this.#serverLog(serverId).warn(`${message}${state.refused > 1 ? ` (${state.refused} refusals since the last warning)` : ''}`);
       state.refused = 0;
       state.warnedAt = now;
     }
@@ -585,7 +581,7 @@ export class TaskHost {
     state.gone.set(taskId, why);
     if (state.gone.size > MAX_TOMBSTONES) state.gone.delete(state.gone.keys().next().value!);
     rec.settle();
-    this.#log.info(`[${this.#label(rec.snap.serverId)}] Hosted task ${taskId} deleted (was ${rec.snap.status}): ${why}`);
+    this.#serverLog(rec.snap.serverId).info(`Hosted task ${taskId} deleted (was ${rec.snap.status}): ${why}`);
     this.#onDidRemove.fire(taskId);
   }
 
@@ -598,7 +594,7 @@ export class TaskHost {
       rec.work.abort(new Error(why));
       state.tasks.delete(rec.snap.taskId);
       rec.settle();
-      this.#log.info(`[${this.#label(rec.snap.serverId)}] Hosted task ${rec.snap.taskId} dropped (was ${rec.snap.status}): ${why}`);
+      this.#serverLog(rec.snap.serverId).info(`Hosted task ${rec.snap.taskId} dropped (was ${rec.snap.status}): ${why}`);
       this.#onDidRemove.fire(rec.snap.taskId);
     }
     state.ended.clear();
@@ -615,8 +611,9 @@ export class TaskHost {
     return s;
   }
 
-  #label(serverId: string): string {
-    return this.#options.label?.(serverId) ?? serverId;
+  /** The log, each line headed with the server's name (`[name] `). */
+  #serverLog(serverId: string): Logger {
+    return prefixed(this.#log, this.#options.label?.(serverId) ?? serverId);
   }
 }
 
