@@ -86,7 +86,7 @@ export function parseMcpJson(text: string, source: ConfigSource): ParseResult {
     return offset === undefined ? undefined : lineColumn(text, offset);
   };
   const report = (path: Path, message: string, server?: string) =>
-    result.errors.push({ kind: 'invalid', source: sourceKey(source), server, message: `${describeSource(source)}${message}`, ...locate(path) });
+    result.errors.push(invalid(source, message, locate(path), server));
 
   if (!isObject(doc)) {
     report([], `: the file must contain an object, e.g. { "servers": { ... } }.`);
@@ -128,11 +128,7 @@ export function parseSettingServers(value: unknown, source: ConfigSource = SETTI
   const result: ParseResult = { servers: [], inputs: [], errors: [] };
   if (value === undefined || value === null) return result;
   if (!isObject(value)) {
-    result.errors.push({
-      kind: 'invalid',
-      source: sourceKey(source),
-      message: `${describeSource(source)} must be an object that maps server names to servers.`,
-    });
+    result.errors.push(invalid(source, ' must be an object that maps server names to servers.'));
     return result;
   }
   parseServers(value, source, result, () => undefined);
@@ -190,13 +186,7 @@ function parseServers(map: Record<string, unknown>, source: ConfigSource, result
     const errors: { path: Path; message: string }[] = [];
     const server = parseServer(name, raw, source, result.inputs, rejected, errors);
     for (const e of errors) {
-      result.errors.push({
-        kind: 'invalid',
-        source: sourceKey(source),
-        server: name,
-        message: `${describeSource(source)}, server "${name}": ${e.message}.`,
-        ...(locate([name, ...e.path]) ?? locate([name])),
-      });
+      result.errors.push(invalid(source, `, server "${name}": ${e.message}.`, locate([name, ...e.path]) ?? locate([name]), name));
     }
     if (server) result.servers.push(server);
   }
@@ -299,12 +289,7 @@ function parseInputs(raw: unknown[], source: ConfigSource, errors: ConfigError[]
     const id = isObject(item) && typeof item.id === 'string' ? item.id : undefined;
     const fail = (path: Path, what: string) => {
       if (id !== undefined && !out.some((i) => i.id === id)) rejected.add(id);
-      errors.push({
-        kind: 'invalid',
-        source: sourceKey(source),
-        message: `${describeSource(source)}, ${id ? `input "${id}"` : `input #${index + 1}`}: ${what}.`,
-        ...(locate(['inputs', index, ...path]) ?? locate(['inputs', index])),
-      });
+      errors.push(invalid(source, `, ${id ? `input "${id}"` : `input #${index + 1}`}: ${what}.`, locate(['inputs', index, ...path]) ?? locate(['inputs', index])));
     };
     if (!isObject(item)) return fail([], 'must be an object, e.g. { "type": "promptString", "id": "api-key", "description": "API key" }');
     if (item.type !== 'promptString' && item.type !== 'pickString') {
@@ -337,6 +322,11 @@ function parseInputs(raw: unknown[], source: ConfigSource, errors: ConfigError[]
     });
   });
   return out;
+}
+
+/** An error of a source's servers or inputs: its message follows the source's name; `at` is where in its file. */
+function invalid(source: ConfigSource, message: string, at?: { line: number; column: number }, server?: string): ConfigError {
+  return { kind: 'invalid', source: sourceKey(source), server, message: `${describeSource(source)}${message}`, ...at };
 }
 
 function missingInput(source: ConfigSource): string {
