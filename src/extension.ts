@@ -47,8 +47,10 @@ export interface McpTasksApi extends PublicApi {
 
 export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const activateStart = performance.now();
+  // Every registration goes here: the editor disposes of them when the extension deactivates.
+  const { subscriptions } = context;
   const channel = vscode.window.createOutputChannel('MCP Tasks', { log: true });
-  context.subscriptions.push(channel);
+  subscriptions.push(channel);
   const logger = channelLogger(channel);
   const version = (context.extension.packageJSON as { version?: string }).version ?? '0.0.0';
 
@@ -58,7 +60,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const readRequestTimeout = () => settings().get<number>('requestTimeoutSeconds', 60) * 1000;
   let requestTimeoutMs = readRequestTimeout();
   const requestTimeout = () => requestTimeoutMs;
-  context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('mcpTasks.requestTimeoutSeconds') && (requestTimeoutMs = readRequestTimeout())));
+  subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('mcpTasks.requestTimeoutSeconds') && (requestTimeoutMs = readRequestTimeout())));
   // Tasks and results of this workspace survive reloads here; windows without a folder share one store.
   const store = new TaskStore((context.storageUri ?? context.globalStorageUri).fsPath, logger, {
     shared: !context.storageUri,
@@ -75,7 +77,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   // hidden without an answer stays pending until reopened; those waiting then wait for the user.
   const dialogs = new Turns();
   const hidden = new HiddenDialogs(dialogs);
-  context.subscriptions.push(hidden);
+  subscriptions.push(hidden);
   const questions = createElicitationHandler({ log: logger, serverLabel: label, turns: dialogs, hidden });
   const elicitation: ElicitationHandler = Object.assign((params: Record<string, unknown> | undefined, ctx: ServerRequestContext) => asking.during(ctx.task?.key, () => questions(params, ctx)), {
     complete: questions.complete,
@@ -102,7 +104,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     };
   };
   const host = new TaskHost({ logger, label, ...hostLimits() });
-  context.subscriptions.push(
+  subscriptions.push(
     samplingPermissions,
     sampling,
     host,
@@ -167,14 +169,14 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   });
   // A stdio server whose new configuration (or removal) waits for its live tasks goes on when they end,
   // or when the results of its ended ones are no longer fetched (see liveCount).
-  context.subscriptions.push(
+  subscriptions.push(
     engine.onDidChange((t) => servers.liveTasksChanged(t.serverId)),
     engine.onDidRemove(() => servers.liveTasksChanged()),
     vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('mcpTasks.autoFetchResults') && servers.liveTasksChanged()),
   );
   // Shutdown in order: save the tasks, stop following them, then close the connections (which
   // keeps the HTTP sessions of live tasks for the next window).
-  context.subscriptions.push({
+  subscriptions.push({
     dispose: () => {
       store.dispose();
       engine.dispose();
@@ -195,7 +197,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     .catch((err: unknown) => channel.error(`Could not restore tasks: ${errorMessage(err)}`))
     .finally(() => store.attach(engine));
   const reader = new ConfigurationReader();
-  context.subscriptions.push(reader);
+  subscriptions.push(reader);
   // One reload after another, so a slow read never lands after a newer one.
   let loaded: Promise<void> = restored;
   const reload = () =>
@@ -210,24 +212,24 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
         channel.error(`Could not read the MCP configuration: ${errorMessage(err)}`);
       }
     }));
-  context.subscriptions.push(reader.onDidChange(() => void reload()));
-  context.subscriptions.push(vscode.workspace.onDidChangeWorkspaceFolders(() => servers.notifyRootsChanged()));
-  context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void reload()));
+  subscriptions.push(reader.onDidChange(() => void reload()));
+  subscriptions.push(vscode.workspace.onDidChangeWorkspaceFolders(() => servers.notifyRootsChanged()));
+  subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void reload()));
 
   const tree = new TasksTreeProvider(servers, engine, host);
   const view = vscode.window.createTreeView('mcpTasks.tasks', { treeDataProvider: tree, showCollapseAll: true });
   const results = new ResultDocuments(engine);
   const indicators = new TaskIndicators(engine, host, view, (id) => servers.label(id), { dialogs: hidden, answering });
-  context.subscriptions.push(tree, view, results, indicators);
+  subscriptions.push(tree, view, results, indicators);
   const endByUser = <T>(keys: readonly string[], end: () => Promise<T>, cancel?: boolean) => indicators.endByUser(keys, end, cancel);
   // Ages in the rows' descriptions: refreshed while the view is visible, and when it shows again.
   // Every 30 s, not every second (10,000 rows may be tracked): ages are shown in minutes ("now"
   // under one, see formatRowAge), which a redraw twice a minute keeps true to the half minute.
   const ageTimer = setInterval(() => view.visible && tree.refreshAll(), 30_000);
-  context.subscriptions.push({ dispose: () => clearInterval(ageTimer) }, view.onDidChangeVisibility((e) => e.visible && tree.refreshAll()));
-  context.subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), refreshTasks: (id) => engine.refreshList(id), tasks: () => engine.list(), endByUser }));
-  context.subscriptions.push(...registerTaskCommands({ servers, engine, host, store, isAsking: (key) => asking.has(key), isAnswering: (key) => answering.has(key), reopenDialog: (key) => hidden.reopen(key), results, tree, view, endByUser }));
-  context.subscriptions.push(
+  subscriptions.push({ dispose: () => clearInterval(ageTimer) }, view.onDidChangeVisibility((e) => e.visible && tree.refreshAll()));
+  subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), refreshTasks: (id) => engine.refreshList(id), tasks: () => engine.list(), endByUser }));
+  subscriptions.push(...registerTaskCommands({ servers, engine, host, store, isAsking: (key) => asking.has(key), isAnswering: (key) => answering.has(key), reopenDialog: (key) => hidden.reopen(key), results, tree, view, endByUser }));
+  subscriptions.push(
     vscode.commands.registerCommand('mcpTasks.revokeSamplingPermissions', () => revokeSamplingPermissions(samplingPermissions)),
     inputs.registerForgetCommand(() => servers.list().flatMap((x) => servers.config(x.id) ?? [])),
   );
@@ -237,7 +239,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
 
   // Chat agents (language-model tools) and other extensions (the API) reach tasks through one service.
   const service = new TasksService({ engine, servers, logger, endByUser });
-  context.subscriptions.push(service, ...registerLmTools(service));
+  subscriptions.push(service, ...registerLmTools(service));
 
   // MCP_TASKS_TIMING=1 logs how long activation took (the benchmarks read it).
   if (process.env.MCP_TASKS_TIMING) channel.info(`activate() took ${(performance.now() - activateStart).toFixed(1)} ms`);
