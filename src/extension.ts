@@ -16,7 +16,7 @@ import { errorMessage } from './core/util/abort';
 import { InFlight } from './core/util/inFlight';
 import { Turns } from './core/util/turns';
 import { registerCommands } from './vscode/commands';
-import { ConfigurationReader } from './vscode/configuration';
+import { ConfigurationReader, setting } from './vscode/configuration';
 import { TaskIndicators } from './vscode/indicators';
 import { HiddenDialogs } from './vscode/hiddenDialogs';
 import { ResultDocuments } from './vscode/results';
@@ -54,17 +54,16 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const logger = channelLogger(channel);
   const version = (context.extension.packageJSON as { version?: string }).version ?? '0.0.0';
 
-  const settings = () => vscode.workspace.getConfiguration('mcpTasks');
   // Read at each request (a changed setting applies at once), from a copy kept up to date: at
   // thousands of polls a second, reading the configuration each time would cost more than they do.
-  const readRequestTimeout = () => settings().get<number>('requestTimeoutSeconds', 60) * 1000;
+  const readRequestTimeout = () => setting('requestTimeoutSeconds', 60) * 1000;
   let requestTimeoutMs = readRequestTimeout();
   const requestTimeout = () => requestTimeoutMs;
   subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('mcpTasks.requestTimeoutSeconds') && (requestTimeoutMs = readRequestTimeout())));
   // Tasks and results of this workspace survive reloads here; windows without a folder share one store.
   const store = new TaskStore((context.storageUri ?? context.globalStorageUri).fsPath, logger, {
     shared: !context.storageUri,
-    retentionDays: () => settings().get<number>('retentionDays', 30),
+    retentionDays: () => setting('retentionDays', 30),
   });
   // Answers to servers: questions through quick input, sampling through the editor's models
   // after consent; task-augmented requests run as tasks the client hosts.
@@ -127,10 +126,10 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
       endpoint: (id) => (servers.config(id) as { url?: string } | undefined)?.url,
     },
     defaultTtlMs: () => {
-      const s = settings().get<number>('defaultTtlSeconds', 3600);
+      const s = setting('defaultTtlSeconds', 3600);
       return s > 0 ? s * 1000 : undefined;
     },
-    autoFetchResults: () => settings().get<boolean>('autoFetchResults', true),
+    autoFetchResults: () => setting('autoFetchResults', true),
     requestTimeoutMs: requestTimeout,
     loadOutcome: (key) => store.loadOutcome(key),
   });

@@ -9,6 +9,11 @@ import { DisposableBase, Emitter } from '../core/util/event';
 
 const MCP_JSON = '.vscode/mcp.json';
 
+/** The setting `mcpTasks.<key>` as it is now, or `fallback` where it is not set. */
+export function setting<T>(key: string, fallback: T): T {
+  return vscode.workspace.getConfiguration('mcpTasks').get<T>(key, fallback);
+}
+
 /**
  * Reads the servers of the `mcpTasks.servers` setting and of each workspace folder's
  * `.vscode/mcp.json`, and says when either changes.
@@ -37,7 +42,7 @@ export class ConfigurationReader extends DisposableBase {
   async read(): Promise<ParseResult> {
     const results: ParseResult[] = [parseSettingServers(vscode.workspace.getConfiguration().get<unknown>(SERVERS_SETTING, {}))];
     const seen = new Set<string>();
-    if (vscode.workspace.getConfiguration('mcpTasks').get<boolean>('readWorkspaceMcpJson', true)) {
+    if (setting('readWorkspaceMcpJson', true)) {
       const folders = vscode.workspace.workspaceFolders ?? [];
       const files = await Promise.all(folders.map((folder) => this.#readFolder(folder)));
       for (const f of files) {

@@ -7,6 +7,7 @@ import type { TaskSnapshot } from '../core/tasks/types';
 import { taskBrowserSteps } from '../core/elicitation/urlRequired';
 import { DisposableBase } from '../core/util/event';
 import type { InFlight } from '../core/util/inFlight';
+import { setting } from './configuration';
 import type { HiddenDialogs } from './hiddenDialogs';
 import type { Node } from './tree/tasksTree';
 import { asTaskNode, hostedTitle } from './tree/tasksTree';
@@ -209,7 +210,7 @@ export class TaskIndicators extends DisposableBase {
   #notifyInput(key: string): void {
     const t = this.#engine.get(key);
     if (this.#disposed || t?.status !== 'input_required') return;
-    if (!vscode.workspace.getConfiguration('mcpTasks').get<boolean>('notifications.inputRequired', true)) return;
+    if (!setting('notifications.inputRequired', true)) return;
     const respond = vscode.l10n.t('Respond');
     const text = t.statusMessage
       ? vscode.l10n.t('"{0}" on {1} needs your input: {2}', taskTitle(t), this.#label(t.serverId), t.statusMessage)
@@ -235,7 +236,7 @@ export class TaskIndicators extends DisposableBase {
 
   /** One notification per server and status: a server that ends many tasks at once (its process gone) says so once. */
   #notifyEnded(ended: readonly TaskSnapshot[]): void {
-    if (!ended.length || !vscode.workspace.getConfiguration('mcpTasks').get<boolean>('notifications.taskEnded', true)) return;
+    if (!ended.length || !setting('notifications.taskEnded', true)) return;
     const groups = new Map<string, TaskSnapshot[]>();
     for (const t of ended) {
       const plans = taskBrowserSteps(t);

@@ -11,6 +11,7 @@ import type { Tool } from '../core/protocol/schemas';
 import { formatAge } from '../core/tasks/presentation';
 import { errorMessage } from '../core/util/abort';
 import { isObject } from '../core/util/json';
+import { setting } from './configuration';
 import type { QuickInputPrompter } from './elicitation/quickInputPrompter';
 
 /** Top-level keywords that constrain the object beyond its listed properties: a form would hide them. */
@@ -189,7 +190,7 @@ export function parseDuration(text: string): { ms: number } | { error: string } 
  * default; undefined means cancelled, BACK that the user went back to the arguments.
  */
 export async function askTtl(title: string, ui: QuickInputPrompter): Promise<{ ttlMs?: number } | typeof BACK | undefined> {
-  const seconds = vscode.workspace.getConfiguration('mcpTasks').get<number>('defaultTtlSeconds', 3600);
+  const seconds = setting('defaultTtlSeconds', 3600);
   const defaultMs = seconds > 0 ? seconds * 1000 : undefined;
   type Choice = { ttlMs?: number } | 'custom';
   // Each with its icon, as Default and Custom… have theirs: the labels line up. Written as
