@@ -1,6 +1,6 @@
 import { abortReason, errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
-import { checkHttpConfig, discardBody, httpStatusError, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, webPageAnswer } from './sseStream';
+import { checkHttpConfig, closedError, deliver, discardBody, httpStatusError, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, webPageAnswer } from './sseStream';
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { TransportHttpError } from './transport';
@@ -57,7 +57,7 @@ export class LegacySseTransport implements Transport {
   async start(): Promise<void> {
     if (this.#started) throw new Error(`${this.description} was already started`);
     this.#started = true;
-    if (this.#lifetime.signal.aborted) throw this.#closedError();
+    if (this.#lifetime.signal.aborted) throw closedError(this.#serverName);
     const url = checkHttpConfig(this.#serverName, this.#url, this.#customHeaders);
 
     // One deadline from the GET to the endpoint: a server that never answers is bounded too.
@@ -110,7 +110,7 @@ export class LegacySseTransport implements Transport {
   }
 
   async send(message: object): Promise<void> {
-    if (this.#lifetime.signal.aborted) throw this.#closedError();
+    if (this.#lifetime.signal.aborted) throw closedError(this.#serverName);
     if (!this.#endpoint) throw new TransportHttpError(`${this.description} is not started`);
     const extra: Record<string, string> = { 'Content-Type': 'application/json' };
     if (this.#protocolVersion !== undefined) extra['MCP-Protocol-Version'] = this.#protocolVersion;
@@ -121,8 +121,8 @@ export class LegacySseTransport implements Transport {
   }
 
   async close(): Promise<void> {
-    this.#lifetime.abort(this.#closedError());
-    this.#waitingForEndpoint?.reject(this.#closedError());
+    this.#lifetime.abort(closedError(this.#serverName));
+    this.#waitingForEndpoint?.reject(closedError(this.#serverName));
     this.#fireClose({ reason: 'closed by the client' });
   }
 
@@ -175,13 +175,7 @@ export class LegacySseTransport implements Transport {
       this.onerror?.(values);
       return;
     }
-    for (const v of values) {
-      try {
-        this.onmessage?.(v);
-      } catch (err) {
-        this.#log.error(`Handling a message from server "${this.#serverName}" failed: ${errorMessage(err)}`);
-      }
-    }
+    for (const v of values) deliver(this, v, this.#log, this.#serverName);
   }
 
   async #http(method: 'GET' | 'POST', url: URL, extra: Record<string, string>, body?: string): Promise<Response> {
@@ -206,9 +200,5 @@ export class LegacySseTransport implements Transport {
     if (this.#closeFired) return;
     this.#closeFired = true;
     this.onclose?.(info);
-  }
-
-  #closedError(): TransportHttpError {
-    return new TransportHttpError(`The connection to server "${this.#serverName}" is closed`);
   }
 }

@@ -6,6 +6,9 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { createParser } from 'eventsource-parser';
 import { authChallengeHint } from './authChallenge';
+import type { Logger } from '../util/log';
+import { errorMessage } from '../util/abort';
+import type { Transport } from './transport';
 import { messagesIn, TransportHttpError, TransportParseError } from './transport';
 
 /**
@@ -125,6 +128,20 @@ export function parseEventData(data: string, serverName: string): unknown[] | Tr
   } catch (err) {
     return new TransportParseError(`Server "${serverName}" sent an event that is not JSON (${(err as Error).message})`, data);
   }
+}
+
+/** Hands a message from the server to `transport.onmessage`; a handler that throws is logged, not thrown into the stream. */
+export function deliver(transport: Pick<Transport, 'onmessage'>, value: unknown, log: Logger, serverName: string): void {
+  try {
+    transport.onmessage?.(value);
+  } catch (err) {
+    log.error(`Handling a message from server "${serverName}" failed: ${errorMessage(err)}`);
+  }
+}
+
+/** The error of a transport used after it closed. */
+export function closedError(serverName: string): TransportHttpError {
+  return new TransportHttpError(`The connection to server "${serverName}" is closed`);
 }
 
 /** The media type of a response without parameters, e.g. `text/event-stream`. */

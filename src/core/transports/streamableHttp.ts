@@ -2,7 +2,7 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { ErrorCode } from '../jsonrpc/errors';
 import { abortReason, errorMessage, sleep } from '../util/abort';
 import type { Logger } from '../util/log';
-import { checkHttpConfig, discardBody, httpStatusError, MAX_MESSAGE_CHARS, mediaType, networkError, parseEventData, readBodySnippet, readBodyText, readSseStream, webPageAnswer } from './sseStream';
+import { checkHttpConfig, closedError, deliver, discardBody, httpStatusError, MAX_MESSAGE_CHARS, mediaType, networkError, parseEventData, readBodySnippet, readBodyText, readSseStream, webPageAnswer } from './sseStream';
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { LOCAL_FAILURE, messagesIn, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
@@ -144,7 +144,7 @@ export class StreamableHttpTransport implements Transport {
 
   /** Checks the configuration; no request is made until the first `send`. */
   async start(): Promise<void> {
-    if (this.#closing) throw this.#closedError();
+    if (this.#closing) throw closedError(this.#serverName);
     checkHttpConfig(this.#serverName, this.#url, this.#customHeaders);
     this.#log.debug(`Using ${this.description}${this.#sessionId ? ` (resuming session ${this.#sessionId})` : ''}`);
   }
@@ -155,7 +155,7 @@ export class StreamableHttpTransport implements Transport {
   }
 
   async send(message: object): Promise<void> {
-    if (this.#closing) throw this.#closedError();
+    if (this.#closing) throw closedError(this.#serverName);
     const requestIds = requestIdsOf(message);
     // Answers and notifications take turns on a few lanes: a server that floods us with requests
     // must not make us open a socket per answer.
@@ -194,7 +194,7 @@ export class StreamableHttpTransport implements Transport {
    * body is read: a server that answers with an endless one cannot hold the message, or a lane.
    */
   async #postOneWay(message: object): Promise<void> {
-    if (this.#closing) throw this.#closedError();
+    if (this.#closing) throw closedError(this.#serverName);
     const sentSession = this.#sessionId;
     const timeout = new AbortController();
     const timer = setTimeout(
@@ -214,7 +214,7 @@ export class StreamableHttpTransport implements Transport {
   }
 
   async #post(message: object, requestIds: RequestId[]): Promise<void> {
-    if (this.#closing) throw this.#closedError();
+    if (this.#closing) throw closedError(this.#serverName);
     const exchange: Exchange = { controller: new AbortController(), ids: new Set(requestIds) };
     for (const id of requestIds) this.#exchanges.set(id, exchange);
     const signal = AbortSignal.any([this.#lifetime.signal, exchange.controller.signal]);
@@ -304,7 +304,7 @@ export class StreamableHttpTransport implements Transport {
   }
 
   async #shutdown(): Promise<void> {
-    const reason = this.#closedError();
+    const reason = closedError(this.#serverName);
     this.#lifetime.abort(reason);
     this.#serverStream?.abort(reason);
     this.#serverStream = undefined;
@@ -348,7 +348,7 @@ export class StreamableHttpTransport implements Transport {
       // stream whatever the request timeout; see `nodeFetch`.
       response = await nodeFetch(this.#url, { method, headers, body, signal: own, redirect: 'manual', headersTimeoutMs });
     } catch (err) {
-      if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : this.#closedError();
+      if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : closedError(this.#serverName);
       throw networkError(this.#serverName, this.#url, err);
     }
     traceResponse(this.#log, method, response);
@@ -557,15 +557,7 @@ export class StreamableHttpTransport implements Transport {
   }
 
   #deliver(value: unknown): void {
-    try {
-      this.onmessage?.(value);
-    } catch (err) {
-      this.#log.error(`Handling a message from server "${this.#serverName}" failed: ${errorMessage(err)}`);
-    }
-  }
-
-  #closedError(): TransportHttpError {
-    return new TransportHttpError(`The connection to server "${this.#serverName}" is closed`);
+    deliver(this, value, this.#log, this.#serverName);
   }
 }
 
