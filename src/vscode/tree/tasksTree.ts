@@ -152,9 +152,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       const live = new Set<string>();
       const serverNode = (id: string) => {
         live.add(id);
-        let node = this.#serverNodes.get(id);
-        if (!node) this.#serverNodes.set(id, (node = { kind: 'server', id }));
-        return node;
+        return kept(this.#serverNodes, id, () => ({ kind: 'server' as const, id }));
       };
       const servers = this.#servers.list().map((s) => serverNode(s.id));
       // Tasks of servers no longer configured are still tracked (palette, API, store): a row
@@ -171,20 +169,12 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     const hosted = this.#shownHosted()
       .filter((h) => h.serverId === element.id)
       .reverse()
-      .map((h) => {
-        let node = this.#hostedNodes.get(h.taskId);
-        if (!node) this.#hostedNodes.set(h.taskId, (node = { kind: 'hosted', taskId: h.taskId, serverId: h.serverId }));
-        return node;
-      });
+      .map((h) => kept(this.#hostedNodes, h.taskId, () => ({ kind: 'hosted' as const, taskId: h.taskId, serverId: h.serverId })));
     const tasks = this.#engine
       .list()
       .filter((t) => t.serverId === element.id)
       .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
-      .map((t) => {
-        let node = this.#taskNodes.get(t.key);
-        if (!node) this.#taskNodes.set(t.key, (node = asTaskNode(t)));
-        return node;
-      });
+      .map((t) => kept(this.#taskNodes, t.key, () => asTaskNode(t)));
     return [...hosted, ...tasks];
   }
 
@@ -286,11 +276,15 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   /** The node of a task, for reveal(). */
   taskNode(key: string): Node | undefined {
     const t = this.#engine.get(key);
-    if (!t) return undefined;
-    let node = this.#taskNodes.get(key);
-    if (!node) this.#taskNodes.set(key, (node = { kind: 'task', key, serverId: t.serverId }));
-    return node;
+    return t && kept(this.#taskNodes, key, () => ({ kind: 'task' as const, key, serverId: t.serverId }));
   }
+}
+
+/** The node of a row, made the first time: the same object at every refresh, so the row is refreshed alone. */
+function kept<N>(nodes: Map<string, N>, id: string, make: () => N): N {
+  let node = nodes.get(id);
+  if (!node) nodes.set(id, (node = make()));
+  return node;
 }
 
 function taskTooltip(t: TaskSnapshot, now: number, checks?: string): vscode.MarkdownString {
