@@ -772,13 +772,13 @@ export class TaskEngine extends DisposableBase {
       // No abort signal: thousands of polls each listening on one shared signal cost more than
       // the polls themselves (see bench/). A poll ends by its timeout or by the session closing.
       const task = await this.#getTask(session, taskId);
-      if (this.#lifetime.signal.aborted) return;
+      if (this.#disposed) return;
       this.#backoff.delete(serverId);
       this.#applyServerTask(rec, task, 'poll');
     } catch (err) {
       const denied = denial(err);
       if (denied) this.#gone(rec, denied, true);
-      else if (this.#lifetime.signal.aborted) return;
+      else if (this.#disposed) return;
       // A closed port (no status) or a proxy's 5xx: the server, not this task.
       else if (err instanceof TransportHttpError && (err.status === undefined || err.status >= 500)) this.#unreachable(serverId, err);
       else this.#failed(serverId, `tasks/get ${taskId}`, err);
@@ -951,7 +951,7 @@ export class TaskEngine extends DisposableBase {
    */
   async #listCycle(serverId: string): Promise<void> {
     const f = this.#servers.get(serverId);
-    if (!f || f.cycling || this.#lifetime.signal.aborted) return;
+    if (!f || f.cycling || this.#disposed) return;
     if (f.live.size === 0) {
       f.byList = false;
       return;
@@ -988,11 +988,11 @@ export class TaskEngine extends DisposableBase {
       }
     } catch (err) {
       failed = true;
-      if (!this.#lifetime.signal.aborted) this.#serverLog(serverId).warn(`tasks/list (following ${f.live.size} tasks) failed: ${detailOf(err)}`);
+      if (!this.#disposed) this.#serverLog(serverId).warn(`tasks/list (following ${f.live.size} tasks) failed: ${detailOf(err)}`);
     } finally {
       f.cycling = false;
     }
-    if (this.#lifetime.signal.aborted || this.#servers.get(serverId) !== f) return;
+    if (this.#disposed || this.#servers.get(serverId) !== f) return;
     f.failures = failed ? f.failures + 1 : 0;
     // A failed cycle keeps the mode (the tasks it missed are polled below) unless failures repeat.
     const wins = failed ? f.byList && f.failures < 3 : pages < saved;
@@ -1161,7 +1161,7 @@ export class TaskEngine extends DisposableBase {
    */
   #refetchLater(rec: Rec): void {
     const { key, serverId, taskId, createdAt, ttl } = rec.snap;
-    if (!this.#needsResultCall(rec) || this.#lifetime.signal.aborted) return;
+    if (!this.#needsResultCall(rec) || this.#disposed) return;
     const delay = Math.min(2 * (this.#refetchDelay.get(key) ?? 2_500), MAX_REFETCH_MS);
     if (this.#options.sessions.isConfigured?.(serverId) === false) {
       // Not tried every few minutes for ever; a session of a server back under the same id tries (see attachSession).
@@ -1227,7 +1227,7 @@ export class TaskEngine extends DisposableBase {
         rec.resultAbort = new AbortController();
         if (isTerminal(rec.snap.status)) this.#expectAnswer(rec);
         const result = await session.request('tasks/result', { taskId }, CallToolResultSchema, { timeoutMs: Infinity, signal: rec.resultAbort.signal });
-        if (this.#lifetime.signal.aborted) return undefined;
+        if (this.#disposed) return undefined;
         // T-REQ-4: the result names its task; one that names another is not this task's outcome.
         const named = (result._meta?.[RELATED_TASK_META] as { taskId?: unknown } | undefined)?.taskId;
         if (named !== undefined && named !== taskId) {
@@ -1237,7 +1237,7 @@ export class TaskEngine extends DisposableBase {
         outcome = { kind: 'result', result };
       } catch (err) {
         if (!isPeerError(err)) {
-          if (!this.#lifetime.signal.aborted) this.#failed(serverId, `tasks/result ${taskId}`, err);
+          if (!this.#disposed) this.#failed(serverId, `tasks/result ${taskId}`, err);
           this.#refetchLater(rec);
           return undefined;
         }
@@ -1313,10 +1313,10 @@ export class TaskEngine extends DisposableBase {
     const log = this.#serverLog(serverId);
     try {
       const task = await this.#getTask(session, taskId);
-      if (this.#lifetime.signal.aborted || this.#recs.get(key) !== rec) return false;
+      if (this.#disposed || this.#recs.get(key) !== rec) return false;
       this.#applyServerTask(rec, task, 'poll');
     } catch (err) {
-      if (this.#lifetime.signal.aborted || this.#recs.get(key) !== rec) return false;
+      if (this.#disposed || this.#recs.get(key) !== rec) return false;
       const denied = denial(err);
       if (denied) {
         // Gone (lost or expired): nothing better will come, so the answer is kept with it.
@@ -1347,7 +1347,7 @@ export class TaskEngine extends DisposableBase {
       if (status === 'completed') this.#serverLog(serverId).warn(`Task ${taskId} is still known to the server, which refused its result: no result kept`);
       return true;
     } catch (err) {
-      if (this.#lifetime.signal.aborted || this.#recs.get(rec.snap.key) !== rec || rec.snap.status !== status) return false;
+      if (this.#disposed || this.#recs.get(rec.snap.key) !== rec || rec.snap.status !== status) return false;
       const denied = denial(err);
       if (denied) this.#markGone(rec, denied, true);
       else {
@@ -1659,6 +1659,11 @@ export class TaskEngine extends DisposableBase {
       if (this.#wantsOutcome(rec) && this.#recs.get(rec.snap.key) === rec) this.#unfetched.set(rec, 0);
     }
     if (this.#recs.get(rec.snap.key) === rec) this.#onDidChange.fire(rec.snap);
+  }
+
+  /** The engine is shutting down: answers that come now are dropped, and nothing is tried again. */
+  get #disposed(): boolean {
+    return this.#lifetime.signal.aborted;
   }
 
   #label(serverId: string): string {
