@@ -243,6 +243,7 @@ export class TaskEngine extends DisposableBase {
   readonly #onDidRemove = this._register(new Emitter<string>());
   readonly #lifetime = new AbortController();
   readonly #log: Logger;
+  readonly #sessions: SessionSource;
   readonly #now: () => number;
   readonly #random: () => number;
   readonly #minPoll: number;
@@ -259,6 +260,7 @@ export class TaskEngine extends DisposableBase {
     super();
     this.#options = options;
     this.#log = options.logger;
+    this.#sessions = options.sessions;
     this.#now = options.now ?? Date.now;
     this.#random = options.random ?? Math.random;
     this.#minPoll = options.minPollMs ?? 250;
@@ -396,7 +398,7 @@ export class TaskEngine extends DisposableBase {
     if (!f) return;
     // A new process of a server whose tasks die with it: every live task was the old process's
     // (restored before the server was known, or its close not seen yet).
-    if (previous?.session !== session && this.#options.sessions.tasksOutliveConnection(serverId) === false) {
+    if (previous?.session !== session && this.#sessions.tasksOutliveConnection(serverId) === false) {
       for (const rec of [...f.live]) if (rec.snap.kind === 'task') this.#gone(rec, PROCESS_GONE, false);
     }
     // A new session: its server may list differently; probing starts over.
@@ -419,7 +421,7 @@ export class TaskEngine extends DisposableBase {
    * live tasks polled now, not when their grace period ends, and its unfetched results fetched.
    */
   serversChanged(): void {
-    const back = (serverId: string) => this.#options.sessions.isConfigured?.(serverId) !== false;
+    const back = (serverId: string) => this.#sessions.isConfigured?.(serverId) !== false;
     for (const serverId of [...this.#missing.keys()]) {
       if (!back(serverId)) continue;
       this.#missing.delete(serverId);
@@ -438,7 +440,7 @@ export class TaskEngine extends DisposableBase {
     if (a?.session !== session) return;
     a.store.dispose();
     this.#attached.delete(serverId);
-    const outlive = this.#options.sessions.tasksOutliveConnection(serverId);
+    const outlive = this.#sessions.tasksOutliveConnection(serverId);
     const f = this.#servers.get(serverId);
     if (!f) return;
     // The connection forgot its progress routes; the next session's list cycle starts afresh.
@@ -451,7 +453,7 @@ export class TaskEngine extends DisposableBase {
         this.#gone(rec, `the server's process ended (${info.reason})`, false);
         continue;
       }
-      this.#outlived.set(rec, this.#options.sessions.endpoint?.(serverId));
+      this.#outlived.set(rec, this.#sessions.endpoint?.(serverId));
       if (rec.listed) {
         // Polled by id again, which reconnects.
         rec.listed = false;
@@ -479,7 +481,7 @@ export class TaskEngine extends DisposableBase {
    * (a task) or the call is sent (a direct call, whose outcome arrives as a change).
    */
   async callTool(serverId: string, toolName: string, options: CallToolOptions = {}): Promise<TaskSnapshot> {
-    const session = await this.#options.sessions.getSession(serverId, { signal: options.signal });
+    const session = await this.#sessions.getSession(serverId, { signal: options.signal });
     const tools = await session.listTools({ signal: options.signal });
     const tool = tools.find((t) => t.name === toolName);
     if (!tool) throw new UnknownToolError(`Server "${this.#label(serverId)}" has no tool named "${toolName}".`);
@@ -763,7 +765,7 @@ export class TaskEngine extends DisposableBase {
     const { serverId, taskId } = rec.snap;
     // A task restored before its server was known, of a server whose tasks die with its process:
     // with no process of this window attached, it ran on one that is gone.
-    if (this.#options.sessions.tasksOutliveConnection(serverId) === false && !this.#attached.has(serverId)) return this.#gone(rec, PROCESS_GONE, false);
+    if (this.#sessions.tasksOutliveConnection(serverId) === false && !this.#attached.has(serverId)) return this.#gone(rec, PROCESS_GONE, false);
     if (this.#unconfigured(rec)) return;
     rec.polling = true;
     try {
@@ -795,7 +797,7 @@ export class TaskEngine extends DisposableBase {
    */
   #unconfigured(rec: Rec): boolean {
     const { serverId, key } = rec.snap;
-    const configured = this.#options.sessions.isConfigured?.(serverId);
+    const configured = this.#sessions.isConfigured?.(serverId);
     if (configured !== false) {
       if (configured) this.#missing.delete(serverId);
       return false;
@@ -817,7 +819,7 @@ export class TaskEngine extends DisposableBase {
    */
   async #reach(serverId: string, user = false): Promise<McpSession | undefined> {
     try {
-      return await this.#options.sessions.getSession(serverId, { background: !user });
+      return await this.#sessions.getSession(serverId, { background: !user });
     } catch (err) {
       this.#unreachable(serverId, err);
       return undefined;
@@ -1163,7 +1165,7 @@ export class TaskEngine extends DisposableBase {
     const { key, serverId, taskId, createdAt, ttl } = rec.snap;
     if (!this.#needsResultCall(rec) || this.#disposed) return;
     const delay = Math.min(2 * (this.#refetchDelay.get(key) ?? 2_500), MAX_REFETCH_MS);
-    if (this.#options.sessions.isConfigured?.(serverId) === false) {
+    if (this.#sessions.isConfigured?.(serverId) === false) {
       // Not tried every few minutes for ever; a session of a server back under the same id tries (see attachSession).
       this.#refetchDelay.set(key, delay);
       this.#serverLog(serverId).warn(`The result of task ${taskId} cannot be fetched: ${REMOVED} (tried again if it comes back)`);
@@ -1402,7 +1404,7 @@ export class TaskEngine extends DisposableBase {
     const gone = () => rec.snap.status === 'expired' || rec.snap.status === 'lost';
     if (retired(rec.snap) && !gone()) throw new Error(RETIRED);
     // Asked only with no session (none attached, no call in flight): a connected server answers as it did.
-    if (background && !gone() && !rec.resultCall && !this.#attached.has(rec.snap.serverId)) await this.#options.sessions.getSession(rec.snap.serverId, { background });
+    if (background && !gone() && !rec.resultCall && !this.#attached.has(rec.snap.serverId)) await this.#sessions.getSession(rec.snap.serverId, { background });
     const outcome = gone() ? undefined : await this.#resultCall(rec, !background);
     if (outcome) return outcome;
     if (gone()) throw new Error(`The task is ${rec.snap.status} and no result was fetched before: ${rec.snap.note ?? ''}`.trim());
@@ -1422,7 +1424,7 @@ export class TaskEngine extends DisposableBase {
       rec.direct?.abort(new Error('cancelled by the user'));
       return rec.snap;
     }
-    const session = await this.#options.sessions.getSession(rec.snap.serverId, { signal });
+    const session = await this.#sessions.getSession(rec.snap.serverId, { signal });
     if (!declared(session.serverCapabilities.tasks?.cancel)) {
       throw new Error(`Server "${this.#label(rec.snap.serverId)}" does not support cancelling tasks.`);
     }
@@ -1448,7 +1450,7 @@ export class TaskEngine extends DisposableBase {
    * or before a reload) join the list. Returns how many joined.
    */
   async refreshList(serverId: string): Promise<number> {
-    const session = await this.#options.sessions.getSession(serverId);
+    const session = await this.#sessions.getSession(serverId);
     if (!lists(session)) return 0;
     let joined = 0;
     await this.#pageList(session, serverId, (task) => {
@@ -1513,7 +1515,7 @@ export class TaskEngine extends DisposableBase {
     // (its url changed since): told unchanged first, as a task found alive is (see
     // applyServerTask), so a Disconnect's notification rule does not take the loss for the
     // Disconnect's doing.
-    if ((!serverDenied || this.#outlived.get(rec) !== this.#options.sessions.endpoint?.(rec.snap.serverId)) && this.#outlived.delete(rec)) this.#onDidChange.fire(rec.snap);
+    if ((!serverDenied || this.#outlived.get(rec) !== this.#sessions.endpoint?.(rec.snap.serverId)) && this.#outlived.delete(rec)) this.#onDidChange.fire(rec.snap);
     this.#markGone(rec, why, serverDenied);
   }
 
@@ -1555,7 +1557,7 @@ export class TaskEngine extends DisposableBase {
       // The process of a stdio server ended with the previous window. Where the server is not known
       // yet (restore comes before the configuration loads), the first poll decides once it is, or
       // the first session attached (see `poll` and `attachSession`), before anything is sent.
-      if (this.#options.sessions.tasksOutliveConnection(snap.serverId) === false) {
+      if (this.#sessions.tasksOutliveConnection(snap.serverId) === false) {
         this.#gone(rec, PROCESS_GONE, false);
         continue;
       }
@@ -1667,7 +1669,7 @@ export class TaskEngine extends DisposableBase {
   }
 
   #label(serverId: string): string {
-    return this.#options.sessions.label(serverId);
+    return this.#sessions.label(serverId);
   }
 
   /** The log, each line headed with the server's name (`[name] `). */
