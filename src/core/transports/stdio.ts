@@ -114,14 +114,15 @@ export class StdioTransport implements Transport {
       });
       child.once('error', (err: NodeJS.ErrnoException) => {
         // spawn says ENOENT for a missing working directory too: tell which one is missing.
-        const message =
+        const why =
           err.code === 'ENOENT' && cwd && !existsSync(cwd)
-            ? `Could not start "${command}": its working directory ${cwd} does not exist. Check "cwd" in the server's configuration.`
+            ? `its working directory ${cwd} does not exist. Check "cwd" in the server's configuration.`
             : err.code === 'ENOENT'
-              ? `Could not start "${command}": command not found. Check "command" in the server's configuration, and that it is on the PATH${cwd ? ` or relative to ${cwd}` : ''}.`
+              ? `command not found. Check "command" in the server's configuration, and that it is on the PATH${cwd ? ` or relative to ${cwd}` : ''}.`
               : err.code === 'EACCES'
-                ? `Could not start "${command}": it is not an executable file. Make it one (chmod +x), or run it through its interpreter, e.g. "command": "node", "args": ["${command}"].`
-                : `Could not start "${command}": ${err.message}`;
+                ? `it is not an executable file. Make it one (chmod +x), or run it through its interpreter, e.g. "command": "node", "args": ["${command}"].`
+                : err.message;
+        const message = `Could not start "${command}": ${why}`;
         if (!started) reject(new Error(message));
         else this.onerror?.(new Error(message));
         this.#finish({ reason: message });
