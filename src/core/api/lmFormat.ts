@@ -77,10 +77,11 @@ export function formatToolList(entries: readonly ServerTools[]): ModelAnswer {
     lines.push(`- server "${server}", tool "${t.name}" (taskSupport ${t.taskSupport})${t.description ? `: ${clip(t.description, MAX_DESCRIPTION_CHARS)}` : ''}`);
   }
   for (const e of entries) {
-    if (e.error) lines.push(`Server "${e.server.label}" could not be reached: ${e.error}`);
-    else if (e.needsInput !== undefined) lines.push(`Server "${e.server.label}" was not connected: it needs input "${e.needsInput}" from the user. To list its tools, call mcpTasks_listTools with server "${e.server.label}" (the user is asked).`);
-    else if (e.held) lines.push(`Server "${e.server.label}" was not connected: the user disconnected it (or dismissed its input). Name it (mcpTasks_listTools with server "${e.server.label}") only if the user wants it connected again.`);
-    else if (e.tools && !e.server.tasks?.toolCalls) lines.push(`Server "${e.server.label}" does not run tools as tasks.`);
+    const server = `Server "${e.server.label}"`;
+    if (e.error) lines.push(`${server} could not be reached: ${e.error}`);
+    else if (e.needsInput !== undefined) lines.push(`${server} was not connected: it needs input "${e.needsInput}" from the user. To list its tools, call mcpTasks_listTools with server "${e.server.label}" (the user is asked).`);
+    else if (e.held) lines.push(`${server} was not connected: the user disconnected it (or dismissed its input). Name it (mcpTasks_listTools with server "${e.server.label}") only if the user wants it connected again.`);
+    else if (e.tools && !e.server.tasks?.toolCalls) lines.push(`${server} does not run tools as tasks.`);
   }
   if (tools.length) lines.push('', 'Start one with mcpTasks_startTask (server, tool, arguments). Each tool\'s inputs are in the JSON part.');
   return {
