@@ -10,7 +10,7 @@ import { sourceKey } from '../core/config/types';
 import { errorMessage } from '../core/util/abort';
 import { describeServer, rowOf } from './tree/tasksTree';
 import { ConfigurationReader } from './configuration';
-import { confirmDestructive, isConfirmed } from './confirm';
+import { confirmDestructive, inform, isConfirmed } from './confirm';
 
 export interface CommandDeps {
   servers: ServerManager;
@@ -34,7 +34,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     if (fromView) return servers.get(fromView.id) ?? servers.leaving(fromView.id);
     const candidates = servers.list().filter(filter);
     if (candidates.length === 0) {
-      void vscode.window.showInformationMessage(servers.list().length ? (none ?? vscode.l10n.t('No MCP server to choose from.')) : vscode.l10n.t('No MCP server is configured.'));
+      inform(servers.list().length ? (none ?? vscode.l10n.t('No MCP server to choose from.')) : vscode.l10n.t('No MCP server is configured.'));
       return undefined;
     }
     const picked = await vscode.window.showQuickPick(

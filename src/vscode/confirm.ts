@@ -12,3 +12,8 @@ export function isConfirmed(arg: unknown): boolean {
 export async function confirmDestructive(message: string, detail: string, action: string): Promise<boolean> {
   return (await vscode.window.showWarningMessage(message, { modal: true, detail }, action)) === action;
 }
+
+/** A notification that asks nothing of the user (no buttons), not awaited. */
+export function inform(message: string): void {
+  void vscode.window.showInformationMessage(message);
+}

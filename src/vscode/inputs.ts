@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { inform } from './confirm';
 import type { InputDef, ServerConfig } from '../core/config/types';
 
 /** Where the keys of saved password values are listed (secret storage cannot list its keys). */
@@ -76,7 +77,7 @@ export class InputPrompter {
   registerForgetCommand(configured: () => ServerConfig[]): vscode.Disposable {
     return vscode.commands.registerCommand('mcpTasks.forgetSavedInputs', async () => {
       const n = await this.forgetAll(configured());
-      void vscode.window.showInformationMessage(
+      inform(
         n === 0
           ? vscode.l10n.t('No saved inputs to forget.')
           : n === 1

@@ -14,7 +14,7 @@ import { completeInBrowser, taskBrowserSteps, urlsRequired } from '../core/elici
 import { RequestTimeoutError } from '../core/jsonrpc/errors';
 import { sourceKey } from '../core/config/types';
 import { waitWithProgress } from './cancellation';
-import { confirmDestructive, isConfirmed } from './confirm';
+import { confirmDestructive, inform, isConfirmed } from './confirm';
 import type { ResultDocuments } from './results';
 import type { TaskStore } from '../core/state/taskStore';
 import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
@@ -69,7 +69,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       .filter(filter)
       .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
     if (!tasks.length) {
-      void vscode.window.showInformationMessage(empty);
+      inform(empty);
       return undefined;
     }
     const now = Date.now();
@@ -159,7 +159,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       if (hosted) {
         // A question the server runs as a task here: hidden, open, or waiting for the dialogs
         // asked before it.
-        if (!deps.reopenDialog(hostedKey(hosted.serverId, hosted.taskId))) void vscode.window.showInformationMessage(vscode.l10n.t('The question is open at the top of the window (after any question asked before it).'));
+        if (!deps.reopenDialog(hostedKey(hosted.serverId, hosted.taskId))) inform(vscode.l10n.t('The question is open at the top of the window (after any question asked before it).'));
         return;
       }
       const t =
@@ -167,17 +167,17 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
         (await pickTask((x) => x.status === 'input_required', vscode.l10n.t('Respond to which task?'), vscode.l10n.t('No task is waiting for your input.')));
       if (!t) return;
       if (t.status !== 'input_required') {
-        void vscode.window.showInformationMessage(vscode.l10n.t('"{0}" is not waiting for input (it is {1}).', taskTitle(t), STATUS_PRESENTATION[t.status].label.toLowerCase()));
+        inform(vscode.l10n.t('"{0}" is not waiting for input (it is {1}).', taskTitle(t), STATUS_PRESENTATION[t.status].label.toLowerCase()));
         return;
       }
       if (deps.isAsking(t.key)) {
         // This task's question, if hidden; else it is on screen or waits for the dialogs asked before it.
         if (deps.reopenDialog(t.key)) return;
-        void vscode.window.showInformationMessage(vscode.l10n.t('The question of "{0}" is open at the top of the window (after any question asked before it).', taskTitle(t)));
+        inform(vscode.l10n.t('The question of "{0}" is open at the top of the window (after any question asked before it).', taskTitle(t)));
         return;
       }
       if (deps.isAnswering?.(t.key)) {
-        void vscode.window.showInformationMessage(vscode.l10n.t('"{0}" waits for a language model, which is answering its server now: nothing is asked of you.', taskTitle(t)));
+        inform(vscode.l10n.t('"{0}" waits for a language model, which is answering its server now: nothing is asked of you.', taskTitle(t)));
         return;
       }
       // The server delivers its questions through tasks/result: make sure one is in flight.
@@ -187,7 +187,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
     vscode.commands.registerCommand('mcpTasks.clearStoredResults', async (arg?: unknown) => {
       const stored = deps.store.storedResults;
       if (!stored) {
-        if (!isConfirmed(arg)) void vscode.window.showInformationMessage(vscode.l10n.t('No task results are stored.'));
+        if (!isConfirmed(arg)) inform(vscode.l10n.t('No task results are stored.'));
         return;
       }
       const ask = stored === 1 ? vscode.l10n.t('Delete 1 stored task result?') : vscode.l10n.t('Delete {0} stored task results?', stored);
@@ -195,7 +195,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       if (!isConfirmed(arg) && !(await confirmDestructive(ask, detail, vscode.l10n.t('Delete')))) return;
       const n = await deps.store.clearResults();
       engine.forgetOutcomes();
-      void vscode.window.showInformationMessage(n === 1 ? vscode.l10n.t('Deleted 1 stored task result.') : vscode.l10n.t('Deleted {0} stored task results.', n));
+      inform(n === 1 ? vscode.l10n.t('Deleted 1 stored task result.') : vscode.l10n.t('Deleted {0} stored task results.', n));
     }),
     vscode.commands.registerCommand('mcpTasks.clearFinished', async (arg?: unknown) => {
       const finished = engine.list().filter((t) => isTerminal(t.status));
@@ -203,7 +203,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       const hosted = deps.tree.endedHosted().length;
       const count = finished.length + hosted;
       if (!count) {
-        if (!isConfirmed(arg)) void vscode.window.showInformationMessage(vscode.l10n.t('There are no finished tasks to clear.'));
+        if (!isConfirmed(arg)) inform(vscode.l10n.t('There are no finished tasks to clear.'));
         return;
       }
       const kept = finished.filter((t) => t.outcome !== undefined || t.outcomeFetchedAt !== undefined).length;
@@ -265,7 +265,7 @@ async function pickToCancel(deps: TaskCommandDeps): Promise<{ kind: 'task'; task
   ].sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
   if (!items.length) {
     const live = engine.list().some((t) => !isTerminal(t.status));
-    void vscode.window.showInformationMessage(live ? vscode.l10n.t('No running task can be cancelled: their servers do not support tasks/cancel or are no longer configured.') : vscode.l10n.t('No task is running.'));
+    inform(live ? vscode.l10n.t('No running task can be cancelled: their servers do not support tasks/cancel or are no longer configured.') : vscode.l10n.t('No task is running.'));
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('Cancel which task?'), title: 'MCP Tasks', matchOnDescription: true, matchOnDetail: true });
@@ -299,7 +299,7 @@ async function serverTools(servers: ServerManager, server: ServerSnapshot, signa
     if (!session) return undefined;
     const tools = await raceAbort(session.listTools(), signal);
     if (!tools.length) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('"{0}" offers no tools.', server.label));
+      inform(vscode.l10n.t('"{0}" offers no tools.', server.label));
       return undefined;
     }
     return { tools, acceptsTasks: serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion) };
@@ -404,7 +404,7 @@ async function callTool(deps: TaskCommandDeps, call: ToolCall): Promise<void> {
     if (t.kind === 'direct') {
       void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Tasks: "{0}" does not run as a task; called it directly', toolName), 5000);
     }
-    if (t.immediateResponse) void vscode.window.showInformationMessage(`${toolName}: ${t.immediateResponse}`);
+    if (t.immediateResponse) inform(`${toolName}: ${t.immediateResponse}`);
     const node = deps.tree.taskNode(t.key);
     if (node && deps.view.visible) void deps.view.reveal(node, { select: true, focus: false });
   } catch (err) {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { inform } from '../confirm';
 import { SamplingPermissions } from '../../core/sampling/permissions';
 
 /** Where the grants live in `globalState`: they follow the user, not the workspace. */
@@ -22,7 +23,7 @@ interface Item extends vscode.QuickPickItem {
 export async function revokeSamplingPermissions(permissions: SamplingPermissions): Promise<number> {
   const allowed = permissions.alwaysAllowed();
   if (allowed.length === 0) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('No MCP server is always allowed to use language models.'));
+    inform(vscode.l10n.t('No MCP server is always allowed to use language models.'));
     return 0;
   }
   const items: Item[] = allowed.map((a) => ({ label: a.label, description: a.serverId, serverId: a.serverId }));
@@ -33,7 +34,7 @@ export async function revokeSamplingPermissions(permissions: SamplingPermissions
   });
   if (!picked) return 0;
   const n = picked.serverId ? (permissions.revoke(picked.serverId) ? 1 : 0) : permissions.revokeAll();
-  void vscode.window.showInformationMessage(
+  inform(
     picked.serverId
       ? vscode.l10n.t('MCP server "{0}" will ask again before using a language model.', picked.label)
       : vscode.l10n.t('All MCP servers will ask again before using a language model.'),
