@@ -22,10 +22,9 @@ export function serverAcceptsToolTasks(capabilities: ServerCapabilities | undefi
  */
 export function decideExecution(serverAcceptsTasks: boolean, taskSupport: TaskSupport | undefined, preference: ExecutionPreference = 'auto'): ExecutionDecision {
   const support = taskSupport ?? 'forbidden';
+  const noTasks = 'the server does not declare task support for tools/call';
   if (support === 'required') {
-    if (!serverAcceptsTasks) {
-      return { mode: 'refuse', reason: 'the tool must run as a task, but the server does not declare task support for tools/call' };
-    }
+    if (!serverAcceptsTasks) return { mode: 'refuse', reason: `the tool must run as a task, but ${noTasks}` };
     if (preference === 'direct') return { mode: 'refuse', reason: 'the tool must run as a task; it cannot be called directly' };
     return { mode: 'task' };
   }
@@ -33,7 +32,7 @@ export function decideExecution(serverAcceptsTasks: boolean, taskSupport: TaskSu
   if (preference === 'task') {
     return {
       mode: 'refuse',
-      reason: serverAcceptsTasks ? 'the tool does not support running as a task' : 'the server does not declare task support for tools/call',
+      reason: serverAcceptsTasks ? 'the tool does not support running as a task' : noTasks,
     };
   }
   return { mode: 'direct' };
