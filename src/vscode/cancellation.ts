@@ -2,6 +2,9 @@
 import * as vscode from 'vscode';
 import { raceAbort } from '../core/util/abort';
 
+/** A signal that never aborts: for the steps of our own commands, which only the user ends. */
+export const NEVER = new AbortController().signal;
+
 /** An AbortSignal that aborts when `token` is cancelled. */
 export function toAbortSignal(token: vscode.CancellationToken): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();

@@ -13,7 +13,7 @@ import type { UrlPlan } from '../core/elicitation/plan';
 import { completeInBrowser, taskBrowserSteps, urlsRequired } from '../core/elicitation/urlRequired';
 import { RequestTimeoutError } from '../core/jsonrpc/errors';
 import { sourceKey } from '../core/config/types';
-import { waitWithProgress } from './cancellation';
+import { NEVER, waitWithProgress } from './cancellation';
 import { confirmDestructive, inform, isConfirmed } from './confirm';
 import type { ResultDocuments } from './results';
 import type { TaskStore } from '../core/state/taskStore';
@@ -23,8 +23,6 @@ import { asTaskNode, describeServer, hostedTitle, rowOf } from './tree/tasksTree
 import { QuickInputPrompter } from './elicitation/quickInputPrompter';
 import type { ToolArguments } from './toolInputs';
 import { BACK, askArguments, askTtl } from './toolInputs';
-
-const NEVER = new AbortController().signal;
 
 export interface TaskCommandDeps {
   servers: ServerManager;

@@ -12,12 +12,12 @@ import { formatAge } from '../core/tasks/presentation';
 import { errorMessage } from '../core/util/abort';
 import { isObject } from '../core/util/json';
 import { setting } from './configuration';
+import { NEVER } from './cancellation';
 import type { QuickInputPrompter } from './elicitation/quickInputPrompter';
 
 /** Top-level keywords that constrain the object beyond its listed properties: a form would hide them. */
 const UNUSUAL = ['anyOf', 'oneOf', 'allOf', 'not', 'if', '$ref', 'patternProperties', 'dependentRequired', 'dependentSchemas', 'dependencies', 'propertyNames', 'minProperties', 'maxProperties'];
 const AS_JSON = Symbol('as JSON');
-const NEVER = new AbortController().signal;
 /**
  * The command's title counts its steps ("Run Tool as Task (3/4)"): the form's own field counter
  * is not shown beside it, which would read "1/3" under "3/4".
