@@ -527,11 +527,12 @@ export class TaskEngine extends DisposableBase {
     const rec = this.#recs.get(snap.key);
     if (!rec || isTerminal(rec.snap.status)) return;
     const log = this.#serverLog(snap.serverId);
+    const late = `Task ${snap.taskId} (${snap.toolName}) was created after its caller stopped waiting`;
     if (!declared(session.serverCapabilities.tasks?.cancel)) {
-      log.warn(`Task ${snap.taskId} (${snap.toolName}) was created after its caller stopped waiting; the server does not support cancelling tasks, so it runs on and stays in the view`);
+      log.warn(`${late}; the server does not support cancelling tasks, so it runs on and stays in the view`);
       return;
     }
-    log.info(`Task ${snap.taskId} (${snap.toolName}) was created after its caller stopped waiting: cancelling it`);
+    log.info(`${late}: cancelling it`);
     this.cancel(snap.key).catch((err: unknown) => log.warn(`Could not cancel task ${snap.taskId}, whose caller stopped waiting: ${detailOf(err)}`));
   }
 
