@@ -6,7 +6,7 @@ import { disconnectCost } from '../core/tasks/policy';
 import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { MCP_JSON_TEMPLATE } from '../core/config/template';
-import { sourceKey } from '../core/config/types';
+import { sourceKey, sourcePlace } from '../core/config/types';
 import { errorMessage } from '../core/util/abort';
 import { describeServer, rowOf } from './tree/tasksTree';
 import { ConfigurationReader } from './configuration';
@@ -38,7 +38,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       return undefined;
     }
     const picked = await vscode.window.showQuickPick(
-      candidates.map((s) => ({ label: s.label, description: describeServer(s), detail: s.source.kind === 'settings' ? 'setting mcpTasks.servers' : s.source.file, server: s })),
+      candidates.map((s) => ({ label: s.label, description: describeServer(s), detail: sourcePlace(s.source), server: s })),
       { placeHolder, title: 'MCP Tasks' },
     );
     return picked?.server;

@@ -110,6 +110,11 @@ export function describeSource(source: ConfigSource): string {
   return source.kind === 'settings' ? `Setting "${SERVERS_SETTING}"` : `.vscode/mcp.json (folder "${source.folderName}")`;
 }
 
+/** Where a server is configured, as the view and the server pick show it: `setting mcpTasks.servers`, or its file. */
+export function sourcePlace(source: ConfigSource): string {
+  return source.kind === 'settings' ? `setting ${SERVERS_SETTING}` : source.file;
+}
+
 /** The `source` field of a `ConfigError`. */
 export function sourceKey(source: ConfigSource): string {
   return source.kind === 'settings' ? 'settings' : source.file;

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ConfigError } from '../../core/config/types';
+import { sourcePlace } from '../../core/config/types';
 import type { ServerManager, ServerSnapshot } from '../../core/servers/serverManager';
 import { restarts } from '../../core/servers/serverManager';
 import type { TaskEngine } from '../../core/tasks/engine';
@@ -206,7 +207,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     const n = s.newConfigWaitsFor;
     if (n) tip.appendMarkdown(`Its configuration changed; it ${restarts(s.type)} with the new one when ${itsTasksEnd(n)}. Restart it to apply it now, losing ${liveWork(n)}.\n\n`);
     if (s.serverInfo) tip.appendMarkdown(`Server: ${escapeMd(`${s.serverInfo.name} ${s.serverInfo.version}`)}, MCP ${escapeMd(s.protocolVersion ?? '')}\n\n`);
-    tip.appendMarkdown(`Source: ${escapeMd(s.source.kind === 'settings' ? 'setting mcpTasks.servers' : s.source.file)}`);
+    tip.appendMarkdown(`Source: ${escapeMd(sourcePlace(s.source))}`);
     item.tooltip = tip;
     item.accessibilityInformation = { label: `Server ${s.label}, ${describeServer(s) + held}` };
     return item;
