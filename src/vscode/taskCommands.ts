@@ -62,20 +62,13 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
   };
 
   const pickTask = async (filter: (t: TaskSnapshot) => boolean, placeHolder: string, empty: string): Promise<TaskSnapshot | undefined> => {
-    const tasks = engine
-      .list()
-      .filter(filter)
-      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+    const tasks = engine.list().filter(filter);
     if (!tasks.length) {
       inform(empty);
       return undefined;
     }
     const now = Date.now();
-    const picked = await vscode.window.showQuickPick(
-      tasks.map((t) => ({ ...taskPickItem(t, servers, now), task: t })),
-      { placeHolder, title: 'MCP Tasks', matchOnDescription: true, matchOnDetail: true },
-    );
-    return picked?.task;
+    return (await pickNewest(tasks.map((t) => ({ ...taskPickItem(t, servers, now), createdAt: t.createdAt, task: t })), placeHolder))?.task;
   };
 
   const openResult = async (t: TaskSnapshot) => {
@@ -260,14 +253,19 @@ async function pickToCancel(deps: TaskCommandDeps): Promise<{ kind: 'task'; task
         createdAt: h.createdAt,
         target: { kind: 'hosted', hosted: h },
       })),
-  ].sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+  ];
   if (!items.length) {
     const live = engine.list().some((t) => !isTerminal(t.status));
     inform(live ? vscode.l10n.t('No running task can be cancelled: their servers do not support tasks/cancel or are no longer configured.') : vscode.l10n.t('No task is running.'));
     return undefined;
   }
-  const picked = await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('Cancel which task?'), title: 'MCP Tasks', matchOnDescription: true, matchOnDetail: true });
-  return picked?.target;
+  return (await pickNewest(items, vscode.l10n.t('Cancel which task?')))?.target;
+}
+
+/** A quick pick of tasks, newest first, that finds them by their server, status and age too. */
+function pickNewest<T extends vscode.QuickPickItem & { createdAt: string }>(items: T[], placeHolder: string): Thenable<T | undefined> {
+  items.sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+  return vscode.window.showQuickPick(items, { placeHolder, title: 'MCP Tasks', matchOnDescription: true, matchOnDetail: true });
 }
 
 async function pickServer(servers: ServerManager, ui: QuickInputPrompter, before: ServerSnapshot | undefined): Promise<ServerSnapshot | undefined> {
