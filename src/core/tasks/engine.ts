@@ -1724,7 +1724,7 @@ function sanitizeTtl(ttl: number | null): number | null {
 /** An ISO 8601 date from a server, or now when it sent something unreadable. */
 function validDate(s: string, now: number): string {
   const t = Date.parse(s);
-  return Number.isNaN(t) ? new Date(now).toISOString() : new Date(t).toISOString();
+  return new Date(Number.isNaN(t) ? now : t).toISOString();
 }
 
 function capitalize(s: string): string {
