@@ -12,6 +12,8 @@ export function showsImage(markdown: string): boolean {
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+/** The size of base64 data once decoded, in KB. */
+const kb = (base64: string): number => Math.round((base64.length * 3) / 4 / 1024);
 
 /**
  * A fence that the content cannot close early: longer than its longest run of backticks. Counted
@@ -58,19 +60,19 @@ function block(b: Block): string {
       const type = str(b.mimeType);
       const data = str(b.data);
       if (!/^image\/[\w.+-]{1,100}$/.test(type) || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) {
-        return `_Image (${Math.round((data.length * 3) / 4 / 1024)} KB): not shown, as its type or data is not valid._`;
+        return `_Image (${kb(data)} KB): not shown, as its type or data is not valid._`;
       }
       return `${IMAGE_START}${type})](data:${type};base64,${data})`;
     }
     case 'audio':
-      return `_Audio (${str(b.mimeType)}, ${Math.round((str(b.data).length * 3) / 4 / 1024)} KB): not shown here._`;
+      return `_Audio (${str(b.mimeType)}, ${kb(str(b.data))} KB): not shown here._`;
     case 'resource_link':
       return `Resource link: ${link(str(b.title) || str(b.name) || str(b.uri), str(b.uri))}${b.description ? ` — ${str(b.description)}` : ''}`;
     case 'resource': {
       const r = (b.resource ?? {}) as Record<string, unknown>;
       const head = `Embedded resource \`${str(r.uri)}\`${r.mimeType ? ` (${str(r.mimeType)})` : ''}`;
       if (typeof r.text === 'string') return `${head}\n\n${fence(r.text)}`;
-      return `${head}: ${Math.round((str(r.blob).length * 3) / 4 / 1024)} KB of binary data`;
+      return `${head}: ${kb(str(r.blob))} KB of binary data`;
     }
     default:
       return `Unknown content type \`${b.type}\`:\n\n${fence(safeStringify(b, 2), 'json')}`;
