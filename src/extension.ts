@@ -16,7 +16,7 @@ import { errorMessage } from './core/util/abort';
 import { InFlight } from './core/util/inFlight';
 import { Turns } from './core/util/turns';
 import { registerCommands } from './vscode/commands';
-import { ConfigurationReader, setting } from './vscode/configuration';
+import { ConfigurationReader, onSettingChange, setting } from './vscode/configuration';
 import { TaskIndicators } from './vscode/indicators';
 import { HiddenDialogs } from './vscode/hiddenDialogs';
 import { ResultDocuments } from './vscode/results';
@@ -59,7 +59,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const readRequestTimeout = () => setting('requestTimeoutSeconds', 60) * 1000;
   let requestTimeoutMs = readRequestTimeout();
   const requestTimeout = () => requestTimeoutMs;
-  subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('mcpTasks.requestTimeoutSeconds') && (requestTimeoutMs = readRequestTimeout())));
+  subscriptions.push(onSettingChange('requestTimeoutSeconds', () => (requestTimeoutMs = readRequestTimeout())));
   // Tasks and results of this workspace survive reloads here; windows without a folder share one store.
   const store = new TaskStore((context.storageUri ?? context.globalStorageUri).fsPath, logger, {
     shared: !context.storageUri,
@@ -107,7 +107,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     samplingPermissions,
     sampling,
     host,
-    vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('mcpTasks.hostedTasks') && host.configure(hostLimits())),
+    onSettingChange('hostedTasks', () => host.configure(hostLimits())),
   );
 
   // The engine and the server manager need each other: the engine reaches servers through the
@@ -171,7 +171,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   subscriptions.push(
     engine.onDidChange((t) => servers.liveTasksChanged(t.serverId)),
     engine.onDidRemove(() => servers.liveTasksChanged()),
-    vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('mcpTasks.autoFetchResults') && servers.liveTasksChanged()),
+    onSettingChange('autoFetchResults', () => servers.liveTasksChanged()),
   );
   // Shutdown in order: save the tasks, stop following them, then close the connections (which
   // keeps the HTTP sessions of live tasks for the next window).

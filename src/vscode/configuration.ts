@@ -14,6 +14,11 @@ export function setting<T>(key: string, fallback: T): T {
   return vscode.workspace.getConfiguration('mcpTasks').get<T>(key, fallback);
 }
 
+/** Calls `listener` when the setting `mcpTasks.<key>` (or one under it) changes. */
+export function onSettingChange(key: string, listener: () => unknown): vscode.Disposable {
+  return vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration(`mcpTasks.${key}`) && listener());
+}
+
 /**
  * Reads the servers of the `mcpTasks.servers` setting and of each workspace folder's
  * `.vscode/mcp.json`, and says when either changes.
