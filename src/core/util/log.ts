@@ -19,19 +19,24 @@ export const nullLogger: Logger = {
   error: () => undefined,
 };
 
-/** A logger that prefixes every line, e.g. with the server's name. */
-export function prefixed(log: Logger, prefix: string): Logger {
-  const p = `[${prefix}] `;
+/** A logger that writes every line to `log` as `line` makes it (an Error's line is its message). */
+function mapped(log: Logger, line: (message: string) => string): Logger {
   return {
-    trace: (m, ...a) => log.trace(p + m, ...a),
-    debug: (m, ...a) => log.debug(p + m, ...a),
-    info: (m, ...a) => log.info(p + m, ...a),
-    warn: (m, ...a) => log.warn(p + m, ...a),
-    error: (m, ...a) => log.error(typeof m === 'string' ? p + m : `${p}${m.message}`, ...a),
+    trace: (m, ...a) => log.trace(line(m), ...a),
+    debug: (m, ...a) => log.debug(line(m), ...a),
+    info: (m, ...a) => log.info(line(m), ...a),
+    warn: (m, ...a) => log.warn(line(m), ...a),
+    error: (m, ...a) => log.error(line(typeof m === 'string' ? m : m.message), ...a),
     get traceEnabled() {
       return log.traceEnabled ?? true;
     },
   };
+}
+
+/** A logger that prefixes every line, e.g. with the server's name. */
+export function prefixed(log: Logger, prefix: string): Logger {
+  const p = `[${prefix}] `;
+  return mapped(log, (m) => p + m);
 }
 
 /** Headers the transports set themselves: their values are never credentials. */
@@ -54,18 +59,7 @@ export function redactHeaders(headers: Record<string, string>): Record<string, s
  */
 export function redacting(log: Logger, secrets: readonly string[]): Logger {
   const hidden = hideable(secrets);
-  if (hidden.length === 0) return log;
-  const hide = (m: string) => redactSecrets(m, hidden);
-  return {
-    trace: (m, ...a) => log.trace(hide(m), ...a),
-    debug: (m, ...a) => log.debug(hide(m), ...a),
-    info: (m, ...a) => log.info(hide(m), ...a),
-    warn: (m, ...a) => log.warn(hide(m), ...a),
-    error: (m, ...a) => log.error(hide(typeof m === 'string' ? m : m.message), ...a),
-    get traceEnabled() {
-      return log.traceEnabled ?? true;
-    },
-  };
+  return hidden.length === 0 ? log : mapped(log, (m) => redactSecrets(m, hidden));
 }
 
 /** `text` with each of `secrets` (4 characters or more) replaced by `<redacted>`. */
