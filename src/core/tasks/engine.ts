@@ -1052,17 +1052,17 @@ export class TaskEngine extends DisposableBase {
       return;
     }
     const label = this.#label(snap.serverId);
-    if (task.taskId !== rec.snap.taskId) {
-      this.#log.warn(`[${label}] Ignored a ${source} answer about task ${task.taskId} for task ${rec.snap.taskId}: the ids do not match`);
+    if (task.taskId !== snap.taskId) {
+      this.#log.warn(`[${label}] Ignored a ${source} answer about task ${task.taskId} for task ${snap.taskId}: the ids do not match`);
       return;
     }
-    const from = rec.snap.status;
+    const from = snap.status;
     if (isTerminal(from)) {
       // A poll answered before a status notification arrived is old news (no newer than what we
       // have), not a server breaking the rules.
-      const stale = source !== 'notification' && !isServerTerminal(task.status) && Date.parse(task.lastUpdatedAt) <= Date.parse(rec.snap.lastUpdatedAt);
+      const stale = source !== 'notification' && !isServerTerminal(task.status) && Date.parse(task.lastUpdatedAt) <= Date.parse(snap.lastUpdatedAt);
       // T-REQ-10: a task shown failed for its isError result is completed on the server: no news.
-      const agrees = from === 'failed' && task.status === 'completed' && rec.snap.note === ERROR_RESULT;
+      const agrees = from === 'failed' && task.status === 'completed' && snap.note === ERROR_RESULT;
       if (task.status !== from && !agrees) this.#log[stale ? 'debug' : 'warn'](`[${label}] Ignored ${source} status ${task.status} for task ${task.taskId}: it already ended as ${from} (T-LIFE-3)`);
       return;
     }
@@ -1071,8 +1071,8 @@ export class TaskEngine extends DisposableBase {
     // old news: applying it would undo that change. A server whose lastUpdatedAt does not parse
     // (in this answer or the one before) cannot be judged: its answers apply as they come.
     // An end is never old news: nothing follows it (T-LIFE-3), whatever its lastUpdatedAt says.
-    if (source !== 'create' && !rec.localUpdatedAt && !isServerTerminal(task.status) && Date.parse(task.lastUpdatedAt) < Date.parse(rec.snap.lastUpdatedAt)) {
-      this.#log.debug(`[${label}] Ignored a ${source} answer about task ${task.taskId} older than what is known (${task.status} at ${task.lastUpdatedAt}; ${from} since ${rec.snap.lastUpdatedAt})`);
+    if (source !== 'create' && !rec.localUpdatedAt && !isServerTerminal(task.status) && Date.parse(task.lastUpdatedAt) < Date.parse(snap.lastUpdatedAt)) {
+      this.#log.debug(`[${label}] Ignored a ${source} answer about task ${task.taskId} older than what is known (${task.status} at ${task.lastUpdatedAt}; ${from} since ${snap.lastUpdatedAt})`);
       return;
     }
     if (!canTransition(from as TaskStatus, task.status)) {
@@ -1081,15 +1081,15 @@ export class TaskEngine extends DisposableBase {
     }
     const changes: Partial<TaskSnapshot> = {};
     if (task.status !== from) changes.status = task.status;
-    if (task.statusMessage !== rec.snap.statusMessage) changes.statusMessage = task.statusMessage;
+    if (task.statusMessage !== snap.statusMessage) changes.statusMessage = task.statusMessage;
     const updated = validDate(task.lastUpdatedAt, this.#now());
-    if (updated !== rec.snap.lastUpdatedAt) changes.lastUpdatedAt = updated;
+    if (updated !== snap.lastUpdatedAt) changes.lastUpdatedAt = updated;
     rec.localUpdatedAt = Number.isNaN(Date.parse(task.lastUpdatedAt));
     const ttl = sanitizeTtl(task.ttl);
-    if (ttl !== rec.snap.ttl) changes.ttl = ttl;
-    if (task.pollInterval !== rec.snap.pollInterval) changes.pollInterval = task.pollInterval;
+    if (ttl !== snap.ttl) changes.ttl = ttl;
+    if (task.pollInterval !== snap.pollInterval) changes.pollInterval = task.pollInterval;
     if (Object.keys(changes).length === 0) return;
-    if (changes.status) this.#log.info(`[${label}] Task ${task.taskId} (${rec.snap.toolName}): ${from} → ${task.status}${task.statusMessage ? ` (${truncate(task.statusMessage, 300)})` : ''}`);
+    if (changes.status) this.#log.info(`[${label}] Task ${task.taskId} (${snap.toolName}): ${from} → ${task.status}${task.statusMessage ? ` (${truncate(task.statusMessage, 300)})` : ''}`);
     this.#reportErrorResult(rec, changes);
     this.#update(rec, changes);
     if (changes.status) {
