@@ -1425,21 +1425,22 @@ export class TaskEngine extends DisposableBase {
       rec.direct?.abort(new Error('cancelled by the user'));
       return rec.snap;
     }
-    const session = await this.#sessions.getSession(rec.snap.serverId, { signal });
+    const { serverId, taskId } = rec.snap;
+    const session = await this.#sessions.getSession(serverId, { signal });
     if (!declared(session.serverCapabilities.tasks?.cancel)) {
-      throw new Error(`Server "${this.#label(rec.snap.serverId)}" does not support cancelling tasks.`);
+      throw new Error(`Server "${this.#label(serverId)}" does not support cancelling tasks.`);
     }
     try {
-      const task = await session.request('tasks/cancel', { taskId: rec.snap.taskId }, TaskSchema, { timeoutMs: this.#timeout() });
-      this.#serverLog(rec.snap.serverId).info(`Task ${rec.snap.taskId}: cancel requested by the user; the server answered ${task.status}`);
+      const task = await session.request('tasks/cancel', { taskId }, TaskSchema, { timeoutMs: this.#timeout() });
+      this.#serverLog(serverId).info(`Task ${taskId}: cancel requested by the user; the server answered ${task.status}`);
       this.#applyServerTask(rec, task, 'cancel');
       return rec.snap;
     } catch (err) {
       if (isPeerError(err) && err.code === ErrorCode.InvalidParams) {
         // Refresh now, even if a scheduled poll is in flight, so the message tells the truth.
-        const fresh = await this.#getTask(session, rec.snap.taskId).catch(() => undefined);
+        const fresh = await this.#getTask(session, taskId).catch(() => undefined);
         if (fresh) this.#applyServerTask(rec, fresh, 'poll');
-        throw new Error(`The server refused to cancel task ${rec.snap.taskId}: ${err.message} (it is now ${rec.snap.status}).`);
+        throw new Error(`The server refused to cancel task ${taskId}: ${err.message} (it is now ${rec.snap.status}).`);
       }
       throw err;
     }
