@@ -94,11 +94,12 @@ export function nodeFetch(url: string | URL, init: NodeFetchInit): Promise<Respo
 /** The body of `res` without its content coding (gzip, deflate, br), as fetch hands it. */
 function decoded(res: http.IncomingMessage): Readable {
   const coding = res.headers['content-encoding']?.trim().toLowerCase();
+  const sync = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
   const decoder =
     coding === 'gzip' || coding === 'x-gzip'
-      ? zlib.createGunzip({ flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH })
+      ? zlib.createGunzip(sync)
       : coding === 'deflate'
-        ? zlib.createInflate({ flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH })
+        ? zlib.createInflate(sync)
         : coding === 'br'
           ? zlib.createBrotliDecompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH })
           : undefined;
