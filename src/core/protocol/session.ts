@@ -11,6 +11,7 @@ import { truncate } from '../util/log';
 import { errorMessage, raceAbort } from '../util/abort';
 import type { Implementation, InitializeResult, ServerCapabilities, Tool } from './schemas';
 import { declared } from './schemas';
+import { pageThrough } from './paging';
 import {
   EmptyResultSchema,
   InitializeResultSchema,
@@ -246,29 +247,14 @@ export class McpSession extends DisposableBase {
     const generation = this.#toolsGeneration;
     if (this.#init && this.#init.capabilities.tools === undefined) return (this.#toolsCache = []);
     const tools: Tool[] = [];
-    const seen = new Set<string>();
-    let cursor: string | undefined;
+    const page = (cursor?: string) =>
+      this.connection.request('tools/list', cursor === undefined ? undefined : { cursor }, ListToolsResultSchema, options).then((r) => ({ items: r.tools, nextCursor: r.nextCursor }));
     // A server whose cursor never ends: the most pages followed.
-    const maxPages = 100;
-    for (let page = 0; ; page++) {
-      if (page >= maxPages) {
-        this.#log.error(`tools/list: stopped after ${maxPages} pages, the limit; later pages are left out`);
-        break;
-      }
-      const result = await this.connection.request('tools/list', cursor === undefined ? undefined : { cursor }, ListToolsResultSchema, options);
-      for (const raw of result.tools) {
-        const t = ToolSchema.safeParse(raw);
-        if (t.success) tools.push(t.data);
-        else this.#log.warn(`Skipped an invalid tool in tools/list: ${describeIssues(t.error.issues)}`);
-      }
-      cursor = result.nextCursor ?? undefined;
-      if (cursor === undefined) break;
-      if (seen.has(cursor)) {
-        this.#log.error(`tools/list: the server repeated the cursor ${JSON.stringify(cursor)}; stopped paging`);
-        break;
-      }
-      seen.add(cursor);
-    }
+    await pageThrough('tools/list', this.#log, 100, page, (raw) => {
+      const t = ToolSchema.safeParse(raw);
+      if (t.success) tools.push(t.data);
+      else this.#log.warn(`Skipped an invalid tool in tools/list: ${describeIssues(t.error.issues)}`);
+    });
     // A list_changed during the paging: this list may be the old one; the next call fetches anew.
     if (generation === this.#toolsGeneration) this.#toolsCache = tools;
     return tools;

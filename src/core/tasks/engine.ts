@@ -14,6 +14,7 @@ import {
   declared,
 } from '../protocol/schemas';
 import type { McpSession } from '../protocol/session';
+import { pageThrough } from '../protocol/paging';
 import type { TransportCloseInfo } from '../transports/transport';
 import { TransportHttpError } from '../transports/transport';
 import { abortAfter, abortReason, errorMessage, raceAbort } from '../util/abort';
@@ -1471,31 +1472,17 @@ export class TaskEngine extends DisposableBase {
    * verbatim; a repeated cursor or more than `maxListPages` pages stop it with an error in the
    * log, and `enough(pagesSent)` stops it before a further page. Returns the pages sent.
    */
-  async #pageList(session: McpSession, serverId: string, onTask: (task: Task) => void, enough?: (pages: number) => boolean): Promise<number> {
-    const seen = new Set<string>();
-    let cursor: string | undefined;
-    const maxPages = this.#options.maxListPages ?? 1000;
-    for (let page = 0; ; page++) {
-      if (page >= maxPages) {
-        this.#serverLog(serverId).error(`tasks/list: stopped after ${maxPages} pages, the limit; later pages are left out`);
-        return page;
-      }
-      if (page > 0 && enough?.(page)) return page;
-      const result = await session.request('tasks/list', cursor === undefined ? {} : { cursor }, ListTasksResultSchema, { timeoutMs: this.#timeout() });
-      for (const raw of result.tasks) {
-        const t = TaskSchema.safeParse(raw);
-        if (t.success) onTask(t.data);
-        else this.#serverLog(serverId).warn(`tasks/list: skipped an invalid task: ${describeIssues(t.error.issues)}`);
-      }
-      cursor = result.nextCursor ?? undefined;
-      if (cursor === undefined) return page + 1;
-      if (seen.has(cursor)) {
-        this.#serverLog(serverId).error(`tasks/list: the server repeated the cursor ${JSON.stringify(cursor)}; stopped paging`);
-        return page + 1;
-      }
-      seen.add(cursor);
-    }
+  #pageList(session: McpSession, serverId: string, onTask: (task: Task) => void, enough?: (pages: number) => boolean): Promise<number> {
+    const log = this.#serverLog(serverId);
+    const page = (cursor?: string) =>
+      session.request('tasks/list', cursor === undefined ? {} : { cursor }, ListTasksResultSchema, { timeoutMs: this.#timeout() }).then((r) => ({ items: r.tasks, nextCursor: r.nextCursor }));
+    return pageThrough('tasks/list', log, this.#options.maxListPages ?? 1000, page, (raw) => {
+      const t = TaskSchema.safeParse(raw);
+      if (t.success) onTask(t.data);
+      else log.warn(`tasks/list: skipped an invalid task: ${describeIssues(t.error.issues)}`);
+    }, enough);
   }
+
 
   #adoptListed(serverId: string, task: Task): void {
     const rec = this.#addTask(serverId, task, { toolName: '', status: task.status, origin: 'server-list' });
