@@ -613,6 +613,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     const given: InputDef[] = []; // inputs that got a value (asked or saved)
     let needed: string | undefined;
     // Disconnected, restarted or removed meanwhile (`generation` moved on): nothing more is started.
+    const latest = () => generation === entry.generation;
     const cancelled = () => new Error(`Connection to "${config.label}" was cancelled`);
     let session: McpSession | undefined;
     try {
@@ -632,16 +633,16 @@ export class ServerManager extends DisposableBase implements SessionSource {
         },
       });
       if (!resolved.ok && needed !== undefined) {
-        if (generation === entry.generation) this.#setState(entry, { kind: 'idle' });
+        if (latest()) this.#setState(entry, { kind: 'idle' });
         throw new NeedsInputError(config.label, needed);
       }
-      if (!resolved.ok && resolved.cancelled && generation === entry.generation) {
+      if (!resolved.ok && resolved.cancelled && latest()) {
         entry.dismissed = `${resolved.message} Connect the server to be asked again.`;
         this.#setState(entry, { kind: 'idle' });
         throw new InputDismissedError(entry.dismissed);
       }
       if (!resolved.ok) throw new Error(resolved.message);
-      if (generation !== entry.generation) throw cancelled(); // while an input was asked
+      if (!latest()) throw cancelled(); // while an input was asked
       entry.resolved = resolved.server;
       // What was typed into password inputs, configured header values (a token, or the token of
       // `Bearer <token>`) and credentials in the URL (`?api_key=…`, `user:pass@`) never reach the log, whatever path they take (a command line, an
@@ -658,14 +659,14 @@ export class ServerManager extends DisposableBase implements SessionSource {
         session = await this.#resume(saved, resolved.server, config, log);
       }
       const resumed = session;
-      if (!session && generation !== entry.generation) throw cancelled();
+      if (!session && !latest()) throw cancelled();
       if (!session) {
         const transport = this.#options.createTransport(resolved.server, log);
         log.info(`Connecting (${transport.description})`);
         session = this.#newSession(transport, config, log);
         await session.connect();
       }
-      if (generation !== entry.generation) {
+      if (!latest()) {
         // A resumed session stays open on the server, and saved.
         if (session === resumed) session.transport.keepSessionOnClose = true;
         await session.close();
@@ -708,7 +709,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       // The endpoint kept by the previous window (see setConfiguration) is out of reach, and has
       // been for KEPT_GRACE_MS (a network that comes up late is waited for): its tasks are lost,
       // as the new endpoint will tell, and the new configuration applies.
-      if (entry.pending && !entry.connectedAt && generation === entry.generation && this.#now() - (entry.unreached ??= this.#now()) >= KEPT_GRACE_MS) {
+      if (entry.pending && !entry.connectedAt && latest() && this.#now() - (entry.unreached ??= this.#now()) >= KEPT_GRACE_MS) {
         log.warn(`Could not reach the endpoint its live tasks are at for ${KEPT_GRACE_MS / 60_000} minutes: ${sentence(message)} It connects with its new configuration.`);
         this.#reconfigure(entry, entry.pending.config, entry.pending.print);
         this.#setState(entry, entry.state);
@@ -718,8 +719,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
         for (const input of given) this.#options.forgetInput(input, config);
         log.info(`Forgot the saved value of ${given.map((i) => `input "${i.id}"`).join(', ')}: the next connection asks for it again`);
       }
-      if (generation === entry.generation && entry.dismissed !== undefined) log.info(message);
-      else if (generation === entry.generation) {
+      if (latest() && entry.dismissed !== undefined) log.info(message);
+      else if (latest()) {
         const logged = redactSecrets(withExitHint(detailOf(err), config, closed), secrets); // the line names the server already
         log.error(`Could not connect: ${started ? `${sentence(logged)} ${this.#backOff(entry, message)}` : logged}`);
         this.#setState(entry, { kind: 'error', message });
