@@ -466,10 +466,11 @@ export class JsonRpcConnection implements Disposable {
       if (n.method === 'notifications/progress') {
         const p = n.params ?? {};
         const token = p.progressToken;
-        if ((typeof token === 'string' || typeof token === 'number') && typeof p.progress === 'number') {
+        // Finite: JSON.parse reads 1e400 as Infinity, which the view would show as progress.
+        if ((typeof token === 'string' || typeof token === 'number') && Number.isFinite(p.progress)) {
           this.#progressHandlers.get(token)?.({
-            progress: p.progress,
-            total: typeof p.total === 'number' ? p.total : undefined,
+            progress: p.progress as number,
+            total: Number.isFinite(p.total) ? (p.total as number) : undefined,
             message: typeof p.message === 'string' ? p.message : undefined,
           });
         } else {

@@ -255,6 +255,19 @@ describe('JsonRpcConnection', () => {
     assert.deepEqual(later, [9]);
   });
 
+  it('progress of 1e400 (Infinity once parsed) is no progress and is ignored with a warning; a total of 1e400 is left out (found by the fuzzer, seed 24615)', async () => {
+    const { conn, theirs, log } = setup();
+    const seen: Array<{ progress: number; total?: number }> = [];
+    conn.onProgress('t', (p) => seen.push({ progress: p.progress, total: p.total }));
+    // As a transport hands it over: JSON.parse reads 1e400 as Infinity (it cannot read NaN at all).
+    for (const text of ['{"progress":1e400,"total":100}', '{"progress":-1e400}', '{"progress":3,"total":1e400}', '{"progress":4,"total":8}']) {
+      theirs.injectToPeer(JSON.parse(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t",${text.slice(1)}}`));
+    }
+    await waitFor(() => seen.some((p) => p.progress === 4), 'the last progress notification');
+    assert.deepEqual(seen, [{ progress: 3, total: undefined }, { progress: 4, total: 8 }]);
+    assert.equal(log.lines.filter((l) => l.level === 'warn' && /Ignored a progress notification/.test(l.message)).length, 2);
+  });
+
   it('malformed messages are logged, answered when they carry an id, and never throw', async () => {
     const { conn, theirs, received, log } = setup();
     const values: unknown[] = [42, 'str', null, [], { jsonrpc: '1.0', id: 5, method: 'x' }, { jsonrpc: '2.0', id: {}, result: {} }, { jsonrpc: '2.0', id: 3, method: 7 }, { foo: 1 }, { jsonrpc: '2.0', id: 1, result: 'not-an-object' }];
