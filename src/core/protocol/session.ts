@@ -8,6 +8,7 @@ import type { Disposable, Event } from '../util/event';
 import { DisposableBase } from '../util/event';
 import type { Logger } from '../util/log';
 import { truncate } from '../util/log';
+import { safeStringify } from '../util/json';
 import { errorMessage, raceAbort } from '../util/abort';
 import type { Implementation, InitializeResult, ServerCapabilities, Tool } from './schemas';
 import { declared } from './schemas';
@@ -105,9 +106,11 @@ export class McpSession extends DisposableBase {
         const p = LoggingMessageParamsSchema.safeParse(params);
         if (!p.success) return this.#log.debug(`Ignored an invalid log message: ${describeIssues(p.error.issues)}`);
         const level = Object.hasOwn(LOG_LEVEL, p.data.level) ? LOG_LEVEL[p.data.level] : 'info';
-        const text = typeof p.data.data === 'string' ? p.data.data : JSON.stringify(p.data.data);
+        // safeStringify: data nested deeper than the stack (JSON.parse reads any depth) is cut, not lost.
+        const { data } = p.data;
+        const text = typeof data === 'string' ? data : data === undefined ? '' : safeStringify(data);
         // Bounded: a server may send megabytes in one log message, or flood the log with them.
-        this.#log[level](`server log${p.data.logger ? ` (${truncate(p.data.logger, 100)})` : ''}: ${truncate(text ?? '', 2000)}`);
+        this.#log[level](`server log${p.data.logger ? ` (${truncate(p.data.logger, 100)})` : ''}: ${truncate(text, 2000)}`);
       }),
     );
     this._register(

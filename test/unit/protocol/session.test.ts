@@ -104,4 +104,21 @@ describe('McpSession handshake', () => {
     assert.ok(!log.has('error', /failed/), log.text());
     await session.close();
   });
+
+  it('a server log message whose data is nested 20,000 deep (JSON.parse reads it; JSON.stringify overflows) is logged, its depths cut, not lost to "Maximum call stack size exceeded" (found by the fuzzer)', async () => {
+    const [ours, theirs] = InMemoryTransport.createLinkedPair();
+    theirs.onmessage = (m) => {
+      const msg = m as { id?: number; method?: string };
+      if (msg.method === 'initialize') void theirs.send({ jsonrpc: '2.0', id: msg.id!, result: INIT_RESULT });
+    };
+    const log = new MemoryLogger();
+    const session = new McpSession(ours, { logger: log, clientInfo: { name: 'test', version: '0' } });
+    await session.connect();
+    const depth = 20_000;
+    theirs.injectToPeer(JSON.parse(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","data":${'['.repeat(depth)}${']'.repeat(depth)}}}`));
+    const said = () => log.lines.filter((l) => l.level !== 'trace').map((l) => `${l.level}: ${l.message.slice(0, 200)}`);
+    await waitFor(() => said().some((l) => /server log|notifications\/message/.test(l)), 'the log line');
+    assert.deepEqual(said().slice(1), [`warn: server log: ${'['.repeat(64)}"<nested too deeply to show>"${']'.repeat(64)}`]);
+    await session.close();
+  });
 });
