@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
-import { isObject } from '../util/json';
+import { isObject, safeStringify } from '../util/json';
 import { checkValue } from './validate';
 
 /** What a form field asks for; enums become picks. */
@@ -236,7 +236,8 @@ function toStep(key: string, raw: unknown, required: boolean): FieldStep {
     case undefined:
       return problem(`${where} has no type`);
     default:
-      return problem(`${where} has the unsupported type ${JSON.stringify(p.type)} (allowed: string, number, integer, boolean, array of enum)`);
+      // safeStringify: a type nested deeper than the stack (JSON.parse reads any depth) is named, cut.
+      return problem(`${where} has the unsupported type ${safeStringify(p.type)} (allowed: string, number, integer, boolean, array of enum)`);
   }
   if (step.default === undefined) delete step.default;
   else {

@@ -117,6 +117,11 @@ describe('elicitation plan: malformed requests are refused with -32602 saying wh
     refused(planElicitation({ mode: 'chat', message: 'm' }), /unknown mode "chat"/);
   });
 
+  it('refuses a property whose type is nested 20,000 deep (JSON.parse reads it) by naming the type, cut, not with a stack overflow (found by the fuzzer, seed 9100688)', () => {
+    const type: unknown = JSON.parse(`${'['.repeat(20_000)}${']'.repeat(20_000)}`);
+    refused(form({ x: { type } }), /^Invalid elicitation request: property "x" has the unsupported type \[{64}"<nested too deeply to show>"\]{64} \(allowed: /);
+  });
+
   it('refuses a form without a flat object schema', () => {
     refused(planElicitation({ message: 'm' }), /requestedSchema is required/);
     refused(planElicitation({ message: 'm', requestedSchema: { type: 'array', properties: {} } }), /requestedSchema\.type: expected "object"/);
