@@ -48,6 +48,8 @@ import { MemoryLogger } from '../helpers/logger';
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
 const KEEP_GOING = process.env.FUZZ_KEEP_GOING === '1';
+/** Lines of a failing case's trace shown (FUZZ_TRACE). */
+const TRACE = Number(process.env.FUZZ_TRACE ?? 60);
 const SERVER = 'hostile';
 const T0 = Date.parse('2025-11-25T10:00:00.000Z');
 const STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const;
@@ -292,7 +294,7 @@ class HostileServer {
   /** What the initialize answer the client took declared: the protocol revision, tasks.list and tasks.cancel. */
   declared = { version: '', list: false, cancel: false };
   /** This server's capabilities (each case draws its own: not every server declares every part of tasks). */
-  readonly profile: { version: string; tasks: Json | undefined };
+  profile: { version: string; tasks: Json | undefined };
   /** Hosted tasks the client created for the server: id → its connection, and the statuses it reported, in order. */
   readonly hosted = new Map<string, { gen: number; statuses: WireStatus[] }>();
   readonly elicitationIds: string[] = [];
@@ -317,10 +319,14 @@ class HostileServer {
     readonly rng: Rng,
   ) {
     end.onmessage = (m) => this.#receive(m);
+    this.profile = this.#drawProfile();
+  }
+
+  #drawProfile(): HostileServer['profile'] {
     const full = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
-    this.profile = {
-      version: rng.chance(0.9) ? '2025-11-25' : '2025-06-18',
-      tasks: rng.weighted<Json | undefined>([
+    return {
+      version: this.rng.chance(0.9) ? '2025-11-25' : '2025-06-18',
+      tasks: this.rng.weighted<Json | undefined>([
         [10, full],
         [1, { list: {}, requests: { tools: { call: {} } } }],
         [1, { cancel: {}, requests: { tools: { call: {} } } }],
@@ -339,6 +345,8 @@ class HostileServer {
     this.clientEnd = clientEnd;
     this.gen++;
     this.cut = false;
+    // A server restarted with another version may declare other capabilities.
+    if (this.rng.chance(0.2)) this.profile = this.#drawProfile();
     this.pending.length = 0; // what the old connection asked died with it
     end.onmessage = (m) => this.#receive(m);
     this.note(`the client connects again (connection ${this.gen + 1})`);
@@ -360,7 +368,7 @@ class HostileServer {
 
   note(line: string): void {
     this.trace.push(line);
-    if (this.trace.length > 400) this.trace.splice(0, 100);
+    if (this.trace.length > Math.max(400, TRACE)) this.trace.splice(0, 100);
   }
 
   /** Writes `value` as JSON text and delivers what a transport would read from it: parsed, a batch split. */
@@ -972,6 +980,17 @@ class HostileServer {
     this.deliver({ jsonrpc: '2.0', method, ...(p !== undefined && { params: p }) }, `notification ${what}`);
   }
 
+  /** Many requests at once (T-RCV-9: the limits answer what they refuse), sent one by one or as one batch. */
+  flood(mutationRate: number): void {
+    const n = this.rng.pick([20, 70, 150]);
+    if (this.rng.chance(0.5)) {
+      for (let i = 0; i < n; i++) this.request(mutationRate / 3);
+      return;
+    }
+    const batch = Array.from({ length: n }, () => ({ jsonrpc: '2.0', id: `flood-${this.#nextId++}`, method: this.rng.pick(['ping', 'tasks/list', 'elicitation/create']), params: { message: 'Flood?', requestedSchema: { type: 'object', properties: {} }, ...(this.rng.chance(0.5) && { task: {} }) } }));
+    this.deliver(batch, `a batch of ${n} requests`);
+  }
+
   /** What no peer should send: non-objects, batches, bad JSON, nesting, duplicate keys. */
   garbage(): void {
     this.stats.garbage++;
@@ -1101,7 +1120,7 @@ async function runCase(seed: number, clock: Clock, totals: Totals, crashes: { se
   const mutationRate = rng.pick([0.1, 0.3, 0.6]);
   const fail = (problems: string[]) => {
     if (!problems.length) return;
-    throw new Error(`${problems.slice(0, 10).join('\n')}\n── trace of the case (last 60 lines) ──\n${server.trace.slice(-60).join('\n')}`);
+    throw new Error(`${problems.slice(0, 10).join('\n')}\n── trace of the case (last ${TRACE} lines) ──\n${server.trace.slice(-TRACE).join('\n')}`);
   };
 
   /** The case proper, once connected: steps of the server, the user and the clock, then quiet, then the checks. */
@@ -1128,6 +1147,7 @@ async function runCase(seed: number, clock: Clock, totals: Totals, crashes: { se
         [10, 'tick'],
         [12, 'user'],
         [server.drops < 2 ? 1 : 0, 'drop'],
+        [1, 'flood'],
       ]);
       switch (action) {
         case 'answer':
@@ -1144,6 +1164,9 @@ async function runCase(seed: number, clock: Clock, totals: Totals, crashes: { se
           break;
         case 'drop':
           await server.drop();
+          break;
+        case 'flood':
+          server.flood(mutationRate);
           break;
         case 'tick': {
           const ms = rng.pick([0, 5, 50, 500, 1_000, 3_000, 10_000, 31_000]);
