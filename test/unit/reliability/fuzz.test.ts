@@ -36,6 +36,8 @@ import type { ServerRequestHandler } from '../../../src/core/tasks/engine';
 import { TaskEngine } from '../../../src/core/tasks/engine';
 import type { ExecutionPreference } from '../../../src/core/tasks/policy';
 import { canTransition, isLocalTaskStatus, isServerTerminal, isTerminal } from '../../../src/core/tasks/status';
+import { describeHosted, describeTask } from '../../../src/core/tasks/presentation';
+import { formatOutcome } from '../../../src/core/tasks/resultFormat';
 import { taskKey } from '../../../src/core/tasks/types';
 import { InMemoryTransport } from '../../../src/core/transports/inMemory';
 import { messagesIn, TransportParseError } from '../../../src/core/transports/transport';
@@ -273,8 +275,6 @@ interface ToClient {
   valid: boolean;
   cancelled: boolean;
   answers: Json[];
-  /** The length of the longest text that carried it. */
-  bytes: number;
 }
 
 class HostileServer {
@@ -312,6 +312,8 @@ class HostileServer {
   gone = false;
   /** No connection: what the server writes is lost. */
   cut = false;
+  /** The longest text the server wrote. */
+  longest = 0;
 
   constructor(
     public end: InMemoryTransport,
@@ -376,6 +378,7 @@ class HostileServer {
     const text = toText(value);
     this.note(`→ ${what}: ${text.length > 200 ? `${text.slice(0, 160)}… (${text.length} chars)` : text}${this.cut ? ' (lost: no connection)' : ''}`);
     if (this.cut) return;
+    this.longest = Math.max(this.longest, text.length);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -385,21 +388,20 @@ class HostileServer {
       return;
     }
     for (const m of messagesIn(parsed)) {
-      this.#sent(m, text.length);
+      this.#sent(m);
       this.end.injectToPeer(m);
     }
   }
 
   /** Records what a delivered message asks of the client, and what it tells it (task ids, cursors, tools). */
-  #sent(m: unknown, bytes: number): void {
+  #sent(m: unknown): void {
     if (!isObject(m)) return;
     if ('method' in m) {
       if (!('id' in m) || !readableId(m.id)) return;
       const key = this.key(m.id);
       const valid = m.jsonrpc === '2.0' && typeof m.method === 'string' && (m.params === undefined || isObject(m.params)) && (typeof m.id === 'string' || Number.isSafeInteger(m.id));
-      const rec = this.toClient.get(key) ?? { gen: this.gen, method: m.method, params: m.params, sent: 0, valid, cancelled: false, answers: [], bytes: 0 };
+      const rec = this.toClient.get(key) ?? { gen: this.gen, method: m.method, params: m.params, sent: 0, valid, cancelled: false, answers: [] };
       rec.sent++;
-      rec.bytes = Math.max(rec.bytes, bytes);
       // The client answers the first well-formed one; a repeat of its id is ignored.
       if (valid && !rec.valid) Object.assign(rec, { method: m.method, params: m.params, valid });
       this.toClient.set(key, rec);
@@ -467,8 +469,9 @@ class HostileServer {
     if (isError) {
       const { code, message } = m.error as { code: number; message: string };
       if (!SANE_CODES.has(code)) bad(`an error code that means nothing here (${code})`);
-      // Bounded, unless it repeats what the server sent (a 300,000-character mode is named in the refusal).
-      if (message.length > Math.max(4000, rec.bytes)) bad(`an error message of ${message.length} characters, for a request of ${rec.bytes}`);
+      // Bounded, unless it repeats what the server sent (a 300,000-character mode is named in the
+      // refusal, and a hosted task's tasks/result answers that refusal).
+      if (message.length > Math.max(4000, this.longest)) bad(`an error message of ${message.length} characters, longer than anything the server sent`);
       if (!rec.valid && code !== -32600) bad('a malformed request answered with something else than -32600');
       if (INTERNAL.test(message)) bad('an answer that reports an internal error of the client');
       return;
@@ -1064,6 +1067,14 @@ function checkSnapshots(c: ReturnType<typeof openClient>, everSeen: Set<string>,
     if ((t.status === 'lost' || t.status === 'expired') && !t.note) out.push(`${where}: ${t.status} without a note saying why`);
     if (t.kind === 'direct' && isTerminal(t.status) && t.status !== 'cancelled' && !t.outcome && !t.note) out.push(`${where}: a direct call ended ${t.status} with neither its outcome nor a note`);
     if (t.outcome && t.outcome.kind === 'error' && !(Number.isInteger(t.outcome.error.code) && typeof t.outcome.error.message === 'string')) out.push(`${where}: outcome ${show(t.outcome)}`);
+    // What the view shows of it: its row, and its result document.
+    try {
+      const row = describeTask(t, Date.now());
+      if (/\bNaN\b|\bundefined\b|\[object Object\]/.test(row)) out.push(`${where}: its row reads ${show(row)}`);
+      formatOutcome(t);
+    } catch (err) {
+      out.push(`${where}: showing it throws ${(err as Error).message}`);
+    }
   }
   // Nothing tracked vanishes: a key leads to its task, or (an id the server reused) the earlier task is kept apart.
   for (const key of everSeen) {
@@ -1076,6 +1087,7 @@ function checkSnapshots(c: ReturnType<typeof openClient>, everSeen: Set<string>,
     if (!STATUSES.includes(h.status)) out.push(`${where}: status ${show(h.status)}`);
     if (!dateOk(h.createdAt) || !dateOk(h.lastUpdatedAt)) out.push(`${where}: dates ${h.createdAt} ${h.lastUpdatedAt}`);
     if (!(Number.isInteger(h.ttl) && h.ttl >= 1_000 && h.ttl <= 60_000)) out.push(`${where}: ttl ${h.ttl} out of the host's bounds`);
+    if (/\bNaN\b|\bundefined\b/.test(describeHosted(h, Date.now()))) out.push(`${where}: its row reads ${show(describeHosted(h, Date.now()))}`);
   }
   return out;
 }
