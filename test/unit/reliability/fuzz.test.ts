@@ -27,7 +27,7 @@ import * as z from 'zod/mini';
 import type { Answer, FormPrompter, InputOptions, Nav, PickItem, PickOptions } from '../../../src/core/elicitation/handler';
 import { createElicitationHandler, listenForElicitationComplete } from '../../../src/core/elicitation/handler';
 import { TaskHost } from '../../../src/core/host/taskHost';
-import { RpcError } from '../../../src/core/jsonrpc/errors';
+import { isPeerError, RpcError } from '../../../src/core/jsonrpc/errors';
 import { MODEL_IMMEDIATE_RESPONSE_META, RELATED_TASK_META } from '../../../src/core/protocol/schemas';
 import { McpSession } from '../../../src/core/protocol/session';
 import { parseCreateMessage } from '../../../src/core/sampling/request';
@@ -1124,7 +1124,9 @@ async function runCase(seed: number, clock: Clock, totals: Totals, crashes: { se
         () => undefined,
         (err: unknown) => {
           totals.userErrors++;
-          if (!(err instanceof Error) || !err.message || /\[object Object\]/.test(err.message) || INTERNAL.test(err.message)) userErrors.push(`${what} rejected with ${show(err instanceof Error ? err.message : err)}`);
+          // An empty message is allowed only as the server's own (a JSON-RPC error it sent with message "").
+          const empty = err instanceof Error && !err.message && !isPeerError(err);
+          if (!(err instanceof Error) || empty || /\[object Object\]/.test(err.message) || INTERNAL.test(err.message)) userErrors.push(`${what} rejected with ${show(err instanceof Error ? err.message : err)}`);
         },
       ),
     );
