@@ -1483,7 +1483,6 @@ export class TaskEngine extends DisposableBase {
     }, enough);
   }
 
-
   #adoptListed(serverId: string, task: Task): void {
     const rec = this.#addTask(serverId, task, { toolName: '', status: task.status, origin: 'server-list' });
     this.#serverLog(serverId).info(`Task ${task.taskId} found through tasks/list (${task.status})`);
