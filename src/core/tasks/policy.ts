@@ -88,10 +88,15 @@ export function disconnectCost(tasks: readonly TaskSnapshot[], serverId: string,
 }
 
 /**
- * Whether Fetch Task Result has something to give: a kept result, or a task whose server may
- * still have it or produce it (not one lost or expired without a result in hand).
+ * Whether a task has a result to open (the view's Open Result): a kept result, or an ended task
+ * whose server gives one (`completed`, or `failed` with its error). A cancelled task's
+ * `tasks/result` gives only an error saying it has none.
  */
+export function hasResult(t: TaskSnapshot): boolean {
+  return t.outcome !== undefined || t.outcomeFetchedAt !== undefined || (t.kind === 'task' && (t.status === 'completed' || t.status === 'failed'));
+}
+
+/** Whether Fetch Task Result offers `t`: what the view opens, and a live task, whose result it waits for. */
 export function hasResultToFetch(t: TaskSnapshot): boolean {
-  if (t.outcome !== undefined || t.outcomeFetchedAt !== undefined) return true;
-  return t.kind === 'task' && t.status !== 'lost' && t.status !== 'expired';
+  return hasResult(t) || (t.kind === 'task' && !isTerminal(t.status));
 }

@@ -7,7 +7,7 @@ import type { TaskEngine } from '../../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../../core/host/taskHost';
 import { STATUS_PRESENTATION, describeHosted, describeTask, expiresAt, formatAge, taskTitle } from '../../core/tasks/presentation';
 import { isTerminal } from '../../core/tasks/status';
-import { isCancelable } from '../../core/tasks/policy';
+import { hasResult as resultOf, isCancelable } from '../../core/tasks/policy';
 import type { TaskSnapshot } from '../../core/tasks/types';
 import { DisposableBase } from '../../core/util/event';
 import { itsTasksEnd, liveWork } from '../../core/util/log';
@@ -222,7 +222,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     item.iconPath = asThemeIcon({ id: p.icon, color: p.color });
     const live = !isTerminal(t.status);
     const cancelable = isCancelable(t, this.#servers);
-    const hasResult = t.outcome !== undefined || t.outcomeFetchedAt !== undefined || (t.kind === 'task' && (t.status === 'completed' || t.status === 'failed'));
+    const hasResult = resultOf(t);
     item.contextValue = ['task', t.kind, cancelable ? 'cancelable' : '', t.status === 'input_required' ? 'respondable' : '', hasResult ? 'hasResult' : '', live ? 'live' : 'finished']
       .filter(Boolean)
       .join(' ');

@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import type { ServerCapabilities } from '../../../src/core/protocol/schemas';
 import { ServerCapabilitiesSchema } from '../../../src/core/protocol/schemas';
-import { decideExecution, disconnectCost, hasResultToFetch, isCancelable, mayRetryAsTask, serverAcceptsToolTasks } from '../../../src/core/tasks/policy';
+import { decideExecution, disconnectCost, hasResult, hasResultToFetch, isCancelable, mayRetryAsTask, serverAcceptsToolTasks } from '../../../src/core/tasks/policy';
 import type { McpSession } from '../../../src/core/protocol/session';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { snapshot } from '../helpers/snapshots';
@@ -144,17 +144,29 @@ describe('isCancelable (the view\'s Cancel and the Cancel Task pick)', () => {
     assert.deepEqual(disconnectCost(tasks, 's', 'http', true), { ended: 3, calls: 1, atRisk: 0 }, 'moved (removed, or a new url waits): nothing follows its tasks after this connection');
   });
 
-  it('hasResultToFetch: Fetch Task Result offers tasks with a kept result or one their server may give, not lost or expired ones without, nor calls still running', () => {
+  it('hasResultToFetch: Fetch Task Result offers tasks with a kept result or one their server may give, not cancelled, lost or expired ones without, nor calls still running', () => {
     const kept = { kind: 'result' as const, result: { content: [] } };
     const offered = (over: Partial<TaskSnapshot>) => hasResultToFetch(task(over));
     assert.deepEqual(
-      [offered({}), offered({ status: 'input_required' }), offered({ status: 'completed' }), offered({ status: 'cancelled' })],
+      [offered({}), offered({ status: 'input_required' }), offered({ status: 'completed' }), offered({ status: 'failed' })],
       [true, true, true, true],
       'a task, live or ended, whose server may have its result',
     );
+    // T-REQ-4: a cancelled task's tasks/result is an error saying it has no result (-32603 from the SDK's servers).
+    assert.deepEqual([offered({ status: 'cancelled' }), offered({ status: 'cancelled', outcome: kept })], [false, true], 'cancelled: only with a result kept');
     assert.deepEqual([offered({ status: 'lost' }), offered({ status: 'expired' })], [false, false], 'gone without a result in hand');
     assert.deepEqual([offered({ status: 'lost', outcome: kept }), offered({ status: 'expired', outcomeFetchedAt: '2025-01-01T00:00:00.000Z' })], [true, true], 'kept before it went');
     assert.deepEqual([offered({ kind: 'direct', taskId: 'direct-1' }), offered({ kind: 'direct', taskId: 'direct-1', status: 'completed', outcome: kept })], [false, true], 'a call only once its result is in hand');
+  });
+
+  it('hasResult: an ended task is in the Fetch Task Result pick exactly when its row offers Open Result', () => {
+    const kept = { kind: 'result' as const, result: { content: [] } };
+    for (const status of ['completed', 'failed', 'cancelled', 'lost', 'expired'] as const) {
+      for (const over of [{}, { outcome: kept }, { kind: 'direct' as const, taskId: 'direct-1' }, { kind: 'direct' as const, taskId: 'direct-1', outcome: kept }]) {
+        const t = task({ status, ...over });
+        assert.equal(hasResultToFetch(t), hasResult(t), `${status} ${JSON.stringify(over)}`);
+      }
+    }
   });
 });
 
