@@ -142,6 +142,8 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
     vscode.commands.registerCommand('mcpTasks.openResult', async (arg?: unknown) => {
       const t = taskFromArg(arg);
       if (t) await openResult(t);
+      // A notification's Open Result outlives the task's row (Clear Finished Tasks, Remove from List).
+      else if (rowOf(arg, 'task')) inform(vscode.l10n.t('The task was removed from the list, with its result.'));
     }),
     vscode.commands.registerCommand('mcpTasks.respondToTask', async (arg?: unknown) => {
       // Without a task: the dialog hidden without an answer, if there is one.

@@ -448,7 +448,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     return shown;
   }
 
-  test('Remove from List takes one finished row out of the view, with its kept result (an open result says so), without asking; the other rows stay, and a live row is not removed', async function () {
+  test('Remove from List takes one finished row out of the view, with its kept result (an open result says so), without asking; the other rows stay, and a live row is not removed; Open Result of the removed task (its notification outlives the row) says it was removed', async function () {
     this.timeout(30_000);
     const first = await runTool('demo', 'get-time');
     const second = await runTool('demo', 'get-time');
@@ -464,6 +464,8 @@ suite('Commands and the Tasks view, with the demo server', () => {
     const left = (await taskRows('demo')).map((r) => r.id);
     assert.ok(left.includes(second.row.id) && left.includes(live.row.id), `the other rows stay: ${JSON.stringify(left)}`);
     assert.deepEqual(spy.messages, [], 'nothing was asked or said');
+    await vscode.commands.executeCommand('mcpTasks.openResult', first.node);
+    assert.deepEqual(spy.messages, ['The task was removed from the list, with its result.'], 'Open Result of the removed task');
     await vscode.commands.executeCommand('mcpTasks.cancelTask', live.node);
     await rowWhen('demo', live.row.id!, (r) => r.icon === 'circle-slash', 'the scan to be cancelled');
   });
