@@ -354,15 +354,16 @@ async function runTool(deps: TaskCommandDeps, ui: QuickInputPrompter, fixedServe
       }
       step = 'arguments';
     } else if (step === 'arguments') {
-      const a = await askArguments(tool!, vscode.l10n.t('Run Tool as Task (3/4): arguments of {0}', tool!.name), ui, args);
+      // The ttl means something only to a task: a direct call is not asked for one, and has three steps.
+      const steps = decideExecution(offer!.acceptsTasks, tool!.execution?.taskSupport).mode === 'task' ? 4 : 3;
+      const a = await askArguments(tool!, vscode.l10n.t('Run Tool as Task (3/{0}): arguments of {1}', steps, tool!.name), ui, args);
       if (a === undefined) return;
       if (a === BACK) {
         step = 'tool';
         continue;
       }
       args = a;
-      // The ttl means something only to a task: a direct call is not asked for one.
-      if (decideExecution(offer!.acceptsTasks, tool!.execution?.taskSupport).mode !== 'task') return run(ui, deps, server!, tool!, args.value, undefined);
+      if (steps < 4) return run(ui, deps, server!, tool!, args.value, undefined);
       step = 'ttl';
     } else {
       const ttl = await askTtl(vscode.l10n.t('Run Tool as Task (4/4): ttl of {0}', tool!.name), ui);

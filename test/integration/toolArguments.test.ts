@@ -82,9 +82,9 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
   test('A flat schema is asked field by field; numbers and yes/no reach the server typed, an empty optional field is left out', async function () {
     this.timeout(30_000);
     const run = await start('schemas', 'configure');
-    const asked = await fillArguments(spy, 'configure', { name: 'widget', count: '7', ratio: '0.5', verbose: 'Yes', level: 'high' });
+    const asked = await fillArguments(spy, 'configure', { name: 'widget', count: '7', ratio: '0.5', verbose: 'Yes', level: 'high' }, undefined, 3);
     assert.deepEqual(asked, ['name', 'count', 'ratio', 'verbose', 'level', 'note'], 'one step per property, in order');
-    const steps = spy.shown.filter((s) => s.title === 'Run Tool as Task (3/4): arguments of configure');
+    const steps = spy.shown.filter((s) => s.title === 'Run Tool as Task (3/3): arguments of configure');
     assert.equal(steps[1].value, '3', 'the count field starts at its default');
     assert.deepEqual(steps[3].items.map((i) => i.label), ['Yes', 'No'], 'a required yes/no field offers no Skip');
     assert.deepEqual(steps[4].items.map((i) => i.label), ['low', 'high'], 'an enum is a pick of its values');
@@ -100,10 +100,10 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     this.timeout(30_000);
     const run = await start('schemas', 'configure');
     const typed = { name: 'edited', verbose: false, level: 'low', extra: [1, { deep: true }] };
-    await fillArguments(spy, 'configure', { name: 'widget', verbose: 'No', level: 'low' }, 'Edit as JSON…');
+    await fillArguments(spy, 'configure', { name: 'widget', verbose: 'No', level: 'low' }, 'Edit as JSON…', 3);
     const box = await spy.next('the JSON box');
     assert.equal(box.kind, 'input');
-    assert.equal(box.title, 'Run Tool as Task (3/4): arguments of configure');
+    assert.equal(box.title, 'Run Tool as Task (3/3): arguments of configure');
     assert.deepEqual(JSON.parse(box.value ?? ''), { name: 'widget', count: 3, verbose: false, level: 'low' }, 'the answers so far, defaults included');
     await enter(box, JSON.stringify(typed));
     const id = await run.started();
@@ -116,7 +116,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     const run = await start('schemas', 'deploy-nested');
     const box = await spy.next('the JSON box');
     assert.equal(box.kind, 'input');
-    assert.equal(box.title, 'Run Tool as Task (3/4): arguments of deploy-nested');
+    assert.equal(box.title, 'Run Tool as Task (3/3): arguments of deploy-nested');
     assert.match(box.text ?? '', /no form for this tool: property "target" is a nested object/);
     assert.deepEqual(JSON.parse(box.value ?? ''), { target: {} }, 'starts from the required properties');
     await enter(box, JSON.stringify(typed));
@@ -127,7 +127,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
   test('Escape on a field of the form runs nothing', async () => {
     const run = await start('schemas', 'configure');
     const first = await spy.next('the first field');
-    assert.equal(first.title, 'Run Tool as Task (3/4): arguments of configure');
+    assert.equal(first.title, 'Run Tool as Task (3/3): arguments of configure');
     await escape();
     await run.nothing();
   });
