@@ -71,13 +71,16 @@ class ToolFormPrompter implements FormPrompter {
     const event = (v: unknown) => (typeof v === 'object' && v !== null && 'type' in v ? (v as FlowEvent).type : undefined);
     if (!items.some((i) => event(i.value) === 'accept')) return this.#leaving(o, (p) => this.#inner.pick(items, { ...o, ...p }));
     const review: Array<PickItem<T | typeof AS_JSON>> = [];
+    let cancel: PickItem<T> | undefined;
     for (const i of items) {
       const type = event(i.value);
       if (type === 'accept') review.push({ ...i, icon: 'play', label: vscode.l10n.t('Run {0}', this.#toolName), description: vscode.l10n.t('with these arguments') });
-      else if (type === 'cancel') review.push({ ...i, label: vscode.l10n.t('Cancel'), description: vscode.l10n.t('run nothing') });
+      else if (type === 'cancel') cancel = { ...i, label: vscode.l10n.t('Cancel'), description: vscode.l10n.t('run nothing') };
       else if (type === 'edit') review.push(i);
     }
     review.splice(1, 0, { icon: 'json', label: vscode.l10n.t('Edit as JSON…'), description: vscode.l10n.t('change the arguments as a JSON object'), value: AS_JSON });
+    // Cancel last, below the changes: the item that does nothing ends the list, not splits the actions from the edits.
+    if (cancel) review.push(cancel);
     const a = await this.#inner.pick(review, { ...o, ...ONE_COUNTER, canDecline: false, placeholder: vscode.l10n.t('Review the arguments of {0}', this.#toolName) } as PickOptions<T | typeof AS_JSON>);
     if ('nav' in a || a.value[0] !== AS_JSON) return a as Answer<T[]>;
     // Accept ends the form with its content, which the JSON box then starts from.

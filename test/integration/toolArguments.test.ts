@@ -89,7 +89,10 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     assert.deepEqual(steps[3].items.map((i) => i.label), ['Yes', 'No'], 'a required yes/no field offers no Skip');
     assert.deepEqual(steps[4].items.map((i) => i.label), ['low', 'high'], 'an enum is a pick of its values');
     const review = steps[6];
-    assert.deepEqual(review.items.slice(0, 3).map((i) => i.label), ['$(play) Run configure', '$(json) Edit as JSON…', '$(close) Cancel']);
+    const labels = review.items.map((i) => i.label);
+    // Cancel ends the list, after a Change item per field: it does not sit between the actions and the changes.
+    assert.deepEqual([labels.slice(0, 2), labels.at(-1)], [['$(play) Run configure', '$(json) Edit as JSON…'], '$(close) Cancel'], JSON.stringify(labels));
+    assert.equal(labels.slice(2, -1).filter((l) => l.startsWith('$(edit) Change ')).length, 6, JSON.stringify(labels));
     assert.ok(!review.items.some((i) => /Decline/.test(i.label)), 'a tool call has nothing to decline');
     // A plain tool: it runs at once, without a ttl step.
     const id = await run.started();
