@@ -495,6 +495,30 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await rowWhen('demo', live.row.id!, (r) => r.icon === 'circle-slash', 'the scan to be cancelled');
   });
 
+  test('The context key mcpTasks.hasFinished, which enables Clear Finished Tasks, follows the finished rows: false once they are cleared, true when a row finishes', async function () {
+    this.timeout(30_000);
+    // The values the extension gives the key from now on (it sets it when it changes).
+    const hasFinished: unknown[] = [];
+    const commands = vscode.commands as { executeCommand: (id: string, ...args: unknown[]) => Thenable<unknown> };
+    const execute = commands.executeCommand;
+    commands.executeCommand = (id, ...args) => {
+      if (id === 'setContext' && args[0] === 'mcpTasks.hasFinished') hasFinished.push(args[1]);
+      return execute(id, ...args);
+    };
+    try {
+      const first = await runTool('demo', 'get-time');
+      await rowWhen('demo', first.row.id!, (r) => words(r.contextValue).has('finished'), 'get-time to finish');
+      await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
+      await waitFor(async () => !(await allTaskRows()).some((r) => words(r.contextValue).has('finished')), 'no finished row to remain');
+      await waitFor(() => hasFinished.at(-1) === false, `the key to be false: ${JSON.stringify(hasFinished)}`);
+      const second = await runTool('demo', 'get-time');
+      await rowWhen('demo', second.row.id!, (r) => words(r.contextValue).has('finished'), 'get-time to finish');
+      await waitFor(() => hasFinished.at(-1) === true, `the key to be true: ${JSON.stringify(hasFinished)}`);
+    } finally {
+      commands.executeCommand = execute;
+    }
+  });
+
   test('Clear Stored Results asks first, naming how many, then says how many results it deleted; with none left, it says so', async () => {
     // A finished call with its result, so there is a result to delete.
     const { row } = await runTool('demo', 'get-time');

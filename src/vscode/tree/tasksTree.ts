@@ -76,12 +76,17 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   readonly #servers: ServerManager;
   readonly #engine: TaskEngine;
   readonly #host: TaskHost | undefined;
+  /** The context key mcpTasks.hasFinished (it enables Clear Finished Tasks), as last set; checked once per burst of changes. */
+  #hasFinished?: boolean;
+  #checking = false;
 
   constructor(servers: ServerManager, engine: TaskEngine, host?: TaskHost) {
     super();
     this.#servers = servers;
     this.#engine = engine;
     this.#host = host;
+    this._register(this.onDidChangeTreeData(() => this.#checkFinished()));
+    this.#checkFinished();
     if (host) {
       this._register(host.onDidChange((h) => this.#onDidChangeTreeData.fire(this.#hostedNodes.get(h.taskId) ?? this.#serverNodes.get(h.serverId))));
       this._register(
@@ -132,6 +137,17 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     for (const h of ended) this.#clearedHosted.add(h.taskId);
     if (ended.length) this.#onDidChangeTreeData.fire(undefined);
     return ended.length;
+  }
+
+  /** Whether a finished row is shown (a task, or a hosted task, that Clear Finished Tasks would clear). */
+  #checkFinished(): void {
+    if (this.#checking) return;
+    this.#checking = true;
+    queueMicrotask(() => {
+      this.#checking = false;
+      const has = this.#engine.list().some((t) => isTerminal(t.status)) || this.endedHosted().length > 0;
+      if (has !== this.#hasFinished) void vscode.commands.executeCommand('setContext', 'mcpTasks.hasFinished', (this.#hasFinished = has));
+    });
   }
 
   #shownHosted(): HostedTaskSnapshot[] {

@@ -10,7 +10,9 @@ interface MenuItem {
   group?: string;
 }
 
-const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../../package.json'), 'utf8')) as { contributes: { menus: Record<string, MenuItem[]> } };
+const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../../package.json'), 'utf8')) as {
+  contributes: { menus: Record<string, MenuItem[]>; commands: Array<{ command: string; enablement?: string }> };
+};
 
 /** The clauses these menus use: `view == X` and `viewItem =~ /re/`, joined by `&&`. */
 function matches(when: string | undefined, view: string, viewItem: string): boolean {
@@ -78,5 +80,11 @@ describe('the view\'s row menus', () => {
   it('a removed server whose connection stays for its live tasks offers Disconnect only, inline and in its menu: it ends it before they end', () => {
     const { inline, context } = offered('removedServer stoppable');
     assert.deepEqual([inline, context], [['mcpTasks.disconnectServer'], ['mcpTasks.disconnectServer']]);
+  });
+
+  it('Clear Finished Tasks is disabled (title button and palette) while no finished row is shown: its enablement is the key mcpTasks.hasFinished, which the view sets', () => {
+    assert.equal(manifest.contributes.commands.find((c) => c.command === 'mcpTasks.clearFinished')?.enablement, 'mcpTasks.hasFinished');
+    const tree = fs.readFileSync(path.resolve(__dirname, '../../../../src/vscode/tree/tasksTree.ts'), 'utf8');
+    assert.match(tree, /'setContext', 'mcpTasks\.hasFinished'/, 'the view sets the key');
   });
 });
