@@ -235,7 +235,9 @@ export function networkError(serverName: string, url: string, err: unknown): Tra
   const detail =
     code === 'ECONNREFUSED'
       ? 'connection refused (ECONNREFUSED): is the server running?'
-      : typeof cause?.message === 'string' && cause.message
+      : code === 'ENOTFOUND'
+        ? 'its host name was not found (ENOTFOUND): check "url" in its configuration'
+        : typeof cause?.message === 'string' && cause.message
         ? `${cause.message}${code && !cause.message.includes(code) ? ` (${code})` : ''}`
         : err instanceof Error
           ? err.message

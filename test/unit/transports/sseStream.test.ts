@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { readSseStream } from '../../../src/core/transports/sseStream';
+import { networkError, readSseStream } from '../../../src/core/transports/sseStream';
 
 /** The last event ids readSseStream reports for a body arriving in these chunks, and the data of its events. */
 async function read(...chunks: string[]): Promise<{ ids: string[]; data: string[] }> {
@@ -27,5 +27,22 @@ describe('readSseStream: the last event id (SSE standard)', () => {
     const { ids, data } = await read('id: 1\ndata: a\n\ndata: b\n\nid\n\nidx: 2\n\n: id: 3\n\nid: 4\n');
     assert.deepEqual(ids, ['1', '1', '', '', '']);
     assert.deepEqual(data, ['a', 'b']);
+  });
+});
+
+describe('networkError: why a remote server could not be reached, and what to do', () => {
+  /** A failed request as nodeFetch rejects it (fetch's shape): a TypeError whose cause is Node's error. */
+  const failed = (code: string, message: string) => new TypeError('fetch failed', { cause: Object.assign(new Error(message), { code }) });
+
+  it('a host name that is not found (a typo in the url) says so and to check the url, as a refused connection asks whether the server runs', () => {
+    assert.equal(
+      networkError('s', 'http://nonexistent.invalid/mcp', failed('ENOTFOUND', 'getaddrinfo ENOTFOUND nonexistent.invalid')).message,
+      'Could not reach server "s" at http://nonexistent.invalid/mcp: its host name was not found (ENOTFOUND): check "url" in its configuration',
+    );
+    assert.equal(
+      networkError('s', 'http://127.0.0.1:1/mcp', failed('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:1')).message,
+      'Could not reach server "s" at http://127.0.0.1:1/mcp: connection refused (ECONNREFUSED): is the server running?',
+    );
+    assert.equal(networkError('s', 'http://h/mcp', failed('ECONNRESET', 'socket hang up')).message, 'Could not reach server "s" at http://h/mcp: socket hang up (ECONNRESET)');
   });
 });
