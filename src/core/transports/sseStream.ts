@@ -228,20 +228,26 @@ function redirectTarget(location: string | null, url: string): string {
   return ` to ${target.href}`;
 }
 
+/** What to do about a connection that failed with Node's error `code`, for the causes a user can fix. */
+export function unreachableHint(code: unknown): string | undefined {
+  return code === 'ECONNREFUSED'
+    ? 'connection refused (ECONNREFUSED): is the server running?'
+    : code === 'ENOTFOUND'
+      ? 'its host name was not found (ENOTFOUND): check "url" in its configuration'
+      : undefined;
+}
+
 /** The error for a request that got no answer at all (refused, unreachable, DNS, TLS...). */
 export function networkError(serverName: string, url: string, err: unknown): TransportHttpError {
   const cause = (err as { cause?: unknown } | undefined)?.cause as { code?: unknown; message?: unknown; errors?: Array<{ code?: unknown }> } | undefined;
   const code = typeof cause?.code === 'string' ? cause.code : typeof cause?.errors?.[0]?.code === 'string' ? cause.errors[0].code : undefined;
   const detail =
-    code === 'ECONNREFUSED'
-      ? 'connection refused (ECONNREFUSED): is the server running?'
-      : code === 'ENOTFOUND'
-        ? 'its host name was not found (ENOTFOUND): check "url" in its configuration'
-        : typeof cause?.message === 'string' && cause.message
-        ? `${cause.message}${code && !cause.message.includes(code) ? ` (${code})` : ''}`
-        : err instanceof Error
-          ? err.message
-          : String(err);
+    unreachableHint(code) ??
+    (typeof cause?.message === 'string' && cause.message
+      ? `${cause.message}${code && !cause.message.includes(code) ? ` (${code})` : ''}`
+      : err instanceof Error
+        ? err.message
+        : String(err));
   return new TransportHttpError(`Could not reach server "${serverName}" at ${url}: ${detail}`);
 }
 

@@ -7,7 +7,7 @@ import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
 import type { Transport, TransportCloseInfo } from './transport';
 import { authChallengeHint } from './authChallenge';
-import { readBodySnippet, webPageAnswer } from './sseStream';
+import { readBodySnippet, unreachableHint, webPageAnswer } from './sseStream';
 import { messagesIn, TransportHttpError, TransportParseError } from './transport';
 
 export interface WebSocketTransportOptions {
@@ -313,7 +313,7 @@ function protocolErrorCode(err: Error): number | undefined {
 /** Adds what the user can do about the handshake errors ws reports tersely. */
 function connectHint(err: Error): string {
   if (/subprotocol/i.test(err.message)) return `${err.message} (MCP over WebSocket needs the "${MCP_SUBPROTOCOL}" subprotocol)`;
-  return err.message;
+  return unreachableHint((err as { code?: unknown }).code) ?? err.message;
 }
 
 /** The URL without `user:password@`, for logs and messages. */
