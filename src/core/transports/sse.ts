@@ -116,7 +116,7 @@ export class LegacySseTransport implements Transport {
     if (this.#protocolVersion !== undefined) extra['MCP-Protocol-Version'] = this.#protocolVersion;
     const response = await this.#http('POST', this.#endpoint, extra, JSON.stringify(message));
     // The answer arrives on the event stream; the POST's own body (e.g. "Accepted") means nothing.
-    if (!response.ok) throw await httpStatusError(this.#serverName, this.#endpoint.href, response);
+    if (!response.ok) throw await httpStatusError(this.#serverName, this.#endpoint.href, response, false);
     await discardBody(response);
   }
 

@@ -184,13 +184,17 @@ function statusLine(response: Response): string {
   return `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
 }
 
+/** What to do about a configured url that leads nowhere. */
+export const CHECK_URL = 'check "url" in its configuration';
+
 /**
  * The error for an answer that is not 2xx. 401/403 tell how to configure a token (and what the
  * server's challenge adds: an OAuth sign-in, a missing scope); a redirect
  * tells which URL to configure (redirects are not followed, so credentials never leave the
- * configured origin); anything else shows the status and the start of the body.
+ * configured origin); a 404 at the configured url says to check it; anything else shows the
+ * status and the start of the body. `configured` is false for a url the server named.
  */
-export async function httpStatusError(serverName: string, url: string, response: Response): Promise<TransportHttpError> {
+export async function httpStatusError(serverName: string, url: string, response: Response, configured = true): Promise<TransportHttpError> {
   const status = response.status;
   if (status === 401 || status === 403) {
     await discardBody(response);
@@ -209,7 +213,8 @@ export async function httpStatusError(serverName: string, url: string, response:
     );
   }
   const body = await readBodySnippet(response);
-  return new TransportHttpError(`Server "${serverName}" answered ${statusLine(response)} at ${url}${body ? `: ${body}` : ''}`, status);
+  const hint = status === 404 && configured ? ` (${CHECK_URL})` : '';
+  return new TransportHttpError(`Server "${serverName}" answered ${statusLine(response)} at ${url}${hint}${body ? `: ${body}` : ''}`, status);
 }
 
 /** Where a redirect leads, in words; a `Location` that is no URL is said to be invalid, not thrown. */
@@ -233,7 +238,7 @@ export function unreachableHint(code: unknown): string | undefined {
   return code === 'ECONNREFUSED'
     ? 'connection refused (ECONNREFUSED): is the server running?'
     : code === 'ENOTFOUND'
-      ? 'its host name was not found (ENOTFOUND): check "url" in its configuration'
+      ? `its host name was not found (ENOTFOUND): ${CHECK_URL}`
       : undefined;
 }
 

@@ -7,7 +7,7 @@ import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
 import type { Transport, TransportCloseInfo } from './transport';
 import { authChallengeHint } from './authChallenge';
-import { readBodySnippet, unreachableHint, webPageAnswer } from './sseStream';
+import { CHECK_URL, readBodySnippet, unreachableHint, webPageAnswer } from './sseStream';
 import { messagesIn, TransportHttpError, TransportParseError } from './transport';
 
 export interface WebSocketTransportOptions {
@@ -283,6 +283,8 @@ export class WebSocketTransport implements Transport {
       const page = await readBodySnippet(new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, { headers: { 'content-type': type } }), 100);
       clearTimeout(stalled);
       return new TransportHttpError(`${this.#who()} answered ${line} with ${webPageAnswer(page, 'a WebSocket')}`, status);
+    } else if (status === 404) {
+      hint = `: ${CHECK_URL}`;
     }
     res.resume();
     return new TransportHttpError(`${this.#who()} refused the WebSocket connection with ${line}${hint}`, status);

@@ -207,6 +207,25 @@ describe('LegacySseTransport against hostile servers', function () {
     assert.equal(await said('/text/sse'), 'Server "legacy" answered GET URL with content type "text/plain" instead of an event stream; check its url.');
   });
 
+  it('a 404 to the GET says to check "url" in its configuration; a 404 to a POST at the endpoint the server named does not (the configuration has no say there)', async () => {
+    const server = await serve((req, res) => {
+      if (req.url === '/sse') res.writeHead(200, { 'content-type': 'text/event-stream' }).write('event: endpoint\ndata: /message\n\n');
+      else res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+    });
+    await assert.rejects(client(server.url('/typo')).conn.start(), (err: unknown) => {
+      assert.ok(err instanceof TransportHttpError);
+      assert.equal(err.message, `Server "legacy" answered HTTP 404 Not Found at ${server.url('/typo')} (check "url" in its configuration): Not found`);
+      return true;
+    });
+    const c = client(server.url('/sse'));
+    await c.conn.start();
+    await assert.rejects(c.conn.requestRaw('initialize', initParams), (err: unknown) => {
+      assert.ok(err instanceof TransportHttpError);
+      assert.equal(err.message, `Server "legacy" answered HTTP 404 Not Found at ${server.url('/message')}: Not found`);
+      return true;
+    });
+  });
+
   it('bounds the wait for the endpoint from the GET on: a server that never answers it fails start in time', async () => {
     let closed = false;
     const server = await serve((_req, res) => res.on('close', () => (closed = true)));

@@ -360,7 +360,7 @@ describe('StreamableHttpTransport against hostile servers', function () {
   this.timeout(15_000);
   const serve = hostileServersForEachTest(open);
 
-  it('a proxy\'s HTML pages read as their title (a one-word title followed by the text), or one line of their text without one, not as markup: an error page, a 404 page, a page without a title, and a sign-in page answered 200', async () => {
+  it('a proxy\'s HTML pages read as their title (a one-word title followed by the text), or one line of their text without one, not as markup: an error page, a 404 page (which also says to check "url"), a page without a title, and a sign-in page answered 200', async () => {
     const pages: Record<string, [number, string]> = {
       '/nginx/mcp': [502, '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>'],
       '/express/mcp': [404, '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot POST /express/mcp</pre>\n</body>\n</html>\n'],
@@ -379,7 +379,7 @@ describe('StreamableHttpTransport against hostile servers', function () {
       return c.conn.requestRaw('initialize', {}).then(() => 'answered', (err: Error) => err.message.replace(server.url(path), 'URL'));
     };
     assert.equal(await said('/nginx/mcp'), 'Server "fixture" answered HTTP 502 Bad Gateway at URL: 502 Bad Gateway');
-    assert.equal(await said('/express/mcp'), 'Server "fixture" answered HTTP 404 Not Found at URL: Error: Cannot POST /express/mcp');
+    assert.equal(await said('/express/mcp'), 'Server "fixture" answered HTTP 404 Not Found at URL (check "url" in its configuration): Error: Cannot POST /express/mcp');
     assert.equal(await said('/styled/mcp'), 'Server "fixture" answered HTTP 503 Service Unavailable at URL: Just a moment...');
     assert.equal(await said('/untitled/mcp'), 'Server "fixture" answered HTTP 500 Internal Server Error at URL: Internal error Try again later.');
     assert.equal(

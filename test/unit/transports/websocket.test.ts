@@ -440,6 +440,18 @@ describe('WebSocketTransport', () => {
       assert.equal(closes, 0);
     });
 
+    it('a 404 to the upgrade (a wrong path) says to check "url" in its configuration', async () => {
+      const server = await hostileServer((_req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found'));
+      cleanups.push(() => server.close());
+      const url = server.url('/typo').replace('http:', 'ws:');
+      await assert.rejects(transport(url, { serverName: 'moved' }).start(), (e: Error) => {
+        assert.ok(e instanceof TransportHttpError);
+        assert.equal(e.status, 404);
+        assert.equal(e.message, `server "moved" at ${url} refused the WebSocket connection with HTTP 404 Not Found: check "url" in its configuration`);
+        return true;
+      });
+    });
+
     it('a web page answered instead of a WebSocket (a proxy\'s sign-in page) names itself and says what to do, not "refused with HTTP 200 OK"', async () => {
       const page = `<!doctype html><html><head><title>Sign in</title><script>${'var a=1;'.repeat(40)}</script></head><body><form><h1>Sign in to Contoso</h1><input name="user"></form></body></html>`;
       const server = await hostileServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page));
