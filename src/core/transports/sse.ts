@@ -154,7 +154,7 @@ export class LegacySseTransport implements Transport {
     try {
       url = new URL(data.trim(), this.#url);
     } catch {
-      this.#log.warn(`Ignored an invalid "endpoint" event from server "${this.#serverName}": ${data.slice(0, 200)}`);
+      this.#log.warn(`Ignored an invalid "endpoint" event: ${data.slice(0, 200)}`);
       return;
     }
     // Our headers (tokens) go to the endpoint: it must not lead to another origin.
@@ -165,7 +165,7 @@ export class LegacySseTransport implements Transport {
       return;
     }
     if (this.#waitingForEndpoint) this.#waitingForEndpoint.resolve(url);
-    else if (url.href !== this.#endpoint?.href) this.#log.warn(`Ignored a second "endpoint" event from server "${this.#serverName}"`);
+    else if (url.href !== this.#endpoint?.href) this.#log.warn('Ignored a second "endpoint" event');
   }
 
   #onMessageEvent(data: string): void {
@@ -175,7 +175,7 @@ export class LegacySseTransport implements Transport {
       this.onerror?.(values);
       return;
     }
-    for (const v of values) deliver(this, v, this.#log, this.#serverName);
+    for (const v of values) deliver(this, v, this.#log);
   }
 
   async #http(method: 'GET' | 'POST', url: URL, extra: Record<string, string>, body?: string): Promise<Response> {

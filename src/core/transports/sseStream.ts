@@ -131,11 +131,11 @@ export function parseEventData(data: string, serverName: string): unknown[] | Tr
 }
 
 /** Hands a message from the server to `transport.onmessage`; a handler that throws is logged, not thrown into the stream. */
-export function deliver(transport: Pick<Transport, 'onmessage'>, value: unknown, log: Logger, serverName: string): void {
+export function deliver(transport: Pick<Transport, 'onmessage'>, value: unknown, log: Logger): void {
   try {
     transport.onmessage?.(value);
   } catch (err) {
-    log.error(`Handling a message from server "${serverName}" failed: ${errorMessage(err)}`);
+    log.error(`Handling a message from the server failed: ${errorMessage(err)}`);
   }
 }
 

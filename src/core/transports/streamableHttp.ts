@@ -320,7 +320,7 @@ export class StreamableHttpTransport implements Transport {
       const response = await this.#http('DELETE', {}, AbortSignal.timeout(DELETE_TIMEOUT_MS));
       await discardBody(response);
       if (response.ok || response.status === 405 || response.status === 404) this.#log.debug(`Session ${session} ended (HTTP ${response.status})`);
-      else this.#log.warn(`Server "${this.#serverName}" refused to end session ${session} (HTTP ${response.status})`);
+      else this.#log.warn(`The server refused to end session ${session} (HTTP ${response.status})`);
     } catch (err) {
       this.#log.debug(`Could not end session ${session}: ${errorMessage(err)}`);
     }
@@ -374,7 +374,7 @@ export class StreamableHttpTransport implements Transport {
   #expireSession(session: string, err: SessionExpiredError): void {
     if (this.#sessionId !== session) return;
     // Said once, by whoever owns the session (the reason it closes), not here too.
-    this.#log.debug(`Session ${session} of server "${this.#serverName}" expired`);
+    this.#log.debug(`Session ${session} expired`);
     this.#sessionId = undefined;
     this.#serverStream?.abort(new Error('session expired'));
     // Whoever owns the MCP session learns it is over, whichever request or stream found out.
@@ -386,10 +386,10 @@ export class StreamableHttpTransport implements Transport {
     if (id === null || id === this.#sessionId) return;
     // Spec: visible ASCII only. Anything else could smuggle text into our headers or logs.
     if (!/^[\x21-\x7e]{1,1024}$/.test(id)) {
-      this.#log.warn(`Ignored an invalid Mcp-Session-Id from server "${this.#serverName}"`);
+      this.#log.warn('Ignored an invalid Mcp-Session-Id');
       return;
     }
-    this.#log.info(`Server "${this.#serverName}" assigned session ${id}`);
+    this.#log.info(`The server assigned session ${id}`);
     this.#sessionId = id;
   }
 
@@ -428,7 +428,7 @@ export class StreamableHttpTransport implements Transport {
       if (!immediate) {
         if (failures >= this.#reconnect.maxRetries && state.kind === 'post') return this.#giveUp(state, `it could not be resumed after ${failures} attempts`);
         const delay = this.#delay(state, failures);
-        this.#log.debug(`Resuming the ${state.label} of server "${this.#serverName}" in ${delay} ms`);
+        this.#log.debug(`Resuming the ${state.label} in ${delay} ms`);
         try {
           await sleep(delay, signal);
         } catch {
@@ -441,7 +441,7 @@ export class StreamableHttpTransport implements Transport {
         // The server took the GET: a stream it ends soon after is a poll, not a failure.
         response = opened;
         failures = 0;
-        if (warned) this.#log.info(`Listening for messages from server "${this.#serverName}" again`);
+        if (warned) this.#log.info('Listening for messages from the server again');
         warned = false;
       } else if ('stop' in opened) {
         return opened.quiet ? this.#log.debug(`No ${state.label}: ${opened.stop}`) : this.#giveUp(state, opened.stop, opened.told);
@@ -451,7 +451,7 @@ export class StreamableHttpTransport implements Transport {
         // The GET stream is how the server reaches us: never given up, but the user hears once.
         if (state.kind === 'get' && failures >= this.#reconnect.maxRetries && !warned) {
           warned = true;
-          this.#log.warn(`Not hearing from server "${this.#serverName}": its stream for its own messages could not be reopened after ${failures} attempts (${opened.retry}); still trying`);
+          this.#log.warn(`Not hearing from the server: its stream for its own messages could not be reopened after ${failures} attempts (${opened.retry}); still trying`);
         }
       }
     }
@@ -509,7 +509,7 @@ export class StreamableHttpTransport implements Transport {
     if (response.ok) {
       const type = mediaType(response);
       if (type === 'text/event-stream') {
-        this.#log.debug(`${state.lastEventId === undefined ? 'Opened' : `Resumed after event ${state.lastEventId}`} the ${state.label} of server "${this.#serverName}"`);
+        this.#log.debug(`${state.lastEventId === undefined ? 'Opened' : `Resumed after event ${state.lastEventId}`} the ${state.label}`);
         return response;
       }
       await discardBody(response);
@@ -541,13 +541,13 @@ export class StreamableHttpTransport implements Transport {
    */
   #giveUp(state: StreamState, why: string, told = false): void {
     if (state.kind === 'get') {
-      this.#log.warn(`Stopped listening for messages from server "${this.#serverName}": ${why}`);
+      this.#log.warn(`Stopped listening for messages from the server: ${why}`);
       this.onerror?.(new TransportHttpError(`Server "${this.#serverName}" stream for its own messages stopped: ${why}`));
       return;
     }
     const ids = [...(state.pending ?? [])];
     if (ids.length === 0) return;
-    if (!told) this.#log.warn(`The ${state.label} of server "${this.#serverName}" was lost: ${why}`);
+    if (!told) this.#log.warn(`The ${state.label} was lost: ${why}`);
     for (const id of ids) this.#fail(id, `Server "${this.#serverName}" dropped the stream carrying the answer: ${why}`);
   }
 
@@ -557,7 +557,7 @@ export class StreamableHttpTransport implements Transport {
   }
 
   #deliver(value: unknown): void {
-    deliver(this, value, this.#log, this.#serverName);
+    deliver(this, value, this.#log);
   }
 }
 

@@ -51,7 +51,7 @@ describe('StreamableHttpTransport against server-everything', function () {
   this.timeout(30_000);
   const server = peerForSuite(() => startEverything('streamableHttp'));
 
-  it('initializes at 2025-11-25, lists simulate-research-query as a required-task tool, opens the GET stream, and deletes the session on close', async () => {
+  it('initializes at 2025-11-25, lists simulate-research-query as a required-task tool, opens the GET stream, and deletes the session on close; its log lines leave the server\'s name to the logger\'s [name] prefix', async () => {
     const c = client(server.url('/mcp'), { serverName: 'everything' });
     const result = await initialize(c);
     assert.equal(result.protocolVersion, PROTOCOL_VERSION);
@@ -75,6 +75,9 @@ describe('StreamableHttpTransport against server-everything', function () {
     assert.notEqual(await rawPing(server.url('/mcp'), sessionId), 200, 'the session was deleted');
     assert.deepEqual(warnings(c), []);
     assert.deepEqual(c.errors, []);
+    // The server manager logs through prefixed(log, label): "[everything] Server "everything" assigned…" named it twice.
+    assert.ok(c.log.has('info', new RegExp(`^The server assigned session ${sessionId}$`)), c.log.text());
+    assert.deepEqual(c.log.lines.filter((l) => /server "everything"/i.test(l.message)).map((l) => l.message), []);
   });
 
   it('a session server-everything no longer has (it answers 400 "No valid session ID provided", not the spec\'s 404) is an expired session: the next initialize starts a new one', async () => {
@@ -479,7 +482,7 @@ describe('StreamableHttpTransport against hostile servers', function () {
     await c.conn.start();
     c.transport.openServerStream();
     await waitFor(() => c.log.has('debug', /Resuming the server stream/), 'the wait before resuming');
-    assert.ok(c.log.has('debug', /^Resuming the server stream of server "fixture" in 3600000 ms$/), c.log.text());
+    assert.ok(c.log.has('debug', /^Resuming the server stream in 3600000 ms$/), c.log.text());
     assert.equal(gets, 1);
   });
 
@@ -634,8 +637,8 @@ describe('StreamableHttpTransport against hostile servers', function () {
     streams[1].write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`);
     await waitFor(() => got.length === 1, 'a message on the reopened stream');
     assert.equal(c.transport.listening, true);
-    assert.deepEqual(warnings(c), ['Not hearing from server "fixture": its stream for its own messages could not be reopened after 3 attempts (Server "fixture" answered HTTP 503 Service Unavailable at ' + server.url('/mcp') + ': maintenance); still trying']);
-    assert.ok(c.log.has('info', /^Listening for messages from server "fixture" again$/), c.log.text());
+    assert.deepEqual(warnings(c), ['Not hearing from the server: its stream for its own messages could not be reopened after 3 attempts (Server "fixture" answered HTTP 503 Service Unavailable at ' + server.url('/mcp') + ': maintenance); still trying']);
+    assert.ok(c.log.has('info', /^Listening for messages from the server again$/), c.log.text());
     assert.deepEqual(c.errors, []);
   });
 
