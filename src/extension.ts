@@ -41,7 +41,7 @@ export interface McpTasksApi extends PublicApi {
     /** Where the server's question about this task is (shown, waiting, deferred, hidden), if any. */
     questionPlace(key: string): string | undefined;
     /** What the status bar item and the view's badge say. */
-    indicators(): { statusBar?: string; badge?: number };
+    indicators(): { statusBar?: string; tooltip?: string; badge?: number };
   };
 }
 

@@ -194,7 +194,8 @@ export class TaskIndicators extends DisposableBase {
       this.#item.hide();
     } else {
       this.#item.text = [running && `$(sync~spin) ${running}`, waiting && `$(bell-dot) ${waiting}`].filter(Boolean).join('  ');
-      this.#item.tooltip = vscode.l10n.t('MCP Tasks: {0} running, {1} waiting for you', running, waiting);
+      // Only the counts there are, as the text shows them: "1 waiting for you", not "0 running, 1 waiting for you".
+      this.#item.tooltip = `MCP Tasks: ${[running && vscode.l10n.t('{0} running', running), waiting && vscode.l10n.t('{0} waiting for you', waiting)].filter(Boolean).join(', ')}`;
       this.#item.accessibilityInformation = { label: this.#item.tooltip };
       this.#item.show();
     }
@@ -202,9 +203,9 @@ export class TaskIndicators extends DisposableBase {
     this.#view.badge = waiting ? { value: waiting, tooltip } : undefined;
   }
 
-  /** What the status bar item and the view's badge say now (for tests). */
-  snapshot(): { statusBar?: string; badge?: number } {
-    return { statusBar: this.#shown ? this.#item.text : undefined, badge: this.#view.badge?.value };
+  /** What the status bar item (its text and tooltip) and the view's badge say now (for tests). */
+  snapshot(): { statusBar?: string; tooltip?: string; badge?: number } {
+    return { statusBar: this.#shown ? this.#item.text : undefined, tooltip: this.#shown ? (this.#item.tooltip as string) : undefined, badge: this.#view.badge?.value };
   }
 
   #notifyInput(key: string): void {

@@ -32,8 +32,8 @@ export interface McpTasksTestingApi {
   /** Servers' dialogs hidden without an answer, waiting to be reopened. */
   hiddenDialogs?(): number;
   questionPlace?(key: string): string | undefined;
-  /** What the status bar item and the view's badge say. */
-  indicators?(): { statusBar?: string; badge?: number };
+  /** What the status bar item (its text and tooltip) and the view's badge say. */
+  indicators?(): { statusBar?: string; tooltip?: string; badge?: number };
 }
 
 /** What `activate()` returns. */

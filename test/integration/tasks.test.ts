@@ -547,7 +547,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await vscode.commands.executeCommand('mcpTasks.showLog');
   });
 
-  test('A question from the server (simulate-research-query, ambiguous) is answered in the quick pick, with no "needs your input" notification over it; the task completes', async function () {
+  test('A question from the server (simulate-research-query, ambiguous) is answered in the quick pick, with no "needs your input" notification over it (the status bar\'s tooltip says "1 waiting for you", no "0 running"); the task completes', async function () {
     this.timeout(45_000);
     const messages = spy.messages.length;
     const { row, node } = await runTool('everything', 'simulate-research-query', { topic: 'python', ambiguous: 'Yes' });
@@ -556,6 +556,8 @@ suite('Commands and the Tasks view, with the demo server', () => {
     assert.ok(words(waiting.contextValue).has('respondable'), `contextValue ${waiting.contextValue}`);
     const question = await spy.next('the question', 20_000);
     assert.match(question.title ?? '', /^simulate-research-query \(server "everything", task /);
+    await waitFor(() => testing.indicators?.().statusBar === '$(bell-dot) 1', 'the status bar to count the task as waiting');
+    assert.equal(testing.indicators?.().tooltip, 'MCP Tasks: 1 waiting for you');
     await choose(question, (i) => i.label === 'Python snake species', 'the snake interpretation');
     const review = await spy.next('the review step');
     await choose(review, (i) => i.label.endsWith('Accept'), 'Accept');
@@ -635,6 +637,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     try {
       await waitFor(() => provider.streaming > 0 && api.getTask(slow.id)?.status === 'input_required', 'the model to answer the server while its task is input_required', 30_000);
       await waitFor(() => testing.indicators?.().statusBar === '$(sync~spin) 1', 'the status bar to count the task as running');
+      assert.equal(testing.indicators?.().tooltip, 'MCP Tasks: 1 running');
       assert.equal(testing.indicators?.().badge, undefined, 'no badge: nothing waits for the user');
       // Past the 5 s a task waits for its question before "needs your input" is told anyway.
       await new Promise((r) => setTimeout(r, 6000));
