@@ -17,6 +17,9 @@ export const STATUS_PRESENTATION: Readonly<Record<LocalTaskStatus, { icon: strin
   lost: { icon: 'debug-disconnect', color: 'problemsWarningIcon.foreground', label: 'Lost' },
 };
 
+/** A protocol time (ISO 8601, UTC) as the user reads times: in their locale and time zone. */
+export const localTime = (iso: string): string => new Date(iso).toLocaleString();
+
 /** `42 s`, `5 min`, `3 h`, `2 d`: how long ago, in the fewest words. */
 export function formatAge(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));

@@ -1,6 +1,6 @@
 import { safeStringify } from '../util/json';
 import type { TaskSnapshot } from './types';
-import { STATUS_PRESENTATION, taskTitle } from './presentation';
+import { localTime, STATUS_PRESENTATION, taskTitle } from './presentation';
 
 type Block = Record<string, unknown> & { type: string };
 
@@ -85,7 +85,7 @@ function block(b: Block): string {
  */
 export function formatOutcome(t: TaskSnapshot): string {
   const lines: string[] = [`# ${taskTitle(t)}: ${STATUS_PRESENTATION[t.status].label}`, ''];
-  lines.push(`Task \`${t.taskId}\`${t.kind === 'direct' ? ' (direct call)' : ''}, created ${t.createdAt}${t.outcomeFetchedAt ? `, result fetched ${t.outcomeFetchedAt}` : ''}.`, '');
+  lines.push(`Task \`${t.taskId}\`${t.kind === 'direct' ? ' (direct call)' : ''}, created ${localTime(t.createdAt)}${t.outcomeFetchedAt ? `, result fetched ${localTime(t.outcomeFetchedAt)}` : ''}.`, '');
   if (t.statusMessage) lines.push(`> Last status message: ${t.statusMessage}`, '');
   if (t.note) lines.push(`_${t.note}_`, '');
   const o = t.outcome;

@@ -5,7 +5,7 @@ import type { ServerManager, ServerSnapshot } from '../../core/servers/serverMan
 import { restarts } from '../../core/servers/serverManager';
 import type { TaskEngine } from '../../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../../core/host/taskHost';
-import { STATUS_PRESENTATION, describeHosted, describeTask, expiresAt, formatAge, taskTitle } from '../../core/tasks/presentation';
+import { STATUS_PRESENTATION, describeHosted, describeTask, expiresAt, formatAge, localTime, taskTitle } from '../../core/tasks/presentation';
 import { isTerminal } from '../../core/tasks/status';
 import { hasResult as resultOf, isCancelable } from '../../core/tasks/policy';
 import type { TaskSnapshot } from '../../core/tasks/types';
@@ -312,8 +312,8 @@ function taskTooltip(t: TaskSnapshot, now: number, checks?: string): vscode.Mark
   if (t.note) md.appendMarkdown(`_${escapeMd(t.note)}_\n\n`);
   const rows: Array<[string, string]> = [
     ['Task id', `\`${t.taskId}\``],
-    ['Created', new Date(t.createdAt).toLocaleString()],
-    ['Updated', new Date(t.lastUpdatedAt).toLocaleString()],
+    ['Created', localTime(t.createdAt)],
+    ['Updated', localTime(t.lastUpdatedAt)],
   ];
   const exp = expiresAt(t);
   rows.push(['TTL left', exp === undefined ? 'unlimited' : exp > now ? formatAge(exp - now) : 'ended']);
@@ -360,7 +360,7 @@ function hostedItem(h: HostedTaskSnapshot): vscode.TreeItem {
   item.contextValue = ['hosted', live ? 'cancelable live' : 'finished', respondable ? 'respondable' : ''].filter(Boolean).join(' ');
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown(`**${label}**, run as a task here: ${p.label}\n\n${escapeMd(h.summary)}\n\n`);
-  md.appendMarkdown(`Task id: \`${h.taskId}\`  \nCreated: ${new Date(h.createdAt).toLocaleString()}  \nTTL: ${formatAge(h.ttl)}${live ? `, ${formatAge(Date.parse(h.createdAt) + h.ttl - Date.now())} left (then it closes unanswered)` : ''}`);
+  md.appendMarkdown(`Task id: \`${h.taskId}\`  \nCreated: ${localTime(h.createdAt)}  \nTTL: ${formatAge(h.ttl)}${live ? `, ${formatAge(Date.parse(h.createdAt) + h.ttl - Date.now())} left (then it closes unanswered)` : ''}`);
   item.tooltip = md;
   // Heard as seen: the status, why it ended and the age, not the status alone.
   item.accessibilityInformation = { label: `${label}, ${item.description}` };

@@ -20,6 +20,13 @@ const withText = (text: string): TaskSnapshot => ({
 });
 
 describe('formatOutcome', () => {
+  it('shows when the task was created and its result fetched in local time, as the row\'s tooltip does (localTime), not as the protocol\'s UTC ISO strings', () => {
+    const t = { ...withText('x'), createdAt: '2026-12-04T23:41:00.000Z', outcomeFetchedAt: '2026-12-04T23:42:30.000Z' };
+    const head = formatOutcome(t).split('\n')[2];
+    assert.equal(head, `Task \`t\`, created ${new Date(t.createdAt).toLocaleString()}, result fetched ${new Date(t.outcomeFetchedAt).toLocaleString()}.`);
+    assert.doesNotMatch(head, /T23:4|Z\b/);
+  });
+
   it('fences embedded text with more backticks than its longest run, and three at least', () => {
     assert.match(formatOutcome(withText('plain')), /\n```\nplain\n```\n/);
     assert.match(formatOutcome(withText('a ``` b ````` c')), /\n``````\na ``` b ````` c\n``````\n/);
