@@ -9,7 +9,8 @@
 //   - no uncaught exception, unhandled rejection, process warning, nor an engine's error message
 //     (a TypeError, a stack overflow) in the log or in an answer;
 //   - every request the server sent with an id the client can read got one answer (a result, or an
-//     error with a sane code), and the client still answers a ping afterwards;
+//     error with a sane code), none if the client read a cancel of it (the spec's SHOULD), and the
+//     client still answers a ping afterwards;
 //   - every message the client sent is well-formed (envelope, params and results of the spec) and
 //     allowed (T-TOOL-1/2, T-CAP-2, T-REQ-9, T-RCV-4, T-RCV-8, T-RCV-10, T-LIFE-1, T-LIFE-2 of hosted
 //     tasks; no tasks/list or tasks/cancel undeclared; cancels only of its own, non-task requests);
@@ -397,7 +398,17 @@ class HostileServer {
   #sent(m: unknown): void {
     if (!isObject(m)) return;
     if ('method' in m) {
-      if (!('id' in m) || !readableId(m.id)) return;
+      if (!('id' in m)) {
+        // A request is cancelled by the notification the client reads, not by the one the server
+        // meant to send: a mutation may cancel another request (requestId -0 is request 0) or none.
+        const p = m.params;
+        if (m.method === 'notifications/cancelled' && m.jsonrpc === '2.0' && isObject(p) && (typeof p.requestId === 'string' || typeof p.requestId === 'number')) {
+          const rec = this.toClient.get(this.key(p.requestId));
+          if (rec?.valid) rec.cancelled = true;
+        }
+        return;
+      }
+      if (!readableId(m.id)) return;
       const key = this.key(m.id);
       const valid = m.jsonrpc === '2.0' && typeof m.method === 'string' && (m.params === undefined || isObject(m.params)) && (typeof m.id === 'string' || Number.isSafeInteger(m.id));
       const rec = this.toClient.get(key) ?? { gen: this.gen, method: m.method, params: m.params, sent: 0, valid, cancelled: false, answers: [] };
@@ -963,8 +974,7 @@ class HostileServer {
         2,
         () => {
           const open = [...this.toClient.entries()].filter(([, r]) => r.gen === this.gen && r.answers.length === 0 && !r.cancelled);
-          const [key, rec] = open.length ? this.rng.pick(open) : ['0:n424242', undefined];
-          if (rec) rec.cancelled = true;
+          const [key] = open.length ? this.rng.pick(open) : ['0:n424242'];
           const id = key.slice(key.indexOf(':') + 1);
           return ['notifications/cancelled', { requestId: id[0] === 'n' ? Number(id.slice(1)) : id.slice(1), reason: 'never mind' }];
         },
@@ -1446,6 +1456,14 @@ describe('reliability: a hostile server fuzzed against the client (seeded)', fun
     ];
     for (const re of expected) assert.ok(server.problems.some((p) => re.test(p)), `${re} among:\n${server.problems.join('\n')}`);
     assert.equal(server.problems.length, expected.length, server.problems.join('\n'));
+
+    // A request may go unanswered once the client read a cancel of it: requestId -0 cancels request
+    // 0 (seed 866), a cancel whose requestId a mutation broke cancels nothing.
+    server.deliver({ jsonrpc: '2.0', id: -0, method: 'ping' }, 'a ping with id -0');
+    server.deliver({ jsonrpc: '2.0', id: 14, method: 'ping' }, 'a ping');
+    server.deliver({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: -0 } }, 'a cancel of -0');
+    server.deliver({ jsonrpc: '2.0', method: 'notifications/cancelled', params: '{"requestId":14}' }, 'a broken cancel of 14');
+    assert.deepEqual([server.toClient.get(server.key(0))?.cancelled, server.toClient.get(server.key(14))?.cancelled], [true, false]);
 
     // Snapshots: a bad date, infinite progress, a task dropped without a trace.
     const bad = { key: taskKey(SERVER, 't'), serverId: SERVER, taskId: 't', kind: 'task', toolName: 'x', status: 'working', createdAt: 'yesterday', lastUpdatedAt: '2025-11-25T10:00:00.000Z', ttl: -1, progress: { progress: Infinity }, origin: 'user' };
