@@ -64,9 +64,12 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 // closed, a server waiting for a task's result says so): 297.3 KB. The seventeenth session's
 // fixes (the endpoint of a waiting configuration kept for the next window, sessions kept for
 // results still to fetch, Disconnect of a moved server) took 1.9 KB: 299.2 KB, 0.8 KB under the
-// gate. Loading features
+// gate. The eighteenth session took 3.6 KB of code written twice out (one tasks/get, one paging,
+// one way to refuse a schema, one setting reader...), which paid for its fixes (hints for a host
+// not found and a 404, Clear Finished disabled with nothing to clear, Refresh not undoing a
+// clear): 296.4 KB. Loading features
 // on demand would not reach 150 KB either: with every transport, the dialogs, sampling, the chat
-// tools and the API left out, the startup bundle is still 174 KB (bench/size.mjs, "startup only").
+// tools and the API left out, the startup bundle is still 172 KB (bench/size.mjs, "startup only").
 const BUNDLE_TARGET = 150 * 1024;
 const BUNDLE_GATE = 300 * 1024;
 const args = new Set(process.argv.slice(2));
