@@ -90,7 +90,8 @@ describe('McpSession handshake', () => {
     await session.close();
   });
 
-  it('a server log message with a level named like an Object property (constructor) is logged at info', async () => {
+  /** A session initialized with a server that answers initialize only; `theirs` is that server's end. */
+  async function initialized() {
     const [ours, theirs] = InMemoryTransport.createLinkedPair();
     theirs.onmessage = (m) => {
       const msg = m as { id?: number; method?: string };
@@ -99,6 +100,11 @@ describe('McpSession handshake', () => {
     const log = new MemoryLogger();
     const session = new McpSession(ours, { logger: log, clientInfo: { name: 'test', version: '0' } });
     await session.connect();
+    return { theirs, log, session };
+  }
+
+  it('a server log message with a level named like an Object property (constructor) is logged at info', async () => {
+    const { theirs, log, session } = await initialized();
     await theirs.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'constructor', data: 'hello' } });
     await waitFor(() => log.has('info', /server log: hello/), 'the log line');
     assert.ok(!log.has('error', /failed/), log.text());
@@ -106,14 +112,7 @@ describe('McpSession handshake', () => {
   });
 
   it('a server log message whose data is nested 20,000 deep (JSON.parse reads it; JSON.stringify overflows) is logged, its depths cut, not lost to "Maximum call stack size exceeded" (found by the fuzzer)', async () => {
-    const [ours, theirs] = InMemoryTransport.createLinkedPair();
-    theirs.onmessage = (m) => {
-      const msg = m as { id?: number; method?: string };
-      if (msg.method === 'initialize') void theirs.send({ jsonrpc: '2.0', id: msg.id!, result: INIT_RESULT });
-    };
-    const log = new MemoryLogger();
-    const session = new McpSession(ours, { logger: log, clientInfo: { name: 'test', version: '0' } });
-    await session.connect();
+    const { theirs, log, session } = await initialized();
     const depth = 20_000;
     theirs.injectToPeer(JSON.parse(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","data":${'['.repeat(depth)}${']'.repeat(depth)}}}`));
     const said = () => log.lines.filter((l) => l.level !== 'trace').map((l) => `${l.level}: ${l.message.slice(0, 200)}`);

@@ -908,22 +908,19 @@ class HostileServer {
     ])();
     let p: Json | undefined = params;
     if (p && (method === 'elicitation/create' || method === 'sampling/createMessage')) {
-      if (this.rng.chance(0.6)) {p.task = this.rng.weighted<unknown>([
-        [6, { ttl: this.rng.pick([1_000, 30_000, 600_000]) }],
-        [2, {}],
-        [1, { ttl: this.rng.pick([-1, -0, 1e308, Infinity, 0.5, 'x', null]) }],
-        [1, null],
-      ]);}
+      if (this.rng.chance(0.6)) {
+        p.task = this.rng.weighted<unknown>([
+          [6, { ttl: this.rng.pick([1_000, 30_000, 600_000]) }],
+          [2, {}],
+          [1, { ttl: this.rng.pick([-1, -0, 1e308, Infinity, 0.5, 'x', null]) }],
+          [1, null],
+        ]);
+      }
       const meta = this.#relatedMeta();
       if (meta) p._meta = meta;
     }
-    let what = method;
-    if (p && this.rng.chance(mutationRate)) {
-      const m = mutate(p, this.rng);
-      p = m.value as Json;
-      what += ` mutated ${m.what.join(' ')}`;
-      this.stats.mutated++;
-    }
+    let what: string;
+    [p, what] = this.#maybeMutate(p, method, mutationRate);
     const id = this.rng.weighted<unknown>([
       [20, this.#nextId++],
       [4, `srv-${this.#nextId++}`],
@@ -982,15 +979,16 @@ class HostileServer {
       [1, () => ['notifications/elicitation/complete', { elicitationId: this.elicitationIds.length ? this.rng.pick(this.elicitationIds) : 'el-0' }]],
       [1, () => ['notifications/resources/updated', { uri: 'file:///x' }]],
     ])();
-    let p = params;
-    let what = method;
-    if (p && this.rng.chance(mutationRate)) {
-      const m = mutate(p, this.rng);
-      p = m.value as Json;
-      what += ` mutated ${m.what.join(' ')}`;
-      this.stats.mutated++;
-    }
+    const [p, what] = this.#maybeMutate(params, method, mutationRate);
     this.deliver({ jsonrpc: '2.0', method, ...(p !== undefined && { params: p }) }, `notification ${what}`);
+  }
+
+  /** `params` mutated at `mutationRate`, and how the trace names the message (`method`, and the mutations). */
+  #maybeMutate(params: Json | undefined, method: string, mutationRate: number): [Json | undefined, string] {
+    if (!params || !this.rng.chance(mutationRate)) return [params, method];
+    const m = mutate(params, this.rng);
+    this.stats.mutated++;
+    return [m.value as Json, `${method} mutated ${m.what.join(' ')}`];
   }
 
   /** Many requests at once (T-RCV-9: the limits answer what they refuse), sent one by one or as one batch. */
