@@ -85,7 +85,9 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     this.#servers = servers;
     this.#engine = engine;
     this.#host = host;
-    this._register(this.onDidChangeTreeData(() => this.#checkFinished()));
+    // A live row changed in place (progress, a message) cannot change the answer: an ended task
+    // does not start again (T-LIFE-3). Checked for everything else, not for each progress report.
+    this._register(this.onDidChangeTreeData((node) => (node?.kind === 'task' && !isTerminal(this.#engine.get(node.key)?.status ?? 'completed')) || this.#checkFinished()));
     this.#checkFinished();
     if (host) {
       this._register(host.onDidChange((h) => this.#onDidChangeTreeData.fire(this.#hostedNodes.get(h.taskId) ?? this.#serverNodes.get(h.serverId))));
