@@ -7,6 +7,7 @@ import type { TaskSnapshot } from '../core/tasks/types';
 import { taskBrowserSteps } from '../core/elicitation/urlRequired';
 import { DisposableBase } from '../core/util/event';
 import type { InFlight } from '../core/util/inFlight';
+import { hasResult } from '../core/tasks/policy';
 import { setting } from './configuration';
 import type { HiddenDialogs } from './hiddenDialogs';
 import type { Node } from './tree/tasksTree';
@@ -195,7 +196,7 @@ export class TaskIndicators extends DisposableBase {
     } else {
       this.#item.text = [running && `$(sync~spin) ${running}`, waiting && `$(bell-dot) ${waiting}`].filter(Boolean).join('  ');
       // Only the counts there are, as the text shows them: "1 waiting for you", not "0 running, 1 waiting for you".
-      this.#item.tooltip = `MCP Tasks: ${[running && vscode.l10n.t('{0} running', running), waiting && vscode.l10n.t('{0} waiting for you', waiting)].filter(Boolean).join(', ')}`;
+      this.#item.tooltip = vscode.l10n.t('MCP Tasks: {0}', [running && vscode.l10n.t('{0} running', running), waiting && vscode.l10n.t('{0} waiting for you', waiting)].filter(Boolean).join(', '));
       this.#item.accessibilityInformation = { label: this.#item.tooltip };
       this.#item.show();
     }
@@ -266,7 +267,7 @@ export class TaskIndicators extends DisposableBase {
         continue;
       }
       const open = vscode.l10n.t('Open Result');
-      const canOpen = t.status === 'completed' || t.status === 'failed' || t.outcomeFetchedAt !== undefined;
+      const canOpen = hasResult(t);
       // A task that went wrong says why, as its row does (for lost and expired, the note is the reason).
       const why = t.status === 'failed' ? t.statusMessage || t.note : t.status === 'lost' || t.status === 'expired' ? t.note || t.statusMessage : undefined;
       const text = why ? vscode.l10n.t('"{0}" on {1}: {2}. {3}', taskTitle(t), server, status, why) : vscode.l10n.t('"{0}" on {1}: {2}', taskTitle(t), server, status);
