@@ -11,7 +11,7 @@ import { decideExecution, hasResultToFetch, isCancelable, serverAcceptsToolTasks
 import { errorMessage, raceAbort } from '../core/util/abort';
 import type { UrlPlan } from '../core/elicitation/plan';
 import { completeInBrowser, taskBrowserSteps, urlsRequired } from '../core/elicitation/urlRequired';
-import { RequestTimeoutError } from '../core/jsonrpc/errors';
+import { reasonOf, RequestTimeoutError } from '../core/jsonrpc/errors';
 import { sourceKey } from '../core/config/types';
 import { NEVER, waitWithProgress } from './cancellation';
 import { confirmDestructive, inform, isConfirmed } from './confirm';
@@ -443,7 +443,7 @@ async function askBrowserSteps(deps: TaskCommandDeps, call: ToolCall, plans: rea
 async function showFailure(err: unknown, words: (why: string) => string, { warn = false, namesServer = false, server }: { warn?: boolean; namesServer?: boolean; server?: ServerSnapshot } = {}): Promise<void> {
   if (isInputDismissed(err)) return;
   const timedOut = err instanceof RequestTimeoutError;
-  const why = timedOut && namesServer ? err.detail : errorMessage(err);
+  const why = timedOut && namesServer ? err.detail : reasonOf(err);
   const log = vscode.l10n.t('Show Log');
   const settings = vscode.l10n.t('Open Settings');
   const config = vscode.l10n.t('Open Configuration');

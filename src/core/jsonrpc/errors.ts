@@ -50,7 +50,15 @@ export class RequestTimeoutError extends RpcError {
 
 /** An error's message for a line that names its server already: for a timeout, its `detail`, which does not name it again. */
 export function detailOf(err: unknown): string {
-  return err instanceof RequestTimeoutError ? err.detail : errorMessage(err);
+  return err instanceof RequestTimeoutError ? err.detail : reasonOf(err);
+}
+
+/**
+ * An error's message for the user. A server's error with an empty message says so, with its code,
+ * instead of nothing after a colon; the error itself (a result, an outcome) keeps it as sent.
+ */
+export function reasonOf(err: unknown): string {
+  return isPeerError(err) && !err.message ? `the server gave no reason (error ${err.code})` : errorMessage(err);
 }
 
 /** The transport lost the answer (a stream cut before it): not an error the peer sent. */

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
 import * as z from 'zod/mini';
 import { JsonRpcConnection } from '../../../src/core/jsonrpc/connection';
-import { ErrorCode, RequestTimeoutError, RpcError } from '../../../src/core/jsonrpc/errors';
+import { detailOf, ErrorCode, reasonOf, RequestTimeoutError, RpcError } from '../../../src/core/jsonrpc/errors';
 import { describeIssues } from '../../../src/core/jsonrpc/messages';
 import { InMemoryTransport } from '../../../src/core/transports/inMemory';
 import { CallToolResultSchema } from '../../../src/core/protocol/schemas';
@@ -41,6 +41,24 @@ describe('JsonRpcConnection', () => {
     await waitFor(() => received.length === 1, 'request');
     await send({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'bad', data: { why: 1 } } });
     await assert.rejects(p, (e: unknown) => e instanceof RpcError && e.code === -32602 && e.message === 'bad' && (e.data as { why: number }).why === 1);
+  });
+
+  it('a server error with an empty message is kept as sent, and told to the user as no reason given, with its code', async () => {
+    const { conn, received, send } = setup();
+    const p = conn.request('tasks/cancel', undefined, Any);
+    await waitFor(() => received.length === 1, 'request');
+    await send({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: '' } });
+    const err = await p.then(
+      () => assert.fail('resolved'),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof RpcError);
+    assert.deepEqual(err.toJSON(), { code: -32603, message: '' });
+    assert.equal(reasonOf(err), 'the server gave no reason (error -32603)');
+    assert.equal(detailOf(err), 'the server gave no reason (error -32603)');
+    // An error with a message, or one of ours, is told as it is.
+    assert.equal(reasonOf(new RpcError(-32602, 'bad')), 'bad');
+    assert.equal(reasonOf(new RequestTimeoutError('x', 5)), 'Request x timed out after 5 ms without an answer');
   });
 
   it('rejects a result that fails its schema with a message naming the method and field', async () => {
