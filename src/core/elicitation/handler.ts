@@ -3,7 +3,7 @@ import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
 import type { McpSession } from '../protocol/session';
 import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine';
-import { requestAbout } from '../tasks/types';
+import { requestAbout, TaskEndedError } from '../tasks/types';
 import type { Disposable } from '../util/event';
 import { errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
@@ -282,7 +282,8 @@ export function createElicitationHandler(options: ElicitationHandlerOptions): El
         log.info(`Closed the prompt of elicitation ${key!.split('\n')[1]}: the server reports it complete`);
         return { action: 'cancel' };
       }
-      if (ctx.signal.aborted) log.info(`Closed ${title}: the server withdrew its request (${errorMessage(ctx.signal.reason)})`);
+      const why = errorMessage(ctx.signal.reason);
+      if (ctx.signal.aborted) log.info(`Closed ${title}: ${ctx.signal.reason instanceof TaskEndedError ? why : `the server withdrew its request (${why})`}`);
       else log.error(`Elicitation dialog failed: ${errorMessage(err)}`);
       throw err;
     } finally {

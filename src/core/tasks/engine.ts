@@ -28,7 +28,7 @@ import { PollScheduler } from './scheduler';
 import type { LocalTaskStatus } from './status';
 import { canTransition, isServerTerminal, isTerminal, needsSession, resultToFetch, retired } from './status';
 import type { LiveWork, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
-import { taskKey } from './types';
+import { TaskEndedError, taskKey } from './types';
 
 /**
  * A background connection refused because of what the user did (a Disconnect, an input prompt
@@ -372,10 +372,14 @@ export class TaskEngine extends DisposableBase {
       // A question about a task that ends (cancelled, failed...) is withdrawn: its dialog closes.
       // One about a task that ended already (a server that works on once cancelled) is never shown.
       const ended = new AbortController();
-      if (isTerminal(task.status)) ended.abort(new Error(`the task ended (${task.status})`));
-      const sub = this.onDidChange((t) => t.key === task.key && isTerminal(t.status) && ended.abort(new Error(`the task ended (${t.status})`)));
+      const end = (t: TaskSnapshot) => isTerminal(t.status) && ended.abort(new TaskEndedError(t.status));
+      end(task);
+      const sub = this.onDidChange((t) => t.key === task.key && end(t));
       try {
         return await handler(params, { serverId, task, relatedTaskId, signal: AbortSignal.any([signal, ended.signal]) });
+      } catch (err) {
+        // An expected end, not the handler's failure: as an RpcError, it is answered without being logged as one.
+        throw ended.signal.aborted ? ended.signal.reason : err;
       } finally {
         sub.dispose();
       }

@@ -1,4 +1,5 @@
 import type { CallToolResult, TaskStatus } from '../protocol/schemas';
+import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import type { LocalTaskStatus } from './status';
 
 /** The outcome of a task as the server sent it: a `CallToolResult`, or a JSON-RPC error verbatim. */
@@ -67,4 +68,11 @@ export function requestAbout(ctx: { serverId: string; task?: { key: string }; ho
   if (ctx.task) about.push(ctx.task.key);
   if (ctx.hostedTaskId !== undefined) about.push(hostedKey(ctx.serverId, ctx.hostedTaskId));
   return about;
+}
+
+/** Why a server's request about a task is withdrawn from the user: the task ended. An expected end, not a failure. */
+export class TaskEndedError extends RpcError {
+  constructor(status: string) {
+    super(ErrorCode.InternalError, `the task ended (${status})`);
+  }
 }

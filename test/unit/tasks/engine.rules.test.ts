@@ -1,8 +1,11 @@
 // Every requestor rule of the MCP Tasks spec (2025-11-25) pinned on the TaskEngine, against a
 // scriptable server of our own: what the client sent on the wire, the snapshot, and the log.
 import * as assert from 'node:assert/strict';
+import type { FormPrompter } from '../../../src/core/elicitation/handler';
+import { createElicitationHandler } from '../../../src/core/elicitation/handler';
+import { ErrorCode, RpcError } from '../../../src/core/jsonrpc/errors';
 import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
-import type { ServerRequestContext } from '../../../src/core/tasks/engine';
+import type { ServerRequestContext, ServerRequestHandler } from '../../../src/core/tasks/engine';
 import { taskKey } from '../../../src/core/tasks/types';
 import { NO_POLL, harnessesForEachTest, settle, waitStatus } from '../helpers/fakeTaskServer';
 import { waitFor } from '../helpers/logger';
@@ -287,6 +290,43 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     // The server did not stop its work: it asks again, about the cancelled task.
     await assert.rejects(h.server.sendElicitation(snap.taskId, form('Really?')), /the task ended \(cancelled\)/);
     assert.deepEqual(shown, ['Go on?']);
+  });
+
+  it('T-LIFE-4: a question (not a task) about a task that ends is closed as an expected end, logged at info as what happened, not as a failure of its handler; a handler that fails is still an error', async () => {
+    let shown = 0;
+    let fail = false;
+    // A dialog on screen until it is closed; or, with `fail`, one that breaks.
+    const prompter: FormPrompter = {
+      pick: () => Promise.reject(new Error('not asked')),
+      input: (o) =>
+        fail
+          ? Promise.reject(new Error('the quick input broke'))
+          : new Promise((_resolve, reject) => {
+              shown++;
+              o.signal?.addEventListener('abort', () => reject(o.signal!.reason), { once: true });
+            }),
+      openExternal: async () => false,
+      close: () => undefined,
+    };
+    // The handler logs to the client's log, which the harness makes.
+    const ref: { handle?: ServerRequestHandler } = {};
+    const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL }, engine: { handlers: { elicitation: { handle: (params, ctx) => ref.handle!(params, ctx) } } } });
+    ref.handle = createElicitationHandler({ prompter, log: h.log, serverLabel: () => 'fake' });
+    const form = { mode: 'form', message: 'Go on?', requestedSchema: { type: 'object', properties: { why: { type: 'string' } } } };
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.setStatus(snap.taskId, 'input_required');
+    await h.server.waitForRequest('tasks/result');
+    const asked = h.server.sendElicitation(snap.taskId, form);
+    await waitFor(() => shown === 1, 'the question shown');
+    await h.engine.cancel(snap.key);
+    await assert.rejects(asked, (e: unknown) => e instanceof RpcError && e.code === ErrorCode.InternalError && e.message === 'the task ended (cancelled)');
+    assert.ok(!h.log.has('error', /elicitation/), h.log.text());
+    assert.ok(h.log.has('info', /^\[fake\] Closed required-tool \(server "fake", task \S+\): the task ended \(cancelled\)$/), h.log.text());
+    // A handler that fails while its task lives is an error of ours.
+    const other = await h.engine.callTool('fake', 'required-tool');
+    fail = true;
+    await assert.rejects(h.server.sendElicitation(other.taskId, form), /the quick input broke/);
+    assert.ok(h.log.has('error', /Handler for elicitation\/create failed: the quick input broke/), h.log.text());
   });
 
   it('T-REQ-3: a task restored as input_required (a reload) gets its tasks/result call once a poll finds it still waiting', async () => {
