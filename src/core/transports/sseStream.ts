@@ -239,7 +239,9 @@ export function unreachableHint(code: unknown): string | undefined {
     ? 'connection refused (ECONNREFUSED): is the server running?'
     : code === 'ENOTFOUND'
       ? `its host name was not found (ENOTFOUND): ${CHECK_URL}`
-      : undefined;
+      : code === 'EAI_AGAIN'
+        ? 'its host name could not be resolved right now (EAI_AGAIN): check the network connection'
+        : undefined;
 }
 
 /** The error for a request that got no answer at all (refused, unreachable, DNS, TLS...). */

@@ -34,7 +34,7 @@ describe('networkError: why a remote server could not be reached, and what to do
   /** A failed request as nodeFetch rejects it (fetch's shape): a TypeError whose cause is Node's error. */
   const failed = (code: string, message: string) => new TypeError('fetch failed', { cause: Object.assign(new Error(message), { code }) });
 
-  it('a host name that is not found (a typo in the url) says so and to check the url, as a refused connection asks whether the server runs', () => {
+  it('a host name that is not found (a typo in the url) says so and to check the url, one not resolved right now (offline) to check the network, as a refused connection asks whether the server runs', () => {
     assert.equal(
       networkError('s', 'http://nonexistent.invalid/mcp', failed('ENOTFOUND', 'getaddrinfo ENOTFOUND nonexistent.invalid')).message,
       'Could not reach server "s" at http://nonexistent.invalid/mcp: its host name was not found (ENOTFOUND): check "url" in its configuration',
@@ -42,6 +42,11 @@ describe('networkError: why a remote server could not be reached, and what to do
     assert.equal(
       networkError('s', 'http://127.0.0.1:1/mcp', failed('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:1')).message,
       'Could not reach server "s" at http://127.0.0.1:1/mcp: connection refused (ECONNREFUSED): is the server running?',
+    );
+    // Offline, or DNS down for a moment: the name is fine, the network is not.
+    assert.equal(
+      networkError('s', 'http://mcp.example.com/mcp', failed('EAI_AGAIN', 'getaddrinfo EAI_AGAIN mcp.example.com')).message,
+      'Could not reach server "s" at http://mcp.example.com/mcp: its host name could not be resolved right now (EAI_AGAIN): check the network connection',
     );
     assert.equal(networkError('s', 'http://h/mcp', failed('ECONNRESET', 'socket hang up')).message, 'Could not reach server "s" at http://h/mcp: socket hang up (ECONNRESET)');
   });
