@@ -1,6 +1,6 @@
 import { abortReason, errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
-import { checkHttpConfig, closedError, deliver, discardBody, httpStatusError, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, webPageAnswer } from './sseStream';
+import { CHECK_URL, checkHttpConfig, closedError, deliver, discardBody, httpStatusError, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, webPageAnswer } from './sseStream';
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { TransportHttpError } from './transport';
@@ -89,7 +89,7 @@ export class LegacySseTransport implements Transport {
         // A web page (a proxy's sign-in page) says what it is.
         const page = type === 'text/html' ? await readBodySnippet(response, 100) : undefined;
         await discardBody(response);
-        const what = page === undefined ? `content type "${type}" instead of an event stream${http || '; check its url'}` : webPageAnswer(page, 'an event stream');
+        const what = page === undefined ? `content type "${type}" instead of an event stream${http || `; ${CHECK_URL}`}` : webPageAnswer(page, 'an event stream');
         throw new TransportHttpError(`Server "${this.#serverName}" answered GET ${this.#url} with ${what}.`);
       }
       opened = true;

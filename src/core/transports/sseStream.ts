@@ -167,12 +167,15 @@ export async function readBodySnippet(response: Response, max = 200): Promise<st
   return text.replace(/\s+/g, ' ').trim().slice(0, max);
 }
 
+/** What to do about a configured url that leads nowhere. */
+export const CHECK_URL = 'check "url" in its configuration';
+
 /**
  * A web page answered instead of MCP (a proxy's sign-in page, a wrong url): what it is (`page`,
  * from readBodySnippet), what was expected, and what to do.
  */
 export function webPageAnswer(page: string, expected: string): string {
-  return `a web page${page ? ` ("${page}")` : ''} instead of ${expected}: check its url; if the page is a sign-in page, give the server its credentials under "headers" in its configuration, e.g. "Authorization": "Bearer \${input:token}"`;
+  return `a web page${page ? ` ("${page}")` : ''} instead of ${expected}: ${CHECK_URL}; if the page is a sign-in page, give the server its credentials under "headers" there, e.g. "Authorization": "Bearer \${input:token}"`;
 }
 
 /** Releases a body that is not read, so its connection is not left half-read; never rejects. */
@@ -183,9 +186,6 @@ export function discardBody(response: Response): Promise<void> | undefined {
 function statusLine(response: Response): string {
   return `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
 }
-
-/** What to do about a configured url that leads nowhere. */
-export const CHECK_URL = 'check "url" in its configuration';
 
 /**
  * The error for an answer that is not 2xx. 401/403 tell how to configure a token (and what the
