@@ -319,6 +319,8 @@ async function runTool(deps: TaskCommandDeps, ui: QuickInputPrompter, fixedServe
   let tool: Tool | undefined;
   let args: ToolArguments | undefined;
   let step: 'server' | 'tool' | 'arguments' | 'ttl' = server ? 'tool' : 'server';
+  // Steps are counted as the user sees them: from a server's row, the tool is step 1 of 3.
+  const o = server ? 0 : 1;
   for (;;) {
     if (step === 'server') {
       const picked = await pickServer(servers, ui, server);
@@ -337,7 +339,7 @@ async function runTool(deps: TaskCommandDeps, ui: QuickInputPrompter, fixedServe
           const label = t.title ?? t.annotations?.title ?? t.name;
           return { label, description: `${t.name !== label ? `${t.name} · ` : ''}${toolRunWords(acceptsTasks, t.execution?.taskSupport)}`, detail: t.description, value: t, picked: t === tool };
         }),
-        { title: vscode.l10n.t('Run Tool as Task (2/4): tool of {0}', server!.label), placeholder: vscode.l10n.t('Pick the tool'), canGoBack: !fixedServer, signal: NEVER },
+        { title: vscode.l10n.t('Run Tool as Task ({0}/{1}): tool of {2}', 1 + o, 3 + o, server!.label), placeholder: vscode.l10n.t('Pick the tool'), canGoBack: !fixedServer, signal: NEVER },
       );
       if ('nav' in picked) {
         if (picked.nav !== 'back') return;
@@ -354,23 +356,24 @@ async function runTool(deps: TaskCommandDeps, ui: QuickInputPrompter, fixedServe
       }
       step = 'arguments';
     } else if (step === 'arguments') {
-      // The ttl means something only to a task: a direct call is not asked for one, and has three steps.
-      const steps = decideExecution(offer!.acceptsTasks, tool!.execution?.taskSupport).mode === 'task' ? 4 : 3;
-      const a = await askArguments(tool!, vscode.l10n.t('Run Tool as Task (3/{0}): arguments of {1}', steps, tool!.name), ui, args);
+      // The ttl means something only to a task: a direct call is not asked for one, and has a step less.
+      const steps = decideExecution(offer!.acceptsTasks, tool!.execution?.taskSupport).mode === 'task' ? 3 : 2;
+      const a = await askArguments(tool!, vscode.l10n.t('Run Tool as Task ({0}/{1}): arguments of {2}', 2 + o, steps + o, tool!.name), ui, args);
       if (a === undefined) return;
       if (a === BACK) {
         step = 'tool';
         continue;
       }
       args = a;
-      if (steps < 4) return run(ui, deps, server!, tool!, args.value, undefined);
+      if (steps < 3) return run(ui, deps, server!, tool!, args.value, undefined);
       step = 'ttl';
     } else {
-      const ttl = await askTtl(vscode.l10n.t('Run Tool as Task (4/4): ttl of {0}', tool!.name), ui);
+      // A tool without arguments had no arguments step: the ttl follows its pick, and Back returns there.
+      const n = Object.keys(tool!.inputSchema.properties ?? {}).length ? 3 + o : 2 + o;
+      const ttl = await askTtl(vscode.l10n.t('Run Tool as Task ({0}/{0}): ttl of {1}', n, tool!.name), ui);
       if (ttl === undefined) return;
       if (ttl === BACK) {
-        // A tool without arguments had no arguments step: back to its pick.
-        step = Object.keys(tool!.inputSchema.properties ?? {}).length ? 'arguments' : 'tool';
+        step = n > 2 + o ? 'arguments' : 'tool';
         continue;
       }
       return run(ui, deps, server!, tool!, args!.value, ttl.ttlMs);

@@ -192,15 +192,16 @@ export function fieldOf(shown: Shown): string {
 /**
  * Answers the arguments form of Run Tool as Task: each field listed in `answers` gets its text
  * or choice, the others keep what they show (their default), then the review step's `review`
- * item (by default the one that runs the tool) is chosen. `steps`: 3 for a tool called directly.
+ * item (by default the one that runs the tool) is chosen. `at`: the step counter in the title, as
+ * the user counts the steps shown: started from a server's row, a task's arguments are 2/3 (the
+ * ttl is 3/3) and a direct call's 2/2; from the palette, with the server step, 3/4 and 3/3.
  * Returns the fields asked, in order.
  */
-export async function fillArguments(spy: QuickInputSpy, toolName: string, answers: Answers, review = `Run ${toolName}`, steps = 4): Promise<string[]> {
+export async function fillArguments(spy: QuickInputSpy, toolName: string, answers: Answers, review = `Run ${toolName}`, at = '2/3'): Promise<string[]> {
   const asked: string[] = [];
   for (;;) {
     const s = await spy.next(`a step of the arguments of ${toolName} (after ${asked.join(', ') || 'none'})`);
-    // A task's arguments are step 3 of 4 (the ttl is the 4th); a direct call has no ttl step.
-    assert.equal(s.title, `Run Tool as Task (3/${steps}): arguments of ${toolName}`);
+    assert.equal(s.title, `Run Tool as Task (${at}): arguments of ${toolName}`);
     // One step counter: the title's. The quick input's own (1/3 of the form) would contradict it.
     const q = s.pick ?? s.box;
     assert.deepEqual([q?.step, q?.totalSteps], [undefined, undefined], `a step of the form shows no counter of its own besides "${s.title}"`);
@@ -217,10 +218,10 @@ export async function fillArguments(spy: QuickInputSpy, toolName: string, answer
   }
 }
 
-/** Answers the ttl step: the item whose label ends with `choice` ("Default" keeps the default). */
-export async function chooseTtl(spy: QuickInputSpy, toolName: string, choice = 'Default'): Promise<Shown> {
+/** Answers the ttl step: the item whose label ends with `choice` ("Default" keeps the default); `at` as for fillArguments (4/4 from the palette). */
+export async function chooseTtl(spy: QuickInputSpy, toolName: string, choice = 'Default', at = '3/3'): Promise<Shown> {
   const s = await spy.next('the ttl pick');
-  assert.equal(s.title, `Run Tool as Task (4/4): ttl of ${toolName}`);
+  assert.equal(s.title, `Run Tool as Task (${at}): ttl of ${toolName}`);
   assert.ok(s.items[0]?.label.endsWith('Default'), `the default comes first: ${JSON.stringify(s.items.map((i) => i.label))}`);
   if (choice === 'Default') await accept();
   else await choose(s, (i) => i.label.endsWith(choice), choice);

@@ -28,13 +28,19 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
   };
   const taskIds = async (label: string) => new Set(((await server(label)).children ?? []).filter((r) => r.id?.startsWith('task:')).map((r) => r.id!.slice('task:'.length)));
 
-  /** Starts Run Tool as Task from the server's row and picks the tool; the caller answers the rest. */
+  /**
+   * Starts Run Tool as Task from the server's row and picks the tool; the caller answers the rest.
+   * The server is chosen already: the steps are counted from the tool pick, 1 of 3 (the arguments
+   * 2/3, the ttl 3/3), with nothing to go back to.
+   */
   async function start(serverLabel: string, toolName: string) {
     const before = await taskIds(serverLabel);
     const id = (await server(serverLabel)).id!.slice('server:'.length);
     spy.skipShown();
     const done = vscode.commands.executeCommand('mcpTasks.runToolAsTask', { kind: 'server', id });
     const pick = await spy.next('the tool pick', 30_000);
+    assert.equal(pick.title, `Run Tool as Task (1/3): tool of ${serverLabel}`);
+    assert.ok(!hasBack(pick), 'the first step shown has nothing to go back to');
     await choose(pick, (i) => i.label === toolName || (i.description ?? '').startsWith(`${toolName} · `), toolName);
     /** The id (public API) of the task the command started. */
     const started = async () => {
@@ -82,9 +88,9 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
   test('A flat schema is asked field by field; numbers and yes/no reach the server typed, an empty optional field is left out', async function () {
     this.timeout(30_000);
     const run = await start('schemas', 'configure');
-    const asked = await fillArguments(spy, 'configure', { name: 'widget', count: '7', ratio: '0.5', verbose: 'Yes', level: 'high' }, undefined, 3);
+    const asked = await fillArguments(spy, 'configure', { name: 'widget', count: '7', ratio: '0.5', verbose: 'Yes', level: 'high' }, undefined, '2/2');
     assert.deepEqual(asked, ['name', 'count', 'ratio', 'verbose', 'level', 'note'], 'one step per property, in order');
-    const steps = spy.shown.filter((s) => s.title === 'Run Tool as Task (3/3): arguments of configure');
+    const steps = spy.shown.filter((s) => s.title === 'Run Tool as Task (2/2): arguments of configure');
     assert.equal(steps[1].value, '3', 'the count field starts at its default');
     assert.deepEqual(steps[3].items.map((i) => i.label), ['Yes', 'No'], 'a required yes/no field offers no Skip');
     assert.deepEqual(steps[4].items.map((i) => i.label), ['low', 'high'], 'an enum is a pick of its values');
@@ -103,10 +109,10 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     this.timeout(30_000);
     const run = await start('schemas', 'configure');
     const typed = { name: 'edited', verbose: false, level: 'low', extra: [1, { deep: true }] };
-    await fillArguments(spy, 'configure', { name: 'widget', verbose: 'No', level: 'low' }, 'Edit as JSON…', 3);
+    await fillArguments(spy, 'configure', { name: 'widget', verbose: 'No', level: 'low' }, 'Edit as JSON…', '2/2');
     const box = await spy.next('the JSON box');
     assert.equal(box.kind, 'input');
-    assert.equal(box.title, 'Run Tool as Task (3/3): arguments of configure');
+    assert.equal(box.title, 'Run Tool as Task (2/2): arguments of configure');
     assert.deepEqual(JSON.parse(box.value ?? ''), { name: 'widget', count: 3, verbose: false, level: 'low' }, 'the answers so far, defaults included');
     await enter(box, JSON.stringify(typed));
     const id = await run.started();
@@ -119,7 +125,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     const run = await start('schemas', 'deploy-nested');
     const box = await spy.next('the JSON box');
     assert.equal(box.kind, 'input');
-    assert.equal(box.title, 'Run Tool as Task (3/3): arguments of deploy-nested');
+    assert.equal(box.title, 'Run Tool as Task (2/2): arguments of deploy-nested');
     assert.match(box.text ?? '', /no form for this tool: property "target" is a nested object/);
     assert.deepEqual(JSON.parse(box.value ?? ''), { target: {} }, 'starts from the required properties');
     await enter(box, JSON.stringify(typed));
@@ -130,7 +136,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
   test('Escape on a field of the form runs nothing', async () => {
     const run = await start('schemas', 'configure');
     const first = await spy.next('the first field');
-    assert.equal(first.title, 'Run Tool as Task (3/3): arguments of configure');
+    assert.equal(first.title, 'Run Tool as Task (2/2): arguments of configure');
     await escape();
     await run.nothing();
   });
@@ -156,7 +162,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
       assert.deepEqual(pick.items.filter((i) => !/^\$\([a-z-]+\) /.test(i.label)).map((i) => i.label), [], 'every ttl choice has an icon');
       if (typed) {
         const box = await spy.next('the custom ttl box');
-        assert.equal(box.title, 'Run Tool as Task (4/4): ttl of build-project');
+        assert.equal(box.title, 'Run Tool as Task (3/3): ttl of build-project');
         await enter(box, typed);
       }
       const id = await run.started();
@@ -196,7 +202,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     assert.equal(s.title, title(2, 'tool of demo'));
     assert.equal(s.pick?.activeItems[0]?.description?.split(' · ')[0], 'build-project', 'the tool chosen before is focused');
     await accept();
-    await fillArguments(spy, 'build-project', { durationMs: '300' });
+    await fillArguments(spy, 'build-project', { durationMs: '300' }, undefined, '3/4');
 
     s = await spy.next('the ttl pick');
     assert.equal(s.title, title(4, 'ttl of build-project'));
@@ -216,7 +222,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     assert.equal(s.title, title(3, 'arguments of build-project'));
     assert.equal(s.items.find((i) => /Change .*durationMs|Change Total build time/i.test(i.label))?.description, '300', 'the answers are kept');
     await choose(s, (i) => i.label.endsWith('Run build-project'), 'Run build-project');
-    await chooseTtl(spy, 'build-project', '10 min');
+    await chooseTtl(spy, 'build-project', '10 min', '4/4');
 
     await done;
     const id = await waitFor(async () => [...(await taskIds('demo'))].find((t) => !before.has(t)), 'the new build task');
@@ -232,7 +238,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     assert.ok(hasBack(s), 'the JSON box offers Back');
     await back();
     s = await spy.next('the tool pick after Back');
-    assert.equal(s.title, 'Run Tool as Task (2/4): tool of schemas');
+    assert.equal(s.title, 'Run Tool as Task (1/3): tool of schemas');
     assert.equal(s.pick?.activeItems[0]?.label, 'deploy-nested', 'the tool chosen before is focused');
     await escape();
     await nested.nothing();
@@ -244,7 +250,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     assert.ok(hasBack(s), 'the custom ttl box offers Back');
     await back();
     s = await spy.next('the ttl pick after Back');
-    assert.equal(s.title, 'Run Tool as Task (4/4): ttl of build-project');
+    assert.equal(s.title, 'Run Tool as Task (3/3): ttl of build-project');
     assert.ok(s.items[0]?.label.endsWith('Default'));
     await escape();
     await build.nothing();
@@ -314,7 +320,8 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     this.timeout(30_000);
     const run = await start('slow-tasks', 'slow');
     const ttl = await spy.next('the ttl pick');
-    assert.equal(ttl.title, 'Run Tool as Task (4/4): ttl of slow');
+    // A tool without arguments has no arguments step: its ttl is the second step of two.
+    assert.equal(ttl.title, 'Run Tool as Task (2/2): ttl of slow');
     await accept();
     await waitFor(() => ttl.pick?.busy === true && ttl.pick.enabled === false, 'the ttl pick busy while tools/call is on its way');
     await run.started();
