@@ -8,6 +8,7 @@ import type { TaskSnapshot } from '../core/tasks/types';
 import { MCP_JSON_TEMPLATE } from '../core/config/template';
 import { sourceKey, sourcePlace } from '../core/config/types';
 import { errorMessage } from '../core/util/abort';
+import { reasonOf } from '../core/jsonrpc/errors';
 import { describeServer, rowOf } from './tree/tasksTree';
 import { ConfigurationReader } from './configuration';
 import { confirmDestructive, inform, isConfirmed } from './confirm';
@@ -52,7 +53,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const trust = vscode.l10n.t('Manage Workspace Trust');
       const untrusted = servers.get(s.id)?.state.kind === 'blocked' && !vscode.workspace.isTrusted;
       const choice = await vscode.window.showErrorMessage(
-        vscode.l10n.t('Could not connect to MCP server "{0}": {1}', s.label, errorMessage(err)),
+        vscode.l10n.t('Could not connect to MCP server "{0}": {1}', s.label, reasonOf(err)),
         ...(untrusted ? [trust] : []),
         vscode.l10n.t('Show Log'),
         vscode.l10n.t('Open Configuration'),

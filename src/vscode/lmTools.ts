@@ -10,6 +10,7 @@ import { UnknownTaskError } from '../core/api/service';
 import { NeedsInputError } from '../core/servers/serverManager';
 import { HeldByUserError, UnknownToolError } from '../core/tasks/engine';
 import { errorMessage } from '../core/util/abort';
+import { reasonOf } from '../core/jsonrpc/errors';
 import { urlsRequired } from '../core/elicitation/urlRequired';
 import { isTerminal } from '../core/tasks/status';
 import { toAbortSignal } from './cancellation';
@@ -56,7 +57,7 @@ export function registerLmTools(service: TasksService): vscode.Disposable[] {
               // Read again: connecting taught us what the server declares about tasks.
               (tools): ServerTools => ({ server: service.resolveServer(s.id), tools }),
               (err: unknown): ServerTools =>
-                err instanceof NeedsInputError ? { server: s, needsInput: err.input } : err instanceof HeldByUserError ? { server: s, held: true } : { server: s, error: errorMessage(err) },
+                err instanceof NeedsInputError ? { server: s, needsInput: err.input } : err instanceof HeldByUserError ? { server: s, held: true } : { server: s, error: reasonOf(err) },
             ),
           ),
         );

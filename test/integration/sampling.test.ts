@@ -284,13 +284,15 @@ suite('Sampling through vscode.lm', () => {
     });
 
     test('a hidden prompt the server withdraws is closed and no longer waits', async () => {
-      const { h } = handler({ consentPrompter: prompt });
+      const { h, log } = handler({ consentPrompter: prompt });
       const ac = new AbortController();
       const pending = h.handle({ messages: [text('withdrawn while hidden')], maxTokens: 20 }, ctx(ac.signal));
       await waitFor(() => shown.length === 1, 'the consent quick pick');
       await paletteOver();
       ac.abort(new Error('request timed out'));
       await assert.rejects(pending, /request timed out/);
+      // Withdrawn by the server, or by the engine when its task ends: the log says why, not who.
+      assert.ok(log.lines.some((l) => /^info: .*Sampling request withdrawn before it was answered: request timed out$/.test(l)), log.lines.join('\n'));
       assert.equal(hidden.size, 0, 'nothing is left to reopen');
       assert.equal(hidden.reopen(), false);
       h.dispose();

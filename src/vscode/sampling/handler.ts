@@ -111,7 +111,7 @@ export function createSamplingHandler(o: SamplingHandlerOptions): SamplingHandle
     // Rejects only when the server withdraws the request (cancelled, timed out, disconnected).
     const answer = await consent(ctx, { serverId: ctx.serverId, serverLabel: label, preview }, fingerprint, log).catch(() => 'deny' as const);
     if (ctx.signal.aborted) {
-      log.info('Sampling request withdrawn by the server before it was answered');
+      log.info(`Sampling request withdrawn before it was answered: ${errorMessage(ctx.signal.reason)}`);
       throw abortReason(ctx.signal);
     }
     if (answer === 'deny') {
