@@ -6,7 +6,8 @@ import { disconnectCost } from '../core/tasks/policy';
 import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { MCP_JSON_TEMPLATE } from '../core/config/template';
-import { sourceKey, sourcePlace } from '../core/config/types';
+import { keyPosition } from '../core/config/parse';
+import { SERVERS_SETTING, sourcePlace } from '../core/config/types';
 import { errorMessage } from '../core/util/abort';
 import { reasonOf } from '../core/jsonrpc/errors';
 import { describeServer, rowOf } from './tree/tasksTree';
@@ -60,7 +61,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       );
       if (choice === trust) await vscode.commands.executeCommand('workbench.trust.manage');
       else if (choice === vscode.l10n.t('Show Log')) log.show();
-      else if (choice) await vscode.commands.executeCommand('mcpTasks.openConfiguration', sourceKey(s.source));
+      else if (choice) await vscode.commands.executeCommand('mcpTasks.openConfiguration', { kind: 'server', id: s.id });
     }
   };
 
@@ -121,6 +122,37 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       await connect(s);
     }),
     vscode.commands.registerCommand('mcpTasks.openConfiguration', async (file?: unknown, line?: number, column = 1) => {
+      const row = rowOf(file, 'server');
+      const s = row && (servers.get(row.id) ?? servers.leaving(row.id));
+      if (s) {
+        // A server's entry, the cursor on its name, as VS Code opens its own servers.
+        const { source: src, name } = s;
+        const reveal = (editor: vscode.TextEditor | undefined, path: (string | number)[]) => {
+          const text = editor?.document.getText() ?? '';
+          // A .code-workspace file holds the workspace's settings under "settings".
+          const at = keyPosition(text, path) ?? keyPosition(text, ['settings', ...path]);
+          if (!editor || !at) return false;
+          const p = new vscode.Position(at.line - 1, at.column);
+          editor.selection = new vscode.Selection(p, p);
+          editor.revealRange(editor.selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+          return true;
+        };
+        if (src.kind !== 'settings') return void reveal(await vscode.window.showTextDocument(vscode.Uri.file(src.file)), ['servers', name]);
+        // The workspace's value wins over the user's; in a remote window the user's may be the remote machine's.
+        const ws = vscode.workspace.getConfiguration().inspect<Record<string, unknown>>(SERVERS_SETTING)?.workspaceValue?.[name] !== undefined;
+        for (const open of ws ? ['Workspace'] : ['', 'Remote']) {
+          // The extension host may learn of the editor the command opened after it returns (with none active in between).
+          const before = vscode.window.activeTextEditor;
+          const shown = new Promise((r) => {
+            const d = vscode.window.onDidChangeActiveTextEditor((e) => e && (d.dispose(), r(0)));
+            setTimeout(() => (d.dispose(), r(0)), 2000);
+          });
+          await vscode.commands.executeCommand(open ? `workbench.action.open${open}SettingsFile` : 'workbench.action.openSettingsJson', { revealSetting: { key: SERVERS_SETTING } });
+          if ((vscode.window.activeTextEditor ?? before) === before) await shown;
+          if (reveal(vscode.window.activeTextEditor, [SERVERS_SETTING, name]) || !vscode.env.remoteName) return;
+        }
+        return;
+      }
       if (typeof file === 'string' && file !== 'settings') {
         // A configuration error's row: where the error is.
         await vscode.window.showTextDocument(vscode.Uri.file(file), { selection: line ? new vscode.Range(line - 1, column - 1, line - 1, column - 1) : undefined });

@@ -12,7 +12,6 @@ import { errorMessage, raceAbort } from '../core/util/abort';
 import type { UrlPlan } from '../core/elicitation/plan';
 import { completeInBrowser, taskBrowserSteps, urlsRequired } from '../core/elicitation/urlRequired';
 import { reasonOf, RequestTimeoutError } from '../core/jsonrpc/errors';
-import { sourceKey } from '../core/config/types';
 import { NEVER, waitWithProgress } from './cancellation';
 import { confirmDestructive, inform, isConfirmed } from './confirm';
 import type { ResultDocuments } from './results';
@@ -454,5 +453,5 @@ async function showFailure(err: unknown, words: (why: string) => string, { warn 
   const chosen = await vscode.window[warn ? 'showWarningMessage' : 'showErrorMessage'](text, log, ...(timedOut ? [settings] : server ? [config] : []));
   if (chosen === log) await vscode.commands.executeCommand('mcpTasks.showLog');
   else if (chosen === settings) await vscode.commands.executeCommand('workbench.action.openSettings', 'mcpTasks.requestTimeoutSeconds');
-  else if (chosen === config && server) await vscode.commands.executeCommand('mcpTasks.openConfiguration', sourceKey(server.source));
+  else if (chosen === config && server) await vscode.commands.executeCommand('mcpTasks.openConfiguration', { kind: 'server', id: server.id });
 }

@@ -46,6 +46,23 @@ suite('Configuration errors in the Tasks view', () => {
     }
   });
 
+  test('Open MCP Configuration on the row of a server of .vscode/mcp.json opens the file with the cursor on the server\'s name', async () => {
+    const testing = testingApi(await activateExtension());
+    const row = await waitFor(async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.label === 'picky' && r.id?.startsWith('server:')), 'the picky server row');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    try {
+      await vscode.commands.executeCommand('mcpTasks.openConfiguration', { kind: 'server', id: row.id!.slice('server:'.length) });
+      const editor = await waitFor(() => (/\/workspaces\/basic\/\.vscode\/mcp\.json$/.test(vscode.window.activeTextEditor?.document.uri.path ?? '') ? vscode.window.activeTextEditor : undefined), 'the mcp.json in an editor');
+      const lines = editor.document.getText().split('\n');
+      const line = lines.findIndex((l) => l.trim().startsWith('"picky":'));
+      assert.ok(line > 0, 'picky is in the file');
+      assert.deepEqual(editor.selection.active, new vscode.Position(line, lines[line].indexOf('"picky"') + 1));
+      assert.ok(editor.visibleRanges.some((r) => r.contains(editor.selection.active)), 'the entry is in view');
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
+  });
+
   test('Run Tool as Task on a server whose command is not found says so and offers Open Configuration, which opens where the server is configured', async function () {
     this.timeout(30_000);
     const testing = testingApi(await activateExtension());
@@ -64,7 +81,12 @@ suite('Configuration errors in the Tasks view', () => {
       // Connect Server, at once (within the 1 s backoff): the user's Connect tries again, rather than answering "Restart it to try now".
       await vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id: row.id!.slice('server:'.length) });
       assert.match(told[1] ?? '', /^Could not connect to MCP server "typo": Could not start "mcp-tasks-no-such-command": command not found\. /);
-      await waitFor(() => /settings\.json$/.test(vscode.window.activeTextEditor?.document.uri.path ?? ''), 'the user settings, where the server is configured');
+      // In code-server the user's settings are the remote machine's (user-data/Machine): the local file, opened first, does not have the server.
+      const has = (e?: vscode.TextEditor) => /settings\.json$/.test(e?.document.uri.path ?? '') && e!.document.getText().includes('"typo"');
+      const editor = await waitFor(() => (has(vscode.window.activeTextEditor) ? vscode.window.activeTextEditor : undefined), 'the settings where the server is configured');
+      // At the server's entry, the cursor on its name, not at the top of the file.
+      const name = editor.document.positionAt(editor.document.getText().indexOf('"typo"') + 1);
+      await waitFor(() => editor.selection.active.isEqual(name), `the cursor on "typo" (${JSON.stringify(name)}), not at ${JSON.stringify(editor.selection.active)}`);
     } finally {
       w.showErrorMessage = showError;
       await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);

@@ -28,8 +28,8 @@ export type JsoncPath = Array<string | number>;
 export interface JsoncDocument {
   value: unknown;
   error?: { offset: number; message: JsoncSyntaxError };
-  /** Where the value at `path` starts; for a missing path, the key of its deepest existing parent property. */
-  locate(path: JsoncPath): number | undefined;
+  /** Where the value at `path` starts (with `key`, its property name); for a missing path, the key of its deepest existing parent property. */
+  locate(path: JsoncPath, key?: boolean): number | undefined;
   /** The property names of the object at `path`, in order, repeats included. */
   keys(path: JsoncPath): string[];
 }
@@ -186,10 +186,10 @@ export function parseJsonc(text: string): JsoncDocument {
   return {
     value: result,
     error,
-    locate(path) {
+    locate(path, key) {
       for (let n = path.length; n >= 0; n--) {
         const at = values.get(id(path.slice(0, n)));
-        if (at) return n < path.length && at.key !== undefined ? at.key : at.value;
+        if (at) return (key || n < path.length) && at.key !== undefined ? at.key : at.value;
       }
       return undefined;
     },

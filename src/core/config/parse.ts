@@ -342,6 +342,14 @@ function zodErrors(issues: readonly { path: PropertyKey[]; message: string }[]):
   });
 }
 
+/**
+ * Where the property name at `path` is in a JSONC text (a server's entry: `["servers", name]`),
+ * 1-based, read as far as the text parses; undefined when it is not there.
+ */
+export function keyPosition(text: string, path: Path): { line: number; column: number } | undefined {
+  const doc = parseJsonc(text);
+  return doc.keys(path.slice(0, -1)).includes(String(path.at(-1))) ? lineColumn(text, doc.locate(path, true)!) : undefined;
+}
 
 function lineColumn(text: string, offset: number): { line: number; column: number } {
   let line = 1;

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { combineConfigs, keepLastReadable, parseMcpJson, parseSettingServers } from '../../../src/core/config';
 import type { ConfigSource, ParseResult, RemoteServerConfig, StdioServerConfig } from '../../../src/core/config';
+import { keyPosition } from '../../../src/core/config/parse';
 import { serverId, serverNameOfId } from '../../../src/core/config/types';
 
 const folder = (name: string, folderPath = `/ws/${name}`): ConfigSource => ({
@@ -226,6 +227,16 @@ describe('config: parseMcpJson', () => {
     const r = parseMcpJson('{ "servers": { "a": { "command": "one" }, "a": { "command": "two" } } }', APP);
     assert.equal((r.servers[0] as StdioServerConfig).command, 'two');
     assert.deepEqual(messages(r), ['.vscode/mcp.json (folder "app"), server "a": defined more than once; the last definition is used.']);
+  });
+
+  it('keyPosition finds a server\'s name (Open Configuration puts the cursor there): the last of a repeated one, one before a syntax error, none that is not there', () => {
+    const text = '{\n  // mine\n  "servers": {\n    "a": { "command": "one" },\n    "b": {},\n    "a": { "command": "two" },\n    "c": { oops';
+    assert.deepEqual(keyPosition(text, ['servers', 'b']), { line: 5, column: 5 });
+    assert.deepEqual(keyPosition(text, ['servers', 'a']), { line: 6, column: 5 });
+    assert.deepEqual(keyPosition(text, ['servers', 'c']), { line: 7, column: 5 });
+    assert.equal(keyPosition(text, ['servers', 'd']), undefined);
+    assert.equal(keyPosition(text, ['mcpTasks.servers', 'a']), undefined);
+    assert.deepEqual(keyPosition('{ "mcpTasks.servers": { "x": {} } }', ['mcpTasks.servers', 'x']), { line: 1, column: 25 });
   });
 });
 

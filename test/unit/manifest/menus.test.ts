@@ -72,6 +72,10 @@ describe('the view\'s row menus', () => {
     }
   });
 
+  it('a server\'s menu offers Open MCP Configuration (its entry, the cursor on its name) and Show Log', () => {
+    for (const row of ['server disconnectable', 'server connectable failed']) assert.deepEqual(offered(row).context.slice(-2), ['mcpTasks.openConfiguration', 'mcpTasks.showLog'], row);
+  });
+
   it('a server removed from the configuration offers nothing that would reach it', () => {
     const { inline, context } = offered('removedServer');
     assert.deepEqual([...inline, ...context], []);
