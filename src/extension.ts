@@ -16,7 +16,7 @@ import { errorMessage } from './core/util/abort';
 import { InFlight } from './core/util/inFlight';
 import { Turns } from './core/util/turns';
 import { registerCommands } from './vscode/commands';
-import { ConfigurationReader, onSettingChange, setting } from './vscode/configuration';
+import { ConfigurationReader, configErrorNotifier, onSettingChange, setting } from './vscode/configuration';
 import { TaskIndicators } from './vscode/indicators';
 import { HiddenDialogs } from './vscode/hiddenDialogs';
 import { ResultDocuments } from './vscode/results';
@@ -196,6 +196,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     .catch((err: unknown) => channel.error(`Could not restore tasks: ${errorMessage(err)}`))
     .finally(() => store.attach(engine));
   const reader = new ConfigurationReader();
+  const notifyErrors = configErrorNotifier(channel);
   subscriptions.push(reader);
   // One reload after another, so a slow read never lands after a newer one.
   let loaded: Promise<void> = restored;
@@ -204,6 +205,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
       try {
         const config = await reader.read();
         servers.setConfiguration(config.servers, config.errors);
+        notifyErrors(servers.errors);
         engine.serversChanged();
         void vscode.commands.executeCommand('setContext', 'mcpTasks.hasServers', config.servers.length > 0 || config.errors.length > 0);
         void vscode.commands.executeCommand('setContext', 'mcpTasks.ready', true);

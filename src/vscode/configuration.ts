@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import type { ParseResult } from '../core/config/types';
-import { SERVERS_SETTING } from '../core/config/types';
-import { combineConfigs, keepLastReadable, parseMcpJson, parseSettingServers, unreadable } from '../core/config/parse';
+import type { ConfigError, ParseResult } from '../core/config/types';
+import { SERVERS_SETTING, SETTINGS_SOURCE, describeSource } from '../core/config/types';
+import { combineConfigs, keepLastReadable, newProblems, parseMcpJson, parseSettingServers, unreadable } from '../core/config/parse';
 import { errorMessage } from '../core/util/abort';
 import { sentence } from '../core/util/log';
 import type { Event } from '../core/util/event';
@@ -17,6 +17,23 @@ export function setting<T>(key: string, fallback: T): T {
 /** Calls `listener` when the setting `mcpTasks.<key>` (or one under it) changes. */
 export function onSettingChange(key: string, listener: () => unknown): vscode.Disposable {
   return vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration(`mcpTasks.${key}`) && listener());
+}
+
+/**
+ * Warns of configuration errors: once for each file (or the settings) with a problem it did not
+ * have at the last read (see newProblems), naming how many it has, with Open Configuration at the
+ * first and Show Log. The view lists them all.
+ */
+export function configErrorNotifier(log: vscode.LogOutputChannel): (errors: readonly ConfigError[]) => void {
+  const shown = new Map<string, string[]>();
+  return (errors) => {
+    for (const [e, ...more] of newProblems(shown, errors)) {
+      const open = vscode.l10n.t('Open Configuration');
+      const where = e.source === 'settings' ? describeSource(SETTINGS_SOURCE) : vscode.workspace.asRelativePath(e.source);
+      const text = more.length ? vscode.l10n.t('{0} has {1} errors (see the MCP Tasks view). The first: {2}', where, more.length + 1, e.message) : e.message;
+      void vscode.window.showWarningMessage(text, open, vscode.l10n.t('Show Log')).then((c) => (c === open ? vscode.commands.executeCommand('mcpTasks.openConfiguration', e.source, e.line, e.column) : c && log.show()));
+    }
+  };
 }
 
 /**

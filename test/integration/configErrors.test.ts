@@ -63,6 +63,62 @@ suite('Configuration errors in the Tasks view', () => {
     }
   });
 
+  test('a broken .vscode/mcp.json is notified once (the error, Open Configuration at it, Show Log), not again when read again or as the error moves; fixed and broken again, once more; several errors in it, one warning with the count', async function () {
+    this.timeout(60_000);
+    const testing = testingApi(await activateExtension());
+    const file = path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'mcp.json');
+    const original = fs.readFileSync(file, 'utf8');
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const showWarning = w.showWarningMessage;
+    const warned: Array<{ message: string; items: string[] }> = [];
+    let answer: string | undefined;
+    const mine = () => warned.filter((m) => m.message.includes('mcp.json'));
+    const errorRows = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).filter((r) => /configuration error$/i.test(r.label));
+    // A colon missing on line 4 (column 12), or line 5 with a blank line before it.
+    const broken = (blank = '') => original.replace('"servers": {', `"servers": {\n${blank}    "oops" {},`);
+    // The file read as it is first: its servers stay when it breaks.
+    await waitFor(async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).some((r) => r.label === 'picky'), 'the servers of the file');
+    try {
+      w.showWarningMessage = (message: string, ...items: string[]) => (warned.push({ message, items }), Promise.resolve(answer));
+      fs.writeFileSync(file, broken());
+      await waitFor(async () => (await errorRows()).some((r) => r.description?.includes('line 4, column 12')), 'the error row');
+      assert.deepEqual(mine(), [
+        {
+          message: '.vscode/mcp.json (folder "basic"), line 4, column 12: a colon (:) is expected. Its servers stay as they were until it can be read.',
+          items: ['Open Configuration', 'Show Log'],
+        },
+      ]);
+      // Read again (Refresh, the same text saved), then the error moved as the user types: no second warning.
+      await vscode.commands.executeCommand('mcpTasks.refresh');
+      fs.writeFileSync(file, broken());
+      fs.writeFileSync(file, broken('\n'));
+      await waitFor(async () => (await errorRows()).some((r) => r.description?.includes('line 5, column 12')), 'the error row of the moved error');
+      await vscode.commands.executeCommand('mcpTasks.refresh');
+      assert.equal(mine().length, 1, JSON.stringify(warned));
+      // Fixed: nothing to say. Broken again the same way: said again, and its Open Configuration goes to the error.
+      fs.writeFileSync(file, original);
+      await waitFor(async () => (await errorRows()).length === 0, 'no error row');
+      assert.equal(mine().length, 1, JSON.stringify(warned));
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      answer = 'Open Configuration';
+      fs.writeFileSync(file, broken());
+      await waitFor(() => mine().length === 2, 'the second warning');
+      answer = undefined;
+      const editor = await waitFor(() => (vscode.window.activeTextEditor?.document.uri.fsPath === file ? vscode.window.activeTextEditor : undefined), 'the file in an editor');
+      await waitFor(() => editor.selection.active.isEqual(new vscode.Position(3, 11)), `the cursor at the error (line 4, column 12), not at ${JSON.stringify(editor.selection.active)}`);
+      // Two invalid servers: one warning for the file, with the count.
+      fs.writeFileSync(file, original.replace('"servers": {', '"servers": {\n    "bad1": { "command": 1 },\n    "bad2": {},'));
+      await waitFor(async () => (await errorRows()).length === 2, 'two error rows');
+      assert.equal(mine().length, 3, JSON.stringify(warned));
+      assert.match(mine()[2].message, /^\.vscode\/mcp\.json has 2 errors \(see the MCP Tasks view\)\. The first: \.vscode\/mcp\.json \(folder "basic"\), server "bad1": "command" must be a string\.$/);
+    } finally {
+      w.showWarningMessage = showWarning;
+      fs.writeFileSync(file, original);
+      await vscode.commands.executeCommand('mcpTasks.refresh');
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
+  });
+
   test('Run Tool as Task on a server whose command is not found says so and offers Open Configuration, which opens where the server is configured', async function () {
     this.timeout(30_000);
     const testing = testingApi(await activateExtension());

@@ -181,6 +181,22 @@ export function unreadable(result: ParseResult): boolean {
   return result.errors.some((e) => e.kind === 'syntax');
 }
 
+/**
+ * The errors to notify, one list per file (or the settings) that has a problem it did not have
+ * at the last call: a problem that stays is not notified again on each reload, one that goes and
+ * comes back is. A file that does not parse has one problem wherever the error moves as the user
+ * types. `shown` holds each source's problems from one call to the next.
+ */
+export function newProblems(shown: Map<string, string[]>, errors: readonly ConfigError[]): ConfigError[][] {
+  const now = new Map<string, ConfigError[]>();
+  for (const e of errors) now.set(e.source, [...(now.get(e.source) ?? []), e]);
+  const key = (e: ConfigError) => (e.kind === 'syntax' ? '' : e.message);
+  const fresh = [...now].filter(([source, list]) => list.some((e) => !shown.get(source)?.includes(key(e)))).map(([, list]) => list);
+  shown.clear();
+  for (const [source, list] of now) shown.set(source, list.map(key));
+  return fresh;
+}
+
 function parseServers(map: Record<string, unknown>, source: ConfigSource, result: ParseResult, locate: Locate, rejected: ReadonlySet<string> = new Set()): void {
   for (const [name, raw] of Object.entries(map)) {
     const errors: { path: Path; message: string }[] = [];

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { combineConfigs, keepLastReadable, parseMcpJson, parseSettingServers } from '../../../src/core/config';
 import type { ConfigSource, ParseResult, RemoteServerConfig, StdioServerConfig } from '../../../src/core/config';
-import { keyPosition } from '../../../src/core/config/parse';
+import { keyPosition, newProblems } from '../../../src/core/config/parse';
 import { serverId, serverNameOfId } from '../../../src/core/config/types';
 
 const folder = (name: string, folderPath = `/ws/${name}`): ConfigSource => ({
@@ -431,5 +431,39 @@ describe('serverNameOfId: the name of a server no longer configured', () => {
 
   it('without the folder open, takes what follows the last colon', () => {
     assert.equal(serverNameOfId('folder:/gone/folder:weather', ['/work']), 'weather');
+  });
+});
+
+describe('config: newProblems (the errors notified)', () => {
+  const shown = new Map<string, string[]>();
+  const notified = (...texts: string[]) => newProblems(shown, texts.flatMap((t, i) => parseMcpJson(t, folder(`f${i}`)).errors)).map((l) => l.map((e) => e.message));
+  const broken = '{ "servers": { "a": { "command": "x" } ';
+  const twoBad = '{ "servers": { "a": { "command": 1 }, "b": {} } }';
+
+  it('nothing when nothing is wrong', () => {
+    assert.deepEqual(notified('{}', '{ "servers": {} }'), []);
+  });
+
+  it('a file with several errors is one list; the same errors read again are not notified again', () => {
+    const lists = notified(twoBad, '{}');
+    assert.equal(lists.length, 1);
+    assert.equal(lists[0].length, 2);
+    assert.deepEqual(notified(twoBad, '{}'), []);
+  });
+
+  it('a new problem in a file is notified with the file\'s others; one fixed is not', () => {
+    assert.equal(notified('{ "servers": { "a": { "command": 1 } } }', '{}').length, 0);
+    assert.deepEqual(notified(twoBad, '{}').map((l) => l.length), [2]);
+  });
+
+  it('a syntax error is one problem wherever it moves while the user types; fixed, then broken again, it is notified again', () => {
+    assert.deepEqual(notified(broken, '{}').map((l) => l.length), [1]);
+    assert.deepEqual(notified(broken + ',', '{}'), []);
+    assert.deepEqual(notified('{}', '{}'), []);
+    assert.deepEqual(notified(broken, '{}').map((l) => l.length), [1]);
+  });
+
+  it('each file stands alone: another file\'s error does not notify this one\'s again', () => {
+    assert.deepEqual(notified(broken, broken).map((l) => l.map((m) => m.slice(0, 31))), [['.vscode/mcp.json (folder "f1"),']]);
   });
 });
