@@ -14,21 +14,16 @@ export interface SavedHttpSession {
 
 /** The transport for a resolved server configuration. */
 export function createTransport(server: ResolvedServer, logger: Logger, resume?: SavedHttpSession): Transport {
+  if (server.type === 'stdio') {
+    return new StdioTransport({ command: server.command, args: server.args, env: server.env, unsetEnv: server.unsetEnv, cwd: server.cwd, logger });
+  }
+  const remote = { url: server.url, headers: server.headers, logger, serverName: server.label };
   switch (server.type) {
-    case 'stdio':
-      return new StdioTransport({ command: server.command, args: server.args, env: server.env, unsetEnv: server.unsetEnv, cwd: server.cwd, logger });
     case 'http':
-      return new StreamableHttpTransport({
-        url: server.url,
-        headers: server.headers,
-        logger,
-        serverName: server.label,
-        sessionId: resume?.sessionId,
-        protocolVersion: resume?.protocolVersion,
-      });
+      return new StreamableHttpTransport({ ...remote, sessionId: resume?.sessionId, protocolVersion: resume?.protocolVersion });
     case 'sse':
-      return new LegacySseTransport({ url: server.url, headers: server.headers, logger, serverName: server.label });
+      return new LegacySseTransport(remote);
     case 'ws':
-      return new WebSocketTransport({ url: server.url, headers: server.headers, logger, serverName: server.label });
+      return new WebSocketTransport(remote);
   }
 }
