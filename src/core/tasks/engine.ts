@@ -295,6 +295,13 @@ export class TaskEngine extends DisposableBase {
     return this.#recs.get(key) ?? (moved === undefined ? undefined : this.#recs.get(moved));
   }
 
+  /** `#rec`, for what the user asked of a task: one no longer tracked is an error. */
+  #tracked(key: string): Rec {
+    const rec = this.#rec(key);
+    if (!rec) throw new Error('This task is no longer tracked.');
+    return rec;
+  }
+
   find(serverId: string, taskId: string): TaskSnapshot | undefined {
     return this.get(taskKey(serverId, taskId));
   }
@@ -684,7 +691,7 @@ export class TaskEngine extends DisposableBase {
   }
 
   #directSnapshot(serverId: string, toolName: string, options: CallToolOptions): TaskSnapshot {
-    const now = new Date(this.#now()).toISOString();
+    const now = this.#nowIso();
     const taskId = `direct-${randomUUID()}`;
     return {
       key: taskKey(serverId, taskId),
@@ -756,7 +763,7 @@ export class TaskEngine extends DisposableBase {
     this.#update(rec, {
       status: failed ? 'failed' : 'completed',
       outcome,
-      outcomeFetchedAt: outcome ? new Date(this.#now()).toISOString() : undefined,
+      outcomeFetchedAt: outcome ? this.#nowIso() : undefined,
       note,
     });
     this.#serverLog(rec.snap.serverId).info(`Direct call of ${rec.snap.toolName} ${failed ? 'failed' : 'completed'}${note ? `: ${note}` : ''}`);
@@ -1283,7 +1290,7 @@ export class TaskEngine extends DisposableBase {
       }
       this.#refetchDelay.delete(rec.snap.key);
       if (this.#recs.get(rec.snap.key) !== rec) return outcome;
-      const changes: Partial<TaskSnapshot> = { outcome, outcomeFetchedAt: new Date(this.#now()).toISOString(), resultDeleted: undefined };
+      const changes: Partial<TaskSnapshot> = { outcome, outcomeFetchedAt: this.#nowIso(), resultDeleted: undefined };
       this.#reportErrorResult(rec, changes);
       this.#update(rec, changes);
       log.info(`Task ${taskId}: result retrieved (${outcome.kind === 'error' ? `error ${outcome.error.code}: ${outcome.error.message}` : outcome.result.isError ? 'isError result' : 'result'})`);
@@ -1392,8 +1399,7 @@ export class TaskEngine extends DisposableBase {
    * whose input they dismissed, is left so; the HeldByUserError says why.
    */
   async fetchResult(key: string, background = false): Promise<TaskOutcome> {
-    const rec = this.#rec(key);
-    if (!rec) throw new Error('This task is no longer tracked.');
+    const rec = this.#tracked(key);
     if (rec.snap.outcome) return rec.snap.outcome;
     if (rec.snap.outcomeFetchedAt && this.#options.loadOutcome) {
       const stored = await this.#options.loadOutcome(rec.snap.key);
@@ -1423,8 +1429,7 @@ export class TaskEngine extends DisposableBase {
    * waiting for the server's connection (not for the request once sent).
    */
   async cancel(key: string, signal?: AbortSignal): Promise<TaskSnapshot> {
-    const rec = this.#rec(key);
-    if (!rec) throw new Error('This task is no longer tracked.');
+    const rec = this.#tracked(key);
     if (isTerminal(rec.snap.status)) throw new Error(`The task already ended (${rec.snap.status}).`);
     if (rec.snap.kind === 'direct') {
       rec.direct?.abort(new Error('cancelled by the user'));
@@ -1672,6 +1677,11 @@ export class TaskEngine extends DisposableBase {
   /** `tasks/get` of one task (T-REQ-9: the taskId param is the truth; no related-task _meta). */
   #getTask(session: McpSession, taskId: string): Promise<Task> {
     return session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.#timeout() });
+  }
+
+  /** Now, as the ISO 8601 string snapshots hold. */
+  #nowIso(): string {
+    return new Date(this.#now()).toISOString();
   }
 
   #timeout(): number {
