@@ -37,6 +37,9 @@ export interface ServerState {
   message?: string;
 }
 
+/** One object for every idle server: a state is replaced, never changed. */
+const IDLE: ServerState = { kind: 'idle' };
+
 /** A plain snapshot of one configured server, for views and the public API. */
 export interface ServerSnapshot {
   id: string;
@@ -266,7 +269,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
         this.#entries.set(config.id, left);
       }
       if (!old) {
-        let entry: Entry = { config, print, state: { kind: 'idle' }, generation: 0, failures: 0, retryAt: 0 };
+        let entry: Entry = { config, print, state: IDLE, generation: 0, failures: 0, retryAt: 0 };
         // The previous window closed while this configuration waited for live tasks at another
         // endpoint, kept for them (see #keep): it still waits, and they are followed there.
         const k = this.#kept.get(config.id);
@@ -333,7 +336,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     for (const entry of this.#entries.values()) {
       if (entry.state.kind !== 'idle' && entry.state.kind !== 'blocked') continue;
       const blocker = this.#options.startBlocker?.(entry.config);
-      entry.state = blocker ? { kind: 'blocked', message: blocker } : { kind: 'idle' };
+      entry.state = blocker ? { kind: 'blocked', message: blocker } : IDLE;
     }
     for (const e of errors) if (!before.includes(e.message)) this.#log.error(e.message);
     this.#onDidChange.fire(undefined);
@@ -348,7 +351,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     this.#forget(entry);
     entry.config = config;
     entry.print = print;
-    entry.state = { kind: 'idle' };
+    entry.state = IDLE;
     entry.failures = entry.retryAt = 0; // a new configuration gets a fresh start
     entry.dismissed = undefined; // and asks for its inputs again
     return wasUp;
@@ -591,7 +594,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       this.#forget(entry);
       if (moved) this.#options.drop?.(id, reason, true);
     }
-    this.#setState(entry, { kind: 'idle' });
+    this.#setState(entry, IDLE);
     if (session) {
       this.#log.info(`[${entry.config.label}] Disconnecting`);
       // Told at once: a poll meanwhile would see no session and start the server again.
@@ -633,12 +636,12 @@ export class ServerManager extends DisposableBase implements SessionSource {
         },
       });
       if (!resolved.ok && needed !== undefined) {
-        if (latest()) this.#setState(entry, { kind: 'idle' });
+        if (latest()) this.#setState(entry, IDLE);
         throw new NeedsInputError(config.label, needed);
       }
       if (!resolved.ok && resolved.cancelled && latest()) {
         entry.dismissed = `${resolved.message} Connect the server to be asked again.`;
-        this.#setState(entry, { kind: 'idle' });
+        this.#setState(entry, IDLE);
         throw new InputDismissedError(entry.dismissed);
       }
       if (!resolved.ok) throw new Error(resolved.message);
@@ -688,7 +691,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
         // failure: the next request starts a new one at once. One forgotten at once still backs off.
         if (held && current.expired) {
           log.info(reason);
-          this.#setState(entry, { kind: 'idle' });
+          this.#setState(entry, IDLE);
         } else {
           log.warn(`Connection closed: ${sentence(reason)} ${this.#backOff(entry, reason)}`);
           this.#setState(entry, { kind: 'error', message: reason });
