@@ -271,8 +271,9 @@ export class TaskHost {
           } catch (err) {
             if (err instanceof RpcError) throw err;
             if (ctx.signal.aborted) throw err; // no answer goes out anyway
-            this.#serverLog(serverId).error(`${method} failed inside the client: ${errorMessage(err)}`);
-            throw new RpcError(ErrorCode.InternalError, `${method} failed inside the client: ${errorMessage(err)}`);
+            const message = `${method} failed inside the client: ${errorMessage(err)}`;
+            this.#serverLog(serverId).error(message);
+            throw new RpcError(ErrorCode.InternalError, message);
           }
         }),
       );
