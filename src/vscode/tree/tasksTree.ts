@@ -232,11 +232,12 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   }
 
   #taskItem(t: TaskSnapshot): vscode.TreeItem {
-    const now = Date.now();
     const p = STATUS_PRESENTATION[t.status];
-    const item = new vscode.TreeItem(taskTitle(t), vscode.TreeItemCollapsibleState.None);
+    const title = taskTitle(t);
+    const item = new vscode.TreeItem(title, vscode.TreeItemCollapsibleState.None);
     item.id = `task:${t.key}`;
-    item.description = describeTask(t, now);
+    const said = describeTask(t, Date.now());
+    item.description = said;
     item.iconPath = asThemeIcon({ id: p.icon, color: p.color });
     const live = !isTerminal(t.status);
     const cancelable = isCancelable(t, this.#servers);
@@ -247,9 +248,8 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     if (hasResult) item.command = { command: 'mcpTasks.openResult', title: 'Open Result', arguments: [asTaskNode(t)] };
     // The tooltip is built on hover (resolveTreeItem): rendering 10,000 rows builds none.
     // "Task NAME, STATUS, the rest": the description leads with the status when it has no message of its own, not said twice.
-    const said = describeTask(t, now);
     const rest = said.startsWith(`${p.label} · `) ? said.slice(p.label.length + 3) : said;
-    item.accessibilityInformation = { label: `Task ${taskTitle(t)}, ${p.label}, ${rest}` };
+    item.accessibilityInformation = { label: `Task ${title}, ${p.label}, ${rest}` };
     return item;
   }
 
