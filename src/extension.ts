@@ -137,15 +137,16 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   host.followRelatedTasks(engine.onDidChange);
 
   const inputs = new InputPrompter(context);
+  const folders = () => vscode.workspace.workspaceFolders ?? [];
   const servers: ServerManager = new ServerManager({
     logger,
     clientInfo: { name: 'mcp-tasks-vscode', title: 'MCP Tasks for VS Code', version },
-    roots: () => (vscode.workspace.workspaceFolders ?? []).map((f) => ({ uri: f.uri.toString(), name: f.name })),
+    roots: () => folders().map((f) => ({ uri: f.uri.toString(), name: f.name })),
     resolveContext: () => ({
       userHome: os.homedir(),
       env: process.env,
-      folders: Object.fromEntries((vscode.workspace.workspaceFolders ?? []).map((f) => [f.name, f.uri.fsPath])),
-      folderPaths: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+      folders: Object.fromEntries(folders().map((f) => [f.name, f.uri.fsPath])),
+      folderPaths: folders().map((f) => f.uri.fsPath),
       readFile: async (p) => new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(p))),
     }),
     promptInput: (input, server) => inputs.prompt(input, server),
