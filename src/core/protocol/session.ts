@@ -81,8 +81,9 @@ export class McpSession extends DisposableBase {
     super();
     this.#options = options;
     this.#log = options.logger;
-    this.connection = new JsonRpcConnection(transport, { logger: options.logger, defaultTimeoutMs: options.requestTimeoutMs, peer: options.serverName });
-    this.onClose = this.connection.onClose;
+    const connection = new JsonRpcConnection(transport, { logger: options.logger, defaultTimeoutMs: options.requestTimeoutMs, peer: options.serverName });
+    this.connection = connection;
+    this.onClose = connection.onClose;
     // Streamable HTTP: the server forgot our session (it restarted, or expired it). This session
     // is over: closing it lets the server manager start a new one, which re-attaches tasks by id.
     const report = transport.onerror;
@@ -90,19 +91,19 @@ export class McpSession extends DisposableBase {
       if (e instanceof SessionExpiredError && this.#init) {
         // Told once, as the reason the connection closed, not also as a transport error.
         this.#expired = true;
-        void this.connection.close(e.message);
+        void connection.close(e.message);
         return;
       }
       report?.(e);
     };
-    this._register(this.connection.onRequest('ping', () => ({})));
+    this._register(connection.onRequest('ping', () => ({})));
     this._register(
-      this.connection.onRequest('roots/list', () => ({
+      connection.onRequest('roots/list', () => ({
         roots: (this.#options.roots?.() ?? []).map((r) => (r.name ? { uri: r.uri, name: r.name } : { uri: r.uri })),
       })),
     );
     this._register(
-      this.connection.onNotification('notifications/message', (params) => {
+      connection.onNotification('notifications/message', (params) => {
         const p = LoggingMessageParamsSchema.safeParse(params);
         if (!p.success) return this.#log.debug(`Ignored an invalid log message: ${describeIssues(p.error.issues)}`);
         const level = Object.hasOwn(LOG_LEVEL, p.data.level) ? LOG_LEVEL[p.data.level] : 'info';
@@ -114,13 +115,13 @@ export class McpSession extends DisposableBase {
       }),
     );
     this._register(
-      this.connection.onNotification('notifications/tools/list_changed', () => {
+      connection.onNotification('notifications/tools/list_changed', () => {
         this.#toolsCache = undefined;
         this.#toolsPending = undefined;
         this.#toolsGeneration++;
       }),
     );
-    this._register(this.connection.onUnhandledNotification((n) => this.#log.trace(`Unhandled notification ${n.method}`)));
+    this._register(connection.onUnhandledNotification((n) => this.#log.trace(`Unhandled notification ${n.method}`)));
   }
 
   /** Starts the transport and performs the `initialize` handshake. */
