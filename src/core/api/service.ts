@@ -8,6 +8,7 @@ import type { TaskEngine } from '../tasks/engine';
 import { HeldByUserError } from '../tasks/engine';
 import type { ExecutionPreference } from '../tasks/policy';
 import { serverAcceptsToolTasks } from '../tasks/policy';
+import { newestFirst } from '../tasks/presentation';
 import type { LocalTaskStatus } from '../tasks/status';
 import { isTerminal } from '../tasks/status';
 import type { TaskOrigin, TaskSnapshot } from '../tasks/types';
@@ -171,7 +172,7 @@ export class TasksService implements Disposable {
   tasks(): TaskInfo[] {
     return this.#deps.engine
       .list()
-      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
+      .sort(newestFirst)
       .map((t) => this.#taskInfo(t));
   }
 

@@ -83,6 +83,11 @@ export function expiresAt(t: TaskSnapshot): number | undefined {
   return t.ttl === null ? undefined : Date.parse(t.createdAt) + t.ttl;
 }
 
+/** Orders tasks newest first, as the view and the API list them. */
+export function newestFirst(a: { createdAt: string }, b: { createdAt: string }): number {
+  return a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0;
+}
+
 /** The name a task is shown by: its tool, or its id when it was found through tasks/list. */
 export function taskTitle(t: TaskSnapshot): string {
   return t.toolName || `Task ${t.taskId.slice(0, 12)}`;

@@ -5,7 +5,7 @@ import type { ServerManager, ServerSnapshot } from '../../core/servers/serverMan
 import { restarts } from '../../core/servers/serverManager';
 import type { TaskEngine } from '../../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../../core/host/taskHost';
-import { STATUS_PRESENTATION, describeHosted, describeTask, expiresAt, formatAge, localTime, taskTitle } from '../../core/tasks/presentation';
+import { STATUS_PRESENTATION, describeHosted, describeTask, expiresAt, formatAge, localTime, newestFirst, taskTitle } from '../../core/tasks/presentation';
 import { isTerminal } from '../../core/tasks/status';
 import { hasResult as resultOf, isCancelable } from '../../core/tasks/policy';
 import type { TaskSnapshot } from '../../core/tasks/types';
@@ -192,7 +192,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     const tasks = this.#engine
       .list()
       .filter((t) => t.serverId === element.id)
-      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
+      .sort(newestFirst)
       .map((t) => kept(this.#taskNodes, t.key, () => asTaskNode(t)));
     return [...hosted, ...tasks];
   }
