@@ -14,12 +14,16 @@ type Locate = (path: Path) => { line: number; column: number } | undefined;
 const required = (what: string) =>
   z.string({ error: (iss) => (iss.input === undefined ? 'is missing' : `must be ${what}`) }).check(z.minLength(1, 'must not be empty'));
 const optionalString = (what: string) => z.optional(z.string({ error: `must be ${what}` }));
-const stringMap = (what: string) => z.optional(z.record(z.string(), z.string({ error: 'must be a string' }), { error: `must be an object of ${what}` }));
+// Shared by several fields: a schema does not change, so one serves them all.
+const aString = z.string({ error: 'must be a string' });
+const requiredString = required('a string');
+const optionalText = optionalString('a string');
+const stringMap = (what: string) => z.optional(z.record(z.string(), aString, { error: `must be an object of ${what}` }));
 
 // Loose objects: VS Code allows more keys ("dev", "gallery", "version"...) that we ignore.
 const StdioSchema = z.looseObject({
-  command: required('a string'),
-  args: z.optional(z.array(z.string({ error: 'must be a string' }), { error: 'must be a list of strings' })),
+  command: requiredString,
+  args: z.optional(z.array(aString, { error: 'must be a list of strings' })),
   // VS Code's schema allows numbers and null (null: do not pass the variable on).
   env: z.optional(
     z.record(z.string(), z.union([z.string(), z.number(), z.null()], { error: 'must be a string, a number or null' }), {
@@ -36,21 +40,21 @@ const RemoteSchema = z.looseObject({
 });
 
 const InputSchema = z.looseObject({
-  id: required('a string'),
-  description: optionalString('a string'),
+  id: requiredString,
+  description: optionalText,
   password: z.optional(z.boolean({ error: 'must be true or false' })),
-  default: optionalString('a string'),
+  default: optionalText,
 });
 
 const PickSchema = z.looseObject({
-  id: required('a string'),
-  description: optionalString('a string'),
+  id: requiredString,
+  description: optionalText,
   options: z
-    .array(z.union([z.string(), z.looseObject({ label: optionalString('a string'), value: z.string({ error: 'must be a string' }) })], { error: 'must be a string or { "label": "...", "value": "..." }' }), {
+    .array(z.union([z.string(), z.looseObject({ label: optionalText, value: aString })], { error: 'must be a string or { "label": "...", "value": "..." }' }), {
       error: (iss) => (iss.input === undefined ? 'is missing' : 'must be a list of strings or { "label", "value" } objects'),
     })
     .check(z.minLength(1, 'must not be empty')),
-  default: optionalString('a string'),
+  default: optionalText,
 });
 
 const FILE_TYPES: readonly ServerType[] = ['stdio', 'http', 'sse'];
