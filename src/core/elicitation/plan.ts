@@ -71,6 +71,7 @@ export type PlanResult = ElicitationPlan | { ok: false; error: RpcError };
 export const MAX_FIELDS = 100;
 
 const Text = z.optional(z.string());
+const Strings = z.optional(z.array(z.string()));
 const Count = z.optional(z.int().check(z.nonnegative()));
 const Num = z.optional(z.number());
 const Option = z.object({ const: z.string(), title: z.string() });
@@ -86,26 +87,26 @@ const StringProp = z.object({
   pattern: Text,
   default: Text,
 });
-const EnumProp = z.object({ ...common, enum: Values, enumNames: z.optional(z.array(z.string())), default: Text });
+const EnumProp = z.object({ ...common, enum: Values, enumNames: Strings, default: Text });
 const OneOfProp = z.object({ ...common, oneOf: Options, default: Text });
 const NumberProp = z.object({ ...common, minimum: Num, maximum: Num, default: Num });
 const BooleanProp = z.object({ ...common, default: z.optional(z.boolean()) });
-const MultiProp = z.object({ ...common, minItems: Count, maxItems: Count, default: z.optional(z.array(z.string())) });
+const MultiProp = z.object({ ...common, minItems: Count, maxItems: Count, default: Strings });
 const UntitledItems = z.object({ type: z.optional(z.literal('string')), enum: Values });
 const TitledItems = z.object({ anyOf: Options });
 
 const ParamsSchema = z.looseObject({
-  mode: z.optional(z.string()),
+  mode: Text,
   message: z.string(),
   requestedSchema: z.optional(z.unknown()),
-  url: z.optional(z.string()),
+  url: Text,
   elicitationId: z.optional(z.string().check(z.minLength(1))),
 });
 const RequestedSchema = z.looseObject({
   $schema: Text,
   type: z.literal('object'),
   properties: z.record(z.string(), z.unknown()),
-  required: z.optional(z.array(z.string())),
+  required: Strings,
 });
 
 class SchemaProblem extends Error {}
