@@ -79,8 +79,9 @@ export function parseJsonc(text: string): JsoncDocument {
     const start = i++;
     let out = '';
     for (;;) {
-      if (i >= text.length) fail('a string is not closed (" is missing)', start);
       const c = text[i];
+      // The end of the text, or of the line: JSON strings do not span lines.
+      if (c === undefined || c === '\n' || c === '\r') fail('a string is not closed (" is missing)', start);
       if (c === '"') {
         i++;
         return out;
@@ -97,7 +98,6 @@ export function parseJsonc(text: string): JsoncDocument {
           i += 2;
         } else fail('invalid escape character in a string');
       } else if (c < ' ') {
-        if (c === '\n' || c === '\r') fail('a string is not closed (" is missing)', start);
         fail('invalid character in a string (control characters must be escaped)');
       } else {
         out += c;

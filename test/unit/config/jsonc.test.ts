@@ -21,6 +21,8 @@ describe('config: the JSONC reader', () => {
     ['{"a": 01}', 'invalid number', 6],
     ['{"a": tru}', 'unexpected character', 6],
     ['{"a": "x', 'a string is not closed (" is missing)', 6],
+    ['{"a": "x\ny"}', 'a string is not closed (" is missing)', 6],
+    ['{"a": "x\r\ny"}', 'a string is not closed (" is missing)', 6],
     ['{"a": "\\q"}', 'invalid escape character in a string', 7],
     ['{"a": "\t"}', 'invalid character in a string (control characters must be escaped)', 7],
     ['{"a": 1', 'a closing brace (}) is missing', 7],
