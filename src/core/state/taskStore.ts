@@ -172,8 +172,13 @@ export class TaskStore implements Disposable {
     return state;
   }
 
+  #retentionMs(): number {
+    return this.#options.retentionDays() * DAY;
+  }
+
+  /** Finished tasks last updated before then are past the retention period. */
   #cutoff(): number {
-    return Date.now() - this.#options.retentionDays() * DAY;
+    return Date.now() - this.#retentionMs();
   }
 
   async #read(cutoff: number): Promise<LoadedState> {
@@ -224,7 +229,7 @@ export class TaskStore implements Disposable {
         entry.owner = this.#owner;
         claimed = true;
       }
-      if (isTerminal(snap.status) && Date.parse(snap.lastUpdatedAt) < cutoff) {
+      if (pastRetention(snap, cutoff)) {
         void this.#deleteOutcome(snap.key);
         continue;
       }
@@ -235,7 +240,7 @@ export class TaskStore implements Disposable {
     if (invalid) this.#log.warn(`Skipped ${invalid} stored task${invalid === 1 ? '' : 's'} that could not be read (not a task, or an unknown status)`);
     // Sessions no task needs any more are not resumed.
     const sessions = savedSessions(data.sessions).filter((s) => !claim || !this.#othersClaim(s.owner));
-    const needed = neededSessions(sessions, state.tasks, this.#options.retentionDays() * DAY);
+    const needed = neededSessions(sessions, state.tasks, this.#retentionMs());
     this.#sessions = state.sessions = needed;
     state.dropped = sessions.filter((s) => !needed.includes(s));
     // Claims are written at once; with no live task to take (a session needs one), nothing is.
@@ -327,13 +332,13 @@ export class TaskStore implements Disposable {
       const mine = new Set([...tasks.map((t) => t.snap.key), ...this.#removed]);
       const cutoff = this.#cutoff();
       for (const entry of theirs.tasks as unknown[]) {
-        if (isStoredTask(entry) && !mine.has(entry.snap.key) && !(isTerminal(entry.snap.status) && Date.parse(entry.snap.lastUpdatedAt) < cutoff)) tasks.push(entry);
+        if (isStoredTask(entry) && !mine.has(entry.snap.key) && !pastRetention(entry.snap, cutoff)) tasks.push(entry);
       }
       const servers = new Set(sessions.map((s) => s.serverId));
       sessions.push(...savedSessions(theirs.sessions).filter((s) => !servers.has(s.serverId)));
     }
     // A session stays on disk only while a task may still use it (see neededSessions).
-    const needed = neededSessions(sessions, tasks.map((t) => t.snap), this.#options.retentionDays() * DAY);
+    const needed = neededSessions(sessions, tasks.map((t) => t.snap), this.#retentionMs());
     return JSON.stringify({ version: 1, tasks, sessions: needed } satisfies IndexFile);
   }
 
@@ -489,6 +494,11 @@ export class TaskStore implements Disposable {
 }
 
 /** An entry of the index that can be restored: an object whose snapshot names its task and has a known status and kind. */
+/** A task that finished before `cutoff` (see `#cutoff`): it is neither loaded nor kept. */
+function pastRetention(snap: TaskSnapshot, cutoff: number): boolean {
+  return isTerminal(snap.status) && Date.parse(snap.lastUpdatedAt) < cutoff;
+}
+
 function isStoredTask(entry: unknown): entry is IndexFile['tasks'][number] {
   if (typeof entry !== 'object' || entry === null) return false;
   const snap = (entry as { snap?: unknown }).snap as Partial<Record<keyof TaskSnapshot, unknown>> | null | undefined;
