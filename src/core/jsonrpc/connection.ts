@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import type { Transport, TransportCloseInfo } from '../transports/transport';
-import { LOCAL_FAILURE, TransportParseError } from '../transports/transport';
+import { CLOSED_BY_CLIENT, LOCAL_FAILURE, TransportParseError } from '../transports/transport';
 import type { Disposable, Event } from '../util/event';
 import { Emitter } from '../util/event';
 import type { Logger } from '../util/log';
@@ -339,7 +339,7 @@ export class JsonRpcConnection implements Disposable {
   async close(reason?: string): Promise<void> {
     if (reason !== undefined) this.#handleClose({ reason });
     await this.transport.close().catch((err: unknown) => this.#log.warn(`Error while closing: ${errorMessage(err)}`));
-    this.#handleClose({ reason: 'closed by the client' });
+    this.#handleClose({ reason: CLOSED_BY_CLIENT });
   }
 
   dispose(): void {

@@ -3,7 +3,7 @@ import type { Logger } from '../util/log';
 import { CHECK_URL, checkHttpConfig, closedError, deliver, discardBody, httpStatusError, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, webPageAnswer } from './sseStream';
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
-import { TransportHttpError } from './transport';
+import { CLOSED_BY_CLIENT, TransportHttpError } from './transport';
 
 export interface LegacySseOptions {
   /** The SSE endpoint, e.g. `https://host/sse`. */
@@ -123,7 +123,7 @@ export class LegacySseTransport implements Transport {
   async close(): Promise<void> {
     this.#lifetime.abort(closedError(this.#serverName));
     this.#waitingForEndpoint?.reject(closedError(this.#serverName));
-    this.#fireClose({ reason: 'closed by the client' });
+    this.#fireClose({ reason: CLOSED_BY_CLIENT });
   }
 
   async #read(body: NonNullable<Response['body']>): Promise<void> {

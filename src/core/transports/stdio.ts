@@ -5,7 +5,7 @@ import type { Logger } from '../util/log';
 import { SENT } from '../util/promise';
 import { LineBuffer, serializeLine } from './lineBuffer';
 import type { Transport, TransportCloseInfo } from './transport';
-import { messagesIn, TransportParseError } from './transport';
+import { CLOSED_BY_CLIENT, messagesIn, TransportParseError } from './transport';
 import { windowsSpawn } from './windowsSpawn';
 
 export interface StdioOptions {
@@ -185,7 +185,7 @@ export class StdioTransport implements Transport {
   async close(): Promise<void> {
     const child = this.#child;
     if (!child || this.#closeInfo) {
-      this.#finish({ reason: 'closed by the client' });
+      this.#finish({ reason: CLOSED_BY_CLIENT });
       return;
     }
     // The spec's order: close stdin, then SIGTERM, then SIGKILL, each after a grace period.
@@ -200,7 +200,7 @@ export class StdioTransport implements Transport {
       // The leader exited; make sure no grandchild outlives it (elsewhere, its exit ends the group).
       this.#killTree('SIGTERM');
     }
-    this.#finish({ reason: 'closed by the client' });
+    this.#finish({ reason: CLOSED_BY_CLIENT });
   }
 
   #waitExit(ms: number): Promise<boolean> {

@@ -5,7 +5,7 @@ import type { Logger } from '../util/log';
 import { checkHttpConfig, closedError, deliver, discardBody, httpStatusError, MAX_MESSAGE_CHARS, mediaType, networkError, parseEventData, readBodySnippet, readBodyText, readSseStream, webPageAnswer } from './sseStream';
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
-import { LOCAL_FAILURE, messagesIn, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
+import { CLOSED_BY_CLIENT, LOCAL_FAILURE, messagesIn, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
 
 /** How a dropped SSE stream is resumed. */
 export interface ReconnectOptions {
@@ -311,7 +311,7 @@ export class StreamableHttpTransport implements Transport {
     const session = this.#sessionId;
     if (session !== undefined && !this.keepSessionOnClose) await this.#deleteSession(session);
     this.#log.info(`Closed ${this.description}${session && this.keepSessionOnClose ? ` (session ${session} kept for resuming)` : ''}`);
-    this.onclose?.({ reason: 'closed by the client' });
+    this.onclose?.({ reason: CLOSED_BY_CLIENT });
   }
 
   /** Ends the session on the server (spec: clients SHOULD); 405 means the server does not allow it. */

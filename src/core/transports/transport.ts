@@ -3,6 +3,9 @@ export function messagesIn(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [value];
 }
 
+/** The reason of a close the client asked for (`close()`). */
+export const CLOSED_BY_CLIENT = 'closed by the client';
+
 /** Why a transport closed: shown to the user as the server's error state. */
 export interface TransportCloseInfo {
   /** A sentence that says what happened, e.g. "process exited with code 1". */

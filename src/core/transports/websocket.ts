@@ -8,7 +8,7 @@ import { redactHeaders } from '../util/log';
 import type { Transport, TransportCloseInfo } from './transport';
 import { authChallengeHint } from './authChallenge';
 import { CHECK_URL, readBodySnippet, unreachableHint, webPageAnswer } from './sseStream';
-import { messagesIn, TransportHttpError, TransportParseError } from './transport';
+import { CLOSED_BY_CLIENT, messagesIn, TransportHttpError, TransportParseError } from './transport';
 
 export interface WebSocketTransportOptions {
   /** `ws://` or `wss://` endpoint of the server. */
@@ -245,7 +245,7 @@ export class WebSocketTransport implements Transport {
   }
 
   #describeClose(code: number, reason: string): string {
-    if (this.#closedByClient) return 'closed by the client';
+    if (this.#closedByClient) return CLOSED_BY_CLIENT;
     const why = reason ? `: ${reason}` : '';
     if (code === 1009) {
       const limit = this.#options.maxPayload ?? DEFAULT_MAX_PAYLOAD;
