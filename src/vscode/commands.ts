@@ -46,9 +46,12 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     return picked?.server;
   };
 
+  /** Runs `task` with the Tasks view's progress bar. */
+  const inView = <T>(task: () => Thenable<T>) => vscode.window.withProgress({ location: { viewId: 'mcpTasks.tasks' } }, task);
+
   const connect = async (s: ServerSnapshot) => {
     try {
-      await vscode.window.withProgress({ location: { viewId: 'mcpTasks.tasks' } }, () => servers.getSession(s.id, { now: true }));
+      await inView(() => servers.getSession(s.id, { now: true }));
     } catch (err) {
       if (isInputDismissed(err)) return; // the user pressed Escape on one of its inputs
       const trust = vscode.l10n.t('Manage Workspace Trust');
@@ -101,7 +104,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     vscode.commands.registerCommand('mcpTasks.showLog', () => log.show()),
     vscode.commands.registerCommand('mcpTasks.refresh', () =>
       // The view's progress bar runs while the configuration is read and the servers list their tasks.
-      vscode.window.withProgress({ location: { viewId: 'mcpTasks.tasks' } }, async () => {
+      inView(async () => {
         await deps.reloadConfiguration();
         const connected = servers.list().filter((s) => s.state.kind === 'connected');
         await Promise.all(connected.map((s) => deps.refreshTasks(s.id).catch((err: unknown) => log.warn(`[${s.label}] tasks/list failed: ${errorMessage(err)}`))));
