@@ -176,6 +176,13 @@ function toStep(key: string, raw: unknown, required: boolean): FieldStep {
   if (!isObject(raw)) problem(`${where} is not a schema object`);
   const p = raw;
   const base = (s: { title?: string; description?: string }) => ({ key, title: s.title || key, description: s.description || undefined, required });
+  const singleSelect = (s: { title?: string; description?: string; default?: string }, options: FieldOption[]): FieldStep => ({
+    ...base(s),
+    kind: 'single-select',
+    default: s.default,
+    options: fromOptions(where, options),
+    constraints: {},
+  });
   let step: FieldStep;
   switch (p.type) {
     case 'string': {
@@ -186,10 +193,10 @@ function toStep(key: string, raw: unknown, required: boolean): FieldStep {
           problem(`${where} has ${s.enumNames.length} enumNames for ${s.enum.length} enum values`);
         }
         const options = s.enumNames ? s.enum.map((v, i) => ({ value: v, label: s.enumNames![i] || v })) : untitled(s.enum);
-        step = { ...base(s), kind: 'single-select', default: s.default, options: fromOptions(where, options), constraints: {} };
+        step = singleSelect(s, options);
       } else if ('oneOf' in p) {
         const s = parse(OneOfProp, p, where);
-        step = { ...base(s), kind: 'single-select', default: s.default, options: fromOptions(where, titled(s.oneOf)), constraints: {} };
+        step = singleSelect(s, titled(s.oneOf));
       } else {
         const s = parse(StringProp, p, where);
         bounds(where, s.minLength, s.maxLength, 'minLength', 'maxLength');
