@@ -96,7 +96,7 @@ export class WebSocketTransport implements Transport {
         });
       } catch (err) {
         // Invalid URL or scheme: ws throws synchronously.
-        reject(new TransportHttpError(`Could not connect to ${this.#who()}: ${errorMessage(err)}`));
+        reject(this.#cannotConnect(errorMessage(err)));
         return;
       }
       this.#ws = ws;
@@ -136,7 +136,7 @@ export class WebSocketTransport implements Transport {
 
       ws.on('error', (err: Error) => {
         if (!this.#opened) {
-          const e = refusal ?? new TransportHttpError(`Could not connect to ${this.#who()}: ${connectHint(err)}`);
+          const e = refusal ?? this.#cannotConnect(connectHint(err));
           this.#log.trace(`WebSocket connection failed: ${e.message}`);
           reject(e);
           return;
@@ -154,7 +154,7 @@ export class WebSocketTransport implements Transport {
         this.#log.trace(`WebSocket closed (code ${code}${reason ? `, reason "${reason}"` : ''})`);
         // A close during the handshake ('error' already rejected, or close() was called first).
         if (!this.#opened) {
-          reject(refusal ?? new TransportHttpError(`Could not connect to ${this.#who()}: the connection closed during the handshake`));
+          reject(refusal ?? this.#cannotConnect('the connection closed during the handshake'));
           return;
         }
         const effective = this.#protocolErrorCode ?? code;
@@ -292,6 +292,10 @@ export class WebSocketTransport implements Transport {
 
   #who(): string {
     return `server "${this.#options.serverName}" at ${this.#displayUrl}`;
+  }
+
+  #cannotConnect(why: string): TransportHttpError {
+    return new TransportHttpError(`Could not connect to ${this.#who()}: ${why}`);
   }
 }
 
