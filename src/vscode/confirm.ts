@@ -17,3 +17,8 @@ export async function confirmDestructive(message: string, detail: string, action
 export function inform(message: string): void {
   void vscode.window.showInformationMessage(message);
 }
+
+/** A passing word in the status bar, gone after `ms`. */
+export function flash(message: string, ms = 5000): void {
+  void vscode.window.setStatusBarMessage(message, ms);
+}

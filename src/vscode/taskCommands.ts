@@ -13,7 +13,7 @@ import type { UrlPlan } from '../core/elicitation/plan';
 import { completeInBrowser, taskBrowserSteps, urlsRequired } from '../core/elicitation/urlRequired';
 import { reasonOf, RequestTimeoutError } from '../core/jsonrpc/errors';
 import { NEVER, waitWithProgress } from './cancellation';
-import { confirmDestructive, inform, isConfirmed } from './confirm';
+import { confirmDestructive, flash, inform, isConfirmed } from './confirm';
 import type { ResultDocuments } from './results';
 import type { TaskStore } from '../core/state/taskStore';
 import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
@@ -90,7 +90,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
         // follows it and fetches its result when it ends).
         const fetched = await waitWithProgress(vscode.l10n.t('Fetching the result of "{0}"…', taskTitle(t)), engine.fetchResult(t.key));
         if (!fetched) {
-          void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Tasks: stopped waiting for "{0}"; the task goes on', taskTitle(t)), 5000);
+          flash(vscode.l10n.t('MCP Tasks: stopped waiting for "{0}"; the task goes on', taskTitle(t)));
           return;
         }
       }
@@ -174,7 +174,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       }
       // The server delivers its questions through tasks/result: make sure one is in flight.
       engine.respond(t.key);
-      void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Tasks: waiting for the question of "{0}"…', taskTitle(t)), 5000);
+      flash(vscode.l10n.t('MCP Tasks: waiting for the question of "{0}"…', taskTitle(t)));
     }),
     vscode.commands.registerCommand('mcpTasks.clearStoredResults', async (arg?: unknown) => {
       const stored = deps.store.storedResults;
@@ -207,7 +207,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
         : vscode.l10n.t('They leave the view.');
       if (!isConfirmed(arg) && !(await confirmDestructive(ask, detail, vscode.l10n.t('Clear')))) return;
       const n = engine.clearFinished() + deps.tree.clearEndedHosted();
-      void vscode.window.setStatusBarMessage(n === 1 ? vscode.l10n.t('MCP Tasks: cleared 1 finished task') : vscode.l10n.t('MCP Tasks: cleared {0} finished tasks', n), 3000);
+      flash(n === 1 ? vscode.l10n.t('MCP Tasks: cleared 1 finished task') : vscode.l10n.t('MCP Tasks: cleared {0} finished tasks', n), 3000);
     }),
     // One finished row out of the view (its context menu), with the result kept for it: the
     // user's own choice on that row, so not asked again as Clear Finished Tasks asks for many.
@@ -403,7 +403,7 @@ async function callTool(deps: TaskCommandDeps, call: ToolCall): Promise<void> {
   try {
     const t = await deps.engine.callTool(call.serverId, toolName, { arguments: call.args, ttlMs: call.ttlMs });
     if (t.kind === 'direct') {
-      void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Tasks: "{0}" does not run as a task; called it directly', toolName), 5000);
+      flash(vscode.l10n.t('MCP Tasks: "{0}" does not run as a task; called it directly', toolName));
     }
     if (t.immediateResponse) inform(`${toolName}: ${t.immediateResponse}`);
     const node = deps.tree.taskNode(t.key);
