@@ -493,12 +493,12 @@ export class TaskStore implements Disposable {
   }
 }
 
-/** An entry of the index that can be restored: an object whose snapshot names its task and has a known status and kind. */
 /** A task that finished before `cutoff` (see `#cutoff`): it is neither loaded nor kept. */
 function pastRetention(snap: TaskSnapshot, cutoff: number): boolean {
   return isTerminal(snap.status) && Date.parse(snap.lastUpdatedAt) < cutoff;
 }
 
+/** An entry of the index that can be restored: an object whose snapshot names its task and has a known status and kind. */
 function isStoredTask(entry: unknown): entry is IndexFile['tasks'][number] {
   if (typeof entry !== 'object' || entry === null) return false;
   const snap = (entry as { snap?: unknown }).snap as Partial<Record<keyof TaskSnapshot, unknown>> | null | undefined;
