@@ -124,37 +124,13 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       await deps.endByUser(endedWith(s), () => servers.disconnect(s.id, RESTARTED));
       await connect(s);
     }),
-    vscode.commands.registerCommand('mcpTasks.openConfiguration', async (file?: unknown, line?: number, column = 1) => {
+    vscode.commands.registerCommand('mcpTasks.openConfiguration', async (file?: unknown, line?: number, column = 1, server?: string) => {
       const row = rowOf(file, 'server');
       const s = row && (servers.get(row.id) ?? servers.leaving(row.id));
       if (s) {
         // A server's entry, the cursor on its name, as VS Code opens its own servers.
-        const { source: src, name } = s;
-        const reveal = (editor: vscode.TextEditor | undefined, path: (string | number)[]) => {
-          const text = editor?.document.getText() ?? '';
-          // A .code-workspace file holds the workspace's settings under "settings".
-          const at = keyPosition(text, path) ?? keyPosition(text, ['settings', ...path]);
-          if (!editor || !at) return false;
-          const p = new vscode.Position(at.line - 1, at.column);
-          editor.selection = new vscode.Selection(p, p);
-          editor.revealRange(editor.selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-          return true;
-        };
-        if (src.kind !== 'settings') return void reveal(await vscode.window.showTextDocument(vscode.Uri.file(src.file)), ['servers', name]);
-        // The workspace's value wins over the user's; in a remote window the user's may be the remote machine's.
-        const ws = vscode.workspace.getConfiguration().inspect<Record<string, unknown>>(SERVERS_SETTING)?.workspaceValue?.[name] !== undefined;
-        for (const open of ws ? ['Workspace'] : ['', 'Remote']) {
-          // The extension host may learn of the editor the command opened after it returns (with none active in between).
-          const before = vscode.window.activeTextEditor;
-          const shown = new Promise((r) => {
-            const d = vscode.window.onDidChangeActiveTextEditor((e) => e && (d.dispose(), r(0)));
-            setTimeout(() => (d.dispose(), r(0)), 2000);
-          });
-          await vscode.commands.executeCommand(open ? `workbench.action.open${open}SettingsFile` : 'workbench.action.openSettingsJson', { revealSetting: { key: SERVERS_SETTING } });
-          if ((vscode.window.activeTextEditor ?? before) === before) await shown;
-          if (reveal(vscode.window.activeTextEditor, [SERVERS_SETTING, name]) || !vscode.env.remoteName) return;
-        }
-        return;
+        if (s.source.kind === 'settings') return openSettings(s.name);
+        return void reveal(await vscode.window.showTextDocument(vscode.Uri.file(s.source.file)), ['servers', s.name]);
       }
       if (typeof file === 'string' && file !== 'settings') {
         // A configuration error's row: where the error is.
@@ -162,10 +138,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         return;
       }
       const folders = vscode.workspace.workspaceFolders ?? [];
-      if (file === 'settings' || folders.length === 0) {
-        await vscode.commands.executeCommand('workbench.action.openSettingsJson', { revealSetting: { key: 'mcpTasks.servers' } });
-        return;
-      }
+      if (file === 'settings' || folders.length === 0) return openSettings(server);
       const folder = folders.length === 1 ? folders[0] : await vscode.window.showWorkspaceFolderPick({ placeHolder: vscode.l10n.t('Open the MCP configuration of which folder?') });
       if (!folder) return;
       const uri = ConfigurationReader.mcpJsonUri(folder);
@@ -177,4 +150,34 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       await vscode.window.showTextDocument(uri);
     }),
   ];
+}
+
+/** Puts the cursor on the property name at `path` in `editor`; false when it is not there. */
+function reveal(editor: vscode.TextEditor | undefined, path: string[]): boolean {
+  const text = editor?.document.getText() ?? '';
+  // A .code-workspace file holds the workspace's settings under "settings".
+  const at = keyPosition(text, path) ?? keyPosition(text, ['settings', ...path]);
+  if (!editor || !at) return false;
+  const p = new vscode.Position(at.line - 1, at.column);
+  editor.selection = new vscode.Selection(p, p);
+  editor.revealRange(editor.selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  return true;
+}
+
+/** Opens the settings that hold the `mcpTasks.servers` setting, the cursor on the server `name`'s entry, or on the setting. */
+async function openSettings(name?: string): Promise<void> {
+  const path = name === undefined ? [SERVERS_SETTING] : [SERVERS_SETTING, name];
+  // The workspace's value wins over the user's; in a remote window the user's may be the remote machine's.
+  const value = vscode.workspace.getConfiguration().inspect<Record<string, unknown>>(SERVERS_SETTING)?.workspaceValue;
+  for (const open of (name === undefined ? value : value?.[name]) !== undefined ? ['Workspace'] : ['', 'Remote']) {
+    // The extension host may learn of the editor the command opened after it returns (with none active in between).
+    const before = vscode.window.activeTextEditor;
+    const shown = new Promise((r) => {
+      const d = vscode.window.onDidChangeActiveTextEditor((e) => e && (d.dispose(), r(0)));
+      setTimeout(() => (d.dispose(), r(0)), 2000);
+    });
+    await vscode.commands.executeCommand(open ? `workbench.action.open${open}SettingsFile` : 'workbench.action.openSettingsJson', { revealSetting: { key: SERVERS_SETTING } });
+    if ((vscode.window.activeTextEditor ?? before) === before) await shown;
+    if (reveal(vscode.window.activeTextEditor, path) || !vscode.env.remoteName) return;
+  }
 }

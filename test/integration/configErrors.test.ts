@@ -5,7 +5,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { parseMcpJson } from '../../src/core/config/parse';
+import { parseMcpJson, parseSettingServers } from '../../src/core/config/parse';
+import { SERVERS_SETTING } from '../../src/core/config/types';
 import { TaskEngine } from '../../src/core/tasks/engine';
 import { nullLogger } from '../../src/core/util/log';
 import { TasksTreeProvider } from '../../src/vscode/tree/tasksTree';
@@ -59,6 +60,34 @@ suite('Configuration errors in the Tasks view', () => {
       assert.deepEqual(editor.selection.active, new vscode.Position(line, lines[line].indexOf('"picky"') + 1));
       assert.ok(editor.visibleRanges.some((r) => r.contains(editor.selection.active)), 'the entry is in view');
     } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
+  });
+
+  test('the row of an invalid server of the mcpTasks.servers setting opens the settings that hold it (the remote machine\'s in code-server), the cursor on its name', async () => {
+    await settings().update('servers', { broken: { type: 'stdio', command: 42 } }, vscode.ConfigurationTarget.Global);
+    const parsed = parseSettingServers(vscode.workspace.getConfiguration().get(SERVERS_SETTING));
+    const servers = bareServerManager({ logger: nullLogger });
+    const engine = new TaskEngine({ logger: nullLogger, sessions: { getSession: (id) => servers.getSession(id), label: (id) => servers.label(id), tasksOutliveConnection: () => true } });
+    const tree = new TasksTreeProvider(servers, engine);
+    try {
+      servers.setConfiguration(parsed.servers, parsed.errors);
+      const row = tree.getChildren().find((n) => n.kind === 'configError');
+      assert.ok(row, 'a row for the error');
+      const { command, label } = tree.getTreeItem(row);
+      assert.equal(label, 'broken: configuration error');
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.commands.executeCommand(command!.command, ...(command!.arguments ?? []));
+      // In code-server the user's settings are the remote machine's: the local settings.json does not have the server.
+      const has = (e?: vscode.TextEditor) => /settings\.json$/.test(e?.document.uri.path ?? '') && e!.document.getText().includes('"broken"');
+      const editor = await waitFor(() => (has(vscode.window.activeTextEditor) ? vscode.window.activeTextEditor : undefined), 'the settings where the server is configured');
+      const name = editor.document.positionAt(editor.document.getText().indexOf('"broken"') + 1);
+      await waitFor(() => editor.selection.active.isEqual(name), `the cursor on "broken" (${JSON.stringify(name)}), not at ${JSON.stringify(editor.selection.active)}`);
+    } finally {
+      tree.dispose();
+      engine.dispose();
+      servers.dispose();
+      await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     }
   });

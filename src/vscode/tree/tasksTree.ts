@@ -403,7 +403,7 @@ function configErrorItem(e: ConfigError | undefined): vscode.TreeItem {
   item.tooltip = e?.message;
   item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
   item.contextValue = 'configError';
-  item.command = { command: 'mcpTasks.openConfiguration', title: 'Open MCP Configuration', arguments: [e?.source, e?.line, e?.column] };
+  item.command = { command: 'mcpTasks.openConfiguration', title: 'Open MCP Configuration', arguments: [e?.source, e?.line, e?.column, e?.server] };
   return item;
 }
 
