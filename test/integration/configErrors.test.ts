@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { parseMcpJson, parseSettingServers } from '../../src/core/config/parse';
+import type { ParseResult } from '../../src/core/config/types';
 import { SERVERS_SETTING } from '../../src/core/config/types';
 import { TaskEngine } from '../../src/core/tasks/engine';
 import { nullLogger } from '../../src/core/util/log';
@@ -18,19 +19,31 @@ suite('Configuration errors in the Tasks view', () => {
   suiteSetup(() => activateExtension());
   const settings = () => vscode.workspace.getConfiguration('mcpTasks');
 
+  /** A Tasks view of `parsed` alone (no extension behind it): the item of its first error row. */
+  function errorRow(parsed: ParseResult): { item: vscode.TreeItem; dispose(): void } {
+    const servers = bareServerManager({ logger: nullLogger });
+    const engine = new TaskEngine({ logger: nullLogger, sessions: { getSession: (id) => servers.getSession(id), label: (id) => servers.label(id), tasksOutliveConnection: () => true } });
+    const tree = new TasksTreeProvider(servers, engine);
+    const dispose = () => {
+      tree.dispose();
+      engine.dispose();
+      servers.dispose();
+    };
+    servers.setConfiguration(parsed.servers, parsed.errors);
+    const row = tree.getChildren().find((n) => n.kind === 'configError');
+    if (!row) dispose();
+    assert.ok(row, 'a row for the error');
+    return { item: tree.getTreeItem(row), dispose };
+  }
+
   test('the row of an error in .vscode/mcp.json opens the file with the cursor where the error is, not at the top', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-config-'));
     const file = path.join(dir, 'mcp.json');
     fs.writeFileSync(file, '{\n  "servers": {\n    "ok": { "command": "node" },\n    "bad": { "command": 42 }\n  }\n}\n');
     const parsed = parseMcpJson(fs.readFileSync(file, 'utf8'), { kind: 'workspaceFolder', folderName: 'f', folderPath: dir, file });
-    const servers = bareServerManager({ logger: nullLogger });
-    const engine = new TaskEngine({ logger: nullLogger, sessions: { getSession: (id) => servers.getSession(id), label: (id) => servers.label(id), tasksOutliveConnection: () => true } });
-    const tree = new TasksTreeProvider(servers, engine);
+    const view = errorRow(parsed);
     try {
-      servers.setConfiguration(parsed.servers, parsed.errors);
-      const row = tree.getChildren().find((n) => n.kind === 'configError');
-      assert.ok(row, 'a row for the error');
-      const { command } = tree.getTreeItem(row);
+      const { command } = view.item;
       assert.ok(command);
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       await vscode.commands.executeCommand(command.command, ...(command.arguments ?? []));
@@ -39,9 +52,7 @@ suite('Configuration errors in the Tasks view', () => {
       assert.deepEqual([line + 1, character + 1], [parsed.errors[0].line, parsed.errors[0].column]);
       assert.equal(line, 3, 'the line of "bad"');
     } finally {
-      tree.dispose();
-      engine.dispose();
-      servers.dispose();
+      view.dispose();
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -67,14 +78,9 @@ suite('Configuration errors in the Tasks view', () => {
   test('the row of an invalid server of the mcpTasks.servers setting opens the settings that hold it (the remote machine\'s in code-server), the cursor on its name', async () => {
     await settings().update('servers', { broken: { type: 'stdio', command: 42 } }, vscode.ConfigurationTarget.Global);
     const parsed = parseSettingServers(vscode.workspace.getConfiguration().get(SERVERS_SETTING));
-    const servers = bareServerManager({ logger: nullLogger });
-    const engine = new TaskEngine({ logger: nullLogger, sessions: { getSession: (id) => servers.getSession(id), label: (id) => servers.label(id), tasksOutliveConnection: () => true } });
-    const tree = new TasksTreeProvider(servers, engine);
+    const view = errorRow(parsed);
     try {
-      servers.setConfiguration(parsed.servers, parsed.errors);
-      const row = tree.getChildren().find((n) => n.kind === 'configError');
-      assert.ok(row, 'a row for the error');
-      const { command, label } = tree.getTreeItem(row);
+      const { command, label } = view.item;
       assert.equal(label, 'broken: configuration error');
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       await vscode.commands.executeCommand(command!.command, ...(command!.arguments ?? []));
@@ -84,9 +90,7 @@ suite('Configuration errors in the Tasks view', () => {
       const name = editor.document.positionAt(editor.document.getText().indexOf('"broken"') + 1);
       await waitFor(() => editor.selection.active.isEqual(name), `the cursor on "broken" (${JSON.stringify(name)}), not at ${JSON.stringify(editor.selection.active)}`);
     } finally {
-      tree.dispose();
-      engine.dispose();
-      servers.dispose();
+      view.dispose();
       await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     }
