@@ -6,8 +6,8 @@ import type { InputDef, ServerConfig } from '../core/config/types';
 const SAVED_KEYS = 'mcpTasks.savedInputKeys';
 
 /**
- * The `${input:ID}` values of mcp.json: asked through quick input when a server first needs them,
- * then kept (as VS Code keeps them for its own MCP servers) in the editor's secret storage, until
+ * The `${input:ID}` values of mcp.json: asked through quick input when a server first needs them
+ * (a `command` input runs its command instead, each time), then kept (as VS Code keeps them for its own MCP servers) in the editor's secret storage, until
  * the server refuses a password or the user runs Forget Saved Inputs.
  */
 export class InputPrompter {
@@ -28,6 +28,8 @@ export class InputPrompter {
   }
 
   async #ask(input: InputDef, server: ServerConfig): Promise<string | undefined> {
+    // Run each time, kept nowhere; what it returns (maybe not a string) is checked by resolveServer.
+    if (input.type === 'command') return (await vscode.commands.executeCommand<string | undefined>(input.command, input.args)) ?? undefined;
     const saved = await this.saved(input, server);
     if (saved !== undefined) return saved;
     const title = vscode.l10n.t('MCP server "{0}"', server.label);
@@ -48,8 +50,9 @@ export class InputPrompter {
     return value;
   }
 
-  /** The saved value, without asking; undefined if there is none (or a pick no longer offers it). */
+  /** The saved value, without asking; undefined if there is none (or a pick no longer offers it). A command input runs its command. */
   async saved(input: InputDef, server: ServerConfig): Promise<string | undefined> {
+    if (input.type === 'command') return this.#ask(input, server);
     const value = await this.context.secrets.get(secretKey(input, server));
     return input.type === 'pickString' && !input.options.some((o) => o.value === value) ? undefined : value;
   }

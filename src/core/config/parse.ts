@@ -57,6 +57,8 @@ const PickSchema = z.looseObject({
   default: optionalText,
 });
 
+const CommandSchema = z.looseObject({ id: requiredString, command: required('a string (the id of an editor command)') });
+
 const FILE_TYPES: readonly ServerType[] = ['stdio', 'http', 'sse'];
 const SETTING_TYPES: readonly ServerType[] = ['stdio', 'http', 'sse', 'ws'];
 
@@ -312,13 +314,9 @@ function parseInputs(raw: unknown[], source: ConfigSource, errors: ConfigError[]
       errors.push(invalid(source, `, ${id ? `input "${id}"` : `input #${index + 1}`}: ${what}.`, locate(['inputs', index, ...path]) ?? locate(['inputs', index])));
     };
     if (!isObject(item)) return fail([], 'must be an object, e.g. { "type": "promptString", "id": "api-key", "description": "API key" }');
-    if (item.type !== 'promptString' && item.type !== 'pickString') {
-      return fail(
-        ['type'],
-        item.type === undefined
-          ? '"type" is missing (use "promptString" or "pickString")'
-          : `"type" ${JSON.stringify(item.type)} is not supported by MCP Tasks; use "promptString" or "pickString"`,
-      );
+    if (item.type !== 'promptString' && item.type !== 'pickString' && item.type !== 'command') {
+      const kinds = '"promptString", "pickString" or "command"';
+      return fail(['type'], item.type === undefined ? `"type" is missing (use ${kinds})` : `"type" must be ${kinds}, not ${JSON.stringify(item.type)}`);
     }
     if (out.some((i) => i.id === id)) return fail(['id'], 'defined more than once; the first definition is used');
     if (item.type === 'pickString') {
@@ -330,6 +328,11 @@ function parseInputs(raw: unknown[], source: ConfigSource, errors: ConfigError[]
       }
       const { id: pickId, description, default: dflt } = r.data;
       return void out.push({ type: 'pickString', id: pickId, description: description ?? pickId, options, ...(dflt !== undefined ? { default: dflt } : {}) });
+    }
+    if (item.type === 'command') {
+      const r = CommandSchema.safeParse(item);
+      if (!r.success) return zodErrors(r.error.issues).forEach((e) => fail(e.path, e.message));
+      return void out.push({ type: 'command', id: r.data.id, command: r.data.command, ...(item.args !== undefined ? { args: item.args } : {}) });
     }
     const r = InputSchema.safeParse(item);
     if (!r.success) return zodErrors(r.error.issues).forEach((e) => fail(e.path, e.message));

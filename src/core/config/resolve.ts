@@ -12,7 +12,10 @@ export interface ResolveContext {
   folderPaths: readonly string[];
   userHome: string;
   env: Record<string, string | undefined>;
-  /** Asks the user for an input's value; `undefined` means the user cancelled. */
+  /**
+   * Asks the user for an input's value, or runs its command; `undefined` means the user cancelled.
+   * What a command returns is checked here: the editor passes it on as it is.
+   */
   promptInput: (input: InputDef) => Promise<string | undefined>;
   readFile: (path: string) => Promise<string>;
 }
@@ -65,13 +68,17 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
   // 2. Ask for each input once, one prompt at a time.
   const answers = new Map<string, string>();
   for (const input of inputs) {
-    let answer: string | undefined;
+    let answer: unknown; // a command may return anything, whatever its type says
+    // A command input names its command: VS Code's words, plus the server's name.
+    const of = input.type === 'command' ? `input "${input.id}" (command "${input.command}")` : `input "${input.id}"`;
     try {
       answer = await ctx.promptInput(input);
     } catch (err) {
-      return fail(`could not ask for input "${input.id}": ${errorMessage(err)}`);
+      return fail(`could not ${input.type === 'command' ? 'get' : 'ask for'} ${of}: ${errorMessage(err)}`);
     }
-    if (answer === undefined) return { ok: false, cancelled: true, message: `Server "${config.label}": cancelled (no value given for input "${input.id}").` };
+    // As in VS Code: a command that returns undefined or null is the user cancelling; another non-string, an error.
+    if (answer != null && typeof answer !== 'string') return fail(`could not get ${of}: it returned ${typeof answer}, not a string`);
+    if (answer == null) return { ok: false, cancelled: true, message: `Server "${config.label}": cancelled (no value given for ${of}).` };
     answers.set(input.id, answer);
   }
 

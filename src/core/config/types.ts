@@ -16,8 +16,11 @@ export const SETTINGS_SOURCE: ConfigSource = { kind: 'settings' };
 /** The setting that holds servers configured outside `.vscode/mcp.json`. */
 export const SERVERS_SETTING = 'mcpTasks.servers';
 
-/** A value asked of the user when a server that uses `${input:ID}` starts: typed (`promptString`) or picked (`pickString`). */
-export type InputDef = PromptStringInput | PickStringInput;
+/**
+ * A value asked of the user when a server that uses `${input:ID}` starts: typed (`promptString`)
+ * or picked (`pickString`); or the string an editor command returns (`command`).
+ */
+export type InputDef = PromptStringInput | PickStringInput | CommandInput;
 
 export interface PromptStringInput {
   type: 'promptString';
@@ -36,6 +39,15 @@ export interface PickStringInput {
   description: string;
   options: Array<{ label: string; value: string }>;
   default?: string;
+}
+
+/** The string an editor command returns, run with `args` each time the input is resolved (VS Code's `command` input). */
+export interface CommandInput {
+  type: 'command';
+  id: string;
+  command: string;
+  /** Passed to the command as its one argument, as VS Code does. */
+  args?: unknown;
 }
 
 export type ServerType = 'stdio' | 'http' | 'sse' | 'ws';

@@ -263,7 +263,7 @@ describe('config: inputs', () => {
   it('reports bad inputs without losing the good ones', () => {
     const r = file({
       inputs: [
-        { type: 'command', id: 'p', command: 'x.y' },
+        { type: 'shellCommand', id: 'p', command: 'x.y' },
         { id: 'noType' },
         { type: 'promptString', id: 'ok', password: 'yes' },
         { type: 'promptString' },
@@ -277,14 +277,37 @@ describe('config: inputs', () => {
       ['good'],
     );
     assert.deepEqual(messages(r), [
-      '.vscode/mcp.json (folder "app"), input "p": "type" "command" is not supported by MCP Tasks; use "promptString" or "pickString".',
-      '.vscode/mcp.json (folder "app"), input "noType": "type" is missing (use "promptString" or "pickString").',
+      '.vscode/mcp.json (folder "app"), input "p": "type" must be "promptString", "pickString" or "command", not "shellCommand".',
+      '.vscode/mcp.json (folder "app"), input "noType": "type" is missing (use "promptString", "pickString" or "command").',
       '.vscode/mcp.json (folder "app"), input "ok": "password" must be true or false.',
       '.vscode/mcp.json (folder "app"), input #4: "id" is missing.',
       '.vscode/mcp.json (folder "app"), input #5: must be an object, e.g. { "type": "promptString", "id": "api-key", "description": "API key" }.',
       '.vscode/mcp.json (folder "app"), input "good": defined more than once; the first definition is used.',
     ]);
     assert.deepEqual(messages(file({ inputs: {} })), ['.vscode/mcp.json (folder "app"): "inputs" must be a list.']);
+  });
+
+  it('reads command inputs: the command, and its args as they are (any JSON, as VS Code passes them)', () => {
+    const r = file({
+      inputs: [
+        { type: 'command', id: 'tok', command: 'ext.getToken' },
+        { type: 'command', id: 'withArgs', command: 'ext.pick', args: { scope: 'repo', n: [1, null] } },
+        { type: 'command', id: 'noCommand' },
+        { type: 'command', id: 'empty', command: '' },
+        { type: 'command', id: 'notText', command: 42 },
+      ],
+      servers: { b: { command: 'node', env: { T: '${input:tok}' }, args: ['${input:withArgs}'] } },
+    });
+    assert.deepEqual(r.inputs, [
+      { type: 'command', id: 'tok', command: 'ext.getToken' },
+      { type: 'command', id: 'withArgs', command: 'ext.pick', args: { scope: 'repo', n: [1, null] } },
+    ]);
+    assert.deepEqual(r.servers[0].inputs, r.inputs);
+    assert.deepEqual(messages(r), [
+      '.vscode/mcp.json (folder "app"), input "noCommand": "command" is missing.',
+      '.vscode/mcp.json (folder "app"), input "empty": "command" must not be empty.',
+      '.vscode/mcp.json (folder "app"), input "notText": "command" must be a string (the id of an editor command).',
+    ]);
   });
 
   it('reads pickString inputs: options as strings or { label, value }, the default one of them', () => {

@@ -131,6 +131,47 @@ describe('config: resolveServer', () => {
     assert.deepEqual(prompted, ['one']);
   });
 
+  describe('command inputs', () => {
+    const doc = {
+      inputs: [{ type: 'command', id: 'tok', command: 'ext.getToken', args: { scope: 'repo' } }],
+      servers: { b: { command: 'node', env: { T: '${input:tok}' } } },
+    };
+
+    it('take the string the command returns, asked for again at each resolution', async () => {
+      const s = server(doc);
+      const seen: InputDef[] = [];
+      const { ctx } = context();
+      let n = 0;
+      ctx.promptInput = async (i) => (seen.push(i), `token-${++n}`);
+      assert.deepEqual(((await ok(s, ctx)) as ResolvedStdioServer).env, { T: 'token-1' });
+      assert.deepEqual(seen[0], { type: 'command', id: 'tok', command: 'ext.getToken', args: { scope: 'repo' } });
+      assert.deepEqual(((await ok(s, ctx)) as ResolvedStdioServer).env, { T: 'token-2' });
+    });
+
+    it('treat undefined or null as the user cancelling, as VS Code does', async () => {
+      for (const none of [undefined, null]) {
+        const { ctx } = context();
+        ctx.promptInput = async () => none as unknown as string;
+        const r = await fails(server(doc), ctx);
+        assert.equal(r.cancelled, true);
+        assert.equal(r.message, 'Server "b": cancelled (no value given for input "tok" (command "ext.getToken")).');
+      }
+    });
+
+    it('fail naming the server, the input and the command when it returns another type or throws', async () => {
+      const { ctx } = context();
+      ctx.promptInput = async () => 42 as unknown as string;
+      let r = await fails(server(doc), ctx);
+      assert.equal(r.cancelled, undefined);
+      assert.equal(r.message, 'Server "b": could not get input "tok" (command "ext.getToken"): it returned number, not a string.');
+      ctx.promptInput = async () => {
+        throw new Error("command 'ext.getToken' not found");
+      };
+      r = await fails(server(doc), ctx);
+      assert.equal(r.message, `Server "b": could not get input "tok" (command "ext.getToken"): command 'ext.getToken' not found.`);
+    });
+  });
+
   it('accepts an empty answer (not the same as cancelling)', async () => {
     const s = server({ inputs: [{ type: 'promptString', id: 'k' }], servers: { a: { command: 'x', args: ['[${input:k}]'] } } });
     const r = (await ok(s, context({ answers: { k: '' } }).ctx)) as ResolvedStdioServer;
