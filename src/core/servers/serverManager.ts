@@ -631,7 +631,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
           const value = quiet ? await this.#options.savedInput?.(input, config) : await this.#options.promptInput(input, config);
           if (value === undefined && quiet) needed = input.id; // ends the resolution as cancelled
           if (value !== undefined) given.push(input);
-          if (value !== undefined && input.type === 'promptString' && input.password) secrets.push(value);
+          // A command input hands over what an extension gives: a token, as likely as not.
+          if (typeof value === 'string' && (input.type === 'command' || (input.type === 'promptString' && input.password))) secrets.push(value);
           return value;
         },
       });

@@ -94,6 +94,26 @@ describe('reliability: secrets never reach the log', function () {
   });
 });
 
+describe('reliability: what a command input returns never reaches the log', function () {
+  this.timeout(60_000);
+  const { open } = clientsAndPeersForEachTest();
+
+  it('on a stdio command line it is redacted, as a password input is (a command input is how an extension hands over a token)', async () => {
+    const token = 'gh0-from-a-command';
+    const mcpJson = {
+      inputs: [{ type: 'command', id: 'tok', command: 'ext.getToken' }],
+      servers: { lab: { type: 'stdio', command: process.execPath, args: [taskLab, 'stdio', '--token', '${input:tok}'] } },
+    };
+    const config = parseMcpJson(JSON.stringify(mcpJson), { kind: 'workspaceFolder', folderName: 'app', folderPath: os.tmpdir(), file: path.join(os.tmpdir(), '.vscode/mcp.json') });
+    assert.deepEqual(config.errors, []);
+    const log = new MemoryLogger();
+    const c = open({ config, logger: log, promptInput: async () => token });
+    await c.servers.getSession(c.id('lab'));
+    assert.ok(!log.text().includes(token), log.text());
+    assert.ok(log.has('info', /Connecting \(stdio: .* --token <redacted>\)/), log.text());
+  });
+});
+
 describe('reliability: credentials in a server URL never reach the log', function () {
   this.timeout(60_000);
   const URL_SECRET = 'qu3ry-s3cret-value';
