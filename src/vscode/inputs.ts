@@ -6,9 +6,10 @@ import type { InputDef, ServerConfig } from '../core/config/types';
 const SAVED_KEYS = 'mcpTasks.savedInputKeys';
 
 /**
- * The `${input:ID}` values of mcp.json: asked through quick input when a server first needs them
- * (a `command` input runs its command instead, each time), then kept (as VS Code keeps them for its own MCP servers) in the editor's secret storage, until
- * the server refuses a password or the user runs Forget Saved Inputs.
+ * The `${input:ID}` values of mcp.json: asked through quick input when a server first needs them,
+ * then kept (as VS Code keeps them for its own MCP servers) in the editor's secret storage, until
+ * the server refuses a password or the user runs Forget Saved Inputs. A `command` input runs its
+ * command instead, each time, and is kept nowhere.
  */
 export class InputPrompter {
   /** Prompts shown, by secret key: servers of one file that use the same input share its one prompt. */
