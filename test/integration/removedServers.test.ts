@@ -9,14 +9,9 @@ import type { McpTasksApi } from '../../api/mcp-tasks';
 import { activateExtension, testingApi, waitFor } from './helpers';
 import type { McpTasksTestingApi, TreeSnapshotNode as Row } from './helpers';
 import { combineConfigs, parseMcpJson } from '../../src/core/config/parse';
-import { ServerManager } from '../../src/core/servers/serverManager';
-import { TaskEngine } from '../../src/core/tasks/engine';
-import { taskKey } from '../../src/core/tasks/types';
-import { createTransport } from '../../src/core/transports/factory';
-import { nullLogger } from '../../src/core/util/log';
-import { TasksTreeProvider } from '../../src/vscode/tree/tasksTree';
 import { answeringWarnings, QuickInputSpy } from './quickInputs';
 import { cleanUp, invoke, publicApi } from './taskApiHelpers';
+import { storedTask, withTree } from './viewParts';
 
 /** out/test/integration -> the demo server in the sources. */
 const DEMO = path.resolve(__dirname, '..', '..', '..', 'demo', 'server.mjs');
@@ -129,31 +124,9 @@ suite('Tasks of a server removed from the configuration', () => {
     await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
   });
 
-  /** A view over a server manager and an engine that reach no server, as the extension wires them. */
-  const withTree = (test: (parts: { servers: ServerManager; engine: TaskEngine; tree: TasksTreeProvider }) => void) => {
-    const servers = new ServerManager({
-      logger: nullLogger,
-      clientInfo: { name: 't', version: '0' },
-      roots: () => [],
-      resolveContext: () => ({ folders: {}, folderPaths: [], userHome: '/', env: {}, readFile: async () => '' }),
-      promptInput: async () => undefined,
-      createTransport,
-    });
-    const engine = new TaskEngine({ logger: nullLogger, sessions: { getSession: (id) => servers.getSession(id), label: (id) => servers.label(id), tasksOutliveConnection: () => true } });
-    const tree = new TasksTreeProvider(servers, engine);
-    try {
-      test({ servers, engine, tree });
-    } finally {
-      tree.dispose();
-      engine.dispose();
-      servers.dispose();
-    }
-  };
-
   test('tasks restored before the configuration is read sit under their server\'s name, which reads "reading the configuration…", not "removed"', () =>
     withTree(({ servers, engine, tree }) => {
-      const at = new Date().toISOString();
-      engine.restore([{ key: taskKey('settings:api:v2', 't1'), serverId: 'settings:api:v2', taskId: 't1', kind: 'task', toolName: 'build', status: 'completed', createdAt: at, lastUpdatedAt: at, ttl: null, origin: 'user' }]);
+      engine.restore([storedTask('settings:api:v2', 't1')]);
       const row = () => tree.getTreeItem(tree.getChildren()[0]);
       assert.deepEqual([row().label, row().description], ['api:v2', 'reading the configuration…'], 'the whole name, colons kept');
       servers.setConfiguration([], []); // read: the server is not in it
@@ -164,8 +137,7 @@ suite('Tasks of a server removed from the configuration', () => {
     withTree(({ servers, engine, tree }) => {
       const folder = (name: string) => parseMcpJson('{ "servers": { "demo": { "command": "node" } } }', { kind: 'workspaceFolder', folderName: name, folderPath: `/work/${name}`, file: `/work/${name}/.vscode/mcp.json` });
       servers.setConfiguration(combineConfigs([folder('a'), folder('b')]).servers, []);
-      const at = new Date().toISOString();
-      engine.restore([{ key: taskKey('folder:/work/b:demo', 't1'), serverId: 'folder:/work/b:demo', taskId: 't1', kind: 'task', toolName: 'build', status: 'completed', createdAt: at, lastUpdatedAt: at, ttl: null, origin: 'user' }]);
+      engine.restore([storedTask('folder:/work/b:demo', 't1')]);
       servers.setConfiguration(combineConfigs([folder('a')]).servers, []);
       const rows = tree.getChildren().map((n) => tree.getTreeItem(n));
       assert.deepEqual(rows.map((r) => [r.label, r.description]), [['demo', 'not connected'], ['demo (b)', 'removed from the configuration']]);
@@ -173,8 +145,7 @@ suite('Tasks of a server removed from the configuration', () => {
 
   test('the row of a removed server goes with its last task: the view reads its root again, not only that row', () =>
     withTree(({ servers, engine, tree }) => {
-      const at = new Date().toISOString();
-      engine.restore([{ key: taskKey('settings:gone', 't1'), serverId: 'settings:gone', taskId: 't1', kind: 'task', toolName: 'build', status: 'completed', createdAt: at, lastUpdatedAt: at, ttl: null, origin: 'user' }]);
+      engine.restore([storedTask('settings:gone', 't1')]);
       servers.setConfiguration([], []);
       const [row] = tree.getChildren();
       tree.getChildren(row); // the view has shown the task's row
@@ -187,8 +158,7 @@ suite('Tasks of a server removed from the configuration', () => {
 
   test('a task row\'s accessible label says its status once (the description leads with it when there is no message)', () =>
     withTree(({ engine, tree }) => {
-      const at = new Date().toISOString();
-      const task = (taskId: string, status: 'completed' | 'working', statusMessage?: string) => ({ key: taskKey('settings:s', taskId), serverId: 'settings:s', taskId, kind: 'task' as const, toolName: taskId, status, statusMessage, createdAt: at, lastUpdatedAt: at, ttl: null, origin: 'user' as const });
+      const task = (taskId: string, status: 'completed' | 'working', statusMessage?: string) => storedTask('settings:s', taskId, { toolName: taskId, status, statusMessage });
       engine.restore([task('done', 'completed'), task('busy', 'working', 'Compiling')]);
       const labels = tree.getChildren(tree.getChildren()[0]).map((n) => tree.getTreeItem(n).accessibilityInformation?.label);
       assert.deepEqual(labels.map((l) => l?.replace(/now$/, 'N')).sort(), ['Task busy, Working, Compiling · N', 'Task done, Completed, N']);

@@ -73,6 +73,8 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
    * their ttl, so the server that asked can still fetch their outcome; the view no longer shows them.
    */
   readonly #clearedHosted = new Set<string>();
+  /** The item VS Code last read for each row (getTreeItem), its tooltip set once hovered: see #changed. */
+  readonly #drawn = new WeakMap<Node, vscode.TreeItem>();
   readonly #servers: ServerManager;
   readonly #engine: TaskEngine;
   readonly #host: TaskHost | undefined;
@@ -109,8 +111,8 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     this._register(
       engine.onDidChange((task) => {
         const node = this.#taskNodes.get(task.key);
-        // A known row changed in place; a new task changes its server's children.
-        this.#onDidChangeTreeData.fire(node ?? this.#serverNodes.get(task.serverId));
+        // A known row changed in place, if it shows it; a new task changes its server's children.
+        if (!node || this.#changed(node)) this.#onDidChangeTreeData.fire(node ?? this.#serverNodes.get(task.serverId));
       }),
     );
     this._register(
@@ -123,9 +125,22 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     );
   }
 
-  /** Refreshes every row (ages in descriptions grow with time). */
+  /** Redraws the rows that have changed since VS Code read them: ages grow, and so do a ttl's in a tooltip. */
   refreshAll(): void {
-    this.#onDidChangeTreeData.fire(undefined);
+    for (const node of [...this.#taskNodes.values(), ...this.#hostedNodes.values()]) if (this.#drawn.has(node) && this.#changed(node)) this.#onDidChangeTreeData.fire(node);
+  }
+
+  /**
+   * Whether a row would show otherwise than when VS Code last read it, its tooltip included once
+   * hovered. Only such rows are redrawn: VS Code drops the command of a row redrawn under the
+   * pointer, so a click in that moment would be lost (a result fetched shows nothing new, and it
+   * is often fetched as the user clicks the row that has just completed).
+   */
+  #changed(node: Node): boolean {
+    const drawn = this.#drawn.get(node);
+    const item = this.#item(node);
+    if (drawn?.tooltip) this.resolveTreeItem(item, node);
+    return !drawn || look(item) !== look(drawn);
   }
 
   /** The ended hosted tasks the view shows (Clear Finished Tasks clears them with the tasks). */
@@ -198,6 +213,12 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
+    const item = this.#item(node);
+    this.#drawn.set(node, item);
+    return item;
+  }
+
+  #item(node: Node): vscode.TreeItem {
     if (node.kind === 'configError') return configErrorItem(this.#servers.errors[node.index]);
     if (node.kind === 'task') {
       const t = this.#engine.get(node.key);
@@ -265,7 +286,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   snapshot(): RowSnapshot[] {
     const walk = (nodes: Node[]): RowSnapshot[] =>
       nodes.map((n) => {
-        const item = this.resolveTreeItem(this.getTreeItem(n), n);
+        const item = this.resolveTreeItem(this.#item(n), n);
         const kids = this.getChildren(n);
         return {
           id: item.id,
@@ -405,6 +426,11 @@ function configErrorItem(e: ConfigError | undefined): vscode.TreeItem {
   item.contextValue = 'configError';
   item.command = { command: 'mcpTasks.openConfiguration', title: 'Open MCP Configuration', arguments: [e?.source, e?.line, e?.column, e?.server] };
   return item;
+}
+
+/** What a row shows, as one string to compare (the tooltip by its text: a MarkdownString's is a getter). */
+function look(item: vscode.TreeItem): string {
+  return JSON.stringify({ ...item, tooltip: typeof item.tooltip === 'string' ? item.tooltip : item.tooltip?.value });
 }
 
 function truncate(s: string, max: number): string {

@@ -1,0 +1,71 @@
+// The Tasks view redraws a row only when what it shows has changed. VS Code drops the command of a
+// row it redraws, so a click on a row redrawn under the pointer is lost ("Actual command not
+// found"): a result fetched just as the user clicks the row of a completed task showed nothing new,
+// yet took the click. These tests play the editor's part: they read the rows (getTreeItem), hover
+// one (resolveTreeItem), and watch which rows the view asks to redraw.
+import * as assert from 'node:assert/strict';
+import type { Node } from '../../src/vscode/tree/tasksTree';
+import type { TasksTreeProvider } from '../../src/vscode/tree/tasksTree';
+import { storedTask, withTree } from './viewParts';
+
+const SERVER = 'settings:lab';
+
+/** A task row's task id; for another row, its kind (`*`: the whole view). */
+const idOf = (n: Node | undefined) => (n?.kind === 'task' ? n.key.slice(SERVER.length + 1) : (n?.kind ?? '*'));
+
+/** Reads every row as the editor does when it shows the view: each task row's node and item, by task id. */
+function draw(tree: TasksTreeProvider) {
+  return new Map(tree.getChildren(tree.getChildren()[0]).map((node) => [idOf(node), { node, item: tree.getTreeItem(node) }]));
+}
+
+/** The rows the view asks the editor to redraw from now on. */
+function redraws(tree: TasksTreeProvider): string[] {
+  const asked: string[] = [];
+  tree.onDidChangeTreeData((n) => asked.push(idOf(n)));
+  return asked;
+}
+
+const outcome = { kind: 'result' as const, result: { content: [{ type: 'text' as const, text: 'done' }] } };
+
+suite('The Tasks view redraws a row only when what it shows changes', () => {
+  test('a change that shows nothing (a result fetched or forgotten) leaves the row and its click as drawn; one that shows redraws that row', () =>
+    withTree(({ engine, tree }) => {
+      const at = new Date().toISOString();
+      const task = storedTask(SERVER, 'task', { outcome, outcomeFetchedAt: at });
+      engine.restore([
+        task,
+        // A plain call's stored result cannot be fetched again: its row says it was deleted.
+        storedTask(SERVER, 'call', { kind: 'direct', outcome, outcomeFetchedAt: at }),
+      ]);
+      const rows = draw(tree);
+      assert.equal(rows.get('task')?.item.command?.command, 'mcpTasks.openResult', 'a click on the row opens its result');
+      const asked = redraws(tree);
+      engine.forgetOutcomes();
+      assert.equal(engine.get(task.key)?.resultDeleted, true, 'the task has changed');
+      assert.deepEqual(asked, ['call'], 'only the row whose description changed is redrawn');
+    }));
+
+  test('every 30 s (and when the view shows again) only the rows whose age or hovered tooltip has changed are redrawn', () =>
+    withTree(async ({ engine, tree }) => {
+      const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+      const twoHours = 2 * 3600_000;
+      engine.restore([
+        // Its age reads "now" for one more second, then "1 min".
+        storedTask(SERVER, 'young', { outcome, createdAt: ago(59_000) }),
+        // Two hours old, 30 s of ttl left: the tooltip counts it down in seconds.
+        storedTask(SERVER, 'hovered', { outcome, createdAt: ago(twoHours), ttl: twoHours + 30_000 }),
+        storedTask(SERVER, 'unhovered', { outcome, createdAt: ago(twoHours), ttl: twoHours + 30_000 }),
+        storedTask(SERVER, 'steady', { outcome, createdAt: ago(twoHours) }),
+      ]);
+      const rows = draw(tree);
+      const hovered = rows.get('hovered')!;
+      tree.resolveTreeItem(hovered.item, hovered.node);
+      assert.match((hovered.item.tooltip as { value: string }).value, /TTL left: (30|29) s/);
+      const asked = redraws(tree);
+      tree.refreshAll();
+      assert.deepEqual(asked, [], 'nothing has changed yet');
+      await new Promise((resolve) => setTimeout(resolve, 1500)); // past the minute of "young", a second off the ttl left
+      tree.refreshAll();
+      assert.deepEqual(asked.sort(), ['hovered', 'young'], 'the row whose age now reads "1 min", and the hovered one whose tooltip counts its ttl down');
+    }));
+});
