@@ -70,7 +70,7 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
   for (const input of inputs) {
     let answer: unknown; // a command may return anything, whatever its type says
     // A command input names its command: VS Code's words, plus the server's name.
-    const of = input.type === 'command' ? `input "${input.id}" (command "${input.command}")` : `input "${input.id}"`;
+    const of = input.type === 'command' ? `input "${input.id}" from command "${input.command}"` : `input "${input.id}"`;
     try {
       answer = await ctx.promptInput(input);
     } catch (err) {

@@ -154,7 +154,7 @@ describe('config: resolveServer', () => {
         ctx.promptInput = async () => none as unknown as string;
         const r = await fails(server(doc), ctx);
         assert.equal(r.cancelled, true);
-        assert.equal(r.message, 'Server "b": cancelled (no value given for input "tok" (command "ext.getToken")).');
+        assert.equal(r.message, 'Server "b": cancelled (no value given for input "tok" from command "ext.getToken").');
       }
     });
 
@@ -163,12 +163,12 @@ describe('config: resolveServer', () => {
       ctx.promptInput = async () => 42 as unknown as string;
       let r = await fails(server(doc), ctx);
       assert.equal(r.cancelled, undefined);
-      assert.equal(r.message, 'Server "b": could not get input "tok" (command "ext.getToken"): it returned number, not a string.');
+      assert.equal(r.message, 'Server "b": could not get input "tok" from command "ext.getToken": it returned number, not a string.');
       ctx.promptInput = async () => {
         throw new Error("command 'ext.getToken' not found");
       };
       r = await fails(server(doc), ctx);
-      assert.equal(r.message, `Server "b": could not get input "tok" (command "ext.getToken"): command 'ext.getToken' not found.`);
+      assert.equal(r.message, `Server "b": could not get input "tok" from command "ext.getToken": command 'ext.getToken' not found.`);
     });
   });
 
