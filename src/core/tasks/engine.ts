@@ -1470,10 +1470,21 @@ export class TaskEngine extends DisposableBase {
       const rec = this.#recs.get(key);
       if (rec) return this.#applyServerTask(rec, task, 'list');
       if (this.#removed.get(key) === validDate(task.createdAt, this.#now())) return;
-      joined++;
-      this.#adoptListed(serverId, task);
+      this.#adoptListed(serverId, task, joined++);
     });
     return joined;
+  }
+
+  /**
+   * Fetches the result of an ended task soon (the `i`th of a batch, a few ms apart, so a reload
+   * or a list with many does not burst) when autoFetchResults wants it and it is not in hand. A
+   * new configuration waits for it meanwhile (see liveCount), as for a task that ended here.
+   */
+  #fetchSoon(rec: Rec, i: number): boolean {
+    if (!this.#wantsOutcome(rec)) return false;
+    this.#unfetched.set(rec, 0);
+    this.#refetch.schedule(rec.snap.key, this.#now() + 50 + i * 5);
+    return true;
   }
 
   /**
@@ -1492,10 +1503,12 @@ export class TaskEngine extends DisposableBase {
     }, enough);
   }
 
-  #adoptListed(serverId: string, task: Task): void {
+  /** A task found through tasks/list, the `i`th of its list: followed while live; ended (in another window, before a reload), its result is fetched as if it had ended here. */
+  #adoptListed(serverId: string, task: Task, i: number): void {
     const rec = this.#addTask(serverId, task, { toolName: '', status: task.status, origin: 'server-list' });
     this.#serverLog(serverId).info(`Task ${task.taskId} found through tasks/list (${task.status})`);
-    if (!isTerminal(task.status)) {
+    if (isTerminal(task.status)) this.#fetchSoon(rec, i);
+    else {
       this.#scheduleNext(rec);
       if (task.status === 'input_required') void this.#resultCall(rec);
     }
@@ -1538,12 +1551,8 @@ export class TaskEngine extends DisposableBase {
       if (this.#recs.has(snap.key)) continue;
       const rec = this.#addRec(snap, progressTokens?.get(snap.key), false);
       if (isTerminal(snap.status)) {
-        // Ended, but its result could not be fetched before the reload: a new configuration waits
-        // for it (see liveCount), as in the window that saw the task end.
-        if (this.#wantsOutcome(rec)) {
-          this.#unfetched.set(rec, 0);
-          this.#refetch.schedule(snap.key, this.#now() + 50 + i++ * 5);
-        }
+        // Ended, but its result could not be fetched before the reload.
+        if (this.#fetchSoon(rec, i)) i++;
         continue;
       }
       if (snap.kind === 'direct') {

@@ -358,6 +358,28 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.deepEqual(h.engine.list().map((t) => [t.taskId, t.createdAt, t.origin]), [[removed.taskId, reused.createdAt, 'server-list']]);
   });
 
+  it('tasks/list (T-REQ-6, Refresh): a task found already ended has its result fetched and kept (T-REQ-4), as one that ends here; with autoFetchResults off, not', async () => {
+    for (const auto of [true, false]) {
+      const h = await harness({ server: { pollInterval: NO_POLL }, engine: { autoFetchResults: () => auto } });
+      const [done, failed, cancelled] = ['done', 'failed', 'cancelled'].map((tool) => h.server.createTask(tool));
+      h.server.complete(done.taskId);
+      h.server.fail(failed.taskId, { code: -32603, message: 'the build broke' });
+      h.server.setStatus(cancelled.taskId, 'cancelled');
+      assert.equal(await h.engine.refreshList('fake'), 3);
+      if (!auto) {
+        await new Promise((r) => setTimeout(r, 300)); // the fetches would have gone out within 60 ms
+        assert.deepEqual(h.server.requestsOf('tasks/result'), [], 'nothing fetched unasked');
+        assert.equal(h.snap(done.taskId).outcome, undefined);
+        continue;
+      }
+      await waitFor(() => h.snap(done.taskId).outcome !== undefined && h.snap(failed.taskId).outcome !== undefined, 'both results in hand');
+      const kept = h.snap(done.taskId).outcome;
+      assert.deepEqual(kept?.kind === 'result' && kept.result.content, [{ type: 'text', text: `done: ${done.taskId}` }]);
+      assert.deepEqual(h.snap(failed.taskId).outcome, { kind: 'error', error: { code: -32603, message: 'the build broke' } });
+      assert.deepEqual(h.server.requestsOf('tasks/result').map((r) => r.params?.taskId).sort(), [done.taskId, failed.taskId].sort(), 'a cancelled task has no result to fetch');
+    }
+  });
+
   it('tasks/list: an invalid task in a page is skipped and logged; the rest are adopted', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL } });
     const good = h.server.createTask('good');
