@@ -407,7 +407,8 @@ async function callTool(deps: TaskCommandDeps, call: ToolCall): Promise<void> {
     }
     if (t.immediateResponse) inform(`${toolName}: ${t.immediateResponse}`);
     const node = deps.tree.taskNode(t.key);
-    if (node && deps.view.visible) void deps.view.reveal(node, { select: true, focus: false });
+    // A row gone meanwhile (the task removed) is nothing to reveal, and no error to report.
+    if (node && deps.view.visible) deps.view.reveal(node, { select: true, focus: false }).then(undefined, () => undefined);
   } catch (err) {
     const required = urlsRequired(err);
     if (required?.ok) return askBrowserSteps(deps, call, required.plans);
