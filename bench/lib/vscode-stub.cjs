@@ -52,7 +52,9 @@ class MarkdownString {
     return this;
   }
 }
-const stub = { EventEmitter, TreeItem, ThemeColor, ThemeIcon, MarkdownString, TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 } };
+// setContext (the view's mcpTasks.hasFinished) goes nowhere.
+const commands = { executeCommand: async () => undefined };
+const stub = { EventEmitter, TreeItem, ThemeColor, ThemeIcon, MarkdownString, commands, TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 } };
 
 function install() {
   const load = Module._load;
