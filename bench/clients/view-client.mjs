@@ -30,7 +30,9 @@ serveWorker({
     const engine = new TaskEngine({ logger: quiet, sessions: { getSession: () => new Promise(() => {}), label: () => SERVER, tasksOutliveConnection: () => true } });
     const snaps = Array.from({ length: count }, (_, i) => snapshot(i, now));
     const target = snaps[Math.floor(count / 2)];
-    engine.restore(snaps, new Map([[target.key, 'progress-1']]));
+    // A completed task whose result is in hand: forgetting it changes nothing its row shows.
+    const kept = { ...snapshot(count + 1, now), status: 'completed', outcome: { kind: 'result', result: { content: [] } }, outcomeFetchedAt: new Date(now).toISOString() };
+    engine.restore([...snaps, kept], new Map([[target.key, 'progress-1']]));
     const serverChanged = new Emitter();
     const serverSnap = { id: SERVER, name: SERVER, label: 'Bench server', type: 'stdio', source: { kind: 'settings' }, state: { kind: 'connected' }, serverInfo: { name: 'bench', version: '1' }, protocolVersion: '2025-11-25', tasks: 'tools/call, list, cancel' };
     const servers = { onDidChange: serverChanged.event, errors: [], list: () => [serverSnap], get: (id) => (id === SERVER ? serverSnap : undefined), peekSession: () => undefined, label: () => serverSnap.label, isConfigured: (id) => id === SERVER, leavingWith: () => undefined, tasksOutliveConnection: () => true };
@@ -85,6 +87,15 @@ serveWorker({
     scenarios.push(await measure('one task reports progress', () => peer.notify('notifications/progress', { progressToken: 'progress-1', progress: 3, total: 10 })));
     scenarios.push(await measure('one task added', async () => engine.restore([{ ...snapshot(count, now + 5000), status: 'completed' }])));
     scenarios.push(await measure('one task removed', async () => engine.remove(snaps[0].key)));
+    scenarios.push(await measure('a kept result forgotten (nothing on its row changes)', async () => engine.forgetOutcomes()));
+    // The 30 s refresh of ages, 30 s on: the tasks were created a second apart, so some ages now read otherwise.
+    const realNow = Date.now;
+    Date.now = () => realNow() + 30_000;
+    try {
+      scenarios.push(await measure('the 30 s refresh of ages (tasks 1 s apart, 30 s on)', async () => tree.refreshAll()));
+    } finally {
+      Date.now = realNow;
+    }
     engine.dispose();
     tree.dispose();
     await session.close();

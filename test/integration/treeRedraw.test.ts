@@ -21,7 +21,7 @@ function draw(tree: TasksTreeProvider) {
 /** The rows the view asks the editor to redraw from now on. */
 function redraws(tree: TasksTreeProvider): string[] {
   const asked: string[] = [];
-  tree.onDidChangeTreeData((n) => asked.push(idOf(n)));
+  tree.onDidChangeTreeData((e) => asked.push(...(Array.isArray(e) ? e : [e]).map(idOf)));
   return asked;
 }
 

@@ -63,7 +63,7 @@ function describeState(s: ServerSnapshot, row?: boolean): string {
  * so a change refreshes exactly the row that changed (a new or removed task: its server's row).
  */
 export class TasksTreeProvider extends DisposableBase implements vscode.TreeDataProvider<Node> {
-  readonly #onDidChangeTreeData = this._register(new vscode.EventEmitter<Node | undefined>());
+  readonly #onDidChangeTreeData = this._register(new vscode.EventEmitter<Node | Node[] | undefined>());
   readonly onDidChangeTreeData = this.#onDidChangeTreeData.event;
   readonly #serverNodes = new Map<string, Node & { kind: 'server' }>();
   readonly #taskNodes = new Map<string, Node & { kind: 'task' }>();
@@ -89,7 +89,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     this.#host = host;
     // A live row changed in place (progress, a message) cannot change the answer: an ended task
     // does not start again (T-LIFE-3). Checked for everything else, not for each progress report.
-    this._register(this.onDidChangeTreeData((node) => (node?.kind === 'task' && !isTerminal(this.#engine.get(node.key)?.status ?? 'completed')) || this.#checkFinished()));
+    this._register(this.onDidChangeTreeData((node) => (!Array.isArray(node) && node?.kind === 'task' && !isTerminal(this.#engine.get(node.key)?.status ?? 'completed')) || this.#checkFinished()));
     this.#checkFinished();
     if (host) {
       this._register(host.onDidChange((h) => this.#onDidChangeTreeData.fire(this.#hostedNodes.get(h.taskId) ?? this.#serverNodes.get(h.serverId))));
@@ -127,7 +127,8 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
 
   /** Redraws the rows that have changed since VS Code read them: ages grow, and so do a ttl's in a tooltip. */
   refreshAll(): void {
-    for (const node of [...this.#taskNodes.values(), ...this.#hostedNodes.values()]) if (this.#drawn.has(node) && this.#changed(node)) this.#onDidChangeTreeData.fire(node);
+    const changed = [...this.#taskNodes.values(), ...this.#hostedNodes.values()].filter((node) => this.#drawn.has(node) && this.#changed(node));
+    if (changed.length) this.#onDidChangeTreeData.fire(changed);
   }
 
   /**
