@@ -139,9 +139,10 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
    */
   #changed(node: Node): boolean {
     const drawn = this.#drawn.get(node);
+    if (!drawn) return true;
     const item = this.#item(node);
-    if (drawn?.tooltip) this.resolveTreeItem(item, node);
-    return !drawn || look(item) !== look(drawn);
+    if (drawn.tooltip) this.resolveTreeItem(item, node);
+    return look(item) !== look(drawn);
   }
 
   /** The ended hosted tasks the view shows (Clear Finished Tasks clears them with the tasks). */
