@@ -70,9 +70,11 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 // clear): 296.4 KB. The nineteenth session took 0.8 KB more of it out, and its fixes (Open
 // Configuration at the server's entry, a warning for configuration errors, command inputs of
 // mcp.json, an empty server error told as such, offline DNS hinted) took 2.6 KB: 298.2 KB, 1.8 KB
-// under the gate. Loading features
+// under the gate. The twentieth session's fixes (a row redrawn only when what it shows changes,
+// so a click is not lost; results of ended tasks found by Refresh fetched) took 0.5 KB: 298.6 KB,
+// 1.4 KB under the gate. Loading features
 // on demand would not reach 150 KB either: with every transport, the dialogs, sampling, the chat
-// tools and the API left out, the startup bundle is still 174 KB (bench/size.mjs, "startup only").
+// tools and the API left out, the startup bundle is still 175 KB (bench/size.mjs, "startup only").
 const BUNDLE_TARGET = 150 * 1024;
 const BUNDLE_GATE = 300 * 1024;
 const args = new Set(process.argv.slice(2));
