@@ -46,26 +46,32 @@ suite('The Tasks view redraws a row only when what it shows changes', () => {
     }));
 
   test('every 30 s (and when the view shows again) only the rows whose age or hovered tooltip has changed are redrawn', () =>
-    withTree(async ({ engine, tree }) => {
+    withTree(({ engine, tree }) => {
       const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
       const twoHours = 2 * 3600_000;
       engine.restore([
-        // Its age reads "now" for one more second, then "1 min".
-        storedTask(SERVER, 'young', { outcome, createdAt: ago(59_000) }),
-        // Two hours old, 30 s of ttl left: the tooltip counts it down in seconds.
-        storedTask(SERVER, 'hovered', { outcome, createdAt: ago(twoHours), ttl: twoHours + 30_000 }),
-        storedTask(SERVER, 'unhovered', { outcome, createdAt: ago(twoHours), ttl: twoHours + 30_000 }),
+        // 40 s old: its age reads "now", and "1 min" 30 s later.
+        storedTask(SERVER, 'young', { outcome, createdAt: ago(40_000) }),
+        // Two hours old with 200 s of ttl left: the tooltip reads "3 min", and "2 min" 30 s later.
+        storedTask(SERVER, 'hovered', { outcome, createdAt: ago(twoHours), ttl: twoHours + 200_000 }),
+        storedTask(SERVER, 'unhovered', { outcome, createdAt: ago(twoHours), ttl: twoHours + 200_000 }),
         storedTask(SERVER, 'steady', { outcome, createdAt: ago(twoHours) }),
       ]);
       const rows = draw(tree);
       const hovered = rows.get('hovered')!;
       tree.resolveTreeItem(hovered.item, hovered.node);
-      assert.match((hovered.item.tooltip as { value: string }).value, /TTL left: (30|29) s/);
+      assert.match((hovered.item.tooltip as { value: string }).value, /TTL left: 3 min/);
       const asked = redraws(tree);
       tree.refreshAll();
       assert.deepEqual(asked, [], 'nothing has changed yet');
-      await new Promise((resolve) => setTimeout(resolve, 1500)); // past the minute of "young", a second off the ttl left
-      tree.refreshAll();
-      assert.deepEqual(asked.sort(), ['hovered', 'young'], 'the row whose age now reads "1 min", and the hovered one whose tooltip counts its ttl down');
+      // The next refresh, 30 s on: the clock moved for that one call (nothing else runs meanwhile).
+      const now = Date.now;
+      Date.now = () => now() + 30_000;
+      try {
+        tree.refreshAll();
+      } finally {
+        Date.now = now;
+      }
+      assert.deepEqual(asked.sort(), ['hovered', 'young'], 'the row whose age now reads "1 min", and the hovered one whose tooltip counts its ttl down; not the same ttl unhovered, nor an age still "2 h"');
     }));
 });
