@@ -7,10 +7,11 @@
 // BENCH_RT_CALLS, BENCH_TASK_ROUNDS, BENCH_TASK_POLL_MS, BENCH_SCALE_SECONDS (default 60),
 // BENCH_SCALE_COUNTS, BENCH_VIEW_TASKS, BENCH_ACTIVATE_ROUNDS, BENCH_EDITOR=0 (skip the editor),
 // BENCH_PROFILE=1 (CPU profiles of every client process into bench/results/profiles/),
-// BENCH_SKIP_BUILD=1 (use the core bundle already in bench/results/.build/).
+// BENCH_SKIP_BUILD=1 (use the core bundle already in bench/results/.build/), BENCH_RESULTS (the
+// figures' file instead of bench/results/latest.json).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { buildCore } from './lib/build.mjs';
 import { printTable, resultsDir } from './lib/common.mjs';
 
@@ -71,10 +72,11 @@ const targets = Object.entries(report.benchmarks).flatMap(([n, b]) => (b.targets
 report.targets = targets;
 report.totalSeconds = (Date.now() - started) / 1000;
 report.machine.loadavgAtEnd = load();
-mkdirSync(resultsDir, { recursive: true });
-writeFileSync(join(resultsDir, 'latest.json'), JSON.stringify(report, null, 2) + '\n');
+const resultsFile = process.env.BENCH_RESULTS || join(resultsDir, 'latest.json');
+mkdirSync(dirname(resultsFile), { recursive: true });
+writeFileSync(resultsFile, JSON.stringify(report, null, 2) + '\n');
 
 console.log(`\nTargets (${targets.filter((t) => t.ok).length} met, ${targets.filter((t) => !t.ok).length} missed):`);
 for (const t of targets) console.log(`  [${t.benchmark}] ${t.text}`);
-console.log(`\nDone in ${report.totalSeconds.toFixed(0)} s; figures in bench/results/latest.json. Load average at the end: ${load().join(' ')} (${cpus().length} CPUs): on a busy machine read the ratios, not the times.`);
+console.log(`\nDone in ${report.totalSeconds.toFixed(0)} s; figures in ${resultsFile}. Load average at the end: ${load().join(' ')} (${cpus().length} CPUs): on a busy machine read the ratios, not the times.`);
 process.exit(failed ? 1 : 0);
