@@ -17,7 +17,7 @@ import { DisposableBase, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { itsTasksEnd, prefixed, redactSecrets, redacting, sentence } from '../util/log';
 import { errorMessage, raceAbort } from '../util/abort';
-import { detailOf } from '../jsonrpc/errors';
+import { detailOf, reasonOf } from '../jsonrpc/errors';
 import type { TransportCloseInfo } from '../transports/transport';
 import type { SessionSource } from '../tasks/engine';
 import { HeldByUserError } from '../tasks/engine';
@@ -709,7 +709,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
         throw err;
       }
       const closed = session?.connection.closeInfo;
-      const message = redactSecrets(withExitHint(errorMessage(err), config, closed), secrets);
+      const message = redactSecrets(withExitHint(reasonOf(err), config, closed), secrets);
       // The endpoint kept by the previous window (see setConfiguration) is out of reach, and has
       // been for KEPT_GRACE_MS (a network that comes up late is waited for): its tasks are lost,
       // as the new endpoint will tell, and the new configuration applies.

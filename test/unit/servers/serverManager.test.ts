@@ -1,5 +1,7 @@
-// The server list of ServerManager: labels of servers not configured, and the order servers are listed in.
+// The server list of ServerManager (labels of servers not configured, the order servers are listed
+// in), and what a server that fails to start is said to have done.
 import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
 import { combineConfigs, parseMcpJson, parseSettingServers } from '../../../src/core/config/parse';
 import type { ServerManager } from '../../../src/core/servers/serverManager';
 import { MemoryLogger } from '../helpers/logger';
@@ -62,5 +64,22 @@ describe('ServerManager: the list of servers', () => {
     assert.deepEqual(listed(), ['everything', 'demo', 'picky'], 'demo back in its place');
     servers.setConfiguration(config('picky', 'everything', 'demo'), []);
     assert.deepEqual(listed(), ['picky', 'everything', 'demo'], 'as the file now orders them');
+  });
+});
+
+describe('ServerManager: a server that fails to start', () => {
+  it('a server that refuses initialize with an empty error message: its state, and the wait before it is tried again, name the code (the server gave no reason)', async () => {
+    const servers = bareServerManager();
+    const fixture = path.resolve(__dirname, '../../../../test/fixtures/servers/stdio-misbehave.mjs');
+    servers.setConfiguration(parseSettingServers({ silent: { type: 'stdio', command: process.execPath, args: [fixture, 'silent-error'] } }).servers, []);
+    const reason = 'the server gave no reason (error -32603)';
+    try {
+      await assert.rejects(servers.getSession('settings:silent'), { message: reason });
+      assert.deepEqual(servers.get('settings:silent')?.state, { kind: 'error', message: reason });
+      // At once: within the second it waits before it is tried again.
+      await assert.rejects(servers.getSession('settings:silent'), { message: `Server "silent" failed: ${reason}. It will not be tried again for 1 s. Restart it to try now.` });
+    } finally {
+      servers.dispose();
+    }
   });
 });
