@@ -74,7 +74,7 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
     try {
       answer = await ctx.promptInput(input);
     } catch (err) {
-      return fail(`could not ${input.type === 'command' ? 'get' : 'ask for'} ${of}: ${errorMessage(err)}`);
+      return fail(`could not ${input.type === 'command' ? 'get' : 'ask for'} ${of}: ${errorMessage(err) || 'it failed without saying why'}`);
     }
     // As in VS Code: a command that returns undefined or null is the user cancelling; another non-string, an error.
     if (answer != null && typeof answer !== 'string') return fail(`could not get ${of}: it returned ${typeof answer}, not a string`);

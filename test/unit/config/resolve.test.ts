@@ -169,6 +169,12 @@ describe('config: resolveServer', () => {
       };
       r = await fails(server(doc), ctx);
       assert.equal(r.message, `Server "b": could not get input "tok" from command "ext.getToken": command 'ext.getToken' not found.`);
+      // An error that says nothing is told as such, not as nothing after a colon.
+      ctx.promptInput = async () => {
+        throw new Error('');
+      };
+      r = await fails(server(doc), ctx);
+      assert.equal(r.message, 'Server "b": could not get input "tok" from command "ext.getToken": it failed without saying why.');
     });
   });
 
