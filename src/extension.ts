@@ -190,7 +190,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const restored = store
     .load()
     .then(async (state) => {
-      engine.restore(state.tasks, state.progressTokens);
+      engine.restore(state.tasks, state.progressTokens, state.removed);
       await servers.addSavedSessions(state.sessions, state.dropped);
       if (state.tasks.length) channel.info(`Restored ${state.tasks.length} tasks of the previous window`);
     })

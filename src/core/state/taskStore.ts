@@ -6,7 +6,7 @@ import type { InitializeResult } from '../protocol/schemas';
 import { CallToolResultSchema, InitializeResultSchema } from '../protocol/schemas';
 import type { TaskEngine } from '../tasks/engine';
 import { isLocalTaskStatus, isTerminal, needsSession } from '../tasks/status';
-import type { TaskOutcome, TaskSnapshot } from '../tasks/types';
+import type { RemovedTask, TaskOutcome, TaskSnapshot } from '../tasks/types';
 import { errorMessage, sleep } from '../util/abort';
 import type { Disposable } from '../util/event';
 import { DisposableStore } from '../util/event';
@@ -60,6 +60,8 @@ interface IndexFile {
   version: 1;
   tasks: Array<{ snap: TaskSnapshot; progressToken?: string; owner?: Owner }>;
   sessions: Array<SavedSession & { owner?: Owner }>;
+  /** Tasks the user removed (an index of an older version has none). */
+  removed?: RemovedTask[];
 }
 
 export interface LoadedState {
@@ -68,6 +70,8 @@ export interface LoadedState {
   sessions: SavedSession[];
   /** Kept sessions that no task needs any more: not resumed, and what they kept is forgotten. */
   dropped?: SavedSession[];
+  /** Tasks the user removed within the retention period: Refresh does not bring them back. */
+  removed: RemovedTask[];
 }
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -194,7 +198,7 @@ export class TaskStore implements Disposable {
   /** No stored state: an index that cannot be read (`err`, said unless there is none yet), or none at all. */
   #unread(err?: unknown): LoadedState {
     if (err && (err as NodeJS.ErrnoException).code !== 'ENOENT') this.#log.warn(`Could not read the stored tasks (${errorMessage(err)}); starting with none`);
-    return { tasks: [], progressTokens: new Map(), sessions: [] };
+    return { tasks: [], progressTokens: new Map(), sessions: [], removed: [] };
   }
 
   /** Whether `owner` is another window that still runs: what it claimed is its own. */
@@ -237,6 +241,7 @@ export class TaskStore implements Disposable {
       if (snap.outcomeFetchedAt) this.#written.add(snap.key);
       if (typeof progressToken === 'string' && progressToken) state.progressTokens.set(snap.key, progressToken);
     }
+    state.removed = keptRemoved(data.removed, cutoff);
     if (invalid) this.#log.warn(`Skipped ${invalid} stored task${invalid === 1 ? '' : 's'} that could not be read (not a task, or an unknown status)`);
     // Sessions no task needs any more are not resumed.
     const sessions = savedSessions(data.sessions).filter((s) => !claim || !this.#othersClaim(s.owner));
@@ -326,11 +331,14 @@ export class TaskStore implements Disposable {
       return { snap: rest as TaskSnapshot, progressToken: this.#engine?.progressToken(snap.key), owner };
     });
     const sessions: IndexFile['sessions'] = this.#sessions.map((s) => ({ ...s, owner }));
+    const cutoff = this.#cutoff();
+    const removed = keptRemoved(this.#engine?.removedTasks(), cutoff);
     const theirs = onDisk === undefined ? undefined : parseIndex(onDisk);
     if (theirs) {
       // Other windows' tasks stay as they wrote them: the ones this window neither tracks nor removed.
       const mine = new Set([...tasks.map((t) => t.snap.key), ...this.#removed]);
-      const cutoff = this.#cutoff();
+      const known = new Set(removed.map((r) => r.key));
+      removed.push(...keptRemoved(theirs.removed, cutoff).filter((r) => !known.has(r.key)));
       for (const entry of theirs.tasks as unknown[]) {
         if (isStoredTask(entry) && !mine.has(entry.snap.key) && !pastRetention(entry.snap, cutoff)) tasks.push(entry);
       }
@@ -339,7 +347,7 @@ export class TaskStore implements Disposable {
     }
     // A session stays on disk only while a task may still use it (see neededSessions).
     const needed = neededSessions(sessions, tasks.map((t) => t.snap), this.#retentionMs());
-    return JSON.stringify({ version: 1, tasks, sessions: needed } satisfies IndexFile);
+    return JSON.stringify({ version: 1, tasks, sessions: needed, removed } satisfies IndexFile);
   }
 
   async #writeIndex(): Promise<void> {
@@ -496,6 +504,11 @@ export class TaskStore implements Disposable {
 /** A task that finished before `cutoff` (see `#cutoff`): it is neither loaded nor kept. */
 function pastRetention(snap: TaskSnapshot, cutoff: number): boolean {
   return isTerminal(snap.status) && Date.parse(snap.lastUpdatedAt) < cutoff;
+}
+
+/** The sound entries of an index's removed tasks (`v`) that were removed within the retention period. */
+function keptRemoved(v: unknown, cutoff: number): RemovedTask[] {
+  return Array.isArray(v) ? v.filter((r: Partial<RemovedTask> | null) => typeof r?.key === 'string' && typeof r.createdAt === 'string' && typeof r.removedAt === 'number' && r.removedAt >= cutoff) : [];
 }
 
 /** An entry of the index that can be restored: an object whose snapshot names its task and has a known status and kind. */

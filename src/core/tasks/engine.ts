@@ -27,7 +27,7 @@ import { decideExecution, mayRetryAsTask, serverAcceptsToolTasks } from './polic
 import { PollScheduler } from './scheduler';
 import type { LocalTaskStatus } from './status';
 import { canTransition, isServerTerminal, isTerminal, needsSession, resultToFetch, retired } from './status';
-import type { LiveWork, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
+import type { LiveWork, RemovedTask, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
 import { TaskEndedError, taskKey } from './types';
 
 /**
@@ -238,8 +238,8 @@ export class TaskEngine extends DisposableBase {
    * away, and a question it waits for would not be asked (T-REQ-3) until then.
    */
   readonly #early = new Map<string, { creating: number; held: Map<string, Task> }>();
-  /** Tasks the user took out of the list, by key, with when they were created: tasks/list does not bring them back. */
-  readonly #removed = new Map<string, string>();
+  /** Tasks the user took out of the list, by key (this window's, and those of earlier windows the store kept): tasks/list does not bring them back. */
+  readonly #removed = new Map<string, RemovedTask>();
   readonly #onDidChange = this._register(new Emitter<TaskSnapshot>());
   readonly #onDidRemove = this._register(new Emitter<string>());
   readonly #lifetime = new AbortController();
@@ -1469,7 +1469,7 @@ export class TaskEngine extends DisposableBase {
       const key = taskKey(serverId, task.taskId);
       const rec = this.#recs.get(key);
       if (rec) return this.#applyServerTask(rec, task, 'list');
-      if (this.#removed.get(key) === validDate(task.createdAt, this.#now())) return;
+      if (this.#removed.get(key)?.createdAt === validDate(task.createdAt, this.#now())) return;
       this.#adoptListed(serverId, task, joined++);
     });
     return joined;
@@ -1543,9 +1543,11 @@ export class TaskEngine extends DisposableBase {
 
   /**
    * Adds tasks kept from an earlier window. Live ones are re-attached by id on their next poll,
-   * which connects their server lazily; what the server denies becomes lost or expired.
+   * which connects their server lazily; what the server denies becomes lost or expired. `removed`:
+   * the tasks the user took out of the list in earlier windows, which Refresh does not bring back.
    */
-  restore(snapshots: readonly TaskSnapshot[], progressTokens?: ReadonlyMap<string, string>): void {
+  restore(snapshots: readonly TaskSnapshot[], progressTokens?: ReadonlyMap<string, string>, removed: readonly RemovedTask[] = []): void {
+    for (const r of removed) this.#removed.set(r.key, r);
     let i = 0;
     for (const snap of snapshots) {
       if (this.#recs.has(snap.key)) continue;
@@ -1575,6 +1577,11 @@ export class TaskEngine extends DisposableBase {
     }
   }
 
+  /** The tasks the user took out of the list (persisted, so Refresh does not bring them back after a reload). */
+  removedTasks(): RemovedTask[] {
+    return [...this.#removed.values()];
+  }
+
   /** The progress token of a task (persisted so progress still arrives after a resume). */
   progressToken(key: string): string | undefined {
     return this.#recs.get(key)?.progressToken;
@@ -1589,7 +1596,7 @@ export class TaskEngine extends DisposableBase {
     this.#refetchDelay.delete(key);
     if (!isTerminal(rec.snap.status)) this.#unrouteProgress(rec);
     this.#recs.delete(key);
-    this.#removed.set(key, rec.snap.createdAt);
+    this.#removed.set(key, { key, createdAt: rec.snap.createdAt, removedAt: this.#now() });
     this.#outlived.delete(rec);
     this.#unfetched.delete(rec);
     for (const [from, to] of this.#moved) if (to === key) this.#moved.delete(from);

@@ -18,6 +18,17 @@ export interface LiveWork {
 export type TaskOrigin = 'user' | 'chat' | 'api' | 'server-list';
 
 /**
+ * A task the user took out of the list (Remove, Clear Finished), remembered so that tasks/list
+ * does not bring it back: by key, with when it was created (a new task under the same id is not
+ * it) and when it was removed (the memory lasts the retention period; see TaskStore).
+ */
+export interface RemovedTask {
+  key: string;
+  createdAt: string;
+  removedAt: number;
+}
+
+/**
  * Everything known about one tracked task, as a plain serialisable object. The editor shows and
  * persists these without knowing the protocol.
  */

@@ -8,7 +8,7 @@ import { ServerManager } from '../../../src/core/servers/serverManager';
 import { TaskStore } from '../../../src/core/state/taskStore';
 import { TaskEngine } from '../../../src/core/tasks/engine';
 import type { ServerRequestContext } from '../../../src/core/tasks/engine';
-import type { LiveWork, TaskSnapshot } from '../../../src/core/tasks/types';
+import type { LiveWork, RemovedTask, TaskSnapshot } from '../../../src/core/tasks/types';
 import { taskKey } from '../../../src/core/tasks/types';
 import type { ResolvedServer, ServerConfig } from '../../../src/core/config/types';
 import { createTransport } from '../../../src/core/transports/factory';
@@ -112,7 +112,7 @@ function openWindow(dir: string, url: string, onTransport?: (resuming: boolean, 
     },
     async start() {
       const state = await store.load();
-      engine.restore(state.tasks, state.progressTokens);
+      engine.restore(state.tasks, state.progressTokens, state.removed);
       await servers.addSavedSessions(state.sessions, state.dropped);
       store.attach(engine);
       servers.setConfiguration(config.servers, config.errors);
@@ -615,6 +615,24 @@ describe('TaskStore', () => {
     assert.deepEqual(state.tasks.map((t) => t.key), ['b', 'c']);
   });
 
+  it('remembers the tasks the user removed for the retention period, so the next window\'s Refresh does not bring them back; damaged entries are skipped', async () => {
+    const store = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, debounceMs: 1 });
+    const engine = stubEngine();
+    store.attach(engine as unknown as TaskEngine);
+    engine.remove('recent', Date.now() - 29 * 86400_000);
+    engine.remove('old', Date.now() - 31 * 86400_000);
+    store.flushSync();
+    const index = JSON.parse(fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as { removed: unknown[] };
+    assert.deepEqual(index.removed.map((r) => (r as RemovedTask).key), ['recent'], 'one removed longer ago than the retention period is forgotten');
+    index.removed.push(null, 7, { key: 'no-date', createdAt: 'then' }, { key: 'text-date', createdAt: 'then', removedAt: String(Date.now()) }, { key: 'ok', createdAt: 'then', removedAt: Date.now() });
+    fs.writeFileSync(path.join(dir, 'tasks.json'), JSON.stringify(index));
+    const state = await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30 }).load();
+    assert.deepEqual(state.removed.map((r) => r.key), ['recent', 'ok']);
+    // An index of an older version, without the list, loads with none.
+    fs.writeFileSync(path.join(dir, 'tasks.json'), JSON.stringify({ version: 1, tasks: [], sessions: [] }));
+    assert.deepEqual((await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30 }).load()).removed, []);
+  });
+
   it('entries that are not tasks (null, a number, an unknown status) are skipped with a log line; the others load', async () => {
     const ok = new Date().toISOString();
     const tasks = [null, 42, { snap: null }, { snap: { ...snap('bogus', 'working', ok), status: 'paused' } }, { snap: snap('a', 'working', ok), progressToken: 'tok-a' }, 'text'];
@@ -647,12 +665,18 @@ describe('TaskStore', () => {
     const removed = new Emitter<string>();
     const e = {
       tasks: [] as TaskSnapshot[],
+      gone: [] as RemovedTask[],
       list: () => e.tasks,
       progressToken: () => undefined,
+      removedTasks: () => e.gone,
       onDidChange: changed.event,
       onDidRemove: removed.event,
       change: (t: TaskSnapshot) => changed.fire(t),
-      remove: (key: string) => removed.fire(key),
+      /** The user removes a task (as TaskEngine.remove: it is remembered, with when). */
+      remove: (key: string, removedAt = Date.now()) => {
+        e.gone.push({ key, createdAt: 'then', removedAt });
+        removed.fire(key);
+      },
     };
     return e;
   }
@@ -782,7 +806,7 @@ describe('TaskStore', () => {
     const [a, b] = [stubEngine(), stubEngine()];
     windowA.attach(a as unknown as TaskEngine);
     windowB.attach(b as unknown as TaskEngine);
-    const onDisk = () => (JSON.parse(fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as { tasks: Array<{ snap: TaskSnapshot }>; sessions: Array<{ serverId: string }> });
+    const onDisk = () => (JSON.parse(fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as { tasks: Array<{ snap: TaskSnapshot }>; sessions: Array<{ serverId: string }>; removed: RemovedTask[] });
     const keys = () => onDisk().tasks.map((t) => t.snap.key).sort();
 
     a.tasks = [snap('a1', 'working', at, 'http-a')];
@@ -798,6 +822,9 @@ describe('TaskStore', () => {
     windowA.flushSync();
     windowB.flushSync();
     assert.deepEqual(keys(), ['a1', 'b1'], 'a removed task is not brought back by the other window');
+    a.remove('a0');
+    windowA.flushSync();
+    assert.deepEqual(onDisk().removed.map((r) => r.key).sort(), ['a0', 'b2'], 'what each window removed is remembered, the other window\'s too');
     assert.equal(onDisk().tasks.find((t) => t.snap.key === 'a1')?.snap.status, 'completed', 'each window\'s own tasks are as it last saved them');
 
     // A window that does not share (a folder's own store) writes only its list.

@@ -358,6 +358,30 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.deepEqual(h.engine.list().map((t) => [t.taskId, t.createdAt, t.origin]), [[removed.taskId, reused.createdAt, 'server-list']]);
   });
 
+  it('tasks/list (T-REQ-6, Refresh) in the next window does not bring back the tasks removed in an earlier one: the store keeps them, and the engine is restored with them', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-removed-'));
+    try {
+      const store = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, debounceMs: 1 });
+      const h = await harness({ server: { pollInterval: NO_POLL } });
+      store.attach(h.engine);
+      const removed = await h.engine.callTool('fake', 'required-tool');
+      const kept = await h.engine.callTool('fake', 'required-tool');
+      h.engine.remove(removed.key);
+      store.dispose();
+
+      // The next window, whose server still keeps both tasks (their ttl has not run out).
+      const state = await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30 }).load();
+      const h2 = await harness({ server: { pollInterval: NO_POLL } });
+      for (const t of [removed, kept]) h2.server.createTask('required-tool', { taskId: t.taskId, createdAt: t.createdAt });
+      h2.engine.restore(state.tasks, state.progressTokens, state.removed);
+      assert.equal(await h2.engine.refreshList('fake'), 0);
+      assert.deepEqual(h2.engine.list().map((t) => t.taskId), [kept.taskId]);
+      assert.equal(h2.server.requestsOf('tasks/result').length, 0, 'nor is the result of the removed task fetched');
+    } finally {
+      await fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 5 });
+    }
+  });
+
   it('tasks/list (T-REQ-6, Refresh): a task found already ended has its result fetched and kept (T-REQ-4), as one that ends here; with autoFetchResults off, not', async () => {
     for (const auto of [true, false]) {
       const h = await harness({ server: { pollInterval: NO_POLL }, engine: { autoFetchResults: () => auto } });
