@@ -1,0 +1,57 @@
+// The settings (package.json `contributes.configuration`): how the Settings editor shows them.
+// Its labels come from the keys: in a section whose `id` is not the key's prefix, every label
+// repeats it ("Mcp Tasks › Notifications: Input Required"); in one whose `id` is, the label is the
+// last part of the key under the section's title ("Notifications" › "Input Required"). Seen in
+// code-server 1.139.1, whose Settings editor trims a key's prefix by the id of its section.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+interface Setting {
+  description?: string;
+  markdownDescription?: string;
+  order?: number;
+}
+
+interface Section {
+  id?: string;
+  title?: string;
+  properties: Record<string, Setting>;
+}
+
+const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../../package.json'), 'utf8')) as {
+  contributes: { configuration: Section | Section[] };
+};
+const sections = ([] as Section[]).concat(manifest.contributes.configuration);
+
+describe('the settings', () => {
+  it('are in sections whose id is the prefix of their keys, so the Settings editor labels them without "Mcp Tasks ›"', () => {
+    assert.deepEqual(
+      sections.map((s) => [s.id, s.title]),
+      [
+        ['mcpTasks', 'MCP Tasks'],
+        ['mcpTasks.notifications', 'Notifications'],
+        ['mcpTasks.sampling', 'Sampling'],
+        ['mcpTasks.hostedTasks', 'Hosted Tasks'],
+      ],
+    );
+    for (const s of sections) {
+      for (const key of Object.keys(s.properties)) assert.equal(key.slice(0, key.lastIndexOf('.')), s.id, `${key} is in the section ${s.id}`);
+    }
+  });
+
+  it('each have a description', () => {
+    for (const s of sections) {
+      for (const [key, setting] of Object.entries(s.properties)) assert.ok((setting.description ?? setting.markdownDescription ?? '').length > 20, key);
+    }
+  });
+
+  it('of the first section come in the order of use, servers first (the editor sorts the others by name)', () => {
+    const first = Object.entries(sections[0].properties).sort(([, a], [, b]) => (a.order ?? Infinity) - (b.order ?? Infinity));
+    assert.deepEqual(
+      first.map(([key]) => key),
+      ['mcpTasks.servers', 'mcpTasks.readWorkspaceMcpJson', 'mcpTasks.autoFetchResults', 'mcpTasks.defaultTtlSeconds', 'mcpTasks.retentionDays', 'mcpTasks.requestTimeoutSeconds'],
+    );
+    assert.ok(first.every(([, s]) => s.order !== undefined), 'each has its order');
+  });
+});
