@@ -119,7 +119,7 @@ export function createSamplingHandler(o: SamplingHandlerOptions): SamplingHandle
       throw new RpcError(USER_REJECTED, 'User rejected sampling request');
     }
     if (answer === 'always') {
-      log.info('Sampling allowed by the user, always for this server (MCP Tasks: Revoke Sampling Permissions undoes it)');
+      log.info('Sampling allowed by the user, always for this server ("MCP Tasks: Revoke Sampling Permissions..." undoes it)');
     } else log.info(answer === 'once' ? 'Sampling allowed once by the user' : 'Sampling allowed: the user always allows this server');
 
     const models = await vscode.lm.selectChatModels(o.modelSelector);

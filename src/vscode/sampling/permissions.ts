@@ -17,7 +17,7 @@ interface Item extends vscode.QuickPickItem {
 }
 
 /**
- * The command "MCP Tasks: Revoke Sampling Permissions": pick one always-allowed server, or all.
+ * The command "MCP Tasks: Revoke Sampling Permissions...": pick one always-allowed server, or all.
  * Resolves with the number of grants revoked.
  */
 export async function revokeSamplingPermissions(permissions: SamplingPermissions): Promise<number> {
