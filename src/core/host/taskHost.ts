@@ -367,6 +367,9 @@ export class TaskHost {
     // whose tool task ends later is (followRelatedTasks); its status goes out after this answer.
     if (ctx.task && isTerminal(ctx.task.status)) this.#stop(rec, `The task it belongs to ended (${ctx.task.status})`);
     else this.#run(rec, handler, params, ctx);
+    // The server cancelled its request before the answer left (its signal aborts only while it is
+    // answered): it never learns the task id, so no one could read what the dialog asks.
+    ctx.signal.addEventListener('abort', () => rec.work.signal.aborted || isServerTerminal(rec.snap.status) || this.#stop(rec, `The server withdrew its request (${errorMessage(ctx.signal.reason)})`), { once: true });
     return created;
   }
 

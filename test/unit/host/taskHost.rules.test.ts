@@ -425,6 +425,22 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
     assert.ok(c.log.has('debug', /work ended after it was cancelled; outcome discarded/));
   });
 
+  it('T-RCV-6: a server that cancels its task-augmented request before the CreateTaskResult leaves has no orphan task: the dialog closes, the task is cancelled', async () => {
+    const gate = new Gate();
+    const c = await client({ elicit: gate.handler });
+    const s = await c.connect('a');
+    const asked = new AbortController();
+    const answer = s.conn.requestRaw('elicitation/create', { ...ELICIT, task: {} }, { signal: asked.signal }).catch(() => undefined);
+    // Sent after the request, so it arrives while the client is still answering it.
+    await Promise.resolve();
+    asked.abort(new Error('the tool call was cancelled'));
+    await answer;
+    await s.settle();
+    assert.equal(s.raw.some((m) => (m.result as Params | undefined)?.task !== undefined), false, 'no CreateTaskResult went out: the server never learns the task id');
+    assert.equal(gate.calls[0].ctx.signal.aborted, true, 'the dialog closed: no one could read its answer');
+    assert.deepEqual(c.host.list().map((t) => [t.status, t.statusMessage]), [['cancelled', 'The server withdrew its request (the tool call was cancelled)']]);
+  });
+
   it('T-LIFE-1: a request that fails at once has its CreateTaskResult (working) on the wire before its failed status', async () => {
     const c = await client({ elicit: async () => Promise.reject(new RpcError(-32602, 'the form cannot be shown')) });
     const s = await c.connect('a');
