@@ -283,7 +283,8 @@ export function createElicitationHandler(options: ElicitationHandlerOptions): El
         return { action: 'cancel' };
       }
       const why = errorMessage(ctx.signal.reason);
-      if (ctx.signal.aborted) log.info(`Closed ${title}: ${ctx.signal.reason instanceof TaskEndedError ? why : `the server withdrew its request (${why})`}`);
+      // A hosted task's reasons come from the task host and say who ended it.
+      if (ctx.signal.aborted) log.info(`Closed ${title}: ${ctx.signal.reason instanceof TaskEndedError || ctx.hostedTaskId ? why : `the server withdrew its request (${why})`}`);
       else log.error(`Elicitation dialog failed: ${errorMessage(err)}`);
       throw err;
     } finally {

@@ -368,6 +368,19 @@ describe('elicitation handler', () => {
     assert.ok(log.has('info', /Closed MCP server "demo": the server withdrew its request \(cancelled by the server\)/));
   });
 
+  it('T-LOG-1: a question hosted as a task that is closed says why in the task host\'s words (the user cancelled it), not that the server withdrew it', async () => {
+    const p = new ScriptedPrompter([hang]);
+    const log = new MemoryLogger();
+    const handle = createElicitationHandler({ prompter: p, log, serverLabel: () => 'demo' });
+    const ac = new AbortController();
+    const answer = handle(simple, ctx(ac.signal, { hostedTaskId: 'h-1' }));
+    await waitFor(() => p.calls.length === 1, 'the prompt');
+    ac.abort(new Error('Cancelled by the user'));
+    await assert.rejects(answer, /Cancelled by the user/);
+    assert.ok(log.has('info', /^\[demo\] Closed .*: Cancelled by the user$/), log.text());
+    assert.equal(log.has('info', /withdrew/), false, log.text());
+  });
+
   it('shows one dialog at a time: a second request waits, and one withdrawn while waiting is never shown', async () => {
     const p = new ScriptedPrompter([hang, see((c) => assert.match(c.kind === 'input' ? c.o.prompt : '', /^Third/), type('x')), choose('Accept')]);
     const handle = createElicitationHandler({ prompter: p, log: new MemoryLogger(), serverLabel: () => 'demo' });
