@@ -1104,11 +1104,9 @@ export class TaskEngine extends DisposableBase {
     if (changes.status) this.#log.info(`[${label}] Task ${task.taskId} (${snap.toolName}): ${from} → ${task.status}${task.statusMessage ? ` (${truncate(task.statusMessage, 300)})` : ''}`);
     this.#reportErrorResult(rec, changes);
     this.#update(rec, changes);
-    if (changes.status) {
-      this.#onStatus(rec, task.status);
-    } else if ('pollInterval' in changes && this.#scheduler.has(rec.snap.key)) {
-      this.#scheduleNext(rec); // the server asked for another pace
-    }
+    if (changes.status) this.#onStatus(rec, task.status);
+    // The server asked for another pace (with a new status too: a poll due at the old pace is not kept).
+    if ('pollInterval' in changes && this.#scheduler.has(rec.snap.key)) this.#scheduleNext(rec);
   }
 
   #onStatus(rec: Rec, status: TaskStatus): void {

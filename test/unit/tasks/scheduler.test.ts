@@ -252,6 +252,19 @@ describe('TaskEngine polling pace (fake timers)', () => {
     assert.deepEqual(new Set(g.slice(11)), new Set([5_000]));
   });
 
+  it('T-REQ-2: a status notification that changes the status and the pollInterval together reschedules the next poll at the new pace', async () => {
+    const hh = await start({ server: { pollInterval: 60_000, notify: 'once' }, engine: { random: () => 0 } });
+    const snap = await hh.engine.callTool('fake', 'required-tool');
+    await clock!.tickAsync(500);
+    // The server wants input and asks to be polled every second from now on.
+    hh.server.setPollInterval(1_000, snap.taskId);
+    hh.server.setStatus(snap.taskId, 'input_required');
+    await clock!.tickAsync(3_000);
+    assert.equal(hh.snap(snap.taskId).pollInterval, 1_000);
+    // Polled at 1.5 s and 2.5 s, not first at 60 s (the pace the notification replaced).
+    assert.deepEqual(gaps(hh, snap.taskId), [1_500, 1_000, 1_000]);
+  });
+
   it('T-REQ-2: a long pollInterval (5 minutes) is honoured, not shortened', async () => {
     const hh = await start({ server: { pollInterval: 300_000 }, engine: { random: () => 0 } });
     const snap = await hh.engine.callTool('fake', 'required-tool');
