@@ -570,6 +570,21 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     await waitFor(() => h.snap(snap.taskId).outcome !== undefined, 'the outcome of the completed task');
   });
 
+  it('T-REQ-7: cancelling a task the server no longer knows (its ttl ended, it was deleted) gives -32602; the task is expired at once, as a poll would find it, and the error says so', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL, ttl: 1_000 } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.advanceEngineClock(1_000);
+    h.server.forget(snap.taskId); // deleted after its ttl, before any poll
+    await assert.rejects(
+      h.engine.cancel(snap.key),
+      new RegExp(`^Error: The server refused to cancel task ${snap.taskId}: Failed to cancel task: Task not found \\(it is now expired\\)\\.$`),
+    );
+    const s = h.snap(snap.taskId);
+    assert.equal(s.status, 'expired');
+    assert.equal(s.note, 'Its ttl ended; the server no longer knows the task (Failed to retrieve task: Task not found).');
+    assert.equal(h.engine.followedCount, 0, 'no longer polled');
+  });
+
   it('T-REQ-8: the progressToken of the tools/call stays valid for the whole task', async () => {
     const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL } });
     // Progress sent before the CreateTaskResult is kept too.
