@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Progress } from '../jsonrpc/connection';
 import { InvalidResultError } from '../jsonrpc/connection';
-import { ConnectionClosedError, ErrorCode, RequestTimeoutError, detailOf, isPeerError } from '../jsonrpc/errors';
+import { ConnectionClosedError, ErrorCode, RequestTimeoutError, detailOf, isPeerError, reasonOf } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
 import type { CreateTaskResult, Task, TaskStatus } from '../protocol/schemas';
 import {
@@ -750,7 +750,7 @@ export class TaskEngine extends DisposableBase {
         // A closed connection aborts the call too (sessionClosed): that is a failure, not the user's cancel.
         if (abort.signal.aborted && !session.isClosed) return this.#update(rec, { status: 'cancelled', statusMessage: 'Cancelled by the user' });
         const outcome: TaskOutcome | undefined = isPeerError(err) ? { kind: 'error', error: err.toJSON() } : undefined;
-        this.#finishDirect(rec, outcome, errorMessage(err));
+        this.#finishDirect(rec, outcome, reasonOf(err));
       }
     };
     void run();
@@ -1235,6 +1235,8 @@ export class TaskEngine extends DisposableBase {
         return undefined;
       }
       let outcome: TaskOutcome;
+      /** The server's error, said for the user. */
+      let why: string | undefined;
       try {
         // Blocks for as long as the task runs; the session closing ends it, or `expectAnswer`.
         rec.resultAbort = new AbortController();
@@ -1263,6 +1265,7 @@ export class TaskEngine extends DisposableBase {
           return undefined;
         }
         outcome = { kind: 'error', error: err.toJSON() };
+        why = reasonOf(err);
       }
       // tasks/result answers once the task has ended (T-REQ-4), usually before a poll sees it end.
       // A sloppy server answers sooner (a placeholder while it waits for input): tasks/get tells
@@ -1289,6 +1292,8 @@ export class TaskEngine extends DisposableBase {
       this.#refetchDelay.delete(rec.snap.key);
       if (this.#recs.get(rec.snap.key) !== rec) return outcome;
       const changes: Partial<TaskSnapshot> = { outcome, outcomeFetchedAt: this.#nowIso(), resultDeleted: undefined };
+      // A task that failed without a status message says why from its error, as a failed direct call does.
+      if (why && rec.snap.status === 'failed' && !rec.snap.statusMessage) changes.note = why;
       this.#reportErrorResult(rec, changes);
       this.#update(rec, changes);
       log.info(`Task ${taskId}: result retrieved (${outcome.kind === 'error' ? `error ${outcome.error.code}: ${outcome.error.message}` : outcome.result.isError ? 'isError result' : 'result'})`);

@@ -7,6 +7,7 @@ import { ErrorCode, RpcError } from '../../../src/core/jsonrpc/errors';
 import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
 import type { ServerRequestContext, ServerRequestHandler } from '../../../src/core/tasks/engine';
 import { taskKey } from '../../../src/core/tasks/types';
+import { describeTask } from '../../../src/core/tasks/presentation';
 import { NO_POLL, harnessesForEachTest, settle, waitStatus } from '../helpers/fakeTaskServer';
 import { waitFor } from '../helpers/logger';
 
@@ -387,6 +388,27 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     assert.equal(s.statusMessage, 'Tool execution failed');
     assert.deepEqual(s.outcome, { kind: 'error', error: { code: -32603, message: 'Upstream API failed', data: { retryAfter: 30 } } });
     assert.ok(h.log.has('info', new RegExp(`^\\[fake\\] Task ${s.taskId}: result retrieved \\(error -32603: Upstream API failed\\)$`)), h.log.text());
+    assert.equal(s.note, undefined, 'its status message says why: the error is not said twice');
+  });
+
+  it('T-REQ-4: a task that failed without a status message says why from its JSON-RPC error (its row, tooltip and notification read the note), as a failed direct call does', async () => {
+    const h = await harness({ server: { pollInterval: 10 } });
+    const a = await h.engine.callTool('fake', 'required-tool');
+    const b = await h.engine.callTool('fake', 'required-tool');
+    h.server.fail(a.taskId, { code: -32603, message: 'Upstream API failed' });
+    h.server.fail(b.taskId, { code: -32603, message: '' });
+    await waitFor(() => h.snap(a.taskId).outcome !== undefined && h.snap(b.taskId).outcome !== undefined, 'the outcomes');
+    assert.equal(h.snap(a.taskId).statusMessage, undefined);
+    assert.equal(h.snap(a.taskId).note, 'Upstream API failed');
+    assert.match(describeTask(h.snap(a.taskId), Date.now()), /^Failed · Upstream API failed · /);
+    assert.equal(h.snap(b.taskId).note, 'the server gave no reason (error -32603)');
+    // A direct call whose error has no message says so too.
+    h.server.options.plainCall = () => {
+      throw new RpcError(ErrorCode.InternalError, '');
+    };
+    const c = await h.engine.callTool('fake', 'plain-tool');
+    await waitFor(() => h.engine.get(c.key)!.status === 'failed', 'the call to fail');
+    assert.equal(h.engine.get(c.key)!.note, 'the server gave no reason (error -32603)');
   });
 
   it('T-REQ-4: keeps polling tasks/get while blocked on tasks/result', async () => {
