@@ -1259,7 +1259,7 @@ export class TaskEngine extends DisposableBase {
         if (err.code === ErrorCode.InvalidParams && !isServerTerminal(rec.snap.status as TaskStatus)) {
           // Not an outcome: the server may have dropped the task. A poll tells; if it still waits
           // for input, the call is tried again later.
-          log.warn(`tasks/result ${taskId} was refused: ${err.message}`);
+          log.warn(`tasks/result ${taskId} was refused: ${reasonOf(err)}`);
           this.#refetchLater(rec);
           void this.poll(rec.snap.key);
           return undefined;
@@ -1454,7 +1454,7 @@ export class TaskEngine extends DisposableBase {
         // task the server no longer knows (its ttl ended) is expired or lost, as a poll finds it.
         const fresh = await this.#getTask(session, taskId).catch((e: unknown) => void (denial(e) && this.#gone(rec, denial(e)!, true)));
         if (fresh) this.#applyServerTask(rec, fresh, 'poll');
-        throw new Error(`The server refused to cancel task ${taskId}: ${err.message} (it is now ${rec.snap.status}).`);
+        throw new Error(`The server refused to cancel task ${taskId}: ${reasonOf(err)} (it is now ${rec.snap.status}).`);
       }
       throw err;
     }
@@ -1728,7 +1728,7 @@ function lists(session: McpSession | undefined): session is McpSession {
 
 /** Why a task is lost or expired when `err` is its server's -32602 to a tasks/get: it no longer knows the task. */
 function denial(err: unknown): string | undefined {
-  return isPeerError(err) && err.code === ErrorCode.InvalidParams ? `the server no longer knows the task (${err.message})` : undefined;
+  return isPeerError(err) && err.code === ErrorCode.InvalidParams ? `the server no longer knows the task (${reasonOf(err)})` : undefined;
 }
 
 function ignore(): void {}

@@ -565,6 +565,22 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     await assert.rejects(h.engine.fetchResult(b.key), /The task is expired and no result was fetched before/);
   });
 
+  it('a server that denies a task with an empty error message: the lost task and the refused cancel say it gave no reason, not "()" or nothing after a colon', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const a = await h.engine.callTool('fake', 'required-tool');
+    const b = await h.engine.callTool('fake', 'required-tool');
+    h.server.complete(b.taskId); // silently: no notification, no poll yet
+    const silent = () => {
+      throw new RpcError(-32602, '');
+    };
+    h.server.override('tasks/cancel', silent);
+    await assert.rejects(h.engine.cancel(b.key), new RegExp(`^Error: The server refused to cancel task ${b.taskId}: the server gave no reason \\(error -32602\\) \\(it is now completed\\)\\.$`));
+    h.server.override('tasks/get', silent);
+    await h.engine.poll(a.key);
+    assert.equal(h.snap(a.taskId).status, 'lost');
+    assert.equal(h.snap(a.taskId).note, 'The server no longer knows the task (the server gave no reason (error -32602)).');
+  });
+
   it('a completed task whose result the server no longer has (-32602 on tasks/result): lost or expired after a tasks/get, not an error outcome', async () => {
     const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL, ttl: 1_000 }, engine: { autoFetchResults: () => false } });
     const a = await h.engine.callTool('fake', 'required-tool');
