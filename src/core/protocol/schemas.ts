@@ -83,11 +83,12 @@ export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 export const TaskSchema = z.looseObject({
   taskId: z.string().check(z.minLength(1)),
   status: TaskStatusSchema,
-  statusMessage: z.optional(z.string()),
+  // A message that is not text (null, from a server that writes its empty fields) reads as none,
+  // as advice that is not a finite number does (a string, 1e400): the answer stays valid, so the
+  // task still moves.
+  statusMessage: fallback(z.optional(z.string()), undefined),
   createdAt: z.string(),
   lastUpdatedAt: z.string(),
-  // Advice, not the task's state: a value that is not a finite number (a string, 1e400) reads as
-  // none, rather than making every answer about the task invalid, so that the task still moves.
   ttl: fallback(z.nullable(z.number()), null),
   pollInterval: fallback(z.optional(z.number()), undefined),
 });

@@ -194,6 +194,16 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     assert.equal(h.snap(snap.taskId).ttl, null, 'a ttl that is not a number reads as none');
   });
 
+  it('T-REQ-2: an answer whose statusMessage is null (a server that writes its empty fields) still moves the task: the message reads as none', async () => {
+    const h = await harness({ server: { notify: 'none', pollInterval: 10 } });
+    h.server.override('tasks/get', async (_params, _ctx, builtin) => ({ ...((await builtin()) as object), statusMessage: null }));
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    await h.server.waitForRequest('tasks/get', 2);
+    h.server.complete(snap.taskId);
+    await waitFor(() => h.snap(snap.taskId).status === 'completed', 'the task to complete through its answers with a null message');
+    assert.equal(h.snap(snap.taskId).statusMessage, undefined);
+  });
+
   it('T-REQ-3: on input_required calls tasks/result at once; the server\'s elicitation arrives tagged with the task', async () => {
     const asked: Array<{ params: Record<string, unknown> | undefined; ctx: ServerRequestContext }> = [];
     const h = await harness({
