@@ -1726,9 +1726,15 @@ function lists(session: McpSession | undefined): session is McpSession {
   return session !== undefined && session.supportsTasks && declared(session.serverCapabilities.tasks?.list);
 }
 
-/** Why a task is lost or expired when `err` is its server's -32602 to a tasks/get: it no longer knows the task. */
+/**
+ * Why a task is lost or expired when `err` is its server's answer to a tasks/get: -32602, it no
+ * longer knows the task; -32601, it no longer has tasks at all (another server now answers there).
+ */
 function denial(err: unknown): string | undefined {
-  return isPeerError(err) && err.code === ErrorCode.InvalidParams ? `the server no longer knows the task (${reasonOf(err)})` : undefined;
+  if (!isPeerError(err)) return undefined;
+  if (err.code === ErrorCode.InvalidParams) return `the server no longer knows the task (${reasonOf(err)})`;
+  if (err.code === ErrorCode.MethodNotFound) return `the server no longer answers tasks/get (${reasonOf(err)})`;
+  return undefined;
 }
 
 function ignore(): void {}

@@ -581,6 +581,18 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.equal(h.snap(a.taskId).note, 'The server no longer knows the task (the server gave no reason (error -32602)).');
   });
 
+  it('a server that no longer has tasks/get (-32601: another server answers there now): its live task is lost with why, not polled for ever with a warning each time', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const a = await h.engine.callTool('fake', 'required-tool');
+    h.server.override('tasks/get', () => {
+      throw new RpcError(-32601, 'Method not found');
+    });
+    await h.engine.poll(a.key);
+    assert.equal(h.snap(a.taskId).status, 'lost');
+    assert.equal(h.snap(a.taskId).note, 'The server no longer answers tasks/get (Method not found).');
+    assert.equal(h.engine.followedCount, 0, 'it is no longer polled');
+  });
+
   it('a completed task whose result the server no longer has (-32602 on tasks/result): lost or expired after a tasks/get, not an error outcome', async () => {
     const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL, ttl: 1_000 }, engine: { autoFetchResults: () => false } });
     const a = await h.engine.callTool('fake', 'required-tool');
