@@ -55,13 +55,13 @@ describe('reliability: a storm of 100,000+ hostile messages over stdio, Streamab
 
       // The "dialog": plain questions are declined at once; a hosted task's question stays open
       // (as a dialog nobody answers) until its task ends.
-      const dialogs = new Map<string, { open: number; calls: number }>();
+      const dialogs = new Map<string, { open: number; peak: number; calls: number }>();
       const elicit: ServerRequestHandler = (params, ctx) => {
         if (String(params?.message).startsWith('flood-plain')) return Promise.resolve({ action: 'decline' });
-        const d = dialogs.get(ctx.serverId) ?? { open: 0, calls: 0 };
+        const d = dialogs.get(ctx.serverId) ?? { open: 0, peak: 0, calls: 0 };
         dialogs.set(ctx.serverId, d);
         d.calls++;
-        d.open++;
+        d.peak = Math.max(d.peak, ++d.open);
         return new Promise((_, reject) =>
           ctx.signal.addEventListener(
             'abort',
@@ -151,9 +151,10 @@ describe('reliability: a storm of 100,000+ hostile messages over stdio, Streamab
         assert.ok(stats.largestAnswer < 4096, `${r.name}: the client sent back an answer of ${stats.largestAnswer} bytes`);
       }
       assert.equal(({} as { polluted?: unknown }).polluted, undefined, 'no prototype pollution');
-      // Hosted tasks live for at least a minute here (no ttl under 60 s is granted in the storm), so
-      // no dialog may ever have been shown beyond the limit.
-      for (const [id, d] of dialogs) assert.ok(d.calls <= MAX_DIALOGS, `${id}: ${d.calls} dialogs`);
+      // Never more dialogs open at once than the limit. Hosted tasks live for at least a minute here
+      // (no ttl under 60 s is granted in the storm), so a dialog closes before that only when the
+      // server cancels its request before the task's id reached it (T-RCV-6), which frees its place.
+      for (const [id, d] of dialogs) assert.ok(d.peak <= MAX_DIALOGS && d.peak > 0, `${id}: ${d.peak} dialogs open at once (${d.calls} in all)`);
 
       await c.close();
       gc();
