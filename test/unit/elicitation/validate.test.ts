@@ -91,6 +91,15 @@ describe('elicitation validateField: what the input box says while typing', () =
     for (const v of ['example.com', '/relative/path', 'https://exa mple.com', 'http://']) bad(u, v, 'Enter a full URI, like https://example.com');
   });
 
+  it('uri format: only the characters of RFC 3986, as the SDK server checks the answer (ajv-formats), so an accepted answer is not refused there with -32602', () => {
+    const u = field({ type: 'string', format: 'uri' });
+    ok(u, "https://example.com/a_b~c/%C3%B6?q=1&r=(x)*!$',;=@:#frag", "https://example.com/a_b~c/%C3%B6?q=1&r=(x)*!$',;=@:#frag");
+    ok(u, 'http://[::1]:8080/x', 'http://[::1]:8080/x');
+    for (const v of ['https://de.wikipedia.org/wiki/Köln', 'https://example.com/{id}', 'https://example.com/a|b', 'https://example.com/"x"', 'https://example.com/a\\b', 'https://example.com/%zz']) {
+      bad(u, v, 'Enter a full URI, like https://example.com');
+    }
+  });
+
   it('date format: real calendar dates as YYYY-MM-DD', () => {
     const d = field({ type: 'string', format: 'date' });
     ok(d, '2024-02-29', '2024-02-29');
