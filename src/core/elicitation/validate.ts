@@ -20,7 +20,8 @@ const FORMAT_RULE = {
 function isDate(s: string): boolean {
   const m = DATE.exec(s);
   if (!m) return false;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  // 400 years on: the same calendar, and Date.UTC reads years 0-99 as 1900-1999.
+  const [y, mo, d] = [Number(m[1]) + 400, Number(m[2]), Number(m[3])];
   const t = new Date(Date.UTC(y, mo - 1, d));
   return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
 }

@@ -106,6 +106,14 @@ describe('elicitation validateField: what the input box says while typing', () =
     for (const v of ['2023-02-29', '2024-13-01', '2024-1-01', '24-01-01', '2024-01-01T00:00:00Z', '2024/01/01']) bad(d, v, 'Enter a date as YYYY-MM-DD');
   });
 
+  it('date and date-time formats: years before 100 are dates too (0001-01-01 is .NET\'s DateTime.MinValue), not read as 1900-1999; their leap days as the calendar has them', () => {
+    const d = field({ type: 'string', format: 'date' });
+    for (const v of ['0001-01-01', '0000-02-29', '0099-12-31', '0004-02-29']) ok(d, v, v);
+    for (const v of ['0001-02-29', '0100-02-29']) bad(d, v, 'Enter a date as YYYY-MM-DD');
+    ok(field({ type: 'string', format: 'date-time' }), '0001-01-01T00:00:00Z', '0001-01-01T00:00:00Z');
+    assert.ok(planElicitation({ message: 'm', requestedSchema: { type: 'object', properties: { since: { type: 'string', format: 'date', default: '0001-01-01' } } } }).ok, 'a form whose default is 0001-01-01 is shown, not refused');
+  });
+
   it('date-time format: RFC 3339 with a zone', () => {
     const t = field({ type: 'string', format: 'date-time' });
     for (const v of ['2024-05-01T12:30:00Z', '2024-05-01T12:30:00.123+02:00', '2024-05-01t23:59:60z', '2024-05-01 08:00:00-05:00']) ok(t, v, v);
