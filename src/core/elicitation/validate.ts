@@ -12,7 +12,7 @@ const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 
 const FORMAT_RULE = {
   email: 'Enter an email address, like name@example.com',
-  uri: 'Enter a full URI, like https://example.com',
+  uri: 'Enter a full URI, like https://example.com/a%20b (spaces and accented letters percent-encoded)',
   date: 'Enter a date as YYYY-MM-DD',
   'date-time': 'Enter a date and time as YYYY-MM-DDTHH:MM:SSZ',
 } as const;

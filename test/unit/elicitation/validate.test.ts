@@ -88,7 +88,7 @@ describe('elicitation validateField: what the input box says while typing', () =
     ok(u, 'https://example.com/a?b=c', 'https://example.com/a?b=c');
     ok(u, 'mailto:someone@example.com', 'mailto:someone@example.com');
     ok(u, 'urn:isbn:0451450523', 'urn:isbn:0451450523');
-    for (const v of ['example.com', '/relative/path', 'https://exa mple.com', 'http://']) bad(u, v, 'Enter a full URI, like https://example.com');
+    for (const v of ['example.com', '/relative/path', 'https://exa mple.com', 'http://']) bad(u, v, 'Enter a full URI, like https://example.com/a%20b (spaces and accented letters percent-encoded)');
   });
 
   it('uri format: only the characters of RFC 3986, as the SDK server checks the answer (ajv-formats), so an accepted answer is not refused there with -32602', () => {
@@ -96,7 +96,7 @@ describe('elicitation validateField: what the input box says while typing', () =
     ok(u, "https://example.com/a_b~c/%C3%B6?q=1&r=(x)*!$',;=@:#frag", "https://example.com/a_b~c/%C3%B6?q=1&r=(x)*!$',;=@:#frag");
     ok(u, 'http://[::1]:8080/x', 'http://[::1]:8080/x');
     for (const v of ['https://de.wikipedia.org/wiki/Köln', 'https://example.com/{id}', 'https://example.com/a|b', 'https://example.com/"x"', 'https://example.com/a\\b', 'https://example.com/%zz']) {
-      bad(u, v, 'Enter a full URI, like https://example.com');
+      bad(u, v, 'Enter a full URI, like https://example.com/a%20b (spaces and accented letters percent-encoded)');
     }
   });
 
