@@ -240,7 +240,8 @@ export class StdioTransport implements Transport {
   #handleLine(line: string): void {
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      // A byte order mark (what .NET writes first when told to write UTF-8): RFC 8259 lets a parser ignore it.
+      value = JSON.parse(line.charCodeAt(0) === 0xfeff ? line.slice(1) : line);
     } catch (err) {
       this.onerror?.(new TransportParseError(`invalid JSON on stdout (${(err as Error).message})`, line));
       return;

@@ -53,6 +53,18 @@ describe('StdioTransport', function () {
     await t.close();
   });
 
+  it('a byte order mark before a line (.NET and Windows PowerShell write one first when told to write UTF-8) is ignored, as RFC 8259 lets a JSON parser do: the answer to initialize is not lost', async () => {
+    const script = "process.stdout.write(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} }) + '\\n')])); setInterval(() => {}, 1000);";
+    const t = new StdioTransport({ command: process.execPath, args: ['-e', script], logger: new MemoryLogger() });
+    const got: unknown[] = [];
+    t.onmessage = (m) => got.push(m);
+    t.onerror = (e) => got.push(e.message);
+    await t.start();
+    await waitFor(() => got.length > 0, 'the line');
+    assert.deepEqual(got, [{ jsonrpc: '2.0', id: 1, result: {} }]);
+    await t.close();
+  });
+
   it('reports the exit code and the last stderr lines when the process dies', async () => {
     const log = new MemoryLogger();
     const t = new StdioTransport({ command: process.execPath, args: [fixture, 'exit'], logger: log });
