@@ -254,7 +254,7 @@ export class WebSocketTransport implements Transport {
     if (this.#protocolErrorCode !== undefined) {
       return `the connection was closed because the server broke the WebSocket protocol: ${this.#lastError?.message ?? 'unknown error'} (code ${code})`;
     }
-    if (code === 1006 || code === 1005) {
+    if (code === 1006) {
       const detail = this.#lastError ? `: ${this.#lastError.message}` : '';
       return `the connection to ${this.#displayUrl} was lost (code ${code}${detail})`;
     }

@@ -293,6 +293,18 @@ describe('WebSocketTransport', () => {
       await assert.rejects(t.send({ jsonrpc: '2.0', method: 'x' }), /not open/);
     });
 
+    it('a server that closes without a code (a close frame with no status, code 1005) closed the WebSocket: it is not told as a lost connection', async () => {
+      const srv = await rawServer((ws) => ws.on('message', () => ws.close()));
+      cleanups.push(() => srv.close());
+      const t = transport(srv.url);
+      const closed = next<TransportCloseInfo>((cb) => (t.onclose = cb));
+      await t.start();
+      await t.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      const info = await closed;
+      assert.equal(info.code, 1005);
+      assert.match(info.reason, /^the server closed the WebSocket \(code 1005\)$/);
+    });
+
     it('closes with 1009 when a frame exceeds maxPayload', async () => {
       const srv = await rawServer((ws) => ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'big', params: { pad: 'x'.repeat(4096) } })));
       cleanups.push(() => srv.close());
