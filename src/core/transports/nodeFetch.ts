@@ -83,9 +83,13 @@ export function nodeFetch(url: string | URL, init: NodeFetchInit): Promise<Respo
     // No timeout cuts a slow answer, so a peer that vanished (sleep, a network change) must be
     // found some other way: TCP keep-alive probes a quiet socket, and a dead one errors.
     req.on('socket', (socket) => socket.setKeepAlive(true, KEEPALIVE_MS));
-    req.on('error', (err) => {
+    req.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(init.signal.aborted ? init.signal.reason : new TypeError('fetch failed', { cause: err }));
+      // A kept-alive connection the server closed (its idle timeout) as this request went out on
+      // it: nothing was answered (an answer begun errors on its body, not here), so the request
+      // goes again on a new connection, as browsers and curl do.
+      if (req.reusedSocket && err.code === 'ECONNRESET') resolve(nodeFetch(url, init));
+      else reject(init.signal.aborted ? init.signal.reason : new TypeError('fetch failed', { cause: err }));
     });
     req.end(init.body);
   });

@@ -175,6 +175,31 @@ describe('nodeFetch', () => {
     }
   });
 
+  it('a request on a kept-alive connection that the server closes as the request goes out (its idle timeout: uvicorn\'s 5 s meets a poll every 5 s) is sent again on a new connection, as browsers and curl do; one the server began to answer is not', async () => {
+    const seen: string[] = [];
+    const requestsOn = new Map<unknown, number>();
+    const server = await hostileServer((req, res) => {
+      const n = (requestsOn.get(req.socket) ?? 0) + 1;
+      requestsOn.set(req.socket, n);
+      seen.push(`${req.url} #${n} on socket ${requestsOn.size}`);
+      // The second request on a connection meets the server closing it, unanswered (TCP reset).
+      if (n === 2 && req.url === '/idle') req.socket.resetAndDestroy();
+      else if (n === 2) res.writeHead(200, { 'Content-Type': 'application/json' }).write('{"cut":', () => req.socket.resetAndDestroy());
+      else res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"ok":true}');
+    });
+    const post = (p: string) => nodeFetch(server.url(p), { method: 'POST', headers: new Headers(), body: '{}', signal: new AbortController().signal });
+    try {
+      assert.deepEqual(await (await post('/idle')).json(), { ok: true });
+      assert.deepEqual(await (await post('/idle')).json(), { ok: true });
+      assert.deepEqual(seen, ['/idle #1 on socket 1', '/idle #2 on socket 1', '/idle #1 on socket 2']);
+      // A request the server began to answer may have been acted on: its cut body is an error, and it is not sent again.
+      await assert.rejects((await post('/begun')).text(), /aborted/);
+      assert.deepEqual(seen.slice(3), ['/begun #2 on socket 2']);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('probes a quiet request\'s socket with TCP keep-alive, so a peer that vanished is found although no timeout cuts the answer', async () => {
     const calls: Array<[boolean | undefined, number | undefined]> = [];
     const original = net.Socket.prototype.setKeepAlive;
