@@ -72,9 +72,11 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 // mcp.json, an empty server error told as such, offline DNS hinted) took 2.6 KB: 298.2 KB, 1.8 KB
 // under the gate. The twentieth session's fixes (a row redrawn only when what it shows changes,
 // so a click is not lost; results of ended tasks found by Refresh fetched; empty reasons named)
-// took 0.5 KB: 298.7 KB, 1.3 KB under the gate. Loading features
+// took 0.5 KB: 298.7 KB, 1.3 KB under the gate. The twenty-first session's fixes (removed tasks
+// remembered across reloads; 13 fixes of the engine, the task host, the transports and the forms
+// found by reviews against the spec) took 1 KB: 299.6 KB, 0.4 KB under the gate. Loading features
 // on demand would not reach 150 KB either: with every transport, the dialogs, sampling, the chat
-// tools and the API left out, the startup bundle is still 175 KB (bench/size.mjs, "startup only").
+// tools and the API left out, the startup bundle is still 176 KB (bench/size.mjs, "startup only").
 const BUNDLE_TARGET = 150 * 1024;
 const BUNDLE_GATE = 300 * 1024;
 const args = new Set(process.argv.slice(2));
