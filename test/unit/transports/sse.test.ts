@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import type * as http from 'node:http';
 import { ConnectionClosedError } from '../../../src/core/jsonrpc/errors';
 import type { LegacySseOptions } from '../../../src/core/transports/sse';
 import { LegacySseTransport } from '../../../src/core/transports/sse';
@@ -224,6 +225,27 @@ describe('LegacySseTransport against hostile servers', function () {
       assert.equal(err.message, `Server "legacy" answered HTTP 404 Not Found at ${server.url('/message')}: Not found`);
       return true;
     });
+  });
+
+  it('reads an event stream whatever the case and parameters of its content type ("Text/Event-Stream; charset=utf-8"), with a byte order mark and CRLF line ends; an event of another type (ping) is ignored', async () => {
+    let stream: http.ServerResponse | undefined;
+    const server = await serve((req, res, body) => {
+      if (req.method === 'GET') {
+        stream = res;
+        res.writeHead(200, { 'content-type': 'Text/Event-Stream; charset=utf-8' }).write('\ufeffevent: endpoint\r\ndata: /message\r\n\r\nevent: ping\r\ndata: keep-alive\r\n\r\n');
+        return;
+      }
+      const { id } = JSON.parse(body) as { id: number };
+      res.writeHead(202).end('Accepted');
+      stream!.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result: { answered: id } })}\r\n\r\n`);
+    });
+    const c = client(server.url('/sse'));
+    await c.conn.start();
+    assert.equal(endpointOf(c), server.url('/message'));
+    assert.deepEqual(await c.conn.requestRaw('tools/list', {}, { timeoutMs: 600_000 }), { answered: 1 });
+    assert.ok(c.log.has('trace', /^Ignored an SSE event of type "ping"$/), c.log.text());
+    assert.deepEqual(c.log.lines.filter((l) => l.level === 'warn' || l.level === 'error'), []);
+    assert.deepEqual(c.errors, []);
   });
 
   it('bounds the wait for the endpoint from the GET on: a server that never answers it fails start in time', async () => {

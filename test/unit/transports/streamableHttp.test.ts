@@ -430,6 +430,78 @@ describe('StreamableHttpTransport against hostile servers', function () {
     });
   });
 
+  it('fails at once a request whose POST is answered 202 without a body (202 only accepts notifications and answers), saying so; the transport goes on', async () => {
+    const server = await serve((req, res, body) => {
+      if (req.method !== 'POST') return void res.writeHead(405).end();
+      const { id, method } = JSON.parse(body) as { id?: number; method?: string };
+      if (id === undefined || method === 'tools/call') return void res.writeHead(202).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: { method } }));
+    });
+    const c = client(server.url('/mcp'));
+    await c.conn.start();
+    // Its timeout is longer than the test may last: only the 202 can fail it in time.
+    await assert.rejects(c.conn.requestRaw('tools/call', {}, { timeoutMs: 600_000 }), (err: unknown) => {
+      assert.ok(err instanceof TransportHttpError, String(err));
+      assert.equal(err.status, 202);
+      assert.equal(err.message, 'Server "fixture" answered tools/call (id 1) with HTTP 202 without a body; expected JSON or an event stream');
+      return true;
+    });
+    assert.deepEqual(await c.conn.requestRaw('tools/list', {}), { method: 'tools/list' });
+    assert.deepEqual(warnings(c), []);
+    assert.deepEqual(c.errors, []);
+  });
+
+  it('reads a content type whatever its case and parameters: "Application/JSON; Charset=UTF-8" as JSON, "Text/Event-Stream; charset=utf-8" as an event stream, on a POST\'s answer and on the GET stream', async () => {
+    const server = await serve((req, res, body) => {
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'Text/Event-Stream; charset=utf-8' }).write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`);
+        return;
+      }
+      const { id, params } = JSON.parse(body) as { id?: number; params?: { sse?: boolean } };
+      if (id === undefined) return void res.writeHead(202).end();
+      const answer = JSON.stringify({ jsonrpc: '2.0', id, result: { sse: params?.sse === true } });
+      if (params?.sse) res.writeHead(200, { 'content-type': 'Text/Event-Stream; charset=utf-8' }).end(`data: ${answer}\n\n`);
+      else res.writeHead(200, { 'content-type': 'Application/JSON; Charset=UTF-8' }).end(answer);
+    });
+    const c = client(server.url('/mcp'));
+    const heard: string[] = [];
+    c.conn.onNotification('notifications/tools/list_changed', () => heard.push('tools'));
+    await c.conn.start();
+    assert.deepEqual(await c.conn.requestRaw('tools/list', {}, { timeoutMs: 600_000 }), { sse: false });
+    assert.deepEqual(await c.conn.requestRaw('tools/list', { sse: true }, { timeoutMs: 600_000 }), { sse: true });
+    c.transport.openServerStream();
+    await waitFor(() => heard.length === 1 || c.errors.length > 0, 'a message on the GET stream');
+    assert.deepEqual(heard, ['tools']);
+    assert.equal(c.transport.listening, true);
+    assert.deepEqual(warnings(c), []);
+    assert.deepEqual(c.errors, []);
+  });
+
+  it('reads an SSE answer as the SSE standard asks: a byte order mark at its start, CRLF line ends, a message split over several data lines; an event of another type (ping) before the response is ignored, and the response delivered once', async () => {
+    const server = await serve((req, res, body) => {
+      if (req.method !== 'POST') return void res.writeHead(405).end();
+      const { id } = JSON.parse(body) as { id?: number };
+      if (id === undefined) return void res.writeHead(202).end();
+      // The data lines are joined with line feeds, white space to JSON.
+      const lines = JSON.stringify({ jsonrpc: '2.0', id, result: { split: ['a', 'b'] } }, null, 1).split('\n');
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`\ufeffevent: ping\r\ndata: keep-alive\r\n\r\nid: e-1\r\n${lines.map((l) => `data: ${l}`).join('\r\n')}\r\n\r\n`);
+    });
+    const c = client(server.url('/mcp'));
+    const delivered: unknown[] = [];
+    const onmessage = c.transport.onmessage;
+    c.transport.onmessage = (m) => {
+      delivered.push(m);
+      onmessage?.(m);
+    };
+    await c.conn.start();
+    assert.deepEqual(await c.conn.requestRaw('tools/call', {}, { timeoutMs: 600_000 }), { split: ['a', 'b'] });
+    assert.deepEqual(delivered, [{ jsonrpc: '2.0', id: 1, result: { split: ['a', 'b'] } }]);
+    assert.ok(c.log.has('trace', /^Ignored an SSE event of type "ping" on the answer stream of tools\/call \(id 1\)$/), c.log.text());
+    assert.deepEqual(warnings(c), []);
+    assert.deepEqual(c.errors, []);
+  });
+
   it('a 400 that is not about the session (nor in the URL\'s or the server name\'s words) is the request\'s failure: the session is kept', async () => {
     const server = await serve((req, res, body) => {
       if (req.method !== 'POST') return void res.writeHead(405).end();
