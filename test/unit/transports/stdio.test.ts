@@ -59,10 +59,13 @@ describe('StdioTransport', function () {
     const got: unknown[] = [];
     t.onmessage = (m) => got.push(m);
     t.onerror = (e) => got.push(e.message);
-    await t.start();
-    await waitFor(() => got.length > 0, 'the line');
-    assert.deepEqual(got, [{ jsonrpc: '2.0', id: 1, result: {} }]);
-    await t.close();
+    try {
+      await t.start();
+      await waitFor(() => got.length > 0, 'the line');
+      assert.deepEqual(got, [{ jsonrpc: '2.0', id: 1, result: {} }]);
+    } finally {
+      await t.close(); // the server runs until closed, failed or not
+    }
   });
 
   it('reports the exit code and the last stderr lines when the process dies', async () => {
