@@ -245,6 +245,7 @@ export class StreamableHttpTransport implements Transport {
     this.#adoptSessionId(response);
 
     const type = mediaType(response);
+    const unusable = (what: string) => new TransportHttpError(`Server "${this.#serverName}" answered ${describe(message)} with ${what}; expected JSON or an event stream`, response.status);
     if (type === 'text/event-stream' && response.body) {
       // The answer may take long (progress, server requests first): follow it in the background,
       // the connection matches the response to its request.
@@ -261,6 +262,8 @@ export class StreamableHttpTransport implements Transport {
       if (body.over) {
         throw new TransportHttpError(`Server "${this.#serverName}" sent an answer to ${describe(message)} longer than ${MAX_MESSAGE_CHARS} characters; it was not read further`);
       }
+      // Nothing at all (a 202 that names a type): said as such, not as JSON that does not parse.
+      if (!body.text.trim()) throw unusable(`HTTP ${response.status} without a body`);
       const values = parseEventData(body.text, this.#serverName);
       // The answer to this very request is lost: failing the send fails the request now.
       if (values instanceof TransportParseError) throw values;
@@ -278,8 +281,7 @@ export class StreamableHttpTransport implements Transport {
     if (page !== undefined) {
       throw new TransportHttpError(`Server "${this.#serverName}" answered ${describe(message)} with ${webPageAnswer(page, 'JSON or an event stream')}`, response.status);
     }
-    const what = response.status === 202 || !type ? `HTTP ${response.status} without a body` : `content type "${type}"`;
-    throw new TransportHttpError(`Server "${this.#serverName}" answered ${describe(message)} with ${what}; expected JSON or an event stream`, response.status);
+    throw unusable(response.status === 202 || !type ? `HTTP ${response.status} without a body` : `content type "${type}"`);
   }
 
   /**

@@ -435,6 +435,7 @@ describe('StreamableHttpTransport against hostile servers', function () {
       if (req.method !== 'POST') return void res.writeHead(405).end();
       const { id, method } = JSON.parse(body) as { id?: number; method?: string };
       if (id === undefined || method === 'tools/call') return void res.writeHead(202).end();
+      if (method === 'tools/get') return void res.writeHead(202, { 'content-type': 'application/json' }).end();
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: { method } }));
     });
     const c = client(server.url('/mcp'));
@@ -446,6 +447,8 @@ describe('StreamableHttpTransport against hostile servers', function () {
       assert.equal(err.message, 'Server "fixture" answered tools/call (id 1) with HTTP 202 without a body; expected JSON or an event stream');
       return true;
     });
+    // A 202 that names a JSON body it does not send is said the same way, not as JSON that does not parse.
+    await assert.rejects(c.conn.requestRaw('tools/get', {}, { timeoutMs: 600_000 }), /^TransportHttpError: Server "fixture" answered tools\/get \(id 2\) with HTTP 202 without a body; expected JSON or an event stream$/);
     assert.deepEqual(await c.conn.requestRaw('tools/list', {}), { method: 'tools/list' });
     assert.deepEqual(warnings(c), []);
     assert.deepEqual(c.errors, []);
