@@ -1452,7 +1452,10 @@ export class TaskEngine extends DisposableBase {
       if (isPeerError(err) && err.code === ErrorCode.InvalidParams) {
         // Refresh now, even if a scheduled poll is in flight, so the message tells the truth: a
         // task the server no longer knows (its ttl ended) is expired or lost, as a poll finds it.
-        const fresh = await this.#getTask(session, taskId).catch((e: unknown) => void (denial(e) && this.#gone(rec, denial(e)!, true)));
+        const fresh = await this.#getTask(session, taskId).catch((e: unknown) => {
+          const denied = denial(e);
+          if (denied) this.#gone(rec, denied, true);
+        });
         if (fresh) this.#applyServerTask(rec, fresh, 'poll');
         throw new Error(`The server refused to cancel task ${taskId}: ${reasonOf(err)} (it is now ${rec.snap.status}).`);
       }
