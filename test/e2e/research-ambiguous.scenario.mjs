@@ -1,7 +1,8 @@
 // A person runs server-everything's simulate-research-query with an ambiguous topic, answers the
 // question it asks, watches the task complete, and reads the report. A demo build and a failing
 // demo job run alongside, so the view (and the README's pictures) show tasks of two servers in
-// several states.
+// several states. The build is started while the Explorer is shown: nothing reveals its row, yet
+// back in the view it shows under the demo server's row, which had no task when first drawn.
 import {
   activeEditorLines,
   answerQuickInput,
@@ -14,6 +15,7 @@ import {
   runCommand,
   runToolAsTask,
   taskRow,
+  treeRow,
   widenSideBar,
 } from './ui.mjs';
 
@@ -25,7 +27,13 @@ export async function run({ page, url, shot }) {
   await openViewContainer(page, 'MCP Tasks');
   await widenSideBar(page, 520);
 
+  // Started while the view is hidden, the build's row is not revealed (nor is a task that a chat
+  // tool, the API or Refresh starts): the demo row, drawn without tasks, shows it all the same
+  // (VS Code keeps a row's collapse state from when it first drew the row).
+  await treeRow(page, 'demo').waitFor({ timeout: 60_000 });
+  await openViewContainer(page, 'Explorer');
   await runToolAsTask(page, { server: 'demo', tool: 'build-project', args: { project: 'demo-app', durationMs: '60000' } });
+  await openViewContainer(page, 'MCP Tasks');
   await taskRow(page, 'build-project', 'Working').waitFor({ timeout: 30_000 });
   await runToolAsTask(page, { server: 'demo', tool: 'failing-job', args: { failAfterMs: '1500' } });
   await taskRow(page, 'failing-job').waitFor({ timeout: 30_000 });

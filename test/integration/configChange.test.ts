@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { activateExtension, testingApi, waitFor } from './helpers';
+import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
 import type { TreeSnapshotNode } from './helpers';
 import { cleanUp, publicApi } from './taskApiHelpers';
 
@@ -30,7 +30,7 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
     try {
       fs.writeFileSync(file, withLab());
       const lab = await waitFor(() => api.getServers().find((s) => s.label === 'lab'), 'the lab server of mcp.json');
-      const row = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.id === `server:${lab.id}`);
+      const row = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => serverIdOf(r) === lab.id);
       const task = await api.runTool(lab.id, 'work', { arguments: { tag: 'edited-meanwhile', held: true, durationMs: 0 } });
       started.push(task.id);
       assert.equal(task.pollInterval, 500, "task-lab's default");
@@ -73,7 +73,7 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
     const lab = (...more: string[]) => ({ lab: { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio', '--poll-interval', '100', '--result-delay', String(resultDelay), ...more] } });
     await settings().update('servers', lab(), vscode.ConfigurationTarget.Global);
     const id = await waitFor(() => api.getServers().find((s) => s.label === 'lab')?.id, 'the lab server');
-    const row = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.id === `server:${id}`);
+    const row = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => serverIdOf(r) === id);
     const task = await api.runTool(id, 'work', { arguments: { tag, durationMs: 100 } });
     started.push(task.id);
     await waitFor(() => api.getTask(task.id)?.status === 'completed', 'the task to end');

@@ -12,7 +12,7 @@ import { TaskEngine } from '../../src/core/tasks/engine';
 import { nullLogger } from '../../src/core/util/log';
 import { TasksTreeProvider } from '../../src/vscode/tree/tasksTree';
 import { bareServerManager } from '../unit/helpers/servers';
-import { activateExtension, testingApi, waitFor } from './helpers';
+import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
 import type { TreeSnapshotNode } from './helpers';
 
 suite('Configuration errors in the Tasks view', () => {
@@ -60,10 +60,10 @@ suite('Configuration errors in the Tasks view', () => {
 
   test('Open MCP Configuration on the row of a server of .vscode/mcp.json opens the file with the cursor on the server\'s name', async () => {
     const testing = testingApi(await activateExtension());
-    const row = await waitFor(async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.label === 'picky' && r.id?.startsWith('server:')), 'the picky server row');
+    const row = await waitFor(async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.label === 'picky' && serverIdOf(r) !== undefined), 'the picky server row');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     try {
-      await vscode.commands.executeCommand('mcpTasks.openConfiguration', { kind: 'server', id: row.id!.slice('server:'.length) });
+      await vscode.commands.executeCommand('mcpTasks.openConfiguration', { kind: 'server', id: serverIdOf(row)! });
       const editor = await waitFor(() => (/\/workspaces\/basic\/\.vscode\/mcp\.json$/.test(vscode.window.activeTextEditor?.document.uri.path ?? '') ? vscode.window.activeTextEditor : undefined), 'the mcp.json in an editor');
       const lines = editor.document.getText().split('\n');
       const line = lines.findIndex((l) => l.trim().startsWith('"picky":'));
@@ -160,15 +160,15 @@ suite('Configuration errors in the Tasks view', () => {
     const told: string[] = [];
     await settings().update('servers', { typo: { type: 'stdio', command: 'mcp-tasks-no-such-command' } }, vscode.ConfigurationTarget.Global);
     try {
-      const row = await waitFor(async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.label === 'typo' && r.id?.startsWith('server:')), 'the typo server row');
+      const row = await waitFor(async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.label === 'typo' && serverIdOf(r) !== undefined), 'the typo server row');
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       // The button the user clicks, answered here (toasts are not shown while tests run).
       w.showErrorMessage = (message: string, ...items: string[]) => (told.push(`${message} | ${items.join(', ')}`), Promise.resolve(items.find((i) => i === 'Open Configuration')));
-      await vscode.commands.executeCommand('mcpTasks.runToolAsTask', { kind: 'server', id: row.id!.slice('server:'.length) });
+      await vscode.commands.executeCommand('mcpTasks.runToolAsTask', { kind: 'server', id: serverIdOf(row)! });
       await waitFor(() => told.length > 0, 'the error');
       assert.match(told[0], /^Could not connect to "typo": Could not start "mcp-tasks-no-such-command": command not found\. .* \| Show Log, Open Configuration$/);
       // Connect Server, at once (within the 1 s backoff): the user's Connect tries again, rather than answering "Restart it to try now".
-      await vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id: row.id!.slice('server:'.length) });
+      await vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id: serverIdOf(row)! });
       assert.match(told[1] ?? '', /^Could not connect to MCP server "typo": Could not start "mcp-tasks-no-such-command": command not found\. /);
       // In code-server the user's settings are the remote machine's (user-data/Machine): the local file, opened first, does not have the server.
       const has = (e?: vscode.TextEditor) => /settings\.json$/.test(e?.document.uri.path ?? '') && e!.document.getText().includes('"typo"');

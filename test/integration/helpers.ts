@@ -23,6 +23,14 @@ export interface TreeSnapshotNode {
   children?: TreeSnapshotNode[];
 }
 
+/**
+ * The server id of a server's row: `server:ID`, or `server+:ID` while it has tasks (another row to
+ * VS Code, so that it is drawn expanded over its first task), else undefined.
+ */
+export function serverIdOf(row: Pick<TreeSnapshotNode, 'id'>): string | undefined {
+  return /^server\+?:(.*)$/s.exec(row.id ?? '')?.[1];
+}
+
 /** Test-only hooks exposed on the extension's API object. */
 export interface McpTasksTestingApi {
   /** The tree's rows from the root down (server rows at the top level). */

@@ -9,7 +9,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
-import { activateExtension, testingApi, waitFor } from './helpers';
+import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
 import { answeringWarnings, QuickInputSpy } from './quickInputs';
 import { cleanUp, publicApi } from './taskApiHelpers';
 
@@ -250,7 +250,7 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     const testing = testingApi(await activateExtension());
     try {
       await settings().update('servers', { ...before, 'demo-http': { ...before['demo-http'], url: `${before['demo-http'].url}?moved=1` } }, vscode.ConfigurationTarget.Global);
-      await waitFor(async () => ((await testing.getTreeSnapshot()) as Array<{ id?: string; description?: string }>).some((r) => r.id === `server:${id}` && r.description?.endsWith(' · new configuration waits for 1 task')), 'the row to say the new configuration waits');
+      await waitFor(async () => ((await testing.getTreeSnapshot()) as Array<{ id?: string; description?: string }>).some((r) => serverIdOf(r) === id && r.description?.endsWith(' · new configuration waits for 1 task')), 'the row to say the new configuration waits');
       const asked = await answeringWarnings(() => vscode.commands.executeCommand('mcpTasks.restartServer', { kind: 'server', id }));
       assert.deepEqual(asked, ['Restart "demo-http"? Its running task will be lost. | Its configuration changed: nothing follows its tasks once it is disconnected. | Restart']);
       assert.equal(api.getTask(t.id)?.status, 'working', 'Cancel: it runs on');
@@ -281,7 +281,7 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     const testing = testingApi(await activateExtension());
     try {
       await settings().update('servers', { ...before, 'ws-shared': { ...before['ws-shared'], headers: { 'X-Token': 'rotated' } } }, vscode.ConfigurationTarget.Global);
-      await waitFor(async () => ((await testing.getTreeSnapshot()) as Array<{ id?: string; description?: string }>).some((r) => r.id === `server:${id}` && r.description?.endsWith(' · new configuration waits for 1 task')), 'the row to say the new configuration waits');
+      await waitFor(async () => ((await testing.getTreeSnapshot()) as Array<{ id?: string; description?: string }>).some((r) => serverIdOf(r) === id && r.description?.endsWith(' · new configuration waits for 1 task')), 'the row to say the new configuration waits');
       const asked = await answeringWarnings(async (modal) => {
         modal.answer = 'Disconnect';
         await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id });

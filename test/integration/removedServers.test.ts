@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
-import { activateExtension, testingApi, waitFor } from './helpers';
+import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
 import type { McpTasksTestingApi, TreeSnapshotNode as Row } from './helpers';
 import { combineConfigs, parseMcpJson } from '../../src/core/config/parse';
 import { answeringWarnings, QuickInputSpy } from './quickInputs';
@@ -42,13 +42,13 @@ suite('Tasks of a server removed from the configuration', () => {
     const task = await api.runTool(server.id, 'build-project', { arguments: { project: 'left-behind', durationMs: 200 } });
     assert.equal((await api.getResult(task.id, { waitSeconds: 20 })).task.status, 'completed');
     await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
-    const row = await waitFor(async () => (await rows()).find((r) => r.id === `server:${server.id}` && r.description === 'removed from the configuration'), 'the row of the removed server');
+    const row = await waitFor(async () => (await rows()).find((r) => serverIdOf(r) === server.id && r.description === 'removed from the configuration'), 'the row of the removed server');
     assert.equal(row.label, 'leaving');
     assert.ok(!/\bserver\b/.test(row.contextValue ?? ''), `no Connect, Run Tool or Restart on it: ${row.contextValue}`);
     assert.deepEqual(row.children?.map((c) => c.label), ['build-project'], 'its task is listed under it');
     assert.ok(api.getTask(task.id), 'the task is still tracked');
     await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
-    await waitFor(async () => !(await rows()).some((r) => r.id === `server:${server.id}`), 'the row to go with its last task');
+    await waitFor(async () => !(await rows()).some((r) => serverIdOf(r) === server.id), 'the row to go with its last task');
   });
 
   test('a stdio server removed while its task runs keeps its process until the task completes; its row says so meanwhile', async function () {
@@ -59,12 +59,12 @@ suite('Tasks of a server removed from the configuration', () => {
     const server = await waitFor(() => api.getServers().find((s) => s.label === 'leaving'), 'the server "leaving"');
     const task = await api.runTool(server.id, 'work', { arguments: { tag: 'removed-meanwhile', held: true, durationMs: 0 } });
     await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
-    const row = await waitFor(async () => (await rows()).find((r) => r.id === `server:${server.id}` && r.description === 'removed from the configuration · runs until its task ends'), 'the row of the removed server, still running');
+    const row = await waitFor(async () => (await rows()).find((r) => serverIdOf(r) === server.id && r.description === 'removed from the configuration · runs until its task ends'), 'the row of the removed server, still running');
     assert.ok(!/\bserver\b/.test(row.contextValue ?? ''), `no server actions on it: ${row.contextValue}`);
     process.kill(Number(fs.readFileSync(spawnLog, 'utf8').split(' ')[0]), 'SIGUSR2');
     assert.equal((await api.getResult(task.id, { waitSeconds: 30 })).task.status, 'completed');
     fs.rmSync(path.dirname(spawnLog), { recursive: true, force: true });
-    await waitFor(async () => (await rows()).find((r) => r.id === `server:${server.id}` && r.description === 'removed from the configuration'), 'the row once its process has ended');
+    await waitFor(async () => (await rows()).find((r) => serverIdOf(r) === server.id && r.description === 'removed from the configuration'), 'the row once its process has ended');
     await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
   });
 
@@ -74,7 +74,7 @@ suite('Tasks of a server removed from the configuration', () => {
     const server = await waitFor(() => api.getServers().find((s) => s.label === 'leaving'), 'the server "leaving"');
     const task = await api.runTool(server.id, 'build-project', { arguments: { project: 'stopped-early', durationMs: 60_000 } });
     await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
-    const row = await waitFor(async () => (await rows()).find((r) => r.id === `server:${server.id}` && r.description === 'removed from the configuration · runs until its task ends'), 'the row of the removed server, still running');
+    const row = await waitFor(async () => (await rows()).find((r) => serverIdOf(r) === server.id && r.description === 'removed from the configuration · runs until its task ends'), 'the row of the removed server, still running');
     assert.deepEqual(row.contextValue?.split(' '), ['removedServer', 'stoppable']);
     const spy = new QuickInputSpy();
     try {
@@ -93,7 +93,7 @@ suite('Tasks of a server removed from the configuration', () => {
     } finally {
       spy.dispose();
     }
-    const after = await waitFor(async () => (await rows()).find((r) => r.id === `server:${server.id}` && r.description === 'removed from the configuration'), 'the row once its process has ended');
+    const after = await waitFor(async () => (await rows()).find((r) => serverIdOf(r) === server.id && r.description === 'removed from the configuration'), 'the row once its process has ended');
     assert.equal(after.contextValue, 'removedServer');
     await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
   });
@@ -106,7 +106,7 @@ suite('Tasks of a server removed from the configuration', () => {
     const server = await waitFor(() => api.getServers().find((s) => s.label === 'asked'), 'the server "asked"');
     const [chat, other, told] = await Promise.all(['chat', 'api', 'told'].map((tag) => api.runTool(server.id, 'work', { arguments: { tag, held: true, durationMs: 0 } })));
     await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
-    await waitFor(async () => (await rows()).find((r) => r.id === `server:${server.id}` && r.description === 'removed from the configuration · runs until its 3 tasks end'), 'the row of the removed server, still running');
+    await waitFor(async () => (await rows()).find((r) => serverIdOf(r) === server.id && r.description === 'removed from the configuration · runs until its 3 tasks end'), 'the row of the removed server, still running');
     const spy = new QuickInputSpy();
     try {
       assert.match((await invoke('mcpTasks_cancelTask', { taskId: chat.taskId })).text, /Cancellation of task .* was requested\./);

@@ -4,7 +4,7 @@
 // The commands' quick inputs are the editor's own, answered through the spy of quickInputs.ts.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateExtension, testingApi, waitFor } from './helpers';
+import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
 import type { McpTasksTestingApi, TreeSnapshotNode as Row } from './helpers';
 import type { Answers, Shown } from './quickInputs';
 import { QuickInputSpy, accept, choose, chooseTtl, escape, fillArguments } from './quickInputs';
@@ -20,13 +20,13 @@ suite('Commands and the Tasks view, with the demo server', () => {
 
   const rows = async () => (await testing.getTreeSnapshot()) as Row[];
   const server = async (label: string) => {
-    const row = (await rows()).find((r) => r.label === label && r.id?.startsWith('server:'));
+    const row = (await rows()).find((r) => r.label === label && serverIdOf(r) !== undefined);
     assert.ok(row?.id, `no server row labelled ${label}`);
     return row;
   };
   /** The argument a command gets from a row of the view. */
   // `confirmed`: Disconnect and Restart do not ask about the live tasks that would end (tests of other things).
-  const serverNode = async (label: string) => ({ kind: 'server', id: (await server(label)).id!.slice('server:'.length), confirmed: true });
+  const serverNode = async (label: string) => ({ kind: 'server', id: serverIdOf(await server(label))!, confirmed: true });
   const taskNode = (row: Row, serverId: string) => ({ kind: 'task', key: row.id!.slice('task:'.length), serverId });
   const taskRows = async (serverLabel: string) => (await server(serverLabel)).children?.filter((r) => r.id?.startsWith('task:')) ?? [];
   const taskRow = async (serverLabel: string, id: string) => (await taskRows(serverLabel)).find((r) => r.id === id);
@@ -217,7 +217,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     // Other suites may have left tasks running: end them first, through the same command.
     for (const server of await rows()) {
       for (const r of server.children ?? []) {
-        if (words(r.contextValue).has('cancelable')) await vscode.commands.executeCommand('mcpTasks.cancelTask', taskNode(r, server.id!.slice('server:'.length)));
+        if (words(r.contextValue).has('cancelable')) await vscode.commands.executeCommand('mcpTasks.cancelTask', taskNode(r, serverIdOf(server)!));
       }
     }
     await waitFor(async () => (await allTaskRows()).every((r) => words(r.contextValue).has('finished')), 'every task to be finished');

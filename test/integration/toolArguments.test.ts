@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
-import { activateExtension, testingApi, waitFor } from './helpers';
+import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
 import type { McpTasksTestingApi, TreeSnapshotNode as Row } from './helpers';
 import { QuickInputSpy, accept, back, choose, chooseTtl, enter, escape, fillArguments, hasBack } from './quickInputs';
 import { cleanUp, publicApi } from './taskApiHelpers';
@@ -22,7 +22,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
   const settings = () => vscode.workspace.getConfiguration('mcpTasks');
 
   const server = async (label: string) => {
-    const row = ((await testing.getTreeSnapshot()) as Row[]).find((r) => r.label === label && r.id?.startsWith('server:'));
+    const row = ((await testing.getTreeSnapshot()) as Row[]).find((r) => r.label === label && serverIdOf(r) !== undefined);
     assert.ok(row?.id, `no server row labelled ${label}`);
     return row;
   };
@@ -35,7 +35,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
    */
   async function start(serverLabel: string, toolName: string) {
     const before = await taskIds(serverLabel);
-    const id = (await server(serverLabel)).id!.slice('server:'.length);
+    const id = serverIdOf(await server(serverLabel))!;
     spy.skipShown();
     const done = vscode.commands.executeCommand('mcpTasks.runToolAsTask', { kind: 'server', id });
     const pick = await spy.next('the tool pick', 30_000);
@@ -271,7 +271,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
 
   test('Escape on the server pick while the picked server connects runs nothing: no tool pick follows', async function () {
     this.timeout(30_000);
-    const id = (await server('slow-schemas')).id!.slice('server:'.length);
+    const id = serverIdOf(await server('slow-schemas'))!;
     await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id, confirmed: true });
     spy.skipShown();
     const done = vscode.commands.executeCommand('mcpTasks.runToolAsTask');
@@ -288,7 +288,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
 
   test('Started from a server\'s row, the "Connecting to…" notification can be cancelled: no tool pick follows, nothing is said, and the connection goes on', async function () {
     this.timeout(30_000);
-    const id = (await server('slow-schemas')).id!.slice('server:'.length);
+    const id = serverIdOf(await server('slow-schemas'))!;
     await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id, confirmed: true });
     const w = vscode.window as unknown as Record<string, unknown>;
     const withProgress = w.withProgress as typeof vscode.window.withProgress;

@@ -10,7 +10,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
-import { activateExtension, testingApi, waitFor } from './helpers';
+import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
 import type { McpTasksTestingApi, TreeSnapshotNode as Row } from './helpers';
 import { QuickInputSpy, choose, chooseTtl, fillArguments } from './quickInputs';
 import { cleanUp, invoke, publicApi } from './taskApiHelpers';
@@ -33,12 +33,12 @@ suite('Run Tool as Task: a call the server refuses until a step in the browser (
   const settings = () => vscode.workspace.getConfiguration('mcpTasks');
 
   const serverRow = async () => {
-    const row = ((await testing.getTreeSnapshot()) as Row[]).find((r) => r.label === LABEL && r.id?.startsWith('server:'));
+    const row = ((await testing.getTreeSnapshot()) as Row[]).find((r) => r.label === LABEL && serverIdOf(r) !== undefined);
     assert.ok(row?.id, `no server row labelled ${LABEL}`);
     return row;
   };
   const taskIds = async () => new Set(((await serverRow()).children ?? []).filter((r) => r.id?.startsWith('task:')).map((r) => r.id!.slice('task:'.length)));
-  const serverId = async () => (await serverRow()).id!.slice('server:'.length);
+  const serverId = async () => serverIdOf(await serverRow())!;
   const newTask = async (before: Set<string>, what: string) => waitFor(async () => [...(await taskIds())].find((t) => !before.has(t)), what);
 
   /** Runs `tool` for `account` from the server's row, through the arguments and ttl steps; resolves when the command ends. */

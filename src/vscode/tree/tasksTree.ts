@@ -234,7 +234,12 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     if (!s) return (this.#servers.isConfigured(node.id) === undefined ? unloadedServerItem : removedServerItem)(node.id, this.#removedLabel(node.id), this.#servers.leavingWith(node.id), this.#servers.tasksOutliveConnection(node.id) === false);
     const hasTasks = this.#engine.list().some((t) => t.serverId === s.id) || this.#shownHosted().some((h) => h.serverId === s.id);
     const item = new vscode.TreeItem(s.label, hasTasks ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
-    item.id = `server:${s.id}`;
+    // VS Code reads a row's collapsible state only when it first draws the row: a row drawn
+    // without tasks stayed collapsed over its first task unless something revealed it (a chat
+    // tool, the API, Refresh do not). With tasks it is another row to VS Code (its id says so),
+    // drawn expanded, and it keeps the user's collapse while it keeps tasks. (Always Expanded
+    // would put an open chevron on every row without tasks.)
+    item.id = `server${hasTasks ? '+' : ''}:${s.id}`;
     // Disconnected by the user, a remote server's live tasks go on there, unfollowed: say so.
     const unfollowed = s.heldByUser ? this.#engine.list().filter((t) => t.serverId === s.id && t.kind === 'task' && !isTerminal(t.status)).length : 0;
     const held = unfollowed === 1 ? ' · 1 live task not followed' : unfollowed ? ` · ${unfollowed} live tasks not followed` : '';
@@ -398,7 +403,8 @@ function hostedItem(h: HostedTaskSnapshot): vscode.TreeItem {
  */
 function removedServerItem(id: string, label: string, running?: LiveWork, stdio?: boolean): vscode.TreeItem {
   const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Expanded);
-  item.id = `server:${id}`;
+  // Always with tasks: the id of a configured server's row with tasks (see #item).
+  item.id = `server+:${id}`;
   const runs = running ? ` · ${stdio ? 'runs' : 'kept'} until ${itsTasksEnd(running, false)}` : '';
   item.description = `removed from the configuration${runs}`;
   item.iconPath = asThemeIcon(REMOVED_SERVER_ICON);
