@@ -110,32 +110,6 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     onSettingChange('hostedTasks', () => host.configure(hostLimits())),
   );
 
-  // The engine and the server manager need each other: the engine reaches servers through the
-  // manager, and registers its handlers on each new session the manager opens.
-  const engine: TaskEngine = new TaskEngine({
-    logger,
-    handlers: {
-      elicitation: { handle: host.wrap('elicitation/create', elicitation), url: true },
-      sampling: { handle: host.wrap('sampling/createMessage', sampling.handle) },
-    },
-    sessions: {
-      getSession: (id, o) => servers.getSession(id, o),
-      label: (id) => servers.label(id),
-      tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id),
-      isConfigured: (id) => servers.isConfigured(id),
-      endpoint: (id) => (servers.config(id) as { url?: string } | undefined)?.url,
-    },
-    defaultTtlMs: () => {
-      const s = setting('defaultTtlSeconds', 3600);
-      return s > 0 ? s * 1000 : undefined;
-    },
-    autoFetchResults: () => setting('autoFetchResults', true),
-    requestTimeoutMs: requestTimeout,
-    loadOutcome: (key) => store.loadOutcome(key),
-  });
-  // A hosted question about a tool task closes when that task ends.
-  host.followRelatedTasks(engine.onDidChange);
-
   const inputs = new InputPrompter(context);
   const folders = () => vscode.workspace.workspaceFolders ?? [];
   const servers: ServerManager = new ServerManager({
@@ -167,6 +141,26 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     secrets: context.secrets,
     sessionOptions: { requestTimeoutMs: requestTimeout },
   });
+  // The engine reaches servers through the manager (made first), and registers its handlers on
+  // each new session the manager opens.
+  const engine: TaskEngine = new TaskEngine({
+    logger,
+    handlers: {
+      elicitation: { handle: host.wrap('elicitation/create', elicitation), url: true },
+      sampling: { handle: host.wrap('sampling/createMessage', sampling.handle) },
+    },
+    sessions: servers,
+    defaultTtlMs: () => {
+      const s = setting('defaultTtlSeconds', 3600);
+      return s > 0 ? s * 1000 : undefined;
+    },
+    autoFetchResults: () => setting('autoFetchResults', true),
+    requestTimeoutMs: requestTimeout,
+    loadOutcome: (key) => store.loadOutcome(key),
+  });
+  // A hosted question about a tool task closes when that task ends.
+  host.followRelatedTasks(engine.onDidChange);
+
   // A stdio server whose new configuration (or removal) waits for its live tasks goes on when they end,
   // or when the results of its ended ones are no longer fetched (see liveCount).
   subscriptions.push(
@@ -221,7 +215,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   const tree = new TasksTreeProvider(servers, engine, host);
   const view = vscode.window.createTreeView('mcpTasks.tasks', { treeDataProvider: tree, showCollapseAll: true });
   const results = new ResultDocuments(engine);
-  const indicators = new TaskIndicators(engine, host, view, (id) => servers.label(id), { dialogs: hidden, answering });
+  const indicators = new TaskIndicators(engine, host, view, label, { dialogs: hidden, answering });
   subscriptions.push(tree, view, results, indicators);
   const endByUser = <T>(keys: readonly string[], end: () => Promise<T>, cancel?: boolean) => indicators.endByUser(keys, end, cancel);
   // Ages in the rows' descriptions: refreshed while the view is visible, and when it shows again.

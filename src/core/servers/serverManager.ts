@@ -441,6 +441,11 @@ export class ServerManager extends DisposableBase implements SessionSource {
     return this.#entries.get(id)?.config;
   }
 
+  /** Where a remote server is reached: its url (see SessionSource). */
+  endpoint(id: string): string | undefined {
+    return (this.config(id) as { url?: string } | undefined)?.url;
+  }
+
   /**
    * The live session of a server, connecting first if needed. Rejects with a user-readable error.
    * After a server failed to start or its connection dropped, no new connection is made before
