@@ -26,11 +26,12 @@ const DEFAULT_ENDPOINT_TIMEOUT_MS = 10_000;
  * ends it the transport closes (there is nothing to resume).
  */
 export class LegacySseTransport implements Transport {
-  onmessage?: (message: unknown) => void;
-  onerror?: (error: Error) => void;
-  onclose?: (info: TransportCloseInfo) => void;
+  // `declare`: typed, not emitted as fields (undefined until the connection sets them), which costs the bundle nothing.
+  declare onmessage?: (message: unknown) => void;
+  declare onerror?: (error: Error) => void;
+  declare onclose?: (info: TransportCloseInfo) => void;
 
-  readonly description: string;
+  declare readonly description: string;
 
   readonly #url: string;
   readonly #serverName: string;

@@ -61,9 +61,10 @@ export class StdioTransport implements Transport {
   #exited?: Promise<void>;
   /** While stdin's buffer is full: resolves when it drains or closes. */
   #drained?: Promise<void>;
-  onmessage?: (message: unknown) => void;
-  onerror?: (error: Error) => void;
-  onclose?: (info: TransportCloseInfo) => void;
+  // `declare`: typed, not emitted as fields (undefined until the connection sets them), which costs the bundle nothing.
+  declare onmessage?: (message: unknown) => void;
+  declare onerror?: (error: Error) => void;
+  declare onclose?: (info: TransportCloseInfo) => void;
   readonly #options: StdioOptions;
 
   constructor(options: StdioOptions) {

@@ -90,16 +90,17 @@ const DEFAULT_ONE_WAY_TIMEOUT_MS = 30_000;
  * becomes undefined and the error says so; the caller starts a new session with `initialize`.
  */
 export class StreamableHttpTransport implements Transport {
-  onmessage?: (message: unknown) => void;
-  onerror?: (error: Error) => void;
-  onclose?: (info: TransportCloseInfo) => void;
+  // `declare`: typed, not emitted as fields (undefined until the connection sets them), which costs the bundle nothing.
+  declare onmessage?: (message: unknown) => void;
+  declare onerror?: (error: Error) => void;
+  declare onclose?: (info: TransportCloseInfo) => void;
 
   /**
    * When true, `close()` only drops the connections: the session is not deleted on the server
    * and `sessionId` stays readable, so it can be resumed (after a window reload).
    */
   keepSessionOnClose = false;
-  readonly description: string;
+  declare readonly description: string;
 
   readonly #url: string;
   readonly #serverName: string;

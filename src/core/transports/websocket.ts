@@ -44,11 +44,12 @@ const DEFAULT_PING_INTERVAL_MS = 30_000;
  * through its rejection alone, so callers do not get the same failure twice.
  */
 export class WebSocketTransport implements Transport {
-  onmessage?: (message: unknown) => void;
-  onerror?: (error: Error) => void;
-  onclose?: (info: TransportCloseInfo) => void;
+  // `declare`: typed, not emitted as fields (undefined until the connection sets them), which costs the bundle nothing.
+  declare onmessage?: (message: unknown) => void;
+  declare onerror?: (error: Error) => void;
+  declare onclose?: (info: TransportCloseInfo) => void;
 
-  readonly description: string;
+  declare readonly description: string;
   readonly #log: Logger;
   readonly #displayUrl: string;
   #ws: WebSocket | undefined;
