@@ -1,6 +1,6 @@
 // The one bridge between the editor's CancellationToken and the core's AbortSignal, both ways.
 import * as vscode from 'vscode';
-import { raceAbort } from '../core/util/abort';
+import { onAbort, raceAbort } from '../core/util/abort';
 
 /** A signal that never aborts: for the steps of our own commands, which only the user ends. */
 export const NEVER = new AbortController().signal;
@@ -16,13 +16,12 @@ export function toAbortSignal(token: vscode.CancellationToken): { signal: AbortS
 /** The other direction: a CancellationToken that is cancelled when `signal` aborts. */
 export function toCancellationToken(signal: AbortSignal): { token: vscode.CancellationToken; dispose(): void } {
   const source = new vscode.CancellationTokenSource();
-  const cancel = () => source.cancel();
   if (signal.aborted) source.cancel();
-  else signal.addEventListener('abort', cancel, { once: true });
+  const stop = onAbort(signal, () => source.cancel());
   return {
     token: source.token,
     dispose: () => {
-      signal.removeEventListener('abort', cancel);
+      stop();
       source.dispose();
     },
   };

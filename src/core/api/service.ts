@@ -13,7 +13,7 @@ import type { LocalTaskStatus } from '../tasks/status';
 import { isTerminal } from '../tasks/status';
 import type { TaskOrigin, TaskSnapshot } from '../tasks/types';
 import { taskKey } from '../tasks/types';
-import { errorMessage, MAX_TIMER_MS, raceAbort } from '../util/abort';
+import { errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import type { Logger } from '../util/log';
 import { safeStringify } from '../util/json';
@@ -273,10 +273,10 @@ export class TasksService implements Disposable {
       const done = () => {
         clearTimeout(timer);
         for (const s of subs) s.dispose();
-        stop.removeEventListener('abort', done);
+        unstop();
         resolve();
       };
-      stop.addEventListener('abort', done);
+      const unstop = onAbort(stop, done);
       subs.push(engine.onDidChange((t) => t.key === id && isTerminal(t.status) && done()));
       subs.push(engine.onDidRemove((key) => key === id && done()));
       const now = engine.get(id);

@@ -9,7 +9,7 @@ import type { McpSession } from '../protocol/session';
 import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine';
 import { canTransition, isServerTerminal, isTerminal } from '../tasks/status';
 import type { TaskSnapshot } from '../tasks/types';
-import { errorMessage, MAX_TIMER_MS, raceAbort } from '../util/abort';
+import { errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import { DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
@@ -369,7 +369,7 @@ export class TaskHost {
     else this.#run(rec, handler, params, ctx);
     // The server cancelled its request before the answer left (its signal aborts only while it is
     // answered): it never learns the task id, so no one could read what the dialog asks.
-    ctx.signal.addEventListener('abort', () => rec.work.signal.aborted || isServerTerminal(rec.snap.status) || this.#stop(rec, `The server withdrew its request (${errorMessage(ctx.signal.reason)})`), { once: true });
+    onAbort(ctx.signal, () => rec.work.signal.aborted || isServerTerminal(rec.snap.status) || this.#stop(rec, `The server withdrew its request (${errorMessage(ctx.signal.reason)})`));
     return created;
   }
 

@@ -12,19 +12,26 @@ export function abortAfter(controller: AbortController, ms: number, reason: () =
   return () => clearTimeout(timer);
 }
 
+/** Calls `listener` once when `signal` aborts (not if it has already); returns what stops listening. */
+export function onAbort(signal: AbortSignal, listener: () => void): () => void {
+  signal.addEventListener('abort', listener, { once: true });
+  return () => signal.removeEventListener('abort', listener);
+}
+
 /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. Leaves no timer behind. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortReason(signal));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortReason(signal!));
-    };
+    const stop = signal
+      ? onAbort(signal, () => {
+          clearTimeout(timer);
+          reject(abortReason(signal));
+        })
+      : undefined;
     const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      stop?.();
       resolve();
     }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
 
@@ -32,9 +39,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(abortReason(signal));
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    promise.then(resolve, reject).finally(onAbort(signal, () => reject(abortReason(signal))));
   });
 }
 

@@ -1,4 +1,4 @@
-import { abortReason, raceAbort } from './abort';
+import { abortReason, onAbort, raceAbort } from './abort';
 import type { Event } from './event';
 import { Emitter } from './event';
 
@@ -127,7 +127,7 @@ export class Turns {
         deferred: false,
         go: () => {
           started = true;
-          signal.removeEventListener('abort', withdrawn);
+          unlisten();
           if (signal.aborted) return reject(abortReason(signal));
           // Never inside the caller's own stack (the dialog before may be ending in a hide event).
           void Promise.resolve()
@@ -137,10 +137,10 @@ export class Turns {
       });
     });
     if (signal.aborted) withdrawn();
-    else signal.addEventListener('abort', withdrawn, { once: true });
+    const unlisten = onAbort(signal, withdrawn);
     const end = () => {
       over = true;
-      signal.removeEventListener('abort', withdrawn);
+      unlisten();
       const waiting = this.#line.findIndex((w) => w.owner === owner);
       const wasDeferred = waiting >= 0 && this.#line[waiting].deferred;
       if (waiting >= 0) this.#line.splice(waiting, 1);

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Answer, FormPrompter, InputOptions, Nav, PickItem, PickOptions, PromptOptions } from '../../core/elicitation/handler';
-import { abortReason, raceAbort } from '../../core/util/abort';
+import { abortReason, onAbort, raceAbort } from '../../core/util/abort';
 import type { Turn } from '../../core/util/turns';
 import type { HiddenDialogs } from '../hiddenDialogs';
 
@@ -144,16 +144,15 @@ export class QuickInputPrompter implements FormPrompter {
         ...(o.canDecline ? [this.#declineButton] : []),
         ...(hidden ? [this.#cancelButton] : []),
       ];
-      const onAbort = () => {
+      const withdrawn = onAbort(o.signal, () => {
         reject(abortReason(o.signal));
         // Withdrawn: closed here, and that close is no hide of the user's (listeners gone first).
         listeners.forEach((l) => l.dispose());
         this.close();
-      };
-      o.signal.addEventListener('abort', onAbort, { once: true });
+      });
       const nav = (b: vscode.QuickInputButton): Nav => (b === vscode.QuickInputButtons.Back ? 'back' : b === this.#cancelButton ? 'cancel' : 'decline');
       listeners.push(
-        { dispose: () => o.signal.removeEventListener('abort', onAbort) },
+        { dispose: withdrawn },
         input.onDidTriggerButton((b) => resolve({ nav: nav(b) })),
         // The step after this one disposes it (its listeners are gone by then), so a hide here
         // is the user's or another quick input's, never ours.

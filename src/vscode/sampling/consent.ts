@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { SamplingPreview } from '../../core/sampling/request';
+import { onAbort } from '../../core/util/abort';
 import type { Turn } from '../../core/util/turns';
 import type { HiddenDialogs } from '../hiddenDialogs';
 
@@ -67,15 +68,14 @@ export class QuickPickConsent implements vscode.Disposable {
       const finish = (answer: ConsentAnswer) => {
         if (settled) return;
         settled = true;
-        signal.removeEventListener('abort', onAbort);
+        stop();
         for (const s of subs) s.dispose();
         this.#hidden?.delete(qp);
         qp.dispose();
         this.#previews.delete(key);
         resolve(answer);
       };
-      const onAbort = () => finish('deny');
-      signal.addEventListener('abort', onAbort, { once: true });
+      const stop = onAbort(signal, () => finish('deny'));
       subs.push(
         qp.onDidAccept(() => {
           const answer = qp.selectedItems[0]?.answer;

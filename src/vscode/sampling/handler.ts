@@ -7,7 +7,7 @@ import { chatMessages, parseCreateMessage, previewSampling } from '../../core/sa
 import { CompletionCollector, buildCreateMessageResult } from '../../core/sampling/result';
 import type { ServerRequestContext, ServerRequestHandler } from '../../core/tasks/engine';
 import { requestAbout } from '../../core/tasks/types';
-import { abortReason, errorMessage } from '../../core/util/abort';
+import { abortReason, errorMessage, onAbort } from '../../core/util/abort';
 import type { Logger } from '../../core/util/log';
 import { prefixed, truncate } from '../../core/util/log';
 import { InFlight } from '../../core/util/inFlight';
@@ -158,8 +158,7 @@ async function sample(
   const started = Date.now();
   // Aborted by the server's cancellation, or by us once the answer is long enough.
   const stop = new AbortController();
-  const forward = () => stop.abort(signal.reason);
-  signal.addEventListener('abort', forward, { once: true });
+  const unforward = onAbort(signal, () => stop.abort(signal.reason));
   const { token, dispose } = toCancellationToken(stop.signal);
   const collector = new CompletionCollector({
     maxTokens: plan.maxTokens,
@@ -178,7 +177,7 @@ async function sample(
     if (!collector.done) throw asModelError(err, model, plan, log);
   } finally {
     stop.abort(new Error('sampling finished'));
-    signal.removeEventListener('abort', forward);
+    unforward();
     dispose();
   }
   if (signal.aborted) throw abortReason(signal);
