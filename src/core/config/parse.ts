@@ -242,7 +242,7 @@ function parseServer(
   if (type === 'stdio') {
     const r = StdioSchema.safeParse(raw);
     if (!r.success) {
-      errors.push(...zodErrors(r.error.issues));
+      errors.push(...zodErrors(r.error));
       return undefined;
     }
     const env: Record<string, string | null> = {};
@@ -251,7 +251,7 @@ function parseServer(
   } else {
     const r = RemoteSchema.safeParse(raw);
     if (!r.success) {
-      errors.push(...zodErrors(r.error.issues));
+      errors.push(...zodErrors(r.error));
       return undefined;
     }
     // A URL with variables is checked once they are replaced.
@@ -321,7 +321,7 @@ function parseInputs(raw: unknown[], source: ConfigSource, errors: ConfigError[]
     if (out.some((i) => i.id === id)) return fail(['id'], 'defined more than once; the first definition is used');
     if (item.type === 'pickString') {
       const r = PickSchema.safeParse(item);
-      if (!r.success) return zodErrors(r.error.issues).forEach((e) => fail(e.path, e.message));
+      if (!r.success) return zodErrors(r.error).forEach((e) => fail(e.path, e.message));
       const options = r.data.options.map((o) => (typeof o === 'string' ? { label: o, value: o } : { label: o.label ?? o.value, value: o.value }));
       if (r.data.default !== undefined && !options.some((o) => o.value === r.data.default)) {
         return fail(['default'], `"default" ${JSON.stringify(r.data.default)} is not one of the options`);
@@ -331,11 +331,11 @@ function parseInputs(raw: unknown[], source: ConfigSource, errors: ConfigError[]
     }
     if (item.type === 'command') {
       const r = CommandSchema.safeParse(item);
-      if (!r.success) return zodErrors(r.error.issues).forEach((e) => fail(e.path, e.message));
+      if (!r.success) return zodErrors(r.error).forEach((e) => fail(e.path, e.message));
       return void out.push({ type: 'command', id: r.data.id, command: r.data.command, ...(item.args !== undefined ? { args: item.args } : {}) });
     }
     const r = InputSchema.safeParse(item);
-    if (!r.success) return zodErrors(r.error.issues).forEach((e) => fail(e.path, e.message));
+    if (!r.success) return zodErrors(r.error).forEach((e) => fail(e.path, e.message));
     out.push({
       type: 'promptString',
       id: r.data.id,
@@ -358,7 +358,7 @@ function missingInput(source: ConfigSource): string {
     : 'but no input with that id is defined in "inputs"';
 }
 
-function zodErrors(issues: readonly { path: PropertyKey[]; message: string }[]): { path: Path; message: string }[] {
+function zodErrors({ issues }: { issues: readonly { path: PropertyKey[]; message: string }[] }): { path: Path; message: string }[] {
   return issues.map((i) => {
     const path = i.path.filter((p): p is string | number => typeof p !== 'symbol');
     return { path, message: `${formatPath(path)} ${i.message}` };

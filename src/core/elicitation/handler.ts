@@ -296,7 +296,7 @@ export function createElicitationHandler(options: ElicitationHandlerOptions): El
     complete(serverId: string, params: unknown): void {
       const log = prefixed(root, options.serverLabel(serverId));
       const p = CompleteParamsSchema.safeParse(params);
-      if (!p.success) return log.warn(`Ignored an invalid notifications/elicitation/complete: ${describeIssues(p.error.issues)}`);
+      if (!p.success) return log.warn(`Ignored an invalid notifications/elicitation/complete: ${describeIssues(p.error)}`);
       const key = `${serverId}\n${p.data.elicitationId}`;
       const open = pending.get(key);
       if (open) open.abort(new Error('the server reports the elicitation complete'));

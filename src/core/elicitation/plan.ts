@@ -127,7 +127,7 @@ interface Issue {
 }
 
 /** zod/mini carries no messages ("Invalid input"): say what was expected, from the issue itself. */
-function describe(where: string, issues: readonly Issue[]): string {
+function describe(where: string, { issues }: { issues: readonly Issue[] }): string {
   return issues
     .slice(0, 3)
     .map((i) => {
@@ -138,14 +138,14 @@ function describe(where: string, issues: readonly Issue[]): string {
       if (i.code === 'too_small') return `${at}: expected a number of at least ${String(i.minimum)}`;
       if (i.code === 'invalid_type' && i.expected === 'int') return `${at}: expected a whole number`;
       if (i.code === 'invalid_type' && i.expected === 'record') return `${at}: expected an object`;
-      return describeIssues([i]).replace(/^[^:]*/, at);
+      return describeIssues({ issues: [i] }).replace(/^[^:]*/, at);
     })
     .join('; ');
 }
 
 function parse<T>(schema: z.ZodMiniType<T>, value: unknown, where: string): T {
   const r = schema.safeParse(value);
-  if (!r.success) problem(describe(where, r.error.issues));
+  if (!r.success) problem(describe(where, r.error));
   return r.data;
 }
 

@@ -323,7 +323,7 @@ export class TaskHost {
     }
     this.#admit(state, serverId, method);
     const parsed = TaskParamSchema.safeParse(params.task);
-    if (!parsed.success) fail(`Invalid task parameter of ${method}: ${describeIssues(parsed.error.issues)}`);
+    if (!parsed.success) fail(`Invalid task parameter of ${method}: ${describeIssues(parsed.error)}`);
     this.#checkConcurrency(state, serverId);
     const requested = parsed.data.ttl ?? undefined;
     // T-RCV-7: the ttl granted, within bounds, is the one reported.
@@ -439,7 +439,7 @@ export class TaskHost {
   /** T-RCV-5, T-RCV-8: a task of this connection, else -32602 as if it never existed. */
   #lookup(state: ServerState, serverId: string, session: McpSession, method: string, params: Record<string, unknown> | undefined): Rec {
     const p = TaskIdParamsSchema.safeParse(params);
-    if (!p.success) fail(`Invalid params of ${method}: ${describeIssues(p.error.issues)}`);
+    if (!p.success) fail(`Invalid params of ${method}: ${describeIssues(p.error)}`);
     const rec = state.tasks.get(p.data.taskId);
     if (rec && rec.session === session) {
       this.#announce(rec);
@@ -479,7 +479,7 @@ export class TaskHost {
   /** T-RCV-4: pages in creation order; a cursor is an opaque token for the last task seen. */
   #serveList(state: ServerState, session: McpSession, params: Record<string, unknown> | undefined): Record<string, unknown> {
     const p = ListParamsSchema.safeParse(params);
-    if (!p.success) fail(`Invalid params of tasks/list: ${describeIssues(p.error.issues)}`);
+    if (!p.success) fail(`Invalid params of tasks/list: ${describeIssues(p.error)}`);
     const cursor = p.data?.cursor;
     let after = 0;
     if (cursor !== undefined) {

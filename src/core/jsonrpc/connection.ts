@@ -381,7 +381,7 @@ export class JsonRpcConnection implements Disposable {
         } else {
           const parsed = p.schema.safeParse(c.result);
           if (parsed.success) p.resolve(parsed.data);
-          else p.reject(new InvalidResultError(p.method, describeIssues(parsed.error.issues), c.result));
+          else p.reject(new InvalidResultError(p.method, describeIssues(parsed.error), c.result));
         }
         this.#idle();
         return;

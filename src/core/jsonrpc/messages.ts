@@ -82,12 +82,12 @@ export function classify(value: unknown): Classified {
       const r = JsonRpcRequestSchema.safeParse(value);
       return r.success
         ? { kind: 'request', msg: r.data }
-        : { kind: 'invalid', id, problem: `invalid request: ${describeIssues(r.error.issues)}` };
+        : { kind: 'invalid', id, problem: `invalid request: ${describeIssues(r.error)}` };
     }
     const n = JsonRpcNotificationSchema.safeParse(value);
     return n.success
       ? { kind: 'notification', msg: n.data }
-      : { kind: 'invalid', id: null, problem: `invalid notification: ${describeIssues(n.error.issues)}` };
+      : { kind: 'invalid', id: null, problem: `invalid notification: ${describeIssues(n.error)}` };
   }
   // JSON-RPC 2.0 §5: "Either the result member or error member MUST be included, but both members MUST NOT be included."
   if ('result' in value && 'error' in value) return { kind: 'invalid', id, problem: 'a response with both result and error', response: true };
@@ -95,13 +95,13 @@ export function classify(value: unknown): Classified {
     const r = JsonRpcResultResponseSchema.safeParse(value);
     return r.success
       ? { kind: 'result', id: r.data.id, result: r.data.result }
-      : { kind: 'invalid', id, problem: `invalid response: ${describeIssues(r.error.issues)}`, response: true };
+      : { kind: 'invalid', id, problem: `invalid response: ${describeIssues(r.error)}`, response: true };
   }
   if ('error' in value) {
     const r = JsonRpcErrorResponseSchema.safeParse(value);
     return r.success
       ? { kind: 'error', id: r.data.id ?? null, error: r.data.error }
-      : { kind: 'invalid', id, problem: `invalid error response: ${describeIssues(r.error.issues)}`, response: true };
+      : { kind: 'invalid', id, problem: `invalid error response: ${describeIssues(r.error)}`, response: true };
   }
   return { kind: 'invalid', id, problem: 'message has neither method, result nor error' };
 }
@@ -113,8 +113,8 @@ interface Issue {
   expected?: unknown;
 }
 
-/** Zod issues in one readable line: `params.task.ttl: expected number; id: invalid`. */
-export function describeIssues(issues: readonly Issue[], max = 3): string {
+/** A zod error's issues in one readable line: `params.task.ttl: expected number; id: invalid`. */
+export function describeIssues({ issues }: { issues: readonly Issue[] }, max = 3): string {
   const parts = issues.slice(0, max).map((i) => {
     const where = i.path.length ? i.path.map(String).join('.') : '(root)';
     const what =

@@ -105,7 +105,7 @@ export class McpSession extends DisposableBase {
     this._register(
       connection.onNotification('notifications/message', (params) => {
         const p = LoggingMessageParamsSchema.safeParse(params);
-        if (!p.success) return this.#log.debug(`Ignored an invalid log message: ${describeIssues(p.error.issues)}`);
+        if (!p.success) return this.#log.debug(`Ignored an invalid log message: ${describeIssues(p.error)}`);
         const level = Object.hasOwn(LOG_LEVEL, p.data.level) ? LOG_LEVEL[p.data.level] : 'info';
         // safeStringify: data nested deeper than the stack (JSON.parse reads any depth) is cut, not lost.
         const { data } = p.data;
@@ -257,7 +257,7 @@ export class McpSession extends DisposableBase {
     await pageThrough('tools/list', this.#log, 100, page, (raw) => {
       const t = ToolSchema.safeParse(raw);
       if (t.success) tools.push(t.data);
-      else this.#log.warn(`Skipped an invalid tool in tools/list: ${describeIssues(t.error.issues)}`);
+      else this.#log.warn(`Skipped an invalid tool in tools/list: ${describeIssues(t.error)}`);
     });
     // A list_changed during the paging: this list may be the old one; the next call fetches anew.
     if (generation === this.#toolsGeneration) this.#toolsCache = tools;

@@ -79,7 +79,7 @@ const invalid = (message: string): ParseResult => ({ ok: false, error: new RpcEr
  */
 export function parseCreateMessage(params: unknown): ParseResult {
   const parsed = CreateMessageParamsSchema.safeParse(params ?? {});
-  if (!parsed.success) return invalid(`Invalid sampling/createMessage params: ${describeIssues(parsed.error.issues)}`);
+  if (!parsed.success) return invalid(`Invalid sampling/createMessage params: ${describeIssues(parsed.error)}`);
   const p = parsed.data;
   // The spec: a client MUST return an error for tools/toolChoice unless it declares sampling.tools.
   if (p.tools !== undefined || p.toolChoice !== undefined) {

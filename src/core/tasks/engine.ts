@@ -364,7 +364,7 @@ export class TaskEngine extends DisposableBase {
       session.connection.onNotification('notifications/tasks/status', (params) => {
         const parsed = TaskSchema.safeParse(params);
         if (!parsed.success) {
-          this.#serverLog(serverId).warn(`Ignored an invalid notifications/tasks/status: ${describeIssues(parsed.error.issues)}`);
+          this.#serverLog(serverId).warn(`Ignored an invalid notifications/tasks/status: ${describeIssues(parsed.error)}`);
           return;
         }
         const rec = this.#recs.get(taskKey(serverId, parsed.data.taskId));
@@ -607,7 +607,7 @@ export class TaskEngine extends DisposableBase {
         return r.snap;
       }
       // Not a JSON-RPC error of the server's: a plain Error, so no one keeps it as the call's outcome.
-      throw new Error(`Server "${this.#label(serverId)}" answered tools/call with neither a task nor a tool result: ${describeIssues(created.error.issues)}`);
+      throw new Error(`Server "${this.#label(serverId)}" answered tools/call with neither a task nor a tool result: ${describeIssues(created.error)}`);
     }
     return this.#track(serverId, session, toolName, options, created.data, { token, sub, early }, held);
   }
@@ -1506,7 +1506,7 @@ export class TaskEngine extends DisposableBase {
     return pageThrough('tasks/list', log, this.#options.maxListPages ?? 1000, page, (raw) => {
       const t = TaskSchema.safeParse(raw);
       if (t.success) onTask(t.data);
-      else log.warn(`tasks/list: skipped an invalid task: ${describeIssues(t.error.issues)}`);
+      else log.warn(`tasks/list: skipped an invalid task: ${describeIssues(t.error)}`);
     }, enough);
   }
 

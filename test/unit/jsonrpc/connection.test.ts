@@ -361,7 +361,7 @@ describe('JsonRpcConnection', () => {
     assert.deepEqual(await good, { content: [{ type: 'text', text: 'hi' }], extra: 1 });
     const expected = CallToolResultSchema.safeParse({ content: [{ type: 7 }], isError: 'yes' });
     assert.equal(expected.success, false);
-    await assert.rejects(bad, (e: unknown) => e instanceof Error && e.name === 'InvalidResultError' && e.message === `Invalid result for tools/call from server: ${describeIssues(expected.error!.issues)}`);
+    await assert.rejects(bad, (e: unknown) => e instanceof Error && e.name === 'InvalidResultError' && e.message === `Invalid result for tools/call from server: ${describeIssues(expected.error!)}`);
     // A `__proto__` key (JSON.parse makes it an own key): zod drops it, and so does the answer.
     await send(JSON.parse('{"jsonrpc":"2.0","id":3,"result":{"__proto__":{"polluted":true},"content":[]}}'));
     const answer = await proto;

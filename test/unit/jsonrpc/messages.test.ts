@@ -34,7 +34,7 @@ describe('classify: the hand check of responses', () => {
         assert.deepEqual({ ...c.result }, { ...parsed.data.result });
       } else if (!parsed.success && 'result' in value) {
         assert.equal(c.kind, 'invalid');
-        assert.equal((c as { problem: string }).problem, `invalid response: ${describeIssues(parsed.error.issues)}`);
+        assert.equal((c as { problem: string }).problem, `invalid response: ${describeIssues(parsed.error)}`);
       }
     }
     assert.ok(results > 10);
