@@ -29,6 +29,7 @@ import { TasksService } from './core/api/service';
 import { createApi } from './vscode/api';
 import { registerLmTools } from './vscode/lmTools';
 import { InputPrompter } from './vscode/inputs';
+import { executeCommand, registerCommand } from './vscode/editorCommands';
 
 /** What `activate` returns: the public API (api/mcp-tasks.d.ts), and `testing` for our tests. */
 export interface McpTasksApi extends PublicApi {
@@ -202,8 +203,8 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
         servers.setConfiguration(config.servers, config.errors);
         notifyErrors(servers.errors);
         engine.serversChanged();
-        void vscode.commands.executeCommand('setContext', 'mcpTasks.hasServers', config.servers.length > 0 || config.errors.length > 0);
-        void vscode.commands.executeCommand('setContext', 'mcpTasks.ready', true);
+        void executeCommand('setContext', 'mcpTasks.hasServers', config.servers.length > 0 || config.errors.length > 0);
+        void executeCommand('setContext', 'mcpTasks.ready', true);
       } catch (err) {
         channel.error(`Could not read the MCP configuration: ${errorMessage(err)}`);
       }
@@ -226,7 +227,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
   subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), refreshTasks: (id) => engine.refreshList(id), tasks: () => engine.list(), endByUser }));
   subscriptions.push(...registerTaskCommands({ servers, engine, host, store, isAsking: (key) => asking.has(key), isAnswering: (key) => answering.has(key), reopenDialog: (key) => hidden.reopen(key), results, tree, view, endByUser }));
   subscriptions.push(
-    vscode.commands.registerCommand('mcpTasks.revokeSamplingPermissions', () => revokeSamplingPermissions(samplingPermissions)),
+    registerCommand('mcpTasks.revokeSamplingPermissions', () => revokeSamplingPermissions(samplingPermissions)),
     inputs.registerForgetCommand(() => servers.list().flatMap((x) => servers.config(x.id) ?? [])),
   );
 

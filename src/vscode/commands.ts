@@ -13,6 +13,7 @@ import { reasonOf } from '../core/jsonrpc/errors';
 import { describeServer, rowOf } from './tree/tasksTree';
 import { ConfigurationReader } from './configuration';
 import { confirmDestructive, inform, isConfirmed } from './confirm';
+import { executeCommand, registerCommand } from './editorCommands';
 
 export interface CommandDeps {
   servers: ServerManager;
@@ -62,9 +63,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         vscode.l10n.t('Show Log'),
         vscode.l10n.t('Open Configuration'),
       );
-      if (choice === trust) await vscode.commands.executeCommand('workbench.trust.manage');
+      if (choice === trust) await executeCommand('workbench.trust.manage');
       else if (choice === vscode.l10n.t('Show Log')) log.show();
-      else if (choice) await vscode.commands.executeCommand('mcpTasks.openConfiguration', { kind: 'server', id: s.id });
+      else if (choice) await executeCommand('mcpTasks.openConfiguration', { kind: 'server', id: s.id });
     }
   };
 
@@ -101,8 +102,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     deps.tasks().flatMap((t) => (t.serverId === s.id && !isTerminal(t.status) && (t.kind === 'direct' || (s.type !== 'http' && s.type !== undefined) || servers.moves(s.id)) ? [t.key] : []));
 
   return [
-    vscode.commands.registerCommand('mcpTasks.showLog', () => log.show()),
-    vscode.commands.registerCommand('mcpTasks.refresh', () =>
+    registerCommand('mcpTasks.showLog', () => log.show()),
+    registerCommand('mcpTasks.refresh', () =>
       // The view's progress bar runs while the configuration is read and the servers list their tasks.
       inView(async () => {
         await deps.reloadConfiguration();
@@ -110,21 +111,21 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         await Promise.all(connected.map((s) => deps.refreshTasks(s.id).catch((err: unknown) => log.warn(`[${s.label}] tasks/list failed: ${errorMessage(err)}`))));
       }),
     ),
-    vscode.commands.registerCommand('mcpTasks.connectServer', async (arg?: unknown) => {
+    registerCommand('mcpTasks.connectServer', async (arg?: unknown) => {
       const s = await pickServer(arg, vscode.l10n.t('Connect to which server?'), (x) => x.state.kind !== 'connected', vscode.l10n.t('Every MCP server is connected.'));
       if (s) await connect(s);
     }),
-    vscode.commands.registerCommand('mcpTasks.disconnectServer', async (arg?: unknown) => {
+    registerCommand('mcpTasks.disconnectServer', async (arg?: unknown) => {
       const s = await pickServer(arg, vscode.l10n.t('Disconnect which server?'), (x) => x.state.kind === 'connected' || x.state.kind === 'connecting', vscode.l10n.t('No MCP server is connected.'));
       if (s && (await mayDisconnect(s, arg, vscode.l10n.t('Disconnect')))) await deps.endByUser(endedWith(s), () => servers.disconnect(s.id));
     }),
-    vscode.commands.registerCommand('mcpTasks.restartServer', async (arg?: unknown) => {
+    registerCommand('mcpTasks.restartServer', async (arg?: unknown) => {
       const s = await pickServer(arg, vscode.l10n.t('Restart which server?'));
       if (!s || !(await mayDisconnect(s, arg, vscode.l10n.t('Restart')))) return;
       await deps.endByUser(endedWith(s), () => servers.disconnect(s.id, RESTARTED));
       await connect(s);
     }),
-    vscode.commands.registerCommand('mcpTasks.openConfiguration', async (file?: unknown, line?: number, column = 1, server?: string) => {
+    registerCommand('mcpTasks.openConfiguration', async (file?: unknown, line?: number, column = 1, server?: string) => {
       const row = rowOf(file, 'server');
       const s = row && (servers.get(row.id) ?? servers.leaving(row.id));
       if (s) {
@@ -176,7 +177,7 @@ async function openSettings(name?: string): Promise<void> {
       const d = vscode.window.onDidChangeActiveTextEditor((e) => e && (d.dispose(), r(0)));
       setTimeout(() => (d.dispose(), r(0)), 2000);
     });
-    await vscode.commands.executeCommand(open ? `workbench.action.open${open}SettingsFile` : 'workbench.action.openSettingsJson', { revealSetting: { key: SERVERS_SETTING } });
+    await executeCommand(open ? `workbench.action.open${open}SettingsFile` : 'workbench.action.openSettingsJson', { revealSetting: { key: SERVERS_SETTING } });
     if ((vscode.window.activeTextEditor ?? before) === before) await shown;
     if (reveal(vscode.window.activeTextEditor, path) || !vscode.env.remoteName) return;
   }

@@ -6,6 +6,7 @@ import { errorMessage } from '../core/util/abort';
 import { sentence } from '../core/util/log';
 import type { Event } from '../core/util/event';
 import { DisposableBase, Emitter } from '../core/util/event';
+import { executeCommand } from './editorCommands';
 
 const MCP_JSON = '.vscode/mcp.json';
 
@@ -31,7 +32,7 @@ export function configErrorNotifier(log: vscode.LogOutputChannel): (errors: read
       const open = vscode.l10n.t('Open Configuration');
       const where = e.source === 'settings' ? describeSource(SETTINGS_SOURCE) : vscode.workspace.asRelativePath(e.source);
       const text = more.length ? vscode.l10n.t('{0} has {1} errors (see the MCP Tasks view). The first: {2}', where, more.length + 1, e.message) : e.message;
-      void vscode.window.showWarningMessage(text, open, vscode.l10n.t('Show Log')).then((c) => (c === open ? vscode.commands.executeCommand('mcpTasks.openConfiguration', e.source, e.line, e.column, e.server) : c && log.show()));
+      void vscode.window.showWarningMessage(text, open, vscode.l10n.t('Show Log')).then((c) => (c === open ? executeCommand('mcpTasks.openConfiguration', e.source, e.line, e.column, e.server) : c && log.show()));
     }
   };
 }

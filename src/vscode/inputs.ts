@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { inform } from './confirm';
 import type { InputDef, ServerConfig } from '../core/config/types';
+import { executeCommand, registerCommand } from './editorCommands';
 
 /** Where the keys of saved password values are listed (secret storage cannot list its keys). */
 const SAVED_KEYS = 'mcpTasks.savedInputKeys';
@@ -30,7 +31,7 @@ export class InputPrompter {
 
   async #ask(input: InputDef, server: ServerConfig): Promise<string | undefined> {
     // Run each time, kept nowhere; what it returns (maybe not a string) is checked by resolveServer.
-    if (input.type === 'command') return (await vscode.commands.executeCommand<string | undefined>(input.command, input.args)) ?? undefined;
+    if (input.type === 'command') return (await executeCommand<string | undefined>(input.command, input.args)) ?? undefined;
     const saved = await this.saved(input, server);
     if (saved !== undefined) return saved;
     const title = vscode.l10n.t('MCP server "{0}"', server.label);
@@ -79,7 +80,7 @@ export class InputPrompter {
 
   /** Registers Forget Saved Inputs; `configured` lists the servers whose password inputs it forgets too. */
   registerForgetCommand(configured: () => ServerConfig[]): vscode.Disposable {
-    return vscode.commands.registerCommand('mcpTasks.forgetSavedInputs', async () => {
+    return registerCommand('mcpTasks.forgetSavedInputs', async () => {
       const n = await this.forgetAll(configured());
       inform(
         n === 0

@@ -4,6 +4,7 @@ import { formatOutcome, showsImage } from '../core/tasks/resultFormat';
 import { taskTitle } from '../core/tasks/presentation';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { DisposableBase } from '../core/util/event';
+import { executeCommand } from './editorCommands';
 
 export const RESULT_SCHEME = 'mcp-task-result';
 
@@ -49,7 +50,7 @@ export class ResultDocuments extends DisposableBase implements vscode.TextDocume
     const uri = ResultDocuments.uriFor(t);
     const doc = await vscode.workspace.openTextDocument(uri);
     if (showsImage(doc.getText())) {
-      const shown = await vscode.commands.executeCommand('markdown.showPreview', uri).then(
+      const shown = await executeCommand('markdown.showPreview', uri).then(
         () => true,
         () => false,
       );

@@ -22,6 +22,7 @@ import { asTaskNode, describeServer, hostedTitle, rowOf } from './tree/tasksTree
 import { QuickInputPrompter } from './elicitation/quickInputPrompter';
 import type { ToolArguments } from './toolInputs';
 import { BACK, askArguments, askTtl } from './toolInputs';
+import { executeCommand, registerCommand } from './editorCommands';
 
 export interface TaskCommandDeps {
   servers: ServerManager;
@@ -82,7 +83,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
           ...(asking ? [respond] : []),
           wait,
         );
-        if (choice === respond) await vscode.commands.executeCommand('mcpTasks.respondToTask', asTaskNode(t));
+        if (choice === respond) await executeCommand('mcpTasks.respondToTask', asTaskNode(t));
         if (choice !== wait) return;
       }
       if (!t.outcome) {
@@ -113,7 +114,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
   };
 
   return [
-    vscode.commands.registerCommand('mcpTasks.runToolAsTask', async (arg?: unknown) => {
+    registerCommand('mcpTasks.runToolAsTask', async (arg?: unknown) => {
       const row = rowOf(arg, 'server');
       if (row && !servers.get(row.id)) return;
       const ui = new QuickInputPrompter();
@@ -123,7 +124,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
         ui.close();
       }
     }),
-    vscode.commands.registerCommand('mcpTasks.cancelTask', async (arg?: unknown) => {
+    registerCommand('mcpTasks.cancelTask', async (arg?: unknown) => {
       const hosted = rowOf(arg, 'hosted');
       if (hosted) return cancelHosted(hosted);
       const t = taskFromArg(arg);
@@ -132,19 +133,19 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       if (picked?.kind === 'task') await cancel(picked.task);
       else if (picked) cancelHosted(picked.hosted);
     }),
-    vscode.commands.registerCommand('mcpTasks.fetchResult', async (arg?: unknown) => {
+    registerCommand('mcpTasks.fetchResult', async (arg?: unknown) => {
       const t =
         taskFromArg(arg) ??
         (await pickTask(hasResultToFetch, vscode.l10n.t('Fetch the result of which task?'), vscode.l10n.t('No task has a result to fetch.')));
       if (t) await openResult(t);
     }),
-    vscode.commands.registerCommand('mcpTasks.openResult', async (arg?: unknown) => {
+    registerCommand('mcpTasks.openResult', async (arg?: unknown) => {
       const t = taskFromArg(arg);
       if (t) await openResult(t);
       // A notification's Open Result outlives the task's row (Clear Finished Tasks, Remove from List).
       else if (rowOf(arg, 'task')) inform(vscode.l10n.t('The task was removed from the list, with its result.'));
     }),
-    vscode.commands.registerCommand('mcpTasks.respondToTask', async (arg?: unknown) => {
+    registerCommand('mcpTasks.respondToTask', async (arg?: unknown) => {
       // Without a task: the dialog hidden without an answer, if there is one.
       if (!arg && deps.reopenDialog()) return;
       const hosted = rowOf(arg, 'hosted');
@@ -176,7 +177,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       engine.respond(t.key);
       flash(vscode.l10n.t('MCP Tasks: waiting for the question of "{0}"…', taskTitle(t)));
     }),
-    vscode.commands.registerCommand('mcpTasks.clearStoredResults', async (arg?: unknown) => {
+    registerCommand('mcpTasks.clearStoredResults', async (arg?: unknown) => {
       const stored = deps.store.storedResults;
       if (!stored) {
         if (!isConfirmed(arg)) inform(vscode.l10n.t('No task results are stored.'));
@@ -189,7 +190,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       engine.forgetOutcomes();
       inform(n === 1 ? vscode.l10n.t('Deleted 1 stored task result.') : vscode.l10n.t('Deleted {0} stored task results.', n));
     }),
-    vscode.commands.registerCommand('mcpTasks.clearFinished', async (arg?: unknown) => {
+    registerCommand('mcpTasks.clearFinished', async (arg?: unknown) => {
       const finished = engine.list().filter((t) => isTerminal(t.status));
       // The rows of ended questions and sampling requests a server had the client run go too.
       const hosted = deps.tree.endedHosted().length;
@@ -211,7 +212,7 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
     }),
     // One finished row out of the view (its context menu), with the result kept for it: the
     // user's own choice on that row, so not asked again as Clear Finished Tasks asks for many.
-    vscode.commands.registerCommand('mcpTasks.removeTask', (arg?: unknown) => {
+    registerCommand('mcpTasks.removeTask', (arg?: unknown) => {
       const t = taskFromArg(arg);
       const hosted = rowOf(arg, 'hosted');
       if (t && isTerminal(t.status)) engine.remove(t.key);
@@ -274,7 +275,7 @@ async function pickServer(servers: ServerManager, ui: QuickInputPrompter, before
   if (!list.length) {
     const open = vscode.l10n.t('Open MCP Configuration');
     if ((await vscode.window.showInformationMessage(vscode.l10n.t('No MCP server is configured.'), open)) === open) {
-      await vscode.commands.executeCommand('mcpTasks.openConfiguration');
+      await executeCommand('mcpTasks.openConfiguration');
     }
     return undefined;
   }
@@ -452,7 +453,7 @@ async function showFailure(err: unknown, words: (why: string) => string, { warn 
   const config = vscode.l10n.t('Open Configuration');
   const text = words(timedOut ? vscode.l10n.t('{0}. If the server needs longer, raise the setting "mcpTasks.requestTimeoutSeconds".', why) : why);
   const chosen = await vscode.window[warn ? 'showWarningMessage' : 'showErrorMessage'](text, log, ...(timedOut ? [settings] : server ? [config] : []));
-  if (chosen === log) await vscode.commands.executeCommand('mcpTasks.showLog');
-  else if (chosen === settings) await vscode.commands.executeCommand('workbench.action.openSettings', 'mcpTasks.requestTimeoutSeconds');
-  else if (chosen === config && server) await vscode.commands.executeCommand('mcpTasks.openConfiguration', { kind: 'server', id: server.id });
+  if (chosen === log) await executeCommand('mcpTasks.showLog');
+  else if (chosen === settings) await executeCommand('workbench.action.openSettings', 'mcpTasks.requestTimeoutSeconds');
+  else if (chosen === config && server) await executeCommand('mcpTasks.openConfiguration', { kind: 'server', id: server.id });
 }

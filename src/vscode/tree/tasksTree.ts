@@ -13,6 +13,7 @@ import { DisposableBase } from '../../core/util/event';
 import { itsTasksEnd, liveWork } from '../../core/util/log';
 import type { LiveWork } from '../../core/tasks/types';
 import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
+import { executeCommand } from '../editorCommands';
 
 export type Node =
   | { kind: 'server'; id: string }
@@ -165,7 +166,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     queueMicrotask(() => {
       this.#checking = false;
       const has = this.#engine.list().some((t) => isTerminal(t.status)) || this.endedHosted().length > 0;
-      if (has !== this.#hasFinished) void vscode.commands.executeCommand('setContext', 'mcpTasks.hasFinished', (this.#hasFinished = has));
+      if (has !== this.#hasFinished) void executeCommand('setContext', 'mcpTasks.hasFinished', (this.#hasFinished = has));
     });
   }
 
