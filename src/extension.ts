@@ -46,7 +46,7 @@ export interface McpTasksApi extends PublicApi {
   };
 }
 
-export function activate(context: vscode.ExtensionContext): McpTasksApi {
+export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   const activateStart = performance.now();
   // Every registration goes here: the editor disposes of them when the extension deactivates.
   const { subscriptions } = context;
@@ -250,8 +250,8 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
       indicators: () => indicators.snapshot(),
     },
   });
-}
+};
 
-export function deactivate(): void {
+export const deactivate = (): void => {
   // Everything is in context.subscriptions.
-}
+};

@@ -18,24 +18,24 @@ export interface ApiDeps<T> {
 }
 
 /** Refuses a caller's mistake with a message that names the method and the argument. */
-function need(ok: boolean, method: string, what: string): void {
+const need = (ok: boolean, method: string, what: string): void => {
   if (!ok) throw new TypeError(`MCP Tasks API: ${method}: ${what}`);
-}
+};
 
 /** An unknown task or tool is refused with the method that lists what there is. */
-function hinted<T>(p: Promise<T>): Promise<T> {
+const hinted = <T>(p: Promise<T>): Promise<T> => {
   return p.catch((err: unknown) => {
     if (err instanceof UnknownTaskError) err.message += ' getTasks() lists the tracked tasks.';
     if (err instanceof UnknownToolError) err.message += ' getTools() lists its tools.';
     throw err;
   });
-}
+};
 
 const isText = (v: unknown): v is string => typeof v === 'string' && v !== '';
 const SERVER_ID = 'serverId must be the id of a server from getServers()';
 const TASK_ID = 'id must be the id of a task';
 
-export function createApi<T>({ service, testing }: ApiDeps<T>): McpTasksApi & { readonly testing: T } {
+export const createApi = <T>({ service, testing }: ApiDeps<T>): McpTasksApi & { readonly testing: T } => {
   const onDidChangeTask: vscode.Event<ReturnType<TasksService['tasks']>[number]> = (listener, thisArgs, disposables) => {
     const d = service.onDidChangeTask((t) => listener.call(thisArgs, t));
     disposables?.push(d);
@@ -71,4 +71,4 @@ export function createApi<T>({ service, testing }: ApiDeps<T>): McpTasksApi & { 
     onDidChangeTask,
     testing,
   };
-}
+};

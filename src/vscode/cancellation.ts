@@ -6,15 +6,15 @@ import { onAbort, raceAbort } from '../core/util/abort';
 export const NEVER = new AbortController().signal;
 
 /** An AbortSignal that aborts when `token` is cancelled. */
-export function toAbortSignal(token: vscode.CancellationToken): { signal: AbortSignal; dispose(): void } {
+export const toAbortSignal = (token: vscode.CancellationToken): { signal: AbortSignal; dispose(): void } => {
   const controller = new AbortController();
   if (token.isCancellationRequested) controller.abort(new Error('cancelled'));
   const sub = token.onCancellationRequested(() => controller.abort(new Error('cancelled')));
   return { signal: controller.signal, dispose: () => sub.dispose() };
-}
+};
 
 /** The other direction: a CancellationToken that is cancelled when `signal` aborts. */
-export function toCancellationToken(signal: AbortSignal): { token: vscode.CancellationToken; dispose(): void } {
+export const toCancellationToken = (signal: AbortSignal): { token: vscode.CancellationToken; dispose(): void } => {
   const source = new vscode.CancellationTokenSource();
   if (signal.aborted) source.cancel();
   const stop = onAbort(signal, () => source.cancel());
@@ -25,13 +25,13 @@ export function toCancellationToken(signal: AbortSignal): { token: vscode.Cancel
       source.dispose();
     },
   };
-}
+};
 
 /**
  * Waits for `work` under a notification progress titled `title` with a Cancel button. Cancel
  * (or `signal`) ends the wait, not the work, and resolves undefined; a failure of the work rejects.
  */
-export function waitWithProgress<T>(title: string, work: Promise<T>, signal?: AbortSignal): Promise<T | undefined> {
+export const waitWithProgress = <T>(title: string, work: Promise<T>, signal?: AbortSignal): Promise<T | undefined> => {
   const shown = vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (_, token) => {
     const cancelled = toAbortSignal(token);
     const stop = signal ? AbortSignal.any([signal, cancelled.signal]) : cancelled.signal;
@@ -45,4 +45,4 @@ export function waitWithProgress<T>(title: string, work: Promise<T>, signal?: Ab
     }
   });
   return Promise.resolve(shown);
-}
+};

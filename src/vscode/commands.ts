@@ -28,7 +28,7 @@ export interface CommandDeps {
 }
 
 /** Registers the palette and view commands. */
-export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
+export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
   const { servers, log } = deps;
 
   /** A server from the view's row, or picked among those `filter` keeps; `none` says why there is none to pick. */
@@ -151,10 +151,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       await vscode.window.showTextDocument(uri);
     }),
   ];
-}
+};
 
 /** Puts the cursor on the property name at `path` in `editor`; false when it is not there. */
-function reveal(editor: vscode.TextEditor | undefined, path: string[]): boolean {
+const reveal = (editor: vscode.TextEditor | undefined, path: string[]): boolean => {
   const text = editor?.document.getText() ?? '';
   // A .code-workspace file holds the workspace's settings under "settings".
   const at = keyPosition(text, path) ?? keyPosition(text, ['settings', ...path]);
@@ -163,10 +163,10 @@ function reveal(editor: vscode.TextEditor | undefined, path: string[]): boolean 
   editor.selection = new vscode.Selection(p, p);
   editor.revealRange(editor.selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   return true;
-}
+};
 
 /** Opens the settings that hold the `mcpTasks.servers` setting, the cursor on the server `name`'s entry, or on the setting. */
-async function openSettings(name?: string): Promise<void> {
+const openSettings = async (name?: string): Promise<void> => {
   const path = name === undefined ? [SERVERS_SETTING] : [SERVERS_SETTING, name];
   // The workspace's value wins over the user's; in a remote window the user's may be the remote machine's.
   const value = vscode.workspace.getConfiguration().inspect<Record<string, unknown>>(SERVERS_SETTING)?.workspaceValue;
@@ -181,4 +181,4 @@ async function openSettings(name?: string): Promise<void> {
     if ((vscode.window.activeTextEditor ?? before) === before) await shown;
     if (reveal(vscode.window.activeTextEditor, path) || !vscode.env.remoteName) return;
   }
-}
+};

@@ -11,21 +11,17 @@ import { executeCommand } from './editorCommands';
 const MCP_JSON = '.vscode/mcp.json';
 
 /** The setting `mcpTasks.<key>` as it is now, or `fallback` where it is not set. */
-export function setting<T>(key: string, fallback: T): T {
-  return vscode.workspace.getConfiguration('mcpTasks').get<T>(key, fallback);
-}
+export const setting = <T>(key: string, fallback: T): T => vscode.workspace.getConfiguration('mcpTasks').get<T>(key, fallback);
 
 /** Calls `listener` when the setting `mcpTasks.<key>` (or one under it) changes. */
-export function onSettingChange(key: string, listener: () => unknown): vscode.Disposable {
-  return vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration(`mcpTasks.${key}`) && listener());
-}
+export const onSettingChange = (key: string, listener: () => unknown): vscode.Disposable => vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration(`mcpTasks.${key}`) && listener());
 
 /**
  * Warns of configuration errors: once for each file (or the settings) with a problem it did not
  * have at the last read (see newProblems), naming how many it has, with Open Configuration at the
  * first and Show Log. The view lists them all.
  */
-export function configErrorNotifier(log: vscode.LogOutputChannel): (errors: readonly ConfigError[]) => void {
+export const configErrorNotifier = (log: vscode.LogOutputChannel): (errors: readonly ConfigError[]) => void => {
   const shown = new Map<string, string[]>();
   return (errors) => {
     for (const [e, ...more] of newProblems(shown, errors)) {
@@ -35,7 +31,7 @@ export function configErrorNotifier(log: vscode.LogOutputChannel): (errors: read
       void vscode.window.showWarningMessage(text, open, vscode.l10n.t('Show Log')).then((c) => (c === open ? executeCommand('mcpTasks.openConfiguration', e.source, e.line, e.column, e.server) : c && log.show()));
     }
   };
-}
+};
 
 /**
  * Reads the servers of the `mcpTasks.servers` setting and of each workspace folder's

@@ -4,21 +4,19 @@ import * as vscode from 'vscode';
  * The argument with which a program (another extension, a test) runs a destructive command
  * without its confirmation: `executeCommand('mcpTasks.clearFinished', { confirmed: true })`.
  */
-export function isConfirmed(arg: unknown): boolean {
-  return typeof arg === 'object' && arg !== null && (arg as { confirmed?: unknown }).confirmed === true;
-}
+export const isConfirmed = (arg: unknown): boolean => typeof arg === 'object' && arg !== null && (arg as { confirmed?: unknown }).confirmed === true;
 
 /** A modal warning naming what goes and a button for it; true when the user chose it. */
-export async function confirmDestructive(message: string, detail: string, action: string): Promise<boolean> {
+export const confirmDestructive = async (message: string, detail: string, action: string): Promise<boolean> => {
   return (await vscode.window.showWarningMessage(message, { modal: true, detail }, action)) === action;
-}
+};
 
 /** A notification that asks nothing of the user (no buttons), not awaited. */
-export function inform(message: string): void {
+export const inform = (message: string): void => {
   void vscode.window.showInformationMessage(message);
-}
+};
 
 /** A passing word in the status bar, gone after `ms`. */
-export function flash(message: string, ms = 5000): void {
+export const flash = (message: string, ms = 5000): void => {
   void vscode.window.setStatusBarMessage(message, ms);
-}
+};

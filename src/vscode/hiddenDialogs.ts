@@ -99,7 +99,7 @@ export class HiddenDialogs extends DisposableBase {
   }
 }
 
-function show(input: vscode.QuickInput): void {
+const show = (input: vscode.QuickInput): void => {
   // Shown again, a quick pick has lost its list's focus (and Enter would accept nothing):
   // its items, focus and checks are sent again first. A box's text, likewise.
   if (isPick(input)) {
@@ -112,12 +112,8 @@ function show(input: vscode.QuickInput): void {
     input.value = value;
   }
   input.show();
-}
+};
 
-function isPick(input: vscode.QuickInput): input is vscode.QuickPick<vscode.QuickPickItem> {
-  return 'items' in input;
-}
+const isPick = (input: vscode.QuickInput): input is vscode.QuickPick<vscode.QuickPickItem> => 'items' in input;
 
-function isBox(input: vscode.QuickInput): input is vscode.InputBox {
-  return 'value' in input && !('items' in input);
-}
+const isBox = (input: vscode.QuickInput): input is vscode.InputBox => 'value' in input && !('items' in input);

@@ -290,7 +290,7 @@ export class TaskIndicators extends DisposableBase {
 }
 
 /** A notification about several tasks, with Show Tasks, which focuses the view. */
-function showTasks(show: typeof vscode.window.showWarningMessage, text: string): void {
+const showTasks = (show: typeof vscode.window.showWarningMessage, text: string): void => {
   const view = vscode.l10n.t('Show Tasks');
   void show(text, view).then((c) => c === view && executeCommand('mcpTasks.tasks.focus'));
-}
+};

@@ -103,6 +103,4 @@ export class InputPrompter {
 }
 
 /** One value per input of a source (settings, or a folder's mcp.json), as VS Code keeps them. */
-function secretKey(input: InputDef, server: ServerConfig): string {
-  return `mcpTasks.input:${server.source.kind === 'settings' ? 'settings' : server.source.folderPath}:${input.id}`;
-}
+const secretKey = (input: InputDef, server: ServerConfig): string => `mcpTasks.input:${server.source.kind === 'settings' ? 'settings' : server.source.folderPath}:${input.id}`;

@@ -16,15 +16,15 @@ import { isTerminal } from '../core/tasks/status';
 import { toAbortSignal } from './cancellation';
 
 /** Text for the model, then the same facts as JSON (a text part: data parts need a newer editor). */
-function answer(a: ModelAnswer): vscode.LanguageModelToolResult {
+const answer = (a: ModelAnswer): vscode.LanguageModelToolResult => {
   return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(a.text), new vscode.LanguageModelTextPart(JSON.stringify(a.data))]);
-}
+};
 
 /**
  * Runs `fn` with an AbortSignal for the call's token; errors reach the model as their message,
  * an unknown task or tool with the tool that lists what there is.
  */
-async function run(token: vscode.CancellationToken, fn: (signal: AbortSignal) => Promise<ModelAnswer>): Promise<vscode.LanguageModelToolResult> {
+const run = async (token: vscode.CancellationToken, fn: (signal: AbortSignal) => Promise<ModelAnswer>): Promise<vscode.LanguageModelToolResult> => {
   const bridge = toAbortSignal(token);
   try {
     return answer(await fn(bridge.signal));
@@ -35,14 +35,12 @@ async function run(token: vscode.CancellationToken, fn: (signal: AbortSignal) =>
   } finally {
     bridge.dispose();
   }
-}
+};
 
-function code(s: string): string {
-  return `\`${s.replace(/`/g, "'")}\``;
-}
+const code = (s: string): string => `\`${s.replace(/`/g, "'")}\``;
 
 /** Registers the five tools; each validates its input, since the editor does not. */
-export function registerLmTools(service: TasksService): vscode.Disposable[] {
+export const registerLmTools = (service: TasksService): vscode.Disposable[] => {
   const listTools: vscode.LanguageModelTool<unknown> = {
     prepareInvocation: () => ({ invocationMessage: vscode.l10n.t('Listing MCP tools that run as tasks') }),
     invoke: (options, token) =>
@@ -162,4 +160,4 @@ export function registerLmTools(service: TasksService): vscode.Disposable[] {
     vscode.lm.registerTool('mcpTasks_getResult', getResult),
     vscode.lm.registerTool('mcpTasks_cancelTask', cancelTask),
   ];
-}
+};

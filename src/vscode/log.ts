@@ -3,7 +3,7 @@ import type { Logger } from '../core/util/log';
 import { logLine } from '../core/util/log';
 
 /** The core's logger over the editor's log channel, lines capped; traffic is built only when trace is on. */
-export function channelLogger(channel: vscode.LogOutputChannel): Logger {
+export const channelLogger = (channel: vscode.LogOutputChannel): Logger => {
   return {
     trace: (m, ...a) => channel.trace(logLine(m), ...a),
     debug: (m, ...a) => channel.debug(logLine(m), ...a),
@@ -14,4 +14,4 @@ export function channelLogger(channel: vscode.LogOutputChannel): Logger {
       return channel.logLevel === vscode.LogLevel.Trace;
     },
   };
-}
+};

@@ -44,7 +44,7 @@ export interface TaskCommandDeps {
 }
 
 /** Registers the commands that act on tasks. */
-export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[] {
+export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[] => {
   const { servers, engine, results } = deps;
 
   const taskFromArg = (arg: unknown): TaskSnapshot | undefined => {
@@ -219,24 +219,24 @@ export function registerTaskCommands(deps: TaskCommandDeps): vscode.Disposable[]
       else if (hosted) deps.tree.clearEndedHosted(hosted.taskId);
     }),
   ];
-}
+};
 
 /** A task's row in a quick pick: its status and title, then its server, status and age. */
-function taskPickItem(t: TaskSnapshot, servers: ServerManager, now: number): vscode.QuickPickItem {
+const taskPickItem = (t: TaskSnapshot, servers: ServerManager, now: number): vscode.QuickPickItem => {
   return { label: `$(${STATUS_PRESENTATION[t.status].icon}) ${taskTitle(t)}`, description: pickDescription(t, servers, now), detail: describeTask(t, now) };
-}
+};
 
 /** `server · status · age` under a task's or a hosted task's title in a quick pick. */
-function pickDescription(t: TaskSnapshot | HostedTaskSnapshot, servers: ServerManager, now: number): string {
+const pickDescription = (t: TaskSnapshot | HostedTaskSnapshot, servers: ServerManager, now: number): string => {
   return `${servers.label(t.serverId)} · ${STATUS_PRESENTATION[t.status].label} · ${formatAge(now - Date.parse(t.createdAt))}`;
-}
+};
 
 /**
  * The live tasks the user can cancel, newest first: tasks and direct calls (not those of a
  * server without `tasks/cancel`), and the questions and sampling requests servers asked the
  * client to run as tasks.
  */
-async function pickToCancel(deps: TaskCommandDeps): Promise<{ kind: 'task'; task: TaskSnapshot } | { kind: 'hosted'; hosted: HostedTaskSnapshot } | undefined> {
+const pickToCancel = async (deps: TaskCommandDeps): Promise<{ kind: 'task'; task: TaskSnapshot } | { kind: 'hosted'; hosted: HostedTaskSnapshot } | undefined> => {
   const { engine, servers, host } = deps;
   const now = Date.now();
   type Item = vscode.QuickPickItem & { createdAt: string; target: { kind: 'task'; task: TaskSnapshot } | { kind: 'hosted'; hosted: HostedTaskSnapshot } };
@@ -262,15 +262,15 @@ async function pickToCancel(deps: TaskCommandDeps): Promise<{ kind: 'task'; task
     return undefined;
   }
   return (await pickNewest(items, vscode.l10n.t('Cancel which task?')))?.target;
-}
+};
 
 /** A quick pick of tasks, newest first, that finds them by their server, status and age too. */
-function pickNewest<T extends vscode.QuickPickItem & { createdAt: string }>(items: T[], placeHolder: string): Thenable<T | undefined> {
+const pickNewest = <T extends vscode.QuickPickItem & { createdAt: string }>(items: T[], placeHolder: string): Thenable<T | undefined> => {
   items.sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
   return vscode.window.showQuickPick(items, { placeHolder, title: 'MCP Tasks', matchOnDescription: true, matchOnDetail: true });
-}
+};
 
-async function pickServer(servers: ServerManager, ui: QuickInputPrompter, before: ServerSnapshot | undefined): Promise<ServerSnapshot | undefined> {
+const pickServer = async (servers: ServerManager, ui: QuickInputPrompter, before: ServerSnapshot | undefined): Promise<ServerSnapshot | undefined> => {
   const list = servers.list();
   if (!list.length) {
     const open = vscode.l10n.t('Open MCP Configuration');
@@ -284,13 +284,13 @@ async function pickServer(servers: ServerManager, ui: QuickInputPrompter, before
     { title: vscode.l10n.t('Run Tool as Task (1/4): server'), placeholder: vscode.l10n.t('Pick the MCP server'), signal: NEVER },
   );
   return 'nav' in picked ? undefined : picked.value[0];
-}
+};
 
 /**
  * The tools of a server and whether it takes tool calls as tasks; undefined (after saying why)
  * when it cannot be reached, or silently when `signal` aborts or the user cancels the progress.
  */
-async function serverTools(servers: ServerManager, server: ServerSnapshot, signal: AbortSignal): Promise<{ tools: Tool[]; acceptsTasks: boolean } | undefined> {
+const serverTools = async (servers: ServerManager, server: ServerSnapshot, signal: AbortSignal): Promise<{ tools: Tool[]; acceptsTasks: boolean } | undefined> => {
   try {
     // The connection goes on when the wait ends (the next command reuses it).
     const session = await waitWithProgress(vscode.l10n.t('Connecting to "{0}"…', server.label), servers.getSession(server.id), signal);
@@ -305,14 +305,14 @@ async function serverTools(servers: ServerManager, server: ServerSnapshot, signa
     if (!signal.aborted) void showFailure(err, (why) => vscode.l10n.t('Could not connect to "{0}": {1}', server.label, why), { namesServer: true, server });
     return undefined;
   }
-}
+};
 
 /**
  * Server → tool → arguments → ttl (tasks only) → run, each step a quick input with Back to the
  * step before (the server step only when the command did not start from a server's row).
  * Escape anywhere runs nothing.
  */
-async function runTool(deps: TaskCommandDeps, ui: QuickInputPrompter, fixedServer: ServerSnapshot | undefined): Promise<void> {
+const runTool = async (deps: TaskCommandDeps, ui: QuickInputPrompter, fixedServer: ServerSnapshot | undefined): Promise<void> => {
   const { servers } = deps;
   let server = fixedServer;
   let offer: { tools: Tool[]; acceptsTasks: boolean } | undefined;
@@ -379,17 +379,17 @@ async function runTool(deps: TaskCommandDeps, ui: QuickInputPrompter, fixedServe
       return run(ui, deps, server!, tool!, args!.value, ttl.ttlMs);
     }
   }
-}
+};
 
 /**
  * The call goes out from the last step, which stays up, busy and disabled, until the server
  * answers `tools/call` (a task server answers at once; a slow one takes its time). Escape then
  * only closes the step: the call goes on, and its task shows in the view when it starts.
  */
-async function run(ui: QuickInputPrompter, deps: TaskCommandDeps, server: ServerSnapshot, tool: Tool, args: Record<string, unknown>, ttlMs: number | undefined): Promise<void> {
+const run = async (ui: QuickInputPrompter, deps: TaskCommandDeps, server: ServerSnapshot, tool: Tool, args: Record<string, unknown>, ttlMs: number | undefined): Promise<void> => {
   const call = callTool(deps, { serverId: server.id, toolName: tool.name, args, ttlMs });
   await ui.whileBusy(() => call);
-}
+};
 
 /** A tool call as the user asked for it, to run again as it was. */
 interface ToolCall {
@@ -399,7 +399,7 @@ interface ToolCall {
   ttlMs?: number;
 }
 
-async function callTool(deps: TaskCommandDeps, call: ToolCall): Promise<void> {
+const callTool = async (deps: TaskCommandDeps, call: ToolCall): Promise<void> => {
   const { toolName } = call;
   try {
     const t = await deps.engine.callTool(call.serverId, toolName, { arguments: call.args, ttlMs: call.ttlMs });
@@ -417,7 +417,7 @@ async function callTool(deps: TaskCommandDeps, call: ToolCall): Promise<void> {
     const more = (why: string) => (required ? vscode.l10n.t('{0} (the server asks for a step in the browser, but {1})', why, required.problem) : why);
     void showFailure(err, (why) => vscode.l10n.t('Could not run "{0}" on {1}: {2}', toolName, deps.servers.label(call.serverId), more(why)), { namesServer: true });
   }
-}
+};
 
 /**
  * The server refused `call` until the user completes steps in the browser (-32042,
@@ -425,7 +425,7 @@ async function callTool(deps: TaskCommandDeps, call: ToolCall): Promise<void> {
  * call can run again as it was (the spec lets the client retry the original request). Decline or
  * Escape ends it quietly, with nothing (more) opened.
  */
-async function askBrowserSteps(deps: TaskCommandDeps, call: ToolCall, plans: readonly UrlPlan[]): Promise<void> {
+const askBrowserSteps = async (deps: TaskCommandDeps, call: ToolCall, plans: readonly UrlPlan[]): Promise<void> => {
   const label = deps.servers.label(call.serverId);
   const p = new QuickInputPrompter();
   try {
@@ -436,7 +436,7 @@ async function askBrowserSteps(deps: TaskCommandDeps, call: ToolCall, plans: rea
   } finally {
     p.close();
   }
-}
+};
 
 /**
  * Shows why a command failed, with the log a click away. A request that timed out says which
@@ -444,7 +444,7 @@ async function askBrowserSteps(deps: TaskCommandDeps, call: ToolCall, plans: rea
  * does (`namesServer`). A `server` that could not be reached has its configuration offered, as
  * Connect Server offers it. The user's own Escape on an input of the server is no failure: nothing is said.
  */
-async function showFailure(err: unknown, words: (why: string) => string, { warn = false, namesServer = false, server }: { warn?: boolean; namesServer?: boolean; server?: ServerSnapshot } = {}): Promise<void> {
+const showFailure = async (err: unknown, words: (why: string) => string, { warn = false, namesServer = false, server }: { warn?: boolean; namesServer?: boolean; server?: ServerSnapshot } = {}): Promise<void> => {
   if (isInputDismissed(err)) return;
   const timedOut = err instanceof RequestTimeoutError;
   const why = timedOut && namesServer ? err.detail : reasonOf(err);
@@ -456,4 +456,4 @@ async function showFailure(err: unknown, words: (why: string) => string, { warn 
   if (chosen === log) await executeCommand('mcpTasks.showLog');
   else if (chosen === settings) await executeCommand('workbench.action.openSettings', 'mcpTasks.requestTimeoutSeconds');
   else if (chosen === config && server) await executeCommand('mcpTasks.openConfiguration', { kind: 'server', id: server.id });
-}
+};

@@ -27,13 +27,13 @@ const ONE_COUNTER = { step: undefined, totalSteps: undefined };
 export const BACK = Symbol('back');
 
 /** Why a form cannot show this schema (then the arguments are asked as JSON), or undefined. */
-function unusual(schema: Tool['inputSchema']): string | undefined {
+const unusual = (schema: Tool['inputSchema']): string | undefined => {
   const s = schema as Record<string, unknown>;
   const keyword = UNUSUAL.find((k) => k in s);
   if (keyword) return vscode.l10n.t('the schema uses "{0}"', keyword);
   if (typeof s.additionalProperties === 'object' && s.additionalProperties !== null) return vscode.l10n.t('the schema describes additional properties');
   return undefined;
-}
+};
 
 /**
  * The elicitation dialog, worded for a tool: no Decline (Escape cancels the command), a review
@@ -113,7 +113,7 @@ export interface ToolArguments {
  * a later step), shows them again: the form at its review step, or the JSON box holding them.
  * Undefined when the user cancelled; BACK when they went back from the first screen.
  */
-export async function askArguments(tool: Tool, title: string, ui: QuickInputPrompter, before?: ToolArguments): Promise<ToolArguments | typeof BACK | undefined> {
+export const askArguments = async (tool: Tool, title: string, ui: QuickInputPrompter, before?: ToolArguments): Promise<ToolArguments | typeof BACK | undefined> => {
   const props = tool.inputSchema.properties ?? {};
   if (!Object.keys(props).length) return { value: {}, json: false };
   const json = async (start: Record<string, unknown>, why?: string) => {
@@ -136,10 +136,10 @@ export async function askArguments(tool: Tool, title: string, ui: QuickInputProm
     if (!plan.ok) why = plan.error.message.replace(/^Invalid elicitation request: /, '');
   }
   return json(template(tool), why);
-}
+};
 
 /** A starting point for the JSON box: defaults, and empty values of the right type for required properties. */
-function template(tool: Tool): Record<string, unknown> {
+const template = (tool: Tool): Record<string, unknown> => {
   const out: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
     const s = schema as { default?: unknown; type?: string };
@@ -147,10 +147,10 @@ function template(tool: Tool): Record<string, unknown> {
     else if (tool.inputSchema.required?.includes(name)) out[name] = s.type === 'number' || s.type === 'integer' ? 0 : s.type === 'boolean' ? false : s.type === 'array' ? [] : s.type === 'object' ? {} : '';
   }
   return out;
-}
+};
 
 /** The arguments as one JSON object (the fallback, and "Edit as JSON…"); Back leaves the arguments step. */
-async function askJson(tool: Tool, title: string, ui: QuickInputPrompter, start: Record<string, unknown>, why?: string): Promise<Record<string, unknown> | typeof BACK | undefined> {
+const askJson = async (tool: Tool, title: string, ui: QuickInputPrompter, start: Record<string, unknown>, why?: string): Promise<Record<string, unknown> | typeof BACK | undefined> => {
   const props = Object.keys(tool.inputSchema.properties ?? {}).join(', ');
   const a = await ui.input({
     title,
@@ -171,28 +171,28 @@ async function askJson(tool: Tool, title: string, ui: QuickInputPrompter, start:
   });
   if ('nav' in a) return a.nav === 'back' ? BACK : undefined;
   return JSON.parse(a.value) as Record<string, unknown>;
-}
+};
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 /** No server keeps a task for longer than a year; longer asks are typos. */
 const MAX_TTL_MS = 365 * UNITS.d;
 
 /** A typed duration in ms ("90s", "45m", "2h", "7d"; a bare number is minutes), or why it is not one. */
-export function parseDuration(text: string): { ms: number } | { error: string } {
+export const parseDuration = (text: string): { ms: number } | { error: string } => {
   const m = /^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$/i.exec(text);
   if (!m) return { error: vscode.l10n.t('Enter a number of minutes, or a number with a unit: 90s, 45m, 2h, 7d') };
   const ms = Math.round(Number(m[1]) * UNITS[(m[2] || 'm').toLowerCase()]);
   if (ms < 1000) return { error: vscode.l10n.t('Enter at least one second') };
   if (ms > MAX_TTL_MS) return { error: vscode.l10n.t('Enter at most 365 days') };
   return { ms };
-}
+};
 
 /**
  * Asks how long the server should keep the task: the default (the mcpTasks.defaultTtlSeconds
  * setting, or the server's choice) first, so Enter keeps it. `{ ttlMs: undefined }` is the
  * default; undefined means cancelled, BACK that the user went back to the arguments.
  */
-export async function askTtl(title: string, ui: QuickInputPrompter): Promise<{ ttlMs?: number } | typeof BACK | undefined> {
+export const askTtl = async (title: string, ui: QuickInputPrompter): Promise<{ ttlMs?: number } | typeof BACK | undefined> => {
   const seconds = setting('defaultTtlSeconds', 3600);
   const defaultMs = seconds > 0 ? seconds * 1000 : undefined;
   type Choice = { ttlMs?: number } | 'custom';
@@ -237,4 +237,4 @@ export async function askTtl(title: string, ui: QuickInputPrompter): Promise<{ t
     const r = parseDuration(typed.value);
     return 'ms' in r ? { ttlMs: r.ms } : undefined;
   }
-}
+};

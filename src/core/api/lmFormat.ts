@@ -19,9 +19,7 @@ const MAX_DESCRIPTION_CHARS = 400;
 /** A server's message about a task (status, progress, error) beyond this is cut: a server may send megabytes. */
 const MAX_MESSAGE_CHARS = 2000;
 
-function clip(s: string, max: number): string {
-  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
-}
+const clip = (s: string, max: number): string => (s.length <= max ? s : `${s.slice(0, max - 1)}…`);
 
 const kb = (base64: unknown) => Math.max(1, Math.round(((typeof base64 === 'string' ? base64.length : 0) * 3) / 4 / 1024));
 
@@ -36,7 +34,7 @@ export interface InputSummary {
 }
 
 /** A tool's JSON Schema, reduced to its top-level properties. */
-export function summarizeInputs(schema: Record<string, unknown>): InputSummary[] {
+export const summarizeInputs = (schema: Record<string, unknown>): InputSummary[] => {
   const properties = schema.properties;
   if (!properties || typeof properties !== 'object') return [];
   const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : []);
@@ -54,7 +52,7 @@ export function summarizeInputs(schema: Record<string, unknown>): InputSummary[]
       default: p.default,
     };
   });
-}
+};
 
 /** A server's tools as listed, or why they could not be. */
 export interface ServerTools {
@@ -68,7 +66,7 @@ export interface ServerTools {
 }
 
 /** mcpTasks_listTools: the tools that can run as tasks, server by server. */
-export function formatToolList(entries: readonly ServerTools[]): ModelAnswer {
+export const formatToolList = (entries: readonly ServerTools[]): ModelAnswer => {
   const tools = entries.flatMap((e) => (e.tools ?? []).filter((t) => t.runsAsTask).map((t) => ({ server: e.server.label, t })));
   const lines: string[] = [];
   if (entries.length === 0) lines.push('No MCP servers are configured in MCP Tasks.');
@@ -98,16 +96,16 @@ export function formatToolList(entries: readonly ServerTools[]): ModelAnswer {
       })),
     },
   };
-}
+};
 
 /** The task with the server's strings cut to MAX_MESSAGE_CHARS, as every answer gives it. */
-function bounded(t: TaskInfo): TaskInfo {
+const bounded = (t: TaskInfo): TaskInfo => {
   const c = (s?: string) => s && clip(s, MAX_MESSAGE_CHARS);
   return { ...t, statusMessage: c(t.statusMessage), immediateResponse: c(t.immediateResponse), note: c(t.note), progress: t.progress && { ...t.progress, message: c(t.progress.message) } };
-}
+};
 
 /** The facts of a task a model needs, without the editor's ids. */
-export function modelTask(t: TaskInfo): Record<string, unknown> {
+export const modelTask = (t: TaskInfo): Record<string, unknown> => {
   return {
     taskId: t.taskId,
     server: t.serverLabel,
@@ -123,10 +121,10 @@ export function modelTask(t: TaskInfo): Record<string, unknown> {
     hasResult: t.hasResult,
     note: t.note,
   };
-}
+};
 
 /** What to do next with a task in this status. */
-function nextStep(t: TaskInfo): string {
+const nextStep = (t: TaskInfo): string => {
   switch (t.status) {
     case 'working':
       return 'It runs in the background: check it with mcpTasks_getTask, or wait for its result with mcpTasks_getResult (waitSeconds up to 120).';
@@ -139,37 +137,37 @@ function nextStep(t: TaskInfo): string {
       // A lost or expired task keeps a result fetched before it was lost.
       return t.hasResult ? 'It has ended; read the result it had with mcpTasks_getResult.' : 'It has ended and has no result.';
   }
-}
+};
 
 /** One sentence on where a task stands. */
-export function describeTaskForModel(t: TaskInfo): string {
+export const describeTaskForModel = (t: TaskInfo): string => {
   const progress = t.status === 'working' || t.status === 'input_required' ? formatProgress(t.progress) : undefined;
   const details = [t.statusMessage, progress && `progress ${progress}`, t.note].filter(Boolean).join('; ');
   const what = t.toolName ? `"${t.toolName}" on server "${t.serverLabel}"` : `on server "${t.serverLabel}"`;
   return `Task "${t.taskId}" (${what}) is ${STATUS_PRESENTATION[t.status].label.toLowerCase()}${details ? ` (${details})` : ''}. Created ${t.createdAt}, last updated ${t.lastUpdatedAt}.`;
-}
+};
 
 /** mcpTasks_startTask, mcpTasks_getTask and mcpTasks_cancelTask: a task as it stands. */
-export function formatTask(task: TaskInfo, lead?: string): ModelAnswer {
+export const formatTask = (task: TaskInfo, lead?: string): ModelAnswer => {
   const t = bounded(task);
   const lines = [lead, describeTaskForModel(t)].filter((l): l is string => !!l);
   if (t.immediateResponse) lines.push(`The server said: ${t.immediateResponse}`);
   lines.push(nextStep(t));
   return { text: lines.join('\n'), data: { task: modelTask(t) } };
-}
+};
 
 /** mcpTasks_getTask without a task id: the tracked tasks, newest first. */
-export function formatTaskList(tasks: readonly TaskInfo[], max = 20): ModelAnswer {
+export const formatTaskList = (tasks: readonly TaskInfo[], max = 20): ModelAnswer => {
   const shown = tasks.slice(0, max).map(bounded);
   const lines = [tasks.length ? `${tasks.length} task${tasks.length === 1 ? ' is' : 's are'} tracked${tasks.length > max ? ` (the newest ${max} shown)` : ''}:` : 'No tasks are tracked.'];
   for (const t of shown) lines.push(`- ${describeTaskForModel(t)}`);
   return { text: lines.join('\n'), data: { tasks: shown.map(modelTask) } };
-}
+};
 
 type Block = Record<string, unknown> & { type: string };
 
 /** One content block as text; binary content is described, never pasted. */
-function blockText(b: Block): string {
+const blockText = (b: Block): string => {
   const s = (v: unknown) => (typeof v === 'string' ? v : '');
   switch (b.type) {
     case 'text':
@@ -187,10 +185,10 @@ function blockText(b: Block): string {
     default:
       return `[content of type "${b.type}"]\n${safeStringify(b)}`;
   }
-}
+};
 
 /** mcpTasks_getResult: the outcome when the task ended, else where it stands. */
-export function formatResult(r: ResultInfo, waited: { seconds: number; capped: boolean }): ModelAnswer {
+export const formatResult = (r: ResultInfo, waited: { seconds: number; capped: boolean }): ModelAnswer => {
   const t = bounded(r.task);
   const data: Record<string, unknown> = { task: modelTask(t), done: r.done };
   if (!r.done) {
@@ -225,18 +223,16 @@ export function formatResult(r: ResultInfo, waited: { seconds: number; capped: b
     }
   }
   return { text: lines.join('\n'), data };
-}
+};
 
 /**
  * What a -32042 error (URLElicitationRequiredError) asks of the user, for the model: each step by
  * the server's message and the URL's domain. Never the URL: it opens only with the user's consent
  * (`where`, in the view), which a model that opened it itself would skip.
  */
-function browserSteps(plans: readonly UrlPlan[], where: string): string {
+const browserSteps = (plans: readonly UrlPlan[], where: string): string => {
   return `The user must first complete in their browser: ${plans.map((p) => `${p.message} (${p.domain})`).join('; ')}. ${where} in the MCP Tasks view opens the URL with their consent, then runs the tool again.`;
-}
+};
 
 /** Why mcpTasks_startTask failed when the server refused the call until the user completes a step in the browser (-32042). */
-export function browserRefusal(message: string, plans: readonly UrlPlan[]): string {
-  return `${message} No task was started. ${browserSteps(plans, 'Run Tool as Task')}`;
-}
+export const browserRefusal = (message: string, plans: readonly UrlPlan[]): string => `${message} No task was started. ${browserSteps(plans, 'Run Tool as Task')}`;

@@ -40,7 +40,7 @@ const HINTS: Record<string, string> = {
 };
 
 /** Reads `input` against `spec`: unknown properties, missing required ones and wrong types are refused. */
-function read(tool: string, input: unknown, spec: Record<string, Kind>): Record<string, unknown> {
+const read = (tool: string, input: unknown, spec: Record<string, Kind>): Record<string, unknown> => {
   const keys = Object.keys(spec);
   const fail = (why: string) => new ToolInputError(`${tool}: ${why}.`);
   const o = input ?? {};
@@ -70,38 +70,32 @@ function read(tool: string, input: unknown, spec: Record<string, Kind>): Record<
     out[key] = v;
   }
   return out;
-}
+};
 
-function parseJson(s: string): unknown {
+const parseJson = (s: string): unknown => {
   try {
     return JSON.parse(s);
   } catch {
     return s;
   }
-}
+};
 
-export function readListToolsInput(input: unknown): { server?: string } {
-  return read('mcpTasks_listTools', input, { server: 'text' });
-}
+export const readListToolsInput = (input: unknown): { server?: string } => read('mcpTasks_listTools', input, { server: 'text' });
 
-export function readStartTaskInput(input: unknown): StartTaskInput {
+export const readStartTaskInput = (input: unknown): StartTaskInput => {
   const tool = 'mcpTasks_startTask';
   const o = read(tool, input, { server: 'text!', tool: 'text!', arguments: 'object', ttlSeconds: 'seconds' }) as Partial<StartTaskInput>;
   const ttl = o.ttlSeconds;
   if (ttl !== undefined && (ttl < 1 || ttl > MAX_TTL_SECONDS)) throw new ToolInputError(`${tool}: "ttlSeconds" must be from 1 to ${MAX_TTL_SECONDS} (a week).`);
   return { ...o, arguments: o.arguments ?? {} } as StartTaskInput;
-}
+};
 
-export function readGetTaskInput(input: unknown): { taskId?: string; server?: string } {
-  return read('mcpTasks_getTask', input, { taskId: 'text', server: 'text' });
-}
+export const readGetTaskInput = (input: unknown): { taskId?: string; server?: string } => read('mcpTasks_getTask', input, { taskId: 'text', server: 'text' });
 
-export function readGetResultInput(input: unknown): GetResultInput {
+export const readGetResultInput = (input: unknown): GetResultInput => {
   const o = read('mcpTasks_getResult', input, { taskId: 'text!', server: 'text', waitSeconds: 'seconds' });
   const wait = (o.waitSeconds as number | undefined) ?? 0;
   return { ...(o as unknown as TaskRefInput), waitSeconds: Math.min(wait, MAX_WAIT_SECONDS), waitCapped: wait > MAX_WAIT_SECONDS };
-}
+};
 
-export function readCancelTaskInput(input: unknown): TaskRefInput {
-  return read('mcpTasks_cancelTask', input, { taskId: 'text!', server: 'text' }) as unknown as TaskRefInput;
-}
+export const readCancelTaskInput = (input: unknown): TaskRefInput => read('mcpTasks_cancelTask', input, { taskId: 'text!', server: 'text' }) as unknown as TaskRefInput;

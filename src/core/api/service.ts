@@ -312,14 +312,10 @@ export class TasksService implements Disposable {
   }
 }
 
-function unique<T>(items: T[]): T | undefined {
-  return items.length === 1 ? items[0] : undefined;
-}
+const unique = <T>(items: T[]): T | undefined => (items.length === 1 ? items[0] : undefined);
 
 /**
  * A deep copy without undefined members: what leaves this module is plain data of its own. A
  * result nested too deeply to copy (or stringify again) has its deepest parts replaced (safeStringify).
  */
-function copy<T>(value: T): T {
-  return JSON.parse(safeStringify(value)) as T;
-}
+const copy = <T>(value: T): T => JSON.parse(safeStringify(value)) as T;

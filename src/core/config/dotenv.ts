@@ -8,7 +8,7 @@ const ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t' };
  * or back quotes (which may span lines; `\n`, `\r`, `\t` are unescaped in double quotes only).
  * Lines it cannot read are skipped, as dotenv skips them. A later key wins.
  */
-export function parseDotenv(text: string): Record<string, string> {
+export const parseDotenv = (text: string): Record<string, string> => {
   const out: Record<string, string> = {};
   const src = text.replace(/\r\n?/g, '\n');
   let i = 0;
@@ -37,18 +37,18 @@ export function parseDotenv(text: string): Record<string, string> {
     i = j + 1;
   }
   return out;
-}
+};
 
-function lineEnd(s: string, from: number): number {
+const lineEnd = (s: string, from: number): number => {
   const n = s.indexOf('\n', from);
   return n < 0 ? s.length : n;
-}
+};
 
 /** The index of the closing quote, skipping backslash-escaped ones; -1 when there is none. */
-function findClose(s: string, from: number, quote: string): number {
+const findClose = (s: string, from: number, quote: string): number => {
   for (let k = from; k < s.length; k++) {
     if (s[k] === '\\') k++;
     else if (s[k] === quote) return k;
   }
   return -1;
-}
+};

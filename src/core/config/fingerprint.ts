@@ -8,23 +8,21 @@ import type { ServerConfig } from './types';
  * and env values may be secrets and a fingerprint may end up in a log. `context` is what else
  * the server's variables resolve from (the workspace folders of a server of the settings).
  */
-export function fingerprint(config: ServerConfig, context?: unknown): string {
+export const fingerprint = (config: ServerConfig, context?: unknown): string => {
   const { id: _id, name: _name, label: _label, source: _source, inputs, ...transport } = config;
   const canonical = canonicalJson({ ...transport, inputs: [...inputs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)), context });
   return createHash('sha256').update(canonical).digest('hex');
-}
+};
 
 /**
  * What a kept Streamable HTTP session belongs to: its server's URL, hashed as the fingerprint is
  * (a URL may carry a key). New headers (a new token) at the same URL still resume the session, in
  * the next window as in this one.
  */
-export function endpointPrint(config: ServerConfig): string | undefined {
-  return config.type === 'http' ? createHash('sha256').update(config.url).digest('hex') : undefined;
-}
+export const endpointPrint = (config: ServerConfig): string | undefined => (config.type === 'http' ? createHash('sha256').update(config.url).digest('hex') : undefined);
 
 /** JSON with object keys sorted at every level and undefined members left out. */
-function canonicalJson(v: unknown): string {
+const canonicalJson = (v: unknown): string => {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (v !== null && typeof v === 'object') {
     const entries = Object.entries(v)
@@ -33,4 +31,4 @@ function canonicalJson(v: unknown): string {
     return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
   }
   return JSON.stringify(v);
-}
+};

@@ -50,7 +50,7 @@ const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b
 const MAX_DEPTH = 100;
 const TRACKED = 8;
 
-export function parseJsonc(text: string): JsoncDocument {
+export const parseJsonc = (text: string): JsoncDocument => {
   let i = 0;
   let depth = 0;
   const values = new Map<string, { value: number; key?: number }>();
@@ -195,13 +195,13 @@ export function parseJsonc(text: string): JsoncDocument {
     },
     keys: (path) => keyLists.get(id(path)) ?? [],
   };
-}
+};
 
 /**
  * True when the text holds nothing but whitespace and comments. A scan, not a regular expression:
  * one with a lazy comment inside a repeat took seconds on a file of two dozen block comments.
  */
-export function isBlankJsonc(text: string): boolean {
+export const isBlankJsonc = (text: string): boolean => {
   for (let i = 0; i < text.length; ) {
     if (text.startsWith('//', i)) {
       const end = text.indexOf('\n', i);
@@ -214,4 +214,4 @@ export function isBlankJsonc(text: string): boolean {
     else return false;
   }
   return true;
-}
+};

@@ -69,7 +69,7 @@ const SETTING_TYPES: readonly ServerType[] = ['stdio', 'http', 'sse', 'ws'];
  * command), so callers may keep the previous result while the user is typing. Otherwise each
  * server stands alone: an invalid one is reported and left out, the others are returned.
  */
-export function parseMcpJson(text: string, source: ConfigSource): ParseResult {
+export const parseMcpJson = (text: string, source: ConfigSource): ParseResult => {
   const result: ParseResult = { servers: [], inputs: [], errors: [] };
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   // An empty file (or one with only comments) is an empty configuration, not an error.
@@ -124,13 +124,13 @@ export function parseMcpJson(text: string, source: ConfigSource): ParseResult {
   }
   parseServers(doc.servers, source, result, (path) => locate(['servers', ...path]), rejected);
   return result;
-}
+};
 
 /**
  * Parses the value of the `mcpTasks.servers` setting (an object: name -> server). Same rules as
  * `.vscode/mcp.json`, plus `"type": "ws"`, which VS Code's own schema for mcp.json rejects.
  */
-export function parseSettingServers(value: unknown, source: ConfigSource = SETTINGS_SOURCE): ParseResult {
+export const parseSettingServers = (value: unknown, source: ConfigSource = SETTINGS_SOURCE): ParseResult => {
   const result: ParseResult = { servers: [], inputs: [], errors: [] };
   if (value === undefined || value === null) return result;
   if (!isObject(value)) {
@@ -139,13 +139,13 @@ export function parseSettingServers(value: unknown, source: ConfigSource = SETTI
   }
   parseServers(value, source, result, () => undefined);
   return result;
-}
+};
 
 /**
  * Joins the results of every source and sets labels: a server keeps its name unless another
  * server has the same one, then the folder (or "settings") is added to tell them apart.
  */
-export function combineConfigs(results: readonly ParseResult[]): ParseResult {
+export const combineConfigs = (results: readonly ParseResult[]): ParseResult => {
   const servers = results.flatMap((r) => r.servers);
   const count = (f: (s: ServerConfig) => string) => {
     const m = new Map<string, number>();
@@ -165,7 +165,7 @@ export function combineConfigs(results: readonly ParseResult[]): ParseResult {
     inputs: results.flatMap((r) => r.inputs),
     errors: results.flatMap((r) => r.errors),
   };
-}
+};
 
 /**
  * What to use of a `.vscode/mcp.json` just read, given what was used before: on a syntax error
@@ -173,19 +173,17 @@ export function combineConfigs(results: readonly ParseResult[]): ParseResult {
  * readable version stay, so running servers are not stopped while the user types; the error is
  * still reported.
  */
-export function keepLastReadable(previous: ParseResult | undefined, current: ParseResult): ParseResult {
+export const keepLastReadable = (previous: ParseResult | undefined, current: ParseResult): ParseResult => {
   if (!previous || !unreadable(current)) return current;
   return {
     servers: previous.servers,
     inputs: previous.inputs,
     errors: current.errors.map((e) => (e.kind === 'syntax' ? { ...e, message: `${e.message} Its servers stay as they were until it can be read.` } : e)),
   };
-}
+};
 
 /** A result of a file that could not be read as JSONC, or at all: nothing in it is used. */
-export function unreadable(result: ParseResult): boolean {
-  return result.errors.some((e) => e.kind === 'syntax');
-}
+export const unreadable = (result: ParseResult): boolean => result.errors.some((e) => e.kind === 'syntax');
 
 /**
  * The errors to notify, one list per file (or the settings) that has a problem it did not have
@@ -193,7 +191,7 @@ export function unreadable(result: ParseResult): boolean {
  * comes back is. A file that does not parse has one problem wherever the error moves as the user
  * types. `shown` holds each source's problems from one call to the next.
  */
-export function newProblems(shown: Map<string, string[]>, errors: readonly ConfigError[]): ConfigError[][] {
+export const newProblems = (shown: Map<string, string[]>, errors: readonly ConfigError[]): ConfigError[][] => {
   const now = new Map<string, ConfigError[]>();
   for (const e of errors) now.set(e.source, [...(now.get(e.source) ?? []), e]);
   const key = (e: ConfigError) => (e.kind === 'syntax' ? '' : e.message);
@@ -201,9 +199,9 @@ export function newProblems(shown: Map<string, string[]>, errors: readonly Confi
   shown.clear();
   for (const [source, list] of now) shown.set(source, list.map(key));
   return fresh;
-}
+};
 
-function parseServers(map: Record<string, unknown>, source: ConfigSource, result: ParseResult, locate: Locate, rejected: ReadonlySet<string> = new Set()): void {
+const parseServers = (map: Record<string, unknown>, source: ConfigSource, result: ParseResult, locate: Locate, rejected: ReadonlySet<string> = new Set()): void => {
   for (const [name, raw] of Object.entries(map)) {
     const errors: { path: Path; message: string }[] = [];
     const server = parseServer(name, raw, source, result.inputs, rejected, errors);
@@ -212,20 +210,20 @@ function parseServers(map: Record<string, unknown>, source: ConfigSource, result
     }
     if (server) result.servers.push(server);
   }
-}
+};
 
 /**
  * Validates one server. Returns it when usable; errors about variables are reported without
  * dropping the server, so it still shows up (and fails with the same words when started).
  */
-function parseServer(
+const parseServer = (
   name: string,
   raw: unknown,
   source: ConfigSource,
   inputs: readonly InputDef[],
   rejected: ReadonlySet<string>,
   errors: { path: Path; message: string }[],
-): ServerConfig | undefined {
+): ServerConfig | undefined => {
   if (name.trim() === '') {
     errors.push({ path: [], message: 'a server name must not be empty' });
     return undefined;
@@ -278,10 +276,10 @@ function parseServer(
   }
   server.inputs = inputs.filter((i) => used.has(i.id));
   return server;
-}
+};
 
 /** The explicit `type`, or the one implied by `command` / `url`. */
-function serverType(raw: Record<string, unknown>, source: ConfigSource, errors: { path: Path; message: string }[]): ServerType | undefined {
+const serverType = (raw: Record<string, unknown>, source: ConfigSource, errors: { path: Path; message: string }[]): ServerType | undefined => {
   const allowed = source.kind === 'settings' ? SETTING_TYPES : FILE_TYPES;
   const t = raw.type;
   if (t === undefined) {
@@ -303,9 +301,9 @@ function serverType(raw: Record<string, unknown>, source: ConfigSource, errors: 
     message: `"type" must be ${allowed.map((a) => `"${a}"`).join(', ').replace(/, (?=[^,]*$)/, ' or ')}, not ${JSON.stringify(t)}`,
   });
   return undefined;
-}
+};
 
-function parseInputs(raw: unknown[], source: ConfigSource, errors: ConfigError[], locate: Locate, rejected: Set<string>): InputDef[] {
+const parseInputs = (raw: unknown[], source: ConfigSource, errors: ConfigError[], locate: Locate, rejected: Set<string>): InputDef[] => {
   const out: InputDef[] = [];
   raw.forEach((item, index) => {
     const id = isObject(item) && typeof item.id === 'string' ? item.id : undefined;
@@ -345,36 +343,36 @@ function parseInputs(raw: unknown[], source: ConfigSource, errors: ConfigError[]
     });
   });
   return out;
-}
+};
 
 /** An error of a source's servers or inputs: its message follows the source's name; `at` is where in its file. */
-function invalid(source: ConfigSource, message: string, at?: { line: number; column: number }, server?: string): ConfigError {
+const invalid = (source: ConfigSource, message: string, at?: { line: number; column: number }, server?: string): ConfigError => {
   return { kind: 'invalid', source: sourceKey(source), server, message: `${describeSource(source)}${message}`, ...at };
-}
+};
 
-function missingInput(source: ConfigSource): string {
+const missingInput = (source: ConfigSource): string => {
   return source.kind === 'settings'
     ? `but inputs can only be defined in .vscode/mcp.json (use "\${env:NAME}" in settings)`
     : 'but no input with that id is defined in "inputs"';
-}
+};
 
-function zodErrors({ issues }: { issues: readonly { path: PropertyKey[]; message: string }[] }): { path: Path; message: string }[] {
+const zodErrors = ({ issues }: { issues: readonly { path: PropertyKey[]; message: string }[] }): { path: Path; message: string }[] => {
   return issues.map((i) => {
     const path = i.path.filter((p): p is string | number => typeof p !== 'symbol');
     return { path, message: `${formatPath(path)} ${i.message}` };
   });
-}
+};
 
 /**
  * Where the property name at `path` is in a JSONC text (a server's entry: `["servers", name]`),
  * 1-based, read as far as the text parses; undefined when it is not there.
  */
-export function keyPosition(text: string, path: Path): { line: number; column: number } | undefined {
+export const keyPosition = (text: string, path: Path): { line: number; column: number } | undefined => {
   const doc = parseJsonc(text);
   return doc.keys(path.slice(0, -1)).includes(String(path.at(-1))) ? lineColumn(text, doc.locate(path, true)!) : undefined;
-}
+};
 
-function lineColumn(text: string, offset: number): { line: number; column: number } {
+const lineColumn = (text: string, offset: number): { line: number; column: number } => {
   let line = 1;
   let start = 0;
   for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) {
@@ -382,4 +380,4 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
     start = i + 1;
   }
   return { line, column: offset - start + 1 };
-}
+};

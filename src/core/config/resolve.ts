@@ -32,7 +32,7 @@ export type ResolveResult =
  * file under `env`; makes `cwd` absolute. Every variable is checked before the first prompt, so
  * the user is never asked for a value of a configuration that cannot work. Never throws.
  */
-export async function resolveServer(config: ServerConfig, ctx: ResolveContext): Promise<ResolveResult> {
+export const resolveServer = async (config: ServerConfig, ctx: ResolveContext): Promise<ResolveResult> => {
   const fail = (what: string): ResolveResult => ({ ok: false, message: `Server "${config.label}": ${what}.` });
   // A server of the settings takes the workspace's folder when it has exactly one, as VS Code's
   // own variables do; in a multi-root workspace it must name one.
@@ -149,4 +149,4 @@ export async function resolveServer(config: ServerConfig, ctx: ResolveContext): 
     cwd = c;
   }
   return { ok: true, server: { id, name, label, source, type: 'stdio', command, args: config.args.map(sub), env, unsetEnv, cwd } };
-}
+};

@@ -5,7 +5,7 @@ import type { ServerConfig } from './types';
  * whoever wrote that folder, so it may start only in a trusted workspace. Servers of the user's
  * own settings are the user's choice and always may.
  */
-export function trustBlocker(config: ServerConfig, workspaceTrusted: boolean): string | undefined {
+export const trustBlocker = (config: ServerConfig, workspaceTrusted: boolean): string | undefined => {
   if (workspaceTrusted || config.source.kind === 'settings') return undefined;
   return 'this workspace is not trusted, so servers from its .vscode/mcp.json do not start. Trust the workspace (Workspaces: Manage Workspace Trust) to start them.';
-}
+};

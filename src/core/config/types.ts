@@ -118,33 +118,25 @@ export type ResolvedRemoteServer = Omit<RemoteServerConfig, 'inputs'>;
 export type ResolvedServer = ResolvedStdioServer | ResolvedRemoteServer;
 
 /** How a source is named in messages, e.g. `.vscode/mcp.json (folder "app")`. */
-export function describeSource(source: ConfigSource): string {
-  return source.kind === 'settings' ? `Setting "${SERVERS_SETTING}"` : `.vscode/mcp.json (folder "${source.folderName}")`;
-}
+export const describeSource = (source: ConfigSource): string => (source.kind === 'settings' ? `Setting "${SERVERS_SETTING}"` : `.vscode/mcp.json (folder "${source.folderName}")`);
 
 /** Where a server is configured, as the view and the server pick show it: `setting mcpTasks.servers`, or its file. */
-export function sourcePlace(source: ConfigSource): string {
-  return source.kind === 'settings' ? `setting ${SERVERS_SETTING}` : source.file;
-}
+export const sourcePlace = (source: ConfigSource): string => (source.kind === 'settings' ? `setting ${SERVERS_SETTING}` : source.file);
 
 /** The `source` field of a `ConfigError`. */
-export function sourceKey(source: ConfigSource): string {
-  return source.kind === 'settings' ? 'settings' : source.file;
-}
+export const sourceKey = (source: ConfigSource): string => (source.kind === 'settings' ? 'settings' : source.file);
 
 /**
  * The name inside a server id (see `serverId`), for a server no longer configured. A folder path
  * may hold ':' (a Windows drive, C:) and so may a name: the open folders' paths say where the name starts;
  * otherwise the name is taken as what follows the last ':'.
  */
-export function serverNameOfId(id: string, folderPaths: readonly string[] = []): string {
+export const serverNameOfId = (id: string, folderPaths: readonly string[] = []): string => {
   if (id.startsWith('settings:')) return id.slice('settings:'.length);
   const folder = folderPaths.find((p) => id.startsWith(`folder:${p}:`));
   if (folder !== undefined) return id.slice(`folder:${folder}:`.length);
   return id.slice(id.lastIndexOf(':') + 1) || id;
-}
+};
 
 /** The stable id of a server: two folders may each have a server with the same name. */
-export function serverId(source: ConfigSource, name: string): string {
-  return source.kind === 'settings' ? `settings:${name}` : `folder:${source.folderPath}:${name}`;
-}
+export const serverId = (source: ConfigSource, name: string): string => (source.kind === 'settings' ? `settings:${name}` : `folder:${source.folderPath}:${name}`);

@@ -13,7 +13,7 @@ export type VariableRef =
 const VARIABLE = /\$\{([^}]*)\}/g;
 
 /** Classifies one variable body (the text between `${` and `}`). */
-function classify(body: string): VariableRef {
+const classify = (body: string): VariableRef => {
   const text = `\${${body}}`;
   switch (body) {
     case 'workspaceFolder':
@@ -31,17 +31,13 @@ function classify(body: string): VariableRef {
   if ((prefix === 'workspaceFolder' || prefix === 'workspaceFolderBasename') && arg) return { kind: prefix, name: arg, text };
   if (prefix === 'input' && arg) return { kind: 'input', id: arg, text };
   return { kind: 'unknown', text };
-}
+};
 
 /** Every variable reference in `s`, in order. */
-export function findVariables(s: string): VariableRef[] {
-  return [...s.matchAll(VARIABLE)].map((m) => classify(m[1]));
-}
+export const findVariables = (s: string): VariableRef[] => [...s.matchAll(VARIABLE)].map((m) => classify(m[1]));
 
 /** Replaces every variable in `s` with `value(ref)`. */
-export function substituteVariables(s: string, value: (ref: VariableRef) => string): string {
-  return s.replace(VARIABLE, (_m, body: string) => value(classify(body)));
-}
+export const substituteVariables = (s: string, value: (ref: VariableRef) => string): string => s.replace(VARIABLE, (_m, body: string) => value(classify(body)));
 
 /** A configuration string that may hold variables, and where it sits in the server object. */
 export interface StringField {
@@ -50,7 +46,7 @@ export interface StringField {
 }
 
 /** The server's fields in which variables are replaced (VS Code replaces them in values, not keys). */
-export function stringFields(c: ServerConfig): StringField[] {
+export const stringFields = (c: ServerConfig): StringField[] => {
   const out: StringField[] = [];
   const map = (key: string, m: Record<string, string | null>) => {
     for (const [k, v] of Object.entries(m)) if (v !== null) out.push({ path: [key, k], value: v });
@@ -66,10 +62,10 @@ export function stringFields(c: ServerConfig): StringField[] {
     map('headers', c.headers);
   }
   return out;
-}
+};
 
 /** A field path as users write it: `"command"`, `"args[2]"`, `"env.API_KEY"`. */
-export function formatPath(path: readonly PropertyKey[]): string {
+export const formatPath = (path: readonly PropertyKey[]): string => {
   let s = '';
   for (const p of path) {
     if (typeof p === 'number') s += `[${p}]`;
@@ -77,22 +73,22 @@ export function formatPath(path: readonly PropertyKey[]): string {
     else s += /^[A-Za-z_][\w-]*$/.test(String(p)) ? `.${String(p)}` : `[${JSON.stringify(String(p))}]`;
   }
   return `"${s}"`;
-}
+};
 
 /**
  * A URL as an error may quote it: without its query (`?api_key=…`) nor anything up to its last
  * `@` (`user:pass@`, a password may hold `@` or `/` itself).
  */
-function withoutCredentials(url: string): string {
+const withoutCredentials = (url: string): string => {
   const cut = url.replace(/[?#].*$/s, '?…');
   const at = cut.lastIndexOf('@');
   if (at < 0) return cut;
   const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(cut)?.[0] ?? '';
   return `${scheme}…${cut.slice(at)}`;
-}
+};
 
 /** Why `url` cannot be used by a server of this type, or undefined when it can. */
-export function checkUrl(type: ServerType, url: string): string | undefined {
+export const checkUrl = (type: ServerType, url: string): string | undefined => {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -104,4 +100,4 @@ export function checkUrl(type: ServerType, url: string): string | undefined {
     return `"url" must start with ${ok.map((p) => `${p}//`).join(' or ')} for a server of type "${type}"`;
   }
   return undefined;
-}
+};

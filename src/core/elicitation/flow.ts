@@ -34,33 +34,27 @@ export type FlowEvent =
  * step with those answers (fields it left out show as left out), so going back to a finished
  * form shows what was answered instead of starting over.
  */
-export function startFlow(plan: FormPlan, accepted?: Readonly<Record<string, FieldValue>>): FlowState {
+export const startFlow = (plan: FormPlan, accepted?: Readonly<Record<string, FieldValue>>): FlowState => {
   return accepted ? { index: plan.steps.length, answers: { ...accepted }, editing: false } : { index: 0, answers: {}, editing: false };
-}
+};
 
-export function isReview(plan: FormPlan, state: FlowState): boolean {
-  return state.index >= plan.steps.length;
-}
+export const isReview = (plan: FormPlan, state: FlowState): boolean => state.index >= plan.steps.length;
 
 /** The value a field starts with: the answer already given (also after Back), else the default. */
-export function initialValue(state: FlowState, step: FieldStep): FieldValue | undefined {
-  return Object.hasOwn(state.answers, step.key) ? state.answers[step.key] : step.default;
-}
+export const initialValue = (state: FlowState, step: FieldStep): FieldValue | undefined => (Object.hasOwn(state.answers, step.key) ? state.answers[step.key] : step.default);
 
 /** The answer given for a field; own keys only: a field named `constructor` left out is not Object's. */
-export function answerOf(state: FlowState, key: string): FieldValue | undefined {
-  return Object.hasOwn(state.answers, key) ? state.answers[key] : undefined;
-}
+export const answerOf = (state: FlowState, key: string): FieldValue | undefined => (Object.hasOwn(state.answers, key) ? state.answers[key] : undefined);
 
 /** The content accepting now would send: the answers, skipped fields left out. */
-export function contentOf(plan: FormPlan, state: FlowState): Record<string, FieldValue> {
+export const contentOf = (plan: FormPlan, state: FlowState): Record<string, FieldValue> => {
   return Object.fromEntries(
     plan.steps.flatMap((s) => {
       const v = answerOf(state, s.key);
       return v === undefined ? [] : [[s.key, v]];
     }),
   );
-}
+};
 
 /**
  * The dialog as a pure state machine: the next state after `event`. Decline and cancel end it
@@ -69,7 +63,7 @@ export function contentOf(plan: FormPlan, state: FlowState): Record<string, Fiel
  * content that fails the schema leave the state as it was (the UI validates before sending
  * events, so these only guard against mistakes).
  */
-export function nextState(plan: FormPlan, state: FlowState, event: FlowEvent): FlowState {
+export const nextState = (plan: FormPlan, state: FlowState, event: FlowEvent): FlowState => {
   if (state.result) return state;
   const review = plan.steps.length;
   switch (event.type) {
@@ -98,4 +92,4 @@ export function nextState(plan: FormPlan, state: FlowState, event: FlowEvent): F
       return validateContent(plan, content) === undefined ? { ...state, result: { action: 'accept', content } } : state;
     }
   }
-}
+};

@@ -83,21 +83,21 @@ export interface DialogContext {
 const SKIP = Symbol('skip');
 
 /** The dialog's title: the server, and the task the request belongs to (`deploy (server "demo", task 7c2f…)`). */
-export function dialogTitle(serverLabel: string, ctx: Pick<ServerRequestContext, 'relatedTaskId'> & { task?: { toolName: string } }): string {
+export const dialogTitle = (serverLabel: string, ctx: Pick<ServerRequestContext, 'relatedTaskId'> & { task?: { toolName: string } }): string => {
   const id = ctx.relatedTaskId;
   const who = `server "${serverLabel}"${id ? `, task ${id.length > 8 ? `${id.slice(0, 4)}…` : id}` : ''}`;
   return ctx.task ? `${ctx.task.toolName} (${who})` : `MCP ${who}`;
-}
+};
 
-function stepText(plan: FormPlan, index: number): string {
+const stepText = (plan: FormPlan, index: number): string => {
   const s = plan.steps[index];
   const head = `${s.title}${s.required ? '' : ' (optional)'}${s.description ? `: ${s.description}` : ''}`;
   // The server's message leads the first step, so the user reads why before answering.
   return index === 0 ? `${plan.message} — ${head}` : head;
-}
+};
 
 /** Shows the step `state` is on; resolves with what the user did (undefined: ask again). */
-async function askField(plan: FormPlan, state: FlowState, p: FormPrompter, ui: DialogContext): Promise<FlowEvent | undefined> {
+const askField = async (plan: FormPlan, state: FlowState, p: FormPrompter, ui: DialogContext): Promise<FlowEvent | undefined> => {
   const step = plan.steps[state.index];
   const initial = initialValue(state, step);
   const o = { title: ui.title, step: state.index + 1, totalSteps: plan.steps.length + 1, canGoBack: state.index > 0 || state.editing, canDecline: true, signal: ui.signal };
@@ -136,10 +136,10 @@ async function askField(plan: FormPlan, state: FlowState, p: FormPrompter, ui: D
   if ('nav' in a) return { type: a.nav };
   if (a.value.length !== 1) return undefined;
   return { type: 'answer', value: a.value[0] === SKIP ? undefined : (a.value[0] as FieldValue) };
-}
+};
 
 /** The last step: a summary of the answers with Accept, Decline, Cancel, and a way to change each answer. */
-async function askReview(plan: FormPlan, state: FlowState, p: FormPrompter, ui: DialogContext): Promise<FlowEvent | undefined> {
+const askReview = async (plan: FormPlan, state: FlowState, p: FormPrompter, ui: DialogContext): Promise<FlowEvent | undefined> => {
   const n = plan.steps.length;
   const summary = plan.steps.map((s) => `${s.title}: ${formatValue(s, answerOf(state, s.key))}`).join(' · ');
   const items: Array<PickItem<FlowEvent>> = [
@@ -152,13 +152,13 @@ async function askReview(plan: FormPlan, state: FlowState, p: FormPrompter, ui: 
   const a = await p.pick(items, { title: ui.title, step: n + 1, totalSteps: n + 1, canGoBack: n > 0, placeholder, signal: ui.signal });
   if ('nav' in a) return { type: a.nav };
   return a.value.length === 1 ? a.value[0] : undefined;
-}
+};
 
 /**
  * Runs a form dialog to its end: every field, then the review step; or, given content it
  * accepted before, from its review step. Rejects when `ui.signal` aborts.
  */
-export async function runForm(plan: FormPlan, p: FormPrompter, ui: DialogContext, accepted?: Readonly<Record<string, FieldValue>>): Promise<ElicitResult> {
+export const runForm = async (plan: FormPlan, p: FormPrompter, ui: DialogContext, accepted?: Readonly<Record<string, FieldValue>>): Promise<ElicitResult> => {
   let state = startFlow(plan, accepted);
   try {
     while (!state.result) {
@@ -170,14 +170,14 @@ export async function runForm(plan: FormPlan, p: FormPrompter, ui: DialogContext
   } finally {
     p.close();
   }
-}
+};
 
 /**
  * Runs a URL consent: the message, the full URL and its domain, Open or Decline. The URL is
  * opened only after the user chose Open (the spec forbids opening or fetching it before), and
  * the answer is then `accept`, though the interaction itself goes on in the browser.
  */
-export async function runUrl(plan: UrlPlan, p: FormPrompter, ui: DialogContext): Promise<ElicitResult> {
+export const runUrl = async (plan: UrlPlan, p: FormPrompter, ui: DialogContext): Promise<ElicitResult> => {
   try {
     for (;;) {
       const warn = plan.warnings.length ? `⚠ ${plan.warnings.join('; ')}` : 'in your browser';
@@ -199,7 +199,7 @@ export async function runUrl(plan: UrlPlan, p: FormPrompter, ui: DialogContext):
   } finally {
     p.close();
   }
-}
+};
 
 export interface ElicitationHandlerOptions {
   /**
@@ -229,7 +229,7 @@ const CompleteParamsSchema = z.looseObject({ elicitationId: z.string() });
  * any other dialog of `turns`: the editor shows one quick input at a time), checks the content
  * against the schema, and answers with an `ElicitResult`. An abort of `ctx.signal` closes the dialog and rejects.
  */
-export function createElicitationHandler(options: ElicitationHandlerOptions): ElicitationHandler {
+export const createElicitationHandler = (options: ElicitationHandlerOptions): ElicitationHandler => {
   const { prompter, log: root } = options;
   /** URL elicitations not answered yet, by server and id: aborting one closes its prompt. */
   const pending = new Map<string, AbortController>();
@@ -305,12 +305,12 @@ export function createElicitationHandler(options: ElicitationHandlerOptions): El
       else log.debug(`Ignored notifications/elicitation/complete for unknown elicitation ${p.data.elicitationId}`);
     },
   });
-}
+};
 
 /**
  * Routes a session's `notifications/elicitation/complete` to `handler.complete`; register it on
  * each new session (it ends with the session's connection, or when disposed).
  */
-export function listenForElicitationComplete(session: Pick<McpSession, 'connection'>, serverId: string, handler: Pick<ElicitationHandler, 'complete'>): Disposable {
+export const listenForElicitationComplete = (session: Pick<McpSession, 'connection'>, serverId: string, handler: Pick<ElicitationHandler, 'complete'>): Disposable => {
   return session.connection.onNotification('notifications/elicitation/complete', (params) => handler.complete(serverId, params));
-}
+};

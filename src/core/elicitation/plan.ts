@@ -112,6 +112,7 @@ const RequestedSchema = z.looseObject({
 class SchemaProblem extends Error {}
 
 /** Ends planning: the request breaks the schema rules, as `message` says. */
+// eslint-disable-next-line no-restricted-syntax -- never returns: TypeScript narrows after a call to a declaration
 function problem(message: string): never {
   throw new SchemaProblem(message);
 }
@@ -127,7 +128,7 @@ interface Issue {
 }
 
 /** zod/mini carries no messages ("Invalid input"): say what was expected, from the issue itself. */
-function describe(where: string, { issues }: { issues: readonly Issue[] }): string {
+const describe = (where: string, { issues }: { issues: readonly Issue[] }): string => {
   return issues
     .slice(0, 3)
     .map((i) => {
@@ -141,37 +142,33 @@ function describe(where: string, { issues }: { issues: readonly Issue[] }): stri
       return describeIssues({ issues: [i] }).replace(/^[^:]*/, at);
     })
     .join('; ');
-}
+};
 
-function parse<T>(schema: z.ZodMiniType<T>, value: unknown, where: string): T {
+const parse = <T>(schema: z.ZodMiniType<T>, value: unknown, where: string): T => {
   const r = schema.safeParse(value);
   if (!r.success) problem(describe(where, r.error));
   return r.data;
-}
+};
 
-function fromOptions(where: string, options: FieldOption[]): FieldOption[] {
+const fromOptions = (where: string, options: FieldOption[]): FieldOption[] => {
   const seen = new Set<string>();
   for (const o of options) {
     if (seen.has(o.value)) problem(`${where} lists the choice "${o.value}" twice`);
     seen.add(o.value);
   }
   return options;
-}
+};
 
-function untitled(values: string[]): FieldOption[] {
-  return values.map((v) => ({ value: v, label: v }));
-}
+const untitled = (values: string[]): FieldOption[] => values.map((v) => ({ value: v, label: v }));
 
-function titled(options: Array<{ const: string; title: string }>): FieldOption[] {
-  return options.map((o) => ({ value: o.const, label: o.title }));
-}
+const titled = (options: Array<{ const: string; title: string }>): FieldOption[] => options.map((o) => ({ value: o.const, label: o.title }));
 
-function bounds(where: string, lo: number | undefined, hi: number | undefined, loName: string, hiName: string): void {
+const bounds = (where: string, lo: number | undefined, hi: number | undefined, loName: string, hiName: string): void => {
   if (lo !== undefined && hi !== undefined && lo > hi) problem(`${where}: ${loName} ${lo} is greater than ${hiName} ${hi}`);
-}
+};
 
 /** One property to one step; throws `SchemaProblem` saying what is wrong. */
-function toStep(key: string, raw: unknown, required: boolean): FieldStep {
+const toStep = (key: string, raw: unknown, required: boolean): FieldStep => {
   const where = `property "${key}"`;
   if (!isObject(raw)) problem(`${where} is not a schema object`);
   const p = raw;
@@ -253,16 +250,16 @@ function toStep(key: string, raw: unknown, required: boolean): FieldStep {
     if (bad) problem(`${where}: the default ${JSON.stringify(step.default)} does not fit its own schema (${bad})`);
   }
   return step;
-}
+};
 
-function prune<T extends object>(o: T): T {
+const prune = <T extends object>(o: T): T => {
   for (const k of Object.keys(o) as Array<keyof T>) if (o[k] === undefined) delete o[k];
   return o;
-}
+};
 
 const LOOPBACK = /^(localhost|127(\.\d+){3}|\[::1\])$/i;
 
-function planUrl(message: string, url: string | undefined, elicitationId: string | undefined): UrlPlan {
+const planUrl = (message: string, url: string | undefined, elicitationId: string | undefined): UrlPlan => {
   if (url === undefined) problem('url is required in url mode');
   if (elicitationId === undefined) problem('elicitationId is required in url mode');
   let parsed: URL;
@@ -280,9 +277,9 @@ function planUrl(message: string, url: string | undefined, elicitationId: string
   if (domain.split('.').some((label) => label.startsWith('xn--'))) warnings.push('the domain uses punycode: it may imitate another name');
   if (parsed.protocol === 'http:' && !LOOPBACK.test(parsed.hostname)) warnings.push('the page is not encrypted (http)');
   return { ok: true, mode: 'url', message, url, elicitationId, domain, warnings };
-}
+};
 
-function planForm(message: string, requestedSchema: unknown): FormPlan {
+const planForm = (message: string, requestedSchema: unknown): FormPlan => {
   if (requestedSchema === undefined) problem('requestedSchema is required in form mode');
   const schema = parse(RequestedSchema, requestedSchema, 'requestedSchema');
   // Keys straight from the parsed JSON: a property named `__proto__` must not reach an object.
@@ -293,7 +290,7 @@ function planForm(message: string, requestedSchema: unknown): FormPlan {
   const required = new Set(schema.required ?? []);
   for (const r of required) if (!keys.includes(r)) problem(`required names "${r}", which is not a property`);
   return { ok: true, mode: 'form', message, steps: keys.map((k) => toStep(k, raw[k], required.has(k))) };
-}
+};
 
 /**
  * Validates an `elicitation/create` request's params and turns them into what the dialog shows.
@@ -301,7 +298,7 @@ function planForm(message: string, requestedSchema: unknown): FormPlan {
  * `url: false` when the client did not declare URL mode (then a URL request is refused, as the
  * spec says).
  */
-export function planElicitation(params: unknown, options: { url?: boolean } = {}): PlanResult {
+export const planElicitation = (params: unknown, options: { url?: boolean } = {}): PlanResult => {
   try {
     const p = parse(ParamsSchema, params ?? {}, 'params');
     if (p.mode === undefined || p.mode === 'form') return planForm(p.message, p.requestedSchema);
@@ -314,4 +311,4 @@ export function planElicitation(params: unknown, options: { url?: boolean } = {}
     const why = err instanceof SchemaProblem ? err.message : `unexpected problem: ${String(err)}`;
     return { ok: false, error: new RpcError(ErrorCode.InvalidParams, `Invalid elicitation request: ${why}`) };
   }
-}
+};

@@ -22,7 +22,7 @@ const DataSchema = z.looseObject({ elicitations: z.array(z.unknown()).check(z.mi
  * mode is (http or https, no credentials, an elicitationId): one that fails makes the whole list
  * unusable, and the error is then shown as it came.
  */
-export function urlsRequired(error: unknown): UrlsRequired | undefined {
+export const urlsRequired = (error: unknown): UrlsRequired | undefined => {
   const e = error as { code?: unknown; data?: unknown } | null | undefined;
   if (e?.code !== ErrorCode.UrlElicitationRequired) return undefined;
   const d = DataSchema.safeParse(e.data);
@@ -34,7 +34,7 @@ export function urlsRequired(error: unknown): UrlsRequired | undefined {
     plans.push(plan);
   }
   return { ok: true, plans };
-}
+};
 
 /**
  * Offers each URL with the consent of a URL-mode `elicitation/create` (the server's message, the
@@ -44,7 +44,7 @@ export function urlsRequired(error: unknown): UrlsRequired | undefined {
  * `ui.title` says what waits for the browser. The Run Again step is left up, so the caller can
  * show the request running there: the caller closes `p`.
  */
-export async function completeInBrowser(plans: readonly UrlPlan[], p: FormPrompter, ui: DialogContext): Promise<boolean> {
+export const completeInBrowser = async (plans: readonly UrlPlan[], p: FormPrompter, ui: DialogContext): Promise<boolean> => {
   for (const [i, plan] of plans.entries()) {
     const title = plans.length > 1 ? `${ui.title} (${i + 1}/${plans.length})` : ui.title;
     if ((await runUrl(plan, p, { title, signal: ui.signal })).action !== 'accept') return false;
@@ -57,14 +57,14 @@ export async function completeInBrowser(plans: readonly UrlPlan[], p: FormPrompt
     { title: ui.title, placeholder: 'Once you have finished in the browser, run the request again', signal: ui.signal },
   );
   return !('nav' in a) && a.value[0] === true;
-}
+};
 
 /**
  * The URLs to offer for a task whose outcome is a usable -32042 error, so that its call can run
  * again; undefined for any other outcome, and for a task found through tasks/list (its call,
  * tool and arguments, is not known here).
  */
-export function taskBrowserSteps(t: Pick<TaskSnapshot, 'outcome' | 'origin'>): UrlPlan[] | undefined {
+export const taskBrowserSteps = (t: Pick<TaskSnapshot, 'outcome' | 'origin'>): UrlPlan[] | undefined => {
   const required = t.outcome?.kind === 'error' && t.origin !== 'server-list' ? urlsRequired(t.outcome.error) : undefined;
   return required?.ok ? required.plans : undefined;
-}
+};

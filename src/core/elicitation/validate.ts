@@ -17,23 +17,23 @@ const FORMAT_RULE = {
   'date-time': 'Enter a date and time as YYYY-MM-DDTHH:MM:SSZ',
 } as const;
 
-function isDate(s: string): boolean {
+const isDate = (s: string): boolean => {
   const m = DATE.exec(s);
   if (!m) return false;
   // 400 years on: the same calendar, and Date.UTC reads years 0-99 as 1900-1999.
   const [y, mo, d] = [Number(m[1]) + 400, Number(m[2]), Number(m[3])];
   const t = new Date(Date.UTC(y, mo - 1, d));
   return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
-}
+};
 
-function isDateTime(s: string): boolean {
+const isDateTime = (s: string): boolean => {
   const m = DATE_TIME.exec(s);
   if (!m || !isDate(m[1])) return false;
   // Second 60 is a leap second, allowed by RFC 3339.
   return Number(m[2]) < 24 && Number(m[3]) < 60 && Number(m[4]) <= 60 && (m[6] === undefined || (Number(m[6]) < 24 && Number(m[7]) < 60));
-}
+};
 
-function isUri(s: string): boolean {
+const isUri = (s: string): boolean => {
   if (!URI.test(s)) return false;
   try {
     new URL(s);
@@ -41,41 +41,39 @@ function isUri(s: string): boolean {
   } catch {
     return false;
   }
-}
+};
 
 const FORMAT_CHECK: Record<keyof typeof FORMAT_RULE, (s: string) => boolean> = { email: (s) => EMAIL.test(s), uri: isUri, date: isDate, 'date-time': isDateTime };
 
 /** " between 1 and 10", " of at least 3 characters"...; the unit agrees with the last number. */
-function range(lo: number | undefined, hi: number | undefined, unit?: [string, string]): string {
+const range = (lo: number | undefined, hi: number | undefined, unit?: [string, string]): string => {
   const u = (n: number) => (unit ? ` ${n === 1 ? unit[0] : unit[1]}` : '');
   if (lo !== undefined && hi !== undefined) return lo === hi ? ` of exactly ${lo}${u(lo)}` : ` between ${lo} and ${hi}${u(hi)}`;
   if (lo !== undefined) return ` of at least ${lo}${u(lo)}`;
   if (hi !== undefined) return ` of at most ${hi}${u(hi)}`;
   return '';
-}
+};
 
 /** The rule a number field follows, as the input box says it: "Enter a whole number between 1 and 10". */
-export function numberRule(step: FieldStep): string {
-  return `Enter a ${step.kind === 'integer' ? 'whole number' : 'number'}${range(step.constraints.minimum, step.constraints.maximum)}`;
-}
+export const numberRule = (step: FieldStep): string => `Enter a ${step.kind === 'integer' ? 'whole number' : 'number'}${range(step.constraints.minimum, step.constraints.maximum)}`;
 
-function lengthRule(step: FieldStep): string {
+const lengthRule = (step: FieldStep): string => {
   const { minLength: lo, maxLength: hi } = step.constraints;
   return `Enter text${range(lo, hi, ['character', 'characters'])}`;
-}
+};
 
 /** The rule a multi-select follows: "Choose between 1 and 3 options". */
-export function countRule(step: FieldStep): string {
+export const countRule = (step: FieldStep): string => {
   const { minItems: lo, maxItems: hi } = step.constraints;
   return `Choose${range(lo, hi, ['option', 'options']).replace(/^ of/, '')}`;
-}
+};
 
 /**
  * A hint for an empty input box: the format or bounds the answer must meet. A `pattern` is only
  * named here, never enforced: a server's regular expression run on the extension host can
  * backtrack for hours (`^(a+)+$`), so the server checks it.
  */
-export function inputHint(step: FieldStep): string {
+export const inputHint = (step: FieldStep): string => {
   const c = step.constraints;
   let hint = '';
   if (step.kind === 'number' || step.kind === 'integer') hint = numberRule(step);
@@ -83,10 +81,10 @@ export function inputHint(step: FieldStep): string {
   else if (c.minLength !== undefined || c.maxLength !== undefined) hint = lengthRule(step);
   if (c.pattern !== undefined) hint = hint ? `${hint}; the server expects text matching ${c.pattern}` : `The server expects text matching ${c.pattern}`;
   return step.required ? hint : `${hint ? `${hint} ` : ''}(optional: leave empty to skip)`.trim();
-}
+};
 
 /** Checks a value of the right JSON type against the field's constraints; the message says what to fix. */
-export function checkValue(step: FieldStep, value: unknown): string | undefined {
+export const checkValue = (step: FieldStep, value: unknown): string | undefined => {
   const c = step.constraints;
   switch (step.kind) {
     case 'string': {
@@ -114,14 +112,14 @@ export function checkValue(step: FieldStep, value: unknown): string | undefined 
       return undefined;
     }
   }
-}
+};
 
 /** The choices named in a message: the first twenty, and how many more. */
-function labels(step: FieldStep): string {
+const labels = (step: FieldStep): string => {
   const all = step.options!;
   const named = all.slice(0, 20).map((o) => o.label).join(', ');
   return all.length > 20 ? `${named}, … (${all.length - 20} more)` : named;
-}
+};
 
 const choiceIndex = new WeakMap<FieldStep, Map<string, string>>();
 
@@ -129,22 +127,20 @@ const choiceIndex = new WeakMap<FieldStep, Map<string, string>>();
  * A step's choices, value to label, built once per step: a server's form of 60,000 choices with
  * as many defaults took seconds of the extension host's time when each value searched the list.
  */
-function choices(step: FieldStep): Map<string, string> {
+const choices = (step: FieldStep): Map<string, string> => {
   let index = choiceIndex.get(step);
   if (!index) choiceIndex.set(step, (index = new Map((step.options ?? []).map((o) => [o.value, o.label]))));
   return index;
-}
+};
 
-function option(step: FieldStep, text: string): string | undefined {
-  return (step.options!.find((o) => o.value === text) ?? step.options!.find((o) => o.label === text))?.value;
-}
+const option = (step: FieldStep, text: string): string | undefined => (step.options!.find((o) => o.value === text) ?? step.options!.find((o) => o.label === text))?.value;
 
 /**
  * What typed text means for a field, checked as the user types: the message is what the input
  * box shows ("Enter a whole number between 1 and 10"). Empty text leaves an optional field out.
  * Selects accept an option's value or its label; multi-selects a comma-separated list.
  */
-export function validateField(step: FieldStep, rawInput: string): FieldCheck {
+export const validateField = (step: FieldStep, rawInput: string): FieldCheck => {
   const text = step.kind === 'string' ? rawInput : rawInput.trim();
   if (text === '' && step.kind !== 'multi-select') return step.required ? { error: `A value is required${step.kind === 'string' ? '' : `: ${rule(step)}`}` } : { value: undefined };
   let value: FieldValue | undefined;
@@ -177,44 +173,44 @@ export function validateField(step: FieldStep, rawInput: string): FieldCheck {
   }
   const error = checkValue(step, value) ?? (typeof value === 'number' ? inexact(step, text, value) : undefined);
   return error ? { error } : { value };
-}
+};
 
 /**
  * A decimal number as digits and an exponent, without leading or trailing zeros, so that texts
  * of the same value compare equal ("1.50", "15e-1" and "1.5" all give "15e-1").
  */
-function decimal(text: string): string {
+const decimal = (text: string): string => {
   const m = /^([-+]?)(\d*)\.?(\d*)(?:[eE]([-+]?\d+))?$/.exec(text)!;
   const digits = `${m[2]}${m[3]}`.replace(/^0+/, '');
   if (digits === '') return '0';
   const significant = digits.replace(/0+$/, '');
   const exponent = Number(m[4] ?? 0) - m[3].length + (digits.length - significant.length);
   return `${m[1] === '-' ? '-' : ''}${significant}e${exponent}`;
-}
+};
 
 /**
  * Why a finite number typed as `text` cannot be sent as typed: a JSON number here is a double,
  * so "12345678901234567891" would silently reach the server as 12345678901234567000.
  */
-function inexact(step: FieldStep, text: string, value: number): string | undefined {
+const inexact = (step: FieldStep, text: string, value: number): string | undefined => {
   if (decimal(text) !== decimal(String(value))) return `${text} cannot be sent exactly: it would arrive as ${String(value)}`;
   if (step.kind === 'integer' && !Number.isSafeInteger(value)) {
     return `Enter a whole number between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}: beyond that, many JSON readers lose the last digits`;
   }
   return undefined;
-}
+};
 
-function rule(step: FieldStep): string {
+const rule = (step: FieldStep): string => {
   if (step.kind === 'number' || step.kind === 'integer') return numberRule(step);
   if (step.kind === 'boolean') return 'yes or no';
   return `choose one of: ${labels(step)}`;
-}
+};
 
 /**
  * Checks a whole `content` object against the plan before it is sent: every required field
  * present, no unknown field, every value valid. Returns what is wrong, or undefined.
  */
-export function validateContent(plan: FormPlan, content: Record<string, unknown>): string | undefined {
+export const validateContent = (plan: FormPlan, content: Record<string, unknown>): string | undefined => {
   const problems: string[] = [];
   const known = new Set(plan.steps.map((s) => s.key));
   for (const key of Object.keys(content)) if (!known.has(key)) problems.push(`"${key}" is not a field of the form`);
@@ -227,10 +223,10 @@ export function validateContent(plan: FormPlan, content: Record<string, unknown>
     if (error) problems.push(`"${step.title}": ${error}`);
   }
   return problems.length ? problems.join('; ') : undefined;
-}
+};
 
 /** A value as the review step shows it: choices by their labels, booleans as Yes/No. */
-export function formatValue(step: FieldStep, value: FieldValue | undefined): string {
+export const formatValue = (step: FieldStep, value: FieldValue | undefined): string => {
   if (value === undefined) return '(left out)';
   const label = (v: string) => choices(step).get(v) ?? v;
   if (Array.isArray(value)) return value.length ? value.map(label).join(', ') : '(none)';
@@ -238,4 +234,4 @@ export function formatValue(step: FieldStep, value: FieldValue | undefined): str
   if (typeof value === 'number') return String(value);
   const shown = step.kind === 'single-select' ? label(value) : value;
   return shown.length > 80 ? `${shown.slice(0, 79)}…` : shown === '' ? '(empty)' : shown;
-}
+};

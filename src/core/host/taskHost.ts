@@ -622,19 +622,20 @@ export class TaskHost {
 }
 
 /** The protocol's Task (T-LIFE-5: dates, ttl and pollInterval always there). */
-function toTask(s: HostedTaskSnapshot): Task {
+const toTask = (s: HostedTaskSnapshot): Task => {
   const t: Task = { taskId: s.taskId, status: s.status, createdAt: s.createdAt, lastUpdatedAt: s.lastUpdatedAt, ttl: s.ttl, pollInterval: s.pollInterval };
   if (s.statusMessage !== undefined) t.statusMessage = s.statusMessage;
   return t;
-}
+};
 
 /** -32602: T-RCV-5's answer for a task id or cursor not valid here, and for params that do not parse. */
+// eslint-disable-next-line no-restricted-syntax -- never returns: TypeScript narrows after a call to a declaration
 function fail(message: string): never {
   throw new RpcError(ErrorCode.InvalidParams, message);
 }
 
 /** A line for the view: the elicitation's message, or the text of the last sampling message. */
-function summarize(method: HostedMethod, params: Record<string, unknown>): string {
+const summarize = (method: HostedMethod, params: Record<string, unknown>): string => {
   let text: unknown;
   if (method === 'elicitation/create') {
     text = params.message;
@@ -645,4 +646,4 @@ function summarize(method: HostedMethod, params: Record<string, unknown>): strin
     text = blocks.map((b) => (isObject(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : '')).join(' ');
   }
   return typeof text === 'string' ? truncate(text.replace(/\s+/g, ' ').trim(), 200) : '';
-}
+};

@@ -523,16 +523,12 @@ export class JsonRpcConnection implements Disposable {
 }
 
 /** Routes `key` to `value` until disposed; a route set in its place meanwhile stays. */
-function route<K, V>(routes: Map<K, V>, key: K, value: V): Disposable {
+const route = <K, V>(routes: Map<K, V>, key: K, value: V): Disposable => {
   routes.set(key, value);
   return { dispose: () => routes.get(key) === value && routes.delete(key) };
-}
+};
 
-function cancelled(signal: AbortSignal): Error {
-  return abortReason(signal, 'The request was cancelled');
-}
+const cancelled = (signal: AbortSignal): Error => abortReason(signal, 'The request was cancelled');
 
-function isRequestLike(v: unknown): boolean {
-  return typeof v === 'object' && v !== null && 'method' in v && 'id' in v;
-}
+const isRequestLike = (v: unknown): boolean => typeof v === 'object' && v !== null && 'method' in v && 'id' in v;
 

@@ -49,17 +49,13 @@ export class RequestTimeoutError extends RpcError {
 }
 
 /** An error's message for a line that names its server already: for a timeout, its `detail`, which does not name it again. */
-export function detailOf(err: unknown): string {
-  return err instanceof RequestTimeoutError ? err.detail : reasonOf(err);
-}
+export const detailOf = (err: unknown): string => (err instanceof RequestTimeoutError ? err.detail : reasonOf(err));
 
 /**
  * An error's message for the user. A server's error with an empty message says so, with its code,
  * instead of nothing after a colon; the error itself (a result, an outcome) keeps it as sent.
  */
-export function reasonOf(err: unknown): string {
-  return isPeerError(err) && !err.message ? `the server gave no reason (error ${err.code})` : errorMessage(err);
-}
+export const reasonOf = (err: unknown): string => (isPeerError(err) && !err.message ? `the server gave no reason (error ${err.code})` : errorMessage(err));
 
 /** The transport lost the answer (a stream cut before it): not an error the peer sent. */
 export class TransportFailureError extends RpcError {
@@ -81,6 +77,4 @@ export class ConnectionClosedError extends RpcError {
  * Whether an error is a JSON-RPC error the peer sent (as opposed to a local timeout, a closed
  * connection or a result that failed validation, which are subclasses).
  */
-export function isPeerError(err: unknown): err is RpcError {
-  return err instanceof RpcError && Object.getPrototypeOf(err) === RpcError.prototype;
-}
+export const isPeerError = (err: unknown): err is RpcError => err instanceof RpcError && Object.getPrototypeOf(err) === RpcError.prototype;

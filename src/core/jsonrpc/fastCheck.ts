@@ -37,7 +37,7 @@ const cache = new WeakMap<object, FastCheck | null>();
  * The rules below are zod's
  * own (zod/v4/core schemas.js); fastCheck.test.ts holds the two side by side.
  */
-export function fastCheck(schema: z.ZodMiniType): FastCheck | undefined {
+export const fastCheck = (schema: z.ZodMiniType): FastCheck | undefined => {
   if (schema === last) return lastCheck; // calls come in runs of one kind
   let check = cache.get(schema);
   if (check === undefined) {
@@ -47,7 +47,7 @@ export function fastCheck(schema: z.ZodMiniType): FastCheck | undefined {
   last = schema;
   lastCheck = check ?? undefined;
   return lastCheck;
-}
+};
 
 let last: object | undefined;
 let lastCheck: FastCheck | undefined;
@@ -55,15 +55,15 @@ let lastCheck: FastCheck | undefined;
 const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 
 /** zod's isPlainObject, which `z.record` requires. */
-function isPlainObject(v: unknown): v is Record<string, unknown> {
+const isPlainObject = (v: unknown): v is Record<string, unknown> => {
   if (!isObject(v)) return false;
   const ctor: unknown = v.constructor;
   if (typeof ctor !== 'function') return true;
   const proto: unknown = ctor.prototype;
   return isObject(proto) && hasOwn(proto, 'isPrototypeOf');
-}
+};
 
-function compile(node: Node): FastCheck | undefined {
+const compile = (node: Node): FastCheck | undefined => {
   const { def } = node._zod;
   if (def.coerce) return undefined;
   if (def.checks?.length) return def.type === 'string' ? minLengthCheck(def.checks) : undefined;
@@ -118,14 +118,14 @@ function compile(node: Node): FastCheck | undefined {
       return compileObject(def.shape!, def.catchall);
   }
   return undefined;
-}
+};
 
 /**
  * A string with `minLength` checks (a task id has one): zod counts code points, one or two UTF-16
  * units each, so `length >= 2 * min` always passes, as does any non-empty string for a minimum of
  * 1; in between the answer is zod's. Any other check: no fast path.
  */
-function minLengthCheck(checks: unknown[]): FastCheck | undefined {
+const minLengthCheck = (checks: unknown[]): FastCheck | undefined => {
   let min = 0;
   for (const c of checks) {
     // A `when` that skips the check only makes zod more lenient than this: still safe.
@@ -135,10 +135,10 @@ function minLengthCheck(checks: unknown[]): FastCheck | undefined {
   }
   const sure = min <= 1 ? min : 2 * min;
   return (v) => typeof v === 'string' && v.length >= sure;
-}
+};
 
 /** `z.object` (strips unknown keys) and `z.looseObject` (keeps them); not strict or typed catchalls. */
-function compileObject(shape: Record<string, Node>, catchall: Node | undefined): FastCheck | undefined {
+const compileObject = (shape: Record<string, Node>, catchall: Node | undefined): FastCheck | undefined => {
   const loose = catchall !== undefined;
   if (loose && (catchall._zod.def.type !== 'unknown' || catchall._zod.def.checks?.length)) return undefined;
   if (Object.getOwnPropertySymbols(shape).length > 0) return undefined;
@@ -172,4 +172,4 @@ function compileObject(shape: Record<string, Node>, catchall: Node | undefined):
     }
     return seen === required;
   };
-}
+};

@@ -57,7 +57,7 @@ export type Classified =
   | { kind: 'invalid'; id: RequestId | null; problem: string; response?: boolean };
 
 /** Validates one incoming value as a JSON-RPC message. Never throws. */
-export function classify(value: unknown): Classified {
+export const classify = (value: unknown): Classified => {
   if (!isObject(value)) return { kind: 'invalid', id: null, problem: 'message is not a JSON object' };
   // The common case, checked by hand: a well-formed result. For every value JSON.parse makes (all
   // a transport delivers) it accepts exactly what JsonRpcResultResponseSchema accepts (an object
@@ -104,7 +104,7 @@ export function classify(value: unknown): Classified {
       : { kind: 'invalid', id, problem: `invalid error response: ${describeIssues(r.error)}`, response: true };
   }
   return { kind: 'invalid', id, problem: 'message has neither method, result nor error' };
-}
+};
 
 interface Issue {
   path: PropertyKey[];
@@ -114,7 +114,7 @@ interface Issue {
 }
 
 /** A zod error's issues in one readable line: `params.task.ttl: expected number; id: invalid`. */
-export function describeIssues({ issues }: { issues: readonly Issue[] }, max = 3): string {
+export const describeIssues = ({ issues }: { issues: readonly Issue[] }, max = 3): string => {
   const parts = issues.slice(0, max).map((i) => {
     const where = i.path.length ? i.path.map(String).join('.') : '(root)';
     const what =
@@ -123,4 +123,4 @@ export function describeIssues({ issues }: { issues: readonly Issue[] }, max = 3
   });
   if (issues.length > max) parts.push(`and ${issues.length - max} more`);
   return parts.join('; ');
-}
+};

@@ -6,14 +6,14 @@ import type { Logger } from '../util/log';
  * repeated cursor or more than `maxPages` pages stop it with an error in the log, which `method`
  * heads; `enough(pagesSent)` stops it before a further page. Returns the pages sent.
  */
-export async function pageThrough(
+export const pageThrough = async (
   method: string,
   log: Logger,
   maxPages: number,
   page: (cursor: string | undefined) => Promise<{ items: readonly unknown[]; nextCursor?: string | null }>,
   onItem: (raw: unknown) => void,
   enough?: (pages: number) => boolean,
-): Promise<number> {
+): Promise<number> => {
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let n = 0; ; n++) {
@@ -32,4 +32,4 @@ export async function pageThrough(
     }
     seen.add(cursor);
   }
-}
+};

@@ -13,9 +13,7 @@ const Obj = z.record(z.string(), z.unknown());
 const Flag = z.optional(z.unknown());
 
 /** Whether a capability flag says supported: present, but not `false` or `null` (a server that writes `"cancel": false` does not offer it). */
-export function declared(flag: unknown): boolean {
-  return flag !== undefined && flag !== null && flag !== false;
-}
+export const declared = (flag: unknown): boolean => flag !== undefined && flag !== null && flag !== false;
 
 export const ServerTasksCapabilitySchema = z.looseObject({
   list: Flag,

@@ -22,7 +22,7 @@ const lower = (s: string) => s.toLowerCase();
  * 3. the first model the editor lists.
  * Undefined when there is no model at all.
  */
-export function chooseModel<M extends ModelInfo>(models: readonly M[], hints: readonly string[], preferred?: string): ModelChoice<M> | undefined {
+export const chooseModel = <M extends ModelInfo>(models: readonly M[], hints: readonly string[], preferred?: string): ModelChoice<M> | undefined => {
   if (models.length === 0) return undefined;
   const want = preferred?.trim() ? lower(preferred.trim()) : undefined;
   if (want) {
@@ -36,4 +36,4 @@ export function chooseModel<M extends ModelInfo>(models: readonly M[], hints: re
     if (m) return { model: m, reason: `hint "${hint}"` };
   }
   return { model: models[0]!, reason: 'default' };
-}
+};

@@ -77,7 +77,7 @@ const invalid = (message: string): ParseResult => ({ ok: false, error: new RpcEr
  * Validates `sampling/createMessage` params and turns them into a plan. Bad params give an
  * `InvalidParams` (-32602) error saying what is wrong; nothing here throws.
  */
-export function parseCreateMessage(params: unknown): ParseResult {
+export const parseCreateMessage = (params: unknown): ParseResult => {
   const parsed = CreateMessageParamsSchema.safeParse(params ?? {});
   if (!parsed.success) return invalid(`Invalid sampling/createMessage params: ${describeIssues(parsed.error)}`);
   const p = parsed.data;
@@ -109,20 +109,20 @@ export function parseCreateMessage(params: unknown): ParseResult {
       includeContext: p.includeContext && p.includeContext !== 'none' ? p.includeContext : undefined,
     },
   };
-}
+};
 
 /**
  * The messages to send to a model that has no system role (the editor's language model API):
  * the system prompt becomes the first text part of the first user message, or a user message of
  * its own when the conversation starts with the assistant.
  */
-export function chatMessages(plan: SamplingPlan): PlanMessage[] {
+export const chatMessages = (plan: SamplingPlan): PlanMessage[] => {
   if (!plan.systemPrompt) return plan.messages;
   const system: PlanPart = { kind: 'text', text: plan.systemPrompt };
   const [first, ...rest] = plan.messages;
   if (first?.role === 'user') return [{ role: 'user', parts: [system, ...first.parts] }, ...rest];
   return [{ role: 'user', parts: [system] }, ...plan.messages];
-}
+};
 
 // ── Preview for the consent prompt ─────────────────────────────────────────────────────────────
 
@@ -146,19 +146,17 @@ export interface PreviewOptions {
 }
 
 /** Cuts text to `max` characters, saying how much was left out. */
-export function shorten(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
-}
+export const shorten = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`);
 
-function describePart(part: PlanPart, max: number): string {
+const describePart = (part: PlanPart, max: number): string => {
   if (part.kind === 'text') return shorten(part.text, max);
   // base64: 4 characters carry 3 bytes.
   const bytes = Math.floor((part.data.length * 3) / 4) - (part.data.endsWith('==') ? 2 : part.data.endsWith('=') ? 1 : 0);
   return `[${part.kind} ${part.mimeType}, ${bytes < 1024 ? `${bytes} bytes` : `${(bytes / 1024).toFixed(1)} KB`}]`;
-}
+};
 
 /** The request as a person reads it; each part cut to `maxChars`, only the last `maxMessages` messages. */
-function describeRequest(plan: SamplingPlan, o: PreviewOptions, maxChars: number, maxMessages: number): string {
+const describeRequest = (plan: SamplingPlan, o: PreviewOptions, maxChars: number, maxMessages: number): string => {
   const lines = [`MCP server "${o.serverLabel}" asks to use a language model${o.taskId ? ` for its task ${o.taskId}${o.toolName ? ` (tool ${o.toolName})` : ''}` : ''}.`];
   lines.push(`Max tokens: ${plan.maxTokens}`);
   if (plan.hints.length) lines.push(`Model hints: ${plan.hints.join(', ')}`);
@@ -171,10 +169,10 @@ function describeRequest(plan: SamplingPlan, o: PreviewOptions, maxChars: number
   if (hidden) lines.push(`(${hidden} earlier message${hidden === 1 ? '' : 's'} not shown)`);
   for (const m of plan.messages.slice(hidden)) lines.push(`[${m.role}] ${m.parts.map((p) => describePart(p, maxChars)).join(' ')}`);
   return lines.join('\n');
-}
+};
 
 /** What the consent prompt shows of a request: its gist, a shortened text for the log, and the whole of it. */
-export function previewSampling(plan: SamplingPlan, o: PreviewOptions): SamplingPreview {
+export const previewSampling = (plan: SamplingPlan, o: PreviewOptions): SamplingPreview => {
   const lastUser = [...plan.messages].reverse().find((m) => m.role === 'user');
   const lastText = lastUser?.parts.find((p) => p.kind === 'text');
   const asked = lastText?.kind === 'text' ? lastText.text.replace(/\s+/g, ' ').trim() : '';
@@ -185,4 +183,4 @@ export function previewSampling(plan: SamplingPlan, o: PreviewOptions): Sampling
     text: describeRequest(plan, o, 500, 20),
     full: describeRequest(plan, o, Infinity, Infinity),
   };
-}
+};

@@ -109,13 +109,11 @@ export class CompletionCollector {
 }
 
 /** Whether cutting `text` at `i` would split a surrogate pair (an emoji, say) and leave half of it. */
-function splitsPair(text: string, i: number): boolean {
+const splitsPair = (text: string, i: number): boolean => {
   const high = text.charCodeAt(i - 1);
   const low = text.charCodeAt(i);
   return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff;
-}
+};
 
 /** The `CreateMessageResult` for a text answer. */
-export function buildCreateMessageResult(text: string, model: string, stopReason: StopReason): Record<string, unknown> {
-  return { role: 'assistant', content: { type: 'text', text }, model, stopReason };
-}
+export const buildCreateMessageResult = (text: string, model: string, stopReason: StopReason): Record<string, unknown> => ({ role: 'assistant', content: { type: 'text', text }, model, stopReason });

@@ -163,9 +163,7 @@ export class InputDismissedError extends HeldByUserError {
 }
 
 /** Whether `err` (or its cause) is the user's dismissal of an input prompt. */
-export function isInputDismissed(err: unknown): boolean {
-  return err instanceof InputDismissedError || (err instanceof Error && err.cause instanceof InputDismissedError);
-}
+export const isInputDismissed = (err: unknown): boolean => err instanceof InputDismissedError || (err instanceof Error && err.cause instanceof InputDismissedError);
 
 /** What a server does for a new configuration: a stdio server restarts, a remote one reconnects. */
 export const restarts = (type: ServerConfig['type']): string => (type === 'stdio' ? 'restarts' : 'reconnects');
@@ -181,11 +179,11 @@ const KEPT_GRACE_MS = 5 * 60_000;
  * What to do about a stdio server whose process failed (exited with an error) while connecting or
  * soon after: its stderr is in the log, and what it was started with is in its configuration.
  */
-function withExitHint(message: string, config: ServerConfig, closed: TransportCloseInfo | undefined): string {
+const withExitHint = (message: string, config: ServerConfig, closed: TransportCloseInfo | undefined): string => {
   return config.type === 'stdio' && closed?.code !== undefined && closed.code !== 0
     ? `${sentence(message)} See the server's output in the log, and check its "command", "args" and "env" (or "envFile") in the configuration.`
     : message;
-}
+};
 
 /**
  * The configured servers and their connections. Servers connect lazily (`getSession`), so
@@ -878,14 +876,14 @@ export class ServerManager extends DisposableBase implements SessionSource {
 const SECRET_PARAM = /key|token|secret|pass|auth|sig|cred|session/i;
 
 /** The values of the `${env:NAME}` variables of a server whose names say they hold a secret. */
-export function envSecrets(config: ServerConfig, env: Readonly<Record<string, string | undefined>>): string[] {
+export const envSecrets = (config: ServerConfig, env: Readonly<Record<string, string | undefined>>): string[] => {
   const out: string[] = [];
   for (const [, name] of JSON.stringify(config).matchAll(/\$\{env:([^}]+)\}/g)) {
     const value = env[name];
     if (value && SECRET_NAME.test(name)) out.push(value);
   }
   return out;
-}
+};
 
 const SECRET_NAME = /key|token|secret|pass|pwd|auth|cred|session|cookie|private|\bpat\b|_pat$/i;
 
@@ -893,7 +891,7 @@ const SECRET_NAME = /key|token|secret|pass|pwd|auth|cred|session|cookie|private|
  * The credentials a server URL carries: its user info, and the values of query parameters named
  * like credentials. Other parameter values stay readable in logs (`?version=2`).
  */
-export function urlSecrets(url: string): string[] {
+export const urlSecrets = (url: string): string[] => {
   let u: URL;
   try {
     u = new URL(url);
@@ -903,12 +901,12 @@ export function urlSecrets(url: string): string[] {
   const out = [u.username, u.password].filter(Boolean).flatMap((v) => [v, safeDecode(v)]);
   for (const [name, value] of u.searchParams) if (value && SECRET_PARAM.test(name)) out.push(value, encodeURIComponent(value));
   return out;
-}
+};
 
-function safeDecode(v: string): string {
+const safeDecode = (v: string): string => {
   try {
     return decodeURIComponent(v);
   } catch {
     return v; // a malformed escape stays as it was written
   }
-}
+};

@@ -40,9 +40,7 @@ const SavedSessionSchema = z.object({
 });
 
 /** The saved sessions of an index that can be resumed. */
-function savedSessions(v: unknown): IndexFile['sessions'] {
-  return Array.isArray(v) ? v.filter((s): s is IndexFile['sessions'][number] => SavedSessionSchema.safeParse(s).success) : [];
-}
+const savedSessions = (v: unknown): IndexFile['sessions'] => (Array.isArray(v) ? v.filter((s): s is IndexFile['sessions'][number] => SavedSessionSchema.safeParse(s).success) : []);
 
 /** A stored outcome file, checked when read back: a damaged file is no result, not a crash later. */
 const StoredOutcomeSchema = z.union([
@@ -84,13 +82,13 @@ const DAY = 24 * 60 * 60 * 1000;
  * holds its own copy, so a session dropped here while its server comes back is still resumed in
  * this window; the live connection keeps it again at shutdown if a task needs it.
  */
-function neededSessions<S extends SavedSession>(sessions: S[], tasks: TaskSnapshot[], retentionMs: number): S[] {
+const neededSessions = <S extends SavedSession>(sessions: S[], tasks: TaskSnapshot[], retentionMs: number): S[] => {
   const now = Date.now();
   // A createdAt that cannot be read (NaN) ends nothing: the retention period bounds the session.
   const live = new Set(tasks.filter((t) => needsSession(t, now)).map((t) => t.serverId));
   // An entry of an older version is as old as the first time it is read.
   return sessions.filter((s) => live.has(s.serverId) && (s.keptAt ??= now) + retentionMs > now);
-}
+};
 
 export interface TaskStoreOptions {
   /** How long finished tasks and their results are kept. */
@@ -502,17 +500,15 @@ export class TaskStore implements Disposable {
 }
 
 /** A task that finished before `cutoff` (see `#cutoff`): it is neither loaded nor kept. */
-function pastRetention(snap: TaskSnapshot, cutoff: number): boolean {
-  return isTerminal(snap.status) && Date.parse(snap.lastUpdatedAt) < cutoff;
-}
+const pastRetention = (snap: TaskSnapshot, cutoff: number): boolean => isTerminal(snap.status) && Date.parse(snap.lastUpdatedAt) < cutoff;
 
 /** The sound entries of an index's removed tasks (`v`) that were removed within the retention period. */
-function keptRemoved(v: unknown, cutoff: number): RemovedTask[] {
+const keptRemoved = (v: unknown, cutoff: number): RemovedTask[] => {
   return Array.isArray(v) ? v.filter((r: Partial<RemovedTask> | null) => typeof r?.key === 'string' && typeof r.createdAt === 'string' && typeof r.removedAt === 'number' && r.removedAt >= cutoff) : [];
-}
+};
 
 /** An entry of the index that can be restored: an object whose snapshot names its task and has a known status and kind. */
-function isStoredTask(entry: unknown): entry is IndexFile['tasks'][number] {
+const isStoredTask = (entry: unknown): entry is IndexFile['tasks'][number] => {
   if (typeof entry !== 'object' || entry === null) return false;
   const snap = (entry as { snap?: unknown }).snap as Partial<Record<keyof TaskSnapshot, unknown>> | null | undefined;
   return (
@@ -524,39 +520,39 @@ function isStoredTask(entry: unknown): entry is IndexFile['tasks'][number] {
     (snap.kind === 'task' || snap.kind === 'direct') &&
     isLocalTaskStatus(snap.status)
   );
-}
+};
 
 /** The index in a file's text, if it is one. */
-function parseIndex(text: string): IndexFile | undefined {
+const parseIndex = (text: string): IndexFile | undefined => {
   try {
     const data = JSON.parse(text) as IndexFile | null;
     return data?.version === 1 && Array.isArray(data.tasks) ? data : undefined;
   } catch {
     return undefined;
   }
-}
+};
 
 /** A file's text, or undefined when it cannot be read. */
-function readQuietly(file: string): string | undefined {
+const readQuietly = (file: string): string | undefined => {
   try {
     return fs.readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
-}
+};
 
 /**
  * Whether a process of this user runs (on this machine: a shared store lives in the extension
  * host's own storage). Another user's (EPERM) took the number of a window that ended.
  */
-function processRuns(pid: number): boolean {
+const processRuns = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
     return true;
   } catch {
     return false;
   }
-}
+};
 
 /**
  * Runs `fn`, which must not wait for anything, holding a lock file created exclusively: of the
@@ -565,7 +561,7 @@ function processRuns(pid: number): boolean {
  * under it takes milliseconds) and is broken. Where no lock can be made at all (a read-only or
  * odd file system), `fn` runs unlocked: a task followed twice is better than one not saved.
  */
-function tryLocked(lock: string, fn: () => void): boolean {
+const tryLocked = (lock: string, fn: () => void): boolean => {
   let fd: number | undefined;
   try {
     fd = fs.openSync(lock, 'wx');
@@ -589,22 +585,22 @@ function tryLocked(lock: string, fn: () => void): boolean {
     }
   }
   return true;
-}
+};
 
 /**
  * `tryLocked` at shutdown, when nothing can wait for a timer: tried again at once (the lock is
  * held for milliseconds), for a second at most, then unlocked.
  */
-function lockedSync(lock: string, fn: () => void): void {
+const lockedSync = (lock: string, fn: () => void): void => {
   const deadline = Date.now() + LOCK_WAIT_MS / 2;
   while (!tryLocked(lock, fn)) if (Date.now() > deadline) return fn();
-}
+};
 
 /** Deletes a file if it is there, saying nothing when it cannot (it is only a temporary file). */
-function removeQuietly(file: string): void {
+const removeQuietly = (file: string): void => {
   try {
     fs.rmSync(file, { force: true });
   } catch {
     // A locked file (Windows) stays; the next write uses another name.
   }
-}
+};

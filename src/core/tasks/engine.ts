@@ -1725,38 +1725,30 @@ export class TaskEngine extends DisposableBase {
 }
 
 /** Whether a session's server declared `tasks/list`. */
-function lists(session: McpSession | undefined): session is McpSession {
-  return session !== undefined && session.supportsTasks && declared(session.serverCapabilities.tasks?.list);
-}
+const lists = (session: McpSession | undefined): session is McpSession => session !== undefined && session.supportsTasks && declared(session.serverCapabilities.tasks?.list);
 
 /**
  * Why a task is lost or expired when `err` is its server's answer to a tasks/get: -32602, it no
  * longer knows the task; -32601, it no longer has tasks at all (another server now answers there).
  */
-function denial(err: unknown): string | undefined {
+const denial = (err: unknown): string | undefined => {
   if (!isPeerError(err)) return undefined;
   if (err.code === ErrorCode.InvalidParams) return `the server no longer knows the task (${reasonOf(err)})`;
   if (err.code === ErrorCode.MethodNotFound) return `the server no longer answers tasks/get (${reasonOf(err)})`;
   return undefined;
-}
+};
 
-function ignore(): void {}
+const ignore = (): void => {};
 
-function clamp(n: number, min: number, max: number): number {
-  return Number.isFinite(n) ? Math.min(Math.max(n, min), max) : max;
-}
+const clamp = (n: number, min: number, max: number): number => (Number.isFinite(n) ? Math.min(Math.max(n, min), max) : max);
 
 /** A ttl the server reported: a non-negative finite number, or null (unlimited). Nonsense is null. */
-function sanitizeTtl(ttl: number | null): number | null {
-  return ttl !== null && Number.isFinite(ttl) && ttl >= 0 ? ttl : null;
-}
+const sanitizeTtl = (ttl: number | null): number | null => (ttl !== null && Number.isFinite(ttl) && ttl >= 0 ? ttl : null);
 
 /** An ISO 8601 date from a server, or now when it sent something unreadable. */
-function validDate(s: string, now: number): string {
+const validDate = (s: string, now: number): string => {
   const t = Date.parse(s);
   return new Date(Number.isNaN(t) ? now : t).toISOString();
-}
+};
 
-function capitalize(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
-}
+const capitalize = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);

@@ -11,16 +11,16 @@ export type ExecutionPreference = 'auto' | 'task' | 'direct';
 export type ExecutionDecision = { mode: 'task' } | { mode: 'direct' } | { mode: 'refuse'; reason: string };
 
 /** T-CAP-2, T-TOOL-1: the server declared task-augmented `tools/call`. */
-export function serverAcceptsToolTasks(capabilities: ServerCapabilities | undefined, protocolVersion: string | undefined): boolean {
+export const serverAcceptsToolTasks = (capabilities: ServerCapabilities | undefined, protocolVersion: string | undefined): boolean => {
   return protocolVersion === '2025-11-25' && declared(capabilities?.tasks?.requests?.tools?.call);
-}
+};
 
 /**
  * Whether to call a tool as a task (T-TOOL-1..4): only when the server declared task-augmented
  * `tools/call` and the tool's `taskSupport` allows it; `required` tools always as tasks; absent or
  * `forbidden` never. A `required` tool on a server without task support cannot be called at all.
  */
-export function decideExecution(serverAcceptsTasks: boolean, taskSupport: TaskSupport | undefined, preference: ExecutionPreference = 'auto'): ExecutionDecision {
+export const decideExecution = (serverAcceptsTasks: boolean, taskSupport: TaskSupport | undefined, preference: ExecutionPreference = 'auto'): ExecutionDecision => {
   const support = taskSupport ?? 'forbidden';
   const noTasks = 'the server does not declare task support for tools/call';
   if (support === 'required') {
@@ -36,12 +36,10 @@ export function decideExecution(serverAcceptsTasks: boolean, taskSupport: TaskSu
     };
   }
   return { mode: 'direct' };
-}
+};
 
 /** A retry as a task after -32600 on a plain call is allowed only where a task call would be. */
-export function mayRetryAsTask(serverAcceptsTasks: boolean, taskSupport: TaskSupport | undefined): boolean {
-  return serverAcceptsTasks && (taskSupport === 'optional' || taskSupport === 'required');
-}
+export const mayRetryAsTask = (serverAcceptsTasks: boolean, taskSupport: TaskSupport | undefined): boolean => serverAcceptsTasks && (taskSupport === 'optional' || taskSupport === 'required');
 
 /**
  * Whether the user can cancel `t` (the view's Cancel, the Cancel Task pick): live, and a direct
@@ -49,13 +47,13 @@ export function mayRetryAsTask(serverAcceptsTasks: boolean, taskSupport: TaskSup
  * connected yet, so not known not to). A task of a server removed from the configuration cannot
  * be reached to cancel it.
  */
-export function isCancelable(t: TaskSnapshot, servers: Pick<ServerManager, 'peekSession' | 'isConfigured'>): boolean {
+export const isCancelable = (t: TaskSnapshot, servers: Pick<ServerManager, 'peekSession' | 'isConfigured'>): boolean => {
   if (isTerminal(t.status)) return false;
   if (t.kind === 'direct') return true;
   if (servers.isConfigured(t.serverId) === false) return false;
   const caps = servers.peekSession(t.serverId)?.serverCapabilities;
   return !caps || declared(caps.tasks?.cancel);
-}
+};
 
 /** What Disconnect or Restart would cost a server's live tasks (they ask first when anything). */
 export interface DisconnectCost {
@@ -76,7 +74,7 @@ export interface DisconnectCost {
  * `moved`: removed, or its new configuration waits; its connection is the last to its tasks'
  * endpoint, so they end with it whatever the transport.
  */
-export function disconnectCost(tasks: readonly TaskSnapshot[], serverId: string, type: ServerConfig['type'] | undefined, moved = false): DisconnectCost {
+export const disconnectCost = (tasks: readonly TaskSnapshot[], serverId: string, type: ServerConfig['type'] | undefined, moved = false): DisconnectCost => {
   const cost = { ended: 0, calls: 0, atRisk: 0 };
   for (const t of tasks) {
     if (t.serverId !== serverId || isTerminal(t.status)) continue;
@@ -85,18 +83,14 @@ export function disconnectCost(tasks: readonly TaskSnapshot[], serverId: string,
     else if (type === 'sse' || type === 'ws') cost.atRisk++;
   }
   return cost;
-}
+};
 
 /**
  * Whether a task has a result to open (the view's Open Result): a kept result, or an ended task
  * whose server gives one (`completed`, or `failed` with its error). A cancelled task's
  * `tasks/result` gives only an error saying it has none.
  */
-export function hasResult(t: TaskSnapshot): boolean {
-  return t.outcome !== undefined || t.outcomeFetchedAt !== undefined || (t.kind === 'task' && (t.status === 'completed' || t.status === 'failed'));
-}
+export const hasResult = (t: TaskSnapshot): boolean => t.outcome !== undefined || t.outcomeFetchedAt !== undefined || (t.kind === 'task' && (t.status === 'completed' || t.status === 'failed'));
 
 /** Whether Fetch Task Result offers `t`: what the view opens, and a live task, whose result it waits for. */
-export function hasResultToFetch(t: TaskSnapshot): boolean {
-  return hasResult(t) || (t.kind === 'task' && !isTerminal(t.status));
-}
+export const hasResultToFetch = (t: TaskSnapshot): boolean => hasResult(t) || (t.kind === 'task' && !isTerminal(t.status));

@@ -21,7 +21,7 @@ export const STATUS_PRESENTATION: Readonly<Record<LocalTaskStatus, { icon: strin
 export const localTime = (iso: string): string => new Date(iso).toLocaleString();
 
 /** `42 s`, `5 min`, `3 h`, `2 d`: how long ago, in the fewest words. */
-export function formatAge(ms: number): string {
+export const formatAge = (ms: number): string => {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 60) return `${s} s`;
   const m = Math.floor(s / 60);
@@ -29,7 +29,7 @@ export function formatAge(ms: number): string {
   const h = Math.floor(m / 60);
   if (h < 48) return `${h} h`;
   return `${Math.floor(h / 24)} d`;
-}
+};
 
 /**
  * A row's age: `now` under a minute, then as `formatAge` (`5 min`, `3 h`), as VS Code's own
@@ -37,21 +37,19 @@ export function formatAge(ms: number): string {
  * rows may be tracked): an age in seconds would read "2 s" long after, one in minutes is never
  * off by more than the half minute between two redraws.
  */
-export function formatRowAge(ms: number): string {
-  return ms < 60_000 ? 'now' : formatAge(ms);
-}
+export const formatRowAge = (ms: number): string => (ms < 60_000 ? 'now' : formatAge(ms));
 
 /** `3/6`, `40%` or `12` from a progress notification. */
-export function formatProgress(p: TaskSnapshot['progress']): string | undefined {
+export const formatProgress = (p: TaskSnapshot['progress']): string | undefined => {
   if (!p) return undefined;
   if (p.total !== undefined && p.total > 0) {
     return p.total <= 20 && Number.isInteger(p.total) ? `${p.progress}/${p.total}` : `${Math.round((100 * p.progress) / p.total)}%`;
   }
   return String(p.progress);
-}
+};
 
 /** The row's description: status message (or status), progress while live, and age. */
-export function describeTask(t: TaskSnapshot, now: number): string {
+export const describeTask = (t: TaskSnapshot, now: number): string => {
   const parts: string[] = [];
   const live = t.status === 'working' || t.status === 'input_required';
   // A finished task leads with how it ended: its last message may still say "Generating report…".
@@ -65,38 +63,32 @@ export function describeTask(t: TaskSnapshot, now: number): string {
   if (progress && !message?.includes(progress)) parts.push(progress);
   parts.push(formatRowAge(now - Date.parse(t.createdAt)));
   return parts.join(' · ');
-}
+};
 
 /**
  * The row of a task a server asked the client to run: its status, then why it ended (unless the
  * message says it already: "Cancelled by the user"), and its age. A failed or cancelled row reads
  * as such, not as a bare error message.
  */
-export function describeHosted(h: { status: LocalTaskStatus; statusMessage?: string; createdAt: string }, now: number): string {
+export const describeHosted = (h: { status: LocalTaskStatus; statusMessage?: string; createdAt: string }, now: number): string => {
   const said = STATUS_PRESENTATION[h.status].label;
   const m = h.statusMessage;
   return `${m?.startsWith(said) ? m : m ? `${said} · ${m}` : said} · ${formatRowAge(now - Date.parse(h.createdAt))}`;
-}
+};
 
 /** When the server may forget the task (ms since epoch), or undefined for an unlimited ttl. */
-export function expiresAt(t: TaskSnapshot): number | undefined {
-  return t.ttl === null ? undefined : Date.parse(t.createdAt) + t.ttl;
-}
+export const expiresAt = (t: TaskSnapshot): number | undefined => (t.ttl === null ? undefined : Date.parse(t.createdAt) + t.ttl);
 
 /** Orders tasks newest first, as the view and the API list them. */
-export function newestFirst(a: { createdAt: string }, b: { createdAt: string }): number {
-  return a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0;
-}
+export const newestFirst = (a: { createdAt: string }, b: { createdAt: string }): number => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0);
 
 /** The name a task is shown by: its tool, or its id when it was found through tasks/list. */
-export function taskTitle(t: TaskSnapshot): string {
-  return t.toolName || `Task ${t.taskId.slice(0, 12)}`;
-}
+export const taskTitle = (t: TaskSnapshot): string => t.toolName || `Task ${t.taskId.slice(0, 12)}`;
 
 /** How the tool pick of Run Tool as Task says a tool runs on its server, or that it cannot. */
-export function toolRunWords(serverAcceptsTasks: boolean, taskSupport: TaskSupport | undefined): string {
+export const toolRunWords = (serverAcceptsTasks: boolean, taskSupport: TaskSupport | undefined): string => {
   const decision = decideExecution(serverAcceptsTasks, taskSupport);
   if (decision.mode === 'refuse') return '$(circle-slash) cannot run here: the server does not run tasks';
   if (decision.mode === 'direct') return '$(arrow-right) direct call only';
   return taskSupport === 'optional' ? '$(tasklist) task optional' : '$(tasklist) runs as a task';
-}
+};

@@ -7,9 +7,7 @@ type Block = Record<string, unknown> & { type: string };
 const IMAGE_START = '![image (';
 
 /** Whether a formatted result shows an image, which only a Markdown preview renders. */
-export function showsImage(markdown: string): boolean {
-  return /^!\[image \([^)\n]*\)\]\(data:/m.test(markdown);
-}
+export const showsImage = (markdown: string): boolean => /^!\[image \([^)\n]*\)\]\(data:/m.test(markdown);
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 /** The size of base64 data once decoded, in KB. */
@@ -19,7 +17,7 @@ const kb = (base64: string): number => Math.round((base64.length * 3) / 4 / 1024
  * A fence that the content cannot close early: longer than its longest run of backticks. Counted
  * in a loop, as spreading one argument per run into Math.max overflows the stack on large results.
  */
-function fence(body: string, lang = ''): string {
+const fence = (body: string, lang = ''): string => {
   let longest = 2;
   let run = 0;
   for (let i = 0; i < body.length; i++) {
@@ -28,13 +26,13 @@ function fence(body: string, lang = ''): string {
   }
   const ticks = '`'.repeat(longest + 1);
   return `${ticks}${lang}\n${body}\n${ticks}`;
-}
+};
 
 /**
  * Markdown text as the server sent it, with a code fence it left open closed at its end: else
  * everything after it in the document (structured content, arguments) would read as code.
  */
-function closeFences(text: string): string {
+const closeFences = (text: string): string => {
   let open: string | undefined;
   for (const line of text.split('\n')) {
     const m = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
@@ -44,14 +42,12 @@ function closeFences(text: string): string {
     } else if (m[1][0] === open[0] && m[1].length >= open.length && !m[2].trim()) open = undefined;
   }
   return open ? `${text}\n${open}` : text;
-}
+};
 
 /** A Markdown link that any label and URI keep whole: brackets escaped, the URI between `<>`. */
-function link(label: string, uri: string): string {
-  return `[${label.replace(/[[\]\\]/g, '\\$&')}](<${uri.replace(/[<>\s]/g, encodeURIComponent)}>)`;
-}
+const link = (label: string, uri: string): string => `[${label.replace(/[[\]\\]/g, '\\$&')}](<${uri.replace(/[<>\s]/g, encodeURIComponent)}>)`;
 
-function block(b: Block): string {
+const block = (b: Block): string => {
   switch (b.type) {
     case 'text':
       return closeFences(str(b.text));
@@ -77,13 +73,13 @@ function block(b: Block): string {
     default:
       return `Unknown content type \`${b.type}\`:\n\n${fence(safeStringify(b, 2), 'json')}`;
   }
-}
+};
 
 /**
  * A task's outcome as Markdown, for a read-only document: every content block, structured
  * content as JSON, an error result marked as such, and a JSON-RPC error with its payload.
  */
-export function formatOutcome(t: TaskSnapshot): string {
+export const formatOutcome = (t: TaskSnapshot): string => {
   const lines: string[] = [`# ${taskTitle(t)}: ${STATUS_PRESENTATION[t.status].label}`, ''];
   lines.push(`Task \`${t.taskId}\`${t.kind === 'direct' ? ' (direct call)' : ''}, created ${localTime(t.createdAt)}${t.outcomeFetchedAt ? `, result fetched ${localTime(t.outcomeFetchedAt)}` : ''}.`, '');
   if (t.statusMessage) lines.push(`> Last status message: ${t.statusMessage}`, '');
@@ -103,4 +99,4 @@ export function formatOutcome(t: TaskSnapshot): string {
   }
   if (t.arguments && Object.keys(t.arguments).length) lines.push(...(lines.at(-1) ? [''] : []), '## Arguments', '', fence(safeStringify(t.arguments, 2), 'json'));
   return lines.join('\n').trimEnd() + '\n';
-}
+};

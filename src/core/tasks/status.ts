@@ -12,24 +12,18 @@ export type LocalTaskStatus = TaskStatus | 'expired' | 'lost';
 const TERMINAL: ReadonlySet<LocalTaskStatus> = new Set(['completed', 'failed', 'cancelled', 'expired', 'lost']);
 
 /** T-LIFE-3: completed, failed and cancelled are terminal; so are the local expired and lost. */
-export function isTerminal(status: LocalTaskStatus): boolean {
-  return TERMINAL.has(status);
-}
+export const isTerminal = (status: LocalTaskStatus): boolean => TERMINAL.has(status);
 
 /** Whether a value read from outside (a stored task) is a status this product knows. */
-export function isLocalTaskStatus(value: unknown): value is LocalTaskStatus {
-  return value === 'working' || value === 'input_required' || TERMINAL.has(value as LocalTaskStatus);
-}
+export const isLocalTaskStatus = (value: unknown): value is LocalTaskStatus => value === 'working' || value === 'input_required' || TERMINAL.has(value as LocalTaskStatus);
 
 /** A task moved aside by the engine's `retire`: its id names another task now, never to be asked about. */
-export function retired(t: TaskSnapshot): boolean {
-  return t.kind === 'task' && t.key !== taskKey(t.serverId, t.taskId);
-}
+export const retired = (t: TaskSnapshot): boolean => t.kind === 'task' && t.key !== taskKey(t.serverId, t.taskId);
 
 /** An ended task whose result is not in hand (neither fetched nor deleted by the user) and can still be asked for. */
-export function resultToFetch(t: TaskSnapshot): boolean {
+export const resultToFetch = (t: TaskSnapshot): boolean => {
   return t.kind === 'task' && (t.status === 'completed' || t.status === 'failed') && !t.outcome && !t.outcomeFetchedAt && !t.resultDeleted && !retired(t);
-}
+};
 
 /** How long past its ttl a task still counts: the server's clock, which its ttl runs on, may differ. */
 const TTL_GRACE_MS = 60 * 60 * 1000;
@@ -40,14 +34,12 @@ const TTL_GRACE_MS = 60 * 60 * 1000;
  * user), and its ttl, with an hour's grace, has not run out (a createdAt that cannot be read ends
  * nothing).
  */
-export function needsSession(t: TaskSnapshot, now: number): boolean {
+export const needsSession = (t: TaskSnapshot, now: number): boolean => {
   return ((t.kind === 'task' && !isTerminal(t.status)) || resultToFetch(t)) && !(t.ttl !== null && Date.parse(t.createdAt) + t.ttl + TTL_GRACE_MS < now);
-}
+};
 
 /** The spec's statuses that are terminal on the server. */
-export function isServerTerminal(status: TaskStatus): boolean {
-  return status === 'completed' || status === 'failed' || status === 'cancelled';
-}
+export const isServerTerminal = (status: TaskStatus): boolean => status === 'completed' || status === 'failed' || status === 'cancelled';
 
 /**
  * T-LIFE-2: the transition table, read straight off the spec. A status may repeat (a poll that
@@ -61,6 +53,4 @@ export const TRANSITIONS: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = 
   cancelled: [],
 };
 
-export function canTransition(from: TaskStatus, to: TaskStatus): boolean {
-  return TRANSITIONS[from].includes(to);
-}
+export const canTransition = (from: TaskStatus, to: TaskStatus): boolean => TRANSITIONS[from].includes(to);

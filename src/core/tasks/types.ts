@@ -64,22 +64,18 @@ export interface TaskSnapshot {
   note?: string;
 }
 
-export function taskKey(serverId: string, taskId: string): string {
-  return `${serverId}\u0000${taskId}`;
-}
+export const taskKey = (serverId: string, taskId: string): string => `${serverId}\u0000${taskId}`;
 
 /** The key of a task a server asked this client to run (TaskHost), apart from the keys of tracked tasks. */
-export function hostedKey(serverId: string, taskId: string): string {
-  return `hosted\u0000${taskKey(serverId, taskId)}`;
-}
+export const hostedKey = (serverId: string, taskId: string): string => `hosted\u0000${taskKey(serverId, taskId)}`;
 
 /** What a dialog for a server's request is about: its tracked task and its hosted task, by key. */
-export function requestAbout(ctx: { serverId: string; task?: { key: string }; hostedTaskId?: string }): string[] {
+export const requestAbout = (ctx: { serverId: string; task?: { key: string }; hostedTaskId?: string }): string[] => {
   const about: string[] = [];
   if (ctx.task) about.push(ctx.task.key);
   if (ctx.hostedTaskId !== undefined) about.push(hostedKey(ctx.serverId, ctx.hostedTaskId));
   return about;
-}
+};
 
 /** Why a server's request about a task is withdrawn from the user: the task ended. An expected end, not a failure. */
 export class TaskEndedError extends RpcError {

@@ -7,7 +7,7 @@
  */
 
 /** The hint to append after "refused the request (HTTP 401)", or undefined if the challenge says nothing more. */
-export function authChallengeHint(status: number, header: string | null | undefined): string | undefined {
+export const authChallengeHint = (status: number, header: string | null | undefined): string | undefined => {
   if (!header || !/\bBearer\b/i.test(header)) return undefined;
   if (status === 403 && param(header, 'error') === 'insufficient_scope') {
     const scope = param(header, 'scope');
@@ -18,11 +18,11 @@ export function authChallengeHint(status: number, header: string | null | undefi
     return 'it asks to sign in with OAuth, which MCP Tasks does not support yet. If the server also accepts a token (an API key or a personal access token), add it under "headers" in its configuration';
   }
   return undefined;
-}
+};
 
 /** One auth-param's value, quoted or not: printable ASCII only, at most 200 characters. */
-function param(header: string, name: string): string | undefined {
+const param = (header: string, name: string): string | undefined => {
   const m = new RegExp(`(?:^|[\\s,])${name}\\s*=\\s*(?:"((?:[^"\\\\]|\\\\.)*)"|([^\\s,"]+))`, 'i').exec(header.slice(0, 4096));
   if (!m) return undefined;
   return (m[1] ?? m[2]).replace(/\\(.)/g, '$1').replace(/[^\x20-\x7e]/g, '').slice(0, 200);
-}
+};

@@ -13,7 +13,7 @@ export interface SavedHttpSession {
 }
 
 /** The transport for a resolved server configuration. */
-export function createTransport(server: ResolvedServer, logger: Logger, resume?: SavedHttpSession): Transport {
+export const createTransport = (server: ResolvedServer, logger: Logger, resume?: SavedHttpSession): Transport => {
   if (server.type === 'stdio') {
     return new StdioTransport({ command: server.command, args: server.args, env: server.env, unsetEnv: server.unsetEnv, cwd: server.cwd, logger });
   }
@@ -26,4 +26,4 @@ export function createTransport(server: ResolvedServer, logger: Logger, resume?:
     case 'ws':
       return new WebSocketTransport(remote);
   }
-}
+};

@@ -97,6 +97,4 @@ export class LineBuffer {
 }
 
 /** One message as a line of the stdio framing. */
-export function serializeLine(message: object): string {
-  return JSON.stringify(message) + '\n';
-}
+export const serializeLine = (message: object): string => JSON.stringify(message) + '\n';

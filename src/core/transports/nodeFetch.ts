@@ -28,14 +28,14 @@ export const KEEPALIVE_MS = 10_000;
 export const STREAM_HEADERS_TIMEOUT_MS = 300_000;
 
 /** Traces a request of an HTTP transport: its method, url and headers (those that may carry secrets redacted). */
-export function traceRequest(log: Logger, method: string, url: string, headers: Headers): void {
+export const traceRequest = (log: Logger, method: string, url: string, headers: Headers): void => {
   if (log.traceEnabled !== false) log.trace(`${method} ${url} ${JSON.stringify(redactHeaders(Object.fromEntries(headers.entries())))}`);
-}
+};
 
 /** Traces the answer to a request of an HTTP transport: its status and content type. */
-export function traceResponse(log: Logger, method: string, response: Response): void {
+export const traceResponse = (log: Logger, method: string, response: Response): void => {
   if (log.traceEnabled !== false) log.trace(`${method} → ${response.status} ${response.headers.get('content-type') ?? ''}`);
-}
+};
 
 /**
  * An HTTP request answered as `fetch` answers, but sent with node:http(s). Node's `fetch`
@@ -49,7 +49,7 @@ export function traceResponse(log: Logger, method: string, response: Response): 
  * a server that does not answer within `headersTimeoutMs` when one is given. A body the server
  * compresses unasked (no Accept-Encoding is sent) is decompressed, as fetch would.
  */
-export function nodeFetch(url: string | URL, init: NodeFetchInit): Promise<Response> {
+export const nodeFetch = (url: string | URL, init: NodeFetchInit): Promise<Response> => {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const headers: Record<string, string> = {};
@@ -93,10 +93,10 @@ export function nodeFetch(url: string | URL, init: NodeFetchInit): Promise<Respo
     });
     req.end(init.body);
   });
-}
+};
 
 /** The body of `res` without its content coding (gzip, deflate, br), as fetch hands it. */
-function decoded(res: http.IncomingMessage): Readable {
+const decoded = (res: http.IncomingMessage): Readable => {
   const coding = res.headers['content-encoding']?.trim().toLowerCase();
   const sync = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
   const decoder =
@@ -110,4 +110,4 @@ function decoded(res: http.IncomingMessage): Readable {
   if (!decoder) return res;
   // An error on either side (a cut connection, a corrupt body) ends the other with it.
   return pipeline(res, decoder, () => undefined);
-}
+};

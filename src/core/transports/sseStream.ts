@@ -32,7 +32,7 @@ export interface SseHandlers {
  * stream; rejects when it is cut (network error, abort) or an event grows past the limit.
  * The body is always released, so the socket is not left half-read.
  */
-export async function readSseStream(body: FetchBody, handlers: SseHandlers): Promise<void> {
+export const readSseStream = async (body: FetchBody, handlers: SseHandlers): Promise<void> => {
   let overflow = false;
   const parser = createParser({
     onEvent: (e) => handlers.onEvent(e),
@@ -60,13 +60,13 @@ export async function readSseStream(body: FetchBody, handlers: SseHandlers): Pro
   } finally {
     if (!done) reader.cancel().catch(() => undefined);
   }
-}
+};
 
 /**
  * Follows the `id` fields of an SSE stream as the SSE standard does: an event sets the last event
  * id even when it has no data (a priming event), which eventsource-parser does not report at all.
  */
-function idScanner(onId: (id: string) => void): (text: string) => void {
+const idScanner = (onId: (id: string) => void): (text: string) => void => {
   // The current line so far while it may be an `id` field; undefined once it cannot be one.
   let line: string | undefined = '';
   let id: string | undefined;
@@ -84,7 +84,7 @@ function idScanner(onId: (id: string) => void): (text: string) => void {
       line = '';
     }
   };
-}
+};
 
 /** What {@link readBodyText} read: the text, and whether the body passed the limit or was cut. */
 export interface BodyText {
@@ -99,7 +99,7 @@ export interface BodyText {
  * A body as text, read until it ends or passes `max` characters; never rejects, and always
  * releases the body. A body cut on the way keeps what arrived.
  */
-export async function readBodyText(body: FetchBody, max = MAX_MESSAGE_CHARS): Promise<BodyText> {
+export const readBodyText = async (body: FetchBody, max = MAX_MESSAGE_CHARS): Promise<BodyText> => {
   const decoder = new TextDecoder();
   const reader = (body as ReadableStream<Uint8Array>).getReader();
   let text = '';
@@ -115,39 +115,35 @@ export async function readBodyText(body: FetchBody, max = MAX_MESSAGE_CHARS): Pr
   } finally {
     reader.cancel().catch(() => undefined);
   }
-}
+};
 
 /**
  * The messages carried by the data of one `message` event (a JSON-RPC batch is split), or a
  * parse error when the data is not JSON. Shapes are not checked here: the connection does that.
  */
-export function parseEventData(data: string, serverName: string): unknown[] | TransportParseError {
+export const parseEventData = (data: string, serverName: string): unknown[] | TransportParseError => {
   try {
     const value: unknown = JSON.parse(data);
     return messagesIn(value);
   } catch (err) {
     return new TransportParseError(`Server "${serverName}" sent an event that is not JSON (${(err as Error).message})`, data);
   }
-}
+};
 
 /** Hands a message from the server to `transport.onmessage`; a handler that throws is logged, not thrown into the stream. */
-export function deliver(transport: Pick<Transport, 'onmessage'>, value: unknown, log: Logger): void {
+export const deliver = (transport: Pick<Transport, 'onmessage'>, value: unknown, log: Logger): void => {
   try {
     transport.onmessage?.(value);
   } catch (err) {
     log.error(`Handling a message from the server failed: ${errorMessage(err)}`);
   }
-}
+};
 
 /** The error of a transport used after it closed. */
-export function closedError(serverName: string): TransportHttpError {
-  return new TransportHttpError(`The connection to server "${serverName}" is closed`);
-}
+export const closedError = (serverName: string): TransportHttpError => new TransportHttpError(`The connection to server "${serverName}" is closed`);
 
 /** The media type of a response without parameters, e.g. `text/event-stream`. */
-export function mediaType(response: Response): string {
-  return (response.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
-}
+export const mediaType = (response: Response): string => (response.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
 
 /**
  * Up to `max` characters of a body that is not read any further (an error page may be huge), on
@@ -155,7 +151,7 @@ export function mediaType(response: Response): string {
  * else its text (a page's text often opens with menus and banners); a one-word title is followed
  * by the text.
  */
-export async function readBodySnippet(response: Response, max = 200): Promise<string> {
+export const readBodySnippet = async (response: Response, max = 200): Promise<string> => {
   const html = mediaType(response) === 'text/html';
   let text = response.body ? (await readBodyText(response.body, html ? 4000 : max)).text : '';
   if (html) {
@@ -165,7 +161,7 @@ export async function readBodySnippet(response: Response, max = 200): Promise<st
     if (title) text = /\s/.test(title) || !text || text.startsWith(title) ? title : `${title}: ${text}`;
   }
   return text.replace(/\s+/g, ' ').trim().slice(0, max);
-}
+};
 
 /** What to do about a configured url that leads nowhere. */
 export const CHECK_URL = 'check "url" in its configuration';
@@ -174,18 +170,14 @@ export const CHECK_URL = 'check "url" in its configuration';
  * A web page answered instead of MCP (a proxy's sign-in page, a wrong url): what it is (`page`,
  * from readBodySnippet), what was expected, and what to do.
  */
-export function webPageAnswer(page: string, expected: string): string {
+export const webPageAnswer = (page: string, expected: string): string => {
   return `a web page${page ? ` ("${page}")` : ''} instead of ${expected}: ${CHECK_URL}; if the page is a sign-in page, give the server its credentials under "headers" there, e.g. "Authorization": "Bearer \${input:token}"`;
-}
+};
 
 /** Releases a body that is not read, so its connection is not left half-read; never rejects. */
-export function discardBody(response: Response): Promise<void> | undefined {
-  return response.body?.cancel().catch(() => undefined);
-}
+export const discardBody = (response: Response): Promise<void> | undefined => response.body?.cancel().catch(() => undefined);
 
-function statusLine(response: Response): string {
-  return `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
-}
+const statusLine = (response: Response): string => `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
 
 /**
  * The error for an answer that is not 2xx. 401/403 tell how to configure a token (and what the
@@ -194,7 +186,7 @@ function statusLine(response: Response): string {
  * configured origin); a 404 at the configured url says to check it; anything else shows the
  * status and the start of the body. `configured` is false for a url the server named.
  */
-export async function httpStatusError(serverName: string, url: string, response: Response, configured = true): Promise<TransportHttpError> {
+export const httpStatusError = async (serverName: string, url: string, response: Response, configured = true): Promise<TransportHttpError> => {
   const status = response.status;
   if (status === 401 || status === 403) {
     await discardBody(response);
@@ -215,10 +207,10 @@ export async function httpStatusError(serverName: string, url: string, response:
   const body = await readBodySnippet(response);
   const hint = status === 404 && configured ? ` (${CHECK_URL})` : '';
   return new TransportHttpError(`Server "${serverName}" answered ${statusLine(response)} at ${url}${hint}${body ? `: ${body}` : ''}`, status);
-}
+};
 
 /** Where a redirect leads, in words; a `Location` that is no URL is said to be invalid, not thrown. */
-function redirectTarget(location: string | null, url: string): string {
+const redirectTarget = (location: string | null, url: string): string => {
   if (!location) return '';
   let target: URL;
   try {
@@ -231,10 +223,10 @@ function redirectTarget(location: string | null, url: string): string {
   target.username = '';
   target.password = '';
   return ` to ${target.href}`;
-}
+};
 
 /** What to do about a connection that failed with Node's error `code`, for the causes a user can fix. */
-export function unreachableHint(code: unknown): string | undefined {
+export const unreachableHint = (code: unknown): string | undefined => {
   return code === 'ECONNREFUSED'
     ? 'connection refused (ECONNREFUSED): is the server running?'
     : code === 'ENOTFOUND'
@@ -242,10 +234,10 @@ export function unreachableHint(code: unknown): string | undefined {
       : code === 'EAI_AGAIN'
         ? 'its host name could not be resolved right now (EAI_AGAIN): check the network connection'
         : undefined;
-}
+};
 
 /** The error for a request that got no answer at all (refused, unreachable, DNS, TLS...). */
-export function networkError(serverName: string, url: string, err: unknown): TransportHttpError {
+export const networkError = (serverName: string, url: string, err: unknown): TransportHttpError => {
   const cause = (err as { cause?: unknown } | undefined)?.cause as { code?: unknown; message?: unknown; errors?: Array<{ code?: unknown }> } | undefined;
   const code = typeof cause?.code === 'string' ? cause.code : typeof cause?.errors?.[0]?.code === 'string' ? cause.errors[0].code : undefined;
   const detail =
@@ -256,10 +248,10 @@ export function networkError(serverName: string, url: string, err: unknown): Tra
         ? err.message
         : String(err));
   return new TransportHttpError(`Could not reach server "${serverName}" at ${url}: ${detail}`);
-}
+};
 
 /** Checks a remote server's url and headers before any request; throws what is wrong, in words. */
-export function checkHttpConfig(serverName: string, rawUrl: string, headers: Record<string, string>): URL {
+export const checkHttpConfig = (serverName: string, rawUrl: string, headers: Record<string, string>): URL => {
   let url: URL;
   try {
     url = new URL(rawUrl);
@@ -280,4 +272,4 @@ export function checkHttpConfig(serverName: string, rawUrl: string, headers: Rec
     }
   }
   return url;
-}
+};

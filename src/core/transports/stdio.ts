@@ -24,12 +24,12 @@ export interface StdioOptions {
  * Windows names are case-insensitive: the server's `PATH` replaces the editor's `Path` instead of
  * sitting beside it (the child would get whichever sorts first), and unsetting `path` removes it.
  */
-export function childEnvironment(
+export const childEnvironment = (
   base: Record<string, string | undefined>,
   env: Record<string, string> = {},
   unset: readonly string[] = [],
   windows = process.platform === 'win32',
-): Record<string, string | undefined> {
+): Record<string, string | undefined> => {
   const out = { ...base };
   const drop = (name: string) => {
     if (!windows) return void delete out[name];
@@ -41,7 +41,7 @@ export function childEnvironment(
   }
   for (const name of unset) drop(name);
   return out;
-}
+};
 
 const STDERR_KEEP = 20;
 /** How long the process group may take to end on SIGTERM once its leader exited, before SIGKILL. */
@@ -277,11 +277,11 @@ export class StdioTransport implements Transport {
 }
 
 /** Sends `signal` to process group `pgid` (0 only checks it exists); false when none is left. */
-function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+const signalGroup = (pgid: number, signal: NodeJS.Signals | 0): boolean => {
   try {
     process.kill(-pgid, signal);
     return true;
   } catch {
     return false;
   }
-}
+};

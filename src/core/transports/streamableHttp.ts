@@ -565,7 +565,7 @@ export class StreamableHttpTransport implements Transport {
 }
 
 /** Ids of the JSON-RPC requests in a message or batch. */
-function requestIdsOf(message: object): RequestId[] {
+const requestIdsOf = (message: object): RequestId[] => {
   const ids: RequestId[] = [];
   for (const m of messagesIn(message)) {
     if (typeof m !== 'object' || m === null) continue;
@@ -573,18 +573,18 @@ function requestIdsOf(message: object): RequestId[] {
     if (typeof method === 'string' && (typeof id === 'string' || typeof id === 'number')) ids.push(id);
   }
   return ids;
-}
+};
 
 /** The id of a JSON-RPC response (result or error), if the value is one. */
-function responseIdOf(v: unknown): RequestId | undefined {
+const responseIdOf = (v: unknown): RequestId | undefined => {
   if (typeof v !== 'object' || v === null || 'method' in v) return undefined;
   const { id } = v as { id?: unknown };
   if (!('result' in v) && !('error' in v)) return undefined;
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;
-}
+};
 
-function describe(message: object): string {
+const describe = (message: object): string => {
   const { method, id } = message as { method?: unknown; id?: unknown };
   if (typeof method === 'string') return id === undefined ? method : `${method} (id ${JSON.stringify(id)})`;
   return id === undefined ? 'a message' : `the response to id ${JSON.stringify(id)}`;
-}
+};

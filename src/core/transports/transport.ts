@@ -1,7 +1,5 @@
 /** The messages of a value read off the wire: a JSON-RPC batch's elements, or the value itself. */
-export function messagesIn(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [value];
-}
+export const messagesIn = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
 
 /** The reason of a close the client asked for (`close()`). */
 export const CLOSED_BY_CLIENT = 'closed by the client';

@@ -301,7 +301,7 @@ export class WebSocketTransport implements Transport {
 }
 
 /** The close code ws sends when it rejects a frame of the server's; undefined for other errors. */
-function protocolErrorCode(err: Error): number | undefined {
+const protocolErrorCode = (err: Error): number | undefined => {
   const code = (err as { code?: unknown }).code;
   if (typeof code !== 'string' || !code.startsWith('WS_ERR_')) return undefined;
   switch (code) {
@@ -315,16 +315,16 @@ function protocolErrorCode(err: Error): number | undefined {
     default:
       return 1002;
   }
-}
+};
 
 /** Adds what the user can do about the handshake errors ws reports tersely. */
-function connectHint(err: Error): string {
+const connectHint = (err: Error): string => {
   if (/subprotocol/i.test(err.message)) return `${err.message} (MCP over WebSocket needs the "${MCP_SUBPROTOCOL}" subprotocol)`;
   return unreachableHint((err as { code?: unknown }).code) ?? err.message;
-}
+};
 
 /** The URL without `user:password@`, for logs and messages. */
-function withoutCredentials(url: string): string {
+const withoutCredentials = (url: string): string => {
   try {
     const u = new URL(url);
     if (!u.username && !u.password) return url;
@@ -334,4 +334,4 @@ function withoutCredentials(url: string): string {
   } catch {
     return url;
   }
-}
+};

@@ -18,9 +18,7 @@ const META = /[()%!^"<>&|;, ]/g;
  * CommandLineToArgvW) reads it back verbatim: backslashes count only before a quote, so those are
  * doubled, as are the ones before the closing quote, and quotes are escaped.
  */
-export function quoteArg(arg: string): string {
-  return `"${arg.replace(/(\\*)"/g, '$1$1\\"').replace(/(\\*)$/, '$1$1')}"`;
-}
+export const quoteArg = (arg: string): string => `"${arg.replace(/(\\*)"/g, '$1$1\\"').replace(/(\\*)$/, '$1$1')}"`;
 
 /**
  * How to start `command` with `args` on Windows, without `shell: true` (which joins them unquoted
@@ -46,13 +44,13 @@ export function quoteArg(arg: string): string {
  * (it is quoted, and cmd.exe expands inside quotes). Line breaks cannot be escaped for cmd.exe
  * and are refused.
  */
-export function windowsSpawn(
+export const windowsSpawn = (
   command: string,
   args: string[],
   env: Record<string, string | undefined>,
   cwd: string,
   isFile: (path: string) => boolean,
-): WindowsSpawn {
+): WindowsSpawn => {
   // Windows names are case-insensitive; Node passes the child the first of the spellings in sorted order.
   const get = (name: string) => env[Object.keys(env).sort().find((k) => k.toUpperCase() === name)!];
   // cmd.exe ignores quotes in a command's name, and no file name has one.
@@ -67,4 +65,4 @@ export function windowsSpawn(
   const line = [`"${file ?? cmd}"`, ...args.map((a) => (twice ? escape : String)(escape(quoteArg(a))))].join(' ');
   if (/[\r\n]/.test(line)) throw new Error('cmd.exe cannot pass on an argument with a line break');
   return { file: get('COMSPEC') || 'cmd.exe', args: ['/d', '/v:off', '/s', '/c', `"${line}"`], windowsVerbatimArguments: true };
-}
+};

@@ -5,21 +5,21 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
  * Aborts `controller` with `reason()` once `ms` have passed (never for a zero, negative or
  * infinite `ms`); returns what stops the timer. It does not keep the process alive.
  */
-export function abortAfter(controller: AbortController, ms: number, reason: () => Error): () => void {
+export const abortAfter = (controller: AbortController, ms: number, reason: () => Error): () => void => {
   if (!(Number.isFinite(ms) && ms > 0)) return () => undefined;
   const timer = setTimeout(() => controller.abort(reason()), Math.min(ms, MAX_TIMER_MS));
   timer.unref?.();
   return () => clearTimeout(timer);
-}
+};
 
 /** Calls `listener` once when `signal` aborts (not if it has already); returns what stops listening. */
-export function onAbort(signal: AbortSignal, listener: () => void): () => void {
+export const onAbort = (signal: AbortSignal, listener: () => void): () => void => {
   signal.addEventListener('abort', listener, { once: true });
   return () => signal.removeEventListener('abort', listener);
-}
+};
 
 /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. Leaves no timer behind. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+export const sleep = (ms: number, signal?: AbortSignal): Promise<void> => {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortReason(signal));
     const stop = signal
@@ -33,26 +33,26 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       resolve();
     }, ms);
   });
-}
+};
 
 /** Settles as `promise` does, or rejects with the signal's reason as soon as it aborts. */
-export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+export const raceAbort = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T> => {
   if (signal.aborted) return Promise.reject(abortReason(signal));
   return new Promise<T>((resolve, reject) => {
     promise.then(resolve, reject).finally(onAbort(signal, () => reject(abortReason(signal))));
   });
-}
+};
 
 /** The error an aborted signal stands for: its reason, or an AbortError saying `fallback`. */
-export function abortReason(signal: AbortSignal, fallback = 'The operation was aborted'): Error {
+export const abortReason = (signal: AbortSignal, fallback = 'The operation was aborted'): Error => {
   const r: unknown = signal.reason;
   if (r instanceof Error) return r;
   const e = new Error(typeof r === 'string' ? r : fallback);
   e.name = 'AbortError';
   return e;
-}
+};
 
-export function errorMessage(err: unknown): string {
+export const errorMessage = (err: unknown): string => {
   if (err instanceof Error) return err.message;
   if (typeof err === 'string') return err;
   try {
@@ -60,4 +60,4 @@ export function errorMessage(err: unknown): string {
   } catch {
     return String(err);
   }
-}
+};

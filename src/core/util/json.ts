@@ -1,7 +1,5 @@
 /** A JSON object: not null, not an array. */
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** How deep `pruneDeep` keeps a value: far beyond any real result, far below the stack's limit. */
 const MAX_DEPTH = 64;
@@ -12,7 +10,7 @@ export const TOO_DEEP = '<nested too deeply to show>';
  * A copy of a JSON value with everything nested deeper than `maxDepth` replaced by TOO_DEEP. The
  * recursion stops at `maxDepth`, so it never overflows the stack, whatever it is given.
  */
-export function pruneDeep(value: unknown, maxDepth = MAX_DEPTH): unknown {
+export const pruneDeep = (value: unknown, maxDepth = MAX_DEPTH): unknown => {
   if (typeof value !== 'object' || value === null) return value;
   if (maxDepth <= 0) return TOO_DEEP;
   if (Array.isArray(value)) return value.map((v) => pruneDeep(v, maxDepth - 1));
@@ -20,14 +18,14 @@ export function pruneDeep(value: unknown, maxDepth = MAX_DEPTH): unknown {
   const out: Record<string, unknown> = Object.create(null);
   for (const [k, v] of Object.entries(value)) out[k] = pruneDeep(v, maxDepth - 1);
   return out;
-}
+};
 
 /**
  * JSON.stringify that never throws: a value nested too deeply for the stack (a server may send
  * 10,000 levels, which JSON.parse reads fine) is written with its deepest parts replaced by
  * TOO_DEEP; anything else that cannot be written becomes TOO_DEEP as a JSON string.
  */
-export function safeStringify(value: unknown, space?: number): string {
+export const safeStringify = (value: unknown, space?: number): string => {
   try {
     return JSON.stringify(value, null, space) ?? String(value);
   } catch {
@@ -37,4 +35,4 @@ export function safeStringify(value: unknown, space?: number): string {
       return JSON.stringify(TOO_DEEP);
     }
   }
-}
+};

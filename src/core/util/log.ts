@@ -20,7 +20,7 @@ export const nullLogger: Logger = {
 };
 
 /** A logger that writes every line to `log` as `line` makes it (an Error's line is its message). */
-function mapped(log: Logger, line: (message: string) => string): Logger {
+const mapped = (log: Logger, line: (message: string) => string): Logger => {
   return {
     trace: (m, ...a) => log.trace(line(m), ...a),
     debug: (m, ...a) => log.debug(line(m), ...a),
@@ -31,13 +31,13 @@ function mapped(log: Logger, line: (message: string) => string): Logger {
       return log.traceEnabled ?? true;
     },
   };
-}
+};
 
 /** A logger that prefixes every line, e.g. with the server's name. */
-export function prefixed(log: Logger, prefix: string): Logger {
+export const prefixed = (log: Logger, prefix: string): Logger => {
   const p = `[${prefix}] `;
   return mapped(log, (m) => p + m);
-}
+};
 
 /** Headers the transports set themselves: their values are never credentials. */
 const PROTOCOL_HEADER = /^(accept|content-type|mcp-session-id|mcp-protocol-version|last-event-id)$/i;
@@ -46,31 +46,29 @@ const PROTOCOL_HEADER = /^(accept|content-type|mcp-session-id|mcp-protocol-versi
  * Headers as they may appear in a log: only the protocol's own values are shown. Configured
  * headers are credentials more often than not, whatever their name (`X-Workspace-Key`...).
  */
-export function redactHeaders(headers: Record<string, string>): Record<string, string> {
+export const redactHeaders = (headers: Record<string, string>): Record<string, string> => {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) out[k] = PROTOCOL_HEADER.test(k) ? v : '<redacted>';
   return out;
-}
+};
 
 /**
  * A logger that replaces each of `secrets` with `<redacted>` in every line (values of password
  * inputs, configured headers), whatever path they took: a command line, an error, a trace.
  * Secrets under 4 characters are left alone: replacing them would garble every line.
  */
-export function redacting(log: Logger, secrets: readonly string[]): Logger {
+export const redacting = (log: Logger, secrets: readonly string[]): Logger => {
   const hidden = hideable(secrets);
   return hidden.length === 0 ? log : mapped(log, (m) => redactSecrets(m, hidden));
-}
+};
 
 /** `text` with each of `secrets` (4 characters or more) replaced by `<redacted>`. */
-export function redactSecrets(text: string, secrets: readonly string[]): string {
-  return hideable(secrets).reduce((t, s) => t.split(s).join('<redacted>'), text);
-}
+export const redactSecrets = (text: string, secrets: readonly string[]): string => hideable(secrets).reduce((t, s) => t.split(s).join('<redacted>'), text);
 
-function hideable(secrets: readonly string[]): string[] {
+const hideable = (secrets: readonly string[]): string[] => {
   // Longest first, so a secret that contains another is hidden whole.
   return [...new Set(secrets.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
-}
+};
 
 /**
  * The longest line the log keeps. Traffic is cut at 2,000 characters where it is logged; what
@@ -80,30 +78,26 @@ function hideable(secrets: readonly string[]): string[] {
 export const MAX_LOG_LINE = 8_000;
 
 /** A line as the log keeps it: at most MAX_LOG_LINE characters, then how many more there were. */
-export function logLine(message: string): string {
-  return truncate(message, MAX_LOG_LINE);
-}
+export const logLine = (message: string): string => truncate(message, MAX_LOG_LINE);
 
 /** Shortens a string for a log line. */
-export function truncate(s: string, max = 2000): string {
-  return s.length <= max ? s : `${s.slice(0, max)}… (${s.length - max} more chars)`;
-}
+export const truncate = (s: string, max = 2000): string => (s.length <= max ? s : `${s.slice(0, max)}… (${s.length - max} more chars)`);
 
 /**
  * `text` ending as a sentence, so that another may follow it: a full stop is added unless it
  * ends in one already (an error that says what to do does), or in `!`, `?` or `…`.
  */
-export function sentence(text: string): string {
+export const sentence = (text: string): string => {
   const t = text.trimEnd();
   return /[.!?…]$/.test(t) ? t : `${t}.`;
-}
+};
 
 /**
  * What a server waits for, in number: `2 tasks and 1 call`, `1 task's result` (of an ended task,
  * still to fetch), `2 tasks, 1 call and 1 task's result`; `live`: `2 live tasks and 1 running call`; `its`: `its task ends`, `its 2 tasks
  * and 1 call end`, `its task's result is fetched`, `its 1 task ends, and 1 task's result is fetched`.
  */
-export function liveWork({ tasks, calls, results }: LiveWork, live?: boolean, its?: boolean): string {
+export const liveWork = ({ tasks, calls, results }: LiveWork, live?: boolean, its?: boolean): string => {
   const one = its && tasks + calls + results === 1;
   const say = (n: number, what: string) => (n ? [`${one ? '' : `${n} `}${live ? what : what.replace(/^\S+ /, '')}${n > 1 ? 's' : ''}`] : []);
   const and = (xs: string[]) => xs.join(', ').replace(/, ([^,]*)$/, ' and $1');
@@ -112,7 +106,7 @@ export function liveWork({ tasks, calls, results }: LiveWork, live?: boolean, it
   if (!its) return and(held ? [...parts, held] : parts);
   const work = and(parts);
   return `its ${work && `${work} end${tasks + calls > 1 ? '' : 's'}`}${work && held && ', and '}${held && `${held} ${results > 1 ? 'are' : 'is'} fetched`}`;
-}
+};
 
 /** `its live task ends`, `its 2 live tasks and 1 running call end` (`live` false: `its task ends`). */
 export const itsTasksEnd = (w: LiveWork, live = true): string => liveWork(w, live, true);

@@ -5,6 +5,6 @@ import * as z from 'zod/mini';
  * class because zod/mini's `z.catch` reaches one helper through the `core.util` namespace, which
  * makes esbuild bundle every zod utility (9 KB) instead of the few used.
  */
-export function fallback<T extends z.ZodMiniType>(innerType: T, value: z.output<T>): z.ZodMiniCatch<T> {
+export const fallback = <T extends z.ZodMiniType>(innerType: T, value: z.output<T>): z.ZodMiniCatch<T> => {
   return new z.ZodMiniCatch({ type: 'catch', innerType, catchValue: () => value }) as z.ZodMiniCatch<T>;
-}
+};

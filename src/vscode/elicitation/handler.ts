@@ -12,7 +12,7 @@ export { listenForElicitationComplete } from '../../core/elicitation/handler';
  * question hidden without an answer waits in `hidden` until reopened; each question has its own
  * quick inputs, so hiding one gives up that question's turn and no other's.
  */
-export function createElicitationHandler(options: Omit<ElicitationHandlerOptions, 'prompter'> & { prompter?: ElicitationHandlerOptions['prompter']; hidden: HiddenDialogs }): ElicitationHandler {
+export const createElicitationHandler = (options: Omit<ElicitationHandlerOptions, 'prompter'> & { prompter?: ElicitationHandlerOptions['prompter']; hidden: HiddenDialogs }): ElicitationHandler => {
   const { hidden, ...rest } = options;
   return createCoreHandler({ ...rest, prompter: options.prompter ?? ((turn) => new QuickInputPrompter({ hidden, turn })) });
-}
+};

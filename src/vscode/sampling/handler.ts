@@ -54,7 +54,7 @@ export interface SamplingHandler extends vscode.Disposable {
  * server), the model follows the user's setting, then the server's hints, and the answer is cut
  * at `maxTokens` and the stop sequences.
  */
-export function createSamplingHandler(o: SamplingHandlerOptions): SamplingHandler {
+export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandler => {
   const quickPick = o.consentPrompter ? undefined : new QuickPickConsent(o.hidden);
   const prompt = o.consentPrompter ?? quickPick!.prompt;
   const preferred = o.preferredModel ?? (() => vscode.workspace.getConfiguration('mcpTasks').get<string>(PREFERRED_MODEL_SETTING));
@@ -143,9 +143,9 @@ export function createSamplingHandler(o: SamplingHandlerOptions): SamplingHandle
     handle,
     dispose: () => quickPick?.dispose(),
   };
-}
+};
 
-async function sample(
+const sample = async (
   model: vscode.LanguageModelChat,
   reason: string,
   messages: vscode.LanguageModelChatMessage[],
@@ -153,7 +153,7 @@ async function sample(
   label: string,
   signal: AbortSignal,
   log: Logger,
-): Promise<Record<string, unknown>> {
+): Promise<Record<string, unknown>> => {
   log.info(`Sampling with ${model.vendor}/${model.id} (${reason})`);
   const started = Date.now();
   // Aborted by the server's cancellation, or by us once the answer is long enough.
@@ -186,9 +186,9 @@ async function sample(
   log.info(`Sampling answered by ${model.id}: ${collector.text.length} characters, stopReason ${collector.stopReason}, in ${Date.now() - started} ms`);
   if (log.traceEnabled !== false) log.trace(`Sampling answer: ${truncate(collector.text)}`);
   return buildCreateMessageResult(collector.text, model.id, collector.stopReason);
-}
+};
 
-function describePlan(plan: SamplingPlan): string {
+const describePlan = (plan: SamplingPlan): string => {
   const parts = plan.messages.flatMap((m) => m.parts);
   const media = parts.filter((p) => p.kind !== 'text').length;
   return (
@@ -196,12 +196,12 @@ function describePlan(plan: SamplingPlan): string {
     (plan.systemPrompt ? ', a system prompt' : '') +
     (plan.hints.length ? `, hints ${plan.hints.join(', ')}` : '')
   );
-}
+};
 
 type DataPartClass = new (data: Uint8Array, mimeType: string) => object;
 
 /** A plan message as the editor's message. Images and audio need `LanguageModelDataPart` (newer editors). */
-function asChatMessage(m: PlanMessage): vscode.LanguageModelChatMessage {
+const asChatMessage = (m: PlanMessage): vscode.LanguageModelChatMessage => {
   // Not in the @types/vscode (1.101) this extension compiles against; present at run time in newer editors.
   const DataPart = (vscode as unknown as { LanguageModelDataPart?: DataPartClass }).LanguageModelDataPart;
   const parts = m.parts.map((p) => {
@@ -212,10 +212,10 @@ function asChatMessage(m: PlanMessage): vscode.LanguageModelChatMessage {
   });
   const role = m.role === 'user' ? vscode.LanguageModelChatMessageRole.User : vscode.LanguageModelChatMessageRole.Assistant;
   return new vscode.LanguageModelChatMessage(role, parts as vscode.LanguageModelTextPart[]);
-}
+};
 
 /** A model's failure as the error the server receives. */
-function asModelError(err: unknown, model: vscode.LanguageModelChat, plan: SamplingPlan, log: Logger): RpcError {
+const asModelError = (err: unknown, model: vscode.LanguageModelChat, plan: SamplingPlan, log: Logger): RpcError => {
   const code = err instanceof vscode.LanguageModelError ? err.code : undefined;
   // Not an Error: the workbench failed on its side, e.g. decoding an image that is not one.
   const media = plan.messages.some((m) => m.parts.some((p) => p.kind !== 'text'));
@@ -224,5 +224,5 @@ function asModelError(err: unknown, model: vscode.LanguageModelChat, plan: Sampl
   // The user refused this extension access to the model in the editor's own consent dialog.
   if (code === vscode.LanguageModelError.NoPermissions.name) return new RpcError(USER_REJECTED, `User rejected sampling request: no permission to use ${model.name}`);
   return new RpcError(ErrorCode.InternalError, `The language model ${model.name} failed${code ? ` (${code})` : ''}: ${why}`);
-}
+};
 

@@ -6,11 +6,11 @@ import { SamplingPermissions } from '../../core/sampling/permissions';
 export const SAMPLING_PERMISSIONS_KEY = 'mcpTasks.samplingPermissions';
 
 /** The grants stored in `memento`, saved back on every change. Dispose with the extension. */
-export function loadSamplingPermissions(memento: vscode.Memento, key = SAMPLING_PERMISSIONS_KEY): SamplingPermissions {
+export const loadSamplingPermissions = (memento: vscode.Memento, key = SAMPLING_PERMISSIONS_KEY): SamplingPermissions => {
   const permissions = SamplingPermissions.fromJSON(memento.get(key));
   permissions.onDidChange(() => void memento.update(key, permissions.toJSON()));
   return permissions;
-}
+};
 
 interface Item extends vscode.QuickPickItem {
   serverId?: string;
@@ -20,7 +20,7 @@ interface Item extends vscode.QuickPickItem {
  * The command "MCP Tasks: Revoke Sampling Permissions...": pick one always-allowed server, or all.
  * Resolves with the number of grants revoked.
  */
-export async function revokeSamplingPermissions(permissions: SamplingPermissions): Promise<number> {
+export const revokeSamplingPermissions = async (permissions: SamplingPermissions): Promise<number> => {
   const allowed = permissions.alwaysAllowed();
   if (allowed.length === 0) {
     inform(vscode.l10n.t('No MCP server is always allowed to use language models.'));
@@ -40,4 +40,4 @@ export async function revokeSamplingPermissions(permissions: SamplingPermissions
       : vscode.l10n.t('All MCP servers will ask again before using a language model.'),
   );
   return n;
-}
+};

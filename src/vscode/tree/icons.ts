@@ -13,6 +13,4 @@ export const SERVER_STATE_ICON: Record<ServerStateKind, { id: string; color?: st
 /** A server no longer in the configuration, listed for its tasks. */
 export const REMOVED_SERVER_ICON = { id: 'debug-disconnect', color: 'disabledForeground' };
 
-export function asThemeIcon(icon: { id: string; color?: string }): vscode.ThemeIcon {
-  return new vscode.ThemeIcon(icon.id, icon.color ? new vscode.ThemeColor(icon.color) : undefined);
-}
+export const asThemeIcon = (icon: { id: string; color?: string }): vscode.ThemeIcon => new vscode.ThemeIcon(icon.id, icon.color ? new vscode.ThemeColor(icon.color) : undefined);

@@ -39,11 +39,11 @@ export interface RowSnapshot {
  * Describes a server's state in a few words. A `row`'s error is its message alone: the row's
  * icon says it is an error, as the editor's views do (the tooltip and accessible label say it).
  */
-export function describeServer(s: ServerSnapshot, row?: boolean): string {
+export const describeServer = (s: ServerSnapshot, row?: boolean): string => {
   return s.newConfigWaitsFor ? `${describeState(s, row)} · new configuration waits for ${liveWork(s.newConfigWaitsFor)}` : describeState(s, row);
-}
+};
 
-function describeState(s: ServerSnapshot, row?: boolean): string {
+const describeState = (s: ServerSnapshot, row?: boolean): string => {
   switch (s.state.kind) {
     case 'idle':
       // Disconnected by the user, it stays so until the user connects it: not one never started.
@@ -57,7 +57,7 @@ function describeState(s: ServerSnapshot, row?: boolean): string {
     case 'blocked':
       return `not started: ${s.state.message ?? ''}`;
   }
-}
+};
 
 /**
  * The Tasks view: servers, and under each its tasks, newest first. Node objects are kept per id,
@@ -329,13 +329,13 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
 }
 
 /** The node of a row, made the first time: the same object at every refresh, so the row is refreshed alone. */
-function kept<N>(nodes: Map<string, N>, id: string, make: () => N): N {
+const kept = <N>(nodes: Map<string, N>, id: string, make: () => N): N => {
   let node = nodes.get(id);
   if (!node) nodes.set(id, (node = make()));
   return node;
-}
+};
 
-function taskTooltip(t: TaskSnapshot, now: number, checks?: string): vscode.MarkdownString {
+const taskTooltip = (t: TaskSnapshot, now: number, checks?: string): vscode.MarkdownString => {
   const md = new vscode.MarkdownString(undefined, true);
   const p = STATUS_PRESENTATION[t.status];
   md.appendMarkdown(`$(${p.icon.replace('~spin', '')}) **${escapeMd(taskTitle(t))}**: ${p.label}${t.kind === 'direct' ? ' (direct call, not a task)' : ''}\n\n`);
@@ -358,27 +358,25 @@ function taskTooltip(t: TaskSnapshot, now: number, checks?: string): vscode.Mark
     md.appendCodeblock(truncate(JSON.stringify(t.arguments, null, 2), 1500), 'json');
   }
   return md;
-}
+};
 
 /** The row a command was run on, if it is one of `kind` (from the palette, a command has none; another caller may pass anything). */
-export function rowOf<K extends Node['kind']>(arg: unknown, kind: K): Extract<Node, { kind: K }> | undefined {
+export const rowOf = <K extends Node['kind']>(arg: unknown, kind: K): Extract<Node, { kind: K }> | undefined => {
   const n = arg as Node | undefined;
   return n && typeof n === 'object' && n.kind === kind ? (n as Extract<Node, { kind: K }>) : undefined;
-}
+};
 
 /** The tree's node of a task, as the commands that act on a task take it. */
-export function asTaskNode(t: Pick<TaskSnapshot, 'key' | 'serverId'>): Extract<Node, { kind: 'task' }> {
-  return { kind: 'task', key: t.key, serverId: t.serverId };
-}
+export const asTaskNode = (t: Pick<TaskSnapshot, 'key' | 'serverId'>): Extract<Node, { kind: 'task' }> => ({ kind: 'task', key: t.key, serverId: t.serverId });
 
 /** What a task the server asked the client to run is called, and its codicon (the view's row, the Cancel Task pick). */
-export function hostedTitle(h: HostedTaskSnapshot): { label: string; icon: string } {
+export const hostedTitle = (h: HostedTaskSnapshot): { label: string; icon: string } => {
   return h.method === 'elicitation/create'
     ? { label: vscode.l10n.t('Question asked by the server'), icon: 'comment-discussion' }
     : { label: vscode.l10n.t('Sampling asked by the server'), icon: 'sparkle' };
-}
+};
 
-function hostedItem(h: HostedTaskSnapshot): vscode.TreeItem {
+const hostedItem = (h: HostedTaskSnapshot): vscode.TreeItem => {
   const p = STATUS_PRESENTATION[h.status];
   const { label, icon } = hostedTitle(h);
   const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
@@ -396,13 +394,13 @@ function hostedItem(h: HostedTaskSnapshot): vscode.TreeItem {
   // Heard as seen: the status, why it ended and the age, not the status alone.
   item.accessibilityInformation = { label: `${label}, ${item.description}` };
   return item;
-}
+};
 
 /**
  * A server no longer in the configuration whose tasks are still tracked. `running`: the live tasks
  * and calls its connection (`stdio`: its process) stays for until they end.
  */
-function removedServerItem(id: string, label: string, running?: LiveWork, stdio?: boolean): vscode.TreeItem {
+const removedServerItem = (id: string, label: string, running?: LiveWork, stdio?: boolean): vscode.TreeItem => {
   const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Expanded);
   // Always with tasks: the id of a configured server's row with tasks (see #item).
   item.id = `server+:${id}`;
@@ -415,19 +413,19 @@ function removedServerItem(id: string, label: string, running?: LiveWork, stdio?
   item.tooltip = new vscode.MarkdownString(`**${escapeMd(label)}** is no longer in the configuration (${escapeMd(id)}).${process} Its tasks stay listed until cleared (Clear Finished Tasks).`);
   item.accessibilityInformation = { label: `Server ${label}, ${item.description}` };
   return item;
-}
+};
 
 /** A server whose tasks were restored before the configuration that names it has been read. */
-function unloadedServerItem(id: string, label: string): vscode.TreeItem {
+const unloadedServerItem = (id: string, label: string): vscode.TreeItem => {
   const item = removedServerItem(id, label);
   item.description = 'reading the configuration…';
   item.iconPath = new vscode.ThemeIcon('loading~spin');
   item.tooltip = new vscode.MarkdownString(`**${escapeMd(String(item.label))}** (${escapeMd(id)}): its tasks were restored; the configuration is being read.`);
   item.accessibilityInformation = { label: `Server ${String(item.label)}, reading the configuration` };
   return item;
-}
+};
 
-function configErrorItem(e: ConfigError | undefined): vscode.TreeItem {
+const configErrorItem = (e: ConfigError | undefined): vscode.TreeItem => {
   const item = new vscode.TreeItem(e?.server ? `${e.server}: configuration error` : 'Configuration error');
   item.description = e?.message;
   item.tooltip = e?.message;
@@ -435,17 +433,11 @@ function configErrorItem(e: ConfigError | undefined): vscode.TreeItem {
   item.contextValue = 'configError';
   item.command = { command: 'mcpTasks.openConfiguration', title: 'Open MCP Configuration', arguments: [e?.source, e?.line, e?.column, e?.server] };
   return item;
-}
+};
 
 /** What a row shows, as one string to compare (the tooltip by its text: a MarkdownString's is a getter). */
-function look(item: vscode.TreeItem): string {
-  return JSON.stringify({ ...item, tooltip: typeof item.tooltip === 'string' ? item.tooltip : item.tooltip?.value });
-}
+const look = (item: vscode.TreeItem): string => JSON.stringify({ ...item, tooltip: typeof item.tooltip === 'string' ? item.tooltip : item.tooltip?.value });
 
-function truncate(s: string, max: number): string {
-  return s.length > max ? `${s.slice(0, max)}\n…` : s;
-}
+const truncate = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max)}\n…` : s);
 
-function escapeMd(s: string): string {
-  return s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
-}
+const escapeMd = (s: string): string => s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
