@@ -271,8 +271,11 @@ export class StreamableHttpTransport implements Transport {
       for (const v of values) this.#deliver(v);
       // The exchange is over: a request it carried that the body does not answer gets no answer at all.
       const answered = new Set(values.map(responseIdOf));
+      // An error with `id: null` (JSON-RPC's answer to a request the server could not read, such
+      // as "Bad Request: Server not initialized") is the only answer that will come: its words say why.
+      const said = (values as { id?: unknown; error?: { message?: unknown } }[]).find((v) => v?.id === null && typeof v.error?.message == 'string')?.error?.message;
       for (const id of exchange.ids) {
-        if (!answered.has(id)) this.#fail(id, `Server "${this.#serverName}" answered with JSON that holds no response to request id ${JSON.stringify(id)}; no other answer can come`);
+        if (!answered.has(id)) this.#fail(id, `Server "${this.#serverName}" answered ${said ? `${describe(message)} with an error that names no request: ${said}` : `with JSON that holds no response to request id ${JSON.stringify(id)}; no other answer can come`}`);
       }
       return false;
     }

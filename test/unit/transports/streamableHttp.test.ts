@@ -609,6 +609,22 @@ describe('StreamableHttpTransport against hostile servers', function () {
     assert.ok(!c.conn.isClosed);
   });
 
+  it('fails a request whose JSON answer is an error with id null (the server could not read it) with the server\'s own words', async () => {
+    const server = await serve((_req, res, body) => {
+      const msg = JSON.parse(body) as { id?: number };
+      if (msg.id === undefined) return void res.writeHead(202).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: Server not initialized' } }));
+    });
+    const c = client(server.url('/mcp'));
+    await c.conn.start();
+    await assert.rejects(c.conn.requestRaw('tools/list', {}, { timeoutMs: 60_000 }), (err: unknown) => {
+      assert.ok(err instanceof RpcError);
+      assert.equal(err.message, 'Server "fixture" answered tools/list (id 1) with an error that names no request: Bad Request: Server not initialized');
+      return true;
+    });
+    assert.ok(!c.conn.isClosed);
+  });
+
   it('ends the HTTP exchange of a request once nothing awaits its answer: timed out, cancelled, or answered on a stream the server keeps open', async () => {
     const opened = new Set<string>();
     const closed = new Set<string>();
