@@ -80,8 +80,11 @@ suite('Configuration errors in the Tasks view', () => {
     const parsed = parseSettingServers(vscode.workspace.getConfiguration().get(SERVERS_SETTING));
     const view = errorRow(parsed);
     try {
-      const { command, label } = view.item;
+      const { command, label, description, tooltip } = view.item;
       assert.equal(label, 'broken: configuration error');
+      // The label names the server: the description says what is wrong, not where again (cut off in a narrow view).
+      assert.equal(description, '"command" must be a string.');
+      assert.equal(tooltip, 'Setting "mcpTasks.servers", server "broken": "command" must be a string.');
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       await vscode.commands.executeCommand(command!.command, ...(command!.arguments ?? []));
       // In code-server the user's settings are the remote machine's: the local settings.json does not have the server.
