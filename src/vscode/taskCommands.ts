@@ -309,18 +309,18 @@ const serverTools = async (servers: ServerManager, server: ServerSnapshot, signa
 
 /**
  * Server → tool → arguments → ttl (tasks only) → run, each step a quick input with Back to the
- * step before (the server step only when the command did not start from a server's row).
+ * step before. Started from a server's row, the tool pick comes first, and its Back shows the
+ * server pick: the view's title button passes the focused row too, which the user did not choose.
  * Escape anywhere runs nothing.
  */
-const runTool = async (deps: TaskCommandDeps, ui: QuickInputPrompter, fixedServer: ServerSnapshot | undefined): Promise<void> => {
+const runTool = async (deps: TaskCommandDeps, ui: QuickInputPrompter, server: ServerSnapshot | undefined): Promise<void> => {
   const { servers } = deps;
-  let server = fixedServer;
   let offer: { tools: Tool[]; acceptsTasks: boolean } | undefined;
   let tool: Tool | undefined;
   let args: ToolArguments | undefined;
   let step: 'server' | 'tool' | 'arguments' | 'ttl' = server ? 'tool' : 'server';
   // Steps are counted as the user sees them: from a server's row, the tool is step 1 of 3.
-  const o = server ? 0 : 1;
+  let o = server ? 0 : 1;
   for (;;) {
     if (step === 'server') {
       const picked = await pickServer(servers, ui, server);
@@ -339,11 +339,11 @@ const runTool = async (deps: TaskCommandDeps, ui: QuickInputPrompter, fixedServe
           const label = t.title ?? t.annotations?.title ?? t.name;
           return { label, description: `${t.name !== label ? `${t.name} · ` : ''}${toolRunWords(acceptsTasks, t.execution?.taskSupport)}`, detail: t.description, value: t, picked: t === tool };
         }),
-        { title: vscode.l10n.t('Run Tool as Task ({0}/{1}): tool of {2}', 1 + o, 3 + o, server!.label), placeholder: vscode.l10n.t('Pick the tool'), canGoBack: !fixedServer, signal: NEVER },
+        { title: vscode.l10n.t('Run Tool as Task ({0}/{1}): tool of {2}', 1 + o, 3 + o, server!.label), placeholder: vscode.l10n.t('Pick the tool'), canGoBack: true, signal: NEVER },
       );
       if ('nav' in picked) {
         if (picked.nav !== 'back') return;
-        step = 'server';
+        [step, o] = ['server', 1];
         continue;
       }
       if (picked.value[0] !== tool) args = undefined;

@@ -31,7 +31,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
   /**
    * Starts Run Tool as Task from the server's row and picks the tool; the caller answers the rest.
    * The server is chosen already: the steps are counted from the tool pick, 1 of 3 (the arguments
-   * 2/3, the ttl 3/3), with nothing to go back to.
+   * 2/3, the ttl 3/3); its Back shows the server pick (see the test of the view's title button).
    */
   async function start(serverLabel: string, toolName: string) {
     const before = await taskIds(serverLabel);
@@ -40,7 +40,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     const done = vscode.commands.executeCommand('mcpTasks.runToolAsTask', { kind: 'server', id });
     const pick = await spy.next('the tool pick', 30_000);
     assert.equal(pick.title, `Run Tool as Task (1/3): tool of ${serverLabel}`);
-    assert.ok(!hasBack(pick), 'the first step shown has nothing to go back to');
+    assert.ok(hasBack(pick), 'the tool pick goes back to the server pick');
     await choose(pick, (i) => i.label === toolName || (i.description ?? '').startsWith(`${toolName} · `), toolName);
     /** The id (public API) of the task the command started. */
     const started = async () => {
@@ -228,6 +228,23 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     const id = await waitFor(async () => [...(await taskIds('demo'))].find((t) => !before.has(t)), 'the new build task');
     assert.deepEqual(api.getTask(id)?.arguments, { project: 'demo-app', durationMs: 300 });
     assert.equal(api.getTask(id)?.ttl, 600_000);
+  });
+
+  test('Started from a server\'s row, as the view\'s title button is when that row has the focus, Back on the tool pick shows the server pick (that server focused), and the steps are counted of 4', async function () {
+    this.timeout(30_000);
+    const build = await start('demo', 'build-project');
+    await spy.next('the first field');
+    await back();
+    let s = await spy.next('the tool pick after Back');
+    await back();
+    s = await spy.next('the server pick');
+    assert.equal(s.title, 'Run Tool as Task (1/4): server');
+    assert.equal(s.pick?.activeItems[0]?.label, 'demo', 'the server of the row is focused');
+    await choose(s, (i) => i.label === 'schemas', 'schemas');
+    s = await spy.next('the tool pick of the server picked');
+    assert.equal(s.title, 'Run Tool as Task (2/4): tool of schemas');
+    await escape();
+    await build.nothing();
   });
 
   test('Back from the JSON box returns to the tool pick; Back from the custom ttl box returns to the ttl pick', async function () {
