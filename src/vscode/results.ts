@@ -44,13 +44,14 @@ export class ResultDocuments extends DisposableBase implements vscode.TextDocume
   /**
    * Opens the result of a task as a read-only Markdown document; a result with images opens in
    * the Markdown preview, which renders them (the source is a click away, and shown when the
-   * preview is not available).
+   * preview is not available). Locked: a preview left dynamic follows the active Markdown editor,
+   * so the next result opened took its place.
    */
   async show(t: TaskSnapshot): Promise<void> {
     const uri = ResultDocuments.uriFor(t);
     const doc = await vscode.workspace.openTextDocument(uri);
     if (showsImage(doc.getText())) {
-      const shown = await executeCommand('markdown.showPreview', uri).then(
+      const shown = await executeCommand('markdown.showPreview', uri, undefined, { locked: true }).then(
         () => true,
         () => false,
       );

@@ -395,7 +395,8 @@ suite('Commands and the Tasks view, with the demo server', () => {
       () => tabs().find((tab) => tab.input instanceof vscode.TabInputWebview && /markdown\.preview/.test(tab.input.viewType)),
       `a Markdown preview tab (tabs: ${JSON.stringify(tabs().map((tab) => tab.label))})`,
     );
-    assert.match(preview.label, /get-tiny-image/);
+    // Locked ("[Preview] …"): a dynamic preview follows the active Markdown editor, so the next result opened took its place.
+    assert.match(preview.label, /^\[Preview\] get-tiny-image/);
   });
 
   test('Respond to Task with nothing waiting says so', async () => {
