@@ -35,9 +35,13 @@ export class ResultDocuments extends DisposableBase implements vscode.TextDocume
     return vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${name}.md`, query: t.key, fragment: t.createdAt });
   }
 
-  provideTextDocumentContent(uri: vscode.Uri): string {
-    const t = this.#engine.get(uri.query, uri.fragment || undefined);
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const get = () => this.#engine.get(uri.query, uri.fragment || undefined);
+    let t = get();
     this.#open.set(uri.query, uri);
+    // A result kept from an earlier window is read when asked for, and a tab the window restores
+    // asks here first: read before answering, or the tab says none was fetched.
+    if (t?.outcomeFetchedAt && !t.outcome) t = await this.#engine.fetchResult(t.key, true).then(get, get);
     return t ? formatOutcome(t) : '# Task not found\n\nThis task is no longer tracked (it was cleared).\n';
   }
 

@@ -1,5 +1,6 @@
-// A person runs a quick task, reloads the window, and finds the finished task and its result
-// again: tasks and results are kept across reloads.
+// A person runs a quick task and opens a result with an image (in the Markdown preview), reloads
+// the window, and finds the preview showing it and the finished task and its result again: tasks
+// and results are kept across reloads.
 import { activeEditorLines, answerQuickInput, focusWorkbench, openViewContainer, openWorkbench, parts, runToolAsTask, taskRow, treeRow, widenSideBar } from './ui.mjs';
 
 export const name = 'reload-keeps-results';
@@ -13,6 +14,10 @@ export async function run({ page, url, shot }) {
   await widenSideBar(page, 520);
   await runToolAsTask(page, { server: 'demo', tool: 'quick-echo', args: { message } });
   await taskRow(page, 'quick-echo', 'Completed').waitFor({ timeout: 30_000 });
+  // A result with an image opens in the Markdown preview, a tab the reload restores.
+  await runToolAsTask(page, { server: 'everything', tool: 'get-tiny-image', ttl: false });
+  await taskRow(page, 'get-tiny-image', 'Completed').click({ timeout: 30_000 });
+  await previewImage(page).waitFor({ timeout: 30_000 });
   await shot('completed');
 
   // The reload replaces the page: listen for that before asking for it.
@@ -26,6 +31,8 @@ export async function run({ page, url, shot }) {
   // The stored task shows at once; once the configuration is read it moves under its server's
   // row (the other servers' rows appear above it), so it is clicked only after that.
   await treeRow(page, 'everything').waitFor({ timeout: 60_000 });
+  // The restored preview shows the kept result (read from the store), not "No result has been fetched".
+  await previewImage(page).waitFor({ timeout: 30_000 });
   const row = taskRow(page, 'quick-echo', 'Completed');
   await row.waitFor({ timeout: 60_000 });
   await shot('after-reload');
@@ -33,4 +40,9 @@ export async function run({ page, url, shot }) {
   await row.click();
   await activeEditorLines(page).filter({ hasText: message }).waitFor({ timeout: 30_000 });
   await shot('result');
+}
+
+/** The image of the Markdown preview's content (a webview: frames within frames), once shown. */
+function previewImage(page) {
+  return page.frameLocator('iframe.webview').frameLocator('iframe').locator('img[src^="data:image/"]');
 }
