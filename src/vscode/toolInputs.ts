@@ -81,7 +81,7 @@ class ToolFormPrompter implements FormPrompter {
     review.splice(1, 0, { icon: 'json', label: vscode.l10n.t('Edit as JSON…'), description: vscode.l10n.t('change the arguments as a JSON object'), value: AS_JSON });
     // Cancel last, below the changes: the item that does nothing ends the list, not splits the actions from the edits.
     if (cancel) review.push(cancel);
-    const a = await this.#inner.pick(review, { ...o, ...ONE_COUNTER, canDecline: false, placeholder: vscode.l10n.t('Review the arguments of {0}', this.#toolName) } as PickOptions<T | typeof AS_JSON>);
+    const a = await this.#inner.pick(review, { ...o, ...ONE_COUNTER, canDecline: false, placeholder: vscode.l10n.t('Review the arguments of {0}', this.#toolName), prompt: undefined } as PickOptions<T | typeof AS_JSON>);
     if ('nav' in a || a.value[0] !== AS_JSON) return a as Answer<T[]>;
     // Accept ends the form with its content, which the JSON box then starts from.
     this.asJson = true;

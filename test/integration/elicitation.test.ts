@@ -113,11 +113,11 @@ suite('A server question hidden without an answer', () => {
     }
   });
 
-  test('a question too long for the one-line placeholder is also the quick pick\'s prompt, shown whole; a short one is not repeated', async () => {
+  test('a question too long for the one-line placeholder is also the quick pick\'s prompt, shown whole; a short one is not repeated; a review step says the question once, under its own placeholder', async () => {
     const spy = new QuickInputSpy();
-    const ask = (placeholder: string) => {
+    const ask = (placeholder: string, prompt?: string) => {
       const ac = new AbortController();
-      const asked = prompter.pick(items, { title: 'research (server "everything")', placeholder, signal: ac.signal }).catch(() => undefined);
+      const asked = prompter.pick(items, { title: 'research (server "everything")', placeholder, prompt, signal: ac.signal }).catch(() => undefined);
       return async () => (ac.abort(new Error('withdrawn')), await asked);
     };
     try {
@@ -127,6 +127,12 @@ suite('A server question hidden without an answer', () => {
       await withdraw();
       withdraw = ask('Where to?');
       assert.equal(((await spy.next('the short question')).pick as { prompt?: string } | undefined)?.prompt, undefined);
+      await withdraw();
+      // The review step of a form: "Review and send your answers" above, the server's question under it, each once.
+      const question = 'Where should this deployment go? Pick the service, its replicas and the region.';
+      withdraw = ask('Review and send your answers', question);
+      const review = await spy.next('the review step');
+      assert.deepEqual([review.text, (review.pick as { prompt?: string } | undefined)?.prompt], ['Review and send your answers', question]);
       await withdraw();
     } finally {
       spy.dispose();

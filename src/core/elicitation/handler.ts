@@ -47,6 +47,8 @@ export interface PromptOptions {
 
 export interface PickOptions<T> extends PromptOptions {
   placeholder: string;
+  /** Shown whole under the input where the editor can, the placeholder then only says what to do; else after it. */
+  prompt?: string;
   canSelectMany?: boolean;
   /** Multi-select: why the checked items cannot be accepted, shown instead of accepting. */
   validate?(values: T[]): string | undefined;
@@ -148,8 +150,9 @@ const askReview = async (plan: FormPlan, state: FlowState, p: FormPrompter, ui: 
     { icon: 'close', label: 'Cancel', description: 'dismiss without answering', value: { type: 'cancel' } },
     ...plan.steps.map((s): PickItem<FlowEvent> => ({ icon: 'edit', label: `Change ${s.title}`, description: formatValue(s, answerOf(state, s.key)), value: { type: 'edit', key: s.key } })),
   ];
-  const placeholder = n ? `Review and send your answers — ${plan.message}` : plan.message;
-  const a = await p.pick(items, { title: ui.title, step: n + 1, totalSteps: n + 1, canGoBack: n > 0, placeholder, signal: ui.signal });
+  // The question once: under the input, where the placeholder says what this step is for.
+  const [placeholder, prompt] = n ? ['Review and send your answers', plan.message] : [plan.message];
+  const a = await p.pick(items, { title: ui.title, step: n + 1, totalSteps: n + 1, canGoBack: n > 0, placeholder, prompt, signal: ui.signal });
   if ('nav' in a) return { type: a.nav };
   return a.value.length === 1 ? a.value[0] : undefined;
 };

@@ -46,11 +46,13 @@ export class QuickInputPrompter implements FormPrompter {
 
   pick<T>(items: readonly PickItem<T>[], o: PickOptions<T>): Promise<Answer<T[]>> {
     const qp = vscode.window.createQuickPick<Item<T>>();
-    qp.placeholder = o.placeholder;
     // The placeholder is one line, cut at the dialog's width: a server's question, a field's
     // description or a URL's domain was lost. Editors with a quick pick `prompt` (newer than the
-    // 1.101 API) show it whole under the input; older ones ignore it.
-    if (o.placeholder.length > 60) (qp as { prompt?: string }).prompt = o.placeholder;
+    // 1.101 API) show it whole under the input; older ones have none, and read o.prompt after the placeholder.
+    const placeholder = o.prompt && !('prompt' in qp) ? `${o.placeholder} — ${o.prompt}` : o.placeholder;
+    qp.placeholder = placeholder;
+    const prompt = o.prompt ?? (o.placeholder.length > 60 ? o.placeholder : undefined);
+    if (prompt) (qp as { prompt?: string }).prompt = prompt;
     qp.canSelectMany = o.canSelectMany ?? false;
     qp.matchOnDescription = true;
     qp.matchOnDetail = true;
@@ -64,7 +66,7 @@ export class QuickInputPrompter implements FormPrompter {
         return;
       }
       listeners.push(
-        qp.onDidChangeSelection(() => (qp.placeholder = o.placeholder)),
+        qp.onDidChangeSelection(() => (qp.placeholder = placeholder)),
         qp.onDidAccept(() => {
           const values = qp.selectedItems.map((i) => i.value);
           const problem = o.validate?.(values);

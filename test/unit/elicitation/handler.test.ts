@@ -171,6 +171,8 @@ describe('elicitation runForm: the multi-step dialog', () => {
       see((c) => assert.equal(c.kind === 'input' && c.o.validate(''), undefined, 'an optional field may stay empty'), type('')),
       see((c) => {
         assert.equal(c.o.step, 5);
+        // The question once, under the input; the placeholder says what the step is for (not both saying both).
+        assert.deepEqual([placeholder(c), c.kind === 'pick' && c.o.prompt], ['Review and send your answers', 'Deploy the build?']);
         assert.deepEqual(labels(c), ['Accept', 'Decline', 'Cancel', 'Change Environment', 'Change Replicas', 'Change Notify', 'Change Note']);
         const shown = items(c);
         assert.equal(shown[0].detail, 'Environment: Production · Replicas: 3 · Notify: Yes · Note: (left out)');
