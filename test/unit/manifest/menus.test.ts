@@ -11,7 +11,7 @@ interface MenuItem {
 }
 
 const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../../package.json'), 'utf8')) as {
-  contributes: { menus: Record<string, MenuItem[]>; commands: Array<{ command: string; enablement?: string }> };
+  contributes: { menus: Record<string, MenuItem[]>; commands: Array<{ command: string; enablement?: string; icon?: string }> };
 };
 
 /** The clauses these menus use: `view == X` and `viewItem =~ /re/`, joined by `&&`. */
@@ -84,6 +84,13 @@ describe('the view\'s row menus', () => {
   it('a removed server whose connection stays for its live tasks offers Disconnect only, inline and in its menu: it ends it before they end', () => {
     const { inline, context } = offered('removedServer stoppable');
     assert.deepEqual([inline, context], [['mcpTasks.disconnectServer'], ['mcpTasks.disconnectServer']]);
+  });
+
+  it('each command has a codicon of its own: Fetch Task Result says download (cloud-download), not the output of Show Log', () => {
+    const icons = manifest.contributes.commands.filter((c) => c.icon);
+    const shared = icons.filter((c) => icons.some((o) => o !== c && o.icon === c.icon)).map((c) => `${c.command} ${c.icon}`);
+    assert.deepEqual(shared, []);
+    assert.equal(icons.find((c) => c.command === 'mcpTasks.fetchResult')?.icon, '$(cloud-download)');
   });
 
   it('Clear Finished Tasks is disabled (title button and palette) while no finished row is shown: its enablement is the key mcpTasks.hasFinished, which the view sets', () => {
