@@ -60,7 +60,7 @@ suite('The Tasks view redraws a row only when what it shows changes', () => {
       const rows = draw(tree);
       const hovered = rows.get('hovered')!;
       tree.resolveTreeItem(hovered.item, hovered.node);
-      assert.match((hovered.item.tooltip as { value: string }).value, /TTL left: 3 min/);
+      assert.match((hovered.item.tooltip as { value: string }).value, /Result kept by the server: 3 min more/);
       const asked = redraws(tree);
       tree.refreshAll();
       assert.deepEqual(asked, [], 'nothing has changed yet');

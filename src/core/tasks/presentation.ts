@@ -1,6 +1,7 @@
 import type { TaskSupport } from '../protocol/schemas';
 import { decideExecution } from './policy';
 import type { LocalTaskStatus } from './status';
+import { isTerminal } from './status';
 import type { TaskSnapshot } from './types';
 
 /**
@@ -78,6 +79,20 @@ export const describeHosted = (h: { status: LocalTaskStatus; statusMessage?: str
 
 /** When the server may forget the task (ms since epoch), or undefined for an unlimited ttl. */
 export const expiresAt = (t: TaskSnapshot): number | undefined => (t.ttl === null ? undefined : Date.parse(t.createdAt) + t.ttl);
+
+/**
+ * The tooltip's line on how long the server keeps the task, or none where that means nothing to
+ * the user: a live task's ttl left; for a completed or failed one, how long its result can still be
+ * fetched. A cancelled task may be deleted at any time (the spec), a lost or expired one is gone,
+ * and a direct call was never kept.
+ */
+export const ttlRow = (t: TaskSnapshot, now: number): [string, string] | undefined => {
+  const live = !isTerminal(t.status);
+  if (t.kind !== 'task' || (!live && t.status !== 'completed' && t.status !== 'failed')) return undefined;
+  const exp = expiresAt(t);
+  const left = exp === undefined ? 'unlimited' : exp > now ? formatAge(exp - now) + (live ? '' : ' more') : live ? 'ended' : 'no longer (its ttl ended)';
+  return [live ? 'TTL left' : 'Result kept by the server', left];
+};
 
 /** Orders tasks newest first, as the view and the API list them. */
 export const newestFirst = (a: { createdAt: string }, b: { createdAt: string }): number => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0);

@@ -5,7 +5,7 @@ import type { ServerManager, ServerSnapshot } from '../../core/servers/serverMan
 import { restarts } from '../../core/servers/serverManager';
 import type { TaskEngine } from '../../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../../core/host/taskHost';
-import { STATUS_PRESENTATION, describeHosted, describeTask, expiresAt, formatAge, localTime, newestFirst, taskTitle } from '../../core/tasks/presentation';
+import { STATUS_PRESENTATION, describeHosted, describeTask, formatAge, localTime, newestFirst, taskTitle, ttlRow } from '../../core/tasks/presentation';
 import { isTerminal } from '../../core/tasks/status';
 import { hasResult as resultOf, isCancelable } from '../../core/tasks/policy';
 import type { TaskSnapshot } from '../../core/tasks/types';
@@ -346,8 +346,8 @@ const taskTooltip = (t: TaskSnapshot, now: number, checks?: string): vscode.Mark
     ['Created', localTime(t.createdAt)],
     ['Updated', localTime(t.lastUpdatedAt)],
   ];
-  const exp = expiresAt(t);
-  rows.push(['TTL left', exp === undefined ? 'unlimited' : exp > now ? formatAge(exp - now) : 'ended']);
+  const ttl = ttlRow(t, now);
+  if (ttl) rows.push(ttl);
   if (checks) rows.push(['Checked', checks]);
   else if (t.pollInterval !== undefined && !isTerminal(t.status)) rows.push(['Poll interval', `${t.pollInterval} ms`]);
   if (t.lastServerStatus && (t.status === 'lost' || t.status === 'expired')) rows.push(['Last known status', t.lastServerStatus]);

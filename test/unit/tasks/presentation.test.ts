@@ -1,6 +1,6 @@
 // How a task's row reads: its description leads with how a finished task ended and says why.
 import * as assert from 'node:assert/strict';
-import { describeHosted, describeTask, formatRowAge, toolRunWords } from '../../../src/core/tasks/presentation';
+import { describeHosted, describeTask, formatRowAge, toolRunWords, ttlRow } from '../../../src/core/tasks/presentation';
 import { snapshot } from '../helpers/snapshots';
 
 const CREATED = Date.parse('2025-01-01T00:00:00.000Z');
@@ -59,3 +59,25 @@ describe('describeTask', () => {
   });
 });
 
+describe('ttlRow: the tooltip\'s line on how long the server keeps a task', () => {
+  const hour = 3600_000;
+  const at = CREATED + 1000; // 59 min 59 s of an hour's ttl left
+  const row = (over: Parameters<typeof task>[0]) => ttlRow(task({ ttl: hour, ...over }), at);
+
+  it('a live task has its ttl left (T-LIFE-5), unlimited or ended', () => {
+    for (const status of ['working', 'input_required'] as const) assert.deepEqual(row({ status }), ['TTL left', '59 min'], status);
+    assert.deepEqual(row({ ttl: null }), ['TTL left', 'unlimited']);
+    assert.deepEqual(ttlRow(task({ ttl: hour }), CREATED + 2 * hour), ['TTL left', 'ended']);
+  });
+
+  it('a completed or failed task says how long its server keeps the result, which can be fetched again until then', () => {
+    for (const status of ['completed', 'failed'] as const) assert.deepEqual(row({ status }), ['Result kept by the server', '59 min more'], status);
+    assert.deepEqual(row({ status: 'completed', ttl: null }), ['Result kept by the server', 'unlimited']);
+    assert.deepEqual(ttlRow(task({ status: 'completed', ttl: hour }), CREATED + 2 * hour), ['Result kept by the server', 'no longer (its ttl ended)']);
+  });
+
+  it('no line for a task the server no longer has (lost, expired), may delete at any time (cancelled), or never kept (a direct call)', () => {
+    for (const status of ['lost', 'expired', 'cancelled'] as const) assert.equal(row({ status }), undefined, status);
+    assert.equal(row({ kind: 'direct', taskId: 'direct-1', status: 'completed', ttl: null }), undefined, 'a direct call');
+  });
+});
