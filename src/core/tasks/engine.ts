@@ -1291,6 +1291,13 @@ export class TaskEngine extends DisposableBase {
       }
       this.#refetchDelay.delete(rec.snap.key);
       if (this.#recs.get(rec.snap.key) !== rec) return outcome;
+      if (why && rec.snap.status === 'cancelled') {
+        // T-REQ-4: the final answer of a cancelled task, an error, says it has no result: none is
+        // kept, so none is offered (Open Result, Fetch Task Result) and shown as an error. A
+        // result (its work finished before the cancel took, T-LIFE-4) is kept as any.
+        log.info(`Task ${taskId} was cancelled; the server has no result for it (${why})`);
+        return outcome;
+      }
       const changes: Partial<TaskSnapshot> = { outcome, outcomeFetchedAt: this.#nowIso(), resultDeleted: undefined };
       // A task that failed without a status message says why from its error, as a failed direct call does.
       if (why && rec.snap.status === 'failed' && !rec.snap.statusMessage) changes.note = why;

@@ -88,7 +88,8 @@ export const disconnectCost = (tasks: readonly TaskSnapshot[], serverId: string,
 /**
  * Whether a task has a result to open (the view's Open Result): a kept result, or an ended task
  * whose server gives one (`completed`, or `failed` with its error). A cancelled task's
- * `tasks/result` gives only an error saying it has none.
+ * `tasks/result` mostly gives an error saying it has none, which the engine does not keep: one
+ * is offered only with a result kept (its work finished before the cancel took, T-LIFE-4).
  */
 export const hasResult = (t: TaskSnapshot): boolean => t.outcome !== undefined || t.outcomeFetchedAt !== undefined || (t.kind === 'task' && (t.status === 'completed' || t.status === 'failed'));
 

@@ -8,6 +8,7 @@ import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
 import type { ServerRequestContext, ServerRequestHandler } from '../../../src/core/tasks/engine';
 import { taskKey } from '../../../src/core/tasks/types';
 import { describeTask } from '../../../src/core/tasks/presentation';
+import { hasResult, hasResultToFetch } from '../../../src/core/tasks/policy';
 import { NO_POLL, harnessesForEachTest, settle, waitStatus } from '../helpers/fakeTaskServer';
 import { waitFor } from '../helpers/logger';
 
@@ -786,6 +787,25 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     assert.equal(h.snap(snap.taskId).outcome, undefined);
     assert.deepEqual(h.server.requestsOf('tasks/result'), [], 'no outcome is fetched for a cancelled task');
     assert.ok(h.log.has('warn', /Ignored list status completed for task .*: it already ended as cancelled/), h.log.text());
+  });
+
+  it('T-REQ-4, T-LIFE-4: a task cancelled while its tasks/result waits keeps no outcome when the server answers with an error (it has no result), and is offered by neither Open Result nor Fetch Task Result; a result it answers is kept', async () => {
+    const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL } });
+    const [none, done] = [await h.engine.callTool('fake', 'required-tool'), await h.engine.callTool('fake', 'required-tool')];
+    // The work of `done` finished before the cancel took: its tasks/result gives that result.
+    (h.server['tasks'] as Map<string, { outcome?: unknown }>).get(done.taskId)!.outcome = { result: { content: [{ type: 'text', text: 'finished anyway' }] } };
+    for (const t of [none, done]) {
+      h.server.setStatus(t.taskId, 'input_required');
+      await waitFor(() => h.server.requestsOf('tasks/result').some((r) => r.params?.taskId === t.taskId), 'its tasks/result in flight');
+      await h.engine.cancel(t.key);
+    }
+    await waitFor(() => h.snap(done.taskId).outcome !== undefined, 'the result kept');
+    await settle(h);
+    const cancelled = h.snap(none.taskId);
+    assert.deepEqual([cancelled.status, cancelled.outcome, cancelled.outcomeFetchedAt], ['cancelled', undefined, undefined]);
+    assert.deepEqual([hasResult(cancelled), hasResultToFetch(cancelled)], [false, false], 'no row action, no pick item');
+    assert.ok(h.log.has('info', new RegExp(`Task ${none.taskId} was cancelled; the server has no result for it \\(Task was cancelled before it produced a result\\)`)), h.log.text());
+    assert.deepEqual([h.snap(done.taskId).status, hasResult(h.snap(done.taskId)), hasResultToFetch(h.snap(done.taskId))], ['cancelled', true, true]);
   });
 
   it('T-LIFE-5: createdAt, lastUpdatedAt, ttl, pollInterval and statusMessage are kept as the server sent them', async () => {
