@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
 import { isInputDismissed } from '../core/servers/serverManager';
 import type { TaskEngine } from '../core/tasks/engine';
-import { STATUS_PRESENTATION, describeTask, formatAge, taskTitle, toolRunWords } from '../core/tasks/presentation';
+import { STATUS_PRESENTATION, describeHosted, describeTask, taskTitle, toolRunWords } from '../core/tasks/presentation';
 import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { hostedKey } from '../core/tasks/types';
@@ -221,14 +221,12 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
   ];
 };
 
-/** A task's row in a quick pick: its status and title, then its server, status and age. */
+/**
+ * A task's row in a quick pick: its status icon and title, its server, then what its row in the
+ * view says (status or message, progress, age), each once.
+ */
 const taskPickItem = (t: TaskSnapshot, servers: ServerManager, now: number): vscode.QuickPickItem => {
-  return { label: `$(${STATUS_PRESENTATION[t.status].icon}) ${taskTitle(t)}`, description: pickDescription(t, servers, now), detail: describeTask(t, now) };
-};
-
-/** `server · status · age` under a task's or a hosted task's title in a quick pick. */
-const pickDescription = (t: TaskSnapshot | HostedTaskSnapshot, servers: ServerManager, now: number): string => {
-  return `${servers.label(t.serverId)} · ${STATUS_PRESENTATION[t.status].label} · ${formatAge(now - Date.parse(t.createdAt))}`;
+  return { label: `$(${STATUS_PRESENTATION[t.status].icon}) ${taskTitle(t)}`, description: servers.label(t.serverId), detail: describeTask(t, now) };
 };
 
 /**
@@ -250,7 +248,8 @@ const pickToCancel = async (deps: TaskCommandDeps): Promise<{ kind: 'task'; task
       .filter((h) => !isTerminal(h.status))
       .map((h): Item => ({
         label: `$(${hostedTitle(h).icon}) ${hostedTitle(h).label}`,
-        description: pickDescription(h, servers, now),
+        // As its row in the view: status, why it ended, age; the question or request under it.
+        description: `${servers.label(h.serverId)} · ${describeHosted(h, now)}`,
         detail: h.summary,
         createdAt: h.createdAt,
         target: { kind: 'hosted', hosted: h },
@@ -264,7 +263,7 @@ const pickToCancel = async (deps: TaskCommandDeps): Promise<{ kind: 'task'; task
   return (await pickNewest(items, vscode.l10n.t('Cancel which task?')))?.target;
 };
 
-/** A quick pick of tasks, newest first, that finds them by their server, status and age too. */
+/** A quick pick of tasks, newest first, that finds them by their server, status, message and age too. */
 const pickNewest = <T extends vscode.QuickPickItem & { createdAt: string }>(items: T[], placeHolder: string): Thenable<T | undefined> => {
   items.sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
   return vscode.window.showQuickPick(items, { placeHolder, title: 'MCP Tasks', matchOnDescription: true, matchOnDetail: true });

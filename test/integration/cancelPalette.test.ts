@@ -99,6 +99,9 @@ suite('Cancel Task from the palette', () => {
     spy.skipShown();
     const cancelling = vscode.commands.executeCommand('mcpTasks.cancelTask');
     const pick = await spy.next('the Cancel Task pick');
+    // Its server, then what its row says (status, age as the row gives it), each once.
+    const item = pick.items.find((i) => i.label.endsWith('Question asked by the server'));
+    assert.equal(item?.description, `everything · ${(await hostedRow())?.description}`);
     await choose(pick, (i) => i.label.endsWith('Question asked by the server') && (i.description ?? '').startsWith('everything · '), 'the hosted question');
     await cancelling;
     await waitFor(async () => /^Cancelled/.test((await hostedRow())?.description ?? ''), 'the hosted row to read cancelled');

@@ -257,6 +257,9 @@ suite('Commands and the Tasks view, with the demo server', () => {
     const done = vscode.commands.executeCommand('mcpTasks.fetchResult');
     const pick = await spy.next('the task pick');
     assert.match(pick.items[0]?.label ?? '', /build-project$/, 'the newest task comes first');
+    // Each thing once: its server, then what its row says (how it ended, its message, its age as the row gives it).
+    const row = await taskRow('demo', build.row.id!);
+    assert.deepEqual([pick.items[0]?.description, pick.items[0]?.detail], ['demo', row?.description]);
     await accept();
     await done;
     await resultEditor('Build of integration-app succeeded');
