@@ -164,7 +164,7 @@ suite('Language-model tools', () => {
       lab.release();
       assert.equal((await invoke('mcpTasks_getResult', { taskId, waitSeconds: 30 })).data.done, true, 'released, it ends');
 
-      // Another held task (no tasks/result in flight, whose answer would be kept): cancelled, it has no result.
+      // Another held task (no tasks/result in flight): cancelled, it has no result.
       const other = await invoke('mcpTasks_startTask', { server: 'lab', tool: 'work', arguments: { tag: 'cancelled', held: true, durationMs: 0 } });
       const otherId = (other.data.task as { taskId: string }).taskId;
       track(otherId);
