@@ -5,10 +5,15 @@
 // answered with the quick-open commands.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { TaskHost } from '../../src/core/host/taskHost';
+import { JsonRpcConnection } from '../../src/core/jsonrpc/connection';
 import { RpcError } from '../../src/core/jsonrpc/errors';
+import { McpSession } from '../../src/core/protocol/session';
 import { SamplingPermissions } from '../../src/core/sampling/permissions';
 import type { ServerRequestContext } from '../../src/core/tasks/engine';
 import type { Logger } from '../../src/core/util/log';
+import { nullLogger } from '../../src/core/util/log';
+import { InMemoryTransport } from '../../src/core/transports/inMemory';
 import { Turns } from '../../src/core/util/turns';
 import type { ConsentAnswer, ConsentPrompter, ConsentRequest } from '../../src/vscode/sampling/consent';
 import { HiddenDialogs } from '../../src/vscode/hiddenDialogs';
@@ -224,12 +229,67 @@ suite('Sampling through vscode.lm', () => {
     h.dispose();
   });
 
-  test('no language model: a clear error, after the user allowed the request', async () => {
+  /** The warnings the editor is asked to show while `body` runs (none reaches the screen). */
+  async function warningsDuring(body: () => Promise<void>): Promise<string[]> {
+    const w = vscode.window as unknown as { showWarningMessage: (...args: unknown[]) => Thenable<unknown> };
+    const show = w.showWarningMessage;
+    const shown: string[] = [];
+    w.showWarningMessage = (message) => (shown.push(String(message)), Promise.resolve(undefined));
+    try {
+      await body();
+    } finally {
+      w.showWarningMessage = show;
+    }
+    return shown;
+  }
+
+  const NO_MODEL_WARNING =
+    'MCP server "label of settings:demo" asked for a language model answer, but no language model is available. Install or sign in to a language model provider (for example GitHub Copilot Chat).';
+
+  test('no language model: the user is not asked to allow what cannot run, is told once what to do, and the server gets -32603', async () => {
     const { h } = handler({ modelSelector: { vendor: 'no-such-vendor' } });
-    const err = await rejection(h.handle({ messages: [text('hi')], maxTokens: 10 }, ctx()));
-    assert.equal(err.code, -32603);
-    assert.match(err.message, /No language model is available in the editor/);
+    const warnings = await warningsDuring(async () => {
+      const err = await rejection(h.handle({ messages: [text('hi')], maxTokens: 10 }, ctx()));
+      assert.equal(err.code, -32603);
+      assert.match(err.message, /^No language model is available in the editor: the user needs to install or sign in/);
+    });
+    assert.equal(asked.length, 0, 'no consent prompt');
+    assert.deepEqual(warnings, [NO_MODEL_WARNING]);
     h.dispose();
+  });
+
+  test('no language model, the request run as a task the client hosts (T-RCV-2, T-RCV-4): no consent prompt, the task fails and tasks/result gives the server -32603', async () => {
+    const { h } = handler({ modelSelector: { vendor: 'no-such-vendor' } });
+    const host = new TaskHost({ logger: nullLogger });
+    const handle = host.wrap('sampling/createMessage', h.handle);
+    const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+    const server = new JsonRpcConnection(serverEnd, { logger: nullLogger });
+    server.onRequest('initialize', () => ({ protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'scripted', version: '1.0.0' } }));
+    server.onNotification('notifications/initialized', () => undefined);
+    server.onNotification('notifications/tasks/status', () => undefined);
+    await server.start();
+    const session = new McpSession(clientEnd, { logger: nullLogger, clientInfo: { name: 'mcp-tasks-test', version: '0.0.0' }, capabilities: { sampling: {}, ...host.capabilities() } });
+    session.onRequest('sampling/createMessage', (params, c) => handle(params, { serverId: 'settings:demo', signal: c.signal }));
+    host.attachSession('settings:demo', session);
+    await session.connect();
+    try {
+      const warnings = await warningsDuring(async () => {
+        const created = await server.requestRaw('sampling/createMessage', { messages: [text('hi')], maxTokens: 10, task: { ttl: 60_000 } });
+        const { taskId } = created.task as { taskId: string };
+        const err = await rejection(server.requestRaw('tasks/result', { taskId }));
+        assert.equal(err.code, -32603);
+        assert.match(err.message, /^No language model is available in the editor/);
+        const task = await server.requestRaw('tasks/get', { taskId });
+        assert.equal(task.status, 'failed');
+        assert.match(String(task.statusMessage), /^No language model is available in the editor.*\(error -32603\)$/);
+      });
+      assert.equal(asked.length, 0, 'no consent prompt');
+      assert.deepEqual(warnings, [NO_MODEL_WARNING]);
+    } finally {
+      host.dispose();
+      await session.close();
+      h.dispose();
+    }
   });
 
   test('bad params are refused with -32602 before the user is asked', async () => {

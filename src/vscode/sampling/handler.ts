@@ -107,6 +107,18 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
     const preview = previewSampling(plan, { serverLabel: label, taskId, toolName: ctx.task?.toolName });
     if (log.traceEnabled !== false) log.trace(`Sampling request:\n${preview.text}`);
 
+    // A request no model could answer is not put to the user: the user learns what to do instead.
+    const models = await vscode.lm.selectChatModels(o.modelSelector);
+    if (!models.length) {
+      log.warn('No language model is available for sampling');
+      void vscode.window.showWarningMessage(
+        vscode.l10n.t('MCP server "{0}" asked for a language model answer, but no language model is available. Install or sign in to a language model provider (for example GitHub Copilot Chat).', label),
+      );
+      throw new RpcError(
+        ErrorCode.InternalError,
+        'No language model is available in the editor: the user needs to install or sign in to a language model provider (for example GitHub Copilot Chat) before this server can sample.',
+      );
+    }
     const fingerprint = o.serverFingerprint?.(ctx.serverId);
     // Rejects only when the server withdraws the request (cancelled, timed out, disconnected).
     const answer = await consent(ctx, { serverId: ctx.serverId, serverLabel: label, preview }, fingerprint, log).catch(() => 'deny' as const);
@@ -122,19 +134,8 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
       log.info('Sampling allowed by the user, always for this server ("MCP Tasks: Revoke Sampling Permissions..." undoes it)');
     } else log.info(answer === 'once' ? 'Sampling allowed once by the user' : 'Sampling allowed: the user always allows this server');
 
-    const models = await vscode.lm.selectChatModels(o.modelSelector);
     const want = preferred()?.trim();
-    const choice = chooseModel(models, plan.hints, want);
-    if (!choice) {
-      log.warn('No language model is available for sampling');
-      void vscode.window.showWarningMessage(
-        vscode.l10n.t('MCP server "{0}" asked for a language model answer, but no language model is available. Install or sign in to a language model provider (for example GitHub Copilot Chat).', label),
-      );
-      throw new RpcError(
-        ErrorCode.InternalError,
-        'No language model is available in the editor: the user needs to install or sign in to a language model provider (for example GitHub Copilot Chat) before this server can sample.',
-      );
-    }
+    const choice = chooseModel(models, plan.hints, want)!;
     if (want && choice.reason !== 'setting') log.warn(`The preferred model "${want}" (setting mcpTasks.${PREFERRED_MODEL_SETTING}) is not available`);
     return await answering.during(ctx.task?.key, () => sample(choice.model, choice.reason, messages, plan, label, ctx.signal, log));
   };
