@@ -22,6 +22,7 @@ import type { SamplingHandlerOptions } from '../../src/vscode/sampling/handler';
 import { USER_REJECTED, createSamplingHandler } from '../../src/vscode/sampling/handler';
 import { SAMPLING_PERMISSIONS_KEY, loadSamplingPermissions, revokeSamplingPermissions } from '../../src/vscode/sampling/permissions';
 import { waitFor } from './helpers';
+import { QuickInputSpy } from './quickInputs';
 
 const PROVIDER_ID = 'mcp-tasks-test.lm-provider';
 const VENDOR = 'mcp-tasks-test';
@@ -423,10 +424,15 @@ suite('Sampling through vscode.lm', () => {
       h.dispose();
     });
 
-    test('"Deny" (the third item) answers -1', async () => {
+    test('"Deny" (the third item) answers -1; it says what it does, as every item does', async () => {
       const { h } = handler({ consentPrompter: prompt });
+      const spy = new QuickInputSpy();
       const pending = h.handle({ messages: [text('no')], maxTokens: 20 }, ctx());
       await waitFor(() => shown.length === 1, 'the consent quick pick');
+      const items = (await spy.next('the consent quick pick')).items;
+      spy.dispose();
+      assert.deepEqual(items.filter((i) => !i.detail).map((i) => i.label), [], 'every item has a detail line');
+      assert.equal(items[2]!.detail, 'Send nothing to a language model and tell the server that you rejected its request');
       await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
       await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
       await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');

@@ -59,7 +59,7 @@ export class QuickPickConsent implements vscode.Disposable {
     qp.items = [
       { answer: 'once', label: `$(check) ${vscode.l10n.t('Allow once')}`, detail: vscode.l10n.t('Send this request to a language model and return the answer to the server') },
       { answer: 'always', label: `$(check-all) ${vscode.l10n.t('Always allow server "{0}"', request.serverLabel)}`, detail: vscode.l10n.t('Do not ask again (undo with "MCP Tasks: Revoke Sampling Permissions...")') },
-      { answer: 'deny', label: `$(circle-slash) ${vscode.l10n.t('Deny')}` },
+      { answer: 'deny', label: `$(circle-slash) ${vscode.l10n.t('Deny')}`, detail: vscode.l10n.t('Send nothing to a language model and tell the server that you rejected its request') },
       { answer: 'show', label: `$(eye) ${vscode.l10n.t('Show Full Request')}`, detail: vscode.l10n.t('Open the system prompt and messages in an editor') },
     ];
     return new Promise<ConsentAnswer>((resolve) => {
