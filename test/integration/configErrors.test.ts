@@ -173,6 +173,9 @@ suite('Configuration errors in the Tasks view', () => {
       // Connect Server, at once (within the 1 s backoff): the user's Connect tries again, rather than answering "Restart it to try now".
       await vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id: serverIdOf(row)! });
       assert.match(told[1] ?? '', /^Could not connect to MCP server "typo": Could not start "mcp-tasks-no-such-command": command not found\. /);
+      // Failed, its row offers Connect alone (package.json's menus read the contextValue): Restart Server would do the same.
+      const failed = await waitFor(async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.id === row.id && r.icon === 'error'), 'the typo row to read failed');
+      assert.equal(failed.contextValue, 'server connectable');
       // In code-server the user's settings are the remote machine's (user-data/Machine): the local file, opened first, does not have the server.
       const has = (e?: vscode.TextEditor) => /settings\.json$/.test(e?.document.uri.path ?? '') && e!.document.getText().includes('"typo"');
       const editor = await waitFor(() => (has(vscode.window.activeTextEditor) ? vscode.window.activeTextEditor : undefined), 'the settings where the server is configured');

@@ -247,7 +247,9 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     item.description = describeServer(s, true) + held;
     item.iconPath = asThemeIcon(SERVER_STATE_ICON[s.state.kind]);
     const up = s.state.kind === 'connected' || s.state.kind === 'connecting';
-    item.contextValue = ['server', up ? 'disconnectable' : 'connectable', s.state.kind === 'error' ? 'failed' : ''].filter(Boolean).join(' ');
+    // Restart, not connected, is Connect (a failed server too: Connect tries at once), unless a
+    // new configuration waits for its tasks: Restart applies it now (its tooltip says so).
+    item.contextValue = ['server', up ? 'disconnectable' : 'connectable', up || s.newConfigWaitsFor ? 'restartable' : ''].filter(Boolean).join(' ');
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**${escapeMd(s.label)}** (${s.type})\n\n`);
     tip.appendMarkdown(`State: ${escapeMd(describeServer(s) + held)}${held ? ': connect it to follow its tasks again' : s.heldByUser ? ': it stays so until you connect it' : ''}\n\n`);

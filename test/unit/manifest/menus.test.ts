@@ -36,22 +36,31 @@ function offered(viewItem: string): { inline: string[]; context: string[] } {
 }
 
 describe('the view\'s row menus', () => {
+  // Row contextValues: connected `server disconnectable restartable`; idle or failed `server connectable`;
+  // not connected with a new configuration waiting for its tasks `server connectable restartable`.
+  const connection = (viewItem: string) => offered(viewItem).context.filter((c) => /Server$/.test(c));
+
   it('a connected server offers Disconnect and Restart; an idle one Connect', () => {
-    assert.deepEqual(offered('server disconnectable').inline.sort(), ['mcpTasks.disconnectServer', 'mcpTasks.restartServer']);
+    assert.deepEqual(offered('server disconnectable restartable').inline.sort(), ['mcpTasks.disconnectServer', 'mcpTasks.restartServer']);
+    assert.deepEqual(connection('server disconnectable restartable'), ['mcpTasks.disconnectServer', 'mcpTasks.restartServer']);
     assert.deepEqual(offered('server connectable').inline, ['mcpTasks.connectServer']);
   });
 
-  it('a server that failed offers one button, Connect, which tries at once (as Restart would: two buttons did the same); Restart stays in its context menu', () => {
-    const { inline, context } = offered('server connectable failed');
-    assert.deepEqual(inline, ['mcpTasks.connectServer']);
-    assert.ok(context.includes('mcpTasks.restartServer'), `Restart in a failed server's menu: ${context.join(', ')}`);
+  it('a server that failed (its row as an idle one\'s) offers one action, Connect, inline and in its menu: Connect tries at once, so Restart did the same under another name', () => {
+    const { inline } = offered('server connectable');
+    assert.deepEqual([inline, connection('server connectable')], [['mcpTasks.connectServer'], ['mcpTasks.connectServer']]);
+  });
+
+  it('a server not connected whose new configuration waits for its tasks offers Restart beside Connect: Restart applies the new configuration now (its tooltip says so), Connect keeps the one its tasks are at', () => {
+    assert.deepEqual(offered('server connectable restartable').inline, ['mcpTasks.connectServer']);
+    assert.deepEqual(connection('server connectable restartable'), ['mcpTasks.connectServer', 'mcpTasks.restartServer']);
   });
 
   it('every inline button of a row is in its context menu too: the keyboard (Shift+F10) reaches a row\'s actions only there', () => {
     const rows = [
-      'server disconnectable',
+      'server disconnectable restartable',
       'server connectable',
-      'server connectable failed',
+      'server connectable restartable',
       'task task cancelable respondable live',
       'task task hasResult finished',
       'task direct cancelable live',
@@ -73,7 +82,7 @@ describe('the view\'s row menus', () => {
   });
 
   it('a server\'s menu offers Open MCP Configuration (its entry, the cursor on its name) and Show Log', () => {
-    for (const row of ['server disconnectable', 'server connectable failed']) assert.deepEqual(offered(row).context.slice(-2), ['mcpTasks.openConfiguration', 'mcpTasks.showLog'], row);
+    for (const row of ['server disconnectable restartable', 'server connectable']) assert.deepEqual(offered(row).context.slice(-2), ['mcpTasks.openConfiguration', 'mcpTasks.showLog'], row);
   });
 
   it('a server removed from the configuration offers nothing that would reach it', () => {
