@@ -12,7 +12,7 @@ import { errorMessage } from '../core/util/abort';
 import { reasonOf } from '../core/jsonrpc/errors';
 import { describeServer, rowOf } from './tree/tasksTree';
 import { ConfigurationReader } from './configuration';
-import { confirmDestructive, inform, isConfirmed } from './confirm';
+import { confirmDestructive, couldNotConnect, inform, isConfirmed } from './confirm';
 import { executeCommand, registerCommand } from './editorCommands';
 
 export interface CommandDeps {
@@ -58,7 +58,7 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
       const trust = vscode.l10n.t('Manage Workspace Trust');
       const untrusted = servers.get(s.id)?.state.kind === 'blocked' && !vscode.workspace.isTrusted;
       const choice = await vscode.window.showErrorMessage(
-        vscode.l10n.t('Could not connect to MCP server "{0}": {1}', s.label, reasonOf(err)),
+        couldNotConnect(s.label, reasonOf(err)),
         ...(untrusted ? [trust] : []),
         vscode.l10n.t('Show Log'),
         vscode.l10n.t('Open Configuration'),

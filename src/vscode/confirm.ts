@@ -20,3 +20,6 @@ export const inform = (message: string): void => {
 export const flash = (message: string, ms = 5000): void => {
   void vscode.window.setStatusBarMessage(message, ms);
 };
+
+/** What a failed connection says, whichever command tried it (Connect Server, Run Tool as Task). */
+export const couldNotConnect = (label: string, why: string): string => vscode.l10n.t('Could not connect to MCP server "{0}": {1}', label, why);

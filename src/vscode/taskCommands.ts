@@ -13,7 +13,7 @@ import type { UrlPlan } from '../core/elicitation/plan';
 import { completeInBrowser, taskBrowserSteps, urlsRequired } from '../core/elicitation/urlRequired';
 import { reasonOf, RequestTimeoutError } from '../core/jsonrpc/errors';
 import { NEVER, waitWithProgress } from './cancellation';
-import { confirmDestructive, flash, inform, isConfirmed } from './confirm';
+import { confirmDestructive, couldNotConnect, flash, inform, isConfirmed } from './confirm';
 import type { ResultDocuments } from './results';
 import type { TaskStore } from '../core/state/taskStore';
 import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
@@ -301,7 +301,7 @@ const serverTools = async (servers: ServerManager, server: ServerSnapshot, signa
     }
     return { tools, acceptsTasks: serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion) };
   } catch (err) {
-    if (!signal.aborted) void showFailure(err, (why) => vscode.l10n.t('Could not connect to "{0}": {1}', server.label, why), { namesServer: true, server });
+    if (!signal.aborted) void showFailure(err, (why) => couldNotConnect(server.label, why), { namesServer: true, server });
     return undefined;
   }
 };

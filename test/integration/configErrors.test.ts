@@ -169,7 +169,8 @@ suite('Configuration errors in the Tasks view', () => {
       w.showErrorMessage = (message: string, ...items: string[]) => (told.push(`${message} | ${items.join(', ')}`), Promise.resolve(items.find((i) => i === 'Open Configuration')));
       await vscode.commands.executeCommand('mcpTasks.runToolAsTask', { kind: 'server', id: serverIdOf(row)! });
       await waitFor(() => told.length > 0, 'the error');
-      assert.match(told[0], /^Could not connect to "typo": Could not start "mcp-tasks-no-such-command": command not found\. .* \| Show Log, Open Configuration$/);
+      // Said as Connect Server says it (below): one wording for a failed connection.
+      assert.match(told[0], /^Could not connect to MCP server "typo": Could not start "mcp-tasks-no-such-command": command not found\. .* \| Show Log, Open Configuration$/);
       // Connect Server, at once (within the 1 s backoff): the user's Connect tries again, rather than answering "Restart it to try now".
       await vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id: serverIdOf(row)! });
       assert.match(told[1] ?? '', /^Could not connect to MCP server "typo": Could not start "mcp-tasks-no-such-command": command not found\. /);
