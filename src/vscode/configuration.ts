@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { ConfigError, ParseResult } from '../core/config/types';
-import { SERVERS_SETTING, SETTINGS_SOURCE, describeSource } from '../core/config/types';
+import { SERVERS_SETTING } from '../core/config/types';
 import { combineConfigs, keepLastReadable, newProblems, parseMcpJson, parseSettingServers, unreadable } from '../core/config/parse';
 import { errorMessage } from '../core/util/abort';
 import { sentence } from '../core/util/log';
@@ -26,8 +26,9 @@ export const configErrorNotifier = (log: vscode.LogOutputChannel): (errors: read
   return (errors) => {
     for (const [e, ...more] of newProblems(shown, errors)) {
       const open = vscode.l10n.t('Open Configuration');
-      const where = e.source === 'settings' ? describeSource(SETTINGS_SOURCE) : vscode.workspace.asRelativePath(e.source);
-      const text = more.length ? vscode.l10n.t('{0} has {1} errors (see the MCP Tasks view). The first: {2}', where, more.length + 1, e.message) : e.message;
+      // Several errors are all `invalid` ones, whose message starts with where they are: said once.
+      const where = e.where!;
+      const text = more.length ? vscode.l10n.t('{0} has {1} errors (see the MCP Tasks view). The first: {2}', where, more.length + 1, e.message.slice(where.length).replace(/^[,:] /, '')) : e.message;
       void vscode.window.showWarningMessage(text, open, vscode.l10n.t('Show Log')).then((c) => (c === open ? executeCommand('mcpTasks.openConfiguration', e.source, e.line, e.column, e.server) : c && log.show()));
     }
   };

@@ -347,7 +347,8 @@ const parseInputs = (raw: unknown[], source: ConfigSource, errors: ConfigError[]
 
 /** An error of a source's servers or inputs: its message follows the source's name; `at` is where in its file. */
 const invalid = (source: ConfigSource, message: string, at?: { line: number; column: number }, server?: string): ConfigError => {
-  return { kind: 'invalid', source: sourceKey(source), server, message: `${describeSource(source)}${message}`, ...at };
+  const where = describeSource(source);
+  return { kind: 'invalid', source: sourceKey(source), server, where, message: where + message, ...at };
 };
 
 const missingInput = (source: ConfigSource): string => {

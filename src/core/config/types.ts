@@ -95,6 +95,8 @@ export interface ConfigError {
   server?: string;
   /** A full sentence naming the file, the server and what is wrong. */
   message: string;
+  /** How `message` names the source, which it starts with (see describeSource); set on `invalid` errors, the only ones a file may have several of. */
+  where?: string;
   /** 1-based position in the file, when known. */
   line?: number;
   column?: number;
