@@ -73,6 +73,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   // answering (nothing is asked of the user then).
   const asking = new InFlight();
   const answering = new InFlight();
+  const noModel = new Set<string>();
   // Questions and sampling consent take turns: a quick input shown over another hides it. One
   // hidden without an answer stays pending until reopened; those waiting then wait for the user.
   const dialogs = new Turns();
@@ -94,6 +95,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
     turns: dialogs,
     hidden,
     answering,
+    noModel,
   });
   const hostLimits = () => {
     const c = vscode.workspace.getConfiguration('mcpTasks.hostedTasks');
@@ -216,7 +218,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   const tree = new TasksTreeProvider(servers, engine, host);
   const view = vscode.window.createTreeView('mcpTasks.tasks', { treeDataProvider: tree, showCollapseAll: true });
   const results = new ResultDocuments(engine);
-  const indicators = new TaskIndicators(engine, host, view, label, { dialogs: hidden, answering });
+  const indicators = new TaskIndicators(engine, host, view, label, { dialogs: hidden, answering, noModel });
   subscriptions.push(tree, view, results, indicators);
   const endByUser = <T>(keys: readonly string[], end: () => Promise<T>, cancel?: boolean) => indicators.endByUser(keys, end, cancel);
   // Ages in the rows' descriptions: refreshed while the view is visible, and when it shows again.

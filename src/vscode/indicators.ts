@@ -45,6 +45,7 @@ export class TaskIndicators extends DisposableBase {
   readonly #label: (serverId: string) => string;
   readonly #dialogs: Pick<HiddenDialogs, 'whereIs' | 'onDidChange' | 'onDidShow'> | undefined;
   readonly #answering: Pick<InFlight, 'has' | 'onDidChange'> | undefined;
+  readonly #noModel: Set<string> | undefined;
   /** Tasks that need input whose question has not shown yet, with the timer of the wait for it. */
   readonly #awaiting = new Map<string, ReturnType<typeof setTimeout>>();
   /** Tasks whose question has shown before their status said they need input (it was answered fast). */
@@ -56,16 +57,18 @@ export class TaskIndicators extends DisposableBase {
    * `dialogs`: where the servers' questions are, so a task whose question shows is not told as
    * well. `answering`: the tasks whose sampling request a model is answering (the user allowed
    * it): they wait for the model, not for the user, so they are neither told nor counted as
-   * waiting for the user.
+   * waiting for the user. `noModel`: the tasks whose sampling request no model could answer,
+   * the user told so then (see the sampling handler): their failure is not told again.
    */
   constructor(
     engine: TaskEngine,
     host: TaskHost,
     view: vscode.TreeView<Node>,
     label: (serverId: string) => string,
-    { dialogs, answering }: { dialogs?: Pick<HiddenDialogs, 'whereIs' | 'onDidChange' | 'onDidShow'>; answering?: Pick<InFlight, 'has' | 'onDidChange'> } = {},
+    { dialogs, answering, noModel }: { dialogs?: Pick<HiddenDialogs, 'whereIs' | 'onDidChange' | 'onDidShow'>; answering?: Pick<InFlight, 'has' | 'onDidChange'>; noModel?: Set<string> } = {},
   ) {
     super();
+    this.#noModel = noModel;
     this.#engine = engine;
     this.#view = view;
     this.#label = label;
@@ -133,7 +136,9 @@ export class TaskIndicators extends DisposableBase {
     else if (before !== undefined && isTerminal(t.status) && !isTerminal(before)) {
       const byUser =
         this.#endingByUser.delete(t.key) && t.status !== 'completed' && (returned === 'cancel' ? t.status !== 'failed' : !returned || t.kind === 'direct' || t.status === 'lost');
-      if (!byUser) this.#ended.push(t);
+      // Failed for want of a language model: the user was told so, and what to do, when its server asked for one.
+      const told = this.#noModel?.delete(t.key) && t.status === 'failed';
+      if (!byUser && !told) this.#ended.push(t);
     }
   }
 

@@ -658,4 +658,30 @@ suite('Commands and the Tasks view, with the demo server', () => {
     }
     await waitFor(() => provider.streaming === 0, 'the model to stop with the cancelled task');
   });
+
+  test('Without a language model, a task\'s sampling request (run as a task the client hosts) is not put to the user: no consent prompt, one warning that says what to do, and the task that fails with it is not told again', async function () {
+    this.timeout(90_000);
+    const api = await publicApi();
+    const demo = api.getServers().find((s) => s.label === 'demo')!;
+    const provider = await vscode.extensions.getExtension<{ hideModels(hide: boolean): void }>('mcp-tasks-test.lm-provider')!.activate();
+    provider.hideModels(true);
+    try {
+      await waitFor(async () => (await vscode.lm.selectChatModels()).length === 0, 'no language model in the editor');
+      spy.skipShown();
+      const shown = spy.shown.length;
+      const messages = spy.messages.length;
+      const task = await api.runTool(demo.id, 'summarize-with-model', { arguments: { text: 'No model will read this.' } });
+      const done = await api.getResult(task.id, { waitSeconds: 30 });
+      assert.equal(done.task.status, 'failed');
+      assert.match(JSON.stringify(done.task), /No language model is available in the editor/, 'the server failed its task with the error it got');
+      await new Promise((r) => setTimeout(r, 500)); // a notification of the failure would have come by now
+      assert.deepEqual(spy.messages.slice(messages), [
+        'MCP server "demo" asked for a language model answer, but no language model is available. Install or sign in to a language model provider (for example GitHub Copilot Chat).',
+      ]);
+      assert.equal(spy.shown.length, shown, 'no consent prompt');
+    } finally {
+      provider.hideModels(false);
+      await waitFor(async () => (await vscode.lm.selectChatModels({ vendor: 'mcp-tasks-test' })).length === 2, 'the test models back');
+    }
+  });
 });

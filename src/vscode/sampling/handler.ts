@@ -41,6 +41,8 @@ export interface SamplingHandlerOptions {
   turns?: Turns;
   /** Counts, per task, the requests a model is answering now (consent given): nothing is asked of the user meanwhile. */
   answering?: InFlight;
+  /** Gets the tasks whose request no model could answer, the user told so: their failure is not told again (TaskIndicators). */
+  noModel?: Set<string>;
 }
 
 /** Answers `sampling/createMessage`; register `{ handle }` with the engine and dispose with the extension. */
@@ -111,6 +113,7 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
     const models = await vscode.lm.selectChatModels(o.modelSelector);
     if (!models.length) {
       log.warn('No language model is available for sampling');
+      if (ctx.task) o.noModel?.add(ctx.task.key);
       void vscode.window.showWarningMessage(
         vscode.l10n.t('MCP server "{0}" asked for a language model answer, but no language model is available. Install or sign in to a language model provider (for example GitHub Copilot Chat).', label),
       );
