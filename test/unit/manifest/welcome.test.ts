@@ -44,4 +44,16 @@ describe('the view\'s welcome', () => {
     assert.match(text, /\.vscode\/mcp\.json is not read: the "mcpTasks\.readWorkspaceMcpJson" setting is off/);
     assert.match(text, /\[Open Setting\]\(command:workbench\.action\.openSettings\?%5B%22mcpTasks\.readWorkspaceMcpJson%22%5D\)/);
   });
+
+  it('has one button, its main action; Show Log is a link in the text (VS Code draws a line that is only a link as a button)', () => {
+    for (const text of manifest.contributes.viewsWelcome.map((w) => w.contents)) {
+      const buttons = text.split('\n').filter((line) => /^\[[^\]]+\]\([^)]+\)$/.test(line));
+      assert.ok(buttons.length <= 1, `more than one button: ${buttons.join(', ')}`);
+      if (text.includes('command:mcpTasks.showLog')) assert.match(text, /\S \[log\]\(command:mcpTasks\.showLog\)/);
+    }
+    assert.deepEqual(
+      [true, false].map((reads) => shown(state(true, false, reads))[0].split('\n').filter((line) => line.startsWith('['))),
+      [['[Open MCP Configuration](command:mcpTasks.openConfiguration)'], ['[Open Setting](command:workbench.action.openSettings?%5B%22mcpTasks.readWorkspaceMcpJson%22%5D)']],
+    );
+  });
 });
