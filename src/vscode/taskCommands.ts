@@ -336,7 +336,8 @@ const runTool = async (deps: TaskCommandDeps, ui: QuickInputPrompter, server: Se
       const picked = await ui.pick(
         offer.tools.map((t) => {
           const label = t.title ?? t.annotations?.title ?? t.name;
-          return { label, description: `${t.name !== label ? `${t.name} · ` : ''}${toolRunWords(acceptsTasks, t.execution?.taskSupport)}`, detail: t.description, value: t, picked: t === tool };
+          const [icon, words] = toolRunWords(acceptsTasks, t.execution?.taskSupport);
+          return { label, icon, description: `${t.name !== label ? `${t.name} · ` : ''}${words}`, detail: t.description, value: t, picked: t === tool };
         }),
         { title: vscode.l10n.t('Run Tool as Task ({0}/{1}): tool of {2}', 1 + o, 3 + o, server!.label), placeholder: vscode.l10n.t('Pick the tool'), canGoBack: true, signal: NEVER },
       );

@@ -13,7 +13,8 @@ export interface Shown {
   text?: string;
   /** An input box's value when it showed. */
   value?: string;
-  items: Array<{ label: string; description?: string; detail?: string }>;
+  /** Each item as shown; `icon` is its iconPath's codicon (a `$(icon)` in a text is read out by name). */
+  items: Array<{ label: string; icon?: string; description?: string; detail?: string }>;
   /** The quick pick or input box itself, when the extension built one (createQuickPick/createInputBox). */
   pick?: vscode.QuickPick<vscode.QuickPickItem>;
   box?: vscode.InputBox;
@@ -36,7 +37,8 @@ export class QuickInputSpy implements vscode.Disposable {
       w[name] = around(orig);
       this.restore.push(() => (w[name] = orig));
     };
-    const labels = (items: readonly vscode.QuickPickItem[]) => items.map((i) => ({ label: i.label, description: i.description, detail: i.detail }));
+    const labels = (items: readonly vscode.QuickPickItem[]) =>
+      items.map((i) => ({ label: i.label, icon: i.iconPath instanceof vscode.ThemeIcon ? i.iconPath.id : undefined, description: i.description, detail: i.detail }));
     wrap('showQuickPick', (orig) => (items, options, token) => {
       const o = options as vscode.QuickPickOptions | undefined;
       void Promise.resolve(items as Thenable<vscode.QuickPickItem[]>).then((list) => this.shown.push({ kind: 'pick', title: o?.title, text: o?.placeHolder, items: labels(list) }));

@@ -95,10 +95,10 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     assert.deepEqual(steps[3].items.map((i) => i.label), ['Yes', 'No'], 'a required yes/no field offers no Skip');
     assert.deepEqual(steps[4].items.map((i) => i.label), ['low', 'high'], 'an enum is a pick of its values');
     const review = steps[6];
-    const labels = review.items.map((i) => i.label);
+    const labels = review.items.map((i) => `${i.icon} ${i.label}`);
     // Cancel ends the list, after a Change item per field: it does not sit between the actions and the changes.
-    assert.deepEqual([labels.slice(0, 2), labels.at(-1)], [['$(play) Run configure', '$(json) Edit as JSON…'], '$(close) Cancel'], JSON.stringify(labels));
-    assert.equal(labels.slice(2, -1).filter((l) => l.startsWith('$(edit) Change ')).length, 6, JSON.stringify(labels));
+    assert.deepEqual([labels.slice(0, 2), labels.at(-1)], [['play Run configure', 'json Edit as JSON…'], 'close Cancel'], JSON.stringify(labels));
+    assert.equal(labels.slice(2, -1).filter((l) => l.startsWith('edit Change ')).length, 6, JSON.stringify(labels));
     assert.ok(!review.items.some((i) => /Decline/.test(i.label)), 'a tool call has nothing to decline');
     // A plain tool: it runs at once, without a ttl step.
     const id = await run.started();
@@ -133,6 +133,18 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     assert.deepEqual(await received(id), typed);
   });
 
+  test('The tool pick says how each tool runs in words only; its icon is the row\'s (iconPath), as `$(icon)` in a text is read out by name ("arrow-right direct call only")', async () => {
+    const id = serverIdOf(await server('schemas'))!;
+    spy.skipShown();
+    const done = vscode.commands.executeCommand('mcpTasks.runToolAsTask', { kind: 'server', id });
+    const pick = await spy.next('the tool pick', 30_000);
+    const configure = pick.items.find((i) => i.label === 'configure');
+    assert.deepEqual([configure?.icon, configure?.description], ['arrow-right', 'direct call only'], JSON.stringify(pick.items));
+    assert.deepEqual(pick.items.filter((i) => /\$\(/.test(`${i.label} ${i.description ?? ''}`) || !i.icon), [], 'no item has an icon in its text, each has one as iconPath');
+    await escape();
+    await done;
+  });
+
   test('Escape on a field of the form runs nothing', async () => {
     const run = await start('schemas', 'configure');
     const first = await spy.next('the first field');
@@ -157,9 +169,8 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
       assert.equal((pick.pick as { prompt?: string } | undefined)?.prompt, undefined, 'the ttl question is not repeated as a prompt');
       assert.match(pick.items[0].description ?? '', /^1 h, from the setting mcpTasks\.defaultTtlSeconds$/);
       // Every duration is written alike, as Default's "1 h" is (it read "1 h" beside "10 minutes"); the default is not offered twice.
-      assert.deepEqual(pick.items.map((i) => i.label), ['$(history) Default', '$(clock) 10 min', '$(clock) 24 h', '$(edit) Custom…']);
       // Every choice has its icon, so the labels line up (Default and Custom… had one, the durations none).
-      assert.deepEqual(pick.items.filter((i) => !/^\$\([a-z-]+\) /.test(i.label)).map((i) => i.label), [], 'every ttl choice has an icon');
+      assert.deepEqual(pick.items.map((i) => [i.icon, i.label]), [['history', 'Default'], ['clock', '10 min'], ['clock', '24 h'], ['edit', 'Custom…']]);
       if (typed) {
         const box = await spy.next('the custom ttl box');
         assert.equal(box.title, 'Run Tool as Task (3/3): ttl of build-project');

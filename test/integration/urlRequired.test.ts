@@ -102,7 +102,7 @@ suite('Run Tool as Task: a call the server refuses until a step in the browser (
     const consent = await spy.next('the consent to open the URL');
     assert.equal(consent.title, TITLE('connect'));
     assert.equal(consent.text, 'Sign in to connect octo (auth.example.com)');
-    assert.equal(consent.items[0].label, '$(link-external) Open auth.example.com');
+    assert.deepEqual([consent.items[0].icon, consent.items[0].label], ['link-external', 'Open auth.example.com']);
     assert.equal(consent.items[0].detail, authUrl('octo'), 'the full URL is shown before consent');
     assert.deepEqual(opened, [], 'nothing is opened before the user consents');
     assert.deepEqual(await taskIds(), before, 'the refused call started no task');
@@ -111,7 +111,7 @@ suite('Run Tool as Task: a call the server refuses until a step in the browser (
     const again = await spy.next('the offer to run the call again');
     assert.deepEqual(opened, [authUrl('octo')]);
     assert.equal(again.title, TITLE('connect'));
-    assert.deepEqual(again.items.map((i) => i.label), ['$(refresh) Run Again', '$(close) Not Now']);
+    assert.deepEqual(again.items.map((i) => [i.icon, i.label]), [['refresh', 'Run Again'], ['close', 'Not Now']]);
     await choose(again, (i) => i.label.endsWith('Run Again'), 'Run Again');
     const id = await newTask(before, 'the task of the call run again');
     assert.deepEqual(await received(id), { received: { account: 'octo' }, calls: 2 }, 'the same arguments, in a second call');

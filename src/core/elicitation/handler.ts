@@ -23,7 +23,7 @@ export type Answer<T> = { value: T } | { nav: Nav };
 
 export interface PickItem<T> {
   label: string;
-  /** A codicon id shown before the label. */
+  /** A codicon id shown before the label (the row's icon, not read out). */
   icon?: string;
   description?: string;
   detail?: string;

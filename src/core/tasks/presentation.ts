@@ -100,10 +100,14 @@ export const newestFirst = (a: { createdAt: string }, b: { createdAt: string }):
 /** The name a task is shown by: its tool, or its id when it was found through tasks/list. */
 export const taskTitle = (t: TaskSnapshot): string => t.toolName || `Task ${t.taskId.slice(0, 12)}`;
 
-/** How the tool pick of Run Tool as Task says a tool runs on its server, or that it cannot. */
-export const toolRunWords = (serverAcceptsTasks: boolean, taskSupport: TaskSupport | undefined): string => {
+/**
+ * How the tool pick of Run Tool as Task says a tool runs on its server, or that it cannot: a
+ * codicon for the row's icon, and words. Not `$(icon)` in the text: a screen reader reads that
+ * as the icon's name ("arrow-right direct call only").
+ */
+export const toolRunWords = (serverAcceptsTasks: boolean, taskSupport: TaskSupport | undefined): [icon: string, words: string] => {
   const decision = decideExecution(serverAcceptsTasks, taskSupport);
-  if (decision.mode === 'refuse') return '$(circle-slash) cannot run here: the server does not run tasks';
-  if (decision.mode === 'direct') return '$(arrow-right) direct call only';
-  return taskSupport === 'optional' ? '$(tasklist) task optional' : '$(tasklist) runs as a task';
+  if (decision.mode === 'refuse') return ['circle-slash', 'cannot run here: the server does not run tasks'];
+  if (decision.mode === 'direct') return ['arrow-right', 'direct call only'];
+  return ['tasklist', taskSupport === 'optional' ? 'task optional' : 'runs as a task'];
 };

@@ -56,7 +56,8 @@ export class QuickInputPrompter implements FormPrompter {
     qp.canSelectMany = o.canSelectMany ?? false;
     qp.matchOnDescription = true;
     qp.matchOnDetail = true;
-    qp.items = items.map((i) => ({ label: i.icon ? `$(${i.icon}) ${i.label}` : i.label, description: i.description, detail: i.detail, value: i.value }));
+    // The icon as iconPath, not `$(icon)` in the label: VS Code reads that as the icon's name.
+    qp.items = items.map((i) => ({ label: i.label, iconPath: i.icon ? new vscode.ThemeIcon(i.icon) : undefined, description: i.description, detail: i.detail, value: i.value }));
     const picked = qp.items.filter((_, n) => items[n].picked);
     if (qp.canSelectMany) qp.selectedItems = picked;
     else if (picked.length) qp.activeItems = [picked[0]];

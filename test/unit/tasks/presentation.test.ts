@@ -50,11 +50,11 @@ describe('describeTask', () => {
   it('the tool pick says how each tool runs on its server, and that a tool that must run as a task cannot run on a server without tasks (T-TOOL-1, T-TOOL-2, T-TOOL-4)', () => {
     assert.deepEqual(
       [toolRunWords(true, 'required'), toolRunWords(true, 'optional'), toolRunWords(true, 'forbidden'), toolRunWords(true, undefined)],
-      ['$(tasklist) runs as a task', '$(tasklist) task optional', '$(arrow-right) direct call only', '$(arrow-right) direct call only'],
+      [['tasklist', 'runs as a task'], ['tasklist', 'task optional'], ['arrow-right', 'direct call only'], ['arrow-right', 'direct call only']],
     );
     assert.deepEqual(
       [toolRunWords(false, 'required'), toolRunWords(false, 'optional'), toolRunWords(false, undefined)],
-      ['$(circle-slash) cannot run here: the server does not run tasks', '$(arrow-right) direct call only', '$(arrow-right) direct call only'],
+      [['circle-slash', 'cannot run here: the server does not run tasks'], ['arrow-right', 'direct call only'], ['arrow-right', 'direct call only']],
     );
   });
 });
