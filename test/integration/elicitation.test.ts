@@ -76,6 +76,24 @@ suite('A server question hidden without an answer', () => {
     }
   });
 
+  test('a text question\'s prompt says that Escape only hides it and how it comes back, as VS Code follows it with "Escape to cancel"; our own commands\' boxes do not', async () => {
+    const spy = new QuickInputSpy();
+    const ac = new AbortController();
+    const ours = new QuickInputPrompter();
+    try {
+      const input = { title: 'deploy (server "demo")', prompt: 'Service: Name of the service to deploy', value: '', validate: () => undefined, signal: ac.signal };
+      const asked = prompter.input(input).catch(() => undefined);
+      assert.equal((await spy.next('the question')).text, 'Service: Name of the service to deploy · Escape only hides it: the task waits, and MCP questions in the status bar shows it again.');
+      const own = ours.input(input).catch(() => undefined);
+      assert.equal((await spy.next('a box of our own')).text, 'Service: Name of the service to deploy');
+      ac.abort();
+      await Promise.all([asked, own]);
+    } finally {
+      ours.close();
+      spy.dispose();
+    }
+  });
+
   test('closes when the server withdraws it (or its task ends) while hidden', async () => {
     const ac = new AbortController();
     const asked = prompter.pick(items, { title: 'deploy (server "demo")', placeholder: 'Where to?', signal: ac.signal });

@@ -81,7 +81,9 @@ export class QuickInputPrompter implements FormPrompter {
 
   input(o: InputOptions): Promise<Answer<string>> {
     const box = vscode.window.createInputBox();
-    box.prompt = o.prompt;
+    // VS Code follows any prompt with "(Press 'Enter' to confirm or 'Escape' to cancel)"; for a
+    // server's question, Escape does not cancel it: the prompt says what it does.
+    box.prompt = this.#hidden ? `${o.prompt} · ${vscode.l10n.t('Escape only hides it: the task waits, and MCP questions in the status bar shows it again.')}` : o.prompt;
     box.placeholder = o.placeholder;
     box.value = o.value;
     return this.#show<string>(box, o, (resolve, listeners) =>
