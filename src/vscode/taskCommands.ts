@@ -19,6 +19,7 @@ import type { TaskStore } from '../core/state/taskStore';
 import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
 import type { Node, TasksTreeProvider } from './tree/tasksTree';
 import { asTaskNode, describeServer, hostedTitle, rowOf } from './tree/tasksTree';
+import { asThemeIcon } from './tree/icons';
 import { QuickInputPrompter } from './elicitation/quickInputPrompter';
 import type { ToolArguments } from './toolInputs';
 import { BACK, askArguments, askTtl } from './toolInputs';
@@ -223,10 +224,12 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
 
 /**
  * A task's row in a quick pick: its status icon and title, its server, then what its row in the
- * view says (status or message, progress, age), each once.
+ * view says (status or message, progress, age), each once. The icon as iconPath: VS Code reads a
+ * `$(icon)` in a label out by name.
  */
 const taskPickItem = (t: TaskSnapshot, servers: ServerManager, now: number): vscode.QuickPickItem => {
-  return { label: `$(${STATUS_PRESENTATION[t.status].icon}) ${taskTitle(t)}`, description: servers.label(t.serverId), detail: describeTask(t, now) };
+  const { icon, color } = STATUS_PRESENTATION[t.status];
+  return { iconPath: asThemeIcon({ id: icon, color }), label: taskTitle(t), description: servers.label(t.serverId), detail: describeTask(t, now) };
 };
 
 /**
@@ -247,7 +250,8 @@ const pickToCancel = async (deps: TaskCommandDeps): Promise<{ kind: 'task'; task
       .list()
       .filter((h) => !isTerminal(h.status))
       .map((h): Item => ({
-        label: `$(${hostedTitle(h).icon}) ${hostedTitle(h).label}`,
+        iconPath: new vscode.ThemeIcon(hostedTitle(h).icon),
+        label: hostedTitle(h).label,
         // As its row in the view: status, why it ended, age; the question or request under it.
         description: `${servers.label(h.serverId)} · ${describeHosted(h, now)}`,
         detail: h.summary,

@@ -433,6 +433,8 @@ suite('Sampling through vscode.lm', () => {
       spy.dispose();
       assert.deepEqual(items.filter((i) => !i.detail).map((i) => i.label), [], 'every item has a detail line');
       assert.equal(items[2]!.detail, 'Send nothing to a language model and tell the server that you rejected its request');
+      // Icons as the rows' icons, words only in the labels: VS Code reads a `$(icon)` there out by name.
+      assert.deepEqual(items.map((i) => [i.icon, i.label]), [['check', 'Allow once'], ['check-all', 'Always allow server "label of settings:demo"'], ['circle-slash', 'Deny'], ['eye', 'Show Full Request']]);
       await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
       await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
       await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');

@@ -257,6 +257,8 @@ suite('Commands and the Tasks view, with the demo server', () => {
     const done = vscode.commands.executeCommand('mcpTasks.fetchResult');
     const pick = await spy.next('the task pick');
     assert.match(pick.items[0]?.label ?? '', /build-project$/, 'the newest task comes first');
+    // Its status icon as the row's icon, words only in the text: VS Code reads a `$(icon)` there out by name.
+    assert.deepEqual([pick.items[0]?.icon, pick.items[0]?.label], ['pass', 'build-project']);
     // Each thing once: its server, then what its row says (how it ended, its message, its age as the row gives it).
     const row = await taskRow('demo', build.row.id!);
     assert.deepEqual([pick.items[0]?.description, pick.items[0]?.detail], ['demo', row?.description]);

@@ -57,10 +57,10 @@ export class QuickPickConsent implements vscode.Disposable {
     qp.ignoreFocusOut = true;
     qp.matchOnDetail = false;
     qp.items = [
-      { answer: 'once', label: `$(check) ${vscode.l10n.t('Allow once')}`, detail: vscode.l10n.t('Send this request to a language model and return the answer to the server') },
-      { answer: 'always', label: `$(check-all) ${vscode.l10n.t('Always allow server "{0}"', request.serverLabel)}`, detail: vscode.l10n.t('Do not ask again (undo with "MCP Tasks: Revoke Sampling Permissions...")') },
-      { answer: 'deny', label: `$(circle-slash) ${vscode.l10n.t('Deny')}`, detail: vscode.l10n.t('Send nothing to a language model and tell the server that you rejected its request') },
-      { answer: 'show', label: `$(eye) ${vscode.l10n.t('Show Full Request')}`, detail: vscode.l10n.t('Open the system prompt and messages in an editor') },
+      { answer: 'once', iconPath: new vscode.ThemeIcon('check'), label: vscode.l10n.t('Allow once'), detail: vscode.l10n.t('Send this request to a language model and return the answer to the server') },
+      { answer: 'always', iconPath: new vscode.ThemeIcon('check-all'), label: vscode.l10n.t('Always allow server "{0}"', request.serverLabel), detail: vscode.l10n.t('Do not ask again (undo with "MCP Tasks: Revoke Sampling Permissions...")') },
+      { answer: 'deny', iconPath: new vscode.ThemeIcon('circle-slash'), label: vscode.l10n.t('Deny'), detail: vscode.l10n.t('Send nothing to a language model and tell the server that you rejected its request') },
+      { answer: 'show', iconPath: new vscode.ThemeIcon('eye'), label: vscode.l10n.t('Show Full Request'), detail: vscode.l10n.t('Open the system prompt and messages in an editor') },
     ];
     return new Promise<ConsentAnswer>((resolve) => {
       const subs: vscode.Disposable[] = [];

@@ -27,7 +27,7 @@ export const revokeSamplingPermissions = async (permissions: SamplingPermissions
     return 0;
   }
   const items: Item[] = allowed.map((a) => ({ label: a.label, description: a.serverId, serverId: a.serverId }));
-  if (allowed.length > 1) items.push({ label: '', kind: vscode.QuickPickItemKind.Separator }, { label: `$(clear-all) ${vscode.l10n.t('All servers')}` });
+  if (allowed.length > 1) items.push({ label: '', kind: vscode.QuickPickItemKind.Separator }, { iconPath: new vscode.ThemeIcon('clear-all'), label: vscode.l10n.t('All servers') });
   const picked = await vscode.window.showQuickPick(items, {
     title: vscode.l10n.t('Revoke Sampling Permissions'),
     placeHolder: vscode.l10n.t('Which server should ask again before using a language model?'),
