@@ -273,7 +273,7 @@ export class StreamableHttpTransport implements Transport {
       const answered = new Set(values.map(responseIdOf));
       // An error with `id: null` (JSON-RPC's answer to a request the server could not read, such
       // as "Bad Request: Server not initialized") is the only answer that will come: its words say why.
-      const said = (values as { id?: unknown; error?: { message?: unknown } }[]).find((v) => v?.id === null && typeof v.error?.message == 'string')?.error?.message;
+      const said = (values as { id?: unknown; error?: { message?: unknown } }[]).find((v) => v?.id === null && typeof v.error?.message === 'string')?.error?.message;
       for (const id of exchange.ids) {
         if (!answered.has(id)) this.#fail(id, `Server "${this.#serverName}" answered ${said ? `${describe(message)} with an error that names no request: ${said}` : `with JSON that holds no response to request id ${JSON.stringify(id)}; no other answer can come`}`);
       }
