@@ -177,8 +177,13 @@ async function main() {
   const vsix = packageVsix();
   const runDir = freshRunDir(LAYER);
   const extensionsDir = join(runDir, 'extensions');
-  log(`installing ${vsix}`);
-  codeServerCommand(['--install-extension', vsix], { extensionsDir, userDataDir: join(runDir, 'user-data') });
+  // With the test language model provider (test/fixtures/extensions/lm-provider), as a user's
+  // Copilot would be: a server's request to use a model is then put to the person (the consent),
+  // where without any model it is refused without asking.
+  const { packageTestExtensions } = await import(pathToFileURL(join(repoRoot, 'scripts', 'editor', 'package-test-extensions.mjs')).href);
+  const helpers = await packageTestExtensions({ only: ['lm-provider'] });
+  log(`installing ${vsix}, ${helpers.map((e) => e.id).join(', ')}`);
+  codeServerCommand(['--install-extension', vsix, ...helpers.flatMap((e) => ['--install-extension', e.vsix])], { extensionsDir, userDataDir: join(runDir, 'user-data') });
 
   let timer;
   const results = [];

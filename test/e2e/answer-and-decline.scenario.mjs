@@ -1,6 +1,7 @@
 // A person answers a server's form by typing (the demo's ask-deploy-target: a text, a number, a
 // choice and a yes/no), then declines a server's request to use a language model (the demo's
-// summarize-with-model): both tasks end, and nothing reached a model.
+// summarize-with-model; run-e2e installs a test language model provider, so the consent is asked):
+// both tasks end, and nothing reached a model.
 import { answerQuickInput, openViewContainer, openWorkbench, quickInputTitle, quickPickRow, runToolAsTask, taskRow, widenSideBar } from './ui.mjs';
 
 export const name = 'answer-and-decline';
