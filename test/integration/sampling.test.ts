@@ -230,12 +230,18 @@ suite('Sampling through vscode.lm', () => {
     h.dispose();
   });
 
-  /** The warnings the editor is asked to show while `body` runs (none reaches the screen). */
-  async function warningsDuring(body: () => Promise<void>): Promise<string[]> {
+  /**
+   * The warnings the editor is asked to show while `body` runs, each as "message | its buttons"
+   * (none reaches the screen); the user picks the button `choose`, or dismisses the warning.
+   */
+  async function warningsDuring(body: () => Promise<void>, choose?: string): Promise<string[]> {
     const w = vscode.window as unknown as { showWarningMessage: (...args: unknown[]) => Thenable<unknown> };
     const show = w.showWarningMessage;
     const shown: string[] = [];
-    w.showWarningMessage = (message) => (shown.push(String(message)), Promise.resolve(undefined));
+    w.showWarningMessage = (message, ...items) => {
+      shown.push([message, ...items].join(' | '));
+      return Promise.resolve(items.find((i) => i === choose));
+    };
     try {
       await body();
     } finally {
@@ -245,7 +251,7 @@ suite('Sampling through vscode.lm', () => {
   }
 
   const NO_MODEL_WARNING =
-    'MCP server "label of settings:demo" asked for a language model answer, but no language model is available. Install or sign in to a language model provider (for example GitHub Copilot Chat).';
+    'MCP server "label of settings:demo" asked for a language model answer, but no language model is available. Install or sign in to a language model provider (for example GitHub Copilot Chat). | Install Model Providers';
 
   test('no language model: the user is not asked to allow what cannot run, is told once what to do, and the server gets -32603', async () => {
     const { h } = handler({ modelSelector: { vendor: 'no-such-vendor' } });
@@ -257,6 +263,27 @@ suite('Sampling through vscode.lm', () => {
     assert.equal(asked.length, 0, 'no consent prompt');
     assert.deepEqual(warnings, [NO_MODEL_WARNING]);
     h.dispose();
+  });
+
+  test('no language model: the warning\'s "Install Model Providers" opens the Extensions view searched for language model providers, as the editor\'s own Language Models editor does', async () => {
+    assert.ok((await vscode.commands.getCommands()).includes('workbench.extensions.search'), 'the editor has the command');
+    // The commands the extension runs from now on; the search itself is not run (the Extensions view would take the focus).
+    const commands = vscode.commands as { executeCommand: (id: string, ...args: unknown[]) => Thenable<unknown> };
+    const execute = commands.executeCommand;
+    const ran: unknown[][] = [];
+    commands.executeCommand = (id, ...args) => (id === 'workbench.extensions.search' ? (ran.push([id, ...args]), Promise.resolve()) : execute(id, ...args));
+    const { h } = handler({ modelSelector: { vendor: 'no-such-vendor' } });
+    try {
+      const warnings = await warningsDuring(async () => {
+        await rejection(h.handle({ messages: [text('hi')], maxTokens: 10 }, ctx()));
+      }, 'Install Model Providers');
+      assert.deepEqual(warnings, [NO_MODEL_WARNING]);
+      await waitFor(() => ran.length > 0, 'the button to run its command');
+      assert.deepEqual(ran, [['workbench.extensions.search', '@tag:language-models']]);
+    } finally {
+      commands.executeCommand = execute;
+      h.dispose();
+    }
   });
 
   test('no language model, the request run as a task the client hosts (T-RCV-2, T-RCV-4): no consent prompt, the task fails and tasks/result gives the server -32603', async () => {

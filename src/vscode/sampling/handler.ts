@@ -13,6 +13,7 @@ import { prefixed, truncate } from '../../core/util/log';
 import { InFlight } from '../../core/util/inFlight';
 import { Turns } from '../../core/util/turns';
 import { toCancellationToken } from '../cancellation';
+import { executeCommand } from '../editorCommands';
 import type { ConsentAnswer, ConsentPrompter, ConsentRequest } from './consent';
 import { QuickPickConsent } from './consent';
 import type { HiddenDialogs } from '../hiddenDialogs';
@@ -114,9 +115,13 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
     if (!models.length) {
       log.warn('No language model is available for sampling');
       if (ctx.task) o.noModel?.add(ctx.task.key);
-      void vscode.window.showWarningMessage(
-        vscode.l10n.t('MCP server "{0}" asked for a language model answer, but no language model is available. Install or sign in to a language model provider (for example GitHub Copilot Chat).', label),
-      );
+      // The button does what the editor's own "Install Model Providers" (Language Models editor) does.
+      void vscode.window
+        .showWarningMessage(
+          vscode.l10n.t('MCP server "{0}" asked for a language model answer, but no language model is available. Install or sign in to a language model provider (for example GitHub Copilot Chat).', label),
+          vscode.l10n.t('Install Model Providers'),
+        )
+        .then((c) => c && executeCommand('workbench.extensions.search', '@tag:language-models'));
       throw new RpcError(
         ErrorCode.InternalError,
         'No language model is available in the editor: the user needs to install or sign in to a language model provider (for example GitHub Copilot Chat) before this server can sample.',
