@@ -11,7 +11,11 @@ interface MenuItem {
 }
 
 const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../../package.json'), 'utf8')) as {
-  contributes: { menus: Record<string, MenuItem[]>; commands: Array<{ command: string; enablement?: string; icon?: string }> };
+  contributes: {
+    menus: Record<string, MenuItem[]>;
+    commands: Array<{ command: string; enablement?: string; icon?: string }>;
+    languageModelTools: Array<{ name: string; icon?: string }>;
+  };
 };
 
 /** The clauses these menus use: `view == X` and `viewItem =~ /re/`, joined by `&&`. */
@@ -100,6 +104,19 @@ describe('the view\'s row menus', () => {
     const shared = icons.filter((c) => icons.some((o) => o !== c && o.icon === c.icon)).map((c) => `${c.command} ${c.icon}`);
     assert.deepEqual(shared, []);
     assert.equal(icons.find((c) => c.command === 'mcpTasks.fetchResult')?.icon, '$(cloud-download)');
+  });
+
+  it('a chat tool with a command\'s icon does what that command does: Get MCP Task Result shows Fetch Task Result\'s download (cloud-download), not Show Log\'s output', () => {
+    // The tools that do what a command does, and that command.
+    const counterpart: Record<string, string> = {
+      mcpTasks_startTask: 'mcpTasks.runToolAsTask',
+      mcpTasks_getResult: 'mcpTasks.fetchResult',
+      mcpTasks_cancelTask: 'mcpTasks.cancelTask',
+    };
+    const { commands, languageModelTools: tools } = manifest.contributes;
+    const borrowed = tools.flatMap((t) => commands.filter((c) => c.icon === t.icon && c.command !== counterpart[t.name]).map((c) => `${t.name} ${t.icon} of ${c.command}`));
+    assert.deepEqual(borrowed, []);
+    assert.equal(tools.find((t) => t.name === 'mcpTasks_getResult')?.icon, '$(cloud-download)');
   });
 
   it('Clear Finished Tasks is disabled (title button and palette) while no finished row is shown: its enablement is the key mcpTasks.hasFinished, which the view sets', () => {
