@@ -250,8 +250,7 @@ const pickToCancel = async (deps: TaskCommandDeps): Promise<{ kind: 'task'; task
       .list()
       .filter((h) => !isTerminal(h.status))
       .map((h): Item => ({
-        iconPath: new vscode.ThemeIcon(hostedTitle(h).icon),
-        label: hostedTitle(h).label,
+        ...hostedTitle(h),
         // As its row in the view: status, why it ended, age; the question or request under it.
         description: `${servers.label(h.serverId)} · ${describeHosted(h, now)}`,
         detail: h.summary,

@@ -102,6 +102,7 @@ suite('Cancel Task from the palette', () => {
     // Its server, then what its row says (status, age as the row gives it), each once.
     const item = pick.items.find((i) => i.label.endsWith('Question asked by the server'));
     assert.equal(item?.description, `everything · ${(await hostedRow())?.description}`);
+    assert.deepEqual([item?.icon, (await hostedRow())?.icon], ['comment-discussion', 'comment-discussion'], 'the icon of a question, in the pick as in the view');
     await choose(pick, (i) => i.label.endsWith('Question asked by the server') && (i.description ?? '').startsWith('everything · '), 'the hosted question');
     await cancelling;
     await waitFor(async () => /^Cancelled/.test((await hostedRow())?.description ?? ''), 'the hosted row to read cancelled');

@@ -371,20 +371,25 @@ export const rowOf = <K extends Node['kind']>(arg: unknown, kind: K): Extract<No
 /** The tree's node of a task, as the commands that act on a task take it. */
 export const asTaskNode = (t: Pick<TaskSnapshot, 'key' | 'serverId'>): Extract<Node, { kind: 'task' }> => ({ kind: 'task', key: t.key, serverId: t.serverId });
 
-/** What a task the server asked the client to run is called, and its codicon (the view's row, the Cancel Task pick). */
-export const hostedTitle = (h: HostedTaskSnapshot): { label: string; icon: string } => {
-  return h.method === 'elicitation/create'
-    ? { label: vscode.l10n.t('Question asked by the server'), icon: 'comment-discussion' }
-    : { label: vscode.l10n.t('Sampling asked by the server'), icon: 'sparkle' };
+/**
+ * What a task the server asked the client to run is called, and its codicon in `color` (the
+ * view's row, its status's color; the Cancel Task pick, none).
+ */
+export const hostedTitle = (h: HostedTaskSnapshot, color?: string): { label: string; iconPath: vscode.ThemeIcon } => {
+  const question = h.method === 'elicitation/create';
+  return {
+    label: question ? vscode.l10n.t('Question asked by the server') : vscode.l10n.t('Sampling asked by the server'),
+    iconPath: asThemeIcon({ id: question ? 'comment-discussion' : 'sparkle', color }),
+  };
 };
 
 const hostedItem = (h: HostedTaskSnapshot): vscode.TreeItem => {
   const p = STATUS_PRESENTATION[h.status];
-  const { label, icon } = hostedTitle(h);
+  const { label, iconPath } = hostedTitle(h, p.color);
   const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
   item.id = `hosted:${h.serverId}:${h.taskId}`;
   item.description = describeHosted(h, Date.now());
-  item.iconPath = asThemeIcon({ id: icon, color: p.color });
+  item.iconPath = iconPath;
   const live = !isTerminal(h.status);
   // A live question is hidden, open or waiting its turn: Respond shows it if hidden.
   const respondable = live && h.method === 'elicitation/create';
