@@ -58,6 +58,36 @@ suite('Configuration errors in the Tasks view', () => {
     }
   });
 
+  test('an error row says what is wrong: in a server (of .vscode/mcp.json or the setting), the label names the server and the description says only what is wrong there; outside any server, the description is the whole message', () => {
+    const app = { kind: 'workspaceFolder', folderName: 'app', folderPath: '/ws/app', file: '/ws/app/.vscode/mcp.json' } as const;
+    const shown = (parsed: ParseResult) => {
+      const view = errorRow(parsed);
+      const { label, description, tooltip } = view.item;
+      view.dispose();
+      return { label, description, tooltip };
+    };
+    assert.deepEqual(shown(parseMcpJson('{ "servers": { "bad": { "command": 42 } } }', app)), {
+      label: 'bad: configuration error',
+      description: '"command" must be a string.',
+      tooltip: '.vscode/mcp.json (folder "app"), server "bad": "command" must be a string.',
+    });
+    assert.deepEqual(shown(parseMcpJson('{ "servers": { "": { "command": "node" } } }', app)), {
+      label: 'Configuration error',
+      description: 'a server name must not be empty.',
+      tooltip: '.vscode/mcp.json (folder "app"), server "": a server name must not be empty.',
+    });
+    assert.deepEqual(shown(parseSettingServers({ broken: { type: 'stdio', command: 42 } })), {
+      label: 'broken: configuration error',
+      description: '"command" must be a string.',
+      tooltip: 'Setting "mcpTasks.servers", server "broken": "command" must be a string.',
+    });
+    for (const parsed of [parseMcpJson('{ "servers": [] }', app), parseSettingServers([]), parseMcpJson('{ "servers": ', app)]) {
+      const { label, description, tooltip } = shown(parsed);
+      assert.deepEqual([label, description], ['Configuration error', tooltip]);
+      assert.equal(tooltip, parsed.errors[0].message);
+    }
+  });
+
   test('Open MCP Configuration on the row of a server of .vscode/mcp.json opens the file with the cursor on the server\'s name', async () => {
     const testing = testingApi(await activateExtension());
     const row = await waitFor(async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.label === 'picky' && serverIdOf(r) !== undefined), 'the picky server row');

@@ -119,7 +119,7 @@ export const parseMcpJson = (text: string, source: ConfigSource): ParseResult =>
   // JSON objects may repeat a key; the last one wins, which users rarely mean.
   const seen = new Set<string>();
   for (const name of parsed.keys(['servers'])) {
-    if (seen.has(name)) report(['servers', name], `, server "${name}": defined more than once; the last definition is used.`, name);
+    if (seen.has(name)) report(['servers', name], 'defined more than once; the last definition is used.', name);
     seen.add(name);
   }
   parseServers(doc.servers, source, result, (path) => locate(['servers', ...path]), rejected);
@@ -206,7 +206,7 @@ const parseServers = (map: Record<string, unknown>, source: ConfigSource, result
     const errors: { path: Path; message: string }[] = [];
     const server = parseServer(name, raw, source, result.inputs, rejected, errors);
     for (const e of errors) {
-      result.errors.push(invalid(source, `, server "${name}": ${e.message}.`, locate([name, ...e.path]) ?? locate([name]), name));
+      result.errors.push(invalid(source, `${e.message}.`, locate([name, ...e.path]) ?? locate([name]), name));
     }
     if (server) result.servers.push(server);
   }
@@ -345,10 +345,14 @@ const parseInputs = (raw: unknown[], source: ConfigSource, errors: ConfigError[]
   return out;
 };
 
-/** An error of a source's servers or inputs: its message follows the source's name; `at` is where in its file. */
+/**
+ * An error of a source's servers or inputs, `at` where in its file: its message is the source's
+ * name then `message`; in a server, `message` is what is wrong there and follows the server's name too.
+ */
 const invalid = (source: ConfigSource, message: string, at?: { line: number; column: number }, server?: string): ConfigError => {
   const where = describeSource(source);
-  return { kind: 'invalid', source: sourceKey(source), server, where, message: where + message, ...at };
+  const problem = server === undefined ? undefined : message;
+  return { kind: 'invalid', source: sourceKey(source), server, where, problem, message: where + (problem === undefined ? message : `, server "${server}": ${problem}`), ...at };
 };
 
 const missingInput = (source: ConfigSource): string => {

@@ -97,6 +97,8 @@ export interface ConfigError {
   message: string;
   /** How `message` names the source, which it starts with (see describeSource); set on `invalid` errors, the only ones a file may have several of. */
   where?: string;
+  /** What is wrong in `server` (the end of `message`), set with it: its row in the view, whose label names the server, says this only. */
+  problem?: string;
   /** 1-based position in the file, when known. */
   line?: number;
   column?: number;

@@ -435,7 +435,7 @@ const unloadedServerItem = (id: string, label: string): vscode.TreeItem => {
 const configErrorItem = (e: ConfigError | undefined): vscode.TreeItem => {
   const item = new vscode.TreeItem(e?.server ? `${e.server}: configuration error` : 'Configuration error');
   // The label names the server: the row says what is wrong at once (the tooltip has it all).
-  item.description = e?.message.split(`server "${e.server}": `).pop();
+  item.description = e?.problem ?? e?.message;
   item.tooltip = e?.message;
   item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
   item.contextValue = 'configError';

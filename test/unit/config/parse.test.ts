@@ -229,6 +229,23 @@ describe('config: parseMcpJson', () => {
     assert.deepEqual(messages(r), ['.vscode/mcp.json (folder "app"), server "a": defined more than once; the last definition is used.']);
   });
 
+  it('an error in a server says apart what is wrong there (problem: the view\'s row, whose label names the server, shows it), in the file as in the setting; one outside any server has none', () => {
+    const fields = (r: ParseResult) => r.errors.map(({ server, where, problem, message }) => ({ server, where, problem, message }));
+    const twice = parseMcpJson('{ "servers": { "a": { "command": 42 }, "": {}, "a": { "command": 42 } } }', APP);
+    const app = '.vscode/mcp.json (folder "app")';
+    assert.deepEqual(fields(twice), [
+      { server: 'a', where: app, problem: 'defined more than once; the last definition is used.', message: `${app}, server "a": defined more than once; the last definition is used.` },
+      { server: 'a', where: app, problem: '"command" must be a string.', message: `${app}, server "a": "command" must be a string.` },
+      { server: '', where: app, problem: 'a server name must not be empty.', message: `${app}, server "": a server name must not be empty.` },
+    ]);
+    const setting = 'Setting "mcpTasks.servers"';
+    assert.deepEqual(fields(parseSettingServers({ b: { type: 'stdio', command: 42 } })), [
+      { server: 'b', where: setting, problem: '"command" must be a string.', message: `${setting}, server "b": "command" must be a string.` },
+    ]);
+    assert.deepEqual(fields(parseSettingServers([])), [{ server: undefined, where: setting, problem: undefined, message: `${setting} must be an object that maps server names to servers.` }]);
+    assert.deepEqual(fields(file({ servers: [] })), [{ server: undefined, where: app, problem: undefined, message: `${app}: "servers" must be an object that maps server names to servers.` }]);
+  });
+
   it('keyPosition finds a server\'s name (Open Configuration puts the cursor there): the last of a repeated one, one before a syntax error, none that is not there', () => {
     const text = '{\n  // mine\n  "servers": {\n    "a": { "command": "one" },\n    "b": {},\n    "a": { "command": "two" },\n    "c": { oops';
     assert.deepEqual(keyPosition(text, ['servers', 'b']), { line: 5, column: 5 });
