@@ -16,7 +16,7 @@ import { errorMessage } from './core/util/abort';
 import { InFlight } from './core/util/inFlight';
 import { Turns } from './core/util/turns';
 import { registerCommands } from './vscode/commands';
-import { ConfigurationReader, configErrorNotifier, onSettingChange, setting } from './vscode/configuration';
+import { ConfigurationReader, configErrorNotifier, onSettingChange, setting, userMcpJson } from './vscode/configuration';
 import { TaskIndicators } from './vscode/indicators';
 import { HiddenDialogs } from './vscode/hiddenDialogs';
 import { ResultDocuments } from './vscode/results';
@@ -193,7 +193,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
     })
     .catch((err: unknown) => channel.error(`Could not restore tasks: ${errorMessage(err)}`))
     .finally(() => store.attach(engine));
-  const reader = new ConfigurationReader();
+  const reader = new ConfigurationReader(userMcpJson(context.globalStorageUri));
   const notifyErrors = configErrorNotifier(channel);
   subscriptions.push(reader);
   // One reload after another, so a slow read never lands after a newer one.
@@ -226,7 +226,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   // under one, see formatRowAge), which a redraw twice a minute keeps true to the half minute.
   const ageTimer = setInterval(() => view.visible && tree.refreshAll(), 30_000);
   subscriptions.push({ dispose: () => clearInterval(ageTimer) }, view.onDidChangeVisibility((e) => e.visible && tree.refreshAll()));
-  subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), refreshTasks: (id) => engine.refreshList(id), tasks: () => engine.list(), endByUser }));
+  subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), userMcpJson: reader.userFile, refreshTasks: (id) => engine.refreshList(id), tasks: () => engine.list(), endByUser }));
   subscriptions.push(...registerTaskCommands({ servers, engine, host, store, isAsking: (key) => asking.has(key), isAnswering: (key) => answering.has(key), reopenDialog: (key) => hidden.reopen(key), results, tree, view, endByUser }));
   subscriptions.push(
     registerCommand('mcpTasks.revokeSamplingPermissions', () => revokeSamplingPermissions(samplingPermissions)),

@@ -11,7 +11,7 @@ import { SERVERS_SETTING, sourcePlace } from '../core/config/types';
 import { errorMessage } from '../core/util/abort';
 import { reasonOf } from '../core/jsonrpc/errors';
 import { describeServer, rowOf } from './tree/tasksTree';
-import { ConfigurationReader } from './configuration';
+import { ConfigurationReader, setting } from './configuration';
 import { confirmDestructive, couldNotConnect, inform, isConfirmed } from './confirm';
 import { executeCommand, registerCommand } from './editorCommands';
 
@@ -25,6 +25,8 @@ export interface CommandDeps {
   tasks: () => readonly TaskSnapshot[];
   /** Runs `end`, which ends these tasks at the user's request: their end is not notified. */
   endByUser<T>(keys: readonly string[], end: () => Promise<T>): Promise<T>;
+  /** The user's mcp.json (see userMcpJson). */
+  userMcpJson: vscode.Uri;
 }
 
 /** Registers the palette and view commands. */
@@ -139,15 +141,15 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
         return;
       }
       const folders = vscode.workspace.workspaceFolders ?? [];
-      if (file === 'settings' || folders.length === 0) return openSettings(server);
-      const folder = folders.length === 1 ? folders[0] : await vscode.window.showWorkspaceFolderPick({ placeHolder: vscode.l10n.t('Open the MCP configuration of which folder?') });
-      if (!folder) return;
-      const uri = ConfigurationReader.mcpJsonUri(folder);
-      try {
-        await vscode.workspace.fs.stat(uri);
-      } catch {
-        await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(MCP_JSON_TEMPLATE));
-      }
+      const user = deps.userMcpJson;
+      const exists = (uri: vscode.Uri) => vscode.workspace.fs.stat(uri).then(() => true, () => false);
+      const files = folders.map((f) => ({ label: f.name, description: '.vscode/mcp.json', uri: ConfigurationReader.mcpJsonUri(f) }));
+      // The user's mcp.json when it is read: offered once it exists, or made when there is no folder.
+      if (setting('readWorkspaceMcpJson', true) && (!folders.length || (await exists(user)))) files.push({ label: vscode.l10n.t('User mcp.json'), description: user.fsPath, uri: user });
+      if (file === 'settings' || !files.length) return openSettings(server);
+      const uri = files.length === 1 ? files[0].uri : (await vscode.window.showQuickPick(files, { placeHolder: vscode.l10n.t('Open which MCP configuration?'), title: 'MCP Tasks' }))?.uri;
+      if (!uri) return;
+      if (!(await exists(uri))) await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(MCP_JSON_TEMPLATE));
       await vscode.window.showTextDocument(uri);
     }),
   ];

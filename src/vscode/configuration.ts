@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import type { ConfigError, ParseResult } from '../core/config/types';
-import { SERVERS_SETTING } from '../core/config/types';
+import type { ConfigError, ConfigSource, ParseResult } from '../core/config/types';
+import { SERVERS_SETTING, describeSource } from '../core/config/types';
 import { combineConfigs, keepLastReadable, newProblems, parseMcpJson, parseSettingServers, unreadable } from '../core/config/parse';
 import { errorMessage } from '../core/util/abort';
 import { sentence } from '../core/util/log';
@@ -35,8 +35,18 @@ export const configErrorNotifier = (log: vscode.LogOutputChannel): (errors: read
 };
 
 /**
- * Reads the servers of the `mcpTasks.servers` setting and of each workspace folder's
- * `.vscode/mcp.json`, and says when either changes.
+ * The user's own mcp.json, which VS Code keeps in the profile's folder (`<user data>/User`, or
+ * `User/profiles/<id>`) next to the profile's `globalStorage`, whose subfolder for this extension
+ * is `globalStorageUri`. This relies on the extension's global storage being the current profile's:
+ * true unless the profile was made to use the Default profile's UI state but its own MCP servers
+ * (or the reverse). In a remote window it is the remote machine's user mcp.json, which VS Code
+ * also reads there.
+ */
+export const userMcpJson = (globalStorageUri: vscode.Uri): vscode.Uri => vscode.Uri.joinPath(globalStorageUri, '../../mcp.json');
+
+/**
+ * Reads the servers of the `mcpTasks.servers` setting, of the user's mcp.json and of each
+ * workspace folder's `.vscode/mcp.json`, and says when any changes.
  */
 export class ConfigurationReader extends DisposableBase {
   readonly #onDidChange = this._register(new Emitter<void>());
@@ -44,7 +54,8 @@ export class ConfigurationReader extends DisposableBase {
   /** The last readable result of each mcp.json, by path (see `keepLastReadable`). */
   readonly #readable = new Map<string, ParseResult>();
 
-  constructor() {
+  /** @param userFile the user's mcp.json (see userMcpJson) */
+  constructor(readonly userFile: vscode.Uri) {
     super();
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -52,11 +63,14 @@ export class ConfigurationReader extends DisposableBase {
       }),
     );
     this._register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.#onDidChange.fire()));
-    const watcher = this._register(vscode.workspace.createFileSystemWatcher(`**/${MCP_JSON}`));
     const fire = () => this.#onDidChange.fire();
-    watcher.onDidChange(fire);
-    watcher.onDidCreate(fire);
-    watcher.onDidDelete(fire);
+    // The user's file is outside the workspace: only a pattern with a base folder watches it.
+    for (const glob of [`**/${MCP_JSON}`, new vscode.RelativePattern(vscode.Uri.joinPath(userFile, '..'), 'mcp.json')]) {
+      const watcher = this._register(vscode.workspace.createFileSystemWatcher(glob));
+      watcher.onDidChange(fire);
+      watcher.onDidCreate(fire);
+      watcher.onDidDelete(fire);
+    }
   }
 
   async read(): Promise<ParseResult> {
@@ -64,7 +78,10 @@ export class ConfigurationReader extends DisposableBase {
     const seen = new Set<string>();
     if (setting('readWorkspaceMcpJson', true)) {
       const folders = vscode.workspace.workspaceFolders ?? [];
-      const files = await Promise.all(folders.map((folder) => this.#readFolder(folder)));
+      const files = await Promise.all([
+        this.#readFile(this.userFile, { kind: 'user', file: this.userFile.fsPath }),
+        ...folders.map((folder) => this.#readFile(ConfigurationReader.mcpJsonUri(folder), { kind: 'workspaceFolder', folderName: folder.name, folderPath: folder.uri.fsPath, file: ConfigurationReader.mcpJsonUri(folder).fsPath })),
+      ]);
       for (const f of files) {
         if (!f) continue;
         seen.add(f.path);
@@ -75,18 +92,17 @@ export class ConfigurationReader extends DisposableBase {
     return combineConfigs(results);
   }
 
-  /** A folder's mcp.json, parsed; undefined when it has none. */
-  async #readFolder(folder: vscode.WorkspaceFolder): Promise<{ path: string; result: ParseResult } | undefined> {
-    const uri = vscode.Uri.joinPath(folder.uri, MCP_JSON);
+  /** An mcp.json, parsed; undefined when there is none. */
+  async #readFile(uri: vscode.Uri, source: ConfigSource): Promise<{ path: string; result: ParseResult } | undefined> {
     const path = uri.fsPath;
     let parsed: ParseResult;
     try {
       const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-      parsed = parseMcpJson(text, { kind: 'workspaceFolder', folderName: folder.name, folderPath: folder.uri.fsPath, file: path });
+      parsed = parseMcpJson(text, source);
     } catch (err) {
-      // No mcp.json in this folder, or no longer: its servers go.
+      // No mcp.json there, or no longer: its servers go.
       if (err instanceof vscode.FileSystemError && err.code === 'FileNotFound') return undefined;
-      const message = `.vscode/mcp.json (folder "${folder.name}") could not be read: ${sentence(errorMessage(err))}`;
+      const message = `${describeSource(source)} could not be read: ${sentence(errorMessage(err))}`;
       parsed = { servers: [], inputs: [], errors: [{ kind: 'syntax', source: path, message }] };
     }
     const result = keepLastReadable(this.#readable.get(path), parsed);

@@ -102,5 +102,5 @@ export class InputPrompter {
   }
 }
 
-/** One value per input of a source (settings, or a folder's mcp.json), as VS Code keeps them. */
-const secretKey = (input: InputDef, server: ServerConfig): string => `mcpTasks.input:${server.source.kind === 'settings' ? 'settings' : server.source.folderPath}:${input.id}`;
+/** One value per input of a source (settings, the user's mcp.json, or a folder's), as VS Code keeps them. */
+const secretKey = (input: InputDef, server: ServerConfig): string => `mcpTasks.input:${server.source.kind === 'workspaceFolder' ? server.source.folderPath : server.source.kind}:${input.id}`;

@@ -64,7 +64,7 @@ const SETTING_TYPES: readonly ServerType[] = ['stdio', 'http', 'sse', 'ws'];
 
 
 /**
- * Parses a workspace folder's `.vscode/mcp.json` (JSONC: comments and trailing commas allowed).
+ * Parses a workspace folder's `.vscode/mcp.json` or the user's `mcp.json` (JSONC: comments and trailing commas allowed).
  * On a syntax error nothing in the file is used (a half-read server could start the wrong
  * command), so callers may keep the previous result while the user is typing. Otherwise each
  * server stands alone: an invalid one is reported and left out, the others are returned.
@@ -143,7 +143,7 @@ export const parseSettingServers = (value: unknown, source: ConfigSource = SETTI
 
 /**
  * Joins the results of every source and sets labels: a server keeps its name unless another
- * server has the same one, then the folder (or "settings") is added to tell them apart.
+ * server has the same one, then the folder (or "settings", or "user" for the user's mcp.json) is added to tell them apart.
  */
 export const combineConfigs = (results: readonly ParseResult[]): ParseResult => {
   const servers = results.flatMap((r) => r.servers);
@@ -153,13 +153,13 @@ export const combineConfigs = (results: readonly ParseResult[]): ParseResult => 
     return m;
   };
   const byName = count((s) => s.name);
-  const where = (s: ServerConfig) => (s.source.kind === 'settings' ? 'settings' : s.source.folderName);
+  const where = (s: ServerConfig) => (s.source.kind === 'workspaceFolder' ? s.source.folderName : s.source.kind);
   const byNameAndFolder = count((s) => `${s.name}\0${where(s)}`);
   return {
     servers: servers.map((s) => {
       if (byName.get(s.name) === 1) return { ...s, label: s.name };
       // Two folders may share a name (multi-root workspaces); their paths always differ.
-      const place = byNameAndFolder.get(`${s.name}\0${where(s)}`) === 1 || s.source.kind === 'settings' ? where(s) : s.source.folderPath;
+      const place = byNameAndFolder.get(`${s.name}\0${where(s)}`) === 1 || s.source.kind !== 'workspaceFolder' ? where(s) : s.source.folderPath;
       return { ...s, label: `${s.name} (${place})` };
     }),
     inputs: results.flatMap((r) => r.inputs),
@@ -291,7 +291,7 @@ const serverType = (raw: Record<string, unknown>, source: ConfigSource, errors: 
   if (t === 'ws' && source.kind !== 'settings') {
     errors.push({
       path: ['type'],
-      message: `"type": "ws" is not allowed in .vscode/mcp.json (VS Code would reject the file); move this server to the "${SERVERS_SETTING}" setting`,
+      message: `"type": "ws" is not allowed in mcp.json (VS Code would reject the file); move this server to the "${SERVERS_SETTING}" setting`,
     });
     return undefined;
   }

@@ -34,8 +34,10 @@ export type ResolveResult =
  */
 export const resolveServer = async (config: ServerConfig, ctx: ResolveContext): Promise<ResolveResult> => {
   const fail = (what: string): ResolveResult => ({ ok: false, message: `Server "${config.label}": ${what}.` });
-  // A server of the settings takes the workspace's folder when it has exactly one, as VS Code's
-  // own variables do; in a multi-root workspace it must name one.
+  // A server of the settings or of the user's mcp.json takes the workspace's folder when it has
+  // exactly one; in a multi-root workspace it must name one, as VS Code's variable resolver says.
+  // (VS Code itself resolves a user mcp.json server's `${workspaceFolder}` with no folder at all,
+  // so it fails even with one folder open: microsoft/vscode#245905, #264535, still open.)
   const open = ctx.folderPaths;
   const folder = config.source.kind === 'workspaceFolder' ? config.source.folderPath : open.length === 1 ? open[0] : undefined;
   const fields = stringFields(config);
@@ -141,7 +143,7 @@ export const resolveServer = async (config: ServerConfig, ctx: ResolveContext): 
     }
   }
 
-  // A folder's server starts in that folder (as in VS Code); a settings server where the editor starts.
+  // A folder's server starts in that folder (as in VS Code); another where the editor starts.
   let cwd = config.source.kind === 'workspaceFolder' ? folder : undefined;
   if (config.cwd !== undefined) {
     const c = absolute(sub(config.cwd), 'cwd');

@@ -1,8 +1,8 @@
 /**
- * The text of a new `.vscode/mcp.json`. It is valid as it stands (no servers) and every example
+ * The text of a new `.vscode/mcp.json` (or user mcp.json). It is valid as it stands (no servers) and every example
  * becomes valid JSONC when its `// ` prefixes are removed, so users can enable one by uncommenting.
  */
-export const MCP_JSON_TEMPLATE = `// MCP servers of this folder, used by MCP Tasks and by VS Code itself.
+export const MCP_JSON_TEMPLATE = `// MCP servers, used by MCP Tasks and by VS Code itself.
 // Format: https://code.visualstudio.com/docs/copilot/reference/mcp-configuration
 // To enable an example, remove the "// " in front of its lines.
 {

@@ -1,6 +1,8 @@
 /** Where a server's configuration came from. */
 export type ConfigSource =
   | { kind: 'settings' }
+  /** The user's own `mcp.json` (VS Code's "MCP: Open User Configuration"), in the profile's folder. */
+  | { kind: 'user'; file: string }
   | {
       kind: 'workspaceFolder';
       /** The folder's name as the editor shows it. */
@@ -53,7 +55,7 @@ export interface CommandInput {
 export type ServerType = 'stdio' | 'http' | 'sse' | 'ws';
 
 interface ServerBase {
-  /** Stable across reloads: `settings:NAME` or `folder:<folderPath>:NAME`. */
+  /** Stable across reloads: `settings:NAME`, `user:NAME` or `folder:<folderPath>:NAME`. */
   id: string;
   /** The key under "servers". */
   name: string;
@@ -122,7 +124,8 @@ export type ResolvedRemoteServer = Omit<RemoteServerConfig, 'inputs'>;
 export type ResolvedServer = ResolvedStdioServer | ResolvedRemoteServer;
 
 /** How a source is named in messages, e.g. `.vscode/mcp.json (folder "app")`. */
-export const describeSource = (source: ConfigSource): string => (source.kind === 'settings' ? `Setting "${SERVERS_SETTING}"` : `.vscode/mcp.json (folder "${source.folderName}")`);
+export const describeSource = (source: ConfigSource): string =>
+  source.kind === 'settings' ? `Setting "${SERVERS_SETTING}"` : source.kind === 'user' ? 'User mcp.json' : `.vscode/mcp.json (folder "${source.folderName}")`;
 
 /** Where a server is configured, as the view and the server pick show it: `setting mcpTasks.servers`, or its file. */
 export const sourcePlace = (source: ConfigSource): string => (source.kind === 'settings' ? `setting ${SERVERS_SETTING}` : source.file);
@@ -136,11 +139,16 @@ export const sourceKey = (source: ConfigSource): string => (source.kind === 'set
  * otherwise the name is taken as what follows the last ':'.
  */
 export const serverNameOfId = (id: string, folderPaths: readonly string[] = []): string => {
-  if (id.startsWith('settings:')) return id.slice('settings:'.length);
+  const own = /^(settings|user):/.exec(id);
+  if (own) return id.slice(own[0].length);
   const folder = folderPaths.find((p) => id.startsWith(`folder:${p}:`));
   if (folder !== undefined) return id.slice(`folder:${folder}:`.length);
   return id.slice(id.lastIndexOf(':') + 1) || id;
 };
 
-/** The stable id of a server: two folders may each have a server with the same name. */
-export const serverId = (source: ConfigSource, name: string): string => (source.kind === 'settings' ? `settings:${name}` : `folder:${source.folderPath}:${name}`);
+/**
+ * The stable id of a server: two folders may each have a server with the same name, and so may the
+ * settings and the user's mcp.json (one per profile: the id leaves its path out, so tasks and
+ * permissions stay with the server when the profile's folder moves).
+ */
+export const serverId = (source: ConfigSource, name: string): string => (source.kind === 'workspaceFolder' ? `folder:${source.folderPath}:${name}` : `${source.kind}:${name}`);

@@ -409,7 +409,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
   }
 
   /**
-   * The fingerprint that decides whether a server must reconnect. A server of the settings that
+   * The fingerprint that decides whether a server must reconnect. A server of the settings (or of the user's mcp.json) that
    * uses `${workspaceFolder}`, or a relative `cwd` or `envFile`, resolves them from the window's
    * folders: another folder set is another configuration (a `.vscode/mcp.json` server's folder is
    * its own, fixed by its file).
@@ -417,7 +417,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
   #print(config: ServerConfig): string {
     const relative = (p: string | undefined) => p !== undefined && !path.isAbsolute(p);
     const fromFolders = JSON.stringify(config).includes('${workspaceFolder') || (config.type === 'stdio' && (relative(config.cwd) || relative(config.envFile)));
-    if (config.source.kind !== 'settings' || !fromFolders) return fingerprint(config);
+    if (config.source.kind === 'workspaceFolder' || !fromFolders) return fingerprint(config);
     const { folders, folderPaths } = this.#options.resolveContext(config);
     return fingerprint(config, { folders, folderPaths });
   }

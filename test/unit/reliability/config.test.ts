@@ -110,6 +110,26 @@ describe('reliability: malformed configuration next to a good server', function 
     assert.equal(c.servers.get(c.id('elsewhere'))?.state.kind, 'connected');
   });
 
+  it('a server of the user mcp.json that uses ${workspaceFolder} restarts in the new folder when the folder set changes, as one of the settings does', async () => {
+    const [a, b] = ['a', 'b'].map((n) => (fs.mkdirSync(path.join(dir, n)), path.join(dir, n)));
+    let folders = [a];
+    const user: ConfigSource = { kind: 'user', file: path.join(dir, 'User', 'mcp.json') };
+    const text = JSON.stringify({ servers: { here: { command: process.execPath, args: [taskLab, 'stdio', '--spawn-log', '${workspaceFolder}/spawns'] } } });
+    const c = open({
+      config: parseMcpJson(text, user),
+      manager: { resolveContext: () => ({ userHome: os.homedir(), env: process.env, folderPaths: folders, folders: Object.fromEntries(folders.map((f) => [path.basename(f), f])), readFile: (p) => fs.promises.readFile(p, 'utf8') }) },
+    });
+    assert.equal(c.id('here'), 'user:here');
+    await c.servers.getSession('user:here');
+    const spawns = (f: string) => (fs.existsSync(path.join(f, 'spawns')) ? fs.readFileSync(path.join(f, 'spawns'), 'utf8').trim().split('\n').length : 0);
+    assert.deepEqual([spawns(a), spawns(b)], [1, 0]);
+    folders = [b];
+    const again = parseMcpJson(text, user);
+    c.servers.setConfiguration(again.servers, again.errors);
+    await waitFor(() => spawns(b) > 0, 'a start in the new folder', 10_000);
+    assert.deepEqual([spawns(a), spawns(b)], [1, 1]);
+  });
+
   it('a settings server with a relative cwd (resolved against the one folder) restarts in the new folder too', async () => {
     const [a, b] = ['a', 'b'].map((n) => (fs.mkdirSync(path.join(dir, n)), path.join(dir, n)));
     let folders = [a];
