@@ -113,7 +113,10 @@ async function installTestExtensions(extensionsDir, userDataDir) {
 async function runInEditor(runDir) {
   const extensionsDir = join(runDir, 'extensions');
   await installTestExtensions(extensionsDir, join(runDir, 'user-data'));
-  const server = await startCodeServer({ folder: workspace, runDir, extensionsDir, smokeTestDriver: true, echo: process.env.CODE_SERVER_ECHO === '1' });
+  // The user data folder, for the tests of the user's mcp.json (<it>/User/mcp.json), found here, not
+  // the way the extension finds it.
+  const env = { MCP_TASKS_USER_DATA_DIR: join(runDir, 'user-data') };
+  const server = await startCodeServer({ folder: workspace, runDir, extensionsDir, smokeTestDriver: true, echo: process.env.CODE_SERVER_ECHO === '1', env });
   log(`code-server on ${server.url} (log: ${server.logFile})`);
   const { page } = await launchBrowser();
   // The payload's authority must equal the page's host and port exactly.
