@@ -41,7 +41,7 @@ describe('the view\'s welcome', () => {
   it('with mcpTasks.readWorkspaceMcpJson off, says that .vscode/mcp.json is not read and opens that setting, instead of asking to add servers to it', () => {
     const [text] = shown(state(true, false, false));
     assert.doesNotMatch(text, /Add servers to this folder's \.vscode\/mcp\.json/);
-    assert.match(text, /\.vscode\/mcp\.json is not read: the "mcpTasks\.readWorkspaceMcpJson" setting is off/);
+    assert.match(text, /neither \.vscode\/mcp\.json nor your user mcp\.json is read: the "mcpTasks\.readWorkspaceMcpJson" setting is off/);
     assert.match(text, /\[Open Setting\]\(command:workbench\.action\.openSettings\?%5B%22mcpTasks\.readWorkspaceMcpJson%22%5D\)/);
   });
 
