@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
+import { activateExtension, findNode, serverIdOf, testingApi, waitFor } from './helpers';
 import type { TreeSnapshotNode } from './helpers';
 import { QuickInputSpy, choose } from './quickInputs';
 import { cleanUp, publicApi } from './taskApiHelpers';
@@ -13,7 +13,7 @@ import { cleanUp, publicApi } from './taskApiHelpers';
 const DEMO = path.resolve(__dirname, '..', '..', '..', 'demo', 'server.mjs');
 
 suite('The user\'s mcp.json', () => {
-  test('its server shows in the Tasks view next to the workspace\'s same-named one, and runs a tool as a task; when the file goes, so does the server', async function () {
+  test('its server shows in the Tasks view next to the workspace\'s same-named one and runs a tool as a task; an edit saved half-way keeps it, the next adds a server; Open Configuration opens the file; when the file goes, so does the server', async function () {
     this.timeout(60_000);
     const dataDir = process.env.MCP_TASKS_USER_DATA_DIR;
     assert.ok(dataDir, 'the runner names the user data folder in MCP_TASKS_USER_DATA_DIR');
@@ -39,6 +39,17 @@ suite('The user\'s mcp.json', () => {
       assert.equal(done.task.status, 'completed', done.task.note);
       assert.match(JSON.stringify(done.outcome), /from the user mcp\.json/);
       await waitFor(async () => (await rows()).find((r) => serverIdOf(r) === 'user:demo')?.children?.some((t) => t.icon === 'pass'), 'the task\'s row under the server, completed');
+
+      // Saved in the middle of an edit: an error row names the file, and its server stays; saved
+      // again with one more server, both are there.
+      const server = (args: string[]) => JSON.stringify({ type: 'stdio', command: 'node', args: [DEMO, 'stdio', '--quiet', ...args] });
+      fs.writeFileSync(file, `{ "servers": { "demo": ${server([])}, "second": `);
+      const error = await waitFor(async () => findNode(await rows(), (r) => /^User mcp\.json, line \d+, column \d+: /.test(r.tooltip ?? '')), 'the error row of the user mcp.json');
+      assert.match(error.tooltip ?? '', /Its servers stay as they were until it can be read\.$/);
+      assert.ok((await rows()).some((r) => serverIdOf(r) === 'user:demo'), 'its server stays');
+      fs.writeFileSync(file, `{ "servers": { "demo": ${server([])}, "second": ${server(['--poll-interval', '300'])} } }`);
+      await waitFor(async () => (await rows()).some((r) => serverIdOf(r) === 'user:second'), 'the second server of the edited file');
+      assert.ok(!findNode(await rows(), (r) => (r.tooltip ?? '').startsWith('User mcp.json')), 'no error row left');
 
       // Open Configuration: from the server's row, the file at its name; from the palette, a pick
       // of the workspace's mcp.json and the user's (once it exists).
