@@ -133,7 +133,7 @@ export interface McpRunToolOptions {
 export interface McpTasksApi {
   /** Changes only with incompatible changes; check it before use. */
   readonly apiVersion: 1;
-  /** The configured servers (MCP Tasks' settings and every folder's `.vscode/mcp.json`). */
+  /** The configured servers (MCP Tasks' settings, the user's `mcp.json` and every folder's `.vscode/mcp.json`). */
   getServers(): McpServerInfo[];
   /** The tools of a server, connecting it first. Rejects when it cannot be reached. */
   getTools(serverId: string): Promise<McpToolInfo[]>;
