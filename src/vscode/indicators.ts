@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { TaskEngine } from '../core/tasks/engine';
+import type { TaskEngine, UnsentAnswer } from '../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
 import { STATUS_PRESENTATION, formatAge, taskTitle } from '../core/tasks/presentation';
 import { isTerminal } from '../core/tasks/status';
@@ -84,6 +84,7 @@ export class TaskIndicators extends DisposableBase {
     this._register(engine.onDidChange((t) => this.#changed(t)));
     this._register(engine.onDidRemove((key) => (this.#last.delete(key), this.#forget(key), this.#schedule())));
     this._register(host.onDidExpire((h) => (this.#expired.push(h), this.#schedule())));
+    this._register(engine.onDidNotSend((u) => this.#notSent(u)));
     this._register({ dispose: () => ((this.#disposed = true), clearTimeout(this.#pending), this.#awaiting.forEach(clearTimeout)) });
     for (const t of engine.list()) this.#last.set(t.key, t.status);
     this.#update();
@@ -194,7 +195,8 @@ export class TaskIndicators extends DisposableBase {
     let waiting = 0;
     for (const [key, s] of this.#last) {
       if (s === 'working' || (s === 'input_required' && this.#answering?.has(key))) running++;
-      else if (s === 'input_required') waiting++;
+      // One whose answer could not be sent waits for it at the server: nothing is asked of the user here.
+      else if (s === 'input_required' && !this.#engine.get(key)?.unsent) waiting++;
     }
     this.#shown = running + waiting > 0;
     if (!this.#shown) {
@@ -281,6 +283,25 @@ export class TaskIndicators extends DisposableBase {
         (c) => c === open && executeCommand('mcpTasks.openResult', asTaskNode(t)),
       );
     }
+  }
+
+  /**
+   * An answer to a server's question or sampling request could not be sent (tried again first):
+   * one warning, with Send Again while the server may still wait for it, else Cancel Task.
+   */
+  #notSent({ serverId, method, task, reason, resend }: UnsentAnswer): void {
+    const again = vscode.l10n.t('Send Again');
+    const cancel = vscode.l10n.t('Cancel Task');
+    const server = this.#label(serverId);
+    const text = vscode.l10n.t(
+      'The answer to the {0} of {1} was not sent: {2}.',
+      method === 'elicitation/create' ? vscode.l10n.t('question') : vscode.l10n.t('sampling request'),
+      task ? `"${taskTitle(task)}" on ${server}` : server,
+      reason,
+    );
+    void vscode.window
+      .showWarningMessage(text, ...(resend ? [again] : task ? [cancel] : []), vscode.l10n.t('Show Log'))
+      .then((c) => (c === again ? resend?.() : c === cancel ? executeCommand('mcpTasks.cancelTask', asTaskNode(task!)) : c && executeCommand('mcpTasks.showLog')));
   }
 
   /** One warning per server: a server whose questions' ttl runs out together says so once. */

@@ -5,7 +5,7 @@ import type { Disposable, Event } from '../util/event';
 import { Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { truncate } from '../util/log';
-import { abortReason, errorMessage, MAX_TIMER_MS } from '../util/abort';
+import { abortReason, errorMessage, MAX_TIMER_MS, sleep } from '../util/abort';
 import { isObject, safeStringify } from '../util/json';
 import { SENT } from '../util/promise';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, RpcError, TransportFailureError } from './errors';
@@ -72,6 +72,22 @@ interface Pending {
   signal: AbortSignal | undefined;
 }
 
+/** An answer to a peer's request that could not be sent (see `onUndelivered`). */
+export interface UndeliveredAnswer {
+  /** The request's method and params. */
+  method: string;
+  params: Record<string, unknown> | undefined;
+  /** Why, in a sentence. */
+  reason: string;
+  /**
+   * Sends the same answer again (to the same request id: the peer may still wait for it), tried
+   * again as the first was; true once sent. None once the connection has closed.
+   */
+  resend?: () => Promise<boolean>;
+}
+
+/** The pause before each try of an answer: a failed send is tried three more times, then reported. */
+const ANSWER_RETRY_MS = [0, 1000, 2000, 4000];
 const DEFAULT_TIMEOUT_MS = 60_000;
 const RESOLVED = Promise.resolve();
 
@@ -93,6 +109,9 @@ export class JsonRpcConnection implements Disposable {
   readonly #aborts = new Map<AbortSignal, Map<RequestId, Pending>>();
   readonly #onClose = new Emitter<TransportCloseInfo>();
   readonly #onUnhandledNotification = new Emitter<JsonRpcNotification>();
+  readonly #onUndelivered = new Emitter<UndeliveredAnswer>();
+  /** Aborted when the connection closes: ends the pauses between the tries of an answer. */
+  readonly #alive = new AbortController();
   #closed: TransportCloseInfo | undefined;
   readonly #log: Logger;
   readonly #defaultTimeoutMs: number | (() => number);
@@ -117,6 +136,12 @@ export class JsonRpcConnection implements Disposable {
   };
   /** Notifications no handler claimed (logged at trace). */
   readonly onUnhandledNotification: Event<JsonRpcNotification> = this.#onUnhandledNotification.event;
+  /**
+   * An answer (a result) to a peer's request could not be sent: its send failed as many times as
+   * it was tried while the connection was open, or the connection closed first. Such an answer may
+   * carry the user's work (a form filled in), so it is reported, not only logged.
+   */
+  readonly onUndelivered: Event<UndeliveredAnswer> = this.#onUndelivered.event;
 
   constructor(readonly transport: Transport, options: ConnectionOptions) {
     this.#log = options.logger;
@@ -441,9 +466,9 @@ export class JsonRpcConnection implements Disposable {
         signal: controller.signal,
         meta: isObject(meta) ? meta : undefined,
       });
-      if (controller.signal.aborted || this.#closed) return; // the peer cancelled: no answer is expected
+      if (controller.signal.aborted && !this.#closed) return; // the peer cancelled: no answer is expected
       // An answer that cannot be sent is not the handler's failure: no second answer follows it.
-      await this.#post({ jsonrpc: '2.0', id: req.id, result: result ?? {} }, `the answer to ${req.method}`);
+      await this.#answer({ jsonrpc: '2.0', id: req.id, result: result ?? {} }, req);
     } catch (err) {
       if (controller.signal.aborted || this.#closed) return;
       const rpc = err instanceof RpcError ? err : new RpcError(ErrorCode.InternalError, errorMessage(err));
@@ -500,6 +525,32 @@ export class JsonRpcConnection implements Disposable {
     }
   }
 
+  /**
+   * Sends the answer to a peer's request: a failed send is logged and tried again (ANSWER_RETRY_MS)
+   * while the connection is open; one that cannot be sent is reported (`onUndelivered`). A
+   * transport's failure to send is no proof that the peer did not get it, but a response to the
+   * same id twice is harmless: the peer drops the one it no longer awaits.
+   */
+  async #answer(message: object, req: JsonRpcRequest): Promise<boolean> {
+    let reason = '';
+    for (const ms of ANSWER_RETRY_MS) {
+      if (ms) await sleep(ms, this.#alive.signal).catch(() => undefined);
+      if (this.#closed) {
+        reason = `the connection closed (${this.#closed.reason})`;
+        break;
+      }
+      this.#traceOut(message);
+      try {
+        await this.transport.send(message);
+        return true;
+      } catch (e) {
+        this.#log.warn(`Could not send the answer to ${req.method}: ${(reason = errorMessage(e))}`);
+      }
+    }
+    this.#onUndelivered.fire({ method: req.method, params: req.params, reason, resend: this.#closed ? undefined : () => this.#answer(message, req) });
+    return false;
+  }
+
   #handleClose(info: TransportCloseInfo): void {
     if (this.#closed) return;
     this.#closed = info;
@@ -507,6 +558,7 @@ export class JsonRpcConnection implements Disposable {
     for (const [id, p] of this.#pending) this.#fail(id, p, err);
     this.#stopTimer();
     for (const c of this.#incoming.values()) c.abort(err);
+    this.#alive.abort(err);
     this.#incoming.clear();
     this.#progressHandlers.clear();
     this.#onClose.fire(info);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Progress } from '../jsonrpc/connection';
+import type { Progress, UndeliveredAnswer } from '../jsonrpc/connection';
 import { InvalidResultError } from '../jsonrpc/connection';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, detailOf, isPeerError, reasonOf } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
@@ -62,6 +62,18 @@ export interface SessionSource {
    * undefined while it has not loaded. Without it, a server is taken as configured.
    */
   isConfigured?(serverId: string): boolean | undefined;
+}
+
+/** An answer to a server's question or sampling request that could not be sent (`onDidNotSend`). */
+export interface UnsentAnswer {
+  serverId: string;
+  method: string;
+  /** The task it was about, if tracked (marked `unsent` while it waits for input). */
+  task?: TaskSnapshot;
+  /** Why, in a sentence. */
+  reason: string;
+  /** Sends the kept answer again, while the connection that brought the request is open (see `UndeliveredAnswer`). */
+  resend?: () => Promise<void>;
 }
 
 /** What a handler of a server's request (elicitation, sampling) learns about it. */
@@ -242,6 +254,7 @@ export class TaskEngine extends DisposableBase {
   readonly #removed = new Map<string, RemovedTask>();
   readonly #onDidChange = this._register(new Emitter<TaskSnapshot>());
   readonly #onDidRemove = this._register(new Emitter<string>());
+  readonly #onDidNotSend = this._register(new Emitter<UnsentAnswer>());
   readonly #lifetime = new AbortController();
   readonly #log: Logger;
   readonly #sessions: SessionSource;
@@ -255,6 +268,8 @@ export class TaskEngine extends DisposableBase {
   readonly onDidChange: Event<TaskSnapshot> = this.#onDidChange.event;
   /** A task was removed from tracking (its key). */
   readonly onDidRemove: Event<string> = this.#onDidRemove.event;
+  /** The answer to a server's question or sampling request could not be sent (see `UnsentAnswer`). */
+  readonly onDidNotSend: Event<UnsentAnswer> = this.#onDidNotSend.event;
   readonly #options: TaskEngineOptions;
 
   constructor(options: TaskEngineOptions) {
@@ -373,9 +388,13 @@ export class TaskEngine extends DisposableBase {
         else this.#serverLog(serverId).debug(`Status notification for a task not tracked here: ${parsed.data.taskId}`);
       }),
     );
+    // Not in the store: an answer lost as the connection closes is reported after the close.
+    if (previous?.session !== session) session.connection.onUndelivered((u) => this.#notSent(serverId, u));
     const ask = async (handler: ServerRequestHandler, params: Record<string, unknown> | undefined, signal: AbortSignal, relatedTaskId: string) => {
       const task = this.find(serverId, relatedTaskId);
       if (!task) return handler(params, { serverId, relatedTaskId, signal });
+      // A question again: the task waits for the user again.
+      if (task.unsent) this.#update(this.#recs.get(task.key)!, { unsent: undefined });
       // A question about a task that ends (cancelled, failed...) is withdrawn: its dialog closes.
       // One about a task that ended already (a server that works on once cancelled) is never shown.
       const ended = new AbortController();
@@ -445,6 +464,26 @@ export class TaskEngine extends DisposableBase {
       const rec = this.#recs.get(key);
       if (rec && !this.#refetch.has(key) && back(rec.snap.serverId)) this.#refetch.schedule(key, this.#now());
     }
+  }
+
+  /**
+   * The answer to a server's question or sampling request (not one run as a task here: that
+   * answer is the task's creation, and its result is fetched later) could not be sent. Told;
+   * its task, still waiting at the server, is marked: nothing waits for the user here any more.
+   */
+  #notSent(serverId: string, u: UndeliveredAnswer): void {
+    const { method, params, reason, resend } = u;
+    if ((method !== 'elicitation/create' && method !== 'sampling/createMessage') || params?.task !== undefined) return;
+    const related = (params?._meta as Record<string, { taskId?: unknown } | undefined> | undefined)?.[RELATED_TASK_META]?.taskId;
+    const rec = typeof related === 'string' ? this.#recs.get(taskKey(serverId, related)) : undefined;
+    if (rec?.snap.status === 'input_required') this.#update(rec, { unsent: reason });
+    this.#onDidNotSend.fire({
+      serverId,
+      method,
+      task: rec?.snap,
+      reason,
+      resend: resend && (async () => void ((await resend()) && rec?.snap.unsent && this.#update(rec, { unsent: undefined }))),
+    });
   }
 
   #sessionClosed(serverId: string, session: McpSession, info: TransportCloseInfo): void {
@@ -1680,6 +1719,8 @@ export class TaskEngine extends DisposableBase {
 
   #update(rec: Rec, changes: Partial<TaskSnapshot>): void {
     rec.snap = { ...rec.snap, ...changes };
+    // The server has moved on: no answer of the user's is missing any more.
+    if (changes.status && changes.status !== 'input_required') delete rec.snap.unsent;
     if (changes.status !== undefined && isTerminal(changes.status)) {
       rec.listed = false;
       this.#outlived.delete(rec);

@@ -56,7 +56,8 @@ export const describeTask = (t: TaskSnapshot, now: number): string => {
   // A finished task leads with how it ended: its last message may still say "Generating report…".
   if (!live) parts.push(STATUS_PRESENTATION[t.status].label);
   // Lost and expired are decided here: the note says why, where the server's last message is stale.
-  const message = t.status === 'lost' || t.status === 'expired' ? t.note || t.statusMessage : t.statusMessage || t.note;
+  // An answer that could not be sent: what the server last said ("waiting for your answer") is not so here.
+  const message = t.status === 'lost' || t.status === 'expired' ? t.note || t.statusMessage : t.unsent ? `Your answer was not sent: ${t.unsent}` : t.statusMessage || t.note;
   if (message && (live || message !== STATUS_PRESENTATION[t.status].label)) parts.push(message);
   else if (live) parts.push(STATUS_PRESENTATION[t.status].label);
   const progress = live ? formatProgress(t.progress) : undefined;

@@ -62,6 +62,11 @@ export interface TaskSnapshot {
   resultDeleted?: true;
   /** Why the task ended locally (lost, expired) or a fetch failed, in a sentence. */
   note?: string;
+  /**
+   * Why the answer to the task's question (or sampling request) could not be sent, while the task
+   * is `input_required`: it waits for that answer at the server, not for the user here.
+   */
+  unsent?: string;
 }
 
 export const taskKey = (serverId: string, taskId: string): string => `${serverId}\u0000${taskId}`;

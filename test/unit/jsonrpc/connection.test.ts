@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
 import * as z from 'zod/mini';
+import type { UndeliveredAnswer } from '../../../src/core/jsonrpc/connection';
 import { JsonRpcConnection } from '../../../src/core/jsonrpc/connection';
 import { detailOf, ErrorCode, reasonOf, RequestTimeoutError, RpcError } from '../../../src/core/jsonrpc/errors';
 import { describeIssues } from '../../../src/core/jsonrpc/messages';
@@ -181,21 +182,91 @@ describe('JsonRpcConnection', () => {
     assert.deepEqual(byId.get(3)?.error, { code: -32603, message: 'kaput' });
   });
 
-  it('an answer the transport fails to send is logged as such, and no second answer (an error) follows it for the same request', async () => {
-    const { conn, ours, received, send, log } = setup();
-    const deliver = ours.send.bind(ours);
-    // The first answer for id 7 fails to go out (the server may still have had it: a timeout); a second one would not.
-    let tries = 0;
-    ours.send = (m) => ((m as { id?: unknown }).id === 7 && tries++ === 0 ? Promise.reject(new Error('Server "peer" did not accept the response to id 7 within 30 s')) : deliver(m));
-    conn.onRequest('elicitation/create', () => ({ action: 'accept', content: { name: 'Ada' } }));
-    conn.onRequest('ok', () => ({}));
-    await send({ jsonrpc: '2.0', id: 7, method: 'elicitation/create', params: {} });
-    await waitFor(() => log.lines.some((l) => l.message.includes('did not accept the response to id 7')), 'the failed send');
-    await send({ jsonrpc: '2.0', id: 8, method: 'ok' });
-    await waitFor(() => received.some((m) => m.id === 8), 'a later answer');
-    assert.deepEqual(received.map((m) => m.id), [8], 'nothing else was sent for id 7');
-    assert.ok(log.has('warn', /^Could not send the answer to elicitation\/create: Server "peer" did not accept the response to id 7 within 30 s$/), log.text());
-    assert.equal(log.has('error', /Handler for elicitation\/create failed/), false, 'the handler did not fail');
+  describe('answers that fail to send (they may carry the user\'s work), with fake timers', () => {
+    let clock: ReturnType<typeof FakeTimers.install> | undefined;
+    afterEach(() => {
+      clock?.uninstall();
+      clock = undefined;
+    });
+    /** A connection whose answers to id 7 fail to go out while `failing` says so (a server frozen, or gone). */
+    const failingAnswers = () => {
+      clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
+      const t = setup();
+      const deliver = t.ours.send.bind(t.ours);
+      const state = { failing: true, tries: 0 };
+      t.ours.send = (m) => ((m as { id?: unknown }).id === 7 && (state.tries++, state.failing) ? Promise.reject(new Error('Server "peer" did not accept the response to id 7 within 30 s')) : deliver(m));
+      const undelivered: UndeliveredAnswer[] = [];
+      t.conn.onUndelivered((u) => undelivered.push(u));
+      t.conn.onRequest('elicitation/create', () => ({ action: 'accept', content: { name: 'Ada' } }));
+      return { ...t, c: clock, state, undelivered };
+    };
+    const answer = { jsonrpc: '2.0', id: 7, result: { action: 'accept', content: { name: 'Ada' } } };
+
+    it('is tried again 1 s, 2 s and 4 s later while the connection is open; sent at a new try, nothing is reported and no second answer (an error) follows', async () => {
+      const { c, send, received, state, undelivered, log } = failingAnswers();
+      await send({ jsonrpc: '2.0', id: 7, method: 'elicitation/create', params: {} });
+      await c.tickAsync(0);
+      assert.equal(state.tries, 1);
+      await c.tickAsync(999);
+      assert.equal(state.tries, 1, 'not before 1 s');
+      await c.tickAsync(1);
+      assert.equal(state.tries, 2);
+      await c.tickAsync(1999);
+      assert.equal(state.tries, 2, 'not before 2 s more');
+      state.failing = false; // the server is back
+      await c.tickAsync(1);
+      assert.equal(state.tries, 3);
+      assert.deepEqual(received, [answer], 'the same answer, once delivered');
+      await c.tickAsync(10_000);
+      assert.deepEqual(received, [answer], 'nothing else: no error for id 7');
+      assert.deepEqual(undelivered, []);
+      assert.equal(log.lines.filter((l) => l.level === 'warn' && l.message === 'Could not send the answer to elicitation/create: Server "peer" did not accept the response to id 7 within 30 s').length, 2, log.text());
+      assert.equal(log.has('error', /Handler for elicitation\/create failed/), false, 'the handler did not fail');
+    });
+
+    it('that failed at every try is reported once, with the request and why; resend sends the same answer to the same id, and reports again if that fails too', async () => {
+      const { c, send, received, state, undelivered, log } = failingAnswers();
+      await send({ jsonrpc: '2.0', id: 7, method: 'elicitation/create', params: { message: 'Name?' } });
+      await c.tickAsync(7000);
+      assert.equal(state.tries, 4, 'the first try and three more');
+      assert.equal(undelivered.length, 1);
+      const [u] = undelivered;
+      assert.deepEqual({ ...u, resend: typeof u.resend }, { method: 'elicitation/create', params: { message: 'Name?' }, reason: 'Server "peer" did not accept the response to id 7 within 30 s', resend: 'function' });
+      assert.ok(log.has('warn', /^Could not send the answer to elicitation\/create: Server "peer" did not accept the response to id 7 within 30 s$/), log.text());
+      assert.deepEqual(received, []);
+      // Send Again while the server still fails: tried as the first was, and reported again.
+      const again = u.resend!();
+      await c.tickAsync(7000);
+      assert.equal(await again, false);
+      assert.equal(state.tries, 8);
+      assert.equal(undelivered.length, 2);
+      // The server is back: the kept answer goes to the id the server waits on.
+      state.failing = false;
+      assert.equal(await undelivered[1].resend!(), true);
+      await c.tickAsync(0);
+      assert.deepEqual(received, [answer]);
+      assert.equal(undelivered.length, 2);
+    });
+
+    it('cut short by the connection closing is reported at once, as lost with the connection, with no resend; one ready after the close too', async () => {
+      const { c, conn, send, state, undelivered } = failingAnswers();
+      let late!: (v: unknown) => void;
+      conn.onRequest('sampling/createMessage', () => new Promise((r) => (late = r)));
+      await send({ jsonrpc: '2.0', id: 7, method: 'elicitation/create', params: {} });
+      await send({ jsonrpc: '2.0', id: 8, method: 'sampling/createMessage', params: {} });
+      await c.tickAsync(1500);
+      assert.equal(state.tries, 2);
+      await conn.close('the server went away');
+      await c.tickAsync(0);
+      assert.deepEqual(undelivered.map((u) => [u.method, u.reason, u.resend]), [['elicitation/create', 'the connection closed (the server went away)', undefined]]);
+      // A handler that answers after the close (its signal aborted): its answer is not dropped unseen.
+      late({ role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' });
+      await c.tickAsync(0);
+      assert.deepEqual(undelivered.map((u) => u.method), ['elicitation/create', 'sampling/createMessage']);
+      assert.equal(undelivered[1].resend, undefined);
+      assert.equal(state.tries, 2, 'not tried after the close');
+      assert.equal(c.countTimers(), 0, 'no pause left running');
+    });
   });
 
   it('a request repeated with an id this session used before (a resumed stream\'s replay; MCP forbids reusing an id) gets no answer of its own, while handled or after: the first\'s answer is the only one', async () => {

@@ -5,7 +5,8 @@ import type { FormPrompter } from '../../../src/core/elicitation/handler';
 import { createElicitationHandler } from '../../../src/core/elicitation/handler';
 import { ErrorCode, RpcError } from '../../../src/core/jsonrpc/errors';
 import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
-import type { ServerRequestContext, ServerRequestHandler } from '../../../src/core/tasks/engine';
+import FakeTimers from '@sinonjs/fake-timers';
+import type { ServerRequestContext, ServerRequestHandler, UnsentAnswer } from '../../../src/core/tasks/engine';
 import { taskKey } from '../../../src/core/tasks/types';
 import { describeTask } from '../../../src/core/tasks/presentation';
 import { hasResult, hasResultToFetch } from '../../../src/core/tasks/policy';
@@ -271,6 +272,51 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     // A task not tracked here is still the one the answer relates to; a question about no task gets no _meta.
     assert.deepEqual((await h.server.sendElicitation('elsewhere', form))._meta, { 'example.com/why': 'busy', [RELATED_TASK_META]: { taskId: 'elsewhere' } });
     assert.deepEqual(await h.server.connection.requestRaw('elicitation/create', form), { action: 'decline', _meta: { 'example.com/why': 'busy' } });
+  });
+
+  it('T-REQ-3: an answer to a task\'s question that cannot be sent (tried again first) is told with its task, which no longer waits for the user: until Send Again delivers it, or the server moves on', async () => {
+    const h = await harness({
+      server: { notify: 'once', pollInterval: NO_POLL },
+      engine: { handlers: { elicitation: { handle: async () => ({ action: 'accept', content: { go: true } }) } } },
+    });
+    const form = { mode: 'form', message: 'Go on?', requestedSchema: { type: 'object', properties: { go: { type: 'boolean' } } } };
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.setStatus(snap.taskId, 'input_required');
+    await h.server.waitForRequest('tasks/result');
+    await waitStatus(h, snap.taskId, 'input_required');
+    const told: UnsentAnswer[] = [];
+    h.engine.onDidNotSend((u) => told.push(u));
+    // The server stops taking answers (a frozen process: each POST times out).
+    const transport = h.session.transport;
+    const deliver = transport.send.bind(transport);
+    let failing = true;
+    transport.send = (m) => (failing && 'result' in m ? Promise.reject(new Error('Server "fake" did not accept the response to id 1 within 30 s')) : deliver(m));
+    const clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const asked = h.server.sendElicitation(snap.taskId, form);
+      await clock.tickAsync(7000);
+      assert.equal(told.length, 1);
+      assert.deepEqual([told[0].serverId, told[0].method, told[0].task?.key, told[0].reason], ['fake', 'elicitation/create', snap.key, 'Server "fake" did not accept the response to id 1 within 30 s']);
+      assert.equal(h.snap(snap.taskId).status, 'input_required', 'the server still waits');
+      assert.equal(h.snap(snap.taskId).unsent, 'Server "fake" did not accept the response to id 1 within 30 s');
+      assert.match(describeTask(h.snap(snap.taskId), Date.now()), /^Your answer was not sent: Server "fake" did not accept the response to id 1 within 30 s · /);
+      // Send Again, the server back: it gets the answer the user gave, with the task's _meta.
+      failing = false;
+      await told[0].resend!();
+      assert.deepEqual(await asked, { action: 'accept', content: { go: true }, _meta: { [RELATED_TASK_META]: { taskId: snap.taskId } } });
+      assert.equal(h.snap(snap.taskId).unsent, undefined);
+      // Lost again; the server then moves on by itself (a timeout of its own): nothing is missing any more.
+      failing = true;
+      void h.server.sendElicitation(snap.taskId, form).catch(() => undefined);
+      await clock.tickAsync(7000);
+      assert.equal(told.length, 2);
+      assert.ok(h.snap(snap.taskId).unsent);
+    } finally {
+      clock.uninstall();
+    }
+    h.server.setStatus(snap.taskId, 'working');
+    await waitStatus(h, snap.taskId, 'working');
+    assert.equal('unsent' in h.snap(snap.taskId), false);
   });
 
   it('T-LIFE-4: a question about a task that ends is withdrawn: its dialog closes; one that comes after the task ended (a server that works on once cancelled) is never shown', async () => {
