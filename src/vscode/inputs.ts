@@ -12,10 +12,13 @@ const SAVED_KEYS = 'mcpTasks.savedInputKeys';
  * the server refuses a password or the user runs Forget Saved Inputs. A `command` input runs its
  * command instead, each time, and is kept nowhere.
  */
-export class InputPrompter {
-  /** Prompts shown, by secret key: servers of one file that use the same input share its one prompt. */
-  readonly #asking = new Map<string, Promise<string | undefined>>();
+/** Prompts shown, by secret key: servers of one file that use the same input share its one prompt. */
+const asking = new Map<string, Promise<string | undefined>>();
 
+/** The prompts for inputs up now: a quick input of ours hidden meanwhile was hidden by them, not by the user. */
+export const inputPrompts = (): Promise<string | undefined>[] => [...asking.values()];
+
+export class InputPrompter {
   constructor(private readonly context: vscode.ExtensionContext) {}
 
   /**
@@ -24,8 +27,8 @@ export class InputPrompter {
    */
   prompt(input: InputDef, server: ServerConfig): Promise<string | undefined> {
     const key = secretKey(input, server);
-    let p = this.#asking.get(key);
-    if (!p) this.#asking.set(key, (p = this.#ask(input, server).finally(() => this.#asking.delete(key))));
+    let p = asking.get(key);
+    if (!p) asking.set(key, (p = this.#ask(input, server).finally(() => asking.delete(key))));
     return p;
   }
 

@@ -1,5 +1,6 @@
 // The `${input:ID}` values of mcp.json: prompts in the editor's own input box, and command inputs run through the editor's commands.
 import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -7,7 +8,7 @@ import * as vscode from 'vscode';
 import type { InputDef, ServerConfig } from '../../src/core/config/types';
 import { InputPrompter } from '../../src/vscode/inputs';
 import { waitFor } from './helpers';
-import { QuickInputSpy, accept } from './quickInputs';
+import { QuickInputSpy, accept, choose, escape } from './quickInputs';
 import { cleanUp, publicApi } from './taskApiHelpers';
 
 const TASK_LAB = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'servers', 'task-lab.mjs');
@@ -38,6 +39,92 @@ suite('Inputs of mcp.json', () => {
     await accept();
     assert.deepEqual(await both, ['s3cret', 's3cret']);
     assert.deepEqual(spy.shown.map((s) => [s.kind, s.text]), [['input', 'API token']], 'one input box');
+  });
+
+  /** Runs `body` with `servers` and `inputs` added to the workspace's mcp.json, then puts the file back and forgets the values saved. */
+  const withServers = async (servers: Record<string, unknown>, inputs: unknown[], body: () => Promise<void>) => {
+    const file = path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'mcp.json');
+    const original = fs.readFileSync(file, 'utf8');
+    const api = await publicApi();
+    try {
+      const listed = inputs.map((i) => JSON.stringify(i)).join(', ');
+      fs.writeFileSync(file, original.replace('"servers": {', `"servers": {\n    ${JSON.stringify(servers).slice(1, -1)},`).replace('"inputs": [', `"inputs": [\n    ${listed},`));
+      for (const label of Object.keys(servers)) await waitFor(() => api.getServers().find((s) => s.label === label), `the ${label} server of mcp.json`);
+      await body();
+    } finally {
+      fs.writeFileSync(file, original);
+      await vscode.commands.executeCommand('mcpTasks.refresh');
+      await cleanUp(api, []);
+      await vscode.commands.executeCommand('mcpTasks.forgetSavedInputs');
+    }
+  };
+
+  /** Runs Run Tool as Task from the palette and picks `label` on its server step; `done`: the command ended. */
+  const runToolOn = async (label: string) => {
+    spy.skipShown();
+    const done = vscode.commands.executeCommand('mcpTasks.runToolAsTask');
+    const s = await spy.next('the server pick', 30_000);
+    await choose(s, (i) => i.label === label, label);
+    return { done };
+  };
+
+  test('Run Tool as Task on a server that needs an input: the input is asked, then the tool step follows (the prompt hides the busy server step, which is no Escape); Escape on the input ends it quietly', async function () {
+    this.timeout(60_000);
+    const lab = { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio', '--token', '${input:labToken}'] };
+    await withServers({ 'needs-input': lab }, [{ type: 'promptString', id: 'labToken', description: 'Token for needs-input', password: true }], async () => {
+      spy.type('s3cret');
+      let { done } = await runToolOn('needs-input');
+      const box = await spy.next('the input of needs-input');
+      assert.deepEqual([box.kind, box.title, box.text], ['input', 'MCP server "needs-input"', 'Token for needs-input']);
+      await accept();
+      const again = await spy.next('the server step again, once the input is answered');
+      assert.equal(again.title, 'Run Tool as Task (1/4): server');
+      assert.deepEqual([again.pick?.busy, again.pick?.enabled], [true, false], 'busy while the server connects');
+      const tools = await spy.next('the tool pick after the input', 30_000);
+      assert.equal(tools.title, 'Run Tool as Task (2/4): tool of needs-input');
+      assert.ok(tools.items.some((i) => i.label === 'work'), JSON.stringify(tools.items));
+      await escape();
+      await done;
+
+      // Asked again: Escape there is a cancel, of the input and of the command.
+      await vscode.commands.executeCommand('mcpTasks.forgetSavedInputs');
+      await cleanUp(await publicApi(), []);
+      spy.messages.length = 0;
+      ({ done } = await runToolOn('needs-input'));
+      await spy.next('the input of needs-input, asked again');
+      const shown = spy.shown.length;
+      await escape();
+      await done;
+      await new Promise((r) => setTimeout(r, 300)); // a message or a step would show by now
+      assert.deepEqual(spy.shown.slice(shown).map((s) => s.title), [], 'no step after Escape');
+      assert.deepEqual(spy.messages, [], 'Escape on an input is no error');
+    });
+  });
+
+  test('Run Tool as Task on a server that refuses the token typed into its input (401): it says so, as Connect Server does, with Show Log and Open Configuration', async function () {
+    this.timeout(60_000);
+    const child = spawn(process.execPath, [TASK_LAB, 'http', '--port', '0', '--require', 'authorization=Bearer right'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      let out = '';
+      child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      const port = await waitFor(() => /listening (\d+)/.exec(out)?.[1], 'task-lab over HTTP');
+      const refusing = { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: { Authorization: 'Bearer ${input:refusedToken}' } };
+      await withServers({ refusing }, [{ type: 'promptString', id: 'refusedToken', description: 'Token for refusing', password: true }], async () => {
+        spy.messages.length = 0;
+        spy.type('wrong');
+        const { done } = await runToolOn('refusing');
+        await spy.next('the input of refusing');
+        await accept();
+        const n = await waitFor(() => spy.messages.findIndex((m) => m.startsWith('Could not connect to MCP server "refusing": ')) + 1, `the error (got ${JSON.stringify(spy.messages)})`, 20_000);
+        assert.match(spy.messages[n - 1], /401/);
+        assert.doesNotMatch(spy.messages[n - 1], /wrong/, 'the token typed is not repeated');
+        assert.deepEqual(spy.messageItems[n - 1], ['Show Log', 'Open Configuration']);
+        await done;
+        assert.ok(!spy.shown.some((s) => s.title?.includes('tool of refusing')), 'no tool step');
+      });
+    } finally {
+      child.kill();
+    }
   });
 
   test('a command input: the server gets the string the command returns, run with its args at each connection; a command that returns undefined cancels the connection', async function () {

@@ -3,6 +3,7 @@ import type { Answer, FormPrompter, InputOptions, Nav, PickItem, PickOptions, Pr
 import { abortReason, onAbort, raceAbort } from '../../core/util/abort';
 import type { Turn } from '../../core/util/turns';
 import type { HiddenDialogs } from '../hiddenDialogs';
+import { inputPrompts } from '../inputs';
 
 type Item<T> = vscode.QuickPickItem & { value: T };
 /**
@@ -109,12 +110,18 @@ export class QuickInputPrompter implements FormPrompter {
   /**
    * While work runs between two steps: the input shown stays up, busy and disabled. Hiding it
    * (Escape, another quick input) stops waiting: `signal` aborts and the answer is undefined,
-   * whatever the work does after.
+   * whatever the work does after. The prompt for an input of a server's configuration (the work
+   * connects it) is part of the work: it shows again once that is answered; Escape there ends
+   * the work itself.
    */
   async whileBusy<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T | undefined> {
     const input = this.#current;
     const stop = new AbortController();
-    const hidden = input?.onDidHide(() => stop.abort(new Error('cancelled')));
+    let done = false;
+    // Once every input asked is answered, the step shows again (if the work goes on).
+    const answered = (prompts: Promise<string | undefined>[]): unknown =>
+      prompts.length ? Promise.all(prompts).then((values) => done || values.includes(undefined) || answered(inputPrompts()), () => undefined) : input?.show();
+    const hidden = input?.onDidHide(() => (inputPrompts().length ? answered(inputPrompts()) : stop.abort(new Error('cancelled'))));
     if (input) [input.busy, input.enabled] = [true, false];
     try {
       return await raceAbort(work(stop.signal), stop.signal);
@@ -122,6 +129,7 @@ export class QuickInputPrompter implements FormPrompter {
       if (stop.signal.aborted) return undefined;
       throw err;
     } finally {
+      done = true;
       hidden?.dispose();
       if (input && this.#current === input) [input.busy, input.enabled] = [false, true];
     }
