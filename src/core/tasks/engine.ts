@@ -59,7 +59,8 @@ export interface SessionSource {
   endpoint?(serverId: string): string | undefined;
   /**
    * False once the configuration has loaded and does not name the server (it was removed);
-   * undefined while it has not loaded. Without it, a server is taken as configured.
+   * undefined while it has not loaded (its tasks are polled once it has: see serversChanged).
+   * Without it, a server is taken as configured.
    */
   isConfigured?(serverId: string): boolean | undefined;
 }
@@ -240,6 +241,8 @@ export class TaskEngine extends DisposableBase {
   readonly #toldClosed = new WeakSet<Error>();
   /** Servers found missing from the configuration → when first found so (see `unconfigured`). */
   readonly #missing = new Map<string, number>();
+  /** Servers of tasks restored before the configuration loaded: polled once it has (see `unconfigured`). */
+  readonly #unloaded = new Set<string>();
   readonly #attached = new Map<string, { session: McpSession; store: DisposableStore }>();
   /**
    * Per server, while task-augmented calls of it await their CreateTaskResult: how many, and the
@@ -453,12 +456,17 @@ export class TaskEngine extends DisposableBase {
    */
   serversChanged(): void {
     const back = (serverId: string) => this.#sessions.isConfigured?.(serverId) !== false;
+    const pollNow = (serverId: string) => {
+      for (const rec of this.#servers.get(serverId)?.live ?? []) if (rec.snap.kind === 'task' && !rec.polling) this.#scheduler.schedule(rec.snap.key, this.#now());
+    };
     for (const serverId of [...this.#missing.keys()]) {
       if (!back(serverId)) continue;
       this.#missing.delete(serverId);
       this.#serverLog(serverId).info(`The server is configured again: its live tasks are followed again`);
-      for (const rec of this.#servers.get(serverId)?.live ?? []) if (rec.snap.kind === 'task' && !rec.polling) this.#scheduler.schedule(rec.snap.key, this.#now());
+      pollNow(serverId);
     }
+    for (const serverId of this.#unloaded) pollNow(serverId);
+    this.#unloaded.clear();
     // Results given up while their server was missing (see refetchLater).
     for (const key of this.#refetchDelay.keys()) {
       const rec = this.#recs.get(key);
@@ -845,11 +853,16 @@ export class TaskEngine extends DisposableBase {
   /**
    * Whether the task's server is missing from the loaded configuration; then it is not polled. A
    * server missing for REMOVED_GRACE_MS has its live task lost (checked again then, not every
-   * minute with a warning); one back before that (same id) finds its tasks as they were.
+   * minute with a warning); one back before that (same id) finds its tasks as they were. Before
+   * the configuration has loaded, no server is known: its tasks wait for it (serversChanged).
    */
   #unconfigured(rec: Rec): boolean {
     const { serverId, key } = rec.snap;
     const configured = this.#sessions.isConfigured?.(serverId);
+    if (configured === undefined && this.#sessions.isConfigured) {
+      this.#unloaded.add(serverId);
+      return true;
+    }
     if (configured !== false) {
       if (configured) this.#missing.delete(serverId);
       return false;

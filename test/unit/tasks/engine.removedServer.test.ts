@@ -59,6 +59,36 @@ describe('TaskEngine: live tasks of a server removed from the configuration', ()
     );
   });
 
+  it('a live task restored before the configuration loads: not polled until it has loaded (no false warning that its server is not configured), then polled at once', async () => {
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const log = new MemoryLogger();
+    const servers = bareServerManager({ logger: log });
+    const asked: string[] = [];
+    const engine = new TaskEngine({
+      logger: log,
+      sessions: {
+        // Where the poll would start: the test needs no server behind it.
+        getSession: (id) => (asked.push(id), Promise.reject(new Error(`${id} is not reached in this test`))),
+        label: (id) => servers.label(id),
+        tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id),
+        isConfigured: (id) => servers.isConfigured(id),
+      },
+      minPollMs: 100,
+    });
+    cleanups.push(() => servers.dispose(), () => engine.dispose());
+    const config = parseSettingServers({ remote: { type: 'http', url: 'http://127.0.0.1:9/mcp' } });
+    const id = config.servers[0].id;
+    const now = new Date().toISOString();
+    engine.restore([{ key: taskKey(id, 't1'), serverId: id, taskId: 't1', kind: 'task', toolName: 'long-job', status: 'working', createdAt: now, lastUpdatedAt: now, ttl: null, origin: 'user' }]);
+    await clock.tickAsync(MINUTE);
+    assert.deepEqual([asked, log.lines.filter((l) => l.level === 'warn').map((l) => l.message)], [[], []], 'no poll, no warning, before the configuration is known');
+    servers.setConfiguration(config.servers, config.errors);
+    engine.serversChanged();
+    await clock.tickAsync(0);
+    assert.deepEqual(asked, [id], 'polled as soon as the configuration names its server');
+    assert.equal(engine.list()[0].status, 'working');
+  });
+
   describe('over the scripted server', () => {
     let configured = true;
     let h: Harness;
