@@ -6,18 +6,18 @@ import { executeCommand, registerCommand } from './editorCommands';
 /** Where the keys of saved password values are listed (secret storage cannot list its keys). */
 const SAVED_KEYS = 'mcpTasks.savedInputKeys';
 
-/**
- * The `${input:ID}` values of mcp.json: asked through quick input when a server first needs them,
- * then kept (as VS Code keeps them for its own MCP servers) in the editor's secret storage, until
- * the server refuses a password or the user runs Forget Saved Inputs. A `command` input runs its
- * command instead, each time, and is kept nowhere.
- */
 /** Prompts shown, by secret key: servers of one file that use the same input share its one prompt. */
 const asking = new Map<string, Promise<string | undefined>>();
 
 /** The prompts for inputs up now: a quick input of ours hidden meanwhile was hidden by them, not by the user. */
 export const inputPrompts = (): Promise<string | undefined>[] => [...asking.values()];
 
+/**
+ * The `${input:ID}` values of mcp.json: asked through quick input when a server first needs them,
+ * then kept (as VS Code keeps them for its own MCP servers) in the editor's secret storage, until
+ * the server refuses a password or the user runs Forget Saved Inputs. A `command` input runs its
+ * command instead, each time, and is kept nowhere.
+ */
 export class InputPrompter {
   constructor(private readonly context: vscode.ExtensionContext) {}
 
