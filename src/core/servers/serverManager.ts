@@ -172,12 +172,14 @@ export const restarts = (type: ServerConfig['type']): string => (type === 'stdio
 const BACKOFF_FIRST_MS = 1_000;
 const BACKOFF_MAX_MS = 60_000;
 const STABLE_MS = 60_000;
+/** A stdio server that fails within this of connecting may be misconfigured (a key it checks once initialized); later, its configuration is not blamed. */
+const JUST_STARTED_MS = 5_000;
 /** How long the endpoint kept by the previous window is tried (with the backoff) before its new configuration applies. */
 const KEPT_GRACE_MS = 5 * 60_000;
 
 /**
  * What to do about a stdio server whose process failed (exited with an error) while connecting or
- * soon after: its stderr is in the log, and what it was started with is in its configuration.
+ * just after (JUST_STARTED_MS): its stderr is in the log, and what it was started with is in its configuration.
  */
 const withExitHint = (message: string, config: ServerConfig, closed: TransportCloseInfo | undefined): string => {
   return config.type === 'stdio' && closed?.code !== undefined && closed.code !== 0
@@ -688,9 +690,10 @@ export class ServerManager extends DisposableBase implements SessionSource {
         if (entry.session !== current) return;
         entry.session = undefined;
         // A connection that held for a while is not part of a crash loop.
-        const held = this.#now() - (entry.connectedAt ?? 0) >= STABLE_MS;
+        const lasted = this.#now() - (entry.connectedAt ?? 0);
+        const held = lasted >= STABLE_MS;
         if (held) entry.failures = 0;
-        const reason = redactSecrets(held ? info.reason : withExitHint(info.reason, config, info), secrets);
+        const reason = redactSecrets(lasted < JUST_STARTED_MS ? withExitHint(info.reason, config, info) : info.reason, secrets);
         // A session the server forgot after a while (it expired, or the server restarted) is no
         // failure: the next request starts a new one at once. One forgotten at once still backs off.
         if (held && current.expired) {

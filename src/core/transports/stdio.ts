@@ -142,7 +142,8 @@ export class StdioTransport implements Transport {
         const how = code !== null ? `exited with code ${code}` : `was killed by ${signal ?? 'a signal'}`;
         const tail = this.#stderrTail.slice(-5);
         this.#finish({
-          reason: `Server process ${how}${tail.length ? `: ${tail.join(' | ')}` : ''}`,
+          // Labelled: what it wrote last may be anything ("started"), not the cause of its end.
+          reason: `Server process ${how}${tail.length ? ` (its last output: "${tail.join(' | ')}")` : ''}`,
           code: code ?? undefined,
           stderr: [...this.#stderrTail],
         });

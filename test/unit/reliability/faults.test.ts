@@ -166,7 +166,7 @@ describe('reliability: faults', function () {
       assert.equal(at.length, 3, 'one start per failure');
       assert.ok(gaps[0] >= 1_000, `second spawn ${gaps[0]} ms after the first`);
       assert.ok(gaps[1] >= 2_000, `third spawn ${gaps[1]} ms after the second`);
-      assert.ok(refusals.some((m) => /^Server "crashy" failed 2 times in a row: .*exited with code 3: task-lab: failing at start, as asked\. See the server's output in the log, .* in the configuration\. It will not be tried again for [12] s\. Restart it to try now\.$/.test(m)), refusals.slice(-3).join('\n'));
+      assert.ok(refusals.some((m) => /^Server "crashy" failed 2 times in a row: .*exited with code 3 \(its last output: "task-lab: failing at start, as asked"\)\. See the server's output in the log, .* in the configuration\. It will not be tried again for [12] s\. Restart it to try now\.$/.test(m)), refusals.slice(-3).join('\n'));
       // Restart (the user) tries at once, and so does Connect Server, within the backoff as well.
       const before = at.length;
       await c.restart(id).catch(() => undefined);
@@ -182,7 +182,7 @@ describe('reliability: faults', function () {
     it('a server that exits with an error while connecting says its exit code, its last stderr lines and what to check; the log reads as sentences', async () => {
       const c = client({ servers: { crashy: { type: 'stdio', command: node, args: [taskLab, '--exit-at-start', '3'] } } });
       const id = c.id('crashy');
-      const why = `Connection closed: Server process exited with code 3: task-lab: failing at start, as asked. ${NEXT_STEP}`;
+      const why = `Connection closed: Server process exited with code 3 (its last output: "task-lab: failing at start, as asked"). ${NEXT_STEP}`;
       await assert.rejects(c.servers.getSession(id), (err: Error) => (assert.equal(err.message, why), true));
       assert.deepEqual(c.servers.get(id)!.state, { kind: 'error', message: why });
       const log = c.log as MemoryLogger;
@@ -201,10 +201,29 @@ describe('reliability: faults', function () {
       const id = c.id('late');
       await c.servers.getSession(id);
       await waitFor(() => c.servers.get(id)!.state.kind === 'error', 'the exit');
-      const why = `Server process exited with code 3: boom: missing API key. ${NEXT_STEP}`;
+      const why = `Server process exited with code 3 (its last output: "boom: missing API key"). ${NEXT_STEP}`;
       assert.deepEqual(c.servers.get(id)!.state, { kind: 'error', message: why });
       const log = c.log as MemoryLogger;
       assert.ok(log.lines.some((l) => l.level === 'warn' && l.message === `[late] Connection closed: ${why} It will not be tried again for 1 s.`), log.text());
+    });
+
+    it('a server that ran for a while, then crashed, is not said to be misconfigured, and what it wrote last reads as its last output, not as the cause', async () => {
+      // Writes to stderr as it starts; on "crash", a segfault as a server reports one (exit code 139).
+      const script = `console.error('[evil] started');
+      require('readline').createInterface({ input: process.stdin }).on('line', (l) => {
+        const m = JSON.parse(l);
+        if (m.method === 'initialize') console.log(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: {}, serverInfo: { name: 'evil', version: '1' } } }));
+        else if (m.method === 'crash') { console.error('[evil] crashing now (simulated segfault)'); process.exit(139); }
+      });`;
+      let now = Date.parse('2025-11-25T10:00:00Z');
+      const c = client({ servers: { evil: { type: 'stdio', command: node, args: ['-e', script] } }, manager: { now: () => now } });
+      const id = c.id('evil');
+      const session = await c.servers.getSession(id);
+      now += 48_000; // it served for 48 s
+      session.connection.requestRaw('crash', {}).catch(() => undefined);
+      await waitFor(() => c.servers.get(id)!.state.kind === 'error', 'the exit');
+      const why = 'Server process exited with code 139 (its last output: "[evil] started | [evil] crashing now (simulated segfault)")';
+      assert.deepEqual(c.servers.get(id)!.state, { kind: 'error', message: why });
     });
 
     it('a command that is not found is logged as one sentence after another, not "…PATH.; not reconnecting"', async () => {

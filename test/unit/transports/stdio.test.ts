@@ -76,9 +76,24 @@ describe('StdioTransport', function () {
     await t.start();
     await waitFor(() => info !== undefined, 'close');
     assert.equal(info!.code, 3);
-    assert.match(info!.reason, /exited with code 3: fatal: could not open database/);
+    assert.equal(info!.reason, 'Server process exited with code 3 (its last output: "fatal: could not open database")');
     assert.ok(log.has('info', /stderr: fatal: could not open database/));
     await assert.rejects(t.send({}), /not running/);
+  });
+
+  it('a process killed by a signal says the signal; what it wrote last is labelled as its last output, not given as the cause', async () => {
+    const log = new MemoryLogger();
+    const script = `console.error('[evil] started'); console.log(JSON.stringify({ jsonrpc: '2.0', method: 'pid', params: { pid: process.pid } })); setInterval(() => {}, 1000)`;
+    const t = new StdioTransport({ command: process.execPath, args: ['-e', script], logger: log });
+    let pid: number | undefined;
+    let info: TransportCloseInfo | undefined;
+    t.onmessage = (m) => (pid = (m as { params: { pid: number } }).params.pid);
+    t.onclose = (i) => (info = i);
+    await t.start();
+    await waitFor(() => pid !== undefined && log.has('info', /stderr: \[evil\] started/), 'the pid and the stderr line');
+    process.kill(pid!, 'SIGKILL');
+    await waitFor(() => info !== undefined, 'close');
+    assert.equal(info!.reason, 'Server process was killed by SIGKILL (its last output: "[evil] started")');
   });
 
   it('a missing command fails start() with a message that says what to check', async () => {
