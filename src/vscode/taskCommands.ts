@@ -108,9 +108,15 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
 
   const cancel = async (t: TaskSnapshot) => {
     try {
-      await deps.endByUser([t.key], () => engine.cancel(t.key), true);
+      // The server may take up to requestTimeoutSeconds to answer: the view shows it is on its way.
+      await deps.endByUser([t.key], async () => vscode.window.withProgress({ location: { viewId: 'mcpTasks.tasks' } }, () => engine.cancel(t.key)), true);
     } catch (err) {
-      void showFailure(err, (why) => vscode.l10n.t('Could not cancel "{0}": {1}', taskTitle(t), why), { warn: true });
+      // Not answered in time, the request may have reached the server: the task is still followed.
+      void showFailure(
+        err,
+        (why) => (err instanceof RequestTimeoutError ? vscode.l10n.t('"{0}" may still be cancelled by the server (its row will show it): {1}', taskTitle(t), why) : vscode.l10n.t('Could not cancel "{0}": {1}', taskTitle(t), why)),
+        { warn: true },
+      );
     }
   };
 

@@ -42,12 +42,14 @@ suite('Cancel Task from the palette', () => {
         // Released, it fails at once; its cancel would land a minute later.
         'late-cancel-fails': slowTask('late-cancel-fails', '--cancel-after', '60000', '--complete-after', '0', '--fail'),
         'late-cancel-forgets': slowTask('late-cancel-forgets', '--cancel-after', '0', '--cancel-forgets'),
+        // Never answers tasks/cancel; the cancel lands once released.
+        'mute-cancel': slowTask('mute-cancel', '--cancel-after', '0', '--cancel-unanswered'),
         // Its tool `ask` sends the questions it is asked for in one write.
         lab: { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio'] },
       },
       vscode.ConfigurationTarget.Global,
     );
-    await waitFor(async () => ((await testing.getTreeSnapshot()) as Array<{ label: string }>).filter((r) => r.label.startsWith('no-cancel') || r.label.startsWith('late-cancel') || r.label === 'lab').length === 5, 'the fixture server rows');
+    await waitFor(async () => ((await testing.getTreeSnapshot()) as Array<{ label: string }>).filter((r) => r.label.startsWith('no-cancel') || r.label.startsWith('late-cancel') || r.label === 'mute-cancel' || r.label === 'lab').length === 6, 'the fixture server rows');
   });
 
   suiteTeardown(async function () {
@@ -259,6 +261,31 @@ suite('Cancel Task from the palette', () => {
     await waitFor(() => spy.messages.some((m) => m.startsWith('"slow" on late-cancel-fails: failed')), `the failure to be told, among ${JSON.stringify(spy.messages)}`, 5000);
     await new Promise((r) => setTimeout(r, 300)); // a notification would come within the indicators' 100 ms
     assert.deepEqual(spy.messages.filter((m) => m.startsWith('"slow" on late-cancel:')), [], 'the cancel the user asked for is not told when it lands');
+  });
+  test('T-REQ-7: Cancel Task on a server that does not answer tasks/cancel in time: the Tasks view shows progress while it waits, the warning says the server may still cancel the task, and when the cancel lands it is not told (the user did it)', async function () {
+    this.timeout(60_000);
+    const t = await api.runTool(api.getServers().find((s) => s.label === 'mute-cancel')!.id, 'slow', {});
+    started.push(t.id);
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const withProgress = w.withProgress as typeof vscode.window.withProgress;
+    const locations: unknown[] = [];
+    w.withProgress = (options: vscode.ProgressOptions, task: Parameters<typeof vscode.window.withProgress>[1]) => (locations.push(options.location), withProgress(options, task));
+    await settings().update('requestTimeoutSeconds', 1, vscode.ConfigurationTarget.Global);
+    spy.messages.length = 0;
+    try {
+      await vscode.commands.executeCommand('mcpTasks.cancelTask', { kind: 'task', key: t.id, serverId: t.serverId });
+    } finally {
+      w.withProgress = withProgress;
+      await settings().update('requestTimeoutSeconds', undefined, vscode.ConfigurationTarget.Global);
+    }
+    assert.deepEqual(locations, [{ viewId: 'mcpTasks.tasks' }], 'the wait for the answer is shown in the Tasks view');
+    const said = '"slow" may still be cancelled by the server (its row will show it): Server "mute-cancel" did not answer tasks/cancel within 1 s. If the server needs longer, raise the setting "mcpTasks.requestTimeoutSeconds".';
+    await waitFor(() => spy.messages.includes(said), `the warning, among ${JSON.stringify(spy.messages)}`, 5000);
+    assert.equal(api.getTask(t.id)?.status, 'working', 'the task is still followed');
+    release('mute-cancel');
+    await waitFor(() => api.getTask(t.id)?.status === 'cancelled', 'the cancel to land', 15_000);
+    await new Promise((r) => setTimeout(r, 300)); // a notification would come within the indicators' 100 ms
+    assert.deepEqual(spy.messages.filter((m) => m.startsWith('"slow" on mute-cancel')), [], 'the cancel the user asked for is not told when it lands');
   });
   test('T-REQ-7, T-RCV-5: Cancel Task on a server that answers tasks/cancel while the task works, then forgets the task (tasks/get: -32602): the task is lost, its row says why, and nothing is told (the user ended it)', async function () {
     this.timeout(60_000);
