@@ -206,6 +206,8 @@ const RETIRED = 'The server has given its id to a newer task: its result can no 
 type Source = 'poll' | 'notification' | 'held notification' | 'cancel' | 'create' | 'list';
 /** Status notifications held per server for tasks not tracked yet (see `early`); the oldest go first. */
 const MAX_HELD_NOTIFICATIONS = 100;
+/** How the note of an ended task whose result could not be fetched begins (the row says it; see `notFetched`). */
+const NOT_FETCHED = 'Result not fetched yet: ';
 /** The note of a task shown failed because it completed with an `isError` result (T-REQ-10). */
 const ERROR_RESULT = 'The server reported the task completed, but its result is an error (isError).';
 
@@ -1305,7 +1307,7 @@ export class TaskEngine extends DisposableBase {
       } catch (err) {
         if (!isPeerError(err)) {
           if (!this.#disposed) this.#failed(serverId, `tasks/result ${taskId}`, err);
-          this.#refetchLater(rec);
+          this.#notFetched(rec, detailOf(err));
           return undefined;
         }
         if (err.code === ErrorCode.InvalidParams && !isServerTerminal(rec.snap.status as TaskStatus)) {
@@ -1336,8 +1338,9 @@ export class TaskEngine extends DisposableBase {
         } else if (ended === 'completed') {
           // A completed task has a result: an error (busy, internal) is a fetch that failed, not
           // its outcome. Tried again later, as a fetch that could not reach the server is.
-          log.warn(`tasks/result ${taskId} failed though the task completed (error ${code}: ${truncate(message, 300)}); trying again later`);
-          this.#refetchLater(rec);
+          const said = `error ${code}: ${truncate(message, 300)}`;
+          log.warn(`tasks/result ${taskId} failed though the task completed (${said}); trying again later`);
+          this.#notFetched(rec, `the server answered tasks/result with ${said}`);
           return undefined;
         }
       }
@@ -1351,6 +1354,7 @@ export class TaskEngine extends DisposableBase {
         return outcome;
       }
       const changes: Partial<TaskSnapshot> = { outcome, outcomeFetchedAt: this.#nowIso(), resultDeleted: undefined };
+      if (rec.snap.note?.startsWith(NOT_FETCHED)) changes.note = undefined;
       // A task that failed without a status message says why from its error, as a failed direct call does.
       if (why && rec.snap.status === 'failed' && !rec.snap.statusMessage) changes.note = why;
       this.#reportErrorResult(rec, changes);
@@ -1377,6 +1381,15 @@ export class TaskEngine extends DisposableBase {
     });
     rec.resultCall = p;
     return p;
+  }
+
+  /**
+   * A fetch of an ended task's result failed: its row says why (the note), as Fetch Task Result
+   * does, instead of only the log; tried again later.
+   */
+  #notFetched(rec: Rec, why: string): void {
+    if (resultToFetch(rec.snap)) this.#update(rec, { note: NOT_FETCHED + sentence(why) });
+    this.#refetchLater(rec);
   }
 
   /**
@@ -1482,7 +1495,11 @@ export class TaskEngine extends DisposableBase {
     const outcome = gone() ? undefined : await this.#resultCall(rec, !background);
     if (outcome) return outcome;
     if (gone()) throw new Error(`The task is ${rec.snap.status} and no result was fetched before: ${rec.snap.note ?? ''}`.trim());
-    throw new Error(`Could not fetch the result of task ${rec.snap.taskId}; see the log for why.`);
+    // What the caller puts after "Could not fetch the result of …:": the server's error, when it answered one.
+    // (Refetch delays are whole multiples of 5 s.)
+    const { note, key: k } = rec.snap;
+    const delay = this.#refetch.has(k) && this.#refetchDelay.get(k);
+    throw new Error(`${note?.startsWith(NOT_FETCHED) ? note.slice(NOT_FETCHED.length) : 'no result came; see the log for why.'}${delay ? ` It is tried again in ${delay / 1000} s.` : ''}`);
   }
 
   /**

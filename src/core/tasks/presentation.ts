@@ -1,7 +1,7 @@
 import type { TaskSupport } from '../protocol/schemas';
 import { decideExecution } from './policy';
 import type { LocalTaskStatus } from './status';
-import { isTerminal } from './status';
+import { isTerminal, resultToFetch } from './status';
 import type { TaskSnapshot } from './types';
 
 /**
@@ -56,8 +56,10 @@ export const describeTask = (t: TaskSnapshot, now: number): string => {
   // A finished task leads with how it ended: its last message may still say "Generating report…".
   if (!live) parts.push(STATUS_PRESENTATION[t.status].label);
   // Lost and expired are decided here: the note says why, where the server's last message is stale.
+  // So does the note of an ended task whose result could not be fetched: its message says nothing of that.
   // An answer that could not be sent: what the server last said ("waiting for your answer") is not so here.
-  const message = t.status === 'lost' || t.status === 'expired' ? t.note || t.statusMessage : t.unsent ? `Your answer was not sent: ${t.unsent}` : t.statusMessage || t.note;
+  const message =
+    t.status === 'lost' || t.status === 'expired' || resultToFetch(t) ? t.note || t.statusMessage : t.unsent ? `Your answer was not sent: ${t.unsent}` : t.statusMessage || t.note;
   if (message && (live || message !== STATUS_PRESENTATION[t.status].label)) parts.push(message);
   else if (live) parts.push(STATUS_PRESENTATION[t.status].label);
   const progress = live ? formatProgress(t.progress) : undefined;

@@ -8,6 +8,7 @@ import type { Harness, HarnessOptions } from '../helpers/fakeTaskServer';
 import { createHarness } from '../helpers/fakeTaskServer';
 import { HeldByUserError } from '../../../src/core/tasks/engine';
 import { taskKey } from '../../../src/core/tasks/types';
+import { describeTask } from '../../../src/core/tasks/presentation';
 
 describe('TaskEngine: results fetched again after a failed fetch', () => {
   let clock: ReturnType<typeof FakeTimers.install> | undefined;
@@ -174,6 +175,29 @@ describe('TaskEngine: results fetched again after a failed fetch', () => {
     assert.equal(results(), 2, 'kept, not fetched again');
   });
 
+  it('T-REQ-4: a completed task whose tasks/result keeps failing (-32603): its row says the result is not fetched and why, Fetch Task Result gives the server\'s error (not "see the log"), and the note goes once the result comes', async () => {
+    const t = await start();
+    let failing = true;
+    h!.server.override('tasks/result', (_p, _c, builtin) => {
+      if (failing) throw new RpcError(-32603, 'result storage backend unavailable');
+      return builtin();
+    });
+    h!.server.complete(t.taskId, { content: [{ type: 'text', text: 'THE REAL RESULT' }] }, 'finished');
+    await clock!.tickAsync(0);
+    await clock!.tickAsync(0);
+    const why = 'the server answered tasks/result with error -32603: result storage backend unavailable.';
+    const s = h!.snap(t.taskId);
+    assert.equal(s.note, `Result not fetched yet: ${why}`);
+    assert.equal(describeTask(s, Date.parse(s.createdAt)), `Completed · Result not fetched yet: ${why} · now`);
+    // The failed fetch set a try in 5 s; this one fails too and sets the next in 10 s.
+    await assert.rejects(h!.engine.fetchResult(t.key), (e: Error) => e.message === `${why} It is tried again in 10 s.`);
+    failing = false;
+    await clock!.tickAsync(10_100);
+    assert.equal(h!.snap(t.taskId).outcome?.kind, 'result');
+    assert.equal(h!.snap(t.taskId).note, undefined);
+    assert.equal(describeTask(h!.snap(t.taskId), Date.parse(s.createdAt)), 'Completed · finished · now');
+  });
+
   it('T-REQ-4: Fetch Task Result of a completed task whose tasks/result failed (-32603) asks the server again instead of returning the error', async () => {
     const t = await start({ engine: { autoFetchResults: () => false } });
     let failures = 1;
@@ -184,7 +208,8 @@ describe('TaskEngine: results fetched again after a failed fetch', () => {
     h!.server.complete(t.taskId, { content: [{ type: 'text', text: 'THE REAL RESULT' }] });
     await clock!.tickAsync(0);
     assert.equal(h!.snap(t.taskId).status, 'completed');
-    await assert.rejects(h!.engine.fetchResult(t.key), /Could not fetch the result of task .*; see the log for why\./);
+    // Not tried again on its own (autoFetchResults is off): the error does not say it is.
+    await assert.rejects(h!.engine.fetchResult(t.key), (e: Error) => e.message === 'the server answered tasks/result with error -32603: busy.');
     const outcome = await h!.engine.fetchResult(t.key);
     assert.equal(outcome.kind, 'result');
     assert.equal(results(), 2);
@@ -268,7 +293,7 @@ describe('TaskEngine: results fetched again after a failed fetch', () => {
       (e: Error) => e.message,
     );
     await clock!.tickAsync(1_000);
-    assert.equal(await fetched, `Could not fetch the result of task ${t.taskId}; see the log for why.`);
+    assert.equal(await fetched, "no answer within 1000 ms after the task ended (completed).");
     h!.server.override('tasks/result', undefined);
     const outcome = await h!.engine.fetchResult(t.key);
     assert.deepEqual(outcome.kind === 'result' && outcome.result.content, [{ type: 'text', text: 'the answer' }]);
