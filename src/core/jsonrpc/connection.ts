@@ -4,7 +4,7 @@ import { CLOSED_BY_CLIENT, LOCAL_FAILURE, TransportParseError } from '../transpo
 import type { Disposable, Event } from '../util/event';
 import { Emitter } from '../util/event';
 import type { Logger } from '../util/log';
-import { truncate } from '../util/log';
+import { truncate, warnRepeated } from '../util/log';
 import { abortReason, errorMessage, MAX_TIMER_MS, sleep } from '../util/abort';
 import { isObject, safeStringify } from '../util/json';
 import { SENT } from '../util/promise';
@@ -114,6 +114,8 @@ export class JsonRpcConnection implements Disposable {
   readonly #alive = new AbortController();
   #closed: TransportCloseInfo | undefined;
   readonly #log: Logger;
+  /** Messages ignored so far, by kind: a server that sends bad lines all day warns once (see warnRepeated). */
+  readonly #ignored = new Map<string, number>();
   readonly #defaultTimeoutMs: number | (() => number);
   readonly #maxIncoming: number;
   readonly #peer: string | undefined;
@@ -158,7 +160,7 @@ export class JsonRpcConnection implements Disposable {
       }
     };
     transport.onerror = (e) => {
-      if (e instanceof TransportParseError) this.#log.warn(`Ignored a message that is not JSON: ${e.message}: ${truncate(e.text, 200)}`);
+      if (e instanceof TransportParseError) warnRepeated(this.#log, this.#ignored, 'json', `Ignored a message that is not JSON: ${e.message}: ${truncate(e.text, 200)}`);
       else this.#log.warn(`Transport error: ${e.message}`);
     };
     transport.onclose = (info) => this.#handleClose(info);
@@ -392,7 +394,7 @@ export class JsonRpcConnection implements Disposable {
         }
         const p = this.#pending.get(c.id);
         if (!p) {
-          this.#log.warn(`Ignored a response to request id ${truncate(JSON.stringify(c.id), 100)}, which is not pending (never sent, already answered, or cancelled)`);
+          warnRepeated(this.#log, this.#ignored, 'id', `Ignored a response to request id ${truncate(JSON.stringify(c.id), 100)}, which is not pending (never sent, already answered, or cancelled)`);
           return;
         }
         this.#settle(c.id, p);
@@ -420,7 +422,7 @@ export class JsonRpcConnection implements Disposable {
         this.#handleNotification(c.msg);
         return;
       case 'invalid': {
-        this.#log.warn(`Ignored an invalid message from the server (${c.problem}): ${truncate(safeStringify(value), 300)}`);
+        warnRepeated(this.#log, this.#ignored, 'invalid', `Ignored an invalid message from the server (${c.problem}): ${truncate(safeStringify(value), 300)}`);
         if (c.id !== null && isRequestLike(value)) {
           void this.#sendError(c.id, new RpcError(ErrorCode.InvalidRequest, `Invalid request: ${c.problem}`));
           return;

@@ -21,7 +21,7 @@ import { abortAfter, abortReason, errorMessage, raceAbort } from '../util/abort'
 import type { Disposable, Event } from '../util/event';
 import { DisposableBase, DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
-import { prefixed, sentence, truncate } from '../util/log';
+import { prefixed, sentence, truncate, warnRepeated } from '../util/log';
 import type { ExecutionPreference } from './policy';
 import { decideExecution, mayRetryAsTask, serverAcceptsToolTasks } from './policy';
 import { PollScheduler } from './scheduler';
@@ -231,6 +231,8 @@ export class TaskEngine extends DisposableBase {
   readonly #refetchDelay = new Map<string, number>();
   readonly #servers = new Map<string, ServerFollow>();
   readonly #backoff = new Map<string, Backoff>();
+  /** Live tasks whose tasks/get answers are invalid, by key: how many in a row (see `poll`). */
+  readonly #invalid = new Map<string, number>();
   /** Live tasks that outlived a closed connection, until their server next reports them (see `applyServerTask`), and the endpoint it was to. */
   readonly #outlived = new Map<Rec, string | undefined>();
   /**
@@ -845,6 +847,15 @@ export class TaskEngine extends DisposableBase {
       else if (this.#disposed) return;
       // A closed port (no status) or a proxy's 5xx: the server, not this task.
       else if (err instanceof TransportHttpError && (err.status === undefined || err.status >= 500)) this.#unreachable(serverId, err);
+      // An answer that is not a valid task (a status the spec does not have, a date that is no
+      // string): its polls back off (see scheduleNext), as the server is not fixed in a second;
+      // its row says so with the first problem ("…from server: status: invalid input; …"), and
+      // the log says it once, then counts. A valid report of it ends that (applyServerTask).
+      else if (err instanceof InvalidResultError) {
+        if (warnRepeated(this.#serverLog(serverId), this.#invalid, key, `tasks/get ${taskId} failed: ${err.message}`) < 2) {
+          this.#update(rec, { note: `The server's answers are invalid (${err.message.split(/server: |; /)[1]}); asked less often.` });
+        }
+      }
       else this.#failed(serverId, `tasks/get ${taskId}`, err);
     } finally {
       rec.polling = false;
@@ -950,6 +961,8 @@ export class TaskEngine extends DisposableBase {
     if (lastCall !== undefined) delay = Math.min(delay, lastCall - this.#now());
     const b = this.#backoff.get(serverId);
     if (b) delay = Math.max(delay, b.delay);
+    // 1 s, 2 s, 4 s… after its answers were invalid 1, 2, 3… times in a row, up to a minute (none: 0).
+    delay = Math.max(delay, Math.min(500 * 2 ** (this.#invalid.get(key) ?? -Infinity), MAX_BACKOFF_MS));
     this.#scheduler.schedule(key, this.#now() + delay);
     const due = f && (f.live.size >= f.probeAt || (f.live.size >= 2 && this.#now() >= f.probeAfter));
     if (due && !f.cycling && !this.#cycles.has(serverId) && lists(this.#attached.get(serverId)?.session)) {
@@ -1092,6 +1105,7 @@ export class TaskEngine extends DisposableBase {
    * the transition table: illegal changes and mismatched ids are logged and ignored.
    */
   #applyServerTask(rec: Rec, task: Task, source: Source): void {
+    if (this.#invalid.delete(rec.snap.key)) this.#update(rec, { note: undefined });
     const before = rec.snap;
     this.#applyReport(rec, task, source);
     // Alive after its connection closed, even if unchanged: whoever waits to see how that close
@@ -1499,7 +1513,7 @@ export class TaskEngine extends DisposableBase {
     // (Refetch delays are whole multiples of 5 s.)
     const { note, key: k } = rec.snap;
     const delay = this.#refetch.has(k) && this.#refetchDelay.get(k);
-    throw new Error(`${note?.startsWith(NOT_FETCHED) ? note.slice(NOT_FETCHED.length) : 'no result came; see the log for why.'}${delay ? ` It is tried again in ${delay / 1000} s.` : ''}`);
+    throw new Error(`${note?.startsWith(NOT_FETCHED) ? note.slice(NOT_FETCHED.length) : 'see the log for why.'}${delay ? ` It is tried again in ${delay / 1000} s.` : ''}`);
   }
 
   /**
@@ -1677,6 +1691,7 @@ export class TaskEngine extends DisposableBase {
     this.#scheduler.cancel(key);
     this.#refetch.cancel(key);
     this.#refetchDelay.delete(key);
+    this.#invalid.delete(key);
     if (!isTerminal(rec.snap.status)) this.#unrouteProgress(rec);
     this.#recs.delete(key);
     this.#removed.set(key, { key, createdAt: rec.snap.createdAt, removedAt: this.#now() });

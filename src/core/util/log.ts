@@ -39,6 +39,20 @@ export const prefixed = (log: Logger, prefix: string): Logger => {
   return mapped(log, (m) => p + m);
 };
 
+/**
+ * Warns of `message` the first time something of its `kind` happens, and at debug level after,
+ * with how many times it has (counted in `seen`): a server that errs every second (the same
+ * invalid answer, lines that are not JSON) is told once instead of flooding the log. Returns the
+ * count.
+ */
+export const warnRepeated = (log: Logger, seen: Map<string, number>, kind: string, message: string): number => {
+  const n = (seen.get(kind) ?? 0) + 1;
+  seen.set(kind, n);
+  if (n > 1) log.debug(`${message} (${n} times so far)`);
+  else log.warn(message);
+  return n;
+};
+
 /** Headers the transports set themselves: their values are never credentials. */
 const PROTOCOL_HEADER = /^(accept|content-type|mcp-session-id|mcp-protocol-version|last-event-id)$/i;
 

@@ -6,6 +6,7 @@ import { JsonRpcConnection } from '../../../src/core/jsonrpc/connection';
 import { detailOf, ErrorCode, reasonOf, RequestTimeoutError, RpcError } from '../../../src/core/jsonrpc/errors';
 import { describeIssues } from '../../../src/core/jsonrpc/messages';
 import { InMemoryTransport } from '../../../src/core/transports/inMemory';
+import { TransportParseError } from '../../../src/core/transports/transport';
 import { CallToolResultSchema } from '../../../src/core/protocol/schemas';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 
@@ -361,11 +362,30 @@ describe('JsonRpcConnection', () => {
     const { conn, theirs, received, log } = setup();
     const values: unknown[] = [42, 'str', null, [], { jsonrpc: '1.0', id: 5, method: 'x' }, { jsonrpc: '2.0', id: {}, result: {} }, { jsonrpc: '2.0', id: 3, method: 7 }, { foo: 1 }, { jsonrpc: '2.0', id: 1, result: 'not-an-object' }];
     for (const v of values) theirs.injectToPeer(v);
-    await waitFor(() => log.lines.filter((l) => l.level === 'warn').length >= values.length, 'a warning per message');
+    await waitFor(() => log.lines.filter((l) => /^Ignored/.test(l.message)).length >= values.length, 'a line per message');
     // id 5 and 3 were request-shaped with a usable id: answered with -32600.
     await waitFor(() => received.length === 2, 'two error answers');
     assert.ok(received.every((m) => (m.error as { code: number }).code === -32600));
     assert.equal(conn.isClosed, false);
+  });
+
+  it('a server that sends bad messages all day (not JSON, invalid, answers to no request) warns once of each kind, then counts them at debug level: the log is not flooded', async () => {
+    const { ours, theirs, log } = setup();
+    for (let i = 1; i <= 50; i++) {
+      ours.onerror?.(new TransportParseError('Unexpected token', `garbage ${i}`));
+      theirs.injectToPeer({ foo: i });
+      theirs.injectToPeer({ jsonrpc: '2.0', id: 900 + i, result: {} });
+    }
+    await waitFor(() => log.lines.length >= 150, 'a line per message');
+    assert.deepEqual(
+      log.lines.filter((l) => l.level === 'warn').map((l) => l.message.replace(/:.*|\(.*/, '')),
+      ['Ignored a message that is not JSON', 'Ignored an invalid message from the server ', 'Ignored a response to request id 901, which is not pending '],
+    );
+    const debug = log.lines.filter((l) => l.level === 'debug').map((l) => l.message);
+    assert.equal(debug.length, 147, log.text());
+    assert.ok(debug.includes('Ignored a message that is not JSON: Unexpected token: garbage 50 (50 times so far)'), log.text());
+    assert.ok(debug.includes('Ignored an invalid message from the server (message has neither method, result nor error): {"foo":50} (50 times so far)'), log.text());
+    assert.ok(debug.includes('Ignored a response to request id 950, which is not pending (never sent, already answered, or cancelled) (50 times so far)'), log.text());
   });
 
   it('a duplicated response resolves once; the second is logged', async () => {
