@@ -208,6 +208,8 @@ type Source = 'poll' | 'notification' | 'held notification' | 'cancel' | 'create
 const MAX_HELD_NOTIFICATIONS = 100;
 /** How the note of an ended task whose result could not be fetched begins (the row says it; see `notFetched`). */
 const NOT_FETCHED = 'Result not fetched yet: ';
+/** How the note of a live task whose tasks/get answers are invalid begins (see `poll`). */
+const INVALID = "The server's answers are invalid (";
 /** The note of a task shown failed because it completed with an `isError` result (T-REQ-10). */
 const ERROR_RESULT = 'The server reported the task completed, but its result is an error (isError).';
 
@@ -853,7 +855,7 @@ export class TaskEngine extends DisposableBase {
       // the log says it once, then counts. A valid report of it ends that (applyServerTask).
       else if (err instanceof InvalidResultError) {
         if (warnRepeated(this.#serverLog(serverId), this.#invalid, key, `tasks/get ${taskId} failed: ${err.message}`) < 2) {
-          this.#update(rec, { note: `The server's answers are invalid (${err.message.split(/server: |; /)[1]}); asked less often.` });
+          this.#update(rec, { note: `${INVALID}${err.message.split(/server: |; /)[1]}); asked less often.` });
         }
       }
       else this.#failed(serverId, `tasks/get ${taskId}`, err);
@@ -1105,7 +1107,9 @@ export class TaskEngine extends DisposableBase {
    * the transition table: illegal changes and mismatched ids are logged and ignored.
    */
   #applyServerTask(rec: Rec, task: Task, source: Source): void {
-    if (this.#invalid.delete(rec.snap.key)) this.#update(rec, { note: undefined });
+    this.#invalid.delete(rec.snap.key);
+    // Also the note of answers found invalid before a reload.
+    if (rec.snap.note?.startsWith(INVALID)) this.#update(rec, { note: undefined });
     const before = rec.snap;
     this.#applyReport(rec, task, source);
     // Alive after its connection closed, even if unchanged: whoever waits to see how that close
@@ -1513,7 +1517,7 @@ export class TaskEngine extends DisposableBase {
     // (Refetch delays are whole multiples of 5 s.)
     const { note, key: k } = rec.snap;
     const delay = this.#refetch.has(k) && this.#refetchDelay.get(k);
-    throw new Error(`${note?.startsWith(NOT_FETCHED) ? note.slice(NOT_FETCHED.length) : 'see the log for why.'}${delay ? ` It is tried again in ${delay / 1000} s.` : ''}`);
+    throw new Error(`${note?.startsWith(NOT_FETCHED) ? note.slice(NOT_FETCHED.length) : 'no result came; see the log for why.'}${delay ? ` It is tried again in ${delay / 1000} s.` : ''}`);
   }
 
   /**

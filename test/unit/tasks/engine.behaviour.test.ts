@@ -830,7 +830,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     await h.server.waitForRequest('tasks/get', 3);
     await h.server.close();
     await Promise.all(polls);
-    assert.deepEqual(await Promise.all(fetches), tasks.slice(1).map(() => 'see the log for why.'));
+    assert.deepEqual(await Promise.all(fetches), tasks.slice(1).map(() => 'no result came; see the log for why.'));
     assert.deepEqual(
       h.log.lines.filter((l) => l.level === 'warn').map((l) => l.message),
       ['[fake] tasks/get of 3 tasks and tasks/result of 2 tasks failed: Connection closed: the other side closed'],

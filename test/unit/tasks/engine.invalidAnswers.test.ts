@@ -5,6 +5,7 @@ import * as assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
 import type { Harness } from '../helpers/fakeTaskServer';
 import { createHarness } from '../helpers/fakeTaskServer';
+import { taskKey } from '../../../src/core/tasks/types';
 
 describe('TaskEngine: a task whose tasks/get answers are invalid', () => {
   let clock: ReturnType<typeof FakeTimers.install> | undefined;
@@ -45,5 +46,17 @@ describe('TaskEngine: a task whose tasks/get answers are invalid', () => {
     const before = polls();
     await clock.tickAsync(10_000);
     assert.ok(polls() - before >= 5, 'polled at its interval again');
+  });
+
+  it('the note of answers found invalid before a reload goes with the first valid answer after it', async () => {
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    h = await createHarness({ server: { notify: 'none', pollInterval: 1_000 }, engine: { random: () => 0 } });
+    const { taskId, createdAt } = h.server.createTask('long-tool');
+    const note = "The server's answers are invalid (status: invalid input); asked less often.";
+    h.engine.restore([{ key: taskKey('fake', taskId), serverId: 'fake', taskId, kind: 'task', toolName: 'long-tool', status: 'working', createdAt, lastUpdatedAt: createdAt, ttl: null, origin: 'user', note }], new Map());
+    assert.equal(h.snap(taskId).note, note);
+    await clock.tickAsync(5_000);
+    assert.ok(h.server.requestsOf('tasks/get').length > 0);
+    assert.equal(h.snap(taskId).note, undefined);
   });
 });
