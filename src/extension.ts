@@ -227,7 +227,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   const ageTimer = setInterval(() => view.visible && tree.refreshAll(), 30_000);
   subscriptions.push({ dispose: () => clearInterval(ageTimer) }, view.onDidChangeVisibility((e) => e.visible && tree.refreshAll()));
   subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), userMcpJson: reader.userFile, refreshTasks: (id) => engine.refreshList(id), tasks: () => engine.list(), endByUser }));
-  subscriptions.push(...registerTaskCommands({ servers, engine, host, store, isAsking: (key) => asking.has(key), isAnswering: (key) => answering.has(key), reopenDialog: (key) => hidden.reopen(key), results, tree, view, endByUser }));
+  subscriptions.push(...registerTaskCommands({ servers, engine, host, store, asking, isAnswering: (key) => answering.has(key), reopenDialog: (key) => hidden.reopen(key), results, tree, view, endByUser }));
   subscriptions.push(
     registerCommand('mcpTasks.revokeSamplingPermissions', () => revokeSamplingPermissions(samplingPermissions)),
     inputs.registerForgetCommand(() => servers.list().flatMap((x) => servers.config(x.id) ?? [])),

@@ -16,6 +16,7 @@ import { NEVER, waitWithProgress } from './cancellation';
 import { confirmDestructive, couldNotConnect, flash, inform, isConfirmed } from './confirm';
 import type { ResultDocuments } from './results';
 import type { TaskStore } from '../core/state/taskStore';
+import type { InFlight } from '../core/util/inFlight';
 import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
 import type { Node, TasksTreeProvider } from './tree/tasksTree';
 import { asTaskNode, describeServer, hostedTitle, rowOf } from './tree/tasksTree';
@@ -29,8 +30,8 @@ export interface TaskCommandDeps {
   servers: ServerManager;
   engine: TaskEngine;
   host: TaskHost;
-  /** Whether a question of this task is open (or queued) in a dialog now. */
-  isAsking: (key: string) => boolean;
+  /** The tasks whose question is open (or queued) in a dialog now, by key. */
+  asking: Pick<InFlight, 'has' | 'onDidChange'>;
   /** Whether a language model is answering a sampling request of this task now (the user allowed it). */
   isAnswering?: (key: string) => boolean;
   /** Shows again a server's dialog hidden without an answer (with a task's key, that task's); false when none is hidden. */
@@ -170,7 +171,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
         inform(vscode.l10n.t('"{0}" is not waiting for input (it is {1}).', taskTitle(t), STATUS_PRESENTATION[t.status].label.toLowerCase()));
         return;
       }
-      if (deps.isAsking(t.key)) {
+      if (deps.asking.has(t.key)) {
         // This task's question, if hidden; else it is on screen or waits for the dialogs asked before it.
         if (deps.reopenDialog(t.key)) return;
         inform(vscode.l10n.t('The question of "{0}" is open at the top of the window (after any question asked before it).', taskTitle(t)));
@@ -183,6 +184,17 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
       // The server delivers its questions through tasks/result: make sure one is in flight.
       engine.respond(t.key);
       flash(vscode.l10n.t('MCP Tasks: waiting for the question of "{0}"…', taskTitle(t)));
+      // A question sent on a stream that is gone (a window reload) may never be sent again: say so.
+      let asked = false;
+      const sub = deps.asking.onDidChange((k) => (asked ||= k === t.key));
+      setTimeout(() => {
+        sub.dispose();
+        if (asked || engine.get(t.key)?.status !== 'input_required') return;
+        const cancel = vscode.l10n.t('Cancel Task');
+        void vscode.window
+          .showInformationMessage(vscode.l10n.t('{0} has not sent the question of "{1}" again: one open during a window reload can be lost. Cancel the task, or wait.', servers.label(t.serverId), taskTitle(t)), cancel)
+          .then((c) => c && executeCommand('mcpTasks.cancelTask', asTaskNode(t)));
+      }, 10_000);
     }),
     registerCommand('mcpTasks.clearStoredResults', async (arg?: unknown) => {
       const stored = deps.store.storedResults;

@@ -1,0 +1,71 @@
+// An HTTP server's task when what the client hears of it is cut: a question the server sent on a
+// stream that died with the window before a reload (the server does not send it again), and a
+// server that stops answering polls (down, or hung behind a proxy). task-lab over HTTP; its `work`
+// with `input` waits for a question it never sends.
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { waitFor } from './helpers';
+import { cleanUp, publicApi } from './taskApiHelpers';
+
+/** out/test/integration -> the fixture in the sources. */
+const TASK_LAB = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'servers', 'task-lab.mjs');
+
+suite('An HTTP server whose question or answers do not reach the client', () => {
+  const settings = () => vscode.workspace.getConfiguration('mcpTasks');
+  let child: ChildProcess | undefined;
+  let url = '';
+
+  /** task-lab over HTTP (its tasks kept in `store`, if given); its port. */
+  const lab = async (port = '0', store?: string): Promise<string> => {
+    child = spawn(process.execPath, [TASK_LAB, 'http', '--port', port, '--poll-interval', '200', ...(store ? ['--store', store] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    return waitFor(() => /listening (\d+)/.exec(out)?.[1], 'task-lab over HTTP');
+  };
+
+  /** task-lab over HTTP, named "demo-http" in the settings; its id. */
+  const startLab = async (store?: string): Promise<string> => {
+    url = `http://127.0.0.1:${await lab('0', store)}/mcp`;
+    await settings().update('servers', { 'demo-http': { type: 'http', url } }, vscode.ConfigurationTarget.Global);
+    const api = await publicApi();
+    return waitFor(() => api.getServers().find((s) => s.label === 'demo-http')?.id, 'the server');
+  };
+
+  const started: string[] = [];
+
+  teardown(async () => {
+    await cleanUp(await publicApi(), started.splice(0));
+    child?.kill();
+    child = undefined;
+    await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+  });
+
+  test('Respond to a task waiting for input whose question does not come (lost with a reloaded window) says so after a while, with Cancel Task, which cancels it', async function () {
+    this.timeout(60_000);
+    const api = await publicApi();
+    const id = await startLab();
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const showInfo = w.showInformationMessage;
+    const told: Array<[string, string[]]> = [];
+    const choices: Array<(c: string | undefined) => void> = [];
+    // Toasts are not shown while tests run: the message is recorded, and the test picks the button.
+    w.showInformationMessage = (message: string, ...items: string[]) => (told.push([message, items]), new Promise((r) => choices.push(r)));
+    try {
+      const task = await api.runTool(id, 'work', { arguments: { held: true, input: true } });
+      started.push(task.id);
+      await waitFor(() => api.getTask(task.id)?.status === 'input_required', 'the task to wait for input');
+      await vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'task', key: task.id, serverId: id });
+      const lost = 'demo-http has not sent the question of "work" again: one open during a window reload can be lost. Cancel the task, or wait.';
+      const n = await waitFor(() => told.findIndex(([m]) => m === lost) + 1, `the message (got ${JSON.stringify(told)})`, 30_000);
+      assert.deepEqual(told[n - 1][1], ['Cancel Task']);
+      choices[n - 1]('Cancel Task');
+      await waitFor(() => api.getTask(task.id)?.status === 'cancelled', 'the task cancelled', 20_000);
+    } finally {
+      w.showInformationMessage = showInfo;
+      choices.forEach((c) => c(undefined));
+    }
+  });
+});
