@@ -5,9 +5,12 @@
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { waitFor } from './helpers';
+import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
+import type { TreeSnapshotNode } from './helpers';
 import { cleanUp, publicApi } from './taskApiHelpers';
 
 /** out/test/integration -> the fixture in the sources. */
@@ -67,5 +70,24 @@ suite('An HTTP server whose question or answers do not reach the client', () => 
       w.showInformationMessage = showInfo;
       choices.forEach((c) => c(undefined));
     }
+  });
+
+  test("a server whose polls meet a closed port: its row says it is unreachable, and its tooltip why and since when, until a poll reaches it again", async function () {
+    this.timeout(60_000);
+    const api = await publicApi();
+    const testing = testingApi(await activateExtension());
+    const store = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-down-')), 'tasks.json');
+    const id = await startLab(store);
+    const row = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => serverIdOf(r) === id);
+    started.push((await api.runTool(id, 'work', { arguments: { held: true } })).id);
+    await waitFor(async () => (await row())?.description?.startsWith('connected · tasks:'), 'the row connected');
+    child!.kill();
+    const down = await waitFor(async () => ((await row())?.description === 'unreachable · retrying' ? await row() : undefined), 'the row to say the server cannot be reached', 20_000);
+    assert.match(down.tooltip ?? '', /State: unreachable · retrying \\\(since .+: .*ECONNREFUSED.*\\\)\n/);
+    assert.match(down.accessibility ?? '', /^Server demo-http, unreachable · retrying \(since .+: .*ECONNREFUSED.*\)$/);
+    // Back at the same port, with its tasks: the next poll reaches it.
+    await lab(new URL(url).port, store);
+    await waitFor(async () => (await row())?.description?.startsWith('connected · tasks:'), 'the row connected again', 30_000);
+    assert.doesNotMatch((await row())?.tooltip ?? '', /unreachable/);
   });
 });

@@ -176,6 +176,14 @@ interface Backoff {
   until: number;
   /** The reason last warned about: the same one again (a server the user disconnected) goes to debug. */
   said?: string;
+  /** Since when, and why, the server cannot be reached (a server the user disconnected is not said to be). */
+  down?: Unreachable;
+}
+
+/** Why polls cannot reach a server (a closed port, a proxy's 5xx, no session), since when (ms). */
+export interface Unreachable {
+  since: number;
+  why: string;
 }
 
 const MAX_BACKOFF_MS = 60_000;
@@ -264,6 +272,7 @@ export class TaskEngine extends DisposableBase {
   readonly #onDidChange = this._register(new Emitter<TaskSnapshot>());
   readonly #onDidRemove = this._register(new Emitter<string>());
   readonly #onDidNotSend = this._register(new Emitter<UnsentAnswer>());
+  readonly #onDidChangeReach = this._register(new Emitter<string>());
   readonly #lifetime = new AbortController();
   readonly #log: Logger;
   readonly #sessions: SessionSource;
@@ -279,6 +288,8 @@ export class TaskEngine extends DisposableBase {
   readonly onDidRemove: Event<string> = this.#onDidRemove.event;
   /** The answer to a server's question or sampling request could not be sent (see `UnsentAnswer`). */
   readonly onDidNotSend: Event<UnsentAnswer> = this.#onDidNotSend.event;
+  /** A server became unreachable, for another reason, or was reached again (its id): see `unreachable`. */
+  readonly onDidChangeReach: Event<string> = this.#onDidChangeReach.event;
   readonly #options: TaskEngineOptions;
 
   constructor(options: TaskEngineOptions) {
@@ -841,7 +852,7 @@ export class TaskEngine extends DisposableBase {
       // the polls themselves (see bench/). A poll ends by its timeout or by the session closing.
       const task = await this.#getTask(session, taskId);
       if (this.#disposed) return;
-      this.#backoff.delete(serverId);
+      this.#reached(serverId);
       this.#applyServerTask(rec, task, 'poll');
     } catch (err) {
       const denied = denial(err);
@@ -922,6 +933,22 @@ export class TaskEngine extends DisposableBase {
     const line = `[${this.#label(serverId)}] ${held ? `Not following its tasks: ${why}` : `Cannot reach the server to follow its tasks: ${why} Retrying in ${Math.round(b.delay / 1000)} s.`}`;
     this.#log[b.said === why ? 'debug' : held ? 'info' : 'warn'](line);
     b.said = why;
+    if (!held && b.down?.why !== why) {
+      b.down = { since: b.down?.since ?? now, why };
+      this.#onDidChangeReach.fire(serverId);
+    }
+  }
+
+  /** The server answered: its polls stop backing off, and it is no longer unreachable. */
+  #reached(serverId: string): void {
+    const down = this.#backoff.get(serverId)?.down;
+    this.#backoff.delete(serverId);
+    if (down) this.#onDidChangeReach.fire(serverId);
+  }
+
+  /** Since when, and why, the server's polls cannot reach it; undefined once one does. */
+  unreachable(serverId: string): Unreachable | undefined {
+    return this.#backoff.get(serverId)?.down;
   }
 
   /**
@@ -1068,7 +1095,7 @@ export class TaskEngine extends DisposableBase {
           },
           (sent) => sent >= budget,
         );
-        this.#backoff.delete(serverId);
+        this.#reached(serverId);
       }
     } catch (err) {
       failed = true;

@@ -3,7 +3,7 @@ import type { ConfigError } from '../../core/config/types';
 import { sourcePlace } from '../../core/config/types';
 import type { ServerManager, ServerSnapshot } from '../../core/servers/serverManager';
 import { restarts } from '../../core/servers/serverManager';
-import type { TaskEngine } from '../../core/tasks/engine';
+import type { TaskEngine, Unreachable } from '../../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../../core/host/taskHost';
 import { STATUS_PRESENTATION, describeHosted, describeTask, formatAge, localTime, newestFirst, taskTitle, ttlRow } from '../../core/tasks/presentation';
 import { isTerminal } from '../../core/tasks/status';
@@ -39,11 +39,12 @@ export interface RowSnapshot {
  * Describes a server's state in a few words. A `row`'s error is its message alone: the row's
  * icon says it is an error, as the editor's views do (the tooltip and accessible label say it).
  */
-export const describeServer = (s: ServerSnapshot, row?: boolean): string => {
-  return s.newConfigWaitsFor ? `${describeState(s, row)} · new configuration waits for ${liveWork(s.newConfigWaitsFor)}` : describeState(s, row);
+export const describeServer = (s: ServerSnapshot, row?: boolean, down?: Unreachable): string => {
+  return s.newConfigWaitsFor ? `${describeState(s, row, down)} · new configuration waits for ${liveWork(s.newConfigWaitsFor)}` : describeState(s, row, down);
 };
 
-const describeState = (s: ServerSnapshot, row?: boolean): string => {
+/** `down`: its polls cannot reach it (see TaskEngine.unreachable), which a live connection does not tell; a row says only that. */
+const describeState = (s: ServerSnapshot, row?: boolean, down?: Unreachable): string => {
   switch (s.state.kind) {
     case 'idle':
       // Disconnected by the user, it stays so until the user connects it: not one never started.
@@ -51,7 +52,7 @@ const describeState = (s: ServerSnapshot, row?: boolean): string => {
     case 'connecting':
       return 'connecting…';
     case 'connected':
-      return s.tasks ? `connected · tasks: ${s.tasks}` : 'connected · no task support';
+      return down ? `unreachable · retrying${row ? '' : ` (since ${new Date(down.since).toLocaleString()}: ${down.why})`}` : s.tasks ? `connected · tasks: ${s.tasks}` : 'connected · no task support';
     case 'error':
       return (row ? '' : 'error: ') + (s.state.message ?? 'unknown');
     case 'blocked':
@@ -116,6 +117,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
         if (!node || this.#changed(node)) this.#onDidChangeTreeData.fire(node ?? this.#serverNodes.get(task.serverId));
       }),
     );
+    this._register(engine.onDidChangeReach((id) => this.#onDidChangeTreeData.fire(this.#serverNodes.get(id))));
     this._register(
       engine.onDidRemove((key) => {
         const node = this.#taskNodes.get(key);
@@ -244,7 +246,8 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     // Disconnected by the user, a remote server's live tasks go on there, unfollowed: say so.
     const unfollowed = s.heldByUser ? this.#engine.list().filter((t) => t.serverId === s.id && t.kind === 'task' && !isTerminal(t.status)).length : 0;
     const held = unfollowed === 1 ? ' · 1 live task not followed' : unfollowed ? ` · ${unfollowed} live tasks not followed` : '';
-    item.description = describeServer(s, true) + held;
+    const down = this.#engine.unreachable(s.id);
+    item.description = describeServer(s, true, down) + held;
     item.iconPath = asThemeIcon(SERVER_STATE_ICON[s.state.kind]);
     const up = s.state.kind === 'connected' || s.state.kind === 'connecting';
     // Restart, not connected, is Connect (a failed server too: Connect tries at once), unless a
@@ -252,13 +255,13 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     item.contextValue = ['server', up ? 'disconnectable' : 'connectable', up || s.newConfigWaitsFor ? 'restartable' : ''].filter(Boolean).join(' ');
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**${escapeMd(s.label)}** (${s.type})\n\n`);
-    tip.appendMarkdown(`State: ${escapeMd(describeServer(s) + held)}${held ? ': connect it to follow its tasks again' : s.heldByUser ? ': it stays so until you connect it' : ''}\n\n`);
+    tip.appendMarkdown(`State: ${escapeMd(describeServer(s, false, down) + held)}${held ? ': connect it to follow its tasks again' : s.heldByUser ? ': it stays so until you connect it' : ''}\n\n`);
     const n = s.newConfigWaitsFor;
     if (n) tip.appendMarkdown(`Its configuration changed; it ${restarts(s.type)} with the new one when ${itsTasksEnd(n)}. Restart it to apply it now, losing ${liveWork(n)}.\n\n`);
     if (s.serverInfo) tip.appendMarkdown(`Server: ${escapeMd(`${s.serverInfo.name} ${s.serverInfo.version}`)}, MCP ${escapeMd(s.protocolVersion ?? '')}\n\n`);
     tip.appendMarkdown(`Source: ${escapeMd(sourcePlace(s.source))}`);
     item.tooltip = tip;
-    item.accessibilityInformation = { label: `Server ${s.label}, ${describeServer(s) + held}` };
+    item.accessibilityInformation = { label: `Server ${s.label}, ${describeServer(s, false, down) + held}` };
     return item;
   }
 

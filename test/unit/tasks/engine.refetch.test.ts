@@ -80,6 +80,29 @@ describe('TaskEngine: results fetched again after a failed fetch', () => {
     assert.ok(said('debug') >= 3, h!.log.text());
   });
 
+  it('a server its polls cannot reach is unreachable (since when, why) until a poll reaches it again, each change told by onDidChangeReach; not one the user disconnected', async () => {
+    await start({ server: { pollInterval: 1_000 } });
+    const told: string[] = [];
+    h!.engine.onDidChangeReach((id) => told.push(id));
+    assert.equal(h!.engine.unreachable('fake'), undefined);
+    reachable = false;
+    const since = Date.now();
+    await clock!.tickAsync(5_000);
+    const down = h!.engine.unreachable('fake');
+    assert.ok(down && down.since >= since, 'unreachable since its first failed poll');
+    assert.match(down.why, /Could not reach server "fake"/);
+    await clock!.tickAsync(120_000);
+    assert.deepEqual(told, ['fake'], 'told once, not at each failed poll');
+    assert.equal(h!.engine.unreachable('fake')?.since, down.since, 'since the first failure');
+    reachable = true;
+    await clock!.tickAsync(300_000);
+    assert.equal(h!.engine.unreachable('fake'), undefined, 'reached again');
+    assert.deepEqual(told, ['fake', 'fake']);
+    reachable = new HeldByUserError('Server "fake" was disconnected by the user: connect it to follow its tasks again.');
+    await clock!.tickAsync(300_000);
+    assert.equal(h!.engine.unreachable('fake'), undefined, 'disconnected by the user, not unreachable');
+  });
+
   it('a server the user disconnected is not "unreachable, retrying": its tasks are not followed until the user connects it, said once at info', async () => {
     await start();
     reachable = new HeldByUserError('Server "fake" was disconnected by the user: connect it to follow its tasks again.');
