@@ -4,7 +4,7 @@
 import type * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
 import type { TasksService } from '../core/api/service';
-import { isObject } from '../core/util/json';
+import { isObject, isString } from '../core/util/json';
 import { UnknownTaskError } from '../core/api/service';
 import { UnknownToolError } from '../core/tasks/engine';
 
@@ -31,7 +31,7 @@ const hinted = <T>(p: Promise<T>): Promise<T> => {
   });
 };
 
-const isText = (v: unknown): v is string => typeof v === 'string' && v !== '';
+const isText = (v: unknown): v is string => isString(v) && v !== '';
 const SERVER_ID = 'serverId must be the id of a server from getServers()';
 const TASK_ID = 'id must be the id of a task';
 
@@ -56,7 +56,7 @@ export const createApi = <T>({ service, testing }: ApiDeps<T>): McpTasksApi & { 
       need(ttl === undefined || (typeof ttl === 'number' && ttl > 0 && ttl < Infinity), 'runTool', 'options.ttlSeconds must be a positive number');
       return hinted(service.start(service.resolveServer(serverId).id, toolName, { arguments: args, ttlSeconds: ttl, origin: 'api' }));
     },
-    getTask: (id) => (typeof id === 'string' ? service.task(id) : undefined),
+    getTask: (id) => (isString(id) ? service.task(id) : undefined),
     getTasks: () => service.tasks(),
     getResult: async (id, options) => {
       need(isText(id), 'getResult', TASK_ID);

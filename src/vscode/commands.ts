@@ -14,6 +14,7 @@ import { describeServer, rowOf } from './tree/tasksTree';
 import { ConfigurationReader, setting } from './configuration';
 import { confirmDestructive, couldNotConnect, inform, isConfirmed } from './confirm';
 import { executeCommand, registerCommand } from './editorCommands';
+import { isString } from '../core/util/json';
 
 export interface CommandDeps {
   servers: ServerManager;
@@ -135,7 +136,7 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
         if (s.source.kind === 'settings') return openSettings(s.name);
         return void reveal(await vscode.window.showTextDocument(vscode.Uri.file(s.source.file)), ['servers', s.name]);
       }
-      if (typeof file === 'string' && file !== 'settings') {
+      if (isString(file) && file !== 'settings') {
         // A configuration error's row: where the error is.
         await vscode.window.showTextDocument(vscode.Uri.file(file), { selection: line ? new vscode.Range(line - 1, column - 1, line - 1, column - 1) : undefined });
         return;

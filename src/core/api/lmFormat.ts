@@ -3,7 +3,7 @@
 // every answer is unit-tested.
 import { STATUS_PRESENTATION, formatProgress } from '../tasks/presentation';
 import type { ResultInfo, ServerInfo, TaskInfo, ToolInfo } from './service';
-import { safeStringify } from '../util/json';
+import { isString, safeStringify } from '../util/json';
 import type { UrlPlan } from '../elicitation/plan';
 import { urlsRequired } from '../elicitation/urlRequired';
 
@@ -21,7 +21,7 @@ const MAX_MESSAGE_CHARS = 2000;
 
 const clip = (s: string, max: number): string => (s.length <= max ? s : `${s.slice(0, max - 1)}…`);
 
-const kb = (base64: unknown) => Math.max(1, Math.round(((typeof base64 === 'string' ? base64.length : 0) * 3) / 4 / 1024));
+const kb = (base64: unknown) => Math.max(1, Math.round(((isString(base64) ? base64.length : 0) * 3) / 4 / 1024));
 
 /** One input of a tool, in the fewest words a model needs to fill it in. */
 export interface InputSummary {
@@ -37,17 +37,17 @@ export interface InputSummary {
 export const summarizeInputs = (schema: Record<string, unknown>): InputSummary[] => {
   const properties = schema.properties;
   if (!properties || typeof properties !== 'object') return [];
-  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : []);
+  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => isString(r)) : []);
   return Object.entries(properties as Record<string, unknown>).map(([name, raw]) => {
     const p = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
-    const type = Array.isArray(p.type) ? p.type.join(' | ') : typeof p.type === 'string' ? p.type : undefined;
+    const type = Array.isArray(p.type) ? p.type.join(' | ') : isString(p.type) ? p.type : undefined;
     const oneOf = Array.isArray(p.oneOf) ? p.oneOf.map((o: unknown) => (o && typeof o === 'object' ? (o as Record<string, unknown>).const : undefined)).filter((c) => c !== undefined) : [];
     const values = Array.isArray(p.enum) ? p.enum : oneOf.length ? oneOf : undefined;
     return {
       name,
       type,
       required: required.has(name),
-      description: typeof p.description === 'string' ? clip(p.description, MAX_DESCRIPTION_CHARS) : undefined,
+      description: isString(p.description) ? clip(p.description, MAX_DESCRIPTION_CHARS) : undefined,
       enum: values,
       default: p.default,
     };
@@ -168,7 +168,7 @@ type Block = Record<string, unknown> & { type: string };
 
 /** One content block as text; binary content is described, never pasted. */
 const blockText = (b: Block): string => {
-  const s = (v: unknown) => (typeof v === 'string' ? v : '');
+  const s = (v: unknown) => (isString(v) ? v : '');
   switch (b.type) {
     case 'text':
       return s(b.text);
@@ -179,7 +179,7 @@ const blockText = (b: Block): string => {
       return `[resource link: ${s(b.title) || s(b.name) || s(b.uri)} <${s(b.uri)}>${b.description ? ` ${s(b.description)}` : ''}]`;
     case 'resource': {
       const r = b.resource && typeof b.resource === 'object' ? (b.resource as Record<string, unknown>) : {};
-      if (typeof r.text === 'string') return `[embedded resource ${s(r.uri)}]\n${r.text}`;
+      if (isString(r.text)) return `[embedded resource ${s(r.uri)}]\n${r.text}`;
       return `[embedded resource ${s(r.uri)} (${s(r.mimeType)}, ${kb(r.blob)} KB), not included]`;
     }
     default:

@@ -1,7 +1,7 @@
 // Inputs of the language-model tools. The editor does not check a tool's input against its
 // declared schema, and a model may send anything: each input is read here, and a mistake is
 // reported in words a model can act on.
-import { isObject } from '../util/json';
+import { isObject, isString } from '../util/json';
 
 /** The longest a tool call may wait for a task to end, in seconds. */
 export const MAX_WAIT_SECONDS = 120;
@@ -52,7 +52,7 @@ const read = (tool: string, input: unknown, spec: Record<string, Kind>): Record<
     const kind = spec[key];
     let v = o[key];
     // Models often fill an optional text with "": that is leaving it out.
-    if (kind === 'text' && typeof v === 'string' && v.trim() === '') v = undefined;
+    if (kind === 'text' && isString(v) && v.trim() === '') v = undefined;
     if (v === undefined || v === null) {
       if (kind === 'text!') throw fail(`"${key}" is required: ${HINTS[key]}`);
       continue;
@@ -61,10 +61,10 @@ const read = (tool: string, input: unknown, spec: Record<string, Kind>): Record<
       if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw fail(`"${key}" must be a number of seconds, 0 or more`);
     } else if (kind === 'object') {
       // Models now and then send an object as a JSON string: accepted when it parses to one.
-      if (typeof v === 'string') v = parseJson(v);
+      if (isString(v)) v = parseJson(v);
       if (!isObject(v)) throw fail(`"${key}" must be a JSON object: ${HINTS[key]}`);
     } else {
-      if (typeof v !== 'string' || v.trim() === '' || v.length > 1000) throw fail(`"${key}" must be a non-empty string (at most 1000 characters): ${HINTS[key]}`);
+      if (!isString(v) || v.trim() === '' || v.length > 1000) throw fail(`"${key}" must be a non-empty string (at most 1000 characters): ${HINTS[key]}`);
       v = v.trim();
     }
     out[key] = v;

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import type { ConfigError, ConfigSource, InputDef, ParseResult, ServerConfig, ServerType } from './types';
 import { SERVERS_SETTING, SETTINGS_SOURCE, describeSource, serverId, sourceKey } from './types';
 import { checkUrl, findVariables, formatPath, stringFields } from './variables';
-import { isObject } from '../util/json';
+import { isObject, isString } from '../util/json';
 
 type Path = (string | number)[];
 /** Finds the 1-based position of a JSON path in the file, when there is a file. */
@@ -295,7 +295,7 @@ const serverType = (raw: Record<string, unknown>, source: ConfigSource, errors: 
     });
     return undefined;
   }
-  if (typeof t === 'string' && (allowed as readonly string[]).includes(t)) return t as ServerType;
+  if (isString(t) && (allowed as readonly string[]).includes(t)) return t as ServerType;
   errors.push({
     path: ['type'],
     message: `"type" must be ${allowed.map((a) => `"${a}"`).join(', ').replace(/, (?=[^,]*$)/, ' or ')}, not ${JSON.stringify(t)}`,
@@ -306,7 +306,7 @@ const serverType = (raw: Record<string, unknown>, source: ConfigSource, errors: 
 const parseInputs = (raw: unknown[], source: ConfigSource, errors: ConfigError[], locate: Locate, rejected: Set<string>): InputDef[] => {
   const out: InputDef[] = [];
   raw.forEach((item, index) => {
-    const id = isObject(item) && typeof item.id === 'string' ? item.id : undefined;
+    const id = isObject(item) && isString(item.id) ? item.id : undefined;
     const fail = (path: Path, what: string) => {
       if (id !== undefined && !out.some((i) => i.id === id)) rejected.add(id);
       errors.push(invalid(source, `, ${id ? `input "${id}"` : `input #${index + 1}`}: ${what}.`, locate(['inputs', index, ...path]) ?? locate(['inputs', index])));
@@ -320,7 +320,7 @@ const parseInputs = (raw: unknown[], source: ConfigSource, errors: ConfigError[]
     if (item.type === 'pickString') {
       const r = PickSchema.safeParse(item);
       if (!r.success) return zodErrors(r.error).forEach((e) => fail(e.path, e.message));
-      const options = r.data.options.map((o) => (typeof o === 'string' ? { label: o, value: o } : { label: o.label ?? o.value, value: o.value }));
+      const options = r.data.options.map((o) => (isString(o) ? { label: o, value: o } : { label: o.label ?? o.value, value: o.value }));
       if (r.data.default !== undefined && !options.some((o) => o.value === r.data.default)) {
         return fail(['default'], `"default" ${JSON.stringify(r.data.default)} is not one of the options`);
       }

@@ -3,6 +3,7 @@ import { errorMessage } from '../util/abort';
 import { parseDotenv } from './dotenv';
 import type { InputDef, ResolvedServer, ServerConfig } from './types';
 import { checkUrl, findVariables, formatPath, stringFields, substituteVariables } from './variables';
+import { isString } from '../util/json';
 
 /** What variable resolution may look at. Every effect comes in through here, so tests stay pure. */
 export interface ResolveContext {
@@ -79,7 +80,7 @@ export const resolveServer = async (config: ServerConfig, ctx: ResolveContext): 
       return fail(`could not ${input.type === 'command' ? 'get' : 'ask for'} ${of}: ${errorMessage(err) || 'it failed without saying why'}`);
     }
     // As in VS Code: a command that returns undefined or null is the user cancelling; another non-string, an error.
-    if (answer != null && typeof answer !== 'string') return fail(`could not get ${of}: it returned ${typeof answer}, not a string`);
+    if (answer != null && !isString(answer)) return fail(`could not get ${of}: it returned ${typeof answer}, not a string`);
     if (answer == null) return { ok: false, cancelled: true, message: `Server "${config.label}": cancelled (no value given for ${of}).` };
     answers.set(input.id, answer);
   }

@@ -1,4 +1,5 @@
 import type { FieldStep, FieldValue, FormPlan } from './plan';
+import { isString } from '../util/json';
 
 /** What typed text means for a field: its value (`undefined`: left out), or what to fix. */
 export type FieldCheck = { value: FieldValue | undefined } | { error: string };
@@ -88,7 +89,7 @@ export const checkValue = (step: FieldStep, value: unknown): string | undefined 
   const c = step.constraints;
   switch (step.kind) {
     case 'string': {
-      if (typeof value !== 'string') return 'Expected text';
+      if (!isString(value)) return 'Expected text';
       const length = [...value].length; // JSON Schema counts code points, not UTF-16 units
       if ((c.minLength !== undefined && length < c.minLength) || (c.maxLength !== undefined && length > c.maxLength)) return lengthRule(step);
       if (c.format && !FORMAT_CHECK[c.format](value)) return FORMAT_RULE[c.format];
@@ -104,9 +105,9 @@ export const checkValue = (step: FieldStep, value: unknown): string | undefined 
     case 'boolean':
       return typeof value === 'boolean' ? undefined : 'Expected yes or no';
     case 'single-select':
-      return typeof value === 'string' && choices(step).has(value) ? undefined : `Choose one of: ${labels(step)}`;
+      return isString(value) && choices(step).has(value) ? undefined : `Choose one of: ${labels(step)}`;
     case 'multi-select': {
-      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || !choices(step).has(v))) return `Choose from: ${labels(step)}`;
+      if (!Array.isArray(value) || value.some((v) => !isString(v) || !choices(step).has(v))) return `Choose from: ${labels(step)}`;
       if (new Set(value).size !== value.length) return 'Choose each option at most once';
       if ((c.minItems !== undefined && value.length < c.minItems) || (c.maxItems !== undefined && value.length > c.maxItems)) return countRule(step);
       return undefined;

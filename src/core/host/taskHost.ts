@@ -13,7 +13,7 @@ import { errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import { DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
-import { isObject } from '../util/json';
+import { isObject, isString } from '../util/json';
 import { prefixed, truncate } from '../util/log';
 import { TokenBucket } from './tokenBucket';
 
@@ -643,7 +643,7 @@ const summarize = (method: HostedMethod, params: Record<string, unknown>): strin
     const last: unknown = params.messages[params.messages.length - 1];
     const content = isObject(last) ? last.content : undefined;
     const blocks: unknown[] = Array.isArray(content) ? content : [content];
-    text = blocks.map((b) => (isObject(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : '')).join(' ');
+    text = blocks.map((b) => (isObject(b) && b.type === 'text' && isString(b.text) ? b.text : '')).join(' ');
   }
-  return typeof text === 'string' ? truncate(text.replace(/\s+/g, ' ').trim(), 200) : '';
+  return isString(text) ? truncate(text.replace(/\s+/g, ' ').trim(), 200) : '';
 };

@@ -6,7 +6,7 @@ import { Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { truncate, warnRepeated } from '../util/log';
 import { abortReason, errorMessage, MAX_TIMER_MS, sleep } from '../util/abort';
-import { isObject, safeStringify } from '../util/json';
+import { isObject, isString, safeStringify } from '../util/json';
 import { SENT } from '../util/promise';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, RpcError, TransportFailureError } from './errors';
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from './messages';
@@ -485,8 +485,8 @@ export class JsonRpcConnection implements Disposable {
     try {
       if (n.method === 'notifications/cancelled') {
         const id = n.params?.requestId;
-        if (typeof id === 'string' || typeof id === 'number') {
-          this.#incoming.get(id)?.abort(new Error(typeof n.params?.reason === 'string' ? n.params.reason : 'cancelled by the server'));
+        if (isString(id) || typeof id === 'number') {
+          this.#incoming.get(id)?.abort(new Error(isString(n.params?.reason) ? n.params.reason : 'cancelled by the server'));
         }
         return;
       }
@@ -494,11 +494,11 @@ export class JsonRpcConnection implements Disposable {
         const p = n.params ?? {};
         const token = p.progressToken;
         // Finite: JSON.parse reads 1e400 as Infinity, which the view would show as progress.
-        if ((typeof token === 'string' || typeof token === 'number') && Number.isFinite(p.progress)) {
+        if ((isString(token) || typeof token === 'number') && Number.isFinite(p.progress)) {
           this.#progressHandlers.get(token)?.({
             progress: p.progress as number,
             total: Number.isFinite(p.total) ? (p.total as number) : undefined,
-            message: typeof p.message === 'string' ? p.message : undefined,
+            message: isString(p.message) ? p.message : undefined,
           });
         } else {
           this.#log.warn('Ignored a progress notification without a valid progressToken and progress');

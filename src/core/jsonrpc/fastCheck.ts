@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import { isObject } from '../util/json';
+import { isObject, isString } from '../util/json';
 
 /**
  * Says yes only where its schema accepts the value and would return it unchanged; no means "ask
@@ -71,7 +71,7 @@ const compile = (node: Node): FastCheck | undefined => {
     case 'unknown':
       return () => true;
     case 'string':
-      return (v) => typeof v === 'string';
+      return (v) => isString(v);
     case 'boolean':
       return (v) => typeof v === 'boolean';
     case 'number':
@@ -134,7 +134,7 @@ const minLengthCheck = (checks: unknown[]): FastCheck | undefined => {
     min = Math.max(min, d.minimum);
   }
   const sure = min <= 1 ? min : 2 * min;
-  return (v) => typeof v === 'string' && v.length >= sure;
+  return (v) => isString(v) && v.length >= sure;
 };
 
 /** `z.object` (strips unknown keys) and `z.looseObject` (keeps them); not strict or typed catchalls. */

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { isObject } from '../util/json';
+import { isObject, isString } from '../util/json';
 
 /** Ids are strings or integers; servers may not send null ids in requests. */
 export const RequestIdSchema = z.union([z.string(), z.int()]);
@@ -71,12 +71,12 @@ export const classify = (value: unknown): Classified => {
     !Object.prototype.hasOwnProperty.call(r, '__proto__') &&
     !('method' in value) &&
     !('error' in value) &&
-    (typeof value.id === 'string' || Number.isSafeInteger(value.id))
+    (isString(value.id) || Number.isSafeInteger(value.id))
   ) {
     return { kind: 'result', id: value.id as RequestId, result: r };
   }
   const rawId = value.id;
-  const id = typeof rawId === 'string' || (typeof rawId === 'number' && Number.isInteger(rawId)) ? rawId : null;
+  const id = isString(rawId) || (typeof rawId === 'number' && Number.isInteger(rawId)) ? rawId : null;
   if ('method' in value) {
     if ('id' in value) {
       const r = JsonRpcRequestSchema.safeParse(value);

@@ -8,7 +8,7 @@ import type { Disposable, Event } from '../util/event';
 import { DisposableBase } from '../util/event';
 import type { Logger } from '../util/log';
 import { truncate } from '../util/log';
-import { safeStringify } from '../util/json';
+import { isString, safeStringify } from '../util/json';
 import { errorMessage, raceAbort } from '../util/abort';
 import type { Implementation, InitializeResult, ServerCapabilities, Tool } from './schemas';
 import { declared } from './schemas';
@@ -109,7 +109,7 @@ export class McpSession extends DisposableBase {
         const level = Object.hasOwn(LOG_LEVEL, p.data.level) ? LOG_LEVEL[p.data.level] : 'info';
         // safeStringify: data nested deeper than the stack (JSON.parse reads any depth) is cut, not lost.
         const { data } = p.data;
-        const text = typeof data === 'string' ? data : data === undefined ? '' : safeStringify(data);
+        const text = isString(data) ? data : data === undefined ? '' : safeStringify(data);
         // Bounded: a server may send megabytes in one log message, or flood the log with them.
         this.#log[level](`server log${p.data.logger ? ` (${truncate(p.data.logger, 100)})` : ''}: ${truncate(text, 2000)}`);
       }),

@@ -24,6 +24,7 @@ import { HeldByUserError } from '../tasks/engine';
 import type { SavedSession } from '../state/taskStore';
 import type { SavedHttpSession } from '../transports/factory';
 import type { LiveWork } from '../tasks/types';
+import { isString } from '../util/json';
 
 /** Why a restart closed the connection: the lost tasks and ended calls say so. */
 export const RESTARTED = 'restarted by the user';
@@ -637,7 +638,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
           if (value === undefined && quiet) needed = input.id; // ends the resolution as cancelled
           if (value !== undefined) given.push(input);
           // A command input hands over what an extension gives: a token, as likely as not.
-          if (typeof value === 'string' && (input.type === 'command' || (input.type === 'promptString' && input.password))) secrets.push(value);
+          if (isString(value) && (input.type === 'command' || (input.type === 'promptString' && input.password))) secrets.push(value);
           return value;
         },
       });

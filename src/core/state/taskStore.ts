@@ -11,7 +11,7 @@ import { errorMessage, sleep } from '../util/abort';
 import type { Disposable } from '../util/event';
 import { DisposableStore } from '../util/event';
 import type { Logger } from '../util/log';
-import { TOO_DEEP, safeStringify } from '../util/json';
+import { isString, safeStringify, TOO_DEEP } from '../util/json';
 
 /** A Streamable HTTP session kept open across a window reload because it had live tasks. */
 export interface SavedSession {
@@ -237,7 +237,7 @@ export class TaskStore implements Disposable {
       }
       state.tasks.push(snap);
       if (snap.outcomeFetchedAt) this.#written.add(snap.key);
-      if (typeof progressToken === 'string' && progressToken) state.progressTokens.set(snap.key, progressToken);
+      if (isString(progressToken) && progressToken) state.progressTokens.set(snap.key, progressToken);
     }
     state.removed = keptRemoved(data.removed, cutoff);
     if (invalid) this.#log.warn(`Skipped ${invalid} stored task${invalid === 1 ? '' : 's'} that could not be read (not a task, or an unknown status)`);
@@ -504,7 +504,7 @@ const pastRetention = (snap: TaskSnapshot, cutoff: number): boolean => isTermina
 
 /** The sound entries of an index's removed tasks (`v`) that were removed within the retention period. */
 const keptRemoved = (v: unknown, cutoff: number): RemovedTask[] => {
-  return Array.isArray(v) ? v.filter((r: Partial<RemovedTask> | null) => typeof r?.key === 'string' && typeof r.createdAt === 'string' && typeof r.removedAt === 'number' && r.removedAt >= cutoff) : [];
+  return Array.isArray(v) ? v.filter((r: Partial<RemovedTask> | null) => isString(r?.key) && isString(r.createdAt) && typeof r.removedAt === 'number' && r.removedAt >= cutoff) : [];
 };
 
 /** An entry of the index that can be restored: an object whose snapshot names its task and has a known status and kind. */
@@ -514,9 +514,9 @@ const isStoredTask = (entry: unknown): entry is IndexFile['tasks'][number] => {
   return (
     typeof snap === 'object' &&
     snap !== null &&
-    typeof snap.key === 'string' &&
-    typeof snap.serverId === 'string' &&
-    typeof snap.taskId === 'string' &&
+    isString(snap.key) &&
+    isString(snap.serverId) &&
+    isString(snap.taskId) &&
     (snap.kind === 'task' || snap.kind === 'direct') &&
     isLocalTaskStatus(snap.status)
   );

@@ -29,6 +29,7 @@ import type { LocalTaskStatus } from './status';
 import { canTransition, isServerTerminal, isTerminal, needsSession, resultToFetch, retired } from './status';
 import type { LiveWork, RemovedTask, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
 import { TaskEndedError, taskKey } from './types';
+import { isString } from '../util/json';
 
 /**
  * A background connection refused because of what the user did (a Disconnect, an input prompt
@@ -432,7 +433,7 @@ export class TaskEngine extends DisposableBase {
     };
     const route = (handler: ServerRequestHandler) => async (params: Record<string, unknown> | undefined, ctx: { signal: AbortSignal; meta?: Record<string, unknown> }) => {
       const related = ctx.meta?.[RELATED_TASK_META] as { taskId?: unknown } | undefined;
-      const relatedTaskId = typeof related?.taskId === 'string' ? related.taskId : undefined;
+      const relatedTaskId = isString(related?.taskId) ? related.taskId : undefined;
       if (relatedTaskId === undefined) return handler(params, { serverId, signal: ctx.signal });
       const result = await ask(handler, params, ctx.signal, relatedTaskId);
       // Spec: "all requests, notifications, and responses related to a task MUST include" its related-task _meta.
@@ -500,7 +501,7 @@ export class TaskEngine extends DisposableBase {
     const { method, params, reason, resend } = u;
     if ((method !== 'elicitation/create' && method !== 'sampling/createMessage') || params?.task !== undefined) return;
     const related = (params?._meta as Record<string, { taskId?: unknown } | undefined> | undefined)?.[RELATED_TASK_META]?.taskId;
-    const rec = typeof related === 'string' ? this.#recs.get(taskKey(serverId, related)) : undefined;
+    const rec = isString(related) ? this.#recs.get(taskKey(serverId, related)) : undefined;
     if (rec?.snap.status === 'input_required') this.#update(rec, { unsent: reason });
     this.#onDidNotSend.fire({
       serverId,
@@ -689,7 +690,7 @@ export class TaskEngine extends DisposableBase {
     const { token, sub, early } = progress;
     const immediate = _meta?.[MODEL_IMMEDIATE_RESPONSE_META];
     const key = taskKey(serverId, task.taskId);
-    const call = { toolName, arguments: options.arguments, origin: options.origin ?? 'user', immediateResponse: typeof immediate === 'string' ? immediate : undefined };
+    const call = { toolName, arguments: options.arguments, origin: options.origin ?? 'user', immediateResponse: isString(immediate) ? immediate : undefined };
     const earlier = this.#recs.get(key);
     // A tasks/list (Refresh) may find the task before this answer arrives: the same task (created
     // then), which its call claims, not a reused id.

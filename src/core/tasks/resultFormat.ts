@@ -1,4 +1,4 @@
-import { safeStringify } from '../util/json';
+import { isString, safeStringify } from '../util/json';
 import type { TaskSnapshot } from './types';
 import { localTime, STATUS_PRESENTATION, taskTitle } from './presentation';
 
@@ -9,7 +9,7 @@ const IMAGE_START = '![image (';
 /** Whether a formatted result shows an image, which only a Markdown preview renders. */
 export const showsImage = (markdown: string): boolean => /^!\[image \([^)\n]*\)\]\(data:/m.test(markdown);
 
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const str = (v: unknown): string => (isString(v) ? v : '');
 /** The size of base64 data once decoded, in KB. */
 const kb = (base64: string): number => Math.round((base64.length * 3) / 4 / 1024);
 
@@ -67,7 +67,7 @@ const block = (b: Block): string => {
     case 'resource': {
       const r = (b.resource ?? {}) as Record<string, unknown>;
       const head = `Embedded resource \`${str(r.uri)}\`${r.mimeType ? ` (${str(r.mimeType)})` : ''}`;
-      if (typeof r.text === 'string') return `${head}\n\n${fence(r.text)}`;
+      if (isString(r.text)) return `${head}\n\n${fence(r.text)}`;
       return `${head}: ${kb(str(r.blob))} KB of binary data`;
     }
     default:

@@ -10,6 +10,7 @@ import type { Logger } from '../util/log';
 import { errorMessage } from '../util/abort';
 import type { Transport } from './transport';
 import { messagesIn, TransportHttpError, TransportParseError } from './transport';
+import { isString } from '../util/json';
 
 /**
  * Most characters one message may take (an SSE event, a JSON body); a server that streams more
@@ -239,10 +240,10 @@ export const unreachableHint = (code: unknown): string | undefined => {
 /** The error for a request that got no answer at all (refused, unreachable, DNS, TLS...). */
 export const networkError = (serverName: string, url: string, err: unknown): TransportHttpError => {
   const cause = (err as { cause?: unknown } | undefined)?.cause as { code?: unknown; message?: unknown; errors?: Array<{ code?: unknown }> } | undefined;
-  const code = typeof cause?.code === 'string' ? cause.code : typeof cause?.errors?.[0]?.code === 'string' ? cause.errors[0].code : undefined;
+  const code = isString(cause?.code) ? cause.code : isString(cause?.errors?.[0]?.code) ? cause.errors[0].code : undefined;
   const detail =
     unreachableHint(code) ??
-    (typeof cause?.message === 'string' && cause.message
+    (isString(cause?.message) && cause.message
       ? `${cause.message}${code && !cause.message.includes(code) ? ` (${code})` : ''}`
       : err instanceof Error
         ? err.message

@@ -6,6 +6,7 @@ import { checkHttpConfig, closedError, deliver, discardBody, httpStatusError, MA
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, LOCAL_FAILURE, messagesIn, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
+import { isString } from '../util/json';
 
 /** How a dropped SSE stream is resumed. */
 export interface ReconnectOptions {
@@ -273,7 +274,7 @@ export class StreamableHttpTransport implements Transport {
       const answered = new Set(values.map(responseIdOf));
       // An error with `id: null` (JSON-RPC's answer to a request the server could not read, such
       // as "Bad Request: Server not initialized") is the only answer that will come: its words say why.
-      const said = (values as { id?: unknown; error?: { message?: unknown } }[]).find((v) => v?.id === null && typeof v.error?.message === 'string')?.error?.message;
+      const said = (values as { id?: unknown; error?: { message?: unknown } }[]).find((v) => v?.id === null && isString(v.error?.message))?.error?.message;
       for (const id of exchange.ids) {
         if (!answered.has(id)) this.#fail(id, `Server "${this.#serverName}" answered ${said ? `${describe(message)} with an error that names no request: ${said}` : `with JSON that holds no response to request id ${JSON.stringify(id)}; no other answer can come`}`);
       }
@@ -573,7 +574,7 @@ const requestIdsOf = (message: object): RequestId[] => {
   for (const m of messagesIn(message)) {
     if (typeof m !== 'object' || m === null) continue;
     const { id, method } = m as { id?: unknown; method?: unknown };
-    if (typeof method === 'string' && (typeof id === 'string' || typeof id === 'number')) ids.push(id);
+    if (isString(method) && (isString(id) || typeof id === 'number')) ids.push(id);
   }
   return ids;
 };
@@ -583,11 +584,11 @@ const responseIdOf = (v: unknown): RequestId | undefined => {
   if (typeof v !== 'object' || v === null || 'method' in v) return undefined;
   const { id } = v as { id?: unknown };
   if (!('result' in v) && !('error' in v)) return undefined;
-  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+  return isString(id) || typeof id === 'number' ? id : undefined;
 };
 
 const describe = (message: object): string => {
   const { method, id } = message as { method?: unknown; id?: unknown };
-  if (typeof method === 'string') return id === undefined ? method : `${method} (id ${JSON.stringify(id)})`;
+  if (isString(method)) return id === undefined ? method : `${method} (id ${JSON.stringify(id)})`;
   return id === undefined ? 'a message' : `the response to id ${JSON.stringify(id)}`;
 };

@@ -9,6 +9,7 @@ import type { Transport, TransportCloseInfo } from './transport';
 import { authChallengeHint } from './authChallenge';
 import { CHECK_URL, readBodySnippet, unreachableHint, webPageAnswer } from './sseStream';
 import { CLOSED_BY_CLIENT, messagesIn, TransportHttpError, TransportParseError } from './transport';
+import { isString } from '../util/json';
 
 export interface WebSocketTransportOptions {
   /** `ws://` or `wss://` endpoint of the server. */
@@ -303,7 +304,7 @@ export class WebSocketTransport implements Transport {
 /** The close code ws sends when it rejects a frame of the server's; undefined for other errors. */
 const protocolErrorCode = (err: Error): number | undefined => {
   const code = (err as { code?: unknown }).code;
-  if (typeof code !== 'string' || !code.startsWith('WS_ERR_')) return undefined;
+  if (!isString(code) || !code.startsWith('WS_ERR_')) return undefined;
   switch (code) {
     case 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH':
     case 'WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH':

@@ -1,3 +1,4 @@
+import { isString } from './json';
 /** setTimeout's longest delay: Node fires a longer one after 1 ms, with a warning. Longer waits arm this and re-arm. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -47,14 +48,14 @@ export const raceAbort = <T>(promise: Promise<T>, signal: AbortSignal): Promise<
 export const abortReason = (signal: AbortSignal, fallback = 'The operation was aborted'): Error => {
   const r: unknown = signal.reason;
   if (r instanceof Error) return r;
-  const e = new Error(typeof r === 'string' ? r : fallback);
+  const e = new Error(isString(r) ? r : fallback);
   e.name = 'AbortError';
   return e;
 };
 
 export const errorMessage = (err: unknown): string => {
   if (err instanceof Error) return err.message;
-  if (typeof err === 'string') return err;
+  if (isString(err)) return err;
   try {
     return JSON.stringify(err);
   } catch {

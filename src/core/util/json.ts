@@ -1,6 +1,9 @@
 /** A JSON object: not null, not an array. */
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** A string (a type guard: shorter in the bundle than `typeof v === 'string'` at each of its 60 uses). */
+export const isString = (v: unknown): v is string => typeof v === 'string';
+
 /** How deep `pruneDeep` keeps a value: far beyond any real result, far below the stack's limit. */
 const MAX_DEPTH = 64;
 /** What stands for a part nested deeper than MAX_DEPTH. */

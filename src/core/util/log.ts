@@ -1,4 +1,5 @@
 import type { LiveWork } from '../tasks/types';
+import { isString } from './json';
 
 /** The logger the core writes to; the editor side backs it with a `LogOutputChannel`. */
 export interface Logger {
@@ -26,7 +27,7 @@ const mapped = (log: Logger, line: (message: string) => string): Logger => {
     debug: (m, ...a) => log.debug(line(m), ...a),
     info: (m, ...a) => log.info(line(m), ...a),
     warn: (m, ...a) => log.warn(line(m), ...a),
-    error: (m, ...a) => log.error(line(typeof m === 'string' ? m : m.message), ...a),
+    error: (m, ...a) => log.error(line(isString(m) ? m : m.message), ...a),
     get traceEnabled() {
       return log.traceEnabled ?? true;
     },

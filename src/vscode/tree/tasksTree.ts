@@ -14,6 +14,7 @@ import { itsTasksEnd, liveWork } from '../../core/util/log';
 import type { LiveWork } from '../../core/tasks/types';
 import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
 import { executeCommand } from '../editorCommands';
+import { isString } from '../../core/util/json';
 
 export type Node =
   | { kind: 'server'; id: string }
@@ -303,9 +304,9 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
         const kids = this.getChildren(n);
         return {
           id: item.id,
-          label: typeof item.label === 'string' ? item.label : (item.label?.label ?? ''),
-          description: typeof item.description === 'string' ? item.description : undefined,
-          tooltip: typeof item.tooltip === 'string' ? item.tooltip : item.tooltip?.value,
+          label: isString(item.label) ? item.label : (item.label?.label ?? ''),
+          description: isString(item.description) ? item.description : undefined,
+          tooltip: isString(item.tooltip) ? item.tooltip : item.tooltip?.value,
           accessibility: item.accessibilityInformation?.label,
           contextValue: item.contextValue,
           icon: item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined,
@@ -447,7 +448,7 @@ const configErrorItem = (e: ConfigError | undefined): vscode.TreeItem => {
 };
 
 /** What a row shows, as one string to compare (the tooltip by its text: a MarkdownString's is a getter). */
-const look = (item: vscode.TreeItem): string => JSON.stringify({ ...item, tooltip: typeof item.tooltip === 'string' ? item.tooltip : item.tooltip?.value });
+const look = (item: vscode.TreeItem): string => JSON.stringify({ ...item, tooltip: isString(item.tooltip) ? item.tooltip : item.tooltip?.value });
 
 const truncate = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max)}\n…` : s);
 
