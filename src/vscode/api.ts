@@ -4,7 +4,7 @@
 import type * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
 import type { TasksService } from '../core/api/service';
-import { isObject, isString } from '../core/util/json';
+import { isNumber, isObject, isString } from '../core/util/json';
 import { UnknownTaskError } from '../core/api/service';
 import { UnknownToolError } from '../core/tasks/engine';
 
@@ -53,7 +53,7 @@ export const createApi = <T>({ service, testing }: ApiDeps<T>): McpTasksApi & { 
       need(isText(toolName), 'runTool', 'toolName must be the name of a tool from getTools()');
       const { arguments: args, ttlSeconds: ttl } = options ?? {};
       need(args === undefined || isObject(args), 'runTool', 'options.arguments must be an object');
-      need(ttl === undefined || (typeof ttl === 'number' && ttl > 0 && ttl < Infinity), 'runTool', 'options.ttlSeconds must be a positive number');
+      need(ttl === undefined || (isNumber(ttl) && ttl > 0 && ttl < Infinity), 'runTool', 'options.ttlSeconds must be a positive number');
       return hinted(service.start(service.resolveServer(serverId).id, toolName, { arguments: args, ttlSeconds: ttl, origin: 'api' }));
     },
     getTask: (id) => (isString(id) ? service.task(id) : undefined),
@@ -61,7 +61,7 @@ export const createApi = <T>({ service, testing }: ApiDeps<T>): McpTasksApi & { 
     getResult: async (id, options) => {
       need(isText(id), 'getResult', TASK_ID);
       const wait = options?.waitSeconds ?? 0;
-      need(typeof wait === 'number' && wait >= 0, 'getResult', 'options.waitSeconds must be a number, 0 or more');
+      need(isNumber(wait) && wait >= 0, 'getResult', 'options.waitSeconds must be a number, 0 or more');
       return hinted(service.result(id, Math.min(wait, API_MAX_WAIT_SECONDS) * 1000));
     },
     cancelTask: async (id) => {

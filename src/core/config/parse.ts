@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import type { ConfigError, ConfigSource, InputDef, ParseResult, ServerConfig, ServerType } from './types';
 import { SERVERS_SETTING, SETTINGS_SOURCE, describeSource, serverId, sourceKey } from './types';
 import { checkUrl, findVariables, formatPath, stringFields } from './variables';
-import { isObject, isString } from '../util/json';
+import { isNumber, isObject, isString } from '../util/json';
 
 type Path = (string | number)[];
 /** Finds the 1-based position of a JSON path in the file, when there is a file. */
@@ -244,7 +244,7 @@ const parseServer = (
       return undefined;
     }
     const env: Record<string, string | null> = {};
-    for (const [k, v] of Object.entries(r.data.env ?? {})) env[k] = typeof v === 'number' ? String(v) : v;
+    for (const [k, v] of Object.entries(r.data.env ?? {})) env[k] = isNumber(v) ? String(v) : v;
     server = { ...base, type, command: r.data.command, args: r.data.args ?? [], env, envFile: r.data.envFile, cwd: r.data.cwd };
   } else {
     const r = RemoteSchema.safeParse(raw);

@@ -1,4 +1,5 @@
 import type { ServerConfig, ServerType } from './types';
+import { isNumber } from '../util/json';
 
 /** One `${...}` reference in a configuration string. */
 export type VariableRef =
@@ -68,7 +69,7 @@ export const stringFields = (c: ServerConfig): StringField[] => {
 export const formatPath = (path: readonly PropertyKey[]): string => {
   let s = '';
   for (const p of path) {
-    if (typeof p === 'number') s += `[${p}]`;
+    if (isNumber(p)) s += `[${p}]`;
     else if (s === '') s = String(p);
     else s += /^[A-Za-z_][\w-]*$/.test(String(p)) ? `.${String(p)}` : `[${JSON.stringify(String(p))}]`;
   }

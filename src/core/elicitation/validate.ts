@@ -1,5 +1,5 @@
 import type { FieldStep, FieldValue, FormPlan } from './plan';
-import { isString } from '../util/json';
+import { isNumber, isString } from '../util/json';
 
 /** What typed text means for a field: its value (`undefined`: left out), or what to fix. */
 export type FieldCheck = { value: FieldValue | undefined } | { error: string };
@@ -97,7 +97,7 @@ export const checkValue = (step: FieldStep, value: unknown): string | undefined 
     }
     case 'number':
     case 'integer': {
-      if (typeof value !== 'number' || !Number.isFinite(value)) return numberRule(step);
+      if (!isNumber(value) || !Number.isFinite(value)) return numberRule(step);
       if (step.kind === 'integer' && !Number.isInteger(value)) return numberRule(step);
       if ((c.minimum !== undefined && value < c.minimum) || (c.maximum !== undefined && value > c.maximum)) return numberRule(step);
       return undefined;
@@ -172,7 +172,7 @@ export const validateField = (step: FieldStep, rawInput: string): FieldCheck => 
       break;
     }
   }
-  const error = checkValue(step, value) ?? (typeof value === 'number' ? inexact(step, text, value) : undefined);
+  const error = checkValue(step, value) ?? (isNumber(value) ? inexact(step, text, value) : undefined);
   return error ? { error } : { value };
 };
 
@@ -232,7 +232,7 @@ export const formatValue = (step: FieldStep, value: FieldValue | undefined): str
   const label = (v: string) => choices(step).get(v) ?? v;
   if (Array.isArray(value)) return value.length ? value.map(label).join(', ') : '(none)';
   if (typeof value === 'boolean') return value ? 'Yes' : 'No';
-  if (typeof value === 'number') return String(value);
+  if (isNumber(value)) return String(value);
   const shown = step.kind === 'single-select' ? label(value) : value;
   return shown.length > 80 ? `${shown.slice(0, 79)}…` : shown === '' ? '(empty)' : shown;
 };

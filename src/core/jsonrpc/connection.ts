@@ -6,7 +6,7 @@ import { Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { truncate, warnRepeated } from '../util/log';
 import { abortReason, errorMessage, MAX_TIMER_MS, sleep } from '../util/abort';
-import { isObject, isString, safeStringify } from '../util/json';
+import { isNumber, isObject, isString, safeStringify } from '../util/json';
 import { SENT } from '../util/promise';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, RpcError, TransportFailureError } from './errors';
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from './messages';
@@ -485,7 +485,7 @@ export class JsonRpcConnection implements Disposable {
     try {
       if (n.method === 'notifications/cancelled') {
         const id = n.params?.requestId;
-        if (isString(id) || typeof id === 'number') {
+        if (isString(id) || isNumber(id)) {
           this.#incoming.get(id)?.abort(new Error(isString(n.params?.reason) ? n.params.reason : 'cancelled by the server'));
         }
         return;
@@ -494,7 +494,7 @@ export class JsonRpcConnection implements Disposable {
         const p = n.params ?? {};
         const token = p.progressToken;
         // Finite: JSON.parse reads 1e400 as Infinity, which the view would show as progress.
-        if ((isString(token) || typeof token === 'number') && Number.isFinite(p.progress)) {
+        if ((isString(token) || isNumber(token)) && Number.isFinite(p.progress)) {
           this.#progressHandlers.get(token)?.({
             progress: p.progress as number,
             total: Number.isFinite(p.total) ? (p.total as number) : undefined,

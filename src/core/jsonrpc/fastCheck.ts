@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import { isObject, isString } from '../util/json';
+import { isNumber, isObject, isString } from '../util/json';
 
 /**
  * Says yes only where its schema accepts the value and would return it unchanged; no means "ask
@@ -75,7 +75,7 @@ const compile = (node: Node): FastCheck | undefined => {
     case 'boolean':
       return (v) => typeof v === 'boolean';
     case 'number':
-      return (v) => typeof v === 'number' && Number.isFinite(v); // NaN and ±Infinity are refused
+      return (v) => isNumber(v) && Number.isFinite(v); // NaN and ±Infinity are refused
     case 'enum':
     case 'literal': {
       const values = node._zod.values;
@@ -130,7 +130,7 @@ const minLengthCheck = (checks: unknown[]): FastCheck | undefined => {
   for (const c of checks) {
     // A `when` that skips the check only makes zod more lenient than this: still safe.
     const d = (c as { _zod?: { def?: { check?: unknown; minimum?: unknown } } })._zod?.def;
-    if (d?.check !== 'min_length' || typeof d.minimum !== 'number') return undefined;
+    if (d?.check !== 'min_length' || !isNumber(d.minimum)) return undefined;
     min = Math.max(min, d.minimum);
   }
   const sure = min <= 1 ? min : 2 * min;

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { isObject, isString } from '../util/json';
+import { isNumber, isObject, isString } from '../util/json';
 
 /** Ids are strings or integers; servers may not send null ids in requests. */
 export const RequestIdSchema = z.union([z.string(), z.int()]);
@@ -76,7 +76,7 @@ export const classify = (value: unknown): Classified => {
     return { kind: 'result', id: value.id as RequestId, result: r };
   }
   const rawId = value.id;
-  const id = isString(rawId) || (typeof rawId === 'number' && Number.isInteger(rawId)) ? rawId : null;
+  const id = isString(rawId) || (isNumber(rawId) && Number.isInteger(rawId)) ? rawId : null;
   if ('method' in value) {
     if ('id' in value) {
       const r = JsonRpcRequestSchema.safeParse(value);

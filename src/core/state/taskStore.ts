@@ -11,7 +11,7 @@ import { errorMessage, sleep } from '../util/abort';
 import type { Disposable } from '../util/event';
 import { DisposableStore } from '../util/event';
 import type { Logger } from '../util/log';
-import { isString, safeStringify, TOO_DEEP } from '../util/json';
+import { isNumber, isString, safeStringify, TOO_DEEP } from '../util/json';
 
 /** A Streamable HTTP session kept open across a window reload because it had live tasks. */
 export interface SavedSession {
@@ -504,7 +504,7 @@ const pastRetention = (snap: TaskSnapshot, cutoff: number): boolean => isTermina
 
 /** The sound entries of an index's removed tasks (`v`) that were removed within the retention period. */
 const keptRemoved = (v: unknown, cutoff: number): RemovedTask[] => {
-  return Array.isArray(v) ? v.filter((r: Partial<RemovedTask> | null) => isString(r?.key) && isString(r.createdAt) && typeof r.removedAt === 'number' && r.removedAt >= cutoff) : [];
+  return Array.isArray(v) ? v.filter((r: Partial<RemovedTask> | null) => isString(r?.key) && isString(r.createdAt) && isNumber(r.removedAt) && r.removedAt >= cutoff) : [];
 };
 
 /** An entry of the index that can be restored: an object whose snapshot names its task and has a known status and kind. */

@@ -6,7 +6,7 @@ import { checkHttpConfig, closedError, deliver, discardBody, httpStatusError, MA
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, LOCAL_FAILURE, messagesIn, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
-import { isString } from '../util/json';
+import { isNumber, isString } from '../util/json';
 
 /** How a dropped SSE stream is resumed. */
 export interface ReconnectOptions {
@@ -574,7 +574,7 @@ const requestIdsOf = (message: object): RequestId[] => {
   for (const m of messagesIn(message)) {
     if (typeof m !== 'object' || m === null) continue;
     const { id, method } = m as { id?: unknown; method?: unknown };
-    if (isString(method) && (isString(id) || typeof id === 'number')) ids.push(id);
+    if (isString(method) && (isString(id) || isNumber(id))) ids.push(id);
   }
   return ids;
 };
@@ -584,7 +584,7 @@ const responseIdOf = (v: unknown): RequestId | undefined => {
   if (typeof v !== 'object' || v === null || 'method' in v) return undefined;
   const { id } = v as { id?: unknown };
   if (!('result' in v) && !('error' in v)) return undefined;
-  return isString(id) || typeof id === 'number' ? id : undefined;
+  return isString(id) || isNumber(id) ? id : undefined;
 };
 
 const describe = (message: object): string => {
