@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
+import { isObjectLike } from '../core/util/json';
 
 /**
  * The argument with which a program (another extension, a test) runs a destructive command
  * without its confirmation: `executeCommand('mcpTasks.clearFinished', { confirmed: true })`.
  */
-export const isConfirmed = (arg: unknown): boolean => typeof arg === 'object' && arg !== null && (arg as { confirmed?: unknown }).confirmed === true;
+export const isConfirmed = (arg: unknown): boolean => isObjectLike(arg) && (arg as { confirmed?: unknown }).confirmed === true;
 
 /** A modal warning naming what goes and a button for it; true when the user chose it. */
 export const confirmDestructive = async (message: string, detail: string, action: string): Promise<boolean> => {

@@ -10,7 +10,7 @@ import { planElicitation } from '../core/elicitation/plan';
 import type { Tool } from '../core/protocol/schemas';
 import { formatAge } from '../core/tasks/presentation';
 import { errorMessage } from '../core/util/abort';
-import { isObject } from '../core/util/json';
+import { isObject, isObjectLike } from '../core/util/json';
 import { setting } from './configuration';
 import { NEVER } from './cancellation';
 import type { QuickInputPrompter } from './elicitation/quickInputPrompter';
@@ -31,7 +31,7 @@ const unusual = (schema: Tool['inputSchema']): string | undefined => {
   const s = schema as Record<string, unknown>;
   const keyword = UNUSUAL.find((k) => k in s);
   if (keyword) return vscode.l10n.t('the schema uses "{0}"', keyword);
-  if (typeof s.additionalProperties === 'object' && s.additionalProperties !== null) return vscode.l10n.t('the schema describes additional properties');
+  if (isObjectLike(s.additionalProperties)) return vscode.l10n.t('the schema describes additional properties');
   return undefined;
 };
 
@@ -68,7 +68,7 @@ class ToolFormPrompter implements FormPrompter {
   }
 
   async pick<T>(items: readonly PickItem<T>[], o: PickOptions<T>): Promise<Answer<T[]>> {
-    const event = (v: unknown) => (typeof v === 'object' && v !== null && 'type' in v ? (v as FlowEvent).type : undefined);
+    const event = (v: unknown) => (isObjectLike(v) && 'type' in v ? (v as FlowEvent).type : undefined);
     if (!items.some((i) => event(i.value) === 'accept')) return this.#leaving(o, (p) => this.#inner.pick(items, { ...o, ...p }));
     const review: Array<PickItem<T | typeof AS_JSON>> = [];
     let cancel: PickItem<T> | undefined;

@@ -3,7 +3,7 @@
 // every answer is unit-tested.
 import { STATUS_PRESENTATION, formatProgress } from '../tasks/presentation';
 import type { ResultInfo, ServerInfo, TaskInfo, ToolInfo } from './service';
-import { isString, safeStringify } from '../util/json';
+import { isObjectLike, isString, safeStringify } from '../util/json';
 import type { UrlPlan } from '../elicitation/plan';
 import { urlsRequired } from '../elicitation/urlRequired';
 
@@ -36,12 +36,12 @@ export interface InputSummary {
 /** A tool's JSON Schema, reduced to its top-level properties. */
 export const summarizeInputs = (schema: Record<string, unknown>): InputSummary[] => {
   const properties = schema.properties;
-  if (!properties || typeof properties !== 'object') return [];
+  if (!isObjectLike(properties)) return [];
   const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => isString(r)) : []);
   return Object.entries(properties as Record<string, unknown>).map(([name, raw]) => {
-    const p = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+    const p = isObjectLike(raw) ? (raw as Record<string, unknown>) : {};
     const type = Array.isArray(p.type) ? p.type.join(' | ') : isString(p.type) ? p.type : undefined;
-    const oneOf = Array.isArray(p.oneOf) ? p.oneOf.map((o: unknown) => (o && typeof o === 'object' ? (o as Record<string, unknown>).const : undefined)).filter((c) => c !== undefined) : [];
+    const oneOf = Array.isArray(p.oneOf) ? p.oneOf.map((o: unknown) => (isObjectLike(o) ? (o as Record<string, unknown>).const : undefined)).filter((c) => c !== undefined) : [];
     const values = Array.isArray(p.enum) ? p.enum : oneOf.length ? oneOf : undefined;
     return {
       name,
@@ -178,7 +178,7 @@ const blockText = (b: Block): string => {
     case 'resource_link':
       return `[resource link: ${s(b.title) || s(b.name) || s(b.uri)} <${s(b.uri)}>${b.description ? ` ${s(b.description)}` : ''}]`;
     case 'resource': {
-      const r = b.resource && typeof b.resource === 'object' ? (b.resource as Record<string, unknown>) : {};
+      const r = isObjectLike(b.resource) ? (b.resource as Record<string, unknown>) : {};
       if (isString(r.text)) return `[embedded resource ${s(r.uri)}]\n${r.text}`;
       return `[embedded resource ${s(r.uri)} (${s(r.mimeType)}, ${kb(r.blob)} KB), not included]`;
     }

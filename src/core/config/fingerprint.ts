@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ServerConfig } from './types';
+import { isObjectLike } from '../util/json';
 
 /**
  * A stable digest of what decides how a server is reached: type, transport fields and the
@@ -24,7 +25,7 @@ export const endpointPrint = (config: ServerConfig): string | undefined => (conf
 /** JSON with object keys sorted at every level and undefined members left out. */
 const canonicalJson = (v: unknown): string => {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
+  if (isObjectLike(v)) {
     const entries = Object.entries(v)
       .filter(([, x]) => x !== undefined)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

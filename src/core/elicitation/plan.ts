@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
-import { isObject, safeStringify } from '../util/json';
+import { isObject, isObjectLike, safeStringify } from '../util/json';
 import { checkValue } from './validate';
 
 /** What a form field asks for; enums become picks. */
@@ -226,8 +226,8 @@ const toStep = (key: string, raw: unknown, required: boolean): FieldStep => {
       const s = parse(MultiProp, p, where);
       const items = p.items as Record<string, unknown> | undefined;
       let options: FieldOption[];
-      if (typeof items === 'object' && items !== null && 'anyOf' in items) options = titled(parse(TitledItems, items, `${where}.items`).anyOf);
-      else if (typeof items === 'object' && items !== null && 'enum' in items) options = untitled(parse(UntitledItems, items, `${where}.items`).enum);
+      if (isObjectLike(items) && 'anyOf' in items) options = titled(parse(TitledItems, items, `${where}.items`).anyOf);
+      else if (isObjectLike(items) && 'enum' in items) options = untitled(parse(UntitledItems, items, `${where}.items`).enum);
       else problem(`${where} is an array whose items list no choices (enum or anyOf): arrays are only allowed as multi-select enums`);
       bounds(where, s.minItems, s.maxItems, 'minItems', 'maxItems');
       if (s.minItems !== undefined && s.minItems > options.length) {

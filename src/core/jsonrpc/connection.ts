@@ -6,7 +6,7 @@ import { Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { truncate, warnRepeated } from '../util/log';
 import { abortReason, errorMessage, MAX_TIMER_MS, sleep } from '../util/abort';
-import { isNumber, isObject, isString, safeStringify } from '../util/json';
+import { isNumber, isObject, isObjectLike, isString, safeStringify } from '../util/json';
 import { SENT } from '../util/promise';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, RpcError, TransportFailureError } from './errors';
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from './messages';
@@ -584,5 +584,5 @@ const route = <K, V>(routes: Map<K, V>, key: K, value: V): Disposable => {
 
 const cancelled = (signal: AbortSignal): Error => abortReason(signal, 'The request was cancelled');
 
-const isRequestLike = (v: unknown): boolean => typeof v === 'object' && v !== null && 'method' in v && 'id' in v;
+const isRequestLike = (v: unknown): boolean => isObjectLike(v) && 'method' in v && 'id' in v;
 

@@ -11,7 +11,7 @@ import { errorMessage, sleep } from '../util/abort';
 import type { Disposable } from '../util/event';
 import { DisposableStore } from '../util/event';
 import type { Logger } from '../util/log';
-import { isNumber, isString, safeStringify, TOO_DEEP } from '../util/json';
+import { isNumber, isObjectLike, isString, safeStringify, TOO_DEEP } from '../util/json';
 
 /** A Streamable HTTP session kept open across a window reload because it had live tasks. */
 export interface SavedSession {
@@ -509,11 +509,10 @@ const keptRemoved = (v: unknown, cutoff: number): RemovedTask[] => {
 
 /** An entry of the index that can be restored: an object whose snapshot names its task and has a known status and kind. */
 const isStoredTask = (entry: unknown): entry is IndexFile['tasks'][number] => {
-  if (typeof entry !== 'object' || entry === null) return false;
+  if (!isObjectLike(entry)) return false;
   const snap = (entry as { snap?: unknown }).snap as Partial<Record<keyof TaskSnapshot, unknown>> | null | undefined;
   return (
-    typeof snap === 'object' &&
-    snap !== null &&
+    isObjectLike(snap) &&
     isString(snap.key) &&
     isString(snap.serverId) &&
     isString(snap.taskId) &&

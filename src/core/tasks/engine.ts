@@ -29,7 +29,7 @@ import type { LocalTaskStatus } from './status';
 import { canTransition, isServerTerminal, isTerminal, needsSession, resultToFetch, retired } from './status';
 import type { LiveWork, RemovedTask, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
 import { TaskEndedError, taskKey } from './types';
-import { isString } from '../util/json';
+import { isObjectLike, isString } from '../util/json';
 
 /**
  * A background connection refused because of what the user did (a Disconnect, an input prompt
@@ -437,7 +437,7 @@ export class TaskEngine extends DisposableBase {
       if (relatedTaskId === undefined) return handler(params, { serverId, signal: ctx.signal });
       const result = await ask(handler, params, ctx.signal, relatedTaskId);
       // Spec: "all requests, notifications, and responses related to a task MUST include" its related-task _meta.
-      const meta = typeof result._meta === 'object' && result._meta !== null ? result._meta : {};
+      const meta = isObjectLike(result._meta) ? result._meta : {};
       return { ...result, _meta: { ...meta, [RELATED_TASK_META]: { taskId: relatedTaskId } } };
     };
     const h = this.#options.handlers;

@@ -6,7 +6,7 @@ import { checkHttpConfig, closedError, deliver, discardBody, httpStatusError, MA
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, LOCAL_FAILURE, messagesIn, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
-import { isNumber, isString } from '../util/json';
+import { isNumber, isObjectLike, isString } from '../util/json';
 
 /** How a dropped SSE stream is resumed. */
 export interface ReconnectOptions {
@@ -572,7 +572,7 @@ export class StreamableHttpTransport implements Transport {
 const requestIdsOf = (message: object): RequestId[] => {
   const ids: RequestId[] = [];
   for (const m of messagesIn(message)) {
-    if (typeof m !== 'object' || m === null) continue;
+    if (!isObjectLike(m)) continue;
     const { id, method } = m as { id?: unknown; method?: unknown };
     if (isString(method) && (isString(id) || isNumber(id))) ids.push(id);
   }
@@ -581,7 +581,7 @@ const requestIdsOf = (message: object): RequestId[] => {
 
 /** The id of a JSON-RPC response (result or error), if the value is one. */
 const responseIdOf = (v: unknown): RequestId | undefined => {
-  if (typeof v !== 'object' || v === null || 'method' in v) return undefined;
+  if (!isObjectLike(v) || 'method' in v) return undefined;
   const { id } = v as { id?: unknown };
   if (!('result' in v) && !('error' in v)) return undefined;
   return isString(id) || isNumber(id) ? id : undefined;

@@ -14,7 +14,7 @@ import { itsTasksEnd, liveWork } from '../../core/util/log';
 import type { LiveWork } from '../../core/tasks/types';
 import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
 import { executeCommand } from '../editorCommands';
-import { isString } from '../../core/util/json';
+import { isObjectLike, isString } from '../../core/util/json';
 
 export type Node =
   | { kind: 'server'; id: string }
@@ -369,7 +369,7 @@ const taskTooltip = (t: TaskSnapshot, now: number, checks?: string): vscode.Mark
 /** The row a command was run on, if it is one of `kind` (from the palette, a command has none; another caller may pass anything). */
 export const rowOf = <K extends Node['kind']>(arg: unknown, kind: K): Extract<Node, { kind: K }> | undefined => {
   const n = arg as Node | undefined;
-  return n && typeof n === 'object' && n.kind === kind ? (n as Extract<Node, { kind: K }>) : undefined;
+  return isObjectLike(n) && n.kind === kind ? (n as Extract<Node, { kind: K }>) : undefined;
 };
 
 /** The tree's node of a task, as the commands that act on a task take it. */
