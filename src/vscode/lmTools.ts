@@ -14,11 +14,11 @@ import { reasonOf } from '../core/jsonrpc/errors';
 import { urlsRequired } from '../core/elicitation/urlRequired';
 import { isTerminal } from '../core/tasks/status';
 import { toAbortSignal } from './cancellation';
-import { isNumber } from '../core/util/json';
+import { isNumber, stringify } from '../core/util/json';
 
 /** Text for the model, then the same facts as JSON (a text part: data parts need a newer editor). */
 const answer = (a: ModelAnswer): vscode.LanguageModelToolResult => {
-  return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(a.text), new vscode.LanguageModelTextPart(JSON.stringify(a.data))]);
+  return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(a.text), new vscode.LanguageModelTextPart(stringify(a.data))]);
 };
 
 /**
@@ -72,7 +72,7 @@ export const registerLmTools = (service: TasksService): vscode.Disposable[] => {
       } catch {
         return { invocationMessage: vscode.l10n.t('Starting an MCP task') };
       }
-      const args = JSON.stringify(input.arguments, null, 2);
+      const args = stringify(input.arguments, null, 2);
       return {
         invocationMessage: vscode.l10n.t('Starting {0} on {1} as a task', input.tool, input.server),
         confirmationMessages: {

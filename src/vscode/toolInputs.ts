@@ -10,7 +10,7 @@ import { planElicitation } from '../core/elicitation/plan';
 import type { Tool } from '../core/protocol/schemas';
 import { formatAge } from '../core/tasks/presentation';
 import { errorMessage } from '../core/util/abort';
-import { isObject, isObjectLike } from '../core/util/json';
+import { isObject, isObjectLike, stringify } from '../core/util/json';
 import { setting } from './configuration';
 import { NEVER } from './cancellation';
 import type { QuickInputPrompter } from './elicitation/quickInputPrompter';
@@ -157,7 +157,7 @@ const askJson = async (tool: Tool, title: string, ui: QuickInputPrompter, start:
     prompt: why
       ? vscode.l10n.t('Arguments as a JSON object (no form for this tool: {0}). Properties: {1}', why, props)
       : vscode.l10n.t('Arguments as a JSON object. Properties: {0}', props),
-    value: JSON.stringify(start),
+    value: stringify(start),
     canGoBack: true,
     signal: NEVER,
     validate: (v) => {

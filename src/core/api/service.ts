@@ -16,7 +16,7 @@ import { taskKey } from '../tasks/types';
 import { errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import type { Logger } from '../util/log';
-import { safeStringify } from '../util/json';
+import { safeStringify, stringify } from '../util/json';
 
 export type TaskSupportValue = 'forbidden' | 'optional' | 'required';
 
@@ -257,7 +257,7 @@ export class TasksService implements Disposable {
 
   #mustGet(id: string): TaskSnapshot {
     const t = this.#deps.engine.get(id);
-    if (!t) throw new UnknownTaskError(`No task with id ${JSON.stringify(id)} is tracked.`);
+    if (!t) throw new UnknownTaskError(`No task with id ${stringify(id)} is tracked.`);
     return t;
   }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ServerConfig } from './types';
-import { isObjectLike } from '../util/json';
+import { isObjectLike, stringify } from '../util/json';
 
 /**
  * A stable digest of what decides how a server is reached: type, transport fields and the
@@ -29,7 +29,7 @@ const canonicalJson = (v: unknown): string => {
     const entries = Object.entries(v)
       .filter(([, x]) => x !== undefined)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
+    return `{${entries.map(([k, x]) => `${stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
   }
-  return JSON.stringify(v);
+  return stringify(v);
 };

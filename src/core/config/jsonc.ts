@@ -1,3 +1,4 @@
+import { stringify } from '../util/json';
 /**
  * A small JSONC reader for `.vscode/mcp.json`: JSON plus comments and trailing commas, as VS Code
  * reads that file. It stops at the first syntax error (the file is then not used at all) and
@@ -55,7 +56,7 @@ export const parseJsonc = (text: string): JsoncDocument => {
   let depth = 0;
   const values = new Map<string, { value: number; key?: number }>();
   const keyLists = new Map<string, string[]>();
-  const id = (path: JsoncPath) => JSON.stringify(path);
+  const id = (path: JsoncPath) => stringify(path);
   const fail = (message: JsoncSyntaxError, at = i): never => {
     throw new SyntaxFail(at, message);
   };

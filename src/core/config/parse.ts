@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import type { ConfigError, ConfigSource, InputDef, ParseResult, ServerConfig, ServerType } from './types';
 import { SERVERS_SETTING, SETTINGS_SOURCE, describeSource, serverId, sourceKey } from './types';
 import { checkUrl, findVariables, formatPath, stringFields } from './variables';
-import { isNumber, isObject, isString } from '../util/json';
+import { isNumber, isObject, isString, stringify } from '../util/json';
 
 type Path = (string | number)[];
 /** Finds the 1-based position of a JSON path in the file, when there is a file. */
@@ -298,7 +298,7 @@ const serverType = (raw: Record<string, unknown>, source: ConfigSource, errors: 
   if (isString(t) && (allowed as readonly string[]).includes(t)) return t as ServerType;
   errors.push({
     path: ['type'],
-    message: `"type" must be ${allowed.map((a) => `"${a}"`).join(', ').replace(/, (?=[^,]*$)/, ' or ')}, not ${JSON.stringify(t)}`,
+    message: `"type" must be ${allowed.map((a) => `"${a}"`).join(', ').replace(/, (?=[^,]*$)/, ' or ')}, not ${stringify(t)}`,
   });
   return undefined;
 };
@@ -314,7 +314,7 @@ const parseInputs = (raw: unknown[], source: ConfigSource, errors: ConfigError[]
     if (!isObject(item)) return fail([], 'must be an object, e.g. { "type": "promptString", "id": "api-key", "description": "API key" }');
     if (item.type !== 'promptString' && item.type !== 'pickString' && item.type !== 'command') {
       const kinds = '"promptString", "pickString" or "command"';
-      return fail(['type'], item.type === undefined ? `"type" is missing (use ${kinds})` : `"type" must be ${kinds}, not ${JSON.stringify(item.type)}`);
+      return fail(['type'], item.type === undefined ? `"type" is missing (use ${kinds})` : `"type" must be ${kinds}, not ${stringify(item.type)}`);
     }
     if (out.some((i) => i.id === id)) return fail(['id'], 'defined more than once; the first definition is used');
     if (item.type === 'pickString') {
@@ -322,7 +322,7 @@ const parseInputs = (raw: unknown[], source: ConfigSource, errors: ConfigError[]
       if (!r.success) return zodErrors(r.error).forEach((e) => fail(e.path, e.message));
       const options = r.data.options.map((o) => (isString(o) ? { label: o, value: o } : { label: o.label ?? o.value, value: o.value }));
       if (r.data.default !== undefined && !options.some((o) => o.value === r.data.default)) {
-        return fail(['default'], `"default" ${JSON.stringify(r.data.default)} is not one of the options`);
+        return fail(['default'], `"default" ${stringify(r.data.default)} is not one of the options`);
       }
       const { id: pickId, description, default: dflt } = r.data;
       return void out.push({ type: 'pickString', id: pickId, description: description ?? pickId, options, ...(dflt !== undefined ? { default: dflt } : {}) });

@@ -1,5 +1,5 @@
 import type { ServerConfig, ServerType } from './types';
-import { isNumber } from '../util/json';
+import { isNumber, stringify } from '../util/json';
 
 /** One `${...}` reference in a configuration string. */
 export type VariableRef =
@@ -71,7 +71,7 @@ export const formatPath = (path: readonly PropertyKey[]): string => {
   for (const p of path) {
     if (isNumber(p)) s += `[${p}]`;
     else if (s === '') s = String(p);
-    else s += /^[A-Za-z_][\w-]*$/.test(String(p)) ? `.${String(p)}` : `[${JSON.stringify(String(p))}]`;
+    else s += /^[A-Za-z_][\w-]*$/.test(String(p)) ? `.${String(p)}` : `[${stringify(String(p))}]`;
   }
   return `"${s}"`;
 };
@@ -94,7 +94,7 @@ export const checkUrl = (type: ServerType, url: string): string | undefined => {
   try {
     parsed = new URL(url);
   } catch {
-    return `"url" is not a valid URL: ${JSON.stringify(withoutCredentials(url))}`;
+    return `"url" is not a valid URL: ${stringify(withoutCredentials(url))}`;
   }
   const ok = type === 'ws' ? ['ws:', 'wss:'] : ['http:', 'https:'];
   if (!ok.includes(parsed.protocol)) {

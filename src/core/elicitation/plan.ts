@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
-import { isObject, isObjectLike, safeStringify } from '../util/json';
+import { isObject, isObjectLike, safeStringify, stringify } from '../util/json';
 import { checkValue } from './validate';
 
 /** What a form field asks for; enums become picks. */
@@ -133,7 +133,7 @@ const describe = (where: string, { issues }: { issues: readonly Issue[] }): stri
     .slice(0, 3)
     .map((i) => {
       const at = [where, ...i.path.map(String)].join('.');
-      if (i.code === 'invalid_value' && i.values) return `${at}: expected ${i.values.map((v) => JSON.stringify(v)).join(' or ')}`;
+      if (i.code === 'invalid_value' && i.values) return `${at}: expected ${i.values.map((v) => stringify(v)).join(' or ')}`;
       if (i.code === 'too_small' && i.origin === 'array') return `${at}: expected at least ${String(i.minimum)} item(s)`;
       if (i.code === 'too_small' && i.origin === 'string') return `${at}: must not be empty`;
       if (i.code === 'too_small') return `${at}: expected a number of at least ${String(i.minimum)}`;
@@ -202,7 +202,7 @@ const toStep = (key: string, raw: unknown, required: boolean): FieldStep => {
           try {
             new RegExp(s.pattern, 'u');
           } catch {
-            problem(`${where}: pattern ${JSON.stringify(s.pattern)} is not a valid regular expression`);
+            problem(`${where}: pattern ${stringify(s.pattern)} is not a valid regular expression`);
           }
         }
         const { minLength, maxLength, format, pattern } = s;
@@ -247,7 +247,7 @@ const toStep = (key: string, raw: unknown, required: boolean): FieldStep => {
   if (step.default === undefined) delete step.default;
   else {
     const bad = checkValue(step, step.default);
-    if (bad) problem(`${where}: the default ${JSON.stringify(step.default)} does not fit its own schema (${bad})`);
+    if (bad) problem(`${where}: the default ${stringify(step.default)} does not fit its own schema (${bad})`);
   }
   return step;
 };
@@ -266,7 +266,7 @@ const planUrl = (message: string, url: string | undefined, elicitationId: string
   try {
     parsed = new URL(url);
   } catch {
-    problem(`url ${JSON.stringify(url)} is not a valid URL`);
+    problem(`url ${stringify(url)} is not a valid URL`);
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') problem(`url must be http or https, not ${parsed.protocol.slice(0, -1)}`);
   // `https://bank.example@evil.example` shows a trusted name before the real host; and the spec
@@ -306,7 +306,7 @@ export const planElicitation = (params: unknown, options: { url?: boolean } = {}
       if (options.url === false) problem('mode "url" is not supported by this client');
       return planUrl(p.message, p.url, p.elicitationId);
     }
-    problem(`unknown mode ${JSON.stringify(p.mode)} (expected "form" or "url")`);
+    problem(`unknown mode ${stringify(p.mode)} (expected "form" or "url")`);
   } catch (err) {
     const why = err instanceof SchemaProblem ? err.message : `unexpected problem: ${String(err)}`;
     return { ok: false, error: new RpcError(ErrorCode.InvalidParams, `Invalid elicitation request: ${why}`) };

@@ -13,7 +13,7 @@ import { errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import { DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
-import { isObject, isString } from '../util/json';
+import { isObject, isString, stringify } from '../util/json';
 import { prefixed, truncate } from '../util/log';
 import { TokenBucket } from './tokenBucket';
 
@@ -447,7 +447,7 @@ export class TaskHost {
     }
     const why = state.gone.get(p.data.taskId) ?? 'Task not found';
     // Monitoring for guessing (spec: audit); bounded by the rate limit.
-    this.#serverLog(serverId).debug(`${method} for unknown task ${truncate(JSON.stringify(p.data.taskId), 80)}: ${why}`);
+    this.#serverLog(serverId).debug(`${method} for unknown task ${truncate(stringify(p.data.taskId), 80)}: ${why}`);
     return fail(`Failed to ${VERB[method]}: ${why}`);
   }
 
@@ -486,7 +486,7 @@ export class TaskHost {
       const [key, seq] = Buffer.from(cursor, 'base64url').toString('utf8').split('.');
       after = key === state.cursorKey && /^[0-9]{1,15}$/.test(seq ?? '') ? Number(seq) : NaN;
       if (!(after <= state.seq)) {
-        return fail(`Invalid cursor for tasks/list: ${truncate(JSON.stringify(cursor), 80)} was not issued by this client`);
+        return fail(`Invalid cursor for tasks/list: ${truncate(stringify(cursor), 80)} was not issued by this client`);
       }
     }
     const page: Rec[] = [];

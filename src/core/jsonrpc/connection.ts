@@ -6,7 +6,7 @@ import { Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { truncate, warnRepeated } from '../util/log';
 import { abortReason, errorMessage, MAX_TIMER_MS, sleep } from '../util/abort';
-import { isNumber, isObject, isObjectLike, isString, safeStringify } from '../util/json';
+import { isNumber, isObject, isObjectLike, isString, safeStringify, stringify } from '../util/json';
 import { SENT } from '../util/promise';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, RpcError, TransportFailureError } from './errors';
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from './messages';
@@ -394,7 +394,7 @@ export class JsonRpcConnection implements Disposable {
         }
         const p = this.#pending.get(c.id);
         if (!p) {
-          warnRepeated(this.#log, this.#ignored, 'id', `Ignored a response to request id ${truncate(JSON.stringify(c.id), 100)}, which is not pending (never sent, already answered, or cancelled)`);
+          warnRepeated(this.#log, this.#ignored, 'id', `Ignored a response to request id ${truncate(stringify(c.id), 100)}, which is not pending (never sent, already answered, or cancelled)`);
           return;
         }
         this.#settle(c.id, p);
@@ -447,7 +447,7 @@ export class JsonRpcConnection implements Disposable {
     // asked twice) would reach the peer as that answer or cost the user twice. Bounded: a replay
     // reaches back a few messages, not thousands.
     const seen = this.#seen;
-    if (seen.has(req.id)) return this.#log.warn(`Ignored a repeat of request id ${truncate(JSON.stringify(req.id), 100)} (${truncate(req.method, 100)})`);
+    if (seen.has(req.id)) return this.#log.warn(`Ignored a repeat of request id ${truncate(stringify(req.id), 100)} (${truncate(req.method, 100)})`);
     seen.add(req.id);
     if (seen.size > 1000) seen.delete(seen.values().next().value!);
     const handler = this.#requestHandlers.get(req.method);

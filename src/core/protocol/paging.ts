@@ -1,4 +1,5 @@
 import type { Logger } from '../util/log';
+import { stringify } from '../util/json';
 
 /**
  * Pages through a paginated list (`tools/list`, `tasks/list`: T-REQ-6): `page` asks for the page
@@ -27,7 +28,7 @@ export const pageThrough = async (
     cursor = result.nextCursor ?? undefined;
     if (cursor === undefined) return n + 1;
     if (seen.has(cursor)) {
-      log.error(`${method}: the server repeated the cursor ${JSON.stringify(cursor)}; stopped paging`);
+      log.error(`${method}: the server repeated the cursor ${stringify(cursor)}; stopped paging`);
       return n + 1;
     }
     seen.add(cursor);

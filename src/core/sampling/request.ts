@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
-import { isObject } from '../util/json';
+import { isObject, stringify } from '../util/json';
 import { fallback } from '../util/zod';
 
 // The params of `sampling/createMessage` (2025-11-25), validated at the boundary. Content may be
@@ -160,7 +160,7 @@ const describeRequest = (plan: SamplingPlan, o: PreviewOptions, maxChars: number
   const lines = [`MCP server "${o.serverLabel}" asks to use a language model${o.taskId ? ` for its task ${o.taskId}${o.toolName ? ` (tool ${o.toolName})` : ''}` : ''}.`];
   lines.push(`Max tokens: ${plan.maxTokens}`);
   if (plan.hints.length) lines.push(`Model hints: ${plan.hints.join(', ')}`);
-  if (plan.stopSequences.length) lines.push(`Stop sequences: ${plan.stopSequences.map((s) => JSON.stringify(s)).join(', ')}`);
+  if (plan.stopSequences.length) lines.push(`Stop sequences: ${plan.stopSequences.map((s) => stringify(s)).join(', ')}`);
   if (plan.temperature !== undefined) lines.push(`Temperature: ${plan.temperature} (not passed on: the editor's language models take no portable temperature)`);
   if (plan.includeContext) lines.push(`Include context: ${plan.includeContext} (ignored: this client adds no context)`);
   if (plan.systemPrompt) lines.push('', 'System prompt:', shorten(plan.systemPrompt, maxChars));

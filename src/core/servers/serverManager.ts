@@ -24,7 +24,7 @@ import { HeldByUserError } from '../tasks/engine';
 import type { SavedSession } from '../state/taskStore';
 import type { SavedHttpSession } from '../transports/factory';
 import type { LiveWork } from '../tasks/types';
-import { isString } from '../util/json';
+import { isString, stringify } from '../util/json';
 
 /** Why a restart closed the connection: the lost tasks and ended calls say so. */
 export const RESTARTED = 'restarted by the user';
@@ -395,7 +395,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     const n = this.#liveTasks(entry);
     const leaving = this.#leaving.get(id) === entry;
     if (n) {
-      if (JSON.stringify(n) === JSON.stringify(entry.waitsFor)) return; // the same counts (liveCount)
+      if (stringify(n) === stringify(entry.waitsFor)) return; // the same counts (liveCount)
       entry.waitsFor = n;
       if (leaving) this.#onDidChange.fire(undefined);
       else this.#setState(entry, entry.state);
@@ -419,7 +419,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
    */
   #print(config: ServerConfig): string {
     const relative = (p: string | undefined) => p !== undefined && !path.isAbsolute(p);
-    const fromFolders = JSON.stringify(config).includes('${workspaceFolder') || (config.type === 'stdio' && (relative(config.cwd) || relative(config.envFile)));
+    const fromFolders = stringify(config).includes('${workspaceFolder') || (config.type === 'stdio' && (relative(config.cwd) || relative(config.envFile)));
     if (config.source.kind === 'workspaceFolder' || !fromFolders) return fingerprint(config);
     const { folders, folderPaths } = this.#options.resolveContext(config);
     return fingerprint(config, { folders, folderPaths });
@@ -838,7 +838,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
   #keep(e: Entry): void {
     const r = e.resolved;
     if (!e.kept && r?.type === 'http' && this.#options.secrets) {
-      this.#secret((e.kept = randomUUID()), JSON.stringify({ url: r.url, headers: r.headers }), this.label(e.config.id));
+      this.#secret((e.kept = randomUUID()), stringify({ url: r.url, headers: r.headers }), this.label(e.config.id));
     }
   }
 
@@ -882,7 +882,7 @@ const SECRET_PARAM = /key|token|secret|pass|auth|sig|cred|session/i;
 /** The values of the `${env:NAME}` variables of a server whose names say they hold a secret. */
 export const envSecrets = (config: ServerConfig, env: Readonly<Record<string, string | undefined>>): string[] => {
   const out: string[] = [];
-  for (const [, name] of JSON.stringify(config).matchAll(/\$\{env:([^}]+)\}/g)) {
+  for (const [, name] of stringify(config).matchAll(/\$\{env:([^}]+)\}/g)) {
     const value = env[name];
     if (value && SECRET_NAME.test(name)) out.push(value);
   }

@@ -11,7 +11,7 @@ import { errorMessage, sleep } from '../util/abort';
 import type { Disposable } from '../util/event';
 import { DisposableStore } from '../util/event';
 import type { Logger } from '../util/log';
-import { isNumber, isObjectLike, isString, safeStringify, TOO_DEEP } from '../util/json';
+import { isNumber, isObjectLike, isString, safeStringify, stringify, TOO_DEEP } from '../util/json';
 
 /** A Streamable HTTP session kept open across a window reload because it had live tasks. */
 export interface SavedSession {
@@ -249,7 +249,7 @@ export class TaskStore implements Disposable {
     // Claims are written at once; with no live task to take (a session needs one), nothing is.
     if (claimed) {
       for (const s of needed) s.owner = this.#owner;
-      this.#writeSync(() => JSON.stringify(data));
+      this.#writeSync(() => stringify(data));
     }
     return state;
   }
@@ -345,7 +345,7 @@ export class TaskStore implements Disposable {
     }
     // A session stays on disk only while a task may still use it (see neededSessions).
     const needed = neededSessions(sessions, tasks.map((t) => t.snap), this.#retentionMs());
-    return JSON.stringify({ version: 1, tasks, sessions: needed, removed } satisfies IndexFile);
+    return stringify({ version: 1, tasks, sessions: needed, removed } satisfies IndexFile);
   }
 
   async #writeIndex(): Promise<void> {
@@ -420,7 +420,7 @@ export class TaskStore implements Disposable {
 
   #outcomeText(outcome: TaskOutcome): string {
     try {
-      return JSON.stringify(outcome);
+      return stringify(outcome);
     } catch (err) {
       // A result nested too deeply for the stack: saved with its deepest parts replaced, rather than not at all.
       this.#log.warn(`A task result is nested too deeply to save whole (${errorMessage(err)}): saved with its deepest parts replaced by "${TOO_DEEP}"`);

@@ -1,3 +1,4 @@
+import { stringify } from '../util/json';
 /**
  * Splits a byte stream into newline-delimited lines (the stdio framing of MCP).
  *
@@ -97,4 +98,4 @@ export class LineBuffer {
 }
 
 /** One message as a line of the stdio framing. */
-export const serializeLine = (message: object): string => JSON.stringify(message) + '\n';
+export const serializeLine = (message: object): string => stringify(message) + '\n';

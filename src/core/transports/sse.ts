@@ -4,6 +4,7 @@ import { CHECK_URL, checkHttpConfig, closedError, deliver, discardBody, httpStat
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, TransportHttpError } from './transport';
+import { stringify } from '../util/json';
 
 export interface LegacySseOptions {
   /** The SSE endpoint, e.g. `https://host/sse`. */
@@ -115,7 +116,7 @@ export class LegacySseTransport implements Transport {
     if (!this.#endpoint) throw new TransportHttpError(`${this.description} is not started`);
     const extra: Record<string, string> = { 'Content-Type': 'application/json' };
     if (this.#protocolVersion !== undefined) extra['MCP-Protocol-Version'] = this.#protocolVersion;
-    const response = await this.#http('POST', this.#endpoint, extra, JSON.stringify(message));
+    const response = await this.#http('POST', this.#endpoint, extra, stringify(message));
     // The answer arrives on the event stream; the POST's own body (e.g. "Accepted") means nothing.
     if (!response.ok) throw await httpStatusError(this.#serverName, this.#endpoint.href, response, false);
     await discardBody(response);

@@ -6,7 +6,7 @@ import { checkHttpConfig, closedError, deliver, discardBody, httpStatusError, MA
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, LOCAL_FAILURE, messagesIn, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
-import { isNumber, isObjectLike, isString } from '../util/json';
+import { isNumber, isObjectLike, isString, stringify } from '../util/json';
 
 /** How a dropped SSE stream is resumed. */
 export interface ReconnectOptions {
@@ -236,7 +236,7 @@ export class StreamableHttpTransport implements Transport {
 
   /** POSTs a message as the spec asks: JSON, accepting a JSON or an event-stream answer. */
   #postMessage(message: object, signal: AbortSignal): Promise<Response> {
-    return this.#http('POST', { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, signal, JSON.stringify(message));
+    return this.#http('POST', { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, signal, stringify(message));
   }
 
   /** Sends one POST and handles its answer; true when an SSE answer is being followed. */
@@ -276,7 +276,7 @@ export class StreamableHttpTransport implements Transport {
       // as "Bad Request: Server not initialized") is the only answer that will come: its words say why.
       const said = (values as { id?: unknown; error?: { message?: unknown } }[]).find((v) => v?.id === null && isString(v.error?.message))?.error?.message;
       for (const id of exchange.ids) {
-        if (!answered.has(id)) this.#fail(id, `Server "${this.#serverName}" answered ${said ? `${describe(message)} with an error that names no request: ${said}` : `with JSON that holds no response to request id ${JSON.stringify(id)}; no other answer can come`}`);
+        if (!answered.has(id)) this.#fail(id, `Server "${this.#serverName}" answered ${said ? `${describe(message)} with an error that names no request: ${said}` : `with JSON that holds no response to request id ${stringify(id)}; no other answer can come`}`);
       }
       return false;
     }
@@ -589,6 +589,6 @@ const responseIdOf = (v: unknown): RequestId | undefined => {
 
 const describe = (message: object): string => {
   const { method, id } = message as { method?: unknown; id?: unknown };
-  if (isString(method)) return id === undefined ? method : `${method} (id ${JSON.stringify(id)})`;
-  return id === undefined ? 'a message' : `the response to id ${JSON.stringify(id)}`;
+  if (isString(method)) return id === undefined ? method : `${method} (id ${stringify(id)})`;
+  return id === undefined ? 'a message' : `the response to id ${stringify(id)}`;
 };

@@ -9,7 +9,7 @@ import type { Transport, TransportCloseInfo } from './transport';
 import { authChallengeHint } from './authChallenge';
 import { CHECK_URL, readBodySnippet, unreachableHint, webPageAnswer } from './sseStream';
 import { CLOSED_BY_CLIENT, messagesIn, TransportHttpError, TransportParseError } from './transport';
-import { isString } from '../util/json';
+import { isString, stringify } from '../util/json';
 
 export interface WebSocketTransportOptions {
   /** `ws://` or `wss://` endpoint of the server. */
@@ -82,7 +82,7 @@ export class WebSocketTransport implements Transport {
     if (this.#closing) return Promise.reject(new Error(`WebSocket transport for ${this.#who()} was closed`));
     const { headers = {} } = this.#options;
     if (this.#log.traceEnabled !== false) {
-      this.#log.trace(`WebSocket connecting to ${this.#displayUrl} (headers: ${JSON.stringify(redactHeaders(headers))})`);
+      this.#log.trace(`WebSocket connecting to ${this.#displayUrl} (headers: ${stringify(redactHeaders(headers))})`);
     }
 
     return new Promise<void>((resolve, reject) => {
@@ -172,7 +172,7 @@ export class WebSocketTransport implements Transport {
     }
     let text: string;
     try {
-      text = JSON.stringify(message);
+      text = stringify(message);
     } catch (err) {
       return Promise.reject(new Error(`Cannot send to ${this.#who()}: ${errorMessage(err)}`));
     }

@@ -1,4 +1,4 @@
-import { isString } from './json';
+import { isString, stringify } from './json';
 /** setTimeout's longest delay: Node fires a longer one after 1 ms, with a warning. Longer waits arm this and re-arm. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -57,7 +57,7 @@ export const errorMessage = (err: unknown): string => {
   if (err instanceof Error) return err.message;
   if (isString(err)) return err;
   try {
-    return JSON.stringify(err);
+    return stringify(err);
   } catch {
     return String(err);
   }

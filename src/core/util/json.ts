@@ -1,3 +1,6 @@
+/** JSON.stringify, which needs no `this`: the bundle spells `JSON.stringify(` once, not at each of its 47 uses. */
+export const { stringify } = JSON;
+
 /** An object, arrays included: not null (a type guard, shorter in the bundle than `typeof v === 'object' && v !== null`). */
 export const isObjectLike = (v: unknown): v is object => typeof v === 'object' && v !== null;
 
@@ -36,12 +39,12 @@ export const pruneDeep = (value: unknown, maxDepth = MAX_DEPTH): unknown => {
  */
 export const safeStringify = (value: unknown, space?: number): string => {
   try {
-    return JSON.stringify(value, null, space) ?? String(value);
+    return stringify(value, null, space) ?? String(value);
   } catch {
     try {
-      return JSON.stringify(pruneDeep(value), null, space) ?? String(value);
+      return stringify(pruneDeep(value), null, space) ?? String(value);
     } catch {
-      return JSON.stringify(TOO_DEEP);
+      return stringify(TOO_DEEP);
     }
   }
 };

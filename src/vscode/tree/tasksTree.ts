@@ -14,7 +14,7 @@ import { itsTasksEnd, liveWork } from '../../core/util/log';
 import type { LiveWork } from '../../core/tasks/types';
 import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
 import { executeCommand } from '../editorCommands';
-import { isObjectLike, isString } from '../../core/util/json';
+import { isObjectLike, isString, stringify } from '../../core/util/json';
 
 export type Node =
   | { kind: 'server'; id: string }
@@ -361,7 +361,7 @@ const taskTooltip = (t: TaskSnapshot, now: number, checks?: string): vscode.Mark
   md.appendMarkdown(rows.map(([k, v]) => `${k}: ${v}`).join('  \n'));
   if (t.arguments && Object.keys(t.arguments).length) {
     md.appendMarkdown('\n\nArguments:\n');
-    md.appendCodeblock(truncate(JSON.stringify(t.arguments, null, 2), 1500), 'json');
+    md.appendCodeblock(truncate(stringify(t.arguments, null, 2), 1500), 'json');
   }
   return md;
 };
@@ -448,7 +448,7 @@ const configErrorItem = (e: ConfigError | undefined): vscode.TreeItem => {
 };
 
 /** What a row shows, as one string to compare (the tooltip by its text: a MarkdownString's is a getter). */
-const look = (item: vscode.TreeItem): string => JSON.stringify({ ...item, tooltip: isString(item.tooltip) ? item.tooltip : item.tooltip?.value });
+const look = (item: vscode.TreeItem): string => stringify({ ...item, tooltip: isString(item.tooltip) ? item.tooltip : item.tooltip?.value });
 
 const truncate = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max)}\n…` : s);
 
