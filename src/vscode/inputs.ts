@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { inform } from './confirm';
 import type { InputDef, ServerConfig } from '../core/config/types';
 import { executeCommand, registerCommand } from './editorCommands';
-import { isString } from '../core/util/json';
+import { isArray, isString } from '../core/util/json';
 
 /** Where the keys of saved password values are listed (secret storage cannot list its keys). */
 const SAVED_KEYS = 'mcpTasks.savedInputKeys';
@@ -98,7 +98,7 @@ export class InputPrompter {
 
   #keys(): string[] {
     const v = this.context.globalState.get<unknown>(SAVED_KEYS);
-    return Array.isArray(v) ? v.filter((k): k is string => isString(k)) : [];
+    return isArray(v) ? v.filter((k): k is string => isString(k)) : [];
   }
 
   #track(keys: string[]): Thenable<void> {

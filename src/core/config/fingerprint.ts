@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ServerConfig } from './types';
-import { isObjectLike, stringify } from '../util/json';
+import { isArray, isObjectLike, stringify } from '../util/json';
 
 /**
  * A stable digest of what decides how a server is reached: type, transport fields and the
@@ -24,7 +24,7 @@ export const endpointPrint = (config: ServerConfig): string | undefined => (conf
 
 /** JSON with object keys sorted at every level and undefined members left out. */
 const canonicalJson = (v: unknown): string => {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (isObjectLike(v)) {
     const entries = Object.entries(v)
       .filter(([, x]) => x !== undefined)

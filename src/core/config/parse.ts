@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import type { ConfigError, ConfigSource, InputDef, ParseResult, ServerConfig, ServerType } from './types';
 import { SERVERS_SETTING, SETTINGS_SOURCE, describeSource, serverId, sourceKey } from './types';
 import { checkUrl, findVariables, formatPath, stringFields } from './variables';
-import { isNumber, isObject, isString, stringify } from '../util/json';
+import { isArray, isNumber, isObject, isString, stringify } from '../util/json';
 
 type Path = (string | number)[];
 /** Finds the 1-based position of a JSON path in the file, when there is a file. */
@@ -100,9 +100,9 @@ export const parseMcpJson = (text: string, source: ConfigSource): ParseResult =>
   }
   // Inputs defined but unusable: servers that use them say so rather than "not defined".
   const rejected = new Set<string>();
-  if (doc.inputs !== undefined && !Array.isArray(doc.inputs)) {
+  if (doc.inputs !== undefined && !isArray(doc.inputs)) {
     report(['inputs'], `: "inputs" must be a list.`);
-  } else if (Array.isArray(doc.inputs)) {
+  } else if (isArray(doc.inputs)) {
     result.inputs = parseInputs(doc.inputs, source, result.errors, locate, rejected);
   }
   if (doc.servers === undefined) {

@@ -15,6 +15,7 @@ import { answerOf, initialValue, isReview, nextState, startFlow } from './flow';
 import type { FieldValue, FormPlan, UrlPlan } from './plan';
 import { planElicitation } from './plan';
 import { checkValue, countRule, formatValue, inputHint, validateContent, validateField } from './validate';
+import { isArray } from '../util/json';
 
 /** Leaving a step without answering it. */
 export type Nav = 'back' | 'decline' | 'cancel';
@@ -116,7 +117,7 @@ const askField = async (plan: FormPlan, state: FlowState, p: FormPrompter, ui: D
     return 'error' in r ? undefined : { type: 'answer', value: r.value };
   }
   if (step.kind === 'multi-select') {
-    const chosen = new Set(Array.isArray(initial) ? initial : []);
+    const chosen = new Set(isArray(initial) ? initial : []);
     const items = step.options!.map((opt) => ({ label: opt.label, value: opt.value, picked: chosen.has(opt.value) }));
     // An optional multi-select with nothing checked is left out.
     const empty = (v: string[]) => v.length === 0 && !step.required;

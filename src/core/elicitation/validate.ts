@@ -1,5 +1,5 @@
 import type { FieldStep, FieldValue, FormPlan } from './plan';
-import { isNumber, isString } from '../util/json';
+import { isArray, isNumber, isString } from '../util/json';
 
 /** What typed text means for a field: its value (`undefined`: left out), or what to fix. */
 export type FieldCheck = { value: FieldValue | undefined } | { error: string };
@@ -107,7 +107,7 @@ export const checkValue = (step: FieldStep, value: unknown): string | undefined 
     case 'single-select':
       return isString(value) && choices(step).has(value) ? undefined : `Choose one of: ${labels(step)}`;
     case 'multi-select': {
-      if (!Array.isArray(value) || value.some((v) => !isString(v) || !choices(step).has(v))) return `Choose from: ${labels(step)}`;
+      if (!isArray(value) || value.some((v) => !isString(v) || !choices(step).has(v))) return `Choose from: ${labels(step)}`;
       if (new Set(value).size !== value.length) return 'Choose each option at most once';
       if ((c.minItems !== undefined && value.length < c.minItems) || (c.maxItems !== undefined && value.length > c.maxItems)) return countRule(step);
       return undefined;
@@ -230,7 +230,7 @@ export const validateContent = (plan: FormPlan, content: Record<string, unknown>
 export const formatValue = (step: FieldStep, value: FieldValue | undefined): string => {
   if (value === undefined) return '(left out)';
   const label = (v: string) => choices(step).get(v) ?? v;
-  if (Array.isArray(value)) return value.length ? value.map(label).join(', ') : '(none)';
+  if (isArray(value)) return value.length ? value.map(label).join(', ') : '(none)';
   if (typeof value === 'boolean') return value ? 'Yes' : 'No';
   if (isNumber(value)) return String(value);
   const shown = step.kind === 'single-select' ? label(value) : value;

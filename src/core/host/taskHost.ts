@@ -13,7 +13,7 @@ import { errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import { DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
-import { isObject, isString, stringify } from '../util/json';
+import { isArray, isObject, isString, stringify } from '../util/json';
 import { prefixed, truncate } from '../util/log';
 import { TokenBucket } from './tokenBucket';
 
@@ -639,10 +639,10 @@ const summarize = (method: HostedMethod, params: Record<string, unknown>): strin
   let text: unknown;
   if (method === 'elicitation/create') {
     text = params.message;
-  } else if (Array.isArray(params.messages) && params.messages.length > 0) {
+  } else if (isArray(params.messages) && params.messages.length > 0) {
     const last: unknown = params.messages[params.messages.length - 1];
     const content = isObject(last) ? last.content : undefined;
-    const blocks: unknown[] = Array.isArray(content) ? content : [content];
+    const blocks: unknown[] = isArray(content) ? content : [content];
     text = blocks.map((b) => (isObject(b) && b.type === 'text' && isString(b.text) ? b.text : '')).join(' ');
   }
   return isString(text) ? truncate(text.replace(/\s+/g, ' ').trim(), 200) : '';

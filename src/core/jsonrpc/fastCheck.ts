@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import { isNumber, isObject, isString } from '../util/json';
+import { isArray, isNumber, isObject, isString } from '../util/json';
 
 /**
  * Says yes only where its schema accepts the value and would return it unchanged; no means "ask
@@ -97,7 +97,7 @@ const compile = (node: Node): FastCheck | undefined => {
       return (
         element &&
         ((v) => {
-          if (!Array.isArray(v)) return false;
+          if (!isArray(v)) return false;
           for (let i = 0; i < v.length; i++) if (!element(v[i])) return false;
           return true;
         })

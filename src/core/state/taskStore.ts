@@ -11,7 +11,7 @@ import { errorMessage, sleep } from '../util/abort';
 import type { Disposable } from '../util/event';
 import { DisposableStore } from '../util/event';
 import type { Logger } from '../util/log';
-import { isNumber, isObjectLike, isString, safeStringify, stringify, TOO_DEEP } from '../util/json';
+import { isArray, isNumber, isObjectLike, isString, safeStringify, stringify, TOO_DEEP } from '../util/json';
 
 /** A Streamable HTTP session kept open across a window reload because it had live tasks. */
 export interface SavedSession {
@@ -40,7 +40,7 @@ const SavedSessionSchema = z.object({
 });
 
 /** The saved sessions of an index that can be resumed. */
-const savedSessions = (v: unknown): IndexFile['sessions'] => (Array.isArray(v) ? v.filter((s): s is IndexFile['sessions'][number] => SavedSessionSchema.safeParse(s).success) : []);
+const savedSessions = (v: unknown): IndexFile['sessions'] => (isArray(v) ? v.filter((s): s is IndexFile['sessions'][number] => SavedSessionSchema.safeParse(s).success) : []);
 
 /** A stored outcome file, checked when read back: a damaged file is no result, not a crash later. */
 const StoredOutcomeSchema = z.union([
@@ -504,7 +504,7 @@ const pastRetention = (snap: TaskSnapshot, cutoff: number): boolean => isTermina
 
 /** The sound entries of an index's removed tasks (`v`) that were removed within the retention period. */
 const keptRemoved = (v: unknown, cutoff: number): RemovedTask[] => {
-  return Array.isArray(v) ? v.filter((r: Partial<RemovedTask> | null) => isString(r?.key) && isString(r.createdAt) && isNumber(r.removedAt) && r.removedAt >= cutoff) : [];
+  return isArray(v) ? v.filter((r: Partial<RemovedTask> | null) => isString(r?.key) && isString(r.createdAt) && isNumber(r.removedAt) && r.removedAt >= cutoff) : [];
 };
 
 /** An entry of the index that can be restored: an object whose snapshot names its task and has a known status and kind. */
@@ -525,7 +525,7 @@ const isStoredTask = (entry: unknown): entry is IndexFile['tasks'][number] => {
 const parseIndex = (text: string): IndexFile | undefined => {
   try {
     const data = JSON.parse(text) as IndexFile | null;
-    return data?.version === 1 && Array.isArray(data.tasks) ? data : undefined;
+    return data?.version === 1 && isArray(data.tasks) ? data : undefined;
   } catch {
     return undefined;
   }

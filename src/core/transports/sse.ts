@@ -4,7 +4,7 @@ import { CHECK_URL, checkHttpConfig, closedError, deliver, discardBody, httpStat
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, TransportHttpError } from './transport';
-import { stringify } from '../util/json';
+import { isArray, stringify } from '../util/json';
 
 export interface LegacySseOptions {
   /** The SSE endpoint, e.g. `https://host/sse`. */
@@ -173,7 +173,7 @@ export class LegacySseTransport implements Transport {
   #onMessageEvent(data: string): void {
     if (!data) return;
     const values = parseEventData(data, this.#serverName);
-    if (!Array.isArray(values)) {
+    if (!isArray(values)) {
       this.onerror?.(values);
       return;
     }

@@ -1,5 +1,6 @@
+import { isArray } from '../util/json';
 /** The messages of a value read off the wire: a JSON-RPC batch's elements, or the value itself. */
-export const messagesIn = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
+export const messagesIn = (value: unknown): unknown[] => (isArray(value) ? value : [value]);
 
 /** The reason of a close the client asked for (`close()`). */
 export const CLOSED_BY_CLIENT = 'closed by the client';

@@ -9,7 +9,7 @@ import type { Transport, TransportCloseInfo } from './transport';
 import { authChallengeHint } from './authChallenge';
 import { CHECK_URL, readBodySnippet, unreachableHint, webPageAnswer } from './sseStream';
 import { CLOSED_BY_CLIENT, messagesIn, TransportHttpError, TransportParseError } from './transport';
-import { isString, stringify } from '../util/json';
+import { isArray, isString, stringify } from '../util/json';
 
 export interface WebSocketTransportOptions {
   /** `ws://` or `wss://` endpoint of the server. */
@@ -208,7 +208,7 @@ export class WebSocketTransport implements Transport {
 
   #receive(data: RawData, isBinary: boolean): void {
     this.#alive = true;
-    const buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+    const buf = Buffer.isBuffer(data) ? data : isArray(data) ? Buffer.concat(data) : Buffer.from(data);
     if (isBinary) {
       this.#fail(new TransportParseError(`Ignored a binary frame of ${buf.length} bytes (MCP sends JSON in text frames)`, `<${buf.length} bytes>`));
       return;
