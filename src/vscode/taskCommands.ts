@@ -25,6 +25,7 @@ import { QuickInputPrompter } from './elicitation/quickInputPrompter';
 import type { ToolArguments } from './toolInputs';
 import { BACK, askArguments, askTtl } from './toolInputs';
 import { executeCommand, registerCommand } from './editorCommands';
+import { keysOf } from '../core/util/json';
 
 export interface TaskCommandDeps {
   servers: ServerManager;
@@ -390,7 +391,7 @@ const runTool = async (deps: TaskCommandDeps, ui: QuickInputPrompter, server: Se
       step = 'ttl';
     } else {
       // A tool without arguments had no arguments step: the ttl follows its pick, and Back returns there.
-      const n = Object.keys(tool!.inputSchema.properties ?? {}).length ? 3 + o : 2 + o;
+      const n = keysOf(tool!.inputSchema.properties ?? {}).length ? 3 + o : 2 + o;
       const ttl = await askTtl(vscode.l10n.t('Run Tool as Task ({0}/{0}): ttl of {1}', n, tool!.name), ui);
       if (ttl === undefined) return;
       if (ttl === BACK) {

@@ -10,7 +10,7 @@ import { planElicitation } from '../core/elicitation/plan';
 import type { Tool } from '../core/protocol/schemas';
 import { formatAge } from '../core/tasks/presentation';
 import { errorMessage } from '../core/util/abort';
-import { isObject, isObjectLike, stringify } from '../core/util/json';
+import { entriesOf, isObject, isObjectLike, keysOf, stringify } from '../core/util/json';
 import { setting } from './configuration';
 import { NEVER } from './cancellation';
 import type { QuickInputPrompter } from './elicitation/quickInputPrompter';
@@ -115,7 +115,7 @@ export interface ToolArguments {
  */
 export const askArguments = async (tool: Tool, title: string, ui: QuickInputPrompter, before?: ToolArguments): Promise<ToolArguments | typeof BACK | undefined> => {
   const props = tool.inputSchema.properties ?? {};
-  if (!Object.keys(props).length) return { value: {}, json: false };
+  if (!keysOf(props).length) return { value: {}, json: false };
   const json = async (start: Record<string, unknown>, why?: string) => {
     const value = await askJson(tool, title, ui, start, why);
     return value === undefined || value === BACK ? value : { value, json: true };
@@ -141,7 +141,7 @@ export const askArguments = async (tool: Tool, title: string, ui: QuickInputProm
 /** A starting point for the JSON box: defaults, and empty values of the right type for required properties. */
 const template = (tool: Tool): Record<string, unknown> => {
   const out: Record<string, unknown> = {};
-  for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
+  for (const [name, schema] of entriesOf(tool.inputSchema.properties ?? {})) {
     const s = schema as { default?: unknown; type?: string };
     if (s.default !== undefined) out[name] = s.default;
     else if (tool.inputSchema.required?.includes(name)) out[name] = s.type === 'number' || s.type === 'integer' ? 0 : s.type === 'boolean' ? false : s.type === 'array' ? [] : s.type === 'object' ? {} : '';
@@ -151,7 +151,7 @@ const template = (tool: Tool): Record<string, unknown> => {
 
 /** The arguments as one JSON object (the fallback, and "Edit as JSON…"); Back leaves the arguments step. */
 const askJson = async (tool: Tool, title: string, ui: QuickInputPrompter, start: Record<string, unknown>, why?: string): Promise<Record<string, unknown> | typeof BACK | undefined> => {
-  const props = Object.keys(tool.inputSchema.properties ?? {}).join(', ');
+  const props = keysOf(tool.inputSchema.properties ?? {}).join(', ');
   const a = await ui.input({
     title,
     prompt: why

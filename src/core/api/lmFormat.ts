@@ -3,7 +3,7 @@
 // every answer is unit-tested.
 import { STATUS_PRESENTATION, formatProgress } from '../tasks/presentation';
 import type { ResultInfo, ServerInfo, TaskInfo, ToolInfo } from './service';
-import { isArray, isObjectLike, isString, safeStringify } from '../util/json';
+import { entriesOf, isArray, isObjectLike, isString, safeStringify } from '../util/json';
 import type { UrlPlan } from '../elicitation/plan';
 import { urlsRequired } from '../elicitation/urlRequired';
 
@@ -38,7 +38,7 @@ export const summarizeInputs = (schema: Record<string, unknown>): InputSummary[]
   const properties = schema.properties;
   if (!isObjectLike(properties)) return [];
   const required = new Set(isArray(schema.required) ? schema.required.filter((r): r is string => isString(r)) : []);
-  return Object.entries(properties as Record<string, unknown>).map(([name, raw]) => {
+  return entriesOf(properties as Record<string, unknown>).map(([name, raw]) => {
     const p = isObjectLike(raw) ? (raw as Record<string, unknown>) : {};
     const type = isArray(p.type) ? p.type.join(' | ') : isString(p.type) ? p.type : undefined;
     const oneOf = isArray(p.oneOf) ? p.oneOf.map((o: unknown) => (isObjectLike(o) ? (o as Record<string, unknown>).const : undefined)).filter((c) => c !== undefined) : [];

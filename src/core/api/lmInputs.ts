@@ -1,7 +1,7 @@
 // Inputs of the language-model tools. The editor does not check a tool's input against its
 // declared schema, and a model may send anything: each input is read here, and a mistake is
 // reported in words a model can act on.
-import { isNumber, isObject, isString } from '../util/json';
+import { isNumber, isObject, isString, keysOf } from '../util/json';
 
 /** The longest a tool call may wait for a task to end, in seconds. */
 export const MAX_WAIT_SECONDS = 120;
@@ -41,11 +41,11 @@ const HINTS: Record<string, string> = {
 
 /** Reads `input` against `spec`: unknown properties, missing required ones and wrong types are refused. */
 const read = (tool: string, input: unknown, spec: Record<string, Kind>): Record<string, unknown> => {
-  const keys = Object.keys(spec);
+  const keys = keysOf(spec);
   const fail = (why: string) => new ToolInputError(`${tool}: ${why}.`);
   const o = input ?? {};
   if (!isObject(o)) throw fail(`the input must be a JSON object with the properties ${keys.join(', ')}`);
-  const extra = Object.keys(o).filter((k) => !keys.includes(k));
+  const extra = keysOf(o).filter((k) => !keys.includes(k));
   if (extra.length) throw fail(`unknown propert${extra.length === 1 ? 'y' : 'ies'} ${extra.map((k) => `"${k}"`).join(', ')}; allowed: ${keys.join(', ')}`);
   const out: Record<string, unknown> = {};
   for (const key of keys) {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ServerConfig } from './types';
-import { isArray, isObjectLike, stringify } from '../util/json';
+import { entriesOf, isArray, isObjectLike, stringify } from '../util/json';
 
 /**
  * A stable digest of what decides how a server is reached: type, transport fields and the
@@ -26,7 +26,7 @@ export const endpointPrint = (config: ServerConfig): string | undefined => (conf
 const canonicalJson = (v: unknown): string => {
   if (isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (isObjectLike(v)) {
-    const entries = Object.entries(v)
+    const entries = entriesOf(v)
       .filter(([, x]) => x !== undefined)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, x]) => `${stringify(k)}:${canonicalJson(x)}`).join(',')}}`;

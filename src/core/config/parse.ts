@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import type { ConfigError, ConfigSource, InputDef, ParseResult, ServerConfig, ServerType } from './types';
 import { SERVERS_SETTING, SETTINGS_SOURCE, describeSource, serverId, sourceKey } from './types';
 import { checkUrl, findVariables, formatPath, stringFields } from './variables';
-import { isArray, isNumber, isObject, isString, stringify } from '../util/json';
+import { entriesOf, isArray, isNumber, isObject, isString, stringify } from '../util/json';
 
 type Path = (string | number)[];
 /** Finds the 1-based position of a JSON path in the file, when there is a file. */
@@ -202,7 +202,7 @@ export const newProblems = (shown: Map<string, string[]>, errors: readonly Confi
 };
 
 const parseServers = (map: Record<string, unknown>, source: ConfigSource, result: ParseResult, locate: Locate, rejected: ReadonlySet<string> = new Set()): void => {
-  for (const [name, raw] of Object.entries(map)) {
+  for (const [name, raw] of entriesOf(map)) {
     const errors: { path: Path; message: string }[] = [];
     const server = parseServer(name, raw, source, result.inputs, rejected, errors);
     for (const e of errors) {
@@ -244,7 +244,7 @@ const parseServer = (
       return undefined;
     }
     const env: Record<string, string | null> = {};
-    for (const [k, v] of Object.entries(r.data.env ?? {})) env[k] = isNumber(v) ? String(v) : v;
+    for (const [k, v] of entriesOf(r.data.env ?? {})) env[k] = isNumber(v) ? String(v) : v;
     server = { ...base, type, command: r.data.command, args: r.data.args ?? [], env, envFile: r.data.envFile, cwd: r.data.cwd };
   } else {
     const r = RemoteSchema.safeParse(raw);

@@ -3,7 +3,7 @@ import { errorMessage } from '../util/abort';
 import { parseDotenv } from './dotenv';
 import type { InputDef, ResolvedServer, ServerConfig } from './types';
 import { checkUrl, findVariables, formatPath, stringFields, substituteVariables } from './variables';
-import { isString } from '../util/json';
+import { entriesOf, isString, keysOf } from '../util/json';
 
 /** What variable resolution may look at. Every effect comes in through here, so tests stay pure. */
 export interface ResolveContext {
@@ -56,7 +56,7 @@ export const resolveServer = async (config: ServerConfig, ctx: ResolveContext): 
           v.name !== undefined
             ? `no workspace folder is named "${v.name}"`
             : open.length > 1
-              ? `the workspace has ${open.length} folders: name one, as in "\${workspaceFolder:${Object.keys(ctx.folders)[0]}}"`
+              ? `the workspace has ${open.length} folders: name one, as in "\${workspaceFolder:${keysOf(ctx.folders)[0]}}"`
               : 'there is no workspace folder to take it from';
         return fail(`${where} "${v.text}", but ${why}`);
       }
@@ -105,7 +105,7 @@ export const resolveServer = async (config: ServerConfig, ctx: ResolveContext): 
           return v.text;
       }
     });
-  const subMap = <T extends string | null>(m: Record<string, T>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v === null ? v : sub(v)])) as Record<string, T>;
+  const subMap = <T extends string | null>(m: Record<string, T>) => Object.fromEntries(entriesOf(m).map(([k, v]) => [k, v === null ? v : sub(v)])) as Record<string, T>;
 
   const { id, name, label, source } = config;
   if (config.type !== 'stdio') {
@@ -135,7 +135,7 @@ export const resolveServer = async (config: ServerConfig, ctx: ResolveContext): 
   }
   // Explicit env wins over the file; null removes a variable (also one from the file).
   const unsetEnv: string[] = [];
-  for (const [k, v] of Object.entries(subMap(config.env))) {
+  for (const [k, v] of entriesOf(subMap(config.env))) {
     if (v === null) {
       delete env[k];
       unsetEnv.push(k);

@@ -1,5 +1,5 @@
 import type { ServerConfig, ServerType } from './types';
-import { isNumber, stringify } from '../util/json';
+import { entriesOf, isNumber, stringify } from '../util/json';
 
 /** One `${...}` reference in a configuration string. */
 export type VariableRef =
@@ -50,7 +50,7 @@ export interface StringField {
 export const stringFields = (c: ServerConfig): StringField[] => {
   const out: StringField[] = [];
   const map = (key: string, m: Record<string, string | null>) => {
-    for (const [k, v] of Object.entries(m)) if (v !== null) out.push({ path: [key, k], value: v });
+    for (const [k, v] of entriesOf(m)) if (v !== null) out.push({ path: [key, k], value: v });
   };
   if (c.type === 'stdio') {
     out.push({ path: ['command'], value: c.command });

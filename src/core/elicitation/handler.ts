@@ -15,7 +15,7 @@ import { answerOf, initialValue, isReview, nextState, startFlow } from './flow';
 import type { FieldValue, FormPlan, UrlPlan } from './plan';
 import { planElicitation } from './plan';
 import { checkValue, countRule, formatValue, inputHint, validateContent, validateField } from './validate';
-import { isArray } from '../util/json';
+import { isArray, keysOf } from '../util/json';
 
 /** Leaving a step without answering it. */
 export type Nav = 'back' | 'decline' | 'cancel';
@@ -276,7 +276,7 @@ export const createElicitationHandler = (options: ElicitationHandlerOptions): El
         accepted.add(key);
         if (accepted.size > 100) accepted.delete(accepted.values().next().value!);
       }
-      const fields = result.action === 'accept' && result.content ? ` (fields: ${Object.keys(result.content).join(', ') || 'none'})` : '';
+      const fields = result.action === 'accept' && result.content ? ` (fields: ${keysOf(result.content).join(', ') || 'none'})` : '';
       log.info(`Answered ${title}: ${result.action}${fields}`);
       return result;
     } catch (err) {

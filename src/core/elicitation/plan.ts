@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
-import { isObject, isObjectLike, safeStringify, stringify } from '../util/json';
+import { isObject, isObjectLike, keysOf, safeStringify, stringify } from '../util/json';
 import { checkValue } from './validate';
 
 /** What a form field asks for; enums become picks. */
@@ -253,7 +253,7 @@ const toStep = (key: string, raw: unknown, required: boolean): FieldStep => {
 };
 
 const prune = <T extends object>(o: T): T => {
-  for (const k of Object.keys(o) as Array<keyof T>) if (o[k] === undefined) delete o[k];
+  for (const k of keysOf(o) as Array<keyof T>) if (o[k] === undefined) delete o[k];
   return o;
 };
 
@@ -284,7 +284,7 @@ const planForm = (message: string, requestedSchema: unknown): FormPlan => {
   const schema = parse(RequestedSchema, requestedSchema, 'requestedSchema');
   // Keys straight from the parsed JSON: a property named `__proto__` must not reach an object.
   const raw = (requestedSchema as { properties: Record<string, unknown> }).properties;
-  const keys = Object.keys(raw);
+  const keys = keysOf(raw);
   if (keys.length > MAX_FIELDS) problem(`requestedSchema has ${keys.length} properties; at most ${MAX_FIELDS} are shown`);
   if (keys.includes('__proto__')) problem('the property name "__proto__" is not allowed');
   const required = new Set(schema.required ?? []);

@@ -1,5 +1,5 @@
 import type { FieldStep, FieldValue, FormPlan } from './plan';
-import { isArray, isNumber, isString } from '../util/json';
+import { isArray, isNumber, isString, keysOf } from '../util/json';
 
 /** What typed text means for a field: its value (`undefined`: left out), or what to fix. */
 export type FieldCheck = { value: FieldValue | undefined } | { error: string };
@@ -214,7 +214,7 @@ const rule = (step: FieldStep): string => {
 export const validateContent = (plan: FormPlan, content: Record<string, unknown>): string | undefined => {
   const problems: string[] = [];
   const known = new Set(plan.steps.map((s) => s.key));
-  for (const key of Object.keys(content)) if (!known.has(key)) problems.push(`"${key}" is not a field of the form`);
+  for (const key of keysOf(content)) if (!known.has(key)) problems.push(`"${key}" is not a field of the form`);
   for (const step of plan.steps) {
     if (!Object.hasOwn(content, step.key) || content[step.key] === undefined) {
       if (step.required) problems.push(`"${step.title}" is required`);

@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import { isArray, isNumber, isObject, isString } from '../util/json';
+import { isArray, isNumber, isObject, isString, keysOf } from '../util/json';
 
 /**
  * Says yes only where its schema accepts the value and would return it unchanged; no means "ask
@@ -110,7 +110,7 @@ const compile = (node: Node): FastCheck | undefined => {
       // zod leaves out a `__proto__` key and refuses symbol keys.
       return (v) => {
         if (!isPlainObject(v) || hasOwn(v, '__proto__') || Object.getOwnPropertySymbols(v).length > 0) return false;
-        for (const k of Object.keys(v)) if (!value(v[k])) return false;
+        for (const k of keysOf(v)) if (!value(v[k])) return false;
         return true;
       };
     }
@@ -144,7 +144,7 @@ const compileObject = (shape: Record<string, Node>, catchall: Node | undefined):
   if (Object.getOwnPropertySymbols(shape).length > 0) return undefined;
   const fields = new Map<string, { check: FastCheck; required: boolean }>();
   let required = 0;
-  for (const key of Object.keys(shape)) {
+  for (const key of keysOf(shape)) {
     // A key Object.prototype has (`constructor`, `__proto__`...) would be read through it.
     if (key in Object.prototype) return undefined;
     const field = shape[key];

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type { Event } from '../util/event';
 import { DisposableBase, Emitter } from '../util/event';
+import { entriesOf } from '../util/json';
 
 /** Whether a server's sampling requests need the user's answer each time. */
 export type SamplingPermission = 'ask' | 'always';
@@ -32,7 +33,7 @@ export class SamplingPermissions extends DisposableBase {
   static fromJSON(value: unknown): SamplingPermissions {
     const perms = new SamplingPermissions();
     const parsed = PersistedSchema.safeParse(value);
-    if (parsed.success) for (const [id, grant] of Object.entries(parsed.data.always)) perms.#always.set(id, grant);
+    if (parsed.success) for (const [id, grant] of entriesOf(parsed.data.always)) perms.#always.set(id, grant);
     return perms;
   }
 

@@ -29,7 +29,7 @@ import type { LocalTaskStatus } from './status';
 import { canTransition, isServerTerminal, isTerminal, needsSession, resultToFetch, retired } from './status';
 import type { LiveWork, RemovedTask, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
 import { TaskEndedError, taskKey } from './types';
-import { isObjectLike, isString } from '../util/json';
+import { isObjectLike, isString, keysOf } from '../util/json';
 
 /**
  * A background connection refused because of what the user did (a Disconnect, an input prompt
@@ -1200,7 +1200,7 @@ export class TaskEngine extends DisposableBase {
     const ttl = sanitizeTtl(task.ttl);
     if (ttl !== snap.ttl) changes.ttl = ttl;
     if (task.pollInterval !== snap.pollInterval) changes.pollInterval = task.pollInterval;
-    if (Object.keys(changes).length === 0) return;
+    if (keysOf(changes).length === 0) return;
     if (changes.status) this.#log.info(`[${label}] Task ${task.taskId} (${snap.toolName}): ${from} → ${task.status}${task.statusMessage ? ` (${truncate(task.statusMessage, 300)})` : ''}`);
     this.#reportErrorResult(rec, changes);
     this.#update(rec, changes);

@@ -1,4 +1,4 @@
-import { isString, safeStringify } from '../util/json';
+import { isString, keysOf, safeStringify } from '../util/json';
 import type { TaskSnapshot } from './types';
 import { localTime, STATUS_PRESENTATION, taskTitle } from './presentation';
 
@@ -97,6 +97,6 @@ export const formatOutcome = (t: TaskSnapshot): string => {
     if (r.content.length === 0) lines.push('_The result has no content._', '');
     if (r.structuredContent !== undefined) lines.push('## Structured content', '', fence(safeStringify(r.structuredContent, 2), 'json'));
   }
-  if (t.arguments && Object.keys(t.arguments).length) lines.push(...(lines.at(-1) ? [''] : []), '## Arguments', '', fence(safeStringify(t.arguments, 2), 'json'));
+  if (t.arguments && keysOf(t.arguments).length) lines.push(...(lines.at(-1) ? [''] : []), '## Arguments', '', fence(safeStringify(t.arguments, 2), 'json'));
   return lines.join('\n').trimEnd() + '\n';
 };

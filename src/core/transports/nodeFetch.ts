@@ -4,7 +4,7 @@ import { pipeline, Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
-import { isArray, stringify } from '../util/json';
+import { entriesOf, isArray, stringify } from '../util/json';
 
 /** What `nodeFetch` takes of `fetch`'s options (so `fetch` itself can stand in for it in tests). */
 export interface NodeFetchInit {
@@ -60,7 +60,7 @@ export const nodeFetch = (url: string | URL, init: NodeFetchInit): Promise<Respo
       clearTimeout(timer);
       try {
         const answered = new Headers();
-        for (const [name, value] of Object.entries(res.headers)) for (const v of isArray(value) ? value : value === undefined ? [] : [value]) answered.append(name, v);
+        for (const [name, value] of entriesOf(res.headers)) for (const v of isArray(value) ? value : value === undefined ? [] : [value]) answered.append(name, v);
         const status = res.statusCode ?? 0;
         // No body to read: drained, so a kept-alive socket goes back to the pool.
         const bodyless = status === 204 || status === 205 || status === 304 || res.headers['content-length'] === '0';

@@ -4,7 +4,7 @@ import { CHECK_URL, checkHttpConfig, closedError, deliver, discardBody, httpStat
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, TransportHttpError } from './transport';
-import { isArray, stringify } from '../util/json';
+import { entriesOf, isArray, stringify } from '../util/json';
 
 export interface LegacySseOptions {
   /** The SSE endpoint, e.g. `https://host/sse`. */
@@ -182,7 +182,7 @@ export class LegacySseTransport implements Transport {
 
   async #http(method: 'GET' | 'POST', url: URL, extra: Record<string, string>, body?: string): Promise<Response> {
     const headers = new Headers(this.#customHeaders);
-    for (const [k, v] of Object.entries(extra)) headers.set(k, v);
+    for (const [k, v] of entriesOf(extra)) headers.set(k, v);
     traceRequest(this.#log, method, url.href, headers);
     try {
       // Redirects are not followed: custom headers (tokens) must not travel to another origin.

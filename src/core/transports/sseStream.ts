@@ -10,7 +10,7 @@ import type { Logger } from '../util/log';
 import { errorMessage } from '../util/abort';
 import type { Transport } from './transport';
 import { messagesIn, TransportHttpError, TransportParseError } from './transport';
-import { isString } from '../util/json';
+import { entriesOf, isString } from '../util/json';
 
 /**
  * Most characters one message may take (an SSE event, a JSON body); a server that streams more
@@ -262,7 +262,7 @@ export const checkHttpConfig = (serverName: string, rawUrl: string, headers: Rec
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new TransportHttpError(`Server "${serverName}" has url ${rawUrl}, which is not http: or https:`);
   }
-  for (const [name, value] of Object.entries(headers)) {
+  for (const [name, value] of entriesOf(headers)) {
     try {
       new Headers([[name, value]]);
     } catch {

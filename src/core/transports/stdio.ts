@@ -7,6 +7,7 @@ import { LineBuffer, serializeLine } from './lineBuffer';
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, messagesIn, TransportParseError } from './transport';
 import { windowsSpawn } from './windowsSpawn';
+import { entriesOf, keysOf } from '../util/json';
 
 export interface StdioOptions {
   command: string;
@@ -33,9 +34,9 @@ export const childEnvironment = (
   const out = { ...base };
   const drop = (name: string) => {
     if (!windows) return void delete out[name];
-    for (const k of Object.keys(out)) if (k.toUpperCase() === name.toUpperCase()) delete out[k];
+    for (const k of keysOf(out)) if (k.toUpperCase() === name.toUpperCase()) delete out[k];
   };
-  for (const [k, v] of Object.entries(env)) {
+  for (const [k, v] of entriesOf(env)) {
     if (windows) drop(k);
     out[k] = v;
   }

@@ -6,7 +6,7 @@ import { checkHttpConfig, closedError, deliver, discardBody, httpStatusError, MA
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, LOCAL_FAILURE, messagesIn, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
-import { isNumber, isObjectLike, isString, stringify } from '../util/json';
+import { entriesOf, isNumber, isObjectLike, isString, stringify } from '../util/json';
 
 /** How a dropped SSE stream is resumed. */
 export interface ReconnectOptions {
@@ -337,7 +337,7 @@ export class StreamableHttpTransport implements Transport {
   /** One HTTP request with our headers; network failures become a `TransportHttpError` naming the URL. */
   async #http(method: 'POST' | 'GET' | 'DELETE', extra: Record<string, string>, signal: AbortSignal, body?: string): Promise<Response> {
     const headers = new Headers(this.#customHeaders);
-    for (const [k, v] of Object.entries(extra)) headers.set(k, v);
+    for (const [k, v] of entriesOf(extra)) headers.set(k, v);
     if (this.#sessionId !== undefined) headers.set('Mcp-Session-Id', this.#sessionId);
     if (this.#protocolVersion !== undefined) headers.set('MCP-Protocol-Version', this.#protocolVersion);
     traceRequest(this.#log, method, this.#url, headers);

@@ -1,4 +1,5 @@
 import { win32 } from 'node:path';
+import { keysOf } from '../util/json';
 
 /** What to hand to `spawn` on Windows for a command and its arguments. */
 export interface WindowsSpawn {
@@ -52,7 +53,7 @@ export const windowsSpawn = (
   isFile: (path: string) => boolean,
 ): WindowsSpawn => {
   // Windows names are case-insensitive; Node passes the child the first of the spellings in sorted order.
-  const get = (name: string) => env[Object.keys(env).sort().find((k) => k.toUpperCase() === name)!];
+  const get = (name: string) => env[keysOf(env).sort().find((k) => k.toUpperCase() === name)!];
   // cmd.exe ignores quotes in a command's name, and no file name has one.
   const cmd = command.replace(/"/g, '');
   const exts = win32.extname(cmd) ? [''] : (get('PATHEXT') || '.COM;.EXE;.BAT;.CMD').match(/[^;]+/g) || [];

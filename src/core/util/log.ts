@@ -1,5 +1,5 @@
 import type { LiveWork } from '../tasks/types';
-import { isString } from './json';
+import { entriesOf, isString } from './json';
 
 /** The logger the core writes to; the editor side backs it with a `LogOutputChannel`. */
 export interface Logger {
@@ -63,7 +63,7 @@ const PROTOCOL_HEADER = /^(accept|content-type|mcp-session-id|mcp-protocol-versi
  */
 export const redactHeaders = (headers: Record<string, string>): Record<string, string> => {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) out[k] = PROTOCOL_HEADER.test(k) ? v : '<redacted>';
+  for (const [k, v] of entriesOf(headers)) out[k] = PROTOCOL_HEADER.test(k) ? v : '<redacted>';
   return out;
 };
 

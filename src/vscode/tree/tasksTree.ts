@@ -14,7 +14,7 @@ import { itsTasksEnd, liveWork } from '../../core/util/log';
 import type { LiveWork } from '../../core/tasks/types';
 import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
 import { executeCommand } from '../editorCommands';
-import { isArray, isObjectLike, isString, stringify } from '../../core/util/json';
+import { isArray, isObjectLike, isString, keysOf, stringify } from '../../core/util/json';
 
 export type Node =
   | { kind: 'server'; id: string }
@@ -359,7 +359,7 @@ const taskTooltip = (t: TaskSnapshot, now: number, checks?: string): vscode.Mark
   if (t.lastServerStatus && (t.status === 'lost' || t.status === 'expired')) rows.push(['Last known status', t.lastServerStatus]);
   if (t.origin !== 'user') rows.push(['Started by', t.origin === 'server-list' ? 'found on the server (tasks/list)' : t.origin]);
   md.appendMarkdown(rows.map(([k, v]) => `${k}: ${v}`).join('  \n'));
-  if (t.arguments && Object.keys(t.arguments).length) {
+  if (t.arguments && keysOf(t.arguments).length) {
     md.appendMarkdown('\n\nArguments:\n');
     md.appendCodeblock(truncate(stringify(t.arguments, null, 2), 1500), 'json');
   }
