@@ -14,6 +14,7 @@ import type { HiddenDialogs } from './hiddenDialogs';
 import type { Node } from './tree/tasksTree';
 import { asTaskNode, hostedTitle } from './tree/tasksTree';
 import { executeCommand } from './editorCommands';
+import { INPUT_REQUIRED } from '../core/protocol/schemas';
 
 /** How long a task that needs input may wait for its question before it is told anyway (the question may never come). */
 const QUESTION_WAIT_MS = 5000;
@@ -137,11 +138,11 @@ export class TaskIndicators extends DisposableBase {
     const returned = this.#endingByUser.get(t.key);
     if (returned === true && !isTerminal(t.status)) this.#endingByUser.delete(t.key);
     if (before === t.status) return;
-    if (t.status !== 'input_required') {
+    if (t.status !== INPUT_REQUIRED) {
       this.#stopAwaiting(t.key);
       this.#asked.delete(t.key);
     }
-    if (t.status === 'input_required') this.#needsInput(t.key);
+    if (t.status === INPUT_REQUIRED) this.#needsInput(t.key);
     else if (before !== undefined && isTerminal(t.status) && !isTerminal(before)) {
       const byUser =
         this.#endingByUser.delete(t.key) && t.status !== 'completed' && (returned === 'cancel' ? t.status !== 'failed' : !returned || t.kind === 'direct' || t.status === 'lost');
@@ -202,9 +203,9 @@ export class TaskIndicators extends DisposableBase {
     let running = 0;
     let waiting = 0;
     for (const [key, s] of this.#last) {
-      if (s === 'working' || (s === 'input_required' && this.#answering?.has(key))) running++;
+      if (s === 'working' || (s === INPUT_REQUIRED && this.#answering?.has(key))) running++;
       // One whose answer could not be sent waits for it at the server: nothing is asked of the user here.
-      else if (s === 'input_required' && !this.#engine.get(key)?.unsent) waiting++;
+      else if (s === INPUT_REQUIRED && !this.#engine.get(key)?.unsent) waiting++;
     }
     this.#shown = running + waiting > 0;
     if (!this.#shown) {
@@ -227,7 +228,7 @@ export class TaskIndicators extends DisposableBase {
 
   #notifyInput(key: string): void {
     const t = this.#engine.get(key);
-    if (this.#disposed || t?.status !== 'input_required') return;
+    if (this.#disposed || t?.status !== INPUT_REQUIRED) return;
     if (!setting('notifications.inputRequired', true)) return;
     const respond = vscode.l10n.t('Respond');
     const text = t.statusMessage

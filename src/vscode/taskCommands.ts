@@ -26,6 +26,7 @@ import type { ToolArguments } from './toolInputs';
 import { BACK, askArguments, askTtl } from './toolInputs';
 import { executeCommand, registerCommand } from './editorCommands';
 import { keysOf } from '../core/util/json';
+import { INPUT_REQUIRED } from '../core/protocol/schemas';
 
 export interface TaskCommandDeps {
   servers: ServerManager;
@@ -78,7 +79,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
     try {
       if (!t.outcome && !isTerminal(t.status)) {
         const [wait, respond] = [vscode.l10n.t('Wait'), vscode.l10n.t('Respond')];
-        const asking = t.status === 'input_required';
+        const asking = t.status === INPUT_REQUIRED;
         const choice = await vscode.window.showInformationMessage(
           asking
             ? vscode.l10n.t('"{0}" waits for your input: its result comes once you answer. Wait for it?', taskTitle(t))
@@ -166,9 +167,9 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
       }
       const t =
         taskFromArg(arg) ??
-        (await pickTask((x) => x.status === 'input_required', vscode.l10n.t('Respond to which task?'), vscode.l10n.t('No task is waiting for your input.')));
+        (await pickTask((x) => x.status === INPUT_REQUIRED, vscode.l10n.t('Respond to which task?'), vscode.l10n.t('No task is waiting for your input.')));
       if (!t) return;
-      if (t.status !== 'input_required') {
+      if (t.status !== INPUT_REQUIRED) {
         inform(vscode.l10n.t('"{0}" is not waiting for input (it is {1}).', taskTitle(t), STATUS_PRESENTATION[t.status].label.toLowerCase()));
         return;
       }

@@ -6,6 +6,7 @@ import type { ResultInfo, ServerInfo, TaskInfo, ToolInfo } from './service';
 import { entriesOf, isArray, isObjectLike, isString, safeStringify } from '../util/json';
 import type { UrlPlan } from '../elicitation/plan';
 import { urlsRequired } from '../elicitation/urlRequired';
+import { INPUT_REQUIRED } from '../protocol/schemas';
 
 /** A tool's answer: text for the model, and the structured facts (sent as a JSON part). */
 export interface ModelAnswer {
@@ -128,7 +129,7 @@ const nextStep = (t: TaskInfo): string => {
   switch (t.status) {
     case 'working':
       return 'It runs in the background: check it with mcpTasks_getTask, or wait for its result with mcpTasks_getResult (waitSeconds up to 120).';
-    case 'input_required':
+    case INPUT_REQUIRED:
       return 'It waits for the user, who is asked a question in the editor; it goes on once answered.';
     case 'completed':
     case 'failed':
@@ -141,7 +142,7 @@ const nextStep = (t: TaskInfo): string => {
 
 /** One sentence on where a task stands. */
 export const describeTaskForModel = (t: TaskInfo): string => {
-  const progress = t.status === 'working' || t.status === 'input_required' ? formatProgress(t.progress) : undefined;
+  const progress = t.status === 'working' || t.status === INPUT_REQUIRED ? formatProgress(t.progress) : undefined;
   const details = [t.statusMessage, progress && `progress ${progress}`, t.note].filter(Boolean).join('; ');
   const what = t.toolName ? `"${t.toolName}" on server "${t.serverLabel}"` : `on server "${t.serverLabel}"`;
   return `Task "${t.taskId}" (${what}) is ${STATUS_PRESENTATION[t.status].label.toLowerCase()}${details ? ` (${details})` : ''}. Created ${t.createdAt}, last updated ${t.lastUpdatedAt}.`;

@@ -75,7 +75,9 @@ export const ListToolsResultSchema = z.looseObject({
   nextCursor: NextCursorSchema,
 });
 
-export const TaskStatusSchema = z.enum(['working', 'input_required', 'completed', 'failed', 'cancelled']);
+/** The status of a task that waits for its requestor (T-REQ-3): one string in the bundle, not one at each of its 22 uses. */
+export const INPUT_REQUIRED = 'input_required';
+export const TaskStatusSchema = z.enum(['working', INPUT_REQUIRED, 'completed', 'failed', 'cancelled']);
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 
 export const TaskSchema = z.looseObject({

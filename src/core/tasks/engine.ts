@@ -4,15 +4,7 @@ import { InvalidResultError } from '../jsonrpc/connection';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, detailOf, isPeerError, reasonOf } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
 import type { CreateTaskResult, Task, TaskStatus } from '../protocol/schemas';
-import {
-  CallToolResultSchema,
-  CreateTaskResultSchema,
-  ListTasksResultSchema,
-  MODEL_IMMEDIATE_RESPONSE_META,
-  RELATED_TASK_META,
-  TaskSchema,
-  declared,
-} from '../protocol/schemas';
+import { CallToolResultSchema, CreateTaskResultSchema, declared, INPUT_REQUIRED, ListTasksResultSchema, MODEL_IMMEDIATE_RESPONSE_META, RELATED_TASK_META, TaskSchema } from '../protocol/schemas';
 import type { McpSession } from '../protocol/session';
 import { pageThrough } from '../protocol/paging';
 import type { TransportCloseInfo } from '../transports/transport';
@@ -502,7 +494,7 @@ export class TaskEngine extends DisposableBase {
     if ((method !== 'elicitation/create' && method !== 'sampling/createMessage') || params?.task !== undefined) return;
     const related = (params?._meta as Record<string, { taskId?: unknown } | undefined> | undefined)?.[RELATED_TASK_META]?.taskId;
     const rec = isString(related) ? this.#recs.get(taskKey(serverId, related)) : undefined;
-    if (rec?.snap.status === 'input_required') this.#update(rec, { unsent: reason });
+    if (rec?.snap.status === INPUT_REQUIRED) this.#update(rec, { unsent: reason });
     this.#onDidNotSend.fire({
       serverId,
       method,
@@ -1146,7 +1138,7 @@ export class TaskEngine extends DisposableBase {
     // T-REQ-3: whatever shows a task waiting for input gets its tasks/result call going, not only
     // a change of status: after a reload or a new session, or when an earlier call failed, the
     // status stays input_required and the server can only ask its questions through that call.
-    if (task.status === 'input_required' && rec.snap.status === 'input_required' && task.taskId === rec.snap.taskId) this.#answerInput(rec);
+    if (task.status === INPUT_REQUIRED && rec.snap.status === INPUT_REQUIRED && task.taskId === rec.snap.taskId) this.#answerInput(rec);
   }
 
   /** The status and fields of a report, checked and applied; what the new status asks for follows in `onStatus`. */
@@ -1258,7 +1250,7 @@ export class TaskEngine extends DisposableBase {
 
   /** A task whose tasks/result call is tried again when it fails: one waiting for input, or an ended one whose outcome is wanted. */
   #needsResultCall(rec: Rec): boolean {
-    return this.#wantsOutcome(rec) || (rec.snap.kind === 'task' && rec.snap.status === 'input_required' && !rec.snap.outcome);
+    return this.#wantsOutcome(rec) || (rec.snap.kind === 'task' && rec.snap.status === INPUT_REQUIRED && !rec.snap.outcome);
   }
 
   /** An ended task whose result is fetched without being asked (the autoFetchResults setting) and is not in hand yet. */
@@ -1500,7 +1492,7 @@ export class TaskEngine extends DisposableBase {
    */
   respond(key: string): void {
     const rec = this.#rec(key);
-    if (rec && rec.snap.status === 'input_required') void this.#resultCall(rec, true);
+    if (rec && rec.snap.status === INPUT_REQUIRED) void this.#resultCall(rec, true);
   }
 
   /**
@@ -1639,7 +1631,7 @@ export class TaskEngine extends DisposableBase {
     if (isTerminal(task.status)) this.#fetchSoon(rec, i);
     else {
       this.#scheduleNext(rec);
-      if (task.status === 'input_required') void this.#resultCall(rec);
+      if (task.status === INPUT_REQUIRED) void this.#resultCall(rec);
     }
   }
 
@@ -1797,7 +1789,7 @@ export class TaskEngine extends DisposableBase {
   #update(rec: Rec, changes: Partial<TaskSnapshot>): void {
     rec.snap = { ...rec.snap, ...changes };
     // The server has moved on: no answer of the user's is missing any more.
-    if (changes.status && changes.status !== 'input_required') delete rec.snap.unsent;
+    if (changes.status && changes.status !== INPUT_REQUIRED) delete rec.snap.unsent;
     if (changes.status !== undefined && isTerminal(changes.status)) {
       rec.listed = false;
       this.#outlived.delete(rec);

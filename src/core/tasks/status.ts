@@ -1,6 +1,7 @@
 import type { TaskStatus } from '../protocol/schemas';
 import type { TaskSnapshot } from './types';
 import { taskKey } from './types';
+import { INPUT_REQUIRED } from '../protocol/schemas';
 
 /**
  * What the view shows for a task: the spec's five statuses, plus two local states.
@@ -15,7 +16,7 @@ const TERMINAL: ReadonlySet<LocalTaskStatus> = new Set(['completed', 'failed', '
 export const isTerminal = (status: LocalTaskStatus): boolean => TERMINAL.has(status);
 
 /** Whether a value read from outside (a stored task) is a status this product knows. */
-export const isLocalTaskStatus = (value: unknown): value is LocalTaskStatus => value === 'working' || value === 'input_required' || TERMINAL.has(value as LocalTaskStatus);
+export const isLocalTaskStatus = (value: unknown): value is LocalTaskStatus => value === 'working' || value === INPUT_REQUIRED || TERMINAL.has(value as LocalTaskStatus);
 
 /** A task moved aside by the engine's `retire`: its id names another task now, never to be asked about. */
 export const retired = (t: TaskSnapshot): boolean => t.kind === 'task' && t.key !== taskKey(t.serverId, t.taskId);
@@ -46,8 +47,8 @@ export const isServerTerminal = (status: TaskStatus): boolean => status === 'com
  * sees no change); anything not listed is illegal and ignored.
  */
 export const TRANSITIONS: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = {
-  working: ['working', 'input_required', 'completed', 'failed', 'cancelled'],
-  input_required: ['input_required', 'working', 'completed', 'failed', 'cancelled'],
+  working: ['working', INPUT_REQUIRED, 'completed', 'failed', 'cancelled'],
+  input_required: [INPUT_REQUIRED, 'working', 'completed', 'failed', 'cancelled'],
   completed: [],
   failed: [],
   cancelled: [],

@@ -15,6 +15,7 @@ import type { LiveWork } from '../../core/tasks/types';
 import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
 import { executeCommand } from '../editorCommands';
 import { isArray, isObjectLike, isString, keysOf, stringify } from '../../core/util/json';
+import { INPUT_REQUIRED } from '../../core/protocol/schemas';
 
 export type Node =
   | { kind: 'server'; id: string }
@@ -277,7 +278,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     const live = !isTerminal(t.status);
     const cancelable = isCancelable(t, this.#servers);
     const hasResult = resultOf(t);
-    item.contextValue = ['task', t.kind, cancelable ? 'cancelable' : '', t.status === 'input_required' ? 'respondable' : '', hasResult ? 'hasResult' : '', live ? 'live' : 'finished']
+    item.contextValue = ['task', t.kind, cancelable ? 'cancelable' : '', t.status === INPUT_REQUIRED ? 'respondable' : '', hasResult ? 'hasResult' : '', live ? 'live' : 'finished']
       .filter(Boolean)
       .join(' ');
     if (hasResult) item.command = { command: 'mcpTasks.openResult', title: 'Open Result', arguments: [asTaskNode(t)] };
