@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { ConfigError, ConfigSource, ParseResult } from '../core/config/types';
-import { SERVERS_SETTING, describeSource } from '../core/config/types';
+import { describeSource, SERVERS_SETTING, WORKSPACE_FOLDER } from '../core/config/types';
 import { combineConfigs, keepLastReadable, newProblems, parseMcpJson, parseSettingServers, unreadable } from '../core/config/parse';
 import { errorMessage } from '../core/util/abort';
 import { sentence } from '../core/util/log';
@@ -80,7 +80,7 @@ export class ConfigurationReader extends DisposableBase {
       const folders = vscode.workspace.workspaceFolders ?? [];
       const files = await Promise.all([
         this.#readFile(this.userFile, { kind: 'user', file: this.userFile.fsPath }),
-        ...folders.map((folder) => this.#readFile(ConfigurationReader.mcpJsonUri(folder), { kind: 'workspaceFolder', folderName: folder.name, folderPath: folder.uri.fsPath, file: ConfigurationReader.mcpJsonUri(folder).fsPath })),
+        ...folders.map((folder) => this.#readFile(ConfigurationReader.mcpJsonUri(folder), { kind: WORKSPACE_FOLDER, folderName: folder.name, folderPath: folder.uri.fsPath, file: ConfigurationReader.mcpJsonUri(folder).fsPath })),
       ]);
       for (const f of files) {
         if (!f) continue;

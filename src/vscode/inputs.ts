@@ -3,6 +3,7 @@ import { inform } from './confirm';
 import type { InputDef, ServerConfig } from '../core/config/types';
 import { executeCommand, registerCommand } from './editorCommands';
 import { isArray, isString } from '../core/util/json';
+import { WORKSPACE_FOLDER } from '../core/config/types';
 
 /** Where the keys of saved password values are listed (secret storage cannot list its keys). */
 const SAVED_KEYS = 'mcpTasks.savedInputKeys';
@@ -107,4 +108,4 @@ export class InputPrompter {
 }
 
 /** One value per input of a source (settings, the user's mcp.json, or a folder's), as VS Code keeps them. */
-const secretKey = (input: InputDef, server: ServerConfig): string => `mcpTasks.input:${server.source.kind === 'workspaceFolder' ? server.source.folderPath : server.source.kind}:${input.id}`;
+const secretKey = (input: InputDef, server: ServerConfig): string => `mcpTasks.input:${server.source.kind === WORKSPACE_FOLDER ? server.source.folderPath : server.source.kind}:${input.id}`;

@@ -1,7 +1,7 @@
 import { isBlankJsonc, parseJsonc } from './jsonc';
 import * as z from 'zod/mini';
 import type { ConfigError, ConfigSource, InputDef, ParseResult, ServerConfig, ServerType } from './types';
-import { SERVERS_SETTING, SETTINGS_SOURCE, describeSource, serverId, sourceKey } from './types';
+import { describeSource, serverId, SERVERS_SETTING, SETTINGS_SOURCE, sourceKey, WORKSPACE_FOLDER } from './types';
 import { checkUrl, findVariables, formatPath, stringFields } from './variables';
 import { entriesOf, isArray, isNumber, isObject, isString, stringify } from '../util/json';
 
@@ -153,13 +153,13 @@ export const combineConfigs = (results: readonly ParseResult[]): ParseResult => 
     return m;
   };
   const byName = count((s) => s.name);
-  const where = (s: ServerConfig) => (s.source.kind === 'workspaceFolder' ? s.source.folderName : s.source.kind);
+  const where = (s: ServerConfig) => (s.source.kind === WORKSPACE_FOLDER ? s.source.folderName : s.source.kind);
   const byNameAndFolder = count((s) => `${s.name}\0${where(s)}`);
   return {
     servers: servers.map((s) => {
       if (byName.get(s.name) === 1) return { ...s, label: s.name };
       // Two folders may share a name (multi-root workspaces); their paths always differ.
-      const place = byNameAndFolder.get(`${s.name}\0${where(s)}`) === 1 || s.source.kind !== 'workspaceFolder' ? where(s) : s.source.folderPath;
+      const place = byNameAndFolder.get(`${s.name}\0${where(s)}`) === 1 || s.source.kind !== WORKSPACE_FOLDER ? where(s) : s.source.folderPath;
       return { ...s, label: `${s.name} (${place})` };
     }),
     inputs: results.flatMap((r) => r.inputs),

@@ -4,6 +4,7 @@ import { parseDotenv } from './dotenv';
 import type { InputDef, ResolvedServer, ServerConfig } from './types';
 import { checkUrl, findVariables, formatPath, stringFields, substituteVariables } from './variables';
 import { entriesOf, isString, keysOf } from '../util/json';
+import { WORKSPACE_FOLDER } from './types';
 
 /** What variable resolution may look at. Every effect comes in through here, so tests stay pure. */
 export interface ResolveContext {
@@ -40,7 +41,7 @@ export const resolveServer = async (config: ServerConfig, ctx: ResolveContext): 
   // (VS Code itself resolves a user mcp.json server's `${workspaceFolder}` with no folder at all,
   // so it fails even with one folder open: microsoft/vscode#245905, #264535, still open.)
   const open = ctx.folderPaths;
-  const folder = config.source.kind === 'workspaceFolder' ? config.source.folderPath : open.length === 1 ? open[0] : undefined;
+  const folder = config.source.kind === WORKSPACE_FOLDER ? config.source.folderPath : open.length === 1 ? open[0] : undefined;
   const fields = stringFields(config);
   // `${workspaceFolder}` is the server's own folder; `${workspaceFolder:name}` the folder named so.
   const folderOf = (v: { name?: string }) => (v.name === undefined ? folder : Object.hasOwn(ctx.folders, v.name) ? ctx.folders[v.name] : undefined);
@@ -51,7 +52,7 @@ export const resolveServer = async (config: ServerConfig, ctx: ResolveContext): 
     for (const v of findVariables(field.value)) {
       const where = `${formatPath(field.path)} uses`;
       if (v.kind === 'unknown') return fail(`${where} the unknown variable "${v.text}"`);
-      if ((v.kind === 'workspaceFolder' || v.kind === 'workspaceFolderBasename') && folderOf(v) === undefined) {
+      if ((v.kind === WORKSPACE_FOLDER || v.kind === 'workspaceFolderBasename') && folderOf(v) === undefined) {
         const why =
           v.name !== undefined
             ? `no workspace folder is named "${v.name}"`
@@ -89,7 +90,7 @@ export const resolveServer = async (config: ServerConfig, ctx: ResolveContext): 
   const sub = (s: string): string =>
     substituteVariables(s, (v) => {
       switch (v.kind) {
-        case 'workspaceFolder':
+        case WORKSPACE_FOLDER:
           return folderOf(v) ?? '';
         case 'workspaceFolderBasename':
           return path.basename(folderOf(v) ?? '');
@@ -145,7 +146,7 @@ export const resolveServer = async (config: ServerConfig, ctx: ResolveContext): 
   }
 
   // A folder's server starts in that folder (as in VS Code); another where the editor starts.
-  let cwd = config.source.kind === 'workspaceFolder' ? folder : undefined;
+  let cwd = config.source.kind === WORKSPACE_FOLDER ? folder : undefined;
   if (config.cwd !== undefined) {
     const c = absolute(sub(config.cwd), 'cwd');
     if (c instanceof Error) return fail(c.message);

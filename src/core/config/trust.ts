@@ -1,4 +1,5 @@
 import type { ServerConfig } from './types';
+import { WORKSPACE_FOLDER } from './types';
 
 /**
  * Workspace trust gate: a server defined by a workspace's `.vscode/mcp.json` runs code chosen by
@@ -6,6 +7,6 @@ import type { ServerConfig } from './types';
  * own settings and own mcp.json are the user's choice and always may.
  */
 export const trustBlocker = (config: ServerConfig, workspaceTrusted: boolean): string | undefined => {
-  if (workspaceTrusted || config.source.kind !== 'workspaceFolder') return undefined;
+  if (workspaceTrusted || config.source.kind !== WORKSPACE_FOLDER) return undefined;
   return 'this workspace is not trusted, so servers from its .vscode/mcp.json do not start. Trust the workspace (Workspaces: Manage Workspace Trust) to start them.';
 };

@@ -1,3 +1,6 @@
+/** The kind of a folder's `.vscode/mcp.json` source, and its variable `${workspaceFolder}`: one string in the bundle for its 13 uses. */
+export const WORKSPACE_FOLDER = 'workspaceFolder';
+
 /** Where a server's configuration came from. */
 export type ConfigSource =
   | { kind: 'settings' }
@@ -151,4 +154,4 @@ export const serverNameOfId = (id: string, folderPaths: readonly string[] = []):
  * settings and the user's mcp.json (one per profile: the id leaves its path out, so tasks and
  * permissions stay with the server when the profile's folder moves).
  */
-export const serverId = (source: ConfigSource, name: string): string => (source.kind === 'workspaceFolder' ? `folder:${source.folderPath}:${name}` : `${source.kind}:${name}`);
+export const serverId = (source: ConfigSource, name: string): string => (source.kind === WORKSPACE_FOLDER ? `folder:${source.folderPath}:${name}` : `${source.kind}:${name}`);

@@ -1,5 +1,6 @@
 import type { ServerConfig, ServerType } from './types';
 import { entriesOf, isNumber, stringify } from '../util/json';
+import { WORKSPACE_FOLDER } from './types';
 
 /** One `${...}` reference in a configuration string. */
 export type VariableRef =
@@ -17,7 +18,7 @@ const VARIABLE = /\$\{([^}]*)\}/g;
 const classify = (body: string): VariableRef => {
   const text = `\${${body}}`;
   switch (body) {
-    case 'workspaceFolder':
+    case WORKSPACE_FOLDER:
     case 'workspaceFolderBasename':
     case 'userHome':
     case 'pathSeparator':
@@ -29,7 +30,7 @@ const classify = (body: string): VariableRef => {
   const prefix = colon < 0 ? '' : body.slice(0, colon);
   const arg = body.slice(colon + 1);
   if (prefix === 'env' && arg) return { kind: 'env', name: arg, text };
-  if ((prefix === 'workspaceFolder' || prefix === 'workspaceFolderBasename') && arg) return { kind: prefix, name: arg, text };
+  if ((prefix === WORKSPACE_FOLDER || prefix === 'workspaceFolderBasename') && arg) return { kind: prefix, name: arg, text };
   if (prefix === 'input' && arg) return { kind: 'input', id: arg, text };
   return { kind: 'unknown', text };
 };

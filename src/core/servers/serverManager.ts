@@ -11,7 +11,7 @@ import type { Implementation } from '../protocol/schemas';
 import type { Transport } from '../transports/transport';
 import { TransportHttpError } from '../transports/transport';
 import type { RemoteServerConfig, ResolvedServer } from '../config/types';
-import { serverNameOfId, sourceKey } from '../config/types';
+import { serverNameOfId, sourceKey, WORKSPACE_FOLDER } from '../config/types';
 import type { Event } from '../util/event';
 import { DisposableBase, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
@@ -420,7 +420,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
   #print(config: ServerConfig): string {
     const relative = (p: string | undefined) => p !== undefined && !path.isAbsolute(p);
     const fromFolders = stringify(config).includes('${workspaceFolder') || (config.type === 'stdio' && (relative(config.cwd) || relative(config.envFile)));
-    if (config.source.kind === 'workspaceFolder' || !fromFolders) return fingerprint(config);
+    if (config.source.kind === WORKSPACE_FOLDER || !fromFolders) return fingerprint(config);
     const { folders, folderPaths } = this.#options.resolveContext(config);
     return fingerprint(config, { folders, folderPaths });
   }
