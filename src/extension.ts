@@ -30,6 +30,7 @@ import { createApi } from './vscode/api';
 import { registerLmTools } from './vscode/lmTools';
 import { InputPrompter } from './vscode/inputs';
 import { executeCommand, registerCommand } from './vscode/editorCommands';
+import { ELICITATION_CREATE } from './core/protocol/schemas';
 
 /** What `activate` returns: the public API (api/mcp-tasks.d.ts), and `testing` for our tests. */
 export interface McpTasksApi extends PublicApi {
@@ -149,7 +150,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   const engine: TaskEngine = new TaskEngine({
     logger,
     handlers: {
-      elicitation: { handle: host.wrap('elicitation/create', elicitation), url: true },
+      elicitation: { handle: host.wrap(ELICITATION_CREATE, elicitation), url: true },
       sampling: { handle: host.wrap('sampling/createMessage', sampling.handle) },
     },
     sessions: servers,

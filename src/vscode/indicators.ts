@@ -14,7 +14,7 @@ import type { HiddenDialogs } from './hiddenDialogs';
 import type { Node } from './tree/tasksTree';
 import { asTaskNode, hostedTitle } from './tree/tasksTree';
 import { executeCommand } from './editorCommands';
-import { INPUT_REQUIRED } from '../core/protocol/schemas';
+import { ELICITATION_CREATE, INPUT_REQUIRED } from '../core/protocol/schemas';
 
 /** How long a task that needs input may wait for its question before it is told anyway (the question may never come). */
 const QUESTION_WAIT_MS = 5000;
@@ -304,7 +304,7 @@ export class TaskIndicators extends DisposableBase {
     const server = this.#label(serverId);
     const text = vscode.l10n.t(
       'The answer to the {0} of {1} was not sent: {2}.',
-      method === 'elicitation/create' ? vscode.l10n.t('question') : vscode.l10n.t('sampling request'),
+      method === ELICITATION_CREATE ? vscode.l10n.t('question') : vscode.l10n.t('sampling request'),
       task ? `"${taskTitle(task)}" on ${server}` : server,
       reason,
     );

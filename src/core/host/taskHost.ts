@@ -4,7 +4,7 @@ import type { IncomingRequestContext } from '../jsonrpc/connection';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
 import type { Task, TaskStatus } from '../protocol/schemas';
-import { RELATED_TASK_META } from '../protocol/schemas';
+import { ELICITATION_CREATE, RELATED_TASK_META } from '../protocol/schemas';
 import type { McpSession } from '../protocol/session';
 import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine';
 import { canTransition, isServerTerminal, isTerminal } from '../tasks/status';
@@ -202,7 +202,7 @@ export class TaskHost {
   capabilities(): Record<string, unknown> {
     if (this.#methods.size === 0) return {};
     const requests: Record<string, unknown> = {};
-    if (this.#methods.has('elicitation/create')) requests.elicitation = { create: {} };
+    if (this.#methods.has(ELICITATION_CREATE)) requests.elicitation = { create: {} };
     if (this.#methods.has('sampling/createMessage')) requests.sampling = { createMessage: {} };
     return { tasks: { list: {}, cancel: {}, requests } };
   }
@@ -637,7 +637,7 @@ function fail(message: string): never {
 /** A line for the view: the elicitation's message, or the text of the last sampling message. */
 const summarize = (method: HostedMethod, params: Record<string, unknown>): string => {
   let text: unknown;
-  if (method === 'elicitation/create') {
+  if (method === ELICITATION_CREATE) {
     text = params.message;
   } else if (isArray(params.messages) && params.messages.length > 0) {
     const last: unknown = params.messages[params.messages.length - 1];

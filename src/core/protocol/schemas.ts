@@ -75,6 +75,8 @@ export const ListToolsResultSchema = z.looseObject({
   nextCursor: NextCursorSchema,
 });
 
+/** The method of a server's question to the user: one string in the bundle for its 7 uses. */
+export const ELICITATION_CREATE = 'elicitation/create';
 /** The status of a task that waits for its requestor (T-REQ-3): one string in the bundle, not one at each of its 22 uses. */
 export const INPUT_REQUIRED = 'input_required';
 export const TaskStatusSchema = z.enum(['working', INPUT_REQUIRED, 'completed', 'failed', 'cancelled']);

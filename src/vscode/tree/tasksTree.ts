@@ -15,7 +15,7 @@ import type { LiveWork } from '../../core/tasks/types';
 import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
 import { executeCommand } from '../editorCommands';
 import { isArray, isObjectLike, isString, keysOf, stringify } from '../../core/util/json';
-import { INPUT_REQUIRED } from '../../core/protocol/schemas';
+import { ELICITATION_CREATE, INPUT_REQUIRED } from '../../core/protocol/schemas';
 
 export type Node =
   | { kind: 'server'; id: string }
@@ -381,7 +381,7 @@ export const asTaskNode = (t: Pick<TaskSnapshot, 'key' | 'serverId'>): Extract<N
  * view's row, its status's color; the Cancel Task pick, none).
  */
 export const hostedTitle = (h: HostedTaskSnapshot, color?: string): { label: string; iconPath: vscode.ThemeIcon } => {
-  const question = h.method === 'elicitation/create';
+  const question = h.method === ELICITATION_CREATE;
   return {
     label: question ? vscode.l10n.t('Question asked by the server') : vscode.l10n.t('Sampling asked by the server'),
     iconPath: asThemeIcon({ id: question ? 'comment-discussion' : 'sparkle', color }),
@@ -397,7 +397,7 @@ const hostedItem = (h: HostedTaskSnapshot): vscode.TreeItem => {
   item.iconPath = iconPath;
   const live = !isTerminal(h.status);
   // A live question is hidden, open or waiting its turn: Respond shows it if hidden.
-  const respondable = live && h.method === 'elicitation/create';
+  const respondable = live && h.method === ELICITATION_CREATE;
   item.contextValue = ['hosted', live ? 'cancelable live' : 'finished', respondable ? 'respondable' : ''].filter(Boolean).join(' ');
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown(`**${label}**, run as a task here: ${p.label}\n\n${escapeMd(h.summary)}\n\n`);
