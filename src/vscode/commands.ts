@@ -13,7 +13,7 @@ import { reasonOf } from '../core/jsonrpc/errors';
 import { describeServer, rowOf } from './tree/tasksTree';
 import { ConfigurationReader, setting } from './configuration';
 import { confirmDestructive, couldNotConnect, inform, isConfirmed } from './confirm';
-import { executeCommand, registerCommand } from './editorCommands';
+import { executeCommand, OPEN_CONFIGURATION, registerCommand } from './editorCommands';
 import { isString } from '../core/util/json';
 
 export interface CommandDeps {
@@ -68,7 +68,7 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
       );
       if (choice === trust) await executeCommand('workbench.trust.manage');
       else if (choice === vscode.l10n.t('Show Log')) log.show();
-      else if (choice) await executeCommand('mcpTasks.openConfiguration', { kind: 'server', id: s.id });
+      else if (choice) await executeCommand(OPEN_CONFIGURATION, { kind: 'server', id: s.id });
     }
   };
 
@@ -128,7 +128,7 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
       await deps.endByUser(endedWith(s), () => servers.disconnect(s.id, RESTARTED));
       await connect(s);
     }),
-    registerCommand('mcpTasks.openConfiguration', async (file?: unknown, line?: number, column = 1, server?: string) => {
+    registerCommand(OPEN_CONFIGURATION, async (file?: unknown, line?: number, column = 1, server?: string) => {
       const row = rowOf(file, 'server');
       const s = row && (servers.get(row.id) ?? servers.leaving(row.id));
       if (s) {

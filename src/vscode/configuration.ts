@@ -6,7 +6,7 @@ import { errorMessage } from '../core/util/abort';
 import { sentence } from '../core/util/log';
 import type { Event } from '../core/util/event';
 import { DisposableBase, Emitter } from '../core/util/event';
-import { executeCommand } from './editorCommands';
+import { executeCommand, OPEN_CONFIGURATION } from './editorCommands';
 
 const MCP_JSON = '.vscode/mcp.json';
 
@@ -29,7 +29,7 @@ export const configErrorNotifier = (log: vscode.LogOutputChannel): (errors: read
       // Several errors are all `invalid` ones, whose message starts with where they are: said once.
       const where = e.where!;
       const text = more.length ? vscode.l10n.t('{0} has {1} errors (see the MCP Tasks view). The first: {2}', where, more.length + 1, e.message.slice(where.length).replace(/^[,:] /, '')) : e.message;
-      void vscode.window.showWarningMessage(text, open, vscode.l10n.t('Show Log')).then((c) => (c === open ? executeCommand('mcpTasks.openConfiguration', e.source, e.line, e.column, e.server) : c && log.show()));
+      void vscode.window.showWarningMessage(text, open, vscode.l10n.t('Show Log')).then((c) => (c === open ? executeCommand(OPEN_CONFIGURATION, e.source, e.line, e.column, e.server) : c && log.show()));
     }
   };
 };

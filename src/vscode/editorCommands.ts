@@ -8,3 +8,8 @@ export const registerCommand = (id: string, run: (...args: never[]) => unknown):
 
 /** `vscode.commands.executeCommand`. */
 export const executeCommand = <T = unknown>(id: string, ...args: unknown[]): Thenable<T> => vscode.commands.executeCommand<T>(id, ...args);
+
+/** The ids of the commands named in several places (run, registered, set on items): each one string in the bundle. */
+export const OPEN_CONFIGURATION = 'mcpTasks.openConfiguration';
+export const OPEN_RESULT = 'mcpTasks.openResult';
+export const RESPOND_TO_TASK = 'mcpTasks.respondToTask';

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { DisposableBase } from '../core/util/event';
 import type { Event } from '../core/util/event';
 import type { Turn, Turns } from '../core/util/turns';
+import { RESPOND_TO_TASK } from './editorCommands';
 
 /** Where a server's dialog about a task is (see `HiddenDialogs.whereIs`). */
 export type DialogPlace = 'shown' | 'waiting' | 'deferred' | 'hidden' | undefined;
@@ -33,7 +34,7 @@ export class HiddenDialogs extends DisposableBase {
     this.onDidShow = turns?.onDidShow ?? (() => ({ dispose: () => undefined }));
     if (turns) this._register(turns.onDidChange(() => this.#update()));
     this.#item.name = vscode.l10n.t('MCP Tasks: hidden question');
-    this.#item.command = { command: 'mcpTasks.respondToTask', title: vscode.l10n.t('Show the question again') };
+    this.#item.command = { command: RESPOND_TO_TASK, title: vscode.l10n.t('Show the question again') };
     this.#item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
   }
 

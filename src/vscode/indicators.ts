@@ -13,7 +13,7 @@ import { setting } from './configuration';
 import type { HiddenDialogs } from './hiddenDialogs';
 import type { Node } from './tree/tasksTree';
 import { asTaskNode, hostedTitle } from './tree/tasksTree';
-import { executeCommand } from './editorCommands';
+import { executeCommand, OPEN_RESULT, RESPOND_TO_TASK } from './editorCommands';
 import { ELICITATION_CREATE, INPUT_REQUIRED } from '../core/protocol/schemas';
 
 /** How long a task that needs input may wait for its question before it is told anyway (the question may never come). */
@@ -236,7 +236,7 @@ export class TaskIndicators extends DisposableBase {
       : vscode.l10n.t('"{0}" on {1} needs your input.', taskTitle(t), this.#label(t.serverId));
     void vscode.window
       .showInformationMessage(text, respond)
-      .then((c) => c === respond && executeCommand('mcpTasks.respondToTask', asTaskNode(t)));
+      .then((c) => c === respond && executeCommand(RESPOND_TO_TASK, asTaskNode(t)));
   }
 
   /**
@@ -267,7 +267,7 @@ export class TaskIndicators extends DisposableBase {
         const text = plans.length > 1
           ? vscode.l10n.t('"{0}" on {1} needs {2} steps in your browser first: {3}.', taskTitle(t), this.#label(t.serverId), plans.length, steps)
           : vscode.l10n.t('"{0}" on {1} needs a step in your browser first: {2}.', taskTitle(t), this.#label(t.serverId), steps);
-        void vscode.window.showInformationMessage(text, go).then((c) => c === go && executeCommand('mcpTasks.openResult', asTaskNode(t)));
+        void vscode.window.showInformationMessage(text, go).then((c) => c === go && executeCommand(OPEN_RESULT, asTaskNode(t)));
         continue;
       }
       const key = `${t.serverId}\n${t.status}`;
@@ -289,7 +289,7 @@ export class TaskIndicators extends DisposableBase {
       const why = t.status === 'failed' ? t.statusMessage || t.note : t.status === 'lost' || t.status === 'expired' ? t.note || t.statusMessage : undefined;
       const text = why ? vscode.l10n.t('"{0}" on {1}: {2}. {3}', taskTitle(t), server, status, why) : vscode.l10n.t('"{0}" on {1}: {2}', taskTitle(t), server, status);
       void show(text, ...(canOpen ? [open] : [])).then(
-        (c) => c === open && executeCommand('mcpTasks.openResult', asTaskNode(t)),
+        (c) => c === open && executeCommand(OPEN_RESULT, asTaskNode(t)),
       );
     }
   }

@@ -24,7 +24,7 @@ import { asThemeIcon } from './tree/icons';
 import { QuickInputPrompter } from './elicitation/quickInputPrompter';
 import type { ToolArguments } from './toolInputs';
 import { BACK, askArguments, askTtl } from './toolInputs';
-import { executeCommand, registerCommand } from './editorCommands';
+import { executeCommand, OPEN_CONFIGURATION, OPEN_RESULT, registerCommand, RESPOND_TO_TASK } from './editorCommands';
 import { keysOf } from '../core/util/json';
 import { INPUT_REQUIRED } from '../core/protocol/schemas';
 
@@ -87,7 +87,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
           ...(asking ? [respond] : []),
           wait,
         );
-        if (choice === respond) await executeCommand('mcpTasks.respondToTask', asTaskNode(t));
+        if (choice === respond) await executeCommand(RESPOND_TO_TASK, asTaskNode(t));
         if (choice !== wait) return;
       }
       if (!t.outcome) {
@@ -149,13 +149,13 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
         (await pickTask(hasResultToFetch, vscode.l10n.t('Fetch the result of which task?'), vscode.l10n.t('No task has a result to fetch.')));
       if (t) await openResult(t);
     }),
-    registerCommand('mcpTasks.openResult', async (arg?: unknown) => {
+    registerCommand(OPEN_RESULT, async (arg?: unknown) => {
       const t = taskFromArg(arg);
       if (t) await openResult(t);
       // A notification's Open Result outlives the task's row (Clear Finished Tasks, Remove from List).
       else if (rowOf(arg, 'task')) inform(vscode.l10n.t('The task was removed from the list, with its result.'));
     }),
-    registerCommand('mcpTasks.respondToTask', async (arg?: unknown) => {
+    registerCommand(RESPOND_TO_TASK, async (arg?: unknown) => {
       // Without a task: the dialog hidden without an answer, if there is one.
       if (!arg && deps.reopenDialog()) return;
       const hosted = rowOf(arg, 'hosted');
@@ -297,7 +297,7 @@ const pickServer = async (servers: ServerManager, ui: QuickInputPrompter, before
   if (!list.length) {
     const open = vscode.l10n.t('Open MCP Configuration');
     if ((await vscode.window.showInformationMessage(vscode.l10n.t('No MCP server is configured.'), open)) === open) {
-      await executeCommand('mcpTasks.openConfiguration');
+      await executeCommand(OPEN_CONFIGURATION);
     }
     return undefined;
   }
@@ -478,5 +478,5 @@ const showFailure = async (err: unknown, words: (why: string) => string, { warn 
   const chosen = await vscode.window[warn ? 'showWarningMessage' : 'showErrorMessage'](text, log, ...(timedOut ? [settings] : server ? [config] : []));
   if (chosen === log) await executeCommand('mcpTasks.showLog');
   else if (chosen === settings) await executeCommand('workbench.action.openSettings', 'mcpTasks.requestTimeoutSeconds');
-  else if (chosen === config && server) await executeCommand('mcpTasks.openConfiguration', { kind: 'server', id: server.id });
+  else if (chosen === config && server) await executeCommand(OPEN_CONFIGURATION, { kind: 'server', id: server.id });
 };

@@ -13,7 +13,7 @@ import { DisposableBase } from '../../core/util/event';
 import { itsTasksEnd, liveWork } from '../../core/util/log';
 import type { LiveWork } from '../../core/tasks/types';
 import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
-import { executeCommand } from '../editorCommands';
+import { executeCommand, OPEN_CONFIGURATION, OPEN_RESULT } from '../editorCommands';
 import { isArray, isObjectLike, isString, keysOf, stringify } from '../../core/util/json';
 import { ELICITATION_CREATE, INPUT_REQUIRED } from '../../core/protocol/schemas';
 
@@ -281,7 +281,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     item.contextValue = ['task', t.kind, cancelable ? 'cancelable' : '', t.status === INPUT_REQUIRED ? 'respondable' : '', hasResult ? 'hasResult' : '', live ? 'live' : 'finished']
       .filter(Boolean)
       .join(' ');
-    if (hasResult) item.command = { command: 'mcpTasks.openResult', title: 'Open Result', arguments: [asTaskNode(t)] };
+    if (hasResult) item.command = { command: OPEN_RESULT, title: 'Open Result', arguments: [asTaskNode(t)] };
     // The tooltip is built on hover (resolveTreeItem): rendering 10,000 rows builds none.
     // "Task NAME, STATUS, the rest": the description leads with the status when it has no message of its own, not said twice.
     const rest = said.startsWith(`${p.label} · `) ? said.slice(p.label.length + 3) : said;
@@ -444,7 +444,7 @@ const configErrorItem = (e: ConfigError | undefined): vscode.TreeItem => {
   item.tooltip = e?.message;
   item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
   item.contextValue = 'configError';
-  item.command = { command: 'mcpTasks.openConfiguration', title: 'Open MCP Configuration', arguments: [e?.source, e?.line, e?.column, e?.server] };
+  item.command = { command: OPEN_CONFIGURATION, title: 'Open MCP Configuration', arguments: [e?.source, e?.line, e?.column, e?.server] };
   return item;
 };
 
