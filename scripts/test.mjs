@@ -86,7 +86,7 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 // by type checks and builtins written once (isString, stringify…: 3.4 KB, kept so by lint rules):
 // 297.8 KB (304,948 bytes), 2.2 KB under the gate. Loading features on demand would not reach 150 KB either: with every
 // transport, the dialogs, sampling, the chat tools and the API left out, the startup bundle is
-// still 174 KB (bench/size.mjs, "startup only").
+// still 176 KB (bench/size.mjs, "startup only").
 const BUNDLE_TARGET = 150 * 1024;
 const BUNDLE_GATE = 300 * 1024;
 const args = new Set(process.argv.slice(2));
