@@ -41,10 +41,14 @@ export class RequestTimeoutError extends RpcError {
   override name = 'TimeoutError';
   /** What happened without the server's name, for a message that names it already. */
   readonly detail: string;
+  /** "did not answer METHOD within N s", for a sentence that names the server its own way. */
+  readonly unanswered: string;
   constructor(method: string, ms: number, server?: string) {
     const detail = `Request ${method} timed out after ${ms} ms without an answer`;
-    super(ErrorCode.RequestTimeout, server === undefined ? detail : `Server "${server}" did not answer ${method} within ${ms / 1000} s`);
+    const unanswered = `did not answer ${method} within ${ms / 1000} s`;
+    super(ErrorCode.RequestTimeout, server === undefined ? detail : `Server "${server}" ${unanswered}`);
     this.detail = detail;
+    this.unanswered = unanswered;
   }
 }
 

@@ -851,8 +851,8 @@ export class TaskEngine extends DisposableBase {
       const denied = denial(err);
       if (denied) this.#gone(rec, denied, true);
       else if (this.#disposed) return;
-      // A closed port (no status) or a proxy's 5xx: the server, not this task.
-      else if (err instanceof TransportHttpError && (err.status === undefined || err.status >= 500)) this.#unreachable(serverId, err);
+      // A closed port (no status), a proxy's 5xx or no answer in time (a hung server): the server, not this task.
+      else if (err instanceof RequestTimeoutError || (err instanceof TransportHttpError && (err.status === undefined || err.status >= 500))) this.#unreachable(serverId, err);
       // An answer that is not a valid task (a status the spec does not have, a date that is no
       // string): its polls back off (see scheduleNext), as the server is not fixed in a second;
       // its row says so with the first problem ("…from server: status: invalid input; …"), and
@@ -911,8 +911,8 @@ export class TaskEngine extends DisposableBase {
   }
 
   /**
-   * The server could not be reached (no session, or a session whose requests meet a closed port
-   * or a proxy's 5xx): its polls back off, and the reason is told once, not once per task per
+   * The server could not be reached (no session, or a session whose requests meet a closed port,
+   * a proxy's 5xx or no answer in time): its polls back off, and the reason is told once, not once per task per
    * poll. The backoff ends with the server's next answer.
    */
   #unreachable(serverId: string, err: unknown): void {
@@ -921,7 +921,7 @@ export class TaskEngine extends DisposableBase {
     // The failures of one round (every task polled at once) count once.
     if (now >= b.until) b.until = now + (b.delay = Math.min(b.delay * 2, MAX_BACKOFF_MS));
     this.#backoff.set(serverId, b);
-    const why = sentence(detailOf(err));
+    const why = sentence(err instanceof RequestTimeoutError ? `The server ${err.unanswered}` : detailOf(err));
     const held = err instanceof HeldByUserError;
     const line = `[${this.#label(serverId)}] ${held ? `Not following its tasks: ${why}` : `Cannot reach the server to follow its tasks: ${why} Retrying in ${Math.round(b.delay / 1000)} s.`}`;
     this.#log[b.said === why ? 'debug' : held ? 'info' : 'warn'](line);

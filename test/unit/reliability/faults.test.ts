@@ -546,10 +546,12 @@ describe('reliability: faults', function () {
         await assert.rejects(c.engine.callTool(id, 'work', { arguments: { tag: 'never' } }), /^TimeoutError: Server "lab" did not answer tools\/call within 0\.4 s$/);
         const log = c.log as MemoryLogger;
         // The log's line names the server already: the timeout is told without the name again.
-        const polls = () => log.lines.filter((l) => /^\[lab\] tasks\/get \S+ failed: Request tasks\/get timed out after 400 ms without an answer$/.test(l.message)).length;
+        // A hung server is unreachable, as a closed port is: its polls back off.
+        const polls = () => log.lines.filter((l) => /^\[lab\] Cannot reach the server to follow its tasks: The server did not answer tasks\/get within 0\.4 s\. Retrying in \d+ s\.$/.test(l.message)).length;
         await waitFor(() => polls() >= 2, 'two timed-out polls', 5_000);
         assert.ok(!log.has('warn', /^\[lab\] .*Server "lab"/), log.text().slice(-3000));
         assert.equal(c.engine.get(t.key)!.status, 'working', 'a silent server is not a lost task');
+        assert.match(c.engine.unreachable(id)?.why ?? '', /did not answer tasks\/get within 0\.4 s/);
       } finally {
         process.kill(pid, 'SIGCONT');
       }

@@ -103,6 +103,32 @@ describe('TaskEngine: results fetched again after a failed fetch', () => {
     assert.equal(h!.engine.unreachable('fake'), undefined, 'disconnected by the user, not unreachable');
   });
 
+  it('a server that stops answering (tasks/get times out) is unreachable like a closed port, backs off, and is reached again by its next answer', async () => {
+    await start({ server: { pollInterval: 1_000 }, engine: { requestTimeoutMs: 2_000 } });
+    const told: string[] = [];
+    h!.engine.onDidChangeReach((id) => told.push(id));
+    let hung = true;
+    const waiting: Array<() => void> = [];
+    h!.server.override('tasks/get', (_p, _ctx, builtin) => (hung ? new Promise((r) => waiting.push(() => r(builtin()))) : builtin()));
+    const gets = () => h!.server.requestsOf('tasks/get').length;
+    await clock!.tickAsync(5_000);
+    const down = h!.engine.unreachable('fake');
+    assert.ok(down, h!.log.text());
+    assert.equal(down.why, 'The server did not answer tasks/get within 2 s.');
+    assert.deepEqual(told, ['fake']);
+    assert.ok(h!.log.has('warn', /^\[fake\] Cannot reach the server to follow its tasks: The server did not answer tasks\/get within 2 s\. Retrying in 1 s\.$/), h!.log.text());
+    assert.ok(!h!.log.has('warn', /tasks\/get \S+ failed/), h!.log.text());
+    // Backing off: over ten minutes, far fewer polls than one a second (each timing out after 2 s).
+    const before = gets();
+    await clock!.tickAsync(600_000);
+    assert.ok(gets() - before < 20, `${gets() - before} polls in ten minutes`);
+    hung = false;
+    for (const answer of waiting.splice(0)) answer();
+    await clock!.tickAsync(600_000);
+    assert.equal(h!.engine.unreachable('fake'), undefined, 'reached again');
+    assert.deepEqual(told, ['fake', 'fake']);
+  });
+
   it('a server the user disconnected is not "unreachable, retrying": its tasks are not followed until the user connects it, said once at info', async () => {
     await start();
     reachable = new HeldByUserError('Server "fake" was disconnected by the user: connect it to follow its tasks again.');
