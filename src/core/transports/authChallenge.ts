@@ -20,6 +20,9 @@ export const authChallengeHint = (status: number, header: string | null | undefi
   return undefined;
 };
 
+/** Whether a challenge says the token sent is invalid (expired, revoked, unknown: RFC 6750 `invalid_token`). */
+export const invalidToken = (header: string | null): boolean => param(header ?? '', 'error') === 'invalid_token';
+
 /** One auth-param's value, quoted or not: printable ASCII only, at most 200 characters. */
 const param = (header: string, name: string): string | undefined => {
   const m = new RegExp(`(?:^|[\\s,])${name}\\s*=\\s*(?:"((?:[^"\\\\]|\\\\.)*)"|([^\\s,"]+))`, 'i').exec(header.slice(0, 4096));

@@ -82,7 +82,7 @@ export class LegacySseTransport implements Transport {
       // What a Streamable HTTP server answers a GET without a session: 405, or a JSON-RPC error.
       const http = response.status === 405 || type === 'application/json' ? '; if it speaks Streamable HTTP, use "type": "http"' : '';
       if (!response.ok) {
-        const err = await httpStatusError(this.#serverName, this.#url, response);
+        const err = await httpStatusError(this.#serverName, this.#url, response, this.#customHeaders);
         // 401, 403 and redirects have hints of their own.
         if (!http || response.status < 400 || response.status === 401 || response.status === 403) throw err;
         throw new TransportHttpError(`${err.message}${http}.`, err.status);
@@ -118,7 +118,7 @@ export class LegacySseTransport implements Transport {
     if (this.#protocolVersion !== undefined) extra['MCP-Protocol-Version'] = this.#protocolVersion;
     const response = await this.#http('POST', this.#endpoint, extra, stringify(message));
     // The answer arrives on the event stream; the POST's own body (e.g. "Accepted") means nothing.
-    if (!response.ok) throw await httpStatusError(this.#serverName, this.#endpoint.href, response, false);
+    if (!response.ok) throw await httpStatusError(this.#serverName, this.#endpoint.href, response, this.#customHeaders, false);
     await discardBody(response);
   }
 

@@ -5,7 +5,7 @@
  */
 import type { EventSourceMessage } from 'eventsource-parser';
 import { createParser } from 'eventsource-parser';
-import { authChallengeHint } from './authChallenge';
+import { authChallengeHint, invalidToken } from './authChallenge';
 import type { Logger } from '../util/log';
 import { errorMessage } from '../util/abort';
 import type { Transport } from './transport';
@@ -167,12 +167,15 @@ export const readBodySnippet = async (response: Response, max = 200): Promise<st
 /** What to do about a configured url that leads nowhere. */
 export const CHECK_URL = 'check "url" in its configuration';
 
+/** How a token is configured, after a sentence that says to. */
+const BEARER_EXAMPLE = ', e.g. "Authorization": "Bearer ${input:token}"';
+
 /**
  * A web page answered instead of MCP (a proxy's sign-in page, a wrong url): what it is (`page`,
  * from readBodySnippet), what was expected, and what to do.
  */
 export const webPageAnswer = (page: string, expected: string): string => {
-  return `a web page${page ? ` ("${page}")` : ''} instead of ${expected}: ${CHECK_URL}; if the page is a sign-in page, give the server its credentials under "headers" there, e.g. "Authorization": "Bearer \${input:token}"`;
+  return `a web page${page ? ` ("${page}")` : ''} instead of ${expected}: ${CHECK_URL}; if the page is a sign-in page, give the server its credentials under "headers" there${BEARER_EXAMPLE}`;
 };
 
 /** Releases a body that is not read, so its connection is not left half-read; never rejects. */
@@ -181,19 +184,26 @@ export const discardBody = (response: Response): Promise<void> | undefined => re
 const statusLine = (response: Response): string => `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
 
 /**
- * The error for an answer that is not 2xx. 401/403 tell how to configure a token (and what the
- * server's challenge adds: an OAuth sign-in, a missing scope); a redirect
+ * The error for an answer that is not 2xx. 401/403 quote the start of the body and say that the
+ * token sent (in the `Authorization` header of `headers`, the request's own) was refused, or else
+ * how to configure one; a challenge's OAuth sign-in or missing scope is said instead. A redirect
  * tells which URL to configure (redirects are not followed, so credentials never leave the
  * configured origin); a 404 at the configured url says to check it; anything else shows the
  * status and the start of the body. `configured` is false for a url the server named.
  */
-export const httpStatusError = async (serverName: string, url: string, response: Response, configured = true): Promise<TransportHttpError> => {
+export const httpStatusError = async (serverName: string, url: string, response: Response, headers: Record<string, string>, configured = true): Promise<TransportHttpError> => {
   const status = response.status;
   if (status === 401 || status === 403) {
-    await discardBody(response);
-    const hint = authChallengeHint(status, response.headers.get('www-authenticate'));
+    const challenge = response.headers.get('www-authenticate');
+    const sent = new Headers(headers).has('authorization');
+    // A token sent was refused: an OAuth sign-in is not the answer (a scope it lacks still is).
+    const hint = sent && status === 401 ? undefined : authChallengeHint(status, challenge);
+    const body = await readBodySnippet(response);
+    // Also a token elsewhere (the url) that the challenge calls invalid. The manager forgets the
+    // inputs a refused connection used (forgetInput): the wording says so.
+    const refused = sent || invalidToken(challenge);
     return new TransportHttpError(
-      `Server "${serverName}" refused the request (${statusLine(response)})${hint ? `: ${hint}` : '. If it needs a token, add it under "headers" in its configuration'}, e.g. "Authorization": "Bearer \${input:token}".`,
+      `Server "${serverName}" refused the request (${statusLine(response)})${hint ? `: ${hint}${BEARER_EXAMPLE}` : `${body ? `: "${body}"` : ''}. ${refused ? `The token${sent ? ' sent in its "Authorization" header' : ''} was refused: check it (a saved \${input:…} value is asked again on the next connect)` : `If it needs a token, add it under "headers" in its configuration${BEARER_EXAMPLE}`}`}.`,
       status,
     );
   }

@@ -364,7 +364,7 @@ export class StreamableHttpTransport implements Transport {
 
   async #statusError(response: Response, sentSession: string | undefined): Promise<TransportHttpError> {
     const status = response.status;
-    const plain = await httpStatusError(this.#serverName, this.#url, response);
+    const plain = await httpStatusError(this.#serverName, this.#url, response, this.#customHeaders);
     // 404 is the spec's answer for a session the server no longer has; servers made from the
     // SDK's older examples (server-everything among them) answer 400 "No valid session ID provided".
     // Only the body after the URL is read: the server's name or URL may say "session" too.

@@ -61,6 +61,8 @@ describe('reliability: secrets never reach the log', function () {
     // Refused with 401 (its error page repeats the headers it got).
     const refused = await c.servers.getSession(c.id('refusing')).then(() => '', (err: Error) => err.message);
     assert.match(refused, /refused the request \(HTTP 401/);
+    // Its words are quoted, with the values it repeats redacted.
+    assert.match(refused, /: ".*<redacted>.*"\. The token sent in its "Authorization" header was refused/);
     // The values it used are forgotten, the plain one too (a key typed as plain text, a wrong
     // tenant), to be asked again at the next connection.
     assert.deepEqual(forgotten, ['refusing: token', 'refusing: tenant']);

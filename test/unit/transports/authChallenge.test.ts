@@ -106,6 +106,19 @@ describe('refused by the SDK\'s requireBearerAuth: the error says what the chall
     }
   });
 
+  it('Streamable HTTP, a wrong token: 401 invalid_token says the token sent was refused, not to sign in with OAuth', async () => {
+    const t = new StreamableHttpTransport({ url: `${base}/mcp`, logger: new MemoryLogger(), serverName: 'guarded', headers: { Authorization: 'Bearer wrong' } });
+    try {
+      await t.start();
+      const err = await refusal(() => t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }));
+      assert.equal(err.status, 401);
+      assert.match(err.message, /^Server "guarded" refused the request \(HTTP 401 Unauthorized\): ".*Unknown token.*"\. The token sent in its "Authorization" header was refused: check it/);
+      assert.doesNotMatch(err.message, /OAuth|wrong/);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('legacy HTTP+SSE, no token: the same OAuth wording', async () => {
     const t = new LegacySseTransport({ url: `${base}/sse`, logger: new MemoryLogger(), serverName: 'guarded' });
     try {

@@ -203,7 +203,7 @@ describe('LegacySseTransport against hostile servers', function () {
       await said('/login/sse'),
       'Server "legacy" answered GET URL with a web page ("Sign in") instead of an event stream: check "url" in its configuration; if the page is a sign-in page, give the server its credentials under "headers" there, e.g. "Authorization": "Bearer ${input:token}".',
     );
-    assert.equal(await said('/guarded/sse'), 'Server "legacy" refused the request (HTTP 401 Unauthorized). If it needs a token, add it under "headers" in its configuration, e.g. "Authorization": "Bearer ${input:token}".');
+    assert.equal(await said('/guarded/sse'), 'Server "legacy" refused the request (HTTP 401 Unauthorized): "Sign in". If it needs a token, add it under "headers" in its configuration, e.g. "Authorization": "Bearer ${input:token}".');
     assert.equal(await said('/post-only/mcp'), 'Server "legacy" answered HTTP 405 Method Not Allowed at URL; if it speaks Streamable HTTP, use "type": "http".');
     assert.equal(await said('/text/sse'), 'Server "legacy" answered GET URL with content type "text/plain" instead of an event stream; check "url" in its configuration.');
   });

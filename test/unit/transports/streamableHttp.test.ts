@@ -391,6 +391,33 @@ describe('StreamableHttpTransport against hostile servers', function () {
     );
   });
 
+  it('a 401/403 quotes the start of the server\'s words; with an "Authorization" header sent (or a challenge saying invalid_token) it says the token was refused, never its value', async () => {
+    const server = await serve((req, res) => {
+      const sent = req.headers.authorization;
+      if (req.url === '/wrong-token/mcp') res.writeHead(401, { 'content-type': 'text/plain' }).end(`Invalid token ${sent}`);
+      else if (req.url === '/scope/mcp') res.writeHead(403, { 'content-type': 'application/json' }).end('{"error":"token lacks scope mcp:tasks"}');
+      else if (req.url === '/host-check/mcp') res.writeHead(403, { 'content-type': 'text/plain' }).end('Invalid Host header: 127.0.0.1:47120');
+      else if (req.url === '/expired/mcp') res.writeHead(401, { 'www-authenticate': 'Bearer realm="api", error="invalid_token"' }).end();
+      else res.writeHead(401).end();
+    });
+    const said = async (path: string, headers?: Record<string, string>) => {
+      const c = client(server.url(path), { serverName: 'auth401', headers });
+      await c.conn.start();
+      return c.conn.requestRaw('initialize', {}).then(() => 'answered', (err: Error) => err.message);
+    };
+    const REFUSED = 'The token sent in its "Authorization" header was refused: check it (a saved ${input:…} value is asked again on the next connect).';
+    const ADD = 'If it needs a token, add it under "headers" in its configuration, e.g. "Authorization": "Bearer ${input:token}".';
+    const token = { Authorization: 'Bearer s3cret-token' };
+    // The server echoes the token: the message quotes the server's words (the manager redacts the values it resolved), but adds none of its own.
+    assert.equal(await said('/wrong-token/mcp', token), `Server "auth401" refused the request (HTTP 401 Unauthorized): "Invalid token Bearer s3cret-token". ${REFUSED}`);
+    assert.equal(await said('/wrong-token/mcp', { authorization: 'Bearer other' }), `Server "auth401" refused the request (HTTP 401 Unauthorized): "Invalid token Bearer other". ${REFUSED}`);
+    assert.equal(await said('/scope/mcp', token), `Server "auth401" refused the request (HTTP 403 Forbidden): "{"error":"token lacks scope mcp:tasks"}". ${REFUSED}`);
+    assert.equal(await said('/host-check/mcp'), `Server "auth401" refused the request (HTTP 403 Forbidden): "Invalid Host header: 127.0.0.1:47120". ${ADD}`);
+    assert.equal(await said('/expired/mcp'), 'Server "auth401" refused the request (HTTP 401 Unauthorized). The token was refused: check it (a saved ${input:…} value is asked again on the next connect).');
+    assert.equal(await said('/bare/mcp'), `Server "auth401" refused the request (HTTP 401 Unauthorized). ${ADD}`);
+    assert.equal(await said('/bare/mcp', { 'X-Api-Key': 'k' }), `Server "auth401" refused the request (HTTP 401 Unauthorized). ${ADD}`, 'only an "Authorization" header is known to carry a token');
+  });
+
   it('turns a redirect to a Location that is no URL into an error naming the server, on a POST, its resume and the GET stream, without the configured URL', async () => {
     const server = await serve((req, res) => {
       if (req.method === 'POST') {
