@@ -54,8 +54,11 @@ export interface ConnectionOptions {
 /** The result of a request failed its schema: the peer answered, but not with what the protocol says. */
 export class InvalidResultError extends RpcError {
   override name = 'InvalidResultError';
+  /** What is wrong with the result (zod's issues, joined by "; "), without the method. */
+  readonly problem: string;
   constructor(method: string, problem: string, result: unknown) {
     super(ErrorCode.InvalidParams, `Invalid result for ${method} from server: ${problem}`, result);
+    this.problem = problem;
   }
 }
 

@@ -855,11 +855,11 @@ export class TaskEngine extends DisposableBase {
       else if (err instanceof RequestTimeoutError || (err instanceof TransportHttpError && (err.status === undefined || err.status >= 500))) this.#unreachable(serverId, err);
       // An answer that is not a valid task (a status the spec does not have, a date that is no
       // string): its polls back off (see scheduleNext), as the server is not fixed in a second;
-      // its row says so with the first problem ("…from server: status: invalid input; …"), and
+      // its row says so with the first of its problems ("status: invalid input"), and
       // the log says it once, then counts. A valid report of it ends that (applyServerTask).
       else if (err instanceof InvalidResultError) {
         if (warnRepeated(this.#serverLog(serverId), this.#invalid, key, `tasks/get ${taskId} failed: ${err.message}`) < 2) {
-          this.#update(rec, { note: `${INVALID}${err.message.split(/server: |; /)[1]}); asked less often.` });
+          this.#update(rec, { note: `${INVALID}${err.problem.split('; ')[0]}); asked less often.` });
         }
       }
       else this.#failed(serverId, `tasks/get ${taskId}`, err);

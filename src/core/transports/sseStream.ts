@@ -199,13 +199,14 @@ export const httpStatusError = async (serverName: string, url: string, response:
     // A token sent was refused: an OAuth sign-in is not the answer (a scope it lacks still is).
     const hint = sent && status === 401 ? undefined : authChallengeHint(status, challenge);
     const body = await readBodySnippet(response);
-    // Also a token elsewhere (the url) that the challenge calls invalid. The manager forgets the
-    // inputs a refused connection used (forgetInput): the wording says so.
-    const refused = sent || invalidToken(challenge);
-    return new TransportHttpError(
-      `Server "${serverName}" refused the request (${statusLine(response)})${hint ? `: ${hint}${BEARER_EXAMPLE}` : `${body ? `: "${body}"` : ''}. ${refused ? `The token${sent ? ' sent in its "Authorization" header' : ''} was refused: check it (a saved \${input:…} value is asked again on the next connect)` : `If it needs a token, add it under "headers" in its configuration${BEARER_EXAMPLE}`}`}.`,
-      status,
-    );
+    // A token refused: also one elsewhere (the url) that the challenge calls invalid. The manager
+    // forgets the inputs a refused connection used (forgetInput): the wording says so.
+    const advice =
+      sent || invalidToken(challenge)
+        ? `The token${sent ? ' sent in its "Authorization" header' : ''} was refused: check it (a saved \${input:…} value is asked again on the next connect)`
+        : `If it needs a token, add it under "headers" in its configuration${BEARER_EXAMPLE}`;
+    const why = hint ? `: ${hint}${BEARER_EXAMPLE}` : `${body ? `: "${body}"` : ''}. ${advice}`;
+    return new TransportHttpError(`Server "${serverName}" refused the request (${statusLine(response)})${why}.`, status);
   }
   if (status >= 300 && status < 400) {
     await discardBody(response);
