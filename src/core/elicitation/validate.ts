@@ -13,7 +13,7 @@ const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 
 const FORMAT_RULE = {
   email: 'Enter an email address, like name@example.com',
-  uri: 'Enter a full URI, like https://example.com/a%20b (spaces and accented letters percent-encoded)',
+  uri: 'Enter a full URI, like https://example.com/page',
   date: 'Enter a date as YYYY-MM-DD',
   'date-time': 'Enter a date and time as YYYY-MM-DDTHH:MM:SSZ',
 } as const;
@@ -41,6 +41,21 @@ const isUri = (s: string): boolean => {
     return true;
   } catch {
     return false;
+  }
+};
+
+/**
+ * A URI as a browser's address bar gives it (`https://de.wikipedia.org/wiki/Köln`, a path with
+ * spaces) in the ASCII of RFC 3986 that the server checks: percent-encoded, the host in punycode.
+ * What the URL parser leaves outside RFC 3986 (`a|b`, `%zz`) stays as typed, and is refused, as
+ * is a backslash, which the parser would silently turn into a slash.
+ */
+const asciiUri = (s: string): string => {
+  if (URI.test(s) || s.includes('\\')) return s;
+  try {
+    return new URL(s).href;
+  } catch {
+    return s;
   }
 };
 
@@ -147,7 +162,7 @@ export const validateField = (step: FieldStep, rawInput: string): FieldCheck => 
   let value: FieldValue | undefined;
   switch (step.kind) {
     case 'string':
-      value = text;
+      value = step.constraints.format === 'uri' ? asciiUri(text) : text;
       break;
     case 'number':
     case 'integer':

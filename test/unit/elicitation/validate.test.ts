@@ -88,16 +88,26 @@ describe('elicitation validateField: what the input box says while typing', () =
     ok(u, 'https://example.com/a?b=c', 'https://example.com/a?b=c');
     ok(u, 'mailto:someone@example.com', 'mailto:someone@example.com');
     ok(u, 'urn:isbn:0451450523', 'urn:isbn:0451450523');
-    for (const v of ['example.com', '/relative/path', 'https://exa mple.com', 'http://']) bad(u, v, 'Enter a full URI, like https://example.com/a%20b (spaces and accented letters percent-encoded)');
+    for (const v of ['example.com', '/relative/path', 'https://exa mple.com', 'http://']) bad(u, v, 'Enter a full URI, like https://example.com/page');
   });
 
   it('uri format: only the characters of RFC 3986, as the SDK server checks the answer (ajv-formats), so an accepted answer is not refused there with -32602', () => {
     const u = field({ type: 'string', format: 'uri' });
     ok(u, "https://example.com/a_b~c/%C3%B6?q=1&r=(x)*!$',;=@:#frag", "https://example.com/a_b~c/%C3%B6?q=1&r=(x)*!$',;=@:#frag");
     ok(u, 'http://[::1]:8080/x', 'http://[::1]:8080/x');
-    for (const v of ['https://de.wikipedia.org/wiki/Köln', 'https://example.com/{id}', 'https://example.com/a|b', 'https://example.com/"x"', 'https://example.com/a\\b', 'https://example.com/%zz']) {
-      bad(u, v, 'Enter a full URI, like https://example.com/a%20b (spaces and accented letters percent-encoded)');
+    for (const v of ['https://example.com/a|b', 'https://example.com/a\\b', 'https://example.com/%zz', 'https://exa mple.com/Köln']) {
+      bad(u, v, 'Enter a full URI, like https://example.com/page');
     }
+  });
+
+  it('uri format: a URI as an address bar shows it (accented letters, spaces, braces, a non-ASCII host) is sent percent-encoded, as RFC 3986 and the SDK server want it', () => {
+    const u = field({ type: 'string', format: 'uri' });
+    ok(u, 'https://de.wikipedia.org/wiki/Köln', 'https://de.wikipedia.org/wiki/K%C3%B6ln');
+    ok(u, 'https://example.com/a b/{id}?q="x"', 'https://example.com/a%20b/%7Bid%7D?q=%22x%22');
+    ok(u, 'https://bücher.example/', 'https://xn--bcher-kva.example/');
+    ok(u, 'mailto:jürgen@example.com', 'mailto:j%C3%BCrgen@example.com');
+    // An ASCII URI is sent as typed, not normalised by the parser (no slash added, case kept).
+    ok(u, 'https://Example.com', 'https://Example.com');
   });
 
   it('date format: real calendar dates as YYYY-MM-DD', () => {
