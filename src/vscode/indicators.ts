@@ -8,7 +8,8 @@ import type { TaskSnapshot } from '../core/tasks/types';
 import { taskBrowserSteps } from '../core/elicitation/urlRequired';
 import { DisposableBase } from '../core/util/event';
 import type { InFlight } from '../core/util/inFlight';
-import { hasResult } from '../core/tasks/policy';
+import { hasResult, lostWithWindow } from '../core/tasks/policy';
+import { reasonOf } from '../core/jsonrpc/errors';
 import { setting } from './configuration';
 import type { HiddenDialogs } from './hiddenDialogs';
 import type { Node } from './tree/tasksTree';
@@ -270,7 +271,8 @@ export class TaskIndicators extends DisposableBase {
         void vscode.window.showInformationMessage(text, go).then((c) => c === go && executeCommand(OPEN_RESULT, asTaskNode(t)));
         continue;
       }
-      const key = `${t.serverId}\n${t.status}`;
+      // Lost with the window, they are told apart from any lost otherwise: their reason is said once, for all.
+      const key = `${t.serverId}\n${t.status}\n${lostWithWindow(t)}`;
       const group = groups.get(key);
       if (group) group.push(t);
       else groups.set(key, [t]);
@@ -280,16 +282,29 @@ export class TaskIndicators extends DisposableBase {
       const server = this.#label(t.serverId);
       const show = t.status === 'failed' || t.status === 'lost' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
       if (more.length) {
-        showTasks(show, vscode.l10n.t('{0} tasks on {1}: {2}', more.length + 1, server, status));
+        showTasks(
+          show,
+          lostWithWindow(t)
+            ? vscode.l10n.t("{0} tasks on {1} were lost when the window closed: a stdio server's process ends with the window, and a new one does not know its tasks. Run them again if you still need them.", more.length + 1, server)
+            : vscode.l10n.t('{0} tasks on {1}: {2}', more.length + 1, server, status),
+        );
         continue;
       }
       const open = vscode.l10n.t('Open Result');
+      const again = vscode.l10n.t('Run Again');
       const canOpen = hasResult(t);
+      // A lost call of ours can run again as it was asked for; one found through tasks/list has no arguments known.
+      const canRun = !canOpen && t.status === 'lost' && t.origin !== 'server-list';
       // A task that went wrong says why, as its row does (for lost and expired, the note is the reason).
       const why = t.status === 'failed' ? t.statusMessage || t.note : t.status === 'lost' || t.status === 'expired' ? t.note || t.statusMessage : undefined;
       const text = why ? vscode.l10n.t('"{0}" on {1}: {2}. {3}', taskTitle(t), server, status, why) : vscode.l10n.t('"{0}" on {1}: {2}', taskTitle(t), server, status);
-      void show(text, ...(canOpen ? [open] : [])).then(
-        (c) => c === open && executeCommand(OPEN_RESULT, asTaskNode(t)),
+      void show(text, ...(canOpen ? [open] : canRun ? [again] : [])).then((c) =>
+        c === open
+          ? executeCommand(OPEN_RESULT, asTaskNode(t))
+          : c === again &&
+            this.#engine.callTool(t.serverId, t.toolName, { arguments: t.arguments }).then(undefined, (err: unknown) => {
+              void vscode.window.showErrorMessage(vscode.l10n.t('Could not run "{0}" on {1}: {2}', t.toolName, server, reasonOf(err)));
+            }),
       );
     }
   }

@@ -15,7 +15,7 @@ import { DisposableBase, DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { prefixed, sentence, truncate, warnRepeated } from '../util/log';
 import type { ExecutionPreference } from './policy';
-import { decideExecution, mayRetryAsTask, serverAcceptsToolTasks } from './policy';
+import { decideExecution, mayRetryAsTask, serverAcceptsToolTasks, WINDOW_CLOSED } from './policy';
 import { PollScheduler } from './scheduler';
 import type { LocalTaskStatus } from './status';
 import { canTransition, isServerTerminal, isTerminal, needsSession, resultToFetch, retired } from './status';
@@ -140,6 +140,8 @@ class Rec {
   direct: AbortController | undefined = undefined;
   /** The snapshot's lastUpdatedAt is the local time, as the server's did not parse: answers are not judged stale against it. */
   localUpdatedAt = false;
+  /** Restored from a closed window, and no server has answered about it since (see `processGone`). */
+  restored = false;
 
   constructor(public snap: TaskSnapshot, public progressToken: string | undefined) {}
 }
@@ -443,7 +445,7 @@ export class TaskEngine extends DisposableBase {
     // A new process of a server whose tasks die with it: every live task was the old process's
     // (restored before the server was known, or its close not seen yet).
     if (previous?.session !== session && this.#sessions.tasksOutliveConnection(serverId) === false) {
-      for (const rec of [...f.live]) if (rec.snap.kind === 'task') this.#gone(rec, PROCESS_GONE, false);
+      for (const rec of [...f.live]) if (rec.snap.kind === 'task') this.#processGone(rec);
     }
     // A new session: its server may list differently; probing starts over.
     f.byList = false;
@@ -835,7 +837,7 @@ export class TaskEngine extends DisposableBase {
     const { serverId, taskId } = rec.snap;
     // A task restored before its server was known, of a server whose tasks die with its process:
     // with no process of this window attached, it ran on one that is gone.
-    if (this.#sessions.tasksOutliveConnection(serverId) === false && !this.#attached.has(serverId)) return this.#gone(rec, PROCESS_GONE, false);
+    if (this.#sessions.tasksOutliveConnection(serverId) === false && !this.#attached.has(serverId)) return this.#processGone(rec);
     if (this.#unconfigured(rec)) return;
     rec.polling = true;
     try {
@@ -846,6 +848,7 @@ export class TaskEngine extends DisposableBase {
       const task = await this.#getTask(session, taskId);
       if (this.#disposed) return;
       this.#reached(serverId);
+      rec.restored = false;
       this.#applyServerTask(rec, task, 'poll');
     } catch (err) {
       const denied = denial(err);
@@ -1650,6 +1653,11 @@ export class TaskEngine extends DisposableBase {
     this.#markGone(rec, why, serverDenied);
   }
 
+  /** Lost with the process that ran it: one of a closed window's, if restored from it and not seen since (the notifications say so once for all). */
+  #processGone(rec: Rec): void {
+    this.#gone(rec, rec.restored ? WINDOW_CLOSED : PROCESS_GONE, false);
+  }
+
   /** What `gone` does, also for a task that ended on the server but whose result it no longer has. */
   #markGone(rec: Rec, why: string, serverDenied: boolean): void {
     const expiresAt = rec.snap.ttl === null ? Infinity : Date.parse(rec.snap.createdAt) + rec.snap.ttl;
@@ -1686,8 +1694,9 @@ export class TaskEngine extends DisposableBase {
       // The process of a stdio server ended with the previous window. Where the server is not known
       // yet (restore comes before the configuration loads), the first poll decides once it is, or
       // the first session attached (see `poll` and `attachSession`), before anything is sent.
+      rec.restored = true;
       if (this.#sessions.tasksOutliveConnection(snap.serverId) === false) {
-        this.#gone(rec, PROCESS_GONE, false);
+        this.#processGone(rec);
         continue;
       }
       // T-REQ-8: a session attached before the restore gets no other chance to route its progress.

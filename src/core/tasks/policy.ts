@@ -93,5 +93,11 @@ export const disconnectCost = (tasks: readonly TaskSnapshot[], serverId: string,
  */
 export const hasResult = (t: TaskSnapshot): boolean => t.outcome !== undefined || t.outcomeFetchedAt !== undefined || (t.kind === 'task' && (t.status === 'completed' || t.status === 'failed'));
 
+/** Why a task restored from a closed window, of a server whose tasks die with its process, is lost (see `lostWithWindow`). */
+export const WINDOW_CLOSED = "The window closed, and with it the server's process that ran it; a new process does not know its tasks";
+
+/** A task lost because the window that followed it closed, and its stdio server's process with it. */
+export const lostWithWindow = (t: TaskSnapshot): boolean => t.status === 'lost' && t.note === `${WINDOW_CLOSED}.`;
+
 /** Whether Fetch Task Result offers `t`: what the view opens, and a live task, whose result it waits for. */
 export const hasResultToFetch = (t: TaskSnapshot): boolean => hasResult(t) || (t.kind === 'task' && !isTerminal(t.status));

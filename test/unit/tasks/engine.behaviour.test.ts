@@ -977,7 +977,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.equal(s.status, 'lost');
     assert.equal(s.lastServerStatus, 'input_required');
     assert.equal(s.statusMessage, 'Step 2 of 3');
-    assert.equal(s.note, "The server's process that ran it is gone; a new process does not know its tasks.");
+    assert.equal(s.note, "The window closed, and with it the server's process that ran it; a new process does not know its tasks.");
     // A task of the new process is polled meanwhile; the lost one is not.
     const fresh = await h.engine.callTool('fake', 'required-tool');
     await h.server.waitForRequest('tasks/get', 2);
@@ -1013,11 +1013,12 @@ describe('TaskEngine: behaviour against a scripted server', () => {
       outlive = false; // the configuration has loaded: a stdio server
       await engine.poll(a.key);
       assert.equal(engine.get(a.key)?.status, 'lost');
-      assert.equal(engine.get(a.key)?.note, "The server's process that ran it is gone; a new process does not know its tasks.");
+      assert.equal(engine.get(a.key)?.note, "The window closed, and with it the server's process that ran it; a new process does not know its tasks.");
       assert.equal(asked, 2, 'no process started to learn it');
       await server.start();
       engine.attachSession('fake', session); // someone else started a new process first
       assert.equal(engine.get(b.key)?.status, 'lost');
+      assert.equal(engine.get(b.key)?.note, engine.get(a.key)?.note, 'lost with the window too');
       await session.connect();
       await session.ping();
       assert.deepEqual(server.received.filter((r) => r.method.startsWith('tasks/')), []);

@@ -1,0 +1,82 @@
+// Tasks of a stdio server restored after a window reload: the server's process ended with the old
+// window, so they are lost. The notifications the user gets then, and their buttons. An engine of
+// the test's own restores them as the extension does (before the configuration is read, then
+// polled once it is), so no window has to reload.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { TaskHost } from '../../src/core/host/taskHost';
+import { TaskEngine } from '../../src/core/tasks/engine';
+import { nullLogger } from '../../src/core/util/log';
+import { TaskIndicators } from '../../src/vscode/indicators';
+import type { Node } from '../../src/vscode/tree/tasksTree';
+import { waitFor } from './helpers';
+import { storedTask } from './viewParts';
+
+suite('Tasks of a stdio server lost with a reloaded window', () => {
+  const w = vscode.window as unknown as Record<string, unknown>;
+  const showWarning = w.showWarningMessage;
+  let told: Array<[string, string[]]> = [];
+  let choices: Array<(c: string | undefined) => void> = [];
+  let engine: TaskEngine;
+  let indicators: TaskIndicators;
+  /** The configuration has been read: the server is known, and is a stdio one. */
+  let known = false;
+
+  setup(() => {
+    [told, choices, known] = [[], [], false];
+    // Toasts are not shown while tests run: the message is recorded, and the test picks the button.
+    w.showWarningMessage = (message: string, ...items: string[]) => (told.push([message, items]), new Promise((r) => choices.push(r)));
+    engine = new TaskEngine({
+      logger: nullLogger,
+      sessions: {
+        getSession: () => Promise.reject(new Error('not started')),
+        label: () => 'lab',
+        tasksOutliveConnection: () => (known ? false : undefined),
+        isConfigured: () => (known ? true : undefined),
+      },
+    });
+    const host = { onDidExpire: () => ({ dispose: () => undefined }) } as unknown as TaskHost;
+    indicators = new TaskIndicators(engine, host, {} as vscode.TreeView<Node>, () => 'lab');
+  });
+
+  teardown(() => {
+    w.showWarningMessage = showWarning;
+    choices.forEach((c) => c(undefined));
+    indicators.dispose();
+    engine.dispose();
+  });
+
+  /** Restores `tasks` before the configuration is read, as a reload does; then reads it. */
+  const reload = async (...tasks: Parameters<typeof storedTask>[]) => {
+    engine.restore(tasks.map((t) => storedTask(...t)));
+    // Their first polls find no configuration yet: they wait for it.
+    await waitFor(() => engine.followedCount === 0, 'the first polls');
+    known = true;
+    engine.serversChanged();
+  };
+
+  test('all of them are told in one warning that says the window took them, with Show Tasks', async () => {
+    await reload(
+      ['settings:lab', 't1', { status: 'working', toolName: 'slow' }],
+      ['settings:lab', 't2', { status: 'input_required', toolName: 'ask' }],
+      ['settings:lab', 't3', { status: 'working', toolName: 'slow' }],
+    );
+    await waitFor(() => told.length, 'the warning');
+    assert.deepEqual(told, [
+      ["3 tasks on lab were lost when the window closed: a stdio server's process ends with the window, and a new one does not know its tasks. Run them again if you still need them.", ['Show Tasks']],
+    ]);
+  });
+
+  test('one of them is told with Run Again, which calls its tool again with the same arguments', async () => {
+    const calls: unknown[] = [];
+    engine.callTool = (...args: Parameters<TaskEngine['callTool']>) => (calls.push(args), new Promise(() => undefined));
+    await reload(['settings:lab', 't1', { status: 'working', toolName: 'slow', arguments: { seconds: 30 } }]);
+    await waitFor(() => told.length, 'the warning');
+    assert.deepEqual(told, [
+      ['"slow" on lab: lost. The window closed, and with it the server\'s process that ran it; a new process does not know its tasks.', ['Run Again']],
+    ]);
+    choices[0]('Run Again');
+    await waitFor(() => calls.length, 'the call');
+    assert.deepEqual(calls, [['settings:lab', 'slow', { arguments: { seconds: 30 } }]]);
+  });
+});
