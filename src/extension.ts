@@ -227,7 +227,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   // under one, see formatRowAge), which a redraw twice a minute keeps true to the half minute.
   const ageTimer = setInterval(() => view.visible && tree.refreshAll(), 30_000);
   subscriptions.push({ dispose: () => clearInterval(ageTimer) }, view.onDidChangeVisibility((e) => e.visible && tree.refreshAll()));
-  subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), userMcpJson: reader.userFile, refreshTasks: (id) => engine.refreshList(id), tasks: () => engine.list(), endByUser }));
+  subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), userMcpJson: reader.userFile, refreshTasks: (id) => engine.refreshList(id), tasks: () => engine.list(), pendingCalls: (id) => engine.pendingCalls(id), endByUser }));
   subscriptions.push(...registerTaskCommands({ servers, engine, host, store, asking, isAnswering: (key) => answering.has(key), reopenDialog: (key) => hidden.reopen(key), results, tree, view, endByUser }));
   subscriptions.push(
     registerCommand('mcpTasks.revokeSamplingPermissions', () => revokeSamplingPermissions(samplingPermissions)),

@@ -24,6 +24,8 @@ export interface CommandDeps {
   reloadConfiguration: () => Promise<void>;
   /** The tracked tasks (a disconnect that would end live ones asks first). */
   tasks: () => readonly TaskSnapshot[];
+  /** A server's task-augmented calls not answered yet (see TaskEngine.pendingCalls). */
+  pendingCalls: (serverId: string) => number;
   /** Runs `end`, which ends these tasks at the user's request: their end is not notified. */
   endByUser<T>(keys: readonly string[], end: () => Promise<T>): Promise<T>;
   /** The user's mcp.json (see userMcpJson). */
@@ -75,7 +77,7 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
   /** Asks before a disconnect that ends live tasks or may lose them (see `disconnectCost`); `{ confirmed: true }` in `arg` skips that. */
   const mayDisconnect = async (s: ServerSnapshot, arg: unknown, action: string): Promise<boolean> => {
     const moved = servers.moves(s.id);
-    const { ended, calls, atRisk } = disconnectCost(deps.tasks(), s.id, s.type, moved);
+    const { ended, calls, atRisk } = disconnectCost(deps.tasks(), s.id, s.type, moved, deps.pendingCalls(s.id));
     if (!(ended + atRisk) || isConfirmed(arg)) return true;
     // Calls made without a task are named as such when they are all that would end.
     if ((s.type === 'stdio' || moved) && calls < ended) {

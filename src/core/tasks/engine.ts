@@ -340,6 +340,11 @@ export class TaskEngine extends DisposableBase {
     return [...this.#recs.values()].map((r) => r.snap);
   }
 
+  /** A server's task-augmented `tools/call` requests still waiting for their CreateTaskResult: a disconnect loses their tasks. */
+  pendingCalls(serverId: string): number {
+    return this.#early.get(serverId)?.creating ?? 0;
+  }
+
   /** Tasks being followed now, by their own polls or their server's list (diagnostics, tests). */
   get followedCount(): number {
     let n = 0;

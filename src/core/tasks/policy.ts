@@ -72,10 +72,11 @@ export interface DisconnectCost {
 /**
  * `type` undefined: a server not configured (yet), whose calls are all that is known to end.
  * `moved`: removed, or its new configuration waits; its connection is the last to its tasks'
- * endpoint, so they end with it whatever the transport.
+ * endpoint, so they end with it whatever the transport. `pending`: its task-augmented calls not
+ * answered yet (no task to count): they end as calls do.
  */
-export const disconnectCost = (tasks: readonly TaskSnapshot[], serverId: string, type: ServerConfig['type'] | undefined, moved = false): DisconnectCost => {
-  const cost = { ended: 0, calls: 0, atRisk: 0 };
+export const disconnectCost = (tasks: readonly TaskSnapshot[], serverId: string, type: ServerConfig['type'] | undefined, moved = false, pending = 0): DisconnectCost => {
+  const cost = { ended: pending, calls: pending, atRisk: 0 };
   for (const t of tasks) {
     if (t.serverId !== serverId || isTerminal(t.status)) continue;
     if (t.kind === 'direct') cost.calls++;

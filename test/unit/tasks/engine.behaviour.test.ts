@@ -726,6 +726,17 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     await cancelledLate(h, id);
   });
 
+  it('pendingCalls counts the task-augmented calls of a server still waiting for their CreateTaskResult (a disconnect would lose their task): not listed as tasks yet', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const slow = slowCreate(h);
+    const start = h.engine.callTool('fake', 'required-tool');
+    await h.server.waitForRequest('tools/call');
+    assert.deepEqual([h.engine.pendingCalls('fake'), h.engine.pendingCalls('other'), h.engine.list().length], [1, 0, 0]);
+    slow.answer();
+    await start;
+    assert.deepEqual([h.engine.pendingCalls('fake'), h.engine.list().length], [0, 1]);
+  });
+
   it('T-REQ-6: a tasks/list (Refresh) that finds a task before the CreateTaskResult that creates it arrives: the call still gets its task, with its tool, arguments, origin and progress', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL } });
     const slow = slowCreate(h);

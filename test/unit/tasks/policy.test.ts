@@ -142,6 +142,9 @@ describe('isCancelable (the view\'s Cancel and the Cancel Task pick)', () => {
     assert.deepEqual(disconnectCost(tasks, 's', undefined), { ended: 1, calls: 1, atRisk: 0 }, 'not configured: only the call is known to end');
     assert.deepEqual(disconnectCost([], 's', 'stdio'), { ended: 0, calls: 0, atRisk: 0 });
     assert.deepEqual(disconnectCost(tasks, 's', 'http', true), { ended: 3, calls: 1, atRisk: 0 }, 'moved (removed, or a new url waits): nothing follows its tasks after this connection');
+    // A task-augmented call whose CreateTaskResult has not come: no task yet, and its answer ends with the connection.
+    assert.deepEqual(disconnectCost(tasks, 's', 'http', false, 2), { ended: 3, calls: 3, atRisk: 0 }, 'Streamable HTTP: its call and two calls not answered yet');
+    assert.deepEqual(disconnectCost([], 's', 'http', false, 1), { ended: 1, calls: 1, atRisk: 0 }, 'only a call not answered yet');
   });
 
   it('hasResultToFetch: Fetch Task Result offers tasks with a kept result or one their server may give, not cancelled, lost or expired ones without, nor calls still running', () => {
