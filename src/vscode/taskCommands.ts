@@ -17,6 +17,7 @@ import { confirmDestructive, couldNotConnect, flash, inform, isConfirmed } from 
 import type { ResultDocuments } from './results';
 import type { TaskStore } from '../core/state/taskStore';
 import type { InFlight } from '../core/util/inFlight';
+import { watchLate } from '../core/util/inFlight';
 import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
 import type { Node, TasksTreeProvider } from './tree/tasksTree';
 import { asTaskNode, describeServer, hostedTitle, rowOf } from './tree/tasksTree';
@@ -123,7 +124,19 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
     }
   };
 
+  // A question sent on a stream that is gone (a window reload) may never be sent again: Respond
+  // says so after 10 s, unless the question came or the task moved on.
+  const lost = watchLate(deps.asking, 10_000, (key) => {
+    const t = engine.get(key);
+    if (t?.status !== INPUT_REQUIRED) return;
+    const cancel = vscode.l10n.t('Cancel Task');
+    void vscode.window
+      .showInformationMessage(vscode.l10n.t('{0} has not sent the question of "{1}" again: one open during a window reload can be lost. Cancel the task, or wait.', servers.label(t.serverId), taskTitle(t)), cancel)
+      .then((c) => c && executeCommand('mcpTasks.cancelTask', asTaskNode(t)));
+  });
+
   return [
+    lost,
     registerCommand('mcpTasks.runToolAsTask', async (arg?: unknown) => {
       const row = rowOf(arg, 'server');
       if (row && !servers.get(row.id)) return;
@@ -186,17 +199,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
       // The server delivers its questions through tasks/result: make sure one is in flight.
       engine.respond(t.key);
       flash(vscode.l10n.t('MCP Tasks: waiting for the question of "{0}"…', taskTitle(t)));
-      // A question sent on a stream that is gone (a window reload) may never be sent again: say so.
-      let asked = false;
-      const sub = deps.asking.onDidChange((k) => (asked ||= k === t.key));
-      setTimeout(() => {
-        sub.dispose();
-        if (asked || engine.get(t.key)?.status !== 'input_required') return;
-        const cancel = vscode.l10n.t('Cancel Task');
-        void vscode.window
-          .showInformationMessage(vscode.l10n.t('{0} has not sent the question of "{1}" again: one open during a window reload can be lost. Cancel the task, or wait.', servers.label(t.serverId), taskTitle(t)), cancel)
-          .then((c) => c && executeCommand('mcpTasks.cancelTask', asTaskNode(t)));
-      }, 10_000);
+      lost.watch(t.key);
     }),
     registerCommand('mcpTasks.clearStoredResults', async (arg?: unknown) => {
       const stored = deps.store.storedResults;

@@ -1,4 +1,4 @@
-import type { Event } from './event';
+import type { Disposable, Event } from './event';
 import { Emitter } from './event';
 
 /**
@@ -33,3 +33,17 @@ export class InFlight {
     }
   }
 }
+
+/**
+ * Calls `late(key)` `ms` after `watch(key)`, unless `flight` starts work for the key first (which
+ * ends that wait). A key watched already is not watched twice: `late` comes once per wait.
+ */
+export const watchLate = (flight: Pick<InFlight, 'onDidChange'>, ms: number, late: (key: string) => void): Disposable & { watch(key: string): void } => {
+  const waits = new Map<string, ReturnType<typeof setTimeout>>();
+  const end = (key: string) => (clearTimeout(waits.get(key)), waits.delete(key));
+  const sub = flight.onDidChange(end);
+  return {
+    watch: (key) => void (waits.has(key) || waits.set(key, setTimeout(() => (end(key), late(key)), ms))),
+    dispose: () => (sub.dispose(), [...waits.keys()].forEach(end)),
+  };
+};

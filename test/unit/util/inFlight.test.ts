@@ -1,7 +1,8 @@
 // The per-task count of work in flight (open questions, a model's answers) behind Respond to
 // Task and the "needs your input" notification.
 import * as assert from 'node:assert/strict';
-import { InFlight } from '../../../src/core/util/inFlight';
+import FakeTimers from '@sinonjs/fake-timers';
+import { InFlight, watchLate } from '../../../src/core/util/inFlight';
 
 function deferred(): { promise: Promise<string>; resolve: (v: string) => void; reject: (e: Error) => void } {
   let resolve!: (v: string) => void;
@@ -39,5 +40,61 @@ describe('InFlight', () => {
     flight.onDidChange(() => told++);
     assert.equal(await flight.during(undefined, async () => 'plain'), 'plain');
     assert.equal(told, 0);
+  });
+
+  // Respond to Task on a task whose question has not come: told after 10 s that it may be lost.
+  describe('watchLate, with fake timers', () => {
+    let clock: ReturnType<typeof FakeTimers.install> | undefined;
+    afterEach(() => {
+      clock?.uninstall();
+      clock = undefined;
+    });
+    const setup = () => {
+      clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
+      const flight = new InFlight();
+      const late: string[] = [];
+      return { c: clock, flight, late, w: watchLate(flight, 10_000, (key) => late.push(key)) };
+    };
+
+    it('tells once per wait, however often a key is watched meanwhile (Respond clicked again); a later watch waits anew', async () => {
+      const { c, late, w } = setup();
+      w.watch('t1');
+      await c.tickAsync(4_000);
+      w.watch('t1');
+      w.watch('t2');
+      await c.tickAsync(6_000);
+      assert.deepEqual(late, ['t1']);
+      await c.tickAsync(30_000);
+      assert.deepEqual(late, ['t1', 't2'], 'no second message for t1');
+      w.watch('t1');
+      await c.tickAsync(10_000);
+      assert.deepEqual(late, ['t1', 't2', 't1']);
+      assert.equal(c.countTimers(), 0);
+    });
+
+    it('tells nothing when work for the key starts within the wait (the question came): its timer ends then', async () => {
+      const { c, flight, late, w } = setup();
+      w.watch('t1');
+      w.watch('t2');
+      await c.tickAsync(3_000);
+      let answer!: () => void;
+      const asked = flight.during('t1', () => new Promise<void>((r) => (answer = r)));
+      assert.equal(c.countTimers(), 1, "t1's timer is cleared, t2's runs");
+      await c.tickAsync(60_000);
+      assert.deepEqual(late, ['t2']);
+      answer();
+      await asked;
+      await c.tickAsync(60_000);
+      assert.deepEqual(late, ['t2'], 'nor when the question is answered');
+    });
+
+    it('dispose ends every wait', async () => {
+      const { c, late, w } = setup();
+      w.watch('t1');
+      w.dispose();
+      assert.equal(c.countTimers(), 0);
+      await c.tickAsync(60_000);
+      assert.deepEqual(late, []);
+    });
   });
 });
