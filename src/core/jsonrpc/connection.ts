@@ -142,9 +142,10 @@ export class JsonRpcConnection implements Disposable {
   /** Notifications no handler claimed (logged at trace). */
   readonly onUnhandledNotification: Event<JsonRpcNotification> = this.#onUnhandledNotification.event;
   /**
-   * An answer (a result) to a peer's request could not be sent: its send failed as many times as
-   * it was tried while the connection was open, or the connection closed first. Such an answer may
-   * carry the user's work (a form filled in), so it is reported, not only logged.
+   * An answer (a result or an error) to a peer's request could not be sent: its send failed as many
+   * times as it was tried while the connection was open, or the connection closed first. Such an
+   * answer may carry the user's work (a form filled in) or choice (a refusal), so it is reported,
+   * not only logged.
    */
   readonly onUndelivered: Event<UndeliveredAnswer> = this.#onUndelivered.event;
 
@@ -427,7 +428,7 @@ export class JsonRpcConnection implements Disposable {
       case 'invalid': {
         warnRepeated(this.#log, this.#ignored, 'invalid', `Ignored an invalid message from the server (${c.problem}): ${truncate(safeStringify(value), 300)}`);
         if (c.id !== null && isRequestLike(value)) {
-          void this.#sendError(c.id, new RpcError(ErrorCode.InvalidRequest, `Invalid request: ${c.problem}`));
+          void this.#post({ jsonrpc: '2.0', id: c.id, error: new RpcError(ErrorCode.InvalidRequest, `Invalid request: ${c.problem}`).toJSON() }, 'an error response');
           return;
         }
         // A broken answer to a request still waiting fails that request now, not at its timeout
@@ -455,11 +456,11 @@ export class JsonRpcConnection implements Disposable {
     if (seen.size > 1000) seen.delete(seen.values().next().value!);
     const handler = this.#requestHandlers.get(req.method);
     if (!handler) {
-      await this.#sendError(req.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${truncate(req.method, 200)}`));
+      await this.#sendError(req, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${truncate(req.method, 200)}`));
       return;
     }
     if (this.#incoming.size >= this.#maxIncoming) {
-      await this.#sendError(req.id, new RpcError(ErrorCode.InternalError, `Too many concurrent requests (limit ${this.#maxIncoming}); try again later`));
+      await this.#sendError(req, new RpcError(ErrorCode.InternalError, `Too many concurrent requests (limit ${this.#maxIncoming}); try again later`));
       return;
     }
     const controller = new AbortController();
@@ -478,7 +479,7 @@ export class JsonRpcConnection implements Disposable {
       if (controller.signal.aborted || this.#closed) return;
       const rpc = err instanceof RpcError ? err : new RpcError(ErrorCode.InternalError, errorMessage(err));
       if (!(err instanceof RpcError)) this.#log.error(`Handler for ${req.method} failed: ${errorMessage(err)}`);
-      await this.#sendError(req.id, rpc);
+      await this.#sendError(req, rpc);
     } finally {
       this.#incoming.delete(req.id);
     }
@@ -516,8 +517,9 @@ export class JsonRpcConnection implements Disposable {
     }
   }
 
-  #sendError(id: RequestId, err: RpcError): Promise<void> {
-    return this.#post({ jsonrpc: '2.0', id, error: err.toJSON() }, 'an error response');
+  /** An error answer (a refusal the user chose, a request found invalid) matters to the peer as a result does: tried and reported alike. */
+  #sendError(req: JsonRpcRequest, err: RpcError): Promise<boolean> {
+    return this.#answer({ jsonrpc: '2.0', id: req.id, error: err.toJSON() }, req);
   }
 
   /** Sends a message that no answer follows (a notification, an answer); a failure is logged, never thrown. */

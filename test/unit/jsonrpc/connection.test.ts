@@ -249,6 +249,24 @@ describe('JsonRpcConnection', () => {
       assert.equal(undelivered.length, 2);
     });
 
+    it('an error answer (a refusal the user chose, a request found invalid) is tried again and reported as a result is: the peer waits on it as much', async () => {
+      const { c, conn, send, received, state, undelivered } = failingAnswers();
+      conn.onRequest('sampling/createMessage', () => {
+        throw new RpcError(-1, 'User rejected sampling request');
+      });
+      await send({ jsonrpc: '2.0', id: 7, method: 'sampling/createMessage', params: { maxTokens: 5 } });
+      await c.tickAsync(7000);
+      assert.equal(state.tries, 4, 'the first try and three more');
+      assert.deepEqual(
+        undelivered.map((u) => [u.method, u.params, u.reason]),
+        [['sampling/createMessage', { maxTokens: 5 }, 'Server "peer" did not accept the response to id 7 within 30 s']],
+      );
+      state.failing = false;
+      assert.equal(await undelivered[0].resend!(), true);
+      await c.tickAsync(0);
+      assert.deepEqual(received, [{ jsonrpc: '2.0', id: 7, error: { code: -1, message: 'User rejected sampling request' } }]);
+    });
+
     it('cut short by the connection closing is reported at once, as lost with the connection, with no resend; one ready after the close too', async () => {
       const { c, conn, send, state, undelivered } = failingAnswers();
       let late!: (v: unknown) => void;
