@@ -859,8 +859,6 @@ export class TaskEngine extends DisposableBase {
       const denied = denial(err);
       if (denied) this.#gone(rec, denied, true);
       else if (this.#disposed) return;
-      // A closed port (no status), a proxy's 5xx or no answer in time (a hung server): the server, not this task.
-      else if (err instanceof RequestTimeoutError || (err instanceof TransportHttpError && (err.status === undefined || err.status >= 500))) this.#unreachable(serverId, err);
       // An answer that is not a valid task (a status the spec does not have, a date that is no
       // string): its polls back off (see scheduleNext), as the server is not fixed in a second;
       // its row says so with the first of its problems ("status: invalid input"), and
@@ -953,11 +951,14 @@ export class TaskEngine extends DisposableBase {
   }
 
   /**
-   * Warns that a request about a task (`what`: method and task id) failed. A close fails every
+   * Warns that a request about a task (`what`: method and task id) failed; one that met a closed
+   * port (no status), a proxy's 5xx (unless `not5xx`: a proxy may cut a long tasks/result so) or no
+   * answer in time (a hung server) fails the server, not the task: it is unreachable. A close fails every
    * poll and result fetch in flight with one error: told once per server, with how many of each
    * it failed ("tasks/get of 3 tasks and tasks/result of 2 tasks failed: Connection closed: …").
    */
-  #failed(serverId: string, what: string, err: unknown): void {
+  #failed(serverId: string, what: string, err: unknown, not5xx?: boolean): void {
+    if (err instanceof RequestTimeoutError || (err instanceof TransportHttpError && (err.status === undefined || (!not5xx && err.status >= 500)))) return this.#unreachable(serverId, err);
     if (this.#toldClosed.has(err as Error)) return;
     let polls = 0;
     let fetches = 0;
@@ -1228,8 +1229,7 @@ export class TaskEngine extends DisposableBase {
     const abort = rec.resultAbort;
     if (!abort) return;
     const ms = this.#timeout();
-    const status = rec.snap.status;
-    const stop = abortAfter(abort, ms, () => new Error(`no answer within ${ms} ms after the task ended (${status})`));
+    const stop = abortAfter(abort, ms, () => new RequestTimeoutError('tasks/result', ms, this.#label(rec.snap.serverId)));
     rec.resultCall?.then(stop, stop);
   }
 
@@ -1342,6 +1342,7 @@ export class TaskEngine extends DisposableBase {
         rec.resultAbort = new AbortController();
         if (isTerminal(rec.snap.status)) this.#expectAnswer(rec);
         const result = await session.request('tasks/result', { taskId }, CallToolResultSchema, { timeoutMs: Infinity, signal: rec.resultAbort.signal });
+        this.#reached(serverId);
         if (this.#disposed) return undefined;
         // T-REQ-4: the result names its task; one that names another is not this task's outcome.
         const named = (result._meta?.[RELATED_TASK_META] as { taskId?: unknown } | undefined)?.taskId;
@@ -1352,10 +1353,11 @@ export class TaskEngine extends DisposableBase {
         outcome = { kind: 'result', result };
       } catch (err) {
         if (!isPeerError(err)) {
-          if (!this.#disposed) this.#failed(serverId, `tasks/result ${taskId}`, err);
+          if (!this.#disposed) this.#failed(serverId, `tasks/result ${taskId}`, err, true);
           this.#notFetched(rec, detailOf(err));
           return undefined;
         }
+        this.#reached(serverId);
         if (err.code === ErrorCode.InvalidParams && !isServerTerminal(rec.snap.status as TaskStatus)) {
           // Not an outcome: the server may have dropped the task. A poll tells; if it still waits
           // for input, the call is tried again later.

@@ -329,7 +329,7 @@ describe('TaskEngine: results fetched again after a failed fetch', () => {
     assert.equal(results(), 2, 'asked again');
     const outcome = h!.snap(t.taskId).outcome;
     assert.deepEqual(outcome?.kind === 'result' && outcome.result.content, [{ type: 'text', text: 'the answer' }]);
-    assert.ok(h!.log.has('warn', new RegExp(`^\\[fake\\] tasks/result ${t.taskId} failed: no answer within 1000 ms after the task ended \\(completed\\)`)), h!.log.text());
+    assert.ok(h!.log.has('warn', /^\[fake\] Cannot reach the server to follow its tasks: The server did not answer tasks\/result within 1 s\./), h!.log.text());
   });
 
   it('T-REQ-4: Fetch Task Result of a completed task whose server never answers tasks/result ends after the request timeout, saying so, instead of waiting for ever; Fetch again gets the result', async () => {
@@ -342,10 +342,43 @@ describe('TaskEngine: results fetched again after a failed fetch', () => {
       (e: Error) => e.message,
     );
     await clock!.tickAsync(1_000);
-    assert.equal(await fetched, "no answer within 1000 ms after the task ended (completed).");
+    assert.equal(await fetched, 'Request tasks/result timed out after 1000 ms without an answer.');
     h!.server.override('tasks/result', undefined);
     const outcome = await h!.engine.fetchResult(t.key);
     assert.deepEqual(outcome.kind === 'result' && outcome.result.content, [{ type: 'text', text: 'the answer' }]);
     assert.equal(results(), 2);
+  });
+
+  it('T-REQ-4: a server that leaves tasks/result unanswered once the task ended is unreachable, as one whose polls time out: tried again, and reached again by its answer', async () => {
+    const t = await start({ engine: { requestTimeoutMs: 1_000 } });
+    const told: string[] = [];
+    h!.engine.onDidChangeReach((id) => told.push(id));
+    h!.server.override('tasks/result', () => new Promise(() => undefined));
+    h!.server.complete(t.taskId, { content: [{ type: 'text', text: 'the answer' }] });
+    await clock!.tickAsync(1_000);
+    assert.equal(h!.engine.unreachable('fake')?.why, 'The server did not answer tasks/result within 1 s.', h!.log.text());
+    assert.deepEqual(told, ['fake']);
+    assert.ok(!h!.log.has('warn', /tasks\/result \S+ failed/), h!.log.text());
+    h!.server.override('tasks/result', undefined);
+    await clock!.tickAsync(5_000);
+    assert.equal(results(), 2, 'tried again 5 s later');
+    assert.equal(h!.snap(t.taskId).outcome?.kind, 'result');
+    assert.equal(h!.engine.unreachable('fake'), undefined, 'reached again by its answer');
+    assert.deepEqual(told, ['fake', 'fake']);
+  });
+
+  it('T-REQ-4: the tasks/get that checks an early tasks/result answer, timed out, makes the server unreachable as a poll would; asked again later', async () => {
+    const t = await start({ engine: { requestTimeoutMs: 1_000 } });
+    // A sloppy server: an answer to tasks/result while the task waits for input, and no answer to tasks/get.
+    h!.server.override('tasks/result', () => ({ content: [{ type: 'text', text: 'too soon' }] }));
+    h!.server.override('tasks/get', () => new Promise(() => undefined));
+    h!.server.setStatus(t.taskId, 'input_required');
+    await clock!.tickAsync(1_000);
+    assert.equal(h!.server.requestsOf('tasks/get').length, 1, 'the check, not a poll');
+    assert.equal(h!.engine.unreachable('fake')?.why, 'The server did not answer tasks/get within 1 s.', h!.log.text());
+    assert.ok(!h!.log.has('warn', /tasks\/get \S+ failed/), h!.log.text());
+    assert.equal(h!.snap(t.taskId).outcome, undefined);
+    await clock!.tickAsync(5_000);
+    assert.equal(results(), 2, 'tasks/result asked again 5 s later');
   });
 });
