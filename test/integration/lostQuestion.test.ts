@@ -46,7 +46,7 @@ suite('An HTTP server whose question or answers do not reach the client', () => 
     await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
   });
 
-  test('Respond to a task waiting for input whose question does not come (lost with a reloaded window) says so after a while, with Cancel Task, which cancels it', async function () {
+  test('Respond to a task waiting for input whose question does not come (lost with a reloaded window) says so after a while, once however often it is clicked, with Cancel Task, which cancels it', async function () {
     this.timeout(60_000);
     const api = await publicApi();
     const id = await startLab();
@@ -60,12 +60,16 @@ suite('An HTTP server whose question or answers do not reach the client', () => 
       const task = await api.runTool(id, 'work', { arguments: { held: true, input: true } });
       started.push(task.id);
       await waitFor(() => api.getTask(task.id)?.status === 'input_required', 'the task to wait for input');
-      await vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'task', key: task.id, serverId: id });
+      const row = { kind: 'task', key: task.id, serverId: id };
+      await vscode.commands.executeCommand('mcpTasks.respondToTask', row);
+      // Clicked again while the first waits: no second wait, no second message.
+      await vscode.commands.executeCommand('mcpTasks.respondToTask', row);
       const lost = 'demo-http has not sent the question of "work" again: one open during a window reload can be lost. Cancel the task, or wait.';
       const n = await waitFor(() => told.findIndex(([m]) => m === lost) + 1, `the message (got ${JSON.stringify(told)})`, 30_000);
       assert.deepEqual(told[n - 1][1], ['Cancel Task']);
       choices[n - 1]('Cancel Task');
       await waitFor(() => api.getTask(task.id)?.status === 'cancelled', 'the task cancelled', 20_000);
+      assert.equal(told.filter(([m]) => m === lost).length, 1, JSON.stringify(told));
     } finally {
       w.showInformationMessage = showInfo;
       choices.forEach((c) => c(undefined));
