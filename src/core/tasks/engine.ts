@@ -1101,7 +1101,7 @@ export class TaskEngine extends DisposableBase {
       }
     } catch (err) {
       failed = true;
-      if (!this.#disposed) this.#serverLog(serverId).warn(`tasks/list (following ${f.live.size} tasks) failed: ${detailOf(err)}`);
+      if (!this.#disposed) this.#serverLog(serverId).warn(`tasks/list (following ${tasks(f.live.size)}) failed: ${detailOf(err)}`);
     } finally {
       f.cycling = false;
     }
@@ -1109,7 +1109,7 @@ export class TaskEngine extends DisposableBase {
     f.failures = failed ? f.failures + 1 : 0;
     // A failed cycle keeps the mode (the tasks it missed are polled below) unless failures repeat.
     const wins = failed ? f.byList && f.failures < 3 : pages < saved;
-    if (wins !== f.byList) this.#serverLog(serverId).info(`Following ${f.live.size} tasks ${wins ? `through tasks/list (${pages} pages per ${pace} ms)` : 'by tasks/get, one per task'}`);
+    if (wins !== f.byList) this.#serverLog(serverId).info(`Following ${tasks(f.live.size)} ${wins ? `through tasks/list (${pages} page${pages === 1 ? '' : 's'} per ${pace} ms)` : 'by tasks/get, one per task'}`);
     f.byList = wins;
     const now = this.#now();
     if (!wins) {
@@ -1885,3 +1885,6 @@ const validDate = (s: string, now: number): string => {
 };
 
 const capitalize = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** `1 task`, `3 tasks`. */
+const tasks = (n: number): string => `${n} task${n === 1 ? '' : 's'}`;

@@ -53,6 +53,18 @@ describe('TaskEngine: following tasks through tasks/list', () => {
     assert.ok(h!.log.has('info', /^\[fake\] Following \d+ tasks through tasks\/list \(3 pages per 1000 ms\)$/), h!.log.text());
   });
 
+  it('logs the switch in words that count right: "1 page", "1 task"', async () => {
+    await start({ server: { listPageSize: 10 } });
+    const [a] = await create(2);
+    await clock!.tickAsync(1_500);
+    assert.ok(h!.log.has('info', /^\[fake\] Following 2 tasks through tasks\/list \(1 page per 1000 ms\)$/), h!.log.text());
+    // One task left: a page a cycle saves nothing over one tasks/get.
+    h!.server.complete(a);
+    await clock!.tickAsync(3_000);
+    assert.equal(h!.engine.followsByList('fake'), false);
+    assert.ok(h!.log.has('info', /^\[fake\] Following 1 task by tasks\/get, one per task$/), h!.log.text());
+  });
+
   it('T-RCV-7: tasks followed by list whose ttl ends before the next cycle are each checked once just before it, and their results fetched in time', async () => {
     // Cycles every 60 s (the tasks' pollInterval); the ttl is 30 s.
     await start({ server: { listPageSize: 10, pollInterval: 60_000, ttl: 30_000 } });
