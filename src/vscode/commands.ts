@@ -36,8 +36,8 @@ export interface CommandDeps {
 export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
   const { servers, log } = deps;
 
-  /** A server from the view's row, or picked among those `filter` keeps; `none` says why there is none to pick. */
-  const pickServer = async (arg: unknown, placeHolder: string, filter: (s: ServerSnapshot) => boolean = () => true, none?: string): Promise<ServerSnapshot | undefined> => {
+  /** A server from the view's row, or picked among those `filter` keeps (the pick titled as its command); `none` says why there is none to pick. */
+  const pickServer = async (arg: unknown, title: string, placeHolder: string, filter: (s: ServerSnapshot) => boolean = () => true, none?: string): Promise<ServerSnapshot | undefined> => {
     const fromView = rowOf(arg, 'server');
     if (fromView) return servers.get(fromView.id) ?? servers.leaving(fromView.id);
     const candidates = servers.list().filter(filter);
@@ -47,7 +47,7 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
     }
     const picked = await vscode.window.showQuickPick(
       candidates.map((s) => ({ label: s.label, description: describeServer(s), detail: sourcePlace(s.source), server: s })),
-      { placeHolder, title: 'MCP Tasks' },
+      { placeHolder, title },
     );
     return picked?.server;
   };
@@ -117,15 +117,15 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
       }),
     ),
     registerCommand('mcpTasks.connectServer', async (arg?: unknown) => {
-      const s = await pickServer(arg, vscode.l10n.t('Connect to which server?'), (x) => x.state.kind !== 'connected', vscode.l10n.t('Every MCP server is connected.'));
+      const s = await pickServer(arg, vscode.l10n.t('Connect Server'), vscode.l10n.t('Connect to which server?'), (x) => x.state.kind !== 'connected', vscode.l10n.t('Every MCP server is connected.'));
       if (s) await connect(s);
     }),
     registerCommand('mcpTasks.disconnectServer', async (arg?: unknown) => {
-      const s = await pickServer(arg, vscode.l10n.t('Disconnect which server?'), (x) => x.state.kind === 'connected' || x.state.kind === 'connecting', vscode.l10n.t('No MCP server is connected.'));
+      const s = await pickServer(arg, vscode.l10n.t('Disconnect Server'), vscode.l10n.t('Disconnect which server?'), (x) => x.state.kind === 'connected' || x.state.kind === 'connecting', vscode.l10n.t('No MCP server is connected.'));
       if (s && (await mayDisconnect(s, arg, vscode.l10n.t('Disconnect')))) await deps.endByUser(endedWith(s), () => servers.disconnect(s.id));
     }),
     registerCommand('mcpTasks.restartServer', async (arg?: unknown) => {
-      const s = await pickServer(arg, vscode.l10n.t('Restart which server?'));
+      const s = await pickServer(arg, vscode.l10n.t('Restart Server'), vscode.l10n.t('Restart which server?'));
       if (!s || !(await mayDisconnect(s, arg, vscode.l10n.t('Restart')))) return;
       await deps.endByUser(endedWith(s), () => servers.disconnect(s.id, RESTARTED));
       await connect(s);
@@ -150,7 +150,7 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
       // The user's mcp.json when it is read: offered once it exists, or made when there is no folder.
       if (setting('readWorkspaceMcpJson', true) && (!folders.length || (await exists(user)))) files.push({ label: vscode.l10n.t('User mcp.json'), description: user.fsPath, uri: user });
       if (file === 'settings' || !files.length) return openSettings(server);
-      const uri = files.length === 1 ? files[0].uri : (await vscode.window.showQuickPick(files, { placeHolder: vscode.l10n.t('Open which MCP configuration?'), title: 'MCP Tasks' }))?.uri;
+      const uri = files.length === 1 ? files[0].uri : (await vscode.window.showQuickPick(files, { placeHolder: vscode.l10n.t('Open which MCP configuration?'), title: vscode.l10n.t('Open MCP Configuration') }))?.uri;
       if (!uri) return;
       if (!(await exists(uri))) await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(MCP_JSON_TEMPLATE));
       await vscode.window.showTextDocument(uri);

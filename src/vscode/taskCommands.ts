@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
 import { isInputDismissed } from '../core/servers/serverManager';
 import type { TaskEngine } from '../core/tasks/engine';
-import { STATUS_PRESENTATION, describeHosted, describeTask, taskTitle, toolRunWords } from '../core/tasks/presentation';
+import { STATUS_PRESENTATION, describeHosted, describeTask, runTitles, taskTitle as named, toolRunWords } from '../core/tasks/presentation';
 import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { hostedKey } from '../core/tasks/types';
@@ -52,6 +52,9 @@ export interface TaskCommandDeps {
 export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[] => {
   const { servers, engine, results } = deps;
 
+  /** A task's name as its row shows it (with when it started, among runs of one tool). */
+  const taskTitle = (t: TaskSnapshot): string => runTitles(engine.list()).get(t.key) ?? named(t);
+
   const taskFromArg = (arg: unknown): TaskSnapshot | undefined => {
     const row = rowOf(arg, 'task');
     return row && engine.get(row.key);
@@ -66,14 +69,14 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
     }
   };
 
-  const pickTask = async (filter: (t: TaskSnapshot) => boolean, placeHolder: string, empty: string): Promise<TaskSnapshot | undefined> => {
+  const pickTask = async (filter: (t: TaskSnapshot) => boolean, title: string, placeHolder: string, empty: string): Promise<TaskSnapshot | undefined> => {
     const tasks = engine.list().filter(filter);
     if (!tasks.length) {
       inform(empty);
       return undefined;
     }
-    const now = Date.now();
-    return (await pickNewest(tasks.map((t) => ({ ...taskPickItem(t, servers, now), createdAt: t.createdAt, task: t })), placeHolder))?.task;
+    const item = taskPickItem(engine, servers);
+    return (await pickNewest(tasks.map((t) => ({ ...item(t), task: t })), title, placeHolder))?.task;
   };
 
   const openResult = async (t: TaskSnapshot) => {
@@ -159,7 +162,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
     registerCommand('mcpTasks.fetchResult', async (arg?: unknown) => {
       const t =
         taskFromArg(arg) ??
-        (await pickTask(hasResultToFetch, vscode.l10n.t('Fetch the result of which task?'), vscode.l10n.t('No task has a result to fetch.')));
+        (await pickTask(hasResultToFetch, vscode.l10n.t('Fetch Task Result'), vscode.l10n.t('Fetch the result of which task?'), vscode.l10n.t('No task has a result to fetch.')));
       if (t) await openResult(t);
     }),
     registerCommand(OPEN_RESULT, async (arg?: unknown) => {
@@ -180,7 +183,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
       }
       const t =
         taskFromArg(arg) ??
-        (await pickTask((x) => x.status === INPUT_REQUIRED, vscode.l10n.t('Respond to which task?'), vscode.l10n.t('No task is waiting for your input.')));
+        (await pickTask((x) => x.status === INPUT_REQUIRED, vscode.l10n.t('Respond to Task'), vscode.l10n.t('Respond to which task?'), vscode.l10n.t('No task is waiting for your input.')));
       if (!t) return;
       if (t.status !== INPUT_REQUIRED) {
         inform(vscode.l10n.t('"{0}" is not waiting for input (it is {1}).', taskTitle(t), STATUS_PRESENTATION[t.status].label.toLowerCase()));
@@ -246,13 +249,16 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
 };
 
 /**
- * A task's row in a quick pick: its status icon and title, its server, then what its row in the
- * view says (status or message, progress, age), each once. The icon as iconPath: VS Code reads a
- * `$(icon)` in a label out by name.
+ * A task's row in a quick pick: its status icon and title (as its row in the view: with when it
+ * started, among runs of one tool), its server, then what its row says (status or message,
+ * progress, age), each once. The icon as iconPath: VS Code reads a `$(icon)` in a label out by name.
  */
-const taskPickItem = (t: TaskSnapshot, servers: ServerManager, now: number): vscode.QuickPickItem => {
-  const { icon, color } = STATUS_PRESENTATION[t.status];
-  return { iconPath: asThemeIcon({ id: icon, color }), label: taskTitle(t), description: servers.label(t.serverId), detail: describeTask(t, now) };
+const taskPickItem = (engine: TaskEngine, servers: ServerManager): ((t: TaskSnapshot) => vscode.QuickPickItem & { createdAt: string }) => {
+  const [titles, now] = [runTitles(engine.list()), Date.now()];
+  return (t) => {
+    const { icon, color } = STATUS_PRESENTATION[t.status];
+    return { iconPath: asThemeIcon({ id: icon, color }), label: titles.get(t.key) ?? named(t), description: servers.label(t.serverId), detail: describeTask(t, now), createdAt: t.createdAt };
+  };
 };
 
 /**
@@ -262,13 +268,13 @@ const taskPickItem = (t: TaskSnapshot, servers: ServerManager, now: number): vsc
  */
 const pickToCancel = async (deps: TaskCommandDeps): Promise<{ kind: 'task'; task: TaskSnapshot } | { kind: 'hosted'; hosted: HostedTaskSnapshot } | undefined> => {
   const { engine, servers, host } = deps;
-  const now = Date.now();
+  const [now, item] = [Date.now(), taskPickItem(engine, servers)];
   type Item = vscode.QuickPickItem & { createdAt: string; target: { kind: 'task'; task: TaskSnapshot } | { kind: 'hosted'; hosted: HostedTaskSnapshot } };
   const items: Item[] = [
     ...engine
       .list()
       .filter((t) => isCancelable(t, servers))
-      .map((t): Item => ({ ...taskPickItem(t, servers, now), createdAt: t.createdAt, target: { kind: 'task', task: t } })),
+      .map((t): Item => ({ ...item(t), target: { kind: 'task', task: t } })),
     ...host
       .list()
       .filter((h) => !isTerminal(h.status))
@@ -286,13 +292,13 @@ const pickToCancel = async (deps: TaskCommandDeps): Promise<{ kind: 'task'; task
     inform(live ? vscode.l10n.t('No running task can be cancelled: their servers do not support tasks/cancel or are no longer configured.') : vscode.l10n.t('No task is running.'));
     return undefined;
   }
-  return (await pickNewest(items, vscode.l10n.t('Cancel which task?')))?.target;
+  return (await pickNewest(items, vscode.l10n.t('Cancel Task'), vscode.l10n.t('Cancel which task?')))?.target;
 };
 
 /** A quick pick of tasks, newest first, that finds them by their server, status, message and age too. */
-const pickNewest = <T extends vscode.QuickPickItem & { createdAt: string }>(items: T[], placeHolder: string): Thenable<T | undefined> => {
+const pickNewest = <T extends vscode.QuickPickItem & { createdAt: string }>(items: T[], title: string, placeHolder: string): Thenable<T | undefined> => {
   items.sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
-  return vscode.window.showQuickPick(items, { placeHolder, title: 'MCP Tasks', matchOnDescription: true, matchOnDetail: true });
+  return vscode.window.showQuickPick(items, { placeHolder, title, matchOnDescription: true, matchOnDetail: true });
 };
 
 const pickServer = async (servers: ServerManager, ui: QuickInputPrompter, before: ServerSnapshot | undefined): Promise<ServerSnapshot | undefined> => {

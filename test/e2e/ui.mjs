@@ -213,11 +213,14 @@ async function pressEnterOn(page, text, timeout = 30_000) {
 
 /**
  * A task's row in the side bar, found by its accessible name `Task <tool>, <status>, <description>`
- * (the status icon is not text; the name says it). With `status` (e.g. `Completed`), only while
- * the row is in that status.
+ * (the status icon is not text; the name says it), or `Task <tool> (<when it started>), …` when the
+ * tool has run more than once on its server. With `status` (e.g. `Completed`), only while the row is
+ * in that status.
  */
 export function taskRow(page, tool, status) {
-  return page.locator(`${parts.sidebar} .monaco-list-row[aria-label^="${cssString(`Task ${tool}, ${status ? `${status},` : ''}`)}"]`);
+  const row = `${parts.sidebar} .monaco-list-row`;
+  const then = cssString(status ? `, ${status},` : ',');
+  return page.locator(`${row}[aria-label^="${cssString(`Task ${tool}`)}${then}"], ${row}[aria-label^="${cssString(`Task ${tool} (`)}"][aria-label*="${cssString(`)`)}${then}"]`);
 }
 
 /** Clicks one of the inline actions shown on a row when the pointer is over it (e.g. "Cancel Task..."). */

@@ -84,6 +84,40 @@ suite('Cancel Task from the palette', () => {
     assert.equal((await api.getResult(task.id, { waitSeconds: 20 })).task.status, 'completed');
   });
 
+  test('the task picks are titled as their commands, not "MCP Tasks"; runs of one tool each say when they started, in the pick as in their rows', async function () {
+    this.timeout(60_000);
+    const testing = testingApi(await activateExtension());
+    const lab = api.getServers().find((s) => s.label === 'lab')!;
+    // Three runs of work, held live; the last waits for input.
+    const ids: string[] = [];
+    for (const input of [false, false, true]) ids.push((await api.runTool(lab.id, 'work', { arguments: { held: true, input } })).id);
+    started.push(...ids);
+    try {
+      await waitFor(() => api.getTask(ids[2])?.status === 'input_required', 'the third run to wait for input');
+      const rows = ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.label === 'lab')?.children ?? [];
+      const labels = rows.map((r) => r.label).sort();
+      const asking = rows.find((r) => r.id === `task:${ids[2]}`)?.label;
+      for (const [command, title, shown] of [
+        ['mcpTasks.cancelTask', 'Cancel Task', labels],
+        ['mcpTasks.fetchResult', 'Fetch Task Result', labels],
+        ['mcpTasks.respondToTask', 'Respond to Task', [asking]],
+        ['mcpTasks.disconnectServer', 'Disconnect Server', undefined],
+      ] as const) {
+        spy.skipShown();
+        const picking = vscode.commands.executeCommand(command);
+        const pick = await spy.next(`the ${title} pick`);
+        await escape();
+        await picking;
+        assert.equal(pick.title, title);
+        if (shown) assert.deepEqual(pick.items.filter((i) => i.description === 'lab').map((i) => i.label).sort(), shown, 'the pick names the runs as their rows do');
+      }
+      assert.equal(new Set(labels).size, 3, `three runs of work, three rows that differ: ${JSON.stringify(labels)}`);
+      for (const label of labels) assert.match(label, /^work \(.+\)$/);
+    } finally {
+      for (const id of ids) await api.cancelTask(id);
+    }
+  });
+
   test('offers a question the server asked the client to run as a task (hosted), shown under its server; cancelling it closes its hidden dialog and the server sees it cancelled', async function () {
     this.timeout(60_000);
     const testing = testingApi(await activateExtension());

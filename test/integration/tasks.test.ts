@@ -60,7 +60,8 @@ suite('Commands and the Tasks view, with the demo server', () => {
     }
     await done;
     const row = await waitFor(async () => (await taskRows(serverLabel)).find((r) => !before.has(r.id)), `a new task row under ${serverLabel}`);
-    assert.equal(row.label, toolName, 'the row is labelled with the tool name');
+    // With when it started, if the tool has run on the server before: "slow (4:47:03 PM)".
+    assert.match(row.label, new RegExp(`^${toolName}( \\(.+\\))?$`), 'the row is labelled with the tool name');
     return { row, node: taskNode(row, node.id) };
   }
 
@@ -365,7 +366,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     const everything = api.getServers().find((s) => s.label === 'everything')!;
     const call = api.runTool(everything.id, 'trigger-long-running-operation', { arguments: { duration: 30, steps: 10 } }).catch(() => undefined);
     const live = await waitFor(
-      async () => (await taskRows('everything')).find((r) => r.label === 'trigger-long-running-operation' && words(r.contextValue).has('live')),
+      async () => (await taskRows('everything')).find((r) => r.label.startsWith('trigger-long-running-operation') && words(r.contextValue).has('live')),
       'the call to run',
     );
     assert.ok(words(live.contextValue).has('direct'), `a direct call: ${live.contextValue}`);
@@ -650,7 +651,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
       assert.ok(provider.streaming > 0 && api.getTask(slow.id)?.status === 'input_required', 'the model still answers');
       assert.deepEqual(spy.messages.slice(messages).filter((m) => m.includes('needs your input')), []);
       await vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'task', key: slow.id, serverId: demo.id });
-      await waitFor(() => spy.messages.slice(messages).some((m) => m === '"summarize-with-model" waits for a language model, which is answering its server now: nothing is asked of you.'), 'Respond to Task to say a model answers');
+      await waitFor(() => spy.messages.slice(messages).some((m) => /^"summarize-with-model \(.+\)" waits for a language model, which is answering its server now: nothing is asked of you\.$/.test(m)), 'Respond to Task to say a model answers (of its second run: named as its row, with when it started)');
     } finally {
       await api.cancelTask(slow.id).catch(() => undefined);
       spy.skipShown();

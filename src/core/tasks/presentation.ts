@@ -101,8 +101,34 @@ export const ttlRow = (t: TaskSnapshot, now: number): [string, string] | undefin
 /** Orders tasks newest first, as the view and the API list them. */
 export const newestFirst = (a: { createdAt: string }, b: { createdAt: string }): number => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0);
 
-/** The name a task is shown by: its tool, or its id when it was found through tasks/list. */
-export const taskTitle = (t: TaskSnapshot): string => t.toolName || `Task ${t.taskId.slice(0, 12)}`;
+/**
+ * The name a task is shown by: its tool, or, found through tasks/list, its id. A long id (a UUID,
+ * as server-everything gives) keeps its start and its end: ids made in sequence differ at the end.
+ */
+export const taskTitle = (t: Pick<TaskSnapshot, 'toolName' | 'taskId'>): string => {
+  const id = t.taskId;
+  return t.toolName || `Task ${id.length > 16 ? `${id.slice(0, 8)}…${id.slice(-6)}` : id}`;
+};
+
+/**
+ * The titles of the runs of one tool on one server, by task key (the others keep `taskTitle`):
+ * each says when it started, as VS Code's Test Results name each run by its time, so eight runs are
+ * not eight identical rows. Runs started in the same second (a model calls tools in parallel) are
+ * numbered in the order they started: `slow (4:47:03 PM #2)`.
+ */
+export const runTitles = (tasks: readonly TaskSnapshot[]): Map<string, string> => {
+  const [byName, byTime] = [new Map<string, number>(), new Map<string, number>()];
+  const bump = (m: Map<string, number>, k: string): number => m.set(k, (m.get(k) ?? 0) + 1).get(k)!;
+  const runs = [...tasks].sort((a, b) => newestFirst(b, a)).map((t) => {
+    const name = `${t.serverId}\n${taskTitle(t)}`;
+    const at = `${taskTitle(t)} (${new Date(t.createdAt).toLocaleTimeString()}`;
+    bump(byName, name);
+    return [t, name, at, bump(byTime, `${t.serverId}\n${at}`)] as const;
+  });
+  const titles = new Map<string, string>();
+  for (const [t, name, at, n] of runs) if (byName.get(name)! > 1) titles.set(t.key, `${at}${byTime.get(`${t.serverId}\n${at}`)! > 1 ? ` #${n}` : ''})`);
+  return titles;
+};
 
 /**
  * How the tool pick of Run Tool as Task says a tool runs on its server, or that it cannot: a

@@ -5,7 +5,7 @@ import type { ServerManager, ServerSnapshot } from '../../core/servers/serverMan
 import { restarts } from '../../core/servers/serverManager';
 import type { TaskEngine, Unreachable } from '../../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../../core/host/taskHost';
-import { STATUS_PRESENTATION, describeHosted, describeTask, formatAge, localTime, newestFirst, taskTitle, ttlRow } from '../../core/tasks/presentation';
+import { STATUS_PRESENTATION, describeHosted, describeTask, formatAge, localTime, newestFirst, runTitles, taskTitle, ttlRow } from '../../core/tasks/presentation';
 import { isTerminal } from '../../core/tasks/status';
 import { hasResult as resultOf, isCancelable } from '../../core/tasks/policy';
 import type { TaskSnapshot } from '../../core/tasks/types';
@@ -72,6 +72,8 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   readonly #serverNodes = new Map<string, Node & { kind: 'server' }>();
   readonly #taskNodes = new Map<string, Node & { kind: 'task' }>();
   readonly #hostedNodes = new Map<string, Node & { kind: 'hosted' }>();
+  /** By server, the titles of its runs of one tool (see runTitles), as its rows were last listed. */
+  readonly #runTitles = new Map<string, Map<string, string>>();
   /**
    * Ended hosted tasks cleared from the view (Clear Finished Tasks). The host keeps them until
    * their ttl, so the server that asked can still fetch their outcome; the view no longer shows them.
@@ -214,9 +216,10 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     const tasks = this.#engine
       .list()
       .filter((t) => t.serverId === element.id)
-      .sort(newestFirst)
-      .map((t) => kept(this.#taskNodes, t.key, () => asTaskNode(t)));
-    return [...hosted, ...tasks];
+      .sort(newestFirst);
+    // A new run or one removed changes its server's children: VS Code then reads each row again.
+    this.#runTitles.set(element.id, runTitles(tasks));
+    return [...hosted, ...tasks.map((t) => kept(this.#taskNodes, t.key, () => asTaskNode(t)))];
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
@@ -269,7 +272,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
 
   #taskItem(t: TaskSnapshot): vscode.TreeItem {
     const p = STATUS_PRESENTATION[t.status];
-    const title = taskTitle(t);
+    const title = this.#title(t);
     const item = new vscode.TreeItem(title, vscode.TreeItemCollapsibleState.None);
     item.id = `task:${t.key}`;
     const said = describeTask(t, Date.now());
@@ -285,16 +288,21 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     // The tooltip is built on hover (resolveTreeItem): rendering 10,000 rows builds none.
     // "Task NAME, STATUS, the rest": the description leads with the status when it has no message of its own, not said twice.
     const rest = said.startsWith(`${p.label} · `) ? said.slice(p.label.length + 3) : said;
-    item.accessibilityInformation = { label: `Task ${title}, ${p.label}, ${rest}` };
+    // Not "Task Task 3f2a…": a task found on the server is titled by its id.
+    item.accessibilityInformation = { label: `${t.toolName ? 'Task ' : ''}${title}, ${p.label}, ${rest}` };
     return item;
   }
 
   resolveTreeItem(item: vscode.TreeItem, node: Node): vscode.TreeItem {
     if (node.kind === 'task' && !item.tooltip) {
       const t = this.#engine.get(node.key);
-      if (t) item.tooltip = taskTooltip(t, Date.now(), this.#checks(t));
+      if (t) item.tooltip = taskTooltip(t, this.#title(t), Date.now(), this.#checks(t));
     }
     return item;
+  }
+
+  #title(t: TaskSnapshot): string {
+    return this.#runTitles.get(t.serverId)?.get(t.key) ?? taskTitle(t);
   }
 
   /** The whole tree as plain rows (for tests and diagnostics). */
@@ -342,10 +350,10 @@ const kept = <N>(nodes: Map<string, N>, id: string, make: () => N): N => {
   return node;
 };
 
-const taskTooltip = (t: TaskSnapshot, now: number, checks?: string): vscode.MarkdownString => {
+const taskTooltip = (t: TaskSnapshot, title: string, now: number, checks?: string): vscode.MarkdownString => {
   const md = new vscode.MarkdownString(undefined, true);
   const p = STATUS_PRESENTATION[t.status];
-  md.appendMarkdown(`$(${p.icon.replace('~spin', '')}) **${escapeMd(taskTitle(t))}**: ${p.label}${t.kind === 'direct' ? ' (direct call, not a task)' : ''}\n\n`);
+  md.appendMarkdown(`$(${p.icon.replace('~spin', '')}) **${escapeMd(title)}**: ${p.label}${t.kind === 'direct' ? ' (direct call, not a task)' : ''}\n\n`);
   if (t.statusMessage) md.appendMarkdown(`${escapeMd(t.statusMessage)}\n\n`);
   if (t.note) md.appendMarkdown(`_${escapeMd(t.note)}_\n\n`);
   const rows: Array<[string, string]> = [

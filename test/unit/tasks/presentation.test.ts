@@ -1,6 +1,6 @@
 // How a task's row reads: its description leads with how a finished task ended and says why.
 import * as assert from 'node:assert/strict';
-import { describeHosted, describeTask, formatRowAge, toolRunWords, ttlRow } from '../../../src/core/tasks/presentation';
+import { describeHosted, describeTask, formatRowAge, runTitles, taskTitle, toolRunWords, ttlRow } from '../../../src/core/tasks/presentation';
 import { snapshot } from '../helpers/snapshots';
 
 const CREATED = Date.parse('2025-01-01T00:00:00.000Z');
@@ -79,5 +79,39 @@ describe('ttlRow: the tooltip\'s line on how long the server keeps a task', () =
   it('no line for a task the server no longer has (lost, expired), may delete at any time (cancelled), or never kept (a direct call)', () => {
     for (const status of ['lost', 'expired', 'cancelled'] as const) assert.equal(row({ status }), undefined, status);
     assert.equal(row({ kind: 'direct', taskId: 'direct-1', status: 'completed', ttl: null }), undefined, 'a direct call');
+  });
+});
+
+describe('taskTitle and runTitles: rows that tell tasks apart', () => {
+  it('names a task found through tasks/list by its whole id when short, by its start and end when long (a UUID): ids sharing a prefix differ', () => {
+    const listed = (taskId: string) => taskTitle({ toolName: '', taskId });
+    assert.deepEqual(['t10-listed-09', 't11-listed-10'].map(listed), ['Task t10-listed-09', 'Task t11-listed-10']);
+    // server-everything's ids are UUIDs; ids made in sequence share their start.
+    assert.equal(listed('3f2a9c1e-7b4d-4e2a-9c1e-5d6f7a8b9c0d'), 'Task 3f2a9c1e…8b9c0d');
+    assert.notEqual(listed('task-20261205-000001'), listed('task-20261205-000002'));
+    assert.equal(taskTitle({ toolName: 'slow', taskId: '3f2a9c1e-7b4d-4e2a-9c1e-5d6f7a8b9c0d' }), 'slow');
+  });
+
+  it('gives each run of one tool on one server the time it started, and runs of the same second their order', () => {
+    const at = (key: string, serverId: string, toolName: string, createdAt: string) => task({ key, serverId, toolName, taskId: key, createdAt });
+    const time = (iso: string) => new Date(iso).toLocaleTimeString();
+    const titles = runTitles([
+      at('b', 's', 'slow', '2025-01-01T10:00:05.000Z'),
+      at('a', 's', 'slow', '2025-01-01T10:00:00.000Z'),
+      at('c', 's', 'fast', '2025-01-01T10:00:06.000Z'),
+      at('d', 'other', 'slow', '2025-01-01T10:00:07.000Z'),
+      // Two started in the same second (a model calls tools in parallel): numbered as they started.
+      at('f2', 's', 'fetch', '2025-01-01T10:00:09.900Z'),
+      at('f1', 's', 'fetch', '2025-01-01T10:00:09.100Z'),
+      at('f3', 's', 'fetch', '2025-01-01T10:00:12.000Z'),
+    ]);
+    assert.deepEqual(Object.fromEntries(titles), {
+      a: `slow (${time('2025-01-01T10:00:00.000Z')})`,
+      b: `slow (${time('2025-01-01T10:00:05.000Z')})`,
+      f1: `fetch (${time('2025-01-01T10:00:09.100Z')} #1)`,
+      f2: `fetch (${time('2025-01-01T10:00:09.900Z')} #2)`,
+      f3: `fetch (${time('2025-01-01T10:00:12.000Z')})`,
+    });
+    assert.equal(new Set(titles.values()).size, 5, 'no two alike');
   });
 });

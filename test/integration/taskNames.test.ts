@@ -1,0 +1,44 @@
+// How the Tasks view names tasks: runs of one tool on one server say when each started (their
+// rows, tooltips and accessible labels alike), and a task found through tasks/list is named by
+// enough of its id to tell it from the others, heard once as a task ("Task 3f2a…", not "Task Task").
+import * as assert from 'node:assert/strict';
+import type * as vscode from 'vscode';
+import { taskKey } from '../../src/core/tasks/types';
+import { storedTask, withTree } from './viewParts';
+
+const SERVER = 'settings:lab';
+const UUID = '3f2a9c1e-7b4d-4e2a-9c1e-5d6f7a8b9c0d';
+
+suite('Task names in the Tasks view', () => {
+  test('runs of one tool say when they started, in the row, its tooltip and its accessible label; a listed task shows its id, not "Task Task"', () =>
+    withTree(({ engine, tree }) => {
+      const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+      const [older, newer] = [ago(120_000), ago(60_000)];
+      engine.restore([
+        storedTask(SERVER, 'a', { toolName: 'build', createdAt: older }),
+        storedTask(SERVER, 'b', { toolName: 'build', createdAt: newer }),
+        storedTask(SERVER, 'c', { toolName: 'deploy', createdAt: newer }),
+        storedTask(SERVER, UUID, { toolName: '', origin: 'server-list', createdAt: newer }),
+      ]);
+      const read = () =>
+        new Map(
+          tree.getChildren(tree.getChildren()[0]).map((n) => {
+            const item = tree.resolveTreeItem(tree.getTreeItem(n), n) as vscode.TreeItem;
+            return [n.kind === 'task' ? n.key.slice(SERVER.length + 1) : '', { label: String(item.label), a11y: item.accessibilityInformation?.label, tooltip: (item.tooltip as vscode.MarkdownString).value }];
+          }),
+        );
+      const rows = read();
+      const at = (iso: string) => new Date(iso).toLocaleTimeString();
+      assert.deepEqual(Object.fromEntries([...rows].map(([id, r]) => [id, r.label])), { a: `build (${at(older)})`, b: `build (${at(newer)})`, c: 'deploy', [UUID]: 'Task 3f2a9c1e…8b9c0d' });
+      for (const [id, r] of rows) {
+        // The tooltip leads with the row's name (markdown-escaped there).
+        assert.ok(r.tooltip.replace(/\\/g, '').includes(`**${r.label}**`), `${id}'s tooltip: ${r.tooltip}`);
+        assert.ok(r.a11y?.startsWith(r.label.startsWith('Task ') ? `${r.label}, Completed, ` : `Task ${r.label}, Completed, `), `${id} heard as ${r.a11y}`);
+      }
+      assert.equal(rows.get(UUID)?.a11y, 'Task 3f2a9c1e…8b9c0d, Completed, 1 min');
+      assert.equal(rows.get('a')?.a11y, `Task build (${at(older)}), Completed, 2 min`);
+      // One build left: its row is "build" again.
+      engine.remove(taskKey(SERVER, 'b'));
+      assert.equal(read().get('a')?.label, 'build');
+    }));
+});
