@@ -9,7 +9,6 @@ import { taskBrowserSteps } from '../core/elicitation/urlRequired';
 import { DisposableBase } from '../core/util/event';
 import type { InFlight } from '../core/util/inFlight';
 import { hasResult, lostWithWindow } from '../core/tasks/policy';
-import { reasonOf } from '../core/jsonrpc/errors';
 import { setting } from './configuration';
 import type { HiddenDialogs } from './hiddenDialogs';
 import type { Node } from './tree/tasksTree';
@@ -301,10 +300,7 @@ export class TaskIndicators extends DisposableBase {
       void show(text, ...(canOpen ? [open] : canRun ? [again] : [])).then((c) =>
         c === open
           ? executeCommand(OPEN_RESULT, asTaskNode(t))
-          : c === again &&
-            this.#engine.callTool(t.serverId, t.toolName, { arguments: t.arguments }).then(undefined, (err: unknown) => {
-              void vscode.window.showErrorMessage(vscode.l10n.t('Could not run "{0}" on {1}: {2}', t.toolName, server, reasonOf(err)));
-            }),
+          : c === again && executeCommand('mcpTasks.runAgain', asTaskNode(t)),
       );
     }
   }

@@ -237,6 +237,12 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
       const n = engine.clearFinished() + deps.tree.clearEndedHosted();
       flash(n === 1 ? vscode.l10n.t('MCP Tasks: cleared 1 finished task') : vscode.l10n.t('MCP Tasks: cleared {0} finished tasks', n), 3000);
     }),
+    // A finished task of ours (its row's context menu, or a lost task's warning): its tool on the
+    // same server with the same arguments and ttl, as Run Tool as Task runs it.
+    registerCommand('mcpTasks.runAgain', async (arg?: unknown) => {
+      const t = taskFromArg(arg);
+      if (t?.toolName) await callTool(deps, { serverId: t.serverId, toolName: t.toolName, args: t.arguments, ttlMs: t.ttl ?? undefined });
+    }),
     // One finished row out of the view (its context menu), with the result kept for it: the
     // user's own choice on that row, so not asked again as Clear Finished Tasks asks for many.
     registerCommand('mcpTasks.removeTask', (arg?: unknown) => {
@@ -427,7 +433,7 @@ const run = async (ui: QuickInputPrompter, deps: TaskCommandDeps, server: Server
 interface ToolCall {
   serverId: string;
   toolName: string;
-  args: Record<string, unknown>;
+  args?: Record<string, unknown>;
   ttlMs?: number;
 }
 

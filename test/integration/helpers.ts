@@ -60,6 +60,7 @@ export const COMMAND_IDS = [
   'mcpTasks.respondToTask',
   'mcpTasks.clearFinished',
   'mcpTasks.removeTask',
+  'mcpTasks.runAgain',
   'mcpTasks.connectServer',
   'mcpTasks.disconnectServer',
   'mcpTasks.restartServer',

@@ -67,16 +67,22 @@ suite('Tasks of a stdio server lost with a reloaded window', () => {
     ]);
   });
 
-  test('one of them is told with Run Again, which calls its tool again with the same arguments', async () => {
-    const calls: unknown[] = [];
-    engine.callTool = (...args: Parameters<TaskEngine['callTool']>) => (calls.push(args), new Promise(() => undefined));
-    await reload(['settings:lab', 't1', { status: 'working', toolName: 'slow', arguments: { seconds: 30 } }]);
-    await waitFor(() => told.length, 'the warning');
-    assert.deepEqual(told, [
-      ['"slow" on lab: lost. The window closed, and with it the server\'s process that ran it; a new process does not know its tasks.', ['Run Again']],
-    ]);
-    choices[0]('Run Again');
-    await waitFor(() => calls.length, 'the call');
-    assert.deepEqual(calls, [['settings:lab', 'slow', { arguments: { seconds: 30 } }]]);
+  test('one of them is told with Run Again, which runs the command Run Again (its tool again, with the same arguments) on its row', async () => {
+    const ran: unknown[][] = [];
+    const { commands } = vscode;
+    const execute = commands.executeCommand;
+    commands.executeCommand = (id: string, ...args: unknown[]) => (id === 'mcpTasks.runAgain' ? (ran.push([id, ...args]), Promise.resolve()) : execute(id, ...args)) as Thenable<never>;
+    try {
+      await reload(['settings:lab', 't1', { status: 'working', toolName: 'slow', arguments: { seconds: 30 } }]);
+      await waitFor(() => told.length, 'the warning');
+      assert.deepEqual(told, [
+        ['"slow" on lab: lost. The window closed, and with it the server\'s process that ran it; a new process does not know its tasks.', ['Run Again']],
+      ]);
+      choices[0]('Run Again');
+      await waitFor(() => ran.length, 'the command');
+      assert.deepEqual(ran, [['mcpTasks.runAgain', { kind: 'task', key: engine.list()[0].key, serverId: 'settings:lab' }]]);
+    } finally {
+      commands.executeCommand = execute;
+    }
   });
 });

@@ -274,6 +274,21 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await resultEditor('- Artifact: dist/integration-app-1.0.0.tgz');
   });
 
+  test('Run Again with a finished row (its context menu): the tool runs again on its server with the same arguments, in a row of its own; a live row does not offer it', async function () {
+    this.timeout(30_000);
+    assert.ok(words((await taskRow('demo', build.row.id!))?.contextValue).has('rerunnable'), 'the finished row offers Run Again');
+    const before = new Set((await taskRows('demo')).map((r) => r.id));
+    await vscode.commands.executeCommand('mcpTasks.runAgain', build.node);
+    const again = await waitFor(async () => (await taskRows('demo')).find((r) => !before.has(r.id)), 'a new task row under demo');
+    assert.match(again.label, /^build-project \(.+\)$/, 'two runs of one tool: the row says when it started');
+    assert.ok(!words(again.contextValue).has('rerunnable'), `a live row does not offer Run Again: ${again.contextValue}`);
+    await rowWhen('demo', again.id!, (r) => r.icon === 'pass', 'the second build to complete');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('mcpTasks.openResult', taskNode(again, build.node.serverId));
+    // The project named in the first run's arguments.
+    await resultEditor('Build of integration-app succeeded');
+  });
+
   test('A task that fails is told why in its notification (the server\'s last message), with Open Result', async function () {
     this.timeout(30_000);
     const messages = spy.messages.length;

@@ -281,7 +281,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     const live = !isTerminal(t.status);
     const cancelable = isCancelable(t, this.#servers);
     const hasResult = resultOf(t);
-    item.contextValue = ['task', t.kind, cancelable ? 'cancelable' : '', t.status === INPUT_REQUIRED ? 'respondable' : '', hasResult ? 'hasResult' : '', live ? 'live' : 'finished']
+    item.contextValue = ['task', t.kind, cancelable ? 'cancelable' : '', t.status === INPUT_REQUIRED ? 'respondable' : '', hasResult ? 'hasResult' : '', live ? 'live' : 'finished', !live && t.toolName ? 'rerunnable' : '']
       .filter(Boolean)
       .join(' ');
     if (hasResult) item.command = { command: OPEN_RESULT, title: 'Open Result', arguments: [asTaskNode(t)] };

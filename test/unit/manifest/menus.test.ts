@@ -85,6 +85,11 @@ describe('the view\'s row menus', () => {
     }
   });
 
+  it('a finished task of ours (its tool and arguments known) offers Run Again in its context menu; a live one, or one found through tasks/list (no tool known), does not', () => {
+    for (const row of ['task task hasResult finished rerunnable', 'task direct finished rerunnable']) assert.deepEqual(offered(row).context.filter((c) => c === 'mcpTasks.runAgain'), ['mcpTasks.runAgain'], row);
+    for (const row of ['task task cancelable live', 'task task hasResult finished']) assert.ok(!offered(row).context.includes('mcpTasks.runAgain'), row);
+  });
+
   it('a server\'s menu offers Open MCP Configuration (its entry, the cursor on its name) and Show Log', () => {
     for (const row of ['server disconnectable restartable', 'server connectable']) assert.deepEqual(offered(row).context.slice(-2), ['mcpTasks.openConfiguration', 'mcpTasks.showLog'], row);
   });
