@@ -98,7 +98,12 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
     }
     // Only its direct calls end: it has no live task, or its tasks outlive the connection (the Streamable HTTP session is kept).
     const ask = ended === 1 ? vscode.l10n.t('{0} "{1}"? Its running call will be lost.', action, s.label) : vscode.l10n.t('{0} "{1}"? Its {2} running calls will be lost.', action, s.label, ended);
-    const detail = s.type === 'stdio' ? vscode.l10n.t('A call made without a task ends with its connection.') : vscode.l10n.t('A call made without a task ends with its connection; tasks go on.');
+    // A tools/call whose CreateTaskResult has not come is no call made without a task: its task is lost, whatever the transport.
+    const detail = deps.pendingCalls(s.id)
+      ? vscode.l10n.t('The server has not yet answered the call that starts its task, and the answer would come on this connection.')
+      : s.type === 'stdio'
+        ? vscode.l10n.t('A call made without a task ends with its connection.')
+        : vscode.l10n.t('A call made without a task ends with its connection; tasks go on.');
     return confirmDestructive(ask, detail, action);
   };
 

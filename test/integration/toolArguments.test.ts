@@ -73,6 +73,8 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
         schemas: { type: 'stdio', command: 'node', args: [SCHEMA_SERVER] },
         'slow-schemas': { type: 'stdio', command: 'node', args: [SCHEMA_SERVER, '--slow-start', '1500'] },
         'slow-tasks': { type: 'stdio', command: 'node', args: [SLOW_TASK_SERVER, '--answer-after', '3000'] },
+        // Its own, so that no live task of another test is counted with the call on its way.
+        'slow-start': { type: 'stdio', command: 'node', args: [SLOW_TASK_SERVER, '--answer-after', '3000'] },
       },
       vscode.ConfigurationTarget.Global,
     );
@@ -352,6 +354,28 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     assert.equal(ttl.title, 'Run Tool as Task (2/2): ttl of slow');
     await accept();
     await waitFor(() => ttl.pick?.busy === true && ttl.pick.enabled === false, 'the ttl pick busy while tools/call is on its way');
+    await run.started();
+  });
+
+  test('Disconnect Server while a tool runs as a task but its server has not answered tools/call yet asks first, and says that task is lost, not that it is a call made without one', async function () {
+    this.timeout(30_000);
+    const run = await start('slow-start', 'slow');
+    const ttl = await spy.next('the ttl pick');
+    await accept();
+    await waitFor(() => ttl.pick?.busy === true, 'tools/call on its way');
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const showWarning = w.showWarningMessage;
+    const modal: string[] = [];
+    // A modal dialog the host cannot click: answered Cancel here.
+    w.showWarningMessage = (message: string, options: vscode.MessageOptions, ...items: string[]) => (modal.push(`${message} | ${options.detail} | ${items.join(', ')}`), Promise.resolve(undefined));
+    try {
+      await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id: serverIdOf(await server('slow-start')) });
+    } finally {
+      w.showWarningMessage = showWarning;
+    }
+    assert.deepEqual(modal, [
+      'Disconnect "slow-start"? Its running call will be lost. | The server has not yet answered the call that starts its task, and the answer would come on this connection. | Disconnect',
+    ]);
     await run.started();
   });
 
