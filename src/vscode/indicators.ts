@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { TaskEngine, UnsentAnswer } from '../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
-import { STATUS_PRESENTATION, formatAge, taskTitle } from '../core/tasks/presentation';
+import { STATUS_PRESENTATION, formatAge, runTitle } from '../core/tasks/presentation';
 import { isTerminal } from '../core/tasks/status';
 import { RequestTimeoutError } from '../core/jsonrpc/errors';
 import type { TaskSnapshot } from '../core/tasks/types';
@@ -131,6 +131,11 @@ export class TaskIndicators extends DisposableBase {
     }
   }
 
+  /** A task's name as its row shows it (runs of one tool say when each started), so a message about one run is not taken for another's. */
+  #title(t: TaskSnapshot): string {
+    return runTitle(this.#engine.list(), t);
+  }
+
   #changed(t: TaskSnapshot): void {
     const before = this.#last.get(t.key);
     this.#last.set(t.key, t.status);
@@ -232,8 +237,8 @@ export class TaskIndicators extends DisposableBase {
     if (!setting('notifications.inputRequired', true)) return;
     const respond = vscode.l10n.t('Respond');
     const text = t.statusMessage
-      ? vscode.l10n.t('"{0}" on {1} needs your input: {2}', taskTitle(t), this.#label(t.serverId), t.statusMessage)
-      : vscode.l10n.t('"{0}" on {1} needs your input.', taskTitle(t), this.#label(t.serverId));
+      ? vscode.l10n.t('"{0}" on {1} needs your input: {2}', this.#title(t), this.#label(t.serverId), t.statusMessage)
+      : vscode.l10n.t('"{0}" on {1} needs your input.', this.#title(t), this.#label(t.serverId));
     void vscode.window
       .showInformationMessage(text, respond)
       .then((c) => c === respond && executeCommand(RESPOND_TO_TASK, asTaskNode(t)));
@@ -265,8 +270,8 @@ export class TaskIndicators extends DisposableBase {
         // Every step Continue… goes through, each with its domain.
         const steps = plans.map((p) => `${p.message} (${p.domain})`).join('; ');
         const text = plans.length > 1
-          ? vscode.l10n.t('"{0}" on {1} needs {2} steps in your browser first: {3}.', taskTitle(t), this.#label(t.serverId), plans.length, steps)
-          : vscode.l10n.t('"{0}" on {1} needs a step in your browser first: {2}.', taskTitle(t), this.#label(t.serverId), steps);
+          ? vscode.l10n.t('"{0}" on {1} needs {2} steps in your browser first: {3}.', this.#title(t), this.#label(t.serverId), plans.length, steps)
+          : vscode.l10n.t('"{0}" on {1} needs a step in your browser first: {2}.', this.#title(t), this.#label(t.serverId), steps);
         void vscode.window.showInformationMessage(text, go).then((c) => c === go && executeCommand(OPEN_RESULT, asTaskNode(t)));
         continue;
       }
@@ -296,7 +301,7 @@ export class TaskIndicators extends DisposableBase {
       const canRun = !canOpen && t.status === 'lost' && t.origin !== 'server-list';
       // A task that went wrong says why, as its row does (for lost and expired, the note is the reason).
       const why = t.status === 'failed' ? t.statusMessage || t.note : t.status === 'lost' || t.status === 'expired' ? t.note || t.statusMessage : undefined;
-      const text = why ? vscode.l10n.t('"{0}" on {1}: {2}. {3}', taskTitle(t), server, status, why) : vscode.l10n.t('"{0}" on {1}: {2}', taskTitle(t), server, status);
+      const text = why ? vscode.l10n.t('"{0}" on {1}: {2}. {3}', this.#title(t), server, status, why) : vscode.l10n.t('"{0}" on {1}: {2}', this.#title(t), server, status);
       void show(text, ...(canOpen ? [open] : canRun ? [again] : [])).then((c) =>
         c === open
           ? executeCommand(OPEN_RESULT, asTaskNode(t))
@@ -316,7 +321,7 @@ export class TaskIndicators extends DisposableBase {
     const text = vscode.l10n.t(
       'The answer to the {0} of {1} was not sent: {2}.',
       method === ELICITATION_CREATE ? vscode.l10n.t('question') : vscode.l10n.t('sampling request'),
-      task ? `"${taskTitle(task)}" on ${server}` : server,
+      task ? `"${this.#title(task)}" on ${server}` : server,
       reason,
     );
     void vscode.window

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
 import { isInputDismissed } from '../core/servers/serverManager';
 import type { TaskEngine } from '../core/tasks/engine';
-import { STATUS_PRESENTATION, describeHosted, describeTask, runTitles, taskTitle as named, toolRunWords } from '../core/tasks/presentation';
+import { STATUS_PRESENTATION, describeHosted, describeTask, runTitle, runTitles, taskTitle as named, toolRunWords } from '../core/tasks/presentation';
 import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { hostedKey } from '../core/tasks/types';
@@ -52,8 +52,7 @@ export interface TaskCommandDeps {
 export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[] => {
   const { servers, engine, results } = deps;
 
-  /** A task's name as its row shows it (with when it started, among runs of one tool). */
-  const taskTitle = (t: TaskSnapshot): string => runTitles(engine.list()).get(t.key) ?? named(t);
+  const taskTitle = (t: TaskSnapshot): string => runTitle(engine.list(), t);
 
   const taskFromArg = (arg: unknown): TaskSnapshot | undefined => {
     const row = rowOf(arg, 'task');

@@ -85,4 +85,11 @@ suite('Tasks of a stdio server lost with a reloaded window', () => {
       commands.executeCommand = execute;
     }
   });
+
+  test('a lost run of a tool run more than once on its server is named as its row names it, with when it started', async () => {
+    const [earlier, later] = [new Date(Date.now() - 120_000).toISOString(), new Date(Date.now() - 60_000).toISOString()];
+    await reload(['settings:lab', 't1', { status: 'completed', toolName: 'slow', createdAt: earlier }], ['settings:lab', 't2', { status: 'working', toolName: 'slow', createdAt: later }]);
+    await waitFor(() => told.length, 'the warning');
+    assert.equal(told[0][0].split(' on lab:')[0], `"slow (${new Date(later).toLocaleTimeString()})"`);
+  });
 });

@@ -114,7 +114,7 @@ suite('Tasks of a server removed from the configuration', () => {
       assert.equal(api.getTask(chat.id)?.status, 'cancelled');
       // Told after the cancels: once it is, a notification of theirs would have been too.
       process.kill(Number(fs.readFileSync(spawnLog, 'utf8').split(' ')[0]), 'SIGUSR2');
-      await waitFor(() => spy.messages.some((m) => m.startsWith('"work" on asked: completed')), 'the completed task to be told', 20_000).catch((err: Error) => assert.fail(`${err.message}; told: ${JSON.stringify(spy.messages)}`));
+      await waitFor(() => spy.messages.some((m) => /^"work( \(.+?\))?" on asked: completed/.test(m)), 'the completed task to be told', 20_000).catch((err: Error) => assert.fail(`${err.message}; told: ${JSON.stringify(spy.messages)}`));
       assert.equal(api.getTask(told.id)?.status, 'completed');
       assert.deepEqual(spy.messages.filter((m) => m.includes('asked: cancelled')), [], 'the cancels the user asked for are not told');
     } finally {

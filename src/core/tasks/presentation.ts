@@ -130,6 +130,9 @@ export const runTitles = (tasks: readonly TaskSnapshot[]): Map<string, string> =
   return titles;
 };
 
+/** A task's name as its row shows it: with when it started, among runs of one tool (see runTitles). */
+export const runTitle = (tasks: readonly TaskSnapshot[], t: TaskSnapshot): string => runTitles(tasks).get(t.key) ?? taskTitle(t);
+
 /**
  * How the tool pick of Run Tool as Task says a tool runs on its server, or that it cannot: a
  * codicon for the row's icon, and words. Not `$(icon)` in the text: a screen reader reads that
