@@ -90,6 +90,6 @@ suite('Tasks of a stdio server lost with a reloaded window', () => {
     const [earlier, later] = [new Date(Date.now() - 120_000).toISOString(), new Date(Date.now() - 60_000).toISOString()];
     await reload(['settings:lab', 't1', { status: 'completed', toolName: 'slow', createdAt: earlier }], ['settings:lab', 't2', { status: 'working', toolName: 'slow', createdAt: later }]);
     await waitFor(() => told.length, 'the warning');
-    assert.equal(told[0][0].split(' on lab:')[0], `"slow (${new Date(later).toLocaleTimeString()})"`);
+    assert.equal(told[0][0].split(' on lab:')[0], `"slow (${new Date(later).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' })})"`);
   });
 });

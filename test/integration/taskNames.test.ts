@@ -28,7 +28,7 @@ suite('Task names in the Tasks view', () => {
           }),
         );
       const rows = read();
-      const at = (iso: string) => new Date(iso).toLocaleTimeString();
+      const at = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' });
       assert.deepEqual(Object.fromEntries([...rows].map(([id, r]) => [id, r.label])), { a: `build (${at(older)})`, b: `build (${at(newer)})`, c: 'deploy', [UUID]: 'Task 3f2a9c1e…8b9c0d' });
       for (const [id, r] of rows) {
         // The tooltip leads with the row's name (markdown-escaped there).

@@ -110,23 +110,39 @@ export const taskTitle = (t: Pick<TaskSnapshot, 'toolName' | 'taskId'>): string 
   return t.toolName || `Task ${id.length > 16 ? `${id.slice(0, 8)}…${id.slice(-6)}` : id}`;
 };
 
+/** The time a run started, as a row names it: `4:47 PM`, or `4:47:03 PM` with `seconds`. */
+const clock = (iso: string, seconds?: boolean): string => new Date(iso).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit', second: seconds ? '2-digit' : undefined });
+
+/** `labels`, where each one that repeats is `more(i)` instead (called in order). */
+const distinct = (labels: string[], more: (i: number) => string): string[] => {
+  const n = new Map<string, number>();
+  for (const l of labels) n.set(l, (n.get(l) ?? 0) + 1);
+  return labels.map((l, i) => (n.get(l)! > 1 ? more(i) : l));
+};
+
 /**
  * The titles of the runs of one tool on one server, by task key (the others keep `taskTitle`):
  * each says when it started, as VS Code's Test Results name each run by its time, so eight runs are
- * not eight identical rows. Runs started in the same second (a model calls tools in parallel) are
- * numbered in the order they started: `slow (4:47:03 PM #2)`.
+ * not eight identical rows. The minute where it tells them apart (a narrow side bar cuts a long
+ * label), the second where two share a minute, and runs started in the same second (a model calls
+ * tools in parallel) are numbered in the order they started: `slow (4:47:03 PM #2)`.
  */
 export const runTitles = (tasks: readonly TaskSnapshot[]): Map<string, string> => {
-  const [byName, byTime] = [new Map<string, number>(), new Map<string, number>()];
-  const bump = (m: Map<string, number>, k: string): number => m.set(k, (m.get(k) ?? 0) + 1).get(k)!;
-  const runs = [...tasks].sort((a, b) => newestFirst(b, a)).map((t) => {
+  const runs = new Map<string, TaskSnapshot[]>();
+  for (const t of [...tasks].sort((a, b) => newestFirst(b, a))) {
     const name = `${t.serverId}\n${taskTitle(t)}`;
-    const at = `${taskTitle(t)} (${new Date(t.createdAt).toLocaleTimeString()}`;
-    bump(byName, name);
-    return [t, name, at, bump(byTime, `${t.serverId}\n${at}`)] as const;
-  });
+    const same = runs.get(name);
+    if (same) same.push(t);
+    else runs.set(name, [t]);
+  }
   const titles = new Map<string, string>();
-  for (const [t, name, at, n] of runs) if (byName.get(name)! > 1) titles.set(t.key, `${at}${byTime.get(`${t.serverId}\n${at}`)! > 1 ? ` #${n}` : ''})`);
+  for (const same of runs.values()) {
+    if (same.length < 2) continue;
+    const at = distinct(same.map((t) => clock(t.createdAt)), (i) => clock(same[i].createdAt, true));
+    const seen = new Map<string, number>();
+    const told = distinct(at, (i) => `${at[i]} #${seen.set(at[i], (seen.get(at[i]) ?? 0) + 1).get(at[i])}`);
+    same.forEach((t, i) => titles.set(t.key, `${taskTitle(t)} (${told[i]})`));
+  }
   return titles;
 };
 

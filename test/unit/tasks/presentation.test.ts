@@ -92,9 +92,10 @@ describe('taskTitle and runTitles: rows that tell tasks apart', () => {
     assert.equal(taskTitle({ toolName: 'slow', taskId: '3f2a9c1e-7b4d-4e2a-9c1e-5d6f7a8b9c0d' }), 'slow');
   });
 
-  it('gives each run of one tool on one server the time it started, and runs of the same second their order', () => {
+  it('gives each run of one tool on one server the minute it started (a narrow side bar cuts a long label), the second where two share a minute, and runs of the same second their order', () => {
     const at = (key: string, serverId: string, toolName: string, createdAt: string) => task({ key, serverId, toolName, taskId: key, createdAt });
-    const time = (iso: string) => new Date(iso).toLocaleTimeString();
+    const minute = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' });
+    const second = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit', second: '2-digit' });
     const titles = runTitles([
       at('b', 's', 'slow', '2025-01-01T10:00:05.000Z'),
       at('a', 's', 'slow', '2025-01-01T10:00:00.000Z'),
@@ -104,14 +105,22 @@ describe('taskTitle and runTitles: rows that tell tasks apart', () => {
       at('f2', 's', 'fetch', '2025-01-01T10:00:09.900Z'),
       at('f1', 's', 'fetch', '2025-01-01T10:00:09.100Z'),
       at('f3', 's', 'fetch', '2025-01-01T10:00:12.000Z'),
+      // Minutes apart: the minute tells them apart.
+      at('g1', 's', 'deploy', '2025-01-01T10:01:00.000Z'),
+      at('g2', 's', 'deploy', '2025-01-01T10:07:30.000Z'),
+      at('g3', 's', 'deploy', '2025-01-01T10:07:45.000Z'),
     ]);
     assert.deepEqual(Object.fromEntries(titles), {
-      a: `slow (${time('2025-01-01T10:00:00.000Z')})`,
-      b: `slow (${time('2025-01-01T10:00:05.000Z')})`,
-      f1: `fetch (${time('2025-01-01T10:00:09.100Z')} #1)`,
-      f2: `fetch (${time('2025-01-01T10:00:09.900Z')} #2)`,
-      f3: `fetch (${time('2025-01-01T10:00:12.000Z')})`,
+      a: `slow (${second('2025-01-01T10:00:00.000Z')})`,
+      b: `slow (${second('2025-01-01T10:00:05.000Z')})`,
+      f1: `fetch (${second('2025-01-01T10:00:09.100Z')} #1)`,
+      f2: `fetch (${second('2025-01-01T10:00:09.900Z')} #2)`,
+      f3: `fetch (${second('2025-01-01T10:00:12.000Z')})`,
+      g1: `deploy (${minute('2025-01-01T10:01:00.000Z')})`,
+      g2: `deploy (${second('2025-01-01T10:07:30.000Z')})`,
+      g3: `deploy (${second('2025-01-01T10:07:45.000Z')})`,
     });
-    assert.equal(new Set(titles.values()).size, 5, 'no two alike');
+    assert.equal(new Set(titles.values()).size, 8, 'no two alike');
+    assert.ok(minute('2025-01-01T10:01:00.000Z').length < second('2025-01-01T10:01:00.000Z').length, 'the minute is the shorter');
   });
 });
