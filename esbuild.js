@@ -69,6 +69,21 @@ const vscodeOnce = {
   },
 };
 
+/**
+ * Node's modules that several files import, likewise one module each in the bundle: esbuild
+ * otherwise gives each importing file its own `require` of it (0.2 KB). Node gives the same
+ * module object at every `require`, so each file sees what it saw before.
+ */
+const nodeOnce = {
+  name: 'node-once',
+  setup(build) {
+    build.onResolve({ filter: /^node:(crypto|fs|path|stream)$/ }, (args) =>
+      args.namespace === 'node-once' ? { path: args.path, external: true } : { path: args.path, namespace: 'node-once' },
+    );
+    build.onLoad({ filter: /.*/, namespace: 'node-once' }, (args) => ({ contents: `export * from '${args.path}';`, loader: 'js' }));
+  },
+};
+
 /** How ws is bundled: also used by the test that runs the WebSocket transport as it ships. */
 const wsBundling = { alias: { ws: path.join(__dirname, 'node_modules/ws/lib/websocket.js') }, plugins: [wsWithoutDeflate] };
 
@@ -91,7 +106,7 @@ function options({ production }) {
     legalComments: 'none',
     logLevel: 'silent',
     metafile: true,
-    plugins: [...wsBundling.plugins, vscodeOnce],
+    plugins: [...wsBundling.plugins, vscodeOnce, nodeOnce],
   };
 }
 
