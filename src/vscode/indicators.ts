@@ -14,7 +14,7 @@ import type { HiddenDialogs } from './hiddenDialogs';
 import type { Node } from './tree/tasksTree';
 import { asTaskNode, hostedTitle } from './tree/tasksTree';
 import { executeCommand, OPEN_RESULT, RESPOND_TO_TASK } from './editorCommands';
-import { ELICITATION_CREATE, INPUT_REQUIRED } from '../core/protocol/schemas';
+import { COMPLETED, ELICITATION_CREATE, FAILED, INPUT_REQUIRED, WORKING } from '../core/protocol/schemas';
 
 /** How long a task that needs input may wait for its question before it is told anyway (the question may never come). */
 const QUESTION_WAIT_MS = 5000;
@@ -150,9 +150,9 @@ export class TaskIndicators extends DisposableBase {
     if (t.status === INPUT_REQUIRED) this.#needsInput(t.key);
     else if (before !== undefined && isTerminal(t.status) && !isTerminal(before)) {
       const byUser =
-        this.#endingByUser.delete(t.key) && t.status !== 'completed' && (returned === 'cancel' ? t.status !== 'failed' : !returned || t.kind === 'direct' || t.status === 'lost');
+        this.#endingByUser.delete(t.key) && t.status !== COMPLETED && (returned === 'cancel' ? t.status !== FAILED : !returned || t.kind === 'direct' || t.status === 'lost');
       // Failed for want of a language model: the user was told so, and what to do, when its server asked for one.
-      const told = this.#noModel?.delete(t.key) && t.status === 'failed';
+      const told = this.#noModel?.delete(t.key) && t.status === FAILED;
       if (!byUser && !told) this.#ended.push(t);
     }
   }
@@ -208,7 +208,7 @@ export class TaskIndicators extends DisposableBase {
     let running = 0;
     let waiting = 0;
     for (const [key, s] of this.#last) {
-      if (s === 'working' || (s === INPUT_REQUIRED && this.#answering?.has(key))) running++;
+      if (s === WORKING || (s === INPUT_REQUIRED && this.#answering?.has(key))) running++;
       // One whose answer could not be sent waits for it at the server: nothing is asked of the user here.
       else if (s === INPUT_REQUIRED && !this.#engine.get(key)?.unsent) waiting++;
     }
@@ -252,7 +252,7 @@ export class TaskIndicators extends DisposableBase {
    */
   #toldNow(ended: TaskSnapshot): TaskSnapshot[] {
     const t = this.#engine.get(ended.key, ended.createdAt) ?? ended;
-    const fetch = !this.#fetched.delete(t.key) && t.status === 'failed' && !t.outcome ? this.#engine.resultInFlight(t.key) : undefined;
+    const fetch = !this.#fetched.delete(t.key) && t.status === FAILED && !t.outcome ? this.#engine.resultInFlight(t.key) : undefined;
     if (!fetch) return [t];
     void fetch.then(() => this.#disposed || (this.#fetched.add(t.key), this.#ended.push(t), this.#schedule()));
     return [];
@@ -284,7 +284,7 @@ export class TaskIndicators extends DisposableBase {
     for (const [t, ...more] of groups.values()) {
       const status = STATUS_PRESENTATION[t.status].label.toLowerCase();
       const server = this.#label(t.serverId);
-      const show = t.status === 'failed' || t.status === 'lost' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+      const show = t.status === FAILED || t.status === 'lost' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
       if (more.length) {
         showTasks(
           show,
@@ -300,7 +300,7 @@ export class TaskIndicators extends DisposableBase {
       // A lost call of ours can run again as it was asked for; one found through tasks/list has no arguments known.
       const canRun = !canOpen && t.status === 'lost' && t.origin !== 'server-list';
       // A task that went wrong says why, as its row does (for lost and expired, the note is the reason).
-      const why = t.status === 'failed' ? t.statusMessage || t.note : t.status === 'lost' || t.status === 'expired' ? t.note || t.statusMessage : undefined;
+      const why = t.status === FAILED ? t.statusMessage || t.note : t.status === 'lost' || t.status === 'expired' ? t.note || t.statusMessage : undefined;
       const text = why ? vscode.l10n.t('"{0}" on {1}: {2}. {3}', this.#title(t), server, status, why) : vscode.l10n.t('"{0}" on {1}: {2}', this.#title(t), server, status);
       void show(text, ...(canOpen ? [open] : canRun ? [again] : [])).then((c) =>
         c === open

@@ -6,7 +6,7 @@ import type { ResultInfo, ServerInfo, TaskInfo, ToolInfo } from './service';
 import { entriesOf, isArray, isObjectLike, isString, safeStringify } from '../util/json';
 import type { UrlPlan } from '../elicitation/plan';
 import { urlsRequired } from '../elicitation/urlRequired';
-import { INPUT_REQUIRED } from '../protocol/schemas';
+import { COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
 
 /** A tool's answer: text for the model, and the structured facts (sent as a JSON part). */
 export interface ModelAnswer {
@@ -127,12 +127,12 @@ export const modelTask = (t: TaskInfo): Record<string, unknown> => {
 /** What to do next with a task in this status. */
 const nextStep = (t: TaskInfo): string => {
   switch (t.status) {
-    case 'working':
+    case WORKING:
       return 'It runs in the background: check it with mcpTasks_getTask, or wait for its result with mcpTasks_getResult (waitSeconds up to 120).';
     case INPUT_REQUIRED:
       return 'It waits for the user, who is asked a question in the editor; it goes on once answered.';
-    case 'completed':
-    case 'failed':
+    case COMPLETED:
+    case FAILED:
       return 'Read its result with mcpTasks_getResult.';
     default:
       // A lost or expired task keeps a result fetched before it was lost.
@@ -142,7 +142,7 @@ const nextStep = (t: TaskInfo): string => {
 
 /** One sentence on where a task stands. */
 export const describeTaskForModel = (t: TaskInfo): string => {
-  const progress = t.status === 'working' || t.status === INPUT_REQUIRED ? formatProgress(t.progress) : undefined;
+  const progress = t.status === WORKING || t.status === INPUT_REQUIRED ? formatProgress(t.progress) : undefined;
   const details = [t.statusMessage, progress && `progress ${progress}`, t.note].filter(Boolean).join('; ');
   const what = t.toolName ? `"${t.toolName}" on server "${t.serverLabel}"` : `on server "${t.serverLabel}"`;
   return `Task "${t.taskId}" (${what}) is ${STATUS_PRESENTATION[t.status].label.toLowerCase()}${details ? ` (${details})` : ''}. Created ${t.createdAt}, last updated ${t.lastUpdatedAt}.`;

@@ -2,7 +2,7 @@
 // servers and tasks, as plain data. Both front ends go through this one class, so they behave
 // alike and neither hands out the engine's own objects.
 import type { CallToolResult } from '../protocol/schemas';
-import { declared } from '../protocol/schemas';
+import { CANCELLED, declared } from '../protocol/schemas';
 import type { ServerManager, ServerSnapshot, ServerStateKind } from '../servers/serverManager';
 import type { TaskEngine } from '../tasks/engine';
 import { HeldByUserError } from '../tasks/engine';
@@ -218,7 +218,7 @@ export class TasksService implements Disposable {
     }
     if (!isTerminal(t.status)) return { task: this.#taskInfo(t), done: false, fetchError: held.signal.aborted ? errorMessage(held.signal.reason) : undefined };
     if (t.outcome) return { task: this.#taskInfo(t), done: true, outcome: copy(t.outcome) };
-    if (t.status === 'cancelled') return { task: this.#taskInfo(t), done: true, fetchError: 'The task was cancelled; it has no result.' };
+    if (t.status === CANCELLED) return { task: this.#taskInfo(t), done: true, fetchError: 'The task was cancelled; it has no result.' };
     // The fetch is bounded too: by what is left of the wait (at least FETCH_GRACE_MS), the
     // caller's signal and shutdown. It goes on in the engine; a later call finds its outcome.
     const bound = AbortSignal.any([this.#lifetime.signal, AbortSignal.timeout(Math.min(Math.max(deadline - Date.now(), FETCH_GRACE_MS), MAX_TIMER_MS)), ...(signal ? [signal] : [])]);

@@ -4,7 +4,7 @@ import type { IncomingRequestContext } from '../jsonrpc/connection';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
 import type { Task, TaskStatus } from '../protocol/schemas';
-import { ELICITATION_CREATE, RELATED_TASK_META } from '../protocol/schemas';
+import { CANCELLED, COMPLETED, ELICITATION_CREATE, FAILED, RELATED_TASK_META, WORKING } from '../protocol/schemas';
 import type { McpSession } from '../protocol/session';
 import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine';
 import { canTransition, isServerTerminal, isTerminal } from '../tasks/status';
@@ -337,7 +337,7 @@ export class TaskHost {
         serverId,
         taskId: randomUUID(), // T-RCV-3: 122 random bits from the OS's CSPRNG
         method,
-        status: 'working', // T-LIFE-1
+        status: WORKING, // T-LIFE-1
         createdAt: at,
         lastUpdatedAt: at,
         ttl,
@@ -391,8 +391,8 @@ export class TaskHost {
         return;
       }
       rec.outcome = outcome;
-      if ('error' in outcome) this.#transition(rec, 'failed', `${outcome.error.message} (error ${outcome.error.code})`);
-      else this.#transition(rec, 'completed');
+      if ('error' in outcome) this.#transition(rec, FAILED, `${outcome.error.message} (error ${outcome.error.code})`);
+      else this.#transition(rec, COMPLETED);
     })();
   }
 
@@ -411,7 +411,7 @@ export class TaskHost {
   /** Aborts the work and moves the task to cancelled. */
   #stop(rec: Rec, why: string): void {
     rec.work.abort(new Error(why));
-    this.#transition(rec, 'cancelled', why);
+    this.#transition(rec, CANCELLED, why);
   }
 
   /** Applies a status change through the transition table, tells the view and the server. */

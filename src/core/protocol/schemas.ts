@@ -79,7 +79,12 @@ export const ListToolsResultSchema = z.looseObject({
 export const ELICITATION_CREATE = 'elicitation/create';
 /** The status of a task that waits for its requestor (T-REQ-3): one string in the bundle, not one at each of its 22 uses. */
 export const INPUT_REQUIRED = 'input_required';
-export const TaskStatusSchema = z.enum(['working', INPUT_REQUIRED, 'completed', 'failed', 'cancelled']);
+/** The other statuses of a task (T-LIFE), likewise one string each in the bundle. */
+export const WORKING = 'working';
+export const COMPLETED = 'completed';
+export const FAILED = 'failed';
+export const CANCELLED = 'cancelled';
+export const TaskStatusSchema = z.enum([WORKING, INPUT_REQUIRED, COMPLETED, FAILED, CANCELLED]);
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 
 export const TaskSchema = z.looseObject({

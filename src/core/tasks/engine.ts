@@ -4,7 +4,7 @@ import { InvalidResultError } from '../jsonrpc/connection';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, detailOf, isPeerError, reasonOf } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
 import type { CreateTaskResult, Task, TaskStatus } from '../protocol/schemas';
-import { CallToolResultSchema, CreateTaskResultSchema, declared, ELICITATION_CREATE, INPUT_REQUIRED, ListTasksResultSchema, MODEL_IMMEDIATE_RESPONSE_META, RELATED_TASK_META, TaskSchema } from '../protocol/schemas';
+import { CallToolResultSchema, CANCELLED, COMPLETED, CreateTaskResultSchema, declared, ELICITATION_CREATE, FAILED, INPUT_REQUIRED, ListTasksResultSchema, MODEL_IMMEDIATE_RESPONSE_META, RELATED_TASK_META, TaskSchema, WORKING } from '../protocol/schemas';
 import type { McpSession } from '../protocol/session';
 import { pageThrough } from '../protocol/paging';
 import type { TransportCloseInfo } from '../transports/transport';
@@ -699,12 +699,12 @@ export class TaskEngine extends DisposableBase {
       throw new Error(`Server "${this.#label(serverId)}" reused the id of a task it already created: ${task.taskId}`);
     }
     if (earlier) await this.#retire(earlier);
-    const rec = this.#addTask(serverId, task, { ...call, status: 'working' }, token);
+    const rec = this.#addTask(serverId, task, { ...call, status: WORKING }, token);
     this.#routeProgress(rec, session);
     this.#serverLog(serverId).info(`Task ${task.taskId} created for ${toolName} (${task.ttl === null ? 'no ttl' : `ttl ${task.ttl} ms`}${task.pollInterval === undefined ? '' : `, poll ${task.pollInterval} ms`})`);
     for (const p of early) this.#applyProgress(rec, p);
     // T-LIFE-1: a task starts working; a server that says otherwise is applied through the table.
-    if (task.status !== 'working') this.#applyServerTask(rec, task, 'create');
+    if (task.status !== WORKING) this.#applyServerTask(rec, task, 'create');
     // A notification that came before this answer: applied after it, through the table, unless older.
     const notified = held?.get(task.taskId);
     if (notified) {
@@ -764,7 +764,7 @@ export class TaskEngine extends DisposableBase {
       kind: 'direct',
       toolName,
       arguments: options.arguments,
-      status: 'working',
+      status: WORKING,
       createdAt: now,
       lastUpdatedAt: now,
       ttl: null,
@@ -812,7 +812,7 @@ export class TaskEngine extends DisposableBase {
           return;
         }
         // A closed connection aborts the call too (sessionClosed): that is a failure, not the user's cancel.
-        if (abort.signal.aborted && !session.isClosed) return this.#update(rec, { status: 'cancelled', statusMessage: 'Cancelled by the user' });
+        if (abort.signal.aborted && !session.isClosed) return this.#update(rec, { status: CANCELLED, statusMessage: 'Cancelled by the user' });
         const outcome: TaskOutcome | undefined = isPeerError(err) ? { kind: 'error', error: err.toJSON() } : undefined;
         this.#finishDirect(rec, outcome, reasonOf(err));
       }
@@ -825,7 +825,7 @@ export class TaskEngine extends DisposableBase {
     rec.direct = undefined;
     const failed = !outcome || outcome.kind === 'error' || outcome.result.isError === true;
     this.#update(rec, {
-      status: failed ? 'failed' : 'completed',
+      status: failed ? FAILED : COMPLETED,
       outcome,
       outcomeFetchedAt: outcome ? this.#nowIso() : undefined,
       note,
@@ -1175,7 +1175,7 @@ export class TaskEngine extends DisposableBase {
       // have), not a server breaking the rules.
       const stale = source !== 'notification' && !isServerTerminal(task.status) && Date.parse(task.lastUpdatedAt) <= Date.parse(snap.lastUpdatedAt);
       // T-REQ-10: a task shown failed for its isError result is completed on the server: no news.
-      const agrees = from === 'failed' && task.status === 'completed' && snap.note === ERROR_RESULT;
+      const agrees = from === FAILED && task.status === COMPLETED && snap.note === ERROR_RESULT;
       if (task.status !== from && !agrees) this.#log[stale ? 'debug' : 'warn'](`[${label}] Ignored ${source} status ${task.status} for task ${task.taskId}: it already ended as ${from} (T-LIFE-3)`);
       return;
     }
@@ -1241,8 +1241,8 @@ export class TaskEngine extends DisposableBase {
   #reportErrorResult(rec: Rec, changes: Partial<TaskSnapshot>): void {
     const status = changes.status ?? rec.snap.status;
     const outcome = changes.outcome ?? rec.snap.outcome;
-    if (status !== 'completed' || outcome?.kind !== 'result' || outcome.result.isError !== true) return;
-    changes.status = 'failed';
+    if (status !== COMPLETED || outcome?.kind !== 'result' || outcome.result.isError !== true) return;
+    changes.status = FAILED;
     changes.note = ERROR_RESULT;
     this.#serverLog(rec.snap.serverId).info(`Task ${rec.snap.taskId} (${rec.snap.toolName}): completed → failed (its result has isError: true)`);
   }
@@ -1376,14 +1376,14 @@ export class TaskEngine extends DisposableBase {
       if (outcome.kind === 'error') {
         const ended = rec.snap.status;
         const { code, message } = outcome.error;
-        if (code === ErrorCode.InvalidParams && (ended === 'completed' || ended === 'failed')) {
+        if (code === ErrorCode.InvalidParams && (ended === COMPLETED || ended === FAILED)) {
           // Not an outcome either (unless tasks/get says otherwise): a completed task has a result,
           // never an error, and "task not found" is no failed tool's error. The server has most
           // likely dropped the task (its ttl passed, its process restarted, its session's store
           // went); tasks/get tells. A failed task it still knows did fail with -32602.
           log.warn(`tasks/result ${taskId} was refused: ${message}`);
-          if (!(await this.#confirmResultGone(rec, session)) || ended === 'completed') return undefined;
-        } else if (ended === 'completed') {
+          if (!(await this.#confirmResultGone(rec, session)) || ended === COMPLETED) return undefined;
+        } else if (ended === COMPLETED) {
           // A completed task has a result: an error (busy, internal) is a fetch that failed, not
           // its outcome. Tried again later, as a fetch that could not reach the server is.
           const said = `error ${code}: ${truncate(message, 300)}`;
@@ -1394,7 +1394,7 @@ export class TaskEngine extends DisposableBase {
       }
       this.#refetchDelay.delete(rec.snap.key);
       if (this.#recs.get(rec.snap.key) !== rec) return outcome;
-      if (why && rec.snap.status === 'cancelled') {
+      if (why && rec.snap.status === CANCELLED) {
         // T-REQ-4: the final answer of a cancelled task, an error, says it has no result: none is
         // kept, so none is offered (Open Result, Fetch Task Result) and shown as an error. A
         // result (its work finished before the cancel took, T-LIFE-4) is kept as any.
@@ -1404,7 +1404,7 @@ export class TaskEngine extends DisposableBase {
       const changes: Partial<TaskSnapshot> = { outcome, outcomeFetchedAt: this.#nowIso(), resultDeleted: undefined };
       if (rec.snap.note?.startsWith(NOT_FETCHED)) changes.note = undefined;
       // A task that failed without a status message says why from its error, as a failed direct call does.
-      if (why && rec.snap.status === 'failed' && !rec.snap.statusMessage) changes.note = why;
+      if (why && rec.snap.status === FAILED && !rec.snap.statusMessage) changes.note = why;
       this.#reportErrorResult(rec, changes);
       this.#update(rec, changes);
       log.info(`Task ${taskId}: result retrieved (${outcome.kind === 'error' ? `error ${outcome.error.code}: ${outcome.error.message}` : outcome.result.isError ? 'isError result' : 'result'})`);
@@ -1482,7 +1482,7 @@ export class TaskEngine extends DisposableBase {
     const { serverId, taskId, status } = rec.snap;
     try {
       await this.#getTask(session, taskId);
-      if (status === 'completed') this.#serverLog(serverId).warn(`Task ${taskId} is still known to the server, which refused its result: no result kept`);
+      if (status === COMPLETED) this.#serverLog(serverId).warn(`Task ${taskId} is still known to the server, which refused its result: no result kept`);
       return true;
     } catch (err) {
       if (this.#disposed || this.#recs.get(rec.snap.key) !== rec || rec.snap.status !== status) return false;
@@ -1695,7 +1695,7 @@ export class TaskEngine extends DisposableBase {
       }
       if (snap.kind === 'direct') {
         // A plain call cannot outlive the window that made it.
-        this.#update(rec, { status: 'lost', lastServerStatus: 'working', note: 'The window closed before the call returned.' });
+        this.#update(rec, { status: 'lost', lastServerStatus: WORKING, note: 'The window closed before the call returned.' });
         continue;
       }
       // The process of a stdio server ended with the previous window. Where the server is not known

@@ -1,6 +1,6 @@
 import type { ServerConfig } from '../config/types';
 import type { ServerCapabilities, TaskSupport } from '../protocol/schemas';
-import { declared } from '../protocol/schemas';
+import { COMPLETED, declared, FAILED } from '../protocol/schemas';
 import type { ServerManager } from '../servers/serverManager';
 import { isTerminal } from './status';
 import type { TaskSnapshot } from './types';
@@ -92,7 +92,7 @@ export const disconnectCost = (tasks: readonly TaskSnapshot[], serverId: string,
  * `tasks/result` mostly gives an error saying it has none, which the engine does not keep: one
  * is offered only with a result kept (its work finished before the cancel took, T-LIFE-4).
  */
-export const hasResult = (t: TaskSnapshot): boolean => t.outcome !== undefined || t.outcomeFetchedAt !== undefined || (t.kind === 'task' && (t.status === 'completed' || t.status === 'failed'));
+export const hasResult = (t: TaskSnapshot): boolean => t.outcome !== undefined || t.outcomeFetchedAt !== undefined || (t.kind === 'task' && (t.status === COMPLETED || t.status === FAILED));
 
 /** Why a task restored from a closed window, of a server whose tasks die with its process, is lost (see `lostWithWindow`). */
 export const WINDOW_CLOSED = "The window closed, and with it the server's process that ran it; a new process does not know its tasks";

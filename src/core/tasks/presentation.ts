@@ -3,7 +3,7 @@ import { decideExecution } from './policy';
 import type { LocalTaskStatus } from './status';
 import { isTerminal, resultToFetch } from './status';
 import type { TaskSnapshot } from './types';
-import { INPUT_REQUIRED } from '../protocol/schemas';
+import { COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
 
 /**
  * One table: status to codicon (with a theme color) and words. The editor side turns an entry
@@ -53,7 +53,7 @@ export const formatProgress = (p: TaskSnapshot['progress']): string | undefined 
 /** The row's description: status message (or status), progress while live, and age. */
 export const describeTask = (t: TaskSnapshot, now: number): string => {
   const parts: string[] = [];
-  const live = t.status === 'working' || t.status === INPUT_REQUIRED;
+  const live = t.status === WORKING || t.status === INPUT_REQUIRED;
   // A finished task leads with how it ended: its last message may still say "Generating report…".
   if (!live) parts.push(STATUS_PRESENTATION[t.status].label);
   // Lost and expired are decided here: the note says why, where the server's last message is stale.
@@ -92,7 +92,7 @@ export const expiresAt = (t: TaskSnapshot): number | undefined => (t.ttl === nul
  */
 export const ttlRow = (t: TaskSnapshot, now: number): [string, string] | undefined => {
   const live = !isTerminal(t.status);
-  if (t.kind !== 'task' || (!live && t.status !== 'completed' && t.status !== 'failed')) return undefined;
+  if (t.kind !== 'task' || (!live && t.status !== COMPLETED && t.status !== FAILED)) return undefined;
   const exp = expiresAt(t);
   const left = exp === undefined ? 'unlimited' : exp > now ? formatAge(exp - now) + (live ? '' : ' more') : live ? 'ended' : 'no longer (its ttl ended)';
   return [live ? 'TTL left' : 'Result kept by the server', left];

@@ -1,7 +1,7 @@
 import type { TaskStatus } from '../protocol/schemas';
 import type { TaskSnapshot } from './types';
 import { taskKey } from './types';
-import { INPUT_REQUIRED } from '../protocol/schemas';
+import { CANCELLED, COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
 
 /**
  * What the view shows for a task: the spec's five statuses, plus two local states.
@@ -10,20 +10,20 @@ import { INPUT_REQUIRED } from '../protocol/schemas';
  */
 export type LocalTaskStatus = TaskStatus | 'expired' | 'lost';
 
-const TERMINAL: ReadonlySet<LocalTaskStatus> = new Set(['completed', 'failed', 'cancelled', 'expired', 'lost']);
+const TERMINAL: ReadonlySet<LocalTaskStatus> = new Set([COMPLETED, FAILED, CANCELLED, 'expired', 'lost']);
 
 /** T-LIFE-3: completed, failed and cancelled are terminal; so are the local expired and lost. */
 export const isTerminal = (status: LocalTaskStatus): boolean => TERMINAL.has(status);
 
 /** Whether a value read from outside (a stored task) is a status this product knows. */
-export const isLocalTaskStatus = (value: unknown): value is LocalTaskStatus => value === 'working' || value === INPUT_REQUIRED || TERMINAL.has(value as LocalTaskStatus);
+export const isLocalTaskStatus = (value: unknown): value is LocalTaskStatus => value === WORKING || value === INPUT_REQUIRED || TERMINAL.has(value as LocalTaskStatus);
 
 /** A task moved aside by the engine's `retire`: its id names another task now, never to be asked about. */
 export const retired = (t: TaskSnapshot): boolean => t.kind === 'task' && t.key !== taskKey(t.serverId, t.taskId);
 
 /** An ended task whose result is not in hand (neither fetched nor deleted by the user) and can still be asked for. */
 export const resultToFetch = (t: TaskSnapshot): boolean => {
-  return t.kind === 'task' && (t.status === 'completed' || t.status === 'failed') && !t.outcome && !t.outcomeFetchedAt && !t.resultDeleted && !retired(t);
+  return t.kind === 'task' && (t.status === COMPLETED || t.status === FAILED) && !t.outcome && !t.outcomeFetchedAt && !t.resultDeleted && !retired(t);
 };
 
 /** How long past its ttl a task still counts: the server's clock, which its ttl runs on, may differ. */
@@ -40,15 +40,15 @@ export const needsSession = (t: TaskSnapshot, now: number): boolean => {
 };
 
 /** The spec's statuses that are terminal on the server. */
-export const isServerTerminal = (status: TaskStatus): boolean => status === 'completed' || status === 'failed' || status === 'cancelled';
+export const isServerTerminal = (status: TaskStatus): boolean => status === COMPLETED || status === FAILED || status === CANCELLED;
 
 /**
  * T-LIFE-2: the transition table, read straight off the spec. A status may repeat (a poll that
  * sees no change); anything not listed is illegal and ignored.
  */
 export const TRANSITIONS: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = {
-  working: ['working', INPUT_REQUIRED, 'completed', 'failed', 'cancelled'],
-  input_required: [INPUT_REQUIRED, 'working', 'completed', 'failed', 'cancelled'],
+  working: [WORKING, INPUT_REQUIRED, COMPLETED, FAILED, CANCELLED],
+  input_required: [INPUT_REQUIRED, WORKING, COMPLETED, FAILED, CANCELLED],
   completed: [],
   failed: [],
   cancelled: [],

@@ -15,7 +15,7 @@ import type { LiveWork } from '../../core/tasks/types';
 import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
 import { executeCommand, OPEN_CONFIGURATION, OPEN_RESULT } from '../editorCommands';
 import { isArray, isObjectLike, isString, keysOf, stringify } from '../../core/util/json';
-import { ELICITATION_CREATE, INPUT_REQUIRED } from '../../core/protocol/schemas';
+import { COMPLETED, ELICITATION_CREATE, INPUT_REQUIRED } from '../../core/protocol/schemas';
 
 export type Node =
   | { kind: 'server'; id: string }
@@ -95,7 +95,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     this.#host = host;
     // A live row changed in place (progress, a message) cannot change the answer: an ended task
     // does not start again (T-LIFE-3). Checked for everything else, not for each progress report.
-    this._register(this.onDidChangeTreeData((node) => (!isArray(node) && node?.kind === 'task' && !isTerminal(this.#engine.get(node.key)?.status ?? 'completed')) || this.#checkFinished()));
+    this._register(this.onDidChangeTreeData((node) => (!isArray(node) && node?.kind === 'task' && !isTerminal(this.#engine.get(node.key)?.status ?? COMPLETED)) || this.#checkFinished()));
     this.#checkFinished();
     if (host) {
       this._register(host.onDidChange((h) => this.#onDidChangeTreeData.fire(this.#hostedNodes.get(h.taskId) ?? this.#serverNodes.get(h.serverId))));
