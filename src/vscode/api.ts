@@ -4,7 +4,7 @@
 import type * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
 import type { TasksService } from '../core/api/service';
-import { isNumber, isObject, isString } from '../core/util/json';
+import { isNumber, isObject, isString, minOf } from '../core/util/json';
 import { UnknownTaskError } from '../core/api/service';
 import { UnknownToolError } from '../core/tasks/engine';
 
@@ -62,7 +62,7 @@ export const createApi = <T>({ service, testing }: ApiDeps<T>): McpTasksApi & { 
       need(isText(id), 'getResult', TASK_ID);
       const wait = options?.waitSeconds ?? 0;
       need(isNumber(wait) && wait >= 0, 'getResult', 'options.waitSeconds must be a number, 0 or more');
-      return hinted(service.result(id, Math.min(wait, API_MAX_WAIT_SECONDS) * 1000));
+      return hinted(service.result(id, minOf(wait, API_MAX_WAIT_SECONDS) * 1000));
     },
     cancelTask: async (id) => {
       need(isText(id), 'cancelTask', TASK_ID);

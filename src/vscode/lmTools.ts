@@ -14,7 +14,7 @@ import { reasonOf } from '../core/jsonrpc/errors';
 import { urlsRequired } from '../core/elicitation/urlRequired';
 import { isTerminal } from '../core/tasks/status';
 import { toAbortSignal } from './cancellation';
-import { isNumber, stringify } from '../core/util/json';
+import { isNumber, minOf, stringify } from '../core/util/json';
 
 /** Text for the model, then the same facts as JSON (a text part: data parts need a newer editor). */
 const answer = (a: ModelAnswer): vscode.LanguageModelToolResult => {
@@ -117,7 +117,7 @@ export const registerLmTools = (service: TasksService): vscode.Disposable[] => {
       const wait = (options.input as { waitSeconds?: unknown } | undefined)?.waitSeconds;
       return {
         invocationMessage:
-          isNumber(wait) && wait > 0 ? vscode.l10n.t('Waiting up to {0} s for an MCP task to end', Math.min(wait, MAX_WAIT_SECONDS)) : vscode.l10n.t('Reading the result of an MCP task'),
+          isNumber(wait) && wait > 0 ? vscode.l10n.t('Waiting up to {0} s for an MCP task to end', minOf(wait, MAX_WAIT_SECONDS)) : vscode.l10n.t('Reading the result of an MCP task'),
       };
     },
     invoke: (options, token) =>

@@ -1,7 +1,7 @@
 // Inputs of the language-model tools. The editor does not check a tool's input against its
 // declared schema, and a model may send anything: each input is read here, and a mistake is
 // reported in words a model can act on.
-import { isNumber, isObject, isString, keysOf } from '../util/json';
+import { isNumber, isObject, isString, keysOf, minOf } from '../util/json';
 
 /** The longest a tool call may wait for a task to end, in seconds. */
 export const MAX_WAIT_SECONDS = 120;
@@ -95,7 +95,7 @@ export const readGetTaskInput = (input: unknown): { taskId?: string; server?: st
 export const readGetResultInput = (input: unknown): GetResultInput => {
   const o = read('mcpTasks_getResult', input, { taskId: 'text!', server: 'text', waitSeconds: 'seconds' });
   const wait = (o.waitSeconds as number | undefined) ?? 0;
-  return { ...(o as unknown as TaskRefInput), waitSeconds: Math.min(wait, MAX_WAIT_SECONDS), waitCapped: wait > MAX_WAIT_SECONDS };
+  return { ...(o as unknown as TaskRefInput), waitSeconds: minOf(wait, MAX_WAIT_SECONDS), waitCapped: wait > MAX_WAIT_SECONDS };
 };
 
 export const readCancelTaskInput = (input: unknown): TaskRefInput => read('mcpTasks_cancelTask', input, { taskId: 'text!', server: 'text' }) as unknown as TaskRefInput;

@@ -16,7 +16,7 @@ import { taskKey } from '../tasks/types';
 import { errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import type { Logger } from '../util/log';
-import { safeStringify, stringify } from '../util/json';
+import { maxOf, minOf, safeStringify, stringify } from '../util/json';
 
 export type TaskSupportValue = 'forbidden' | 'optional' | 'required';
 
@@ -155,7 +155,7 @@ export class TasksService implements Disposable {
     const snap = await this.#deps.engine.callTool(serverId, toolName, {
       arguments: options.arguments,
       // Whole milliseconds, as servers expect: 0.0004 s was sent as 0.4 ms.
-      ttlMs: options.ttlSeconds !== undefined ? Math.max(1, Math.round(options.ttlSeconds * 1000)) : undefined,
+      ttlMs: options.ttlSeconds !== undefined ? maxOf(1, Math.round(options.ttlSeconds * 1000)) : undefined,
       preference: options.preference,
       origin: options.origin,
       signal: options.signal,
@@ -221,7 +221,7 @@ export class TasksService implements Disposable {
     if (t.status === CANCELLED) return { task: this.#taskInfo(t), done: true, fetchError: 'The task was cancelled; it has no result.' };
     // The fetch is bounded too: by what is left of the wait (at least FETCH_GRACE_MS), the
     // caller's signal and shutdown. It goes on in the engine; a later call finds its outcome.
-    const bound = AbortSignal.any([this.#lifetime.signal, AbortSignal.timeout(Math.min(Math.max(deadline - Date.now(), FETCH_GRACE_MS), MAX_TIMER_MS)), ...(signal ? [signal] : [])]);
+    const bound = AbortSignal.any([this.#lifetime.signal, AbortSignal.timeout(minOf(maxOf(deadline - Date.now(), FETCH_GRACE_MS), MAX_TIMER_MS)), ...(signal ? [signal] : [])]);
     try {
       const outcome = await raceAbort(engine.fetchResult(id, true), bound);
       return { task: this.#taskInfo(this.#mustGet(id)), done: true, outcome: copy(outcome) };
@@ -269,7 +269,7 @@ export class TasksService implements Disposable {
     const stop = AbortSignal.any([this.#lifetime.signal, ...(signal ? [signal] : [])]);
     return new Promise((resolve) => {
       const subs: Disposable[] = [];
-      const timer = setTimeout(() => done(), Math.min(ms, MAX_TIMER_MS));
+      const timer = setTimeout(() => done(), minOf(ms, MAX_TIMER_MS));
       const done = () => {
         clearTimeout(timer);
         for (const s of subs) s.dispose();

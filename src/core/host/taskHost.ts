@@ -13,7 +13,7 @@ import { errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import { DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
-import { isArray, isObject, isString, stringify } from '../util/json';
+import { isArray, isObject, isString, maxOf, minOf, stringify } from '../util/json';
 import { prefixed, truncate } from '../util/log';
 import { TokenBucket } from './tokenBucket';
 
@@ -176,7 +176,7 @@ export class TaskHost {
     this.configure(options);
     this.#maxRetained = options.maxRetainedPerServer ?? 100;
     this.#pollInterval = options.pollIntervalMs ?? 1_000;
-    this.#pageSize = Math.max(1, options.pageSize ?? 50);
+    this.#pageSize = maxOf(1, options.pageSize ?? 50);
   }
 
   /**
@@ -186,8 +186,8 @@ export class TaskHost {
   configure(limits: Limits): void {
     const o = (this.#limits = { ...this.#limits, ...limits });
     this.#maxTtl = o.maxTtlMs ?? 3_600_000;
-    this.#defaultTtl = Math.min(o.defaultTtlMs ?? 600_000, this.#maxTtl);
-    this.#minTtl = Math.min(o.minTtlMs ?? 1_000, this.#maxTtl);
+    this.#defaultTtl = minOf(o.defaultTtlMs ?? 600_000, this.#maxTtl);
+    this.#minTtl = minOf(o.minTtlMs ?? 1_000, this.#maxTtl);
     this.#maxConcurrent = o.maxConcurrentPerServer ?? 10;
     const rate = o.ratePerSecond ?? 50;
     const burst = o.rateBurst ?? 2 * rate;
@@ -327,7 +327,7 @@ export class TaskHost {
     this.#checkConcurrency(state, serverId);
     const requested = parsed.data.ttl ?? undefined;
     // T-RCV-7: the ttl granted, within bounds, is the one reported.
-    const ttl = Math.floor(Math.min(Math.max(requested ?? this.#defaultTtl, this.#minTtl), this.#maxTtl));
+    const ttl = Math.floor(minOf(maxOf(requested ?? this.#defaultTtl, this.#minTtl), this.#maxTtl));
     const now = this.#now();
     const at = new Date(now).toISOString();
     let settle!: () => void;
@@ -551,7 +551,7 @@ export class TaskHost {
     if (this.#timer && this.#timerAt <= at) return;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timerAt = at;
-    this.#timer = setTimeout(() => this.#sweep(), Math.min(Math.max(0, at - this.#now()), MAX_TIMER_MS));
+    this.#timer = setTimeout(() => this.#sweep(), minOf(maxOf(0, at - this.#now()), MAX_TIMER_MS));
     this.#timer.unref?.(); // never keeps the process alive
   }
 
@@ -564,7 +564,7 @@ export class TaskHost {
     for (const state of this.#servers.values()) {
       for (const rec of [...state.tasks.values()]) {
         if (rec.expiresAt > now) {
-          next = Math.min(next, rec.expiresAt);
+          next = minOf(next, rec.expiresAt);
           continue;
         }
         if (!isServerTerminal(rec.snap.status)) {

@@ -1,3 +1,5 @@
+import { maxOf, minOf } from '../util/json';
+
 /**
  * A token bucket: `burst` operations at once, refilled at `ratePerSecond`. Refills lazily from
  * the clock on each take, so it owns no timer.
@@ -21,7 +23,7 @@ export class TokenBucket {
   take(): boolean {
     const now = this.#now();
     // A clock that went back refills nothing (never a negative refill).
-    this.#tokens = Math.min(this.#burst, this.#tokens + (Math.max(0, now - this.#last) * this.#ratePerSecond) / 1000);
+    this.#tokens = minOf(this.#burst, this.#tokens + (maxOf(0, now - this.#last) * this.#ratePerSecond) / 1000);
     this.#last = now;
     if (this.#tokens < 1) return false;
     this.#tokens -= 1;

@@ -6,7 +6,7 @@ import { Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { truncate, warnRepeated } from '../util/log';
 import { abortReason, errorMessage, MAX_TIMER_MS, sleep } from '../util/abort';
-import { isNumber, isObject, isObjectLike, isString, safeStringify, stringify } from '../util/json';
+import { isNumber, isObject, isObjectLike, isString, maxOf, minOf, safeStringify, stringify } from '../util/json';
 import { SENT } from '../util/promise';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, RpcError, TransportFailureError } from './errors';
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from './messages';
@@ -321,7 +321,7 @@ export class JsonRpcConnection implements Disposable {
       if (deadline >= this.#timerAt) return;
       clearTimeout(this.#timer);
     }
-    const delay = Math.min(Math.max(deadline - now, 1), MAX_TIMER_MS);
+    const delay = minOf(maxOf(deadline - now, 1), MAX_TIMER_MS);
     this.#timerAt = now + delay;
     this.#timer = setTimeout(this.#onDeadline, delay);
   }
@@ -329,7 +329,7 @@ export class JsonRpcConnection implements Disposable {
   readonly #onDeadline = (): void => {
     this.#timer = undefined;
     // The timer fired for `timerAt`: that moment has come, even if the clock reads a hair less.
-    const now = Math.max(performance.now(), this.#timerAt);
+    const now = maxOf(performance.now(), this.#timerAt);
     this.#timerAt = Infinity;
     let next = Infinity;
     for (const [id, p] of this.#pending) {

@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import { isArray, isNumber, isObject, isString, keysOf } from '../util/json';
+import { isArray, isNumber, isObject, isString, keysOf, maxOf } from '../util/json';
 
 /**
  * Says yes only where its schema accepts the value and would return it unchanged; no means "ask
@@ -131,7 +131,7 @@ const minLengthCheck = (checks: unknown[]): FastCheck | undefined => {
     // A `when` that skips the check only makes zod more lenient than this: still safe.
     const d = (c as { _zod?: { def?: { check?: unknown; minimum?: unknown } } })._zod?.def;
     if (d?.check !== 'min_length' || !isNumber(d.minimum)) return undefined;
-    min = Math.max(min, d.minimum);
+    min = maxOf(min, d.minimum);
   }
   const sure = min <= 1 ? min : 2 * min;
   return (v) => isString(v) && v.length >= sure;

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
-import { isObject, stringify } from '../util/json';
+import { isObject, maxOf, minOf, stringify } from '../util/json';
 import { fallback } from '../util/zod';
 
 // The params of `sampling/createMessage` (2025-11-25), validated at the boundary. Content may be
@@ -102,7 +102,7 @@ export const parseCreateMessage = (params: unknown): ParseResult => {
     plan: {
       messages,
       systemPrompt: p.systemPrompt || undefined,
-      maxTokens: Math.min(Math.floor(p.maxTokens), Number.MAX_SAFE_INTEGER),
+      maxTokens: minOf(Math.floor(p.maxTokens), Number.MAX_SAFE_INTEGER),
       stopSequences: (p.stopSequences ?? []).filter((s) => s.length > 0),
       hints,
       temperature: p.temperature,
@@ -165,7 +165,7 @@ const describeRequest = (plan: SamplingPlan, o: PreviewOptions, maxChars: number
   if (plan.includeContext) lines.push(`Include context: ${plan.includeContext} (ignored: this client adds no context)`);
   if (plan.systemPrompt) lines.push('', 'System prompt:', shorten(plan.systemPrompt, maxChars));
   lines.push('', `Messages (${plan.messages.length}):`);
-  const hidden = Math.max(0, plan.messages.length - maxMessages);
+  const hidden = maxOf(0, plan.messages.length - maxMessages);
   if (hidden) lines.push(`(${hidden} earlier message${hidden === 1 ? '' : 's'} not shown)`);
   for (const m of plan.messages.slice(hidden)) lines.push(`[${m.role}] ${m.parts.map((p) => describePart(p, maxChars)).join(' ')}`);
   return lines.join('\n');

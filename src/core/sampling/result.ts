@@ -1,3 +1,5 @@
+import { maxOf, minOf } from '../util/json';
+
 /** Why generation ended, in the spec's words. */
 export type StopReason = 'endTurn' | 'stopSequence' | 'maxTokens';
 
@@ -61,7 +63,7 @@ export class CompletionCollector {
     let cut = -1;
     for (const s of this.#options.stopSequences ?? []) {
       // Only where the new chunk could complete it.
-      const i = this.#text.indexOf(s, Math.max(0, before - s.length + 1));
+      const i = this.#text.indexOf(s, maxOf(0, before - s.length + 1));
       if (i >= 0 && (cut < 0 || i < cut)) cut = i;
     }
     if (cut < 0) return;
@@ -93,7 +95,7 @@ export class CompletionCollector {
    */
   async #longestFit(max: number): Promise<number> {
     const text = this.#text;
-    let lo = Math.min(this.#counted.length, text.length); // fits (a stop sequence may have cut below it)
+    let lo = minOf(this.#counted.length, text.length); // fits (a stop sequence may have cut below it)
     let hi = text.length; // does not fit
     while (hi - lo > 1) {
       let mid = (lo + hi) >> 1;

@@ -24,7 +24,7 @@ import { HeldByUserError } from '../tasks/engine';
 import type { SavedSession } from '../state/taskStore';
 import type { SavedHttpSession } from '../transports/factory';
 import type { LiveWork } from '../tasks/types';
-import { isString, stringify } from '../util/json';
+import { isString, minOf, stringify } from '../util/json';
 
 /** Why a restart closed the connection: the lost tasks and ended calls say so. */
 export const RESTARTED = 'restarted by the user';
@@ -778,7 +778,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
   /** Counts a failure and sets when the next connection may start; says so for the log. */
   #backOff(entry: Entry, why: string): string {
     entry.failures++;
-    const delay = Math.min(BACKOFF_FIRST_MS * 2 ** (entry.failures - 1), BACKOFF_MAX_MS);
+    const delay = minOf(BACKOFF_FIRST_MS * 2 ** (entry.failures - 1), BACKOFF_MAX_MS);
     entry.retryAt = this.#now() + delay;
     entry.lastFailure = why;
     return `It will not be tried again for ${delay / 1000} s.`;

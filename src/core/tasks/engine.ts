@@ -21,7 +21,7 @@ import type { LocalTaskStatus } from './status';
 import { canTransition, isServerTerminal, isTerminal, needsSession, resultToFetch, retired } from './status';
 import type { LiveWork, RemovedTask, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
 import { TaskEndedError, taskKey } from './types';
-import { isObjectLike, isString, keysOf } from '../util/json';
+import { isObjectLike, isString, keysOf, maxOf, minOf } from '../util/json';
 
 /**
  * A background connection refused because of what the user did (a Disconnect, an input prompt
@@ -925,7 +925,7 @@ export class TaskEngine extends DisposableBase {
     const now = this.#now();
     const b = this.#backoff.get(serverId) ?? { delay: 500, until: 0 };
     // The failures of one round (every task polled at once) count once.
-    if (now >= b.until) b.until = now + (b.delay = Math.min(b.delay * 2, MAX_BACKOFF_MS));
+    if (now >= b.until) b.until = now + (b.delay = minOf(b.delay * 2, MAX_BACKOFF_MS));
     this.#backoff.set(serverId, b);
     const why = sentence(err instanceof RequestTimeoutError ? `The server ${err.unanswered}` : detailOf(err));
     const held = err instanceof HeldByUserError;
@@ -989,11 +989,11 @@ export class TaskEngine extends DisposableBase {
     if (f?.byList) return this.#list(rec);
     let delay = this.#interval(rec) * (1 + 0.25 * this.#random());
     const lastCall = this.#lastCall(rec);
-    if (lastCall !== undefined) delay = Math.min(delay, lastCall - this.#now());
+    if (lastCall !== undefined) delay = minOf(delay, lastCall - this.#now());
     const b = this.#backoff.get(serverId);
-    if (b) delay = Math.max(delay, b.delay);
+    if (b) delay = maxOf(delay, b.delay);
     // 1 s, 2 s, 4 s… after its answers were invalid 1, 2, 3… times in a row, up to a minute (none: 0).
-    delay = Math.max(delay, Math.min(500 * 2 ** (this.#invalid.get(key) ?? -Infinity), MAX_BACKOFF_MS));
+    delay = maxOf(delay, minOf(500 * 2 ** (this.#invalid.get(key) ?? -Infinity), MAX_BACKOFF_MS));
     this.#scheduler.schedule(key, this.#now() + delay);
     const due = f && (f.live.size >= f.probeAt || (f.live.size >= 2 && this.#now() >= f.probeAfter));
     if (due && !f.cycling && !this.#cycles.has(serverId) && lists(this.#attached.get(serverId)?.session)) {
@@ -1009,7 +1009,7 @@ export class TaskEngine extends DisposableBase {
   #lastCall(rec: Rec): number | undefined {
     const { ttl, createdAt } = rec.snap;
     if (ttl === null) return undefined;
-    const at = Date.parse(createdAt) + ttl - Math.min(ttl / 10, LAST_CALL_MS);
+    const at = Date.parse(createdAt) + ttl - minOf(ttl / 10, LAST_CALL_MS);
     return at >= this.#now() + this.#minPoll ? at : undefined;
   }
 
@@ -1074,7 +1074,7 @@ export class TaskEngine extends DisposableBase {
     const cycle = ++f.cycle;
     // The pace is the most eager task's; the budget, the tasks/get per-task polls send meanwhile.
     let pace = this.#maxPoll;
-    for (const rec of f.live) if (rec.snap.kind === 'task') pace = Math.min(pace, this.#interval(rec));
+    for (const rec of f.live) if (rec.snap.kind === 'task') pace = minOf(pace, this.#interval(rec));
     let budget = 0;
     for (const rec of f.live) if (rec.snap.kind === 'task') budget += pace / this.#interval(rec);
     let pages = 0;
@@ -1113,7 +1113,7 @@ export class TaskEngine extends DisposableBase {
     f.byList = wins;
     const now = this.#now();
     if (!wins) {
-      f.probeAt = 2 * Math.max(f.live.size, pages, 1);
+      f.probeAt = 2 * maxOf(f.live.size, pages, 1);
       f.probeAfter = now + LIST_RETRY_MS;
     }
     for (const rec of f.live) {
@@ -1128,7 +1128,7 @@ export class TaskEngine extends DisposableBase {
         else if (!rec.polling) this.#scheduler.schedule(rec.snap.key, now);
       }
     }
-    if (wins) this.#cycles.schedule(serverId, Math.max(started + pace, now));
+    if (wins) this.#cycles.schedule(serverId, maxOf(started + pace, now));
   }
 
   /**
@@ -1275,7 +1275,7 @@ export class TaskEngine extends DisposableBase {
   #refetchLater(rec: Rec): void {
     const { key, serverId, taskId, createdAt, ttl } = rec.snap;
     if (!this.#needsResultCall(rec) || this.#disposed) return;
-    const delay = Math.min(2 * (this.#refetchDelay.get(key) ?? 2_500), MAX_REFETCH_MS);
+    const delay = minOf(2 * (this.#refetchDelay.get(key) ?? 2_500), MAX_REFETCH_MS);
     if (this.#sessions.isConfigured?.(serverId) === false) {
       // Not tried every few minutes for ever; a session of a server back under the same id tries (see attachSession).
       this.#refetchDelay.set(key, delay);
@@ -1873,7 +1873,7 @@ const denial = (err: unknown): string | undefined => {
 
 const ignore = (): void => {};
 
-const clamp = (n: number, min: number, max: number): number => (Number.isFinite(n) ? Math.min(Math.max(n, min), max) : max);
+const clamp = (n: number, min: number, max: number): number => (Number.isFinite(n) ? minOf(maxOf(n, min), max) : max);
 
 /** A ttl the server reported: a non-negative finite number, or null (unlimited). Nonsense is null. */
 const sanitizeTtl = (ttl: number | null): number | null => (ttl !== null && Number.isFinite(ttl) && ttl >= 0 ? ttl : null);

@@ -4,6 +4,7 @@ import type { LocalTaskStatus } from './status';
 import { isTerminal, resultToFetch } from './status';
 import type { TaskSnapshot } from './types';
 import { COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
+import { maxOf } from '../util/json';
 
 /**
  * One table: status to codicon (with a theme color) and words. The editor side turns an entry
@@ -24,7 +25,7 @@ export const localTime = (iso: string): string => new Date(iso).toLocaleString()
 
 /** `42 s`, `5 min`, `3 h`, `2 d`: how long ago, in the fewest words. */
 export const formatAge = (ms: number): string => {
-  const s = Math.max(0, Math.round(ms / 1000));
+  const s = maxOf(0, Math.round(ms / 1000));
   if (s < 60) return `${s} s`;
   const m = Math.floor(s / 60);
   if (m < 60) return `${m} min`;

@@ -1,4 +1,5 @@
 import { MAX_TIMER_MS } from '../util/abort';
+import { maxOf, minOf } from '../util/json';
 
 /**
  * One timer for every poll of every task of every server: a min-heap of due times with lazy
@@ -94,7 +95,7 @@ export class PollScheduler {
     this.#timerAt = at;
     // A due time beyond MAX_TIMER_MS (a 30-day ttl's last check) wakes #run early, which finds
     // nothing due and arms again.
-    this.#timer = setTimeout(() => this.#run(), Math.min(Math.max(0, at - (this.#now() - this.#base)), MAX_TIMER_MS));
+    this.#timer = setTimeout(() => this.#run(), minOf(maxOf(0, at - (this.#now() - this.#base)), MAX_TIMER_MS));
     // Polling must not keep a process (tests, benchmarks) alive by itself.
     (this.#timer as { unref?: () => void }).unref?.();
   }

@@ -6,7 +6,7 @@ import { checkHttpConfig, closedError, deliver, discardBody, httpStatusError, MA
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, LOCAL_FAILURE, messagesIn, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
-import { entriesOf, isNumber, isObjectLike, isString, stringify } from '../util/json';
+import { entriesOf, isNumber, isObjectLike, isString, maxOf, minOf, stringify } from '../util/json';
 
 /** How a dropped SSE stream is resumed. */
 export interface ReconnectOptions {
@@ -537,8 +537,8 @@ export class StreamableHttpTransport implements Transport {
 
   #delay(state: StreamState, failures: number): number {
     // Spec: the client MUST wait the server's `retry`; growth only applies on top of it.
-    const base = state.retryMs === undefined ? this.#reconnect.initialDelayMs : Math.max(state.retryMs, MIN_RETRY_DELAY_MS);
-    return Math.min(Math.max(base, Math.min(base * 1.5 ** failures, this.#reconnect.maxDelayMs)), MAX_RETRY_DELAY_MS);
+    const base = state.retryMs === undefined ? this.#reconnect.initialDelayMs : maxOf(state.retryMs, MIN_RETRY_DELAY_MS);
+    return minOf(maxOf(base, minOf(base * 1.5 ** failures, this.#reconnect.maxDelayMs)), MAX_RETRY_DELAY_MS);
   }
 
   /**

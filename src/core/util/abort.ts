@@ -1,4 +1,5 @@
 import { isString, stringify } from './json';
+import { minOf } from './json';
 /** setTimeout's longest delay: Node fires a longer one after 1 ms, with a warning. Longer waits arm this and re-arm. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -8,7 +9,7 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
  */
 export const abortAfter = (controller: AbortController, ms: number, reason: () => Error): () => void => {
   if (!(Number.isFinite(ms) && ms > 0)) return () => undefined;
-  const timer = setTimeout(() => controller.abort(reason()), Math.min(ms, MAX_TIMER_MS));
+  const timer = setTimeout(() => controller.abort(reason()), minOf(ms, MAX_TIMER_MS));
   timer.unref?.();
   return () => clearTimeout(timer);
 };

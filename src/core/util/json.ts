@@ -4,6 +4,8 @@ export const { stringify } = JSON;
 export const { isArray } = Array;
 /** Object.entries and Object.keys, bound once likewise (33 uses). */
 export const { entries: entriesOf, keys: keysOf } = Object;
+/** Math.min and Math.max, bound once likewise (47 uses). */
+export const { min: minOf, max: maxOf } = Math;
 
 /** An object, arrays included: not null (a type guard, shorter in the bundle than `typeof v === 'object' && v !== null`). */
 export const isObjectLike = (v: unknown): v is object => typeof v === 'object' && v !== null;
