@@ -7,7 +7,7 @@ import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { MCP_JSON_TEMPLATE } from '../core/config/template';
 import { keyPosition } from '../core/config/parse';
-import { SERVERS_SETTING, sourcePlace } from '../core/config/types';
+import { SERVERS_SETTING, sourcePlace, STDIO } from '../core/config/types';
 import { errorMessage } from '../core/util/abort';
 import { reasonOf } from '../core/jsonrpc/errors';
 import { describeServer, rowOf } from './tree/tasksTree';
@@ -15,6 +15,7 @@ import { ConfigurationReader, setting } from './configuration';
 import { confirmDestructive, couldNotConnect, inform, isConfirmed } from './confirm';
 import { executeCommand, OPEN_CONFIGURATION, registerCommand } from './editorCommands';
 import { isString } from '../core/util/json';
+import { DIRECT } from '../core/tasks/types';
 
 export interface CommandDeps {
   servers: ServerManager;
@@ -80,11 +81,11 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
     const { ended, calls, atRisk } = disconnectCost(deps.tasks(), s.id, s.type, moved, deps.pendingCalls(s.id));
     if (!(ended + atRisk) || isConfirmed(arg)) return true;
     // Calls made without a task are named as such when they are all that would end.
-    if ((s.type === 'stdio' || moved) && calls < ended) {
+    if ((s.type === STDIO || moved) && calls < ended) {
       const ask = ended === 1 ? vscode.l10n.t('{0} "{1}"? Its running task will be lost.', action, s.label) : vscode.l10n.t('{0} "{1}"? Its {2} running tasks will be lost.', action, s.label, ended);
       return confirmDestructive(
         ask,
-        s.type === 'stdio'
+        s.type === STDIO
           ? vscode.l10n.t("The server's process ends with the connection, and a new one does not know its tasks; calls made without a task end too.")
           : vscode.l10n.t('Its configuration changed: nothing follows its tasks once it is disconnected.'),
         action,
@@ -101,7 +102,7 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
     // A tools/call whose CreateTaskResult has not come is no call made without a task: its task is lost, whatever the transport.
     const detail = deps.pendingCalls(s.id)
       ? vscode.l10n.t('The server has not yet answered the call that starts its task, and the answer would come on this connection.')
-      : s.type === 'stdio'
+      : s.type === STDIO
         ? vscode.l10n.t('A call made without a task ends with its connection.')
         : vscode.l10n.t('A call made without a task ends with its connection; tasks go on.');
     return confirmDestructive(ask, detail, action);
@@ -109,7 +110,7 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
 
   /** The live work a disconnect ends or may lose (see `disconnectCost`): a Streamable HTTP server's tasks go on. */
   const endedWith = (s: ServerSnapshot) =>
-    deps.tasks().flatMap((t) => (t.serverId === s.id && !isTerminal(t.status) && (t.kind === 'direct' || (s.type !== 'http' && s.type !== undefined) || servers.moves(s.id)) ? [t.key] : []));
+    deps.tasks().flatMap((t) => (t.serverId === s.id && !isTerminal(t.status) && (t.kind === DIRECT || (s.type !== 'http' && s.type !== undefined) || servers.moves(s.id)) ? [t.key] : []));
 
   return [
     registerCommand('mcpTasks.showLog', () => log.show()),

@@ -15,6 +15,7 @@ import type { Node } from './tree/tasksTree';
 import { asTaskNode, hostedTitle } from './tree/tasksTree';
 import { executeCommand, OPEN_RESULT, RESPOND_TO_TASK } from './editorCommands';
 import { COMPLETED, ELICITATION_CREATE, FAILED, INPUT_REQUIRED, WORKING } from '../core/protocol/schemas';
+import { DIRECT } from '../core/tasks/types';
 
 /** How long a task that needs input may wait for its question before it is told anyway (the question may never come). */
 const QUESTION_WAIT_MS = 5000;
@@ -150,7 +151,7 @@ export class TaskIndicators extends DisposableBase {
     if (t.status === INPUT_REQUIRED) this.#needsInput(t.key);
     else if (before !== undefined && isTerminal(t.status) && !isTerminal(before)) {
       const byUser =
-        this.#endingByUser.delete(t.key) && t.status !== COMPLETED && (returned === 'cancel' ? t.status !== FAILED : !returned || t.kind === 'direct' || t.status === 'lost');
+        this.#endingByUser.delete(t.key) && t.status !== COMPLETED && (returned === 'cancel' ? t.status !== FAILED : !returned || t.kind === DIRECT || t.status === 'lost');
       // Failed for want of a language model: the user was told so, and what to do, when its server asked for one.
       const told = this.#noModel?.delete(t.key) && t.status === FAILED;
       if (!byUser && !told) this.#ended.push(t);

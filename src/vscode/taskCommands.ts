@@ -5,7 +5,7 @@ import type { TaskEngine } from '../core/tasks/engine';
 import { STATUS_PRESENTATION, describeHosted, describeTask, runTitle, runTitles, taskTitle as named, toolRunWords } from '../core/tasks/presentation';
 import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
-import { hostedKey } from '../core/tasks/types';
+import { DIRECT, hostedKey } from '../core/tasks/types';
 import type { Tool } from '../core/protocol/schemas';
 import { decideExecution, hasResultToFetch, isCancelable, serverAcceptsToolTasks } from '../core/tasks/policy';
 import { errorMessage, raceAbort } from '../core/util/abort';
@@ -440,7 +440,7 @@ const callTool = async (deps: TaskCommandDeps, call: ToolCall): Promise<void> =>
   const { toolName } = call;
   try {
     const t = await deps.engine.callTool(call.serverId, toolName, { arguments: call.args, ttlMs: call.ttlMs });
-    if (t.kind === 'direct') {
+    if (t.kind === DIRECT) {
       flash(vscode.l10n.t('MCP Tasks: "{0}" does not run as a task; called it directly', toolName));
     }
     if (t.immediateResponse) inform(`${toolName}: ${t.immediateResponse}`);

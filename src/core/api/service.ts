@@ -12,7 +12,7 @@ import { newestFirst } from '../tasks/presentation';
 import type { LocalTaskStatus } from '../tasks/status';
 import { isTerminal } from '../tasks/status';
 import type { TaskOrigin, TaskSnapshot } from '../tasks/types';
-import { taskKey } from '../tasks/types';
+import { DIRECT, taskKey } from '../tasks/types';
 import { errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import type { Logger } from '../util/log';
@@ -237,7 +237,7 @@ export class TasksService implements Disposable {
     const cancel = () => this.#deps.engine.cancel(id, signal);
     const t = await (this.#deps.endByUser?.([id], cancel, true) ?? cancel());
     // A direct call ends as its aborted request settles, a moment later: answer with that end.
-    if (t.kind === 'direct') await this.#whenEnded(t.key, 1000);
+    if (t.kind === DIRECT) await this.#whenEnded(t.key, 1000);
     return this.#taskInfo(this.#deps.engine.get(t.key) ?? t);
   }
 

@@ -1,7 +1,7 @@
 import { isBlankJsonc, parseJsonc } from './jsonc';
 import * as z from 'zod/mini';
 import type { ConfigError, ConfigSource, InputDef, ParseResult, ServerConfig, ServerType } from './types';
-import { describeSource, serverId, SERVERS_SETTING, SETTINGS_SOURCE, sourceKey, WORKSPACE_FOLDER } from './types';
+import { describeSource, serverId, SERVERS_SETTING, SETTINGS_SOURCE, sourceKey, STDIO, WORKSPACE_FOLDER } from './types';
 import { checkUrl, findVariables, formatPath, stringFields } from './variables';
 import { entriesOf, isArray, isNumber, isObject, isString, stringify } from '../util/json';
 
@@ -59,8 +59,8 @@ const PickSchema = z.looseObject({
 
 const CommandSchema = z.looseObject({ id: requiredString, command: required('a string (the id of an editor command)') });
 
-const FILE_TYPES: readonly ServerType[] = ['stdio', 'http', 'sse'];
-const SETTING_TYPES: readonly ServerType[] = ['stdio', 'http', 'sse', 'ws'];
+const FILE_TYPES: readonly ServerType[] = [STDIO, 'http', 'sse'];
+const SETTING_TYPES: readonly ServerType[] = [STDIO, 'http', 'sse', 'ws'];
 
 
 /**
@@ -237,7 +237,7 @@ const parseServer = (
 
   const base = { id: serverId(source, name), name, label: name, source, inputs: [] as InputDef[] };
   let server: ServerConfig;
-  if (type === 'stdio') {
+  if (type === STDIO) {
     const r = StdioSchema.safeParse(raw);
     if (!r.success) {
       errors.push(...zodErrors(r.error));
@@ -283,7 +283,7 @@ const serverType = (raw: Record<string, unknown>, source: ConfigSource, errors: 
   const allowed = source.kind === 'settings' ? SETTING_TYPES : FILE_TYPES;
   const t = raw.type;
   if (t === undefined) {
-    if (raw.command !== undefined) return 'stdio';
+    if (raw.command !== undefined) return STDIO;
     if (raw.url !== undefined) return 'http';
     errors.push({ path: [], message: 'needs "command" (to start a local server) or "url" (to connect to a remote one)' });
     return undefined;

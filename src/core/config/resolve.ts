@@ -4,7 +4,7 @@ import { parseDotenv } from './dotenv';
 import type { InputDef, ResolvedServer, ServerConfig } from './types';
 import { checkUrl, findVariables, formatPath, stringFields, substituteVariables } from './variables';
 import { entriesOf, isString, keysOf } from '../util/json';
-import { WORKSPACE_FOLDER } from './types';
+import { STDIO, WORKSPACE_FOLDER } from './types';
 
 /** What variable resolution may look at. Every effect comes in through here, so tests stay pure. */
 export interface ResolveContext {
@@ -109,7 +109,7 @@ export const resolveServer = async (config: ServerConfig, ctx: ResolveContext): 
   const subMap = <T extends string | null>(m: Record<string, T>) => Object.fromEntries(entriesOf(m).map(([k, v]) => [k, v === null ? v : sub(v)])) as Record<string, T>;
 
   const { id, name, label, source } = config;
-  if (config.type !== 'stdio') {
+  if (config.type !== STDIO) {
     const url = sub(config.url);
     const bad = checkUrl(config.type, url);
     if (bad) return fail(bad);
@@ -152,5 +152,5 @@ export const resolveServer = async (config: ServerConfig, ctx: ResolveContext): 
     if (c instanceof Error) return fail(c.message);
     cwd = c;
   }
-  return { ok: true, server: { id, name, label, source, type: 'stdio', command, args: config.args.map(sub), env, unsetEnv, cwd } };
+  return { ok: true, server: { id, name, label, source, type: STDIO, command, args: config.args.map(sub), env, unsetEnv, cwd } };
 };

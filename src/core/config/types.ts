@@ -1,5 +1,7 @@
 /** The kind of a folder's `.vscode/mcp.json` source, and its variable `${workspaceFolder}`: one string in the bundle for its 13 uses. */
 export const WORKSPACE_FOLDER = 'workspaceFolder';
+/** The type of a server run as a local process: one string in the bundle for its 20 uses. */
+export const STDIO = 'stdio';
 
 /** Where a server's configuration came from. */
 export type ConfigSource =

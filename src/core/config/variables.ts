@@ -1,6 +1,6 @@
 import type { ServerConfig, ServerType } from './types';
 import { entriesOf, isNumber, stringify } from '../util/json';
-import { WORKSPACE_FOLDER } from './types';
+import { STDIO, WORKSPACE_FOLDER } from './types';
 
 /** One `${...}` reference in a configuration string. */
 export type VariableRef =
@@ -53,7 +53,7 @@ export const stringFields = (c: ServerConfig): StringField[] => {
   const map = (key: string, m: Record<string, string | null>) => {
     for (const [k, v] of entriesOf(m)) if (v !== null) out.push({ path: [key, k], value: v });
   };
-  if (c.type === 'stdio') {
+  if (c.type === STDIO) {
     out.push({ path: ['command'], value: c.command });
     c.args.forEach((a, i) => out.push({ path: ['args', i], value: a }));
     map('env', c.env);

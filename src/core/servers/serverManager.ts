@@ -11,7 +11,7 @@ import type { Implementation } from '../protocol/schemas';
 import type { Transport } from '../transports/transport';
 import { TransportHttpError } from '../transports/transport';
 import type { RemoteServerConfig, ResolvedServer } from '../config/types';
-import { serverNameOfId, sourceKey, WORKSPACE_FOLDER } from '../config/types';
+import { serverNameOfId, sourceKey, STDIO, WORKSPACE_FOLDER } from '../config/types';
 import type { Event } from '../util/event';
 import { DisposableBase, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
@@ -167,7 +167,7 @@ export class InputDismissedError extends HeldByUserError {
 export const isInputDismissed = (err: unknown): boolean => err instanceof InputDismissedError || (err instanceof Error && err.cause instanceof InputDismissedError);
 
 /** What a server does for a new configuration: a stdio server restarts, a remote one reconnects. */
-export const restarts = (type: ServerConfig['type']): string => (type === 'stdio' ? 'restarts' : 'reconnects');
+export const restarts = (type: ServerConfig['type']): string => (type === STDIO ? 'restarts' : 'reconnects');
 
 /** Backoff after a failure: 1 s, doubling to a minute; a connection that lasted a minute resets it. */
 const BACKOFF_FIRST_MS = 1_000;
@@ -183,7 +183,7 @@ const KEPT_GRACE_MS = 5 * 60_000;
  * just after (JUST_STARTED_MS): its stderr is in the log, and what it was started with is in its configuration.
  */
 const withExitHint = (message: string, config: ServerConfig, closed: TransportCloseInfo | undefined): string => {
-  return config.type === 'stdio' && closed?.code !== undefined && closed.code !== 0
+  return config.type === STDIO && closed?.code !== undefined && closed.code !== 0
     ? `${sentence(message)} See the server's output in the log, and check its "command", "args" and "env" (or "envFile") in the configuration.`
     : message;
 };
@@ -315,7 +315,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       if (!seen.has(id)) {
         this.#removedLabels.set(id, entry.config.label);
         if ((entry.waitsFor = this.#liveTasks(entry))) {
-          this.#log.info(`[${entry.config.label}] Removed from the configuration: its ${entry.config.type === 'stdio' ? 'process runs' : 'connection stays'} until ${itsTasksEnd(entry.waitsFor)}`);
+          this.#log.info(`[${entry.config.label}] Removed from the configuration: its ${entry.config.type === STDIO ? 'process runs' : 'connection stays'} until ${itsTasksEnd(entry.waitsFor)}`);
           entry.pending = undefined;
           this.#forget(entry);
           this.#leaving.set(id, entry);
@@ -365,7 +365,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
    * `left`: it was removed and is back (it waited so while removed).
    */
   #liveTasks(entry: Entry, left?: boolean): LiveWork | undefined {
-    const waiting = entry.config.type !== 'stdio' && (left || this.#waiting(entry));
+    const waiting = entry.config.type !== STDIO && (left || this.#waiting(entry));
     const w = (waiting || (entry.session && !entry.session.isClosed)) && this.#options.liveTasks?.(entry.config.id);
     return w && w.tasks + w.calls + w.results ? w : undefined;
   }
@@ -419,7 +419,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
    */
   #print(config: ServerConfig): string {
     const relative = (p: string | undefined) => p !== undefined && !path.isAbsolute(p);
-    const fromFolders = stringify(config).includes('${workspaceFolder') || (config.type === 'stdio' && (relative(config.cwd) || relative(config.envFile)));
+    const fromFolders = stringify(config).includes('${workspaceFolder') || (config.type === STDIO && (relative(config.cwd) || relative(config.envFile)));
     if (config.source.kind === WORKSPACE_FOLDER || !fromFolders) return fingerprint(config);
     const { folders, folderPaths } = this.#options.resolveContext(config);
     return fingerprint(config, { folders, folderPaths });
@@ -523,7 +523,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
    */
   tasksOutliveConnection(id: string): boolean | undefined {
     const type = this.#entry(id)?.config.type;
-    return type === undefined ? undefined : type !== 'stdio';
+    return type === undefined ? undefined : type !== STDIO;
   }
 
   /**
@@ -592,7 +592,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     // would be there; a stdio server's end with its process (below). Dropped once it no longer
     // waits (the last one's end would apply it, and connect).
     const { pending, config } = entry;
-    const moved = config.type !== 'stdio' && this.moves(id);
+    const moved = config.type !== STDIO && this.moves(id);
     if (pending) {
       entry.config = pending.config;
       entry.print = pending.print;
@@ -657,7 +657,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       // What was typed into password inputs, configured header values (a token, or the token of
       // `Bearer <token>`) and credentials in the URL (`?api_key=…`, `user:pass@`) never reach the log, whatever path they take (a command line, an
       // error, a server that repeats them).
-      if (resolved.server.type !== 'stdio') {
+      if (resolved.server.type !== STDIO) {
         for (const v of Object.values(resolved.server.headers)) secrets.push(v, v.replace(/^\S+\s+/, ''));
         secrets.push(...urlSecrets(resolved.server.url));
       }

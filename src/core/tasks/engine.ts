@@ -20,7 +20,7 @@ import { PollScheduler } from './scheduler';
 import type { LocalTaskStatus } from './status';
 import { canTransition, isServerTerminal, isTerminal, needsSession, resultToFetch, retired } from './status';
 import type { LiveWork, RemovedTask, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
-import { TaskEndedError, taskKey } from './types';
+import { DIRECT, TaskEndedError, taskKey } from './types';
 import { isObjectLike, isString, keysOf, maxOf, minOf } from '../util/json';
 
 /**
@@ -355,7 +355,7 @@ export class TaskEngine extends DisposableBase {
   /** How many live tasks and direct calls a server has, and ended tasks whose result is still to be fetched (its connection is kept for them too). */
   liveCount(serverId: string): LiveWork {
     const live = [...(this.#servers.get(serverId)?.live ?? [])];
-    const calls = live.filter((r) => r.snap.kind === 'direct').length;
+    const calls = live.filter((r) => r.snap.kind === DIRECT).length;
     let results = 0;
     for (const r of this.#unfetched.keys()) if (r.snap.serverId === serverId && this.#wantsOutcome(r)) results++;
     return { tasks: live.length - calls, calls, results };
@@ -761,7 +761,7 @@ export class TaskEngine extends DisposableBase {
       key: taskKey(serverId, taskId),
       serverId,
       taskId,
-      kind: 'direct',
+      kind: DIRECT,
       toolName,
       arguments: options.arguments,
       status: WORKING,
@@ -1531,7 +1531,7 @@ export class TaskEngine extends DisposableBase {
         return stored;
       }
     }
-    if (rec.snap.kind === 'direct') {
+    if (rec.snap.kind === DIRECT) {
       // Its result lived only in our file: a call cannot be asked for it again.
       if (rec.snap.outcomeFetchedAt) throw new Error('The result of this call was kept, but its file is missing or damaged (see the log), and a direct call cannot be asked for it again.');
       throw new Error(rec.snap.note ?? 'The call has not finished yet.');
@@ -1558,7 +1558,7 @@ export class TaskEngine extends DisposableBase {
   async cancel(key: string, signal?: AbortSignal): Promise<TaskSnapshot> {
     const rec = this.#tracked(key);
     if (isTerminal(rec.snap.status)) throw new Error(`The task already ended (${rec.snap.status}).`);
-    if (rec.snap.kind === 'direct') {
+    if (rec.snap.kind === DIRECT) {
       rec.direct?.abort(new Error('cancelled by the user'));
       return rec.snap;
     }
@@ -1693,7 +1693,7 @@ export class TaskEngine extends DisposableBase {
         if (this.#fetchSoon(rec, i)) i++;
         continue;
       }
-      if (snap.kind === 'direct') {
+      if (snap.kind === DIRECT) {
         // A plain call cannot outlive the window that made it.
         this.#update(rec, { status: 'lost', lastServerStatus: WORKING, note: 'The window closed before the call returned.' });
         continue;
@@ -1750,7 +1750,7 @@ export class TaskEngine extends DisposableBase {
   forgetOutcomes(): void {
     for (const rec of this.#recs.values()) {
       if (rec.snap.outcome === undefined && rec.snap.outcomeFetchedAt === undefined) continue;
-      this.#update(rec, { outcome: undefined, outcomeFetchedAt: undefined, resultDeleted: true, ...(rec.snap.kind === 'direct' && { note: 'Its stored result was deleted.' }) });
+      this.#update(rec, { outcome: undefined, outcomeFetchedAt: undefined, resultDeleted: true, ...(rec.snap.kind === DIRECT && { note: 'Its stored result was deleted.' }) });
     }
   }
 

@@ -4,6 +4,8 @@ import { COMPLETED, declared, FAILED } from '../protocol/schemas';
 import type { ServerManager } from '../servers/serverManager';
 import { isTerminal } from './status';
 import type { TaskSnapshot } from './types';
+import { DIRECT } from './types';
+import { STDIO } from '../config/types';
 
 /** How the user wants a tool run: `auto` runs it as a task wherever that is allowed. */
 export type ExecutionPreference = 'auto' | 'task' | 'direct';
@@ -25,17 +27,17 @@ export const decideExecution = (serverAcceptsTasks: boolean, taskSupport: TaskSu
   const noTasks = 'the server does not declare task support for tools/call';
   if (support === 'required') {
     if (!serverAcceptsTasks) return { mode: 'refuse', reason: `the tool must run as a task, but ${noTasks}` };
-    if (preference === 'direct') return { mode: 'refuse', reason: 'the tool must run as a task; it cannot be called directly' };
+    if (preference === DIRECT) return { mode: 'refuse', reason: 'the tool must run as a task; it cannot be called directly' };
     return { mode: 'task' };
   }
-  if (support === 'optional' && serverAcceptsTasks) return preference === 'direct' ? { mode: 'direct' } : { mode: 'task' };
+  if (support === 'optional' && serverAcceptsTasks) return preference === DIRECT ? { mode: DIRECT } : { mode: 'task' };
   if (preference === 'task') {
     return {
       mode: 'refuse',
       reason: serverAcceptsTasks ? 'the tool does not support running as a task' : noTasks,
     };
   }
-  return { mode: 'direct' };
+  return { mode: DIRECT };
 };
 
 /** A retry as a task after -32600 on a plain call is allowed only where a task call would be. */
@@ -49,7 +51,7 @@ export const mayRetryAsTask = (serverAcceptsTasks: boolean, taskSupport: TaskSup
  */
 export const isCancelable = (t: TaskSnapshot, servers: Pick<ServerManager, 'peekSession' | 'isConfigured'>): boolean => {
   if (isTerminal(t.status)) return false;
-  if (t.kind === 'direct') return true;
+  if (t.kind === DIRECT) return true;
   if (servers.isConfigured(t.serverId) === false) return false;
   const caps = servers.peekSession(t.serverId)?.serverCapabilities;
   return !caps || declared(caps.tasks?.cancel);
@@ -79,8 +81,8 @@ export const disconnectCost = (tasks: readonly TaskSnapshot[], serverId: string,
   const cost = { ended: pending, calls: pending, atRisk: 0 };
   for (const t of tasks) {
     if (t.serverId !== serverId || isTerminal(t.status)) continue;
-    if (t.kind === 'direct') cost.calls++;
-    if (t.kind === 'direct' || type === 'stdio' || moved) cost.ended++;
+    if (t.kind === DIRECT) cost.calls++;
+    if (t.kind === DIRECT || type === STDIO || moved) cost.ended++;
     else if (type === 'sse' || type === 'ws') cost.atRisk++;
   }
   return cost;

@@ -5,6 +5,7 @@ import { isTerminal, resultToFetch } from './status';
 import type { TaskSnapshot } from './types';
 import { COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
 import { maxOf } from '../util/json';
+import { DIRECT } from './types';
 
 /**
  * One table: status to codicon (with a theme color) and words. The editor side turns an entry
@@ -158,6 +159,6 @@ export const runTitle = (tasks: readonly TaskSnapshot[], t: TaskSnapshot): strin
 export const toolRunWords = (serverAcceptsTasks: boolean, taskSupport: TaskSupport | undefined): [icon: string, words: string] => {
   const decision = decideExecution(serverAcceptsTasks, taskSupport);
   if (decision.mode === 'refuse') return ['circle-slash', 'cannot run here: the server does not run tasks'];
-  if (decision.mode === 'direct') return ['arrow-right', 'direct call only'];
+  if (decision.mode === DIRECT) return ['arrow-right', 'direct call only'];
   return ['tasklist', taskSupport === 'optional' ? 'task optional' : 'runs as a task'];
 };

@@ -1,6 +1,7 @@
 import { isString, keysOf, safeStringify } from '../util/json';
 import type { TaskSnapshot } from './types';
 import { localTime, STATUS_PRESENTATION, taskTitle } from './presentation';
+import { DIRECT } from './types';
 
 type Block = Record<string, unknown> & { type: string };
 
@@ -81,7 +82,7 @@ const block = (b: Block): string => {
  */
 export const formatOutcome = (t: TaskSnapshot): string => {
   const lines: string[] = [`# ${taskTitle(t)}: ${STATUS_PRESENTATION[t.status].label}`, ''];
-  lines.push(`Task \`${t.taskId}\`${t.kind === 'direct' ? ' (direct call)' : ''}, created ${localTime(t.createdAt)}${t.outcomeFetchedAt ? `, result fetched ${localTime(t.outcomeFetchedAt)}` : ''}.`, '');
+  lines.push(`Task \`${t.taskId}\`${t.kind === DIRECT ? ' (direct call)' : ''}, created ${localTime(t.createdAt)}${t.outcomeFetchedAt ? `, result fetched ${localTime(t.outcomeFetchedAt)}` : ''}.`, '');
   if (t.statusMessage) lines.push(`> Last status message: ${t.statusMessage}`, '');
   if (t.note) lines.push(`_${t.note}_`, '');
   const o = t.outcome;

@@ -2,6 +2,9 @@ import type { CallToolResult, TaskStatus } from '../protocol/schemas';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import type { LocalTaskStatus } from './status';
 
+/** A plain tools/call, not a task: the snapshot kind, the execution mode and preference (one string in the bundle for its 20 uses). */
+export const DIRECT = 'direct';
+
 /** The outcome of a task as the server sent it: a `CallToolResult`, or a JSON-RPC error verbatim. */
 export type TaskOutcome =
   | { kind: 'result'; result: CallToolResult }

@@ -5,6 +5,7 @@ import { StdioTransport } from './stdio';
 import { StreamableHttpTransport } from './streamableHttp';
 import type { Transport } from './transport';
 import { WebSocketTransport } from './websocket';
+import { STDIO } from '../config/types';
 
 /** What a Streamable HTTP session needs to be resumed after a window reload. */
 export interface SavedHttpSession {
@@ -14,7 +15,7 @@ export interface SavedHttpSession {
 
 /** The transport for a resolved server configuration. */
 export const createTransport = (server: ResolvedServer, logger: Logger, resume?: SavedHttpSession): Transport => {
-  if (server.type === 'stdio') {
+  if (server.type === STDIO) {
     return new StdioTransport({ command: server.command, args: server.args, env: server.env, unsetEnv: server.unsetEnv, cwd: server.cwd, logger });
   }
   const remote = { url: server.url, headers: server.headers, logger, serverName: server.label };

@@ -16,6 +16,7 @@ import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
 import { executeCommand, OPEN_CONFIGURATION, OPEN_RESULT } from '../editorCommands';
 import { isArray, isObjectLike, isString, keysOf, stringify } from '../../core/util/json';
 import { COMPLETED, ELICITATION_CREATE, INPUT_REQUIRED } from '../../core/protocol/schemas';
+import { DIRECT } from '../../core/tasks/types';
 
 export type Node =
   | { kind: 'server'; id: string }
@@ -353,7 +354,7 @@ const kept = <N>(nodes: Map<string, N>, id: string, make: () => N): N => {
 const taskTooltip = (t: TaskSnapshot, title: string, now: number, checks?: string): vscode.MarkdownString => {
   const md = new vscode.MarkdownString(undefined, true);
   const p = STATUS_PRESENTATION[t.status];
-  md.appendMarkdown(`$(${p.icon.replace('~spin', '')}) **${escapeMd(title)}**: ${p.label}${t.kind === 'direct' ? ' (direct call, not a task)' : ''}\n\n`);
+  md.appendMarkdown(`$(${p.icon.replace('~spin', '')}) **${escapeMd(title)}**: ${p.label}${t.kind === DIRECT ? ' (direct call, not a task)' : ''}\n\n`);
   if (t.statusMessage) md.appendMarkdown(`${escapeMd(t.statusMessage)}\n\n`);
   if (t.note) md.appendMarkdown(`_${escapeMd(t.note)}_\n\n`);
   const rows: Array<[string, string]> = [
