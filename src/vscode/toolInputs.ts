@@ -10,7 +10,7 @@ import { planElicitation } from '../core/elicitation/plan';
 import type { Tool } from '../core/protocol/schemas';
 import { formatAge } from '../core/tasks/presentation';
 import { errorMessage } from '../core/util/abort';
-import { entriesOf, isObject, isObjectLike, keysOf, stringify } from '../core/util/json';
+import { entriesOf, isObject, isObjectLike, keysOf, round, stringify } from '../core/util/json';
 import { setting } from './configuration';
 import { NEVER } from './cancellation';
 import type { QuickInputPrompter } from './elicitation/quickInputPrompter';
@@ -181,7 +181,7 @@ const MAX_TTL_MS = 365 * UNITS.d;
 export const parseDuration = (text: string): { ms: number } | { error: string } => {
   const m = /^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$/i.exec(text);
   if (!m) return { error: vscode.l10n.t('Enter a number of minutes, or a number with a unit: 90s, 45m, 2h, 7d') };
-  const ms = Math.round(Number(m[1]) * UNITS[(m[2] || 'm').toLowerCase()]);
+  const ms = round(Number(m[1]) * UNITS[(m[2] || 'm').toLowerCase()]);
   if (ms < 1000) return { error: vscode.l10n.t('Enter at least one second') };
   if (ms > MAX_TTL_MS) return { error: vscode.l10n.t('Enter at most 365 days') };
   return { ms };

@@ -3,7 +3,7 @@
 // every answer is unit-tested.
 import { STATUS_PRESENTATION, formatProgress } from '../tasks/presentation';
 import type { ResultInfo, ServerInfo, TaskInfo, ToolInfo } from './service';
-import { entriesOf, isArray, isObjectLike, isString, maxOf, safeStringify } from '../util/json';
+import { entriesOf, isArray, isObjectLike, isString, maxOf, round, safeStringify } from '../util/json';
 import type { UrlPlan } from '../elicitation/plan';
 import { urlsRequired } from '../elicitation/urlRequired';
 import { COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
@@ -22,7 +22,7 @@ const MAX_MESSAGE_CHARS = 2000;
 
 const clip = (s: string, max: number): string => (s.length <= max ? s : `${s.slice(0, max - 1)}…`);
 
-const kb = (base64: unknown) => maxOf(1, Math.round(((isString(base64) ? base64.length : 0) * 3) / 4 / 1024));
+const kb = (base64: unknown) => maxOf(1, round(((isString(base64) ? base64.length : 0) * 3) / 4 / 1024));
 
 /** One input of a tool, in the fewest words a model needs to fill it in. */
 export interface InputSummary {
@@ -116,7 +116,7 @@ export const modelTask = (t: TaskInfo): Record<string, unknown> => {
     progress: t.progress,
     createdAt: t.createdAt,
     lastUpdatedAt: t.lastUpdatedAt,
-    ttlSeconds: t.ttl === null ? null : Math.round(t.ttl / 1000),
+    ttlSeconds: t.ttl === null ? null : round(t.ttl / 1000),
     startedBy: t.origin,
     immediateResponse: t.immediateResponse,
     hasResult: t.hasResult,

@@ -1,7 +1,7 @@
 // Inputs of the language-model tools. The editor does not check a tool's input against its
 // declared schema, and a model may send anything: each input is read here, and a mistake is
 // reported in words a model can act on.
-import { isNumber, isObject, isString, keysOf, minOf } from '../util/json';
+import { isFiniteNumber, isNumber, isObject, isString, keysOf, minOf } from '../util/json';
 
 /** The longest a tool call may wait for a task to end, in seconds. */
 export const MAX_WAIT_SECONDS = 120;
@@ -58,7 +58,7 @@ const read = (tool: string, input: unknown, spec: Record<string, Kind>): Record<
       continue;
     }
     if (kind === 'seconds') {
-      if (!isNumber(v) || !Number.isFinite(v) || v < 0) throw fail(`"${key}" must be a number of seconds, 0 or more`);
+      if (!isNumber(v) || !isFiniteNumber(v) || v < 0) throw fail(`"${key}" must be a number of seconds, 0 or more`);
     } else if (kind === 'object') {
       // Models now and then send an object as a JSON string: accepted when it parses to one.
       if (isString(v)) v = parseJson(v);

@@ -16,7 +16,7 @@ import { DIRECT, taskKey } from '../tasks/types';
 import { errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import type { Logger } from '../util/log';
-import { maxOf, minOf, safeStringify, stringify } from '../util/json';
+import { maxOf, minOf, round, safeStringify, stringify } from '../util/json';
 
 export type TaskSupportValue = 'forbidden' | 'optional' | 'required';
 
@@ -155,7 +155,7 @@ export class TasksService implements Disposable {
     const snap = await this.#deps.engine.callTool(serverId, toolName, {
       arguments: options.arguments,
       // Whole milliseconds, as servers expect: 0.0004 s was sent as 0.4 ms.
-      ttlMs: options.ttlSeconds !== undefined ? maxOf(1, Math.round(options.ttlSeconds * 1000)) : undefined,
+      ttlMs: options.ttlSeconds !== undefined ? maxOf(1, round(options.ttlSeconds * 1000)) : undefined,
       preference: options.preference,
       origin: options.origin,
       signal: options.signal,

@@ -1,5 +1,5 @@
 import type { FieldStep, FieldValue, FormPlan } from './plan';
-import { isArray, isNumber, isString, keysOf } from '../util/json';
+import { isArray, isFiniteNumber, isNumber, isString, keysOf } from '../util/json';
 
 /** What typed text means for a field: its value (`undefined`: left out), or what to fix. */
 export type FieldCheck = { value: FieldValue | undefined } | { error: string };
@@ -112,7 +112,7 @@ export const checkValue = (step: FieldStep, value: unknown): string | undefined 
     }
     case 'number':
     case 'integer': {
-      if (!isNumber(value) || !Number.isFinite(value)) return numberRule(step);
+      if (!isNumber(value) || !isFiniteNumber(value)) return numberRule(step);
       if (step.kind === 'integer' && !Number.isInteger(value)) return numberRule(step);
       if ((c.minimum !== undefined && value < c.minimum) || (c.maximum !== undefined && value > c.maximum)) return numberRule(step);
       return undefined;

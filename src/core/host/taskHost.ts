@@ -13,7 +13,7 @@ import { errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import { DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
-import { isArray, isObject, isString, maxOf, minOf, stringify } from '../util/json';
+import { floor, isArray, isObject, isString, maxOf, minOf, stringify } from '../util/json';
 import { prefixed, truncate } from '../util/log';
 import { TokenBucket } from './tokenBucket';
 
@@ -327,7 +327,7 @@ export class TaskHost {
     this.#checkConcurrency(state, serverId);
     const requested = parsed.data.ttl ?? undefined;
     // T-RCV-7: the ttl granted, within bounds, is the one reported.
-    const ttl = Math.floor(minOf(maxOf(requested ?? this.#defaultTtl, this.#minTtl), this.#maxTtl));
+    const ttl = floor(minOf(maxOf(requested ?? this.#defaultTtl, this.#minTtl), this.#maxTtl));
     const now = this.#now();
     const at = new Date(now).toISOString();
     let settle!: () => void;

@@ -6,7 +6,7 @@ import { Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { truncate, warnRepeated } from '../util/log';
 import { abortReason, errorMessage, MAX_TIMER_MS, sleep } from '../util/abort';
-import { isNumber, isObject, isObjectLike, isString, maxOf, minOf, safeStringify, stringify } from '../util/json';
+import { isFiniteNumber, isNumber, isObject, isObjectLike, isString, maxOf, minOf, safeStringify, stringify } from '../util/json';
 import { SENT } from '../util/promise';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, RpcError, TransportFailureError } from './errors';
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from './messages';
@@ -220,7 +220,7 @@ export class JsonRpcConnection implements Disposable {
       resolve = res;
       reject = rej;
     });
-    const timed = Number.isFinite(timeoutMs) && timeoutMs > 0;
+    const timed = isFiniteNumber(timeoutMs) && timeoutMs > 0;
     const now = timed ? performance.now() : 0;
     const p: Pending = { method, schema, resolve, reject, timeoutMs, deadline: timed ? now + timeoutMs : Infinity, signal };
     this.#pending.set(id, p);
@@ -498,10 +498,10 @@ export class JsonRpcConnection implements Disposable {
         const p = n.params ?? {};
         const token = p.progressToken;
         // Finite: JSON.parse reads 1e400 as Infinity, which the view would show as progress.
-        if ((isString(token) || isNumber(token)) && Number.isFinite(p.progress)) {
+        if ((isString(token) || isNumber(token)) && isFiniteNumber(p.progress)) {
           this.#progressHandlers.get(token)?.({
             progress: p.progress as number,
-            total: Number.isFinite(p.total) ? (p.total as number) : undefined,
+            total: isFiniteNumber(p.total) ? (p.total as number) : undefined,
             message: isString(p.message) ? p.message : undefined,
           });
         } else {

@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import { isArray, isNumber, isObject, isString, keysOf, maxOf } from '../util/json';
+import { isArray, isFiniteNumber, isNumber, isObject, isString, keysOf, maxOf } from '../util/json';
 
 /**
  * Says yes only where its schema accepts the value and would return it unchanged; no means "ask
@@ -75,7 +75,7 @@ const compile = (node: Node): FastCheck | undefined => {
     case 'boolean':
       return (v) => typeof v === 'boolean';
     case 'number':
-      return (v) => isNumber(v) && Number.isFinite(v); // NaN and ±Infinity are refused
+      return (v) => isNumber(v) && isFiniteNumber(v); // NaN and ±Infinity are refused
     case 'enum':
     case 'literal': {
       const values = node._zod.values;

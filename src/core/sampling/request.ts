@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
-import { isObject, maxOf, minOf, stringify } from '../util/json';
+import { floor, isObject, maxOf, minOf, stringify } from '../util/json';
 import { fallback } from '../util/zod';
 
 // The params of `sampling/createMessage` (2025-11-25), validated at the boundary. Content may be
@@ -102,7 +102,7 @@ export const parseCreateMessage = (params: unknown): ParseResult => {
     plan: {
       messages,
       systemPrompt: p.systemPrompt || undefined,
-      maxTokens: minOf(Math.floor(p.maxTokens), Number.MAX_SAFE_INTEGER),
+      maxTokens: minOf(floor(p.maxTokens), Number.MAX_SAFE_INTEGER),
       stopSequences: (p.stopSequences ?? []).filter((s) => s.length > 0),
       hints,
       temperature: p.temperature,
@@ -151,7 +151,7 @@ export const shorten = (text: string, max: number): string => (text.length <= ma
 const describePart = (part: PlanPart, max: number): string => {
   if (part.kind === 'text') return shorten(part.text, max);
   // base64: 4 characters carry 3 bytes.
-  const bytes = Math.floor((part.data.length * 3) / 4) - (part.data.endsWith('==') ? 2 : part.data.endsWith('=') ? 1 : 0);
+  const bytes = floor((part.data.length * 3) / 4) - (part.data.endsWith('==') ? 2 : part.data.endsWith('=') ? 1 : 0);
   return `[${part.kind} ${part.mimeType}, ${bytes < 1024 ? `${bytes} bytes` : `${(bytes / 1024).toFixed(1)} KB`}]`;
 };
 

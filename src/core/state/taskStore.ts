@@ -11,7 +11,7 @@ import { errorMessage, sleep } from '../util/abort';
 import type { Disposable } from '../util/event';
 import { DisposableStore } from '../util/event';
 import type { Logger } from '../util/log';
-import { isArray, isNumber, isObjectLike, isString, safeStringify, stringify, TOO_DEEP } from '../util/json';
+import { isArray, isNumber, isObjectLike, isString, parseDate, safeStringify, stringify, TOO_DEEP } from '../util/json';
 import { DIRECT } from '../tasks/types';
 
 /** A Streamable HTTP session kept open across a window reload because it had live tasks. */
@@ -501,7 +501,7 @@ export class TaskStore implements Disposable {
 }
 
 /** A task that finished before `cutoff` (see `#cutoff`): it is neither loaded nor kept. */
-const pastRetention = (snap: TaskSnapshot, cutoff: number): boolean => isTerminal(snap.status) && Date.parse(snap.lastUpdatedAt) < cutoff;
+const pastRetention = (snap: TaskSnapshot, cutoff: number): boolean => isTerminal(snap.status) && parseDate(snap.lastUpdatedAt) < cutoff;
 
 /** The sound entries of an index's removed tasks (`v`) that were removed within the retention period. */
 const keptRemoved = (v: unknown, cutoff: number): RemovedTask[] => {

@@ -21,7 +21,7 @@ import type { LocalTaskStatus } from './status';
 import { canTransition, isServerTerminal, isTerminal, needsSession, resultToFetch, retired } from './status';
 import type { LiveWork, RemovedTask, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
 import { DIRECT, TaskEndedError, taskKey } from './types';
-import { isObjectLike, isString, keysOf, maxOf, minOf } from '../util/json';
+import { isFiniteNumber, isObjectLike, isString, keysOf, maxOf, minOf, parseDate, round } from '../util/json';
 
 /**
  * A background connection refused because of what the user did (a Disconnect, an input prompt
@@ -929,7 +929,7 @@ export class TaskEngine extends DisposableBase {
     this.#backoff.set(serverId, b);
     const why = sentence(err instanceof RequestTimeoutError ? `The server ${err.unanswered}` : detailOf(err));
     const held = err instanceof HeldByUserError;
-    const line = `[${this.#label(serverId)}] ${held ? `Not following its tasks: ${why}` : `Cannot reach the server to follow its tasks: ${why} Retrying in ${Math.round(b.delay / 1000)} s.`}`;
+    const line = `[${this.#label(serverId)}] ${held ? `Not following its tasks: ${why}` : `Cannot reach the server to follow its tasks: ${why} Retrying in ${round(b.delay / 1000)} s.`}`;
     this.#log[b.said === why ? 'debug' : held ? 'info' : 'warn'](line);
     b.said = why;
     if (!held && b.down?.why !== why) {
@@ -1009,7 +1009,7 @@ export class TaskEngine extends DisposableBase {
   #lastCall(rec: Rec): number | undefined {
     const { ttl, createdAt } = rec.snap;
     if (ttl === null) return undefined;
-    const at = Date.parse(createdAt) + ttl - minOf(ttl / 10, LAST_CALL_MS);
+    const at = parseDate(createdAt) + ttl - minOf(ttl / 10, LAST_CALL_MS);
     return at >= this.#now() + this.#minPoll ? at : undefined;
   }
 
@@ -1173,7 +1173,7 @@ export class TaskEngine extends DisposableBase {
     if (isTerminal(from)) {
       // A poll answered before a status notification arrived is old news (no newer than what we
       // have), not a server breaking the rules.
-      const stale = source !== 'notification' && !isServerTerminal(task.status) && Date.parse(task.lastUpdatedAt) <= Date.parse(snap.lastUpdatedAt);
+      const stale = source !== 'notification' && !isServerTerminal(task.status) && parseDate(task.lastUpdatedAt) <= parseDate(snap.lastUpdatedAt);
       // T-REQ-10: a task shown failed for its isError result is completed on the server: no news.
       const agrees = from === FAILED && task.status === COMPLETED && snap.note === ERROR_RESULT;
       if (task.status !== from && !agrees) this.#log[stale ? 'debug' : 'warn'](`[${label}] Ignored ${source} status ${task.status} for task ${task.taskId}: it already ended as ${from} (T-LIFE-3)`);
@@ -1184,7 +1184,7 @@ export class TaskEngine extends DisposableBase {
     // old news: applying it would undo that change. A server whose lastUpdatedAt does not parse
     // (in this answer or the one before) cannot be judged: its answers apply as they come.
     // An end is never old news: nothing follows it (T-LIFE-3), whatever its lastUpdatedAt says.
-    if (source !== 'create' && !rec.localUpdatedAt && !isServerTerminal(task.status) && Date.parse(task.lastUpdatedAt) < Date.parse(snap.lastUpdatedAt)) {
+    if (source !== 'create' && !rec.localUpdatedAt && !isServerTerminal(task.status) && parseDate(task.lastUpdatedAt) < parseDate(snap.lastUpdatedAt)) {
       this.#log.debug(`[${label}] Ignored a ${source} answer about task ${task.taskId} older than what is known (${task.status} at ${task.lastUpdatedAt}; ${from} since ${snap.lastUpdatedAt})`);
       return;
     }
@@ -1197,7 +1197,7 @@ export class TaskEngine extends DisposableBase {
     if (task.statusMessage !== snap.statusMessage) changes.statusMessage = task.statusMessage;
     const updated = validDate(task.lastUpdatedAt, this.#now());
     if (updated !== snap.lastUpdatedAt) changes.lastUpdatedAt = updated;
-    rec.localUpdatedAt = Number.isNaN(Date.parse(task.lastUpdatedAt));
+    rec.localUpdatedAt = Number.isNaN(parseDate(task.lastUpdatedAt));
     const ttl = sanitizeTtl(task.ttl);
     if (ttl !== snap.ttl) changes.ttl = ttl;
     if (task.pollInterval !== snap.pollInterval) changes.pollInterval = task.pollInterval;
@@ -1283,7 +1283,7 @@ export class TaskEngine extends DisposableBase {
       return;
     }
     const at = this.#now() + delay;
-    if (ttl !== null && at > Date.parse(createdAt) + ttl) {
+    if (ttl !== null && at > parseDate(createdAt) + ttl) {
       this.#refetchDelay.delete(key);
       this.#serverLog(serverId).warn(`The result of task ${taskId} could not be fetched before its ttl ran out: no more automatic tries (Fetch Task Result tries once more).`);
       return;
@@ -1667,7 +1667,7 @@ export class TaskEngine extends DisposableBase {
 
   /** What `gone` does, also for a task that ended on the server but whose result it no longer has. */
   #markGone(rec: Rec, why: string, serverDenied: boolean): void {
-    const expiresAt = rec.snap.ttl === null ? Infinity : Date.parse(rec.snap.createdAt) + rec.snap.ttl;
+    const expiresAt = rec.snap.ttl === null ? Infinity : parseDate(rec.snap.createdAt) + rec.snap.ttl;
     const status: LocalTaskStatus = serverDenied && this.#now() >= expiresAt ? 'expired' : 'lost';
     this.#scheduler.cancel(rec.snap.key);
     this.#unrouteProgress(rec);
@@ -1785,7 +1785,7 @@ export class TaskEngine extends DisposableBase {
       },
       progressToken,
     );
-    rec.localUpdatedAt = Number.isNaN(Date.parse(task.lastUpdatedAt));
+    rec.localUpdatedAt = Number.isNaN(parseDate(task.lastUpdatedAt));
     return rec;
   }
 
@@ -1873,14 +1873,14 @@ const denial = (err: unknown): string | undefined => {
 
 const ignore = (): void => {};
 
-const clamp = (n: number, min: number, max: number): number => (Number.isFinite(n) ? minOf(maxOf(n, min), max) : max);
+const clamp = (n: number, min: number, max: number): number => (isFiniteNumber(n) ? minOf(maxOf(n, min), max) : max);
 
 /** A ttl the server reported: a non-negative finite number, or null (unlimited). Nonsense is null. */
-const sanitizeTtl = (ttl: number | null): number | null => (ttl !== null && Number.isFinite(ttl) && ttl >= 0 ? ttl : null);
+const sanitizeTtl = (ttl: number | null): number | null => (ttl !== null && isFiniteNumber(ttl) && ttl >= 0 ? ttl : null);
 
 /** An ISO 8601 date from a server, or now when it sent something unreadable. */
 const validDate = (s: string, now: number): string => {
-  const t = Date.parse(s);
+  const t = parseDate(s);
   return new Date(Number.isNaN(t) ? now : t).toISOString();
 };
 

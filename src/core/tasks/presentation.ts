@@ -4,7 +4,7 @@ import type { LocalTaskStatus } from './status';
 import { isTerminal, resultToFetch } from './status';
 import type { TaskSnapshot } from './types';
 import { COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
-import { maxOf } from '../util/json';
+import { floor, maxOf, parseDate, round } from '../util/json';
 import { DIRECT } from './types';
 
 /**
@@ -26,13 +26,13 @@ export const localTime = (iso: string): string => new Date(iso).toLocaleString()
 
 /** `42 s`, `5 min`, `3 h`, `2 d`: how long ago, in the fewest words. */
 export const formatAge = (ms: number): string => {
-  const s = maxOf(0, Math.round(ms / 1000));
+  const s = maxOf(0, round(ms / 1000));
   if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60);
+  const m = floor(s / 60);
   if (m < 60) return `${m} min`;
-  const h = Math.floor(m / 60);
+  const h = floor(m / 60);
   if (h < 48) return `${h} h`;
-  return `${Math.floor(h / 24)} d`;
+  return `${floor(h / 24)} d`;
 };
 
 /**
@@ -47,7 +47,7 @@ export const formatRowAge = (ms: number): string => (ms < 60_000 ? 'now' : forma
 export const formatProgress = (p: TaskSnapshot['progress']): string | undefined => {
   if (!p) return undefined;
   if (p.total !== undefined && p.total > 0) {
-    return p.total <= 20 && Number.isInteger(p.total) ? `${p.progress}/${p.total}` : `${Math.round((100 * p.progress) / p.total)}%`;
+    return p.total <= 20 && Number.isInteger(p.total) ? `${p.progress}/${p.total}` : `${round((100 * p.progress) / p.total)}%`;
   }
   return String(p.progress);
 };
@@ -68,7 +68,7 @@ export const describeTask = (t: TaskSnapshot, now: number): string => {
   const progress = live ? formatProgress(t.progress) : undefined;
   // Not said twice: a message such as "Scanning… 40% (12 files)" carries it already.
   if (progress && !message?.includes(progress)) parts.push(progress);
-  parts.push(formatRowAge(now - Date.parse(t.createdAt)));
+  parts.push(formatRowAge(now - parseDate(t.createdAt)));
   return parts.join(' · ');
 };
 
@@ -80,11 +80,11 @@ export const describeTask = (t: TaskSnapshot, now: number): string => {
 export const describeHosted = (h: { status: LocalTaskStatus; statusMessage?: string; createdAt: string }, now: number): string => {
   const said = STATUS_PRESENTATION[h.status].label;
   const m = h.statusMessage;
-  return `${m?.startsWith(said) ? m : m ? `${said} · ${m}` : said} · ${formatRowAge(now - Date.parse(h.createdAt))}`;
+  return `${m?.startsWith(said) ? m : m ? `${said} · ${m}` : said} · ${formatRowAge(now - parseDate(h.createdAt))}`;
 };
 
 /** When the server may forget the task (ms since epoch), or undefined for an unlimited ttl. */
-export const expiresAt = (t: TaskSnapshot): number | undefined => (t.ttl === null ? undefined : Date.parse(t.createdAt) + t.ttl);
+export const expiresAt = (t: TaskSnapshot): number | undefined => (t.ttl === null ? undefined : parseDate(t.createdAt) + t.ttl);
 
 /**
  * The tooltip's line on how long the server keeps the task, or none where that means nothing to

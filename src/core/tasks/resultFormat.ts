@@ -1,4 +1,4 @@
-import { isString, keysOf, safeStringify } from '../util/json';
+import { isString, keysOf, round, safeStringify } from '../util/json';
 import type { TaskSnapshot } from './types';
 import { localTime, STATUS_PRESENTATION, taskTitle } from './presentation';
 import { DIRECT } from './types';
@@ -12,7 +12,7 @@ export const showsImage = (markdown: string): boolean => /^!\[image \([^)\n]*\)\
 
 const str = (v: unknown): string => (isString(v) ? v : '');
 /** The size of base64 data once decoded, in KB. */
-const kb = (base64: string): number => Math.round((base64.length * 3) / 4 / 1024);
+const kb = (base64: string): number => round((base64.length * 3) / 4 / 1024);
 
 /**
  * A fence that the content cannot close early: longer than its longest run of backticks. Counted

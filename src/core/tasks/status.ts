@@ -2,6 +2,7 @@ import type { TaskStatus } from '../protocol/schemas';
 import type { TaskSnapshot } from './types';
 import { taskKey } from './types';
 import { CANCELLED, COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
+import { parseDate } from '../util/json';
 
 /**
  * What the view shows for a task: the spec's five statuses, plus two local states.
@@ -36,7 +37,7 @@ const TTL_GRACE_MS = 60 * 60 * 1000;
  * nothing).
  */
 export const needsSession = (t: TaskSnapshot, now: number): boolean => {
-  return ((t.kind === 'task' && !isTerminal(t.status)) || resultToFetch(t)) && !(t.ttl !== null && Date.parse(t.createdAt) + t.ttl + TTL_GRACE_MS < now);
+  return ((t.kind === 'task' && !isTerminal(t.status)) || resultToFetch(t)) && !(t.ttl !== null && parseDate(t.createdAt) + t.ttl + TTL_GRACE_MS < now);
 };
 
 /** The spec's statuses that are terminal on the server. */

@@ -1,5 +1,6 @@
 import { isString, stringify } from './json';
 import { minOf } from './json';
+import { isFiniteNumber } from './json';
 /** setTimeout's longest delay: Node fires a longer one after 1 ms, with a warning. Longer waits arm this and re-arm. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -8,7 +9,7 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
  * infinite `ms`); returns what stops the timer. It does not keep the process alive.
  */
 export const abortAfter = (controller: AbortController, ms: number, reason: () => Error): () => void => {
-  if (!(Number.isFinite(ms) && ms > 0)) return () => undefined;
+  if (!(isFiniteNumber(ms) && ms > 0)) return () => undefined;
   const timer = setTimeout(() => controller.abort(reason()), minOf(ms, MAX_TIMER_MS));
   timer.unref?.();
   return () => clearTimeout(timer);

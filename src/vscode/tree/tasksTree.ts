@@ -14,7 +14,7 @@ import { itsTasksEnd, liveWork } from '../../core/util/log';
 import type { LiveWork } from '../../core/tasks/types';
 import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
 import { executeCommand, OPEN_CONFIGURATION, OPEN_RESULT } from '../editorCommands';
-import { isArray, isObjectLike, isString, keysOf, stringify } from '../../core/util/json';
+import { isArray, isObjectLike, isString, keysOf, parseDate, stringify } from '../../core/util/json';
 import { COMPLETED, ELICITATION_CREATE, INPUT_REQUIRED } from '../../core/protocol/schemas';
 import { DIRECT } from '../../core/tasks/types';
 
@@ -410,7 +410,7 @@ const hostedItem = (h: HostedTaskSnapshot): vscode.TreeItem => {
   item.contextValue = ['hosted', live ? 'cancelable live' : 'finished', respondable ? 'respondable' : ''].filter(Boolean).join(' ');
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown(`**${label}**, run as a task here: ${p.label}\n\n${escapeMd(h.summary)}\n\n`);
-  md.appendMarkdown(`Task id: \`${h.taskId}\`  \nCreated: ${localTime(h.createdAt)}  \nTTL: ${formatAge(h.ttl)}${live ? `, ${formatAge(Date.parse(h.createdAt) + h.ttl - Date.now())} left (then it closes unanswered)` : ''}`);
+  md.appendMarkdown(`Task id: \`${h.taskId}\`  \nCreated: ${localTime(h.createdAt)}  \nTTL: ${formatAge(h.ttl)}${live ? `, ${formatAge(parseDate(h.createdAt) + h.ttl - Date.now())} left (then it closes unanswered)` : ''}`);
   item.tooltip = md;
   // Heard as seen: the status, why it ended and the age, not the status alone.
   item.accessibilityInformation = { label: `${label}, ${item.description}` };
