@@ -15,6 +15,7 @@ import { urlsRequired } from '../core/elicitation/urlRequired';
 import { isTerminal } from '../core/tasks/status';
 import { toAbortSignal } from './cancellation';
 import { isNumber, minOf, stringify } from '../core/util/json';
+import { TASK } from '../core/tasks/types';
 
 /** Text for the model, then the same facts as JSON (a text part: data parts need a newer editor). */
 const answer = (a: ModelAnswer): vscode.LanguageModelToolResult => {
@@ -89,7 +90,7 @@ export const registerLmTools = (service: TasksService): vscode.Disposable[] => {
         const input = readStartTaskInput(options.input);
         const server = service.resolveServer(input.server);
         try {
-          const task = await service.start(server.id, input.tool, { arguments: input.arguments, ttlSeconds: input.ttlSeconds, origin: 'chat', preference: 'task', signal });
+          const task = await service.start(server.id, input.tool, { arguments: input.arguments, ttlSeconds: input.ttlSeconds, origin: 'chat', preference: TASK, signal });
           return formatTask(task, `Started task "${task.taskId}".`);
         } catch (err) {
           // A step in the browser first: said plainly, never with its URL (see browserRefusal).

@@ -5,7 +5,7 @@ import type { TaskEngine } from '../core/tasks/engine';
 import { STATUS_PRESENTATION, describeHosted, describeTask, runTitle, runTitles, taskTitle as named, toolRunWords } from '../core/tasks/presentation';
 import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
-import { DIRECT, hostedKey } from '../core/tasks/types';
+import { DIRECT, hostedKey, TASK } from '../core/tasks/types';
 import type { Tool } from '../core/protocol/schemas';
 import { decideExecution, hasResultToFetch, isCancelable, serverAcceptsToolTasks } from '../core/tasks/policy';
 import { errorMessage, raceAbort } from '../core/util/abort';
@@ -55,7 +55,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
   const taskTitle = (t: TaskSnapshot): string => runTitle(engine.list(), t);
 
   const taskFromArg = (arg: unknown): TaskSnapshot | undefined => {
-    const row = rowOf(arg, 'task');
+    const row = rowOf(arg, TASK);
     return row && engine.get(row.key);
   };
 
@@ -155,7 +155,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
       const t = taskFromArg(arg);
       if (t) return cancel(t);
       const picked = await pickToCancel(deps);
-      if (picked?.kind === 'task') await cancel(picked.task);
+      if (picked?.kind === TASK) await cancel(picked.task);
       else if (picked) cancelHosted(picked.hosted);
     }),
     registerCommand('mcpTasks.fetchResult', async (arg?: unknown) => {
@@ -168,7 +168,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
       const t = taskFromArg(arg);
       if (t) await openResult(t);
       // A notification's Open Result outlives the task's row (Clear Finished Tasks, Remove from List).
-      else if (rowOf(arg, 'task')) inform(vscode.l10n.t('The task was removed from the list, with its result.'));
+      else if (rowOf(arg, TASK)) inform(vscode.l10n.t('The task was removed from the list, with its result.'));
     }),
     registerCommand(RESPOND_TO_TASK, async (arg?: unknown) => {
       // Without a task: the dialog hidden without an answer, if there is one.
@@ -279,7 +279,7 @@ const pickToCancel = async (deps: TaskCommandDeps): Promise<{ kind: 'task'; task
     ...engine
       .list()
       .filter((t) => isCancelable(t, servers))
-      .map((t): Item => ({ ...item(t), target: { kind: 'task', task: t } })),
+      .map((t): Item => ({ ...item(t), target: { kind: TASK, task: t } })),
     ...host
       .list()
       .filter((h) => !isTerminal(h.status))
@@ -394,7 +394,7 @@ const runTool = async (deps: TaskCommandDeps, ui: QuickInputPrompter, server: Se
       step = 'arguments';
     } else if (step === 'arguments') {
       // The ttl means something only to a task: a direct call is not asked for one, and has a step less.
-      const steps = decideExecution(offer!.acceptsTasks, tool!.execution?.taskSupport).mode === 'task' ? 3 : 2;
+      const steps = decideExecution(offer!.acceptsTasks, tool!.execution?.taskSupport).mode === TASK ? 3 : 2;
       const a = await askArguments(tool!, vscode.l10n.t('Run Tool as Task ({0}/{1}): arguments of {2}', 2 + o, steps + o, tool!.name), ui, args);
       if (a === undefined) return;
       if (a === BACK) {

@@ -12,7 +12,7 @@ import { newestFirst } from '../tasks/presentation';
 import type { LocalTaskStatus } from '../tasks/status';
 import { isTerminal } from '../tasks/status';
 import type { TaskOrigin, TaskSnapshot } from '../tasks/types';
-import { DIRECT, taskKey } from '../tasks/types';
+import { DIRECT, TASK, taskKey } from '../tasks/types';
 import { errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import type { Logger } from '../util/log';
@@ -210,7 +210,7 @@ export class TasksService implements Disposable {
     for (let fetching = false; !isTerminal(t.status) && Date.now() < deadline && !stop.aborted && !this.#lifetime.signal.aborted; t = this.#mustGet(id)) {
       // tasks/result blocks until the task ends, so the wait ends as soon as the task does,
       // not at the next poll. It is shared with the engine's own fetch; errors surface below.
-      if (t.kind === 'task' && !fetching) {
+      if (t.kind === TASK && !fetching) {
         fetching = true;
         void engine.fetchResult(id, true).catch((err: unknown) => err instanceof HeldByUserError && held.abort(err));
       }

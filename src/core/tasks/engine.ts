@@ -20,7 +20,7 @@ import { PollScheduler } from './scheduler';
 import type { LocalTaskStatus } from './status';
 import { canTransition, isServerTerminal, isTerminal, needsSession, resultToFetch, retired } from './status';
 import type { LiveWork, RemovedTask, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
-import { DIRECT, TaskEndedError, taskKey } from './types';
+import { DIRECT, TASK, TaskEndedError, taskKey } from './types';
 import { isFiniteNumber, isObjectLike, isString, keysOf, maxOf, minOf, parseDate, round } from '../util/json';
 
 /**
@@ -450,7 +450,7 @@ export class TaskEngine extends DisposableBase {
     // A new process of a server whose tasks die with it: every live task was the old process's
     // (restored before the server was known, or its close not seen yet).
     if (previous?.session !== session && this.#sessions.tasksOutliveConnection(serverId) === false) {
-      for (const rec of [...f.live]) if (rec.snap.kind === 'task') this.#processGone(rec);
+      for (const rec of [...f.live]) if (rec.snap.kind === TASK) this.#processGone(rec);
     }
     // A new session: its server may list differently; probing starts over.
     f.byList = false;
@@ -459,7 +459,7 @@ export class TaskEngine extends DisposableBase {
     f.probeAfter = Infinity;
     this.#cycles.cancel(serverId);
     for (const rec of f.live) {
-      if (rec.snap.kind !== 'task') continue;
+      if (rec.snap.kind !== TASK) continue;
       this.#routeProgress(rec, session);
       // Re-attach by id as soon as the session is up.
       rec.listed = false;
@@ -474,7 +474,7 @@ export class TaskEngine extends DisposableBase {
   serversChanged(): void {
     const back = (serverId: string) => this.#sessions.isConfigured?.(serverId) !== false;
     const pollNow = (serverId: string) => {
-      for (const rec of this.#servers.get(serverId)?.live ?? []) if (rec.snap.kind === 'task' && !rec.polling) this.#scheduler.schedule(rec.snap.key, this.#now());
+      for (const rec of this.#servers.get(serverId)?.live ?? []) if (rec.snap.kind === TASK && !rec.polling) this.#scheduler.schedule(rec.snap.key, this.#now());
     };
     for (const serverId of [...this.#missing.keys()]) {
       if (!back(serverId)) continue;
@@ -524,7 +524,7 @@ export class TaskEngine extends DisposableBase {
     this.#cycles.cancel(serverId);
     for (const rec of [...f.live]) {
       rec.direct?.abort(new Error(`the connection closed: ${info.reason}`));
-      if (rec.snap.kind !== 'task') continue;
+      if (rec.snap.kind !== TASK) continue;
       if (!outlive) {
         this.#gone(rec, `the server's process ended (${info.reason})`, false);
         continue;
@@ -546,7 +546,7 @@ export class TaskEngine extends DisposableBase {
    * is the Disconnect's. (`markGone` takes each out of `live`, which a Set's iteration allows.)
    */
   drop(serverId: string, why: string, moved?: boolean): void {
-    for (const rec of this.#servers.get(serverId)?.live ?? []) if (rec.snap.kind === 'task') this.#markGone(rec, `${moved ? "its server's configuration changed and it was" : `${REMOVED} and`} ${why}`, false);
+    for (const rec of this.#servers.get(serverId)?.live ?? []) if (rec.snap.kind === TASK) this.#markGone(rec, `${moved ? "its server's configuration changed and it was" : `${REMOVED} and`} ${why}`, false);
   }
 
   // ── Running tools ──────────────────────────────────────────────────────────────────────────
@@ -565,7 +565,7 @@ export class TaskEngine extends DisposableBase {
     const taskSupport = tool.execution?.taskSupport;
     const decision = decideExecution(accepts, taskSupport, options.preference);
     if (decision.mode === 'refuse') throw new Error(`Cannot call "${toolName}" on "${this.#label(serverId)}": ${decision.reason}.`);
-    if (decision.mode === 'task') return this.#startTask(serverId, session, toolName, options);
+    if (decision.mode === TASK) return this.#startTask(serverId, session, toolName, options);
     return this.#startDirect(serverId, session, toolName, options, mayRetryAsTask(accepts, taskSupport));
   }
 
@@ -1074,9 +1074,9 @@ export class TaskEngine extends DisposableBase {
     const cycle = ++f.cycle;
     // The pace is the most eager task's; the budget, the tasks/get per-task polls send meanwhile.
     let pace = this.#maxPoll;
-    for (const rec of f.live) if (rec.snap.kind === 'task') pace = minOf(pace, this.#interval(rec));
+    for (const rec of f.live) if (rec.snap.kind === TASK) pace = minOf(pace, this.#interval(rec));
     let budget = 0;
-    for (const rec of f.live) if (rec.snap.kind === 'task') budget += pace / this.#interval(rec);
+    for (const rec of f.live) if (rec.snap.kind === TASK) budget += pace / this.#interval(rec);
     let pages = 0;
     let saved = 0;
     let failed = false;
@@ -1117,7 +1117,7 @@ export class TaskEngine extends DisposableBase {
       f.probeAfter = now + LIST_RETRY_MS;
     }
     for (const rec of f.live) {
-      if (rec.snap.kind !== 'task') continue;
+      if (rec.snap.kind !== TASK) continue;
       const seen = rec.seenIn === cycle;
       if (wins && seen) {
         if (!rec.listed) this.#list(rec);
@@ -1258,7 +1258,7 @@ export class TaskEngine extends DisposableBase {
 
   /** A task whose tasks/result call is tried again when it fails: one waiting for input, or an ended one whose outcome is wanted. */
   #needsResultCall(rec: Rec): boolean {
-    return this.#wantsOutcome(rec) || (rec.snap.kind === 'task' && rec.snap.status === INPUT_REQUIRED && !rec.snap.outcome);
+    return this.#wantsOutcome(rec) || (rec.snap.kind === TASK && rec.snap.status === INPUT_REQUIRED && !rec.snap.outcome);
   }
 
   /** An ended task whose result is fetched without being asked (the autoFetchResults setting) and is not in hand yet. */
@@ -1774,7 +1774,7 @@ export class TaskEngine extends DisposableBase {
         key: taskKey(serverId, task.taskId),
         serverId,
         taskId: task.taskId,
-        kind: 'task',
+        kind: TASK,
         statusMessage: task.statusMessage,
         createdAt,
         // One string for both when they are equal, as they are for a new task.

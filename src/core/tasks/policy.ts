@@ -4,7 +4,7 @@ import { COMPLETED, declared, FAILED } from '../protocol/schemas';
 import type { ServerManager } from '../servers/serverManager';
 import { isTerminal } from './status';
 import type { TaskSnapshot } from './types';
-import { DIRECT } from './types';
+import { DIRECT, TASK } from './types';
 import { STDIO } from '../config/types';
 
 /** How the user wants a tool run: `auto` runs it as a task wherever that is allowed. */
@@ -28,10 +28,10 @@ export const decideExecution = (serverAcceptsTasks: boolean, taskSupport: TaskSu
   if (support === 'required') {
     if (!serverAcceptsTasks) return { mode: 'refuse', reason: `the tool must run as a task, but ${noTasks}` };
     if (preference === DIRECT) return { mode: 'refuse', reason: 'the tool must run as a task; it cannot be called directly' };
-    return { mode: 'task' };
+    return { mode: TASK };
   }
-  if (support === 'optional' && serverAcceptsTasks) return preference === DIRECT ? { mode: DIRECT } : { mode: 'task' };
-  if (preference === 'task') {
+  if (support === 'optional' && serverAcceptsTasks) return preference === DIRECT ? { mode: DIRECT } : { mode: TASK };
+  if (preference === TASK) {
     return {
       mode: 'refuse',
       reason: serverAcceptsTasks ? 'the tool does not support running as a task' : noTasks,
@@ -94,7 +94,7 @@ export const disconnectCost = (tasks: readonly TaskSnapshot[], serverId: string,
  * `tasks/result` mostly gives an error saying it has none, which the engine does not keep: one
  * is offered only with a result kept (its work finished before the cancel took, T-LIFE-4).
  */
-export const hasResult = (t: TaskSnapshot): boolean => t.outcome !== undefined || t.outcomeFetchedAt !== undefined || (t.kind === 'task' && (t.status === COMPLETED || t.status === FAILED));
+export const hasResult = (t: TaskSnapshot): boolean => t.outcome !== undefined || t.outcomeFetchedAt !== undefined || (t.kind === TASK && (t.status === COMPLETED || t.status === FAILED));
 
 /** Why a task restored from a closed window, of a server whose tasks die with its process, is lost (see `lostWithWindow`). */
 export const WINDOW_CLOSED = "The window closed, and with it the server's process that ran it; a new process does not know its tasks";
@@ -103,4 +103,4 @@ export const WINDOW_CLOSED = "The window closed, and with it the server's proces
 export const lostWithWindow = (t: TaskSnapshot): boolean => t.status === 'lost' && t.note === `${WINDOW_CLOSED}.`;
 
 /** Whether Fetch Task Result offers `t`: what the view opens, and a live task, whose result it waits for. */
-export const hasResultToFetch = (t: TaskSnapshot): boolean => hasResult(t) || (t.kind === 'task' && !isTerminal(t.status));
+export const hasResultToFetch = (t: TaskSnapshot): boolean => hasResult(t) || (t.kind === TASK && !isTerminal(t.status));

@@ -1,6 +1,6 @@
 import type { TaskStatus } from '../protocol/schemas';
 import type { TaskSnapshot } from './types';
-import { taskKey } from './types';
+import { TASK, taskKey } from './types';
 import { CANCELLED, COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
 import { parseDate } from '../util/json';
 
@@ -20,11 +20,11 @@ export const isTerminal = (status: LocalTaskStatus): boolean => TERMINAL.has(sta
 export const isLocalTaskStatus = (value: unknown): value is LocalTaskStatus => value === WORKING || value === INPUT_REQUIRED || TERMINAL.has(value as LocalTaskStatus);
 
 /** A task moved aside by the engine's `retire`: its id names another task now, never to be asked about. */
-export const retired = (t: TaskSnapshot): boolean => t.kind === 'task' && t.key !== taskKey(t.serverId, t.taskId);
+export const retired = (t: TaskSnapshot): boolean => t.kind === TASK && t.key !== taskKey(t.serverId, t.taskId);
 
 /** An ended task whose result is not in hand (neither fetched nor deleted by the user) and can still be asked for. */
 export const resultToFetch = (t: TaskSnapshot): boolean => {
-  return t.kind === 'task' && (t.status === COMPLETED || t.status === FAILED) && !t.outcome && !t.outcomeFetchedAt && !t.resultDeleted && !retired(t);
+  return t.kind === TASK && (t.status === COMPLETED || t.status === FAILED) && !t.outcome && !t.outcomeFetchedAt && !t.resultDeleted && !retired(t);
 };
 
 /** How long past its ttl a task still counts: the server's clock, which its ttl runs on, may differ. */
@@ -37,7 +37,7 @@ const TTL_GRACE_MS = 60 * 60 * 1000;
  * nothing).
  */
 export const needsSession = (t: TaskSnapshot, now: number): boolean => {
-  return ((t.kind === 'task' && !isTerminal(t.status)) || resultToFetch(t)) && !(t.ttl !== null && parseDate(t.createdAt) + t.ttl + TTL_GRACE_MS < now);
+  return ((t.kind === TASK && !isTerminal(t.status)) || resultToFetch(t)) && !(t.ttl !== null && parseDate(t.createdAt) + t.ttl + TTL_GRACE_MS < now);
 };
 
 /** The spec's statuses that are terminal on the server. */

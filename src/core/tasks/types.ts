@@ -4,6 +4,8 @@ import type { LocalTaskStatus } from './status';
 
 /** A plain tools/call, not a task: the snapshot kind, the execution mode and preference (one string in the bundle for its 20 uses). */
 export const DIRECT = 'direct';
+/** A task, the other kind and mode (and the tree's node for one): one string in the bundle likewise. */
+export const TASK = 'task';
 
 /** The outcome of a task as the server sent it: a `CallToolResult`, or a JSON-RPC error verbatim. */
 export type TaskOutcome =

@@ -16,7 +16,7 @@ import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
 import { executeCommand, OPEN_CONFIGURATION, OPEN_RESULT } from '../editorCommands';
 import { isArray, isObjectLike, isString, keysOf, parseDate, stringify } from '../../core/util/json';
 import { COMPLETED, ELICITATION_CREATE, INPUT_REQUIRED } from '../../core/protocol/schemas';
-import { DIRECT } from '../../core/tasks/types';
+import { DIRECT, TASK } from '../../core/tasks/types';
 
 export type Node =
   | { kind: 'server'; id: string }
@@ -96,7 +96,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     this.#host = host;
     // A live row changed in place (progress, a message) cannot change the answer: an ended task
     // does not start again (T-LIFE-3). Checked for everything else, not for each progress report.
-    this._register(this.onDidChangeTreeData((node) => (!isArray(node) && node?.kind === 'task' && !isTerminal(this.#engine.get(node.key)?.status ?? COMPLETED)) || this.#checkFinished()));
+    this._register(this.onDidChangeTreeData((node) => (!isArray(node) && node?.kind === TASK && !isTerminal(this.#engine.get(node.key)?.status ?? COMPLETED)) || this.#checkFinished()));
     this.#checkFinished();
     if (host) {
       this._register(host.onDidChange((h) => this.#onDidChangeTreeData.fire(this.#hostedNodes.get(h.taskId) ?? this.#serverNodes.get(h.serverId))));
@@ -231,7 +231,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
 
   #item(node: Node): vscode.TreeItem {
     if (node.kind === 'configError') return configErrorItem(this.#servers.errors[node.index]);
-    if (node.kind === 'task') {
+    if (node.kind === TASK) {
       const t = this.#engine.get(node.key);
       return t ? this.#taskItem(t) : new vscode.TreeItem('(removed)');
     }
@@ -250,7 +250,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     // would put an open chevron on every row without tasks.)
     item.id = `server${hasTasks ? '+' : ''}:${s.id}`;
     // Disconnected by the user, a remote server's live tasks go on there, unfollowed: say so.
-    const unfollowed = s.heldByUser ? this.#engine.list().filter((t) => t.serverId === s.id && t.kind === 'task' && !isTerminal(t.status)).length : 0;
+    const unfollowed = s.heldByUser ? this.#engine.list().filter((t) => t.serverId === s.id && t.kind === TASK && !isTerminal(t.status)).length : 0;
     const held = unfollowed === 1 ? ' · 1 live task not followed' : unfollowed ? ` · ${unfollowed} live tasks not followed` : '';
     const down = this.#engine.unreachable(s.id);
     item.description = describeServer(s, true, down) + held;
@@ -295,7 +295,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   }
 
   resolveTreeItem(item: vscode.TreeItem, node: Node): vscode.TreeItem {
-    if (node.kind === 'task' && !item.tooltip) {
+    if (node.kind === TASK && !item.tooltip) {
       const t = this.#engine.get(node.key);
       if (t) item.tooltip = taskTooltip(t, this.#title(t), Date.now(), this.#checks(t));
     }
@@ -340,7 +340,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   /** The node of a task, for reveal(). */
   taskNode(key: string): Node | undefined {
     const t = this.#engine.get(key);
-    return t && kept(this.#taskNodes, key, () => ({ kind: 'task' as const, key, serverId: t.serverId }));
+    return t && kept(this.#taskNodes, key, () => ({ kind: TASK, key, serverId: t.serverId }));
   }
 }
 
@@ -383,7 +383,7 @@ export const rowOf = <K extends Node['kind']>(arg: unknown, kind: K): Extract<No
 };
 
 /** The tree's node of a task, as the commands that act on a task take it. */
-export const asTaskNode = (t: Pick<TaskSnapshot, 'key' | 'serverId'>): Extract<Node, { kind: 'task' }> => ({ kind: 'task', key: t.key, serverId: t.serverId });
+export const asTaskNode = (t: Pick<TaskSnapshot, 'key' | 'serverId'>): Extract<Node, { kind: 'task' }> => ({ kind: TASK, key: t.key, serverId: t.serverId });
 
 /**
  * What a task the server asked the client to run is called, and its codicon in `color` (the
