@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { TaskEngine, UnsentAnswer } from '../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
 import { STATUS_PRESENTATION, formatAge, runTitle } from '../core/tasks/presentation';
-import { isTerminal } from '../core/tasks/status';
+import { EXPIRED, isTerminal, LOST } from '../core/tasks/status';
 import { RequestTimeoutError } from '../core/jsonrpc/errors';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { taskBrowserSteps } from '../core/elicitation/urlRequired';
@@ -151,7 +151,7 @@ export class TaskIndicators extends DisposableBase {
     if (t.status === INPUT_REQUIRED) this.#needsInput(t.key);
     else if (before !== undefined && isTerminal(t.status) && !isTerminal(before)) {
       const byUser =
-        this.#endingByUser.delete(t.key) && t.status !== COMPLETED && (returned === 'cancel' ? t.status !== FAILED : !returned || t.kind === DIRECT || t.status === 'lost');
+        this.#endingByUser.delete(t.key) && t.status !== COMPLETED && (returned === 'cancel' ? t.status !== FAILED : !returned || t.kind === DIRECT || t.status === LOST);
       // Failed for want of a language model: the user was told so, and what to do, when its server asked for one.
       const told = this.#noModel?.delete(t.key) && t.status === FAILED;
       if (!byUser && !told) this.#ended.push(t);
@@ -285,7 +285,7 @@ export class TaskIndicators extends DisposableBase {
     for (const [t, ...more] of groups.values()) {
       const status = STATUS_PRESENTATION[t.status].label.toLowerCase();
       const server = this.#label(t.serverId);
-      const show = t.status === FAILED || t.status === 'lost' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+      const show = t.status === FAILED || t.status === LOST ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
       if (more.length) {
         showTasks(
           show,
@@ -299,9 +299,9 @@ export class TaskIndicators extends DisposableBase {
       const again = vscode.l10n.t('Run Again');
       const canOpen = hasResult(t);
       // A lost call of ours can run again as it was asked for; one found through tasks/list has no arguments known.
-      const canRun = !canOpen && t.status === 'lost' && t.origin !== 'server-list';
+      const canRun = !canOpen && t.status === LOST && t.origin !== 'server-list';
       // A task that went wrong says why, as its row does (for lost and expired, the note is the reason).
-      const why = t.status === FAILED ? t.statusMessage || t.note : t.status === 'lost' || t.status === 'expired' ? t.note || t.statusMessage : undefined;
+      const why = t.status === FAILED ? t.statusMessage || t.note : t.status === LOST || t.status === EXPIRED ? t.note || t.statusMessage : undefined;
       const text = why ? vscode.l10n.t('"{0}" on {1}: {2}. {3}', this.#title(t), server, status, why) : vscode.l10n.t('"{0}" on {1}: {2}', this.#title(t), server, status);
       void show(text, ...(canOpen ? [open] : canRun ? [again] : [])).then((c) =>
         c === open

@@ -18,7 +18,7 @@ import type { ExecutionPreference } from './policy';
 import { decideExecution, mayRetryAsTask, serverAcceptsToolTasks, WINDOW_CLOSED } from './policy';
 import { PollScheduler } from './scheduler';
 import type { LocalTaskStatus } from './status';
-import { canTransition, isServerTerminal, isTerminal, needsSession, resultToFetch, retired } from './status';
+import { canTransition, EXPIRED, isServerTerminal, isTerminal, LOST, needsSession, resultToFetch, retired } from './status';
 import type { LiveWork, RemovedTask, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
 import { DIRECT, TASK, TaskEndedError, taskKey } from './types';
 import { isFiniteNumber, isObjectLike, isString, keysOf, maxOf, minOf, parseDate, round } from '../util/json';
@@ -1536,7 +1536,7 @@ export class TaskEngine extends DisposableBase {
       if (rec.snap.outcomeFetchedAt) throw new Error('The result of this call was kept, but its file is missing or damaged (see the log), and a direct call cannot be asked for it again.');
       throw new Error(rec.snap.note ?? 'The call has not finished yet.');
     }
-    const gone = () => rec.snap.status === 'expired' || rec.snap.status === 'lost';
+    const gone = () => rec.snap.status === EXPIRED || rec.snap.status === LOST;
     if (retired(rec.snap) && !gone()) throw new Error(RETIRED);
     // Asked only with no session (none attached, no call in flight): a connected server answers as it did.
     if (background && !gone() && !rec.resultCall && !this.#attached.has(rec.snap.serverId)) await this.#sessions.getSession(rec.snap.serverId, { background });
@@ -1668,10 +1668,10 @@ export class TaskEngine extends DisposableBase {
   /** What `gone` does, also for a task that ended on the server but whose result it no longer has. */
   #markGone(rec: Rec, why: string, serverDenied: boolean): void {
     const expiresAt = rec.snap.ttl === null ? Infinity : parseDate(rec.snap.createdAt) + rec.snap.ttl;
-    const status: LocalTaskStatus = serverDenied && this.#now() >= expiresAt ? 'expired' : 'lost';
+    const status: LocalTaskStatus = serverDenied && this.#now() >= expiresAt ? EXPIRED : LOST;
     this.#scheduler.cancel(rec.snap.key);
     this.#unrouteProgress(rec);
-    this.#update(rec, { status, lastServerStatus: rec.snap.status as TaskStatus, note: status === 'expired' ? `Its ttl ended; ${why}.` : `${capitalize(why)}.` });
+    this.#update(rec, { status, lastServerStatus: rec.snap.status as TaskStatus, note: status === EXPIRED ? `Its ttl ended; ${why}.` : `${capitalize(why)}.` });
     this.#serverLog(rec.snap.serverId).warn(`Task ${rec.snap.taskId} (${rec.snap.toolName}) is ${status}: ${why}`);
   }
 
@@ -1695,7 +1695,7 @@ export class TaskEngine extends DisposableBase {
       }
       if (snap.kind === DIRECT) {
         // A plain call cannot outlive the window that made it.
-        this.#update(rec, { status: 'lost', lastServerStatus: WORKING, note: 'The window closed before the call returned.' });
+        this.#update(rec, { status: LOST, lastServerStatus: WORKING, note: 'The window closed before the call returned.' });
         continue;
       }
       // The process of a stdio server ended with the previous window. Where the server is not known

@@ -2,7 +2,7 @@ import type { ServerConfig } from '../config/types';
 import type { ServerCapabilities, TaskSupport } from '../protocol/schemas';
 import { COMPLETED, declared, FAILED } from '../protocol/schemas';
 import type { ServerManager } from '../servers/serverManager';
-import { isTerminal } from './status';
+import { isTerminal, LOST } from './status';
 import type { TaskSnapshot } from './types';
 import { DIRECT, TASK } from './types';
 import { STDIO } from '../config/types';
@@ -100,7 +100,7 @@ export const hasResult = (t: TaskSnapshot): boolean => t.outcome !== undefined |
 export const WINDOW_CLOSED = "The window closed, and with it the server's process that ran it; a new process does not know its tasks";
 
 /** A task lost because the window that followed it closed, and its stdio server's process with it. */
-export const lostWithWindow = (t: TaskSnapshot): boolean => t.status === 'lost' && t.note === `${WINDOW_CLOSED}.`;
+export const lostWithWindow = (t: TaskSnapshot): boolean => t.status === LOST && t.note === `${WINDOW_CLOSED}.`;
 
 /** Whether Fetch Task Result offers `t`: what the view opens, and a live task, whose result it waits for. */
 export const hasResultToFetch = (t: TaskSnapshot): boolean => hasResult(t) || (t.kind === TASK && !isTerminal(t.status));

@@ -1,7 +1,7 @@
 import type { TaskSupport } from '../protocol/schemas';
 import { decideExecution } from './policy';
 import type { LocalTaskStatus } from './status';
-import { isTerminal, resultToFetch } from './status';
+import { EXPIRED, isTerminal, LOST, resultToFetch } from './status';
 import type { TaskSnapshot } from './types';
 import { COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
 import { floor, maxOf, parseDate, round } from '../util/json';
@@ -62,7 +62,7 @@ export const describeTask = (t: TaskSnapshot, now: number): string => {
   // So does the note of an ended task whose result could not be fetched: its message says nothing of that.
   // An answer that could not be sent: what the server last said ("waiting for your answer") is not so here.
   const message =
-    t.status === 'lost' || t.status === 'expired' || resultToFetch(t) ? t.note || t.statusMessage : t.unsent ? `Your answer was not sent: ${t.unsent}` : t.statusMessage || t.note;
+    t.status === LOST || t.status === EXPIRED || resultToFetch(t) ? t.note || t.statusMessage : t.unsent ? `Your answer was not sent: ${t.unsent}` : t.statusMessage || t.note;
   if (message && (live || message !== STATUS_PRESENTATION[t.status].label)) parts.push(message);
   else if (live) parts.push(STATUS_PRESENTATION[t.status].label);
   const progress = live ? formatProgress(t.progress) : undefined;

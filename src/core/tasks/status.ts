@@ -10,8 +10,11 @@ import { parseDate } from '../util/json';
  * `lost`: the server denies the task (or is gone) before its ttl ended.
  */
 export type LocalTaskStatus = TaskStatus | 'expired' | 'lost';
+/** The local statuses, one string each in the bundle as the spec's are (see schemas). */
+export const EXPIRED = 'expired';
+export const LOST = 'lost';
 
-const TERMINAL: ReadonlySet<LocalTaskStatus> = new Set([COMPLETED, FAILED, CANCELLED, 'expired', 'lost']);
+const TERMINAL: ReadonlySet<LocalTaskStatus> = new Set([COMPLETED, FAILED, CANCELLED, EXPIRED, LOST]);
 
 /** T-LIFE-3: completed, failed and cancelled are terminal; so are the local expired and lost. */
 export const isTerminal = (status: LocalTaskStatus): boolean => TERMINAL.has(status);

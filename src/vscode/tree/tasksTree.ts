@@ -6,7 +6,7 @@ import { restarts } from '../../core/servers/serverManager';
 import type { TaskEngine, Unreachable } from '../../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../../core/host/taskHost';
 import { STATUS_PRESENTATION, describeHosted, describeTask, formatAge, localTime, newestFirst, runTitles, taskTitle, ttlRow } from '../../core/tasks/presentation';
-import { isTerminal } from '../../core/tasks/status';
+import { EXPIRED, isTerminal, LOST } from '../../core/tasks/status';
 import { hasResult as resultOf, isCancelable } from '../../core/tasks/policy';
 import type { TaskSnapshot } from '../../core/tasks/types';
 import { DisposableBase } from '../../core/util/event';
@@ -366,7 +366,7 @@ const taskTooltip = (t: TaskSnapshot, title: string, now: number, checks?: strin
   if (ttl) rows.push(ttl);
   if (checks) rows.push(['Checked', checks]);
   else if (t.pollInterval !== undefined && !isTerminal(t.status)) rows.push(['Poll interval', `${t.pollInterval} ms`]);
-  if (t.lastServerStatus && (t.status === 'lost' || t.status === 'expired')) rows.push(['Last known status', t.lastServerStatus]);
+  if (t.lastServerStatus && (t.status === LOST || t.status === EXPIRED)) rows.push(['Last known status', t.lastServerStatus]);
   if (t.origin !== 'user') rows.push(['Started by', t.origin === 'server-list' ? 'found on the server (tasks/list)' : t.origin]);
   md.appendMarkdown(rows.map(([k, v]) => `${k}: ${v}`).join('  \n'));
   if (t.arguments && keysOf(t.arguments).length) {
