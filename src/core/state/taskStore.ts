@@ -12,7 +12,7 @@ import type { Disposable } from '../util/event';
 import { DisposableStore } from '../util/event';
 import type { Logger } from '../util/log';
 import { isArray, isNumber, isObjectLike, isString, parseDate, safeStringify, stringify, TOO_DEEP } from '../util/json';
-import { DIRECT } from '../tasks/types';
+import { DIRECT, TASK } from '../tasks/types';
 
 /** A Streamable HTTP session kept open across a window reload because it had live tasks. */
 export interface SavedSession {
@@ -517,7 +517,7 @@ const isStoredTask = (entry: unknown): entry is IndexFile['tasks'][number] => {
     isString(snap.key) &&
     isString(snap.serverId) &&
     isString(snap.taskId) &&
-    (snap.kind === 'task' || snap.kind === DIRECT) &&
+    (snap.kind === TASK || snap.kind === DIRECT) &&
     isLocalTaskStatus(snap.status)
   );
 };

@@ -838,7 +838,7 @@ export class TaskEngine extends DisposableBase {
   /** Polls one task now (also what the scheduler calls). */
   async poll(key: string): Promise<void> {
     const rec = this.#recs.get(key);
-    if (!rec || rec.snap.kind !== 'task' || isTerminal(rec.snap.status) || rec.polling) return;
+    if (!rec || rec.snap.kind !== TASK || isTerminal(rec.snap.status) || rec.polling) return;
     const { serverId, taskId } = rec.snap;
     // A task restored before its server was known, of a server whose tasks die with its process:
     // with no process of this window attached, it ran on one that is gone.
@@ -1089,7 +1089,7 @@ export class TaskEngine extends DisposableBase {
           serverId,
           (task) => {
             const rec = this.#recs.get(taskKey(serverId, task.taskId));
-            if (!rec || rec.snap.kind !== 'task' || isTerminal(rec.snap.status) || rec.seenIn === cycle) return;
+            if (!rec || rec.snap.kind !== TASK || isTerminal(rec.snap.status) || rec.seenIn === cycle) return;
             rec.seenIn = cycle;
             saved += pace / this.#interval(rec);
             if (f.byList && !rec.listed) this.#list(rec);

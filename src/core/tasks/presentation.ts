@@ -5,7 +5,7 @@ import { EXPIRED, isTerminal, LOST, resultToFetch } from './status';
 import type { TaskSnapshot } from './types';
 import { COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
 import { floor, maxOf, parseDate, round } from '../util/json';
-import { DIRECT } from './types';
+import { DIRECT, TASK } from './types';
 
 /**
  * One table: status to codicon (with a theme color) and words. The editor side turns an entry
@@ -94,7 +94,7 @@ export const expiresAt = (t: TaskSnapshot): number | undefined => (t.ttl === nul
  */
 export const ttlRow = (t: TaskSnapshot, now: number): [string, string] | undefined => {
   const live = !isTerminal(t.status);
-  if (t.kind !== 'task' || (!live && t.status !== COMPLETED && t.status !== FAILED)) return undefined;
+  if (t.kind !== TASK || (!live && t.status !== COMPLETED && t.status !== FAILED)) return undefined;
   const exp = expiresAt(t);
   const left = exp === undefined ? 'unlimited' : exp > now ? formatAge(exp - now) + (live ? '' : ' more') : live ? 'ended' : 'no longer (its ttl ended)';
   return [live ? 'TTL left' : 'Result kept by the server', left];

@@ -182,7 +182,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   }
 
   getParent(node: Node): Node | undefined {
-    return node.kind === 'task' || node.kind === 'hosted' ? this.#serverNodes.get(node.serverId) : undefined;
+    return node.kind === TASK || node.kind === 'hosted' ? this.#serverNodes.get(node.serverId) : undefined;
   }
 
   /** The name of a server no longer configured: its last label, else the name in its id. */
@@ -328,7 +328,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
 
   /** How the engine checks a live task now, for its tooltip. */
   #checks(t: TaskSnapshot): string | undefined {
-    if (t.kind !== 'task' || isTerminal(t.status)) return undefined;
+    if (t.kind !== TASK || isTerminal(t.status)) return undefined;
     if (this.#servers.get(t.serverId)?.heldByUser) return 'not at all while its server is disconnected: connect it to follow the task again';
     if (this.#engine.followsByList(t.serverId)) return 'through tasks/list pages, with the other live tasks of its server';
     const every = this.#engine.effectivePollInterval(t.key);
