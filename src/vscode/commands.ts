@@ -7,7 +7,7 @@ import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { MCP_JSON_TEMPLATE } from '../core/config/template';
 import { keyPosition } from '../core/config/parse';
-import { SERVERS_SETTING, sourcePlace, STDIO } from '../core/config/types';
+import { HTTP, SERVERS_SETTING, SETTINGS, sourcePlace, STDIO } from '../core/config/types';
 import { errorMessage } from '../core/util/abort';
 import { reasonOf } from '../core/jsonrpc/errors';
 import { describeServer, rowOf } from './tree/tasksTree';
@@ -110,7 +110,7 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
 
   /** The live work a disconnect ends or may lose (see `disconnectCost`): a Streamable HTTP server's tasks go on. */
   const endedWith = (s: ServerSnapshot) =>
-    deps.tasks().flatMap((t) => (t.serverId === s.id && !isTerminal(t.status) && (t.kind === DIRECT || (s.type !== 'http' && s.type !== undefined) || servers.moves(s.id)) ? [t.key] : []));
+    deps.tasks().flatMap((t) => (t.serverId === s.id && !isTerminal(t.status) && (t.kind === DIRECT || (s.type !== HTTP && s.type !== undefined) || servers.moves(s.id)) ? [t.key] : []));
 
   return [
     registerCommand('mcpTasks.showLog', () => log.show()),
@@ -141,10 +141,10 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
       const s = row && (servers.get(row.id) ?? servers.leaving(row.id));
       if (s) {
         // A server's entry, the cursor on its name, as VS Code opens its own servers.
-        if (s.source.kind === 'settings') return openSettings(s.name);
+        if (s.source.kind === SETTINGS) return openSettings(s.name);
         return void reveal(await vscode.window.showTextDocument(vscode.Uri.file(s.source.file)), ['servers', s.name]);
       }
-      if (isString(file) && file !== 'settings') {
+      if (isString(file) && file !== SETTINGS) {
         // A configuration error's row: where the error is.
         await vscode.window.showTextDocument(vscode.Uri.file(file), { selection: line ? new vscode.Range(line - 1, column - 1, line - 1, column - 1) : undefined });
         return;
@@ -155,7 +155,7 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
       const files = folders.map((f) => ({ label: f.name, description: '.vscode/mcp.json', uri: ConfigurationReader.mcpJsonUri(f) }));
       // The user's mcp.json when it is read: offered once it exists, or made when there is no folder.
       if (setting('readWorkspaceMcpJson', true) && (!folders.length || (await exists(user)))) files.push({ label: vscode.l10n.t('User mcp.json'), description: user.fsPath, uri: user });
-      if (file === 'settings' || !files.length) return openSettings(server);
+      if (file === SETTINGS || !files.length) return openSettings(server);
       const uri = files.length === 1 ? files[0].uri : (await vscode.window.showQuickPick(files, { placeHolder: vscode.l10n.t('Open which MCP configuration?'), title: vscode.l10n.t('Open MCP Configuration') }))?.uri;
       if (!uri) return;
       if (!(await exists(uri))) await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(MCP_JSON_TEMPLATE));

@@ -15,7 +15,7 @@ import type { Node } from './tree/tasksTree';
 import { asTaskNode, hostedTitle } from './tree/tasksTree';
 import { executeCommand, OPEN_RESULT, RESPOND_TO_TASK } from './editorCommands';
 import { COMPLETED, ELICITATION_CREATE, FAILED, INPUT_REQUIRED, WORKING } from '../core/protocol/schemas';
-import { DIRECT } from '../core/tasks/types';
+import { DIRECT, SERVER_LIST } from '../core/tasks/types';
 
 /** How long a task that needs input may wait for its question before it is told anyway (the question may never come). */
 const QUESTION_WAIT_MS = 5000;
@@ -299,7 +299,7 @@ export class TaskIndicators extends DisposableBase {
       const again = vscode.l10n.t('Run Again');
       const canOpen = hasResult(t);
       // A lost call of ours can run again as it was asked for; one found through tasks/list has no arguments known.
-      const canRun = !canOpen && t.status === LOST && t.origin !== 'server-list';
+      const canRun = !canOpen && t.status === LOST && t.origin !== SERVER_LIST;
       // A task that went wrong says why, as its row does (for lost and expired, the note is the reason).
       const why = t.status === FAILED ? t.statusMessage || t.note : t.status === LOST || t.status === EXPIRED ? t.note || t.statusMessage : undefined;
       const text = why ? vscode.l10n.t('"{0}" on {1}: {2}. {3}', this.#title(t), server, status, why) : vscode.l10n.t('"{0}" on {1}: {2}', this.#title(t), server, status);

@@ -7,6 +7,7 @@ import { entriesOf, isArray, isObjectLike, isString, maxOf, round, safeStringify
 import type { UrlPlan } from '../elicitation/plan';
 import { urlsRequired } from '../elicitation/urlRequired';
 import { COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
+import { SERVER_LIST } from '../tasks/types';
 
 /** A tool's answer: text for the model, and the structured facts (sent as a JSON part). */
 export interface ModelAnswer {
@@ -209,7 +210,7 @@ export const formatResult = (r: ResultInfo, waited: { seconds: number; capped: b
     // A -32042 error's data holds URLs, which the model is not given (the text names the steps).
     const json = required || o.error.data === undefined ? undefined : safeStringify(o.error.data);
     // The Open Result of a task found through tasks/list offers nothing: its call is unknown.
-    if (required?.ok) lines.push(browserSteps(required.plans, t.origin === 'server-list' ? 'Run Tool as Task' : 'Open Result on this task'));
+    if (required?.ok) lines.push(browserSteps(required.plans, t.origin === SERVER_LIST ? 'Run Tool as Task' : 'Open Result on this task'));
     else if (json !== undefined) lines.push(`Error data: ${clip(json, MAX_MESSAGE_CHARS)}`);
     data.error = { code: o.error.code, message, data: json === undefined ? undefined : json.length > MAX_MESSAGE_CHARS ? clip(json, MAX_MESSAGE_CHARS) : o.error.data };
   } else {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ServerConfig } from './types';
 import { entriesOf, isArray, isObjectLike, stringify } from '../util/json';
+import { HTTP } from './types';
 
 /**
  * A stable digest of what decides how a server is reached: type, transport fields and the
@@ -20,7 +21,7 @@ export const fingerprint = (config: ServerConfig, context?: unknown): string => 
  * (a URL may carry a key). New headers (a new token) at the same URL still resume the session, in
  * the next window as in this one.
  */
-export const endpointPrint = (config: ServerConfig): string | undefined => (config.type === 'http' ? createHash('sha256').update(config.url).digest('hex') : undefined);
+export const endpointPrint = (config: ServerConfig): string | undefined => (config.type === HTTP ? createHash('sha256').update(config.url).digest('hex') : undefined);
 
 /** JSON with object keys sorted at every level and undefined members left out. */
 const canonicalJson = (v: unknown): string => {

@@ -1,7 +1,7 @@
 import { isBlankJsonc, parseJsonc } from './jsonc';
 import * as z from 'zod/mini';
 import type { ConfigError, ConfigSource, InputDef, ParseResult, ServerConfig, ServerType } from './types';
-import { describeSource, serverId, SERVERS_SETTING, SETTINGS_SOURCE, sourceKey, STDIO, WORKSPACE_FOLDER } from './types';
+import { describeSource, HTTP, serverId, SERVERS_SETTING, SETTINGS, SETTINGS_SOURCE, sourceKey, STDIO, WORKSPACE_FOLDER } from './types';
 import { checkUrl, findVariables, formatPath, stringFields } from './variables';
 import { entriesOf, isArray, isNumber, isObject, isString, stringify } from '../util/json';
 
@@ -59,8 +59,8 @@ const PickSchema = z.looseObject({
 
 const CommandSchema = z.looseObject({ id: requiredString, command: required('a string (the id of an editor command)') });
 
-const FILE_TYPES: readonly ServerType[] = [STDIO, 'http', 'sse'];
-const SETTING_TYPES: readonly ServerType[] = [STDIO, 'http', 'sse', 'ws'];
+const FILE_TYPES: readonly ServerType[] = [STDIO, HTTP, 'sse'];
+const SETTING_TYPES: readonly ServerType[] = [STDIO, HTTP, 'sse', 'ws'];
 
 
 /**
@@ -280,15 +280,15 @@ const parseServer = (
 
 /** The explicit `type`, or the one implied by `command` / `url`. */
 const serverType = (raw: Record<string, unknown>, source: ConfigSource, errors: { path: Path; message: string }[]): ServerType | undefined => {
-  const allowed = source.kind === 'settings' ? SETTING_TYPES : FILE_TYPES;
+  const allowed = source.kind === SETTINGS ? SETTING_TYPES : FILE_TYPES;
   const t = raw.type;
   if (t === undefined) {
     if (raw.command !== undefined) return STDIO;
-    if (raw.url !== undefined) return 'http';
+    if (raw.url !== undefined) return HTTP;
     errors.push({ path: [], message: 'needs "command" (to start a local server) or "url" (to connect to a remote one)' });
     return undefined;
   }
-  if (t === 'ws' && source.kind !== 'settings') {
+  if (t === 'ws' && source.kind !== SETTINGS) {
     errors.push({
       path: ['type'],
       message: `"type": "ws" is not allowed in mcp.json (VS Code would reject the file); move this server to the "${SERVERS_SETTING}" setting`,
@@ -356,7 +356,7 @@ const invalid = (source: ConfigSource, message: string, at?: { line: number; col
 };
 
 const missingInput = (source: ConfigSource): string => {
-  return source.kind === 'settings'
+  return source.kind === SETTINGS
     ? `but inputs can only be defined in .vscode/mcp.json (use "\${env:NAME}" in settings)`
     : 'but no input with that id is defined in "inputs"';
 };

@@ -2,6 +2,10 @@
 export const WORKSPACE_FOLDER = 'workspaceFolder';
 /** The type of a server run as a local process: one string in the bundle for its 20 uses. */
 export const STDIO = 'stdio';
+/** The type of a Streamable HTTP server, likewise. */
+export const HTTP = 'http';
+/** The kind of the settings' source (and its sourceKey), likewise. */
+export const SETTINGS = 'settings';
 
 /** Where a server's configuration came from. */
 export type ConfigSource =
@@ -18,7 +22,7 @@ export type ConfigSource =
       file: string;
     };
 
-export const SETTINGS_SOURCE: ConfigSource = { kind: 'settings' };
+export const SETTINGS_SOURCE: ConfigSource = { kind: SETTINGS };
 
 /** The setting that holds servers configured outside `.vscode/mcp.json`. */
 export const SERVERS_SETTING = 'mcpTasks.servers';
@@ -130,13 +134,13 @@ export type ResolvedServer = ResolvedStdioServer | ResolvedRemoteServer;
 
 /** How a source is named in messages, e.g. `.vscode/mcp.json (folder "app")`. */
 export const describeSource = (source: ConfigSource): string =>
-  source.kind === 'settings' ? `Setting "${SERVERS_SETTING}"` : source.kind === 'user' ? 'User mcp.json' : `.vscode/mcp.json (folder "${source.folderName}")`;
+  source.kind === SETTINGS ? `Setting "${SERVERS_SETTING}"` : source.kind === 'user' ? 'User mcp.json' : `.vscode/mcp.json (folder "${source.folderName}")`;
 
 /** Where a server is configured, as the view and the server pick show it: `setting mcpTasks.servers`, or its file. */
-export const sourcePlace = (source: ConfigSource): string => (source.kind === 'settings' ? `setting ${SERVERS_SETTING}` : source.file);
+export const sourcePlace = (source: ConfigSource): string => (source.kind === SETTINGS ? `setting ${SERVERS_SETTING}` : source.file);
 
 /** The `source` field of a `ConfigError`. */
-export const sourceKey = (source: ConfigSource): string => (source.kind === 'settings' ? 'settings' : source.file);
+export const sourceKey = (source: ConfigSource): string => (source.kind === SETTINGS ? SETTINGS : source.file);
 
 /**
  * The name inside a server id (see `serverId`), for a server no longer configured. A folder path

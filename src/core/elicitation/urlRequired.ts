@@ -5,6 +5,7 @@ import { runUrl } from './handler';
 import type { UrlPlan } from './plan';
 import { planElicitation } from './plan';
 import type { TaskSnapshot } from '../tasks/types';
+import { SERVER_LIST } from '../tasks/types';
 
 /** At most this many URLs of one error are offered: a server cannot put up dozens of dialogs. */
 export const MAX_REQUIRED_URLS = 5;
@@ -65,6 +66,6 @@ export const completeInBrowser = async (plans: readonly UrlPlan[], p: FormPrompt
  * tool and arguments, is not known here).
  */
 export const taskBrowserSteps = (t: Pick<TaskSnapshot, 'outcome' | 'origin'>): UrlPlan[] | undefined => {
-  const required = t.outcome?.kind === 'error' && t.origin !== 'server-list' ? urlsRequired(t.outcome.error) : undefined;
+  const required = t.outcome?.kind === 'error' && t.origin !== SERVER_LIST ? urlsRequired(t.outcome.error) : undefined;
   return required?.ok ? required.plans : undefined;
 };

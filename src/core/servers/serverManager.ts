@@ -11,7 +11,7 @@ import type { Implementation } from '../protocol/schemas';
 import type { Transport } from '../transports/transport';
 import { TransportHttpError } from '../transports/transport';
 import type { RemoteServerConfig, ResolvedServer } from '../config/types';
-import { serverNameOfId, sourceKey, STDIO, WORKSPACE_FOLDER } from '../config/types';
+import { HTTP, serverNameOfId, sourceKey, STDIO, WORKSPACE_FOLDER } from '../config/types';
 import type { Event } from '../util/event';
 import { DisposableBase, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
@@ -274,9 +274,9 @@ export class ServerManager extends DisposableBase implements SessionSource {
         // The previous window closed while this configuration waited for live tasks at another
         // endpoint, kept for them (see #keep): it still waits, and they are followed there.
         const k = this.#kept.get(config.id);
-        if (k && (config.type !== 'http' || config.url !== k.url)) {
+        if (k && (config.type !== HTTP || config.url !== k.url)) {
           // The new configuration's name, source and inputs, at the old endpoint.
-          const at: RemoteServerConfig = { ...config, type: 'http', url: k.url, headers: k.headers };
+          const at: RemoteServerConfig = { ...config, type: HTTP, url: k.url, headers: k.headers };
           const waiting: Entry = { ...entry, config: at, print: this.#saved.get(config.id)!.fingerprint, resolved: at, kept: k.kept, pending: { config, print } };
           if ((waiting.waitsFor = this.#liveTasks(waiting))) {
             this.#log.info(`[${config.label}] Its live tasks are at its previous configuration's endpoint: it reconnects with the new one when ${itsTasksEnd(waiting.waitsFor)}`);
@@ -294,7 +294,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
         continue;
       }
       // Same URL (new headers: a new token): its live tasks may belong to the session, kept for the new connection.
-      const resumable = old.config.type === 'http' && config.type === 'http' && old.config.url === config.url;
+      const resumable = old.config.type === HTTP && config.type === HTTP && old.config.url === config.url;
       const waits = resumable ? undefined : this.#liveTasks(old, !!left);
       if (waits) {
         if (old.pending?.print !== print) this.#log.info(`[${config.label}] Configuration changed: it ${restarts(old.config.type)} with the new one when ${itsTasksEnd(waits)} (Restart Server applies it now)`);
@@ -665,7 +665,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       // Stays saved until connected: a shutdown or Disconnect meanwhile keeps it for its live tasks.
       const saved = this.#saved.get(config.id);
       started = true; // from here on, a failure is the server's and counts for the backoff
-      if (saved && resolved.server.type === 'http' && (saved.fingerprint === entry.print || saved.endpoint === endpointPrint(config))) {
+      if (saved && resolved.server.type === HTTP && (saved.fingerprint === entry.print || saved.endpoint === endpointPrint(config))) {
         session = await this.#resume(saved, resolved.server, config, log);
       }
       const resumed = session;
@@ -824,7 +824,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
   #keepSession(e: Entry): SavedSession | undefined {
     const t = e.session?.transport;
     const init = e.session?.initializeResult;
-    if (!t || !init || e.config.type !== 'http' || !t.sessionId || !this.#options.keepSessionAtShutdown?.(e.config.id)) return undefined;
+    if (!t || !init || e.config.type !== HTTP || !t.sessionId || !this.#options.keepSessionAtShutdown?.(e.config.id)) return undefined;
     t.keepSessionOnClose = true;
     return { serverId: e.config.id, fingerprint: e.print, endpoint: endpointPrint(e.config), sessionId: t.sessionId, initializeResult: init, keptAt: this.#now(), kept: e.kept };
   }
@@ -837,7 +837,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
    */
   #keep(e: Entry): void {
     const r = e.resolved;
-    if (!e.kept && r?.type === 'http' && this.#options.secrets) {
+    if (!e.kept && r?.type === HTTP && this.#options.secrets) {
       this.#secret((e.kept = randomUUID()), stringify({ url: r.url, headers: r.headers }), this.label(e.config.id));
     }
   }

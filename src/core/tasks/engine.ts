@@ -20,7 +20,7 @@ import { PollScheduler } from './scheduler';
 import type { LocalTaskStatus } from './status';
 import { canTransition, EXPIRED, isServerTerminal, isTerminal, LOST, needsSession, resultToFetch, retired } from './status';
 import type { LiveWork, RemovedTask, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
-import { DIRECT, TASK, TaskEndedError, taskKey } from './types';
+import { DIRECT, SERVER_LIST, TASK, TaskEndedError, taskKey } from './types';
 import { isFiniteNumber, isObjectLike, isString, keysOf, maxOf, minOf, parseDate, round } from '../util/json';
 
 /**
@@ -693,7 +693,7 @@ export class TaskEngine extends DisposableBase {
     const earlier = this.#recs.get(key);
     // A tasks/list (Refresh) may find the task before this answer arrives: the same task (created
     // then), which its call claims, not a reused id.
-    if (earlier?.snap.origin === 'server-list' && earlier.snap.createdAt === validDate(task.createdAt, this.#now())) return this.#claim(earlier, session, progress, call);
+    if (earlier?.snap.origin === SERVER_LIST && earlier.snap.createdAt === validDate(task.createdAt, this.#now())) return this.#claim(earlier, session, progress, call);
     if (earlier && !isTerminal(earlier.snap.status)) {
       sub?.dispose();
       throw new Error(`Server "${this.#label(serverId)}" reused the id of a task it already created: ${task.taskId}`);
@@ -1636,7 +1636,7 @@ export class TaskEngine extends DisposableBase {
 
   /** A task found through tasks/list, the `i`th of its list: followed while live; ended (in another window, before a reload), its result is fetched as if it had ended here. */
   #adoptListed(serverId: string, task: Task, i: number): void {
-    const rec = this.#addTask(serverId, task, { toolName: '', status: task.status, origin: 'server-list' });
+    const rec = this.#addTask(serverId, task, { toolName: '', status: task.status, origin: SERVER_LIST });
     this.#serverLog(serverId).info(`Task ${task.taskId} found through tasks/list (${task.status})`);
     if (isTerminal(task.status)) this.#fetchSoon(rec, i);
     else {

@@ -6,6 +6,8 @@ import type { LocalTaskStatus } from './status';
 export const DIRECT = 'direct';
 /** A task, the other kind and mode (and the tree's node for one): one string in the bundle likewise. */
 export const TASK = 'task';
+/** The origin of a task found through tasks/list, not started here: one string in the bundle likewise. */
+export const SERVER_LIST = 'server-list';
 
 /** The outcome of a task as the server sent it: a `CallToolResult`, or a JSON-RPC error verbatim. */
 export type TaskOutcome =

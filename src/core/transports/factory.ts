@@ -5,7 +5,7 @@ import { StdioTransport } from './stdio';
 import { StreamableHttpTransport } from './streamableHttp';
 import type { Transport } from './transport';
 import { WebSocketTransport } from './websocket';
-import { STDIO } from '../config/types';
+import { HTTP, STDIO } from '../config/types';
 
 /** What a Streamable HTTP session needs to be resumed after a window reload. */
 export interface SavedHttpSession {
@@ -20,7 +20,7 @@ export const createTransport = (server: ResolvedServer, logger: Logger, resume?:
   }
   const remote = { url: server.url, headers: server.headers, logger, serverName: server.label };
   switch (server.type) {
-    case 'http':
+    case HTTP:
       return new StreamableHttpTransport({ ...remote, sessionId: resume?.sessionId, protocolVersion: resume?.protocolVersion });
     case 'sse':
       return new LegacySseTransport(remote);

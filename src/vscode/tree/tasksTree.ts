@@ -16,7 +16,7 @@ import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
 import { executeCommand, OPEN_CONFIGURATION, OPEN_RESULT } from '../editorCommands';
 import { isArray, isObjectLike, isString, keysOf, parseDate, stringify } from '../../core/util/json';
 import { COMPLETED, ELICITATION_CREATE, INPUT_REQUIRED } from '../../core/protocol/schemas';
-import { DIRECT, TASK } from '../../core/tasks/types';
+import { DIRECT, SERVER_LIST, TASK } from '../../core/tasks/types';
 
 export type Node =
   | { kind: 'server'; id: string }
@@ -367,7 +367,7 @@ const taskTooltip = (t: TaskSnapshot, title: string, now: number, checks?: strin
   if (checks) rows.push(['Checked', checks]);
   else if (t.pollInterval !== undefined && !isTerminal(t.status)) rows.push(['Poll interval', `${t.pollInterval} ms`]);
   if (t.lastServerStatus && (t.status === LOST || t.status === EXPIRED)) rows.push(['Last known status', t.lastServerStatus]);
-  if (t.origin !== 'user') rows.push(['Started by', t.origin === 'server-list' ? 'found on the server (tasks/list)' : t.origin]);
+  if (t.origin !== 'user') rows.push(['Started by', t.origin === SERVER_LIST ? 'found on the server (tasks/list)' : t.origin]);
   md.appendMarkdown(rows.map(([k, v]) => `${k}: ${v}`).join('  \n'));
   if (t.arguments && keysOf(t.arguments).length) {
     md.appendMarkdown('\n\nArguments:\n');
