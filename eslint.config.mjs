@@ -35,6 +35,7 @@ const BOUND_ONCE = [
   { object: 'Math', property: 'floor', message: 'Use floor from src/core/util/json (bound once: smaller bundle).' },
   { object: 'Number', property: 'isFinite', message: 'Use isFiniteNumber from src/core/util/json (bound once: smaller bundle).' },
   { object: 'Date', property: 'parse', message: 'Use parseDate from src/core/util/json (bound once: smaller bundle).' },
+  { object: 'AbortSignal', property: 'any', message: 'Use anySignal from src/core/util/abort (bound once: smaller bundle).' },
 ];
 
 export default tseslint.config(

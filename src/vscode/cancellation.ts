@@ -1,6 +1,6 @@
 // The one bridge between the editor's CancellationToken and the core's AbortSignal, both ways.
 import * as vscode from 'vscode';
-import { onAbort, raceAbort } from '../core/util/abort';
+import { anySignal, onAbort, raceAbort } from '../core/util/abort';
 
 /** A signal that never aborts: for the steps of our own commands, which only the user ends. */
 export const NEVER = new AbortController().signal;
@@ -34,7 +34,7 @@ export const toCancellationToken = (signal: AbortSignal): { token: vscode.Cancel
 export const waitWithProgress = <T>(title: string, work: Promise<T>, signal?: AbortSignal): Promise<T | undefined> => {
   const shown = vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (_, token) => {
     const cancelled = toAbortSignal(token);
-    const stop = signal ? AbortSignal.any([signal, cancelled.signal]) : cancelled.signal;
+    const stop = signal ? anySignal([signal, cancelled.signal]) : cancelled.signal;
     try {
       return await raceAbort(work, stop);
     } catch (err) {

@@ -13,7 +13,7 @@ import type { LocalTaskStatus } from '../tasks/status';
 import { isTerminal } from '../tasks/status';
 import type { TaskOrigin, TaskSnapshot } from '../tasks/types';
 import { DIRECT, TASK, taskKey } from '../tasks/types';
-import { errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
+import { anySignal, errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import type { Logger } from '../util/log';
 import { maxOf, minOf, round, safeStringify, stringify } from '../util/json';
@@ -204,7 +204,7 @@ export class TasksService implements Disposable {
     const { engine } = this.#deps;
     const deadline = Date.now() + waitMs;
     const held = new AbortController();
-    const stop = signal ? AbortSignal.any([signal, held.signal]) : held.signal;
+    const stop = signal ? anySignal([signal, held.signal]) : held.signal;
     let t = this.#mustGet(id);
     // Once more when a plain call becomes a task (the server required one): its key leads there.
     for (let fetching = false; !isTerminal(t.status) && Date.now() < deadline && !stop.aborted && !this.#lifetime.signal.aborted; t = this.#mustGet(id)) {
@@ -221,7 +221,7 @@ export class TasksService implements Disposable {
     if (t.status === CANCELLED) return { task: this.#taskInfo(t), done: true, fetchError: 'The task was cancelled; it has no result.' };
     // The fetch is bounded too: by what is left of the wait (at least FETCH_GRACE_MS), the
     // caller's signal and shutdown. It goes on in the engine; a later call finds its outcome.
-    const bound = AbortSignal.any([this.#lifetime.signal, AbortSignal.timeout(minOf(maxOf(deadline - Date.now(), FETCH_GRACE_MS), MAX_TIMER_MS)), ...(signal ? [signal] : [])]);
+    const bound = anySignal([this.#lifetime.signal, AbortSignal.timeout(minOf(maxOf(deadline - Date.now(), FETCH_GRACE_MS), MAX_TIMER_MS)), ...(signal ? [signal] : [])]);
     try {
       const outcome = await raceAbort(engine.fetchResult(id, true), bound);
       return { task: this.#taskInfo(this.#mustGet(id)), done: true, outcome: copy(outcome) };
@@ -266,7 +266,7 @@ export class TasksService implements Disposable {
     const { engine } = this.#deps;
     // A signal of this wait's own: a listener on the shared ones per wait would pile up (and
     // warn past ten) while many callers wait.
-    const stop = AbortSignal.any([this.#lifetime.signal, ...(signal ? [signal] : [])]);
+    const stop = anySignal([this.#lifetime.signal, ...(signal ? [signal] : [])]);
     return new Promise((resolve) => {
       const subs: Disposable[] = [];
       const timer = setTimeout(() => done(), minOf(ms, MAX_TIMER_MS));

@@ -5,7 +5,7 @@ import type { McpSession } from '../protocol/session';
 import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine';
 import { requestAbout, TaskEndedError } from '../tasks/types';
 import type { Disposable } from '../util/event';
-import { errorMessage } from '../util/abort';
+import { anySignal, errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
 import { prefixed, truncate } from '../util/log';
 import type { Turn } from '../util/turns';
@@ -259,7 +259,7 @@ export const createElicitationHandler = (options: ElicitationHandlerOptions): El
     log.info(`${title} asks: ${truncate(plan.message, 300)} (${plan.mode === 'url' ? `to open ${plan.url}` : `${plan.steps.length} field${plan.steps.length === 1 ? '' : 's'}`})`);
     const completed = new AbortController();
     if (key) pending.set(key, completed);
-    const signal = key ? AbortSignal.any([ctx.signal, completed.signal]) : ctx.signal;
+    const signal = key ? anySignal([ctx.signal, completed.signal]) : ctx.signal;
     try {
       const result = await turns.take((turn) => {
         const p = typeof prompter === 'function' ? prompter(turn) : prompter;

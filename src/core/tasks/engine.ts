@@ -9,7 +9,7 @@ import type { McpSession } from '../protocol/session';
 import { pageThrough } from '../protocol/paging';
 import type { TransportCloseInfo } from '../transports/transport';
 import { TransportHttpError } from '../transports/transport';
-import { abortAfter, abortReason, errorMessage, raceAbort } from '../util/abort';
+import { abortAfter, abortReason, anySignal, errorMessage, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import { DisposableBase, DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
@@ -422,7 +422,7 @@ export class TaskEngine extends DisposableBase {
       end(task);
       const sub = this.onDidChange((t) => t.key === task.key && end(t));
       try {
-        return await handler(params, { serverId, task, relatedTaskId, signal: AbortSignal.any([signal, ended.signal]) });
+        return await handler(params, { serverId, task, relatedTaskId, signal: anySignal([signal, ended.signal]) });
       } catch (err) {
         // An expected end, not the handler's failure: as an RpcError, it is answered without being logged as one.
         throw ended.signal.aborted ? ended.signal.reason : err;
@@ -583,7 +583,7 @@ export class TaskEngine extends DisposableBase {
     const ms = this.#timeout();
     const timeout = new AbortController();
     const stopTimer = abortAfter(timeout, ms, () => new RequestTimeoutError('tools/call', ms, this.#label(serverId)));
-    const stop = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
+    const stop = signal ? anySignal([signal, timeout.signal]) : timeout.signal;
     try {
       return await raceAbort(started, stop);
     } catch (err) {
@@ -780,7 +780,7 @@ export class TaskEngine extends DisposableBase {
     const run = async () => {
       try {
         const result = await session.request('tools/call', { name: toolName, arguments: options.arguments ?? {} }, CallToolResultSchema, {
-          signal: AbortSignal.any(signals),
+          signal: anySignal(signals),
           timeoutMs: this.#timeout(),
           onprogress: (p) => this.#applyProgress(rec, p),
           resetTimeoutOnProgress: true,

@@ -1,6 +1,6 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { ErrorCode } from '../jsonrpc/errors';
-import { abortReason, errorMessage, sleep } from '../util/abort';
+import { abortReason, anySignal, errorMessage, sleep } from '../util/abort';
 import type { Logger } from '../util/log';
 import { checkHttpConfig, closedError, deliver, discardBody, httpStatusError, MAX_MESSAGE_CHARS, mediaType, networkError, parseEventData, readBodySnippet, readBodyText, readSseStream, webPageAnswer } from './sseStream';
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
@@ -204,7 +204,7 @@ export class StreamableHttpTransport implements Transport {
       this.#oneWayTimeoutMs,
     );
     try {
-      const signal = AbortSignal.any([this.#lifetime.signal, timeout.signal]);
+      const signal = anySignal([this.#lifetime.signal, timeout.signal]);
       const response = await this.#postMessage(message, signal);
       if (!response.ok) throw await this.#statusError(response, sentSession);
       await discardBody(response);
@@ -219,7 +219,7 @@ export class StreamableHttpTransport implements Transport {
     if (this.#closing) throw closedError(this.#serverName);
     const exchange: Exchange = { controller: new AbortController(), ids: new Set(requestIds) };
     for (const id of requestIds) this.#exchanges.set(id, exchange);
-    const signal = AbortSignal.any([this.#lifetime.signal, exchange.controller.signal]);
+    const signal = anySignal([this.#lifetime.signal, exchange.controller.signal]);
     let following = false;
     try {
       following = await this.#exchange(message, exchange, signal);
@@ -347,7 +347,7 @@ export class StreamableHttpTransport implements Transport {
       // A signal of its own per request: fetch (when it stands in) unhooks its listener from the
       // signal only when the request is garbage collected, so thousands of requests on the
       // transport's long-lived signal would pile up listeners (and a MaxListenersExceededWarning).
-      const own = AbortSignal.any([signal]);
+      const own = anySignal([signal]);
       // Only a GET stream that never starts has a time limit of its own (it is then retried); a
       // request's answer takes as long as the request's timeout or signal allows.
       const headersTimeoutMs = method === 'GET' ? STREAM_HEADERS_TIMEOUT_MS : undefined;

@@ -7,7 +7,7 @@ import { chatMessages, parseCreateMessage, previewSampling } from '../../core/sa
 import { CompletionCollector, buildCreateMessageResult } from '../../core/sampling/result';
 import type { ServerRequestContext, ServerRequestHandler } from '../../core/tasks/engine';
 import { requestAbout } from '../../core/tasks/types';
-import { abortReason, errorMessage, onAbort } from '../../core/util/abort';
+import { abortReason, anySignal, errorMessage, onAbort } from '../../core/util/abort';
 import type { Logger } from '../../core/util/log';
 import { prefixed, truncate } from '../../core/util/log';
 import { InFlight } from '../../core/util/inFlight';
@@ -78,7 +78,7 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
       const sub = o.permissions.onDidChange(() => always() && granted.abort());
       const allowedElsewhere = () => granted.signal.aborted && !ctx.signal.aborted;
       try {
-        const answer = await prompt(request, AbortSignal.any([ctx.signal, granted.signal]), turn);
+        const answer = await prompt(request, anySignal([ctx.signal, granted.signal]), turn);
         if (allowedElsewhere()) return 'allowed';
         // Granted before the turn passes on: the next prompt of this server is then not shown at all.
         if (answer === 'always') o.permissions.allowAlways(ctx.serverId, request.serverLabel, fingerprint);
