@@ -3,6 +3,7 @@ import { DisposableBase } from '../core/util/event';
 import type { Event } from '../core/util/event';
 import type { Turn, Turns } from '../core/util/turns';
 import { RESPOND_TO_TASK } from './editorCommands';
+import { noop } from '../core/util/promise';
 
 /** Where a server's dialog about a task is (see `HiddenDialogs.whereIs`). */
 export type DialogPlace = 'shown' | 'waiting' | 'deferred' | 'hidden' | undefined;
@@ -31,7 +32,7 @@ export class HiddenDialogs extends DisposableBase {
   constructor(turns?: Turns) {
     super();
     this.#turns = turns;
-    this.onDidShow = turns?.onDidShow ?? (() => ({ dispose: () => undefined }));
+    this.onDidShow = turns?.onDidShow ?? (() => ({ dispose: noop }));
     if (turns) this._register(turns.onDidChange(() => this.#update()));
     this.#item.name = vscode.l10n.t('MCP Tasks: hidden question');
     this.#item.command = { command: RESPOND_TO_TASK, title: vscode.l10n.t('Show the question again') };

@@ -28,6 +28,7 @@ import { BACK, askArguments, askTtl } from './toolInputs';
 import { executeCommand, OPEN_CONFIGURATION, OPEN_RESULT, registerCommand, RESPOND_TO_TASK } from './editorCommands';
 import { keysOf } from '../core/util/json';
 import { INPUT_REQUIRED } from '../core/protocol/schemas';
+import { noop } from '../core/util/promise';
 
 export interface TaskCommandDeps {
   servers: ServerManager;
@@ -446,7 +447,7 @@ const callTool = async (deps: TaskCommandDeps, call: ToolCall): Promise<void> =>
     if (t.immediateResponse) inform(`${toolName}: ${t.immediateResponse}`);
     const node = deps.tree.taskNode(t.key);
     // A row gone meanwhile (the task removed) is nothing to reveal, and no error to report.
-    if (node && deps.view.visible) deps.view.reveal(node, { select: true, focus: false }).then(undefined, () => undefined);
+    if (node && deps.view.visible) deps.view.reveal(node, { select: true, focus: false }).then(undefined, noop);
   } catch (err) {
     const required = urlsRequired(err);
     if (required?.ok) return askBrowserSteps(deps, call, required.plans);

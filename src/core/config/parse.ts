@@ -4,6 +4,7 @@ import type { ConfigError, ConfigSource, InputDef, ParseResult, ServerConfig, Se
 import { describeSource, HTTP, serverId, SERVERS_SETTING, SETTINGS, SETTINGS_SOURCE, sourceKey, STDIO, WORKSPACE_FOLDER } from './types';
 import { checkUrl, findVariables, formatPath, stringFields } from './variables';
 import { entriesOf, isArray, isNumber, isObject, isString, stringify } from '../util/json';
+import { noop } from '../util/promise';
 
 type Path = (string | number)[];
 /** Finds the 1-based position of a JSON path in the file, when there is a file. */
@@ -137,7 +138,7 @@ export const parseSettingServers = (value: unknown, source: ConfigSource = SETTI
     result.errors.push(invalid(source, ' must be an object that maps server names to servers.'));
     return result;
   }
-  parseServers(value, source, result, () => undefined);
+  parseServers(value, source, result, noop);
   return result;
 };
 

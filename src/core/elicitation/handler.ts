@@ -16,6 +16,7 @@ import type { FieldValue, FormPlan, UrlPlan } from './plan';
 import { planElicitation } from './plan';
 import { checkValue, countRule, formatValue, inputHint, validateContent, validateField } from './validate';
 import { isArray, keysOf } from '../util/json';
+import { noop } from '../util/promise';
 
 /** Leaving a step without answering it. */
 export type Nav = 'back' | 'decline' | 'cancel';
@@ -195,7 +196,7 @@ export const runUrl = async (plan: UrlPlan, p: FormPrompter, ui: DialogContext):
       if ('nav' in a) return { action: a.nav === 'decline' ? 'decline' : 'cancel' };
       if (a.value[0] === 'decline') return { action: 'decline' };
       if (a.value[0] === 'show') {
-        await p.input({ title: ui.title, prompt: `The full URL, on ${plan.domain} (not opened yet). Enter goes back.`, value: plan.url, validate: () => undefined, signal: ui.signal });
+        await p.input({ title: ui.title, prompt: `The full URL, on ${plan.domain} (not opened yet). Enter goes back.`, value: plan.url, validate: noop, signal: ui.signal });
         continue;
       }
       if (a.value[0] === 'open') return (await p.openExternal(plan.url)) ? { action: 'accept' } : { action: 'cancel' };

@@ -7,7 +7,7 @@ import type { Logger } from '../util/log';
 import { truncate, warnRepeated } from '../util/log';
 import { abortReason, errorMessage, MAX_TIMER_MS, sleep } from '../util/abort';
 import { isFiniteNumber, isNumber, isObject, isObjectLike, isString, maxOf, minOf, safeStringify, stringify } from '../util/json';
-import { SENT } from '../util/promise';
+import { noop, SENT } from '../util/promise';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, RpcError, TransportFailureError } from './errors';
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from './messages';
 import { classify, describeIssues } from './messages';
@@ -541,7 +541,7 @@ export class JsonRpcConnection implements Disposable {
   async #answer(message: object, req: JsonRpcRequest): Promise<boolean> {
     let reason = '';
     for (const ms of ANSWER_RETRY_MS) {
-      if (ms) await sleep(ms, this.#alive.signal).catch(() => undefined);
+      if (ms) await sleep(ms, this.#alive.signal).catch(noop);
       if (this.#closed) {
         reason = `the connection closed (${this.#closed.reason})`;
         break;

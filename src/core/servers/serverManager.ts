@@ -25,6 +25,7 @@ import type { SavedSession } from '../state/taskStore';
 import type { SavedHttpSession } from '../transports/factory';
 import type { LiveWork } from '../tasks/types';
 import { isString, minOf, stringify } from '../util/json';
+import { noop } from '../util/promise';
 
 /** Why a restart closed the connection: the lost tasks and ended calls say so. */
 export const RESTARTED = 'restarted by the user';
@@ -341,7 +342,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     }
     for (const e of errors) if (!before.includes(e.message)) this.#log.error(e.message);
     this.#onDidChange.fire(undefined);
-    for (const id of reconnect) void this.getSession(id).catch(() => undefined);
+    for (const id of reconnect) void this.getSession(id).catch(noop);
   }
 
   /** Closes a server's connection for its new configuration; true if it was up (to connect again). */
@@ -407,7 +408,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       // Its source, which decides whether it may start (workspace trust), is the one it ran from.
       const up = this.#reconfigure(entry, entry.pending.config, entry.pending.print);
       this.#setState(entry, entry.state);
-      if (up) void this.getSession(id).catch(() => undefined);
+      if (up) void this.getSession(id).catch(noop);
     }
   }
 

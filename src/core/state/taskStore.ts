@@ -13,6 +13,7 @@ import { DisposableStore } from '../util/event';
 import type { Logger } from '../util/log';
 import { isArray, isNumber, isObjectLike, isString, parseDate, safeStringify, stringify, TOO_DEEP } from '../util/json';
 import { DIRECT, TASK } from '../tasks/types';
+import { noop } from '../util/promise';
 
 /** A Streamable HTTP session kept open across a window reload because it had live tasks. */
 export interface SavedSession {
@@ -483,13 +484,13 @@ export class TaskStore implements Disposable {
     for (const name of names) {
       if (wanted.has(name)) continue;
       const file = path.join(this.#resultsDir, name);
-      const stat = await fs.promises.stat(file).catch(() => undefined);
-      if (stat && stat.mtimeMs < cutoff) await fs.promises.rm(file, { force: true }).catch(() => undefined);
+      const stat = await fs.promises.stat(file).catch(noop);
+      if (stat && stat.mtimeMs < cutoff) await fs.promises.rm(file, { force: true }).catch(noop);
     }
   }
 
   async #deleteOutcome(key: string): Promise<void> {
-    await fs.promises.rm(this.#outcomePath(key), { force: true }).catch(() => undefined);
+    await fs.promises.rm(this.#outcomePath(key), { force: true }).catch(noop);
   }
 
   dispose(): void {

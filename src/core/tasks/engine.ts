@@ -22,6 +22,7 @@ import { canTransition, EXPIRED, isServerTerminal, isTerminal, LOST, needsSessio
 import type { LiveWork, RemovedTask, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
 import { DIRECT, SERVER_LIST, TASK, TaskEndedError, taskKey } from './types';
 import { isFiniteNumber, isObjectLike, isString, keysOf, maxOf, minOf, parseDate, round } from '../util/json';
+import { noop } from '../util/promise';
 
 /**
  * A background connection refused because of what the user did (a Disconnect, an input prompt
@@ -1315,7 +1316,7 @@ export class TaskEngine extends DisposableBase {
   #unrouteProgress(rec: Rec): void {
     const token = rec.progressToken;
     const session = this.#attached.get(rec.snap.serverId)?.session;
-    if (token !== undefined && session) session.onProgress(token, ignore).dispose();
+    if (token !== undefined && session) session.onProgress(token, noop).dispose();
   }
 
   /**
@@ -1511,8 +1512,8 @@ export class TaskEngine extends DisposableBase {
    */
   resultInFlight(key: string): Promise<void> | undefined {
     return this.#rec(key)?.resultCall?.then(
-      () => undefined,
-      () => undefined,
+      noop,
+      noop,
     );
   }
 
@@ -1871,7 +1872,6 @@ const denial = (err: unknown): string | undefined => {
   return undefined;
 };
 
-const ignore = (): void => {};
 
 const clamp = (n: number, min: number, max: number): number => (isFiniteNumber(n) ? minOf(maxOf(n, min), max) : max);
 

@@ -5,6 +5,7 @@ import * as zlib from 'node:zlib';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
 import { entriesOf, isArray, stringify } from '../util/json';
+import { noop } from '../util/promise';
 
 /** What `nodeFetch` takes of `fetch`'s options (so `fetch` itself can stand in for it in tests). */
 export interface NodeFetchInit {
@@ -110,5 +111,5 @@ const decoded = (res: http.IncomingMessage): Readable => {
           : undefined;
   if (!decoder) return res;
   // An error on either side (a cut connection, a corrupt body) ends the other with it.
-  return pipeline(res, decoder, () => undefined);
+  return pipeline(res, decoder, noop);
 };

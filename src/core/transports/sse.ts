@@ -5,6 +5,7 @@ import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } fro
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, TransportHttpError } from './transport';
 import { entriesOf, isArray, stringify } from '../util/json';
+import { noop } from '../util/promise';
 
 export interface LegacySseOptions {
   /** The SSE endpoint, e.g. `https://host/sse`. */
@@ -66,7 +67,7 @@ export class LegacySseTransport implements Transport {
     const within = `within ${this.#endpointTimeoutMs / 1000} s`;
     let opened = false;
     const endpoint = new Promise<URL>((resolve, reject) => (this.#waitingForEndpoint = { resolve, reject }));
-    endpoint.catch(() => undefined); // rejected before it is awaited when the GET fails
+    endpoint.catch(noop); // rejected before it is awaited when the GET fails
     const timer = setTimeout(() => {
       const err = opened
         ? new TransportHttpError(

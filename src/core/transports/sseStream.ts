@@ -11,6 +11,7 @@ import { errorMessage } from '../util/abort';
 import type { Transport } from './transport';
 import { messagesIn, TransportHttpError, TransportParseError } from './transport';
 import { entriesOf, isString } from '../util/json';
+import { noop } from '../util/promise';
 
 /**
  * Most characters one message may take (an SSE event, a JSON body); a server that streams more
@@ -59,7 +60,7 @@ export const readSseStream = async (body: FetchBody, handlers: SseHandlers): Pro
     }
     done = true;
   } finally {
-    if (!done) reader.cancel().catch(() => undefined);
+    if (!done) reader.cancel().catch(noop);
   }
 };
 
@@ -114,7 +115,7 @@ export const readBodyText = async (body: FetchBody, max = MAX_MESSAGE_CHARS): Pr
   } catch (cut) {
     return { text, over: false, cut };
   } finally {
-    reader.cancel().catch(() => undefined);
+    reader.cancel().catch(noop);
   }
 };
 
@@ -179,7 +180,7 @@ export const webPageAnswer = (page: string, expected: string): string => {
 };
 
 /** Releases a body that is not read, so its connection is not left half-read; never rejects. */
-export const discardBody = (response: Response): Promise<void> | undefined => response.body?.cancel().catch(() => undefined);
+export const discardBody = (response: Response): Promise<void> | undefined => response.body?.cancel().catch(noop);
 
 const statusLine = (response: Response): string => `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
 

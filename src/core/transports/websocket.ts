@@ -10,6 +10,7 @@ import { authChallengeHint } from './authChallenge';
 import { CHECK_URL, readBodySnippet, unreachableHint, webPageAnswer } from './sseStream';
 import { CLOSED_BY_CLIENT, messagesIn, TransportHttpError, TransportParseError } from './transport';
 import { isArray, isString, stringify } from '../util/json';
+import { noop } from '../util/promise';
 
 export interface WebSocketTransportOptions {
   /** `ws://` or `wss://` endpoint of the server. */
@@ -107,7 +108,7 @@ export class WebSocketTransport implements Transport {
       ws.on('unexpected-response', (req: ClientRequest, res: IncomingMessage) => {
         // A web page's title is read first (see #describeRefusal).
         void this.#describeRefusal(res)
-          .then((e) => (refusal = e), () => undefined)
+          .then((e) => (refusal = e), noop)
           .then(() => {
             req.destroy();
             // Aborts the handshake; ws then emits 'error' and 'close', where start() rejects.

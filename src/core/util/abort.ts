@@ -1,4 +1,5 @@
 import { isFiniteNumber, isString, minOf, stringify } from './json';
+import { noop } from './promise';
 
 /** AbortSignal.any, a static operation that needs no `this`: bound once, as the builtins in ./json are (12 uses). */
 // eslint-disable-next-line no-restricted-properties -- where it is bound
@@ -11,7 +12,7 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
  * infinite `ms`); returns what stops the timer. It does not keep the process alive.
  */
 export const abortAfter = (controller: AbortController, ms: number, reason: () => Error): () => void => {
-  if (!(isFiniteNumber(ms) && ms > 0)) return () => undefined;
+  if (!(isFiniteNumber(ms) && ms > 0)) return noop;
   const timer = setTimeout(() => controller.abort(reason()), minOf(ms, MAX_TIMER_MS));
   timer.unref?.();
   return () => clearTimeout(timer);

@@ -1,3 +1,5 @@
+import { noop } from './promise';
+
 /** A subscription that can be ended. Shaped like the editor's `Disposable`. */
 export interface Disposable {
   dispose(): void;
@@ -17,7 +19,7 @@ export class Emitter<T> implements Disposable {
   }
 
   readonly event: Event<T> = (listener) => {
-    if (this.#disposed) return { dispose: () => undefined };
+    if (this.#disposed) return { dispose: noop };
     this.#listeners.push(listener);
     return {
       dispose: () => {

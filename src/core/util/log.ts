@@ -1,5 +1,6 @@
 import type { LiveWork } from '../tasks/types';
 import { entriesOf, isString } from './json';
+import { noop } from './promise';
 
 /** The logger the core writes to; the editor side backs it with a `LogOutputChannel`. */
 export interface Logger {
@@ -13,11 +14,11 @@ export interface Logger {
 }
 
 export const nullLogger: Logger = {
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
+  trace: noop,
+  debug: noop,
+  info: noop,
+  warn: noop,
+  error: noop,
 };
 
 /** A logger that writes every line to `log` as `line` makes it (an Error's line is its message). */

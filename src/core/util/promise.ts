@@ -4,3 +4,6 @@
  * message, thousands of times a second); any other promise is waited on as usual.
  */
 export const SENT: Promise<void> = Promise.resolve();
+
+/** Does nothing: what a promise's failure is left to when nothing is to be done about it (`.catch(noop)`), and a listener or a stop that has nothing to do. One function in the bundle for its 27 uses. */
+export const noop = (): undefined => undefined;

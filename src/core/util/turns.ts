@@ -1,6 +1,7 @@
 import { abortReason, onAbort, raceAbort } from './abort';
 import type { Event } from './event';
 import { Emitter } from './event';
+import { noop } from './promise';
 
 /**
  * One dialog's place in `Turns`, given to it when its turn comes. A dialog hidden without an
@@ -117,7 +118,7 @@ export class Turns {
     };
     let started = false;
     // Withdrawn before its turn: out of the line at once (a deferred one is no longer counted).
-    let withdrawn: () => void = () => undefined;
+    let withdrawn: () => void = noop;
     const mine = new Promise<T>((resolve, reject) => {
       withdrawn = () => started || reject(abortReason(signal));
       this.#line.push({

@@ -4,6 +4,7 @@ import { abortReason, onAbort, raceAbort } from '../../core/util/abort';
 import type { Turn } from '../../core/util/turns';
 import type { HiddenDialogs } from '../hiddenDialogs';
 import { inputPrompts } from '../inputs';
+import { noop } from '../../core/util/promise';
 
 type Item<T> = vscode.QuickPickItem & { value: T };
 /**
@@ -120,7 +121,7 @@ export class QuickInputPrompter implements FormPrompter {
     let done = false;
     // Once every input asked is answered, the step shows again (if the work goes on).
     const answered = (prompts: Promise<string | undefined>[]): unknown =>
-      prompts.length ? Promise.all(prompts).then((values) => done || values.includes(undefined) || answered(inputPrompts()), () => undefined) : input?.show();
+      prompts.length ? Promise.all(prompts).then((values) => done || values.includes(undefined) || answered(inputPrompts()), noop) : input?.show();
     const hidden = input?.onDidHide(() => (inputPrompts().length ? answered(inputPrompts()) : stop.abort(new Error('cancelled'))));
     if (input) [input.busy, input.enabled] = [true, false];
     try {
