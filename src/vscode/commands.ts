@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { RESTARTED } from '../core/servers/serverManager';
+import { BLOCKED, CONNECTED, CONNECTING, RESTARTED } from '../core/servers/serverManager';
 import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
 import { isInputDismissed } from '../core/servers/serverManager';
 import { disconnectCost } from '../core/tasks/policy';
@@ -62,7 +62,7 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
     } catch (err) {
       if (isInputDismissed(err)) return; // the user pressed Escape on one of its inputs
       const trust = vscode.l10n.t('Manage Workspace Trust');
-      const untrusted = servers.get(s.id)?.state.kind === 'blocked' && !vscode.workspace.isTrusted;
+      const untrusted = servers.get(s.id)?.state.kind === BLOCKED && !vscode.workspace.isTrusted;
       const choice = await vscode.window.showErrorMessage(
         couldNotConnect(s.label, reasonOf(err)),
         ...(untrusted ? [trust] : []),
@@ -118,16 +118,16 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
       // The view's progress bar runs while the configuration is read and the servers list their tasks.
       inView(async () => {
         await deps.reloadConfiguration();
-        const connected = servers.list().filter((s) => s.state.kind === 'connected');
+        const connected = servers.list().filter((s) => s.state.kind === CONNECTED);
         await Promise.all(connected.map((s) => deps.refreshTasks(s.id).catch((err: unknown) => log.warn(`[${s.label}] tasks/list failed: ${errorMessage(err)}`))));
       }),
     ),
     registerCommand('mcpTasks.connectServer', async (arg?: unknown) => {
-      const s = await pickServer(arg, vscode.l10n.t('Connect Server'), vscode.l10n.t('Connect to which server?'), (x) => x.state.kind !== 'connected', vscode.l10n.t('Every MCP server is connected.'));
+      const s = await pickServer(arg, vscode.l10n.t('Connect Server'), vscode.l10n.t('Connect to which server?'), (x) => x.state.kind !== CONNECTED, vscode.l10n.t('Every MCP server is connected.'));
       if (s) await connect(s);
     }),
     registerCommand('mcpTasks.disconnectServer', async (arg?: unknown) => {
-      const s = await pickServer(arg, vscode.l10n.t('Disconnect Server'), vscode.l10n.t('Disconnect which server?'), (x) => x.state.kind === 'connected' || x.state.kind === 'connecting', vscode.l10n.t('No MCP server is connected.'));
+      const s = await pickServer(arg, vscode.l10n.t('Disconnect Server'), vscode.l10n.t('Disconnect which server?'), (x) => x.state.kind === CONNECTED || x.state.kind === CONNECTING, vscode.l10n.t('No MCP server is connected.'));
       if (s && (await mayDisconnect(s, arg, vscode.l10n.t('Disconnect')))) await deps.endByUser(endedWith(s), () => servers.disconnect(s.id));
     }),
     registerCommand('mcpTasks.restartServer', async (arg?: unknown) => {

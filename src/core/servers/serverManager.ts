@@ -32,6 +32,10 @@ export const RESTARTED = 'restarted by the user';
 
 /** Where a server stands. `blocked`: not allowed to start (an untrusted workspace, for one). */
 export type ServerStateKind = 'idle' | 'connecting' | 'connected' | 'error' | 'blocked';
+/** The states that the view, the commands and the manager compare most: one string each in the bundle. */
+export const CONNECTING = 'connecting';
+export const CONNECTED = 'connected';
+export const BLOCKED = 'blocked';
 
 export interface ServerState {
   kind: ServerStateKind;
@@ -336,9 +340,9 @@ export class ServerManager extends DisposableBase implements SessionSource {
     for (const [id, entry] of ordered) this.#entries.set(id, entry);
     // Say at once which servers may not start (an untrusted workspace), not on the first try.
     for (const entry of this.#entries.values()) {
-      if (entry.state.kind !== 'idle' && entry.state.kind !== 'blocked') continue;
+      if (entry.state.kind !== 'idle' && entry.state.kind !== BLOCKED) continue;
       const blocker = this.#options.startBlocker?.(entry.config);
-      entry.state = blocker ? { kind: 'blocked', message: blocker } : IDLE;
+      entry.state = blocker ? { kind: BLOCKED, message: blocker } : IDLE;
     }
     for (const e of errors) if (!before.includes(e.message)) this.#log.error(e.message);
     this.#onDidChange.fire(undefined);
@@ -347,7 +351,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
 
   /** Closes a server's connection for its new configuration; true if it was up (to connect again). */
   #reconfigure(entry: Entry, config: ServerConfig, print: string): boolean {
-    const wasUp = entry.state.kind === 'connected' || entry.state.kind === 'connecting';
+    const wasUp = entry.state.kind === CONNECTED || entry.state.kind === CONNECTING;
     this.#teardown(entry, 'its configuration changed');
     entry.pending = undefined;
     this.#forget(entry);
@@ -496,7 +500,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     }
     const blocker = this.#options.startBlocker?.(entry.config);
     if (blocker) {
-      this.#setState(entry, { kind: 'blocked', message: blocker });
+      this.#setState(entry, { kind: BLOCKED, message: blocker });
       return Promise.reject(new Error(blocker));
     }
     const generation = ++entry.generation;
@@ -617,7 +621,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
   async #connect(entry: Entry, generation: number, quiet: boolean): Promise<McpSession> {
     const { config } = entry;
     let log = prefixed(this.#log, config.label);
-    this.#setState(entry, { kind: 'connecting' });
+    this.#setState(entry, { kind: CONNECTING });
     let started = false;
     const secrets: string[] = [];
     const given: InputDef[] = []; // inputs that got a value (asked or saved)
@@ -709,7 +713,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
         this.#settle(entry);
       });
       entry.dismissed = undefined;
-      this.#setState(entry, { kind: 'connected' });
+      this.#setState(entry, { kind: CONNECTED });
       return session;
     } catch (err) {
       if (err instanceof NeedsInputError) {

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ConfigError } from '../../core/config/types';
 import { sourcePlace } from '../../core/config/types';
 import type { ServerManager, ServerSnapshot } from '../../core/servers/serverManager';
-import { restarts } from '../../core/servers/serverManager';
+import { BLOCKED, CONNECTED, CONNECTING, restarts } from '../../core/servers/serverManager';
 import type { TaskEngine, Unreachable } from '../../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../../core/host/taskHost';
 import { STATUS_PRESENTATION, describeHosted, describeTask, formatAge, localTime, newestFirst, runTitles, taskTitle, ttlRow } from '../../core/tasks/presentation';
@@ -52,13 +52,13 @@ const describeState = (s: ServerSnapshot, row?: boolean, down?: Unreachable): st
     case 'idle':
       // Disconnected by the user, it stays so until the user connects it: not one never started.
       return s.heldByUser ? 'disconnected' : 'not connected';
-    case 'connecting':
+    case CONNECTING:
       return 'connecting…';
-    case 'connected':
+    case CONNECTED:
       return down ? `unreachable · retrying${row ? '' : ` (since ${new Date(down.since).toLocaleString()}: ${down.why})`}` : s.tasks ? `connected · tasks: ${s.tasks}` : 'connected · no task support';
     case 'error':
       return (row ? '' : 'error: ') + (s.state.message ?? 'unknown');
-    case 'blocked':
+    case BLOCKED:
       return `not started: ${s.state.message ?? ''}`;
   }
 };
@@ -255,7 +255,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     const down = this.#engine.unreachable(s.id);
     item.description = describeServer(s, true, down) + held;
     item.iconPath = asThemeIcon(SERVER_STATE_ICON[s.state.kind]);
-    const up = s.state.kind === 'connected' || s.state.kind === 'connecting';
+    const up = s.state.kind === CONNECTED || s.state.kind === CONNECTING;
     // Restart, not connected, is Connect (a failed server too: Connect tries at once), unless a
     // new configuration waits for its tasks: Restart applies it now (its tooltip says so).
     item.contextValue = ['server', up ? 'disconnectable' : 'connectable', up || s.newConfigWaitsFor ? 'restartable' : ''].filter(Boolean).join(' ');
