@@ -31,6 +31,7 @@ import { registerLmTools } from './vscode/lmTools';
 import { InputPrompter } from './vscode/inputs';
 import { executeCommand, registerCommand } from './vscode/editorCommands';
 import { ELICITATION_CREATE } from './core/protocol/schemas';
+import { fromEntries } from './core/util/json';
 
 /** What `activate` returns: the public API (api/mcp-tasks.d.ts), and `testing` for our tests. */
 export interface McpTasksApi extends PublicApi {
@@ -123,7 +124,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
     resolveContext: () => ({
       userHome: os.homedir(),
       env: process.env,
-      folders: Object.fromEntries(folders().map((f) => [f.name, f.uri.fsPath])),
+      folders: fromEntries(folders().map((f) => [f.name, f.uri.fsPath])),
       folderPaths: folders().map((f) => f.uri.fsPath),
       readFile: async (p) => new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(p))),
     }),

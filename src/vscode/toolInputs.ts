@@ -10,7 +10,7 @@ import { planElicitation } from '../core/elicitation/plan';
 import type { Tool } from '../core/protocol/schemas';
 import { formatAge } from '../core/tasks/presentation';
 import { errorMessage } from '../core/util/abort';
-import { entriesOf, isObject, isObjectLike, keysOf, round, stringify } from '../core/util/json';
+import { entriesOf, fromJson, isObject, isObjectLike, keysOf, round, stringify } from '../core/util/json';
 import { setting } from './configuration';
 import { NEVER } from './cancellation';
 import type { QuickInputPrompter } from './elicitation/quickInputPrompter';
@@ -162,7 +162,7 @@ const askJson = async (tool: Tool, title: string, ui: QuickInputPrompter, start:
     signal: NEVER,
     validate: (v) => {
       try {
-        const parsed: unknown = JSON.parse(v);
+        const parsed: unknown = fromJson(v);
         return isObject(parsed) ? undefined : vscode.l10n.t('Enter a JSON object, e.g. {"name": "value"}');
       } catch (err) {
         return vscode.l10n.t('Not valid JSON: {0}', errorMessage(err));
@@ -170,7 +170,7 @@ const askJson = async (tool: Tool, title: string, ui: QuickInputPrompter, start:
     },
   });
   if ('nav' in a) return a.nav === 'back' ? BACK : undefined;
-  return JSON.parse(a.value) as Record<string, unknown>;
+  return fromJson(a.value) as Record<string, unknown>;
 };
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

@@ -1,7 +1,7 @@
 // Inputs of the language-model tools. The editor does not check a tool's input against its
 // declared schema, and a model may send anything: each input is read here, and a mistake is
 // reported in words a model can act on.
-import { isFiniteNumber, isNumber, isObject, isString, keysOf, minOf } from '../util/json';
+import { fromJson, isFiniteNumber, isNumber, isObject, isString, keysOf, minOf } from '../util/json';
 
 /** The longest a tool call may wait for a task to end, in seconds. */
 export const MAX_WAIT_SECONDS = 120;
@@ -74,7 +74,7 @@ const read = (tool: string, input: unknown, spec: Record<string, Kind>): Record<
 
 const parseJson = (s: string): unknown => {
   try {
-    return JSON.parse(s);
+    return fromJson(s);
   } catch {
     return s;
   }

@@ -16,7 +16,7 @@ import { DIRECT, TASK, taskKey } from '../tasks/types';
 import { anySignal, errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import type { Logger } from '../util/log';
-import { maxOf, minOf, round, safeStringify, stringify } from '../util/json';
+import { fromJson, maxOf, minOf, round, safeStringify, stringify } from '../util/json';
 
 export type TaskSupportValue = 'forbidden' | 'optional' | 'required';
 
@@ -318,4 +318,4 @@ const unique = <T>(items: T[]): T | undefined => (items.length === 1 ? items[0] 
  * A deep copy without undefined members: what leaves this module is plain data of its own. A
  * result nested too deeply to copy (or stringify again) has its deepest parts replaced (safeStringify).
  */
-const copy = <T>(value: T): T => JSON.parse(safeStringify(value)) as T;
+const copy = <T>(value: T): T => fromJson(safeStringify(value)) as T;

@@ -1,4 +1,4 @@
-import { stringify } from '../util/json';
+import { fromJson, stringify } from '../util/json';
 /**
  * A small JSONC reader for `.vscode/mcp.json`: JSON plus comments and trailing commas, as VS Code
  * reads that file. It stops at the first syntax error (the file is then not used at all) and
@@ -124,7 +124,7 @@ export const parseJsonc = (text: string): JsoncDocument => {
     const m = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 400));
     if (m && !/[\w.]/.test(text[i + m[0].length] ?? '')) {
       i += m[0].length;
-      return JSON.parse(m[0]) as unknown;
+      return fromJson(m[0]) as unknown;
     }
     if (c === undefined || c === '}' || c === ']' || c === ',') return fail('a value is expected');
     return fail(/[-\d]/.test(c) ? 'invalid number' : 'unexpected character');

@@ -3,7 +3,7 @@ import { errorMessage } from '../util/abort';
 import { parseDotenv } from './dotenv';
 import type { InputDef, ResolvedServer, ServerConfig } from './types';
 import { checkUrl, findVariables, formatPath, stringFields, substituteVariables } from './variables';
-import { entriesOf, isString, keysOf } from '../util/json';
+import { entriesOf, fromEntries, isString, keysOf } from '../util/json';
 import { STDIO, WORKSPACE_FOLDER } from './types';
 
 /** What variable resolution may look at. Every effect comes in through here, so tests stay pure. */
@@ -106,7 +106,7 @@ export const resolveServer = async (config: ServerConfig, ctx: ResolveContext): 
           return v.text;
       }
     });
-  const subMap = <T extends string | null>(m: Record<string, T>) => Object.fromEntries(entriesOf(m).map(([k, v]) => [k, v === null ? v : sub(v)])) as Record<string, T>;
+  const subMap = <T extends string | null>(m: Record<string, T>) => fromEntries(entriesOf(m).map(([k, v]) => [k, v === null ? v : sub(v)])) as Record<string, T>;
 
   const { id, name, label, source } = config;
   if (config.type !== STDIO) {

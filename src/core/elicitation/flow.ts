@@ -1,5 +1,6 @@
 import type { FieldStep, FieldValue, FormPlan } from './plan';
 import { checkValue, validateContent } from './validate';
+import { fromEntries } from '../util/json';
 
 /** The answer sent back for `elicitation/create` (spec `ElicitResult`). */
 export type ElicitResult =
@@ -48,7 +49,7 @@ export const answerOf = (state: FlowState, key: string): FieldValue | undefined 
 
 /** The content accepting now would send: the answers, skipped fields left out. */
 export const contentOf = (plan: FormPlan, state: FlowState): Record<string, FieldValue> => {
-  return Object.fromEntries(
+  return fromEntries(
     plan.steps.flatMap((s) => {
       const v = answerOf(state, s.key);
       return v === undefined ? [] : [[s.key, v]];

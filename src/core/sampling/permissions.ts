@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { Event } from '../util/event';
 import { DisposableBase, Emitter } from '../util/event';
-import { entriesOf } from '../util/json';
+import { entriesOf, fromEntries } from '../util/json';
 
 /** Whether a server's sampling requests need the user's answer each time. */
 export type SamplingPermission = 'ask' | 'always';
@@ -67,6 +67,6 @@ export class SamplingPermissions extends DisposableBase {
   }
 
   toJSON(): PersistedSamplingPermissions {
-    return { version: 1, always: Object.fromEntries(this.#always) };
+    return { version: 1, always: fromEntries(this.#always) };
   }
 }

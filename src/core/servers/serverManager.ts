@@ -24,7 +24,7 @@ import { HeldByUserError } from '../tasks/engine';
 import type { SavedSession } from '../state/taskStore';
 import type { SavedHttpSession } from '../transports/factory';
 import type { LiveWork } from '../tasks/types';
-import { isString, minOf, stringify } from '../util/json';
+import { fromJson, isString, minOf, stringify } from '../util/json';
 import { noop } from '../util/promise';
 
 /** Why a restart closed the connection: the lost tasks and ended calls say so. */
@@ -233,7 +233,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     for (const s of sessions) {
       this.#saved.set(s.serverId, s);
       try {
-        if (s.kept) this.#kept.set(s.serverId, { ...EndpointSchema.parse(JSON.parse((await this.#options.secrets?.get(KEPT + s.kept)) ?? '')), kept: s.kept });
+        if (s.kept) this.#kept.set(s.serverId, { ...EndpointSchema.parse(fromJson((await this.#options.secrets?.get(KEPT + s.kept)) ?? '')), kept: s.kept });
       } catch {
         // None (forgotten, or no secret storage) or damaged: its tasks are looked for at the new endpoint.
       }

@@ -11,7 +11,7 @@ import { errorMessage, sleep } from '../util/abort';
 import type { Disposable } from '../util/event';
 import { DisposableStore } from '../util/event';
 import type { Logger } from '../util/log';
-import { isArray, isNumber, isObjectLike, isString, parseDate, safeStringify, stringify, TOO_DEEP } from '../util/json';
+import { fromJson, isArray, isNumber, isObjectLike, isString, parseDate, safeStringify, stringify, TOO_DEEP } from '../util/json';
 import { DIRECT, TASK } from '../tasks/types';
 import { noop } from '../util/promise';
 
@@ -281,7 +281,7 @@ export class TaskStore implements Disposable {
   async loadOutcome(key: string): Promise<TaskOutcome | undefined> {
     let data: unknown;
     try {
-      data = JSON.parse(await fs.promises.readFile(this.#outcomePath(key), 'utf8'));
+      data = fromJson(await fs.promises.readFile(this.#outcomePath(key), 'utf8'));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.#log.warn(`Could not read a stored result (${errorMessage(err)})`);
       return undefined;
@@ -526,7 +526,7 @@ const isStoredTask = (entry: unknown): entry is IndexFile['tasks'][number] => {
 /** The index in a file's text, if it is one. */
 const parseIndex = (text: string): IndexFile | undefined => {
   try {
-    const data = JSON.parse(text) as IndexFile | null;
+    const data = fromJson(text) as IndexFile | null;
     return data?.version === 1 && isArray(data.tasks) ? data : undefined;
   } catch {
     return undefined;

@@ -1,5 +1,5 @@
 import type { Transport, TransportCloseInfo } from './transport';
-import { stringify } from '../util/json';
+import { fromJson, stringify } from '../util/json';
 
 /**
  * Two transports wired to each other in the same process, for tests: what one sends, the other
@@ -28,7 +28,7 @@ export class InMemoryTransport implements Transport {
   async send(message: object): Promise<void> {
     if (this.#closed || !this.#peer) throw new Error('in-memory transport is closed');
     // A JSON round trip, so neither side shares objects with the other.
-    const copy: unknown = JSON.parse(stringify(message));
+    const copy: unknown = fromJson(stringify(message));
     const peer = this.#peer;
     queueMicrotask(() => peer.onmessage?.(copy));
   }

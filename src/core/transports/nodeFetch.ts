@@ -4,7 +4,7 @@ import { pipeline, Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
-import { entriesOf, isArray, stringify } from '../util/json';
+import { entriesOf, fromEntries, isArray, stringify } from '../util/json';
 import { noop } from '../util/promise';
 
 /** What `nodeFetch` takes of `fetch`'s options (so `fetch` itself can stand in for it in tests). */
@@ -31,7 +31,7 @@ export const STREAM_HEADERS_TIMEOUT_MS = 300_000;
 
 /** Traces a request of an HTTP transport: its method, url and headers (those that may carry secrets redacted). */
 export const traceRequest = (log: Logger, method: string, url: string, headers: Headers): void => {
-  if (log.traceEnabled !== false) log.trace(`${method} ${url} ${stringify(redactHeaders(Object.fromEntries(headers.entries())))}`);
+  if (log.traceEnabled !== false) log.trace(`${method} ${url} ${stringify(redactHeaders(fromEntries(headers.entries())))}`);
 };
 
 /** Traces the answer to a request of an HTTP transport: its status and content type. */

@@ -10,7 +10,7 @@ import type { Logger } from '../util/log';
 import { errorMessage } from '../util/abort';
 import type { Transport } from './transport';
 import { messagesIn, TransportHttpError, TransportParseError } from './transport';
-import { entriesOf, isString } from '../util/json';
+import { entriesOf, fromJson, isString } from '../util/json';
 import { noop } from '../util/promise';
 
 /**
@@ -125,7 +125,7 @@ export const readBodyText = async (body: FetchBody, max = MAX_MESSAGE_CHARS): Pr
  */
 export const parseEventData = (data: string, serverName: string): unknown[] | TransportParseError => {
   try {
-    const value: unknown = JSON.parse(data);
+    const value: unknown = fromJson(data);
     return messagesIn(value);
   } catch (err) {
     return new TransportParseError(`Server "${serverName}" sent an event that is not JSON (${(err as Error).message})`, data);

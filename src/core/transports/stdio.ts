@@ -7,7 +7,7 @@ import { LineBuffer, serializeLine } from './lineBuffer';
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, messagesIn, TransportParseError } from './transport';
 import { windowsSpawn } from './windowsSpawn';
-import { entriesOf, keysOf } from '../util/json';
+import { entriesOf, fromJson, keysOf } from '../util/json';
 
 export interface StdioOptions {
   command: string;
@@ -244,7 +244,7 @@ export class StdioTransport implements Transport {
     let value: unknown;
     try {
       // A byte order mark (what .NET writes first when told to write UTF-8): RFC 8259 lets a parser ignore it.
-      value = JSON.parse(line.charCodeAt(0) === 0xfeff ? line.slice(1) : line);
+      value = fromJson(line.charCodeAt(0) === 0xfeff ? line.slice(1) : line);
     } catch (err) {
       this.onerror?.(new TransportParseError(`invalid JSON on stdout (${(err as Error).message})`, line));
       return;

@@ -9,7 +9,7 @@ import type { Transport, TransportCloseInfo } from './transport';
 import { authChallengeHint } from './authChallenge';
 import { CHECK_URL, readBodySnippet, unreachableHint, webPageAnswer } from './sseStream';
 import { CLOSED_BY_CLIENT, messagesIn, TransportHttpError, TransportParseError } from './transport';
-import { isArray, isString, stringify } from '../util/json';
+import { fromJson, isArray, isString, stringify } from '../util/json';
 import { noop } from '../util/promise';
 
 export interface WebSocketTransportOptions {
@@ -217,7 +217,7 @@ export class WebSocketTransport implements Transport {
     const text = buf.toString('utf8');
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = fromJson(text);
     } catch (err) {
       this.#fail(new TransportParseError(`Frame is not JSON: ${errorMessage(err)}`, text));
       return;

@@ -4,6 +4,10 @@ export const { stringify } = JSON;
 export const { isArray } = Array;
 /** Object.entries and Object.keys, bound once likewise (33 uses). */
 export const { entries: entriesOf, keys: keysOf } = Object;
+/** Object.fromEntries, bound once likewise (5 uses). */
+export const { fromEntries } = Object;
+/** JSON.parse, bound once likewise (15 uses): the value a JSON text holds; throws a SyntaxError for what is not JSON. */
+export const { parse: fromJson } = JSON;
 /** Math.min and Math.max, bound once likewise (47 uses). */
 export const { min: minOf, max: maxOf } = Math;
 /** Math.round and Math.floor, bound once likewise (14 uses). */
