@@ -14,6 +14,7 @@ import { entriesOf, fromJson, isObject, isObjectLike, keysOf, round, stringify }
 import { setting } from './configuration';
 import { NEVER } from './cancellation';
 import type { QuickInputPrompter } from './elicitation/quickInputPrompter';
+import { ACCEPT, CANCEL } from '../core/elicitation/flow';
 
 /** Top-level keywords that constrain the object beyond its listed properties: a form would hide them. */
 const UNUSUAL = ['anyOf', 'oneOf', 'allOf', 'not', 'if', '$ref', 'patternProperties', 'dependentRequired', 'dependentSchemas', 'dependencies', 'propertyNames', 'minProperties', 'maxProperties'];
@@ -62,20 +63,20 @@ class ToolFormPrompter implements FormPrompter {
     const a = await ask({ ...o, ...ONE_COUNTER, canDecline: false, canGoBack: o.canGoBack || first });
     if (first && 'nav' in a && a.nav === 'back') {
       this.back = true;
-      return { nav: 'cancel' };
+      return { nav: CANCEL };
     }
     return a;
   }
 
   async pick<T>(items: readonly PickItem<T>[], o: PickOptions<T>): Promise<Answer<T[]>> {
     const event = (v: unknown) => (isObjectLike(v) && 'type' in v ? (v as FlowEvent).type : undefined);
-    if (!items.some((i) => event(i.value) === 'accept')) return this.#leaving(o, (p) => this.#inner.pick(items, { ...o, ...p }));
+    if (!items.some((i) => event(i.value) === ACCEPT)) return this.#leaving(o, (p) => this.#inner.pick(items, { ...o, ...p }));
     const review: Array<PickItem<T | typeof AS_JSON>> = [];
     let cancel: PickItem<T> | undefined;
     for (const i of items) {
       const type = event(i.value);
-      if (type === 'accept') review.push({ ...i, icon: 'play', label: vscode.l10n.t('Run {0}', this.#toolName), description: vscode.l10n.t('with these arguments') });
-      else if (type === 'cancel') cancel = { ...i, label: vscode.l10n.t('Cancel'), description: vscode.l10n.t('run nothing') };
+      if (type === ACCEPT) review.push({ ...i, icon: 'play', label: vscode.l10n.t('Run {0}', this.#toolName), description: vscode.l10n.t('with these arguments') });
+      else if (type === CANCEL) cancel = { ...i, label: vscode.l10n.t('Cancel'), description: vscode.l10n.t('run nothing') };
       else if (type === 'edit') review.push(i);
     }
     review.splice(1, 0, { icon: 'json', label: vscode.l10n.t('Edit as JSON…'), description: vscode.l10n.t('change the arguments as a JSON object'), value: AS_JSON });
@@ -85,7 +86,7 @@ class ToolFormPrompter implements FormPrompter {
     if ('nav' in a || a.value[0] !== AS_JSON) return a as Answer<T[]>;
     // Accept ends the form with its content, which the JSON box then starts from.
     this.asJson = true;
-    return { value: items.filter((i) => event(i.value) === 'accept').map((i) => i.value) };
+    return { value: items.filter((i) => event(i.value) === ACCEPT).map((i) => i.value) };
   }
 
   input(o: InputOptions): Promise<Answer<string>> {
@@ -130,7 +131,7 @@ export const askArguments = async (tool: Tool, title: string, ui: QuickInputProm
       const prompter = new ToolFormPrompter(tool.name, ui);
       const result = await runForm(plan, prompter, { title, signal: NEVER }, before?.value as Record<string, FieldValue> | undefined);
       if (prompter.back) return BACK;
-      if (result.action !== 'accept') return undefined;
+      if (result.action !== ACCEPT) return undefined;
       return prompter.asJson ? json(result.content ?? {}) : { value: result.content ?? {}, json: false };
     }
     if (!plan.ok) why = plan.error.message.replace(/^Invalid elicitation request: /, '');

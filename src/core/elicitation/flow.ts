@@ -2,6 +2,11 @@ import type { FieldStep, FieldValue, FormPlan } from './plan';
 import { checkValue, validateContent } from './validate';
 import { fromEntries } from '../util/json';
 
+/** The user's three answers to a question (the actions sent, the dialog's choices and ways out): one string each in the bundle. */
+export const ACCEPT = 'accept';
+export const DECLINE = 'decline';
+export const CANCEL = 'cancel';
+
 /** The answer sent back for `elicitation/create` (spec `ElicitResult`). */
 export type ElicitResult =
   | { action: 'accept'; content?: Record<string, FieldValue> }
@@ -68,10 +73,10 @@ export const nextState = (plan: FormPlan, state: FlowState, event: FlowEvent): F
   if (state.result) return state;
   const review = plan.steps.length;
   switch (event.type) {
-    case 'cancel':
-      return { ...state, result: { action: 'cancel' } };
-    case 'decline':
-      return { ...state, result: { action: 'decline' } };
+    case CANCEL:
+      return { ...state, result: { action: CANCEL } };
+    case DECLINE:
+      return { ...state, result: { action: DECLINE } };
     case 'back':
       // Back while changing one answer from the review step returns there, the answer as it was.
       if (state.editing) return { ...state, index: review, editing: false };
@@ -87,10 +92,10 @@ export const nextState = (plan: FormPlan, state: FlowState, event: FlowEvent): F
       const answers = { ...state.answers, [step.key]: event.value };
       return { ...state, answers, index: state.editing ? review : state.index + 1, editing: false };
     }
-    case 'accept': {
+    case ACCEPT: {
       if (!isReview(plan, state)) return state;
       const content = contentOf(plan, state);
-      return validateContent(plan, content) === undefined ? { ...state, result: { action: 'accept', content } } : state;
+      return validateContent(plan, content) === undefined ? { ...state, result: { action: ACCEPT, content } } : state;
     }
   }
 };

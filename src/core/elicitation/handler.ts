@@ -11,7 +11,7 @@ import { prefixed, truncate } from '../util/log';
 import type { Turn } from '../util/turns';
 import { Turns } from '../util/turns';
 import type { ElicitResult, FlowEvent, FlowState } from './flow';
-import { answerOf, initialValue, isReview, nextState, startFlow } from './flow';
+import { ACCEPT, answerOf, CANCEL, DECLINE, initialValue, isReview, nextState, startFlow } from './flow';
 import type { FieldValue, FormPlan, UrlPlan } from './plan';
 import { planElicitation } from './plan';
 import { checkValue, countRule, formatValue, inputHint, validateContent, validateField } from './validate';
@@ -147,9 +147,9 @@ const askReview = async (plan: FormPlan, state: FlowState, p: FormPrompter, ui: 
   const n = plan.steps.length;
   const summary = plan.steps.map((s) => `${s.title}: ${formatValue(s, answerOf(state, s.key))}`).join(' · ');
   const items: Array<PickItem<FlowEvent>> = [
-    { icon: 'check', label: 'Accept', description: n ? 'send these answers' : 'answer yes', detail: summary || undefined, value: { type: 'accept' }, picked: true },
-    { icon: 'circle-slash', label: 'Decline', description: 'tell the server no', value: { type: 'decline' } },
-    { icon: 'close', label: 'Cancel', description: 'dismiss without answering', value: { type: 'cancel' } },
+    { icon: 'check', label: 'Accept', description: n ? 'send these answers' : 'answer yes', detail: summary || undefined, value: { type: ACCEPT }, picked: true },
+    { icon: 'circle-slash', label: 'Decline', description: 'tell the server no', value: { type: DECLINE } },
+    { icon: 'close', label: 'Cancel', description: 'dismiss without answering', value: { type: CANCEL } },
     ...plan.steps.map((s): PickItem<FlowEvent> => ({ icon: 'edit', label: `Change ${s.title}`, description: formatValue(s, answerOf(state, s.key)), value: { type: 'edit', key: s.key } })),
   ];
   // The question once: under the input, where the placeholder says what this step is for.
@@ -188,18 +188,18 @@ export const runUrl = async (plan: UrlPlan, p: FormPrompter, ui: DialogContext):
       const warn = plan.warnings.length ? `⚠ ${plan.warnings.join('; ')}` : 'in your browser';
       const items: Array<PickItem<'open' | 'show' | 'decline'>> = [
         { icon: 'link-external', label: `Open ${plan.domain}`, description: warn, detail: plan.url, value: 'open' },
-        { icon: 'circle-slash', label: 'Decline', description: 'do not open it', value: 'decline' },
+        { icon: 'circle-slash', label: 'Decline', description: 'do not open it', value: DECLINE },
       ];
       // A long URL is cut in the list: it must be readable in full before consent.
       if (plan.url.length > 80) items.splice(1, 0, { icon: 'eye', label: 'Show the full URL', value: 'show' });
       const a = await p.pick(items, { title: ui.title, placeholder: `${plan.message} (${plan.domain})`, signal: ui.signal });
-      if ('nav' in a) return { action: a.nav === 'decline' ? 'decline' : 'cancel' };
-      if (a.value[0] === 'decline') return { action: 'decline' };
+      if ('nav' in a) return { action: a.nav === DECLINE ? DECLINE : CANCEL };
+      if (a.value[0] === DECLINE) return { action: DECLINE };
       if (a.value[0] === 'show') {
         await p.input({ title: ui.title, prompt: `The full URL, on ${plan.domain} (not opened yet). Enter goes back.`, value: plan.url, validate: noop, signal: ui.signal });
         continue;
       }
-      if (a.value[0] === 'open') return (await p.openExternal(plan.url)) ? { action: 'accept' } : { action: 'cancel' };
+      if (a.value[0] === 'open') return (await p.openExternal(plan.url)) ? { action: ACCEPT } : { action: CANCEL };
     }
   } finally {
     p.close();
@@ -266,18 +266,18 @@ export const createElicitationHandler = (options: ElicitationHandlerOptions): El
         const p = typeof prompter === 'function' ? prompter(turn) : prompter;
         return plan.mode === 'form' ? runForm(plan, p, { title, signal }) : runUrl(plan, p, { title, signal });
       }, signal, requestAbout(ctx));
-      if (plan.mode === 'form' && result.action === 'accept') {
+      if (plan.mode === 'form' && result.action === ACCEPT) {
         const problem = validateContent(plan, result.content ?? {});
         if (problem) {
           log.error(`Did not send answers that break the requested schema: ${problem}`);
           throw new RpcError(ErrorCode.InternalError, `The client produced invalid content: ${problem}`);
         }
       }
-      if (key && result.action === 'accept') {
+      if (key && result.action === ACCEPT) {
         accepted.add(key);
         if (accepted.size > 100) accepted.delete(accepted.values().next().value!);
       }
-      const fields = result.action === 'accept' && result.content ? ` (fields: ${keysOf(result.content).join(', ') || 'none'})` : '';
+      const fields = result.action === ACCEPT && result.content ? ` (fields: ${keysOf(result.content).join(', ') || 'none'})` : '';
       log.info(`Answered ${title}: ${result.action}${fields}`);
       return result;
     } catch (err) {
@@ -285,7 +285,7 @@ export const createElicitationHandler = (options: ElicitationHandlerOptions): El
         // The server says the interaction finished elsewhere: no consent was given here, so
         // the honest answer is that the prompt was dismissed.
         log.info(`Closed the prompt of elicitation ${key!.split('\n')[1]}: the server reports it complete`);
-        return { action: 'cancel' };
+        return { action: CANCEL };
       }
       const why = errorMessage(ctx.signal.reason);
       // A hosted task's reasons come from the task host and say who ended it.

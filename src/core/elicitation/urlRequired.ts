@@ -6,6 +6,7 @@ import type { UrlPlan } from './plan';
 import { planElicitation } from './plan';
 import type { TaskSnapshot } from '../tasks/types';
 import { SERVER_LIST } from '../tasks/types';
+import { ACCEPT } from './flow';
 
 /** At most this many URLs of one error are offered: a server cannot put up dozens of dialogs. */
 export const MAX_REQUIRED_URLS = 5;
@@ -48,7 +49,7 @@ export const urlsRequired = (error: unknown): UrlsRequired | undefined => {
 export const completeInBrowser = async (plans: readonly UrlPlan[], p: FormPrompter, ui: DialogContext): Promise<boolean> => {
   for (const [i, plan] of plans.entries()) {
     const title = plans.length > 1 ? `${ui.title} (${i + 1}/${plans.length})` : ui.title;
-    if ((await runUrl(plan, p, { title, signal: ui.signal })).action !== 'accept') return false;
+    if ((await runUrl(plan, p, { title, signal: ui.signal })).action !== ACCEPT) return false;
   }
   const a = await p.pick(
     [

@@ -5,6 +5,7 @@ import type { Turn } from '../../core/util/turns';
 import type { HiddenDialogs } from '../hiddenDialogs';
 import { inputPrompts } from '../inputs';
 import { noop } from '../../core/util/promise';
+import { CANCEL, DECLINE } from '../../core/elicitation/flow';
 
 type Item<T> = vscode.QuickPickItem & { value: T };
 /**
@@ -164,13 +165,13 @@ export class QuickInputPrompter implements FormPrompter {
         listeners.forEach((l) => l.dispose());
         this.close();
       });
-      const nav = (b: vscode.QuickInputButton): Nav => (b === vscode.QuickInputButtons.Back ? 'back' : b === this.#cancelButton ? 'cancel' : 'decline');
+      const nav = (b: vscode.QuickInputButton): Nav => (b === vscode.QuickInputButtons.Back ? 'back' : b === this.#cancelButton ? CANCEL : DECLINE);
       listeners.push(
         { dispose: withdrawn },
         input.onDidTriggerButton((b) => resolve({ nav: nav(b) })),
         // The step after this one disposes it (its listeners are gone by then), so a hide here
         // is the user's or another quick input's, never ours.
-        input.onDidHide(() => (hidden ? hidden.add(input, this.#turn) : resolve({ nav: 'cancel' }))),
+        input.onDidHide(() => (hidden ? hidden.add(input, this.#turn) : resolve({ nav: CANCEL }))),
         { dispose: () => hidden?.delete(input) },
       );
       wire(resolve, listeners);
