@@ -30,7 +30,7 @@ import { createApi } from './vscode/api';
 import { registerLmTools } from './vscode/lmTools';
 import { InputPrompter } from './vscode/inputs';
 import { executeCommand, registerCommand } from './vscode/editorCommands';
-import { ELICITATION_CREATE } from './core/protocol/schemas';
+import { ELICITATION_CREATE, SAMPLING_CREATE } from './core/protocol/schemas';
 import { fromEntries } from './core/util/json';
 
 /** What `activate` returns: the public API (api/mcp-tasks.d.ts), and `testing` for our tests. */
@@ -152,7 +152,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
     logger,
     handlers: {
       elicitation: { handle: host.wrap(ELICITATION_CREATE, elicitation), url: true },
-      sampling: { handle: host.wrap('sampling/createMessage', sampling.handle) },
+      sampling: { handle: host.wrap(SAMPLING_CREATE, sampling.handle) },
     },
     sessions: servers,
     defaultTtlMs: () => {

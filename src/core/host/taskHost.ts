@@ -4,7 +4,7 @@ import type { IncomingRequestContext } from '../jsonrpc/connection';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
 import type { Task, TaskStatus } from '../protocol/schemas';
-import { CANCELLED, COMPLETED, ELICITATION_CREATE, FAILED, RELATED_TASK_META, WORKING } from '../protocol/schemas';
+import { CANCELLED, COMPLETED, ELICITATION_CREATE, FAILED, RELATED_TASK_META, SAMPLING_CREATE, WORKING } from '../protocol/schemas';
 import type { McpSession } from '../protocol/session';
 import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine';
 import { canTransition, isServerTerminal, isTerminal } from '../tasks/status';
@@ -203,7 +203,7 @@ export class TaskHost {
     if (this.#methods.size === 0) return {};
     const requests: Record<string, unknown> = {};
     if (this.#methods.has(ELICITATION_CREATE)) requests.elicitation = { create: {} };
-    if (this.#methods.has('sampling/createMessage')) requests.sampling = { createMessage: {} };
+    if (this.#methods.has(SAMPLING_CREATE)) requests.sampling = { createMessage: {} };
     return { tasks: { list: {}, cancel: {}, requests } };
   }
 

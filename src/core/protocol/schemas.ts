@@ -77,6 +77,8 @@ export const ListToolsResultSchema = z.looseObject({
 
 /** The method of a server's question to the user: one string in the bundle for its 7 uses. */
 export const ELICITATION_CREATE = 'elicitation/create';
+/** The method of a server's sampling request, likewise. */
+export const SAMPLING_CREATE = 'sampling/createMessage';
 /** The status of a task that waits for its requestor (T-REQ-3): one string in the bundle, not one at each of its 22 uses. */
 export const INPUT_REQUIRED = 'input_required';
 /** The other statuses of a task (T-LIFE), likewise one string each in the bundle. */

@@ -4,7 +4,7 @@ import { InvalidResultError } from '../jsonrpc/connection';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, detailOf, isPeerError, reasonOf } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
 import type { CreateTaskResult, Task, TaskStatus } from '../protocol/schemas';
-import { CallToolResultSchema, CANCELLED, COMPLETED, CreateTaskResultSchema, declared, ELICITATION_CREATE, FAILED, INPUT_REQUIRED, ListTasksResultSchema, MODEL_IMMEDIATE_RESPONSE_META, RELATED_TASK_META, TaskSchema, WORKING } from '../protocol/schemas';
+import { CallToolResultSchema, CANCELLED, COMPLETED, CreateTaskResultSchema, declared, ELICITATION_CREATE, FAILED, INPUT_REQUIRED, ListTasksResultSchema, MODEL_IMMEDIATE_RESPONSE_META, RELATED_TASK_META, SAMPLING_CREATE, TaskSchema, WORKING } from '../protocol/schemas';
 import type { McpSession } from '../protocol/session';
 import { pageThrough } from '../protocol/paging';
 import type { TransportCloseInfo } from '../transports/transport';
@@ -442,7 +442,7 @@ export class TaskEngine extends DisposableBase {
     };
     const h = this.#options.handlers;
     if (h?.elicitation) store.add(session.onRequest(ELICITATION_CREATE, route(h.elicitation.handle)));
-    if (h?.sampling) store.add(session.onRequest('sampling/createMessage', route(h.sampling.handle)));
+    if (h?.sampling) store.add(session.onRequest(SAMPLING_CREATE, route(h.sampling.handle)));
     store.add(session.onClose((info) => this.#sessionClosed(serverId, session, info)));
     // Results that could not be fetched before, and questions that could not be asked for: now that the server is back.
     for (const key of this.#refetchDelay.keys()) if (this.#recs.get(key)?.snap.serverId === serverId) this.#refetch.schedule(key, this.#now());
@@ -499,7 +499,7 @@ export class TaskEngine extends DisposableBase {
    */
   #notSent(serverId: string, u: UndeliveredAnswer): void {
     const { method, params, reason, resend } = u;
-    if ((method !== ELICITATION_CREATE && method !== 'sampling/createMessage') || params?.task !== undefined) return;
+    if ((method !== ELICITATION_CREATE && method !== SAMPLING_CREATE) || params?.task !== undefined) return;
     const related = (params?._meta as Record<string, { taskId?: unknown } | undefined> | undefined)?.[RELATED_TASK_META]?.taskId;
     const rec = isString(related) ? this.#recs.get(taskKey(serverId, related)) : undefined;
     if (rec?.snap.status === INPUT_REQUIRED) this.#update(rec, { unsent: reason });
