@@ -126,6 +126,8 @@ export class JsonRpcConnection implements Disposable {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timerAt = Infinity;
   #idleQueued = false;
+  /** Holds not released yet (see `hold`). */
+  #holds = 0;
 
   /**
    * Fires once when the transport closes, with why. A listener added after the close is called
@@ -328,6 +330,8 @@ export class JsonRpcConnection implements Disposable {
 
   readonly #onDeadline = (): void => {
     this.#timer = undefined;
+    // Held: no request times out, and the last release sets every clock again.
+    if (this.#holds) return void (this.#timerAt = Infinity);
     // The timer fired for `timerAt`: that moment has come, even if the clock reads a hair less.
     const now = maxOf(performance.now(), this.#timerAt);
     this.#timerAt = Infinity;
@@ -340,6 +344,22 @@ export class JsonRpcConnection implements Disposable {
     }
     if (next < Infinity && !this.#closed) this.#arm(next, now);
   };
+
+  /**
+   * Stops the clock of every pending request until the function returned is called: while the
+   * user answers the peer's question, the peer cannot answer before the user does. Once no hold
+   * is left, each clock starts over.
+   */
+  hold(): () => void {
+    let held = ++this.#holds > 0;
+    return () => {
+      if (!held) return;
+      held = false;
+      if (--this.#holds) return;
+      const now = performance.now();
+      for (const p of this.#pending.values()) if (p.deadline < Infinity) this.#arm((p.deadline = now + p.timeoutMs), now);
+    };
+  }
 
   async notify(method: string, params?: Record<string, unknown>): Promise<void> {
     if (this.#closed) return;

@@ -411,31 +411,37 @@ export class TaskEngine extends DisposableBase {
     );
     // Not in the store: an answer lost as the connection closes is reported after the close.
     if (previous?.session !== session) session.connection.onUndelivered((u) => this.#notSent(serverId, u));
-    const ask = async (handler: ServerRequestHandler, params: Record<string, unknown> | undefined, signal: AbortSignal, relatedTaskId: string) => {
-      const task = this.find(serverId, relatedTaskId);
-      if (!task) return handler(params, { serverId, relatedTaskId, signal });
+    // A question of no task may be what a direct call of this server waits on (the transports
+    // cannot say which: see README): no request of the connection times out while it is open
+    // (see `hold`), and it is withdrawn once every direct call running when it came has ended.
+    const ask = async (handler: ServerRequestHandler, params: Record<string, unknown> | undefined, signal: AbortSignal, relatedTaskId?: string) => {
+      const task = relatedTaskId === undefined ? undefined : this.find(serverId, relatedTaskId);
+      if (relatedTaskId !== undefined && !task) return handler(params, { serverId, relatedTaskId, signal });
       // A question again: the task waits for the user again.
-      if (task.unsent) this.#update(this.#recs.get(task.key)!, { unsent: undefined });
+      if (task?.unsent) this.#update(this.#recs.get(task.key)!, { unsent: undefined });
       // A question about a task that ends (cancelled, failed...) is withdrawn: its dialog closes.
       // One about a task that ended already (a server that works on once cancelled) is never shown.
+      const calls = task ? [this.#recs.get(task.key)!] : [...this.#recs.values()].filter((r) => r.snap.serverId === serverId && r.direct?.signal.aborted === false);
       const ended = new AbortController();
-      const end = (t: TaskSnapshot) => isTerminal(t.status) && ended.abort(new TaskEndedError(t.status));
-      end(task);
-      const sub = this.onDidChange((t) => t.key === task.key && end(t));
+      const end = (t: TaskSnapshot) => calls.length > 0 && calls.every((r) => isTerminal(r.snap.status)) && ended.abort(new TaskEndedError(t.status));
+      if (task) end(task);
+      const sub = this.onDidChange(end);
+      const release = task ? Boolean : session.connection.hold();
       try {
         return await handler(params, { serverId, task, relatedTaskId, signal: anySignal([signal, ended.signal]) });
       } catch (err) {
         // An expected end, not the handler's failure: as an RpcError, it is answered without being logged as one.
         throw ended.signal.aborted ? ended.signal.reason : err;
       } finally {
+        release();
         sub.dispose();
       }
     };
     const route = (handler: ServerRequestHandler) => async (params: Record<string, unknown> | undefined, ctx: { signal: AbortSignal; meta?: Record<string, unknown> }) => {
       const related = ctx.meta?.[RELATED_TASK_META] as { taskId?: unknown } | undefined;
       const relatedTaskId = isString(related?.taskId) ? related.taskId : undefined;
-      if (relatedTaskId === undefined) return handler(params, { serverId, signal: ctx.signal });
       const result = await ask(handler, params, ctx.signal, relatedTaskId);
+      if (relatedTaskId === undefined) return result;
       // Spec: "all requests, notifications, and responses related to a task MUST include" its related-task _meta.
       const meta = isObjectLike(result._meta) ? result._meta : {};
       return { ...result, _meta: { ...meta, [RELATED_TASK_META]: { taskId: relatedTaskId } } };

@@ -548,6 +548,32 @@ describe('JsonRpcConnection', () => {
       await c.tickAsync(100);
       assert.equal(await second, 'Request y timed out after 1000 ms without an answer');
     });
+
+    it('no request times out while held (the user answers the peer\'s question); the last release starts every clock over', async () => {
+      const c = install();
+      const { conn, received } = setup({ defaultTimeoutMs: 1000 });
+      const a = settled(conn.request('a', undefined, Any));
+      await c.tickAsync(500);
+      const first = conn.hold();
+      const second = conn.hold();
+      const b = settled(conn.request('b', undefined, Any, { timeoutMs: 100 })); // sent while held
+      await c.tickAsync(10_000);
+      first();
+      first(); // once per hold: this one does not release the other
+      await c.tickAsync(10_000);
+      assert.equal(received.length, 2, 'nothing timed out, no cancel sent');
+      second();
+      await c.tickAsync(99);
+      assert.equal(received.length, 2);
+      await c.tickAsync(1);
+      assert.equal(await b, 'Request b timed out after 100 ms without an answer');
+      await c.tickAsync(899);
+      assert.equal(received.length, 3, 'a started over at the release: not due yet');
+      await c.tickAsync(1);
+      assert.equal(await a, 'Request a timed out after 1000 ms without an answer');
+      await c.tickAsync(0);
+      assert.equal(c.countTimers(), 0, 'no timer left');
+    });
   });
 
   it('listens once per signal, however many requests share it, and stops listening when they settle', async () => {

@@ -4,12 +4,14 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import FakeTimers from '@sinonjs/fake-timers';
 import { RpcError } from '../../../src/core/jsonrpc/errors';
 import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
 import { McpSession } from '../../../src/core/protocol/session';
 import { TaskStore } from '../../../src/core/state/taskStore';
 import { TaskEngine } from '../../../src/core/tasks/engine';
 import { InMemoryTransport } from '../../../src/core/transports/inMemory';
+import type { ServerRequestContext } from '../../../src/core/tasks/engine';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { taskKey } from '../../../src/core/tasks/types';
 import type { Harness, WireTask } from '../helpers/fakeTaskServer';
@@ -810,6 +812,63 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.equal(h.snap(snap.taskId).statusMessage, 'Cancelled by the user');
     await waitFor(() => h.server.notifications.some((n) => n.method === 'notifications/cancelled'), 'notifications/cancelled');
     assert.equal(h.server.notifications.find((n) => n.method === 'notifications/cancelled')!.params?.requestId, call.id);
+  });
+
+  describe('a direct call whose server asks the user a question (elicitation/create of no task)', () => {
+    const form = { mode: 'form', message: 'Fill in the form', requestedSchema: { type: 'object', properties: {} } };
+    let clock: ReturnType<typeof FakeTimers.install> | undefined;
+    afterEach(() => {
+      clock?.uninstall();
+      clock = undefined;
+    });
+    /** A harness whose server asks a question in each plain call and answers as `then` says; the questions wait in `asked`. */
+    const asking = async (then: (answer: Promise<unknown>) => unknown) => {
+      const asked: Array<{ ctx: ServerRequestContext; answer: (r: Record<string, unknown>) => void }> = [];
+      const ref: { h?: Harness } = {};
+      const h = (ref.h = await harness({
+        server: { plainCall: () => then(ref.h!.server.connection.requestRaw('elicitation/create', form, { timeoutMs: Infinity })) },
+        engine: {
+          requestTimeoutMs: 1000,
+          handlers: { elicitation: { handle: (_p, ctx) => new Promise((answer) => asked.push({ ctx, answer })) } },
+        },
+      }));
+      clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+      const snap = await h.engine.callTool('fake', 'forbidden-tool');
+      for (let i = 0; i < 100 && !asked.length; i++) await clock.tickAsync(0);
+      assert.equal(asked.length, 1, 'the question reached the handler');
+      return { h, c: clock, snap, asked };
+    };
+
+    it('does not time out while the question is open; its clock starts over when the user answers', async () => {
+      const { h, c, snap, asked } = await asking(async (answer) => {
+        await answer;
+        return new Promise(() => undefined); // then no answer: the call's own timeout
+      });
+      await c.tickAsync(30_000); // the user takes a while over the form
+      assert.equal(h.snap(snap.taskId).status, 'working', h.snap(snap.taskId).note);
+      asked[0].answer({ action: 'accept', content: {} });
+      await c.tickAsync(999);
+      assert.equal(h.snap(snap.taskId).status, 'working', 'a fresh request timeout from the answer');
+      await c.tickAsync(1);
+      assert.equal(h.snap(snap.taskId).status, 'failed');
+      assert.equal(h.snap(snap.taskId).note, 'Request tools/call timed out after 1000 ms without an answer');
+    });
+
+    for (const [how, status, then] of [
+      ['the server fails the call', 'failed', () => Promise.reject(new RpcError(-32000, 'gave up'))],
+      ['the user cancels the call', 'cancelled', () => new Promise(() => undefined)],
+    ] as const) {
+      it(`is withdrawn when the call ends: ${how}`, async () => {
+        const { h, c, snap, asked } = await asking(then);
+        c.uninstall(); // real time from here: no timeout is at stake
+        clock = undefined;
+        if (status === 'cancelled') await h.engine.cancel(snap.key);
+        await waitStatus(h, snap.taskId, status);
+        const { signal } = asked[0].ctx;
+        assert.equal(signal.aborted, true, 'the dialog closes');
+        assert.equal((signal.reason as Error).message, `the task ended (${status})`);
+      });
+    }
   });
 
   it('a connection that closes while tasks outlive it leaves them live (a reconnect re-attaches them); the polls it fails are told in one line, not one per task', async () => {
