@@ -158,6 +158,30 @@ suite('Cancel Task from the palette', () => {
     assert.match(JSON.stringify(r.outcome), /\[CANCELLED\]/, `the server polled its task and saw it cancelled: ${JSON.stringify(r)}`);
   });
 
+  test('a direct call whose server asks a question does not time out while its form is open; cancelling the call closes the question', async function () {
+    this.timeout(60_000);
+    const everything = api.getServers().find((s) => s.label === 'everything')!;
+    await settings().update('requestTimeoutSeconds', 1, vscode.ConfigurationTarget.Global);
+    try {
+      spy.skipShown();
+      // server-everything asks its 14-field form (a plain elicitation/create) inside the call.
+      const t = await api.runTool(everything.id, 'trigger-elicitation-request', {});
+      started.push(t.id);
+      const question = await spy.next('the first field of the question');
+      assert.match(question.text ?? '', /Please provide inputs for the following fields/);
+      let closed = false;
+      (question.box ?? question.pick)!.onDidHide(() => (closed = true));
+      // Longer than the request timeout: the call waits for the user, who the server waits for.
+      await new Promise((r) => setTimeout(r, 2500));
+      assert.equal(api.getTask(t.id)?.status, 'working', JSON.stringify(api.getTask(t.id)));
+      assert.equal(closed, false);
+      await api.cancelTask(t.id);
+      await waitFor(() => closed, 'the question to close with its call');
+    } finally {
+      await settings().update('requestTimeoutSeconds', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   test('Clear Finished Tasks counts and clears the ended row of a hosted question too, not only tool tasks', async function () {
     this.timeout(60_000);
     const testing = testingApi(await activateExtension());
