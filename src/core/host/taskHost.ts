@@ -376,6 +376,8 @@ export class TaskHost {
   /** Runs the handler in the background, with its own signal (the request was answered already). */
   #run(rec: Rec, handler: ServerRequestHandler, params: Record<string, unknown>, ctx: ServerRequestContext): void {
     const { task: _task, ...rest } = params;
+    // Its dialog open, the server may wait for it to answer a call: see `hold`.
+    const release = rec.session.connection.hold();
     void (async () => {
       let outcome: Outcome;
       try {
@@ -383,6 +385,7 @@ export class TaskHost {
       } catch (err) {
         outcome = { error: err instanceof RpcError ? new RpcError(err.code, err.message, err.data) : new RpcError(ErrorCode.InternalError, errorMessage(err)) };
       }
+      release();
       const state = this.#servers.get(rec.snap.serverId);
       if (state?.tasks.get(rec.snap.taskId) !== rec) return; // deleted meanwhile
       if (isServerTerminal(rec.snap.status)) {

@@ -11,7 +11,9 @@ import { McpSession } from '../../../src/core/protocol/session';
 import { TaskStore } from '../../../src/core/state/taskStore';
 import { TaskEngine } from '../../../src/core/tasks/engine';
 import { InMemoryTransport } from '../../../src/core/transports/inMemory';
-import type { ServerRequestContext } from '../../../src/core/tasks/engine';
+import type { ServerRequestContext, ServerRequestHandler } from '../../../src/core/tasks/engine';
+import { TaskHost } from '../../../src/core/host/taskHost';
+import { nullLogger } from '../../../src/core/util/log';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { taskKey } from '../../../src/core/tasks/types';
 import type { Harness, WireTask } from '../helpers/fakeTaskServer';
@@ -822,16 +824,17 @@ describe('TaskEngine: behaviour against a scripted server', () => {
       clock = undefined;
     });
     /** A harness whose server asks a question in each plain call and answers as `then` says; the questions wait in `asked`. */
-    const asking = async (then: (answer: Promise<unknown>) => unknown) => {
+    const asking = async (then: (answer: Promise<unknown>) => unknown, host?: TaskHost) => {
       const asked: Array<{ ctx: ServerRequestContext; answer: (r: Record<string, unknown>) => void }> = [];
       const ref: { h?: Harness } = {};
+      const handle: ServerRequestHandler = (_p, ctx) => new Promise((answer) => asked.push({ ctx, answer }));
+      // Hosted: asked as a task (task-augmented), answered at once with the task; its dialog stays open.
+      const params = host ? { ...form, task: {} } : form;
       const h = (ref.h = await harness({
-        server: { plainCall: () => then(ref.h!.server.connection.requestRaw('elicitation/create', form, { timeoutMs: Infinity })) },
-        engine: {
-          requestTimeoutMs: 1000,
-          handlers: { elicitation: { handle: (_p, ctx) => new Promise((answer) => asked.push({ ctx, answer })) } },
-        },
+        server: { plainCall: () => then(ref.h!.server.connection.requestRaw('elicitation/create', params, { timeoutMs: Infinity })) },
+        engine: { requestTimeoutMs: 1000, handlers: { elicitation: { handle: host ? host.wrap('elicitation/create', handle) : handle } } },
       }));
+      host?.attachSession('fake', h.session);
       clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
       const snap = await h.engine.callTool('fake', 'forbidden-tool');
       for (let i = 0; i < 100 && !asked.length; i++) await clock.tickAsync(0);
@@ -839,20 +842,27 @@ describe('TaskEngine: behaviour against a scripted server', () => {
       return { h, c: clock, snap, asked };
     };
 
-    it('does not time out while the question is open; its clock starts over when the user answers', async () => {
-      const { h, c, snap, asked } = await asking(async (answer) => {
-        await answer;
-        return new Promise(() => undefined); // then no answer: the call's own timeout
+    for (const hosted of [false, true]) {
+      it(`does not time out while the question${hosted ? ' (run as a task here)' : ''} is open; its clock starts over when the user answers`, async () => {
+        const host = hosted ? new TaskHost({ logger: nullLogger }) : undefined;
+        const { h, c, snap, asked } = await asking(async (answer) => {
+          await answer;
+          return new Promise(() => undefined); // then no answer: the call's own timeout
+        }, host);
+        try {
+          await c.tickAsync(30_000); // the user takes a while over the form
+          assert.equal(h.snap(snap.taskId).status, 'working', h.snap(snap.taskId).note);
+          asked[0].answer({ action: 'accept', content: {} });
+          await c.tickAsync(999);
+          assert.equal(h.snap(snap.taskId).status, 'working', 'a fresh request timeout from the answer');
+          await c.tickAsync(1);
+          assert.equal(h.snap(snap.taskId).status, 'failed');
+          assert.equal(h.snap(snap.taskId).note, 'Request tools/call timed out after 1000 ms without an answer');
+        } finally {
+          host?.dispose();
+        }
       });
-      await c.tickAsync(30_000); // the user takes a while over the form
-      assert.equal(h.snap(snap.taskId).status, 'working', h.snap(snap.taskId).note);
-      asked[0].answer({ action: 'accept', content: {} });
-      await c.tickAsync(999);
-      assert.equal(h.snap(snap.taskId).status, 'working', 'a fresh request timeout from the answer');
-      await c.tickAsync(1);
-      assert.equal(h.snap(snap.taskId).status, 'failed');
-      assert.equal(h.snap(snap.taskId).note, 'Request tools/call timed out after 1000 ms without an answer');
-    });
+    }
 
     for (const [how, status, then] of [
       ['the server fails the call', 'failed', () => Promise.reject(new RpcError(-32000, 'gave up'))],
