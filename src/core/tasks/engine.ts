@@ -423,7 +423,7 @@ export class TaskEngine extends DisposableBase {
       // One about a task that ended already (a server that works on once cancelled) is never shown.
       const calls = task ? [this.#recs.get(task.key)!] : [...this.#recs.values()].filter((r) => r.snap.serverId === serverId && r.direct?.signal.aborted === false);
       const ended = new AbortController();
-      const end = (t: TaskSnapshot) => calls.length > 0 && calls.every((r) => isTerminal(r.snap.status)) && ended.abort(new TaskEndedError(t.status));
+      const end = (t: TaskSnapshot) => calls[0] && calls.every((r) => isTerminal(r.snap.status)) && ended.abort(new TaskEndedError(t.status));
       if (task) end(task);
       const sub = this.onDidChange(end);
       const release = task ? Boolean : session.connection.hold();
