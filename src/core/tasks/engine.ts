@@ -426,7 +426,7 @@ export class TaskEngine extends DisposableBase {
       const end = (t: TaskSnapshot) => calls[0] && calls.every((r) => isTerminal(r.snap.status)) && ended.abort(new TaskEndedError(t.status));
       if (task) end(task);
       const sub = this.onDidChange(end);
-      const release = task ? Boolean : session.connection.hold();
+      const release = task ? noop : session.connection.hold();
       try {
         return await handler(params, { serverId, task, relatedTaskId, signal: anySignal([signal, ended.signal]) });
       } catch (err) {
