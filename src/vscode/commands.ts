@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
-import { BLOCKED, CONNECTED, CONNECTING, RESTARTED } from '../core/servers/serverManager';
+import { BLOCKED, CONNECTED, CONNECTING, isInputDismissed, RESTARTED } from '../core/servers/serverManager';
 import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
-import { isInputDismissed } from '../core/servers/serverManager';
 import { disconnectCost } from '../core/tasks/policy';
 import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';

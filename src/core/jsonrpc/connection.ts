@@ -351,7 +351,8 @@ export class JsonRpcConnection implements Disposable {
    * is left, each clock starts over.
    */
   hold(): () => void {
-    let held = ++this.#holds > 0;
+    this.#holds++;
+    let held = true;
     return () => {
       if (!held) return;
       held = false;
