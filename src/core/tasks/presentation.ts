@@ -148,8 +148,11 @@ export const runTitles = (tasks: readonly TaskSnapshot[]): Map<string, string> =
   return titles;
 };
 
-/** A task's name as its row shows it: with when it started, among runs of one tool (see runTitles). */
-export const runTitle = (tasks: readonly TaskSnapshot[], t: TaskSnapshot): string => runTitles(tasks).get(t.key) ?? taskTitle(t);
+/** A task's name as its row shows it: with when it started, among runs of one tool (see runTitles), which alone are named. */
+export const runTitle = (tasks: readonly TaskSnapshot[], t: TaskSnapshot): string => {
+  const title = taskTitle(t);
+  return runTitles(tasks.filter((x) => x.serverId === t.serverId && taskTitle(x) === title)).get(t.key) ?? title;
+};
 
 /**
  * How the tool pick of Run Tool as Task says a tool runs on its server, or that it cannot: a

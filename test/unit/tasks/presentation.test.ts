@@ -1,6 +1,6 @@
 // How a task's row reads: its description leads with how a finished task ended and says why.
 import * as assert from 'node:assert/strict';
-import { describeHosted, describeTask, formatRowAge, runTitles, taskTitle, toolRunWords, ttlRow } from '../../../src/core/tasks/presentation';
+import { describeHosted, describeTask, formatRowAge, runTitle, runTitles, taskTitle, toolRunWords, ttlRow } from '../../../src/core/tasks/presentation';
 import { snapshot } from '../helpers/snapshots';
 
 const CREATED = Date.parse('2025-01-01T00:00:00.000Z');
@@ -121,6 +121,9 @@ describe('taskTitle and runTitles: rows that tell tasks apart', () => {
       g3: `deploy (${second('2025-01-01T10:07:45.000Z')})`,
     });
     assert.equal(new Set(titles.values()).size, 8, 'no two alike');
+    // One task's name, from the runs of its own tool and server only: the same as the whole list gives.
+    const all = [at('a', 's', 'slow', '2025-01-01T10:00:00.000Z'), at('b', 's', 'slow', '2025-01-01T10:00:05.000Z'), at('c', 's', 'fast', '2025-01-01T10:00:06.000Z')];
+    assert.deepEqual(all.map((t) => runTitle(all, t)), [`slow (${second('2025-01-01T10:00:00.000Z')})`, `slow (${second('2025-01-01T10:00:05.000Z')})`, 'fast']);
     assert.ok(minute('2025-01-01T10:01:00.000Z').length < second('2025-01-01T10:01:00.000Z').length, 'the minute is the shorter');
   });
 });
