@@ -12,6 +12,7 @@ import * as vscode from 'vscode';
 import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
 import type { TreeSnapshotNode } from './helpers';
 import { cleanUp, publicApi } from './taskApiHelpers';
+import { recordToasts } from './quickInputs';
 
 /** out/test/integration -> the fixture in the sources. */
 const TASK_LAB = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'servers', 'task-lab.mjs');
@@ -50,12 +51,8 @@ suite('An HTTP server whose question or answers do not reach the client', () => 
     this.timeout(60_000);
     const api = await publicApi();
     const id = await startLab();
-    const w = vscode.window as unknown as Record<string, unknown>;
-    const showInfo = w.showInformationMessage;
-    const told: Array<[string, string[]]> = [];
-    const choices: Array<(c: string | undefined) => void> = [];
-    // Toasts are not shown while tests run: the message is recorded, and the test picks the button.
-    w.showInformationMessage = (message: string, ...items: string[]) => (told.push([message, items]), new Promise((r) => choices.push(r)));
+    const toasts = recordToasts('showInformationMessage');
+    const { told, choices } = toasts;
     try {
       const task = await api.runTool(id, 'work', { arguments: { held: true, input: true } });
       started.push(task.id);
@@ -71,8 +68,7 @@ suite('An HTTP server whose question or answers do not reach the client', () => 
       await waitFor(() => api.getTask(task.id)?.status === 'cancelled', 'the task cancelled', 20_000);
       assert.equal(told.filter(([m]) => m === lost).length, 1, JSON.stringify(told));
     } finally {
-      w.showInformationMessage = showInfo;
-      choices.forEach((c) => c(undefined));
+      toasts.dispose();
     }
   });
 

@@ -10,22 +10,22 @@ import { nullLogger } from '../../src/core/util/log';
 import { TaskIndicators } from '../../src/vscode/indicators';
 import type { Node } from '../../src/vscode/tree/tasksTree';
 import { waitFor } from './helpers';
+import { recordToasts } from './quickInputs';
 import { storedTask } from './viewParts';
 
 suite('Tasks of a stdio server lost with a reloaded window', () => {
-  const w = vscode.window as unknown as Record<string, unknown>;
-  const showWarning = w.showWarningMessage;
-  let told: Array<[string, string[]]> = [];
-  let choices: Array<(c: string | undefined) => void> = [];
+  let toasts: ReturnType<typeof recordToasts>;
+  let told: Array<[string, string[]]>;
+  let choices: Array<(c: string | undefined) => void>;
   let engine: TaskEngine;
   let indicators: TaskIndicators;
   /** The configuration has been read: the server is known, and is a stdio one. */
   let known = false;
 
   setup(() => {
-    [told, choices, known] = [[], [], false];
-    // Toasts are not shown while tests run: the message is recorded, and the test picks the button.
-    w.showWarningMessage = (message: string, ...items: string[]) => (told.push([message, items]), new Promise((r) => choices.push(r)));
+    known = false;
+    toasts = recordToasts('showWarningMessage');
+    ({ told, choices } = toasts);
     engine = new TaskEngine({
       logger: nullLogger,
       sessions: {
@@ -40,8 +40,7 @@ suite('Tasks of a stdio server lost with a reloaded window', () => {
   });
 
   teardown(() => {
-    w.showWarningMessage = showWarning;
-    choices.forEach((c) => c(undefined));
+    toasts.dispose();
     indicators.dispose();
     engine.dispose();
   });

@@ -112,6 +112,27 @@ export async function answeringWarnings(body: (modal: { answer?: string }) => Th
   return asked;
 }
 
+/**
+ * Records the toasts the extension shows through `show` (their message and buttons) instead of
+ * showing them: toasts are not shown while tests run, so the test picks each one's button
+ * (`choices[i]`). `dispose` puts `show` back and dismisses what is left.
+ */
+export function recordToasts(show: 'showInformationMessage' | 'showWarningMessage'): vscode.Disposable & { told: Array<[string, string[]]>; choices: Array<(c: string | undefined) => void> } {
+  const w = vscode.window as unknown as Record<string, unknown>;
+  const original = w[show];
+  const told: Array<[string, string[]]> = [];
+  const choices: Array<(c: string | undefined) => void> = [];
+  w[show] = (message: string, ...items: string[]) => (told.push([message, items]), new Promise((r) => choices.push(r)));
+  return {
+    told,
+    choices,
+    dispose: () => {
+      w[show] = original;
+      choices.forEach((c) => c(undefined));
+    },
+  };
+}
+
 const buttonListeners = new WeakMap<vscode.QuickInput, Array<(b: vscode.QuickInputButton) => unknown>>();
 
 /**

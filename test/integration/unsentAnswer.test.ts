@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activateExtension, testingApi, waitFor } from './helpers';
-import { QuickInputSpy, choose } from './quickInputs';
+import { QuickInputSpy, choose, recordToasts } from './quickInputs';
 import { publicApi } from './taskApiHelpers';
 
 const EVERYTHING = path.resolve(__dirname, '..', '..', '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
@@ -43,12 +43,9 @@ suite('An answer the server does not take', () => {
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
     const spy = new QuickInputSpy();
-    const w = vscode.window as unknown as Record<string, unknown>;
-    const showWarning = w.showWarningMessage;
-    const warnings: Array<[string, string[]]> = [];
-    const choices: Array<(c: string | undefined) => void> = [];
     // The button the user clicks: chosen by the test, once it has seen what comes before.
-    w.showWarningMessage = (message: string, ...items: string[]) => (warnings.push([message, items]), new Promise((r) => choices.push(r)));
+    const toasts = recordToasts('showWarningMessage');
+    const { told: warnings, choices } = toasts;
     const settings = vscode.workspace.getConfiguration('mcpTasks');
     try {
       await waitFor(() => new Promise((r) => http.get(`http://127.0.0.1:${port}/mcp`, (res) => (res.resume(), r(true))).on('error', () => r(false))), 'server-everything to listen', 20_000);
@@ -73,8 +70,7 @@ suite('An answer the server does not take', () => {
       assert.equal(done.task.status, 'completed');
       assert.equal(warnings.length, 1, 'no second warning');
     } finally {
-      w.showWarningMessage = showWarning;
-      choices.forEach((c) => c(undefined));
+      toasts.dispose();
       spy.dispose();
       await settings.update('servers', undefined, vscode.ConfigurationTarget.Global);
       proxy.close();
