@@ -4,6 +4,7 @@
 // out/test/integration/index.js as the tests. Writes test-results/integration.json.
 //
 // Env: MCP_TASKS_EDITOR_TIMEOUT (seconds, default 1200), MCP_TASKS_TEST_GREP (mocha grep),
+// MCP_TASKS_TEST_BUNDLE=production (test the minified bundle users get, not the development one),
 // KEEP_RUN_DIR=1 (keep .vscode-test/runs/<run>), CODE_SERVER_ECHO=1 (print code-server's log).
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -32,8 +33,12 @@ const LAYER = 'integration';
 // machine is busy. 300 s cut a run on a loaded machine after 141 passing tests.
 const timeoutMs = Number(process.env.MCP_TASKS_EDITOR_TIMEOUT || 1200) * 1000;
 const workspace = join(repoRoot, 'test', 'fixtures', 'workspaces', 'basic');
-// The extension under development; a different folder lets the harness itself be tried out.
-const extensionPath = process.env.MCP_TASKS_EXTENSION_PATH || repoRoot;
+// The extension under development is the repository, whatever its bundle: the tests must sit in
+// its folder. The editor gives each extension its own `vscode` object, picked by the path of the
+// file that requires it; tests outside the extension's folder get a default one, and their spies
+// on `vscode.window` (quickInputs.ts) never see the extension's calls (index.ts checks this).
+const extensionPath = repoRoot;
+const production = process.env.MCP_TASKS_TEST_BUNDLE === 'production';
 const testsEntry = join(repoRoot, 'out', 'test', 'integration', 'index.js');
 const resultFile = join(resultsDir, `${LAYER}.json`);
 
@@ -90,9 +95,8 @@ function build() {
     log('tsc reported errors (see above); running the emitted tests anyway');
   }
   if (!existsSync(testsEntry)) throw new Error(`${testsEntry} was not produced`);
-  if (extensionPath === repoRoot && !step('building the extension: node esbuild.js', 'node', ['esbuild.js'])) {
-    throw new Error('node esbuild.js failed');
-  }
+  const esbuild = production ? ['esbuild.js', '--production'] : ['esbuild.js'];
+  if (!step(`building the extension: node ${esbuild.join(' ')}`, 'node', esbuild)) throw new Error(`node ${esbuild.join(' ')} failed`);
 }
 
 /**

@@ -4,11 +4,21 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Mocha from 'mocha';
+import * as vscode from 'vscode';
+import { EXTENSION_ID } from './helpers';
 
 /** out/test/integration -> repository root. */
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 
 export async function run(): Promise<void> {
+  // The editor gives each extension its own `vscode` object, picked by the path of the file that
+  // requires it. Tests outside the extension's folder get a default one: their spies on
+  // `vscode.window` (quickInputs.ts) would see nothing the extension shows, and fail for that.
+  const ext = vscode.extensions.getExtension(EXTENSION_ID);
+  const fromExtension = ext && path.relative(ext.extensionPath, __dirname);
+  if (fromExtension !== undefined && (fromExtension.startsWith('..') || path.isAbsolute(fromExtension))) {
+    throw new Error(`The tests (${__dirname}) must be inside the folder of the extension under test (${ext!.extensionPath}): make the repository root extensionDevelopmentPath.`);
+  }
   const mocha = new Mocha({
     ui: 'tdd',
     timeout: 20_000,
