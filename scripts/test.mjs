@@ -138,8 +138,6 @@ check('vsix packages with only what users need', pkg.status === 0 && unwanted.le
 // Its figures go to test-results/, not over those of the last full run (bench/results/latest.json).
 const bench = run('view benchmark', 'node', ['bench/run.mjs'], { env: { BENCH_ONLY: 'view', BENCH_VIEW_TASKS: '1000', BENCH_RESULTS: join(results, 'bench-view.json') }, capture: true });
 check('view benchmark runs and meets its row count', bench.status === 0 && /\[view\] met/.test(bench.stdout ?? ''));
-// The extension under test in the editor layers is the development build (with source maps).
-run('development bundle', 'node', ['esbuild.js']);
 layers.push(checks);
 
 // 2. Unit and peer tests in plain Node.
@@ -158,7 +156,9 @@ if (args.has('--no-editor')) {
     const reason = `editor setup failed (exit ${setup.status}); see above for what to install`;
     layers.push({ layer: 'integration', notRun: true, reason }, { layer: 'e2e', notRun: true, reason });
   } else {
-    run('in-host tests', 'node', ['scripts/editor/run-integration.mjs']);
+    // Both editor layers test the minified bundle users get (the e2e layer installs the .vsix);
+    // `npm run test:integration` alone takes the development build, with source maps.
+    run('in-host tests', 'node', ['scripts/editor/run-integration.mjs'], { env: { MCP_TASKS_TEST_BUNDLE: 'production' } });
     layers.push(readLayer('integration', 'the in-host run wrote no results'));
     run('end-to-end tests', 'node', ['scripts/editor/run-e2e.mjs']);
     layers.push(readLayer('e2e', 'the end-to-end run wrote no results'));
