@@ -274,24 +274,20 @@ const taskPickItem = (engine: TaskEngine, servers: ServerManager): ((t: TaskSnap
  */
 const pickToCancel = async (deps: TaskCommandDeps): Promise<{ kind: 'task'; task: TaskSnapshot } | { kind: 'hosted'; hosted: HostedTaskSnapshot } | undefined> => {
   const { engine, servers, host } = deps;
-  const [now, item] = [Date.now(), taskPickItem(engine, servers)];
+  const [now, item, hosted] = [Date.now(), taskPickItem(engine, servers), host.list()];
   type Item = vscode.QuickPickItem & { createdAt: string; target: { kind: 'task'; task: TaskSnapshot } | { kind: 'hosted'; hosted: HostedTaskSnapshot } };
   const items: Item[] = [
     ...engine
       .list()
       .filter((t) => isCancelable(t, servers))
       .map((t): Item => ({ ...item(t), target: { kind: TASK, task: t } })),
-    ...host
-      .list()
+    ...hosted
       .filter((h) => !isTerminal(h.status))
-      .map((h): Item => ({
-        ...hostedTitle(h),
-        // As its row in the view: status, why it ended, age; the question or request under it.
-        description: `${servers.label(h.serverId)} · ${describeHosted(h, now)}`,
-        detail: h.summary,
-        createdAt: h.createdAt,
-        target: { kind: 'hosted', hosted: h },
-      })),
+      .map((h): Item => {
+        const { label, what, iconPath } = hostedTitle(h, hosted);
+        // Named as its row in the view; then as its row says: status, why it ended, age; what it is under it.
+        return { label, iconPath, description: `${servers.label(h.serverId)} · ${describeHosted(h, now)}`, detail: what, createdAt: h.createdAt, target: { kind: 'hosted', hosted: h } };
+      }),
   ];
   if (!items.length) {
     const live = engine.list().some((t) => !isTerminal(t.status));

@@ -17,6 +17,12 @@ import { cleanUp, publicApi } from './taskApiHelpers';
 /** out/test/integration -> the fixture in the sources. */
 const SLOW_TASK_SERVER = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'servers', 'slow-task.mjs');
 const TASK_LAB = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'servers', 'task-lab.mjs');
+/**
+ * The row of server-everything's hosted question (trigger-elicitation-request-async) is named by
+ * what it asks, cut to fit a side bar; with when it was asked if another it asked reads alike.
+ */
+const ASKED = /^Please provide inputs for the following…( \(.+\))?$/;
+const isAsked = (r: { label: string }) => ASKED.test(r.label);
 
 suite('Cancel Task from the palette', () => {
   let api: McpTasksApi;
@@ -129,23 +135,24 @@ suite('Cancel Task from the palette', () => {
     await escape(); // hidden: it stays pending, its hosted task waits for input
     const hostedRow = async () => {
       const rows = (await testing.getTreeSnapshot()) as TreeSnapshotNode[];
-      return rows.find((r) => r.label === 'everything')?.children?.find((c) => c.label === 'Question asked by the server');
+      return rows.find((r) => r.label === 'everything')?.children?.find(isAsked);
     };
-    await waitFor(hostedRow, 'the hosted question under the everything row');
+    const row0 = await waitFor(hostedRow, 'the hosted question under the everything row');
     spy.skipShown();
     const cancelling = vscode.commands.executeCommand('mcpTasks.cancelTask');
     const pick = await spy.next('the Cancel Task pick');
-    // Its server, then what its row says (status, age as the row gives it), each once.
-    const item = pick.items.find((i) => i.label.endsWith('Question asked by the server'));
+    // Named as its row, by what it asks; its server, then what its row says (status, age as the row gives it), each once; what it is.
+    const item = pick.items.find((i) => i.label === row0?.label);
     assert.equal(item?.description, `everything · ${(await hostedRow())?.description}`);
+    assert.equal(item?.detail, 'Question asked by the server');
     assert.deepEqual([item?.icon, (await hostedRow())?.icon], ['comment-discussion', 'comment-discussion'], 'the icon of a question, in the pick as in the view');
-    await choose(pick, (i) => i.label.endsWith('Question asked by the server') && (i.description ?? '').startsWith('everything · '), 'the hosted question');
+    await choose(pick, (i) => i === item, 'the hosted question');
     await cancelling;
     await waitFor(async () => /^Cancelled/.test((await hostedRow())?.description ?? ''), 'the hosted row to read cancelled');
-    // A screen reader hears what the row shows (why it ended, its age), not the status alone.
+    // A screen reader hears what it is (its icon shows it), then what the row shows (why it ended, its age), not the status alone.
     const row = await hostedRow();
-    assert.equal(row?.accessibility, `Question asked by the server, ${row?.description}`);
-    assert.match(row?.accessibility ?? '', /^Question asked by the server, Cancelled by the user · (now|\d+ min)$/);
+    assert.equal(row?.accessibility, `Question asked by the server: ${row?.label}, ${row?.description}`);
+    assert.match(row?.accessibility ?? '', /^Question asked by the server: Please provide inputs for the following…( \(.+\))?, Cancelled by the user · (now|\d+ min)$/);
     // Its hidden dialog was withdrawn: Respond to Task has nothing to show again.
     spy.messages.length = 0;
     const shown = spy.shown.length;
@@ -192,12 +199,12 @@ suite('Cancel Task from the palette', () => {
     await escape();
     const hostedRows = async () => {
       const rows = (await testing.getTreeSnapshot()) as TreeSnapshotNode[];
-      return rows.find((r) => r.label === 'everything')?.children?.filter((c) => c.label === 'Question asked by the server') ?? [];
+      return rows.find((r) => r.label === 'everything')?.children?.filter(isAsked) ?? [];
     };
-    await waitFor(async () => (await hostedRows()).length === 1, 'the hosted question under the everything row');
+    const hosted = await waitFor(async () => ((await hostedRows()).length === 1 ? await hostedRows() : undefined), 'the hosted question under the everything row');
     spy.skipShown();
     const cancelling = vscode.commands.executeCommand('mcpTasks.cancelTask');
-    await choose(await spy.next('the Cancel Task pick'), (i) => i.label.endsWith('Question asked by the server'), 'the hosted question');
+    await choose(await spy.next('the Cancel Task pick'), (i) => i.label === hosted[0].label, 'the hosted question');
     await cancelling;
     await waitFor(async () => /^Cancelled/.test((await hostedRows())[0]?.description ?? ''), 'the hosted row to read cancelled');
     const t = await call;
@@ -224,7 +231,7 @@ suite('Cancel Task from the palette', () => {
     const everything = api.getServers().find((s) => s.label === 'everything')!;
     const hostedRows = async () => {
       const rows = (await testing.getTreeSnapshot()) as TreeSnapshotNode[];
-      return rows.find((r) => r.label === 'everything')?.children?.filter((c) => c.label === 'Question asked by the server') ?? [];
+      return rows.find((r) => r.label === 'everything')?.children?.filter(isAsked) ?? [];
     };
     const node = (row: TreeSnapshotNode) => ({ kind: 'hosted', serverId: everything.id, taskId: row.id!.split(':').pop() });
     const call = api.runTool(everything.id, 'trigger-elicitation-request-async', {});
@@ -239,26 +246,31 @@ suite('Cancel Task from the palette', () => {
     assert.deepEqual(await hostedRows(), [], 'the ended question left the view');
     started.push((await call).id);
   });
-  test('questions a server had the client run as tasks are listed newest first under their server, as its tasks are', async function () {
+  test('questions a server had the client run as tasks are listed newest first under their server, as its tasks are; two that ask alike each say when they were asked', async function () {
     this.timeout(60_000);
     const testing = testingApi(await activateExtension());
     const everything = api.getServers().find((s) => s.label === 'everything')!;
     const liveHosted = async () => {
       const rows = (await testing.getTreeSnapshot()) as TreeSnapshotNode[];
       const under = rows.find((r) => r.label === 'everything')?.children ?? [];
-      return under.filter((c) => c.label === 'Question asked by the server' && /^Working/.test(c.description ?? '')).map((c) => c.id ?? '');
+      return under.filter((c) => isAsked(c) && /^Working/.test(c.description ?? ''));
     };
     const calls = [api.runTool(everything.id, 'trigger-elicitation-request-async', {})];
     await spy.next('the first question');
     await escape();
     await waitFor(async () => (await liveHosted()).length === 1, 'the first hosted question');
-    const [older] = await liveHosted();
+    const [older] = (await liveHosted()).map((c) => c.id);
     calls.push(api.runTool(everything.id, 'trigger-elicitation-request-async', {}));
     await spy.next('the second question');
     await escape();
     await waitFor(async () => (await liveHosted()).length === 2, 'the second hosted question');
-    const ids = await liveHosted();
+    const rows = await liveHosted();
+    const ids = rows.map((c) => c.id ?? '');
     assert.deepEqual(ids[1], older, `the older question is below the newer one: ${JSON.stringify(ids)}`);
+    // Not two identical rows: each says when it was asked, as runs of one tool do.
+    const labels = rows.map((c) => c.label);
+    assert.equal(new Set(labels).size, 2, JSON.stringify(labels));
+    for (const label of labels) assert.match(label, /^Please provide inputs for the following… \(.+\)$/);
     for (const id of ids) await vscode.commands.executeCommand('mcpTasks.cancelTask', { kind: 'hosted', serverId: everything.id, taskId: id.split(':').pop() });
     for (const call of calls) started.push((await call).id);
   });
@@ -273,9 +285,9 @@ suite('Cancel Task from the palette', () => {
       // Its row's tooltip says how long is left to answer, not only the ttl granted.
       const testing = testingApi(await activateExtension());
       const rows = (await testing.getTreeSnapshot()) as Array<TreeSnapshotNode & { tooltip?: string }>;
-      const row = rows.find((r) => r.label === 'everything')?.children?.find((c) => c.label === 'Question asked by the server' && /^Working/.test(c.description ?? '')) as { tooltip?: string } | undefined;
+      const row = rows.find((r) => r.label === 'everything')?.children?.find((c) => isAsked(c) && /^Working/.test(c.description ?? '')) as { tooltip?: string } | undefined;
       assert.match(row?.tooltip ?? '', /TTL: 5 s, \d s left \(then it closes unanswered\)/);
-      const said = '"Question asked by the server" on everything closed unanswered: its ttl of 5 s ran out.';
+      const said = '"Please provide inputs for the following…" on everything closed unanswered: its ttl of 5 s ran out.';
       await waitFor(async () => spy.messages.includes(said), `the warning, among ${JSON.stringify(spy.messages)}`);
       started.push((await call).id);
     } finally {

@@ -123,19 +123,19 @@ const distinct = (labels: string[], more: (i: number) => string): string[] => {
 };
 
 /**
- * The titles of the runs of one tool on one server, by task key (the others keep `taskTitle`):
- * each says when it started, as VS Code's Test Results name each run by its time, so eight runs are
- * not eight identical rows. The minute where it tells them apart (a narrow side bar cuts a long
- * label), the second where two share a minute, and runs started in the same second (a model calls
- * tools in parallel) are numbered in the order they started: `slow (4:47:03 PM #2)`.
+ * By `key`, the titles of items a server's rows would call alike (`name`; the others keep it):
+ * each says when it started, as VS Code's Test Results name each run by its time, so eight runs
+ * are not eight identical rows. The minute where it tells them apart (a narrow side bar cuts a
+ * long label), the second where two share a minute, and those started in the same second (a
+ * model calls tools in parallel) are numbered in the order they started: `slow (4:47:03 PM #2)`.
  */
-export const runTitles = (tasks: readonly TaskSnapshot[]): Map<string, string> => {
-  const runs = new Map<string, TaskSnapshot[]>();
-  for (const t of [...tasks].sort((a, b) => newestFirst(b, a))) {
-    const name = `${t.serverId}\n${taskTitle(t)}`;
-    const same = runs.get(name);
+const timedTitles = <T extends { serverId: string; createdAt: string }>(items: readonly T[], name: (t: T) => string, key: (t: T) => string): Map<string, string> => {
+  const runs = new Map<string, T[]>();
+  for (const t of [...items].sort((a, b) => newestFirst(b, a))) {
+    const id = `${t.serverId}\n${name(t)}`;
+    const same = runs.get(id);
     if (same) same.push(t);
-    else runs.set(name, [t]);
+    else runs.set(id, [t]);
   }
   const titles = new Map<string, string>();
   for (const same of runs.values()) {
@@ -143,16 +143,38 @@ export const runTitles = (tasks: readonly TaskSnapshot[]): Map<string, string> =
     const at = distinct(same.map((t) => clock(t.createdAt)), (i) => clock(same[i].createdAt, true));
     const seen = new Map<string, number>();
     const told = distinct(at, (i) => `${at[i]} #${seen.set(at[i], (seen.get(at[i]) ?? 0) + 1).get(at[i])}`);
-    same.forEach((t, i) => titles.set(t.key, `${taskTitle(t)} (${told[i]})`));
+    same.forEach((t, i) => titles.set(key(t), `${name(t)} (${told[i]})`));
   }
   return titles;
 };
 
+/** `t`'s title among `items` (see timedTitles), from those its server calls alike only. */
+const timedTitle = <T extends { serverId: string; createdAt: string }>(items: readonly T[], t: T, name: (t: T) => string, key: (t: T) => string): string =>
+  timedTitles(items.filter((x) => x.serverId === t.serverId && name(x) === name(t)), name, key).get(key(t)) ?? name(t);
+
+/** The titles of the runs of one tool on one server, by task key (the others keep `taskTitle`): see timedTitles. */
+export const runTitles = (tasks: readonly TaskSnapshot[]): Map<string, string> => timedTitles(tasks, taskTitle, (t) => t.key);
+
 /** A task's name as its row shows it: with when it started, among runs of one tool (see runTitles), which alone are named. */
-export const runTitle = (tasks: readonly TaskSnapshot[], t: TaskSnapshot): string => {
-  const title = taskTitle(t);
-  return runTitles(tasks.filter((x) => x.serverId === t.serverId && taskTitle(x) === title)).get(t.key) ?? title;
-};
+export const runTitle = (tasks: readonly TaskSnapshot[], t: TaskSnapshot): string => timedTitle(tasks, t, taskTitle, (x) => x.key);
+
+/**
+ * What a task a server asked the client to run is called: what it asks (a question's message),
+ * cut at a word to 40 characters, about what a side bar of 300 pixels shows beside an icon, or
+ * `kind`, what it is, if it says nothing in words; with when it was asked among those of its
+ * server in `hosted` called alike, as runs of one tool (runTitle).
+ */
+export const askedTitle = <H extends { taskId: string; serverId: string; summary: string; createdAt: string }>(hosted: readonly H[], h: H, kind: (h: H) => string): string =>
+  timedTitle(
+    hosted,
+    h,
+    (x) => {
+      const s = x.summary;
+      const space = s.lastIndexOf(' ', 39);
+      return s.length > 40 ? `${s.slice(0, space > 20 ? space : 39)}…` : s || kind(x);
+    },
+    (x) => x.taskId,
+  );
 
 /**
  * How the tool pick of Run Tool as Task says a tool runs on its server, or that it cannot: a

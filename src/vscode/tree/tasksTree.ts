@@ -5,7 +5,7 @@ import type { ServerManager, ServerSnapshot } from '../../core/servers/serverMan
 import { BLOCKED, CONNECTED, CONNECTING, restarts } from '../../core/servers/serverManager';
 import type { TaskEngine, Unreachable } from '../../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../../core/host/taskHost';
-import { STATUS_PRESENTATION, describeHosted, describeTask, formatAge, localTime, newestFirst, runTitles, taskTitle, ttlRow } from '../../core/tasks/presentation';
+import { STATUS_PRESENTATION, askedTitle, describeHosted, describeTask, formatAge, localTime, newestFirst, runTitles, taskTitle, ttlRow } from '../../core/tasks/presentation';
 import { EXPIRED, isTerminal, LOST } from '../../core/tasks/status';
 import { hasResult as resultOf, isCancelable } from '../../core/tasks/policy';
 import type { TaskSnapshot } from '../../core/tasks/types';
@@ -236,8 +236,9 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       return t ? this.#taskItem(t) : new vscode.TreeItem('(removed)');
     }
     if (node.kind === 'hosted') {
-      const h = this.#host?.list().find((x) => x.taskId === node.taskId);
-      return h ? hostedItem(h) : new vscode.TreeItem('(removed)');
+      const hosted = this.#host?.list() ?? [];
+      const h = hosted.find((x) => x.taskId === node.taskId);
+      return h ? hostedItem(h, hosted) : new vscode.TreeItem('(removed)');
     }
     const s = this.#servers.get(node.id);
     if (!s) return (this.#servers.isConfigured(node.id) === undefined ? unloadedServerItem : removedServerItem)(node.id, this.#removedLabel(node.id), this.#servers.leavingWith(node.id), this.#servers.tasksOutliveConnection(node.id) === false);
@@ -385,21 +386,23 @@ export const rowOf = <K extends Node['kind']>(arg: unknown, kind: K): Extract<No
 /** The tree's node of a task, as the commands that act on a task take it. */
 export const asTaskNode = (t: Pick<TaskSnapshot, 'key' | 'serverId'>): Extract<Node, { kind: 'task' }> => ({ kind: TASK, key: t.key, serverId: t.serverId });
 
-/**
- * What a task the server asked the client to run is called, and its codicon in `color` (the
- * view's row, its status's color; the Cancel Task pick, none).
- */
-export const hostedTitle = (h: HostedTaskSnapshot, color?: string): { label: string; iconPath: vscode.ThemeIcon } => {
-  const question = h.method === ELICITATION_CREATE;
-  return {
-    label: question ? vscode.l10n.t('Question asked by the server') : vscode.l10n.t('Sampling asked by the server'),
-    iconPath: asThemeIcon({ id: question ? 'comment-discussion' : 'sparkle', color }),
-  };
-};
+/** What a task the server asked the client to run is: a question or a sampling request. */
+const hostedKind = (h: HostedTaskSnapshot): string => (h.method === ELICITATION_CREATE ? vscode.l10n.t('Question asked by the server') : vscode.l10n.t('Sampling asked by the server'));
 
-const hostedItem = (h: HostedTaskSnapshot): vscode.TreeItem => {
+/**
+ * What a task the server asked the client to run is called (what it asks, see askedTitle; with
+ * when, among those in `hosted` asked alike), what it is (`what`), and its codicon in `color` (the view's
+ * row, its status's color; the Cancel Task pick, none).
+ */
+export const hostedTitle = (h: HostedTaskSnapshot, hosted: readonly HostedTaskSnapshot[] = [h], color?: string): { label: string; what: string; iconPath: vscode.ThemeIcon } => ({
+  label: askedTitle(hosted, h, hostedKind),
+  what: hostedKind(h),
+  iconPath: asThemeIcon({ id: h.method === ELICITATION_CREATE ? 'comment-discussion' : 'sparkle', color }),
+});
+
+const hostedItem = (h: HostedTaskSnapshot, hosted: readonly HostedTaskSnapshot[]): vscode.TreeItem => {
   const p = STATUS_PRESENTATION[h.status];
-  const { label, iconPath } = hostedTitle(h, p.color);
+  const { label, what, iconPath } = hostedTitle(h, hosted, p.color);
   const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
   item.id = `hosted:${h.serverId}:${h.taskId}`;
   item.description = describeHosted(h, Date.now());
@@ -409,11 +412,11 @@ const hostedItem = (h: HostedTaskSnapshot): vscode.TreeItem => {
   const respondable = live && h.method === ELICITATION_CREATE;
   item.contextValue = ['hosted', live ? 'cancelable live' : 'finished', respondable ? 'respondable' : ''].filter(Boolean).join(' ');
   const md = new vscode.MarkdownString(undefined, true);
-  md.appendMarkdown(`**${label}**, run as a task here: ${p.label}\n\n${escapeMd(h.summary)}\n\n`);
+  md.appendMarkdown(`**${what}**, run as a task here: ${p.label}\n\n${escapeMd(h.summary)}\n\n`);
   md.appendMarkdown(`Task id: \`${h.taskId}\`  \nCreated: ${localTime(h.createdAt)}  \nTTL: ${formatAge(h.ttl)}${live ? `, ${formatAge(parseDate(h.createdAt) + h.ttl - Date.now())} left (then it closes unanswered)` : ''}`);
   item.tooltip = md;
-  // Heard as seen: the status, why it ended and the age, not the status alone.
-  item.accessibilityInformation = { label: `${label}, ${item.description}` };
+  // Heard as seen: what it is (as its icon shows), then the status, why it ended and the age, not the status alone.
+  item.accessibilityInformation = { label: `${what}: ${label}, ${item.description}` };
   return item;
 };
 

@@ -1,6 +1,6 @@
 // How a task's row reads: its description leads with how a finished task ended and says why.
 import * as assert from 'node:assert/strict';
-import { describeHosted, describeTask, formatRowAge, runTitle, runTitles, taskTitle, toolRunWords, ttlRow } from '../../../src/core/tasks/presentation';
+import { askedTitle, describeHosted, describeTask, formatRowAge, runTitle, runTitles, taskTitle, toolRunWords, ttlRow } from '../../../src/core/tasks/presentation';
 import { snapshot } from '../helpers/snapshots';
 
 const CREATED = Date.parse('2025-01-01T00:00:00.000Z');
@@ -125,5 +125,34 @@ describe('taskTitle and runTitles: rows that tell tasks apart', () => {
     const all = [at('a', 's', 'slow', '2025-01-01T10:00:00.000Z'), at('b', 's', 'slow', '2025-01-01T10:00:05.000Z'), at('c', 's', 'fast', '2025-01-01T10:00:06.000Z')];
     assert.deepEqual(all.map((t) => runTitle(all, t)), [`slow (${second('2025-01-01T10:00:00.000Z')})`, `slow (${second('2025-01-01T10:00:05.000Z')})`, 'fast']);
     assert.ok(minute('2025-01-01T10:01:00.000Z').length < second('2025-01-01T10:01:00.000Z').length, 'the minute is the shorter');
+  });
+});
+
+describe('askedTitle: rows that tell apart what servers asked the client to run as tasks', () => {
+  const second = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit', second: '2-digit' });
+  const asked = (taskId: string, summary: string, createdAt = '2025-01-01T10:00:00.000Z', serverId = 's') => ({ taskId, serverId, summary, createdAt });
+  const kind = () => 'Question asked by the server';
+
+  it('names each by what it asks, cut at a word to fit a side bar, not all by what they are', () => {
+    const long = asked('l', 'Please provide inputs for the following fields (async task demo):');
+    const hosted = [asked('a', 'Pick a color'), asked('b', 'Deploy to production?'), long, asked('w', 'Supercalifragilisticexpialidocious-and-then-some-more-words')];
+    assert.deepEqual(
+      hosted.map((h) => askedTitle(hosted, h, kind)),
+      ['Pick a color', 'Deploy to production?', 'Please provide inputs for the following…', 'Supercalifragilisticexpialidocious-and-…'],
+    );
+    for (const h of hosted) assert.ok(askedTitle(hosted, h, kind).length <= 40);
+    // One that says nothing in words (a sampling request of images only) is named by what it is.
+    assert.equal(askedTitle([asked('e', '')], asked('e', ''), kind), 'Question asked by the server');
+  });
+
+  it('says when each was asked among those its server asked alike, as runs of one tool do', () => {
+    const hosted = [asked('a', 'Confirm?', '2025-01-01T10:00:00.000Z'), asked('b', 'Confirm?', '2025-01-01T10:00:05.000Z'), asked('c', 'Other?'), asked('d', 'Confirm?', '2025-01-01T10:00:07.000Z', 'other')];
+    assert.deepEqual(
+      hosted.map((h) => askedTitle(hosted, h, kind)),
+      [`Confirm? (${second('2025-01-01T10:00:00.000Z')})`, `Confirm? (${second('2025-01-01T10:00:05.000Z')})`, 'Other?', 'Confirm?'],
+    );
+    // Two with nothing in words, alike too.
+    const mute = [asked('x', '', '2025-01-01T10:00:00.000Z'), asked('y', '', '2025-01-01T10:00:01.000Z')];
+    assert.equal(new Set(mute.map((h) => askedTitle(mute, h, kind))).size, 2);
   });
 });
