@@ -362,7 +362,11 @@ suite('Cancel Task from the palette', () => {
     spy.messages.length = 0;
     const t = await api.runTool(api.getServers().find((s) => s.label === 'late-cancel-forgets')!.id, 'slow', {});
     started.push(t.id);
-    await vscode.commands.executeCommand('mcpTasks.cancelTask', { kind: 'task', key: t.id, serverId: t.serverId });
+    // From the palette: the pick this test answers shows that the spy, which records the messages too, sees what the extension shows.
+    spy.skipShown();
+    const cancelling = vscode.commands.executeCommand('mcpTasks.cancelTask');
+    await choose(await spy.next('the Cancel Task pick'), (i) => i.description === 'late-cancel-forgets', 'the task of late-cancel-forgets');
+    await cancelling;
     assert.deepEqual([api.getTask(t.id)?.status, api.getTask(t.id)?.statusMessage], ['working', 'Cancelling…'], 'the server answered tasks/cancel with the task still working');
     release('late-cancel-forgets');
     await waitFor(() => api.getTask(t.id)?.status === 'lost', 'the task to be lost once its server forgets it', 15_000);
