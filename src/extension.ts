@@ -31,7 +31,7 @@ import { registerLmTools } from './vscode/lmTools';
 import { InputPrompter } from './vscode/inputs';
 import { executeCommand, registerCommand } from './vscode/editorCommands';
 import { ELICITATION_CREATE, SAMPLING_CREATE } from './core/protocol/schemas';
-import { fromEntries } from './core/util/json';
+import { fromEntries } from './core/util/builtins';
 
 /** What `activate` returns: the public API (api/mcp-tasks.d.ts), and `testing` for our tests. */
 export interface McpTasksApi extends PublicApi {

@@ -4,7 +4,8 @@
 import type * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
 import type { TasksService } from '../core/api/service';
-import { isNumber, isObject, isString, minOf } from '../core/util/json';
+import { isNumber, isObject, isString } from '../core/util/json';
+import { minOf } from '../core/util/builtins';
 import { UnknownTaskError } from '../core/api/service';
 import { UnknownToolError } from '../core/tasks/engine';
 

@@ -1,9 +1,8 @@
 import * as vscode from 'vscode';
-import { BLOCKED, CONNECTED, CONNECTING, isInputDismissed, RESTARTED } from '../core/servers/serverManager';
-import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
+import { BLOCKED, CONNECTED, CONNECTING, isInputDismissed, RESTARTED, type ServerManager, type ServerSnapshot } from '../core/servers/serverManager';
 import { disconnectCost } from '../core/tasks/policy';
 import { isTerminal } from '../core/tasks/status';
-import type { TaskSnapshot } from '../core/tasks/types';
+import { DIRECT, type TaskSnapshot } from '../core/tasks/types';
 import { MCP_JSON_TEMPLATE } from '../core/config/template';
 import { keyPosition } from '../core/config/parse';
 import { HTTP, SERVERS_SETTING, SETTINGS, sourcePlace, STDIO } from '../core/config/types';
@@ -14,7 +13,6 @@ import { ConfigurationReader, setting } from './configuration';
 import { confirmDestructive, couldNotConnect, inform, isConfirmed } from './confirm';
 import { executeCommand, OPEN_CONFIGURATION, registerCommand } from './editorCommands';
 import { isString } from '../core/util/json';
-import { DIRECT } from '../core/tasks/types';
 
 export interface CommandDeps {
   servers: ServerManager;

@@ -4,18 +4,16 @@ import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
 import { STATUS_PRESENTATION, formatAge, runTitle } from '../core/tasks/presentation';
 import { EXPIRED, isTerminal, LOST } from '../core/tasks/status';
 import { RequestTimeoutError } from '../core/jsonrpc/errors';
-import type { TaskSnapshot } from '../core/tasks/types';
+import { DIRECT, SERVER_LIST, type TaskSnapshot } from '../core/tasks/types';
 import { taskBrowserSteps } from '../core/elicitation/urlRequired';
 import { DisposableBase } from '../core/util/event';
 import type { InFlight } from '../core/util/inFlight';
 import { hasResult, lostWithWindow } from '../core/tasks/policy';
 import { setting } from './configuration';
 import type { HiddenDialogs } from './hiddenDialogs';
-import type { Node } from './tree/tasksTree';
-import { asTaskNode, hostedTitle } from './tree/tasksTree';
+import { asTaskNode, hostedTitle, type Node } from './tree/tasksTree';
 import { executeCommand, OPEN_RESULT, RESPOND_TO_TASK } from './editorCommands';
 import { COMPLETED, ELICITATION_CREATE, FAILED, INPUT_REQUIRED, WORKING } from '../core/protocol/schemas';
-import { DIRECT, SERVER_LIST } from '../core/tasks/types';
 
 /** How long a task that needs input may wait for its question before it is told anyway (the question may never come). */
 const QUESTION_WAIT_MS = 5000;

@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import { inform } from './confirm';
 import type { InputDef, ServerConfig } from '../core/config/types';
 import { executeCommand, registerCommand } from './editorCommands';
-import { isArray, isString } from '../core/util/json';
+import { isString } from '../core/util/json';
+import { isArray } from '../core/util/builtins';
 import { WORKSPACE_FOLDER } from '../core/config/types';
 
 /** Where the keys of saved password values are listed (secret storage cannot list its keys). */

@@ -14,7 +14,8 @@ import { reasonOf } from '../core/jsonrpc/errors';
 import { urlsRequired } from '../core/elicitation/urlRequired';
 import { isTerminal } from '../core/tasks/status';
 import { toAbortSignal } from './cancellation';
-import { isNumber, minOf, stringify } from '../core/util/json';
+import { isNumber, stringify } from '../core/util/json';
+import { minOf } from '../core/util/builtins';
 import { TASK } from '../core/tasks/types';
 
 /** Text for the model, then the same facts as JSON (a text part: data parts need a newer editor). */

@@ -26,7 +26,7 @@ import { QuickInputPrompter } from './elicitation/quickInputPrompter';
 import type { ToolArguments } from './toolInputs';
 import { BACK, askArguments, askTtl } from './toolInputs';
 import { executeCommand, OPEN_CONFIGURATION, OPEN_RESULT, registerCommand, RESPOND_TO_TASK } from './editorCommands';
-import { keysOf } from '../core/util/json';
+import { keysOf } from '../core/util/builtins';
 import { INPUT_REQUIRED } from '../core/protocol/schemas';
 import { noop } from '../core/util/promise';
 

@@ -3,7 +3,8 @@
 // every answer is unit-tested.
 import { STATUS_PRESENTATION, formatProgress } from '../tasks/presentation';
 import type { ResultInfo, ServerInfo, TaskInfo, ToolInfo } from './service';
-import { entriesOf, isArray, isObjectLike, isString, maxOf, round, safeStringify } from '../util/json';
+import { isObjectLike, isString, safeStringify } from '../util/json';
+import { entriesOf, isArray, maxOf, round } from '../util/builtins';
 import type { UrlPlan } from '../elicitation/plan';
 import { urlsRequired } from '../elicitation/urlRequired';
 import { COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';

@@ -1,7 +1,8 @@
 // Inputs of the language-model tools. The editor does not check a tool's input against its
 // declared schema, and a model may send anything: each input is read here, and a mistake is
 // reported in words a model can act on.
-import { fromJson, isFiniteNumber, isNumber, isObject, isString, keysOf, minOf } from '../util/json';
+import { fromJson, isNumber, isObject, isString } from '../util/json';
+import { isFiniteNumber, keysOf, minOf } from '../util/builtins';
 
 /** The longest a tool call may wait for a task to end, in seconds. */
 export const MAX_WAIT_SECONDS = 120;

@@ -16,7 +16,8 @@ import { DIRECT, TASK, taskKey } from '../tasks/types';
 import { anySignal, errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import type { Logger } from '../util/log';
-import { fromJson, maxOf, minOf, round, safeStringify, stringify } from '../util/json';
+import { fromJson, safeStringify, stringify } from '../util/json';
+import { maxOf, minOf, round } from '../util/builtins';
 
 export type TaskSupportValue = 'forbidden' | 'optional' | 'required';
 

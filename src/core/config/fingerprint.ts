@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ServerConfig } from './types';
-import { entriesOf, isArray, isObjectLike, stringify } from '../util/json';
+import { isObjectLike, stringify } from '../util/json';
+import { entriesOf, isArray } from '../util/builtins';
 import { HTTP } from './types';
 
 /**

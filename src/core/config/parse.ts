@@ -3,7 +3,8 @@ import * as z from 'zod/mini';
 import type { ConfigError, ConfigSource, InputDef, ParseResult, ServerConfig, ServerType } from './types';
 import { describeSource, HTTP, serverId, SERVERS_SETTING, SETTINGS, SETTINGS_SOURCE, sourceKey, STDIO, WORKSPACE_FOLDER } from './types';
 import { checkUrl, findVariables, formatPath, stringFields } from './variables';
-import { entriesOf, isArray, isNumber, isObject, isString, stringify } from '../util/json';
+import { isNumber, isObject, isString, stringify } from '../util/json';
+import { entriesOf, isArray } from '../util/builtins';
 import { noop } from '../util/promise';
 
 type Path = (string | number)[];

@@ -3,7 +3,8 @@ import { errorMessage } from '../util/abort';
 import { parseDotenv } from './dotenv';
 import type { InputDef, ResolvedServer, ServerConfig } from './types';
 import { checkUrl, findVariables, formatPath, stringFields, substituteVariables } from './variables';
-import { entriesOf, fromEntries, isString, keysOf } from '../util/json';
+import { isString } from '../util/json';
+import { entriesOf, fromEntries, keysOf } from '../util/builtins';
 import { STDIO, WORKSPACE_FOLDER } from './types';
 
 /** What variable resolution may look at. Every effect comes in through here, so tests stay pure. */

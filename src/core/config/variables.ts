@@ -1,5 +1,6 @@
 import type { ServerConfig, ServerType } from './types';
-import { entriesOf, isNumber, stringify } from '../util/json';
+import { isNumber, stringify } from '../util/json';
+import { entriesOf } from '../util/builtins';
 import { STDIO, WORKSPACE_FOLDER } from './types';
 
 /** One `${...}` reference in a configuration string. */

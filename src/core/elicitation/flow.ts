@@ -1,6 +1,6 @@
 import type { FieldStep, FieldValue, FormPlan } from './plan';
 import { checkValue, validateContent } from './validate';
-import { fromEntries } from '../util/json';
+import { fromEntries } from '../util/builtins';
 
 /** The user's three answers to a question (the actions sent, the dialog's choices and ways out): one string each in the bundle. */
 export const ACCEPT = 'accept';

@@ -15,7 +15,7 @@ import { ACCEPT, answerOf, CANCEL, DECLINE, initialValue, isReview, nextState, s
 import type { FieldValue, FormPlan, UrlPlan } from './plan';
 import { planElicitation } from './plan';
 import { checkValue, countRule, formatValue, inputHint, validateContent, validateField } from './validate';
-import { isArray, keysOf } from '../util/json';
+import { isArray, keysOf } from '../util/builtins';
 import { noop } from '../util/promise';
 
 /** Leaving a step without answering it. */

@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
-import { isObject, isObjectLike, keysOf, safeStringify, stringify } from '../util/json';
+import { isObject, isObjectLike, safeStringify, stringify } from '../util/json';
+import { keysOf } from '../util/builtins';
 import { checkValue } from './validate';
 
 /** What a form field asks for; enums become picks. */

@@ -1,5 +1,6 @@
 import type { FieldStep, FieldValue, FormPlan } from './plan';
-import { isArray, isFiniteNumber, isNumber, isString, keysOf } from '../util/json';
+import { isNumber, isString } from '../util/json';
+import { isArray, isFiniteNumber, keysOf } from '../util/builtins';
 
 /** What typed text means for a field: its value (`undefined`: left out), or what to fix. */
 export type FieldCheck = { value: FieldValue | undefined } | { error: string };

@@ -13,7 +13,8 @@ import { errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import { DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
-import { floor, isArray, isObject, isString, maxOf, minOf, stringify } from '../util/json';
+import { isObject, isString, stringify } from '../util/json';
+import { floor, isArray, maxOf, minOf } from '../util/builtins';
 import { prefixed, truncate } from '../util/log';
 import { TokenBucket } from './tokenBucket';
 

@@ -1,4 +1,4 @@
-import { maxOf, minOf } from '../util/json';
+import { maxOf, minOf } from '../util/builtins';
 
 /**
  * A token bucket: `burst` operations at once, refilled at `ratePerSecond`. Refills lazily from

@@ -1,5 +1,6 @@
 import type * as z from 'zod/mini';
-import { isArray, isFiniteNumber, isNumber, isObject, isString, keysOf, maxOf } from '../util/json';
+import { isNumber, isObject, isString } from '../util/json';
+import { isArray, isFiniteNumber, keysOf, maxOf } from '../util/builtins';
 
 /**
  * Says yes only where its schema accepts the value and would return it unchanged; no means "ask

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { Event } from '../util/event';
 import { DisposableBase, Emitter } from '../util/event';
-import { entriesOf, fromEntries } from '../util/json';
+import { entriesOf, fromEntries } from '../util/builtins';
 
 /** Whether a server's sampling requests need the user's answer each time. */
 export type SamplingPermission = 'ask' | 'always';

@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
-import { floor, isObject, maxOf, minOf, stringify } from '../util/json';
+import { isObject, stringify } from '../util/json';
+import { floor, maxOf, minOf } from '../util/builtins';
 import { fallback } from '../util/zod';
 
 // The params of `sampling/createMessage` (2025-11-25), validated at the boundary. Content may be

@@ -1,4 +1,4 @@
-import { maxOf, minOf } from '../util/json';
+import { maxOf, minOf } from '../util/builtins';
 
 /** Why generation ended, in the spec's words. */
 export type StopReason = 'endTurn' | 'stopSequence' | 'maxTokens';

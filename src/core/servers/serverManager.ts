@@ -24,7 +24,8 @@ import { HeldByUserError } from '../tasks/engine';
 import type { SavedSession } from '../state/taskStore';
 import type { SavedHttpSession } from '../transports/factory';
 import type { LiveWork } from '../tasks/types';
-import { fromJson, isString, minOf, stringify } from '../util/json';
+import { fromJson, isString, stringify } from '../util/json';
+import { minOf } from '../util/builtins';
 import { noop } from '../util/promise';
 
 /** Why a restart closed the connection: the lost tasks and ended calls say so. */

@@ -11,7 +11,8 @@ import { errorMessage, sleep } from '../util/abort';
 import type { Disposable } from '../util/event';
 import { DisposableStore } from '../util/event';
 import type { Logger } from '../util/log';
-import { fromJson, isArray, isNumber, isObjectLike, isString, parseDate, safeStringify, stringify, TOO_DEEP } from '../util/json';
+import { fromJson, isNumber, isObjectLike, isString, safeStringify, stringify, TOO_DEEP } from '../util/json';
+import { isArray, parseDate } from '../util/builtins';
 import { DIRECT, TASK } from '../tasks/types';
 import { noop } from '../util/promise';
 

@@ -21,7 +21,8 @@ import type { LocalTaskStatus } from './status';
 import { canTransition, EXPIRED, isServerTerminal, isTerminal, LOST, needsSession, resultToFetch, retired } from './status';
 import type { LiveWork, RemovedTask, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
 import { DIRECT, SERVER_LIST, TASK, TaskEndedError, taskKey } from './types';
-import { isFiniteNumber, isObjectLike, isString, keysOf, maxOf, minOf, parseDate, round } from '../util/json';
+import { isObjectLike, isString } from '../util/json';
+import { isFiniteNumber, keysOf, maxOf, minOf, parseDate, round } from '../util/builtins';
 import { noop } from '../util/promise';
 
 /**

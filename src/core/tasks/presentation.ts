@@ -4,7 +4,7 @@ import type { LocalTaskStatus } from './status';
 import { EXPIRED, isTerminal, LOST, resultToFetch } from './status';
 import type { TaskSnapshot } from './types';
 import { COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
-import { floor, maxOf, parseDate, round } from '../util/json';
+import { floor, maxOf, parseDate, round } from '../util/builtins';
 import { DIRECT, TASK } from './types';
 
 /**

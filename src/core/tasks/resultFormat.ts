@@ -1,4 +1,5 @@
-import { isString, keysOf, round, safeStringify } from '../util/json';
+import { isString, safeStringify } from '../util/json';
+import { keysOf, round } from '../util/builtins';
 import type { TaskSnapshot } from './types';
 import { localTime, STATUS_PRESENTATION, taskTitle } from './presentation';
 import { DIRECT } from './types';

@@ -1,5 +1,5 @@
 import { MAX_TIMER_MS } from '../util/abort';
-import { maxOf, minOf } from '../util/json';
+import { maxOf, minOf } from '../util/builtins';
 
 /**
  * One timer for every poll of every task of every server: a min-heap of due times with lazy

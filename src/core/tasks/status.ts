@@ -2,7 +2,7 @@ import type { TaskStatus } from '../protocol/schemas';
 import type { TaskSnapshot } from './types';
 import { TASK, taskKey } from './types';
 import { CANCELLED, COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
-import { parseDate } from '../util/json';
+import { parseDate } from '../util/builtins';
 
 /**
  * What the view shows for a task: the spec's five statuses, plus two local states.

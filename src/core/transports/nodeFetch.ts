@@ -4,7 +4,8 @@ import { pipeline, Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
-import { entriesOf, fromEntries, isArray, stringify } from '../util/json';
+import { stringify } from '../util/json';
+import { entriesOf, fromEntries, isArray } from '../util/builtins';
 import { noop } from '../util/promise';
 
 /** What `nodeFetch` takes of `fetch`'s options (so `fetch` itself can stand in for it in tests). */

@@ -4,7 +4,8 @@ import { CHECK_URL, checkHttpConfig, closedError, deliver, discardBody, httpStat
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, TransportHttpError } from './transport';
-import { entriesOf, isArray, stringify } from '../util/json';
+import { stringify } from '../util/json';
+import { entriesOf, isArray } from '../util/builtins';
 import { noop } from '../util/promise';
 
 export interface LegacySseOptions {

@@ -10,7 +10,8 @@ import type { Logger } from '../util/log';
 import { errorMessage } from '../util/abort';
 import type { Transport } from './transport';
 import { messagesIn, TransportHttpError, TransportParseError } from './transport';
-import { entriesOf, fromJson, isString } from '../util/json';
+import { fromJson, isString } from '../util/json';
+import { entriesOf } from '../util/builtins';
 import { noop } from '../util/promise';
 
 /**

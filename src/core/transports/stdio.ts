@@ -7,7 +7,8 @@ import { LineBuffer, serializeLine } from './lineBuffer';
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, messagesIn, TransportParseError } from './transport';
 import { windowsSpawn } from './windowsSpawn';
-import { entriesOf, fromJson, keysOf } from '../util/json';
+import { fromJson } from '../util/json';
+import { entriesOf, keysOf } from '../util/builtins';
 
 export interface StdioOptions {
   command: string;

@@ -6,7 +6,8 @@ import { checkHttpConfig, closedError, deliver, discardBody, httpStatusError, MA
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, LOCAL_FAILURE, messagesIn, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
-import { entriesOf, isNumber, isObjectLike, isString, maxOf, minOf, stringify } from '../util/json';
+import { isNumber, isObjectLike, isString, stringify } from '../util/json';
+import { entriesOf, maxOf, minOf } from '../util/builtins';
 
 /** How a dropped SSE stream is resumed. */
 export interface ReconnectOptions {

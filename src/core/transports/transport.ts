@@ -1,4 +1,4 @@
-import { isArray } from '../util/json';
+import { isArray } from '../util/builtins';
 /** The messages of a value read off the wire: a JSON-RPC batch's elements, or the value itself. */
 export const messagesIn = (value: unknown): unknown[] => (isArray(value) ? value : [value]);
 

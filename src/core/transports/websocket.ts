@@ -9,7 +9,8 @@ import type { Transport, TransportCloseInfo } from './transport';
 import { authChallengeHint } from './authChallenge';
 import { CHECK_URL, readBodySnippet, unreachableHint, webPageAnswer } from './sseStream';
 import { CLOSED_BY_CLIENT, messagesIn, TransportHttpError, TransportParseError } from './transport';
-import { fromJson, isArray, isString, stringify } from '../util/json';
+import { fromJson, isString, stringify } from '../util/json';
+import { isArray } from '../util/builtins';
 import { noop } from '../util/promise';
 
 export interface WebSocketTransportOptions {

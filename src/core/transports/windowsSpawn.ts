@@ -1,5 +1,5 @@
 import { win32 } from 'node:path';
-import { keysOf } from '../util/json';
+import { keysOf } from '../util/builtins';
 
 /** What to hand to `spawn` on Windows for a command and its arguments. */
 export interface WindowsSpawn {

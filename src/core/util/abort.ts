@@ -1,4 +1,5 @@
-import { isFiniteNumber, isString, minOf, stringify } from './json';
+import { isString, stringify } from './json';
+import { isFiniteNumber, minOf } from './builtins';
 import { noop } from './promise';
 
 /** AbortSignal.any, a static operation that needs no `this`: bound once, as the builtins in ./json are (12 uses). */

@@ -1,21 +1,9 @@
+import { entriesOf, isArray } from './builtins';
+
 /** JSON.stringify, which needs no `this`: the bundle spells `JSON.stringify(` once, not at each of its 47 uses. */
 export const { stringify } = JSON;
-/** Array.isArray, bound once likewise (24 uses). */
-export const { isArray } = Array;
-/** Object.entries and Object.keys, bound once likewise (33 uses). */
-export const { entries: entriesOf, keys: keysOf } = Object;
-/** Object.fromEntries, bound once likewise (5 uses). */
-export const { fromEntries } = Object;
 /** JSON.parse, bound once likewise (15 uses): the value a JSON text holds; throws a SyntaxError for what is not JSON. */
 export const { parse: fromJson } = JSON;
-/** Math.min and Math.max, bound once likewise (47 uses). */
-export const { min: minOf, max: maxOf } = Math;
-/** Math.round and Math.floor, bound once likewise (14 uses). */
-export const { round, floor } = Math;
-/** Number.isFinite (a number, and finite: no coercion, unlike the global isFinite), bound once likewise (9 uses). */
-export const { isFinite: isFiniteNumber } = Number;
-/** Date.parse, bound once likewise (16 uses; its milliseconds, NaN for a date it cannot read). */
-export const { parse: parseDate } = Date;
 
 /** An object, arrays included: not null (a type guard, shorter in the bundle than `typeof v === 'object' && v !== null`). */
 export const isObjectLike = (v: unknown): v is object => typeof v === 'object' && v !== null;

@@ -1,5 +1,6 @@
 import type { LiveWork } from '../tasks/types';
-import { entriesOf, isString } from './json';
+import { isString } from './json';
+import { entriesOf } from './builtins';
 import { noop } from './promise';
 
 /** The logger the core writes to; the editor side backs it with a `LogOutputChannel`. */

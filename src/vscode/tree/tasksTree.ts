@@ -14,7 +14,8 @@ import { itsTasksEnd, liveWork } from '../../core/util/log';
 import type { LiveWork } from '../../core/tasks/types';
 import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
 import { executeCommand, OPEN_CONFIGURATION, OPEN_RESULT } from '../editorCommands';
-import { isArray, isObjectLike, isString, keysOf, parseDate, stringify } from '../../core/util/json';
+import { isObjectLike, isString, stringify } from '../../core/util/json';
+import { isArray, keysOf, parseDate } from '../../core/util/builtins';
 import { COMPLETED, ELICITATION_CREATE, INPUT_REQUIRED } from '../../core/protocol/schemas';
 import { DIRECT, SERVER_LIST, TASK } from '../../core/tasks/types';
 
