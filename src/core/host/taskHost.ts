@@ -304,7 +304,7 @@ export class TaskHost {
     this.#related?.dispose();
     for (const state of this.#servers.values()) this.#detach(state, 'the client is shutting down');
     this.#servers.clear();
-    if (this.#timer) clearTimeout(this.#timer);
+    clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#onDidChange.dispose();
     this.#onDidRemove.dispose();
@@ -553,7 +553,7 @@ export class TaskHost {
   /** One timer for all tasks, armed for the earliest expiry. */
   #armExpiry(at: number): void {
     if (this.#timer && this.#timerAt <= at) return;
-    if (this.#timer) clearTimeout(this.#timer);
+    clearTimeout(this.#timer);
     this.#timerAt = at;
     this.#timer = setTimeout(() => this.#sweep(), minOf(maxOf(0, at - this.#now()), MAX_TIMER_MS));
     this.#timer.unref?.(); // never keeps the process alive

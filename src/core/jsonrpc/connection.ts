@@ -309,7 +309,7 @@ export class JsonRpcConnection implements Disposable {
   };
 
   #stopTimer(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#timerAt = Infinity;
   }

@@ -377,7 +377,7 @@ export class TaskStore implements Disposable {
    */
   flushSync(): void {
     if (!this.#engine) return;
-    if (this.#timer) clearTimeout(this.#timer);
+    clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#options.shared) lockedSync(this.#lock, () => this.#merge());
     else this.#writeSync(() => this.#indexText());

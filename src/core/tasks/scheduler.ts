@@ -101,7 +101,7 @@ export class PollScheduler {
   }
 
   #clearTimer(): void {
-    if (this.#timer) clearTimeout(this.#timer);
+    clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#timerAt = Infinity;
   }
