@@ -1,6 +1,6 @@
 import { abortReason, errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
-import { CHECK_URL, checkHttpConfig, closedError, deliver, discardBody, httpStatusError, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, webPageAnswer } from './sseStream';
+import { CHECK_URL, checkHttpConfig, closedError, deliver, discardBody, EVENT_STREAM, httpStatusError, JSON_TYPE, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, webPageAnswer } from './sseStream';
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, TransportHttpError } from './transport';
@@ -79,17 +79,17 @@ export class LegacySseTransport implements Transport {
       this.#lifetime.abort(err);
     }, this.#endpointTimeoutMs);
     try {
-      const response = await this.#http('GET', url, { Accept: 'text/event-stream' });
+      const response = await this.#http('GET', url, { Accept: EVENT_STREAM });
       const type = mediaType(response);
       // What a Streamable HTTP server answers a GET without a session: 405, or a JSON-RPC error.
-      const http = response.status === 405 || type === 'application/json' ? '; if it speaks Streamable HTTP, use "type": "http"' : '';
+      const http = response.status === 405 || type === JSON_TYPE ? '; if it speaks Streamable HTTP, use "type": "http"' : '';
       if (!response.ok) {
         const err = await httpStatusError(this.#serverName, this.#url, response, this.#customHeaders);
         // 401, 403 and redirects have hints of their own.
         if (!http || response.status < 400 || response.status === 401 || response.status === 403) throw err;
         throw new TransportHttpError(`${err.message}${http}.`, err.status);
       }
-      if (type !== 'text/event-stream' || !response.body) {
+      if (type !== EVENT_STREAM || !response.body) {
         // A web page (a proxy's sign-in page) says what it is.
         const page = type === 'text/html' ? await readBodySnippet(response, 100) : undefined;
         await discardBody(response);
@@ -116,7 +116,7 @@ export class LegacySseTransport implements Transport {
   async send(message: object): Promise<void> {
     if (this.#lifetime.signal.aborted) throw closedError(this.#serverName);
     if (!this.#endpoint) throw new TransportHttpError(`${this.description} is not started`);
-    const extra: Record<string, string> = { 'Content-Type': 'application/json' };
+    const extra: Record<string, string> = { 'Content-Type': JSON_TYPE };
     if (this.#protocolVersion !== undefined) extra['MCP-Protocol-Version'] = this.#protocolVersion;
     const response = await this.#http('POST', this.#endpoint, extra, stringify(message));
     // The answer arrives on the event stream; the POST's own body (e.g. "Accepted") means nothing.

@@ -146,6 +146,11 @@ export const deliver = (transport: Pick<Transport, 'onmessage'>, value: unknown,
 export const closedError = (serverName: string): TransportHttpError => new TransportHttpError(`The connection to server "${serverName}" is closed`);
 
 /** The media type of a response without parameters, e.g. `text/event-stream`. */
+/** The media types the HTTP transports send and read. */
+export const EVENT_STREAM = 'text/event-stream';
+export const JSON_TYPE = 'application/json';
+
+/** The media type of a response's body (`text/html`), without parameters. */
 export const mediaType = (response: Response): string => (response.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
 
 /**

@@ -2,7 +2,7 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { ErrorCode } from '../jsonrpc/errors';
 import { abortReason, anySignal, errorMessage, sleep } from '../util/abort';
 import type { Logger } from '../util/log';
-import { checkHttpConfig, closedError, deliver, discardBody, httpStatusError, MAX_MESSAGE_CHARS, mediaType, networkError, parseEventData, readBodySnippet, readBodyText, readSseStream, webPageAnswer } from './sseStream';
+import { checkHttpConfig, closedError, deliver, discardBody, EVENT_STREAM, httpStatusError, JSON_TYPE, MAX_MESSAGE_CHARS, mediaType, networkError, parseEventData, readBodySnippet, readBodyText, readSseStream, webPageAnswer } from './sseStream';
 import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, LOCAL_FAILURE, messagesIn, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
@@ -237,7 +237,7 @@ export class StreamableHttpTransport implements Transport {
 
   /** POSTs a message as the spec asks: JSON, accepting a JSON or an event-stream answer. */
   #postMessage(message: object, signal: AbortSignal): Promise<Response> {
-    return this.#http('POST', { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, signal, stringify(message));
+    return this.#http('POST', { 'Content-Type': JSON_TYPE, Accept: `${JSON_TYPE}, ${EVENT_STREAM}` }, signal, stringify(message));
   }
 
   /** Sends one POST and handles its answer; true when an SSE answer is being followed. */
@@ -249,14 +249,14 @@ export class StreamableHttpTransport implements Transport {
 
     const type = mediaType(response);
     const unusable = (what: string) => new TransportHttpError(`Server "${this.#serverName}" answered ${describe(message)} with ${what}; expected JSON or an event stream`, response.status);
-    if (type === 'text/event-stream' && response.body) {
+    if (type === EVENT_STREAM && response.body) {
       // The answer may take long (progress, server requests first): follow it in the background,
       // the connection matches the response to its request.
       const state: StreamState = { kind: 'post', label: `answer stream of ${describe(message)}`, pending: exchange.ids };
       void this.#follow(state, response, signal).finally(() => this.#endExchange(exchange));
       return true;
     }
-    if (type === 'application/json') {
+    if (type === JSON_TYPE) {
       const body = response.body ? await readBodyText(response.body) : { text: '', over: false };
       if ('cut' in body) {
         if (signal.aborted) throw abortReason(signal);
@@ -506,7 +506,7 @@ export class StreamableHttpTransport implements Transport {
   /** GET with `Last-Event-ID` (when there is one) to open or resume a stream. */
   async #openGet(state: StreamState, signal: AbortSignal): Promise<Response | Refused> {
     const sentSession = this.#sessionId;
-    const extra: Record<string, string> = { Accept: 'text/event-stream' };
+    const extra: Record<string, string> = { Accept: EVENT_STREAM };
     if (state.lastEventId !== undefined) extra['Last-Event-ID'] = state.lastEventId;
     let response: Response;
     try {
@@ -516,7 +516,7 @@ export class StreamableHttpTransport implements Transport {
     }
     if (response.ok) {
       const type = mediaType(response);
-      if (type === 'text/event-stream') {
+      if (type === EVENT_STREAM) {
         this.#log.debug(`${state.lastEventId === undefined ? 'Opened' : `Resumed after event ${state.lastEventId}`} the ${state.label}`);
         return response;
       }
