@@ -56,9 +56,13 @@ export type Classified =
   /** `response`: it was meant as an answer (it has `result` or `error`), so the request it names is answered, badly. */
   | { kind: 'invalid'; id: RequestId | null; problem: string; response?: boolean };
 
+/** A value that is not a valid message; `response`: it was meant as an answer (see Classified). */
+const invalid = (id: RequestId | null, problem: string, response?: true): Classified =>
+  response ? { kind: 'invalid', id, problem, response } : { kind: 'invalid', id, problem };
+
 /** Validates one incoming value as a JSON-RPC message. Never throws. */
 export const classify = (value: unknown): Classified => {
-  if (!isObject(value)) return { kind: 'invalid', id: null, problem: 'message is not a JSON object' };
+  if (!isObject(value)) return invalid(null, 'message is not a JSON object');
   // The common case, checked by hand: a well-formed result. For every value JSON.parse makes (all
   // a transport delivers) it accepts exactly what JsonRpcResultResponseSchema accepts (an object
   // result, a string or safe-integer id: messages.test.ts holds the two side by side), and returns
@@ -82,28 +86,28 @@ export const classify = (value: unknown): Classified => {
       const r = JsonRpcRequestSchema.safeParse(value);
       return r.success
         ? { kind: 'request', msg: r.data }
-        : { kind: 'invalid', id, problem: `invalid request: ${describeIssues(r.error)}` };
+        : invalid(id, `invalid request: ${describeIssues(r.error)}`);
     }
     const n = JsonRpcNotificationSchema.safeParse(value);
     return n.success
       ? { kind: 'notification', msg: n.data }
-      : { kind: 'invalid', id: null, problem: `invalid notification: ${describeIssues(n.error)}` };
+      : invalid(null, `invalid notification: ${describeIssues(n.error)}`);
   }
   // JSON-RPC 2.0 §5: "Either the result member or error member MUST be included, but both members MUST NOT be included."
-  if ('result' in value && 'error' in value) return { kind: 'invalid', id, problem: 'a response with both result and error', response: true };
+  if ('result' in value && 'error' in value) return invalid(id, 'a response with both result and error', true);
   if ('result' in value) {
     const r = JsonRpcResultResponseSchema.safeParse(value);
     return r.success
       ? { kind: 'result', id: r.data.id, result: r.data.result }
-      : { kind: 'invalid', id, problem: `invalid response: ${describeIssues(r.error)}`, response: true };
+      : invalid(id, `invalid response: ${describeIssues(r.error)}`, true);
   }
   if ('error' in value) {
     const r = JsonRpcErrorResponseSchema.safeParse(value);
     return r.success
       ? { kind: 'error', id: r.data.id ?? null, error: r.data.error }
-      : { kind: 'invalid', id, problem: `invalid error response: ${describeIssues(r.error)}`, response: true };
+      : invalid(id, `invalid error response: ${describeIssues(r.error)}`, true);
   }
-  return { kind: 'invalid', id, problem: 'message has neither method, result nor error' };
+  return invalid(id, 'message has neither method, result nor error');
 };
 
 interface Issue {
