@@ -29,7 +29,7 @@ import { TasksService } from './core/api/service';
 import { createApi } from './vscode/api';
 import { registerLmTools } from './vscode/lmTools';
 import { InputPrompter } from './vscode/inputs';
-import { executeCommand, registerCommand } from './vscode/editorCommands';
+import { executeCommand, registerCommand, TASKS_VIEW } from './vscode/editorCommands';
 import { ELICITATION_CREATE, SAMPLING_CREATE } from './core/protocol/schemas';
 import { fromEntries } from './core/util/builtins';
 
@@ -218,7 +218,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void reload()));
 
   const tree = new TasksTreeProvider(servers, engine, host);
-  const view = vscode.window.createTreeView('mcpTasks.tasks', { treeDataProvider: tree, showCollapseAll: true });
+  const view = vscode.window.createTreeView(TASKS_VIEW, { treeDataProvider: tree, showCollapseAll: true });
   const results = new ResultDocuments(engine);
   const indicators = new TaskIndicators(engine, host, view, label, { dialogs: hidden, answering, noModel });
   subscriptions.push(tree, view, results, indicators);

@@ -11,7 +11,7 @@ import { reasonOf } from '../core/jsonrpc/errors';
 import { describeServer, rowOf } from './tree/tasksTree';
 import { ConfigurationReader, setting } from './configuration';
 import { confirmDestructive, couldNotConnect, inform, isConfirmed } from './confirm';
-import { executeCommand, OPEN_CONFIGURATION, registerCommand } from './editorCommands';
+import { executeCommand, OPEN_CONFIGURATION, registerCommand, SHOW_LOG, TASKS_VIEW } from './editorCommands';
 import { isString } from '../core/util/json';
 
 export interface CommandDeps {
@@ -51,7 +51,7 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
   };
 
   /** Runs `task` with the Tasks view's progress bar. */
-  const inView = <T>(task: () => Thenable<T>) => vscode.window.withProgress({ location: { viewId: 'mcpTasks.tasks' } }, task);
+  const inView = <T>(task: () => Thenable<T>) => vscode.window.withProgress({ location: { viewId: TASKS_VIEW } }, task);
 
   const connect = async (s: ServerSnapshot) => {
     try {
@@ -110,7 +110,7 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
     deps.tasks().flatMap((t) => (t.serverId === s.id && !isTerminal(t.status) && (t.kind === DIRECT || (s.type !== HTTP && s.type !== undefined) || servers.moves(s.id)) ? [t.key] : []));
 
   return [
-    registerCommand('mcpTasks.showLog', () => log.show()),
+    registerCommand(SHOW_LOG, () => log.show()),
     registerCommand('mcpTasks.refresh', () =>
       // The view's progress bar runs while the configuration is read and the servers list their tasks.
       inView(async () => {

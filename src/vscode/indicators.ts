@@ -12,7 +12,7 @@ import { hasResult, lostWithWindow } from '../core/tasks/policy';
 import { setting } from './configuration';
 import type { HiddenDialogs } from './hiddenDialogs';
 import { asTaskNode, hostedTitle, type Node } from './tree/tasksTree';
-import { executeCommand, OPEN_RESULT, RESPOND_TO_TASK } from './editorCommands';
+import { CANCEL_TASK, executeCommand, FOCUS_TASKS_VIEW, OPEN_RESULT, RESPOND_TO_TASK, RUN_AGAIN, SHOW_LOG } from './editorCommands';
 import { COMPLETED, ELICITATION_CREATE, FAILED, INPUT_REQUIRED, WORKING } from '../core/protocol/schemas';
 
 /** How long a task that needs input may wait for its question before it is told anyway (the question may never come). */
@@ -81,7 +81,7 @@ export class TaskIndicators extends DisposableBase {
       this._register(dialogs.onDidChange(() => [...this.#awaiting.keys()].forEach((key) => this.#questionMoved(key))));
     }
     this.#item.name = 'MCP Tasks';
-    this.#item.command = 'mcpTasks.tasks.focus';
+    this.#item.command = FOCUS_TASKS_VIEW;
     this._register(engine.onDidChange((t) => this.#changed(t)));
     this._register(engine.onDidRemove((key) => (this.#last.delete(key), this.#forget(key), this.#schedule())));
     this._register(host.onDidExpire((h) => (this.#expired.push(h), this.#schedule())));
@@ -304,7 +304,7 @@ export class TaskIndicators extends DisposableBase {
       void show(text, ...(canOpen ? [open] : canRun ? [again] : [])).then((c) =>
         c === open
           ? executeCommand(OPEN_RESULT, asTaskNode(t))
-          : c === again && executeCommand('mcpTasks.runAgain', asTaskNode(t)),
+          : c === again && executeCommand(RUN_AGAIN, asTaskNode(t)),
       );
     }
   }
@@ -325,7 +325,7 @@ export class TaskIndicators extends DisposableBase {
     );
     void vscode.window
       .showWarningMessage(text, ...(resend ? [again] : task ? [cancel] : []), vscode.l10n.t('Show Log'))
-      .then((c) => (c === again ? resend?.() : c === cancel ? executeCommand('mcpTasks.cancelTask', asTaskNode(task!)) : c && executeCommand('mcpTasks.showLog')));
+      .then((c) => (c === again ? resend?.() : c === cancel ? executeCommand(CANCEL_TASK, asTaskNode(task!)) : c && executeCommand(SHOW_LOG)));
   }
 
   /** One warning per server: a server whose questions' ttl runs out together says so once. */
@@ -342,5 +342,5 @@ export class TaskIndicators extends DisposableBase {
 /** A notification about several tasks, with Show Tasks, which focuses the view. */
 const showTasks = (show: typeof vscode.window.showWarningMessage, text: string): void => {
   const view = vscode.l10n.t('Show Tasks');
-  void show(text, view).then((c) => c === view && executeCommand('mcpTasks.tasks.focus'));
+  void show(text, view).then((c) => c === view && executeCommand(FOCUS_TASKS_VIEW));
 };

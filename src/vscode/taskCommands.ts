@@ -25,7 +25,7 @@ import { asThemeIcon } from './tree/icons';
 import { QuickInputPrompter } from './elicitation/quickInputPrompter';
 import type { ToolArguments } from './toolInputs';
 import { BACK, askArguments, askTtl } from './toolInputs';
-import { executeCommand, OPEN_CONFIGURATION, OPEN_RESULT, registerCommand, RESPOND_TO_TASK } from './editorCommands';
+import { CANCEL_TASK, executeCommand, OPEN_CONFIGURATION, OPEN_RESULT, registerCommand, RESPOND_TO_TASK, RUN_AGAIN, SHOW_LOG, TASKS_VIEW } from './editorCommands';
 import { keysOf } from '../core/util/builtins';
 import { INPUT_REQUIRED } from '../core/protocol/schemas';
 import { noop } from '../core/util/promise';
@@ -116,7 +116,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
   const cancel = async (t: TaskSnapshot) => {
     try {
       // The server may take up to requestTimeoutSeconds to answer: the view shows it is on its way.
-      await deps.endByUser([t.key], async () => vscode.window.withProgress({ location: { viewId: 'mcpTasks.tasks' } }, () => engine.cancel(t.key)), true);
+      await deps.endByUser([t.key], async () => vscode.window.withProgress({ location: { viewId: TASKS_VIEW } }, () => engine.cancel(t.key)), true);
     } catch (err) {
       // Not answered in time, the request may have reached the server: the task is still followed.
       void showFailure(
@@ -135,7 +135,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
     const cancel = vscode.l10n.t('Cancel Task');
     void vscode.window
       .showInformationMessage(vscode.l10n.t('{0} has not sent the question of "{1}" again: one open during a window reload can be lost. Cancel the task, or wait.', servers.label(t.serverId), taskTitle(t)), cancel)
-      .then((c) => c && executeCommand('mcpTasks.cancelTask', asTaskNode(t)));
+      .then((c) => c && executeCommand(CANCEL_TASK, asTaskNode(t)));
   });
 
   return [
@@ -150,7 +150,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
         ui.close();
       }
     }),
-    registerCommand('mcpTasks.cancelTask', async (arg?: unknown) => {
+    registerCommand(CANCEL_TASK, async (arg?: unknown) => {
       const hosted = rowOf(arg, 'hosted');
       if (hosted) return cancelHosted(hosted);
       const t = taskFromArg(arg);
@@ -239,7 +239,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
     }),
     // A finished task of ours (its row's context menu, or a lost task's warning): its tool on the
     // same server with the same arguments and ttl, as Run Tool as Task runs it.
-    registerCommand('mcpTasks.runAgain', async (arg?: unknown) => {
+    registerCommand(RUN_AGAIN, async (arg?: unknown) => {
       const t = taskFromArg(arg);
       if (t?.toolName) await callTool(deps, { serverId: t.serverId, toolName: t.toolName, args: t.arguments, ttlMs: t.ttl ?? undefined });
     }),
@@ -487,7 +487,7 @@ const showFailure = async (err: unknown, words: (why: string) => string, { warn 
   const config = vscode.l10n.t('Open Configuration');
   const text = words(timedOut ? vscode.l10n.t('{0}. If the server needs longer, raise the setting "mcpTasks.requestTimeoutSeconds".', why) : why);
   const chosen = await vscode.window[warn ? 'showWarningMessage' : 'showErrorMessage'](text, log, ...(timedOut ? [settings] : server ? [config] : []));
-  if (chosen === log) await executeCommand('mcpTasks.showLog');
+  if (chosen === log) await executeCommand(SHOW_LOG);
   else if (chosen === settings) await executeCommand('workbench.action.openSettings', 'mcpTasks.requestTimeoutSeconds');
   else if (chosen === config && server) await executeCommand(OPEN_CONFIGURATION, { kind: 'server', id: server.id });
 };
