@@ -4,7 +4,7 @@ import type { IncomingRequestContext } from '../jsonrpc/connection';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
 import type { Task, TaskStatus } from '../protocol/schemas';
-import { CANCELLED, COMPLETED, ELICITATION_CREATE, FAILED, RELATED_TASK_META, SAMPLING_CREATE, WORKING } from '../protocol/schemas';
+import { CANCELLED, COMPLETED, ELICITATION_CREATE, FAILED, RELATED_TASK_META, SAMPLING_CREATE, TASKS_CANCEL, TASKS_GET, TASKS_LIST, TASKS_RESULT, TASKS_STATUS, WORKING } from '../protocol/schemas';
 import type { McpSession } from '../protocol/session';
 import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine';
 import { canTransition, isServerTerminal, isTerminal } from '../tasks/status';
@@ -278,11 +278,11 @@ export class TaskHost {
           }
         }),
       );
-    serve('tasks/get', (params) => toTask(this.#lookup(state, serverId, session, 'tasks/get', params).snap));
-    serve('tasks/result', (params, ctx) => this.#serveResult(state, serverId, session, params, ctx.signal));
-    serve('tasks/list', (params) => this.#serveList(state, session, params));
-    serve('tasks/cancel', (params) => {
-      const rec = this.#lookup(state, serverId, session, 'tasks/cancel', params);
+    serve(TASKS_GET, (params) => toTask(this.#lookup(state, serverId, session, TASKS_GET, params).snap));
+    serve(TASKS_RESULT, (params, ctx) => this.#serveResult(state, serverId, session, params, ctx.signal));
+    serve(TASKS_LIST, (params) => this.#serveList(state, session, params));
+    serve(TASKS_CANCEL, (params) => {
+      const rec = this.#lookup(state, serverId, session, TASKS_CANCEL, params);
       if (isServerTerminal(rec.snap.status)) fail(`Cannot cancel task: already in terminal status '${rec.snap.status}'`);
       // T-RCV-6: stop the work, and be cancelled before the answer leaves.
       this.#stop(rec, 'Cancelled at the request of the server (tasks/cancel)');
@@ -409,7 +409,7 @@ export class TaskHost {
 
   /** T-RCV-10: the whole task, and no related-task _meta (the id is in the params). */
   #sendStatus(rec: Rec): void {
-    void rec.session.connection.notify('notifications/tasks/status', toTask(rec.snap));
+    void rec.session.connection.notify(TASKS_STATUS, toTask(rec.snap));
   }
 
   /** Aborts the work and moves the task to cancelled. */
@@ -457,7 +457,7 @@ export class TaskHost {
 
   /** T-RCV-4: blocks until terminal, then exactly the underlying result or error. */
   async #serveResult(state: ServerState, serverId: string, session: McpSession, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
-    const rec = this.#lookup(state, serverId, session, 'tasks/result', params);
+    const rec = this.#lookup(state, serverId, session, TASKS_RESULT, params);
     const { taskId } = rec.snap;
     if (!isServerTerminal(rec.snap.status)) {
       rec.waiters++;

@@ -79,6 +79,13 @@ export const ListToolsResultSchema = z.looseObject({
 export const ELICITATION_CREATE = 'elicitation/create';
 /** The method of a server's sampling request, likewise. */
 export const SAMPLING_CREATE = 'sampling/createMessage';
+/** The methods of tools and tasks that both sides use, likewise one string each in the bundle. */
+export const TOOLS_CALL = 'tools/call';
+export const TASKS_GET = 'tasks/get';
+export const TASKS_RESULT = 'tasks/result';
+export const TASKS_LIST = 'tasks/list';
+export const TASKS_CANCEL = 'tasks/cancel';
+export const TASKS_STATUS = 'notifications/tasks/status';
 /** The status of a task that waits for its requestor (T-REQ-3): one string in the bundle, not one at each of its 22 uses. */
 export const INPUT_REQUIRED = 'input_required';
 /** The other statuses of a task (T-LIFE), likewise one string each in the bundle. */

@@ -11,7 +11,7 @@ import { truncate } from '../util/log';
 import { isString, safeStringify } from '../util/json';
 import { errorMessage, raceAbort } from '../util/abort';
 import type { Implementation, InitializeResult, ServerCapabilities, Tool } from './schemas';
-import { declared } from './schemas';
+import { declared, TOOLS_CALL } from './schemas';
 import { pageThrough } from './paging';
 import {
   EmptyResultSchema,
@@ -198,7 +198,7 @@ export class McpSession extends DisposableBase {
     const t = this.supportsTasks ? this.serverCapabilities.tasks : undefined;
     if (!t) return '';
     const parts: string[] = [];
-    if (declared(t.requests?.tools?.call)) parts.push('tools/call');
+    if (declared(t.requests?.tools?.call)) parts.push(TOOLS_CALL);
     if (declared(t.list)) parts.push('list');
     if (declared(t.cancel)) parts.push('cancel');
     return parts.join(', ');

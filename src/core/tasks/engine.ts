@@ -4,7 +4,7 @@ import { InvalidResultError } from '../jsonrpc/connection';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, detailOf, isPeerError, reasonOf } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
 import type { CreateTaskResult, Task, TaskStatus } from '../protocol/schemas';
-import { CallToolResultSchema, CANCELLED, COMPLETED, CreateTaskResultSchema, declared, ELICITATION_CREATE, FAILED, INPUT_REQUIRED, ListTasksResultSchema, MODEL_IMMEDIATE_RESPONSE_META, RELATED_TASK_META, SAMPLING_CREATE, TaskSchema, WORKING } from '../protocol/schemas';
+import { CallToolResultSchema, CANCELLED, COMPLETED, CreateTaskResultSchema, declared, ELICITATION_CREATE, FAILED, INPUT_REQUIRED, ListTasksResultSchema, MODEL_IMMEDIATE_RESPONSE_META, RELATED_TASK_META, SAMPLING_CREATE, TASKS_CANCEL, TASKS_GET, TASKS_LIST, TASKS_RESULT, TASKS_STATUS, TaskSchema, TOOLS_CALL, WORKING } from '../protocol/schemas';
 import type { McpSession } from '../protocol/session';
 import { pageThrough } from '../protocol/paging';
 import type { TransportCloseInfo } from '../transports/transport';
@@ -398,7 +398,7 @@ export class TaskEngine extends DisposableBase {
     const store = new DisposableStore();
     this.#attached.set(serverId, { session, store });
     store.add(
-      session.connection.onNotification('notifications/tasks/status', (params) => {
+      session.connection.onNotification(TASKS_STATUS, (params) => {
         const parsed = TaskSchema.safeParse(params);
         if (!parsed.success) {
           this.#serverLog(serverId).warn(`Ignored an invalid notifications/tasks/status: ${describeIssues(parsed.error)}`);
@@ -590,7 +590,7 @@ export class TaskEngine extends DisposableBase {
     const started = this.#createTask(serverId, session, toolName, options);
     const ms = this.#timeout();
     const timeout = new AbortController();
-    const stopTimer = abortAfter(timeout, ms, () => new RequestTimeoutError('tools/call', ms, this.#label(serverId)));
+    const stopTimer = abortAfter(timeout, ms, () => new RequestTimeoutError(TOOLS_CALL, ms, this.#label(serverId)));
     const stop = signal ? anySignal([signal, timeout.signal]) : timeout.signal;
     try {
       return await raceAbort(started, stop);
@@ -662,7 +662,7 @@ export class TaskEngine extends DisposableBase {
     let raw: Record<string, unknown>;
     try {
       // No timeout of its own (see startTask): the answer is awaited as long as the connection lives.
-      raw = await session.connection.requestRaw('tools/call', params, { timeoutMs: Infinity });
+      raw = await session.connection.requestRaw(TOOLS_CALL, params, { timeoutMs: Infinity });
     } catch (err) {
       sub.dispose();
       throw err;
@@ -787,7 +787,7 @@ export class TaskEngine extends DisposableBase {
     this.#serverLog(serverId).info(`Direct call of ${toolName} (not a task)`);
     const run = async () => {
       try {
-        const result = await session.request('tools/call', { name: toolName, arguments: options.arguments ?? {} }, CallToolResultSchema, {
+        const result = await session.request(TOOLS_CALL, { name: toolName, arguments: options.arguments ?? {} }, CallToolResultSchema, {
           signal: anySignal(signals),
           timeoutMs: this.#timeout(),
           onprogress: (p) => this.#applyProgress(rec, p),
@@ -979,7 +979,7 @@ export class TaskEngine extends DisposableBase {
       }
     }
     const of = (method: string, n: number) => (n ? [`${method} of ${n} task${n > 1 ? 's' : ''}`] : []);
-    if (polls + fetches > 1) what = [...of('tasks/get', polls), ...of('tasks/result', fetches)].join(' and ');
+    if (polls + fetches > 1) what = [...of(TASKS_GET, polls), ...of(TASKS_RESULT, fetches)].join(' and ');
     this.#serverLog(serverId).warn(`${what} failed: ${detailOf(err)}`);
   }
 
@@ -1237,7 +1237,7 @@ export class TaskEngine extends DisposableBase {
     const abort = rec.resultAbort;
     if (!abort) return;
     const ms = this.#timeout();
-    const stop = abortAfter(abort, ms, () => new RequestTimeoutError('tasks/result', ms, this.#label(rec.snap.serverId)));
+    const stop = abortAfter(abort, ms, () => new RequestTimeoutError(TASKS_RESULT, ms, this.#label(rec.snap.serverId)));
     rec.resultCall?.then(stop, stop);
   }
 
@@ -1349,7 +1349,7 @@ export class TaskEngine extends DisposableBase {
         // Blocks for as long as the task runs; the session closing ends it, or `expectAnswer`.
         rec.resultAbort = new AbortController();
         if (isTerminal(rec.snap.status)) this.#expectAnswer(rec);
-        const result = await session.request('tasks/result', { taskId }, CallToolResultSchema, { timeoutMs: Infinity, signal: rec.resultAbort.signal });
+        const result = await session.request(TASKS_RESULT, { taskId }, CallToolResultSchema, { timeoutMs: Infinity, signal: rec.resultAbort.signal });
         this.#reached(serverId);
         if (this.#disposed) return undefined;
         // T-REQ-4: the result names its task; one that names another is not this task's outcome.
@@ -1576,7 +1576,7 @@ export class TaskEngine extends DisposableBase {
       throw new Error(`Server "${this.#label(serverId)}" does not support cancelling tasks.`);
     }
     try {
-      const task = await session.request('tasks/cancel', { taskId }, TaskSchema, { timeoutMs: this.#timeout() });
+      const task = await session.request(TASKS_CANCEL, { taskId }, TaskSchema, { timeoutMs: this.#timeout() });
       this.#serverLog(serverId).info(`Task ${taskId}: cancel requested by the user; the server answered ${task.status}`);
       this.#applyServerTask(rec, task, 'cancel');
       return rec.snap;
@@ -1634,8 +1634,8 @@ export class TaskEngine extends DisposableBase {
   #pageList(session: McpSession, serverId: string, onTask: (task: Task) => void, enough?: (pages: number) => boolean): Promise<number> {
     const log = this.#serverLog(serverId);
     const page = (cursor?: string) =>
-      session.request('tasks/list', cursor === undefined ? {} : { cursor }, ListTasksResultSchema, { timeoutMs: this.#timeout() }).then((r) => ({ items: r.tasks, nextCursor: r.nextCursor }));
-    return pageThrough('tasks/list', log, this.#options.maxListPages ?? 1000, page, (raw) => {
+      session.request(TASKS_LIST, cursor === undefined ? {} : { cursor }, ListTasksResultSchema, { timeoutMs: this.#timeout() }).then((r) => ({ items: r.tasks, nextCursor: r.nextCursor }));
+    return pageThrough(TASKS_LIST, log, this.#options.maxListPages ?? 1000, page, (raw) => {
       const t = TaskSchema.safeParse(raw);
       if (t.success) onTask(t.data);
       else log.warn(`tasks/list: skipped an invalid task: ${describeIssues(t.error)}`);
@@ -1840,7 +1840,7 @@ export class TaskEngine extends DisposableBase {
 
   /** `tasks/get` of one task (T-REQ-9: the taskId param is the truth; no related-task _meta). */
   #getTask(session: McpSession, taskId: string): Promise<Task> {
-    return session.request('tasks/get', { taskId }, TaskSchema, { timeoutMs: this.#timeout() });
+    return session.request(TASKS_GET, { taskId }, TaskSchema, { timeoutMs: this.#timeout() });
   }
 
   /** Now, as the ISO 8601 string snapshots hold. */
