@@ -5,7 +5,7 @@ import type { InputDef, ResolvedServer, ServerConfig } from './types';
 import { checkUrl, findVariables, formatPath, stringFields, substituteVariables } from './variables';
 import { isString } from '../util/json';
 import { entriesOf, fromEntries, keysOf } from '../util/builtins';
-import { STDIO, WORKSPACE_FOLDER } from './types';
+import { FOLDER_BASENAME, PATH_SEPARATOR, STDIO, WORKSPACE_FOLDER } from './types';
 
 /** What variable resolution may look at. Every effect comes in through here, so tests stay pure. */
 export interface ResolveContext {
@@ -53,7 +53,7 @@ export const resolveServer = async (config: ServerConfig, ctx: ResolveContext): 
     for (const v of findVariables(field.value)) {
       const where = `${formatPath(field.path)} uses`;
       if (v.kind === 'unknown') return fail(`${where} the unknown variable "${v.text}"`);
-      if ((v.kind === WORKSPACE_FOLDER || v.kind === 'workspaceFolderBasename') && folderOf(v) === undefined) {
+      if ((v.kind === WORKSPACE_FOLDER || v.kind === FOLDER_BASENAME) && folderOf(v) === undefined) {
         const why =
           v.name !== undefined
             ? `no workspace folder is named "${v.name}"`
@@ -93,11 +93,11 @@ export const resolveServer = async (config: ServerConfig, ctx: ResolveContext): 
       switch (v.kind) {
         case WORKSPACE_FOLDER:
           return folderOf(v) ?? '';
-        case 'workspaceFolderBasename':
+        case FOLDER_BASENAME:
           return path.basename(folderOf(v) ?? '');
         case 'userHome':
           return ctx.userHome;
-        case 'pathSeparator':
+        case PATH_SEPARATOR:
           return path.sep;
         case 'env':
           return ctx.env[v.name] ?? ''; // as VS Code: an unset variable is empty

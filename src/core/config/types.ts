@@ -1,5 +1,8 @@
 /** The kind of a folder's `.vscode/mcp.json` source, and its variable `${workspaceFolder}`: one string in the bundle for its 13 uses. */
 export const WORKSPACE_FOLDER = 'workspaceFolder';
+/** The variables `${workspaceFolderBasename}` and `${pathSeparator}`: one string each in the bundle. */
+export const FOLDER_BASENAME = 'workspaceFolderBasename';
+export const PATH_SEPARATOR = 'pathSeparator';
 /** The type of a server run as a local process: one string in the bundle for its 20 uses. */
 export const STDIO = 'stdio';
 /** The type of a Streamable HTTP server, likewise. */

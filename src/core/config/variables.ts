@@ -1,7 +1,7 @@
 import type { ServerConfig, ServerType } from './types';
 import { isNumber, stringify } from '../util/json';
 import { entriesOf } from '../util/builtins';
-import { STDIO, WORKSPACE_FOLDER } from './types';
+import { FOLDER_BASENAME, PATH_SEPARATOR, STDIO, WORKSPACE_FOLDER } from './types';
 
 /** One `${...}` reference in a configuration string. */
 export type VariableRef =
@@ -20,18 +20,18 @@ const classify = (body: string): VariableRef => {
   const text = `\${${body}}`;
   switch (body) {
     case WORKSPACE_FOLDER:
-    case 'workspaceFolderBasename':
+    case FOLDER_BASENAME:
     case 'userHome':
-    case 'pathSeparator':
+    case PATH_SEPARATOR:
       return { kind: body, text };
     case '/':
-      return { kind: 'pathSeparator', text };
+      return { kind: PATH_SEPARATOR, text };
   }
   const colon = body.indexOf(':');
   const prefix = colon < 0 ? '' : body.slice(0, colon);
   const arg = body.slice(colon + 1);
   if (prefix === 'env' && arg) return { kind: 'env', name: arg, text };
-  if ((prefix === WORKSPACE_FOLDER || prefix === 'workspaceFolderBasename') && arg) return { kind: prefix, name: arg, text };
+  if ((prefix === WORKSPACE_FOLDER || prefix === FOLDER_BASENAME) && arg) return { kind: prefix, name: arg, text };
   if (prefix === 'input' && arg) return { kind: 'input', id: arg, text };
   return { kind: 'unknown', text };
 };
