@@ -16,6 +16,7 @@ import { setting } from './configuration';
 import { NEVER } from './cancellation';
 import type { QuickInputPrompter } from './elicitation/quickInputPrompter';
 import { ACCEPT, CANCEL } from '../core/elicitation/flow';
+import { BOOLEAN, INTEGER, NUMBER } from '../core/elicitation/fieldKinds';
 
 /** Top-level keywords that constrain the object beyond its listed properties: a form would hide them. */
 const UNUSUAL = ['anyOf', 'oneOf', 'allOf', 'not', 'if', '$ref', 'patternProperties', 'dependentRequired', 'dependentSchemas', 'dependencies', 'propertyNames', 'minProperties', 'maxProperties'];
@@ -146,7 +147,7 @@ const template = (tool: Tool): Record<string, unknown> => {
   for (const [name, schema] of entriesOf(tool.inputSchema.properties ?? {})) {
     const s = schema as { default?: unknown; type?: string };
     if (s.default !== undefined) out[name] = s.default;
-    else if (tool.inputSchema.required?.includes(name)) out[name] = s.type === 'number' || s.type === 'integer' ? 0 : s.type === 'boolean' ? false : s.type === 'array' ? [] : s.type === 'object' ? {} : '';
+    else if (tool.inputSchema.required?.includes(name)) out[name] = s.type === NUMBER || s.type === INTEGER ? 0 : s.type === BOOLEAN ? false : s.type === 'array' ? [] : s.type === 'object' ? {} : '';
   }
   return out;
 };

@@ -17,6 +17,7 @@ import { planElicitation } from './plan';
 import { checkValue, countRule, formatValue, inputHint, validateContent, validateField } from './validate';
 import { isArray, keysOf } from '../util/builtins';
 import { noop } from '../util/promise';
+import { BOOLEAN, INTEGER, MULTI_SELECT, NUMBER, STRING } from './fieldKinds';
 
 /** Leaving a step without answering it. */
 export type Nav = 'back' | 'decline' | 'cancel';
@@ -106,7 +107,7 @@ const askField = async (plan: FormPlan, state: FlowState, p: FormPrompter, ui: D
   const initial = initialValue(state, step);
   const o = { title: ui.title, step: state.index + 1, totalSteps: plan.steps.length + 1, canGoBack: state.index > 0 || state.editing, canDecline: true, signal: ui.signal };
   const text = stepText(plan, state.index);
-  if (step.kind === 'string' || step.kind === 'number' || step.kind === 'integer') {
+  if (step.kind === STRING || step.kind === NUMBER || step.kind === INTEGER) {
     const check = (t: string) => validateField(step, t);
     const a = await p.input({ ...o, prompt: text, placeholder: inputHint(step), value: initial === undefined ? '' : String(initial), validate: (t) => {
         const r = check(t);
@@ -117,7 +118,7 @@ const askField = async (plan: FormPlan, state: FlowState, p: FormPrompter, ui: D
     const r = check(a.value);
     return 'error' in r ? undefined : { type: 'answer', value: r.value };
   }
-  if (step.kind === 'multi-select') {
+  if (step.kind === MULTI_SELECT) {
     const chosen = new Set(isArray(initial) ? initial : []);
     const items = step.options!.map((opt) => ({ label: opt.label, value: opt.value, picked: chosen.has(opt.value) }));
     // An optional multi-select with nothing checked is left out.
@@ -128,7 +129,7 @@ const askField = async (plan: FormPlan, state: FlowState, p: FormPrompter, ui: D
     return { type: 'answer', value: empty(a.value) ? undefined : a.value };
   }
   const items: Array<PickItem<FieldValue | typeof SKIP>> =
-    step.kind === 'boolean'
+    step.kind === BOOLEAN
       ? [
           { label: 'Yes', value: true, picked: initial === true },
           { label: 'No', value: false, picked: initial === false },

@@ -4,6 +4,7 @@ import { describeIssues } from '../jsonrpc/messages';
 import { isObject, isObjectLike, safeStringify, stringify } from '../util/json';
 import { keysOf } from '../util/builtins';
 import { checkValue } from './validate';
+import { BOOLEAN, INTEGER, MULTI_SELECT, NUMBER, SINGLE_SELECT, STRING } from './fieldKinds';
 
 /** What a form field asks for; enums become picks. */
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'single-select' | 'multi-select';
@@ -176,14 +177,14 @@ const toStep = (key: string, raw: unknown, required: boolean): FieldStep => {
   const base = (s: { title?: string; description?: string }) => ({ key, title: s.title || key, description: s.description || undefined, required });
   const singleSelect = (s: { title?: string; description?: string; default?: string }, options: FieldOption[]): FieldStep => ({
     ...base(s),
-    kind: 'single-select',
+    kind: SINGLE_SELECT,
     default: s.default,
     options: fromOptions(where, options),
     constraints: {},
   });
   let step: FieldStep;
   switch (p.type) {
-    case 'string': {
+    case STRING: {
       if ('enum' in p && 'oneOf' in p) problem(`${where} has both enum and oneOf; send one of them`);
       if ('enum' in p) {
         const s = parse(EnumProp, p, where);
@@ -207,20 +208,20 @@ const toStep = (key: string, raw: unknown, required: boolean): FieldStep => {
           }
         }
         const { minLength, maxLength, format, pattern } = s;
-        step = { ...base(s), kind: 'string', default: s.default, constraints: prune({ minLength, maxLength, format, pattern }) };
+        step = { ...base(s), kind: STRING, default: s.default, constraints: prune({ minLength, maxLength, format, pattern }) };
       }
       break;
     }
-    case 'number':
-    case 'integer': {
+    case NUMBER:
+    case INTEGER: {
       const s = parse(NumberProp, p, where);
       bounds(where, s.minimum, s.maximum, 'minimum', 'maximum');
       step = { ...base(s), kind: p.type, default: s.default, constraints: prune({ minimum: s.minimum, maximum: s.maximum }) };
       break;
     }
-    case 'boolean': {
+    case BOOLEAN: {
       const s = parse(BooleanProp, p, where);
-      step = { ...base(s), kind: 'boolean', default: s.default, constraints: {} };
+      step = { ...base(s), kind: BOOLEAN, default: s.default, constraints: {} };
       break;
     }
     case 'array': {
@@ -234,7 +235,7 @@ const toStep = (key: string, raw: unknown, required: boolean): FieldStep => {
       if (s.minItems !== undefined && s.minItems > options.length) {
         problem(`${where} asks for at least ${s.minItems} of only ${options.length} choices`);
       }
-      step = { ...base(s), kind: 'multi-select', default: s.default, options: fromOptions(where, options), constraints: prune({ minItems: s.minItems, maxItems: s.maxItems }) };
+      step = { ...base(s), kind: MULTI_SELECT, default: s.default, options: fromOptions(where, options), constraints: prune({ minItems: s.minItems, maxItems: s.maxItems }) };
       break;
     }
     case 'object':

@@ -1,6 +1,7 @@
 import type { FieldStep, FieldValue, FormPlan } from './plan';
 import { isNumber, isString } from '../util/json';
 import { isArray, isFiniteNumber, keysOf } from '../util/builtins';
+import { BOOLEAN, INTEGER, MULTI_SELECT, NUMBER, SINGLE_SELECT, STRING } from './fieldKinds';
 
 /** What typed text means for a field: its value (`undefined`: left out), or what to fix. */
 export type FieldCheck = { value: FieldValue | undefined } | { error: string };
@@ -10,7 +11,7 @@ const EMAIL = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@
 const URI = /^[a-z][a-z0-9+.-]*:(?:[\w.~:/?#[\]@!$&'()*+,;=-]|%[\da-f]{2})*$/i;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
-const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+const NUMBER_TEXT = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 
 const FORMAT_RULE = {
   email: 'Enter an email address, like name@example.com',
@@ -72,7 +73,7 @@ const range = (lo: number | undefined, hi: number | undefined, unit?: [string, s
 };
 
 /** The rule a number field follows, as the input box says it: "Enter a whole number between 1 and 10". */
-export const numberRule = (step: FieldStep): string => `Enter a ${step.kind === 'integer' ? 'whole number' : 'number'}${range(step.constraints.minimum, step.constraints.maximum)}`;
+export const numberRule = (step: FieldStep): string => `Enter a ${step.kind === INTEGER ? 'whole number' : 'number'}${range(step.constraints.minimum, step.constraints.maximum)}`;
 
 const lengthRule = (step: FieldStep): string => {
   const { minLength: lo, maxLength: hi } = step.constraints;
@@ -93,7 +94,7 @@ export const countRule = (step: FieldStep): string => {
 export const inputHint = (step: FieldStep): string => {
   const c = step.constraints;
   let hint = '';
-  if (step.kind === 'number' || step.kind === 'integer') hint = numberRule(step);
+  if (step.kind === NUMBER || step.kind === INTEGER) hint = numberRule(step);
   else if (c.format) hint = FORMAT_RULE[c.format];
   else if (c.minLength !== undefined || c.maxLength !== undefined) hint = lengthRule(step);
   if (c.pattern !== undefined) hint = hint ? `${hint}; the server expects text matching ${c.pattern}` : `The server expects text matching ${c.pattern}`;
@@ -104,25 +105,25 @@ export const inputHint = (step: FieldStep): string => {
 export const checkValue = (step: FieldStep, value: unknown): string | undefined => {
   const c = step.constraints;
   switch (step.kind) {
-    case 'string': {
+    case STRING: {
       if (!isString(value)) return 'Expected text';
       const length = [...value].length; // JSON Schema counts code points, not UTF-16 units
       if ((c.minLength !== undefined && length < c.minLength) || (c.maxLength !== undefined && length > c.maxLength)) return lengthRule(step);
       if (c.format && !FORMAT_CHECK[c.format](value)) return FORMAT_RULE[c.format];
       return undefined;
     }
-    case 'number':
-    case 'integer': {
+    case NUMBER:
+    case INTEGER: {
       if (!isNumber(value) || !isFiniteNumber(value)) return numberRule(step);
-      if (step.kind === 'integer' && !Number.isInteger(value)) return numberRule(step);
+      if (step.kind === INTEGER && !Number.isInteger(value)) return numberRule(step);
       if ((c.minimum !== undefined && value < c.minimum) || (c.maximum !== undefined && value > c.maximum)) return numberRule(step);
       return undefined;
     }
-    case 'boolean':
+    case BOOLEAN:
       return typeof value === 'boolean' ? undefined : 'Expected yes or no';
-    case 'single-select':
+    case SINGLE_SELECT:
       return isString(value) && choices(step).has(value) ? undefined : `Choose one of: ${labels(step)}`;
-    case 'multi-select': {
+    case MULTI_SELECT: {
       if (!isArray(value) || value.some((v) => !isString(v) || !choices(step).has(v))) return `Choose from: ${labels(step)}`;
       if (new Set(value).size !== value.length) return 'Choose each option at most once';
       if ((c.minItems !== undefined && value.length < c.minItems) || (c.maxItems !== undefined && value.length > c.maxItems)) return countRule(step);
@@ -158,28 +159,28 @@ const option = (step: FieldStep, text: string): string | undefined => (step.opti
  * Selects accept an option's value or its label; multi-selects a comma-separated list.
  */
 export const validateField = (step: FieldStep, rawInput: string): FieldCheck => {
-  const text = step.kind === 'string' ? rawInput : rawInput.trim();
-  if (text === '' && step.kind !== 'multi-select') return step.required ? { error: `A value is required${step.kind === 'string' ? '' : `: ${rule(step)}`}` } : { value: undefined };
+  const text = step.kind === STRING ? rawInput : rawInput.trim();
+  if (text === '' && step.kind !== MULTI_SELECT) return step.required ? { error: `A value is required${step.kind === STRING ? '' : `: ${rule(step)}`}` } : { value: undefined };
   let value: FieldValue | undefined;
   switch (step.kind) {
-    case 'string':
+    case STRING:
       value = step.constraints.format === 'uri' ? asciiUri(text) : text;
       break;
-    case 'number':
-    case 'integer':
-      if (!NUMBER.test(text)) return { error: numberRule(step) };
+    case NUMBER:
+    case INTEGER:
+      if (!NUMBER_TEXT.test(text)) return { error: numberRule(step) };
       value = Number(text);
       break;
-    case 'boolean':
+    case BOOLEAN:
       if (/^(y|yes|true)$/i.test(text)) value = true;
       else if (/^(n|no|false)$/i.test(text)) value = false;
       else return { error: 'Enter yes or no' };
       break;
-    case 'single-select':
+    case SINGLE_SELECT:
       value = option(step, text);
       if (value === undefined) return { error: `Choose one of: ${labels(step)}` };
       break;
-    case 'multi-select': {
+    case MULTI_SELECT: {
       if (text === '' && !step.required) return { value: undefined };
       const parts = text === '' ? [] : text.split(',').map((t) => t.trim());
       const values = parts.map((t) => option(step, t));
@@ -211,15 +212,15 @@ const decimal = (text: string): string => {
  */
 const inexact = (step: FieldStep, text: string, value: number): string | undefined => {
   if (decimal(text) !== decimal(String(value))) return `${text} cannot be sent exactly: it would arrive as ${String(value)}`;
-  if (step.kind === 'integer' && !Number.isSafeInteger(value)) {
+  if (step.kind === INTEGER && !Number.isSafeInteger(value)) {
     return `Enter a whole number between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}: beyond that, many JSON readers lose the last digits`;
   }
   return undefined;
 };
 
 const rule = (step: FieldStep): string => {
-  if (step.kind === 'number' || step.kind === 'integer') return numberRule(step);
-  if (step.kind === 'boolean') return 'yes or no';
+  if (step.kind === NUMBER || step.kind === INTEGER) return numberRule(step);
+  if (step.kind === BOOLEAN) return 'yes or no';
   return `choose one of: ${labels(step)}`;
 };
 
@@ -249,6 +250,6 @@ export const formatValue = (step: FieldStep, value: FieldValue | undefined): str
   if (isArray(value)) return value.length ? value.map(label).join(', ') : '(none)';
   if (typeof value === 'boolean') return value ? 'Yes' : 'No';
   if (isNumber(value)) return String(value);
-  const shown = step.kind === 'single-select' ? label(value) : value;
+  const shown = step.kind === SINGLE_SELECT ? label(value) : value;
   return shown.length > 80 ? `${shown.slice(0, 79)}…` : shown === '' ? '(empty)' : shown;
 };
