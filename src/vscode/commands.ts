@@ -8,7 +8,7 @@ import { keyPosition } from '../core/config/parse';
 import { HTTP, SERVERS_SETTING, SETTINGS, sourcePlace, STDIO } from '../core/config/types';
 import { errorMessage } from '../core/util/abort';
 import { reasonOf } from '../core/jsonrpc/errors';
-import { describeServer, rowOf } from './tree/tasksTree';
+import { describeServer, rowOf, SERVER } from './tree/tasksTree';
 import { ConfigurationReader, setting } from './configuration';
 import { confirmDestructive, couldNotConnect, inform, isConfirmed } from './confirm';
 import { executeCommand, OPEN_CONFIGURATION, registerCommand, SHOW_LOG, TASKS_VIEW } from './editorCommands';
@@ -36,7 +36,7 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
 
   /** A server from the view's row, or picked among those `filter` keeps (the pick titled as its command); `none` says why there is none to pick. */
   const pickServer = async (arg: unknown, title: string, placeHolder: string, filter: (s: ServerSnapshot) => boolean = () => true, none?: string): Promise<ServerSnapshot | undefined> => {
-    const fromView = rowOf(arg, 'server');
+    const fromView = rowOf(arg, SERVER);
     if (fromView) return servers.get(fromView.id) ?? servers.leaving(fromView.id);
     const candidates = servers.list().filter(filter);
     if (candidates.length === 0) {
@@ -68,7 +68,7 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
       );
       if (choice === trust) await executeCommand('workbench.trust.manage');
       else if (choice === vscode.l10n.t('Show Log')) log.show();
-      else if (choice) await executeCommand(OPEN_CONFIGURATION, { kind: 'server', id: s.id });
+      else if (choice) await executeCommand(OPEN_CONFIGURATION, { kind: SERVER, id: s.id });
     }
   };
 
@@ -134,7 +134,7 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
       await connect(s);
     }),
     registerCommand(OPEN_CONFIGURATION, async (file?: unknown, line?: number, column = 1, server?: string) => {
-      const row = rowOf(file, 'server');
+      const row = rowOf(file, SERVER);
       const s = row && (servers.get(row.id) ?? servers.leaving(row.id));
       if (s) {
         // A server's entry, the cursor on its name, as VS Code opens its own servers.

@@ -20,7 +20,7 @@ import type { InFlight } from '../core/util/inFlight';
 import { watchLate } from '../core/util/inFlight';
 import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
 import type { Node, TasksTreeProvider } from './tree/tasksTree';
-import { asTaskNode, describeServer, hostedTitle, rowOf } from './tree/tasksTree';
+import { asTaskNode, describeServer, HOSTED, hostedTitle, rowOf, SERVER } from './tree/tasksTree';
 import { asThemeIcon } from './tree/icons';
 import { QuickInputPrompter } from './elicitation/quickInputPrompter';
 import type { ToolArguments } from './toolInputs';
@@ -141,7 +141,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
   return [
     lost,
     registerCommand('mcpTasks.runToolAsTask', async (arg?: unknown) => {
-      const row = rowOf(arg, 'server');
+      const row = rowOf(arg, SERVER);
       if (row && !servers.get(row.id)) return;
       const ui = new QuickInputPrompter();
       try {
@@ -151,7 +151,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
       }
     }),
     registerCommand(CANCEL_TASK, async (arg?: unknown) => {
-      const hosted = rowOf(arg, 'hosted');
+      const hosted = rowOf(arg, HOSTED);
       if (hosted) return cancelHosted(hosted);
       const t = taskFromArg(arg);
       if (t) return cancel(t);
@@ -174,7 +174,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
     registerCommand(RESPOND_TO_TASK, async (arg?: unknown) => {
       // Without a task: the dialog hidden without an answer, if there is one.
       if (!arg && deps.reopenDialog()) return;
-      const hosted = rowOf(arg, 'hosted');
+      const hosted = rowOf(arg, HOSTED);
       if (hosted) {
         // A question the server runs as a task here: hidden, open, or waiting for the dialogs
         // asked before it.
@@ -247,7 +247,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
     // user's own choice on that row, so not asked again as Clear Finished Tasks asks for many.
     registerCommand('mcpTasks.removeTask', (arg?: unknown) => {
       const t = taskFromArg(arg);
-      const hosted = rowOf(arg, 'hosted');
+      const hosted = rowOf(arg, HOSTED);
       if (t && isTerminal(t.status)) engine.remove(t.key);
       else if (hosted) deps.tree.clearEndedHosted(hosted.taskId);
     }),
@@ -286,7 +286,7 @@ const pickToCancel = async (deps: TaskCommandDeps): Promise<{ kind: 'task'; task
       .map((h): Item => {
         const { label, what, iconPath } = hostedTitle(h, hosted);
         // Named as its row in the view; then as its row says: status, why it ended, age; what it is under it.
-        return { label, iconPath, description: `${servers.label(h.serverId)} · ${describeHosted(h, now)}`, detail: what, createdAt: h.createdAt, target: { kind: 'hosted', hosted: h } };
+        return { label, iconPath, description: `${servers.label(h.serverId)} · ${describeHosted(h, now)}`, detail: what, createdAt: h.createdAt, target: { kind: HOSTED, hosted: h } };
       }),
   ];
   if (!items.length) {
@@ -489,5 +489,5 @@ const showFailure = async (err: unknown, words: (why: string) => string, { warn 
   const chosen = await vscode.window[warn ? 'showWarningMessage' : 'showErrorMessage'](text, log, ...(timedOut ? [settings] : server ? [config] : []));
   if (chosen === log) await executeCommand(SHOW_LOG);
   else if (chosen === settings) await executeCommand('workbench.action.openSettings', 'mcpTasks.requestTimeoutSeconds');
-  else if (chosen === config && server) await executeCommand(OPEN_CONFIGURATION, { kind: 'server', id: server.id });
+  else if (chosen === config && server) await executeCommand(OPEN_CONFIGURATION, { kind: SERVER, id: server.id });
 };

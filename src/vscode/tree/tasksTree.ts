@@ -19,6 +19,11 @@ import { isArray, keysOf, parseDate } from '../../core/util/builtins';
 import { COMPLETED, ELICITATION_CREATE, INPUT_REQUIRED } from '../../core/protocol/schemas';
 import { DIRECT, SERVER_LIST, TASK } from '../../core/tasks/types';
 
+/** The kinds of row besides a task's (TASK): one string each in the bundle; also the first word of their `contextValue`. */
+export const SERVER = 'server' as const;
+export const HOSTED = 'hosted' as const;
+const CONFIG_ERROR = 'configError';
+
 export type Node =
   | { kind: 'server'; id: string }
   | { kind: 'task'; key: string; serverId: string }
@@ -183,7 +188,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   }
 
   getParent(node: Node): Node | undefined {
-    return node.kind === TASK || node.kind === 'hosted' ? this.#serverNodes.get(node.serverId) : undefined;
+    return node.kind === TASK || node.kind === HOSTED ? this.#serverNodes.get(node.serverId) : undefined;
   }
 
   /** The name of a server no longer configured: its last label, else the name in its id. */
@@ -193,11 +198,11 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
 
   getChildren(element?: Node): Node[] {
     if (!element) {
-      const errors: Node[] = this.#servers.errors.map((_, index) => ({ kind: 'configError', index }));
+      const errors: Node[] = this.#servers.errors.map((_, index) => ({ kind: CONFIG_ERROR, index }));
       const live = new Set<string>();
       const serverNode = (id: string) => {
         live.add(id);
-        return kept(this.#serverNodes, id, () => ({ kind: 'server' as const, id }));
+        return kept(this.#serverNodes, id, () => ({ kind: SERVER, id }));
       };
       const servers = this.#servers.list().map((s) => serverNode(s.id));
       // Tasks of servers no longer configured are still tracked (palette, API, store): a row
@@ -209,12 +214,12 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       for (const id of this.#serverNodes.keys()) if (!live.has(id)) this.#serverNodes.delete(id);
       return [...servers, ...removed, ...errors];
     }
-    if (element.kind !== 'server') return [];
+    if (element.kind !== SERVER) return [];
     // Newest first, as tasks are (the host lists them oldest first).
     const hosted = this.#shownHosted()
       .filter((h) => h.serverId === element.id)
       .reverse()
-      .map((h) => kept(this.#hostedNodes, h.taskId, () => ({ kind: 'hosted' as const, taskId: h.taskId, serverId: h.serverId })));
+      .map((h) => kept(this.#hostedNodes, h.taskId, () => ({ kind: HOSTED, taskId: h.taskId, serverId: h.serverId })));
     const tasks = this.#engine
       .list()
       .filter((t) => t.serverId === element.id)
@@ -231,12 +236,12 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   }
 
   #item(node: Node): vscode.TreeItem {
-    if (node.kind === 'configError') return configErrorItem(this.#servers.errors[node.index]);
+    if (node.kind === CONFIG_ERROR) return configErrorItem(this.#servers.errors[node.index]);
     if (node.kind === TASK) {
       const t = this.#engine.get(node.key);
       return t ? this.#taskItem(t) : new vscode.TreeItem('(removed)');
     }
-    if (node.kind === 'hosted') {
+    if (node.kind === HOSTED) {
       const hosted = this.#host?.list() ?? [];
       const h = hosted.find((x) => x.taskId === node.taskId);
       return h ? hostedItem(h, hosted) : new vscode.TreeItem('(removed)');
@@ -260,7 +265,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     const up = s.state.kind === CONNECTED || s.state.kind === CONNECTING;
     // Restart, not connected, is Connect (a failed server too: Connect tries at once), unless a
     // new configuration waits for its tasks: Restart applies it now (its tooltip says so).
-    item.contextValue = ['server', up ? 'disconnectable' : 'connectable', up || s.newConfigWaitsFor ? 'restartable' : ''].filter(Boolean).join(' ');
+    item.contextValue = [SERVER, up ? 'disconnectable' : 'connectable', up || s.newConfigWaitsFor ? 'restartable' : ''].filter(Boolean).join(' ');
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**${escapeMd(s.label)}** (${s.type})\n\n`);
     tip.appendMarkdown(`State: ${escapeMd(describeServer(s, false, down) + held)}${held ? ': connect it to follow its tasks again' : s.heldByUser ? ': it stays so until you connect it' : ''}\n\n`);
@@ -411,7 +416,7 @@ const hostedItem = (h: HostedTaskSnapshot, hosted: readonly HostedTaskSnapshot[]
   const live = !isTerminal(h.status);
   // A live question is hidden, open or waiting its turn: Respond shows it if hidden.
   const respondable = live && h.method === ELICITATION_CREATE;
-  item.contextValue = ['hosted', live ? 'cancelable live' : 'finished', respondable ? 'respondable' : ''].filter(Boolean).join(' ');
+  item.contextValue = [HOSTED, live ? 'cancelable live' : 'finished', respondable ? 'respondable' : ''].filter(Boolean).join(' ');
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown(`**${what}**, run as a task here: ${p.label}\n\n${escapeMd(h.summary)}\n\n`);
   md.appendMarkdown(`Task id: \`${h.taskId}\`  \nCreated: ${localTime(h.createdAt)}  \nTTL: ${formatAge(h.ttl)}${live ? `, ${formatAge(parseDate(h.createdAt) + h.ttl - Date.now())} left (then it closes unanswered)` : ''}`);
@@ -456,7 +461,7 @@ const configErrorItem = (e: ConfigError | undefined): vscode.TreeItem => {
   item.description = e?.problem ?? e?.message;
   item.tooltip = e?.message;
   item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
-  item.contextValue = 'configError';
+  item.contextValue = CONFIG_ERROR;
   item.command = { command: OPEN_CONFIGURATION, title: 'Open MCP Configuration', arguments: [e?.source, e?.line, e?.column, e?.server] };
   return item;
 };
