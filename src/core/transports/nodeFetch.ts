@@ -30,14 +30,26 @@ export const KEEPALIVE_MS = 10_000;
 /** fetch's headers timeout, kept for GET streams: a server that takes the connection and never answers. */
 export const STREAM_HEADERS_TIMEOUT_MS = 300_000;
 
-/** Traces a request of an HTTP transport: its method, url and headers (those that may carry secrets redacted). */
-export const traceRequest = (log: Logger, method: string, url: string, headers: Headers): void => {
-  if (log.traceEnabled !== false) log.trace(`${method} ${url} ${stringify(redactHeaders(fromEntries(headers.entries())))}`);
-};
-
-/** Traces the answer to a request of an HTTP transport: its status and content type. */
-export const traceResponse = (log: Logger, method: string, response: Response): void => {
+/**
+ * A request of an HTTP transport: its configured `headers` with `extra` set over them (those left
+ * undefined are not sent), traced (method, url and headers, those that may carry secrets
+ * redacted; then the answer's status and content type). Redirects are not followed: configured
+ * headers (tokens) must not travel to another origin.
+ */
+export const transportFetch = async (
+  log: Logger,
+  method: 'GET' | 'POST' | 'DELETE',
+  url: string | URL,
+  headers: Record<string, string>,
+  extra: Record<string, string | undefined>,
+  init: Pick<NodeFetchInit, 'body' | 'signal' | 'headersTimeoutMs'>,
+): Promise<Response> => {
+  const all = new Headers(headers);
+  for (const [k, v] of entriesOf(extra)) if (v !== undefined) all.set(k, v);
+  if (log.traceEnabled !== false) log.trace(`${method} ${url} ${stringify(redactHeaders(fromEntries(all.entries())))}`);
+  const response = await nodeFetch(url, { ...init, method, headers: all, redirect: 'manual' });
   if (log.traceEnabled !== false) log.trace(`${method} → ${response.status} ${response.headers.get('content-type') ?? ''}`);
+  return response;
 };
 
 /**

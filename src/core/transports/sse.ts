@@ -1,11 +1,11 @@
 import { abortReason, errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
 import { CHECK_URL, checkHttpConfig, closedError, deliver, discardBody, EVENT_STREAM, httpStatusError, JSON_TYPE, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, webPageAnswer } from './sseStream';
-import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
+import { STREAM_HEADERS_TIMEOUT_MS, transportFetch } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, TransportHttpError } from './transport';
 import { stringify } from '../util/json';
-import { entriesOf, isArray } from '../util/builtins';
+import { isArray } from '../util/builtins';
 import { noop } from '../util/promise';
 
 export interface LegacySseOptions {
@@ -116,9 +116,7 @@ export class LegacySseTransport implements Transport {
   async send(message: object): Promise<void> {
     if (this.#lifetime.signal.aborted) throw closedError(this.#serverName);
     if (!this.#endpoint) throw new TransportHttpError(`${this.description} is not started`);
-    const extra: Record<string, string> = { 'Content-Type': JSON_TYPE };
-    if (this.#protocolVersion !== undefined) extra['MCP-Protocol-Version'] = this.#protocolVersion;
-    const response = await this.#http('POST', this.#endpoint, extra, stringify(message));
+    const response = await this.#http('POST', this.#endpoint, { 'Content-Type': JSON_TYPE, 'MCP-Protocol-Version': this.#protocolVersion }, stringify(message));
     // The answer arrives on the event stream; the POST's own body (e.g. "Accepted") means nothing.
     if (!response.ok) throw await httpStatusError(this.#serverName, this.#endpoint.href, response, this.#customHeaders, false);
     await discardBody(response);
@@ -182,17 +180,11 @@ export class LegacySseTransport implements Transport {
     for (const v of values) deliver(this, v, this.#log);
   }
 
-  async #http(method: 'GET' | 'POST', url: URL, extra: Record<string, string>, body?: string): Promise<Response> {
-    const headers = new Headers(this.#customHeaders);
-    for (const [k, v] of entriesOf(extra)) headers.set(k, v);
-    traceRequest(this.#log, method, url.href, headers);
+  async #http(method: 'GET' | 'POST', url: URL, extra: Record<string, string | undefined>, body?: string): Promise<Response> {
     try {
-      // Redirects are not followed: custom headers (tokens) must not travel to another origin.
       // The answer of a POST comes on the GET stream: both wait for their status as fetch would, no more.
       // Not Node's fetch, whose body timeout would cut a quiet stream: see `nodeFetch`.
-      const response = await nodeFetch(url, { method, headers, body, signal: this.#lifetime.signal, redirect: 'manual', headersTimeoutMs: STREAM_HEADERS_TIMEOUT_MS });
-      traceResponse(this.#log, method, response);
-      return response;
+      return await transportFetch(this.#log, method, url, this.#customHeaders, extra, { body, signal: this.#lifetime.signal, headersTimeoutMs: STREAM_HEADERS_TIMEOUT_MS });
     } catch (err) {
       // Closed, or start() gave up waiting: say why.
       if (this.#lifetime.signal.aborted) throw abortReason(this.#lifetime.signal);

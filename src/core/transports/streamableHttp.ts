@@ -3,11 +3,11 @@ import { ErrorCode } from '../jsonrpc/errors';
 import { abortReason, anySignal, errorMessage, sleep } from '../util/abort';
 import type { Logger } from '../util/log';
 import { checkHttpConfig, closedError, deliver, discardBody, EVENT_STREAM, httpStatusError, JSON_TYPE, MAX_MESSAGE_CHARS, mediaType, networkError, parseEventData, readBodySnippet, readBodyText, readSseStream, webPageAnswer } from './sseStream';
-import { nodeFetch, STREAM_HEADERS_TIMEOUT_MS, traceRequest, traceResponse } from './nodeFetch';
+import { STREAM_HEADERS_TIMEOUT_MS, transportFetch } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, LOCAL_FAILURE, messagesIn, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
 import { isNumber, isObjectLike, isString, stringify } from '../util/json';
-import { entriesOf, maxOf, minOf } from '../util/builtins';
+import { maxOf, minOf } from '../util/builtins';
 
 /** How a dropped SSE stream is resumed. */
 export interface ReconnectOptions {
@@ -337,14 +337,7 @@ export class StreamableHttpTransport implements Transport {
 
   /** One HTTP request with our headers; network failures become a `TransportHttpError` naming the URL. */
   async #http(method: 'POST' | 'GET' | 'DELETE', extra: Record<string, string>, signal: AbortSignal, body?: string): Promise<Response> {
-    const headers = new Headers(this.#customHeaders);
-    for (const [k, v] of entriesOf(extra)) headers.set(k, v);
-    if (this.#sessionId !== undefined) headers.set('Mcp-Session-Id', this.#sessionId);
-    if (this.#protocolVersion !== undefined) headers.set('MCP-Protocol-Version', this.#protocolVersion);
-    traceRequest(this.#log, method, this.#url, headers);
-    let response: Response;
     try {
-      // Redirects are not followed: custom headers (tokens) must not travel to another origin.
       // A signal of its own per request: fetch (when it stands in) unhooks its listener from the
       // signal only when the request is garbage collected, so thousands of requests on the
       // transport's long-lived signal would pile up listeners (and a MaxListenersExceededWarning).
@@ -354,13 +347,12 @@ export class StreamableHttpTransport implements Transport {
       const headersTimeoutMs = method === 'GET' ? STREAM_HEADERS_TIMEOUT_MS : undefined;
       // Not Node's fetch: its 300 s headers and body timeouts would cut a slow answer or a quiet
       // stream whatever the request timeout; see `nodeFetch`.
-      response = await nodeFetch(this.#url, { method, headers, body, signal: own, redirect: 'manual', headersTimeoutMs });
+      const session = { 'Mcp-Session-Id': this.#sessionId, 'MCP-Protocol-Version': this.#protocolVersion };
+      return await transportFetch(this.#log, method, this.#url, this.#customHeaders, { ...extra, ...session }, { body, signal: own, headersTimeoutMs });
     } catch (err) {
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : closedError(this.#serverName);
       throw networkError(this.#serverName, this.#url, err);
     }
-    traceResponse(this.#log, method, response);
-    return response;
   }
 
   async #statusError(response: Response, sentSession: string | undefined): Promise<TransportHttpError> {
