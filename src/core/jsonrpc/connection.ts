@@ -8,7 +8,7 @@ import { truncate, warnRepeated } from '../util/log';
 import { abortReason, errorMessage, MAX_TIMER_MS, sleep } from '../util/abort';
 import { isNumber, isObject, isObjectLike, isString, safeStringify, stringify } from '../util/json';
 import { isFiniteNumber, maxOf, minOf } from '../util/builtins';
-import { noop, SENT } from '../util/promise';
+import { noop, rejected, SENT } from '../util/promise';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, RpcError, TransportFailureError } from './errors';
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from './messages';
 import { classify, describeIssues } from './messages';
@@ -206,9 +206,9 @@ export class JsonRpcConnection implements Disposable {
    * promise, a plain record, no timer of its own (see `arm`), closures only for a signal or progress.
    */
   #send(method: string, params: Record<string, unknown> | undefined, schema: z.ZodMiniType | undefined, options: RequestOptions | undefined): Promise<unknown> {
-    if (this.#closed) return Promise.reject(new ConnectionClosedError(this.#closed.reason));
+    if (this.#closed) return rejected(new ConnectionClosedError(this.#closed.reason));
     const signal = options?.signal;
-    if (signal?.aborted) return Promise.reject(cancelled(signal));
+    if (signal?.aborted) return rejected(cancelled(signal));
     const id = this.#nextId++;
     const timeoutMs = options?.timeoutMs ?? (typeof this.#defaultTimeoutMs === 'function' ? this.#defaultTimeoutMs() : this.#defaultTimeoutMs);
     const onprogress = options?.onprogress;
@@ -250,7 +250,7 @@ export class JsonRpcConnection implements Disposable {
     try {
       sent = this.transport.send(message);
     } catch (err) {
-      sent = Promise.reject(err); // a transport that throws instead of rejecting fails the request alike
+      sent = rejected(err); // a transport that throws instead of rejecting fails the request alike
     }
     if (sent !== SENT) {
       sent.catch((err: unknown) => {

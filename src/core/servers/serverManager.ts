@@ -26,7 +26,7 @@ import type { SavedHttpSession } from '../transports/factory';
 import type { LiveWork } from '../tasks/types';
 import { fromJson, isString, stringify } from '../util/json';
 import { minOf } from '../util/builtins';
-import { noop } from '../util/promise';
+import { noop, rejected } from '../util/promise';
 
 /** Why a restart closed the connection: the lost tasks and ended calls say so. */
 export const RESTARTED = 'restarted by the user';
@@ -472,7 +472,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
   #session(id: string, options?: { background?: boolean; quiet?: boolean; now?: boolean }): Promise<McpSession> {
     // A removed server whose connection stays for its live tasks (a remote one's is made again if it dropped).
     const entry = this.#entry(id);
-    if (!entry) return Promise.reject(new Error(`No server with id ${id} is configured`));
+    if (!entry) return rejected(new Error(`No server with id ${id} is configured`));
     if (entry.session && !entry.session.isClosed) return Promise.resolve(entry.session);
     if (entry.connecting && entry.connectingQuietly && !options?.quiet) {
       // A quiet connection may stop at an input; this caller may ask for it.
@@ -484,10 +484,10 @@ export class ServerManager extends DisposableBase implements SessionSource {
     if (entry.connecting) return entry.connecting;
     // Background work (following tasks) never brings back a prompt the user dismissed; the
     // user's own next action does.
-    if (entry.dismissed !== undefined && options?.background) return Promise.reject(new InputDismissedError(entry.dismissed));
+    if (entry.dismissed !== undefined && options?.background) return rejected(new InputDismissedError(entry.dismissed));
     // Nor undoes a Disconnect: following a remote server's tasks would connect it again at once.
     if (entry.userDisconnected && options?.background) {
-      return Promise.reject(new HeldByUserError(`Server "${entry.config.label}" was disconnected by the user: connect it to follow its tasks again.`));
+      return rejected(new HeldByUserError(`Server "${entry.config.label}" was disconnected by the user: connect it to follow its tasks again.`));
     }
     if (!options?.quiet) entry.dismissed = undefined; // a quiet connection asks nothing, so brings nothing back
     if (!options?.background) entry.userDisconnected = false;
@@ -495,14 +495,14 @@ export class ServerManager extends DisposableBase implements SessionSource {
     const wait = entry.retryAt - this.#now();
     if (wait > 0) {
       const what = entry.failures > 1 ? `failed ${entry.failures} times in a row` : 'failed';
-      return Promise.reject(
+      return rejected(
         new Error(`Server "${entry.config.label}" ${what}: ${sentence(entry.lastFailure ?? '')} It will not be tried again for ${Math.ceil(wait / 1000)} s. Restart it to try now.`),
       );
     }
     const blocker = this.#options.startBlocker?.(entry.config);
     if (blocker) {
       this.#setState(entry, { kind: BLOCKED, message: blocker });
-      return Promise.reject(new Error(blocker));
+      return rejected(new Error(blocker));
     }
     const generation = ++entry.generation;
     const quiet = options?.quiet === true;

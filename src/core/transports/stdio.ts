@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import type { Logger } from '../util/log';
-import { SENT } from '../util/promise';
+import { rejected, SENT } from '../util/promise';
 import { LineBuffer, serializeLine } from './lineBuffer';
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, messagesIn, TransportParseError } from './transport';
@@ -167,7 +167,7 @@ export class StdioTransport implements Transport {
 
   send(message: object): Promise<void> {
     const stdin = this.#child?.stdin;
-    if (!stdin || this.#closeInfo || stdin.destroyed) return Promise.reject(new Error('The server process is not running'));
+    if (!stdin || this.#closeInfo || stdin.destroyed) return rejected(new Error('The server process is not running'));
     // No callback per message (measurably costly at thousands of messages a second): wait only
     // when the pipe's buffer is full. A failed write surfaces as the process closing.
     if (stdin.write(serializeLine(message))) return SENT;

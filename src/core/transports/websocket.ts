@@ -11,7 +11,7 @@ import { CHECK_URL, readBodySnippet, unreachableHint, webPageAnswer } from './ss
 import { CLOSED_BY_CLIENT, messagesIn, TransportHttpError, TransportParseError } from './transport';
 import { fromJson, isString, stringify } from '../util/json';
 import { isArray } from '../util/builtins';
-import { noop } from '../util/promise';
+import { noop, rejected } from '../util/promise';
 
 export interface WebSocketTransportOptions {
   /** `ws://` or `wss://` endpoint of the server. */
@@ -80,8 +80,8 @@ export class WebSocketTransport implements Transport {
   }
 
   start(): Promise<void> {
-    if (this.#ws) return Promise.reject(new Error(`WebSocket transport for ${this.#who()} was already started`));
-    if (this.#closing) return Promise.reject(new Error(`WebSocket transport for ${this.#who()} was closed`));
+    if (this.#ws) return rejected(new Error(`WebSocket transport for ${this.#who()} was already started`));
+    if (this.#closing) return rejected(new Error(`WebSocket transport for ${this.#who()} was closed`));
     const { headers = {} } = this.#options;
     if (this.#log.traceEnabled !== false) {
       this.#log.trace(`WebSocket connecting to ${this.#displayUrl} (headers: ${stringify(redactHeaders(headers))})`);
@@ -170,13 +170,13 @@ export class WebSocketTransport implements Transport {
   send(message: object): Promise<void> {
     const ws = this.#ws;
     if (!ws || ws.readyState !== WebSocket.OPEN) {
-      return Promise.reject(new Error(`Cannot send to ${this.#who()}: the WebSocket is not open`));
+      return rejected(new Error(`Cannot send to ${this.#who()}: the WebSocket is not open`));
     }
     let text: string;
     try {
       text = stringify(message);
     } catch (err) {
-      return Promise.reject(new Error(`Cannot send to ${this.#who()}: ${errorMessage(err)}`));
+      return rejected(new Error(`Cannot send to ${this.#who()}: ${errorMessage(err)}`));
     }
     return new Promise<void>((resolve, reject) => {
       ws.send(text, (err) => (err ? reject(new Error(`Could not send to ${this.#who()}: ${err.message}`)) : resolve()));

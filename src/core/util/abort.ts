@@ -1,6 +1,6 @@
 import { isString, stringify } from './json';
 import { isFiniteNumber, minOf } from './builtins';
-import { noop } from './promise';
+import { noop, rejected } from './promise';
 
 /** AbortSignal.any, a static operation that needs no `this`: bound once, as the builtins in ./json are (12 uses). */
 // eslint-disable-next-line no-restricted-properties -- where it is bound
@@ -44,7 +44,7 @@ export const sleep = (ms: number, signal?: AbortSignal): Promise<void> => {
 
 /** Settles as `promise` does, or rejects with the signal's reason as soon as it aborts. */
 export const raceAbort = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T> => {
-  if (signal.aborted) return Promise.reject(abortReason(signal));
+  if (signal.aborted) return rejected(abortReason(signal));
   return new Promise<T>((resolve, reject) => {
     promise.then(resolve, reject).finally(onAbort(signal, () => reject(abortReason(signal))));
   });
