@@ -274,7 +274,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     if (s.serverInfo) tip.appendMarkdown(`Server: ${escapeMd(`${s.serverInfo.name} ${s.serverInfo.version}`)}, MCP ${escapeMd(s.protocolVersion ?? '')}\n\n`);
     tip.appendMarkdown(`Source: ${escapeMd(sourcePlace(s.source))}`);
     item.tooltip = tip;
-    item.accessibilityInformation = { label: `Server ${s.label}, ${describeServer(s, false, down) + held}` };
+    heardAs(item, `Server ${s.label}, ${describeServer(s, false, down) + held}`);
     return item;
   }
 
@@ -297,7 +297,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     // "Task NAME, STATUS, the rest": the description leads with the status when it has no message of its own, not said twice.
     const rest = said.startsWith(`${p.label} · `) ? said.slice(p.label.length + 3) : said;
     // Not "Task Task 3f2a…": a task found on the server is titled by its id.
-    item.accessibilityInformation = { label: `${t.toolName ? 'Task ' : ''}${title}, ${p.label}, ${rest}` };
+    heardAs(item, `${t.toolName ? 'Task ' : ''}${title}, ${p.label}, ${rest}`);
     return item;
   }
 
@@ -422,7 +422,7 @@ const hostedItem = (h: HostedTaskSnapshot, hosted: readonly HostedTaskSnapshot[]
   md.appendMarkdown(`Task id: \`${h.taskId}\`  \nCreated: ${localTime(h.createdAt)}  \nTTL: ${formatAge(h.ttl)}${live ? `, ${formatAge(parseDate(h.createdAt) + h.ttl - Date.now())} left (then it closes unanswered)` : ''}`);
   item.tooltip = md;
   // Heard as seen: what it is (as its icon shows), then the status, why it ended and the age, not the status alone.
-  item.accessibilityInformation = { label: `${what}: ${label}, ${item.description}` };
+  heardAs(item, `${what}: ${label}, ${item.description}`);
   return item;
 };
 
@@ -441,7 +441,7 @@ const removedServerItem = (id: string, label: string, running?: LiveWork, stdio?
   item.contextValue = running ? 'removedServer stoppable' : 'removedServer';
   const process = running ? ` Its ${stdio ? 'process runs' : 'connection stays'} until ${itsTasksEnd(running)}, then ${stdio ? 'stops' : 'closes'}.` : '';
   item.tooltip = new vscode.MarkdownString(`**${escapeMd(label)}** is no longer in the configuration (${escapeMd(id)}).${process} Its tasks stay listed until cleared (Clear Finished Tasks).`);
-  item.accessibilityInformation = { label: `Server ${label}, ${item.description}` };
+  heardAs(item, `Server ${label}, ${item.description}`);
   return item;
 };
 
@@ -451,7 +451,7 @@ const unloadedServerItem = (id: string, label: string): vscode.TreeItem => {
   item.description = 'reading the configuration…';
   item.iconPath = new vscode.ThemeIcon('loading~spin');
   item.tooltip = new vscode.MarkdownString(`**${escapeMd(String(item.label))}** (${escapeMd(id)}): its tasks were restored; the configuration is being read.`);
-  item.accessibilityInformation = { label: `Server ${String(item.label)}, reading the configuration` };
+  heardAs(item, `Server ${String(item.label)}, reading the configuration`);
   return item;
 };
 
@@ -467,6 +467,11 @@ const configErrorItem = (e: ConfigError | undefined): vscode.TreeItem => {
 };
 
 /** What a row shows, as one string to compare (the tooltip by its text: a MarkdownString's is a getter). */
+/** What a screen reader says for a row. */
+const heardAs = (item: vscode.TreeItem, label: string): void => {
+  item.accessibilityInformation = { label };
+};
+
 const look = (item: vscode.TreeItem): string => stringify({ ...item, tooltip: isString(item.tooltip) ? item.tooltip : item.tooltip?.value });
 
 const truncate = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max)}\n…` : s);
