@@ -313,6 +313,13 @@ const parseInputs = (raw: unknown[], source: ConfigSource, errors: ConfigError[]
       if (id !== undefined && !out.some((i) => i.id === id)) rejected.add(id);
       errors.push(invalid(source, `, ${id ? `input "${id}"` : `input #${index + 1}`}: ${what}.`, locate(['inputs', index, ...path]) ?? locate(['inputs', index])));
     };
+    /** The input as `schema` reads it; undefined once each of its problems is reported. */
+    const read = <S extends z.ZodMiniType>(schema: S): z.output<S> | undefined => {
+      const r = schema.safeParse(item);
+      if (r.success) return r.data;
+      for (const e of zodErrors(r.error)) fail(e.path, e.message);
+      return undefined;
+    };
     if (!isObject(item)) return fail([], 'must be an object, e.g. { "type": "promptString", "id": "api-key", "description": "API key" }');
     if (item.type !== 'promptString' && item.type !== 'pickString' && item.type !== 'command') {
       const kinds = '"promptString", "pickString" or "command"';
@@ -320,28 +327,28 @@ const parseInputs = (raw: unknown[], source: ConfigSource, errors: ConfigError[]
     }
     if (out.some((i) => i.id === id)) return fail(['id'], 'defined more than once; the first definition is used');
     if (item.type === 'pickString') {
-      const r = PickSchema.safeParse(item);
-      if (!r.success) return zodErrors(r.error).forEach((e) => fail(e.path, e.message));
-      const options = r.data.options.map((o) => (isString(o) ? { label: o, value: o } : { label: o.label ?? o.value, value: o.value }));
-      if (r.data.default !== undefined && !options.some((o) => o.value === r.data.default)) {
-        return fail(['default'], `"default" ${stringify(r.data.default)} is not one of the options`);
+      const pick = read(PickSchema);
+      if (!pick) return;
+      const options = pick.options.map((o) => (isString(o) ? { label: o, value: o } : { label: o.label ?? o.value, value: o.value }));
+      if (pick.default !== undefined && !options.some((o) => o.value === pick.default)) {
+        return fail(['default'], `"default" ${stringify(pick.default)} is not one of the options`);
       }
-      const { id: pickId, description, default: dflt } = r.data;
+      const { id: pickId, description, default: dflt } = pick;
       return void out.push({ type: 'pickString', id: pickId, description: description ?? pickId, options, ...(dflt !== undefined ? { default: dflt } : {}) });
     }
     if (item.type === 'command') {
-      const r = CommandSchema.safeParse(item);
-      if (!r.success) return zodErrors(r.error).forEach((e) => fail(e.path, e.message));
-      return void out.push({ type: 'command', id: r.data.id, command: r.data.command, ...(item.args !== undefined ? { args: item.args } : {}) });
+      const command = read(CommandSchema);
+      if (!command) return;
+      return void out.push({ type: 'command', id: command.id, command: command.command, ...(item.args !== undefined ? { args: item.args } : {}) });
     }
-    const r = InputSchema.safeParse(item);
-    if (!r.success) return zodErrors(r.error).forEach((e) => fail(e.path, e.message));
+    const prompt = read(InputSchema);
+    if (!prompt) return;
     out.push({
       type: 'promptString',
-      id: r.data.id,
-      description: r.data.description ?? r.data.id,
-      password: r.data.password ?? false,
-      ...(r.data.default !== undefined ? { default: r.data.default } : {}),
+      id: prompt.id,
+      description: prompt.description ?? prompt.id,
+      password: prompt.password ?? false,
+      ...(prompt.default !== undefined ? { default: prompt.default } : {}),
     });
   });
   return out;
