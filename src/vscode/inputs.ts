@@ -4,7 +4,7 @@ import type { InputDef, ServerConfig } from '../core/config/types';
 import { executeCommand, registerCommand } from './editorCommands';
 import { isString } from '../core/util/json';
 import { isArray } from '../core/util/builtins';
-import { WORKSPACE_FOLDER } from '../core/config/types';
+import { PICK_STRING, WORKSPACE_FOLDER } from '../core/config/types';
 
 /** Where the keys of saved password values are listed (secret storage cannot list its keys). */
 const SAVED_KEYS = 'mcpTasks.savedInputKeys';
@@ -42,7 +42,7 @@ export class InputPrompter {
     if (saved !== undefined) return saved;
     const title = vscode.l10n.t('MCP server "{0}"', server.label);
     let value: string | undefined;
-    if (input.type === 'pickString') {
+    if (input.type === PICK_STRING) {
       const items = input.options.map((o) => ({ label: o.label, description: o.label === o.value ? undefined : o.value, value: o.value }));
       // The default comes first, where the cursor is.
       items.sort((a, b) => Number(b.value === input.default) - Number(a.value === input.default));
@@ -62,7 +62,7 @@ export class InputPrompter {
   async saved(input: InputDef, server: ServerConfig): Promise<string | undefined> {
     if (input.type === 'command') return this.#ask(input, server);
     const value = await this.context.secrets.get(secretKey(input, server));
-    return input.type === 'pickString' && !input.options.some((o) => o.value === value) ? undefined : value;
+    return input.type === PICK_STRING && !input.options.some((o) => o.value === value) ? undefined : value;
   }
 
   /** Forgets a saved value (the server refused the credentials it went into). */

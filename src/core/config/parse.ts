@@ -1,7 +1,7 @@
 import { isBlankJsonc, parseJsonc } from './jsonc';
 import * as z from 'zod/mini';
 import type { ConfigError, ConfigSource, InputDef, ParseResult, ServerConfig, ServerType } from './types';
-import { describeSource, HTTP, serverId, SERVERS_SETTING, SETTINGS, SETTINGS_SOURCE, sourceKey, STDIO, WORKSPACE_FOLDER } from './types';
+import { describeSource, HTTP, PICK_STRING, PROMPT_STRING, serverId, SERVERS_SETTING, SETTINGS, SETTINGS_SOURCE, sourceKey, STDIO, WORKSPACE_FOLDER } from './types';
 import { checkUrl, findVariables, formatPath, stringFields } from './variables';
 import { isNumber, isObject, isString, stringify } from '../util/json';
 import { entriesOf, isArray } from '../util/builtins';
@@ -321,12 +321,12 @@ const parseInputs = (raw: unknown[], source: ConfigSource, errors: ConfigError[]
       return undefined;
     };
     if (!isObject(item)) return fail([], 'must be an object, e.g. { "type": "promptString", "id": "api-key", "description": "API key" }');
-    if (item.type !== 'promptString' && item.type !== 'pickString' && item.type !== 'command') {
+    if (item.type !== PROMPT_STRING && item.type !== PICK_STRING && item.type !== 'command') {
       const kinds = '"promptString", "pickString" or "command"';
       return fail(['type'], item.type === undefined ? `"type" is missing (use ${kinds})` : `"type" must be ${kinds}, not ${stringify(item.type)}`);
     }
     if (out.some((i) => i.id === id)) return fail(['id'], 'defined more than once; the first definition is used');
-    if (item.type === 'pickString') {
+    if (item.type === PICK_STRING) {
       const pick = read(PickSchema);
       if (!pick) return;
       const options = pick.options.map((o) => (isString(o) ? { label: o, value: o } : { label: o.label ?? o.value, value: o.value }));
@@ -334,7 +334,7 @@ const parseInputs = (raw: unknown[], source: ConfigSource, errors: ConfigError[]
         return fail(['default'], `"default" ${stringify(pick.default)} is not one of the options`);
       }
       const { id: pickId, description, default: dflt } = pick;
-      return void out.push({ type: 'pickString', id: pickId, description: description ?? pickId, options, ...(dflt !== undefined ? { default: dflt } : {}) });
+      return void out.push({ type: PICK_STRING, id: pickId, description: description ?? pickId, options, ...(dflt !== undefined ? { default: dflt } : {}) });
     }
     if (item.type === 'command') {
       const command = read(CommandSchema);
@@ -344,7 +344,7 @@ const parseInputs = (raw: unknown[], source: ConfigSource, errors: ConfigError[]
     const prompt = read(InputSchema);
     if (!prompt) return;
     out.push({
-      type: 'promptString',
+      type: PROMPT_STRING,
       id: prompt.id,
       description: prompt.description ?? prompt.id,
       password: prompt.password ?? false,

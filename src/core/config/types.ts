@@ -36,6 +36,10 @@ export const SERVERS_SETTING = 'mcpTasks.servers';
  */
 export type InputDef = PromptStringInput | PickStringInput | CommandInput;
 
+/** The types of input asked by a prompt and by a pick: one string each in the bundle. */
+export const PROMPT_STRING = 'promptString' as const;
+export const PICK_STRING = 'pickString' as const;
+
 export interface PromptStringInput {
   type: 'promptString';
   id: string;

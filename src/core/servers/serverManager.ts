@@ -11,7 +11,7 @@ import type { Implementation } from '../protocol/schemas';
 import type { Transport } from '../transports/transport';
 import { TransportHttpError } from '../transports/transport';
 import type { RemoteServerConfig, ResolvedServer } from '../config/types';
-import { HTTP, serverNameOfId, sourceKey, STDIO, WORKSPACE_FOLDER } from '../config/types';
+import { HTTP, PROMPT_STRING, serverNameOfId, sourceKey, STDIO, WORKSPACE_FOLDER } from '../config/types';
 import type { Event } from '../util/event';
 import { DisposableBase, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
@@ -644,7 +644,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
           if (value === undefined && quiet) needed = input.id; // ends the resolution as cancelled
           if (value !== undefined) given.push(input);
           // A command input hands over what an extension gives: a token, as likely as not.
-          if (isString(value) && (input.type === 'command' || (input.type === 'promptString' && input.password))) secrets.push(value);
+          if (isString(value) && (input.type === 'command' || (input.type === PROMPT_STRING && input.password))) secrets.push(value);
           return value;
         },
       });
