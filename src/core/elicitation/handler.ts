@@ -18,6 +18,7 @@ import { checkValue, countRule, formatValue, inputHint, validateContent, validat
 import { isArray, keysOf } from '../util/builtins';
 import { noop } from '../util/promise';
 import { BOOLEAN, INTEGER, MULTI_SELECT, NUMBER, STRING } from './fieldKinds';
+import { CIRCLE_SLASH } from '../tasks/presentation';
 
 /** Leaving a step without answering it. */
 export type Nav = 'back' | 'decline' | 'cancel';
@@ -149,7 +150,7 @@ const askReview = async (plan: FormPlan, state: FlowState, p: FormPrompter, ui: 
   const summary = plan.steps.map((s) => `${s.title}: ${formatValue(s, answerOf(state, s.key))}`).join(' · ');
   const items: Array<PickItem<FlowEvent>> = [
     { icon: 'check', label: 'Accept', description: n ? 'send these answers' : 'answer yes', detail: summary || undefined, value: { type: ACCEPT }, picked: true },
-    { icon: 'circle-slash', label: 'Decline', description: 'tell the server no', value: { type: DECLINE } },
+    { icon: CIRCLE_SLASH, label: 'Decline', description: 'tell the server no', value: { type: DECLINE } },
     { icon: 'close', label: 'Cancel', description: 'dismiss without answering', value: { type: CANCEL } },
     ...plan.steps.map((s): PickItem<FlowEvent> => ({ icon: 'edit', label: `Change ${s.title}`, description: formatValue(s, answerOf(state, s.key)), value: { type: 'edit', key: s.key } })),
   ];
@@ -189,7 +190,7 @@ export const runUrl = async (plan: UrlPlan, p: FormPrompter, ui: DialogContext):
       const warn = plan.warnings.length ? `⚠ ${plan.warnings.join('; ')}` : 'in your browser';
       const items: Array<PickItem<'open' | 'show' | 'decline'>> = [
         { icon: 'link-external', label: `Open ${plan.domain}`, description: warn, detail: plan.url, value: 'open' },
-        { icon: 'circle-slash', label: 'Decline', description: 'do not open it', value: DECLINE },
+        { icon: CIRCLE_SLASH, label: 'Decline', description: 'do not open it', value: DECLINE },
       ];
       // A long URL is cut in the list: it must be readable in full before consent.
       if (plan.url.length > 80) items.splice(1, 0, { icon: 'eye', label: 'Show the full URL', value: 'show' });

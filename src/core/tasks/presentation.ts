@@ -7,6 +7,10 @@ import { COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas'
 import { floor, maxOf, parseDate, round } from '../util/builtins';
 import { DIRECT, TASK } from './types';
 
+/** The codicon of what was declined, refused or cancelled, and the color of a warning: one string each in the bundle. */
+export const CIRCLE_SLASH = 'circle-slash';
+export const WARNING_COLOR = 'problemsWarningIcon.foreground';
+
 /**
  * One table: status to codicon (with a theme color) and words. The editor side turns an entry
  * into a ThemeIcon in one line; nothing else decides how a status looks.
@@ -16,9 +20,9 @@ export const STATUS_PRESENTATION: Readonly<Record<LocalTaskStatus, { icon: strin
   input_required: { icon: 'bell-dot', color: 'notificationsWarningIcon.foreground', label: 'Input required' },
   completed: { icon: 'pass', color: 'testing.iconPassed', label: 'Completed' },
   failed: { icon: 'error', color: 'testing.iconFailed', label: 'Failed' },
-  cancelled: { icon: 'circle-slash', label: 'Cancelled' },
+  cancelled: { icon: CIRCLE_SLASH, label: 'Cancelled' },
   expired: { icon: 'history', color: 'disabledForeground', label: 'Expired' },
-  lost: { icon: 'debug-disconnect', color: 'problemsWarningIcon.foreground', label: 'Lost' },
+  lost: { icon: 'debug-disconnect', color: WARNING_COLOR, label: 'Lost' },
 };
 
 /** A protocol time (ISO 8601, UTC) as the user reads times: in their locale and time zone. */
@@ -183,7 +187,7 @@ export const askedTitle = <H extends { taskId: string; serverId: string; summary
  */
 export const toolRunWords = (serverAcceptsTasks: boolean, taskSupport: TaskSupport | undefined): [icon: string, words: string] => {
   const decision = decideExecution(serverAcceptsTasks, taskSupport);
-  if (decision.mode === 'refuse') return ['circle-slash', 'cannot run here: the server does not run tasks'];
+  if (decision.mode === 'refuse') return [CIRCLE_SLASH, 'cannot run here: the server does not run tasks'];
   if (decision.mode === DIRECT) return ['arrow-right', 'direct call only'];
   return ['tasklist', taskSupport === 'optional' ? 'task optional' : 'runs as a task'];
 };

@@ -6,6 +6,7 @@ import type { HiddenDialogs } from '../hiddenDialogs';
 import { inputPrompts } from '../inputs';
 import { noop } from '../../core/util/promise';
 import { CANCEL, DECLINE } from '../../core/elicitation/flow';
+import { CIRCLE_SLASH } from '../../core/tasks/presentation';
 
 type Item<T> = vscode.QuickPickItem & { value: T };
 /**
@@ -34,7 +35,7 @@ export class QuickInputPrompter implements FormPrompter {
   readonly #hidden: HiddenDialogs | undefined;
   readonly #turn: Turn | undefined;
   readonly #declineButton: vscode.QuickInputButton = {
-    iconPath: new vscode.ThemeIcon('circle-slash'),
+    iconPath: new vscode.ThemeIcon(CIRCLE_SLASH),
     tooltip: vscode.l10n.t('Decline: tell the server no'),
   };
   readonly #cancelButton: vscode.QuickInputButton = {

@@ -3,6 +3,7 @@ import type { SamplingPreview } from '../../core/sampling/request';
 import { onAbort } from '../../core/util/abort';
 import type { Turn } from '../../core/util/turns';
 import type { HiddenDialogs } from '../hiddenDialogs';
+import { CIRCLE_SLASH } from '../../core/tasks/presentation';
 
 /** The user's answer to a sampling request. */
 export type ConsentAnswer = 'once' | 'always' | 'deny';
@@ -59,7 +60,7 @@ export class QuickPickConsent implements vscode.Disposable {
     qp.items = [
       { answer: 'once', iconPath: new vscode.ThemeIcon('check'), label: vscode.l10n.t('Allow once'), detail: vscode.l10n.t('Send this request to a language model and return the answer to the server') },
       { answer: 'always', iconPath: new vscode.ThemeIcon('check-all'), label: vscode.l10n.t('Always allow server "{0}"', request.serverLabel), detail: vscode.l10n.t('Do not ask again (undo with "MCP Tasks: Revoke Sampling Permissions...")') },
-      { answer: 'deny', iconPath: new vscode.ThemeIcon('circle-slash'), label: vscode.l10n.t('Deny'), detail: vscode.l10n.t('Send nothing to a language model and tell the server that you rejected its request') },
+      { answer: 'deny', iconPath: new vscode.ThemeIcon(CIRCLE_SLASH), label: vscode.l10n.t('Deny'), detail: vscode.l10n.t('Send nothing to a language model and tell the server that you rejected its request') },
       { answer: 'show', iconPath: new vscode.ThemeIcon('eye'), label: vscode.l10n.t('Show Full Request'), detail: vscode.l10n.t('Open the system prompt and messages in an editor') },
     ];
     return new Promise<ConsentAnswer>((resolve) => {

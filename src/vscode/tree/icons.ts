@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ServerStateKind } from '../../core/servers/serverManager';
+import { WARNING_COLOR } from '../../core/tasks/presentation';
 
 /** One table: server state to codicon. */
 export const SERVER_STATE_ICON: Record<ServerStateKind, { id: string; color?: string }> = {
@@ -7,7 +8,7 @@ export const SERVER_STATE_ICON: Record<ServerStateKind, { id: string; color?: st
   connecting: { id: 'loading~spin' },
   connected: { id: 'pass-filled', color: 'testing.iconPassed' },
   error: { id: 'error', color: 'errorForeground' },
-  blocked: { id: 'workspace-untrusted', color: 'problemsWarningIcon.foreground' },
+  blocked: { id: 'workspace-untrusted', color: WARNING_COLOR },
 };
 
 /** A server no longer in the configuration, listed for its tasks. */

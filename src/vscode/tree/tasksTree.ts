@@ -5,7 +5,7 @@ import type { ServerManager, ServerSnapshot } from '../../core/servers/serverMan
 import { BLOCKED, CONNECTED, CONNECTING, restarts } from '../../core/servers/serverManager';
 import type { TaskEngine, Unreachable } from '../../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../../core/host/taskHost';
-import { STATUS_PRESENTATION, askedTitle, describeHosted, describeTask, formatAge, localTime, newestFirst, runTitles, taskTitle, ttlRow } from '../../core/tasks/presentation';
+import { STATUS_PRESENTATION, askedTitle, describeHosted, describeTask, formatAge, localTime, newestFirst, runTitles, taskTitle, ttlRow, WARNING_COLOR } from '../../core/tasks/presentation';
 import { EXPIRED, isTerminal, LOST } from '../../core/tasks/status';
 import { hasResult as resultOf, isCancelable } from '../../core/tasks/policy';
 import type { TaskSnapshot } from '../../core/tasks/types';
@@ -460,7 +460,7 @@ const configErrorItem = (e: ConfigError | undefined): vscode.TreeItem => {
   // The label names the server: the row says what is wrong at once (the tooltip has it all).
   item.description = e?.problem ?? e?.message;
   item.tooltip = e?.message;
-  item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
+  item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor(WARNING_COLOR));
   item.contextValue = CONFIG_ERROR;
   item.command = { command: OPEN_CONFIGURATION, title: 'Open MCP Configuration', arguments: [e?.source, e?.line, e?.column, e?.server] };
   return item;
