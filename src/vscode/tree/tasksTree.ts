@@ -265,7 +265,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     const up = s.state.kind === CONNECTED || s.state.kind === CONNECTING;
     // Restart, not connected, is Connect (a failed server too: Connect tries at once), unless a
     // new configuration waits for its tasks: Restart applies it now (its tooltip says so).
-    item.contextValue = [SERVER, up ? 'disconnectable' : 'connectable', up || s.newConfigWaitsFor ? 'restartable' : ''].filter(Boolean).join(' ');
+    item.contextValue = capabilities(SERVER, up ? 'disconnectable' : 'connectable', (up || !!s.newConfigWaitsFor) && 'restartable');
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**${escapeMd(s.label)}** (${s.type})\n\n`);
     tip.appendMarkdown(`State: ${escapeMd(describeServer(s, false, down) + held)}${held ? ': connect it to follow its tasks again' : s.heldByUser ? ': it stays so until you connect it' : ''}\n\n`);
@@ -289,9 +289,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     const live = !isTerminal(t.status);
     const cancelable = isCancelable(t, this.#servers);
     const hasResult = resultOf(t);
-    item.contextValue = ['task', t.kind, cancelable ? 'cancelable' : '', t.status === INPUT_REQUIRED ? 'respondable' : '', hasResult ? 'hasResult' : '', live ? 'live' : 'finished', !live && t.toolName ? 'rerunnable' : '']
-      .filter(Boolean)
-      .join(' ');
+    item.contextValue = capabilities(TASK, t.kind, cancelable && 'cancelable', t.status === INPUT_REQUIRED && 'respondable', hasResult && 'hasResult', live ? 'live' : 'finished', !live && t.toolName && 'rerunnable');
     if (hasResult) item.command = { command: OPEN_RESULT, title: 'Open Result', arguments: [asTaskNode(t)] };
     // The tooltip is built on hover (resolveTreeItem): rendering 10,000 rows builds none.
     // "Task NAME, STATUS, the rest": the description leads with the status when it has no message of its own, not said twice.
@@ -416,7 +414,7 @@ const hostedItem = (h: HostedTaskSnapshot, hosted: readonly HostedTaskSnapshot[]
   const live = !isTerminal(h.status);
   // A live question is hidden, open or waiting its turn: Respond shows it if hidden.
   const respondable = live && h.method === ELICITATION_CREATE;
-  item.contextValue = [HOSTED, live ? 'cancelable live' : 'finished', respondable ? 'respondable' : ''].filter(Boolean).join(' ');
+  item.contextValue = capabilities(HOSTED, live ? 'cancelable live' : 'finished', respondable && 'respondable');
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown(`**${what}**, run as a task here: ${p.label}\n\n${escapeMd(h.summary)}\n\n`);
   md.appendMarkdown(`Task id: \`${h.taskId}\`  \nCreated: ${localTime(h.createdAt)}  \nTTL: ${formatAge(h.ttl)}${live ? `, ${formatAge(parseDate(h.createdAt) + h.ttl - Date.now())} left (then it closes unanswered)` : ''}`);
@@ -467,6 +465,9 @@ const configErrorItem = (e: ConfigError | undefined): vscode.TreeItem => {
 };
 
 /** What a row shows, as one string to compare (the tooltip by its text: a MarkdownString's is a getter). */
+/** A row's `contextValue`: the words of its capabilities, those given as false or empty left out. */
+const capabilities = (...words: (string | false | undefined)[]): string => words.filter(Boolean).join(' ');
+
 /** What a screen reader says for a row. */
 const heardAs = (item: vscode.TreeItem, label: string): void => {
   item.accessibilityInformation = { label };
