@@ -111,6 +111,10 @@ function options({ production }) {
     legalComments: 'none',
     logLevel: 'silent',
     metafile: true,
+    // `_register` (DisposableBase's, called 40 times) is ours alone and never read by the editor,
+    // Node or a dependency: the bundle calls it by a short name, which esbuild picks clear of every
+    // other property name in the bundle (0.3 KB). In both builds, so the integration tests run it.
+    mangleProps: /^_register$/,
     plugins: [...wsBundling.plugins, vscodeOnce, nodeOnce],
   };
 }
