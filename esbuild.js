@@ -41,10 +41,13 @@ const wsWithoutDeflate = {
       loader: 'js',
     }));
     // The bundle is strict as a whole (its first line, from tsconfig's strict): each ws file's own 'use strict' is one more.
-    build.onLoad({ filter: /[\\/]ws[\\/]lib[\\/][\w-]+\.js$/ }, async (args) => ({
-      contents: (await require('fs').promises.readFile(args.path, 'utf8')).replace(/^'use strict';$/m, ''),
-      loader: 'js',
-    }));
+    build.onLoad({ filter: /[\\/]ws[\\/]lib[\\/][\w-]+\.js$/ }, async (args) => {
+      const contents = await require('fs').promises.readFile(args.path, 'utf8');
+      // WS_FIELDS are renamed where written as `x._field`: a ws that spelled one as a string would break.
+      const quoted = WS_FIELDS.find((f) => contents.includes(`'${f}'`) || contents.includes(`"${f}"`));
+      if (quoted) throw new Error(`${args.path} names ${quoted} in a string: take it out of WS_FIELDS in esbuild.js`);
+      return { contents: contents.replace(/^'use strict';$/m, ''), loader: 'js' };
+    });
   },
 };
 
@@ -89,8 +92,29 @@ const nodeOnce = {
   },
 };
 
+/**
+ * ws keeps the state of its WebSocket, Receiver and Sender in `_`-named fields (`_bufferedBytes`,
+ * `_payloadLength`...), hundreds of uses that only ws reads (through `websocket._x`, `this._x`,
+ * never a string; the ws-without-deflate plugin checks that): the bundle gives them short names
+ * (3.4 KB). Left out: what Node reads or owns (`_write`, `_readableState`, `_writableState`).
+ */
+const WS_FIELDS = [
+  '_allowSynchronousEvents', '_autoPong', '_autoPongComplete', '_binaryType', '_bufferedAmount', '_bufferedBytes', '_buffers',
+  '_closeCode', '_closeFrameReceived', '_closeFrameSent', '_closeMessage', '_closeTimeout', '_closeTimer', '_compress', '_compressed',
+  '_errorEmitted', '_errored', '_extensions', '_fin', '_firstFragment', '_fragmented', '_fragments', '_generateMask', '_isServer',
+  '_loop', '_mask', '_maskBuffer', '_masked', '_maxBufferedChunks', '_maxFragments', '_maxPayload', '_maxPendingAutoPongs',
+  '_messageLength', '_numFragments', '_opcode', '_originalHostOrSocketPath', '_originalIpc', '_originalSecure', '_paused',
+  '_payloadLength', '_pendingAutoPongs', '_protocol', '_queue', '_readyState', '_receiver', '_redirects', '_req', '_sender',
+  '_skipUTF8Validation', '_socket', '_state', '_threshold', '_totalPayloadLength', '_url',
+];
+const wsFields = WS_FIELDS.join('|');
+
 /** How ws is bundled: also used by the test that runs the WebSocket transport as it ships. */
-const wsBundling = { alias: { ws: path.join(__dirname, 'node_modules/ws/lib/websocket.js') }, plugins: [wsWithoutDeflate] };
+const wsBundling = {
+  alias: { ws: path.join(__dirname, 'node_modules/ws/lib/websocket.js') },
+  plugins: [wsWithoutDeflate],
+  mangleProps: new RegExp(`^(${wsFields})$`),
+};
 
 /** The options of the extension's bundle; the size benchmark builds with them too. */
 function options({ production }) {
@@ -112,9 +136,10 @@ function options({ production }) {
     logLevel: 'silent',
     metafile: true,
     // `_register` (DisposableBase's, called 40 times) is ours alone and never read by the editor,
-    // Node or a dependency: the bundle calls it by a short name, which esbuild picks clear of every
-    // other property name in the bundle (0.3 KB). In both builds, so the integration tests run it.
-    mangleProps: /^_register$/,
+    // Node or a dependency: the bundle calls it by a short name, as it does ws's fields (WS_FIELDS);
+    // esbuild picks names clear of every other property in the bundle (0.3 KB). In both builds, so
+    // the integration tests run what ships.
+    mangleProps: new RegExp(`^(_register|${wsFields})$`),
     plugins: [...wsBundling.plugins, vscodeOnce, nodeOnce],
   };
 }
