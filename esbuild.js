@@ -96,7 +96,8 @@ const nodeOnce = {
  * ws keeps the state of its WebSocket, Receiver and Sender in `_`-named fields (`_bufferedBytes`,
  * `_payloadLength`...), hundreds of uses that only ws reads (through `websocket._x`, `this._x`,
  * never a string; the ws-without-deflate plugin checks that): the bundle gives them short names
- * (3.4 KB). Left out: what Node reads or owns (`_write`, `_readableState`, `_writableState`).
+ * (3.4 KB). Left out: what Node reads or owns (`_write`, `_readableState`, `_writableState`), and
+ * `_url`, which zod names too (see MANGLED).
  */
 const WS_FIELDS = [
   '_allowSynchronousEvents', '_autoPong', '_autoPongComplete', '_binaryType', '_bufferedAmount', '_bufferedBytes', '_buffers',
@@ -105,14 +106,40 @@ const WS_FIELDS = [
   '_loop', '_mask', '_maskBuffer', '_masked', '_maxBufferedChunks', '_maxFragments', '_maxPayload', '_maxPendingAutoPongs',
   '_messageLength', '_numFragments', '_opcode', '_originalHostOrSocketPath', '_originalIpc', '_originalSecure', '_paused',
   '_payloadLength', '_pendingAutoPongs', '_protocol', '_queue', '_readyState', '_receiver', '_redirects', '_req', '_sender',
-  '_skipUTF8Validation', '_socket', '_state', '_threshold', '_totalPayloadLength', '_url',
+  '_skipUTF8Validation', '_socket', '_state', '_threshold', '_totalPayloadLength',
 ];
 const wsFields = WS_FIELDS.join('|');
+
+/**
+ * The property names the bundle shortens (mangleProps), each with the only folder whose files may
+ * name it. esbuild renames a name wherever it is written as a property, so a file elsewhere that
+ * used one for something of its own would be renamed with it, and break in the bundle alone (zod's
+ * core exports a `_url`, which its `z.url()` calls: mangling ws's `_url` broke it). The build fails
+ * when a bundled file outside a name's folder names it.
+ */
+const MANGLED = new Map([
+  ['_register', path.join(__dirname, 'src', path.sep)],
+  ...WS_FIELDS.map((f) => [f, path.join(__dirname, 'node_modules/ws/lib', path.sep)]),
+]);
+const mangledOwners = {
+  name: 'mangled-owners',
+  setup(build) {
+    const named = new RegExp(`\\b(${[...MANGLED.keys()].join('|')})\\b`, 'g');
+    build.onLoad({ filter: /\.[cm]?[jt]s$/ }, async (args) => {
+      for (const [, name] of (await require('fs').promises.readFile(args.path, 'utf8')).matchAll(named)) {
+        if (!args.path.startsWith(MANGLED.get(name))) {
+          throw new Error(`${args.path} names ${name}, a property the bundle renames for ${MANGLED.get(name)} alone: take it out of esbuild.js's mangleProps`);
+        }
+      }
+      return undefined;
+    });
+  },
+};
 
 /** How ws is bundled: also used by the test that runs the WebSocket transport as it ships. */
 const wsBundling = {
   alias: { ws: path.join(__dirname, 'node_modules/ws/lib/websocket.js') },
-  plugins: [wsWithoutDeflate],
+  plugins: [mangledOwners, wsWithoutDeflate],
   mangleProps: new RegExp(`^(${wsFields})$`),
 };
 
