@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { AddressInfo, Socket } from 'node:net';
 import { createServer } from 'node:net';
@@ -434,6 +434,21 @@ describe('WebSocketTransport', () => {
       t.onclose = (info) => (closed = info);
       await t.close();
       assert.equal(closed?.reason, 'closed by the client');
+    });
+
+    it("refuses to bundle a file outside ws that names one of the ws fields the bundle renames (esbuild.js's MANGLED)", async function () {
+      this.timeout(30_000);
+      const root = path.resolve(__dirname, '../../../..');
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { wsBundling } = require(path.join(root, 'esbuild.js')) as { wsBundling: { alias: Record<string, string>; plugins: Plugin[] } };
+      const dir = mkdtempSync(path.join(tmpdir(), 'mcp-tasks-mangled-'));
+      cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+      // Renamed with ws's `_socket`, this read would find nothing in the bundle alone.
+      writeFileSync(path.join(dir, 'entry.js'), 'module.exports = (req) => req._socket;\n');
+      await assert.rejects(
+        build({ entryPoints: [path.join(dir, 'entry.js')], bundle: true, platform: 'node', format: 'cjs', write: false, logLevel: 'silent', ...wsBundling }),
+        /entry\.js names _socket, a property the bundle renames for .*ws[\\/]lib/,
+      );
     });
   });
 
