@@ -21,7 +21,7 @@ export const authChallengeHint = (status: number, header: string | null | undefi
 };
 
 /** Whether a challenge says the token sent is invalid (expired, revoked, unknown: RFC 6750 `invalid_token`). */
-export const invalidToken = (header: string | null): boolean => param(header ?? '', 'error') === 'invalid_token';
+export const invalidToken = (header: string | null | undefined): boolean => param(header ?? '', 'error') === 'invalid_token';
 
 /** One auth-param's value, quoted or not: printable ASCII only, at most 200 characters. */
 const param = (header: string, name: string): string | undefined => {

@@ -174,15 +174,40 @@ export const readBodySnippet = async (response: Response, max = 200): Promise<st
 /** What to do about a configured url that leads nowhere. */
 export const CHECK_URL = 'check "url" in its configuration';
 
-/** How a token is configured, after a sentence that says to. */
-const BEARER_EXAMPLE = ', e.g. "Authorization": "Bearer ${input:token}"';
+/**
+ * How a token is configured, after a sentence that says to. `settings`: the server is configured
+ * in settings (every WebSocket server is), where a token comes from the environment: inputs are
+ * mcp.json's.
+ */
+const bearerExample = (settings?: boolean): string => `, e.g. "Authorization": "Bearer \${${settings ? 'env:MCP_TOKEN' : 'input:token'}}"`;
 
 /**
  * A web page answered instead of MCP (a proxy's sign-in page, a wrong url): what it is (`page`,
  * from readBodySnippet), what was expected, and what to do.
  */
-export const webPageAnswer = (page: string, expected: string): string => {
-  return `a web page${page ? ` ("${page}")` : ''} instead of ${expected}: ${CHECK_URL}; if the page is a sign-in page, give the server its credentials under "headers" there${BEARER_EXAMPLE}`;
+export const webPageAnswer = (page: string, expected: string, settings?: boolean): string => {
+  return `a web page${page ? ` ("${page}")` : ''} instead of ${expected}: ${CHECK_URL}; if the page is a sign-in page, give the server its credentials under "headers" there${bearerExample(settings)}`;
+};
+
+/**
+ * What follows "refused …" for a 401 or 403, to its end, for every transport: a challenge's OAuth
+ * sign-in or missing scope, or else the start of the body (`body`, from readBodySnippet) and that
+ * the token sent (in the `Authorization` header of `headers`, the request's own) was refused, or
+ * else how to configure one. `settings` as for bearerExample.
+ */
+export const authRefusal = (status: number, challenge: string | null | undefined, headers: Record<string, string>, body: string, settings?: boolean): string => {
+  const sent = new Headers(headers).has('authorization');
+  // A token sent was refused: an OAuth sign-in is not the answer (a scope it lacks still is).
+  const hint = sent && status === 401 ? undefined : authChallengeHint(status, challenge);
+  // A token refused: also one elsewhere (the url) that the challenge calls invalid. The manager
+  // forgets the inputs a refused connection used (forgetInput): the wording says so, but in
+  // settings, which have no inputs.
+  const advice =
+    sent || invalidToken(challenge)
+      ? `The token${sent ? ' sent in its "Authorization" header' : ''} was refused: check it${settings ? '' : ' (a saved ${input:…} value is asked again on the next connect)'}`
+      : `If it needs a token, add it under "headers" in its configuration${bearerExample(settings)}`;
+  // A bare "Unauthorized" (ws's, Express's sendStatus) repeats the status line.
+  return hint ? `: ${hint}${bearerExample(settings)}.` : `${body && !/^(unauthorized|forbidden)$/i.test(body) ? `: "${body}"` : ''}. ${advice}.`;
 };
 
 /** Releases a body that is not read, so its connection is not left half-read; never rejects. */
@@ -201,19 +226,8 @@ const statusLine = (response: Response): string => `HTTP ${response.status}${res
 export const httpStatusError = async (serverName: string, url: string, response: Response, headers: Record<string, string>, configured = true): Promise<TransportHttpError> => {
   const status = response.status;
   if (status === 401 || status === 403) {
-    const challenge = response.headers.get('www-authenticate');
-    const sent = new Headers(headers).has('authorization');
-    // A token sent was refused: an OAuth sign-in is not the answer (a scope it lacks still is).
-    const hint = sent && status === 401 ? undefined : authChallengeHint(status, challenge);
-    const body = await readBodySnippet(response);
-    // A token refused: also one elsewhere (the url) that the challenge calls invalid. The manager
-    // forgets the inputs a refused connection used (forgetInput): the wording says so.
-    const advice =
-      sent || invalidToken(challenge)
-        ? `The token${sent ? ' sent in its "Authorization" header' : ''} was refused: check it (a saved \${input:…} value is asked again on the next connect)`
-        : `If it needs a token, add it under "headers" in its configuration${BEARER_EXAMPLE}`;
-    const why = hint ? `: ${hint}${BEARER_EXAMPLE}` : `${body ? `: "${body}"` : ''}. ${advice}`;
-    return new TransportHttpError(`Server "${serverName}" refused the request (${statusLine(response)})${why}.`, status);
+    const why = authRefusal(status, response.headers.get('www-authenticate'), headers, await readBodySnippet(response));
+    return new TransportHttpError(`Server "${serverName}" refused the request (${statusLine(response)})${why}`, status);
   }
   if (status >= 300 && status < 400) {
     await discardBody(response);

@@ -6,8 +6,7 @@ import { errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
 import type { Transport, TransportCloseInfo } from './transport';
-import { authChallengeHint } from './authChallenge';
-import { CHECK_URL, readBodySnippet, unreachableHint, webPageAnswer } from './sseStream';
+import { authRefusal, CHECK_URL, readBodySnippet, unreachableHint, webPageAnswer } from './sseStream';
 import { CLOSED_BY_CLIENT, messagesIn, TransportHttpError, TransportParseError } from './transport';
 import { fromJson, isString, stringify } from '../util/json';
 import { isArray } from '../util/builtins';
@@ -268,25 +267,25 @@ export class WebSocketTransport implements Transport {
   async #describeRefusal(res: IncomingMessage): Promise<TransportHttpError> {
     const status = res.statusCode ?? 0;
     const line = `HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}`;
-    let hint = '';
-    const challenge = authChallengeHint(status, res.headers['www-authenticate']);
     const type = res.headers['content-type'] ?? '';
-    if (challenge) {
-      hint = `: ${challenge}, e.g. "headers": { "Authorization": "Bearer <token>" }`;
-    } else if (status === 401) {
-      hint = '. It needs credentials: if it takes a token, add it under "headers" in its configuration, e.g. "headers": { "Authorization": "Bearer <token>" }';
-    } else if (status === 403) {
-      hint = '. The credentials were not accepted: check the token under "headers" in its configuration';
+    // The start of the body, by what of it arrives within a moment: one that stalls is told at
+    // once, not as a handshake timeout.
+    const body = async (max: number): Promise<string> => {
+      const stalled = setTimeout(() => res.destroy(), PAGE_WAIT_MS);
+      const text = await readBodySnippet(new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, { headers: { 'content-type': type } }), max);
+      clearTimeout(stalled);
+      return text;
+    };
+    let hint = '';
+    if (status === 401 || status === 403) {
+      // A WebSocket server is configured in settings: no input of its is saved.
+      hint = authRefusal(status, res.headers['www-authenticate'], this.#options.headers ?? {}, await body(200), true);
     } else if (status >= 300 && status < 400) {
       const location = res.headers.location;
       hint = `. Redirects are not followed${location ? `: it points to ${withoutCredentials(location)}; update the url in its configuration` : ''}`;
     } else if (/^\s*text\/html\b/i.test(type)) {
-      // A web page (a proxy's sign-in page) says what it is, by what of it arrives within a
-      // moment: one that stalls is told at once, not as a handshake timeout.
-      const stalled = setTimeout(() => res.destroy(), PAGE_WAIT_MS);
-      const page = await readBodySnippet(new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, { headers: { 'content-type': type } }), 100);
-      clearTimeout(stalled);
-      return new TransportHttpError(`${this.#who()} answered ${line} with ${webPageAnswer(page, 'a WebSocket')}`, status);
+      // A web page (a proxy's sign-in page) says what it is.
+      return new TransportHttpError(`${this.#who()} answered ${line} with ${webPageAnswer(await body(100), 'a WebSocket', true)}`, status);
     } else if (status === 404) {
       hint = `: ${CHECK_URL}`;
     }

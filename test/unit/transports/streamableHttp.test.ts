@@ -391,13 +391,15 @@ describe('StreamableHttpTransport against hostile servers', function () {
     );
   });
 
-  it('a 401/403 quotes the start of the server\'s words; with an "Authorization" header sent (or a challenge saying invalid_token) it says the token was refused, never its value', async () => {
+  it('a 401/403 quotes the start of the server\'s words (not a bare "Forbidden"); with an "Authorization" header sent (or a challenge saying invalid_token) it says the token was refused, never its value', async () => {
     const server = await serve((req, res) => {
       const sent = req.headers.authorization;
       if (req.url === '/wrong-token/mcp') res.writeHead(401, { 'content-type': 'text/plain' }).end(`Invalid token ${sent}`);
       else if (req.url === '/scope/mcp') res.writeHead(403, { 'content-type': 'application/json' }).end('{"error":"token lacks scope mcp:tasks"}');
       else if (req.url === '/host-check/mcp') res.writeHead(403, { 'content-type': 'text/plain' }).end('Invalid Host header: 127.0.0.1:47120');
       else if (req.url === '/expired/mcp') res.writeHead(401, { 'www-authenticate': 'Bearer realm="api", error="invalid_token"' }).end();
+      // Express's res.sendStatus(403), ws's refusals: the status line's words again.
+      else if (req.url === '/send-status/mcp') res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end('Forbidden');
       else res.writeHead(401).end();
     });
     const said = async (path: string, headers?: Record<string, string>) => {
@@ -415,6 +417,7 @@ describe('StreamableHttpTransport against hostile servers', function () {
     assert.equal(await said('/host-check/mcp'), `Server "auth401" refused the request (HTTP 403 Forbidden): "Invalid Host header: 127.0.0.1:47120". ${ADD}`);
     assert.equal(await said('/expired/mcp'), 'Server "auth401" refused the request (HTTP 401 Unauthorized). The token was refused: check it (a saved ${input:…} value is asked again on the next connect).');
     assert.equal(await said('/bare/mcp'), `Server "auth401" refused the request (HTTP 401 Unauthorized). ${ADD}`);
+    assert.equal(await said('/send-status/mcp', token), `Server "auth401" refused the request (HTTP 403 Forbidden). ${REFUSED}`, 'a body that only repeats the status is not quoted');
     assert.equal(await said('/bare/mcp', { 'X-Api-Key': 'k' }), `Server "auth401" refused the request (HTTP 401 Unauthorized). ${ADD}`, 'only an "Authorization" header is known to carry a token');
   });
 

@@ -201,7 +201,8 @@ describe('WebSocketTransport', () => {
       assert.equal(err.status, 401);
       assert.match(err.message, /server "secure"/);
       assert.ok(err.message.includes(f.url), err.message);
-      assert.match(err.message, /add it under "headers" in its configuration/);
+      // ws-server.mjs answers a bare "Unauthorized", which the status line says already.
+      assert.equal(err.message, `server "secure" at ${f.url} refused the WebSocket connection with HTTP 401 Unauthorized. If it needs a token, add it under "headers" in its configuration, e.g. "Authorization": "Bearer \${env:MCP_TOKEN}".`);
       assert.equal(closes, 0, 'a failed start reports through its rejection only');
     });
 
@@ -479,7 +480,35 @@ describe('WebSocketTransport', () => {
       });
     });
 
-    it('a web page answered instead of a WebSocket (a proxy\'s sign-in page) names itself and says what to do, not "refused with HTTP 200 OK"', async () => {
+    it('401 and 403 to the upgrade give the advice HTTP gives: a token sent (in its "Authorization" header, any case) was refused, or else how to add one (from ${env:…}), after the start of the body', async () => {
+      const server = await hostileServer((req, res) => {
+        const status = Number(req.url?.slice(1, 4));
+        // An OAuth challenge (but on /plain), which is no answer to a token that was sent and refused.
+        const challenge = req.url?.endsWith('/plain') ? {} : { 'www-authenticate': 'Bearer realm="mcp", resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"' };
+        res.writeHead(status, { 'content-type': 'application/json', ...challenge });
+        res.end(`{"error":"${status === 401 ? 'unknown token' : 'not allowed'}"}`);
+      });
+      cleanups.push(() => server.close());
+      const said = async (p: string, headers?: Record<string, string>) => {
+        const url = server.url(p).replace('http:', 'ws:');
+        const err = await transport(url, { serverName: 'guarded', headers }).start().then(() => assert.fail('connected'), (e: Error) => e);
+        assert.ok(err instanceof TransportHttpError);
+        assert.equal(err.status, Number(p.slice(1, 4)));
+        return err.message.replace(url, 'URL');
+      };
+      // A WebSocket server is configured in settings, where inputs are not allowed: the token
+      // comes from the environment, and no saved input is asked again.
+      const refused = 'The token sent in its "Authorization" header was refused: check it.';
+      const addIt = 'If it needs a token, add it under "headers" in its configuration, e.g. "Authorization": "Bearer ${env:MCP_TOKEN}".';
+      assert.equal(await said('/401', { Authorization: 'Bearer wrong' }), `server "guarded" at URL refused the WebSocket connection with HTTP 401 Unauthorized: "{"error":"unknown token"}". ${refused}`);
+      assert.equal(await said('/403', { authorization: 'Bearer wrong' }), `server "guarded" at URL refused the WebSocket connection with HTTP 403 Forbidden: "{"error":"not allowed"}". ${refused}`);
+      assert.equal(await said('/403', { 'X-Api-Key': 'k' }), `server "guarded" at URL refused the WebSocket connection with HTTP 403 Forbidden: "{"error":"not allowed"}". ${addIt}`);
+      // No token sent: the challenge's OAuth sign-in is said.
+      assert.match(await said('/401'), /^server "guarded" at URL refused the WebSocket connection with HTTP 401 Unauthorized: it asks to sign in with OAuth, .* add it under "headers" in its configuration, e\.g\. "Authorization": "Bearer \$\{env:MCP_TOKEN\}"\.$/);
+      assert.equal(await said('/401/plain'), `server "guarded" at URL refused the WebSocket connection with HTTP 401 Unauthorized: "{"error":"unknown token"}". ${addIt}`);
+    });
+
+    it('a web page answered instead of a WebSocket (a proxy\'s sign-in page) names itself and says what to do (a token from ${env:…}: a WebSocket server is configured in settings), not "refused with HTTP 200 OK"', async () => {
       const page = `<!doctype html><html><head><title>Sign in</title><script>${'var a=1;'.repeat(40)}</script></head><body><form><h1>Sign in to Contoso</h1><input name="user"></form></body></html>`;
       const server = await hostileServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page));
       cleanups.push(() => server.close());
@@ -489,7 +518,7 @@ describe('WebSocketTransport', () => {
         assert.equal(e.status, 200);
         assert.equal(
           e.message,
-          `server "proxied" at ${url} answered HTTP 200 OK with a web page ("Sign in") instead of a WebSocket: check "url" in its configuration; if the page is a sign-in page, give the server its credentials under "headers" there, e.g. "Authorization": "Bearer \${input:token}"`,
+          `server "proxied" at ${url} answered HTTP 200 OK with a web page ("Sign in") instead of a WebSocket: check "url" in its configuration; if the page is a sign-in page, give the server its credentials under "headers" there, e.g. "Authorization": "Bearer \${env:MCP_TOKEN}"`,
         );
         return true;
       });
@@ -511,7 +540,7 @@ describe('WebSocketTransport', () => {
         assert.equal(err.status, 200);
         return err.message.replace(url, 'URL');
       };
-      const what = 'instead of a WebSocket: check "url" in its configuration; if the page is a sign-in page, give the server its credentials under "headers" there, e.g. "Authorization": "Bearer ${input:token}"';
+      const what = 'instead of a WebSocket: check "url" in its configuration; if the page is a sign-in page, give the server its credentials under "headers" there, e.g. "Authorization": "Bearer ${env:MCP_TOKEN}"';
       assert.equal(await said('/titled'), `server "proxied" at URL answered HTTP 200 OK with a web page ("Sign in to Contoso") ${what}`);
       assert.equal(await said('/untitled'), `server "proxied" at URL answered HTTP 200 OK with a web page ${what}`);
     });
