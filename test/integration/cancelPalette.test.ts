@@ -165,8 +165,9 @@ suite('Cancel Task from the palette', () => {
     assert.match(JSON.stringify(r.outcome), /\[CANCELLED\]/, `the server polled its task and saw it cancelled: ${JSON.stringify(r)}`);
   });
 
-  test('a direct call whose server asks a question does not time out while its form is open; cancelling the call closes the question', async function () {
+  test('a direct call whose server asks a question waits for input and does not time out while its form is open; its row says so, and Respond shows the form hidden by Escape again; cancelling the call closes the question', async function () {
     this.timeout(60_000);
+    const testing = testingApi(await activateExtension());
     const everything = api.getServers().find((s) => s.label === 'everything')!;
     await settings().update('requestTimeoutSeconds', 1, vscode.ConfigurationTarget.Global);
     try {
@@ -180,8 +181,22 @@ suite('Cancel Task from the palette', () => {
       (question.box ?? question.pick)!.onDidHide(() => (closed = true));
       // Longer than the request timeout: the call waits for the user, who the server waits for.
       await new Promise((r) => setTimeout(r, 2500));
-      assert.equal(api.getTask(t.id)?.status, 'working', JSON.stringify(api.getTask(t.id)));
-      assert.equal(closed, false);
+      assert.equal(api.getTask(t.id)?.status, 'input_required', JSON.stringify(api.getTask(t.id)));
+      // Its row waits for input as a task's does: the bell, the words, and the Respond button.
+      const rows = (await testing.getTreeSnapshot()) as TreeSnapshotNode[];
+      const row = rows.find((r) => r.label === 'everything')?.children?.find((c) => c.id === `task:${t.id}`);
+      assert.equal(row?.icon, 'bell-dot', JSON.stringify(row));
+      assert.match(row?.description ?? '', /^Input required · /);
+      assert.match(row?.contextValue ?? '', /\brespondable\b/);
+      // Escape hides the form without answering; the row's Respond shows it again.
+      await escape();
+      await waitFor(() => testing.hiddenDialogs?.() === 1, 'the form to wait hidden');
+      await vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'task', key: t.id, serverId: everything.id });
+      const again = await spy.next('the form, shown again');
+      assert.equal(again.title, question.title);
+      assert.equal(testing.hiddenDialogs?.(), 0);
+      closed = false;
+      (again.box ?? again.pick)!.onDidHide(() => (closed = true));
       await api.cancelTask(t.id);
       await waitFor(() => closed, 'the question to close with its call');
     } finally {

@@ -378,7 +378,7 @@ export class TaskHost {
   #run(rec: Rec, handler: ServerRequestHandler, params: Record<string, unknown>, ctx: ServerRequestContext): void {
     const { task: _task, ...rest } = params;
     // Its dialog open, the server may wait for it to answer a call: see `hold`.
-    const release = rec.session.connection.hold();
+    const release = (ctx.hold ?? (() => rec.session.connection.hold()))();
     void (async () => {
       let outcome: Outcome;
       try {

@@ -81,6 +81,13 @@ export interface ServerRequestContext {
   relatedTaskId?: string;
   /** The id of the task this request runs as here, when the server asked for one (see TaskHost). */
   hostedTaskId?: string;
+  /**
+   * The keys of what the request may be about: its task, or, of no task, every direct call of its
+   * server running when it came (the transports cannot say which one).
+   */
+  calls?: string[];
+  /** Holds its connection while its dialog is open, those direct calls waiting for the user (see `hold`). */
+  hold?: () => () => void;
   signal: AbortSignal;
 }
 
@@ -144,6 +151,8 @@ class Rec {
   localUpdatedAt = false;
   /** Restored from a closed window, and no server has answered about it since (see `processGone`). */
   restored = false;
+  /** Dialogs open that a direct call may wait on (see `attachSession`): it is `input_required` while any is. */
+  asks = 0;
 
   constructor(public snap: TaskSnapshot, public progressToken: string | undefined) {}
 }
@@ -427,9 +436,17 @@ export class TaskEngine extends DisposableBase {
       const end = (t: TaskSnapshot) => calls[0] && calls.every((r) => isTerminal(r.snap.status)) && ended.abort(new TaskEndedError(t.status));
       if (task) end(task);
       const sub = this.onDidChange(end);
-      const release = task ? noop : session.connection.hold();
+      // Its direct calls wait for the user while its dialog is open (here, or as a task it runs as):
+      // their rows say so, and Respond to Task shows it.
+      const mark = (n: number) => task || calls.forEach((r) => isTerminal(r.snap.status) || this.#update(r, { status: (r.asks += n) > 0 ? INPUT_REQUIRED : WORKING }));
+      const hold = () => {
+        const release = session.connection.hold();
+        mark(1);
+        return () => (release(), mark(-1));
+      };
+      const release = task ? noop : hold();
       try {
-        return await handler(params, { serverId, task, relatedTaskId, signal: anySignal([signal, ended.signal]) });
+        return await handler(params, { serverId, task, relatedTaskId, calls: calls.map((r) => r.snap.key), hold, signal: anySignal([signal, ended.signal]) });
       } catch (err) {
         // An expected end, not the handler's failure: as an RpcError, it is answered without being logged as one.
         throw ended.signal.aborted ? ended.signal.reason : err;

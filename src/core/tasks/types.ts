@@ -81,10 +81,9 @@ export const taskKey = (serverId: string, taskId: string): string => `${serverId
 /** The key of a task a server asked this client to run (TaskHost), apart from the keys of tracked tasks. */
 export const hostedKey = (serverId: string, taskId: string): string => `hosted\u0000${taskKey(serverId, taskId)}`;
 
-/** What a dialog for a server's request is about: its tracked task and its hosted task, by key. */
-export const requestAbout = (ctx: { serverId: string; task?: { key: string }; hostedTaskId?: string }): string[] => {
-  const about: string[] = [];
-  if (ctx.task) about.push(ctx.task.key);
+/** What a dialog for a server's request is about: its tracked task (or the direct calls it may be about) and its hosted task, by key. */
+export const requestAbout = (ctx: { serverId: string; task?: { key: string }; calls?: string[]; hostedTaskId?: string }): string[] => {
+  const about = ctx.task ? [ctx.task.key] : [...(ctx.calls ?? [])];
   if (ctx.hostedTaskId !== undefined) about.push(hostedKey(ctx.serverId, ctx.hostedTaskId));
   return about;
 };

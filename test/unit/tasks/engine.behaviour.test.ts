@@ -15,7 +15,7 @@ import type { ServerRequestContext, ServerRequestHandler } from '../../../src/co
 import { TaskHost } from '../../../src/core/host/taskHost';
 import { nullLogger } from '../../../src/core/util/log';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
-import { taskKey } from '../../../src/core/tasks/types';
+import { hostedKey, requestAbout, taskKey } from '../../../src/core/tasks/types';
 import type { Harness, WireTask } from '../helpers/fakeTaskServer';
 import { FakeTaskServer, NO_POLL, harnessesForEachTest, settle, waitStatus } from '../helpers/fakeTaskServer';
 import { MemoryLogger, waitFor } from '../helpers/logger';
@@ -843,7 +843,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     };
 
     for (const hosted of [false, true]) {
-      it(`does not time out while the question${hosted ? ' (run as a task here)' : ''} is open; its clock starts over when the user answers`, async () => {
+      it(`waits for the user and does not time out while the question${hosted ? ' (run as a task here)' : ''} is open (its row says input_required, Respond reaches the question); works again, its clock starting over, once the user answers`, async () => {
         const host = hosted ? new TaskHost({ logger: nullLogger }) : undefined;
         const { h, c, snap, asked } = await asking(async (answer) => {
           await answer;
@@ -851,8 +851,13 @@ describe('TaskEngine: behaviour against a scripted server', () => {
         }, host);
         try {
           await c.tickAsync(30_000); // the user takes a while over the form
-          assert.equal(h.snap(snap.taskId).status, 'working', h.snap(snap.taskId).note);
+          assert.equal(h.snap(snap.taskId).status, 'input_required', h.snap(snap.taskId).note);
+          // The dialog is about the call (so Respond to Task and the row's button find it), and about its hosted task.
+          const { ctx } = asked[0];
+          assert.deepEqual(requestAbout(ctx), hosted ? [snap.key, hostedKey('fake', ctx.hostedTaskId!)] : [snap.key]);
           asked[0].answer({ action: 'accept', content: {} });
+          await c.tickAsync(0);
+          assert.equal(h.snap(snap.taskId).status, 'working', 'no longer waiting for the user');
           await c.tickAsync(999);
           assert.equal(h.snap(snap.taskId).status, 'working', 'a fresh request timeout from the answer');
           await c.tickAsync(1);
