@@ -9,6 +9,7 @@ import type { McpSession } from '../protocol/session';
 import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine';
 import { canTransition, isServerTerminal, isTerminal } from '../tasks/status';
 import type { TaskSnapshot } from '../tasks/types';
+import { DIRECT } from '../tasks/types';
 import { errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import { DisposableStore, Emitter } from '../util/event';
@@ -80,8 +81,8 @@ interface Rec {
   seq: number;
   expiresAt: number;
   work: AbortController;
-  /** The key of the tracked task the request belongs to (related-task `_meta`), if any. */
-  relatedKey?: string;
+  /** The keys of what the request belongs to (see `ServerRequestContext.calls`) that have not ended. */
+  related: Set<string>;
   outcome?: Outcome;
   /** Resolves once the task is terminal or deleted (what `tasks/result` waits for). */
   done: Promise<void>;
@@ -236,18 +237,22 @@ export class TaskHost {
   }
 
   /**
-   * Follows the tasks that hosted tasks belong to (the engine's `onDidChange`): when one ends,
-   * its hosted tasks are cancelled and their dialogs close. The engine's own signal for a
-   * request about a task lasts only until the handler returns, which for a hosted task is at
-   * once, with the `CreateTaskResult`.
+   * Follows the tasks that hosted tasks belong to (the engine's `onDidChange`): when one ends, its
+   * hosted tasks are cancelled and their dialogs close; so does a question of no task once every
+   * direct call it may be about has failed or been cancelled. (One of them completed, its server
+   * may still read the answer later, as a task lets it.) The engine's own signal for a request
+   * about a task lasts only until the handler returns, which for a hosted task is at once, with
+   * the `CreateTaskResult`.
    */
-  followRelatedTasks(onDidChange: Event<Pick<TaskSnapshot, 'key' | 'status'>>): void {
+  followRelatedTasks(onDidChange: Event<Pick<TaskSnapshot, 'key' | 'status' | 'kind'>>): void {
     this.#related?.dispose();
     this.#related = onDidChange((t) => {
       if (!isTerminal(t.status)) return;
       for (const state of this.#servers.values()) {
         for (const rec of [...state.tasks.values()]) {
-          if (rec.relatedKey === t.key && !isServerTerminal(rec.snap.status)) this.#stop(rec, `The task it belongs to ended (${t.status})`);
+          if (!rec.related.delete(t.key) || isServerTerminal(rec.snap.status)) continue;
+          if (t.kind === DIRECT && t.status === COMPLETED) rec.related.clear();
+          else if (!rec.related.size) this.#stop(rec, `The task it belongs to ended (${t.status})`);
         }
       }
     });
@@ -349,7 +354,7 @@ export class TaskHost {
       seq: ++state.seq,
       expiresAt: now + ttl,
       work: new AbortController(),
-      relatedKey: ctx.task?.key,
+      related: new Set(ctx.task ? [ctx.task.key] : ctx.calls),
       done,
       settle,
       waiters: 0,

@@ -835,6 +835,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
         engine: { requestTimeoutMs: 1000, handlers: { elicitation: { handle: host ? host.wrap('elicitation/create', handle) : handle } } },
       }));
       host?.attachSession('fake', h.session);
+      host?.followRelatedTasks(h.engine.onDidChange);
       clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
       const snap = await h.engine.callTool('fake', 'forbidden-tool');
       for (let i = 0; i < 100 && !asked.length; i++) await clock.tickAsync(0);
@@ -882,6 +883,65 @@ describe('TaskEngine: behaviour against a scripted server', () => {
         const { signal } = asked[0].ctx;
         assert.equal(signal.aborted, true, 'the dialog closes');
         assert.equal((signal.reason as Error).message, `the task ended (${status})`);
+      });
+
+      it(`T-LIFE-2, T-LIFE-4: run as a task here, it is cancelled, saying why, when the call ends: ${how}`, async () => {
+        const host = new TaskHost({ logger: nullLogger });
+        try {
+          const { h, c, snap, asked } = await asking(then, host);
+          c.uninstall(); // real time from here: no timeout is at stake
+          clock = undefined;
+          if (status === 'cancelled') await h.engine.cancel(snap.key);
+          await waitStatus(h, snap.taskId, status);
+          assert.equal(asked[0].ctx.signal.aborted, true, 'the dialog closes');
+          const withdrawn = [{ status: 'cancelled', statusMessage: `The task it belongs to ended (${status})` }];
+          assert.deepEqual(host.list().map(({ status, statusMessage }) => ({ status, statusMessage })), withdrawn);
+          // An answer that comes anyway changes nothing: cancelled stays cancelled.
+          asked[0].answer({ action: 'accept', content: {} });
+          await settle(h);
+          assert.deepEqual(host.list().map(({ status, statusMessage }) => ({ status, statusMessage })), withdrawn);
+        } finally {
+          host.dispose();
+        }
+      });
+    }
+
+    it('run as a task here, one whose call completes stays open: its server may still read the answer later, as a task lets it (T-RCV-4)', async () => {
+      const host = new TaskHost({ logger: nullLogger });
+      try {
+        const { h, c, snap, asked } = await asking(() => ({ content: [] }), host);
+        c.uninstall();
+        clock = undefined;
+        await waitStatus(h, snap.taskId, 'completed');
+        await settle(h);
+        assert.equal(asked[0].ctx.signal.aborted, false, 'the dialog stays');
+        assert.deepEqual(host.list().map((q) => q.status), ['working']);
+      } finally {
+        host.dispose();
+      }
+    });
+
+    for (const hosted of [false, true]) {
+      it(`${hosted ? 'T-LIFE-2: run as a task here, ' : ''}one that came during two calls is withdrawn once both have ended, not at the first end`, async () => {
+        const host = hosted ? new TaskHost({ logger: nullLogger }) : undefined;
+        try {
+          const { h, c, snap: first, asked } = await asking(() => new Promise(() => undefined), host);
+          c.uninstall(); // real time from here: no timeout is at stake
+          clock = undefined;
+          const second = await h.engine.callTool('fake', 'forbidden-tool');
+          await waitFor(() => asked.length === 2, 'the question of the second call');
+          await h.engine.cancel(first.key);
+          await waitStatus(h, first.taskId, 'cancelled');
+          await settle(h);
+          assert.deepEqual(asked.map((a) => a.ctx.signal.aborted), [true, false], 'the first came during the first call alone; the second during both');
+          assert.equal(h.snap(second.taskId).status, 'input_required');
+          await h.engine.cancel(second.key);
+          await waitStatus(h, second.taskId, 'cancelled');
+          assert.equal(asked[1].ctx.signal.aborted, true);
+          if (host) assert.deepEqual(host.list().map((q) => q.status), ['cancelled', 'cancelled']);
+        } finally {
+          host?.dispose();
+        }
       });
     }
   });
