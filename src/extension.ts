@@ -9,6 +9,7 @@ import { fingerprint } from './core/config/fingerprint';
 import { createElicitationHandler, listenForElicitationComplete } from './vscode/elicitation/handler';
 import type { ElicitationHandler } from './vscode/elicitation/handler';
 import type { ServerRequestContext } from './core/tasks/engine';
+import { requestAbout } from './core/tasks/types';
 import { createSamplingHandler } from './vscode/sampling/handler';
 import { loadSamplingPermissions, revokeSamplingPermissions } from './vscode/sampling/permissions';
 import { createTransport } from './core/transports/factory';
@@ -82,7 +83,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   const hidden = new HiddenDialogs(dialogs);
   subscriptions.push(hidden);
   const questions = createElicitationHandler({ log: logger, serverLabel: label, turns: dialogs, hidden });
-  const elicitation: ElicitationHandler = Object.assign((params: Record<string, unknown> | undefined, ctx: ServerRequestContext) => asking.during(ctx.task?.key, () => questions(params, ctx)), {
+  const elicitation: ElicitationHandler = Object.assign((params: Record<string, unknown> | undefined, ctx: ServerRequestContext) => asking.during(requestAbout(ctx), () => questions(params, ctx)), {
     complete: questions.complete,
   });
   const samplingPermissions = loadSamplingPermissions(context.globalState);

@@ -189,8 +189,8 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
         inform(vscode.l10n.t('"{0}" is not waiting for input (it is {1}).', taskTitle(t), STATUS_PRESENTATION[t.status].label.toLowerCase()));
         return;
       }
-      // A direct call waits for input only while a dialog it may be about is open (see ServerRequestContext.calls).
-      if (deps.asking.has(t.key) || t.kind === DIRECT) {
+      // A direct call waits for input only while a request it may be about is open (see ServerRequestContext.calls): its dialog, or a model's answer.
+      if (deps.asking.has(t.key) || (t.kind === DIRECT && !deps.isAnswering?.(t.key))) {
         // This task's question, if hidden; else it is on screen or waits for the dialogs asked before it.
         if (deps.reopenDialog(t.key)) return;
         inform(vscode.l10n.t('The question of "{0}" is open at the top of the window (after any question asked before it).', taskTitle(t)));

@@ -677,6 +677,39 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await waitFor(() => provider.streaming === 0, 'the model to stop with the cancelled task');
   });
 
+  test('A direct call whose sampling request a model answers (its server always allowed) waits for the model as a task does, not for the user: no "needs your input", counted as running, and Respond to Task says so', async function () {
+    this.timeout(90_000);
+    const api = await publicApi();
+    const everything = api.getServers().find((s) => s.label === 'everything')!;
+    const provider = await vscode.extensions.getExtension<{ streaming: number }>('mcp-tasks-test.lm-provider')!.activate();
+    spy.skipShown();
+    // server-everything's trigger-sampling-request forbids tasks: a direct call, whose server samples inside it.
+    const first = await api.runTool(everything.id, 'trigger-sampling-request', { arguments: { prompt: 'Say hello.' } });
+    await choose(await spy.next('the sampling consent prompt', 30_000), (i) => i.label.includes('Always allow server "everything"'), 'Always allow');
+    await waitFor(() => api.getTask(first.id)?.status === 'completed', 'the first answer', 30_000);
+    const messages = spy.messages.length;
+    const slow = await api.runTool(everything.id, 'trigger-sampling-request', { arguments: { prompt: '!slow', maxTokens: 4096 } });
+    try {
+      assert.equal(slow.kind, 'direct');
+      await waitFor(() => provider.streaming > 0 && api.getTask(slow.id)?.status === 'input_required', 'the model to answer the server while its call waits', 30_000);
+      await waitFor(() => testing.indicators?.().statusBar === '$(sync~spin) 1', 'the status bar to count the call as running');
+      assert.equal(testing.indicators?.().badge, undefined, 'no badge: nothing waits for the user');
+      // Past the 5 s a task waits for its question before "needs your input" is told anyway.
+      await new Promise((r) => setTimeout(r, 6000));
+      assert.ok(provider.streaming > 0 && api.getTask(slow.id)?.status === 'input_required', 'the model still answers');
+      assert.deepEqual(spy.messages.slice(messages).filter((m) => m.includes('needs your input')), []);
+      await vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'task', key: slow.id, serverId: everything.id });
+      await waitFor(() => spy.messages.slice(messages).some((m) => /^"trigger-sampling-request \(.+\)" waits for a language model, which is answering its server now: nothing is asked of you\.$/.test(m)), 'Respond to Task to say a model answers');
+    } finally {
+      await api.cancelTask(slow.id).catch(() => undefined);
+      spy.skipShown();
+      const revoked = vscode.commands.executeCommand('mcpTasks.revokeSamplingPermissions');
+      await choose(await spy.next('the servers always allowed'), (i) => i.label === 'everything', 'everything');
+      await revoked;
+    }
+    await waitFor(() => provider.streaming === 0, 'the model to stop with the cancelled call');
+  });
+
   test('Without a language model, a task\'s sampling request (run as a task the client hosts) is not put to the user: no consent prompt, one warning that says what to do, and the task that fails with it is not told again', async function () {
     this.timeout(90_000);
     const api = await publicApi();

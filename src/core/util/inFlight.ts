@@ -15,20 +15,23 @@ export class InFlight {
     return this.#counts.has(key);
   }
 
-  /** Counts `key` in while `work` runs; no key, no counting. */
-  async during<T>(key: string | undefined, work: () => Promise<T>): Promise<T> {
-    if (key === undefined) return work();
-    const before = this.#counts.get(key) ?? 0;
-    this.#counts.set(key, before + 1);
-    if (!before) this.#onDidChange.fire(key);
+  /** Counts `keys` in while `work` runs (a request's task, or the direct calls it may be about: see `requestAbout`). */
+  async during<T>(keys: readonly string[], work: () => Promise<T>): Promise<T> {
+    for (const key of keys) {
+      const before = this.#counts.get(key) ?? 0;
+      this.#counts.set(key, before + 1);
+      if (!before) this.#onDidChange.fire(key);
+    }
     try {
       return await work();
     } finally {
-      const left = (this.#counts.get(key) ?? 1) - 1;
-      if (left > 0) this.#counts.set(key, left);
-      else {
-        this.#counts.delete(key);
-        this.#onDidChange.fire(key);
+      for (const key of keys) {
+        const left = (this.#counts.get(key) ?? 1) - 1;
+        if (left > 0) this.#counts.set(key, left);
+        else {
+          this.#counts.delete(key);
+          this.#onDidChange.fire(key);
+        }
       }
     }
   }

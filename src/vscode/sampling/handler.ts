@@ -145,7 +145,7 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
     const want = preferred()?.trim();
     const choice = chooseModel(models, plan.hints, want)!;
     if (want && choice.reason !== 'setting') log.warn(`The preferred model "${want}" (setting mcpTasks.${PREFERRED_MODEL_SETTING}) is not available`);
-    return await answering.during(ctx.task?.key, () => sample(choice.model, choice.reason, messages, plan, label, ctx.signal, log));
+    return await answering.during(requestAbout(ctx), () => sample(choice.model, choice.reason, messages, plan, label, ctx.signal, log));
   };
 
   return {

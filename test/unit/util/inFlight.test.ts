@@ -18,8 +18,8 @@ describe('InFlight', () => {
     flight.onDidChange((key) => told.push([key, flight.has(key)]));
     const a = deferred();
     const b = deferred();
-    const first = flight.during('t1', () => a.promise);
-    const second = flight.during('t1', () => b.promise);
+    const first = flight.during(['t1'], () => a.promise);
+    const second = flight.during(['t1'], () => b.promise);
     assert.equal(flight.has('t1'), true);
     assert.equal(flight.has('t2'), false);
     a.resolve('one');
@@ -34,11 +34,21 @@ describe('InFlight', () => {
     ]);
   });
 
+  it('holds each key of work about several (the direct calls a request of no task may be about)', async () => {
+    const flight = new InFlight();
+    const a = deferred();
+    const work = flight.during(['c1', 'c2'], () => a.promise);
+    assert.deepEqual([flight.has('c1'), flight.has('c2')], [true, true]);
+    a.resolve('done');
+    await work;
+    assert.deepEqual([flight.has('c1'), flight.has('c2')], [false, false]);
+  });
+
   it('counts nothing for work without a key', async () => {
     const flight = new InFlight();
     let told = 0;
     flight.onDidChange(() => told++);
-    assert.equal(await flight.during(undefined, async () => 'plain'), 'plain');
+    assert.equal(await flight.during([], async () => 'plain'), 'plain');
     assert.equal(told, 0);
   });
 
@@ -78,7 +88,7 @@ describe('InFlight', () => {
       w.watch('t2');
       await c.tickAsync(3_000);
       let answer!: () => void;
-      const asked = flight.during('t1', () => new Promise<void>((r) => (answer = r)));
+      const asked = flight.during(['t1'], () => new Promise<void>((r) => (answer = r)));
       assert.equal(c.countTimers(), 1, "t1's timer is cleared, t2's runs");
       await c.tickAsync(60_000);
       assert.deepEqual(late, ['t2']);
