@@ -16,6 +16,8 @@ export interface LegacySseOptions {
   logger: Logger;
   /** Named in error messages shown to the user. */
   serverName: string;
+  /** Configured in settings (`mcpTasks.servers`), which allow no `${input:…}`: the advice on a refusal or a web page says `${env:…}`. */
+  settings?: boolean;
   /** How long `start()` waits for the `endpoint` event, from the moment it sends its GET (ms). */
   endpointTimeoutMs?: number;
 }
@@ -41,6 +43,7 @@ export class LegacySseTransport implements Transport {
   readonly #log: Logger;
   readonly #customHeaders: Record<string, string>;
   readonly #endpointTimeoutMs: number;
+  readonly #settings?: boolean;
   readonly #lifetime = new AbortController();
   #endpoint: URL | undefined;
   #waitingForEndpoint: { resolve: (u: URL) => void; reject: (e: Error) => void } | undefined;
@@ -54,6 +57,7 @@ export class LegacySseTransport implements Transport {
     this.#log = options.logger;
     this.#customHeaders = { ...options.headers };
     this.#endpointTimeoutMs = options.endpointTimeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS;
+    this.#settings = options.settings;
     this.description = `sse: ${options.url}`;
   }
 
@@ -84,7 +88,7 @@ export class LegacySseTransport implements Transport {
       // What a Streamable HTTP server answers a GET without a session: 405, or a JSON-RPC error.
       const http = response.status === 405 || type === JSON_TYPE ? '; if it speaks Streamable HTTP, use "type": "http"' : '';
       if (!response.ok) {
-        const err = await httpStatusError(this.#serverName, this.#url, response, this.#customHeaders);
+        const err = await httpStatusError(this.#serverName, this.#url, response, this.#customHeaders, true, this.#settings);
         // 401, 403 and redirects have hints of their own.
         if (!http || response.status < 400 || response.status === 401 || response.status === 403) throw err;
         throw new TransportHttpError(`${err.message}${http}.`, err.status);
@@ -93,7 +97,7 @@ export class LegacySseTransport implements Transport {
         // A web page (a proxy's sign-in page) says what it is.
         const page = type === 'text/html' ? await readBodySnippet(response, 100) : undefined;
         await discardBody(response);
-        const what = page === undefined ? `content type "${type}" instead of an event stream${http || `; ${CHECK_URL}`}` : webPageAnswer(page, 'an event stream');
+        const what = page === undefined ? `content type "${type}" instead of an event stream${http || `; ${CHECK_URL}`}` : webPageAnswer(page, 'an event stream', this.#settings);
         throw new TransportHttpError(`Server "${this.#serverName}" answered GET ${this.#url} with ${what}.`);
       }
       opened = true;
@@ -118,7 +122,7 @@ export class LegacySseTransport implements Transport {
     if (!this.#endpoint) throw new TransportHttpError(`${this.description} is not started`);
     const response = await this.#http('POST', this.#endpoint, { 'Content-Type': JSON_TYPE, 'MCP-Protocol-Version': this.#protocolVersion }, stringify(message));
     // The answer arrives on the event stream; the POST's own body (e.g. "Accepted") means nothing.
-    if (!response.ok) throw await httpStatusError(this.#serverName, this.#endpoint.href, response, this.#customHeaders, false);
+    if (!response.ok) throw await httpStatusError(this.#serverName, this.#endpoint.href, response, this.#customHeaders, false, this.#settings);
     await discardBody(response);
   }
 

@@ -218,15 +218,15 @@ const statusLine = (response: Response): string => `HTTP ${response.status}${res
 /**
  * The error for an answer that is not 2xx. 401/403 quote the start of the body and say that the
  * token sent (in the `Authorization` header of `headers`, the request's own) was refused, or else
- * how to configure one; a challenge's OAuth sign-in or missing scope is said instead. A redirect
+ * how to configure one (`settings` as for bearerExample); a challenge's OAuth sign-in or missing scope is said instead. A redirect
  * tells which URL to configure (redirects are not followed, so credentials never leave the
  * configured origin); a 404 at the configured url says to check it; anything else shows the
  * status and the start of the body. `configured` is false for a url the server named.
  */
-export const httpStatusError = async (serverName: string, url: string, response: Response, headers: Record<string, string>, configured = true): Promise<TransportHttpError> => {
+export const httpStatusError = async (serverName: string, url: string, response: Response, headers: Record<string, string>, configured = true, settings?: boolean): Promise<TransportHttpError> => {
   const status = response.status;
   if (status === 401 || status === 403) {
-    const why = authRefusal(status, response.headers.get('www-authenticate'), headers, await readBodySnippet(response));
+    const why = authRefusal(status, response.headers.get('www-authenticate'), headers, await readBodySnippet(response), settings);
     return new TransportHttpError(`Server "${serverName}" refused the request (${statusLine(response)})${why}`, status);
   }
   if (status >= 300 && status < 400) {

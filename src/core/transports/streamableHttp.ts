@@ -36,6 +36,8 @@ export interface StreamableHttpOptions {
   /** The protocol revision negotiated by the resumed session. */
   protocolVersion?: string;
   reconnect?: ReconnectOptions;
+  /** Configured in settings (`mcpTasks.servers`), which allow no `${input:…}`: the advice on a refusal or a web page says `${env:…}`. */
+  settings?: boolean;
   /** How long a notification or answer waits for the server to accept it (ms). */
   oneWayTimeoutMs?: number;
 }
@@ -108,6 +110,7 @@ export class StreamableHttpTransport implements Transport {
   readonly #serverName: string;
   readonly #log: Logger;
   readonly #customHeaders: Record<string, string>;
+  readonly #settings?: boolean;
   readonly #reconnect: Required<ReconnectOptions>;
   readonly #oneWayTimeoutMs: number;
   #sessionId: string | undefined;
@@ -130,6 +133,7 @@ export class StreamableHttpTransport implements Transport {
     this.#customHeaders = { ...options.headers };
     this.#reconnect = { initialDelayMs: 1000, maxDelayMs: 30_000, maxRetries: 5, ...options.reconnect };
     this.#oneWayTimeoutMs = options.oneWayTimeoutMs ?? DEFAULT_ONE_WAY_TIMEOUT_MS;
+    this.#settings = options.settings;
     this.#sessionId = options.sessionId;
     this.#protocolVersion = options.protocolVersion;
     this.description = `http: ${options.url}`;
@@ -285,7 +289,7 @@ export class StreamableHttpTransport implements Transport {
     const page = type === 'text/html' ? await readBodySnippet(response, 100) : undefined;
     await discardBody(response);
     if (page !== undefined) {
-      throw new TransportHttpError(`Server "${this.#serverName}" answered ${describe(message)} with ${webPageAnswer(page, 'JSON or an event stream')}`, response.status);
+      throw new TransportHttpError(`Server "${this.#serverName}" answered ${describe(message)} with ${webPageAnswer(page, 'JSON or an event stream', this.#settings)}`, response.status);
     }
     throw unusable(response.status === 202 || !type ? `HTTP ${response.status} without a body` : `content type "${type}"`);
   }
@@ -357,7 +361,7 @@ export class StreamableHttpTransport implements Transport {
 
   async #statusError(response: Response, sentSession: string | undefined): Promise<TransportHttpError> {
     const status = response.status;
-    const plain = await httpStatusError(this.#serverName, this.#url, response, this.#customHeaders);
+    const plain = await httpStatusError(this.#serverName, this.#url, response, this.#customHeaders, true, this.#settings);
     // 404 is the spec's answer for a session the server no longer has; servers made from the
     // SDK's older examples (server-everything among them) answer 400 "No valid session ID provided".
     // Only the body after the URL is read: the server's name or URL may say "session" too.

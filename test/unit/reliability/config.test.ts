@@ -3,6 +3,8 @@
 // goes through ServerManager.setConfiguration and real processes.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { combineConfigs, parseMcpJson, parseSettingServers } from '../../../src/core/config/parse';
@@ -319,5 +321,43 @@ describe('reliability: malformed configuration next to a good server', function 
     } finally {
       await peer.stop();
     }
+  });
+});
+
+describe('reliability: the advice for a refused or misdirected remote server fits where it is configured', function () {
+  this.timeout(30_000);
+  const { open } = clientsAndPeersForEachTest();
+  let server: http.Server;
+  let base: string;
+  before(async () => {
+    server = http.createServer((req, res) => {
+      if (req.url?.startsWith('/page/')) res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Sign in</title>');
+      else res.writeHead(401, { 'content-type': 'text/plain' }).end('Unauthorized');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  /** What connecting to each server of the configuration `c` says. */
+  const said = async (c: Client) => Object.fromEntries(await Promise.all(c.servers.list().map(async (s) => [s.name, await c.servers.getSession(s.id).then(() => 'connected', (err: Error) => err.message)])));
+
+  it('a server of mcpTasks.servers (which allow no ${input:…}) is told to use ${env:…} and promised no input asked again; one of an mcp.json still gets ${input:token}', async () => {
+    const servers = {
+      open: { type: 'http', url: `${base}/mcp` },
+      token: { type: 'http', url: `${base}/mcp`, headers: { Authorization: 'Bearer wrong' } },
+      legacy: { type: 'sse', url: `${base}/sse` },
+      legacyToken: { type: 'sse', url: `${base}/sse`, headers: { Authorization: 'Bearer wrong' } },
+      page: { type: 'http', url: `${base}/page/mcp` },
+      legacyPage: { type: 'sse', url: `${base}/page/sse` },
+    };
+    const env = 'e.g. "Authorization": "Bearer ${env:MCP_TOKEN}"';
+    const fromSettings = await said(open({ servers }));
+    for (const name of ['open', 'legacy', 'page', 'legacyPage']) assert.ok(fromSettings[name].replace(/\.$/, '').endsWith(env), `${name}: ${fromSettings[name]}`);
+    for (const name of ['token', 'legacyToken']) assert.match(fromSettings[name], /The token sent in its "Authorization" header was refused: check it\.$/, name);
+    const dir = os.tmpdir();
+    const fromFile = await said(open({ config: parseMcpJson(JSON.stringify({ servers }), { kind: 'workspaceFolder', folderName: 'app', folderPath: dir, file: path.join(dir, '.vscode/mcp.json') }) }));
+    for (const name of ['open', 'legacy', 'page', 'legacyPage']) assert.match(fromFile[name], /e\.g\. "Authorization": "Bearer \$\{input:token\}"\.?$/, `${name}: ${fromFile[name]}`);
+    for (const name of ['token', 'legacyToken']) assert.match(fromFile[name], /check it \(a saved \$\{input:…\} value is asked again on the next connect\)\.$/, name);
   });
 });
