@@ -5,7 +5,7 @@ import type { TaskEngine } from '../core/tasks/engine';
 import { STATUS_PRESENTATION, describeHosted, describeTask, runTitle, runTitles, taskTitle as named, toolRunWords } from '../core/tasks/presentation';
 import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
-import { DIRECT, hostedKey, TASK } from '../core/tasks/types';
+import { DIRECT, hostedKey, rerunTtl, TASK } from '../core/tasks/types';
 import type { Tool } from '../core/protocol/schemas';
 import { decideExecution, hasResultToFetch, isCancelable, serverAcceptsToolTasks } from '../core/tasks/policy';
 import { errorMessage, raceAbort } from '../core/util/abort';
@@ -242,7 +242,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
     // same server with the same arguments and ttl, as Run Tool as Task runs it.
     registerCommand(RUN_AGAIN, async (arg?: unknown) => {
       const t = taskFromArg(arg);
-      if (t?.toolName) await callTool(deps, { serverId: t.serverId, toolName: t.toolName, args: t.arguments, ttlMs: t.ttl ?? undefined });
+      if (t?.toolName) await callTool(deps, { serverId: t.serverId, toolName: t.toolName, args: t.arguments, ttlMs: rerunTtl(t) });
     }),
     // One finished row out of the view (its context menu), with the result kept for it: the
     // user's own choice on that row, so not asked again as Clear Finished Tasks asks for many.

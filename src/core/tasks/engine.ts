@@ -714,7 +714,7 @@ export class TaskEngine extends DisposableBase {
     const { token, sub, early } = progress;
     const immediate = _meta?.[MODEL_IMMEDIATE_RESPONSE_META];
     const key = taskKey(serverId, task.taskId);
-    const call = { toolName, arguments: options.arguments, origin: options.origin ?? 'user', immediateResponse: isString(immediate) ? immediate : undefined };
+    const call = { toolName, arguments: options.arguments, requestedTtl: options.ttlMs ?? null, origin: options.origin ?? 'user', immediateResponse: isString(immediate) ? immediate : undefined };
     const earlier = this.#recs.get(key);
     // A tasks/list (Refresh) may find the task before this answer arrives: the same task (created
     // then), which its call claims, not a reused id.

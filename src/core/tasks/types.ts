@@ -1,6 +1,7 @@
 import type { CallToolResult, TaskStatus } from '../protocol/schemas';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import type { LocalTaskStatus } from './status';
+import { isNumber } from '../util/json';
 
 /** A plain tools/call, not a task: the snapshot kind, the execution mode and preference (one string in the bundle for its 20 uses). */
 export const DIRECT = 'direct';
@@ -57,6 +58,11 @@ export interface TaskSnapshot {
   lastUpdatedAt: string;
   /** Retention in ms from `createdAt`, as the server reported it; null: unlimited. */
   ttl: number | null;
+  /**
+   * The ttl its call asked for (ms), which a server may grant less of; null: none (the default
+   * setting applied). Unknown (absent) for a task found through tasks/list or stored by an older version.
+   */
+  requestedTtl?: number | null;
   pollInterval?: number;
   progress?: { progress: number; total?: number; message?: string };
   /** `_meta["io.modelcontextprotocol/model-immediate-response"]` of the `CreateTaskResult`. */
@@ -75,6 +81,12 @@ export interface TaskSnapshot {
    */
   unsent?: string;
 }
+
+/**
+ * The ttl Run Again asks for (ms): what the first run asked for, not what a server that caps it
+ * granted, or else (unknown) the granted one; undefined: none, so the mcpTasks.defaultTtlSeconds setting applies.
+ */
+export const rerunTtl = ({ requestedTtl: asked, ttl }: TaskSnapshot): number | undefined => (isNumber(asked) ? asked : asked === null ? undefined : (ttl ?? undefined));
 
 export const taskKey = (serverId: string, taskId: string): string => `${serverId}\u0000${taskId}`;
 

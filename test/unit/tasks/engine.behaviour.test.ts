@@ -15,7 +15,7 @@ import type { ServerRequestContext, ServerRequestHandler } from '../../../src/co
 import { TaskHost } from '../../../src/core/host/taskHost';
 import { nullLogger } from '../../../src/core/util/log';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
-import { hostedKey, requestAbout, taskKey } from '../../../src/core/tasks/types';
+import { hostedKey, requestAbout, rerunTtl, taskKey } from '../../../src/core/tasks/types';
 import type { Harness, WireTask } from '../helpers/fakeTaskServer';
 import { FakeTaskServer, NO_POLL, harnessesForEachTest, settle, waitStatus } from '../helpers/fakeTaskServer';
 import { MemoryLogger, waitFor } from '../helpers/logger';
@@ -309,6 +309,31 @@ describe('TaskEngine: behaviour against a scripted server', () => {
       reopened.dispose();
     } finally {
       // Asynchronously: a store write still in flight may add a file meanwhile (see test/unit/state).
+      await fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 5 });
+    }
+  });
+
+  it('Run Again asks for the ttl the first run asked for, not the one a capping server granted; with none asked, none (the default setting applies then), across a reload; a task stored by an older version asks for the granted one', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-rerun-'));
+    try {
+      // The server grants 10 s whatever is asked.
+      const h = await harness({ server: { pollInterval: NO_POLL, ttl: 10_000 }, engine: { defaultTtlMs: () => 5_000 } });
+      const store = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, debounceMs: 1 });
+      store.attach(h.engine);
+      const asked = await h.engine.callTool('fake', 'required-tool', { ttlMs: 60_000 });
+      const unasked = await h.engine.callTool('fake', 'required-tool');
+      assert.deepEqual([asked.ttl, unasked.ttl], [10_000, 10_000], 'granted');
+      assert.deepEqual([rerunTtl(asked), rerunTtl(unasked)], [60_000, undefined]);
+      store.flushSync();
+      store.dispose();
+      const { tasks } = await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30 }).load();
+      const byKey = new Map(tasks.map((t) => [t.key, t]));
+      assert.deepEqual([rerunTtl(byKey.get(asked.key)!), rerunTtl(byKey.get(unasked.key)!)], [60_000, undefined], 'after a reload');
+      // Stored before the requested ttl was: its granted ttl, as Run Again always asked.
+      const older = JSON.parse(JSON.stringify({ ...asked, requestedTtl: undefined })) as TaskSnapshot;
+      assert.equal(rerunTtl(older), 10_000);
+      assert.equal(rerunTtl({ ...older, ttl: null }), undefined);
+    } finally {
       await fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 5 });
     }
   });
