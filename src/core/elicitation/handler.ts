@@ -16,6 +16,7 @@ import type { FieldValue, FormPlan, UrlPlan } from './plan';
 import { planElicitation } from './plan';
 import { checkValue, countRule, formatValue, inputHint, validateContent, validateField } from './validate';
 import { isArray, keysOf } from '../util/builtins';
+import { isString } from '../util/json';
 import { noop } from '../util/promise';
 import { BOOLEAN, INTEGER, MULTI_SELECT, NUMBER, STRING } from './fieldKinds';
 import { CIRCLE_SLASH } from '../tasks/presentation';
@@ -62,8 +63,8 @@ export interface InputOptions extends PromptOptions {
   prompt: string;
   placeholder?: string;
   value: string;
-  /** The message shown while typing; Enter is refused while there is one. */
-  validate(text: string): string | undefined;
+  /** While typing: what to fix (Enter is refused while there is one), or a note Enter takes (`{ note }`). */
+  validate(text: string): string | { note: string } | undefined;
 }
 
 /**
@@ -112,7 +113,8 @@ const askField = async (plan: FormPlan, state: FlowState, p: FormPrompter, ui: D
     const check = (t: string) => validateField(step, t);
     const a = await p.input({ ...o, prompt: text, placeholder: inputHint(step), value: initial === undefined ? '' : String(initial), validate: (t) => {
         const r = check(t);
-        return 'error' in r ? r.error : undefined;
+        // A URI typed as the address bar shows it is sent percent-encoded: say so before the review shows it.
+        return 'error' in r ? r.error : isString(r.value) && r.value !== t ? { note: `Sent as ${r.value}` } : undefined;
       },
     });
     if ('nav' in a) return { type: a.nav };

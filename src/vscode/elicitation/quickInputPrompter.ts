@@ -5,6 +5,7 @@ import type { Turn } from '../../core/util/turns';
 import type { HiddenDialogs } from '../hiddenDialogs';
 import { inputPrompts } from '../inputs';
 import { noop } from '../../core/util/promise';
+import { isString } from '../../core/util/json';
 import { CANCEL, DECLINE } from '../../core/elicitation/flow';
 import { CIRCLE_SLASH } from '../../core/tasks/presentation';
 
@@ -90,16 +91,13 @@ export class QuickInputPrompter implements FormPrompter {
     box.prompt = this.#hidden ? `${o.prompt} · ${vscode.l10n.t('Escape only hides it: the task waits, and MCP questions in the status bar shows it again.')}` : o.prompt;
     box.placeholder = o.placeholder;
     box.value = o.value;
-    return this.#show<string>(box, o, (resolve, listeners) =>
-      listeners.push(
-        box.onDidChangeValue((text) => (box.validationMessage = o.validate(text))),
-        box.onDidAccept(() => {
-          const problem = o.validate(box.value);
-          if (problem) box.validationMessage = problem;
-          else resolve({ value: box.value });
-        }),
-      ),
-    );
+    // Shows what validate says (a note as information, not as an error); true when it is an error.
+    const check = (): boolean => {
+      const m = o.validate(box.value);
+      box.validationMessage = isString(m) ? m : m && { message: m.note, severity: vscode.InputBoxValidationSeverity.Info };
+      return isString(m);
+    };
+    return this.#show<string>(box, o, (resolve, listeners) => listeners.push(box.onDidChangeValue(check), box.onDidAccept(() => check() || resolve({ value: box.value }))));
   }
 
   async openExternal(url: string): Promise<boolean> {

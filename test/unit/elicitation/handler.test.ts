@@ -48,12 +48,12 @@ const choose =
     assert.equal(c.o.validate?.(values), undefined);
     return { value: values };
   };
-/** Types text and presses Enter: the input box refuses Enter while validation shows a message. */
+/** Types text and presses Enter: the input box refuses Enter while validation shows an error (a note is no error). */
 const type =
   (text: string): Act =>
   (c) => {
     assert.equal(c.kind, 'input', `expected an input box, got a pick of ${JSON.stringify(labels(c))}`);
-    assert.equal(c.o.validate(text), undefined, `"${text}" should be accepted`);
+    assert.notEqual(typeof c.o.validate(text), 'string', `"${text}" should be accepted`);
     return { value: text };
   };
 /** Presses Enter on what is prefilled. */
@@ -183,6 +183,23 @@ describe('elicitation runForm: the multi-step dialog', () => {
     assert.deepEqual(result, { action: 'accept', content: { env: 'prd', replicas: 3, notify: true } });
     assert.equal(p.left, 0);
     assert.equal(p.closed, 1, 'the dialog is closed at the end');
+  });
+
+  it('a URI typed as the address bar shows it says, while typed, what is sent (percent-encoded); an ASCII URI says nothing, a bad one still shows its error', async () => {
+    const uri = formPlan({ page: { type: 'string', title: 'Page', format: 'uri' } }, ['page']);
+    const p = new ScriptedPrompter([
+      see((c) => {
+        const validate = c.kind === 'input' ? c.o.validate : () => 'not an input';
+        assert.deepEqual(validate('https://de.wikipedia.org/wiki/Köln'), { note: 'Sent as https://de.wikipedia.org/wiki/K%C3%B6ln' });
+        assert.deepEqual(validate('https://bücher.example/a b'), { note: 'Sent as https://xn--bcher-kva.example/a%20b' });
+        assert.equal(validate('https://de.wikipedia.org/wiki/K%C3%B6ln'), undefined);
+        assert.equal(validate('example.com/Köln'), 'Enter a full URI, like https://example.com/page');
+        assert.equal(validate(''), 'A value is required');
+      }, type('https://de.wikipedia.org/wiki/Köln')),
+      see((c) => assert.equal(items(c)[0].detail, 'Page: https://de.wikipedia.org/wiki/K%C3%B6ln'), choose('Accept')),
+    ]);
+    assert.deepEqual(await runForm(uri, p, ui()), { action: 'accept', content: { page: 'https://de.wikipedia.org/wiki/K%C3%B6ln' } });
+    assert.equal(p.left, 0);
   });
 
   it('Back keeps earlier answers, Skip leaves a field out, and Change from the review edits one field', async () => {
