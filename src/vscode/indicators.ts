@@ -33,8 +33,8 @@ export class TaskIndicators extends DisposableBase {
   readonly #last = new Map<string, TaskSnapshot['status']>();
   /** Tasks that ended since the last update: told together, one notification per server and status. */
   readonly #ended: TaskSnapshot[] = [];
-  /** Hosted tasks whose ttl ran out since the last update: told together, one warning per server. */
-  readonly #expired: HostedTaskSnapshot[] = [];
+  /** Hosted tasks whose ttl ran out since the last update, each named as its row was: told together, one warning per server. */
+  readonly #expired: [HostedTaskSnapshot, string][] = [];
   /** Failed tasks whose result fetch has ended since they were held back (see toldNow). */
   readonly #fetched = new Set<string>();
   #disposed = false;
@@ -84,7 +84,8 @@ export class TaskIndicators extends DisposableBase {
     this.#item.command = FOCUS_TASKS_VIEW;
     this._register(engine.onDidChange((t) => this.#changed(t)));
     this._register(engine.onDidRemove((key) => (this.#last.delete(key), this.#forget(key), this.#schedule())));
-    this._register(host.onDidExpire((h) => (this.#expired.push(h), this.#schedule())));
+    // Named while the host still lists it among those it asked alike (see askedTitle), as its row was.
+    this._register(host.onDidExpire((h) => (this.#expired.push([h, hostedTitle(h, host.list()).label]), this.#schedule())));
     this._register(engine.onDidNotSend((u) => this.#notSent(u)));
     this._register({ dispose: () => ((this.#disposed = true), clearTimeout(this.#pending), this.#awaiting.forEach(clearTimeout)) });
     for (const t of engine.list()) this.#last.set(t.key, t.status);
@@ -329,12 +330,12 @@ export class TaskIndicators extends DisposableBase {
   }
 
   /** One warning per server: a server whose questions' ttl runs out together says so once. */
-  #notifyExpired(expired: readonly HostedTaskSnapshot[]): void {
-    for (const id of new Set(expired.map((h) => h.serverId))) {
-      const [h, ...more] = expired.filter((x) => x.serverId === id);
+  #notifyExpired(expired: readonly [HostedTaskSnapshot, string][]): void {
+    for (const id of new Set(expired.map(([h]) => h.serverId))) {
+      const [[h, title], ...more] = expired.filter(([x]) => x.serverId === id);
       const server = this.#label(id);
       if (more.length) showTasks(vscode.window.showWarningMessage, vscode.l10n.t('{0} requests on {1} closed unanswered: their ttl ran out.', more.length + 1, server));
-      else void vscode.window.showWarningMessage(vscode.l10n.t('"{0}" on {1} closed unanswered: its ttl of {2} ran out.', hostedTitle(h).label, server, formatAge(h.ttl)));
+      else void vscode.window.showWarningMessage(vscode.l10n.t('"{0}" on {1} closed unanswered: its ttl of {2} ran out.', title, server, formatAge(h.ttl)));
     }
   }
 }

@@ -326,6 +326,21 @@ suite('Cancel Task from the palette', () => {
     assert.deepEqual(spy.messageItems[spy.messages.indexOf(said)], ['Show Tasks']);
     spy.skipShown();
   });
+  test('a question whose ttl runs out while another of its server reads alike is named in the warning as its row was, with when it was asked (T-RCV-7)', async function () {
+    this.timeout(60_000);
+    const lab = api.getServers().find((s) => s.label === 'lab')!;
+    spy.messages.length = 0;
+    // Two calls, two questions asked alike; the first one's ttl runs out 10 s before the other's.
+    for (const ttl of [3000, 13_000]) started.push((await api.runTool(lab.id, 'ask', { arguments: { ttl, message: 'Alike' } })).id);
+    await spy.next('the first question');
+    await waitFor(async () => spy.messages.some((m) => m.includes('closed unanswered')), `the warning, among ${JSON.stringify(spy.messages)}`);
+    assert.match(spy.messages.find((m) => m.includes('closed unanswered'))!, /^"Alike \(1 of 1\) \(.+\)" on lab closed unanswered: its ttl of 3 s ran out\.$/);
+    spy.skipShown();
+    await waitFor(async () => spy.messages.filter((m) => m.includes('closed unanswered')).length === 2, 'the second warning', 30_000);
+    // Alone by then, it reads as its row did: its message only.
+    assert.equal(spy.messages.filter((m) => m.includes('closed unanswered'))[1], '"Alike (1 of 1)" on lab closed unanswered: its ttl of 13 s ran out.');
+    spy.skipShown();
+  });
   test('Cancel Task on a server that answers tasks/cancel while the task works and cancels it later: the later end "cancelled" is not told (the user did it); a task that fails despite the cancel is told', async function () {
     this.timeout(60_000);
     spy.messages.length = 0;
