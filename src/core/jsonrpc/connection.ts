@@ -498,6 +498,9 @@ export class JsonRpcConnection implements Disposable {
       // An answer that cannot be sent is not the handler's failure: no second answer follows it.
       await this.#answer({ jsonrpc: '2.0', id: req.id, result: result ?? {} }, req);
     } catch (err) {
+      // After the close, unlike a result (a form filled in anyway), not reported: the close aborted
+      // the handler, so its error is the close's (a dialog closed unanswered, a model stopped), and
+      // a refusal made first already went to #answer. Told, each disconnect would warn of them.
       if (controller.signal.aborted || this.#closed) return;
       const rpc = err instanceof RpcError ? err : new RpcError(ErrorCode.InternalError, errorMessage(err));
       if (!(err instanceof RpcError)) this.#log.error(`Handler for ${req.method} failed: ${errorMessage(err)}`);

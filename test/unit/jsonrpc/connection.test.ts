@@ -286,6 +286,16 @@ describe('JsonRpcConnection', () => {
       assert.equal(state.tries, 2, 'not tried after the close');
       assert.equal(c.countTimers(), 0, 'no pause left running');
     });
+
+    it('none is reported for a handler that fails once the close aborted it: its error is the close\'s (a dialog closed unanswered), nothing the user gave', async () => {
+      const { c, conn, send, undelivered } = failingAnswers();
+      conn.onRequest('sampling/createMessage', (_p, ctx) => new Promise((_r, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))));
+      await send({ jsonrpc: '2.0', id: 8, method: 'sampling/createMessage', params: {} });
+      await c.tickAsync(0);
+      await conn.close('the server went away');
+      await c.tickAsync(0);
+      assert.deepEqual(undelivered, []);
+    });
   });
 
   it('a request repeated with an id this session used before (a resumed stream\'s replay; MCP forbids reusing an id) gets no answer of its own, while handled or after: the first\'s answer is the only one', async () => {
