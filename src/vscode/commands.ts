@@ -178,7 +178,8 @@ const openSettings = async (name?: string): Promise<void> => {
   const path = name === undefined ? [SERVERS_SETTING] : [SERVERS_SETTING, name];
   // The workspace's value wins over the user's; in a remote window the user's may be the remote machine's.
   const value = vscode.workspace.getConfiguration().inspect<Record<string, unknown>>(SERVERS_SETTING)?.workspaceValue;
-  for (const open of (name === undefined ? value : value?.[name]) !== undefined ? ['Workspace'] : ['', 'Remote']) {
+  const opens = (name === undefined ? value : value?.[name]) !== undefined ? ['Workspace'] : vscode.env.remoteName ? ['', 'Remote'] : [''];
+  for (const open of opens) {
     // The extension host may learn of the editor the command opened after it returns (with none active in between).
     const before = vscode.window.activeTextEditor;
     const shown = new Promise((r) => {
@@ -187,6 +188,16 @@ const openSettings = async (name?: string): Promise<void> => {
     });
     await executeCommand(open ? `workbench.action.open${open}SettingsFile` : 'workbench.action.openSettingsJson', { revealSetting: { key: SERVERS_SETTING } });
     if ((vscode.window.activeTextEditor ?? before) === before) await shown;
-    if (reveal(vscode.window.activeTextEditor, path) || !vscode.env.remoteName) return;
+    const editor = vscode.window.activeTextEditor;
+    if (reveal(editor, path)) return;
+    // The last place to look: its text may not have the setting written a moment ago yet (seen in a
+    // remote window), so it is looked at again as it changes, for up to 2 s.
+    if (editor && open === opens.at(-1)) {
+      await new Promise((r) => {
+        const d = vscode.workspace.onDidChangeTextDocument((e) => e.document === editor.document && reveal(editor, path) && end());
+        const t = setTimeout(() => end(), 2000);
+        const end = () => (d.dispose(), clearTimeout(t), r(0));
+      });
+    }
   }
 };
