@@ -130,6 +130,19 @@ describe('TasksService (the API and language-model tools) against the demo serve
     }
   });
 
+  it('a task\'s info holds what TaskInfo declares and no more: not the ttl its call asked for, which the engine keeps for Run Again', async () => {
+    const t = await w.service.start(demoId, 'long-running-scan', { arguments: { durationMs: 60_000 }, ttlSeconds: 90, origin: 'api', preference: 'task' });
+    try {
+      assert.equal(w.engine.get(t.id)?.requestedTtl, 90_000, 'the engine keeps what was asked');
+      const declared: (keyof TaskInfo)[] = ['id', 'serverId', 'serverLabel', 'taskId', 'kind', 'toolName', 'arguments', 'status', 'lastServerStatus', 'statusMessage', 'progress', 'createdAt', 'lastUpdatedAt', 'ttl', 'pollInterval', 'immediateResponse', 'origin', 'hasResult', 'note'];
+      for (const info of [t, w.service.task(t.id), w.service.tasks().find((x) => x.id === t.id), w.service.findTask(t.taskId)]) {
+        assert.deepEqual(Object.keys(info ?? {}).filter((k) => !declared.includes(k as keyof TaskInfo)), [], 'members TaskInfo does not declare');
+      }
+    } finally {
+      await w.service.cancel(t.id);
+    }
+  });
+
   it('a plain-call-only tool is refused as a task', async () => {
     await assert.rejects(w.service.start(demoId, 'get-time', { origin: 'chat', preference: 'task' }), /does not support running as a task/);
     // Typed, so each front end adds where its tools are listed (mcpTasks_listTools, getTools()).
