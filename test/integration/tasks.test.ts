@@ -276,17 +276,20 @@ suite('Commands and the Tasks view, with the demo server', () => {
 
   test('Run Again with a finished row (its context menu): the tool runs again on its server with the same arguments, in a row of its own; a live row does not offer it', async function () {
     this.timeout(30_000);
-    assert.ok(words((await taskRow('demo', build.row.id!))?.contextValue).has('rerunnable'), 'the finished row offers Run Again');
+    // A run of its own (the test may run alone), its project named only here.
+    const first = await runTool('demo', 'build-project', { project: 'rerun-app', durationMs: '300' });
+    await rowWhen('demo', first.row.id!, (r) => r.icon === 'pass', 'the first build to complete');
+    assert.ok(words((await taskRow('demo', first.row.id!))?.contextValue).has('rerunnable'), 'the finished row offers Run Again');
     const before = new Set((await taskRows('demo')).map((r) => r.id));
-    await vscode.commands.executeCommand('mcpTasks.runAgain', build.node);
+    await vscode.commands.executeCommand('mcpTasks.runAgain', first.node);
     const again = await waitFor(async () => (await taskRows('demo')).find((r) => !before.has(r.id)), 'a new task row under demo');
     assert.match(again.label, /^build-project \(.+\)$/, 'two runs of one tool: the row says when it started');
     assert.ok(!words(again.contextValue).has('rerunnable'), `a live row does not offer Run Again: ${again.contextValue}`);
     await rowWhen('demo', again.id!, (r) => r.icon === 'pass', 'the second build to complete');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await vscode.commands.executeCommand('mcpTasks.openResult', taskNode(again, build.node.serverId));
+    await vscode.commands.executeCommand('mcpTasks.openResult', taskNode(again, first.node.serverId));
     // The project named in the first run's arguments.
-    await resultEditor('Build of integration-app succeeded');
+    await resultEditor('Build of rerun-app succeeded');
   });
 
   test('A task that fails is told why in its notification (the server\'s last message), with Open Result', async function () {
