@@ -464,7 +464,6 @@ const configErrorItem = (e: ConfigError | undefined): vscode.TreeItem => {
   return item;
 };
 
-/** What a row shows, as one string to compare (the tooltip by its text: a MarkdownString's is a getter). */
 /** A row's `contextValue`: the words of its capabilities, those given as false or empty left out. */
 const capabilities = (...words: (string | false | undefined)[]): string => words.filter(Boolean).join(' ');
 
@@ -473,6 +472,7 @@ const heardAs = (item: vscode.TreeItem, label: string): void => {
   item.accessibilityInformation = { label };
 };
 
+/** What a row shows, as one string to compare (the tooltip by its text: a MarkdownString's is a getter). */
 const look = (item: vscode.TreeItem): string => stringify({ ...item, tooltip: isString(item.tooltip) ? item.tooltip : item.tooltip?.value });
 
 const truncate = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max)}\n…` : s);
