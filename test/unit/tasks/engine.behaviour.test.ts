@@ -14,6 +14,7 @@ import { InMemoryTransport } from '../../../src/core/transports/inMemory';
 import type { ServerRequestContext, ServerRequestHandler } from '../../../src/core/tasks/engine';
 import { TaskHost } from '../../../src/core/host/taskHost';
 import { nullLogger } from '../../../src/core/util/log';
+import { abortReason, onAbort } from '../../../src/core/util/abort';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { hostedKey, requestAbout, rerunTtl, taskKey } from '../../../src/core/tasks/types';
 import type { Harness, WireTask } from '../helpers/fakeTaskServer';
@@ -852,7 +853,12 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     const asking = async (then: (answer: Promise<unknown>) => unknown, host?: TaskHost) => {
       const asked: Array<{ ctx: ServerRequestContext; answer: (r: Record<string, unknown>) => void }> = [];
       const ref: { h?: Harness } = {};
-      const handle: ServerRequestHandler = (_p, ctx) => new Promise((answer) => asked.push({ ctx, answer }));
+      // As the dialogs do, one closes (unanswered) when its signal aborts.
+      const handle: ServerRequestHandler = (_p, ctx) =>
+        new Promise((answer, reject) => {
+          asked.push({ ctx, answer });
+          onAbort(ctx.signal, () => reject(abortReason(ctx.signal)));
+        });
       // Hosted: asked as a task (task-augmented), answered at once with the task; its dialog stays open.
       const params = host ? { ...form, task: {} } : form;
       const h = (ref.h = await harness({
@@ -930,6 +936,23 @@ describe('TaskEngine: behaviour against a scripted server', () => {
         }
       });
     }
+
+    it('run as a task here, and cancelled by the user (Cancel Task on its row): its dialog closes and the call works on, no longer waiting for input', async () => {
+      const host = new TaskHost({ logger: nullLogger });
+      try {
+        const { h, c, snap, asked } = await asking(() => new Promise(() => undefined), host);
+        c.uninstall(); // real time from here: no timeout is at stake
+        clock = undefined;
+        assert.equal(h.snap(snap.taskId).status, 'input_required');
+        host.cancel('fake', asked[0].ctx.hostedTaskId!);
+        assert.equal(asked[0].ctx.signal.aborted, true, 'the dialog closes');
+        await waitStatus(h, snap.taskId, 'working');
+        await settle(h);
+        assert.equal(h.snap(snap.taskId).status, 'working', 'not left waiting for a dialog that is gone');
+      } finally {
+        host.dispose();
+      }
+    });
 
     it('run as a task here, one whose call completes stays open: its server may still read the answer later, as a task lets it (T-RCV-4)', async () => {
       const host = new TaskHost({ logger: nullLogger });
