@@ -646,72 +646,48 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await waitFor(() => testing.hiddenDialogs?.() === 0 && testing.questionPlace?.(behind.id) === undefined, 'the questions to close with their tasks');
   });
 
-  test('A task whose sampling request a model answers (its server always allowed) waits for the model, not for the user: no "needs your input", counted as running, and Respond to Task says so', async function () {
-    this.timeout(90_000);
-    const api = await publicApi();
-    const demo = api.getServers().find((s) => s.label === 'demo')!;
-    const provider = await vscode.extensions.getExtension<{ streaming: number }>('mcp-tasks-test.lm-provider')!.activate();
-    spy.skipShown();
-    // The first request asks: "Always allow" the demo server, so the next one shows no dialog at all.
-    const first = await api.runTool(demo.id, 'summarize-with-model', { arguments: { text: 'Tasks run in the background.' } });
-    await choose(await spy.next('the sampling consent prompt', 30_000), (i) => i.label.includes('Always allow server "demo"'), 'Always allow');
-    await waitFor(() => api.getTask(first.id)?.status === 'completed', 'the first summary', 30_000);
-    const messages = spy.messages.length;
-    // The test model streams "!slow" until the task is cancelled below (a chunk every 20 ms: the budget of 4096 tokens lasts 80 s).
-    const slow = await api.runTool(demo.id, 'summarize-with-model', { arguments: { text: '!slow', maxTokens: 4096 } });
-    try {
-      await waitFor(() => provider.streaming > 0 && api.getTask(slow.id)?.status === 'input_required', 'the model to answer the server while its task is input_required', 30_000);
-      await waitFor(() => testing.indicators?.().statusBar === '$(sync~spin) 1', 'the status bar to count the task as running');
-      assert.equal(testing.indicators?.().tooltip, 'MCP Tasks: 1 running');
-      assert.equal(testing.indicators?.().badge, undefined, 'no badge: nothing waits for the user');
-      // Past the 5 s a task waits for its question before "needs your input" is told anyway.
-      await new Promise((r) => setTimeout(r, 6000));
-      assert.ok(provider.streaming > 0 && api.getTask(slow.id)?.status === 'input_required', 'the model still answers');
-      assert.deepEqual(spy.messages.slice(messages).filter((m) => m.includes('needs your input')), []);
-      await vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'task', key: slow.id, serverId: demo.id });
-      await waitFor(() => spy.messages.slice(messages).some((m) => /^"summarize-with-model \(.+\)" waits for a language model, which is answering its server now: nothing is asked of you\.$/.test(m)), 'Respond to Task to say a model answers (of its second run: named as its row, with when it started)');
-    } finally {
-      await api.cancelTask(slow.id).catch(() => undefined);
+  // server-everything's trigger-sampling-request forbids tasks: a direct call, whose server samples inside it.
+  for (const c of [
+    { what: 'A task', server: 'demo', tool: 'summarize-with-model', input: 'text', kind: 'task', also: '' },
+    { what: 'A direct call', server: 'everything', tool: 'trigger-sampling-request', input: 'prompt', kind: 'direct', also: ' as a task does' },
+  ] as const) {
+    test(`${c.what} whose sampling request a model answers (its server always allowed) waits for the model${c.also}, not for the user: no "needs your input", counted as running, and Respond to Task says so`, async function () {
+      this.timeout(90_000);
+      const api = await publicApi();
+      const server = api.getServers().find((s) => s.label === c.server)!;
+      const provider = await vscode.extensions.getExtension<{ streaming: number }>('mcp-tasks-test.lm-provider')!.activate();
       spy.skipShown();
-      const revoked = vscode.commands.executeCommand('mcpTasks.revokeSamplingPermissions');
-      await choose(await spy.next('the servers always allowed'), (i) => i.label === 'demo', 'demo');
-      await revoked;
-    }
-    await waitFor(() => provider.streaming === 0, 'the model to stop with the cancelled task');
-  });
-
-  test('A direct call whose sampling request a model answers (its server always allowed) waits for the model as a task does, not for the user: no "needs your input", counted as running, and Respond to Task says so', async function () {
-    this.timeout(90_000);
-    const api = await publicApi();
-    const everything = api.getServers().find((s) => s.label === 'everything')!;
-    const provider = await vscode.extensions.getExtension<{ streaming: number }>('mcp-tasks-test.lm-provider')!.activate();
-    spy.skipShown();
-    // server-everything's trigger-sampling-request forbids tasks: a direct call, whose server samples inside it.
-    const first = await api.runTool(everything.id, 'trigger-sampling-request', { arguments: { prompt: 'Say hello.' } });
-    await choose(await spy.next('the sampling consent prompt', 30_000), (i) => i.label.includes('Always allow server "everything"'), 'Always allow');
-    await waitFor(() => api.getTask(first.id)?.status === 'completed', 'the first answer', 30_000);
-    const messages = spy.messages.length;
-    const slow = await api.runTool(everything.id, 'trigger-sampling-request', { arguments: { prompt: '!slow', maxTokens: 4096 } });
-    try {
-      assert.equal(slow.kind, 'direct');
-      await waitFor(() => provider.streaming > 0 && api.getTask(slow.id)?.status === 'input_required', 'the model to answer the server while its call waits', 30_000);
-      await waitFor(() => testing.indicators?.().statusBar === '$(sync~spin) 1', 'the status bar to count the call as running');
-      assert.equal(testing.indicators?.().badge, undefined, 'no badge: nothing waits for the user');
-      // Past the 5 s a task waits for its question before "needs your input" is told anyway.
-      await new Promise((r) => setTimeout(r, 6000));
-      assert.ok(provider.streaming > 0 && api.getTask(slow.id)?.status === 'input_required', 'the model still answers');
-      assert.deepEqual(spy.messages.slice(messages).filter((m) => m.includes('needs your input')), []);
-      await vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'task', key: slow.id, serverId: everything.id });
-      await waitFor(() => spy.messages.slice(messages).some((m) => /^"trigger-sampling-request \(.+\)" waits for a language model, which is answering its server now: nothing is asked of you\.$/.test(m)), 'Respond to Task to say a model answers');
-    } finally {
-      await api.cancelTask(slow.id).catch(() => undefined);
-      spy.skipShown();
-      const revoked = vscode.commands.executeCommand('mcpTasks.revokeSamplingPermissions');
-      await choose(await spy.next('the servers always allowed'), (i) => i.label === 'everything', 'everything');
-      await revoked;
-    }
-    await waitFor(() => provider.streaming === 0, 'the model to stop with the cancelled call');
-  });
+      // The first request asks: "Always allow" the server, so the next one shows no dialog at all.
+      const first = await api.runTool(server.id, c.tool, { arguments: { [c.input]: 'Tasks run in the background.' } });
+      await choose(await spy.next('the sampling consent prompt', 30_000), (i) => i.label.includes(`Always allow server "${c.server}"`), 'Always allow');
+      await waitFor(() => api.getTask(first.id)?.status === 'completed', 'the first answer', 30_000);
+      const messages = spy.messages.length;
+      // The test model streams "!slow" until the task is cancelled below (a chunk every 20 ms: the budget of 4096 tokens lasts 80 s).
+      const slow = await api.runTool(server.id, c.tool, { arguments: { [c.input]: '!slow', maxTokens: 4096 } });
+      try {
+        assert.equal(slow.kind, c.kind);
+        await waitFor(() => provider.streaming > 0 && api.getTask(slow.id)?.status === 'input_required', 'the model to answer the server while its task is input_required', 30_000);
+        await waitFor(() => testing.indicators?.().statusBar === '$(sync~spin) 1', 'the status bar to count the task as running');
+        assert.equal(testing.indicators?.().tooltip, 'MCP Tasks: 1 running');
+        assert.equal(testing.indicators?.().badge, undefined, 'no badge: nothing waits for the user');
+        // Past the 5 s a task waits for its question before "needs your input" is told anyway.
+        await new Promise((r) => setTimeout(r, 6000));
+        assert.ok(provider.streaming > 0 && api.getTask(slow.id)?.status === 'input_required', 'the model still answers');
+        assert.deepEqual(spy.messages.slice(messages).filter((m) => m.includes('needs your input')), []);
+        await vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'task', key: slow.id, serverId: server.id });
+        // Of its second run: named as its row, with when it started.
+        const said = new RegExp(`^"${c.tool} \\(.+\\)" waits for a language model, which is answering its server now: nothing is asked of you\\.$`);
+        await waitFor(() => spy.messages.slice(messages).some((m) => said.test(m)), 'Respond to Task to say a model answers');
+      } finally {
+        await api.cancelTask(slow.id).catch(() => undefined);
+        spy.skipShown();
+        const revoked = vscode.commands.executeCommand('mcpTasks.revokeSamplingPermissions');
+        await choose(await spy.next('the servers always allowed'), (i) => i.label === c.server, c.server);
+        await revoked;
+      }
+      await waitFor(() => provider.streaming === 0, 'the model to stop with the cancelled task');
+    });
+  }
 
   test('Without a language model, a task\'s sampling request (run as a task the client hosts) is not put to the user: no consent prompt, one warning that says what to do, and the task that fails with it is not told again', async function () {
     this.timeout(90_000);
