@@ -41,13 +41,10 @@ const wsWithoutDeflate = {
       loader: 'js',
     }));
     // The bundle is strict as a whole (its first line, from tsconfig's strict): each ws file's own 'use strict' is one more.
-    build.onLoad({ filter: /[\\/]ws[\\/]lib[\\/][\w-]+\.js$/ }, async (args) => {
-      const contents = await require('fs').promises.readFile(args.path, 'utf8');
-      // WS_FIELDS are renamed where written as `x._field`: a ws that spelled one as a string would break.
-      const quoted = WS_FIELDS.find((f) => contents.includes(`'${f}'`) || contents.includes(`"${f}"`));
-      if (quoted) throw new Error(`${args.path} names ${quoted} in a string: take it out of WS_FIELDS in esbuild.js`);
-      return { contents: contents.replace(/^'use strict';$/m, ''), loader: 'js' };
-    });
+    build.onLoad({ filter: /[\\/]ws[\\/]lib[\\/][\w-]+\.js$/ }, async (args) => ({
+      contents: (await require('fs').promises.readFile(args.path, 'utf8')).replace(/^'use strict';$/m, ''),
+      loader: 'js',
+    }));
   },
 };
 
@@ -124,11 +121,12 @@ const MANGLED = new Map([
 const mangledOwners = {
   name: 'mangled-owners',
   setup(build) {
-    const named = new RegExp(`\\b(${[...MANGLED.keys()].join('|')})\\b`, 'g');
+    // A name in quotes (`x['_register']`) is not renamed: in its own folder too, it would break.
+    const named = new RegExp(`(['"]?)\\b(${[...MANGLED.keys()].join('|')})\\b`, 'g');
     build.onLoad({ filter: /\.[cm]?[jt]s$/ }, async (args) => {
-      for (const [, name] of (await require('fs').promises.readFile(args.path, 'utf8')).matchAll(named)) {
-        if (!args.path.startsWith(MANGLED.get(name))) {
-          throw new Error(`${args.path} names ${name}, a property the bundle renames for ${MANGLED.get(name)} alone: take it out of esbuild.js's mangleProps`);
+      for (const [, quote, name] of (await require('fs').promises.readFile(args.path, 'utf8')).matchAll(named)) {
+        if (quote || !args.path.startsWith(MANGLED.get(name))) {
+          throw new Error(`${args.path} names ${name}${quote ? ' in a string' : ''}, a property the bundle renames for ${MANGLED.get(name)} alone: take it out of esbuild.js's mangleProps`);
         }
       }
       return undefined;
