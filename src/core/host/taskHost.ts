@@ -9,7 +9,7 @@ import type { McpSession } from '../protocol/session';
 import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine';
 import { canTransition, isServerTerminal, isTerminal } from '../tasks/status';
 import type { TaskSnapshot } from '../tasks/types';
-import { DIRECT } from '../tasks/types';
+import { DIRECT, TASK } from '../tasks/types';
 import { errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import { DisposableStore, Emitter } from '../util/event';
@@ -252,7 +252,7 @@ export class TaskHost {
         for (const rec of [...state.tasks.values()]) {
           if (!rec.related.delete(t.key) || isServerTerminal(rec.snap.status)) continue;
           if (t.kind === DIRECT && t.status === COMPLETED) rec.related.clear();
-          else if (!rec.related.size) this.#stop(rec, `The task it belongs to ended (${t.status})`);
+          else if (!rec.related.size) this.#stop(rec, `The ${t.kind === DIRECT ? 'call' : TASK} it belongs to ended (${t.status})`);
         }
       }
     });

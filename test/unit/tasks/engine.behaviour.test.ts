@@ -925,7 +925,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
           if (status === 'cancelled') await h.engine.cancel(snap.key);
           await waitStatus(h, snap.taskId, status);
           assert.equal(asked[0].ctx.signal.aborted, true, 'the dialog closes');
-          const withdrawn = [{ status: 'cancelled', statusMessage: `The task it belongs to ended (${status})` }];
+          const withdrawn = [{ status: 'cancelled', statusMessage: `The call it belongs to ended (${status})` }];
           assert.deepEqual(host.list().map(({ status, statusMessage }) => ({ status, statusMessage })), withdrawn);
           // An answer that comes anyway changes nothing: cancelled stays cancelled.
           asked[0].answer({ action: 'accept', content: {} });
