@@ -72,8 +72,8 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   // Answers to servers: questions through quick input, sampling through the editor's models
   // after consent; task-augmented requests run as tasks the client hosts.
   const label = (id: string) => servers.label(id);
-  // Per task: its questions open (or queued) in a dialog, and its sampling requests a model is
-  // answering (nothing is asked of the user then).
+  // Per task: its questions and sampling consent prompts open (or queued) in a dialog, and its
+  // sampling requests a model is answering (nothing is asked of the user then).
   const asking = new InFlight();
   const answering = new InFlight();
   const noModel = new Set<string>();
@@ -98,6 +98,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
     turns: dialogs,
     hidden,
     answering,
+    asking,
     noModel,
   });
   const hostLimits = () => {
@@ -230,7 +231,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   const ageTimer = setInterval(() => view.visible && tree.refreshAll(), 30_000);
   subscriptions.push({ dispose: () => clearInterval(ageTimer) }, view.onDidChangeVisibility((e) => e.visible && tree.refreshAll()));
   subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), userMcpJson: reader.userFile, refreshTasks: (id) => engine.refreshList(id), tasks: () => engine.list(), pendingCalls: (id) => engine.pendingCalls(id), endByUser }));
-  subscriptions.push(...registerTaskCommands({ servers, engine, host, store, asking, isAnswering: (key) => answering.has(key), reopenDialog: (key) => hidden.reopen(key), results, tree, view, endByUser }));
+  subscriptions.push(...registerTaskCommands({ servers, engine, host, store, asking, isAnswering: (key) => answering.has(key), isConsenting: sampling.consenting, reopenDialog: (key) => hidden.reopen(key), results, tree, view, endByUser }));
   subscriptions.push(
     registerCommand('mcpTasks.revokeSamplingPermissions', () => revokeSamplingPermissions(samplingPermissions)),
     inputs.registerForgetCommand(() => servers.list().flatMap((x) => servers.config(x.id) ?? [])),

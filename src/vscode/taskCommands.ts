@@ -34,10 +34,12 @@ export interface TaskCommandDeps {
   servers: ServerManager;
   engine: TaskEngine;
   host: TaskHost;
-  /** The tasks whose question is open (or queued) in a dialog now, by key. */
+  /** The tasks whose question or sampling consent prompt is open (or queued) in a dialog now, by key. */
   asking: Pick<InFlight, 'has' | 'onDidChange'>;
   /** Whether a language model is answering a sampling request of this task now (the user allowed it). */
   isAnswering?: (key: string) => boolean;
+  /** Whether a sampling consent prompt of this task is open (or queued) now: it waits for the user's permission. */
+  isConsenting?: (key: string) => boolean;
   /** Shows again a server's dialog hidden without an answer (with a task's key, that task's); false when none is hidden. */
   reopenDialog: (taskKey?: string) => boolean;
   /** The results kept on disk (Clear Stored Results). */
@@ -191,9 +193,13 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
       }
       // A direct call waits for input only while a request it may be about is open (see ServerRequestContext.calls): its dialog, or a model's answer.
       if (deps.asking.has(t.key) || (t.kind === DIRECT && !deps.isAnswering?.(t.key))) {
-        // This task's question, if hidden; else it is on screen or waits for the dialogs asked before it.
+        // This task's question or consent prompt, if hidden; else it is on screen or waits for the dialogs asked before it.
         if (deps.reopenDialog(t.key)) return;
-        inform(vscode.l10n.t('The question of "{0}" is open at the top of the window (after any question asked before it).', taskTitle(t)));
+        inform(
+          deps.isConsenting?.(t.key)
+            ? vscode.l10n.t('"{0}" waits for your permission to use a language model: its prompt is open at the top of the window (after any question asked before it).', taskTitle(t))
+            : vscode.l10n.t('The question of "{0}" is open at the top of the window (after any question asked before it).', taskTitle(t)),
+        );
         return;
       }
       if (deps.isAnswering?.(t.key)) {

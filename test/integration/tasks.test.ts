@@ -689,6 +689,33 @@ suite('Commands and the Tasks view, with the demo server', () => {
     });
   }
 
+  test('A task or direct call waiting for the user to allow its server\'s sampling request: Respond to Task says so while the prompt is open, and shows it again after Escape hid it', async function () {
+    this.timeout(90_000);
+    const api = await publicApi();
+    for (const [label, tool] of [['demo', 'summarize-with-model'], ['everything', 'trigger-sampling-request']] as const) {
+      const server = api.getServers().find((s) => s.label === label)!;
+      spy.skipShown();
+      const messages = spy.messages.length;
+      const t = await api.runTool(server.id, tool, { arguments: label === 'demo' ? { text: 'Allowed after Escape.' } : { prompt: 'Allowed after Escape.' } });
+      const node = { kind: 'task', key: t.id, serverId: server.id };
+      try {
+        const prompt = await spy.next(`the sampling consent prompt of ${tool}`, 30_000);
+        await waitFor(() => api.getTask(t.id)?.status === 'input_required', `${tool} to wait for the user`, 30_000);
+        await vscode.commands.executeCommand('mcpTasks.respondToTask', node);
+        await waitFor(() => spy.messages.slice(messages).some((m) => /^".+" waits for your permission to use a language model: its prompt is open at the top of the window/.test(m)), `Respond to Task to say ${tool} waits for the user's permission`);
+        await escape();
+        await waitFor(() => testing.hiddenDialogs?.() === 1, 'the prompt to wait hidden');
+        await vscode.commands.executeCommand('mcpTasks.respondToTask', node);
+        const again = await spy.next(`the consent prompt of ${tool}, shown again`);
+        assert.equal(again.title, prompt.title);
+        await choose(again, (i) => i.label === 'Allow once', 'Allow once');
+        await waitFor(() => api.getTask(t.id)?.status === 'completed', `${tool} to complete`, 30_000);
+      } finally {
+        await api.cancelTask(t.id).catch(() => undefined);
+      }
+    }
+  });
+
   test('Without a language model, a task\'s sampling request (run as a task the client hosts) is not put to the user: no consent prompt, one warning that says what to do, and the task that fails with it is not told again', async function () {
     this.timeout(90_000);
     const api = await publicApi();

@@ -42,6 +42,8 @@ export interface SamplingHandlerOptions {
   turns?: Turns;
   /** Counts, per task, the requests a model is answering now (consent given): nothing is asked of the user meanwhile. */
   answering?: InFlight;
+  /** Counts, per task, its dialogs open or waiting their turn (questions too): its consent prompts count while they are. */
+  asking?: InFlight;
   /** Gets the tasks whose request no model could answer, the user told so: their failure is not told again (TaskIndicators). */
   noModel?: Set<string>;
 }
@@ -49,6 +51,8 @@ export interface SamplingHandlerOptions {
 /** Answers `sampling/createMessage`; register `{ handle }` with the engine and dispose with the extension. */
 export interface SamplingHandler extends vscode.Disposable {
   readonly handle: ServerRequestHandler;
+  /** Whether a consent prompt about this task (or direct call) is open or waits its turn. */
+  readonly consenting: (key: string) => boolean;
 }
 
 /**
@@ -65,12 +69,15 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
   // the one shown.
   const turns = o.turns ?? new Turns();
   const answering = o.answering ?? new InFlight();
+  const asking = o.asking ?? new InFlight();
+  const consenting = new InFlight();
 
   const consent = async (ctx: ServerRequestContext, request: ConsentRequest, fingerprint: string | undefined, log: Logger): Promise<ConsentAnswer | 'allowed'> => {
     const always = () => o.permissions.get(ctx.serverId, fingerprint) === 'always';
     // A server the user always allows needs no prompt, so it waits for no dialog either.
     if (always()) return 'allowed';
-    return turns.take(async (turn) => {
+    const about = requestAbout(ctx);
+    return asking.during(about, () => consenting.during(about, () => turns.take(async (turn) => {
       // Checked again in turn: an earlier prompt may just have granted "always".
       if (always()) return 'allowed';
       // "Always allow" answered on another prompt of this server (shown, or this one hidden) settles this one.
@@ -90,7 +97,7 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
       } finally {
         sub.dispose();
       }
-    }, ctx.signal, requestAbout(ctx));
+    }, ctx.signal, about)));
   };
 
   const handle: ServerRequestHandler = async (params, ctx) => {
@@ -150,6 +157,7 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
 
   return {
     handle,
+    consenting: (key) => consenting.has(key),
     dispose: () => quickPick?.dispose(),
   };
 };
