@@ -192,11 +192,13 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
         return;
       }
       // A direct call waits for input only while a request it may be about is open (see ServerRequestContext.calls): its dialog, or a model's answer.
-      if (deps.asking.has(t.key) || (t.kind === DIRECT && !deps.isAnswering?.(t.key))) {
+      // A task's may be about the direct call it was (see TaskEngine.keysOf).
+      const open = engine.keysOf(t.key).find((k) => deps.asking.has(k)) ?? (t.kind === DIRECT && !deps.isAnswering?.(t.key) ? t.key : undefined);
+      if (open) {
         // This task's question or consent prompt, if hidden; else it is on screen or waits for the dialogs asked before it.
-        if (deps.reopenDialog(t.key)) return;
+        if (deps.reopenDialog(open)) return;
         inform(
-          deps.isConsenting?.(t.key)
+          deps.isConsenting?.(open)
             ? vscode.l10n.t('"{0}" waits for your permission to use a language model: its prompt is open at the top of the window (after any question asked before it).', taskTitle(t))
             : vscode.l10n.t('The question of "{0}" is open at the top of the window (after any question asked before it).', taskTitle(t)),
         );

@@ -331,6 +331,11 @@ export class TaskEngine extends DisposableBase {
     return undefined;
   }
 
+  /** `key`, then the keys of the direct calls that became this task (their server answered them with it): a question of such a call is this task's now. */
+  keysOf(key: string): string[] {
+    return [key, ...[...this.#moved].flatMap(([from, to]) => (to === key ? [from] : []))];
+  }
+
   #rec(key: string): Rec | undefined {
     const moved = this.#moved.get(key);
     return this.#recs.get(key) ?? (moved === undefined ? undefined : this.#recs.get(moved));
@@ -433,18 +438,27 @@ export class TaskEngine extends DisposableBase {
       // One about a task that ended already (a server that works on once cancelled) is never shown.
       const calls = task ? [this.#recs.get(task.key)!] : [...this.#recs.values()].filter((r) => r.snap.serverId === serverId && r.direct?.signal.aborted === false);
       const ended = new AbortController();
-      const end = (t: TaskSnapshot) => calls[0] && calls.every((r) => isTerminal(r.snap.status)) && ended.abort(new TaskEndedError(t.status));
+      let release = noop;
+      // A call the server turned into a task (see #startDirect) is that task now: the question is
+      // tied to it (its server may still read the answer), and no call waits on the connection.
+      const end = (t: TaskSnapshot) => {
+        if (!calls[0]) return;
+        const live = calls.map((r) => this.#rec(r.snap.key) ?? r).filter((r) => !isTerminal(r.snap.status));
+        if (!live.length) ended.abort(new TaskEndedError(t.status));
+        else if (!live.some((r) => r.direct)) release();
+      };
       if (task) end(task);
       const sub = this.onDidChange(end);
       // Its direct calls wait for the user while its dialog is open (here, or as a task it runs as):
       // their rows say so, and Respond to Task shows it.
       const mark = (n: number) => task || calls.forEach((r) => isTerminal(r.snap.status) || this.#update(r, { status: (r.asks += n) > 0 ? INPUT_REQUIRED : WORKING }));
       const hold = () => {
-        const release = session.connection.hold();
+        const unhold = session.connection.hold();
         mark(1);
-        return () => (release(), mark(-1));
+        let held = true;
+        return () => void (held && ((held = false), unhold(), mark(-1)));
       };
-      const release = task ? noop : hold();
+      if (!task) release = hold();
       try {
         return await handler(params, { serverId, task, relatedTaskId, calls: calls.map((r) => r.snap.key), hold, signal: anySignal([signal, ended.signal]) });
       } catch (err) {
@@ -829,6 +843,9 @@ export class TaskEngine extends DisposableBase {
             // The call's caller (a chat tool, another extension) may hold its key: it now leads to the task.
             this.#moved.set(rec.snap.key, task.key);
             this.remove(rec.snap.key);
+            // The call's questions are the task's now (see `ask`): they learn it with the task's next change, this one.
+            const moved = this.#recs.get(task.key);
+            if (moved) this.#onDidChange.fire(moved.snap);
           } catch (e) {
             // The call stays in the view, failed with the reason, instead of vanishing into the log.
             log.error(`${toolName}: the retry as a task failed: ${detailOf(e)}`);

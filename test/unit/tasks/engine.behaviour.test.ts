@@ -969,6 +969,38 @@ describe('TaskEngine: behaviour against a scripted server', () => {
       }
     });
 
+    it('T-LIFE-2: one whose call the server answers with a task stays open, tied to that task (Respond on its row finds it), no longer stops the connection\'s request timeouts, and is withdrawn when that task ends', async () => {
+      const asked: Array<{ ctx: ServerRequestContext }> = [];
+      const handle: ServerRequestHandler = (_p, ctx) => new Promise(() => asked.push({ ctx }));
+      const h: Harness = await harness({
+        server: {
+          pollInterval: 10,
+          plainCall: async (params) => {
+            void h.server.connection.requestRaw('elicitation/create', form, { timeoutMs: Infinity }).catch(() => undefined);
+            await waitFor(() => asked.length === 1, 'the question to reach the client');
+            return { task: h.server.createTask(String(params.name), {}, params) };
+          },
+        },
+        engine: { handlers: { elicitation: { handle } } },
+      });
+      // The holds on the connection's request clocks (see McpConnection.hold) not released yet.
+      let holds = 0;
+      const { connection } = h.session;
+      const hold = connection.hold.bind(connection);
+      connection.hold = () => (holds++, ((release) => () => (holds--, release()))(hold()));
+      const call = await h.engine.callTool('fake', 'plain-tool');
+      await waitFor(() => h.engine.get(call.key)?.kind === 'task', 'the call to become its task');
+      const task = h.engine.get(call.key)!;
+      await settle(h);
+      const { ctx } = asked[0];
+      assert.equal(ctx.signal.aborted, false, 'the server may still read the answer');
+      assert.deepEqual(h.engine.keysOf(task.key), [task.key, call.key], 'the question is about the call, which is the task now');
+      assert.equal(holds, 0, 'no call waits on the connection now: its requests time out again');
+      await h.engine.cancel(task.key);
+      await waitFor(() => ctx.signal.aborted, 'the question to close with the task');
+      assert.equal((ctx.signal.reason as Error).message, 'the task ended (cancelled)');
+    });
+
     for (const hosted of [false, true]) {
       it(`${hosted ? 'T-LIFE-2: run as a task here, ' : ''}one that came during two calls is withdrawn once both have ended, not at the first end`, async () => {
         const host = hosted ? new TaskHost({ logger: nullLogger }) : undefined;
