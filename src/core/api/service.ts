@@ -308,8 +308,8 @@ export class TasksService implements Disposable {
   }
 
   #taskInfo(t: TaskSnapshot): TaskInfo {
-    // What TaskInfo declares: not requestedTtl, which the engine keeps for Run Again.
-    const { key, outcome, outcomeFetchedAt, resultDeleted: _deleted, requestedTtl: _asked, ...rest } = t;
+    // What TaskInfo declares: not requestedTtl, which the engine keeps for Run Again, nor unsent, the view's Send Again.
+    const { key, outcome, outcomeFetchedAt, resultDeleted: _deleted, requestedTtl: _asked, unsent: _unsent, ...rest } = t;
     return copy({ id: key, serverLabel: this.#deps.servers.label(t.serverId), ...rest, hasResult: outcome !== undefined || outcomeFetchedAt !== undefined });
   }
 }

@@ -130,7 +130,7 @@ describe('TasksService (the API and language-model tools) against the demo serve
     }
   });
 
-  it('a task\'s info holds what TaskInfo declares and no more: not the ttl its call asked for, which the engine keeps for Run Again', async () => {
+  it('a task\'s info holds what TaskInfo declares and no more: not the ttl its call asked for, which the engine keeps for Run Again, nor why an answer was not sent', async () => {
     const t = await w.service.start(demoId, 'long-running-scan', { arguments: { durationMs: 60_000 }, ttlSeconds: 90, origin: 'api', preference: 'task' });
     try {
       assert.equal(w.engine.get(t.id)?.requestedTtl, 90_000, 'the engine keeps what was asked');
@@ -138,6 +138,18 @@ describe('TasksService (the API and language-model tools) against the demo serve
       for (const info of [t, w.service.task(t.id), w.service.tasks().find((x) => x.id === t.id), w.service.findTask(t.taskId)]) {
         assert.deepEqual(Object.keys(info ?? {}).filter((k) => !declared.includes(k as keyof TaskInfo)), [], 'members TaskInfo does not declare');
       }
+      // Nor why an answer to its question was not sent (the view's Send Again), which the engine marks.
+      const e = w.engine;
+      const marked = <T extends object | undefined>(x: T) => x && { ...x, unsent: 'Server "demo" did not take the answer' };
+      const seen = new TasksService({
+        engine: { callTool: e.callTool.bind(e), fetchResult: e.fetchResult.bind(e), cancel: e.cancel.bind(e), onDidChange: e.onDidChange, onDidRemove: e.onDidRemove, get: (k) => marked(e.get(k)), list: () => e.list().map(marked) },
+        servers: w.servers,
+        logger: w.log,
+      });
+      for (const info of [seen.task(t.id), seen.tasks().find((x) => x.id === t.id), seen.findTask(t.taskId)]) {
+        assert.deepEqual(Object.keys(info ?? {}).filter((k) => !declared.includes(k as keyof TaskInfo)), [], 'members TaskInfo does not declare, an answer not sent marked');
+      }
+      seen.dispose();
     } finally {
       await w.service.cancel(t.id);
     }
