@@ -442,8 +442,10 @@ export class TaskEngine extends DisposableBase {
       // A call the server turned into a task (see #startDirect) is that task now: the question is
       // tied to it (its server may still read the answer), and no call waits on the connection.
       const end = (t: TaskSnapshot) => {
-        if (!calls[0]) return;
-        const live = calls.map((r) => this.#rec(r.snap.key) ?? r).filter((r) => !isTerminal(r.snap.status));
+        const now = calls.map((r) => this.#rec(r.snap.key) ?? r);
+        // Only a change of its own calls (or the tasks they became) counts, not every task's.
+        if (!now.some((r) => r.snap.key === t.key)) return;
+        const live = now.filter((r) => !isTerminal(r.snap.status));
         if (!live.length) ended.abort(new TaskEndedError(t.status));
         else if (!live.some((r) => r.direct)) release();
       };
@@ -1912,7 +1914,6 @@ const denial = (err: unknown): string | undefined => {
   if (err.code === ErrorCode.MethodNotFound) return `the server no longer answers tasks/get (${reasonOf(err)})`;
   return undefined;
 };
-
 
 const clamp = (n: number, min: number, max: number): number => (isFiniteNumber(n) ? minOf(maxOf(n, min), max) : max);
 
