@@ -1,8 +1,10 @@
 import * as vscode from 'vscode';
-import { BLOCKED, CONNECTED, CONNECTING, isInputDismissed, RESTARTED, type ServerManager, type ServerSnapshot } from '../core/servers/serverManager';
+import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
+import { BLOCKED, CONNECTED, CONNECTING, isInputDismissed, RESTARTED } from '../core/servers/serverManager';
 import { disconnectCost } from '../core/tasks/policy';
 import { isTerminal } from '../core/tasks/status';
-import { DIRECT, type TaskSnapshot } from '../core/tasks/types';
+import type { TaskSnapshot } from '../core/tasks/types';
+import { DIRECT } from '../core/tasks/types';
 import { MCP_JSON_TEMPLATE } from '../core/config/template';
 import { keyPosition } from '../core/config/parse';
 import { HTTP, SERVERS_SETTING, SETTINGS, sourcePlace, STDIO } from '../core/config/types';
@@ -173,6 +175,14 @@ const reveal = (editor: vscode.TextEditor | undefined, path: string[]): boolean 
   return true;
 };
 
+/** Resolves once `event` fires with what `done` takes (and acts on), or after 2 s. */
+const soon = <T>(event: vscode.Event<T>, done: (e: T) => unknown): Promise<void> =>
+  new Promise((resolve) => {
+    const end = () => (d.dispose(), clearTimeout(t), resolve());
+    const d = event((e) => done(e) && end());
+    const t = setTimeout(end, 2000);
+  });
+
 /** Opens the settings that hold the `mcpTasks.servers` setting, the cursor on the server `name`'s entry, or on the setting. */
 const openSettings = async (name?: string): Promise<void> => {
   const path = name === undefined ? [SERVERS_SETTING] : [SERVERS_SETTING, name];
@@ -182,22 +192,13 @@ const openSettings = async (name?: string): Promise<void> => {
   for (const open of opens) {
     // The extension host may learn of the editor the command opened after it returns (with none active in between).
     const before = vscode.window.activeTextEditor;
-    const shown = new Promise((r) => {
-      const d = vscode.window.onDidChangeActiveTextEditor((e) => e && (d.dispose(), r(0)));
-      setTimeout(() => (d.dispose(), r(0)), 2000);
-    });
+    const shown = soon(vscode.window.onDidChangeActiveTextEditor, (e) => e);
     await executeCommand(open ? `workbench.action.open${open}SettingsFile` : 'workbench.action.openSettingsJson', { revealSetting: { key: SERVERS_SETTING } });
     if ((vscode.window.activeTextEditor ?? before) === before) await shown;
     const editor = vscode.window.activeTextEditor;
     if (reveal(editor, path)) return;
     // The last place to look: its text may not have the setting written a moment ago yet (seen in a
     // remote window), so it is looked at again as it changes, for up to 2 s.
-    if (editor && open === opens.at(-1)) {
-      await new Promise((r) => {
-        const d = vscode.workspace.onDidChangeTextDocument((e) => e.document === editor.document && reveal(editor, path) && end());
-        const t = setTimeout(() => end(), 2000);
-        const end = () => (d.dispose(), clearTimeout(t), r(0));
-      });
-    }
+    if (editor && open === opens.at(-1)) await soon(vscode.workspace.onDidChangeTextDocument, (e) => e.document === editor.document && reveal(editor, path));
   }
 };
