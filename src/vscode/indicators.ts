@@ -4,14 +4,16 @@ import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
 import { STATUS_PRESENTATION, formatAge, runTitle } from '../core/tasks/presentation';
 import { EXPIRED, isTerminal, LOST } from '../core/tasks/status';
 import { RequestTimeoutError } from '../core/jsonrpc/errors';
-import { DIRECT, SERVER_LIST, type TaskSnapshot } from '../core/tasks/types';
+import type { TaskSnapshot } from '../core/tasks/types';
+import { DIRECT, SERVER_LIST } from '../core/tasks/types';
 import { taskBrowserSteps } from '../core/elicitation/urlRequired';
 import { DisposableBase } from '../core/util/event';
 import type { InFlight } from '../core/util/inFlight';
 import { hasResult, lostWithWindow } from '../core/tasks/policy';
 import { setting } from './configuration';
 import type { HiddenDialogs } from './hiddenDialogs';
-import { asTaskNode, hostedTitle, type Node } from './tree/tasksTree';
+import type { Node } from './tree/tasksTree';
+import { asTaskNode, hostedTitle } from './tree/tasksTree';
 import { CANCEL_TASK, executeCommand, FOCUS_TASKS_VIEW, OPEN_RESULT, RESPOND_TO_TASK, RUN_AGAIN, SHOW_LOG } from './editorCommands';
 import { COMPLETED, ELICITATION_CREATE, FAILED, INPUT_REQUIRED, WORKING } from '../core/protocol/schemas';
 
