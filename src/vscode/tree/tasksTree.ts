@@ -398,7 +398,7 @@ const hostedKind = (h: HostedTaskSnapshot): string => (h.method === ELICITATION_
  * when, among those in `hosted` asked alike), what it is (`what`), and its codicon in `color` (the view's
  * row, its status's color; the Cancel Task pick, none).
  */
-export const hostedTitle = (h: HostedTaskSnapshot, hosted: readonly HostedTaskSnapshot[] = [h], color?: string): { label: string; what: string; iconPath: vscode.ThemeIcon } => ({
+export const hostedTitle = (h: HostedTaskSnapshot, hosted: readonly HostedTaskSnapshot[], color?: string): { label: string; what: string; iconPath: vscode.ThemeIcon } => ({
   label: askedTitle(hosted, h, hostedKind),
   what: hostedKind(h),
   iconPath: asThemeIcon({ id: h.method === ELICITATION_CREATE ? 'comment-discussion' : 'sparkle', color }),
