@@ -29,6 +29,8 @@ export interface RequestOptions {
   onprogress?: (p: Progress) => void;
   /** Progress restarts the timeout clock, for long requests that report as they go. */
   resetTimeoutOnProgress?: boolean;
+  /** Handed to the handlers of the peer's requests that relate to this one, while it is pending (see `IncomingRequestContext.related`). */
+  tag?: unknown;
 }
 
 export interface IncomingRequestContext {
@@ -37,6 +39,8 @@ export interface IncomingRequestContext {
   signal: AbortSignal;
   /** The request's `params._meta`, if any. */
   meta?: Record<string, unknown>;
+  /** The `tag` of our pending request this one relates to, when the transport can say (see `Transport.onmessage`). */
+  related?: unknown;
 }
 
 export type RequestHandler = (params: Record<string, unknown> | undefined, ctx: IncomingRequestContext) => Promise<unknown> | unknown;
@@ -74,6 +78,7 @@ interface Pending {
   /** When the request times out, on the monotonic `performance.now()` clock; Infinity for never. */
   deadline: number;
   signal: AbortSignal | undefined;
+  tag: unknown;
 }
 
 /** An answer to a peer's request that could not be sent (see `onUndelivered`). */
@@ -157,11 +162,11 @@ export class JsonRpcConnection implements Disposable {
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#maxIncoming = options.maxConcurrentIncoming ?? 64;
     this.#peer = options.peer;
-    transport.onmessage = (m) => {
+    transport.onmessage = (m, related) => {
       // Whatever a message does to us, it must not unwind into the transport (a throw in a stdio
       // 'data' handler would take the whole editor host down).
       try {
-        this.#receive(m);
+        this.#receive(m, related);
       } catch (err) {
         this.#log.error(`Failed to handle a message from the server: ${errorMessage(err)}`);
       }
@@ -225,7 +230,7 @@ export class JsonRpcConnection implements Disposable {
     });
     const timed = isFiniteNumber(timeoutMs) && timeoutMs > 0;
     const now = timed ? performance.now() : 0;
-    const p: Pending = { method, schema, resolve, reject, timeoutMs, deadline: timed ? now + timeoutMs : Infinity, signal };
+    const p: Pending = { method, schema, resolve, reject, timeoutMs, deadline: timed ? now + timeoutMs : Infinity, signal, tag: options?.tag };
     this.#pending.set(id, p);
     if (timed) this.#arm(p.deadline, now);
     if (onprogress) {
@@ -408,7 +413,7 @@ export class JsonRpcConnection implements Disposable {
     void this.notify('notifications/cancelled', { requestId: id, reason });
   }
 
-  #receive(value: unknown): void {
+  #receive(value: unknown, related?: RequestId): void {
     const c = classify(value);
     switch (c.kind) {
       case 'result':
@@ -441,7 +446,7 @@ export class JsonRpcConnection implements Disposable {
       }
       case 'request':
         this.#traceIn(value);
-        void this.#handleRequest(c.msg);
+        void this.#handleRequest(c.msg, related);
         return;
       case 'notification':
         this.#traceIn(value);
@@ -466,7 +471,7 @@ export class JsonRpcConnection implements Disposable {
     }
   }
 
-  async #handleRequest(req: JsonRpcRequest): Promise<void> {
+  async #handleRequest(req: JsonRpcRequest, related?: RequestId): Promise<void> {
     if (this.#closed) return;
     // An id used before (MCP forbids reusing one within a session) is a repeat: a resumed stream
     // replays what it sent before. It has one answer, the first's; another (an error, a question
@@ -493,6 +498,8 @@ export class JsonRpcConnection implements Disposable {
         id: req.id,
         signal: controller.signal,
         meta: isObject(meta) ? meta : undefined,
+        // No related id finds no request (Map#get(undefined) is undefined).
+        related: this.#pending.get(related!)?.tag,
       });
       if (controller.signal.aborted && !this.#closed) return; // the peer cancelled: no answer is expected
       // An answer that cannot be sent is not the handler's failure: no second answer follows it.

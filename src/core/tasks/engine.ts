@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Progress, UndeliveredAnswer } from '../jsonrpc/connection';
+import type { IncomingRequestContext, Progress, UndeliveredAnswer } from '../jsonrpc/connection';
 import { InvalidResultError } from '../jsonrpc/connection';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, detailOf, isPeerError, reasonOf } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
@@ -82,8 +82,9 @@ export interface ServerRequestContext {
   /** The id of the task this request runs as here, when the server asked for one (see TaskHost). */
   hostedTaskId?: string;
   /**
-   * The keys of what the request may be about: its task, or, of no task, every direct call of its
-   * server running when it came (the transports cannot say which one).
+   * The keys of what the request may be about: its task, or, of no task, the direct call whose
+   * answer stream brought it (Streamable HTTP), else every direct call of its server running when
+   * it came (other transports, and the server's own stream, cannot say which one).
    */
   calls?: string[];
   /** Holds its connection while its dialog is open, those direct calls waiting for the user (see `hold`). */
@@ -426,17 +427,18 @@ export class TaskEngine extends DisposableBase {
     );
     // Not in the store: an answer lost as the connection closes is reported after the close.
     if (previous?.session !== session) session.connection.onUndelivered((u) => this.#notSent(serverId, u));
-    // A question of no task may be what a direct call of this server waits on (the transports
-    // cannot say which: see README): no request of the connection times out while it is open
-    // (see `hold`), and it is withdrawn once every direct call running when it came has ended.
-    const ask = async (handler: ServerRequestHandler, params: Record<string, unknown> | undefined, signal: AbortSignal, relatedTaskId?: string) => {
+    // A question of no task may be what a direct call of this server waits on (the one whose
+    // answer stream brought it, or any: see README): no request of the connection times out while
+    // it is open (see `hold`), and it is withdrawn once every call it may be about has ended.
+    const ask = async (handler: ServerRequestHandler, params: Record<string, unknown> | undefined, signal: AbortSignal, relatedTaskId?: string, related?: unknown) => {
       const task = relatedTaskId === undefined ? undefined : this.find(serverId, relatedTaskId);
       if (relatedTaskId !== undefined && !task) return handler(params, { serverId, relatedTaskId, signal });
       // A question again: the task waits for the user again.
       if (task?.unsent) this.#update(this.#recs.get(task.key)!, { unsent: undefined });
       // A question about a task that ends (cancelled, failed...) is withdrawn: its dialog closes.
       // One about a task that ended already (a server that works on once cancelled) is never shown.
-      const calls = task ? [this.#recs.get(task.key)!] : [...this.#recs.values()].filter((r) => r.snap.serverId === serverId && r.direct?.signal.aborted === false);
+      const direct = [...this.#recs.values()].filter((r) => r.snap.serverId === serverId && r.direct?.signal.aborted === false);
+      const calls = task ? [this.#recs.get(task.key)!] : direct.includes(related as Rec) ? [related as Rec] : direct;
       const ended = new AbortController();
       let release = noop;
       // A call the server turned into a task (see #startDirect) is that task now: the question is
@@ -471,10 +473,10 @@ export class TaskEngine extends DisposableBase {
         sub.dispose();
       }
     };
-    const route = (handler: ServerRequestHandler) => async (params: Record<string, unknown> | undefined, ctx: { signal: AbortSignal; meta?: Record<string, unknown> }) => {
+    const route = (handler: ServerRequestHandler) => async (params: Record<string, unknown> | undefined, ctx: IncomingRequestContext) => {
       const related = ctx.meta?.[RELATED_TASK_META] as { taskId?: unknown } | undefined;
       const relatedTaskId = isString(related?.taskId) ? related.taskId : undefined;
-      const result = await ask(handler, params, ctx.signal, relatedTaskId);
+      const result = await ask(handler, params, ctx.signal, relatedTaskId, ctx.related);
       if (relatedTaskId === undefined) return result;
       // Spec: "all requests, notifications, and responses related to a task MUST include" its related-task _meta.
       const meta = isObjectLike(result._meta) ? result._meta : {};
@@ -825,6 +827,7 @@ export class TaskEngine extends DisposableBase {
           timeoutMs: this.#timeout(),
           onprogress: (p) => this.#applyProgress(rec, p),
           resetTimeoutOnProgress: true,
+          tag: rec,
         });
         this.#finishDirect(rec, { kind: 'result', result });
       } catch (err) {

@@ -134,9 +134,9 @@ export const parseEventData = (data: string, serverName: string): unknown[] | Tr
 };
 
 /** Hands a message from the server to `transport.onmessage`; a handler that throws is logged, not thrown into the stream. */
-export const deliver = (transport: Pick<Transport, 'onmessage'>, value: unknown, log: Logger): void => {
+export const deliver = (transport: Pick<Transport, 'onmessage'>, value: unknown, log: Logger, related?: string | number): void => {
   try {
-    transport.onmessage?.(value);
+    transport.onmessage?.(value, related);
   } catch (err) {
     log.error(`Handling a message from the server failed: ${errorMessage(err)}`);
   }

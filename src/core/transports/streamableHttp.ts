@@ -53,6 +53,8 @@ interface StreamState {
   retryMs?: number;
   /** POST streams: requests whose response has not arrived yet; the stream is done when empty. */
   pending?: Set<RequestId>;
+  /** POST streams: the request the POST carried (none for a batch), which what the stream brings relates to (spec: "SHOULD relate to the originating client request"). */
+  related?: RequestId;
 }
 
 /** One POST carrying requests: open while any of them is awaited (by us or the connection). */
@@ -95,7 +97,7 @@ const DEFAULT_ONE_WAY_TIMEOUT_MS = 30_000;
  */
 export class StreamableHttpTransport implements Transport {
   // `declare`: typed, not emitted as fields (undefined until the connection sets them), which costs the bundle nothing.
-  declare onmessage?: (message: unknown) => void;
+  declare onmessage?: (message: unknown, related?: RequestId) => void;
   declare onerror?: (error: Error) => void;
   declare onclose?: (info: TransportCloseInfo) => void;
 
@@ -256,7 +258,7 @@ export class StreamableHttpTransport implements Transport {
     if (type === EVENT_STREAM && response.body) {
       // The answer may take long (progress, server requests first): follow it in the background,
       // the connection matches the response to its request.
-      const state: StreamState = { kind: 'post', label: `answer stream of ${describe(message)}`, pending: exchange.ids };
+      const state: StreamState = { kind: 'post', label: `answer stream of ${describe(message)}`, pending: exchange.ids, related: (message as { id?: RequestId }).id };
       void this.#follow(state, response, signal).finally(() => this.#endExchange(exchange));
       return true;
     }
@@ -495,7 +497,7 @@ export class StreamableHttpTransport implements Transport {
     for (const v of values) {
       const id = responseIdOf(v);
       if (id !== undefined) this.#settle(id);
-      this.#deliver(v);
+      this.#deliver(v, state.related);
     }
   }
 
@@ -560,8 +562,8 @@ export class StreamableHttpTransport implements Transport {
     this.#deliver({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message }, [LOCAL_FAILURE]: true });
   }
 
-  #deliver(value: unknown): void {
-    deliver(this, value, this.#log);
+  #deliver(value: unknown, related?: RequestId): void {
+    deliver(this, value, this.#log, related);
   }
 }
 

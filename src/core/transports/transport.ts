@@ -34,7 +34,11 @@ export interface Transport {
   /** Ends the channel and everything it started. Idempotent; `onclose` fires once. */
   close(): Promise<void>;
 
-  onmessage?: (message: unknown) => void;
+  /**
+   * `related`: the id of our request the message came in answer to, where the transport can say
+   * (Streamable HTTP: it came on the answer stream of the POST that carried that request).
+   */
+  onmessage?: (message: unknown, related?: string | number) => void;
   onerror?: (error: Error) => void;
   onclose?: (info: TransportCloseInfo) => void;
 
