@@ -79,6 +79,8 @@ interface Pending {
   deadline: number;
   signal: AbortSignal | undefined;
   tag: unknown;
+  /** Holds of this request alone not released yet (see `hold`). */
+  holds: number;
 }
 
 /** An answer to a peer's request that could not be sent (see `onUndelivered`). */
@@ -230,7 +232,7 @@ export class JsonRpcConnection implements Disposable {
     });
     const timed = isFiniteNumber(timeoutMs) && timeoutMs > 0;
     const now = timed ? performance.now() : 0;
-    const p: Pending = { method, schema, resolve, reject, timeoutMs, deadline: timed ? now + timeoutMs : Infinity, signal, tag: options?.tag };
+    const p: Pending = { method, schema, resolve, reject, timeoutMs, deadline: timed ? now + timeoutMs : Infinity, signal, tag: options?.tag, holds: 0 };
     this.#pending.set(id, p);
     if (timed) this.#arm(p.deadline, now);
     if (onprogress) {
@@ -343,6 +345,7 @@ export class JsonRpcConnection implements Disposable {
     this.#timerAt = Infinity;
     let next = Infinity;
     for (const [id, p] of this.#pending) {
+      if (p.holds) continue;
       if (p.deadline <= now) {
         this.#cancelOutgoing(id, p, `timed out after ${p.timeoutMs} ms`);
         this.#fail(id, p, new RequestTimeoutError(p.method, p.timeoutMs, this.#peer));
@@ -352,19 +355,22 @@ export class JsonRpcConnection implements Disposable {
   };
 
   /**
-   * Stops the clock of every pending request until the function returned is called: while the
-   * user answers the peer's question, the peer cannot answer before the user does. Once no hold
-   * is left, each clock starts over.
+   * Stops the clock of every pending request (with a `tag`: of the pending requests sent with it)
+   * until the function returned is called: while the user answers the peer's question, the peer
+   * cannot answer before the user does. Once no hold of a request is left, its clock starts over.
    */
-  hold(): () => void {
-    this.#holds++;
-    let held = true;
+  hold(tag?: unknown): () => void {
+    const held = tag === undefined ? undefined : [...this.#pending.values()].filter((p) => p.tag === tag);
+    const add = (n: number) => (held ? held.forEach((p) => (p.holds += n)) : (this.#holds += n));
+    add(1);
+    let live = true;
     return () => {
-      if (!held) return;
-      held = false;
-      if (--this.#holds) return;
+      if (!live) return;
+      live = false;
+      add(-1);
+      if (this.#holds) return;
       const now = performance.now();
-      for (const p of this.#pending.values()) if (p.deadline < Infinity) this.#arm((p.deadline = now + p.timeoutMs), now);
+      for (const p of this.#pending.values()) if (!p.holds && p.deadline < Infinity && (!held || held.includes(p))) this.#arm((p.deadline = now + p.timeoutMs), now);
     };
   }
 

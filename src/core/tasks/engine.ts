@@ -87,7 +87,7 @@ export interface ServerRequestContext {
    * it came (other transports, and the server's own stream, cannot say which one).
    */
   calls?: string[];
-  /** Holds its connection while its dialog is open, those direct calls waiting for the user (see `hold`). */
+  /** Holds its connection (of a question tied to one call, that call's request) while its dialog is open, those direct calls waiting for the user (see `hold`). */
   hold?: () => () => void;
   signal: AbortSignal;
 }
@@ -428,8 +428,9 @@ export class TaskEngine extends DisposableBase {
     // Not in the store: an answer lost as the connection closes is reported after the close.
     if (previous?.session !== session) session.connection.onUndelivered((u) => this.#notSent(serverId, u));
     // A question of no task may be what a direct call of this server waits on (the one whose
-    // answer stream brought it, or any: see README): no request of the connection times out while
-    // it is open (see `hold`), and it is withdrawn once every call it may be about has ended.
+    // answer stream brought it, or any: see README): that call's request (or, of any, every request
+    // of the connection) does not time out while it is open (see `hold`), and it is withdrawn once
+    // every call it may be about has ended.
     const ask = async (handler: ServerRequestHandler, params: Record<string, unknown> | undefined, signal: AbortSignal, relatedTaskId?: string, related?: unknown) => {
       const task = relatedTaskId === undefined ? undefined : this.find(serverId, relatedTaskId);
       if (relatedTaskId !== undefined && !task) return handler(params, { serverId, relatedTaskId, signal });
@@ -438,7 +439,8 @@ export class TaskEngine extends DisposableBase {
       // A question about a task that ends (cancelled, failed...) is withdrawn: its dialog closes.
       // One about a task that ended already (a server that works on once cancelled) is never shown.
       const direct = [...this.#recs.values()].filter((r) => r.snap.serverId === serverId && r.direct?.signal.aborted === false);
-      const calls = task ? [this.#recs.get(task.key)!] : direct.includes(related as Rec) ? [related as Rec] : direct;
+      const one = direct.includes(related as Rec) ? (related as Rec) : undefined;
+      const calls = task ? [this.#recs.get(task.key)!] : one ? [one] : direct;
       const ended = new AbortController();
       let release = noop;
       // A call the server turned into a task (see #startDirect) is that task now: the question is
@@ -457,7 +459,7 @@ export class TaskEngine extends DisposableBase {
       // their rows say so, and Respond to Task shows it.
       const mark = (n: number) => task || calls.forEach((r) => isTerminal(r.snap.status) || this.#update(r, { status: (r.asks += n) > 0 ? INPUT_REQUIRED : WORKING }));
       const hold = () => {
-        const unhold = session.connection.hold();
+        const unhold = session.connection.hold(one);
         mark(1);
         let held = true;
         return () => void (held && ((held = false), unhold(), mark(-1)));

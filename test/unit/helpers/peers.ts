@@ -24,13 +24,14 @@ export interface EngineHarness {
   until(key: string, predicate: (s: TaskSnapshot) => boolean, what: string, timeoutMs?: number): Promise<TaskSnapshot>;
 }
 
-export async function connectEngine(transport: Transport, handlers: ClientRequestHandlers = {}, options: { tasksOutlive?: boolean; capabilities?: Record<string, unknown> } = {}): Promise<EngineHarness> {
+export async function connectEngine(transport: Transport, handlers: ClientRequestHandlers = {}, options: { tasksOutlive?: boolean; capabilities?: Record<string, unknown>; requestTimeoutMs?: () => number } = {}): Promise<EngineHarness> {
   const log = new MemoryLogger();
   const engine: TaskEngine = new TaskEngine({
     logger: log,
     handlers,
     sessions: { getSession: async (): Promise<McpSession> => session, label: () => 'peer', tasksOutliveConnection: () => options.tasksOutlive ?? true },
     minPollMs: 50,
+    requestTimeoutMs: options.requestTimeoutMs,
   });
   const session: McpSession = new McpSession(transport, {
     logger: log,

@@ -584,6 +584,30 @@ describe('JsonRpcConnection', () => {
       await c.tickAsync(0);
       assert.equal(c.countTimers(), 0, 'no timer left');
     });
+
+    it('a hold with a tag stops only the clocks of the requests sent with it: the others still time out; its release starts them over', async () => {
+      const c = install();
+      const { conn, received } = setup({ defaultTimeoutMs: 1000 });
+      const tag = {};
+      const a = settled(conn.request('a', undefined, Any, { tag }));
+      const b = settled(conn.request('b', undefined, Any));
+      await c.tickAsync(500);
+      const release = conn.hold(tag);
+      await c.tickAsync(500);
+      assert.equal(received.length, 3, 'b timed out (its cancel sent): it is not held');
+      assert.equal(await b, 'Request b timed out after 1000 ms without an answer');
+      await c.tickAsync(10_000);
+      assert.equal(received.length, 3, 'a did not time out: only b was cancelled');
+      const whole = conn.hold();
+      release();
+      await c.tickAsync(10_000);
+      assert.equal(received.length, 3, 'a hold of every request is left');
+      whole();
+      await c.tickAsync(999);
+      assert.equal(received.length, 3, 'a started over at the last release');
+      await c.tickAsync(1);
+      assert.equal(await a, 'Request a timed out after 1000 ms without an answer');
+    });
   });
 
   it('listens once per signal, however many requests share it, and stops listening when they settle', async () => {

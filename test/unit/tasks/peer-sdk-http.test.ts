@@ -18,6 +18,8 @@ describe('peer: the SDK\'s McpServer over Streamable HTTP asks a question during
   /** Each tool waits for its gate, then asks; `loose` asks on the standalone GET stream (no relatedRequestId). */
   const gates = new Map<string, () => void>();
   const asked: Array<{ ctx: ServerRequestContext; answer: (r: Record<string, unknown>) => void }> = [];
+  /** The request timeout of the calls made next (read at each request). */
+  let timeoutMs = 60_000;
 
   before(async () => {
     const server = new McpServer({ name: 'asking', version: '1.0.0' });
@@ -29,6 +31,7 @@ describe('peer: the SDK\'s McpServer over Streamable HTTP asks a question during
         return { content: [{ type: 'text', text: answer.action }] };
       });
     }
+    server.registerTool('mute', { description: 'never answers' }, () => new Promise(() => undefined));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => 'one-session' });
     await server.connect(transport);
     httpServer = http.createServer((req, res) => void transport.handleRequest(req, res));
@@ -41,7 +44,7 @@ describe('peer: the SDK\'s McpServer over Streamable HTTP asks a question during
           ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error));
         }),
       },
-    });
+    }, { requestTimeoutMs: () => timeoutMs });
   });
   after(async () => {
     await h?.close();
@@ -81,6 +84,20 @@ describe('peer: the SDK\'s McpServer over Streamable HTTP asks a question during
     assert.equal(qa.ctx.signal.aborted, false, 'the question of a stays open');
     assert.deepEqual(statuses(a.key, b.key), ['input_required', 'cancelled']);
 
+    qa.answer({ action: 'accept', content: {} });
+    await waitFor(() => h.engine.get(a.key)?.status === 'completed', 'a to complete');
+  });
+
+  it('stops only the clock of the call a question is tied to while it is open: another call still times out', async () => {
+    timeoutMs = 2_000;
+    const a = await h.engine.callTool('peer', 'a');
+    const qa = await ask('a');
+    timeoutMs = 3_000; // from the question on: a would time out first, were it not held
+    const mute = await h.engine.callTool('peer', 'mute');
+    timeoutMs = 60_000;
+    await h.until(mute.key, (t) => t.status === 'failed', 'the call that does not answer to time out', 10_000);
+    assert.match(h.engine.get(mute.key)!.note ?? '', /timed out after 3000 ms/);
+    assert.equal(h.engine.get(a.key)?.status, 'input_required', 'a waits for the user, not timed out');
     qa.answer({ action: 'accept', content: {} });
     await waitFor(() => h.engine.get(a.key)?.status === 'completed', 'a to complete');
   });
