@@ -166,7 +166,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
     loadOutcome: (key) => store.loadOutcome(key),
   });
   // A hosted question about a tool task closes when that task ends.
-  host.followRelatedTasks(engine.onDidChange);
+  host.followRelatedTasks(engine);
 
   // A stdio server whose new configuration (or removal) waits for its live tasks goes on when they end,
   // or when the results of its ended ones are no longer fetched (see liveCount).

@@ -310,28 +310,30 @@ suite('Cancel Task from the palette', () => {
       await settings().update('hostedTasks.maxTtlSeconds', undefined, vscode.ConfigurationTarget.Global);
     }
   });
-  test('a question asked during a plain call the server then answers with a task is that task\'s: Respond on the task shows it again after Escape, and it closes when the task is cancelled', async function () {
-    this.timeout(60_000);
-    const testing = testingApi(await activateExtension());
-    const lab = api.getServers().find((s) => s.label === 'lab')!;
-    spy.skipShown();
-    // work-direct is a plain call; with input and held, the task it becomes waits for input until cancelled.
-    const call = await api.runTool(lab.id, 'work-direct', { arguments: { askFirst: true, held: true, input: true } });
-    const question = await spy.next('the question of the call', 20_000);
-    const task = await waitFor(() => (api.getTask(call.id)?.kind === 'task' ? api.getTask(call.id) : undefined), 'the call to become a task');
-    started.push(task.id);
-    let closed = false;
-    (question.box ?? question.pick)!.onDidHide(() => (closed = true));
-    await escape();
-    await waitFor(() => testing.hiddenDialogs?.() === 1 && api.getTask(task.id)?.status === 'input_required', 'the question to wait hidden, and its task for input');
-    await vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'task', key: task.id, serverId: lab.id });
-    const again = await spy.next('the question, shown again from the task');
-    assert.equal(again.title, question.title);
-    closed = false;
-    (again.box ?? again.pick)!.onDidHide(() => (closed = true));
-    await api.cancelTask(task.id);
-    await waitFor(() => closed && testing.hiddenDialogs?.() === 0, 'the question to close with the task');
-  });
+  for (const hosted of [false, true]) {
+    test(`a question${hosted ? ' asked as a task (run here)' : ''} during a plain call the server then answers with a task is that task's: Respond on the task shows it again after Escape, and it closes when the task is cancelled`, async function () {
+      this.timeout(60_000);
+      const testing = testingApi(await activateExtension());
+      const lab = api.getServers().find((s) => s.label === 'lab')!;
+      spy.skipShown();
+      // work-direct is a plain call; with input and held, the task it becomes waits for input until cancelled.
+      const call = await api.runTool(lab.id, 'work-direct', { arguments: { askFirst: hosted ? 'task' : true, held: true, input: true } });
+      const question = await spy.next('the question of the call', 20_000);
+      const task = await waitFor(() => (api.getTask(call.id)?.kind === 'task' ? api.getTask(call.id) : undefined), 'the call to become a task');
+      started.push(task.id);
+      let closed = false;
+      (question.box ?? question.pick)!.onDidHide(() => (closed = true));
+      await escape();
+      await waitFor(() => testing.hiddenDialogs?.() === 1 && api.getTask(task.id)?.status === 'input_required', 'the question to wait hidden, and its task for input');
+      await vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'task', key: task.id, serverId: lab.id });
+      const again = await spy.next('the question, shown again from the task');
+      assert.equal(again.title, question.title);
+      closed = false;
+      (again.box ?? again.pick)!.onDidHide(() => (closed = true));
+      await api.cancelTask(task.id);
+      await waitFor(() => closed && testing.hiddenDialogs?.() === 0, 'the question to close with the task');
+    });
+  }
 
   test('questions whose ttl runs out together close with one warning for their server, with Show Tasks, not one each', async function () {
     this.timeout(60_000);

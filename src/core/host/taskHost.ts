@@ -6,9 +6,8 @@ import { describeIssues } from '../jsonrpc/messages';
 import type { Task, TaskStatus } from '../protocol/schemas';
 import { CANCELLED, COMPLETED, ELICITATION_CREATE, FAILED, RELATED_TASK_META, SAMPLING_CREATE, TASKS_CANCEL, TASKS_GET, TASKS_LIST, TASKS_RESULT, TASKS_STATUS, WORKING } from '../protocol/schemas';
 import type { McpSession } from '../protocol/session';
-import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine';
+import type { ServerRequestContext, ServerRequestHandler, TaskEngine } from '../tasks/engine';
 import { canTransition, isServerTerminal, isTerminal } from '../tasks/status';
-import type { TaskSnapshot } from '../tasks/types';
 import { DIRECT, TASK } from '../tasks/types';
 import { errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
@@ -244,13 +243,15 @@ export class TaskHost {
    * about a task lasts only until the handler returns, which for a hosted task is at once, with
    * the `CreateTaskResult`.
    */
-  followRelatedTasks(onDidChange: Event<Pick<TaskSnapshot, 'key' | 'status' | 'kind'>>): void {
+  followRelatedTasks(engine: Pick<TaskEngine, 'onDidChange' | 'keysOf'>): void {
     this.#related?.dispose();
-    this.#related = onDidChange((t) => {
+    this.#related = engine.onDidChange((t) => {
       if (!isTerminal(t.status)) return;
+      // A task's keys include those of the direct calls that became it: their questions are its.
+      const keys = engine.keysOf(t.key);
       for (const state of this.#servers.values()) {
         for (const rec of [...state.tasks.values()]) {
-          if (!rec.related.delete(t.key) || isServerTerminal(rec.snap.status)) continue;
+          if (!keys.filter((k) => rec.related.delete(k)).length || isServerTerminal(rec.snap.status)) continue;
           if (t.kind === DIRECT && t.status === COMPLETED) rec.related.clear();
           else if (!rec.related.size) this.#stop(rec, `The ${t.kind === DIRECT ? 'call' : TASK} it belongs to ended (${t.status})`);
         }

@@ -442,7 +442,9 @@ export class TaskEngine extends DisposableBase {
       const one = direct.includes(related as Rec) ? (related as Rec) : undefined;
       const calls = task ? [this.#recs.get(task.key)!] : one ? [one] : direct;
       const ended = new AbortController();
-      let release = noop;
+      // Its holds not released yet: its own, and those of the task it runs as here (see TaskHost), which outlives this request.
+      const holds = new Set<() => void>();
+      let done = false;
       // A call the server turned into a task (see #startDirect) is that task now: the question is
       // tied to it (its server may still read the answer), and no call waits on the connection.
       const end = (t: TaskSnapshot) => {
@@ -450,21 +452,24 @@ export class TaskEngine extends DisposableBase {
         // Only a change of its own calls (or the tasks they became) counts, not every task's.
         if (!now.some((r) => r.snap.key === t.key)) return;
         const live = now.filter((r) => !isTerminal(r.snap.status));
-        if (!live.length) ended.abort(new TaskEndedError(t.status));
-        else if (!live.some((r) => r.direct)) release();
+        // Once answered (with the task it runs as here), the request is over: TaskHost closes that task.
+        if (!live.length && !done) ended.abort(new TaskEndedError(t.status));
+        if (!task && !live.some((r) => r.direct)) holds.forEach((f) => f());
       };
       if (task) end(task);
       const sub = this.onDidChange(end);
+      const free = () => done && !holds.size && sub.dispose();
       // Its direct calls wait for the user while its dialog is open (here, or as a task it runs as):
       // their rows say so, and Respond to Task shows it.
       const mark = (n: number) => task || calls.forEach((r) => isTerminal(r.snap.status) || this.#update(r, { status: (r.asks += n) > 0 ? INPUT_REQUIRED : WORKING }));
       const hold = () => {
         const unhold = session.connection.hold(one);
         mark(1);
-        let held = true;
-        return () => void (held && ((held = false), unhold(), mark(-1)));
+        const release = () => void (holds.delete(release) && (unhold(), mark(-1), free()));
+        holds.add(release);
+        return release;
       };
-      if (!task) release = hold();
+      const release = task ? noop : hold();
       try {
         return await handler(params, { serverId, task, relatedTaskId, calls: calls.map((r) => r.snap.key), hold, signal: anySignal([signal, ended.signal]) });
       } catch (err) {
@@ -472,7 +477,8 @@ export class TaskEngine extends DisposableBase {
         throw ended.signal.aborted ? ended.signal.reason : err;
       } finally {
         release();
-        sub.dispose();
+        done = true;
+        free();
       }
     };
     const route = (handler: ServerRequestHandler) => async (params: Record<string, unknown> | undefined, ctx: IncomingRequestContext) => {

@@ -74,7 +74,7 @@ async function createClient(handlers: { elicit?: ServerRequestHandler; sample?: 
     sessions: { getSession: async (id) => sessions.get(id)!, label: (id) => id, tasksOutliveConnection: () => true },
   });
   // As the extension composes them: a hosted question closes when its tool task ends.
-  host.followRelatedTasks(engine.onDidChange);
+  host.followRelatedTasks(engine);
   const servers: ScriptedServer[] = [];
   return {
     host,

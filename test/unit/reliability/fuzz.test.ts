@@ -220,7 +220,7 @@ function openClient(clientEnd: InMemoryTransport, rng: Rng, log: MemoryLogger, r
     minPollMs: 50,
     random: () => rng.next(),
   });
-  host.followRelatedTasks(engine.onDidChange);
+  host.followRelatedTasks(engine);
   // As the server manager does: handlers registered before the handshake.
   const open = (end: InMemoryTransport) => {
     const s = new McpSession(end, {

@@ -866,7 +866,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
         engine: { requestTimeoutMs: 1000, handlers: { elicitation: { handle: host ? host.wrap('elicitation/create', handle) : handle } } },
       }));
       host?.attachSession('fake', h.session);
-      host?.followRelatedTasks(h.engine.onDidChange);
+      host?.followRelatedTasks(h.engine);
       clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
       const snap = await h.engine.callTool('fake', 'forbidden-tool');
       for (let i = 0; i < 100 && !asked.length; i++) await clock.tickAsync(0);
@@ -969,37 +969,48 @@ describe('TaskEngine: behaviour against a scripted server', () => {
       }
     });
 
-    it('T-LIFE-2: one whose call the server answers with a task stays open, tied to that task (Respond on its row finds it), no longer stops the connection\'s request timeouts, and is withdrawn when that task ends', async () => {
-      const asked: Array<{ ctx: ServerRequestContext }> = [];
-      const handle: ServerRequestHandler = (_p, ctx) => new Promise(() => asked.push({ ctx }));
-      const h: Harness = await harness({
-        server: {
-          pollInterval: 10,
-          plainCall: async (params) => {
-            void h.server.connection.requestRaw('elicitation/create', form, { timeoutMs: Infinity }).catch(() => undefined);
-            await waitFor(() => asked.length === 1, 'the question to reach the client');
-            return { task: h.server.createTask(String(params.name), {}, params) };
+    for (const hosted of [false, true]) {
+      it(`T-LIFE-2: one${hosted ? ' run as a task here' : ''} whose call the server answers with a task stays open, tied to that task (Respond on its row finds it), no longer stops the connection's request timeouts, and is withdrawn when that task ends`, async () => {
+        const asked: Array<{ ctx: ServerRequestContext }> = [];
+        const handle: ServerRequestHandler = (_p, ctx) => new Promise(() => asked.push({ ctx }));
+        const host = hosted ? new TaskHost({ logger: nullLogger }) : undefined;
+        const h: Harness = await harness({
+          server: {
+            pollInterval: 10,
+            plainCall: async (params) => {
+              void h.server.connection.requestRaw('elicitation/create', host ? { ...form, task: {} } : form, { timeoutMs: Infinity }).catch(() => undefined);
+              await waitFor(() => asked.length === 1, 'the question to reach the client');
+              return { task: h.server.createTask(String(params.name), {}, params) };
+            },
           },
-        },
-        engine: { handlers: { elicitation: { handle } } },
+          engine: { handlers: { elicitation: { handle: host ? host.wrap('elicitation/create', handle) : handle } } },
+        });
+        try {
+          host?.attachSession('fake', h.session);
+          host?.followRelatedTasks(h.engine);
+          // The holds on the connection's request clocks (see McpConnection.hold) not released yet.
+          let holds = 0;
+          const { connection } = h.session;
+          const hold = connection.hold.bind(connection);
+          connection.hold = (tag) => (holds++, ((release) => () => (holds--, release()))(hold(tag)));
+          const call = await h.engine.callTool('fake', 'plain-tool');
+          await waitFor(() => h.engine.get(call.key)?.kind === 'task', 'the call to become its task');
+          const task = h.engine.get(call.key)!;
+          await settle(h);
+          const { ctx } = asked[0];
+          assert.equal(ctx.signal.aborted, false, 'the server may still read the answer');
+          assert.deepEqual(h.engine.keysOf(task.key), [task.key, call.key], 'the question is about the call, which is the task now');
+          assert.ok(requestAbout(ctx).includes(call.key), 'its dialog is about the call: Respond on the task finds it');
+          assert.equal(holds, 0, 'no call waits on the connection now: its requests time out again');
+          await h.engine.cancel(task.key);
+          await waitFor(() => ctx.signal.aborted, 'the question to close with the task');
+          if (host) assert.deepEqual(host.list().map((q) => [q.status, q.statusMessage]), [['cancelled', 'The task it belongs to ended (cancelled)']]);
+          else assert.equal((ctx.signal.reason as Error).message, 'the task ended (cancelled)');
+        } finally {
+          host?.dispose();
+        }
       });
-      // The holds on the connection's request clocks (see McpConnection.hold) not released yet.
-      let holds = 0;
-      const { connection } = h.session;
-      const hold = connection.hold.bind(connection);
-      connection.hold = () => (holds++, ((release) => () => (holds--, release()))(hold()));
-      const call = await h.engine.callTool('fake', 'plain-tool');
-      await waitFor(() => h.engine.get(call.key)?.kind === 'task', 'the call to become its task');
-      const task = h.engine.get(call.key)!;
-      await settle(h);
-      const { ctx } = asked[0];
-      assert.equal(ctx.signal.aborted, false, 'the server may still read the answer');
-      assert.deepEqual(h.engine.keysOf(task.key), [task.key, call.key], 'the question is about the call, which is the task now');
-      assert.equal(holds, 0, 'no call waits on the connection now: its requests time out again');
-      await h.engine.cancel(task.key);
-      await waitFor(() => ctx.signal.aborted, 'the question to close with the task');
-      assert.equal((ctx.signal.reason as Error).message, 'the task ended (cancelled)');
-    });
+    }
 
     for (const hosted of [false, true]) {
       it(`${hosted ? 'T-LIFE-2: run as a task here, ' : ''}one that came during two calls is withdrawn once both have ended, not at the first end`, async () => {
