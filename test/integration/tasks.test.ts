@@ -72,6 +72,38 @@ suite('Commands and the Tasks view, with the demo server', () => {
       return r && ok(r) ? r : undefined;
     }, what, timeoutMs);
 
+  /** Runs the tool (see runTool) and waits for its row to complete; returns that row, completed. */
+  const runToEnd = async (serverLabel: string, toolName: string, answers?: Answers) => {
+    const { row, node } = await runTool(serverLabel, toolName, answers);
+    return { row: await rowWhen(serverLabel, row.id!, (r) => r.icon === 'pass', `${toolName} to complete`), node };
+  };
+  /** A long-running-scan of the test's own, live (it runs for ten minutes unless it is ended). */
+  const liveScan = () => runTool('demo', 'long-running-scan', { durationMs: '600000' });
+  /**
+   * A build of integration-app of the test's own, completed, so that a test of its result runs
+   * alone too; no editor is left open. The builds of demo before it leave the view first: its row
+   * is then titled "build-project", as the only run of a tool is, not "build-project (4:47:03 PM)".
+   * Their results are closed before: a result open when its task left the view kept the workbench
+   * from answering the quick-pick commands of runTool for seconds.
+   */
+  const finishedBuild = async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const demo = serverIdOf(await server('demo'))!;
+    const builds = async () => (await taskRows('demo')).filter((r) => /^build-project( \(.+\))?$/.test(r.label));
+    for (const r of await builds()) await vscode.commands.executeCommand('mcpTasks.removeTask', taskNode(r, demo));
+    await waitFor(async () => (await builds()).length === 0, 'the earlier builds of demo to leave the view');
+    return runToEnd('demo', 'build-project', { project: 'integration-app', durationMs: '600' });
+  };
+  /** Connects the server, or disconnects it, first: a test of the one starts from the other, whatever ran before. */
+  const connected = async (label: string) => {
+    await vscode.commands.executeCommand('mcpTasks.connectServer', await serverNode(label));
+    await serverReads(label, /^connected · /);
+  };
+  const disconnected = async (label: string) => {
+    await vscode.commands.executeCommand('mcpTasks.disconnectServer', await serverNode(label));
+    await serverReads(label, 'disconnected');
+  };
+
   suiteSetup(async () => {
     testing = testingApi(await activateExtension());
     await testing.whenConfigurationLoaded?.();
@@ -87,6 +119,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
   });
 
   test('Connect Server with a server row: the row reads "connected · tasks: tools/call, list, cancel"', async () => {
+    await disconnected('demo');
     await vscode.commands.executeCommand('mcpTasks.connectServer', await serverNode('demo'));
     const row = await serverReads('demo', 'connected · tasks: tools/call, list, cancel');
     assert.equal(row.icon, 'pass-filled');
@@ -94,11 +127,13 @@ suite('Commands and the Tasks view, with the demo server', () => {
   });
 
   test('Restart Server with a server row: disconnects and connects again', async () => {
+    await connected('demo');
     await vscode.commands.executeCommand('mcpTasks.restartServer', await serverNode('demo'));
     await serverReads('demo', 'connected · tasks: tools/call, list, cancel');
   });
 
   test('Disconnect Server with a server row: the row reads "disconnected", not "not connected" as before a first connection, and offers Connect', async () => {
+    await connected('demo');
     await vscode.commands.executeCommand('mcpTasks.disconnectServer', await serverNode('demo'));
     const row = await serverReads('demo', 'disconnected');
     assert.ok(words(row.contextValue).has('connectable'), `contextValue ${row.contextValue}`);
@@ -107,6 +142,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
   });
 
   test('Connect Server from the palette asks which server, among those not connected', async () => {
+    await disconnected('demo');
     spy.skipShown();
     const done = vscode.commands.executeCommand('mcpTasks.connectServer');
     const pick = await spy.next('the server pick');
@@ -186,9 +222,8 @@ suite('Commands and the Tasks view, with the demo server', () => {
     assert.ok(!caps.has('cancelable'), `a finished call is not cancelable: ${done.contextValue}`);
   });
 
-  let scan: { row: Row; node: ReturnType<typeof taskNode> };
   test('Run Tool as Task, long-running-scan: a live task row, working and cancelable, under its server', async () => {
-    scan = await runTool('demo', 'long-running-scan', { durationMs: '600000' });
+    const scan = await liveScan();
     // Its progress follows the message, unless the message says it already ("Scanning… 0% (0 files) · 0%" said it twice).
     const live = await rowWhen('demo', scan.row.id!, (r) => /^Scanning… (\d+)% \(\d+ files\)(?! · \1% ·)( · \d+%)? · now$/.test(r.description ?? ''), 'the scan to report its status and progress');
     assert.equal(live.icon, 'sync~spin');
@@ -197,14 +232,18 @@ suite('Commands and the Tasks view, with the demo server', () => {
     const caps = words(live.contextValue);
     for (const w of ['task', 'cancelable', 'live']) assert.ok(caps.has(w), `"${w}" in ${live.contextValue}`);
     assert.ok(!caps.has('hasResult'), `no result yet: ${live.contextValue}`);
+    await vscode.commands.executeCommand('mcpTasks.cancelTask', scan.node);
+    await rowWhen('demo', scan.row.id!, (r) => r.icon === 'circle-slash', 'the scan to be cancelled');
   });
 
   test('Cancel Task with the row: the task ends Cancelled and is no longer cancelable, without a notification (the user did it)', async () => {
+    const scan = await liveScan();
     const messages = spy.messages.length;
     await vscode.commands.executeCommand('mcpTasks.cancelTask', scan.node);
     const row = await rowWhen('demo', scan.row.id!, (r) => r.icon === 'circle-slash', 'the scan to be cancelled');
     await new Promise((r) => setTimeout(r, 300)); // a notification would come within the indicators' 100 ms
-    assert.deepEqual(spy.messages.slice(messages).filter((m) => m.startsWith('"long-running-scan"')), [], 'the cancel is not told');
+    // Named as its row is: with when it started, if another scan is listed.
+    assert.deepEqual(spy.messages.slice(messages).filter((m) => /^"long-running-scan( \(.+?\))?" on demo/.test(m)), [], 'the cancel is not told');
     const caps = words(row.contextValue);
     assert.ok(caps.has('finished') && !caps.has('cancelable') && !caps.has('live'), `contextValue ${row.contextValue}`);
     // A finished row leads with its status; the server's last message may follow.
@@ -227,11 +266,9 @@ suite('Commands and the Tasks view, with the demo server', () => {
     assert.ok(spy.messages.includes('No task is running.'), JSON.stringify(spy.messages));
   });
 
-  let build: { row: Row; node: ReturnType<typeof taskNode> };
   test('Run Tool as Task, build-project with typed arguments: the task completes and its row offers the result', async function () {
     this.timeout(30_000);
-    build = await runTool('demo', 'build-project', { project: 'integration-app', durationMs: '600' });
-    const row = await rowWhen('demo', build.row.id!, (r) => r.icon === 'pass', 'the build to complete');
+    const { row } = await runToEnd('demo', 'build-project', { project: 'integration-app', durationMs: '600' });
     // The server's last status message (after the status, see the research test), then the age.
     assert.match(row.description ?? '', /^(Completed · )?Build succeeded in [\d.]+ s · now$/);
     const caps = words(row.contextValue);
@@ -245,15 +282,17 @@ suite('Commands and the Tasks view, with the demo server', () => {
       return doc?.uri.scheme === 'mcp-task-result' && doc.getText().includes(text) ? doc : undefined;
     }, `a result document containing ${JSON.stringify(text)}`);
 
-  test('Open Result with the row: an mcp-task-result document with the tool\'s text', async () => {
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  test('Open Result with the row: an mcp-task-result document with the tool\'s text', async function () {
+    this.timeout(30_000);
+    const build = await finishedBuild();
     await vscode.commands.executeCommand('mcpTasks.openResult', build.node);
     const doc = await resultEditor('Build of integration-app succeeded');
     assert.equal(doc.isDirty, false);
   });
 
-  test('Fetch Task Result from the palette: picks among the tasks, newest first, and opens the result', async () => {
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  test('Fetch Task Result from the palette: picks among the tasks, newest first, and opens the result', async function () {
+    this.timeout(30_000);
+    const build = await finishedBuild();
     spy.skipShown();
     const done = vscode.commands.executeCommand('mcpTasks.fetchResult');
     const pick = await spy.next('the task pick');
@@ -268,8 +307,9 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await resultEditor('Build of integration-app succeeded');
   });
 
-  test('Fetch Task Result with the row opens the same result', async () => {
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  test('Fetch Task Result with the row opens the same result', async function () {
+    this.timeout(30_000);
+    const build = await finishedBuild();
     await vscode.commands.executeCommand('mcpTasks.fetchResult', build.node);
     await resultEditor('- Artifact: dist/integration-app-1.0.0.tgz');
   });
@@ -304,7 +344,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
 
   test('Fetch Task Result on a live task, Wait: the progress can be cancelled, which stops waiting and leaves the task working', async function () {
     this.timeout(30_000);
-    const live = await runTool('demo', 'long-running-scan', { durationMs: '600000' });
+    const live = await liveScan();
     const w = vscode.window as unknown as Record<string, unknown>;
     const [showInfo, withProgress] = [w.showInformationMessage, w.withProgress];
     const waiting = new vscode.CancellationTokenSource();
@@ -335,7 +375,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
 
   test('Disconnect Server on a stdio server with live tasks asks first (they would be lost): Cancel keeps them, Disconnect ends them, without a notification (the user did it)', async function () {
     this.timeout(30_000);
-    const scans = [await runTool('demo', 'long-running-scan', { durationMs: '600000' }), await runTool('demo', 'long-running-scan', { durationMs: '600000' })];
+    const scans = [await liveScan(), await liveScan()];
     const { confirmed: _confirmed, ...asked } = await serverNode('demo');
     const w = vscode.window as unknown as Record<string, unknown>;
     const showWarning = w.showWarningMessage;
@@ -368,7 +408,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
 
   test('Restart Server on a stdio server with a live task: the lost task\'s row says the server was restarted, not disconnected; no notification (the user did it)', async function () {
     this.timeout(30_000);
-    const scan = await runTool('demo', 'long-running-scan', { durationMs: '600000' });
+    const scan = await liveScan();
     const messages = spy.messages.length;
     await vscode.commands.executeCommand('mcpTasks.restartServer', await serverNode('demo'));
     const lost = await rowWhen('demo', scan.row.id!, (r) => r.description?.startsWith('Lost') === true, 'the scan to be lost with the process');
@@ -446,7 +486,9 @@ suite('Commands and the Tasks view, with the demo server', () => {
     assert.deepEqual(locations, [{ viewId: 'mcpTasks.tasks' }]);
   });
 
-  test('Refresh keeps the servers and their tasks', async () => {
+  test('Refresh keeps the servers and their tasks', async function () {
+    this.timeout(30_000);
+    await runToEnd('demo', 'get-time'); // a task to keep, on a connected server
     const before = (await taskRows('demo')).map((r) => r.id);
     await vscode.commands.executeCommand('mcpTasks.refresh');
     await serverReads('demo', /^connected · /);
@@ -478,7 +520,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     const first = await runTool('demo', 'get-time');
     const second = await runTool('demo', 'get-time');
     for (const { row } of [first, second]) await rowWhen('demo', row.id!, (r) => words(r.contextValue).has('hasResult'), 'get-time to have its result');
-    const live = await runTool('demo', 'long-running-scan', { durationMs: '600000' });
+    const live = await liveScan();
     await vscode.commands.executeCommand('mcpTasks.openResult', first.node);
     const doc = await resultEditor('get-time');
     spy.messages.length = 0;
@@ -493,9 +535,15 @@ suite('Commands and the Tasks view, with the demo server', () => {
     assert.deepEqual(spy.messages, ['The task was removed from the list, with its result.'], 'Open Result of the removed task');
     await vscode.commands.executeCommand('mcpTasks.cancelTask', live.node);
     await rowWhen('demo', live.row.id!, (r) => r.icon === 'circle-slash', 'the scan to be cancelled');
+    // The result of a task no longer listed, left open, kept the quick picks of the next test waiting for seconds.
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
-  test('Clear Finished Tasks asks first, in a modal warning naming how many; declined, nothing is cleared', async () => {
+  test('Clear Finished Tasks asks first, in a modal warning naming how many; declined, nothing is cleared', async function () {
+    this.timeout(30_000);
+    // Finished tasks of its own, more than one (the question counts them in the plural).
+    await runToEnd('demo', 'get-time');
+    await runToEnd('demo', 'get-time');
     const finished = (await allTaskRows()).filter((r) => words(r.contextValue).has('finished'));
     assert.ok(finished.length > 1, 'finished tasks to clear');
     const shown = await confirming('mcpTasks.clearFinished', undefined);
@@ -508,7 +556,8 @@ suite('Commands and the Tasks view, with the demo server', () => {
 
   test('Clear Finished Tasks removes the finished rows and keeps the live one; an open result of a cleared task says it was cleared', async function () {
     this.timeout(30_000);
-    const live = await runTool('demo', 'long-running-scan', { durationMs: '600000' });
+    const build = await finishedBuild();
+    const live = await liveScan();
     assert.ok((await allTaskRows()).some((r) => words(r.contextValue).has('finished')), 'finished tasks to clear');
     await vscode.commands.executeCommand('mcpTasks.openResult', build.node);
     const doc = await resultEditor('Build of integration-app succeeded');
@@ -518,6 +567,8 @@ suite('Commands and the Tasks view, with the demo server', () => {
     assert.ok((await taskRows('demo')).some((r) => r.id === live.row.id), 'the live scan is kept');
     await vscode.commands.executeCommand('mcpTasks.cancelTask', live.node);
     await rowWhen('demo', live.row.id!, (r) => r.icon === 'circle-slash', 'the scan to be cancelled');
+    // The result of a task no longer listed, left open, kept the quick picks of the next test waiting for seconds.
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
   test('The context key mcpTasks.hasFinished, which enables Clear Finished Tasks, follows the finished rows: false once they are cleared, true when a row finishes', async function () {
