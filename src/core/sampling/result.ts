@@ -1,4 +1,5 @@
 import { maxOf, minOf } from '../util/builtins';
+import { splitsPair } from '../util/text';
 
 /** Why generation ended, in the spec's words. */
 export type StopReason = 'endTurn' | 'stopSequence' | 'maxTokens';
@@ -109,13 +110,6 @@ export class CompletionCollector {
     return splitsPair(text, lo) ? lo - 1 : lo;
   }
 }
-
-/** Whether cutting `text` at `i` would split a surrogate pair (an emoji, say) and leave half of it. */
-const splitsPair = (text: string, i: number): boolean => {
-  const high = text.charCodeAt(i - 1);
-  const low = text.charCodeAt(i);
-  return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff;
-};
 
 /** The `CreateMessageResult` for a text answer. */
 export const buildCreateMessageResult = (text: string, model: string, stopReason: StopReason): Record<string, unknown> => ({ role: 'assistant', content: { type: 'text', text }, model, stopReason });

@@ -5,6 +5,7 @@ import { EXPIRED, isTerminal, LOST, resultToFetch } from './status';
 import type { TaskSnapshot } from './types';
 import { COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
 import { floor, maxOf, parseDate, round } from '../util/builtins';
+import { splitsPair } from '../util/text';
 import { DIRECT, TASK } from './types';
 
 /** The codicon of what was declined, refused or cancelled, and the color of a warning: one string each in the bundle. */
@@ -164,9 +165,9 @@ export const runTitle = (tasks: readonly TaskSnapshot[], t: TaskSnapshot): strin
 
 /**
  * What a task a server asked the client to run is called: what it asks (a question's message),
- * cut at a word to 40 characters, about what a side bar of 300 pixels shows beside an icon, or
- * `kind`, what it is, if it says nothing in words; with when it was asked among those of its
- * server in `hosted` called alike, as runs of one tool (runTitle).
+ * cut at a word (never inside an emoji) to 40 characters, about what a side bar of 300 pixels
+ * shows beside an icon, or `kind`, what it is, if it says nothing in words; with when it was
+ * asked among those of its server in `hosted` called alike, as runs of one tool (runTitle).
  */
 export const askedTitle = <H extends { taskId: string; serverId: string; summary: string; createdAt: string }>(hosted: readonly H[], h: H, kind: (h: H) => string): string =>
   timedTitle(
@@ -175,7 +176,7 @@ export const askedTitle = <H extends { taskId: string; serverId: string; summary
     (x) => {
       const s = x.summary;
       const space = s.lastIndexOf(' ', 39);
-      return s.length > 40 ? `${s.slice(0, space > 20 ? space : 39)}…` : s || kind(x);
+      return s.length > 40 ? `${s.slice(0, space > 20 ? space : splitsPair(s, 39) ? 38 : 39)}…` : s || kind(x);
     },
     (x) => x.taskId,
   );

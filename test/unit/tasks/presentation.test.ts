@@ -141,6 +141,9 @@ describe('askedTitle: rows that tell apart what servers asked the client to run 
       ['Pick a color', 'Deploy to production?', 'Please provide inputs for the following…', 'Supercalifragilisticexpialidocious-and-…'],
     );
     for (const h of hosted) assert.ok(askedTitle(hosted, h, kind).length <= 40);
+    // Cut where no space helps, never inside an emoji: half a surrogate pair shows as a replacement character.
+    const emoji = asked('u', `Deploy ${'x'.repeat(31)}🚀 now?`);
+    assert.equal(askedTitle([emoji], emoji, kind), `Deploy ${'x'.repeat(31)}…`);
     // One that says nothing in words (a sampling request of images only) is named by what it is.
     assert.equal(askedTitle([asked('e', '')], asked('e', ''), kind), 'Question asked by the server');
   });

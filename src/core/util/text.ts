@@ -1,0 +1,6 @@
+/** Whether cutting `text` at `i` would split a surrogate pair (an emoji, say) and leave half of it. */
+export const splitsPair = (text: string, i: number): boolean => {
+  const high = text.charCodeAt(i - 1);
+  const low = text.charCodeAt(i);
+  return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff;
+};
