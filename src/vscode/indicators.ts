@@ -62,13 +62,19 @@ export class TaskIndicators extends DisposableBase {
    * it): they wait for the model, not for the user, so they are neither told nor counted as
    * waiting for the user. `noModel`: the tasks whose sampling request no model could answer,
    * the user told so then (see the sampling handler): their failure is not told again.
+   * `shown`: the hosted tasks the view shows (not those cleared from it), among which one is named.
    */
   constructor(
     engine: TaskEngine,
     host: TaskHost,
     view: vscode.TreeView<Node>,
     label: (serverId: string) => string,
-    { dialogs, answering, noModel }: { dialogs?: Pick<HiddenDialogs, 'whereIs' | 'onDidChange' | 'onDidShow'>; answering?: Pick<InFlight, 'has' | 'onDidChange'>; noModel?: Set<string> } = {},
+    {
+      dialogs,
+      answering,
+      noModel,
+      shown = () => host.list(),
+    }: { dialogs?: Pick<HiddenDialogs, 'whereIs' | 'onDidChange' | 'onDidShow'>; answering?: Pick<InFlight, 'has' | 'onDidChange'>; noModel?: Set<string>; shown?: () => readonly HostedTaskSnapshot[] } = {},
   ) {
     super();
     this.#noModel = noModel;
@@ -86,8 +92,8 @@ export class TaskIndicators extends DisposableBase {
     this.#item.command = FOCUS_TASKS_VIEW;
     this._register(engine.onDidChange((t) => this.#changed(t)));
     this._register(engine.onDidRemove((key) => (this.#last.delete(key), this.#forget(key), this.#schedule())));
-    // Named while the host still lists it among those it asked alike (see askedTitle), as its row was.
-    this._register(host.onDidExpire((h) => (this.#expired.push([h, hostedTitle(h, host.list()).label]), this.#schedule())));
+    // Named while the view still shows it among those it asked alike (see askedTitle), as its row was.
+    this._register(host.onDidExpire((h) => (this.#expired.push([h, hostedTitle(h, shown()).label]), this.#schedule())));
     this._register(engine.onDidNotSend((u) => this.#notSent(u)));
     this._register({ dispose: () => ((this.#disposed = true), clearTimeout(this.#pending), this.#awaiting.forEach(clearTimeout)) });
     for (const t of engine.list()) this.#last.set(t.key, t.status);

@@ -282,8 +282,8 @@ const taskPickItem = (engine: TaskEngine, servers: ServerManager): ((t: TaskSnap
  * client to run as tasks.
  */
 const pickToCancel = async (deps: TaskCommandDeps): Promise<{ kind: 'task'; task: TaskSnapshot } | { kind: 'hosted'; hosted: HostedTaskSnapshot } | undefined> => {
-  const { engine, servers, host } = deps;
-  const [now, item, hosted] = [Date.now(), taskPickItem(engine, servers), host.list()];
+  const { engine, servers, tree } = deps;
+  const [now, item, hosted] = [Date.now(), taskPickItem(engine, servers), tree.shownHosted()];
   type Item = vscode.QuickPickItem & { createdAt: string; target: { kind: 'task'; task: TaskSnapshot } | { kind: 'hosted'; hosted: HostedTaskSnapshot } };
   const items: Item[] = [
     ...engine

@@ -289,21 +289,62 @@ suite('Cancel Task from the palette', () => {
     for (const id of ids) await vscode.commands.executeCommand('mcpTasks.cancelTask', { kind: 'hosted', serverId: everything.id, taskId: id.split(':').pop() });
     for (const call of calls) started.push((await call).id);
   });
+  test('a question asked alike as one the user removed from the view is named plainly again, in its row and the Cancel Task pick, as a run of one tool is once its other runs are removed', async function () {
+    this.timeout(60_000);
+    const testing = testingApi(await activateExtension());
+    const everything = api.getServers().find((s) => s.label === 'everything')!;
+    await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
+    const hostedRows = async () => {
+      const rows = (await testing.getTreeSnapshot()) as TreeSnapshotNode[];
+      return rows.find((r) => r.label === 'everything')?.children?.filter(isAsked) ?? [];
+    };
+    const node = (row: TreeSnapshotNode) => ({ kind: 'hosted', serverId: everything.id, taskId: row.id!.split(':').pop() });
+    const calls = [api.runTool(everything.id, 'trigger-elicitation-request-async', {})];
+    await spy.next('the first question');
+    await escape();
+    const [older] = await waitFor(async () => ((await hostedRows()).length === 1 ? await hostedRows() : undefined), 'the first hosted question');
+    calls.push(api.runTool(everything.id, 'trigger-elicitation-request-async', {}));
+    await spy.next('the second question');
+    await escape();
+    const both = await waitFor(async () => ((await hostedRows()).length === 2 ? await hostedRows() : undefined), 'the second hosted question');
+    for (const row of both) assert.match(row.label, / \(.+\)$/, 'two alike each say when they were asked');
+    await vscode.commands.executeCommand('mcpTasks.cancelTask', node(older));
+    await waitFor(async () => /^Cancelled/.test((await hostedRows()).find((r) => r.id === older.id)?.description ?? ''), 'the older question to read cancelled');
+    await vscode.commands.executeCommand('mcpTasks.removeTask', node(older));
+    const [newer, ...others] = await hostedRows();
+    assert.deepEqual([newer?.label, others], ['Please provide inputs for the following…', []], 'the one left is named as if asked alone');
+    spy.skipShown();
+    const cancelling = vscode.commands.executeCommand('mcpTasks.cancelTask');
+    const pick = await spy.next('the Cancel Task pick');
+    await choose(pick, (i) => i.label === newer.label && i.detail === 'Question asked by the server', 'the question left, named as its row');
+    await cancelling;
+    for (const call of calls) started.push((await call).id);
+  });
   test('a question whose ttl runs out while shown closes with a warning that says why, not silently (T-RCV-7)', async function () {
     this.timeout(60_000);
     const everything = api.getServers().find((s) => s.label === 'everything')!;
+    const testing = testingApi(await activateExtension());
+    // One asked alike before, ended and removed from the view: the warning names this one as its row does, plainly.
+    await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
+    const before = api.runTool(everything.id, 'trigger-elicitation-request-async', {});
+    await spy.next('the question asked before');
+    await escape();
+    const asked = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.label === 'everything')?.children?.find(isAsked);
+    const node = { kind: 'hosted', serverId: everything.id, taskId: (await waitFor(asked, 'the question asked before')).id!.split(':').pop() };
+    await vscode.commands.executeCommand('mcpTasks.cancelTask', node);
+    await waitFor(async () => /^Cancelled/.test((await asked())?.description ?? ''), 'the question asked before to read cancelled');
+    await vscode.commands.executeCommand('mcpTasks.removeTask', node);
+    started.push((await before).id);
     await settings().update('hostedTasks.maxTtlSeconds', 5, vscode.ConfigurationTarget.Global);
     try {
       spy.messages.length = 0;
       const call = api.runTool(everything.id, 'trigger-elicitation-request-async', {});
       await spy.next('the question of the hosted elicitation');
       // Its row's tooltip says how long is left to answer, not only the ttl granted.
-      const testing = testingApi(await activateExtension());
       const rows = (await testing.getTreeSnapshot()) as Array<TreeSnapshotNode & { tooltip?: string }>;
       const row = rows.find((r) => r.label === 'everything')?.children?.find((c) => isAsked(c) && /^Working/.test(c.description ?? '')) as { tooltip?: string } | undefined;
       assert.match(row?.tooltip ?? '', /TTL: 5 s, \d s left \(then it closes unanswered\)/);
-      // Named as its row is: with when it was asked if an earlier test left a question of everything that reads alike.
-      const said = /^"Please provide inputs for the following…( \(.+\))?" on everything closed unanswered: its ttl of 5 s ran out\.$/;
+      const said = /^"Please provide inputs for the following…" on everything closed unanswered: its ttl of 5 s ran out\.$/;
       await waitFor(async () => spy.messages.some((m) => said.test(m)), 'the warning', 15_000).catch((e: Error) => assert.fail(`${e.message}, among ${JSON.stringify(spy.messages)}`));
       started.push((await call).id);
     } finally {

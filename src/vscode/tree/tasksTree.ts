@@ -161,7 +161,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
 
   /** The ended hosted tasks the view shows (Clear Finished Tasks clears them with the tasks). */
   endedHosted(): HostedTaskSnapshot[] {
-    return this.#shownHosted().filter((h) => isTerminal(h.status));
+    return this.shownHosted().filter((h) => isTerminal(h.status));
   }
 
   /** Takes the ended hosted tasks (or the one of `taskId`) out of the view. Returns how many. */
@@ -183,7 +183,8 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     });
   }
 
-  #shownHosted(): HostedTaskSnapshot[] {
+  /** The hosted tasks the view shows: not those cleared from it. Each is named among these (see askedTitle), as runs of one tool are among the tasks shown. */
+  shownHosted(): HostedTaskSnapshot[] {
     return (this.#host?.list() ?? []).filter((h) => !this.#clearedHosted.has(h.taskId));
   }
 
@@ -207,7 +208,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       const servers = this.#servers.list().map((s) => serverNode(s.id));
       // Tasks of servers no longer configured are still tracked (palette, API, store): a row
       // per such server, after the configured ones, keeps them in sight until cleared.
-      const removed = [...new Set([...this.#engine.list().map((t) => t.serverId), ...this.#shownHosted().map((h) => h.serverId)])]
+      const removed = [...new Set([...this.#engine.list().map((t) => t.serverId), ...this.shownHosted().map((h) => h.serverId)])]
         .filter((id) => !live.has(id))
         .sort((a, b) => this.#removedLabel(a).localeCompare(this.#removedLabel(b)))
         .map(serverNode);
@@ -216,7 +217,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     }
     if (element.kind !== SERVER) return [];
     // Newest first, as tasks are (the host lists them oldest first).
-    const hosted = this.#shownHosted()
+    const hosted = this.shownHosted()
       .filter((h) => h.serverId === element.id)
       .reverse()
       .map((h) => kept(this.#hostedNodes, h.taskId, () => ({ kind: HOSTED, taskId: h.taskId, serverId: h.serverId })));
@@ -242,13 +243,13 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       return t ? this.#taskItem(t) : new vscode.TreeItem('(removed)');
     }
     if (node.kind === HOSTED) {
-      const hosted = this.#host?.list() ?? [];
+      const hosted = this.shownHosted();
       const h = hosted.find((x) => x.taskId === node.taskId);
       return h ? hostedItem(h, hosted) : new vscode.TreeItem('(removed)');
     }
     const s = this.#servers.get(node.id);
     if (!s) return (this.#servers.isConfigured(node.id) === undefined ? unloadedServerItem : removedServerItem)(node.id, this.#removedLabel(node.id), this.#servers.leavingWith(node.id), this.#servers.tasksOutliveConnection(node.id) === false);
-    const hasTasks = this.#engine.list().some((t) => t.serverId === s.id) || this.#shownHosted().some((h) => h.serverId === s.id);
+    const hasTasks = this.#engine.list().some((t) => t.serverId === s.id) || this.shownHosted().some((h) => h.serverId === s.id);
     const item = new vscode.TreeItem(s.label, hasTasks ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     // VS Code reads a row's collapsible state only when it first draws the row: a row drawn
     // without tasks stayed collapsed over its first task unless something revealed it (a chat
