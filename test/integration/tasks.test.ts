@@ -752,6 +752,8 @@ suite('Commands and the Tasks view, with the demo server', () => {
       try {
         const prompt = await spy.next(`the sampling consent prompt of ${tool}`, 30_000);
         await waitFor(() => api.getTask(t.id)?.status === 'input_required', `${tool} to wait for the user`, 30_000);
+        // The direct call's row says what it waits for, as a task's row leads with its server's message.
+        if (label === 'everything') assert.match((await taskRow(label, `task:${t.id}`))?.description ?? '', /^The server asks to use a language model · /);
         await vscode.commands.executeCommand('mcpTasks.respondToTask', node);
         await waitFor(() => spy.messages.slice(messages).some((m) => /^".+" waits for your permission to use a language model: its prompt is open at the top of the window/.test(m)), `Respond to Task to say ${tool} waits for the user's permission`);
         await escape();

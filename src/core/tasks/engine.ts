@@ -152,7 +152,7 @@ class Rec {
   localUpdatedAt = false;
   /** Restored from a closed window, and no server has answered about it since (see `processGone`). */
   restored = false;
-  /** Dialogs open that a direct call may wait on (see `attachSession`): it is `input_required` while any is. */
+  /** Dialogs open that a direct call may wait on (see `attachSession`): it is `input_required` while any is, its note saying what the latest asks. */
   asks = 0;
 
   constructor(public snap: TaskSnapshot, public progressToken: string | undefined) {}
@@ -431,7 +431,8 @@ export class TaskEngine extends DisposableBase {
     // answer stream brought it, or any: see README): that call's request (or, of any, every request
     // of the connection) does not time out while it is open (see `hold`), and it is withdrawn once
     // every call it may be about has ended.
-    const ask = async (handler: ServerRequestHandler, params: Record<string, unknown> | undefined, signal: AbortSignal, relatedTaskId?: string, related?: unknown) => {
+    // `asks`: what the request asks, as the rows of the direct calls that wait on it say (the server's message leads a task's row).
+    const ask = async (handler: ServerRequestHandler, params: Record<string, unknown> | undefined, signal: AbortSignal, relatedTaskId?: string, related?: unknown, asks?: string) => {
       const task = relatedTaskId === undefined ? undefined : this.find(serverId, relatedTaskId);
       if (relatedTaskId !== undefined && !task) return handler(params, { serverId, relatedTaskId, signal });
       // A question again: the task waits for the user again.
@@ -460,8 +461,9 @@ export class TaskEngine extends DisposableBase {
       const sub = this.onDidChange(end);
       const free = () => done && !holds.size && sub.dispose();
       // Its direct calls wait for the user while its dialog is open (here, or as a task it runs as):
-      // their rows say so, and Respond to Task shows it.
-      const mark = (n: number) => task || calls.forEach((r) => isTerminal(r.snap.status) || this.#update(r, { status: (r.asks += n) > 0 ? INPUT_REQUIRED : WORKING }));
+      // their rows say so, and what it asks (the latest one's, when several are open), and Respond to Task shows it.
+      const mark = (n: number) =>
+        task || calls.forEach((r) => isTerminal(r.snap.status) || this.#update(r, (r.asks += n) > 0 ? { status: INPUT_REQUIRED, ...(n > 0 && { note: asks }) } : { status: WORKING, note: undefined }));
       const hold = () => {
         const unhold = session.connection.hold(one);
         mark(1);
@@ -481,10 +483,10 @@ export class TaskEngine extends DisposableBase {
         free();
       }
     };
-    const route = (handler: ServerRequestHandler) => async (params: Record<string, unknown> | undefined, ctx: IncomingRequestContext) => {
+    const route = (handler: ServerRequestHandler, asks?: string) => async (params: Record<string, unknown> | undefined, ctx: IncomingRequestContext) => {
       const related = ctx.meta?.[RELATED_TASK_META] as { taskId?: unknown } | undefined;
       const relatedTaskId = isString(related?.taskId) ? related.taskId : undefined;
-      const result = await ask(handler, params, ctx.signal, relatedTaskId, ctx.related);
+      const result = await ask(handler, params, ctx.signal, relatedTaskId, ctx.related, asks);
       if (relatedTaskId === undefined) return result;
       // Spec: "all requests, notifications, and responses related to a task MUST include" its related-task _meta.
       const meta = isObjectLike(result._meta) ? result._meta : {};
@@ -492,7 +494,7 @@ export class TaskEngine extends DisposableBase {
     };
     const h = this.#options.handlers;
     if (h?.elicitation) store.add(session.onRequest(ELICITATION_CREATE, route(h.elicitation.handle)));
-    if (h?.sampling) store.add(session.onRequest(SAMPLING_CREATE, route(h.sampling.handle)));
+    if (h?.sampling) store.add(session.onRequest(SAMPLING_CREATE, route(h.sampling.handle, 'The server asks to use a language model')));
     store.add(session.onClose((info) => this.#sessionClosed(serverId, session, info)));
     // Results that could not be fetched before, and questions that could not be asked for: now that the server is back.
     for (const key of this.#refetchDelay.keys()) if (this.#recs.get(key)?.snap.serverId === serverId) this.#refetch.schedule(key, this.#now());
@@ -867,7 +869,7 @@ export class TaskEngine extends DisposableBase {
           return;
         }
         // A closed connection aborts the call too (sessionClosed): that is a failure, not the user's cancel.
-        if (abort.signal.aborted && !session.isClosed) return this.#update(rec, { status: CANCELLED, statusMessage: 'Cancelled by the user' });
+        if (abort.signal.aborted && !session.isClosed) return this.#update(rec, { status: CANCELLED, statusMessage: 'Cancelled by the user', note: undefined });
         const outcome: TaskOutcome | undefined = isPeerError(err) ? { kind: 'error', error: err.toJSON() } : undefined;
         this.#finishDirect(rec, outcome, reasonOf(err));
       }

@@ -13,6 +13,8 @@ import { TaskEngine } from '../../../src/core/tasks/engine';
 import { InMemoryTransport } from '../../../src/core/transports/inMemory';
 import type { ServerRequestContext, ServerRequestHandler } from '../../../src/core/tasks/engine';
 import { TaskHost } from '../../../src/core/host/taskHost';
+import type { HostedMethod } from '../../../src/core/host/taskHost';
+import { describeTask } from '../../../src/core/tasks/presentation';
 import { nullLogger } from '../../../src/core/util/log';
 import { abortReason, onAbort } from '../../../src/core/util/abort';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
@@ -849,8 +851,8 @@ describe('TaskEngine: behaviour against a scripted server', () => {
       clock?.uninstall();
       clock = undefined;
     });
-    /** A harness whose server asks a question in each plain call and answers as `then` says; the questions wait in `asked`. */
-    const asking = async (then: (answer: Promise<unknown>) => unknown, host?: TaskHost) => {
+    /** A harness whose server asks a question (or, with `method`, a sampling request) in each plain call and answers as `then` says; the questions wait in `asked`. */
+    const asking = async (then: (answer: Promise<unknown>) => unknown, host?: TaskHost, method: HostedMethod = 'elicitation/create') => {
       const asked: Array<{ ctx: ServerRequestContext; answer: (r: Record<string, unknown>) => void }> = [];
       const ref: { h?: Harness } = {};
       // As the dialogs do, one closes (unanswered) when its signal aborts.
@@ -860,10 +862,11 @@ describe('TaskEngine: behaviour against a scripted server', () => {
           onAbort(ctx.signal, () => reject(abortReason(ctx.signal)));
         });
       // Hosted: asked as a task (task-augmented), answered at once with the task; its dialog stays open.
-      const params = host ? { ...form, task: {} } : form;
+      const asks = method === 'elicitation/create' ? form : { messages: [{ role: 'user', content: { type: 'text', text: 'Summarize' } }], maxTokens: 10 };
+      const params = host ? { ...asks, task: {} } : asks;
       const h = (ref.h = await harness({
-        server: { plainCall: () => then(ref.h!.server.connection.requestRaw('elicitation/create', params, { timeoutMs: Infinity })) },
-        engine: { requestTimeoutMs: 1000, handlers: { elicitation: { handle: host ? host.wrap('elicitation/create', handle) : handle } } },
+        server: { plainCall: () => then(ref.h!.server.connection.requestRaw(method, params, { timeoutMs: Infinity })) },
+        engine: { requestTimeoutMs: 1000, handlers: { [method === 'elicitation/create' ? 'elicitation' : 'sampling']: { handle: host ? host.wrap(method, handle) : handle } } },
       }));
       host?.attachSession('fake', h.session);
       host?.followRelatedTasks(h.engine);
@@ -895,6 +898,30 @@ describe('TaskEngine: behaviour against a scripted server', () => {
           await c.tickAsync(1);
           assert.equal(h.snap(snap.taskId).status, 'failed');
           assert.equal(h.snap(snap.taskId).note, 'Request tools/call timed out after 1000 ms without an answer');
+        } finally {
+          host?.dispose();
+        }
+      });
+    }
+
+    for (const hosted of [false, true]) {
+      it(`its row says what the server asks while the call waits on it${hosted ? ' (run as a task here)' : ''}: to use a language model (sampling/createMessage, whose consent prompt is open); not once answered, nor once the call is cancelled`, async () => {
+        const host = hosted ? new TaskHost({ logger: nullLogger }) : undefined;
+        try {
+          const { h, c, snap, asked } = await asking(() => new Promise(() => undefined), host, 'sampling/createMessage');
+          c.uninstall(); // real time from here: no timeout is at stake
+          clock = undefined;
+          const row = () => describeTask(h.snap(snap.taskId), Date.parse(snap.createdAt));
+          assert.equal(row(), 'The server asks to use a language model · now');
+          asked[0].answer({ role: 'assistant', content: { type: 'text', text: 'Done.' }, model: 'm', stopReason: 'endTurn' });
+          await waitFor(() => row() === 'Working · now', `the row to read working, not ${row()}`);
+          // Asked again, then the call cancelled while the prompt is open: the cancelled call's tooltip does not say it still asks.
+          void h.server.connection.requestRaw('sampling/createMessage', host ? { messages: [], maxTokens: 10, task: {} } : { messages: [], maxTokens: 10 }, { timeoutMs: Infinity }).catch(() => undefined);
+          await waitFor(() => asked.length === 2 && h.snap(snap.taskId).note !== undefined, 'the second request to reach the client');
+          await h.engine.cancel(snap.key);
+          await waitStatus(h, snap.taskId, 'cancelled');
+          await settle(h);
+          assert.deepEqual([h.snap(snap.taskId).note, row()], [undefined, 'Cancelled · Cancelled by the user · now']);
         } finally {
           host?.dispose();
         }
