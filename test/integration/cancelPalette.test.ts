@@ -182,11 +182,11 @@ suite('Cancel Task from the palette', () => {
       // Longer than the request timeout: the call waits for the user, who the server waits for.
       await new Promise((r) => setTimeout(r, 2500));
       assert.equal(api.getTask(t.id)?.status, 'input_required', JSON.stringify(api.getTask(t.id)));
-      // Its row waits for input as a task's does: the bell, the words, and the Respond button.
+      // Its row waits for input as a task's does: the bell, what it waits for (the question), and the Respond button.
       const rows = (await testing.getTreeSnapshot()) as TreeSnapshotNode[];
       const row = rows.find((r) => r.label === 'everything')?.children?.find((c) => c.id === `task:${t.id}`);
       assert.equal(row?.icon, 'bell-dot', JSON.stringify(row));
-      assert.match(row?.description ?? '', /^Input required · /);
+      assert.match(row?.description ?? '', /^The server asks: Please provide inputs for the following fields/);
       assert.match(row?.contextValue ?? '', /\brespondable\b/);
       // Escape hides the form without answering; the row's Respond shows it again.
       await escape();

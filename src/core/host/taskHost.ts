@@ -9,12 +9,13 @@ import type { McpSession } from '../protocol/session';
 import type { ServerRequestContext, ServerRequestHandler, TaskEngine } from '../tasks/engine';
 import { canTransition, isServerTerminal, isTerminal } from '../tasks/status';
 import { DIRECT, TASK } from '../tasks/types';
+import { summarize } from '../tasks/presentation';
 import { errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import { DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
-import { isObject, isString, stringify } from '../util/json';
-import { floor, isArray, maxOf, minOf } from '../util/builtins';
+import { isObject, stringify } from '../util/json';
+import { floor, maxOf, minOf } from '../util/builtins';
 import { prefixed, truncate } from '../util/log';
 import { TokenBucket } from './tokenBucket';
 
@@ -643,17 +644,3 @@ const toTask = (s: HostedTaskSnapshot): Task => {
 function fail(message: string): never {
   throw new RpcError(ErrorCode.InvalidParams, message);
 }
-
-/** A line for the view: the elicitation's message, or the text of the last sampling message. */
-const summarize = (method: HostedMethod, params: Record<string, unknown>): string => {
-  let text: unknown;
-  if (method === ELICITATION_CREATE) {
-    text = params.message;
-  } else if (isArray(params.messages) && params.messages.length > 0) {
-    const last: unknown = params.messages[params.messages.length - 1];
-    const content = isObject(last) ? last.content : undefined;
-    const blocks: unknown[] = isArray(content) ? content : [content];
-    text = blocks.map((b) => (isObject(b) && b.type === 'text' && isString(b.text) ? b.text : '')).join(' ');
-  }
-  return isString(text) ? truncate(text.replace(/\s+/g, ' ').trim(), 200) : '';
-};

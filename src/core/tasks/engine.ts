@@ -24,6 +24,7 @@ import { DIRECT, SERVER_LIST, TASK, TaskEndedError, taskKey } from './types';
 import { isObjectLike, isString } from '../util/json';
 import { isFiniteNumber, keysOf, maxOf, minOf, parseDate, round } from '../util/builtins';
 import { noop } from '../util/promise';
+import { summarize } from './presentation';
 
 /**
  * A background connection refused because of what the user did (a Disconnect, an input prompt
@@ -483,18 +484,23 @@ export class TaskEngine extends DisposableBase {
         free();
       }
     };
-    const route = (handler: ServerRequestHandler, asks?: string) => async (params: Record<string, unknown> | undefined, ctx: IncomingRequestContext) => {
+    const route = (handler: ServerRequestHandler, asks: (params: Record<string, unknown>) => string) => async (params: Record<string, unknown> | undefined, ctx: IncomingRequestContext) => {
       const related = ctx.meta?.[RELATED_TASK_META] as { taskId?: unknown } | undefined;
       const relatedTaskId = isString(related?.taskId) ? related.taskId : undefined;
-      const result = await ask(handler, params, ctx.signal, relatedTaskId, ctx.related, asks);
+      const result = await ask(handler, params, ctx.signal, relatedTaskId, ctx.related, asks(params ?? {}) || undefined);
       if (relatedTaskId === undefined) return result;
       // Spec: "all requests, notifications, and responses related to a task MUST include" its related-task _meta.
       const meta = isObjectLike(result._meta) ? result._meta : {};
       return { ...result, _meta: { ...meta, [RELATED_TASK_META]: { taskId: relatedTaskId } } };
     };
     const h = this.#options.handlers;
-    if (h?.elicitation) store.add(session.onRequest(ELICITATION_CREATE, route(h.elicitation.handle)));
-    if (h?.sampling) store.add(session.onRequest(SAMPLING_CREATE, route(h.sampling.handle, 'The server asks to use a language model')));
+    // A question's message on one line, cut at 200 characters, as a hosted question's row has it (see summarize).
+    const question = (p: Record<string, unknown>) => {
+      const s = summarize(ELICITATION_CREATE, p);
+      return s && `The server asks: ${s}`;
+    };
+    if (h?.elicitation) store.add(session.onRequest(ELICITATION_CREATE, route(h.elicitation.handle, question)));
+    if (h?.sampling) store.add(session.onRequest(SAMPLING_CREATE, route(h.sampling.handle, () => 'The server asks to use a language model')));
     store.add(session.onClose((info) => this.#sessionClosed(serverId, session, info)));
     // Results that could not be fetched before, and questions that could not be asked for: now that the server is back.
     for (const key of this.#refetchDelay.keys()) if (this.#recs.get(key)?.snap.serverId === serverId) this.#refetch.schedule(key, this.#now());

@@ -3,8 +3,10 @@ import { decideExecution } from './policy';
 import type { LocalTaskStatus } from './status';
 import { EXPIRED, isTerminal, LOST, resultToFetch } from './status';
 import type { TaskSnapshot } from './types';
-import { COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
-import { floor, maxOf, parseDate, round } from '../util/builtins';
+import { COMPLETED, ELICITATION_CREATE, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
+import { floor, isArray, maxOf, parseDate, round } from '../util/builtins';
+import { isObject, isString } from '../util/json';
+import { truncate } from '../util/log';
 import { splitsPair } from '../util/text';
 import { DIRECT, TASK } from './types';
 
@@ -162,6 +164,20 @@ export const runTitles = (tasks: readonly TaskSnapshot[]): Map<string, string> =
 
 /** A task's name as its row shows it: with when it started, among runs of one tool (see runTitles), which alone are named. */
 export const runTitle = (tasks: readonly TaskSnapshot[], t: TaskSnapshot): string => timedTitle(tasks, t, taskTitle, (x) => x.key);
+
+/** A line for the view: the elicitation's message, or the text of the last sampling message (a hosted task's summary; what a direct call waiting on a question says it asks). */
+export const summarize = (method: string, params: Record<string, unknown>): string => {
+  let text: unknown;
+  if (method === ELICITATION_CREATE) {
+    text = params.message;
+  } else if (isArray(params.messages) && params.messages.length > 0) {
+    const last: unknown = params.messages[params.messages.length - 1];
+    const content = isObject(last) ? last.content : undefined;
+    const blocks: unknown[] = isArray(content) ? content : [content];
+    text = blocks.map((b) => (isObject(b) && b.type === 'text' && isString(b.text) ? b.text : '')).join(' ');
+  }
+  return isString(text) ? truncate(text.replace(/\s+/g, ' ').trim(), 200) : '';
+};
 
 /**
  * What a task a server asked the client to run is called: what it asks (a question's message),

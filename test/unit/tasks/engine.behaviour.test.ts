@@ -904,28 +904,35 @@ describe('TaskEngine: behaviour against a scripted server', () => {
       });
     }
 
-    for (const hosted of [false, true]) {
-      it(`its row says what the server asks while the call waits on it${hosted ? ' (run as a task here)' : ''}: to use a language model (sampling/createMessage, whose consent prompt is open); not once answered, nor once the call is cancelled`, async () => {
-        const host = hosted ? new TaskHost({ logger: nullLogger }) : undefined;
-        try {
-          const { h, c, snap, asked } = await asking(() => new Promise(() => undefined), host, 'sampling/createMessage');
-          c.uninstall(); // real time from here: no timeout is at stake
-          clock = undefined;
-          const row = () => describeTask(h.snap(snap.taskId), Date.parse(snap.createdAt));
-          assert.equal(row(), 'The server asks to use a language model · now');
-          asked[0].answer({ role: 'assistant', content: { type: 'text', text: 'Done.' }, model: 'm', stopReason: 'endTurn' });
-          await waitFor(() => row() === 'Working · now', `the row to read working, not ${row()}`);
-          // Asked again, then the call cancelled while the prompt is open: the cancelled call's tooltip does not say it still asks.
-          void h.server.connection.requestRaw('sampling/createMessage', host ? { messages: [], maxTokens: 10, task: {} } : { messages: [], maxTokens: 10 }, { timeoutMs: Infinity }).catch(() => undefined);
-          await waitFor(() => asked.length === 2 && h.snap(snap.taskId).note !== undefined, 'the second request to reach the client');
-          await h.engine.cancel(snap.key);
-          await waitStatus(h, snap.taskId, 'cancelled');
-          await settle(h);
-          assert.deepEqual([h.snap(snap.taskId).note, row()], [undefined, 'Cancelled · Cancelled by the user · now']);
-        } finally {
-          host?.dispose();
-        }
-      });
+    for (const [method, says, again, then] of [
+      // A question's message on one line, cut at 200 characters, as a hosted question's summary is.
+      ['elicitation/create', 'The server asks: Fill in the form', { ...form, message: `Line one\n\n${'x'.repeat(191)} and more` }, `The server asks: Line one ${'x'.repeat(191)}… (9 more chars)`],
+      ['sampling/createMessage', 'The server asks to use a language model', { messages: [], maxTokens: 10 }, 'The server asks to use a language model'],
+    ] as const) {
+      for (const hosted of [false, true]) {
+        it(`its row says what the server asks while the call waits on it${hosted ? ' (run as a task here)' : ''}: ${method === 'elicitation/create' ? 'the question' : 'to use a language model (its consent prompt is open)'}; not once answered, nor once the call is cancelled`, async () => {
+          const host = hosted ? new TaskHost({ logger: nullLogger }) : undefined;
+          try {
+            const { h, c, snap, asked } = await asking(() => new Promise(() => undefined), host, method);
+            c.uninstall(); // real time from here: no timeout is at stake
+            clock = undefined;
+            const row = () => describeTask(h.snap(snap.taskId), Date.parse(snap.createdAt));
+            assert.equal(row(), `${says} · now`);
+            asked[0].answer(method === 'elicitation/create' ? { action: 'accept', content: {} } : { role: 'assistant', content: { type: 'text', text: 'Done.' }, model: 'm', stopReason: 'endTurn' });
+            await waitFor(() => row() === 'Working · now', `the row to read working, not ${row()}`);
+            // Asked again, then the call cancelled while it is open: the cancelled call's tooltip does not say it still asks.
+            void h.server.connection.requestRaw(method, host ? { ...again, task: {} } : again, { timeoutMs: Infinity }).catch(() => undefined);
+            await waitFor(() => asked.length === 2 && h.snap(snap.taskId).note !== undefined, 'the second request to reach the client');
+            assert.equal(row(), `${then} · now`);
+            await h.engine.cancel(snap.key);
+            await waitStatus(h, snap.taskId, 'cancelled');
+            await settle(h);
+            assert.deepEqual([h.snap(snap.taskId).note, row()], [undefined, 'Cancelled · Cancelled by the user · now']);
+          } finally {
+            host?.dispose();
+          }
+        });
+      }
     }
 
     for (const [how, status, then] of [
