@@ -3,6 +3,8 @@
 // (server-everything) and `demo` (demo/server.mjs). In this test mode the editor skips the
 // confirmation of prepareInvocation and takes it as yes.
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
 import { getExtension, waitFor } from './helpers';
@@ -51,11 +53,33 @@ suite('Language-model tools', () => {
     }
   });
 
-  test('mcpTasks_listTools lists the task tools of the servers, with their inputs, leaves out plain tools, and asks the user nothing', async () => {
+  /**
+   * "picky" as a new window finds it: not connected, no input saved, and not held by a Disconnect
+   * (listing every server leaves a server the user disconnected so), whatever earlier tests did
+   * with it. Forget Saved Inputs, then the server out of the workspace's mcp.json (renamed) and
+   * back: a new server.
+   */
+  const freshPicky = async () => {
+    await vscode.commands.executeCommand('mcpTasks.forgetSavedInputs');
+    const file = path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'mcp.json');
+    const original = fs.readFileSync(file, 'utf8');
+    const labels = () => api.getServers().map((s) => s.label);
+    try {
+      fs.writeFileSync(file, original.replace('"picky": {', '"picky-away": {'));
+      await waitFor(() => labels().includes('picky-away') && !labels().includes('picky'), 'picky to leave the configuration');
+    } finally {
+      fs.writeFileSync(file, original);
+    }
+    await waitFor(() => labels().includes('picky') && !labels().includes('picky-away'), 'picky to be back');
+  };
+
+  test('mcpTasks_listTools lists the task tools of the servers, with their inputs, leaves out plain tools, and asks the user nothing', async function () {
+    this.timeout(30_000);
+    await freshPicky();
     const spy = new QuickInputSpy();
     let a: ToolAnswer;
     try {
-      // "picky" needs inputs (a pickString and a password, none saved in this fresh profile):
+      // "picky" needs inputs (a pickString and a password, none saved, see freshPicky):
       // listing every server does not put up its prompts, it names what the server needs.
       a = await invoke('mcpTasks_listTools', {});
       assert.deepEqual(spy.shown, [], 'no quick input while listing every server');

@@ -189,6 +189,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
       return r.task.pollInterval;
     };
 
+    await disconnected('picky'); // connected by an earlier test, it would ask nothing
     await vscode.commands.executeCommand('mcpTasks.forgetSavedInputs'); // from earlier tests or runs of the editor
     await connect(true);
     assert.equal(await pollInterval(), 3000);

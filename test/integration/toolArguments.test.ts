@@ -288,6 +288,9 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
 
   test('While a server picked in the first step connects, its pick stays up, busy and disabled', async function () {
     this.timeout(30_000);
+    // Not connected, whatever ran before: the pick is busy only while the server starts.
+    const id = serverIdOf(await server('slow-schemas'))!;
+    await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id, confirmed: true });
     spy.skipShown();
     const done = vscode.commands.executeCommand('mcpTasks.runToolAsTask');
     const s = await spy.next('the server pick', 30_000);
