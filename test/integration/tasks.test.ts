@@ -83,8 +83,9 @@ suite('Commands and the Tasks view, with the demo server', () => {
    * A build of integration-app of the test's own, completed, so that a test of its result runs
    * alone too; no editor is left open. The builds of demo before it leave the view first: its row
    * is then titled "build-project", as the only run of a tool is, not "build-project (4:47:03 PM)".
-   * Their results are closed before: a result open when its task left the view kept the workbench
-   * from answering the quick-pick commands of runTool for seconds.
+   * Editors are closed before: with a Markdown editor open (a result, or any Markdown document,
+   * an untitled one too; not plain text) the workbench took seconds to answer the quick-pick
+   * commands of runTool. Its own cost: the result's provider was asked once, not again.
    */
   const finishedBuild = async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
@@ -536,7 +537,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     assert.deepEqual(spy.messages, ['The task was removed from the list, with its result.'], 'Open Result of the removed task');
     await vscode.commands.executeCommand('mcpTasks.cancelTask', live.node);
     await rowWhen('demo', live.row.id!, (r) => r.icon === 'circle-slash', 'the scan to be cancelled');
-    // The result of a task no longer listed, left open, kept the quick picks of the next test waiting for seconds.
+    // A Markdown editor left open (any, not only a result) slows the workbench's next quick picks by seconds.
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
@@ -568,7 +569,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     assert.ok((await taskRows('demo')).some((r) => r.id === live.row.id), 'the live scan is kept');
     await vscode.commands.executeCommand('mcpTasks.cancelTask', live.node);
     await rowWhen('demo', live.row.id!, (r) => r.icon === 'circle-slash', 'the scan to be cancelled');
-    // The result of a task no longer listed, left open, kept the quick picks of the next test waiting for seconds.
+    // A Markdown editor left open (any, not only a result) slows the workbench's next quick picks by seconds.
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
