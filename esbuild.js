@@ -108,14 +108,36 @@ const WS_FIELDS = [
 const wsFields = WS_FIELDS.join('|');
 
 /**
+ * Methods of our own objects (src/) that the bundle calls by short names, as it does ws's fields:
+ * `_register` (DisposableBase's, called 40 times: 0.3 KB) and the longer names called across
+ * files (1.3 KB). Left out: those a type names in quotes (`Pick<TaskEngine, 'callTool'>`). A
+ * function never reaches JSON, storage or a server, so the names cannot be in what is kept or
+ * sent; the build fails unless each is, in src/, only declared as a method (or a property whose
+ * value is a function) and called (`ownMethodMisuses`), and named nowhere outside src/ that could
+ * call it by name: a bundled package (MANGLED), the editor's API, Node's or the language's
+ * typings, the API we export, our integration and e2e tests or fixture extensions (`outsideCallers`).
+ */
+const OWN_METHODS = [
+  '_register', 'resolveServer', 'shownHosted', 'setProtocolVersion', 'notifyRootsChanged', 'liveTasksChanged', 'pendingCalls',
+  'onProgress', 'openServerStream', 'clearEndedHosted', 'saveSessions', 'reopenDialog', 'keepSessionAtShutdown',
+  'effectivePollInterval', 'registerForgetCommand', 'endedHosted', 'reloadConfiguration', 'followRelatedTasks',
+  'clientCapabilities', 'mcpJsonUri', 'findTask', 'startBlocker', 'serverFingerprint', 'listTools', 'addSavedSessions',
+  'whileBusy', 'isAnswering', 'resultInFlight', 'alwaysAllowed', 'followsByList', 'flushSync',
+  'removedTasks', 'holdsSession', 'refreshTasks', 'leavingWith', 'savedInput', 'revokeAll',
+  'liveTasks', 'onSession', 'liveCount', 'forgetAll', 'fromJSON',
+];
+const ownMethods = OWN_METHODS.join('|');
+
+/**
  * The property names the bundle shortens (mangleProps), each with the only folder whose files may
  * name it. esbuild renames a name wherever it is written as a property, so a file elsewhere that
  * used one for something of its own would be renamed with it, and break in the bundle alone (zod's
  * core exports a `_url`, which its `z.url()` calls: mangling ws's `_url` broke it). The build fails
  * when a bundled file outside a name's folder names it.
  */
+const SRC = path.join(__dirname, 'src', path.sep);
 const MANGLED = new Map([
-  ['_register', path.join(__dirname, 'src', path.sep)],
+  ...OWN_METHODS.map((m) => [m, SRC]),
   ...WS_FIELDS.map((f) => [f, path.join(__dirname, 'node_modules/ws/lib', path.sep)]),
 ]);
 const mangledOwners = {
@@ -123,15 +145,90 @@ const mangledOwners = {
   setup(build) {
     // A name in quotes (`x['_register']`) is not renamed: in its own folder too, it would break.
     const named = new RegExp(`(['"]?)\\b(${[...MANGLED.keys()].join('|')})\\b`, 'g');
+    build.onStart(async () => {
+      const calls = new RegExp(`\\b(${ownMethods})\\b`, 'g');
+      const errors = (await outsideCallers()).flatMap(({ file, text }) =>
+        [...new Set(Array.from(text.matchAll(calls), (m) => m[1]))].map((name) => ({
+          text: `${file} names ${name}, a method the bundle renames: take it out of esbuild.js's OWN_METHODS`,
+        })),
+      );
+      return { errors };
+    });
     build.onLoad({ filter: /\.[cm]?[jt]s$/ }, async (args) => {
-      for (const [, quote, name] of (await require('fs').promises.readFile(args.path, 'utf8')).matchAll(named)) {
+      const text = await require('fs').promises.readFile(args.path, 'utf8');
+      for (const [, quote, name] of text.matchAll(named)) {
         if (quote || !args.path.startsWith(MANGLED.get(name))) {
           throw new Error(`${args.path} names ${name}${quote ? ' in a string' : ''}, a property the bundle renames for ${MANGLED.get(name)} alone: take it out of esbuild.js's mangleProps`);
         }
       }
+      const [misuse] = args.path.startsWith(SRC) ? ownMethodMisuses(args.path, text) : [];
+      if (misuse) throw new Error(`${misuse}, not as a method the bundle renames: take it out of esbuild.js's OWN_METHODS`);
       return undefined;
     });
   },
+};
+
+/**
+ * Where `file` names one of OWN_METHODS other than in declaring a method (or a property whose
+ * value or type is a function) or calling it (`x.name(...)`, `x.name?.(...)`): a read, a write, a
+ * shorthand or destructured property could be data. Each as "file:line uses name as <syntax>".
+ */
+const ownMethodMisuses = (file, text) => {
+  if (!new RegExp(`\\b(${ownMethods})\\b`).test(text)) return [];
+  const ts = require('typescript');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const own = new Set(OWN_METHODS);
+  const isFunction = (n) => n !== undefined && (ts.isArrowFunction(n) || ts.isFunctionExpression(n) || ts.isFunctionTypeNode(n));
+  const asMethod = (id, p) =>
+    ts.isPropertyAccessExpression(p)
+      ? p.name === id && ts.isCallExpression(p.parent) && p.parent.expression === p
+      : ts.isMethodDeclaration(p) || ts.isMethodSignature(p) || ((ts.isPropertyDeclaration(p) || ts.isPropertyAssignment(p)) && p.name === id && isFunction(p.initializer)) || (ts.isPropertySignature(p) && isFunction(p.type));
+  const isProperty = (id, p) =>
+    (ts.isPropertyAccessExpression(p) && p.name === id) ||
+    ((ts.isMethodDeclaration(p) || ts.isMethodSignature(p) || ts.isPropertyDeclaration(p) || ts.isPropertyAssignment(p) || ts.isPropertySignature(p) || ts.isGetAccessor(p) || ts.isSetAccessor(p) || ts.isEnumMember(p)) && p.name === id) ||
+    ts.isShorthandPropertyAssignment(p) ||
+    (ts.isBindingElement(p) && ts.isObjectBindingPattern(p.parent) && (p.propertyName ?? p.name) === id);
+  const misuses = [];
+  const visit = (node) => {
+    if (ts.isIdentifier(node) && own.has(node.text) && isProperty(node, node.parent) && !asMethod(node, node.parent)) {
+      const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+      misuses.push(`${file}:${line} uses ${node.text} as ${ts.SyntaxKind[node.parent.kind]}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return misuses;
+};
+
+/**
+ * What could call one of OWN_METHODS by name from outside the bundle: the editor's API and the
+ * typings of Node and the language (an object we hand them, whose methods they call), the API we
+ * export, and what runs against the bundle (integration and e2e tests, fixture extensions, the
+ * editor scripts). The benchmarks call src/ through bundles of their own, built without
+ * mangleProps (bench/lib/build.mjs), and only load and time the production one. Read once per
+ * process.
+ */
+let outsideCallersRead;
+const outsideCallers = () => {
+  outsideCallersRead ??= (async () => {
+    const { readdir, readFile } = require('fs').promises;
+    const files = async (dir, ext) =>
+      (await readdir(path.join(__dirname, dir), { recursive: true, withFileTypes: true }))
+        .filter((e) => e.isFile() && ext.test(e.name))
+        .map((e) => path.join(e.parentPath, e.name));
+    const ours = /\.([cm]?[jt]s|json)$/;
+    const all = (
+      await Promise.all([
+        files('node_modules/@types/node', /\.d\.ts$/),
+        files('node_modules/@types/vscode', /\.d\.ts$/),
+        files('node_modules/typescript/lib', /^lib\..*\.d\.ts$/),
+        ...['api', 'test/integration', 'test/e2e', 'test/fixtures/extensions', 'scripts/editor'].map((d) => files(d, ours)),
+        [path.join(__dirname, 'package.json')],
+      ])
+    ).flat();
+    return Promise.all(all.map(async (file) => ({ file, text: await readFile(file, 'utf8') })));
+  })();
+  return outsideCallersRead;
 };
 
 /** How ws is bundled: also used by the test that runs the WebSocket transport as it ships. */
@@ -160,11 +257,10 @@ function options({ production }) {
     legalComments: 'none',
     logLevel: 'silent',
     metafile: true,
-    // `_register` (DisposableBase's, called 40 times) is ours alone and never read by the editor,
-    // Node or a dependency: the bundle calls it by a short name, as it does ws's fields (WS_FIELDS);
-    // esbuild picks names clear of every other property in the bundle (0.3 KB). In both builds, so
-    // the integration tests run what ships.
-    mangleProps: new RegExp(`^(_register|${wsFields})$`),
+    // Our own methods (OWN_METHODS) and ws's fields (WS_FIELDS) get short names; esbuild picks
+    // names clear of every other property in the bundle. In both builds, so the integration tests
+    // run what ships.
+    mangleProps: new RegExp(`^(${ownMethods}|${wsFields})$`),
     plugins: [...wsBundling.plugins, vscodeOnce, nodeOnce],
   };
 }
@@ -183,7 +279,7 @@ async function main() {
   }
 }
 
-module.exports = { wsBundling, options };
+module.exports = { wsBundling, options, ownMethodMisuses };
 
 if (require.main === module) {
   main().catch((e) => {
