@@ -187,7 +187,8 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
         taskFromArg(arg) ??
         (await pickTask((x) => x.status === INPUT_REQUIRED, vscode.l10n.t('Respond to Task'), vscode.l10n.t('Respond to which task?'), vscode.l10n.t('No task is waiting for your input.')));
       if (!t) return;
-      if (t.status !== INPUT_REQUIRED) {
+      // A direct call works while a language model answers its server: Respond says so below.
+      if (t.status !== INPUT_REQUIRED && !deps.isAnswering?.(t.key)) {
         inform(vscode.l10n.t('"{0}" is not waiting for input (it is {1}).', taskTitle(t), STATUS_PRESENTATION[t.status].label.toLowerCase()));
         return;
       }

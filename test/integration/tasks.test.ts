@@ -701,8 +701,9 @@ suite('Commands and the Tasks view, with the demo server', () => {
 
   // server-everything's trigger-sampling-request forbids tasks: a direct call, whose server samples inside it.
   for (const c of [
-    { what: 'A task', server: 'demo', tool: 'summarize-with-model', input: 'text', kind: 'task', also: '' },
-    { what: 'A direct call', server: 'everything', tool: 'trigger-sampling-request', input: 'prompt', kind: 'direct', also: ' as a task does' },
+    // A task's status is its server's; a direct call's row works, saying a model answers, never waiting for the user.
+    { what: 'A task', server: 'demo', tool: 'summarize-with-model', input: 'text', kind: 'task', status: 'input_required', also: '' },
+    { what: 'A direct call', server: 'everything', tool: 'trigger-sampling-request', input: 'prompt', kind: 'direct', status: 'working', also: ' (its row working, saying so, never waiting for the user)' },
   ] as const) {
     test(`${c.what} whose sampling request a model answers (its server always allowed) waits for the model${c.also}, not for the user: no "needs your input", counted as running, and Respond to Task says so`, async function () {
       this.timeout(90_000);
@@ -715,23 +716,32 @@ suite('Commands and the Tasks view, with the demo server', () => {
       await choose(await spy.next('the sampling consent prompt', 30_000), (i) => i.label.includes(`Always allow server "${c.server}"`), 'Always allow');
       await waitFor(() => api.getTask(first.id)?.status === 'completed', 'the first answer', 30_000);
       const messages = spy.messages.length;
+      const statuses: Array<[string, string]> = [];
+      const sub = api.onDidChangeTask((t) => statuses.push([t.id, t.status]));
       // The test model streams "!slow" until the task is cancelled below (a chunk every 20 ms: the budget of 4096 tokens lasts 80 s).
       const slow = await api.runTool(server.id, c.tool, { arguments: { [c.input]: '!slow', maxTokens: 4096 } });
       try {
         assert.equal(slow.kind, c.kind);
-        await waitFor(() => provider.streaming > 0 && api.getTask(slow.id)?.status === 'input_required', 'the model to answer the server while its task is input_required', 30_000);
+        await waitFor(() => provider.streaming > 0 && api.getTask(slow.id)?.status === c.status, `the model to answer the server while its ${c.kind} is ${c.status}`, 30_000);
+        if (c.kind === 'direct') {
+          const row = await taskRow(c.server, `task:${slow.id}`);
+          assert.equal(row?.icon, 'sync~spin');
+          assert.match(row?.description ?? '', /^A language model is answering · /);
+          assert.deepEqual(new Set(statuses.filter(([id]) => id === slow.id).map(([, s]) => s)), new Set(['working']), 'no "waiting" while the model was chosen');
+        }
         await waitFor(() => testing.indicators?.().statusBar === '$(sync~spin) 1', 'the status bar to count the task as running');
         assert.equal(testing.indicators?.().tooltip, 'MCP Tasks: 1 running');
         assert.equal(testing.indicators?.().badge, undefined, 'no badge: nothing waits for the user');
         // Past the 5 s a task waits for its question before "needs your input" is told anyway.
         await new Promise((r) => setTimeout(r, 6000));
-        assert.ok(provider.streaming > 0 && api.getTask(slow.id)?.status === 'input_required', 'the model still answers');
+        assert.ok(provider.streaming > 0 && api.getTask(slow.id)?.status === c.status, 'the model still answers');
         assert.deepEqual(spy.messages.slice(messages).filter((m) => m.includes('needs your input')), []);
         await vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'task', key: slow.id, serverId: server.id });
         // Of its second run: named as its row, with when it started.
         const said = new RegExp(`^"${c.tool} \\(.+\\)" waits for a language model, which is answering its server now: nothing is asked of you\\.$`);
         await waitFor(() => spy.messages.slice(messages).some((m) => said.test(m)), 'Respond to Task to say a model answers');
       } finally {
+        sub.dispose();
         await api.cancelTask(slow.id).catch(() => undefined);
         spy.skipShown();
         const revoked = vscode.commands.executeCommand('mcpTasks.revokeSamplingPermissions');
@@ -749,6 +759,8 @@ suite('Commands and the Tasks view, with the demo server', () => {
       const server = api.getServers().find((s) => s.label === label)!;
       spy.skipShown();
       const messages = spy.messages.length;
+      const seen: string[] = [];
+      const sub = api.onDidChangeTask((x) => seen.push(`${x.id} ${x.status}: ${x.note}`));
       const t = await api.runTool(server.id, tool, { arguments: label === 'demo' ? { text: 'Allowed after Escape.' } : { prompt: 'Allowed after Escape.' } });
       const node = { kind: 'task', key: t.id, serverId: server.id };
       try {
@@ -765,7 +777,11 @@ suite('Commands and the Tasks view, with the demo server', () => {
         assert.equal(again.title, prompt.title);
         await choose(again, (i) => i.label === 'Allow once', 'Allow once');
         await waitFor(() => api.getTask(t.id)?.status === 'completed', `${tool} to complete`, 30_000);
+        // Allowed, the direct call works while the model answers, its row saying so.
+        const mine = seen.filter((x) => x.startsWith(`${t.id} `)).map((x) => x.slice(t.id.length + 1));
+        if (label === 'everything') assert.ok(mine.slice(mine.lastIndexOf('input_required: The server asks to use a language model')).includes('working: A language model is answering'), mine.join('\n'));
       } finally {
+        sub.dispose();
         await api.cancelTask(t.id).catch(() => undefined);
       }
     }

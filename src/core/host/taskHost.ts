@@ -384,8 +384,9 @@ export class TaskHost {
   /** Runs the handler in the background, with its own signal (the request was answered already). */
   #run(rec: Rec, handler: ServerRequestHandler, params: Record<string, unknown>, ctx: ServerRequestContext): void {
     const { task: _task, ...rest } = params;
-    // Its dialog open, the server may wait for it to answer a call: see `hold`.
-    const release = (ctx.hold ?? (() => rec.session.connection.hold()))();
+    // Its dialog open, the server may wait for it to answer a call: see `hold`. A sampling request's
+    // handler holds its calls itself while it asks the user or a model answers.
+    const release = (ctx.hold ?? (() => rec.session.connection.hold()))(rec.snap.method === SAMPLING_CREATE ? 'quiet' : undefined);
     void (async () => {
       let outcome: Outcome;
       try {

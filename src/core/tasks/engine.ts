@@ -88,8 +88,12 @@ export interface ServerRequestContext {
    * it came (other transports, and the server's own stream, cannot say which one).
    */
   calls?: string[];
-  /** Holds its connection (of a question tied to one call, that call's request) while its dialog is open, those direct calls waiting for the user (see `hold`). */
-  hold?: () => () => void;
+  /**
+   * Holds its connection (of a question tied to one call, that call's request) while its dialog is
+   * open, those direct calls waiting for the user (see `hold`); `model`: while a language model
+   * answers it, those calls working, their rows saying so; `quiet`: the connection only.
+   */
+  hold?: (as?: 'model' | 'quiet') => () => void;
   signal: AbortSignal;
 }
 
@@ -155,6 +159,8 @@ class Rec {
   restored = false;
   /** Dialogs open that a direct call may wait on (see `attachSession`): it is `input_required` while any is, its note saying what the latest asks. */
   asks = 0;
+  /** Language models answering requests it may be about, no dialog open (see `attachSession`): its note says so while any is. */
+  models = 0;
 
   constructor(public snap: TaskSnapshot, public progressToken: string | undefined) {}
 }
@@ -433,7 +439,8 @@ export class TaskEngine extends DisposableBase {
     // of the connection) does not time out while it is open (see `hold`), and it is withdrawn once
     // every call it may be about has ended.
     // `asks`: what the request asks, as the rows of the direct calls that wait on it say (the server's message leads a task's row).
-    const ask = async (handler: ServerRequestHandler, params: Record<string, unknown> | undefined, signal: AbortSignal, relatedTaskId?: string, related?: unknown, asks?: string) => {
+    // `first`: how its calls are held while the handler runs (sampling: quietly, its handler holds them for its consent prompt or its model).
+    const ask = async (handler: ServerRequestHandler, params: Record<string, unknown> | undefined, signal: AbortSignal, relatedTaskId?: string, related?: unknown, asks?: string, first?: 'quiet') => {
       const task = relatedTaskId === undefined ? undefined : this.find(serverId, relatedTaskId);
       if (relatedTaskId !== undefined && !task) return handler(params, { serverId, relatedTaskId, signal });
       // A question again: the task waits for the user again.
@@ -461,18 +468,26 @@ export class TaskEngine extends DisposableBase {
       if (task) end(task);
       const sub = this.onDidChange(end);
       const free = () => done && !holds.size && sub.dispose();
-      // Its direct calls wait for the user while its dialog is open (here, or as a task it runs as):
-      // their rows say so, and what it asks (the latest one's, when several are open), and Respond to Task shows it.
-      const mark = (n: number) =>
-        task || calls.forEach((r) => isTerminal(r.snap.status) || this.#update(r, (r.asks += n) > 0 ? { status: INPUT_REQUIRED, ...(n > 0 && { note: asks }) } : { status: WORKING, note: undefined }));
-      const hold = () => {
+      // Its direct calls wait for the user while its dialog is open (here, or as a task it runs as), and
+      // work while a language model answers it (`m`): their rows say so, and what it asks (the latest
+      // one's, when several are open), and Respond to Task shows it.
+      const mark = (n: number, m: number) =>
+        task ||
+        calls.forEach(
+          (r) =>
+            isTerminal(r.snap.status) ||
+            this.#update(r, ((r.models += m), (r.asks += n) > 0) ? { status: INPUT_REQUIRED, ...(n > 0 && { note: asks }) } : { status: WORKING, note: r.models ? 'A language model is answering' : undefined }),
+        );
+      const hold = (as?: 'model' | 'quiet') => {
         const unhold = session.connection.hold(one);
-        mark(1);
-        const release = () => void (holds.delete(release) && (unhold(), mark(-1), free()));
+        const n = as ? 0 : 1;
+        const m = as === 'model' ? 1 : 0;
+        mark(n, m);
+        const release = () => void (holds.delete(release) && (unhold(), mark(-n, -m), free()));
         holds.add(release);
         return release;
       };
-      const release = task ? noop : hold();
+      const release = task ? noop : hold(first);
       try {
         return await handler(params, { serverId, task, relatedTaskId, calls: calls.map((r) => r.snap.key), hold, signal: anySignal([signal, ended.signal]) });
       } catch (err) {
@@ -484,10 +499,10 @@ export class TaskEngine extends DisposableBase {
         free();
       }
     };
-    const route = (handler: ServerRequestHandler, asks: (params: Record<string, unknown>) => string) => async (params: Record<string, unknown> | undefined, ctx: IncomingRequestContext) => {
+    const route = (handler: ServerRequestHandler, asks: (params: Record<string, unknown>) => string, first?: 'quiet') => async (params: Record<string, unknown> | undefined, ctx: IncomingRequestContext) => {
       const related = ctx.meta?.[RELATED_TASK_META] as { taskId?: unknown } | undefined;
       const relatedTaskId = isString(related?.taskId) ? related.taskId : undefined;
-      const result = await ask(handler, params, ctx.signal, relatedTaskId, ctx.related, asks(params ?? {}) || undefined);
+      const result = await ask(handler, params, ctx.signal, relatedTaskId, ctx.related, asks(params ?? {}) || undefined, first);
       if (relatedTaskId === undefined) return result;
       // Spec: "all requests, notifications, and responses related to a task MUST include" its related-task _meta.
       const meta = isObjectLike(result._meta) ? result._meta : {};
@@ -500,7 +515,7 @@ export class TaskEngine extends DisposableBase {
       return s && `The server asks: ${s}`;
     };
     if (h?.elicitation) store.add(session.onRequest(ELICITATION_CREATE, route(h.elicitation.handle, question)));
-    if (h?.sampling) store.add(session.onRequest(SAMPLING_CREATE, route(h.sampling.handle, () => 'The server asks to use a language model')));
+    if (h?.sampling) store.add(session.onRequest(SAMPLING_CREATE, route(h.sampling.handle, () => 'The server asks to use a language model', 'quiet')));
     store.add(session.onClose((info) => this.#sessionClosed(serverId, session, info)));
     // Results that could not be fetched before, and questions that could not be asked for: now that the server is back.
     for (const key of this.#refetchDelay.keys()) if (this.#recs.get(key)?.snap.serverId === serverId) this.#refetch.schedule(key, this.#now());

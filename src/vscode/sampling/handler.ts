@@ -77,7 +77,8 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
     // A server the user always allows needs no prompt, so it waits for no dialog either.
     if (always()) return 'allowed';
     const about = requestAbout(ctx);
-    return asking.during(about, () => consenting.during(about, () => turns.take(async (turn) => {
+    // Its direct calls wait for the user while the prompt is open or waits its turn.
+    return holding(ctx, undefined, () => asking.during(about, () => consenting.during(about, () => turns.take(async (turn) => {
       // Checked again in turn: an earlier prompt may just have granted "always".
       if (always()) return 'allowed';
       // "Always allow" answered on another prompt of this server (shown, or this one hidden) settles this one.
@@ -97,7 +98,7 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
       } finally {
         sub.dispose();
       }
-    }, ctx.signal, about)));
+    }, ctx.signal, about))));
   };
 
   const handle: ServerRequestHandler = async (params, ctx) => {
@@ -152,7 +153,8 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
     const want = preferred()?.trim();
     const choice = chooseModel(models, plan.hints, want)!;
     if (want && choice.reason !== 'setting') log.warn(`The preferred model "${want}" (setting mcpTasks.${PREFERRED_MODEL_SETTING}) is not available`);
-    return await answering.during(requestAbout(ctx), () => sample(choice.model, choice.reason, messages, plan, label, ctx.signal, log));
+    // Its direct calls work meanwhile, and their rows say a language model answers.
+    return await holding(ctx, 'model', () => answering.during(requestAbout(ctx), () => sample(choice.model, choice.reason, messages, plan, label, ctx.signal, log)));
   };
 
   return {
@@ -203,6 +205,16 @@ const sample = async (
   log.info(`Sampling answered by ${model.id}: ${collector.text.length} characters, stopReason ${collector.stopReason}, in ${Date.now() - started} ms`);
   if (log.traceEnabled !== false) log.trace(`Sampling answer: ${truncate(collector.text)}`);
   return buildCreateMessageResult(collector.text, model.id, collector.stopReason);
+};
+
+/** Runs `work` while the direct calls the request may be about are held (see ServerRequestContext.hold). */
+const holding = async <T>(ctx: ServerRequestContext, as: 'model' | undefined, work: () => Promise<T>): Promise<T> => {
+  const release = ctx.hold?.(as);
+  try {
+    return await work();
+  } finally {
+    release?.();
+  }
 };
 
 const describePlan = (plan: SamplingPlan): string => {

@@ -852,15 +852,18 @@ describe('TaskEngine: behaviour against a scripted server', () => {
       clock = undefined;
     });
     /** A harness whose server asks a question (or, with `method`, a sampling request) in each plain call and answers as `then` says; the questions wait in `asked`. */
-    const asking = async (then: (answer: Promise<unknown>) => unknown, host?: TaskHost, method: HostedMethod = 'elicitation/create') => {
+    const asking = async (then: (answer: Promise<unknown>) => unknown, host?: TaskHost, method: HostedMethod = 'elicitation/create', holdAs?: 'model') => {
       const asked: Array<{ ctx: ServerRequestContext; answer: (r: Record<string, unknown>) => void }> = [];
       const ref: { h?: Harness } = {};
-      // As the dialogs do, one closes (unanswered) when its signal aborts.
-      const handle: ServerRequestHandler = (_p, ctx) =>
-        new Promise((answer, reject) => {
+      // As the dialogs do, one closes (unanswered) when its signal aborts. A sampling handler holds
+      // the calls itself, as its consent prompt does (see createSamplingHandler), unless `asks` says how.
+      const handle: ServerRequestHandler = (_p, ctx) => {
+        const release = method === 'sampling/createMessage' ? ctx.hold?.(holdAs) : undefined;
+        return new Promise<Record<string, unknown>>((answer, reject) => {
           asked.push({ ctx, answer });
           onAbort(ctx.signal, () => reject(abortReason(ctx.signal)));
-        });
+        }).finally(release);
+      };
       // Hosted: asked as a task (task-augmented), answered at once with the task; its dialog stays open.
       const asks = method === 'elicitation/create' ? form : { messages: [{ role: 'user', content: { type: 'text', text: 'Summarize' } }], maxTokens: 10 };
       const params = host ? { ...asks, task: {} } : asks;
@@ -933,6 +936,29 @@ describe('TaskEngine: behaviour against a scripted server', () => {
           }
         });
       }
+    }
+
+    for (const hosted of [false, true]) {
+      it(`works while a language model answers its sampling request${hosted ? ' (run as a task here)' : ''}, no consent asked (its server always allowed): never input_required, its row saying a model answers; its clock held until the answer`, async () => {
+        const host = hosted ? new TaskHost({ logger: nullLogger }) : undefined;
+        try {
+          const { h, c, snap, asked } = await asking(async (answer) => (await answer, new Promise(() => undefined)), host, 'sampling/createMessage', 'model');
+          const seen = new Set([h.snap(snap.taskId).status]);
+          const sub = h.engine.onDidChange((t) => t.key === snap.key && seen.add(t.status));
+          await c.tickAsync(30_000); // a slow model: the call's 1000 ms timeout is held meanwhile
+          const row = () => describeTask(h.snap(snap.taskId), Date.now()).split(' · ')[0];
+          assert.equal(row(), 'A language model is answering');
+          asked[0].answer({ role: 'assistant', content: { type: 'text', text: 'Done.' }, model: 'm', stopReason: 'endTurn' });
+          await c.tickAsync(0);
+          assert.equal(row(), 'Working', 'the note goes with the answer');
+          sub.dispose();
+          assert.deepEqual([...seen], ['working'], 'not waiting for the user at any moment');
+          await c.tickAsync(1000);
+          assert.equal(h.snap(snap.taskId).status, 'failed', 'its clock started over at the answer');
+        } finally {
+          host?.dispose();
+        }
+      });
     }
 
     for (const [how, status, then] of [
