@@ -9,6 +9,7 @@ import type { UrlPlan } from '../elicitation/plan';
 import { urlsRequired } from '../elicitation/urlRequired';
 import { COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
 import { SERVER_LIST } from '../tasks/types';
+import { head } from '../util/text';
 
 /** A tool's answer: text for the model, and the structured facts (sent as a JSON part). */
 export interface ModelAnswer {
@@ -22,7 +23,7 @@ const MAX_DESCRIPTION_CHARS = 400;
 /** A server's message about a task (status, progress, error) beyond this is cut: a server may send megabytes. */
 const MAX_MESSAGE_CHARS = 2000;
 
-const clip = (s: string, max: number): string => (s.length <= max ? s : `${s.slice(0, max - 1)}…`);
+const clip = (s: string, max: number): string => (s.length <= max ? s : `${head(s, max - 1)}…`);
 
 const kb = (base64: unknown) => maxOf(1, round(((isString(base64) ? base64.length : 0) * 3) / 4 / 1024));
 
@@ -218,7 +219,7 @@ export const formatResult = (r: ResultInfo, waited: { seconds: number; capped: b
     const res = o.result;
     lines.push(res.isError ? 'The tool reported an error (isError). Its output:' : 'The result:');
     const body = (res.content as Block[]).map(blockText).join('\n\n') || '(the result has no content)';
-    lines.push(body.length > MAX_RESULT_CHARS ? `${body.slice(0, MAX_RESULT_CHARS)}\n[… ${body.length - MAX_RESULT_CHARS} more characters cut; the full result is in the MCP Tasks view]` : body);
+    lines.push(body.length > MAX_RESULT_CHARS ? `${head(body, MAX_RESULT_CHARS)}\n[… ${body.length - MAX_RESULT_CHARS} more characters cut; the full result is in the MCP Tasks view]` : body);
     data.isError = res.isError === true;
     if (res.structuredContent !== undefined) {
       const json = safeStringify(res.structuredContent);

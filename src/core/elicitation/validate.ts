@@ -1,6 +1,7 @@
 import type { FieldStep, FieldValue, FormPlan } from './plan';
 import { isNumber, isString } from '../util/json';
 import { isArray, isFiniteNumber, keysOf } from '../util/builtins';
+import { head } from '../util/text';
 import { BOOLEAN, INTEGER, MULTI_SELECT, NUMBER, SINGLE_SELECT, STRING } from './fieldKinds';
 
 /** What typed text means for a field: its value (`undefined`: left out), or what to fix. */
@@ -251,5 +252,5 @@ export const formatValue = (step: FieldStep, value: FieldValue | undefined): str
   if (typeof value === 'boolean') return value ? 'Yes' : 'No';
   if (isNumber(value)) return String(value);
   const shown = step.kind === SINGLE_SELECT ? label(value) : value;
-  return shown.length > 80 ? `${shown.slice(0, 79)}…` : shown === '' ? '(empty)' : shown;
+  return shown.length > 80 ? `${head(shown, 79)}…` : shown === '' ? '(empty)' : shown;
 };

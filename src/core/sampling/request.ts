@@ -4,6 +4,7 @@ import { describeIssues } from '../jsonrpc/messages';
 import { isObject, stringify } from '../util/json';
 import { floor, maxOf, minOf } from '../util/builtins';
 import { fallback } from '../util/zod';
+import { head } from '../util/text';
 
 // The params of `sampling/createMessage` (2025-11-25), validated at the boundary. Content may be
 // one block or an array of blocks; both read as an array. Unknown keys are kept out of the plan.
@@ -147,7 +148,7 @@ export interface PreviewOptions {
 }
 
 /** Cuts text to `max` characters, saying how much was left out. */
-export const shorten = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`);
+export const shorten = (text: string, max: number, h = head(text, max)): string => (text.length <= max ? text : `${h}… (${text.length - h.length} more characters)`);
 
 const describePart = (part: PlanPart, max: number): string => {
   if (part.kind === 'text') return shorten(part.text, max);

@@ -2,6 +2,7 @@ import type { LiveWork } from '../tasks/types';
 import { isString } from './json';
 import { entriesOf } from './builtins';
 import { noop } from './promise';
+import { head } from './text';
 
 /** The logger the core writes to; the editor side backs it with a `LogOutputChannel`. */
 export interface Logger {
@@ -98,7 +99,7 @@ export const MAX_LOG_LINE = 8_000;
 export const logLine = (message: string): string => truncate(message, MAX_LOG_LINE);
 
 /** Shortens a string for a log line. */
-export const truncate = (s: string, max = 2000): string => (s.length <= max ? s : `${s.slice(0, max)}… (${s.length - max} more chars)`);
+export const truncate = (s: string, max = 2000, h = head(s, max)): string => (s.length <= max ? s : `${h}… (${s.length - h.length} more chars)`);
 
 /**
  * `text` ending as a sentence, so that another may follow it: a full stop is added unless it

@@ -224,5 +224,7 @@ describe('elicitation formatValue: answers as the review step shows them', () =>
     assert.equal(formatValue(yes, false), 'No');
     assert.equal(formatValue(text, undefined), '(left out)');
     assert.equal(formatValue(text, 'x'.repeat(100)), `${'x'.repeat(79)}…`);
+    // No half emoji: a surrogate pair goes whole.
+    assert.equal(formatValue(text, `${'x'.repeat(78)}${'😀'.repeat(5)}`), `${'x'.repeat(78)}…`);
   });
 });

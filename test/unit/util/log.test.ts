@@ -1,6 +1,19 @@
 // Joining a reason to more text in one log line or message.
 import * as assert from 'node:assert/strict';
-import { itsTasksEnd, liveWork, sentence } from '../../../src/core/util/log';
+import { itsTasksEnd, liveWork, sentence, truncate } from '../../../src/core/util/log';
+import { shorten } from '../../../src/core/sampling/request';
+import { summarizeInputs } from '../../../src/core/api/lmFormat';
+
+describe('cutting text for a row, a tooltip, a prompt or a model', () => {
+  it('never splits an emoji (a surrogate pair): it goes whole, and the count of what is left out says so', () => {
+    const text = `${'x'.repeat(9)}😀 and more`;
+    assert.equal(truncate(text, 10), `${'x'.repeat(9)}… (11 more chars)`);
+    assert.equal(truncate(text, 11), `${'x'.repeat(9)}😀… (9 more chars)`);
+    assert.equal(shorten(text, 10), `${'x'.repeat(9)}… (11 more characters)`);
+    // A tool's input description as the chat tools give it to a model: 400 characters, the last an ellipsis.
+    assert.equal(summarizeInputs({ properties: { a: { description: `${'x'.repeat(398)}😀😀` } } })[0]?.description, `${'x'.repeat(398)}…`);
+  });
+});
 
 describe('sentence', () => {
   it('ends a reason with one full stop, so the next sentence can follow it: never ".;" or ".."', () => {
