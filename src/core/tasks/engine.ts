@@ -91,7 +91,8 @@ export interface ServerRequestContext {
   /**
    * Holds its connection (of a question tied to one call, that call's request) while its dialog is
    * open, those direct calls waiting for the user (see `hold`); `model`: while a language model
-   * answers it, those calls working, their rows saying so; `quiet`: the connection only.
+   * answers it, those calls working, their rows saying so; `quiet`: the connection only. One about
+   * a task holds no clock.
    */
   hold?: (as?: 'model' | 'quiet') => () => void;
   signal: AbortSignal;
@@ -478,8 +479,10 @@ export class TaskEngine extends DisposableBase {
             isTerminal(r.snap.status) ||
             this.#update(r, ((r.models += m), (r.asks += n) > 0) ? { status: INPUT_REQUIRED, ...(n > 0 && { note: asks }) } : { status: WORKING, note: r.models ? 'A language model is answering' : undefined }),
         );
+      // One about a task holds no clock: its task's tasks/result waits without one, and the polls
+      // and other calls of the connection must still time out.
       const hold = (as?: 'model' | 'quiet') => {
-        const unhold = session.connection.hold(one);
+        const unhold = task ? noop : session.connection.hold(one);
         const n = as ? 0 : 1;
         const m = as === 'model' ? 1 : 0;
         mark(n, m);

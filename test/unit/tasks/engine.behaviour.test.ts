@@ -844,6 +844,28 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.equal(h.server.notifications.find((n) => n.method === 'notifications/cancelled')!.params?.requestId, call.id);
   });
 
+  for (const method of ['elicitation/create', 'sampling/createMessage'] as const) {
+    it(`T-REQ-3, T-REQ-4: a ${method} about a task stops no request's clock while its dialog is open or a model answers it (tasks/result has no timeout; polls and other calls still time out)`, async () => {
+      const asked: ServerRequestContext[] = [];
+      // As the dialogs do: the sampling handler holds for its prompt, then for its model.
+      const handle: ServerRequestHandler = (_p, ctx) => new Promise(() => asked.push(ctx) && [ctx.hold?.(), ctx.hold?.('model'), ctx.hold?.('quiet')]);
+      const h = await harness({
+        server: { pollInterval: NO_POLL },
+        engine: { handlers: { [method === 'elicitation/create' ? 'elicitation' : 'sampling']: { handle } } },
+      });
+      let holds = 0;
+      const { connection } = h.session;
+      const hold = connection.hold.bind(connection);
+      connection.hold = (tag) => (holds++, ((release) => () => (holds--, release()))(hold(tag)));
+      const snap = await h.engine.callTool('fake', 'required-tool');
+      const params = method === 'elicitation/create' ? { mode: 'form', message: 'Confirm?', requestedSchema: { type: 'object', properties: {} } } : { messages: [{ role: 'user', content: { type: 'text', text: 'Summarize' } }], maxTokens: 10 };
+      void h.server.connection.requestRaw(method, { ...params, _meta: { [RELATED_TASK_META]: { taskId: snap.taskId } } }, { timeoutMs: Infinity }).catch(() => undefined);
+      await waitFor(() => asked.length === 1, 'the request to reach its handler');
+      assert.equal(asked[0].task?.key, snap.key, 'it is about the task');
+      assert.equal(holds, 0, 'no clock of the connection stopped');
+    });
+  }
+
   describe('a direct call whose server asks the user a question (elicitation/create of no task)', () => {
     const form = { mode: 'form', message: 'Fill in the form', requestedSchema: { type: 'object', properties: {} } };
     let clock: ReturnType<typeof FakeTimers.install> | undefined;
