@@ -74,11 +74,13 @@ export class LegacySseTransport implements Transport {
     const endpoint = new Promise<URL>((resolve, reject) => (this.#waitingForEndpoint = { resolve, reject }));
     endpoint.catch(noop); // rejected before it is awaited when the GET fails
     const timer = setTimeout(() => {
-      const err = opened
-        ? new TransportHttpError(
-            `Server "${this.#serverName}" opened an event stream at ${this.#url} but named no "endpoint" ${within}; is it a legacy HTTP+SSE server? For Streamable HTTP, use "type": "http".`,
-          )
-        : new TransportHttpError(`Server "${this.#serverName}" did not answer GET ${this.#url} ${within}`);
+      const err = new TransportHttpError(
+        `Server "${this.#serverName}" ${
+          opened
+            ? `opened an event stream at ${this.#url} but named no "endpoint" ${within}; is it a legacy HTTP+SSE server? For Streamable HTTP, use "type": "http".`
+            : `did not answer GET ${this.#url} ${within}`
+        }`,
+      );
       this.#waitingForEndpoint?.reject(err);
       this.#lifetime.abort(err);
     }, this.#endpointTimeoutMs);

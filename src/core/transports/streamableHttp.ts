@@ -110,6 +110,8 @@ export class StreamableHttpTransport implements Transport {
 
   readonly #url: string;
   readonly #serverName: string;
+  /** What its errors start with: `Server "name"`. */
+  readonly #server: string;
   readonly #log: Logger;
   readonly #customHeaders: Record<string, string>;
   readonly #settings?: boolean;
@@ -131,6 +133,7 @@ export class StreamableHttpTransport implements Transport {
   constructor(options: StreamableHttpOptions) {
     this.#url = options.url;
     this.#serverName = options.serverName;
+    this.#server = `Server "${options.serverName}"`;
     this.#log = options.logger;
     this.#customHeaders = { ...options.headers };
     this.#reconnect = { initialDelayMs: 1000, maxDelayMs: 30_000, maxRetries: 5, ...options.reconnect };
@@ -207,7 +210,7 @@ export class StreamableHttpTransport implements Transport {
     const sentSession = this.#sessionId;
     const timeout = new AbortController();
     const timer = setTimeout(
-      () => timeout.abort(new TransportHttpError(`Server "${this.#serverName}" did not accept ${describe(message)} within ${this.#oneWayTimeoutMs / 1000} s`)),
+      () => timeout.abort(new TransportHttpError(`${this.#server} did not accept ${describe(message)} within ${this.#oneWayTimeoutMs / 1000} s`)),
       this.#oneWayTimeoutMs,
     );
     try {
@@ -254,7 +257,7 @@ export class StreamableHttpTransport implements Transport {
     this.#adoptSessionId(response);
 
     const type = mediaType(response);
-    const unusable = (what: string) => new TransportHttpError(`Server "${this.#serverName}" answered ${describe(message)} with ${what}; expected JSON or an event stream`, response.status);
+    const unusable = (what: string) => new TransportHttpError(`${this.#server} answered ${describe(message)} with ${what}; expected JSON or an event stream`, response.status);
     if (type === EVENT_STREAM && response.body) {
       // The answer may take long (progress, server requests first): follow it in the background,
       // the connection matches the response to its request.
@@ -266,10 +269,10 @@ export class StreamableHttpTransport implements Transport {
       const body = response.body ? await readBodyText(response.body) : { text: '', over: false };
       if ('cut' in body) {
         if (signal.aborted) throw abortReason(signal);
-        throw new TransportHttpError(`Server "${this.#serverName}" cut its answer to ${describe(message)}: ${errorMessage(body.cut)}`);
+        throw new TransportHttpError(`${this.#server} cut its answer to ${describe(message)}: ${errorMessage(body.cut)}`);
       }
       if (body.over) {
-        throw new TransportHttpError(`Server "${this.#serverName}" sent an answer to ${describe(message)} longer than ${MAX_MESSAGE_CHARS} characters; it was not read further`);
+        throw new TransportHttpError(`${this.#server} sent an answer to ${describe(message)} longer than ${MAX_MESSAGE_CHARS} characters; it was not read further`);
       }
       // Nothing at all (a 202 that names a type): said as such, not as JSON that does not parse.
       if (!body.text.trim()) throw unusable(`HTTP ${response.status} without a body`);
@@ -283,7 +286,7 @@ export class StreamableHttpTransport implements Transport {
       // as "Bad Request: Server not initialized") is the only answer that will come: its words say why.
       const said = (values as { id?: unknown; error?: { message?: unknown } }[]).find((v) => v?.id === null && isString(v.error?.message))?.error?.message;
       for (const id of exchange.ids) {
-        if (!answered.has(id)) this.#fail(id, `Server "${this.#serverName}" answered ${said ? `${describe(message)} with an error that names no request: ${said}` : `with JSON that holds no response to request id ${stringify(id)}; no other answer can come`}`);
+        if (!answered.has(id)) this.#fail(id, `${this.#server} answered ${said ? `${describe(message)} with an error that names no request: ${said}` : `with JSON that holds no response to request id ${stringify(id)}; no other answer can come`}`);
       }
       return false;
     }
@@ -291,7 +294,7 @@ export class StreamableHttpTransport implements Transport {
     const page = type === 'text/html' ? await readBodySnippet(response, 100) : undefined;
     await discardBody(response);
     if (page !== undefined) {
-      throw new TransportHttpError(`Server "${this.#serverName}" answered ${describe(message)} with ${webPageAnswer(page, 'JSON or an event stream', this.#settings)}`, response.status);
+      throw new TransportHttpError(`${this.#server} answered ${describe(message)} with ${webPageAnswer(page, 'JSON or an event stream', this.#settings)}`, response.status);
     }
     throw unusable(response.status === 202 || !type ? `HTTP ${response.status} without a body` : `content type "${type}"`);
   }
@@ -370,7 +373,7 @@ export class StreamableHttpTransport implements Transport {
     const body = plain.message.slice(plain.message.indexOf(this.#url) + this.#url.length);
     if (sentSession === undefined || !(status === 404 || (status === 400 && /session/i.test(body)))) return plain;
     const err = new SessionExpiredError(
-      `Server "${this.#serverName}" no longer knows session ${sentSession} (HTTP ${status}): it expired or the server restarted. The next request starts a new session.`,
+      `${this.#server} no longer knows session ${sentSession} (HTTP ${status}): it expired or the server restarted. The next request starts a new session.`,
       status,
     );
     this.#expireSession(sentSession, err);
@@ -548,13 +551,13 @@ export class StreamableHttpTransport implements Transport {
   #giveUp(state: StreamState, why: string, told = false): void {
     if (state.kind === 'get') {
       this.#log.warn(`Stopped listening for messages from the server: ${why}`);
-      this.onerror?.(new TransportHttpError(`Server "${this.#serverName}" stream for its own messages stopped: ${why}`));
+      this.onerror?.(new TransportHttpError(`${this.#server} stream for its own messages stopped: ${why}`));
       return;
     }
     const ids = [...(state.pending ?? [])];
     if (ids.length === 0) return;
     if (!told) this.#log.warn(`The ${state.label} was lost: ${why}`);
-    for (const id of ids) this.#fail(id, `Server "${this.#serverName}" dropped the stream carrying the answer: ${why}`);
+    for (const id of ids) this.#fail(id, `${this.#server} dropped the stream carrying the answer: ${why}`);
   }
 
   /** Fails a request whose answer cannot come, at once, with an error of ours (not the server's). */
