@@ -89,9 +89,9 @@ export const parseJsonc = (text: string): JsoncDocument => {
       }
       if (c === '\\') {
         const e = text[i + 1];
-        if (e === 'u') {
-          const hex = text.slice(i + 2, i + 6);
-          if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail('invalid escape character in a string');
+        const hex = text.slice(i + 2, i + 6);
+        // ESCAPES has no "u": a \u without four hex digits is an invalid escape too.
+        if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(hex)) {
           out += String.fromCharCode(parseInt(hex, 16));
           i += 6;
         } else if (e !== undefined && e in ESCAPES) {
@@ -141,7 +141,8 @@ export const parseJsonc = (text: string): JsoncDocument => {
         i++;
         return out;
       }
-      if (text[i] !== '"') fail(i >= text.length ? 'a closing brace (}) is missing' : 'a property name in double quotes is expected');
+      if (i >= text.length) fail('a closing brace (}) is missing');
+      if (text[i] !== '"') fail('a property name in double quotes is expected');
       const keyAt = i;
       const name = string();
       skip();
@@ -152,7 +153,8 @@ export const parseJsonc = (text: string): JsoncDocument => {
       Object.defineProperty(out, name, { value: value(child(path, name), keyAt), enumerable: true, writable: true, configurable: true });
       skip();
       if (text[i] === ',') i++;
-      else if (text[i] !== '}') fail(i >= text.length ? 'a closing brace (}) is missing' : 'a comma is missing');
+      // At the end of the text, the loop says what is missing.
+      else if (text[i] !== '}' && i < text.length) fail('a comma is missing');
     }
   };
 
@@ -169,7 +171,8 @@ export const parseJsonc = (text: string): JsoncDocument => {
       out.push(value(child(path, out.length)));
       skip();
       if (text[i] === ',') i++;
-      else if (text[i] !== ']') fail(i >= text.length ? 'a closing bracket (]) is missing' : 'a comma is missing');
+      // At the end of the text, the loop says what is missing.
+      else if (text[i] !== ']' && i < text.length) fail('a comma is missing');
     }
   };
 
