@@ -5,6 +5,7 @@ import { isObject, isObjectLike, safeStringify, stringify } from '../util/json';
 import { keysOf } from '../util/builtins';
 import { checkValue } from './validate';
 import { BOOLEAN, INTEGER, MULTI_SELECT, NUMBER, SINGLE_SELECT, STRING } from './fieldKinds';
+import { JsonObject, OptionalBoolean, OptionalNumber, OptionalString, OptionalStrings, OptionalUnknown } from '../util/zod';
 
 /** What a form field asks for; enums become picks. */
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'single-select' | 'multi-select';
@@ -72,43 +73,40 @@ export type PlanResult = ElicitationPlan | { ok: false; error: RpcError };
 /** More fields than anyone will answer one by one: refused rather than shown. */
 export const MAX_FIELDS = 100;
 
-const Text = z.optional(z.string());
-const Strings = z.optional(z.array(z.string()));
 const Count = z.optional(z.int().check(z.nonnegative()));
-const Num = z.optional(z.number());
 const Option = z.object({ const: z.string(), title: z.string() });
 const Options = z.array(Option).check(z.minLength(1));
 const Values = z.array(z.string()).check(z.minLength(1));
-const common = { title: Text, description: Text };
+const common = { title: OptionalString, description: OptionalString };
 
 const StringProp = z.object({
   ...common,
   minLength: Count,
   maxLength: Count,
   format: z.optional(z.enum(['email', 'uri', 'date', 'date-time'])),
-  pattern: Text,
-  default: Text,
+  pattern: OptionalString,
+  default: OptionalString,
 });
-const EnumProp = z.object({ ...common, enum: Values, enumNames: Strings, default: Text });
-const OneOfProp = z.object({ ...common, oneOf: Options, default: Text });
-const NumberProp = z.object({ ...common, minimum: Num, maximum: Num, default: Num });
-const BooleanProp = z.object({ ...common, default: z.optional(z.boolean()) });
-const MultiProp = z.object({ ...common, minItems: Count, maxItems: Count, default: Strings });
+const EnumProp = z.object({ ...common, enum: Values, enumNames: OptionalStrings, default: OptionalString });
+const OneOfProp = z.object({ ...common, oneOf: Options, default: OptionalString });
+const NumberProp = z.object({ ...common, minimum: OptionalNumber, maximum: OptionalNumber, default: OptionalNumber });
+const BooleanProp = z.object({ ...common, default: OptionalBoolean });
+const MultiProp = z.object({ ...common, minItems: Count, maxItems: Count, default: OptionalStrings });
 const UntitledItems = z.object({ type: z.optional(z.literal('string')), enum: Values });
 const TitledItems = z.object({ anyOf: Options });
 
 const ParamsSchema = z.looseObject({
-  mode: Text,
+  mode: OptionalString,
   message: z.string(),
-  requestedSchema: z.optional(z.unknown()),
-  url: Text,
+  requestedSchema: OptionalUnknown,
+  url: OptionalString,
   elicitationId: z.optional(z.string().check(z.minLength(1))),
 });
 const RequestedSchema = z.looseObject({
-  $schema: Text,
+  $schema: OptionalString,
   type: z.literal('object'),
-  properties: z.record(z.string(), z.unknown()),
-  required: Strings,
+  properties: JsonObject,
+  required: OptionalStrings,
 });
 
 class SchemaProblem extends Error {}

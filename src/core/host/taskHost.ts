@@ -18,6 +18,7 @@ import { isObject, stringify } from '../util/json';
 import { floor, maxOf, minOf } from '../util/builtins';
 import { prefixed, truncate } from '../util/log';
 import { TokenBucket } from './tokenBucket';
+import { OptionalString } from '../util/zod';
 
 /** The server requests this client accepts as tasks. */
 export type HostedMethod = 'elicitation/create' | 'sampling/createMessage';
@@ -124,7 +125,7 @@ const TaskParamSchema = z.looseObject({
   ttl: z.optional(z.nullable(z.number({ error: 'expected a number of milliseconds' }).check(z.nonnegative({ error: 'must not be negative' })))),
 });
 const TaskIdParamsSchema = z.looseObject({ taskId: z.string() });
-const ListParamsSchema = z.optional(z.looseObject({ cursor: z.optional(z.string()) }));
+const ListParamsSchema = z.optional(z.looseObject({ cursor: OptionalString }));
 
 const VERB: Record<string, string> = { 'tasks/get': 'retrieve task', 'tasks/result': 'retrieve task result', 'tasks/cancel': 'cancel task' };
 const MAX_TOMBSTONES = 256;

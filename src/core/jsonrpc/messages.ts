@@ -1,11 +1,12 @@
 import * as z from 'zod/mini';
 import { isNumber, isObject, isString } from '../util/json';
+import { JsonObject, OptionalJsonObject, OptionalUnknown } from '../util/zod';
 
 /** Ids are strings or integers; servers may not send null ids in requests. */
 export const RequestIdSchema = z.union([z.string(), z.int()]);
 export type RequestId = z.infer<typeof RequestIdSchema>;
 
-const Params = z.optional(z.record(z.string(), z.unknown()));
+const Params = OptionalJsonObject;
 
 export const JsonRpcRequestSchema = z.object({
   jsonrpc: z.literal('2.0'),
@@ -25,13 +26,13 @@ export type JsonRpcNotification = z.infer<typeof JsonRpcNotificationSchema>;
 export const JsonRpcResultResponseSchema = z.object({
   jsonrpc: z.literal('2.0'),
   id: RequestIdSchema,
-  result: z.record(z.string(), z.unknown()),
+  result: JsonObject,
 });
 
 export const JsonRpcErrorObjectSchema = z.object({
   code: z.int(),
   message: z.string(),
-  data: z.optional(z.unknown()),
+  data: OptionalUnknown,
 });
 
 export const JsonRpcErrorResponseSchema = z.object({

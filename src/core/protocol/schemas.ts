@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { fallback } from '../util/zod';
+import { OptionalBoolean, OptionalJsonObject, OptionalNumber, OptionalString, OptionalStrings, OptionalUnknown, fallback } from '../util/zod';
 
 /** Revisions this client speaks, newest first. Tasks exist only in 2025-11-25. */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
@@ -8,30 +8,28 @@ export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
 export const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
 export const MODEL_IMMEDIATE_RESPONSE_META = 'io.modelcontextprotocol/model-immediate-response';
 
-const Obj = z.record(z.string(), z.unknown());
 /** A capability flag: the spec says `object`; some servers send `true`. See `declared`. */
-const Flag = z.optional(z.unknown());
 
 /** Whether a capability flag says supported: present, but not `false` or `null` (a server that writes `"cancel": false` does not offer it). */
 export const declared = (flag: unknown): boolean => flag !== undefined && flag !== null && flag !== false;
 
 export const ServerTasksCapabilitySchema = z.looseObject({
-  list: Flag,
-  cancel: Flag,
+  list: OptionalUnknown,
+  cancel: OptionalUnknown,
   requests: z.optional(
     z.looseObject({
-      tools: z.optional(z.looseObject({ call: Flag })),
+      tools: z.optional(z.looseObject({ call: OptionalUnknown })),
     }),
   ),
 });
 
 export const ServerCapabilitiesSchema = z.looseObject({
-  experimental: z.optional(Obj),
-  logging: Flag,
-  completions: Flag,
-  prompts: z.optional(z.looseObject({ listChanged: z.optional(z.boolean()) })),
-  resources: z.optional(z.looseObject({ subscribe: z.optional(z.boolean()), listChanged: z.optional(z.boolean()) })),
-  tools: z.optional(z.looseObject({ listChanged: z.optional(z.boolean()) })),
+  experimental: OptionalJsonObject,
+  logging: OptionalUnknown,
+  completions: OptionalUnknown,
+  prompts: z.optional(z.looseObject({ listChanged: OptionalBoolean })),
+  resources: z.optional(z.looseObject({ subscribe: OptionalBoolean, listChanged: OptionalBoolean })),
+  tools: z.optional(z.looseObject({ listChanged: OptionalBoolean })),
   tasks: z.optional(ServerTasksCapabilitySchema),
 });
 export type ServerCapabilities = z.infer<typeof ServerCapabilitiesSchema>;
@@ -39,7 +37,7 @@ export type ServerCapabilities = z.infer<typeof ServerCapabilitiesSchema>;
 export const ImplementationSchema = z.looseObject({
   name: z.string(),
   version: z.string(),
-  title: z.optional(z.string()),
+  title: OptionalString,
 });
 export type Implementation = z.infer<typeof ImplementationSchema>;
 
@@ -47,7 +45,7 @@ export const InitializeResultSchema = z.looseObject({
   protocolVersion: z.string(),
   capabilities: ServerCapabilitiesSchema,
   serverInfo: ImplementationSchema,
-  instructions: z.optional(z.string()),
+  instructions: OptionalString,
 });
 export type InitializeResult = z.infer<typeof InitializeResultSchema>;
 
@@ -56,14 +54,14 @@ export type TaskSupport = z.infer<typeof TaskSupportSchema>;
 
 export const ToolSchema = z.looseObject({
   name: z.string(),
-  title: z.optional(z.string()),
-  description: z.optional(z.string()),
-  inputSchema: z.looseObject({ type: z.optional(z.string()), properties: z.optional(Obj), required: z.optional(z.array(z.string())) }),
-  outputSchema: z.optional(Obj),
-  annotations: z.optional(z.looseObject({ title: z.optional(z.string()) })),
+  title: OptionalString,
+  description: OptionalString,
+  inputSchema: z.looseObject({ type: OptionalString, properties: OptionalJsonObject, required: OptionalStrings }),
+  outputSchema: OptionalJsonObject,
+  annotations: z.optional(z.looseObject({ title: OptionalString })),
   // An unknown taskSupport value is read as absent (forbidden), never as permission.
   execution: z.optional(z.looseObject({ taskSupport: z.optional(fallback(z.optional(TaskSupportSchema), undefined)) })),
-  _meta: z.optional(Obj),
+  _meta: OptionalJsonObject,
 });
 export type Tool = z.infer<typeof ToolSchema>;
 
@@ -102,17 +100,17 @@ export const TaskSchema = z.looseObject({
   // A message that is not text (null, from a server that writes its empty fields) reads as none,
   // as advice that is not a finite number does (a string, 1e400): the answer stays valid, so the
   // task still moves.
-  statusMessage: fallback(z.optional(z.string()), undefined),
+  statusMessage: fallback(OptionalString, undefined),
   createdAt: z.string(),
   lastUpdatedAt: z.string(),
   ttl: fallback(z.nullable(z.number()), null),
-  pollInterval: fallback(z.optional(z.number()), undefined),
+  pollInterval: fallback(OptionalNumber, undefined),
 });
 export type Task = z.infer<typeof TaskSchema>;
 
 export const CreateTaskResultSchema = z.looseObject({
   task: TaskSchema,
-  _meta: z.optional(Obj),
+  _meta: OptionalJsonObject,
 });
 export type CreateTaskResult = z.infer<typeof CreateTaskResultSchema>;
 
@@ -125,9 +123,9 @@ export const ContentBlockSchema = z.looseObject({ type: z.string() });
 
 export const CallToolResultSchema = z.looseObject({
   content: z.array(ContentBlockSchema),
-  structuredContent: z.optional(Obj),
-  isError: z.optional(z.boolean()),
-  _meta: z.optional(Obj),
+  structuredContent: OptionalJsonObject,
+  isError: OptionalBoolean,
+  _meta: OptionalJsonObject,
 });
 export type CallToolResult = z.infer<typeof CallToolResultSchema>;
 
@@ -135,6 +133,6 @@ export const EmptyResultSchema = z.looseObject({});
 
 export const LoggingMessageParamsSchema = z.looseObject({
   level: z.string(),
-  logger: z.optional(z.string()),
+  logger: OptionalString,
   data: z.unknown(),
 });

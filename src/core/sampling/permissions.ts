@@ -2,11 +2,12 @@ import * as z from 'zod/mini';
 import type { Event } from '../util/event';
 import { DisposableBase, Emitter } from '../util/event';
 import { entriesOf, fromEntries } from '../util/builtins';
+import { OptionalString } from '../util/zod';
 
 /** Whether a server's sampling requests need the user's answer each time. */
 export type SamplingPermission = 'ask' | 'always';
 
-const GrantSchema = z.object({ label: z.string(), fingerprint: z.optional(z.string()) });
+const GrantSchema = z.object({ label: z.string(), fingerprint: OptionalString });
 const PersistedSchema = z.object({ version: z.literal(1), always: z.record(z.string(), GrantSchema) });
 
 /** The stored form (the editor keeps it in `globalState`). */

@@ -3,7 +3,7 @@ import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
 import { isObject, stringify } from '../util/json';
 import { floor, maxOf, minOf } from '../util/builtins';
-import { fallback } from '../util/zod';
+import { OptionalJsonObject, OptionalNumber, OptionalString, OptionalStrings, OptionalUnknown, fallback } from '../util/zod';
 import { head } from '../util/text';
 
 // The params of `sampling/createMessage` (2025-11-25), validated at the boundary. Content may be
@@ -36,17 +36,17 @@ export const CreateMessageParamsSchema = z.looseObject({
   messages: z.array(SamplingMessageSchema).check(z.minLength(1, { error: 'at least one message is required' })),
   // Advisory: a malformed preference is dropped, never a reason to refuse.
   modelPreferences: z.optional(
-    fallback(z.looseObject({ hints: z.optional(z.array(fallback(z.looseObject({ name: z.optional(z.string()) }), {}))) }), {}),
+    fallback(z.looseObject({ hints: z.optional(z.array(fallback(z.looseObject({ name: OptionalString }), {}))) }), {}),
   ),
-  systemPrompt: z.optional(z.string()),
+  systemPrompt: OptionalString,
   includeContext: z.optional(z.enum(['none', 'thisServer', 'allServers'], { error: 'expected "none", "thisServer" or "allServers"' })),
-  temperature: z.optional(z.number()),
+  temperature: OptionalNumber,
   // Any positive number: a fraction is rounded down, a huge one means no limit worth counting.
   maxTokens: z.number().check(z.gte(1, { error: 'expected a positive number of tokens' })),
-  stopSequences: z.optional(z.array(z.string())),
-  metadata: z.optional(z.record(z.string(), z.unknown())),
-  tools: z.optional(z.unknown()),
-  toolChoice: z.optional(z.unknown()),
+  stopSequences: OptionalStrings,
+  metadata: OptionalJsonObject,
+  tools: OptionalUnknown,
+  toolChoice: OptionalUnknown,
 });
 
 /** One part of a message, in the shape the editor side converts to its language model parts. */

@@ -15,6 +15,7 @@ import { fromJson, isNumber, isObjectLike, isString, safeStringify, stringify, T
 import { isArray, parseDate } from '../util/builtins';
 import { DIRECT, TASK } from '../tasks/types';
 import { noop } from '../util/promise';
+import { OptionalNumber, OptionalString } from '../util/zod';
 
 /** A Streamable HTTP session kept open across a window reload because it had live tasks. */
 export interface SavedSession {
@@ -35,11 +36,11 @@ export interface SavedSession {
 const SavedSessionSchema = z.object({
   serverId: z.string(),
   fingerprint: z.string(),
-  endpoint: z.optional(z.string()),
+  endpoint: OptionalString,
   sessionId: z.string(),
   initializeResult: InitializeResultSchema,
-  keptAt: z.optional(z.number()),
-  kept: z.optional(z.string()),
+  keptAt: OptionalNumber,
+  kept: OptionalString,
 });
 
 /** The saved sessions of an index that can be resumed. */
