@@ -215,7 +215,7 @@ const outsideCallers = () => {
     const files = async (dir, ext) =>
       (await readdir(path.join(__dirname, dir), { recursive: true, withFileTypes: true }))
         .filter((e) => e.isFile() && ext.test(e.name))
-        .map((e) => path.join(e.parentPath, e.name));
+        .map((e) => path.join(e.parentPath ?? e.path, e.name));
     const ours = /\.([cm]?[jt]s|json)$/;
     const all = (
       await Promise.all([
