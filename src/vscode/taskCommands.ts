@@ -192,7 +192,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
         inform(vscode.l10n.t('"{0}" is not waiting for input (it is {1}).', taskTitle(t), STATUS_PRESENTATION[t.status].label.toLowerCase()));
         return;
       }
-      // A direct call waits for input only while a request it may be about is open (see ServerRequestContext.calls): its dialog, or a model's answer.
+      // A direct call waits for input only while a dialog of a request it may be about is open (see ServerRequestContext.calls); it works while a model answers.
       // A task's may be about the direct call it was (see TaskEngine.keysOf).
       const open = engine.keysOf(t.key).find((k) => deps.asking.has(k)) ?? (t.kind === DIRECT && !deps.isAnswering?.(t.key) ? t.key : undefined);
       if (open) {
