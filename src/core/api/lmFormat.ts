@@ -219,7 +219,8 @@ export const formatResult = (r: ResultInfo, waited: { seconds: number; capped: b
     const res = o.result;
     lines.push(res.isError ? 'The tool reported an error (isError). Its output:' : 'The result:');
     const body = (res.content as Block[]).map(blockText).join('\n\n') || '(the result has no content)';
-    lines.push(body.length > MAX_RESULT_CHARS ? `${head(body, MAX_RESULT_CHARS)}\n[… ${body.length - MAX_RESULT_CHARS} more characters cut; the full result is in the MCP Tasks view]` : body);
+    const kept = head(body, MAX_RESULT_CHARS);
+    lines.push(body.length > MAX_RESULT_CHARS ? `${kept}\n[… ${body.length - kept.length} more characters cut; the full result is in the MCP Tasks view]` : body);
     data.isError = res.isError === true;
     if (res.structuredContent !== undefined) {
       const json = safeStringify(res.structuredContent);

@@ -227,4 +227,12 @@ describe('language-model tool answers', () => {
     assert.ok(a.text.length < MAX_RESULT_CHARS + 1000);
     assert.match(String(a.data.structuredContent), /characters of structured content cut/);
   });
+
+  it('a huge result cut where an emoji sits keeps no half of it, and counts what it left out', () => {
+    const big = `${'x'.repeat(MAX_RESULT_CHARS - 1)}😀${'y'.repeat(499)}`;
+    const a = formatResult({ task: task({ status: 'completed' }), done: true, outcome: { kind: 'result', result: { content: [{ type: 'text', text: big }] } } }, { seconds: 0, capped: false });
+    const [kept, told] = a.text.slice(a.text.indexOf('x')).split('\n[… ');
+    assert.equal(kept, 'x'.repeat(MAX_RESULT_CHARS - 1), 'the emoji is left out whole');
+    assert.equal(told, `${big.length - kept.length} more characters cut; the full result is in the MCP Tasks view]`);
+  });
 });
