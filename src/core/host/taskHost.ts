@@ -17,6 +17,7 @@ import type { Logger } from '../util/log';
 import { isObject, stringify } from '../util/json';
 import { floor, maxOf, minOf } from '../util/builtins';
 import { prefixed, truncate } from '../util/log';
+import { noop } from '../util/promise';
 import { TokenBucket } from './tokenBucket';
 import { OptionalString } from '../util/zod';
 
@@ -385,9 +386,10 @@ export class TaskHost {
   /** Runs the handler in the background, with its own signal (the request was answered already). */
   #run(rec: Rec, handler: ServerRequestHandler, params: Record<string, unknown>, ctx: ServerRequestContext): void {
     const { task: _task, ...rest } = params;
-    // Its dialog open, the server may wait for it to answer a call: see `hold`. A sampling request's
-    // handler holds its calls itself while it asks the user or a model answers.
-    const release = (ctx.hold ?? (() => rec.session.connection.hold()))(rec.snap.method === SAMPLING_CREATE ? 'quiet' : undefined);
+    // Its dialog open, the server may wait for it to answer a call: the engine holds what it may be
+    // about (see `ServerRequestContext.hold`; nothing, for a request about a task). A sampling
+    // request's handler holds its calls itself while it asks the user or a model answers.
+    const release = ctx.hold?.(rec.snap.method === SAMPLING_CREATE ? 'quiet' : undefined) ?? noop;
     void (async () => {
       let outcome: Outcome;
       try {

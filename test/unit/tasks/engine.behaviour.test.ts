@@ -866,6 +866,27 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     });
   }
 
+  it('T-REQ-3: a question run as a task here about a task not tracked here stops no request\'s clock either', async () => {
+    const asked: ServerRequestContext[] = [];
+    const host = new TaskHost({ logger: nullLogger });
+    const handle: ServerRequestHandler = (_p, ctx) => new Promise(() => asked.push(ctx));
+    const h = await harness({ server: { pollInterval: NO_POLL }, engine: { handlers: { elicitation: { handle: host.wrap('elicitation/create', handle) } } } });
+    try {
+      host.attachSession('fake', h.session);
+      let holds = 0;
+      const { connection } = h.session;
+      const hold = connection.hold.bind(connection);
+      connection.hold = (tag) => (holds++, ((release) => () => (holds--, release()))(hold(tag)));
+      const form = { mode: 'form', message: 'Confirm?', requestedSchema: { type: 'object', properties: {} } };
+      await h.server.connection.requestRaw('elicitation/create', { ...form, task: {}, _meta: { [RELATED_TASK_META]: { taskId: 'not-tracked' } } }, { timeoutMs: Infinity });
+      await waitFor(() => asked.length === 1, 'the question to reach its handler');
+      assert.equal(asked[0].relatedTaskId, 'not-tracked');
+      assert.equal(holds, 0, 'no clock of the connection stopped');
+    } finally {
+      host.dispose();
+    }
+  });
+
   describe('a direct call whose server asks the user a question (elicitation/create of no task)', () => {
     const form = { mode: 'form', message: 'Fill in the form', requestedSchema: { type: 'object', properties: {} } };
     let clock: ReturnType<typeof FakeTimers.install> | undefined;
