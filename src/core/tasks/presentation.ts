@@ -63,15 +63,17 @@ export const formatProgress = (p: TaskSnapshot['progress']): string | undefined 
 export const describeTask = (t: TaskSnapshot, now: number): string => {
   const parts: string[] = [];
   const live = t.status === WORKING || t.status === INPUT_REQUIRED;
-  // A finished task leads with how it ended: its last message may still say "Generating report…".
-  if (!live) parts.push(STATUS_PRESENTATION[t.status].label);
+  const said = STATUS_PRESENTATION[t.status].label;
   // Lost and expired are decided here: the note says why, where the server's last message is stale.
   // So does the note of an ended task whose result could not be fetched: its message says nothing of that.
   // An answer that could not be sent: what the server last said ("waiting for your answer") is not so here.
   const message =
     t.status === LOST || t.status === EXPIRED || resultToFetch(t) ? t.note || t.statusMessage : t.unsent ? `Your answer was not sent: ${t.unsent}` : t.statusMessage || t.note;
-  if (message && (live || message !== STATUS_PRESENTATION[t.status].label)) parts.push(message);
-  else if (live) parts.push(STATUS_PRESENTATION[t.status].label);
+  // A finished task leads with how it ended: its last message may still say "Generating report…".
+  // One that says it already ("Cancelled by the user") leads alone, as a hosted task's row does.
+  if (!live && !message?.startsWith(said)) parts.push(said);
+  if (message) parts.push(message);
+  else if (live) parts.push(said);
   const progress = live ? formatProgress(t.progress) : undefined;
   // Not said twice: a message such as "Scanning… 40% (12 files)" carries it already.
   if (progress && !message?.includes(progress)) parts.push(progress);

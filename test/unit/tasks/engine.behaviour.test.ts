@@ -973,7 +973,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
             await h.engine.cancel(snap.key);
             await waitStatus(h, snap.taskId, 'cancelled');
             await settle(h);
-            assert.deepEqual([h.snap(snap.taskId).note, row()], [undefined, 'Cancelled · Cancelled by the user · now']);
+            assert.deepEqual([h.snap(snap.taskId).note, row()], [undefined, 'Cancelled by the user · now']);
           } finally {
             host?.dispose();
           }

@@ -27,6 +27,12 @@ describe('describeTask', () => {
     assert.equal(describeTask(task({ status: 'completed', statusMessage: 'Generating report…' }), CREATED + 60_000), 'Completed · Generating report… · 1 min');
   });
 
+  it('does not say how a task ended twice: a message that says it already leads alone ("Cancelled by the user", not "Cancelled · Cancelled by the user"), as a hosted row does', () => {
+    assert.equal(describeTask(task({ status: 'cancelled', statusMessage: 'Cancelled by the user' }), CREATED), 'Cancelled by the user · now');
+    assert.equal(describeTask(task({ status: 'cancelled', statusMessage: 'Cancelled' }), CREATED), 'Cancelled · now');
+    assert.equal(describeTask(task({ status: 'cancelled', statusMessage: 'Stopped by admin' }), CREATED), 'Cancelled · Stopped by admin · now');
+  });
+
   it('says why a task is lost or expired, not the stale message the server sent while it still had it', () => {
     const why = "The server's process that ran it is gone; a new process does not know its tasks.";
     assert.equal(describeTask(task({ status: 'lost', statusMessage: 'Generating report…', note: why }), CREATED + 60_000), `Lost · ${why} · 1 min`);
