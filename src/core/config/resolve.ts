@@ -132,6 +132,9 @@ export const resolveServer = async (config: ServerConfig, ctx: ResolveContext): 
     try {
       Object.assign(env, parseDotenv(await ctx.readFile(file)));
     } catch (err) {
+      // The editor's FileSystemError, or Node's: a path to correct, not a failure to read.
+      const code = (err as { code?: unknown } | undefined)?.code;
+      if (code === 'FileNotFound' || code === 'ENOENT') return fail(`"envFile" ${file} does not exist: create it, or correct the path`);
       return fail(`could not read "envFile" ${file}: ${errorMessage(err)}`);
     }
   }

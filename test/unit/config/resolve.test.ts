@@ -230,6 +230,15 @@ describe('config: resolveServer', () => {
     assert.equal(r.message, `Server "a": could not read "envFile" /nope/.env: ENOENT: no such file or directory, open '/nope/.env'.`);
   });
 
+  it('says an env file that does not exist does not, and what to do, not the file system\'s words (the editor\'s FileNotFound, or Node\'s ENOENT)', async () => {
+    const missing = server({ servers: { a: { command: 'x', envFile: '/nope/.env' } } });
+    for (const code of ['FileNotFound', 'ENOENT']) {
+      const readFile = () => Promise.reject(Object.assign(new Error("Error: ENOENT: no such file or directory, open '/nope/.env'"), { code }));
+      const r = await fails(missing, { ...context().ctx, readFile });
+      assert.equal(r.message, 'Server "a": "envFile" /nope/.env does not exist: create it, or correct the path.', code);
+    }
+  });
+
   it('makes cwd absolute against the workspace folder and defaults to it', async () => {
     const rel = server({ servers: { a: { command: 'x', cwd: 'tools/../srv' } } });
     assert.equal(((await ok(rel, context().ctx)) as ResolvedStdioServer).cwd, '/ws/app/srv');
