@@ -233,6 +233,12 @@ const MAX_HELD_NOTIFICATIONS = 100;
 const NOT_FETCHED = 'Result not fetched yet: ';
 /** How the note of a live task whose tasks/get answers are invalid begins (see `poll`). */
 const INVALID = "The server's answers are invalid (";
+/** Why a call failed, as its row and notification say it: the first line of its `isError` result's text, cut. */
+const errorLine = (o: TaskOutcome | undefined): string | undefined => {
+  const text = o?.kind === 'result' && o.result.isError === true ? o.result.content.find((c) => c.type === 'text')?.text : undefined;
+  return isString(text) ? truncate(text.trim().split(/\r?\n/)[0], 200) || undefined : undefined;
+};
+
 /** The note of a task shown failed because it completed with an `isError` result (T-REQ-10). */
 const ERROR_RESULT = 'The server reported the task completed, but its result is an error (isError).';
 
@@ -902,7 +908,7 @@ export class TaskEngine extends DisposableBase {
     return rec.snap;
   }
 
-  #finishDirect(rec: Rec, outcome: TaskOutcome | undefined, note?: string): void {
+  #finishDirect(rec: Rec, outcome: TaskOutcome | undefined, note = errorLine(outcome)): void {
     rec.direct = undefined;
     const failed = !outcome || outcome.kind === 'error' || outcome.result.isError === true;
     this.#update(rec, {

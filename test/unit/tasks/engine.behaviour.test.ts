@@ -544,6 +544,22 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.equal(h.server.requestsOf('tools/call').length, 1, 'the tool ran once');
   });
 
+  it('a direct call whose result is an error (isError) says why, as its row (and notification) show: the first line of its text, cut at 200 characters', async () => {
+    const why = 'MCP error -32602: Input validation error: Invalid arguments for tool get-sum';
+    const h = await harness({ server: { plainResult: { content: [{ type: 'image', data: 'AA==', mimeType: 'image/png' }, { type: 'text', text: `  ${why}\nat line 2` }], isError: true } } });
+    const snap = await h.engine.callTool('fake', 'forbidden-tool');
+    await waitStatus(h, snap.taskId, 'failed');
+    assert.equal(describeTask(h.snap(snap.taskId), Date.parse(snap.createdAt)), `Failed · ${why} · now`);
+    h.server.options.plainResult = { content: [{ type: 'text', text: 'x'.repeat(300) }], isError: true };
+    const long = await h.engine.callTool('fake', 'forbidden-tool');
+    await waitStatus(h, long.taskId, 'failed');
+    assert.equal(h.snap(long.taskId).note, `${'x'.repeat(200)}… (100 more chars)`);
+    h.server.options.plainResult = { content: [], isError: true };
+    const bare = await h.engine.callTool('fake', 'forbidden-tool');
+    await waitStatus(h, bare.taskId, 'failed');
+    assert.equal(describeTask(h.snap(bare.taskId), Date.parse(bare.createdAt)), 'Failed · now', 'no text, nothing to say');
+  });
+
   it('-32600 on a plain call of a forbidden tool is never retried as a task: the call failed', async () => {
     const h = await harness({ server: { plainCall: 'require-task' } });
     const snap = await h.engine.callTool('fake', 'forbidden-tool');
