@@ -469,6 +469,21 @@ suite('Sampling through vscode.lm', () => {
       h.dispose();
     });
 
+    test('"Show Full Request" opens the request beside the prompt; once answered, that document says so instead of showing a request no longer asked', async () => {
+      const { h } = handler({ consentPrompter: prompt });
+      const pending = h.handle({ messages: [text('the whole request')], maxTokens: 20 }, ctx());
+      await waitFor(() => shown.length === 1, 'the consent quick pick');
+      for (let i = 0; i < 3; i++) await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem'); // "Show Full Request"
+      const doc = await waitFor(() => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'mcp-tasks-sampling' && d.getText().includes('the whole request')), 'the full request in an editor');
+      await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext'); // back to "Allow once"
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      assert.equal(((await pending).content as { text: string }).text, 'echo: the whole request');
+      await waitFor(() => doc.getText() === 'This sampling request has been answered.', `the document to say the request was answered, not ${JSON.stringify(doc.getText().slice(0, 80))}`);
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      h.dispose();
+    });
+
     test('a request the server withdraws closes its prompt instead of waiting', async () => {
       const { h } = handler({ consentPrompter: prompt });
       const ac = new AbortController();

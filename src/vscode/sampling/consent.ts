@@ -22,6 +22,7 @@ export interface ConsentRequest {
 export type ConsentPrompter = (request: ConsentRequest, signal: AbortSignal, turn?: Turn) => Promise<ConsentAnswer>;
 
 const SCHEME = 'mcp-tasks-sampling';
+const uriOf = (key: string, label: string): vscode.Uri => vscode.Uri.from({ scheme: SCHEME, path: `/${label.replace(/[\\/]/g, '_')} sampling request.txt`, query: key });
 
 interface Item extends vscode.QuickPickItem {
   answer: ConsentAnswer | 'show';
@@ -37,6 +38,8 @@ interface Item extends vscode.QuickPickItem {
 export class QuickPickConsent implements vscode.Disposable {
   readonly #previews = new Map<string, string>();
   readonly #provider: vscode.Disposable;
+  /** An open preview of a request now answered says so, not the request. */
+  readonly #changed = new vscode.EventEmitter<vscode.Uri>();
   #seq = 0;
 
   readonly #hidden: HiddenDialogs | undefined;
@@ -44,6 +47,7 @@ export class QuickPickConsent implements vscode.Disposable {
   constructor(hidden?: HiddenDialogs) {
     this.#hidden = hidden;
     this.#provider = vscode.workspace.registerTextDocumentContentProvider(SCHEME, {
+      onDidChange: this.#changed.event,
       provideTextDocumentContent: (uri) => this.#previews.get(uri.query) ?? vscode.l10n.t('This sampling request has been answered.'),
     });
   }
@@ -74,6 +78,7 @@ export class QuickPickConsent implements vscode.Disposable {
         this.#hidden?.delete(qp);
         qp.dispose();
         this.#previews.delete(key);
+        this.#changed.fire(uriOf(key, request.serverLabel));
         resolve(answer);
       };
       const stop = onAbort(signal, () => finish('deny'));
@@ -92,14 +97,14 @@ export class QuickPickConsent implements vscode.Disposable {
   };
 
   async #showPreview(key: string, label: string): Promise<void> {
-    const uri = vscode.Uri.from({ scheme: SCHEME, path: `/${label.replace(/[\\/]/g, '_')} sampling request.txt`, query: key });
-    const doc = await vscode.workspace.openTextDocument(uri);
+    const doc = await vscode.workspace.openTextDocument(uriOf(key, label));
     // preserveFocus keeps the prompt answerable from the keyboard.
     await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true, viewColumn: vscode.ViewColumn.Beside });
   }
 
   dispose(): void {
     this.#provider.dispose();
+    this.#changed.dispose();
     this.#previews.clear();
   }
 }
