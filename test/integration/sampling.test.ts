@@ -469,6 +469,21 @@ suite('Sampling through vscode.lm', () => {
       h.dispose();
     });
 
+    test('"Allow once" names the model that will answer (the setting\'s, else the server\'s hint, else the first), and that model answers', async () => {
+      for (const [preferred, hints, model] of [['test-shout', [], 'test-shout'], [undefined, ['shout'], 'test-shout'], [undefined, [], 'test-echo']] as const) {
+        const { h } = handler({ consentPrompter: prompt, preferredModel: () => preferred });
+        const spy = new QuickInputSpy();
+        const pending = h.handle({ messages: [text('which model')], maxTokens: 20, modelPreferences: { hints: hints.map((name) => ({ name })) } }, ctx());
+        const items = (await spy.next('the consent quick pick')).items;
+        spy.dispose();
+        assert.equal(items[0]!.detail, `Send this request to ${model} and return the answer to the server`);
+        await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+        await pending;
+        assert.equal(provider.requests.at(-1)?.model, model);
+        h.dispose();
+      }
+    });
+
     test('"Show Full Request" opens the request beside the prompt; once answered, that document says so instead of showing a request no longer asked', async () => {
       const { h } = handler({ consentPrompter: prompt });
       const pending = h.handle({ messages: [text('the whole request')], maxTokens: 20 }, ctx());

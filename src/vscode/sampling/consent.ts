@@ -12,6 +12,8 @@ export interface ConsentRequest {
   serverId: string;
   serverLabel: string;
   preview: SamplingPreview;
+  /** The name of the model the request would go to. */
+  model: string;
 }
 
 /**
@@ -62,7 +64,7 @@ export class QuickPickConsent implements vscode.Disposable {
     qp.ignoreFocusOut = true;
     qp.matchOnDetail = false;
     qp.items = [
-      { answer: 'once', iconPath: new vscode.ThemeIcon('check'), label: vscode.l10n.t('Allow once'), detail: vscode.l10n.t('Send this request to a language model and return the answer to the server') },
+      { answer: 'once', iconPath: new vscode.ThemeIcon('check'), label: vscode.l10n.t('Allow once'), detail: vscode.l10n.t('Send this request to {0} and return the answer to the server', request.model) },
       { answer: 'always', iconPath: new vscode.ThemeIcon('check-all'), label: vscode.l10n.t('Always allow server "{0}"', request.serverLabel), detail: vscode.l10n.t('Do not ask again (undo with "MCP Tasks: Revoke Sampling Permissions...")') },
       { answer: 'deny', iconPath: new vscode.ThemeIcon(CIRCLE_SLASH), label: vscode.l10n.t('Deny'), detail: vscode.l10n.t('Send nothing to a language model and tell the server that you rejected its request') },
       { answer: 'show', iconPath: new vscode.ThemeIcon('eye'), label: vscode.l10n.t('Show Full Request'), detail: vscode.l10n.t('Open the system prompt and messages in an editor') },

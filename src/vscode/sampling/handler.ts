@@ -136,8 +136,11 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
       );
     }
     const fingerprint = o.serverFingerprint?.(ctx.serverId);
+    // Chosen first: the consent prompt names the model the request would go to.
+    const want = preferred()?.trim();
+    const choice = chooseModel(models, plan.hints, want)!;
     // Rejects only when the server withdraws the request (cancelled, timed out, disconnected).
-    const answer = await consent(ctx, { serverId: ctx.serverId, serverLabel: label, preview }, fingerprint, log).catch(() => 'deny' as const);
+    const answer = await consent(ctx, { serverId: ctx.serverId, serverLabel: label, preview, model: choice.model.name }, fingerprint, log).catch(() => 'deny' as const);
     if (ctx.signal.aborted) {
       log.info(`Sampling request withdrawn before it was answered: ${errorMessage(ctx.signal.reason)}`);
       throw abortReason(ctx.signal);
@@ -150,8 +153,6 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
       log.info('Sampling allowed by the user, always for this server ("MCP Tasks: Revoke Sampling Permissions..." undoes it)');
     } else log.info(answer === 'once' ? 'Sampling allowed once by the user' : 'Sampling allowed: the user always allows this server');
 
-    const want = preferred()?.trim();
-    const choice = chooseModel(models, plan.hints, want)!;
     if (want && choice.reason !== 'setting') log.warn(`The preferred model "${want}" (setting mcpTasks.${PREFERRED_MODEL_SETTING}) is not available`);
     // Its direct calls work meanwhile, and their rows say a language model answers.
     return await holding(ctx, 'model', () => answering.during(requestAbout(ctx), () => sample(choice.model, choice.reason, messages, plan, label, ctx.signal, log)));
