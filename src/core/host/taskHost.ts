@@ -10,6 +10,7 @@ import type { ServerRequestContext, ServerRequestHandler, TaskEngine } from '../
 import { canTransition, isServerTerminal, isTerminal } from '../tasks/status';
 import { DIRECT, TASK } from '../tasks/types';
 import { summarize } from '../tasks/presentation';
+import { ownHold } from '../tasks/incoming';
 import { errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import { DisposableStore, Emitter } from '../util/event';
@@ -387,9 +388,8 @@ export class TaskHost {
   #run(rec: Rec, handler: ServerRequestHandler, params: Record<string, unknown>, ctx: ServerRequestContext): void {
     const { task: _task, ...rest } = params;
     // Its dialog open, the server may wait for it to answer a call: the engine holds what it may be
-    // about (see `ServerRequestContext.hold`; nothing, for a request about a task). A sampling
-    // request's handler holds its calls itself while it asks the user or a model answers.
-    const release = ctx.hold?.(rec.snap.method === SAMPLING_CREATE ? 'quiet' : undefined) ?? noop;
+    // about as it does while a handler runs (see `ownHold`; nothing, for a request about a task).
+    const release = ctx.hold?.(ownHold(rec.snap.method)) ?? noop;
     void (async () => {
       let outcome: Outcome;
       try {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingRequestContext, Progress, UndeliveredAnswer } from '../jsonrpc/connection';
+import type { Progress, UndeliveredAnswer } from '../jsonrpc/connection';
 import { InvalidResultError } from '../jsonrpc/connection';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, detailOf, isPeerError, reasonOf } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
@@ -20,11 +20,12 @@ import { PollScheduler } from './scheduler';
 import type { LocalTaskStatus } from './status';
 import { canTransition, EXPIRED, isServerTerminal, isTerminal, LOST, needsSession, resultToFetch, retired } from './status';
 import type { LiveWork, RemovedTask, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
-import { DIRECT, SERVER_LIST, TASK, TaskEndedError, taskKey } from './types';
-import { isObjectLike, isString } from '../util/json';
+import { DIRECT, SERVER_LIST, TASK, taskKey } from './types';
+import { isString } from '../util/json';
 import { isFiniteNumber, keysOf, maxOf, minOf, parseDate, round } from '../util/builtins';
 import { noop } from '../util/promise';
-import { summarize } from './presentation';
+import type { ClientRequestHandlers, Tracker } from './incoming';
+import { serveRequests } from './incoming';
 
 /**
  * A background connection refused because of what the user did (a Disconnect, an input prompt
@@ -73,38 +74,7 @@ export interface UnsentAnswer {
   resend?: () => Promise<void>;
 }
 
-/** What a handler of a server's request (elicitation, sampling) learns about it. */
-export interface ServerRequestContext {
-  serverId: string;
-  /** The tracked task the request belongs to (related-task `_meta`), if any. */
-  task?: TaskSnapshot;
-  /** The related task id the server named, even when the task is not tracked here. */
-  relatedTaskId?: string;
-  /** The id of the task this request runs as here, when the server asked for one (see TaskHost). */
-  hostedTaskId?: string;
-  /**
-   * The keys of what the request may be about: its task, or, of no task, the direct call whose
-   * answer stream brought it (Streamable HTTP), else every direct call of its server running when
-   * it came (other transports, and the server's own stream, cannot say which one).
-   */
-  calls?: string[];
-  /**
-   * Holds its connection (of a question tied to one call, that call's request) while its dialog is
-   * open, those direct calls waiting for the user (see `hold`); `model`: while a language model
-   * answers it, those calls working, their rows saying so; `quiet`: the connection only. One about
-   * a task holds no clock.
-   */
-  hold?: (as?: 'model' | 'quiet') => () => void;
-  signal: AbortSignal;
-}
-
-export type ServerRequestHandler = (params: Record<string, unknown> | undefined, ctx: ServerRequestContext) => Promise<Record<string, unknown>>;
-
-/** Handlers of the requests servers send to the client while their tasks run. */
-export interface ClientRequestHandlers {
-  elicitation?: { handle: ServerRequestHandler; url?: boolean };
-  sampling?: { handle: ServerRequestHandler };
-}
+export type { ClientRequestHandlers, ServerRequestContext, ServerRequestHandler } from './incoming';
 
 export interface TaskEngineOptions {
   logger: Logger;
@@ -158,9 +128,9 @@ class Rec {
   localUpdatedAt = false;
   /** Restored from a closed window, and no server has answered about it since (see `processGone`). */
   restored = false;
-  /** Dialogs open that a direct call may wait on (see `attachSession`): it is `input_required` while any is, its note saying what the latest asks. */
+  /** Dialogs open that a direct call may wait on (see `Tracked` in incoming.ts). */
   asks = 0;
-  /** Language models answering requests it may be about, no dialog open (see `attachSession`): its note says so while any is. */
+  /** Language models answering requests it may be about (see `Tracked` in incoming.ts). */
   models = 0;
 
   constructor(public snap: TaskSnapshot, public progressToken: string | undefined) {}
@@ -312,6 +282,13 @@ export class TaskEngine extends DisposableBase {
   /** A server became unreachable, for another reason, or was reached again (its id): see `unreachable`. */
   readonly onDidChangeReach: Event<string> = this.#onDidChangeReach.event;
   readonly #options: TaskEngineOptions;
+  /** What the handlers of servers' requests reach of the engine (see incoming.ts). */
+  readonly #tracker: Tracker<Rec> = {
+    rec: (key) => this.#rec(key),
+    liveCalls: (serverId) => [...this.#recs.values()].filter((r) => r.snap.serverId === serverId && r.direct?.signal.aborted === false),
+    update: (rec, changes) => this.#update(rec, changes),
+    onDidChange: this.onDidChange,
+  };
 
   constructor(options: TaskEngineOptions) {
     super();
@@ -441,90 +418,8 @@ export class TaskEngine extends DisposableBase {
     );
     // Not in the store: an answer lost as the connection closes is reported after the close.
     if (previous?.session !== session) session.connection.onUndelivered((u) => this.#notSent(serverId, u));
-    // A question of no task may be what a direct call of this server waits on (the one whose
-    // answer stream brought it, or any: see README): that call's request (or, of any, every request
-    // of the connection) does not time out while it is open (see `hold`), and it is withdrawn once
-    // every call it may be about has ended.
-    // `asks`: what the request asks, as the rows of the direct calls that wait on it say (the server's message leads a task's row).
-    // `first`: how its calls are held while the handler runs (sampling: quietly, its handler holds them for its consent prompt or its model).
-    const ask = async (handler: ServerRequestHandler, params: Record<string, unknown> | undefined, signal: AbortSignal, relatedTaskId?: string, related?: unknown, asks?: string, first?: 'quiet') => {
-      const task = relatedTaskId === undefined ? undefined : this.find(serverId, relatedTaskId);
-      if (relatedTaskId !== undefined && !task) return handler(params, { serverId, relatedTaskId, signal });
-      // A question again: the task waits for the user again.
-      if (task?.unsent) this.#update(this.#recs.get(task.key)!, { unsent: undefined });
-      // A question about a task that ends (cancelled, failed...) is withdrawn: its dialog closes.
-      // One about a task that ended already (a server that works on once cancelled) is never shown.
-      const direct = [...this.#recs.values()].filter((r) => r.snap.serverId === serverId && r.direct?.signal.aborted === false);
-      const one = direct.includes(related as Rec) ? (related as Rec) : undefined;
-      const calls = task ? [this.#recs.get(task.key)!] : one ? [one] : direct;
-      const ended = new AbortController();
-      // Its holds not released yet: its own, and those of the task it runs as here (see TaskHost), which outlives this request.
-      const holds = new Set<() => void>();
-      let done = false;
-      // A call the server turned into a task (see #startDirect) is that task now: the question is
-      // tied to it (its server may still read the answer), and no call waits on the connection.
-      const end = (t: TaskSnapshot) => {
-        const now = calls.map((r) => this.#rec(r.snap.key) ?? r);
-        // Only a change of its own calls (or the tasks they became) counts, not every task's.
-        if (!now.some((r) => r.snap.key === t.key)) return;
-        const live = now.filter((r) => !isTerminal(r.snap.status));
-        // Once answered (with the task it runs as here), the request is over: TaskHost closes that task.
-        if (!live.length && !done) ended.abort(new TaskEndedError(t.status));
-        if (!task && !live.some((r) => r.direct)) holds.forEach((f) => f());
-      };
-      if (task) end(task);
-      const sub = this.onDidChange(end);
-      const free = () => done && !holds.size && sub.dispose();
-      // Its direct calls wait for the user while its dialog is open (here, or as a task it runs as), and
-      // work while a language model answers it (`m`): their rows say so, and what it asks (the latest
-      // one's, when several are open), and Respond to Task shows it.
-      const mark = (n: number, m: number) =>
-        task ||
-        calls.forEach(
-          (r) =>
-            isTerminal(r.snap.status) ||
-            this.#update(r, ((r.models += m), (r.asks += n) > 0) ? { status: INPUT_REQUIRED, ...(n > 0 && { note: asks }) } : { status: WORKING, note: r.models ? 'A language model is answering' : undefined }),
-        );
-      // One about a task holds no clock: its task's tasks/result waits without one, and the polls
-      // and other calls of the connection must still time out.
-      const hold = (as?: 'model' | 'quiet') => {
-        const unhold = task ? noop : session.connection.hold(one);
-        const n = as ? 0 : 1;
-        const m = as === 'model' ? 1 : 0;
-        mark(n, m);
-        const release = () => void (holds.delete(release) && (unhold(), mark(-n, -m), free()));
-        holds.add(release);
-        return release;
-      };
-      const release = task ? noop : hold(first);
-      try {
-        return await handler(params, { serverId, task, relatedTaskId, calls: calls.map((r) => r.snap.key), hold, signal: anySignal([signal, ended.signal]) });
-      } catch (err) {
-        // An expected end, not the handler's failure: as an RpcError, it is answered without being logged as one.
-        throw ended.signal.aborted ? ended.signal.reason : err;
-      } finally {
-        release();
-        done = true;
-        free();
-      }
-    };
-    const route = (handler: ServerRequestHandler, asks: (params: Record<string, unknown>) => string, first?: 'quiet') => async (params: Record<string, unknown> | undefined, ctx: IncomingRequestContext) => {
-      const related = ctx.meta?.[RELATED_TASK_META] as { taskId?: unknown } | undefined;
-      const relatedTaskId = isString(related?.taskId) ? related.taskId : undefined;
-      const result = await ask(handler, params, ctx.signal, relatedTaskId, ctx.related, asks(params ?? {}) || undefined, first);
-      if (relatedTaskId === undefined) return result;
-      // Spec: "all requests, notifications, and responses related to a task MUST include" its related-task _meta.
-      const meta = isObjectLike(result._meta) ? result._meta : {};
-      return { ...result, _meta: { ...meta, [RELATED_TASK_META]: { taskId: relatedTaskId } } };
-    };
-    const h = this.#options.handlers;
-    // A question's message on one line, cut at 200 characters, as a hosted question's row has it (see summarize).
-    const question = (p: Record<string, unknown>) => {
-      const s = summarize(ELICITATION_CREATE, p);
-      return s && `The server asks: ${s}`;
-    };
-    if (h?.elicitation) store.add(session.onRequest(ELICITATION_CREATE, route(h.elicitation.handle, question)));
-    if (h?.sampling) store.add(session.onRequest(SAMPLING_CREATE, route(h.sampling.handle, () => 'The server asks to use a language model', 'quiet')));
+    // Questions and sampling requests: what each is about, and how the calls it is about wait on it.
+    serveRequests({ tracker: this.#tracker, serverId, session }, this.#options.handlers, store);
     store.add(session.onClose((info) => this.#sessionClosed(serverId, session, info)));
     // Results that could not be fetched before, and questions that could not be asked for: now that the server is back.
     for (const key of this.#refetchDelay.keys()) if (this.#recs.get(key)?.snap.serverId === serverId) this.#refetch.schedule(key, this.#now());
