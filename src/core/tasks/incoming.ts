@@ -148,8 +148,6 @@ const ask = async <R extends Tracked>({ tracker, serverId, session }: Origin<R>,
   // A question again: the task waits for the user again.
   if (rec?.snap.unsent) tracker.update(rec, { unsent: undefined });
   const { calls, one } = about(tracker.liveCalls(serverId), rec, a.related);
-  // The direct calls that wait on it; a task's row is led by the server's message instead.
-  const waiting = task ? [] : calls;
   const ended = new AbortController();
   // Its holds not released yet: its own, and those of the task it runs as here (see TaskHost), which outlives this request.
   const holds = new Set<() => void>();
@@ -172,8 +170,10 @@ const ask = async <R extends Tracked>({ tracker, serverId, session }: Origin<R>,
     const unhold = task ? noop : session.connection.hold(one);
     const n = as ? 0 : 1;
     const m = as === 'model' ? 1 : 0;
-    mark(tracker, waiting, n, m, a.asks);
-    const release = () => void (holds.delete(release) && (unhold(), mark(tracker, waiting, -n, -m, a.asks), free()));
+    // The rows it changes: none of a quiet hold (it counts nothing), nor of one about a task (the server's message leads its row).
+    const rows = task || as === 'quiet' ? [] : calls;
+    mark(tracker, rows, n, m, a.asks);
+    const release = () => void (holds.delete(release) && (unhold(), mark(tracker, rows, -n, -m, a.asks), free()));
     holds.add(release);
     return release;
   };

@@ -1020,6 +1020,44 @@ describe('TaskEngine: behaviour against a scripted server', () => {
       });
     }
 
+    for (const hosted of [false, true]) {
+      it(`a sampling request${hosted ? ' run as a task here' : ''} changes its call's row only as a model starts and stops answering: holding the connection quietly (while its handler runs${hosted ? ', and while its task does' : ''}) touches no row`, async () => {
+        const host = hosted ? new TaskHost({ logger: nullLogger }) : undefined;
+        const answers: Array<(r: Record<string, unknown>) => void> = [];
+        // As the sampling handler does for a server always allowed: no consent prompt, a model answers.
+        const handle: ServerRequestHandler = (_p, ctx) => {
+          const release = ctx.hold?.('model');
+          return new Promise<Record<string, unknown>>((answer) => answers.push(answer)).finally(release);
+        };
+        let go!: () => void;
+        const gate = new Promise<void>((r) => (go = r));
+        let answered = false;
+        const params = { messages: [{ role: 'user', content: { type: 'text', text: 'Summarize' } }], maxTokens: 10, ...(host && { task: {} }) };
+        const h: Harness = await harness({
+          server: { plainCall: async () => (await gate, await h.server.connection.requestRaw('sampling/createMessage', params, { timeoutMs: Infinity }), (answered = true), new Promise(() => undefined)) },
+          engine: { handlers: { sampling: { handle: host ? host.wrap('sampling/createMessage', handle) : handle } } },
+        });
+        try {
+          host?.attachSession('fake', h.session);
+          host?.followRelatedTasks(h.engine);
+          const snap = await h.engine.callTool('fake', 'forbidden-tool');
+          const notes: Array<string | undefined> = [];
+          const sub = h.engine.onDidChange((t) => t.key === snap.key && notes.push(t.note));
+          go();
+          await waitFor(() => answers.length === 1, 'the sampling request to reach its handler');
+          answers[0]({ role: 'assistant', content: { type: 'text', text: 'Done.' }, model: 'm', stopReason: 'endTurn' });
+          // Answered: run as a task, once its task completes (after its hold is released); else once the server has the answer.
+          await waitFor(() => (host ? host.list()[0]?.status === 'completed' : answered), 'the answer');
+          await settle(h);
+          sub.dispose();
+          assert.deepEqual(notes, ['A language model is answering', undefined], 'one change as the model starts, one as it stops');
+          assert.equal(h.snap(snap.taskId).status, 'working');
+        } finally {
+          host?.dispose();
+        }
+      });
+    }
+
     for (const [how, status, then] of [
       ['the server fails the call', 'failed', () => Promise.reject(new RpcError(-32000, 'gave up'))],
       ['the user cancels the call', 'cancelled', () => new Promise(() => undefined)],
