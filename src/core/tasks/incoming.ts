@@ -78,7 +78,7 @@ export interface Tracker<R extends Tracked> {
   readonly onDidChange: Event<TaskSnapshot>;
 }
 
-/** Where a request came from: its server, and the session it came on. */
+/** Where a request came from (its server, and the session it came on), and the engine it reaches. */
 interface Origin<R extends Tracked> {
   tracker: Tracker<R>;
   serverId: string;
