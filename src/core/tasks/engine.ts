@@ -25,7 +25,7 @@ import { isString } from '../util/json';
 import { isFiniteNumber, keysOf, maxOf, minOf, parseDate, round } from '../util/builtins';
 import { noop } from '../util/promise';
 import type { ClientRequestHandlers, Tracker } from './incoming';
-import { serveRequests } from './incoming';
+import { relatedTaskIdOf, serveRequests } from './incoming';
 
 /**
  * A background connection refused because of what the user did (a Disconnect, an input prompt
@@ -477,8 +477,8 @@ export class TaskEngine extends DisposableBase {
   #notSent(serverId: string, u: UndeliveredAnswer): void {
     const { method, params, reason, resend } = u;
     if ((method !== ELICITATION_CREATE && method !== SAMPLING_CREATE) || params?.task !== undefined) return;
-    const related = (params?._meta as Record<string, { taskId?: unknown } | undefined> | undefined)?.[RELATED_TASK_META]?.taskId;
-    const rec = isString(related) ? this.#recs.get(taskKey(serverId, related)) : undefined;
+    const related = relatedTaskIdOf(params?._meta);
+    const rec = related === undefined ? undefined : this.#recs.get(taskKey(serverId, related));
     if (rec?.snap.status === INPUT_REQUIRED) this.#update(rec, { unsent: reason });
     this.#onDidNotSend.fire({
       serverId,

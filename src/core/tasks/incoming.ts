@@ -96,68 +96,69 @@ const question = (p: Record<string, unknown>): string => {
 
 const samplingAsks = (): string => 'The server asks to use a language model';
 
+/** How requests of one method are served. */
+interface Kind {
+  handle: ServerRequestHandler;
+  /** What a request asks, as the rows of the direct calls that wait on it say (the server's message leads a task's row). */
+  asks: (params: Record<string, unknown>) => string;
+  /** How its calls are held while the handler runs (see `ownHold`). */
+  first: HoldAs | undefined;
+}
+
 /** Registers the handlers of a server's requests on its new session (see `TaskEngine.attachSession`). */
 export const serveRequests = <R extends Tracked>(origin: Origin<R>, handlers: ClientRequestHandlers | undefined, store: DisposableStore): void => {
-  const serve = (method: string, handle: ServerRequestHandler, asks: (params: Record<string, unknown>) => string) => store.add(origin.session.onRequest(method, route(origin, method, handle, asks)));
+  const serve = (method: string, handle: ServerRequestHandler, asks: Kind['asks']) => store.add(origin.session.onRequest(method, route(origin, { handle, asks, first: ownHold(method) })));
   if (handlers?.elicitation) serve(ELICITATION_CREATE, handlers.elicitation.handle, question);
   if (handlers?.sampling) serve(SAMPLING_CREATE, handlers.sampling.handle, samplingAsks);
 };
 
-/**
- * The handler of `method` on the connection: reads the related task the request names, asks, and
- * names that task in the answer too. `asks`: what the request asks, as the rows of the direct
- * calls that wait on it say (the server's message leads a task's row).
- */
+/** The task a request or answer names in its related-task `_meta`, if it names one. */
+export const relatedTaskIdOf = (meta: unknown): string | undefined => {
+  const id = (meta as Record<string, { taskId?: unknown } | undefined> | undefined)?.[RELATED_TASK_META]?.taskId;
+  return isString(id) ? id : undefined;
+};
+
+/** The handler of one method on the connection: asks, and names the task the request named in the answer too. */
 const route =
-  <R extends Tracked>(origin: Origin<R>, method: string, handle: ServerRequestHandler, asks: (params: Record<string, unknown>) => string) =>
+  <R extends Tracked>(origin: Origin<R>, kind: Kind) =>
   async (params: Record<string, unknown> | undefined, ctx: IncomingRequestContext): Promise<Record<string, unknown>> => {
-    const related = ctx.meta?.[RELATED_TASK_META] as { taskId?: unknown } | undefined;
-    const relatedTaskId = isString(related?.taskId) ? related.taskId : undefined;
-    const result = await ask(origin, handle, params, { signal: ctx.signal, relatedTaskId, related: ctx.related, asks: asks(params ?? {}) || undefined, first: ownHold(method) });
+    const relatedTaskId = relatedTaskIdOf(ctx.meta);
+    const result = await ask(origin, kind, params, ctx, relatedTaskId);
     if (relatedTaskId === undefined) return result;
     // Spec: "all requests, notifications, and responses related to a task MUST include" its related-task _meta.
     const meta = isObjectLike(result._meta) ? result._meta : {};
     return { ...result, _meta: { ...meta, [RELATED_TASK_META]: { taskId: relatedTaskId } } };
   };
 
-/** What `ask` learns of one request besides its params. */
-interface Asking {
-  signal: AbortSignal;
-  /** The task the request names (related-task `_meta`). */
-  relatedTaskId: string | undefined;
-  /** The tag of the request whose answer stream brought it (a direct call's record: see `IncomingRequestContext.related`). */
-  related: unknown;
-  /** What it asks, for the rows of the direct calls that wait on it. */
-  asks: string | undefined;
-  /** How its calls are held while the handler runs (see `ownHold`). */
-  first: HoldAs | undefined;
-}
-
 /**
  * Runs the handler of a request about a tracked task or, of no task, about direct calls of its
- * server (see `about`); one about a task not tracked here is only handed over. Those calls'
- * requests do not time out while it is open (see `hold`), and it is withdrawn once every call it
- * may be about has ended.
+ * server; one about a task not tracked here is only handed over. Those calls' requests do not
+ * time out while it is open (see `hold`), and it is withdrawn once every call it may be about has
+ * ended. `related`: the tag of the request whose answer stream brought it (a direct call's record).
  */
-const ask = async <R extends Tracked>({ tracker, serverId, session }: Origin<R>, handle: ServerRequestHandler, params: Record<string, unknown> | undefined, a: Asking): Promise<Record<string, unknown>> => {
-  const { signal, relatedTaskId } = a;
+const ask = async <R extends Tracked>({ tracker, serverId, session }: Origin<R>, { handle, asks, first }: Kind, params: Record<string, unknown> | undefined, { signal, related }: IncomingRequestContext, relatedTaskId: string | undefined): Promise<Record<string, unknown>> => {
+  const says = asks(params ?? {}) || undefined;
   const rec = relatedTaskId === undefined ? undefined : tracker.rec(taskKey(serverId, relatedTaskId));
   if (relatedTaskId !== undefined && !rec) return handle(params, { serverId, relatedTaskId, signal });
   // The snapshot as the request found it (the update below makes another).
   const task = rec?.snap;
   // A question again: the task waits for the user again.
   if (rec?.snap.unsent) tracker.update(rec, { unsent: undefined });
-  const { calls, one } = about(tracker.liveCalls(serverId), rec, a.related);
+  // Of no task: the direct call whose answer stream brought it (Streamable HTTP), else every one of
+  // its server in flight (other transports, and the server's own stream, cannot say which; see README).
+  const live = tracker.liveCalls(serverId);
+  const one = live.find((r) => r === related);
+  const calls = rec ? [rec] : one ? [one] : live;
   const ended = new AbortController();
   // Its holds not released yet: its own, and those of the task it runs as here (see TaskHost), which outlives this request.
   const holds = new Set<() => void>();
   let done = false;
   const end = (t: TaskSnapshot) => {
-    const live = stillLive(tracker, calls, t);
-    if (!live) return;
+    const left = stillLive(tracker, calls, t);
+    if (!left) return;
     // Once answered (with the task it runs as here), the request is over: TaskHost closes that task.
-    if (!live.length && !done) ended.abort(new TaskEndedError(t.status));
-    if (!task && !live.some((r) => r.direct)) holds.forEach((f) => f());
+    if (!left.length && !done) ended.abort(new TaskEndedError(t.status));
+    if (!task && !left.some((r) => r.direct)) holds.forEach((f) => f());
   };
   // One about a task that ended already (a server that works on once cancelled) is never shown.
   if (task) end(task);
@@ -172,12 +173,12 @@ const ask = async <R extends Tracked>({ tracker, serverId, session }: Origin<R>,
     const m = as === 'model' ? 1 : 0;
     // The rows it changes: none of a quiet hold (it counts nothing), nor of one about a task (the server's message leads its row).
     const rows = task || as === 'quiet' ? [] : calls;
-    mark(tracker, rows, n, m, a.asks);
-    const release = () => void (holds.delete(release) && (unhold(), mark(tracker, rows, -n, -m, a.asks), free()));
+    mark(tracker, rows, n, m, says);
+    const release = () => void (holds.delete(release) && (unhold(), mark(tracker, rows, -n, -m, says), free()));
     holds.add(release);
     return release;
   };
-  const release = task ? noop : hold(a.first);
+  const release = task ? noop : hold(first);
   try {
     return await handle(params, { serverId, task, relatedTaskId, calls: calls.map((r) => r.snap.key), hold, signal: anySignal([signal, ended.signal]) });
   } catch (err) {
@@ -188,16 +189,6 @@ const ask = async <R extends Tracked>({ tracker, serverId, session }: Origin<R>,
     done = true;
     free();
   }
-};
-
-/**
- * What a request of no task may be about: the direct call whose answer stream brought it
- * (`related`: Streamable HTTP), else every direct call of its server in flight (other transports,
- * and the server's own stream, cannot say which one; see README). `one`: that call, if any.
- */
-const about = <R extends Tracked>(live: R[], rec: R | undefined, related: unknown): { calls: R[]; one: R | undefined } => {
-  const one = live.find((r) => r === related);
-  return { calls: rec ? [rec] : one ? [one] : live, one };
 };
 
 /**
