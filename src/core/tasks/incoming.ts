@@ -149,6 +149,7 @@ const ask = async <R extends Tracked>({ tracker, serverId, session }: Origin<R>,
   const live = tracker.liveCalls(serverId);
   const one = live.find((r) => r === related);
   const calls = rec ? [rec] : one ? [one] : live;
+  // Aborts once all it is about has ended: a question about a task that ends (cancelled, failed...) is withdrawn, its dialog closing.
   const ended = new AbortController();
   // Its holds not released yet: its own, and those of the task it runs as here (see TaskHost), which outlives this request.
   const holds = new Set<() => void>();
