@@ -794,7 +794,10 @@ export class TaskEngine extends DisposableBase {
           return;
         }
         // A closed connection aborts the call too (sessionClosed): that is a failure, not the user's cancel.
-        if (abort.signal.aborted && !session.isClosed) return this.#update(rec, { status: CANCELLED, statusMessage: 'Cancelled by the user', note: undefined });
+        if (abort.signal.aborted && !session.isClosed) {
+          this.#serverLog(serverId).info(`Direct call of ${toolName} cancelled by the user`);
+          return this.#update(rec, { status: CANCELLED, statusMessage: 'Cancelled by the user', note: undefined });
+        }
         const outcome: TaskOutcome | undefined = isPeerError(err) ? { kind: 'error', error: err.toJSON() } : undefined;
         this.#finishDirect(rec, outcome, reasonOf(err));
       }

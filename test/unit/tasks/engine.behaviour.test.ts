@@ -849,13 +849,14 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.deepEqual(h.server.requestsOf('tools/call').map((r) => r.params?.name), ['plain-tool']);
   });
 
-  it('a plain call the user cancels is cancelled, and the server is told', async () => {
+  it('a plain call the user cancels is cancelled, the server is told, and the log says so at info', async () => {
     const h = await harness({ server: { plainCall: () => new Promise(() => undefined) } });
     const snap = await h.engine.callTool('fake', 'forbidden-tool');
     const call = await h.server.waitForRequest('tools/call');
     await h.engine.cancel(snap.key);
     await waitStatus(h, snap.taskId, 'cancelled');
     assert.equal(h.snap(snap.taskId).statusMessage, 'Cancelled by the user');
+    assert.ok(h.log.has('info', /^\[fake\] Direct call of forbidden-tool cancelled by the user$/), h.log.text());
     await waitFor(() => h.server.notifications.some((n) => n.method === 'notifications/cancelled'), 'notifications/cancelled');
     assert.equal(h.server.notifications.find((n) => n.method === 'notifications/cancelled')!.params?.requestId, call.id);
   });
