@@ -36,7 +36,9 @@ export type ResolveResult =
  * the user is never asked for a value of a configuration that cannot work. Never throws.
  */
 export const resolveServer = async (config: ServerConfig, ctx: ResolveContext): Promise<ResolveResult> => {
-  const fail = (what: string): ResolveResult => ({ ok: false, message: `Server "${config.label}": ${what}.` });
+  // Not named here: the notification ("Could not connect to MCP server "x": …"), the server's row
+  // and the log line each name the server already.
+  const fail = (what: string): ResolveResult => ({ ok: false, message: `${what}.` });
   // A server of the settings or of the user's mcp.json takes the workspace's folder when it has
   // exactly one; in a multi-root workspace it must name one, as VS Code's variable resolver says.
   // (VS Code itself resolves a user mcp.json server's `${workspaceFolder}` with no folder at all,
@@ -83,7 +85,7 @@ export const resolveServer = async (config: ServerConfig, ctx: ResolveContext): 
     }
     // As in VS Code: a command that returns undefined or null is the user cancelling; another non-string, an error.
     if (answer != null && !isString(answer)) return fail(`could not get ${of}: it returned ${typeof answer}, not a string`);
-    if (answer == null) return { ok: false, cancelled: true, message: `Server "${config.label}": cancelled (no value given for ${of}).` };
+    if (answer == null) return { ok: false, cancelled: true, message: `No value was given for ${of}.` };
     answers.set(input.id, answer);
   }
 

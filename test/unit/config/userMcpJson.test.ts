@@ -81,8 +81,8 @@ describe('config: the user mcp.json', () => {
     const one = await resolveServer(local, context(['/ws/app']));
     assert.ok(one.ok && one.server.type === 'stdio');
     assert.deepEqual([one.server.args, one.server.cwd], [['/ws/app/server.js'], undefined]);
-    assert.deepEqual(await resolveServer(local, context([])), { ok: false, message: 'Server "local": "args[0]" uses "${workspaceFolder}", but there is no workspace folder to take it from.' });
+    assert.deepEqual(await resolveServer(local, context([])), { ok: false, message: '"args[0]" uses "${workspaceFolder}", but there is no workspace folder to take it from.' });
     const two = await resolveServer(local, context(['/ws/app', '/ws/lib']));
-    assert.deepEqual(two, { ok: false, message: 'Server "local": "args[0]" uses "${workspaceFolder}", but the workspace has 2 folders: name one, as in "${workspaceFolder:app}".' });
+    assert.deepEqual(two, { ok: false, message: '"args[0]" uses "${workspaceFolder}", but the workspace has 2 folders: name one, as in "${workspaceFolder:app}".' });
   });
 });

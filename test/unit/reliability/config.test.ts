@@ -71,8 +71,8 @@ describe('reliability: malformed configuration next to a good server', function 
       nocwd: await failure('nocwd'),
       noenvfile: await failure('noenvfile'),
     };
-    assert.match(starts.badvariable, /^Server "badvariable": "args\[0\]" uses the unknown variable "\$\{nope:x\}"\.$/);
-    assert.match(starts.noinput, /^Server "noinput": "args\[0\]" uses "\$\{input:missing\}", but no input "missing" is defined\.$/);
+    assert.match(starts.badvariable, /^"args\[0\]" uses the unknown variable "\$\{nope:x\}"\.$/);
+    assert.match(starts.noinput, /^"args\[0\]" uses "\$\{input:missing\}", but no input "missing" is defined\.$/);
     assert.match(starts.notfound, /command not found\. Check "command" in the server's configuration/);
     assert.match(starts.nocwd, /working directory .*no-such-dir.* does not exist/);
     assert.match(starts.noenvfile, /missing\.env/);
@@ -256,7 +256,7 @@ describe('reliability: malformed configuration next to a good server', function 
     let prompts = 0;
     const c = open({ config: withInput(path.join(dir, 'spawns')), promptInput: async () => (prompts++ === 0 ? undefined : 'the-key') });
     const id = c.id('lab');
-    await assert.rejects(c.servers.getSession(id), /cancelled \(no value given for input "key"\)\. Connect the server to be asked again\.$/);
+    await assert.rejects(c.servers.getSession(id), /No value was given for input "key"\. Connect the server to be asked again\.$/);
     assert.equal(c.servers.get(id)?.state.kind, 'idle', 'a dismissal is no error');
     // Following tasks (the engine's polls) does not bring the prompt back.
     await assert.rejects(c.servers.getSession(id, { background: true }), /Connect the server to be asked again/);
