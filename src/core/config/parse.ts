@@ -215,8 +215,9 @@ const parseServers = (map: Record<string, unknown>, source: ConfigSource, result
 };
 
 /**
- * Validates one server. Returns it when usable; errors about variables are reported without
- * dropping the server, so it still shows up (and fails with the same words when started).
+ * Validates one server. Returns it when usable: one whose variables cannot be replaced is left
+ * out, as other invalid servers are, so the view shows it once, as its error (not also as a
+ * server to connect, which could only fail).
  */
 const parseServer = (
   name: string,
@@ -277,7 +278,7 @@ const parseServer = (
     }
   }
   server.inputs = inputs.filter((i) => used.has(i.id));
-  return server;
+  return errors.length ? undefined : server;
 };
 
 /** The explicit `type`, or the one implied by `command` / `url`. */

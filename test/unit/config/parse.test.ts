@@ -205,6 +205,7 @@ describe('config: parseMcpJson', () => {
         c: { type: 'http', url: 'ws://h/mcp' },
         d: { type: 'http', url: 'https://${input:host}/mcp' }, // checked after resolution
       },
+      inputs: [{ type: 'promptString', id: 'host' }],
     });
     assert.deepEqual(messages(r).slice(0, 3), [
       '.vscode/mcp.json (folder "app"), server "a": "command" must not be empty.',
@@ -337,13 +338,17 @@ describe('config: inputs', () => {
         { type: 'pickString', id: 'missing' },
         { type: 'pickString', id: 'astray', options: ['a'], default: 'b' },
       ],
-      servers: { s: { command: 'x', args: ['--region', '${input:region}', '${input:astray}'] } },
+      servers: { s: { command: 'x', args: ['--region', '${input:region}', '${input:astray}'] }, t: { command: 'x', args: ['--region', '${input:region}'] } },
     });
     assert.deepEqual(r.inputs, [
       { type: 'pickString', id: 'region', description: 'Region', options: [{ label: 'eu', value: 'eu' }, { label: 'United States', value: 'us' }, { label: 'ap', value: 'ap' }], default: 'us' },
       { type: 'pickString', id: 'bare', description: 'bare', options: [{ label: 'x', value: 'x' }] },
     ]);
-    assert.deepEqual(r.servers[0].inputs, [r.inputs[0]]);
+    // s, which uses the refused input, is left out.
+    assert.deepEqual(
+      r.servers.map((x) => [x.name, x.inputs]),
+      [['t', [r.inputs[0]]]],
+    );
     assert.deepEqual(messages(r), [
       '.vscode/mcp.json (folder "app"), input "none": "options" must not be empty.',
       '.vscode/mcp.json (folder "app"), input "odd": "options[1]" must be a string or { "label": "...", "value": "..." }.',
@@ -354,9 +359,13 @@ describe('config: inputs', () => {
     ]);
   });
 
-  it('reports unknown variables and undefined inputs but keeps the server', () => {
-    const r = file({ servers: { a: { command: 'x', args: ['${config:foo}', '${input:nope}', '${workspaceFolder}'] } } });
-    assert.equal(r.servers.length, 1);
+  it('reports unknown variables and undefined inputs, and leaves the server out: the view shows it once, as its error', () => {
+    const r = file({ servers: { a: { command: 'x', args: ['${config:foo}', '${input:nope}', '${workspaceFolder}'] }, b: { command: 'x', args: ['${workspaceFolder}'] } } });
+    assert.deepEqual(
+      r.servers.map((s) => s.name),
+      ['b'],
+    );
+    assert.ok(r.errors.every((e) => e.server === 'a'));
     assert.deepEqual(messages(r), [
       '.vscode/mcp.json (folder "app"), server "a": "args[0]" uses the unknown variable "${config:foo}".',
       '.vscode/mcp.json (folder "app"), server "a": "args[1]" uses "${input:nope}", but no input with that id is defined in "inputs".',

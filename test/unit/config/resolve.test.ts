@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { parseMcpJson, parseSettingServers, resolveServer } from '../../../src/core/config';
-import type { ConfigSource, InputDef, ResolveContext, ResolvedRemoteServer, ResolvedStdioServer, ServerConfig } from '../../../src/core/config';
+import type { ConfigSource, InputDef, ResolveContext, ResolvedRemoteServer, ResolvedStdioServer, ServerConfig, StdioServerConfig } from '../../../src/core/config';
 
 const APP: ConfigSource = { kind: 'workspaceFolder', folderName: 'app', folderPath: '/ws/app', file: '/ws/app/.vscode/mcp.json' };
 
@@ -191,10 +191,9 @@ describe('config: resolveServer', () => {
   });
 
   it('names an unknown variable before prompting for anything', async () => {
-    const s = parseMcpJson(
-      JSON.stringify({ inputs: [{ type: 'promptString', id: 'k' }], servers: { a: { command: 'x', args: ['${input:k}'], env: { A: '${command:pick}' } } } }),
-      APP,
-    ).servers[0];
+    // Parsing leaves such a server out; resolving checks again.
+    const parsed = parseMcpJson(JSON.stringify({ inputs: [{ type: 'promptString', id: 'k' }], servers: { a: { command: 'x', args: ['${input:k}'] } } }), APP).servers[0] as StdioServerConfig;
+    const s = { ...parsed, env: { A: '${command:pick}' } };
     const { ctx, prompted } = context();
     const r = await fails(s, ctx);
     assert.equal(r.message, '"env.A" uses the unknown variable "${command:pick}".');
@@ -202,7 +201,7 @@ describe('config: resolveServer', () => {
   });
 
   it('names an input id that the source does not define', async () => {
-    const s = parseMcpJson(JSON.stringify({ servers: { a: { command: 'x', args: ['${input:missing}'] } } }), APP).servers[0];
+    const s = { ...(parseMcpJson(JSON.stringify({ servers: { a: { command: 'x' } } }), APP).servers[0] as StdioServerConfig), args: ['${input:missing}'] };
     const r = await fails(s, context().ctx);
     assert.equal(r.message, '"args[0]" uses "${input:missing}", but no input "missing" is defined.');
   });
