@@ -545,7 +545,14 @@ suite('Sampling through vscode.lm', () => {
       p.allowAlways('settings:b', 'Beta');
       p.allowAlways('settings:a', 'Alpha');
       let revoked: number | undefined;
+      // What the pick lists: each server by its label and where it is configured, not by its id.
+      const w = vscode.window as { showQuickPick: unknown };
+      const showQuickPick = w.showQuickPick as typeof vscode.window.showQuickPick;
+      let listed: string[] = [];
+      w.showQuickPick = (items: vscode.QuickPickItem[], ...rest: unknown[]) => ((listed = items.map((i) => `${i.label} | ${i.description ?? ''}`)), (showQuickPick as (...a: unknown[]) => unknown).call(vscode.window, items, ...rest));
       const pending = revokeSamplingPermissions(p).then((n) => (revoked = n));
+      w.showQuickPick = showQuickPick;
+      assert.deepEqual(listed, ['Alpha | setting mcpTasks.servers', 'Beta | setting mcpTasks.servers', ' | ', 'All servers | ']);
       // No event says the quick pick is up: accept until it was (the first item, "Alpha").
       await waitFor(async () => {
         await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');

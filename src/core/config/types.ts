@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 /** The kind of a folder's `.vscode/mcp.json` source, and its variable `${workspaceFolder}`: one string in the bundle for its 13 uses. */
 export const WORKSPACE_FOLDER = 'workspaceFolder';
 /** The variables `${workspaceFolderBasename}` and `${pathSeparator}`: one string each in the bundle. */
@@ -145,6 +146,17 @@ export const describeSource = (source: ConfigSource): string =>
 
 /** Where a server is configured, as the view and the server pick show it: `setting mcpTasks.servers`, or its file. */
 export const sourcePlace = (source: ConfigSource): string => (source.kind === SETTINGS ? `setting ${SERVERS_SETTING}` : source.file);
+
+/**
+ * Where the server of `id` is configured, as sourcePlace says it, from the id alone: a sampling
+ * grant may name a server of another workspace. `name` ends the id (a name may hold a colon).
+ */
+export const placeOfId = (id: string, name: string): string =>
+  id.startsWith('folder:')
+    ? join(id.slice(7, id.endsWith(`:${name}`) ? -name.length - 1 : id.lastIndexOf(':')), '.vscode', 'mcp.json')
+    : id.startsWith(SETTINGS)
+      ? sourcePlace(SETTINGS_SOURCE)
+      : 'User mcp.json';
 
 /** The `source` field of a `ConfigError`. */
 export const sourceKey = (source: ConfigSource): string => (source.kind === SETTINGS ? SETTINGS : source.file);

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { inform } from '../confirm';
 import { SamplingPermissions } from '../../core/sampling/permissions';
+import { placeOfId } from '../../core/config/types';
 
 /** Where the grants live in `globalState`: they follow the user, not the workspace. */
 export const SAMPLING_PERMISSIONS_KEY = 'mcpTasks.samplingPermissions';
@@ -17,8 +18,9 @@ interface Item extends vscode.QuickPickItem {
 }
 
 /**
- * The command "MCP Tasks: Revoke Sampling Permissions...": pick one always-allowed server, or all.
- * Resolves with the number of grants revoked.
+ * The command "MCP Tasks: Revoke Sampling Permissions...": pick one always-allowed server (by its
+ * label and where it is configured, as other picks of servers show it), or all. Resolves with the
+ * number of grants revoked.
  */
 export const revokeSamplingPermissions = async (permissions: SamplingPermissions): Promise<number> => {
   const allowed = permissions.alwaysAllowed();
@@ -26,7 +28,7 @@ export const revokeSamplingPermissions = async (permissions: SamplingPermissions
     inform(vscode.l10n.t('No MCP server is always allowed to use language models.'));
     return 0;
   }
-  const items: Item[] = allowed.map((a) => ({ label: a.label, description: a.serverId, serverId: a.serverId }));
+  const items: Item[] = allowed.map(({ label, serverId }) => ({ label, description: placeOfId(serverId, label), serverId }));
   if (allowed.length > 1) items.push({ label: '', kind: vscode.QuickPickItemKind.Separator }, { iconPath: new vscode.ThemeIcon('clear-all'), label: vscode.l10n.t('All servers') });
   const picked = await vscode.window.showQuickPick(items, {
     title: vscode.l10n.t('Revoke Sampling Permissions'),

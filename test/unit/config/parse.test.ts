@@ -1,8 +1,9 @@
 import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
 import { combineConfigs, keepLastReadable, parseMcpJson, parseSettingServers } from '../../../src/core/config';
 import type { ConfigSource, ParseResult, RemoteServerConfig, StdioServerConfig } from '../../../src/core/config';
 import { keyPosition, newProblems } from '../../../src/core/config/parse';
-import { serverId, serverNameOfId } from '../../../src/core/config/types';
+import { placeOfId, serverId, serverNameOfId, sourcePlace } from '../../../src/core/config/types';
 
 const folder = (name: string, folderPath = `/ws/${name}`): ConfigSource => ({
   kind: 'workspaceFolder',
@@ -480,6 +481,17 @@ describe('serverNameOfId: the name of a server no longer configured', () => {
 
   it('without the folder open, takes what follows the last colon', () => {
     assert.equal(serverNameOfId('folder:/gone/folder:weather', ['/work']), 'weather');
+  });
+});
+
+describe('placeOfId: where a server is configured, from its id (Revoke Sampling Permissions)', () => {
+  it('names the file, the setting or the user mcp.json, as the server picks do, not the id', () => {
+    const app: ConfigSource = { kind: 'workspaceFolder', folderName: 'ws', folderPath: path.join('/tmp', 'ws'), file: path.join('/tmp', 'ws', '.vscode', 'mcp.json') };
+    assert.equal(placeOfId(serverId(app, 'everything'), 'everything'), app.file);
+    assert.equal(placeOfId(serverId(app, 'db:prod'), 'db:prod'), app.file, 'a name with a colon');
+    assert.equal(placeOfId(serverId(app, 'db'), 'db (ws)'), app.file, 'labelled with its folder');
+    assert.equal(placeOfId(serverId({ kind: 'settings' }, 'demo'), 'demo'), sourcePlace({ kind: 'settings' }));
+    assert.equal(placeOfId(serverId({ kind: 'user', file: '/home/u/mcp.json' }, 'demo'), 'demo'), 'User mcp.json');
   });
 });
 
