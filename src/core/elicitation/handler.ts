@@ -123,7 +123,7 @@ const askField = async (plan: FormPlan, state: FlowState, p: FormPrompter, ui: D
   }
   if (step.kind === MULTI_SELECT) {
     const chosen = new Set(isArray(initial) ? initial : []);
-    const items = step.options!.map((opt) => ({ label: opt.label, value: opt.value, picked: chosen.has(opt.value) }));
+    const items = step.options!.map((opt) => ({ label: opt.label, value: opt.value as string, picked: chosen.has(opt.value as string) }));
     // An optional multi-select with nothing checked is left out.
     const empty = (v: string[]) => v.length === 0 && !step.required;
     const hint = `${countRule(step)}${step.required ? '' : ', or none to skip'}`;

@@ -13,7 +13,8 @@ export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'single-se
 export type FieldValue = string | number | boolean | string[];
 
 export interface FieldOption {
-  value: string;
+  /** A number for a number field's `enum` (sent as a number), else text. */
+  value: string | number;
   label: string;
 }
 
@@ -30,6 +31,10 @@ export interface FieldConstraints {
   pattern?: string;
   minimum?: number;
   maximum?: number;
+  /** Tool input schemas carry these (zod's `.positive()` is `exclusiveMinimum: 0`); the spec's NumberSchema does not. */
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  multipleOf?: number;
   minItems?: number;
   maxItems?: number;
 }
@@ -89,7 +94,16 @@ const StringProp = z.object({
 });
 const EnumProp = z.object({ ...common, enum: Values, enumNames: OptionalStrings, default: OptionalString });
 const OneOfProp = z.object({ ...common, oneOf: Options, default: OptionalString });
-const NumberProp = z.object({ ...common, minimum: OptionalNumber, maximum: OptionalNumber, default: OptionalNumber });
+const NumberProp = z.object({
+  ...common,
+  minimum: OptionalNumber,
+  maximum: OptionalNumber,
+  exclusiveMinimum: OptionalNumber,
+  exclusiveMaximum: OptionalNumber,
+  multipleOf: OptionalNumber,
+  default: OptionalNumber,
+});
+const NumberEnumProp = z.object({ ...common, enum: z.array(z.number()).check(z.minLength(1)), default: OptionalNumber });
 const BooleanProp = z.object({ ...common, default: OptionalBoolean });
 const MultiProp = z.object({ ...common, minItems: Count, maxItems: Count, default: OptionalStrings });
 const UntitledItems = z.object({ type: z.optional(z.literal('string')), enum: Values });
@@ -151,7 +165,7 @@ const parse = <T>(schema: z.ZodMiniType<T>, value: unknown, where: string): T =>
 };
 
 const fromOptions = (where: string, options: FieldOption[]): FieldOption[] => {
-  const seen = new Set<string>();
+  const seen = new Set<unknown>();
   for (const o of options) {
     if (seen.has(o.value)) problem(`${where} lists the choice "${o.value}" twice`);
     seen.add(o.value);
@@ -159,7 +173,7 @@ const fromOptions = (where: string, options: FieldOption[]): FieldOption[] => {
   return options;
 };
 
-const untitled = (values: string[]): FieldOption[] => values.map((v) => ({ value: v, label: v }));
+const untitled = (values: Array<string | number>): FieldOption[] => values.map((v) => ({ value: v, label: String(v) }));
 
 const titled = (options: Array<{ const: string; title: string }>): FieldOption[] => options.map((o) => ({ value: o.const, label: o.title }));
 
@@ -171,9 +185,10 @@ const bounds = (where: string, lo: number | undefined, hi: number | undefined, l
 const toStep = (key: string, raw: unknown, required: boolean): FieldStep => {
   const where = `property "${key}"`;
   if (!isObject(raw)) problem(`${where} is not a schema object`);
-  const p = raw;
+  // A `const` is the one choice of a pick (copied: the schema is the server's, or a tool's kept in its list).
+  const p = 'const' in raw ? { ...raw, enum: [raw.const] } : raw;
   const base = (s: { title?: string; description?: string }) => ({ key, title: s.title || key, description: s.description || undefined, required });
-  const singleSelect = (s: { title?: string; description?: string; default?: string }, options: FieldOption[]): FieldStep => ({
+  const singleSelect = (s: { title?: string; description?: string; default?: FieldValue }, options: FieldOption[]): FieldStep => ({
     ...base(s),
     kind: SINGLE_SELECT,
     default: s.default,
@@ -181,6 +196,8 @@ const toStep = (key: string, raw: unknown, required: boolean): FieldStep => {
     constraints: {},
   });
   let step: FieldStep;
+  // A boolean's or an array's: a form would not keep to it.
+  if ('const' in raw && p.type !== STRING && p.type !== NUMBER && p.type !== INTEGER) problem(`${where} has a "const" this form cannot offer`);
   switch (p.type) {
     case STRING: {
       if ('enum' in p && 'oneOf' in p) problem(`${where} has both enum and oneOf; send one of them`);
@@ -212,9 +229,14 @@ const toStep = (key: string, raw: unknown, required: boolean): FieldStep => {
     }
     case NUMBER:
     case INTEGER: {
-      const s = parse(NumberProp, p, where);
-      bounds(where, s.minimum, s.maximum, 'minimum', 'maximum');
-      step = { ...base(s), kind: p.type, default: s.default, constraints: prune({ minimum: s.minimum, maximum: s.maximum }) };
+      if ('enum' in p) {
+        const s = parse(NumberEnumProp, p, where);
+        step = singleSelect(s, untitled(s.enum));
+        break;
+      }
+      const { title, description, default: value, ...constraints } = parse(NumberProp, p, where);
+      bounds(where, constraints.minimum, constraints.maximum, 'minimum', 'maximum');
+      step = { ...base({ title, description }), kind: p.type, default: value, constraints: prune(constraints) };
       break;
     }
     case BOOLEAN: {

@@ -1,6 +1,6 @@
 import type { FieldStep, FieldValue, FormPlan } from './plan';
 import { isNumber, isString } from '../util/json';
-import { isArray, isFiniteNumber, keysOf } from '../util/builtins';
+import { isArray, isFiniteNumber, keysOf, round } from '../util/builtins';
 import { head } from '../util/text';
 import { BOOLEAN, INTEGER, MULTI_SELECT, NUMBER, SINGLE_SELECT, STRING } from './fieldKinds';
 
@@ -73,8 +73,16 @@ const range = (lo: number | undefined, hi: number | undefined, unit?: [string, s
   return '';
 };
 
-/** The rule a number field follows, as the input box says it: "Enter a whole number between 1 and 10". */
-export const numberRule = (step: FieldStep): string => `Enter a ${step.kind === INTEGER ? 'whole number' : 'number'}${range(step.constraints.minimum, step.constraints.maximum)}`;
+/** The rule a number field follows, as the input box says it: "Enter a whole number between 1 and 10", "Enter a number greater than 0". */
+export const numberRule = (step: FieldStep): string => {
+  const { minimum: lo, maximum: hi, exclusiveMinimum: xlo, exclusiveMaximum: xhi, multipleOf } = step.constraints;
+  // "between 1 and 10" while both bounds are inclusive, else each bound as it is.
+  const bounds =
+    xlo === undefined && xhi === undefined
+      ? range(lo, hi)
+      : ` ${[xlo === undefined ? lo !== undefined && `at least ${lo}` : `greater than ${xlo}`, xhi === undefined ? hi !== undefined && `at most ${hi}` : `less than ${xhi}`].filter(Boolean).join(' and ')}`;
+  return `Enter a ${step.kind === INTEGER ? 'whole number' : 'number'}${bounds}${multipleOf ? `, a multiple of ${multipleOf}` : ''}`;
+};
 
 const lengthRule = (step: FieldStep): string => {
   const { minLength: lo, maxLength: hi } = step.constraints;
@@ -117,13 +125,16 @@ export const checkValue = (step: FieldStep, value: unknown): string | undefined 
     case INTEGER: {
       if (!isNumber(value) || !isFiniteNumber(value)) return numberRule(step);
       if (step.kind === INTEGER && !Number.isInteger(value)) return numberRule(step);
-      if ((c.minimum !== undefined && value < c.minimum) || (c.maximum !== undefined && value > c.maximum)) return numberRule(step);
+      const { minimum: lo, maximum: hi, exclusiveMinimum: xlo, exclusiveMaximum: xhi, multipleOf: m } = c;
+      // A multiple within rounding: 0.3 is one of 0.1, though 0.3 / 0.1 is 2.9999999999999996.
+      const off = m ? Math.abs(value / m - round(value / m)) : 0;
+      if (value < (lo ?? -Infinity) || value > (hi ?? Infinity) || value <= (xlo ?? -Infinity) || value >= (xhi ?? Infinity) || off > 1e-9) return numberRule(step);
       return undefined;
     }
     case BOOLEAN:
       return typeof value === 'boolean' ? undefined : 'Expected yes or no';
     case SINGLE_SELECT:
-      return isString(value) && choices(step).has(value) ? undefined : `Choose one of: ${labels(step)}`;
+      return choices(step).has(value) ? undefined : `Choose one of: ${labels(step)}`;
     case MULTI_SELECT: {
       if (!isArray(value) || value.some((v) => !isString(v) || !choices(step).has(v))) return `Choose from: ${labels(step)}`;
       if (new Set(value).size !== value.length) return 'Choose each option at most once';
@@ -140,19 +151,19 @@ const labels = (step: FieldStep): string => {
   return all.length > 20 ? `${named}, … (${all.length - 20} more)` : named;
 };
 
-const choiceIndex = new WeakMap<FieldStep, Map<string, string>>();
+const choiceIndex = new WeakMap<FieldStep, Map<unknown, string>>();
 
 /**
  * A step's choices, value to label, built once per step: a server's form of 60,000 choices with
  * as many defaults took seconds of the extension host's time when each value searched the list.
  */
-const choices = (step: FieldStep): Map<string, string> => {
+const choices = (step: FieldStep): Map<unknown, string> => {
   let index = choiceIndex.get(step);
   if (!index) choiceIndex.set(step, (index = new Map((step.options ?? []).map((o) => [o.value, o.label]))));
   return index;
 };
 
-const option = (step: FieldStep, text: string): string | undefined => (step.options!.find((o) => o.value === text) ?? step.options!.find((o) => o.label === text))?.value;
+const option = (step: FieldStep, text: string): string | number | undefined => (step.options!.find((o) => String(o.value) === text) ?? step.options!.find((o) => o.label === text))?.value;
 
 /**
  * What typed text means for a field, checked as the user types: the message is what the input

@@ -60,6 +60,25 @@ describe('elicitation plan: form mode', () => {
     assert.equal(i.default, 42);
   });
 
+  it('keeps the number constraints of tool input schemas: exclusive bounds (zod\'s .positive() is exclusiveMinimum 0) and multipleOf', () => {
+    assert.deepEqual(one({ type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1, multipleOf: 0.25 }).constraints, { exclusiveMinimum: 0, exclusiveMaximum: 1, multipleOf: 0.25 });
+  });
+
+  it('offers a number enum, and a const, as a single pick of those values, sent as they are (numbers as numbers)', () => {
+    const prio = one({ type: 'integer', enum: [1, 2, 3], default: 2 });
+    assert.equal(prio.kind, 'single-select');
+    assert.deepEqual(prio.options, [{ value: 1, label: '1' }, { value: 2, label: '2' }, { value: 3, label: '3' }]);
+    assert.equal(prio.default, 2);
+    assert.deepEqual(one({ type: 'number', const: 2.5 }).options, [{ value: 2.5, label: '2.5' }]);
+    const kind = { type: 'string', const: 'x' };
+    assert.deepEqual(one(kind).options, [{ value: 'x', label: 'x' }]);
+    assert.deepEqual(kind, { type: 'string', const: 'x' }, 'the schema itself is left as it was');
+    refused(form({ f: { type: 'integer', enum: [1, 2], default: 7 } }), /the default 7 does not fit its own schema/);
+    // A const that a form would not keep to: left to the JSON box (tools) or refused (a server's question).
+    refused(form({ f: { type: 'boolean', const: true } }), /property "f" has a "const" this form cannot offer/);
+    refused(form({ f: { type: 'array', items: { enum: ['a'] }, const: ['a'] } }), /property "f" has a "const" this form cannot offer/);
+  });
+
   it('plans a boolean with its default', () => {
     const b = one({ type: 'boolean', title: 'Agree', default: false });
     assert.equal(b.kind, 'boolean');

@@ -42,6 +42,31 @@ describe('elicitation validateField: what the input box says while typing', () =
     bad(field({ type: 'number' }), 'NaN', 'Enter a number');
   });
 
+  it('numbers: exclusive bounds and multipleOf, checked as typed and named in the message', () => {
+    const positive = field({ type: 'number', exclusiveMinimum: 0 });
+    ok(positive, '0.1', 0.1);
+    bad(positive, '0', 'Enter a number greater than 0');
+    bad(positive, '-3', 'Enter a number greater than 0');
+    const below = field({ type: 'integer', minimum: 1, exclusiveMaximum: 10 });
+    ok(below, '9', 9);
+    bad(below, '10', 'Enter a whole number at least 1 and less than 10');
+    const halves = field({ type: 'number', multipleOf: 0.5 });
+    ok(halves, '1.5', 1.5);
+    ok(halves, '-2', -2);
+    bad(halves, '0.3', 'Enter a number, a multiple of 0.5');
+    ok(field({ type: 'number', multipleOf: 0.1 }), '0.3', 0.3); // 0.3 / 0.1 is 2.9999999999999996
+    assert.equal(inputHint(field({ type: 'number', exclusiveMinimum: 0, maximum: 1 })), 'Enter a number greater than 0 and at most 1');
+  });
+
+  it('a number enum: typed as its value, answered with the number', () => {
+    const prio = field({ type: 'integer', enum: [1, 2, 3] });
+    ok(prio, '2', 2);
+    bad(prio, '7', 'Choose one of: 1, 2, 3');
+    assert.equal(validateContent(plan({ p: { type: 'integer', enum: [1, 2, 3] } }), { p: 7 }), '"p": Choose one of: 1, 2, 3');
+    assert.equal(validateContent(plan({ p: { type: 'integer', enum: [1, 2, 3] } }), { p: '2' }), '"p": Choose one of: 1, 2, 3');
+    assert.equal(validateContent(plan({ p: { type: 'integer', enum: [1, 2, 3] } }), { p: 2 }), undefined);
+  });
+
   it('numbers that would not reach the server as typed are refused, saying what would arrive', () => {
     const n = field({ type: 'integer' });
     bad(n, '12345678901234567891', '12345678901234567891 cannot be sent exactly: it would arrive as 12345678901234567000');
