@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
 import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
 import type { McpTasksTestingApi, TreeSnapshotNode as Row } from './helpers';
-import { QuickInputSpy, accept, back, choose, chooseTtl, enter, escape, fillArguments, hasBack } from './quickInputs';
+import { QuickInputSpy, accept, back, choose, chooseTtl, enter, escape, fieldOf, fillArguments, hasBack } from './quickInputs';
 import { cleanUp, publicApi } from './taskApiHelpers';
 
 /** out/test/integration -> the fixture in the sources. */
@@ -105,6 +105,22 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     // A plain tool: it runs at once, without a ttl step.
     const id = await run.started();
     assert.deepEqual(await received(id), { name: 'widget', count: 7, ratio: 0.5, verbose: true, level: 'high' });
+  });
+
+  test('A required yes/no without a default has neither answer focused: Enter answers nothing until one is chosen (it sent Yes); a number enum is a pick whose number reaches the server', async function () {
+    this.timeout(30_000);
+    const run = await start('schemas', 'choices');
+    const dry = await spy.next('the dry field');
+    assert.deepEqual([fieldOf(dry), dry.items.map((i) => i.label)], ['dry', ['Yes', 'No']]);
+    await accept(); // Enter, nothing chosen
+    assert.deepEqual(dry.pick?.activeItems.map((i) => i.label), [], 'no answer is focused, and Enter took none');
+    await choose(dry, (i) => i.label === 'No', 'No');
+    const prio = await spy.next('the prio field');
+    assert.deepEqual([fieldOf(prio), prio.items.map((i) => i.label)], ['prio', ['1', '2', '3']], 'a pick of the enum\'s numbers, not a free number box');
+    await choose(prio, (i) => i.label === '2', '2');
+    const review = await spy.next('the review step');
+    await choose(review, (i) => i.label.endsWith('Run choices'), 'Run choices');
+    assert.deepEqual(await received(await run.started()), { dry: false, prio: 2 });
   });
 
   test('Edit as JSON… on the review step starts the JSON box from the answers and sends what is typed there', async function () {

@@ -55,6 +55,8 @@ export interface PickOptions<T> extends PromptOptions {
   /** Shown whole under the input where the editor can, the placeholder then only says what to do; else after it. */
   prompt?: string;
   canSelectMany?: boolean;
+  /** Single select: focus no item, so Enter answers nothing until the user chooses one. */
+  unfocused?: boolean;
   /** Multi-select: why the checked items cannot be accepted, shown instead of accepting. */
   validate?(values: T[]): string | undefined;
 }
@@ -140,7 +142,8 @@ const askField = async (plan: FormPlan, state: FlowState, p: FormPrompter, ui: D
       : step.options!.map((opt) => ({ label: opt.label, value: opt.value, picked: opt.value === initial }));
   // Without an answer or a default, Enter leaves an optional field out, as in an empty input box.
   if (!step.required) items.push({ label: 'Skip', icon: 'debug-step-over', description: 'leave this field out', value: SKIP, picked: initial === undefined });
-  const a = await p.pick(items, { ...o, placeholder: text });
+  // Required, without an answer or a default: Enter on the first item (Yes) would answer for the user.
+  const a = await p.pick(items, { ...o, placeholder: text, unfocused: step.required && initial === undefined });
   if ('nav' in a) return { type: a.nav };
   if (a.value.length !== 1) return undefined;
   return { type: 'answer', value: a.value[0] === SKIP ? undefined : (a.value[0] as FieldValue) };

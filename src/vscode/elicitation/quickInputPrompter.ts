@@ -65,7 +65,7 @@ export class QuickInputPrompter implements FormPrompter {
     qp.items = items.map((i) => ({ label: i.label, iconPath: i.icon ? new vscode.ThemeIcon(i.icon) : undefined, description: i.description, detail: i.detail, value: i.value }));
     const picked = qp.items.filter((_, n) => items[n].picked);
     if (qp.canSelectMany) qp.selectedItems = picked;
-    else if (picked.length) qp.activeItems = [picked[0]];
+    else if (picked.length || o.unfocused) qp.activeItems = picked.slice(0, 1);
     return this.#show<T[]>(qp, o, (resolve, listeners) => {
       if (!qp.canSelectMany) {
         listeners.push(qp.onDidChangeSelection((sel) => sel[0] && resolve({ value: [sel[0].value] })));

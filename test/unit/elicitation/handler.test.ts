@@ -235,6 +235,29 @@ describe('elicitation runForm: the multi-step dialog', () => {
     assert.deepEqual(await runForm(optional, p, ui()), { action: 'accept', content: { color: 'blue' } });
   });
 
+  it('a required yes/no or choice without a default or an answer focuses nothing: Enter answers nothing until the user chooses (it answered Yes, or the first choice)', async () => {
+    const required = formPlan(
+      {
+        dry: { type: 'boolean', title: 'Dry run' },
+        size: { type: 'string', title: 'Size', enum: ['S', 'M'] },
+        force: { type: 'boolean', title: 'Force', default: false },
+        agree: { type: 'boolean', title: 'Agree' },
+      },
+      ['dry', 'size', 'force'],
+    );
+    const unfocused = (c: Call) => [(c.o as PickOptions<unknown>).unfocused, items(c).filter((i) => i.picked).map((i) => i.label)];
+    const p = new ScriptedPrompter([
+      see((c) => assert.deepEqual(unfocused(c), [true, []]), choose('No')),
+      see((c) => assert.deepEqual(unfocused(c), [true, []]), choose('M')),
+      see((c) => assert.deepEqual(unfocused(c), [false, ['No']], 'a default is focused'), choose('No')),
+      see((c) => assert.deepEqual(unfocused(c), [false, ['Skip']], 'an optional field focuses Skip'), choose('Skip')),
+      choose('Change Dry run'),
+      see((c) => assert.deepEqual(unfocused(c), [false, ['No']], 'changed from the review, the answer given is focused'), choose('Yes')),
+      choose('Accept'),
+    ]);
+    assert.deepEqual(await runForm(required, p, ui()), { action: 'accept', content: { dry: true, size: 'M', force: false } });
+  });
+
   it('Back while changing a field from the review step (even the first) returns to the review step', async () => {
     const p = new ScriptedPrompter([
       choose('Production'),
