@@ -10,7 +10,7 @@ import { planElicitation } from '../core/elicitation/plan';
 import type { Tool } from '../core/protocol/schemas';
 import { formatAge } from '../core/tasks/presentation';
 import { errorMessage } from '../core/util/abort';
-import { fromJson, isObject, isObjectLike, stringify } from '../core/util/json';
+import { fromJson, isObject, isObjectLike, isString, stringify } from '../core/util/json';
 import { entriesOf, keysOf, round } from '../core/util/builtins';
 import { setting } from './configuration';
 import { NEVER } from './cancellation';
@@ -145,8 +145,9 @@ export const askArguments = async (tool: Tool, title: string, ui: QuickInputProm
 const template = (tool: Tool): Record<string, unknown> => {
   const out: Record<string, unknown> = {};
   for (const [name, schema] of entriesOf(tool.inputSchema.properties ?? {})) {
-    const s = schema as { default?: unknown; type?: string };
-    if (s.default !== undefined) out[name] = s.default;
+    const s = schema as { default?: unknown; const?: unknown; type?: string };
+    if ('const' in s) out[name] = s.const;
+    else if (s.default !== undefined) out[name] = s.default;
     else if (tool.inputSchema.required?.includes(name)) out[name] = s.type === NUMBER || s.type === INTEGER ? 0 : s.type === BOOLEAN ? false : s.type === 'array' ? [] : s.type === 'object' ? {} : '';
   }
   return out;
@@ -154,7 +155,14 @@ const template = (tool: Tool): Record<string, unknown> => {
 
 /** The arguments as one JSON object (the fallback, and "Edit as JSON…"); Back leaves the arguments step. */
 const askJson = async (tool: Tool, title: string, ui: QuickInputPrompter, start: Record<string, unknown>, why?: string): Promise<Record<string, unknown> | typeof BACK | undefined> => {
-  const props = keysOf(tool.inputSchema.properties ?? {}).join(', ');
+  // Each with its type and whether it is required: the box is all the user has to go by.
+  const required = tool.inputSchema.required ?? [];
+  const props = entriesOf(tool.inputSchema.properties ?? {})
+    .map(([name, schema]) => {
+      const about = [(schema as { type?: unknown }).type, required.includes(name) && 'required'].filter(isString);
+      return about.length ? `${name} (${about.join(', ')})` : name;
+    })
+    .join(', ');
   const a = await ui.input({
     title,
     prompt: why

@@ -250,7 +250,7 @@ const toStep = (key: string, raw: unknown, required: boolean): FieldStep => {
       let options: FieldOption[];
       if (isObjectLike(items) && 'anyOf' in items) options = titled(parse(TitledItems, items, `${where}.items`).anyOf);
       else if (isObjectLike(items) && 'enum' in items) options = untitled(parse(UntitledItems, items, `${where}.items`).enum);
-      else problem(`${where} is an array whose items list no choices (enum or anyOf): arrays are only allowed as multi-select enums`);
+      else problem(`${where} is an array whose items list no choices (enum or anyOf): a form shows an array only as a multi-select of listed choices`);
       bounds(where, s.minItems, s.maxItems, 'minItems', 'maxItems');
       if (s.minItems !== undefined && s.minItems > options.length) {
         problem(`${where} asks for at least ${s.minItems} of only ${options.length} choices`);
@@ -259,12 +259,12 @@ const toStep = (key: string, raw: unknown, required: boolean): FieldStep => {
       break;
     }
     case 'object':
-      return problem(`${where} is a nested object: only flat objects of primitive properties are allowed`);
+      return problem(`${where} is a nested object: a form shows only flat objects of primitive properties`);
     case undefined:
       return problem(`${where} has no type`);
     default:
       // safeStringify: a type nested deeper than the stack (JSON.parse reads any depth) is named, cut.
-      return problem(`${where} has the unsupported type ${safeStringify(p.type)} (allowed: string, number, integer, boolean, array of enum)`);
+      return problem(`${where} has the unsupported type ${safeStringify(p.type)} (a form shows: string, number, integer, boolean, array of enum)`);
   }
   if (step.default === undefined) delete step.default;
   else {

@@ -138,7 +138,7 @@ describe('elicitation plan: malformed requests are refused with -32602 saying wh
 
   it('refuses a property whose type is nested 20,000 deep (JSON.parse reads it) by naming the type, cut, not with a stack overflow (found by the fuzzer, seed 9100688)', () => {
     const type: unknown = JSON.parse(`${'['.repeat(20_000)}${']'.repeat(20_000)}`);
-    refused(form({ x: { type } }), /^Invalid elicitation request: property "x" has the unsupported type \[{64}"<nested too deeply to show>"\]{64} \(allowed: /);
+    refused(form({ x: { type } }), /^Invalid elicitation request: property "x" has the unsupported type \[{64}"<nested too deeply to show>"\]{64} \(a form shows: /);
   });
 
   it('refuses a form without a flat object schema', () => {
@@ -148,13 +148,13 @@ describe('elicitation plan: malformed requests are refused with -32602 saying wh
     refused(planElicitation({ message: 'm', requestedSchema: { type: 'object', properties: [] } }), /requestedSchema\.properties: expected an object/);
   });
 
-  it('refuses nested objects, unknown types, missing types and non-schema properties', () => {
-    refused(form({ address: { type: 'object', properties: { street: { type: 'string' } } } }), /property "address" is a nested object/);
+  it('refuses nested objects, unknown types, missing types and non-schema properties, saying what a form shows (the words the JSON box of Run Tool as Task gives as its reason)', () => {
+    refused(form({ address: { type: 'object', properties: { street: { type: 'string' } } } }), /property "address" is a nested object: a form shows only flat objects of primitive properties$/);
     refused(form({ x: { type: 'null' } }), /property "x" has the unsupported type "null"/);
     refused(form({ x: { title: 'no type' } }), /property "x" has no type/);
     refused(form({ x: 'string' }), /property "x" is not a schema object/);
     refused(form({ x: { type: 'array', items: { type: 'string' } } }), /property "x" is an array whose items list no choices/);
-    refused(form({ x: { type: 'array', items: { type: 'object', properties: {} } } }), /only allowed as multi-select enums/);
+    refused(form({ x: { type: 'array', items: { type: 'object', properties: {} } } }), /property "x" is an array whose items list no choices \(enum or anyOf\): a form shows an array only as a multi-select of listed choices$/);
   });
 
   it('refuses required naming a missing property', () => {
