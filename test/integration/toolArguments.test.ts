@@ -137,6 +137,21 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     assert.deepEqual(await received(id), typed);
   });
 
+  test('An array of free strings or numbers is one field of comma-separated values (or a JSON array), starting at its default; the server receives real arrays of the right types', async function () {
+    this.timeout(30_000);
+    const run = await start('schemas', 'tag-files');
+    const paths = await spy.next('the paths field');
+    assert.deepEqual([paths.kind, paths.text, paths.value], ['input', 'tag-files — paths (Values separated by commas, or a JSON array of at least 1 value)', ''], 'the prompt says how to type a list');
+    await enter(paths, ' src/a.ts , docs');
+    const counts = await spy.next('the counts field');
+    assert.deepEqual([counts.kind, counts.value], ['input', '1, 2'], 'the default is shown comma-joined');
+    await enter(counts, '[3, 4]');
+    const review = await spy.next('the review step');
+    assert.deepEqual(review.items.filter((i) => i.label.startsWith('Change')).map((i) => i.description), ['src/a.ts, docs', '3, 4'], 'the review shows the lists');
+    await choose(review, (i) => i.label.endsWith('Run tag-files'), 'Run tag-files');
+    assert.deepEqual(await received(await run.started()), { paths: ['src/a.ts', 'docs'], counts: [3, 4] });
+  });
+
   test('A nested schema falls back to a JSON box that says why; the typed object reaches the server', async function () {
     this.timeout(30_000);
     const typed = { target: { region: 'eu-west', replicas: 2 }, tags: ['a', 'b'], strategy: 'rolling' };

@@ -14,11 +14,11 @@ import type { ElicitResult, FlowEvent, FlowState } from './flow';
 import { ACCEPT, answerOf, CANCEL, DECLINE, initialValue, isReview, nextState, startFlow } from './flow';
 import type { FieldValue, FormPlan, UrlPlan } from './plan';
 import { planElicitation } from './plan';
-import { checkValue, countRule, formatValue, inputHint, validateContent, validateField } from './validate';
+import { checkValue, countRule, formatValue, inputHint, listRule, validateContent, validateField } from './validate';
 import { isArray, keysOf } from '../util/builtins';
-import { isString } from '../util/json';
+import { isString, stringify } from '../util/json';
 import { noop } from '../util/promise';
-import { BOOLEAN, INTEGER, MULTI_SELECT, NUMBER, STRING } from './fieldKinds';
+import { BOOLEAN, INTEGER, LIST, MULTI_SELECT, NUMBER, STRING } from './fieldKinds';
 import { CIRCLE_SLASH } from '../tasks/presentation';
 
 /** Leaving a step without answering it. */
@@ -111,9 +111,12 @@ const askField = async (plan: FormPlan, state: FlowState, p: FormPrompter, ui: D
   const initial = initialValue(state, step);
   const o = { title: ui.title, step: state.index + 1, totalSteps: plan.steps.length + 1, canGoBack: state.index > 0 || state.editing, canDecline: true, signal: ui.signal };
   const text = stepText(plan, state.index);
-  if (step.kind === STRING || step.kind === NUMBER || step.kind === INTEGER) {
+  if (step.kind === STRING || step.kind === NUMBER || step.kind === INTEGER || step.kind === LIST) {
     const check = (t: string) => validateField(step, t);
-    const a = await p.input({ ...o, prompt: text, placeholder: inputHint(step), value: initial === undefined ? '' : String(initial), validate: (t) => {
+    // A list's values comma-joined, unless one would not read back so (a comma, spaces at its ends, empty, a leading bracket).
+    const shown = isArray(initial) ? (initial.some((v) => /^$|^[\s[]|,|\s$/.test(String(v))) ? stringify(initial) : initial.join(', ')) : initial;
+    const prompt = step.kind === LIST ? `${text} (${listRule(step)})` : text;
+    const a = await p.input({ ...o, prompt, placeholder: inputHint(step), value: shown === undefined ? '' : String(shown), validate: (t) => {
         const r = check(t);
         // A URI typed as the address bar shows it is sent percent-encoded: say so before the review shows it.
         return 'error' in r ? r.error : isString(r.value) && r.value !== t ? { note: `Sent as ${r.value}` } : undefined;

@@ -4,13 +4,13 @@ import { describeIssues } from '../jsonrpc/messages';
 import { isObject, isObjectLike, safeStringify, stringify } from '../util/json';
 import { keysOf } from '../util/builtins';
 import { checkValue } from './validate';
-import { BOOLEAN, INTEGER, MULTI_SELECT, NUMBER, SINGLE_SELECT, STRING } from './fieldKinds';
+import { BOOLEAN, INTEGER, LIST, MULTI_SELECT, NUMBER, SINGLE_SELECT, STRING } from './fieldKinds';
 import { JsonObject, OptionalBoolean, OptionalNumber, OptionalString, OptionalStrings, OptionalUnknown } from '../util/zod';
 
-/** What a form field asks for; enums become picks. */
-export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'single-select' | 'multi-select';
+/** What a form field asks for; enums become picks; a list (tools only) is typed values. */
+export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'single-select' | 'multi-select' | 'list';
 /** What a field may hold in `ElicitResult.content`. */
-export type FieldValue = string | number | boolean | string[];
+export type FieldValue = string | number | boolean | Array<string | number>;
 
 export interface FieldOption {
   /** A number for a number field's `enum` (sent as a number), else text. */
@@ -51,6 +51,8 @@ export interface FieldStep {
   /** The choices of single- and multi-select fields, in the server's order. */
   options?: FieldOption[];
   constraints: FieldConstraints;
+  /** A list's items: a required string, number or integer step that checks each value. */
+  item?: FieldStep;
 }
 
 export interface FormPlan {
@@ -105,7 +107,7 @@ const NumberProp = z.object({
 });
 const NumberEnumProp = z.object({ ...common, enum: z.array(z.number()).check(z.minLength(1)), default: OptionalNumber });
 const BooleanProp = z.object({ ...common, default: OptionalBoolean });
-const MultiProp = z.object({ ...common, minItems: Count, maxItems: Count, default: OptionalStrings });
+const MultiProp = z.object({ ...common, minItems: Count, maxItems: Count, default: OptionalUnknown });
 const UntitledItems = z.object({ type: z.optional(z.literal('string')), enum: Values });
 const TitledItems = z.object({ anyOf: Options });
 
@@ -182,7 +184,7 @@ const bounds = (where: string, lo: number | undefined, hi: number | undefined, l
 };
 
 /** One property to one step; throws `SchemaProblem` saying what is wrong. */
-const toStep = (key: string, raw: unknown, required: boolean): FieldStep => {
+const toStep = (key: string, raw: unknown, required: boolean, lists?: boolean): FieldStep => {
   const where = `property "${key}"`;
   if (!isObject(raw)) problem(`${where} is not a schema object`);
   // A `const` is the one choice of a pick (copied: the schema is the server's, or a tool's kept in its list).
@@ -247,15 +249,23 @@ const toStep = (key: string, raw: unknown, required: boolean): FieldStep => {
     case 'array': {
       const s = parse(MultiProp, p, where);
       const items = p.items as Record<string, unknown> | undefined;
+      bounds(where, s.minItems, s.maxItems, 'minItems', 'maxItems');
+      // The default's type is checked with the step, against its choices or its items.
+      step = { ...base(s), kind: MULTI_SELECT, default: s.default as FieldValue | undefined, constraints: prune({ minItems: s.minItems, maxItems: s.maxItems }) };
       let options: FieldOption[];
       if (isObjectLike(items) && 'anyOf' in items) options = titled(parse(TitledItems, items, `${where}.items`).anyOf);
       else if (isObjectLike(items) && 'enum' in items) options = untitled(parse(UntitledItems, items, `${where}.items`).enum);
-      else problem(`${where} is an array whose items list no choices (enum or anyOf): a form shows an array only as a multi-select of listed choices`);
-      bounds(where, s.minItems, s.maxItems, 'minItems', 'maxItems');
+      else if (lists) {
+        // A tool's paths, tags or ids: typed into one box, each value checked as its own field.
+        const item = toStep(`${key}.items`, items, true);
+        if (item.options || item.kind === BOOLEAN) problem(`${where} lists values that are not strings or numbers`);
+        step = { ...step, kind: LIST, item };
+        break;
+      } else problem(`${where} is an array whose items list no choices (enum or anyOf): a form shows an array only as a multi-select of listed choices`);
       if (s.minItems !== undefined && s.minItems > options.length) {
         problem(`${where} asks for at least ${s.minItems} of only ${options.length} choices`);
       }
-      step = { ...base(s), kind: MULTI_SELECT, default: s.default, options: fromOptions(where, options), constraints: prune({ minItems: s.minItems, maxItems: s.maxItems }) };
+      step.options = fromOptions(where, options);
       break;
     }
     case 'object':
@@ -301,7 +311,7 @@ const planUrl = (message: string, url: string | undefined, elicitationId: string
   return { ok: true, mode: 'url', message, url, elicitationId, domain, warnings };
 };
 
-const planForm = (message: string, requestedSchema: unknown): FormPlan => {
+const planForm = (message: string, requestedSchema: unknown, lists?: boolean): FormPlan => {
   if (requestedSchema === undefined) problem('requestedSchema is required in form mode');
   const schema = parse(RequestedSchema, requestedSchema, 'requestedSchema');
   // Keys straight from the parsed JSON: a property named `__proto__` must not reach an object.
@@ -311,19 +321,20 @@ const planForm = (message: string, requestedSchema: unknown): FormPlan => {
   if (keys.includes('__proto__')) problem('the property name "__proto__" is not allowed');
   const required = new Set(schema.required ?? []);
   for (const r of required) if (!keys.includes(r)) problem(`required names "${r}", which is not a property`);
-  return { ok: true, mode: 'form', message, steps: keys.map((k) => toStep(k, raw[k], required.has(k))) };
+  return { ok: true, mode: 'form', message, steps: keys.map((k) => toStep(k, raw[k], required.has(k), lists)) };
 };
 
 /**
  * Validates an `elicitation/create` request's params and turns them into what the dialog shows.
  * Never throws: a request that breaks the spec's schema rules gives a -32602 error saying why.
  * `url: false` when the client did not declare URL mode (then a URL request is refused, as the
- * spec says).
+ * spec says). `lists: true` (tools only: the spec allows arrays only as multi-selects) makes an
+ * array of strings or numbers without choices one field of typed values.
  */
-export const planElicitation = (params: unknown, options: { url?: boolean } = {}): PlanResult => {
+export const planElicitation = (params: unknown, options: { url?: boolean; lists?: boolean } = {}): PlanResult => {
   try {
     const p = parse(ParamsSchema, params ?? {}, 'params');
-    if (p.mode === undefined || p.mode === 'form') return planForm(p.message, p.requestedSchema);
+    if (p.mode === undefined || p.mode === 'form') return planForm(p.message, p.requestedSchema, options.lists);
     if (p.mode === 'url') {
       if (options.url === false) problem('mode "url" is not supported by this client');
       return planUrl(p.message, p.url, p.elicitationId);

@@ -1,8 +1,8 @@
 import type { FieldStep, FieldValue, FormPlan } from './plan';
-import { isNumber, isString } from '../util/json';
+import { fromJson, isNumber, isString } from '../util/json';
 import { isArray, isFiniteNumber, keysOf, round } from '../util/builtins';
 import { head } from '../util/text';
-import { BOOLEAN, INTEGER, MULTI_SELECT, NUMBER, SINGLE_SELECT, STRING } from './fieldKinds';
+import { BOOLEAN, INTEGER, LIST, MULTI_SELECT, NUMBER, SINGLE_SELECT, STRING } from './fieldKinds';
 
 /** What typed text means for a field: its value (`undefined`: left out), or what to fix. */
 export type FieldCheck = { value: FieldValue | undefined } | { error: string };
@@ -89,11 +89,15 @@ const lengthRule = (step: FieldStep): string => {
   return `Enter text${range(lo, hi, ['character', 'characters'])}`;
 };
 
-/** The rule a multi-select follows: "Choose between 1 and 3 options". */
+/** The count a multi-select or a list asks for: "Choose between 1 and 3 options", "Enter at least 2 values". */
 export const countRule = (step: FieldStep): string => {
   const { minItems: lo, maxItems: hi } = step.constraints;
-  return `Choose${range(lo, hi, ['option', 'options']).replace(/^ of/, '')}`;
+  const list = step.kind === LIST;
+  return `${list ? 'Enter' : 'Choose'}${range(lo, hi, list ? ['value', 'values'] : ['option', 'options']).replace(/^ of/, '')}`;
 };
+
+/** How a list is typed, as its prompt says it: "Values separated by commas, or a JSON array of at least 1 value". */
+export const listRule = (step: FieldStep): string => `Values separated by commas, or a JSON array${range(step.constraints.minItems, step.constraints.maxItems, ['value', 'values'])}`;
 
 /**
  * A hint for an empty input box: the format or bounds the answer must meet. A `pattern` is only
@@ -138,11 +142,21 @@ export const checkValue = (step: FieldStep, value: unknown): string | undefined 
     case MULTI_SELECT: {
       if (!isArray(value) || value.some((v) => !isString(v) || !choices(step).has(v))) return `Choose from: ${labels(step)}`;
       if (new Set(value).size !== value.length) return 'Choose each option at most once';
-      if ((c.minItems !== undefined && value.length < c.minItems) || (c.maxItems !== undefined && value.length > c.maxItems)) return countRule(step);
-      return undefined;
+      return count(step, value.length);
+    }
+    case LIST: {
+      if (!isArray(value)) return listRule(step);
+      for (const [i, v] of value.entries()) {
+        const bad = checkValue(step.item!, v);
+        if (bad) return `Value ${i + 1}: ${bad}`;
+      }
+      return count(step, value.length);
     }
   }
 };
+
+/** Whether `n` values are as many as the field asks; else its countRule. */
+const count = (step: FieldStep, n: number): string | undefined => (n < (step.constraints.minItems ?? 0) || n > (step.constraints.maxItems ?? Infinity) ? countRule(step) : undefined);
 
 /** The choices named in a message: the first twenty, and how many more. */
 const labels = (step: FieldStep): string => {
@@ -168,7 +182,8 @@ const option = (step: FieldStep, text: string): string | number | undefined => (
 /**
  * What typed text means for a field, checked as the user types: the message is what the input
  * box shows ("Enter a whole number between 1 and 10"). Empty text leaves an optional field out.
- * Selects accept an option's value or its label; multi-selects a comma-separated list.
+ * Selects accept an option's value or its label; multi-selects a comma-separated list; lists
+ * (tools only) comma-separated values, each trimmed, or a JSON array (for values with commas).
  */
 export const validateField = (step: FieldStep, rawInput: string): FieldCheck => {
   const text = step.kind === STRING ? rawInput : rawInput.trim();
@@ -198,6 +213,23 @@ export const validateField = (step: FieldStep, rawInput: string): FieldCheck => 
       const values = parts.map((t) => option(step, t));
       if (values.some((v) => v === undefined)) return { error: `Choose from: ${labels(step)}` };
       value = values as string[];
+      break;
+    }
+    case LIST: {
+      if (text.startsWith('[')) {
+        try {
+          value = fromJson(text) as FieldValue;
+        } catch {
+          return { error: listRule(step) };
+        }
+        break;
+      }
+      value = [];
+      for (const [i, part] of text.split(',').entries()) {
+        const r = validateField(step.item!, part.trim());
+        if ('error' in r) return { error: `Value ${i + 1}: ${r.error}` };
+        value.push(r.value as string | number);
+      }
       break;
     }
   }
@@ -233,7 +265,7 @@ const inexact = (step: FieldStep, text: string, value: number): string | undefin
 const rule = (step: FieldStep): string => {
   if (step.kind === NUMBER || step.kind === INTEGER) return numberRule(step);
   if (step.kind === BOOLEAN) return 'yes or no';
-  return `choose one of: ${labels(step)}`;
+  return step.options ? `choose one of: ${labels(step)}` : listRule(step);
 };
 
 /**
@@ -258,7 +290,7 @@ export const validateContent = (plan: FormPlan, content: Record<string, unknown>
 /** A value as the review step shows it: choices by their labels, booleans as Yes/No. */
 export const formatValue = (step: FieldStep, value: FieldValue | undefined): string => {
   if (value === undefined) return '(left out)';
-  const label = (v: string) => choices(step).get(v) ?? v;
+  const label = (v: string | number) => choices(step).get(v) ?? String(v);
   if (isArray(value)) return value.length ? value.map(label).join(', ') : '(none)';
   if (typeof value === 'boolean') return value ? 'Yes' : 'No';
   if (isNumber(value)) return String(value);

@@ -157,6 +157,26 @@ describe('elicitation plan: malformed requests are refused with -32602 saying wh
     refused(form({ x: { type: 'array', items: { type: 'object', properties: {} } } }), /property "x" is an array whose items list no choices \(enum or anyOf\): a form shows an array only as a multi-select of listed choices$/);
   });
 
+  it('lists: with { lists: true } (tools only), an array of free strings, numbers or integers is one field of typed values; a server\'s question still refuses it', () => {
+    const tool = (properties: Record<string, unknown>, required?: string[]) => planElicitation({ message: 'm', requestedSchema: { type: 'object', properties, required } }, { lists: true });
+    const [paths, counts] = steps(tool({ paths: { type: 'array', items: { type: 'string' }, minItems: 1, default: ['a', 'b'] }, counts: { type: 'array', items: { type: 'integer', minimum: 0 } } }, ['paths']));
+    assert.equal(paths.kind, 'list');
+    assert.equal(paths.required, true);
+    assert.deepEqual(paths.default, ['a', 'b']);
+    assert.deepEqual(paths.constraints, { minItems: 1 });
+    assert.equal(paths.item?.kind, 'string');
+    assert.equal(counts.item?.kind, 'integer');
+    assert.deepEqual(counts.item?.constraints, { minimum: 0 });
+    refused(form({ paths: { type: 'array', items: { type: 'string' } } }), /property "paths" is an array whose items list no choices/);
+    // Objects and nested arrays are still left to the JSON box.
+    refused(tool({ x: { type: 'array', items: { type: 'object', properties: {} } } }), /property "x.items" is a nested object/);
+    refused(tool({ x: { type: 'array', items: { type: 'array', items: { type: 'string' } } } }), /property "x.items"/);
+    refused(tool({ x: { type: 'array' } }), /property "x.items" is not a schema object/);
+    refused(tool({ x: { type: 'array', items: { type: 'integer' }, default: [1.5] } }), /the default \[1\.5\] does not fit/);
+    // Choices stay a multi-select.
+    assert.equal(steps(tool({ m: { type: 'array', items: { enum: ['a', 'b'] } } }))[0].kind, 'multi-select');
+  });
+
   it('refuses required naming a missing property', () => {
     refused(form({ a: { type: 'string' } }, ['a', 'b']), /required names "b", which is not a property/);
   });

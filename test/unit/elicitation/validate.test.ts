@@ -200,6 +200,33 @@ describe('elicitation validateField: what the input box says while typing', () =
     ok(field({ type: 'array', items: { enum: ['a', 'b'] } }), '', []);
   });
 
+  it('lists (tools only): values separated by commas, each trimmed, or a JSON array; numbers parsed; counts checked', () => {
+    const list = (property: Record<string, unknown>, required = true) => {
+      const r = planElicitation({ message: 'm', requestedSchema: { type: 'object', properties: { f: property }, required: required ? ['f'] : [] } }, { lists: true });
+      assert.ok(r.ok && r.mode === 'form', !r.ok ? r.error.message : 'not a form');
+      return r.steps[0];
+    };
+    const strings = list({ type: 'array', items: { type: 'string' }, minItems: 2 });
+    ok(strings, 'a, b ,c', ['a', 'b', 'c']);
+    ok(strings, ' ["a,b", "c"] ', ['a,b', 'c']);
+    bad(strings, 'a', 'Enter at least 2 values');
+    bad(strings, '', /^A value is required: Values separated by commas, or a JSON array of at least 2 values$/);
+    bad(strings, 'a,,b', /^Value 2: A value is required/);
+    bad(strings, '["a", 1]', /^Value 2: Expected text/);
+    bad(strings, '["a", "b"', 'Values separated by commas, or a JSON array of at least 2 values');
+    const ints = list({ type: 'array', items: { type: 'integer', maximum: 10 }, maxItems: 3 }, false);
+    ok(ints, '1, 2,3', [1, 2, 3]);
+    ok(ints, '[4, 5]', [4, 5]);
+    ok(ints, '', undefined);
+    bad(ints, '1, two', /^Value 2: Enter a whole number/);
+    bad(ints, '1.5', /^Value 1: Enter a whole number/);
+    bad(ints, '11', /^Value 1: Enter a whole number.*at most 10/);
+    bad(ints, '1,2,3,4', 'Enter at most 3 values');
+    ok(list({ type: 'array', items: { type: 'number' } }), '0.5, -2e3', [0.5, -2000]);
+    assert.equal(formatValue(strings, ['a', 'b']), 'a, b');
+    assert.equal(formatValue(ints, [1, 2]), '1, 2');
+  });
+
   it('input hints name the format or bounds, and how to skip optional fields', () => {
     assert.equal(inputHint(field({ type: 'string', format: 'date' })), 'Enter a date as YYYY-MM-DD');
     assert.equal(inputHint(field({ type: 'integer', minimum: 1, maximum: 100 }, false)), 'Enter a whole number between 1 and 100 (optional: leave empty to skip)');
