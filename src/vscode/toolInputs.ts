@@ -145,7 +145,8 @@ export const askArguments = async (tool: Tool, title: string, ui: QuickInputProm
 const template = (tool: Tool): Record<string, unknown> => {
   const out: Record<string, unknown> = {};
   for (const [name, schema] of entriesOf(tool.inputSchema.properties ?? {})) {
-    const s = schema as { default?: unknown; const?: unknown; type?: string };
+    // A property's schema may be `true` (any value), or not a schema at all (a server's `null`).
+    const s: { default?: unknown; const?: unknown; type?: unknown } = isObject(schema) ? schema : {};
     if ('const' in s) out[name] = s.const;
     else if (s.default !== undefined) out[name] = s.default;
     else if (tool.inputSchema.required?.includes(name)) out[name] = s.type === NUMBER || s.type === INTEGER ? 0 : s.type === BOOLEAN ? false : s.type === 'array' ? [] : s.type === 'object' ? {} : '';
@@ -159,7 +160,7 @@ const askJson = async (tool: Tool, title: string, ui: QuickInputPrompter, start:
   const required = tool.inputSchema.required ?? [];
   const props = entriesOf(tool.inputSchema.properties ?? {})
     .map(([name, schema]) => {
-      const about = [(schema as { type?: unknown }).type, required.includes(name) && 'required'].filter(isString);
+      const about = [isObject(schema) && schema.type, required.includes(name) && 'required'].filter(isString);
       return about.length ? `${name} (${about.join(', ')})` : name;
     })
     .join(', ');

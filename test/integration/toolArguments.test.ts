@@ -152,7 +152,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     assert.deepEqual(await received(await run.started()), { paths: ['src/a.ts', 'docs'], counts: [3, 4] });
   });
 
-  test('A nested schema falls back to a JSON box that says why; the typed object reaches the server', async function () {
+  test('A nested schema falls back to a JSON box that says why (properties that are not schema objects, `true` or `null`, listed by name); the typed object reaches the server', async function () {
     this.timeout(30_000);
     const typed = { target: { region: 'eu-west', replicas: 2 }, tags: ['a', 'b'], strategy: 'rolling' };
     const run = await start('schemas', 'deploy-nested');
@@ -162,7 +162,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     // Why, worded as what a form shows (not as a fault of the tool), and each property's type and whether it is required.
     assert.equal(
       box.text,
-      'Arguments as a JSON object (no form for this tool: property "target" is a nested object: a form shows only flat objects of primitive properties). Properties: target (object, required), tags (array), strategy (string, required)',
+      'Arguments as a JSON object (no form for this tool: property "target" is a nested object: a form shows only flat objects of primitive properties). Properties: target (object, required), tags (array), strategy (string, required), anything, legacy',
     );
     assert.deepEqual(JSON.parse(box.value ?? ''), { target: {}, strategy: 'rolling' }, 'starts from the required properties, a const as its value');
     await enter(box, JSON.stringify(typed));
