@@ -252,16 +252,15 @@ const toStep = (key: string, raw: unknown, required: boolean, lists?: boolean): 
       bounds(where, s.minItems, s.maxItems, 'minItems', 'maxItems');
       // The default's type is checked with the step, against its choices or its items.
       step = { ...base(s), kind: MULTI_SELECT, default: s.default as FieldValue | undefined, constraints: prune({ minItems: s.minItems, maxItems: s.maxItems }) };
-      let options: FieldOption[];
-      if (isObjectLike(items) && 'anyOf' in items) options = titled(parse(TitledItems, items, `${where}.items`).anyOf);
-      else if (isObjectLike(items) && 'enum' in items) options = untitled(parse(UntitledItems, items, `${where}.items`).enum);
-      else if (lists) {
+      if (!isObjectLike(items) || !('anyOf' in items || 'enum' in items)) {
+        if (!lists) problem(`${where} is an array whose items list no choices (enum or anyOf): a form shows an array only as a multi-select of listed choices`);
         // A tool's paths, tags or ids: typed into one box, each value checked as its own field.
         const item = toStep(`${key}.items`, items, true);
         if (item.options || item.kind === BOOLEAN) problem(`${where} lists values that are not strings or numbers`);
         step = { ...step, kind: LIST, item };
         break;
-      } else problem(`${where} is an array whose items list no choices (enum or anyOf): a form shows an array only as a multi-select of listed choices`);
+      }
+      const options = 'anyOf' in items ? titled(parse(TitledItems, items, `${where}.items`).anyOf) : untitled(parse(UntitledItems, items, `${where}.items`).enum);
       if (s.minItems !== undefined && s.minItems > options.length) {
         problem(`${where} asks for at least ${s.minItems} of only ${options.length} choices`);
       }
