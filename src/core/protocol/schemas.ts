@@ -8,9 +8,11 @@ export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
 export const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
 export const MODEL_IMMEDIATE_RESPONSE_META = 'io.modelcontextprotocol/model-immediate-response';
 
-/** A capability flag: the spec says `object`; some servers send `true`. See `declared`. */
-
-/** Whether a capability flag says supported: present, but not `false` or `null` (a server that writes `"cancel": false` does not offer it). */
+/**
+ * Whether a capability flag says supported: present, but not `false` or `null` (a server that
+ * writes `"cancel": false` does not offer it). The spec says `object`; some servers send `true`,
+ * so the schemas below read a flag as any value (`OptionalUnknown`).
+ */
 export const declared = (flag: unknown): boolean => flag !== undefined && flag !== null && flag !== false;
 
 export const ServerTasksCapabilitySchema = z.looseObject({
