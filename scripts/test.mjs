@@ -100,7 +100,7 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 // 1.2 KB): 294.0 KB (301,066 bytes), 6.0 KB under the gate. The twenty-seventh session's fixes
 // (the arguments form's number choices, bounds and lists, a JSON box that lists types, the consent
 // prompt naming its model, errors that name a server once…: 2.4 KB) and moving the engine's
-// question routing to a module of its own (0.3 KB) took 2.7 KB: 296.7 KB (303,783 bytes), 3.3 KB
+// question routing to a module of its own (0.3 KB) took 2.7 KB: 296.6 KB (303,769 bytes), 3.4 KB
 // under the gate. Loading features on demand would not reach 150 KB either: with every transport,
 // the dialogs, sampling, the chat tools and the API left out, the startup bundle is still 177 KB
 // (bench/size.mjs, "startup only").
