@@ -30,7 +30,7 @@ import { TasksService } from './core/api/service';
 import { createApi } from './vscode/api';
 import { registerLmTools } from './vscode/lmTools';
 import { InputPrompter } from './vscode/inputs';
-import { executeCommand, registerCommand, TASKS_VIEW } from './vscode/editorCommands';
+import { executeCommand, failuresTo, registerCommand, TASKS_VIEW } from './vscode/editorCommands';
 import { ELICITATION_CREATE, SAMPLING_CREATE } from './core/protocol/schemas';
 import { fromEntries } from './core/util/builtins';
 
@@ -56,7 +56,10 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   const channel = vscode.window.createOutputChannel('MCP Tasks', { log: true });
   subscriptions.push(channel);
   const logger = channelLogger(channel);
-  const version = (context.extension.packageJSON as { version?: string }).version ?? '0.0.0';
+  const manifest = context.extension.packageJSON as { version?: string; contributes: { commands: { command: string; title: string }[] } };
+  const version = manifest.version ?? '0.0.0';
+  // A command's failure that it does not tell itself is logged and shown, named by its title.
+  failuresTo(channel, manifest.contributes.commands);
 
   // Read at each request (a changed setting applies at once), from a copy kept up to date: at
   // thousands of polls a second, reading the configuration each time would cost more than they do.

@@ -1,10 +1,43 @@
 // The two calls of the editor's commands the extension makes most (16 commands registered, 19
 // run), each written out once: the bundle then spells `commands.registerCommand` and
-// `commands.executeCommand` once, not at every call.
+// `commands.executeCommand` once, not at every call. Every command of ours is registered here,
+// so here is where a failure no command tells is caught, logged and told (see failuresTo).
 import * as vscode from 'vscode';
+import { isInputDismissed } from '../core/servers/serverManager';
+import { reasonOf } from '../core/jsonrpc/errors';
 
-/** `vscode.commands.registerCommand`. */
-export const registerCommand = (id: string, run: (...args: never[]) => unknown): vscode.Disposable => vscode.commands.registerCommand(id, run);
+/** Tells a command's unexpected failure (see failuresTo). */
+let failed: (id: string, err: unknown) => Promise<void>;
+
+/**
+ * Where a failure no command handled goes (a bug of ours, or a caller's argument we could not
+ * use): logged in `log` with its stack, and shown once, named by the command's title in
+ * `commands` (package.json's), with the log a click away. Set once, before the commands run.
+ */
+export const failuresTo = (log: vscode.LogOutputChannel, commands: readonly { command: string; title: string }[]): void => {
+  failed = async (id, err) => {
+    const title = commands.find((c) => c.command === id)?.title.replace(/(\.\.\.|…)$/, '') ?? id;
+    log.error(`${title} (${id}) failed: ${(err instanceof Error && err.stack) || reasonOf(err)}`);
+    const show = vscode.l10n.t('Show Log');
+    const text = vscode.l10n.t('{0} failed: {1}. If it happens again, please report it with the details in the log.', title, reasonOf(err).replace(/\.$/, ''));
+    if ((await vscode.window.showErrorMessage(text, show)) === show) log.show();
+  };
+};
+
+/**
+ * `vscode.commands.registerCommand`, for every command of ours: what fails in `run` (what it
+ * does not tell the user itself) is told by `failed`, instead of the editor's toast "command
+ * resulted in an error" and nothing in the log. The user's Escape or a cancellation is no failure.
+ */
+export const registerCommand = (id: string, run: (...args: never[]) => unknown): vscode.Disposable =>
+  vscode.commands.registerCommand(id, async (...args: never[]) => {
+    try {
+      return await run(...args);
+    } catch (err) {
+      if (!isInputDismissed(err) && !(err instanceof vscode.CancellationError)) void failed(id, err);
+      return undefined;
+    }
+  });
 
 /** `vscode.commands.executeCommand`. */
 export const executeCommand = <T = unknown>(id: string, ...args: unknown[]): Thenable<T> => vscode.commands.executeCommand<T>(id, ...args);

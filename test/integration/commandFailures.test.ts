@@ -1,0 +1,38 @@
+// A command that fails in a way it does not tell itself (a bug of ours, or an argument from
+// another extension it cannot use) is told once, named by its title, and logged with its stack:
+// not the editor's "command 'mcpTasks.x' resulted in an error" with nothing in the log.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { activateExtension, waitFor } from './helpers';
+
+/** The lines of the "MCP Tasks" log channel, read from its files (run-integration.mjs gives the user data folder). */
+const logText = (): string => {
+  const logs = path.join(process.env.MCP_TASKS_USER_DATA_DIR ?? '', 'logs');
+  const files = fs.readdirSync(logs, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('MCP Tasks.log'));
+  return files.map((f) => fs.readFileSync(path.join(logs, f), 'utf8')).join('\n');
+};
+
+suite('A command that fails unexpectedly', () => {
+  test('Open MCP Configuration run with a file that does not exist says "Open MCP Configuration failed: …" once, with Show Log, and logs the error with its stack', async () => {
+    await activateExtension();
+    const missing = path.join(__dirname, 'no-such-mcp.json');
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const showError = w.showErrorMessage;
+    const told: string[] = [];
+    // Toasts are not shown while tests run: the message is recorded, and no button is clicked.
+    w.showErrorMessage = (message: string, ...items: string[]) => (told.push(`${message} | ${items.join(', ')}`), Promise.resolve(undefined));
+    try {
+      // Told by the extension, the failure does not reach the caller (the editor would show its own toast).
+      await vscode.commands.executeCommand('mcpTasks.openConfiguration', missing);
+      await waitFor(() => told.length > 0, 'the error');
+      assert.equal(told.length, 1, told.join('\n'));
+      assert.match(told[0], /^Open MCP Configuration failed: cannot open .*no-such-mcp\.json.*\. If it happens again, please report it with the details in the log\. \| Show Log$/);
+      const line = await waitFor(() => /^.*\[error\] Open MCP Configuration \(mcpTasks\.openConfiguration\) failed: .*no-such-mcp\.json.*\n\s+at /m.exec(logText()), 'the error and its stack in the log');
+      assert.ok(line);
+    } finally {
+      w.showErrorMessage = showError;
+    }
+  });
+});
