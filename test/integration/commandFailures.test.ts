@@ -1,6 +1,7 @@
 // A command that fails in a way it does not tell itself (a bug of ours, or an argument from
 // another extension it cannot use) is told once, named by its title, and logged with its stack:
 // not the editor's "command 'mcpTasks.x' resulted in an error" with nothing in the log.
+// A row without the id that names it is no row: the command asks as from the palette.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -14,7 +15,7 @@ const logText = (): string => {
   return files.map((f) => fs.readFileSync(path.join(logs, f), 'utf8')).join('\n');
 };
 
-suite('A command that fails unexpectedly', () => {
+suite('A command that fails unexpectedly, or is given a row it cannot use', () => {
   test('Open MCP Configuration run with a file that does not exist says "Open MCP Configuration failed: …" once, with Show Log, and logs the error with its stack', async () => {
     await activateExtension();
     const missing = path.join(__dirname, 'no-such-mcp.json');
@@ -33,6 +34,25 @@ suite('A command that fails unexpectedly', () => {
       assert.ok(line);
     } finally {
       w.showErrorMessage = showError;
+    }
+  });
+
+  test('Cancel Task given a hosted row without its task id asks as from the palette, not "No task undefined is hosted for this server"', async () => {
+    await activateExtension();
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const saved = [w.showWarningMessage, w.showInformationMessage, w.showQuickPick];
+    const told: string[] = [];
+    // The pick is answered with Escape; a message is recorded (toasts are not shown while tests run).
+    w.showWarningMessage = (message: string) => (told.push(`warning: ${message}`), Promise.resolve(undefined));
+    w.showInformationMessage = (message: string) => (told.push(`information: ${message}`), Promise.resolve(undefined));
+    w.showQuickPick = (_: unknown, o: vscode.QuickPickOptions) => (told.push(`pick: ${o.title}`), Promise.resolve(undefined));
+    try {
+      await vscode.commands.executeCommand('mcpTasks.cancelTask', { kind: 'hosted', serverId: 'nowhere' });
+      // The pick of live tasks, or why there is none (earlier tests may have left tasks).
+      assert.equal(told.length, 1, told.join('\n'));
+      assert.match(told[0], /^(pick: Cancel Task|information: No task is running\.|information: No running task can be cancelled)/);
+    } finally {
+      [w.showWarningMessage, w.showInformationMessage, w.showQuickPick] = saved;
     }
   });
 });

@@ -382,10 +382,14 @@ const taskTooltip = (t: TaskSnapshot, title: string, now: number, checks?: strin
   return md;
 };
 
-/** The row a command was run on, if it is one of `kind` (from the palette, a command has none; another caller may pass anything). */
+/**
+ * The row a command was run on, if it is one of `kind` (from the palette, a command has none;
+ * another caller may pass anything): one without the string that names its server, task or
+ * hosted task is none, and the command asks as from the palette.
+ */
 export const rowOf = <K extends Node['kind']>(arg: unknown, kind: K): Extract<Node, { kind: K }> | undefined => {
-  const n = arg as Node | undefined;
-  return isObjectLike(n) && n.kind === kind ? (n as Extract<Node, { kind: K }>) : undefined;
+  const n = arg as { kind?: unknown; id?: unknown; key?: unknown; taskId?: unknown } | undefined;
+  return isObjectLike(n) && n.kind === kind && isString(n.id ?? n.key ?? n.taskId) ? (n as Extract<Node, { kind: K }>) : undefined;
 };
 
 /** The tree's node of a task, as the commands that act on a task take it. */
