@@ -76,11 +76,11 @@ const range = (lo: number | undefined, hi: number | undefined, unit?: [string, s
 /** The rule a number field follows, as the input box says it: "Enter a whole number between 1 and 10", "Enter a number greater than 0". */
 export const numberRule = (step: FieldStep): string => {
   const { minimum: lo, maximum: hi, exclusiveMinimum: xlo, exclusiveMaximum: xhi, multipleOf } = step.constraints;
-  // "between 1 and 10" while both bounds are inclusive, else each bound as it is.
-  const bounds =
-    xlo === undefined && xhi === undefined
-      ? range(lo, hi)
-      : ` ${[xlo === undefined ? lo !== undefined && `at least ${lo}` : `greater than ${xlo}`, xhi === undefined ? hi !== undefined && `at most ${hi}` : `less than ${xhi}`].filter(Boolean).join(' and ')}`;
+  // Of an inclusive and an exclusive bound on one side, the tighter (both are checked); "between
+  // 1 and 10" while both named are inclusive, else each as it is.
+  const inLo = xlo === undefined || (lo ?? -Infinity) > xlo;
+  const inHi = xhi === undefined || (hi ?? Infinity) < xhi;
+  const bounds = inLo && inHi ? range(lo, hi) : ` ${[inLo ? lo !== undefined && `at least ${lo}` : `greater than ${xlo}`, inHi ? hi !== undefined && `at most ${hi}` : `less than ${xhi}`].filter(Boolean).join(' and ')}`;
   return `Enter a ${step.kind === INTEGER ? 'whole number' : 'number'}${bounds}${multipleOf ? `, a multiple of ${multipleOf}` : ''}`;
 };
 

@@ -58,6 +58,19 @@ describe('elicitation validateField: what the input box says while typing', () =
     assert.equal(inputHint(field({ type: 'number', exclusiveMinimum: 0, maximum: 1 })), 'Enter a number greater than 0 and at most 1');
   });
 
+  it('numbers with an inclusive and an exclusive bound on one side: the message names the tighter one, which the check applies', () => {
+    const lo = field({ type: 'integer', minimum: 5, exclusiveMinimum: 0, maximum: 10 });
+    ok(lo, '5', 5);
+    bad(lo, '3', 'Enter a whole number between 5 and 10');
+    const xlo = field({ type: 'number', minimum: 0, exclusiveMinimum: 0 });
+    bad(xlo, '0', 'Enter a number greater than 0');
+    const hi = field({ type: 'number', exclusiveMinimum: 0, maximum: 1, exclusiveMaximum: 100 });
+    bad(hi, '2', 'Enter a number greater than 0 and at most 1');
+    const xhi = field({ type: 'integer', minimum: 1, maximum: 10, exclusiveMaximum: 5 });
+    ok(xhi, '4', 4);
+    bad(xhi, '5', 'Enter a whole number at least 1 and less than 5');
+  });
+
   it('a number enum: typed as its value, answered with the number', () => {
     const prio = field({ type: 'integer', enum: [1, 2, 3] });
     ok(prio, '2', 2);
