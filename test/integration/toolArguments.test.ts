@@ -152,6 +152,20 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     assert.deepEqual(await received(await run.started()), { paths: ['src/a.ts', 'docs'], counts: [3, 4] });
   });
 
+  test('Draft 4\'s boolean `exclusiveMinimum: true` gets a form, not the JSON box: its minimum is exclusive, as the field says and checks', async function () {
+    this.timeout(30_000);
+    const run = await start('schemas', 'draft4-bounds');
+    const count = await spy.next('the count field');
+    assert.deepEqual([count.kind, fieldOf(count), count.box?.placeholder], ['input', 'count', 'Enter a whole number greater than 0 and at most 10']);
+    await enter(count, '0');
+    await waitFor(() => count.box?.validationMessage, 'the box to refuse 0');
+    assert.match(String(count.box?.validationMessage), /Enter a whole number greater than 0 and at most 10/);
+    await enter(count, '1');
+    const review = await spy.next('the review step');
+    await choose(review, (i) => i.label.endsWith('Run draft4-bounds'), 'Run draft4-bounds');
+    assert.deepEqual(await received(await run.started()), { count: 1 });
+  });
+
   test('A nested schema falls back to a JSON box that says why (properties that are not schema objects, `true` or `null`, listed by name); the typed object reaches the server', async function () {
     this.timeout(30_000);
     const typed = { target: { region: 'eu-west', replicas: 2 }, tags: ['a', 'b'], strategy: 'rolling' };

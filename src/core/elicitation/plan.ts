@@ -183,6 +183,19 @@ const bounds = (where: string, lo: number | undefined, hi: number | undefined, l
   if (lo !== undefined && hi !== undefined && lo > hi) problem(`${where}: ${loName} ${lo} is greater than ${hiName} ${hi}`);
 };
 
+/** JSON Schema draft 4 (tools only: the spec's NumberSchema has no exclusive bounds): `exclusiveMinimum: true` makes `minimum` exclusive, false leaves it inclusive. */
+const draft4 = (p: Record<string, unknown>): Record<string, unknown> => {
+  const o = { ...p };
+  for (const [x, b] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']]) {
+    if (o[x] === false) delete o[x];
+    else if (o[x] === true) {
+      o[x] = o[b];
+      delete o[b];
+    }
+  }
+  return o;
+};
+
 /** One property to one step; throws `SchemaProblem` saying what is wrong. */
 const toStep = (key: string, raw: unknown, required: boolean, lists?: boolean): FieldStep => {
   const where = `property "${key}"`;
@@ -236,7 +249,7 @@ const toStep = (key: string, raw: unknown, required: boolean, lists?: boolean): 
         step = singleSelect(s, untitled(s.enum));
         break;
       }
-      const { title, description, default: value, ...constraints } = parse(NumberProp, p, where);
+      const { title, description, default: value, ...constraints } = parse(NumberProp, lists ? draft4(p) : p, where);
       bounds(where, constraints.minimum, constraints.maximum, 'minimum', 'maximum');
       step = { ...base({ title, description }), kind: p.type, default: value, constraints: prune(constraints) };
       break;

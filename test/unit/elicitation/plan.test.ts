@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { ErrorCode, RpcError } from '../../../src/core/jsonrpc/errors';
 import type { FieldStep, FormPlan, PlanResult, UrlPlan } from '../../../src/core/elicitation/plan';
 import { MAX_FIELDS, planElicitation } from '../../../src/core/elicitation/plan';
+import { checkValue } from '../../../src/core/elicitation/validate';
 
 function form(properties: Record<string, unknown>, required?: string[], extra: Record<string, unknown> = {}): PlanResult {
   return planElicitation({ message: 'Please answer', requestedSchema: { type: 'object', properties, ...(required ? { required } : {}) }, ...extra });
@@ -62,6 +63,17 @@ describe('elicitation plan: form mode', () => {
 
   it('keeps the number constraints of tool input schemas: exclusive bounds (zod\'s .positive() is exclusiveMinimum 0) and multipleOf', () => {
     assert.deepEqual(one({ type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1, multipleOf: 0.25 }).constraints, { exclusiveMinimum: 0, exclusiveMaximum: 1, multipleOf: 0.25 });
+  });
+
+  it('draft 4\'s boolean exclusiveMinimum/exclusiveMaximum: with { lists: true } (tools only) true makes minimum/maximum exclusive and false leaves them inclusive; a server\'s question (the spec\'s NumberSchema has neither) still refuses it', () => {
+    const tool = (property: Record<string, unknown>) => steps(planElicitation({ message: 'm', requestedSchema: { type: 'object', properties: { f: property } } }, { lists: true }))[0];
+    assert.deepEqual(tool({ type: 'number', minimum: 0, exclusiveMinimum: true, maximum: 1, exclusiveMaximum: true }).constraints, { exclusiveMinimum: 0, exclusiveMaximum: 1 });
+    assert.deepEqual(tool({ type: 'integer', minimum: 1, exclusiveMinimum: false, maximum: 9, exclusiveMaximum: false }).constraints, { minimum: 1, maximum: 9 });
+    const schema = { type: 'integer', minimum: 0, exclusiveMinimum: true };
+    assert.equal(checkValue(tool(schema), 0), 'Enter a whole number greater than 0');
+    assert.equal(checkValue(tool(schema), 1), undefined);
+    assert.deepEqual(schema, { type: 'integer', minimum: 0, exclusiveMinimum: true }, 'the schema itself is left as it was');
+    refused(form({ f: { type: 'number', minimum: 0, exclusiveMinimum: true } }), /property "f"\.exclusiveMinimum: expected number/);
   });
 
   it('offers a number enum, and a const, as a single pick of those values, sent as they are (numbers as numbers)', () => {
