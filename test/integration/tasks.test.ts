@@ -773,7 +773,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     });
   }
 
-  test('A task or direct call waiting for the user to allow its server\'s sampling request: Respond to Task says so while the prompt is open, and shows it again after Escape hid it', async function () {
+  test('A task or direct call waiting for the user to allow its server\'s sampling request: Respond to Task says so while the prompt is open, and shows it again after Escape hid it; the request\'s own row, run as a task here, says it waits for you', async function () {
     this.timeout(90_000);
     const api = await publicApi();
     // Neither server always allowed, whatever ran before: else no prompt shows.
@@ -784,22 +784,32 @@ suite('Commands and the Tasks view, with the demo server', () => {
       const messages = spy.messages.length;
       const seen: string[] = [];
       const sub = api.onDidChangeTask((x) => seen.push(`${x.id} ${x.status}: ${x.note}`));
+      const children = async () => (await rows()).find((r) => r.label === label && serverIdOf(r) !== undefined)?.children ?? [];
+      const hostedBefore = new Set((await children()).map((r) => r.id));
+      /** The row of the sampling request that demo's task sends as a task the client hosts, once it reads `description`. */
+      const hostedReads = (description: RegExp) =>
+        waitFor(async () => (await children()).find((r) => r.id?.startsWith('hosted:') && !hostedBefore.has(r.id) && description.test(r.description ?? '')), `the hosted sampling row to read ${description}`);
       const t = await api.runTool(server.id, tool, { arguments: label === 'demo' ? { text: 'Allowed after Escape.' } : { prompt: 'Allowed after Escape.' } });
       const node = { kind: 'task', key: t.id, serverId: server.id };
       try {
         const prompt = await spy.next(`the sampling consent prompt of ${tool}`, 30_000);
         await waitFor(() => api.getTask(t.id)?.status === 'input_required', `${tool} to wait for the user`, 30_000);
+        // Its server is told working (T-REQ-3); the user sees it waits for them, in the words of a direct call's row.
+        const waiting = label === 'demo' ? await hostedReads(/^Input required · The server asks to use a language model · /) : undefined;
+        if (waiting) assert.equal(waiting.icon, 'sparkle');
         // The direct call's row says what it waits for, as a task's row leads with its server's message.
         if (label === 'everything') assert.match((await taskRow(label, `task:${t.id}`))?.description ?? '', /^The server asks to use a language model · /);
         await vscode.commands.executeCommand('mcpTasks.respondToTask', node);
         await waitFor(() => spy.messages.slice(messages).some((m) => /^".+" waits for your permission to use a language model: its prompt is open at the top of the window/.test(m)), `Respond to Task to say ${tool} waits for the user's permission`);
         await escape();
         await waitFor(() => testing.hiddenDialogs?.() === 1, 'the prompt to wait hidden');
+        if (waiting) await hostedReads(/^Input required · /);
         await vscode.commands.executeCommand('mcpTasks.respondToTask', node);
         const again = await spy.next(`the consent prompt of ${tool}, shown again`);
         assert.equal(again.title, prompt.title);
         await choose(again, (i) => i.label === 'Allow once', 'Allow once');
         await waitFor(() => api.getTask(t.id)?.status === 'completed', `${tool} to complete`, 30_000);
+        if (waiting) await hostedReads(/^Completed · /);
         // Allowed, the direct call works while the model answers, its row saying so.
         const mine = seen.filter((x) => x.startsWith(`${t.id} `)).map((x) => x.slice(t.id.length + 1));
         if (label === 'everything') assert.ok(mine.slice(mine.lastIndexOf('input_required: The server asks to use a language model')).includes('working: A language model is answering'), mine.join('\n'));

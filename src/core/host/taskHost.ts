@@ -10,6 +10,7 @@ import type { ServerRequestContext, ServerRequestHandler, TaskEngine } from '../
 import { canTransition, isServerTerminal, isTerminal } from '../tasks/status';
 import { DIRECT, TASK } from '../tasks/types';
 import { summarize } from '../tasks/presentation';
+import type { HoldAs } from '../tasks/incoming';
 import { ownHold } from '../tasks/incoming';
 import { errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
@@ -42,6 +43,8 @@ export interface HostedTaskSnapshot {
   summary: string;
   /** When the server fetched the outcome through `tasks/result` (ISO 8601). */
   resultRetrievedAt?: string;
+  /** Its handler waits for the user (a sampling consent prompt open or waiting its turn): see asSeen. */
+  asks?: boolean;
 }
 
 /**
@@ -390,10 +393,19 @@ export class TaskHost {
     // Its dialog open, the server may wait for it to answer a call: the engine holds what it may be
     // about as it does while a handler runs (see `ownHold`; nothing, for a request about a task).
     const release = ctx.hold?.(ownHold(rec.snap.method)) ?? noop;
+    // For the view only: what the server is told does not change (see asSeen).
+    const show = (changes: Partial<HostedTaskSnapshot>) => isServerTerminal(rec.snap.status) || this.#onDidChange.fire((rec.snap = { ...rec.snap, ...changes }));
+    // The handler's own hold with no `as` is a dialog waiting for the user (see ServerRequestContext.hold).
+    const hold = (as?: HoldAs) => {
+      const unhold = ctx.hold?.(as) ?? noop;
+      if (as) return unhold;
+      show({ asks: true });
+      return () => (unhold(), show({ asks: false }));
+    };
     void (async () => {
       let outcome: Outcome;
       try {
-        outcome = { result: await handler(rest, { ...ctx, signal: rec.work.signal, hostedTaskId: rec.snap.taskId }) };
+        outcome = { result: await handler(rest, { ...ctx, signal: rec.work.signal, hostedTaskId: rec.snap.taskId, hold }) };
       } catch (err) {
         outcome = { error: err instanceof RpcError ? new RpcError(err.code, err.message, err.data) : new RpcError(ErrorCode.InternalError, errorMessage(err)) };
       }

@@ -8,7 +8,7 @@ import { anySignal } from '../util/abort';
 import type { DisposableStore, Event } from '../util/event';
 import { isObjectLike, isString } from '../util/json';
 import { noop } from '../util/promise';
-import { summarize } from './presentation';
+import { SAMPLING_ASKS, summarize } from './presentation';
 import { isTerminal } from './status';
 import type { TaskSnapshot } from './types';
 import { TaskEndedError, taskKey } from './types';
@@ -94,7 +94,7 @@ const question = (p: Record<string, unknown>): string => {
   return s && `The server asks: ${s}`;
 };
 
-const samplingAsks = (): string => 'The server asks to use a language model';
+const samplingAsks = (): string => SAMPLING_ASKS;
 
 /** How requests of one method are served. */
 interface Kind {

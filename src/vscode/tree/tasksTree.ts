@@ -5,7 +5,7 @@ import type { ServerManager, ServerSnapshot } from '../../core/servers/serverMan
 import { BLOCKED, CONNECTED, CONNECTING, restarts } from '../../core/servers/serverManager';
 import type { TaskEngine, Unreachable } from '../../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../../core/host/taskHost';
-import { STATUS_PRESENTATION, askedTitle, describeHosted, describeTask, formatAge, localTime, newestFirst, runTitles, taskTitle, ttlRow, WARNING_COLOR } from '../../core/tasks/presentation';
+import { STATUS_PRESENTATION, asSeen, askedTitle, describeHosted, describeTask, formatAge, localTime, newestFirst, runTitles, taskTitle, ttlRow, WARNING_COLOR } from '../../core/tasks/presentation';
 import { EXPIRED, isTerminal, LOST } from '../../core/tasks/status';
 import { hasResult as resultOf, isCancelable } from '../../core/tasks/policy';
 import type { TaskSnapshot } from '../../core/tasks/types';
@@ -410,7 +410,7 @@ export const hostedTitle = (h: HostedTaskSnapshot, hosted: readonly HostedTaskSn
 });
 
 const hostedItem = (h: HostedTaskSnapshot, hosted: readonly HostedTaskSnapshot[]): vscode.TreeItem => {
-  const p = STATUS_PRESENTATION[h.status];
+  const p = STATUS_PRESENTATION[asSeen(h).status];
   const { label, what, iconPath } = hostedTitle(h, hosted, p.color);
   const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
   item.id = `hosted:${h.serverId}:${h.taskId}`;

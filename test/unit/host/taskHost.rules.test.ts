@@ -232,6 +232,26 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
     assert.equal(snap.summary, 'Write a haiku');
   });
 
+  it('T-REQ-3, T-LIFE-2: a hosted sampling task waiting for the user\'s consent (its handler\'s hold with no `as`) stays working for its server; the view learns it asks, and that it no longer does once answered', async () => {
+    const gate = new Gate();
+    const c = await client({ sample: gate.handler });
+    const s = await c.connect('a');
+    const { taskId } = taskOf(await s.request('sampling/createMessage', { ...SAMPLE, task: {} }));
+    const seen: Array<boolean | undefined> = [];
+    c.host.onDidChange((x) => seen.push(x.asks));
+    const answered = gate.calls[0].ctx.hold!();
+    assert.equal(c.host.list()[0].asks, true);
+    // input_required would send the server to tasks/result for requests of this client; there are none (the spec's diagram: working while the user reviews).
+    assert.equal((await s.request('tasks/get', { taskId })).status, 'working');
+    answered();
+    gate.calls[0].ctx.hold!('model')();
+    assert.deepEqual(seen, [true, false], 'a model answering asks nothing of the user');
+    gate.calls[0].resolve({ role: 'assistant', content: { type: 'text', text: 'Haiku' }, model: 'm' });
+    await waitFor(() => c.host.list()[0].status === 'completed', 'completed');
+    await s.settle();
+    assert.deepEqual(s.statuses.map((x) => x.status), ['completed'], 'never told input_required');
+  });
+
   it('T-RCV-3: task ids are UUID v4 strings generated here, all distinct, never the server\'s choice', async () => {
     const c = await client({ elicit: async () => ({ action: 'decline' }) }, { maxConcurrentPerServer: 1000, rateBurst: 10_000, maxRetainedPerServer: 1000 });
     const a = await c.connect('a');

@@ -53,6 +53,14 @@ describe('describeTask', () => {
     assert.equal(describeHosted({ status: 'cancelled', statusMessage: 'Cancelled by the user', createdAt }, at), 'Cancelled by the user · now');
   });
 
+  it('a sampling request run here as a task whose consent prompt waits for the user reads as a direct call\'s row does (its server is told working: T-REQ-3); answered or ended, as before', () => {
+    const createdAt = new Date(CREATED).toISOString();
+    const at = CREATED + 5_000;
+    assert.equal(describeHosted({ status: 'working', asks: true, createdAt }, at), 'Input required · The server asks to use a language model · now');
+    assert.equal(describeHosted({ status: 'working', asks: false, createdAt }, at), 'Working · now');
+    assert.equal(describeHosted({ status: 'cancelled', statusMessage: 'Cancelled by the user', asks: true, createdAt }, at), 'Cancelled by the user · now');
+  });
+
   it('the tool pick says how each tool runs on its server, and that a tool that must run as a task cannot run on a server without tasks (T-TOOL-1, T-TOOL-2, T-TOOL-4)', () => {
     assert.deepEqual(
       [toolRunWords(true, 'required'), toolRunWords(true, 'optional'), toolRunWords(true, 'forbidden'), toolRunWords(true, undefined)],
