@@ -773,7 +773,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     });
   }
 
-  test('A task or direct call waiting for the user to allow its server\'s sampling request: Respond to Task says so while the prompt is open, and shows it again after Escape hid it; the request\'s own row, run as a task here, says it waits for you', async function () {
+  test('A task or direct call waiting for the user to allow its server\'s sampling request: Respond to Task says so while the prompt is open, and shows it again after Escape hid it; the request\'s own row, run as a task here, says it waits for you and names the model', async function () {
     this.timeout(90_000);
     const api = await publicApi();
     // Neither server always allowed, whatever ran before: else no prompt shows.
@@ -794,9 +794,13 @@ suite('Commands and the Tasks view, with the demo server', () => {
       try {
         const prompt = await spy.next(`the sampling consent prompt of ${tool}`, 30_000);
         await waitFor(() => api.getTask(t.id)?.status === 'input_required', `${tool} to wait for the user`, 30_000);
-        // Its server is told working (T-REQ-3); the user sees it waits for them, in the words of a direct call's row.
+        // Its server is told working (T-REQ-3); the user sees it waits for them, in the words of a direct call's row, and which model would answer ("Allow once" names it).
+        const model = /^Send this request to (.+) and return the answer to the server$/.exec(prompt.items[0].detail ?? '')?.[1];
         const waiting = label === 'demo' ? await hostedReads(/^Input required · The server asks to use a language model · /) : undefined;
-        if (waiting) assert.equal(waiting.icon, 'sparkle');
+        if (waiting) {
+          assert.equal(waiting.icon, 'sparkle');
+          assert.ok(model && waiting.tooltip?.replace(/\\/g, '').includes(`Language model: ${model}`), waiting.tooltip);
+        }
         // The direct call's row says what it waits for, as a task's row leads with its server's message.
         if (label === 'everything') assert.match((await taskRow(label, `task:${t.id}`))?.description ?? '', /^The server asks to use a language model · /);
         await vscode.commands.executeCommand('mcpTasks.respondToTask', node);
@@ -809,7 +813,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
         assert.equal(again.title, prompt.title);
         await choose(again, (i) => i.label === 'Allow once', 'Allow once');
         await waitFor(() => api.getTask(t.id)?.status === 'completed', `${tool} to complete`, 30_000);
-        if (waiting) await hostedReads(/^Completed · /);
+        if (waiting) assert.ok((await hostedReads(/^Completed · /)).tooltip?.replace(/\\/g, '').includes(`Language model: ${model}`), 'answered, the row says so and still names the model');
         // Allowed, the direct call works while the model answers, its row saying so.
         const mine = seen.filter((x) => x.startsWith(`${t.id} `)).map((x) => x.slice(t.id.length + 1));
         if (label === 'everything') assert.ok(mine.slice(mine.lastIndexOf('input_required: The server asks to use a language model')).includes('working: A language model is answering'), mine.join('\n'));

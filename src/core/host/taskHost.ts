@@ -45,6 +45,8 @@ export interface HostedTaskSnapshot {
   resultRetrievedAt?: string;
   /** Its handler waits for the user (a sampling consent prompt open or waiting its turn): see asSeen. */
   asks?: boolean;
+  /** The language model chosen to answer it (sampling). */
+  model?: string;
 }
 
 /**
@@ -405,7 +407,7 @@ export class TaskHost {
     void (async () => {
       let outcome: Outcome;
       try {
-        outcome = { result: await handler(rest, { ...ctx, signal: rec.work.signal, hostedTaskId: rec.snap.taskId, hold }) };
+        outcome = { result: await handler(rest, { ...ctx, signal: rec.work.signal, hostedTaskId: rec.snap.taskId, hold, usesModel: (model) => show({ model }) }) };
       } catch (err) {
         outcome = { error: err instanceof RpcError ? new RpcError(err.code, err.message, err.data) : new RpcError(ErrorCode.InternalError, errorMessage(err)) };
       }

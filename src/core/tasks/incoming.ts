@@ -25,6 +25,8 @@ export interface ServerRequestContext {
   relatedTaskId?: string;
   /** The id of the task this request runs as here, when the server asked for one (see TaskHost). */
   hostedTaskId?: string;
+  /** Of a request run as a task here: names the language model chosen to answer it, for its row. */
+  usesModel?: (name: string) => void;
   /**
    * The keys of what the request may be about: its task, or, of no task, the direct call whose
    * answer stream brought it (Streamable HTTP), else every direct call of its server running when

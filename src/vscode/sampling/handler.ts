@@ -139,6 +139,7 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
     // Chosen first: the consent prompt names the model the request would go to.
     const want = preferred()?.trim();
     const choice = chooseModel(models, plan.hints, want)!;
+    ctx.usesModel?.(choice.model.name);
     // Rejects only when the server withdraws the request (cancelled, timed out, disconnected).
     const answer = await consent(ctx, { serverId: ctx.serverId, serverLabel: label, preview, model: choice.model.name }, fingerprint, log).catch(() => 'deny' as const);
     if (ctx.signal.aborted) {

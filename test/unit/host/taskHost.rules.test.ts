@@ -252,6 +252,19 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
     assert.deepEqual(s.statuses.map((x) => x.status), ['completed'], 'never told input_required');
   });
 
+  it('a hosted sampling task is told which language model its handler chose (before the consent prompt), for the view only: what the server gets (T-LIFE-5) is unchanged, and the model stays named once it ended', async () => {
+    const gate = new Gate();
+    const c = await client({ sample: gate.handler });
+    const s = await c.connect('a');
+    const { taskId } = taskOf(await s.request('sampling/createMessage', { ...SAMPLE, task: {} }));
+    gate.calls[0].ctx.usesModel!('Test Model');
+    assert.equal(c.host.list()[0].model, 'Test Model');
+    assert.deepEqual(Object.keys(await s.request('tasks/get', { taskId })).sort(), ['createdAt', 'lastUpdatedAt', 'pollInterval', 'status', 'taskId', 'ttl']);
+    gate.calls[0].resolve({ role: 'assistant', content: { type: 'text', text: 'Haiku' }, model: 'm' });
+    await waitFor(() => c.host.list()[0].status === 'completed', 'completed');
+    assert.equal(c.host.list()[0].model, 'Test Model');
+  });
+
   it('T-RCV-3: task ids are UUID v4 strings generated here, all distinct, never the server\'s choice', async () => {
     const c = await client({ elicit: async () => ({ action: 'decline' }) }, { maxConcurrentPerServer: 1000, rateBurst: 10_000, maxRetainedPerServer: 1000 });
     const a = await c.connect('a');
