@@ -45,6 +45,12 @@ describe('the view\'s welcome', () => {
     assert.match(text, /\[Open Setting\]\(command:workbench\.action\.openSettings\?%5B%22mcpTasks\.readWorkspaceMcpJson%22%5D\)/);
   });
 
+  it('links the "mcpTasks.servers" setting it names, and sends no one to the log, which says nothing of an empty configuration', () => {
+    const [text] = shown(state(true, false, true));
+    assert.match(text, /\["mcpTasks\.servers" setting\]\(command:workbench\.action\.openSettings\?%5B%22mcpTasks\.servers%22%5D\)/);
+    for (const reads of [true, false]) assert.doesNotMatch(shown(state(true, false, reads))[0], /command:mcpTasks\.showLog/);
+  });
+
   it('has one button, its main action; Show Log is a link in the text (VS Code draws a line that is only a link as a button)', () => {
     for (const text of manifest.contributes.viewsWelcome.map((w) => w.contents)) {
       const buttons = text.split('\n').filter((line) => /^\[[^\]]+\]\([^)]+\)$/.test(line));
