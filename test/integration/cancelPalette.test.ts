@@ -268,7 +268,7 @@ suite('Cancel Task from the palette', () => {
     const liveHosted = async () => {
       const rows = (await testing.getTreeSnapshot()) as TreeSnapshotNode[];
       const under = rows.find((r) => r.label === 'everything')?.children ?? [];
-      return under.filter((c) => isAsked(c) && /^Working/.test(c.description ?? ''));
+      return under.filter((c) => isAsked(c) && /^Input required/.test(c.description ?? ''));
     };
     const calls = [api.runTool(everything.id, 'trigger-elicitation-request-async', {})];
     await spy.next('the first question');
@@ -342,7 +342,7 @@ suite('Cancel Task from the palette', () => {
       await spy.next('the question of the hosted elicitation');
       // Its row's tooltip says how long is left to answer, not only the ttl granted.
       const rows = (await testing.getTreeSnapshot()) as Array<TreeSnapshotNode & { tooltip?: string }>;
-      const row = rows.find((r) => r.label === 'everything')?.children?.find((c) => isAsked(c) && /^Working/.test(c.description ?? '')) as { tooltip?: string } | undefined;
+      const row = rows.find((r) => r.label === 'everything')?.children?.find((c) => isAsked(c) && /^Input required/.test(c.description ?? '')) as { tooltip?: string } | undefined;
       assert.match(row?.tooltip ?? '', /TTL: 5 s, \d s left \(then it closes unanswered\)/);
       const said = /^"Please provide inputs for the following…" on everything closed unanswered: its ttl of 5 s ran out\.$/;
       await waitFor(async () => spy.messages.some((m) => said.test(m)), 'the warning', 15_000).catch((e: Error) => assert.fail(`${e.message}, among ${JSON.stringify(spy.messages)}`));

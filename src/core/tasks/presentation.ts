@@ -86,7 +86,7 @@ export const describeTask = (t: TaskSnapshot, now: number): string => {
  * message says it already: "Cancelled by the user"), and its age. A failed or cancelled row reads
  * as such, not as a bare error message.
  */
-export const describeHosted = (h: { status: LocalTaskStatus; statusMessage?: string; createdAt: string; asks?: boolean }, now: number): string => {
+export const describeHosted = (h: { status: LocalTaskStatus; statusMessage?: string; createdAt: string; asks?: boolean; method?: string }, now: number): string => {
   const { status, statusMessage: m } = asSeen(h);
   const said = STATUS_PRESENTATION[status].label;
   return `${m?.startsWith(said) ? m : m ? `${said} · ${m}` : said} · ${formatRowAge(now - parseDate(h.createdAt))}`;
@@ -96,12 +96,13 @@ export const describeHosted = (h: { status: LocalTaskStatus; statusMessage?: str
 export const SAMPLING_ASKS = 'The server asks to use a language model';
 
 /**
- * A hosted task as the user sees it: while its consent prompt waits for them, input required and
- * what it asks, as the row of a direct call does. Its server is still told `working` (T-REQ-3:
+ * A hosted task as the user sees it: while it waits for them (a question, its dialog open, hidden
+ * or in turn; a sampling request, its consent prompt), input required, and of a sampling request
+ * what it asks, as the row of a direct call says. Its server is still told `working` (T-REQ-3:
  * `input_required` would send it to tasks/result for requests of this client; there are none).
  */
-export const asSeen = <H extends { status: LocalTaskStatus; statusMessage?: string; asks?: boolean }>(h: H): H =>
-  h.asks && h.status === WORKING ? { ...h, status: INPUT_REQUIRED, statusMessage: SAMPLING_ASKS } : h;
+export const asSeen = <H extends { status: LocalTaskStatus; statusMessage?: string; asks?: boolean; method?: string }>(h: H): H =>
+  h.status !== WORKING ? h : h.asks ? { ...h, status: INPUT_REQUIRED, statusMessage: SAMPLING_ASKS } : h.method === ELICITATION_CREATE ? { ...h, status: INPUT_REQUIRED } : h;
 
 /** When the server may forget the task (ms since epoch), or undefined for an unlimited ttl. */
 export const expiresAt = (t: TaskSnapshot): number | undefined => (t.ttl === null ? undefined : parseDate(t.createdAt) + t.ttl);

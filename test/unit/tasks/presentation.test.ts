@@ -46,6 +46,9 @@ describe('describeTask', () => {
     const createdAt = new Date(CREATED).toISOString();
     const at = CREATED + 5_000;
     assert.equal(describeHosted({ status: 'working', createdAt }, at), 'Working · now');
+    // A live question waits for the user (its dialog open, hidden or in turn), as the status bar's "MCP question" says: not "Working".
+    assert.equal(describeHosted({ status: 'working', method: 'elicitation/create', createdAt }, at), 'Input required · now');
+    assert.equal(describeHosted({ status: 'working', method: 'sampling/createMessage', createdAt }, at), 'Working · now');
     assert.equal(describeHosted({ status: 'completed', createdAt }, at), 'Completed · now');
     assert.equal(describeHosted({ status: 'failed', statusMessage: 'User rejected sampling request (error -1)', createdAt }, at), 'Failed · User rejected sampling request (error -1) · now');
     assert.equal(describeHosted({ status: 'cancelled', statusMessage: 'The task it belongs to ended (completed)', createdAt }, at), 'Cancelled · The task it belongs to ended (completed) · now');
