@@ -224,7 +224,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
 
   const tree = new TasksTreeProvider(servers, engine, host);
   const view = vscode.window.createTreeView(TASKS_VIEW, { treeDataProvider: tree, showCollapseAll: true });
-  const results = new ResultDocuments(engine);
+  const results = new ResultDocuments(engine, label);
   const indicators = new TaskIndicators(engine, host, view, label, { dialogs: hidden, answering, noModel, shown: () => tree.shownHosted() });
   subscriptions.push(tree, view, results, indicators);
   const endByUser = <T>(keys: readonly string[], end: () => Promise<T>, cancel?: boolean) => indicators.endByUser(keys, end, cancel);

@@ -14,10 +14,13 @@ export class ResultDocuments extends DisposableBase implements vscode.TextDocume
   readonly onDidChange = this.#onDidChange.event;
   readonly #open = new Map<string, vscode.Uri>();
   readonly #engine: TaskEngine;
+  /** A server's name as the view shows it ("lab (docs)"), for the heading. */
+  readonly #label: (serverId: string) => string;
 
-  constructor(engine: TaskEngine) {
+  constructor(engine: TaskEngine, label: (serverId: string) => string) {
     super();
     this.#engine = engine;
+    this.#label = label;
     this._register(vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, this));
     // A document follows its task: a new outcome, or the task cleared (its result deleted).
     const refresh = (key: string) => {
@@ -42,7 +45,7 @@ export class ResultDocuments extends DisposableBase implements vscode.TextDocume
     // A result kept from an earlier window is read when asked for, and a tab the window restores
     // asks here first: read before answering, or the tab says none was fetched.
     if (t?.outcomeFetchedAt && !t.outcome) t = await this.#engine.fetchResult(t.key, true).then(get, get);
-    return t ? formatOutcome(t) : '# Task not found\n\nThis task is no longer tracked (it was cleared).\n';
+    return t ? formatOutcome(t, this.#label(t.serverId)) : '# Task not found\n\nThis task is no longer tracked (it was cleared).\n';
   }
 
   /**

@@ -14,12 +14,15 @@ suite('Result documents', () => {
       sessions: { getSession: () => Promise.reject(new Error('no server here')), label: (id) => id, tasksOutliveConnection: () => true },
       loadOutcome: async (key) => (read.push(key), kept),
     });
-    const results = new ResultDocuments(engine);
+    const results = new ResultDocuments(engine, (id) => (id === 'settings:lab' ? 'lab (settings)' : id));
     try {
       // As a reload restores it: fetched before, its outcome on disk only.
       const task = storedTask('settings:lab', 'report', { outcomeFetchedAt: new Date().toISOString() });
       engine.restore([task]);
-      assert.match(await results.provideTextDocumentContent(ResultDocuments.uriFor(task)), /the kept report/);
+      const doc = await results.provideTextDocumentContent(ResultDocuments.uriFor(task));
+      assert.match(doc, /the kept report/);
+      // Named by its server as the view names it: two servers may run the same tool.
+      assert.match(doc, /^# build on lab \(settings\): /);
       assert.deepEqual(read, [task.key]);
     } finally {
       results.dispose();

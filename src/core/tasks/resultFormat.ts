@@ -79,10 +79,11 @@ const block = (b: Block): string => {
 
 /**
  * A task's outcome as Markdown, for a read-only document: every content block, structured
- * content as JSON, an error result marked as such, and a JSON-RPC error with its payload.
+ * content as JSON, an error result marked as such, and a JSON-RPC error with its payload. The
+ * heading names the `server`, as the notifications do.
  */
-export const formatOutcome = (t: TaskSnapshot): string => {
-  const lines: string[] = [`# ${taskTitle(t)}: ${STATUS_PRESENTATION[t.status].label}`, ''];
+export const formatOutcome = (t: TaskSnapshot, server: string): string => {
+  const lines: string[] = [`# ${taskTitle(t)} on ${server}: ${STATUS_PRESENTATION[t.status].label}`, ''];
   lines.push(`Task \`${t.taskId}\`${t.kind === DIRECT ? ' (direct call)' : ''}, created ${localTime(t.createdAt)}${t.outcomeFetchedAt ? `, result fetched ${localTime(t.outcomeFetchedAt)}` : ''}.`, '');
   if (t.statusMessage) lines.push(`> Last status message: ${t.statusMessage}`, '');
   if (t.note) lines.push(`_${t.note}_`, '');

@@ -1079,7 +1079,7 @@ function checkSnapshots(c: ReturnType<typeof openClient>, everSeen: Set<string>,
     try {
       const row = describeTask(t, Date.now());
       if (/\bNaN\b|\bundefined\b|\[object Object\]/.test(row)) out.push(`${where}: its row reads ${show(row)}`);
-      formatOutcome(t);
+      formatOutcome(t, 'lab');
     } catch (err) {
       out.push(`${where}: showing it throws ${(err as Error).message}`);
     }

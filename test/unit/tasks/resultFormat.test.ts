@@ -22,14 +22,18 @@ const withText = (text: string): TaskSnapshot => ({
 describe('formatOutcome', () => {
   it('shows when the task was created and its result fetched in local time, as the row\'s tooltip does (localTime), not as the protocol\'s UTC ISO strings', () => {
     const t = { ...withText('x'), createdAt: '2026-12-04T23:41:00.000Z', outcomeFetchedAt: '2026-12-04T23:42:30.000Z' };
-    const head = formatOutcome(t).split('\n')[2];
+    const head = formatOutcome(t, 'lab').split('\n')[2];
     assert.equal(head, `Task \`t\`, created ${new Date(t.createdAt).toLocaleString()}, result fetched ${new Date(t.outcomeFetchedAt).toLocaleString()}.`);
     assert.doesNotMatch(head, /T23:4|Z\b/);
   });
 
+  it('names the server in its heading, as the notifications do: two folders\' servers of one name run the same tool', () => {
+    assert.equal(formatOutcome(withText('x'), 'lab (docs)').split('\n')[0], '# tool on lab (docs): Completed');
+  });
+
   it('fences embedded text with more backticks than its longest run, and three at least', () => {
-    assert.match(formatOutcome(withText('plain')), /\n```\nplain\n```\n/);
-    assert.match(formatOutcome(withText('a ``` b ````` c')), /\n``````\na ``` b ````` c\n``````\n/);
+    assert.match(formatOutcome(withText('plain'), 'lab'), /\n```\nplain\n```\n/);
+    assert.match(formatOutcome(withText('a ``` b ````` c'), 'lab'), /\n``````\na ``` b ````` c\n``````\n/);
   });
 
   it('closes a code fence that a text block left open, so the sections after it are not read as code; a closed one is left as it is', () => {
@@ -37,22 +41,22 @@ describe('formatOutcome', () => {
     const text = (s: string) => ({ type: 'text', text: s });
     t.outcome = { kind: 'result', result: { content: [text('Summary:\n```python\nprint(1)'), text('~~~~\nstill open\n~~~\nnot closed by a shorter fence')], structuredContent: { ok: true } } };
     t.arguments = { q: 1 };
-    const doc = formatOutcome(t);
+    const doc = formatOutcome(t, 'lab');
     assert.match(doc, /\n```python\nprint\(1\)\n```\n\n~~~~\nstill open\n~~~\nnot closed by a shorter fence\n~~~~\n\n## Structured content/);
     t.outcome = { kind: 'result', result: { content: [text('```\ncode\n```\nafter'), text('``` code ``` on one line is no fence')] } };
-    assert.match(formatOutcome(t), /\n```\ncode\n```\nafter\n\n``` code ``` on one line is no fence\n\n## Arguments/, 'one blank line before a section, not two');
+    assert.match(formatOutcome(t, 'lab'), /\n```\ncode\n```\nafter\n\n``` code ``` on one line is no fence\n\n## Arguments/, 'one blank line before a section, not two');
   });
 
   it('keeps a resource link whole when its URI has spaces or parentheses and its title brackets', () => {
     const t = withText('');
     t.outcome = { kind: 'result', result: { content: [{ type: 'resource_link', uri: 'file:///my docs/report (final).md', name: 'r', title: 'Report [final]' }] } };
-    assert.match(formatOutcome(t), /Resource link: \[Report \\\[final\\\]\]\(<file:\/\/\/my%20docs\/report%20\(final\)\.md>\)/);
+    assert.match(formatOutcome(t, 'lab'), /Resource link: \[Report \\\[final\\\]\]\(<file:\/\/\/my%20docs\/report%20\(final\)\.md>\)/);
   });
 
   it('describes audio and binary resources by size, and does not promise to keep what it does not show', () => {
     const t = withText('');
     t.outcome = { kind: 'result', result: { content: [{ type: 'audio', mimeType: 'audio/wav', data: 'A'.repeat(4096) }, { type: 'resource', resource: { uri: 'file:///x.bin', blob: 'A'.repeat(2048) } }] } };
-    const doc = formatOutcome(t);
+    const doc = formatOutcome(t, 'lab');
     assert.match(doc, /_Audio \(audio\/wav, 3 KB\): not shown here\._/);
     assert.match(doc, /Embedded resource `file:\/\/\/x\.bin`: 2 KB of binary data/);
     assert.doesNotMatch(doc, /save/);
@@ -62,7 +66,7 @@ describe('formatOutcome', () => {
     const t = withText('');
     const png = 'iVBORw0KGgo=';
     t.outcome = { kind: 'result', result: { content: [{ type: 'image', mimeType: 'image/png', data: png }] } };
-    const doc = formatOutcome(t);
+    const doc = formatOutcome(t, 'lab');
     assert.ok(doc.includes(`![image (image/png)](data:image/png;base64,${png})`), doc);
     assert.ok(showsImage(doc));
     t.outcome = {
@@ -74,28 +78,28 @@ describe('formatOutcome', () => {
         ],
       },
     };
-    const bad = formatOutcome(t);
+    const bad = formatOutcome(t, 'lab');
     assert.doesNotMatch(bad, /\]\(https:/);
     assert.equal(bad.match(/_Image \(0 KB\): not shown, as its type or data is not valid\._/g)?.length, 2, bad);
     assert.ok(!showsImage(bad));
-    assert.ok(!showsImage(formatOutcome(withText('text only'))));
+    assert.ok(!showsImage(formatOutcome(withText('text only'), 'lab')));
   });
 
   it('formats a result with 200,000 runs of backticks (it used to overflow the stack)', () => {
     const text = '`a'.repeat(200_000);
-    const doc = formatOutcome(withText(text));
+    const doc = formatOutcome(withText(text), 'lab');
     assert.ok(doc.includes(`\n\`\`\`\n${text}\n\`\`\`\n`));
   });
 
   it('formats a result whose structuredContent and error data are nested 10,000 deep (JSON.stringify overflows the stack): the deepest parts become a placeholder', () => {
     let deep: unknown = [];
     for (let i = 0; i < 10_000; i++) deep = [deep];
-    const result = formatOutcome({ ...withText('x'), outcome: { kind: 'result', result: { content: [{ type: 'text', text: 'ok' }], structuredContent: { deep } } } });
+    const result = formatOutcome({ ...withText('x'), outcome: { kind: 'result', result: { content: [{ type: 'text', text: 'ok' }], structuredContent: { deep } } } }, 'lab');
     assert.match(result, /^ok$/m);
     assert.match(result, /## Structured content\n\n```json\n\{\n {2}"deep": \[/);
     assert.ok(result.includes('"<nested too deeply to show>"'), 'the placeholder');
     assert.ok(result.length < 50_000, `${result.length} characters`);
-    const error = formatOutcome({ ...withText('x'), status: 'failed', outcome: { kind: 'error', error: { code: -32603, message: 'deep', data: deep } } });
+    const error = formatOutcome({ ...withText('x'), status: 'failed', outcome: { kind: 'error', error: { code: -32603, message: 'deep', data: deep } } }, 'lab');
     assert.ok(error.includes('"<nested too deeply to show>"'));
   });
 });
