@@ -8,6 +8,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 interface Setting {
+  enum?: unknown[];
+  enumDescriptions?: string[];
+  properties?: Record<string, Setting>;
+  additionalProperties?: Setting | boolean;
   description?: string;
   markdownDescription?: string;
   order?: number;
@@ -53,5 +57,20 @@ describe('the settings', () => {
       ['mcpTasks.servers', 'mcpTasks.readWorkspaceMcpJson', 'mcpTasks.autoFetchResults', 'mcpTasks.defaultTtlSeconds', 'mcpTasks.retentionDays', 'mcpTasks.requestTimeoutSeconds'],
     );
     assert.ok(first.every(([, s]) => s.order !== undefined), 'each has its order');
+  });
+
+  it('describe each value of an enum, where settings.json offers them (a server\'s "type": what "sse" and "ws" are)', () => {
+    const walk = (key: string, x: Setting | boolean | undefined): void => {
+      if (typeof x !== 'object') return;
+      if (x.enum) assert.equal(x.enumDescriptions?.length, x.enum.length, `${key}: a description for each of ${x.enum.join(', ')}`);
+      for (const [k, p] of Object.entries(x.properties ?? {})) walk(`${key}.${k}`, p);
+      walk(`${key}.*`, x.additionalProperties);
+    };
+    for (const s of sections) for (const [key, setting] of Object.entries(s.properties)) walk(key, setting);
+  });
+
+  it('notifications.inputRequired says a question on screen is not notified, as README.md says', () => {
+    const d = sections.find((s) => s.id === 'mcpTasks.notifications')!.properties['mcpTasks.notifications.inputRequired'].description ?? '';
+    assert.match(d, /not on screen/);
   });
 });
