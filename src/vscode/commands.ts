@@ -12,7 +12,7 @@ import { errorMessage } from '../core/util/abort';
 import { reasonOf } from '../core/jsonrpc/errors';
 import { describeServer, rowOf, SERVER } from './tree/tasksTree';
 import { ConfigurationReader, setting } from './configuration';
-import { confirmDestructive, couldNotConnect, inform, isConfirmed } from './confirm';
+import { confirmDestructive, couldNotConnect, inform, isConfirmed, noServerConfigured } from './confirm';
 import { executeCommand, OPEN_CONFIGURATION, registerCommand, SHOW_LOG, TASKS_VIEW } from './editorCommands';
 import { isString } from '../core/util/json';
 
@@ -41,8 +41,9 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
     const fromView = rowOf(arg, SERVER);
     if (fromView) return servers.get(fromView.id) ?? servers.leaving(fromView.id);
     const candidates = servers.list().filter(filter);
+    if (!servers.list().length) return noServerConfigured();
     if (candidates.length === 0) {
-      inform(servers.list().length ? (none ?? vscode.l10n.t('No MCP server to choose from.')) : vscode.l10n.t('No MCP server is configured.'));
+      inform(none ?? vscode.l10n.t('No MCP server to choose from.'));
       return undefined;
     }
     const picked = await vscode.window.showQuickPick(

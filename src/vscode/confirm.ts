@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { isObjectLike } from '../core/util/json';
+import { executeCommand, OPEN_CONFIGURATION } from './editorCommands';
 
 /**
  * The argument with which a program (another extension, a test) runs a destructive command
@@ -15,6 +16,13 @@ export const confirmDestructive = async (message: string, detail: string, action
 /** A notification that asks nothing of the user (no buttons), not awaited. */
 export const inform = (message: string): void => {
   void vscode.window.showInformationMessage(message);
+};
+
+/** With no server configured, a command that needs one says so and offers to open the configuration. */
+export const noServerConfigured = async (): Promise<undefined> => {
+  const open = vscode.l10n.t('Open MCP Configuration');
+  if ((await vscode.window.showInformationMessage(vscode.l10n.t('No MCP server is configured.'), open)) === open) await executeCommand(OPEN_CONFIGURATION);
+  return undefined;
 };
 
 /** A passing word in the status bar, gone after `ms`. */

@@ -13,7 +13,7 @@ import type { UrlPlan } from '../core/elicitation/plan';
 import { completeInBrowser, taskBrowserSteps, urlsRequired } from '../core/elicitation/urlRequired';
 import { reasonOf, RequestTimeoutError } from '../core/jsonrpc/errors';
 import { NEVER, waitWithProgress } from './cancellation';
-import { confirmDestructive, couldNotConnect, flash, inform, isConfirmed } from './confirm';
+import { confirmDestructive, couldNotConnect, flash, inform, isConfirmed, noServerConfigured } from './confirm';
 import type { ResultDocuments } from './results';
 import type { TaskStore } from '../core/state/taskStore';
 import type { InFlight } from '../core/util/inFlight';
@@ -315,13 +315,7 @@ const pickNewest = <T extends vscode.QuickPickItem & { createdAt: string }>(item
 
 const pickServer = async (servers: ServerManager, ui: QuickInputPrompter, before: ServerSnapshot | undefined): Promise<ServerSnapshot | undefined> => {
   const list = servers.list();
-  if (!list.length) {
-    const open = vscode.l10n.t('Open MCP Configuration');
-    if ((await vscode.window.showInformationMessage(vscode.l10n.t('No MCP server is configured.'), open)) === open) {
-      await executeCommand(OPEN_CONFIGURATION);
-    }
-    return undefined;
-  }
+  if (!list.length) return noServerConfigured();
   const picked = await ui.pick(
     list.map((s) => ({ label: s.label, description: describeServer(s), value: s, picked: s.id === before?.id })),
     { title: vscode.l10n.t('Run Tool as Task (1/4): server'), placeholder: vscode.l10n.t('Pick the MCP server'), signal: NEVER },
