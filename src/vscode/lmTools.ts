@@ -68,19 +68,21 @@ export const registerLmTools = (service: TasksService): vscode.Disposable[] => {
 
   const startTask: vscode.LanguageModelTool<unknown> = {
     prepareInvocation: (options) => {
-      let input;
+      let input, server;
       try {
         input = readStartTaskInput(options.input);
+        // Named as the view names it; one that names no server starts nothing (the call says why): nothing to ask.
+        server = service.resolveServer(input.server).label;
       } catch {
         return { invocationMessage: vscode.l10n.t('Starting an MCP task') };
       }
       const args = stringify(input.arguments, null, 2);
       return {
-        invocationMessage: vscode.l10n.t('Starting {0} on {1} as a task', input.tool, input.server),
+        invocationMessage: vscode.l10n.t('Starting {0} on {1} as a task', input.tool, server),
         confirmationMessages: {
           title: vscode.l10n.t('Run an MCP tool as a background task?'),
           message: new vscode.MarkdownString(
-            vscode.l10n.t('Run {0} on the MCP server {1} as a task. It keeps running in the background; see it in the MCP Tasks view.', code(input.tool), code(input.server)) +
+            vscode.l10n.t('Run {0} on the MCP server {1} as a task. It keeps running in the background; see it in the MCP Tasks view.', code(input.tool), code(server)) +
               `\n\n\`\`\`json\n${args.length > 2000 ? `${args.slice(0, 2000)}…` : args}\n\`\`\``,
           ),
         },
@@ -143,8 +145,9 @@ export const registerLmTools = (service: TasksService): vscode.Disposable[] => {
       }
       // An ended task is not cancelled (the answer says so): nothing to ask the user.
       if (isTerminal(t.status)) return { invocationMessage };
-      const what = vscode.l10n.t('Cancel the task {0} ({1} on {2})? The server stops its work.', code(t.taskId), code(t.toolName || '?'), code(t.serverLabel));
-      return { invocationMessage, confirmationMessages: { title: vscode.l10n.t('Cancel an MCP task?'), message: new vscode.MarkdownString(what) } };
+      // "Stop", not "Cancel": the dialog's Cancel button keeps the task.
+      const what = vscode.l10n.t('Stop the task {0} ({1} on {2})? The server stops its work.', code(t.taskId), code(t.toolName || '?'), code(t.serverLabel));
+      return { invocationMessage, confirmationMessages: { title: vscode.l10n.t('Stop an MCP task?'), message: new vscode.MarkdownString(what) } };
     },
     invoke: (options, token) =>
       run(token, async (signal) => {

@@ -1,0 +1,55 @@
+// What the language-model tools ask the user before they run (prepareInvocation), read from the
+// tools as registerLmTools builds them: this test mode skips their dialogs (EDITOR-TESTS.md).
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { TasksServiceDeps } from '../../src/core/api/service';
+import { TasksService } from '../../src/core/api/service';
+import { nullLogger } from '../../src/core/util/log';
+import { registerLmTools } from '../../src/vscode/lmTools';
+import { storedTask } from './viewParts';
+
+type Prepared = { invocationMessage?: unknown; confirmationMessages?: { title: string; message: vscode.MarkdownString } };
+
+/** The tools registerLmTools makes for `service`, taken before they reach the editor (the extension has its own). */
+const toolsFor = (service: TasksService): Map<string, vscode.LanguageModelTool<unknown>> => {
+  const lm = vscode.lm as unknown as { registerTool: typeof vscode.lm.registerTool };
+  const register = lm.registerTool;
+  const tools = new Map<string, vscode.LanguageModelTool<unknown>>();
+  lm.registerTool = (name, tool) => (tools.set(name, tool), new vscode.Disposable(() => undefined));
+  try {
+    registerLmTools(service);
+  } finally {
+    lm.registerTool = register;
+  }
+  return tools;
+};
+
+const prepare = async (tool: vscode.LanguageModelTool<unknown> | undefined, input: object): Promise<Prepared> =>
+  (await tool!.prepareInvocation!({ input } as vscode.LanguageModelToolInvocationPrepareOptions<unknown>, new vscode.CancellationTokenSource().token)) as Prepared;
+
+suite('Language-model tools: what the user is asked', () => {
+  // Three servers named "lab", in two folders and the setting: "lab" alone names none of them.
+  const labels: Record<string, string> = { 'app:lab': 'lab (app)', 'docs:lab': 'lab (docs)', 'settings:lab': 'lab (settings)' };
+  const servers = Object.entries(labels).map(([id, label]) => ({ id, name: 'lab', label, type: 'stdio', state: { kind: 'idle' } }));
+  const task = storedTask('docs:lab', 't1', { toolName: 'work', status: 'working' });
+  const deps = {
+    engine: { list: () => [task], get: (key: string) => (key === task.key ? task : undefined) },
+    servers: { list: () => servers, get: (id: string) => servers.find((s) => s.id === id), peekSession: () => undefined, label: (id: string) => labels[id] },
+    logger: nullLogger,
+  };
+  const tools = toolsFor(new TasksService(deps as unknown as TasksServiceDeps));
+
+  test('Start asks to run the tool on the server as the view names it, and asks nothing for a server it cannot start on (the call fails, saying why)', async () => {
+    const start = tools.get('mcpTasks_startTask');
+    const named = await prepare(start, { server: 'lab (docs)', tool: 'work', arguments: { tag: 'x' } });
+    assert.match(named.confirmationMessages?.message.value ?? '', /^Run `work` on the MCP server `lab \(docs\)` as a task\./);
+    const ambiguous = await prepare(start, { server: 'lab', tool: 'work' });
+    assert.equal(ambiguous.confirmationMessages, undefined, 'no "Run work on lab?" for a server that is not one');
+  });
+
+  test('Cancel asks "Stop", so that its Cancel button plainly keeps the task', async () => {
+    const asked = await prepare(tools.get('mcpTasks_cancelTask'), { taskId: 't1' });
+    assert.equal(asked.confirmationMessages?.title, 'Stop an MCP task?');
+    assert.match(asked.confirmationMessages?.message.value ?? '', /^Stop the task `t1` \(`work` on `lab \(docs\)`\)\?/);
+  });
+});
