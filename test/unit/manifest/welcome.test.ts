@@ -47,7 +47,9 @@ describe('the view\'s welcome', () => {
 
   it('links the "mcpTasks.servers" setting it names, and sends no one to the log, which says nothing of an empty configuration', () => {
     const [text] = shown(state(true, false, true));
-    assert.match(text, /\["mcpTasks\.servers" setting\]\(command:workbench\.action\.openSettings\?%5B%22mcpTasks\.servers%22%5D\)/);
+    // In the Workspace tab, as "this folder" says: in a remote window (code-server) the User tab
+    // hides this machine-overridable setting ("No Settings Found").
+    assert.match(text, /\["mcpTasks\.servers" setting\]\(command:workbench\.action\.openWorkspaceSettings\?%5B%22mcpTasks\.servers%22%5D\)/);
     for (const reads of [true, false]) assert.doesNotMatch(shown(state(true, false, reads))[0], /command:mcpTasks\.showLog/);
   });
 
