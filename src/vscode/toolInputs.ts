@@ -128,7 +128,7 @@ export const askArguments = async (tool: Tool, title: string, ui: QuickInputProm
   if (!why) {
     const label = tool.title ?? tool.annotations?.title ?? tool.name;
     // The spec's inputSchema is always an object; some servers leave `type` out.
-    const plan = planElicitation({ message: label, requestedSchema: { ...tool.inputSchema, type: 'object' } }, { url: false, lists: true });
+    const plan = planElicitation({ message: label, requestedSchema: { ...tool.inputSchema, type: 'object' } }, { url: false, tool: true });
     if (plan.ok && plan.mode === 'form') {
       const prompter = new ToolFormPrompter(tool.name, ui);
       const result = await runForm(plan, prompter, { title, signal: NEVER }, before?.value as Record<string, FieldValue> | undefined);

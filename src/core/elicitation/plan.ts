@@ -197,7 +197,7 @@ const draft4 = (p: Record<string, unknown>): Record<string, unknown> => {
 };
 
 /** One property to one step; throws `SchemaProblem` saying what is wrong. */
-const toStep = (key: string, raw: unknown, required: boolean, lists?: boolean): FieldStep => {
+const toStep = (key: string, raw: unknown, required: boolean, tool?: boolean): FieldStep => {
   const where = `property "${key}"`;
   if (!isObject(raw)) problem(`${where} is not a schema object`);
   // A `const` is the one choice of a pick (copied: the schema is the server's, or a tool's kept in its list).
@@ -249,7 +249,7 @@ const toStep = (key: string, raw: unknown, required: boolean, lists?: boolean): 
         step = singleSelect(s, untitled(s.enum));
         break;
       }
-      const { title, description, default: value, ...constraints } = parse(NumberProp, lists ? draft4(p) : p, where);
+      const { title, description, default: value, ...constraints } = parse(NumberProp, tool ? draft4(p) : p, where);
       bounds(where, constraints.minimum, constraints.maximum, 'minimum', 'maximum');
       step = { ...base({ title, description }), kind: p.type, default: value, constraints: prune(constraints) };
       break;
@@ -266,7 +266,7 @@ const toStep = (key: string, raw: unknown, required: boolean, lists?: boolean): 
       // The default's type is checked with the step, against its choices or its items.
       step = { ...base(s), kind: MULTI_SELECT, default: s.default as FieldValue | undefined, constraints: prune({ minItems: s.minItems, maxItems: s.maxItems }) };
       if (!isObjectLike(items) || !('anyOf' in items || 'enum' in items)) {
-        if (!lists) problem(`${where} is an array whose items list no choices (enum or anyOf): a form shows an array only as a multi-select of listed choices`);
+        if (!tool) problem(`${where} is an array whose items list no choices (enum or anyOf): a form shows an array only as a multi-select of listed choices`);
         // A tool's paths, tags or ids: typed into one box, each value checked as its own field.
         const item = toStep(`${key}.items`, items, true);
         if (item.options || item.kind === BOOLEAN) problem(`${where} lists values that are not strings or numbers`);
@@ -323,7 +323,7 @@ const planUrl = (message: string, url: string | undefined, elicitationId: string
   return { ok: true, mode: 'url', message, url, elicitationId, domain, warnings };
 };
 
-const planForm = (message: string, requestedSchema: unknown, lists?: boolean): FormPlan => {
+const planForm = (message: string, requestedSchema: unknown, tool?: boolean): FormPlan => {
   if (requestedSchema === undefined) problem('requestedSchema is required in form mode');
   const schema = parse(RequestedSchema, requestedSchema, 'requestedSchema');
   // Keys straight from the parsed JSON: a property named `__proto__` must not reach an object.
@@ -333,20 +333,21 @@ const planForm = (message: string, requestedSchema: unknown, lists?: boolean): F
   if (keys.includes('__proto__')) problem('the property name "__proto__" is not allowed');
   const required = new Set(schema.required ?? []);
   for (const r of required) if (!keys.includes(r)) problem(`required names "${r}", which is not a property`);
-  return { ok: true, mode: 'form', message, steps: keys.map((k) => toStep(k, raw[k], required.has(k), lists)) };
+  return { ok: true, mode: 'form', message, steps: keys.map((k) => toStep(k, raw[k], required.has(k), tool)) };
 };
 
 /**
  * Validates an `elicitation/create` request's params and turns them into what the dialog shows.
  * Never throws: a request that breaks the spec's schema rules gives a -32602 error saying why.
  * `url: false` when the client did not declare URL mode (then a URL request is refused, as the
- * spec says). `lists: true` (tools only: the spec allows arrays only as multi-selects) makes an
- * array of strings or numbers without choices one field of typed values.
+ * spec says). `tool: true` plans a tool's input schema rather than a server's question: an array
+ * of strings or numbers without choices is one field of typed values (the spec allows arrays
+ * only as multi-selects), and draft 4's boolean exclusiveMinimum/exclusiveMaximum are read.
  */
-export const planElicitation = (params: unknown, options: { url?: boolean; lists?: boolean } = {}): PlanResult => {
+export const planElicitation = (params: unknown, options: { url?: boolean; tool?: boolean } = {}): PlanResult => {
   try {
     const p = parse(ParamsSchema, params ?? {}, 'params');
-    if (p.mode === undefined || p.mode === 'form') return planForm(p.message, p.requestedSchema, options.lists);
+    if (p.mode === undefined || p.mode === 'form') return planForm(p.message, p.requestedSchema, options.tool);
     if (p.mode === 'url') {
       if (options.url === false) problem('mode "url" is not supported by this client');
       return planUrl(p.message, p.url, p.elicitationId);

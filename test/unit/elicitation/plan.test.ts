@@ -65,8 +65,8 @@ describe('elicitation plan: form mode', () => {
     assert.deepEqual(one({ type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1, multipleOf: 0.25 }).constraints, { exclusiveMinimum: 0, exclusiveMaximum: 1, multipleOf: 0.25 });
   });
 
-  it('draft 4\'s boolean exclusiveMinimum/exclusiveMaximum: with { lists: true } (tools only) true makes minimum/maximum exclusive and false leaves them inclusive; a server\'s question (the spec\'s NumberSchema has neither) still refuses it', () => {
-    const tool = (property: Record<string, unknown>) => steps(planElicitation({ message: 'm', requestedSchema: { type: 'object', properties: { f: property } } }, { lists: true }))[0];
+  it('draft 4\'s boolean exclusiveMinimum/exclusiveMaximum: with { tool: true } (a tool\'s input schema) true makes minimum/maximum exclusive and false leaves them inclusive; a server\'s question (the spec\'s NumberSchema has neither) still refuses it', () => {
+    const tool = (property: Record<string, unknown>) => steps(planElicitation({ message: 'm', requestedSchema: { type: 'object', properties: { f: property } } }, { tool: true }))[0];
     assert.deepEqual(tool({ type: 'number', minimum: 0, exclusiveMinimum: true, maximum: 1, exclusiveMaximum: true }).constraints, { exclusiveMinimum: 0, exclusiveMaximum: 1 });
     assert.deepEqual(tool({ type: 'integer', minimum: 1, exclusiveMinimum: false, maximum: 9, exclusiveMaximum: false }).constraints, { minimum: 1, maximum: 9 });
     const schema = { type: 'integer', minimum: 0, exclusiveMinimum: true };
@@ -169,8 +169,8 @@ describe('elicitation plan: malformed requests are refused with -32602 saying wh
     refused(form({ x: { type: 'array', items: { type: 'object', properties: {} } } }), /property "x" is an array whose items list no choices \(enum or anyOf\): a form shows an array only as a multi-select of listed choices$/);
   });
 
-  it('lists: with { lists: true } (tools only), an array of free strings, numbers or integers is one field of typed values; a server\'s question still refuses it', () => {
-    const tool = (properties: Record<string, unknown>, required?: string[]) => planElicitation({ message: 'm', requestedSchema: { type: 'object', properties, required } }, { lists: true });
+  it('lists: with { tool: true } (a tool\'s input schema), an array of free strings, numbers or integers is one field of typed values; a server\'s question still refuses it', () => {
+    const tool = (properties: Record<string, unknown>, required?: string[]) => planElicitation({ message: 'm', requestedSchema: { type: 'object', properties, required } }, { tool: true });
     const [paths, counts] = steps(tool({ paths: { type: 'array', items: { type: 'string' }, minItems: 1, default: ['a', 'b'] }, counts: { type: 'array', items: { type: 'integer', minimum: 0 } } }, ['paths']));
     assert.equal(paths.kind, 'list');
     assert.equal(paths.required, true);

@@ -215,7 +215,7 @@ describe('elicitation validateField: what the input box says while typing', () =
 
   it('lists (tools only): values separated by commas, each trimmed, or a JSON array; numbers parsed; counts checked', () => {
     const list = (property: Record<string, unknown>, required = true) => {
-      const r = planElicitation({ message: 'm', requestedSchema: { type: 'object', properties: { f: property }, required: required ? ['f'] : [] } }, { lists: true });
+      const r = planElicitation({ message: 'm', requestedSchema: { type: 'object', properties: { f: property }, required: required ? ['f'] : [] } }, { tool: true });
       assert.ok(r.ok && r.mode === 'form', !r.ok ? r.error.message : 'not a form');
       return r.steps[0];
     };
