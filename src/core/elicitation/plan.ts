@@ -267,8 +267,9 @@ const toStep = (key: string, raw: unknown, required: boolean, tool?: boolean): F
       step = { ...base(s), kind: MULTI_SELECT, default: s.default as FieldValue | undefined, constraints: prune({ minItems: s.minItems, maxItems: s.maxItems }) };
       if (!isObjectLike(items) || !('anyOf' in items || 'enum' in items)) {
         if (!tool) problem(`${where} is an array whose items list no choices (enum or anyOf): a form shows an array only as a multi-select of listed choices`);
-        // A tool's paths, tags or ids: typed into one box, each value checked as its own field.
-        const item = toStep(`${key}.items`, items, true);
+        // A tool's paths, tags or ids: typed into one box, each value checked as its own field
+        // (read as a tool's, draft 4 bounds too; a list of lists is not one).
+        const item = toStep(`${key}.items`, items, true, items?.type !== 'array');
         if (item.options || item.kind === BOOLEAN) problem(`${where} lists values that are not strings or numbers`);
         step = { ...step, kind: LIST, item };
         break;

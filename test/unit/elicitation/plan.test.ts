@@ -73,6 +73,11 @@ describe('elicitation plan: form mode', () => {
     assert.equal(checkValue(tool(schema), 0), 'Enter a whole number greater than 0');
     assert.equal(checkValue(tool(schema), 1), undefined);
     assert.deepEqual(schema, { type: 'integer', minimum: 0, exclusiveMinimum: true }, 'the schema itself is left as it was');
+    // A list's items too (Run Tool as Task's form, not the JSON box).
+    const counts = tool({ type: 'array', items: schema });
+    assert.equal(counts.kind, 'list');
+    assert.deepEqual(counts.item?.constraints, { exclusiveMinimum: 0 });
+    assert.equal(checkValue(counts, [1, 0]), 'Value 2: Enter a whole number greater than 0');
     refused(form({ f: { type: 'number', minimum: 0, exclusiveMinimum: true } }), /property "f"\.exclusiveMinimum: expected number/);
   });
 
