@@ -24,6 +24,9 @@ export const failuresTo = (log: vscode.LogOutputChannel, commands: readonly { co
   };
 };
 
+/** The user's Escape on an input, or a cancellation (`vscode.CancellationError`): no failure, nothing to tell. */
+export const isDismissal = (err: unknown): boolean => isInputDismissed(err) || err instanceof vscode.CancellationError;
+
 /**
  * `vscode.commands.registerCommand`, for every command of ours: what fails in `run` (what it
  * does not tell the user itself) is told by `failed`, instead of the editor's toast "command
@@ -34,7 +37,7 @@ export const registerCommand = (id: string, run: (...args: never[]) => unknown):
     try {
       return await run(...args);
     } catch (err) {
-      if (!isInputDismissed(err) && !(err instanceof vscode.CancellationError)) void failed(id, err);
+      if (!isDismissal(err)) void failed(id, err);
       return undefined;
     }
   });

@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
 import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
-import { isInputDismissed } from '../core/servers/serverManager';
 import type { TaskEngine } from '../core/tasks/engine';
 import { STATUS_PRESENTATION, describeHosted, describeTask, runTitle, runTitles, taskTitle as named, toolRunWords } from '../core/tasks/presentation';
 import { isTerminal } from '../core/tasks/status';
@@ -25,7 +24,7 @@ import { asThemeIcon } from './tree/icons';
 import { QuickInputPrompter } from './elicitation/quickInputPrompter';
 import type { ToolArguments } from './toolInputs';
 import { BACK, askArguments, askTtl } from './toolInputs';
-import { CANCEL_TASK, executeCommand, OPEN_CONFIGURATION, OPEN_RESULT, registerCommand, RESPOND_TO_TASK, RUN_AGAIN, SHOW_LOG, TASKS_VIEW } from './editorCommands';
+import { CANCEL_TASK, executeCommand, isDismissal, OPEN_CONFIGURATION, OPEN_RESULT, registerCommand, RESPOND_TO_TASK, RUN_AGAIN, SHOW_LOG, TASKS_VIEW } from './editorCommands';
 import { keysOf } from '../core/util/builtins';
 import { INPUT_REQUIRED } from '../core/protocol/schemas';
 import { noop } from '../core/util/promise';
@@ -480,10 +479,10 @@ const askBrowserSteps = async (deps: TaskCommandDeps, call: ToolCall, plans: rea
  * Shows why a command failed, with the log a click away. A request that timed out says which
  * setting gives the server longer, and offers to open it; it names its server unless `words`
  * does (`namesServer`). A `server` that could not be reached has its configuration offered, as
- * Connect Server offers it. The user's own Escape on an input of the server is no failure: nothing is said.
+ * Connect Server offers it. The user's own Escape on an input of the server, or a cancellation, is no failure: nothing is said.
  */
 const showFailure = async (err: unknown, words: (why: string) => string, { warn = false, namesServer = false, server }: { warn?: boolean; namesServer?: boolean; server?: ServerSnapshot } = {}): Promise<void> => {
-  if (isInputDismissed(err)) return;
+  if (isDismissal(err)) return;
   const timedOut = err instanceof RequestTimeoutError;
   const why = timedOut && namesServer ? err.detail : reasonOf(err);
   const log = vscode.l10n.t('Show Log');

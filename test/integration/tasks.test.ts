@@ -292,6 +292,23 @@ suite('Commands and the Tasks view, with the demo server', () => {
     assert.equal(doc.isDirty, false);
   });
 
+  test('Open Result cancelled by the editor (a vscode.CancellationError) is no failure: no error is shown, as for the user\'s Escape', async function () {
+    this.timeout(30_000);
+    const build = await finishedBuild();
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const saved = [w.showTextDocument, w.showErrorMessage];
+    const told: string[] = [];
+    w.showTextDocument = () => Promise.reject(new vscode.CancellationError());
+    w.showErrorMessage = (message: string) => (told.push(message), Promise.resolve(undefined));
+    try {
+      await vscode.commands.executeCommand('mcpTasks.openResult', build.node);
+      // Whatever would be told is recorded before the command returns (the toast is not awaited after).
+      assert.deepEqual(told, []);
+    } finally {
+      [w.showTextDocument, w.showErrorMessage] = saved;
+    }
+  });
+
   test('Fetch Task Result from the palette: picks among the tasks, newest first, and opens the result', async function () {
     this.timeout(30_000);
     const build = await finishedBuild();
