@@ -178,8 +178,11 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
       const hosted = rowOf(arg, HOSTED);
       if (hosted) {
         // A question the server runs as a task here: hidden, open, or waiting for the dialogs
-        // asked before it.
-        if (!deps.reopenDialog(hostedKey(hosted.serverId, hosted.taskId))) inform(vscode.l10n.t('The question is open at the top of the window (after any question asked before it).'));
+        // asked before it; or none (answered, cancelled or expired).
+        const { serverId, taskId } = hosted;
+        if (!deps.host.list().some((h) => h.serverId === serverId && h.taskId === taskId && !isTerminal(h.status))) {
+          inform(vscode.l10n.t('No question of task {0} waits for your answer: it may have been answered or have expired.', taskId));
+        } else if (!deps.reopenDialog(hostedKey(serverId, taskId))) inform(vscode.l10n.t('The question is open at the top of the window (after any question asked before it).'));
         return;
       }
       const t =

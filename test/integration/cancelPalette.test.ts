@@ -138,6 +138,11 @@ suite('Cancel Task from the palette', () => {
       return rows.find((r) => r.label === 'everything')?.children?.find(isAsked);
     };
     const row0 = await waitFor(hostedRow, 'the hosted question under the everything row');
+    // Its row's Respond shows the hidden question again (Escape hides it once more).
+    const taskId = row0.id!.slice(`hosted:${everything.id}:`.length);
+    await vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'hosted', serverId: everything.id, taskId });
+    assert.match((await spy.next('the question, shown again')).text ?? '', /Please provide inputs for the following fields/);
+    await escape();
     spy.skipShown();
     const cancelling = vscode.commands.executeCommand('mcpTasks.cancelTask');
     const pick = await spy.next('the Cancel Task pick');

@@ -1,7 +1,8 @@
 // A command that fails in a way it does not tell itself (a bug of ours, or an argument from
 // another extension it cannot use) is told once, named by its title, and logged with its stack:
 // not the editor's "command 'mcpTasks.x' resulted in an error" with nothing in the log.
-// A row without the id that names it is no row: the command asks as from the palette.
+// A row without the id that names it is no row: the command asks as from the palette; a row
+// naming a question no longer asked says so.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -53,6 +54,21 @@ suite('A command that fails unexpectedly, or is given a row it cannot use', () =
       assert.match(told[0], /^(pick: Cancel Task|information: No task is running\.|information: No running task can be cancelled)/);
     } finally {
       [w.showWarningMessage, w.showInformationMessage, w.showQuickPick] = saved;
+    }
+  });
+
+  test('Respond to Task given a hosted row whose task is not hosted says there is no such question, not "The question is open at the top of the window"', async () => {
+    await activateExtension();
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const saved = [w.showWarningMessage, w.showInformationMessage];
+    const told: string[] = [];
+    w.showWarningMessage = (message: string) => (told.push(`warning: ${message}`), Promise.resolve(undefined));
+    w.showInformationMessage = (message: string) => (told.push(`information: ${message}`), Promise.resolve(undefined));
+    try {
+      await vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'hosted', serverId: 'x', taskId: 'nope' });
+      assert.deepEqual(told, ['information: No question of task nope waits for your answer: it may have been answered or have expired.']);
+    } finally {
+      [w.showWarningMessage, w.showInformationMessage] = saved;
     }
   });
 });
