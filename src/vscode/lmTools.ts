@@ -146,7 +146,8 @@ export const registerLmTools = (service: TasksService): vscode.Disposable[] => {
       // An ended task is not cancelled (the answer says so): nothing to ask the user.
       if (isTerminal(t.status)) return { invocationMessage };
       // "Stop", not "Cancel": the dialog's Cancel button keeps the task.
-      const what = vscode.l10n.t('Stop the task {0} ({1} on {2})? The server stops its work.', code(t.taskId), code(t.toolName || '?'), code(t.serverLabel));
+      // Named as its row names it; the id, which the model gave, last.
+      const what = vscode.l10n.t('Stop {0} on {1}? The server stops its work. Its task id: {2}.', code(service.title(t.id)), code(t.serverLabel), code(t.taskId));
       return { invocationMessage, confirmationMessages: { title: vscode.l10n.t('Stop an MCP task?'), message: new vscode.MarkdownString(what) } };
     },
     invoke: (options, token) =>

@@ -31,9 +31,11 @@ suite('Language-model tools: what the user is asked', () => {
   // Three servers named "lab", in two folders and the setting: "lab" alone names none of them.
   const labels: Record<string, string> = { 'app:lab': 'lab (app)', 'docs:lab': 'lab (docs)', 'settings:lab': 'lab (settings)' };
   const servers = Object.entries(labels).map(([id, label]) => ({ id, name: 'lab', label, type: 'stdio', state: { kind: 'idle' } }));
-  const task = storedTask('docs:lab', 't1', { toolName: 'work', status: 'working' });
+  // Two runs of work on one server: the view names each by when it started.
+  const task = storedTask('docs:lab', 't1', { toolName: 'work', status: 'working', createdAt: '2026-01-01T16:47:00Z' });
+  const other = storedTask('docs:lab', 't2', { toolName: 'work', status: 'working', createdAt: '2026-01-01T17:02:00Z' });
   const deps = {
-    engine: { list: () => [task], get: (key: string) => (key === task.key ? task : undefined) },
+    engine: { list: () => [task, other], get: (key: string) => [task, other].find((t) => t.key === key) },
     servers: { list: () => servers, get: (id: string) => servers.find((s) => s.id === id), peekSession: () => undefined, label: (id: string) => labels[id] },
     logger: nullLogger,
   };
@@ -47,9 +49,10 @@ suite('Language-model tools: what the user is asked', () => {
     assert.equal(ambiguous.confirmationMessages, undefined, 'no "Run work on lab?" for a server that is not one');
   });
 
-  test('Cancel asks "Stop", so that its Cancel button plainly keeps the task', async () => {
+  test('Cancel asks "Stop", so that its Cancel button plainly keeps the task, and names the task as its row does, its id last', async () => {
     const asked = await prepare(tools.get('mcpTasks_cancelTask'), { taskId: 't1' });
     assert.equal(asked.confirmationMessages?.title, 'Stop an MCP task?');
-    assert.match(asked.confirmationMessages?.message.value ?? '', /^Stop the task `t1` \(`work` on `lab \(docs\)`\)\?/);
+    const row = `work (${new Date(task.createdAt).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' })})`;
+    assert.equal(asked.confirmationMessages?.message.value, `Stop \`${row}\` on \`lab (docs)\`? The server stops its work. Its task id: \`t1\`.`);
   });
 });

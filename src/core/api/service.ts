@@ -8,7 +8,7 @@ import type { TaskEngine } from '../tasks/engine';
 import { HeldByUserError } from '../tasks/engine';
 import type { ExecutionPreference } from '../tasks/policy';
 import { serverAcceptsToolTasks } from '../tasks/policy';
-import { newestFirst } from '../tasks/presentation';
+import { newestFirst, runTitle } from '../tasks/presentation';
 import type { LocalTaskStatus } from '../tasks/status';
 import { isTerminal } from '../tasks/status';
 import type { TaskOrigin, TaskSnapshot } from '../tasks/types';
@@ -175,6 +175,11 @@ export class TasksService implements Disposable {
       .list()
       .sort(newestFirst)
       .map((t) => this.#taskInfo(t));
+  }
+
+  /** A task's name as its row in the view shows it (see runTitle). */
+  title(id: string): string {
+    return runTitle(this.#deps.engine.list(), this.#mustGet(id));
   }
 
   /**
