@@ -124,7 +124,7 @@ const OWN_METHODS = [
   'clientCapabilities', 'mcpJsonUri', 'findTask', 'startBlocker', 'serverFingerprint', 'listTools', 'addSavedSessions',
   'whileBusy', 'isAnswering', 'resultInFlight', 'alwaysAllowed', 'followsByList', 'flushSync',
   'removedTasks', 'holdsSession', 'refreshTasks', 'leavingWith', 'savedInput', 'revokeAll',
-  'liveTasks', 'onSession', 'liveCount', 'forgetAll', 'fromJSON',
+  'liveTasks', 'onSession', 'liveCount', 'forgetAll', 'fromJSON', 'cannotStart',
 ];
 const ownMethods = OWN_METHODS.join('|');
 

@@ -68,21 +68,23 @@ export const registerLmTools = (service: TasksService): vscode.Disposable[] => {
 
   const startTask: vscode.LanguageModelTool<unknown> = {
     prepareInvocation: (options) => {
+      const starting = { invocationMessage: vscode.l10n.t('Starting an MCP task') };
       let input, server;
       try {
         input = readStartTaskInput(options.input);
-        // Named as the view names it; one that names no server starts nothing (the call says why): nothing to ask.
-        server = service.resolveServer(input.server).label;
+        // Named as the view names it. One that names no server, or a tool its listed tools say cannot start as a task, starts nothing (the call says why): nothing to ask.
+        server = service.resolveServer(input.server);
       } catch {
-        return { invocationMessage: vscode.l10n.t('Starting an MCP task') };
+        return starting;
       }
+      if (service.cannotStart(server.id, input.tool)) return starting;
       const args = stringify(input.arguments, null, 2);
       return {
-        invocationMessage: vscode.l10n.t('Starting {0} on {1} as a task', input.tool, server),
+        invocationMessage: vscode.l10n.t('Starting {0} on {1} as a task', input.tool, server.label),
         confirmationMessages: {
           title: vscode.l10n.t('Run an MCP tool as a background task?'),
           message: new vscode.MarkdownString(
-            vscode.l10n.t('Run {0} on the MCP server {1} as a task. It keeps running in the background; see it in the MCP Tasks view.', code(input.tool), code(server)) +
+            vscode.l10n.t('Run {0} on the MCP server {1} as a task. It keeps running in the background; see it in the MCP Tasks view.', code(input.tool), code(server.label)) +
               `\n\n\`\`\`json\n${args.length > 2000 ? `${args.slice(0, 2000)}…` : args}\n\`\`\``,
           ),
         },

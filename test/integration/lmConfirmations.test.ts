@@ -34,19 +34,28 @@ suite('Language-model tools: what the user is asked', () => {
   // Two runs of work on one server: the view names each by when it started.
   const task = storedTask('docs:lab', 't1', { toolName: 'work', status: 'working', createdAt: '2026-01-01T16:47:00Z' });
   const other = storedTask('docs:lab', 't2', { toolName: 'work', status: 'working', createdAt: '2026-01-01T17:02:00Z' });
+  const docs = {
+    protocolVersion: '2025-11-25',
+    serverCapabilities: { tasks: { requests: { tools: { call: {} } } } },
+    knownTools: [{ name: 'work', execution: { taskSupport: 'optional' } }, { name: 'plain' }],
+  };
   const deps = {
     engine: { list: () => [task, other], get: (key: string) => [task, other].find((t) => t.key === key) },
-    servers: { list: () => servers, get: (id: string) => servers.find((s) => s.id === id), peekSession: () => undefined, label: (id: string) => labels[id] },
+    // lab (docs) is connected and has listed its tools: work may run as a task, plain may not; lab (app)'s are not known.
+    servers: { list: () => servers, get: (id: string) => servers.find((s) => s.id === id), peekSession: (id: string) => (id === 'docs:lab' ? docs : undefined), label: (id: string) => labels[id] },
     logger: nullLogger,
   };
   const tools = toolsFor(new TasksService(deps as unknown as TasksServiceDeps));
 
-  test('Start asks to run the tool on the server as the view names it, and asks nothing for a server it cannot start on (the call fails, saying why)', async () => {
+  test('Start asks to run the tool on the server as the view names it, and asks nothing for a server or tool it cannot start (the call fails, saying why)', async () => {
     const start = tools.get('mcpTasks_startTask');
     const named = await prepare(start, { server: 'lab (docs)', tool: 'work', arguments: { tag: 'x' } });
     assert.match(named.confirmationMessages?.message.value ?? '', /^Run `work` on the MCP server `lab \(docs\)` as a task\./);
     const ambiguous = await prepare(start, { server: 'lab', tool: 'work' });
     assert.equal(ambiguous.confirmationMessages, undefined, 'no "Run work on lab?" for a server that is not one');
+    // Nor for a tool that its server's listed tools say cannot start as a task; where they are not known yet, the user is asked.
+    for (const tool of ['nope', 'plain']) assert.equal((await prepare(start, { server: 'lab (docs)', tool })).confirmationMessages, undefined, tool);
+    assert.notEqual((await prepare(start, { server: 'lab (app)', tool: 'nope' })).confirmationMessages, undefined);
   });
 
   test('Cancel asks "Stop", so that its Cancel button plainly keeps the task, and names the task as its row does, its id last', async () => {

@@ -7,7 +7,7 @@ import type { ServerManager, ServerSnapshot, ServerStateKind } from '../servers/
 import type { TaskEngine } from '../tasks/engine';
 import { HeldByUserError } from '../tasks/engine';
 import type { ExecutionPreference } from '../tasks/policy';
-import { serverAcceptsToolTasks } from '../tasks/policy';
+import { decideExecution, serverAcceptsToolTasks } from '../tasks/policy';
 import { newestFirst, runTitle } from '../tasks/presentation';
 import type { LocalTaskStatus } from '../tasks/status';
 import { isTerminal } from '../tasks/status';
@@ -149,6 +149,13 @@ export class TasksService implements Disposable {
         inputSchema: t.inputSchema,
       });
     });
+  }
+
+  /** The tools `serverId` listed already say `toolName` cannot start as a task (there is none, or it forbids tasks); false where they are not known. */
+  cannotStart(serverId: string, toolName: string): boolean {
+    const session = this.#deps.servers.peekSession(serverId);
+    const tool = session?.knownTools?.find((t) => t.name === toolName);
+    return !!session?.knownTools && (!tool || decideExecution(serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion), tool.execution?.taskSupport, TASK).mode === 'refuse');
   }
 
   /** Starts a tool (as a task where allowed); resolves as soon as the server answers. */

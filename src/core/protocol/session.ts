@@ -247,6 +247,11 @@ export class McpSession extends DisposableBase {
     return options?.signal ? raceAbort(this.#toolsPending, options.signal) : this.#toolsPending;
   }
 
+  /** The tools listed last, while current: what is known without asking the server. */
+  get knownTools(): Tool[] | undefined {
+    return this.#toolsCache;
+  }
+
   async #fetchTools(options?: RequestOptions): Promise<Tool[]> {
     const generation = this.#toolsGeneration;
     if (this.#init && this.#init.capabilities.tools === undefined) return (this.#toolsCache = []);
