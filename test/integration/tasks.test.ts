@@ -133,12 +133,14 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await serverReads('demo', 'connected · tasks: tools/call, list, cancel');
   });
 
-  test('Disconnect Server with a server row: the row reads "disconnected", not "not connected" as before a first connection, and offers Connect', async () => {
+  test('Disconnect Server with a server row: the row reads "disconnected", not "not connected" as before a first connection, and offers Connect; its tooltip is titled "demo · stdio"', async () => {
     await connected('demo');
     await vscode.commands.executeCommand('mcpTasks.disconnectServer', await serverNode('demo'));
     const row = await serverReads('demo', 'disconnected');
     assert.ok(words(row.contextValue).has('connectable'), `contextValue ${row.contextValue}`);
     assert.match(row.tooltip ?? '', /State: disconnected: it stays so until you connect it/);
+    // Its title as the row's words are joined, not a second pair of brackets after a label such as "lab (app)".
+    assert.match(row.tooltip ?? '', /^\*\*demo\*\* · stdio\n/);
     assert.equal(row.accessibility, 'Server demo, disconnected');
   });
 

@@ -268,7 +268,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     // new configuration waits for its tasks: Restart applies it now (its tooltip says so).
     item.contextValue = capabilities(SERVER, up ? 'disconnectable' : 'connectable', (up || !!s.newConfigWaitsFor) && 'restartable');
     const tip = new vscode.MarkdownString(undefined, true);
-    tip.appendMarkdown(`**${escapeMd(s.label)}** (${s.type})\n\n`);
+    tip.appendMarkdown(`**${escapeMd(s.label)}** · ${s.type}\n\n`);
     tip.appendMarkdown(`State: ${escapeMd(describeServer(s, false, down) + held)}${held ? ': connect it to follow its tasks again' : s.heldByUser ? ': it stays so until you connect it' : ''}\n\n`);
     const n = s.newConfigWaitsFor;
     if (n) tip.appendMarkdown(`Its configuration changed; it ${restarts(s.type)} with the new one when ${itsTasksEnd(n)}. Restart it to apply it now, losing ${liveWork(n)}.\n\n`);
