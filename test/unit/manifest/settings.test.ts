@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 interface Setting {
+  type?: unknown;
   enum?: unknown[];
   enumDescriptions?: string[];
   properties?: Record<string, Setting>;
@@ -48,6 +49,18 @@ describe('the settings', () => {
     for (const s of sections) {
       for (const [key, setting] of Object.entries(s.properties)) assert.ok((setting.description ?? setting.markdownDescription ?? '').length > 20, key);
     }
+  });
+
+  it('that count things are integers (the Settings editor refuses 2.5 questions at once); durations and rates may be fractions, as the code reads them', () => {
+    const numeric = sections.flatMap((s) => Object.entries(s.properties)).filter(([, v]) => v.type === 'number' || v.type === 'integer');
+    assert.deepEqual(Object.fromEntries(numeric.map(([key, v]) => [key, v.type])), {
+      'mcpTasks.defaultTtlSeconds': 'number',
+      'mcpTasks.retentionDays': 'number',
+      'mcpTasks.requestTimeoutSeconds': 'number',
+      'mcpTasks.hostedTasks.maxTtlSeconds': 'number',
+      'mcpTasks.hostedTasks.maxConcurrentPerServer': 'integer',
+      'mcpTasks.hostedTasks.maxOperationsPerSecond': 'number',
+    });
   });
 
   it('of the first section come in the order of use, servers first (the editor sorts the others by name)', () => {
