@@ -9,6 +9,7 @@ import * as path from 'node:path';
 
 interface Setting {
   type?: unknown;
+  scope?: string;
   enum?: unknown[];
   enumDescriptions?: string[];
   properties?: Record<string, Setting>;
@@ -49,6 +50,12 @@ describe('the settings', () => {
     for (const s of sections) {
       for (const [key, setting] of Object.entries(s.properties)) assert.ok((setting.description ?? setting.markdownDescription ?? '').length > 20, key);
     }
+  });
+
+  it('kept per machine say where to set them in a remote window, where the User tab\'s value does not apply ("This setting cannot be applied in this window")', () => {
+    const machine = sections.flatMap((s) => Object.entries(s.properties)).filter(([, v]) => v.scope?.startsWith('machine'));
+    assert.deepEqual(machine.map(([key]) => key), ['mcpTasks.servers']);
+    for (const [key, v] of machine) assert.match(v.markdownDescription ?? v.description ?? '', /In a remote window, set it on the \*\*Remote\*\* or \*\*Workspace\*\* tab/, key);
   });
 
   it('that count things are integers (the Settings editor refuses 2.5 questions at once); durations and rates may be fractions, as the code reads them', () => {
