@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
-import { BLOCKED, CONNECTED, CONNECTING, isInputDismissed, RESTARTED } from '../core/servers/serverManager';
+import { BLOCKED, CONNECTED, CONNECTING, RESTARTED } from '../core/servers/serverManager';
 import { disconnectCost } from '../core/tasks/policy';
 import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
@@ -13,7 +13,7 @@ import { reasonOf } from '../core/jsonrpc/errors';
 import { describeServer, rowOf, SERVER } from './tree/tasksTree';
 import { ConfigurationReader, setting } from './configuration';
 import { confirmDestructive, couldNotConnect, inform, isConfirmed, noServerConfigured } from './confirm';
-import { executeCommand, OPEN_CONFIGURATION, registerCommand, SHOW_LOG, TASKS_VIEW } from './editorCommands';
+import { executeCommand, isDismissal, OPEN_CONFIGURATION, registerCommand, SHOW_LOG, TASKS_VIEW } from './editorCommands';
 import { isString } from '../core/util/json';
 
 export interface CommandDeps {
@@ -60,7 +60,7 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
     try {
       await inView(() => servers.getSession(s.id, { now: true }));
     } catch (err) {
-      if (isInputDismissed(err)) return; // the user pressed Escape on one of its inputs
+      if (isDismissal(err)) return; // the user pressed Escape on one of its inputs, or a cancellation
       const trust = vscode.l10n.t('Manage Workspace Trust');
       const untrusted = servers.get(s.id)?.state.kind === BLOCKED && !vscode.workspace.isTrusted;
       const choice = await vscode.window.showErrorMessage(
