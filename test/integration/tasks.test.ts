@@ -859,7 +859,8 @@ suite('Commands and the Tasks view, with the demo server', () => {
       assert.equal(done.task.status, 'failed');
       assert.match(JSON.stringify(done.task), /No language model is available in the editor/, 'the server failed its task with the error it got');
       await new Promise((r) => setTimeout(r, 500)); // a notification of the failure would have come by now
-      assert.deepEqual(spy.messages.slice(messages), [
+      // Of demo's: a task of an earlier test (everything's, completed) may still be told now.
+      assert.deepEqual(spy.messages.slice(messages).filter((m) => m.includes('demo')), [
         'MCP server "demo" asked for a language model answer, but no language model is available. Install or sign in to a language model provider (for example GitHub Copilot Chat).',
       ]);
       assert.equal(spy.shown.length, shown, 'no consent prompt');
