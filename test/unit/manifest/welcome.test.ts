@@ -12,22 +12,23 @@ interface Welcome {
 
 const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../../package.json'), 'utf8')) as { contributes: { viewsWelcome: Welcome[] } };
 
-/** The clauses these entries use: `key` and `!key`, joined by `&&`. */
-function holds(when: string | undefined, keys: Record<string, boolean>): boolean {
+/** The clauses these entries use: `key`, `!key`, `key == value` and `key != value`, joined by `&&`. */
+function holds(when: string | undefined, keys: Record<string, boolean | string>): boolean {
   return (when ?? '').split('&&').every((raw) => {
-    const m = /^(!?)([\w.]+)$/.exec(raw.trim());
+    const m = /^(!?)([\w.]+)(?: ([!=])= (\w+))?$/.exec(raw.trim());
     if (!m || !(m[2] in keys)) throw new Error(`a clause this test does not read: ${raw.trim()}`);
-    return keys[m[2]] !== (m[1] === '!');
+    return m[3] ? (keys[m[2]] === m[4]) === (m[3] === '=') : keys[m[2]] !== (m[1] === '!');
   });
 }
 
 /** What the empty view says in this state: the contents of every entry whose `when` holds. */
-function shown(keys: Record<string, boolean>): string[] {
+function shown(keys: Record<string, boolean | string>): string[] {
   return manifest.contributes.viewsWelcome.filter((w) => w.view === 'mcpTasks.tasks' && holds(w.when, keys)).map((w) => w.contents);
 }
 
 describe('the view\'s welcome', () => {
-  const state = (ready: boolean, hasServers: boolean, readsMcpJson: boolean) => ({ 'mcpTasks.ready': ready, 'mcpTasks.hasServers': hasServers, 'config.mcpTasks.readWorkspaceMcpJson': readsMcpJson });
+  /** `workbenchState`: 'folder' or 'workspace' with folders open, 'empty' in a window with none. */
+  const state = (ready: boolean, hasServers: boolean, readsMcpJson: boolean, workbenchState = 'folder') => ({ 'mcpTasks.ready': ready, 'mcpTasks.hasServers': hasServers, 'config.mcpTasks.readWorkspaceMcpJson': readsMcpJson, workbenchState });
 
   it('says one thing in each state: loading, no server (add some), or mcp.json not read; nothing once servers are listed', () => {
     for (const reads of [true, false]) {
@@ -51,6 +52,14 @@ describe('the view\'s welcome', () => {
     // hides this machine-overridable setting ("No Settings Found").
     assert.match(text, /\["mcpTasks\.servers" setting\]\(command:workbench\.action\.openWorkspaceSettings\?%5B%22mcpTasks\.servers%22%5D\)/);
     for (const reads of [true, false]) assert.doesNotMatch(shown(state(true, false, reads))[0], /command:mcpTasks\.showLog/);
+  });
+
+  it('in a window with no folder, links the setting in the user settings (the Workspace tab needs a folder: the editor would only say "Open a folder or workspace first") and speaks of no "this folder"', () => {
+    for (const reads of [true, false]) assert.equal(shown(state(true, false, reads, 'empty')).length, 1);
+    const [text] = shown(state(true, false, true, 'empty'));
+    assert.doesNotMatch(text, /openWorkspaceSettings|this folder/);
+    assert.match(text, /\["mcpTasks\.servers" setting\]\(command:workbench\.action\.openSettings\?%5B%22mcpTasks\.servers%22%5D\)/);
+    assert.match(text, /\n\[Open MCP Configuration\]\(command:mcpTasks\.openConfiguration\)$/);
   });
 
   it('has one button, its main action; Show Log is a link in the text (VS Code draws a line that is only a link as a button)', () => {
