@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { TaskEngine } from '../core/tasks/engine';
 import { formatOutcome, showsImage } from '../core/tasks/resultFormat';
-import { taskTitle } from '../core/tasks/presentation';
+import { runTitle } from '../core/tasks/presentation';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { DisposableBase } from '../core/util/event';
 import { executeCommand } from './editorCommands';
@@ -32,10 +32,22 @@ export class ResultDocuments extends DisposableBase implements vscode.TextDocume
     this._register(vscode.workspace.onDidCloseTextDocument((d) => d.uri.scheme === RESULT_SCHEME && this.#open.delete(d.uri.query)));
   }
 
-  static uriFor(t: TaskSnapshot): vscode.Uri {
-    const name = `${taskTitle(t)}-${t.taskId}`.replace(/[^\w.-]+/g, '_').slice(0, 80);
-    // The creation time tells this task from a newer one its server gave the same id.
-    return vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${name}.md`, query: t.key, fragment: t.createdAt });
+  /**
+   * A task's document, named as its row and its server as the view names them
+   * (`/lab (docs)/work (4:47 PM).md`): the tab reads `work (4:47 PM).md`, and the editor adds the
+   * server where two tabs read alike. Found by its key and creation time (the creation time tells
+   * this task from a newer one its server gave the same id), never by its name: a tab named
+   * otherwise (an earlier version's `work-<id>.md`) still shows its task, and an open one is
+   * reused: a row's title changes when the tool runs again.
+   */
+  #uriFor(t: TaskSnapshot): vscode.Uri {
+    // Read here (a tab shown, a preview's document), or a tab restored with the window and not shown yet.
+    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((b) => (b.input as vscode.TabInputText | undefined)?.uri));
+    const name = (s: string) => s.replace(/[/\\\p{Cc}]+/gu, '_').slice(0, 99) || '_';
+    return (
+      [this.#open.get(t.key), ...tabs].find((u) => u?.scheme === RESULT_SCHEME && u.query === t.key && u.fragment === t.createdAt) ??
+      vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${name(this.#label(t.serverId))}/${name(runTitle(this.#engine.list(), t))}.md`, query: t.key, fragment: t.createdAt })
+    );
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
@@ -55,7 +67,7 @@ export class ResultDocuments extends DisposableBase implements vscode.TextDocume
    * so the next result opened took its place.
    */
   async show(t: TaskSnapshot): Promise<void> {
-    const uri = ResultDocuments.uriFor(t);
+    const uri = this.#uriFor(t);
     const doc = await vscode.workspace.openTextDocument(uri);
     if (showsImage(doc.getText())) {
       const shown = await executeCommand('markdown.showPreview', uri, undefined, { locked: true }).then(

@@ -1,8 +1,9 @@
 // Result documents (the mcp-task-result scheme) as the editor reads them.
 import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
 import { TaskEngine } from '../../src/core/tasks/engine';
 import { nullLogger } from '../../src/core/util/log';
-import { ResultDocuments } from '../../src/vscode/results';
+import { RESULT_SCHEME, ResultDocuments } from '../../src/vscode/results';
 import { storedTask } from './viewParts';
 
 suite('Result documents', () => {
@@ -19,12 +20,53 @@ suite('Result documents', () => {
       // As a reload restores it: fetched before, its outcome on disk only.
       const task = storedTask('settings:lab', 'report', { outcomeFetchedAt: new Date().toISOString() });
       engine.restore([task]);
-      const doc = await results.provideTextDocumentContent(ResultDocuments.uriFor(task));
+      // Its tab named as an earlier version named it: found by the task's key and creation time, not its name.
+      const doc = await results.provideTextDocumentContent(vscode.Uri.from({ scheme: RESULT_SCHEME, path: '/build-report.md', query: task.key, fragment: task.createdAt }));
       assert.match(doc, /the kept report/);
       // Named by its server as the view names it: two servers may run the same tool.
       assert.match(doc, /^# build on lab \(settings\): /);
       assert.deepEqual(read, [task.key]);
     } finally {
+      results.dispose();
+      engine.dispose();
+    }
+  });
+
+  test('a result\'s tab reads as its row (`build (10:00 AM).md`) under its server as the view names it, whatever characters that holds; the same task opens the same tab, its title changed or its tab named by an earlier version', async function () {
+    this.timeout(20_000);
+    const engine = new TaskEngine({
+      logger: nullLogger,
+      sessions: { getSession: () => Promise.reject(new Error('no server here')), label: (id) => id, tasksOutliveConnection: () => true },
+    });
+    const results = new ResultDocuments(engine, () => 'lab (a/b: c?#)');
+    const at = (time: string) => new Date(`2025-01-01T${time}Z`).toISOString();
+    const clock = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' });
+    const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((tab) => (tab.input as vscode.TabInputText | undefined)?.uri)).filter((u) => u?.scheme === RESULT_SCHEME);
+    try {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      const [first, second] = [storedTask('settings:lab', 'a', { createdAt: at('10:00:00') }), storedTask('settings:lab', 'b', { createdAt: at('10:05:00') })];
+      engine.restore([first, second]);
+      await results.show(first);
+      const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+      assert.equal(tab?.label, `build (${clock(first.createdAt)}).md`, 'the tab reads as the row: two runs of one tool, told apart by when they started');
+      const uri = (tab?.input as vscode.TabInputText).uri;
+      // The server as a folder: the editor names it where two tabs read alike; its '/' makes no folder of its own.
+      assert.equal(uri.path, `/lab (a_b: c?#)/build (${clock(first.createdAt)}).md`);
+      // As a reload restores the tab: from its URI's text.
+      const restored = vscode.Uri.parse(uri.toString());
+      assert.deepEqual([restored.path, restored.query, restored.fragment], [uri.path, first.key, first.createdAt]);
+      // A third run in the first one's minute: the rows now name it to the second; its open tab stays the one.
+      engine.restore([storedTask('settings:lab', 'c', { createdAt: at('10:00:30') })]);
+      await results.show(first);
+      assert.deepEqual(tabs().map(String), [uri.toString()]);
+      // A tab named by an earlier version (as a reload restores it) is the task's tab too.
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      const old = vscode.Uri.from({ scheme: RESULT_SCHEME, path: '/build-a.md', query: first.key, fragment: first.createdAt });
+      await vscode.window.showTextDocument(old);
+      await results.show(first);
+      assert.deepEqual(tabs().map(String), [old.toString()]);
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       results.dispose();
       engine.dispose();
     }
