@@ -1527,7 +1527,7 @@ export class TaskEngine extends DisposableBase {
     if (background && !gone() && !rec.resultCall && !this.#attached.has(rec.snap.serverId)) await this.#sessions.getSession(rec.snap.serverId, { background });
     const outcome = gone() ? undefined : await this.#resultCall(rec, !background);
     if (outcome) return outcome;
-    if (gone()) throw new Error(`The task is ${rec.snap.status} and no result was fetched before: ${rec.snap.note ?? ''}`.trim());
+    if (gone()) throw new Error(`The task is ${rec.snap.status} and ${rec.snap.resultDeleted ? 'its stored result was deleted' : 'no result was fetched before'}: ${rec.snap.note ?? ''}`.trim());
     // What the caller puts after "Could not fetch the result of …:": the server's error, when it answered one.
     // (Refetch delays are whole multiples of 5 s.)
     const { note, key: k } = rec.snap;

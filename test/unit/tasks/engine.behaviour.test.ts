@@ -668,6 +668,17 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.equal(h.snap(b.taskId).outcome, undefined);
   });
 
+  it('a task whose fetched result the user deleted (Clear Stored Results), then gone from its server: the error says the result was deleted, not that none was fetched', async () => {
+    const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL }, engine: { autoFetchResults: () => false } });
+    const a = await h.engine.callTool('fake', 'required-tool');
+    h.server.complete(a.taskId);
+    await waitStatus(h, a.taskId, 'completed');
+    await h.engine.fetchResult(a.key);
+    h.engine.forgetOutcomes();
+    h.server.forget(a.taskId);
+    await assert.rejects(h.engine.fetchResult(a.key), /^Error: The task is lost and its stored result was deleted: The server no longer knows the task/);
+  });
+
   it('lost and expired tasks keep an outcome fetched earlier', async () => {
     const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL, ttl: 1_000 } });
     const result = { content: [{ type: 'text', text: 'kept' }] };

@@ -27,6 +27,17 @@ describe('formatOutcome', () => {
     assert.doesNotMatch(head, /T23:4|Z\b/);
   });
 
+  it('a result the user deleted (Clear Stored Results) is told as deleted, not as "No result has been fetched"; a direct call\'s note says it once', () => {
+    const deleted = { ...withText('x'), outcome: undefined, resultDeleted: true as const };
+    const task = formatOutcome(deleted, 'lab');
+    assert.match(task, /_Its stored result was deleted\. Open Result fetches it again while its server keeps it\._/);
+    assert.doesNotMatch(task, /No result has been fetched/);
+    const call = formatOutcome({ ...deleted, kind: 'direct', note: 'Its stored result was deleted.' }, 'lab');
+    assert.equal(call.match(/deleted/g)?.length, 1, call);
+    assert.doesNotMatch(call, /No result has been fetched/);
+    assert.match(formatOutcome({ ...withText('x'), outcome: undefined }, 'lab'), /_No result has been fetched for this task\._/);
+  });
+
   it('names the server in its heading, as the notifications do: two folders\' servers of one name run the same tool', () => {
     assert.equal(formatOutcome(withText('x'), 'lab (docs)').split('\n')[0], '# tool on lab (docs): Completed');
   });
