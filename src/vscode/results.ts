@@ -57,7 +57,7 @@ export class ResultDocuments extends DisposableBase implements vscode.TextDocume
     // A result kept from an earlier window is read when asked for, and a tab the window restores
     // asks here first: read before answering, or the tab says none was fetched.
     if (t?.outcomeFetchedAt && !t.outcome) t = await this.#engine.fetchResult(t.key, true).then(get, get);
-    return t ? formatOutcome(t, this.#label(t.serverId)) : '# Task not found\n\nThis task is no longer tracked (it was cleared).\n';
+    return t ? formatOutcome(t, this.#label(t.serverId)) : '# Task removed\n\nThis task is no longer in the MCP Tasks view (removed or cleared from it, or older than `mcpTasks.retentionDays`), and any result kept for it was deleted with it.\n';
   }
 
   /**

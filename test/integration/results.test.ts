@@ -71,4 +71,21 @@ suite('Result documents', () => {
       engine.dispose();
     }
   });
+
+  test('an open result whose task the user took out of the view (Remove from List, as Clear Finished Tasks) says so, not "no longer tracked (it was cleared)"', async () => {
+    const engine = new TaskEngine({ logger: nullLogger, sessions: { getSession: () => Promise.reject(new Error('no server here')), label: (id) => id, tasksOutliveConnection: () => true } });
+    const results = new ResultDocuments(engine, (id) => id);
+    try {
+      const task = storedTask('settings:lab', 'report', { outcome: { kind: 'result', result: { content: [{ type: 'text', text: 'the report' }] } } });
+      engine.restore([task]);
+      const uri = vscode.Uri.from({ scheme: RESULT_SCHEME, path: '/build-report.md', query: task.key, fragment: task.createdAt });
+      assert.match(await results.provideTextDocumentContent(uri), /the report/);
+      engine.remove(task.key);
+      const doc = await results.provideTextDocumentContent(uri);
+      assert.match(doc, /^# Task removed\n\nThis task is no longer in the MCP Tasks view \(removed or cleared from it, or older than `mcpTasks\.retentionDays`\), and any result kept for it was deleted with it\.\n$/);
+    } finally {
+      results.dispose();
+      engine.dispose();
+    }
+  });
 });

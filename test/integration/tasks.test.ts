@@ -548,7 +548,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await vscode.commands.executeCommand('mcpTasks.removeTask', live.node);
     await vscode.commands.executeCommand('mcpTasks.removeTask', first.node);
     await waitFor(async () => !(await taskRows('demo')).some((r) => r.id === first.row.id), 'the removed row to leave the view');
-    await waitFor(() => doc.getText().startsWith('# Task not found'), 'the open result to say its task was removed');
+    await waitFor(() => doc.getText().startsWith('# Task removed'), 'the open result to say its task was removed');
     const left = (await taskRows('demo')).map((r) => r.id);
     assert.ok(left.includes(second.row.id) && left.includes(live.row.id), `the other rows stay: ${JSON.stringify(left)}`);
     assert.deepEqual(spy.messages, [], 'nothing was asked or said');
@@ -584,7 +584,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     const doc = await resultEditor('Build of integration-app succeeded');
     await confirming('mcpTasks.clearFinished', 'Clear');
     await waitFor(async () => (await allTaskRows()).every((r) => words(r.contextValue).has('live')), 'only live tasks to remain');
-    await waitFor(() => doc.getText().startsWith('# Task not found'), 'the open result to say its task was cleared');
+    await waitFor(() => doc.getText().startsWith('# Task removed'), 'the open result to say its task was cleared');
     assert.ok((await taskRows('demo')).some((r) => r.id === live.row.id), 'the live scan is kept');
     await vscode.commands.executeCommand('mcpTasks.cancelTask', live.node);
     await rowWhen('demo', live.row.id!, (r) => r.icon === 'circle-slash', 'the scan to be cancelled');
