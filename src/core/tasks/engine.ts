@@ -20,7 +20,7 @@ import { PollScheduler } from './scheduler';
 import type { LocalTaskStatus } from './status';
 import { canTransition, EXPIRED, isServerTerminal, isTerminal, LOST, needsSession, resultToFetch, retired } from './status';
 import type { LiveWork, RemovedTask, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
-import { DIRECT, SERVER_LIST, TASK, taskKey } from './types';
+import { DELETED, DIRECT, SERVER_LIST, TASK, taskKey } from './types';
 import { isString } from '../util/json';
 import { isFiniteNumber, keysOf, maxOf, minOf, parseDate, round } from '../util/builtins';
 import { noop } from '../util/promise';
@@ -1472,7 +1472,9 @@ export class TaskEngine extends DisposableBase {
     } catch (err) {
       if (this.#disposed || this.#recs.get(rec.snap.key) !== rec || rec.snap.status !== status) return false;
       const denied = denial(err);
-      if (denied) this.#markGone(rec, denied, true);
+      // It ended: a result the user deleted and its server forgot leaves it ended, without one.
+      if (denied && rec.snap.resultDeleted) this.#update(rec, { note: `${DELETED}, and its server no longer has it.` });
+      else if (denied) this.#markGone(rec, denied, true);
       else {
         this.#failed(serverId, `tasks/get ${taskId}`, err);
         this.#refetchLater(rec);
@@ -1532,7 +1534,7 @@ export class TaskEngine extends DisposableBase {
     // (Refetch delays are whole multiples of 5 s.)
     const { note, key: k } = rec.snap;
     const delay = this.#refetch.has(k) && this.#refetchDelay.get(k);
-    throw new Error(`${note?.startsWith(NOT_FETCHED) ? note.slice(NOT_FETCHED.length) : 'no result came; see the log for why.'}${delay ? ` It is tried again in ${delay / 1000} s.` : ''}`);
+    throw new Error(`${note?.startsWith(NOT_FETCHED) ? note.slice(NOT_FETCHED.length) : note?.startsWith(DELETED) ? note : 'no result came; see the log for why.'}${delay ? ` It is tried again in ${delay / 1000} s.` : ''}`);
   }
 
   /**
@@ -1735,7 +1737,7 @@ export class TaskEngine extends DisposableBase {
   forgetOutcomes(): void {
     for (const rec of this.#recs.values()) {
       if (rec.snap.outcome === undefined && rec.snap.outcomeFetchedAt === undefined) continue;
-      this.#update(rec, { outcome: undefined, outcomeFetchedAt: undefined, resultDeleted: true, ...(rec.snap.kind === DIRECT && { note: 'Its stored result was deleted.' }) });
+      this.#update(rec, { outcome: undefined, outcomeFetchedAt: undefined, resultDeleted: true, ...(rec.snap.kind === DIRECT && { note: `${DELETED}.` }) });
     }
   }
 

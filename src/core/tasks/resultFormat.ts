@@ -2,7 +2,7 @@ import { isString, safeStringify } from '../util/json';
 import { keysOf, round } from '../util/builtins';
 import type { TaskSnapshot } from './types';
 import { localTime, STATUS_PRESENTATION, taskTitle } from './presentation';
-import { DIRECT } from './types';
+import { DELETED, DIRECT } from './types';
 
 type Block = Record<string, unknown> & { type: string };
 
@@ -89,9 +89,9 @@ export const formatOutcome = (t: TaskSnapshot, server: string): string => {
   if (t.note) lines.push(`_${t.note}_`, '');
   const o = t.outcome;
   if (!o) {
-    // Clear Stored Results deleted it: it was fetched. A direct call's note says so already.
+    // Clear Stored Results deleted it: it was fetched. A note that says so says it (a direct call's, one its server forgot).
     if (!t.resultDeleted) lines.push('_No result has been fetched for this task._');
-    else if (t.kind !== DIRECT) lines.push('_Its stored result was deleted. Open Result fetches it again while its server keeps it._');
+    else if (!t.note?.startsWith(DELETED)) lines.push(`_${DELETED}. Open Result fetches it again while its server keeps it._`);
   } else if (o.kind === 'error') {
     lines.push(`## ❌ The server answered with error ${o.error.code}`, '', o.error.message, '');
     if (o.error.data !== undefined) lines.push('Error data:', '', fence(safeStringify(o.error.data, 2), 'json'));

@@ -5,6 +5,8 @@ import { isNumber } from '../util/json';
 
 /** A plain tools/call, not a task: the snapshot kind, the execution mode and preference (one string in the bundle for its 20 uses). */
 export const DIRECT = 'direct';
+/** How the note of a result that Clear Stored Results deleted begins. */
+export const DELETED = 'Its stored result was deleted';
 /** A task, the other kind and mode (and the tree's node for one): one string in the bundle likewise. */
 export const TASK = 'task';
 /** The origin of a task found through tasks/list, not started here: one string in the bundle likewise. */

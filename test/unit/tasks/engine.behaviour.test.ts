@@ -668,7 +668,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.equal(h.snap(b.taskId).outcome, undefined);
   });
 
-  it('a task whose fetched result the user deleted (Clear Stored Results), then gone from its server: the error says the result was deleted, not that none was fetched', async () => {
+  it('a task whose fetched result the user deleted (Clear Stored Results), then gone from its server, stays completed (not lost): its note and the error say the result is gone', async () => {
     const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL }, engine: { autoFetchResults: () => false } });
     const a = await h.engine.callTool('fake', 'required-tool');
     h.server.complete(a.taskId);
@@ -676,7 +676,9 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     await h.engine.fetchResult(a.key);
     h.engine.forgetOutcomes();
     h.server.forget(a.taskId);
-    await assert.rejects(h.engine.fetchResult(a.key), /^Error: The task is lost and its stored result was deleted: The server no longer knows the task/);
+    await assert.rejects(h.engine.fetchResult(a.key), /^Error: Its stored result was deleted, and its server no longer has it\.$/);
+    assert.equal(h.snap(a.taskId).status, 'completed');
+    assert.equal(h.snap(a.taskId).note, 'Its stored result was deleted, and its server no longer has it.');
   });
 
   it('lost and expired tasks keep an outcome fetched earlier', async () => {

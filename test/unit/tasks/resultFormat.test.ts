@@ -35,6 +35,8 @@ describe('formatOutcome', () => {
     const call = formatOutcome({ ...deleted, kind: 'direct', note: 'Its stored result was deleted.' }, 'lab');
     assert.equal(call.match(/deleted/g)?.length, 1, call);
     assert.doesNotMatch(call, /No result has been fetched/);
+    const forgot = formatOutcome({ ...deleted, note: 'Its stored result was deleted, and its server no longer has it.' }, 'lab');
+    assert.equal(forgot.match(/deleted/g)?.length, 1, forgot);
     assert.match(formatOutcome({ ...withText('x'), outcome: undefined }, 'lab'), /_No result has been fetched for this task\._/);
   });
 
