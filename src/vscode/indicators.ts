@@ -226,8 +226,10 @@ export class TaskIndicators extends DisposableBase {
     } else {
       this.#item.text = [running && `$(sync~spin) ${running}`, waiting && `$(bell-dot) ${waiting}`].filter(Boolean).join('  ');
       // Only the counts there are, as the text shows them: "1 waiting for you", not "0 running, 1 waiting for you".
-      this.#item.tooltip = vscode.l10n.t('MCP Tasks: {0}', [running && vscode.l10n.t('{0} running', running), waiting && vscode.l10n.t('{0} waiting for you', waiting)].filter(Boolean).join(', '));
-      this.#item.accessibilityInformation = { label: this.#item.tooltip };
+      const label = vscode.l10n.t('MCP Tasks: {0}', [running && vscode.l10n.t('{0} running', running), waiting && vscode.l10n.t('{0} waiting for you', waiting)].filter(Boolean).join(', '));
+      // What a click does, as the editor's own items say it.
+      this.#item.tooltip = vscode.l10n.t('{0} — Click to show the MCP Tasks view', label);
+      this.#item.accessibilityInformation = { label };
       this.#item.show();
     }
     const tooltip = waiting === 1 ? vscode.l10n.t('1 MCP task needs your input') : vscode.l10n.t('{0} MCP tasks need your input', waiting);

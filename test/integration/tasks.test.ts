@@ -644,7 +644,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await vscode.commands.executeCommand('mcpTasks.showLog');
   });
 
-  test('A question from the server (simulate-research-query, ambiguous) is answered in the quick pick, with no "needs your input" notification over it (the status bar\'s tooltip says "1 waiting for you", no "0 running"); the task completes', async function () {
+  test('A question from the server (simulate-research-query, ambiguous) is answered in the quick pick, with no "needs your input" notification over it (the status bar\'s tooltip says "1 waiting for you", no "0 running", and what a click does); the task completes', async function () {
     this.timeout(45_000);
     const messages = spy.messages.length;
     const { row, node } = await runTool('everything', 'simulate-research-query', { topic: 'python', ambiguous: 'Yes' });
@@ -654,7 +654,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     const question = await spy.next('the question', 20_000);
     assert.match(question.title ?? '', /^simulate-research-query \(server "everything", task /);
     await waitFor(() => testing.indicators?.().statusBar === '$(bell-dot) 1', 'the status bar to count the task as waiting');
-    assert.equal(testing.indicators?.().tooltip, 'MCP Tasks: 1 waiting for you');
+    assert.equal(testing.indicators?.().tooltip, 'MCP Tasks: 1 waiting for you — Click to show the MCP Tasks view');
     await choose(question, (i) => i.label === 'Python snake species', 'the snake interpretation');
     const review = await spy.next('the review step');
     await choose(review, (i) => i.label.endsWith('Accept'), 'Accept');
@@ -773,7 +773,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
           assert.deepEqual(new Set(statuses.filter(([id]) => id === slow.id).map(([, s]) => s)), new Set(['working']), 'no "waiting" while the model was chosen');
         }
         await waitFor(() => testing.indicators?.().statusBar === '$(sync~spin) 1', 'the status bar to count the task as running');
-        assert.equal(testing.indicators?.().tooltip, 'MCP Tasks: 1 running');
+        assert.equal(testing.indicators?.().tooltip, 'MCP Tasks: 1 running — Click to show the MCP Tasks view');
         assert.equal(testing.indicators?.().badge, undefined, 'no badge: nothing waits for the user');
         // Past the 5 s a task waits for its question before "needs your input" is told anyway.
         await new Promise((r) => setTimeout(r, 6000));
