@@ -226,6 +226,8 @@ export const askTtl = async (title: string, ui: QuickInputPrompter): Promise<{ t
     const picked = await ui.pick(items, {
       title,
       placeholder: vscode.l10n.t('How long should the server keep the task and its result?'),
+      // It may keep them for less (T-RCV-7): the demo keeps a scan 30 s whatever is asked.
+      prompt: vscode.l10n.t('The server may keep them for less.'),
       canGoBack: true,
       signal: NEVER,
     });
@@ -234,7 +236,7 @@ export const askTtl = async (title: string, ui: QuickInputPrompter): Promise<{ t
     if (choice !== 'custom') return choice;
     const typed = await ui.input({
       title,
-      prompt: vscode.l10n.t('How long the server should keep the task: minutes, or a number with a unit (90s, 45m, 2h, 7d)'),
+      prompt: vscode.l10n.t('How long the server should keep the task (it may keep it for less): minutes, or a number with a unit (90s, 45m, 2h, 7d)'),
       placeholder: vscode.l10n.t('e.g. 30m'),
       value: '',
       canGoBack: true,
