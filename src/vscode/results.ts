@@ -4,6 +4,7 @@ import { formatOutcome, showsImage } from '../core/tasks/resultFormat';
 import { runTitle } from '../core/tasks/presentation';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { DisposableBase } from '../core/util/event';
+import { fileName } from '../core/util/text';
 import { executeCommand } from './editorCommands';
 
 export const RESULT_SCHEME = 'mcp-task-result';
@@ -43,10 +44,9 @@ export class ResultDocuments extends DisposableBase implements vscode.TextDocume
   #uriFor(t: TaskSnapshot): vscode.Uri {
     // Read here (a tab shown, a preview's document), or a tab restored with the window and not shown yet.
     const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((b) => (b.input as vscode.TabInputText | undefined)?.uri));
-    const name = (s: string) => s.replace(/[/\\\p{Cc}]+/gu, '_').slice(0, 99) || '_';
     return (
       [this.#open.get(t.key), ...tabs].find((u) => u?.scheme === RESULT_SCHEME && u.query === t.key && u.fragment === t.createdAt) ??
-      vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${name(this.#label(t.serverId))}/${name(runTitle(this.#engine.list(), t))}.md`, query: t.key, fragment: t.createdAt })
+      vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${fileName(this.#label(t.serverId))}/${fileName(runTitle(this.#engine.list(), t))}.md`, query: t.key, fragment: t.createdAt })
     );
   }
 

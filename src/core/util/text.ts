@@ -7,3 +7,14 @@ export const splitsPair = (text: string, i: number): boolean => {
 
 /** The first `max` characters of `text`, or one fewer where the cut would split a surrogate pair: no half emoji is shown. */
 export const head = (text: string, max: number): string => text.slice(0, splitsPair(text, max) ? max - 1 : max);
+
+/**
+ * `text` as a file or folder name (a result's document, whose last name Save As suggests): '/',
+ * '\\' and control characters become '_'; where the extension host runs on Windows, so do
+ * `* ? " < > |`, and ':' becomes '∶' (U+2236, which reads alike), as Windows refuses them in
+ * a name. Never '.', '..' or empty (the path would leave its folder); at most 99 characters.
+ */
+export const fileName = (text: string, windows = process.platform === 'win32'): string => {
+  const name = head(text.replace(windows ? /[/\\\p{Cc}*?"<>|]+/gu : /[/\\\p{Cc}]+/gu, '_'), 99);
+  return /^\.*$/.test(name) ? '_' : windows ? name.replace(/:/g, '∶') : name;
+};
