@@ -6,7 +6,7 @@ import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { DIRECT, hostedKey, rerunTtl, TASK } from '../core/tasks/types';
 import type { Tool } from '../core/protocol/schemas';
-import { decideExecution, hasResultToFetch, isCancelable, serverAcceptsToolTasks } from '../core/tasks/policy';
+import { decideExecution, hasKeptResult, hasResultToFetch, isCancelable, serverAcceptsToolTasks } from '../core/tasks/policy';
 import { errorMessage, raceAbort } from '../core/util/abort';
 import type { UrlPlan } from '../core/elicitation/plan';
 import { completeInBrowser, taskBrowserSteps, urlsRequired } from '../core/elicitation/urlRequired';
@@ -238,7 +238,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
         if (!isConfirmed(arg)) inform(vscode.l10n.t('There are no finished tasks to clear.'));
         return;
       }
-      const kept = finished.filter((t) => t.outcome !== undefined || t.outcomeFetchedAt !== undefined).length;
+      const kept = finished.filter(hasKeptResult).length;
       const ask = count === 1 ? vscode.l10n.t('Clear 1 finished task?') : vscode.l10n.t('Clear {0} finished tasks?', count);
       const detail = kept
         ? kept === 1
@@ -255,13 +255,16 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
       const t = taskFromArg(arg);
       if (t?.toolName) await callTool(deps, { serverId: t.serverId, toolName: t.toolName, args: t.arguments, ttlMs: rerunTtl(t) });
     }),
-    // One finished row out of the view (its context menu), with the result kept for it: the
-    // user's own choice on that row, so not asked again as Clear Finished Tasks asks for many.
-    registerCommand('mcpTasks.removeTask', (arg?: unknown) => {
+    // One finished row out of the view (its context menu; the view selects one row at a time).
+    // The result (or error) kept for it goes too, never without asking, as Clear Finished Tasks asks.
+    registerCommand('mcpTasks.removeTask', async (arg?: unknown) => {
       const t = taskFromArg(arg);
       const hosted = rowOf(arg, HOSTED);
-      if (t && isTerminal(t.status)) engine.remove(t.key);
-      else if (hosted) deps.tree.clearEndedHosted(hosted.taskId);
+      if (t && isTerminal(t.status)) {
+        const ask = hasKeptResult(t) && !isConfirmed(arg);
+        if (ask && !(await confirmDestructive(vscode.l10n.t('Remove "{0}" from the list?', taskTitle(t)), vscode.l10n.t('The result kept for it is deleted too.'), vscode.l10n.t('Remove')))) return;
+        engine.remove(t.key);
+      } else if (hosted) deps.tree.clearEndedHosted(hosted.taskId);
     }),
   ];
 };

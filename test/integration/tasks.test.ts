@@ -91,7 +91,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     const demo = serverIdOf(await server('demo'))!;
     const builds = async () => (await taskRows('demo')).filter((r) => /^build-project( \(.+\))?$/.test(r.label));
-    for (const r of await builds()) await vscode.commands.executeCommand('mcpTasks.removeTask', taskNode(r, demo));
+    for (const r of await builds()) await vscode.commands.executeCommand('mcpTasks.removeTask', { ...taskNode(r, demo), confirmed: true });
     await waitFor(async () => (await builds()).length === 0, 'the earlier builds of demo to leave the view');
     return runToEnd('demo', 'build-project', { project: 'integration-app', durationMs: '600' });
   };
@@ -520,7 +520,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
    * Runs `command` with its modal confirmation answered `answer` (a modal dialog cannot be
    * clicked from the host); returns the warnings it showed, with their options.
    */
-  async function confirming(command: string, answer: string | undefined): Promise<Array<{ message: string; options: unknown; items: string[] }>> {
+  async function confirming(command: string, answer: string | undefined, ...args: unknown[]): Promise<Array<{ message: string; options: unknown; items: string[] }>> {
     const w = vscode.window as unknown as Record<string, unknown>;
     const original = w.showWarningMessage;
     const shown: Array<{ message: string; options: unknown; items: string[] }> = [];
@@ -529,35 +529,56 @@ suite('Commands and the Tasks view, with the demo server', () => {
       return Promise.resolve(answer);
     };
     try {
-      await vscode.commands.executeCommand(command);
+      await vscode.commands.executeCommand(command, ...args);
     } finally {
       w.showWarningMessage = original;
     }
     return shown;
   }
 
-  test('Remove from List takes one finished row out of the view, with its kept result (an open result says so), without asking; the other rows stay, and a live row is not removed; Open Result of the removed task (its notification outlives the row) says it was removed', async function () {
+  test('Remove from List of a finished row with a kept result asks first, in a modal warning naming the task as its row does and saying its result is deleted too; declined (Escape), the row and its result stay; answered Remove, both go (an open result says so) and the other rows stay; a live row is not removed', async function () {
     this.timeout(30_000);
+    const api = await publicApi();
     const first = await runTool('demo', 'get-time');
     const second = await runTool('demo', 'get-time');
     for (const { row } of [first, second]) await rowWhen('demo', row.id!, (r) => words(r.contextValue).has('hasResult'), 'get-time to have its result');
     const live = await liveScan();
     await vscode.commands.executeCommand('mcpTasks.openResult', first.node);
     const doc = await resultEditor('get-time');
+    assert.deepEqual(await confirming('mcpTasks.removeTask', undefined, live.node), [], 'a live row: nothing asked');
+    assert.ok(await taskRow('demo', live.row.id!), 'a live row is not removed');
+    const { label } = (await taskRow('demo', first.row.id!))!;
+    assert.match(label, /^get-time \(.+\)$/, 'named with when it started, as a run of a tool run twice');
+    const declined = await confirming('mcpTasks.removeTask', undefined, first.node);
+    assert.deepEqual(
+      declined.map(({ message, options, items }) => [message, (options as vscode.MessageOptions).modal, (options as vscode.MessageOptions).detail, items]),
+      [[`Remove "${label}" from the list?`, true, 'The result kept for it is deleted too.', ['Remove']]],
+    );
+    assert.ok(await taskRow('demo', first.row.id!), 'declined: the row stays');
+    assert.equal(api.getTask(first.node.key)?.hasResult, true, 'declined: its result is kept');
     spy.messages.length = 0;
-    await vscode.commands.executeCommand('mcpTasks.removeTask', live.node);
-    await vscode.commands.executeCommand('mcpTasks.removeTask', first.node);
+    assert.equal((await confirming('mcpTasks.removeTask', 'Remove', first.node)).length, 1);
     await waitFor(async () => !(await taskRows('demo')).some((r) => r.id === first.row.id), 'the removed row to leave the view');
+    assert.equal(api.getTask(first.node.key), undefined, 'the task and its result are gone');
     await waitFor(() => doc.getText().startsWith('# Task removed'), 'the open result to say its task was removed');
     const left = (await taskRows('demo')).map((r) => r.id);
     assert.ok(left.includes(second.row.id) && left.includes(live.row.id), `the other rows stay: ${JSON.stringify(left)}`);
-    assert.deepEqual(spy.messages, [], 'nothing was asked or said');
     await vscode.commands.executeCommand('mcpTasks.openResult', first.node);
     assert.deepEqual(spy.messages, ['The task was removed from the list, with its result.'], 'Open Result of the removed task');
     await vscode.commands.executeCommand('mcpTasks.cancelTask', live.node);
     await rowWhen('demo', live.row.id!, (r) => r.icon === 'circle-slash', 'the scan to be cancelled');
     // A Markdown editor left open (any, not only a result) slows the workbench's next quick picks by seconds.
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  test('Remove from List of a finished row with nothing kept (cancelled, without a result) removes it without asking', async function () {
+    this.timeout(30_000);
+    const live = await liveScan();
+    await vscode.commands.executeCommand('mcpTasks.cancelTask', live.node);
+    const row = await rowWhen('demo', live.row.id!, (r) => r.icon === 'circle-slash', 'the scan to be cancelled');
+    assert.ok(!words(row.contextValue).has('hasResult'), `nothing kept: ${row.contextValue}`);
+    assert.deepEqual(await confirming('mcpTasks.removeTask', undefined, live.node), [], 'nothing asked');
+    assert.equal(await taskRow('demo', live.row.id!), undefined, 'the row left the view');
   });
 
   test('Clear Finished Tasks asks first, in a modal warning naming how many; declined, nothing is cleared', async function () {

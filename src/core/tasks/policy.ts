@@ -88,13 +88,16 @@ export const disconnectCost = (tasks: readonly TaskSnapshot[], serverId: string,
   return cost;
 };
 
+/** Whether a result (or error) is kept here for `t`: Remove from List and Clear Finished Tasks delete it with the task, so they ask first. */
+export const hasKeptResult = (t: TaskSnapshot): boolean => t.outcome !== undefined || t.outcomeFetchedAt !== undefined;
+
 /**
  * Whether a task has a result to open (the view's Open Result): a kept result, or an ended task
  * whose server gives one (`completed`, or `failed` with its error). A cancelled task's
  * `tasks/result` mostly gives an error saying it has none, which the engine does not keep: one
  * is offered only with a result kept (its work finished before the cancel took, T-LIFE-4).
  */
-export const hasResult = (t: TaskSnapshot): boolean => t.outcome !== undefined || t.outcomeFetchedAt !== undefined || (t.kind === TASK && (t.status === COMPLETED || t.status === FAILED));
+export const hasResult = (t: TaskSnapshot): boolean => hasKeptResult(t) || (t.kind === TASK && (t.status === COMPLETED || t.status === FAILED));
 
 /** Why a task restored from a closed window, of a server whose tasks die with its process, is lost (see `lostWithWindow`). */
 export const WINDOW_CLOSED = "The window closed, and with it the server's process that ran it; a new process does not know its tasks";

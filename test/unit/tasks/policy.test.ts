@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import type { ServerCapabilities } from '../../../src/core/protocol/schemas';
 import { ServerCapabilitiesSchema } from '../../../src/core/protocol/schemas';
-import { decideExecution, disconnectCost, hasResult, hasResultToFetch, isCancelable, mayRetryAsTask, serverAcceptsToolTasks } from '../../../src/core/tasks/policy';
+import { decideExecution, disconnectCost, hasKeptResult, hasResult, hasResultToFetch, isCancelable, mayRetryAsTask, serverAcceptsToolTasks } from '../../../src/core/tasks/policy';
 import type { McpSession } from '../../../src/core/protocol/session';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { snapshot } from '../helpers/snapshots';
@@ -160,6 +160,21 @@ describe('isCancelable (the view\'s Cancel and the Cancel Task pick)', () => {
     assert.deepEqual([offered({ status: 'lost' }), offered({ status: 'expired' })], [false, false], 'gone without a result in hand');
     assert.deepEqual([offered({ status: 'lost', outcome: kept }), offered({ status: 'expired', outcomeFetchedAt: '2025-01-01T00:00:00.000Z' })], [true, true], 'kept before it went');
     assert.deepEqual([offered({ kind: 'direct', taskId: 'direct-1' }), offered({ kind: 'direct', taskId: 'direct-1', status: 'completed', outcome: kept })], [false, true], 'a call only once its result is in hand');
+  });
+
+  it('hasKeptResult: Remove from List asks first exactly when a result or error is kept here (in hand or on disk), not for one only its server has', () => {
+    const kept = (over: Partial<TaskSnapshot>) => hasKeptResult(task(over));
+    const error = { kind: 'error' as const, error: { code: -32603, message: 'boom' } };
+    assert.deepEqual(
+      [kept({ status: 'completed', outcome: { kind: 'result', result: { content: [] } } }), kept({ status: 'failed', outcome: error }), kept({ status: 'expired', outcomeFetchedAt: '2025-01-01T00:00:00.000Z' })],
+      [true, true, true],
+      'a result, an error, one stored on disk',
+    );
+    assert.deepEqual(
+      [kept({ status: 'completed' }), kept({ status: 'cancelled' }), kept({ status: 'lost' }), kept({ status: 'completed', resultDeleted: true })],
+      [false, false, false, false],
+      'nothing kept: still at its server, none, or deleted',
+    );
   });
 
   it('hasResult: an ended task is in the Fetch Task Result pick exactly when its row offers Open Result', () => {
