@@ -21,6 +21,28 @@ const problemMatcher = {
 };
 
 /**
+ * Tests in ws's code for what our transport never asks for: WS_TRANSPORT, the one file that
+ * imports ws, always passes `perMessageDeflate: false` and `followRedirects: false` (the build
+ * fails otherwise). Each test is replaced by the constant it always is there, so the minifier
+ * drops the code it guards (2.0 KB): with no deflate offered, a server's extension header is
+ * refused and a compressed frame is an error, so nothing is ever compressed or decompressed; with
+ * no redirect followed, a 3xx answer is an 'unexpected-response', as any other answer is. Each
+ * test must be found exactly once. The WebSocket tests give such answers to the transport bundled
+ * and unbundled, and expect the same.
+ */
+const WS_TRANSPORT = path.join(__dirname, 'src/core/transports/websocket.ts');
+const WS_FIXED = [
+  ['websocket.js', 'if (opts.perMessageDeflate) {', 'if (false) {'],
+  ['websocket.js', 'if (!perMessageDeflate) {', 'if (true) {'],
+  ['websocket.js', 'if (opts.followRedirects) {', 'if (false) {'],
+  ['websocket.js', 'location &&\n      opts.followRedirects &&', 'false &&'],
+  ['receiver.js', 'if (this._compressed) {', 'if (false) {'],
+  // The method whose one call that test guarded.
+  ['receiver.js', /^ {2}decompress\(data, cb\) \{$[^]*?^ {2}\}$/m, ''],
+  ['sender.js', 'dispatch(data, compress, options, cb) {\n    if (!compress) {', 'dispatch(data, compress, options, cb) {\n    if (true) {'],
+];
+
+/**
  * Our WebSocket transport turns compression off (`perMessageDeflate: false`), so ws's deflate
  * extension and its header parser are never called, and it listens with `on()`, never through
  * the DOM-style `addEventListener`/`onmessage`: ship stubs instead of 10 KB of code. The
@@ -29,6 +51,15 @@ const problemMatcher = {
 const wsWithoutDeflate = {
   name: 'ws-without-deflate',
   setup(build) {
+    build.onStart(async () => {
+      const transport = await require('fs').promises.readFile(WS_TRANSPORT, 'utf8');
+      const missing = ['perMessageDeflate: false,', 'followRedirects: false,'].filter((option) => !transport.includes(option));
+      return { errors: missing.map((option) => ({ text: `${WS_TRANSPORT} no longer passes ws ${option} take its test out of esbuild.js's WS_FIXED` })) };
+    });
+    build.onResolve({ filter: /^ws$/ }, (args) => {
+      if (args.importer !== WS_TRANSPORT) return { errors: [{ text: `${args.importer} imports ws, which esbuild.js's WS_FIXED bundles for ${WS_TRANSPORT} alone` }] };
+      return undefined;
+    });
     build.onResolve({ filter: /^\.\/(permessage-deflate|extension|event-target)$/ }, (args) =>
       /[\\/]ws[\\/]lib$/.test(args.resolveDir) ? { path: args.path, namespace: 'ws-stub' } : undefined,
     );
@@ -51,6 +82,12 @@ const wsWithoutDeflate = {
         contents = without;
       } else if (/tokenChars/.test(contents)) {
         throw new Error(`${args.path} reads ws's tokenChars, which esbuild.js's ws-without-deflate drops`);
+      }
+      for (const [file, test, constant] of WS_FIXED) {
+        if (!args.path.endsWith(`${path.sep}${file}`)) continue;
+        const at = typeof test === 'string' ? contents.split(test).length - 1 : (contents.match(new RegExp(test, 'gm')) ?? []).length;
+        if (at !== 1) throw new Error(`${args.path}: "${test}" found ${at} times, not once: update esbuild.js's WS_FIXED`);
+        contents = contents.replace(test, constant);
       }
       return { contents, loader: 'js' };
     });

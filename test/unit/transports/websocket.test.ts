@@ -410,19 +410,27 @@ describe('WebSocketTransport', () => {
       assert.equal(closes, 1);
     });
 
+    /** The transport bundled as it ships (ws stripped as esbuild.js strips it), built once. */
+    let shipped: Promise<typeof WebSocketTransport> | undefined;
+    const shippedTransport = (): Promise<typeof WebSocketTransport> =>
+      (shipped ??= (async () => {
+        const root = path.resolve(__dirname, '../../../..');
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { wsBundling } = require(path.join(root, 'esbuild.js')) as { wsBundling: { alias: Record<string, string>; plugins: Plugin[] } };
+        const out = path.join(mkdtempSync(path.join(tmpdir(), 'mcp-tasks-ws-bundle-')), 'websocket.js');
+        const built = await build({ entryPoints: [path.join(root, 'src/core/transports/websocket.ts')], absWorkingDir: root, bundle: true, platform: 'node', format: 'cjs', outfile: out, logLevel: 'silent', ...wsBundling, metafile: true });
+        const inputs = Object.keys(built.metafile.inputs);
+        assert.ok(inputs.some((i) => i.startsWith('ws-stub:')) && !inputs.some((i) => /ws[\\/]lib[\\/](permessage-deflate|extension|event-target)\.js$/.test(i)), `ws parts bundled: ${inputs.join(', ')}`);
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const Bundled = (require(out) as { WebSocketTransport: typeof WebSocketTransport }).WebSocketTransport;
+        rmSync(path.dirname(out), { recursive: true, force: true });
+        assert.notEqual(Bundled, WebSocketTransport);
+        return Bundled;
+      })());
+
     it('works as shipped: bundled with ws stripped of deflate, extensions and its EventTarget API (esbuild.js)', async function () {
       this.timeout(30_000);
-      const root = path.resolve(__dirname, '../../../..');
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { wsBundling } = require(path.join(root, 'esbuild.js')) as { wsBundling: { alias: Record<string, string>; plugins: Plugin[] } };
-      const out = path.join(mkdtempSync(path.join(tmpdir(), 'mcp-tasks-ws-bundle-')), 'websocket.js');
-      cleanups.push(async () => rmSync(path.dirname(out), { recursive: true, force: true }));
-      const built = await build({ entryPoints: [path.join(root, 'src/core/transports/websocket.ts')], absWorkingDir: root, bundle: true, platform: 'node', format: 'cjs', outfile: out, logLevel: 'silent', ...wsBundling, metafile: true });
-      const inputs = Object.keys(built.metafile.inputs);
-      assert.ok(inputs.some((i) => i.startsWith('ws-stub:')) && !inputs.some((i) => /ws[\\/]lib[\\/](permessage-deflate|extension|event-target)\.js$/.test(i)), `ws parts bundled: ${inputs.join(', ')}`);
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const Bundled = (require(out) as { WebSocketTransport: typeof WebSocketTransport }).WebSocketTransport;
-      assert.notEqual(Bundled, WebSocketTransport);
+      const Bundled = await shippedTransport();
       const f = await fixture();
       const t = new Bundled({ url: f.url, logger: recordingLogger(), serverName: 'bundled' });
       cleanups.push(() => t.close());
@@ -436,6 +444,52 @@ describe('WebSocketTransport', () => {
       await t.close();
       assert.equal(closed?.reason, 'closed by the client');
     });
+
+    // esbuild.js's WS_FIXED drops the ws code that deflate and redirects need, as the transport
+    // asks for neither: what the server answers about them is refused as ws itself refuses it.
+    for (const [what, answer, expected] of [
+      ['a redirect is not followed: it refuses the connection as any other answer does', 'HTTP/1.1 302 Found\r\nLocation: ws://127.0.0.1:1/\r\nContent-Length: 0\r\n\r\n', /^start: .* refused the WebSocket connection with HTTP 302 Found/],
+      ['an extension it did not offer fails the handshake', 'upgrade+Sec-WebSocket-Extensions: permessage-deflate\r\n', /^start: .*Server sent a Sec-WebSocket-Extensions header but no extension was requested/],
+      ['a compressed frame closes the connection with 1002', 'upgrade', /^closed: 1002 /],
+    ] as const) {
+      it(`as shipped, ${what}, as with ws unbundled`, async function () {
+        this.timeout(30_000);
+        const sockets: Socket[] = [];
+        const srv = createServer((sock) => {
+          sockets.push(sock);
+          sock.on('error', () => undefined);
+          sock.once('data', (d) => {
+            if (!answer.startsWith('upgrade')) return void sock.end(answer);
+            const key = /sec-websocket-key: *(\S+)/i.exec(d.toString())?.[1] ?? '';
+            const accept = createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+            sock.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\nSec-WebSocket-Protocol: mcp\r\n${answer.slice('upgrade+'.length)}\r\n`);
+            // A text frame "hi" with RSV1 set: compressed, which needs the deflate extension.
+            sock.write(Buffer.from([0xc1, 0x02, 0x68, 0x69]));
+          });
+        });
+        await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', () => resolve()));
+        cleanups.push(() => {
+          for (const s of sockets) s.destroy();
+          return new Promise<void>((resolve) => srv.close(() => resolve()));
+        });
+        const url = `ws://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+        const outcome = async (t: WebSocketTransport): Promise<string> => {
+          cleanups.push(() => t.close());
+          const closed = next<TransportCloseInfo>((cb) => (t.onclose = cb));
+          try {
+            await t.start();
+          } catch (err) {
+            return `start: ${(err as Error).message}`;
+          }
+          const info = await closed;
+          return `closed: ${info.code} ${info.reason}`;
+        };
+        const Bundled = await shippedTransport();
+        const unbundled = await outcome(new WebSocketTransport({ url, logger: recordingLogger(), serverName: 'test' }));
+        assert.match(unbundled, expected);
+        assert.equal(await outcome(new Bundled({ url, logger: recordingLogger(), serverName: 'test' })), unbundled);
+      });
+    }
 
     it("refuses to bundle a file outside ws that names one of the ws fields the bundle renames (esbuild.js's MANGLED)", async function () {
       this.timeout(30_000);
