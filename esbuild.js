@@ -22,25 +22,55 @@ const problemMatcher = {
 
 /**
  * Tests in ws's code for what our transport never asks for: WS_TRANSPORT, the one file that
- * imports ws, always passes `perMessageDeflate: false` and `followRedirects: false` (the build
- * fails otherwise). Each test is replaced by the constant it always is there, so the minifier
- * drops the code it guards (2.0 KB): with no deflate offered, a server's extension header is
- * refused and a compressed frame is an error, so nothing is ever compressed or decompressed; with
- * no redirect followed, a 3xx answer is an 'unexpected-response', as any other answer is. Each
- * test must be found exactly once. The WebSocket tests give such answers to the transport bundled
- * and unbundled, and expect the same.
+ * imports ws, gives it the options WS_OPTIONS lists and no other (the build fails otherwise):
+ * no deflate, no redirects followed, and ws's defaults for the rest. Each test is replaced by the
+ * constant it always is there, so the minifier drops the code it guards (2.3 KB): with no deflate
+ * offered, a server's extension header is refused and a compressed frame is an error, so nothing
+ * is ever compressed or decompressed; with no redirect followed, a 3xx answer is an
+ * 'unexpected-response', as any other answer is. Each test must be found exactly once. The
+ * WebSocket tests give such answers to the transport bundled and unbundled, and expect the same.
  */
 const WS_TRANSPORT = path.join(__dirname, 'src/core/transports/websocket.ts');
+/** The options WS_TRANSPORT gives `new WebSocket()`, those that WS_FIXED reads with their value. */
+const WS_OPTIONS = ['headers', 'maxPayload', 'handshakeTimeout', 'followRedirects: false', 'perMessageDeflate: false'];
 const WS_FIXED = [
   ['websocket.js', 'if (opts.perMessageDeflate) {', 'if (false) {'],
   ['websocket.js', 'if (!perMessageDeflate) {', 'if (true) {'],
   ['websocket.js', 'if (opts.followRedirects) {', 'if (false) {'],
   ['websocket.js', 'location &&\n      opts.followRedirects &&', 'false &&'],
+  // So an invalid URL is never one redirected to.
+  ['websocket.js', 'if (websocket._redirects === 0) {\n      throw err;', 'if (true) {\n      throw err;'],
+  // Options it does not pass: ws's own protocol version (13, which it supports), no Origin header, no finishRequest.
+  ['websocket.js', 'if (!protocolVersions.includes(opts.protocolVersion)) {', 'if (false) {'],
+  ['websocket.js', 'if (opts.origin) {', 'if (false) {'],
+  ['websocket.js', 'if (opts.finishRequest) {', 'if (false) {'],
   ['receiver.js', 'if (this._compressed) {', 'if (false) {'],
   // The method whose one call that test guarded.
   ['receiver.js', /^ {2}decompress\(data, cb\) \{$[^]*?^ {2}\}$/m, ''],
   ['sender.js', 'dispatch(data, compress, options, cb) {\n    if (!compress) {', 'dispatch(data, compress, options, cb) {\n    if (true) {'],
 ];
+
+/** The options of each `new WebSocket(url, protocols, options)` in `file`, as WS_OPTIONS lists them. */
+const wsOptions = (file, text) => {
+  const ts = require('typescript');
+  const calls = [];
+  const visit = (node) => {
+    if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'WebSocket') {
+      const options = node.arguments?.[2];
+      calls.push(
+        options && ts.isObjectLiteralExpression(options)
+          ? options.properties
+              .map((p) => (p.initializer?.kind === ts.SyntaxKind.FalseKeyword ? `${p.name.getText()}: false` : (p.name?.getText() ?? p.getText())))
+              .sort()
+              .join(', ')
+          : `${options?.getText()}`,
+      );
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true));
+  return calls.join(' } and { ');
+};
 
 /**
  * Our WebSocket transport turns compression off (`perMessageDeflate: false`), so ws's deflate
@@ -52,9 +82,9 @@ const wsWithoutDeflate = {
   name: 'ws-without-deflate',
   setup(build) {
     build.onStart(async () => {
-      const transport = await require('fs').promises.readFile(WS_TRANSPORT, 'utf8');
-      const missing = ['perMessageDeflate: false,', 'followRedirects: false,'].filter((option) => !transport.includes(option));
-      return { errors: missing.map((option) => ({ text: `${WS_TRANSPORT} no longer passes ws ${option} take its test out of esbuild.js's WS_FIXED` })) };
+      const given = wsOptions(WS_TRANSPORT, await require('fs').promises.readFile(WS_TRANSPORT, 'utf8'));
+      if (given === [...WS_OPTIONS].sort().join(', ')) return undefined;
+      return { errors: [{ text: `${WS_TRANSPORT} gives ws the options { ${given} }, where esbuild.js's WS_FIXED holds for { ${WS_OPTIONS.join(', ')} } alone: update them` }] };
     });
     build.onResolve({ filter: /^ws$/ }, (args) => {
       if (args.importer !== WS_TRANSPORT) return { errors: [{ text: `${args.importer} imports ws, which esbuild.js's WS_FIXED bundles for ${WS_TRANSPORT} alone` }] };

@@ -505,6 +505,21 @@ describe('WebSocketTransport', () => {
         /entry\.js names _socket, a property the bundle renames for .*ws[\\/]lib/,
       );
     });
+
+    it("refuses to bundle ws for a file other than the WebSocket transport, whose options esbuild.js's WS_FIXED relies on", async function () {
+      this.timeout(30_000);
+      const root = path.resolve(__dirname, '../../../..');
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { wsBundling } = require(path.join(root, 'esbuild.js')) as { wsBundling: { alias: Record<string, string>; plugins: Plugin[] } };
+      const dir = mkdtempSync(path.join(tmpdir(), 'mcp-tasks-ws-importer-'));
+      cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+      // With ws's defaults (deflate offered, redirects followed), the code WS_FIXED drops would run.
+      writeFileSync(path.join(dir, 'entry.js'), "module.exports = (url) => new (require('ws'))(url);\n");
+      await assert.rejects(
+        build({ entryPoints: [path.join(dir, 'entry.js')], bundle: true, platform: 'node', format: 'cjs', write: false, logLevel: 'silent', ...wsBundling }),
+        /entry\.js imports ws, which esbuild\.js's WS_FIXED bundles for .*websocket\.ts alone/,
+      );
+    });
   });
 
   describe('start() failures', () => {
