@@ -24,7 +24,7 @@ const problemMatcher = {
  * Tests in ws's code for what our transport never asks for: WS_TRANSPORT, the one file that
  * imports ws, gives it the options WS_OPTIONS lists and no other (the build fails otherwise):
  * no deflate, no redirects followed, and ws's defaults for the rest. Each test is replaced by the
- * constant it always is there, so the minifier drops the code it guards (2.5 KB): with no deflate
+ * constant it always is there, so the minifier drops the code it guards (2.7 KB): with no deflate
  * offered, a server's extension header is refused and a compressed frame is an error, so nothing
  * is ever compressed or decompressed; with no redirect followed, a 3xx answer is an
  * 'unexpected-response', as any other answer is. Each test must be found exactly once. The
@@ -44,14 +44,21 @@ const WS_FIXED = [
   ['websocket.js', 'if (!protocolVersions.includes(opts.protocolVersion)) {', 'if (false) {'],
   ['websocket.js', 'if (opts.origin) {', 'if (false) {'],
   ['websocket.js', 'if (opts.finishRequest) {', 'if (false) {'],
+  // Only ws's server makes a WebSocket of no address (see WS_ALWAYS).
+  ['websocket.js', 'if (address !== null) {', 'if (true) {'],
   ['receiver.js', 'if (this._compressed) {', 'if (false) {'],
   // The method whose one call that test guarded.
   ['receiver.js', /^ {2}decompress\(data, cb\) \{$[^]*?^ {2}\}$/m, ''],
   ['sender.js', 'dispatch(data, compress, options, cb) {\n    if (!compress) {', 'dispatch(data, compress, options, cb) {\n    if (true) {'],
 ];
 
-/** With no deflate offered, no extension is ever agreed: each of ws's look-ups of it finds nothing. */
-const WS_NO_EXTENSION = ['this._extensions[PerMessageDeflate.extensionName]', 'undefined'];
+/** Reads in ws's code, in every file, of what is always the same in our bundle, and its value. */
+const WS_ALWAYS = [
+  // With no deflate offered, no extension is ever agreed: each look-up of it finds nothing.
+  ['this._extensions[PerMessageDeflate.extensionName]', 'undefined'],
+  // Every WebSocket, and its receiver, is a client's: ws's server is not bundled (see `alias`).
+  [/this\._isServer(?! = )/g, 'false'],
+];
 
 /** The options of each `new WebSocket(url, protocols, options)` in `file`, as WS_OPTIONS lists them. */
 const wsOptions = (file, text) => {
@@ -116,7 +123,7 @@ const wsWithoutDeflate = {
       } else if (/tokenChars/.test(contents)) {
         throw new Error(`${args.path} reads ws's tokenChars, which esbuild.js's ws-without-deflate drops`);
       }
-      contents = contents.replaceAll(...WS_NO_EXTENSION);
+      for (const [read, value] of WS_ALWAYS) contents = contents.replaceAll(read, value);
       for (const [file, test, constant] of WS_FIXED) {
         if (!args.path.endsWith(`${path.sep}${file}`)) continue;
         const at = typeof test === 'string' ? contents.split(test).length - 1 : (contents.match(new RegExp(test, 'gm')) ?? []).length;
