@@ -111,8 +111,8 @@ const wsWithoutDeflate = {
           : "module.exports = { format() { throw new Error('ws extensions are disabled'); }, parse() { throw new Error('ws extensions are disabled'); } };",
       loader: 'js',
     }));
-    // The bundle is strict as a whole (its first line, from tsconfig's strict): each ws file's own 'use strict' is one more.
     build.onLoad({ filter: /[\\/]ws[\\/]lib[\\/][\w-]+\.js$/ }, async (args) => {
+      // The bundle is strict as a whole (its first line, from tsconfig's strict): each ws file's own 'use strict' is one more.
       let contents = (await require('fs').promises.readFile(args.path, 'utf8')).replace(/^'use strict';$/m, '');
       // validation.js's 128-entry tokenChars table is read by the header parsers alone: the
       // extension one (stubbed above) and the server's subprotocol one (not bundled). 0.3 KB.
