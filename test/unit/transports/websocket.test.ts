@@ -491,35 +491,24 @@ describe('WebSocketTransport', () => {
       });
     }
 
-    it("refuses to bundle a file outside ws that names one of the ws fields the bundle renames (esbuild.js's MANGLED)", async function () {
-      this.timeout(30_000);
-      const root = path.resolve(__dirname, '../../../..');
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { wsBundling } = require(path.join(root, 'esbuild.js')) as { wsBundling: { alias: Record<string, string>; plugins: Plugin[] } };
-      const dir = mkdtempSync(path.join(tmpdir(), 'mcp-tasks-mangled-'));
-      cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    // What the build refuses, as the stripped ws would misbehave: [what, the importing file, the refusal].
+    for (const [what, entry, refusal] of [
       // Renamed with ws's `_socket`, this read would find nothing in the bundle alone.
-      writeFileSync(path.join(dir, 'entry.js'), 'module.exports = (req) => req._socket;\n');
-      await assert.rejects(
-        build({ entryPoints: [path.join(dir, 'entry.js')], bundle: true, platform: 'node', format: 'cjs', write: false, logLevel: 'silent', ...wsBundling }),
-        /entry\.js names _socket, a property the bundle renames for .*ws[\\/]lib/,
-      );
-    });
-
-    it("refuses to bundle ws for a file other than the WebSocket transport, whose options esbuild.js's WS_FIXED relies on", async function () {
-      this.timeout(30_000);
-      const root = path.resolve(__dirname, '../../../..');
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { wsBundling } = require(path.join(root, 'esbuild.js')) as { wsBundling: { alias: Record<string, string>; plugins: Plugin[] } };
-      const dir = mkdtempSync(path.join(tmpdir(), 'mcp-tasks-ws-importer-'));
-      cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+      ["a file outside ws that names one of the ws fields the bundle renames (esbuild.js's MANGLED)", 'module.exports = (req) => req._socket;\n', /entry\.js names _socket, a property the bundle renames for .*ws[\\/]lib/],
       // With ws's defaults (deflate offered, redirects followed), the code WS_FIXED drops would run.
-      writeFileSync(path.join(dir, 'entry.js'), "module.exports = (url) => new (require('ws'))(url);\n");
-      await assert.rejects(
-        build({ entryPoints: [path.join(dir, 'entry.js')], bundle: true, platform: 'node', format: 'cjs', write: false, logLevel: 'silent', ...wsBundling }),
-        /entry\.js imports ws, which esbuild\.js's WS_FIXED bundles for .*websocket\.ts alone/,
-      );
-    });
+      ["ws for a file other than the WebSocket transport, whose options esbuild.js's WS_FIXED relies on", "module.exports = (url) => new (require('ws'))(url);\n", /entry\.js imports ws, which esbuild\.js's WS_FIXED bundles for .*websocket\.ts alone/],
+    ] as const) {
+      it(`refuses to bundle ${what}`, async function () {
+        this.timeout(30_000);
+        const root = path.resolve(__dirname, '../../../..');
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { wsBundling } = require(path.join(root, 'esbuild.js')) as { wsBundling: { alias: Record<string, string>; plugins: Plugin[] } };
+        const dir = mkdtempSync(path.join(tmpdir(), 'mcp-tasks-ws-refused-'));
+        cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+        writeFileSync(path.join(dir, 'entry.js'), entry);
+        await assert.rejects(build({ entryPoints: [path.join(dir, 'entry.js')], bundle: true, platform: 'node', format: 'cjs', write: false, logLevel: 'silent', ...wsBundling }), refusal);
+      });
+    }
   });
 
   describe('start() failures', () => {
