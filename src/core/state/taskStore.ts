@@ -224,12 +224,16 @@ export class TaskStore implements Disposable {
     const state = this.#unread();
     let invalid = 0;
     let claimed = false;
+    state.removed = keptRemoved(data.removed, cutoff);
+    // A task one window removed, which another window that still showed it saved again, stays removed.
+    const removed = new Set(state.removed.map((r) => r.key));
     for (const entry of data.tasks as unknown[]) {
       if (!isStoredTask(entry)) {
         invalid++;
         continue;
       }
       const { snap, progressToken } = entry;
+      if (removed.has(snap.key)) continue;
       if (claim && !isTerminal(snap.status)) {
         if (this.#othersClaim(entry.owner)) continue;
         entry.owner = this.#owner;
@@ -243,7 +247,6 @@ export class TaskStore implements Disposable {
       if (snap.outcomeFetchedAt) this.#written.add(snap.key);
       if (isString(progressToken) && progressToken) state.progressTokens.set(snap.key, progressToken);
     }
-    state.removed = keptRemoved(data.removed, cutoff);
     if (invalid) this.#log.warn(`Skipped ${invalid} stored task${invalid === 1 ? '' : 's'} that could not be read (not a task, or an unknown status)`);
     // Sessions no task needs any more are not resumed.
     const sessions = savedSessions(data.sessions).filter((s) => !claim || !this.#othersClaim(s.owner));

@@ -836,6 +836,23 @@ describe('TaskStore', () => {
     assert.deepEqual(keys(), ['c1']);
   });
 
+  it('a finished task cleared in one window without a folder, while another window still shows it, stays cleared in the next window (that other window saves it again)', async () => {
+    const at = new Date().toISOString();
+    const opts = { retentionDays: () => 30, debounceMs: 1, shared: true };
+    const [windowA, windowB] = [new TaskStore(dir, new MemoryLogger(), opts), new TaskStore(dir, new MemoryLogger(), opts)];
+    const [a, b] = [stubEngine(), stubEngine()];
+    windowA.attach(a as unknown as TaskEngine);
+    windowB.attach(b as unknown as TaskEngine);
+    // Both windows show the finished task (finished tasks are not claimed); B clears it, A saves after.
+    a.tasks = [snap('done', 'completed', at), snap('other', 'completed', at)];
+    b.remove('done');
+    windowB.flushSync();
+    windowA.flushSync();
+    const next = await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, shared: true }).load();
+    assert.deepEqual(next.tasks.map((t) => t.key), ['other']);
+    assert.deepEqual(next.removed.map((r) => r.key), ['done'], 'and it is remembered as removed');
+  });
+
   it('windows without a folder that load at the same moment: one waits for the lock of the other, then leaves it the live task and session it claimed; a lock left by a window that died is broken; a folder\'s own store ignores claims', async () => {
     const at = new Date().toISOString();
     const session = { serverId: 'http-a', fingerprint: 'f', sessionId: 'sa', initializeResult: initialized, keptAt: Date.now() };
