@@ -138,7 +138,8 @@ suite('Cancel Task from the palette', () => {
       return rows.find((r) => r.label === 'everything')?.children?.find(isAsked);
     };
     const row0 = await waitFor(hostedRow, 'the hosted question under the everything row');
-    // Its row's Respond shows the hidden question again (Escape hides it once more).
+    // Its row's Respond shows the hidden question again (Escape hides it once more), and so do a click or Enter on the row.
+    assert.equal(row0.command, 'mcpTasks.respondToTask');
     const taskId = row0.id!.slice(`hosted:${everything.id}:`.length);
     await vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'hosted', serverId: everything.id, taskId });
     assert.match((await spy.next('the question, shown again')).text ?? '', /Please provide inputs for the following fields/);

@@ -18,6 +18,8 @@ export interface TreeSnapshotNode {
   tooltip?: string;
   /** The words the row's menus match (`server connectable`, `task finished`...). */
   contextValue?: string;
+  /** What a click or Enter on the row runs. */
+  command?: string;
   /** The codicon of the row's icon (`error`, `pass`...). */
   icon?: string;
   children?: TreeSnapshotNode[];

@@ -672,6 +672,8 @@ suite('Commands and the Tasks view, with the demo server', () => {
     // The task waits for the answer: the row says so and offers Respond.
     const waiting = await rowWhen('everything', row.id!, (r) => r.icon === 'bell-dot', 'the task to need input', 20_000);
     assert.ok(words(waiting.contextValue).has('respondable'), `contextValue ${waiting.contextValue}`);
+    // A click or Enter on the row shows its question too: a keyboard user has no inline button.
+    assert.equal(waiting.command, 'mcpTasks.respondToTask');
     const question = await spy.next('the question', 20_000);
     assert.match(question.title ?? '', /^simulate-research-query \(server "everything", task /);
     await waitFor(() => testing.indicators?.().statusBar === '$(bell-dot) 1', 'the status bar to count the task as waiting');

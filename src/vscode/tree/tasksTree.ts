@@ -13,7 +13,7 @@ import { DisposableBase } from '../../core/util/event';
 import { itsTasksEnd, liveWork } from '../../core/util/log';
 import type { LiveWork } from '../../core/tasks/types';
 import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
-import { executeCommand, OPEN_CONFIGURATION, OPEN_RESULT } from '../editorCommands';
+import { executeCommand, OPEN_CONFIGURATION, OPEN_RESULT, RESPOND_TO_TASK } from '../editorCommands';
 import { isObjectLike, isString, stringify } from '../../core/util/json';
 import { isArray, keysOf, parseDate } from '../../core/util/builtins';
 import { COMPLETED, ELICITATION_CREATE, INPUT_REQUIRED } from '../../core/protocol/schemas';
@@ -41,6 +41,8 @@ export interface RowSnapshot {
   accessibility?: string;
   contextValue?: string;
   icon?: string;
+  /** What a click or Enter on the row runs. */
+  command?: string;
   children?: RowSnapshot[];
 }
 
@@ -292,6 +294,8 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     const hasResult = resultOf(t);
     item.contextValue = capabilities(TASK, t.kind, cancelable && 'cancelable', t.status === INPUT_REQUIRED && 'respondable', hasResult && 'hasResult', live ? 'live' : 'finished', !live && t.toolName && 'rerunnable');
     if (hasResult) item.command = { command: OPEN_RESULT, title: 'Open Result', arguments: [asTaskNode(t)] };
+    // A click or Enter on a row that waits for you shows its question (a keyboard user has no inline button).
+    else if (t.status === INPUT_REQUIRED) item.command = { command: RESPOND_TO_TASK, title: 'Respond', arguments: [asTaskNode(t)] };
     // The tooltip is built on hover (resolveTreeItem): rendering 10,000 rows builds none.
     // "Task NAME, STATUS, the rest": the description leads with the status when it has no message of its own, not said twice.
     const rest = said.startsWith(`${p.label} · `) ? said.slice(p.label.length + 3) : said;
@@ -326,6 +330,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
           accessibility: item.accessibilityInformation?.label,
           contextValue: item.contextValue,
           icon: item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined,
+          command: item.command?.command,
           children: kids.length ? walk(kids) : undefined,
         };
       });
@@ -420,6 +425,7 @@ const hostedItem = (h: HostedTaskSnapshot, hosted: readonly HostedTaskSnapshot[]
   // A live question is hidden, open or waiting its turn: Respond shows it if hidden.
   const respondable = live && h.method === ELICITATION_CREATE;
   item.contextValue = capabilities(HOSTED, live ? 'cancelable live' : 'finished', respondable && 'respondable');
+  if (respondable) item.command = { command: RESPOND_TO_TASK, title: 'Respond', arguments: [{ kind: HOSTED, taskId: h.taskId, serverId: h.serverId }] };
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown(`**${what}**, run as a task here: ${p.label}\n\n${escapeMd(h.summary)}\n\n`);
   md.appendMarkdown(`Task id: \`${h.taskId}\`  \nCreated: ${localTime(h.createdAt)}  \nTTL: ${formatAge(h.ttl)}${live ? `, ${formatAge(parseDate(h.createdAt) + h.ttl - Date.now())} left (then it closes unanswered)` : ''}${h.model ? `  \nLanguage model: ${escapeMd(h.model)}` : ''}`);
