@@ -33,7 +33,7 @@ export async function run({ page, url, shot }) {
   await runToolAsTask(page, { server: 'demo', tool: 'summarize-with-model', args: {} });
   await quickInputTitle(page, 'MCP server "demo" asks to use a language model').waitFor({ timeout: 60_000 });
   // The request, which the server has the client run as a task, waits for the person, as its row says (its server is told working).
-  await page.locator(`${parts.sidebar} .monaco-list-row[aria-label^="Sampling asked by the server: "][aria-label*="Input required · The server asks to use a language model · "]`).waitFor({ timeout: 30_000 });
+  await page.locator(`${parts.sidebar} .monaco-list-row[aria-label^="Sampling asked by the server: "][aria-label*="Input required, The server asks to use a language model, "]`).waitFor({ timeout: 30_000 });
   await shot('consent');
   await answerQuickInput(page, 'Deny', { match: 'Deny' });
   // The server hears the refusal and ends its task; no model was asked.

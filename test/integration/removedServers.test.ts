@@ -156,12 +156,12 @@ suite('Tasks of a server removed from the configuration', () => {
       assert.deepEqual(tree.getChildren(), [], 'and has no row for the server');
     }));
 
-  test('a task row\'s accessible label says its status once (the description leads with it when there is no message)', () =>
+  test('a task row\'s accessible label says its status once (the description leads with it when there is no message), its parts apart with commas, not the middle dots shown, and its progress as "2 of 6"', () =>
     withTree(({ engine, tree }) => {
       const task = (taskId: string, status: 'completed' | 'working', statusMessage?: string) => storedTask('settings:s', taskId, { toolName: taskId, status, statusMessage });
-      engine.restore([task('done', 'completed'), task('busy', 'working', 'Compiling')]);
+      engine.restore([task('done', 'completed'), task('busy', 'working', 'Compiling'), { ...task('steps', 'working', 'Step 1/3…'), progress: { progress: 2, total: 6 } }]);
       const labels = tree.getChildren(tree.getChildren()[0]).map((n) => tree.getTreeItem(n).accessibilityInformation?.label);
-      assert.deepEqual(labels.map((l) => l?.replace(/now$/, 'N')).sort(), ['Task busy, Working, Compiling · N', 'Task done, Completed, N']);
+      assert.deepEqual(labels.map((l) => l?.replace(/now$/, 'N')).sort(), ['Task busy, Working, Compiling, N', 'Task done, Completed, N', 'Task steps, Working, Step 1/3…, 2 of 6, N']);
     }));
 });
 

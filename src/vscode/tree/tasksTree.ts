@@ -480,7 +480,8 @@ const capabilities = (...words: (string | false | undefined)[]): string => words
 
 /** What a screen reader says for a row. */
 const heardAs = (item: vscode.TreeItem, label: string): void => {
-  item.accessibilityInformation = { label };
+  // Commas, not the middle dots the eye skims, and progress as "2 of 6", not "2 slash 6".
+  item.accessibilityInformation = { label: label.replace(/ · (\d+)\/(\d+)(?= · )/, ' · $1 of $2').replaceAll(' · ', ', ') };
 };
 
 /** What a row shows, as one string to compare (the tooltip by its text: a MarkdownString's is a getter). */
