@@ -83,7 +83,7 @@ suite('A server question hidden without an answer', () => {
     try {
       const input = { title: 'deploy (server "demo")', prompt: 'Service: Name of the service to deploy', value: '', validate: () => undefined, signal: ac.signal };
       const asked = prompter.input(input).catch(() => undefined);
-      assert.equal((await spy.next('the question')).text, 'Service: Name of the service to deploy · Escape only hides it: the task waits, and MCP questions in the status bar shows it again.');
+      assert.equal((await spy.next('the question')).text, 'Service: Name of the service to deploy · Escape only hides it: the task waits, and "MCP question" in the status bar shows it again.');
       const own = ours.input(input).catch(() => undefined);
       assert.equal((await spy.next('a box of our own')).text, 'Service: Name of the service to deploy');
       ac.abort();

@@ -88,7 +88,7 @@ export class QuickInputPrompter implements FormPrompter {
     const box = vscode.window.createInputBox();
     // VS Code follows any prompt with "(Press 'Enter' to confirm or 'Escape' to cancel)"; for a
     // server's question, Escape does not cancel it: the prompt says what it does.
-    box.prompt = this.#hidden ? `${o.prompt} · ${vscode.l10n.t('Escape only hides it: the task waits, and MCP questions in the status bar shows it again.')}` : o.prompt;
+    box.prompt = this.#hidden ? `${o.prompt} · ${vscode.l10n.t('Escape only hides it: the task waits, and "MCP question" in the status bar shows it again.')}` : o.prompt;
     box.placeholder = o.placeholder;
     box.value = o.value;
     // Shows what validate says (a note as information, not as an error); true when it is an error.
