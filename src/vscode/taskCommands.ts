@@ -240,11 +240,17 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
       }
       const kept = finished.filter(hasKeptResult).length;
       const ask = count === 1 ? vscode.l10n.t('Clear 1 finished task?') : vscode.l10n.t('Clear {0} finished tasks?', count);
-      const detail = kept
-        ? kept === 1
-          ? vscode.l10n.t('They leave the view, and the 1 result kept for them is deleted.')
-          : vscode.l10n.t('They leave the view, and the {0} results kept for them are deleted.', kept)
-        : vscode.l10n.t('They leave the view.');
+      // One task is "it": kept counts only tasks, so more than one kept means more than one task.
+      const detail =
+        count === 1
+          ? kept
+            ? vscode.l10n.t('It leaves the view, and the result kept for it is deleted.')
+            : vscode.l10n.t('It leaves the view.')
+          : kept
+            ? kept === 1
+              ? vscode.l10n.t('They leave the view, and the 1 result kept for them is deleted.')
+              : vscode.l10n.t('They leave the view, and the {0} results kept for them are deleted.', kept)
+            : vscode.l10n.t('They leave the view.');
       if (!isConfirmed(arg) && !(await confirmDestructive(ask, detail, vscode.l10n.t('Clear')))) return;
       const n = engine.clearFinished() + deps.tree.clearEndedHosted();
       flash(n === 1 ? vscode.l10n.t('MCP Tasks: cleared 1 finished task') : vscode.l10n.t('MCP Tasks: cleared {0} finished tasks', n), 3000);

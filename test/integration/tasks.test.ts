@@ -596,6 +596,15 @@ suite('Commands and the Tasks view, with the demo server', () => {
     assert.deepEqual((await allTaskRows()).filter((r) => words(r.contextValue).has('finished')).map((r) => r.id), finished.map((r) => r.id), 'nothing was cleared');
   });
 
+  test('Clear Finished Tasks with one finished task says "It leaves the view", not "They leave the view"', async function () {
+    this.timeout(30_000);
+    await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
+    await runToEnd('demo', 'get-time');
+    const shown = await confirming('mcpTasks.clearFinished', undefined);
+    assert.equal(shown[0]?.message, 'Clear 1 finished task?');
+    assert.match((shown[0].options as vscode.MessageOptions).detail ?? '', /^It leaves the view(, and the result kept for it is deleted)?\.$/);
+  });
+
   test('Clear Finished Tasks removes the finished rows and keeps the live one; an open result of a cleared task says it was cleared', async function () {
     this.timeout(30_000);
     const build = await finishedBuild();
