@@ -258,6 +258,13 @@ const redirectTarget = (location: string | null, url: string): string => {
   return ` to ${target.href}`;
 };
 
+/**
+ * Node's codes for a certificate whose issuer is not trusted here: a self-signed one, a company's,
+ * a TLS-inspecting proxy's. The editor adds the system's trusted certificates to Node's
+ * (`http.systemCertificates`), and Node reads NODE_EXTRA_CA_CERTS at its start.
+ */
+const UNTRUSTED = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/;
+
 /** What to do about a connection that failed with Node's error `code`, for the causes a user can fix. */
 export const unreachableHint = (code: unknown): string | undefined => {
   return code === 'ECONNREFUSED'
@@ -266,7 +273,12 @@ export const unreachableHint = (code: unknown): string | undefined => {
       ? `its host name was not found (ENOTFOUND): ${CHECK_URL}`
       : code === 'EAI_AGAIN'
         ? 'its host name could not be resolved right now (EAI_AGAIN): check the network connection'
-        : undefined;
+        : isString(code) && UNTRUSTED.test(code)
+          ? `its TLS certificate is not trusted (${code}): if it is self-signed or your organization's, add its certificate authority to the system's trusted certificates, or name its file in NODE_EXTRA_CA_CERTS and restart the editor`
+          : // OpenSSL's words ("wrong version number") for an answer that is no TLS: plain HTTP, most likely.
+            code === 'EPROTO'
+            ? 'the TLS handshake failed (EPROTO): if the server speaks plain HTTP, use http:// (or ws://) in "url"'
+            : undefined;
 };
 
 /** The error for a request that got no answer at all (refused, unreachable, DNS, TLS...). */
