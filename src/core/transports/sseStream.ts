@@ -210,6 +210,14 @@ export const authRefusal = (status: number, challenge: string | null | undefined
   return hint ? `: ${hint}${bearerExample(settings)}.` : `${body && !/^(unauthorized|forbidden)$/i.test(body) ? `: "${body}"` : ''}. ${advice}.`;
 };
 
+/**
+ * A 407: the editor sends requests through the user's proxy (it patches node:http and https) and
+ * hands a proxy's 407 to us as the server's answer, for a forwarded request or a refused CONNECT.
+ * The editor sends the credentials of an `http.proxy` url, not `http.proxyAuthorization`
+ * (code-server 4.139.1).
+ */
+export const PROXY_AUTH = 'the proxy between the editor and the server asks for credentials (HTTP 407): give yours in the editor\'s "http.proxy" setting (http://user:password@host:port)';
+
 /** Releases a body that is not read, so its connection is not left half-read; never rejects. */
 export const discardBody = (response: Response): Promise<void> | undefined => response.body?.cancel().catch(noop);
 
@@ -225,6 +233,10 @@ const statusLine = (response: Response): string => `HTTP ${response.status}${res
  */
 export const httpStatusError = async (serverName: string, url: string, response: Response, headers: Record<string, string>, configured = true, settings?: boolean): Promise<TransportHttpError> => {
   const status = response.status;
+  if (status === 407) {
+    await discardBody(response);
+    return new TransportHttpError(`Could not reach server "${serverName}" at ${url}: ${PROXY_AUTH}`, status);
+  }
   if (status === 401 || status === 403) {
     const why = authRefusal(status, response.headers.get('www-authenticate'), headers, await readBodySnippet(response), settings);
     return new TransportHttpError(`Server "${serverName}" refused the request (${statusLine(response)})${why}`, status);

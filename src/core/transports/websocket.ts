@@ -6,7 +6,7 @@ import { errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
 import type { Transport, TransportCloseInfo } from './transport';
-import { authRefusal, CHECK_URL, readBodySnippet, unreachableHint, webPageAnswer } from './sseStream';
+import { authRefusal, CHECK_URL, PROXY_AUTH, readBodySnippet, unreachableHint, webPageAnswer } from './sseStream';
 import { CLOSED_BY_CLIENT, messagesIn, TransportHttpError, TransportParseError } from './transport';
 import { fromJson, isString, stringify } from '../util/json';
 import { isArray } from '../util/builtins';
@@ -277,6 +277,10 @@ export class WebSocketTransport implements Transport {
       return text;
     };
     let hint = '';
+    if (status === 407) {
+      res.resume();
+      return new TransportHttpError(`Could not connect to ${this.#who()}: ${PROXY_AUTH}`, status);
+    }
     if (status === 401 || status === 403) {
       // A WebSocket server is configured in settings: no input of its is saved.
       hint = authRefusal(status, res.headers['www-authenticate'], this.#options.headers ?? {}, await body(200), true);
