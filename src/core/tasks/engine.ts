@@ -1637,6 +1637,8 @@ export class TaskEngine extends DisposableBase {
    * `lost`. The last status and any outcome already fetched are kept.
    */
   #gone(rec: Rec, why: string, serverDenied: boolean): void {
+    // A denial is an answer: its server is reached (one restarted that forgot its tasks may have no task left to poll it).
+    if (serverDenied) this.#reached(rec.snap.serverId);
     if (isTerminal(rec.snap.status)) return;
     // Outlived its closed connection, and lost before its server's next word for another reason
     // (removed from the configuration, no process that knows it), or denied at another endpoint

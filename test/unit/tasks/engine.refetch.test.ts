@@ -129,6 +129,18 @@ describe('TaskEngine: results fetched again after a failed fetch', () => {
     assert.deepEqual(told, ['fake', 'fake']);
   });
 
+  it('a server back after a restart that forgot its task (tasks/get: -32602, the task is lost) is reached: it is no longer "unreachable · retrying", though no task is left to poll it', async () => {
+    const t = await start({ server: { pollInterval: 1_000 } });
+    reachable = false;
+    await clock!.tickAsync(5_000);
+    assert.ok(h!.engine.unreachable('fake'), h!.log.text());
+    h!.server.forget();
+    reachable = true;
+    await clock!.tickAsync(300_000);
+    assert.equal(h!.snap(t.taskId).status, 'lost', h!.log.text());
+    assert.equal(h!.engine.unreachable('fake'), undefined, 'its answer, a denial, reached it');
+  });
+
   it('a server the user disconnected is not "unreachable, retrying": its tasks are not followed until the user connects it, said once at info', async () => {
     await start();
     reachable = new HeldByUserError('Server "fake" was disconnected by the user: connect it to follow its tasks again.');
