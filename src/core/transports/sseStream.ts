@@ -216,7 +216,7 @@ export const authRefusal = (status: number, challenge: string | null | undefined
  * The editor sends the credentials of an `http.proxy` url, not `http.proxyAuthorization`
  * (code-server 4.139.1).
  */
-export const PROXY_AUTH = 'the proxy between the editor and the server asks for credentials (HTTP 407): give yours in the editor\'s "http.proxy" setting (http://user:password@host:port)';
+export const PROXY_AUTH = 'the proxy between the editor and the server asks for credentials (HTTP 407): put them in the editor\'s "http.proxy" setting, as http://user:password@host:port';
 
 /** Releases a body that is not read, so its connection is not left half-read; never rejects. */
 export const discardBody = (response: Response): Promise<void> | undefined => response.body?.cancel().catch(noop);

@@ -50,7 +50,7 @@ describe('a proxy that asks for credentials (HTTP 407)', function () {
     throw new Error('no failure');
   };
   const options = (url: string) => ({ url, logger: new MemoryLogger(), serverName: 's' });
-  const advice = 'the proxy between the editor and the server asks for credentials (HTTP 407): give yours in the editor\'s "http.proxy" setting (http://user:password@host:port)';
+  const advice = 'the proxy between the editor and the server asks for credentials (HTTP 407): put them in the editor\'s "http.proxy" setting, as http://user:password@host:port';
 
   it('says it is the proxy that refused, not the server, and where its credentials go, over Streamable HTTP, legacy SSE and a WebSocket', async () => {
     for (const [transport, url, start] of [
