@@ -33,8 +33,10 @@ export const STREAM_HEADERS_TIMEOUT_MS = 300_000;
 /**
  * A request of an HTTP transport: its configured `headers` with `extra` set over them (those left
  * undefined are not sent), traced (method, url and headers, those that may carry secrets
- * redacted; then the answer's status and content type). Redirects are not followed: configured
- * headers (tokens) must not travel to another origin.
+ * redacted; then the answer's status and content type). A redirect is followed only within the
+ * url's origin (as the SDK's client does: `/mcp` to `/mcp/`), at most 5 in a row, and for a POST
+ * only one that keeps the method (307, 308): configured headers (tokens) must not travel to
+ * another origin; any other redirect is answered as it came.
  */
 export const transportFetch = async (
   log: Logger,
@@ -43,12 +45,28 @@ export const transportFetch = async (
   headers: Record<string, string>,
   extra: Record<string, string | undefined>,
   init: Pick<NodeFetchInit, 'body' | 'signal' | 'headersTimeoutMs'>,
+  hops = 0,
 ): Promise<Response> => {
   const all = new Headers(headers);
   for (const [k, v] of entriesOf(extra)) if (v !== undefined) all.set(k, v);
   if (log.traceEnabled !== false) log.trace(`${method} ${url} ${stringify(redactHeaders(fromEntries(all.entries())))}`);
   const response = await nodeFetch(url, { ...init, method, headers: all, redirect: 'manual' });
-  if (log.traceEnabled !== false) log.trace(`${method} → ${response.status} ${response.headers.get('content-type') ?? ''}`);
+  const { status } = response;
+  if (log.traceEnabled !== false) log.trace(`${method} → ${status} ${response.headers.get('content-type') ?? ''}`);
+  const location = response.headers.get('location');
+  if (location && hops < 5 && (status === 307 || status === 308 || (method === 'GET' && status > 300 && status < 304))) {
+    const from = new URL(url);
+    let to: URL | undefined;
+    try {
+      to = new URL(location, from);
+    } catch {
+      // Told as the redirect it is (httpStatusError).
+    }
+    if (to && to.origin === from.origin && to.username === from.username && to.password === from.password) {
+      await response.body?.cancel().catch(noop);
+      return transportFetch(log, method, to, headers, extra, init, hops + 1);
+    }
+  }
   return response;
 };
 
@@ -59,7 +77,8 @@ export const transportFetch = async (
  * 300 s (bodyTimeout): that would cut a slow JSON answer, a quiet answer stream, an idle legacy
  * SSE session or the Streamable HTTP GET stream, whatever the request timeout the user set.
  * node:http has no such timeouts (the caller's signal is the only limit), and the editor routes
- * it through the user's proxy too. Redirects are not followed, as with `redirect: 'manual'`.
+ * it through the user's proxy too. Redirects are not followed, as with `redirect: 'manual'`
+ * (transportFetch follows those within the origin).
  * Network errors reject as fetch's do (a TypeError whose `cause` carries the code), and so does
  * a server that does not answer within `headersTimeoutMs` when one is given. A body the server
  * compresses unasked (no Accept-Encoding is sent) is decompressed, as fetch would.

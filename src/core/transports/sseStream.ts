@@ -227,8 +227,8 @@ const statusLine = (response: Response): string => `HTTP ${response.status}${res
  * The error for an answer that is not 2xx. 401/403 quote the start of the body and say that the
  * token sent (in the `Authorization` header of `headers`, the request's own) was refused, or else
  * how to configure one (`settings` as for bearerExample); a challenge's OAuth sign-in or missing scope is said instead. A redirect
- * tells which URL to configure (redirects are not followed, so credentials never leave the
- * configured origin); a 404 at the configured url says to check it; anything else shows the
+ * that reaches here (one to another origin, which credentials must not follow; see
+ * transportFetch) tells which URL to configure; a 404 at the configured url says to check it; anything else shows the
  * status and the start of the body. `configured` is false for a url the server named.
  */
 export const httpStatusError = async (serverName: string, url: string, response: Response, headers: Record<string, string>, configured = true, settings?: boolean): Promise<TransportHttpError> => {
@@ -245,7 +245,7 @@ export const httpStatusError = async (serverName: string, url: string, response:
     await discardBody(response);
     const target = redirectTarget(response.headers.get('location'), url);
     return new TransportHttpError(
-      `Server "${serverName}" redirected the request${target} (${statusLine(response)}); redirects are not followed: put the final URL in its configuration.`,
+      `Server "${serverName}" redirected the request${target} (${statusLine(response)}); it was not followed: put the final URL in its configuration.`,
       status,
     );
   }

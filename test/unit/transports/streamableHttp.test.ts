@@ -421,6 +421,42 @@ describe('StreamableHttpTransport against hostile servers', function () {
     assert.equal(await said('/bare/mcp', { 'X-Api-Key': 'k' }), `Server "auth401" refused the request (HTTP 401 Unauthorized). ${ADD}`, 'only an "Authorization" header is known to carry a token');
   });
 
+  it('follows a redirect within the configured origin, as the SDK does (a path with or without its trailing slash): 307/308 for a POST, any for the GET stream; never to another origin (its "Authorization" stays home), nor a 301 that would turn a POST into a GET', async () => {
+    const seen: string[] = [];
+    const server = await serve((req, res, body) => {
+      seen.push(`${req.method} ${req.headers.host!.split(':')[0]}${req.url} ${req.headers.authorization ?? '-'}`);
+      const to = (status: number, location: string) => res.writeHead(status, { location }).end();
+      const id = req.method === 'POST' ? (JSON.parse(body) as { id?: number }).id : undefined;
+      if (req.url === '/mcp') to(req.method === 'POST' ? 307 : req.method === 'GET' ? 301 : 308, '/mcp/');
+      else if (req.url === '/away') to(307, server.url('/mcp/').replace('127.0.0.1', 'localhost'));
+      else if (req.url === '/moved') to(301, '/mcp/');
+      else if (req.method === 'GET') res.writeHead(200, { 'content-type': 'text/event-stream' }).end('data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}\n\n');
+      else if (id === undefined) res.writeHead(req.method === 'DELETE' ? 200 : 202).end();
+      else res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's-1' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, serverInfo: { name: 'r', version: '1' } } }));
+    });
+    const headers = { Authorization: 'Bearer t0ken' };
+    const c = client(server.url('/mcp'), { headers });
+    const said: unknown[] = [];
+    await initialize(c);
+    c.transport.onmessage = (m) => said.push(m);
+    await waitFor(() => said.length > 0, 'the notification on the GET stream');
+    await c.conn.close();
+    assert.deepEqual(
+      [...new Set(seen)],
+      ['POST 127.0.0.1/mcp Bearer t0ken', 'POST 127.0.0.1/mcp/ Bearer t0ken', 'GET 127.0.0.1/mcp Bearer t0ken', 'GET 127.0.0.1/mcp/ Bearer t0ken', 'DELETE 127.0.0.1/mcp Bearer t0ken', 'DELETE 127.0.0.1/mcp/ Bearer t0ken'],
+    );
+    seen.length = 0;
+    for (const [path, line] of [
+      ['/away', `to ${server.url('/mcp/').replace('127.0.0.1', 'localhost')} (HTTP 307 Temporary Redirect)`],
+      ['/moved', `to ${server.url('/mcp/')} (HTTP 301 Moved Permanently)`],
+    ]) {
+      const other = client(server.url(path), { headers });
+      await other.conn.start();
+      await assert.rejects(other.conn.requestRaw('initialize', {}), { message: `Server "fixture" redirected the request ${line}; it was not followed: put the final URL in its configuration.` });
+    }
+    assert.deepEqual(seen, ['POST 127.0.0.1/away Bearer t0ken', 'POST 127.0.0.1/moved Bearer t0ken']);
+  });
+
   it('turns a redirect to a Location that is no URL into an error naming the server, on a POST, its resume and the GET stream, without the configured URL', async () => {
     const server = await serve((req, res) => {
       if (req.method === 'POST') {
@@ -430,7 +466,7 @@ describe('StreamableHttpTransport against hostile servers', function () {
       }
       res.writeHead(302, { location: 'http://[bad' }).end();
     });
-    const redirected = /Server "fixture" redirected the request to an invalid location \(HTTP 302 Found\); redirects are not followed/;
+    const redirected = /Server "fixture" redirected the request to an invalid location \(HTTP 302 Found\); it was not followed/;
     const c = client(server.url('/mcp?token=s3cret'));
     await c.conn.start();
     await assert.rejects(c.conn.requestRaw('tools/call', {}), (err: unknown) => {
