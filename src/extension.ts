@@ -6,7 +6,7 @@ import { TaskEngine } from './core/tasks/engine';
 import { TaskStore } from './core/state/taskStore';
 import { TaskHost } from './core/host/taskHost';
 import { fingerprint } from './core/config/fingerprint';
-import { createElicitationHandler, listenForElicitationComplete } from './vscode/elicitation/handler';
+import { createElicitationHandler, listenForElicitationComplete, registerQuestionKeys } from './vscode/elicitation/handler';
 import type { ElicitationHandler } from './vscode/elicitation/handler';
 import type { ServerRequestContext } from './core/tasks/engine';
 import { requestAbout } from './core/tasks/types';
@@ -84,7 +84,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   // hidden without an answer stays pending until reopened; those waiting then wait for the user.
   const dialogs = new Turns();
   const hidden = new HiddenDialogs(dialogs);
-  subscriptions.push(hidden);
+  subscriptions.push(hidden, ...registerQuestionKeys());
   const questions = createElicitationHandler({ log: logger, serverLabel: label, turns: dialogs, hidden });
   const elicitation: ElicitationHandler = Object.assign((params: Record<string, unknown> | undefined, ctx: ServerRequestContext) => asking.during(requestAbout(ctx), () => questions(params, ctx)), {
     complete: questions.complete,

@@ -19,7 +19,7 @@ export type DialogPlace = 'shown' | 'waiting' | 'deferred' | 'hidden' | undefine
  * for it are deferred (`Turns`): the status bar item counts them too, and shows them on request.
  */
 export class HiddenDialogs extends DisposableBase {
-  readonly #hidden = new Map<vscode.QuickInput, Turn | undefined>();
+  readonly #hidden = new Map<vscode.QuickInput, [Turn | undefined, (() => void)?]>();
   readonly #item = this._register(vscode.window.createStatusBarItem('mcpTasks.hiddenDialog', vscode.StatusBarAlignment.Left, 49));
   readonly #turns: Turns | undefined;
   readonly #onDidChange = this._register(new vscode.EventEmitter<void>());
@@ -49,13 +49,13 @@ export class HiddenDialogs extends DisposableBase {
    * (waiting for the user after a hide) or hidden; undefined when there is none.
    */
   whereIs(about: string): DialogPlace {
-    for (const turn of this.#hidden.values()) if (turn?.about.includes(about)) return 'hidden';
+    for (const [turn] of this.#hidden.values()) if (turn?.about.includes(about)) return 'hidden';
     return this.#turns?.whereIs(about);
   }
 
-  /** `input` was hidden before it was answered: its dialog gives up `turn` until reopened. */
-  add(input: vscode.QuickInput, turn?: Turn): void {
-    this.#hidden.set(input, turn);
+  /** `input` was hidden before it was answered: its dialog gives up `turn` until reopened (then `shown` is called). */
+  add(input: vscode.QuickInput, turn?: Turn, shown?: () => void): void {
+    this.#hidden.set(input, [turn, shown]);
     this.#update();
     turn?.release();
   }
@@ -71,12 +71,13 @@ export class HiddenDialogs extends DisposableBase {
    * `about`, the one about it, first). False when there is none.
    */
   reopen(about?: string): boolean {
-    const first = [...this.#hidden].find(([, turn]) => about === undefined || turn?.about.includes(about));
+    const first = [...this.#hidden].find(([, [turn]]) => about === undefined || turn?.about.includes(about));
     if (!first) return !!this.#turns && (about === undefined ? this.#turns.resume() : this.#turns.bring(about));
-    const [input, turn] = first;
+    const [input, [turn, shown]] = first;
     this.delete(input);
-    if (turn) turn.retake(() => show(input));
-    else show(input);
+    const again = () => (show(input), shown?.());
+    if (turn) turn.retake(again);
+    else again();
     return true;
   }
 

@@ -12,8 +12,9 @@ import { Turns } from '../../src/core/util/turns';
 import { createElicitationHandler } from '../../src/vscode/elicitation/handler';
 import { QuickInputPrompter } from '../../src/vscode/elicitation/quickInputPrompter';
 import { HiddenDialogs } from '../../src/vscode/hiddenDialogs';
-import { waitFor } from './helpers';
+import { activateExtension, testingApi, waitFor } from './helpers';
 import { QuickInputSpy, choose, enter, escape, press } from './quickInputs';
+import { cleanUp, publicApi } from './taskApiHelpers';
 
 type Opener = { openExternal(target: unknown): Thenable<boolean> };
 
@@ -272,5 +273,46 @@ suite('Server questions hidden without an answer give up their turn', () => {
     await yes(await spy.next('a, asked for by its task'), 'a');
     assert.deepEqual(await a, { action: 'accept', content: { go: true } });
     assert.deepEqual([hidden.size, turns.deferred], [0, 0]);
+  });
+});
+
+suite('The keys of a server question form (its Decline and Cancel buttons are out of Tab\'s reach)', () => {
+  test('Decline\'s key answers the server decline from the first step, Cancel\'s cancel, as the buttons do, whose tooltips name them; hidden by Escape, the form is out of their reach until shown again', async function () {
+    this.timeout(60_000);
+    const testing = testingApi(await activateExtension());
+    const api = await publicApi();
+    const everything = await waitFor(() => api.getServers().find((s) => s.label === 'everything'), 'server-everything');
+    const spy = new QuickInputSpy();
+    const started: string[] = [];
+    /** server-everything's form (a plain elicitation/create in the call), whose result says what the server got. */
+    const ask = async () => {
+      spy.skipShown();
+      const t = await api.runTool(everything.id, 'trigger-elicitation-request', {});
+      started.push(t.id);
+      return { t, shown: await spy.next('the first field of the question', 20_000) };
+    };
+    const got = async (id: string) => JSON.stringify(await api.getResult(id, { waitSeconds: 30 }));
+    try {
+      const first = await ask();
+      const tooltips = (first.shown.box ?? first.shown.pick)!.buttons.map((b) => b.tooltip);
+      assert.deepEqual(tooltips, ['Decline: tell the server no (Ctrl+Alt+D)', 'Cancel: dismiss without answering (Ctrl+Alt+W)']);
+      await vscode.commands.executeCommand('mcpTasks.declineQuestion');
+      assert.match(await got(first.t.id), /User declined to provide the requested information/);
+
+      const second = await ask();
+      await escape();
+      await waitFor(() => testing.hiddenDialogs?.() === 1, 'the form to wait hidden');
+      await vscode.commands.executeCommand('mcpTasks.cancelQuestion');
+      await new Promise((r) => setTimeout(r, 500)); // an answer sent would end the call by now
+      assert.equal(testing.hiddenDialogs?.(), 1, 'hidden, the form is not answered');
+      assert.equal(api.getTask(second.t.id)?.status, 'input_required');
+      await vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'task', key: second.t.id, serverId: everything.id });
+      await spy.next('the form, shown again');
+      await vscode.commands.executeCommand('mcpTasks.cancelQuestion');
+      assert.match(await got(second.t.id), /User cancelled the elicitation dialog/);
+    } finally {
+      spy.dispose();
+      await cleanUp(api, started);
+    }
   });
 });

@@ -71,6 +71,8 @@ export const COMMAND_IDS = [
   'mcpTasks.clearStoredResults',
   'mcpTasks.revokeSamplingPermissions',
   'mcpTasks.forgetSavedInputs',
+  'mcpTasks.declineQuestion',
+  'mcpTasks.cancelQuestion',
 ] as const;
 
 /** The extension under test; fails with a clear message when the editor did not load it. */

@@ -8,6 +8,7 @@ import { noop } from '../../core/util/promise';
 import { isString } from '../../core/util/json';
 import { CANCEL, DECLINE } from '../../core/elicitation/flow';
 import { CIRCLE_SLASH } from '../../core/tasks/presentation';
+import { executeCommand, registerCommand } from '../editorCommands';
 
 type Item<T> = vscode.QuickPickItem & { value: T };
 /**
@@ -18,6 +19,21 @@ type Item<T> = vscode.QuickPickItem & { value: T };
  */
 type ExactOpener = { openExternal(target: vscode.Uri | string): Thenable<boolean> };
 type Wire<T> = (resolve: (a: Answer<T>) => void, listeners: vscode.Disposable[]) => void;
+type Keys = (nav: Nav) => unknown;
+
+/**
+ * The step of a server's question on screen, which the keys of its Decline and Cancel buttons
+ * answer (package.json's keybindings; Tab never reaches title-bar buttons). The context key
+ * `mcpTasks.questionOpen` says there is one, so the keys do nothing elsewhere.
+ */
+let onScreen: Keys | undefined;
+const setOnScreen = (keys?: Keys): void => {
+  onScreen = keys;
+  void executeCommand('setContext', 'mcpTasks.questionOpen', !!keys);
+};
+
+/** The commands of those keys: Decline and Cancel of the question step on screen, as its buttons. */
+export const registerQuestionKeys = (): vscode.Disposable[] => ([DECLINE, CANCEL] as const).map((nav) => registerCommand(`mcpTasks.${nav}Question`, () => onScreen?.(nav)));
 
 /**
  * The elicitation dialog in the editor: one quick pick or input box per step, shaped like
@@ -28,7 +44,7 @@ type Wire<T> = (resolve: (a: Answer<T>) => void, listeners: vscode.Disposable[])
  * Hiding it (Escape, or another quick input shown over it) depends on who asks. For our own
  * commands it answers cancel. For a server's question (given `hidden`) it answers nothing: the
  * question waits in `hidden` until reopened, and only its Decline or Cancel (a button on each
- * step, items on the review step) answer the server. Hidden, it gives up `turn`, the turn of
+ * step, with its key while the step is on screen; items on the review step) answer the server. Hidden, it gives up `turn`, the turn of
  * the one question this prompter asks, whichever step it is on.
  */
 export class QuickInputPrompter implements FormPrompter {
@@ -37,11 +53,11 @@ export class QuickInputPrompter implements FormPrompter {
   readonly #turn: Turn | undefined;
   readonly #declineButton: vscode.QuickInputButton = {
     iconPath: new vscode.ThemeIcon(CIRCLE_SLASH),
-    tooltip: vscode.l10n.t('Decline: tell the server no'),
+    tooltip: vscode.l10n.t('Decline: tell the server no (Ctrl+Alt+D)'),
   };
   readonly #cancelButton: vscode.QuickInputButton = {
     iconPath: new vscode.ThemeIcon('close'),
-    tooltip: vscode.l10n.t('Cancel: dismiss without answering'),
+    tooltip: vscode.l10n.t('Cancel: dismiss without answering (Ctrl+Alt+W)'),
   };
 
   constructor(options: { hidden?: HiddenDialogs; turn?: Turn } = {}) {
@@ -165,18 +181,22 @@ export class QuickInputPrompter implements FormPrompter {
         this.close();
       });
       const nav = (b: vscode.QuickInputButton): Nav => (b === vscode.QuickInputButtons.Back ? 'back' : b === this.#cancelButton ? CANCEL : DECLINE);
+      // A server's question: the keys answer as the buttons shown would, while it is on screen.
+      const keys = hidden && ((n: Nav) => input.buttons.some((b) => nav(b) === n) && resolve({ nav: n }));
+      const off = () => onScreen === keys && setOnScreen();
       listeners.push(
         { dispose: withdrawn },
         input.onDidTriggerButton((b) => resolve({ nav: nav(b) })),
         // The step after this one disposes it (its listeners are gone by then), so a hide here
         // is the user's or another quick input's, never ours.
-        input.onDidHide(() => (hidden ? hidden.add(input, this.#turn) : resolve({ nav: CANCEL }))),
-        { dispose: () => hidden?.delete(input) },
+        input.onDidHide(() => (hidden ? (off(), hidden.add(input, this.#turn, () => setOnScreen(keys))) : resolve({ nav: CANCEL }))),
+        { dispose: () => (off(), hidden?.delete(input)) },
       );
       wire(resolve, listeners);
       this.#current?.dispose();
       this.#current = input;
       input.show();
+      if (keys) setOnScreen(keys);
     }).finally(() => listeners.forEach((l) => l.dispose()));
   }
 }

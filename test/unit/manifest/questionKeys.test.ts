@@ -1,0 +1,40 @@
+// A server's question form (quick input steps) has Decline and Cancel as title-bar buttons, which
+// Tab never reaches: keys do the same while a form is on screen (context key mcpTasks.questionOpen),
+// as the editor's Back button has Ctrl+Alt+-. Their commands show in the palette only then, and
+// the buttons' tooltips name the keys as bound.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const root = path.resolve(__dirname, '../../../..');
+const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  contributes: {
+    commands: Array<{ command: string; category?: string }>;
+    keybindings?: Array<{ command: string; key: string; when?: string }>;
+    menus: { commandPalette: Array<{ command: string; when?: string }> };
+  };
+};
+const prompter = fs.readFileSync(path.join(root, 'src', 'vscode', 'elicitation', 'quickInputPrompter.ts'), 'utf8');
+
+describe('the keys of a question form', () => {
+  for (const [command, button] of [
+    ['mcpTasks.declineQuestion', 'Decline: tell the server no'],
+    ['mcpTasks.cancelQuestion', 'Cancel: dismiss without answering'],
+  ]) {
+    it(`${command} has a key only while a question form is open, named in the ${button.split(':')[0]} button's tooltip`, () => {
+      const binding = manifest.contributes.keybindings?.find((k) => k.command === command);
+      assert.ok(binding, `no keybinding for ${command}`);
+      assert.equal(binding.when, 'mcpTasks.questionOpen');
+      assert.equal(manifest.contributes.commands.find((c) => c.command === command)?.category, 'MCP Tasks');
+      assert.equal(manifest.contributes.menus.commandPalette.find((m) => m.command === command)?.when, 'mcpTasks.questionOpen');
+      const label = binding.key.replace(/(^|\+)(\w)/g, (_, plus: string, c: string) => plus + c.toUpperCase());
+      assert.ok(prompter.includes(`'${button} (${label})'`), `the tooltip names ${label}`);
+    });
+  }
+
+  it('the two keys differ, and neither is one the quick input uses (Back is Ctrl+Alt+- on Linux, Alt+Left on Windows, Ctrl+- on macOS)', () => {
+    const keys = (manifest.contributes.keybindings ?? []).filter((k) => /Question$/.test(k.command)).map((k) => k.key);
+    assert.equal(new Set(keys).size, 2);
+    for (const k of keys) assert.ok(!['ctrl+alt+-', 'alt+left', 'ctrl+-', 'ctrl+space', 'escape', 'enter', 'tab'].includes(k), k);
+  });
+});
