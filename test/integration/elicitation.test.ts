@@ -47,6 +47,7 @@ suite('A server question hidden without an answer', () => {
   });
   teardown(() => (prompter.close(), hidden.dispose()));
 
+  const HINT = 'Escape only hides it: the task waits, and "MCP question" in the status bar shows it again.';
   const items = [
     { label: 'Staging', value: 'staging' },
     { label: 'Production', value: 'production' },
@@ -84,11 +85,34 @@ suite('A server question hidden without an answer', () => {
     try {
       const input = { title: 'deploy (server "demo")', prompt: 'Service: Name of the service to deploy', value: '', validate: () => undefined, signal: ac.signal };
       const asked = prompter.input(input).catch(() => undefined);
-      assert.equal((await spy.next('the question')).text, 'Service: Name of the service to deploy · Escape only hides it: the task waits, and "MCP question" in the status bar shows it again.');
+      assert.equal((await spy.next('the question')).text, `Service: Name of the service to deploy · ${HINT}`);
       const own = ours.input(input).catch(() => undefined);
       assert.equal((await spy.next('a box of our own')).text, 'Service: Name of the service to deploy');
       ac.abort();
       await Promise.all([asked, own]);
+    } finally {
+      ours.close();
+      spy.dispose();
+    }
+  });
+
+  test('a pick step\'s prompt says so too, under the question (Escape hides it as well): alone after a question that fits the placeholder, after a long one; our own commands\' picks do not', async () => {
+    const spy = new QuickInputSpy();
+    const ours = new QuickInputPrompter();
+    const long = 'The research query "tide pools" could have multiple interpretations. Please clarify what you\'re looking for: — Clarification: Which one?';
+    /** The prompt of `p`'s pick step asking `placeholder`; the step is withdrawn after. */
+    const promptOf = async (p: QuickInputPrompter, placeholder: string, canSelectMany?: boolean) => {
+      const ac = new AbortController();
+      const asked = p.pick(items, { title: 'deploy (server "demo")', placeholder, canSelectMany, signal: ac.signal }).catch(() => undefined);
+      const prompt = ((await spy.next(placeholder)).pick as { prompt?: string } | undefined)?.prompt;
+      ac.abort();
+      await asked;
+      return prompt;
+    };
+    try {
+      assert.equal(await promptOf(prompter, 'Region: Where to deploy'), HINT);
+      assert.equal(await promptOf(prompter, long, true), `${long} · ${HINT}`);
+      assert.equal(await promptOf(ours, 'Region: Where to deploy'), undefined);
     } finally {
       ours.close();
       spy.dispose();
@@ -142,16 +166,16 @@ suite('A server question hidden without an answer', () => {
     try {
       const long = 'The research query "tide pools" could have multiple interpretations. Please clarify what you\'re looking for: — Clarification: Which one?';
       let withdraw = ask(long);
-      assert.equal(((await spy.next('the long question')).pick as { prompt?: string } | undefined)?.prompt, long);
+      assert.equal(((await spy.next('the long question')).pick as { prompt?: string } | undefined)?.prompt, `${long} · ${HINT}`);
       await withdraw();
       withdraw = ask('Where to?');
-      assert.equal(((await spy.next('the short question')).pick as { prompt?: string } | undefined)?.prompt, undefined);
+      assert.equal(((await spy.next('the short question')).pick as { prompt?: string } | undefined)?.prompt, HINT);
       await withdraw();
       // The review step of a form: "Review and send your answers" above, the server's question under it, each once.
       const question = 'Where should this deployment go? Pick the service, its replicas and the region.';
       withdraw = ask('Review and send your answers', question);
       const review = await spy.next('the review step');
-      assert.deepEqual([review.text, (review.pick as { prompt?: string } | undefined)?.prompt], ['Review and send your answers', question]);
+      assert.deepEqual([review.text, (review.pick as { prompt?: string } | undefined)?.prompt], ['Review and send your answers', `${question} · ${HINT}`]);
       await withdraw();
     } finally {
       spy.dispose();

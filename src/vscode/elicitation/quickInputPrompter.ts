@@ -72,7 +72,7 @@ export class QuickInputPrompter implements FormPrompter {
     // 1.101 API) show it whole under the input; older ones have none, and read o.prompt after the placeholder.
     const placeholder = o.prompt && !('prompt' in qp) ? `${o.placeholder} — ${o.prompt}` : o.placeholder;
     qp.placeholder = placeholder;
-    const prompt = o.prompt ?? (o.placeholder.length > 60 ? o.placeholder : undefined);
+    const prompt = this.#escape(o.prompt ?? (o.placeholder.length > 60 ? o.placeholder : undefined));
     if (prompt) (qp as { prompt?: string }).prompt = prompt;
     qp.canSelectMany = o.canSelectMany ?? false;
     qp.matchOnDescription = true;
@@ -102,9 +102,7 @@ export class QuickInputPrompter implements FormPrompter {
 
   input(o: InputOptions): Promise<Answer<string>> {
     const box = vscode.window.createInputBox();
-    // VS Code follows any prompt with "(Press 'Enter' to confirm or 'Escape' to cancel)"; for a
-    // server's question, Escape does not cancel it: the prompt says what it does.
-    box.prompt = this.#hidden ? `${o.prompt} · ${vscode.l10n.t('Escape only hides it: the task waits, and "MCP question" in the status bar shows it again.')}` : o.prompt;
+    box.prompt = this.#escape(o.prompt);
     box.placeholder = o.placeholder;
     box.value = o.value;
     // Shows what validate says (a note as information, not as an error); true when it is an error.
@@ -155,6 +153,15 @@ export class QuickInputPrompter implements FormPrompter {
   close(): void {
     this.#current?.dispose();
     this.#current = undefined;
+  }
+
+  /**
+   * A server's question: the prompt (under the input, read after it) says what Escape does, on
+   * every step. VS Code follows an input box's prompt with "(Press 'Enter' to confirm or 'Escape'
+   * to cancel)", and a pick step hides on Escape too; neither cancels the question.
+   */
+  #escape(prompt?: string): string | undefined {
+    return [prompt, this.#hidden && vscode.l10n.t('Escape only hides it: the task waits, and "MCP question" in the status bar shows it again.')].filter(Boolean).join(' · ') || undefined;
   }
 
   #show<T>(input: vscode.QuickPick<Item<unknown>> | vscode.InputBox, o: PromptOptions, wire: Wire<T>): Promise<Answer<T>> {
