@@ -1,7 +1,8 @@
 // A server's question form (quick input steps) has Decline and Cancel as title-bar buttons, which
 // Tab never reaches: keys do the same while a form is on screen (context key mcpTasks.questionOpen),
-// as the editor's Back button has Ctrl+Alt+-. Their commands show in the palette only then, and
-// the buttons' tooltips name the keys as bound.
+// as the editor's Back button has Ctrl+Alt+-. Their commands are not in the palette: opening it
+// hides the form (the key's context goes false), so from there they could only do nothing. The
+// buttons' tooltips name the keys as bound.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -21,12 +22,12 @@ describe('the keys of a question form', () => {
     ['mcpTasks.declineQuestion', 'Decline: tell the server no'],
     ['mcpTasks.cancelQuestion', 'Cancel: dismiss without answering'],
   ]) {
-    it(`${command} has a key only while a question form is open, named in the ${button.split(':')[0]} button's tooltip`, () => {
+    it(`${command} has a key only while a question form is open, named in the ${button.split(':')[0]} button's tooltip, and is not offered in the palette, which would hide the form`, () => {
       const binding = manifest.contributes.keybindings?.find((k) => k.command === command);
       assert.ok(binding, `no keybinding for ${command}`);
       assert.equal(binding.when, 'mcpTasks.questionOpen');
       assert.equal(manifest.contributes.commands.find((c) => c.command === command)?.category, 'MCP Tasks');
-      assert.equal(manifest.contributes.menus.commandPalette.find((m) => m.command === command)?.when, 'mcpTasks.questionOpen');
+      assert.equal(manifest.contributes.menus.commandPalette.find((m) => m.command === command)?.when, 'never', 'hidden from the palette as the other row-only commands are');
       const label = binding.key.replace(/(^|\+)(\w)/g, (_, plus: string, c: string) => plus + c.toUpperCase());
       assert.ok(prompter.includes(`'${button} (${label})'`), `the tooltip names ${label}`);
     });
