@@ -10,6 +10,7 @@ import { createElicitationHandler, listenForElicitationComplete, registerQuestio
 import type { ElicitationHandler } from './vscode/elicitation/handler';
 import type { ServerRequestContext } from './core/tasks/engine';
 import { requestAbout } from './core/tasks/types';
+import { runTitle } from './core/tasks/presentation';
 import { createSamplingHandler } from './vscode/sampling/handler';
 import { loadSamplingPermissions, revokeSamplingPermissions } from './vscode/sampling/permissions';
 import { createTransport } from './core/transports/factory';
@@ -85,7 +86,8 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   const dialogs = new Turns();
   const hidden = new HiddenDialogs(dialogs);
   subscriptions.push(hidden, ...registerQuestionKeys());
-  const questions = createElicitationHandler({ log: logger, serverLabel: label, turns: dialogs, hidden });
+  // A question's title names its task as the task's row does (a screen reader read "task 7c2f…" as "7c2f dot dot dot").
+  const questions = createElicitationHandler({ log: logger, serverLabel: label, turns: dialogs, hidden, taskTitle: (t) => runTitle(engine.list(), t) });
   const elicitation: ElicitationHandler = Object.assign((params: Record<string, unknown> | undefined, ctx: ServerRequestContext) => asking.during(requestAbout(ctx), () => questions(params, ctx)), {
     complete: questions.complete,
   });

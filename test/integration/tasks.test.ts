@@ -684,7 +684,8 @@ suite('Commands and the Tasks view, with the demo server', () => {
     // A click or Enter on the row shows its question too: a keyboard user has no inline button.
     assert.equal(waiting.command, 'mcpTasks.respondToTask');
     const question = await spy.next('the question', 20_000);
-    assert.match(question.title ?? '', /^simulate-research-query \(server "everything", task /);
+    // It names the task as its row does (with its start time among runs of one tool), not by a cut id ("task 7c2f…", heard as "7c2f dot dot dot").
+    assert.equal(question.title, `${waiting.label} (server "everything")`);
     await waitFor(() => testing.indicators?.().statusBar === '$(bell-dot) 1', 'the status bar to count the task as waiting');
     assert.equal(testing.indicators?.().tooltip, 'MCP Tasks: 1 waiting for you — Click to show the MCP Tasks view');
     await choose(question, (i) => i.label === 'Python snake species', 'the snake interpretation');
@@ -705,7 +706,9 @@ suite('Commands and the Tasks view, with the demo server', () => {
     this.timeout(60_000);
     const { row, node } = await runTool('everything', 'simulate-research-query', { topic: 'python', ambiguous: 'Yes' });
     const question = await spy.next('the question', 20_000);
-    assert.match(question.title ?? '', /^simulate-research-query \(server "everything", task /);
+    // A second run of the tool in this suite: its row and its question's title say when it started.
+    assert.equal(question.title, `${(await taskRow('everything', row.id!))?.label} (server "everything")`);
+    assert.match(question.title ?? '', /^simulate-research-query \(.+\) \(server "everything"\)$/);
     // F1 over the question hides it; closing the palette must not have answered the server.
     await vscode.commands.executeCommand('workbench.action.showCommands');
     await waitFor(() => testing.hiddenDialogs?.() === 1, 'the question to wait hidden');

@@ -4,6 +4,7 @@ import { describeIssues } from '../jsonrpc/messages';
 import type { McpSession } from '../protocol/session';
 import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine';
 import { requestAbout, TaskEndedError } from '../tasks/types';
+import type { TaskSnapshot } from '../tasks/types';
 import type { Disposable } from '../util/event';
 import { anySignal, errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
@@ -91,11 +92,15 @@ export interface DialogContext {
 
 const SKIP = Symbol('skip');
 
-/** The dialog's title: the server, and the task the request belongs to (`deploy (server "demo", task 7c2f…)`). */
-export const dialogTitle = (serverLabel: string, ctx: Pick<ServerRequestContext, 'relatedTaskId'> & { task?: { toolName: string } }): string => {
+/**
+ * The dialog's title: the task the request belongs to, named by `name` as its row names it
+ * (`deploy (4:47 PM) (server "demo")`), and the server; a task not followed here by its id
+ * (`MCP server "demo", task 7c2f…`).
+ */
+export const dialogTitle = <T extends { toolName: string }>(serverLabel: string, ctx: Pick<ServerRequestContext, 'relatedTaskId'> & { task?: T }, name = (t: T) => t.toolName): string => {
   const id = ctx.relatedTaskId;
-  const who = `server "${serverLabel}"${id ? `, task ${id.length > 8 ? `${id.slice(0, 4)}…` : id}` : ''}`;
-  return ctx.task ? `${ctx.task.toolName} (${who})` : `MCP ${who}`;
+  const who = `server "${serverLabel}"`;
+  return ctx.task ? `${name(ctx.task)} (${who})` : `MCP ${who}${id ? `, task ${id.length > 8 ? `${id.slice(0, 4)}…` : id}` : ''}`;
 };
 
 const stepText = (plan: FormPlan, index: number): string => {
@@ -228,6 +233,8 @@ export interface ElicitationHandlerOptions {
   url?: boolean;
   /** Where the dialogs wait for their turn; share one with every other dialog servers open. */
   turns?: Turns;
+  /** A task's name as its row shows it (runTitle), for the dialog's title; else its tool's. */
+  taskTitle?(task: TaskSnapshot): string;
 }
 
 /** The `elicitation/create` handler, and the receiver of `notifications/elicitation/complete`. */
@@ -260,7 +267,7 @@ export const createElicitationHandler = (options: ElicitationHandlerOptions): El
       log.warn(`Refused elicitation/create: ${plan.error.message}`);
       throw plan.error;
     }
-    const title = dialogTitle(label, ctx);
+    const title = dialogTitle(label, ctx, options.taskTitle);
     const key = plan.mode === 'url' ? `${ctx.serverId}\n${plan.elicitationId}` : undefined;
     if (key && pending.has(key)) {
       const error = new RpcError(ErrorCode.InvalidParams, `Invalid elicitation request: elicitationId "${plan.mode === 'url' && plan.elicitationId}" is already pending`);
