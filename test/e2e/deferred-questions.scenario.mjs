@@ -53,7 +53,7 @@ export async function run({ page, url, shot }) {
     throw new Error('ask-deploy-target asked before the first question was shown again: this run cannot test a question waiting behind another');
   }
   await taskRow(page, 'ask-deploy-target', 'Input required').waitFor({ timeout: 30_000 });
-  await logLine(page, /ask-deploy-target \(server "demo"\) asks:/).waitFor({ timeout: 30_000 });
+  await logLine(page, /ask-deploy-target \(server "demo"\), task \S+ asks:/).waitFor({ timeout: 30_000 });
   if (!(await quickInputTitle(page, RESEARCH).isVisible())) throw new Error('the second question should wait behind the first one, which should stay on screen');
   await shot('one-waiting');
 

@@ -268,13 +268,15 @@ export const createElicitationHandler = (options: ElicitationHandlerOptions): El
       throw plan.error;
     }
     const title = dialogTitle(label, ctx, options.taskTitle);
+    // The log names the task by its whole id as well, as the engine's lines do (T-LOG-1).
+    const logged = ctx.task && ctx.relatedTaskId ? `${title}, task ${ctx.relatedTaskId}` : title;
     const key = plan.mode === 'url' ? `${ctx.serverId}\n${plan.elicitationId}` : undefined;
     if (key && pending.has(key)) {
       const error = new RpcError(ErrorCode.InvalidParams, `Invalid elicitation request: elicitationId "${plan.mode === 'url' && plan.elicitationId}" is already pending`);
       log.warn(`Refused elicitation/create: ${error.message}`);
       throw error;
     }
-    log.info(`${title} asks: ${truncate(plan.message, 300)} (${plan.mode === 'url' ? `to open ${plan.url}` : `${plan.steps.length} field${plan.steps.length === 1 ? '' : 's'}`})`);
+    log.info(`${logged} asks: ${truncate(plan.message, 300)} (${plan.mode === 'url' ? `to open ${plan.url}` : `${plan.steps.length} field${plan.steps.length === 1 ? '' : 's'}`})`);
     const completed = new AbortController();
     if (key) pending.set(key, completed);
     const signal = key ? anySignal([ctx.signal, completed.signal]) : ctx.signal;
@@ -295,7 +297,7 @@ export const createElicitationHandler = (options: ElicitationHandlerOptions): El
         if (accepted.size > 100) accepted.delete(accepted.values().next().value!);
       }
       const fields = result.action === ACCEPT && result.content ? ` (fields: ${keysOf(result.content).join(', ') || 'none'})` : '';
-      log.info(`Answered ${title}: ${result.action}${fields}`);
+      log.info(`Answered ${logged}: ${result.action}${fields}`);
       return result;
     } catch (err) {
       if (completed.signal.aborted && !ctx.signal.aborted) {
@@ -306,7 +308,7 @@ export const createElicitationHandler = (options: ElicitationHandlerOptions): El
       }
       const why = errorMessage(ctx.signal.reason);
       // A hosted task's reasons come from the task host and say who ended it.
-      if (ctx.signal.aborted) log.info(`Closed ${title}: ${ctx.signal.reason instanceof TaskEndedError || ctx.hostedTaskId ? why : `the server withdrew its request (${why})`}`);
+      if (ctx.signal.aborted) log.info(`Closed ${logged}: ${ctx.signal.reason instanceof TaskEndedError || ctx.hostedTaskId ? why : `the server withdrew its request (${why})`}`);
       else log.error(`Elicitation dialog failed: ${errorMessage(err)}`);
       throw err;
     } finally {
