@@ -36,7 +36,9 @@ export const STREAM_HEADERS_TIMEOUT_MS = 300_000;
  * redacted; then the answer's status and content type). A redirect is followed only within the
  * url's origin (as the SDK's client does: `/mcp` to `/mcp/`), at most 5 in a row, and for a POST
  * only one that keeps the method (307, 308): configured headers (tokens) must not travel to
- * another origin; any other redirect is answered as it came.
+ * another origin; any other redirect is answered as it came. Resolves to the answer and the url
+ * that gave it (the last redirect's, as fetch's `response.url`): a relative URL in the answer is
+ * relative to that one.
  */
 export const transportFetch = async (
   log: Logger,
@@ -46,7 +48,7 @@ export const transportFetch = async (
   extra: Record<string, string | undefined>,
   init: Pick<NodeFetchInit, 'body' | 'signal' | 'headersTimeoutMs'>,
   hops = 0,
-): Promise<Response> => {
+): Promise<{ response: Response; url: URL }> => {
   const all = new Headers(headers);
   for (const [k, v] of entriesOf(extra)) if (v !== undefined) all.set(k, v);
   if (log.traceEnabled !== false) log.trace(`${method} ${url} ${stringify(redactHeaders(fromEntries(all.entries())))}`);
@@ -67,7 +69,7 @@ export const transportFetch = async (
       return transportFetch(log, method, to, headers, extra, init, hops + 1);
     }
   }
-  return response;
+  return { response, url: new URL(url) };
 };
 
 /**

@@ -46,6 +46,8 @@ export class LegacySseTransport implements Transport {
   readonly #settings?: boolean;
   readonly #lifetime = new AbortController();
   #endpoint: URL | undefined;
+  /** The url the event stream came from (after redirects): a relative endpoint is resolved against it. */
+  #streamUrl: URL | undefined;
   #waitingForEndpoint: { resolve: (u: URL) => void; reject: (e: Error) => void } | undefined;
   #protocolVersion: string | undefined;
   #started = false;
@@ -85,7 +87,7 @@ export class LegacySseTransport implements Transport {
       this.#lifetime.abort(err);
     }, this.#endpointTimeoutMs);
     try {
-      const response = await this.#http('GET', url, { Accept: EVENT_STREAM });
+      const { response, url: streamUrl } = await this.#http('GET', url, { Accept: EVENT_STREAM });
       const type = mediaType(response);
       // What a Streamable HTTP server answers a GET without a session: 405, or a JSON-RPC error.
       const http = response.status === 405 || type === JSON_TYPE ? '; if it speaks Streamable HTTP, use "type": "http"' : '';
@@ -103,6 +105,7 @@ export class LegacySseTransport implements Transport {
         throw new TransportHttpError(`Server "${this.#serverName}" answered GET ${this.#url} with ${what}.`);
       }
       opened = true;
+      this.#streamUrl = streamUrl;
       void this.#read(response.body);
       this.#endpoint = await endpoint;
     } catch (err) {
@@ -122,7 +125,7 @@ export class LegacySseTransport implements Transport {
   async send(message: object): Promise<void> {
     if (this.#lifetime.signal.aborted) throw closedError(this.#serverName);
     if (!this.#endpoint) throw new TransportHttpError(`${this.description} is not started`);
-    const response = await this.#http('POST', this.#endpoint, { 'Content-Type': JSON_TYPE, 'MCP-Protocol-Version': this.#protocolVersion }, stringify(message));
+    const { response } = await this.#http('POST', this.#endpoint, { 'Content-Type': JSON_TYPE, 'MCP-Protocol-Version': this.#protocolVersion }, stringify(message));
     // The answer arrives on the event stream; the POST's own body (e.g. "Accepted") means nothing.
     if (!response.ok) throw await httpStatusError(this.#serverName, this.#endpoint.href, response, this.#customHeaders, false, this.#settings);
     await discardBody(response);
@@ -160,7 +163,7 @@ export class LegacySseTransport implements Transport {
   #onEndpoint(data: string): void {
     let url: URL;
     try {
-      url = new URL(data.trim(), this.#url);
+      url = new URL(data.trim(), this.#streamUrl);
     } catch {
       this.#log.warn(`Ignored an invalid "endpoint" event: ${data.slice(0, 200)}`);
       return;
@@ -186,7 +189,7 @@ export class LegacySseTransport implements Transport {
     for (const v of values) deliver(this, v, this.#log);
   }
 
-  async #http(method: 'GET' | 'POST', url: URL, extra: Record<string, string | undefined>, body?: string): Promise<Response> {
+  async #http(method: 'GET' | 'POST', url: URL, extra: Record<string, string | undefined>, body?: string): ReturnType<typeof transportFetch> {
     try {
       // The answer of a POST comes on the GET stream: both wait for their status as fetch would, no more.
       // Not Node's fetch, whose body timeout would cut a quiet stream: see `nodeFetch`.

@@ -357,7 +357,7 @@ export class StreamableHttpTransport implements Transport {
       // Not Node's fetch: its 300 s headers and body timeouts would cut a slow answer or a quiet
       // stream whatever the request timeout; see `nodeFetch`.
       const session = { 'Mcp-Session-Id': this.#sessionId, 'MCP-Protocol-Version': this.#protocolVersion };
-      return await transportFetch(this.#log, method, this.#url, this.#customHeaders, { ...extra, ...session }, { body, signal: own, headersTimeoutMs });
+      return (await transportFetch(this.#log, method, this.#url, this.#customHeaders, { ...extra, ...session }, { body, signal: own, headersTimeoutMs })).response;
     } catch (err) {
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : closedError(this.#serverName);
       throw networkError(this.#serverName, this.#url, err);

@@ -208,6 +208,17 @@ describe('LegacySseTransport against hostile servers', function () {
     assert.equal(await said('/text/sse'), 'Server "legacy" answered GET URL with content type "text/plain" instead of an event stream; check "url" in its configuration.');
   });
 
+  it('resolves a relative endpoint against the url the stream came from after a redirect (/sse to /v1/sse/), not the configured one', async () => {
+    const server = await serve((req, res) => {
+      if (req.url === '/sse') res.writeHead(301, { location: '/v1/sse/' }).end();
+      else if (req.url === '/v1/sse/') res.writeHead(200, { 'content-type': 'text/event-stream' }).write('event: endpoint\ndata: message?sid=7\n\n');
+      else res.writeHead(404).end();
+    });
+    const c = client(server.url('/sse'));
+    await c.conn.start();
+    assert.equal(endpointOf(c), server.url('/v1/sse/message?sid=7'));
+  });
+
   it('a 404 to the GET says to check "url" in its configuration; a 404 to a POST at the endpoint the server named does not (the configuration has no say there)', async () => {
     const server = await serve((req, res) => {
       if (req.url === '/sse') res.writeHead(200, { 'content-type': 'text/event-stream' }).write('event: endpoint\ndata: /message\n\n');
