@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { unnamedReason } from '../core/transports/transport';
 import { isObjectLike } from '../core/util/json';
 import { executeCommand, OPEN_CONFIGURATION } from './editorCommands';
 
@@ -30,5 +31,8 @@ export const flash = (message: string, ms = 5000): void => {
   void vscode.window.setStatusBarMessage(message, ms);
 };
 
-/** What a failed connection says, whichever command tried it (Connect Server, Run Tool as Task). */
-export const couldNotConnect = (label: string, why: string): string => vscode.l10n.t('Could not connect to MCP server "{0}": {1}', label, why);
+/** What a failed connection says, whichever command tried it (Connect Server, Run Tool as Task): the server named once, with the url its reason gives. */
+export const couldNotConnect = (label: string, reason: string): string => {
+  const { at, why } = unnamedReason(reason, label);
+  return at ? vscode.l10n.t('Could not connect to MCP server "{0}" at {1}: {2}', label, at, why) : vscode.l10n.t('Could not connect to MCP server "{0}": {1}', label, why);
+};

@@ -59,6 +59,7 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
   const started: string[] = [];
   /** The ws-shared server's process (one test restarts it). */
   let sharedServer: ChildProcess;
+  let demoUrl: string;
   const serverId = (label: string) => {
     const s = api.getServers().find((x) => x.label === label);
     assert.ok(s, `no server "${label}" in ${JSON.stringify(api.getServers().map((x) => x.label))}`);
@@ -70,6 +71,7 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     api = await publicApi();
     const demo = await startServer([DEMO, 'http', '--port', '0', '--quiet', '--poll-interval', '200'], {}, 'stdout', /listening (\d+)/);
     children.push(demo.child);
+    demoUrl = `http://127.0.0.1:${demo.match[1]}/mcp`;
     const ssePort = await freePort();
     const everything = await startServer([EVERYTHING, 'sse'], { PORT: String(ssePort) }, 'stderr', /listening on port|running on port/i);
     children.push(everything.child);
@@ -81,7 +83,7 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     await settings().update(
       'servers',
       {
-        'demo-http': { type: 'http', url: `http://127.0.0.1:${demo.match[1]}/mcp` },
+        'demo-http': { type: 'http', url: demoUrl },
         'everything-sse': { type: 'sse', url: `http://127.0.0.1:${ssePort}/sse` },
         'ws-fixture': { type: 'ws', url: `ws://127.0.0.1:${ws.match[1]}` },
         'ws-shared': { type: 'ws', url: `ws://127.0.0.1:${shared.match[1]}` },
@@ -110,6 +112,39 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     const server = api.getServers().find((s) => s.id === id);
     assert.equal(server?.type, 'http');
     assert.deepEqual(server?.tasks, { toolCalls: true, list: true, cancel: true });
+  });
+
+  test('Connect Server on a remote server it cannot reach names the server once, with the url, over each transport: "Could not connect to MCP server "x" at URL: …", not "…"x": Could not reach server "x" at URL: …"', async function () {
+    this.timeout(30_000);
+    const closed = await freePort();
+    const down = {
+      'down-http': { type: 'http', url: `http://127.0.0.1:${closed}/mcp` },
+      'down-ws': { type: 'ws', url: `ws://127.0.0.1:${closed}/ws` },
+      // A Streamable HTTP server configured as legacy SSE: its answer to the GET is refused.
+      'wrong-sse': { type: 'sse', url: demoUrl },
+    };
+    const before = settings().inspect<Record<string, unknown>>('servers')?.globalValue;
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const showError = w.showErrorMessage;
+    const told: string[] = [];
+    // Recorded, not shown: Connect Server waits for a button.
+    w.showErrorMessage = (message: string) => (told.push(message), Promise.resolve(undefined));
+    try {
+      await settings().update('servers', { ...before, ...down }, vscode.ConfigurationTarget.Global);
+      for (const label of Object.keys(down)) {
+        void vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id: await waitFor(() => api.getServers().find((s) => s.label === label)?.id, label) });
+        await waitFor(() => told.some((m) => m.includes(`"${label}"`)), `the error of ${label} (got ${JSON.stringify(told)})`, 15_000);
+      }
+      const of = (label: string) => told.find((m) => m.includes(`"${label}"`)) ?? '';
+      const refused = 'connection refused \\(ECONNREFUSED\\)';
+      assert.match(of('down-http'), new RegExp(`^Could not connect to MCP server "down-http" at http://127\\.0\\.0\\.1:${closed}/mcp: ${refused}`));
+      assert.match(of('down-ws'), new RegExp(`^Could not connect to MCP server "down-ws" at ws://127\\.0\\.0\\.1:${closed}/ws: ${refused}`));
+      assert.match(of('wrong-sse'), /^Could not connect to MCP server "wrong-sse": it answered HTTP 4\d\d .* at http:\/\/127\.0\.0\.1:\d+\/mcp.*use "type": "http"/);
+      for (const label of Object.keys(down)) assert.equal(of(label).split(`"${label}"`).length, 2, `"${label}" once in: ${of(label)}`);
+    } finally {
+      w.showErrorMessage = showError;
+      await settings().update('servers', before, vscode.ConfigurationTarget.Global);
+    }
   });
 
   test('server-everything over legacy SSE lists its tools and answers a call', async function () {

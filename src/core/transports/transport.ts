@@ -88,6 +88,21 @@ export class TransportHttpError extends Error {
 }
 
 /**
+ * A transport's reason for a failed connection, for words that already name the server (`Could
+ * not connect to MCP server "x"`), so that it is named once: the url the reason gives with the
+ * server (`at`), and the rest, the server its subject ("it answered HTTP 404 …"). A reason that
+ * does not start with the server is left as it is.
+ */
+export const unnamedReason = (reason: string, server: string): { at?: string; why: string } => {
+  // "Could not reach server "x" at URL: D" (HTTP), "Could not connect to server "x" at URL: D" and
+  // "server "x" at URL refused …" (WebSocket), "Server "x" answered …" (all).
+  const m = /^(Could not \w+(?: to)? )?[Ss]erver "(.*?)" (?:at (\S+?):? )?/.exec(reason);
+  if (m?.[2] !== server || (m[1] && !m[3])) return { why: reason };
+  const rest = reason.slice(m[0].length);
+  return { at: m[3], why: m[1] ? rest : `it ${rest}` };
+};
+
+/**
  * Streamable HTTP: the server no longer knows our session (HTTP 404 on a request that carried
  * it, or a 400 that says so: the server restarted or expired it). Also reported through
  * `onerror`: the session is over.

@@ -190,6 +190,14 @@ describe('reliability: faults', function () {
       await assert.rejects(c.servers.getSession(id), (err: Error) => (assert.equal(err.message, `Server "crashy" failed: ${why} It will not be tried again for 1 s. Restart it to try now.`), true));
     });
 
+    it('a remote server it could not reach, asked for again within the backoff, is named once with its url: "Server "x" failed at URL: connection refused …", not "failed: Could not reach server "x" at URL: …"', async () => {
+      const url = `http://127.0.0.1:${await freePort()}/mcp`;
+      const c = client({ servers: { down: { type: 'http', url } } });
+      const id = c.id('down');
+      await assert.rejects(c.servers.getSession(id), (err: Error) => (assert.equal(err.message, `Could not reach server "down" at ${url}: connection refused (ECONNREFUSED): is the server running?`), true));
+      await assert.rejects(c.servers.getSession(id), (err: Error) => (assert.equal(err.message, `Server "down" failed at ${url}: connection refused (ECONNREFUSED): is the server running? It will not be tried again for 1 s. Restart it to try now.`), true));
+    });
+
     it('a server that exits with an error just after initializing says what to check too; one that was killed does not (nothing in its configuration did it)', async () => {
       // Answers initialize, then fails on its first notification, as a server missing a key may.
       const script = `require('readline').createInterface({ input: process.stdin }).on('line', (l) => {

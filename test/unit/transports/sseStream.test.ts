@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { networkError, readSseStream } from '../../../src/core/transports/sseStream';
+import { unnamedReason } from '../../../src/core/transports/transport';
 
 /** The last event ids readSseStream reports for a body arriving in these chunks, and the data of its events. */
 async function read(...chunks: string[]): Promise<{ ids: string[]; data: string[] }> {
@@ -49,5 +50,24 @@ describe('networkError: why a remote server could not be reached, and what to do
       'Could not reach server "s" at http://mcp.example.com/mcp: its host name could not be resolved right now (EAI_AGAIN): check the network connection',
     );
     assert.equal(networkError('s', 'http://h/mcp', failed('ECONNRESET', 'socket hang up')).message, 'Could not reach server "s" at http://h/mcp: socket hang up (ECONNRESET)');
+  });
+});
+
+describe('unnamedReason', () => {
+  it('takes the server out of each transport\'s reason for words that name it already, keeping the url, and leaves another reason as it is', () => {
+    const url = 'http://127.0.0.1:4000/mcp';
+    const cases: Array<[string, [string | undefined, string]]> = [
+      [`Could not reach server "s" at ${url}: connection refused (ECONNREFUSED): is the server running?`, [url, 'connection refused (ECONNREFUSED): is the server running?']],
+      ['Could not connect to server "s" at ws://[::1]:4000/: connection refused (ECONNREFUSED)', ['ws://[::1]:4000/', 'connection refused (ECONNREFUSED)']],
+      ['server "s" at ws://h:1/ws refused the WebSocket connection with HTTP 403 Forbidden', ['ws://h:1/ws', 'it refused the WebSocket connection with HTTP 403 Forbidden']],
+      [`Server "s" answered HTTP 404 Not Found at ${url} (check "url" in its configuration)`, [undefined, `it answered HTTP 404 Not Found at ${url} (check "url" in its configuration)`]],
+      ['Server "s" refused the request (HTTP 401 Unauthorized)', [undefined, 'it refused the request (HTTP 401 Unauthorized)']],
+      ['Server "other" refused the request (HTTP 401 Unauthorized)', [undefined, 'Server "other" refused the request (HTTP 401 Unauthorized)']],
+      ['Could not start "npx": command not found', [undefined, 'Could not start "npx": command not found']],
+    ];
+    for (const [reason, told] of cases) {
+      const { at, why } = unnamedReason(reason, 's');
+      assert.deepEqual([at, why], told, reason);
+    }
   });
 });
