@@ -147,6 +147,36 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     }
   });
 
+  test('Connect Server through a proxy that is down (the editor\'s "http.proxy" at a closed port) keeps the editor\'s words, which name the proxy, and says to check "http.proxy" and the proxy or VPN', async function () {
+    this.timeout(30_000);
+    const closed = await freePort();
+    const http = vscode.workspace.getConfiguration('http');
+    const proxyBefore = http.inspect<string>('proxy')?.globalValue;
+    const before = settings().inspect<Record<string, unknown>>('servers')?.globalValue;
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const showError = w.showErrorMessage;
+    const told: string[] = [];
+    w.showErrorMessage = (message: string) => (told.push(message), Promise.resolve(undefined));
+    try {
+      await http.update('proxy', `http://127.0.0.1:${closed}`, vscode.ConfigurationTarget.Global);
+      // Not localhost, which the editor always reaches directly: only the proxy could reach it.
+      const down = { 'via-down-proxy': { type: 'http', url: 'http://mcp.proxied.test/mcp' }, 'via-down-proxy-ws': { type: 'ws', url: 'ws://mcp.proxied.test/ws' } };
+      await settings().update('servers', { ...before, ...down }, vscode.ConfigurationTarget.Global);
+      for (const [label, { url }] of Object.entries(down)) {
+        void vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id: await waitFor(() => api.getServers().find((s) => s.label === label)?.id, label) });
+        const said = await waitFor(() => told.find((m) => m.includes(`"${label}"`)), `the error of ${label}`, 15_000);
+        assert.equal(
+          said,
+          `Could not connect to MCP server "${label}" at ${url}: Failed to establish a socket connection to proxies: PROXY 127.0.0.1:${closed}: check the editor's "http.proxy" setting, and that the proxy (or VPN) is up`,
+        );
+      }
+    } finally {
+      w.showErrorMessage = showError;
+      await settings().update('servers', before, vscode.ConfigurationTarget.Global);
+      await http.update('proxy', proxyBefore, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   test('server-everything over legacy SSE lists its tools and answers a call', async function () {
     this.timeout(30_000);
     const id = serverId('everything-sse');

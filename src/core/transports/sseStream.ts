@@ -277,9 +277,15 @@ const redirectTarget = (location: string | null, url: string): string => {
  */
 const UNTRUSTED = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/;
 
-/** What to do about a connection that failed with Node's error `code`, for the causes a user can fix. */
-export const unreachableHint = (code: unknown): string | undefined => {
-  return code === 'ECONNREFUSED'
+/**
+ * What to do about a connection that failed with Node's error `code` (or the editor's `message`),
+ * for the causes a user can fix. The editor's proxy support says "Failed to establish a socket
+ * connection to proxies: PROXY host:port" (no code) when the proxy it was given does not answer.
+ */
+export const unreachableHint = (code: unknown, message?: unknown): string | undefined => {
+  return isString(message) && message.includes('to proxies:')
+    ? `${message}: check the editor's "http.proxy" setting, and that the proxy (or VPN) is up`
+    : code === 'ECONNREFUSED'
     ? 'connection refused (ECONNREFUSED): is the server running?'
     : code === 'ENOTFOUND'
       ? `its host name was not found (ENOTFOUND): ${CHECK_URL}`
@@ -298,7 +304,7 @@ export const networkError = (serverName: string, url: string, err: unknown): Tra
   const cause = (err as { cause?: unknown } | undefined)?.cause as { code?: unknown; message?: unknown; errors?: Array<{ code?: unknown }> } | undefined;
   const code = isString(cause?.code) ? cause.code : isString(cause?.errors?.[0]?.code) ? cause.errors[0].code : undefined;
   const detail =
-    unreachableHint(code) ??
+    unreachableHint(code, cause?.message) ??
     (isString(cause?.message) && cause.message
       ? `${cause.message}${code && !cause.message.includes(code) ? ` (${code})` : ''}`
       : err instanceof Error

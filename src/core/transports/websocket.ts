@@ -326,7 +326,7 @@ const protocolErrorCode = (err: Error): number | undefined => {
 /** Adds what the user can do about the handshake errors ws reports tersely. */
 const connectHint = (err: Error): string => {
   if (/subprotocol/i.test(err.message)) return `${err.message} (MCP over WebSocket needs the "${MCP_SUBPROTOCOL}" subprotocol)`;
-  return unreachableHint((err as { code?: unknown }).code) ?? err.message;
+  return unreachableHint((err as { code?: unknown }).code, err.message) ?? err.message;
 };
 
 /** The URL without `user:password@`, for logs and messages. */

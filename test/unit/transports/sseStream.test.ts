@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { networkError, readSseStream } from '../../../src/core/transports/sseStream';
+import { networkError, readSseStream, unreachableHint } from '../../../src/core/transports/sseStream';
 import { unnamedReason } from '../../../src/core/transports/transport';
 
 /** The last event ids readSseStream reports for a body arriving in these chunks, and the data of its events. */
@@ -50,6 +50,15 @@ describe('networkError: why a remote server could not be reached, and what to do
       'Could not reach server "s" at http://mcp.example.com/mcp: its host name could not be resolved right now (EAI_AGAIN): check the network connection',
     );
     assert.equal(networkError('s', 'http://h/mcp', failed('ECONNRESET', 'socket hang up')).message, 'Could not reach server "s" at http://h/mcp: socket hang up (ECONNRESET)');
+  });
+
+  it('a proxy that does not answer, in the editor\'s words (its proxy agent, @vscode/proxy-agent 0.45.0, which gives no code), says to check "http.proxy" and the proxy or VPN, over HTTP and WebSocket', () => {
+    // The mapping only: the editor's proxy agent cannot be loaded in plain Node. Seen in code-server with "http.proxy" at a closed port.
+    const said = 'Failed to establish a socket connection to proxies: PROXY 127.0.0.1:47399';
+    const hint = `${said}: check the editor's "http.proxy" setting, and that the proxy (or VPN) is up`;
+    assert.equal(networkError('s', 'http://mcp.example.com/mcp', new TypeError('fetch failed', { cause: new Error(said) })).message, `Could not reach server "s" at http://mcp.example.com/mcp: ${hint}`);
+    // The WebSocket transport hands ws's error, the agent's own, with its code if any.
+    assert.equal(unreachableHint(undefined, said), hint);
   });
 });
 
