@@ -53,6 +53,30 @@ function freePort(): Promise<number> {
 
 const settings = () => vscode.workspace.getConfiguration('mcpTasks');
 
+/**
+ * What Connect Server tells for each of `servers`, added to the setting for the time: its error
+ * notification, recorded and not shown (Connect Server waits for a button), by server label.
+ */
+const connectErrors = async (servers: Record<string, object>, ids: (label: string) => Promise<string>): Promise<Map<string, string>> => {
+  const before = settings().inspect<Record<string, unknown>>('servers')?.globalValue;
+  const w = vscode.window as unknown as Record<string, unknown>;
+  const showError = w.showErrorMessage;
+  const told: string[] = [];
+  w.showErrorMessage = (message: string) => (told.push(message), Promise.resolve(undefined));
+  try {
+    await settings().update('servers', { ...before, ...servers }, vscode.ConfigurationTarget.Global);
+    const errors = new Map<string, string>();
+    for (const label of Object.keys(servers)) {
+      void vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id: await ids(label) });
+      errors.set(label, await waitFor(() => told.find((m) => m.includes(`"${label}"`)), `the error of ${label} (got ${JSON.stringify(told)})`, 15_000));
+    }
+    return errors;
+  } finally {
+    w.showErrorMessage = showError;
+    await settings().update('servers', before, vscode.ConfigurationTarget.Global);
+  }
+};
+
 suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
   let api: McpTasksApi;
   const children: ChildProcess[] = [];
@@ -65,6 +89,8 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     assert.ok(s, `no server "${label}" in ${JSON.stringify(api.getServers().map((x) => x.label))}`);
     return s.id;
   };
+  /** A server's id once the configuration lists it. */
+  const byLabel = (label: string) => waitFor(() => api.getServers().find((s) => s.label === label)?.id, label);
 
   suiteSetup(async function () {
     this.timeout(40_000);
@@ -123,28 +149,13 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
       // A Streamable HTTP server configured as legacy SSE: its answer to the GET is refused.
       'wrong-sse': { type: 'sse', url: demoUrl },
     };
-    const before = settings().inspect<Record<string, unknown>>('servers')?.globalValue;
-    const w = vscode.window as unknown as Record<string, unknown>;
-    const showError = w.showErrorMessage;
-    const told: string[] = [];
-    // Recorded, not shown: Connect Server waits for a button.
-    w.showErrorMessage = (message: string) => (told.push(message), Promise.resolve(undefined));
-    try {
-      await settings().update('servers', { ...before, ...down }, vscode.ConfigurationTarget.Global);
-      for (const label of Object.keys(down)) {
-        void vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id: await waitFor(() => api.getServers().find((s) => s.label === label)?.id, label) });
-        await waitFor(() => told.some((m) => m.includes(`"${label}"`)), `the error of ${label} (got ${JSON.stringify(told)})`, 15_000);
-      }
-      const of = (label: string) => told.find((m) => m.includes(`"${label}"`)) ?? '';
-      const refused = 'connection refused \\(ECONNREFUSED\\)';
-      assert.match(of('down-http'), new RegExp(`^Could not connect to MCP server "down-http" at http://127\\.0\\.0\\.1:${closed}/mcp: ${refused}`));
-      assert.match(of('down-ws'), new RegExp(`^Could not connect to MCP server "down-ws" at ws://127\\.0\\.0\\.1:${closed}/ws: ${refused}`));
-      assert.match(of('wrong-sse'), /^Could not connect to MCP server "wrong-sse": it answered HTTP 4\d\d .* at http:\/\/127\.0\.0\.1:\d+\/mcp.*use "type": "http"/);
-      for (const label of Object.keys(down)) assert.equal(of(label).split(`"${label}"`).length, 2, `"${label}" once in: ${of(label)}`);
-    } finally {
-      w.showErrorMessage = showError;
-      await settings().update('servers', before, vscode.ConfigurationTarget.Global);
-    }
+    const told = await connectErrors(down, byLabel);
+    const of = (label: string) => told.get(label) ?? '';
+    const refused = 'connection refused \\(ECONNREFUSED\\)';
+    assert.match(of('down-http'), new RegExp(`^Could not connect to MCP server "down-http" at http://127\\.0\\.0\\.1:${closed}/mcp: ${refused}`));
+    assert.match(of('down-ws'), new RegExp(`^Could not connect to MCP server "down-ws" at ws://127\\.0\\.0\\.1:${closed}/ws: ${refused}`));
+    assert.match(of('wrong-sse'), /^Could not connect to MCP server "wrong-sse": it answered HTTP 4\d\d .* at http:\/\/127\.0\.0\.1:\d+\/mcp.*use "type": "http"/);
+    for (const label of Object.keys(down)) assert.equal(of(label).split(`"${label}"`).length, 2, `"${label}" once in: ${of(label)}`);
   });
 
   test('Connect Server through a proxy that is down (the editor\'s "http.proxy" at a closed port) keeps the editor\'s words, which name the proxy, and says to check "http.proxy" and the proxy or VPN', async function () {
@@ -152,27 +163,18 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     const closed = await freePort();
     const http = vscode.workspace.getConfiguration('http');
     const proxyBefore = http.inspect<string>('proxy')?.globalValue;
-    const before = settings().inspect<Record<string, unknown>>('servers')?.globalValue;
-    const w = vscode.window as unknown as Record<string, unknown>;
-    const showError = w.showErrorMessage;
-    const told: string[] = [];
-    w.showErrorMessage = (message: string) => (told.push(message), Promise.resolve(undefined));
     try {
       await http.update('proxy', `http://127.0.0.1:${closed}`, vscode.ConfigurationTarget.Global);
       // Not localhost, which the editor always reaches directly: only the proxy could reach it.
       const down = { 'via-down-proxy': { type: 'http', url: 'http://mcp.proxied.test/mcp' }, 'via-down-proxy-ws': { type: 'ws', url: 'ws://mcp.proxied.test/ws' } };
-      await settings().update('servers', { ...before, ...down }, vscode.ConfigurationTarget.Global);
+      const told = await connectErrors(down, byLabel);
       for (const [label, { url }] of Object.entries(down)) {
-        void vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id: await waitFor(() => api.getServers().find((s) => s.label === label)?.id, label) });
-        const said = await waitFor(() => told.find((m) => m.includes(`"${label}"`)), `the error of ${label}`, 15_000);
         assert.equal(
-          said,
+          told.get(label),
           `Could not connect to MCP server "${label}" at ${url}: Failed to establish a socket connection to proxies: PROXY 127.0.0.1:${closed}: check the editor's "http.proxy" setting, and that the proxy (or VPN) is up`,
         );
       }
     } finally {
-      w.showErrorMessage = showError;
-      await settings().update('servers', before, vscode.ConfigurationTarget.Global);
       await http.update('proxy', proxyBefore, vscode.ConfigurationTarget.Global);
     }
   });
