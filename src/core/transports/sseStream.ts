@@ -226,10 +226,10 @@ const statusLine = (response: Response): string => `HTTP ${response.status}${res
 /**
  * The error for an answer that is not 2xx. 401/403 quote the start of the body and say that the
  * token sent (in the `Authorization` header of `headers`, the request's own) was refused, or else
- * how to configure one (`settings` as for bearerExample); a challenge's OAuth sign-in or missing scope is said instead. A redirect
- * that reaches here (one to another origin, which credentials must not follow; see
- * transportFetch) tells which URL to configure; a 404 at the configured url says to check it; anything else shows the
- * status and the start of the body. `configured` is false for a url the server named.
+ * how to configure one (`settings` as for bearerExample); a challenge's OAuth sign-in or missing
+ * scope is said instead. A redirect that reaches here (one to another origin, which credentials
+ * must not follow; see transportFetch) tells which URL to configure; a 404 at the configured url
+ * says to check it; anything else shows the status and the start of the body. `configured` is false for a url the server named.
  */
 export const httpStatusError = async (serverName: string, url: string, response: Response, headers: Record<string, string>, configured = true, settings?: boolean): Promise<TransportHttpError> => {
   const status = response.status;

@@ -44,8 +44,9 @@ export const registerQuestionKeys = (): vscode.Disposable[] => ([DECLINE, CANCEL
  * Hiding it (Escape, or another quick input shown over it) depends on who asks. For our own
  * commands it answers cancel. For a server's question (given `hidden`) it answers nothing: the
  * question waits in `hidden` until reopened, and only its Decline or Cancel (a button on each
- * step, with its key while the step is on screen; items on the review step) answer the server. Hidden, it gives up `turn`, the turn of
- * the one question this prompter asks, whichever step it is on.
+ * step, with its key while the step is on screen; items on the review step) answer the server.
+ * Hidden, it gives up `turn`, the turn of the one question this prompter asks, whichever step it
+ * is on.
  */
 export class QuickInputPrompter implements FormPrompter {
   #current?: vscode.QuickInput;
