@@ -7,7 +7,7 @@ import type { ServerManager, ServerSnapshot, ServerStateKind } from '../servers/
 import type { TaskEngine } from '../tasks/engine';
 import { HeldByUserError } from '../tasks/engine';
 import type { ExecutionPreference } from '../tasks/policy';
-import { decideExecution, serverAcceptsToolTasks } from '../tasks/policy';
+import { decideExecution, hasKeptResult, serverAcceptsToolTasks } from '../tasks/policy';
 import { newestFirst, runTitle } from '../tasks/presentation';
 import type { LocalTaskStatus } from '../tasks/status';
 import { isTerminal } from '../tasks/status';
@@ -321,8 +321,8 @@ export class TasksService implements Disposable {
 
   #taskInfo(t: TaskSnapshot): TaskInfo {
     // What TaskInfo declares: not requestedTtl, which the engine keeps for Run Again, nor unsent, the view's Send Again.
-    const { key, outcome, outcomeFetchedAt, resultDeleted: _deleted, requestedTtl: _asked, unsent: _unsent, ...rest } = t;
-    return copy({ id: key, serverLabel: this.#deps.servers.label(t.serverId), ...rest, hasResult: outcome !== undefined || outcomeFetchedAt !== undefined });
+    const { key, outcome: _outcome, outcomeFetchedAt: _fetchedAt, resultDeleted: _deleted, requestedTtl: _asked, unsent: _unsent, ...rest } = t;
+    return copy({ id: key, serverLabel: this.#deps.servers.label(t.serverId), ...rest, hasResult: hasKeptResult(t) });
   }
 }
 
