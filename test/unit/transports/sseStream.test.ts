@@ -31,6 +31,25 @@ describe('readSseStream: the last event id (SSE standard)', () => {
   });
 });
 
+describe('readSseStream: characters split between chunks', () => {
+  it('joins a UTF-8 character whose bytes arrive in two or more chunks, in data and in an id, and drops a byte order mark', async () => {
+    const data: string[] = [];
+    const ids: string[] = [];
+    const bytes = new TextEncoder().encode('\uFEFFid: \u00e9\ndata: caf\u00e9 \u{1F642} \u65e5\n\n');
+    // Cut inside the byte order mark, the id's é (2 bytes), the data's é, the emoji (4 bytes, cut twice) and 日 (3 bytes).
+    const cuts = [0, 2, 8, 20, 23, 25, 28, bytes.length];
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 1; i < cuts.length; i++) controller.enqueue(bytes.slice(cuts[i - 1], cuts[i]));
+        controller.close();
+      },
+    });
+    await readSseStream(body, { onEvent: (e) => data.push(e.data), onId: (id) => ids.push(id) });
+    assert.deepEqual(data, ['caf\u00e9 \u{1F642} \u65e5']);
+    assert.deepEqual(ids, ['\u00e9']);
+  });
+});
+
 describe('networkError: why a remote server could not be reached, and what to do', () => {
   /** A failed request as nodeFetch rejects it (fetch's shape): a TypeError whose cause is Node's error. */
   const failed = (code: string, message: string) => new TypeError('fetch failed', { cause: Object.assign(new Error(message), { code }) });
