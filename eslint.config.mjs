@@ -62,6 +62,9 @@ export default tseslint.config(
       'no-restricted-properties': [
         'error',
         { object: 'z', property: 'catch', message: "Use fallback() from src/core/util/zod: z.catch bundles all of zod's utilities (9 KB)." },
+        { object: 'z', property: 'int', message: "Use SafeInt from src/core/util/zod: z.int() bundles all of zod's number formats (1.4 KB)." },
+        { object: 'z', property: 'enum', message: 'Use z.literal([...]): it checks and words its issues as z.enum does, and the bundle has it already (z.enum: 0.8 KB more).' },
+        { object: 'z', property: 'null', message: 'Use z.literal(null): the same check, and the bundle has z.literal already (z.null: 0.4 KB more).' },
         ...BOUND_ONCE,
       ],
       'no-restricted-syntax': ['error', FUNCTIONS_AS_ARROWS, TYPEOF_GUARDS],

@@ -28,7 +28,7 @@ const StdioSchema = z.looseObject({
   args: z.optional(z.array(aString, { error: 'must be a list of strings' })),
   // VS Code's schema allows numbers and null (null: do not pass the variable on).
   env: z.optional(
-    z.record(z.string(), z.union([z.string(), z.number(), z.null()], { error: 'must be a string, a number or null' }), {
+    z.record(z.string(), z.union([z.string(), z.number(), z.literal(null)], { error: 'must be a string, a number or null' }), {
       error: 'must be an object of variable names to values',
     }),
   ),

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { isNumber, isObject, isString } from '../util/json';
-import { JsonObject, OptionalJsonObject, OptionalUnknown } from '../util/zod';
+import { JsonObject, OptionalJsonObject, OptionalUnknown, SafeInt } from '../util/zod';
 
 /** Ids are strings or integers; servers may not send null ids in requests. */
-export const RequestIdSchema = z.union([z.string(), z.int()]);
+export const RequestIdSchema = z.union([z.string(), SafeInt]);
 export type RequestId = z.infer<typeof RequestIdSchema>;
 
 const Params = OptionalJsonObject;
@@ -30,7 +30,7 @@ export const JsonRpcResultResponseSchema = z.object({
 });
 
 export const JsonRpcErrorObjectSchema = z.object({
-  code: z.int(),
+  code: SafeInt,
   message: z.string(),
   data: OptionalUnknown,
 });

@@ -51,7 +51,7 @@ export const InitializeResultSchema = z.looseObject({
 });
 export type InitializeResult = z.infer<typeof InitializeResultSchema>;
 
-export const TaskSupportSchema = z.enum(['forbidden', 'optional', 'required']);
+export const TaskSupportSchema = z.literal(['forbidden', 'optional', 'required']);
 export type TaskSupport = z.infer<typeof TaskSupportSchema>;
 
 export const ToolSchema = z.looseObject({
@@ -93,7 +93,7 @@ export const WORKING = 'working';
 export const COMPLETED = 'completed';
 export const FAILED = 'failed';
 export const CANCELLED = 'cancelled';
-export const TaskStatusSchema = z.enum([WORKING, INPUT_REQUIRED, COMPLETED, FAILED, CANCELLED]);
+export const TaskStatusSchema = z.literal([WORKING, INPUT_REQUIRED, COMPLETED, FAILED, CANCELLED]);
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 
 export const TaskSchema = z.looseObject({

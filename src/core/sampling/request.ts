@@ -25,7 +25,7 @@ const ContentBlockSchema = z.discriminatedUnion(
 );
 
 export const SamplingMessageSchema = z.looseObject({
-  role: z.enum(['user', 'assistant'], { error: 'expected "user" or "assistant"' }),
+  role: z.literal(['user', 'assistant'], { error: 'expected "user" or "assistant"' }),
   content: z.pipe(
     z.transform((v: unknown) => (isObject(v) ? [v] : v)),
     z.array(ContentBlockSchema),
@@ -39,7 +39,7 @@ export const CreateMessageParamsSchema = z.looseObject({
     fallback(z.looseObject({ hints: z.optional(z.array(fallback(z.looseObject({ name: OptionalString }), {}))) }), {}),
   ),
   systemPrompt: OptionalString,
-  includeContext: z.optional(z.enum(['none', 'thisServer', 'allServers'], { error: 'expected "none", "thisServer" or "allServers"' })),
+  includeContext: z.optional(z.literal(['none', 'thisServer', 'allServers'], { error: 'expected "none", "thisServer" or "allServers"' })),
   temperature: OptionalNumber,
   // Any positive number: a fraction is rounded down, a huge one means no limit worth counting.
   maxTokens: z.number().check(z.gte(1, { error: 'expected a positive number of tokens' })),

@@ -19,4 +19,21 @@ export const OptionalBoolean = z.optional(z.boolean());
 export const OptionalUnknown = z.optional(z.unknown());
 export const OptionalStrings = z.optional(z.array(z.string()));
 export const JsonObject = z.record(z.string(), z.unknown());
+
+/**
+ * `z.int()`, with the same issues (zod.test.ts holds the two side by side), as a check on
+ * `z.number()`: `z.int()` brings zod's number formats (every float and int range, 1.4 KB), of
+ * which it reads one.
+ */
+export const SafeInt = z.number().check(
+  z.check<number>((ctx) => {
+    const input = ctx.value;
+    if (!Number.isInteger(input)) {
+      ctx.issues.push({ expected: 'int', format: 'safeint', code: 'invalid_type', continue: false, input });
+    } else if (!Number.isSafeInteger(input)) {
+      const range = { input, note: 'Integers must be within the safe integer range.', origin: 'int', inclusive: true, continue: true } as const;
+      ctx.issues.push(input > 0 ? { code: 'too_big', maximum: Number.MAX_SAFE_INTEGER, ...range } : { code: 'too_small', minimum: Number.MIN_SAFE_INTEGER, ...range });
+    }
+  }),
+);
 export const OptionalJsonObject = z.optional(JsonObject);

@@ -1,7 +1,7 @@
 // fallback(), the z.catch the bundle can afford: it must answer as z.catch does.
 import * as assert from 'node:assert/strict';
 import * as z from 'zod/mini';
-import { fallback } from '../../../src/core/util/zod';
+import { fallback, SafeInt } from '../../../src/core/util/zod';
 
 describe('fallback (z.catch without the rest of zod)', () => {
   it('parses every value as z.catch does: kept when valid, the fallback when not, optional where its schema is', () => {
@@ -16,5 +16,51 @@ describe('fallback (z.catch without the rest of zod)', () => {
       const inObject = (s: z.ZodMiniType) => z.object({ field: s }).safeParse({});
       assert.deepEqual(inObject(ours), inObject(zods), 'an absent field');
     }
+  });
+});
+
+describe('SafeInt (z.int() without zod\'s number formats)', () => {
+  it('parses every value as z.int() does, with the same issues, alone, in a union and checked further', () => {
+    const pairs: Array<[z.ZodMiniType, z.ZodMiniType]> = [
+      [SafeInt, z.int()],
+      [z.union([z.string(), SafeInt]), z.union([z.string(), z.int()])],
+      [z.optional(SafeInt.check(z.nonnegative())), z.optional(z.int().check(z.nonnegative()))],
+      [z.object({ code: SafeInt }), z.object({ code: z.int() })],
+    ];
+    const big = 2 ** 60;
+    const values = [undefined, null, 0, -0, 1, -1, 1.5, -1.5, 2 ** 53 - 1, 2 ** 53, -(2 ** 53), big, -big, Infinity, -Infinity, NaN, '1', true, {}, { code: 1.5 }, { code: big }, { code: -big }, { code: 7 }];
+    for (const [ours, zods] of pairs) {
+      for (const value of values) {
+        assert.deepEqual(ours.safeParse(value), zods.safeParse(value), `for ${String(value)}`);
+        assert.deepEqual(ours.safeParse(value, { reportInput: true }), zods.safeParse(value, { reportInput: true }), `for ${String(value)}, with its input`);
+      }
+    }
+  });
+});
+
+describe('z.literal([...]) in place of z.enum, z.literal(null) of z.null (src/ uses neither: eslint.config.mjs)', () => {
+  const error = { error: 'expected "a" or "b"' };
+  const values = [undefined, null, 0, 'a', 'b', 'c', '', 'a|b', {}, ['a']];
+
+  it('z.literal([...]) parses every value as z.enum does, with the same issues and custom errors', () => {
+    const pairs: Array<[z.ZodMiniType, z.ZodMiniType]> = [
+      [z.literal(['a', 'b']), z.enum(['a', 'b'])],
+      [z.literal(['a', 'b'], error), z.enum(['a', 'b'], error)],
+      [z.optional(z.literal(['a', 'b'])), z.optional(z.enum(['a', 'b']))],
+    ];
+    for (const [ours, zods] of pairs) {
+      for (const value of values) assert.deepEqual(ours.safeParse(value, { reportInput: true }), zods.safeParse(value, { reportInput: true }), `for ${String(value)}`);
+    }
+  });
+
+  it('z.literal(null) in a union with its own error (config/parse.ts) answers as z.null() there: the same values, issues and words', () => {
+    // Only the union's inner `errors`, which nothing reads, tell them apart (invalid_value, not invalid_type).
+    const read = (s: z.ZodMiniType, value: unknown) => {
+      const r = s.safeParse(value);
+      return r.success ? r : r.error.issues.map(({ code, path, message }) => ({ code, path, message }));
+    };
+    const ours = z.union([z.string(), z.number(), z.literal(null)], error);
+    const zods = z.union([z.string(), z.number(), z.null()], error);
+    for (const value of values) assert.deepEqual(read(ours, value), read(zods, value), `for ${String(value)}`);
   });
 });
