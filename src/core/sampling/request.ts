@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
 import { isObject, stringify } from '../util/json';
-import { floor, maxOf, minOf } from '../util/builtins';
+import { floor, isArray, maxOf, minOf } from '../util/builtins';
 import { OptionalJsonObject, OptionalNumber, OptionalString, OptionalStrings, OptionalUnknown, fallback } from '../util/zod';
 import { head } from '../util/text';
 
@@ -26,10 +26,8 @@ const ContentBlockSchema = z.discriminatedUnion(
 
 export const SamplingMessageSchema = z.looseObject({
   role: z.literal(['user', 'assistant'], { error: 'expected "user" or "assistant"' }),
-  content: z.pipe(
-    z.transform((v: unknown) => (isObject(v) ? [v] : v)),
-    z.array(ContentBlockSchema),
-  ),
+  // One block is made an array of it before (withContentArrays).
+  content: z.array(ContentBlockSchema),
 });
 
 export const CreateMessageParamsSchema = z.looseObject({
@@ -76,11 +74,20 @@ export type ParseResult = { ok: true; plan: SamplingPlan } | { ok: false; error:
 const invalid = (message: string): ParseResult => ({ ok: false, error: new RpcError(ErrorCode.InvalidParams, message) });
 
 /**
+ * `params` with each message's content that is one block (an object) made an array of it, the
+ * rest as it is: the schema reads arrays alone (a transform in it would ship zod's pipes).
+ */
+const withContentArrays = (params: unknown): unknown =>
+  isObject(params) && isArray(params.messages)
+    ? { ...params, messages: params.messages.map((m: unknown) => (isObject(m) && isObject(m.content) ? { ...m, content: [m.content] } : m)) }
+    : params;
+
+/**
  * Validates `sampling/createMessage` params and turns them into a plan. Bad params give an
  * `InvalidParams` (-32602) error saying what is wrong; nothing here throws.
  */
 export const parseCreateMessage = (params: unknown): ParseResult => {
-  const parsed = CreateMessageParamsSchema.safeParse(params ?? {});
+  const parsed = CreateMessageParamsSchema.safeParse(withContentArrays(params ?? {}));
   if (!parsed.success) return invalid(`Invalid sampling/createMessage params: ${describeIssues(parsed.error)}`);
   const p = parsed.data;
   // The spec: a client MUST return an error for tools/toolChoice unless it declares sampling.tools.

@@ -110,6 +110,17 @@ describe('sampling request: parseCreateMessage', () => {
     assert.match(refusal({ messages: history, maxTokens: 10 }).message, /messages\.1: tool_use content is not supported/);
   });
 
+  it('reads one content block as an array of it, and leaves the params it was given as they were', () => {
+    const block = { type: 'text', text: 'x' };
+    const params = { messages: [{ role: 'user', content: block }, { role: 'assistant', content: [block] }], maxTokens: 1 };
+    const given = structuredClone(params);
+    assert.deepEqual(plan(params).messages, [
+      { role: 'user', parts: [{ kind: 'text', text: 'x' }] },
+      { role: 'assistant', parts: [{ kind: 'text', text: 'x' }] },
+    ]);
+    assert.deepEqual(params, given);
+  });
+
   it('never throws, whatever the params', () => {
     for (const bad of [null, 42, 'x', [], { messages: 'x' }, { messages: [null], maxTokens: 1 }, { messages: [{ role: 'user', content: null }], maxTokens: 1 }]) {
       const r = parseCreateMessage(bad);
