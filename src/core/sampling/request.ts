@@ -3,13 +3,13 @@ import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
 import { isObject, stringify } from '../util/json';
 import { floor, isArray, maxOf, minOf } from '../util/builtins';
-import { OptionalJsonObject, OptionalNumber, OptionalString, OptionalStrings, OptionalUnknown, fallback } from '../util/zod';
+import { OptionalJsonObject, OptionalNumber, OptionalString, OptionalStrings, OptionalUnknown, base64, fallback } from '../util/zod';
 import { head } from '../util/text';
 
 // The params of `sampling/createMessage` (2025-11-25), validated at the boundary. Content may be
 // one block or an array of blocks; both read as an array. Unknown keys are kept out of the plan.
 
-const Base64 = z.base64({ error: 'expected base64-encoded data' });
+const Base64 = base64('expected base64-encoded data');
 const Mime = z.string().check(z.minLength(1, { error: 'expected a MIME type' }));
 const ContentBlockSchema = z.discriminatedUnion(
   'type',

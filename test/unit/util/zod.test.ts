@@ -1,7 +1,7 @@
 // fallback(), the z.catch the bundle can afford: it must answer as z.catch does.
 import * as assert from 'node:assert/strict';
 import * as z from 'zod/mini';
-import { fallback, SafeInt } from '../../../src/core/util/zod';
+import { base64, fallback, SafeInt } from '../../../src/core/util/zod';
 
 describe('fallback (z.catch without the rest of zod)', () => {
   it('parses every value as z.catch does: kept when valid, the fallback when not, optional where its schema is', () => {
@@ -62,5 +62,21 @@ describe('z.literal([...]) in place of z.enum, z.literal(null) of z.null (src/ u
     const ours = z.union([z.string(), z.number(), z.literal(null)], error);
     const zods = z.union([z.string(), z.number(), z.null()], error);
     for (const value of values) assert.deepEqual(read(ours, value), read(zods, value), `for ${String(value)}`);
+  });
+});
+
+describe("base64() (z.base64() without zod's string formats)", () => {
+  it('parses every value as z.base64 does, with the same issues and words, alone and in an object', () => {
+    const error = 'expected base64-encoded data';
+    const pairs: Array<[z.ZodMiniType, z.ZodMiniType]> = [
+      [base64(error), z.base64({ error })],
+      [z.looseObject({ data: base64(error) }), z.looseObject({ data: z.base64({ error }) })],
+    ];
+    const values = ['', 'aGk=', 'aGVsbG8=', 'aGVsbG8', 'aGk', 'a===', '====', 'aG k=', 'aGk=\n', '!!!!', 'aGk=aGk=', 'YQ==', 'YR==', 'Y===', 'a-_b', 1, null, undefined, {}, ['aGk=']];
+    for (const [ours, zods] of pairs) {
+      for (const value of [...values, ...values.map((data) => ({ data }))]) {
+        assert.deepEqual(ours.safeParse(value, { reportInput: true }), zods.safeParse(value, { reportInput: true }), `for ${JSON.stringify(value)}`);
+      }
+    }
   });
 });
