@@ -11,18 +11,32 @@ import { head } from '../util/text';
 
 const Base64 = base64('expected base64-encoded data');
 const Mime = z.string().check(z.minLength(1, { error: 'expected a MIME type' }));
-const ContentBlockSchema = z.discriminatedUnion(
-  'type',
-  [
-    z.looseObject({ type: z.literal('text'), text: z.string() }),
-    z.looseObject({ type: z.literal('image'), data: Base64, mimeType: Mime }),
-    z.looseObject({ type: z.literal('audio'), data: Base64, mimeType: Mime }),
-    // Read only to refuse them with a clear message: this client does not declare sampling.tools.
-    z.looseObject({ type: z.literal('tool_use') }),
-    z.looseObject({ type: z.literal('tool_result') }),
-  ],
-  { error: (issue) => (issue.code === 'invalid_union' ? 'expected a content block of type text, image, audio, tool_use or tool_result' : undefined) },
-);
+// The blocks of each type, as the spec has them.
+const Blocks = {
+  text: z.looseObject({ type: z.literal('text'), text: z.string() }),
+  image: z.looseObject({ type: z.literal('image'), data: Base64, mimeType: Mime }),
+  audio: z.looseObject({ type: z.literal('audio'), data: Base64, mimeType: Mime }),
+  // Read only to refuse them with a clear message: this client does not declare sampling.tools.
+  tool_use: z.looseObject({ type: z.literal('tool_use') }),
+  tool_result: z.looseObject({ type: z.literal('tool_result') }),
+};
+type ContentBlock = z.output<(typeof Blocks)[keyof typeof Blocks]>;
+
+/**
+ * A block of a known type, checked by its type's schema: what z.discriminatedUnion does, in the
+ * same words (an unknown type is a problem at `type`; a block's own problems at their field),
+ * without zod's discriminated unions.
+ */
+const ContentBlockSchema = z
+  .looseObject({
+    type: z.literal(['text', 'image', 'audio', 'tool_use', 'tool_result'], { error: 'expected a content block of type text, image, audio, tool_use or tool_result' }),
+  })
+  .check(
+    z.check((ctx) => {
+      const r = Blocks[ctx.value.type].safeParse(ctx.value);
+      if (!r.success) ctx.issues.push(...(r.error.issues as z.core.$ZodRawIssue[]));
+    }),
+  ) as z.ZodMiniType<ContentBlock>;
 
 export const SamplingMessageSchema = z.looseObject({
   role: z.literal(['user', 'assistant'], { error: 'expected "user" or "assistant"' }),

@@ -88,6 +88,10 @@ describe('sampling request: parseCreateMessage', () => {
     assert.match(refusal({ messages: [{ role: 'user', content: [{ type: 'text' }] }], maxTokens: 1 }).message, /messages\.0\.content\.0\.text: expected string/);
     assert.match(refusal({ messages: [{ role: 'user', content: { type: 'image', data: 'not base64!', mimeType: 'image/png' } }], maxTokens: 1 }).message, /messages\.0\.content\.0\.data: expected base64-encoded data/);
     assert.match(refusal({ messages: [{ role: 'user', content: { type: 'image', data: PNG } }], maxTokens: 1 }).message, /mimeType/);
+    for (const type of [undefined, 'toString', '__proto__', 1]) {
+      assert.match(refusal({ messages: [{ role: 'user', content: [{ type }] }], maxTokens: 1 }).message, /messages\.0\.content\.0\.type: expected a content block of type/, String(type));
+    }
+    assert.match(refusal({ messages: [{ role: 'user', content: [{ type: 'audio', data: '!', mimeType: '' }, 'x'] }], maxTokens: 1 }).message, /content\.0\.data: expected base64-encoded data; messages\.0\.content\.0\.mimeType: expected a mime type; messages\.0\.content\.1: expected object$/);
     assert.match(refusal({ messages: [{ role: 'user', content: [] }], maxTokens: 1 }).message, /messages\.0\.content: a message needs at least one content block/);
     assert.match(refusal({ messages: [{ role: 'user' }], maxTokens: 1 }).message, /messages\.0\.content: expected array/);
   });
