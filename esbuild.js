@@ -216,6 +216,34 @@ const OWN_METHODS = [
 const ownMethods = OWN_METHODS.join('|');
 
 /**
+ * Fields of our own objects that never leave the process, which the bundle also calls by short
+ * names (0.6 KB), each with the one class or interface that declares it, and that type's file: the
+ * task engine's record of a task beside its snapshot (`Rec`) and of how it follows a server
+ * (`ServerFollow`), the server manager's state of a server (`Entry`), and a few more. Those files
+ * export none of these types and never write one out (stored, sent, logged as JSON, handed to the
+ * editor): an object of it is made and read there alone. A field of what is kept or sent (a
+ * snapshot, a saved session, a message) must never be here. The build fails unless each is named,
+ * in src/, in its owner's file alone, declared in its owner alone, which that file does not
+ * export, and no key of a zod schema (`ownFieldMisuses`); like OWN_METHODS, it may be named
+ * nowhere outside src/ (`outsideCallers`) and never in quotes.
+ */
+const ENGINE = path.join(__dirname, 'src/core/tasks/engine.ts');
+const MANAGER = path.join(__dirname, 'src/core/servers/serverManager.ts');
+const HOST = path.join(__dirname, 'src/core/host/taskHost.ts');
+const OWN_FIELDS = new Map([
+  ...['polling', 'resultCall', 'resultAbort', 'localUpdatedAt', 'seenIn'].map((f) => [f, ['Rec', ENGINE]]),
+  ...['byList', 'probeAt', 'probeAfter'].map((f) => [f, ['ServerFollow', ENGINE]]),
+  ...['connectingQuietly', 'retryAt', 'lastFailure', 'connectedAt', 'userDisconnected', 'waitsFor', 'unreached'].map((f) => [f, ['Entry', MANAGER]]),
+  // The task host's record of a task it runs for a server, and its state of that server.
+  ['waiters', ['Rec', HOST]],
+  ...['cursorKey', 'warnedAt'].map((f) => [f, ['ServerState', HOST]]),
+  // Streamable HTTP's state of its server stream; the tool form's choice of JSON.
+  ['retryMs', ['StreamState', path.join(__dirname, 'src/core/transports/streamableHttp.ts')]],
+  ['asJson', ['ToolFormPrompter', path.join(__dirname, 'src/vscode/toolInputs.ts')]],
+]);
+const ownFields = [...OWN_FIELDS.keys()].join('|');
+
+/**
  * The property names the bundle shortens (mangleProps), each with the only folder whose files may
  * name it. esbuild renames a name wherever it is written as a property, so a file elsewhere that
  * used one for something of its own would be renamed with it, and break in the bundle alone (zod's
@@ -225,6 +253,7 @@ const ownMethods = OWN_METHODS.join('|');
 const SRC = path.join(__dirname, 'src', path.sep);
 const MANGLED = new Map([
   ...OWN_METHODS.map((m) => [m, SRC]),
+  ...[...OWN_FIELDS.keys()].map((f) => [f, SRC]),
   ...WS_FIELDS.map((f) => [f, path.join(__dirname, 'node_modules/ws/lib', path.sep)]),
 ]);
 const mangledOwners = {
@@ -233,10 +262,10 @@ const mangledOwners = {
     // A name in quotes (`x['_register']`) is not renamed: in its own folder too, it would break.
     const named = new RegExp(`(['"]?)\\b(${[...MANGLED.keys()].join('|')})\\b`, 'g');
     build.onStart(async () => {
-      const calls = new RegExp(`\\b(${ownMethods})\\b`, 'g');
+      const calls = new RegExp(`\\b(${ownMethods}|${ownFields})\\b`, 'g');
       const errors = (await outsideCallers()).flatMap(({ file, text }) =>
         [...new Set(Array.from(text.matchAll(calls), (m) => m[1]))].map((name) => ({
-          text: `${file} names ${name}, a method the bundle renames: take it out of esbuild.js's OWN_METHODS`,
+          text: `${file} names ${name}, a ${OWN_FIELDS.has(name) ? 'field' : 'method'} the bundle renames: take it out of esbuild.js's ${OWN_FIELDS.has(name) ? 'OWN_FIELDS' : 'OWN_METHODS'}`,
         })),
       );
       return { errors };
@@ -250,6 +279,8 @@ const mangledOwners = {
       }
       const [misuse] = args.path.startsWith(SRC) ? ownMethodMisuses(args.path, text) : [];
       if (misuse) throw new Error(`${misuse}, not as a method the bundle renames: take it out of esbuild.js's OWN_METHODS`);
+      const [fieldMisuse] = args.path.startsWith(SRC) ? ownFieldMisuses(args.path, text) : [];
+      if (fieldMisuse) throw new Error(`${fieldMisuse}: take it out of esbuild.js's OWN_FIELDS`);
       return undefined;
     });
   },
@@ -280,6 +311,42 @@ const ownMethodMisuses = (file, text) => {
     if (ts.isIdentifier(node) && own.has(node.text) && isProperty(node, node.parent) && !asMethod(node, node.parent)) {
       const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
       misuses.push(`${file}:${line} uses ${node.text} as ${ts.SyntaxKind[node.parent.kind]}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return misuses;
+};
+
+/**
+ * Where `file` names one of OWN_FIELDS though it is not its owner's file, declares it in another
+ * class or interface than its owner or in an owner it exports, or names it as a key of a zod
+ * schema (in the arguments of a `z.` call). Each as "file:line <what>".
+ */
+const ownFieldMisuses = (file, text) => {
+  if (!new RegExp(`\\b(${ownFields})\\b`).test(text)) return [];
+  const ts = require('typescript');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const misuses = [];
+  const at = (node) => `${file}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`;
+  const inZodCall = (node) => {
+    for (let n = node.parent; n; n = n.parent) if (ts.isCallExpression(n) && /^z\./.test(n.expression.getText(source))) return true;
+    return false;
+  };
+  const visit = (node) => {
+    const [owner, ownerFile] = (ts.isIdentifier(node) && OWN_FIELDS.get(node.text)) || [];
+    const p = node.parent;
+    if (!owner) {
+      // Not one of them.
+    } else if (path.resolve(file) !== ownerFile) {
+      misuses.push(`${at(node)} names ${node.text} outside ${ownerFile}, the file of its owner ${owner}`);
+    } else if (p.name === node && (ts.isPropertyDeclaration(p) || ts.isPropertySignature(p) || ts.isMethodDeclaration(p) || ts.isMethodSignature(p) || ts.isGetAccessor(p) || ts.isSetAccessor(p))) {
+      const type = p.parent;
+      const typeName = type.name?.text ?? ts.SyntaxKind[type.kind];
+      if (typeName !== owner) misuses.push(`${at(node)} declares ${node.text} in ${typeName}, not in ${owner}`);
+      else if (type.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) misuses.push(`${at(node)} declares ${node.text} in ${owner}, which its file exports`);
+    } else if ((ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p)) && p.name === node && inZodCall(p)) {
+      misuses.push(`${at(node)} names ${node.text} in a zod schema`);
     }
     ts.forEachChild(node, visit);
   };
@@ -344,10 +411,10 @@ function options({ production }) {
     legalComments: 'none',
     logLevel: 'silent',
     metafile: true,
-    // Our own methods (OWN_METHODS) and ws's fields (WS_FIELDS) get short names; esbuild picks
+    // Our own methods and fields (OWN_METHODS, OWN_FIELDS) and ws's fields (WS_FIELDS) get short names; esbuild picks
     // names clear of every other property in the bundle. In both builds, so the integration tests
     // run what ships.
-    mangleProps: new RegExp(`^(${ownMethods}|${wsFields})$`),
+    mangleProps: new RegExp(`^(${ownMethods}|${ownFields}|${wsFields})$`),
     plugins: [...wsBundling.plugins, vscodeOnce, nodeOnce],
   };
 }
@@ -366,7 +433,7 @@ async function main() {
   }
 }
 
-module.exports = { wsBundling, options, ownMethodMisuses };
+module.exports = { wsBundling, options, ownMethodMisuses, ownFieldMisuses };
 
 if (require.main === module) {
   main().catch((e) => {

@@ -36,3 +36,37 @@ describe("esbuild.js's check of the methods the bundle renames", () => {
     ]);
   });
 });
+
+describe("esbuild.js's check of the fields the bundle renames (OWN_FIELDS: never kept or sent)", () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { ownFieldMisuses } = require(path.join(root, 'esbuild.js')) as { ownFieldMisuses: (file: string, text: string) => string[] };
+  const engine = path.join(root, 'src/core/tasks/engine.ts');
+  const manager = path.join(root, 'src/core/servers/serverManager.ts');
+
+  it("lets a field be declared in its owner, which its file keeps to itself, and read and written there", () => {
+    const text = [
+      'class Rec { resultCall: Promise<void> | undefined = undefined; seenIn = 0; }',
+      'interface ServerFollow { byList: boolean; probeAfter: number }',
+      'const f: ServerFollow = { byList: false, probeAfter: Infinity };',
+      'const r = new Rec(); r.seenIn = f.probeAfter; const { resultCall } = r;',
+    ].join('\n');
+    assert.deepEqual(ownFieldMisuses(engine, text), []);
+  });
+
+  it('refuses one named in another file, declared in another type or an exported owner, or a key of a zod schema', () => {
+    assert.deepEqual(ownFieldMisuses(manager, 'const x = rec.resultCall; // seenIn in a comment is no use'), [
+      `${manager}:1 names resultCall outside ${engine}, the file of its owner Rec`,
+    ]);
+    const text = [
+      'interface Saved { retryAt: number }',
+      'export interface Entry { retryAt: number; lastFailure?: string }',
+      'const S = z.object({ waitsFor: z.number() });',
+    ].join('\n');
+    assert.deepEqual(ownFieldMisuses(manager, text), [
+      `${manager}:1 declares retryAt in Saved, not in Entry`,
+      `${manager}:2 declares retryAt in Entry, which its file exports`,
+      `${manager}:2 declares lastFailure in Entry, which its file exports`,
+      `${manager}:3 names waitsFor in a zod schema`,
+    ]);
+  });
+});
