@@ -65,6 +65,8 @@ export default tseslint.config(
         { object: 'z', property: 'int', message: "Use SafeInt from src/core/util/zod: z.int() bundles all of zod's number formats (1.4 KB)." },
         { object: 'z', property: 'base64', message: "Use base64() from src/core/util/zod: z.base64() bundles zod's string formats (0.8 KB)." },
         { object: 'z', property: 'discriminatedUnion', message: "Check by the type's own schema in a z.check (see ContentBlockSchema in src/core/sampling/request.ts): z.discriminatedUnion brings 1.7 KB." },
+        { object: 'z', property: 'gte', message: "Use atLeast() from src/core/util/zod: z.gte brings zod's class for it (0.3 KB)." },
+        { object: 'z', property: 'nonnegative', message: "Use atLeast(0) from src/core/util/zod: z.nonnegative brings zod's class for it (0.3 KB)." },
         { object: 'z', property: 'enum', message: 'Use z.literal([...]): it checks and words its issues as z.enum does, and the bundle has it already (z.enum: 0.8 KB more).' },
         { object: 'z', property: 'transform', message: "Shape the value before safeParse (see withContentArrays): z.transform and z.pipe bring zod's pipes (1.2 KB)." },
         { object: 'z', property: 'pipe', message: "Shape the value before safeParse (see withContentArrays): z.transform and z.pipe bring zod's pipes (1.2 KB)." },

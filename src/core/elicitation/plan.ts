@@ -5,7 +5,7 @@ import { isObject, isObjectLike, safeStringify, stringify } from '../util/json';
 import { keysOf } from '../util/builtins';
 import { checkValue } from './validate';
 import { BOOLEAN, INTEGER, LIST, MULTI_SELECT, NUMBER, SINGLE_SELECT, STRING } from './fieldKinds';
-import { JsonObject, OptionalBoolean, OptionalNumber, OptionalString, OptionalStrings, OptionalUnknown, SafeInt } from '../util/zod';
+import { JsonObject, OptionalBoolean, OptionalNumber, OptionalString, OptionalStrings, OptionalUnknown, SafeInt, atLeast } from '../util/zod';
 
 /** What a form field asks for; enums become picks; a list (tools only) is typed values. */
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'single-select' | 'multi-select' | 'list';
@@ -80,7 +80,7 @@ export type PlanResult = ElicitationPlan | { ok: false; error: RpcError };
 /** More fields than anyone will answer one by one: refused rather than shown. */
 export const MAX_FIELDS = 100;
 
-const Count = z.optional(SafeInt.check(z.nonnegative()));
+const Count = z.optional(SafeInt.check(atLeast(0)));
 const Option = z.object({ const: z.string(), title: z.string() });
 const Options = z.array(Option).check(z.minLength(1));
 const Values = z.array(z.string()).check(z.minLength(1));

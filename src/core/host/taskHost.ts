@@ -21,7 +21,7 @@ import { floor, maxOf, minOf } from '../util/builtins';
 import { prefixed, truncate } from '../util/log';
 import { noop } from '../util/promise';
 import { TokenBucket } from './tokenBucket';
-import { OptionalString } from '../util/zod';
+import { OptionalString, atLeast } from '../util/zod';
 
 /** The server requests this client accepts as tasks. */
 export type HostedMethod = 'elicitation/create' | 'sampling/createMessage';
@@ -129,7 +129,7 @@ interface ServerState {
 }
 
 const TaskParamSchema = z.looseObject({
-  ttl: z.optional(z.nullable(z.number({ error: 'expected a number of milliseconds' }).check(z.nonnegative({ error: 'must not be negative' })))),
+  ttl: z.optional(z.nullable(z.number({ error: 'expected a number of milliseconds' }).check(atLeast(0, 'must not be negative')))),
 });
 const TaskIdParamsSchema = z.looseObject({ taskId: z.string() });
 const ListParamsSchema = z.optional(z.looseObject({ cursor: OptionalString }));

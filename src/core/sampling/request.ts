@@ -3,7 +3,7 @@ import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
 import { isObject, stringify } from '../util/json';
 import { floor, isArray, maxOf, minOf } from '../util/builtins';
-import { OptionalJsonObject, OptionalNumber, OptionalString, OptionalStrings, OptionalUnknown, base64, fallback } from '../util/zod';
+import { OptionalJsonObject, OptionalNumber, OptionalString, OptionalStrings, OptionalUnknown, atLeast, base64, fallback } from '../util/zod';
 import { head } from '../util/text';
 
 // The params of `sampling/createMessage` (2025-11-25), validated at the boundary. Content may be
@@ -54,7 +54,7 @@ export const CreateMessageParamsSchema = z.looseObject({
   includeContext: z.optional(z.literal(['none', 'thisServer', 'allServers'], { error: 'expected "none", "thisServer" or "allServers"' })),
   temperature: OptionalNumber,
   // Any positive number: a fraction is rounded down, a huge one means no limit worth counting.
-  maxTokens: z.number().check(z.gte(1, { error: 'expected a positive number of tokens' })),
+  maxTokens: z.number().check(atLeast(1, 'expected a positive number of tokens')),
   stopSequences: OptionalStrings,
   metadata: OptionalJsonObject,
   tools: OptionalUnknown,

@@ -38,6 +38,20 @@ export const SafeInt = z.number().check(
   }),
 );
 
+/**
+ * `z.gte(minimum, { error })` (`z.nonnegative()` is `atLeast(0)`) on a number, with the same issue
+ * (zod.test.ts holds the two side by side): zod's class for it is 0.3 KB more.
+ */
+export const atLeast = (minimum: number, error?: string): z.core.$ZodCheck<number> => {
+  const check: z.core.$ZodCheck<number> = z.check<number>(
+    (ctx) => {
+      if (!(ctx.value >= minimum)) ctx.issues.push({ origin: 'number', code: 'too_small', minimum, input: ctx.value, inclusive: true, inst: check, continue: true });
+    },
+    error === undefined ? undefined : { error },
+  );
+  return check;
+};
+
 /** zod's isValidBase64: padded base64 that atob reads, no whitespace (which atob would skip). */
 const isBase64 = (data: string): boolean => {
   if (data === '') return true;

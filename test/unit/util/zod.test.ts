@@ -1,7 +1,7 @@
 // fallback(), the z.catch the bundle can afford: it must answer as z.catch does.
 import * as assert from 'node:assert/strict';
 import * as z from 'zod/mini';
-import { base64, fallback, SafeInt } from '../../../src/core/util/zod';
+import { atLeast, base64, fallback, SafeInt } from '../../../src/core/util/zod';
 
 describe('fallback (z.catch without the rest of zod)', () => {
   it('parses every value as z.catch does: kept when valid, the fallback when not, optional where its schema is', () => {
@@ -77,6 +77,23 @@ describe("base64() (z.base64() without zod's string formats)", () => {
       for (const value of [...values, ...values.map((data) => ({ data }))]) {
         assert.deepEqual(ours.safeParse(value, { reportInput: true }), zods.safeParse(value, { reportInput: true }), `for ${JSON.stringify(value)}`);
       }
+    }
+  });
+});
+
+describe("atLeast() (z.gte() and z.nonnegative() without zod's class for them)", () => {
+  it('parses every value as z.gte does, with the same issues and words, with and without its own error', () => {
+    const pairs: Array<[z.ZodMiniType, z.ZodMiniType]> = [
+      [z.number().check(atLeast(1, 'expected a positive number')), z.number().check(z.gte(1, { error: 'expected a positive number' }))],
+      [z.optional(SafeInt.check(atLeast(0))), z.optional(z.int().check(z.nonnegative()))],
+      [
+        z.optional(z.nullable(z.number({ error: 'expected ms' }).check(atLeast(0, 'must not be negative')))),
+        z.optional(z.nullable(z.number({ error: 'expected ms' }).check(z.nonnegative({ error: 'must not be negative' })))),
+      ],
+    ];
+    const values = [undefined, null, 0, -0, 1, 0.5, -1, -0.5, 2, -Infinity, Infinity, NaN, -(2 ** 60), '1', {}];
+    for (const [ours, zods] of pairs) {
+      for (const value of values) assert.deepEqual(ours.safeParse(value, { reportInput: true }), zods.safeParse(value, { reportInput: true }), `for ${String(value)}`);
     }
   });
 });
