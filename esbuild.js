@@ -211,7 +211,7 @@ const OWN_METHODS = [
   'clientCapabilities', 'mcpJsonUri', 'findTask', 'startBlocker', 'serverFingerprint', 'listTools', 'addSavedSessions',
   'whileBusy', 'isAnswering', 'resultInFlight', 'alwaysAllowed', 'followsByList', 'flushSync',
   'removedTasks', 'holdsSession', 'refreshTasks', 'leavingWith', 'savedInput', 'revokeAll',
-  'liveTasks', 'onSession', 'liveCount', 'forgetAll', 'fromJSON', 'cannotStart',
+  'liveTasks', 'onSession', 'liveCount', 'forgetAll', 'fromJSON', 'cannotStart', 'liveCalls', 'refreshList', 'retake',
 ];
 const ownMethods = OWN_METHODS.join('|');
 
