@@ -136,6 +136,50 @@ const wsWithoutDeflate = {
 };
 
 /**
+ * Tests in zod's code for what our schemas never use, each replaced by the constant it always is
+ * in our bundle, so the minifier drops the code it guards (1 KB), as WS_FIXED does for ws: src/
+ * never configures zod (`z.config`: no memoizer is installed, for cycles we never build), and
+ * every record it makes is `z.record(z.string(), …)`: its keys are no enumerable set (`values`),
+ * never numbers, never loose (`z.looseRecord`). The build fails unless src/ keeps to that
+ * (ZOD_PREMISES) and each test is found as often as listed. zod.test.ts compares records
+ * validated by zod bundled so with zod's own.
+ */
+const ZOD_SCHEMAS = path.join(__dirname, 'node_modules/zod/v4/core/schemas.js');
+const ZOD_FIXED = [
+  ['core.globalConfig.memoizer', 'undefined', 8],
+  ['if (values && !def.partial) {', 'if (false) {', 1],
+  ['const checkNumericKey = typeof key === "string" && regexes.number.test(key) && keyResult.issues.length;', 'const checkNumericKey = false;', 1],
+  ['if (def.mode === "loose") {', 'if (false) {', 2],
+  ['else if (values) {', 'else if (false) {', 1],
+];
+/** What src/ must never do for ZOD_FIXED to hold, and why. */
+const ZOD_PREMISES = [
+  [/\bz\.config\b|\bmemoizer\b|from 'zod'/, "configures zod (or imports zod, which does), where esbuild.js's ZOD_FIXED holds for zod/mini's defaults"],
+  [/\bz\.(looseRecord|partialRecord)\b|\bZodMiniRecord\b|\bz\.record\((?!z\.string\(\), )/, "makes a record whose keys are not z.string(), where esbuild.js's ZOD_FIXED holds for those alone"],
+];
+const zodFixed = {
+  name: 'zod-fixed',
+  setup(build) {
+    build.onLoad({ filter: /\.ts$/ }, async (args) => {
+      if (!args.path.startsWith(SRC)) return undefined;
+      const text = await require('fs').promises.readFile(args.path, 'utf8');
+      for (const [premise, what] of ZOD_PREMISES) if (premise.test(text)) throw new Error(`${args.path} ${what}`);
+      return undefined;
+    });
+    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]core[\\/]schemas\.js$/ }, async (args) => {
+      if (path.resolve(args.path) !== ZOD_SCHEMAS) return undefined;
+      let contents = await require('fs').promises.readFile(args.path, 'utf8');
+      for (const [test, constant, times] of ZOD_FIXED) {
+        const at = contents.split(test).length - 1;
+        if (at !== times) throw new Error(`${args.path}: "${test}" found ${at} times, not ${times}: update esbuild.js's ZOD_FIXED`);
+        contents = contents.replaceAll(test, constant);
+      }
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
+/**
  * The editor's API is one module in the bundle that re-exports `vscode`: esbuild otherwise gives
  * each of the 19 files that import it a copy of the import (its own `require` and namespace
  * object), where with this one namespace serves them all (0.6 KB). It also binds the namespaces
@@ -415,7 +459,7 @@ function options({ production }) {
     // names clear of every other property in the bundle. In both builds, so the integration tests
     // run what ships.
     mangleProps: new RegExp(`^(${ownMethods}|${ownFields}|${wsFields})$`),
-    plugins: [...wsBundling.plugins, vscodeOnce, nodeOnce],
+    plugins: [...wsBundling.plugins, zodFixed, vscodeOnce, nodeOnce],
   };
 }
 
@@ -433,7 +477,7 @@ async function main() {
   }
 }
 
-module.exports = { wsBundling, options, ownMethodMisuses, ownFieldMisuses };
+module.exports = { wsBundling, zodFixed, options, ownMethodMisuses, ownFieldMisuses };
 
 if (require.main === module) {
   main().catch((e) => {

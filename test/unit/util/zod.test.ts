@@ -1,5 +1,10 @@
 // fallback(), the z.catch the bundle can afford: it must answer as z.catch does.
 import * as assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { Plugin } from 'esbuild';
+import { build } from 'esbuild';
 import * as z from 'zod/mini';
 import { atLeast, base64, fallback, SafeInt } from '../../../src/core/util/zod';
 
@@ -94,6 +99,45 @@ describe("atLeast() (z.gte() and z.nonnegative() without zod's class for them)",
     const values = [undefined, null, 0, -0, 1, 0.5, -1, -0.5, 2, -Infinity, Infinity, NaN, -(2 ** 60), '1', {}];
     for (const [ours, zods] of pairs) {
       for (const value of values) assert.deepEqual(ours.safeParse(value, { reportInput: true }), zods.safeParse(value, { reportInput: true }), `for ${String(value)}`);
+    }
+  });
+});
+
+describe("zod as bundled (esbuild.js's ZOD_FIXED: no memoizer, records keyed by z.string() alone)", () => {
+  it('validates records, and what holds them, as zod does', async function () {
+    this.timeout(30_000);
+    const root = path.resolve(__dirname, '../../../..');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { zodFixed } = require(path.join(root, 'esbuild.js')) as { zodFixed: Plugin };
+    const out = path.join(mkdtempSync(path.join(tmpdir(), 'mcp-tasks-zod-')), 'zod.js');
+    try {
+      const built = await build({ stdin: { contents: "export * from 'zod/mini';", resolveDir: root }, bundle: true, platform: 'node', format: 'cjs', outfile: out, logLevel: 'silent', plugins: [zodFixed] });
+      assert.deepEqual(built.errors, []);
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const b = require(out) as typeof z;
+      assert.notEqual(b.record, z.record);
+      const pairs: Array<[z.ZodMiniType, z.ZodMiniType]> = [
+        [b.record(b.string(), b.unknown()), z.record(z.string(), z.unknown())],
+        [b.optional(b.record(b.string(), b.string({ error: 'must be a string' }), { error: 'must be an object' })), z.optional(z.record(z.string(), z.string({ error: 'must be a string' }), { error: 'must be an object' }))],
+        [b.record(b.string(), b.union([b.string(), b.number(), b.literal(null)], { error: 'bad' })), z.record(z.string(), z.union([z.string(), z.number(), z.literal(null)], { error: 'bad' }))],
+        [b.object({ r: b.record(b.string(), b.record(b.string(), b.number())) }), z.object({ r: z.record(z.string(), z.record(z.string(), z.number())) })],
+        [b.array(b.looseObject({ a: b.optional(b.string()) })), z.array(z.looseObject({ a: z.optional(z.string()) }))],
+      ];
+      const values: unknown[] = [
+        undefined, null, 1, 'x', [], ['a'], {}, { a: 'x' }, { a: 1 }, { 1: 'x', 2: 3, '-1.5': 'y', 1e3: null }, { a: null, b: true },
+        JSON.parse('{"__proto__": {"x": 1}, "a": "y"}'), Object.create(null), Object.assign(Object.create(null), { k: 'v' }),
+        { [Symbol('s')]: 'x', a: 'b' }, new Date(0), new Map(), { r: { a: { b: 1 } } }, { r: { a: { b: 'x' } } }, { r: [] }, [{ a: 'x' }, { a: 1 }, 3],
+      ];
+      // Two copies of zod: their errors are instances of two classes, compared by what they hold.
+      const read = (s: z.ZodMiniType, value: unknown) => {
+        const r = s.safeParse(value, { reportInput: true });
+        return r.success ? r : { success: false, issues: r.error.issues };
+      };
+      for (const [ours, zods] of pairs) {
+        for (const [i, value] of values.entries()) assert.deepEqual(read(ours, value), read(zods, value), `for values[${i}]`);
+      }
+    } finally {
+      rmSync(path.dirname(out), { recursive: true, force: true });
     }
   });
 });
