@@ -137,10 +137,12 @@ const wsWithoutDeflate = {
 
 /**
  * Tests in zod's code for what our schemas never use, each replaced by the constant it always is
- * in our bundle, so the minifier drops the code it guards (1 KB), as WS_FIXED does for ws: src/
- * never configures zod (`z.config`: no memoizer is installed, for cycles we never build), and
- * every record it makes is `z.record(z.string(), …)`: its keys are no enumerable set (`values`),
- * never numbers, never loose (`z.looseRecord`). The build fails unless src/ keeps to that
+ * in our bundle, so the minifier drops the code it guards (2 KB), as WS_FIXED does for ws: src/
+ * never configures zod (`z.config`: no memoizer is installed, for cycles we never build); every
+ * record it makes is `z.record(z.string(), …)`: its keys are no enumerable set (`values`), never
+ * numbers, never loose (`z.looseRecord`); and it parses synchronously (`safeParse`), with schemas
+ * that answer at once (no z.promise, z.codec or z.lazy; a check or transform that returns a
+ * promise still throws zod's $ZodAsyncError), so no container ever waits for a child's promise. The build fails unless src/ keeps to that
  * (ZOD_PREMISES) and each test is found as often as listed. zod.test.ts compares records
  * validated by zod bundled so with zod's own.
  */
@@ -151,11 +153,14 @@ const ZOD_FIXED = [
   ['const checkNumericKey = typeof key === "string" && regexes.number.test(key) && keyResult.issues.length;', 'const checkNumericKey = false;', 1],
   ['if (def.mode === "loose") {', 'if (false) {', 2],
   ['else if (values) {', 'else if (false) {', 1],
+  // A child's answer that is a promise: in a sync parse, never (an async check still throws: `_`).
+  [/\b(result|r|keyResult|left|right|canary|checkResult|retryResult|valueResult) instanceof Promise\b/g, 'false', 32],
 ];
 /** What src/ must never do for ZOD_FIXED to hold, and why. */
 const ZOD_PREMISES = [
   [/\bz\.config\b|\bmemoizer\b|from 'zod'/, "configures zod (or imports zod, which does), where esbuild.js's ZOD_FIXED holds for zod/mini's defaults"],
   [/\bz\.(looseRecord|partialRecord)\b|\bZodMiniRecord\b|\bz\.record\((?!z\.string\(\), )/, "makes a record whose keys are not z.string(), where esbuild.js's ZOD_FIXED holds for those alone"],
+  [/\b(safeParseAsync|parseAsync|spa|decodeAsync|encodeAsync)\b|\bz\.(promise|codec|lazy)\b/, "parses asynchronously, or makes a schema that may, where esbuild.js's ZOD_FIXED holds for sync parses alone"],
 ];
 const zodFixed = {
   name: 'zod-fixed',
@@ -170,7 +175,7 @@ const zodFixed = {
       if (path.resolve(args.path) !== ZOD_SCHEMAS) return undefined;
       let contents = await require('fs').promises.readFile(args.path, 'utf8');
       for (const [test, constant, times] of ZOD_FIXED) {
-        const at = contents.split(test).length - 1;
+        const at = typeof test === 'string' ? contents.split(test).length - 1 : (contents.match(test) ?? []).length;
         if (at !== times) throw new Error(`${args.path}: "${test}" found ${at} times, not ${times}: update esbuild.js's ZOD_FIXED`);
         contents = contents.replaceAll(test, constant);
       }

@@ -103,8 +103,8 @@ describe("atLeast() (z.gte() and z.nonnegative() without zod's class for them)",
   });
 });
 
-describe("zod as bundled (esbuild.js's ZOD_FIXED: no memoizer, records keyed by z.string() alone)", () => {
-  it('validates records, and what holds them, as zod does', async function () {
+describe("zod as bundled (esbuild.js's ZOD_FIXED: no memoizer, records keyed by z.string() alone, sync parses)", () => {
+  it('validates records, objects, arrays, unions and what holds them as zod does, and refuses an async check as it does', async function () {
     this.timeout(30_000);
     const root = path.resolve(__dirname, '../../../..');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -122,6 +122,15 @@ describe("zod as bundled (esbuild.js's ZOD_FIXED: no memoizer, records keyed by 
         [b.record(b.string(), b.union([b.string(), b.number(), b.literal(null)], { error: 'bad' })), z.record(z.string(), z.union([z.string(), z.number(), z.literal(null)], { error: 'bad' }))],
         [b.object({ r: b.record(b.string(), b.record(b.string(), b.number())) }), z.object({ r: z.record(z.string(), z.record(z.string(), z.number())) })],
         [b.array(b.looseObject({ a: b.optional(b.string()) })), z.array(z.looseObject({ a: z.optional(z.string()) }))],
+        [
+          b.object({ r: b.optional(b.nullable(b.union([b.string(), b.looseObject({ k: b.number() })]))) }),
+          z.object({ r: z.optional(z.nullable(z.union([z.string(), z.looseObject({ k: z.number() })]))) }),
+        ],
+        [
+          b.array(new b.ZodMiniCatch({ type: 'catch', innerType: b.looseObject({ k: b.number() }), catchValue: () => ({ k: 0 }) })),
+          z.array(z.catch(z.looseObject({ k: z.number() }), { k: 0 })),
+        ],
+        [b.object({ n: b.number().check(b.check<number>(() => undefined)) }), z.object({ n: z.number().check(z.check<number>(() => undefined)) })],
       ];
       const values: unknown[] = [
         undefined, null, 1, 'x', [], ['a'], {}, { a: 'x' }, { a: 1 }, { 1: 'x', 2: 3, '-1.5': 'y', 1e3: null }, { a: null, b: true },
@@ -136,6 +145,10 @@ describe("zod as bundled (esbuild.js's ZOD_FIXED: no memoizer, records keyed by 
       for (const [ours, zods] of pairs) {
         for (const [i, value] of values.entries()) assert.deepEqual(read(ours, value), read(zods, value), `for values[${i}]`);
       }
+      // A check that answers with a promise is refused in a sync parse, as zod refuses it.
+      const asyncCheck = (m: typeof z) => m.object({ r: m.record(m.string(), m.string().check(m.check<string>(async () => undefined))) });
+      assert.throws(() => asyncCheck(b).safeParse({ r: { a: 'x' } }), (e: Error) => e.constructor.name === '$ZodAsyncError');
+      assert.throws(() => asyncCheck(z).safeParse({ r: { a: 'x' } }), (e: Error) => e.constructor.name === '$ZodAsyncError');
     } finally {
       rmSync(path.dirname(out), { recursive: true, force: true });
     }
