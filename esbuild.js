@@ -140,12 +140,13 @@ const wsWithoutDeflate = {
  * in our bundle, so the minifier drops the code it guards (2.3 KB), as WS_FIXED does for ws. src/
  * never configures zod (`z.config`: no memoizer is installed, for cycles we never build); every
  * record it makes is `z.record(z.string(), …)`: its keys are no enumerable set (`values`), never
- * numbers, never loose (`z.looseRecord`); it parses, never encodes (zod's backward direction);
- * and it parses synchronously (`safeParse`) with schemas that answer at once (no z.promise,
- * z.codec or z.lazy; a check or transform that returns a promise still throws zod's
- * $ZodAsyncError), so no container ever waits for a child's promise. The build fails unless src/
- * keeps to that (ZOD_PREMISES) and each test is found as often as listed. zod.test.ts validates
- * values with zod bundled so and with zod itself, and expects the same.
+ * numbers, never loose (`z.looseRecord`); it parses, never encodes (zod's backward direction),
+ * and never through Standard Schema (`schema["~standard"]`); and it parses synchronously
+ * (`safeParse`) with schemas that answer at once (no z.promise, z.codec or z.lazy; a check or
+ * transform that returns a promise still throws zod's $ZodAsyncError), so no container ever
+ * waits for a child's promise. The build fails unless src/ keeps to that (ZOD_PREMISES) and each
+ * test is found as often as listed. zod.test.ts validates values with zod bundled so and with
+ * zod itself, and expects the same.
  */
 const ZOD_SCHEMAS = path.join(__dirname, 'node_modules/zod/v4/core/schemas.js');
 const ZOD_FIXED = [
@@ -162,12 +163,17 @@ const ZOD_FIXED = [
   ['!ctx?.skipChecks', 'true', 1],
   // A child's answer that is a promise: in a sync parse, never (an async check still throws: `_`).
   [/\b(result|r|keyResult|left|right|canary|checkResult|retryResult|valueResult) instanceof Promise\b/g, 'false', 32],
+  // What only the first pass of encoding calls.
+  [/^ {8}const handleCanaryResult = \(canary, payload, ctx\) => \{$[^]*?^ {8}\};\n/gm, '', 1],
+  // Standard Schema's `schema["~standard"].validate()`, which src/ never calls (nor anything it gives a schema to).
+  [/^\}, \{\n {4}\/\/ Wrappers extend this[^]*?^\}\);$/gm, '});', 1],
 ];
 /** What src/ must never do for ZOD_FIXED to hold, and why. */
 const ZOD_PREMISES = [
   [/\bz\.config\b|\bmemoizer\b|from 'zod'/, "configures zod (or imports zod, which does), where esbuild.js's ZOD_FIXED holds for zod/mini's defaults"],
   [/\bz\.(looseRecord|partialRecord)\b|\bZodMiniRecord\b|\bz\.record\((?!z\.string\(\), )/, "makes a record whose keys are not z.string(), where esbuild.js's ZOD_FIXED holds for those alone"],
   [/\b(safeParseAsync|parseAsync|spa|decodeAsync|encodeAsync)\b|\bz\.(promise|codec|lazy)\b/, "parses asynchronously, or makes a schema that may, where esbuild.js's ZOD_FIXED holds for sync parses alone"],
+  [/~standard/, "reads a schema's Standard Schema surface, which esbuild.js's ZOD_FIXED drops"],
   [/\bz\.(safe)?([Ee]ncode|[Dd]ecode)|import\s*(type\s*)?\{[^}]*\}\s*from\s*'zod/, "encodes with zod (or imports its functions by name, which could), where esbuild.js's ZOD_FIXED holds for parses alone"],
 ];
 const zodFixed = {
