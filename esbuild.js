@@ -137,16 +137,16 @@ const wsWithoutDeflate = {
 
 /**
  * Tests in zod's code for what our schemas never use, each replaced by the constant it always is
- * in our bundle, so the minifier drops the code it guards (3 KB), as WS_FIXED does for ws. src/
+ * in our bundle, so the minifier drops the code it guards (3.5 KB), as WS_FIXED does for ws. src/
  * never configures zod (`z.config`: no memoizer is installed, for cycles we never build); every
  * record it makes is `z.record(z.string(), …)`: its keys are no enumerable set (`values`), never
- * numbers, never loose (`z.looseRecord`); it never coerces (`z.coerce`); it parses, never
- * encodes (zod's backward direction), and never through Standard Schema (`schema["~standard"]`);
- * and it parses synchronously (`safeParse`) with schemas that answer at once (no z.promise,
- * z.codec or z.lazy; a check or transform that returns a promise still throws zod's
- * $ZodAsyncError), so no container ever waits for a child's promise. The build fails unless src/
- * keeps to that (ZOD_PREMISES) and each test is found as often as listed. zod.test.ts validates
- * values with zod bundled so and with zod itself, and expects the same.
+ * numbers, never loose (`z.looseRecord`); it never caps a size (`z.maxLength`) nor coerces
+ * (`z.coerce`); it parses, never encodes (zod's backward direction), and never through Standard
+ * Schema (`schema["~standard"]`); and it parses synchronously (`safeParse`) with schemas that
+ * answer at once (no z.promise, z.codec or z.lazy; a check or transform that returns a promise
+ * still throws zod's $ZodAsyncError), so no container ever waits for a child's promise. The build
+ * fails unless src/ keeps to that (ZOD_PREMISES) and each test is found as often as listed.
+ * zod.test.ts validates values with zod bundled so and with zod itself, and expects the same.
  */
 const ZOD_SCHEMAS = path.join(__dirname, 'node_modules/zod/v4/core/schemas.js');
 const ZOD_FIXED = [
@@ -157,6 +157,8 @@ const ZOD_FIXED = [
   ['else if (values) {', 'else if (false) {', 1],
   // Coercion (`z.coerce.string()`...): never.
   ['if (def.coerce)', 'if (false)', 5],
+  // An array's leading size cap (`z.maxLength`, `z.length`): src/ sets none, only minimums.
+  ['    capSize(inst, arraySize);\n', '', 1],
   // Encoding (zod's backward direction, and the check-less first pass it makes): never.
   ['ctx.direction === "backward"', 'false', 9],
   ['ctx?.direction !== "backward"', 'true', 1],
@@ -175,6 +177,7 @@ const ZOD_PREMISES = [
   [/\bz\.config\b|\bmemoizer\b|from 'zod'/, "configures zod (or imports zod, which does), where esbuild.js's ZOD_FIXED holds for zod/mini's defaults"],
   [/\bz\.(looseRecord|partialRecord)\b|\bZodMiniRecord\b|\bz\.record\((?!z\.string\(\), )/, "makes a record whose keys are not z.string(), where esbuild.js's ZOD_FIXED holds for those alone"],
   [/\b(safeParseAsync|parseAsync|spa|decodeAsync|encodeAsync)\b|\bz\.(promise|codec|lazy)\b/, "parses asynchronously, or makes a schema that may, where esbuild.js's ZOD_FIXED holds for sync parses alone"],
+  [/\bz\.(maxLength|length|maxSize|size)\b/, "caps a size, where esbuild.js's ZOD_FIXED holds for minimums alone"],
   [/\bz\.coerce\b/, "coerces with zod, which esbuild.js's ZOD_FIXED drops"],
   [/~standard/, "reads a schema's Standard Schema surface, which esbuild.js's ZOD_FIXED drops"],
   [/\bz\.(safe)?([Ee]ncode|[Dd]ecode)|import\s*(type\s*)?\{[^}]*\}\s*from\s*'zod/, "encodes with zod (or imports its functions by name, which could), where esbuild.js's ZOD_FIXED holds for parses alone"],

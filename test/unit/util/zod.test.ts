@@ -131,11 +131,13 @@ describe("zod as bundled (esbuild.js's ZOD_FIXED: no memoizer, records keyed by 
           z.array(z.catch(z.looseObject({ k: z.number() }), { k: 0 })),
         ],
         [b.object({ n: b.number().check(b.check<number>(() => undefined)) }), z.object({ n: z.number().check(z.check<number>(() => undefined)) })],
+        [b.array(b.string().check(b.minLength(2))).check(b.minLength(1, 'not empty')), z.array(z.string().check(z.minLength(2))).check(z.minLength(1, 'not empty'))],
       ];
       const values: unknown[] = [
         undefined, null, 1, 'x', [], ['a'], {}, { a: 'x' }, { a: 1 }, { 1: 'x', 2: 3, '-1.5': 'y', 1e3: null }, { a: null, b: true },
         JSON.parse('{"__proto__": {"x": 1}, "a": "y"}'), Object.create(null), Object.assign(Object.create(null), { k: 'v' }),
         { [Symbol('s')]: 'x', a: 'b' }, new Date(0), new Map(), { r: { a: { b: 1 } } }, { r: { a: { b: 'x' } } }, { r: [] }, [{ a: 'x' }, { a: 1 }, 3],
+        ['ab', 'cd'], ['ab', 'c', 1], ['\u{1F600}'],
       ];
       // Two copies of zod: their errors are instances of two classes, compared by what they hold.
       const read = (s: z.ZodMiniType, value: unknown) => {
