@@ -17,6 +17,7 @@ import { toAbortSignal } from './cancellation';
 import { isNumber, stringify } from '../core/util/json';
 import { minOf } from '../core/util/builtins';
 import { TASK } from '../core/tasks/types';
+import { inert } from '../core/util/text';
 
 /** Text for the model, then the same facts as JSON (a text part: data parts need a newer editor). */
 const answer = (a: ModelAnswer): vscode.LanguageModelToolResult => {
@@ -40,7 +41,7 @@ const run = async (token: vscode.CancellationToken, fn: (signal: AbortSignal) =>
   }
 };
 
-const code = (s: string): string => `\`${s.replace(/`/g, "'")}\``;
+const code = (s: string): string => `\`${inert(s).replace(/`/g, "'")}\``;
 
 /** Registers the five tools; each validates its input, since the editor does not. */
 export const registerLmTools = (service: TasksService): vscode.Disposable[] => {

@@ -107,6 +107,32 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     assert.deepEqual(await received(id), { name: 'widget', count: 7, ratio: 0.5, verbose: true, level: 'high' });
   });
 
+  test('A server\'s text makes no link, icon or reversed line: in the tool pick, the form\'s prompt and the failure\'s notification (a `command:` link there ran the command at a click)', async function () {
+    this.timeout(30_000);
+    const id = serverIdOf(await server('schemas'))!;
+    spy.skipShown();
+    const done = vscode.commands.executeCommand('mcpTasks.runToolAsTask', { kind: 'server', id });
+    const pick = await spy.next('the tool pick', 30_000);
+    const tool = pick.items.find((i) => i.description?.startsWith('hostile-text · '));
+    assert.deepEqual(
+      [tool?.label, tool?.detail],
+      ['\\$(verified-filled) Verified  [Open] (command:workbench.action.openSettings?%5B%22x%22%5D)', 'From [the docs] (https://example.com/a)'],
+      'as the editor escapes them: `\\$(` is no icon, and a space makes no link',
+    );
+    await choose(pick, (i) => i === tool, 'hostile-text');
+    const note = await spy.next('the note field');
+    assert.equal(note.box?.prompt, `${tool?.label} — note (optional): See [this] (command:workbench.action.openSettings) \\$(key)`);
+    await accept();
+    const messages = spy.messages.length;
+    await choose(await spy.next('the review step'), (i) => i.label.endsWith('Run hostile-text'), 'Run hostile-text');
+    await done;
+    const told = await waitFor(() => spy.messages.slice(messages).find((m) => m.includes('Show the log')), 'the failure\'s notification');
+    assert.match(told, /\[Show the log\] \(command:workbench\.action\.openSettings\?%5B%22x%22%5D\) \\\$\(error\)/);
+    // Its row's tooltip is Markdown with the editor's icons on, where `$\(error\)` (escaped as before) still drew one.
+    const row = (await server('schemas')).children?.find((c) => c.label.startsWith('hostile-text')) as { tooltip?: string } | undefined;
+    assert.ok(row?.tooltip?.includes('\\\\$\\(error\\)'), row?.tooltip);
+  });
+
   test('A required yes/no without a default has neither answer focused: Enter answers nothing until one is chosen (it sent Yes); a number enum is a pick whose number reaches the server', async function () {
     this.timeout(30_000);
     const run = await start('schemas', 'choices');
@@ -191,7 +217,8 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     const pick = await spy.next('the tool pick', 30_000);
     const configure = pick.items.find((i) => i.label === 'configure');
     assert.deepEqual([configure?.icon, configure?.description], ['arrow-right', 'direct call only'], JSON.stringify(pick.items));
-    assert.deepEqual(pick.items.filter((i) => /\$\(/.test(`${i.label} ${i.description ?? ''}`) || !i.icon), [], 'no item has an icon in its text, each has one as iconPath');
+    // `\$(` is a server's `$(` kept as text (see the test of a server's text).
+    assert.deepEqual(pick.items.filter((i) => /(^|[^\\])\$\(/.test(`${i.label} ${i.description ?? ''}`) || !i.icon), [], 'no item has an icon in its text, each has one as iconPath');
     await escape();
     await done;
   });

@@ -18,3 +18,12 @@ export const fileName = (text: string, windows = process.platform === 'win32'): 
   const name = head(text.replace(windows ? /[/\\\p{Cc}*?"<>|]+/gu : /[/\\\p{Cc}]+/gu, '_'), 99);
   return /^\.*$/.test(name) ? '_' : windows ? name.replace(/:/g, '∶') : name;
 };
+
+/**
+ * A server's text as the editor shows it in a notification, a quick input or a tooltip: control,
+ * bidi and zero-width characters become spaces (U+202E would turn the rest of the line around,
+ * the editor's words included); `$(name)` stays text (`\$(`: else the editor draws one of its
+ * icons, a check or a shield); and `[label](url)` is no link (a notification or an input's
+ * prompt makes one, and a `command:` one runs that command, with the server's arguments, at a click).
+ */
+export const inert = <T extends string | undefined>(text: T): T => text?.replace(/[\p{Cc}\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/gu, ' ').replace(/\$\(/g, '\\$(').replace(/\]\((?=https?:|command:|file:)/gi, '] (') as T;

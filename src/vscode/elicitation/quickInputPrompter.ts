@@ -6,6 +6,7 @@ import type { HiddenDialogs } from '../hiddenDialogs';
 import { inputPrompts } from '../inputs';
 import { noop } from '../../core/util/promise';
 import { isString } from '../../core/util/json';
+import { inert } from '../../core/util/text';
 import { CANCEL, DECLINE } from '../../core/elicitation/flow';
 import { CIRCLE_SLASH } from '../../core/tasks/presentation';
 import { executeCommand, registerCommand } from '../editorCommands';
@@ -79,7 +80,7 @@ export class QuickInputPrompter implements FormPrompter {
     qp.matchOnDescription = true;
     qp.matchOnDetail = true;
     // The icon as iconPath, not `$(icon)` in the label: VS Code reads that as the icon's name.
-    qp.items = items.map((i) => ({ label: i.label, iconPath: i.icon ? new vscode.ThemeIcon(i.icon) : undefined, description: i.description, detail: i.detail, value: i.value }));
+    qp.items = items.map((i) => ({ label: inert(i.label), iconPath: i.icon ? new vscode.ThemeIcon(i.icon) : undefined, description: inert(i.description), detail: inert(i.detail), value: i.value }));
     const picked = qp.items.filter((_, n) => items[n].picked);
     if (qp.canSelectMany) qp.selectedItems = picked;
     else if (picked.length || o.unfocused) qp.activeItems = picked.slice(0, 1);
@@ -109,7 +110,7 @@ export class QuickInputPrompter implements FormPrompter {
     // Shows what validate says (a note as information, not as an error); true when it is an error.
     const check = (): boolean => {
       const m = o.validate(box.value);
-      box.validationMessage = isString(m) ? m : m && { message: m.note, severity: vscode.InputBoxValidationSeverity.Info };
+      box.validationMessage = isString(m) ? inert(m) : m && { message: inert(m.note), severity: vscode.InputBoxValidationSeverity.Info };
       return isString(m);
     };
     return this.#show<string>(box, o, (resolve, listeners) => listeners.push(box.onDidChangeValue(check), box.onDidAccept(() => check() || resolve({ value: box.value }))));
@@ -162,7 +163,7 @@ export class QuickInputPrompter implements FormPrompter {
    * to cancel)", and a pick step hides on Escape too; neither cancels the question.
    */
   #escape(prompt?: string): string | undefined {
-    return [prompt, this.#hidden && vscode.l10n.t('Escape only hides it: the task waits, and "MCP question" in the status bar shows it again.')].filter(Boolean).join(' · ') || undefined;
+    return inert([prompt, this.#hidden && vscode.l10n.t('Escape only hides it: the task waits, and "MCP question" in the status bar shows it again.')].filter(Boolean).join(' · ') || undefined);
   }
 
   #show<T>(input: vscode.QuickPick<Item<unknown>> | vscode.InputBox, o: PromptOptions, wire: Wire<T>): Promise<Answer<T>> {
@@ -172,7 +173,7 @@ export class QuickInputPrompter implements FormPrompter {
         input.dispose();
         return reject(abortReason(o.signal));
       }
-      input.title = o.title;
+      input.title = inert(o.title);
       input.step = o.step;
       input.totalSteps = o.totalSteps;
       input.ignoreFocusOut = true;

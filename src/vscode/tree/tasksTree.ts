@@ -18,6 +18,7 @@ import { isObjectLike, isString, stringify } from '../../core/util/json';
 import { isArray, keysOf, parseDate } from '../../core/util/builtins';
 import { COMPLETED, ELICITATION_CREATE, INPUT_REQUIRED } from '../../core/protocol/schemas';
 import { DIRECT, SERVER_LIST, TASK } from '../../core/tasks/types';
+import { inert } from '../../core/util/text';
 
 /** The kinds of row besides a task's (TASK): one string each in the bundle; also the first word of their `contextValue`. */
 export const SERVER = 'server' as const;
@@ -489,4 +490,4 @@ const look = (item: vscode.TreeItem): string => stringify({ ...item, tooltip: is
 
 const truncate = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max)}\n…` : s);
 
-const escapeMd = (s: string): string => s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+const escapeMd = (s: string): string => inert(s).replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');

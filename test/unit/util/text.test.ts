@@ -1,7 +1,7 @@
 // Names for a result's document (`/<server>/<row title>.md`): the tab reads them, and Save As
 // suggests the last one as the file's name.
 import * as assert from 'node:assert/strict';
-import { fileName } from '../../../src/core/util/text';
+import { fileName, inert } from '../../../src/core/util/text';
 
 describe('fileName: a row or server name as a document name', () => {
   it('keeps the name as the row reads it, but for what would make a folder of it or cannot be shown', () => {
@@ -25,5 +25,25 @@ describe('fileName: a row or server name as a document name', () => {
   it('cuts a long name to 99 characters without splitting an emoji', () => {
     assert.equal(fileName('x'.repeat(120), false), 'x'.repeat(99));
     assert.equal(fileName(`${'x'.repeat(98)}😀`, false), 'x'.repeat(98));
+  });
+});
+
+describe('inert: a server\'s text where the editor would read links and icons in it', () => {
+  it('makes no link: a `command:` link in a notification or an input\'s prompt runs the command at a click', () => {
+    assert.equal(inert('Failed: [Open logs](command:workbench.action.terminal.sendSequence?%7B%22text%22%3A%22rm%22%7D)'), 'Failed: [Open logs] (command:workbench.action.terminal.sendSequence?%7B%22text%22%3A%22rm%22%7D)');
+    assert.equal(inert('see [docs](https://example.com) and [a](FILE:///etc/passwd)'), 'see [docs] (https://example.com) and [a] (FILE:///etc/passwd)');
+    // Only what the editor links: a pattern such as `^[A-Z](\d+)$` reads as the server wrote it.
+    assert.equal(inert('matching ^[A-Z](\\d+)$'), 'matching ^[A-Z](\\d+)$');
+  });
+
+  it('draws no icon: `$(name)` stays text, as the editor escapes it (`\\$(`)', () => {
+    assert.equal(inert('$(check) Verified $(shield)'), '\\$(check) Verified \\$(shield)');
+    assert.equal(inert('costs $5 (or $(4))'), 'costs $5 (or \\$(4))');
+  });
+
+  it('turns control, bidi and zero-width characters into spaces: U+202E would turn the rest of the line around, ours included', () => {
+    assert.equal(inert('safe\u202Etxt.exe\u200B\u2066x\u2069\r\nline\u0007\u001b[31m'), 'safe txt.exe  x   line  [31m');
+    assert.equal(inert('日本語 🙂 é'), '日本語 🙂 é');
+    assert.equal(inert(undefined), undefined);
   });
 });
