@@ -113,7 +113,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     spy.skipShown();
     const done = vscode.commands.executeCommand('mcpTasks.runToolAsTask', { kind: 'server', id });
     const pick = await spy.next('the tool pick', 30_000);
-    const tool = pick.items.find((i) => i.description?.startsWith('hostile-text · '));
+    const tool = pick.items.find((i) => i.description?.startsWith('hostile-text  · '));
     assert.deepEqual(
       [tool?.label, tool?.detail],
       ['\\$(verified-filled) Verified  [Open] (command:workbench.action.openSettings?%5B%22x%22%5D)', 'From [the docs] (https://example.com/a)'],
@@ -124,12 +124,14 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     assert.equal(note.box?.prompt, `${tool?.label} — note (optional): See [this] (command:workbench.action.openSettings) \\$(key)`);
     await accept();
     const messages = spy.messages.length;
-    await choose(await spy.next('the review step'), (i) => i.label.endsWith('Run hostile-text'), 'Run hostile-text');
+    await choose(await spy.next('the review step'), (i) => i.label.endsWith('Run hostile-text '), 'Run hostile-text');
     await done;
     const told = await waitFor(() => spy.messages.slice(messages).find((m) => m.includes('Show the log')), 'the failure\'s notification');
     assert.match(told, /\[Show the log\] \(command:workbench\.action\.openSettings\?%5B%22x%22%5D\) \\\$\(error\)/);
     // Its row's tooltip is Markdown with the editor's icons on, where `$\(error\)` (escaped as before) still drew one.
-    const row = (await server('schemas')).children?.find((c) => c.label.startsWith('hostile-text')) as { tooltip?: string } | undefined;
+    // Its row (a tree draws no icon or link) reads on one line: the U+202E that ends the tool's name would turn "Failed · now" around.
+    const row = (await server('schemas')).children?.find((c) => c.label.startsWith('hostile-text')) as (Row & { tooltip?: string }) | undefined;
+    assert.equal(row?.label, 'hostile-text ');
     assert.ok(row?.tooltip?.includes('\\\\$\\(error\\)'), row?.tooltip);
   });
 

@@ -20,10 +20,15 @@ export const fileName = (text: string, windows = process.platform === 'win32'): 
 };
 
 /**
- * A server's text as the editor shows it in a notification, a quick input or a tooltip: control,
- * bidi and zero-width characters become spaces (U+202E would turn the rest of the line around,
- * the editor's words included); `$(name)` stays text (`\$(`: else the editor draws one of its
- * icons, a check or a shield); and `[label](url)` is no link (a notification or an input's
- * prompt makes one, and a `command:` one runs that command, with the server's arguments, at a click).
+ * A server's text on one line, as it was sent: control, bidi and zero-width characters become
+ * spaces (a U+202E would turn the rest of the line around, the editor's words after it included).
  */
-export const inert = <T extends string | undefined>(text: T): T => text?.replace(/[\p{Cc}\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/gu, ' ').replace(/\$\(/g, '\\$(').replace(/\]\((?=https?:|command:|file:)/gi, '] (') as T;
+export const oneLine = <T extends string | undefined>(text: T): T => text?.replace(/[\p{Cc}\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/gu, ' ') as T;
+
+/**
+ * A server's text as the editor shows it in a notification, a quick input or a tooltip: on one
+ * line (`oneLine`); `$(name)` stays text (`\$(`: else the editor draws one of its icons, a check
+ * or a shield); and `[label](url)` is no link (a notification or an input's prompt makes one, and a
+ * `command:` one runs that command, with the server's arguments, at a click).
+ */
+export const inert = <T extends string | undefined>(text: T): T => oneLine(text)?.replace(/\$\(/g, '\\$(').replace(/\]\((?=https?:|command:|file:)/gi, '] (') as T;

@@ -18,7 +18,7 @@ import { isObjectLike, isString, stringify } from '../../core/util/json';
 import { isArray, keysOf, parseDate } from '../../core/util/builtins';
 import { COMPLETED, ELICITATION_CREATE, INPUT_REQUIRED } from '../../core/protocol/schemas';
 import { DIRECT, SERVER_LIST, TASK } from '../../core/tasks/types';
-import { inert } from '../../core/util/text';
+import { inert, oneLine } from '../../core/util/text';
 
 /** The kinds of row besides a task's (TASK): one string each in the bundle; also the first word of their `contextValue`. */
 export const SERVER = 'server' as const;
@@ -264,7 +264,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     const unfollowed = s.heldByUser ? this.#engine.list().filter((t) => t.serverId === s.id && t.kind === TASK && !isTerminal(t.status)).length : 0;
     const held = unfollowed === 1 ? ' · 1 live task not followed' : unfollowed ? ` · ${unfollowed} live tasks not followed` : '';
     const down = this.#engine.unreachable(s.id);
-    item.description = describeServer(s, true, down) + held;
+    item.description = oneLine(describeServer(s, true, down) + held);
     item.iconPath = asThemeIcon(SERVER_STATE_ICON[s.state.kind]);
     const up = s.state.kind === CONNECTED || s.state.kind === CONNECTING;
     // Restart, not connected, is Connect (a failed server too: Connect tries at once), unless a
@@ -285,10 +285,10 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   #taskItem(t: TaskSnapshot): vscode.TreeItem {
     const p = STATUS_PRESENTATION[t.status];
     const title = this.#title(t);
-    const item = new vscode.TreeItem(title, vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(oneLine(title), vscode.TreeItemCollapsibleState.None);
     item.id = `task:${t.key}`;
     const said = describeTask(t, Date.now());
-    item.description = said;
+    item.description = oneLine(said);
     item.iconPath = asThemeIcon({ id: p.icon, color: p.color });
     const live = !isTerminal(t.status);
     const cancelable = isCancelable(t, this.#servers);
@@ -418,9 +418,9 @@ export const hostedTitle = (h: HostedTaskSnapshot, hosted: readonly HostedTaskSn
 const hostedItem = (h: HostedTaskSnapshot, hosted: readonly HostedTaskSnapshot[]): vscode.TreeItem => {
   const p = STATUS_PRESENTATION[asSeen(h).status];
   const { label, what, iconPath } = hostedTitle(h, hosted, p.color);
-  const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+  const item = new vscode.TreeItem(oneLine(label), vscode.TreeItemCollapsibleState.None);
   item.id = `hosted:${h.serverId}:${h.taskId}`;
-  item.description = describeHosted(h, Date.now());
+  item.description = oneLine(describeHosted(h, Date.now()));
   item.iconPath = iconPath;
   const live = !isTerminal(h.status);
   // A live question is hidden, open or waiting its turn: Respond shows it if hidden.
