@@ -95,8 +95,12 @@ const hideable = (secrets: readonly string[]): string[] => {
  */
 export const MAX_LOG_LINE = 8_000;
 
-/** A line as the log keeps it: at most MAX_LOG_LINE characters, then how many more there were. */
-export const logLine = (message: string): string => truncate(message, MAX_LOG_LINE);
+/**
+ * A line as the log keeps it: at most MAX_LOG_LINE characters, then how many more there were; the
+ * lines after its first indented, so a server's text cannot write a line that reads as the log's own
+ * (`\n2026-12-06 10:39:05.637 [info] [other] Connected`).
+ */
+export const logLine = (message: string): string => truncate(message, MAX_LOG_LINE).replace(/\r?\n|\r/g, '\n  ');
 
 /** Shortens a string for a log line. */
 export const truncate = (s: string, max = 2000, h = head(s, max)): string => (s.length <= max ? s : `${h}… (${s.length - h.length} more chars)`);

@@ -180,4 +180,9 @@ describe('reliability: the length of log lines', () => {
     assert.ok(line.length < MAX_LOG_LINE + 30, `${line.length} characters`);
     assert.equal(logLine('[demo] Task 7: working → completed'), '[demo] Task 7: working → completed', 'a usual line is kept whole');
   });
+
+  it('a server\'s text cannot write a line that reads as the log\'s own: the lines after the first are indented', () => {
+    const forged = 'server log: done\n2026-12-06 10:39:05.637 [info] [other] Connected\r\nlast\rx';
+    assert.equal(logLine(forged), 'server log: done\n  2026-12-06 10:39:05.637 [info] [other] Connected\n  last\n  x');
+  });
 });
