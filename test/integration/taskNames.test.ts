@@ -1,6 +1,7 @@
 // How the Tasks view names tasks: runs of one tool on one server say when each started (their
 // rows, tooltips and accessible labels alike), and a task found through tasks/list is named by
-// enough of its id to tell it from the others, heard once as a task ("Task 3f2a…", not "Task Task").
+// enough of its id to tell it from the others, heard once as a task ("Task 3f2a…", not "Task Task");
+// a server's task id is text in the row's tooltip.
 import * as assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
 import { taskKey } from '../../src/core/tasks/types';
@@ -40,5 +41,13 @@ suite('Task names in the Tasks view', () => {
       // One build left: its row is "build" again.
       engine.remove(taskKey(SERVER, 'b'));
       assert.equal(read().get('a')?.label, 'build');
+    }));
+
+  test('a task id is text in the row\'s tooltip: one with a backtick ended a code span there, and an image after it loaded from the server\'s host at a hover', () =>
+    withTree(({ engine, tree }) => {
+      engine.restore([storedTask(SERVER, 'x` ![t](https://example.com/t.png) $(error) `y')]);
+      const [n] = tree.getChildren(tree.getChildren()[0]);
+      const tooltip = ((tree.resolveTreeItem(tree.getTreeItem(n), n) as vscode.TreeItem).tooltip as vscode.MarkdownString).value;
+      assert.ok(tooltip.includes('Task id: x\\` \\!\\[t\\] \\(https://example\\.com/t\\.png\\) \\\\$\\(error\\) \\`y  \n'), tooltip);
     }));
 });

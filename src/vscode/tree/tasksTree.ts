@@ -370,7 +370,8 @@ const taskTooltip = (t: TaskSnapshot, title: string, now: number, checks?: strin
   if (t.statusMessage) md.appendMarkdown(`${escapeMd(t.statusMessage)}\n\n`);
   if (t.note) md.appendMarkdown(`_${escapeMd(t.note)}_\n\n`);
   const rows: Array<[string, string]> = [
-    ['Task id', `\`${t.taskId}\``],
+    // Text, not a code span: a server's id with a backtick ended the span, and an image after it loaded at a hover.
+    ['Task id', escapeMd(t.taskId)],
     ['Created', localTime(t.createdAt)],
     ['Updated', localTime(t.lastUpdatedAt)],
   ];
