@@ -1,7 +1,7 @@
 // How the Tasks view names tasks: runs of one tool on one server say when each started (their
 // rows, tooltips and accessible labels alike), and a task found through tasks/list is named by
 // enough of its id to tell it from the others, heard once as a task ("Task 3f2a…", not "Task Task");
-// a server's task id is text in the row's tooltip.
+// a server's task id is text in the row's tooltip, and its status message is cut there.
 import * as assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
 import { taskKey } from '../../src/core/tasks/types';
@@ -49,5 +49,14 @@ suite('Task names in the Tasks view', () => {
       const [n] = tree.getChildren(tree.getChildren()[0]);
       const tooltip = ((tree.resolveTreeItem(tree.getTreeItem(n), n) as vscode.TreeItem).tooltip as vscode.MarkdownString).value;
       assert.ok(tooltip.includes('Task id: x\\` \\!\\[t\\] \\(https://example\\.com/t\\.png\\) \\\\$\\(error\\) \\`y  \n'), tooltip);
+    }));
+
+  test('a status message of 100 KB is cut in the row\'s tooltip: the task\'s id and dates after it stay in sight', () =>
+    withTree(({ engine, tree }) => {
+      engine.restore([storedTask(SERVER, 'big', { status: 'failed', statusMessage: 'B'.repeat(100_000) })]);
+      const [n] = tree.getChildren(tree.getChildren()[0]);
+      const tooltip = ((tree.resolveTreeItem(tree.getTreeItem(n), n) as vscode.TreeItem).tooltip as vscode.MarkdownString).value;
+      assert.ok(tooltip.includes(`${'B'.repeat(2000)} …\n\nTask id: big`), tooltip.slice(0, 300));
+      assert.ok(tooltip.length < 3000, `${tooltip.length} characters`);
     }));
 });

@@ -367,7 +367,8 @@ const taskTooltip = (t: TaskSnapshot, title: string, now: number, checks?: strin
   const md = new vscode.MarkdownString(undefined, true);
   const p = STATUS_PRESENTATION[t.status];
   md.appendMarkdown(`$(${p.icon.replace('~spin', '')}) **${escapeMd(title)}**: ${p.label}${t.kind === DIRECT ? ' (direct call, not a task)' : ''}\n\n`);
-  if (t.statusMessage) md.appendMarkdown(`${escapeMd(t.statusMessage)}\n\n`);
+  // Cut: a server's 100 KB message pushed the task's id and dates a hundred screens down.
+  if (t.statusMessage) md.appendMarkdown(`${escapeMd(truncate(t.statusMessage, 2000))}\n\n`);
   if (t.note) md.appendMarkdown(`_${escapeMd(t.note)}_\n\n`);
   const rows: Array<[string, string]> = [
     // Text, not a code span: a server's id with a backtick ended the span, and an image after it loaded at a hover.
