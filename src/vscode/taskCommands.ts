@@ -6,7 +6,7 @@ import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { DIRECT, hostedKey, rerunTtl, TASK } from '../core/tasks/types';
 import type { Tool } from '../core/protocol/schemas';
-import { decideExecution, hasKeptResult, hasResultToFetch, isCancelable, serverAcceptsToolTasks } from '../core/tasks/policy';
+import { decideExecution, hasKeptResult, hasResultToFetch, hasUnfetchedResult, isCancelable, serverAcceptsToolTasks } from '../core/tasks/policy';
 import { errorMessage, raceAbort } from '../core/util/abort';
 import type { UrlPlan } from '../core/elicitation/plan';
 import { completeInBrowser, taskBrowserSteps, urlsRequired } from '../core/elicitation/urlRequired';
@@ -241,11 +241,11 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
         if (!isConfirmed(arg)) inform(vscode.l10n.t('There are no finished tasks to clear.'));
         return;
       }
-      const kept = finished.filter(hasKeptResult).length;
+      const [kept, unfetched] = [finished.filter(hasKeptResult).length, finished.filter(hasUnfetchedResult).length];
       const ask = count === 1 ? vscode.l10n.t('Clear 1 finished task?') : vscode.l10n.t('Clear {0} finished tasks?', count);
       // One task is "it": kept counts only tasks, so more than one kept means more than one task.
       const detail =
-        count === 1
+        (count === 1
           ? kept
             ? vscode.l10n.t('It leaves the view, and the result kept for it is deleted.')
             : vscode.l10n.t('It leaves the view.')
@@ -253,7 +253,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
             ? kept === 1
               ? vscode.l10n.t('They leave the view, and the 1 result kept for them is deleted.')
               : vscode.l10n.t('They leave the view, and the {0} results kept for them are deleted.', kept)
-            : vscode.l10n.t('They leave the view.');
+            : vscode.l10n.t('They leave the view.')) + (unfetched ? ' ' + notFetched(count === 1 ? 0 : unfetched) : '');
       if (!isConfirmed(arg) && !(await confirmDestructive(ask, detail, vscode.l10n.t('Clear')))) return;
       const n = engine.clearFinished() + deps.tree.clearEndedHosted();
       flash(n === 1 ? vscode.l10n.t('MCP Tasks: cleared 1 finished task') : vscode.l10n.t('MCP Tasks: cleared {0} finished tasks', n), 3000);
@@ -270,13 +270,22 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
       const t = taskFromArg(arg);
       const hosted = rowOf(arg, HOSTED);
       if (t && isTerminal(t.status)) {
-        const ask = hasKeptResult(t) && !isConfirmed(arg);
-        if (ask && !(await confirmDestructive(vscode.l10n.t('Remove "{0}" from the list?', taskTitle(t)), vscode.l10n.t('The result kept for it is deleted too.'), vscode.l10n.t('Remove')))) return;
+        // A result only its server has is lost too: the task was the one handle here to fetch it.
+        const detail = hasKeptResult(t) ? vscode.l10n.t('The result kept for it is deleted too.') : hasUnfetchedResult(t) && notFetched(0);
+        if (detail && !isConfirmed(arg) && !(await confirmDestructive(vscode.l10n.t('Remove "{0}" from the list?', taskTitle(t)), detail, vscode.l10n.t('Remove')))) return;
         engine.remove(t.key);
       } else if (hosted) deps.tree.clearEndedHosted(hosted.taskId);
     }),
   ];
 };
+
+/** What removing tasks whose results only their servers have loses (0: the one task asked about). */
+const notFetched = (n: number): string =>
+  !n
+    ? vscode.l10n.t('Its result was not fetched, and cannot be fetched from here once it is removed.')
+    : n === 1
+      ? vscode.l10n.t('1 result was not fetched, and cannot be fetched from here once it is removed.')
+      : vscode.l10n.t('{0} results were not fetched, and cannot be fetched from here once they are removed.', n);
 
 /**
  * A task's row in a quick pick: its status icon and title (as its row in the view: with when it

@@ -581,6 +581,30 @@ suite('Commands and the Tasks view, with the demo server', () => {
     assert.equal(await taskRow('demo', live.row.id!), undefined, 'the row left the view');
   });
 
+  test('Remove from List of a completed row whose result was not fetched (mcpTasks.autoFetchResults off) asks first, saying it cannot be fetched from here once removed; declined, the row stays; Clear Finished Tasks says so too', async function () {
+    this.timeout(30_000);
+    const config = () => vscode.workspace.getConfiguration('mcpTasks');
+    await config().update('autoFetchResults', false, vscode.ConfigurationTarget.Global);
+    try {
+      const api = await publicApi();
+      const { row, node } = await runToEnd('demo', 'build-project', { project: 'integration-app', durationMs: '600' });
+      assert.equal(api.getTask(node.key)?.hasResult, false, 'its result is only at its server');
+      const { label } = (await taskRow('demo', row.id!))!;
+      const declined = await confirming('mcpTasks.removeTask', undefined, node);
+      assert.deepEqual(
+        declined.map(({ message, options, items }) => [message, (options as vscode.MessageOptions).modal, (options as vscode.MessageOptions).detail, items]),
+        [[`Remove "${label}" from the list?`, true, 'Its result was not fetched, and cannot be fetched from here once it is removed.', ['Remove']]],
+      );
+      assert.ok(await taskRow('demo', row.id!), 'declined: the row stays');
+      const cleared = await confirming('mcpTasks.clearFinished', undefined);
+      assert.match((cleared[0].options as vscode.MessageOptions).detail ?? '', / (1 result was|\d+ results were) not fetched, and cannot be fetched from here once (it is|they are) removed\.$/);
+      await vscode.commands.executeCommand('mcpTasks.removeTask', { ...node, confirmed: true });
+      await waitFor(async () => !(await taskRow('demo', row.id!)), 'the row to leave the view');
+    } finally {
+      await config().update('autoFetchResults', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   test('Clear Finished Tasks asks first, in a modal warning naming how many; declined, nothing is cleared', async function () {
     this.timeout(30_000);
     // Finished tasks of its own, more than one (the question counts them in the plural).

@@ -99,6 +99,9 @@ export const hasKeptResult = (t: TaskSnapshot): boolean => t.outcome !== undefin
  */
 export const hasResult = (t: TaskSnapshot): boolean => hasKeptResult(t) || (t.kind === TASK && (t.status === COMPLETED || t.status === FAILED));
 
+/** Whether `t` ended with a result (or error) that only its server has: removing `t` loses the one handle here to fetch it, so Remove from List and Clear Finished Tasks ask first. */
+export const hasUnfetchedResult = (t: TaskSnapshot): boolean => hasResult(t) && !hasKeptResult(t);
+
 /** Why a task restored from a closed window, of a server whose tasks die with its process, is lost (see `lostWithWindow`). */
 export const WINDOW_CLOSED = "The window closed, and with it the server's process that ran it; a new process does not know its tasks";
 

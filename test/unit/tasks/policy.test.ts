@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import type { ServerCapabilities } from '../../../src/core/protocol/schemas';
 import { ServerCapabilitiesSchema } from '../../../src/core/protocol/schemas';
-import { decideExecution, disconnectCost, hasKeptResult, hasResult, hasResultToFetch, isCancelable, mayRetryAsTask, serverAcceptsToolTasks } from '../../../src/core/tasks/policy';
+import { decideExecution, disconnectCost, hasKeptResult, hasResult, hasResultToFetch, hasUnfetchedResult, isCancelable, mayRetryAsTask, serverAcceptsToolTasks } from '../../../src/core/tasks/policy';
 import type { McpSession } from '../../../src/core/protocol/session';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { snapshot } from '../helpers/snapshots';
@@ -174,6 +174,27 @@ describe('isCancelable (the view\'s Cancel and the Cancel Task pick)', () => {
       [kept({ status: 'completed' }), kept({ status: 'cancelled' }), kept({ status: 'lost' }), kept({ status: 'completed', resultDeleted: true })],
       [false, false, false, false],
       'nothing kept: still at its server, none, or deleted',
+    );
+  });
+
+  it('hasUnfetchedResult: Remove from List also asks first for a task whose result or error only its server has (not fetched, or its kept copy deleted), not for one with nothing to fetch', () => {
+    const unfetched = (over: Partial<TaskSnapshot>) => hasUnfetchedResult(task(over));
+    assert.deepEqual(
+      [unfetched({ status: 'completed' }), unfetched({ status: 'failed' }), unfetched({ status: 'completed', resultDeleted: true })],
+      [true, true, true],
+      'ended with a result or error at its server only',
+    );
+    assert.deepEqual(
+      [
+        unfetched({ status: 'completed', outcome: { kind: 'result', result: { content: [] } } }),
+        unfetched({ status: 'expired', outcomeFetchedAt: '2025-01-01T00:00:00.000Z' }),
+        unfetched({ status: 'cancelled' }),
+        unfetched({ status: 'lost' }),
+        unfetched({ status: 'expired' }),
+        unfetched({ kind: 'direct', taskId: 'direct-1', status: 'failed' }),
+      ],
+      [false, false, false, false, false, false],
+      'kept here (hasKeptResult asks), or nothing to fetch: cancelled, lost, expired, a direct call',
     );
   });
 
