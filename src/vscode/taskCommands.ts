@@ -11,6 +11,7 @@ import { errorMessage, raceAbort } from '../core/util/abort';
 import type { UrlPlan } from '../core/elicitation/plan';
 import { completeInBrowser, taskBrowserSteps, urlsRequired } from '../core/elicitation/urlRequired';
 import { reasonOf, RequestTimeoutError } from '../core/jsonrpc/errors';
+import { unnamedReason } from '../core/transports/transport';
 import { NEVER, waitWithProgress } from './cancellation';
 import { confirmDestructive, couldNotConnect, flash, inform, isConfirmed, noServerConfigured } from './confirm';
 import type { ResultDocuments } from './results';
@@ -476,7 +477,13 @@ const callTool = async (deps: TaskCommandDeps, call: ToolCall): Promise<void> =>
     if (required?.ok) return askBrowserSteps(deps, call, required.plans);
     // Unusable data: the server's own error, and why its URLs are not offered.
     const more = (why: string) => (required ? vscode.l10n.t('{0} (the server asks for a step in the browser, but {1})', why, required.problem) : why);
-    void showFailure(err, (why) => vscode.l10n.t('Could not run "{0}" on {1}: {2}', toolName, deps.servers.label(call.serverId), more(why)), { namesServer: true });
+    const label = deps.servers.label(call.serverId);
+    // The server named once, as couldNotConnect does: "on x at URL: …", not "on x: Could not reach server "x" at URL: …".
+    const words = (reason: string) => {
+      const { at, why } = unnamedReason(reason, label);
+      return at ? vscode.l10n.t('Could not run "{0}" on {1} at {2}: {3}', toolName, label, at, more(why)) : vscode.l10n.t('Could not run "{0}" on {1}: {2}', toolName, label, more(why));
+    };
+    void showFailure(err, words, { namesServer: true });
   }
 };
 

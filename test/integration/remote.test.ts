@@ -158,6 +158,36 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     for (const label of Object.keys(down)) assert.equal(of(label).split(`"${label}"`).length, 2, `"${label}" once in: ${of(label)}`);
   });
 
+  test('Run Again of a task whose remote server has stopped names the server once: "Could not run "t" on x at URL: …", not "…on x: Could not reach server "x" at URL: …"', async function () {
+    this.timeout(30_000);
+    const before = settings().inspect<Record<string, unknown>>('servers')?.globalValue;
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const showError = w.showErrorMessage;
+    const told: string[] = [];
+    const gone = await startServer([DEMO, 'http', '--port', '0', '--quiet'], {}, 'stdout', /listening (\d+)/);
+    children.push(gone.child);
+    const url = `http://127.0.0.1:${gone.match[1]}/mcp`;
+    try {
+      await settings().update('servers', { ...before, 'stopping-http': { type: 'http', url } }, vscode.ConfigurationTarget.Global);
+      const id = await byLabel('stopping-http');
+      // A task: a direct call that fails is a failed row, not an error of Run Again.
+      const t = await api.runTool(id, 'build-project', { arguments: { project: 'again', durationMs: 100 } });
+      started.push(t.id);
+      await api.getResult(t.id, { waitSeconds: 15 });
+      const exited = new Promise((resolve) => gone.child.once('exit', resolve));
+      gone.child.kill();
+      await exited;
+      w.showErrorMessage = (message: string) => (told.push(message), Promise.resolve(undefined));
+      await vscode.commands.executeCommand('mcpTasks.runAgain', { kind: 'task', key: t.id, serverId: id });
+      const error = await waitFor(() => told.find((m) => m.startsWith('Could not run')), `the error (got ${JSON.stringify(told)})`, 15_000);
+      assert.match(error, /^Could not run "build-project" on stopping-http\b/);
+      assert.equal(error.split('stopping-http').length, 2, `the server once in: ${error}`);
+    } finally {
+      w.showErrorMessage = showError;
+      await settings().update('servers', before, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   test('Connect Server through a proxy that is down (the editor\'s "http.proxy" at a closed port) keeps the editor\'s words, which name the proxy, and says to check "http.proxy" and the proxy or VPN', async function () {
     this.timeout(30_000);
     const closed = await freePort();
