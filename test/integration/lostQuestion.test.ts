@@ -84,7 +84,8 @@ suite('An HTTP server whose question or answers do not reach the client', () => 
     child!.kill();
     const down = await waitFor(async () => ((await row())?.description === 'unreachable · retrying' ? await row() : undefined), 'the row to say the server cannot be reached', 20_000);
     assert.match(down.tooltip ?? '', /State: unreachable · retrying \\\(since .+: .*ECONNREFUSED.*\\\)\n/);
-    assert.match(down.accessibility ?? '', /^Server demo-http, unreachable, retrying \(since .+: .*ECONNREFUSED.*\)$/);
+    // The server named once, with the url, as its notification words it: not "…: Could not reach server "demo-http" at URL: …".
+    assert.match(down.accessibility ?? '', /^Server demo-http, unreachable, retrying \(since [^"]+ at http:\/\/127\.0\.0\.1:\d+\/mcp: connection refused \(ECONNREFUSED\).*\)$/);
     // Back at the same port, with its tasks: the next poll reaches it.
     await lab(new URL(url).port, store);
     await waitFor(async () => (await row())?.description?.startsWith('connected · tasks:'), 'the row connected again', 30_000);

@@ -188,6 +188,31 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     }
   });
 
+  test("a remote server it cannot reach: its row's tooltip and accessible label say why as the notification does, with the url, the server named once (by the tooltip's title)", async function () {
+    this.timeout(30_000);
+    const testing = testingApi(await activateExtension());
+    const url = `http://127.0.0.1:${await freePort()}/mcp`;
+    const before = settings().inspect<Record<string, unknown>>('servers')?.globalValue;
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const showError = w.showErrorMessage;
+    w.showErrorMessage = () => Promise.resolve(undefined);
+    try {
+      await settings().update('servers', { ...before, 'closed-http': { type: 'http', url } }, vscode.ConfigurationTarget.Global);
+      const id = await byLabel('closed-http');
+      void vscode.commands.executeCommand('mcpTasks.connectServer', { kind: 'server', id });
+      const row = await waitFor(async () => (await testing.getTreeSnapshot()).find((r) => serverIdOf(r) === id && r.icon === 'error'), 'the row in error');
+      const why = `error at ${url}: connection refused (ECONNREFUSED)`;
+      // The tooltip is Markdown: its text escapes punctuation (a dot, a parenthesis).
+      const text = row.tooltip?.replace(/\\(.)/g, '$1') ?? '';
+      assert.ok(text.includes(`State: ${why}`), text);
+      assert.equal(text.split('closed-http').length, 2, `the server once in: ${text}`);
+      assert.ok(row.accessibility?.startsWith(`Server closed-http, ${why}`), row.accessibility);
+    } finally {
+      w.showErrorMessage = showError;
+      await settings().update('servers', before, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   test('Connect Server through a proxy that is down (the editor\'s "http.proxy" at a closed port) keeps the editor\'s words, which name the proxy, and says to check "http.proxy" and the proxy or VPN', async function () {
     this.timeout(30_000);
     const closed = await freePort();
