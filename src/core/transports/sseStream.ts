@@ -293,10 +293,14 @@ export const unreachableHint = (code: unknown, message?: unknown): string | unde
         ? 'its host name could not be resolved right now (EAI_AGAIN): check the network connection'
         : isString(code) && UNTRUSTED.test(code)
           ? `its TLS certificate is not trusted (${code}): if it is self-signed or your organization's, add its certificate authority to the system's trusted certificates, or name its file in NODE_EXTRA_CA_CERTS and restart the editor`
-          : // OpenSSL's words ("wrong version number") for an answer that is no TLS: plain HTTP, most likely.
-            code === 'EPROTO'
-            ? 'the TLS handshake failed (EPROTO): if the server speaks plain HTTP, use http:// (or ws://) in "url"'
-            : undefined;
+          : code === 'CERT_HAS_EXPIRED'
+            ? `its TLS certificate has expired (${code}): check the server's certificate, and this computer's date and time`
+            : code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+              ? `its TLS certificate is for another host name (${code}): check that the host name in "url" is one the certificate names`
+              : // OpenSSL's words ("wrong version number") for an answer that is no TLS: plain HTTP, most likely.
+                code === 'EPROTO'
+                ? 'the TLS handshake failed (EPROTO): if the server speaks plain HTTP, use http:// (or ws://) in "url"'
+                : undefined;
 };
 
 /** The error for a request that got no answer at all (refused, unreachable, DNS, TLS...). */

@@ -17,6 +17,10 @@ const root = path.resolve(__dirname, '../../../..');
 /** A self-signed certificate for 127.0.0.1 and localhost (valid for a century). */
 const CERT = path.join(root, 'test/fixtures/tls/cert.pem');
 const KEY = path.join(root, 'test/fixtures/tls/key.pem');
+/** The same key's certificate for 127.0.0.1 and localhost that expired on 2 January 2020. */
+const EXPIRED = path.join(root, 'test/fixtures/tls/expired-cert.pem');
+/** The same key's certificate for mcp.other.test only (valid for a century). */
+const OTHER_HOST = path.join(root, 'test/fixtures/tls/other-host-cert.pem');
 
 /** Answers `initialize` with JSON (Streamable HTTP), anything else 202; upgrades to a WebSocket speaking mcp. */
 const serveMcp = async (server: http.Server): Promise<number> => {
@@ -76,18 +80,38 @@ describe('TLS: a certificate that is not trusted, and https to a server without 
     assert.equal(await outcome(new WebSocketTransport(options(ws)), ws), `Could not connect to server "s" at URL: ${advice}`);
   });
 
-  it('the advice works: with NODE_EXTRA_CA_CERTS naming the certificate, the same server answers', async () => {
-    const port = await start(https.createServer({ cert: readFileSync(CERT), key: readFileSync(KEY) }));
-    // Node reads NODE_EXTRA_CA_CERTS once, at its start: a process of its own.
+  /** What a first request to the server of `cert` at 127.0.0.1 ends with, in a process of its own that trusts `cert` (Node reads NODE_EXTRA_CA_CERTS once, at its start). */
+  const trusting = async (cert: string): Promise<string> => {
+    const port = await start(https.createServer({ cert: readFileSync(cert), key: readFileSync(KEY) }));
     const script = `
       const { StreamableHttpTransport } = require(${JSON.stringify(path.join(root, 'out/src/core/transports/streamableHttp'))});
       const t = new StreamableHttpTransport({ url: 'https://127.0.0.1:${port}/mcp', logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {} }, serverName: 's' });
       t.onmessage = (m) => { console.log(m.result.serverInfo.name); t.close(); };
       t.start().then(() => t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} })).catch((e) => console.log(e.message));`;
     const stdout = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, ['-e', script], { env: { ...process.env, NODE_EXTRA_CA_CERTS: CERT } }, (err, out) => (err ? reject(err) : resolve(out))),
+      execFile(process.execPath, ['-e', script], { env: { ...process.env, NODE_EXTRA_CA_CERTS: cert } }, (err, out) => (err ? reject(err) : resolve(out))),
     );
-    assert.equal(stdout.trim(), 'tls');
+    return stdout.trim().replace(`https://127.0.0.1:${port}/mcp`, 'URL');
+  };
+
+  it('the advice works: with NODE_EXTRA_CA_CERTS naming the certificate, the same server answers', async () => {
+    assert.equal(await trusting(CERT), 'tls');
+  });
+
+  it('an expired certificate says so and what to check (the server\'s certificate, this computer\'s clock), over Streamable HTTP and a WebSocket, not Node\'s "certificate has expired" alone', async () => {
+    const port = await start(https.createServer({ cert: readFileSync(EXPIRED), key: readFileSync(KEY) }));
+    const advice = "its TLS certificate has expired (CERT_HAS_EXPIRED): check the server's certificate, and this computer's date and time";
+    const url = `https://127.0.0.1:${port}/mcp`;
+    assert.equal(await outcome(new StreamableHttpTransport(options(url)), url), `Could not reach server "s" at URL: ${advice}`);
+    const ws = `wss://127.0.0.1:${port}/ws`;
+    assert.equal(await outcome(new WebSocketTransport(options(ws)), ws), `Could not connect to server "s" at URL: ${advice}`);
+  });
+
+  it('a trusted certificate for another host name says so and to check the host name in "url" against it, not Node\'s "Hostname/IP does not match certificate\'s altnames"', async () => {
+    assert.equal(
+      await trusting(OTHER_HOST),
+      'Could not reach server "s" at URL: its TLS certificate is for another host name (ERR_TLS_CERT_ALTNAME_INVALID): check that the host name in "url" is one the certificate names',
+    );
   });
 
   it('https:// (or wss://) to a server that speaks plain HTTP says the handshake failed and to use http:// (or ws://), not OpenSSL\'s words', async () => {
