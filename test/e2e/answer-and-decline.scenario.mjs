@@ -13,7 +13,7 @@ export async function run({ page, url, shot }) {
   await widenSideBar(page, 520);
 
   await runToolAsTask(page, { server: 'demo', tool: 'ask-deploy-target', args: {} });
-  await quickInputTitle(page, 'ask-deploy-target (server "demo"').waitFor({ timeout: 60_000 });
+  await quickInputTitle(page, 'ask-deploy-target on demo').waitFor({ timeout: 60_000 });
   await shot('form');
   // The form's steps share one quick input: each answer waits for its step's counter in the title.
   const step = (n) => quickInputTitle(page, `(${n}/5)`).waitFor({ timeout: 30_000 });

@@ -22,8 +22,8 @@ import {
 
 export const name = 'deferred-questions';
 
-const RESEARCH = 'simulate-research-query (server "everything"';
-const DEPLOY = 'ask-deploy-target (server "demo"';
+const RESEARCH = 'simulate-research-query on everything';
+const DEPLOY = 'ask-deploy-target on demo';
 
 /** @param {import('../../scripts/editor/run-e2e.mjs').ScenarioContext} ctx */
 export async function run({ page, url, shot }) {
@@ -53,7 +53,7 @@ export async function run({ page, url, shot }) {
     throw new Error('ask-deploy-target asked before the first question was shown again: this run cannot test a question waiting behind another');
   }
   await taskRow(page, 'ask-deploy-target', 'Input required').waitFor({ timeout: 30_000 });
-  await logLine(page, /ask-deploy-target \(server "demo"\), task \S+ asks:/).waitFor({ timeout: 30_000 });
+  await logLine(page, /ask-deploy-target on demo, task \S+ asks:/).waitFor({ timeout: 30_000 });
   if (!(await quickInputTitle(page, RESEARCH).isVisible())) throw new Error('the second question should wait behind the first one, which should stay on screen');
   await shot('one-waiting');
 

@@ -43,7 +43,7 @@ export async function run({ page, url, shot }) {
   await shot('working');
 
   // At its synthesis stage the server asks which "python" is meant; the row waits for the answer.
-  await quickInputTitle(page, 'simulate-research-query (server "everything"').waitFor({ timeout: 30_000 });
+  await quickInputTitle(page, 'simulate-research-query on everything').waitFor({ timeout: 30_000 });
   await quickPickRow(page, 'Python snake species').waitFor();
   await taskRow(page, 'simulate-research-query', 'Input required').waitFor({ timeout: 10_000 });
   await page.mouse.move(page.viewportSize().width / 2, page.viewportSize().height - 40);

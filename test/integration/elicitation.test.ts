@@ -63,7 +63,7 @@ suite('A server question hidden without an answer', () => {
     const spy = new QuickInputSpy();
     try {
       let answer: Answer<string[]> | undefined;
-      const asked = prompter.pick(items, { title: 'deploy (server "demo")', placeholder: 'Where to?', signal: new AbortController().signal }).then((a) => (answer = a));
+      const asked = prompter.pick(items, { title: 'deploy on demo', placeholder: 'Where to?', signal: new AbortController().signal }).then((a) => (answer = a));
       await spy.next('the question');
       await paletteOver();
       assert.equal(answer, undefined, 'no answer went to the server');
@@ -83,7 +83,7 @@ suite('A server question hidden without an answer', () => {
     const ac = new AbortController();
     const ours = new QuickInputPrompter();
     try {
-      const input = { title: 'deploy (server "demo")', prompt: 'Service: Name of the service to deploy', value: '', validate: () => undefined, signal: ac.signal };
+      const input = { title: 'deploy on demo', prompt: 'Service: Name of the service to deploy', value: '', validate: () => undefined, signal: ac.signal };
       const asked = prompter.input(input).catch(() => undefined);
       assert.equal((await spy.next('the question')).text, `Service: Name of the service to deploy · ${HINT}`);
       const own = ours.input(input).catch(() => undefined);
@@ -103,7 +103,7 @@ suite('A server question hidden without an answer', () => {
     /** The prompt of `p`'s pick step asking `placeholder`; the step is withdrawn after. */
     const promptOf = async (p: QuickInputPrompter, placeholder: string, canSelectMany?: boolean) => {
       const ac = new AbortController();
-      const asked = p.pick(items, { title: 'deploy (server "demo")', placeholder, canSelectMany, signal: ac.signal }).catch(() => undefined);
+      const asked = p.pick(items, { title: 'deploy on demo', placeholder, canSelectMany, signal: ac.signal }).catch(() => undefined);
       const prompt = ((await spy.next(placeholder)).pick as { prompt?: string } | undefined)?.prompt;
       ac.abort();
       await asked;
@@ -121,7 +121,7 @@ suite('A server question hidden without an answer', () => {
 
   test('closes when the server withdraws it (or its task ends) while hidden', async () => {
     const ac = new AbortController();
-    const asked = prompter.pick(items, { title: 'deploy (server "demo")', placeholder: 'Where to?', signal: ac.signal });
+    const asked = prompter.pick(items, { title: 'deploy on demo', placeholder: 'Where to?', signal: ac.signal });
     await paletteOver();
     ac.abort(new Error('the task ended'));
     await assert.rejects(asked, /the task ended/);
@@ -160,7 +160,7 @@ suite('A server question hidden without an answer', () => {
     const spy = new QuickInputSpy();
     const ask = (placeholder: string, prompt?: string) => {
       const ac = new AbortController();
-      const asked = prompter.pick(items, { title: 'research (server "everything")', placeholder, prompt, signal: ac.signal }).catch(() => undefined);
+      const asked = prompter.pick(items, { title: 'research on everything', placeholder, prompt, signal: ac.signal }).catch(() => undefined);
       return async () => (ac.abort(new Error('withdrawn')), await asked);
     };
     try {

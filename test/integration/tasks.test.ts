@@ -709,7 +709,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     assert.equal(waiting.command, 'mcpTasks.respondToTask');
     const question = await spy.next('the question', 20_000);
     // It names the task as its row does (with its start time among runs of one tool), not by a cut id ("task 7c2f…", heard as "7c2f dot dot dot").
-    assert.equal(question.title, `${waiting.label} (server "everything")`);
+    assert.equal(question.title, `${waiting.label} on everything`);
     await waitFor(() => testing.indicators?.().statusBar === '$(bell-dot) 1', 'the status bar to count the task as waiting');
     assert.equal(testing.indicators?.().tooltip, 'MCP Tasks: 1 waiting for you — Click to show the MCP Tasks view');
     await choose(question, (i) => i.label === 'Python snake species', 'the snake interpretation');
@@ -731,8 +731,8 @@ suite('Commands and the Tasks view, with the demo server', () => {
     const { row, node } = await runTool('everything', 'simulate-research-query', { topic: 'python', ambiguous: 'Yes' });
     const question = await spy.next('the question', 20_000);
     // A second run of the tool in this suite: its row and its question's title say when it started.
-    assert.equal(question.title, `${(await taskRow('everything', row.id!))?.label} (server "everything")`);
-    assert.match(question.title ?? '', /^simulate-research-query \(.+\) \(server "everything"\)$/);
+    assert.equal(question.title, `${(await taskRow('everything', row.id!))?.label} on everything`);
+    assert.match(question.title ?? '', /^simulate-research-query \(.+\) on everything$/);
     // F1 over the question hides it; closing the palette must not have answered the server.
     await vscode.commands.executeCommand('workbench.action.showCommands');
     await waitFor(() => testing.hiddenDialogs?.() === 1, 'the question to wait hidden');

@@ -93,14 +93,14 @@ export interface DialogContext {
 const SKIP = Symbol('skip');
 
 /**
- * The dialog's title: the task the request belongs to, named by `name` as its row names it
- * (`deploy (4:47 PM) (server "demo")`), and the server; a task not followed here by its id
+ * The dialog's title: the task the request belongs to, named by `name` as its row names it, on
+ * its server, as the other messages say it (`deploy (4:47 PM) on demo`: one pair of parentheses,
+ * not `deploy (4:47 PM) (server "demo")`); a task not followed here by its id
  * (`MCP server "demo", task 7c2f…`).
  */
 export const dialogTitle = <T extends { toolName: string }>(serverLabel: string, ctx: Pick<ServerRequestContext, 'relatedTaskId'> & { task?: T }, name = (t: T) => t.toolName): string => {
   const id = ctx.relatedTaskId;
-  const who = `server "${serverLabel}"`;
-  return ctx.task ? `${name(ctx.task)} (${who})` : `MCP ${who}${id ? `, task ${id.length > 8 ? `${id.slice(0, 4)}…` : id}` : ''}`;
+  return ctx.task ? `${name(ctx.task)} on ${serverLabel}` : `MCP server "${serverLabel}"${id ? `, task ${id.length > 8 ? `${id.slice(0, 4)}…` : id}` : ''}`;
 };
 
 const stepText = (plan: FormPlan, index: number): string => {

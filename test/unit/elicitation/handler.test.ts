@@ -358,13 +358,13 @@ function ctx(signal = new AbortController().signal, extra: Partial<ServerRequest
 describe('elicitation handler', () => {
   const simple = { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } };
 
-  it('names the task in the title as its row does (taskTitle), not by a cut id (read "7c2f dot dot dot"), and the server; a task not followed here by its id', async () => {
+  it('names the task in the title as its row does (taskTitle), not by a cut id (read "7c2f dot dot dot"), and the server, with one pair of parentheses at most ("deploy (4:47 PM) on demo"); a task not followed here by its id', async () => {
     const task = { toolName: 'deploy' } as TaskSnapshot;
-    assert.equal(dialogTitle('demo', { task, relatedTaskId: '7c2f9e51-aaaa' }), 'deploy (server "demo")');
+    assert.equal(dialogTitle('demo', { task, relatedTaskId: '7c2f9e51-aaaa' }), 'deploy on demo');
     assert.equal(dialogTitle('demo', { relatedTaskId: '7c2f9e51-aaaa' }), 'MCP server "demo", task 7c2f…');
     assert.equal(dialogTitle('demo', { relatedTaskId: 't-1' }), 'MCP server "demo", task t-1');
     assert.equal(dialogTitle('demo', {}), 'MCP server "demo"');
-    const p = new ScriptedPrompter([see((c) => assert.equal(c.o.title, 'deploy (4:47 PM) (server "demo")'), type('x')), choose('Accept')]);
+    const p = new ScriptedPrompter([see((c) => assert.equal(c.o.title, 'deploy (4:47 PM) on demo'), type('x')), choose('Accept')]);
     const log = new MemoryLogger();
     const handle = createElicitationHandler({ prompter: p, log, serverLabel: () => 'demo', taskTitle: (t) => `${t.toolName} (4:47 PM)` });
     assert.deepEqual(await handle(simple, ctx(undefined, { task, relatedTaskId: '7c2f9e51-aaaa' })), { action: 'accept', content: { name: 'x' } });

@@ -379,7 +379,7 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     await h.engine.cancel(snap.key);
     await assert.rejects(asked, (e: unknown) => e instanceof RpcError && e.code === ErrorCode.InternalError && e.message === 'the task ended (cancelled)');
     assert.ok(!h.log.has('error', /elicitation/), h.log.text());
-    assert.ok(h.log.has('info', new RegExp(`^\\[fake\\] Closed required-tool \\(server "fake"\\), task ${snap.taskId}: the task ended \\(cancelled\\)$`)), h.log.text());
+    assert.ok(h.log.has('info', new RegExp(`^\\[fake\\] Closed required-tool on fake, task ${snap.taskId}: the task ended \\(cancelled\\)$`)), h.log.text());
     // A handler that fails while its task lives is an error of ours.
     const other = await h.engine.callTool('fake', 'required-tool');
     fail = true;
