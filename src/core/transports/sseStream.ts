@@ -277,30 +277,32 @@ const redirectTarget = (location: string | null, url: string): string => {
  */
 const UNTRUSTED = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/;
 
+/** For each of Node's error codes a user can do something about: what happened, and what to do. */
+const HINTS = new Map([
+  ['ECONNREFUSED', ['connection refused', 'is the server running?']],
+  ['ENOTFOUND', ['its host name was not found', CHECK_URL]],
+  ['EAI_AGAIN', ['its host name could not be resolved right now', 'check the network connection']],
+  [
+    'UNTRUSTED',
+    ['its TLS certificate is not trusted', "if it is self-signed or your organization's, add its certificate authority to the system's trusted certificates, or name its file in NODE_EXTRA_CA_CERTS and restart the editor"],
+  ],
+  ['CERT_HAS_EXPIRED', ['its TLS certificate has expired', "check the server's certificate, and this computer's date and time"]],
+  ['ERR_TLS_CERT_ALTNAME_INVALID', ['its TLS certificate is for another host name', 'check that the host name in "url" is one the certificate names']],
+  // OpenSSL's words ("wrong version number") for an answer that is no TLS: plain HTTP, most likely.
+  ['EPROTO', ['the TLS handshake failed', 'if the server speaks plain HTTP, use http:// (or ws://) in "url"']],
+]);
+
 /**
  * What to do about a connection that failed with Node's error `code` (or the editor's `message`),
- * for the causes a user can fix. The editor's proxy support says "Failed to establish a socket
- * connection to proxies: PROXY host:port" (no code) when the proxy it was given does not answer.
+ * for the causes a user can fix: "what happened (CODE): what to do". The editor's proxy support
+ * says "Failed to establish a socket connection to proxies: PROXY host:port" (no code) when the
+ * proxy it was given does not answer.
  */
 export const unreachableHint = (code: unknown, message?: unknown): string | undefined => {
-  return isString(message) && message.includes('to proxies:')
-    ? `${message}: check the editor's "http.proxy" setting, and that the proxy (or VPN) is up`
-    : code === 'ECONNREFUSED'
-    ? 'connection refused (ECONNREFUSED): is the server running?'
-    : code === 'ENOTFOUND'
-      ? `its host name was not found (ENOTFOUND): ${CHECK_URL}`
-      : code === 'EAI_AGAIN'
-        ? 'its host name could not be resolved right now (EAI_AGAIN): check the network connection'
-        : isString(code) && UNTRUSTED.test(code)
-          ? `its TLS certificate is not trusted (${code}): if it is self-signed or your organization's, add its certificate authority to the system's trusted certificates, or name its file in NODE_EXTRA_CA_CERTS and restart the editor`
-          : code === 'CERT_HAS_EXPIRED'
-            ? `its TLS certificate has expired (${code}): check the server's certificate, and this computer's date and time`
-            : code === 'ERR_TLS_CERT_ALTNAME_INVALID'
-              ? `its TLS certificate is for another host name (${code}): check that the host name in "url" is one the certificate names`
-              : // OpenSSL's words ("wrong version number") for an answer that is no TLS: plain HTTP, most likely.
-                code === 'EPROTO'
-                ? 'the TLS handshake failed (EPROTO): if the server speaks plain HTTP, use http:// (or ws://) in "url"'
-                : undefined;
+  if (isString(message) && message.includes('to proxies:')) return `${message}: check the editor's "http.proxy" setting, and that the proxy (or VPN) is up`;
+  if (!isString(code)) return undefined;
+  const hint = HINTS.get(UNTRUSTED.test(code) ? 'UNTRUSTED' : code);
+  return hint && `${hint[0]} (${code}): ${hint[1]}`;
 };
 
 /** The error for a request that got no answer at all (refused, unreachable, DNS, TLS...). */
