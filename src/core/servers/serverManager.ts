@@ -9,7 +9,7 @@ import type { Root, SessionOptions } from '../protocol/session';
 import { McpSession } from '../protocol/session';
 import type { Implementation } from '../protocol/schemas';
 import type { Transport } from '../transports/transport';
-import { TransportHttpError, unnamedReason } from '../transports/transport';
+import { afterServerName, TransportHttpError } from '../transports/transport';
 import type { RemoteServerConfig, ResolvedServer } from '../config/types';
 import { HTTP, PROMPT_STRING, serverNameOfId, sourceKey, STDIO, WORKSPACE_FOLDER } from '../config/types';
 import type { Event } from '../util/event';
@@ -496,9 +496,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
     if (wait > 0) {
       const what = entry.failures > 1 ? `failed ${entry.failures} times in a row` : 'failed';
       // The server is named once: "Server "x" failed at URL: …", not "failed: Could not reach server "x" at URL: …".
-      const { at, why } = unnamedReason(entry.lastFailure ?? '', entry.config.label);
       return rejected(
-        new Error(`Server "${entry.config.label}" ${what}${at ? ` at ${at}` : ''}: ${sentence(why)} It will not be tried again for ${Math.ceil(wait / 1000)} s. Restart it to try now.`),
+        new Error(`Server "${entry.config.label}" ${what}${sentence(afterServerName(entry.lastFailure ?? '', entry.config.label))} It will not be tried again for ${Math.ceil(wait / 1000)} s. Restart it to try now.`),
       );
     }
     const blocker = this.#options.startBlocker?.(entry.config);

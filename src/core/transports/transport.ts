@@ -102,6 +102,12 @@ export const unnamedReason = (reason: string, server: string): { at?: string; wh
   return { at: m[3], why: m[1] ? rest : `it ${rest}` };
 };
 
+/** A failed connection's reason as it reads after the server's name (`Server "x" failed`): " at URL: why", or ": why" (see unnamedReason). */
+export const afterServerName = (reason: string, server: string): string => {
+  const { at, why } = unnamedReason(reason, server);
+  return `${at ? ` at ${at}` : ''}: ${why}`;
+};
+
 /**
  * Streamable HTTP: the server no longer knows our session (HTTP 404 on a request that carried
  * it, or a 400 that says so: the server restarted or expired it). Also reported through

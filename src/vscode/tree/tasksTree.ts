@@ -10,7 +10,7 @@ import { EXPIRED, isTerminal, LOST } from '../../core/tasks/status';
 import { hasResult as resultOf, isCancelable } from '../../core/tasks/policy';
 import type { TaskSnapshot } from '../../core/tasks/types';
 import { DisposableBase } from '../../core/util/event';
-import { unnamedReason } from '../../core/transports/transport';
+import { afterServerName } from '../../core/transports/transport';
 import { itsTasksEnd, liveWork } from '../../core/util/log';
 import type { LiveWork } from '../../core/tasks/types';
 import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
@@ -65,19 +65,14 @@ const describeState = (s: ServerSnapshot, row?: boolean, down?: Unreachable): st
     case CONNECTING:
       return 'connecting…';
     case CONNECTED:
-      return down ? `unreachable · retrying${row ? '' : ` (since ${new Date(down.since).toLocaleString()}${unnamed(down.why, s.label)})`}` : s.tasks ? `connected · tasks: ${s.tasks}` : 'connected · no task support';
+      return down ? `unreachable · retrying${row ? '' : ` (since ${new Date(down.since).toLocaleString()}${afterServerName(down.why, s.label)})`}` : s.tasks ? `connected · tasks: ${s.tasks}` : 'connected · no task support';
     case 'error':
-      return row ? (s.state.message ?? 'unknown') : `error${unnamed(s.state.message ?? 'unknown', s.label)}`;
+      return row ? (s.state.message ?? 'unknown') : `error${afterServerName(s.state.message ?? 'unknown', s.label)}`;
     case BLOCKED:
       return `not started: ${s.state.message ?? ''}`;
   }
 };
 
-/** A failure as its notification words it after the server's name (the tooltip's title, the label's start): " at URL: why", or ": why". */
-const unnamed = (reason: string, label: string): string => {
-  const { at, why } = unnamedReason(reason, label);
-  return `${at ? ` at ${at}` : ''}: ${why}`;
-};
 
 /**
  * The Tasks view: servers, and under each its tasks, newest first. Node objects are kept per id,
