@@ -1,7 +1,7 @@
 // The one bridge between the editor's CancellationToken and the core's AbortSignal, both ways.
 import * as vscode from 'vscode';
 import { anySignal, onAbort, raceAbort } from '../core/util/abort';
-import { inert } from '../core/util/text';
+import { unlinked } from '../core/util/text';
 
 /** A signal that never aborts: for the steps of our own commands, which only the user ends. */
 export const NEVER = new AbortController().signal;
@@ -33,7 +33,7 @@ export const toCancellationToken = (signal: AbortSignal): { token: vscode.Cancel
  * (or `signal`) ends the wait, not the work, and resolves undefined; a failure of the work rejects.
  */
 export const waitWithProgress = <T>(title: string, work: Promise<T>, signal?: AbortSignal): Promise<T | undefined> => {
-  const shown = vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: inert(title), cancellable: true }, async (_, token) => {
+  const shown = vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: unlinked(title), cancellable: true }, async (_, token) => {
     const cancelled = toAbortSignal(token);
     const stop = signal ? anySignal([signal, cancelled.signal]) : cancelled.signal;
     try {

@@ -15,7 +15,7 @@ import { ConfigurationReader, setting } from './configuration';
 import { confirmDestructive, couldNotConnect, inform, isConfirmed, noServerConfigured } from './confirm';
 import { executeCommand, isDismissal, OPEN_CONFIGURATION, registerCommand, SHOW_LOG, TASKS_VIEW } from './editorCommands';
 import { isString } from '../core/util/json';
-import { inert } from '../core/util/text';
+import { unlinked } from '../core/util/text';
 
 export interface CommandDeps {
   servers: ServerManager;
@@ -65,7 +65,7 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
       const trust = vscode.l10n.t('Manage Workspace Trust');
       const untrusted = servers.get(s.id)?.state.kind === BLOCKED && !vscode.workspace.isTrusted;
       const choice = await vscode.window.showErrorMessage(
-        inert(couldNotConnect(s.label, reasonOf(err))),
+        unlinked(couldNotConnect(s.label, reasonOf(err))),
         ...(untrusted ? [trust] : []),
         vscode.l10n.t('Show Log'),
         vscode.l10n.t('Open Configuration'),

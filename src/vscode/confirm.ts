@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { unnamedReason } from '../core/transports/transport';
 import { isObjectLike } from '../core/util/json';
 import { executeCommand, OPEN_CONFIGURATION } from './editorCommands';
-import { inert } from '../core/util/text';
+import { unlinked } from '../core/util/text';
 
 /**
  * The argument with which a program (another extension, a test) runs a destructive command
@@ -17,7 +17,7 @@ export const confirmDestructive = async (message: string, detail: string, action
 
 /** A notification that asks nothing of the user (no buttons), not awaited. */
 export const inform = (message: string): void => {
-  void vscode.window.showInformationMessage(inert(message));
+  void vscode.window.showInformationMessage(unlinked(message));
 };
 
 /** With no server configured, a command that needs one says so and offers to open the configuration. */

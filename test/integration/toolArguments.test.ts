@@ -127,7 +127,8 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     await choose(await spy.next('the review step'), (i) => i.label.endsWith('Run hostile-text '), 'Run hostile-text');
     await done;
     const told = await waitFor(() => spy.messages.slice(messages).find((m) => m.includes('Show the log')), 'the failure\'s notification');
-    assert.match(told, /\[Show the log\] \(command:workbench\.action\.openSettings\?%5B%22x%22%5D\) \\\$\(error\)/);
+    // A notification draws no icons: the server's `$(error)` reads as sent, not `\$(error)`.
+    assert.match(told, /\[Show the log\] \(command:workbench\.action\.openSettings\?%5B%22x%22%5D\) \$\(error\)/);
     // Its row's tooltip is Markdown with the editor's icons on, where `$\(error\)` (escaped as before) still drew one.
     // Its row (a tree draws no icon or link) reads on one line: the U+202E that ends the tool's name would turn "Failed · now" around.
     const row = (await server('schemas')).children?.find((c) => c.label.startsWith('hostile-text')) as (Row & { tooltip?: string }) | undefined;

@@ -26,9 +26,14 @@ export const fileName = (text: string, windows = process.platform === 'win32'): 
 export const oneLine = <T extends string | undefined>(text: T): T => text?.replace(/[\p{Cc}\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/gu, ' ') as T;
 
 /**
- * A server's text as the editor shows it in a notification, a quick input or a tooltip: on one
- * line (`oneLine`); `$(name)` stays text (`\$(`: else the editor draws one of its icons, a check
- * or a shield); and `[label](url)` is no link (a notification or an input's prompt makes one, and a
- * `command:` one runs that command, with the server's arguments, at a click).
+ * A server's text in a notification, which makes links of `[label](url)` (a `command:` one runs
+ * that command, with the server's arguments, at a click) but draws no icons: on one line
+ * (`oneLine`), with no link; a `$(name)` reads as sent.
  */
-export const inert = <T extends string | undefined>(text: T): T => oneLine(text)?.replace(/\$\(/g, '\\$(').replace(/\]\((?=https?:|command:|file:)/gi, '] (') as T;
+export const unlinked = <T extends string | undefined>(text: T): T => oneLine(text)?.replace(/\]\((?=https?:|command:|file:)/gi, '] (') as T;
+
+/**
+ * A server's text in a quick input or a tooltip, which draw icons too: `unlinked`, and `$(name)`
+ * stays text (`\$(`: else the editor draws one of its icons, a check or a shield).
+ */
+export const inert = <T extends string | undefined>(text: T): T => unlinked(text)?.replace(/\$\(/g, '\\$(') as T;

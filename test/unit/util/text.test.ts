@@ -1,7 +1,7 @@
 // Names for a result's document (`/<server>/<row title>.md`): the tab reads them, and Save As
 // suggests the last one as the file's name.
 import * as assert from 'node:assert/strict';
-import { fileName, inert, oneLine } from '../../../src/core/util/text';
+import { fileName, inert, oneLine, unlinked } from '../../../src/core/util/text';
 
 describe('fileName: a row or server name as a document name', () => {
   it('keeps the name as the row reads it, but for what would make a folder of it or cannot be shown', () => {
@@ -45,6 +45,13 @@ describe('inert: a server\'s text where the editor would read links and icons in
     assert.equal(inert('safe\u202Etxt.exe\u200B\u2066x\u2069\r\nline\u0007\u001b[31m'), 'safe txt.exe  x   line  [31m');
     assert.equal(inert('日本語 🙂 é'), '日本語 🙂 é');
     assert.equal(inert(undefined), undefined);
+  });
+});
+
+describe('unlinked: a server\'s text in a notification, which makes links but draws no icons', () => {
+  it('makes no link, keeps `$(name)` as sent (a notification shows it so; `\\$(` would read with its backslash) and is on one line', () => {
+    assert.equal(unlinked('Failed: run $(npm bin)/tsc, see [log](command:workbench.action.openSettings)\u202E.'), 'Failed: run $(npm bin)/tsc, see [log] (command:workbench.action.openSettings) .');
+    assert.equal(unlinked(undefined), undefined);
   });
 });
 
