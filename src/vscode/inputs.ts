@@ -5,6 +5,7 @@ import { executeCommand, registerCommand } from './editorCommands';
 import { isString } from '../core/util/json';
 import { isArray } from '../core/util/builtins';
 import { PICK_STRING, WORKSPACE_FOLDER } from '../core/config/types';
+import { inert, oneLine } from '../core/util/text';
 
 /** Where the keys of saved password values are listed (secret storage cannot list its keys). */
 const SAVED_KEYS = 'mcpTasks.savedInputKeys';
@@ -42,13 +43,15 @@ export class InputPrompter {
     if (saved !== undefined) return saved;
     const title = vscode.l10n.t('MCP server "{0}"', server.label);
     let value: string | undefined;
+    // The file's text (a cloned repository's mcp.json) shows as text: the prompt, labels and
+    // descriptions draw icons and links (inert); a placeholder shows as sent, on one line.
     if (input.type === PICK_STRING) {
-      const items = input.options.map((o) => ({ label: o.label, description: o.label === o.value ? undefined : o.value, value: o.value }));
+      const items = input.options.map((o) => ({ label: inert(o.label), description: o.label === o.value ? undefined : inert(o.value), value: o.value }));
       // The default comes first, where the cursor is.
       items.sort((a, b) => Number(b.value === input.default) - Number(a.value === input.default));
-      value = (await vscode.window.showQuickPick(items, { title, placeHolder: input.description, ignoreFocusOut: true }))?.value;
+      value = (await vscode.window.showQuickPick(items, { title, placeHolder: oneLine(input.description), ignoreFocusOut: true }))?.value;
     } else {
-      value = await vscode.window.showInputBox({ title, prompt: input.description, value: input.default, password: input.password, ignoreFocusOut: true });
+      value = await vscode.window.showInputBox({ title, prompt: inert(input.description), value: input.default, password: input.password, ignoreFocusOut: true });
     }
     if (value !== undefined) {
       const key = secretKey(input, server);

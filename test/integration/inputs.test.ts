@@ -41,6 +41,31 @@ suite('Inputs of mcp.json', () => {
     assert.deepEqual(spy.shown.map((s) => [s.kind, s.text]), [['input', 'API token']], 'one input box');
   });
 
+  test("an input's description and options come from a cloned repository's mcp.json: shown as text (no icon, no link, on one line), the value picked unchanged", async () => {
+    const source = { kind: 'workspaceFolder', folderName: 'app', folderPath: '/work/app', file: '/work/app/.vscode/mcp.json' } as const;
+    const server: ServerConfig = { id: 'folder:/work/app:s', name: 's', label: 's', source, inputs: [], type: 'http', url: 'https://example.com/mcp', headers: {} };
+    const hostile = '$(shield) Verified: [Open](command:workbench.action.openSettings)\u202E token';
+    const prompter = new InputPrompter(memoryContext());
+    spy.type('typed');
+    const typed = prompter.prompt({ type: 'promptString', id: 'a', description: hostile, password: false }, server);
+    await spy.next('the input box');
+    await accept();
+    assert.equal(await typed, 'typed');
+    // The prompt under an input box draws icons and links; a pick's placeholder shows as sent, on one line.
+    const picked = prompter.prompt({ type: 'pickString', id: 'b', description: hostile, options: [{ label: '$(check) [Fast](command:x)', value: '$(check) [v](command:y)' }] }, server);
+    const pick = await spy.next('the pick');
+    await accept();
+    assert.equal(await picked, '$(check) [v](command:y)');
+    assert.deepEqual(
+      spy.shown.map((s) => [s.text, s.items]),
+      [
+        ['\\$(shield) Verified: [Open] (command:workbench.action.openSettings)  token', []],
+        ['$(shield) Verified: [Open](command:workbench.action.openSettings)  token', [{ label: '\\$(check) [Fast] (command:x)', icon: undefined, description: '\\$(check) [v] (command:y)', detail: undefined }]],
+      ],
+    );
+    assert.equal(pick.kind, 'pick');
+  });
+
   /** Runs `body` with `servers` and `inputs` added to the workspace's mcp.json, then puts the file back and forgets the values saved. */
   const withServers = async (servers: Record<string, unknown>, inputs: unknown[], body: () => Promise<void>) => {
     const file = path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'mcp.json');
