@@ -84,6 +84,25 @@ suite('MCP Tasks in the editor', () => {
     }
   });
 
+  test('a remote server in error: its row reads the reason without its name and url ("connection refused…"), as its tooltip and notifications name them once', async function () {
+    this.timeout(30_000);
+    const testing = testingApi(api);
+    const tasksApi = await publicApi();
+    const settings = vscode.workspace.getConfiguration('mcpTasks');
+    // Port 1: nothing listens there, so the connection is refused at once.
+    await settings.update('servers', { refused: { type: 'http', url: 'http://127.0.0.1:1/mcp' } }, vscode.ConfigurationTarget.Global);
+    try {
+      const server = await waitFor(async () => tasksApi.getServers().find((s) => s.label === 'refused'), 'the server "refused"');
+      await assert.rejects(tasksApi.getTools(server.id));
+      assert.match(tasksApi.getServers().find((s) => s.id === server.id)?.stateMessage ?? '', /^Could not reach server "refused" at http:\/\/127\.0\.0\.1:1\/mcp: /);
+      const row = await waitFor(async () => findNode(await testing.getTreeSnapshot(), (n) => n.label === 'refused' && n.icon === 'error'), 'the row of "refused" in error');
+      assert.equal(row.description, 'connection refused (ECONNREFUSED): is the server running?');
+      assert.match(row.tooltip ?? '', /State: error at http.*1.*mcp.*connection refused/, 'the tooltip names the url');
+    } finally {
+      await settings.update('servers', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   test('removing the whole .vscode folder (rm -rf) removes its servers; putting it back brings them back', async function () {
     this.timeout(60_000);
     const testing = testingApi(api);

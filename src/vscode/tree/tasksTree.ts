@@ -10,7 +10,7 @@ import { EXPIRED, isTerminal, LOST } from '../../core/tasks/status';
 import { hasResult as resultOf, isCancelable } from '../../core/tasks/policy';
 import type { TaskSnapshot } from '../../core/tasks/types';
 import { DisposableBase } from '../../core/util/event';
-import { afterServerName } from '../../core/transports/transport';
+import { afterServerName, unnamedReason } from '../../core/transports/transport';
 import { itsTasksEnd, liveWork } from '../../core/util/log';
 import type { LiveWork } from '../../core/tasks/types';
 import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
@@ -67,7 +67,8 @@ const describeState = (s: ServerSnapshot, row?: boolean, down?: Unreachable): st
     case CONNECTED:
       return down ? `unreachable · retrying${row ? '' : ` (since ${new Date(down.since).toLocaleString()}${afterServerName(down.why, s.label)})`}` : s.tasks ? `connected · tasks: ${s.tasks}` : 'connected · no task support';
     case 'error':
-      return row ? (s.state.message ?? 'unknown') : `error${afterServerName(s.state.message ?? 'unknown', s.label)}`;
+      // The row sits under the server's name: its reason without the name and url ("connection refused…"), which the tooltip gives.
+      return row ? unnamedReason(s.state.message ?? 'unknown', s.label).why : `error${afterServerName(s.state.message ?? 'unknown', s.label)}`;
     case BLOCKED:
       return `not started: ${s.state.message ?? ''}`;
   }
