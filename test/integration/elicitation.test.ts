@@ -119,6 +119,25 @@ suite('A server question hidden without an answer', () => {
     }
   });
 
+  test("a server's placeholder (its question, a field's title or pattern) reads as sent on one line: a bidi override or a line break in it is a space, the $( and link kept, in a pick and an input box", async () => {
+    const spy = new QuickInputSpy();
+    const ours = new QuickInputPrompter();
+    const ac = new AbortController();
+    const sent = 'Pay to\u202E 1 $(x) [a](https://b)\nok';
+    try {
+      const picked = ours.pick(items, { title: 't', placeholder: sent, signal: ac.signal }).catch(() => undefined);
+      const pick = await spy.next('the pick');
+      const typed = ours.input({ title: 't', prompt: 'Amount', placeholder: sent, value: '', validate: () => undefined, signal: ac.signal }).catch(() => undefined);
+      const box = await spy.next('the box');
+      assert.deepEqual([pick.text, box.text, box.box?.placeholder], ['Pay to  1 $(x) [a](https://b) ok', 'Amount', 'Pay to  1 $(x) [a](https://b) ok']);
+      ac.abort();
+      await Promise.all([picked, typed]);
+    } finally {
+      ours.close();
+      spy.dispose();
+    }
+  });
+
   test('closes when the server withdraws it (or its task ends) while hidden', async () => {
     const ac = new AbortController();
     const asked = prompter.pick(items, { title: 'deploy on demo', placeholder: 'Where to?', signal: ac.signal });

@@ -77,7 +77,7 @@ suite('MCP Tasks in the editor', () => {
       assert.ok(message, 'the server is in error, with a message');
       const row = await waitFor(async () => findNode(await testing.getTreeSnapshot(), (n) => n.label === 'broken' && n.icon === 'error'), 'the row of "broken" in error');
       assert.equal(row.description, message, 'the message alone, not "error: …"');
-      assert.match(row.tooltip ?? '', /State: error: /);
+      assert.match(row.tooltip ?? '', /State: error\\: /);
       assert.equal(row.accessibility, `Server broken, error: ${message}`);
     } finally {
       await settings.update('servers', undefined, vscode.ConfigurationTarget.Global);

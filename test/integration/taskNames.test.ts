@@ -48,7 +48,7 @@ suite('Task names in the Tasks view', () => {
       engine.restore([storedTask(SERVER, 'x` ![t](https://example.com/t.png) $(error) `y')]);
       const [n] = tree.getChildren(tree.getChildren()[0]);
       const tooltip = ((tree.resolveTreeItem(tree.getTreeItem(n), n) as vscode.TreeItem).tooltip as vscode.MarkdownString).value;
-      assert.ok(tooltip.includes('Task id: x\\` \\!\\[t\\] \\(https://example\\.com/t\\.png\\) \\\\$\\(error\\) \\`y  \n'), tooltip);
+      assert.ok(tooltip.includes('Task id: x\\` \\!\\[t\\] \\(https\\://example\\.com/t\\.png\\) \\\\$\\(error\\) \\`y  \n'), tooltip);
     }));
 
   test('a status message of 100 KB is cut in the row\'s tooltip: the task\'s id and dates after it stay in sight', () =>

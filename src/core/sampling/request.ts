@@ -4,7 +4,7 @@ import { describeIssues } from '../jsonrpc/messages';
 import { isObject, stringify } from '../util/json';
 import { floor, isArray, maxOf, minOf } from '../util/builtins';
 import { OptionalJsonObject, OptionalNumber, OptionalString, OptionalStrings, OptionalUnknown, atLeast, base64, fallback } from '../util/zod';
-import { head } from '../util/text';
+import { head, oneLine } from '../util/text';
 
 // The params of `sampling/createMessage` (2025-11-25), validated at the boundary. Content may be
 // one block or an array of blocks; both read as an array. Unknown keys are kept out of the plan.
@@ -198,7 +198,8 @@ const describeRequest = (plan: SamplingPlan, o: PreviewOptions, maxChars: number
 export const previewSampling = (plan: SamplingPlan, o: PreviewOptions): SamplingPreview => {
   const lastUser = [...plan.messages].reverse().find((m) => m.role === 'user');
   const lastText = lastUser?.parts.find((p) => p.kind === 'text');
-  const asked = lastText?.kind === 'text' ? lastText.text.replace(/\s+/g, ' ').trim() : '';
+  // One line (the consent pick's placeholder shows it as sent): a bidi override would turn it around.
+  const asked = lastText?.kind === 'text' ? oneLine(lastText.text).replace(/\s+/g, ' ').trim() : '';
   const summary = asked ? shorten(asked, 120) : lastUser ? describePart(lastUser.parts[0]!, 120) : '(no user message)';
   return {
     summary,

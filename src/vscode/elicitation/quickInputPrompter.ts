@@ -6,7 +6,7 @@ import type { HiddenDialogs } from '../hiddenDialogs';
 import { inputPrompts } from '../inputs';
 import { noop } from '../../core/util/promise';
 import { isString } from '../../core/util/json';
-import { inert } from '../../core/util/text';
+import { inert, oneLine } from '../../core/util/text';
 import { CANCEL, DECLINE } from '../../core/elicitation/flow';
 import { CIRCLE_SLASH } from '../../core/tasks/presentation';
 import { executeCommand, registerCommand } from '../editorCommands';
@@ -72,7 +72,8 @@ export class QuickInputPrompter implements FormPrompter {
     // The placeholder is one line, cut at the dialog's width: a server's question, a field's
     // description or a URL's domain was lost. Editors with a quick pick `prompt` (newer than the
     // 1.101 API) show it whole under the input; older ones have none, and read o.prompt after the placeholder.
-    const placeholder = o.prompt && !('prompt' in qp) ? `${o.placeholder} — ${o.prompt}` : o.placeholder;
+    // A placeholder shows as sent (no icon, no link), on one line: a bidi override would turn it around.
+    const placeholder = oneLine(o.prompt && !('prompt' in qp) ? `${o.placeholder} — ${o.prompt}` : o.placeholder);
     qp.placeholder = placeholder;
     const prompt = this.#escape(o.prompt ?? (o.placeholder.length > 60 ? o.placeholder : undefined));
     if (prompt) (qp as { prompt?: string }).prompt = prompt;
@@ -105,7 +106,7 @@ export class QuickInputPrompter implements FormPrompter {
   input(o: InputOptions): Promise<Answer<string>> {
     const box = vscode.window.createInputBox();
     box.prompt = this.#escape(o.prompt);
-    box.placeholder = o.placeholder;
+    box.placeholder = oneLine(o.placeholder);
     box.value = o.value;
     // Shows what validate says (a note as information, not as an error); true when it is an error.
     const check = (): boolean => {

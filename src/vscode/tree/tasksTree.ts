@@ -495,4 +495,5 @@ const look = (item: vscode.TreeItem): string => stringify({ ...item, tooltip: is
 
 const truncate = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max)}\n…` : s);
 
-const escapeMd = (s: string): string => inert(s).replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+// `:` too: a server's bare http:// URL stays text (GFM autolinks it: a link the server chose, with the escapes inside it shown).
+const escapeMd = (s: string): string => inert(s).replace(/[\\`*_{}[\]()#+\-.!|<>:]/g, '\\$&');

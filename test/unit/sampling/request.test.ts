@@ -192,6 +192,11 @@ describe('sampling request: previewSampling', () => {
     );
   });
 
+  it("the summary (the consent pick's placeholder, shown as sent) reads on one line: a bidi override or zero-width character in the server's text is a space", () => {
+    const v = previewSampling(plan({ messages: [{ role: 'user', content: { type: 'text', text: 'Approve\u202E 100 USD\u200bnow' } }], maxTokens: 1 }), { serverLabel: 's' });
+    assert.equal(v.summary, 'Approve 100 USD now');
+  });
+
   it('the shortened text (for the log) cuts long text and old messages', () => {
     const long = 'x'.repeat(2000);
     const messages = Array.from({ length: 30 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: { type: 'text', text: i === 29 ? long : `m${i}` } }));
