@@ -290,18 +290,20 @@ const HINTS = new Map([
   ['ERR_TLS_CERT_ALTNAME_INVALID', ['its TLS certificate is for another host name', 'check that the host name in "url" is one the certificate names']],
   // OpenSSL's words ("wrong version number") for an answer that is no TLS: plain HTTP, most likely.
   ['EPROTO', ['the TLS handshake failed', 'if the server speaks plain HTTP, use http:// (or ws://) in "url"']],
+  // The other way round: a TLS server closes a plain HTTP request unanswered (Node: "socket hang up").
+  ['PLAIN', ['the connection closed before any answer', 'if the server expects TLS, use https:// (or wss://) in "url"']],
 ]);
 
 /**
- * What to do about a connection that failed with Node's error `code` (or the editor's `message`),
- * for the causes a user can fix: "what happened (CODE): what to do". The editor's proxy support
- * says "Failed to establish a socket connection to proxies: PROXY host:port" (no code) when the
- * proxy it was given does not answer.
+ * What to do about a connection to `url` that failed with Node's error `code` (or the editor's
+ * `message`), for the causes a user can fix: "what happened (CODE): what to do". The editor's
+ * proxy support says "Failed to establish a socket connection to proxies: PROXY host:port" (no
+ * code) when the proxy it was given does not answer.
  */
-export const unreachableHint = (code: unknown, message?: unknown): string | undefined => {
+export const unreachableHint = (code: unknown, message: unknown, url: string): string | undefined => {
   if (isString(message) && message.includes('to proxies:')) return `${message}: check the editor's "http.proxy" setting, and that the proxy (or VPN) is up`;
   if (!isString(code)) return undefined;
-  const hint = HINTS.get(UNTRUSTED.test(code) ? 'UNTRUSTED' : code);
+  const hint = HINTS.get(UNTRUSTED.test(code) ? 'UNTRUSTED' : code === 'ECONNRESET' && /^(http|ws):/i.test(url) ? 'PLAIN' : code);
   return hint && `${hint[0]} (${code}): ${hint[1]}`;
 };
 
@@ -310,7 +312,7 @@ export const networkError = (serverName: string, url: string, err: unknown): Tra
   const cause = (err as { cause?: unknown } | undefined)?.cause as { code?: unknown; message?: unknown; errors?: Array<{ code?: unknown }> } | undefined;
   const code = isString(cause?.code) ? cause.code : isString(cause?.errors?.[0]?.code) ? cause.errors[0].code : undefined;
   const detail =
-    unreachableHint(code, cause?.message) ??
+    unreachableHint(code, cause?.message, url) ??
     (isString(cause?.message) && cause.message
       ? `${cause.message}${code && !cause.message.includes(code) ? ` (${code})` : ''}`
       : err instanceof Error

@@ -139,7 +139,7 @@ export class WebSocketTransport implements Transport {
 
       ws.on('error', (err: Error) => {
         if (!this.#opened) {
-          const e = refusal ?? this.#cannotConnect(connectHint(err));
+          const e = refusal ?? this.#cannotConnect(connectHint(err, this.#displayUrl));
           this.#log.trace(`WebSocket connection failed: ${e.message}`);
           reject(e);
           return;
@@ -324,9 +324,9 @@ const protocolErrorCode = (err: Error): number | undefined => {
 };
 
 /** Adds what the user can do about the handshake errors ws reports tersely. */
-const connectHint = (err: Error): string => {
+const connectHint = (err: Error, url: string): string => {
   if (/subprotocol/i.test(err.message)) return `${err.message} (MCP over WebSocket needs the "${MCP_SUBPROTOCOL}" subprotocol)`;
-  return unreachableHint((err as { code?: unknown }).code, err.message) ?? err.message;
+  return unreachableHint((err as { code?: unknown }).code, err.message, url) ?? err.message;
 };
 
 /** The URL without `user:password@`, for logs and messages. */

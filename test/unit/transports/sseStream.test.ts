@@ -68,7 +68,8 @@ describe('networkError: why a remote server could not be reached, and what to do
       networkError('s', 'http://mcp.example.com/mcp', failed('EAI_AGAIN', 'getaddrinfo EAI_AGAIN mcp.example.com')).message,
       'Could not reach server "s" at http://mcp.example.com/mcp: its host name could not be resolved right now (EAI_AGAIN): check the network connection',
     );
-    assert.equal(networkError('s', 'http://h/mcp', failed('ECONNRESET', 'socket hang up')).message, 'Could not reach server "s" at http://h/mcp: socket hang up (ECONNRESET)');
+    // A reset with TLS in use says nothing more: a hint that the server expects https:// is for http:// alone (tls.test.ts).
+    assert.equal(networkError('s', 'https://h/mcp', failed('ECONNRESET', 'socket hang up')).message, 'Could not reach server "s" at https://h/mcp: socket hang up (ECONNRESET)');
   });
 
   it('a proxy that does not answer, in the editor\'s words (its proxy agent, @vscode/proxy-agent 0.45.0, which gives no code), says to check "http.proxy" and the proxy or VPN, over HTTP and WebSocket', () => {
@@ -77,7 +78,7 @@ describe('networkError: why a remote server could not be reached, and what to do
     const hint = `${said}: check the editor's "http.proxy" setting, and that the proxy (or VPN) is up`;
     assert.equal(networkError('s', 'http://mcp.example.com/mcp', new TypeError('fetch failed', { cause: new Error(said) })).message, `Could not reach server "s" at http://mcp.example.com/mcp: ${hint}`);
     // The WebSocket transport hands ws's error, the agent's own, with its code if any.
-    assert.equal(unreachableHint(undefined, said), hint);
+    assert.equal(unreachableHint(undefined, said, 'ws://mcp.example.com/ws'), hint);
   });
 });
 

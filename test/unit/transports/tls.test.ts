@@ -114,6 +114,17 @@ describe('TLS: a certificate that is not trusted, and https to a server without 
     );
   });
 
+  it('http:// (or ws://) to a server that speaks TLS says the connection closed without an answer and that it may expect https:// (or wss://), not Node\'s bare "socket hang up"', async () => {
+    const port = await start(https.createServer({ cert: readFileSync(CERT), key: readFileSync(KEY) }));
+    const advice = 'the connection closed before any answer (ECONNRESET): if the server expects TLS, use https:// (or wss://) in "url"';
+    const url = `http://127.0.0.1:${port}/mcp`;
+    assert.equal(await outcome(new StreamableHttpTransport(options(url)), url), `Could not reach server "s" at URL: ${advice}`);
+    const sse = `http://127.0.0.1:${port}/sse`;
+    assert.equal(await outcome(new LegacySseTransport(options(sse)), sse), `Could not reach server "s" at URL: ${advice}`);
+    const ws = `ws://127.0.0.1:${port}/ws`;
+    assert.equal(await outcome(new WebSocketTransport(options(ws)), ws), `Could not connect to server "s" at URL: ${advice}`);
+  });
+
   it('https:// (or wss://) to a server that speaks plain HTTP says the handshake failed and to use http:// (or ws://), not OpenSSL\'s words', async () => {
     const port = await start(http.createServer());
     const advice = 'the TLS handshake failed (EPROTO): if the server speaks plain HTTP, use http:// (or ws://) in "url"';
