@@ -25,6 +25,11 @@ const TYPEOF_GUARDS = {
   ].join(', '),
   message: 'Use isString, isNumber or isObjectLike from src/core/util/json (smaller bundle; see eslint.config.mjs).',
 };
+// A notification's text may carry a server's: src/vscode/notify.ts shows it unlinked, so no site forgets to.
+const NOTIFICATIONS = {
+  selector: ['name', 'value'].map((k) => `MemberExpression[property.${k}=/^show(Information|Warning|Error)Message$/]`).join(', '),
+  message: "Use showInfo, showWarning or showError from src/vscode/notify.ts: they show a server's text unlinked.",
+};
 const BOUND_ONCE = [
   { object: 'JSON', property: 'stringify', message: 'Use stringify from src/core/util/json (bound once: smaller bundle).' },
   { object: 'Array', property: 'isArray', message: 'Use isArray from src/core/util/builtins (bound once: smaller bundle).' },
@@ -75,6 +80,10 @@ export default tseslint.config(
       ],
       'no-restricted-syntax': ['error', FUNCTIONS_AS_ARROWS, TYPEOF_GUARDS],
     },
+  },
+  {
+    files: ['src/vscode/**/*.ts', 'src/extension.ts'],
+    rules: { 'no-restricted-syntax': ['error', FUNCTIONS_AS_ARROWS, TYPEOF_GUARDS, NOTIFICATIONS] },
   },
   {
     // The core speaks MCP only; the editor is reached through src/vscode.

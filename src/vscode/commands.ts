@@ -15,7 +15,7 @@ import { ConfigurationReader, setting } from './configuration';
 import { confirmDestructive, couldNotConnect, inform, isConfirmed, noServerConfigured } from './confirm';
 import { executeCommand, isDismissal, OPEN_CONFIGURATION, registerCommand, SHOW_LOG, TASKS_VIEW } from './editorCommands';
 import { isString } from '../core/util/json';
-import { unlinked } from '../core/util/text';
+import { showError } from './notify';
 
 export interface CommandDeps {
   servers: ServerManager;
@@ -64,8 +64,8 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
       if (isDismissal(err)) return; // the user pressed Escape on one of its inputs, or a cancellation
       const trust = vscode.l10n.t('Manage Workspace Trust');
       const untrusted = servers.get(s.id)?.state.kind === BLOCKED && !vscode.workspace.isTrusted;
-      const choice = await vscode.window.showErrorMessage(
-        unlinked(couldNotConnect(s.label, reasonOf(err))),
+      const choice = await showError(
+        couldNotConnect(s.label, reasonOf(err)),
         ...(untrusted ? [trust] : []),
         vscode.l10n.t('Show Log'),
         vscode.l10n.t('Open Configuration'),

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { showWarning } from './notify';
 import type { ConfigError, ConfigSource, ParseResult } from '../core/config/types';
 import { describeSource, SERVERS_SETTING, WORKSPACE_FOLDER } from '../core/config/types';
 import { combineConfigs, keepLastReadable, newProblems, parseMcpJson, parseSettingServers, unreadable } from '../core/config/parse';
@@ -29,7 +30,7 @@ export const configErrorNotifier = (log: vscode.LogOutputChannel): (errors: read
       // Several errors are all `invalid` ones, whose message starts with where they are: said once.
       const where = e.where!;
       const text = more.length ? vscode.l10n.t('{0} has {1} errors (see the MCP Tasks view). The first: {2}', where, more.length + 1, e.message.slice(where.length).replace(/^[,:] /, '')) : e.message;
-      void vscode.window.showWarningMessage(text, open, vscode.l10n.t('Show Log')).then((c) => (c === open ? executeCommand(OPEN_CONFIGURATION, e.source, e.line, e.column, e.server) : c && log.show()));
+      void showWarning(text, open, vscode.l10n.t('Show Log')).then((c) => (c === open ? executeCommand(OPEN_CONFIGURATION, e.source, e.line, e.column, e.server) : c && log.show()));
     }
   };
 };

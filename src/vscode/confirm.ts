@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { unnamedReason } from '../core/transports/transport';
 import { isObjectLike } from '../core/util/json';
 import { executeCommand, OPEN_CONFIGURATION } from './editorCommands';
-import { unlinked } from '../core/util/text';
+import { showInfo } from './notify';
 
 /**
  * The argument with which a program (another extension, a test) runs a destructive command
@@ -12,18 +12,19 @@ export const isConfirmed = (arg: unknown): boolean => isObjectLike(arg) && (arg 
 
 /** A modal warning naming what goes and a button for it; true when the user chose it. */
 export const confirmDestructive = async (message: string, detail: string, action: string): Promise<boolean> => {
+  // eslint-disable-next-line no-restricted-syntax -- a modal dialog (its options come second), not a notification
   return (await vscode.window.showWarningMessage(message, { modal: true, detail }, action)) === action;
 };
 
 /** A notification that asks nothing of the user (no buttons), not awaited. */
 export const inform = (message: string): void => {
-  void vscode.window.showInformationMessage(unlinked(message));
+  void showInfo(message);
 };
 
 /** With no server configured, a command that needs one says so and offers to open the configuration. */
 export const noServerConfigured = async (): Promise<undefined> => {
   const open = vscode.l10n.t('Open MCP Configuration');
-  if ((await vscode.window.showInformationMessage(vscode.l10n.t('No MCP server is configured.'), open)) === open) await executeCommand(OPEN_CONFIGURATION);
+  if ((await showInfo(vscode.l10n.t('No MCP server is configured.'), open)) === open) await executeCommand(OPEN_CONFIGURATION);
   return undefined;
 };
 

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { isInputDismissed } from '../core/servers/serverManager';
 import { reasonOf } from '../core/jsonrpc/errors';
-import { unlinked } from '../core/util/text';
+import { showError } from './notify';
 
 /** Tells a command's unexpected failure (see failuresTo). */
 let failed: (id: string, err: unknown) => Promise<void>;
@@ -21,7 +21,7 @@ export const failuresTo = (log: vscode.LogOutputChannel, commands: readonly { co
     log.error(`${title} (${id}) failed: ${(err instanceof Error && err.stack) || reasonOf(err)}`);
     const show = vscode.l10n.t('Show Log');
     const text = vscode.l10n.t('{0} failed: {1}. If it happens again, please report it with the details in the log.', title, reasonOf(err).replace(/\.$/, ''));
-    if ((await vscode.window.showErrorMessage(unlinked(text), show)) === show) log.show();
+    if ((await showError(text, show)) === show) log.show();
   };
 };
 

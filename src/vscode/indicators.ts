@@ -16,7 +16,7 @@ import type { Node } from './tree/tasksTree';
 import { asTaskNode, hostedTitle } from './tree/tasksTree';
 import { CANCEL_TASK, executeCommand, FOCUS_TASKS_VIEW, OPEN_RESULT, RESPOND_TO_TASK, RUN_AGAIN, SHOW_LOG } from './editorCommands';
 import { COMPLETED, ELICITATION_CREATE, FAILED, INPUT_REQUIRED, WORKING } from '../core/protocol/schemas';
-import { unlinked } from '../core/util/text';
+import { showInfo, showWarning, type Notify } from './notify';
 
 /** How long a task that needs input may wait for its question before it is told anyway (the question may never come). */
 const QUESTION_WAIT_MS = 5000;
@@ -250,9 +250,7 @@ export class TaskIndicators extends DisposableBase {
     const text = t.statusMessage
       ? vscode.l10n.t('"{0}" on {1} needs your input: {2}', this.#title(t), this.#label(t.serverId), t.statusMessage)
       : vscode.l10n.t('"{0}" on {1} needs your input.', this.#title(t), this.#label(t.serverId));
-    void vscode.window
-      .showInformationMessage(unlinked(text), respond)
-      .then((c) => c === respond && executeCommand(RESPOND_TO_TASK, asTaskNode(t)));
+    void showInfo(text, respond).then((c) => c === respond && executeCommand(RESPOND_TO_TASK, asTaskNode(t)));
   }
 
   /**
@@ -283,7 +281,7 @@ export class TaskIndicators extends DisposableBase {
         const text = plans.length > 1
           ? vscode.l10n.t('"{0}" on {1} needs {2} steps in your browser first: {3}.', this.#title(t), this.#label(t.serverId), plans.length, steps)
           : vscode.l10n.t('"{0}" on {1} needs a step in your browser first: {2}.', this.#title(t), this.#label(t.serverId), steps);
-        void vscode.window.showInformationMessage(unlinked(text), go).then((c) => c === go && executeCommand(OPEN_RESULT, asTaskNode(t)));
+        void showInfo(text, go).then((c) => c === go && executeCommand(OPEN_RESULT, asTaskNode(t)));
         continue;
       }
       // Lost with the window, they are told apart from any lost otherwise: their reason is said once, for all.
@@ -295,7 +293,7 @@ export class TaskIndicators extends DisposableBase {
     for (const [t, ...more] of groups.values()) {
       const status = STATUS_PRESENTATION[t.status].label.toLowerCase();
       const server = this.#label(t.serverId);
-      const show = t.status === FAILED || t.status === LOST ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+      const show = t.status === FAILED || t.status === LOST ? showWarning : showInfo;
       if (more.length) {
         showTasks(
           show,
@@ -313,7 +311,7 @@ export class TaskIndicators extends DisposableBase {
       // A task that went wrong says why, as its row does (for lost and expired, the note is the reason).
       const why = t.status === FAILED ? t.statusMessage || t.note : t.status === LOST || t.status === EXPIRED ? t.note || t.statusMessage : undefined;
       const text = why ? vscode.l10n.t('"{0}" on {1}: {2}. {3}', this.#title(t), server, status, why) : vscode.l10n.t('"{0}" on {1}: {2}', this.#title(t), server, status);
-      void show(unlinked(text), ...(canOpen ? [open] : canRun ? [again] : [])).then((c) =>
+      void show(text, ...(canOpen ? [open] : canRun ? [again] : [])).then((c) =>
         c === open
           ? executeCommand(OPEN_RESULT, asTaskNode(t))
           : c === again && executeCommand(RUN_AGAIN, asTaskNode(t)),
@@ -335,9 +333,7 @@ export class TaskIndicators extends DisposableBase {
       task ? `"${this.#title(task)}" on ${server}` : server,
       reason,
     );
-    void vscode.window
-      .showWarningMessage(unlinked(text), ...(resend ? [again] : task ? [cancel] : []), vscode.l10n.t('Show Log'))
-      .then((c) => (c === again ? resend?.() : c === cancel ? executeCommand(CANCEL_TASK, asTaskNode(task!)) : c && executeCommand(SHOW_LOG)));
+    void showWarning(text, ...(resend ? [again] : task ? [cancel] : []), vscode.l10n.t('Show Log')).then((c) => (c === again ? resend?.() : c === cancel ? executeCommand(CANCEL_TASK, asTaskNode(task!)) : c && executeCommand(SHOW_LOG)));
   }
 
   /** One warning per server: a server whose questions' ttl runs out together says so once. */
@@ -345,14 +341,14 @@ export class TaskIndicators extends DisposableBase {
     for (const id of new Set(expired.map(([h]) => h.serverId))) {
       const [[h, title], ...more] = expired.filter(([x]) => x.serverId === id);
       const server = this.#label(id);
-      if (more.length) showTasks(vscode.window.showWarningMessage, vscode.l10n.t('{0} requests on {1} closed unanswered: their ttl ran out.', more.length + 1, server));
-      else void vscode.window.showWarningMessage(unlinked(vscode.l10n.t('"{0}" on {1} closed unanswered: its ttl of {2} ran out.', title, server, formatAge(h.ttl))));
+      if (more.length) showTasks(showWarning, vscode.l10n.t('{0} requests on {1} closed unanswered: their ttl ran out.', more.length + 1, server));
+      else void showWarning(vscode.l10n.t('"{0}" on {1} closed unanswered: its ttl of {2} ran out.', title, server, formatAge(h.ttl)));
     }
   }
 }
 
 /** A notification about several tasks, with Show Tasks, which focuses the view. */
-const showTasks = (show: typeof vscode.window.showWarningMessage, text: string): void => {
+const showTasks = (show: Notify, text: string): void => {
   const view = vscode.l10n.t('Show Tasks');
   void show(text, view).then((c) => c === view && executeCommand(FOCUS_TASKS_VIEW));
 };

@@ -29,7 +29,8 @@ import { CANCEL_TASK, executeCommand, isDismissal, OPEN_CONFIGURATION, OPEN_RESU
 import { keysOf } from '../core/util/builtins';
 import { INPUT_REQUIRED } from '../core/protocol/schemas';
 import { noop } from '../core/util/promise';
-import { inert, unlinked } from '../core/util/text';
+import { inert } from '../core/util/text';
+import { showError, showInfo, showWarning } from './notify';
 
 export interface TaskCommandDeps {
   servers: ServerManager;
@@ -68,7 +69,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
     try {
       deps.host.cancel(h.serverId, h.taskId);
     } catch (err) {
-      void vscode.window.showWarningMessage(unlinked(errorMessage(err)));
+      void showWarning(errorMessage(err));
     }
   };
 
@@ -87,12 +88,10 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
       if (!t.outcome && !isTerminal(t.status)) {
         const [wait, respond] = [vscode.l10n.t('Wait'), vscode.l10n.t('Respond')];
         const asking = t.status === INPUT_REQUIRED;
-        const choice = await vscode.window.showInformationMessage(
-          unlinked(
-            asking
-              ? vscode.l10n.t('"{0}" waits for your input: its result comes once you answer. Wait for it?', taskTitle(t))
-              : vscode.l10n.t('"{0}" is still working. Wait for its result?', taskTitle(t)),
-          ),
+        const choice = await showInfo(
+          asking
+            ? vscode.l10n.t('"{0}" waits for your input: its result comes once you answer. Wait for it?', taskTitle(t))
+            : vscode.l10n.t('"{0}" is still working. Wait for its result?', taskTitle(t)),
           ...(asking ? [respond] : []),
           wait,
         );
@@ -138,9 +137,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
     const t = engine.get(key);
     if (t?.status !== INPUT_REQUIRED) return;
     const cancel = vscode.l10n.t('Cancel Task');
-    void vscode.window
-      .showInformationMessage(unlinked(vscode.l10n.t('{0} has not sent the question of "{1}" again: one open during a window reload can be lost. Cancel the task, or wait.', servers.label(t.serverId), taskTitle(t))), cancel)
-      .then((c) => c && executeCommand(CANCEL_TASK, asTaskNode(t)));
+    void showInfo(vscode.l10n.t('{0} has not sent the question of "{1}" again: one open during a window reload can be lost. Cancel the task, or wait.', servers.label(t.serverId), taskTitle(t)), cancel).then((c) => c && executeCommand(CANCEL_TASK, asTaskNode(t)));
   });
 
   return [
@@ -413,7 +410,7 @@ const runTool = async (deps: TaskCommandDeps, ui: QuickInputPrompter, server: Se
       const refused = decideExecution(acceptsTasks, tool.execution?.taskSupport);
       if (refused.mode === 'refuse') {
         // Said before its form is filled in, not after; the tool pick shows again.
-        void vscode.window.showErrorMessage(unlinked(vscode.l10n.t('"{0}" cannot run on {1}: {2}.', tool.name, server!.label, refused.reason)));
+        void showError(vscode.l10n.t('"{0}" cannot run on {1}: {2}.', tool.name, server!.label, refused.reason));
         continue;
       }
       step = 'arguments';
@@ -520,7 +517,7 @@ const showFailure = async (err: unknown, words: (why: string) => string, { warn 
   const settings = vscode.l10n.t('Open Settings');
   const config = vscode.l10n.t('Open Configuration');
   const text = words(timedOut ? vscode.l10n.t('{0}. If the server needs longer, raise the setting "mcpTasks.requestTimeoutSeconds".', why) : why);
-  const chosen = await vscode.window[warn ? 'showWarningMessage' : 'showErrorMessage'](unlinked(text), log, ...(timedOut ? [settings] : server ? [config] : []));
+  const chosen = await (warn ? showWarning : showError)(text, log, ...(timedOut ? [settings] : server ? [config] : []));
   if (chosen === log) await executeCommand(SHOW_LOG);
   else if (chosen === settings) await executeCommand('workbench.action.openSettings', 'mcpTasks.requestTimeoutSeconds');
   else if (chosen === config && server) await executeCommand(OPEN_CONFIGURATION, { kind: SERVER, id: server.id });

@@ -14,6 +14,7 @@ import { TasksTreeProvider } from '../../src/vscode/tree/tasksTree';
 import { bareServerManager } from '../unit/helpers/servers';
 import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
 import type { TreeSnapshotNode } from './helpers';
+import { QuickInputSpy } from './quickInputs';
 
 suite('Configuration errors in the Tasks view', () => {
   suiteSetup(() => activateExtension());
@@ -102,6 +103,18 @@ suite('Configuration errors in the Tasks view', () => {
       assert.ok(editor.visibleRanges.some((r) => r.contains(editor.selection.active)), 'the entry is in view');
     } finally {
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
+  });
+
+  test("a configuration error's notification shows the server's name as text: a name like [Open](command:…) (a cloned repository's mcp.json names its servers) makes no link", async () => {
+    const spy = new QuickInputSpy();
+    await settings().update('servers', { '[Open](command:workbench.action.openSettings)': { type: 'stdio', command: 42 } }, vscode.ConfigurationTarget.Global);
+    try {
+      const told = await waitFor(() => spy.messages.find((m) => m.includes('"command" must be a string')), 'the warning of the error');
+      assert.equal(told, 'Setting "mcpTasks.servers", server "[Open] (command:workbench.action.openSettings)": "command" must be a string.');
+    } finally {
+      spy.dispose();
+      await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
     }
   });
 

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { showWarning } from '../notify';
 import { ErrorCode, RpcError } from '../../core/jsonrpc/errors';
 import { chooseModel } from '../../core/sampling/models';
 import type { SamplingPermissions } from '../../core/sampling/permissions';
@@ -124,12 +125,10 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
       log.warn('No language model is available for sampling');
       if (ctx.task) o.noModel?.add(ctx.task.key);
       // The button does what the editor's own "Install Model Providers" (Language Models editor) does.
-      void vscode.window
-        .showWarningMessage(
-          vscode.l10n.t('MCP server "{0}" asked for a language model answer, but no language model is available. Install or sign in to a language model provider (for example GitHub Copilot Chat).', label),
-          vscode.l10n.t('Install Model Providers'),
-        )
-        .then((c) => c && executeCommand('workbench.extensions.search', '@tag:language-models'));
+      void showWarning(
+        vscode.l10n.t('MCP server "{0}" asked for a language model answer, but no language model is available. Install or sign in to a language model provider (for example GitHub Copilot Chat).', label),
+        vscode.l10n.t('Install Model Providers'),
+      ).then((c) => c && executeCommand('workbench.extensions.search', '@tag:language-models'));
       throw new RpcError(
         ErrorCode.InternalError,
         'No language model is available in the editor: the user needs to install or sign in to a language model provider (for example GitHub Copilot Chat) before this server can sample.',
