@@ -147,7 +147,7 @@ const distinct = (labels: string[], more: (i: number) => string): string[] => {
  * By `key`, the titles of items a server's rows would call alike (`name`; the others keep it):
  * each says when it started, as VS Code's Test Results name each run by its time, so eight runs
  * are not eight identical rows. The minute where it tells them apart (a narrow side bar cuts a
- * long label), the second where two share a minute, and those started in the same second (a
+ * long label), the second (for all of them) where two share a minute, and those started in the same second (a
  * model calls tools in parallel) are numbered in the order they started: `slow (4:47:03 PM #2)`.
  */
 const timedTitles = <T extends { serverId: string; createdAt: string }>(items: readonly T[], name: (t: T) => string, key: (t: T) => string): Map<string, string> => {
@@ -161,7 +161,9 @@ const timedTitles = <T extends { serverId: string; createdAt: string }>(items: r
   const titles = new Map<string, string>();
   for (const same of runs.values()) {
     if (same.length < 2) continue;
-    const at = distinct(same.map((t) => clock(t.createdAt)), (i) => clock(same[i].createdAt, true));
+    const mins = same.map((t) => clock(t.createdAt));
+    // Every one to the second if any two share a minute: rows read alike, not `5:59 AM` by `5:56:58 AM`.
+    const at = new Set(mins).size < mins.length ? same.map((t) => clock(t.createdAt, true)) : mins;
     const seen = new Map<string, number>();
     const told = distinct(at, (i) => `${at[i]} #${seen.set(at[i], (seen.get(at[i]) ?? 0) + 1).get(at[i])}`);
     same.forEach((t, i) => titles.set(key(t), `${name(t)} (${told[i]})`));

@@ -109,7 +109,7 @@ describe('taskTitle and runTitles: rows that tell tasks apart', () => {
     assert.equal(taskTitle({ toolName: 'slow', taskId: '3f2a9c1e-7b4d-4e2a-9c1e-5d6f7a8b9c0d' }), 'slow');
   });
 
-  it('gives each run of one tool on one server the minute it started (a narrow side bar cuts a long label), the second where two share a minute, and runs of the same second their order', () => {
+  it('gives each run of one tool on one server the minute it started (a narrow side bar cuts a long label), every run of it the second where two share a minute (no `deploy (10:01 AM)` over `deploy (10:07:30 AM)`), and runs of the same second their order', () => {
     const at = (key: string, serverId: string, toolName: string, createdAt: string) => task({ key, serverId, toolName, taskId: key, createdAt });
     const minute = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' });
     const second = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit', second: '2-digit' });
@@ -122,7 +122,7 @@ describe('taskTitle and runTitles: rows that tell tasks apart', () => {
       at('f2', 's', 'fetch', '2025-01-01T10:00:09.900Z'),
       at('f1', 's', 'fetch', '2025-01-01T10:00:09.100Z'),
       at('f3', 's', 'fetch', '2025-01-01T10:00:12.000Z'),
-      // Minutes apart: the minute tells them apart.
+      // Two share a minute: all three read to the second, alike.
       at('g1', 's', 'deploy', '2025-01-01T10:01:00.000Z'),
       at('g2', 's', 'deploy', '2025-01-01T10:07:30.000Z'),
       at('g3', 's', 'deploy', '2025-01-01T10:07:45.000Z'),
@@ -133,11 +133,14 @@ describe('taskTitle and runTitles: rows that tell tasks apart', () => {
       f1: `fetch (${second('2025-01-01T10:00:09.100Z')} #1)`,
       f2: `fetch (${second('2025-01-01T10:00:09.900Z')} #2)`,
       f3: `fetch (${second('2025-01-01T10:00:12.000Z')})`,
-      g1: `deploy (${minute('2025-01-01T10:01:00.000Z')})`,
+      g1: `deploy (${second('2025-01-01T10:01:00.000Z')})`,
       g2: `deploy (${second('2025-01-01T10:07:30.000Z')})`,
       g3: `deploy (${second('2025-01-01T10:07:45.000Z')})`,
     });
     assert.equal(new Set(titles.values()).size, 8, 'no two alike');
+    // Minutes apart: the minute tells them apart.
+    const minutes = [at('h1', 's', 'build', '2025-01-01T10:01:00.000Z'), at('h2', 's', 'build', '2025-01-01T10:07:30.000Z')];
+    assert.deepEqual([...runTitles(minutes).values()], [`build (${minute('2025-01-01T10:01:00.000Z')})`, `build (${minute('2025-01-01T10:07:30.000Z')})`]);
     // One task's name, from the runs of its own tool and server only: the same as the whole list gives.
     const all = [at('a', 's', 'slow', '2025-01-01T10:00:00.000Z'), at('b', 's', 'slow', '2025-01-01T10:00:05.000Z'), at('c', 's', 'fast', '2025-01-01T10:00:06.000Z')];
     assert.deepEqual(all.map((t) => runTitle(all, t)), [`slow (${second('2025-01-01T10:00:00.000Z')})`, `slow (${second('2025-01-01T10:00:05.000Z')})`, 'fast']);
