@@ -9,7 +9,8 @@ import { fingerprint } from './core/config/fingerprint';
 import { createElicitationHandler, listenForElicitationComplete, registerQuestionKeys } from './vscode/elicitation/handler';
 import type { ElicitationHandler } from './vscode/elicitation/handler';
 import type { ServerRequestContext } from './core/tasks/engine';
-import { requestAbout } from './core/tasks/types';
+import { noteRefusal, requestAbout } from './core/tasks/types';
+import { DECLINE } from './core/elicitation/flow';
 import { runTitle } from './core/tasks/presentation';
 import { createSamplingHandler } from './vscode/sampling/handler';
 import { loadSamplingPermissions, revokeSamplingPermissions } from './vscode/sampling/permissions';
@@ -80,7 +81,8 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   // sampling requests a model is answering (nothing is asked of the user then).
   const asking = new InFlight();
   const answering = new InFlight();
-  const noModel = new Set<string>();
+  // Tasks and calls whose failure the user caused or was told of: a request denied or declined, or no model for it.
+  const untold = new Set<string>();
   // Questions and sampling consent take turns: a quick input shown over another hides it. One
   // hidden without an answer stays pending until reopened; those waiting then wait for the user.
   const dialogs = new Turns();
@@ -88,7 +90,11 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   subscriptions.push(hidden, ...registerQuestionKeys());
   // A question's title names its task as the task's row does (a screen reader read "task 7c2f…" as "7c2f dot dot dot").
   const questions = createElicitationHandler({ log: logger, serverLabel: label, turns: dialogs, hidden, taskTitle: (t) => runTitle(engine.list(), t) });
-  const elicitation: ElicitationHandler = Object.assign((params: Record<string, unknown> | undefined, ctx: ServerRequestContext) => asking.during(requestAbout(ctx), () => questions(params, ctx)), {
+  const elicitation: ElicitationHandler = Object.assign(async (params: Record<string, unknown> | undefined, ctx: ServerRequestContext) => {
+    const answer = await asking.during(requestAbout(ctx), () => questions(params, ctx));
+    noteRefusal(untold, ctx, answer.action === DECLINE);
+    return answer;
+  }, {
     complete: questions.complete,
   });
   const samplingPermissions = loadSamplingPermissions(context.globalState);
@@ -104,7 +110,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
     hidden,
     answering,
     asking,
-    noModel,
+    untold,
   });
   const hostLimits = () => {
     const c = vscode.workspace.getConfiguration('mcpTasks.hostedTasks');
@@ -227,7 +233,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   const tree = new TasksTreeProvider(servers, engine, host);
   const view = vscode.window.createTreeView(TASKS_VIEW, { treeDataProvider: tree, showCollapseAll: true });
   const results = new ResultDocuments(engine, label);
-  const indicators = new TaskIndicators(engine, host, view, label, { dialogs: hidden, answering, noModel, shown: () => tree.shownHosted() });
+  const indicators = new TaskIndicators(engine, host, view, label, { dialogs: hidden, answering, untold, shown: () => tree.shownHosted() });
   subscriptions.push(tree, view, results, indicators);
   const endByUser = <T>(keys: readonly string[], end: () => Promise<T>, cancel?: boolean) => indicators.endByUser(keys, end, cancel);
   // Ages in the rows' descriptions: refreshed while the view is visible, and when it shows again.

@@ -49,7 +49,7 @@ export class TaskIndicators extends DisposableBase {
   readonly #label: (serverId: string) => string;
   readonly #dialogs: Pick<HiddenDialogs, 'whereIs' | 'onDidChange' | 'onDidShow'> | undefined;
   readonly #answering: Pick<InFlight, 'has' | 'onDidChange'> | undefined;
-  readonly #noModel: Set<string> | undefined;
+  readonly #untold: Set<string> | undefined;
   /** Tasks that need input whose question has not shown yet, with the timer of the wait for it. */
   readonly #awaiting = new Map<string, ReturnType<typeof setTimeout>>();
   /** Tasks whose question has shown before their status said they need input (it was answered fast). */
@@ -61,8 +61,9 @@ export class TaskIndicators extends DisposableBase {
    * `dialogs`: where the servers' questions are, so a task whose question shows is not told as
    * well. `answering`: the tasks whose sampling request a model is answering (the user allowed
    * it): they wait for the model, not for the user, so they are neither told nor counted as
-   * waiting for the user. `noModel`: the tasks whose sampling request no model could answer,
-   * the user told so then (see the sampling handler): their failure is not told again.
+   * waiting for the user. `untold`: the tasks and calls whose failure is not told: their sampling
+   * request no model could answer, the user told so then, or the user denied it or declined
+   * their question (see noteRefusal): the row and the log say it.
    * `shown`: the hosted tasks the view shows (not those cleared from it), among which one is named.
    */
   constructor(
@@ -73,12 +74,12 @@ export class TaskIndicators extends DisposableBase {
     {
       dialogs,
       answering,
-      noModel,
+      untold,
       shown = () => host.list(),
-    }: { dialogs?: Pick<HiddenDialogs, 'whereIs' | 'onDidChange' | 'onDidShow'>; answering?: Pick<InFlight, 'has' | 'onDidChange'>; noModel?: Set<string>; shown?: () => readonly HostedTaskSnapshot[] } = {},
+    }: { dialogs?: Pick<HiddenDialogs, 'whereIs' | 'onDidChange' | 'onDidShow'>; answering?: Pick<InFlight, 'has' | 'onDidChange'>; untold?: Set<string>; shown?: () => readonly HostedTaskSnapshot[] } = {},
   ) {
     super();
-    this.#noModel = noModel;
+    this.#untold = untold;
     this.#engine = engine;
     this.#view = view;
     this.#label = label;
@@ -160,8 +161,8 @@ export class TaskIndicators extends DisposableBase {
     else if (before !== undefined && isTerminal(t.status) && !isTerminal(before)) {
       const byUser =
         this.#endingByUser.delete(t.key) && t.status !== COMPLETED && (returned === 'cancel' ? t.status !== FAILED : !returned || t.kind === DIRECT || t.status === LOST);
-      // Failed for want of a language model: the user was told so, and what to do, when its server asked for one.
-      const told = this.#noModel?.delete(t.key) && t.status === FAILED;
+      // Failed for want of a language model (the user was told so, and what to do, when its server asked for one) or after the user refused its request.
+      const told = this.#untold?.delete(t.key) && t.status === FAILED;
       if (!byUser && !told) this.#ended.push(t);
     }
   }
@@ -209,6 +210,7 @@ export class TaskIndicators extends DisposableBase {
     this.#stopAwaiting(key);
     this.#asked.delete(key);
     this.#endingByUser.delete(key);
+    this.#untold?.delete(key);
   }
 
   #update(): void {

@@ -851,15 +851,22 @@ suite('Commands and the Tasks view, with the demo server', () => {
     });
   }
 
+  /** The tools that send a sampling request: demo's as a task (its request run as a task here), everything's as a direct call. */
+  const SAMPLING_TOOLS = [['demo', 'summarize-with-model'], ['everything', 'trigger-sampling-request']] as const;
+  /** Runs `tool` of `label` on `text`; `messages`: the count of notifications before it. */
+  const runSampling = async (api: Awaited<ReturnType<typeof publicApi>>, label: string, tool: string, text: string) => {
+    const server = api.getServers().find((s) => s.label === label)!;
+    spy.skipShown();
+    const messages = spy.messages.length;
+    return { server, messages, t: await api.runTool(server.id, tool, { arguments: label === 'demo' ? { text } : { prompt: text } }) };
+  };
+
   test('A task or direct call waiting for the user to allow its server\'s sampling request: Respond to Task says so while the prompt is open, and shows it again after Escape hid it; the request\'s own row, run as a task here, says it waits for you and names the model', async function () {
     this.timeout(90_000);
     const api = await publicApi();
     // Neither server always allowed, whatever ran before: else no prompt shows.
     await revokeAllSampling();
-    for (const [label, tool] of [['demo', 'summarize-with-model'], ['everything', 'trigger-sampling-request']] as const) {
-      const server = api.getServers().find((s) => s.label === label)!;
-      spy.skipShown();
-      const messages = spy.messages.length;
+    for (const [label, tool] of SAMPLING_TOOLS) {
       const seen: string[] = [];
       const sub = api.onDidChangeTask((x) => seen.push(`${x.id} ${x.status}: ${x.note}`));
       const children = async () => (await rows()).find((r) => r.label === label && serverIdOf(r) !== undefined)?.children ?? [];
@@ -867,7 +874,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
       /** The row of the sampling request that demo's task sends as a task the client hosts, once it reads `description`. */
       const hostedReads = (description: RegExp) =>
         waitFor(async () => (await children()).find((r) => r.id?.startsWith('hosted:') && !hostedBefore.has(r.id) && description.test(r.description ?? '')), `the hosted sampling row to read ${description}`);
-      const t = await api.runTool(server.id, tool, { arguments: label === 'demo' ? { text: 'Allowed after Escape.' } : { prompt: 'Allowed after Escape.' } });
+      const { server, messages, t } = await runSampling(api, label, tool, 'Allowed after Escape.');
       const node = { kind: 'task', key: t.id, serverId: server.id };
       try {
         const prompt = await spy.next(`the sampling consent prompt of ${tool}`, 30_000);
@@ -902,27 +909,41 @@ suite('Commands and the Tasks view, with the demo server', () => {
     }
   });
 
-  test('Without a language model, a task\'s sampling request (run as a task the client hosts) is not put to the user: no consent prompt, one warning that says what to do, and the task that fails with it is not told again', async function () {
+  test('Denied by the user, a sampling request whose task or direct call then fails is not told as a failure: the user did it; the row says failed', async function () {
     this.timeout(90_000);
     const api = await publicApi();
-    const demo = api.getServers().find((s) => s.label === 'demo')!;
+    await revokeAllSampling();
+    for (const [label, tool] of SAMPLING_TOOLS) {
+      const { messages, t } = await runSampling(api, label, tool, 'Denied.');
+      const prompt = await spy.next(`the sampling consent prompt of ${tool}`, 30_000);
+      await choose(prompt, (i) => i.label === 'Deny', 'Deny');
+      assert.equal((await api.getResult(t.id, { waitSeconds: 30 })).task.status, 'failed');
+      await new Promise((r) => setTimeout(r, 1000)); // a notification of the failure would have come by now
+      assert.equal((await taskRow(label, `task:${t.id}`))?.icon, 'error');
+      assert.deepEqual(spy.messages.slice(messages).filter((m) => m.includes(`on ${label}`)), [], `${tool}: no failure told`);
+    }
+  });
+
+  test('Without a language model, a task\'s or direct call\'s sampling request (a task\'s run as a task the client hosts) is not put to the user: no consent prompt, one warning that says what to do, and the task or call that fails with it is not told again', async function () {
+    this.timeout(90_000);
+    const api = await publicApi();
     const provider = await vscode.extensions.getExtension<{ hideModels(hide: boolean): void }>('mcp-tasks-test.lm-provider')!.activate();
     provider.hideModels(true);
     try {
       await waitFor(async () => (await vscode.lm.selectChatModels()).length === 0, 'no language model in the editor');
-      spy.skipShown();
-      const shown = spy.shown.length;
-      const messages = spy.messages.length;
-      const task = await api.runTool(demo.id, 'summarize-with-model', { arguments: { text: 'No model will read this.' } });
-      const done = await api.getResult(task.id, { waitSeconds: 30 });
-      assert.equal(done.task.status, 'failed');
-      assert.match(JSON.stringify(done.task), /No language model is available in the editor/, 'the server failed its task with the error it got');
-      await new Promise((r) => setTimeout(r, 500)); // a notification of the failure would have come by now
-      // Of demo's: a task of an earlier test (everything's, completed) may still be told now.
-      assert.deepEqual(spy.messages.slice(messages).filter((m) => m.includes('demo')), [
-        'MCP server "demo" asked for a language model answer, but no language model is available. Install or sign in to a language model provider (for example GitHub Copilot Chat).',
-      ]);
-      assert.equal(spy.shown.length, shown, 'no consent prompt');
+      for (const [label, tool] of SAMPLING_TOOLS) {
+        const shown = spy.shown.length;
+        const { messages, t } = await runSampling(api, label, tool, 'No model will read this.');
+        const done = await api.getResult(t.id, { waitSeconds: 30 });
+        assert.equal(done.task.status, 'failed');
+        assert.match(JSON.stringify(done), /No language model is available in the editor/, 'the server failed with the error it got');
+        await new Promise((r) => setTimeout(r, 500)); // a notification of the failure would have come by now
+        // Of this server and tool: a task of an earlier test may still be told now.
+        assert.deepEqual(spy.messages.slice(messages).filter((m) => m.includes(`"${label}"`) || m.includes(`"${tool}`)), [
+          `MCP server "${label}" asked for a language model answer, but no language model is available. Install or sign in to a language model provider (for example GitHub Copilot Chat).`,
+        ]);
+        assert.equal(spy.shown.length, shown, 'no consent prompt');
+      }
     } finally {
       provider.hideModels(false);
       await waitFor(async () => (await vscode.lm.selectChatModels({ vendor: 'mcp-tasks-test' })).length === 2, 'the test models back');

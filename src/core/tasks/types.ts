@@ -95,11 +95,26 @@ export const taskKey = (serverId: string, taskId: string): string => `${serverId
 /** The key of a task a server asked this client to run (TaskHost), apart from the keys of tracked tasks. */
 export const hostedKey = (serverId: string, taskId: string): string => `hosted\u0000${taskKey(serverId, taskId)}`;
 
+/** The tracked task a server's request is about, else the direct calls it may be about. */
+const tracked = (ctx: { task?: { key: string }; calls?: string[] }): string[] => (ctx.task ? [ctx.task.key] : [...(ctx.calls ?? [])]);
+
 /** What a dialog for a server's request is about: its tracked task (or the direct calls it may be about) and its hosted task, by key. */
 export const requestAbout = (ctx: { serverId: string; task?: { key: string }; calls?: string[]; hostedTaskId?: string }): string[] => {
-  const about = ctx.task ? [ctx.task.key] : [...(ctx.calls ?? [])];
+  const about = tracked(ctx);
   if (ctx.hostedTaskId !== undefined) about.push(hostedKey(ctx.serverId, ctx.hostedTaskId));
   return about;
+};
+
+/**
+ * Notes in `refused` (`yes`) that the user refused a server's request (denied its sampling,
+ * declined its question), or takes the note back: a failure of its task or direct calls that
+ * follows is the user's doing, so it is not notified (the row and the log say it).
+ */
+export const noteRefusal = (refused: Set<string>, ctx: { task?: { key: string }; calls?: string[] }, yes: boolean): void => {
+  for (const key of tracked(ctx)) {
+    if (yes) refused.add(key);
+    else refused.delete(key);
+  }
 };
 
 /** Why a server's request about a task is withdrawn from the user: the task ended. An expected end, not a failure. */

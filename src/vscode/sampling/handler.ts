@@ -7,7 +7,7 @@ import type { PlanMessage, SamplingPlan } from '../../core/sampling/request';
 import { chatMessages, parseCreateMessage, previewSampling } from '../../core/sampling/request';
 import { CompletionCollector, buildCreateMessageResult } from '../../core/sampling/result';
 import type { ServerRequestContext, ServerRequestHandler } from '../../core/tasks/engine';
-import { requestAbout } from '../../core/tasks/types';
+import { noteRefusal, requestAbout } from '../../core/tasks/types';
 import { abortReason, anySignal, errorMessage, onAbort } from '../../core/util/abort';
 import type { Logger } from '../../core/util/log';
 import { prefixed, truncate } from '../../core/util/log';
@@ -45,8 +45,8 @@ export interface SamplingHandlerOptions {
   answering?: InFlight;
   /** Counts, per task, its dialogs open or waiting their turn (questions too): its consent prompts count while they are. */
   asking?: InFlight;
-  /** Gets the tasks whose request no model could answer, the user told so: their failure is not told again (TaskIndicators). */
-  noModel?: Set<string>;
+  /** Gets the tasks and calls whose failure is not told (TaskIndicators): their request no model could answer (the user told so then), or the user denied it. */
+  untold?: Set<string>;
 }
 
 /** Answers `sampling/createMessage`; register `{ handle }` with the engine and dispose with the extension. */
@@ -123,7 +123,7 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
     const models = await vscode.lm.selectChatModels(o.modelSelector);
     if (!models.length) {
       log.warn('No language model is available for sampling');
-      if (ctx.task) o.noModel?.add(ctx.task.key);
+      if (o.untold) noteRefusal(o.untold, ctx, true);
       // The button does what the editor's own "Install Model Providers" (Language Models editor) does.
       void showWarning(
         vscode.l10n.t('MCP server "{0}" asked for a language model answer, but no language model is available. Install or sign in to a language model provider (for example GitHub Copilot Chat).', label),
@@ -145,6 +145,7 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
       log.info(`Sampling request withdrawn before it was answered: ${errorMessage(ctx.signal.reason)}`);
       throw abortReason(ctx.signal);
     }
+    if (o.untold) noteRefusal(o.untold, ctx, answer === 'deny');
     if (answer === 'deny') {
       log.info('Sampling request denied by the user');
       throw new RpcError(USER_REJECTED, 'User rejected sampling request');

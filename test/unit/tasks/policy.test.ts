@@ -7,6 +7,7 @@ import { decideExecution, disconnectCost, hasKeptResult, hasResult, hasResultToF
 import type { McpSession } from '../../../src/core/protocol/session';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { snapshot } from '../helpers/snapshots';
+import { noteRefusal } from '../../../src/core/tasks/types';
 import { TRANSITIONS, canTransition, isServerTerminal, isTerminal } from '../../../src/core/tasks/status';
 
 const FULL: ServerCapabilities = { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
@@ -209,3 +210,15 @@ describe('isCancelable (the view\'s Cancel and the Cancel Task pick)', () => {
   });
 });
 
+
+describe('noteRefusal (a failure the user caused by refusing a request is not told)', () => {
+  it('notes the task a refused request is about, else the direct calls it may be about (never the task hosted here); any other answer takes the note back', () => {
+    const refused = new Set<string>();
+    noteRefusal(refused, { task: { key: 'T' }, calls: ['c1'] }, true);
+    noteRefusal(refused, { calls: ['c1', 'c2'] }, true);
+    assert.deepEqual([...refused], ['T', 'c1', 'c2']);
+    noteRefusal(refused, { task: { key: 'T' } }, false);
+    noteRefusal(refused, {}, true);
+    assert.deepEqual([...refused], ['c1', 'c2']);
+  });
+});
