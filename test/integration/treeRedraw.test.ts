@@ -4,6 +4,7 @@
 // yet took the click. These tests play the editor's part: they read the rows (getTreeItem), hover
 // one (resolveTreeItem), and watch which rows the view asks to redraw.
 import * as assert from 'node:assert/strict';
+import { parseSettingServers } from '../../src/core/config/parse';
 import type { Node } from '../../src/vscode/tree/tasksTree';
 import type { TasksTreeProvider } from '../../src/vscode/tree/tasksTree';
 import { storedTask, withTree } from './viewParts';
@@ -73,5 +74,23 @@ suite('The Tasks view redraws a row only when what it shows changes', () => {
         Date.now = now;
       }
       assert.deepEqual(asked.sort(), ['hovered', 'young'], 'the row whose age now reads "1 min", and the hovered one whose tooltip counts its ttl down; not the same ttl unhovered, nor an age still "2 h"');
+    }));
+
+  // VS Code re-reads the children of a row whose id changed through its parent's refresh, and a
+  // server's row has none: its old rows stayed under it. Seen with 1,000 tasks of two servers,
+  // cleared at once: the view still listed 700 of them until Refresh.
+  test("a server row whose id changes (its first task comes, its last one goes) redraws the whole view, not that row alone", () =>
+    withTree(({ servers, engine, tree }) => {
+      servers.setConfiguration(parseSettingServers({ lab: { command: 'node' } }).servers, []);
+      const [server] = tree.getChildren();
+      assert.equal(tree.getTreeItem(server).id, `server:${SERVER}`, 'drawn without tasks');
+      const asked = redraws(tree);
+      engine.restore([storedTask(SERVER, 'one'), storedTask(SERVER, 'two')]);
+      assert.equal(tree.getTreeItem(server).id, `server+:${SERVER}`, 'drawn with its tasks: another row to VS Code');
+      draw(tree);
+      assert.deepEqual(asked, ['*', 'server'], 'the first task changes the id: the whole view; the second one: its server row');
+      asked.length = 0;
+      engine.clearFinished();
+      assert.deepEqual(asked, ['server', '*'], 'one task gone: its server row; the last one: the whole view');
     }));
 });

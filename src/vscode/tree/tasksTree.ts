@@ -100,6 +100,8 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   /** The context key mcpTasks.hasFinished (it enables Clear Finished Tasks), as last set; checked once per burst of changes. */
   #hasFinished?: boolean;
   #checking = false;
+  /** By server, whether its row as VS Code last had it listed tasks (its id says so: see #item). */
+  readonly #rowHasTasks = new Map<string, boolean>();
 
   constructor(servers: ServerManager, engine: TaskEngine, host?: TaskHost) {
     super();
@@ -111,13 +113,13 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     this._register(this.onDidChangeTreeData((node) => (!isArray(node) && node?.kind === TASK && !isTerminal(this.#engine.get(node.key)?.status ?? COMPLETED)) || this.#checkFinished()));
     this.#checkFinished();
     if (host) {
-      this._register(host.onDidChange((h) => this.#onDidChangeTreeData.fire(this.#hostedNodes.get(h.taskId) ?? this.#serverNodes.get(h.serverId))));
+      this._register(host.onDidChange((h) => this.#fire(this.#hostedNodes.get(h.taskId), h.serverId)));
       this._register(
         host.onDidRemove((id) => {
           const node = this.#hostedNodes.get(id);
           this.#hostedNodes.delete(id);
           this.#clearedHosted.delete(id);
-          if (node) this.#onDidChangeTreeData.fire(this.#serverNodes.get(node.serverId));
+          if (node) this.#fire(undefined, node.serverId);
         }),
       );
     }
@@ -131,7 +133,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       engine.onDidChange((task) => {
         const node = this.#taskNodes.get(task.key);
         // A known row changed in place, if it shows it; a new task changes its server's children.
-        if (!node || this.#changed(node)) this.#onDidChangeTreeData.fire(node ?? this.#serverNodes.get(task.serverId));
+        if (!node || this.#changed(node)) this.#fire(node, task.serverId);
       }),
     );
     this._register(engine.onDidChangeReach((id) => this.#onDidChangeTreeData.fire(this.#serverNodes.get(id))));
@@ -140,9 +142,28 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
         const node = this.#taskNodes.get(key);
         this.#taskNodes.delete(key);
         // A server no longer configured has a row only while it has tasks: the root is read again.
-        if (node) this.#onDidChangeTreeData.fire(this.#servers.get(node.serverId) ? this.#serverNodes.get(node.serverId) : undefined);
+        if (node) this.#fire(undefined, node.serverId);
       }),
     );
+  }
+
+  /**
+   * Redraws `node`, or else the row of server `serverId` (with its children). A server's row whose
+   * id changes (its first task or its last: see #item), or whose server is no longer configured
+   * (it has a row only while it has tasks), is redrawn with the whole view: VS Code reads again
+   * the children of a row whose id changed through its parent, and a server's row has none, so
+   * its old rows stayed under it (1,000 tasks of two servers cleared at once: 700 stayed listed).
+   */
+  #fire(node: Node | undefined, serverId: string): void {
+    const server = this.#serverNodes.get(serverId);
+    const hasTasks = this.#hasTasks(serverId);
+    const moved = !node && (!this.#servers.get(serverId) || (server && this.#rowHasTasks.get(serverId) !== hasTasks));
+    if (moved) this.#rowHasTasks.set(serverId, hasTasks);
+    this.#onDidChangeTreeData.fire(moved ? undefined : (node ?? server));
+  }
+
+  #hasTasks(serverId: string): boolean {
+    return this.#engine.list().some((t) => t.serverId === serverId) || this.shownHosted().some((h) => h.serverId === serverId);
   }
 
   /** Redraws the rows that have changed since VS Code read them: ages grow, and so do a ttl's in a tooltip. */
@@ -239,6 +260,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   getTreeItem(node: Node): vscode.TreeItem {
     const item = this.#item(node);
     this.#drawn.set(node, item);
+    if (node.kind === SERVER) this.#rowHasTasks.set(node.id, item.id?.startsWith('server+') === true);
     return item;
   }
 
@@ -255,7 +277,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     }
     const s = this.#servers.get(node.id);
     if (!s) return (this.#servers.isConfigured(node.id) === undefined ? unloadedServerItem : removedServerItem)(node.id, this.#removedLabel(node.id), this.#servers.leavingWith(node.id), this.#servers.tasksOutliveConnection(node.id) === false);
-    const hasTasks = this.#engine.list().some((t) => t.serverId === s.id) || this.shownHosted().some((h) => h.serverId === s.id);
+    const hasTasks = this.#hasTasks(s.id);
     const item = new vscode.TreeItem(s.label, hasTasks ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     // VS Code reads a row's collapsible state only when it first draws the row: a row drawn
     // without tasks stayed collapsed over its first task unless something revealed it (a chat
