@@ -174,7 +174,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
     },
     autoFetchResults: () => setting('autoFetchResults', true),
     requestTimeoutMs: requestTimeout,
-    loadOutcome: (key) => store.loadOutcome(key),
+    loadOutcome: (key) => store.readOutcome(key),
   });
   // A hosted question about a tool task closes when that task ends.
   host.followRelatedTasks(engine);

@@ -282,6 +282,11 @@ export class TaskStore implements Disposable {
     );
   }
 
+  /** The outcome kept for a task: one still being written (the engine may have let it leave memory already), else its file's. */
+  async readOutcome(key: string): Promise<TaskOutcome | undefined> {
+    return this.#pending.get(key) ?? this.loadOutcome(key);
+  }
+
   /** The outcome stored for a task, if any (none when its file is missing or damaged). */
   async loadOutcome(key: string): Promise<TaskOutcome | undefined> {
     let data: unknown;

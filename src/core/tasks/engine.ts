@@ -21,7 +21,7 @@ import type { LocalTaskStatus } from './status';
 import { canTransition, EXPIRED, isServerTerminal, isTerminal, LOST, needsSession, resultToFetch, retired } from './status';
 import type { LiveWork, RemovedTask, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
 import { DELETED, DIRECT, SERVER_LIST, TASK, taskKey } from './types';
-import { isString } from '../util/json';
+import { charsOf, isString } from '../util/json';
 import { isFiniteNumber, keysOf, maxOf, minOf, parseDate, round } from '../util/builtins';
 import { noop } from '../util/promise';
 import type { ClientRequestHandlers, Tracker } from './incoming';
@@ -94,6 +94,11 @@ export interface TaskEngineOptions {
   maxListPages?: number;
   /** Reads an outcome kept from an earlier window (restored snapshots carry no outcome). */
   loadOutcome?: (key: string) => Promise<TaskOutcome | undefined>;
+  /**
+   * With `loadOutcome`: how many characters of outcomes stay in memory (default OUTCOME_MEMORY_CHARS);
+   * beyond, the least recently used leave it, their files kept, and are read back when asked for.
+   */
+  outcomeMemoryChars?: number;
   now?: () => number;
   random?: () => number;
 }
@@ -184,6 +189,8 @@ const MAX_REFETCH_MS = 5 * 60_000;
 const HELD_TRIES = 3;
 /** After a list cycle that did not win, listing is tried again this much later, whatever the count. */
 const LIST_RETRY_MS = 5 * 60_000;
+/** Characters of outcomes held in memory where they are stored (one result as large as a message may be). */
+const OUTCOME_MEMORY_CHARS = 16 * 1024 * 1024;
 /** Why a task of a server whose tasks die with its process is lost when a new process (or none) is there. */
 const PROCESS_GONE = "the server's process that ran it is gone; a new process does not know its tasks";
 /** Why a live task of a server that left the configuration is lost. */
@@ -242,6 +249,9 @@ export class TaskEngine extends DisposableBase {
    * configuration or a removal waits until the result is kept, or HELD_TRIES tries failed.
    */
   readonly #unfetched = new Map<Rec, number>();
+  /** Outcomes in memory, least recently kept first, with their sizes in characters (see outcomeMemoryChars). */
+  readonly #held = new Map<Rec, number>();
+  #heldChars = 0;
   /** The close errors already told: every poll a close fails shares one (see `poll`). */
   readonly #toldClosed = new WeakSet<Error>();
   /** Servers found missing from the configuration → when first found so (see `unconfigured`). */
@@ -1726,6 +1736,7 @@ export class TaskEngine extends DisposableBase {
     this.#removed.set(key, { key, createdAt: rec.snap.createdAt, removedAt: this.#now() });
     this.#outlived.delete(rec);
     this.#unfetched.delete(rec);
+    this.#unhold(rec);
     for (const [from, to] of this.#moved) if (to === key) this.#moved.delete(from);
     this.#servers.get(rec.snap.serverId)?.live.delete(rec);
     this.#onDidRemove.fire(key);
@@ -1802,7 +1813,33 @@ export class TaskEngine extends DisposableBase {
       // Not one removed meanwhile (a poll in flight): nothing would take it out again.
       if (this.#wantsOutcome(rec) && this.#recs.get(rec.snap.key) === rec) this.#unfetched.set(rec, 0);
     }
-    if (this.#recs.get(rec.snap.key) === rec) this.#onDidChange.fire(rec.snap);
+    if (this.#recs.get(rec.snap.key) !== rec) return;
+    this.#onDidChange.fire(rec.snap);
+    // After the change is told: the store has the outcome to write by then.
+    if ('outcome' in changes) this.#hold(rec, changes.outcome);
+  }
+
+  /**
+   * Keeps `outcome` in memory as the newest; outcomes beyond outcomeMemoryChars leave it, the
+   * least recently kept first, where they are stored (a result fetched or read back is in a
+   * file): a long session of large results held every one. They are read back when asked for.
+   */
+  #hold(rec: Rec, outcome: TaskOutcome | undefined): void {
+    this.#unhold(rec);
+    const max = this.#options.loadOutcome && (this.#options.outcomeMemoryChars ?? OUTCOME_MEMORY_CHARS);
+    if (!outcome || !max) return;
+    this.#held.set(rec, charsOf(outcome));
+    this.#heldChars += this.#held.get(rec)!;
+    for (const [old] of this.#held) {
+      if (this.#heldChars <= max || old === rec) break;
+      this.#unhold(old);
+      if (old.snap.outcomeFetchedAt) old.snap = { ...old.snap, outcome: undefined };
+    }
+  }
+
+  #unhold(rec: Rec): void {
+    this.#heldChars -= this.#held.get(rec) ?? 0;
+    this.#held.delete(rec);
   }
 
   /** The engine is shutting down: answers that come now are dropped, and nothing is tried again. */

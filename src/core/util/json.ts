@@ -36,6 +36,10 @@ export const pruneDeep = (value: unknown, maxDepth = MAX_DEPTH): unknown => {
   return out;
 };
 
+/** About how many characters a JSON value holds: its strings' lengths, one for each other value (as deep as pruneDeep keeps). */
+export const charsOf = (value: unknown, maxDepth = MAX_DEPTH): number =>
+  isString(value) ? value.length : isObjectLike(value) && maxDepth > 0 ? Object.values(value).reduce((n: number, v) => n + charsOf(v, maxDepth - 1), 1) : 1;
+
 /**
  * JSON.stringify that never throws: a value nested too deeply for the stack (a server may send
  * 10,000 levels, which JSON.parse reads fine) is written with its deepest parts replaced by

@@ -706,20 +706,43 @@ describe('TaskStore', () => {
     return { held: () => held, release, settled, restore: () => void (fs.promises.writeFile = original) };
   }
 
-  it('a damaged result file reads as no result, with a warning, instead of an outcome of any shape', async () => {
-    const log = new MemoryLogger();
+  /** A store following an engine whose task `k` has just got its result `outcome` (its file being written). */
+  const storeWithResult = (log = new MemoryLogger()) => {
     const store = new TaskStore(dir, log, { retentionDays: () => 30, debounceMs: 1 });
     const engine = stubEngine();
     store.attach(engine as unknown as TaskEngine);
-    try {
-      const outcome = { kind: 'result' as const, result: { content: [{ type: 'text', text: 'kept' }] } };
-      const t = { ...snap('k', 'completed', new Date().toISOString()), outcome, outcomeFetchedAt: new Date().toISOString() };
-      engine.tasks = [t];
-      engine.change(t);
+    const outcome = { kind: 'result' as const, result: { content: [{ type: 'text', text: 'kept' }] } };
+    const t = { ...snap('k', 'completed', new Date().toISOString()), outcome, outcomeFetchedAt: new Date().toISOString() };
+    engine.tasks = [t];
+    engine.change(t);
+    const written = async () => {
       for (let i = 0; (await store.loadOutcome('k')) === undefined; i++) {
         assert.ok(i < 500, 'the result file was not written');
         await new Promise((r) => setTimeout(r, 10));
       }
+    };
+    return { store, outcome, written };
+  };
+
+  it('readOutcome: a result still being written is read from memory (the engine may have let it go already), then from its file', async () => {
+    const { store, outcome, written } = storeWithResult();
+    try {
+      // Asked at once, before the file can be there.
+      assert.equal(await store.readOutcome('k'), outcome);
+      await written();
+      const read = await store.readOutcome('k');
+      assert.deepEqual(read, outcome);
+      assert.notEqual(read, outcome, 'from the file once written');
+    } finally {
+      store.dispose();
+    }
+  });
+
+  it('a damaged result file reads as no result, with a warning, instead of an outcome of any shape', async () => {
+    const log = new MemoryLogger();
+    const { store, outcome, written } = storeWithResult(log);
+    try {
+      await written();
       assert.deepEqual(await store.loadOutcome('k'), outcome);
       const warned = log.lines.length;
       const [file] = fs.readdirSync(path.join(dir, 'results'));

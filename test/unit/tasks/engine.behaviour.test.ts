@@ -1345,6 +1345,36 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     await waitFor(() => h.snap(live.taskId).outcome !== undefined, 'the outcome of the re-attached task');
   });
 
+  it('results beyond outcomeMemoryChars leave memory once stored, the oldest first: read back from their files when asked, not from the server; in a session of many large results the extension host kept every one (23 results of 5 MB: heap 59 MB to 269 MB)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-memory-'));
+    const store = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, debounceMs: 1 });
+    try {
+      // Room for two results of 1,000 characters, not three.
+      const h = await harness({ server: { pollInterval: 10 }, engine: { loadOutcome: (key) => store.readOutcome(key), outcomeMemoryChars: 2_500 } });
+      store.attach(h.engine);
+      const text = (c: string) => ({ content: [{ type: 'text' as const, text: c.repeat(1_000) }] });
+      const tasks = [];
+      for (const c of ['a', 'b', 'c']) {
+        const t = await h.engine.callTool('fake', 'required-tool');
+        h.server.complete(t.taskId, text(c));
+        await waitFor(() => h.snap(t.taskId).outcomeFetchedAt !== undefined, `the result ${c}`);
+        tasks.push(t);
+      }
+      const [a, b, c] = tasks.map((t) => h.snap(t.taskId));
+      assert.equal(a.outcome, undefined, 'the oldest result is no longer held');
+      const content = (o: TaskSnapshot['outcome']) => (o?.kind === 'result' ? o.result.content : o);
+      assert.deepEqual([content(b.outcome), content(c.outcome)], [text('b').content, text('c').content], 'the two newest are');
+      assert.ok(a.outcomeFetchedAt, 'its row still offers its result');
+      const asked = h.server.requestsOf('tasks/result').length;
+      assert.deepEqual(content(await h.engine.fetchResult(a.key)), text('a').content, 'read back from its file');
+      assert.equal(h.server.requestsOf('tasks/result').length, asked, 'its server was not asked again');
+      assert.equal(h.snap(tasks[1].taskId).outcome, undefined, 'read back, it is the newest held: the oldest other goes');
+    } finally {
+      store.dispose();
+      await fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 5 });
+    }
+  });
+
   it('fetchResult() when the kept result cannot be read back: a task asks its server again; a direct call says its result file is missing or damaged', async () => {
     const h = await harness({ server: { pollInterval: 10 }, engine: { loadOutcome: async () => undefined } });
     const task = h.server.createTask('tool');
