@@ -514,9 +514,12 @@ export class TaskStore implements Disposable {
 /** A task that finished before `cutoff` (see `#cutoff`): it is neither loaded nor kept. */
 const pastRetention = (snap: TaskSnapshot, cutoff: number): boolean => isTerminal(snap.status) && parseDate(snap.lastUpdatedAt) < cutoff;
 
-/** The sound entries of an index's removed tasks (`v`) that were removed within the retention period. */
+/**
+ * The sound entries of an index's removed tasks (`v`) that were removed within the retention
+ * period, and that their server may still list: not past their `until` (see serverForgetsAt).
+ */
 const keptRemoved = (v: unknown, cutoff: number): RemovedTask[] => {
-  return isArray(v) ? v.filter((r: Partial<RemovedTask> | null) => isString(r?.key) && isString(r.createdAt) && isNumber(r.removedAt) && r.removedAt >= cutoff) : [];
+  return isArray(v) ? v.filter((r: Partial<RemovedTask> | null) => isString(r?.key) && isString(r.createdAt) && isNumber(r.removedAt) && r.removedAt >= cutoff && !((r.until ?? Infinity) < Date.now())) : [];
 };
 
 /** An entry of the index that can be restored: an object whose snapshot names its task and has a known status and kind. */

@@ -18,7 +18,7 @@ import type { ExecutionPreference } from './policy';
 import { decideExecution, mayRetryAsTask, serverAcceptsToolTasks, WINDOW_CLOSED } from './policy';
 import { PollScheduler } from './scheduler';
 import type { LocalTaskStatus } from './status';
-import { canTransition, EXPIRED, isServerTerminal, isTerminal, LOST, needsSession, resultToFetch, retired } from './status';
+import { canTransition, EXPIRED, isServerTerminal, isTerminal, LOST, needsSession, resultToFetch, retired, serverForgetsAt } from './status';
 import type { LiveWork, RemovedTask, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
 import { DELETED, DIRECT, SERVER_LIST, TASK, taskKey } from './types';
 import { charsOf, isString } from '../util/json';
@@ -1733,7 +1733,8 @@ export class TaskEngine extends DisposableBase {
     this.#invalid.delete(key);
     if (!isTerminal(rec.snap.status)) this.#unrouteProgress(rec);
     this.#recs.delete(key);
-    this.#removed.set(key, { key, createdAt: rec.snap.createdAt, removedAt: this.#now() });
+    // Remembered while its server may list it again: until its ttl ends (or the retention period does).
+    this.#removed.set(key, { key, createdAt: rec.snap.createdAt, removedAt: this.#now(), until: serverForgetsAt(rec.snap) });
     this.#outlived.delete(rec);
     this.#unfetched.delete(rec);
     this.#unhold(rec);

@@ -40,8 +40,11 @@ const TTL_GRACE_MS = 60 * 60 * 1000;
  * nothing).
  */
 export const needsSession = (t: TaskSnapshot, now: number): boolean => {
-  return ((t.kind === TASK && !isTerminal(t.status)) || resultToFetch(t)) && !(t.ttl !== null && parseDate(t.createdAt) + t.ttl + TTL_GRACE_MS < now);
+  return ((t.kind === TASK && !isTerminal(t.status)) || resultToFetch(t)) && !((serverForgetsAt(t) ?? Infinity) < now);
 };
+
+/** When a task's server no longer keeps it: its ttl's end, with an hour's grace (NaN for a createdAt that cannot be read); undefined without a ttl. */
+export const serverForgetsAt = (t: Pick<TaskSnapshot, 'createdAt' | 'ttl'>): number | undefined => (t.ttl === null ? undefined : parseDate(t.createdAt) + t.ttl + TTL_GRACE_MS);
 
 /** The spec's statuses that are terminal on the server. */
 export const isServerTerminal = (status: TaskStatus): boolean => status === COMPLETED || status === FAILED || status === CANCELLED;

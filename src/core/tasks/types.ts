@@ -36,6 +36,8 @@ export interface RemovedTask {
   key: string;
   createdAt: string;
   removedAt: number;
+  /** When its server no longer keeps it, by its ttl (see serverForgetsAt): none, not before the retention period ends. */
+  until?: number;
 }
 
 /**

@@ -1375,6 +1375,17 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     }
   });
 
+  it('remove() remembers until when its server keeps the task (its ttl, and an hour for the server\'s clock), for a task with a ttl; none without', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const createdAt = '2026-01-01T00:00:00.000Z';
+    h.engine.restore([
+      { key: taskKey('fake', 'kept'), serverId: 'fake', taskId: 'kept', kind: 'task', toolName: 't', status: 'completed', createdAt, lastUpdatedAt: createdAt, ttl: 60_000, origin: 'user' },
+      { key: taskKey('fake', 'forever'), serverId: 'fake', taskId: 'forever', kind: 'task', toolName: 't', status: 'completed', createdAt, lastUpdatedAt: createdAt, ttl: null, origin: 'user' },
+    ]);
+    h.engine.clearFinished();
+    assert.deepEqual(h.engine.removedTasks().map((r) => r.until), [Date.parse(createdAt) + 60_000 + 3600_000, undefined]);
+  });
+
   it('fetchResult() when the kept result cannot be read back: a task asks its server again; a direct call says its result file is missing or damaged', async () => {
     const h = await harness({ server: { pollInterval: 10 }, engine: { loadOutcome: async () => undefined } });
     const task = h.server.createTask('tool');
