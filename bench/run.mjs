@@ -3,7 +3,7 @@
 // round by round. Prints a table per benchmark and the targets, and writes every figure to
 // bench/results/latest.json. See bench/README.md for what each figure means.
 //
-// Env: BENCH_ONLY=roundtrip,tasks,scale,size,activate,view (a subset), BENCH_ROUNDS,
+// Env: BENCH_ONLY=roundtrip,tasks,scale,size,activate,view,results (a subset), BENCH_ROUNDS,
 // BENCH_RT_CALLS, BENCH_TASK_ROUNDS, BENCH_TASK_POLL_MS, BENCH_SCALE_SECONDS (default 60),
 // BENCH_SCALE_COUNTS, BENCH_VIEW_TASKS, BENCH_ACTIVATE_ROUNDS, BENCH_EDITOR=0 (skip the editor),
 // BENCH_PROFILE=1 (CPU profiles of every client process into bench/results/profiles/),
@@ -17,6 +17,7 @@ import { printTable, resultsDir } from './lib/common.mjs';
 
 const BENCHES = {
   view: () => import('./view.mjs'),
+  results: () => import('./results.mjs'),
   size: () => import('./size.mjs'),
   roundtrip: () => import('./roundtrip.mjs'),
   tasks: () => import('./tasks.mjs'),

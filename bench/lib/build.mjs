@@ -21,6 +21,7 @@ export { LineBuffer, serializeLine } from './src/core/transports/lineBuffer';
 export { JsonRpcConnection } from './src/core/jsonrpc/connection';
 export { RpcError, ErrorCode } from './src/core/jsonrpc/errors';
 export { TaskEngine } from './src/core/tasks/engine';
+export { TaskStore } from './src/core/state/taskStore';
 export { CallToolResultSchema } from './src/core/protocol/schemas';
 export { Emitter } from './src/core/util/event';
 `;
