@@ -43,6 +43,16 @@ suite('Task names in the Tasks view', () => {
       assert.equal(read().get('a')?.label, 'build');
     }));
 
+  // An agent's (or the API's) calls in parallel start tasks in one millisecond: 1,000 such runs read
+  // "#297, #298, #299, #300, #295, #296, #275…" down a list that is otherwise newest first.
+  test('runs started in one millisecond are listed newest first, as the others: #3, #2, #1', () =>
+    withTree(({ engine, tree }) => {
+      const at = new Date(Date.now() - 60_000).toISOString();
+      engine.restore(['a', 'b', 'c'].map((id) => storedTask(SERVER, id, { createdAt: at })));
+      const labels = tree.getChildren(tree.getChildren()[0]).map((n) => String(tree.getTreeItem(n).label));
+      assert.deepEqual(labels.map((l) => l.replace(/.* /, '')), ['#3)', '#2)', '#1)'], labels.join(', '));
+    }));
+
   test('a task id is text in the row\'s tooltip: one with a backtick ended a code span there, and an image after it loaded from the server\'s host at a hover', () =>
     withTree(({ engine, tree }) => {
       engine.restore([storedTask(SERVER, 'x` ![t](https://example.com/t.png) $(error) `y')]);

@@ -248,13 +248,12 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       .filter((h) => h.serverId === element.id)
       .reverse()
       .map((h) => kept(this.#hostedNodes, h.taskId, () => ({ kind: HOSTED, taskId: h.taskId, serverId: h.serverId })));
-    const tasks = this.#engine
-      .list()
-      .filter((t) => t.serverId === element.id)
-      .sort(newestFirst);
+    // Tracked in the order they started: named so (see runTitles), then listed newest first, those
+    // of one millisecond too (a stable sort keeps them as they come: the last started first).
+    const tasks = this.#engine.list().filter((t) => t.serverId === element.id);
     // A new run or one removed changes its server's children: VS Code then reads each row again.
     this.#runTitles.set(element.id, runTitles(tasks));
-    return [...hosted, ...tasks.map((t) => kept(this.#taskNodes, t.key, () => asTaskNode(t)))];
+    return [...hosted, ...tasks.reverse().sort(newestFirst).map((t) => kept(this.#taskNodes, t.key, () => asTaskNode(t)))];
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
