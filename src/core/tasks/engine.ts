@@ -133,6 +133,8 @@ class Rec {
   localUpdatedAt = false;
   /** Restored from a closed window, and no server has answered about it since (see `processGone`). */
   restored = false;
+  /** Its progress was heard by an earlier window: what the server sent since went unheard (see `applyReport`). */
+  unheard = false;
   /** Dialogs open that a direct call may wait on (see `Tracked` in incoming.ts). */
   asks = 0;
   /** Language models answering requests it may be about (see `Tracked` in incoming.ts). */
@@ -1136,6 +1138,7 @@ export class TaskEngine extends DisposableBase {
     if (rec.snap.note?.startsWith(INVALID)) this.#update(rec, { note: undefined });
     const before = rec.snap;
     this.#applyReport(rec, task, source);
+    rec.unheard = false;
     // Alive after its connection closed, even if unchanged: whoever waits to see how that close
     // ends it (a Disconnect's notification rule) learns that it did not.
     if (this.#outlived.delete(rec) && rec.snap === before && !isTerminal(before.status)) this.#onDidChange.fire(before);
@@ -1197,6 +1200,8 @@ export class TaskEngine extends DisposableBase {
     if (ttl !== snap.ttl) changes.ttl = ttl;
     if (task.pollInterval !== snap.pollInterval) changes.pollInterval = task.pollInterval;
     if (keysOf(changes).length === 0) return;
+    // A server that moved on while no window heard it: the progress of an older stage is not shown.
+    if (rec.unheard && 'statusMessage' in changes) changes.progress = undefined;
     if (changes.status) this.#log.info(`[${label}] Task ${task.taskId} (${snap.toolName}): ${from} → ${task.status}${task.statusMessage ? ` (${truncate(task.statusMessage, 300)})` : ''}`);
     this.#reportErrorResult(rec, changes);
     this.#update(rec, changes);
@@ -1289,6 +1294,7 @@ export class TaskEngine extends DisposableBase {
 
   #applyProgress(rec: Rec, p: Progress): void {
     if (isTerminal(rec.snap.status)) return;
+    rec.unheard = false;
     this.#update(rec, { progress: { progress: p.progress, total: p.total, message: p.message } });
   }
 
@@ -1700,7 +1706,7 @@ export class TaskEngine extends DisposableBase {
       // The process of a stdio server ended with the previous window. Where the server is not known
       // yet (restore comes before the configuration loads), the first poll decides once it is, or
       // the first session attached (see `poll` and `attachSession`), before anything is sent.
-      rec.restored = true;
+      rec.restored = rec.unheard = true;
       if (this.#sessions.tasksOutliveConnection(snap.serverId) === false) {
         this.#processGone(rec);
         continue;

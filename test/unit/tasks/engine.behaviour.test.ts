@@ -1502,6 +1502,31 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     await settle(h);
     assert.deepEqual(h.snap(live.taskId).progress, { progress: 7, total: 10, message: undefined });
   });
+
+  it('restore(): progress saved by the window that followed the task is dropped when the server turns out to have moved on (its notifications since went unheard), kept otherwise', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const moved = h.server.createTask('build', { statusMessage: 'Testing…' });
+    const same = h.server.createTask('build', { statusMessage: 'Compiling…' });
+    const saved = (t: WireTask): TaskSnapshot => ({
+      ...restored(t.taskId),
+      statusMessage: 'Compiling…',
+      createdAt: t.createdAt,
+      lastUpdatedAt: t.createdAt,
+      progress: { progress: 2, total: 6, message: 'Compiling' },
+    });
+    h.engine.restore([saved(moved), saved(same)], new Map([[taskKey('fake', moved.taskId), 'tok-moved']]));
+    await Promise.all([moved, same].map((t) => h.engine.poll(taskKey('fake', t.taskId))));
+    assert.equal(h.snap(moved.taskId).statusMessage, 'Testing…');
+    assert.equal(h.snap(moved.taskId).progress, undefined, 'a stage old: not shown');
+    assert.deepEqual(h.snap(same.taskId).progress, { progress: 2, total: 6, message: 'Compiling' }, 'still the latest known');
+    // Followed since: a later stage's message does not drop the progress heard with it.
+    await h.server.sendProgress('tok-moved', 5, 6);
+    await settle(h);
+    h.server.setStatus(moved.taskId, 'working', 'Packaging…');
+    await h.engine.poll(taskKey('fake', moved.taskId));
+    await waitFor(() => h.snap(moved.taskId).statusMessage === 'Packaging…', 'the next stage');
+    assert.deepEqual(h.snap(moved.taskId).progress, { progress: 5, total: 6, message: undefined });
+  });
 });
 
 /**
