@@ -10,6 +10,7 @@ import { createElicitationHandler, listenForElicitationComplete, registerQuestio
 import type { ElicitationHandler } from './vscode/elicitation/handler';
 import type { ServerRequestContext } from './core/tasks/engine';
 import { noteRefusal, requestAbout } from './core/tasks/types';
+import type { TaskSnapshot } from './core/tasks/types';
 import { DECLINE } from './core/elicitation/flow';
 import { runTitle } from './core/tasks/presentation';
 import { createSamplingHandler } from './vscode/sampling/handler';
@@ -88,8 +89,13 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   const dialogs = new Turns();
   const hidden = new HiddenDialogs(dialogs);
   subscriptions.push(hidden, ...registerQuestionKeys());
-  // A question's title names its task as the task's row does (a screen reader read "task 7c2f…" as "7c2f dot dot dot").
-  const questions = createElicitationHandler({ log: logger, serverLabel: label, turns: dialogs, hidden, taskTitle: (t) => runTitle(engine.list(), t) });
+  // A question's title names its task as the task's row does (a screen reader read "task 7c2f…" as "7c2f dot dot dot"),
+  // and follows it when another run renames it.
+  const renamed = (l: (e: TaskSnapshot | string) => void) => {
+    const subs = [engine.onDidChange(l), engine.onDidRemove(l)];
+    return { dispose: () => subs.forEach((d) => d.dispose()) };
+  };
+  const questions = createElicitationHandler({ log: logger, serverLabel: label, turns: dialogs, hidden, taskTitle: (t) => runTitle(engine.list(), t), renamed });
   const elicitation: ElicitationHandler = Object.assign(async (params: Record<string, unknown> | undefined, ctx: ServerRequestContext) => {
     const answer = await asking.during(requestAbout(ctx), () => questions(params, ctx));
     noteRefusal(untold, ctx, answer.action === DECLINE);

@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Answer } from '../../src/core/elicitation/handler';
 import type { TaskSnapshot } from '../../src/core/tasks/types';
+import { Emitter } from '../../src/core/util/event';
 import { nullLogger } from '../../src/core/util/log';
 import { Turns } from '../../src/core/util/turns';
 import { createElicitationHandler } from '../../src/vscode/elicitation/handler';
@@ -272,6 +273,29 @@ suite('Server questions hidden without an answer give up their turn', () => {
     await yes(await spy.next('c, shown again'), 'c');
     assert.deepEqual(await c, { action: 'accept', content: { go: true } });
     assert.deepEqual([hidden.size, turns.deferred], [0, 0]);
+  });
+
+  test("a question's title follows its task's row when another run renames it, shown or hidden", async function () {
+    this.timeout(60_000);
+    const runs = new Emitter<TaskSnapshot | string>();
+    let name = 'deploy';
+    const handle = createElicitationHandler({ log: nullLogger, serverLabel: () => 'demo', turns, hidden, taskTitle: () => name, renamed: runs.event });
+    const task = { key: 'srv\na', serverId: 'srv', toolName: 'deploy' } as TaskSnapshot;
+    const a = handle(goOn, { ...ctx('a'), task });
+    const shown = await spy.next('a');
+    assert.equal(shown.title, 'deploy on demo');
+    name = 'deploy (4:47 PM)';
+    runs.fire(task);
+    assert.equal(shown.pick?.title, 'deploy (4:47 PM) on demo', 'the step on screen');
+    await escape();
+    await waitFor(() => hidden.size === 1, 'a to wait hidden');
+    name = 'deploy (4:47:03 PM)';
+    runs.fire(task);
+    assert.equal(hidden.reopen(), true);
+    const again = await spy.next('a, shown again');
+    assert.equal(again.title, 'deploy (4:47:03 PM) on demo', 'the step shown again');
+    await yes(again, 'a');
+    assert.deepEqual(await a, { action: 'accept', content: { go: true } });
   });
 
   test('the Cancel and Decline buttons of a question\'s steps answer the server (cancel, decline); hiding does not', async function () {

@@ -5,7 +5,7 @@ import type { McpSession } from '../protocol/session';
 import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine';
 import { requestAbout, TaskEndedError } from '../tasks/types';
 import type { TaskSnapshot } from '../tasks/types';
-import type { Disposable } from '../util/event';
+import type { Disposable, Event } from '../util/event';
 import { anySignal, errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
 import { prefixed, truncate } from '../util/log';
@@ -83,6 +83,8 @@ export interface FormPrompter {
   openExternal(url: string): Promise<boolean>;
   /** The dialog is over: close whatever is still shown. */
   close(): void;
+  /** The step shown (or hidden) is retitled: its task's row was renamed. */
+  retitle?(title: string): void;
 }
 
 export interface DialogContext {
@@ -235,6 +237,8 @@ export interface ElicitationHandlerOptions {
   turns?: Turns;
   /** A task's name as its row shows it (runTitle), for the dialog's title; else its tool's. */
   taskTitle?(task: TaskSnapshot): string;
+  /** A task changed, or was removed (its key): another run of a tool may rename its runs' rows, and their open dialogs follow. */
+  renamed?: Event<TaskSnapshot | string>;
 }
 
 /** The `elicitation/create` handler, and the receiver of `notifications/elicitation/complete`. */
@@ -283,7 +287,16 @@ export const createElicitationHandler = (options: ElicitationHandlerOptions): El
     try {
       const result = await turns.take((turn) => {
         const p = typeof prompter === 'function' ? prompter(turn) : prompter;
-        return plan.mode === 'form' ? runForm(plan, p, { title, signal }) : runUrl(plan, p, { title, signal });
+        const ui = { title, signal };
+        const task = ctx.task;
+        // Only a run of its tool on its server can rename it (or a removal: rare).
+        const follow = task && options.renamed?.((t) => {
+          if (isString(t) || (t.serverId === task.serverId && t.toolName === task.toolName)) {
+            const now = dialogTitle(label, ctx, options.taskTitle);
+            if (now !== ui.title) p.retitle?.((ui.title = now));
+          }
+        });
+        return (plan.mode === 'form' ? runForm(plan, p, ui) : runUrl(plan, p, ui)).finally(() => follow?.dispose());
       }, signal, requestAbout(ctx));
       if (plan.mode === 'form' && result.action === ACCEPT) {
         const problem = validateContent(plan, result.content ?? {});

@@ -158,6 +158,10 @@ export class QuickInputPrompter implements FormPrompter {
     this.#current = undefined;
   }
 
+  retitle(title: string): void {
+    if (this.#current) this.#current.title = inert(title);
+  }
+
   /**
    * A server's question: the prompt (under the input, read after it) says what Escape does, on
    * every step. VS Code follows an input box's prompt with "(Press 'Enter' to confirm or 'Escape'

@@ -14,6 +14,7 @@ import { StdioTransport } from '../../../src/core/transports/stdio';
 import { abortReason } from '../../../src/core/util/abort';
 import type { Turn } from '../../../src/core/util/turns';
 import { Turns } from '../../../src/core/util/turns';
+import { Emitter } from '../../../src/core/util/event';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 import type { EngineHarness } from '../helpers/peers';
 import { connectEngine, everythingEntry } from '../helpers/peers';
@@ -73,6 +74,7 @@ const see =
 class ScriptedPrompter implements FormPrompter {
   readonly calls: Call[] = [];
   readonly opened: string[] = [];
+  readonly retitled: string[] = [];
   closed = 0;
   aborted = 0;
   openWorks = true;
@@ -90,6 +92,9 @@ class ScriptedPrompter implements FormPrompter {
   }
   close(): void {
     this.closed++;
+  }
+  retitle(title: string): void {
+    this.retitled.push(title);
   }
   get left(): number {
     return this.script.length;
@@ -371,6 +376,28 @@ describe('elicitation handler', () => {
     assert.ok(log.has('info', /^\[demo\] deploy .* asks: Name\? \(1 field\)$/), log.text());
     assert.ok(log.has('info', /Answered .*: accept \(fields: name\)/));
     assert.ok(!log.text().includes('"x"'), 'answers are not logged');
+  });
+
+  it("an open question's title follows its task's row when another run of its tool renames it (`deploy on demo`, then `deploy (4:47 PM) on demo`): the step shown is retitled, the steps after it take the new title", async () => {
+    const task = { toolName: 'deploy', serverId: 'srv' } as TaskSnapshot;
+    const runs = new Emitter<TaskSnapshot | string>();
+    let name = 'deploy';
+    const p = new ScriptedPrompter([
+      see((c) => {
+        assert.equal(c.o.title, 'deploy on demo');
+        runs.fire({ toolName: 'other', serverId: 'srv' } as TaskSnapshot); // another tool's run: no new name
+        name = 'deploy (4:47 PM)';
+        runs.fire({ toolName: 'deploy', serverId: 'srv' } as TaskSnapshot);
+        runs.fire('srv\nt-2');
+      }, type('x')),
+      see((c) => assert.equal(c.o.title, 'deploy (4:47 PM) on demo'), choose('Accept')),
+    ]);
+    const handle = createElicitationHandler({ prompter: p, log: new MemoryLogger(), serverLabel: () => 'demo', taskTitle: () => name, renamed: runs.event });
+    await handle(simple, ctx(undefined, { task, relatedTaskId: 't-1' }));
+    assert.deepEqual(p.retitled, ['deploy (4:47 PM) on demo'], 'retitled once, when the name changed');
+    name = 'deploy (4:47:03 PM)';
+    runs.fire(task);
+    assert.equal(p.retitled.length, 1, 'answered: no longer followed');
   });
 
   it('the log counts the fields in words: "(2 fields)", not "(2 field(s))"', async () => {
