@@ -1,9 +1,14 @@
-// The task store against the scripted server: what it writes for results a server may send.
+// The task store: what it writes for results a server may send (against the scripted server), and when it writes the index.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import FakeTimers from '@sinonjs/fake-timers';
 import { TaskStore } from '../../../src/core/state/taskStore';
+import type { TaskEngine } from '../../../src/core/tasks/engine';
+import type { TaskSnapshot } from '../../../src/core/tasks/types';
+import { Emitter } from '../../../src/core/util/event';
+import { noop } from '../../../src/core/util/promise';
 import { completeWithDeepResult, harnessesForEachTest } from '../helpers/fakeTaskServer';
 import { MemoryLogger } from '../helpers/logger';
 
@@ -34,6 +39,50 @@ describe('TaskStore: results', () => {
       assert.ok(!log.has('error', /Could not save/), log.text());
     } finally {
       store.dispose();
+    }
+  });
+});
+
+describe('TaskStore: index writes', () => {
+  let dir: string;
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-store-'))));
+  afterEach(() => fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 5 }));
+
+  it('a live task whose status message, progress or poll times change is written after ten debounces; a new task, a status change, an end and a removal after one', () => {
+    const clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
+    const changed = new Emitter<TaskSnapshot>();
+    const removed = new Emitter<string>();
+    let snaps: TaskSnapshot[] = [];
+    let writes = 0;
+    // The store writes the index from the engine's list: one list() per write.
+    const engine = { onDidChange: changed.event, onDidRemove: removed.event, list: () => (writes++, snaps), progressToken: noop, removedTasks: () => [] };
+    const store = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, debounceMs: 500 });
+    store.attach(engine as unknown as TaskEngine);
+    const at = new Date(0).toISOString();
+    let task: TaskSnapshot = { key: 's\0t', serverId: 's', taskId: 't', kind: 'task', toolName: 'build', status: 'working', createdAt: at, lastUpdatedAt: at, ttl: null, origin: 'user' };
+    const change = (changes: Partial<TaskSnapshot>, ms = 500) => {
+      snaps = [(task = { ...task, ...changes })];
+      changed.fire(task);
+      clock.tick(ms);
+    };
+    try {
+      change({});
+      assert.equal(writes, 1, 'a new task is written after one debounce');
+      for (let i = 1; i < 10; i++) change({ statusMessage: `step ${i}`, progress: { progress: i }, pollInterval: 1000 + i, lastUpdatedAt: new Date(i).toISOString() });
+      assert.equal(writes, 1, 'nine changes of message, progress and poll times in 4.5 s: not written yet');
+      clock.tick(500);
+      assert.equal(writes, 2, 'written ten debounces after the first');
+      change({ statusMessage: 'step 10' }, 100);
+      change({ status: 'input_required' });
+      assert.equal(writes, 3, 'a status change is written after one debounce, with the message before it');
+      change({ statusMessage: 'done', status: 'completed' });
+      assert.equal(writes, 4, 'an end is written after one debounce');
+      removed.fire(task.key);
+      clock.tick(500);
+      assert.equal(writes, 5, 'a removal is written after one debounce');
+    } finally {
+      store.dispose();
+      clock.uninstall();
     }
   });
 });
