@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
 import type { TaskEngine } from '../core/tasks/engine';
-import { STATUS_PRESENTATION, describeHosted, describeTask, runTitle, runTitles, taskTitle as named, toolRunWords } from '../core/tasks/presentation';
+import { STATUS_PRESENTATION, describeHosted, describeTask, newestFirstOf, runTitle, runTitles, taskTitle as named, toolRunWords } from '../core/tasks/presentation';
 import { isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { DIRECT, hostedKey, rerunTtl, TASK } from '../core/tasks/types';
@@ -328,10 +328,9 @@ const pickToCancel = async (deps: TaskCommandDeps): Promise<{ kind: 'task'; task
   return (await pickNewest(items, vscode.l10n.t('Cancel Task'), vscode.l10n.t('Cancel which task?')))?.target;
 };
 
-/** A quick pick of tasks, newest first, that finds them by their server, status, message and age too. */
+/** A quick pick of tasks, newest first as the view lists them, that finds them by their server, status, message and age too. */
 const pickNewest = <T extends vscode.QuickPickItem & { createdAt: string }>(items: T[], title: string, placeHolder: string): Thenable<T | undefined> => {
-  items.sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
-  return vscode.window.showQuickPick(items.map((i) => ({ ...i, label: inert(i.label), description: inert(i.description), detail: inert(i.detail) })), { placeHolder, title, matchOnDescription: true, matchOnDetail: true });
+  return vscode.window.showQuickPick(newestFirstOf(items).map((i) => ({ ...i, label: inert(i.label), description: inert(i.description), detail: inert(i.detail) })), { placeHolder, title, matchOnDescription: true, matchOnDetail: true });
 };
 
 const pickServer = async (servers: ServerManager, ui: QuickInputPrompter, before: ServerSnapshot | undefined): Promise<ServerSnapshot | undefined> => {

@@ -8,7 +8,7 @@ import type { TaskEngine } from '../tasks/engine';
 import { HeldByUserError } from '../tasks/engine';
 import type { ExecutionPreference } from '../tasks/policy';
 import { decideExecution, hasKeptResult, serverAcceptsToolTasks } from '../tasks/policy';
-import { newestFirst, runTitle } from '../tasks/presentation';
+import { newestFirstOf, runTitle } from '../tasks/presentation';
 import type { LocalTaskStatus } from '../tasks/status';
 import { isTerminal } from '../tasks/status';
 import type { TaskOrigin, TaskSnapshot } from '../tasks/types';
@@ -178,10 +178,7 @@ export class TasksService implements Disposable {
 
   /** Every tracked task, newest first. */
   tasks(): TaskInfo[] {
-    return this.#deps.engine
-      .list()
-      .sort(newestFirst)
-      .map((t) => this.#taskInfo(t));
+    return newestFirstOf(this.#deps.engine.list()).map((t) => this.#taskInfo(t));
   }
 
   /** A task's name as its row in the view shows it (see runTitle). */

@@ -121,8 +121,15 @@ export const ttlRow = (t: TaskSnapshot, now: number): [string, string] | undefin
   return [live ? 'TTL left' : 'Result kept by the server', left];
 };
 
-/** Orders tasks newest first, as the view and the API list them. */
+/** Orders tasks newest first (see newestFirstOf). */
 export const newestFirst = (a: { createdAt: string }, b: { createdAt: string }): number => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0);
+
+/**
+ * `items`, in the order they started, newest first, those of one millisecond too (the last
+ * started first: a stable sort alone keeps them oldest first), as the view, the API and the task
+ * picks list them. Sorts `items` itself.
+ */
+export const newestFirstOf = <T extends { createdAt: string }>(items: T[]): T[] => items.reverse().sort(newestFirst);
 
 /**
  * The name a task is shown by: its tool, or, found through tasks/list, its id. A long id (a UUID,

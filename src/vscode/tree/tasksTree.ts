@@ -5,7 +5,7 @@ import type { ServerManager, ServerSnapshot } from '../../core/servers/serverMan
 import { BLOCKED, CONNECTED, CONNECTING, restarts } from '../../core/servers/serverManager';
 import type { TaskEngine, Unreachable } from '../../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../../core/host/taskHost';
-import { STATUS_PRESENTATION, asSeen, askedTitle, describeHosted, describeTask, formatAge, localTime, newestFirst, runTitles, taskTitle, ttlRow, WARNING_COLOR } from '../../core/tasks/presentation';
+import { STATUS_PRESENTATION, asSeen, askedTitle, describeHosted, describeTask, formatAge, localTime, newestFirstOf, runTitles, taskTitle, ttlRow, WARNING_COLOR } from '../../core/tasks/presentation';
 import { EXPIRED, isTerminal, LOST } from '../../core/tasks/status';
 import { hasResult as resultOf, isCancelable } from '../../core/tasks/policy';
 import type { TaskSnapshot } from '../../core/tasks/types';
@@ -248,12 +248,11 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       .filter((h) => h.serverId === element.id)
       .reverse()
       .map((h) => kept(this.#hostedNodes, h.taskId, () => ({ kind: HOSTED, taskId: h.taskId, serverId: h.serverId })));
-    // Tracked in the order they started: named so (see runTitles), then listed newest first, those
-    // of one millisecond too (a stable sort keeps them as they come: the last started first).
+    // Tracked in the order they started: named so (see runTitles), then listed newest first.
     const tasks = this.#engine.list().filter((t) => t.serverId === element.id);
     // A new run or one removed changes its server's children: VS Code then reads each row again.
     this.#runTitles.set(element.id, runTitles(tasks));
-    return [...hosted, ...tasks.reverse().sort(newestFirst).map((t) => kept(this.#taskNodes, t.key, () => asTaskNode(t)))];
+    return [...hosted, ...newestFirstOf(tasks).map((t) => kept(this.#taskNodes, t.key, () => asTaskNode(t)))];
   }
 
   getTreeItem(node: Node): vscode.TreeItem {

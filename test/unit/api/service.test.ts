@@ -245,6 +245,22 @@ describe('TasksService (the API and language-model tools) against the demo serve
   });
 });
 
+describe('TasksService: the order of tasks', () => {
+  // An agent's calls in parallel start tasks in one millisecond: the view lists them newest first
+  // (the last started first), and so do the API, the chat tools and the Cancel Task and Fetch Task Result picks.
+  it('tasks started in one millisecond are listed newest first, as the view lists them: #3, #2, #1, after a newer one', () => {
+    const w = open();
+    try {
+      const at = (ms: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, 0, ms)).toISOString();
+      const task = (taskId: string, createdAt: string) => ({ key: `demo\u0000${taskId}`, serverId: 'demo', taskId, kind: 'task' as const, toolName: 'build', status: 'completed' as const, createdAt, lastUpdatedAt: createdAt, ttl: null, origin: 'api' as const });
+      w.engine.restore([task('1', at(1)), task('2', at(1)), task('new', at(2)), task('3', at(1))]);
+      assert.deepEqual(w.service.tasks().map((t) => t.taskId), ['new', '3', '2', '1']);
+    } finally {
+      w.close();
+    }
+  });
+});
+
 describe('TasksService: a quiet listing leaves a server the user disconnected alone', function () {
   this.timeout(30000);
   it('tools(quiet) of a server the user disconnected rejects without connecting it; named (not quiet), it connects', async () => {
