@@ -12,7 +12,7 @@ import { errorMessage } from '../core/util/abort';
 import { reasonOf } from '../core/jsonrpc/errors';
 import { describeServer, rowOf, SERVER } from './tree/tasksTree';
 import { ConfigurationReader, setting } from './configuration';
-import { confirmDestructive, couldNotConnect, inform, isConfirmed, noServerConfigured } from './confirm';
+import { confirmDestructive, couldNotConnect, formatCount, inform, isConfirmed, noServerConfigured } from './confirm';
 import { executeCommand, isDismissal, OPEN_CONFIGURATION, registerCommand, SHOW_LOG, TASKS_VIEW } from './editorCommands';
 import { isString } from '../core/util/json';
 import { showError } from './notify';
@@ -83,7 +83,7 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
     if (!(ended + atRisk) || isConfirmed(arg)) return true;
     // Calls made without a task are named as such when they are all that would end.
     if ((s.type === STDIO || moved) && calls < ended) {
-      const ask = ended === 1 ? vscode.l10n.t('{0} "{1}"? Its running task will be lost.', action, s.label) : vscode.l10n.t('{0} "{1}"? Its {2} running tasks will be lost.', action, s.label, ended);
+      const ask = ended === 1 ? vscode.l10n.t('{0} "{1}"? Its running task will be lost.', action, s.label) : vscode.l10n.t('{0} "{1}"? Its {2} running tasks will be lost.', action, s.label, formatCount(ended));
       return confirmDestructive(
         ask,
         s.type === STDIO
@@ -94,12 +94,12 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
     }
     if (atRisk) {
       const n = ended + atRisk;
-      const ask = n === 1 ? vscode.l10n.t('{0} "{1}"? Its running task may be lost.', action, s.label) : vscode.l10n.t('{0} "{1}"? Its {2} running tasks may be lost.', action, s.label, n);
+      const ask = n === 1 ? vscode.l10n.t('{0} "{1}"? Its running task may be lost.', action, s.label) : vscode.l10n.t('{0} "{1}"? Its {2} running tasks may be lost.', action, s.label, formatCount(n));
       const transport = s.type === 'ws' ? 'WebSocket' : 'legacy SSE';
       return confirmDestructive(ask, vscode.l10n.t('A {0} connection cannot be resumed: a server that keeps its tasks per connection forgets them when it closes, and calls made without a task end with it.', transport), action);
     }
     // Only its direct calls end: it has no live task, or its tasks outlive the connection (the Streamable HTTP session is kept).
-    const ask = ended === 1 ? vscode.l10n.t('{0} "{1}"? Its running call will be lost.', action, s.label) : vscode.l10n.t('{0} "{1}"? Its {2} running calls will be lost.', action, s.label, ended);
+    const ask = ended === 1 ? vscode.l10n.t('{0} "{1}"? Its running call will be lost.', action, s.label) : vscode.l10n.t('{0} "{1}"? Its {2} running calls will be lost.', action, s.label, formatCount(ended));
     // A tools/call whose CreateTaskResult has not come is no call made without a task: its task is lost, whatever the transport.
     const detail = deps.pendingCalls(s.id)
       ? vscode.l10n.t('The server has not yet answered the call that starts its task, and the answer would come on this connection.')

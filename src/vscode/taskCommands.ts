@@ -13,7 +13,7 @@ import { completeInBrowser, taskBrowserSteps, urlsRequired } from '../core/elici
 import { reasonOf, RequestTimeoutError } from '../core/jsonrpc/errors';
 import { unnamedReason } from '../core/transports/transport';
 import { NEVER, waitWithProgress } from './cancellation';
-import { confirmDestructive, couldNotConnect, flash, inform, isConfirmed, noServerConfigured } from './confirm';
+import { confirmDestructive, couldNotConnect, flash, formatCount, inform, isConfirmed, noServerConfigured } from './confirm';
 import type { ResultDocuments } from './results';
 import type { TaskStore } from '../core/state/taskStore';
 import type { InFlight } from '../core/util/inFlight';
@@ -223,12 +223,12 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
         if (!isConfirmed(arg)) inform(vscode.l10n.t('No task results are stored.'));
         return;
       }
-      const ask = stored === 1 ? vscode.l10n.t('Delete 1 stored task result?') : vscode.l10n.t('Delete {0} stored task results?', stored);
+      const ask = stored === 1 ? vscode.l10n.t('Delete 1 stored task result?') : vscode.l10n.t('Delete {0} stored task results?', formatCount(stored));
       const detail = vscode.l10n.t("A task's result can be fetched again while its server keeps it; a direct call's result is gone for good.");
       if (!isConfirmed(arg) && !(await confirmDestructive(ask, detail, vscode.l10n.t('Delete')))) return;
       const n = await deps.store.clearResults();
       engine.forgetOutcomes();
-      inform(n === 1 ? vscode.l10n.t('Deleted 1 stored task result.') : vscode.l10n.t('Deleted {0} stored task results.', n));
+      inform(n === 1 ? vscode.l10n.t('Deleted 1 stored task result.') : vscode.l10n.t('Deleted {0} stored task results.', formatCount(n)));
     }),
     registerCommand('mcpTasks.clearFinished', async (arg?: unknown) => {
       const finished = engine.list().filter((t) => isTerminal(t.status));
@@ -240,7 +240,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
         return;
       }
       const [kept, unfetched] = [finished.filter(hasKeptResult).length, finished.filter(hasUnfetchedResult).length];
-      const ask = count === 1 ? vscode.l10n.t('Clear 1 finished task?') : vscode.l10n.t('Clear {0} finished tasks?', count);
+      const ask = count === 1 ? vscode.l10n.t('Clear 1 finished task?') : vscode.l10n.t('Clear {0} finished tasks?', formatCount(count));
       // One task is "it": kept counts only tasks, so more than one kept means more than one task.
       const detail =
         (count === 1
@@ -250,11 +250,11 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
           : kept
             ? kept === 1
               ? vscode.l10n.t('They leave the view, and the 1 result kept for them is deleted.')
-              : vscode.l10n.t('They leave the view, and the {0} results kept for them are deleted.', kept)
+              : vscode.l10n.t('They leave the view, and the {0} results kept for them are deleted.', formatCount(kept))
             : vscode.l10n.t('They leave the view.')) + (unfetched ? ' ' + notFetched(count === 1 ? 0 : unfetched) : '');
       if (!isConfirmed(arg) && !(await confirmDestructive(ask, detail, vscode.l10n.t('Clear')))) return;
       const n = engine.clearFinished() + deps.tree.clearEndedHosted();
-      flash(n === 1 ? vscode.l10n.t('MCP Tasks: cleared 1 finished task') : vscode.l10n.t('MCP Tasks: cleared {0} finished tasks', n), 3000);
+      flash(n === 1 ? vscode.l10n.t('MCP Tasks: cleared 1 finished task') : vscode.l10n.t('MCP Tasks: cleared {0} finished tasks', formatCount(n)), 3000);
     }),
     // A finished task of ours (its row's context menu, or a lost task's warning): its tool on the
     // same server with the same arguments and ttl, as Run Tool as Task runs it.
@@ -283,7 +283,7 @@ const notFetched = (n: number): string =>
     ? vscode.l10n.t('Its result was not fetched, and cannot be fetched from here once it is removed.')
     : n === 1
       ? vscode.l10n.t('1 result was not fetched, and cannot be fetched from here once it is removed.')
-      : vscode.l10n.t('{0} results were not fetched, and cannot be fetched from here once they are removed.', n);
+      : vscode.l10n.t('{0} results were not fetched, and cannot be fetched from here once they are removed.', formatCount(n));
 
 /**
  * A task's row in a quick pick: its status icon and title (as its row in the view: with when it

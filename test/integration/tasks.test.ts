@@ -629,6 +629,23 @@ suite('Commands and the Tasks view, with the demo server', () => {
     assert.match((shown[0].options as vscode.MessageOptions).detail ?? '', /^It leaves the view(, and the result kept for it is deleted)?\.$/);
   });
 
+  // ux10: 1,000 tasks cleared at once were asked as "Clear 1000 finished tasks?".
+  test('Clear Finished Tasks counts a thousand tasks and more in the locale\'s digits: "Clear 1,000 finished tasks?"', async function () {
+    this.timeout(120_000);
+    assert.notEqual((1000).toLocaleString(), '1000', 'a locale that groups thousands (else this test cannot fail)');
+    await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
+    const api = await publicApi();
+    const id = api.getServers().find((s) => s.label === 'demo')!.id;
+    const runs = new Set((await Promise.all(Array.from({ length: 1000 }, () => api.runTool(id, 'get-time', { arguments: {} })))).map((t) => t.id));
+    const ended = () => api.getTasks().filter((t) => runs.has(t.id) && t.status === 'completed').length;
+    await waitFor(() => ended() === 1000, 'the 1,000 calls to complete', 60_000);
+    const shown = await confirming('mcpTasks.clearFinished', undefined);
+    const finished = api.getTasks().filter((t) => ['completed', 'failed', 'cancelled', 'expired', 'lost'].includes(t.status)).length;
+    assert.ok(finished >= 1000, `${finished} finished`);
+    assert.equal(shown[0]?.message, `Clear ${finished.toLocaleString()} finished tasks?`);
+    await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
+  });
+
   test('Clear Finished Tasks removes the finished rows and keeps the live one; an open result of a cleared task says it was cleared', async function () {
     this.timeout(30_000);
     const build = await finishedBuild();
