@@ -33,6 +33,8 @@ serveWorker({
 
       const store = new TaskStore(dir, quiet, { retentionDays: () => 30 });
       const engine = new TaskEngine({ logger: quiet, sessions: { getSession: () => new Promise(() => {}), label: () => 'srv', tasksOutliveConnection: () => true }, loadOutcome: (key) => store.readOutcome(key) });
+      // Attached as the extension attaches it: what the store keeps of each change counts too.
+      store.attach(engine);
       engine.restore(snaps);
       const before = heap();
       const t0 = performance.now();

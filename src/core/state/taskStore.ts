@@ -145,7 +145,7 @@ export class TaskStore implements Disposable {
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The pending write waits ten debounces: only minor changes are in it. */
   #slow?: boolean;
-  /** Each task's snapshot as last told, to tell what its next change touches. */
+  /** Each live task's snapshot as last told, to tell what its next change touches. */
   readonly #seen = new Map<string, TaskSnapshot>();
   /** Tasks whose outcome has its file (or is being written): a removal deletes it. */
   readonly #written = new Set<string>();
@@ -278,7 +278,9 @@ export class TaskStore implements Disposable {
           void this.#writeOutcome(t.key, t.outcome);
         }
         this.#schedule(minorChange(this.#seen.get(t.key), t));
-        this.#seen.set(t.key, t);
+        // Live tasks alone: an ended task's snapshot holds its result, which the engine lets leave memory.
+        if (isTerminal(t.status)) this.#seen.delete(t.key);
+        else this.#seen.set(t.key, t);
       }),
     );
     this.#subs.add(

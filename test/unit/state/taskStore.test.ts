@@ -11,6 +11,7 @@ import { Emitter } from '../../../src/core/util/event';
 import { noop } from '../../../src/core/util/promise';
 import { completeWithDeepResult, harnessesForEachTest } from '../helpers/fakeTaskServer';
 import { MemoryLogger } from '../helpers/logger';
+import { collectGarbage } from '../reliability/support';
 
 describe('TaskStore: results', () => {
   const harness = harnessesForEachTest();
@@ -83,6 +84,35 @@ describe('TaskStore: index writes', () => {
     } finally {
       store.dispose();
       clock.uninstall();
+    }
+  });
+
+  it("keeps no ended task's result in memory once its file is written (the engine lets results leave memory: the store must not hold them)", async () => {
+    const gc = collectGarbage();
+    const changed = new Emitter<TaskSnapshot>();
+    const engine = { onDidChange: changed.event, onDidRemove: new Emitter<string>().event, list: () => [], progressToken: noop, removedTasks: () => [] };
+    const store = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, debounceMs: 1 });
+    store.attach(engine as unknown as TaskEngine);
+    const at = new Date(0).toISOString();
+    const key = 's\0t';
+    let ref: WeakRef<object> | undefined;
+    try {
+      // In a function of its own: no reference to the result is left on this frame.
+      (() => {
+        const outcome = { kind: 'result' as const, result: { content: [{ type: 'text' as const, text: 'x'.repeat(1000) }] } };
+        ref = new WeakRef(outcome);
+        const base = { key, serverId: 's', taskId: 't', kind: 'task' as const, toolName: 'build', createdAt: at, lastUpdatedAt: at, ttl: null, origin: 'user' as const };
+        changed.fire({ ...base, status: 'working' });
+        changed.fire({ ...base, status: 'completed', outcome, outcomeFetchedAt: at });
+      })();
+      for (const deadline = Date.now() + 5000; !(await store.loadOutcome(key)); await new Promise((r) => setTimeout(r, 5))) {
+        if (Date.now() > deadline) throw new Error('no result file');
+      }
+      await new Promise((r) => setTimeout(r, 20));
+      gc();
+      assert.equal(ref?.deref(), undefined, 'the result is still held in memory');
+    } finally {
+      store.dispose();
     }
   });
 });
