@@ -155,11 +155,13 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
    * its old rows stayed under it (1,000 tasks of two servers cleared at once: 700 stayed listed).
    */
   #fire(node: Node | undefined, serverId: string): void {
+    // A known row's change (most of them: every message and progress) reads no other task.
+    if (node) return this.#onDidChangeTreeData.fire(node);
     const server = this.#serverNodes.get(serverId);
     const hasTasks = this.#hasTasks(serverId);
-    const moved = !node && (!this.#servers.get(serverId) || (server && this.#rowHasTasks.get(serverId) !== hasTasks));
+    const moved = !this.#servers.get(serverId) || (server && this.#rowHasTasks.get(serverId) !== hasTasks);
     if (moved) this.#rowHasTasks.set(serverId, hasTasks);
-    this.#onDidChangeTreeData.fire(moved ? undefined : (node ?? server));
+    this.#onDidChangeTreeData.fire(moved ? undefined : server);
   }
 
   #hasTasks(serverId: string): boolean {
