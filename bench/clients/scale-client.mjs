@@ -3,13 +3,18 @@
 // TaskEngine follows `count` live tasks on bench/servers/scale-server.mjs for `seconds` seconds.
 // Run with --expose-gc. Reports CPU, requests, heap per tracked task, and how late the status
 // changes the server makes at known times are seen.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildDir, cpuSince, serversDir, sleep, wallNow } from '../lib/common.mjs';
+import { benchDir, buildDir, cpuSince, serversDir, sleep, wallNow } from '../lib/common.mjs';
 import { serveWorker } from '../lib/worker.mjs';
 
 const require = createRequire(import.meta.url);
-const { McpSession, StdioTransport, TaskEngine } = require(join(buildDir, 'core.cjs'));
+const { McpSession, StdioTransport, TaskEngine, TaskStore, Emitter } = require(join(buildDir, 'core.cjs'));
+// BENCH_SCALE_EXTENSION=1: what the extension host adds to the engine: the store attached (in a
+// temporary folder) and the Tasks view's provider, each changed row redrawn as the editor does.
+const EXTENSION = process.env.BENCH_SCALE_EXTENSION === '1';
 const errors = [];
 const logger = {
   trace() {},
@@ -39,6 +44,35 @@ async function create(engine, n, inflight = 64) {
   return out;
 }
 
+/** The store and the view over `engine`, as src/extension.ts composes them. */
+function attachExtension(engine) {
+  require(join(benchDir, 'lib', 'vscode-stub.cjs')).install();
+  const { TasksTreeProvider } = require(join(buildDir, 'tree.cjs'));
+  const dir = mkdtempSync(join(tmpdir(), 'bench-scale-store-'));
+  const store = new TaskStore(dir, logger, { shared: false, retentionDays: () => 30 });
+  store.attach(engine);
+  const server = { id: 'scale', name: 'scale', label: 'scale', type: 'stdio', source: { kind: 'settings' }, state: { kind: 'connected' }, serverInfo: { name: 'bench', version: '1' }, protocolVersion: '2025-11-25', tasks: 'tools/call, list, cancel' };
+  const servers = { onDidChange: new Emitter().event, errors: [], list: () => [server], get: (id) => (id === 'scale' ? server : undefined), peekSession: () => undefined, label: () => 'scale', isConfigured: (id) => id === 'scale', leavingWith: () => undefined, tasksOutliveConnection: () => true };
+  const tree = new TasksTreeProvider(servers, engine);
+  // The editor: a changed node gets getTreeItem again and its children re-resolved; undefined redraws all.
+  const render = (node) => {
+    tree.getTreeItem(node);
+    for (const child of tree.getChildren(node)) render(child);
+  };
+  const sub = tree.onDidChangeTreeData((e) => {
+    for (const n of e === undefined ? tree.getChildren() : Array.isArray(e) ? e : [e]) render(n);
+  });
+  for (const root of tree.getChildren()) render(root);
+  return {
+    dispose() {
+      sub.dispose();
+      tree.dispose?.();
+      store.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 serveWorker({
   async run({ count, seconds, pageSizes }) {
     if (typeof globalThis.gc !== 'function') throw new Error('run with --expose-gc');
@@ -52,6 +86,7 @@ serveWorker({
     });
     session = new McpSession(transport, { logger, clientInfo: { name: 'bench-scale', version: '1' }, capabilities: engine.clientCapabilities() });
     engine.attachSession('scale', session);
+    const extras = EXTENSION ? attachExtension(engine) : undefined;
     await session.connect();
     const raw = (method, params) => session.connection.requestRaw(method, params, { timeoutMs: 60_000 });
     try {
@@ -126,6 +161,7 @@ serveWorker({
       };
     } finally {
       engine.dispose();
+      extras?.dispose();
       await session.close();
     }
   },

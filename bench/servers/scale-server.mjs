@@ -17,6 +17,8 @@
  *
  *   --notify     also send notifications/tasks/status on a change (off by default: the
  *                benchmark measures polling)
+ *   BENCH_SCALE_MESSAGES=1 (environment): a live task's statusMessage (and lastUpdatedAt) changes
+ *                every second, so each poll of it sees a new message
  */
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -30,6 +32,17 @@ const { JsonRpcConnection, LineBuffer, serializeLine, RpcError } = core;
 const NOTIFY = process.argv.includes('--notify');
 let pageSize = Number(process.argv[process.argv.indexOf('--page-size') + 1]) || 10;
 const POLL_INTERVAL = 1000;
+const MESSAGES = process.env.BENCH_SCALE_MESSAGES === '1';
+/** A live task as a poll sees it: with BENCH_SCALE_MESSAGES, its message changes each second. */
+function seen(t) {
+  if (!MESSAGES || isTerminal(t.status)) return t;
+  const step = `step ${Math.floor(Date.now() / 1000)}`;
+  if (t.statusMessage !== step) {
+    t.statusMessage = step;
+    t.lastUpdatedAt = new Date().toISOString();
+  }
+  return t;
+}
 
 /** Our Transport contract over this process's stdin/stdout. */
 class ServerStdio {
@@ -90,12 +103,12 @@ conn.onRequest('tools/call', (params) => {
 });
 conn.onRequest('tasks/get', (params) => {
   count('tasks/get');
-  return find(params);
+  return seen(find(params));
 });
 conn.onRequest('tasks/list', (params) => {
   count('tasks/list');
   const start = params?.cursor ? Number(params.cursor) : 0;
-  const page = order.slice(start, start + pageSize);
+  const page = order.slice(start, start + pageSize).map(seen);
   // Status checks a list page makes: its live tasks (what a tasks/get of each would have checked).
   counts[LISTED] = (counts[LISTED] ?? 0) + page.filter((t) => !isTerminal(t.status)).length;
   return start + pageSize < order.length ? { tasks: page, nextCursor: String(start + pageSize) } : { tasks: page };
