@@ -140,8 +140,11 @@ export const taskTitle = (t: Pick<TaskSnapshot, 'toolName' | 'taskId'>): string 
   return t.toolName || `Task ${id.length > 16 ? `${id.slice(0, 8)}…${id.slice(-6)}` : id}`;
 };
 
+/** Made once each: toLocaleTimeString makes a formatter per call (~95 µs), and a server's rows format every run. */
+const clocks: Intl.DateTimeFormat[] = [];
 /** The time a run started, as a row names it: `4:47 PM`, or `4:47:03 PM` with `seconds`. */
-const clock = (iso: string, seconds?: boolean): string => new Date(iso).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit', second: seconds ? '2-digit' : undefined });
+const clock = (iso: string, seconds?: boolean): string =>
+  (clocks[+!!seconds] ??= new Intl.DateTimeFormat([], { hour: 'numeric', minute: '2-digit', second: seconds ? '2-digit' : undefined })).format(new Date(iso));
 
 /** `labels`, where each one that repeats is `more(i)` instead (called in order). */
 const distinct = (labels: string[], more: (i: number) => string): string[] => {

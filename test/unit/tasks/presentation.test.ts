@@ -146,6 +146,25 @@ describe('taskTitle and runTitles: rows that tell tasks apart', () => {
     assert.deepEqual(all.map((t) => runTitle(all, t)), [`slow (${second('2025-01-01T10:00:00.000Z')})`, `slow (${second('2025-01-01T10:00:05.000Z')})`, 'fast']);
     assert.ok(minute('2025-01-01T10:01:00.000Z').length < second('2025-01-01T10:01:00.000Z').length, 'the minute is the shorter');
   });
+
+  it('formats the times of many runs with formatters made once, not one per run (a formatter made per call cost ~95 µs: 1,000 runs of one tool, redrawn as each was added, took 50 s of the extension host)', () => {
+    const runs = Array.from({ length: 100 }, (_, i) => task({ key: `k${i}`, serverId: 's', toolName: 'work', taskId: `t${i}`, createdAt: new Date(Date.UTC(2025, 0, 1, 10, 0, i % 30)).toISOString() }));
+    const toLocale = Date.prototype.toLocaleTimeString;
+    const Made = Intl.DateTimeFormat;
+    let formatters = 0;
+    Date.prototype.toLocaleTimeString = function (this: Date, ...args: Parameters<typeof toLocale>) {
+      formatters++; // makes a formatter of its own at each call
+      return toLocale.apply(this, args);
+    };
+    Intl.DateTimeFormat = new Proxy(Made, { construct: (target, args: Parameters<typeof Made>) => (formatters++, new target(...args)) });
+    try {
+      for (let i = 0; i < 3; i++) assert.equal(runTitles(runs).size, 100);
+    } finally {
+      Date.prototype.toLocaleTimeString = toLocale;
+      Intl.DateTimeFormat = Made;
+    }
+    assert.ok(formatters <= 2, `${formatters} formatters made for 300 titles`);
+  });
 });
 
 describe('askedTitle: rows that tell apart what servers asked the client to run as tasks', () => {
