@@ -143,8 +143,9 @@ export const taskTitle = (t: Pick<TaskSnapshot, 'toolName' | 'taskId'>): string 
 /** Made once each: toLocaleTimeString makes a formatter per call (~95 µs), and a server's rows format every run. */
 const clocks: Intl.DateTimeFormat[] = [];
 /** The time a run started, as a row names it: `4:47 PM`, or `4:47:03 PM` with `seconds`. */
-const clock = (iso: string, seconds?: boolean): string =>
-  (clocks[+!!seconds] ??= new Intl.DateTimeFormat([], { hour: 'numeric', minute: '2-digit', second: seconds ? '2-digit' : undefined })).format(new Date(iso));
+const clock = (iso: string, seconds?: boolean, at = new Date(iso)): string =>
+  // A start that cannot be read (a damaged tasks.json) reads "Invalid Date", as toLocaleTimeString gave: format() throws.
+  isNaN(+at) ? String(at) : (clocks[+!!seconds] ??= new Intl.DateTimeFormat([], { hour: 'numeric', minute: '2-digit', second: seconds ? '2-digit' : undefined })).format(at);
 
 /** `labels`, where each one that repeats is `more(i)` instead (called in order). */
 const distinct = (labels: string[], more: (i: number) => string): string[] => {

@@ -100,6 +100,11 @@ describe('ttlRow: the tooltip\'s line on how long the server keeps a task', () =
 });
 
 describe('taskTitle and runTitles: rows that tell tasks apart', () => {
+  it('names runs whose start cannot be read (a damaged tasks.json) without throwing, as before: the view lists them', () => {
+    const titles = runTitles([task({ key: 'x', taskId: 'x', toolName: 'slow', createdAt: 'yesterday' }), task({ key: 'y', taskId: 'y', toolName: 'slow', createdAt: '' })]);
+    assert.deepEqual([...titles.values()], ['slow (Invalid Date #1)', 'slow (Invalid Date #2)']);
+  });
+
   it('names a task found through tasks/list by its whole id when short, by its start and end when long (a UUID): ids sharing a prefix differ', () => {
     const listed = (taskId: string) => taskTitle({ toolName: '', taskId });
     assert.deepEqual(['t10-listed-09', 't11-listed-10'].map(listed), ['Task t10-listed-09', 'Task t11-listed-10']);
