@@ -94,6 +94,8 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   readonly #clearedHosted = new Set<string>();
   /** The item VS Code last read for each row (getTreeItem), its tooltip set once hovered: see #changed. */
   readonly #drawn = new WeakMap<Node, vscode.TreeItem>();
+  /** The item #changed built for a task row it found changed, which VS Code reads next (getTreeItem): built once a change. Dropped when rows are listed again (a run's title may change). */
+  #built = new WeakMap<Node, vscode.TreeItem>();
   readonly #servers: ServerManager;
   readonly #engine: TaskEngine;
   readonly #host: TaskHost | undefined;
@@ -185,7 +187,11 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     if (!drawn) return true;
     const item = this.#item(node);
     if (drawn.tooltip) this.resolveTreeItem(item, node);
-    return look(item) !== look(drawn);
+    const changed = look(item) !== look(drawn);
+    // Only a task row is redrawn solely through here (a hosted one also on its host's change).
+    if (changed && node.kind === TASK) this.#built.set(node, item);
+    else this.#built.delete(node);
+    return changed;
   }
 
   /** The ended hosted tasks the view shows (Clear Finished Tasks clears them with the tasks). */
@@ -254,11 +260,13 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     const tasks = this.#engine.list().filter((t) => t.serverId === element.id);
     // A new run or one removed changes its server's children: VS Code then reads each row again.
     this.#runTitles.set(element.id, runTitles(tasks));
+    this.#built = new WeakMap();
     return [...hosted, ...newestFirstOf(tasks).map((t) => kept(this.#taskNodes, t.key, () => asTaskNode(t)))];
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
-    const item = this.#item(node);
+    const item = this.#built.get(node) ?? this.#item(node);
+    this.#built.delete(node);
     this.#drawn.set(node, item);
     if (node.kind === SERVER) this.#rowHasTasks.set(node.id, item.id?.startsWith('server+') === true);
     return item;
