@@ -485,6 +485,8 @@ function options({ production }) {
     // run what ships.
     mangleProps: new RegExp(`^(${ownMethods}|${ownFields}|${wsFields})$`),
     plugins: [...wsBundling.plugins, zodFixed, vscodeOnce, nodeOnce],
+    // Statements labelled TESTS: what only tests read (the engine's followedCount, the scheduler's heapLength).
+    dropLabels: ['TESTS'],
   };
 }
 

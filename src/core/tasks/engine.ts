@@ -319,6 +319,11 @@ export class TaskEngine extends DisposableBase {
       if (rec && this.#needsResultCall(rec)) void this.#resultCall(rec);
       else this.#refetchDelay.delete(key);
     }, this.#now);
+    // What only tests read is left out of the bundle (esbuild.js's dropLabels).
+    // eslint-disable-next-line no-unused-labels
+    TESTS: Object.defineProperty(this, 'followedCount', {
+      get: () => [...this.#servers.values()].flatMap((f) => [...f.live]).filter((rec) => rec.listed || rec.polling || this.#scheduler.has(rec.snap.key)).length,
+    });
   }
 
   // ── Queries ────────────────────────────────────────────────────────────────────────────────
@@ -365,12 +370,8 @@ export class TaskEngine extends DisposableBase {
     return this.#early.get(serverId)?.creating ?? 0;
   }
 
-  /** Tasks being followed now, by their own polls or their server's list (diagnostics, tests). */
-  get followedCount(): number {
-    let n = 0;
-    for (const f of this.#servers.values()) for (const rec of f.live) if (rec.listed || rec.polling || this.#scheduler.has(rec.snap.key)) n++;
-    return n;
-  }
+  /** Tasks being followed now, by their own polls or their server's list: for tests alone (see the constructor). */
+  declare readonly followedCount: number;
 
   /** How many live tasks and direct calls a server has, and ended tasks whose result is still to be fetched (its connection is kept for them too). */
   liveCount(serverId: string): LiveWork {

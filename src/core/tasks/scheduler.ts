@@ -27,6 +27,8 @@ export class PollScheduler {
     this.#fire = fire;
     this.#now = now;
     this.#base = now();
+    // eslint-disable-next-line no-unused-labels
+    TESTS: Object.defineProperty(this, 'heapLength', { get: () => this.#ats.length });
   }
 
   /** (Re)schedules `key` at `at` (ms since epoch). */
@@ -51,10 +53,8 @@ export class PollScheduler {
     return this.#due.has(key);
   }
 
-  /** Entries in the heap, stale ones included: it must stay in proportion to `size`. */
-  get heapLength(): number {
-    return this.#ats.length;
-  }
+  /** Entries in the heap, stale ones included: it must stay in proportion to `size`. For tests alone (see the constructor). */
+  declare readonly heapLength: number;
 
   get size(): number {
     return this.#due.size;

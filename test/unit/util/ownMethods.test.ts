@@ -2,6 +2,8 @@
 // a name that is never data (kept, sent, or read by the editor): the build refuses a file under
 // src/ that uses one other than as a method it declares or calls.
 import * as assert from 'node:assert/strict';
+import { transformSync } from 'esbuild';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 const root = path.resolve(__dirname, '../../../..');
@@ -69,4 +71,20 @@ describe("esbuild.js's check of the fields the bundle renames (OWN_FIELDS: never
       `${manager}:3 names waitsFor in a zod schema`,
     ]);
   });
+});
+
+describe("esbuild.js's bundle leaves out what only tests read", () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { options } = require(path.join(root, 'esbuild.js')) as { options: (o: { production: boolean }) => { dropLabels?: string[] } };
+  const { dropLabels } = options({ production: true });
+
+  for (const [file, name] of [['engine', 'followedCount'], ['scheduler', 'heapLength']]) {
+    it(`the ${file}'s ${name} (a statement labelled TESTS), which the tests' own build keeps`, () => {
+      const ts = readFileSync(path.join(root, `src/core/tasks/${file}.ts`), 'utf8');
+      const seam = new RegExp(`TESTS: Object\\.defineProperty\\(this, '${name}'`);
+      assert.match(ts, seam);
+      assert.doesNotMatch(transformSync(ts, { loader: 'ts', dropLabels }).code, new RegExp(`defineProperty\\(this, "${name}"`));
+      assert.match(readFileSync(path.join(__dirname, `../../../src/core/tasks/${file}.js`), 'utf8'), seam);
+    });
+  }
 });
