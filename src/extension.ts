@@ -11,7 +11,8 @@ import type { ElicitationHandler } from './vscode/elicitation/handler';
 import type { ServerRequestContext } from './core/tasks/engine';
 import { noteRefusal, requestAbout } from './core/tasks/types';
 import type { TaskSnapshot } from './core/tasks/types';
-import { DECLINE } from './core/elicitation/flow';
+import { ACCEPT } from './core/elicitation/flow';
+import { COMPLETED_ELSEWHERE } from './core/elicitation/handler';
 import { runTitle } from './core/tasks/presentation';
 import { createSamplingHandler } from './vscode/sampling/handler';
 import { loadSamplingPermissions, revokeSamplingPermissions } from './vscode/sampling/permissions';
@@ -82,7 +83,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   // sampling requests a model is answering (nothing is asked of the user then).
   const asking = new InFlight();
   const answering = new InFlight();
-  // Tasks and calls whose failure the user caused or was told of: a request denied or declined, or no model for it.
+  // Tasks and calls whose failure the user caused or was told of: a request denied, a question declined or cancelled, or no model for it.
   const untold = new Set<string>();
   // Questions and sampling consent take turns: a quick input shown over another hides it. One
   // hidden without an answer stays pending until reopened; those waiting then wait for the user.
@@ -98,7 +99,8 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   const questions = createElicitationHandler({ log: logger, serverLabel: label, turns: dialogs, hidden, taskTitle: (t) => runTitle(engine.list(), t), renamed });
   const elicitation: ElicitationHandler = Object.assign(async (params: Record<string, unknown> | undefined, ctx: ServerRequestContext) => {
     const answer = await asking.during(requestAbout(ctx), () => questions(params, ctx));
-    noteRefusal(untold, ctx, answer.action === DECLINE);
+    // Declined or cancelled (dismissed without answering): the user's doing, as a sampling request denied is.
+    noteRefusal(untold, ctx, answer.action !== ACCEPT && answer !== COMPLETED_ELSEWHERE);
     return answer;
   }, {
     complete: questions.complete,

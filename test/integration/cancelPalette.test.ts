@@ -382,20 +382,22 @@ suite('Cancel Task from the palette', () => {
     });
   }
 
-  test('a question the user declines, whose call then fails, is not told as a failure: the user did it; the row says failed', async function () {
-    this.timeout(60_000);
-    const lab = api.getServers().find((s) => s.label === 'lab')!;
-    spy.skipShown();
-    const messages = spy.messages.length;
-    const call = await api.runTool(lab.id, 'work-direct', { arguments: { askFirst: 'fail' } });
-    started.push(call.id);
-    await spy.next('the question of the call', 20_000);
-    await vscode.commands.executeCommand('mcpTasks.declineQuestion');
-    assert.match(JSON.stringify(await api.getResult(call.id, { waitSeconds: 20 })), /Cannot go on: the question was answered decline/);
-    assert.equal(api.getTask(call.id)?.status, 'failed');
-    await new Promise((r) => setTimeout(r, 1000)); // a notification of the failure would have come by now
-    assert.deepEqual(spy.messages.slice(messages).filter((m) => m.includes('on lab')), []);
-  });
+  for (const [nav, does] of [['decline', 'declines'], ['cancel', 'cancels (dismisses without answering)']]) {
+    test(`a question the user ${does}, whose call then fails, is not told as a failure: the user did it; the row says failed`, async function () {
+      this.timeout(60_000);
+      const lab = api.getServers().find((s) => s.label === 'lab')!;
+      spy.skipShown();
+      const messages = spy.messages.length;
+      const call = await api.runTool(lab.id, 'work-direct', { arguments: { askFirst: 'fail' } });
+      started.push(call.id);
+      await spy.next('the question of the call', 20_000);
+      await vscode.commands.executeCommand(`mcpTasks.${nav}Question`);
+      assert.match(JSON.stringify(await api.getResult(call.id, { waitSeconds: 20 })), new RegExp(`Cannot go on: the question was answered ${nav}`));
+      assert.equal(api.getTask(call.id)?.status, 'failed');
+      await new Promise((r) => setTimeout(r, 1000)); // a notification of the failure would have come by now
+      assert.deepEqual(spy.messages.slice(messages).filter((m) => m.includes('on lab')), []);
+    });
+  }
 
   test('questions whose ttl runs out together close with one warning for their server, with Show Tasks, not one each', async function () {
     this.timeout(60_000);

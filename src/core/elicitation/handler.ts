@@ -241,6 +241,9 @@ export interface ElicitationHandlerOptions {
   renamed?: Event<TaskSnapshot | string>;
 }
 
+/** The answer to a URL question its server reports complete before the user answered here: dismissed, but not by the user (see noteRefusal). */
+export const COMPLETED_ELSEWHERE = Object.freeze({ action: CANCEL });
+
 /** The `elicitation/create` handler, and the receiver of `notifications/elicitation/complete`. */
 export type ElicitationHandler = ServerRequestHandler & {
   /** Closes a still-open URL prompt for `params.elicitationId` of `serverId`; ignores unknown ids. */
@@ -317,7 +320,7 @@ export const createElicitationHandler = (options: ElicitationHandlerOptions): El
         // The server says the interaction finished elsewhere: no consent was given here, so
         // the honest answer is that the prompt was dismissed.
         log.info(`Closed the prompt of elicitation ${key!.split('\n')[1]}: the server reports it complete`);
-        return { action: CANCEL };
+        return COMPLETED_ELSEWHERE;
       }
       const why = errorMessage(ctx.signal.reason);
       // A hosted task's reasons come from the task host and say who ended it.

@@ -109,7 +109,7 @@ export const requestAbout = (ctx: { serverId: string; task?: { key: string }; ca
 
 /**
  * Notes in `refused` (`yes`) that the user refused a server's request (denied its sampling,
- * declined its question), or takes the note back: a failure of its task or direct calls that
+ * declined or cancelled its question), or takes the note back: a failure of its task or direct calls that
  * follows is the user's doing, so it is not notified (the row and the log say it).
  */
 export const noteRefusal = (refused: Set<string>, ctx: { task?: { key: string }; calls?: string[] }, yes: boolean): void => {
