@@ -10,9 +10,6 @@ import { showInfo } from './notify';
  */
 export const isConfirmed = (arg: unknown): boolean => isObjectLike(arg) && (arg as { confirmed?: unknown }).confirmed === true;
 
-/** A count as the user's locale writes it: "1,000", not "1000". */
-export const formatCount = (n: number): string => n.toLocaleString();
-
 /** A modal warning naming what goes and a button for it; true when the user chose it. */
 export const confirmDestructive = async (message: string, detail: string, action: string): Promise<boolean> => {
   // eslint-disable-next-line no-restricted-syntax -- a modal dialog (its options come second), not a notification

@@ -4,6 +4,7 @@ import type { Event } from '../core/util/event';
 import type { Turn, Turns } from '../core/util/turns';
 import { RESPOND_TO_TASK } from './editorCommands';
 import { noop } from '../core/util/promise';
+import { formatCount } from '../core/util/text';
 
 /** Where a server's dialog about a task is (see `HiddenDialogs.whereIs`). */
 export type DialogPlace = 'shown' | 'waiting' | 'deferred' | 'hidden' | undefined;
@@ -85,7 +86,7 @@ export class HiddenDialogs extends DisposableBase {
     this.#onDidChange.fire();
     const n = this.#hidden.size + (this.#turns?.deferred ?? 0);
     if (!n) return this.#item.hide();
-    const count = n === 1 ? vscode.l10n.t('MCP question') : vscode.l10n.t('{0} MCP questions', n);
+    const count = n === 1 ? vscode.l10n.t('MCP question') : vscode.l10n.t('{0} MCP questions', formatCount(n));
     this.#item.text = `$(comment-unresolved) ${count}`;
     this.#item.tooltip =
       n === 1

@@ -9,6 +9,7 @@ import { DIRECT, SERVER_LIST } from '../core/tasks/types';
 import { taskBrowserSteps } from '../core/elicitation/urlRequired';
 import { DisposableBase } from '../core/util/event';
 import type { InFlight } from '../core/util/inFlight';
+import { formatCount } from '../core/util/text';
 import { hasResult, lostWithWindow } from '../core/tasks/policy';
 import { setting } from './configuration';
 import type { HiddenDialogs } from './hiddenDialogs';
@@ -227,15 +228,15 @@ export class TaskIndicators extends DisposableBase {
     if (!this.#shown) {
       this.#item.hide();
     } else {
-      this.#item.text = [running && `$(sync~spin) ${running}`, waiting && `$(bell-dot) ${waiting}`].filter(Boolean).join('  ');
+      this.#item.text = [running && `$(sync~spin) ${formatCount(running)}`, waiting && `$(bell-dot) ${formatCount(waiting)}`].filter(Boolean).join('  ');
       // Only the counts there are, as the text shows them: "1 waiting for you", not "0 running, 1 waiting for you".
-      const label = vscode.l10n.t('MCP Tasks: {0}', [running && vscode.l10n.t('{0} running', running), waiting && vscode.l10n.t('{0} waiting for you', waiting)].filter(Boolean).join(', '));
+      const label = vscode.l10n.t('MCP Tasks: {0}', [running && vscode.l10n.t('{0} running', formatCount(running)), waiting && vscode.l10n.t('{0} waiting for you', formatCount(waiting))].filter(Boolean).join(', '));
       // What a click does, as the editor's own items say it.
       this.#item.tooltip = vscode.l10n.t('{0} — Click to show the MCP Tasks view', label);
       this.#item.accessibilityInformation = { label };
       this.#item.show();
     }
-    const tooltip = waiting === 1 ? vscode.l10n.t('1 MCP task needs your input') : vscode.l10n.t('{0} MCP tasks need your input', waiting);
+    const tooltip = waiting === 1 ? vscode.l10n.t('1 MCP task needs your input') : vscode.l10n.t('{0} MCP tasks need your input', formatCount(waiting));
     this.#view.badge = waiting ? { value: waiting, tooltip } : undefined;
   }
 
@@ -300,8 +301,8 @@ export class TaskIndicators extends DisposableBase {
         showTasks(
           show,
           lostWithWindow(t)
-            ? vscode.l10n.t("{0} tasks on {1} were lost when the window closed: a stdio server's process ends with the window, and a new one does not know its tasks. Run them again if you still need them.", more.length + 1, server)
-            : vscode.l10n.t('{0} tasks on {1}: {2}', more.length + 1, server, status),
+            ? vscode.l10n.t("{0} tasks on {1} were lost when the window closed: a stdio server's process ends with the window, and a new one does not know its tasks. Run them again if you still need them.", formatCount(more.length + 1), server)
+            : vscode.l10n.t('{0} tasks on {1}: {2}', formatCount(more.length + 1), server, status),
         );
         continue;
       }
@@ -343,7 +344,7 @@ export class TaskIndicators extends DisposableBase {
     for (const id of new Set(expired.map(([h]) => h.serverId))) {
       const [[h, title], ...more] = expired.filter(([x]) => x.serverId === id);
       const server = this.#label(id);
-      if (more.length) showTasks(showWarning, vscode.l10n.t('{0} requests on {1} closed unanswered: their ttl ran out.', more.length + 1, server));
+      if (more.length) showTasks(showWarning, vscode.l10n.t('{0} requests on {1} closed unanswered: their ttl ran out.', formatCount(more.length + 1), server));
       else void showWarning(vscode.l10n.t('"{0}" on {1} closed unanswered: its ttl of {2} ran out.', title, server, formatAge(h.ttl)));
     }
   }

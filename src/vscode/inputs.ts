@@ -5,7 +5,7 @@ import { executeCommand, registerCommand } from './editorCommands';
 import { isString } from '../core/util/json';
 import { isArray } from '../core/util/builtins';
 import { PICK_STRING, WORKSPACE_FOLDER } from '../core/config/types';
-import { inert, oneLine } from '../core/util/text';
+import { formatCount, inert, oneLine } from '../core/util/text';
 
 /** Where the keys of saved password values are listed (secret storage cannot list its keys). */
 const SAVED_KEYS = 'mcpTasks.savedInputKeys';
@@ -96,7 +96,7 @@ export class InputPrompter {
           ? vscode.l10n.t('No saved inputs to forget.')
           : n === 1
             ? vscode.l10n.t('Forgot 1 saved input; it is asked again when its server next connects.')
-            : vscode.l10n.t('Forgot {0} saved inputs; they are asked again when their servers next connect.', n),
+            : vscode.l10n.t('Forgot {0} saved inputs; they are asked again when their servers next connect.', formatCount(n)),
       );
     });
   }

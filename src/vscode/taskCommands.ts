@@ -13,7 +13,7 @@ import { completeInBrowser, taskBrowserSteps, urlsRequired } from '../core/elici
 import { reasonOf, RequestTimeoutError } from '../core/jsonrpc/errors';
 import { unnamedReason } from '../core/transports/transport';
 import { NEVER, waitWithProgress } from './cancellation';
-import { confirmDestructive, couldNotConnect, flash, formatCount, inform, isConfirmed, noServerConfigured } from './confirm';
+import { confirmDestructive, couldNotConnect, flash, inform, isConfirmed, noServerConfigured } from './confirm';
 import type { ResultDocuments } from './results';
 import type { TaskStore } from '../core/state/taskStore';
 import type { InFlight } from '../core/util/inFlight';
@@ -29,7 +29,7 @@ import { CANCEL_TASK, executeCommand, isDismissal, OPEN_CONFIGURATION, OPEN_RESU
 import { keysOf } from '../core/util/builtins';
 import { INPUT_REQUIRED } from '../core/protocol/schemas';
 import { noop } from '../core/util/promise';
-import { inert } from '../core/util/text';
+import { formatCount, inert } from '../core/util/text';
 import { showError, showInfo, showWarning } from './notify';
 
 export interface TaskCommandDeps {

@@ -2,7 +2,7 @@ import type { LiveWork } from '../tasks/types';
 import { isString } from './json';
 import { entriesOf } from './builtins';
 import { noop } from './promise';
-import { head } from './text';
+import { formatCount, head } from './text';
 
 /** The logger the core writes to; the editor side backs it with a `LogOutputChannel`. */
 export interface Logger {
@@ -121,10 +121,11 @@ export const sentence = (text: string): string => {
  */
 export const liveWork = ({ tasks, calls, results }: LiveWork, live?: boolean, its?: boolean): string => {
   const one = its && tasks + calls + results === 1;
-  const say = (n: number, what: string) => (n ? [`${one ? '' : `${n} `}${live ? what : what.replace(/^\S+ /, '')}${n > 1 ? 's' : ''}`] : []);
-  const and = (xs: string[]) => xs.join(', ').replace(/, ([^,]*)$/, ' and $1');
+  const say = (n: number, what: string) => (n ? [`${one ? '' : `${formatCount(n)} `}${live ? what : what.replace(/^\S+ /, '')}${n > 1 ? 's' : ''}`] : []);
+  // Not by the last ", ": a count may have one ("1,000").
+  const and = (xs: string[]) => xs.slice(0, -1).join(', ') + (xs[1] ? ' and ' : '') + (xs.at(-1) ?? '');
   const parts = [...say(tasks, 'live task'), ...say(calls, 'running call')];
-  const held = results ? `${one ? '' : `${results} `}task${results > 1 ? "s' results" : "'s result"}` : '';
+  const held = results ? `${one ? '' : `${formatCount(results)} `}task${results > 1 ? "s' results" : "'s result"}` : '';
   if (!its) return and(held ? [...parts, held] : parts);
   const work = and(parts);
   return `its ${work && `${work} end${tasks + calls > 1 ? '' : 's'}`}${work && held && ', and '}${held && `${held} ${results > 1 ? 'are' : 'is'} fetched`}`;

@@ -19,7 +19,7 @@ import { isObjectLike, isString, stringify } from '../../core/util/json';
 import { isArray, keysOf, parseDate } from '../../core/util/builtins';
 import { COMPLETED, ELICITATION_CREATE, INPUT_REQUIRED } from '../../core/protocol/schemas';
 import { DIRECT, SERVER_LIST, TASK } from '../../core/tasks/types';
-import { inert, oneLine } from '../../core/util/text';
+import { formatCount, inert, oneLine } from '../../core/util/text';
 
 /** The kinds of row besides a task's (TASK): one string each in the bundle; also the first word of their `contextValue`. */
 export const SERVER = 'server' as const;
@@ -295,7 +295,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     item.id = `server${hasTasks ? '+' : ''}:${s.id}`;
     // Disconnected by the user, a remote server's live tasks go on there, unfollowed: say so.
     const unfollowed = s.heldByUser ? this.#engine.list().filter((t) => t.serverId === s.id && t.kind === TASK && !isTerminal(t.status)).length : 0;
-    const held = unfollowed === 1 ? ' · 1 live task not followed' : unfollowed ? ` · ${unfollowed} live tasks not followed` : '';
+    const held = unfollowed === 1 ? ' · 1 live task not followed' : unfollowed ? ` · ${formatCount(unfollowed)} live tasks not followed` : '';
     const down = this.#engine.unreachable(s.id);
     item.description = oneLine(describeServer(s, true, down) + held);
     item.iconPath = asThemeIcon(SERVER_STATE_ICON[s.state.kind]);

@@ -54,4 +54,11 @@ describe('liveWork, itsTasksEnd: what a server waits for', () => {
     );
     assert.equal(itsTasksEnd(w(0, 0, 1), false), "its task's result is fetched");
   });
+
+  it('writes its counts as the locale does (a server row\'s "new configuration waits for 1,000 live tasks" and its tooltip)', () => {
+    assert.notEqual((1000).toLocaleString(), '1000', 'a locale that groups thousands (else this test cannot fail)');
+    const [k, m] = [(1000).toLocaleString(), (2500).toLocaleString()];
+    assert.equal(liveWork(w(1000, 2500, 1000), true), `${k} live tasks, ${m} running calls and ${k} tasks' results`);
+    assert.equal(itsTasksEnd(w(2500, 0)), `its ${m} live tasks end`);
+  });
 });
