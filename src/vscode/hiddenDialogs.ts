@@ -76,7 +76,7 @@ export class HiddenDialogs extends DisposableBase {
     if (!first) return !!this.#turns && (about === undefined ? this.#turns.resume() : this.#turns.bring(about));
     const [input, [turn, shown]] = first;
     this.delete(input);
-    const again = () => (show(input), shown?.());
+    const again = () => (showAgain(input), shown?.());
     if (turn) turn.retake(again);
     else again();
     return true;
@@ -103,7 +103,7 @@ export class HiddenDialogs extends DisposableBase {
   }
 }
 
-const show = (input: vscode.QuickInput): void => {
+export const showAgain = (input: vscode.QuickInput): void => {
   // Shown again, a quick pick has lost its list's focus (and Enter would accept nothing):
   // its items, focus and checks are sent again first. A box's text, likewise.
   if (isPick(input)) {

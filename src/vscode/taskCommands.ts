@@ -42,7 +42,7 @@ export interface TaskCommandDeps {
   isAnswering?: (key: string) => boolean;
   /** Whether a sampling consent prompt of this task is open (or queued) now: it waits for the user's permission. */
   isConsenting?: (key: string) => boolean;
-  /** Shows again a server's dialog hidden without an answer (with a task's key, that task's); false when none is hidden. */
+  /** Shows again a server's dialog hidden without an answer (with a task's key, that task's; its question on screen takes the keyboard back); false when none is hidden. */
   reopenDialog: (taskKey?: string) => boolean;
   /** The results kept on disk (Clear Stored Results). */
   store: Pick<TaskStore, 'storedResults' | 'clearResults'>;

@@ -14,7 +14,7 @@ import { createElicitationHandler } from '../../src/vscode/elicitation/handler';
 import { QuickInputPrompter } from '../../src/vscode/elicitation/quickInputPrompter';
 import { HiddenDialogs } from '../../src/vscode/hiddenDialogs';
 import { activateExtension, testingApi, waitFor } from './helpers';
-import { QuickInputSpy, choose, enter, escape, press } from './quickInputs';
+import { QuickInputSpy, choose, enter, escape, press, recordToasts } from './quickInputs';
 import { cleanUp, publicApi } from './taskApiHelpers';
 
 type Opener = { openExternal(target: unknown): Thenable<boolean> };
@@ -378,6 +378,37 @@ suite('The keys of a server question form (its Decline and Cancel buttons are ou
       await vscode.commands.executeCommand('mcpTasks.cancelQuestion');
       assert.match(await got(second.t.id), /User cancelled the elicitation dialog/);
     } finally {
+      spy.dispose();
+      await cleanUp(api, started);
+    }
+  });
+
+  test('Respond to Task on a task whose question is on screen (a click on its row, which takes the keyboard) shows that question again, as typed, rather than saying where it is', async function () {
+    this.timeout(60_000);
+    const testing = testingApi(await activateExtension());
+    const api = await publicApi();
+    const everything = await waitFor(() => api.getServers().find((s) => s.label === 'everything'), 'server-everything');
+    const spy = new QuickInputSpy();
+    const toasts = recordToasts('showInformationMessage');
+    const started: string[] = [];
+    try {
+      spy.skipShown();
+      const t = await api.runTool(everything.id, 'trigger-elicitation-request', {});
+      started.push(t.id);
+      const { box } = await spy.next('the first field of the question', 20_000);
+      assert.ok(box, 'a text field first');
+      box.value = 'Ada';
+      await waitFor(() => api.getTask(t.id)?.status === 'input_required', 'its task to wait for input');
+      await vscode.commands.executeCommand('mcpTasks.respondToTask', { kind: 'task', key: t.id, serverId: everything.id });
+      const again = await spy.next('the question, shown again: the editor focuses a quick input as it shows');
+      assert.equal(again.box, box, 'the same step, not a new one');
+      assert.equal(again.value, 'Ada');
+      assert.equal(testing.hiddenDialogs?.(), 0, 'not counted as hidden by the user');
+      assert.deepEqual(toasts.told.filter(([m]) => m.includes('open at the top')), [], 'no toast says where it is');
+      await vscode.commands.executeCommand('mcpTasks.cancelQuestion');
+      assert.match(JSON.stringify(await api.getResult(t.id, { waitSeconds: 30 })), /User cancelled the elicitation dialog/);
+    } finally {
+      toasts.dispose();
       spy.dispose();
       await cleanUp(api, started);
     }

@@ -5,7 +5,7 @@ import type { HiddenDialogs } from '../hiddenDialogs';
 
 export type { ElicitationHandler } from '../../core/elicitation/handler';
 export { listenForElicitationComplete } from '../../core/elicitation/handler';
-export { registerQuestionKeys } from './quickInputPrompter';
+export { focusQuestion, registerQuestionKeys } from './quickInputPrompter';
 
 /**
  * The `elicitation/create` handler for the task engine (`handlers.elicitation = { handle, url: true }`),

@@ -3,6 +3,7 @@ import type { Answer, FormPrompter, InputOptions, Nav, PickItem, PickOptions, Pr
 import { abortReason, onAbort, raceAbort } from '../../core/util/abort';
 import type { Turn } from '../../core/util/turns';
 import type { HiddenDialogs } from '../hiddenDialogs';
+import { showAgain } from '../hiddenDialogs';
 import { inputPrompts } from '../inputs';
 import { noop } from '../../core/util/promise';
 import { isString } from '../../core/util/json';
@@ -20,7 +21,8 @@ type Item<T> = vscode.QuickPickItem & { value: T };
  */
 type ExactOpener = { openExternal(target: vscode.Uri | string): Thenable<boolean> };
 type Wire<T> = (resolve: (a: Answer<T>) => void, listeners: vscode.Disposable[]) => void;
-type Keys = (nav: Nav) => unknown;
+type Keys = (nav: Nav | typeof FOCUS) => unknown;
+const FOCUS = 'focus';
 
 /**
  * The step of a server's question on screen, which the keys of its Decline and Cancel buttons
@@ -32,6 +34,13 @@ const setOnScreen = (keys?: Keys): void => {
   onScreen = keys;
   void executeCommand('setContext', 'mcpTasks.questionOpen', !!keys);
 };
+
+/**
+ * Gives the question on screen the keyboard back (a click on its task's row took it): shown
+ * again. VS Code focuses a quick input only as it shows (show() on one shown does nothing, nor
+ * does workbench.action.focusQuickOpen from an extension). False when none is on screen.
+ */
+export const focusQuestion = (): boolean => !!onScreen?.(FOCUS);
 
 /** The commands of those keys: Decline and Cancel of the question step on screen, as its buttons. */
 export const registerQuestionKeys = (): vscode.Disposable[] => ([DECLINE, CANCEL] as const).map((nav) => registerCommand(`mcpTasks.${nav}Question`, () => onScreen?.(nav)));
@@ -196,14 +205,23 @@ export class QuickInputPrompter implements FormPrompter {
       });
       const nav = (b: vscode.QuickInputButton): Nav => (b === vscode.QuickInputButtons.Back ? 'back' : b === this.#cancelButton ? CANCEL : DECLINE);
       // A server's question: the keys answer as the buttons shown would, while it is on screen.
-      const keys = hidden && ((n: Nav) => input.buttons.some((b) => nav(b) === n) && resolve({ nav: n }));
+      // Focused: hidden and shown again (a hide that is no user's), the cursor after what was typed.
+      let refocus = false;
+      const focus = () => {
+        refocus = true;
+        input.hide();
+        if ('valueSelection' in input) input.valueSelection = [input.value.length, input.value.length];
+        showAgain(input);
+        return true;
+      };
+      const keys = hidden && ((n: Nav | typeof FOCUS) => (n === FOCUS ? focus() : input.buttons.some((b) => nav(b) === n) && resolve({ nav: n })));
       const off = () => onScreen === keys && setOnScreen();
       listeners.push(
         { dispose: withdrawn },
         input.onDidTriggerButton((b) => resolve({ nav: nav(b) })),
         // The step after this one disposes it (its listeners are gone by then), so a hide here
         // is the user's or another quick input's, never ours.
-        input.onDidHide(() => (hidden ? (off(), hidden.add(input, this.#turn, () => setOnScreen(keys))) : resolve({ nav: CANCEL }))),
+        input.onDidHide(() => (refocus ? (refocus = false) : hidden ? (off(), hidden.add(input, this.#turn, () => setOnScreen(keys))) : resolve({ nav: CANCEL }))),
         { dispose: () => (off(), hidden?.delete(input)) },
       );
       wire(resolve, listeners);
