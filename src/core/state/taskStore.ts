@@ -204,10 +204,21 @@ export class TaskStore implements Disposable {
     }
   }
 
-  /** No stored state: an index that cannot be read (`err`, said unless there is none yet), or none at all. */
+  /** No stored state: an index that cannot be read (`err`, said and the file kept aside, unless there is none yet), or none at all. */
   #unread(err?: unknown): LoadedState {
-    if (err && (err as NodeJS.ErrnoException).code !== 'ENOENT') this.#log.warn(`Could not read the stored tasks (${errorMessage(err)}); starting with none`);
+    if (err && !/^ENO(ENT|TDIR)$/.test((err as NodeJS.ErrnoException).code!)) this.#log.warn(`Could not read the stored tasks (${errorMessage(err)}): ${this.#aside(fs.renameSync)}; starting with none`);
     return { tasks: [], progressTokens: new Map(), sessions: [], removed: [] };
+  }
+
+  /** Keeps the index as it is (`how`: moved or copied) where the next save cannot overwrite it, the user's to restore: where. */
+  #aside(how: (from: string, to: string) => void): string {
+    const to = `${this.#indexPath}.${Date.now()}.damaged`;
+    try {
+      how(this.#indexPath, to);
+      return `kept as ${to}`;
+    } catch (err) {
+      return `not kept (${errorMessage(err)})`;
+    }
   }
 
   /** Whether `owner` is another window that still runs: what it claimed is its own. */
@@ -224,10 +235,7 @@ export class TaskStore implements Disposable {
    */
   #parse(text: string, cutoff: number, claim = false): LoadedState {
     const data = parseIndex(text);
-    if (!data) {
-      this.#log.warn(`Could not read the stored tasks (${this.#indexPath} is not a task list of this version); starting with none`);
-      return this.#unread();
-    }
+    if (!data) return this.#unread(new Error(`${this.#indexPath} is not a task list of this version`));
     const state = this.#unread();
     let invalid = 0;
     let claimed = false;
@@ -254,7 +262,7 @@ export class TaskStore implements Disposable {
       if (snap.outcomeFetchedAt) this.#written.add(snap.key);
       if (isString(progressToken) && progressToken) state.progressTokens.set(snap.key, progressToken);
     }
-    if (invalid) this.#log.warn(`Skipped ${invalid} stored task${invalid === 1 ? '' : 's'} that could not be read (not a task, or an unknown status)`);
+    if (invalid) this.#log.warn(`Skipped ${invalid} stored task${invalid === 1 ? '' : 's'} that could not be read (not a task, or an unknown status): ${this.#aside(fs.copyFileSync)}`);
     // Sessions no task needs any more are not resumed.
     const sessions = savedSessions(data.sessions).filter((s) => !claim || !this.#othersClaim(s.owner));
     const needed = neededSessions(sessions, state.tasks, this.#retentionMs());

@@ -657,7 +657,7 @@ describe('TaskStore', () => {
     const state = await new TaskStore(dir, log, { retentionDays: () => 30 }).load();
     assert.deepEqual(state.tasks.map((t) => t.key), ['a']);
     assert.equal(state.progressTokens.get('a'), 'tok-a');
-    assert.ok(log.has('warn', /^Skipped 5 stored tasks that could not be read \(not a task, or an unknown status\)$/), log.text());
+    assert.ok(log.has('warn', /^Skipped 5 stored tasks that could not be read \(not a task, or an unknown status\): kept as .*\.damaged$/), log.text());
   });
 
   it('saved sessions that are damaged are not resumed (the server starts a new session); the sound one is, and a shared save keeps only sound ones', async () => {
@@ -1027,11 +1027,30 @@ describe('TaskStore', () => {
     store.dispose();
   });
 
-  it('a corrupt index is reported and the window starts with no tasks', async () => {
-    fs.writeFileSync(path.join(dir, 'tasks.json'), '{ not json');
+  it('an index that cannot be read (empty, cut short, not JSON, of another version) is kept aside, not overwritten by the next save: the window starts with no tasks and the log says where it is; one with entries that cannot be read is copied aside, the others load', async () => {
+    const at = new Date().toISOString();
+    const sound = JSON.stringify({ version: 1, sessions: [], tasks: [{ snap: snap('a', 'working', at) }] });
+    for (const text of ['', '{ not json', sound.slice(0, 40), JSON.stringify({ version: 2, tasks: {} }), '[]']) {
+      fs.writeFileSync(path.join(dir, 'tasks.json'), text);
+      const log = new MemoryLogger();
+      const store = new TaskStore(dir, log, { retentionDays: () => 30 });
+      assert.equal((await store.load()).tasks.length, 0, text);
+      const engine = stubEngine();
+      engine.tasks = [snap('new', 'working', at)];
+      store.attach(engine as unknown as TaskEngine);
+      store.flushSync();
+      const aside = fs.readdirSync(dir).filter((f) => f.endsWith('.damaged'));
+      assert.equal(aside.length, 1, `${JSON.stringify(text)}: kept aside\n${log.text()}`);
+      assert.equal(fs.readFileSync(path.join(dir, aside[0]), 'utf8'), text);
+      assert.ok(log.has('warn', new RegExp(`^Could not read the stored tasks \\(.*\\): kept as .*${aside[0]}; starting with none$`)), log.text());
+      fs.rmSync(path.join(dir, aside[0]));
+    }
+    const damaged = JSON.stringify({ version: 1, sessions: [], tasks: [{ snap: snap('a', 'working', at) }, { snap: { ...snap('b', 'working', at), status: 'paused' } }] });
+    fs.writeFileSync(path.join(dir, 'tasks.json'), damaged);
     const log = new MemoryLogger();
-    const state = await new TaskStore(dir, log, { retentionDays: () => 30 }).load();
-    assert.equal(state.tasks.length, 0);
-    assert.ok(log.has('warn', /Could not read the stored tasks/));
+    assert.deepEqual((await new TaskStore(dir, log, { retentionDays: () => 30 }).load()).tasks.map((t) => t.key), ['a']);
+    const [copy] = fs.readdirSync(dir).filter((f) => f.endsWith('.damaged'));
+    assert.equal(copy && fs.readFileSync(path.join(dir, copy), 'utf8'), damaged, log.text());
+    assert.ok(log.has('warn', new RegExp(`^Skipped 1 stored task that could not be read \\(not a task, or an unknown status\\): kept as .*${copy}$`)), log.text());
   });
 });
