@@ -27,6 +27,7 @@ import { HiddenDialogs } from './vscode/hiddenDialogs';
 import { ResultDocuments } from './vscode/results';
 import { registerTaskCommands } from './vscode/taskCommands';
 import { channelLogger } from './vscode/log';
+import { showError } from './vscode/notify';
 import type { RowSnapshot } from './vscode/tree/tasksTree';
 import { TasksTreeProvider } from './vscode/tree/tasksTree';
 import type { McpTasksApi as PublicApi } from '../api/mcp-tasks';
@@ -72,9 +73,16 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   const requestTimeout = () => requestTimeoutMs;
   subscriptions.push(onSettingChange('requestTimeoutSeconds', () => (requestTimeoutMs = readRequestTimeout())));
   // Tasks and results of this workspace survive reloads here; windows without a folder share one store.
-  const store = new TaskStore((context.storageUri ?? context.globalStorageUri).fsPath, logger, {
+  const storage = (context.storageUri ?? context.globalStorageUri).fsPath;
+  const store = new TaskStore(storage, logger, {
     shared: !context.storageUri,
     retentionDays: () => setting('retentionDays', 30),
+    // A full or read-only disk: said once, with what to do (the store tries again by itself).
+    onSaveError: (err) => {
+      const show = vscode.l10n.t('Show Log');
+      const text = vscode.l10n.t('MCP Tasks cannot save its tasks and results ({0}). They are kept while this window is open and saved when they can be: free some disk space, or make {1} writable.', errorMessage(err), storage);
+      void showError(text, show).then((c) => c && channel.show());
+    },
   });
   // Answers to servers: questions through quick input, sampling through the editor's models
   // after consent; task-augmented requests run as tasks the client hosts.

@@ -112,6 +112,8 @@ export interface TaskStoreOptions {
   shared?: boolean;
   /** The process whose life this window's claims on a shared store last (default this one; tests give another). */
   pid?: number;
+  /** The first time in this window that the tasks or results cannot be saved (a full or read-only disk): to tell the user. */
+  onSaveError?: (err: unknown) => void;
 }
 
 /** How long a lock file may stand before it counts as left by a window that died holding it. */
@@ -149,8 +151,12 @@ export class TaskStore implements Disposable {
   readonly #seen = new Map<string, TaskSnapshot>();
   /** Tasks whose outcome has its file (or is being written): a removal deletes it. */
   readonly #written = new Set<string>();
-  /** Outcomes whose file is being written: written at once, synchronously, if the window closes meanwhile. */
+  /** Outcomes whose file is being written, or could not be: written at once, synchronously, if the window closes meanwhile. */
   readonly #pending = new Map<string, TaskOutcome>();
+  /** What could not be saved (a full or read-only disk): the index (its path) and outcomes (their keys), tried again by `#retry`. */
+  readonly #unsaved = new Set<string>();
+  #retry?: ReturnType<typeof setTimeout>;
+  #told?: boolean;
   #closed = false;
   /** Index writes started, and the newest one renamed into place: an older write never lands after a newer one. */
   #writes = 0;
@@ -363,6 +369,8 @@ export class TaskStore implements Disposable {
     const owner = this.#options.shared && !this.#closed ? this.#owner : undefined;
     const tasks: IndexFile['tasks'] = (this.#engine?.list() ?? []).map((snap) => {
       const { outcome: _outcome, ...rest } = snap;
+      // A result not saved is fetched again by the next window (while its server keeps it).
+      if (this.#unsaved.has(snap.key)) delete rest.outcomeFetchedAt;
       return { snap: rest as TaskSnapshot, progressToken: this.#engine?.progressToken(snap.key), owner };
     });
     const sessions: IndexFile['sessions'] = this.#sessions.map((s) => ({ ...s, owner }));
@@ -401,9 +409,10 @@ export class TaskStore implements Disposable {
         fs.renameSync(tmp, this.#indexPath);
         this.#landed = seq;
       }
+      this.#saved(this.#indexPath);
     } catch (err) {
       removeQuietly(tmp);
-      this.#log.error(`Could not save the task list: ${errorMessage(err)}`);
+      this.#failed(this.#indexPath, err);
     }
   }
 
@@ -433,9 +442,40 @@ export class TaskStore implements Disposable {
       fs.writeFileSync(tmp, text());
       fs.renameSync(tmp, this.#indexPath);
       this.#landed = seq;
+      this.#saved(this.#indexPath);
     } catch (err) {
-      this.#log.error(`Could not save the task list: ${errorMessage(err)}`);
+      removeQuietly(tmp);
+      this.#failed(this.#indexPath, err);
     }
+  }
+
+  /**
+   * `what` (see #unsaved) could not be saved: logged when the first thing is not saved, told to
+   * the user once a window (they can free space), and tried again every minute. Outcomes stay in
+   * memory meanwhile (the engine may let them go).
+   */
+  #failed(what: string, err: unknown): void {
+    if (!this.#unsaved.size) this.#log.error(`Could not save the tasks and results: ${errorMessage(err)}. They are kept in memory and saved when they can be`);
+    this.#unsaved.add(what);
+    if (!this.#told) this.#options.onSaveError?.(err);
+    this.#told = true;
+    this.#retry ??= setTimeout(() => {
+      this.#retry = undefined;
+      // Not before attach: a list written then would erase the tasks on disk (see flushSync).
+      if (this.#closed || !this.#engine) return;
+      for (const key of this.#unsaved) {
+        const outcome = this.#pending.get(key);
+        if (outcome) void this.#writeOutcome(key, outcome);
+      }
+      this.#schedule();
+    }, (this.#options.debounceMs ?? 500) * 120).unref();
+  }
+
+  /** `what` is saved: the log says when all is again; a saved outcome is written in the index as fetched. */
+  #saved(what: string): void {
+    if (!this.#unsaved.delete(what)) return;
+    if (!this.#unsaved.size) this.#log.info('The tasks and results are saved again');
+    if (what !== this.#indexPath && !this.#closed) this.#schedule();
   }
 
   /** Runs `fn` under the shared store's lock, waiting for it a while (see `tryLocked`); its value. */
@@ -480,11 +520,11 @@ export class TaskStore implements Disposable {
       else removeQuietly(tmp);
     } catch (err) {
       removeQuietly(tmp);
-      // Not worth a word when the result was no longer wanted (results cleared meanwhile).
-      if (this.#written.delete(key)) this.#log.error(`Could not save a task result: ${errorMessage(err)}`);
-    } finally {
-      if (this.#pending.get(key) === outcome) this.#pending.delete(key);
+      // Kept (see #failed), unless no longer wanted (results cleared meanwhile) or written at shutdown meanwhile.
+      if (this.#written.has(key) && !this.#closed) return this.#failed(key, err);
     }
+    this.#saved(key);
+    if (this.#pending.get(key) === outcome) this.#pending.delete(key);
   }
 
   /** At shutdown: the result files still being written are written now, or the index would point to none. */
@@ -500,7 +540,7 @@ export class TaskStore implements Disposable {
         fs.renameSync(tmp, file);
       } catch (err) {
         removeQuietly(tmp);
-        this.#log.error(`Could not save a task result: ${errorMessage(err)}`);
+        this.#failed(key, err);
       }
     }
   }
@@ -535,6 +575,7 @@ export class TaskStore implements Disposable {
     this.#closed = true;
     this.#flushOutcomesSync();
     this.flushSync();
+    clearTimeout(this.#retry);
   }
 }
 

@@ -1027,6 +1027,62 @@ describe('TaskStore', () => {
     store.dispose();
   });
 
+  it('a folder that cannot be written (a full or read-only disk): the log says so once and the user is told once, the results stay in memory and are read from there, and all is saved when the folder can be written again, tried again by itself', async () => {
+    // A storage folder whose parent is a file: every write fails (ENOTDIR), as on a full or read-only disk.
+    const parent = path.join(dir, 'parent');
+    fs.writeFileSync(parent, '');
+    const storage = path.join(parent, 'storage');
+    const log = new MemoryLogger();
+    const told: unknown[] = [];
+    const store = new TaskStore(storage, log, { retentionDays: () => 30, debounceMs: 1, onSaveError: (err) => told.push(err) });
+    await store.load();
+    const engine = stubEngine();
+    store.attach(engine as unknown as TaskEngine);
+    const at = new Date().toISOString();
+    const outcome = { kind: 'result' as const, result: { content: [{ type: 'text', text: 'the only copy' }] } };
+    const errors = () => log.lines.filter((l) => l.level === 'error');
+    try {
+      for (let i = 0; i < 5; i++) {
+        const t = { ...snap(`k${i}`, 'completed', at), outcome, outcomeFetchedAt: at };
+        engine.tasks.push(t);
+        engine.change(t);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await waitFor(() => errors().length > 0, 'a failed save logged');
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(errors().map((l) => l.message.replace(/: .*/, '')), ['Could not save the tasks and results'], log.text());
+      assert.equal(told.length, 1, 'told once');
+      // The engine let the results leave memory: the store still has them.
+      for (let i = 0; i < 5; i++) assert.deepEqual(await store.readOutcome(`k${i}`), outcome, `k${i}`);
+      // The disk takes them again: saved without another change.
+      fs.rmSync(parent);
+      await waitFor(() => fs.existsSync(path.join(storage, 'tasks.json')) && fs.readdirSync(path.join(storage, 'results')).length === 5, 'saved again', 10_000);
+      const next = new TaskStore(storage, new MemoryLogger(), { retentionDays: () => 30 });
+      await waitFor(async () => (await next.load()).tasks.filter((t) => t.outcomeFetchedAt).length === 5, 'the results written in the index as fetched');
+      assert.deepEqual((await next.load()).tasks.map((t) => t.key), ['k0', 'k1', 'k2', 'k3', 'k4']);
+      for (let i = 0; i < 5; i++) assert.deepEqual(await next.loadOutcome(`k${i}`), outcome);
+      assert.ok(log.has('info', /^The tasks and results are saved again$/), log.text());
+      assert.equal(told.length, 1);
+    } finally {
+      store.dispose();
+    }
+  });
+
+  it('a result whose file cannot be written while the task list can (a disk with room for the small file only) is not written as fetched: the next window fetches it again from its server', async () => {
+    fs.writeFileSync(path.join(dir, 'results'), ''); // its folder cannot be made
+    const store = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, debounceMs: 1 });
+    const engine = stubEngine();
+    store.attach(engine as unknown as TaskEngine);
+    const at = new Date().toISOString();
+    const t = { ...snap('k', 'completed', at), outcome: { kind: 'result' as const, result: { content: [] } }, outcomeFetchedAt: at };
+    engine.tasks = [t];
+    engine.change(t);
+    store.dispose();
+    const [saved] = (await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30 }).load()).tasks;
+    assert.equal(saved.status, 'completed');
+    assert.equal(saved.outcomeFetchedAt, undefined);
+  });
+
   it('an index that cannot be read (empty, cut short, not JSON, of another version) is kept aside, not overwritten by the next save: the window starts with no tasks and the log says where it is; one with entries that cannot be read is copied aside, the others load', async () => {
     const at = new Date().toISOString();
     const sound = JSON.stringify({ version: 1, sessions: [], tasks: [{ snap: snap('a', 'working', at) }] });
