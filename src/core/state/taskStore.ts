@@ -552,17 +552,14 @@ export class TaskStore implements Disposable {
    */
   async #sweep(kept: readonly TaskSnapshot[], cutoff: number): Promise<void> {
     const wanted = new Set(kept.filter((t) => t.outcomeFetchedAt).map((t) => path.basename(this.#outcomePath(t.key))));
-    let names: string[];
-    try {
-      names = await fs.promises.readdir(this.#resultsDir);
-    } catch {
-      return; // no results yet
-    }
-    for (const name of names) {
-      if (wanted.has(name)) continue;
-      const file = path.join(this.#resultsDir, name);
-      const stat = await fs.promises.stat(file).catch(noop);
-      if (stat && stat.mtimeMs < cutoff) await fs.promises.rm(file, { force: true }).catch(noop);
+    for (const dir of [this.dir, this.#resultsDir]) {
+      for (const name of await fs.promises.readdir(dir).catch(() => [])) {
+        const file = path.join(dir, name);
+        // A temporary file (see #writeIndex, #writeOutcome) of a window that died while saving.
+        const pid = /\.(\d+)(\.\w+)?\.tmp$/.exec(name)?.[1];
+        const old = async () => dir === this.#resultsDir && !wanted.has(name) && ((await fs.promises.stat(file).catch(noop))?.mtimeMs ?? cutoff) < cutoff;
+        if (pid ? !processRuns(+pid) : await old()) await fs.promises.rm(file, { force: true }).catch(noop);
+      }
     }
   }
 

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -969,6 +969,18 @@ describe('TaskStore', () => {
     await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, sweepDelayMs: 0 }).load();
     await waitFor(() => !fs.existsSync(path.join(results, 'orphan-old.json')), 'the old orphan swept');
     assert.deepEqual(fs.readdirSync(results), ['orphan-new.json']);
+  });
+
+  it('temporary files left by a window that died while saving (killed mid-write) are swept at load; those of a window that runs are left', async () => {
+    const results = path.join(dir, 'results');
+    fs.mkdirSync(results, { recursive: true });
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    const left = [path.join(dir, `tasks.json.${dead}.3.tmp`), path.join(results, `ab.json.${dead}.tmp`), path.join(results, `cd.json.${dead}.sync.tmp`)];
+    const running = [path.join(dir, `tasks.json.${process.pid}.7.tmp`), path.join(results, `ef.json.${process.pid}.tmp`)];
+    for (const f of [...left, ...running]) fs.writeFileSync(f, 'x'.repeat(1000));
+    await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, sweepDelayMs: 0 }).load();
+    await waitFor(() => left.every((f) => !fs.existsSync(f)), `the dead window's files swept: ${fs.readdirSync(dir).join(' ')} ${fs.readdirSync(results).join(' ')}`);
+    assert.ok(running.every((f) => fs.existsSync(f)));
   });
 
   it('a window closed before its stored tasks were loaded leaves them, and the sessions to resume, on disk', async () => {
