@@ -20,7 +20,7 @@ import { PollScheduler } from './scheduler';
 import type { LocalTaskStatus } from './status';
 import { canTransition, EXPIRED, isServerTerminal, isTerminal, LOST, needsSession, resultToFetch, retired, serverForgetsAt } from './status';
 import type { LiveWork, RemovedTask, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
-import { DELETED, DIRECT, SERVER_LIST, TASK, taskKey } from './types';
+import { DELETED, DIRECT, SERVER_LIST, TASK, taskKey, UNREADABLE } from './types';
 import { charsOf, isString } from '../util/json';
 import { isFiniteNumber, keysOf, maxOf, minOf, parseDate, round } from '../util/builtins';
 import { noop } from '../util/promise';
@@ -1537,7 +1537,7 @@ export class TaskEngine extends DisposableBase {
     }
     if (rec.snap.kind === DIRECT) {
       // Its result lived only in our file: a call cannot be asked for it again.
-      if (rec.snap.outcomeFetchedAt) throw new Error('The result of this call was kept, but its file is missing or damaged (see the log), and a direct call cannot be asked for it again.');
+      if (rec.snap.outcomeFetchedAt) throw new Error(`The result of this call was kept, but its file is ${UNREADABLE}, and a direct call cannot be asked for it again.`);
       throw new Error(rec.snap.note ?? 'The call has not finished yet.');
     }
     const gone = () => rec.snap.status === EXPIRED || rec.snap.status === LOST;
@@ -1546,7 +1546,7 @@ export class TaskEngine extends DisposableBase {
     if (background && !gone() && !rec.resultCall && !this.#attached.has(rec.snap.serverId)) await this.#sessions.getSession(rec.snap.serverId, { background });
     const outcome = gone() ? undefined : await this.#resultCall(rec, !background);
     if (outcome) return outcome;
-    if (gone()) throw new Error(`The task is ${rec.snap.status} and ${rec.snap.resultDeleted ? 'its stored result was deleted' : 'no result was fetched before'}: ${rec.snap.note ?? ''}`.trim());
+    if (gone()) throw new Error(`The task is ${rec.snap.status} and ${rec.snap.resultDeleted ? 'its stored result was deleted' : rec.snap.outcomeFetchedAt ? `the result kept for it is ${UNREADABLE}` : 'no result was fetched before'}: ${rec.snap.note ?? ''}`.trim());
     // What the caller puts after "Could not fetch the result of …:": the server's error, when it answered one.
     // (Refetch delays are whole multiples of 5 s.)
     const { note, key: k } = rec.snap;

@@ -7,6 +7,8 @@ import { isNumber } from '../util/json';
 export const DIRECT = 'direct';
 /** How the note of a result that Clear Stored Results deleted begins. */
 export const DELETED = 'Its stored result was deleted';
+/** What a result kept in a file that cannot be read is (see TaskStore.loadOutcome). */
+export const UNREADABLE = 'missing or damaged (see the log)';
 /** A task, the other kind and mode (and the tree's node for one): one string in the bundle likewise. */
 export const TASK = 'task';
 /** The origin of a task found through tasks/list, not started here: one string in the bundle likewise. */

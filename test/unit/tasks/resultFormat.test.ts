@@ -40,6 +40,12 @@ describe('formatOutcome', () => {
     assert.match(formatOutcome({ ...withText('x'), outcome: undefined }, 'lab'), /_No result has been fetched for this task\._/);
   });
 
+  it('a result kept whose file is missing or damaged, which its server did not give again, says so, not "No result has been fetched" under "result fetched" in its heading', () => {
+    const doc = formatOutcome({ ...withText('x'), outcome: undefined, outcomeFetchedAt: '2025-01-01T00:00:01.000Z' }, 'lab');
+    assert.match(doc, /\n_The result fetched then was kept, but its file is missing or damaged \(see the log\), and its server did not give it again\._\n/);
+    assert.doesNotMatch(doc, /No result has been fetched/);
+  });
+
   it('names the server in its heading, as the notifications do: two folders\' servers of one name run the same tool', () => {
     assert.equal(formatOutcome(withText('x'), 'lab (docs)').split('\n')[0], '# tool on lab (docs): Completed');
   });
