@@ -16,7 +16,9 @@ export class PollScheduler {
   readonly #due = new Map<string, number>();
   #ats: number[] = [];
   #keys: string[] = [];
-  readonly #base: number;
+  #base: number;
+  /** When the armed timer wakes, ms since `base` as the clock read when it was armed. */
+  #wake = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timerAt = Infinity;
   #disposed = false;
@@ -71,6 +73,9 @@ export class PollScheduler {
   #run(): void {
     this.#timer = undefined;
     this.#timerAt = Infinity;
+    // The timer waited its time but the clock reads earlier: it was set back. The base goes back
+    // with it, so what waits keeps its wait (it waited as long again, an hour for an hour).
+    this.#base -= maxOf(0, this.#wake - (this.#now() - this.#base));
     const now = this.#now() - this.#base;
     const ready: string[] = [];
     while (this.#ats.length && this.#ats[0] <= now) {
@@ -95,7 +100,10 @@ export class PollScheduler {
     this.#timerAt = at;
     // A due time beyond MAX_TIMER_MS (a 30-day ttl's last check) wakes #run early, which finds
     // nothing due and arms again.
-    this.#timer = setTimeout(() => this.#run(), minOf(maxOf(0, at - (this.#now() - this.#base)), MAX_TIMER_MS));
+    const now = this.#now() - this.#base;
+    const delay = minOf(maxOf(0, at - now), MAX_TIMER_MS);
+    this.#wake = now + delay;
+    this.#timer = setTimeout(() => this.#run(), delay);
     // Polling must not keep a process (tests, benchmarks) alive by itself.
     (this.#timer as { unref?: () => void }).unref?.();
   }

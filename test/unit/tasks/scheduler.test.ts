@@ -111,6 +111,22 @@ describe('PollScheduler', () => {
     assert.deepEqual(fired, [1_000, 2_000, 3_000, 4_000, 5_000]);
   });
 
+  it('the system clock set back an hour while keys wait (a time sync, a time zone fixed by hand) does not hold them back an hour: each fires when it was due, and later schedules keep their pace', () => {
+    const { fired, s } = make();
+    const HOUR = 3600_000;
+    s.schedule('a', T0 + 5_000);
+    s.schedule('b', T0 + 8_000);
+    clock.tick(1_000);
+    clock.setSystemTime(T0 + 1_000 - HOUR);
+    clock.tick(4_000);
+    assert.deepEqual(fired.map(([k]) => k), ['a'], 'a fires 5 s after it was scheduled, as planned');
+    clock.tick(3_000);
+    assert.deepEqual(fired.map(([k]) => k), ['a', 'b']);
+    s.schedule('c', Date.now() + 1_000);
+    clock.tick(1_000);
+    assert.deepEqual(fired.map(([k]) => k), ['a', 'b', 'c']);
+  });
+
   it('dispose clears the timer and ignores later schedules', () => {
     const { fired, s } = make();
     s.schedule('a', T0 + 100);
