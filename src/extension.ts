@@ -77,10 +77,11 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   const store = new TaskStore(storage, logger, {
     shared: !context.storageUri,
     retentionDays: () => setting('retentionDays', 30),
-    // A full or read-only disk: said once, with what to do (the store tries again by itself).
+    // A full or read-only disk: said once, with what to do (the store tries again by itself); the
+    // reason without its path ("ENOSPC: no space left on device, write"), the log has it all.
     onSaveError: (err) => {
       const show = vscode.l10n.t('Show Log');
-      const text = vscode.l10n.t('MCP Tasks cannot save its tasks and results ({0}). They are kept while this window is open and saved when they can be: free some disk space, or make {1} writable.', errorMessage(err), storage);
+      const text = vscode.l10n.t('MCP Tasks cannot save its tasks and results ({0}). They are kept while this window is open and saved when they can be: free some disk space, or make {1} writable.', errorMessage(err).split(',')[0], storage);
       void showError(text, show).then((c) => c && channel.show());
     },
   });
