@@ -319,12 +319,17 @@ export class TaskStore implements Disposable {
       data = fromJson(await fs.promises.readFile(this.#outcomePath(key), 'utf8'));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.#log.warn(`Could not read a stored result (${errorMessage(err)})`);
-      return undefined;
+      return this.#unwritten(key);
     }
     const parsed = StoredOutcomeSchema.safeParse(data);
     if (parsed.success) return parsed.data as TaskOutcome;
     this.#log.warn(`A stored result is damaged (${this.#outcomePath(key)}): it is not shown`);
-    return undefined;
+    return this.#unwritten(key);
+  }
+
+  /** A result whose file is missing or damaged has none: the one its server gives again is written (see attach). */
+  #unwritten(key: string): undefined {
+    if (!this.#pending.has(key)) this.#written.delete(key);
   }
 
   /** Records sessions to resume after a reload (written with the index, synchronously on dispose). */

@@ -14,6 +14,7 @@ import type { ResolvedServer, ServerConfig } from '../../../src/core/config/type
 import { createTransport } from '../../../src/core/transports/factory';
 import { isTerminal } from '../../../src/core/tasks/status';
 import { Emitter } from '../../../src/core/util/event';
+import { noop } from '../../../src/core/util/promise';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 import { peerForSuite, startEverything, waitForTask } from '../helpers/peers';
 
@@ -737,7 +738,7 @@ describe('TaskStore', () => {
         await new Promise((r) => setTimeout(r, 10));
       }
     };
-    return { store, outcome, written };
+    return { store, outcome, written, engine };
   };
 
   it('readOutcome: a result still being written is read from memory (the engine may have let it go already), then from its file', async () => {
@@ -768,6 +769,25 @@ describe('TaskStore', () => {
       }
       const warnings = log.lines.slice(warned).filter((l) => l.level === 'warn').map((l) => l.message.replace(/ \(.*/, ''));
       assert.deepEqual(warnings, ['A stored result is damaged', 'A stored result is damaged', 'A stored result is damaged', 'Could not read a stored result'], log.text());
+    } finally {
+      store.dispose();
+    }
+  });
+
+  it('a result whose file is missing or damaged, fetched again from its server, is written again (it was not: the store took the file for written, and the next window found it damaged again)', async () => {
+    const { store, written, engine } = storeWithResult();
+    try {
+      await written();
+      const [file] = fs.readdirSync(path.join(dir, 'results'));
+      fs.writeFileSync(path.join(dir, 'results', file), '{"kind":"res');
+      assert.equal(await store.loadOutcome('k'), undefined);
+      // Its server gives it again, and the engine tells it (see TaskEngine.fetchResult).
+      const at = new Date().toISOString();
+      const outcome = { kind: 'result' as const, result: { content: [{ type: 'text', text: 'fetched again' }] } };
+      engine.change({ ...snap('k', 'completed', at), outcome, outcomeFetchedAt: at });
+      const read = () => new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30 }).loadOutcome('k');
+      await waitFor(async () => (await read()) !== undefined, 'the result written again', 1_000).catch(noop);
+      assert.deepEqual(await read(), outcome);
     } finally {
       store.dispose();
     }
