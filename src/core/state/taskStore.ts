@@ -114,6 +114,8 @@ export interface TaskStoreOptions {
   pid?: number;
   /** The first time in this window that the tasks or results cannot be saved (a full or read-only disk): to tell the user. */
   onSaveError?: (err: unknown) => void;
+  /** The stored tasks could not be read and were kept aside there (the window starts with none): to tell the user. */
+  onUnread?: (keptAs: string) => void;
 }
 
 /** How long a lock file may stand before it counts as left by a window that died holding it. */
@@ -212,15 +214,16 @@ export class TaskStore implements Disposable {
 
   /** No stored state: an index that cannot be read (`err`, said and the file kept aside, unless there is none yet), or none at all. */
   #unread(err?: unknown): LoadedState {
-    if (err && !/^ENO(ENT|TDIR)$/.test((err as NodeJS.ErrnoException).code!)) this.#log.warn(`Could not read the stored tasks (${errorMessage(err)}): ${this.#aside(fs.renameSync)}; starting with none`);
+    if (err && !/^ENO(ENT|TDIR)$/.test((err as NodeJS.ErrnoException).code!)) this.#log.warn(`Could not read the stored tasks (${errorMessage(err)}): ${this.#aside(fs.renameSync, this.#options.onUnread)}; starting with none`);
     return { tasks: [], progressTokens: new Map(), sessions: [], removed: [] };
   }
 
-  /** Keeps the index as it is (`how`: moved or copied) where the next save cannot overwrite it, the user's to restore: where. */
-  #aside(how: (from: string, to: string) => void): string {
+  /** Keeps the index as it is (`how`: moved or copied) where the next save cannot overwrite it, the user's to restore: where (told to `tell`). */
+  #aside(how: (from: string, to: string) => void, tell?: (to: string) => void): string {
     const to = `${this.#indexPath}.${Date.now()}.damaged`;
     try {
       how(this.#indexPath, to);
+      tell?.(to);
       return `kept as ${to}`;
     } catch (err) {
       return `not kept (${errorMessage(err)})`;

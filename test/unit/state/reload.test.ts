@@ -1115,13 +1115,14 @@ describe('TaskStore', () => {
     assert.equal(saved.outcomeFetchedAt, undefined);
   });
 
-  it('an index that cannot be read (empty, cut short, not JSON, of another version) is kept aside, not overwritten by the next save: the window starts with no tasks and the log says where it is; one with entries that cannot be read is copied aside, the others load', async () => {
+  it('an index that cannot be read (empty, cut short, not JSON, of another version) is kept aside, not overwritten by the next save: the window starts with no tasks, and the log and the user are told where it is; one with entries that cannot be read is copied aside, the others load', async () => {
     const at = new Date().toISOString();
     const sound = JSON.stringify({ version: 1, sessions: [], tasks: [{ snap: snap('a', 'working', at) }] });
     for (const text of ['', '{ not json', sound.slice(0, 40), JSON.stringify({ version: 2, tasks: {} }), '[]']) {
       fs.writeFileSync(path.join(dir, 'tasks.json'), text);
       const log = new MemoryLogger();
-      const store = new TaskStore(dir, log, { retentionDays: () => 30 });
+      const told: string[] = [];
+      const store = new TaskStore(dir, log, { retentionDays: () => 30, onUnread: (where) => told.push(where) });
       assert.equal((await store.load()).tasks.length, 0, text);
       const engine = stubEngine();
       engine.tasks = [snap('new', 'working', at)];
@@ -1131,6 +1132,7 @@ describe('TaskStore', () => {
       assert.equal(aside.length, 1, `${JSON.stringify(text)}: kept aside\n${log.text()}`);
       assert.equal(fs.readFileSync(path.join(dir, aside[0]), 'utf8'), text);
       assert.ok(log.has('warn', new RegExp(`^Could not read the stored tasks \\(.*\\): kept as .*${aside[0]}; starting with none$`)), log.text());
+      assert.deepEqual(told, [path.join(dir, aside[0])], 'the user is told where it is kept');
       fs.rmSync(path.join(dir, aside[0]));
     }
     const damaged = JSON.stringify({ version: 1, sessions: [], tasks: [{ snap: snap('a', 'working', at) }, { snap: { ...snap('b', 'working', at), status: 'paused' } }] });
