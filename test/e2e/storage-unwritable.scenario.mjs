@@ -2,42 +2,16 @@
 // read-only file system; played by a file in the folder's place): one notification says so, with
 // what to do, however many saves fail; the tasks stay in the view, and once the folder can be
 // written again they are saved by themselves, results too.
-import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parts, openViewContainer, openWorkbench, runToolAsTask, taskRow, widenSideBar } from './ui.mjs';
+import { parts, runToolAsTask, storedTasks, withOneTask } from './ui.mjs';
 
 export const name = 'storage-unwritable';
 
-/** The storage folder of this run's workspace (the newest run is this one: one editor at a time). */
-function storageDir(workspace) {
-  const runs = join(workspace, '..', '..', '..', '..', '.vscode-test', 'runs');
-  const run = readdirSync(runs).map((d) => join(runs, d)).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
-  // <run>/<scenario>-<n>/user-data/User/workspaceStorage/<workspace>/<extension>
-  for (const scenario of readdirSync(run)) {
-    const storage = join(run, scenario, 'user-data', 'User', 'workspaceStorage');
-    for (const d of existsSync(storage) ? readdirSync(storage) : []) {
-      const dir = join(storage, d, 'mcp-tasks.mcp-tasks');
-      if (existsSync(join(dir, 'tasks.json'))) return dir;
-    }
-  }
-  throw new Error(`no storage folder with tasks.json under ${run}`);
-}
-
 /** @param {import('../../scripts/editor/run-e2e.mjs').ScenarioContext} ctx */
 export async function run({ page, url, workspace, shot }) {
-  await openWorkbench(page, url);
-  await openViewContainer(page, 'MCP Tasks');
-  await widenSideBar(page, 520);
-  await runToolAsTask(page, { server: 'demo', tool: 'quick-echo', args: { message: 'saved' } });
-  await taskRow(page, 'quick-echo', 'Completed').waitFor({ timeout: 30_000 });
-  let dir;
-  for (const deadline = Date.now() + 10_000; !dir; await page.waitForTimeout(200)) {
-    try {
-      dir = storageDir(workspace);
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-    }
-  }
+  await withOneTask(page, url, 'saved');
+  const { dir } = await storedTasks(page, workspace, name);
 
   // A file in the folder's place (the folder kept aside): every save fails.
   renameSync(dir, `${dir}.aside`);

@@ -1,5 +1,7 @@
 // Driving the code-server workbench as a person would: clicks, keys and what the page shows.
 // Every wait is on a page condition (a row, a title, a panel), never a fixed sleep.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 
 /** Selectors of the parts of the workbench the scenarios read. */
 export const parts = {
@@ -254,4 +256,34 @@ function cssString(s) {
 
 function escapeRegExp(s) {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Opens the MCP Tasks view and runs demo's quick-echo with `message` to its end: a task in the view and in the store. */
+export async function withOneTask(page, url, message) {
+  await openWorkbench(page, url);
+  await openViewContainer(page, 'MCP Tasks');
+  await widenSideBar(page, 520);
+  await runToolAsTask(page, { server: 'demo', tool: 'quick-echo', args: { message } });
+  await taskRow(page, 'quick-echo', 'Completed').waitFor({ timeout: 30_000 });
+}
+
+/**
+ * The user data of scenario `name` in this run (the newest run under .vscode-test/runs: one editor
+ * at a time; its newest `<name>-<n>` folder) and the task list MCP Tasks saved there, once it is
+ * saved (half a second after a change).
+ */
+export async function storedTasks(page, workspace, name) {
+  const newest = (dir, ok = () => true) => readdirSync(dir).map((d) => join(dir, d)).filter(ok).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+  const run = newest(join(workspace, '..', '..', '..', '..', '.vscode-test', 'runs'));
+  const userData = join(newest(run, (d) => basename(d).startsWith(`${name}-`) && existsSync(join(d, 'user-data'))), 'user-data');
+  for (const deadline = Date.now() + 10_000; ; await page.waitForTimeout(200)) {
+    const index = filesUnder(join(userData, 'User', 'workspaceStorage'), /mcp-tasks\.mcp-tasks[/\\]tasks\.json$/)[0];
+    if (index) return { userData, index, dir: dirname(index) };
+    if (Date.now() > deadline) throw new Error(`no tasks.json under ${userData}`);
+  }
+}
+
+/** Files under `dir` whose path matches `re`. */
+export function filesUnder(dir, re) {
+  return readdirSync(dir, { recursive: true }).map((f) => join(dir, String(f))).filter((f) => re.test(f));
 }
