@@ -141,6 +141,8 @@ interface Entry {
   kept?: string;
   /** When a connection to the endpoint kept by the previous window first failed (see getSession). */
   unreached?: number;
+  /** The session id last saved for the next window while live tasks need it (see liveTasksChanged). */
+  savedId?: string;
 }
 
 /** Where secret storage keeps the endpoints of waiting configurations (see #keep). */
@@ -383,7 +385,16 @@ export class ServerManager extends DisposableBase implements SessionSource {
    */
   liveTasksChanged(serverId?: string): void {
     const some = serverId === undefined ? [...this.#entries.values(), ...this.#leaving.values()] : [this.#entry(serverId)];
-    for (const e of some) if (e && this.#waiting(e) && !e.session?.isClosed) this.#settle(e);
+    for (const e of some) {
+      if (e && this.#waiting(e) && !e.session?.isClosed) this.#settle(e);
+      // A session live tasks come to need is saved at once, not only at shutdown: a window that
+      // dies (a crashed extension host) saves nothing then, and servers keep tasks per session.
+      const id = e?.session?.transport?.sessionId;
+      if (id && id !== e.savedId && this.#keepSession(e, false)) {
+        e.savedId = id;
+        this.#options.saveSessions?.(this.#toSave(false));
+      }
+    }
   }
 
   /** A configured server, or a removed one whose connection stays for its live tasks. */
@@ -828,11 +839,11 @@ export class ServerManager extends DisposableBase implements SessionSource {
    * A Streamable HTTP session with live tasks, about to close: marked to stay open on the server
    * (no DELETE) and returned to be resumed; undefined for any other.
    */
-  #keepSession(e: Entry): SavedSession | undefined {
+  #keepSession(e: Entry, closing = true): SavedSession | undefined {
     const t = e.session?.transport;
     const init = e.session?.initializeResult;
     if (!t || !init || e.config.type !== HTTP || !t.sessionId || !this.#options.keepSessionAtShutdown?.(e.config.id)) return undefined;
-    t.keepSessionOnClose = true;
+    if (closing) t.keepSessionOnClose = true;
     return { serverId: e.config.id, fingerprint: e.print, endpoint: endpointPrint(e.config), sessionId: t.sessionId, initializeResult: init, keptAt: this.#now(), kept: e.kept };
   }
 
@@ -869,13 +880,17 @@ export class ServerManager extends DisposableBase implements SessionSource {
     }
   }
 
+  /** The sessions to save for the next window: those live tasks need (`closing`: kept open on the server), and those saved at the last shutdown and not used in this window. */
+  #toSave(closing?: boolean): SavedSession[] {
+    const kept = [...this.#entries.values(), ...this.#leaving.values()].flatMap((e) => this.#keepSession(e, closing) ?? []);
+    for (const s of this.#saved.values()) if (!kept.some((k) => k.serverId === s.serverId)) kept.push(s);
+    return kept;
+  }
+
   override dispose(): void {
     // A removed server's connection kept for its live tasks too: the window closing ends none of them.
     const all = [...this.#entries.values(), ...this.#leaving.values()];
-    const kept = all.flatMap((e) => this.#keepSession(e) ?? []);
-    // Sessions saved at the last shutdown and not used in this window stay saved.
-    for (const s of this.#saved.values()) if (!kept.some((k) => k.serverId === s.serverId)) kept.push(s);
-    this.#options.saveSessions?.(kept);
+    this.#options.saveSessions?.(this.#toSave());
     for (const e of all) this.#teardown(e, 'the extension is shutting down');
     this.#entries.clear();
     this.#leaving.clear();

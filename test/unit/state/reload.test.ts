@@ -185,6 +185,24 @@ describe('reload: tasks and results survive the window (server-everything over S
     w2.close();
   });
 
+  it('a window that dies (a crashed extension host, nothing saved at shutdown) while its task lives: its session was saved when the task started, and the next window resumes it and follows the task to its end (server-everything keeps tasks per session: it was lost)', async () => {
+    const url = `http://127.0.0.1:${peer.port}/mcp`;
+    const w1 = openWindow(dir, url);
+    // As the extension wires it (see src/extension.ts).
+    w1.engine.onDidChange((t) => w1.servers.liveTasksChanged(t.serverId));
+    await w1.start();
+    const id = w1.servers.list()[0].id;
+    const live = await w1.engine.callTool(id, 'simulate-research-query', { arguments: { topic: 'crashes' } });
+    await waitFor(() => fs.existsSync(path.join(dir, 'tasks.json')) && fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8').includes(live.taskId), 'the task saved');
+    w1.crash();
+    const w2 = openWindow(dir, url);
+    assert.equal((await w2.start()).sessions.length, 1, 'the session saved for the next window');
+    const done = await w2.until(live.key, (t) => isTerminal(t.status), 'the task to end');
+    assert.equal(done.status, 'completed', done.note);
+    assert.ok(w2.log.has('info', /Resumed session/), 'the saved session was resumed, not a new one');
+    w2.close();
+  });
+
   it('a task that ends just before the window closes, its result not fetched yet: its session is kept, and the next window resumes it and fetches the result there (server-everything keeps tasks per session)', async () => {
     const url = `http://127.0.0.1:${peer.port}/mcp`;
     const w1 = openWindow(dir, url);
