@@ -531,7 +531,8 @@ export class TaskStore implements Disposable {
       // Kept (see #failed), unless no longer wanted (results cleared meanwhile) or written at shutdown meanwhile.
       if (this.#written.has(key) && !this.#closed) return this.#failed(key, err);
     }
-    this.#saved(key);
+    // After dispose nothing here was saved (see above).
+    if (!this.#closed) this.#saved(key);
     if (this.#pending.get(key) === outcome) this.#pending.delete(key);
   }
 

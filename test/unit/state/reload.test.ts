@@ -1118,9 +1118,10 @@ describe('TaskStore', () => {
     }
   });
 
-  it('a result whose file cannot be written while the task list can (a disk with room for the small file only) is not written as fetched: the next window fetches it again from its server', async () => {
+  it('a result whose file cannot be written while the task list can (a disk with room for the small file only) is not written as fetched: the next window fetches it again from its server; a write that fails after the window closed is not told as saved', async () => {
     fs.writeFileSync(path.join(dir, 'results'), ''); // its folder cannot be made
-    const store = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, debounceMs: 1 });
+    const log = new MemoryLogger();
+    const store = new TaskStore(dir, log, { retentionDays: () => 30, debounceMs: 1 });
     const engine = stubEngine();
     store.attach(engine as unknown as TaskEngine);
     const at = new Date().toISOString();
@@ -1131,6 +1132,9 @@ describe('TaskStore', () => {
     const [saved] = (await new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30 }).load()).tasks;
     assert.equal(saved.status, 'completed');
     assert.equal(saved.outcomeFetchedAt, undefined);
+    // The write under way when the window closed ends (failed) after it: not a save.
+    await new Promise((r) => setTimeout(r, 50));
+    assert.ok(!log.has('info', /saved again/), log.text());
   });
 
   it('an index that cannot be read (empty, cut short, not JSON, of another version) is kept aside, not overwritten by the next save: the window starts with no tasks, and the log and the user are told where it is; one with entries that cannot be read is copied aside, the others load', async () => {
