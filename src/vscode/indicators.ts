@@ -10,6 +10,7 @@ import { taskBrowserSteps } from '../core/elicitation/urlRequired';
 import { DisposableBase } from '../core/util/event';
 import type { InFlight } from '../core/util/inFlight';
 import { formatCount } from '../core/util/text';
+import { gatherer } from '../core/util/gather';
 import { hasResult, lostWithWindow } from '../core/tasks/policy';
 import { setting } from './configuration';
 import type { HiddenDialogs } from './hiddenDialogs';
@@ -46,6 +47,12 @@ export class TaskIndicators extends DisposableBase {
   #shown = false;
   readonly #engine: TaskEngine;
   #pending: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * Ended tasks of one kind (server and status) found one after another over seconds (a reload's,
+   * poll after poll) are told in one notification: once none has come for 2 s, or 20 s after the
+   * first held. One alone is told at once.
+   */
+  readonly #gathered = gatherer<TaskSnapshot>((tasks) => this.#tellEnded(tasks), 2000, 20_000);
   readonly #view: vscode.TreeView<Node>;
   readonly #label: (serverId: string) => string;
   readonly #dialogs: Pick<HiddenDialogs, 'whereIs' | 'onDidChange' | 'onDidShow'> | undefined;
@@ -98,7 +105,7 @@ export class TaskIndicators extends DisposableBase {
     // Named while the view still shows it among those it asked alike (see askedTitle), as its row was.
     this._register(host.onDidExpire((h) => (this.#expired.push([h, hostedTitle(h, shown()).label]), this.#schedule())));
     this._register(engine.onDidNotSend((u) => this.#notSent(u)));
-    this._register({ dispose: () => ((this.#disposed = true), clearTimeout(this.#pending), this.#awaiting.forEach(clearTimeout)) });
+    this._register({ dispose: () => ((this.#disposed = true), clearTimeout(this.#pending), this.#gathered.dispose(), this.#awaiting.forEach(clearTimeout)) });
     for (const t of engine.list()) this.#last.set(t.key, t.status);
     this.#update();
   }
@@ -270,7 +277,7 @@ export class TaskIndicators extends DisposableBase {
     return [];
   }
 
-  /** One notification per server and status: a server that ends many tasks at once (its process gone) says so once. */
+  /** One notification per server and status: a server that ends many tasks at once (its process gone), or one after another (a reload's, found lost poll after poll), says so once. */
   #notifyEnded(ended: readonly TaskSnapshot[]): void {
     if (!ended.length || !setting('notifications.taskEnded', true)) return;
     const groups = new Map<string, TaskSnapshot[]>();
@@ -293,33 +300,35 @@ export class TaskIndicators extends DisposableBase {
       if (group) group.push(t);
       else groups.set(key, [t]);
     }
-    for (const [t, ...more] of groups.values()) {
-      const status = STATUS_PRESENTATION[t.status].label.toLowerCase();
-      const server = this.#label(t.serverId);
-      const show = t.status === FAILED || t.status === LOST ? showWarning : showInfo;
-      if (more.length) {
-        showTasks(
-          show,
-          lostWithWindow(t)
-            ? vscode.l10n.t("{0} tasks on {1} were lost when the window closed: a stdio server's process ends with the window, and a new one does not know its tasks. Run them again if you still need them.", formatCount(more.length + 1), server)
-            : vscode.l10n.t('{0} tasks on {1}: {2}', formatCount(more.length + 1), server, status),
-        );
-        continue;
-      }
-      const open = vscode.l10n.t('Open Result');
-      const again = vscode.l10n.t('Run Again');
-      const canOpen = hasResult(t);
-      // A lost call of ours can run again as it was asked for; one found through tasks/list has no arguments known.
-      const canRun = !canOpen && t.status === LOST && t.origin !== SERVER_LIST;
-      // A task that went wrong says why, as its row does (for lost and expired, the note is the reason).
-      const why = t.status === FAILED ? t.statusMessage || t.note : t.status === LOST || t.status === EXPIRED ? t.note || t.statusMessage : undefined;
-      const text = why ? vscode.l10n.t('"{0}" on {1}: {2}. {3}', this.#title(t), server, status, why) : vscode.l10n.t('"{0}" on {1}: {2}', this.#title(t), server, status);
-      void show(text, ...(canOpen ? [open] : canRun ? [again] : [])).then((c) =>
-        c === open
-          ? executeCommand(OPEN_RESULT, asTaskNode(t))
-          : c === again && executeCommand(RUN_AGAIN, asTaskNode(t)),
+    groups.forEach((tasks, key) => this.#gathered.add(key, tasks));
+  }
+
+  /** Tasks of one server that ended alike: one notification. */
+  #tellEnded([t, ...more]: TaskSnapshot[]): void {
+    const status = STATUS_PRESENTATION[t.status].label.toLowerCase();
+    const server = this.#label(t.serverId);
+    const show = t.status === FAILED || t.status === LOST ? showWarning : showInfo;
+    if (more.length) {
+      return showTasks(
+        show,
+        lostWithWindow(t)
+          ? vscode.l10n.t("{0} tasks on {1} were lost when the window closed: a stdio server's process ends with the window, and a new one does not know its tasks. Run them again if you still need them.", formatCount(more.length + 1), server)
+          : vscode.l10n.t('{0} tasks on {1}: {2}', formatCount(more.length + 1), server, status),
       );
     }
+    const open = vscode.l10n.t('Open Result');
+    const again = vscode.l10n.t('Run Again');
+    const canOpen = hasResult(t);
+    // A lost call of ours can run again as it was asked for; one found through tasks/list has no arguments known.
+    const canRun = !canOpen && t.status === LOST && t.origin !== SERVER_LIST;
+    // A task that went wrong says why, as its row does (for lost and expired, the note is the reason).
+    const why = t.status === FAILED ? t.statusMessage || t.note : t.status === LOST || t.status === EXPIRED ? t.note || t.statusMessage : undefined;
+    const text = why ? vscode.l10n.t('"{0}" on {1}: {2}. {3}', this.#title(t), server, status, why) : vscode.l10n.t('"{0}" on {1}: {2}', this.#title(t), server, status);
+    void show(text, ...(canOpen ? [open] : canRun ? [again] : [])).then((c) =>
+      c === open
+        ? executeCommand(OPEN_RESULT, asTaskNode(t))
+        : c === again && executeCommand(RUN_AGAIN, asTaskNode(t)),
+    );
   }
 
   /**

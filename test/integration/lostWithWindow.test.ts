@@ -66,6 +66,18 @@ suite('Tasks of a stdio server lost with a reloaded window', () => {
     ]);
   });
 
+  test('many found lost one poll after another, over seconds, are told in one warning too (not one per 100 ms)', async function () {
+    this.timeout(60_000);
+    // The configuration is read before their first polls, which are staggered (5 ms apart): each poll finds its task lost in turn, 400 over 2 s.
+    engine.restore(Array.from({ length: 400 }, (_, i) => storedTask('settings:lab', `t${i}`, { status: 'working', toolName: 'slow' })));
+    known = true;
+    await waitFor(() => engine.list().every((t) => t.status === 'lost'), 'every task lost', 30_000);
+    await waitFor(() => told.length, 'the warning');
+    assert.deepEqual(told, [
+      [`${(400).toLocaleString()} tasks on lab were lost when the window closed: a stdio server's process ends with the window, and a new one does not know its tasks. Run them again if you still need them.`, ['Show Tasks']],
+    ]);
+  });
+
   test('one of them is told with Run Again, which runs the command Run Again (its tool again, with the same arguments) on its row', async () => {
     const ran: unknown[][] = [];
     const { commands } = vscode;
