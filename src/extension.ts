@@ -6,6 +6,7 @@ import { TaskEngine } from './core/tasks/engine';
 import { TaskStore } from './core/state/taskStore';
 import { TaskHost } from './core/host/taskHost';
 import { fingerprint } from './core/config/fingerprint';
+import { focusConsent } from './vscode/sampling/consent';
 import { createElicitationHandler, focusQuestion, listenForElicitationComplete, registerQuestionKeys } from './vscode/elicitation/handler';
 import type { ElicitationHandler } from './vscode/elicitation/handler';
 import type { ServerRequestContext } from './core/tasks/engine';
@@ -260,7 +261,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   const ageTimer = setInterval(() => view.visible && tree.refreshAll(), 30_000);
   subscriptions.push({ dispose: () => clearInterval(ageTimer) }, view.onDidChangeVisibility((e) => e.visible && tree.refreshAll()));
   subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), userMcpJson: reader.userFile, refreshTasks: (id) => engine.refreshList(id), tasks: () => engine.list(), pendingCalls: (id) => engine.pendingCalls(id), endByUser }));
-  subscriptions.push(...registerTaskCommands({ servers, engine, host, store, asking, isAnswering: (key) => answering.has(key), isConsenting: sampling.consenting, reopenDialog: (key) => hidden.reopen(key) || (!!key && hidden.whereIs(key) === 'shown' && focusQuestion()), results, tree, view, endByUser }));
+  subscriptions.push(...registerTaskCommands({ servers, engine, host, store, asking, isAnswering: (key) => answering.has(key), isConsenting: sampling.consenting, reopenDialog: (key) => hidden.reopen(key) || (!!key && hidden.whereIs(key) === 'shown' && (focusQuestion() || focusConsent())), results, tree, view, endByUser }));
   subscriptions.push(
     registerCommand('mcpTasks.revokeSamplingPermissions', () => revokeSamplingPermissions(samplingPermissions)),
     inputs.registerForgetCommand(() => servers.list().flatMap((x) => servers.config(x.id) ?? [])),

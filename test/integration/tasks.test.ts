@@ -878,7 +878,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     return { server, messages, t: await api.runTool(server.id, tool, { arguments: label === 'demo' ? { text } : { prompt: text } }) };
   };
 
-  test('A task or direct call waiting for the user to allow its server\'s sampling request: Respond to Task says so while the prompt is open, and shows it again after Escape hid it; the request\'s own row, run as a task here, says it waits for you and names the model', async function () {
+  test('A task or direct call waiting for the user to allow its server\'s sampling request: Respond to Task gives the prompt on screen the keyboard back, and shows it again after Escape hid it; the request\'s own row, run as a task here, says it waits for you and names the model', async function () {
     this.timeout(90_000);
     const api = await publicApi();
     // Neither server always allowed, whatever ran before: else no prompt shows.
@@ -905,8 +905,12 @@ suite('Commands and the Tasks view, with the demo server', () => {
         }
         // The direct call's row says what it waits for, as a task's row leads with its server's message.
         if (label === 'everything') assert.match((await taskRow(label, `task:${t.id}`))?.description ?? '', /^The server asks to use a language model · /);
+        // On screen, the prompt takes the keyboard back (a click on the row took it): shown again (VS Code focuses a quick input as it shows), not a toast that says where it is.
         await vscode.commands.executeCommand('mcpTasks.respondToTask', node);
-        await waitFor(() => spy.messages.slice(messages).some((m) => /^".+" waits for your permission to use a language model: its prompt is open at the top of the window/.test(m)), `Respond to Task to say ${tool} waits for the user's permission`);
+        const focused = await spy.next(`the consent prompt of ${tool}, given the keyboard back`);
+        assert.equal(focused.pick, prompt.pick, 'the same prompt, not a new one');
+        assert.equal(testing.hiddenDialogs?.(), 0, 'not counted as hidden by the user');
+        assert.deepEqual(spy.messages.slice(messages).filter((m) => m.includes('open at the top')), [], 'no toast says where it is');
         await escape();
         await waitFor(() => testing.hiddenDialogs?.() === 1, 'the prompt to wait hidden');
         if (waiting) await hostedReads(/^Input required · /);

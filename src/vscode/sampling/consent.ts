@@ -3,6 +3,7 @@ import type { SamplingPreview } from '../../core/sampling/request';
 import { onAbort } from '../../core/util/abort';
 import type { Turn } from '../../core/util/turns';
 import type { HiddenDialogs } from '../hiddenDialogs';
+import { showAgain } from '../hiddenDialogs';
 import { CIRCLE_SLASH } from '../../core/tasks/presentation';
 
 /** The user's answer to a sampling request. */
@@ -29,6 +30,15 @@ const uriOf = (key: string, label: string): vscode.Uri => vscode.Uri.from({ sche
 interface Item extends vscode.QuickPickItem {
   answer: ConsentAnswer | 'show';
 }
+
+/** What gives the consent prompt on screen the keyboard back. */
+let onScreen: (() => void) | undefined;
+
+/**
+ * Gives the consent prompt on screen the keyboard back (a click on its task's row took it), as
+ * `focusQuestion` does a question's step: hidden and shown again. False when none is on screen.
+ */
+export const focusConsent = (): boolean => !!onScreen && (onScreen(), true);
 
 /**
  * The consent prompt: a quick pick (not modal, stays open when focus moves) titled with the
@@ -72,9 +82,15 @@ export class QuickPickConsent implements vscode.Disposable {
     return new Promise<ConsentAnswer>((resolve) => {
       const subs: vscode.Disposable[] = [];
       let settled = false;
+      // Set for the hide of focus(), which is no user's.
+      let refocus = false;
+      const focus = () => ((refocus = true), qp.hide(), showAgain(qp));
+      const shown = () => (onScreen = focus);
+      const off = () => onScreen === focus && (onScreen = undefined);
       const finish = (answer: ConsentAnswer) => {
         if (settled) return;
         settled = true;
+        off();
         stop();
         for (const s of subs) s.dispose();
         this.#hidden?.delete(qp);
@@ -92,9 +108,10 @@ export class QuickPickConsent implements vscode.Disposable {
         }),
         // Escape, or another quick input shown over this one: no answer yet (without a place to
         // wait, no consent).
-        qp.onDidHide(() => (this.#hidden ? this.#hidden.add(qp, turn) : finish('deny'))),
+        qp.onDidHide(() => (refocus ? (refocus = false) : this.#hidden ? (off(), this.#hidden.add(qp, turn, shown)) : finish('deny'))),
       );
       qp.show();
+      shown();
     });
   };
 
