@@ -76,6 +76,18 @@ suite('The Tasks view redraws a row only when what it shows changes', () => {
       assert.deepEqual(asked.sort(), ['hovered', 'young'], 'the row whose age now reads "1 min", and the hovered one whose tooltip counts its ttl down; not the same ttl unhovered, nor an age still "2 h"');
     }));
 
+  // Each row's look is kept from one comparison to the next (one look built a change, not two); a hover changes it.
+  test('a row hovered after the view compared it is not redrawn for the tooltip the hover gave it', () =>
+    withTree(({ engine, tree }) => {
+      engine.restore([storedTask(SERVER, 'steady', { outcome, createdAt: new Date(Date.now() - 7200_000).toISOString() })]);
+      const { node, item } = draw(tree).get('steady')!;
+      const asked = redraws(tree);
+      tree.refreshAll();
+      tree.resolveTreeItem(item, node);
+      tree.refreshAll();
+      assert.deepEqual(asked, [], 'nothing it shows has changed');
+    }));
+
   // At 1,000 changes a second, building each changed row twice (to tell it changed, then as VS Code reads it) cost ~7 ms/s more.
   test('a changed row is built once: VS Code reads the item built to tell that it changed, unless its rows are listed again meanwhile', () =>
     withTree(({ engine, tree }) => {

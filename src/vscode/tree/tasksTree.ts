@@ -96,6 +96,8 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   readonly #drawn = new WeakMap<Node, vscode.TreeItem>();
   /** The item #changed built for a task row it found changed, which VS Code reads next (getTreeItem): built once a change. Dropped when rows are listed again (a run's title may change). */
   #built = new WeakMap<Node, vscode.TreeItem>();
+  /** The look of an item #changed compared, kept while it shows so (its tooltip set on hover changes it): one look built a change, not two. */
+  readonly #looks = new WeakMap<vscode.TreeItem, string>();
   readonly #servers: ServerManager;
   readonly #engine: TaskEngine;
   readonly #host: TaskHost | undefined;
@@ -187,7 +189,9 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     if (!drawn) return true;
     const item = this.#item(node);
     if (drawn.tooltip) this.resolveTreeItem(item, node);
-    const changed = look(item) !== look(drawn);
+    const now = look(item);
+    const changed = now !== (this.#looks.get(drawn) ?? look(drawn));
+    this.#looks.set(changed ? item : drawn, now);
     // Only a task row is redrawn solely through here (a hosted one also on its host's change).
     if (changed && node.kind === TASK) this.#built.set(node, item);
     else this.#built.delete(node);
@@ -342,6 +346,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     if (node.kind === TASK && !item.tooltip) {
       const t = this.#engine.get(node.key);
       if (t) item.tooltip = taskTooltip(t, this.#title(t), Date.now(), this.#checks(t));
+      this.#looks.delete(item);
     }
     return item;
   }
