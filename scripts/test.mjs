@@ -118,8 +118,12 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 // of memory, removed tasks remembered until their ttl, a question's title following its row, a
 // denied request's failure not told, counts in the locale's digits, run times formatted with
 // formatters kept…) took 1.7 KB: 291.7 KB (298,738 bytes), 8.3 KB under the gate.
+// The thirty-second session's fixes (a task list that cannot be read kept aside, a disk that
+// cannot be written told once and tried again, a crash's temporary files swept, sessions saved
+// before a crash, the clock set back, lost tasks told in one warning, a click giving a question
+// the keyboard back…) took 2.5 KB: 294.2 KB (301,238 bytes), 5.8 KB under the gate.
 // Loading features on demand would not reach 150 KB either: with every transport, the dialogs,
-// sampling, the chat tools and the API left out, the startup bundle is still 176 KB
+// sampling, the chat tools and the API left out, the startup bundle is still 178 KB
 // (bench/size.mjs, "startup only").
 const BUNDLE_TARGET = 150 * 1024;
 const BUNDLE_GATE = 300 * 1024;
