@@ -28,7 +28,7 @@ import { HiddenDialogs } from './vscode/hiddenDialogs';
 import { ResultDocuments } from './vscode/results';
 import { registerTaskCommands } from './vscode/taskCommands';
 import { channelLogger } from './vscode/log';
-import { showError, showWarning } from './vscode/notify';
+import { showError, tellUnread } from './vscode/notify';
 import type { RowSnapshot } from './vscode/tree/tasksTree';
 import { TasksTreeProvider } from './vscode/tree/tasksTree';
 import type { McpTasksApi as PublicApi } from '../api/mcp-tasks';
@@ -85,7 +85,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
       const text = vscode.l10n.t('MCP Tasks cannot save its tasks and results ({0}). They are kept while this window is open and saved when they can be: free some disk space, or make {1} writable.', errorMessage(err).split(',')[0], storage);
       void showError(text, show).then((c) => c && channel.show());
     },
-    onUnread: (keptAs) => void showWarning(vscode.l10n.t('MCP Tasks could not read the tasks it saved, and starts without them. The file is kept as {0}.', keptAs)),
+    onUnread: tellUnread,
   });
   // Answers to servers: questions through quick input, sampling through the editor's models
   // after consent; task-augmented requests run as tasks the client hosts.
