@@ -53,6 +53,8 @@ export class TaskIndicators extends DisposableBase {
    * first held. One alone is told at once.
    */
   readonly #gathered = gatherer<TaskSnapshot>((tasks) => this.#tellEnded(tasks), 2000, 20_000);
+  /** Likewise hosted requests of one server whose ttl runs out one after another (many asked one after another). */
+  readonly #gatheredExpired = gatherer<[HostedTaskSnapshot, string]>((expired) => this.#tellExpired(expired), 2000, 20_000);
   readonly #view: vscode.TreeView<Node>;
   readonly #label: (serverId: string) => string;
   readonly #dialogs: Pick<HiddenDialogs, 'whereIs' | 'onDidChange' | 'onDidShow'> | undefined;
@@ -105,7 +107,7 @@ export class TaskIndicators extends DisposableBase {
     // Named while the view still shows it among those it asked alike (see askedTitle), as its row was.
     this._register(host.onDidExpire((h) => (this.#expired.push([h, hostedTitle(h, shown()).label]), this.#schedule())));
     this._register(engine.onDidNotSend((u) => this.#notSent(u)));
-    this._register({ dispose: () => ((this.#disposed = true), clearTimeout(this.#pending), this.#gathered.dispose(), this.#awaiting.forEach(clearTimeout)) });
+    this._register({ dispose: () => ((this.#disposed = true), clearTimeout(this.#pending), this.#gathered.dispose(), this.#gatheredExpired.dispose(), this.#awaiting.forEach(clearTimeout)) });
     for (const t of engine.list()) this.#last.set(t.key, t.status);
     this.#update();
   }
@@ -348,14 +350,15 @@ export class TaskIndicators extends DisposableBase {
     void showWarning(text, ...(resend ? [again] : task ? [cancel] : []), vscode.l10n.t('Show Log')).then((c) => (c === again ? resend?.() : c === cancel ? executeCommand(CANCEL_TASK, asTaskNode(task!)) : c && executeCommand(SHOW_LOG)));
   }
 
-  /** One warning per server: a server whose questions' ttl runs out together says so once. */
+  /** One warning per server: a server whose questions' ttl runs out together, or one after another, says so once. */
   #notifyExpired(expired: readonly [HostedTaskSnapshot, string][]): void {
-    for (const id of new Set(expired.map(([h]) => h.serverId))) {
-      const [[h, title], ...more] = expired.filter(([x]) => x.serverId === id);
-      const server = this.#label(id);
-      if (more.length) showTasks(showWarning, vscode.l10n.t('{0} requests on {1} closed unanswered: their ttl ran out.', formatCount(more.length + 1), server));
-      else void showWarning(vscode.l10n.t('"{0}" on {1} closed unanswered: its ttl of {2} ran out.', title, server, formatAge(h.ttl)));
-    }
+    for (const id of new Set(expired.map(([h]) => h.serverId))) this.#gatheredExpired.add(id, expired.filter(([x]) => x.serverId === id));
+  }
+
+  #tellExpired([[h, title], ...more]: [HostedTaskSnapshot, string][]): void {
+    const server = this.#label(h.serverId);
+    if (more.length) showTasks(showWarning, vscode.l10n.t('{0} requests on {1} closed unanswered: their ttl ran out.', formatCount(more.length + 1), server));
+    else void showWarning(vscode.l10n.t('"{0}" on {1} closed unanswered: its ttl of {2} ran out.', title, server, formatAge(h.ttl)));
   }
 }
 
