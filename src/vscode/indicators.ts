@@ -305,8 +305,10 @@ export class TaskIndicators extends DisposableBase {
     groups.forEach((tasks, key) => this.#gathered.add(key, tasks));
   }
 
-  /** Tasks of one server that ended alike: one notification. */
-  #tellEnded([t, ...more]: TaskSnapshot[]): void {
+  /** Tasks of one server that ended alike: one notification, of those the user has not removed from the list while they were gathered. */
+  #tellEnded(ended: TaskSnapshot[]): void {
+    const [t, ...more] = ended.filter((x) => this.#engine.get(x.key, x.createdAt));
+    if (!t) return;
     const status = STATUS_PRESENTATION[t.status].label.toLowerCase();
     const server = this.#label(t.serverId);
     const show = t.status === FAILED || t.status === LOST ? showWarning : showInfo;

@@ -66,6 +66,21 @@ suite('Tasks of a stdio server lost with a reloaded window', () => {
     ]);
   });
 
+  test('one the user removes from the list while they are gathered (Remove from List, Clear Finished) is not counted when they are told', async () => {
+    await reload(
+      ['settings:lab', 't1', { status: 'working', toolName: 'slow' }],
+      ['settings:lab', 't2', { status: 'working', toolName: 'slow' }],
+      ['settings:lab', 't3', { status: 'working', toolName: 'slow' }],
+    );
+    await waitFor(() => engine.list().every((t) => t.status === 'lost'), 'every task lost');
+    // Held until none has come for 2 s: the user removes one meanwhile.
+    engine.remove(engine.list().find((t) => t.taskId === 't1')!.key);
+    await waitFor(() => told.length, 'the warning');
+    assert.deepEqual(told, [
+      ["2 tasks on lab were lost when the window closed: a stdio server's process ends with the window, and a new one does not know its tasks. Run them again if you still need them.", ['Show Tasks']],
+    ]);
+  });
+
   test('many found lost one poll after another, over seconds, are told in one warning too (not one per 100 ms)', async function () {
     this.timeout(60_000);
     // The configuration is read before their first polls, which are staggered (5 ms apart): each poll finds its task lost in turn, 400 over 2 s.
