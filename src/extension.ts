@@ -28,7 +28,7 @@ import { HiddenDialogs } from './vscode/hiddenDialogs';
 import { ResultDocuments } from './vscode/results';
 import { registerTaskCommands } from './vscode/taskCommands';
 import { channelLogger } from './vscode/log';
-import { showError, tellUnread } from './vscode/notify';
+import { tellUnread, tellUnsaved } from './vscode/storageNotices';
 import type { RowSnapshot } from './vscode/tree/tasksTree';
 import { TasksTreeProvider } from './vscode/tree/tasksTree';
 import type { McpTasksApi as PublicApi } from '../api/mcp-tasks';
@@ -78,13 +78,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   const store = new TaskStore(storage, logger, {
     shared: !context.storageUri,
     retentionDays: () => setting('retentionDays', 30),
-    // A full or read-only disk: said once, with what to do (the store tries again by itself); the
-    // reason without its path ("ENOSPC: no space left on device, write"), the log has it all.
-    onSaveError: (err) => {
-      const show = vscode.l10n.t('Show Log');
-      const text = vscode.l10n.t('MCP Tasks cannot save its tasks and results ({0}). They are kept while this window is open and saved when they can be: free some disk space, or make {1} writable.', errorMessage(err).split(',')[0], storage);
-      void showError(text, show).then((c) => c && channel.show());
-    },
+    onSaveError: tellUnsaved(storage),
     onUnread: tellUnread,
   });
   // Answers to servers: questions through quick input, sampling through the editor's models

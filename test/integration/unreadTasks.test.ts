@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { tellUnread } from '../../src/vscode/notify';
+import { tellUnread } from '../../src/vscode/storageNotices';
 import { waitFor } from './helpers';
 import { recordToasts } from './quickInputs';
 
