@@ -121,7 +121,7 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 // The thirty-second session's fixes (a task list that cannot be read kept aside, a disk that
 // cannot be written told once and tried again, a crash's temporary files swept, sessions saved
 // before a crash, the clock set back, lost tasks told in one warning, a click giving a question
-// the keyboard back…) took 2.7 KB: 294.4 KB (301,461 bytes), 5.6 KB under the gate.
+// the keyboard back…) took 2.7 KB: 294.4 KB (301,452 bytes), 5.6 KB under the gate.
 // Loading features on demand would not reach 150 KB either: with every transport, the dialogs,
 // sampling, the chat tools and the API left out, the startup bundle is still 178 KB
 // (bench/size.mjs, "startup only").
