@@ -1476,9 +1476,11 @@ export class TaskEngine extends DisposableBase {
   /**
    * After the server refused the result of a task that ended (completed or failed): if it denies
    * the task too, the task is expired or lost as a poll would find it, keeping its last status and
-   * what else is known; if the server cannot be asked, the fetch is tried again later. True when
-   * the server still knows the task: a completed one stays completed without a result (Fetch Task
-   * Result may try again); a failed one's refusal is its tool's error.
+   * what else is known (one whose result was fetched before, then deleted by the user or kept in a
+   * file now missing or damaged, stays as it ended: its note says so); if the server cannot be
+   * asked, the fetch is tried again later. True when the server still knows the task: a completed
+   * one stays completed without a result (Fetch Task Result may try again); a failed one's refusal
+   * is its tool's error.
    */
   async #confirmResultGone(rec: Rec, session: McpSession): Promise<boolean> {
     const { serverId, taskId, status } = rec.snap;
@@ -1489,8 +1491,8 @@ export class TaskEngine extends DisposableBase {
     } catch (err) {
       if (this.#disposed || this.#recs.get(rec.snap.key) !== rec || rec.snap.status !== status) return false;
       const denied = denial(err);
-      // It ended: a result the user deleted and its server forgot leaves it ended, without one.
-      if (denied && rec.snap.resultDeleted) this.#update(rec, { note: `${DELETED}, and its server no longer has it.` });
+      // It ended: a result the user deleted, or kept in a file now missing or damaged, and its server forgot leaves it ended, without one.
+      if (denied && (rec.snap.resultDeleted || rec.snap.outcomeFetchedAt)) this.#update(rec, { note: `${rec.snap.resultDeleted ? DELETED : `The result kept for it is ${UNREADABLE}`}, and its server no longer has it.` });
       else if (denied) this.#markGone(rec, denied, true);
       else {
         this.#failed(serverId, `tasks/get ${taskId}`, err);
@@ -1551,7 +1553,7 @@ export class TaskEngine extends DisposableBase {
     // (Refetch delays are whole multiples of 5 s.)
     const { note, key: k } = rec.snap;
     const delay = this.#refetch.has(k) && this.#refetchDelay.get(k);
-    throw new Error(`${note?.startsWith(NOT_FETCHED) ? note.slice(NOT_FETCHED.length) : note?.startsWith(DELETED) ? note : 'no result came; see the log for why.'}${delay ? ` It is tried again in ${delay / 1000} s.` : ''}`);
+    throw new Error(`${note?.startsWith(NOT_FETCHED) ? note.slice(NOT_FETCHED.length) : note?.startsWith(DELETED) || note?.includes(UNREADABLE) ? note : 'no result came; see the log for why.'}${delay ? ` It is tried again in ${delay / 1000} s.` : ''}`);
   }
 
   /**

@@ -90,7 +90,10 @@ export const formatOutcome = (t: TaskSnapshot, server: string): string => {
   const o = t.outcome;
   if (!o) {
     // Clear Stored Results deleted it: it was fetched. A note that says so says it (a direct call's, one its server forgot).
-    if (!t.resultDeleted) lines.push(t.outcomeFetchedAt ? `_The result fetched then was kept, but its file is ${UNREADABLE}, and its server did not give it again._` : '_No result has been fetched for this task._');
+    // A kept one whose file is missing or damaged: its note says so once its server forgot it.
+    if (!t.resultDeleted) {
+      if (!t.note?.includes(UNREADABLE)) lines.push(t.outcomeFetchedAt ? `_The result fetched then was kept, but its file is ${UNREADABLE}, and its server did not give it again._` : '_No result has been fetched for this task._');
+    }
     else if (!t.note?.startsWith(DELETED)) lines.push(`_${DELETED}. Open Result fetches it again while its server keeps it._`);
   } else if (o.kind === 'error') {
     lines.push(`## ❌ The server answered with error ${o.error.code}`, '', o.error.message, '');

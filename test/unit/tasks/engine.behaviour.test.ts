@@ -641,18 +641,23 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.equal(h.engine.followedCount, 0, 'it is no longer polled');
   });
 
-  it('a completed task whose kept result file is missing or damaged (loadOutcome finds none): fetched again from its server while it has it; once it forgot the task, the error says the kept result is missing, not that none was fetched', async () => {
+  it('a completed task whose kept result file is missing or damaged (loadOutcome finds none): fetched again from its server while it has it; once it forgot the task, it stays completed (or failed), not lost, and its note and the error say the kept result is missing', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL }, engine: { loadOutcome: async () => undefined } });
     const at = new Date().toISOString();
-    const kept = (taskId: string): TaskSnapshot => ({ key: taskKey('fake', taskId), serverId: 'fake', taskId, kind: 'task', toolName: 'required-tool', status: 'completed', createdAt: at, lastUpdatedAt: at, ttl: 3_600_000, origin: 'user', outcomeFetchedAt: at });
-    const [a, b] = [h.server.createTask('required-tool'), h.server.createTask('required-tool')];
+    const kept = (taskId: string, status: 'completed' | 'failed' = 'completed'): TaskSnapshot => ({ key: taskKey('fake', taskId), serverId: 'fake', taskId, kind: 'task', toolName: 'required-tool', status, createdAt: at, lastUpdatedAt: at, ttl: 3_600_000, origin: 'user', outcomeFetchedAt: at });
+    const [a, b, c] = [h.server.createTask('required-tool'), h.server.createTask('required-tool'), h.server.createTask('required-tool')];
     h.server.complete(a.taskId);
     h.server.complete(b.taskId);
     h.server.forget(b.taskId);
-    h.engine.restore([kept(a.taskId), kept(b.taskId)], new Map(), []);
+    h.server.forget(c.taskId);
+    h.engine.restore([kept(a.taskId), kept(b.taskId), kept(c.taskId, 'failed')], new Map(), []);
     const fetched = await h.engine.fetchResult(taskKey('fake', a.taskId));
     assert.deepEqual(fetched.kind === 'result' && fetched.result.content, [{ type: 'text', text: `done: ${a.taskId}` }]);
-    await assert.rejects(h.engine.fetchResult(taskKey('fake', b.taskId)), /^Error: The task is lost and the result kept for it is missing or damaged \(see the log\): The server no longer knows the task/);
+    const missing = 'The result kept for it is missing or damaged (see the log), and its server no longer has it.';
+    for (const [t, status] of [[b, 'completed'], [c, 'failed']] as const) {
+      await assert.rejects(h.engine.fetchResult(taskKey('fake', t.taskId)), (err: Error) => (assert.equal(err.message, missing), true));
+      assert.deepEqual([h.snap(t.taskId).status, h.snap(t.taskId).note], [status, missing]);
+    }
   });
 
   it('a completed task whose result the server no longer has (-32602 on tasks/result): lost or expired after a tasks/get, not an error outcome', async () => {

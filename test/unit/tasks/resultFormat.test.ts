@@ -43,6 +43,8 @@ describe('formatOutcome', () => {
   it('a result kept whose file is missing or damaged, which its server did not give again, says so, not "No result has been fetched" under "result fetched" in its heading', () => {
     const doc = formatOutcome({ ...withText('x'), outcome: undefined, outcomeFetchedAt: '2025-01-01T00:00:01.000Z' }, 'lab');
     assert.match(doc, /\n_The result fetched then was kept, but its file is missing or damaged \(see the log\), and its server did not give it again\._\n/);
+    const forgot = formatOutcome({ ...withText('x'), outcome: undefined, outcomeFetchedAt: '2025-01-01T00:00:01.000Z', note: 'The result kept for it is missing or damaged (see the log), and its server no longer has it.' }, 'lab');
+    assert.equal(forgot.match(/missing or damaged/g)?.length, 1, forgot);
     assert.doesNotMatch(doc, /No result has been fetched/);
   });
 
