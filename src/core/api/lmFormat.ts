@@ -9,7 +9,7 @@ import type { UrlPlan } from '../elicitation/plan';
 import { urlsRequired } from '../elicitation/urlRequired';
 import { COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
 import { SERVER_LIST } from '../tasks/types';
-import { head } from '../util/text';
+import { formatCount, head } from '../util/text';
 
 /** A tool's answer: text for the model, and the structured facts (sent as a JSON part). */
 export interface ModelAnswer {
@@ -25,7 +25,7 @@ const MAX_MESSAGE_CHARS = 2000;
 
 const clip = (s: string, max: number): string => (s.length <= max ? s : `${head(s, max - 1)}…`);
 
-const kb = (base64: unknown) => maxOf(1, round(((isString(base64) ? base64.length : 0) * 3) / 4 / 1024));
+const kb = (base64: unknown) => formatCount(maxOf(1, round(((isString(base64) ? base64.length : 0) * 3) / 4 / 1024)));
 
 /** One input of a tool, in the fewest words a model needs to fill it in. */
 export interface InputSummary {
@@ -74,7 +74,7 @@ export const formatToolList = (entries: readonly ServerTools[]): ModelAnswer => 
   const tools = entries.flatMap((e) => (e.tools ?? []).filter((t) => t.runsAsTask).map((t) => ({ server: e.server.label, t })));
   const lines: string[] = [];
   if (entries.length === 0) lines.push('No MCP servers are configured in MCP Tasks.');
-  else lines.push(tools.length ? `${tools.length} tool${tools.length === 1 ? '' : 's'} can run as tasks:` : 'No tool can run as a task.');
+  else lines.push(tools.length ? `${formatCount(tools.length)} tool${tools.length === 1 ? '' : 's'} can run as tasks:` : 'No tool can run as a task.');
   for (const { server, t } of tools) {
     lines.push(`- server "${server}", tool "${t.name}" (taskSupport ${t.taskSupport})${t.description ? `: ${clip(t.description, MAX_DESCRIPTION_CHARS)}` : ''}`);
   }
@@ -163,7 +163,7 @@ export const formatTask = (task: TaskInfo, lead?: string): ModelAnswer => {
 /** mcpTasks_getTask without a task id: the tracked tasks, newest first. */
 export const formatTaskList = (tasks: readonly TaskInfo[], max = 20): ModelAnswer => {
   const shown = tasks.slice(0, max).map(bounded);
-  const lines = [tasks.length ? `${tasks.length} task${tasks.length === 1 ? ' is' : 's are'} tracked${tasks.length > max ? ` (the newest ${max} shown)` : ''}:` : 'No tasks are tracked.'];
+  const lines = [tasks.length ? `${formatCount(tasks.length)} task${tasks.length === 1 ? ' is' : 's are'} tracked${tasks.length > max ? ` (the newest ${max} shown)` : ''}:` : 'No tasks are tracked.'];
   for (const t of shown) lines.push(`- ${describeTaskForModel(t)}`);
   return { text: lines.join('\n'), data: { tasks: shown.map(modelTask) } };
 };
@@ -220,11 +220,11 @@ export const formatResult = (r: ResultInfo, waited: { seconds: number; capped: b
     lines.push(res.isError ? 'The tool reported an error (isError). Its output:' : 'The result:');
     const body = (res.content as Block[]).map(blockText).join('\n\n') || '(the result has no content)';
     const kept = head(body, MAX_RESULT_CHARS);
-    lines.push(body.length > MAX_RESULT_CHARS ? `${kept}\n[… ${body.length - kept.length} more characters cut; the full result is in the MCP Tasks view]` : body);
+    lines.push(body.length > MAX_RESULT_CHARS ? `${kept}\n[… ${formatCount(body.length - kept.length)} more characters cut; the full result is in the MCP Tasks view]` : body);
     data.isError = res.isError === true;
     if (res.structuredContent !== undefined) {
       const json = safeStringify(res.structuredContent);
-      data.structuredContent = json.length > MAX_RESULT_CHARS ? `[${json.length} characters of structured content cut; open the result in the MCP Tasks view]` : res.structuredContent;
+      data.structuredContent = json.length > MAX_RESULT_CHARS ? `[${formatCount(json.length)} characters of structured content cut; open the result in the MCP Tasks view]` : res.structuredContent;
     }
   }
   return { text: lines.join('\n'), data };

@@ -7,7 +7,7 @@ import { COMPLETED, ELICITATION_CREATE, FAILED, INPUT_REQUIRED, WORKING } from '
 import { floor, isArray, maxOf, parseDate, round } from '../util/builtins';
 import { isObject, isString } from '../util/json';
 import { truncate } from '../util/log';
-import { splitsPair } from '../util/text';
+import { formatCount, splitsPair } from '../util/text';
 import { DIRECT, TASK } from './types';
 
 /** The codicon of what was declined, refused or cancelled, and the color of a warning: one string each in the bundle. */
@@ -50,13 +50,13 @@ export const formatAge = (ms: number): string => {
  */
 export const formatRowAge = (ms: number): string => (ms < 60_000 ? 'now' : formatAge(ms));
 
-/** `3/6`, `40%` or `12` from a progress notification. */
-export const formatProgress = (p: TaskSnapshot['progress']): string | undefined => {
+/** `3/6`, `40%` or `1,200` from a progress notification, its numbers written by `n`: in the locale's digits, as every count. */
+export const formatProgress = (p: TaskSnapshot['progress'], n: (x: number) => string = formatCount): string | undefined => {
   if (!p) return undefined;
   if (p.total !== undefined && p.total > 0) {
-    return p.total <= 20 && Number.isInteger(p.total) ? `${p.progress}/${p.total}` : `${round((100 * p.progress) / p.total)}%`;
+    return p.total <= 20 && Number.isInteger(p.total) ? `${n(p.progress)}/${n(p.total)}` : `${n(round((100 * p.progress) / p.total))}%`;
   }
-  return String(p.progress);
+  return n(p.progress);
 };
 
 /** The row's description: status message (or status), progress while live, and age. */
@@ -75,8 +75,8 @@ export const describeTask = (t: TaskSnapshot, now: number): string => {
   if (message) parts.push(message);
   else if (live) parts.push(said);
   const progress = live ? formatProgress(t.progress) : undefined;
-  // Not said twice: a message such as "Scanning… 40% (12 files)" carries it already.
-  if (progress && !message?.includes(progress)) parts.push(progress);
+  // Not said twice: a message such as "Scanning… 40% (12 files)" carries it already (in plain digits, "1500 files", too).
+  if (progress && !message?.includes(progress) && !message?.includes(formatProgress(t.progress, String)!)) parts.push(progress);
   parts.push(formatRowAge(now - parseDate(t.createdAt)));
   return parts.join(' · ');
 };

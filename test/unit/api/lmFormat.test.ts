@@ -114,6 +114,22 @@ describe('language-model tool answers', () => {
     assert.equal(formatTaskList([]).text, 'No tasks are tracked.');
   });
 
+  it("writes its counts and a task's progress in the locale's digits, as the view does (\"1,000 tasks are tracked\", \"progress 1,500\", \"1,500 more characters cut\")", () => {
+    const k = (n: number) => n.toLocaleString();
+    assert.notEqual(k(1000), '1000', 'a locale that groups thousands (else this test cannot fail)');
+    const many = Array.from({ length: 1000 }, (_, i) => task({ taskId: `t-${i}`, progress: { progress: 1500 } }));
+    const list = formatTaskList(many).text;
+    assert.match(list, new RegExp(`^${k(1000)} tasks are tracked \\(the newest 20 shown\\):`));
+    assert.match(list, new RegExp(`\\(progress ${k(1500)}\\)`));
+    const big = 'x'.repeat(MAX_RESULT_CHARS + 1500);
+    const r = formatResult({ task: task({ status: 'completed' }), done: true, outcome: { kind: 'result', result: { content: [{ type: 'text', text: big }], structuredContent: { blob: big } } } }, { seconds: 0, capped: false });
+    assert.match(r.text, new RegExp(`\\[… ${k(1500)} more characters cut`));
+    assert.match(String(r.data.structuredContent), new RegExp(`^\\[${k(MAX_RESULT_CHARS + 1500 + 11)} characters of structured content cut`));
+    const image = { type: 'image', mimeType: 'image/png', data: 'A'.repeat((1500 * 1024 * 4) / 3) };
+    const pic = formatResult({ task: task({ status: 'completed' }), done: true, outcome: { kind: 'result', result: { content: [image] } } }, { seconds: 0, capped: false });
+    assert.match(pic.text, new RegExp(`\\[image \\(image/png, ${k(1500)} KB\\), not included\\]`));
+  });
+
   it('a result: text blocks verbatim, binary described not pasted, structured content in the JSON part', () => {
     const r: ResultInfo = {
       task: task({ status: 'completed', hasResult: true }),

@@ -19,6 +19,15 @@ describe('describeTask', () => {
     assert.equal(describeTask(task({ statusMessage: 'Scanning… 12 files', progress: { progress: 40, total: 100 } }), CREATED), 'Scanning… 12 files · 40% · now');
   });
 
+  it("writes progress in the locale's digits, as every other count (\"1,500\", not \"1500\"); a message that carries it in plain digits still says it once", () => {
+    const k = (n: number) => n.toLocaleString();
+    assert.notEqual(k(1500), '1500', 'a locale that groups thousands (else this test cannot fail)');
+    assert.equal(describeTask(task({ progress: { progress: 1500 } }), CREATED), `Working · ${k(1500)} · now`);
+    assert.equal(describeTask(task({ progress: { progress: 2.5, total: 10 } }), CREATED), `Working · ${k(2.5)}/${k(10)} · now`);
+    assert.equal(describeTask(task({ progress: { progress: 3000, total: 200 } }), CREATED), `Working · ${k(1500)}% · now`);
+    assert.equal(describeTask(task({ statusMessage: 'Indexed 1500 files', progress: { progress: 1500 } }), CREATED), 'Indexed 1500 files · now');
+  });
+
   it('gives ages in minutes, "now" under one (rows are redrawn every 30 s: "2 s" would read so long after)', () => {
     assert.deepEqual([0, 1_000, 59_999, 60_000, 119_000, 2 * 3600_000].map((ms) => formatRowAge(ms)), ['now', 'now', 'now', '1 min', '1 min', '2 h']);
   });
