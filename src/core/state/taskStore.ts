@@ -13,7 +13,7 @@ import { DisposableStore } from '../util/event';
 import type { Logger } from '../util/log';
 import { fromJson, isNumber, isObjectLike, isString, safeStringify, stringify, TOO_DEEP } from '../util/json';
 import { isArray, keysOf, parseDate } from '../util/builtins';
-import { DIRECT, TASK } from '../tasks/types';
+import { DIRECT, SERVER_LIST, TASK } from '../tasks/types';
 import { noop } from '../util/promise';
 import { OptionalNumber, OptionalString } from '../util/zod';
 
@@ -149,6 +149,11 @@ export class TaskStore implements Disposable {
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The pending write waits ten debounces: only minor changes are in it. */
   #slow?: boolean;
+  /** A write of new tasks is in flight, or pausing after it (see `#writeNew`); `#again`: new tasks came meanwhile, written when it ends. */
+  #busy?: boolean;
+  #again?: boolean;
+  /** The tasks loaded or told since: one not among them is new (see `attach`). */
+  readonly #known = new Set<string>();
   /** Each live task's snapshot as last told, to tell what its next change touches. */
   readonly #seen = new Map<string, TaskSnapshot>();
   /** Tasks whose outcome has its file (or is being written): a removal deletes it. */
@@ -268,6 +273,7 @@ export class TaskStore implements Disposable {
         continue;
       }
       state.tasks.push(snap);
+      this.#known.add(snap.key);
       if (snap.outcomeFetchedAt) this.#written.add(snap.key);
       if (isString(progressToken) && progressToken) state.progressTokens.set(snap.key, progressToken);
     }
@@ -294,7 +300,11 @@ export class TaskStore implements Disposable {
           this.#written.add(t.key);
           void this.#writeOutcome(t.key, t.outcome);
         }
-        this.#schedule(minorChange(this.#seen.get(t.key), t));
+        // A task started here, whose id only this window knows, is written at once: a host killed within the debounce lost it.
+        // Not one found through tasks/list (its server lists it again), nor a direct call (gone with the host anyway).
+        if (this.#known.has(t.key)) this.#schedule(minorChange(this.#seen.get(t.key), t));
+        else if ((this.#known.add(t.key), t.kind === TASK && t.origin !== SERVER_LIST)) this.#writeNew();
+        else this.#schedule();
         // Live tasks alone: an ended task's snapshot holds its result, which the engine lets leave memory.
         if (isTerminal(t.status)) this.#seen.delete(t.key);
         else this.#seen.set(t.key, t);
@@ -305,6 +315,7 @@ export class TaskStore implements Disposable {
         if (this.#options.shared) this.#removed.add(key);
         if (this.#written.delete(key)) void this.#deleteOutcome(key);
         this.#seen.delete(key);
+        this.#known.delete(key);
         this.#schedule();
       }),
     );
@@ -368,6 +379,26 @@ export class TaskStore implements Disposable {
         void this.#writeIndex();
       },
       (this.#options.debounceMs ?? 500) * (slow ? 10 : 1),
+    );
+  }
+
+  /**
+   * Writes the index now. New tasks that come while it is in flight, and for as long again after
+   * it, are written together when that ends: a burst of them (an agent starting hundreds) keeps
+   * the host at most half busy writing a large index.
+   */
+  #writeNew(): void {
+    if (this.#busy) return void (this.#again = true);
+    const start = Date.now();
+    this.#busy = true;
+    void this.#writeIndex().finally(() =>
+      setTimeout(() => {
+        this.#busy = false;
+        if (this.#again && !this.#closed) {
+          this.#again = false;
+          this.#writeNew();
+        }
+      }, Date.now() - start).unref(),
     );
   }
 

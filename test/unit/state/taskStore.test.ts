@@ -49,7 +49,7 @@ describe('TaskStore: index writes', () => {
   beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-store-'))));
   afterEach(() => fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 5 }));
 
-  it('a live task whose status message, progress or poll times change is written after ten debounces; a new task, a status change, an end and a removal after one', () => {
+  it('a live task whose status message, progress or poll times change is written after ten debounces; a status change, an end and a removal after one (a new task at once)', () => {
     const clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
     const changed = new Emitter<TaskSnapshot>();
     const removed = new Emitter<string>();
@@ -68,7 +68,7 @@ describe('TaskStore: index writes', () => {
     };
     try {
       change({});
-      assert.equal(writes, 1, 'a new task is written after one debounce');
+      assert.equal(writes, 1, 'a new task is written (at once: see the next test)');
       for (let i = 1; i < 10; i++) change({ statusMessage: `step ${i}`, progress: { progress: i }, pollInterval: 1000 + i, lastUpdatedAt: new Date(i).toISOString() });
       assert.equal(writes, 1, 'nine changes of message, progress and poll times in 4.5 s: not written yet');
       clock.tick(500);
@@ -81,6 +81,52 @@ describe('TaskStore: index writes', () => {
       removed.fire(task.key);
       clock.tick(500);
       assert.equal(writes, 5, 'a removal is written after one debounce');
+    } finally {
+      store.dispose();
+      clock.uninstall();
+    }
+  });
+
+  it('a new task (an id only this window knows) is written at once, not after the debounce: an extension host killed (kill -9) within it lost it; new tasks that come while that write is in flight are written together after it; other changes, and tasks found through tasks/list, keep the debounce', async () => {
+    const clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
+    const changed = new Emitter<TaskSnapshot>();
+    let snaps: TaskSnapshot[] = [];
+    let writes = 0;
+    // The store writes the index from the engine's list: one list() per write.
+    const engine = { onDidChange: changed.event, onDidRemove: new Emitter<string>().event, list: () => (writes++, snaps), progressToken: noop, removedTasks: () => [] };
+    const store = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, debounceMs: 500 });
+    store.attach(engine as unknown as TaskEngine);
+    const at = new Date(0).toISOString();
+    const task = (id: string, over: Partial<TaskSnapshot> = {}): TaskSnapshot => ({ key: `s\0${id}`, serverId: 's', taskId: id, kind: 'task', toolName: 'build', status: 'working', createdAt: at, lastUpdatedAt: at, ttl: null, origin: 'user', ...over });
+    const tell = (t: TaskSnapshot) => {
+      snaps = snaps.some((x) => x.key === t.key) ? snaps.map((x) => (x.key === t.key ? t : x)) : [...snaps, t];
+      changed.fire(t);
+    };
+    const stored = () => (JSON.parse(fs.readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as { tasks: { snap: TaskSnapshot }[] }).tasks.map((e) => e.snap.taskId);
+    // Real file writes, faked timers: waits for them by turns of the event loop.
+    const until = async (ok: () => boolean, what: string) => {
+      for (const deadline = Date.now() + 5000; !ok(); await new Promise((r) => setImmediate(r))) if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    };
+    const storedIs = (ids: string[]) => () => fs.existsSync(path.join(dir, 'tasks.json')) && stored().join() === ids.join();
+    try {
+      tell(task('a'));
+      assert.equal(writes, 1, 'a new task is written at once');
+      tell(task('b'));
+      tell(task('c'));
+      assert.equal(writes, 1, 'not a second write while the first is in flight');
+      // Written once the first has ended and as long again has passed (timers are faked: ticked by hand).
+      await until(() => (clock.tick(50), writes === 2), 'the write of b and c after the first');
+      await until(storedIs(['a', 'b', 'c']), 'a, b and c on disk');
+      assert.equal(writes, 2, 'b and c in one write');
+      tell(task('a', { status: 'input_required' }));
+      tell(task('b', { statusMessage: 'step 1', progress: { progress: 1 } }));
+      tell(task('l', { origin: 'server-list' }));
+      tell(task('d', { kind: 'direct' }));
+      await new Promise((r) => setImmediate(r));
+      assert.equal(writes, 2, 'a status change, a message, a task found through tasks/list and a direct call wait for the debounce');
+      clock.tick(500);
+      assert.equal(writes, 3, 'written after one debounce');
+      await until(storedIs(['a', 'b', 'c', 'l', 'd']), 'all on disk');
     } finally {
       store.dispose();
       clock.uninstall();
