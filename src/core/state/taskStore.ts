@@ -302,8 +302,10 @@ export class TaskStore implements Disposable {
         }
         // A task started here, whose id only this window knows, is written at once: a host killed within the debounce lost it.
         // Not one found through tasks/list (its server lists it again), nor a direct call (gone with the host anyway).
-        if (this.#known.has(t.key)) this.#schedule(minorChange(this.#seen.get(t.key), t));
-        else if ((this.#known.add(t.key), t.kind === TASK && t.origin !== SERVER_LIST)) this.#writeNew();
+        const known = this.#known.has(t.key);
+        this.#known.add(t.key);
+        if (known) this.#schedule(minorChange(this.#seen.get(t.key), t));
+        else if (t.kind === TASK && t.origin !== SERVER_LIST) this.#writeNew();
         else this.#schedule();
         // Live tasks alone: an ended task's snapshot holds its result, which the engine lets leave memory.
         if (isTerminal(t.status)) this.#seen.delete(t.key);
