@@ -239,6 +239,8 @@ export class TaskEngine extends DisposableBase {
   /** Tasks whose `tasks/result` call failed (ended, or waiting for input): the next try of each, and its delay. */
   readonly #refetch: PollScheduler;
   readonly #refetchDelay = new Map<string, number>();
+  /** Cancels on their way, by key (see `cancel`). */
+  readonly #cancelling = new Map<string, Promise<TaskSnapshot>>();
   readonly #servers = new Map<string, ServerFollow>();
   readonly #backoff = new Map<string, Backoff>();
   /** Live tasks whose tasks/get answers are invalid, by key: how many in a row (see `poll`). */
@@ -1561,7 +1563,17 @@ export class TaskEngine extends DisposableBase {
    * task that had already ended (-32602) is refreshed and the error says so. `signal`: stops
    * waiting for the server's connection (not for the request once sent).
    */
-  async cancel(key: string, signal?: AbortSignal): Promise<TaskSnapshot> {
+  cancel(key: string, signal?: AbortSignal): Promise<TaskSnapshot> {
+    // One tasks/cancel at a time per task: a second click while the first is on its way gets its
+    // answer, not the server's refusal of a task it has just cancelled.
+    let sent = this.#cancelling.get(key);
+    if (!sent) {
+      this.#cancelling.set(key, (sent = this.#cancel(key, signal).finally(() => this.#cancelling.delete(key))));
+    }
+    return sent;
+  }
+
+  async #cancel(key: string, signal?: AbortSignal): Promise<TaskSnapshot> {
     const rec = this.#tracked(key);
     if (isTerminal(rec.snap.status)) throw new Error(`The task already ended (${rec.snap.status}).`);
     if (rec.snap.kind === DIRECT) {

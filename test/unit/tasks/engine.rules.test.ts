@@ -636,6 +636,22 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     assert.equal(h.server.requestsOf('tasks/cancel').length, 1, 'a task known to be over is not cancelled again');
   });
 
+  it('T-REQ-7: a task cancelled twice while its tasks/cancel is on its way (two clicks, the palette and the row) is sent one tasks/cancel; both callers get its answer, not a refusal of the second', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    let answer!: () => void;
+    const held = new Promise<void>((r) => (answer = r));
+    h.server.override('tasks/cancel', async (_p, _c, builtin) => (await held, builtin()));
+    const first = h.engine.cancel(snap.key);
+    await h.server.waitForRequest('tasks/cancel');
+    const second = h.engine.cancel(snap.key);
+    answer();
+    assert.deepEqual([(await first).status, (await second).status], ['cancelled', 'cancelled']);
+    assert.equal(h.server.requestsOf('tasks/cancel').length, 1);
+    // Once answered, a new cancel is a new request (here refused: the task is known to be over).
+    await assert.rejects(h.engine.cancel(snap.key), /The task already ended \(cancelled\)/);
+  });
+
   it('T-REQ-7: cancelling a task that already ended on the server gives -32602; the error says so and the task is refreshed', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL } });
     const snap = await h.engine.callTool('fake', 'required-tool');
