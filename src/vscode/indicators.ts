@@ -134,7 +134,8 @@ export class TaskIndicators extends DisposableBase {
    * is the user's whenever it comes (T-REQ-7); the row says which it was.
    */
   async endByUser<T>(keys: readonly string[], end: () => Promise<T>, cancel = false): Promise<T> {
-    for (const key of keys) this.#endingByUser.set(key, false);
+    // A cancel ends a task cancelled (or lost, expired), never failed: a failure meanwhile is told.
+    for (const key of keys) this.#endingByUser.set(key, cancel && 'cancel');
     try {
       const done = await end();
       for (const key of keys) if (this.#endingByUser.has(key)) this.#endingByUser.set(key, cancel ? 'cancel' : true);

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
 import type { TaskEngine } from '../core/tasks/engine';
 import { STATUS_PRESENTATION, describeHosted, describeTask, newestFirstOf, runTitle, runTitles, taskTitle as named, toolRunWords } from '../core/tasks/presentation';
-import { isTerminal } from '../core/tasks/status';
+import { isServerTerminal, isTerminal } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { DIRECT, hostedKey, rerunTtl, TASK } from '../core/tasks/types';
 import type { Tool } from '../core/protocol/schemas';
@@ -122,6 +122,9 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
       // The server may take up to requestTimeoutSeconds to answer: the view shows it is on its way.
       await deps.endByUser([t.key], async () => vscode.window.withProgress({ location: { viewId: TASKS_VIEW } }, () => engine.cancel(t.key)), true);
     } catch (err) {
+      // The task ended meanwhile (the server refused the cancel of a task it had just finished):
+      // its end is told as it is, completed or failed (a cancelled one is what the user asked for).
+      if (isServerTerminal(engine.get(t.key)?.status)) return;
       // Not answered in time, the request may have reached the server: the task is still followed.
       void showFailure(
         err,

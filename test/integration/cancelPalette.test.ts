@@ -48,6 +48,9 @@ suite('Cancel Task from the palette', () => {
         // Released, it fails at once; its cancel would land a minute later.
         'late-cancel-fails': slowTask('late-cancel-fails', '--cancel-after', '60000', '--complete-after', '0', '--fail'),
         'late-cancel-forgets': slowTask('late-cancel-forgets', '--cancel-after', '0', '--cancel-forgets'),
+        // Its task completes as tasks/cancel arrives, which is refused (-32602); one fails so.
+        'too-late': slowTask('too-late', '--cancel-too-late'),
+        'too-late-fails': slowTask('too-late-fails', '--cancel-too-late', '--fail'),
         // Never answers tasks/cancel; the cancel lands once released.
         'mute-cancel': slowTask('mute-cancel', '--cancel-after', '0', '--cancel-unanswered'),
         // Its tool `ask` sends the questions it is asked for in one write.
@@ -55,7 +58,7 @@ suite('Cancel Task from the palette', () => {
       },
       vscode.ConfigurationTarget.Global,
     );
-    await waitFor(async () => ((await testing.getTreeSnapshot()) as Array<{ label: string }>).filter((r) => r.label.startsWith('no-cancel') || r.label.startsWith('late-cancel') || r.label === 'mute-cancel' || r.label === 'lab').length === 6, 'the fixture server rows');
+    await waitFor(async () => ((await testing.getTreeSnapshot()) as Array<{ label: string }>).filter((r) => r.label.startsWith('no-cancel') || r.label.startsWith('late-cancel') || r.label.startsWith('too-late') || r.label === 'mute-cancel' || r.label === 'lab').length === 8, 'the fixture server rows');
   });
 
   suiteTeardown(async function () {
@@ -451,6 +454,21 @@ suite('Cancel Task from the palette', () => {
     await waitFor(() => spy.messages.some((m) => /^"slow( \(.+?\))?" on late-cancel-fails: failed/.test(m)), `the failure to be told, among ${JSON.stringify(spy.messages)}`, 5000);
     await new Promise((r) => setTimeout(r, 300)); // a notification would come within the indicators' 100 ms
     assert.deepEqual(spy.messages.filter((m) => /^"slow( \(.+?\))?" on late-cancel:/.test(m)), [], 'the cancel the user asked for is not told when it lands');
+  });
+  test('T-REQ-7: Cancel Task as the task ends (the server refuses: -32602, already completed or failed): told once, as it ended, with no "Could not cancel" warning; the result is kept', async function () {
+    this.timeout(60_000);
+    spy.messages.length = 0;
+    for (const [label, end] of [['too-late', 'completed'], ['too-late-fails', 'failed']]) {
+      const t = await api.runTool(api.getServers().find((s) => s.label === label)!.id, 'slow', {});
+      started.push(t.id);
+      await vscode.commands.executeCommand('mcpTasks.cancelTask', { kind: 'task', key: t.id, serverId: t.serverId });
+      assert.equal(api.getTask(t.id)?.status, end, 'the task as the server has it');
+      const told = new RegExp(`^"slow( \\(.+?\\))?" on ${label}: ${end === 'completed' ? 'Completed' : 'Failed'}`, 'i');
+      await waitFor(() => spy.messages.some((m) => told.test(m)), `the end to be told, among ${JSON.stringify(spy.messages)}`, 5000);
+      await new Promise((r) => setTimeout(r, 300)); // a notification would come within the indicators' 100 ms
+      assert.deepEqual(spy.messages.filter((m) => m.includes(`on ${label}`) || /cancel/i.test(m)).filter((m) => !told.test(m)), [], 'nothing else is told');
+      assert.ok((await api.getResult(t.id, { waitSeconds: 10 })).outcome, 'its result is kept');
+    }
   });
   test('T-REQ-7: Cancel Task on a server that does not answer tasks/cancel in time: the Tasks view shows progress while it waits, the warning says the server may still cancel the task, and when the cancel lands it is not told (the user did it)', async function () {
     this.timeout(60_000);

@@ -1592,6 +1592,7 @@ export class TaskEngine extends DisposableBase {
       return rec.snap;
     } catch (err) {
       if (isPeerError(err) && err.code === ErrorCode.InvalidParams) {
+        this.#serverLog(serverId).info(`Task ${taskId}: cancel requested by the user; the server refused it: ${reasonOf(err)}`);
         // Refresh now, even if a scheduled poll is in flight, so the message tells the truth: a
         // task the server no longer knows (its ttl ended) is expired or lost, as a poll finds it.
         const fresh = await this.#getTask(session, taskId).catch((e: unknown) => {

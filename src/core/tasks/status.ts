@@ -47,7 +47,7 @@ export const needsSession = (t: TaskSnapshot, now: number): boolean => {
 export const serverForgetsAt = (t: Pick<TaskSnapshot, 'createdAt' | 'ttl'>): number | undefined => (t.ttl === null ? undefined : parseDate(t.createdAt) + t.ttl + TTL_GRACE_MS);
 
 /** The spec's statuses that are terminal on the server. */
-export const isServerTerminal = (status: TaskStatus): boolean => status === COMPLETED || status === FAILED || status === CANCELLED;
+export const isServerTerminal = (status?: LocalTaskStatus): boolean => status === COMPLETED || status === FAILED || status === CANCELLED;
 
 /**
  * T-LIFE-2: the transition table, read straight off the spec. A status may repeat (a poll that

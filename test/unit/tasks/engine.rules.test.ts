@@ -663,6 +663,8 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     );
     assert.equal(h.snap(snap.taskId).status, 'completed');
     await waitFor(() => h.snap(snap.taskId).outcome !== undefined, 'the outcome of the completed task');
+    // T-LOG-1: the log says the cancel was asked for and refused, then what the task became.
+    assert.ok(h.log.has('info', new RegExp(`^\\[fake\\] Task ${snap.taskId}: cancel requested by the user; the server refused it: Cannot cancel task: already in terminal status 'completed'$`)), h.log.text());
   });
 
   it('T-REQ-7: cancelling a task the server no longer knows (its ttl ended, it was deleted) gives -32602; the task is expired at once, as a poll would find it, and the error says so', async () => {
