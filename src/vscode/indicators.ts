@@ -106,6 +106,8 @@ export class TaskIndicators extends DisposableBase {
     this._register(engine.onDidRemove((key) => (this.#last.delete(key), this.#forget(key), this.#schedule())));
     // Named while the view still shows it among those it asked alike (see askedTitle), as its row was.
     this._register(host.onDidExpire((h) => (this.#expired.push([h, hostedTitle(h, shown()).label]), this.#schedule())));
+    // Its dialog closed under the user's eyes (or hidden, waited for): said, as for a ttl that ran out.
+    this._register(host.onDidServerCancel((h) => void showInfo(vscode.l10n.t('"{0}" on {1} closed unanswered: its server cancelled it.', hostedTitle(h, shown()).label, this.#label(h.serverId)))));
     this._register(engine.onDidNotSend((u) => this.#notSent(u)));
     this._register({ dispose: () => ((this.#disposed = true), clearTimeout(this.#pending), this.#gathered.dispose(), this.#gatheredExpired.dispose(), this.#awaiting.forEach(clearTimeout)) });
     for (const t of engine.list()) this.#last.set(t.key, t.status);

@@ -402,6 +402,22 @@ suite('Cancel Task from the palette', () => {
     });
   }
 
+  test('T-RCV-6: a question the server cancels (its tasks/cancel to the client) closes and says so, once: the user did not close it; its row reads cancelled', async function () {
+    this.timeout(60_000);
+    const lab = api.getServers().find((s) => s.label === 'lab')!;
+    const testing = testingApi(await activateExtension());
+    spy.messages.length = 0;
+    const call = await api.runTool(lab.id, 'ask', { arguments: { message: 'Withdrawn', cancelAfter: 500 } });
+    started.push(call.id);
+    await spy.next('the question');
+    const row = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.label === 'lab')?.children?.find((c) => c.label.startsWith('Withdrawn'));
+    await waitFor(async () => /^Cancelled/.test((await row())?.description ?? ''), 'the question to read cancelled');
+    const said = /^"Withdrawn \(1 of 1\)( \(.+\))?" on lab closed unanswered: its server cancelled it\.$/;
+    await waitFor(() => spy.messages.some((m) => said.test(m)), `the notice, among ${JSON.stringify(spy.messages)}`, 5000);
+    await new Promise((r) => setTimeout(r, 300)); // a second one would come by now
+    assert.deepEqual(spy.messages.filter((m) => m.includes('Withdrawn')).length, 1, JSON.stringify(spy.messages));
+    spy.skipShown();
+  });
   test('questions whose ttl runs out together close with one warning for their server, with Show Tasks, not one each', async function () {
     this.timeout(60_000);
     const lab = api.getServers().find((s) => s.label === 'lab')!;

@@ -27,7 +27,7 @@ suite("Counts are written in the locale's digits", () => {
     try {
       engine.restore(Array.from({ length: 2000 }, (_, i) => storedTask('settings:lab', `t${i}`, { status: i < 1000 ? 'working' : 'input_required', toolName: 'slow' })));
       // Made after the restore, it counts them without telling each that needs input.
-      indicators = new TaskIndicators(engine, { onDidExpire: () => ({ dispose: () => undefined }) } as unknown as TaskHost, view, () => 'lab');
+      indicators = new TaskIndicators(engine, { onDidExpire: () => ({ dispose: () => undefined }), onDidServerCancel: () => ({ dispose: () => undefined }) } as unknown as TaskHost, view, () => 'lab');
       const { statusBar, tooltip } = indicators.snapshot();
       assert.equal(statusBar, `$(sync~spin) ${k(1000)}  $(bell-dot) ${k(1000)}`);
       assert.equal(tooltip, `MCP Tasks: ${k(1000)} running, ${k(1000)} waiting for you — Click to show the MCP Tasks view`);

@@ -20,7 +20,7 @@ suite('Requests whose ttl runs out one after another', () => {
   setup(() => {
     toasts = recordToasts('showWarningMessage');
     engine = new TaskEngine({ logger: nullLogger, sessions: { getSession: () => Promise.reject(new Error('not started')), label: () => 'lab', tasksOutliveConnection: () => false } });
-    const host = { onDidExpire: (l: typeof expire) => ((expire = l), { dispose: () => undefined }), list: () => [] } as unknown as TaskHost;
+    const host = { onDidExpire: (l: typeof expire) => ((expire = l), { dispose: () => undefined }), onDidServerCancel: () => ({ dispose: () => undefined }), list: () => [] } as unknown as TaskHost;
     indicators = new TaskIndicators(engine, host, {} as vscode.TreeView<Node>, () => 'lab');
   });
 

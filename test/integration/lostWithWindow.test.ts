@@ -35,7 +35,7 @@ suite('Tasks of a stdio server lost with a reloaded window', () => {
         isConfigured: () => (known ? true : undefined),
       },
     });
-    const host = { onDidExpire: () => ({ dispose: () => undefined }) } as unknown as TaskHost;
+    const host = { onDidExpire: () => ({ dispose: () => undefined }), onDidServerCancel: () => ({ dispose: () => undefined }) } as unknown as TaskHost;
     indicators = new TaskIndicators(engine, host, {} as vscode.TreeView<Node>, () => 'lab');
   });
 

@@ -155,6 +155,7 @@ export class TaskHost {
   readonly #onDidChange = new Emitter<HostedTaskSnapshot>();
   readonly #onDidRemove = new Emitter<string>();
   readonly #onDidExpire = new Emitter<HostedTaskSnapshot>();
+  readonly #onDidServerCancel = new Emitter<HostedTaskSnapshot>();
   readonly #log: Logger;
   readonly #now: () => number;
   #limits: Limits = {};
@@ -177,6 +178,8 @@ export class TaskHost {
   readonly onDidRemove: Event<string> = this.#onDidRemove.event;
   /** A live hosted task's ttl ended: its dialog or model request was withdrawn unanswered (its row goes at once). */
   readonly onDidExpire: Event<HostedTaskSnapshot> = this.#onDidExpire.event;
+  /** A live hosted task was cancelled by its server (tasks/cancel): its dialog or model request was withdrawn unanswered. */
+  readonly onDidServerCancel: Event<HostedTaskSnapshot> = this.#onDidServerCancel.event;
   readonly #options: TaskHostOptions;
 
   constructor(options: TaskHostOptions) {
@@ -301,6 +304,7 @@ export class TaskHost {
       if (isServerTerminal(rec.snap.status)) fail(`Cannot cancel task: already in terminal status '${rec.snap.status}'`);
       // T-RCV-6: stop the work, and be cancelled before the answer leaves.
       this.#stop(rec, 'Cancelled at the request of the server (tasks/cancel)');
+      this.#onDidServerCancel.fire(rec.snap);
       return toTask(rec.snap);
     });
     store.add(session.onClose((info) => state.session === session && this.#detach(state, `the connection closed (${info.reason})`)));
@@ -324,6 +328,7 @@ export class TaskHost {
     this.#onDidChange.dispose();
     this.#onDidRemove.dispose();
     this.#onDidExpire.dispose();
+    this.#onDidServerCancel.dispose();
   }
 
   // ── Creating and running ───────────────────────────────────────────────────────────────────

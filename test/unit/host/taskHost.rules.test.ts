@@ -443,6 +443,20 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
     assert.match(err.message, /was cancelled .*it has no result/);
   });
 
+  it('T-RCV-6: a task its server cancels is announced (onDidServerCancel), once, so the user learns why its dialog closed; one the user cancels is not', async () => {
+    const gate = new Gate();
+    const c = await client({ elicit: gate.handler });
+    const s = await c.connect('a');
+    const announced: string[] = [];
+    c.host.onDidServerCancel((h) => announced.push(`${h.taskId} ${h.status}`));
+    const { taskId } = taskOf(await s.request('elicitation/create', { ...ELICIT, task: {} }));
+    const mine = taskOf(await s.request('elicitation/create', { ...ELICIT, task: {} })).taskId;
+    await s.request('tasks/cancel', { taskId });
+    await rpcError(s.request('tasks/cancel', { taskId }));
+    c.host.cancel('a', mine);
+    assert.deepEqual(announced, [`${taskId} cancelled`]);
+  });
+
   it('T-RCV-6: a cancelled task stays cancelled when its work finishes later (T-LIFE-4); a blocked tasks/result is answered', async () => {
     let finish!: (v: Params) => void;
     const c = await client({ elicit: () => new Promise((resolve) => (finish = resolve)) });
