@@ -1602,6 +1602,7 @@ export class TaskEngine extends DisposableBase {
         if (fresh) this.#applyServerTask(rec, fresh, 'poll');
         throw new Error(`The server refused to cancel task ${taskId}: ${reasonOf(err)} (it is now ${rec.snap.status}).`);
       }
+      this.#serverLog(serverId).warn(`Task ${taskId}: cancel requested by the user; it failed: ${reasonOf(err)}`);
       throw err;
     }
   }

@@ -667,6 +667,23 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     assert.ok(h.log.has('info', new RegExp(`^\\[fake\\] Task ${snap.taskId}: cancel requested by the user; the server refused it: Cannot cancel task: already in terminal status 'completed'$`)), h.log.text());
   });
 
+  it('T-LOG-1: a cancel the server fails (an error other than -32602, or no answer in time) is logged with the reason; the task is still followed', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL }, engine: { requestTimeoutMs: 50 } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.override('tasks/cancel', () => {
+      throw new RpcError(ErrorCode.InternalError, 'the worker is busy');
+    });
+    await assert.rejects(h.engine.cancel(snap.key), /the worker is busy/);
+    h.server.override('tasks/cancel', () => new Promise(() => undefined));
+    await assert.rejects(h.engine.cancel(snap.key), /tasks\/cancel timed out/);
+    const lines = h.log.lines.filter((e) => /cancel requested by the user/.test(e.message)).map((e) => `${e.level} ${e.message}`);
+    assert.deepEqual(lines, [
+      `warn [fake] Task ${snap.taskId}: cancel requested by the user; it failed: the worker is busy`,
+      `warn [fake] Task ${snap.taskId}: cancel requested by the user; it failed: Request tasks/cancel timed out after 50 ms without an answer`,
+    ]);
+    assert.equal(h.snap(snap.taskId).status, 'working');
+  });
+
   it('T-REQ-7: cancelling a task the server no longer knows (its ttl ended, it was deleted) gives -32602; the task is expired at once, as a poll would find it, and the error says so', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL, ttl: 1_000 } });
     const snap = await h.engine.callTool('fake', 'required-tool');
