@@ -5,14 +5,14 @@ import * as vscode from 'vscode';
 import type { ModelAnswer, ServerTools } from '../core/api/lmFormat';
 import { browserRefusal, formatResult, formatTask, formatTaskList, formatToolList } from '../core/api/lmFormat';
 import { MAX_WAIT_SECONDS, readCancelTaskInput, readGetResultInput, readGetTaskInput, readListToolsInput, readStartTaskInput } from '../core/api/lmInputs';
-import type { TasksService } from '../core/api/service';
+import type { TaskInfo, TasksService } from '../core/api/service';
 import { UnknownTaskError } from '../core/api/service';
 import { NeedsInputError } from '../core/servers/serverManager';
 import { HeldByUserError, UnknownToolError } from '../core/tasks/engine';
 import { errorMessage } from '../core/util/abort';
 import { reasonOf } from '../core/jsonrpc/errors';
 import { urlsRequired } from '../core/elicitation/urlRequired';
-import { isTerminal } from '../core/tasks/status';
+import { isServerTerminal, isTerminal } from '../core/tasks/status';
 import { toAbortSignal } from './cancellation';
 import { isNumber, stringify } from '../core/util/json';
 import { minOf } from '../core/util/builtins';
@@ -156,10 +156,18 @@ export const registerLmTools = (service: TasksService): vscode.Disposable[] => {
     invoke: (options, token) =>
       run(token, async (signal) => {
         const input = readCancelTaskInput(options.input);
-        const t = service.findTask(input.taskId, input.server);
-        if (isTerminal(t.status)) return formatTask(t, `Task "${t.taskId}" had already ended: nothing was cancelled.`);
-        const task = await service.cancel(t.id, signal);
-        return formatTask(task, `Cancellation of task "${task.taskId}" was requested.`);
+        const find = () => service.findTask(input.taskId, input.server);
+        const t = find();
+        const ended = (x: TaskInfo) => formatTask(x, `Task "${x.taskId}" had already ended: nothing was cancelled.`);
+        if (isTerminal(t.status)) return ended(t);
+        try {
+          const task = await service.cancel(t.id, signal);
+          return formatTask(task, `Cancellation of task "${task.taskId}" was requested.`);
+        } catch (err) {
+          // It ended as the cancel reached its server, which refused it (-32602): how it ended, as above.
+          if (isServerTerminal(find().status)) return ended(find());
+          throw err;
+        }
       }),
   };
 

@@ -201,6 +201,13 @@ suite('Language-model tools', () => {
       const again = await invoke('mcpTasks_cancelTask', { taskId: otherId });
       assert.match(again.text, new RegExp(`^Task "${otherId}" had already ended: nothing was cancelled\\.\n.*is cancelled`));
       assert.equal((again.data.task as { status: string }).status, 'cancelled');
+      // One that ends as the cancel reaches its server (refused: -32602): the model learns it ended, and how, not an error.
+      const late = await invoke('mcpTasks_startTask', { server: 'lab', tool: 'work', arguments: { tag: 'too late', held: true, endsOnCancel: true } });
+      const lateId = (late.data.task as { taskId: string }).taskId;
+      track(lateId);
+      const refused = await invoke('mcpTasks_cancelTask', { taskId: lateId });
+      assert.match(refused.text, new RegExp(`^Task "${lateId}" had already ended: nothing was cancelled\\.\n.*is completed`));
+      assert.equal((refused.data.task as { status: string }).status, 'completed');
     } finally {
       await lab.dispose();
     }
