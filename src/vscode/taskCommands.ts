@@ -27,7 +27,7 @@ import type { ToolArguments } from './toolInputs';
 import { BACK, askArguments, askTtl } from './toolInputs';
 import { CANCEL_TASK, executeCommand, isDismissal, OPEN_CONFIGURATION, OPEN_RESULT, registerCommand, RESPOND_TO_TASK, RUN_AGAIN, SHOW_LOG, TASKS_VIEW } from './editorCommands';
 import { keysOf } from '../core/util/builtins';
-import { INPUT_REQUIRED } from '../core/protocol/schemas';
+import { CANCELLED, INPUT_REQUIRED } from '../core/protocol/schemas';
 import { noop } from '../core/util/promise';
 import { formatCount, inert } from '../core/util/text';
 import { showError, showInfo, showWarning } from './notify';
@@ -69,6 +69,8 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
     try {
       deps.host.cancel(h.serverId, h.taskId);
     } catch (err) {
+      // Cancelled already (a second click, a pick opened before): what the user asked for.
+      if (deps.host.list().some((x) => x.serverId === h.serverId && x.taskId === h.taskId && x.status === CANCELLED)) return;
       void showWarning(errorMessage(err));
     }
   };

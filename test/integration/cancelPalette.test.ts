@@ -168,6 +168,10 @@ suite('Cancel Task from the palette', () => {
     await vscode.commands.executeCommand('mcpTasks.respondToTask');
     assert.equal(spy.shown.length, shown, 'no dialog shown again');
     assert.ok(spy.messages.includes('No task is waiting for your input.'), JSON.stringify(spy.messages));
+    // Cancelled again (a second click, a pick opened before): it is what the user asked for, no warning.
+    spy.messages.length = 0;
+    await vscode.commands.executeCommand('mcpTasks.cancelTask', { kind: 'hosted', serverId: everything.id, taskId });
+    assert.deepEqual(spy.messages, [], 'nothing said of a second cancel');
     const t = await call;
     started.push(t.id);
     const r = await api.getResult(t.id, { waitSeconds: 30 });
