@@ -1106,7 +1106,9 @@ describe('TaskStore', () => {
       for (let i = 0; i < 5; i++) assert.deepEqual(await store.readOutcome(`k${i}`), outcome, `k${i}`);
       // The disk takes them again: saved without another change.
       fs.rmSync(parent);
-      await waitFor(() => fs.existsSync(path.join(storage, 'tasks.json')) && fs.readdirSync(path.join(storage, 'results')).length === 5, 'saved again', 10_000);
+      // The index may be written before the results' folder is made: neither is looked into before it is there.
+      const results = path.join(storage, 'results');
+      await waitFor(() => fs.existsSync(path.join(storage, 'tasks.json')) && fs.existsSync(results) && fs.readdirSync(results).length === 5, 'saved again', 10_000);
       const next = new TaskStore(storage, new MemoryLogger(), { retentionDays: () => 30 });
       await waitFor(async () => (await next.load()).tasks.filter((t) => t.outcomeFetchedAt).length === 5, 'the results written in the index as fetched');
       assert.deepEqual((await next.load()).tasks.map((t) => t.key), ['k0', 'k1', 'k2', 'k3', 'k4']);
