@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
 import type { TreeSnapshotNode } from './helpers';
-import { activateExtension, testingApi, waitFor } from './helpers';
+import { activateExtension, logText, testingApi, waitFor } from './helpers';
 import { QuickInputSpy, choose, escape } from './quickInputs';
 import { cleanUp, publicApi } from './taskApiHelpers';
 
@@ -422,13 +422,14 @@ suite('Cancel Task from the palette', () => {
     assert.deepEqual(spy.messages.filter((m) => m.includes('Withdrawn')).length, 1, JSON.stringify(spy.messages));
     spy.skipShown();
   });
-  test('questions whose ttl runs out together close with one warning for their server, with Show Tasks, not one each', async function () {
+  test('questions whose ttl runs out together close with one warning for their server, with Show Log, which has each (they left the view), not one each', async function () {
     this.timeout(60_000);
     const lab = api.getServers().find((s) => s.label === 'lab')!;
     spy.messages.length = 0;
     spy.messageItems.length = 0;
     // Three questions with a ttl of 5 s that arrive in one write (task-lab's ask): their ttl runs
     // out together however long the machine takes to deliver them, unlike three calls of their own.
+    const logged = logText().length;
     const call = await api.runTool(lab.id, 'ask', { arguments: { count: 3, ttl: 5000 } });
     started.push(call.id);
     await spy.next('the first question');
@@ -436,7 +437,14 @@ suite('Cancel Task from the palette', () => {
     await waitFor(async () => spy.messages.some((m) => m.includes('closed unanswered')), `the warning, among ${JSON.stringify(spy.messages)}`);
     await new Promise((r) => setTimeout(r, 500)); // any other warning would come by now
     assert.deepEqual(spy.messages.filter((m) => m.includes('closed unanswered')), [said]);
-    assert.deepEqual(spy.messageItems[spy.messages.indexOf(said)], ['Show Tasks']);
+    assert.deepEqual(spy.messageItems[spy.messages.indexOf(said)], ['Show Log']);
+    // The log has each: what it asked when created, then its ttl's end.
+    const closedIn = (log: string) => [...log.matchAll(/\[lab\] Hosted task (\S+) \(elicitation\/create\): \w+ → cancelled \(Its ttl of 5000 ms ended before it finished\)/g)].map((m) => m[1]);
+    await waitFor(() => closedIn(logText().slice(logged)).length >= 3, 'each in the log');
+    const log = logText().slice(logged);
+    const closed = closedIn(log);
+    assert.equal(closed.length, 3, log);
+    for (const id of closed) assert.match(log, new RegExp(`\\[lab\\] Hosted task ${id} created for elicitation/create \\(ttl 5000 ms\\): "\\w`));
     spy.skipShown();
   });
   test('a question whose ttl runs out while another of its server reads alike is named in the warning as its row was, with when it was asked (T-RCV-7)', async function () {

@@ -4,17 +4,9 @@
 // A row without the id that names it is no row: the command asks as from the palette; a row
 // naming a question no longer asked says so.
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { activateExtension, waitFor } from './helpers';
-
-/** The lines of the "MCP Tasks" log channel, read from its files (run-integration.mjs gives the user data folder). */
-const logText = (): string => {
-  const logs = path.join(process.env.MCP_TASKS_USER_DATA_DIR ?? '', 'logs');
-  const files = fs.readdirSync(logs, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('MCP Tasks.log'));
-  return files.map((f) => fs.readFileSync(path.join(logs, f), 'utf8')).join('\n');
-};
+import { activateExtension, logText, waitFor } from './helpers';
 
 suite('A command that fails unexpectedly, or is given a row it cannot use', () => {
   test('Open MCP Configuration run with a file that does not exist says "Open MCP Configuration failed: …" once, with Show Log, and logs the error with its stack', async () => {

@@ -2,6 +2,8 @@
 // src/extension.ts: activate() returns McpTasksApi, and `testing` lets a test read the tree the
 // way a person sees it (labels and descriptions), without reaching into private classes.
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 
 export const EXTENSION_ID = 'mcp-tasks.mcp-tasks';
@@ -122,3 +124,10 @@ export async function waitFor<T>(probe: () => T | Promise<T>, what: string, time
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** The lines of the "MCP Tasks" log channel, read from its files (run-integration.mjs gives the user data folder). */
+export const logText = (): string => {
+  const logs = path.join(process.env.MCP_TASKS_USER_DATA_DIR ?? '', 'logs');
+  const files = fs.readdirSync(logs, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('MCP Tasks.log'));
+  return files.map((f) => fs.readFileSync(path.join(logs, f), 'utf8')).join('\n');
+};
