@@ -163,5 +163,25 @@ suite('Tasks of a server removed from the configuration', () => {
       const labels = tree.getChildren(tree.getChildren()[0]).map((n) => tree.getTreeItem(n).accessibilityInformation?.label);
       assert.deepEqual(labels.map((l) => l?.replace(/now$/, 'N')).sort(), ['Task busy, Working, Compiling, N', 'Task done, Completed, N', 'Task steps, Working, Step 1/3…, 2 of 6, N']);
     }));
+
+  test('a task row\'s progress is read "2 of 6" in a locale whose digits are not Western (ar-EG: "٢ of ٦"), as a fraction ("2.5 of 6"), and with no message before it', () =>
+    withTree(({ engine, tree }) => {
+      const heard = (taskId: string) => tree.getChildren(tree.getChildren()[0]).map((n) => tree.getTreeItem(n).accessibilityInformation?.label?.replace(/now$/, 'N')).find((l) => l?.startsWith(`Task ${taskId},`));
+      const steps = (taskId: string, progress: number, statusMessage?: string) => ({ ...storedTask('settings:s', taskId, { toolName: taskId, status: 'working', statusMessage }), progress: { progress, total: 6 } });
+      engine.restore([steps('plain', 2), steps('half', 2.5, 'Copying')]);
+      const read = [heard('plain'), heard('half')];
+      // formatCount writes the locale's digits: as Node does when started with LANG=ar_EG.UTF-8.
+      const own = Number.prototype.toLocaleString;
+      Number.prototype.toLocaleString = function (this: number, locales?: Intl.LocalesArgument, options?: Intl.NumberFormatOptions) {
+        return own.call(this, locales ?? 'ar-EG', options);
+      };
+      try {
+        engine.restore([steps('arabic', 2, 'Copying')]);
+        read.push(heard('arabic'));
+      } finally {
+        Number.prototype.toLocaleString = own;
+      }
+      assert.deepEqual(read, ['Task plain, Working, 2 of 6, N', 'Task half, Working, Copying, 2.5 of 6, N', 'Task arabic, Working, Copying, ٢ of ٦, N']);
+    }));
 });
 

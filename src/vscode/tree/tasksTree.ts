@@ -521,8 +521,9 @@ const capabilities = (...words: (string | false | undefined)[]): string => words
 
 /** What a screen reader says for a row. */
 const heardAs = (item: vscode.TreeItem, label: string): void => {
-  // Commas, not the middle dots the eye skims, and progress as "2 of 6", not "2 slash 6".
-  item.accessibilityInformation = { label: label.replace(/ · (\d+)\/(\d+)(?= · )/, ' · $1 of $2').replaceAll(' · ', ', ') };
+  // Commas, not the middle dots the eye skims, and progress as "2 of 6", not "2 slash 6": in the
+  // locale's digits ("٢/٦", "2,5/6"), first after the status when no message is (see `rest`).
+  item.accessibilityInformation = { label: label.replaceAll(' · ', ', ').replace(/, (\p{Nd}[^ /]*)\/(\p{Nd}[^ /]*)(?=, )/gu, ', $1 of $2') };
 };
 
 /** What a row shows, as one string to compare (the tooltip by its text: a MarkdownString's is a getter). */
