@@ -344,7 +344,7 @@ suite('Server questions hidden without an answer give up their turn', () => {
 });
 
 suite('The keys of a server question form (its Decline and Cancel buttons are out of Tab\'s reach)', () => {
-  test('Decline\'s key answers the server decline from the first step, Cancel\'s cancel, as the buttons do, whose tooltips name them; hidden by Escape, the form is out of their reach until shown again', async function () {
+  test('Decline\'s key answers the server decline from the first step, Cancel\'s cancel, as the buttons do, whose tooltips name them (⌃⌥D on macOS); hidden by Escape, the form is out of their reach until shown again', async function () {
     this.timeout(60_000);
     const testing = testingApi(await activateExtension());
     const api = await publicApi();
@@ -377,6 +377,19 @@ suite('The keys of a server question form (its Decline and Cancel buttons are ou
       await spy.next('the form, shown again');
       await vscode.commands.executeCommand('mcpTasks.cancelQuestion');
       assert.match(await got(second.t.id), /User cancelled the elicitation dialog/);
+
+      // On macOS the tooltips write the keys as the editor does there (Control, Option: ⌃⌥D), not Ctrl+Alt.
+      const platform = Object.getOwnPropertyDescriptor(process, 'platform')!;
+      Object.defineProperty(process, 'platform', { value: 'darwin' });
+      let mac: { shown: Awaited<ReturnType<typeof ask>>['shown']; t: { id: string } };
+      try {
+        mac = await ask();
+      } finally {
+        Object.defineProperty(process, 'platform', platform);
+      }
+      assert.deepEqual((mac.shown.box ?? mac.shown.pick)!.buttons.map((b) => b.tooltip), ['Decline: tell the server no (⌃⌥D)', 'Cancel: dismiss without answering (⌃⌥W)']);
+      await vscode.commands.executeCommand('mcpTasks.declineQuestion');
+      assert.match(await got(mac.t.id), /User declined to provide the requested information/);
     } finally {
       spy.dispose();
       await cleanUp(api, started);

@@ -23,6 +23,12 @@ type ExactOpener = { openExternal(target: vscode.Uri | string): Thenable<boolean
 type Wire<T> = (resolve: (a: Answer<T>) => void, listeners: vscode.Disposable[]) => void;
 type Keys = (nav: Nav | typeof FOCUS) => unknown;
 const FOCUS = 'focus';
+/**
+ * A key of a question form as the editor writes it (package.json binds ctrl+alt+d and ctrl+alt+w):
+ * Control and Option on macOS. By the extension host's platform: a remote window opened from a Mac
+ * still says Ctrl+Alt (no API names the UI's).
+ */
+const questionKey = (key: string): string => (process.platform === 'darwin' ? '⌃⌥' : 'Ctrl+Alt+') + key;
 
 /**
  * The step of a server's question on screen, which the keys of its Decline and Cancel buttons
@@ -64,11 +70,11 @@ export class QuickInputPrompter implements FormPrompter {
   readonly #turn: Turn | undefined;
   readonly #declineButton: vscode.QuickInputButton = {
     iconPath: new vscode.ThemeIcon(CIRCLE_SLASH),
-    tooltip: vscode.l10n.t('Decline: tell the server no (Ctrl+Alt+D)'),
+    tooltip: vscode.l10n.t('Decline: tell the server no ({0})', questionKey('D')),
   };
   readonly #cancelButton: vscode.QuickInputButton = {
     iconPath: new vscode.ThemeIcon('close'),
-    tooltip: vscode.l10n.t('Cancel: dismiss without answering (Ctrl+Alt+W)'),
+    tooltip: vscode.l10n.t('Cancel: dismiss without answering ({0})', questionKey('W')),
   };
 
   constructor(options: { hidden?: HiddenDialogs; turn?: Turn } = {}) {

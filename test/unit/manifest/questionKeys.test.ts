@@ -29,7 +29,8 @@ describe('the keys of a question form', () => {
       assert.equal(manifest.contributes.commands.find((c) => c.command === command)?.category, 'MCP Tasks');
       assert.equal(manifest.contributes.menus.commandPalette.find((m) => m.command === command)?.when, 'never', 'hidden from the palette as the other row-only commands are');
       const label = binding.key.replace(/(^|\+)(\w)/g, (_, plus: string, c: string) => plus + c.toUpperCase());
-      assert.ok(prompter.includes(`'${button} (${label})'`), `the tooltip names ${label}`);
+      assert.match(label, /^Ctrl\+Alt\+\w$/);
+      assert.ok(prompter.includes(`'${button} ({0})', questionKey('${label.slice(-1)}')`) && prompter.includes(`'⌃⌥' : 'Ctrl+Alt+') + key`), `the tooltip names ${label} (⌃⌥${label.slice(-1)} on macOS)`);
     });
   }
 
