@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ServerManager, ServerSnapshot } from '../core/servers/serverManager';
+import { closedByUser } from '../core/servers/serverManager';
 import type { TaskEngine } from '../core/tasks/engine';
 import { STATUS_PRESENTATION, describeHosted, describeTask, newestFirstOf, runTitle, runTitles, taskTitle as named, toolRunWords } from '../core/tasks/presentation';
 import { isServerTerminal, isTerminal } from '../core/tasks/status';
@@ -126,7 +127,8 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
     } catch (err) {
       // The task ended meanwhile (the server refused the cancel of a task it had just finished):
       // its end is told as it is, completed or failed (a cancelled one is what the user asked for).
-      if (isServerTerminal(engine.get(t.key)?.status)) return;
+      // Or the user disconnected or restarted its server meanwhile: the row says what became of it.
+      if (isServerTerminal(engine.get(t.key)?.status) || closedByUser(err)) return;
       // Not answered in time, the request may have reached the server: the task is still followed.
       void showFailure(
         err,

@@ -53,12 +53,14 @@ suite('Cancel Task from the palette', () => {
         'too-late-fails': slowTask('too-late-fails', '--cancel-too-late', '--fail'),
         // Never answers tasks/cancel; the cancel lands once released.
         'mute-cancel': slowTask('mute-cancel', '--cancel-after', '0', '--cancel-unanswered'),
+        // The same, never released: Disconnect or Restart while its tasks/cancel is unanswered.
+        'mute-closed': slowTask('mute-closed', '--cancel-after', '0', '--cancel-unanswered'),
         // Its tool `ask` sends the questions it is asked for in one write.
         lab: { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio'] },
       },
       vscode.ConfigurationTarget.Global,
     );
-    await waitFor(async () => ((await testing.getTreeSnapshot()) as Array<{ label: string }>).filter((r) => r.label.startsWith('no-cancel') || r.label.startsWith('late-cancel') || r.label.startsWith('too-late') || r.label === 'mute-cancel' || r.label === 'lab').length === 8, 'the fixture server rows');
+    await waitFor(async () => ((await testing.getTreeSnapshot()) as Array<{ label: string }>).filter((r) => r.label.startsWith('no-cancel') || r.label.startsWith('late-cancel') || r.label.startsWith('too-late') || r.label.startsWith('mute-') || r.label === 'lab').length === 9, 'the fixture server rows');
   });
 
   suiteTeardown(async function () {
@@ -539,5 +541,22 @@ suite('Cancel Task from the palette', () => {
     assert.match(api.getTask(t.id)?.note ?? '', /no longer knows the task \(unknown task\)/, 'the row says what happened');
     await new Promise((r) => setTimeout(r, 300)); // a notification would come within the indicators' 100 ms
     assert.deepEqual(spy.messages.filter((m) => /^"slow( \(.+?\))?" on late-cancel-forgets/.test(m)), [], 'losing a task the user cancelled is not told');
+  });
+  test('Disconnect or Restart while a Cancel Task is on its way: no "Could not cancel" beside the command the user asked for; the row says the task is lost with its process, and its end is not told', async function () {
+    this.timeout(60_000);
+    const server = api.getServers().find((s) => s.label === 'mute-closed')!;
+    for (const command of ['disconnectServer', 'restartServer']) {
+      const t = await api.runTool(server.id, 'slow', {});
+      started.push(t.id);
+      spy.messages.length = 0;
+      const cancelling = vscode.commands.executeCommand('mcpTasks.cancelTask', { kind: 'task', key: t.id, serverId: t.serverId });
+      // The server has it (its task says so) and does not answer.
+      await waitFor(() => api.getTask(t.id)?.statusMessage === 'Cancelling…', 'the tasks/cancel to reach the server', 15_000);
+      await vscode.commands.executeCommand(`mcpTasks.${command}`, { kind: 'server', id: server.id, confirmed: true });
+      await cancelling;
+      assert.deepEqual([api.getTask(t.id)?.status, api.getTask(t.id)?.note], ['lost', `The server's process ended (${command === 'restartServer' ? 'restarted' : 'disconnected'} by the user).`]);
+      await new Promise((r) => setTimeout(r, 300)); // a notification would come within the indicators' 100 ms
+      assert.deepEqual(spy.messages.filter((m) => m.includes('slow') || /cancel/i.test(m)), [], `nothing told after ${command}`);
+    }
   });
 });

@@ -72,7 +72,7 @@ export class TransportFailureError extends RpcError {
 /** The connection ended before the answer came. */
 export class ConnectionClosedError extends RpcError {
   override name = 'ConnectionClosedError';
-  constructor(reason: string) {
+  constructor(readonly reason: string) {
     super(ErrorCode.ConnectionClosed, `Connection closed: ${reason}`);
   }
 }

@@ -17,7 +17,7 @@ import { DisposableBase, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { itsTasksEnd, prefixed, redactSecrets, redacting, sentence } from '../util/log';
 import { errorMessage, raceAbort } from '../util/abort';
-import { detailOf, reasonOf } from '../jsonrpc/errors';
+import { ConnectionClosedError, detailOf, reasonOf } from '../jsonrpc/errors';
 import type { TransportCloseInfo } from '../transports/transport';
 import type { SessionSource } from '../tasks/engine';
 import { HeldByUserError } from '../tasks/engine';
@@ -30,6 +30,10 @@ import { noop, rejected } from '../util/promise';
 
 /** Why a restart closed the connection: the lost tasks and ended calls say so. */
 export const RESTARTED = 'restarted by the user';
+const DISCONNECTED = 'disconnected by the user';
+
+/** A request that failed because the user disconnected or restarted its server: their doing, not a failure to tell. */
+export const closedByUser = (err: unknown): boolean => err instanceof ConnectionClosedError && (err.reason === DISCONNECTED || err.reason === RESTARTED);
 
 /** Where a server stands. `blocked`: not allowed to start (an untrusted workspace, for one). */
 export type ServerStateKind = 'idle' | 'connecting' | 'connected' | 'error' | 'blocked';
@@ -581,7 +585,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
   }
 
   /** `reason` reaches what the closed connection ends (a lost task's note, a failed call's error). */
-  async disconnect(id: string, reason = 'disconnected by the user'): Promise<void> {
+  async disconnect(id: string, reason = DISCONNECTED): Promise<void> {
     const leaving = this.#leaving.get(id);
     if (leaving) {
       // Removed: nothing follows its live tasks after this (the user was told they are lost),
