@@ -9,7 +9,7 @@ import type { McpSession } from '../protocol/session';
 import { pageThrough } from '../protocol/paging';
 import type { TransportCloseInfo } from '../transports/transport';
 import { TransportHttpError } from '../transports/transport';
-import { abortAfter, abortReason, anySignal, errorMessage, raceAbort } from '../util/abort';
+import { abortAfter, abortReason, anySignal, errorMessage, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import { DisposableBase, DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
@@ -240,7 +240,7 @@ export class TaskEngine extends DisposableBase {
   readonly #refetch: PollScheduler;
   readonly #refetchDelay = new Map<string, number>();
   /** Cancels on their way, by key (see `cancel`). */
-  readonly #cancelling = new Map<string, Promise<TaskSnapshot>>();
+  readonly #cancelling = new Map<string, { sent: Promise<TaskSnapshot>; stop: AbortController; waiting: number }>();
   readonly #servers = new Map<string, ServerFollow>();
   readonly #backoff = new Map<string, Backoff>();
   /** Live tasks whose tasks/get answers are invalid, by key: how many in a row (see `poll`). */
@@ -1561,16 +1561,25 @@ export class TaskEngine extends DisposableBase {
   /**
    * Cancels a task (`tasks/cancel`, T-REQ-7) or a direct call (`notifications/cancelled`). A
    * task that had already ended (-32602) is refreshed and the error says so. `signal`: stops
-   * waiting for the server's connection (not for the request once sent).
+   * this caller's wait; the server's connection is waited for until every caller has stopped (not
+   * the request once sent).
    */
   cancel(key: string, signal?: AbortSignal): Promise<TaskSnapshot> {
     // One tasks/cancel at a time per task: a second click while the first is on its way gets its
-    // answer, not the server's refusal of a task it has just cancelled.
-    let sent = this.#cancelling.get(key);
-    if (!sent) {
-      this.#cancelling.set(key, (sent = this.#cancel(key, signal).finally(() => this.#cancelling.delete(key))));
+    // answer, not the server's refusal of a task it has just cancelled; nor the first caller's
+    // abort (a chat request stopped).
+    let c = this.#cancelling.get(key);
+    if (!c) {
+      const stop = new AbortController();
+      this.#cancelling.set(key, (c = { stop, waiting: 0, sent: this.#cancel(key, stop.signal).finally(() => this.#cancelling.delete(key)) }));
     }
-    return sent;
+    const shared = c;
+    if (!signal) return (shared.waiting = Infinity), shared.sent;
+    shared.waiting++;
+    const leave = () => --shared.waiting || shared.stop.abort(abortReason(signal));
+    if (signal.aborted) leave();
+    else shared.sent.finally(onAbort(signal, leave)).catch(noop);
+    return raceAbort(shared.sent, signal);
   }
 
   async #cancel(key: string, signal?: AbortSignal): Promise<TaskSnapshot> {

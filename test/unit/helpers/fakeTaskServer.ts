@@ -14,6 +14,7 @@ import type { LocalTaskStatus } from '../../../src/core/tasks/status';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { waitFor } from './logger';
 import { InMemoryTransport } from '../../../src/core/transports/inMemory';
+import { raceAbort } from '../../../src/core/util/abort';
 import { MemoryLogger } from './logger';
 
 export type WireTaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
@@ -448,6 +449,8 @@ export interface HarnessOptions {
   reachable?: () => boolean | Error;
   /** The SessionSource's isConfigured (false: the server was removed from the configuration); none by default. */
   configured?: () => boolean | undefined;
+  /** While this returns a promise, getSession waits for it (a server still connecting), or for its caller's signal. */
+  connecting?: () => Promise<void> | undefined;
 }
 
 export interface Harness {
@@ -477,7 +480,9 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   let skew = 0;
   const ref: { session?: McpSession } = {};
   const sessions: SessionSource = {
-    getSession: async () => {
+    getSession: async (_id, opts) => {
+      const connecting = options.connecting?.();
+      if (connecting) await (opts?.signal ? raceAbort(connecting, opts.signal) : connecting);
       const reachable = options.reachable?.();
       if (reachable instanceof Error) throw reachable;
       if (reachable === false) throw new Error('Could not reach server "fake"');

@@ -652,6 +652,40 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     await assert.rejects(h.engine.cancel(snap.key), /The task already ended \(cancelled\)/);
   });
 
+  it('T-REQ-7: a cancel waiting for its server to connect, asked twice (the chat tool, then a click), is sent for the second caller when the first stops waiting (its signal aborts)', async () => {
+    let connected!: () => void;
+    const connection = new Promise<void>((r) => (connected = r));
+    let gated = false;
+    const h = await harness({ server: { pollInterval: NO_POLL }, connecting: () => (gated ? connection : undefined) });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    gated = true;
+    const chat = new AbortController();
+    const first = h.engine.cancel(snap.key, chat.signal);
+    const second = h.engine.cancel(snap.key);
+    chat.abort(new Error('the chat request was stopped'));
+    await assert.rejects(first, /the chat request was stopped/);
+    connected();
+    assert.equal((await second).status, 'cancelled');
+    assert.equal(h.server.requestsOf('tasks/cancel').length, 1);
+  });
+
+  it('T-REQ-7: a cancel whose only caller stops waiting for its server to connect is not sent', async () => {
+    let connected!: () => void;
+    const connection = new Promise<void>((r) => (connected = r));
+    let gated = false;
+    const h = await harness({ server: { pollInterval: NO_POLL }, connecting: () => (gated ? connection : undefined) });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    gated = true;
+    const chat = new AbortController();
+    const first = h.engine.cancel(snap.key, chat.signal);
+    chat.abort(new Error('the chat request was stopped'));
+    await assert.rejects(first, /the chat request was stopped/);
+    connected();
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(h.server.requestsOf('tasks/cancel'), []);
+    assert.equal(h.snap(snap.taskId).status, 'working');
+  });
+
   it('T-REQ-7: cancelling a task that already ended on the server gives -32602; the error says so and the task is refreshed', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL } });
     const snap = await h.engine.callTool('fake', 'required-tool');
