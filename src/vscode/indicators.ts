@@ -172,8 +172,9 @@ export class TaskIndicators extends DisposableBase {
     }
     if (t.status === INPUT_REQUIRED) this.#needsInput(t.key);
     else if (before !== undefined && isTerminal(t.status) && !isTerminal(before)) {
+      // A cancel the task keeps (asked for before a window reload, whose mark went with it) counts as the mark of one.
       const byUser =
-        this.#endingByUser.delete(t.key) && t.status !== COMPLETED && (returned === 'cancel' ? t.status !== FAILED : !returned || t.kind === DIRECT || t.status === LOST);
+        (this.#endingByUser.delete(t.key) || t.cancelRequested) && t.status !== COMPLETED && (returned === 'cancel' || t.cancelRequested ? t.status !== FAILED : !returned || t.kind === DIRECT || t.status === LOST);
       // Failed for want of a language model (the user was told so, and what to do, when its server asked for one) or after the user refused its request.
       const told = this.#untold?.delete(t.key) && t.status === FAILED;
       if (!byUser && !told) this.#ended.push(t);

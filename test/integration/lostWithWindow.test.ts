@@ -12,6 +12,8 @@ import type { Node } from '../../src/vscode/tree/tasksTree';
 import { waitFor } from './helpers';
 import { recordToasts } from './quickInputs';
 import { storedTask } from './viewParts';
+import type { TaskSnapshot } from '../../src/core/tasks/types';
+import { createHarness } from '../unit/helpers/fakeTaskServer';
 
 suite('Tasks of a stdio server lost with a reloaded window', () => {
   let toasts: ReturnType<typeof recordToasts>;
@@ -117,5 +119,34 @@ suite('Tasks of a stdio server lost with a reloaded window', () => {
     await reload(['settings:lab', 't1', { status: 'completed', toolName: 'slow', createdAt: earlier }], ['settings:lab', 't2', { status: 'working', toolName: 'slow', createdAt: later }]);
     await waitFor(() => told.length, 'the warning');
     assert.equal(told[0][0].split(' on lab:')[0], `"slow (${new Date(later).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' })})"`);
+  });
+});
+
+suite('A cancel the user asked for before a window reload', () => {
+  test('T-REQ-7: the task found cancelled after the reload is not told (the user asked for it), though no command of the new window marked it', async function () {
+    this.timeout(20_000);
+    const h = await createHarness({ server: { pollInterval: 50 } });
+    const toasts = [recordToasts('showInformationMessage'), recordToasts('showWarningMessage')];
+    const t = await h.engine.callTool('fake', 'required-tool');
+    // The server takes the cancel and carries it out later: it answers with the task still working.
+    h.server.override('tasks/cancel', () => h.server.task(t.taskId));
+    await h.engine.cancel(t.key);
+    // The next window restores what this one kept, and follows the task through the same server.
+    const engine = new TaskEngine({ logger: nullLogger, minPollMs: 1, sessions: { getSession: async () => h.session, label: () => 'fake', tasksOutliveConnection: () => true } });
+    engine.restore([JSON.parse(JSON.stringify(h.engine.get(t.key))) as TaskSnapshot]);
+    h.engine.dispose();
+    const host = { onDidExpire: () => ({ dispose: () => undefined }), onDidServerCancel: () => ({ dispose: () => undefined }) } as unknown as TaskHost;
+    const indicators = new TaskIndicators(engine, host, {} as vscode.TreeView<Node>, () => 'fake');
+    try {
+      h.server.setStatus(t.taskId, 'cancelled');
+      await waitFor(() => engine.get(t.key)?.status === 'cancelled', 'the cancel to land');
+      await new Promise((r) => setTimeout(r, 300)); // a notification would come within the indicators' 100 ms
+      assert.deepEqual(toasts.flatMap((x) => x.told), []);
+    } finally {
+      indicators.dispose();
+      engine.dispose();
+      toasts.forEach((x) => x.dispose());
+      await h.close();
+    }
   });
 });

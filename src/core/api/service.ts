@@ -317,8 +317,8 @@ export class TasksService implements Disposable {
   }
 
   #taskInfo(t: TaskSnapshot): TaskInfo {
-    // What TaskInfo declares: not requestedTtl, which the engine keeps for Run Again, nor unsent, the view's Send Again.
-    const { key, outcome: _outcome, outcomeFetchedAt: _fetchedAt, resultDeleted: _deleted, requestedTtl: _asked, unsent: _unsent, ...rest } = t;
+    // What TaskInfo declares: not requestedTtl, which the engine keeps for Run Again, nor unsent, the view's Send Again, nor cancelRequested, its notifications'.
+    const { key, outcome: _outcome, outcomeFetchedAt: _fetchedAt, resultDeleted: _deleted, requestedTtl: _asked, unsent: _unsent, cancelRequested: _cancel, ...rest } = t;
     return copy({ id: key, serverLabel: this.#deps.servers.label(t.serverId), ...rest, hasResult: hasKeptResult(t) });
   }
 }

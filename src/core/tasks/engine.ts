@@ -1594,12 +1594,15 @@ export class TaskEngine extends DisposableBase {
     if (!declared(session.serverCapabilities.tasks?.cancel)) {
       throw new Error(`Server "${this.#label(serverId)}" does not support cancelling tasks.`);
     }
+    this.#update(rec, { cancelRequested: true });
     try {
       const task = await session.request(TASKS_CANCEL, { taskId }, TaskSchema, { timeoutMs: this.#timeout() });
       this.#serverLog(serverId).info(`Task ${taskId}: cancel requested by the user; the server answered ${task.status}`);
       this.#applyServerTask(rec, task, 'cancel');
       return rec.snap;
     } catch (err) {
+      // Refused or failed: no cancel is pending (one not answered in time may yet land).
+      if (!(err instanceof RequestTimeoutError)) this.#update(rec, { cancelRequested: undefined });
       if (isPeerError(err) && err.code === ErrorCode.InvalidParams) {
         this.#serverLog(serverId).info(`Task ${taskId}: cancel requested by the user; the server refused it: ${reasonOf(err)}`);
         // Refresh now, even if a scheduled poll is in flight, so the message tells the truth: a

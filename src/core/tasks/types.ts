@@ -81,6 +81,8 @@ export interface TaskSnapshot {
   resultDeleted?: true;
   /** Why the task ended locally (lost, expired) or a fetch failed, in a sentence. */
   note?: string;
+  /** The user asked its server to cancel it (tasks/cancel sent, not failed): the end that brings is theirs, also after a window reload. */
+  cancelRequested?: true;
   /**
    * Why the answer to the task's question (or sampling request) could not be sent, while the task
    * is `input_required`: it waits for that answer at the server, not for the user here.

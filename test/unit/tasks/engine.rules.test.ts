@@ -686,6 +686,27 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     assert.equal(h.snap(snap.taskId).status, 'working');
   });
 
+  it('T-REQ-7: a cancel the user asked for is kept in the task (persisted, so a reloaded window knows its end is the user\'s) from when it is sent, also unanswered in time; one the server fails or refuses is not', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL }, engine: { requestTimeoutMs: 50 } });
+    const [a, b, c] = [await h.engine.callTool('fake', 'required-tool'), await h.engine.callTool('fake', 'required-tool'), await h.engine.callTool('fake', 'required-tool')];
+    let answer!: () => void;
+    const held = new Promise<void>((r) => (answer = r));
+    h.server.override('tasks/cancel', async (_p, _c, builtin) => (await held, builtin()));
+    const cancelling = h.engine.cancel(a.key);
+    await h.server.waitForRequest('tasks/cancel');
+    assert.equal(h.snap(a.taskId).cancelRequested, true, 'on its way');
+    answer();
+    assert.deepEqual([(await cancelling).status, h.snap(a.taskId).cancelRequested], ['cancelled', true]);
+    h.server.override('tasks/cancel', () => new Promise(() => undefined));
+    await assert.rejects(h.engine.cancel(b.key), /tasks\/cancel timed out/);
+    assert.equal(h.snap(b.taskId).cancelRequested, true, 'unanswered, it may land');
+    h.server.override('tasks/cancel', () => {
+      throw new RpcError(ErrorCode.InternalError, 'the worker is busy');
+    });
+    await assert.rejects(h.engine.cancel(c.key), /the worker is busy/);
+    assert.equal(h.snap(c.taskId).cancelRequested, undefined, 'failed');
+  });
+
   it('T-REQ-7: cancelling a task that already ended on the server gives -32602; the error says so and the task is refreshed', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL } });
     const snap = await h.engine.callTool('fake', 'required-tool');
