@@ -1601,8 +1601,8 @@ export class TaskEngine extends DisposableBase {
       this.#applyServerTask(rec, task, 'cancel');
       return rec.snap;
     } catch (err) {
-      // Refused or failed: no cancel is pending (one not answered in time may yet land).
-      if (!(err instanceof RequestTimeoutError)) this.#update(rec, { cancelRequested: undefined });
+      // Refused or failed: no cancel is pending (one not answered in time, or whose answer a closed connection lost, may yet land).
+      if (!(err instanceof RequestTimeoutError || err instanceof ConnectionClosedError)) this.#update(rec, { cancelRequested: undefined });
       if (isPeerError(err) && err.code === ErrorCode.InvalidParams) {
         this.#serverLog(serverId).info(`Task ${taskId}: cancel requested by the user; the server refused it: ${reasonOf(err)}`);
         // Refresh now, even if a scheduled poll is in flight, so the message tells the truth: a

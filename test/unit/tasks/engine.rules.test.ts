@@ -6,7 +6,8 @@ import { createElicitationHandler } from '../../../src/core/elicitation/handler'
 import { ErrorCode, RpcError } from '../../../src/core/jsonrpc/errors';
 import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
 import FakeTimers from '@sinonjs/fake-timers';
-import type { ServerRequestContext, ServerRequestHandler, UnsentAnswer } from '../../../src/core/tasks/engine';
+import type { ServerRequestContext, ServerRequestHandler, TaskEngine, UnsentAnswer } from '../../../src/core/tasks/engine';
+import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { taskKey } from '../../../src/core/tasks/types';
 import { describeTask } from '../../../src/core/tasks/presentation';
 import { hasResult, hasResultToFetch } from '../../../src/core/tasks/policy';
@@ -652,7 +653,8 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     await assert.rejects(h.engine.cancel(snap.key), /The task already ended \(cancelled\)/);
   });
 
-  it('T-REQ-7: a cancel waiting for its server to connect, asked twice (the chat tool, then a click), is sent for the second caller when the first stops waiting (its signal aborts)', async () => {
+  /** A task of a server that then stays connecting until `connected()`, cancelled by a chat request (`first`) that is then stopped; `also` asks meanwhile. */
+  const cancelWhileConnecting = async (also?: (engine: TaskEngine, key: string) => Promise<TaskSnapshot>) => {
     let connected!: () => void;
     const connection = new Promise<void>((r) => (connected = r));
     let gated = false;
@@ -661,26 +663,21 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     gated = true;
     const chat = new AbortController();
     const first = h.engine.cancel(snap.key, chat.signal);
-    const second = h.engine.cancel(snap.key);
+    const second = also?.(h.engine, snap.key);
     chat.abort(new Error('the chat request was stopped'));
     await assert.rejects(first, /the chat request was stopped/);
     connected();
-    assert.equal((await second).status, 'cancelled');
+    return { h, snap, second };
+  };
+
+  it('T-REQ-7: a cancel waiting for its server to connect, asked twice (the chat tool, then a click), is sent for the second caller when the first stops waiting (its signal aborts)', async () => {
+    const { h, second } = await cancelWhileConnecting((engine, key) => engine.cancel(key));
+    assert.equal((await second)?.status, 'cancelled');
     assert.equal(h.server.requestsOf('tasks/cancel').length, 1);
   });
 
   it('T-REQ-7: a cancel whose only caller stops waiting for its server to connect is not sent', async () => {
-    let connected!: () => void;
-    const connection = new Promise<void>((r) => (connected = r));
-    let gated = false;
-    const h = await harness({ server: { pollInterval: NO_POLL }, connecting: () => (gated ? connection : undefined) });
-    const snap = await h.engine.callTool('fake', 'required-tool');
-    gated = true;
-    const chat = new AbortController();
-    const first = h.engine.cancel(snap.key, chat.signal);
-    chat.abort(new Error('the chat request was stopped'));
-    await assert.rejects(first, /the chat request was stopped/);
-    connected();
+    const { h, snap } = await cancelWhileConnecting();
     await new Promise((r) => setTimeout(r, 20));
     assert.deepEqual(h.server.requestsOf('tasks/cancel'), []);
     assert.equal(h.snap(snap.taskId).status, 'working');
@@ -705,6 +702,17 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     });
     await assert.rejects(h.engine.cancel(c.key), /the worker is busy/);
     assert.equal(h.snap(c.taskId).cancelRequested, undefined, 'failed');
+  });
+
+  it('T-REQ-7: a cancel whose connection closes before its answer (the user disconnects or restarts the server) is kept in the task: it may have reached the server, and may land', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.override('tasks/cancel', () => new Promise(() => undefined));
+    const cancelling = h.engine.cancel(snap.key);
+    await h.server.waitForRequest('tasks/cancel');
+    await h.session.close('disconnected by the user');
+    await assert.rejects(cancelling, /Connection closed: disconnected by the user/);
+    assert.equal(h.snap(snap.taskId).cancelRequested, true);
   });
 
   it('T-REQ-7: cancelling a task that already ended on the server gives -32602; the error says so and the task is refreshed', async () => {
