@@ -1574,9 +1574,15 @@ export class TaskEngine extends DisposableBase {
       this.#cancelling.set(key, (c = { stop, waiting: 0, sent: this.#cancel(key, stop.signal).finally(() => this.#cancelling.delete(key)) }));
     }
     const shared = c;
-    if (!signal) return (shared.waiting = Infinity), shared.sent;
+    if (!signal) {
+      // A caller that cannot stop waiting (a click): the connection is waited for until it comes.
+      shared.waiting = Infinity;
+      return shared.sent;
+    }
     shared.waiting++;
-    const leave = () => --shared.waiting || shared.stop.abort(abortReason(signal));
+    const leave = () => {
+      if (--shared.waiting === 0) shared.stop.abort(abortReason(signal));
+    };
     if (signal.aborted) leave();
     else shared.sent.finally(onAbort(signal, leave)).catch(noop);
     return raceAbort(shared.sent, signal);
