@@ -122,8 +122,12 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 // cannot be written told once and tried again, a crash's temporary files swept, sessions saved
 // before a crash, the clock set back, lost tasks told in one warning, a click giving a question
 // the keyboard back…) took 2.7 KB: 294.4 KB (301,452 bytes), 5.6 KB under the gate.
+// The thirty-third session's fixes (a new task saved at once, a cancel that races its task's end
+// told as that end, one tasks/cancel at a time, a server's cancel of a hosted question said, a
+// cancel asked before a reload not told as the server's…) took 1.8 KB: 296.2 KB (303,289
+// bytes), 3.8 KB under the gate.
 // Loading features on demand would not reach 150 KB either: with every transport, the dialogs,
-// sampling, the chat tools and the API left out, the startup bundle is still 178 KB
+// sampling, the chat tools and the API left out, the startup bundle is still 180 KB
 // (bench/size.mjs, "startup only").
 const BUNDLE_TARGET = 150 * 1024;
 const BUNDLE_GATE = 300 * 1024;
