@@ -89,12 +89,13 @@ export const formatOutcome = (t: TaskSnapshot, server: string): string => {
   if (t.note) lines.push(`_${t.note}_`, '');
   const o = t.outcome;
   if (!o) {
-    // Clear Stored Results deleted it: it was fetched. A note that says so says it (a direct call's, one its server forgot).
-    // A kept one whose file is missing or damaged: its note says so once its server forgot it.
     if (!t.resultDeleted) {
+      // A kept one whose file is missing or damaged: its note says so once its server forgot it.
       if (!t.note?.includes(UNREADABLE)) lines.push(t.outcomeFetchedAt ? `_The result fetched then was kept, but its file is ${UNREADABLE}, and its server did not give it again._` : '_No result has been fetched for this task._');
+    } else if (!t.note?.startsWith(DELETED)) {
+      // Clear Stored Results deleted it: it was fetched. A note that says so says it (a direct call's, one its server forgot).
+      lines.push(`_${DELETED}. Open Result fetches it again while its server keeps it._`);
     }
-    else if (!t.note?.startsWith(DELETED)) lines.push(`_${DELETED}. Open Result fetches it again while its server keeps it._`);
   } else if (o.kind === 'error') {
     lines.push(`## ❌ The server answered with error ${o.error.code}`, '', o.error.message, '');
     if (o.error.data !== undefined) lines.push('Error data:', '', fence(safeStringify(o.error.data, 2), 'json'));
