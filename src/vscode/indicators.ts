@@ -3,7 +3,6 @@ import type { TaskEngine, UnsentAnswer } from '../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
 import { STATUS_PRESENTATION, formatAge, runTitle } from '../core/tasks/presentation';
 import { EXPIRED, isTerminal, LOST } from '../core/tasks/status';
-import { RequestTimeoutError } from '../core/jsonrpc/errors';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { DIRECT, SERVER_LIST } from '../core/tasks/types';
 import { taskBrowserSteps } from '../core/elicitation/urlRequired';
@@ -127,7 +126,7 @@ export class TaskIndicators extends DisposableBase {
    * the view shows the result, so their end is not told. Marked by the command, not read off the
    * task's note, so no wording decides it. A task that completes anyway (the server finished
    * first) is told; if `end` fails, the tasks go on and their end, whenever it comes, is told,
-   * unless `end` was a cancel that timed out: the server may have had it, and may act on it later.
+   * unless the task keeps its cancel (`cancelRequested`): the server may have had it, and may act on it later.
    * A task still live when `end` returns may yet end by it, seen later: lost (its process gone,
    * or its server forgot it once connected again), or any end of a call without a task (aborted).
    * Any other end, or any change that shows it alive after that, means it outlived the command.
@@ -143,13 +142,8 @@ export class TaskIndicators extends DisposableBase {
       for (const key of keys) if (this.#endingByUser.has(key)) this.#endingByUser.set(key, cancel ? 'cancel' : true);
       return done;
     } catch (err) {
-      // A cancel not answered in time may have reached the server: its end, whenever it comes, is the user's.
-      const sent = cancel && err instanceof RequestTimeoutError;
-      for (const key of keys) {
-        if (!this.#last.has(key) || isTerminal(this.#last.get(key)!)) continue;
-        if (sent) this.#endingByUser.set(key, 'cancel');
-        else this.#endingByUser.delete(key);
-      }
+      // A tasks/cancel that may have reached the server (unanswered in time, its answer lost with the connection) is kept by the task (cancelRequested).
+      for (const key of keys) this.#endingByUser.delete(key);
       throw err;
     }
   }

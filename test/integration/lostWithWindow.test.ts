@@ -14,6 +14,7 @@ import { recordToasts } from './quickInputs';
 import { storedTask } from './viewParts';
 import type { TaskSnapshot } from '../../src/core/tasks/types';
 import { createHarness } from '../unit/helpers/fakeTaskServer';
+import { RequestTimeoutError } from '../../src/core/jsonrpc/errors';
 
 suite('Tasks of a stdio server lost with a reloaded window', () => {
   let toasts: ReturnType<typeof recordToasts>;
@@ -145,6 +146,30 @@ suite('A cancel the user asked for before a window reload', () => {
     } finally {
       indicators.dispose();
       engine.dispose();
+      toasts.forEach((x) => x.dispose());
+      await h.close();
+    }
+  });
+});
+
+suite('A cancel that timed out before it was sent', () => {
+  test('T-REQ-7: a cancel that timed out waiting for its server to connect sent nothing: the task\'s later end is told (its server did it)', async function () {
+    this.timeout(20_000);
+    let connecting = false;
+    const h = await createHarness({ server: { pollInterval: 50 }, reachable: () => (connecting ? new RequestTimeoutError('initialize', 1000, 'fake') : true) });
+    const toasts = [recordToasts('showInformationMessage'), recordToasts('showWarningMessage')];
+    const host = { onDidExpire: () => ({ dispose: () => undefined }), onDidServerCancel: () => ({ dispose: () => undefined }) } as unknown as TaskHost;
+    const indicators = new TaskIndicators(h.engine, host, {} as vscode.TreeView<Node>, () => 'fake');
+    try {
+      const t = await h.engine.callTool('fake', 'required-tool');
+      connecting = true;
+      await assert.rejects(indicators.endByUser([t.key], () => h.engine.cancel(t.key), true), RequestTimeoutError);
+      connecting = false;
+      assert.equal(h.engine.get(t.key)?.cancelRequested, undefined, 'no tasks/cancel was sent');
+      h.server.setStatus(t.taskId, 'cancelled');
+      await waitFor(() => toasts.some((x) => x.told.some(([m]) => m.startsWith('"required-tool" on fake: cancelled'))), 'the end to be told', 5000).catch((e: Error) => assert.fail(`${e.message}, among ${JSON.stringify(toasts.flatMap((x) => x.told))}`));
+    } finally {
+      indicators.dispose();
       toasts.forEach((x) => x.dispose());
       await h.close();
     }
