@@ -156,16 +156,16 @@ export const registerLmTools = (service: TasksService): vscode.Disposable[] => {
     invoke: (options, token) =>
       run(token, async (signal) => {
         const input = readCancelTaskInput(options.input);
-        const find = () => service.findTask(input.taskId, input.server);
-        const t = find();
+        const t = service.findTask(input.taskId, input.server);
         const ended = (x: TaskInfo) => formatTask(x, `Task "${x.taskId}" had already ended: nothing was cancelled.`);
         if (isTerminal(t.status)) return ended(t);
         try {
           const task = await service.cancel(t.id, signal);
           return formatTask(task, `Cancellation of task "${task.taskId}" was requested.`);
         } catch (err) {
-          // It ended as the cancel reached its server, which refused it (-32602): how it ended, as above.
-          if (isServerTerminal(find().status)) return ended(find());
+          // It ended as the cancel reached its server, which refused it (-32602): how it ended, as above. Gone meanwhile (removed), t is live: the refusal.
+          const now = service.task(t.id) ?? t;
+          if (isServerTerminal(now.status)) return ended(now);
           throw err;
         }
       }),

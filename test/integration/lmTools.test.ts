@@ -11,6 +11,11 @@ import { getExtension, waitFor } from './helpers';
 import { QuickInputSpy, accept } from './quickInputs';
 import type { ToolAnswer } from './taskApiHelpers';
 import { cleanUp, invoke, labWithHeldTasks, publicApi } from './taskApiHelpers';
+import type { TasksServiceDeps } from '../../src/core/api/service';
+import { TasksService } from '../../src/core/api/service';
+import { nullLogger } from '../../src/core/util/log';
+import { createHarness } from '../unit/helpers/fakeTaskServer';
+import { registerLmTools } from '../../src/vscode/lmTools';
 
 const TOOLS = ['mcpTasks_listTools', 'mcpTasks_startTask', 'mcpTasks_getTask', 'mcpTasks_getResult', 'mcpTasks_cancelTask'];
 
@@ -270,5 +275,30 @@ suite('Language-model tools', () => {
     await assert.rejects(call('mcpTasks_getTask', { taskId: 'no-such-task', server: 'demo' }), /No task "no-such-task" is tracked for server "demo"\. mcpTasks_getTask without a taskId lists the tracked tasks\./);
     await assert.rejects(call('mcpTasks_startTask', { server: 'demo', tool: 'no-such-tool' }), /Server "demo" has no tool named "no-such-tool"\. mcpTasks_listTools with that server lists its tools\./);
     await assert.rejects(call('mcpTasks_getResult', { taskId: 'x', waitSeconds: -5 }), /"waitSeconds" must be a number of seconds, 0 or more/);
+  });
+
+  test('mcpTasks_cancelTask on a task removed as its server refuses the cancel (it ended meanwhile) answers the refusal, not that the task is unknown', async () => {
+    // The tools registered again, on a service of the test's own over a fake server.
+    const h = await createHarness();
+    const lm = vscode.lm as unknown as Record<string, unknown>;
+    const registerTool = lm.registerTool;
+    const tools = new Map<string, vscode.LanguageModelTool<unknown>>();
+    lm.registerTool = (name: string, tool: vscode.LanguageModelTool<unknown>) => (tools.set(name, tool), { dispose: () => undefined });
+    try {
+      registerLmTools(new TasksService({ engine: h.engine, servers: { list: () => [], label: () => 'fake' } as unknown as TasksServiceDeps['servers'], logger: nullLogger }));
+    } finally {
+      lm.registerTool = registerTool;
+    }
+    try {
+      const t = await h.engine.callTool('fake', 'required-tool');
+      // The task completes as its cancel arrives (refused: -32602), and is removed from the list once it has.
+      h.server.override('tasks/cancel', (_p, _c, builtin) => (h.server.setStatus(t.taskId, 'completed'), builtin()));
+      h.engine.onDidChange((x) => x.status === 'completed' && h.engine.remove(x.key));
+      const token = new vscode.CancellationTokenSource().token;
+      const asked = Promise.resolve(tools.get('mcpTasks_cancelTask')!.invoke({ input: { taskId: t.taskId }, toolInvocationToken: undefined }, token));
+      await assert.rejects(asked, (err: Error) => (assert.match(err.message, /^The server refused to cancel task /), true));
+    } finally {
+      await h.close();
+    }
   });
 });
