@@ -3,7 +3,7 @@ import type { ServerManager, ServerSnapshot } from '../core/servers/serverManage
 import { closedByUser } from '../core/servers/serverManager';
 import type { TaskEngine } from '../core/tasks/engine';
 import { STATUS_PRESENTATION, describeHosted, describeTask, newestFirstOf, runTitle, runTitles, taskTitle as named, toolRunWords } from '../core/tasks/presentation';
-import { isServerTerminal, isTerminal } from '../core/tasks/status';
+import { isServerTerminal, isTerminal, LOST } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { DIRECT, hostedKey, rerunTtl, TASK } from '../core/tasks/types';
 import type { Tool } from '../core/protocol/schemas';
@@ -11,7 +11,7 @@ import { decideExecution, hasKeptResult, hasResultToFetch, hasUnfetchedResult, i
 import { errorMessage, raceAbort } from '../core/util/abort';
 import type { UrlPlan } from '../core/elicitation/plan';
 import { completeInBrowser, taskBrowserSteps, urlsRequired } from '../core/elicitation/urlRequired';
-import { reasonOf, RequestTimeoutError } from '../core/jsonrpc/errors';
+import { ConnectionClosedError, reasonOf, RequestTimeoutError } from '../core/jsonrpc/errors';
 import { unnamedReason } from '../core/transports/transport';
 import { NEVER, waitWithProgress } from './cancellation';
 import { confirmDestructive, couldNotConnect, flash, inform, isConfirmed, noServerConfigured } from './confirm';
@@ -128,11 +128,18 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
       // The task ended meanwhile (the server refused the cancel of a task it had just finished):
       // its end is told as it is, completed or failed (a cancelled one is what the user asked for).
       // Or the user disconnected or restarted its server meanwhile: the row says what became of it.
-      if (isServerTerminal(engine.get(t.key)?.status) || closedByUser(err)) return;
+      const status = engine.get(t.key)?.status;
+      if (isServerTerminal(status) || closedByUser(err)) return;
+      // Its server's process ended first (a crash): the task is lost with it, which is not told otherwise (the user asked for its end).
       // Not answered in time, the request may have reached the server: the task is still followed.
       void showFailure(
         err,
-        (why) => (err instanceof RequestTimeoutError ? vscode.l10n.t('"{0}" may still be cancelled by the server (its row will show it): {1}', taskTitle(t), why) : vscode.l10n.t('Could not cancel "{0}": {1}', taskTitle(t), why)),
+        (why) =>
+          err instanceof ConnectionClosedError && status === LOST
+            ? vscode.l10n.t('"{0}" is lost: its server stopped before it answered the cancel ({1}).', taskTitle(t), err.reason)
+            : err instanceof RequestTimeoutError
+              ? vscode.l10n.t('"{0}" may still be cancelled by the server (its row will show it): {1}', taskTitle(t), why)
+              : vscode.l10n.t('Could not cancel "{0}": {1}', taskTitle(t), why),
         { warn: true },
       );
     }

@@ -32,8 +32,8 @@ suite('Cancel Task from the palette', () => {
   /** Each slow-task server notes its pid in the spawn log named after it. */
   const spawnLogs = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-cancel-'));
   const slowTask = (label: string, ...args: string[]) => ({ type: 'stdio', command: 'node', args: [SLOW_TASK_SERVER, '--answer-after', '0', '--held', '--spawn-log', path.join(spawnLogs, label), ...args] });
-  /** Lets the held ends of server `label`'s tasks come (SIGUSR2 to its process). */
-  const release = (label: string) => process.kill(Number(fs.readFileSync(path.join(spawnLogs, label), 'utf8').trim().split('\n').pop()!.split(' ')[0]), 'SIGUSR2');
+  /** Lets the held ends of server `label`'s tasks come (SIGUSR2 to its process), or sends its process another signal. */
+  const release = (label: string, signal = 'SIGUSR2') => process.kill(Number(fs.readFileSync(path.join(spawnLogs, label), 'utf8').trim().split('\n').pop()!.split(' ')[0]), signal);
 
   suiteSetup(async function () {
     this.timeout(30_000);
@@ -558,5 +558,21 @@ suite('Cancel Task from the palette', () => {
       await new Promise((r) => setTimeout(r, 300)); // a notification would come within the indicators' 100 ms
       assert.deepEqual(spy.messages.filter((m) => m.includes('slow') || /cancel/i.test(m)), [], `nothing told after ${command}`);
     }
+  });
+
+  test('a Cancel Task whose server\'s process dies before it answers says, once, that the task is lost with its server: not "Could not cancel" and the closed connection', async function () {
+    this.timeout(60_000);
+    const server = api.getServers().find((s) => s.label === 'mute-closed')!;
+    const t = await api.runTool(server.id, 'slow', {});
+    started.push(t.id);
+    spy.messages.length = 0;
+    const cancelling = vscode.commands.executeCommand('mcpTasks.cancelTask', { kind: 'task', key: t.id, serverId: t.serverId });
+    await waitFor(() => api.getTask(t.id)?.statusMessage === 'Cancelling…', 'the tasks/cancel to reach the server', 15_000);
+    release('mute-closed', 'SIGKILL');
+    await cancelling;
+    assert.deepEqual([api.getTask(t.id)?.status, api.getTask(t.id)?.note], ['lost', "The server's process ended (Server process was killed by SIGKILL)."]);
+    await new Promise((r) => setTimeout(r, 300)); // a notification would come within the indicators' 100 ms
+    // Named with when it started if earlier runs of slow are listed.
+    assert.deepEqual(spy.messages.filter((m) => m.includes('slow') || /cancel/i.test(m)).map((m) => m.replace(/^"slow \(.+?\)"/, '"slow"')), ['"slow" is lost: its server stopped before it answered the cancel (Server process was killed by SIGKILL).']);
   });
 });
