@@ -780,6 +780,8 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.deepEqual(h.server.requestsOf('tasks/cancel').map((r) => r.params), [{ taskId: id }]);
     assert.deepEqual(h.server.notifications.map((n) => n.method).filter((m) => m === 'notifications/cancelled'), [], 'schema.ts: not for task-augmented requests');
     assert.equal(h.snap(id).origin, 'chat');
+    // Ended on its caller's behalf (the user stopped it, or the call ran out of time), not by its server: not notified "cancelled", as the user's Cancel Task is not.
+    assert.equal(h.snap(id).cancelRequested, true, 'the cancel is kept with the task');
   }
 
   it('T-REQ-7: a task-augmented call whose caller stops waiting (chat Stop) before the CreateTaskResult arrives: rejected at once, no notifications/cancelled; the task is tracked and cancelled with tasks/cancel', async () => {
