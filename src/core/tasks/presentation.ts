@@ -77,6 +77,8 @@ export const describeTask = (t: TaskSnapshot, now: number): string => {
   const progress = live ? formatProgress(t.progress) : undefined;
   // Not said twice: a message such as "Scanning… 40% (12 files)" carries it already (in plain digits, "1500 files", too).
   if (progress && !message?.includes(progress) && !message?.includes(formatProgress(t.progress, String)!)) parts.push(progress);
+  // Its last status is not its end: after Disconnect, until connected again, the row would not say it otherwise.
+  if (live && t.cancelRequested) parts.push('cancel requested');
   parts.push(formatRowAge(now - parseDate(t.createdAt)));
   return parts.join(' · ');
 };

@@ -28,6 +28,12 @@ describe('describeTask', () => {
     assert.equal(describeTask(task({ statusMessage: 'Indexed 1500 files', progress: { progress: 1500 } }), CREATED), 'Indexed 1500 files · now');
   });
 
+  it('says a live task\'s cancel is pending (sent, not answered yet, or unanswered when its server was disconnected): the last status the row shows is not the end; an ended one does not', () => {
+    assert.equal(describeTask(task({ statusMessage: 'Generating report…', progress: { progress: 2, total: 6 }, cancelRequested: true }), CREATED), 'Generating report… · 2/6 · cancel requested · now');
+    assert.equal(describeTask(task({ status: 'input_required', cancelRequested: true }), CREATED), 'Input required · cancel requested · now');
+    assert.equal(describeTask(task({ status: 'cancelled', cancelRequested: true }), CREATED), 'Cancelled · now');
+  });
+
   it('gives ages in minutes, "now" under one (rows are redrawn every 30 s: "2 s" would read so long after)', () => {
     assert.deepEqual([0, 1_000, 59_999, 60_000, 119_000, 2 * 3600_000].map((ms) => formatRowAge(ms)), ['now', 'now', 'now', '1 min', '1 min', '2 h']);
   });
