@@ -551,9 +551,11 @@ export class ServerManager extends DisposableBase implements SessionSource {
   /**
    * False for a server the loaded configuration does not name; undefined before it has loaded. A
    * removed stdio server whose process runs its live tasks counts until they end: they are followed.
+   * Undefined too while a file does not parse (it may name the server: a window opened on a save
+   * mid-edit has read no version of it) or an error names it: its tasks wait, not lost as removed.
    */
   isConfigured(id: string): boolean | undefined {
-    return this.#loaded ? this.#entries.has(id) || this.#leaving.has(id) : undefined;
+    return this.#entries.has(id) || this.#leaving.has(id) || (this.#loaded && !this.#configErrors.some((e) => e.kind === 'syntax' || e.server === serverNameOfId(id)) ? false : undefined);
   }
 
   /** The live tasks and calls of a removed server, whose connection stays until they end; undefined for any other server. */

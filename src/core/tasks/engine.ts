@@ -465,7 +465,8 @@ export class TaskEngine extends DisposableBase {
    * live tasks polled now, not when their grace period ends, and its unfetched results fetched.
    */
   serversChanged(): void {
-    const back = (serverId: string) => this.#sessions.isConfigured?.(serverId) !== false;
+    // Not while a configuration error may hide it (undefined).
+    const back = (serverId: string) => (this.#sessions.isConfigured?.(serverId) ?? !this.#sessions.isConfigured) !== false;
     const pollNow = (serverId: string) => {
       for (const rec of this.#servers.get(serverId)?.live ?? []) if (rec.snap.kind === TASK && !rec.polling) this.#scheduler.schedule(rec.snap.key, this.#now());
     };

@@ -288,7 +288,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       return h ? hostedItem(h, hosted) : new vscode.TreeItem('(removed)');
     }
     const s = this.#servers.get(node.id);
-    if (!s) return (this.#servers.isConfigured(node.id) === undefined ? unloadedServerItem : removedServerItem)(node.id, this.#removedLabel(node.id), this.#servers.leavingWith(node.id), this.#servers.tasksOutliveConnection(node.id) === false);
+    if (!s) return this.#servers.isConfigured(node.id) === undefined ? unloadedServerItem(node.id, this.#removedLabel(node.id), this.#servers.errors.length > 0) : removedServerItem(node.id, this.#removedLabel(node.id), this.#servers.leavingWith(node.id), this.#servers.tasksOutliveConnection(node.id) === false);
     const hasTasks = this.#hasTasks(s.id);
     const item = new vscode.TreeItem(s.label, hasTasks ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     // VS Code reads a row's collapsible state only when it first draws the row: a row drawn
@@ -495,13 +495,16 @@ const removedServerItem = (id: string, label: string, running?: LiveWork, stdio?
   return item;
 };
 
-/** A server whose tasks were restored before the configuration that names it has been read. */
-const unloadedServerItem = (id: string, label: string): vscode.TreeItem => {
+/**
+ * A server whose tasks were restored before the configuration that names it has been read, or
+ * (`broken`) that a configuration error may hide: its tasks wait for the fix (see isConfigured).
+ */
+const unloadedServerItem = (id: string, label: string, broken: boolean): vscode.TreeItem => {
   const item = removedServerItem(id, label);
-  item.description = 'reading the configuration…';
-  item.iconPath = new vscode.ThemeIcon('loading~spin');
-  item.tooltip = new vscode.MarkdownString(`**${escapeMd(String(item.label))}** (${escapeMd(id)}): its tasks were restored; the configuration is being read.`);
-  heardAs(item, `Server ${String(item.label)}, reading the configuration`);
+  item.description = broken ? 'its tasks wait for a configuration error to be fixed' : 'reading the configuration…';
+  if (!broken) item.iconPath = new vscode.ThemeIcon('loading~spin');
+  item.tooltip = new vscode.MarkdownString(`**${escapeMd(String(item.label))}** (${escapeMd(id)}): its tasks were restored; ${item.description}`);
+  heardAs(item, `Server ${String(item.label)}, ${item.description}`);
   return item;
 };
 

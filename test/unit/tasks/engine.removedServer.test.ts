@@ -3,7 +3,7 @@
 // under the same id before that. Under fake timers, so the grace period is exact.
 import * as assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
-import { parseSettingServers } from '../../../src/core/config/parse';
+import { parseMcpJson, parseSettingServers } from '../../../src/core/config/parse';
 import { TaskEngine } from '../../../src/core/tasks/engine';
 import { taskKey } from '../../../src/core/tasks/types';
 import type { Harness } from '../helpers/fakeTaskServer';
@@ -87,6 +87,49 @@ describe('TaskEngine: live tasks of a server removed from the configuration', ()
     await clock.tickAsync(0);
     assert.deepEqual(asked, [id], 'polled as soon as the configuration names its server');
     assert.equal(engine.list()[0].status, 'working');
+  });
+
+  it('a live task restored for a server whose .vscode/mcp.json does not parse as the window opens (a save mid-edit): not taken as removed, so not lost 5 minutes later; polled once the file reads again', async () => {
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const log = new MemoryLogger();
+    const servers = bareServerManager({ logger: log });
+    const asked: string[] = [];
+    const engine = new TaskEngine({
+      logger: log,
+      sessions: {
+        getSession: (id) => (asked.push(id), Promise.reject(new Error(`${id} is not reached in this test`))),
+        label: (id) => servers.label(id),
+        tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id),
+        isConfigured: (id) => servers.isConfigured(id),
+      },
+      minPollMs: 100,
+    });
+    cleanups.push(() => servers.dispose(), () => engine.dispose());
+    const source = { kind: 'workspaceFolder', folderName: 'app', folderPath: '/ws/app', file: '/ws/app/.vscode/mcp.json' } as const;
+    const text = '{ "servers": { "remote": { "type": "http", "url": "http://127.0.0.1:9/mcp" } } }';
+    const fixed = parseMcpJson(text, source);
+    const id = fixed.servers[0].id;
+    const now = new Date().toISOString();
+    engine.restore([{ key: taskKey(id, 't1'), serverId: id, taskId: 't1', kind: 'task', toolName: 'long-job', status: 'working', createdAt: now, lastUpdatedAt: now, ttl: null, origin: 'user' }]);
+    const broken = parseMcpJson(text.slice(0, -3), source);
+    servers.setConfiguration(broken.servers, broken.errors);
+    engine.serversChanged();
+    assert.equal(servers.isConfigured(id), undefined, 'unknown while its file cannot be read, not removed');
+    await clock.tickAsync(10 * MINUTE);
+    assert.deepEqual([engine.list()[0].status, asked, log.lines.filter((l) => l.level === 'warn').map((l) => l.message)], ['working', [], []]);
+    servers.setConfiguration(fixed.servers, fixed.errors);
+    engine.serversChanged();
+    await clock.tickAsync(0);
+    assert.deepEqual(asked, [id], 'polled as soon as the file reads again');
+
+    // Removed, then the file breaks: the server is not said to be back.
+    servers.setConfiguration([], []);
+    engine.serversChanged();
+    await clock.tickAsync(MINUTE);
+    servers.setConfiguration(broken.servers, broken.errors);
+    engine.serversChanged();
+    await clock.tickAsync(0);
+    assert.deepEqual(log.lines.filter((l) => /configured/.test(l.message)).map((l) => l.message), [`[remote] The server is no longer configured: its live tasks are lost unless it is back within 5 minutes`]);
   });
 
   describe('over the scripted server', () => {
