@@ -181,6 +181,9 @@ export const isInputDismissed = (err: unknown): boolean => err instanceof InputD
 /** What a server does for a new configuration: a stdio server restarts, a remote one reconnects. */
 export const restarts = (type: ServerConfig['type']): string => (type === STDIO ? 'restarts' : 'reconnects');
 
+/** Two Streamable HTTP configurations at one url: the session may be resumed with the other's headers. */
+const sameUrl = (a: ServerConfig, b?: ServerConfig): boolean => a.type === HTTP && b?.type === HTTP && a.url === b.url;
+
 /** Backoff after a failure: 1 s, doubling to a minute; a connection that lasted a minute resets it. */
 const BACKOFF_FIRST_MS = 1_000;
 const BACKOFF_MAX_MS = 60_000;
@@ -305,9 +308,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
         this.#forget(old);
         continue;
       }
-      // Same URL (new headers: a new token): its live tasks may belong to the session, kept for the new connection.
-      const resumable = old.config.type === HTTP && config.type === HTTP && old.config.url === config.url;
-      const waits = resumable ? undefined : this.#liveTasks(old, !!left);
+      const waits = this.#liveTasks(old, !!left, config);
       if (waits) {
         if (old.pending?.print !== print) this.#log.info(`[${config.label}] Configuration changed: it ${restarts(old.config.type)} with the new one when ${itsTasksEnd(waits)} (Restart Server applies it now)`);
         old.config = { ...old.config, label: config.label };
@@ -316,8 +317,6 @@ export class ServerManager extends DisposableBase implements SessionSource {
         this.#keep(old);
         continue;
       }
-      const kept = resumable ? (this.#keepSession(old) ?? this.#saved.get(config.id)) : undefined;
-      if (kept?.fingerprint === old.print) this.#saved.set(config.id, { ...kept, fingerprint: print });
       if (this.#reconfigure(old, config, print)) reconnect.push(config.id);
     }
     // Kept endpoints that no configuration waits on (changed back, removed, or its tasks gone).
@@ -359,6 +358,9 @@ export class ServerManager extends DisposableBase implements SessionSource {
   /** Closes a server's connection for its new configuration; true if it was up (to connect again). */
   #reconfigure(entry: Entry, config: ServerConfig, print: string): boolean {
     const wasUp = entry.state.kind === CONNECTED || entry.state.kind === CONNECTING;
+    // Same URL (new headers: a new token): its live tasks may belong to the session, kept for the new connection.
+    const kept = sameUrl(entry.config, config) ? (this.#keepSession(entry) ?? this.#saved.get(config.id)) : undefined;
+    if (kept?.fingerprint === entry.print) this.#saved.set(config.id, { ...kept, fingerprint: print });
     this.#teardown(entry, 'its configuration changed');
     entry.pending = undefined;
     this.#forget(entry);
@@ -374,11 +376,14 @@ export class ServerManager extends DisposableBase implements SessionSource {
    * The live tasks and calls of the server's connection, which a change of its configuration
    * waits for while it is up. A remote server's tasks live on at its endpoint: once waiting, a
    * connection that drops meanwhile is made again with the configuration they were started with.
-   * `left`: it was removed and is back (it waited so while removed).
+   * `left`: it was removed and is back (it waited so while removed). New headers at the same url
+   * (`to`) of a Streamable HTTP server: the resumed session has its tasks, not what is to come on
+   * the old connection's streams: a call's answer, a question (of a task waiting for input).
    */
-  #liveTasks(entry: Entry, left?: boolean): LiveWork | undefined {
+  #liveTasks(entry: Entry, left?: boolean, to = entry.pending?.config): LiveWork | undefined {
     const waiting = entry.config.type !== STDIO && (left || this.#waiting(entry));
-    const w = (waiting || (entry.session && !entry.session.isClosed)) && this.#options.liveTasks?.(entry.config.id);
+    let w = (waiting || (entry.session && !entry.session.isClosed)) && this.#options.liveTasks?.(entry.config.id);
+    if (w) w = sameUrl(entry.config, to) ? { tasks: w.asking!, calls: w.calls, results: 0 } : { tasks: w.tasks, calls: w.calls, results: w.results };
     return w && w.tasks + w.calls + w.results ? w : undefined;
   }
 

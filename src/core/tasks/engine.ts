@@ -381,7 +381,7 @@ export class TaskEngine extends DisposableBase {
     const calls = live.filter((r) => r.snap.kind === DIRECT).length;
     let results = 0;
     for (const r of this.#unfetched.keys()) if (r.snap.serverId === serverId && this.#wantsOutcome(r)) results++;
-    return { tasks: live.length - calls, calls, results };
+    return { tasks: live.length - calls, calls, results, asking: live.filter((r) => r.snap.status === INPUT_REQUIRED).length };
   }
 
   /**

@@ -24,6 +24,8 @@ export interface LiveWork {
   tasks: number;
   calls: number;
   results: number;
+  /** Of `tasks`, those waiting for input: their question comes on the connection's streams. */
+  asking?: number;
 }
 
 /** Who started a task. `server-list`: found through `tasks/list` (another window, before a reload). */

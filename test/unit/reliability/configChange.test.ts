@@ -390,6 +390,29 @@ describe('reliability: the configuration of a remote server with live tasks chan
     await until('the new url', () => urlOf(c, id) === b.url && c.servers.get(id)?.state.kind === 'connected');
   });
 
+  it('Streamable HTTP: new headers at the same url wait for a running call (its answer comes on the old connection) and a task waiting for input (its question would), not for a working task; then it reconnects, resuming the session', async () => {
+    const a = await lab();
+    const c: Client = open({ servers: { remote: a }, manager: { keepSessionAtShutdown: (id) => c.engine.holdsSession(id) } });
+    const id = c.id('remote');
+    const working = await c.engine.callTool(id, 'work', { arguments: { tag: 'w', held: true, durationMs: 0 } });
+    const asking = await c.engine.callTool(id, 'work', { arguments: { tag: 'q', held: true, input: true, durationMs: 0 } });
+    const call = await c.engine.callTool(id, 'work-direct', { arguments: { tag: 'call', held: true, durationMs: 0 } });
+    const old = c.servers.peekSession(id)!;
+    configure(c, { remote: { ...a, headers: { Authorization: 'Bearer rotated' } } });
+    assert.deepEqual([c.servers.get(id)?.newConfigWaitsFor, c.servers.peekSession(id) === old], [tasks(1, 1), true], 'the same connection waits for the call and the question');
+    const release = async (tag: string) => ((await old.connection.requestRaw('lab/release', { tag })) as { released: number }).released;
+    await waitFor(async () => (await release('call')) === 1, 'the held call to be released', 15_000);
+    const answered = await c.until(call.key, (s) => s.status !== 'working', 'the call');
+    assert.equal(answered.status, 'completed', answered.note);
+    assert.equal(await release('q'), 1);
+    await until('the new connection', () => c.servers.get(id)?.state.kind === 'connected' && c.servers.peekSession(id) !== old);
+    assert.match((c.log as MemoryLogger).text(), new RegExp(`Resumed session ${old.transport.sessionId}`));
+    assert.equal(c.engine.get(working.key)?.status, 'working', 'the working task did not hold the new headers back');
+    assert.equal((await c.until(asking.key, (s) => s.status !== 'input_required' && s.status !== 'working', 'the asking task')).status, 'completed');
+    await c.servers.peekSession(id)!.connection.requestRaw('lab/release', { tag: 'w' });
+    assert.equal((await c.until(working.key, (s) => s.status !== 'working', 'the working task')).status, 'completed');
+  });
+
   it('WebSocket: new headers wait too (the connection is the session, and this server keeps tasks per connection); a direct call counts as a call, not a task', async () => {
     const peer = await startPeer([path.join(fixtures, 'ws-server.mjs')]);
     peers.push(peer);

@@ -233,7 +233,7 @@ describe('reload: tasks and results survive the window (server-everything over S
     const task = await w1.engine.callTool(id, 'simulate-research-query', { arguments: { topic: 'fetched by hand' } });
     const sessionId = w1.servers.peekSession(id)!.transport.sessionId;
     await w1.until(task.key, (t) => isTerminal(t.status), 'the task to end');
-    assert.deepEqual(w1.engine.liveCount(id), { tasks: 0, calls: 0, results: 0 }, 'a new configuration would not wait for the result (autoFetchResults off)');
+    assert.deepEqual(w1.engine.liveCount(id), { tasks: 0, calls: 0, results: 0, asking: 0 }, 'a new configuration would not wait for the result (autoFetchResults off)');
     w1.close();
 
     const w2 = openWindow(dir, url, undefined, { autoFetch: false });

@@ -65,11 +65,11 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     const task = await h.engine.callTool('fake', 'required-tool');
     h.server.complete(task.taskId);
     await h.engine.poll(task.key);
-    assert.deepEqual([h.snap(task.taskId).status, h.engine.liveCount('fake')], ['completed', { tasks: 0, calls: 0, results: 1 }], 'its result is still to come, counted as a result, not as a live task');
+    assert.deepEqual([h.snap(task.taskId).status, h.engine.liveCount('fake')], ['completed', { tasks: 0, calls: 0, results: 1, asking: 0 }], 'its result is still to come, counted as a result, not as a live task');
     const req = await h.server.waitForRequest('tasks/result');
     h.server.sendRaw({ jsonrpc: '2.0', id: req.id, result: { content: [{ type: 'text', text: 'kept' }] } });
     await waitFor(() => h.snap(task.taskId).outcome !== undefined, 'the outcome');
-    assert.deepEqual(h.engine.liveCount('fake'), { tasks: 0, calls: 0, results: 0 });
+    assert.deepEqual(h.engine.liveCount('fake'), { tasks: 0, calls: 0, results: 0, asking: 0 });
 
     // Removed while its poll is in flight, which then finds it completed (its tasks/result never answers).
     const removed = await h.engine.callTool('fake', 'required-tool');
@@ -82,7 +82,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     answer();
     await polled;
     await settle(h);
-    assert.deepEqual(h.engine.liveCount('fake'), { tasks: 0, calls: 0, results: 0 }, 'no longer tracked, nothing waits for it');
+    assert.deepEqual(h.engine.liveCount('fake'), { tasks: 0, calls: 0, results: 0, asking: 0 }, 'no longer tracked, nothing waits for it');
   });
 
   it('ignores a tasks/get answer about another task id, and carries on polling', async () => {
