@@ -65,8 +65,9 @@ export class ConfigurationReader extends DisposableBase {
     );
     this._register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.#onDidChange.fire()));
     const fire = () => this.#onDidChange.fire();
-    // The user's file is outside the workspace: only a pattern with a base folder watches it.
-    for (const glob of [`**/${MCP_JSON}`, new vscode.RelativePattern(vscode.Uri.joinPath(userFile, '..'), 'mcp.json')]) {
+    // The user's file is outside the workspace: only a pattern with a base folder watches it. A
+    // watcher is not told of a parent folder moved away (or back): `.vscode` is watched itself.
+    for (const glob of [`**/${MCP_JSON}`, '**/.vscode', new vscode.RelativePattern(vscode.Uri.joinPath(userFile, '..'), 'mcp.json')]) {
       const watcher = this._register(vscode.workspace.createFileSystemWatcher(glob));
       watcher.onDidChange(fire);
       watcher.onDidCreate(fire);

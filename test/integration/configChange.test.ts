@@ -126,3 +126,24 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
     }
   });
 });
+
+suite("A workspace folder's .vscode folder moved away", () => {
+  test('takes its mcp.json servers out of the view, and back when it returns: the editor tells a file watcher nothing of a parent folder moved, so the folder is watched too', async function () {
+    this.timeout(60_000);
+    const testing = testingApi(await activateExtension());
+    await testing.whenConfigurationLoaded?.();
+    const folder = path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode');
+    const aside = `${folder}-moved`;
+    const labels = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).map((r) => r.label);
+    assert.ok((await labels()).includes('everything'), 'the servers of the test workspace');
+    try {
+      fs.renameSync(folder, aside);
+      await waitFor(async () => (await labels()).length === 0, 'the servers of the moved mcp.json to leave the view');
+      fs.renameSync(aside, folder);
+      await waitFor(async () => (await labels()).includes('everything'), 'the servers to come back with it');
+    } finally {
+      if (!fs.existsSync(folder)) fs.renameSync(aside, folder);
+      await vscode.commands.executeCommand('mcpTasks.refresh');
+    }
+  });
+});
