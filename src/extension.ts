@@ -4,7 +4,7 @@ import { trustBlocker } from './core/config/trust';
 import { ServerManager } from './core/servers/serverManager';
 import { TaskEngine } from './core/tasks/engine';
 import { TaskStore } from './core/state/taskStore';
-import { TaskHost } from './core/host/taskHost';
+import { serverWork, TaskHost } from './core/host/taskHost';
 import { fingerprint } from './core/config/fingerprint';
 import { focusConsent } from './vscode/sampling/consent';
 import { createElicitationHandler, focusQuestion, listenForElicitationComplete, registerQuestionKeys } from './vscode/elicitation/handler';
@@ -166,7 +166,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
       listenForElicitationComplete(session, config.id, elicitation);
     },
     keepSessionAtShutdown: (id) => engine.holdsSession(id),
-    liveTasks: (id) => engine.liveCount(id),
+    liveTasks: (id) => serverWork(engine, host, id),
     drop: (id, why, moved) => engine.drop(id, why, moved),
     saveSessions: (sessions) => store.saveSessions(sessions),
     secrets: context.secrets,
@@ -193,12 +193,9 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   host.followRelatedTasks(engine);
 
   // A stdio server whose new configuration (or removal) waits for its live tasks goes on when they end,
-  // or when the results of its ended ones are no longer fetched (see liveCount).
-  subscriptions.push(
-    engine.onDidChange((t) => servers.liveTasksChanged(t.serverId)),
-    engine.onDidRemove(() => servers.liveTasksChanged()),
-    onSettingChange('autoFetchResults', () => servers.liveTasksChanged()),
-  );
+  // or when the results of its ended ones are no longer fetched (see liveCount), and its hosted ones.
+  for (const source of [engine, host]) subscriptions.push(source.onDidChange((t: { serverId: string }) => servers.liveTasksChanged(t.serverId)), source.onDidRemove(() => servers.liveTasksChanged()));
+  subscriptions.push(onSettingChange('autoFetchResults', () => servers.liveTasksChanged()));
   // Shutdown in order: save the tasks, stop following them, then close the connections (which
   // keeps the HTTP sessions of live tasks for the next window).
   subscriptions.push({

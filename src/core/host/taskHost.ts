@@ -8,6 +8,7 @@ import { CANCELLED, COMPLETED, ELICITATION_CREATE, FAILED, RELATED_TASK_META, SA
 import type { McpSession } from '../protocol/session';
 import type { ServerRequestContext, ServerRequestHandler, TaskEngine } from '../tasks/engine';
 import { canTransition, isServerTerminal, isTerminal } from '../tasks/status';
+import type { LiveWork } from '../tasks/types';
 import { DIRECT, TASK } from '../tasks/types';
 import { summarize } from '../tasks/presentation';
 import type { HoldAs } from '../tasks/incoming';
@@ -667,3 +668,19 @@ const toTask = (s: HostedTaskSnapshot): Task => {
 function fail(message: string): never {
   throw new RpcError(ErrorCode.InvalidParams, message);
 }
+
+/**
+ * What a server's connection carries, which a change of its configuration waits for (see
+ * ServerManagerOptions.liveTasks): the engine's live work, and its hosted tasks still open (a
+ * question or sampling request), which end with the connection, counted as tasks waiting for input.
+ */
+export const serverWork = (engine: TaskEngine, host: TaskHost, serverId: string): LiveWork => {
+  const w = engine.liveCount(serverId);
+  for (const t of host.list()) {
+    if (t.serverId === serverId && !isServerTerminal(t.status)) {
+      w.tasks++;
+      w.asking!++;
+    }
+  }
+  return w;
+};

@@ -175,6 +175,20 @@ describe('reliability: the configuration of a stdio server with live tasks chang
     assert.equal((await c.until(task.key, (s) => s.status !== 'working', 'the remote task')).status, 'completed');
   });
 
+  it('a question the server asked as a task (hosted here, its form open) keeps the process too: the new configuration waits for it, then applies once it is answered', async () => {
+    let answer: ((v: Record<string, unknown>) => void) | undefined;
+    const c = open({ servers: { lab: lab('a') }, elicit: () => new Promise((resolve) => (answer = resolve)) });
+    const id = c.id('lab');
+    await c.engine.callTool(id, 'ask', { arguments: { count: 1 } });
+    await until('the question', () => answer !== undefined);
+    const running = c.servers.peekSession(id);
+    configure(c, { lab: lab('b') });
+    assert.deepEqual([c.servers.get(id)?.newConfigWaitsFor, c.servers.peekSession(id) === running, c.host.list().map((h) => h.status)], [tasks(1), true, ['working']], 'the same process, the question still open');
+    answer!({ action: 'accept', content: { answer: 'yes' } });
+    await until('the restart with the new configuration', () => spawns('b').length === 1 && c.servers.get(id)?.state.kind === 'connected');
+    assert.match((c.log as MemoryLogger).text(), /\[lab\] Hosted task \S+ dropped \(was completed\): the connection closed \(closed: its configuration changed\)/, 'answered before the restart, not dropped open');
+  });
+
   it('a server removed while its task runs keeps its process until the task ends, then closes; added back meanwhile, it goes on', async () => {
     const c = open({ servers: { lab: lab('a') } });
     const id = c.id('lab');

@@ -11,7 +11,7 @@ import type { InputDef } from '../../../src/core/config/types';
 import { parseSettingServers } from '../../../src/core/config/parse';
 import type { ParseResult } from '../../../src/core/config/types';
 import type { TaskHostOptions } from '../../../src/core/host/taskHost';
-import { TaskHost } from '../../../src/core/host/taskHost';
+import { serverWork, TaskHost } from '../../../src/core/host/taskHost';
 import type { ServerManagerOptions } from '../../../src/core/servers/serverManager';
 import { RESTARTED, ServerManager } from '../../../src/core/servers/serverManager';
 import type { ServerRequestHandler, TaskEngineOptions } from '../../../src/core/tasks/engine';
@@ -150,12 +150,14 @@ export function openClient(o: ClientOptions) {
       engine.attachSession(config.id, session);
       host.attachSession(config.id, session);
     },
-    liveTasks: (id) => engine.liveCount(id),
+    liveTasks: (id) => serverWork(engine, host, id),
     drop: (id, why, moved) => engine.drop(id, why, moved),
     ...o.manager,
   });
   engine.onDidChange((t) => servers.liveTasksChanged(t.serverId));
   engine.onDidRemove(() => servers.liveTasksChanged());
+  host.onDidChange((t) => servers.liveTasksChanged(t.serverId));
+  host.onDidRemove(() => servers.liveTasksChanged());
   const parsed = o.config ?? parseSettingServers(o.servers ?? {});
   servers.setConfiguration(parsed.servers, parsed.errors);
   let closed: Promise<void> | undefined;
