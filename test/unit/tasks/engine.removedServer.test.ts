@@ -23,6 +23,26 @@ describe('TaskEngine: live tasks of a server removed from the configuration', ()
     clock = undefined;
   });
 
+  /** A manager and an engine whose polls are noted in `asked`, under fake timers: the tests need no server behind them. */
+  const unreachedClient = () => {
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const log = new MemoryLogger();
+    const servers = bareServerManager({ logger: log });
+    const asked: string[] = [];
+    const engine = new TaskEngine({
+      logger: log,
+      sessions: {
+        getSession: (id) => (asked.push(id), Promise.reject(new Error(`${id} is not reached in this test`))),
+        label: (id) => servers.label(id),
+        tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id),
+        isConfigured: (id) => servers.isConfigured(id),
+      },
+      minPollMs: 100,
+    });
+    cleanups.push(() => servers.dispose(), () => engine.dispose());
+    return { log, servers, asked, engine, clock };
+  };
+
   it('a live task restored for a server the loaded configuration no longer names: lost 5 minutes later, saying its server was removed, with no warning every minute', async () => {
     clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const log = new MemoryLogger();
@@ -60,22 +80,7 @@ describe('TaskEngine: live tasks of a server removed from the configuration', ()
   });
 
   it('a live task restored before the configuration loads: not polled until it has loaded (no false warning that its server is not configured), then polled at once', async () => {
-    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    const log = new MemoryLogger();
-    const servers = bareServerManager({ logger: log });
-    const asked: string[] = [];
-    const engine = new TaskEngine({
-      logger: log,
-      sessions: {
-        // Where the poll would start: the test needs no server behind it.
-        getSession: (id) => (asked.push(id), Promise.reject(new Error(`${id} is not reached in this test`))),
-        label: (id) => servers.label(id),
-        tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id),
-        isConfigured: (id) => servers.isConfigured(id),
-      },
-      minPollMs: 100,
-    });
-    cleanups.push(() => servers.dispose(), () => engine.dispose());
+    const { log, servers, asked, engine, clock } = unreachedClient();
     const config = parseSettingServers({ remote: { type: 'http', url: 'http://127.0.0.1:9/mcp' } });
     const id = config.servers[0].id;
     const now = new Date().toISOString();
@@ -90,21 +95,7 @@ describe('TaskEngine: live tasks of a server removed from the configuration', ()
   });
 
   it('a live task restored for a server whose .vscode/mcp.json does not parse as the window opens (a save mid-edit): not taken as removed, so not lost 5 minutes later; polled once the file reads again', async () => {
-    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    const log = new MemoryLogger();
-    const servers = bareServerManager({ logger: log });
-    const asked: string[] = [];
-    const engine = new TaskEngine({
-      logger: log,
-      sessions: {
-        getSession: (id) => (asked.push(id), Promise.reject(new Error(`${id} is not reached in this test`))),
-        label: (id) => servers.label(id),
-        tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id),
-        isConfigured: (id) => servers.isConfigured(id),
-      },
-      minPollMs: 100,
-    });
-    cleanups.push(() => servers.dispose(), () => engine.dispose());
+    const { log, servers, asked, engine, clock } = unreachedClient();
     const source = { kind: 'workspaceFolder', folderName: 'app', folderPath: '/ws/app', file: '/ws/app/.vscode/mcp.json' } as const;
     const text = '{ "servers": { "remote": { "type": "http", "url": "http://127.0.0.1:9/mcp" } } }';
     const fixed = parseMcpJson(text, source);
