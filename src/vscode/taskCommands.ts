@@ -128,16 +128,18 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
       // The task ended meanwhile (the server refused the cancel of a task it had just finished):
       // its end is told as it is, completed or failed (a cancelled one is what the user asked for).
       // Or the user disconnected or restarted its server meanwhile: the row says what became of it.
-      const status = engine.get(t.key)?.status;
+      const now = engine.get(t.key);
+      const status = now?.status;
       if (isServerTerminal(status) || closedByUser(err)) return;
       // Its server's process ended first (a crash): the task is lost with it, which is not told otherwise (the user asked for its end).
-      // Not answered in time, the request may have reached the server: the task is still followed.
+      // Sent, unanswered in time or its answer lost with the connection, the cancel may yet land: the task is still followed.
+      // Not sent (its server did not connect in time), it could not cancel.
       void showFailure(
         err,
         (why) =>
           err instanceof ConnectionClosedError && status === LOST
             ? vscode.l10n.t('"{0}" is lost: its server stopped before it answered the cancel ({1}).', taskTitle(t), err.reason)
-            : err instanceof RequestTimeoutError
+            : now?.cancelRequested
               ? vscode.l10n.t('"{0}" may still be cancelled by the server (its row will show it): {1}', taskTitle(t), why)
               : vscode.l10n.t('Could not cancel "{0}": {1}', taskTitle(t), why),
         { warn: true },

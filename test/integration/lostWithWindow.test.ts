@@ -8,6 +8,7 @@ import type { TaskHost } from '../../src/core/host/taskHost';
 import { TaskEngine } from '../../src/core/tasks/engine';
 import { nullLogger } from '../../src/core/util/log';
 import { TaskIndicators } from '../../src/vscode/indicators';
+import { registerTaskCommands, type TaskCommandDeps } from '../../src/vscode/taskCommands';
 import type { Node } from '../../src/vscode/tree/tasksTree';
 import { waitFor } from './helpers';
 import { recordToasts } from './quickInputs';
@@ -171,6 +172,47 @@ suite('A cancel that timed out before it was sent', () => {
     } finally {
       indicators.dispose();
       toasts.forEach((x) => x.dispose());
+      await h.close();
+    }
+  });
+});
+
+suite('The warning of a Cancel Task that failed', () => {
+  test('T-REQ-7: a cancel that timed out waiting for its server to connect (nothing sent) could not cancel; one whose connection closed unanswered (a remote server keeps the task) may still cancel it', async function () {
+    this.timeout(20_000);
+    let failure: Error | undefined;
+    const h = await createHarness({ reachable: () => failure ?? true });
+    const toasts = recordToasts('showWarningMessage');
+    // The command's own code, over the harness's engine (the extension's commands hold its own).
+    const c = vscode.commands as unknown as Record<string, unknown>;
+    const register = c.registerCommand;
+    const commands = new Map<string, (...args: unknown[]) => Promise<unknown>>();
+    c.registerCommand = (id: string, run: (...args: unknown[]) => Promise<unknown>) => (commands.set(id, run), { dispose: () => undefined });
+    const none = { dispose: () => undefined };
+    try {
+      registerTaskCommands({ engine: h.engine, asking: { has: () => false, onDidChange: () => none }, endByUser: (_keys: unknown, end: () => Promise<unknown>) => end() } as unknown as TaskCommandDeps);
+    } finally {
+      c.registerCommand = register;
+    }
+    try {
+      const cancel = (t: TaskSnapshot) => commands.get('mcpTasks.cancelTask')!({ kind: 'task', key: t.key, serverId: t.serverId });
+      const t = await h.engine.callTool('fake', 'required-tool');
+      failure = new RequestTimeoutError('initialize', 1000, 'fake');
+      await cancel(t);
+      failure = undefined;
+      h.server.override('tasks/cancel', () => new Promise(() => undefined));
+      const u = await h.engine.callTool('fake', 'optional-tool');
+      const cancelling = cancel(u);
+      await waitFor(() => h.server.received.some((r) => r.method === 'tasks/cancel'), 'the cancel to reach the server', 5000);
+      await h.session.close('the server went away');
+      await cancelling;
+      await waitFor(() => toasts.told.length === 2, 'two warnings', 5000);
+      assert.deepEqual(toasts.told.map(([m]) => m), [
+        'Could not cancel "required-tool": Server "fake" did not answer initialize within 1 s. If the server needs longer, raise the setting "mcpTasks.requestTimeoutSeconds".',
+        '"optional-tool" may still be cancelled by the server (its row will show it): Connection closed: the server went away',
+      ]);
+    } finally {
+      toasts.dispose();
       await h.close();
     }
   });
