@@ -23,7 +23,7 @@ import { InFlight } from './core/util/inFlight';
 import { Turns } from './core/util/turns';
 import { registerCommands } from './vscode/commands';
 import { ConfigurationReader, configErrorNotifier, onSettingChange, setting, userMcpJson } from './vscode/configuration';
-import { TaskIndicators } from './vscode/indicators';
+import { cancelledByServer, TaskIndicators } from './vscode/indicators';
 import { HiddenDialogs } from './vscode/hiddenDialogs';
 import { ResultDocuments } from './vscode/results';
 import { registerTaskCommands } from './vscode/taskCommands';
@@ -101,7 +101,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
     const subs = [engine.onDidChange(l), engine.onDidRemove(l)];
     return { dispose: () => subs.forEach((d) => d.dispose()) };
   };
-  const questions = createElicitationHandler({ log: logger, serverLabel: label, turns: dialogs, hidden, taskTitle: (t) => runTitle(engine.list(), t), renamed });
+  const questions = createElicitationHandler({ log: logger, serverLabel: label, turns: dialogs, hidden, taskTitle: (t) => runTitle(engine.list(), t), renamed, withdrawn: (title, id) => cancelledByServer(title, label(id)) });
   const elicitation: ElicitationHandler = Object.assign(async (params: Record<string, unknown> | undefined, ctx: ServerRequestContext) => {
     const answer = await asking.during(requestAbout(ctx), () => questions(params, ctx));
     // Declined or cancelled (dismissed without answering): the user's doing, as a sampling request denied is.

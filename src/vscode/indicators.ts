@@ -32,6 +32,9 @@ const QUESTION_WAIT_MS = 5000;
  * when a question or sampling request a server had the client run closes unanswered (its ttl ran
  * out: the dialog and the row go at once; one warning per server for those that close together).
  */
+/** A server's question or sampling request closed unanswered as its server cancelled it (a hosted task's tasks/cancel, a plain question's notifications/cancelled). */
+export const cancelledByServer = (title: string, server: string): void => void showInfo(vscode.l10n.t('"{0}" on {1} closed unanswered: its server cancelled it.', title, server));
+
 export class TaskIndicators extends DisposableBase {
   readonly #item = this._register(vscode.window.createStatusBarItem('mcpTasks.status', vscode.StatusBarAlignment.Left, 50));
   readonly #last = new Map<string, TaskSnapshot['status']>();
@@ -106,7 +109,7 @@ export class TaskIndicators extends DisposableBase {
     // Named while the view still shows it among those it asked alike (see askedTitle), as its row was.
     this._register(host.onDidExpire((h) => (this.#expired.push([h, hostedTitle(h, shown()).label]), this.#schedule())));
     // Its dialog closed under the user's eyes (or hidden, waited for): said, as for a ttl that ran out.
-    this._register(host.onDidServerCancel((h) => void showInfo(vscode.l10n.t('"{0}" on {1} closed unanswered: its server cancelled it.', hostedTitle(h, shown()).label, this.#label(h.serverId)))));
+    this._register(host.onDidServerCancel((h) => cancelledByServer(hostedTitle(h, shown()).label, this.#label(h.serverId))));
     this._register(engine.onDidNotSend((u) => this.#notSent(u)));
     this._register({ dispose: () => ((this.#disposed = true), clearTimeout(this.#pending), this.#gathered.dispose(), this.#gatheredExpired.dispose(), this.#awaiting.forEach(clearTimeout)) });
     for (const t of engine.list()) this.#last.set(t.key, t.status);

@@ -424,6 +424,19 @@ suite('Cancel Task from the palette', () => {
     assert.deepEqual(spy.messages.filter((m) => m.includes('Withdrawn')).length, 1, JSON.stringify(spy.messages));
     spy.skipShown();
   });
+  test('a plain question (no task) its server withdraws (notifications/cancelled) closes and says so, once, as one run as a task does', async function () {
+    this.timeout(60_000);
+    const lab = api.getServers().find((s) => s.label === 'lab')!;
+    spy.messages.length = 0;
+    const call = await api.runTool(lab.id, 'ask', { arguments: { message: 'Withdrawn plainly', plain: true, cancelAfter: 1500 } });
+    started.push(call.id);
+    await spy.next('the question');
+    const said = '"Withdrawn plainly (1 of 1)" on lab closed unanswered: its server cancelled it.';
+    await waitFor(() => spy.messages.includes(said), `the notice, among ${JSON.stringify(spy.messages)}`, 5000);
+    await new Promise((r) => setTimeout(r, 300)); // a second one would come by now
+    assert.deepEqual(spy.messages.filter((m) => m.includes('Withdrawn')).length, 1, JSON.stringify(spy.messages));
+    spy.skipShown();
+  });
   test('questions whose ttl runs out together close with one warning for their server, with Show Log, which has each (they left the view), not one each', async function () {
     this.timeout(60_000);
     const lab = api.getServers().find((s) => s.label === 'lab')!;

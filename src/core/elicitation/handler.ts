@@ -3,7 +3,7 @@ import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
 import type { McpSession } from '../protocol/session';
 import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine';
-import { requestAbout, TaskEndedError } from '../tasks/types';
+import { requestAbout } from '../tasks/types';
 import type { TaskSnapshot } from '../tasks/types';
 import type { Disposable, Event } from '../util/event';
 import { anySignal, errorMessage } from '../util/abort';
@@ -20,7 +20,8 @@ import { isArray, keysOf } from '../util/builtins';
 import { isString, stringify } from '../util/json';
 import { noop } from '../util/promise';
 import { BOOLEAN, INTEGER, LIST, MULTI_SELECT, NUMBER, STRING } from './fieldKinds';
-import { CIRCLE_SLASH } from '../tasks/presentation';
+import { CIRCLE_SLASH, shortTitle, summarize } from '../tasks/presentation';
+import { ELICITATION_CREATE } from '../protocol/schemas';
 
 /** Leaving a step without answering it. */
 export type Nav = 'back' | 'decline' | 'cancel';
@@ -239,6 +240,8 @@ export interface ElicitationHandlerOptions {
   taskTitle?(task: TaskSnapshot): string;
   /** A task changed, or was removed (its key): another run of a tool may rename its runs' rows, and their open dialogs follow. */
   renamed?: Event<TaskSnapshot | string>;
+  /** A question its server withdrew (notifications/cancelled) unanswered: its message as a row names it (shortTitle). */
+  withdrawn?(title: string, serverId: string): void;
 }
 
 /** The answer to a URL question its server reports complete before the user answered here: dismissed, but not by the user (see noteRefusal). */
@@ -323,9 +326,12 @@ export const createElicitationHandler = (options: ElicitationHandlerOptions): El
         return COMPLETED_ELSEWHERE;
       }
       const why = errorMessage(ctx.signal.reason);
-      // A hosted task's reasons come from the task host and say who ended it.
-      if (ctx.signal.aborted) log.info(`Closed ${logged}: ${ctx.signal.reason instanceof TaskEndedError || ctx.hostedTaskId ? why : `the server withdrew its request (${why})`}`);
-      else log.error(`Elicitation dialog failed: ${errorMessage(err)}`);
+      // A hosted task's reasons come from the task host and say who ended it; a closed connection or an ended task withdrew nothing.
+      const withdrawn = !(ctx.signal.reason instanceof RpcError || ctx.hostedTaskId);
+      if (ctx.signal.aborted) {
+        log.info(`Closed ${logged}: ${withdrawn ? `the server withdrew its request (${why})` : why}`);
+        if (withdrawn) options.withdrawn?.(shortTitle(summarize(ELICITATION_CREATE, params!)), ctx.serverId);
+      } else log.error(`Elicitation dialog failed: ${errorMessage(err)}`);
       throw err;
     } finally {
       if (key) pending.delete(key);

@@ -208,21 +208,22 @@ export const summarize = (method: string, params: Record<string, unknown>): stri
   return isString(text) ? truncate(text.replace(/\s+/g, ' ').trim(), 200) : '';
 };
 
+/** A server's request's summary cut at a word (never inside an emoji) to 40 characters, about what a side bar of 300 pixels shows beside an icon. */
+export const shortTitle = (s: string): string => {
+  const space = s.lastIndexOf(' ', 39);
+  return s.length > 40 ? `${s.slice(0, space > 20 ? space : splitsPair(s, 39) ? 38 : 39)}…` : s;
+};
+
 /**
- * What a task a server asked the client to run is called: what it asks (a question's message),
- * cut at a word (never inside an emoji) to 40 characters, about what a side bar of 300 pixels
- * shows beside an icon, or `kind`, what it is, if it says nothing in words; with when it was
+ * What a task a server asked the client to run is called: what it asks (a question's message,
+ * see shortTitle), or `kind`, what it is, if it says nothing in words; with when it was
  * asked among those of its server in `hosted` called alike, as runs of one tool (runTitle).
  */
 export const askedTitle = <H extends { taskId: string; serverId: string; summary: string; createdAt: string }>(hosted: readonly H[], h: H, kind: (h: H) => string): string =>
   timedTitle(
     hosted,
     h,
-    (x) => {
-      const s = x.summary;
-      const space = s.lastIndexOf(' ', 39);
-      return s.length > 40 ? `${s.slice(0, space > 20 ? space : splitsPair(s, 39) ? 38 : 39)}…` : s || kind(x);
-    },
+    (x) => shortTitle(x.summary) || kind(x),
     (x) => x.taskId,
   );
 

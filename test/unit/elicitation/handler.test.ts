@@ -6,9 +6,10 @@ import type { Answer, FormPrompter, InputOptions, Nav, PickItem, PickOptions } f
 import { createElicitationHandler, dialogTitle, listenForElicitationComplete, runForm, runUrl } from '../../../src/core/elicitation/handler';
 import type { FormPlan, UrlPlan } from '../../../src/core/elicitation/plan';
 import { planElicitation } from '../../../src/core/elicitation/plan';
-import { ErrorCode, RpcError } from '../../../src/core/jsonrpc/errors';
+import { ConnectionClosedError, ErrorCode, RpcError } from '../../../src/core/jsonrpc/errors';
 import type { ServerRequestContext } from '../../../src/core/tasks/engine';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
+import { TaskEndedError } from '../../../src/core/tasks/types';
 import { InMemoryTransport } from '../../../src/core/transports/inMemory';
 import { StdioTransport } from '../../../src/core/transports/stdio';
 import { abortReason } from '../../../src/core/util/abort';
@@ -436,6 +437,21 @@ describe('elicitation handler', () => {
     assert.equal(p.aborted, 1);
     assert.equal(p.closed, 1);
     assert.ok(log.has('info', /Closed MCP server "demo": the server withdrew its request \(cancelled by the server\)/));
+  });
+
+  it('tells a question its server withdrew (withdrawn: its message cut as a row\'s title), not one closed with its connection, its task\'s end or its hosted task', async () => {
+    const told: string[] = [];
+    const p = new ScriptedPrompter([hang, hang, hang, hang]);
+    const handle = createElicitationHandler({ prompter: p, log: new MemoryLogger(), serverLabel: () => 'demo', withdrawn: (title, serverId) => told.push(`${title} | ${serverId}`) });
+    const long = { ...simple, message: 'Which  of the\nenvironments should the deployment go to next?' };
+    for (const [reason, extra] of [[new Error('no longer needed'), {}], [new ConnectionClosedError('gone'), {}], [new TaskEndedError('completed'), {}], [new Error('cancelled'), { hostedTaskId: 'h1' }]] as const) {
+      const ac = new AbortController();
+      const answer = handle(long, ctx(ac.signal, extra));
+      await waitFor(() => p.closed === p.calls.length - 1, 'the prompt');
+      ac.abort(reason);
+      await assert.rejects(answer);
+    }
+    assert.deepEqual(told, ['Which of the environments should the… | srv']);
   });
 
   it('T-LOG-1: a question hosted as a task that is closed says why in the task host\'s words (the user cancelled it), not that the server withdrew it', async () => {
