@@ -603,7 +603,8 @@ export class TaskEngine extends DisposableBase {
       return;
     }
     log.info(`${late}: cancelling it`);
-    this.cancel(snap.key).catch((err: unknown) => log.warn(`Could not cancel task ${snap.taskId}, whose caller stopped waiting: ${detailOf(err)}`));
+    // Its failure is logged by #cancel (a server's refusal or failure; a server that cannot be reached logs its own).
+    this.cancel(snap.key).catch(noop);
   }
 
   /** Holds a status notification about a task not tracked yet while a tools/call of its server is pending; false when none is. */

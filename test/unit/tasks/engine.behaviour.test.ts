@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import FakeTimers from '@sinonjs/fake-timers';
-import { RpcError } from '../../../src/core/jsonrpc/errors';
+import { ErrorCode, RpcError } from '../../../src/core/jsonrpc/errors';
 import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
 import { McpSession } from '../../../src/core/protocol/session';
 import { TaskStore } from '../../../src/core/state/taskStore';
@@ -773,6 +773,18 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     return { answer, taskId: () => created!.task.taskId };
   }
 
+  /** A task-augmented call whose caller stops waiting before its CreateTaskResult, which then comes. */
+  async function abandoned(h: Harness): Promise<ReturnType<typeof slowCreate>> {
+    const slow = slowCreate(h);
+    const ac = new AbortController();
+    const start = h.engine.callTool('fake', 'required-tool', { signal: ac.signal });
+    await h.server.waitForRequest('tools/call');
+    ac.abort();
+    await assert.rejects(start, (e: Error) => e.name === 'AbortError');
+    slow.answer();
+    return slow;
+  }
+
   /** The task that came after its caller stopped waiting is tracked and cancelled with tasks/cancel, never notifications/cancelled (schema.ts). */
   async function cancelledLate(h: Harness, id: string): Promise<void> {
     await waitStatus(h, id, 'cancelled');
@@ -858,13 +870,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
 
   it('a task-augmented call whose caller stops waiting, on a server that cannot cancel tasks: the task stays tracked and visible, with a warning', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL, tasks: { cancel: false } } });
-    const slow = slowCreate(h);
-    const ac = new AbortController();
-    const start = h.engine.callTool('fake', 'required-tool', { signal: ac.signal });
-    await h.server.waitForRequest('tools/call');
-    ac.abort();
-    await assert.rejects(start, (e: Error) => e.name === 'AbortError');
-    slow.answer();
+    const slow = await abandoned(h);
     await waitFor(() => h.engine.list().length === 1, 'the task tracked');
     const id = slow.taskId();
     await settle(h);
@@ -872,6 +878,15 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.deepEqual(h.server.requestsOf('tasks/cancel'), []);
     assert.deepEqual(h.server.notifications.map((n) => n.method).filter((m) => m === 'notifications/cancelled'), []);
     assert.ok(h.log.has('warn', /was created after its caller stopped waiting; the server does not support cancelling tasks, so it runs on and stays in the view$/), h.log.text());
+  });
+
+  it('a task-augmented call whose caller stops waiting, whose tasks/cancel then fails: one warning line says so, not two', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    h.server.override('tasks/cancel', () => Promise.reject(new RpcError(ErrorCode.InternalError, 'the database is down')));
+    const slow = await abandoned(h);
+    await waitFor(() => h.log.has('warn', /it failed/), 'the failure logged');
+    await settle(h); // what follows the failure has run by now
+    assert.deepEqual(h.log.lines.filter((l) => l.level === 'warn').map((l) => l.message), [`[fake] Task ${slow.taskId()}: cancel requested by the user; it failed: the database is down`]);
   });
 
   it('a task-augmented call whose signal is already aborted sends nothing', async () => {
