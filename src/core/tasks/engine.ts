@@ -1640,7 +1640,9 @@ export class TaskEngine extends DisposableBase {
       const key = taskKey(serverId, task.taskId);
       const rec = this.#recs.get(key);
       if (rec) return this.#applyServerTask(rec, task, 'list');
-      if (this.#removed.get(key)?.createdAt === validDate(task.createdAt, this.#now())) return;
+      // Not one the user removed: a new task that reuses its id has another createdAt (one of no date, read as when it was first listed, cannot tell).
+      const gone = this.#removed.get(key);
+      if (gone && gone.createdAt === validDate(task.createdAt, parseDate(gone.createdAt))) return;
       this.#adoptListed(serverId, task, joined++);
     });
     return joined;

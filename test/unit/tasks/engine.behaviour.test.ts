@@ -1422,6 +1422,15 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.deepEqual(h.engine.removedTasks().map((r) => r.until), [Date.parse(createdAt) + 60_000 + 3600_000, undefined]);
   });
 
+  it('T-REQ-6: a task the user removed stays removed when its server lists it again with a createdAt that is no date (read as the time it was listed, which a later list changes)', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const task = h.server.createTask('seeded', { status: 'completed', createdAt: 'yesterday' });
+    assert.equal(await h.engine.refreshList('fake'), 1);
+    h.engine.remove(h.snap(task.taskId).key);
+    h.advanceEngineClock(1000);
+    assert.equal(await h.engine.refreshList('fake'), 0, 'Refresh does not bring it back');
+  });
+
   it('fetchResult() when the kept result cannot be read back: a task asks its server again; a direct call says its result file is missing or damaged', async () => {
     const h = await harness({ server: { pollInterval: 10 }, engine: { loadOutcome: async () => undefined } });
     const task = h.server.createTask('tool');
