@@ -13,6 +13,7 @@ import { errorMessage, raceAbort } from '../util/abort';
 import type { Implementation, InitializeResult, ServerCapabilities, Tool } from './schemas';
 import { declared, TOOLS_CALL } from './schemas';
 import { pageThrough } from './paging';
+import { maxOf } from '../util/builtins';
 import {
   EmptyResultSchema,
   InitializeResultSchema,
@@ -41,7 +42,7 @@ export interface SessionOptions {
   roots?: () => Root[];
   /** Timeout for ordinary requests, in ms (a function: read at each request). */
   requestTimeoutMs?: number | (() => number);
-  /** Timeout for `initialize`, in ms (servers started through npx may take a while). */
+  /** Timeout for `initialize`, in ms: by default the request timeout, never under 60 s (servers started through npx may take a while). */
   initializeTimeoutMs?: number;
   /** The server's name, which a request that timed out names. */
   serverName?: string;
@@ -128,13 +129,14 @@ export class McpSession extends DisposableBase {
   async connect(): Promise<InitializeResult> {
     await this.connection.start();
     const capabilities = { roots: { listChanged: true }, ...this.#options.capabilities };
+    const ordinary = this.#options.requestTimeoutMs;
     let result: InitializeResult;
     try {
       result = await this.connection.request(
         'initialize',
         { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities, clientInfo: this.#options.clientInfo },
         InitializeResultSchema,
-        { timeoutMs: this.#options.initializeTimeoutMs ?? 60_000 },
+        { timeoutMs: this.#options.initializeTimeoutMs ?? maxOf(60_000, typeof ordinary === 'function' ? ordinary() : (ordinary ?? 0)) },
       );
     } catch (err) {
       await this.connection.close();

@@ -1,6 +1,7 @@
 // The handshake against a scripted peer: what a server may do between `initialize` and
 // `notifications/initialized` that the real peers never do.
 import * as assert from 'node:assert/strict';
+import FakeTimers from '@sinonjs/fake-timers';
 import { McpSession } from '../../../src/core/protocol/session';
 import { InMemoryTransport } from '../../../src/core/transports/inMemory';
 import { MemoryLogger, waitFor } from '../helpers/logger';
@@ -119,5 +120,26 @@ describe('McpSession handshake', () => {
     await waitFor(() => said().some((l) => /server log|notifications\/message/.test(l)), 'the log line');
     assert.deepEqual(said().slice(1), [`warn: server log: ${'['.repeat(64)}"<nested too deeply to show>"${']'.repeat(64)}`]);
     await session.close();
+  });
+  it('initialize waits at least 60 s (a server started through npx), and longer when the request timeout is raised: the timeout warning names that setting', async () => {
+    const clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+    try {
+      let seconds = 10;
+      // A peer that never answers.
+      const connect = () => new McpSession(InMemoryTransport.createLinkedPair()[0], { logger: new MemoryLogger(), clientInfo: { name: 'test', version: '0' }, requestTimeoutMs: () => seconds * 1000, serverName: 'slow' }).connect();
+      const failed = (p: Promise<unknown>) => p.then(() => 'answered', (err: Error) => err.message);
+      const short = failed(connect());
+      await clock.tickAsync(60_000);
+      assert.equal(await short, 'Server "slow" did not answer initialize within 60 s', 'never less than 60 s');
+      seconds = 300;
+      let settled: string | undefined;
+      void failed(connect()).then((m) => (settled = m));
+      await clock.tickAsync(299_000);
+      assert.equal(settled, undefined, 'the raised setting is waited for');
+      await clock.tickAsync(1_000);
+      assert.equal(settled, 'Server "slow" did not answer initialize within 300 s');
+    } finally {
+      clock.uninstall();
+    }
   });
 });
