@@ -22,6 +22,9 @@ import { showInfo, showWarning, type Notify } from './notify';
 /** How long a task that needs input may wait for its question before it is told anyway (the question may never come). */
 const QUESTION_WAIT_MS = 5000;
 
+/** A server's question or sampling request closed unanswered as its server cancelled it (a hosted task's tasks/cancel, a plain question's notifications/cancelled). */
+export const cancelledByServer = (title: string, server: string): void => void showInfo(vscode.l10n.t('"{0}" on {1} closed unanswered: its server cancelled it.', title, server));
+
 /**
  * What tells the user about tasks without the view open: a status bar item (running and waiting
  * counts; a click focuses the view), the view's badge (tasks waiting for the user), and
@@ -32,9 +35,6 @@ const QUESTION_WAIT_MS = 5000;
  * when a question or sampling request a server had the client run closes unanswered (its ttl ran
  * out: the dialog and the row go at once; one warning per server for those that close together).
  */
-/** A server's question or sampling request closed unanswered as its server cancelled it (a hosted task's tasks/cancel, a plain question's notifications/cancelled). */
-export const cancelledByServer = (title: string, server: string): void => void showInfo(vscode.l10n.t('"{0}" on {1} closed unanswered: its server cancelled it.', title, server));
-
 export class TaskIndicators extends DisposableBase {
   readonly #item = this._register(vscode.window.createStatusBarItem('mcpTasks.status', vscode.StatusBarAlignment.Left, 50));
   readonly #last = new Map<string, TaskSnapshot['status']>();
