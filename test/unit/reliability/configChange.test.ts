@@ -179,8 +179,10 @@ describe('reliability: the configuration of a stdio server with live tasks chang
     let answer: ((v: Record<string, unknown>) => void) | undefined;
     const c = open({ servers: { lab: lab('a') }, elicit: () => new Promise((resolve) => (answer = resolve)) });
     const id = c.id('lab');
-    await c.engine.callTool(id, 'ask', { arguments: { count: 1 } });
+    const ask = await c.engine.callTool(id, 'ask', { arguments: { count: 1 } });
     await until('the question', () => answer !== undefined);
+    // The call's answer follows the question: until it is read, the question may be the call's.
+    await c.until(ask.key, (s) => s.status === 'completed', 'the call');
     const running = c.servers.peekSession(id);
     configure(c, { lab: lab('b') });
     assert.deepEqual([c.servers.get(id)?.newConfigWaitsFor, c.servers.peekSession(id) === running, c.host.list().map((h) => h.status)], [tasks(1), true, ['working']], 'the same process, the question still open');
