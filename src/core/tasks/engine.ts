@@ -60,6 +60,8 @@ export interface SessionSource {
    * Without it, a server is taken as configured.
    */
   isConfigured?(serverId: string): boolean | undefined;
+  /** A task-augmented call of the server was answered or failed: what waits for its live work (see liveCount) looks again. */
+  liveTasksChanged?(serverId: string): void;
 }
 
 /** An answer to a server's question or sampling request that could not be sent (`onDidNotSend`). */
@@ -375,13 +377,17 @@ export class TaskEngine extends DisposableBase {
   /** Tasks being followed now, by their own polls or their server's list: for tests alone (see the constructor). */
   declare readonly followedCount: number;
 
-  /** How many live tasks and direct calls a server has, and ended tasks whose result is still to be fetched (its connection is kept for them too). */
+  /**
+   * How many live tasks and direct calls a server has, and ended tasks whose result is still to be
+   * fetched (its connection is kept for them too). A task-augmented call still waiting for its
+   * CreateTaskResult is a call: the task the server makes is lost with the connection.
+   */
   liveCount(serverId: string): LiveWork {
     const live = [...(this.#servers.get(serverId)?.live ?? [])];
     const calls = live.filter((r) => r.snap.kind === DIRECT).length;
     let results = 0;
     for (const r of this.#unfetched.keys()) if (r.snap.serverId === serverId && this.#wantsOutcome(r)) results++;
-    return { tasks: live.length - calls, calls, results, asking: live.filter((r) => r.snap.status === INPUT_REQUIRED).length };
+    return { tasks: live.length - calls, calls: calls + this.pendingCalls(serverId), results, asking: live.filter((r) => r.snap.status === INPUT_REQUIRED).length };
   }
 
   /**
@@ -629,6 +635,8 @@ export class TaskEngine extends DisposableBase {
     } finally {
       // Held notifications no pending call claimed were about tasks not ours (or not known here).
       if (--early.creating === 0 && this.#early.get(serverId) === early) this.#early.delete(serverId);
+      // A call that failed changes no task: nothing else tells what waits for it.
+      this.#sessions.liveTasksChanged?.(serverId);
     }
   }
 

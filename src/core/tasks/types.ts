@@ -19,7 +19,7 @@ export type TaskOutcome =
   | { kind: 'result'; result: CallToolResult }
   | { kind: 'error'; error: { code: number; message: string; data?: unknown } };
 
-/** A server's live tasks, its running direct calls, and its ended tasks whose result is still to fetch (see `liveCount`). */
+/** A server's live tasks, its running calls (direct, or waiting for the task they create), and its ended tasks whose result is still to fetch (see `liveCount`). */
 export interface LiveWork {
   tasks: number;
   calls: number;

@@ -191,6 +191,21 @@ describe('reliability: the configuration of a stdio server with live tasks chang
     assert.match((c.log as MemoryLogger).text(), /\[lab\] Hosted task \S+ dropped \(was completed\): the connection closed \(closed: its configuration changed\)/, 'answered before the restart, not dropped open');
   });
 
+  it('a task-augmented call still waiting for its CreateTaskResult keeps the process too (the task the server makes is its): the new configuration waits, then applies once the call fails', async () => {
+    let answer: ((v: Record<string, unknown>) => void) | undefined;
+    const c = open({ servers: { lab: lab('a') }, elicit: () => new Promise((resolve) => (answer = resolve)) });
+    const id = c.id('lab');
+    // askFirst "fail": the server asks before it answers the call, and fails it unless accepted.
+    const call = c.engine.callTool(id, 'work', { arguments: { askFirst: 'fail' } });
+    await until('the question before the answer', () => answer !== undefined);
+    const running = c.servers.peekSession(id);
+    configure(c, { lab: lab('b') });
+    assert.deepEqual([c.servers.get(id)?.newConfigWaitsFor, c.servers.peekSession(id) === running, c.engine.pendingCalls(id)], [tasks(0, 1), true, 1], 'the same process, the call waiting');
+    answer!({ action: 'decline' });
+    await assert.rejects(call, /Cannot go on/);
+    await until('the restart with the new configuration', () => spawns('b').length === 1 && c.servers.get(id)?.state.kind === 'connected');
+  });
+
   it('a server removed while its task runs keeps its process until the task ends, then closes; added back meanwhile, it goes on', async () => {
     const c = open({ servers: { lab: lab('a') } });
     const id = c.id('lab');

@@ -134,7 +134,7 @@ export function openClient(o: ClientOptions) {
   const engine: TaskEngine = new TaskEngine({
     logger: log,
     handlers: o.elicit ? { elicitation: { handle: host.wrap('elicitation/create', o.elicit) } } : {},
-    sessions: { getSession: (id, o) => servers.getSession(id, o), label: (id) => servers.label(id), tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id), isConfigured: (id) => servers.isConfigured(id), endpoint: (id) => (servers.config(id) as { url?: string } | undefined)?.url },
+    sessions: { getSession: (id, o) => servers.getSession(id, o), label: (id) => servers.label(id), tasksOutliveConnection: (id) => servers.tasksOutliveConnection(id), isConfigured: (id) => servers.isConfigured(id), endpoint: (id) => (servers.config(id) as { url?: string } | undefined)?.url, liveTasksChanged: (id) => servers.liveTasksChanged(id) },
     minPollMs: 50,
     ...o.engine,
   });
