@@ -42,7 +42,7 @@ suite('Tasks of a server removed from the configuration', () => {
     const task = await api.runTool(server.id, 'build-project', { arguments: { project: 'left-behind', durationMs: 200 } });
     assert.equal((await api.getResult(task.id, { waitSeconds: 20 })).task.status, 'completed');
     await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
-    const row = await waitFor(async () => (await rows()).find((r) => serverIdOf(r) === server.id && r.description === 'removed from the configuration'), 'the row of the removed server');
+    const row = await waitFor(async () => (await rows()).find((r) => serverIdOf(r) === server.id && r.description === 'no longer in the configuration'), 'the row of the removed server');
     assert.equal(row.label, 'leaving');
     assert.ok(!/\bserver\b/.test(row.contextValue ?? ''), `no Connect, Run Tool or Restart on it: ${row.contextValue}`);
     assert.deepEqual(row.children?.map((c) => c.label), ['build-project'], 'its task is listed under it');
@@ -59,12 +59,12 @@ suite('Tasks of a server removed from the configuration', () => {
     const server = await waitFor(() => api.getServers().find((s) => s.label === 'leaving'), 'the server "leaving"');
     const task = await api.runTool(server.id, 'work', { arguments: { tag: 'removed-meanwhile', held: true, durationMs: 0 } });
     await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
-    const row = await waitFor(async () => (await rows()).find((r) => serverIdOf(r) === server.id && r.description === 'removed from the configuration · runs until its task ends'), 'the row of the removed server, still running');
+    const row = await waitFor(async () => (await rows()).find((r) => serverIdOf(r) === server.id && r.description === 'no longer in the configuration · runs until its task ends'), 'the row of the removed server, still running');
     assert.ok(!/\bserver\b/.test(row.contextValue ?? ''), `no server actions on it: ${row.contextValue}`);
     process.kill(Number(fs.readFileSync(spawnLog, 'utf8').split(' ')[0]), 'SIGUSR2');
     assert.equal((await api.getResult(task.id, { waitSeconds: 30 })).task.status, 'completed');
     fs.rmSync(path.dirname(spawnLog), { recursive: true, force: true });
-    await waitFor(async () => (await rows()).find((r) => serverIdOf(r) === server.id && r.description === 'removed from the configuration'), 'the row once its process has ended');
+    await waitFor(async () => (await rows()).find((r) => serverIdOf(r) === server.id && r.description === 'no longer in the configuration'), 'the row once its process has ended');
     await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
   });
 
@@ -74,7 +74,7 @@ suite('Tasks of a server removed from the configuration', () => {
     const server = await waitFor(() => api.getServers().find((s) => s.label === 'leaving'), 'the server "leaving"');
     const task = await api.runTool(server.id, 'build-project', { arguments: { project: 'stopped-early', durationMs: 60_000 } });
     await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
-    const row = await waitFor(async () => (await rows()).find((r) => serverIdOf(r) === server.id && r.description === 'removed from the configuration · runs until its task ends'), 'the row of the removed server, still running');
+    const row = await waitFor(async () => (await rows()).find((r) => serverIdOf(r) === server.id && r.description === 'no longer in the configuration · runs until its task ends'), 'the row of the removed server, still running');
     assert.deepEqual(row.contextValue?.split(' '), ['removedServer', 'stoppable']);
     const spy = new QuickInputSpy();
     try {
@@ -93,7 +93,7 @@ suite('Tasks of a server removed from the configuration', () => {
     } finally {
       spy.dispose();
     }
-    const after = await waitFor(async () => (await rows()).find((r) => serverIdOf(r) === server.id && r.description === 'removed from the configuration'), 'the row once its process has ended');
+    const after = await waitFor(async () => (await rows()).find((r) => serverIdOf(r) === server.id && r.description === 'no longer in the configuration'), 'the row once its process has ended');
     assert.equal(after.contextValue, 'removedServer');
     await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
   });
@@ -106,7 +106,7 @@ suite('Tasks of a server removed from the configuration', () => {
     const server = await waitFor(() => api.getServers().find((s) => s.label === 'asked'), 'the server "asked"');
     const [chat, other, told] = await Promise.all(['chat', 'api', 'told'].map((tag) => api.runTool(server.id, 'work', { arguments: { tag, held: true, durationMs: 0 } })));
     await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
-    await waitFor(async () => (await rows()).find((r) => serverIdOf(r) === server.id && r.description === 'removed from the configuration · runs until its 3 tasks end'), 'the row of the removed server, still running');
+    await waitFor(async () => (await rows()).find((r) => serverIdOf(r) === server.id && r.description === 'no longer in the configuration · runs until its 3 tasks end'), 'the row of the removed server, still running');
     const spy = new QuickInputSpy();
     try {
       assert.match((await invoke('mcpTasks_cancelTask', { taskId: chat.taskId })).text, /Cancellation of task .* was requested\./);
@@ -124,13 +124,30 @@ suite('Tasks of a server removed from the configuration', () => {
     await vscode.commands.executeCommand('mcpTasks.clearFinished', { confirmed: true });
   });
 
+  test('a .vscode/mcp.json server whose file is no longer read (readWorkspaceMcpJson off) while its task runs: its row says it is no longer in the configuration (it was not removed), and its process runs; read again, it is back with its task', async function () {
+    this.timeout(60_000);
+    const demo = api.getServers().find((s) => s.label === 'demo')!; // of the test workspace's mcp.json
+    const task = await api.runTool(demo.id, 'build-project', { arguments: { project: 'not-read', durationMs: 60_000 } });
+    try {
+      await settings().update('readWorkspaceMcpJson', false, vscode.ConfigurationTarget.Global);
+      const row = await waitFor(async () => (await rows()).find((r) => serverIdOf(r) === demo.id && r.description?.endsWith(' · runs until its task ends')), 'the row of the server no longer read, still running');
+      assert.equal(row.description, 'no longer in the configuration · runs until its task ends');
+      await settings().update('readWorkspaceMcpJson', undefined, vscode.ConfigurationTarget.Global);
+      await waitFor(() => api.getServers().find((s) => s.id === demo.id)?.state === 'connected', 'the server read again, connected');
+      assert.equal(api.getTask(task.id)?.status, 'working', 'its task goes on');
+    } finally {
+      await settings().update('readWorkspaceMcpJson', undefined, vscode.ConfigurationTarget.Global);
+      await cleanUp(api, [task.id]);
+    }
+  });
+
   test('tasks restored before the configuration is read sit under their server\'s name, which reads "reading the configuration…", not "removed"', () =>
     withTree(({ servers, engine, tree }) => {
       engine.restore([storedTask('settings:api:v2', 't1')]);
       const row = () => tree.getTreeItem(tree.getChildren()[0]);
       assert.deepEqual([row().label, row().description], ['api:v2', 'reading the configuration…'], 'the whole name, colons kept');
       servers.setConfiguration([], []); // read: the server is not in it
-      assert.deepEqual([row().label, row().description], ['api:v2', 'removed from the configuration']);
+      assert.deepEqual([row().label, row().description], ['api:v2', 'no longer in the configuration']);
     }));
 
   test('a server removed from one folder of two that both had one of its name keeps its label, "demo (b)": its row is not a second "demo" beside the one still configured', () =>
@@ -140,7 +157,7 @@ suite('Tasks of a server removed from the configuration', () => {
       engine.restore([storedTask('folder:/work/b:demo', 't1')]);
       servers.setConfiguration(combineConfigs([folder('a')]).servers, []);
       const rows = tree.getChildren().map((n) => tree.getTreeItem(n));
-      assert.deepEqual(rows.map((r) => [r.label, r.description]), [['demo', 'not connected'], ['demo (b)', 'removed from the configuration']]);
+      assert.deepEqual(rows.map((r) => [r.label, r.description]), [['demo', 'not connected'], ['demo (b)', 'no longer in the configuration']]);
     }));
 
   test('the row of a removed server goes with its last task: the view reads its root again, not only that row', () =>

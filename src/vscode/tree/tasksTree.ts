@@ -485,7 +485,7 @@ const removedServerItem = (id: string, label: string, running?: LiveWork, stdio?
   // Always with tasks: the id of a configured server's row with tasks (see #item).
   item.id = `server+:${id}`;
   const runs = running ? ` · ${stdio ? 'runs' : 'kept'} until ${itsTasksEnd(running, false)}` : '';
-  item.description = `removed from the configuration${runs}`;
+  item.description = `no longer in the configuration${runs}`;
   item.iconPath = asThemeIcon(REMOVED_SERVER_ICON);
   // Not "server": nothing connects to it, runs tools on it or restarts it; it may be stopped before its tasks end.
   item.contextValue = running ? 'removedServer stoppable' : 'removedServer';
