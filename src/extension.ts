@@ -154,7 +154,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
       folderPaths: folders().map((f) => f.uri.fsPath),
       readFile: async (p) => new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(p))),
     }),
-    promptInput: (input, server) => inputs.prompt(input, server),
+    promptInput: (input, server, signal) => inputs.prompt(input, server, signal),
     savedInput: (input, server) => inputs.saved(input, server),
     forgetInput: (input, server) => inputs.forget(input, server),
     startBlocker: (config) => trustBlocker(config, vscode.workspace.isTrusted),

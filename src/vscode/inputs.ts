@@ -10,11 +10,15 @@ import { formatCount, inert, oneLine } from '../core/util/text';
 /** Where the keys of saved password values are listed (secret storage cannot list its keys). */
 const SAVED_KEYS = 'mcpTasks.savedInputKeys';
 
-/** Prompts shown, by secret key: servers of one file that use the same input share its one prompt. */
-const asking = new Map<string, Promise<string | undefined>>();
+/**
+ * Prompts shown, by secret key: servers of one file that use the same input share its one prompt.
+ * Each is [its value, what closes it, how many servers wait for it]: it closes when the last one
+ * no longer does (removed from the configuration).
+ */
+const asking = new Map<string, [Promise<string | undefined>, vscode.CancellationTokenSource, number]>();
 
 /** The prompts for inputs up now: a quick input of ours hidden meanwhile was hidden by them, not by the user. */
-export const inputPrompts = (): Promise<string | undefined>[] => [...asking.values()];
+export const inputPrompts = (): Promise<string | undefined>[] => [...asking.values()].map((a) => a[0]);
 
 /**
  * The `${input:ID}` values of mcp.json: asked through quick input when a server first needs them,
@@ -29,14 +33,26 @@ export class InputPrompter {
    * A value: the one saved, or else asked (typed or picked) and saved. Asked once for servers that
    * connect together: a second input box would close the first, as if the user had pressed Escape.
    */
-  prompt(input: InputDef, server: ServerConfig): Promise<string | undefined> {
+  prompt(input: InputDef, server: ServerConfig, signal?: AbortSignal): Promise<string | undefined> {
     const key = secretKey(input, server);
-    let p = asking.get(key);
-    if (!p) asking.set(key, (p = this.#ask(input, server).finally(() => asking.delete(key))));
-    return p;
+    let a = asking.get(key);
+    if (!a) {
+      const close = new vscode.CancellationTokenSource();
+      asking.set(key, (a = [this.#ask(input, server, close.token).finally(() => asking.get(key) === a && asking.delete(key)), close, 0]));
+    }
+    const p = a;
+    p[2]++;
+    // The last server that waited for it no longer does (removed) while it is up: it closes.
+    signal?.addEventListener('abort', () => {
+      if (!--p[2] && asking.get(key) === p) {
+        asking.delete(key);
+        p[1].cancel();
+      }
+    });
+    return p[0];
   }
 
-  async #ask(input: InputDef, server: ServerConfig): Promise<string | undefined> {
+  async #ask(input: InputDef, server: ServerConfig, token?: vscode.CancellationToken): Promise<string | undefined> {
     // Run each time, kept nowhere; what it returns (maybe not a string) is checked by resolveServer.
     if (input.type === 'command') return (await executeCommand<string | undefined>(input.command, input.args)) ?? undefined;
     const saved = await this.saved(input, server);
@@ -49,9 +65,9 @@ export class InputPrompter {
       const items = input.options.map((o) => ({ label: inert(o.label), description: o.label === o.value ? undefined : inert(o.value), value: o.value }));
       // The default comes first, where the cursor is.
       items.sort((a, b) => Number(b.value === input.default) - Number(a.value === input.default));
-      value = (await vscode.window.showQuickPick(items, { title, placeHolder: oneLine(input.description), ignoreFocusOut: true }))?.value;
+      value = (await vscode.window.showQuickPick(items, { title, placeHolder: oneLine(input.description), ignoreFocusOut: true }, token))?.value;
     } else {
-      value = await vscode.window.showInputBox({ title, prompt: inert(input.description), value: input.default, password: input.password, ignoreFocusOut: true });
+      value = await vscode.window.showInputBox({ title, prompt: inert(input.description), value: input.default, password: input.password, ignoreFocusOut: true }, token);
     }
     if (value !== undefined) {
       const key = secretKey(input, server);

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
 import type { TreeSnapshotNode } from './helpers';
 import { cleanUp, publicApi } from './taskApiHelpers';
+import { QuickInputSpy } from './quickInputs';
 
 const TASK_LAB = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'servers', 'task-lab.mjs');
 
@@ -144,6 +145,39 @@ suite("A workspace folder's .vscode folder moved away", () => {
     } finally {
       if (!fs.existsSync(folder)) fs.renameSync(aside, folder);
       await vscode.commands.executeCommand('mcpTasks.refresh');
+    }
+  });
+});
+
+suite('A server removed from mcp.json while its input is asked', () => {
+  test('closes the prompt: nothing waits for the answer any more, and the call that connected it ends', async function () {
+    this.timeout(60_000);
+    await activateExtension();
+    const api = await publicApi();
+    await vscode.commands.executeCommand('mcpTasks.forgetSavedInputs');
+    const file = path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'mcp.json');
+    const original = fs.readFileSync(file, 'utf8');
+    const labels = () => api.getServers().map((s) => s.label);
+    const spy = new QuickInputSpy();
+    try {
+      const picky = api.getServers().find((s) => s.label === 'picky')!;
+      let ended: string | undefined;
+      api.getTools(picky.id).then(
+        () => (ended = 'listed'),
+        (err: Error) => (ended = err.message),
+      );
+      await spy.next('the pick of the pollInterval input of "picky"');
+      // Renamed: "picky" is no longer in the file (its inputs are the file's, shared with no one).
+      fs.writeFileSync(file, original.replace('"picky": {', '"picky-away": {'));
+      await waitFor(() => !labels().includes('picky'), 'picky to leave the configuration');
+      await waitFor(() => ended, 'the prompt to close and the call to end', 10_000);
+      assert.notEqual(ended, 'listed');
+      assert.equal(spy.shown.length, 1, 'its password is not asked');
+    } finally {
+      spy.dispose();
+      fs.writeFileSync(file, original);
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      await waitFor(() => labels().includes('picky'), 'picky to be back');
     }
   });
 });

@@ -78,7 +78,8 @@ export interface ServerManagerOptions {
   roots: () => Root[];
   /** Variable resolution: everything but `promptInput`, which is `promptInput` below. */
   resolveContext: (config: ServerConfig) => Omit<ResolveContext, 'promptInput'>;
-  promptInput: (input: InputDef, server: ServerConfig) => Promise<string | undefined>;
+  /** Asks an input's value; `signal` aborts when the server no longer waits for it (removed from the configuration): the prompt closes unless another server waits for it too. */
+  promptInput: (input: InputDef, server: ServerConfig, signal: AbortSignal) => Promise<string | undefined>;
   /** An input's saved value, without asking, for quiet connections; undefined if it must be asked. */
   savedInput?: (input: InputDef, server: ServerConfig) => Promise<string | undefined>;
   /**
@@ -135,6 +136,8 @@ interface Entry {
   dismissed?: string;
   /** The user disconnected the server: background work does not connect it again, the user's next action does. */
   userDisconnected?: boolean;
+  /** Aborted when the server is removed while its connection asks for inputs (see promptInput). */
+  asking?: AbortController;
   /** A new configuration, applied when the live tasks of its connection end. */
   pending?: { config: ServerConfig; print: string };
   /** The live tasks and calls (and results to fetch) a new configuration (or a removed server's connection) waits for, as last counted. */
@@ -337,6 +340,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
         const kept = this.#keepSession(entry);
         if (kept) this.#saved.set(id, kept);
         this.#teardown(entry, 'it was removed from the configuration');
+        entry.asking?.abort();
         this.#entries.delete(id);
       }
     }
@@ -654,6 +658,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     const latest = () => generation === entry.generation;
     const cancelled = () => new Error(`Connection to "${config.label}" was cancelled`);
     let session: McpSession | undefined;
+    const asking = (entry.asking = new AbortController());
     try {
       const context = this.#options.resolveContext(config);
       // Values of environment variables with secret names (API_KEY, GITHUB_TOKEN…) that the
@@ -663,7 +668,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       const resolved = entry.pending && entry.resolved ? ({ ok: true, server: entry.resolved } as const) : await resolveServer(config, {
         ...context,
         promptInput: async (input) => {
-          const value = quiet ? await this.#options.savedInput?.(input, config) : await this.#options.promptInput(input, config);
+          const value = quiet ? await this.#options.savedInput?.(input, config) : await this.#options.promptInput(input, config, asking.signal);
           if (value === undefined && quiet) needed = input.id; // ends the resolution as cancelled
           if (value !== undefined) given.push(input);
           // A command input hands over what an extension gives: a token, as likely as not.

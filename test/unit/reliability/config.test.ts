@@ -249,6 +249,19 @@ describe('reliability: malformed configuration next to a good server', function 
     assert.equal(fs.readFileSync(spawnLog, 'utf8').trim().split('\n').length, 1, "one start, the Connect's");
   });
 
+  it('a server removed while its input is asked no longer waits for it: the prompt is told to close (its signal aborts), and nothing starts', async () => {
+    const spawnLog = path.join(dir, 'spawns');
+    let asked: AbortSignal | undefined;
+    let prompts = 0;
+    const c = open({ config: withInput(spawnLog), promptInput: (_input, signal) => (prompts++, (asked = signal), new Promise<undefined>((r) => signal?.addEventListener('abort', () => r(undefined)))) });
+    const connecting = c.servers.getSession(c.id('lab'));
+    await waitFor(() => prompts === 1, 'the input to be asked');
+    c.servers.setConfiguration([], []);
+    assert.equal(asked?.aborted, true, 'the prompt is told to close');
+    await assert.rejects(connecting);
+    assert.equal(fs.existsSync(spawnLog), false, 'no process was started');
+  });
+
   it('an input the user dismissed is not asked again by background work, only by the user\'s next action', async () => {
     let prompts = 0;
     const c = open({ config: withInput(path.join(dir, 'spawns')), promptInput: async () => (prompts++ === 0 ? undefined : 'the-key') });

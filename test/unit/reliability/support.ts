@@ -121,7 +121,7 @@ export interface ClientOptions {
   host?: Partial<Omit<TaskHostOptions, 'logger'>>;
   /** The elicitation "dialog" (wrapped by the task host, as in the extension). */
   elicit?: ServerRequestHandler;
-  promptInput?: (input: InputDef) => Promise<string | undefined>;
+  promptInput?: (input: InputDef, signal?: AbortSignal) => Promise<string | undefined>;
   manager?: Partial<Pick<ServerManagerOptions, 'sessionOptions' | 'now' | 'forgetInput' | 'savedInput' | 'resolveContext' | 'keepSessionAtShutdown' | 'saveSessions'>>;
 }
 
@@ -143,7 +143,7 @@ export function openClient(o: ClientOptions) {
     clientInfo: { name: 'mcp-tasks-reliability', version: '0.0.0' },
     roots: () => [],
     resolveContext: () => ({ folders: {}, folderPaths: [], userHome: os.homedir(), env: process.env, readFile: (p) => fs.promises.readFile(p, 'utf8') }),
-    promptInput: (input) => (o.promptInput ?? (async () => undefined))(input),
+    promptInput: (input, _server, signal?: AbortSignal) => (o.promptInput ?? (async () => undefined))(input, signal),
     createTransport,
     capabilities: () => ({ ...engine.clientCapabilities(), ...host.capabilities() }),
     onSession: (session, config) => {
