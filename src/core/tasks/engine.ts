@@ -1651,6 +1651,8 @@ export class TaskEngine extends DisposableBase {
       // Not one the user removed: a new task that reuses its id has another createdAt (one of no date, read as when it was first listed, cannot tell).
       const gone = this.#removed.get(key);
       if (gone && gone.createdAt === validDate(task.createdAt, parseDate(gone.createdAt))) return;
+      // Ended, and past what a removal's memory covers (its ttl and an hour): nothing its server still promises.
+      if (isTerminal(task.status) && (serverForgetsAt(task) ?? Infinity) < this.#now()) return;
       this.#adoptListed(serverId, task, joined++);
     });
     return joined;

@@ -1431,6 +1431,16 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.equal(await h.engine.refreshList('fake'), 0, 'Refresh does not bring it back');
   });
 
+  it('T-REQ-6: Refresh does not bring in an ended task past its ttl and an hour (what a removal\'s memory covers); a live one, one without a ttl and a newer one still join', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const old = new Date(Date.now() - 3 * 3600_000).toISOString();
+    const seed = (status: 'completed' | 'working', createdAt: string, ttl: number | null) => h.server.createTask('seeded', { status, createdAt, lastUpdatedAt: createdAt, ttl }).taskId;
+    const stale = seed('completed', old, 60_000);
+    const joined = [seed('working', old, 60_000), seed('completed', old, null), seed('completed', new Date().toISOString(), 60_000)];
+    assert.equal(await h.engine.refreshList('fake'), 3);
+    assert.deepEqual(h.engine.list().map((s) => s.taskId).sort(), joined.sort(), `not ${stale}`);
+  });
+
   it('fetchResult() when the kept result cannot be read back: a task asks its server again; a direct call says its result file is missing or damaged', async () => {
     const h = await harness({ server: { pollInterval: 10 }, engine: { loadOutcome: async () => undefined } });
     const task = h.server.createTask('tool');
