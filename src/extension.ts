@@ -101,7 +101,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
     const subs = [engine.onDidChange(l), engine.onDidRemove(l)];
     return { dispose: () => subs.forEach((d) => d.dispose()) };
   };
-  const questions = createElicitationHandler({ log: logger, serverLabel: label, turns: dialogs, hidden, taskTitle: (t) => runTitle(engine.list(), t), renamed, withdrawn: (title, id) => cancelledByServer(title, label(id)) });
+  const questions = createElicitationHandler({ log: logger, serverLabel: label, turns: dialogs, hidden, taskTitle: (t) => runTitle(engine.list(), t), renamed, withdrawn: cancelledByServer });
   const elicitation: ElicitationHandler = Object.assign(async (params: Record<string, unknown> | undefined, ctx: ServerRequestContext) => {
     const answer = await asking.during(requestAbout(ctx), () => questions(params, ctx));
     // Declined or cancelled (dismissed without answering): the user's doing, as a sampling request denied is.
@@ -124,6 +124,8 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
     answering,
     asking,
     untold,
+    // A request its server withdrew before the user answered is said as its prompt closes, as a question is.
+    withdrawn: cancelledByServer,
   });
   const hostLimits = () => {
     const c = vscode.workspace.getConfiguration('mcpTasks.hostedTasks');

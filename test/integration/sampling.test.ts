@@ -499,16 +499,23 @@ suite('Sampling through vscode.lm', () => {
       h.dispose();
     });
 
-    test('a request the server withdraws closes its prompt instead of waiting', async () => {
-      const { h } = handler({ consentPrompter: prompt });
+    test('a request the server withdraws closes its prompt instead of waiting, and says so (as a question does); one closed with its connection does not', async () => {
+      const told: string[] = [];
+      const { h } = handler({ consentPrompter: prompt, withdrawn: (title, server) => told.push(`${title} on ${server}`) });
       const ac = new AbortController();
       const pending = h.handle({ messages: [text('never answered')], maxTokens: 20 }, ctx(ac.signal));
       await waitFor(() => shown.length === 1, 'the consent quick pick');
       ac.abort(new Error('request timed out'));
       await assert.rejects(pending, /request timed out/);
+      const closed = new AbortController();
+      const lost = h.handle({ messages: [text('connection closed')], maxTokens: 20 }, ctx(closed.signal));
+      await waitFor(() => shown.length === 2, 'the second prompt');
+      closed.abort(new RpcError(-32000, 'Connection closed'));
+      await assert.rejects(lost, /Connection closed/);
+      assert.deepEqual(told, ['never answered on label of settings:demo']);
       // The prompt is gone: the next request gets its own, answerable prompt.
       const next = h.handle({ messages: [text('next')], maxTokens: 20 }, ctx());
-      await waitFor(() => shown.length === 2, 'the second prompt');
+      await waitFor(() => shown.length === 3, 'the third prompt');
       await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
       assert.equal(((await next).content as { text: string }).text, 'echo: next');
       h.dispose();

@@ -20,7 +20,8 @@ import { isArray, keysOf } from '../util/builtins';
 import { isString, stringify } from '../util/json';
 import { noop } from '../util/promise';
 import { BOOLEAN, INTEGER, LIST, MULTI_SELECT, NUMBER, STRING } from './fieldKinds';
-import { CIRCLE_SLASH, shortTitle, summarize } from '../tasks/presentation';
+import { CIRCLE_SLASH } from '../tasks/presentation';
+import { serverWithdrew } from '../tasks/incoming';
 import { ELICITATION_CREATE } from '../protocol/schemas';
 
 /** Leaving a step without answering it. */
@@ -240,8 +241,8 @@ export interface ElicitationHandlerOptions {
   taskTitle?(task: TaskSnapshot): string;
   /** A task changed, or was removed (its key): another run of a tool may rename its runs' rows, and their open dialogs follow. */
   renamed?: Event<TaskSnapshot | string>;
-  /** A question its server withdrew (notifications/cancelled) unanswered: its message as a row names it (shortTitle). */
-  withdrawn?(title: string, serverId: string): void;
+  /** A question its server withdrew (notifications/cancelled) unanswered: its message as a row names it, and its server's label (see serverWithdrew). */
+  withdrawn?(title: string, server: string): void;
 }
 
 /** The answer to a URL question its server reports complete before the user answered here: dismissed, but not by the user (see noteRefusal). */
@@ -326,12 +327,9 @@ export const createElicitationHandler = (options: ElicitationHandlerOptions): El
         return COMPLETED_ELSEWHERE;
       }
       const why = errorMessage(ctx.signal.reason);
-      // A hosted task's reasons come from the task host and say who ended it; a closed connection or an ended task withdrew nothing.
-      const withdrawn = !(ctx.signal.reason instanceof RpcError || ctx.hostedTaskId);
-      if (ctx.signal.aborted) {
-        log.info(`Closed ${logged}: ${withdrawn ? `the server withdrew its request (${why})` : why}`);
-        if (withdrawn) options.withdrawn?.(shortTitle(summarize(ELICITATION_CREATE, params!)), ctx.serverId);
-      } else log.error(`Elicitation dialog failed: ${errorMessage(err)}`);
+      // A hosted task's reasons come from the task host and say who ended it.
+      if (ctx.signal.aborted) log.info(`Closed ${logged}: ${serverWithdrew(ELICITATION_CREATE, params!, ctx, label, options.withdrawn) ? `the server withdrew its request (${why})` : why}`);
+      else log.error(`Elicitation dialog failed: ${errorMessage(err)}`);
       throw err;
     } finally {
       if (key) pending.delete(key);

@@ -4,11 +4,12 @@
 import type { IncomingRequestContext } from '../jsonrpc/connection';
 import { ELICITATION_CREATE, INPUT_REQUIRED, RELATED_TASK_META, SAMPLING_CREATE, WORKING } from '../protocol/schemas';
 import type { McpSession } from '../protocol/session';
+import { RpcError } from '../jsonrpc/errors';
 import { anySignal } from '../util/abort';
 import type { DisposableStore, Event } from '../util/event';
 import { isObjectLike, isString } from '../util/json';
 import { noop } from '../util/promise';
-import { SAMPLING_ASKS, summarize } from './presentation';
+import { SAMPLING_ASKS, shortTitle, summarize } from './presentation';
 import { isTerminal } from './status';
 import type { TaskSnapshot } from './types';
 import { TaskEndedError, taskKey } from './types';
@@ -44,6 +45,18 @@ export interface ServerRequestContext {
 }
 
 export type ServerRequestHandler = (params: Record<string, unknown> | undefined, ctx: ServerRequestContext) => Promise<Record<string, unknown>>;
+
+/**
+ * Whether a request's handler, its signal aborted, stopped as its server withdrew it
+ * (notifications/cancelled): not as its connection closed or its task or call ended (RpcErrors),
+ * nor run as a task here (its host says who ended it). `told` hears of it, with the request's
+ * summary cut as a row's title and `server`, its server's label.
+ */
+export const serverWithdrew = (method: string, params: Record<string, unknown>, ctx: ServerRequestContext, server: string, told?: (title: string, server: string) => void): boolean => {
+  const withdrawn = !(ctx.signal.reason instanceof RpcError || ctx.hostedTaskId);
+  if (withdrawn) told?.(shortTitle(summarize(method, params)), server);
+  return withdrawn;
+};
 
 /** Handlers of the requests servers send to the client while their tasks run. */
 export interface ClientRequestHandlers {

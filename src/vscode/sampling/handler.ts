@@ -8,6 +8,8 @@ import { chatMessages, parseCreateMessage, previewSampling } from '../../core/sa
 import { CompletionCollector, buildCreateMessageResult } from '../../core/sampling/result';
 import type { ServerRequestContext, ServerRequestHandler } from '../../core/tasks/engine';
 import { noteRefusal, requestAbout } from '../../core/tasks/types';
+import { serverWithdrew } from '../../core/tasks/incoming';
+import { SAMPLING_CREATE } from '../../core/protocol/schemas';
 import { abortReason, anySignal, errorMessage, onAbort } from '../../core/util/abort';
 import type { Logger } from '../../core/util/log';
 import { prefixed, truncate } from '../../core/util/log';
@@ -47,6 +49,8 @@ export interface SamplingHandlerOptions {
   asking?: InFlight;
   /** Gets the tasks and calls whose failure is not told (TaskIndicators): their request no model could answer (the user told so then), or the user denied it. */
   untold?: Set<string>;
+  /** A request its server withdrew (notifications/cancelled) before it was answered: its last message as a row names it, and its server's label (see serverWithdrew). */
+  withdrawn?(title: string, server: string): void;
 }
 
 /** Answers `sampling/createMessage`; register `{ handle }` with the engine and dispose with the extension. */
@@ -142,6 +146,7 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
     // Rejects only when the server withdraws the request (cancelled, timed out, disconnected).
     const answer = await consent(ctx, { serverId: ctx.serverId, serverLabel: label, preview, model: choice.model.name }, fingerprint, log).catch(() => 'deny' as const);
     if (ctx.signal.aborted) {
+      serverWithdrew(SAMPLING_CREATE, params!, ctx, label, o.withdrawn);
       log.info(`Sampling request withdrawn before it was answered: ${errorMessage(ctx.signal.reason)}`);
       throw abortReason(ctx.signal);
     }

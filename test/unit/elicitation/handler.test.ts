@@ -442,7 +442,7 @@ describe('elicitation handler', () => {
   it('tells a question its server withdrew (withdrawn: its message cut as a row\'s title), not one closed with its connection, its task\'s end or its hosted task', async () => {
     const told: string[] = [];
     const p = new ScriptedPrompter([hang, hang, hang, hang]);
-    const handle = createElicitationHandler({ prompter: p, log: new MemoryLogger(), serverLabel: () => 'demo', withdrawn: (title, serverId) => told.push(`${title} | ${serverId}`) });
+    const handle = createElicitationHandler({ prompter: p, log: new MemoryLogger(), serverLabel: () => 'demo', withdrawn: (title, server) => told.push(`${title} | ${server}`) });
     const long = { ...simple, message: 'Which  of the\nenvironments should the deployment go to next?' };
     for (const [reason, extra] of [[new Error('no longer needed'), {}], [new ConnectionClosedError('gone'), {}], [new TaskEndedError('completed'), {}], [new Error('cancelled'), { hostedTaskId: 'h1' }]] as const) {
       const ac = new AbortController();
@@ -451,7 +451,7 @@ describe('elicitation handler', () => {
       ac.abort(reason);
       await assert.rejects(answer);
     }
-    assert.deepEqual(told, ['Which of the environments should the… | srv']);
+    assert.deepEqual(told, ['Which of the environments should the… | demo']);
   });
 
   it('T-LOG-1: a question hosted as a task that is closed says why in the task host\'s words (the user cancelled it), not that the server withdrew it', async () => {
