@@ -41,6 +41,8 @@ export interface ServerRequestContext {
    * a task holds no clock.
    */
   hold?: (as?: HoldAs) => () => void;
+  /** Whether the user's cancel of its task (tasks/cancel) is sent and not answered yet. */
+  cancelling?: () => unknown;
   signal: AbortSignal;
 }
 
@@ -49,11 +51,12 @@ export type ServerRequestHandler = (params: Record<string, unknown> | undefined,
 /**
  * Whether a request's handler, its signal aborted, stopped as its server withdrew it
  * (notifications/cancelled): not as its connection closed or its task or call ended (RpcErrors),
- * nor run as a task here (its host says who ended it). `told` hears of it, with the request's
+ * nor run as a task here (its host says who ended it), nor while the user's cancel of its task is
+ * on its way (its server may withdraw it before answering tasks/cancel). `told` hears of it, with the request's
  * summary cut as a row's title and `server`, its server's label.
  */
 export const serverWithdrew = (method: string, params: Record<string, unknown>, ctx: ServerRequestContext, server: string, told?: (title: string, server: string) => void): boolean => {
-  const withdrawn = !(ctx.signal.reason instanceof RpcError || ctx.hostedTaskId);
+  const withdrawn = !(ctx.signal.reason instanceof RpcError || ctx.hostedTaskId || ctx.cancelling?.());
   if (withdrawn) told?.(shortTitle(summarize(method, params)), server);
   return withdrawn;
 };
@@ -196,7 +199,7 @@ const ask = async <R extends Tracked>({ tracker, serverId, session }: Origin<R>,
   };
   const release = task ? noop : hold(first);
   try {
-    return await handle(params, { serverId, task, relatedTaskId, calls: calls.map((r) => r.snap.key), hold, signal: anySignal([signal, ended.signal]) });
+    return await handle(params, { serverId, task, relatedTaskId, calls: calls.map((r) => r.snap.key), hold, cancelling: () => rec?.snap.cancelRequested, signal: anySignal([signal, ended.signal]) });
   } catch (err) {
     // An expected end, not the handler's failure: as an RpcError, it is answered without being logged as one.
     throw ended.signal.aborted ? ended.signal.reason : err;

@@ -388,6 +388,43 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     assert.ok(h.log.has('error', /Handler for elicitation\/create failed: the quick input broke/), h.log.text());
   });
 
+  it('T-REQ-7: a question about a task its server withdraws (notifications/cancelled) is told, but not while the user\'s cancel of the task is on its way (a server may withdraw it before it answers tasks/cancel)', async () => {
+    let shown = 0;
+    const prompter: FormPrompter = {
+      pick: () => Promise.reject(new Error('not asked')),
+      input: (o) => new Promise((_resolve, reject) => (shown++, o.signal?.addEventListener('abort', () => reject(o.signal!.reason), { once: true }))),
+      openExternal: async () => false,
+      close: () => undefined,
+    };
+    const told: string[] = [];
+    const ref: { handle?: ServerRequestHandler } = {};
+    const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL }, engine: { handlers: { elicitation: { handle: (params, ctx) => ref.handle!(params, ctx) } } } });
+    ref.handle = createElicitationHandler({ prompter, log: h.log, serverLabel: () => 'fake', withdrawn: (title) => told.push(title) });
+    const snap = await h.engine.callTool('fake', 'required-tool');
+    h.server.setStatus(snap.taskId, 'input_required');
+    await h.server.waitForRequest('tasks/result');
+    const ask = async (message: string, n: number) => {
+      const ac = new AbortController();
+      const params = { mode: 'form', message, requestedSchema: { type: 'object', properties: { why: { type: 'string' } } }, _meta: { [RELATED_TASK_META]: { taskId: snap.taskId } } };
+      const asked = h.server.connection.requestRaw('elicitation/create', params, { signal: ac.signal, timeoutMs: 10_000 }).catch(() => undefined);
+      await waitFor(() => shown === n, `${message} shown`);
+      ac.abort(new Error('no longer needed'));
+      await asked;
+      await settle(h);
+    };
+    await ask('Before', 1);
+    assert.deepEqual(told, ['Before']);
+    let answer!: () => void;
+    const held = new Promise<void>((r) => (answer = r));
+    h.server.override('tasks/cancel', async (_p, _c, builtin) => (await held, builtin()));
+    const cancelled = h.engine.cancel(snap.key);
+    await waitFor(() => h.snap(snap.taskId).cancelRequested === true, 'the cancel sent');
+    await ask('After', 2);
+    assert.deepEqual(told, ['Before'], 'the user\'s cancel is on its way: the server did not cancel it');
+    answer();
+    await cancelled;
+  });
+
   it('T-REQ-3: a task restored as input_required (a reload) gets its tasks/result call once a poll finds it still waiting', async () => {
     const h = await harness({ server: { pollInterval: 10 } });
     const asking = h.server.createTask('asking-tool', { status: 'input_required', statusMessage: 'Which file?' });
