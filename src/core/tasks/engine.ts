@@ -610,7 +610,7 @@ export class TaskEngine extends DisposableBase {
     }
     log.info(`${late}: cancelling it`);
     // Its failure is logged by #cancel (a server's refusal or failure; a server that cannot be reached logs its own).
-    this.cancel(snap.key).catch(noop);
+    this.cancel(snap.key, undefined, 'as its caller stopped waiting').catch(noop);
   }
 
   /** Holds a status notification about a task not tracked yet while a tools/call of its server is pending; false when none is. */
@@ -1572,16 +1572,16 @@ export class TaskEngine extends DisposableBase {
    * Cancels a task (`tasks/cancel`, T-REQ-7) or a direct call (`notifications/cancelled`). A
    * task that had already ended (-32602) is refreshed and the error says so. `signal`: stops
    * this caller's wait; the server's connection is waited for until every caller has stopped (not
-   * the request once sent).
+   * the request once sent). `by`: who asked, for the log.
    */
-  cancel(key: string, signal?: AbortSignal): Promise<TaskSnapshot> {
+  cancel(key: string, signal?: AbortSignal, by = 'by the user'): Promise<TaskSnapshot> {
     // One tasks/cancel at a time per task: a second click while the first is on its way gets its
     // answer, not the server's refusal of a task it has just cancelled; nor the first caller's
     // abort (a chat request stopped).
     let c = this.#cancelling.get(key);
     if (!c) {
       const stop = new AbortController();
-      this.#cancelling.set(key, (c = { stop, waiting: 0, sent: this.#cancel(key, stop.signal).finally(() => this.#cancelling.delete(key)) }));
+      this.#cancelling.set(key, (c = { stop, waiting: 0, sent: this.#cancel(key, stop.signal, by).finally(() => this.#cancelling.delete(key)) }));
     }
     const shared = c;
     if (!signal) {
@@ -1598,7 +1598,7 @@ export class TaskEngine extends DisposableBase {
     return raceAbort(shared.sent, signal);
   }
 
-  async #cancel(key: string, signal?: AbortSignal): Promise<TaskSnapshot> {
+  async #cancel(key: string, signal: AbortSignal, by: string): Promise<TaskSnapshot> {
     const rec = this.#tracked(key);
     if (isTerminal(rec.snap.status)) throw new Error(`The task already ended (${rec.snap.status}).`);
     if (rec.snap.kind === DIRECT) {
@@ -1606,6 +1606,7 @@ export class TaskEngine extends DisposableBase {
       return rec.snap;
     }
     const { serverId, taskId } = rec.snap;
+    const asked = `Task ${taskId}: cancel requested ${by}`;
     const session = await this.#sessions.getSession(serverId, { signal });
     if (!declared(session.serverCapabilities.tasks?.cancel)) {
       throw new Error(`Server "${this.#label(serverId)}" does not support cancelling tasks.`);
@@ -1613,14 +1614,14 @@ export class TaskEngine extends DisposableBase {
     this.#update(rec, { cancelRequested: true });
     try {
       const task = await session.request(TASKS_CANCEL, { taskId }, TaskSchema, { timeoutMs: this.#timeout() });
-      this.#serverLog(serverId).info(`Task ${taskId}: cancel requested by the user; the server answered ${task.status}`);
+      this.#serverLog(serverId).info(`${asked}; the server answered ${task.status}`);
       this.#applyServerTask(rec, task, 'cancel');
       return rec.snap;
     } catch (err) {
       // Refused or failed: no cancel is pending (one not answered in time, or whose answer a closed connection lost, may yet land).
       if (!(err instanceof RequestTimeoutError || err instanceof ConnectionClosedError)) this.#update(rec, { cancelRequested: undefined });
       if (isPeerError(err) && err.code === ErrorCode.InvalidParams) {
-        this.#serverLog(serverId).info(`Task ${taskId}: cancel requested by the user; the server refused it: ${reasonOf(err)}`);
+        this.#serverLog(serverId).info(`${asked}; the server refused it: ${reasonOf(err)}`);
         // Refresh now, even if a scheduled poll is in flight, so the message tells the truth: a
         // task the server no longer knows (its ttl ended) is expired or lost, as a poll finds it.
         const fresh = await this.#getTask(session, taskId).catch((e: unknown) => {
@@ -1630,7 +1631,7 @@ export class TaskEngine extends DisposableBase {
         if (fresh) this.#applyServerTask(rec, fresh, 'poll');
         throw new Error(`The server refused to cancel task ${taskId}: ${reasonOf(err)} (it is now ${rec.snap.status}).`);
       }
-      this.#serverLog(serverId).warn(`Task ${taskId}: cancel requested by the user; it failed: ${reasonOf(err)}`);
+      this.#serverLog(serverId).warn(`${asked}; it failed: ${reasonOf(err)}`);
       throw err;
     }
   }

@@ -880,13 +880,13 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.ok(h.log.has('warn', /was created after its caller stopped waiting; the server does not support cancelling tasks, so it runs on and stays in the view$/), h.log.text());
   });
 
-  it('a task-augmented call whose caller stops waiting, whose tasks/cancel then fails: one warning line says so, not two', async () => {
+  it('a task-augmented call whose caller stops waiting, whose tasks/cancel then fails: one warning line says so, not two, and that its caller stopping asked for the cancel, not the user', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL } });
     h.server.override('tasks/cancel', () => Promise.reject(new RpcError(ErrorCode.InternalError, 'the database is down')));
     const slow = await abandoned(h);
     await waitFor(() => h.log.has('warn', /it failed/), 'the failure logged');
     await settle(h); // what follows the failure has run by now
-    assert.deepEqual(h.log.lines.filter((l) => l.level === 'warn').map((l) => l.message), [`[fake] Task ${slow.taskId()}: cancel requested by the user; it failed: the database is down`]);
+    assert.deepEqual(h.log.lines.filter((l) => l.level === 'warn').map((l) => l.message), [`[fake] Task ${slow.taskId()}: cancel requested as its caller stopped waiting; it failed: the database is down`]);
   });
 
   it('a task-augmented call whose signal is already aborted sends nothing', async () => {
