@@ -126,8 +126,13 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 // told as that end, one tasks/cancel at a time, a server's cancel of a hosted question said, a
 // cancel asked before a reload not told as the server's…) took 1.8 KB: 296.2 KB (303,289
 // bytes), 3.8 KB under the gate.
+// The thirty-fourth session's fixes (a configuration that does not parse at startup not taken as
+// servers removed, a config edit waiting for an open question and for a call not yet answered,
+// an ${input:…} prompt closed with its server, a cancel's warning that says what became of the
+// task, a server's withdrawn question or sampling request said…) took 1.1 KB: 297.3 KB (304,408
+// bytes), 2.7 KB under the gate.
 // Loading features on demand would not reach 150 KB either: with every transport, the dialogs,
-// sampling, the chat tools and the API left out, the startup bundle is still 180 KB
+// sampling, the chat tools and the API left out, the startup bundle is still 181 KB
 // (bench/size.mjs, "startup only").
 const BUNDLE_TARGET = 150 * 1024;
 const BUNDLE_GATE = 300 * 1024;
