@@ -17,6 +17,12 @@ import type { TaskSnapshot } from '../../src/core/tasks/types';
 import { createHarness } from '../unit/helpers/fakeTaskServer';
 import { RequestTimeoutError } from '../../src/core/jsonrpc/errors';
 
+/** The indicators of a window, over `engine`, with no hosted tasks and every server called `label`. */
+const indicatorsOf = (engine: TaskEngine, label: string): TaskIndicators => {
+  const host = { onDidExpire: () => ({ dispose: () => undefined }), onDidServerCancel: () => ({ dispose: () => undefined }) } as unknown as TaskHost;
+  return new TaskIndicators(engine, host, {} as vscode.TreeView<Node>, () => label);
+};
+
 suite('Tasks of a stdio server lost with a reloaded window', () => {
   let toasts: ReturnType<typeof recordToasts>;
   let told: Array<[string, string[]]>;
@@ -39,8 +45,7 @@ suite('Tasks of a stdio server lost with a reloaded window', () => {
         isConfigured: () => (known ? true : undefined),
       },
     });
-    const host = { onDidExpire: () => ({ dispose: () => undefined }), onDidServerCancel: () => ({ dispose: () => undefined }) } as unknown as TaskHost;
-    indicators = new TaskIndicators(engine, host, {} as vscode.TreeView<Node>, () => 'lab');
+    indicators = indicatorsOf(engine, 'lab');
   });
 
   teardown(() => {
@@ -137,8 +142,7 @@ suite('A cancel the user asked for before a window reload', () => {
     const engine = new TaskEngine({ logger: nullLogger, minPollMs: 1, sessions: { getSession: async () => h.session, label: () => 'fake', tasksOutliveConnection: () => true } });
     engine.restore([JSON.parse(JSON.stringify(h.engine.get(t.key))) as TaskSnapshot]);
     h.engine.dispose();
-    const host = { onDidExpire: () => ({ dispose: () => undefined }), onDidServerCancel: () => ({ dispose: () => undefined }) } as unknown as TaskHost;
-    const indicators = new TaskIndicators(engine, host, {} as vscode.TreeView<Node>, () => 'fake');
+    const indicators = indicatorsOf(engine, 'fake');
     try {
       h.server.setStatus(t.taskId, 'cancelled');
       await waitFor(() => engine.get(t.key)?.status === 'cancelled', 'the cancel to land');
@@ -159,8 +163,7 @@ suite('A cancel that timed out before it was sent', () => {
     let connecting = false;
     const h = await createHarness({ server: { pollInterval: 50 }, reachable: () => (connecting ? new RequestTimeoutError('initialize', 1000, 'fake') : true) });
     const toasts = [recordToasts('showInformationMessage'), recordToasts('showWarningMessage')];
-    const host = { onDidExpire: () => ({ dispose: () => undefined }), onDidServerCancel: () => ({ dispose: () => undefined }) } as unknown as TaskHost;
-    const indicators = new TaskIndicators(h.engine, host, {} as vscode.TreeView<Node>, () => 'fake');
+    const indicators = indicatorsOf(h.engine, 'fake');
     try {
       const t = await h.engine.callTool('fake', 'required-tool');
       connecting = true;
