@@ -4,6 +4,7 @@
 import type { CallToolResult } from '../protocol/schemas';
 import { CANCELLED, declared } from '../protocol/schemas';
 import type { ServerManager, ServerSnapshot, ServerStateKind } from '../servers/serverManager';
+import { disconnectedByUser } from '../servers/serverManager';
 import type { TaskEngine } from '../tasks/engine';
 import { HeldByUserError } from '../tasks/engine';
 import type { ExecutionPreference } from '../tasks/policy';
@@ -216,6 +217,9 @@ export class TasksService implements Disposable {
     const held = new AbortController();
     const stop = signal ? anySignal([signal, held.signal]) : held.signal;
     let t = this.#mustGet(id);
+    // Without a wait too: a live task of a server the user disconnected is followed by nothing.
+    const s = this.#deps.servers.get(t.serverId);
+    if (s?.heldByUser && t.kind === TASK && !isTerminal(t.status)) held.abort(new Error(disconnectedByUser(s.label)));
     // Once more when a plain call becomes a task (the server required one): its key leads there.
     for (let fetching = false; !isTerminal(t.status) && Date.now() < deadline && !stop.aborted && !this.#lifetime.signal.aborted; t = this.#mustGet(id)) {
       // tasks/result blocks until the task ends, so the wait ends as soon as the task does,

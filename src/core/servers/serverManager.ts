@@ -167,6 +167,9 @@ export class NeedsInputError extends Error {
   }
 }
 
+/** Why a task of a server the user disconnected is not followed: background work does not connect it again. */
+export const disconnectedByUser = (label: string): string => `Server "${label}" was disconnected by the user: connect it to follow its tasks again.`;
+
 /**
  * The user dismissed a prompt for one of the server's inputs: not a failure to report, since the
  * user chose it (commands end quietly). Background work gets it too, without asking again.
@@ -511,7 +514,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     if (entry.dismissed !== undefined && options?.background) return rejected(new InputDismissedError(entry.dismissed));
     // Nor undoes a Disconnect: following a remote server's tasks would connect it again at once.
     if (entry.userDisconnected && options?.background) {
-      return rejected(new HeldByUserError(`Server "${entry.config.label}" was disconnected by the user: connect it to follow its tasks again.`));
+      return rejected(new HeldByUserError(disconnectedByUser(entry.config.label)));
     }
     if (!options?.quiet) entry.dismissed = undefined; // a quiet connection asks nothing, so brings nothing back
     if (!options?.background) entry.userDisconnected = false;

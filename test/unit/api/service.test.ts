@@ -297,6 +297,9 @@ describe('TasksService: getResult leaves a server the user disconnected alone', 
       const why = 'Server "lab" was disconnected by the user: connect it to follow its tasks again.';
       const ended = await service.result(quick.id, 20_000);
       assert.deepEqual([ended.done, ended.outcome, ended.fetchError], [true, undefined, why]);
+      // Without a wait (getResult's default, and the chat tool's), at once too.
+      const now = await service.result(long.id);
+      assert.deepEqual([now.done, now.task.status, now.fetchError], [false, 'working', why], 'said without a wait');
       const live = await service.result(long.id, 20_000);
       assert.deepEqual([live.done, live.task.status, live.fetchError], [false, 'working', why], 'no wait for a task nothing follows');
       assert.equal(c.servers.get(id)?.state.kind, 'idle', 'not connected again');
