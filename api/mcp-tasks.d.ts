@@ -47,7 +47,7 @@ export interface McpServerInfo {
    * Absent otherwise.
    */
   disconnectedByUser?: boolean;
-  /** What the server declared about tasks; absent until it has been connected. */
+  /** What the server declared about tasks; absent while it is not connected. */
   tasks?: {
     /** It runs `tools/call` as tasks. */
     toolCalls: boolean;
@@ -69,7 +69,7 @@ export interface McpToolInfo {
 }
 
 export interface McpTaskInfo {
-  /** Unique among the tasks MCP Tasks tracks; what the other methods take. Opaque. */
+  /** Unique among the tasks MCP Tasks tracks; what the other methods take. Opaque: it may hold any character. */
   id: string;
   serverId: string;
   serverLabel: string;
@@ -90,7 +90,7 @@ export interface McpTaskInfo {
   lastUpdatedAt: string;
   /** How long the server keeps the task after `createdAt`, in ms; null: unlimited. */
   ttl: number | null;
-  /** Poll interval the server suggested, in ms. */
+  /** Poll interval the server suggested, in ms. `getTask` reads what MCP Tasks last heard: a caller need not poll at it. */
   pollInterval?: number;
   /** The text the server offered a model while the task runs (`model-immediate-response`). */
   immediateResponse?: string;
@@ -151,8 +151,8 @@ export interface McpTasksApi {
   /**
    * The task's outcome once it has ended (fetched from the server if need be). A running task
    * is waited for up to `waitSeconds` (default 0, at most 3600); if it is still running then,
-   * the answer has `done: false`. Rejects only for an unknown id (or a `waitSeconds` that is not
-   * a number, 0 or more).
+   * the answer has `done: false`. Rejects only for an unknown id, one removed from the list while
+   * waited for, or a `waitSeconds` that is not a number, 0 or more.
    */
   getResult(id: string, options?: { waitSeconds?: number }): Promise<McpTaskResultInfo>;
   /**
@@ -161,6 +161,10 @@ export interface McpTasksApi {
    * cancel from the view is: no notification tells it.
    */
   cancelTask(id: string): Promise<McpTaskInfo>;
-  /** A task was started or changed (status, progress, result): its new state. */
+  /**
+   * A task was started or changed (status, progress, result): its new state. Its start is told
+   * before `runTool` resolves: subscribe first to hear it. A task removed from the list (Clear,
+   * Remove) is not told: `getTask` then returns undefined.
+   */
   readonly onDidChangeTask: Event<McpTaskInfo>;
 }
