@@ -29,14 +29,15 @@ suite('Cancel Task from the palette', () => {
   let spy: QuickInputSpy;
   const settings = () => vscode.workspace.getConfiguration('mcpTasks');
   const started: string[] = [];
-  /** Each slow-task server notes its pid in the spawn log named after it. */
-  const spawnLogs = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-cancel-'));
+  /** Each slow-task server notes its pid in the spawn log named after it (made when the suite runs, not when its file loads). */
+  let spawnLogs = '';
   const slowTask = (label: string, ...args: string[]) => ({ type: 'stdio', command: 'node', args: [SLOW_TASK_SERVER, '--answer-after', '0', '--held', '--spawn-log', path.join(spawnLogs, label), ...args] });
   /** Lets the held ends of server `label`'s tasks come (SIGUSR2 to its process), or sends its process another signal. */
   const release = (label: string, signal = 'SIGUSR2') => process.kill(Number(fs.readFileSync(path.join(spawnLogs, label), 'utf8').trim().split('\n').pop()!.split(' ')[0]), signal);
 
   suiteSetup(async function () {
     this.timeout(30_000);
+    spawnLogs = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-cancel-'));
     const testing = testingApi(await activateExtension());
     api = await publicApi();
     spy = new QuickInputSpy();

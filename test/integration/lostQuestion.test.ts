@@ -40,11 +40,14 @@ suite('An HTTP server whose question or answers do not reach the client', () => 
 
   const started: string[] = [];
 
+  /** The task lists the servers kept, removed once they are stopped. */
+  const stores: string[] = [];
   teardown(async () => {
     await cleanUp(await publicApi(), started.splice(0));
     child?.kill();
     child = undefined;
     await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    for (const dir of stores.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   test('Respond to a task waiting for input whose question does not come (lost with a reloaded window) says so after a while, once however often it is clicked, with Cancel Task, which cancels it', async function () {
@@ -76,7 +79,8 @@ suite('An HTTP server whose question or answers do not reach the client', () => 
     this.timeout(60_000);
     const api = await publicApi();
     const testing = testingApi(await activateExtension());
-    const store = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-down-')), 'tasks.json');
+    stores.push(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-down-')));
+    const store = path.join(stores[0], 'tasks.json');
     const id = await startLab(store);
     const row = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => serverIdOf(r) === id);
     started.push((await api.runTool(id, 'work', { arguments: { held: true } })).id);
