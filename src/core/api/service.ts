@@ -4,7 +4,6 @@
 import type { CallToolResult } from '../protocol/schemas';
 import { CANCELLED, declared } from '../protocol/schemas';
 import type { ServerManager, ServerSnapshot, ServerStateKind } from '../servers/serverManager';
-import { disconnectedByUser } from '../servers/serverManager';
 import type { TaskEngine } from '../tasks/engine';
 import { HeldByUserError } from '../tasks/engine';
 import type { ExecutionPreference } from '../tasks/policy';
@@ -95,7 +94,7 @@ export interface StartOptions {
 
 export interface TasksServiceDeps {
   engine: Pick<TaskEngine, 'callTool' | 'get' | 'list' | 'fetchResult' | 'cancel' | 'onDidChange' | 'onDidRemove'>;
-  servers: Pick<ServerManager, 'list' | 'get' | 'getSession' | 'peekSession' | 'label'>;
+  servers: Pick<ServerManager, 'list' | 'get' | 'getSession' | 'peekSession' | 'label' | 'heldWhy'>;
   logger: Logger;
   /** Runs a cancel asked for through the chat tool or the API, as the view's Cancel Task does: the user's, so its end is not notified. */
   endByUser?<T>(keys: readonly string[], end: () => Promise<T>, cancel: boolean): Promise<T>;
@@ -209,7 +208,7 @@ export class TasksService implements Disposable {
   /**
    * The outcome of a task: at once if it ended, else after waiting up to `waitMs` for it to end
    * (or `signal` to abort). A task that is still running is returned as it stands, `done: false`.
-   * A server the user disconnected is not connected again: `fetchError` says so, at once.
+   * A server the user disconnected (or whose input the user dismissed) is not connected again: `fetchError` says so, at once.
    */
   async result(id: string, waitMs = 0, signal?: AbortSignal): Promise<ResultInfo> {
     const { engine } = this.#deps;
@@ -217,9 +216,9 @@ export class TasksService implements Disposable {
     const held = new AbortController();
     const stop = signal ? anySignal([signal, held.signal]) : held.signal;
     let t = this.#mustGet(id);
-    // Without a wait too: a live task of a server the user disconnected is followed by nothing.
-    const s = this.#deps.servers.get(t.serverId);
-    if (s?.heldByUser && t.kind === TASK && !isTerminal(t.status)) held.abort(new Error(disconnectedByUser(s.label)));
+    // Without a wait too: a live task of a server the user disconnected (or whose input the user dismissed) is followed by nothing.
+    const why = this.#deps.servers.heldWhy(t.serverId);
+    if (why && t.kind === TASK && !isTerminal(t.status)) held.abort(new Error(why));
     // Once more when a plain call becomes a task (the server required one): its key leads there.
     for (let fetching = false; !isTerminal(t.status) && Date.now() < deadline && !stop.aborted && !this.#lifetime.signal.aborted; t = this.#mustGet(id)) {
       // tasks/result blocks until the task ends, so the wait ends as soon as the task does,

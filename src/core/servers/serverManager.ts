@@ -471,6 +471,12 @@ export class ServerManager extends DisposableBase implements SessionSource {
     return e && this.#snapshot(e);
   }
 
+  /** Why background work (following its tasks) does not connect the server: the user dismissed its input, or disconnected it (see #session). */
+  heldWhy(id: string): string | undefined {
+    const e = this.#entries.get(id);
+    return e && (e.dismissed ?? (e.userDisconnected ? disconnectedByUser(e.config.label) : undefined));
+  }
+
   config(id: string): ServerConfig | undefined {
     return this.#entries.get(id)?.config;
   }

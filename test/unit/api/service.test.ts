@@ -316,6 +316,35 @@ describe('TasksService: getResult leaves a server the user disconnected alone', 
   });
 });
 
+describe('TasksService: getResult of a task whose server\'s input the user dismissed', function () {
+  this.timeout(30000);
+  it('without a wait, fetchError says at once that nothing follows the task until the server is connected (the prompt is not brought back)', async () => {
+    let prompts = 0;
+    const config = parseMcpJson(
+      JSON.stringify({
+        inputs: [{ type: 'promptString', id: 'key', description: 'Key', password: true }],
+        servers: { remote: { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { 'x-key': '${input:key}' } } },
+      }),
+      { kind: 'workspaceFolder', folderName: 'app', folderPath: os.tmpdir(), file: '/nowhere/.vscode/mcp.json' },
+    );
+    const c = openClient({ config, promptInput: async () => void prompts++ });
+    const service = new TasksService({ engine: c.engine, servers: c.servers, logger: c.log });
+    try {
+      const id = c.id('remote');
+      const at = new Date().toISOString();
+      c.engine.restore([{ key: `${id}\u0000t-1`, serverId: id, taskId: 't-1', kind: 'task', toolName: 'work', status: 'working', createdAt: at, lastUpdatedAt: at, ttl: null, origin: 'api' }]);
+      await waitFor(() => prompts === 1 && c.servers.get(id)?.state.kind === 'idle', 'the input to be asked and dismissed');
+      const r = await service.result(`${id}\u0000t-1`);
+      assert.equal(r.done, false);
+      assert.match(r.fetchError ?? '', /^No value was given for input "key"\. Connect the server to be asked again\.$/);
+      assert.equal(prompts, 1, 'not asked again');
+    } finally {
+      service.dispose();
+      await c.close();
+    }
+  });
+});
+
 describe('TasksService over a scripted server: ids that change hands', () => {
   const harness = harnessesForEachTest();
   const services: TasksService[] = [];
@@ -325,7 +354,7 @@ describe('TasksService over a scripted server: ids that change hands', () => {
   async function scripted(options: HarnessOptions) {
     const h = await harness(options);
     const snapshot = { id: 'fake', name: 'fake', label: 'fake', type: 'stdio', source: { kind: 'settings' }, state: { kind: 'connected' } } as unknown as ServerSnapshot;
-    const servers = { list: () => [snapshot], get: () => snapshot, getSession: async () => h.session, peekSession: () => h.session, label: () => 'fake' };
+    const servers = { list: () => [snapshot], get: () => snapshot, getSession: async () => h.session, peekSession: () => h.session, label: () => 'fake', heldWhy: () => undefined };
     const service = new TasksService({ engine: h.engine, servers, logger: h.log });
     services.push(service);
     return { h, service };
