@@ -214,6 +214,17 @@ suite('Commands and the Tasks view, with the demo server', () => {
     await new Promise((r) => setTimeout(r, 300)); // an error message would be shown by now
     assert.deepEqual(spy.messages, [], 'Escape on an input shows no error');
     await dismissed;
+    // Disconnect while an input is asked: its prompt closes, and the Connect that asked ends, with no error shown.
+    spy.skipShown();
+    const asking = vscode.commands.executeCommand('mcpTasks.connectServer', await serverNode('picky'));
+    let ended = false;
+    void Promise.resolve(asking).finally(() => (ended = true));
+    await spy.next('the pick of the pollInterval input');
+    await vscode.commands.executeCommand('mcpTasks.disconnectServer', await serverNode('picky'));
+    await waitFor(() => ended, 'the prompt to close, ending the Connect that asked', 10_000);
+    await serverReads('picky', 'disconnected');
+    await new Promise((r) => setTimeout(r, 300)); // an error message would be shown by now
+    assert.deepEqual(spy.messages, [], 'a Disconnect while an input is asked shows no error');
     await connect(true); // asked again
   });
 

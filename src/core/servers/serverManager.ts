@@ -171,8 +171,9 @@ export class NeedsInputError extends Error {
 export const disconnectedByUser = (label: string): string => `Server "${label}" was disconnected by the user: connect it to follow its tasks again.`;
 
 /**
- * The user dismissed a prompt for one of the server's inputs: not a failure to report, since the
- * user chose it (commands end quietly). Background work gets it too, without asking again.
+ * The user dismissed a prompt for one of the server's inputs, or ended the connection under way
+ * (Disconnect, Restart, its removal): not a failure to report, since the user chose it (commands
+ * end quietly). Background work gets it too, without asking again.
  */
 export class InputDismissedError extends HeldByUserError {
   constructor(message: string) {
@@ -622,6 +623,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     entry.failures = entry.retryAt = 0; // the user's call: the next connection may start at once
     entry.dismissed = undefined;
     entry.userDisconnected = true;
+    entry.asking?.abort(); // a prompt for its inputs closes
     const session = entry.session;
     // Live tasks may belong to the session (servers may scope them to it): kept, not deleted,
     // and resumed by the next connection, as at a window's shutdown.
@@ -665,7 +667,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     let needed: string | undefined;
     // Disconnected, restarted or removed meanwhile (`generation` moved on): nothing more is started.
     const latest = () => generation === entry.generation;
-    const cancelled = () => new Error(`Connection to "${config.label}" was cancelled`);
+    const cancelled = () => new InputDismissedError(`Connection to "${config.label}" was cancelled`);
     let session: McpSession | undefined;
     const asking = (entry.asking = new AbortController());
     try {
@@ -689,7 +691,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
         if (latest()) this.#setState(entry, IDLE);
         throw new NeedsInputError(config.label, needed);
       }
-      if (!resolved.ok && resolved.cancelled && latest()) {
+      if (!resolved.ok && !latest()) throw cancelled(); // its prompt closed
+      if (!resolved.ok && resolved.cancelled) {
         entry.dismissed = `${resolved.message} Connect the server to be asked again.`;
         this.#setState(entry, IDLE);
         throw new InputDismissedError(entry.dismissed);
