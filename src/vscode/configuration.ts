@@ -19,13 +19,14 @@ export const onSettingChange = (key: string, listener: () => unknown): vscode.Di
 
 /**
  * Warns of configuration errors: once for each file (or the settings) with a problem it did not
- * have at the last read (see newProblems), naming how many it has, with Open Configuration at the
- * first and Show Log. The view lists them all.
+ * have at the last read (see newProblems; a file in an editor is being typed into: once as it
+ * breaks), naming how many it has, with Open Configuration at the first and Show Log. The view
+ * lists them all.
  */
 export const configErrorNotifier = (log: vscode.LogOutputChannel): (errors: readonly ConfigError[]) => void => {
   const shown = new Map<string, string[]>();
   return (errors) => {
-    for (const [e, ...more] of newProblems(shown, errors)) {
+    for (const [e, ...more] of newProblems(shown, errors, (file) => vscode.window.visibleTextEditors.some((ed) => ed.document.uri.fsPath === file))) {
       const open = vscode.l10n.t('Open Configuration');
       // Several errors are all `invalid` ones, whose message starts with where they are: said once.
       const where = e.where!;

@@ -142,7 +142,7 @@ suite('Configuration errors in the Tasks view', () => {
     }
   });
 
-  test('a broken .vscode/mcp.json is notified once (the error, Open Configuration at it, Show Log), not again when read again or as the error moves; fixed and broken again, once more; several errors in it, one warning with the count', async function () {
+  test('a broken .vscode/mcp.json is notified once (the error, Open Configuration at it, Show Log), not again when read again or as the error moves; fixed and broken again, once more; while it is open in an editor, not again until it is valid (auto save saves each state typed through); several errors in it, one warning with the count', async function () {
     this.timeout(60_000);
     const testing = testingApi(await activateExtension());
     const file = path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'mcp.json');
@@ -185,8 +185,16 @@ suite('Configuration errors in the Tasks view', () => {
       answer = undefined;
       const editor = await waitFor(() => (vscode.window.activeTextEditor?.document.uri.fsPath === file ? vscode.window.activeTextEditor : undefined), 'the file in an editor');
       await waitFor(() => editor.selection.active.isEqual(new vscode.Position(3, 11)), `the cursor at the error (line 4, column 12), not at ${JSON.stringify(editor.selection.active)}`);
+      // Open in an editor, the file is being typed into (auto save saves each state): its new problems are not told until it is valid again.
+      const twoBad = original.replace('"servers": {', '"servers": {\n    "bad1": { "command": 1 },\n    "bad2": {},');
+      fs.writeFileSync(file, twoBad);
+      await waitFor(async () => (await errorRows()).length === 2, 'two error rows');
+      assert.equal(mine().length, 2, `no warning while the file is in an editor: ${JSON.stringify(warned)}`);
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      fs.writeFileSync(file, original);
+      await waitFor(async () => (await errorRows()).length === 0, 'no error row');
       // Two invalid servers: one warning for the file, with the count.
-      fs.writeFileSync(file, original.replace('"servers": {', '"servers": {\n    "bad1": { "command": 1 },\n    "bad2": {},'));
+      fs.writeFileSync(file, twoBad);
       await waitFor(async () => (await errorRows()).length === 2, 'two error rows');
       assert.equal(mine().length, 3, JSON.stringify(warned));
       // The file named once, as every message about it names it.

@@ -191,13 +191,15 @@ export const unreadable = (result: ParseResult): boolean => result.errors.some((
  * The errors to notify, one list per file (or the settings) that has a problem it did not have
  * at the last call: a problem that stays is not notified again on each reload, one that goes and
  * comes back is. A file that does not parse has one problem wherever the error moves as the user
- * types. `shown` holds each source's problems from one call to the next.
+ * types. A file being edited (`editing`: open in an editor, where auto save saves each state the
+ * user types through) is notified as it breaks, then not until it has been valid again. `shown`
+ * holds each source's problems from one call to the next.
  */
-export const newProblems = (shown: Map<string, string[]>, errors: readonly ConfigError[]): ConfigError[][] => {
+export const newProblems = (shown: Map<string, string[]>, errors: readonly ConfigError[], editing?: (source: string) => boolean): ConfigError[][] => {
   const now = new Map<string, ConfigError[]>();
   for (const e of errors) now.set(e.source, [...(now.get(e.source) ?? []), e]);
   const key = (e: ConfigError) => (e.kind === 'syntax' ? '' : e.message);
-  const fresh = [...now].filter(([source, list]) => list.some((e) => !shown.get(source)?.includes(key(e)))).map(([, list]) => list);
+  const fresh = [...now].filter(([source, list]) => (editing?.(source) ? !shown.has(source) : list.some((e) => !shown.get(source)?.includes(key(e))))).map(([, list]) => list);
   shown.clear();
   for (const [source, list] of now) shown.set(source, list.map(key));
   return fresh;

@@ -524,6 +524,20 @@ describe('config: newProblems (the errors notified)', () => {
     assert.deepEqual(notified(broken, '{}').map((l) => l.length), [1]);
   });
 
+  it('a file open in an editor (auto save saves each state the user types through): notified when it breaks, then not again however its problems change, until it is valid again; a file not open is notified of each new problem', () => {
+    const mine = new Map<string, string[]>();
+    const opened = new Set<string>();
+    const edited = (...texts: string[]) => newProblems(mine, texts.flatMap((t, i) => parseMcpJson(t, folder(`f${i}`)).errors), (source) => opened.has(source)).map((l) => l.map((e) => e.message.slice(0, 31)));
+    const noCommand = '{ "servers": { "a": { "type": "stdio" } } }';
+    const badArgs = '{ "servers": { "a": { "command": "node", "args": 1 } } }';
+    opened.add('/ws/f0/.vscode/mcp.json');
+    assert.deepEqual(edited(noCommand, noCommand), [['.vscode/mcp.json (folder "f0"),'], ['.vscode/mcp.json (folder "f1"),']]);
+    assert.deepEqual(edited(badArgs, badArgs), [['.vscode/mcp.json (folder "f1"),']], 'the file being edited is not notified of its new problem; the other one is');
+    assert.deepEqual(edited(broken, broken), [['.vscode/mcp.json (folder "f1"),']]);
+    assert.deepEqual(edited('{}', '{}'), []);
+    assert.deepEqual(edited(badArgs, '{}'), [['.vscode/mcp.json (folder "f0"),']], 'broken again: notified');
+  });
+
   it('each file stands alone: another file\'s error does not notify this one\'s again', () => {
     assert.deepEqual(notified(broken, broken).map((l) => l.map((m) => m.slice(0, 31))), [['.vscode/mcp.json (folder "f1"),']]);
   });
