@@ -22,7 +22,7 @@ import { errorMessage } from './core/util/abort';
 import { InFlight } from './core/util/inFlight';
 import { Turns } from './core/util/turns';
 import { registerCommands } from './vscode/commands';
-import { ConfigurationReader, configErrorNotifier, onSettingChange, setting, userMcpJson } from './vscode/configuration';
+import { ConfigurationReader, configErrorNotifier, newConfigNotifier, onSettingChange, setting, userMcpJson } from './vscode/configuration';
 import { cancelledByServer, TaskIndicators } from './vscode/indicators';
 import { HiddenDialogs } from './vscode/hiddenDialogs';
 import { ResultDocuments } from './vscode/results';
@@ -222,7 +222,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
     .finally(() => store.attach(engine));
   const reader = new ConfigurationReader(userMcpJson(context.globalStorageUri));
   const notifyErrors = configErrorNotifier(channel);
-  subscriptions.push(reader);
+  subscriptions.push(reader, newConfigNotifier(servers));
   // One reload after another, so a slow read never lands after a newer one.
   let loaded: Promise<void> = restored;
   const reload = () =>

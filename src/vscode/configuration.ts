@@ -1,10 +1,12 @@
 import * as vscode from 'vscode';
-import { showWarning } from './notify';
+import { showInfo, showWarning } from './notify';
 import type { ConfigError, ConfigSource, ParseResult } from '../core/config/types';
 import { describeSource, SERVERS_SETTING, WORKSPACE_FOLDER } from '../core/config/types';
 import { combineConfigs, keepLastReadable, newProblems, parseMcpJson, parseSettingServers, unreadable } from '../core/config/parse';
 import { errorMessage } from '../core/util/abort';
-import { sentence } from '../core/util/log';
+import { itsTasksEnd, sentence } from '../core/util/log';
+import type { ServerManager } from '../core/servers/serverManager';
+import { restarts } from '../core/servers/serverManager';
 import type { Event } from '../core/util/event';
 import { DisposableBase, Emitter } from '../core/util/event';
 import { executeCommand, OPEN_CONFIGURATION } from './editorCommands';
@@ -34,6 +36,26 @@ export const configErrorNotifier = (log: vscode.LogOutputChannel): (errors: read
       void showWarning(text, open, vscode.l10n.t('Show Log')).then((c) => (c === open ? executeCommand(OPEN_CONFIGURATION, e.source, e.line, e.column, e.server) : c && log.show()));
     }
   };
+};
+
+/**
+ * Tells once, as an edit of a server's configuration starts to wait for its live tasks or calls
+ * (see ServerManager.setConfiguration), that it applies when they end, with Restart Now (which
+ * asks before losing them). A wait for results alone is short, and told by the row only.
+ */
+export const newConfigNotifier = (servers: ServerManager): vscode.Disposable => {
+  const told = new Set<string>();
+  return servers.onDidChange((one) => {
+    // A new configuration comes with a change of the whole list (undefined).
+    for (const s of one ? [one] : servers.list()) {
+      const n = s.newConfigWaitsFor;
+      if (!n) told.delete(s.id);
+      else if ((n.tasks || n.calls) && !told.has(s.id)) {
+        told.add(s.id);
+        void showInfo(vscode.l10n.t('MCP server "{0}" {1} with its new configuration when {2}.', s.label, restarts(s.type), itsTasksEnd(n)), vscode.l10n.t('Restart Now')).then((c) => c && executeCommand('mcpTasks.restartServer', { kind: 'server', id: s.id }));
+      }
+    }
+  });
 };
 
 /**

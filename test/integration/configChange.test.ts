@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
 import type { TreeSnapshotNode } from './helpers';
 import { cleanUp, publicApi } from './taskApiHelpers';
-import { QuickInputSpy } from './quickInputs';
+import { answeringWarnings, QuickInputSpy, recordToasts } from './quickInputs';
 
 const TASK_LAB = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'servers', 'task-lab.mjs');
 
@@ -28,6 +28,8 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
     const withLab = (extra: Record<string, unknown> = {}, ...more: string[]) =>
       original.replace('"servers": {', `"servers": {\n    "lab": ${JSON.stringify({ type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio', '--spawn-log', spawnLog, ...more], ...extra })},`);
     const started: string[] = [];
+    const toasts = recordToasts('showInformationMessage');
+    const told = () => toasts.told.filter(([m]) => m.includes('new configuration'));
     try {
       fs.writeFileSync(file, withLab());
       const lab = await waitFor(() => api.getServers().find((s) => s.label === 'lab'), 'the lab server of mcp.json');
@@ -44,6 +46,11 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
       assert.match(waiting.description ?? '', /^connected · tasks: /);
       assert.match(waiting.tooltip ?? '', /Its configuration changed; it restarts with the new one when its live task ends\. Restart it to apply it now, losing 1 task\./);
       assert.equal(api.getTask(task.id)?.status, 'working');
+      // Told once, with what applies it now; saved again (auto save), not told again.
+      assert.deepEqual(told(), [['MCP server "lab" restarts with its new configuration when its live task ends.', ['Restart Now']]]);
+      fs.writeFileSync(file, withLab({ env: { LAB_NOTE: 'edited' } }, '--poll-interval', '700'));
+      await vscode.commands.executeCommand('mcpTasks.refresh');
+      assert.equal(told().length, 1, JSON.stringify(toasts.told));
 
       process.kill(Number(spawns()[0].split(' ')[0]), 'SIGUSR2');
       const done = await api.getResult(task.id, { waitSeconds: 30 });
@@ -57,6 +64,7 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
       assert.equal(spawns().length, 2, 'one process for each configuration');
       assert.equal((await api.getResult(next.id, { waitSeconds: 30 })).task.status, 'completed');
     } finally {
+      toasts.dispose();
       fs.writeFileSync(file, original);
       await vscode.commands.executeCommand('mcpTasks.refresh'); // read again before the next suites
       await cleanUp(api, started);
@@ -101,6 +109,42 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
       assert.match(JSON.stringify(done.outcome ?? done.fetchError), /slow result/);
       await waitFor(async () => /^connected · tasks: [^·]+$/.test((await row())?.description ?? ''), 'the lab server to restart, connected, with nothing waiting');
     } finally {
+      await cleanUp(api, started);
+      await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  test('Restart Now, on the notification that an edit waits for a live task, restarts the server with its new configuration once the loss is confirmed; a wait for a result alone is not notified', async function () {
+    this.timeout(90_000);
+    const api = await publicApi();
+    const started: string[] = [];
+    const toasts = recordToasts('showInformationMessage');
+    const told = () => toasts.told.filter(([m]) => m.includes('new configuration'));
+    const lab = (...more: string[]) => ({ lab: { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio', ...more] } });
+    try {
+      const { row, task: first } = await labEditedAfterItsTask(4000, 'result only', started);
+      await waitFor(async () => (await row())?.description?.endsWith(" · new configuration waits for 1 task's result"), 'the row to say the new configuration waits for the result');
+      assert.deepEqual(told(), [], 'a wait for a result alone is short: not notified');
+      await api.getResult(first.id, { waitSeconds: 30 });
+      await waitFor(async () => /^connected · tasks: [^·]+$/.test((await row())?.description ?? ''), 'the lab server to restart, connected, with nothing waiting');
+      await settings().update('servers', lab(), vscode.ConfigurationTarget.Global);
+      const id = await waitFor(() => api.getServers().find((s) => s.label === 'lab')?.id, 'the lab server');
+      const task = await api.runTool(id, 'work', { arguments: { tag: 'restarted', held: true, durationMs: 0 } });
+      started.push(task.id);
+      await settings().update('servers', lab('--poll-interval', '700'), vscode.ConfigurationTarget.Global);
+      await waitFor(() => told().length, 'the notification that the new configuration waits');
+      assert.deepEqual(told(), [['MCP server "lab" restarts with its new configuration when its live task ends.', ['Restart Now']]]);
+      const asked = await answeringWarnings(async (modal) => {
+        modal.answer = 'Restart';
+        toasts.choices[toasts.told.indexOf(told()[0])]('Restart Now');
+        await waitFor(() => api.getTask(task.id)?.status === 'lost', 'the task to be lost with the restart');
+      });
+      assert.deepEqual(asked, ['Restart "lab"? Its running task will be lost. | The server\'s process ends with the connection, and a new one does not know its tasks; calls made without a task end too. | Restart']);
+      const next = await api.runTool(id, 'work', { arguments: { tag: 'after', durationMs: 100 } });
+      started.push(next.id);
+      assert.equal(next.pollInterval, 700, 'the new configuration applies');
+    } finally {
+      toasts.dispose();
       await cleanUp(api, started);
       await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
     }
