@@ -20,6 +20,8 @@ export interface ModelAnswer {
 /** Result text beyond this is cut (the full result stays in the MCP Tasks view). */
 export const MAX_RESULT_CHARS = 30_000;
 const MAX_DESCRIPTION_CHARS = 400;
+/** A tool's input schema up to this size (as JSON) is sent whole, a larger one as its summary. */
+const MAX_SCHEMA_CHARS = 4000;
 /** A server's message about a task (status, progress, error) beyond this is cut: a server may send megabytes. */
 const MAX_MESSAGE_CHARS = 2000;
 
@@ -37,7 +39,7 @@ export interface InputSummary {
   default?: unknown;
 }
 
-/** A tool's JSON Schema, reduced to its top-level properties. */
+/** A tool's JSON Schema, reduced to its top-level properties (for a schema too large to send whole). */
 export const summarizeInputs = (schema: Record<string, unknown>): InputSummary[] => {
   const properties = schema.properties;
   if (!isObjectLike(properties)) return [];
@@ -96,7 +98,8 @@ export const formatToolList = (entries: readonly ServerTools[]): ModelAnswer => 
         title: t.title,
         taskSupport: t.taskSupport,
         description: t.description && clip(t.description, MAX_DESCRIPTION_CHARS),
-        inputs: summarizeInputs(t.inputSchema),
+        // The schema itself, as models read every tool's (its anyOf, $ref and items included); only one too large for the context is summarized.
+        ...(safeStringify(t.inputSchema).length <= MAX_SCHEMA_CHARS ? { inputSchema: t.inputSchema } : { inputs: summarizeInputs(t.inputSchema) }),
       })),
     },
   };

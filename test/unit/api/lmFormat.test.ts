@@ -79,10 +79,39 @@ describe('language-model tool answers', () => {
     const data = a.data as { servers: Array<Record<string, unknown>>; tools: Array<Record<string, unknown>> };
     assert.deepEqual(data.servers.map((s) => [s.server, s.state, s.tasks]), [['everything', 'connected', true], ['plain', 'connected', false], ['down', 'error', false], ['locked', 'needsInput', false], ['off', 'disconnected', false]]);
     assert.deepEqual(data.tools.map((t) => [t.server, t.tool]), [['everything', 'simulate-research-query'], ['everything', 'maybe']]);
-    assert.equal((data.tools[0].inputs as unknown[]).length, 3);
+    assert.deepEqual(data.tools[0].inputSchema, tool('x', 'required').inputSchema);
     assert.equal(formatToolList([]).text, 'No MCP servers are configured in MCP Tasks.');
     // Not "0 tools can run as tasks:" with nothing after it.
     assert.equal(formatToolList([{ server: server({ label: 'plain' }), tools: [tool('lonely', 'forbidden', false)] }]).text, 'No tool can run as a task.');
+  });
+
+  it("a tool's inputs reach the model with their types and allowed values when the schema uses anyOf, $ref/$defs and items (a FastMCP/pydantic schema): a small schema whole, a huge one summarized", () => {
+    // What FastMCP writes for research(topic: str, depth: int | None = None, color: Color = Color.red, items: list[Item]).
+    const inputSchema = {
+      $defs: {
+        Color: { enum: ['red', 'green', 'blue'], title: 'Color', type: 'string' },
+        Item: { properties: { name: { title: 'Name', type: 'string' }, qty: { default: 1, title: 'Qty', type: 'integer' } }, required: ['name'], title: 'Item', type: 'object' },
+      },
+      properties: {
+        topic: { title: 'Topic', type: 'string' },
+        depth: { anyOf: [{ type: 'integer' }, { type: 'null' }], default: null, title: 'Depth' },
+        color: { $ref: '#/$defs/Color', default: 'red' },
+        items: { items: { $ref: '#/$defs/Item' }, title: 'Items', type: 'array' },
+      },
+      required: ['topic', 'items'],
+      title: 'researchArguments',
+      type: 'object',
+    };
+    const list = (schema: Record<string, unknown>) => formatToolList([{ server: server(), tools: [{ ...tool('research', 'required'), inputSchema: schema }] }]).data.tools as Array<Record<string, unknown>>;
+    const [small] = list(inputSchema);
+    assert.deepEqual(small.inputSchema, inputSchema, 'the schema as the server wrote it: depth is an integer or null, color one of red, green, blue, items a list of {name, qty}');
+    assert.equal(small.inputs, undefined, 'not said twice');
+    // A schema of megabytes would flood the model's context: only its summary goes.
+    const huge = { type: 'object', properties: { topic: { type: 'string', description: 'x'.repeat(1_000_000) }, depth: inputSchema.properties.depth } };
+    const [big] = list(huge);
+    assert.equal(big.inputSchema, undefined);
+    assert.deepEqual((big.inputs as Array<{ name: string }>).map((i) => i.name), ['topic', 'depth']);
+    assert.ok(JSON.stringify(big).length < 2000);
   });
 
   it('a started task: its id, status, the server\'s immediate response and what to do next; no editor ids', () => {
