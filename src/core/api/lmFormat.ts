@@ -3,7 +3,7 @@
 // every answer is unit-tested.
 import { STATUS_PRESENTATION, formatProgress } from '../tasks/presentation';
 import type { ResultInfo, ServerInfo, TaskInfo, ToolInfo } from './service';
-import { isObjectLike, isString, safeStringify } from '../util/json';
+import { isObjectLike, isString, jsonOrText, safeStringify } from '../util/json';
 import { entriesOf, isArray, maxOf, round } from '../util/builtins';
 import type { UrlPlan } from '../elicitation/plan';
 import { urlsRequired } from '../elicitation/urlRequired';
@@ -225,8 +225,9 @@ export const formatResult = (r: ResultInfo, waited: { seconds: number; capped: b
     const kept = head(body, MAX_RESULT_CHARS);
     lines.push(body.length > MAX_RESULT_CHARS ? `${kept}\n[… ${formatCount(body.length - kept.length)} more characters cut; the full result is in the MCP Tasks view]` : body);
     data.isError = res.isError === true;
-    if (res.structuredContent !== undefined) {
-      const json = safeStringify(res.structuredContent);
+    const json = res.structuredContent && safeStringify(res.structuredContent);
+    // A tool SHOULD send its structured content as JSON text too (2025-06-18): whole in the text part, it is not sent again.
+    if (json && (body.length > MAX_RESULT_CHARS || safeStringify(jsonOrText(body)) !== json)) {
       data.structuredContent = json.length > MAX_RESULT_CHARS ? `[${formatCount(json.length)} characters of structured content cut; open the result in the MCP Tasks view]` : res.structuredContent;
     }
   }

@@ -1,7 +1,7 @@
 // Inputs of the language-model tools. The editor does not check a tool's input against its
 // declared schema, and a model may send anything: each input is read here, and a mistake is
 // reported in words a model can act on.
-import { fromJson, isNumber, isObject, isString } from '../util/json';
+import { isNumber, isObject, isString, jsonOrText } from '../util/json';
 import { isFiniteNumber, keysOf, minOf } from '../util/builtins';
 
 /** The longest a tool call may wait for a task to end, in seconds. */
@@ -62,7 +62,7 @@ const read = (tool: string, input: unknown, spec: Record<string, Kind>): Record<
       if (!isNumber(v) || !isFiniteNumber(v) || v < 0) throw fail(`"${key}" must be a number of seconds, 0 or more`);
     } else if (kind === 'object') {
       // Models now and then send an object as a JSON string: accepted when it parses to one.
-      if (isString(v)) v = parseJson(v);
+      if (isString(v)) v = jsonOrText(v);
       if (!isObject(v)) throw fail(`"${key}" must be a JSON object: ${HINTS[key]}`);
     } else {
       if (!isString(v) || v.trim() === '' || v.length > 1000) throw fail(`"${key}" must be a non-empty string (at most 1000 characters): ${HINTS[key]}`);
@@ -71,14 +71,6 @@ const read = (tool: string, input: unknown, spec: Record<string, Kind>): Record<
     out[key] = v;
   }
   return out;
-};
-
-const parseJson = (s: string): unknown => {
-  try {
-    return fromJson(s);
-  } catch {
-    return s;
-  }
 };
 
 export const readListToolsInput = (input: unknown): { server?: string } => read('mcpTasks_listTools', input, { server: 'text' });

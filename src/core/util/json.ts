@@ -5,6 +5,15 @@ export const { stringify } = JSON;
 /** JSON.parse, bound once likewise (15 uses): the value a JSON text holds; throws a SyntaxError for what is not JSON. */
 export const { parse: fromJson } = JSON;
 
+/** The value a JSON text holds, or the text itself when it is not JSON. */
+export const jsonOrText = (s: string): unknown => {
+  try {
+    return fromJson(s);
+  } catch {
+    return s;
+  }
+};
+
 /** An object, arrays included: not null (a type guard, shorter in the bundle than `typeof v === 'object' && v !== null`). */
 export const isObjectLike = (v: unknown): v is object => typeof v === 'object' && v !== null;
 

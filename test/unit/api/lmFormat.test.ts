@@ -192,6 +192,27 @@ describe('language-model tool answers', () => {
     assert.equal(a.data.done, true);
   });
 
+  it('structured content that the text already holds as JSON (as a 2025-06-18 tool SHOULD send it) reaches the model once; other structured content is kept', () => {
+    const sc = { city: 'Lisbon', temperature: 22.5, tags: ['sunny'] };
+    const result = (content: Array<{ type: string; text: string }>, structuredContent: Record<string, unknown> = sc) =>
+      formatResult({ task: task({ status: 'completed', hasResult: true }), done: true, outcome: { kind: 'result', result: { content, structuredContent } } }, { seconds: 0, capped: false });
+    const text = (t: string) => ({ type: 'text', text: t });
+    for (const json of [JSON.stringify(sc), JSON.stringify(sc, null, 2)]) {
+      const a = result([text(json)]);
+      assert.ok(a.text.endsWith(`The result:\n${json}`));
+      assert.equal(a.data.structuredContent, undefined, `not sent twice: ${json}`);
+    }
+    assert.deepEqual(result([text('22.5 °C in Lisbon')]).data.structuredContent, sc, 'a text that is not the JSON');
+    assert.deepEqual(result([text(JSON.stringify({ ...sc, city: 'Porto' }))]).data.structuredContent, sc, 'other JSON');
+    assert.deepEqual(result([text(JSON.stringify(sc)), text('and more')]).data.structuredContent, sc, 'the JSON among other blocks');
+    // A JSON text too long for the text part is cut there: the structured content is its only whole copy.
+    const long = { rows: Array.from({ length: 2000 }, (_, i) => ({ i })) };
+    const cut = result([text(JSON.stringify(long, null, 2))], long);
+    assert.match(cut.text, /more characters cut/);
+    assert.ok(JSON.stringify(long).length <= MAX_RESULT_CHARS, 'short enough as compact JSON (else this test cannot fail)');
+    assert.deepEqual(cut.data.structuredContent, long);
+  });
+
   it('an isError result, a JSON-RPC error and a missing result are told apart', () => {
     const failed = task({ status: 'failed', hasResult: true });
     const isError = formatResult({ task: failed, done: true, outcome: { kind: 'result', result: { content: [{ type: 'text', text: 'lint: 2 errors' }], isError: true } } }, { seconds: 0, capped: false });
