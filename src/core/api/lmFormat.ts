@@ -9,6 +9,7 @@ import type { UrlPlan } from '../elicitation/plan';
 import { urlsRequired } from '../elicitation/urlRequired';
 import { COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
 import { SERVER_LIST } from '../tasks/types';
+import { isTerminal } from '../tasks/status';
 import { formatCount, head } from '../util/text';
 
 /** A tool's answer: text for the model, and the structured facts (sent as a JSON part). */
@@ -105,10 +106,13 @@ export const formatToolList = (entries: readonly ServerTools[]): ModelAnswer => 
   };
 };
 
-/** The task with the server's strings cut to MAX_MESSAGE_CHARS, as every answer gives it. */
+/**
+ * The task with the server's strings cut to MAX_MESSAGE_CHARS, as every answer gives it. Its
+ * immediate response ("started, about 5 minutes") is news while it runs, not once it has ended.
+ */
 const bounded = (t: TaskInfo): TaskInfo => {
   const c = (s?: string) => s && clip(s, MAX_MESSAGE_CHARS);
-  return { ...t, statusMessage: c(t.statusMessage), immediateResponse: c(t.immediateResponse), note: c(t.note), progress: t.progress && { ...t.progress, message: c(t.progress.message) } };
+  return { ...t, statusMessage: c(t.statusMessage), immediateResponse: isTerminal(t.status) ? undefined : c(t.immediateResponse), note: c(t.note), progress: t.progress && { ...t.progress, message: c(t.progress.message) } };
 };
 
 /** The facts of a task a model needs, without the editor's ids. */

@@ -127,6 +127,18 @@ describe('language-model tool answers', () => {
     assert.ok(!('id' in t) && !('serverId' in t), 'the editor\'s key and the long server id stay out of the model\'s context');
   });
 
+  it("the server's immediate response (T-REQ-1, meant for the moment the task starts) is told while the task is live, not as news once it has ended", () => {
+    const said = 'Research started, about 5 minutes.';
+    const live = formatTask(task({ status: 'input_required', immediateResponse: said }));
+    assert.match(live.text, /The server said: Research started, about 5 minutes\./);
+    assert.equal((live.data.task as Record<string, unknown>).immediateResponse, said);
+    for (const status of ['completed', 'failed', 'cancelled', 'expired', 'lost'] as const) {
+      const ended = task({ status, immediateResponse: said, hasResult: true });
+      const answers = [formatTask(ended), formatTask(ended, 'Task "t-1" had already ended: nothing was cancelled.'), formatTaskList([ended]), formatResult({ task: ended, done: true, outcome: { kind: 'result', result: { content: [] } } }, { seconds: 0, capped: false })];
+      for (const a of answers) assert.ok(!`${a.text}${JSON.stringify(a.data)}`.includes('about 5 minutes'), `${status}: ${a.text}`);
+    }
+  });
+
   it('next steps follow the status', () => {
     assert.match(formatTask(task({ status: 'input_required' })).text, /waits for the user, who is asked a question in the editor/);
     assert.match(formatTask(task({ status: 'completed' })).text, /Read its result with mcpTasks_getResult/);
