@@ -47,7 +47,7 @@ const read = (tool: string, input: unknown, spec: Record<string, Kind>): Record<
   const o = input ?? {};
   if (!isObject(o)) throw fail(`the input must be a JSON object with the properties ${keys.join(', ')}`);
   const extra = keysOf(o).filter((k) => !keys.includes(k));
-  if (extra.length) throw fail(`unknown propert${extra.length === 1 ? 'y' : 'ies'} ${extra.map((k) => `"${k}"`).join(', ')}; allowed: ${keys.join(', ')}`);
+  if (extra.length) throw fail(`unknown propert${extra.length === 1 ? 'y' : 'ies'} ${extra.map((k) => `"${k}"`).join(', ')}; allowed: ${keys.join(', ')}${spec.arguments ? ` (the tool's own inputs go inside "arguments")` : ''}`);
   const out: Record<string, unknown> = {};
   for (const key of keys) {
     const kind = spec[key];
@@ -65,6 +65,8 @@ const read = (tool: string, input: unknown, spec: Record<string, Kind>): Record<
       if (isString(v)) v = jsonOrText(v);
       if (!isObject(v)) throw fail(`"${key}" must be a JSON object: ${HINTS[key]}`);
     } else {
+      // A task id such as "42" now and then comes as a number.
+      if (key === 'taskId' && isFiniteNumber(v)) v = `${v}`;
       if (!isString(v) || v.trim() === '' || v.length > 1000) throw fail(`"${key}" must be a non-empty string (at most 1000 characters): ${HINTS[key]}`);
       v = v.trim();
     }

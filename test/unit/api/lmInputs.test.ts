@@ -49,13 +49,20 @@ describe('language-model tool inputs', () => {
 
   it('an unknown property is named, with the allowed ones (a typo like "args" is caught)', () => {
     refuses(() => readStartTaskInput({ server: 's', tool: 't', args: {} }), /unknown property "args"; allowed: server, tool, arguments, ttlSeconds/);
+    // A model that puts the tool's inputs beside server and tool is told where they go.
+    refuses(() => readStartTaskInput({ server: 's', tool: 't', topic: 'tides' }), /^mcpTasks_startTask: unknown property "topic"; allowed: server, tool, arguments, ttlSeconds \(the tool's own inputs go inside "arguments"\)\.$/);
+    refuses(() => readGetResultInput({ taskId: 'x', topic: 'tides' }), /^mcpTasks_getResult: unknown property "topic"; allowed: taskId, server, waitSeconds\.$/);
     refuses(() => readGetResultInput({ taskId: 'x', wait: 5, timeout: 1 }), /unknown properties "wait", "timeout"/);
   });
 
   it('mcpTasks_getTask: the task id is optional (without it, the tasks are listed)', () => {
     assert.deepEqual(readGetTaskInput({}), {});
     assert.deepEqual(readGetTaskInput({ taskId: 'abc', server: 'demo' }), { taskId: 'abc', server: 'demo' });
-    refuses(() => readGetTaskInput({ taskId: 42 }), /"taskId" must be a non-empty string/);
+    // A task id that looks like a number ("42") is now and then sent as one: read as its string.
+    assert.deepEqual(readGetTaskInput({ taskId: 42 }), { taskId: '42' });
+    assert.deepEqual(readCancelTaskInput({ taskId: 0 }), { taskId: '0' });
+    refuses(() => readGetResultInput({ taskId: Number.POSITIVE_INFINITY }), /"taskId" must be a non-empty string/);
+    refuses(() => readGetTaskInput({ taskId: true }), /"taskId" must be a non-empty string/);
     assert.deepEqual(readGetTaskInput({ taskId: '', server: '' }), {}, 'empty optional texts: the tasks are listed');
     assert.deepEqual(readGetResultInput({ taskId: 'abc', server: '' }), { taskId: 'abc', waitSeconds: 0, waitCapped: false });
     refuses(() => readGetResultInput({ taskId: '' }), /"taskId" must be a non-empty string/);
