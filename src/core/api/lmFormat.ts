@@ -167,10 +167,11 @@ export const formatTask = (task: TaskInfo, lead?: string): ModelAnswer => {
   return { text: lines.join('\n'), data: { task: modelTask(t) } };
 };
 
-/** mcpTasks_getTask without a task id: the tracked tasks, newest first. */
-export const formatTaskList = (tasks: readonly TaskInfo[], max = 20): ModelAnswer => {
+/** mcpTasks_getTask without a task id: the tracked tasks (of `server`, when given), newest first. */
+export const formatTaskList = (tasks: readonly TaskInfo[], server?: string, max = 20): ModelAnswer => {
   const shown = tasks.slice(0, max).map(bounded);
-  const lines = [tasks.length ? `${formatCount(tasks.length)} task${tasks.length === 1 ? ' is' : 's are'} tracked${tasks.length > max ? ` (the newest ${max} shown)` : ''}:` : 'No tasks are tracked.'];
+  const of = server ? ` for server "${server}"` : '';
+  const lines = [tasks.length ? `${formatCount(tasks.length)} task${tasks.length === 1 ? ' is' : 's are'} tracked${of}${tasks.length > max ? ` (the newest ${max} shown)` : ''}:` : `No tasks are tracked${of}.`];
   for (const t of shown) lines.push(`- ${describeTaskForModel(t)}`);
   return { text: lines.join('\n'), data: { tasks: shown.map(modelTask) } };
 };

@@ -153,6 +153,9 @@ describe('language-model tool answers', () => {
     assert.match(a.text, /^25 tasks are tracked \(the newest 20 shown\):/);
     assert.equal((a.data.tasks as unknown[]).length, 20);
     assert.equal(formatTaskList([]).text, 'No tasks are tracked.');
+    // Listed for one server, the answer says so: "No tasks are tracked." read as none on any server.
+    assert.equal(formatTaskList([], 'lab').text, 'No tasks are tracked for server "lab".');
+    assert.match(formatTaskList([task()], 'everything').text, /^1 task is tracked for server "everything":\n- Task "t-1"/);
   });
 
   it("writes its counts and a task's progress in the locale's digits, as the view does (\"1,000 tasks are tracked\", \"progress 1,500\", \"1,500 more characters cut\")", () => {
