@@ -5,7 +5,7 @@
  *
  *   const ext = vscode.extensions.getExtension<McpTasksApi>('mcp-tasks.mcp-tasks');
  *   const api = await ext?.activate();
- *   if (api?.apiVersion === 1) { ... }
+ *   if (api?.apiVersion === 1) { await api.whenReady(); ... }
  *
  * Everything the API returns is plain JSON-like data, copied for you: changing it changes
  * nothing in MCP Tasks. Tasks you start show in the MCP Tasks view as "Started by: api", and a
@@ -133,6 +133,14 @@ export interface McpRunToolOptions {
 export interface McpTasksApi {
   /** Changes only with incompatible changes; check it before use. */
   readonly apiVersion: 1;
+  /**
+   * Resolves once the configured servers and the tasks of the previous window have loaded, which
+   * happens shortly after activation; until then `getServers`, `getTask` and `getTasks` may find
+   * none. It never rejects: a configuration that could not be read resolves it too (with no
+   * servers; the log says why). The async members (`getTools`, `runTool`, `getResult`,
+   * `cancelTask`) wait for it themselves.
+   */
+  whenReady(): Promise<void>;
   /** The configured servers (MCP Tasks' settings, the user's `mcp.json` and every folder's `.vscode/mcp.json`). */
   getServers(): McpServerInfo[];
   /** The tools of a server, connecting it first. Rejects when it cannot be reached. */

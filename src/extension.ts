@@ -260,17 +260,19 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
     inputs.registerForgetCommand(() => servers.list().flatMap((x) => servers.config(x.id) ?? [])),
   );
 
-  // Reading configuration touches the disk: after activation returns, never before.
-  void reload();
+  // Reading configuration touches the disk: after activation returns, never before. The API and
+  // the chat tools wait for this first load (reload never rejects).
+  const ready = reload();
 
   // Chat agents (language-model tools) and other extensions (the API) reach tasks through one service.
   const service = new TasksService({ engine, servers, logger, endByUser });
-  subscriptions.push(service, ...registerLmTools(service));
+  subscriptions.push(service, ...registerLmTools(service, ready));
 
   // MCP_TASKS_TIMING=1 logs how long activation took (the benchmarks read it).
   if (process.env.MCP_TASKS_TIMING) channel.info(`activate() took ${(performance.now() - activateStart).toFixed(1)} ms`);
   return createApi({
     service,
+    ready,
     testing: {
       getTreeSnapshot: () => tree.snapshot(),
       whenConfigurationLoaded: () => loaded,

@@ -14,6 +14,8 @@ export const API_MAX_WAIT_SECONDS = 3600;
 
 export interface ApiDeps<T> {
   service: TasksService;
+  /** Settles once the first configuration load (after the restored tasks) has, even when it failed; never rejects. */
+  ready: Promise<void>;
   /** The extension's own test hooks, kept on the same object. */
   testing: T;
 }
@@ -36,7 +38,7 @@ const isText = (v: unknown): v is string => isString(v) && v !== '';
 const SERVER_ID = 'serverId must be the id of a server from getServers()';
 const TASK_ID = 'id must be the id of a task';
 
-export const createApi = <T>({ service, testing }: ApiDeps<T>): McpTasksApi & { readonly testing: T } => {
+export const createApi = <T>({ service, ready, testing }: ApiDeps<T>): McpTasksApi & { readonly testing: T } => {
   const onDidChangeTask: vscode.Event<ReturnType<TasksService['tasks']>[number]> = (listener, thisArgs, disposables) => {
     const d = service.onDidChangeTask((t) => listener.call(thisArgs, t));
     disposables?.push(d);
@@ -44,12 +46,16 @@ export const createApi = <T>({ service, testing }: ApiDeps<T>): McpTasksApi & { 
   };
   return {
     apiVersion: 1,
+    whenReady: () => ready,
     getServers: () => service.servers(),
+    // The async members wait for the configuration and the restored tasks: called at once after activate(), they would find none.
     getTools: async (serverId) => {
+      await ready;
       need(isText(serverId), 'getTools', SERVER_ID);
       return service.tools(service.resolveServer(serverId).id);
     },
     runTool: async (serverId, toolName, options = {}) => {
+      await ready;
       need(isText(serverId), 'runTool', SERVER_ID);
       need(isText(toolName), 'runTool', 'toolName must be the name of a tool from getTools()');
       const { arguments: args, ttlSeconds: ttl } = options ?? {};
@@ -60,12 +66,14 @@ export const createApi = <T>({ service, testing }: ApiDeps<T>): McpTasksApi & { 
     getTask: (id) => (isString(id) ? service.task(id) : undefined),
     getTasks: () => service.tasks(),
     getResult: async (id, options) => {
+      await ready;
       need(isText(id), 'getResult', TASK_ID);
       const wait = options?.waitSeconds ?? 0;
       need(isNumber(wait) && wait >= 0, 'getResult', 'options.waitSeconds must be a number, 0 or more');
       return hinted(service.result(id, minOf(wait, API_MAX_WAIT_SECONDS) * 1000));
     },
     cancelTask: async (id) => {
+      await ready;
       need(isText(id), 'cancelTask', TASK_ID);
       return hinted(service.cancel(id));
     },

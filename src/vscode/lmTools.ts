@@ -24,27 +24,31 @@ const answer = (a: ModelAnswer): vscode.LanguageModelToolResult => {
   return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(a.text), new vscode.LanguageModelTextPart(stringify(a.data))]);
 };
 
-/**
- * Runs `fn` with an AbortSignal for the call's token; errors reach the model as their message,
- * an unknown task or tool with the tool that lists what there is.
- */
-const run = async (token: vscode.CancellationToken, fn: (signal: AbortSignal) => Promise<ModelAnswer>): Promise<vscode.LanguageModelToolResult> => {
-  const bridge = toAbortSignal(token);
-  try {
-    return answer(await fn(bridge.signal));
-  } catch (err) {
-    if (err instanceof UnknownTaskError) err.message += ' mcpTasks_getTask without a taskId lists the tracked tasks.';
-    if (err instanceof UnknownToolError) err.message += ' mcpTasks_listTools with that server lists its tools.';
-    throw err;
-  } finally {
-    bridge.dispose();
-  }
-};
-
 const code = (s: string): string => `\`${inert(s).replace(/`/g, "'")}\``;
 
-/** Registers the five tools; each validates its input, since the editor does not. */
-export const registerLmTools = (service: TasksService): vscode.Disposable[] => {
+/**
+ * Registers the five tools; each validates its input, since the editor does not. A call waits for
+ * `ready` (the first configuration load): one that activates the extension would find no servers.
+ */
+export const registerLmTools = (service: TasksService, ready: Promise<void>): vscode.Disposable[] => {
+  /**
+   * Runs `fn` with an AbortSignal for the call's token; errors reach the model as their message,
+   * an unknown task or tool with the tool that lists what there is.
+   */
+  const run = async (token: vscode.CancellationToken, fn: (signal: AbortSignal) => Promise<ModelAnswer>): Promise<vscode.LanguageModelToolResult> => {
+    const bridge = toAbortSignal(token);
+    try {
+      await ready;
+      return answer(await fn(bridge.signal));
+    } catch (err) {
+      if (err instanceof UnknownTaskError) err.message += ' mcpTasks_getTask without a taskId lists the tracked tasks.';
+      if (err instanceof UnknownToolError) err.message += ' mcpTasks_listTools with that server lists its tools.';
+      throw err;
+    } finally {
+      bridge.dispose();
+    }
+  };
+
   const listTools: vscode.LanguageModelTool<unknown> = {
     prepareInvocation: () => ({ invocationMessage: vscode.l10n.t('Listing MCP tools that run as tasks') }),
     invoke: (options, token) =>

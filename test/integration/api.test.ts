@@ -49,11 +49,17 @@ suite('Public API', () => {
 
   test('activate() returns API version 1 with every documented member, and the package names its types', () => {
     assert.equal(api.apiVersion, 1);
-    for (const m of ['getServers', 'getTools', 'runTool', 'getTask', 'getTasks', 'getResult', 'cancelTask', 'onDidChangeTask'] as const) {
+    for (const m of ['whenReady', 'getServers', 'getTools', 'runTool', 'getTask', 'getTasks', 'getResult', 'cancelTask', 'onDidChangeTask'] as const) {
       assert.equal(typeof api[m], 'function', m);
     }
     const pkg = vscode.extensions.getExtension('mcp-tasks.mcp-tasks')!.packageJSON as { types?: string };
     assert.equal(pkg.types, './api/mcp-tasks.d.ts');
+  });
+
+  test('whenReady() resolves with the configured servers loaded, and again at once once it has (ux14 F2)', async () => {
+    const again = await vscode.extensions.getExtension<McpTasksApi>('mcp-tasks.mcp-tasks')!.activate();
+    assert.equal(await again.whenReady(), undefined);
+    assert.ok(again.getServers().some((s) => s.label === 'demo'), JSON.stringify(again.getServers()));
   });
 
   test('getServers lists the workspace servers; getTools tells each tool\'s task support, and connecting fills in the server\'s', async () => {

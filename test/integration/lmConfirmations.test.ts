@@ -17,7 +17,7 @@ const toolsFor = (service: TasksService): Map<string, vscode.LanguageModelTool<u
   const tools = new Map<string, vscode.LanguageModelTool<unknown>>();
   lm.registerTool = (name, tool) => (tools.set(name, tool), new vscode.Disposable(() => undefined));
   try {
-    registerLmTools(service);
+    registerLmTools(service, Promise.resolve());
   } finally {
     lm.registerTool = register;
   }

@@ -285,7 +285,7 @@ suite('Language-model tools', () => {
     const tools = new Map<string, vscode.LanguageModelTool<unknown>>();
     lm.registerTool = (name: string, tool: vscode.LanguageModelTool<unknown>) => (tools.set(name, tool), { dispose: () => undefined });
     try {
-      registerLmTools(new TasksService({ engine: h.engine, servers: { list: () => [], label: () => 'fake' } as unknown as TasksServiceDeps['servers'], logger: nullLogger }));
+      registerLmTools(new TasksService({ engine: h.engine, servers: { list: () => [], label: () => 'fake' } as unknown as TasksServiceDeps['servers'], logger: nullLogger }), Promise.resolve());
     } finally {
       lm.registerTool = registerTool;
     }

@@ -10,12 +10,12 @@ import { EXTENSION_ID, waitFor } from './helpers';
 /** out/test/integration -> the fixture in the sources. */
 const TASK_LAB = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'servers', 'task-lab.mjs');
 
-/** The public API, as another extension gets it. */
+/** The public API, as another extension gets it and as the README says to wait for it (no test hook). */
 export async function publicApi(): Promise<McpTasksApi> {
   const ext = vscode.extensions.getExtension<McpTasksApi>(EXTENSION_ID);
   assert.ok(ext, `${EXTENSION_ID} is not loaded`);
   const api = await ext.activate();
-  await (api as { testing?: { whenConfigurationLoaded?(): Promise<void> } }).testing?.whenConfigurationLoaded?.();
+  await api.whenReady();
   return api;
 }
 

@@ -1,0 +1,62 @@
+// The public API object (src/vscode/api.ts) over a stand-in service: what a caller sees before
+// the configuration and the restored tasks have loaded. Plain Node: the module takes only types
+// from `vscode`.
+import * as assert from 'node:assert/strict';
+import type { TasksService } from '../../../src/core/api/service';
+import { createApi } from '../../../src/vscode/api';
+
+/** A service whose servers and tasks appear when `load()` runs, as the extension's configuration does. */
+function lateService() {
+  let loaded = false;
+  const server = { id: 'settings:lab', name: 'lab', label: 'lab', type: 'stdio', state: 'idle' };
+  const task = { id: 'settings:lab/t1', taskId: 't1', status: 'working' };
+  const unknown = () => new Error('No MCP server "settings:lab" is configured (there are no servers).');
+  const service = {
+    servers: () => (loaded ? [server] : []),
+    resolveServer: (ref: string) => {
+      if (!loaded || ref !== server.id) throw unknown();
+      return server;
+    },
+    tools: async () => [{ serverId: server.id, name: 'work' }],
+    start: async () => task,
+    task: () => (loaded ? task : undefined),
+    tasks: () => (loaded ? [task] : []),
+    result: async () => {
+      if (!loaded) throw new Error('No task with id "settings:lab/t1" is tracked.');
+      return { task, done: false };
+    },
+    cancel: async () => {
+      if (!loaded) throw new Error('No task with id "settings:lab/t1" is tracked.');
+      return { ...task, status: 'cancelled' };
+    },
+    onDidChangeTask: () => ({ dispose: () => undefined }),
+  };
+  return { service: service as unknown as TasksService, load: () => (loaded = true) };
+}
+
+describe('Public API before the configuration has loaded (ux14 F2)', () => {
+  it('an async member called before whenReady() resolves waits for the load instead of failing, and whenReady() resolves once it has', async () => {
+    const { service, load } = lateService();
+    let ready!: () => void;
+    const api = createApi({ service, ready: new Promise<void>((r) => (ready = r)), testing: {} });
+    assert.deepEqual(api.getServers(), [], 'a synchronous member reads what there is');
+    let settled = false;
+    const whenReady = api.whenReady().then(() => (settled = true));
+    const early = Promise.all([api.getTools('settings:lab'), api.runTool('settings:lab', 'work'), api.getResult('settings:lab/t1'), api.cancelTask('settings:lab/t1')]);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(settled, false, 'not ready before the load');
+    load();
+    ready();
+    await whenReady;
+    assert.deepEqual(api.getServers().map((s) => s.id), ['settings:lab']);
+    const [tools, started, result, cancelled] = await early;
+    assert.deepEqual([tools.map((t) => t.name), started.id, result.done, cancelled.status], [['work'], 'settings:lab/t1', false, 'cancelled']);
+  });
+
+  it('a caller\'s mistake is still refused, after the wait', async () => {
+    const { service } = lateService();
+    const api = createApi({ service, ready: Promise.resolve(), testing: {} });
+    await api.whenReady();
+    await assert.rejects(api.getTools(''), /^TypeError: MCP Tasks API: getTools: serverId must be/);
+  });
+});
