@@ -99,6 +99,9 @@ export const registerLmTools = (service: TasksService, ready: Promise<void>): vs
       run(token, async (signal) => {
         const input = readStartTaskInput(options.input);
         const server = service.resolveServer(input.server);
+        // What prepareInvocation found cannot start was not confirmed: refused here too, never started (the server's tools may have changed since).
+        const refused = service.cannotStart(server.id, input.tool);
+        if (refused) throw refused;
         try {
           const task = await service.start(server.id, input.tool, { arguments: input.arguments, ttlSeconds: input.ttlSeconds, origin: 'chat', preference: TASK, signal });
           return formatTask(task, `Started task "${task.taskId}".`);

@@ -24,6 +24,9 @@ const toolsFor = (service: TasksService): Map<string, vscode.LanguageModelTool<u
   return tools;
 };
 
+const invoke = (tool: vscode.LanguageModelTool<unknown> | undefined, input: object) =>
+  Promise.resolve(tool!.invoke({ input, toolInvocationToken: undefined }, new vscode.CancellationTokenSource().token));
+
 const prepare = async (tool: vscode.LanguageModelTool<unknown> | undefined, input: object): Promise<Prepared> =>
   (await tool!.prepareInvocation!({ input } as vscode.LanguageModelToolInvocationPrepareOptions<unknown>, new vscode.CancellationTokenSource().token)) as Prepared;
 
@@ -31,18 +34,38 @@ suite('Language-model tools: what the user is asked', () => {
   // Three servers named "lab", in two folders and the setting: "lab" alone names none of them.
   const labels: Record<string, string> = { 'app:lab': 'lab (app)', 'docs:lab': 'lab (docs)', 'settings:lab': 'lab (settings)' };
   const servers = Object.entries(labels).map(([id, label]) => ({ id, name: 'lab', label, type: 'stdio', state: { kind: 'idle' } }));
+  // A server removed from the configuration, whose task is still listed.
+  labels['gone:lab'] = 'lab (gone)';
   // Two runs of work on one server: the view names each by when it started.
   const task = storedTask('docs:lab', 't1', { toolName: 'work', status: 'working', createdAt: '2026-01-01T16:47:00Z' });
   const other = storedTask('docs:lab', 't2', { toolName: 'work', status: 'working', createdAt: '2026-01-01T17:02:00Z' });
+  // Live tasks of a server that declares no tasks/cancel, and of the removed one.
+  const uncancelable = storedTask('settings:lab', 't3', { toolName: 'work', status: 'working' });
+  const orphan = storedTask('gone:lab', 't4', { toolName: 'work', status: 'working' });
+  const all = [task, other, uncancelable, orphan];
   const docs = {
     protocolVersion: '2025-11-25',
-    serverCapabilities: { tasks: { requests: { tools: { call: {} } } } },
+    serverCapabilities: { tasks: { requests: { tools: { call: {} } }, cancel: {} } },
     knownTools: [{ name: 'work', execution: { taskSupport: 'optional' } }, { name: 'plain' }],
   };
+  const settings = { ...docs, serverCapabilities: { tasks: { requests: { tools: { call: {} } } } } };
+  /** What reached the engine: a start or a cancel that the user was not asked about must not. */
+  const calls: string[] = [];
   const deps = {
-    engine: { list: () => [task, other], get: (key: string) => [task, other].find((t) => t.key === key) },
+    engine: {
+      list: () => all,
+      get: (key: string) => all.find((t) => t.key === key),
+      callTool: async (serverId: string, tool: string) => (calls.push(`start ${serverId} ${tool}`), task),
+      cancel: async (key: string) => (calls.push(`cancel ${key}`), task),
+    },
     // lab (docs) is connected and has listed its tools: work may run as a task, plain may not; lab (app)'s are not known.
-    servers: { list: () => servers, get: (id: string) => servers.find((s) => s.id === id), peekSession: (id: string) => (id === 'docs:lab' ? docs : undefined), label: (id: string) => labels[id] },
+    servers: {
+      list: () => servers,
+      get: (id: string) => servers.find((s) => s.id === id),
+      isConfigured: (id: string) => servers.some((s) => s.id === id),
+      peekSession: (id: string) => ({ 'docs:lab': docs, 'settings:lab': settings })[id],
+      label: (id: string) => labels[id],
+    },
     logger: nullLogger,
   };
   const tools = toolsFor(new TasksService(deps as unknown as TasksServiceDeps));
@@ -63,5 +86,15 @@ suite('Language-model tools: what the user is asked', () => {
     assert.equal(asked.confirmationMessages?.title, 'Stop an MCP task?');
     const row = `work (${new Date(task.createdAt).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' })})`;
     assert.equal(asked.confirmationMessages?.message.value, `Stop \`${row}\` on \`lab (docs)\`? The server stops its work. Its task id: \`t1\`.`);
+  });
+
+  test('Start refuses, as prepare found, a tool that the listed tools say cannot start as a task, without starting it unasked (ux14 F4)', async () => {
+    const start = tools.get('mcpTasks_startTask');
+    calls.length = 0;
+    await assert.rejects(invoke(start, { server: 'lab (docs)', tool: 'plain' }), /^Error: Cannot call "plain" on "lab \(docs\)": the tool does not support running as a task\.$/);
+    await assert.rejects(invoke(start, { server: 'lab (docs)', tool: 'nope' }), /Server "lab \(docs\)" has no tool named "nope"\. mcpTasks_listTools with that server lists its tools\.$/);
+    assert.deepEqual(calls, [], 'nothing started without the user being asked');
+    await invoke(start, { server: 'lab (docs)', tool: 'work' });
+    assert.deepEqual(calls, ['start docs:lab work'], 'a tool that may start as a task starts');
   });
 });

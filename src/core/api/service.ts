@@ -5,9 +5,9 @@ import type { CallToolResult } from '../protocol/schemas';
 import { CANCELLED, declared } from '../protocol/schemas';
 import type { ServerManager, ServerSnapshot, ServerStateKind } from '../servers/serverManager';
 import type { TaskEngine } from '../tasks/engine';
-import { HeldByUserError } from '../tasks/engine';
+import { callMode, HeldByUserError } from '../tasks/engine';
 import type { ExecutionPreference } from '../tasks/policy';
-import { decideExecution, hasKeptResult, serverAcceptsToolTasks } from '../tasks/policy';
+import { hasKeptResult, serverAcceptsToolTasks } from '../tasks/policy';
 import { newestFirstOf, runTitle } from '../tasks/presentation';
 import type { LocalTaskStatus } from '../tasks/status';
 import { isTerminal } from '../tasks/status';
@@ -151,11 +151,15 @@ export class TasksService implements Disposable {
     });
   }
 
-  /** The tools `serverId` listed already say `toolName` cannot start as a task (there is none, or it forbids tasks); false where they are not known. */
-  cannotStart(serverId: string, toolName: string): boolean {
+  /**
+   * Where the tools `serverId` listed already say `toolName` cannot start as a task (there is none,
+   * or it forbids tasks): the error starting it would give. Undefined where they are not known.
+   */
+  cannotStart(serverId: string, toolName: string): Error | undefined {
     const session = this.#deps.servers.peekSession(serverId);
-    const tool = session?.knownTools?.find((t) => t.name === toolName);
-    return !!session?.knownTools && (!tool || decideExecution(serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion), tool.execution?.taskSupport, TASK).mode === 'refuse');
+    const tools = session?.knownTools;
+    const mode = tools && callMode(this.#deps.servers.label(serverId), toolName, tools.find((t) => t.name === toolName), serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion), TASK);
+    return mode instanceof Error ? mode : undefined;
   }
 
   /** Starts a tool (as a task where allowed); resolves as soon as the server answers. */

@@ -3,7 +3,7 @@ import type { Progress, UndeliveredAnswer } from '../jsonrpc/connection';
 import { InvalidResultError } from '../jsonrpc/connection';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, detailOf, isPeerError, reasonOf } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
-import type { CreateTaskResult, Task, TaskStatus } from '../protocol/schemas';
+import type { CreateTaskResult, Task, TaskStatus, Tool } from '../protocol/schemas';
 import { CallToolResultSchema, CANCELLED, COMPLETED, CreateTaskResultSchema, declared, ELICITATION_CREATE, FAILED, INPUT_REQUIRED, ListTasksResultSchema, MODEL_IMMEDIATE_RESPONSE_META, RELATED_TASK_META, SAMPLING_CREATE, TASKS_CANCEL, TASKS_GET, TASKS_LIST, TASKS_RESULT, TASKS_STATUS, TaskSchema, TOOLS_CALL, WORKING } from '../protocol/schemas';
 import type { McpSession } from '../protocol/session';
 import { pageThrough } from '../protocol/paging';
@@ -35,6 +35,16 @@ export class HeldByUserError extends Error {}
 
 /** A tool the server does not have; each front end adds where the tools are listed. */
 export class UnknownToolError extends Error {}
+
+/**
+ * How `toolName` of server `label` is called (T-TOOL), given the tool as the server listed it and
+ * whether it accepts task calls: `task`, `direct`, or the error that refuses the call.
+ */
+export const callMode = (label: string, toolName: string, tool: Tool | undefined, accepts: boolean, preference?: ExecutionPreference): Error | 'task' | 'direct' => {
+  if (!tool) return new UnknownToolError(`Server "${label}" has no tool named "${toolName}".`);
+  const decision = decideExecution(accepts, tool.execution?.taskSupport, preference);
+  return decision.mode === 'refuse' ? new Error(`Cannot call "${toolName}" on "${label}": ${decision.reason}.`) : decision.mode;
+};
 
 /** How the engine reaches servers; the server manager implements it. */
 export interface SessionSource {
@@ -560,13 +570,11 @@ export class TaskEngine extends DisposableBase {
     const session = await this.#sessions.getSession(serverId, { signal: options.signal });
     const tools = await session.listTools({ signal: options.signal });
     const tool = tools.find((t) => t.name === toolName);
-    if (!tool) throw new UnknownToolError(`Server "${this.#label(serverId)}" has no tool named "${toolName}".`);
     const accepts = serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion);
-    const taskSupport = tool.execution?.taskSupport;
-    const decision = decideExecution(accepts, taskSupport, options.preference);
-    if (decision.mode === 'refuse') throw new Error(`Cannot call "${toolName}" on "${this.#label(serverId)}": ${decision.reason}.`);
-    if (decision.mode === TASK) return this.#startTask(serverId, session, toolName, options);
-    return this.#startDirect(serverId, session, toolName, options, mayRetryAsTask(accepts, taskSupport));
+    const mode = callMode(this.#label(serverId), toolName, tool, accepts, options.preference);
+    if (mode instanceof Error) throw mode;
+    if (mode === TASK) return this.#startTask(serverId, session, toolName, options);
+    return this.#startDirect(serverId, session, toolName, options, mayRetryAsTask(accepts, tool?.execution?.taskSupport));
   }
 
   /**

@@ -84,10 +84,14 @@ describe('TasksService (the API and language-model tools) against the demo serve
   it('reports a server\'s task capabilities only once it is connected, and lists tools with their task support', async () => {
     assert.equal(w.service.servers()[0].tasks, undefined);
     assert.equal(w.service.servers()[0].state, 'idle');
-    assert.equal(w.service.cannotStart(demoId, 'nope'), false, 'not known before its tools are listed: not connected for it');
+    assert.equal(w.service.cannotStart(demoId, 'nope'), undefined, 'not known before its tools are listed: not connected for it');
     const tools = await w.service.tools(demoId);
     // What a chat agent's start asks the user: nothing for a tool that the list says cannot start as a task.
-    assert.deepEqual(['nope', 'get-time', 'build-project', 'quick-echo'].map((name) => w.service.cannotStart(demoId, name)), [true, true, false, false]);
+    // With the refusal starting it would give (ux14 F4: the chat tool's call refuses with it, unasked).
+    assert.deepEqual(
+      ['nope', 'get-time', 'build-project', 'quick-echo'].map((name) => w.service.cannotStart(demoId, name)?.message),
+      ['Server "demo" has no tool named "nope".', 'Cannot call "get-time" on "demo": the tool does not support running as a task.', undefined, undefined],
+    );
     const by = new Map(tools.map((t) => [t.name, t]));
     assert.deepEqual([by.get('build-project')?.taskSupport, by.get('build-project')?.runsAsTask], ['required', true]);
     assert.deepEqual([by.get('quick-echo')?.taskSupport, by.get('quick-echo')?.runsAsTask], ['optional', true]);
