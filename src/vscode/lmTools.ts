@@ -153,11 +153,11 @@ export const registerLmTools = (service: TasksService, ready: Promise<void>): vs
       } catch {
         return { invocationMessage };
       }
-      // An ended task is not cancelled (the answer says so): nothing to ask the user.
-      if (isTerminal(t.status)) return { invocationMessage };
-      // "Stop", not "Cancel": the dialog's Cancel button keeps the task.
+      // An ended task is not cancelled, nor one its server cannot cancel (the answer says so): nothing to ask the user.
+      if (!service.cancelable(t.id)) return { invocationMessage };
+      // "Stop", not "Cancel": the dialog's Cancel button keeps the task. "Asked": tasks/cancel is a request, the work may end all the same.
       // Named as its row names it; the id, which the model gave, last.
-      const what = vscode.l10n.t('Stop {0} on {1}? The server stops its work. Its task id: {2}.', code(service.title(t.id)), code(t.serverLabel), code(t.taskId));
+      const what = vscode.l10n.t('Stop {0} on {1}? The server is asked to stop its work. Its task id: {2}.', code(service.title(t.id)), code(t.serverLabel), code(t.taskId));
       return { invocationMessage, confirmationMessages: { title: vscode.l10n.t('Stop an MCP task?'), message: new vscode.MarkdownString(what) } };
     },
     invoke: (options, token) =>

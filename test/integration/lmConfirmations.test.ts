@@ -49,14 +49,13 @@ suite('Language-model tools: what the user is asked', () => {
     knownTools: [{ name: 'work', execution: { taskSupport: 'optional' } }, { name: 'plain' }],
   };
   const settings = { ...docs, serverCapabilities: { tasks: { requests: { tools: { call: {} } } } } };
-  /** What reached the engine: a start or a cancel that the user was not asked about must not. */
+  /** What reached the engine: a start that the user was not asked about must not. */
   const calls: string[] = [];
   const deps = {
     engine: {
       list: () => all,
       get: (key: string) => all.find((t) => t.key === key),
       callTool: async (serverId: string, tool: string) => (calls.push(`start ${serverId} ${tool}`), task),
-      cancel: async (key: string) => (calls.push(`cancel ${key}`), task),
     },
     // lab (docs) is connected and has listed its tools: work may run as a task, plain may not; lab (app)'s are not known.
     servers: {
@@ -85,7 +84,8 @@ suite('Language-model tools: what the user is asked', () => {
     const asked = await prepare(tools.get('mcpTasks_cancelTask'), { taskId: 't1' });
     assert.equal(asked.confirmationMessages?.title, 'Stop an MCP task?');
     const row = `work (${new Date(task.createdAt).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' })})`;
-    assert.equal(asked.confirmationMessages?.message.value, `Stop \`${row}\` on \`lab (docs)\`? The server stops its work. Its task id: \`t1\`.`);
+    // tasks/cancel is a request: the server may finish the work all the same.
+    assert.equal(asked.confirmationMessages?.message.value, `Stop \`${row}\` on \`lab (docs)\`? The server is asked to stop its work. Its task id: \`t1\`.`);
   });
 
   test('Start refuses, as prepare found, a tool that the listed tools say cannot start as a task, without starting it unasked (ux14 F4)', async () => {
@@ -96,5 +96,10 @@ suite('Language-model tools: what the user is asked', () => {
     assert.deepEqual(calls, [], 'nothing started without the user being asked');
     await invoke(start, { server: 'lab (docs)', tool: 'work' });
     assert.deepEqual(calls, ['start docs:lab work'], 'a tool that may start as a task starts');
+  });
+
+  test('Cancel asks nothing for a task its server cannot cancel: one that declares no tasks/cancel, or was removed (ux14 F5; the call refuses, see lmTools.test.ts)', async () => {
+    const cancel = tools.get('mcpTasks_cancelTask');
+    for (const taskId of ['t3', 't4']) assert.equal((await prepare(cancel, { taskId })).confirmationMessages, undefined, taskId);
   });
 });

@@ -14,6 +14,7 @@ import { cleanUp, invoke, labWithHeldTasks, publicApi } from './taskApiHelpers';
 import type { TasksServiceDeps } from '../../src/core/api/service';
 import { TasksService } from '../../src/core/api/service';
 import { nullLogger } from '../../src/core/util/log';
+import type { Harness } from '../unit/helpers/fakeTaskServer';
 import { createHarness } from '../unit/helpers/fakeTaskServer';
 import { registerLmTools } from '../../src/vscode/lmTools';
 
@@ -277,26 +278,49 @@ suite('Language-model tools', () => {
     await assert.rejects(call('mcpTasks_getResult', { taskId: 'x', waitSeconds: -5 }), /"waitSeconds" must be a number of seconds, 0 or more/);
   });
 
-  test('mcpTasks_cancelTask on a task removed as its server refuses the cancel (it ended meanwhile) answers the refusal, not that the task is unknown', async () => {
-    // The tools registered again, on a service of the test's own over a fake server.
-    const h = await createHarness();
+  /** The tools registered again, on a service of the test's own over the fake server of `h` ("fake", connected). */
+  const toolsOver = (h: Harness) => {
     const lm = vscode.lm as unknown as Record<string, unknown>;
     const registerTool = lm.registerTool;
     const tools = new Map<string, vscode.LanguageModelTool<unknown>>();
     lm.registerTool = (name: string, tool: vscode.LanguageModelTool<unknown>) => (tools.set(name, tool), { dispose: () => undefined });
     try {
-      registerLmTools(new TasksService({ engine: h.engine, servers: { list: () => [], label: () => 'fake' } as unknown as TasksServiceDeps['servers'], logger: nullLogger }), Promise.resolve());
+      const servers = { list: () => [], label: () => 'fake', isConfigured: () => true, peekSession: () => h.session };
+      registerLmTools(new TasksService({ engine: h.engine, servers: servers as unknown as TasksServiceDeps['servers'], logger: nullLogger }), Promise.resolve());
     } finally {
       lm.registerTool = registerTool;
     }
+    const token = new vscode.CancellationTokenSource().token;
+    const tool = (name: string) => tools.get(name)!;
+    return {
+      prepare: (name: string, input: object) => Promise.resolve(tool(name).prepareInvocation!({ input } as vscode.LanguageModelToolInvocationPrepareOptions<unknown>, token)),
+      invoke: (name: string, input: object) => Promise.resolve(tool(name).invoke({ input, toolInvocationToken: undefined }, token)),
+    };
+  };
+
+  test('mcpTasks_cancelTask on a task removed as its server refuses the cancel (it ended meanwhile) answers the refusal, not that the task is unknown', async () => {
+    const h = await createHarness();
+    const tools = toolsOver(h);
     try {
       const t = await h.engine.callTool('fake', 'required-tool');
       // The task completes as its cancel arrives (refused: -32602), and is removed from the list once it has.
       h.server.override('tasks/cancel', (_p, _c, builtin) => (h.server.setStatus(t.taskId, 'completed'), builtin()));
       h.engine.onDidChange((x) => x.status === 'completed' && h.engine.remove(x.key));
-      const token = new vscode.CancellationTokenSource().token;
-      const asked = Promise.resolve(tools.get('mcpTasks_cancelTask')!.invoke({ input: { taskId: t.taskId }, toolInvocationToken: undefined }, token));
+      const asked = tools.invoke('mcpTasks_cancelTask', { taskId: t.taskId });
       await assert.rejects(asked, (err: Error) => (assert.match(err.message, /^The server refused to cancel task /), true));
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('mcpTasks_cancelTask on a task whose server declares no tasks/cancel asks the user nothing, and the call refuses saying so, sending nothing (ux14 F5)', async () => {
+    const h = await createHarness({ server: { tasks: { cancel: false } } });
+    const tools = toolsOver(h);
+    try {
+      const t = await h.engine.callTool('fake', 'required-tool');
+      assert.equal((await tools.prepare('mcpTasks_cancelTask', { taskId: t.taskId }))?.confirmationMessages, undefined, 'no "Stop the task?" for a cancel that cannot be sent');
+      await assert.rejects(tools.invoke('mcpTasks_cancelTask', { taskId: t.taskId }), /^Error: Server "fake" does not support cancelling tasks\.$/);
+      assert.deepEqual([h.server.requestsOf('tasks/cancel').length, h.engine.get(t.key)?.status], [0, 'working']);
     } finally {
       await h.close();
     }

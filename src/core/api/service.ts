@@ -7,7 +7,7 @@ import type { ServerManager, ServerSnapshot, ServerStateKind } from '../servers/
 import type { TaskEngine } from '../tasks/engine';
 import { callMode, HeldByUserError } from '../tasks/engine';
 import type { ExecutionPreference } from '../tasks/policy';
-import { hasKeptResult, serverAcceptsToolTasks } from '../tasks/policy';
+import { hasKeptResult, isCancelable, serverAcceptsToolTasks } from '../tasks/policy';
 import { newestFirstOf, runTitle } from '../tasks/presentation';
 import type { LocalTaskStatus } from '../tasks/status';
 import { isTerminal } from '../tasks/status';
@@ -94,7 +94,7 @@ export interface StartOptions {
 
 export interface TasksServiceDeps {
   engine: Pick<TaskEngine, 'callTool' | 'get' | 'list' | 'fetchResult' | 'cancel' | 'onDidChange' | 'onDidRemove'>;
-  servers: Pick<ServerManager, 'list' | 'get' | 'getSession' | 'peekSession' | 'label' | 'heldWhy'>;
+  servers: Pick<ServerManager, 'list' | 'get' | 'getSession' | 'peekSession' | 'label' | 'heldWhy' | 'isConfigured'>;
   logger: Logger;
   /** Runs a cancel asked for through the chat tool or the API, as the view's Cancel Task does: the user's, so its end is not notified. */
   endByUser?<T>(keys: readonly string[], end: () => Promise<T>, cancel: boolean): Promise<T>;
@@ -246,6 +246,11 @@ export class TasksService implements Disposable {
       const why = bound.aborted && !signal?.aborted && !this.#lifetime.signal.aborted ? 'The server has not sent the result yet; ask again in a moment.' : errorMessage(err);
       return { task: this.#taskInfo(this.#mustGet(id)), done: true, fetchError: why };
     }
+  }
+
+  /** Whether the task can be cancelled, as the view offers Cancel: live, on a configured server that takes `tasks/cancel` (or may: not connected yet), or a direct call. */
+  cancelable(id: string): boolean {
+    return isCancelable(this.#mustGet(id), this.#deps.servers);
   }
 
   /** `signal`: stops waiting for the task's server to connect. */

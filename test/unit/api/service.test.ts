@@ -358,7 +358,7 @@ describe('TasksService over a scripted server: ids that change hands', () => {
   async function scripted(options: HarnessOptions) {
     const h = await harness(options);
     const snapshot = { id: 'fake', name: 'fake', label: 'fake', type: 'stdio', source: { kind: 'settings' }, state: { kind: 'connected' } } as unknown as ServerSnapshot;
-    const servers = { list: () => [snapshot], get: () => snapshot, getSession: async () => h.session, peekSession: () => h.session, label: () => 'fake', heldWhy: () => undefined };
+    const servers = { list: () => [snapshot], get: () => snapshot, getSession: async () => h.session, peekSession: () => h.session, label: () => 'fake', heldWhy: () => undefined, isConfigured: () => true };
     const service = new TasksService({ engine: h.engine, servers, logger: h.log });
     services.push(service);
     return { h, service };
