@@ -14,7 +14,7 @@ const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../..
   contributes: {
     menus: Record<string, MenuItem[]>;
     commands: Array<{ command: string; enablement?: string; icon?: string }>;
-    languageModelTools: Array<{ name: string; icon?: string }>;
+    languageModelTools: Array<{ name: string; icon?: string; when?: string }>;
   };
 };
 
@@ -128,5 +128,15 @@ describe('the view\'s row menus', () => {
     assert.equal(manifest.contributes.commands.find((c) => c.command === 'mcpTasks.clearFinished')?.enablement, 'mcpTasks.hasFinished');
     const tree = fs.readFileSync(path.resolve(__dirname, '../../../../src/vscode/tree/tasksTree.ts'), 'utf8');
     assert.match(tree, /'setContext', 'mcpTasks\.hasFinished'/, 'the view sets the key');
+  });
+
+  it('the chat tools are offered to models only where a server is configured (ux14 F12): their when clause is the key mcpTasks.hasServers, which the extension sets', () => {
+    const tools = manifest.contributes.languageModelTools;
+    assert.deepEqual(
+      tools.map((t) => [t.name, t.when]),
+      tools.map((t) => [t.name, 'mcpTasks.hasServers']),
+    );
+    const extension = fs.readFileSync(path.resolve(__dirname, '../../../../src/extension.ts'), 'utf8');
+    assert.match(extension, /'setContext', 'mcpTasks\.hasServers'/, 'the extension sets the key');
   });
 });
