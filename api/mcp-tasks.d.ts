@@ -10,6 +10,14 @@
  * Everything the API returns is plain JSON-like data, copied for you: changing it changes
  * nothing in MCP Tasks. Tasks you start show in the MCP Tasks view as "Started by: api", and a
  * question such a task asks the user is shown by MCP Tasks, as for any task.
+ *
+ * Errors are told apart by `name`, not by their message, which may change:
+ * - `UnknownTaskError`: no task with that id is tracked (`getResult`, `cancelTask`);
+ * - `UnknownToolError`: the server has no tool of that name (`runTool`);
+ * - `RpcError`: the server answered with a JSON-RPC error; it carries the error's numeric `code`
+ *   (for one, -32602 when the server refused the arguments) and its `data` when it sent some;
+ * - `TypeError`: an argument that is not what the method takes;
+ * - `Error`: anything else (a server that cannot be reached, a tool that cannot run as asked).
  */
 import type { Event } from 'vscode';
 

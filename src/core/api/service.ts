@@ -100,8 +100,10 @@ export interface TasksServiceDeps {
   endByUser?<T>(keys: readonly string[], end: () => Promise<T>, cancel: boolean): Promise<T>;
 }
 
-/** A task id that no tracked task has; each front end adds where the tracked tasks are listed. */
-export class UnknownTaskError extends Error {}
+/** A task id that no tracked task has; each front end adds where the tracked tasks are listed. Its name is API (mcp-tasks.d.ts). */
+export class UnknownTaskError extends Error {
+  override name = 'UnknownTaskError';
+}
 
 /** The least time a result request gives the fetch of an ended task's result, whatever is left of its wait. */
 const FETCH_GRACE_MS = 5_000;

@@ -33,8 +33,10 @@ import { relatedTaskIdOf, serveRequests } from './incoming';
  */
 export class HeldByUserError extends Error {}
 
-/** A tool the server does not have; each front end adds where the tools are listed. */
-export class UnknownToolError extends Error {}
+/** A tool the server does not have; each front end adds where the tools are listed. Its name is API (mcp-tasks.d.ts). */
+export class UnknownToolError extends Error {
+  override name = 'UnknownToolError';
+}
 
 /**
  * How `toolName` of server `label` is called (T-TOOL), given the tool as the server listed it and

@@ -3,6 +3,9 @@
 // from `vscode`.
 import * as assert from 'node:assert/strict';
 import type { TasksService } from '../../../src/core/api/service';
+import { UnknownTaskError } from '../../../src/core/api/service';
+import { UnknownToolError } from '../../../src/core/tasks/engine';
+import { RpcError } from '../../../src/core/jsonrpc/errors';
 import { createApi } from '../../../src/vscode/api';
 
 /** A service whose servers and tasks appear when `load()` runs, as the extension's configuration does. */
@@ -34,8 +37,8 @@ function lateService() {
   return { service: service as unknown as TasksService, load: () => (loaded = true) };
 }
 
-describe('Public API before the configuration has loaded (ux14 F2)', () => {
-  it('an async member called before whenReady() resolves waits for the load instead of failing, and whenReady() resolves once it has', async () => {
+describe('The public API object (src/vscode/api.ts)', () => {
+  it('before the configuration has loaded (ux14 F2), an async member called before whenReady() resolves waits for the load instead of failing, and whenReady() resolves once it has', async () => {
     const { service, load } = lateService();
     let ready!: () => void;
     const api = createApi({ service, ready: new Promise<void>((r) => (ready = r)), testing: {} });
@@ -58,5 +61,22 @@ describe('Public API before the configuration has loaded (ux14 F2)', () => {
     const api = createApi({ service, ready: Promise.resolve(), testing: {} });
     await api.whenReady();
     await assert.rejects(api.getTools(''), /^TypeError: MCP Tasks API: getTools: serverId must be/);
+  });
+
+  it('an unknown task or tool is refused with an error named for it, and a server\'s error with its JSON-RPC code, as the d.ts says (ux14 F8)', async () => {
+    const service = {
+      resolveServer: (id: string) => ({ id }),
+      start: async (_id: string, tool: string) => {
+        throw tool === 'nope' ? new UnknownToolError('Server "lab" has no tool named "nope".') : new RpcError(-32602, 'Invalid arguments');
+      },
+      result: async () => {
+        throw new UnknownTaskError('No task with id "x" is tracked.');
+      },
+    } as unknown as TasksService;
+    const api = createApi({ service, ready: Promise.resolve(), testing: {} });
+    await assert.rejects(api.runTool('lab', 'nope'), { name: 'UnknownToolError', message: 'Server "lab" has no tool named "nope". getTools() lists its tools.' });
+    await assert.rejects(api.runTool('lab', 'work'), { name: 'RpcError', code: -32602, message: 'Invalid arguments' });
+    await assert.rejects(api.getResult('x'), { name: 'UnknownTaskError', message: 'No task with id "x" is tracked. getTasks() lists the tracked tasks.' });
+    assert.equal(String(new UnknownTaskError('m')), 'UnknownTaskError: m');
   });
 });
