@@ -119,8 +119,8 @@ export const registerLmTools = (service: TasksService, ready: Promise<void>): vs
       run(token, async () => {
         const input = readGetTaskInput(options.input);
         if (input.taskId === undefined) {
-          const serverId = input.server === undefined ? undefined : service.resolveServer(input.server).id;
-          return formatTaskList(service.tasks().filter((t) => serverId === undefined || t.serverId === serverId));
+          const server = input.server === undefined ? undefined : service.resolveServer(input.server);
+          return formatTaskList(service.tasks().filter((t) => !server || t.serverId === server.id), server?.label);
         }
         return formatTask(service.findTask(input.taskId, input.server));
       }),

@@ -261,6 +261,7 @@ suite('Language-model tools', () => {
     const only = await invoke('mcpTasks_getTask', { server: 'demo' });
     const servers = (only.data.tasks as Array<{ server: string }>).map((t) => t.server);
     assert.ok(servers.length > 0 && servers.every((s) => s === 'demo'), servers.join());
+    assert.match(only.text, /^\d+ tasks? (is|are) tracked for server "demo"/, 'the answer names the server it lists: none there is not none anywhere');
     const tool = (getExtension().packageJSON.contributes.languageModelTools as Array<{ name: string; modelDescription: string; inputSchema: { properties: Record<string, { description: string }> } }>).find((t) => t.name === 'mcpTasks_getTask')!;
     assert.match(tool.inputSchema.properties.server.description, /Without taskId: list only this server's tasks\./);
     assert.match(tool.modelDescription, /\(the newest 20\)/);
