@@ -72,7 +72,9 @@ export const registerLmTools = (service: TasksService, ready: Promise<void>): vs
   };
 
   const startTask: vscode.LanguageModelTool<unknown> = {
-    prepareInvocation: (options) => {
+    // Asked once the servers have loaded: before, none would be found, nothing asked, and the call (which waits for them) would run.
+    prepareInvocation: async (options) => {
+      await ready;
       const starting = { invocationMessage: vscode.l10n.t('Starting an MCP task') };
       let input, server;
       try {
@@ -144,7 +146,8 @@ export const registerLmTools = (service: TasksService, ready: Promise<void>): vs
   };
 
   const cancelTask: vscode.LanguageModelTool<unknown> = {
-    prepareInvocation: (options) => {
+    prepareInvocation: async (options) => {
+      await ready; // the restored tasks too, as for start
       const invocationMessage = vscode.l10n.t('Cancelling an MCP task');
       let t;
       try {

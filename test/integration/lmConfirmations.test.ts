@@ -11,13 +11,13 @@ import { storedTask } from './viewParts';
 type Prepared = { invocationMessage?: unknown; confirmationMessages?: { title: string; message: vscode.MarkdownString } };
 
 /** The tools registerLmTools makes for `service`, taken before they reach the editor (the extension has its own). */
-const toolsFor = (service: TasksService): Map<string, vscode.LanguageModelTool<unknown>> => {
+const toolsFor = (service: TasksService, ready = Promise.resolve()): Map<string, vscode.LanguageModelTool<unknown>> => {
   const lm = vscode.lm as unknown as { registerTool: typeof vscode.lm.registerTool };
   const register = lm.registerTool;
   const tools = new Map<string, vscode.LanguageModelTool<unknown>>();
   lm.registerTool = (name, tool) => (tools.set(name, tool), new vscode.Disposable(() => undefined));
   try {
-    registerLmTools(service, Promise.resolve());
+    registerLmTools(service, ready);
   } finally {
     lm.registerTool = register;
   }
@@ -96,6 +96,25 @@ suite('Language-model tools: what the user is asked', () => {
     assert.deepEqual(calls, [], 'nothing started without the user being asked');
     await invoke(start, { server: 'lab (docs)', tool: 'work' });
     assert.deepEqual(calls, ['start docs:lab work'], 'a tool that may start as a task starts');
+  });
+
+  test('Start and Cancel prepared before the servers and the restored tasks have loaded ask once they have: a call that activates the extension does not run unasked', async () => {
+    let loaded = false;
+    let load!: () => void;
+    const ready = new Promise<void>((r) => (load = r)).then(() => void (loaded = true));
+    const early = toolsFor(
+      new TasksService({
+        ...deps,
+        engine: { ...deps.engine, list: () => (loaded ? all : []), get: (key: string) => (loaded ? deps.engine.get(key) : undefined) },
+        servers: { ...deps.servers, list: () => (loaded ? servers : []) },
+      } as unknown as TasksServiceDeps),
+      ready,
+    );
+    const start = prepare(early.get('mcpTasks_startTask'), { server: 'lab (docs)', tool: 'work' });
+    const cancel = prepare(early.get('mcpTasks_cancelTask'), { taskId: 't1' });
+    load();
+    assert.match((await start).confirmationMessages?.message.value ?? '', /^Run `work` on the MCP server `lab \(docs\)` as a task\./);
+    assert.equal((await cancel).confirmationMessages?.title, 'Stop an MCP task?');
   });
 
   test('Cancel asks nothing for a task its server cannot cancel: one that declares no tasks/cancel, or was removed (ux14 F5; the call refuses, see lmTools.test.ts)', async () => {
