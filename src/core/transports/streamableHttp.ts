@@ -368,10 +368,11 @@ export class StreamableHttpTransport implements Transport {
     const status = response.status;
     const plain = await httpStatusError(this.#serverName, this.#url, response, this.#customHeaders, true, this.#settings);
     // 404 is the spec's answer for a session the server no longer has; servers made from the
-    // SDK's older examples (server-everything among them) answer 400 "No valid session ID provided".
+    // SDK's older examples (server-everything among them) answer 400 "No valid session ID provided",
+    // or "Server not initialized" for one they are closing (the SDK's transport, until the id is forgotten).
     // Only the body after the URL is read: the server's name or URL may say "session" too.
     const body = plain.message.slice(plain.message.indexOf(this.#url) + this.#url.length);
-    if (sentSession === undefined || !(status === 404 || (status === 400 && /session/i.test(body)))) return plain;
+    if (sentSession === undefined || !(status === 404 || (status === 400 && /session|not initialized/i.test(body)))) return plain;
     const err = new SessionExpiredError(
       `${this.#server} no longer knows session ${sentSession} (HTTP ${status}): it expired or the server restarted. The next request starts a new session.`,
       status,

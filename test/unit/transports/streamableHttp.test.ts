@@ -80,7 +80,7 @@ describe('StreamableHttpTransport against server-everything', function () {
     assert.deepEqual(c.log.lines.filter((l) => /server "everything"/i.test(l.message)).map((l) => l.message), []);
   });
 
-  it('a session server-everything no longer has (it answers 400 "No valid session ID provided", not the spec\'s 404) is an expired session: the next initialize starts a new one', async () => {
+  it('a session server-everything no longer has (it answers 400 "No valid session ID provided", or "Server not initialized" while it closes it, not the spec\'s 404) is an expired session: the next initialize starts a new one', async () => {
     const c = client(server.url('/mcp'), { serverName: 'everything' });
     await initialize(c);
     const sessionId = c.transport.sessionId!;
@@ -569,6 +569,21 @@ describe('StreamableHttpTransport against hostile servers', function () {
     assert.ok(c.log.has('trace', /^Ignored an SSE event of type "ping" on the answer stream of tools\/call \(id 1\)$/), c.log.text());
     assert.deepEqual(warnings(c), []);
     assert.deepEqual(c.errors, []);
+  });
+
+  it('a 400 "Server not initialized" to a request with a session id (an SDK server answers so for a session it is closing: server-everything after a DELETE, before it forgets the id) is an expired session', async () => {
+    const server = await serve((req, res, body) => {
+      if (req.method !== 'POST') return void res.writeHead(405).end();
+      const { id } = JSON.parse(body) as { id?: number };
+      if (req.headers['mcp-session-id'] === undefined) return void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's-1' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: {} }));
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: Server not initialized' } }));
+    });
+    const c = client(server.url('/mcp'), { serverName: 'closing' });
+    await c.conn.start();
+    await c.conn.requestRaw('initialize', {});
+    await assert.rejects(c.conn.requestRaw('tools/list', {}), (err: unknown) => (assert.ok(err instanceof SessionExpiredError, String(err)), true));
+    assert.equal(c.transport.sessionId, undefined, 'the next request starts a new session');
+    assert.deepEqual(c.errors.map((e) => e.name), ['SessionExpiredError']);
   });
 
   it('a 400 that is not about the session (nor in the URL\'s or the server name\'s words) is the request\'s failure: the session is kept', async () => {
