@@ -1,34 +1,11 @@
 // What the language-model tools ask the user before they run (prepareInvocation), read from the
 // tools as registerLmTools builds them: this test mode skips their dialogs (EDITOR-TESTS.md).
 import * as assert from 'node:assert/strict';
-import * as vscode from 'vscode';
 import type { TasksServiceDeps } from '../../src/core/api/service';
 import { TasksService } from '../../src/core/api/service';
 import { nullLogger } from '../../src/core/util/log';
-import { registerLmTools } from '../../src/vscode/lmTools';
+import { toolsOf } from './lmToolsOf';
 import { storedTask } from './viewParts';
-
-type Prepared = { invocationMessage?: unknown; confirmationMessages?: { title: string; message: vscode.MarkdownString } };
-
-/** The tools registerLmTools makes for `service`, taken before they reach the editor (the extension has its own). */
-const toolsFor = (service: TasksService, ready = Promise.resolve()): Map<string, vscode.LanguageModelTool<unknown>> => {
-  const lm = vscode.lm as unknown as { registerTool: typeof vscode.lm.registerTool };
-  const register = lm.registerTool;
-  const tools = new Map<string, vscode.LanguageModelTool<unknown>>();
-  lm.registerTool = (name, tool) => (tools.set(name, tool), new vscode.Disposable(() => undefined));
-  try {
-    registerLmTools(service, ready);
-  } finally {
-    lm.registerTool = register;
-  }
-  return tools;
-};
-
-const invoke = (tool: vscode.LanguageModelTool<unknown> | undefined, input: object) =>
-  Promise.resolve(tool!.invoke({ input, toolInvocationToken: undefined }, new vscode.CancellationTokenSource().token));
-
-const prepare = async (tool: vscode.LanguageModelTool<unknown> | undefined, input: object): Promise<Prepared> =>
-  (await tool!.prepareInvocation!({ input } as vscode.LanguageModelToolInvocationPrepareOptions<unknown>, new vscode.CancellationTokenSource().token)) as Prepared;
 
 suite('Language-model tools: what the user is asked', () => {
   // Three servers named "lab", in two folders and the setting: "lab" alone names none of them.
@@ -67,29 +44,30 @@ suite('Language-model tools: what the user is asked', () => {
     },
     logger: nullLogger,
   };
-  const tools = toolsFor(new TasksService(deps as unknown as TasksServiceDeps));
+  const tools = toolsOf(new TasksService(deps as unknown as TasksServiceDeps));
+  const { prepare, invoke } = tools;
 
   test('Start asks to run the tool on the server as the view names it, and asks nothing for a server or tool it cannot start (the call fails, saying why)', async () => {
-    const start = tools.get('mcpTasks_startTask');
+    const start = 'mcpTasks_startTask';
     const named = await prepare(start, { server: 'lab (docs)', tool: 'work', arguments: { tag: 'x' } });
-    assert.match(named.confirmationMessages?.message.value ?? '', /^Run `work` on the MCP server `lab \(docs\)` as a task\./);
+    assert.match(named?.confirmationMessages?.message.value ?? '', /^Run `work` on the MCP server `lab \(docs\)` as a task\./);
     const ambiguous = await prepare(start, { server: 'lab', tool: 'work' });
-    assert.equal(ambiguous.confirmationMessages, undefined, 'no "Run work on lab?" for a server that is not one');
+    assert.equal(ambiguous?.confirmationMessages, undefined, 'no "Run work on lab?" for a server that is not one');
     // Nor for a tool that its server's listed tools say cannot start as a task; where they are not known yet, the user is asked.
-    for (const tool of ['nope', 'plain']) assert.equal((await prepare(start, { server: 'lab (docs)', tool })).confirmationMessages, undefined, tool);
-    assert.notEqual((await prepare(start, { server: 'lab (app)', tool: 'nope' })).confirmationMessages, undefined);
+    for (const tool of ['nope', 'plain']) assert.equal((await prepare(start, { server: 'lab (docs)', tool }))?.confirmationMessages, undefined, tool);
+    assert.notEqual((await prepare(start, { server: 'lab (app)', tool: 'nope' }))?.confirmationMessages, undefined);
   });
 
   test('Cancel asks "Stop", so that its Cancel button plainly keeps the task, and names the task as its row does, its id last', async () => {
-    const asked = await prepare(tools.get('mcpTasks_cancelTask'), { taskId: 't1' });
-    assert.equal(asked.confirmationMessages?.title, 'Stop an MCP task?');
+    const asked = await prepare('mcpTasks_cancelTask', { taskId: 't1' });
+    assert.equal(asked?.confirmationMessages?.title, 'Stop an MCP task?');
     const row = `work (${new Date(task.createdAt).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' })})`;
     // tasks/cancel is a request: the server may finish the work all the same.
-    assert.equal(asked.confirmationMessages?.message.value, `Stop \`${row}\` on \`lab (docs)\`? The server is asked to stop its work. Its task id: \`t1\`.`);
+    assert.equal(asked?.confirmationMessages?.message.value, `Stop \`${row}\` on \`lab (docs)\`? The server is asked to stop its work. Its task id: \`t1\`.`);
   });
 
   test('Start refuses, as prepare found, a tool that the listed tools say cannot start as a task, without starting it unasked (ux14 F4)', async () => {
-    const start = tools.get('mcpTasks_startTask');
+    const start = 'mcpTasks_startTask';
     calls.length = 0;
     await assert.rejects(invoke(start, { server: 'lab (docs)', tool: 'plain' }), /^Error: Cannot call "plain" on "lab \(docs\)": the tool does not support running as a task\.$/);
     await assert.rejects(invoke(start, { server: 'lab (docs)', tool: 'nope' }), /Server "lab \(docs\)" has no tool named "nope"\. mcpTasks_listTools with that server lists its tools\.$/);
@@ -102,7 +80,7 @@ suite('Language-model tools: what the user is asked', () => {
     let loaded = false;
     let load!: () => void;
     const ready = new Promise<void>((r) => (load = r)).then(() => void (loaded = true));
-    const early = toolsFor(
+    const early = toolsOf(
       new TasksService({
         ...deps,
         engine: { ...deps.engine, list: () => (loaded ? all : []), get: (key: string) => (loaded ? deps.engine.get(key) : undefined) },
@@ -110,15 +88,15 @@ suite('Language-model tools: what the user is asked', () => {
       } as unknown as TasksServiceDeps),
       ready,
     );
-    const start = prepare(early.get('mcpTasks_startTask'), { server: 'lab (docs)', tool: 'work' });
-    const cancel = prepare(early.get('mcpTasks_cancelTask'), { taskId: 't1' });
+    const start = early.prepare('mcpTasks_startTask', { server: 'lab (docs)', tool: 'work' });
+    const cancel = early.prepare('mcpTasks_cancelTask', { taskId: 't1' });
     load();
-    assert.match((await start).confirmationMessages?.message.value ?? '', /^Run `work` on the MCP server `lab \(docs\)` as a task\./);
-    assert.equal((await cancel).confirmationMessages?.title, 'Stop an MCP task?');
+    assert.match((await start)?.confirmationMessages?.message.value ?? '', /^Run `work` on the MCP server `lab \(docs\)` as a task\./);
+    assert.equal((await cancel)?.confirmationMessages?.title, 'Stop an MCP task?');
   });
 
   test('Cancel asks nothing for a task its server cannot cancel: one that declares no tasks/cancel, or was removed (ux14 F5; the call refuses, see lmTools.test.ts)', async () => {
-    const cancel = tools.get('mcpTasks_cancelTask');
-    for (const taskId of ['t3', 't4']) assert.equal((await prepare(cancel, { taskId })).confirmationMessages, undefined, taskId);
+    const cancel = 'mcpTasks_cancelTask';
+    for (const taskId of ['t3', 't4']) assert.equal((await prepare(cancel, { taskId }))?.confirmationMessages, undefined, taskId);
   });
 });

@@ -16,7 +16,7 @@ import { TasksService } from '../../src/core/api/service';
 import { nullLogger } from '../../src/core/util/log';
 import type { Harness } from '../unit/helpers/fakeTaskServer';
 import { createHarness } from '../unit/helpers/fakeTaskServer';
-import { registerLmTools } from '../../src/vscode/lmTools';
+import { toolsOf } from './lmToolsOf';
 
 const TOOLS = ['mcpTasks_listTools', 'mcpTasks_startTask', 'mcpTasks_getTask', 'mcpTasks_getResult', 'mcpTasks_cancelTask'];
 
@@ -281,22 +281,8 @@ suite('Language-model tools', () => {
 
   /** The tools registered again, on a service of the test's own over the fake server of `h` ("fake", connected). */
   const toolsOver = (h: Harness) => {
-    const lm = vscode.lm as unknown as Record<string, unknown>;
-    const registerTool = lm.registerTool;
-    const tools = new Map<string, vscode.LanguageModelTool<unknown>>();
-    lm.registerTool = (name: string, tool: vscode.LanguageModelTool<unknown>) => (tools.set(name, tool), { dispose: () => undefined });
-    try {
-      const servers = { list: () => [], label: () => 'fake', isConfigured: () => true, peekSession: () => h.session };
-      registerLmTools(new TasksService({ engine: h.engine, servers: servers as unknown as TasksServiceDeps['servers'], logger: nullLogger }), Promise.resolve());
-    } finally {
-      lm.registerTool = registerTool;
-    }
-    const token = new vscode.CancellationTokenSource().token;
-    const tool = (name: string) => tools.get(name)!;
-    return {
-      prepare: (name: string, input: object) => Promise.resolve(tool(name).prepareInvocation!({ input } as vscode.LanguageModelToolInvocationPrepareOptions<unknown>, token)),
-      invoke: (name: string, input: object) => Promise.resolve(tool(name).invoke({ input, toolInvocationToken: undefined }, token)),
-    };
+    const servers = { list: () => [], label: () => 'fake', isConfigured: () => true, peekSession: () => h.session };
+    return toolsOf(new TasksService({ engine: h.engine, servers: servers as unknown as TasksServiceDeps['servers'], logger: nullLogger }));
   };
 
   test('mcpTasks_cancelTask on a task removed as its server refuses the cancel (it ended meanwhile) answers the refusal, not that the task is unknown', async () => {
