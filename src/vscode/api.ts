@@ -75,7 +75,7 @@ export const createApi = <T>({ service, ready, testing }: ApiDeps<T>): McpTasksA
     cancelTask: async (id) => {
       await ready;
       need(isText(id), 'cancelTask', TASK_ID);
-      return hinted(service.cancel(id));
+      return hinted(service.cancel(id, undefined, 'by another extension'));
     },
     onDidChangeTask,
     testing,

@@ -170,7 +170,7 @@ export const registerLmTools = (service: TasksService, ready: Promise<void>): vs
         const ended = (x: TaskInfo) => formatTask(x, `Task "${x.taskId}" had already ended: nothing was cancelled.`);
         if (isTerminal(t.status)) return ended(t);
         try {
-          const task = await service.cancel(t.id, signal);
+          const task = await service.cancel(t.id, signal, 'through a chat tool');
           return formatTask(task, `Cancellation of task "${task.taskId}" was requested.`);
         } catch (err) {
           // It ended as the cancel reached its server, which refused it (-32602): how it ended, as above. Gone meanwhile (removed), t is live: the refusal.

@@ -255,10 +255,10 @@ export class TasksService implements Disposable {
     return isCancelable(this.#mustGet(id), this.#deps.servers);
   }
 
-  /** `signal`: stops waiting for the task's server to connect. */
-  async cancel(id: string, signal?: AbortSignal): Promise<TaskInfo> {
+  /** `signal`: stops waiting for the task's server to connect. `by`: who asked, for the log (the user, by default). */
+  async cancel(id: string, signal?: AbortSignal, by?: string): Promise<TaskInfo> {
     this.#mustGet(id);
-    const cancel = () => this.#deps.engine.cancel(id, signal);
+    const cancel = () => this.#deps.engine.cancel(id, signal, by);
     const t = await (this.#deps.endByUser?.([id], cancel, true) ?? cancel());
     // A direct call ends as its aborted request settles, a moment later: answer with that end.
     if (t.kind === DIRECT) await this.#whenEnded(t.key, 1000);

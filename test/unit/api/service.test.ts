@@ -390,6 +390,17 @@ describe('TasksService over a scripted server: ids that change hands', () => {
     assert.deepEqual(r.outcome?.kind === 'result' && r.outcome.result.content, [{ type: 'text', text: 'done as a task' }]);
   });
 
+  it('a cancel asked through the API or a chat tool is logged as theirs, not as the user\'s click in the view', async () => {
+    const { h, service } = await scripted({ server: { pollInterval: NO_POLL } });
+    const api = await service.start('fake', 'required-tool', { origin: 'api' });
+    const chat = await service.start('fake', 'required-tool', { origin: 'chat' });
+    await service.cancel(api.id, undefined, 'by another extension');
+    await service.cancel(chat.id, undefined, 'through a chat tool');
+    for (const [t, by] of [[api, 'by another extension'], [chat, 'through a chat tool']] as const) {
+      assert.ok(h.log.has('info', new RegExp(`^\\[fake\\] Task ${t.taskId}: cancel requested ${by}; `)), h.log.text());
+    }
+  });
+
   it('the result of an ended task whose server does not send it: the request ends when its signal aborts, instead of hanging', async () => {
     const { h, service } = await scripted({ server: { pollInterval: 10 }, engine: { autoFetchResults: () => false } });
     const t = await service.start('fake', 'required-tool', { origin: 'chat' });
