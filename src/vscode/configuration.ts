@@ -52,7 +52,10 @@ export const newConfigNotifier = (servers: ServerManager): vscode.Disposable => 
       if (!n) told.delete(s.id);
       else if ((n.tasks || n.calls) && !told.has(s.id)) {
         told.add(s.id);
-        void showInfo(vscode.l10n.t('MCP server "{0}" {1} with its new configuration when {2}.', s.label, restarts(s.type), itsTasksEnd(n)), vscode.l10n.t('Restart Now')).then((c) => c && executeCommand('mcpTasks.restartServer', { kind: 'server', id: s.id }));
+        void showInfo(vscode.l10n.t('MCP server "{0}" {1} with its new configuration when {2}.', s.label, restarts(s.type), itsTasksEnd(n)), vscode.l10n.t('Restart Now')).then(
+          // Chosen later from the notification center: only while the new configuration still waits.
+          (c) => c && servers.get(s.id)?.newConfigWaitsFor && executeCommand('mcpTasks.restartServer', { kind: 'server', id: s.id }),
+        );
       }
     }
   });

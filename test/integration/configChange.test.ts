@@ -63,6 +63,10 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
       assert.equal(next.pollInterval, 700, 'a task of the process started with the new configuration');
       assert.equal(spawns().length, 2, 'one process for each configuration');
       assert.equal((await api.getResult(next.id, { waitSeconds: 30 })).task.status, 'completed');
+      // Restart Now chosen later, from the notification center, once nothing waits: nothing restarts.
+      toasts.choices[toasts.told.indexOf(told()[0])]('Restart Now');
+      await new Promise((r) => setTimeout(r, 1500)); // a restart would have started its process by now
+      assert.equal(spawns().length, 2, 'a stale Restart Now restarts nothing');
     } finally {
       toasts.dispose();
       fs.writeFileSync(file, original);
@@ -120,7 +124,8 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
     const started: string[] = [];
     const toasts = recordToasts('showInformationMessage');
     const told = () => toasts.told.filter(([m]) => m.includes('new configuration'));
-    const lab = (...more: string[]) => ({ lab: { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio', ...more] } });
+    // Another name than the first part's "lab", whose reconfiguration could still be under way.
+    const lab = (...more: string[]) => ({ relab: { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio', ...more] } });
     try {
       const { row, task: first } = await labEditedAfterItsTask(4000, 'result only', started);
       await waitFor(async () => (await row())?.description?.endsWith(" · new configuration waits for 1 task's result"), 'the row to say the new configuration waits for the result');
@@ -128,18 +133,18 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
       await api.getResult(first.id, { waitSeconds: 30 });
       await waitFor(async () => /^connected · tasks: [^·]+$/.test((await row())?.description ?? ''), 'the lab server to restart, connected, with nothing waiting');
       await settings().update('servers', lab(), vscode.ConfigurationTarget.Global);
-      const id = await waitFor(() => api.getServers().find((s) => s.label === 'lab')?.id, 'the lab server');
+      const id = await waitFor(() => api.getServers().find((s) => s.label === 'relab')?.id, 'the relab server');
       const task = await api.runTool(id, 'work', { arguments: { tag: 'restarted', held: true, durationMs: 0 } });
       started.push(task.id);
       await settings().update('servers', lab('--poll-interval', '700'), vscode.ConfigurationTarget.Global);
       await waitFor(() => told().length, 'the notification that the new configuration waits');
-      assert.deepEqual(told(), [['MCP server "lab" restarts with its new configuration when its live task ends.', ['Restart Now']]]);
+      assert.deepEqual(told(), [['MCP server "relab" restarts with its new configuration when its live task ends.', ['Restart Now']]]);
       const asked = await answeringWarnings(async (modal) => {
         modal.answer = 'Restart';
         toasts.choices[toasts.told.indexOf(told()[0])]('Restart Now');
         await waitFor(() => api.getTask(task.id)?.status === 'lost', 'the task to be lost with the restart');
       });
-      assert.deepEqual(asked, ['Restart "lab"? Its running task will be lost. | The server\'s process ends with the connection, and a new one does not know its tasks; calls made without a task end too. | Restart']);
+      assert.deepEqual(asked, ['Restart "relab"? Its running task will be lost. | The server\'s process ends with the connection, and a new one does not know its tasks; calls made without a task end too. | Restart']);
       const next = await api.runTool(id, 'work', { arguments: { tag: 'after', durationMs: 100 } });
       started.push(next.id);
       assert.equal(next.pollInterval, 700, 'the new configuration applies');

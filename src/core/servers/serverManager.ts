@@ -171,9 +171,9 @@ export class NeedsInputError extends Error {
 export const disconnectedByUser = (label: string): string => `Server "${label}" was disconnected by the user: connect it to follow its tasks again.`;
 
 /**
- * The user dismissed a prompt for one of the server's inputs, or ended the connection under way
- * (Disconnect, Restart, its removal): not a failure to report, since the user chose it (commands
- * end quietly). Background work gets it too, without asking again.
+ * The user dismissed a prompt for one of the server's inputs, or disconnected the server while it
+ * connected: not a failure to report, since the user chose it (commands end quietly). Background
+ * work gets it too, without asking again.
  */
 export class InputDismissedError extends HeldByUserError {
   constructor(message: string) {
@@ -667,7 +667,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
     let needed: string | undefined;
     // Disconnected, restarted or removed meanwhile (`generation` moved on): nothing more is started.
     const latest = () => generation === entry.generation;
-    const cancelled = () => new InputDismissedError(`Connection to "${config.label}" was cancelled`);
+    // By the user's Disconnect: their choice, not a failure (commands end quietly); by an edit or removal: an error, as the call did not run.
+    const cancelled = () => new (entry.userDisconnected ? InputDismissedError : Error)(`Connection to "${config.label}" was cancelled`);
     let session: McpSession | undefined;
     const asking = (entry.asking = new AbortController());
     try {
