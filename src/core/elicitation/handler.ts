@@ -6,7 +6,7 @@ import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine
 import { requestAbout } from '../tasks/types';
 import type { TaskSnapshot } from '../tasks/types';
 import type { Disposable, Event } from '../util/event';
-import { anySignal, errorMessage } from '../util/abort';
+import { anySignal, errorMessage, newController } from '../util/abort';
 import type { Logger } from '../util/log';
 import { prefixed, truncate } from '../util/log';
 import type { Turn } from '../util/turns';
@@ -288,7 +288,7 @@ export const createElicitationHandler = (options: ElicitationHandlerOptions): El
       throw error;
     }
     log.info(`${logged} asks: ${truncate(plan.message, 300)} (${plan.mode === 'url' ? `to open ${plan.url}` : `${plan.steps.length} field${plan.steps.length === 1 ? '' : 's'}`})`);
-    const completed = new AbortController();
+    const completed = newController();
     if (key) pending.set(key, completed);
     const signal = key ? anySignal([ctx.signal, completed.signal]) : ctx.signal;
     try {

@@ -13,7 +13,7 @@ import { DIRECT, TASK } from '../tasks/types';
 import { summarize } from '../tasks/presentation';
 import type { HoldAs } from '../tasks/incoming';
 import { ownHold } from '../tasks/incoming';
-import { errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
+import { errorMessage, MAX_TIMER_MS, newController, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import { DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
@@ -369,7 +369,7 @@ export class TaskHost {
       session,
       seq: ++state.seq,
       expiresAt: now + ttl,
-      work: new AbortController(),
+      work: newController(),
       related: new Set(ctx.task ? [ctx.task.key] : ctx.calls),
       done,
       settle,

@@ -5,7 +5,7 @@ import type { Disposable, Event } from '../util/event';
 import { Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { truncate, warnRepeated } from '../util/log';
-import { abortReason, errorMessage, MAX_TIMER_MS, sleep } from '../util/abort';
+import { abortReason, errorMessage, MAX_TIMER_MS, newController, sleep } from '../util/abort';
 import { isNumber, isObject, isObjectLike, isString, safeStringify, stringify } from '../util/json';
 import { isFiniteNumber, maxOf, minOf } from '../util/builtins';
 import { noop, rejected, SENT } from '../util/promise';
@@ -122,7 +122,7 @@ export class JsonRpcConnection implements Disposable {
   readonly #onUnhandledNotification = new Emitter<JsonRpcNotification>();
   readonly #onUndelivered = new Emitter<UndeliveredAnswer>();
   /** Aborted when the connection closes: ends the pauses between the tries of an answer. */
-  readonly #alive = new AbortController();
+  readonly #alive = newController();
   #closed: TransportCloseInfo | undefined;
   readonly #log: Logger;
   /** Messages ignored so far, by kind: a server that sends bad lines all day warns once (see warnRepeated). */
@@ -496,7 +496,7 @@ export class JsonRpcConnection implements Disposable {
       await this.#sendError(req, new RpcError(ErrorCode.InternalError, `Too many concurrent requests (limit ${this.#maxIncoming}); try again later`));
       return;
     }
-    const controller = new AbortController();
+    const controller = newController();
     this.#incoming.set(req.id, controller);
     const meta = req.params?._meta;
     try {

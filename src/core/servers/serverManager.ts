@@ -16,7 +16,7 @@ import type { Event } from '../util/event';
 import { DisposableBase, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { itsTasksEnd, prefixed, redactSecrets, redacting, sentence } from '../util/log';
-import { errorMessage, raceAbort } from '../util/abort';
+import { errorMessage, newController, raceAbort } from '../util/abort';
 import { ConnectionClosedError, detailOf, reasonOf } from '../jsonrpc/errors';
 import type { TransportCloseInfo } from '../transports/transport';
 import type { SessionSource } from '../tasks/engine';
@@ -670,7 +670,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     // By the user's Disconnect: their choice, not a failure (commands end quietly); by an edit or removal: an error, as the call did not run.
     const cancelled = () => new (entry.userDisconnected ? InputDismissedError : Error)(`Connection to "${config.label}" was cancelled`);
     let session: McpSession | undefined;
-    const asking = (entry.asking = new AbortController());
+    const asking = (entry.asking = newController());
     try {
       const context = this.#options.resolveContext(config);
       // Values of environment variables with secret names (API_KEY, GITHUB_TOKEN…) that the

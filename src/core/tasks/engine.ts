@@ -9,7 +9,7 @@ import type { McpSession } from '../protocol/session';
 import { pageThrough } from '../protocol/paging';
 import type { TransportCloseInfo } from '../transports/transport';
 import { TransportHttpError } from '../transports/transport';
-import { abortAfter, abortReason, anySignal, errorMessage, onAbort, raceAbort } from '../util/abort';
+import { abortAfter, abortReason, anySignal, errorMessage, newController, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import { DisposableBase, DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
@@ -292,7 +292,7 @@ export class TaskEngine extends DisposableBase {
   readonly #onDidRemove = this._register(new Emitter<string>());
   readonly #onDidNotSend = this._register(new Emitter<UnsentAnswer>());
   readonly #onDidChangeReach = this._register(new Emitter<string>());
-  readonly #lifetime = new AbortController();
+  readonly #lifetime = newController();
   readonly #log: Logger;
   readonly #sessions: SessionSource;
   readonly #now: () => number;
@@ -591,7 +591,7 @@ export class TaskEngine extends DisposableBase {
     if (signal?.aborted) throw abortReason(signal);
     const started = this.#createTask(serverId, session, toolName, options);
     const ms = this.#timeout();
-    const timeout = new AbortController();
+    const timeout = newController();
     const stopTimer = abortAfter(timeout, ms, () => new RequestTimeoutError(TOOLS_CALL, ms, this.#label(serverId)));
     const stop = signal ? anySignal([signal, timeout.signal]) : timeout.signal;
     try {
@@ -787,7 +787,7 @@ export class TaskEngine extends DisposableBase {
 
   async #startDirect(serverId: string, session: McpSession, toolName: string, options: CallToolOptions, retryAsTask: boolean): Promise<TaskSnapshot> {
     const rec = this.#addRec(this.#directSnapshot(serverId, toolName, options));
-    const abort = (rec.direct = new AbortController());
+    const abort = (rec.direct = newController());
     const signals = [abort.signal, this.#lifetime.signal, ...(options.signal ? [options.signal] : [])];
     this.#serverLog(serverId).info(`Direct call of ${toolName} (not a task)`);
     const run = async () => {
@@ -1363,7 +1363,7 @@ export class TaskEngine extends DisposableBase {
       let why: string | undefined;
       try {
         // Blocks for as long as the task runs; the session closing ends it, or `expectAnswer`.
-        rec.resultAbort = new AbortController();
+        rec.resultAbort = newController();
         if (isTerminal(rec.snap.status)) this.#expectAnswer(rec);
         const result = await session.request(TASKS_RESULT, { taskId }, CallToolResultSchema, { timeoutMs: Infinity, signal: rec.resultAbort.signal });
         this.#reached(serverId);
@@ -1590,7 +1590,7 @@ export class TaskEngine extends DisposableBase {
     // abort (a chat request stopped).
     let c = this.#cancelling.get(key);
     if (!c) {
-      const stop = new AbortController();
+      const stop = newController();
       this.#cancelling.set(key, (c = { stop, waiting: 0, sent: this.#cancel(key, stop.signal, by).finally(() => this.#cancelling.delete(key)) }));
     }
     const shared = c;

@@ -5,7 +5,7 @@ import type { IncomingRequestContext } from '../jsonrpc/connection';
 import { ELICITATION_CREATE, INPUT_REQUIRED, RELATED_TASK_META, SAMPLING_CREATE, WORKING } from '../protocol/schemas';
 import type { McpSession } from '../protocol/session';
 import { RpcError } from '../jsonrpc/errors';
-import { anySignal } from '../util/abort';
+import { anySignal, newController } from '../util/abort';
 import type { DisposableStore, Event } from '../util/event';
 import { isObjectLike, isString } from '../util/json';
 import { noop } from '../util/promise';
@@ -168,7 +168,7 @@ const ask = async <R extends Tracked>({ tracker, serverId, session }: Origin<R>,
   const one = live.find((r) => r === related);
   const calls = rec ? [rec] : one ? [one] : live;
   // Aborts once all it is about has ended: a question about a task that ends (cancelled, failed...) is withdrawn, its dialog closing.
-  const ended = new AbortController();
+  const ended = newController();
   // Its holds not released yet: its own, and those of the task it runs as here (see TaskHost), which outlives this request.
   const holds = new Set<() => void>();
   let done = false;

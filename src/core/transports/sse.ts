@@ -1,4 +1,4 @@
-import { abortReason, errorMessage } from '../util/abort';
+import { abortReason, errorMessage, newController } from '../util/abort';
 import type { Logger } from '../util/log';
 import { CHECK_URL, checkHttpConfig, closedError, deliver, discardBody, EVENT_STREAM, httpStatusError, JSON_TYPE, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, webPageAnswer } from './sseStream';
 import { STREAM_HEADERS_TIMEOUT_MS, transportFetch } from './nodeFetch';
@@ -44,7 +44,7 @@ export class LegacySseTransport implements Transport {
   readonly #customHeaders: Record<string, string>;
   readonly #endpointTimeoutMs: number;
   readonly #settings?: boolean;
-  readonly #lifetime = new AbortController();
+  readonly #lifetime = newController();
   #endpoint: URL | undefined;
   /** The url the event stream came from (after redirects): a relative endpoint is resolved against it. */
   #streamUrl: URL | undefined;

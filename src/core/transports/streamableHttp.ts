@@ -1,6 +1,6 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { ErrorCode } from '../jsonrpc/errors';
-import { abortReason, anySignal, errorMessage, sleep } from '../util/abort';
+import { abortReason, anySignal, errorMessage, newController, sleep } from '../util/abort';
 import type { Logger } from '../util/log';
 import { checkHttpConfig, closedError, deliver, discardBody, EVENT_STREAM, httpStatusError, JSON_TYPE, MAX_MESSAGE_CHARS, mediaType, networkError, parseEventData, readBodySnippet, readBodyText, readSseStream, webPageAnswer } from './sseStream';
 import { STREAM_HEADERS_TIMEOUT_MS, transportFetch } from './nodeFetch';
@@ -120,7 +120,7 @@ export class StreamableHttpTransport implements Transport {
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
   /** Aborts every fetch, stream and retry sleep when the transport closes. */
-  readonly #lifetime = new AbortController();
+  readonly #lifetime = newController();
   /** The standalone GET stream while it is connecting, open, or waiting to reconnect. */
   #serverStream: AbortController | undefined;
   #closing: Promise<void> | undefined;
@@ -208,7 +208,7 @@ export class StreamableHttpTransport implements Transport {
   async #postOneWay(message: object): Promise<void> {
     if (this.#closing) throw closedError(this.#serverName);
     const sentSession = this.#sessionId;
-    const timeout = new AbortController();
+    const timeout = newController();
     const timer = setTimeout(
       () => timeout.abort(new TransportHttpError(`${this.#server} did not accept ${describe(message)} within ${this.#oneWayTimeoutMs / 1000} s`)),
       this.#oneWayTimeoutMs,
@@ -227,7 +227,7 @@ export class StreamableHttpTransport implements Transport {
 
   async #post(message: object, requestIds: RequestId[]): Promise<void> {
     if (this.#closing) throw closedError(this.#serverName);
-    const exchange: Exchange = { controller: new AbortController(), ids: new Set(requestIds) };
+    const exchange: Exchange = { controller: newController(), ids: new Set(requestIds) };
     for (const id of requestIds) this.#exchanges.set(id, exchange);
     const signal = anySignal([this.#lifetime.signal, exchange.controller.signal]);
     let following = false;
@@ -307,7 +307,7 @@ export class StreamableHttpTransport implements Transport {
    */
   openServerStream(): void {
     if (this.#closing || this.#serverStream) return;
-    const controller = new AbortController();
+    const controller = newController();
     this.#serverStream = controller;
     const state: StreamState = { kind: 'get', label: 'server stream' };
     void this.#follow(state, undefined, controller.signal).finally(() => {
