@@ -238,7 +238,7 @@ const vscodeOnce = {
 const nodeOnce = {
   name: 'node-once',
   setup(build) {
-    build.onResolve({ filter: /^node:(crypto|fs|path|stream)$/ }, (args) =>
+    build.onResolve({ filter: /^node:(fs|path|stream)$/ }, (args) =>
       args.namespace === 'node-once' ? { path: args.path, external: true } : { path: args.path, namespace: 'node-once' },
     );
     build.onLoad({ filter: /.*/, namespace: 'node-once' }, (args) => ({ contents: `export * from '${args.path}';`, loader: 'js' }));

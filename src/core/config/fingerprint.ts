@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { ServerConfig } from './types';
 import { isObjectLike, stringify } from '../util/json';
 import { entriesOf, isArray } from '../util/builtins';
 import { HTTP } from './types';
+import { sha256 } from '../util/crypto';
 
 /**
  * A stable digest of what decides how a server is reached: type, transport fields and the
@@ -14,7 +14,7 @@ import { HTTP } from './types';
 export const fingerprint = (config: ServerConfig, context?: unknown): string => {
   const { id: _id, name: _name, label: _label, source: _source, inputs, ...transport } = config;
   const canonical = canonicalJson({ ...transport, inputs: [...inputs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)), context });
-  return createHash('sha256').update(canonical).digest('hex');
+  return sha256(canonical);
 };
 
 /**
@@ -22,7 +22,7 @@ export const fingerprint = (config: ServerConfig, context?: unknown): string => 
  * (a URL may carry a key). New headers (a new token) at the same URL still resume the session, in
  * the next window as in this one.
  */
-export const endpointPrint = (config: ServerConfig): string | undefined => (config.type === HTTP ? createHash('sha256').update(config.url).digest('hex') : undefined);
+export const endpointPrint = (config: ServerConfig): string | undefined => (config.type === HTTP ? sha256(config.url) : undefined);
 
 /** JSON with object keys sorted at every level and undefined members left out. */
 const canonicalJson = (v: unknown): string => {

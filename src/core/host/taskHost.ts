@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import type { IncomingRequestContext } from '../jsonrpc/connection';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
@@ -14,6 +13,7 @@ import { summarize } from '../tasks/presentation';
 import type { HoldAs } from '../tasks/incoming';
 import { ownHold } from '../tasks/incoming';
 import { errorMessage, MAX_TIMER_MS, newController, onAbort, raceAbort } from '../util/abort';
+import { randomUUID } from '../util/crypto';
 import type { Disposable, Event } from '../util/event';
 import { DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import * as z from 'zod/mini';
 import type { ConfigError, InputDef, ServerConfig } from '../config/types';
@@ -17,6 +16,7 @@ import { DisposableBase, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { itsTasksEnd, prefixed, redactSecrets, redacting, sentence } from '../util/log';
 import { errorMessage, newController, raceAbort } from '../util/abort';
+import { randomUUID } from '../util/crypto';
 import { ConnectionClosedError, detailOf, reasonOf } from '../jsonrpc/errors';
 import type { TransportCloseInfo } from '../transports/transport';
 import type { SessionSource } from '../tasks/engine';

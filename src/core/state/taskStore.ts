@@ -1,4 +1,3 @@
-import { createHash, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod/mini';
@@ -15,6 +14,7 @@ import { fromJson, isNumber, isObjectLike, isString, safeStringify, stringify, T
 import { isArray, keysOf, parseDate } from '../util/builtins';
 import { DIRECT, SERVER_LIST, TASK } from '../tasks/types';
 import { noop } from '../util/promise';
+import { randomUUID, sha256 } from '../util/crypto';
 import { OptionalNumber, OptionalString } from '../util/zod';
 
 /** A Streamable HTTP session kept open across a window reload because it had live tasks. */
@@ -535,7 +535,7 @@ export class TaskStore implements Disposable {
   }
 
   #outcomePath(key: string): string {
-    return path.join(this.#resultsDir, `${createHash('sha256').update(key).digest('hex').slice(0, 32)}.json`);
+    return path.join(this.#resultsDir, `${sha256(key).slice(0, 32)}.json`);
   }
 
   #outcomeText(outcome: TaskOutcome): string {

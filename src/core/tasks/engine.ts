@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Progress, UndeliveredAnswer } from '../jsonrpc/connection';
 import { InvalidResultError } from '../jsonrpc/connection';
 import { ConnectionClosedError, ErrorCode, RequestTimeoutError, detailOf, isPeerError, reasonOf } from '../jsonrpc/errors';
@@ -10,6 +9,7 @@ import { pageThrough } from '../protocol/paging';
 import type { TransportCloseInfo } from '../transports/transport';
 import { TransportHttpError } from '../transports/transport';
 import { abortAfter, abortReason, anySignal, errorMessage, newController, onAbort, raceAbort } from '../util/abort';
+import { randomUUID } from '../util/crypto';
 import type { Disposable, Event } from '../util/event';
 import { DisposableBase, DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
