@@ -11,7 +11,7 @@ import type { Disposable } from '../util/event';
 import { DisposableStore } from '../util/event';
 import type { Logger } from '../util/log';
 import { fromJson, isNumber, isObjectLike, isString, safeStringify, stringify, TOO_DEEP } from '../util/json';
-import { isArray, keysOf, parseDate } from '../util/builtins';
+import { isArray, keysOf, now, parseDate } from '../util/builtins';
 import { DIRECT, SERVER_LIST, TASK } from '../tasks/types';
 import { noop } from '../util/promise';
 import { randomUUID, sha256 } from '../util/crypto';
@@ -87,11 +87,11 @@ const DAY = 24 * 60 * 60 * 1000;
  * this window; the live connection keeps it again at shutdown if a task needs it.
  */
 const neededSessions = <S extends SavedSession>(sessions: S[], tasks: TaskSnapshot[], retentionMs: number): S[] => {
-  const now = Date.now();
+  const at = now();
   // A createdAt that cannot be read (NaN) ends nothing: the retention period bounds the session.
-  const live = new Set(tasks.filter((t) => needsSession(t, now)).map((t) => t.serverId));
+  const live = new Set(tasks.filter((t) => needsSession(t, at)).map((t) => t.serverId));
   // An entry of an older version is as old as the first time it is read.
-  return sessions.filter((s) => live.has(s.serverId) && (s.keptAt ??= now) + retentionMs > now);
+  return sessions.filter((s) => live.has(s.serverId) && (s.keptAt ??= at) + retentionMs > at);
 };
 
 export interface TaskStoreOptions {
@@ -204,7 +204,7 @@ export class TaskStore implements Disposable {
 
   /** Finished tasks last updated before then are past the retention period. */
   #cutoff(): number {
-    return Date.now() - this.#retentionMs();
+    return now() - this.#retentionMs();
   }
 
   async #read(cutoff: number): Promise<LoadedState> {
@@ -225,7 +225,7 @@ export class TaskStore implements Disposable {
 
   /** Keeps the index as it is (`how`: moved or copied) where the next save cannot overwrite it, the user's to restore: where (told to `tell`). */
   #aside(how: (from: string, to: string) => void, tell?: (to: string) => void): string {
-    const to = `${this.#indexPath}.${Date.now()}.damaged`;
+    const to = `${this.#indexPath}.${now()}.damaged`;
     try {
       how(this.#indexPath, to);
       tell?.(to);
@@ -391,7 +391,7 @@ export class TaskStore implements Disposable {
    */
   #writeNew(): void {
     if (this.#busy) return void (this.#again = true);
-    const start = Date.now();
+    const start = now();
     this.#busy = true;
     void this.#writeIndex().finally(() =>
       setTimeout(() => {
@@ -400,7 +400,7 @@ export class TaskStore implements Disposable {
           this.#again = false;
           this.#writeNew();
         }
-      }, Date.now() - start).unref(),
+      }, now() - start).unref(),
     );
   }
 
@@ -523,9 +523,9 @@ export class TaskStore implements Disposable {
   async #locked<T>(fn: () => T): Promise<T> {
     let value!: T;
     const run = () => void (value = fn());
-    const deadline = Date.now() + LOCK_WAIT_MS;
+    const deadline = now() + LOCK_WAIT_MS;
     while (!tryLocked(this.#lock, run)) {
-      if (Date.now() > deadline) {
+      if (now() > deadline) {
         run();
         break;
       }
@@ -637,7 +637,7 @@ const pastRetention = (snap: TaskSnapshot, cutoff: number): boolean => isTermina
  * period, and that their server may still list: not past their `until` (see serverForgetsAt).
  */
 const keptRemoved = (v: unknown, cutoff: number): RemovedTask[] => {
-  return isArray(v) ? v.filter((r: Partial<RemovedTask> | null) => isString(r?.key) && isString(r.createdAt) && isNumber(r.removedAt) && r.removedAt >= cutoff && !((r.until ?? Infinity) < Date.now())) : [];
+  return isArray(v) ? v.filter((r: Partial<RemovedTask> | null) => isString(r?.key) && isString(r.createdAt) && isNumber(r.removedAt) && r.removedAt >= cutoff && !((r.until ?? Infinity) < now())) : [];
 };
 
 /** An entry of the index that can be restored: an object whose snapshot names its task and has a known status and kind. */
@@ -701,7 +701,7 @@ const tryLocked = (lock: string, fn: () => void): boolean => {
     // Held by another. Otherwise no folder yet (nothing to claim in it), or no lock to be had: unlocked.
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
       try {
-        if (Date.now() - fs.statSync(lock).mtimeMs > LOCK_STALE_MS) removeQuietly(lock);
+        if (now() - fs.statSync(lock).mtimeMs > LOCK_STALE_MS) removeQuietly(lock);
       } catch {
         // Released meanwhile: tried again.
       }
@@ -724,8 +724,8 @@ const tryLocked = (lock: string, fn: () => void): boolean => {
  * held for milliseconds), for a second at most, then unlocked.
  */
 const lockedSync = (lock: string, fn: () => void): void => {
-  const deadline = Date.now() + LOCK_WAIT_MS / 2;
-  while (!tryLocked(lock, fn)) if (Date.now() > deadline) return fn();
+  const deadline = now() + LOCK_WAIT_MS / 2;
+  while (!tryLocked(lock, fn)) if (now() > deadline) return fn();
 };
 
 /** Deletes a file if it is there, saying nothing when it cannot (it is only a temporary file). */

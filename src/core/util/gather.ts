@@ -1,4 +1,4 @@
-import { minOf } from './builtins';
+import { minOf, now } from './builtins';
 
 /**
  * Hands on together what comes of one kind one after another over seconds (a reload's tasks,
@@ -12,14 +12,14 @@ export const gatherer = <T>(hand: (items: T[]) => void, quietMs: number, maxMs: 
   const wait = (kind: string, g = open.get(kind)!): void => {
     clearTimeout(g[2]);
     // Quiet, or at the latest: what was held goes on, and the kind stays open a while; if nothing was, it closes.
-    g[2] = setTimeout(() => (g[0].length ? (hand(g[0].splice(0)), (g[1] = Date.now() + maxMs), wait(kind, g)) : open.delete(kind)), minOf(quietMs, g[1] - Date.now()));
+    g[2] = setTimeout(() => (g[0].length ? (hand(g[0].splice(0)), (g[1] = now() + maxMs), wait(kind, g)) : open.delete(kind)), minOf(quietMs, g[1] - now()));
   };
   return {
     add(kind, items) {
       const g = open.get(kind);
       if (g) g[0].push(...items);
       // The first of its kind, alone: handed on at once.
-      else open.set(kind, [items.length > 1 ? items : (hand(items), []), Date.now() + maxMs]);
+      else open.set(kind, [items.length > 1 ? items : (hand(items), []), now() + maxMs]);
       wait(kind);
     },
     dispose: () => open.forEach((g) => clearTimeout(g[2])),
