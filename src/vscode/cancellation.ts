@@ -1,14 +1,14 @@
 // The one bridge between the editor's CancellationToken and the core's AbortSignal, both ways.
 import * as vscode from 'vscode';
-import { anySignal, onAbort, raceAbort } from '../core/util/abort';
+import { anySignal, newController, onAbort, raceAbort } from '../core/util/abort';
 import { unlinked } from '../core/util/text';
 
 /** A signal that never aborts: for the steps of our own commands, which only the user ends. */
-export const NEVER = new AbortController().signal;
+export const NEVER = newController().signal;
 
 /** An AbortSignal that aborts when `token` is cancelled. */
 export const toAbortSignal = (token: vscode.CancellationToken): { signal: AbortSignal; dispose(): void } => {
-  const controller = new AbortController();
+  const controller = newController();
   if (token.isCancellationRequested) controller.abort(new Error('cancelled'));
   const sub = token.onCancellationRequested(() => controller.abort(new Error('cancelled')));
   return { signal: controller.signal, dispose: () => sub.dispose() };

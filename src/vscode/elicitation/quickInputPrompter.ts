@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Answer, FormPrompter, InputOptions, Nav, PickItem, PickOptions, PromptOptions } from '../../core/elicitation/handler';
-import { abortReason, onAbort, raceAbort } from '../../core/util/abort';
+import { abortReason, newController, onAbort, raceAbort } from '../../core/util/abort';
 import type { Turn } from '../../core/util/turns';
 import type { HiddenDialogs } from '../hiddenDialogs';
 import { showAgain } from '../hiddenDialogs';
@@ -149,7 +149,7 @@ export class QuickInputPrompter implements FormPrompter {
    */
   async whileBusy<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T | undefined> {
     const input = this.#current;
-    const stop = new AbortController();
+    const stop = newController();
     let done = false;
     // Once every input asked is answered, the step shows again (if the work goes on).
     const answered = (prompts: Promise<string | undefined>[]): unknown =>

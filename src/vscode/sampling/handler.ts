@@ -10,7 +10,8 @@ import type { ServerRequestContext, ServerRequestHandler } from '../../core/task
 import { noteRefusal, requestAbout } from '../../core/tasks/types';
 import { serverWithdrew } from '../../core/tasks/incoming';
 import { SAMPLING_CREATE } from '../../core/protocol/schemas';
-import { abortReason, anySignal, errorMessage, onAbort } from '../../core/util/abort';
+import { abortReason, anySignal, errorMessage, newController, onAbort } from '../../core/util/abort';
+import { now } from '../../core/util/builtins';
 import type { Logger } from '../../core/util/log';
 import { prefixed, truncate } from '../../core/util/log';
 import { InFlight } from '../../core/util/inFlight';
@@ -87,7 +88,7 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
       // Checked again in turn: an earlier prompt may just have granted "always".
       if (always()) return 'allowed';
       // "Always allow" answered on another prompt of this server (shown, or this one hidden) settles this one.
-      const granted = new AbortController();
+      const granted = newController();
       const sub = o.permissions.onDidChange(() => always() && granted.abort());
       const allowedElsewhere = () => granted.signal.aborted && !ctx.signal.aborted;
       try {
@@ -181,9 +182,9 @@ const sample = async (
   log: Logger,
 ): Promise<Record<string, unknown>> => {
   log.info(`Sampling with ${model.vendor}/${model.id} (${reason})`);
-  const started = Date.now();
+  const started = now();
   // Aborted by the server's cancellation, or by us once the answer is long enough.
-  const stop = new AbortController();
+  const stop = newController();
   const unforward = onAbort(signal, () => stop.abort(signal.reason));
   const { token, dispose } = toCancellationToken(stop.signal);
   const collector = new CompletionCollector({
@@ -209,7 +210,7 @@ const sample = async (
   if (signal.aborted) throw abortReason(signal);
   if (collector.countError !== undefined) log.warn(`Could not count tokens, so maxTokens was not enforced: ${errorMessage(collector.countError)}`);
   if (ignored) log.debug(`Ignored ${ignored} non-text part(s) of the answer`);
-  log.info(`Sampling answered by ${model.id}: ${collector.text.length} characters, stopReason ${collector.stopReason}, in ${Date.now() - started} ms`);
+  log.info(`Sampling answered by ${model.id}: ${collector.text.length} characters, stopReason ${collector.stopReason}, in ${now() - started} ms`);
   if (log.traceEnabled !== false) log.trace(`Sampling answer: ${truncate(collector.text)}`);
   return buildCreateMessageResult(collector.text, model.id, collector.stopReason);
 };

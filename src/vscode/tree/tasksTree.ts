@@ -16,7 +16,7 @@ import type { LiveWork } from '../../core/tasks/types';
 import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
 import { executeCommand, OPEN_CONFIGURATION, OPEN_RESULT, RESPOND_TO_TASK } from '../editorCommands';
 import { isObjectLike, isString, stringify } from '../../core/util/json';
-import { isArray, keysOf, parseDate } from '../../core/util/builtins';
+import { isArray, keysOf, now, parseDate } from '../../core/util/builtins';
 import { COMPLETED, ELICITATION_CREATE, INPUT_REQUIRED } from '../../core/protocol/schemas';
 import { DIRECT, SERVER_LIST, TASK } from '../../core/tasks/types';
 import { formatCount, inert, oneLine } from '../../core/util/text';
@@ -324,7 +324,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     const title = this.#title(t);
     const item = new vscode.TreeItem(oneLine(title), vscode.TreeItemCollapsibleState.None);
     item.id = `task:${t.key}`;
-    const said = describeTask(t, Date.now());
+    const said = describeTask(t, now());
     item.description = oneLine(said);
     item.iconPath = asThemeIcon({ id: p.icon, color: p.color });
     const live = !isTerminal(t.status);
@@ -345,7 +345,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   resolveTreeItem(item: vscode.TreeItem, node: Node): vscode.TreeItem {
     if (node.kind === TASK && !item.tooltip) {
       const t = this.#engine.get(node.key);
-      if (t) item.tooltip = taskTooltip(t, this.#title(t), Date.now(), this.#checks(t));
+      if (t) item.tooltip = taskTooltip(t, this.#title(t), now(), this.#checks(t));
       this.#looks.delete(item);
     }
     return item;
@@ -460,7 +460,7 @@ const hostedItem = (h: HostedTaskSnapshot, hosted: readonly HostedTaskSnapshot[]
   const { label, what, iconPath } = hostedTitle(h, hosted, p.color);
   const item = new vscode.TreeItem(oneLine(label), vscode.TreeItemCollapsibleState.None);
   item.id = `hosted:${h.serverId}:${h.taskId}`;
-  item.description = oneLine(describeHosted(h, Date.now()));
+  item.description = oneLine(describeHosted(h, now()));
   item.iconPath = iconPath;
   const live = !isTerminal(h.status);
   // A live question is hidden, open or waiting its turn: Respond shows it if hidden.
@@ -469,7 +469,7 @@ const hostedItem = (h: HostedTaskSnapshot, hosted: readonly HostedTaskSnapshot[]
   if (respondable) item.command = { command: RESPOND_TO_TASK, title: 'Respond', arguments: [{ kind: HOSTED, taskId: h.taskId, serverId: h.serverId }] };
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown(`**${what}**, run as a task here: ${p.label}\n\n${escapeMd(h.summary)}\n\n`);
-  md.appendMarkdown(`Task id: \`${h.taskId}\`  \nCreated: ${localTime(h.createdAt)}  \nTTL: ${formatAge(h.ttl)}${live ? `, ${formatAge(parseDate(h.createdAt) + h.ttl - Date.now())} left (then it closes unanswered)` : ''}${h.model ? `  \nLanguage model: ${escapeMd(h.model)}` : ''}`);
+  md.appendMarkdown(`Task id: \`${h.taskId}\`  \nCreated: ${localTime(h.createdAt)}  \nTTL: ${formatAge(h.ttl)}${live ? `, ${formatAge(parseDate(h.createdAt) + h.ttl - now())} left (then it closes unanswered)` : ''}${h.model ? `  \nLanguage model: ${escapeMd(h.model)}` : ''}`);
   item.tooltip = md;
   // Heard as seen: what it is (as its icon shows), then the status, why it ended and the age, not the status alone.
   heardAs(item, `${what}: ${label}, ${item.description}`);
