@@ -4,7 +4,7 @@ import { parseDotenv } from './dotenv';
 import type { InputDef, ResolvedServer, ServerConfig } from './types';
 import { checkUrl, findVariables, formatPath, stringFields, substituteVariables } from './variables';
 import { isString } from '../util/json';
-import { entriesOf, fromEntries, keysOf } from '../util/builtins';
+import { entriesOf, fromEntries, hasOwn, keysOf } from '../util/builtins';
 import { FOLDER_BASENAME, PATH_SEPARATOR, STDIO, WORKSPACE_FOLDER } from './types';
 
 /** What variable resolution may look at. Every effect comes in through here, so tests stay pure. */
@@ -47,7 +47,7 @@ export const resolveServer = async (config: ServerConfig, ctx: ResolveContext): 
   const folder = config.source.kind === WORKSPACE_FOLDER ? config.source.folderPath : open.length === 1 ? open[0] : undefined;
   const fields = stringFields(config);
   // `${workspaceFolder}` is the server's own folder; `${workspaceFolder:name}` the folder named so.
-  const folderOf = (v: { name?: string }) => (v.name === undefined ? folder : Object.hasOwn(ctx.folders, v.name) ? ctx.folders[v.name] : undefined);
+  const folderOf = (v: { name?: string }) => (v.name === undefined ? folder : hasOwn(ctx.folders, v.name) ? ctx.folders[v.name] : undefined);
 
   // 1. Check every variable, and list the inputs in order of first use.
   const inputs: InputDef[] = [];

@@ -1,6 +1,6 @@
 import type { FieldStep, FieldValue, FormPlan } from './plan';
 import { checkValue, validateContent } from './validate';
-import { fromEntries } from '../util/builtins';
+import { fromEntries, hasOwn } from '../util/builtins';
 
 /** The user's three answers to a question (the actions sent, the dialog's choices and ways out): one string each in the bundle. */
 export const ACCEPT = 'accept';
@@ -47,10 +47,10 @@ export const startFlow = (plan: FormPlan, accepted?: Readonly<Record<string, Fie
 export const isReview = (plan: FormPlan, state: FlowState): boolean => state.index >= plan.steps.length;
 
 /** The value a field starts with: the answer already given (also after Back), else the default. */
-export const initialValue = (state: FlowState, step: FieldStep): FieldValue | undefined => (Object.hasOwn(state.answers, step.key) ? state.answers[step.key] : step.default);
+export const initialValue = (state: FlowState, step: FieldStep): FieldValue | undefined => (hasOwn(state.answers, step.key) ? state.answers[step.key] : step.default);
 
 /** The answer given for a field; own keys only: a field named `constructor` left out is not Object's. */
-export const answerOf = (state: FlowState, key: string): FieldValue | undefined => (Object.hasOwn(state.answers, key) ? state.answers[key] : undefined);
+export const answerOf = (state: FlowState, key: string): FieldValue | undefined => (hasOwn(state.answers, key) ? state.answers[key] : undefined);
 
 /** The content accepting now would send: the answers, skipped fields left out. */
 export const contentOf = (plan: FormPlan, state: FlowState): Record<string, FieldValue> => {

@@ -1,6 +1,6 @@
 import type { FieldStep, FieldValue, FormPlan } from './plan';
 import { fromJson, isNumber, isString } from '../util/json';
-import { isArray, isFiniteNumber, keysOf, round } from '../util/builtins';
+import { hasOwn, isArray, isFiniteNumber, isInteger, isSafeInteger, keysOf, round } from '../util/builtins';
 import { head } from '../util/text';
 import { BOOLEAN, INTEGER, LIST, MULTI_SELECT, NUMBER, SINGLE_SELECT, STRING } from './fieldKinds';
 
@@ -128,7 +128,7 @@ export const checkValue = (step: FieldStep, value: unknown): string | undefined 
     case NUMBER:
     case INTEGER: {
       if (!isNumber(value) || !isFiniteNumber(value)) return numberRule(step);
-      if (step.kind === INTEGER && !Number.isInteger(value)) return numberRule(step);
+      if (step.kind === INTEGER && !isInteger(value)) return numberRule(step);
       const { minimum: lo, maximum: hi, exclusiveMinimum: xlo, exclusiveMaximum: xhi, multipleOf: m } = c;
       // A multiple within rounding: 0.3 is one of 0.1, though 0.3 / 0.1 is 2.9999999999999996.
       const off = m ? Math.abs(value / m - round(value / m)) : 0;
@@ -256,7 +256,7 @@ const decimal = (text: string): string => {
  */
 const inexact = (step: FieldStep, text: string, value: number): string | undefined => {
   if (decimal(text) !== decimal(String(value))) return `${text} cannot be sent exactly: it would arrive as ${String(value)}`;
-  if (step.kind === INTEGER && !Number.isSafeInteger(value)) {
+  if (step.kind === INTEGER && !isSafeInteger(value)) {
     return `Enter a whole number between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}: beyond that, many JSON readers lose the last digits`;
   }
   return undefined;
@@ -277,7 +277,7 @@ export const validateContent = (plan: FormPlan, content: Record<string, unknown>
   const known = new Set(plan.steps.map((s) => s.key));
   for (const key of keysOf(content)) if (!known.has(key)) problems.push(`"${key}" is not a field of the form`);
   for (const step of plan.steps) {
-    if (!Object.hasOwn(content, step.key) || content[step.key] === undefined) {
+    if (!hasOwn(content, step.key) || content[step.key] === undefined) {
       if (step.required) problems.push(`"${step.title}" is required`);
       continue;
     }

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { isNumber, isObject, isString } from '../util/json';
 import { JsonObject, OptionalJsonObject, OptionalUnknown, SafeInt } from '../util/zod';
+import { isInteger, isSafeInteger } from '../util/builtins';
 
 /** Ids are strings or integers; servers may not send null ids in requests. */
 export const RequestIdSchema = z.union([z.string(), SafeInt]);
@@ -76,12 +77,12 @@ export const classify = (value: unknown): Classified => {
     !Object.prototype.hasOwnProperty.call(r, '__proto__') &&
     !('method' in value) &&
     !('error' in value) &&
-    (isString(value.id) || Number.isSafeInteger(value.id))
+    (isString(value.id) || isSafeInteger(value.id))
   ) {
     return { kind: 'result', id: value.id as RequestId, result: r };
   }
   const rawId = value.id;
-  const id = isString(rawId) || (isNumber(rawId) && Number.isInteger(rawId)) ? rawId : null;
+  const id = isString(rawId) || (isNumber(rawId) && isInteger(rawId)) ? rawId : null;
   if ('method' in value) {
     if ('id' in value) {
       const r = JsonRpcRequestSchema.safeParse(value);

@@ -13,7 +13,7 @@ import { errorMessage, raceAbort } from '../util/abort';
 import type { Implementation, InitializeResult, ServerCapabilities, Tool } from './schemas';
 import { declared, TOOLS_CALL } from './schemas';
 import { pageThrough } from './paging';
-import { maxOf } from '../util/builtins';
+import { hasOwn, maxOf } from '../util/builtins';
 import {
   EmptyResultSchema,
   InitializeResultSchema,
@@ -107,7 +107,7 @@ export class McpSession extends DisposableBase {
       connection.onNotification('notifications/message', (params) => {
         const p = LoggingMessageParamsSchema.safeParse(params);
         if (!p.success) return this.#log.debug(`Ignored an invalid log message: ${describeIssues(p.error)}`);
-        const level = Object.hasOwn(LOG_LEVEL, p.data.level) ? LOG_LEVEL[p.data.level] : 'info';
+        const level = hasOwn(LOG_LEVEL, p.data.level) ? LOG_LEVEL[p.data.level] : 'info';
         // safeStringify: data nested deeper than the stack (JSON.parse reads any depth) is cut, not lost.
         const { data } = p.data;
         const text = isString(data) ? data : data === undefined ? '' : safeStringify(data);

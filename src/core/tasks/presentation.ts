@@ -4,7 +4,7 @@ import type { LocalTaskStatus } from './status';
 import { EXPIRED, isTerminal, LOST, resultToFetch } from './status';
 import type { TaskSnapshot } from './types';
 import { COMPLETED, ELICITATION_CREATE, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
-import { floor, isArray, maxOf, parseDate, round } from '../util/builtins';
+import { floor, isArray, isInteger, maxOf, parseDate, round } from '../util/builtins';
 import { isObject, isString } from '../util/json';
 import { truncate } from '../util/log';
 import { formatCount, splitsPair } from '../util/text';
@@ -54,7 +54,7 @@ export const formatRowAge = (ms: number): string => (ms < 60_000 ? 'now' : forma
 export const formatProgress = (p: TaskSnapshot['progress'], n: (x: number) => string = formatCount): string | undefined => {
   if (!p) return undefined;
   if (p.total !== undefined && p.total > 0) {
-    return p.total <= 20 && Number.isInteger(p.total) ? `${n(p.progress)}/${n(p.total)}` : `${n(round((100 * p.progress) / p.total))}%`;
+    return p.total <= 20 && isInteger(p.total) ? `${n(p.progress)}/${n(p.total)}` : `${n(round((100 * p.progress) / p.total))}%`;
   }
   return n(p.progress);
 };

@@ -14,6 +14,10 @@ export const { fromEntries } = Object;
 export const { min: minOf, max: maxOf } = Math;
 /** Math.round and Math.floor (14 uses). */
 export const { round, floor } = Math;
+/** Number.isInteger and Number.isSafeInteger (4 and 3 uses). */
+export const { isInteger, isSafeInteger } = Number;
+/** Object.hasOwn (5 uses). */
+export const { hasOwn } = Object;
 /** Number.isFinite (a number, and finite: no coercion, unlike the global isFinite; 9 uses). */
 export const { isFinite: isFiniteNumber } = Number;
 /** Date.parse (16 uses; its milliseconds, NaN for a date it cannot read). */

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { isInteger, isSafeInteger } from './builtins';
 
 /**
  * `z.catch(innerType, value)`: the value when `innerType` refuses what it is given. Built from the
@@ -29,9 +30,9 @@ export const OptionalJsonObject = z.optional(JsonObject);
 export const SafeInt = z.number().check(
   z.check<number>((ctx) => {
     const input = ctx.value;
-    if (!Number.isInteger(input)) {
+    if (!isInteger(input)) {
       ctx.issues.push({ expected: 'int', format: 'safeint', code: 'invalid_type', continue: false, input });
-    } else if (!Number.isSafeInteger(input)) {
+    } else if (!isSafeInteger(input)) {
       const range = { input, note: 'Integers must be within the safe integer range.', origin: 'int', inclusive: true, continue: true } as const;
       ctx.issues.push(input > 0 ? { code: 'too_big', maximum: Number.MAX_SAFE_INTEGER, ...range } : { code: 'too_small', minimum: Number.MIN_SAFE_INTEGER, ...range });
     }
