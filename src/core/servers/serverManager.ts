@@ -401,7 +401,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
    * none is left. A server whose connection closed is settled by its own close (see #connect).
    */
   liveTasksChanged(serverId?: string): void {
-    const some = serverId === undefined ? [...this.#entries.values(), ...this.#leaving.values()] : [this.#entry(serverId)];
+    const some = serverId === undefined ? this.#allEntries() : [this.#entry(serverId)];
     for (const e of some) {
       if (e && this.#waiting(e) && !e.session?.isClosed) this.#settle(e);
       // A session live tasks come to need is saved at once, not only at shutdown: a window that
@@ -417,6 +417,11 @@ export class ServerManager extends DisposableBase implements SessionSource {
   /** A configured server, or a removed one whose connection stays for its live tasks. */
   #entry(id: string): Entry | undefined {
     return this.#entries.get(id) ?? this.#leaving.get(id);
+  }
+
+  /** Every server's entry: the configured ones, then those removed whose connection stays for their live tasks. */
+  #allEntries(): Entry[] {
+    return [...this.#entries.values(), ...this.#leaving.values()];
   }
 
   /** Whether the server waits for its live tasks to end: for its new configuration, or to close (removed). */
@@ -911,14 +916,14 @@ export class ServerManager extends DisposableBase implements SessionSource {
 
   /** The sessions to save for the next window: those live tasks need (`closing`: kept open on the server), and those saved at the last shutdown and not used in this window. */
   #toSave(closing?: boolean): SavedSession[] {
-    const kept = [...this.#entries.values(), ...this.#leaving.values()].flatMap((e) => this.#keepSession(e, closing) ?? []);
+    const kept = this.#allEntries().flatMap((e) => this.#keepSession(e, closing) ?? []);
     for (const s of this.#saved.values()) if (!kept.some((k) => k.serverId === s.serverId)) kept.push(s);
     return kept;
   }
 
   override dispose(): void {
     // A removed server's connection kept for its live tasks too: the window closing ends none of them.
-    const all = [...this.#entries.values(), ...this.#leaving.values()];
+    const all = this.#allEntries();
     this.#options.saveSessions?.(this.#toSave());
     for (const e of all) this.#teardown(e, 'the extension is shutting down');
     this.#entries.clear();
