@@ -13,7 +13,7 @@ import type { LocalTaskStatus } from '../tasks/status';
 import { isTerminal } from '../tasks/status';
 import type { TaskOrigin, TaskSnapshot } from '../tasks/types';
 import { DIRECT, TASK, taskKey } from '../tasks/types';
-import { anySignal, errorMessage, MAX_TIMER_MS, onAbort, raceAbort } from '../util/abort';
+import { anySignal, errorMessage, MAX_TIMER_MS, newController, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import type { Logger } from '../util/log';
 import { fromJson, safeStringify, stringify } from '../util/json';
@@ -109,7 +109,7 @@ export class UnknownTaskError extends Error {
 const FETCH_GRACE_MS = 5_000;
 
 export class TasksService implements Disposable {
-  readonly #lifetime = new AbortController();
+  readonly #lifetime = newController();
   readonly #deps: TasksServiceDeps;
 
   constructor(deps: TasksServiceDeps) {
@@ -219,7 +219,7 @@ export class TasksService implements Disposable {
   async result(id: string, waitMs = 0, signal?: AbortSignal): Promise<ResultInfo> {
     const { engine } = this.#deps;
     const deadline = Date.now() + waitMs;
-    const held = new AbortController();
+    const held = newController();
     const stop = signal ? anySignal([signal, held.signal]) : held.signal;
     let t = this.#mustGet(id);
     // Without a wait too: a live task of a server the user disconnected (or whose input the user dismissed) is followed by nothing.
