@@ -150,6 +150,23 @@ suite('Tasks of a server removed from the configuration', () => {
       assert.deepEqual([row().label, row().description], ['api:v2', 'no longer in the configuration']);
     }));
 
+  test('a live task of a server whose input the user dismissed is said not to be followed, as one of a server the user disconnected is: its row counts it, its tooltip does not promise checks', () =>
+    withTree(async ({ servers, engine, tree }) => {
+      const config = parseMcpJson(
+        JSON.stringify({ inputs: [{ type: 'promptString', id: 'key', description: 'Key', password: true }], servers: { remote: { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { 'x-key': '${input:key}' } } } }),
+        { kind: 'workspaceFolder', folderName: 'app', folderPath: '/work/app', file: '/work/app/.vscode/mcp.json' },
+      );
+      servers.setConfiguration(config.servers, config.errors);
+      const id = config.servers[0].id;
+      await assert.rejects(servers.getSession(id), /No value was given for input "key"/); // the prompt, dismissed (withTree's prompts answer nothing)
+      engine.restore([storedTask(id, 't1', { status: 'working', pollInterval: 1000 })]);
+      const [row] = tree.getChildren();
+      assert.equal(tree.getTreeItem(row).description, 'not connected · 1 live task not followed');
+      const [task] = tree.getChildren(row);
+      const tip = tree.resolveTreeItem(tree.getTreeItem(task), task).tooltip as vscode.MarkdownString;
+      assert.match(tip.value, /Checked: not at all until its server is connected \(its input was dismissed\)/);
+    }));
+
   test('a server removed from one folder of two that both had one of its name keeps its label, "demo (b)": its row is not a second "demo" beside the one still configured', () =>
     withTree(({ servers, engine, tree }) => {
       const folder = (name: string) => parseMcpJson('{ "servers": { "demo": { "command": "node" } } }', { kind: 'workspaceFolder', folderName: name, folderPath: `/work/${name}`, file: `/work/${name}/.vscode/mcp.json` });

@@ -297,8 +297,8 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     // drawn expanded, and it keeps the user's collapse while it keeps tasks. (Always Expanded
     // would put an open chevron on every row without tasks.)
     item.id = `server${hasTasks ? '+' : ''}:${s.id}`;
-    // Disconnected by the user, a remote server's live tasks go on there, unfollowed: say so.
-    const unfollowed = s.heldByUser ? this.#engine.list().filter((t) => t.serverId === s.id && t.kind === TASK && !isTerminal(t.status)).length : 0;
+    // Disconnected by the user (or its input dismissed), a remote server's live tasks go on there, unfollowed: say so.
+    const unfollowed = this.#servers.heldWhy(s.id) ? this.#engine.list().filter((t) => t.serverId === s.id && t.kind === TASK && !isTerminal(t.status)).length : 0;
     const held = unfollowed === 1 ? ' · 1 live task not followed' : unfollowed ? ` · ${formatCount(unfollowed)} live tasks not followed` : '';
     const down = this.#engine.unreachable(s.id);
     item.description = oneLine(describeServer(s, true, down) + held);
@@ -380,6 +380,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   #checks(t: TaskSnapshot): string | undefined {
     if (t.kind !== TASK || isTerminal(t.status)) return undefined;
     if (this.#servers.get(t.serverId)?.heldByUser) return 'not at all while its server is disconnected: connect it to follow the task again';
+    if (this.#servers.heldWhy(t.serverId)) return 'not at all until its server is connected (its input was dismissed)';
     if (this.#engine.followsByList(t.serverId)) return 'through tasks/list pages, with the other live tasks of its server';
     const every = this.#engine.effectivePollInterval(t.key);
     if (every === undefined) return undefined;
