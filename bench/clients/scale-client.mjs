@@ -52,7 +52,7 @@ function attachExtension(engine) {
   const store = new TaskStore(dir, logger, { shared: false, retentionDays: () => 30 });
   store.attach(engine);
   const server = { id: 'scale', name: 'scale', label: 'scale', type: 'stdio', source: { kind: 'settings' }, state: { kind: 'connected' }, serverInfo: { name: 'bench', version: '1' }, protocolVersion: '2025-11-25', tasks: 'tools/call, list, cancel' };
-  const servers = { onDidChange: new Emitter().event, errors: [], list: () => [server], get: (id) => (id === 'scale' ? server : undefined), peekSession: () => undefined, label: () => 'scale', isConfigured: (id) => id === 'scale', leavingWith: () => undefined, tasksOutliveConnection: () => true };
+  const servers = { onDidChange: new Emitter().event, errors: [], list: () => [server], get: (id) => (id === 'scale' ? server : undefined), peekSession: () => undefined, label: () => 'scale', isConfigured: (id) => id === 'scale', leavingWith: () => undefined, tasksOutliveConnection: () => true, heldWhy: () => undefined };
   const tree = new TasksTreeProvider(servers, engine);
   // The editor: a changed node gets getTreeItem again and its children re-resolved; undefined redraws all.
   const render = (node) => {

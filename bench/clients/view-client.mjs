@@ -35,7 +35,7 @@ serveWorker({
     engine.restore([...snaps, kept], new Map([[target.key, 'progress-1']]));
     const serverChanged = new Emitter();
     const serverSnap = { id: SERVER, name: SERVER, label: 'Bench server', type: 'stdio', source: { kind: 'settings' }, state: { kind: 'connected' }, serverInfo: { name: 'bench', version: '1' }, protocolVersion: '2025-11-25', tasks: 'tools/call, list, cancel' };
-    const servers = { onDidChange: serverChanged.event, errors: [], list: () => [serverSnap], get: (id) => (id === SERVER ? serverSnap : undefined), peekSession: () => undefined, label: () => serverSnap.label, isConfigured: (id) => id === SERVER, leavingWith: () => undefined, tasksOutliveConnection: () => true };
+    const servers = { onDidChange: serverChanged.event, errors: [], list: () => [serverSnap], get: (id) => (id === SERVER ? serverSnap : undefined), peekSession: () => undefined, label: () => serverSnap.label, isConfigured: (id) => id === SERVER, leavingWith: () => undefined, tasksOutliveConnection: () => true, heldWhy: () => undefined };
     // The provider's whole work on a change (telling whether its row changed, then the redraw):
     // engine listeners run in the order added, so these two bracket the provider's.
     let viewMs = 0;
