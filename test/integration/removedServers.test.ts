@@ -87,7 +87,7 @@ suite('Tasks of a server removed from the configuration', () => {
       const question = 'Disconnect "leaving"? Its running task will be lost. | The server\'s process ends with the connection, and a new one does not know its tasks; calls made without a task end too. | Disconnect';
       assert.deepEqual(asked, [question, question]);
       await waitFor(() => api.getTask(task.id)?.status === 'lost', 'the task to be lost with the process');
-      assert.equal(api.getTask(task.id)?.note, 'Its server was removed from the configuration and disconnected by the user.');
+      assert.equal(api.getTask(task.id)?.note, 'Its server is no longer in the configuration and it was disconnected by the user.');
       await new Promise((r) => setTimeout(r, 300)); // a notification would come within the indicators' 100 ms
       assert.deepEqual(spy.messages.filter((m) => m.includes('on leaving: lost')), [], 'the user ended it: not told');
     } finally {

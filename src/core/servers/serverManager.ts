@@ -343,7 +343,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
         // Its live tasks wait for it to come back (see the engine's grace period): their session too.
         const kept = this.#keepSession(entry);
         if (kept) this.#saved.set(id, kept);
-        this.#teardown(entry, 'it was removed from the configuration');
+        this.#teardown(entry, 'it is no longer in the configuration');
         entry.asking?.abort();
         this.#entries.delete(id);
       }
@@ -440,7 +440,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       else this.#setState(entry, entry.state);
     } else if (leaving) {
       this.#leaving.delete(id);
-      this.#teardown(entry, 'it was removed from the configuration, and its live tasks have ended');
+      this.#teardown(entry, 'it is no longer in the configuration, and its live tasks have ended');
       this.#onDidChange.fire(undefined);
     } else if (entry.pending) {
       // Its source, which decides whether it may start (workspace trust), is the one it ran from.

@@ -210,7 +210,7 @@ const OUTCOME_MEMORY_CHARS = 16 * 1024 * 1024;
 /** Why a task of a server whose tasks die with its process is lost when a new process (or none) is there. */
 const PROCESS_GONE = "the server's process that ran it is gone; a new process does not know its tasks";
 /** Why a live task of a server that left the configuration is lost. */
-const REMOVED = 'its server was removed from the configuration';
+const REMOVED = 'its server is no longer in the configuration';
 /**
  * How long a server may be missing from the configuration before its live tasks are lost: an
  * mcp.json being edited, or a workspace folder that opens late, brings it back (same id) unharmed.
@@ -558,7 +558,7 @@ export class TaskEngine extends DisposableBase {
    * is the Disconnect's. (`markGone` takes each out of `live`, which a Set's iteration allows.)
    */
   drop(serverId: string, why: string, moved?: boolean): void {
-    for (const rec of this.#servers.get(serverId)?.live ?? []) if (rec.snap.kind === TASK) this.#markGone(rec, `${moved ? "its server's configuration changed and it was" : `${REMOVED} and`} ${why}`, false);
+    for (const rec of this.#servers.get(serverId)?.live ?? []) if (rec.snap.kind === TASK) this.#markGone(rec, `${moved ? "its server's configuration changed" : REMOVED} and it was ${why}`, false);
   }
 
   // ── Running tools ──────────────────────────────────────────────────────────────────────────

@@ -16,7 +16,7 @@ import type { TaskSnapshot } from '../../../src/core/tasks/types';
 import { clientsAndPeersForEachTest, fixtures, startPeer, taskLab } from './support';
 
 /** The note of a task whose removed server the user disconnected. */
-const DROPPED = 'Its server was removed from the configuration and disconnected by the user.';
+const DROPPED = 'Its server is no longer in the configuration and it was disconnected by the user.';
 /** The note of a task whose server the user disconnected while its new configuration waited for it (the task is at the old endpoint). */
 const MOVED = "Its server's configuration changed and it was disconnected by the user.";
 /** Ended with its result kept (its process or connection is kept for that too), or ended otherwise. */

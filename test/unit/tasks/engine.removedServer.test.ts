@@ -71,11 +71,11 @@ describe('TaskEngine: live tasks of a server removed from the configuration', ()
     const t = engine.list()[0];
     assert.equal(t.status, 'lost');
     assert.equal(t.lastServerStatus, 'working');
-    assert.equal(t.note, 'Its server was removed from the configuration.');
+    assert.equal(t.note, 'Its server is no longer in the configuration.');
     await clock.tickAsync(24 * 60 * MINUTE);
     assert.deepEqual(
       log.lines.filter((l) => l.level === 'warn').map((l) => l.message),
-      ['[old-http] The server is no longer configured: its live tasks are lost unless it is back within 5 minutes', '[old-http] Task t1 (long-job) is lost: its server was removed from the configuration'],
+      ['[old-http] The server is no longer configured: its live tasks are lost unless it is back within 5 minutes', '[old-http] Task t1 (long-job) is lost: its server is no longer in the configuration'],
     );
   });
 
@@ -153,7 +153,7 @@ describe('TaskEngine: live tasks of a server removed from the configuration', ()
       await h.session.close();
       configured = false;
       await clock!.tickAsync(6 * MINUTE);
-      assert.deepEqual([changes, h.snap(snap.taskId).note], [['working', 'lost'], 'Its server was removed from the configuration.']);
+      assert.deepEqual([changes, h.snap(snap.taskId).note], [['working', 'lost'], 'Its server is no longer in the configuration.']);
     });
 
     it('a server back in the configuration (same id) before 5 minutes: its tasks are followed as before, and end as the server says', async () => {
@@ -202,7 +202,7 @@ describe('TaskEngine: live tasks of a server removed from the configuration', ()
       assert.equal(h.server.requestsOf('tasks/result').length, 0);
       const warns = h.log.lines.filter((l) => l.level === 'warn').map((l) => l.message);
       assert.deepEqual(warns.filter((m) => /Cannot reach the server/.test(m)).length, 1, warns.join('\n'));
-      assert.deepEqual(warns.filter((m) => /cannot be fetched/.test(m)), [`[fake] The result of task ${snap.taskId} cannot be fetched: its server was removed from the configuration (tried again if it comes back)`]);
+      assert.deepEqual(warns.filter((m) => /cannot be fetched/.test(m)), [`[fake] The result of task ${snap.taskId} cannot be fetched: its server is no longer in the configuration (tried again if it comes back)`]);
       configured = true;
       h.engine.attachSession('fake', h.session); // its session, as the server manager opens one
       await clock!.tickAsync(0);
