@@ -205,8 +205,9 @@ suite('Sampling through vscode.lm', () => {
     h.dispose();
   });
 
-  test('the server cancelling stops the model and the handler', async () => {
-    const { h } = handler();
+  test('the server cancelling stops the model and the handler, and the user is told, as when it withdraws a request before the model answers', async () => {
+    const told: string[] = [];
+    const { h, log } = handler({ withdrawn: (title, server) => told.push(`${title} on ${server}`) });
     const before = provider.requests.length;
     const ac = new AbortController();
     const pending = h.handle({ messages: [text('!slow')], maxTokens: 10_000 }, ctx(ac.signal));
@@ -219,6 +220,8 @@ suite('Sampling through vscode.lm', () => {
     assert.match(String(err), /cancelled by the server/);
     await waitFor(() => provider.requests[before]!.done, 'the provider to stop');
     assert.equal(provider.requests[before]!.cancelled, true);
+    assert.deepEqual(told, ['!slow on label of settings:demo'], 'the user is told why the model stopped');
+    assert.ok(log.lines.some((l) => /^info: .*Sampling request withdrawn before it was answered: cancelled by the server$/.test(l)), log.lines.join('\n'));
     h.dispose();
   });
 

@@ -146,11 +146,13 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
     ctx.usesModel?.(choice.model.name);
     // Rejects only when the server withdraws the request (cancelled, timed out, disconnected).
     const answer = await consent(ctx, { serverId: ctx.serverId, serverLabel: label, preview, model: choice.model.name }, fingerprint, log).catch(() => 'deny' as const);
-    if (ctx.signal.aborted) {
+    // Before the user answered, or while the model does: told as a question's is.
+    const withdrawn = () => {
       serverWithdrew(SAMPLING_CREATE, params!, ctx, label, o.withdrawn);
       log.info(`Sampling request withdrawn before it was answered: ${errorMessage(ctx.signal.reason)}`);
-      throw abortReason(ctx.signal);
-    }
+      return abortReason(ctx.signal);
+    };
+    if (ctx.signal.aborted) throw withdrawn();
     if (o.untold) noteRefusal(o.untold, ctx, answer === 'deny');
     if (answer === 'deny') {
       log.info('Sampling request denied by the user');
@@ -162,7 +164,11 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
 
     if (want && choice.reason !== 'setting') log.warn(`The preferred model "${want}" (setting mcpTasks.${PREFERRED_MODEL_SETTING}) is not available`);
     // Its direct calls work meanwhile, and their rows say a language model answers.
-    return await holding(ctx, 'model', () => answering.during(requestAbout(ctx), () => sample(choice.model, choice.reason, messages, plan, label, ctx.signal, log)));
+    try {
+      return await holding(ctx, 'model', () => answering.during(requestAbout(ctx), () => sample(choice.model, choice.reason, messages, plan, label, ctx.signal, log)));
+    } catch (err) {
+      throw ctx.signal.aborted ? withdrawn() : err;
+    }
   };
 
   return {
