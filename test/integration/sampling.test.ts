@@ -225,6 +225,22 @@ suite('Sampling through vscode.lm', () => {
     h.dispose();
   });
 
+  test('a server always allowed: its request withdrawn while the model answers stops the model and tells nothing (the user was not asked about it); the log says so', async () => {
+    const told: string[] = [];
+    const { h, log, permissions } = handler({ withdrawn: (title, server) => told.push(`${title} on ${server}`) });
+    permissions.allowAlways('settings:demo', 'label of settings:demo', undefined);
+    const before = provider.requests.length;
+    const ac = new AbortController();
+    const pending = h.handle({ messages: [text('!slow')], maxTokens: 10_000 }, ctx(ac.signal));
+    await waitFor(() => provider.requests[before] && provider.streaming > 0, 'the provider to stream');
+    ac.abort(new Error('cancelled by the server'));
+    await assert.rejects(pending, /cancelled by the server/);
+    await waitFor(() => provider.requests[before]!.done, 'the provider to stop');
+    assert.deepEqual([provider.requests[before]!.cancelled, asked.length, told], [true, 0, []]);
+    assert.ok(log.lines.some((l) => /^info: .*Sampling request withdrawn before it was answered: cancelled by the server$/.test(l)), log.lines.join('\n'));
+    h.dispose();
+  });
+
   test('a failing model gives the server -32603 with the model\'s reason', async () => {
     const { h } = handler();
     const err = await rejection(h.handle({ messages: [text('!fail')], maxTokens: 10 }, ctx()));

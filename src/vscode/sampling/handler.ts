@@ -146,9 +146,9 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
     ctx.usesModel?.(choice.model.name);
     // Rejects only when the server withdraws the request (cancelled, timed out, disconnected).
     const answer = await consent(ctx, { serverId: ctx.serverId, serverLabel: label, preview, model: choice.model.name }, fingerprint, log).catch(() => 'deny' as const);
-    // Before the user answered, or while the model does: told as a question's is.
+    // Before the user answered, or while the model does: told as a question's is, unless the user was not asked (always allowed).
     const withdrawn = () => {
-      serverWithdrew(SAMPLING_CREATE, params!, ctx, label, o.withdrawn);
+      serverWithdrew(SAMPLING_CREATE, params!, ctx, label, answer === 'allowed' ? undefined : o.withdrawn);
       log.info(`Sampling request withdrawn before it was answered: ${errorMessage(ctx.signal.reason)}`);
       return abortReason(ctx.signal);
     };
