@@ -126,6 +126,8 @@ interface Entry {
   connectingQuietly?: boolean;
   /** Bumped on every connect/disconnect, so a late result of an old attempt is ignored. */
   generation: number;
+  /** The generation of the connection an edit of the configuration cancelled: whoever waited for it waits for the new one (see #session). */
+  cancelledByEdit?: number;
   /** Failed starts and unexpected closes in a row; the backoff grows with them. */
   failures: number;
   /** No new connection is made before this time (ms), after a failure. */
@@ -136,7 +138,7 @@ interface Entry {
   dismissed?: string;
   /** The user disconnected the server: background work does not connect it again, the user's next action does. */
   userDisconnected?: boolean;
-  /** Aborted when the server is removed while its connection asks for inputs (see promptInput). */
+  /** Aborted when the server is removed, edited or disconnected while its connection asks for inputs (see promptInput). */
   asking?: AbortController;
   /** A new configuration, applied when the live tasks of its connection end. */
   pending?: { config: ServerConfig; print: string };
@@ -344,7 +346,6 @@ export class ServerManager extends DisposableBase implements SessionSource {
         const kept = this.#keepSession(entry);
         if (kept) this.#saved.set(id, kept);
         this.#teardown(entry, 'it is no longer in the configuration');
-        entry.asking?.abort();
         this.#entries.delete(id);
       }
     }
@@ -369,6 +370,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     // Same URL (new headers: a new token): its live tasks may belong to the session, kept for the new connection.
     const kept = sameUrl(entry.config, config) ? (this.#keepSession(entry) ?? this.#saved.get(config.id)) : undefined;
     if (kept?.fingerprint === entry.print) this.#saved.set(config.id, { ...kept, fingerprint: print });
+    entry.cancelledByEdit = entry.generation;
     this.#teardown(entry, 'its configuration changed');
     entry.pending = undefined;
     this.#forget(entry);
@@ -546,9 +548,15 @@ export class ServerManager extends DisposableBase implements SessionSource {
     }
     const generation = ++entry.generation;
     const quiet = options?.quiet === true;
-    const p = this.#connect(entry, generation, quiet).finally(() => {
-      if (entry.connecting === p) entry.connecting = undefined;
-    });
+    const p = this.#connect(entry, generation, quiet)
+      .catch((err: unknown) => {
+        // An edit of its configuration cancelled it: the connection of the new one serves (not after a Disconnect or its removal).
+        if (entry.cancelledByEdit === generation && this.#entries.get(id) === entry && !entry.userDisconnected) return this.#session(id, options);
+        throw err;
+      })
+      .finally(() => {
+        if (entry.connecting === p) entry.connecting = undefined;
+      });
     entry.connecting = p;
     entry.connectingQuietly = quiet;
     return p;
@@ -672,7 +680,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     let needed: string | undefined;
     // Disconnected, restarted or removed meanwhile (`generation` moved on): nothing more is started.
     const latest = () => generation === entry.generation;
-    // By the user's Disconnect: their choice, not a failure (commands end quietly); by an edit or removal: an error, as the call did not run.
+    // By the user's Disconnect: their choice, not a failure (commands end quietly); by a removal: an error, as the call did not run (by an edit: see #session).
     const cancelled = () => new (entry.userDisconnected ? InputDismissedError : Error)(`Connection to "${config.label}" was cancelled`);
     let session: McpSession | undefined;
     const asking = (entry.asking = newController());
@@ -839,6 +847,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
   #teardown(entry: Entry, why: string): void {
     entry.generation++;
     entry.connecting = undefined;
+    // A prompt for its inputs closes (removed, or another configuration, which asks anew).
+    entry.asking?.abort();
     const session = entry.session;
     entry.session = undefined;
     if (session) {

@@ -268,6 +268,49 @@ describe('reliability: malformed configuration next to a good server', function 
     assert.equal(fs.existsSync(spawnLog), false, 'no process was started');
   });
 
+  it('a server whose configuration is edited while a call waits for its connection: the call goes on with a connection under the new configuration (not "Connection to "lab" was cancelled")', async () => {
+    const [a, b] = [path.join(dir, 'a'), path.join(dir, 'b')];
+    const lab = (spawnLog: string) => parseSettingServers({ lab: { type: 'stdio', command: process.execPath, args: [taskLab, 'stdio', '--spawn-log', spawnLog] } }).servers;
+    const c = open({});
+    c.servers.setConfiguration(lab(a), []);
+    const connecting = c.servers.getSession(c.id('lab'));
+    c.servers.setConfiguration(lab(b), []);
+    const session = await connecting;
+    assert.equal(session, c.servers.peekSession(c.id('lab')), 'the connection of the new configuration');
+    assert.deepEqual([fs.existsSync(a), fs.readFileSync(b, 'utf8').trim().split('\n').length], [false, 1], 'one process, of the new configuration');
+  });
+
+  it('a server whose configuration is edited while its input is asked: the old prompt is told to close, the new configuration asks, and the waiting call goes on with it; a Disconnect then ends it as the user\'s choice', async () => {
+    const [a, b] = [path.join(dir, 'a'), path.join(dir, 'b')];
+    const signals: AbortSignal[] = [];
+    const answers: ((v: string | undefined) => void)[] = [];
+    const c = open({
+      config: withInput(a),
+      // Up to the fourth, a prompt waits; a fifth (a connection after the last Disconnect) is answered at once.
+      promptInput: (_input, signal) => (signals.push(signal!) > 4 ? Promise.resolve('the-key') : new Promise((r) => (answers.push(r), signal?.addEventListener('abort', () => r(undefined))))),
+    });
+    const id = c.id('lab');
+    const connecting = c.servers.getSession(id);
+    await waitFor(() => signals.length === 1, 'the input to be asked');
+    c.servers.setConfiguration(withInput(b).servers, []);
+    await waitFor(() => signals.length === 2, 'the input asked for the new configuration');
+    for (const answer of answers) answer('the-key'); // a prompt still up
+    const session = await connecting;
+    assert.equal(signals[0].aborted, true, 'the prompt for the old configuration is told to close');
+    assert.equal(session, c.servers.peekSession(id));
+    assert.deepEqual([fs.existsSync(a), fs.readFileSync(b, 'utf8').trim().split('\n').length], [false, 1], 'one process, of the new configuration');
+    // Edited, then disconnected by the user: the waiting call does not connect it again.
+    await c.servers.disconnect(id);
+    const again = c.servers.getSession(id);
+    await waitFor(() => signals.length === 3, 'the input asked again');
+    c.servers.setConfiguration(withInput(a).servers, []);
+    await waitFor(() => signals.length === 4, 'the input asked for the configuration edited back');
+    await c.servers.disconnect(id);
+    await assert.rejects(again, endedByUser);
+    assert.equal(c.servers.get(id)?.state.kind, 'idle');
+    assert.equal(fs.existsSync(a), false, 'nothing was started');
+  });
+
   it('an input the user dismissed is not asked again by background work, only by the user\'s next action', async () => {
     let prompts = 0;
     const c = open({ config: withInput(path.join(dir, 'spawns')), promptInput: async () => (prompts++ === 0 ? undefined : 'the-key') });
