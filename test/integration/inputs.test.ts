@@ -126,6 +126,30 @@ suite('Inputs of mcp.json', () => {
     });
   });
 
+  test('a tool run waiting for its server\'s input while mcp.json is edited: the prompt closes, the new configuration asks its own, and the run goes on with the new configuration (it failed: Connection to "edited" was cancelled)', async function () {
+    this.timeout(60_000);
+    const lab = { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio', '--token', '${input:editedToken}'] };
+    await withServers({ edited: lab }, [{ type: 'promptString', id: 'editedToken', description: 'Token for edited', password: true }], async () => {
+      const api = await publicApi();
+      const id = api.getServers().find((s) => s.label === 'edited')!.id;
+      spy.skipShown();
+      const run = api.runTool(id, 'work', { arguments: { tag: 'edited-while-asked', durationMs: 100 } });
+      const old = await spy.next('the input of edited');
+      assert.equal(old.text, 'Token for edited');
+      // The edit a user saves meanwhile: another poll interval (which tells the processes apart), and the input's description.
+      const file = path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'mcp.json');
+      const text = fs.readFileSync(file, 'utf8');
+      fs.writeFileSync(file, text.replace('"${input:editedToken}"', '"${input:editedToken}","--poll-interval","700"').replace('"Token for edited"', '"Token for edited, as edited"'));
+      spy.type('s3cret');
+      const asked = await spy.next('the input asked for the new configuration', 30_000);
+      assert.equal(asked.text, 'Token for edited, as edited');
+      await accept();
+      const task = await run;
+      await cleanUp(api, [task.id]);
+      assert.equal(task.pollInterval, 700, 'a task of the process started with the new configuration');
+    });
+  });
+
   test('Run Tool as Task on a server that refuses the token typed into its input (401): it says so, as Connect Server does, with Show Log and Open Configuration', async function () {
     this.timeout(60_000);
     const child = spawn(process.execPath, [TASK_LAB, 'http', '--port', '0', '--require', 'authorization=Bearer right'], { stdio: ['ignore', 'pipe', 'inherit'] });
