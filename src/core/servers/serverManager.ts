@@ -172,6 +172,9 @@ export class NeedsInputError extends Error {
 /** Why a task of a server the user disconnected is not followed: background work does not connect it again. */
 export const disconnectedByUser = (label: string): string => `Server "${label}" was disconnected by the user: connect it to follow its tasks again.`;
 
+/** Why background work does not connect the server: the user dismissed its input, or disconnected it (see ServerManager.heldWhy). */
+const held = (e: Entry | undefined): string | undefined => e && (e.dismissed ?? (e.userDisconnected ? disconnectedByUser(e.config.label) : undefined));
+
 /**
  * The user dismissed a prompt for one of the server's inputs, or disconnected the server while it
  * connected: not a failure to report, since the user chose it (commands end quietly). Background
@@ -481,8 +484,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
 
   /** Why background work (following its tasks) does not connect the server: the user dismissed its input, or disconnected it (see #session). */
   heldWhy(id: string): string | undefined {
-    const e = this.#entries.get(id);
-    return e && (e.dismissed ?? (e.userDisconnected ? disconnectedByUser(e.config.label) : undefined));
+    return held(this.#entries.get(id));
   }
 
   config(id: string): ServerConfig | undefined {
@@ -523,13 +525,11 @@ export class ServerManager extends DisposableBase implements SessionSource {
       });
     }
     if (entry.connecting) return entry.connecting;
-    // Background work (following tasks) never brings back a prompt the user dismissed; the
-    // user's own next action does.
-    if (entry.dismissed !== undefined && options?.background) return rejected(new InputDismissedError(entry.dismissed));
-    // Nor undoes a Disconnect: following a remote server's tasks would connect it again at once.
-    if (entry.userDisconnected && options?.background) {
-      return rejected(new HeldByUserError(disconnectedByUser(entry.config.label)));
-    }
+    // Background work (following tasks) never brings back a prompt the user dismissed, nor undoes
+    // a Disconnect (following a remote server's tasks would connect it again at once); the user's
+    // own next action does.
+    const why = options?.background && held(entry);
+    if (why) return rejected(new (entry.dismissed ? InputDismissedError : HeldByUserError)(why));
     if (!options?.quiet) entry.dismissed = undefined; // a quiet connection asks nothing, so brings nothing back
     if (!options?.background) entry.userDisconnected = false;
     if (options?.now) entry.retryAt = 0;

@@ -11,6 +11,7 @@ import { combineConfigs, parseMcpJson, parseSettingServers } from '../../../src/
 import type { ConfigSource } from '../../../src/core/config/types';
 import { TasksService } from '../../../src/core/api/service';
 import { isInputDismissed, NeedsInputError } from '../../../src/core/servers/serverManager';
+import { HeldByUserError } from '../../../src/core/tasks/engine';
 import { taskKey } from '../../../src/core/tasks/types';
 import { MemoryLogger, waitFor } from '../helpers/logger';
 import type { Client } from './support';
@@ -311,14 +312,14 @@ describe('reliability: malformed configuration next to a good server', function 
     assert.equal(fs.existsSync(a), false, 'nothing was started');
   });
 
-  it('an input the user dismissed is not asked again by background work, only by the user\'s next action', async () => {
+  it('an input the user dismissed is not asked again by background work, only by the user\'s next action; nor is a server the user disconnected connected again by it', async () => {
     let prompts = 0;
     const c = open({ config: withInput(path.join(dir, 'spawns')), promptInput: async () => (prompts++ === 0 ? undefined : 'the-key') });
     const id = c.id('lab');
     await assert.rejects(c.servers.getSession(id), /No value was given for input "key"\. Connect the server to be asked again\.$/);
     assert.equal(c.servers.get(id)?.state.kind, 'idle', 'a dismissal is no error');
-    // Following tasks (the engine's polls) does not bring the prompt back.
-    await assert.rejects(c.servers.getSession(id, { background: true }), /Connect the server to be asked again/);
+    // Following tasks (the engine's polls) does not bring the prompt back: a dismissal, as the user's was.
+    await assert.rejects(c.servers.getSession(id, { background: true }), (err: unknown) => isInputDismissed(err) && /Connect the server to be asked again\.$/.test((err as Error).message));
     await assert.rejects(c.servers.getSession(id, { background: true }), /Connect the server to be asked again/);
     assert.equal(prompts, 1);
     // Nor does a quiet connection (an agent listing tools), which asks nothing and so clears nothing.
@@ -329,6 +330,10 @@ describe('reliability: malformed configuration next to a good server', function 
     await c.servers.getSession(id);
     assert.equal(prompts, 2);
     assert.equal(c.servers.get(id)?.state.kind, 'connected');
+    // Disconnected by the user: held, as the user chose, but no dismissed input (nothing was asked).
+    await c.servers.disconnect(id);
+    await assert.rejects(c.servers.getSession(id, { background: true }), (err: unknown) => err instanceof HeldByUserError && !isInputDismissed(err) && err.message === 'Server "lab" was disconnected by the user: connect it to follow its tasks again.');
+    assert.equal(c.servers.get(id)?.state.kind, 'idle');
   });
 
   it('a quiet connection (listing every server\'s tools for an agent) asks nothing: it stops at an input with no saved value, and a user\'s connection then asks', async () => {
