@@ -396,7 +396,11 @@ export class ServerManager extends DisposableBase implements SessionSource {
   #liveTasks(entry: Entry, left?: boolean, to = entry.pending?.config): LiveWork | undefined {
     const waiting = entry.config.type !== STDIO && (left || this.#waiting(entry));
     let w = (waiting || (entry.session && !entry.session.isClosed)) && this.#options.liveTasks?.(entry.config.id);
-    if (w) w = sameUrl(entry.config, to) ? { tasks: w.asking!, calls: w.calls, results: 0 } : { tasks: w.tasks, calls: w.calls, results: w.results };
+    if (w) {
+      // Without `asking`: what is shown and compared (see #settle) is tasks, calls and results.
+      const { asking, ...work } = w;
+      w = sameUrl(entry.config, to) ? { ...work, tasks: asking!, results: 0 } : work;
+    }
     return w && w.tasks + w.calls + w.results ? w : undefined;
   }
 

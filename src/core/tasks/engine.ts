@@ -645,7 +645,8 @@ export class TaskEngine extends DisposableBase {
     } finally {
       // Held notifications no pending call claimed were about tasks not ours (or not known here).
       if (--early.creating === 0 && this.#early.get(serverId) === early) this.#early.delete(serverId);
-      // A call that failed changes no task: nothing else tells what waits for it.
+      // A call that failed changes no task, and one that made a task (or a direct result) told so
+      // while it still counted: nothing else tells what waits for it that it ended.
       this.#sessions.liveTasksChanged?.(serverId);
     }
   }

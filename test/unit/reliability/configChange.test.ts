@@ -206,6 +206,20 @@ describe('reliability: the configuration of a stdio server with live tasks chang
     await until('the restart with the new configuration', () => spawns('b').length === 1 && c.servers.get(id)?.state.kind === 'connected');
   });
 
+  it('a task-augmented call still waiting for its answer when the configuration changes, answered at last (here with a tool result, kept as a direct call that ended): the new configuration applies then, not at some later change', async () => {
+    let answer: ((v: Record<string, unknown>) => void) | undefined;
+    const c = open({ servers: { lab: lab('a') }, elicit: () => new Promise((resolve) => (answer = resolve)) });
+    const id = c.id('lab');
+    const call = c.engine.callTool(id, 'work', { arguments: { askFirst: 'fail' } });
+    await until('the question before the answer', () => answer !== undefined);
+    configure(c, { lab: lab('b') });
+    assert.deepEqual(c.servers.get(id)?.newConfigWaitsFor, tasks(0, 1), 'the call waiting');
+    answer!({ action: 'accept', content: { answer: 'yes' } });
+    assert.equal((await call).status, 'completed');
+    // The call's end was told while it still counted: the end of the call itself tells again.
+    await until('the restart with the new configuration', () => spawns('b').length === 1 && c.servers.get(id)?.state.kind === 'connected');
+  });
+
   it('a server removed while its task runs keeps its process until the task ends, then closes; added back meanwhile, it goes on', async () => {
     const c = open({ servers: { lab: lab('a') } });
     const id = c.id('lab');
