@@ -191,30 +191,30 @@ describe('reliability: the configuration of a stdio server with live tasks chang
     assert.match((c.log as MemoryLogger).text(), /\[lab\] Hosted task \S+ dropped \(was completed\): the connection closed \(closed: its configuration changed\)/, 'answered before the restart, not dropped open');
   });
 
-  it('a task-augmented call still waiting for its CreateTaskResult keeps the process too (the task the server makes is its): the new configuration waits, then applies once the call fails', async () => {
+  /** A task-augmented call whose server asks a question before it answers (askFirst "fail": it fails the call unless accepted), once asked. */
+  const askingCall = async () => {
     let answer: ((v: Record<string, unknown>) => void) | undefined;
     const c = open({ servers: { lab: lab('a') }, elicit: () => new Promise((resolve) => (answer = resolve)) });
-    const id = c.id('lab');
-    // askFirst "fail": the server asks before it answers the call, and fails it unless accepted.
-    const call = c.engine.callTool(id, 'work', { arguments: { askFirst: 'fail' } });
+    const call = c.engine.callTool(c.id('lab'), 'work', { arguments: { askFirst: 'fail' } });
     await until('the question before the answer', () => answer !== undefined);
+    return { c, id: c.id('lab'), call, answer: answer! };
+  };
+
+  it('a task-augmented call still waiting for its CreateTaskResult keeps the process too (the task the server makes is its): the new configuration waits, then applies once the call fails', async () => {
+    const { c, id, call, answer } = await askingCall();
     const running = c.servers.peekSession(id);
     configure(c, { lab: lab('b') });
     assert.deepEqual([c.servers.get(id)?.newConfigWaitsFor, c.servers.peekSession(id) === running, c.engine.pendingCalls(id)], [tasks(0, 1), true, 1], 'the same process, the call waiting');
-    answer!({ action: 'decline' });
+    answer({ action: 'decline' });
     await assert.rejects(call, /Cannot go on/);
     await until('the restart with the new configuration', () => spawns('b').length === 1 && c.servers.get(id)?.state.kind === 'connected');
   });
 
   it('a task-augmented call still waiting for its answer when the configuration changes, answered at last (here with a tool result, kept as a direct call that ended): the new configuration applies then, not at some later change', async () => {
-    let answer: ((v: Record<string, unknown>) => void) | undefined;
-    const c = open({ servers: { lab: lab('a') }, elicit: () => new Promise((resolve) => (answer = resolve)) });
-    const id = c.id('lab');
-    const call = c.engine.callTool(id, 'work', { arguments: { askFirst: 'fail' } });
-    await until('the question before the answer', () => answer !== undefined);
+    const { c, id, call, answer } = await askingCall();
     configure(c, { lab: lab('b') });
     assert.deepEqual(c.servers.get(id)?.newConfigWaitsFor, tasks(0, 1), 'the call waiting');
-    answer!({ action: 'accept', content: { answer: 'yes' } });
+    answer({ action: 'accept', content: { answer: 'yes' } });
     assert.equal((await call).status, 'completed');
     // The call's end was told while it still counted: the end of the call itself tells again.
     await until('the restart with the new configuration', () => spawns('b').length === 1 && c.servers.get(id)?.state.kind === 'connected');
