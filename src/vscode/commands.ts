@@ -196,7 +196,9 @@ const openSettings = async (name?: string): Promise<void> => {
     // The extension host may learn of the editor the command opened after it returns (with none active in between).
     const before = vscode.window.activeTextEditor;
     const shown = soon(vscode.window.onDidChangeActiveTextEditor, (e) => e);
-    await executeCommand(open ? `workbench.action.open${open}SettingsFile` : 'workbench.action.openSettingsJson', { revealSetting: { key: SERVERS_SETTING } });
+    // Without the workbench's revealSetting: Open Remote Settings (JSON) returns before its editor
+    // opens, so that reveal (of the setting, not the server) could land after the one below.
+    await executeCommand(open ? `workbench.action.open${open}SettingsFile` : 'workbench.action.openSettingsJson');
     if ((vscode.window.activeTextEditor ?? before) === before) await shown;
     const editor = vscode.window.activeTextEditor;
     if (reveal(editor, path)) return;
