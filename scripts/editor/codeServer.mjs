@@ -2,8 +2,9 @@
 // starting and stopping code-server and Chromium. Only node: imports at the top, so setup.mjs can
 // load it before anything is installed.
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -174,8 +175,12 @@ export async function startCodeServer(o) {
   ];
   const logFile = join(o.runDir, 'code-server.log');
   const logStream = createWriteStream(logFile);
+  // code-server and its extension host put their sockets (vscode-ipc-*, vscode-git-*) in
+  // XDG_RUNTIME_DIR or TMPDIR and leave them there: a folder of this run's, removed when it stops.
+  // Not under runDir: a socket's path may not exceed ~107 characters.
+  const tmp = mkdtempSync(join(tmpdir(), 'mcp-tasks-editor-'));
   // detached: the child calls setsid(), so it leads a process group we can kill as a whole.
-  const child = spawn(codeServerBin, args, { env: editorEnv(o.env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(codeServerBin, args, { env: editorEnv({ TMPDIR: tmp, XDG_RUNTIME_DIR: tmp, ...o.env }), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   for (const s of [child.stdout, child.stderr]) {
     s.pipe(logStream, { end: false });
     if (o.echo) s.on('data', (d) => process.stderr.write(d));
@@ -186,6 +191,7 @@ export async function startCodeServer(o) {
     (stopped ??= (async () => {
       await killGroup(child.pid, exited);
       logStream.end();
+      rmSync(tmp, { recursive: true, force: true });
     })());
   registerCleanup(stop);
   const url = `http://127.0.0.1:${port}/`;
