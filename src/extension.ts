@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { trustBlocker } from './core/config/trust';
 import { ServerManager } from './core/servers/serverManager';
 import { TaskEngine } from './core/tasks/engine';
+import { followChatReach } from './core/tasks/chatReach';
 import { TaskStore } from './core/state/taskStore';
 import { serverWork, TaskHost } from './core/host/taskHost';
 import { fingerprint } from './core/config/fingerprint';
@@ -223,6 +224,9 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   const reader = new ConfigurationReader(userMcpJson(context.globalStorageUri));
   const notifyErrors = configErrorNotifier(channel);
   subscriptions.push(reader, newConfigNotifier(servers));
+  // The chat tools' `when` (and the empty view's welcome): a server, a configuration error, or a tracked task.
+  const chatReach = followChatReach(servers, engine, (has) => executeCommand('setContext', 'mcpTasks.hasServers', has));
+  subscriptions.push(chatReach);
   // One reload after another, so a slow read never lands after a newer one.
   let loaded: Promise<void> = restored;
   const reload = () =>
@@ -232,11 +236,12 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
         servers.setConfiguration(config.servers, config.errors);
         notifyErrors(servers.errors);
         engine.serversChanged();
-        void executeCommand('setContext', 'mcpTasks.hasServers', config.servers.length > 0 || config.errors.length > 0);
-        void executeCommand('setContext', 'mcpTasks.ready', true);
       } catch (err) {
         channel.error(`Could not read the MCP configuration: ${errorMessage(err)}`);
       }
+      // Failed, the servers are those of the last read: the view shows them (not "Loading") and the chat tools reach them.
+      chatReach.check();
+      void executeCommand('setContext', 'mcpTasks.ready', true);
     }));
   subscriptions.push(reader.onDidChange(() => void reload()));
   subscriptions.push(vscode.workspace.onDidChangeWorkspaceFolders(() => servers.notifyRootsChanged()));

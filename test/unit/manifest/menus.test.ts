@@ -130,7 +130,7 @@ describe('the view\'s row menus', () => {
     assert.match(tree, /'setContext', 'mcpTasks\.hasFinished'/, 'the view sets the key');
   });
 
-  it('the chat tools are offered to models only where a server is configured (ux14 F12): their when clause is the key mcpTasks.hasServers, which the extension sets', () => {
+  it('the chat tools are offered to models only where a server is configured, a configuration error is to report or a task is tracked (ux14 F12; see chatReach.test.ts): their when clause is the key mcpTasks.hasServers, which the extension sets', () => {
     const tools = manifest.contributes.languageModelTools;
     assert.deepEqual(
       tools.map((t) => [t.name, t.when]),

@@ -1,0 +1,29 @@
+// Whether the chat tools have anything to work on: the context key mcpTasks.hasServers, their `when`.
+import type { Disposable, Event } from '../util/event';
+
+/**
+ * Calls `set` with whether there is a server, a configuration error or a tracked task (one
+ * restored from the last window whose server was removed since can still be listed, cancelled or
+ * fetched), when that changes: setting a context key is a message to the workbench. A task that
+ * changes says there is one (the list is not read: changes come by the thousand); `check()` (after
+ * a configuration read, a restore) and removals work it out once per burst.
+ */
+export const followChatReach = (
+  servers: { list(): readonly unknown[]; readonly errors: readonly unknown[] },
+  tasks: { list(): readonly unknown[]; onDidChange: Event<unknown>; onDidRemove: Event<unknown> },
+  set: (has: boolean) => unknown,
+): Disposable & { check(): void } => {
+  let last: boolean | undefined;
+  let queued = false;
+  const put = (has: boolean) => has !== last && set((last = has));
+  const check = () => {
+    if (queued) return;
+    queued = true;
+    queueMicrotask(() => {
+      queued = false;
+      put(servers.list().length > 0 || servers.errors.length > 0 || tasks.list().length > 0);
+    });
+  };
+  const subs = [tasks.onDidChange(() => put(true)), tasks.onDidRemove(check)];
+  return { check, dispose: () => subs.forEach((d) => d.dispose()) };
+};
