@@ -122,7 +122,7 @@ interface Entry {
   state: ServerState;
   session?: McpSession;
   connecting?: Promise<McpSession>;
-  /** The connection under way asks for no input (see getSession's `quiet`). */
+  /** The connection under way, or the last one made, asks for no input (see getSession's `quiet`). */
   connectingQuietly?: boolean;
   /** Bumped on every connect/disconnect, so a late result of an old attempt is ignored. */
   generation: number;
@@ -284,7 +284,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     this.#configErrors = [...errors];
     this.#loaded = true;
     const seen = new Set<string>();
-    const reconnect: string[] = [];
+    const reconnect: Entry[] = [];
     for (const config of servers) {
       seen.add(config.id);
       const print = this.#print(config);
@@ -329,7 +329,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
         this.#keep(old);
         continue;
       }
-      if (this.#reconfigure(old, config, print)) reconnect.push(config.id);
+      if (this.#reconfigure(old, config, print)) reconnect.push(old);
     }
     // Kept endpoints that no configuration waits on (changed back, removed, or its tasks gone).
     for (const [id, k] of this.#kept) if (this.#entries.get(id)?.kept !== k.kept) this.#forget(k);
@@ -364,7 +364,12 @@ export class ServerManager extends DisposableBase implements SessionSource {
     }
     for (const e of errors) if (!before.includes(e.message)) this.#log.error(e.message);
     this.#onDidChange.fire(undefined);
-    for (const id of reconnect) void this.getSession(id).catch(noop);
+    for (const entry of reconnect) this.#reconnect(entry);
+  }
+
+  /** Connects a server again for its new configuration, as quietly as the connection it replaces: nothing is asked that only background work wanted. */
+  #reconnect(entry: Entry): void {
+    void this.getSession(entry.config.id, { quiet: entry.connectingQuietly }).catch(noop);
   }
 
   /** Closes a server's connection for its new configuration; true if it was up (to connect again). */
@@ -455,7 +460,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       // Its source, which decides whether it may start (workspace trust), is the one it ran from.
       const up = this.#reconfigure(entry, entry.pending.config, entry.pending.print);
       this.#setState(entry, entry.state);
-      if (up) void this.getSession(id).catch(noop);
+      if (up) this.#reconnect(entry);
     }
   }
 

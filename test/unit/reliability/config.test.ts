@@ -312,6 +312,28 @@ describe('reliability: malformed configuration next to a good server', function 
     assert.equal(fs.existsSync(a), false, 'nothing was started');
   });
 
+  it('a quiet connection (following restored tasks) whose configuration is edited reconnects quietly: nothing is asked that nobody asked for; a user\'s call that waited for it is asked', async () => {
+    const [a, b] = [path.join(dir, 'a'), path.join(dir, 'b')];
+    let prompts = 0;
+    const lookups: ((v: undefined) => void)[] = []; // a saved value looked up: none, once told
+    const c = open({ config: withInput(a), promptInput: async () => (prompts++, 'the-key'), manager: { savedInput: () => new Promise((r) => lookups.push(r)) } });
+    const id = c.id('lab');
+    const edited = async (config: ReturnType<typeof withInput>, calls: Promise<unknown>[]) => {
+      await waitFor(() => lookups.length === 1, 'the saved value to be looked up');
+      c.servers.setConfiguration(config.servers, []);
+      await waitFor(() => lookups.length + prompts === 2, 'the new configuration to connect');
+      for (const told of lookups.splice(0)) told(undefined);
+      return Promise.allSettled(calls);
+    };
+    const [quiet] = await edited(withInput(b), [c.servers.getSession(id, { quiet: true })]);
+    assert.ok(quiet.status === 'rejected' && quiet.reason instanceof NeedsInputError, `the quiet call stops at the input, not ${quiet.status} after a prompt`);
+    assert.deepEqual([prompts, c.servers.get(id)?.state.kind], [0, 'idle'], 'nothing asked');
+    // A user's call that waits for a quiet connection is asked, edited or not.
+    const [, user] = await edited(withInput(a), [c.servers.getSession(id, { quiet: true }), c.servers.getSession(id)]);
+    assert.equal(user.status, 'fulfilled');
+    assert.deepEqual([prompts, fs.existsSync(b), fs.existsSync(a)], [1, false, true]);
+  });
+
   it('an input the user dismissed is not asked again by background work, only by the user\'s next action; nor is a server the user disconnected connected again by it', async () => {
     let prompts = 0;
     const c = open({ config: withInput(path.join(dir, 'spawns')), promptInput: async () => (prompts++ === 0 ? undefined : 'the-key') });
