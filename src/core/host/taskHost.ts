@@ -652,7 +652,7 @@ export class TaskHost {
 
   /** The log, each line headed with the server's name (`[name] `). */
   #serverLog(serverId: string): Logger {
-    return prefixed(this.#log, this.#options.label?.(serverId) ?? serverId);
+    return prefixed(this.#log, () => this.#options.label?.(serverId) ?? serverId);
   }
 }
 

@@ -681,7 +681,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
 
   async #connect(entry: Entry, generation: number, quiet: boolean): Promise<McpSession> {
     const { config } = entry;
-    let log = prefixed(this.#log, config.label);
+    let log = prefixed(this.#log, () => entry.config.label);
     this.#setState(entry, { kind: CONNECTING });
     let started = false;
     const secrets: string[] = [];

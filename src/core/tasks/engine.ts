@@ -1921,7 +1921,7 @@ export class TaskEngine extends DisposableBase {
 
   /** The log, each line headed with the server's name (`[name] `). */
   #serverLog(serverId: string): Logger {
-    return prefixed(this.#log, this.#label(serverId));
+    return prefixed(this.#log, () => this.#label(serverId));
   }
 
   /** `tasks/get` of one task (T-REQ-9: the taskId param is the truth; no related-task _meta). */

@@ -37,11 +37,12 @@ const mapped = (log: Logger, line: (message: string) => string): Logger => {
   };
 };
 
-/** A logger that prefixes every line, e.g. with the server's name. */
-export const prefixed = (log: Logger, prefix: string): Logger => {
-  const p = `[${prefix}] `;
-  return mapped(log, (m) => p + m);
-};
+/**
+ * A logger that heads every line with `[prefix] `, e.g. the server's label. A getter is read at
+ * each line: a server's label changes while it runs when a same-named server appears elsewhere
+ * (`demo` becomes `demo (a)`), and its lines follow.
+ */
+export const prefixed = (log: Logger, prefix: string | (() => string)): Logger => mapped(log, (m) => `[${isString(prefix) ? prefix : prefix()}] ${m}`);
 
 /**
  * Warns of `message` the first time something of its `kind` happens, and at debug level after,

@@ -1,10 +1,12 @@
 // The server list of ServerManager (labels of servers not configured, the order servers are listed
 // in), and what a server that fails to start is said to have done.
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { combineConfigs, parseMcpJson, parseSettingServers } from '../../../src/core/config/parse';
 import type { ServerManager } from '../../../src/core/servers/serverManager';
-import { MemoryLogger } from '../helpers/logger';
+import { MemoryLogger, waitFor } from '../helpers/logger';
 import { bareServerManager } from '../helpers/servers';
 
 describe('ServerManager: the list of servers', () => {
@@ -34,6 +36,32 @@ describe('ServerManager: the list of servers', () => {
     assert.equal(servers.label('folder:/work/b:demo'), 'demo (b)');
     servers.setConfiguration(combineConfigs([folder('a')]).servers, []);
     assert.deepEqual([servers.label('folder:/work/a:demo'), servers.label('folder:/work/b:demo')], ['demo', 'demo (b)']);
+  });
+
+  it('a running connection logs under its current label: once a same-named server of another folder makes it "demo (a)", its lines say "[demo (a)]", not the "[demo]" it connected as', async () => {
+    const log = new MemoryLogger();
+    const servers = bareServerManager({ logger: log });
+    made.push(servers);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-label-'));
+    const spawns = path.join(dir, 'spawns');
+    const lab = path.resolve(__dirname, '../../../../test/fixtures/servers/task-lab.mjs');
+    const folder = (name: string) => {
+      fs.mkdirSync(path.join(dir, name), { recursive: true });
+      const servers = { demo: { command: process.execPath, args: [lab, 'stdio', '--spawn-log', spawns] } };
+      return parseMcpJson(JSON.stringify({ servers }), { kind: 'workspaceFolder', folderName: name, folderPath: path.join(dir, name), file: path.join(dir, name, '.vscode/mcp.json') });
+    };
+    try {
+      servers.setConfiguration(combineConfigs([folder('a')]).servers, []);
+      const id = servers.list()[0].id;
+      await servers.getSession(id);
+      servers.setConfiguration(combineConfigs([folder('a'), folder('b')]).servers, []);
+      assert.equal(servers.label(id), 'demo (a)');
+      process.kill(Number(fs.readFileSync(spawns, 'utf8').split(' ')[0]));
+      await waitFor(() => /Connection closed/.test(log.text()), 'its connection to close');
+      assert.match(log.text(), /^warn: \[demo \(a\)\] Connection closed/m);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a configuration error is logged once, not again on each reload that finds it (a save fires several file events); fixed and back, it is logged again', () => {
