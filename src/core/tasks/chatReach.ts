@@ -1,5 +1,6 @@
 // Whether the chat tools have anything to work on: the context key mcpTasks.hasServers, their `when`.
 import type { Disposable, Event } from '../util/event';
+import { syncedFlag } from '../util/flag';
 
 /**
  * Calls `set` with whether there is a server, a configuration error or a tracked task (one
@@ -13,17 +14,7 @@ export const followChatReach = (
   tasks: { list(): readonly unknown[]; onDidChange: Event<unknown>; onDidRemove: Event<unknown> },
   set: (has: boolean) => unknown,
 ): Disposable & { check(): void } => {
-  let last: boolean | undefined;
-  let queued = false;
-  const put = (has: boolean) => has !== last && set((last = has));
-  const check = () => {
-    if (queued) return;
-    queued = true;
-    queueMicrotask(() => {
-      queued = false;
-      put(servers.list().length > 0 || servers.errors.length > 0 || tasks.list().length > 0);
-    });
-  };
-  const subs = [tasks.onDidChange(() => put(true)), tasks.onDidRemove(check)];
-  return { check, dispose: () => subs.forEach((d) => d.dispose()) };
+  const flag = syncedFlag(() => servers.list().length > 0 || servers.errors.length > 0 || tasks.list().length > 0, set);
+  const subs = [tasks.onDidChange(() => flag.put(true)), tasks.onDidRemove(flag.check)];
+  return { ...flag, dispose: () => subs.forEach((d) => d.dispose()) };
 };

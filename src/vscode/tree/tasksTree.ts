@@ -10,6 +10,7 @@ import { EXPIRED, isTerminal, LOST } from '../../core/tasks/status';
 import { hasResult as resultOf, isCancelable } from '../../core/tasks/policy';
 import type { TaskSnapshot } from '../../core/tasks/types';
 import { DisposableBase } from '../../core/util/event';
+import { syncedFlag } from '../../core/util/flag';
 import { afterServerName, unnamedReason } from '../../core/transports/transport';
 import { itsTasksEnd, liveWork } from '../../core/util/log';
 import type { LiveWork } from '../../core/tasks/types';
@@ -101,9 +102,11 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   readonly #servers: ServerManager;
   readonly #engine: TaskEngine;
   readonly #host: TaskHost | undefined;
-  /** The context key mcpTasks.hasFinished (it enables Clear Finished Tasks), as last set; checked once per burst of changes. */
-  #hasFinished?: boolean;
-  #checking = false;
+  /** The context key mcpTasks.hasFinished (it enables Clear Finished Tasks): whether a finished row is shown (a task, or a hosted task, that it would clear); checked once per burst of changes. */
+  readonly #hasFinished = syncedFlag(
+    () => this.#engine.list().some((t) => isTerminal(t.status)) || this.endedHosted().length > 0,
+    (has) => executeCommand('setContext', 'mcpTasks.hasFinished', has),
+  );
   /** By server, whether its row as VS Code last had it listed tasks (its id says so: see #item). */
   readonly #rowHasTasks = new Map<string, boolean>();
 
@@ -114,8 +117,8 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     this.#host = host;
     // A live row changed in place (progress, a message) cannot change the answer: an ended task
     // does not start again (T-LIFE-3). Checked for everything else, not for each progress report.
-    this._register(this.onDidChangeTreeData((node) => (!isArray(node) && node?.kind === TASK && !isTerminal(this.#engine.get(node.key)?.status ?? COMPLETED)) || this.#checkFinished()));
-    this.#checkFinished();
+    this._register(this.onDidChangeTreeData((node) => (!isArray(node) && node?.kind === TASK && !isTerminal(this.#engine.get(node.key)?.status ?? COMPLETED)) || this.#hasFinished.check()));
+    this.#hasFinished.check();
     if (host) {
       this._register(host.onDidChange((h) => this.#fire(this.#hostedNodes.get(h.taskId), h.serverId)));
       this._register(
@@ -209,17 +212,6 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     for (const h of ended) this.#clearedHosted.add(h.taskId);
     if (ended.length) this.#onDidChangeTreeData.fire(undefined);
     return ended.length;
-  }
-
-  /** Whether a finished row is shown (a task, or a hosted task, that Clear Finished Tasks would clear). */
-  #checkFinished(): void {
-    if (this.#checking) return;
-    this.#checking = true;
-    queueMicrotask(() => {
-      this.#checking = false;
-      const has = this.#engine.list().some((t) => isTerminal(t.status)) || this.endedHosted().length > 0;
-      if (has !== this.#hasFinished) void executeCommand('setContext', 'mcpTasks.hasFinished', (this.#hasFinished = has));
-    });
   }
 
   /** The hosted tasks the view shows: not those cleared from it. Each is named among these (see askedTitle), as runs of one tool are among the tasks shown. */
