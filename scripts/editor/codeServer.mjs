@@ -67,13 +67,13 @@ export function notRunExitCode() {
   return ci && ci !== 'false' && ci !== '0' ? 1 : 0;
 }
 
-/** A port that was free a moment ago on 127.0.0.1 (the OS picks it). */
-export function freePort() {
+/** `port` on 127.0.0.1 if it is free a moment ago (else rejects); by default one the OS picks. */
+export function freePort(port = 0) {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.unref();
     server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       const { port } = server.address();
       server.close(() => resolvePort(port));
     });

@@ -4,19 +4,22 @@
 // extension from demo/workspace/.vscode/mcp.json). Prints the URL to open; Ctrl-C stops it all.
 //
 // Usage: node scripts/editor/start-demo.mjs [--port N] [--vsix FILE]
-//   --port N     code-server's port on 127.0.0.1 (default: a free one)
+//   --port N     code-server's port on 127.0.0.1 (default: the last run's when it is free, else a
+//                free one: the editor keeps a folder's tasks and layout by its address, port included)
 //   --vsix FILE  install this package instead of building it (npm run package)
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { URLSearchParams } from 'node:url';
 import { parseArgs } from 'node:util';
-import { cleanupOnSignals, codeServerCommand, ensureSetup, isCleaningUp, registerCleanup, repoRoot, runCleanups, startCodeServer, toolsDir } from './codeServer.mjs';
+import { cleanupOnSignals, codeServerCommand, ensureSetup, freePort, isCleaningUp, registerCleanup, repoRoot, runCleanups, startCodeServer, toolsDir } from './codeServer.mjs';
 
 const { values: opts } = parseArgs({ options: { port: { type: 'string' }, vsix: { type: 'string' } } });
 const workspace = join(repoRoot, 'demo', 'workspace');
-// Kept between runs, so the demo remembers its layout and finished tasks.
+// Kept between runs, so the demo remembers its layout and finished tasks. The workbench keeps them by
+// the folder's address (vscode-remote://127.0.0.1:PORT/...): the last run's port is taken again if free.
 const demoDir = join(toolsDir, 'demo');
+const portFile = join(demoDir, 'port');
 const log = (msg) => console.log(`[demo] ${msg}`);
 
 /** Starts `node demo/server.mjs http --port 0` in its own process group; resolves with its port. */
@@ -65,11 +68,12 @@ async function main() {
     folder: workspace,
     runDir: demoDir,
     extensionsDir,
-    port: opts.port ? Number(opts.port) : undefined,
+    port: Number(opts.port) || (await freePort(existsSync(portFile) ? Number(readFileSync(portFile, 'utf8')) : 0).catch(() => freePort())),
     // demo/workspace/.vscode/mcp.json reads the port with ${env:MCP_TASKS_DEMO_HTTP_PORT}.
     env: { MCP_TASKS_DEMO_HTTP_PORT: String(httpPort) },
     echo: process.env.CODE_SERVER_ECHO === '1',
   });
+  writeFileSync(portFile, String(server.port));
   console.log(`\nMCP Tasks demo is running. Open:\n\n  ${server.url}?${new URLSearchParams({ folder: workspace })}\n\nPress Ctrl-C to stop.`);
   const code = await server.exited;
   if (isCleaningUp()) return new Promise(() => {}); // Ctrl-C: the signal handler exits.
