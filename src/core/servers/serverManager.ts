@@ -367,7 +367,11 @@ export class ServerManager extends DisposableBase implements SessionSource {
     for (const entry of reconnect) this.#reconnect(entry);
   }
 
-  /** Connects a server again for its new configuration, as quietly as the connection it replaces: nothing is asked that only background work wanted. */
+  /**
+   * Connects a server again for its new configuration, as quietly as the connection it replaces:
+   * nothing is asked that only a quiet caller wanted (an agent listing every server's tools). One
+   * made to follow tasks (background work, which asks) asks again.
+   */
   #reconnect(entry: Entry): void {
     void this.getSession(entry.config.id, { quiet: entry.connectingQuietly }).catch(noop);
   }

@@ -312,7 +312,7 @@ describe('reliability: malformed configuration next to a good server', function 
     assert.equal(fs.existsSync(a), false, 'nothing was started');
   });
 
-  it('a quiet connection (following restored tasks) whose configuration is edited reconnects quietly: nothing is asked that nobody asked for; a user\'s call that waited for it is asked', async () => {
+  it('a quiet connection (an agent listing every server\'s tools) whose configuration is edited reconnects quietly: nothing is asked that nobody asked for; a user\'s call that waited for it is asked', async () => {
     const [a, b] = [path.join(dir, 'a'), path.join(dir, 'b')];
     let prompts = 0;
     const lookups: ((v: undefined) => void)[] = []; // a saved value looked up: none, once told
