@@ -15,7 +15,7 @@ import type { Event } from '../util/event';
 import { DisposableBase, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { itsTasksEnd, prefixed, redactSecrets, redacting, sentence } from '../util/log';
-import { errorMessage, newController, raceAbort } from '../util/abort';
+import { errorMessage, newController, onAbort, raceAbort } from '../util/abort';
 import { randomUUID } from '../util/crypto';
 import { ConnectionClosedError, detailOf, reasonOf } from '../jsonrpc/errors';
 import type { TransportCloseInfo } from '../transports/transport';
@@ -747,7 +747,9 @@ export class ServerManager extends DisposableBase implements SessionSource {
         const transport = this.#options.createTransport(resolved.server, log);
         log.info(`Connecting (${transport.description})`);
         session = this.#newSession(transport, config, log);
-        await session.connect();
+        // Abandoned meanwhile (edited, disconnected, removed): a server that does not answer is not waited for.
+        const off = onAbort(asking.signal, () => void session!.close());
+        await session.connect().finally(off);
       }
       if (!latest()) {
         // A resumed session stays open on the server, and saved.
@@ -783,7 +785,9 @@ export class ServerManager extends DisposableBase implements SessionSource {
       entry.dismissed = undefined;
       this.#setState(entry, { kind: CONNECTED });
       return session;
-    } catch (err) {
+    } catch (e) {
+      // Abandoned: whatever ended it (the close above), it was cancelled.
+      const err = latest() || e instanceof NeedsInputError ? e : cancelled();
       if (err instanceof NeedsInputError) {
         log.debug(err.message);
         throw err;

@@ -18,6 +18,16 @@ import type { Client } from './support';
 import type { Peer } from './support';
 import { clientsAndPeersForEachTest, startPeer, taskLab } from './support';
 
+/** Whether a process runs. */
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 describe('reliability: malformed configuration next to a good server', function () {
   this.timeout(30_000);
   const { open } = clientsAndPeersForEachTest();
@@ -279,6 +289,20 @@ describe('reliability: malformed configuration next to a good server', function 
     const session = await connecting;
     assert.equal(session, c.servers.peekSession(c.id('lab')), 'the connection of the new configuration');
     assert.deepEqual([fs.existsSync(a), fs.readFileSync(b, 'utf8').trim().split('\n').length], [false, 1], 'one process, of the new configuration');
+  });
+
+  it('a server whose configuration is edited while it starts and does not answer: the waiting call goes on with the new configuration as soon as it connects, not when the old start times out, and the old process is ended', async () => {
+    const [a, b] = [path.join(dir, 'a'), path.join(dir, 'b')];
+    // Answers nothing: its initialize waits out the timeout (10 minutes here).
+    const mute = parseSettingServers({ lab: { type: 'stdio', command: process.execPath, args: ['-e', `require('fs').writeFileSync(${JSON.stringify(a)}, String(process.pid)); setInterval(() => {}, 1000)`] } }).servers;
+    const c = open({ manager: { sessionOptions: { initializeTimeoutMs: 600_000 } } });
+    c.servers.setConfiguration(mute, []);
+    const id = c.id('lab');
+    const connecting = c.servers.getSession(id);
+    await waitFor(() => fs.existsSync(a), 'the silent process to start');
+    c.servers.setConfiguration(parseSettingServers({ lab: { type: 'stdio', command: process.execPath, args: [taskLab, 'stdio', '--spawn-log', b] } }).servers, []);
+    assert.equal(await connecting, c.servers.peekSession(id), 'the connection of the new configuration');
+    await waitFor(() => !alive(Number(fs.readFileSync(a, 'utf8'))), 'the silent process to end');
   });
 
   it('a server whose configuration is edited while its input is asked: the old prompt is told to close, the new configuration asks, and the waiting call goes on with it; a Disconnect then ends it as the user\'s choice', async () => {
