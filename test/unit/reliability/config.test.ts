@@ -14,19 +14,10 @@ import { isInputDismissed, NeedsInputError } from '../../../src/core/servers/ser
 import { HeldByUserError } from '../../../src/core/tasks/engine';
 import { taskKey } from '../../../src/core/tasks/types';
 import { MemoryLogger, waitFor } from '../helpers/logger';
+import { alive } from '../helpers/process';
 import type { Client } from './support';
 import type { Peer } from './support';
 import { clientsAndPeersForEachTest, startPeer, taskLab } from './support';
-
-/** Whether a process runs. */
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('reliability: malformed configuration next to a good server', function () {
   this.timeout(30_000);

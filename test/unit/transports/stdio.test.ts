@@ -6,17 +6,9 @@ import { StdioTransport, childEnvironment } from '../../../src/core/transports/s
 import { TransportParseError } from '../../../src/core/transports/transport';
 import type { TransportCloseInfo } from '../../../src/core/transports/transport';
 import { MemoryLogger, waitFor } from '../helpers/logger';
+import { alive } from '../helpers/process';
 
 const fixture = path.resolve(__dirname, '../../../../test/fixtures/servers/stdio-misbehave.mjs');
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('StdioTransport', function () {
   this.timeout(15000);
