@@ -184,12 +184,15 @@ export async function choose(shown: Shown, match: (item: Shown['items'][number])
   const qp = shown.pick;
   if (qp && qp.activeItems[0] !== qp.items[index]) {
     // A pick of ours may focus a default first: move the focus to the item. The change reaches
-    // the workbench after a tick, so accept only once it reports the item active.
+    // the workbench after a round trip (seconds on a busy machine), so accept only once it reports
+    // the item active; a pick hidden meanwhile never will, and says so at once.
     const target = qp.items[index];
     let focused = false;
-    const listener = qp.onDidChangeActive((items) => (focused ||= items[0] === target));
+    let hidden = false;
+    const listeners = [qp.onDidChangeActive((items) => (focused ||= items[0] === target)), qp.onDidHide(() => (hidden = true))];
     qp.activeItems = [target];
-    await waitFor(() => focused, `${what} to be focused`, 5000).finally(() => listener.dispose());
+    await waitFor(() => focused || hidden, `${what} to be focused`, 15_000).finally(() => listeners.forEach((l) => l.dispose()));
+    assert.ok(!hidden || focused, `"${shown.title}" was hidden before ${what} could be chosen`);
   } else if (!qp) {
     for (let i = 0; i < index; i++) await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
   }

@@ -112,6 +112,19 @@ suite('Commands and the Tasks view, with the demo server', () => {
     spy = new QuickInputSpy();
   });
 
+  // A failed test leaves nothing in the next one's way: a question still open held the turn the
+  // next test's question or consent prompt waited for, and each test after it failed in turn.
+  // The tasks it left live are cancelled (their questions close with them), then any quick input still up.
+  let liveBefore = new Set<string>();
+  const live = async () => (await publicApi()).getTasks().filter((t) => t.status === 'working' || t.status === 'input_required');
+  setup(async () => void (liveBefore = new Set((await live()).map((t) => t.id))));
+  teardown(async function () {
+    if (this.currentTest?.state !== 'failed') return;
+    const api = await publicApi();
+    for (const t of await live()) if (!liveBefore.has(t.id)) await api.cancelTask(t.id).catch(() => undefined);
+    await escape();
+  });
+
   suiteTeardown(async () => {
     spy?.dispose();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
@@ -722,10 +735,14 @@ suite('Commands and the Tasks view, with the demo server', () => {
     const doc = await waitFor(() => vscode.window.activeTextEditor?.document, 'an editor');
     assert.match(doc.uri.path, /\/workspaces\/basic\/\.vscode\/mcp\.json$/);
     assert.match(doc.getText(), /"demo"/);
+    // Closed, as the log's panel below: with both left open, a busy machine (2 cores, load 5) took
+    // 3.6 s, not 0.2 s, to move the focus in the next test's tool pick, and once more than 5 s.
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
   test('Show Log runs', async () => {
     await vscode.commands.executeCommand('mcpTasks.showLog');
+    await vscode.commands.executeCommand('workbench.action.closePanel');
   });
 
   test('A question from the server (simulate-research-query, ambiguous) is answered in the quick pick, with no "needs your input" notification over it (the status bar\'s tooltip says "1 waiting for you", no "0 running", and what a click does); the task completes', async function () {
@@ -760,9 +777,10 @@ suite('Commands and the Tasks view, with the demo server', () => {
     this.timeout(60_000);
     const { row, node } = await runTool('everything', 'simulate-research-query', { topic: 'python', ambiguous: 'Yes' });
     const question = await spy.next('the question', 20_000);
-    // A second run of the tool in this suite: its row and its question's title say when it started.
+    // After another run of the tool (the test before, unless it failed first), its row and its question's title say when it started.
     assert.equal(question.title, `${(await taskRow('everything', row.id!))?.label} on everything`);
-    assert.match(question.title ?? '', /^simulate-research-query \(.+\) on everything$/);
+    const rerun = (await taskRows('everything')).some((r) => r.id !== row.id && r.label.startsWith('simulate-research-query'));
+    if (rerun) assert.match(question.title ?? '', /^simulate-research-query \(.+\) on everything$/);
     // F1 over the question hides it; closing the palette must not have answered the server.
     await vscode.commands.executeCommand('workbench.action.showCommands');
     await waitFor(() => testing.hiddenDialogs?.() === 1, 'the question to wait hidden');
