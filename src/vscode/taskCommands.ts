@@ -27,7 +27,7 @@ import { QuickInputPrompter } from './elicitation/quickInputPrompter';
 import type { ToolArguments } from './toolInputs';
 import { BACK, askArguments, askTtl } from './toolInputs';
 import { CANCEL_TASK, executeCommand, isDismissal, OPEN_CONFIGURATION, OPEN_RESULT, registerCommand, RESPOND_TO_TASK, RUN_AGAIN, SHOW_LOG, TASKS_VIEW } from './editorCommands';
-import { keysOf } from '../core/util/builtins';
+import { keysOf, now as clock } from '../core/util/builtins';
 import { CANCELLED, INPUT_REQUIRED } from '../core/protocol/schemas';
 import { noop } from '../core/util/promise';
 import { formatCount, inert } from '../core/util/text';
@@ -307,7 +307,7 @@ const notFetched = (n: number): string =>
  * progress, age), each once. The icon as iconPath: VS Code reads a `$(icon)` in a label out by name.
  */
 const taskPickItem = (engine: TaskEngine, servers: ServerManager): ((t: TaskSnapshot) => vscode.QuickPickItem & { createdAt: string }) => {
-  const [titles, now] = [runTitles(engine.list()), Date.now()];
+  const [titles, now] = [runTitles(engine.list()), clock()];
   return (t) => {
     const { icon, color } = STATUS_PRESENTATION[t.status];
     return { iconPath: asThemeIcon({ id: icon, color }), label: titles.get(t.key) ?? named(t), description: servers.label(t.serverId), detail: describeTask(t, now), createdAt: t.createdAt };
@@ -321,7 +321,7 @@ const taskPickItem = (engine: TaskEngine, servers: ServerManager): ((t: TaskSnap
  */
 const pickToCancel = async (deps: TaskCommandDeps): Promise<{ kind: 'task'; task: TaskSnapshot } | { kind: 'hosted'; hosted: HostedTaskSnapshot } | undefined> => {
   const { engine, servers, tree } = deps;
-  const [now, item, hosted] = [Date.now(), taskPickItem(engine, servers), tree.shownHosted()];
+  const [now, item, hosted] = [clock(), taskPickItem(engine, servers), tree.shownHosted()];
   type Item = vscode.QuickPickItem & { createdAt: string; target: { kind: 'task'; task: TaskSnapshot } | { kind: 'hosted'; hosted: HostedTaskSnapshot } };
   const items: Item[] = [
     ...engine

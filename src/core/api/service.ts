@@ -17,7 +17,7 @@ import { anySignal, errorMessage, MAX_TIMER_MS, newController, onAbort, raceAbor
 import type { Disposable, Event } from '../util/event';
 import type { Logger } from '../util/log';
 import { fromJson, safeStringify, stringify } from '../util/json';
-import { maxOf, minOf, round } from '../util/builtins';
+import { maxOf, minOf, now, round } from '../util/builtins';
 
 export type TaskSupportValue = 'forbidden' | 'optional' | 'required';
 
@@ -218,7 +218,7 @@ export class TasksService implements Disposable {
    */
   async result(id: string, waitMs = 0, signal?: AbortSignal): Promise<ResultInfo> {
     const { engine } = this.#deps;
-    const deadline = Date.now() + waitMs;
+    const deadline = now() + waitMs;
     const held = newController();
     const stop = signal ? anySignal([signal, held.signal]) : held.signal;
     let t = this.#mustGet(id);
@@ -226,21 +226,21 @@ export class TasksService implements Disposable {
     const why = this.#deps.servers.heldWhy(t.serverId);
     if (why && t.kind === TASK && !isTerminal(t.status)) held.abort(new Error(why));
     // Once more when a plain call becomes a task (the server required one): its key leads there.
-    for (let fetching = false; !isTerminal(t.status) && Date.now() < deadline && !stop.aborted && !this.#lifetime.signal.aborted; t = this.#mustGet(id)) {
+    for (let fetching = false; !isTerminal(t.status) && now() < deadline && !stop.aborted && !this.#lifetime.signal.aborted; t = this.#mustGet(id)) {
       // tasks/result blocks until the task ends, so the wait ends as soon as the task does,
       // not at the next poll. It is shared with the engine's own fetch; errors surface below.
       if (t.kind === TASK && !fetching) {
         fetching = true;
         void engine.fetchResult(id, true).catch((err: unknown) => err instanceof HeldByUserError && held.abort(err));
       }
-      await this.#whenEnded(t.key, deadline - Date.now(), stop);
+      await this.#whenEnded(t.key, deadline - now(), stop);
     }
     if (!isTerminal(t.status)) return { task: this.#taskInfo(t), done: false, fetchError: held.signal.aborted ? errorMessage(held.signal.reason) : undefined };
     if (t.outcome) return { task: this.#taskInfo(t), done: true, outcome: copy(t.outcome) };
     if (t.status === CANCELLED) return { task: this.#taskInfo(t), done: true, fetchError: 'The task was cancelled; it has no result.' };
     // The fetch is bounded too: by what is left of the wait (at least FETCH_GRACE_MS), the
     // caller's signal and shutdown. It goes on in the engine; a later call finds its outcome.
-    const bound = anySignal([this.#lifetime.signal, AbortSignal.timeout(minOf(maxOf(deadline - Date.now(), FETCH_GRACE_MS), MAX_TIMER_MS)), ...(signal ? [signal] : [])]);
+    const bound = anySignal([this.#lifetime.signal, AbortSignal.timeout(minOf(maxOf(deadline - now(), FETCH_GRACE_MS), MAX_TIMER_MS)), ...(signal ? [signal] : [])]);
     try {
       const outcome = await raceAbort(engine.fetchResult(id, true), bound);
       return { task: this.#taskInfo(this.#mustGet(id)), done: true, outcome: copy(outcome) };

@@ -18,7 +18,7 @@ import type { Disposable, Event } from '../util/event';
 import { DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { isObject, stringify } from '../util/json';
-import { floor, maxOf, minOf } from '../util/builtins';
+import { floor, maxOf, minOf, now } from '../util/builtins';
 import { prefixed, truncate } from '../util/log';
 import { noop } from '../util/promise';
 import { TokenBucket } from './tokenBucket';
@@ -186,7 +186,7 @@ export class TaskHost {
   constructor(options: TaskHostOptions) {
     this.#options = options;
     this.#log = options.logger;
-    this.#now = options.now ?? (() => Date.now());
+    this.#now = options.now ?? now;
     this.configure(options);
     this.#maxRetained = options.maxRetainedPerServer ?? 100;
     this.#pollInterval = options.pollIntervalMs ?? 1_000;
