@@ -693,8 +693,11 @@ export class ServerManager extends DisposableBase implements SessionSource {
     let needed: string | undefined;
     // Disconnected, restarted or removed meanwhile (`generation` moved on): nothing more is started.
     const latest = () => generation === entry.generation;
-    // By the user's Disconnect: their choice, not a failure (commands end quietly); by a removal: an error, as the call did not run (by an edit: see #session).
-    const cancelled = () => new (entry.userDisconnected ? InputDismissedError : Error)(`Connection to "${config.label}" was cancelled`);
+    // By the user's Disconnect: their choice, not a failure (commands end quietly); by a removal: an error that says so, as the call did not run (by an edit: see #session).
+    const cancelled = () => {
+      const why = `Connection to "${config.label}" was cancelled`;
+      return entry.userDisconnected ? new InputDismissedError(why) : new Error(`${why}: the server is no longer in the configuration.`);
+    };
     let session: McpSession | undefined;
     const asking = (entry.asking = newController());
     try {

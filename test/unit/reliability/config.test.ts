@@ -266,7 +266,7 @@ describe('reliability: malformed configuration next to a good server', function 
     c.servers.setConfiguration([], []);
     assert.equal(asked?.aborted, true, 'the prompt is told to close');
     // Not the user's Disconnect: a call that needed the server fails, saying why.
-    await assert.rejects(connecting, (err: unknown) => !isInputDismissed(err) && err instanceof Error && err.message === 'Connection to "lab" was cancelled');
+    await assert.rejects(connecting, (err: unknown) => !isInputDismissed(err) && err instanceof Error && err.message === 'Connection to "lab" was cancelled: the server is no longer in the configuration.');
     assert.equal(fs.existsSync(spawnLog), false, 'no process was started');
   });
 
