@@ -167,6 +167,25 @@ suite('Tasks of a server removed from the configuration', () => {
       assert.match(tip.value, /Checked: not at all until its server is connected \(its input was dismissed\)/);
     }));
 
+  test('a live task of a server the user disconnected: its tooltip says it is not checked while the server is disconnected, not that an input was dismissed', () =>
+    withTree(async ({ servers, engine, tree }) => {
+      const config = parseMcpJson(JSON.stringify({ servers: { remote: { type: 'http', url: 'http://127.0.0.1:9/mcp' } } }), {
+        kind: 'workspaceFolder',
+        folderName: 'app',
+        folderPath: '/work/app',
+        file: '/work/app/.vscode/mcp.json',
+      });
+      servers.setConfiguration(config.servers, config.errors);
+      const id = config.servers[0].id;
+      await servers.disconnect(id);
+      engine.restore([storedTask(id, 't1', { status: 'working', pollInterval: 1000 })]);
+      const [row] = tree.getChildren();
+      assert.equal(tree.getTreeItem(row).description, 'disconnected · 1 live task not followed');
+      const [task] = tree.getChildren(row);
+      const tip = tree.resolveTreeItem(tree.getTreeItem(task), task).tooltip as vscode.MarkdownString;
+      assert.match(tip.value, /Checked: not at all while its server is disconnected: connect it to follow the task again/);
+    }));
+
   test('a server removed from one folder of two that both had one of its name keeps its label, "demo (b)": its row is not a second "demo" beside the one still configured', () =>
     withTree(({ servers, engine, tree }) => {
       const folder = (name: string) => parseMcpJson('{ "servers": { "demo": { "command": "node" } } }', { kind: 'workspaceFolder', folderName: name, folderPath: `/work/${name}`, file: `/work/${name}/.vscode/mcp.json` });

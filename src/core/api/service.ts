@@ -224,7 +224,7 @@ export class TasksService implements Disposable {
     let t = this.#mustGet(id);
     // Without a wait too: a live task of a server the user disconnected (or whose input the user dismissed) is followed by nothing.
     const why = this.#deps.servers.heldWhy(t.serverId);
-    if (why && t.kind === TASK && !isTerminal(t.status)) held.abort(new Error(why));
+    if (why && t.kind === TASK && !isTerminal(t.status)) held.abort(why);
     // Once more when a plain call becomes a task (the server required one): its key leads there.
     for (let fetching = false; !isTerminal(t.status) && now() < deadline && !stop.aborted && !this.#lifetime.signal.aborted; t = this.#mustGet(id)) {
       // tasks/result blocks until the task ends, so the wait ends as soon as the task does,

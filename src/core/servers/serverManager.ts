@@ -172,8 +172,12 @@ export class NeedsInputError extends Error {
 /** Why a task of a server the user disconnected is not followed: background work does not connect it again. */
 export const disconnectedByUser = (label: string): string => `Server "${label}" was disconnected by the user: connect it to follow its tasks again.`;
 
-/** Why background work does not connect the server: the user dismissed its input, or disconnected it (see ServerManager.heldWhy). */
-const held = (e: Entry | undefined): string | undefined => e && (e.dismissed ?? (e.userDisconnected ? disconnectedByUser(e.config.label) : undefined));
+/**
+ * Why background work does not connect the server, as the error it gets: the user dismissed its
+ * input (an InputDismissedError), or disconnected it (see ServerManager.heldWhy).
+ */
+const held = (e: Entry | undefined): HeldByUserError | undefined =>
+  e?.dismissed !== undefined ? new InputDismissedError(e.dismissed) : e?.userDisconnected ? new HeldByUserError(disconnectedByUser(e.config.label)) : undefined;
 
 /**
  * The user dismissed a prompt for one of the server's inputs, or disconnected the server while it
@@ -495,8 +499,11 @@ export class ServerManager extends DisposableBase implements SessionSource {
     return e && this.#snapshot(e);
   }
 
-  /** Why background work (following its tasks) does not connect the server: the user dismissed its input, or disconnected it (see #session). */
-  heldWhy(id: string): string | undefined {
+  /**
+   * Why background work (following its tasks) does not connect the server, as the error it gets
+   * (see #session): the user dismissed its input (an InputDismissedError), or disconnected it.
+   */
+  heldWhy(id: string): HeldByUserError | undefined {
     return held(this.#entries.get(id));
   }
 
@@ -542,7 +549,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
     // a Disconnect (following a remote server's tasks would connect it again at once); the user's
     // own next action does.
     const why = options?.background && held(entry);
-    if (why) return rejected(new (entry.dismissed ? InputDismissedError : HeldByUserError)(why));
+    if (why) return rejected(why);
     if (!options?.quiet) entry.dismissed = undefined; // a quiet connection asks nothing, so brings nothing back
     if (!options?.background) entry.userDisconnected = false;
     if (options?.now) entry.retryAt = 0;

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ConfigError } from '../../core/config/types';
 import { sourcePlace } from '../../core/config/types';
 import type { ServerManager, ServerSnapshot } from '../../core/servers/serverManager';
-import { BLOCKED, CONNECTED, CONNECTING, restarts } from '../../core/servers/serverManager';
+import { BLOCKED, CONNECTED, CONNECTING, InputDismissedError, restarts } from '../../core/servers/serverManager';
 import type { TaskEngine, Unreachable } from '../../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../../core/host/taskHost';
 import { STATUS_PRESENTATION, asSeen, askedTitle, describeHosted, describeTask, formatAge, localTime, newestFirstOf, runTitles, taskTitle, ttlRow, WARNING_COLOR } from '../../core/tasks/presentation';
@@ -371,8 +371,8 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   /** How the engine checks a live task now, for its tooltip. */
   #checks(t: TaskSnapshot): string | undefined {
     if (t.kind !== TASK || isTerminal(t.status)) return undefined;
-    if (this.#servers.get(t.serverId)?.heldByUser) return 'not at all while its server is disconnected: connect it to follow the task again';
-    if (this.#servers.heldWhy(t.serverId)) return 'not at all until its server is connected (its input was dismissed)';
+    const held = this.#servers.heldWhy(t.serverId);
+    if (held) return held instanceof InputDismissedError ? 'not at all until its server is connected (its input was dismissed)' : 'not at all while its server is disconnected: connect it to follow the task again';
     if (this.#engine.followsByList(t.serverId)) return 'through tasks/list pages, with the other live tasks of its server';
     const every = this.#engine.effectivePollInterval(t.key);
     if (every === undefined) return undefined;
