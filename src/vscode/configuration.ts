@@ -81,9 +81,12 @@ export class ConfigurationReader extends DisposableBase {
   /** The last readable result of each mcp.json, by path (see `keepLastReadable`). */
   readonly #readable = new Map<string, ParseResult>();
 
-  /** @param userFile the user's mcp.json (see userMcpJson) */
-  constructor(readonly userFile: vscode.Uri) {
+  /** The user's mcp.json (see userMcpJson). */
+  declare readonly userFile: vscode.Uri;
+
+  constructor(userFile: vscode.Uri) {
     super();
+    this.userFile = userFile;
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(SERVERS_SETTING) || e.affectsConfiguration('mcpTasks.readWorkspaceMcpJson')) this.#onDidChange.fire();

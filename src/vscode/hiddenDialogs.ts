@@ -27,7 +27,7 @@ export class HiddenDialogs extends DisposableBase {
   /** A dialog was hidden, shown again, deferred or let go: `whereIs` may answer otherwise. */
   readonly onDidChange = this.#onDidChange.event;
   /** A dialog takes its turn and shows: what it is about (see `Turn.about`). */
-  readonly onDidShow: Event<readonly string[]>;
+  declare readonly onDidShow: Event<readonly string[]>;
 
   /** `turns`: the turns the dialogs take, whose deferred dialogs are counted and shown here too. */
   constructor(turns?: Turns) {

@@ -27,7 +27,11 @@ export const inputPrompts = (): Promise<string | undefined>[] => [...asking.valu
  * command instead, each time, and is kept nowhere.
  */
 export class InputPrompter {
-  constructor(private readonly context: vscode.ExtensionContext) {}
+  readonly #context: vscode.ExtensionContext;
+
+  constructor(context: vscode.ExtensionContext) {
+    this.#context = context;
+  }
 
   /**
    * A value: the one saved, or else asked (typed or picked) and saved. Asked once for servers that
@@ -71,7 +75,7 @@ export class InputPrompter {
     }
     if (value !== undefined) {
       const key = secretKey(input, server);
-      await this.context.secrets.store(key, value);
+      await this.#context.secrets.store(key, value);
       await this.#track([...this.#keys(), key]);
     }
     return value;
@@ -80,14 +84,14 @@ export class InputPrompter {
   /** The saved value, without asking; undefined if there is none (or a pick no longer offers it). A command input runs its command. */
   async saved(input: InputDef, server: ServerConfig): Promise<string | undefined> {
     if (input.type === 'command') return this.#ask(input, server);
-    const value = await this.context.secrets.get(secretKey(input, server));
+    const value = await this.#context.secrets.get(secretKey(input, server));
     return input.type === PICK_STRING && !input.options.some((o) => o.value === value) ? undefined : value;
   }
 
   /** Forgets a saved value (the server refused the credentials it went into). */
   forget(input: InputDef, server: ServerConfig): void {
     const key = secretKey(input, server);
-    void this.context.secrets.delete(key).then(() => this.#track(this.#keys().filter((k) => k !== key)));
+    void this.#context.secrets.delete(key).then(() => this.#track(this.#keys().filter((k) => k !== key)));
   }
 
   /** Forgets every saved value: those listed, and those the configuration uses. Returns how many there were. */
@@ -96,8 +100,8 @@ export class InputPrompter {
     for (const server of configured) for (const input of server.inputs) keys.add(secretKey(input, server));
     let n = 0;
     for (const key of keys) {
-      if ((await this.context.secrets.get(key)) !== undefined) n++;
-      await this.context.secrets.delete(key);
+      if ((await this.#context.secrets.get(key)) !== undefined) n++;
+      await this.#context.secrets.delete(key);
     }
     await this.#track([]);
     return n;
@@ -118,12 +122,12 @@ export class InputPrompter {
   }
 
   #keys(): string[] {
-    const v = this.context.globalState.get<unknown>(SAVED_KEYS);
+    const v = this.#context.globalState.get<unknown>(SAVED_KEYS);
     return isArray(v) ? v.filter((k): k is string => isString(k)) : [];
   }
 
   #track(keys: string[]): Thenable<void> {
-    return this.context.globalState.update(SAVED_KEYS, [...new Set(keys)]);
+    return this.#context.globalState.update(SAVED_KEYS, [...new Set(keys)]);
   }
 }
 

@@ -36,10 +36,12 @@ export interface JsoncDocument {
 }
 
 class SyntaxFail {
-  constructor(
-    readonly offset: number,
-    readonly message: JsoncSyntaxError,
-  ) {}
+  declare readonly offset: number;
+  declare readonly message: JsoncSyntaxError;
+  constructor(offset: number, message: JsoncSyntaxError) {
+    this.offset = offset;
+    this.message = message;
+  }
 }
 
 const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };

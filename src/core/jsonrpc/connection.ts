@@ -60,7 +60,7 @@ export interface ConnectionOptions {
 export class InvalidResultError extends RpcError {
   override name = 'InvalidResultError';
   /** What is wrong with the result (zod's issues, joined by "; "), without the method. */
-  readonly problem: string;
+  declare readonly problem: string;
   constructor(method: string, problem: string, result: unknown) {
     super(ErrorCode.InvalidParams, `Invalid result for ${method} from server: ${problem}`, result);
     this.problem = problem;
@@ -159,7 +159,10 @@ export class JsonRpcConnection implements Disposable {
    */
   readonly onUndelivered: Event<UndeliveredAnswer> = this.#onUndelivered.event;
 
-  constructor(readonly transport: Transport, options: ConnectionOptions) {
+  declare readonly transport: Transport;
+
+  constructor(transport: Transport, options: ConnectionOptions) {
+    this.transport = transport;
     this.#log = options.logger;
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#maxIncoming = options.maxConcurrentIncoming ?? 64;

@@ -17,12 +17,12 @@ export enum ErrorCode {
 /** An error with a JSON-RPC code: received from a peer, or raised locally and sent as one. */
 export class RpcError extends Error {
   override name = 'RpcError';
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
+  declare readonly code: number;
+  declare readonly data?: unknown;
+  constructor(code: number, message: string, data?: unknown) {
     super(message);
+    this.code = code;
+    this.data = data;
   }
 
   /** The error object as it travels in a response. */
@@ -40,9 +40,9 @@ export class RpcError extends Error {
 export class RequestTimeoutError extends RpcError {
   override name = 'TimeoutError';
   /** What happened without the server's name, for a message that names it already. */
-  readonly detail: string;
+  declare readonly detail: string;
   /** "did not answer METHOD within N s", for a sentence that names the server its own way. */
-  readonly unanswered: string;
+  declare readonly unanswered: string;
   constructor(method: string, ms: number, server?: string) {
     const detail = `Request ${method} timed out after ${ms} ms without an answer`;
     const unanswered = `did not answer ${method} within ${ms / 1000} s`;
@@ -72,8 +72,10 @@ export class TransportFailureError extends RpcError {
 /** The connection ended before the answer came. */
 export class ConnectionClosedError extends RpcError {
   override name = 'ConnectionClosedError';
-  constructor(readonly reason: string) {
+  declare readonly reason: string;
+  constructor(reason: string) {
     super(ErrorCode.ConnectionClosed, `Connection closed: ${reason}`);
+    this.reason = reason;
   }
 }
 

@@ -65,7 +65,7 @@ const LOG_LEVEL: Record<string, keyof Pick<Logger, 'debug' | 'info' | 'warn' | '
  * tools (with `execution.taskSupport` kept), and the server's log messages.
  */
 export class McpSession extends DisposableBase {
-  readonly connection: JsonRpcConnection;
+  declare readonly connection: JsonRpcConnection;
   #init?: InitializeResult;
   #expired = false;
   #toolsCache?: Tool[];
@@ -75,11 +75,13 @@ export class McpSession extends DisposableBase {
   readonly #log: Logger;
 
   /** The connection closed, with why. */
-  readonly onClose: Event<TransportCloseInfo>;
+  declare readonly onClose: Event<TransportCloseInfo>;
   readonly #options: SessionOptions;
+  declare readonly transport: Transport;
 
-  constructor(readonly transport: Transport, options: SessionOptions) {
+  constructor(transport: Transport, options: SessionOptions) {
     super();
+    this.transport = transport;
     this.#options = options;
     this.#log = options.logger;
     const connection = new JsonRpcConnection(transport, { logger: options.logger, defaultTimeoutMs: options.requestTimeoutMs, peer: options.serverName });

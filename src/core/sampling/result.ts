@@ -28,7 +28,7 @@ export class CompletionCollector {
   /** Tokens of the text at the last count, and that text's length. */
   #counted = { length: 0, tokens: 0 };
   /** Why the tokenizer could not be used, if it failed. */
-  countError: unknown;
+  declare countError: unknown;
   readonly #options: CollectorOptions;
 
   constructor(options: CollectorOptions) {

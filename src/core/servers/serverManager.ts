@@ -160,12 +160,13 @@ const EndpointSchema = z.object({ url: z.string(), headers: z.record(z.string(),
 
 /** A quiet connection (see getSession) stopped at an input it would have had to ask for. */
 export class NeedsInputError extends Error {
-  constructor(
-    readonly server: string,
-    readonly input: string,
-  ) {
+  override name = 'NeedsInputError';
+  declare readonly server: string;
+  declare readonly input: string;
+  constructor(server: string, input: string) {
     super(`Server "${server}" is not connected: it needs input "${input}", which is asked when the server is named or connected.`);
-    this.name = 'NeedsInputError';
+    this.server = server;
+    this.input = input;
   }
 }
 
@@ -185,10 +186,7 @@ const held = (e: Entry | undefined): HeldByUserError | undefined =>
  * work gets it too, without asking again.
  */
 export class InputDismissedError extends HeldByUserError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'InputDismissedError';
-  }
+  override name = 'InputDismissedError';
 }
 
 /** Whether `err` (or its cause) is the user's dismissal of an input prompt. */

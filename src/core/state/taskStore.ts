@@ -178,7 +178,10 @@ export class TaskStore implements Disposable {
   /** Shared store: this window, as its claims name it. */
   readonly #owner: Owner;
 
-  constructor(readonly dir: string, log: Logger, options: TaskStoreOptions) {
+  declare readonly dir: string;
+
+  constructor(dir: string, log: Logger, options: TaskStoreOptions) {
+    this.dir = dir;
     this.#log = log;
     this.#options = options;
     this.#indexPath = path.join(dir, 'tasks.json');

@@ -138,11 +138,11 @@ class Rec {
   /** The list cycle that last saw it. */
   seenIn = 0;
   /** A `tasks/result` in flight, shared by everyone who waits for the outcome. */
-  resultCall: Promise<TaskOutcome | undefined> | undefined = undefined;
+  resultCall: Promise<TaskOutcome | undefined> | undefined;
   /** Gives up that call (see `expectAnswer`). */
-  resultAbort: AbortController | undefined = undefined;
+  resultAbort: AbortController | undefined;
   /** Aborts a direct call. */
-  direct: AbortController | undefined = undefined;
+  direct: AbortController | undefined;
   /** The snapshot's lastUpdatedAt is the local time, as the server's did not parse: answers are not judged stale against it. */
   localUpdatedAt = false;
   /** Restored from a closed window, and no server has answered about it since (see `processGone`). */
@@ -154,7 +154,13 @@ class Rec {
   /** Language models answering requests it may be about (see `Tracked` in incoming.ts). */
   models = 0;
 
-  constructor(public snap: TaskSnapshot, public progressToken: string | undefined) {}
+  declare snap: TaskSnapshot;
+  declare progressToken: string | undefined;
+
+  constructor(snap: TaskSnapshot, progressToken: string | undefined) {
+    this.snap = snap;
+    this.progressToken = progressToken;
+  }
 }
 
 /** How the engine follows the live tasks of one server. */

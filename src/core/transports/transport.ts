@@ -68,22 +68,20 @@ export const LOCAL_FAILURE = Symbol('mcp-tasks.localFailure');
 /** A line or event that was not valid JSON. */
 export class TransportParseError extends Error {
   override name = 'TransportParseError';
-  constructor(
-    message: string,
-    readonly text: string,
-  ) {
+  declare readonly text: string;
+  constructor(message: string, text: string) {
     super(message);
+    this.text = text;
   }
 }
 
 /** An HTTP answer that was not 2xx, or a refused connection. */
 export class TransportHttpError extends Error {
   override name = 'TransportHttpError';
-  constructor(
-    message: string,
-    readonly status?: number,
-  ) {
+  declare readonly status?: number;
+  constructor(message: string, status?: number) {
     super(message);
+    this.status = status;
   }
 }
 
