@@ -8,7 +8,7 @@ import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, messagesIn, TransportParseError } from './transport';
 import { windowsSpawn } from './windowsSpawn';
 import { fromJson } from '../util/json';
-import { entriesOf, keysOf } from '../util/builtins';
+import { entriesOf, isWindows, keysOf } from '../util/builtins';
 
 export interface StdioOptions {
   command: string;
@@ -30,7 +30,7 @@ export const childEnvironment = (
   base: Record<string, string | undefined>,
   env: Record<string, string> = {},
   unset: readonly string[] = [],
-  windows = process.platform === 'win32',
+  windows = isWindows(),
 ): Record<string, string | undefined> => {
   const out = { ...base };
   const drop = (name: string) => {
@@ -86,7 +86,7 @@ export class StdioTransport implements Transport {
         // Not `shell: true` on Windows: it hands cmd.exe the arguments unquoted. The probe is false
         // for anything in the way (a PATH entry that is a file, a name Windows refuses).
         const win =
-          process.platform === 'win32'
+          isWindows()
             ? windowsSpawn(command, args, childEnv, cwd ?? '.', (f) => {
                 try {
                   return statSync(f).isFile();
@@ -200,7 +200,7 @@ export class StdioTransport implements Transport {
         this.#killTree('SIGKILL');
         await this.#waitExit(2000);
       }
-    } else if (process.platform === 'win32') {
+    } else if (isWindows()) {
       // The leader exited; make sure no grandchild outlives it (elsewhere, its exit ends the group).
       this.#killTree('SIGTERM');
     }
@@ -226,7 +226,7 @@ export class StdioTransport implements Transport {
    */
   #endGroup(): void {
     const pid = this.#child?.pid;
-    if (!pid || process.platform === 'win32' || !signalGroup(pid, 'SIGTERM')) return;
+    if (!pid || isWindows() || !signalGroup(pid, 'SIGTERM')) return;
     setTimeout(() => signalGroup(pid, 0) && signalGroup(pid, 'SIGKILL'), GROUP_GRACE_MS).unref();
   }
 
@@ -234,7 +234,7 @@ export class StdioTransport implements Transport {
     const pid = this.#child?.pid;
     if (!pid) return;
     try {
-      if (process.platform === 'win32') spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { windowsHide: true });
+      if (isWindows()) spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { windowsHide: true });
       else process.kill(-pid, signal);
     } catch {
       // Already gone.

@@ -27,3 +27,5 @@ export const { parse: parseDate } = Date;
  * this module loads.
  */
 export const now = (): number => Date.now();
+/** Whether the extension host runs on Windows (6 uses), read at each call: a test may set process.platform. */
+export const isWindows = (): boolean => process.platform === 'win32';

@@ -1,3 +1,5 @@
+import { isWindows } from './builtins';
+
 /** Whether cutting `text` at `i` would split a surrogate pair (an emoji, say) and leave half of it. */
 export const splitsPair = (text: string, i: number): boolean => {
   const high = text.charCodeAt(i - 1);
@@ -17,7 +19,7 @@ export const head = (text: string, max: number): string => text.slice(0, splitsP
  * `* ? " < > |`, and ':' becomes '∶' (U+2236, which reads alike), as Windows refuses them in
  * a name. Never '.', '..' or empty (the path would leave its folder); at most 99 characters.
  */
-export const fileName = (text: string, windows = process.platform === 'win32'): string => {
+export const fileName = (text: string, windows = isWindows()): string => {
   const name = head(text.replace(windows ? /[/\\\p{Cc}*?"<>|]+/gu : /[/\\\p{Cc}]+/gu, '_'), 99);
   return /^\.*$/.test(name) ? '_' : windows ? name.replace(/:/g, '∶') : name;
 };
