@@ -6,7 +6,7 @@ import type { FlowEvent } from '../core/elicitation/flow';
 import type { Answer, FormPrompter, InputOptions, PickItem, PickOptions, PromptOptions } from '../core/elicitation/handler';
 import { runForm } from '../core/elicitation/handler';
 import type { FieldValue } from '../core/elicitation/plan';
-import { planElicitation } from '../core/elicitation/plan';
+import { INVALID_REQUEST, planElicitation } from '../core/elicitation/plan';
 import type { Tool } from '../core/protocol/schemas';
 import { formatAge } from '../core/tasks/presentation';
 import { errorMessage } from '../core/util/abort';
@@ -136,7 +136,7 @@ export const askArguments = async (tool: Tool, title: string, ui: QuickInputProm
       if (result.action !== ACCEPT) return undefined;
       return prompter.asJson ? json(result.content ?? {}) : { value: result.content ?? {}, json: false };
     }
-    if (!plan.ok) why = plan.error.message.replace(/^Invalid elicitation request: /, '');
+    if (!plan.ok) why = plan.error.message.replace(`${INVALID_REQUEST}: `, '');
   }
   return json(template(tool), why);
 };

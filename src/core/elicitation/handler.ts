@@ -14,7 +14,7 @@ import { Turns } from '../util/turns';
 import type { ElicitResult, FlowEvent, FlowState } from './flow';
 import { ACCEPT, answerOf, CANCEL, DECLINE, initialValue, isReview, nextState, startFlow } from './flow';
 import type { FieldValue, FormPlan, UrlPlan } from './plan';
-import { planElicitation } from './plan';
+import { invalidRequest, planElicitation } from './plan';
 import { checkValue, countRule, formatValue, inputHint, listRule, validateContent, validateField } from './validate';
 import { isArray, keysOf } from '../util/builtins';
 import { isString, stringify } from '../util/json';
@@ -283,7 +283,7 @@ export const createElicitationHandler = (options: ElicitationHandlerOptions): El
     const logged = ctx.task && ctx.relatedTaskId ? `${title}, task ${ctx.relatedTaskId}` : title;
     const key = plan.mode === 'url' ? `${ctx.serverId}\n${plan.elicitationId}` : undefined;
     if (key && pending.has(key)) {
-      const error = new RpcError(ErrorCode.InvalidParams, `Invalid elicitation request: elicitationId "${plan.mode === 'url' && plan.elicitationId}" is already pending`);
+      const error = invalidRequest(`elicitationId "${plan.mode === 'url' && plan.elicitationId}" is already pending`);
       log.warn(`Refused elicitation/create: ${error.message}`);
       throw error;
     }

@@ -127,6 +127,10 @@ const RequestedSchema = z.looseObject({
 
 class SchemaProblem extends Error {}
 
+/** How an elicitation request the client refuses is answered (-32602): the error's message starts with INVALID_REQUEST. */
+export const INVALID_REQUEST = 'Invalid elicitation request';
+export const invalidRequest = (why: string): RpcError => new RpcError(ErrorCode.InvalidParams, `${INVALID_REQUEST}: ${why}`);
+
 /** Ends planning: the request breaks the schema rules, as `message` says. */
 // eslint-disable-next-line no-restricted-syntax -- never returns: TypeScript narrows after a call to a declaration
 function problem(message: string): never {
@@ -356,6 +360,6 @@ export const planElicitation = (params: unknown, options: { url?: boolean; tool?
     problem(`unknown mode ${stringify(p.mode)} (expected "form" or "url")`);
   } catch (err) {
     const why = err instanceof SchemaProblem ? err.message : `unexpected problem: ${String(err)}`;
-    return { ok: false, error: new RpcError(ErrorCode.InvalidParams, `Invalid elicitation request: ${why}`) };
+    return { ok: false, error: invalidRequest(why) };
   }
 };

@@ -3,7 +3,7 @@ import { ErrorCode } from '../jsonrpc/errors';
 import type { DialogContext, FormPrompter } from './handler';
 import { runUrl } from './handler';
 import type { UrlPlan } from './plan';
-import { planElicitation } from './plan';
+import { INVALID_REQUEST, planElicitation } from './plan';
 import type { TaskSnapshot } from '../tasks/types';
 import { SERVER_LIST } from '../tasks/types';
 import { ACCEPT } from './flow';
@@ -32,7 +32,7 @@ export const urlsRequired = (error: unknown): UrlsRequired | undefined => {
   const plans: UrlPlan[] = [];
   for (const [i, params] of d.data.elicitations.slice(0, MAX_REQUIRED_URLS).entries()) {
     const plan = planElicitation(params);
-    if (!plan.ok || plan.mode !== 'url') return { ok: false, problem: `elicitation ${i + 1} ${plan.ok ? 'is not in URL mode' : plan.error.message.replace('Invalid elicitation request', 'is invalid')}` };
+    if (!plan.ok || plan.mode !== 'url') return { ok: false, problem: `elicitation ${i + 1} ${plan.ok ? 'is not in URL mode' : plan.error.message.replace(INVALID_REQUEST, 'is invalid')}` };
     plans.push(plan);
   }
   return { ok: true, plans };
