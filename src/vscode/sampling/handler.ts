@@ -18,6 +18,7 @@ import { InFlight } from '../../core/util/inFlight';
 import { Turns } from '../../core/util/turns';
 import { toCancellationToken } from '../cancellation';
 import { executeCommand } from '../editorCommands';
+import { setting } from '../configuration';
 import type { ConsentAnswer, ConsentPrompter, ConsentRequest } from './consent';
 import { QuickPickConsent } from './consent';
 import type { HiddenDialogs } from '../hiddenDialogs';
@@ -70,7 +71,7 @@ export interface SamplingHandler extends vscode.Disposable {
 export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandler => {
   const quickPick = o.consentPrompter ? undefined : new QuickPickConsent(o.hidden);
   const prompt = o.consentPrompter ?? quickPick!.prompt;
-  const preferred = o.preferredModel ?? (() => vscode.workspace.getConfiguration('mcpTasks').get<string>(PREFERRED_MODEL_SETTING));
+  const preferred = o.preferredModel ?? (() => setting<string | undefined>(PREFERRED_MODEL_SETTING, undefined));
   // One prompt at a time, and none over a server's question: another quick input would hide
   // the one shown.
   const turns = o.turns ?? new Turns();
