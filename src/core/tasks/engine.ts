@@ -379,10 +379,6 @@ export class TaskEngine extends DisposableBase {
     return rec;
   }
 
-  find(serverId: string, taskId: string): TaskSnapshot | undefined {
-    return this.get(taskKey(serverId, taskId));
-  }
-
   list(): TaskSnapshot[] {
     return [...this.#recs.values()].map((r) => r.snap);
   }

@@ -12,6 +12,7 @@ import type { SessionSource, TaskEngineOptions } from '../../../src/core/tasks/e
 import { TaskEngine } from '../../../src/core/tasks/engine';
 import type { LocalTaskStatus } from '../../../src/core/tasks/status';
 import type { TaskSnapshot } from '../../../src/core/tasks/types';
+import { taskKey } from '../../../src/core/tasks/types';
 import { waitFor } from './logger';
 import { InMemoryTransport } from '../../../src/core/transports/inMemory';
 import { raceAbort } from '../../../src/core/util/abort';
@@ -508,7 +509,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     engine,
     log,
     snap: (taskId) => {
-      const s = engine.find('fake', taskId);
+      const s = engine.get(taskKey('fake', taskId));
       if (!s) throw new Error(`the engine does not track ${taskId}`);
       return s;
     },
@@ -542,7 +543,7 @@ export function harnessesForEachTest(): (options?: HarnessOptions) => Promise<Ha
 
 /** Waits until the task of the fake server reaches `status`. */
 export async function waitStatus(h: Harness, taskId: string, status: LocalTaskStatus): Promise<void> {
-  await waitFor(() => h.engine.find('fake', taskId)?.status === status, `task ${taskId} ${status} (now ${h.engine.find('fake', taskId)?.status})`);
+  await waitFor(() => h.engine.get(taskKey('fake', taskId))?.status === status, `task ${taskId} ${status} (now ${h.engine.get(taskKey('fake', taskId))?.status})`);
 }
 
 /** Waits until every message sent so far in both directions was delivered (a ping round trip). */

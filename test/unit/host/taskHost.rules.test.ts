@@ -547,7 +547,7 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
     const s = await c.connect('a');
     const { tool, related } = followToolTask(c, s);
     await s.conn.notify('notifications/tasks/status', { ...tool, status: 'cancelled' });
-    await waitFor(() => c.engine.find('a', 'tool-1')?.status === 'cancelled', 'tool-1 cancelled');
+    await waitFor(() => c.engine.get(taskKey('a', 'tool-1'))?.status === 'cancelled', 'tool-1 cancelled');
     const created = taskOf(await s.request('elicitation/create', { ...ELICIT, task: {}, _meta: related }));
     assert.equal(created.status, 'working', 'T-LIFE-1');
     assert.equal(gate.calls.length, 0, 'no dialog');

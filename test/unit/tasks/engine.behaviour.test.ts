@@ -93,7 +93,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     await h.server.waitForRequest('tasks/get', n + 2);
     await settle(h);
     assert.equal(h.snap(snap.taskId).status, 'working');
-    assert.equal(h.engine.find('fake', 'someone-else'), undefined);
+    assert.equal(h.engine.get(taskKey('fake', 'someone-else')), undefined);
     assert.ok(h.log.has('warn', new RegExp(`^\\[fake\\] Ignored a poll answer about task someone-else for task ${snap.taskId}: the ids do not match$`)), h.log.text());
     h.server.override('tasks/get', undefined);
     h.server.complete(snap.taskId);
@@ -212,7 +212,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     h.server.sendRaw({ jsonrpc: '2.0', method: 'notifications/tasks/status', params: { ...h.server.task(snap.taskId), taskId: 'not-mine', status: 'completed' } });
     await settle(h);
     assert.equal(h.snap(snap.taskId).status, 'working');
-    assert.equal(h.engine.find('fake', 'not-mine'), undefined);
+    assert.equal(h.engine.get(taskKey('fake', 'not-mine')), undefined);
     assert.ok(h.log.has('warn', /^\[fake\] Ignored an invalid notifications\/tasks\/status: status: /), h.log.text());
     assert.ok(h.log.has('debug', /^\[fake\] Status notification for a task not tracked here: not-mine$/));
   });
@@ -441,7 +441,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     const good = h.server.createTask('good');
     h.server.override('tasks/list', () => ({ tasks: [{ taskId: 'bad', status: 'working' }, h.server.task(good.taskId)] }));
     assert.equal(await h.engine.refreshList('fake'), 1);
-    assert.equal(h.engine.find('fake', 'bad'), undefined);
+    assert.equal(h.engine.get(taskKey('fake', 'bad')), undefined);
     assert.equal(h.snap(good.taskId).status, 'working');
     assert.ok(h.log.has('warn', /^\[fake\] tasks\/list: skipped an invalid task: createdAt: expected string/), h.log.text());
   });
