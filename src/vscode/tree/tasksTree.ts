@@ -314,7 +314,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   #taskItem(t: TaskSnapshot): vscode.TreeItem {
     const p = STATUS_PRESENTATION[t.status];
     const title = this.#title(t);
-    const item = new vscode.TreeItem(oneLine(title), vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(oneLine(title));
     item.id = `task:${t.key}`;
     const said = describeTask(t, now());
     item.description = oneLine(said);
@@ -451,7 +451,7 @@ export const hostedTitle = (h: HostedTaskSnapshot, hosted: readonly HostedTaskSn
 const hostedItem = (h: HostedTaskSnapshot, hosted: readonly HostedTaskSnapshot[]): vscode.TreeItem => {
   const p = STATUS_PRESENTATION[asSeen(h).status];
   const { label, what, iconPath } = hostedTitle(h, hosted, p.color);
-  const item = new vscode.TreeItem(oneLine(label), vscode.TreeItemCollapsibleState.None);
+  const item = new vscode.TreeItem(oneLine(label));
   item.id = `hosted:${h.serverId}:${h.taskId}`;
   item.description = oneLine(describeHosted(h, now()));
   item.iconPath = iconPath;
