@@ -198,10 +198,9 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   // A stdio server whose new configuration (or removal) waits for its live tasks goes on when they end,
   // or when the results of its ended ones are no longer fetched (see liveCount), and its hosted ones.
   for (const source of [engine, host]) subscriptions.push(source.onDidChange((t: { serverId: string }) => servers.liveTasksChanged(t.serverId)), source.onDidRemove(() => servers.liveTasksChanged()));
-  subscriptions.push(onSettingChange('autoFetchResults', () => servers.liveTasksChanged()));
-  // Shutdown in order: save the tasks, stop following them, then close the connections (which
-  // keeps the HTTP sessions of live tasks for the next window).
-  subscriptions.push({
+  subscriptions.push(onSettingChange('autoFetchResults', () => servers.liveTasksChanged()), {
+    // Shutdown in order: save the tasks, stop following them, then close the connections (which
+    // keeps the HTTP sessions of live tasks for the next window).
     dispose: () => {
       store.dispose();
       engine.dispose();
@@ -243,9 +242,11 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
       chatReach.check();
       void executeCommand('setContext', 'mcpTasks.ready', true);
     }));
-  subscriptions.push(reader.onDidChange(() => void reload()));
-  subscriptions.push(vscode.workspace.onDidChangeWorkspaceFolders(() => servers.notifyRootsChanged()));
-  subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void reload()));
+  subscriptions.push(
+    reader.onDidChange(() => void reload()),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => servers.notifyRootsChanged()),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void reload()),
+  );
 
   const tree = new TasksTreeProvider(servers, engine, host);
   const view = vscode.window.createTreeView(TASKS_VIEW, { treeDataProvider: tree, showCollapseAll: true });
@@ -257,10 +258,11 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   // Every 30 s, not every second (10,000 rows may be tracked): ages are shown in minutes ("now"
   // under one, see formatRowAge), which a redraw twice a minute keeps true to the half minute.
   const ageTimer = setInterval(() => view.visible && tree.refreshAll(), 30_000);
-  subscriptions.push({ dispose: () => clearInterval(ageTimer) }, view.onDidChangeVisibility((e) => e.visible && tree.refreshAll()));
-  subscriptions.push(...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), userMcpJson: reader.userFile, refreshTasks: (id) => engine.refreshList(id), tasks: () => engine.list(), pendingCalls: (id) => engine.pendingCalls(id), endByUser }));
-  subscriptions.push(...registerTaskCommands({ servers, engine, host, store, asking, isAnswering: (key) => answering.has(key), isConsenting: sampling.consenting, reopenDialog: (key) => hidden.reopen(key) || (!!key && hidden.whereIs(key) === 'shown' && (focusQuestion() || focusConsent())), results, tree, view, endByUser }));
   subscriptions.push(
+    { dispose: () => clearInterval(ageTimer) },
+    view.onDidChangeVisibility((e) => e.visible && tree.refreshAll()),
+    ...registerCommands({ servers, log: channel, reloadConfiguration: () => reload(), userMcpJson: reader.userFile, refreshTasks: (id) => engine.refreshList(id), tasks: () => engine.list(), pendingCalls: (id) => engine.pendingCalls(id), endByUser }),
+    ...registerTaskCommands({ servers, engine, host, store, asking, isAnswering: (key) => answering.has(key), isConsenting: sampling.consenting, reopenDialog: (key) => hidden.reopen(key) || (!!key && hidden.whereIs(key) === 'shown' && (focusQuestion() || focusConsent())), results, tree, view, endByUser }),
     registerCommand('mcpTasks.revokeSamplingPermissions', () => revokeSamplingPermissions(samplingPermissions)),
     inputs.registerForgetCommand(() => servers.list().flatMap((x) => servers.config(x.id) ?? [])),
   );

@@ -301,8 +301,10 @@ export class TasksService implements Disposable {
         resolve();
       };
       const unstop = onAbort(stop, done);
-      subs.push(engine.onDidChange((t) => t.key === id && isTerminal(t.status) && done()));
-      subs.push(engine.onDidRemove((key) => key === id && done()));
+      subs.push(
+        engine.onDidChange((t) => t.key === id && isTerminal(t.status) && done()),
+        engine.onDidRemove((key) => key === id && done()),
+      );
       const now = engine.get(id);
       if (!now || isTerminal(now.status) || stop.aborted) done();
     });
