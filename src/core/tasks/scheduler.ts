@@ -31,6 +31,8 @@ export class PollScheduler {
     this.#base = now();
     // eslint-disable-next-line no-unused-labels
     TESTS: Object.defineProperty(this, 'heapLength', { get: () => this.#ats.length });
+    // eslint-disable-next-line no-unused-labels
+    TESTS: Object.defineProperty(this, 'size', { get: () => this.#due.size });
   }
 
   /** (Re)schedules `key` at `at` (ms since epoch). */
@@ -57,10 +59,8 @@ export class PollScheduler {
 
   /** Entries in the heap, stale ones included: it must stay in proportion to `size`. For tests alone (see the constructor). */
   declare readonly heapLength: number;
-
-  get size(): number {
-    return this.#due.size;
-  }
+  /** Keys scheduled. For tests alone (see the constructor). */
+  declare readonly size: number;
 
   dispose(): void {
     this.#disposed = true;

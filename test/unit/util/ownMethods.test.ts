@@ -78,7 +78,7 @@ describe("esbuild.js's bundle leaves out what only tests read", () => {
   const { options } = require(path.join(root, 'esbuild.js')) as { options: (o: { production: boolean }) => { dropLabels?: string[] } };
   const { dropLabels } = options({ production: true });
 
-  for (const [file, name] of [['engine', 'followedCount'], ['scheduler', 'heapLength']]) {
+  for (const [file, name] of [['engine', 'followedCount'], ['scheduler', 'heapLength'], ['scheduler', 'size']]) {
     it(`the ${file}'s ${name} (a statement labelled TESTS), which the tests' own build keeps`, () => {
       const ts = readFileSync(path.join(root, `src/core/tasks/${file}.ts`), 'utf8');
       const seam = new RegExp(`TESTS: Object\\.defineProperty\\(this, '${name}'`);
