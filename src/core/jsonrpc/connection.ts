@@ -255,7 +255,7 @@ export class JsonRpcConnection implements Disposable {
       }
       group.set(id, p);
     }
-    this.#traceOut(message);
+    this.#trace('→', message);
     let sent: Promise<void>;
     try {
       sent = this.transport.send(message);
@@ -427,7 +427,7 @@ export class JsonRpcConnection implements Disposable {
     switch (c.kind) {
       case 'result':
       case 'error': {
-        this.#traceIn(value);
+        this.#trace('←', value);
         if (c.id === null) {
           if (c.kind === 'error') this.#log.warn(`Server reported an error without a request id: ${c.error.code} ${c.error.message}`);
           return;
@@ -454,11 +454,11 @@ export class JsonRpcConnection implements Disposable {
         return;
       }
       case 'request':
-        this.#traceIn(value);
+        this.#trace('←', value);
         void this.#handleRequest(c.msg, related);
         return;
       case 'notification':
-        this.#traceIn(value);
+        this.#trace('←', value);
         this.#handleNotification(c.msg);
         return;
       case 'invalid': {
@@ -565,7 +565,7 @@ export class JsonRpcConnection implements Disposable {
 
   /** Sends a message that no answer follows (a notification, an answer); a failure is logged, never thrown. */
   async #post(message: object, what: string): Promise<void> {
-    this.#traceOut(message);
+    this.#trace('→', message);
     try {
       await this.transport.send(message);
     } catch (e) {
@@ -587,7 +587,7 @@ export class JsonRpcConnection implements Disposable {
         reason = `the connection closed (${this.#closed.reason})`;
         break;
       }
-      this.#traceOut(message);
+      this.#trace('→', message);
       try {
         await this.transport.send(message);
         return true;
@@ -613,12 +613,9 @@ export class JsonRpcConnection implements Disposable {
     this.#onClose.dispose();
   }
 
-  #traceOut(m: object): void {
-    if (this.#log.traceEnabled !== false) this.#log.trace(`→ ${truncate(safeStringify(m))}`);
-  }
-
-  #traceIn(m: unknown): void {
-    if (this.#log.traceEnabled !== false) this.#log.trace(`← ${truncate(safeStringify(m))}`);
+  /** Traces a message sent (→) or received (←). */
+  #trace(way: '→' | '←', m: unknown): void {
+    if (this.#log.traceEnabled !== false) this.#log.trace(`${way} ${truncate(safeStringify(m))}`);
   }
 }
 
