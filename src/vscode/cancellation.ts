@@ -9,8 +9,9 @@ export const NEVER = newController().signal;
 /** An AbortSignal that aborts when `token` is cancelled. */
 export const toAbortSignal = (token: vscode.CancellationToken): { signal: AbortSignal; dispose(): void } => {
   const controller = newController();
-  if (token.isCancellationRequested) controller.abort(new Error('cancelled'));
-  const sub = token.onCancellationRequested(() => controller.abort(new Error('cancelled')));
+  const cancel = () => controller.abort(new Error('cancelled'));
+  if (token.isCancellationRequested) cancel();
+  const sub = token.onCancellationRequested(cancel);
   return { signal: controller.signal, dispose: () => sub.dispose() };
 };
 

@@ -12,7 +12,7 @@ import { newestFirstOf, runTitle } from '../tasks/presentation';
 import type { LocalTaskStatus } from '../tasks/status';
 import { isTerminal } from '../tasks/status';
 import type { TaskOrigin, TaskSnapshot } from '../tasks/types';
-import { DIRECT, TASK, taskKey } from '../tasks/types';
+import { DIRECT, SHUTTING_DOWN, TASK, taskKey } from '../tasks/types';
 import { anySignal, errorMessage, MAX_TIMER_MS, newController, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import type { Logger } from '../util/log';
@@ -276,7 +276,7 @@ export class TasksService implements Disposable {
     });
 
   dispose(): void {
-    this.#lifetime.abort(new Error('The extension is shutting down'));
+    this.#lifetime.abort(new Error(SHUTTING_DOWN));
   }
 
   #mustGet(id: string): TaskSnapshot {

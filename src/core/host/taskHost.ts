@@ -8,7 +8,7 @@ import type { McpSession } from '../protocol/session';
 import type { ServerRequestContext, ServerRequestHandler, TaskEngine } from '../tasks/engine';
 import { canTransition, isServerTerminal, isTerminal } from '../tasks/status';
 import type { LiveWork } from '../tasks/types';
-import { DIRECT, TASK } from '../tasks/types';
+import { CANCELLED_BY_USER, DIRECT, TASK } from '../tasks/types';
 import { summarize } from '../tasks/presentation';
 import type { HoldAs } from '../tasks/incoming';
 import { ownHold } from '../tasks/incoming';
@@ -316,7 +316,7 @@ export class TaskHost {
     const rec = this.#servers.get(serverId)?.tasks.get(taskId);
     if (!rec) throw new Error(`No task ${taskId} is hosted for this server (it may have expired).`);
     if (isServerTerminal(rec.snap.status)) throw new Error(`The task already ended (${rec.snap.status}).`);
-    this.#stop(rec, 'Cancelled by the user');
+    this.#stop(rec, CANCELLED_BY_USER);
     return rec.snap;
   }
 

@@ -20,7 +20,7 @@ import { PollScheduler } from './scheduler';
 import type { LocalTaskStatus } from './status';
 import { canTransition, EXPIRED, isServerTerminal, isTerminal, LOST, needsSession, resultToFetch, retired, serverForgetsAt } from './status';
 import type { LiveWork, RemovedTask, TaskOrigin, TaskOutcome, TaskSnapshot } from './types';
-import { DELETED, DIRECT, SERVER_LIST, TASK, taskKey, UNREADABLE } from './types';
+import { CANCELLED_BY_USER, DELETED, DIRECT, SERVER_LIST, SHUTTING_DOWN, TASK, taskKey, UNREADABLE } from './types';
 import { charsOf, isString } from '../util/json';
 import { isFiniteNumber, keysOf, maxOf, minOf, parseDate, round } from '../util/builtins';
 import { noop } from '../util/promise';
@@ -834,7 +834,7 @@ export class TaskEngine extends DisposableBase {
         // A closed connection aborts the call too (sessionClosed): that is a failure, not the user's cancel.
         if (abort.signal.aborted && !session.isClosed) {
           this.#serverLog(serverId).info(`Direct call of ${toolName} cancelled by the user`);
-          return this.#update(rec, { status: CANCELLED, statusMessage: 'Cancelled by the user', note: undefined });
+          return this.#update(rec, { status: CANCELLED, statusMessage: CANCELLED_BY_USER, note: undefined });
         }
         const outcome: TaskOutcome | undefined = isPeerError(err) ? { kind: 'error', error: err.toJSON() } : undefined;
         this.#finishDirect(rec, outcome, reasonOf(err));
@@ -1942,7 +1942,7 @@ export class TaskEngine extends DisposableBase {
   }
 
   override dispose(): void {
-    this.#lifetime.abort(new Error('The extension is shutting down'));
+    this.#lifetime.abort(new Error(SHUTTING_DOWN));
     this.#scheduler.dispose();
     this.#cycles.dispose();
     this.#refetch.dispose();

@@ -9,6 +9,10 @@ export const DIRECT = 'direct';
 export const DELETED = 'Its stored result was deleted';
 /** What a result kept in a file that cannot be read is (see TaskStore.loadOutcome). */
 export const UNREADABLE = 'missing or damaged (see the log)';
+/** The status message of what the user cancelled here: a direct call, a hosted task. */
+export const CANCELLED_BY_USER = 'Cancelled by the user';
+/** Why what waits on the extension's lifetime stops: the engine's polls, the API's waits. */
+export const SHUTTING_DOWN = 'The extension is shutting down';
 /** A task, the other kind and mode (and the tree's node for one): one string in the bundle likewise. */
 export const TASK = 'task';
 /** The origin of a task found through tasks/list, not started here: one string in the bundle likewise. */
