@@ -37,7 +37,7 @@ import { TasksService } from './core/api/service';
 import { createApi } from './vscode/api';
 import { registerLmTools } from './vscode/lmTools';
 import { InputPrompter } from './vscode/inputs';
-import { executeCommand, failuresTo, registerCommand, TASKS_VIEW } from './vscode/editorCommands';
+import { failuresTo, registerCommand, setContext, TASKS_VIEW } from './vscode/editorCommands';
 import { ELICITATION_CREATE, SAMPLING_CREATE } from './core/protocol/schemas';
 import { fromEntries } from './core/util/builtins';
 
@@ -224,7 +224,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   const notifyErrors = configErrorNotifier(channel);
   subscriptions.push(reader, newConfigNotifier(servers));
   // The chat tools' `when` (and the empty view's welcome): a server, a configuration error, or a tracked task.
-  const chatReach = followChatReach(servers, engine, (has) => executeCommand('setContext', 'mcpTasks.hasServers', has));
+  const chatReach = followChatReach(servers, engine, (has) => setContext('mcpTasks.hasServers', has));
   subscriptions.push(chatReach);
   // One reload after another, so a slow read never lands after a newer one.
   let loaded: Promise<void> = restored;
@@ -240,7 +240,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
       }
       // Failed, the servers are those of the last read: the view shows them (not "Loading") and the chat tools reach them.
       chatReach.check();
-      void executeCommand('setContext', 'mcpTasks.ready', true);
+      void setContext('mcpTasks.ready', true);
     }));
   subscriptions.push(
     reader.onDidChange(() => void reload()),

@@ -46,6 +46,9 @@ export const registerCommand = (id: string, run: (...args: never[]) => unknown):
 /** `vscode.commands.executeCommand`. */
 export const executeCommand = <T = unknown>(id: string, ...args: unknown[]): Thenable<T> => vscode.commands.executeCommand<T>(id, ...args);
 
+/** Sets a context key (`when` clauses read it). */
+export const setContext = (key: string, value: unknown): Thenable<unknown> => executeCommand('setContext', key, value);
+
 /** The ids of the commands (and the view) named in several places (run, registered, set on items): each one string in the bundle. */
 export const OPEN_CONFIGURATION = 'mcpTasks.openConfiguration';
 export const OPEN_RESULT = 'mcpTasks.openResult';

@@ -135,7 +135,7 @@ const TaskParamSchema = z.looseObject({
 const TaskIdParamsSchema = z.looseObject({ taskId: z.string() });
 const ListParamsSchema = z.optional(z.looseObject({ cursor: OptionalString }));
 
-const VERB: Record<string, string> = { 'tasks/get': 'retrieve task', 'tasks/result': 'retrieve task result', 'tasks/cancel': 'cancel task' };
+const VERB: Record<string, string> = { [TASKS_GET]: 'retrieve task', [TASKS_RESULT]: 'retrieve task result', [TASKS_CANCEL]: 'cancel task' };
 const MAX_TOMBSTONES = 256;
 const WARN_EVERY_MS = 5_000;
 

@@ -67,6 +67,9 @@ export class InvalidResultError extends RpcError {
   }
 }
 
+/** Either side's notice that it no longer wants the answer to a request it sent. */
+const CANCELLED_NOTIFICATION = 'notifications/cancelled';
+
 /** One outgoing request awaiting its answer. Plain data: no closures unless a signal or progress asks. */
 interface Pending {
   method: string;
@@ -419,7 +422,7 @@ export class JsonRpcConnection implements Disposable {
     this.transport.forget?.(id);
     // Spec: "A client MUST NOT attempt to cancel its initialize request."
     if (p.method === 'initialize') return;
-    void this.notify('notifications/cancelled', { requestId: id, reason });
+    void this.notify(CANCELLED_NOTIFICATION, { requestId: id, reason });
   }
 
   #receive(value: unknown, related?: RequestId): void {
@@ -528,7 +531,7 @@ export class JsonRpcConnection implements Disposable {
 
   #handleNotification(n: JsonRpcNotification): void {
     try {
-      if (n.method === 'notifications/cancelled') {
+      if (n.method === CANCELLED_NOTIFICATION) {
         const id = n.params?.requestId;
         if (isString(id) || isNumber(id)) {
           this.#incoming.get(id)?.abort(new Error(isString(n.params?.reason) ? n.params.reason : 'cancelled by the server'));

@@ -81,6 +81,7 @@ export const ELICITATION_CREATE = 'elicitation/create';
 export const SAMPLING_CREATE = 'sampling/createMessage';
 /** The methods of tools and tasks that both sides use, likewise one string each in the bundle. */
 export const TOOLS_CALL = 'tools/call';
+export const TOOLS_LIST = 'tools/list';
 export const TASKS_GET = 'tasks/get';
 export const TASKS_RESULT = 'tasks/result';
 export const TASKS_LIST = 'tasks/list';

@@ -11,7 +11,7 @@ import { truncate } from '../util/log';
 import { isString, safeStringify } from '../util/json';
 import { errorMessage, raceAbort } from '../util/abort';
 import type { Implementation, InitializeResult, ServerCapabilities, Tool } from './schemas';
-import { declared, TOOLS_CALL } from './schemas';
+import { declared, TOOLS_CALL, TOOLS_LIST } from './schemas';
 import { pageThrough } from './paging';
 import { hasOwn, maxOf } from '../util/builtins';
 import {
@@ -261,9 +261,9 @@ export class McpSession extends DisposableBase {
     if (this.#init && this.#init.capabilities.tools === undefined) return (this.#toolsCache = []);
     const tools: Tool[] = [];
     const page = (cursor?: string) =>
-      this.connection.request('tools/list', cursor === undefined ? undefined : { cursor }, ListToolsResultSchema, options).then((r) => ({ items: r.tools, nextCursor: r.nextCursor }));
+      this.connection.request(TOOLS_LIST, cursor === undefined ? undefined : { cursor }, ListToolsResultSchema, options).then((r) => ({ items: r.tools, nextCursor: r.nextCursor }));
     // A server whose cursor never ends: the most pages followed.
-    await pageThrough('tools/list', this.#log, 100, page, (raw) => {
+    await pageThrough(TOOLS_LIST, this.#log, 100, page, (raw) => {
       const t = ToolSchema.safeParse(raw);
       if (t.success) tools.push(t.data);
       else this.#log.warn(`Skipped an invalid tool in tools/list: ${describeIssues(t.error)}`);

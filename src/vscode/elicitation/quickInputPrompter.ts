@@ -10,7 +10,7 @@ import { isString } from '../../core/util/json';
 import { inert, oneLine } from '../../core/util/text';
 import { CANCEL, DECLINE } from '../../core/elicitation/flow';
 import { CIRCLE_SLASH } from '../../core/tasks/presentation';
-import { executeCommand, registerCommand } from '../editorCommands';
+import { registerCommand, setContext } from '../editorCommands';
 
 type Item<T> = vscode.QuickPickItem & { value: T };
 /**
@@ -38,7 +38,7 @@ const questionKey = (key: string): string => (process.platform === 'darwin' ? 'â
 let onScreen: Keys | undefined;
 const setOnScreen = (keys?: Keys): void => {
   onScreen = keys;
-  void executeCommand('setContext', 'mcpTasks.questionOpen', !!keys);
+  void setContext('mcpTasks.questionOpen', !!keys);
 };
 
 /**

@@ -15,7 +15,7 @@ import { afterServerName, unnamedReason } from '../../core/transports/transport'
 import { itsTasksEnd, liveWork } from '../../core/util/log';
 import type { LiveWork } from '../../core/tasks/types';
 import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
-import { executeCommand, OPEN_CONFIGURATION, OPEN_RESULT, RESPOND_TO_TASK } from '../editorCommands';
+import { OPEN_CONFIGURATION, OPEN_RESULT, RESPOND_TO_TASK, setContext } from '../editorCommands';
 import { isObjectLike, isString, stringify } from '../../core/util/json';
 import { isArray, keysOf, now, parseDate } from '../../core/util/builtins';
 import { COMPLETED, ELICITATION_CREATE, INPUT_REQUIRED } from '../../core/protocol/schemas';
@@ -105,7 +105,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   /** The context key mcpTasks.hasFinished (it enables Clear Finished Tasks): whether a finished row is shown (a task, or a hosted task, that it would clear); checked once per burst of changes. */
   readonly #hasFinished = syncedFlag(
     () => this.#engine.list().some((t) => isTerminal(t.status)) || this.endedHosted().length > 0,
-    (has) => executeCommand('setContext', 'mcpTasks.hasFinished', has),
+    (has) => setContext('mcpTasks.hasFinished', has),
   );
   /** By server, whether its row as VS Code last had it listed tasks (its id says so: see #item). */
   readonly #rowHasTasks = new Map<string, boolean>();

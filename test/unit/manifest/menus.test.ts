@@ -127,7 +127,7 @@ describe('the view\'s row menus', () => {
   it('Clear Finished Tasks is disabled (title button and palette) while no finished row is shown: its enablement is the key mcpTasks.hasFinished, which the view sets', () => {
     assert.equal(manifest.contributes.commands.find((c) => c.command === 'mcpTasks.clearFinished')?.enablement, 'mcpTasks.hasFinished');
     const tree = fs.readFileSync(path.resolve(__dirname, '../../../../src/vscode/tree/tasksTree.ts'), 'utf8');
-    assert.match(tree, /'setContext', 'mcpTasks\.hasFinished'/, 'the view sets the key');
+    assert.match(tree, /\bsetContext\('mcpTasks\.hasFinished'/, 'the view sets the key');
   });
 
   it('the chat tools are offered to models only where a server is configured, a configuration error is to report or a task is tracked (ux14 F12; see chatReach.test.ts): their when clause is the key mcpTasks.hasServers, which the extension sets', () => {
@@ -137,6 +137,6 @@ describe('the view\'s row menus', () => {
       tools.map((t) => [t.name, 'mcpTasks.hasServers']),
     );
     const extension = fs.readFileSync(path.resolve(__dirname, '../../../../src/extension.ts'), 'utf8');
-    assert.match(extension, /'setContext', 'mcpTasks\.hasServers'/, 'the extension sets the key');
+    assert.match(extension, /\bsetContext\('mcpTasks\.hasServers'/, 'the extension sets the key');
   });
 });
