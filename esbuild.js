@@ -300,9 +300,9 @@ const ENGINE = path.join(__dirname, 'src/core/tasks/engine.ts');
 const MANAGER = path.join(__dirname, 'src/core/servers/serverManager.ts');
 const HOST = path.join(__dirname, 'src/core/host/taskHost.ts');
 const OWN_FIELDS = new Map([
-  ...['polling', 'resultCall', 'resultAbort', 'localUpdatedAt', 'seenIn'].map((f) => [f, ['Rec', ENGINE]]),
+  ...['polling', 'resultCall', 'resultAbort', 'localUpdatedAt', 'seenIn', 'unheard'].map((f) => [f, ['Rec', ENGINE]]),
   ...['byList', 'probeAt', 'probeAfter'].map((f) => [f, ['ServerFollow', ENGINE]]),
-  ...['connectingQuietly', 'retryAt', 'lastFailure', 'connectedAt', 'userDisconnected', 'waitsFor', 'unreached', 'cancelledByEdit'].map((f) => [f, ['Entry', MANAGER]]),
+  ...['connectingQuietly', 'retryAt', 'lastFailure', 'connectedAt', 'userDisconnected', 'waitsFor', 'unreached', 'cancelledByEdit', 'savedId'].map((f) => [f, ['Entry', MANAGER]]),
   // The task host's record of a task it runs for a server, and its state of that server.
   ['waiters', ['Rec', HOST]],
   ...['cursorKey', 'warnedAt'].map((f) => [f, ['ServerState', HOST]]),
