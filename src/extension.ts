@@ -23,7 +23,7 @@ import { errorMessage } from './core/util/abort';
 import { InFlight } from './core/util/inFlight';
 import { Turns } from './core/util/turns';
 import { registerCommands } from './vscode/commands';
-import { ConfigurationReader, configErrorNotifier, newConfigNotifier, onSettingChange, setting, userMcpJson } from './vscode/configuration';
+import { ConfigurationReader, configErrorNotifier, defaultTtlMs, newConfigNotifier, onSettingChange, setting, userMcpJson } from './vscode/configuration';
 import { cancelledByServer, TaskIndicators } from './vscode/indicators';
 import { HiddenDialogs } from './vscode/hiddenDialogs';
 import { ResultDocuments } from './vscode/results';
@@ -184,10 +184,7 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
       sampling: { handle: host.wrap(SAMPLING_CREATE, sampling.handle) },
     },
     sessions: servers,
-    defaultTtlMs: () => {
-      const s = setting('defaultTtlSeconds', 3600);
-      return s > 0 ? s * 1000 : undefined;
-    },
+    defaultTtlMs,
     autoFetchResults: () => setting('autoFetchResults', true),
     requestTimeoutMs: requestTimeout,
     loadOutcome: (key) => store.readOutcome(key),

@@ -12,7 +12,7 @@ import { formatAge } from '../core/tasks/presentation';
 import { errorMessage } from '../core/util/abort';
 import { fromJson, isObject, isObjectLike, isString, stringify } from '../core/util/json';
 import { entriesOf, keysOf, round } from '../core/util/builtins';
-import { setting } from './configuration';
+import { defaultTtlMs } from './configuration';
 import { NEVER } from './cancellation';
 import type { QuickInputPrompter } from './elicitation/quickInputPrompter';
 import { ACCEPT, CANCEL } from '../core/elicitation/flow';
@@ -205,8 +205,7 @@ export const parseDuration = (text: string): { ms: number } | { error: string } 
  * default; undefined means cancelled, BACK that the user went back to the arguments.
  */
 export const askTtl = async (title: string, ui: QuickInputPrompter): Promise<{ ttlMs?: number } | typeof BACK | undefined> => {
-  const seconds = setting('defaultTtlSeconds', 3600);
-  const defaultMs = seconds > 0 ? seconds * 1000 : undefined;
+  const defaultMs = defaultTtlMs();
   type Choice = { ttlMs?: number } | 'custom';
   // Each with its icon, as Default and Custom… have theirs: the labels line up. Written as
   // Default's and the rest of the UI's durations are ("10 min", "1 h"), not "10 minutes" beside "1 h".
