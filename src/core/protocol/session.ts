@@ -1,6 +1,5 @@
 import type { Progress, RequestHandler, RequestOptions } from '../jsonrpc/connection';
-import { JsonRpcConnection } from '../jsonrpc/connection';
-import { ErrorCode, RpcError } from '../jsonrpc/errors';
+import { InvalidResultError, JsonRpcConnection } from '../jsonrpc/connection';
 import { describeIssues } from '../jsonrpc/messages';
 import type { Transport, TransportCloseInfo } from '../transports/transport';
 import { SessionExpiredError } from '../transports/transport';
@@ -142,7 +141,7 @@ export class McpSession extends DisposableBase {
       );
     } catch (err) {
       await this.connection.close();
-      throw err instanceof RpcError && err.code === ErrorCode.InvalidParams && err.name === 'InvalidResultError'
+      throw err instanceof InvalidResultError
         ? new Error(`The server's answer to initialize is not valid MCP: ${err.message}`)
         : err;
     }
