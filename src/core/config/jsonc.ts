@@ -35,15 +35,6 @@ export interface JsoncDocument {
   keys(path: JsoncPath): string[];
 }
 
-class SyntaxFail {
-  declare readonly offset: number;
-  declare readonly message: JsoncSyntaxError;
-  constructor(offset: number, message: JsoncSyntaxError) {
-    this.offset = offset;
-    this.message = message;
-  }
-}
-
 const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 /**
  * Deeper nesting is refused: the parser recurses, and no configuration needs it. Positions are
@@ -59,8 +50,11 @@ export const parseJsonc = (text: string): JsoncDocument => {
   const values = new Map<string, { value: number; key?: number }>();
   const keyLists = new Map<string, string[]>();
   const id = (path: JsoncPath) => stringify(path);
+  let error: JsoncDocument['error'];
+  /** Ends parsing at the first error, which it records for the catch at the top (no other is thrown once it is). */
   const fail = (message: JsoncSyntaxError, at = i): never => {
-    throw new SyntaxFail(at, message);
+    error = { offset: at, message };
+    throw new SyntaxError(message);
   };
 
   const skip = () => {
@@ -179,14 +173,12 @@ export const parseJsonc = (text: string): JsoncDocument => {
   };
 
   let result: unknown;
-  let error: JsoncDocument['error'];
   try {
     result = value([]);
     skip();
     if (i < text.length) fail('unexpected text after the end of the document');
   } catch (err) {
-    if (!(err instanceof SyntaxFail)) throw err;
-    error = { offset: err.offset, message: err.message };
+    if (!error) throw err;
     result = undefined;
   }
   return {
