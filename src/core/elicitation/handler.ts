@@ -248,6 +248,9 @@ export interface ElicitationHandlerOptions {
 /** The answer to a URL question its server reports complete before the user answered here: dismissed, but not by the user (see noteRefusal). */
 export const COMPLETED_ELSEWHERE = Object.freeze({ action: CANCEL });
 
+/** The notification of a URL-mode elicitation the server saw completed (its dialog closes). */
+const ELICITATION_COMPLETE = 'notifications/elicitation/complete';
+
 /** The `elicitation/create` handler, and the receiver of `notifications/elicitation/complete`. */
 export type ElicitationHandler = ServerRequestHandler & {
   /** Closes a still-open URL prompt for `params.elicitationId` of `serverId`; ignores unknown ids. */
@@ -340,13 +343,13 @@ export const createElicitationHandler = (options: ElicitationHandlerOptions): El
     complete(serverId: string, params: unknown): void {
       const log = prefixed(root, options.serverLabel(serverId));
       const p = CompleteParamsSchema.safeParse(params);
-      if (!p.success) return log.warn(`Ignored an invalid notifications/elicitation/complete: ${describeIssues(p.error)}`);
+      if (!p.success) return log.warn(`Ignored an invalid ${ELICITATION_COMPLETE}: ${describeIssues(p.error)}`);
       const key = `${serverId}\n${p.data.elicitationId}`;
       const open = pending.get(key);
       if (open) open.abort(new Error('the server reports the elicitation complete'));
       else if (accepted.delete(key)) log.info(`The server reports elicitation ${p.data.elicitationId} complete`);
       // The spec says to ignore unknown and already completed ids.
-      else log.debug(`Ignored notifications/elicitation/complete for unknown elicitation ${p.data.elicitationId}`);
+      else log.debug(`Ignored ${ELICITATION_COMPLETE} for unknown elicitation ${p.data.elicitationId}`);
     },
   });
 };
@@ -356,5 +359,5 @@ export const createElicitationHandler = (options: ElicitationHandlerOptions): El
  * each new session (it ends with the session's connection, or when disposed).
  */
 export const listenForElicitationComplete = (session: Pick<McpSession, 'connection'>, serverId: string, handler: Pick<ElicitationHandler, 'complete'>): Disposable => {
-  return session.connection.onNotification('notifications/elicitation/complete', (params) => handler.complete(serverId, params));
+  return session.connection.onNotification(ELICITATION_COMPLETE, (params) => handler.complete(serverId, params));
 };
