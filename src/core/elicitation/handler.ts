@@ -278,7 +278,7 @@ export const createElicitationHandler = (options: ElicitationHandlerOptions): El
     const log = prefixed(root, label);
     const plan = planElicitation(params, { url: options.url ?? true });
     if (!plan.ok) {
-      log.warn(`Refused elicitation/create: ${plan.error.message}`);
+      log.warn(`Refused ${ELICITATION_CREATE}: ${plan.error.message}`);
       throw plan.error;
     }
     const title = dialogTitle(label, ctx, options.taskTitle);
@@ -287,7 +287,7 @@ export const createElicitationHandler = (options: ElicitationHandlerOptions): El
     const key = plan.mode === 'url' ? `${ctx.serverId}\n${plan.elicitationId}` : undefined;
     if (key && pending.has(key)) {
       const error = invalidRequest(`elicitationId "${plan.mode === 'url' && plan.elicitationId}" is already pending`);
-      log.warn(`Refused elicitation/create: ${error.message}`);
+      log.warn(`Refused ${ELICITATION_CREATE}: ${error.message}`);
       throw error;
     }
     log.info(`${logged} asks: ${truncate(plan.message, 300)} (${plan.mode === 'url' ? `to open ${plan.url}` : `${plan.steps.length} field${plan.steps.length === 1 ? '' : 's'}`})`);

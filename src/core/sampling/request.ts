@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { ErrorCode, RpcError } from '../jsonrpc/errors';
 import { describeIssues } from '../jsonrpc/messages';
+import { SAMPLING_CREATE } from '../protocol/schemas';
 import { isObject, stringify } from '../util/json';
 import { floor, isArray, maxOf, minOf } from '../util/builtins';
 import { OptionalJsonObject, OptionalNumber, OptionalString, OptionalStrings, OptionalUnknown, atLeast, base64, fallback } from '../util/zod';
@@ -102,7 +103,7 @@ const withContentArrays = (params: unknown): unknown =>
  */
 export const parseCreateMessage = (params: unknown): ParseResult => {
   const parsed = CreateMessageParamsSchema.safeParse(withContentArrays(params ?? {}));
-  if (!parsed.success) return invalid(`Invalid sampling/createMessage params: ${describeIssues(parsed.error)}`);
+  if (!parsed.success) return invalid(`Invalid ${SAMPLING_CREATE} params: ${describeIssues(parsed.error)}`);
   const p = parsed.data;
   // The spec: a client MUST return an error for tools/toolChoice unless it declares sampling.tools.
   if (p.tools !== undefined || p.toolChoice !== undefined) {

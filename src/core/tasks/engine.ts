@@ -442,7 +442,7 @@ export class TaskEngine extends DisposableBase {
       session.connection.onNotification(TASKS_STATUS, (params) => {
         const parsed = TaskSchema.safeParse(params);
         if (!parsed.success) {
-          this.#serverLog(serverId).warn(`Ignored an invalid notifications/tasks/status: ${describeIssues(parsed.error)}`);
+          this.#serverLog(serverId).warn(`Ignored an invalid ${TASKS_STATUS}: ${describeIssues(parsed.error)}`);
           return;
         }
         const rec = this.#recs.get(taskKey(serverId, parsed.data.taskId));

@@ -113,12 +113,12 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
     const log = prefixed(o.log, label);
     const parsed = parseCreateMessage(params);
     if (!parsed.ok) {
-      log.warn(`Refused sampling/createMessage: ${parsed.error.message}`);
+      log.warn(`Refused ${SAMPLING_CREATE}: ${parsed.error.message}`);
       throw parsed.error;
     }
     const plan = parsed.plan;
     const taskId = ctx.task?.taskId ?? ctx.relatedTaskId;
-    log.info(`sampling/createMessage${taskId ? ` for task ${taskId}` : ''}: ${describePlan(plan)}`);
+    log.info(`${SAMPLING_CREATE}${taskId ? ` for task ${taskId}` : ''}: ${describePlan(plan)}`);
     if (plan.includeContext) log.debug(`Ignored includeContext "${plan.includeContext}": this client adds no context to sampling requests`);
     if (plan.temperature !== undefined) log.debug('Ignored temperature: the editor has no portable option for it');
     const messages = chatMessages(plan).map(asChatMessage);
