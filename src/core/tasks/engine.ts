@@ -687,7 +687,7 @@ export class TaskEngine extends DisposableBase {
         return r.snap;
       }
       // Not a JSON-RPC error of the server's: a plain Error, so no one keeps it as the call's outcome.
-      throw new Error(`Server "${this.#label(serverId)}" answered tools/call with neither a task nor a tool result: ${describeIssues(created.error)}`);
+      throw new Error(`Server "${this.#label(serverId)}" answered ${TOOLS_CALL} with neither a task nor a tool result: ${describeIssues(created.error)}`);
     }
     return this.#track(serverId, session, toolName, options, created.data, { token, sub, early }, held);
   }
@@ -735,7 +735,7 @@ export class TaskEngine extends DisposableBase {
   #claim(rec: Rec, session: McpSession, progress: { token?: string; sub?: Disposable; early: Progress[] }, changes: Partial<TaskSnapshot>): TaskSnapshot {
     rec.progressToken = progress.token;
     this.#update(rec, changes);
-    this.#serverLog(rec.snap.serverId).info(`Task ${rec.snap.taskId} created for ${rec.snap.toolName}; tasks/list had found it first (${rec.snap.status})`);
+    this.#serverLog(rec.snap.serverId).info(`Task ${rec.snap.taskId} created for ${rec.snap.toolName}; ${TASKS_LIST} had found it first (${rec.snap.status})`);
     if (isTerminal(rec.snap.status)) {
       progress.sub?.dispose();
       if (this.#wantsOutcome(rec)) void this.#resultCall(rec);
@@ -887,11 +887,11 @@ export class TaskEngine extends DisposableBase {
       // its row says so with the first of its problems ("status: invalid input"), and
       // the log says it once, then counts. A valid report of it ends that (applyServerTask).
       else if (err instanceof InvalidResultError) {
-        if (warnRepeated(this.#serverLog(serverId), this.#invalid, key, `tasks/get ${taskId} failed: ${err.message}`) < 2) {
+        if (warnRepeated(this.#serverLog(serverId), this.#invalid, key, `${TASKS_GET} ${taskId} failed: ${err.message}`) < 2) {
           this.#update(rec, { note: `${INVALID}${err.problem.split('; ')[0]}); asked less often.` });
         }
       }
-      else this.#failed(serverId, `tasks/get ${taskId}`, err);
+      else this.#failed(serverId, `${TASKS_GET} ${taskId}`, err);
     } finally {
       rec.polling = false;
       if (this.#recs.get(key) === rec && !isTerminal(rec.snap.status) && !this.#scheduler.has(key)) this.#scheduleNext(rec);
@@ -1124,7 +1124,7 @@ export class TaskEngine extends DisposableBase {
       }
     } catch (err) {
       failed = true;
-      if (!this.#disposed) this.#serverLog(serverId).warn(`tasks/list (following ${tasks(f.live.size)}) failed: ${detailOf(err)}`);
+      if (!this.#disposed) this.#serverLog(serverId).warn(`${TASKS_LIST} (following ${tasks(f.live.size)}) failed: ${detailOf(err)}`);
     } finally {
       f.cycling = false;
     }
@@ -1132,7 +1132,7 @@ export class TaskEngine extends DisposableBase {
     f.failures = failed ? f.failures + 1 : 0;
     // A failed cycle keeps the mode (the tasks it missed are polled below) unless failures repeat.
     const wins = failed ? f.byList && f.failures < 3 : pages < saved;
-    if (wins !== f.byList) this.#serverLog(serverId).info(`Following ${tasks(f.live.size)} ${wins ? `through tasks/list (${pages} page${pages === 1 ? '' : 's'} per ${pace} ms)` : 'by tasks/get, one per task'}`);
+    if (wins !== f.byList) this.#serverLog(serverId).info(`Following ${tasks(f.live.size)} ${wins ? `through ${TASKS_LIST} (${pages} page${pages === 1 ? '' : 's'} per ${pace} ms)` : `by ${TASKS_GET}, one per task`}`);
     f.byList = wins;
     const now = this.#now();
     if (!wins) {
@@ -1374,13 +1374,13 @@ export class TaskEngine extends DisposableBase {
         // T-REQ-4: the result names its task; one that names another is not this task's outcome.
         const named = (result._meta?.[RELATED_TASK_META] as { taskId?: unknown } | undefined)?.taskId;
         if (named !== undefined && named !== taskId) {
-          log.warn(`Ignored the answer to tasks/result ${taskId}: it is the result of task ${truncate(String(named), 100)}`);
+          log.warn(`Ignored the answer to ${TASKS_RESULT} ${taskId}: it is the result of task ${truncate(String(named), 100)}`);
           return undefined;
         }
         outcome = { kind: 'result', result };
       } catch (err) {
         if (!isPeerError(err)) {
-          if (!this.#disposed) this.#failed(serverId, `tasks/result ${taskId}`, err, true);
+          if (!this.#disposed) this.#failed(serverId, `${TASKS_RESULT} ${taskId}`, err, true);
           this.#notFetched(rec, detailOf(err));
           return undefined;
         }
@@ -1388,7 +1388,7 @@ export class TaskEngine extends DisposableBase {
         if (err.code === ErrorCode.InvalidParams && !isServerTerminal(rec.snap.status as TaskStatus)) {
           // Not an outcome: the server may have dropped the task. A poll tells; if it still waits
           // for input, the call is tried again later.
-          log.warn(`tasks/result ${taskId} was refused: ${reasonOf(err)}`);
+          log.warn(`${TASKS_RESULT} ${taskId} was refused: ${reasonOf(err)}`);
           this.#refetchLater(rec);
           void this.poll(rec.snap.key);
           return undefined;
@@ -1408,14 +1408,14 @@ export class TaskEngine extends DisposableBase {
           // never an error, and "task not found" is no failed tool's error. The server has most
           // likely dropped the task (its ttl passed, its process restarted, its session's store
           // went); tasks/get tells. A failed task it still knows did fail with -32602.
-          log.warn(`tasks/result ${taskId} was refused: ${message}`);
+          log.warn(`${TASKS_RESULT} ${taskId} was refused: ${message}`);
           if (!(await this.#confirmResultGone(rec, session)) || ended === COMPLETED) return undefined;
         } else if (ended === COMPLETED) {
           // A completed task has a result: an error (busy, internal) is a fetch that failed, not
           // its outcome. Tried again later, as a fetch that could not reach the server is.
           const said = `error ${code}: ${truncate(message, 300)}`;
-          log.warn(`tasks/result ${taskId} failed though the task completed (${said}); trying again later`);
-          this.#notFetched(rec, `the server answered tasks/result with ${said}`);
+          log.warn(`${TASKS_RESULT} ${taskId} failed though the task completed (${said}); trying again later`);
+          this.#notFetched(rec, `the server answered ${TASKS_RESULT} with ${said}`);
           return undefined;
         }
       }
@@ -1488,12 +1488,12 @@ export class TaskEngine extends DisposableBase {
         this.#gone(rec, denied, true);
         return true;
       }
-      this.#failed(serverId, `tasks/get ${taskId}`, err);
+      this.#failed(serverId, `${TASKS_GET} ${taskId}`, err);
       this.#refetchLater(rec);
       return false;
     }
     if (isTerminal(rec.snap.status)) return true;
-    log.warn(`The server answered tasks/result ${taskId} while the task is still ${rec.snap.status}: not its outcome; asking again`);
+    log.warn(`The server answered ${TASKS_RESULT} ${taskId} while the task is still ${rec.snap.status}: not its outcome; asking again`);
     this.#refetchLater(rec);
     return false;
   }
@@ -1520,7 +1520,7 @@ export class TaskEngine extends DisposableBase {
       if (denied && (rec.snap.resultDeleted || rec.snap.outcomeFetchedAt)) this.#update(rec, { note: `${rec.snap.resultDeleted ? DELETED : `The result kept for it is ${UNREADABLE}`}, and its server no longer has it.` });
       else if (denied) this.#markGone(rec, denied, true);
       else {
-        this.#failed(serverId, `tasks/get ${taskId}`, err);
+        this.#failed(serverId, `${TASKS_GET} ${taskId}`, err);
         this.#refetchLater(rec);
       }
       return false;
@@ -1696,14 +1696,14 @@ export class TaskEngine extends DisposableBase {
     return pageThrough(TASKS_LIST, log, this.#options.maxListPages ?? 1000, page, (raw) => {
       const t = TaskSchema.safeParse(raw);
       if (t.success) onTask(t.data);
-      else log.warn(`tasks/list: skipped an invalid task: ${describeIssues(t.error)}`);
+      else log.warn(`${TASKS_LIST}: skipped an invalid task: ${describeIssues(t.error)}`);
     }, enough);
   }
 
   /** A task found through tasks/list, the `i`th of its list: followed while live; ended (in another window, before a reload), its result is fetched as if it had ended here. */
   #adoptListed(serverId: string, task: Task, i: number): void {
     const rec = this.#addTask(serverId, task, { toolName: '', status: task.status, origin: SERVER_LIST });
-    this.#serverLog(serverId).info(`Task ${task.taskId} found through tasks/list (${task.status})`);
+    this.#serverLog(serverId).info(`Task ${task.taskId} found through ${TASKS_LIST} (${task.status})`);
     if (isTerminal(task.status)) this.#fetchSoon(rec, i);
     else {
       this.#scheduleNext(rec);
@@ -1963,7 +1963,7 @@ const lists = (session: McpSession | undefined): session is McpSession => sessio
 const denial = (err: unknown): string | undefined => {
   if (!isPeerError(err)) return undefined;
   if (err.code === ErrorCode.InvalidParams) return `the server no longer knows the task (${reasonOf(err)})`;
-  if (err.code === ErrorCode.MethodNotFound) return `the server no longer answers tasks/get (${reasonOf(err)})`;
+  if (err.code === ErrorCode.MethodNotFound) return `the server no longer answers ${TASKS_GET} (${reasonOf(err)})`;
   return undefined;
 };
 
