@@ -304,7 +304,7 @@ export class TaskHost {
       const rec = this.#lookup(state, serverId, session, TASKS_CANCEL, params);
       if (isServerTerminal(rec.snap.status)) fail(`Cannot cancel task: already in terminal status '${rec.snap.status}'`);
       // T-RCV-6: stop the work, and be cancelled before the answer leaves.
-      this.#stop(rec, 'Cancelled at the request of the server (tasks/cancel)');
+      this.#stop(rec, `Cancelled at the request of the server (${TASKS_CANCEL})`);
       this.#onDidServerCancel.fire(rec.snap);
       return toTask(rec.snap);
     });
@@ -514,14 +514,14 @@ export class TaskHost {
   /** T-RCV-4: pages in creation order; a cursor is an opaque token for the last task seen. */
   #serveList(state: ServerState, session: McpSession, params: Record<string, unknown> | undefined): Record<string, unknown> {
     const p = ListParamsSchema.safeParse(params);
-    if (!p.success) fail(`Invalid params of tasks/list: ${describeIssues(p.error)}`);
+    if (!p.success) fail(`Invalid params of ${TASKS_LIST}: ${describeIssues(p.error)}`);
     const cursor = p.data?.cursor;
     let after = 0;
     if (cursor !== undefined) {
       const [key, seq] = Buffer.from(cursor, 'base64url').toString('utf8').split('.');
       after = key === state.cursorKey && /^[0-9]{1,15}$/.test(seq ?? '') ? Number(seq) : NaN;
       if (!(after <= state.seq)) {
-        return fail(`Invalid cursor for tasks/list: ${truncate(stringify(cursor), 80)} was not issued by this client`);
+        return fail(`Invalid cursor for ${TASKS_LIST}: ${truncate(stringify(cursor), 80)} was not issued by this client`);
       }
     }
     const page: Rec[] = [];

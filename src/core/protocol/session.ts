@@ -265,7 +265,7 @@ export class McpSession extends DisposableBase {
     await pageThrough(TOOLS_LIST, this.#log, 100, page, (raw) => {
       const t = ToolSchema.safeParse(raw);
       if (t.success) tools.push(t.data);
-      else this.#log.warn(`Skipped an invalid tool in tools/list: ${describeIssues(t.error)}`);
+      else this.#log.warn(`Skipped an invalid tool in ${TOOLS_LIST}: ${describeIssues(t.error)}`);
     });
     // A list_changed during the paging: this list may be the old one; the next call fetches anew.
     if (generation === this.#toolsGeneration) this.#toolsCache = tools;

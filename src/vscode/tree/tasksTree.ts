@@ -18,7 +18,7 @@ import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
 import { OPEN_CONFIGURATION, OPEN_RESULT, RESPOND_TO_TASK, setContext } from '../editorCommands';
 import { isObjectLike, isString, stringify } from '../../core/util/json';
 import { isArray, keysOf, now, parseDate } from '../../core/util/builtins';
-import { COMPLETED, ELICITATION_CREATE, INPUT_REQUIRED } from '../../core/protocol/schemas';
+import { COMPLETED, ELICITATION_CREATE, INPUT_REQUIRED, TASKS_GET, TASKS_LIST } from '../../core/protocol/schemas';
 import { DIRECT, SERVER_LIST, TASK } from '../../core/tasks/types';
 import { formatCount, inert, oneLine } from '../../core/util/text';
 
@@ -373,11 +373,11 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     if (t.kind !== TASK || isTerminal(t.status)) return undefined;
     const held = this.#servers.heldWhy(t.serverId);
     if (held) return held instanceof InputDismissedError ? 'not at all until its server is connected (its input was dismissed)' : 'not at all while its server is disconnected: connect it to follow the task again';
-    if (this.#engine.followsByList(t.serverId)) return 'through tasks/list pages, with the other live tasks of its server';
+    if (this.#engine.followsByList(t.serverId)) return `through ${TASKS_LIST} pages, with the other live tasks of its server`;
     const every = this.#engine.effectivePollInterval(t.key);
     if (every === undefined) return undefined;
     const asked = t.pollInterval !== undefined && t.pollInterval !== every ? ` (the server suggests ${t.pollInterval} ms)` : '';
-    return `about every ${every < 1000 ? `${every} ms` : `${+(every / 1000).toFixed(1)} s`}, by tasks/get${asked}`;
+    return `about every ${every < 1000 ? `${every} ms` : `${+(every / 1000).toFixed(1)} s`}, by ${TASKS_GET}${asked}`;
   }
 
   /** The node of a task, for reveal(). */
@@ -412,7 +412,7 @@ const taskTooltip = (t: TaskSnapshot, title: string, now: number, checks?: strin
   if (checks) rows.push(['Checked', checks]);
   else if (t.pollInterval !== undefined && !isTerminal(t.status)) rows.push(['Poll interval', `${t.pollInterval} ms`]);
   if (t.lastServerStatus && (t.status === LOST || t.status === EXPIRED)) rows.push(['Last known status', t.lastServerStatus]);
-  if (t.origin !== 'user') rows.push(['Started by', t.origin === SERVER_LIST ? 'found on the server (tasks/list)' : t.origin]);
+  if (t.origin !== 'user') rows.push(['Started by', t.origin === SERVER_LIST ? `found on the server (${TASKS_LIST})` : t.origin]);
   md.appendMarkdown(rows.map(([k, v]) => `${k}: ${v}`).join('  \n'));
   if (t.arguments && keysOf(t.arguments).length) {
     md.appendMarkdown('\n\nArguments:\n');
