@@ -139,6 +139,12 @@ export class JsonRpcConnection implements Disposable {
   #idleQueued = false;
   /** Holds not released yet (see `hold`). */
   #holds = 0;
+  /**
+   * A timed-out request's notifications/cancelled the transport has not sent yet: while a peer takes
+   * none (a hung server), the next timeouts send none either: one each, for every round of polls,
+   * waited behind the transport's busy lanes and went all at once when the server was back.
+   */
+  #timeoutCancel: Promise<void> | undefined;
 
   /**
    * Fires once when the transport closes, with why. A listener added after the close is called
@@ -353,7 +359,7 @@ export class JsonRpcConnection implements Disposable {
     for (const [id, p] of this.#pending) {
       if (p.holds) continue;
       if (p.deadline <= now) {
-        this.#cancelOutgoing(id, p, `timed out after ${p.timeoutMs} ms`);
+        this.#cancelOutgoing(id, p, `timed out after ${p.timeoutMs} ms`, true);
         this.#fail(id, p, new RequestTimeoutError(p.method, p.timeoutMs, this.#peer));
       } else if (p.deadline < next) next = p.deadline;
     }
@@ -417,12 +423,13 @@ export class JsonRpcConnection implements Disposable {
   }
 
   /** Gives up a pending request: the transport may drop what it holds open for it, and the peer is told. */
-  #cancelOutgoing(id: RequestId, p: Pending, reason: string): void {
+  #cancelOutgoing(id: RequestId, p: Pending, reason: string, timedOut?: boolean): void {
     if (!this.#pending.has(id)) return;
     this.transport.forget?.(id);
     // Spec: "A client MUST NOT attempt to cancel its initialize request."
-    if (p.method === 'initialize') return;
-    void this.notify(CANCELLED_NOTIFICATION, { requestId: id, reason });
+    if (p.method === 'initialize' || (timedOut && this.#timeoutCancel)) return;
+    const sent = this.notify(CANCELLED_NOTIFICATION, { requestId: id, reason });
+    if (timedOut) this.#timeoutCancel = sent.finally(() => (this.#timeoutCancel = undefined));
   }
 
   #receive(value: unknown, related?: RequestId): void {

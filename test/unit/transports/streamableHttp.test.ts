@@ -776,6 +776,32 @@ describe('StreamableHttpTransport against hostile servers', function () {
     await waitFor(() => closed, 'the server to see the POST end');
   });
 
+  it('a server that takes requests and answers none (hung): the notifications/cancelled of its timed-out requests go one at a time, not one per request on every lane and the rest queued, all sent once it answers again', async () => {
+    const held: http.ServerResponse[] = [];
+    const cancels: unknown[] = [];
+    let hung = true;
+    const server = await serve((_req, res, body) => {
+      const msg = JSON.parse(body) as { id?: number; method?: string; params?: { requestId?: unknown } };
+      if (msg.method === 'notifications/cancelled') cancels.push(msg.params?.requestId);
+      // Its polls are never answered; what no answer follows is accepted once it runs again.
+      if (msg.id !== undefined || hung) return void held.push(res);
+      res.writeHead(202).end();
+    });
+    const c = client(server.url('/mcp'));
+    await c.conn.start();
+    // A round of polls of 20 tasks, timing out together (more than the transport's 16 lanes).
+    await Promise.all(Array.from({ length: 20 }, () => assert.rejects(c.conn.requestRaw('tasks/get', {}, { timeoutMs: 50 }), /timed out after 50 ms/)));
+    await waitFor(() => cancels.length > 0, 'a notifications/cancelled');
+    hung = false;
+    for (const res of held.splice(0)) if (!res.destroyed) res.writeHead(202).end();
+    // Queued behind whatever waited for a lane: once it is accepted, those were sent.
+    await c.transport.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' });
+    assert.equal(cancels.length, 1, `${cancels.length} notifications/cancelled for one round of timed-out polls`);
+    // The server took it: the next timeout is told again.
+    await assert.rejects(c.conn.requestRaw('tasks/get', {}, { timeoutMs: 50 }), /timed out/);
+    await waitFor(() => cancels.length === 2, 'the next timeout\'s notifications/cancelled');
+  });
+
   it('never gives up the GET stream while the transport is open: after more failed GETs than maxRetries it reopens once the server is back, with one warning and one info', async () => {
     let gets = 0;
     let failing = 0;
