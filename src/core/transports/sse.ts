@@ -1,4 +1,4 @@
-import { abortReason, errorMessage, newController } from '../util/abort';
+import { abortReason, anySignal, errorMessage, newController } from '../util/abort';
 import type { Logger } from '../util/log';
 import { CHECK_URL, checkHttpConfig, closedError, deliver, discardBody, EVENT_STREAM, httpStatusError, JSON_TYPE, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, webPageAnswer } from './sseStream';
 import { STREAM_HEADERS_TIMEOUT_MS, transportFetch } from './nodeFetch';
@@ -20,6 +20,8 @@ export interface LegacySseOptions {
   settings?: boolean;
   /** How long `start()` waits for the `endpoint` event, from the moment it sends its GET (ms). */
   endpointTimeoutMs?: number;
+  /** How long a POST waits for the server to accept its message (ms; 30 s): a hung server holds no socket longer. */
+  acceptTimeoutMs?: number;
 }
 
 const DEFAULT_ENDPOINT_TIMEOUT_MS = 10_000;
@@ -43,6 +45,7 @@ export class LegacySseTransport implements Transport {
   readonly #log: Logger;
   readonly #customHeaders: Record<string, string>;
   readonly #endpointTimeoutMs: number;
+  readonly #acceptTimeoutMs: number;
   readonly #settings?: boolean;
   readonly #lifetime = newController();
   #endpoint: URL | undefined;
@@ -59,6 +62,7 @@ export class LegacySseTransport implements Transport {
     this.#log = options.logger;
     this.#customHeaders = { ...options.headers };
     this.#endpointTimeoutMs = options.endpointTimeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS;
+    this.#acceptTimeoutMs = options.acceptTimeoutMs ?? 30_000;
     this.#settings = options.settings;
     this.description = `sse: ${options.url}`;
   }
@@ -191,9 +195,13 @@ export class LegacySseTransport implements Transport {
 
   async #http(method: 'GET' | 'POST', url: URL, extra: Record<string, string | undefined>, body?: string): ReturnType<typeof transportFetch> {
     try {
-      // The answer of a POST comes on the GET stream: both wait for their status as fetch would, no more.
-      // Not Node's fetch, whose body timeout would cut a quiet stream: see `nodeFetch`.
-      return await transportFetch(this.#log, method, url, this.#customHeaders, extra, { body, signal: this.#lifetime.signal, headersTimeoutMs: STREAM_HEADERS_TIMEOUT_MS });
+      // The answer of a POST comes on the GET stream: the POST waits only to be accepted (202), which a
+      // server that runs does at once; a hung one, sent a round of polls a minute, held a socket per
+      // message for 5 minutes. Not Node's fetch, whose body timeout would cut a quiet stream: see `nodeFetch`.
+      const headersTimeoutMs = method === 'GET' ? STREAM_HEADERS_TIMEOUT_MS : this.#acceptTimeoutMs;
+      // A signal of its own per request: node:http listens to it until the request ends, and a dozen
+      // POSTs waiting on the transport's own would warn of a leak (MaxListenersExceededWarning).
+      return await transportFetch(this.#log, method, url, this.#customHeaders, extra, { body, signal: anySignal([this.#lifetime.signal]), headersTimeoutMs });
     } catch (err) {
       // Closed, or start() gave up waiting: say why.
       if (this.#lifetime.signal.aborted) throw abortReason(this.#lifetime.signal);

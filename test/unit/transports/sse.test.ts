@@ -259,6 +259,34 @@ describe('LegacySseTransport against hostile servers', function () {
     assert.deepEqual(c.errors, []);
   });
 
+  it('a server that takes its POSTs and answers none (hung): each POST ends after acceptTimeoutMs, so a round of polls that time out holds no socket for longer (nor adds a listener to one signal per POST: MaxListenersExceededWarning), and a notification fails saying so', async () => {
+    const posts = { open: 0, ended: 0 };
+    const server = await serve((req, res) => {
+      if (req.method === 'GET') return void res.writeHead(200, { 'content-type': 'text/event-stream' }).write('event: endpoint\ndata: /message\n\n');
+      posts.open++;
+      res.on('close', () => posts.ended++);
+    });
+    const c = client(server.url('/sse'), { acceptTimeoutMs: 200 });
+    await c.conn.start();
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      // More than ten at once: each POST listens to a signal of its own, not all to the transport's.
+      await Promise.all(Array.from({ length: 12 }, () => assert.rejects(c.conn.requestRaw('tasks/get', {}, { timeoutMs: 50 }), /timed out after 50 ms/)));
+      await waitFor(() => posts.ended === posts.open && posts.open >= 12, 'the POSTs of the timed-out polls (and their notifications/cancelled) to end', 3000);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    assert.deepEqual(warnings, []);
+    await assert.rejects(c.transport.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }), (err: unknown) => {
+      assert.ok(err instanceof TransportHttpError);
+      assert.equal(err.message, `Could not reach server "legacy" at ${server.url('/message')}: no answer within 0.2 s (UND_ERR_HEADERS_TIMEOUT)`);
+      return true;
+    });
+    assert.ok(!c.conn.isClosed, 'the session goes on');
+  });
+
   it('bounds the wait for the endpoint from the GET on: a server that never answers it fails start in time', async () => {
     let closed = false;
     const server = await serve((_req, res) => res.on('close', () => (closed = true)));
