@@ -536,6 +536,14 @@ export class TaskEngine extends DisposableBase {
     // The connection forgot its progress routes; the next session's list cycle starts afresh.
     f.byList = false;
     this.#cycles.cancel(serverId);
+    // Its server forgot the session (it restarted, say), so it answered: an outage is over, and its
+    // tasks are looked for in a new session in 2 s (the manager waits 1 s after a session forgotten
+    // at once), not when the outage's backoff ends (up to a minute), still "unreachable" meanwhile.
+    const expired = session.expired;
+    if (expired) {
+      this.#reached(serverId);
+      this.#backoff.set(serverId, { delay: 2000, until: 0 });
+    }
     for (const rec of [...f.live]) {
       rec.direct?.abort(new Error(`the connection closed: ${info.reason}`));
       if (rec.snap.kind !== TASK) continue;
@@ -544,7 +552,7 @@ export class TaskEngine extends DisposableBase {
         continue;
       }
       this.#outlived.set(rec, this.#sessions.endpoint?.(serverId));
-      if (rec.listed) {
+      if (rec.listed || expired) {
         // Polled by id again, which reconnects.
         rec.listed = false;
         this.#scheduleNext(rec);

@@ -363,6 +363,30 @@ describe('reliability: faults', function () {
       assert.deepEqual(stats.resultCalls, Object.fromEntries(tasks.map((t) => [t.taskId, 1])), 'each result fetched exactly once');
     });
 
+    it('down for a while, then back without the session: its answer (404) ends the outage, so the row no longer says unreachable and the live task is looked for in a new session 2 s later, not when the backoff of the outage ends', async () => {
+      const port = await freePort();
+      const store = path.join(dir, 'tasks.json');
+      const first = await labAt(port, store);
+      const c = client({ servers: { remote: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } } });
+      const id = c.id('remote');
+      const log = c.log as MemoryLogger;
+      const t = await c.engine.callTool(id, 'work', { arguments: { tag: 'outage', durationMs: 100, held: true } });
+      await c.until(t.key, (s) => s.pollInterval === 100, 'a poll');
+      const session = await c.servers.getSession(id);
+      await kill(first);
+      // Backing off: its next poll is 8 s away.
+      await waitFor(() => log.has('debug', /Cannot reach the server to follow its tasks: .*ECONNREFUSED.* Retrying in 8 s\.$/), 'the polls to back off to 8 s', 20_000);
+      const second = await labAt(port, store);
+      await session.connection.requestRaw('ping', {}).catch(() => undefined); // what the next poll or the GET stream would meet: 404
+      await waitFor(() => session.isClosed, 'the forgotten session to close');
+      assert.equal(c.engine.unreachable(id), undefined, 'the server answered: it is reachable');
+      const reattached = log.lines.length;
+      second.child.kill('SIGUSR2');
+      const done = await c.until(t.key, (s) => s.outcome !== undefined, 'the task found again and its result fetched');
+      assert.deepEqual([done.status, done.outcome], ['completed', outcome('outage', t.taskId)]);
+      assert.ok(!log.lines.slice(reattached).some((l) => /Cannot reach the server|Retrying/.test(l.message)), log.text().slice(-3000));
+    });
+
     it('behind a proxy that answers 502 for a while (the same session comes back): its tasks back off and the outage is told once, not once per task per poll; they complete in the same session', async () => {
       const lab = await labAt(await freePort(), path.join(dir, 'tasks.json'));
       let down = false;
