@@ -552,6 +552,9 @@ export class ServerManager extends DisposableBase implements SessionSource {
     if (!options?.background) entry.userDisconnected = false;
     if (options?.now) entry.retryAt = 0;
     const wait = entry.retryAt - this.#now();
+    // Polls retry on their own: the reason alone, the same while the outage lasts (their log says it
+    // once), not the words for a command ("failed 3 times in a row… Restart it to try now.").
+    if (wait > 0 && options?.background) return rejected(new Error(entry.lastFailure));
     if (wait > 0) {
       const what = entry.failures > 1 ? `failed ${entry.failures} times in a row` : 'failed';
       // The server is named once: "Server "x" failed at URL: …", not "failed: Could not reach server "x" at URL: …".

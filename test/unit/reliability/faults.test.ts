@@ -546,6 +546,22 @@ describe('reliability: faults', function () {
     });
   });
 
+  it('a WebSocket server gone while its task runs: the outage is warned once per reason (the connection lost, then refused), not at every round of polls the backoff refuses, whose words ("failed 3 times in a row… It will not be tried again for 4 s. Restart it to try now.") are for commands', async () => {
+    const ws = await startPeer([path.join(__dirname, '../../../../test/fixtures/servers/ws-server.mjs')]);
+    peers.push(ws);
+    const c = client({ servers: { w: { type: 'ws', url: `ws://127.0.0.1:${ws.port}/` } } });
+    const id = c.id('w');
+    const log = c.log as MemoryLogger;
+    const t = await c.engine.callTool(id, 'delayed_echo', { arguments: { message: 'gone', delayMs: 0, held: true } });
+    assert.equal(t.status, 'working');
+    await ws.stop();
+    // Rounds of polls 1, 2, 4 and 8 s apart, refused by the manager's backoff or by the closed port.
+    await waitFor(() => log.has('debug', /Cannot reach the server to follow its tasks: .* Retrying in 8 s\.$/), 'the polls to back off to 8 s', 30_000);
+    const told = log.lines.filter((l) => l.level === 'warn' && /follow its tasks/.test(l.message)).map((l) => l.message.replace(/ Retrying in \d+ s\.$/, ''));
+    assert.ok(told.length > 0 && told.every((m) => /^\[w\] Cannot reach the server to follow its tasks: (The connection to ws:\S+ was lost \(code 1006\)\.|Could not connect to server "w" at ws:\S+: connection refused \(ECONNREFUSED\): is the server running\?)$/.test(m)), told.join('\n'));
+    assert.equal(new Set(told).size, told.length, `each reason once:\n${told.join('\n')}`);
+  });
+
   it('an answer stream cut before the result is no result: nothing made up is kept, and the real result is fetched again', async () => {
     const p = await startPeer([taskLab, 'http', '--poll-interval', '100', '--cut-first-result']);
     peers.push(p);
