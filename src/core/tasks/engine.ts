@@ -958,15 +958,18 @@ export class TaskEngine extends DisposableBase {
     // The failures of one round (every task polled at once) count once.
     if (now >= b.until) b.until = now + (b.delay = minOf(b.delay * 2, MAX_BACKOFF_MS));
     this.#backoff.set(serverId, b);
-    const why = sentence(err instanceof RequestTimeoutError ? `The server ${err.unanswered}` : detailOf(err));
+    const timedOut = err instanceof RequestTimeoutError;
+    const why = sentence(timedOut ? `The server ${err.unanswered}` : detailOf(err));
+    // Timeouts are one reason, whichever request met them (tasks/get, tasks/list, tasks/result).
+    const said = timedOut ? '' : why;
     const held = err instanceof HeldByUserError;
     const line = `[${this.#label(serverId)}] ${held ? `Not following its tasks: ${why}` : `Cannot reach the server to follow its tasks: ${why} Retrying in ${round(b.delay / 1000)} s.`}`;
-    this.#log[b.said === why ? 'debug' : held ? 'info' : 'warn'](line);
-    b.said = why;
-    if (!held && b.down?.why !== why) {
+    this.#log[b.said === said ? 'debug' : held ? 'info' : 'warn'](line);
+    if (!held && b.said !== said) {
       b.down = { since: b.down?.since ?? now, why };
       this.#onDidChangeReach.fire(serverId);
     }
+    b.said = said;
   }
 
   /** The server answered: its polls stop backing off, and it is no longer unreachable. */
@@ -1132,7 +1135,8 @@ export class TaskEngine extends DisposableBase {
       }
     } catch (err) {
       failed = true;
-      if (!this.#disposed) this.#serverLog(serverId).warn(`${TASKS_LIST} (following ${tasks(f.live.size)}) failed: ${detailOf(err)}`);
+      // One that timed out or met a closed port makes the server unreachable, as a poll does (said once, backing off).
+      if (!this.#disposed) this.#failed(serverId, `${TASKS_LIST} (following ${tasks(f.live.size)})`, err);
     } finally {
       f.cycling = false;
     }

@@ -609,6 +609,32 @@ describe('reliability: faults', function () {
       assert.equal(c.servers.get(id)!.state.kind, 'connected');
     });
 
+    it('SIGSTOP while its tasks are followed through tasks/list: a list that times out makes the server unreachable as a poll does, said once in the same words, not a warning per cycle', async () => {
+      const c = client({
+        servers: { lab: { type: 'stdio', command: node, args: [taskLab, 'stdio', '--poll-interval', '100'] } },
+        engine: { requestTimeoutMs: 400 },
+        manager: { sessionOptions: { requestTimeoutMs: 400 } },
+      });
+      const id = c.id('lab');
+      const session = await c.servers.getSession(id);
+      const pid = await labPid(session);
+      const log = c.log as MemoryLogger;
+      const tasks = await Promise.all([0, 1, 2].map((i) => c.engine.callTool(id, 'work', { arguments: { tag: `listed-${i}`, durationMs: 0, held: true } })));
+      await waitFor(() => log.has('info', /Following 3 tasks through tasks\/list/), 'the tasks followed by list');
+      process.kill(pid, 'SIGSTOP');
+      try {
+        await waitFor(() => log.lines.some((l) => /did not answer tasks\/(list|get) within 0\.4 s\. Retrying in 2 s\.$/.test(l.message)), 'two rounds that timed out', 10_000);
+        assert.match(c.engine.unreachable(id)?.why ?? '', /^The server did not answer tasks\/(list|get) within 0\.4 s\.$/);
+        const warned = log.lines.filter((l) => l.level === 'warn').map((l) => l.message);
+        assert.equal(warned.length, 1, warned.join('\n'));
+        assert.match(warned[0], /^\[lab\] Cannot reach the server to follow its tasks: The server did not answer tasks\/(list|get) within 0\.4 s\. Retrying in 1 s\.$/);
+      } finally {
+        process.kill(pid, 'SIGCONT');
+      }
+      process.kill(pid, 'SIGUSR2');
+      for (const t of tasks) assert.equal((await c.until(t.key, (s) => s.outcome !== undefined, 'the task after SIGCONT')).status, 'completed');
+    });
+
     it('a server that never answers initialize: the log line, which names the server, does not name it again', async () => {
       const c = client({ servers: { mute: { type: 'stdio', command: node, args: ['-e', 'setInterval(() => {}, 1000)'] } }, manager: { sessionOptions: { initializeTimeoutMs: 200 } } });
       const id = c.id('mute');
