@@ -234,6 +234,40 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
     }
   });
 
+  test('a Streamable HTTP server stopped while its task runs, then back without the task (the demo keeps tasks per session): its row says "unreachable · retrying" while it is down, then the task is told lost with the reason and Run Again, and the row is connected again', async function () {
+    this.timeout(60_000);
+    const testing = testingApi(await activateExtension());
+    const before = settings().inspect<Record<string, unknown>>('servers')?.globalValue;
+    const port = await freePort();
+    const args = [DEMO, 'http', '--port', String(port), '--quiet', '--poll-interval', '200'];
+    let demo = await startServer(args, {}, 'stdout', /listening (\d+)/);
+    children.push(demo.child);
+    const spy = new QuickInputSpy();
+    try {
+      await settings().update('servers', { ...before, 'restarting-http': { type: 'http', url: `http://127.0.0.1:${port}/mcp` } }, vscode.ConfigurationTarget.Global);
+      const id = await byLabel('restarting-http');
+      const t = await api.runTool(id, 'build-project', { arguments: { project: 'outage', durationMs: 60_000 } });
+      started.push(t.id);
+      const row = async () => (await testing.getTreeSnapshot()).find((r) => serverIdOf(r) === id);
+      const exited = new Promise((r) => demo.child.once('exit', r));
+      demo.child.kill();
+      await exited;
+      await waitFor(async () => (await row())?.description === 'unreachable · retrying', 'the row to say its polls cannot reach it', 20_000);
+      assert.equal(api.getTask(t.id)?.status, 'working', 'a server that is down is no lost task');
+      demo = await startServer(args, {}, 'stdout', /listening (\d+)/);
+      children.push(demo.child);
+      await waitFor(() => api.getTask(t.id)?.status === 'lost', 'the task to be lost on the restarted server', 40_000);
+      assert.match(api.getTask(t.id)?.note ?? '', /^The server no longer knows the task/);
+      const told = await waitFor(() => spy.messages.find((m) => m.includes('on restarting-http: lost')), `the loss to be told, among ${JSON.stringify(spy.messages)}`, 5000);
+      assert.match(told, /no longer knows the task/);
+      assert.ok(spy.messageItems[spy.messages.indexOf(told)]?.includes('Run Again'), JSON.stringify(spy.messageItems));
+      await waitFor(async () => (await row())?.description?.startsWith('connected'), 'the row connected again');
+    } finally {
+      spy.dispose();
+      await settings().update('servers', before, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   test('server-everything over legacy SSE lists its tools and answers a call', async function () {
     this.timeout(30_000);
     const id = serverId('everything-sse');
