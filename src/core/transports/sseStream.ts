@@ -278,8 +278,12 @@ const redirectTarget = (location: string | null, url: string): string => {
 const UNTRUSTED = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/;
 
 /** For each of Node's error codes a user can do something about: what happened, and what to do. */
+const RUNNING = 'is the server running?';
+const CLOSED_UNANSWERED = 'the connection closed before any answer';
 const HINTS = new Map([
-  ['ECONNREFUSED', ['connection refused', 'is the server running?']],
+  ['ECONNREFUSED', ['connection refused', RUNNING]],
+  // A reset after the server answered (a proxy or port-forward whose server is gone, a server that crashed): see PLAIN.
+  ['RESET', [CLOSED_UNANSWERED, RUNNING]],
   ['ENOTFOUND', ['its host name was not found', CHECK_URL]],
   ['EAI_AGAIN', ['its host name could not be resolved right now', 'check the network connection']],
   [
@@ -291,7 +295,7 @@ const HINTS = new Map([
   // OpenSSL's words ("wrong version number") for an answer that is no TLS: plain HTTP, most likely.
   ['EPROTO', ['the TLS handshake failed', 'if the server speaks plain HTTP, use http:// (or ws://) in "url"']],
   // The other way round: a TLS server closes a plain HTTP request unanswered (Node: "socket hang up").
-  ['PLAIN', ['the connection closed before any answer', 'if the server expects TLS, use https:// (or wss://) in "url"']],
+  ['PLAIN', [CLOSED_UNANSWERED, 'if the server expects TLS, use https:// (or wss://) in "url"']],
 ]);
 
 /**
@@ -300,19 +304,20 @@ const HINTS = new Map([
  * proxy support says "Failed to establish a socket connection to proxies: PROXY host:port" (no
  * code) when the proxy it was given does not answer.
  */
-export const unreachableHint = (code: unknown, message: unknown, url: string): string | undefined => {
+export const unreachableHint = (code: unknown, message: unknown, url: string, answered?: boolean): string | undefined => {
   if (isString(message) && message.includes('to proxies:')) return `${message}: check the editor's "http.proxy" setting, and that the proxy (or VPN) is up`;
   if (!isString(code)) return undefined;
-  const hint = HINTS.get(UNTRUSTED.test(code) ? 'UNTRUSTED' : code === 'ECONNRESET' && /^(http|ws):/i.test(url) ? 'PLAIN' : code);
+  const reset = code === 'ECONNRESET' && (answered ? 'RESET' : /^(http|ws):/i.test(url) && 'PLAIN');
+  const hint = HINTS.get(UNTRUSTED.test(code) ? 'UNTRUSTED' : reset || code);
   return hint && `${hint[0]} (${code}): ${hint[1]}`;
 };
 
-/** The error for a request that got no answer at all (refused, unreachable, DNS, TLS...). */
-export const networkError = (serverName: string, url: string, err: unknown): TransportHttpError => {
+/** The error for a request that got no answer at all (refused, unreachable, DNS, TLS...); `answered`: the server answered earlier ones. */
+export const networkError = (serverName: string, url: string, err: unknown, answered?: boolean): TransportHttpError => {
   const cause = (err as { cause?: unknown } | undefined)?.cause as { code?: unknown; message?: unknown; errors?: Array<{ code?: unknown }> } | undefined;
   const code = isString(cause?.code) ? cause.code : isString(cause?.errors?.[0]?.code) ? cause.errors[0].code : undefined;
   const detail =
-    unreachableHint(code, cause?.message, url) ??
+    unreachableHint(code, cause?.message, url, answered) ??
     (isString(cause?.message) && cause.message
       ? `${cause.message}${code && !cause.message.includes(code) ? ` (${code})` : ''}`
       : err instanceof Error

@@ -360,7 +360,7 @@ export class StreamableHttpTransport implements Transport {
       return (await transportFetch(this.#log, method, this.#url, this.#customHeaders, { ...extra, ...session }, { body, signal: own, headersTimeoutMs })).response;
     } catch (err) {
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : closedError(this.#serverName);
-      throw networkError(this.#serverName, this.#url, err);
+      throw networkError(this.#serverName, this.#url, err, !!this.#protocolVersion);
     }
   }
 

@@ -776,6 +776,28 @@ describe('StreamableHttpTransport against hostile servers', function () {
     await waitFor(() => closed, 'the server to see the POST end');
   });
 
+  it('a connection reset after the server answered (a proxy or port-forward whose server is gone) asks whether it runs, not whether it expects TLS, which it would have said before its first answer', async () => {
+    let up = true;
+    const server = await serve((req, res, body) => {
+      if (!up || req.method !== 'POST') return void req.socket.destroy();
+      const msg = JSON.parse(body) as { id?: number };
+      if (msg.id === undefined) return void res.writeHead(202).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, serverInfo: { name: 'reset', version: '1' } } }));
+    });
+    const reset = client(server.url('/mcp'));
+    up = false;
+    await reset.conn.start();
+    await assert.rejects(reset.conn.requestRaw('initialize', {}), /the connection closed before any answer \(ECONNRESET\): if the server expects TLS, use https:\/\/ \(or wss:\/\/\) in "url"$/);
+    up = true;
+    const c = client(server.url('/mcp'));
+    await initialize(c);
+    up = false;
+    await assert.rejects(c.conn.requestRaw('tasks/get', {}), (err: Error) => {
+      assert.equal(err.message, `Could not reach server "fixture" at ${server.url('/mcp')}: the connection closed before any answer (ECONNRESET): is the server running?`);
+      return true;
+    });
+  });
+
   it('a server that takes requests and answers none (hung): the notifications/cancelled of its timed-out requests go one at a time, not one per request on every lane and the rest queued, all sent once it answers again', async () => {
     const held: http.ServerResponse[] = [];
     const cancels: unknown[] = [];
