@@ -576,7 +576,8 @@ describe('reliability: faults', function () {
   });
 
   describe('a server that stops answering', () => {
-    it('SIGSTOP: requests time out with a clear message, polling goes on, and the task completes once the server runs again', async () => {
+    /** A task-lab over stdio whose requests time out after 0.4 s, connected; its process id, to stop it. */
+    async function stoppableLab() {
       const c = client({
         servers: { lab: { type: 'stdio', command: node, args: [taskLab, 'stdio', '--poll-interval', '100'] } },
         engine: { requestTimeoutMs: 400 },
@@ -584,7 +585,11 @@ describe('reliability: faults', function () {
       });
       const id = c.id('lab');
       const session = await c.servers.getSession(id);
-      const pid = await labPid(session);
+      return { c, id, session, pid: await labPid(session) };
+    }
+
+    it('SIGSTOP: requests time out with a clear message, polling goes on, and the task completes once the server runs again', async () => {
+      const { c, id, session, pid } = await stoppableLab();
       // Held: working until the test lets it go, not for a time the stopped process may outlast before it stops.
       const t = await c.engine.callTool(id, 'work', { arguments: { tag: 'stopped', durationMs: 0, held: true } });
       process.kill(pid, 'SIGSTOP');
@@ -610,14 +615,7 @@ describe('reliability: faults', function () {
     });
 
     it('SIGSTOP while its tasks are followed through tasks/list: a list that times out makes the server unreachable as a poll does, said once in the same words, not a warning per cycle', async () => {
-      const c = client({
-        servers: { lab: { type: 'stdio', command: node, args: [taskLab, 'stdio', '--poll-interval', '100'] } },
-        engine: { requestTimeoutMs: 400 },
-        manager: { sessionOptions: { requestTimeoutMs: 400 } },
-      });
-      const id = c.id('lab');
-      const session = await c.servers.getSession(id);
-      const pid = await labPid(session);
+      const { c, id, pid } = await stoppableLab();
       const log = c.log as MemoryLogger;
       const tasks = await Promise.all([0, 1, 2].map((i) => c.engine.callTool(id, 'work', { arguments: { tag: `listed-${i}`, durationMs: 0, held: true } })));
       await waitFor(() => log.has('info', /Following 3 tasks through tasks\/list/), 'the tasks followed by list');
