@@ -558,7 +558,7 @@ describe('reliability: faults', function () {
     // Rounds of polls 1, 2, 4 and 8 s apart, refused by the manager's backoff or by the closed port.
     await waitFor(() => log.has('debug', /Cannot reach the server to follow its tasks: .* Retrying in 8 s\.$/), 'the polls to back off to 8 s', 30_000);
     const told = log.lines.filter((l) => l.level === 'warn' && /follow its tasks/.test(l.message)).map((l) => l.message.replace(/ Retrying in \d+ s\.$/, ''));
-    assert.ok(told.length > 0 && told.every((m) => /^\[w\] Cannot reach the server to follow its tasks: (The connection to ws:\S+ was lost \(code 1006\)\.|Could not connect to server "w" at ws:\S+: connection refused \(ECONNREFUSED\): is the server running\?)$/.test(m)), told.join('\n'));
+    assert.ok(told.length > 0 && told.every((m) => /^\[w\] Cannot reach the server to follow its tasks: ([Tt]he connection to ws:\S+ was lost \(code 1006\)\.|Could not connect to server "w" at ws:\S+: connection refused \(ECONNREFUSED\): is the server running\?)$/.test(m)), told.join('\n'));
     assert.equal(new Set(told).size, told.length, `each reason once:\n${told.join('\n')}`);
   });
 
