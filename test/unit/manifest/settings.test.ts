@@ -52,6 +52,12 @@ describe('the settings', () => {
     }
   });
 
+  it('with Markdown in their text have it as markdownDescription: the Settings editor shows a plain description as typed, backticks and all', () => {
+    for (const s of sections) {
+      for (const [key, setting] of Object.entries(s.properties)) assert.doesNotMatch(setting.description ?? '', /`|\*\*/, key);
+    }
+  });
+
   it('kept per machine say where to set them in a remote window, where the User tab\'s value does not apply ("This setting cannot be applied in this window")', () => {
     const machine = sections.flatMap((s) => Object.entries(s.properties)).filter(([, v]) => v.scope?.startsWith('machine'));
     assert.deepEqual(machine.map(([key]) => key), ['mcpTasks.servers']);
