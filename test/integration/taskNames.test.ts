@@ -61,6 +61,15 @@ suite('Task names in the Tasks view', () => {
       assert.ok(tooltip.includes('Task id: x\\` \\!\\[t\\] \\(https\\://example\\.com/t\\.png\\) \\\\$\\(error\\) \\`y  \n'), tooltip);
     }));
 
+  test('a direct call\'s tooltip says it is one, and shows no task id: the local one it is kept under (direct-…) is no server\'s', () =>
+    withTree(({ engine, tree }) => {
+      engine.restore([storedTask(SERVER, 'direct-66c23d29', { kind: 'direct' })]);
+      const [n] = tree.getChildren(tree.getChildren()[0]);
+      const tooltip = ((tree.resolveTreeItem(tree.getTreeItem(n), n) as vscode.TreeItem).tooltip as vscode.MarkdownString).value;
+      assert.match(tooltip, /\(direct call, not a task\)/);
+      assert.doesNotMatch(tooltip, /Task id|direct-/, tooltip);
+    }));
+
   test('a status message of 100 KB is cut in the row\'s tooltip: the task\'s id and dates after it stay in sight', () =>
     withTree(({ engine, tree }) => {
       engine.restore([storedTask(SERVER, 'big', { status: 'failed', statusMessage: 'B'.repeat(100_000) })]);

@@ -84,7 +84,8 @@ const block = (b: Block): string => {
  */
 export const formatOutcome = (t: TaskSnapshot, server: string): string => {
   const lines: string[] = [`# ${taskTitle(t)} on ${server}: ${STATUS_PRESENTATION[t.status].label}`, ''];
-  lines.push(`Task \`${t.taskId}\`${t.kind === DIRECT ? ' (direct call)' : ''}, created ${localTime(t.createdAt)}${t.outcomeFetchedAt ? `, result fetched ${localTime(t.outcomeFetchedAt)}` : ''}.`, '');
+  // A direct call's id is a local one (direct-…) that no server knows: not shown.
+  lines.push(`${t.kind === DIRECT ? 'Direct call' : `Task \`${t.taskId}\``}, created ${localTime(t.createdAt)}${t.outcomeFetchedAt ? `, result fetched ${localTime(t.outcomeFetchedAt)}` : ''}.`, '');
   if (t.statusMessage) lines.push(`> Last status message: ${t.statusMessage}`, '');
   if (t.note) lines.push(`_${t.note}_`, '');
   const o = t.outcome;

@@ -403,7 +403,8 @@ const taskTooltip = (t: TaskSnapshot, title: string, now: number, checks?: strin
   if (t.note) md.appendMarkdown(`_${escapeMd(t.note)}_\n\n`);
   const rows: Array<[string, string]> = [
     // Text, not a code span: a server's id with a backtick ended the span, and an image after it loaded at a hover.
-    ['Task id', escapeMd(t.taskId)],
+    // None for a direct call: its id is a local one (direct-…) that no server knows.
+    ...(t.kind === DIRECT ? [] : [['Task id', escapeMd(t.taskId)] as [string, string]]),
     ['Created', localTime(t.createdAt)],
     ['Updated', localTime(t.lastUpdatedAt)],
   ];

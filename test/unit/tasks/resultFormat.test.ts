@@ -27,6 +27,11 @@ describe('formatOutcome', () => {
     assert.doesNotMatch(head, /T23:4|Z\b/);
   });
 
+  it('a direct call is named as such, not by the local id it is kept under (direct-…), which no server knows', () => {
+    const t = { ...withText('x'), kind: 'direct' as const, taskId: 'direct-66c23d29', outcomeFetchedAt: '2026-12-04T23:42:30.000Z' };
+    assert.equal(formatOutcome(t, 'lab').split('\n')[2], `Direct call, created ${new Date(t.createdAt).toLocaleString()}, result fetched ${new Date(t.outcomeFetchedAt).toLocaleString()}.`);
+  });
+
   it('a result the user deleted (Clear Stored Results) is told as deleted, not as "No result has been fetched"; a direct call\'s note says it once', () => {
     const deleted = { ...withText('x'), outcome: undefined, resultDeleted: true as const };
     const task = formatOutcome(deleted, 'lab');
