@@ -6,12 +6,14 @@ import type { FlowEvent } from '../core/elicitation/flow';
 import type { Answer, FormPrompter, InputOptions, PickItem, PickOptions, PromptOptions } from '../core/elicitation/handler';
 import { runForm } from '../core/elicitation/handler';
 import type { FieldValue } from '../core/elicitation/plan';
+import type { FormPlan } from '../core/elicitation/plan';
 import { INVALID_REQUEST, planElicitation } from '../core/elicitation/plan';
+import { validateContent } from '../core/elicitation/validate';
 import type { Tool } from '../core/protocol/schemas';
 import { formatAge } from '../core/tasks/presentation';
 import { errorMessage } from '../core/util/abort';
 import { fromJson, isObject, isObjectLike, isString, stringify } from '../core/util/json';
-import { entriesOf, keysOf, round } from '../core/util/builtins';
+import { entriesOf, fromEntries, keysOf, round } from '../core/util/builtins';
 import { defaultTtlMs } from './configuration';
 import { NEVER } from './cancellation';
 import type { QuickInputPrompter } from './elicitation/quickInputPrompter';
@@ -119,19 +121,20 @@ export interface ToolArguments {
 export const askArguments = async (tool: Tool, title: string, ui: QuickInputPrompter, before?: ToolArguments): Promise<ToolArguments | typeof BACK | undefined> => {
   const props = tool.inputSchema.properties ?? {};
   if (!keysOf(props).length) return { value: {}, json: false };
+  let why = unusual(tool.inputSchema);
+  const label = tool.title ?? tool.annotations?.title ?? tool.name;
+  // The spec's inputSchema is always an object; some servers leave `type` out.
+  const plan = why ? undefined : planElicitation({ message: label, requestedSchema: { ...tool.inputSchema, type: 'object' } }, { url: false, tool: true });
+  const form = plan?.ok && plan.mode === 'form' ? plan : undefined;
   const json = async (start: Record<string, unknown>, why?: string) => {
-    const value = await askJson(tool, title, ui, start, why);
+    const value = await askJson(tool, title, ui, start, why, form);
     return value === undefined || value === BACK ? value : { value, json: true };
   };
   if (before?.json) return json(before.value);
-  let why = unusual(tool.inputSchema);
-  if (!why) {
-    const label = tool.title ?? tool.annotations?.title ?? tool.name;
-    // The spec's inputSchema is always an object; some servers leave `type` out.
-    const plan = planElicitation({ message: label, requestedSchema: { ...tool.inputSchema, type: 'object' } }, { url: false, tool: true });
-    if (plan.ok && plan.mode === 'form') {
+  if (plan) {
+    if (form) {
       const prompter = new ToolFormPrompter(tool.name, ui);
-      const result = await runForm(plan, prompter, { title, signal: NEVER }, before?.value as Record<string, FieldValue> | undefined);
+      const result = await runForm(form, prompter, { title, signal: NEVER }, before?.value as Record<string, FieldValue> | undefined);
       if (prompter.back) return BACK;
       if (result.action !== ACCEPT) return undefined;
       return prompter.asJson ? json(result.content ?? {}) : { value: result.content ?? {}, json: false };
@@ -154,8 +157,11 @@ const template = (tool: Tool): Record<string, unknown> => {
   return out;
 };
 
-/** The arguments as one JSON object (the fallback, and "Edit as JSON…"); Back leaves the arguments step. */
-const askJson = async (tool: Tool, title: string, ui: QuickInputPrompter, start: Record<string, unknown>, why?: string): Promise<Record<string, unknown> | typeof BACK | undefined> => {
+/**
+ * The arguments as one JSON object (the fallback, and "Edit as JSON…"); Back leaves the arguments step.
+ * With the tool's `form`, its fields are checked as the form checks them (keys it has not are sent as typed).
+ */
+const askJson = async (tool: Tool, title: string, ui: QuickInputPrompter, start: Record<string, unknown>, why?: string, form?: FormPlan): Promise<Record<string, unknown> | typeof BACK | undefined> => {
   // Each with its type and whether it is required: the box is all the user has to go by.
   const required = tool.inputSchema.required ?? [];
   const props = entriesOf(tool.inputSchema.properties ?? {})
@@ -175,7 +181,8 @@ const askJson = async (tool: Tool, title: string, ui: QuickInputPrompter, start:
     validate: (v) => {
       try {
         const parsed: unknown = fromJson(v);
-        return isObject(parsed) ? undefined : vscode.l10n.t('Enter a JSON object, e.g. {"name": "value"}');
+        if (!isObject(parsed)) return vscode.l10n.t('Enter a JSON object, e.g. {"name": "value"}');
+        return form && validateContent(form, fromEntries(entriesOf(parsed).filter(([k]) => form.steps.some((f) => f.key === k))));
       } catch (err) {
         return vscode.l10n.t('Not valid JSON: {0}', errorMessage(err));
       }

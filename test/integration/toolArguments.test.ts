@@ -166,6 +166,20 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     assert.deepEqual(await received(id), typed);
   });
 
+  test('the JSON box of Edit as JSON… refuses what the form would: a required field left out, a value of the wrong type (the server refused it after the call, MCP error -32602); keys the form has not are sent', async function () {
+    this.timeout(30_000);
+    const run = await start('schemas', 'configure');
+    await fillArguments(spy, 'configure', { name: 'widget', verbose: 'No', level: 'low' }, 'Edit as JSON…', '2/2');
+    const box = await spy.next('the JSON box');
+    await enter(box, '{"name": "w", "verbose": false, "level": "low", "count": "x"}');
+    await waitFor(() => box.box?.validationMessage, 'the box to refuse a count of "x"');
+    assert.match(String(box.box?.validationMessage), /"count": Enter a whole number/);
+    await enter(box, '{"name": "w", "level": "low"}');
+    await waitFor(() => /"verbose" is required/.test(String(box.box?.validationMessage)), 'the box to refuse a missing verbose');
+    await enter(box, '{"name": "w", "verbose": true, "level": "high", "extra": 1}');
+    assert.deepEqual(await received(await run.started()), { name: 'w', verbose: true, level: 'high', extra: 1 });
+  });
+
   test('An array of free strings or numbers is one field of comma-separated values (or a JSON array), starting at its default; the server receives real arrays of the right types', async function () {
     this.timeout(30_000);
     const run = await start('schemas', 'tag-files');
