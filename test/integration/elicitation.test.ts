@@ -48,7 +48,9 @@ suite('A server question hidden without an answer', () => {
   });
   teardown(() => (prompter.close(), hidden.dispose()));
 
-  const HINT = 'Escape only hides it: the task waits, and "MCP question" in the status bar shows it again.';
+  // "the server waits": a question may come with a direct call (trigger-elicitation-request of
+  // server-everything) or with none, where "the task waits" told of a task that is not there.
+  const HINT = 'Escape only hides it: the server waits, and "MCP question" in the status bar shows it again.';
   const items = [
     { label: 'Staging', value: 'staging' },
     { label: 'Production', value: 'production' },

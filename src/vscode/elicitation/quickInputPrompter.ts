@@ -183,7 +183,7 @@ export class QuickInputPrompter implements FormPrompter {
    * to cancel)", and a pick step hides on Escape too; neither cancels the question.
    */
   #escape(prompt?: string): string | undefined {
-    return inert([prompt, this.#hidden && vscode.l10n.t('Escape only hides it: the task waits, and "MCP question" in the status bar shows it again.')].filter(Boolean).join(' · ') || undefined);
+    return inert([prompt, this.#hidden && vscode.l10n.t('Escape only hides it: the server waits, and "MCP question" in the status bar shows it again.')].filter(Boolean).join(' · ') || undefined);
   }
 
   #show<T>(input: vscode.QuickPick<Item<unknown>> | vscode.InputBox, o: PromptOptions, wire: Wire<T>): Promise<Answer<T>> {
