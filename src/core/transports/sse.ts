@@ -1,4 +1,4 @@
-import { abortReason, anySignal, errorMessage, newController } from '../util/abort';
+import { abortReason, anySignal, errorMessage, newController, sleep } from '../util/abort';
 import type { Logger } from '../util/log';
 import { CHECK_URL, checkHttpConfig, closedError, deliver, discardBody, EVENT_STREAM, httpStatusError, JSON_TYPE, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, webPageAnswer } from './sseStream';
 import { STREAM_HEADERS_TIMEOUT_MS, transportFetch } from './nodeFetch';
@@ -55,6 +55,8 @@ export class LegacySseTransport implements Transport {
   #protocolVersion: string | undefined;
   #started = false;
   #closeFired = false;
+  /** When the event stream last carried an event (performance.now()). */
+  #heardAt = 0;
 
   constructor(options: LegacySseOptions) {
     this.#url = options.url;
@@ -146,6 +148,7 @@ export class LegacySseTransport implements Transport {
     try {
       await readSseStream(body, {
         onEvent: (e) => {
+          this.#heardAt = performance.now();
           if (e.event === 'endpoint') this.#onEndpoint(e.data);
           else if (e.event === undefined || e.event === 'message') this.#onMessageEvent(e.data);
           else this.#log.trace(`Ignored an SSE event of type "${e.event}"`);
@@ -159,9 +162,33 @@ export class LegacySseTransport implements Transport {
       this.#waitingForEndpoint.reject(new TransportHttpError(`${why} before naming its "endpoint"`));
       return;
     }
-    this.#log.warn(why);
+    this.#end(why);
+  }
+
+  #end(why: string): void {
     this.#lifetime.abort(new TransportHttpError(why));
     this.#fireClose({ reason: why });
+  }
+
+  /**
+   * A request timed out (or was given up) while the event stream carried nothing for a while. A
+   * stream a proxy dropped without a word ends with no error, and every answer is lost with it;
+   * a hung server, though, would lose its tasks (kept per connection) if closed. So a ping: one
+   * the server takes (202) and does not answer on the stream says the stream is dead.
+   */
+  async forget(): Promise<void> {
+    const now = performance.now();
+    if (now - this.#heardAt < this.#acceptTimeoutMs) return;
+    // Counts as heard, so that the requests timing out with this one send no ping of their own.
+    this.#heardAt = now;
+    try {
+      // Id -1: the connection's count up from 1.
+      await this.send({ jsonrpc: '2.0', id: -1, method: 'ping' });
+      await sleep(this.#acceptTimeoutMs, this.#lifetime.signal);
+    } catch {
+      return; // not taken (hung: its session stays), or closed
+    }
+    if (this.#heardAt === now) this.#end(`the event stream of server "${this.#serverName}" went silent: a ping it took got no answer there within ${this.#acceptTimeoutMs / 1000} s (a proxy may have dropped the stream)`);
   }
 
   #onEndpoint(data: string): void {
@@ -190,7 +217,7 @@ export class LegacySseTransport implements Transport {
       this.onerror?.(values);
       return;
     }
-    for (const v of values) deliver(this, v, this.#log);
+    for (const v of values) if ((v as { id?: unknown } | null)?.id !== -1) deliver(this, v, this.#log);
   }
 
   async #http(method: 'GET' | 'POST', url: URL, extra: Record<string, string | undefined>, body?: string): ReturnType<typeof transportFetch> {

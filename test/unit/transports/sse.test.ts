@@ -113,6 +113,7 @@ describe('LegacySseTransport against the http fixture', function () {
     await waitFor(() => c.closes.length > 0, 'onclose');
     assert.equal(c.closes.length, 1);
     assert.match(c.closes[0].reason, /server "legacy" ended the event stream/);
+    assert.deepEqual(c.log.lines.filter((l) => l.level === 'warn'), [], 'the reason is told once, by whoever hears of the close (the server manager logs it)');
     await assert.rejects(c.conn.requestRaw('tools/list', {}), ConnectionClosedError);
     await assert.rejects(c.transport.send({ jsonrpc: '2.0', method: 'x' }), /is closed/);
     await c.conn.close();
@@ -285,6 +286,54 @@ describe('LegacySseTransport against hostile servers', function () {
       return true;
     });
     assert.ok(!c.conn.isClosed, 'the session goes on');
+  });
+
+  /** A legacy server whose POSTs and answers follow `mode.now`: live, slow (answers only pings), frozen (takes POSTs, writes nothing on the stream), hung (takes nothing). */
+  async function scriptedLegacy(mode: { now: 'live' | 'slow' | 'frozen' | 'hung' }) {
+    const posted: string[] = [];
+    let stream: http.ServerResponse | undefined;
+    const server = await serve((req, res, body) => {
+      if (req.method === 'GET') return void (stream = res.writeHead(200, { 'content-type': 'text/event-stream' })).write('event: endpoint\ndata: /message\n\n');
+      const m = JSON.parse(body) as { id?: unknown; method: string };
+      posted.push(m.method);
+      if (mode.now === 'hung') return;
+      res.writeHead(202).end();
+      if (m.id !== undefined && (mode.now === 'live' || (mode.now === 'slow' && m.method === 'ping'))) stream!.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} })}\n\n`);
+    });
+    const c = client(server.url('/sse'), { acceptTimeoutMs: 200 });
+    await c.conn.start();
+    await c.conn.requestRaw('initialize', initParams);
+    const pings = () => posted.filter((m) => m === 'ping').length;
+    return { c, pings };
+  }
+
+  it('an event stream that goes silent while its server still takes POSTs (a proxy dropped it without a word: no error ever comes) is found dead after a request times out: a ping is taken and not answered on it, and the transport closes saying so (the server is reconnected, instead of every request timing out for ever)', async () => {
+    const mode = { now: 'live' as const as 'live' | 'frozen' };
+    const { c, pings } = await scriptedLegacy(mode);
+    mode.now = 'frozen';
+    await assert.rejects(c.conn.requestRaw('tasks/get', {}, { timeoutMs: 300 }), /timed out after 300 ms/);
+    await waitFor(() => c.closes.length > 0, 'the transport to close');
+    assert.deepEqual(c.closes, [{ reason: 'the event stream of server "legacy" went silent: a ping it took got no answer there within 0.2 s (a proxy may have dropped the stream)' }]);
+    assert.equal(pings(), 1);
+    assert.ok(c.conn.isClosed);
+  });
+
+  it('a slow server, which answers the ping though not the request, and a hung one, which takes no POST (the ping neither), keep their session: a legacy server keeps its tasks per connection', async () => {
+    const mode = { now: 'live' as const as 'live' | 'slow' | 'hung' };
+    const { c, pings } = await scriptedLegacy(mode);
+    for (const now of ['slow', 'hung'] as const) {
+      mode.now = now;
+      // Timed out after the stream has been quiet for acceptTimeoutMs, and before a hung server's POST fails after as long.
+      const timeoutMs = now === 'slow' ? 300 : 100;
+      await assert.rejects(c.conn.requestRaw('tasks/get', {}, { timeoutMs }), /timed out after/);
+      await waitFor(() => pings() === (now === 'slow' ? 1 : 2), `the ping to the ${now} server`);
+      await new Promise((r) => setTimeout(r, 600));
+      assert.deepEqual(c.closes, [], now);
+    }
+    mode.now = 'live';
+    assert.deepEqual(await c.conn.requestRaw('tools/list', {}), {});
+    const warned = c.log.lines.filter((l) => (l.level === 'warn' || l.level === 'error') && !l.message.startsWith('Could not send notifications/cancelled')); // to the hung one
+    assert.deepEqual(warned, [], 'the answer to the ping is no stray response');
   });
 
   it('bounds the wait for the endpoint from the GET on: a server that never answers it fails start in time', async () => {
