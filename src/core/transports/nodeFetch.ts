@@ -27,8 +27,13 @@ export interface NodeFetchInit {
  */
 export const KEEPALIVE_MS = 10_000;
 
-/** fetch's headers timeout, kept for GET streams: a server that takes the connection and never answers. */
-export const STREAM_HEADERS_TIMEOUT_MS = 300_000;
+/**
+ * How long a GET stream may take to start: a server that took the connection and never answers
+ * (it hung, and is back) is asked again after that. The spec has a server answer the GET at once
+ * (an event stream, primed with an event id, or 405); fetch waited 300 s, so messages of a server
+ * back from a hang were not heard for up to 5 minutes.
+ */
+export const STREAM_HEADERS_TIMEOUT_MS = 60_000;
 
 /**
  * A request of an HTTP transport: its configured `headers` with `extra` set over them (those left

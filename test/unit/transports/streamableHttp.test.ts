@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import FakeTimers from '@sinonjs/fake-timers';
 import type * as http from 'node:http';
 import { RpcError } from '../../../src/core/jsonrpc/errors';
 import type { StreamableHttpOptions } from '../../../src/core/transports/streamableHttp';
@@ -860,6 +861,39 @@ describe('StreamableHttpTransport against hostile servers', function () {
     assert.deepEqual(warnings(c), ['Not hearing from the server: its stream for its own messages could not be reopened after 3 attempts (Server "fixture" answered HTTP 503 Service Unavailable at ' + server.url('/mcp') + ': maintenance); still trying']);
     assert.ok(c.log.has('info', /^Listening for messages from the server again$/), c.log.text());
     assert.deepEqual(c.errors, []);
+  });
+
+  it('a GET stream the server takes and never answers (it hung, and is back) is given up after a minute and opened again: the server\'s messages are heard a minute after, not 5 (the spec has a server answer the GET at once, with an event stream or 405)', async () => {
+    const gets: http.ServerResponse[] = [];
+    const server = await serve((req, res, body) => {
+      if (req.method === 'GET') {
+        // The first is taken and left unanswered; the next opens the stream with a message on it.
+        gets.push(res);
+        if (gets.length > 1) res.writeHead(200, { 'content-type': 'text/event-stream' }).write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`);
+        return;
+      }
+      const msg = JSON.parse(body) as { id?: number; method?: string };
+      if (msg.id === undefined) return void res.writeHead(202).end();
+      const result = { protocolVersion: PROTOCOL_VERSION, capabilities: {}, serverInfo: { name: 'hung-get', version: '1' } };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result }));
+    });
+    const clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const c = client(server.url('/mcp'));
+      let heard = 0;
+      c.conn.onNotification('notifications/tools/list_changed', () => heard++);
+      await initialize(c);
+      // A minute and a half of the clock, in steps that let the sockets' events in between.
+      for (let ms = 0; ms < 90_000 && heard === 0; ms += 100) {
+        await clock.tickAsync(100);
+        await new Promise((r) => setImmediate(r));
+      }
+      assert.equal(gets.length, 2, 'the GET sent again');
+      assert.equal(heard, 1, 'the message on the reopened stream');
+      assert.ok(c.log.has('debug', /^Could not resume the server stream: Could not reach server "fixture" at .*: no answer within 60 s/), c.log.text());
+    } finally {
+      clock.uninstall();
+    }
   });
 
   it('resumes an answer stream primed with an id and no data (SSE: the id field sets the last event id even when no event is dispatched); an empty id resets it', async () => {
