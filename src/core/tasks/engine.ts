@@ -1398,9 +1398,10 @@ export class TaskEngine extends DisposableBase {
         }
         this.#reached(serverId);
         if (err.code === ErrorCode.InvalidParams && !isServerTerminal(rec.snap.status as TaskStatus)) {
-          // Not an outcome: the server may have dropped the task. A poll tells; if it still waits
-          // for input, the call is tried again later.
-          log.warn(`${TASKS_RESULT} ${taskId} was refused: ${reasonOf(err)}`);
+          // Not an outcome: the server may have dropped the task. A poll tells (a lost task is
+          // warned so, once); if it still waits for input, the call is tried again later, and
+          // refused again, warned.
+          log[this.#refetchDelay.has(rec.snap.key) ? 'warn' : 'debug'](`${TASKS_RESULT} ${taskId} was refused: ${reasonOf(err)}`);
           this.#refetchLater(rec);
           void this.poll(rec.snap.key);
           return undefined;

@@ -579,7 +579,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.equal(h.server.requestsOf('tools/call').length, 1);
   });
 
-  it('a task forgotten while tasks/result is blocked on it: the refusal is logged, a poll finds it lost', async () => {
+  it('a task forgotten while tasks/result is blocked on it: the refusal is logged at debug level, a poll finds it lost and warns so, once', async () => {
     const h = await harness({ server: { notify: 'once', pollInterval: NO_POLL } });
     const snap = await h.engine.callTool('fake', 'required-tool');
     h.server.setStatus(snap.taskId, 'input_required');
@@ -588,7 +588,11 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     await waitStatus(h, snap.taskId, 'lost');
     assert.equal(h.snap(snap.taskId).lastServerStatus, 'input_required');
     assert.equal(h.snap(snap.taskId).outcome, undefined, 'a refusal is not an outcome');
-    assert.ok(h.log.has('warn', new RegExp(`^\\[fake\\] tasks/result ${snap.taskId} was refused: Failed to retrieve task result: Task not found$`)), h.log.text());
+    assert.ok(h.log.has('debug', new RegExp(`^\\[fake\\] tasks/result ${snap.taskId} was refused: Failed to retrieve task result: Task not found$`)), h.log.text());
+    assert.deepEqual(
+      h.log.lines.filter((l) => l.level === 'warn').map((l) => l.message.replace(snap.taskId, 'T')),
+      ['[fake] Task T (required-tool) is lost: the server no longer knows the task (Failed to retrieve task: Task not found)'],
+    );
     assert.deepEqual(h.server.requestsOf('tasks/get').map((r) => r.params), [{ taskId: snap.taskId }]);
   });
 

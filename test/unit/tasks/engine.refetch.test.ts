@@ -325,6 +325,23 @@ describe('TaskEngine: results fetched again after a failed fetch', () => {
     assert.deepEqual(outcome?.kind === 'result' && outcome.result.content, [{ type: 'text', text: 'THE REAL RESULT' }]);
   });
 
+  it('a tasks/result refused (-32602) for a task its server still says waits for input: the first refusal is logged at debug level (a poll tells whether the task is lost, which is warned); refused again 5 s later, it is warned', async () => {
+    const t = await start();
+    h!.server.override('tasks/result', () => {
+      throw new RpcError(-32602, 'Task not found');
+    });
+    h!.server.setStatus(t.taskId, 'input_required', 'Which file?');
+    await clock!.tickAsync(0);
+    await clock!.tickAsync(0);
+    assert.equal(results(), 1);
+    assert.equal(h!.snap(t.taskId).status, 'input_required', 'the poll finds it waiting');
+    const refused = (level: string) => h!.log.lines.filter((l) => l.level === level && l.message === `[fake] tasks/result ${t.taskId} was refused: Task not found`).length;
+    assert.deepEqual([refused('debug'), refused('warn')], [1, 0]);
+    await clock!.tickAsync(5_100);
+    assert.equal(results(), 2, 'tried again 5 s later');
+    assert.deepEqual([refused('debug'), refused('warn')], [1, 1]);
+  });
+
   it('T-REQ-4: a tasks/result asked while the task waited for input, which its server leaves unanswered once the task ended: given up after the request timeout (the server is told), asked again, and the result kept', async () => {
     const t = await start({ engine: { requestTimeoutMs: 1_000 } });
     h!.server.override('tasks/result', () => new Promise(() => undefined));
