@@ -1006,7 +1006,8 @@ export class TaskEngine extends DisposableBase {
     }
     const of = (method: string, n: number) => (n ? [`${method} of ${n} task${n > 1 ? 's' : ''}`] : []);
     if (polls + fetches > 1) what = [...of(TASKS_GET, polls), ...of(TASKS_RESULT, fetches)].join(' and ');
-    this.#serverLog(serverId).warn(`${what} failed: ${detailOf(err)}`);
+    // A closed connection and its reason are warned by the server manager: this says what it failed.
+    this.#serverLog(serverId)[err instanceof ConnectionClosedError ? 'info' : 'warn'](`${what} failed: ${detailOf(err)}`);
   }
 
   /**

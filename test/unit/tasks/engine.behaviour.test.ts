@@ -1248,7 +1248,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     }
   });
 
-  it('a connection that closes while tasks outlive it leaves them live (a reconnect re-attaches them); the polls it fails are told in one line, not one per task', async () => {
+  it('a connection that closes while tasks outlive it leaves them live (a reconnect re-attaches them); the polls it fails are told in one line, not one per task, at info level: the server manager warns the close and its reason', async () => {
     const h = await harness({ tasksOutliveConnection: true, server: { pollInterval: NO_POLL } });
     const tasks = [await h.engine.callTool('fake', 'required-tool'), await h.engine.callTool('fake', 'required-tool'), await h.engine.callTool('fake', 'required-tool')];
     h.server.override('tasks/get', () => new Promise(() => undefined)); // in flight when the connection closes
@@ -1257,14 +1257,14 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     await h.server.close();
     await Promise.all(polls);
     assert.deepEqual(
-      h.log.lines.filter((l) => l.level === 'warn').map((l) => l.message),
-      ['[fake] tasks/get of 3 tasks failed: Connection closed: the other side closed'],
+      h.log.lines.filter((l) => l.level === 'warn' || l.level === 'info').filter((l) => l.message.includes('failed')).map((l) => `${l.level}: ${l.message}`),
+      ['info: [fake] tasks/get of 3 tasks failed: Connection closed: the other side closed'],
     );
     assert.deepEqual(tasks.map((t) => h.snap(t.taskId).status), ['working', 'working', 'working']);
     // A later poll (on the closed session, here) tells its own failure, naming its task.
     await h.engine.poll(tasks[0].key);
     assert.equal(h.snap(tasks[0].taskId).status, 'working');
-    assert.ok(h.log.has('warn', new RegExp(`^\\[fake\\] tasks/get ${tasks[0].taskId} failed: Connection closed`)), h.log.text());
+    assert.ok(h.log.has('info', new RegExp(`^\\[fake\\] tasks/get ${tasks[0].taskId} failed: Connection closed`)), h.log.text());
   });
 
   it('a connection that closes while result fetches (Fetch Task Result, getResult) and polls are in flight tells them in one line for the server, with how many of each, not one per task', async () => {
@@ -1279,8 +1279,8 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     await Promise.all(polls);
     assert.deepEqual(await Promise.all(fetches), tasks.slice(1).map(() => 'no result came; see the log for why.'));
     assert.deepEqual(
-      h.log.lines.filter((l) => l.level === 'warn').map((l) => l.message),
-      ['[fake] tasks/get of 3 tasks and tasks/result of 2 tasks failed: Connection closed: the other side closed'],
+      h.log.lines.filter((l) => l.level === 'warn' || l.level === 'info').filter((l) => l.message.includes('failed')).map((l) => `${l.level}: ${l.message}`),
+      ['info: [fake] tasks/get of 3 tasks and tasks/result of 2 tasks failed: Connection closed: the other side closed'],
     );
   });
 
@@ -1292,8 +1292,8 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     await h.server.close();
     await Promise.all(fetches);
     assert.deepEqual(
-      h.log.lines.filter((l) => l.level === 'warn').map((l) => l.message),
-      ['[fake] tasks/result of 2 tasks failed: Connection closed: the other side closed'],
+      h.log.lines.filter((l) => l.level === 'warn' || l.level === 'info').filter((l) => l.message.includes('failed')).map((l) => `${l.level}: ${l.message}`),
+      ['info: [fake] tasks/result of 2 tasks failed: Connection closed: the other side closed'],
     );
   });
 
