@@ -13,7 +13,7 @@ import type { Tool } from '../core/protocol/schemas';
 import { formatAge } from '../core/tasks/presentation';
 import { errorMessage } from '../core/util/abort';
 import { fromJson, isObject, isObjectLike, isString, stringify } from '../core/util/json';
-import { entriesOf, fromEntries, keysOf, round } from '../core/util/builtins';
+import { entriesOf, keysOf, round } from '../core/util/builtins';
 import { defaultTtlMs } from './configuration';
 import { NEVER } from './cancellation';
 import type { QuickInputPrompter } from './elicitation/quickInputPrompter';
@@ -182,7 +182,7 @@ const askJson = async (tool: Tool, title: string, ui: QuickInputPrompter, start:
       try {
         const parsed: unknown = fromJson(v);
         if (!isObject(parsed)) return vscode.l10n.t('Enter a JSON object, e.g. {"name": "value"}');
-        return form && validateContent(form, fromEntries(entriesOf(parsed).filter(([k]) => form.steps.some((f) => f.key === k))));
+        return form && validateContent(form, parsed, true);
       } catch (err) {
         return vscode.l10n.t('Not valid JSON: {0}', errorMessage(err));
       }

@@ -270,19 +270,22 @@ const rule = (step: FieldStep): string => {
 
 /**
  * Checks a whole `content` object against the plan before it is sent: every required field
- * present, no unknown field, every value valid. Returns what is wrong, or undefined.
+ * present, no unknown field, every value valid. Returns what is wrong, or undefined. `typed`: a
+ * tool's arguments typed as JSON, named by their keys; keys the form has not are sent as they are.
  */
-export const validateContent = (plan: FormPlan, content: Record<string, unknown>): string | undefined => {
+export const validateContent = (plan: FormPlan, content: Record<string, unknown>, typed?: boolean): string | undefined => {
   const problems: string[] = [];
   const known = new Set(plan.steps.map((s) => s.key));
-  for (const key of keysOf(content)) if (!known.has(key)) problems.push(`"${key}" is not a field of the form`);
+  for (const key of keysOf(content)) if (!typed && !known.has(key)) problems.push(`"${key}" is not a field of the form`);
   for (const step of plan.steps) {
+    // Typed as JSON, a field is its key (its title is the form's).
+    const name = typed ? step.key : step.title;
     if (!hasOwn(content, step.key) || content[step.key] === undefined) {
-      if (step.required) problems.push(`"${step.title}" is required`);
+      if (step.required) problems.push(`"${name}" is required`);
       continue;
     }
     const error = checkValue(step, content[step.key]);
-    if (error) problems.push(`"${step.title}": ${error}`);
+    if (error) problems.push(`"${name}": ${error}`);
   }
   return problems.length ? problems.join('; ') : undefined;
 };

@@ -272,6 +272,11 @@ describe('elicitation validateContent: the whole answer before it is sent', () =
     );
     assert.equal(validateContent(p, { name: 42, agree: true }), '"Name": Expected text');
   });
+
+  it('of a tool\'s arguments typed as JSON (Edit as JSON…): each field named by the key typed, not by its title ("Name"), and keys the form has not let through', () => {
+    assert.equal(validateContent(p, { agree: 'yes', extra: 1 }, true), '"name" is required; "agree": Expected yes or no');
+    assert.equal(validateContent(p, { name: 'Mona', agree: true, extra: 1 }, true), undefined);
+  });
 });
 
 describe('elicitation formatValue: answers as the review step shows them', () => {
