@@ -16,13 +16,13 @@ const MCP_JSON = '.vscode/mcp.json';
 /** The setting `mcpTasks.<key>` as it is now, or `fallback` where it is not set. */
 export const setting = <T>(key: string, fallback: T): T => vscode.workspace.getConfiguration('mcpTasks').get<T>(key, fallback);
 
-/** Calls `listener` when the setting `mcpTasks.<key>` (or one under it) changes. */
 /** The ttl `mcpTasks.defaultTtlSeconds` asks new tasks for, in ms; undefined for none (0: the server decides). */
 export const defaultTtlMs = (): number | undefined => {
   const seconds = setting('defaultTtlSeconds', 3600);
   return seconds > 0 ? seconds * 1000 : undefined;
 };
 
+/** Calls `listener` when the setting `mcpTasks.<key>` (or one under it) changes. */
 export const onSettingChange = (key: string, listener: () => unknown): vscode.Disposable => vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration(`mcpTasks.${key}`) && listener());
 
 /**
