@@ -217,7 +217,8 @@ export class LegacySseTransport implements Transport {
       this.onerror?.(values);
       return;
     }
-    for (const v of values) if ((v as { id?: unknown } | null)?.id !== -1) deliver(this, v, this.#log);
+    // The answer to our ping (see forget) is no one's: a request of the server's with its id is delivered.
+    for (const v of values) if ((v as { id?: unknown; method?: unknown } | null)?.id !== -1 || (v as { method?: unknown }).method !== undefined) deliver(this, v, this.#log);
   }
 
   async #http(method: 'GET' | 'POST', url: URL, extra: Record<string, string | undefined>, body?: string): ReturnType<typeof transportFetch> {

@@ -336,6 +336,20 @@ describe('LegacySseTransport against hostile servers', function () {
     assert.deepEqual(warned, [], 'the answer to the ping is no stray response');
   });
 
+  it('a request of the server\'s own with id -1 (the id of our liveness ping) is delivered and answered: only an answer with that id is the ping\'s', async () => {
+    const answers: unknown[] = [];
+    const server = await serve((req, res, body) => {
+      if (req.method === 'GET') return void res.writeHead(200, { 'content-type': 'text/event-stream' }).write('event: endpoint\ndata: /message\n\ndata: {"jsonrpc":"2.0","id":-1,"method":"ping"}\n\n');
+      answers.push(JSON.parse(body));
+      res.writeHead(202).end();
+    });
+    const c = client(server.url('/sse'));
+    await c.conn.start();
+    await waitFor(() => answers.length > 0, 'the answer to the server\'s ping');
+    // Answered (a bare connection has no ping handler: Method not found), not dropped as our ping's answer.
+    assert.deepEqual(answers.map((a) => (a as { id: unknown }).id), [-1]);
+  });
+
   it('bounds the wait for the endpoint from the GET on: a server that never answers it fails start in time', async () => {
     let closed = false;
     const server = await serve((_req, res) => res.on('close', () => (closed = true)));
