@@ -136,13 +136,15 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     assert.ok(row?.tooltip?.includes('\\\\$\\(error\\)'), row?.tooltip);
   });
 
-  test('A required yes/no without a default has neither answer focused: Enter answers nothing until one is chosen (it sent Yes); a number enum is a pick whose number reaches the server', async function () {
+  test('A required yes/no without a default has neither answer focused: Enter answers nothing until one is chosen (it sent Yes), and says to pick one (it said nothing); a number enum is a pick whose number reaches the server', async function () {
     this.timeout(30_000);
     const run = await start('schemas', 'choices');
     const dry = await spy.next('the dry field');
     assert.deepEqual([fieldOf(dry), dry.items.map((i) => i.label)], ['dry', ['Yes', 'No']]);
     await accept(); // Enter, nothing chosen
     assert.deepEqual(dry.pick?.activeItems.map((i) => i.label), [], 'no answer is focused, and Enter took none');
+    await waitFor(() => dry.pick?.placeholder?.startsWith('⚠'), `a warning in the placeholder, not "${dry.text}": Enter took nothing`);
+    assert.equal(dry.pick?.placeholder, `⚠ Pick one: ${dry.text}`);
     await choose(dry, (i) => i.label === 'No', 'No');
     const prio = await spy.next('the prio field');
     assert.deepEqual([fieldOf(prio), prio.items.map((i) => i.label)], ['prio', ['1', '2', '3']], 'a pick of the enum\'s numbers, not a free number box');

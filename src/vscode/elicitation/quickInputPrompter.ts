@@ -102,7 +102,12 @@ export class QuickInputPrompter implements FormPrompter {
     else if (picked.length || o.unfocused) qp.activeItems = picked.slice(0, 1);
     return this.#show<T[]>(qp, o, (resolve, listeners) => {
       if (!qp.canSelectMany) {
-        listeners.push(qp.onDidChangeSelection((sel) => sel[0] && resolve({ value: [sel[0].value] })));
+        listeners.push(
+          qp.onDidChangeSelection((sel) => sel[0] && resolve({ value: [sel[0].value] })),
+          // Enter with no item focused (a required choice without a default focuses none, so Enter
+          // answers nothing for the user) took nothing: the placeholder says what it wants.
+          qp.onDidAccept(() => qp.activeItems.length || (qp.placeholder = `⚠ Pick one: ${placeholder}`)),
+        );
         return;
       }
       listeners.push(
