@@ -27,7 +27,7 @@ import { QuickInputPrompter } from './elicitation/quickInputPrompter';
 import type { ToolArguments } from './toolInputs';
 import { BACK, askArguments, askTtl } from './toolInputs';
 import { CANCEL_TASK, executeCommand, isDismissal, OPEN_CONFIGURATION, OPEN_RESULT, registerCommand, RESPOND_TO_TASK, RUN_AGAIN, SHOW_LOG, TASKS_VIEW } from './editorCommands';
-import { keysOf, now as clock } from '../core/util/builtins';
+import { keysOf, maxOf, now as clock } from '../core/util/builtins';
 import { CANCELLED, INPUT_REQUIRED } from '../core/protocol/schemas';
 import { noop } from '../core/util/promise';
 import { formatCount, inert } from '../core/util/text';
@@ -392,8 +392,12 @@ const runTool = async (deps: TaskCommandDeps, ui: QuickInputPrompter, server: Se
   let tool: Tool | undefined;
   let args: ToolArguments | undefined;
   let step: 'server' | 'tool' | 'arguments' | 'ttl' = server ? 'tool' : 'server';
-  // Steps are counted as the user sees them: from a server's row, the tool is step 1 of 3.
+  // Steps are counted as the user sees them: from a server's row, the tool is step 1.
   let o = server ? 0 : 1;
+  const asTask = (t: Tool) => decideExecution(offer!.acceptsTasks, t.execution?.taskSupport).mode === TASK;
+  // A tool's steps from its pick: its arguments if it takes any, its ttl as a task. The tool pick
+  // counts the most a tool there takes: the count only shrinks once one is picked.
+  const stepsOf = (t: Tool) => 1 + (keysOf(t.inputSchema.properties ?? {}).length ? 1 : 0) + (asTask(t) ? 1 : 0);
   for (;;) {
     if (step === 'server') {
       const picked = await pickServer(servers, ui, server);
@@ -413,7 +417,7 @@ const runTool = async (deps: TaskCommandDeps, ui: QuickInputPrompter, server: Se
           const [icon, words] = toolRunWords(acceptsTasks, t.execution?.taskSupport);
           return { label, icon, description: `${t.name !== label ? `${t.name} · ` : ''}${words}`, detail: t.description, value: t, picked: t === tool };
         }),
-        { title: vscode.l10n.t('Run Tool as Task ({0}/{1}): tool of {2}', 1 + o, 3 + o, server!.label), placeholder: vscode.l10n.t('Pick the tool'), canGoBack: true, signal: NEVER },
+        { title: vscode.l10n.t('Run Tool as Task ({0}/{1}): tool of {2}', 1 + o, maxOf(...offer.tools.map(stepsOf)) + o, server!.label), placeholder: vscode.l10n.t('Pick the tool'), canGoBack: true, signal: NEVER },
       );
       if ('nav' in picked) {
         if (picked.nav !== 'back') return;
@@ -431,19 +435,18 @@ const runTool = async (deps: TaskCommandDeps, ui: QuickInputPrompter, server: Se
       step = 'arguments';
     } else if (step === 'arguments') {
       // The ttl means something only to a task: a direct call is not asked for one, and has a step less.
-      const steps = decideExecution(offer!.acceptsTasks, tool!.execution?.taskSupport).mode === TASK ? 3 : 2;
-      const a = await askArguments(tool!, vscode.l10n.t('Run Tool as Task ({0}/{1}): arguments of {2}', 2 + o, steps + o, tool!.name), ui, args);
+      const a = await askArguments(tool!, vscode.l10n.t('Run Tool as Task ({0}/{1}): arguments of {2}', 2 + o, stepsOf(tool!) + o, tool!.name), ui, args);
       if (a === undefined) return;
       if (a === BACK) {
         step = 'tool';
         continue;
       }
       args = a;
-      if (steps < 3) return run(ui, deps, server!, tool!, args.value, undefined);
+      if (!asTask(tool!)) return run(ui, deps, server!, tool!, args.value, undefined);
       step = 'ttl';
     } else {
       // A tool without arguments had no arguments step: the ttl follows its pick, and Back returns there.
-      const n = keysOf(tool!.inputSchema.properties ?? {}).length ? 3 + o : 2 + o;
+      const n = stepsOf(tool!) + o;
       const ttl = await askTtl(vscode.l10n.t('Run Tool as Task ({0}/{0}): ttl of {1}', n, tool!.name), ui);
       if (ttl === undefined) return;
       if (ttl === BACK) {
