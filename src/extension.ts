@@ -97,12 +97,12 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
   const hidden = new HiddenDialogs(dialogs);
   subscriptions.push(hidden, ...registerQuestionKeys());
   // A question's title names its task as the task's row does (a screen reader read "task 7c2f…" as "7c2f dot dot dot"),
-  // and follows it when another run renames it.
+  // and follows it when another run renames it (or its direct call becomes a task, kept under the call's key too).
   const renamed = (l: (e: TaskSnapshot | string) => void) => {
     const subs = [engine.onDidChange(l), engine.onDidRemove(l)];
     return { dispose: () => subs.forEach((d) => d.dispose()) };
   };
-  const questions = createElicitationHandler({ log: logger, serverLabel: label, turns: dialogs, hidden, taskTitle: (t) => runTitle(engine.list(), t), renamed, withdrawn: cancelledByServer });
+  const questions = createElicitationHandler({ log: logger, serverLabel: label, turns: dialogs, hidden, taskTitle: (t) => runTitle(engine.list(), engine.get(t.key) ?? t), renamed, withdrawn: cancelledByServer, call: (k) => engine.get(k) });
   const elicitation: ElicitationHandler = Object.assign(async (params: Record<string, unknown> | undefined, ctx: ServerRequestContext) => {
     const answer = await asking.during(requestAbout(ctx), () => questions(params, ctx));
     // Declined or cancelled (dismissed without answering): the user's doing, as a sampling request denied is.

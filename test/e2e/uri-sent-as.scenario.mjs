@@ -16,7 +16,8 @@ export async function run({ page, url, shot }) {
   await widenSideBar(page, 520);
 
   await runToolAsTask(page, { server: 'everything', tool: 'trigger-elicitation-request', ttl: false });
-  await quickInputTitle(page, 'MCP server "everything"').waitFor({ timeout: 60_000 });
+  // Titled by its call, the only one of its server running, as a task's question is by its task.
+  await quickInputTitle(page, 'trigger-elicitation-request on everything').waitFor({ timeout: 60_000 });
   // 13 fields and the review share one quick input: each answer waits for its step's counter.
   const step = (n) => quickInputTitle(page, `(${n}/14)`).waitFor({ timeout: 30_000 });
   await step(1);

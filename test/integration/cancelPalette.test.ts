@@ -181,7 +181,7 @@ suite('Cancel Task from the palette', () => {
     assert.match(JSON.stringify(r.outcome), /\[CANCELLED\]/, `the server polled its task and saw it cancelled: ${JSON.stringify(r)}`);
   });
 
-  test('a direct call whose server asks a question waits for input and does not time out while its form is open; its row says so, and Respond shows the form hidden by Escape again; cancelling the call closes the question', async function () {
+  test('a direct call whose server asks a question waits for input and does not time out while its form is open; its row says so, the question is titled by the call, and Respond shows the form hidden by Escape again; cancelling the call closes the question', async function () {
     this.timeout(60_000);
     const testing = testingApi(await activateExtension());
     const everything = api.getServers().find((s) => s.label === 'everything')!;
@@ -204,6 +204,9 @@ suite('Cancel Task from the palette', () => {
       assert.equal(row?.icon, 'bell-dot', JSON.stringify(row));
       assert.match(row?.description ?? '', /^The server asks: Please provide inputs for the following fields/);
       assert.match(row?.contextValue ?? '', /\brespondable\b/);
+      // Titled by its call as a task's question is by its task (it read 'MCP server "everything"'): the only call of its server running.
+      assert.match(question.title ?? '', /^trigger-elicitation-request/);
+      assert.equal(question.title, `${row?.label} on everything`);
       // Escape hides the form without answering; the row's Respond shows it again.
       await escape();
       await waitFor(() => testing.hiddenDialogs?.() === 1, 'the form to wait hidden');
