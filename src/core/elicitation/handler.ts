@@ -22,7 +22,7 @@ import { noop } from '../util/promise';
 import { BOOLEAN, INTEGER, LIST, MULTI_SELECT, NUMBER, STRING } from './fieldKinds';
 import { CIRCLE_SLASH } from '../tasks/presentation';
 import { serverWithdrew } from '../tasks/incoming';
-import { ELICITATION_CREATE } from '../protocol/schemas';
+import { ELICITATION_COMPLETE, ELICITATION_CREATE } from '../protocol/schemas';
 
 /** Leaving a step without answering it. */
 export type Nav = 'back' | 'decline' | 'cancel';
@@ -247,9 +247,6 @@ export interface ElicitationHandlerOptions {
 
 /** The answer to a URL question its server reports complete before the user answered here: dismissed, but not by the user (see noteRefusal). */
 export const COMPLETED_ELSEWHERE = Object.freeze({ action: CANCEL });
-
-/** The notification of a URL-mode elicitation the server saw completed (its dialog closes). */
-const ELICITATION_COMPLETE = 'notifications/elicitation/complete';
 
 /** The `elicitation/create` handler, and the receiver of `notifications/elicitation/complete`. */
 export type ElicitationHandler = ServerRequestHandler & {

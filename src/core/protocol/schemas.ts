@@ -77,6 +77,8 @@ export const ListToolsResultSchema = z.looseObject({
 
 /** The method of a server's question to the user: one string in the bundle for its 7 uses. */
 export const ELICITATION_CREATE = 'elicitation/create';
+/** The notification of a URL-mode elicitation the server saw completed (its dialog closes). */
+export const ELICITATION_COMPLETE = 'notifications/elicitation/complete';
 /** The method of a server's sampling request, likewise. */
 export const SAMPLING_CREATE = 'sampling/createMessage';
 /** The methods of tools and tasks that both sides use, likewise one string each in the bundle. */

@@ -7,6 +7,7 @@ import { redactHeaders } from '../util/log';
 import { stringify } from '../util/json';
 import { entriesOf, fromEntries, isArray } from '../util/builtins';
 import { noop } from '../util/promise';
+import { anySignal } from '../util/abort';
 
 /** What `nodeFetch` takes of `fetch`'s options (so `fetch` itself can stand in for it in tests). */
 export interface NodeFetchInit {
@@ -96,7 +97,11 @@ export const nodeFetch = (url: string | URL, init: NodeFetchInit): Promise<Respo
     const headers: Record<string, string> = {};
     init.headers.forEach((value, name) => (headers[name] = value));
     if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
-    const req = (target.protocol === 'https:' ? https : http).request(target, { method: init.method ?? 'GET', headers, signal: init.signal }, (res) => {
+    // A signal of its own per request (AbortSignal.any holds no listener on the caller's): node:http
+    // listens to it until the request ends, and a dozen requests waiting on a transport's long-lived
+    // signal would warn of a leak (MaxListenersExceededWarning).
+    const signal = init.signal && anySignal([init.signal]);
+    const req = (target.protocol === 'https:' ? https : http).request(target, { method: init.method ?? 'GET', headers, signal }, (res) => {
       clearTimeout(timer);
       try {
         const answered = new Headers();

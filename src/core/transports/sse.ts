@@ -1,4 +1,4 @@
-import { abortReason, anySignal, errorMessage, newController, sleep } from '../util/abort';
+import { abortReason, errorMessage, newController, sleep } from '../util/abort';
 import type { Logger } from '../util/log';
 import { CHECK_URL, checkHttpConfig, closedError, deliver, discardBody, EVENT_STREAM, httpStatusError, JSON_TYPE, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, webPageAnswer } from './sseStream';
 import { STREAM_HEADERS_TIMEOUT_MS, transportFetch } from './nodeFetch';
@@ -227,9 +227,7 @@ export class LegacySseTransport implements Transport {
       // server that runs does at once; a hung one, sent a round of polls a minute, held a socket per
       // message for 5 minutes. Not Node's fetch, whose body timeout would cut a quiet stream: see `nodeFetch`.
       const headersTimeoutMs = method === 'GET' ? STREAM_HEADERS_TIMEOUT_MS : this.#acceptTimeoutMs;
-      // A signal of its own per request: node:http listens to it until the request ends, and a dozen
-      // POSTs waiting on the transport's own would warn of a leak (MaxListenersExceededWarning).
-      return await transportFetch(this.#log, method, url, this.#customHeaders, extra, { body, signal: anySignal([this.#lifetime.signal]), headersTimeoutMs });
+      return await transportFetch(this.#log, method, url, this.#customHeaders, extra, { body, signal: this.#lifetime.signal, headersTimeoutMs });
     } catch (err) {
       // Closed, or start() gave up waiting: say why.
       if (this.#lifetime.signal.aborted) throw abortReason(this.#lifetime.signal);

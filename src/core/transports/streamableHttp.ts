@@ -347,17 +347,13 @@ export class StreamableHttpTransport implements Transport {
   /** One HTTP request with our headers; network failures become a `TransportHttpError` naming the URL. */
   async #http(method: 'POST' | 'GET' | 'DELETE', extra: Record<string, string>, signal: AbortSignal, body?: string): Promise<Response> {
     try {
-      // A signal of its own per request: fetch (when it stands in) unhooks its listener from the
-      // signal only when the request is garbage collected, so thousands of requests on the
-      // transport's long-lived signal would pile up listeners (and a MaxListenersExceededWarning).
-      const own = anySignal([signal]);
       // Only a GET stream that never starts has a time limit of its own (it is then retried); a
       // request's answer takes as long as the request's timeout or signal allows.
       const headersTimeoutMs = method === 'GET' ? STREAM_HEADERS_TIMEOUT_MS : undefined;
       // Not Node's fetch: its 300 s headers and body timeouts would cut a slow answer or a quiet
       // stream whatever the request timeout; see `nodeFetch`.
       const session = { 'Mcp-Session-Id': this.#sessionId, 'MCP-Protocol-Version': this.#protocolVersion };
-      return (await transportFetch(this.#log, method, this.#url, this.#customHeaders, { ...extra, ...session }, { body, signal: own, headersTimeoutMs })).response;
+      return (await transportFetch(this.#log, method, this.#url, this.#customHeaders, { ...extra, ...session }, { body, signal, headersTimeoutMs })).response;
     } catch (err) {
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : closedError(this.#serverName);
       throw networkError(this.#serverName, this.#url, err, !!this.#protocolVersion);
