@@ -425,7 +425,7 @@ export class JsonRpcConnection implements Disposable {
   /** Gives up a pending request: the transport may drop what it holds open for it, and the peer is told. */
   #cancelOutgoing(id: RequestId, p: Pending, reason: string, timedOut?: boolean): void {
     if (!this.#pending.has(id)) return;
-    this.transport.forget?.(id);
+    this.transport.forget?.(id, timedOut);
     // Spec: "A client MUST NOT attempt to cancel its initialize request."
     if (p.method === 'initialize' || (timedOut && this.#timeoutCancel)) return;
     const sent = this.notify(CANCELLED_NOTIFICATION, { requestId: id, reason });

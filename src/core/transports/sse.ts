@@ -171,14 +171,14 @@ export class LegacySseTransport implements Transport {
   }
 
   /**
-   * A request timed out (or was given up) while the event stream carried nothing for a while. A
+   * A request timed out while the event stream carried nothing for a while (a cancel by the user says nothing about the stream). A
    * stream a proxy dropped without a word ends with no error, and every answer is lost with it;
    * a hung server, though, would lose its tasks (kept per connection) if closed. So a ping: one
    * the server takes (202) and does not answer on the stream says the stream is dead.
    */
-  async forget(): Promise<void> {
+  async forget(_id: unknown, timedOut?: boolean): Promise<void> {
     const now = performance.now();
-    if (now - this.#heardAt < this.#acceptTimeoutMs) return;
+    if (!timedOut || now - this.#heardAt < this.#acceptTimeoutMs) return;
     // Counts as heard, so that the requests timing out with this one send no ping of their own.
     this.#heardAt = now;
     try {

@@ -49,10 +49,10 @@ export interface Transport {
   /** Streamable HTTP: when true, `close()` keeps the server's session (no DELETE) for a resume. */
   keepSessionOnClose?: boolean;
   /**
-   * Told that no one awaits the answer to request `id` any more (it timed out or was cancelled),
-   * so that nothing stays open for it (Streamable HTTP ends the POST once none of its requests is awaited).
+   * Told that no one awaits the answer to request `id` any more (it timed out, `timedOut`, or was
+   * cancelled), so that nothing stays open for it (Streamable HTTP ends the POST once none of its requests is awaited).
    */
-  forget?(id: string | number): void;
+  forget?(id: string | number, timedOut?: boolean): void;
   /** Streamable HTTP: opens the stream of server-initiated messages (after a resume). */
   openServerStream?(): void;
   /** A short description for logs, e.g. `stdio: node server.js` or `http: https://host/mcp`. */

@@ -336,6 +336,20 @@ describe('LegacySseTransport against hostile servers', function () {
     assert.deepEqual(warned, [], 'the answer to the ping is no stray response');
   });
 
+  it('a request the user cancels says nothing about the stream: no ping is sent, even after a long silence (only a timeout sends one)', async () => {
+    const mode = { now: 'live' as const as 'live' | 'frozen' };
+    const { c, pings } = await scriptedLegacy(mode);
+    mode.now = 'frozen';
+    await new Promise((r) => setTimeout(r, 300)); // the stream quiet for longer than acceptTimeoutMs
+    const ac = new AbortController();
+    const asked = c.conn.requestRaw('tasks/get', {}, { signal: ac.signal, timeoutMs: 60_000 });
+    ac.abort(new Error('cancelled'));
+    await assert.rejects(asked, /cancelled/);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(pings(), 0);
+    assert.deepEqual(c.closes, []);
+  });
+
   it('a request of the server\'s own with id -1 (the id of our liveness ping) is delivered and answered: only an answer with that id is the ping\'s', async () => {
     const answers: unknown[] = [];
     const server = await serve((req, res, body) => {
