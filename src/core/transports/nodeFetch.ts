@@ -8,6 +8,7 @@ import { stringify } from '../util/json';
 import { entriesOf, fromEntries, isArray } from '../util/builtins';
 import { noop } from '../util/promise';
 import { anySignal } from '../util/abort';
+import { answeredOrigins } from './sseStream';
 
 /** What `nodeFetch` takes of `fetch`'s options (so `fetch` itself can stand in for it in tests). */
 export interface NodeFetchInit {
@@ -59,11 +60,12 @@ export const transportFetch = async (
   for (const [k, v] of entriesOf(extra)) if (v !== undefined) all.set(k, v);
   if (log.traceEnabled !== false) log.trace(`${method} ${url} ${stringify(redactHeaders(fromEntries(all.entries())))}`);
   const response = await nodeFetch(url, { ...init, method, headers: all, redirect: 'manual' });
+  const from = new URL(url);
+  answeredOrigins.add(from.origin);
   const { status } = response;
   if (log.traceEnabled !== false) log.trace(`${method} → ${status} ${response.headers.get('content-type') ?? ''}`);
   const location = response.headers.get('location');
   if (location && hops < 5 && (status === 307 || status === 308 || (method === 'GET' && status > 300 && status < 304))) {
-    const from = new URL(url);
     let to: URL | undefined;
     try {
       to = new URL(location, from);
@@ -75,7 +77,7 @@ export const transportFetch = async (
       return transportFetch(log, method, to, headers, extra, init, hops + 1);
     }
   }
-  return { response, url: new URL(url) };
+  return { response, url: from };
 };
 
 /**

@@ -231,7 +231,7 @@ export class LegacySseTransport implements Transport {
     } catch (err) {
       // Closed, or start() gave up waiting: say why.
       if (this.#lifetime.signal.aborted) throw abortReason(this.#lifetime.signal);
-      throw networkError(this.#serverName, url.href, err, !!this.#endpoint);
+      throw networkError(this.#serverName, url.href, err);
     }
   }
 

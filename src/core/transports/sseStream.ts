@@ -277,12 +277,19 @@ const redirectTarget = (location: string | null, url: string): string => {
  */
 const UNTRUSTED = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/;
 
+/**
+ * The origins that answered over HTTP or WebSocket in this session, whichever transport asked: a
+ * reset there later is a server gone (restarting, a port-forward whose server stopped), not one
+ * that expects TLS, though the new connection (a reconnect) has had no answer yet.
+ */
+export const answeredOrigins = new Set<string>();
+
 /** For each of Node's error codes a user can do something about: what happened, and what to do. */
 const RUNNING = 'is the server running?';
 const CLOSED_UNANSWERED = 'the connection closed before any answer';
 const HINTS = new Map([
   ['ECONNREFUSED', ['connection refused', RUNNING]],
-  // A reset after the server answered (a proxy or port-forward whose server is gone, a server that crashed): see PLAIN.
+  // A reset where a server answered before (a proxy or port-forward whose server is gone, a server that crashed): see PLAIN.
   ['RESET', [CLOSED_UNANSWERED, RUNNING]],
   ['ENOTFOUND', ['its host name was not found', CHECK_URL]],
   ['EAI_AGAIN', ['its host name could not be resolved right now', 'check the network connection']],
@@ -304,20 +311,20 @@ const HINTS = new Map([
  * proxy support says "Failed to establish a socket connection to proxies: PROXY host:port" (no
  * code) when the proxy it was given does not answer.
  */
-export const unreachableHint = (code: unknown, message: unknown, url: string, answered?: boolean): string | undefined => {
+export const unreachableHint = (code: unknown, message: unknown, url: string): string | undefined => {
   if (isString(message) && message.includes('to proxies:')) return `${message}: check the editor's "http.proxy" setting, and that the proxy (or VPN) is up`;
   if (!isString(code)) return undefined;
-  const reset = code === 'ECONNRESET' && (answered ? 'RESET' : /^(http|ws):/i.test(url) && 'PLAIN');
+  const reset = code === 'ECONNRESET' && (answeredOrigins.has(new URL(url).origin) ? 'RESET' : /^(http|ws):/i.test(url) && 'PLAIN');
   const hint = HINTS.get(UNTRUSTED.test(code) ? 'UNTRUSTED' : reset || code);
   return hint && `${hint[0]} (${code}): ${hint[1]}`;
 };
 
-/** The error for a request that got no answer at all (refused, unreachable, DNS, TLS...); `answered`: the server answered earlier ones. */
-export const networkError = (serverName: string, url: string, err: unknown, answered?: boolean): TransportHttpError => {
+/** The error for a request that got no answer at all (refused, unreachable, DNS, TLS...). */
+export const networkError = (serverName: string, url: string, err: unknown): TransportHttpError => {
   const cause = (err as { cause?: unknown } | undefined)?.cause as { code?: unknown; message?: unknown; errors?: Array<{ code?: unknown }> } | undefined;
   const code = isString(cause?.code) ? cause.code : isString(cause?.errors?.[0]?.code) ? cause.errors[0].code : undefined;
   const detail =
-    unreachableHint(code, cause?.message, url, answered) ??
+    unreachableHint(code, cause?.message, url) ??
     (isString(cause?.message) && cause.message
       ? `${cause.message}${code && !cause.message.includes(code) ? ` (${code})` : ''}`
       : err instanceof Error

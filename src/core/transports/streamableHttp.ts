@@ -356,7 +356,7 @@ export class StreamableHttpTransport implements Transport {
       return (await transportFetch(this.#log, method, this.#url, this.#customHeaders, { ...extra, ...session }, { body, signal, headersTimeoutMs })).response;
     } catch (err) {
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : closedError(this.#serverName);
-      throw networkError(this.#serverName, this.#url, err, !!this.#protocolVersion);
+      throw networkError(this.#serverName, this.#url, err);
     }
   }
 

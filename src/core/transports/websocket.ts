@@ -6,7 +6,7 @@ import { errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
 import type { Transport, TransportCloseInfo } from './transport';
-import { authRefusal, CHECK_URL, PROXY_AUTH, readBodySnippet, unreachableHint, webPageAnswer } from './sseStream';
+import { answeredOrigins, authRefusal, CHECK_URL, PROXY_AUTH, readBodySnippet, unreachableHint, webPageAnswer } from './sseStream';
 import { CLOSED_BY_CLIENT, messagesIn, TransportHttpError, TransportParseError } from './transport';
 import { fromJson, isString, stringify } from '../util/json';
 import { isArray } from '../util/builtins';
@@ -118,6 +118,7 @@ export class WebSocketTransport implements Transport {
 
       ws.on('open', () => {
         this.#opened = true;
+        answeredOrigins.add(new URL(this.#options.url).origin);
         // A server gone without closing (a dropped network, a machine asleep) leaves the socket
         // open for many minutes, and every request times out: a ping unanswered ends it.
         const every = this.#options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;

@@ -350,6 +350,23 @@ describe('LegacySseTransport against hostile servers', function () {
     assert.deepEqual(c.closes, []);
   });
 
+  it('reconnected to a server that answered in this session and now resets the connection (a port-forward whose server restarts): asks whether it runs, not whether it expects TLS', async () => {
+    let up = true;
+    const server = await serve((req, res) => {
+      if (!up) return void req.socket.destroy();
+      if (req.method === 'GET') return void res.writeHead(200, { 'content-type': 'text/event-stream' }).write('event: endpoint\ndata: /message\n\n');
+      res.writeHead(202).end();
+    });
+    const c = client(server.url('/sse'));
+    await c.conn.start();
+    await c.conn.close();
+    up = false;
+    await assert.rejects(client(server.url('/sse')).conn.start(), (err: Error) => {
+      assert.equal(err.message, `Could not reach server "legacy" at ${server.url('/sse')}: the connection closed before any answer (ECONNRESET): is the server running?`);
+      return true;
+    });
+  });
+
   it('a request of the server\'s own with id -1 (the id of our liveness ping) is delivered and answered: only an answer with that id is the ping\'s', async () => {
     const answers: unknown[] = [];
     const server = await serve((req, res, body) => {

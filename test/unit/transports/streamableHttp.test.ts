@@ -4,6 +4,7 @@ import type * as http from 'node:http';
 import { RpcError } from '../../../src/core/jsonrpc/errors';
 import type { StreamableHttpOptions } from '../../../src/core/transports/streamableHttp';
 import { StreamableHttpTransport } from '../../../src/core/transports/streamableHttp';
+import { answeredOrigins } from '../../../src/core/transports/sseStream';
 import { SessionExpiredError, TransportHttpError, TransportParseError } from '../../../src/core/transports/transport';
 import type { RecordedClient, RecordedRequest } from '../helpers/httpServers';
 import { clientsForEachTest, freePort, hostileServersForEachTest, HttpFixture } from '../helpers/httpServers';
@@ -786,6 +787,7 @@ describe('StreamableHttpTransport against hostile servers', function () {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, serverInfo: { name: 'reset', version: '1' } } }));
     });
     const reset = client(server.url('/mcp'));
+    answeredOrigins.clear(); // an earlier test's server on this port answered
     up = false;
     await reset.conn.start();
     await assert.rejects(reset.conn.requestRaw('initialize', {}), /the connection closed before any answer \(ECONNRESET\): if the server expects TLS, use https:\/\/ \(or wss:\/\/\) in "url"$/);
@@ -797,6 +799,10 @@ describe('StreamableHttpTransport against hostile servers', function () {
       assert.equal(err.message, `Could not reach server "fixture" at ${server.url('/mcp')}: the connection closed before any answer (ECONNRESET): is the server running?`);
       return true;
     });
+    // Reconnected (a new transport: no answer on it yet) to the server that answered in this session, as it restarts: the same question, not TLS.
+    const again = client(server.url('/mcp'));
+    await again.conn.start();
+    await assert.rejects(again.conn.requestRaw('initialize', {}), /the connection closed before any answer \(ECONNRESET\): is the server running\?$/);
   });
 
   it('a server that takes requests and answers none (hung): the notifications/cancelled of its timed-out requests go one at a time, not one per request on every lane and the rest queued, all sent once it answers again', async () => {

@@ -526,6 +526,22 @@ describe('WebSocketTransport', () => {
       assert.equal(closes, 0);
     });
 
+    it('reconnected to a server that answered in this session and now resets the connection (a port-forward whose server restarts): asks whether it runs, not whether it expects TLS', async () => {
+      let up = true;
+      const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: () => 'mcp', verifyClient: (info, cb) => (up ? cb(true) : info.req.socket.destroy()) });
+      await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+      cleanups.push(() => new Promise<void>((resolve) => (wss.clients.forEach((c) => c.terminate()), wss.close(() => resolve()))));
+      const url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/ws`;
+      const first = transport(url);
+      await first.start();
+      await first.close();
+      up = false;
+      await assert.rejects(transport(url).start(), (e: Error) => {
+        assert.equal(e.message, `Could not connect to server "test" at ${url}: the connection closed before any answer (ECONNRESET): is the server running?`);
+        return true;
+      });
+    });
+
     it('a 404 to the upgrade (a wrong path) says to check "url" in its configuration', async () => {
       const server = await hostileServer((_req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found'));
       cleanups.push(() => server.close());
