@@ -236,7 +236,8 @@ export const activate = (context: vscode.ExtensionContext): McpTasksApi => {
         channel.error(`Could not read the MCP configuration: ${errorMessage(err)}`);
       }
       // Failed, the servers are those of the last read: the view shows them (not "Loading") and the chat tools reach them.
-      chatReach.check();
+      // hasServers first: set after ready, the welcome "No MCP servers are configured" showed for a moment where there are servers.
+      chatReach.now();
       void setContext('mcpTasks.ready', true);
     }));
   subscriptions.push(

@@ -28,6 +28,16 @@ describe('the chat tools\' reach (the key mcpTasks.hasServers)', () => {
     servers.dispose();
   });
 
+  it('now(), after a configuration read, sets the key before it returns: mcpTasks.ready, set next, never shows the empty view\'s welcome ("No MCP servers are configured") for a moment where there are servers', () => {
+    const keys: string[] = [];
+    reach.dispose();
+    reach = followChatReach(servers, engine, (has) => keys.push(`hasServers=${has}`));
+    servers.setConfiguration(parseSettingServers({ a: { type: 'stdio', command: 'node' } }).servers, []);
+    reach.now();
+    keys.push('ready'); // as activate's reload does
+    assert.deepEqual(keys, ['hasServers=true', 'ready']);
+  });
+
   it('is false with no server, no configuration error and no task; true with a server, or with a configuration error alone', async () => {
     reach.check();
     await tick();
