@@ -893,6 +893,32 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.deepEqual(h.log.lines.filter((l) => l.level === 'warn').map((l) => l.message), [`[fake] Task ${slow.taskId()}: cancel requested as its caller stopped waiting; it failed: the database is down`]);
   });
 
+  it('a chat Stop while the server is still connecting, or while its tools are listed: no tools/call is sent (nothing to cancel later), and the caller is rejected at once', async () => {
+    let connected!: () => void;
+    const connecting = new Promise<void>((r) => (connected = r));
+    let waiting: Promise<void> | undefined = connecting;
+    const h = await harness({ server: { pollInterval: NO_POLL }, connecting: () => waiting });
+    const ac = new AbortController();
+    const start = h.engine.callTool('fake', 'required-tool', { signal: ac.signal, origin: 'chat' });
+    ac.abort(new Error('stopped while connecting'));
+    await assert.rejects(start, /stopped while connecting/);
+    connected();
+    waiting = undefined;
+    // tools/list held by the server: the Stop comes while it is pending.
+    let list!: () => void;
+    const listed = new Promise<void>((r) => (list = r));
+    h.server.override('tools/list', async (_p, _ctx, builtin) => (await listed, builtin()));
+    const ac2 = new AbortController();
+    const start2 = h.engine.callTool('fake', 'required-tool', { signal: ac2.signal, origin: 'chat' });
+    await h.server.waitForRequest('tools/list');
+    ac2.abort(new Error('stopped while listing'));
+    await assert.rejects(start2, /stopped while listing/);
+    list();
+    await settle(h);
+    assert.deepEqual(h.server.requestsOf('tools/call'), []);
+    assert.deepEqual(h.engine.list(), []);
+  });
+
   it('a task-augmented call whose signal is already aborted sends nothing', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL } });
     await h.engine.callTool('fake', 'plain-tool'); // tools/list cached
