@@ -46,13 +46,21 @@ const closeFences = (text: string): string => {
   return open ? `${text}\n${open}` : text;
 };
 
+/**
+ * A server's Markdown with no `command:` link: a Ctrl+click on a link of a Markdown document runs
+ * a command one, with the server's arguments (`workbench.action.terminal.sendSequence` types into
+ * a terminal). Where the editor finds a link (`](`, `<`, a definition's `]:`, an HTML `href=`),
+ * its colon becomes '∶' (U+2236), which reads alike; a link of another scheme stays as sent.
+ */
+const noCommands = (md: string): string => md.replace(/(?<=(?:\]\(|\]:|[<=])\s*["'<]?command):/gi, '∶');
+
 /** A Markdown link that any label and URI keep whole: brackets escaped, the URI between `<>`. */
 const link = (label: string, uri: string): string => `[${label.replace(/[[\]\\]/g, '\\$&')}](<${uri.replace(/[<>\s]/g, encodeURIComponent)}>)`;
 
 const block = (b: Block): string => {
   switch (b.type) {
     case 'text':
-      return closeFences(str(b.text));
+      return closeFences(noCommands(str(b.text)));
     case 'image': {
       // Only a plain type and base64 make the link: anything else could close it and add a link of its own.
       const type = str(b.mimeType);
@@ -65,7 +73,7 @@ const block = (b: Block): string => {
     case 'audio':
       return `_Audio (${str(b.mimeType)}, ${kb(str(b.data))} KB): not shown here._`;
     case 'resource_link':
-      return `Resource link: ${link(str(b.title) || str(b.name) || str(b.uri), str(b.uri))}${b.description ? ` — ${str(b.description)}` : ''}`;
+      return noCommands(`Resource link: ${link(str(b.title) || str(b.name) || str(b.uri), str(b.uri))}${b.description ? ` — ${str(b.description)}` : ''}`);
     case 'resource': {
       const r = (b.resource ?? {}) as Record<string, unknown>;
       const head = `Embedded resource \`${str(r.uri)}\`${r.mimeType ? ` (${str(r.mimeType)})` : ''}`;
@@ -83,11 +91,13 @@ const block = (b: Block): string => {
  * heading names the `server`, as the notifications do.
  */
 export const formatOutcome = (t: TaskSnapshot, server: string): string => {
-  const lines: string[] = [`# ${taskTitle(t)} on ${server}: ${STATUS_PRESENTATION[t.status].label}`, ''];
+  let lines: string[] = [`# ${taskTitle(t)} on ${server}: ${STATUS_PRESENTATION[t.status].label}`, ''];
   // A direct call's id is a local one (direct-…) that no server knows: not shown.
   lines.push(`${t.kind === DIRECT ? 'Direct call' : `Task \`${t.taskId}\``}, created ${localTime(t.createdAt)}${t.outcomeFetchedAt ? `, result fetched ${localTime(t.outcomeFetchedAt)}` : ''}.`, '');
   if (t.statusMessage) lines.push(`> Last status message: ${t.statusMessage}`, '');
   if (t.note) lines.push(`_${t.note}_`, '');
+  // Not the fenced parts below (JSON, embedded text): no link is found there, and they show as sent.
+  lines = lines.map(noCommands);
   const o = t.outcome;
   if (!o) {
     if (!t.resultDeleted) {
@@ -98,7 +108,7 @@ export const formatOutcome = (t: TaskSnapshot, server: string): string => {
       lines.push(`_${DELETED}. Open Result fetches it again while its server keeps it._`);
     }
   } else if (o.kind === 'error') {
-    lines.push(`## ❌ The server answered with error ${o.error.code}`, '', o.error.message, '');
+    lines.push(`## ❌ The server answered with error ${o.error.code}`, '', noCommands(o.error.message), '');
     if (o.error.data !== undefined) lines.push('Error data:', '', fence(safeStringify(o.error.data, 2), 'json'));
   } else {
     const r = o.result;
