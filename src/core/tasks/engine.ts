@@ -228,6 +228,8 @@ const RETIRED = 'The server has given its id to a newer task: its result can no 
 type Source = 'poll' | 'notification' | 'held notification' | 'cancel' | 'create' | 'list';
 /** Status notifications held per server for tasks not tracked yet (see `early`); the oldest go first. */
 const MAX_HELD_NOTIFICATIONS = 100;
+/** How many tasks new here one tasks/list (Refresh) adds: a server listing endless new ones (1,000 pages of 150,000) would fill the extension host's memory. */
+const MAX_JOINED = 1000;
 /** How the note of an ended task whose result could not be fetched begins (the row says it; see `notFetched`). */
 const NOT_FETCHED = 'Result not fetched yet: ';
 /** How the note of a live task whose tasks/get answers are invalid begins (see `poll`). */
@@ -1666,12 +1668,13 @@ export class TaskEngine extends DisposableBase {
   /**
    * `tasks/list` (T-REQ-6): every page, following opaque cursors; a repeated cursor or a list
    * that never ends is cut off and logged. Tasks not tracked here (created in another window,
-   * or before a reload) join the list. Returns how many joined.
+   * or before a reload) join the list, MAX_JOINED at most. Returns how many joined.
    */
   async refreshList(serverId: string): Promise<number> {
     const session = await this.#sessions.getSession(serverId);
     if (!lists(session)) return 0;
     let joined = 0;
+    let cut = false;
     await this.#pageList(session, serverId, (task) => {
       const key = taskKey(serverId, task.taskId);
       const rec = this.#recs.get(key);
@@ -1681,8 +1684,10 @@ export class TaskEngine extends DisposableBase {
       if (gone && gone.createdAt === validDate(task.createdAt, parseDate(gone.createdAt))) return;
       // Ended, and past what a removal's memory covers (its ttl and an hour): nothing its server still promises.
       if (isTerminal(task.status) && (serverForgetsAt(task) ?? Infinity) < this.#now()) return;
-      this.#adoptListed(serverId, task, joined++);
-    });
+      if (joined < MAX_JOINED) return this.#adoptListed(serverId, task, joined++);
+      if (!cut) this.#serverLog(serverId).error(`${TASKS_LIST}: stopped at 1,000 new tasks, the most one Refresh adds`);
+      cut = true;
+    }, () => cut);
     return joined;
   }
 

@@ -446,6 +446,24 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.ok(h.log.has('warn', /^\[fake\] tasks\/list: skipped an invalid task: createdAt: expected string/), h.log.text());
   });
 
+  it('tasks/list (Refresh): a server that lists endless new tasks (a page of 150,000 took 450 MB and 1.6 s; 1,000 such pages, which paging allows, would fill the memory of the extension host) adds 1,000 at most, stops paging and says so; the tasks tracked already still get their news', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const mine = await h.engine.callTool('fake', 'required-tool');
+    const at = new Date().toISOString();
+    const listed = (page: number) => Array.from({ length: 600 }, (_, i) => ({ taskId: `p${page}-${i}`, status: 'working', createdAt: at, lastUpdatedAt: at, ttl: null }));
+    h.server.override('tasks/list', (p) => {
+      const page = Number(p?.cursor ?? 0);
+      return { tasks: [...listed(page), ...(page === 2 ? [{ ...h.server.task(mine.taskId), statusMessage: 'news' }] : [])], nextCursor: String(page + 1) };
+    });
+    assert.equal(await h.engine.refreshList('fake'), 1000);
+    assert.equal(h.engine.list().length, 1001);
+    assert.equal(h.server.requestsOf('tasks/list').length, 2, 'no page after the limit is reached');
+    assert.ok(h.log.has('error', /^\[fake\] tasks\/list: stopped at 1,000 new tasks, the most one Refresh adds$/), h.log.text());
+    // Known tasks are not new: the next Refresh adds the next ones, and a tracked task on a later page hears its news.
+    assert.equal(await h.engine.refreshList('fake'), 1000);
+    assert.equal(h.snap(mine.taskId).statusMessage, 'news');
+  });
+
   it('-32600 on a plain call of an optional tool: retried once as a task, with a log line', async () => {
     const h = await harness({ server: { plainCall: 'require-task', pollInterval: NO_POLL } });
     const direct = await h.engine.callTool('fake', 'optional-tool', { preference: 'direct', arguments: { n: 1 } });
