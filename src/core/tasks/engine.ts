@@ -228,6 +228,12 @@ const RETIRED = 'The server has given its id to a newer task: its result can no 
 type Source = 'poll' | 'notification' | 'held notification' | 'cancel' | 'create' | 'list';
 /** Status notifications held per server for tasks not tracked yet (see `early`); the oldest go first. */
 const MAX_HELD_NOTIFICATIONS = 100;
+/**
+ * A server's status, progress or immediate message as a task keeps it: at most 10,000 characters (a message
+ * may have 16 million). Forty of 15 MB made an index longer than a string can be: no save of it
+ * succeeded, and the tasks were lost at the next start.
+ */
+const clip = <T extends string | undefined>(s: T): T => (s && truncate(s, 10_000)) as T;
 /** How many tasks new here one tasks/list (Refresh) adds: a server listing endless new ones (1,000 pages of 150,000) would fill the extension host's memory. */
 const MAX_JOINED = 1000;
 /** How the note of an ended task whose result could not be fetched begins (the row says it; see `notFetched`). */
@@ -715,7 +721,7 @@ export class TaskEngine extends DisposableBase {
     const { token, sub, early } = progress;
     const immediate = _meta?.[MODEL_IMMEDIATE_RESPONSE_META];
     const key = taskKey(serverId, task.taskId);
-    const call = { toolName, arguments: options.arguments, requestedTtl: options.ttlMs ?? null, origin: options.origin ?? 'user', immediateResponse: isString(immediate) ? immediate : undefined };
+    const call = { toolName, arguments: options.arguments, requestedTtl: options.ttlMs ?? null, origin: options.origin ?? 'user', immediateResponse: clip(isString(immediate) ? immediate : undefined) };
     const earlier = this.#recs.get(key);
     // A tasks/list (Refresh) may find the task before this answer arrives: the same task (created
     // then), which its call claims, not a reused id.
@@ -1233,7 +1239,8 @@ export class TaskEngine extends DisposableBase {
     }
     const changes: Partial<TaskSnapshot> = {};
     if (task.status !== from) changes.status = task.status;
-    if (task.statusMessage !== snap.statusMessage) changes.statusMessage = task.statusMessage;
+    const message = clip(task.statusMessage);
+    if (message !== snap.statusMessage) changes.statusMessage = message;
     const updated = validDate(task.lastUpdatedAt, this.#now());
     if (updated !== snap.lastUpdatedAt) changes.lastUpdatedAt = updated;
     rec.localUpdatedAt = Number.isNaN(parseDate(task.lastUpdatedAt));
@@ -1336,7 +1343,7 @@ export class TaskEngine extends DisposableBase {
   #applyProgress(rec: Rec, p: Progress): void {
     if (isTerminal(rec.snap.status)) return;
     rec.unheard = false;
-    this.#update(rec, { progress: { progress: p.progress, total: p.total, message: p.message } });
+    this.#update(rec, { progress: { progress: p.progress, total: p.total, message: clip(p.message) } });
   }
 
   /**
@@ -1864,7 +1871,7 @@ export class TaskEngine extends DisposableBase {
         serverId,
         taskId: task.taskId,
         kind: TASK,
-        statusMessage: task.statusMessage,
+        statusMessage: clip(task.statusMessage),
         createdAt,
         // One string for both when they are equal, as they are for a new task.
         lastUpdatedAt: task.lastUpdatedAt === task.createdAt ? createdAt : validDate(task.lastUpdatedAt, this.#now()),

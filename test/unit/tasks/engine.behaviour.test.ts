@@ -464,6 +464,26 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.equal(h.snap(mine.taskId).statusMessage, 'news');
   });
 
+  it('keeps a server\'s status, progress and immediate messages to 10,000 characters: 40 tasks with messages of 15 MB (a message may have 16) made an index longer than a string can be, so no write of it succeeded and the tasks were lost at the next start', async () => {
+    const big = `${'Scanning '.repeat(200_000)}done`;
+    const h = await harness({ server: { pollInterval: NO_POLL, immediateResponse: big } });
+    const t = await h.engine.callTool('fake', 'required-tool');
+    const kept = `${big.slice(0, 10_000)}… (${big.length - 10_000} more chars)`;
+    assert.equal(t.immediateResponse?.length, kept.length, 'the immediate response');
+    assert.equal(t.immediateResponse, kept);
+    h.server.setStatus(t.taskId, 'working', big);
+    await h.engine.poll(t.key);
+    const said = h.snap(t.taskId).statusMessage ?? '';
+    assert.equal(said.length, kept.length, 'the status message');
+    assert.equal(said, kept);
+    await h.engine.poll(t.key);
+    assert.equal(h.snap(t.taskId).statusMessage, said, 'the same message again is no change');
+    await h.server.sendProgress(h.server.progressTokenOf(t.taskId)!, 1, 2, big);
+    await waitFor(() => h.snap(t.taskId).progress?.progress === 1, 'the progress');
+    assert.equal(h.snap(t.taskId).progress?.message?.length, kept.length, 'the progress message');
+    assert.equal(h.snap(t.taskId).progress?.message, kept);
+  });
+
   it('-32600 on a plain call of an optional tool: retried once as a task, with a log line', async () => {
     const h = await harness({ server: { plainCall: 'require-task', pollInterval: NO_POLL } });
     const direct = await h.engine.callTool('fake', 'optional-tool', { preference: 'direct', arguments: { n: 1 } });
