@@ -229,7 +229,7 @@ type Source = 'poll' | 'notification' | 'held notification' | 'cancel' | 'create
 /** Status notifications held per server for tasks not tracked yet (see `early`); the oldest go first. */
 const MAX_HELD_NOTIFICATIONS = 100;
 /**
- * A server's status, progress or immediate message as a task keeps it: at most 10,000 characters (a message
+ * A server's status, progress or immediate message (or an error message in a note) as a task keeps it: at most 10,000 characters (a message
  * may have 16 million). Forty of 15 MB made an index longer than a string can be: no save of it
  * succeeded, and the tasks were lost at the next start.
  */
@@ -1899,6 +1899,8 @@ export class TaskEngine extends DisposableBase {
   }
 
   #update(rec: Rec, changes: Partial<TaskSnapshot>): void {
+    // A note may be made of a server's error message.
+    changes.note &&= clip(changes.note);
     rec.snap = { ...rec.snap, ...changes };
     // The server has moved on: no answer of the user's is missing any more.
     if (changes.status && changes.status !== INPUT_REQUIRED) delete rec.snap.unsent;

@@ -484,6 +484,18 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.equal(h.snap(t.taskId).progress?.message, kept);
   });
 
+  it('keeps a note made of a server\'s error message to 10,000 characters too (a failed task without a status message says why from its error)', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const big = `${'broken '.repeat(200_000)}end`;
+    const t = await h.engine.callTool('fake', 'required-tool');
+    h.server.fail(t.taskId, { code: -32603, message: big });
+    await h.engine.poll(t.key);
+    await waitFor(() => h.snap(t.taskId).outcome !== undefined, 'the outcome');
+    const note = h.snap(t.taskId).note ?? '';
+    assert.equal(note.length, 10_000 + `… (${big.length - 10_000} more chars)`.length, 'the note');
+    assert.ok(note.startsWith('broken broken'));
+  });
+
   it('-32600 on a plain call of an optional tool: retried once as a task, with a log line', async () => {
     const h = await harness({ server: { plainCall: 'require-task', pollInterval: NO_POLL } });
     const direct = await h.engine.callTool('fake', 'optional-tool', { preference: 'direct', arguments: { n: 1 } });
