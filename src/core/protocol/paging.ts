@@ -4,27 +4,38 @@ import { stringify } from '../util/json';
 /**
  * Pages through a paginated list (`tools/list`, `tasks/list`: T-REQ-6): `page` asks for the page
  * after `cursor` (none for the first), whose items go to `onItem`; cursors go back verbatim. A
- * repeated cursor or more than `maxPages` pages stop it with an error in the log, which `method`
- * heads; `enough(pagesSent)` stops it before a further page. Returns the pages sent.
+ * repeated cursor, more than `maxPages` pages or `limit[0]` items taken (those `onItem` says it
+ * kept; `limit[1]` says how many of what: "10,000 tools") stop it with an error in the log,
+ * which `method` heads: a server may send endless pages of 16 MB, which would fill the
+ * extension host's memory.
+ * `enough(pagesSent)` stops it before a further page. Returns the pages sent.
  */
 export const pageThrough = async (
   method: string,
   log: Logger,
   maxPages: number,
   page: (cursor: string | undefined) => Promise<{ items: readonly unknown[]; nextCursor?: string | null }>,
-  onItem: (raw: unknown) => void,
+  onItem: (raw: unknown) => unknown,
   enough?: (pages: number) => boolean,
+  limit?: [number, string],
 ): Promise<number> => {
   const seen = new Set<string>();
+  const stop = (what: string) => log.error(`${method}: stopped after ${what}, the limit; later ones are left out`);
   let cursor: string | undefined;
+  let taken = 0;
   for (let n = 0; ; n++) {
     if (n >= maxPages) {
-      log.error(`${method}: stopped after ${maxPages} pages, the limit; later pages are left out`);
+      stop(`${maxPages} pages`);
       return n;
     }
     if (n > 0 && enough?.(n)) return n;
     const result = await page(cursor);
-    for (const raw of result.items) onItem(raw);
+    for (const raw of result.items) {
+      if (onItem(raw) && limit && ++taken >= limit[0]) {
+        stop(limit[1]);
+        return n + 1;
+      }
+    }
     cursor = result.nextCursor ?? undefined;
     if (cursor === undefined) return n + 1;
     if (seen.has(cursor)) {

@@ -261,12 +261,12 @@ export class McpSession extends DisposableBase {
     const tools: Tool[] = [];
     const page = (cursor?: string) =>
       this.connection.request(TOOLS_LIST, cursor === undefined ? undefined : { cursor }, ListToolsResultSchema, options).then((r) => ({ items: r.tools, nextCursor: r.nextCursor }));
-    // A server whose cursor never ends: the most pages followed.
+    // A server whose cursor never ends: the most pages followed. At most 10,000 tools: a page of
+    // 16 MB holds some 370,000 (40 MB once read), and a list may have 100 pages.
     await pageThrough(TOOLS_LIST, this.#log, 100, page, (raw) => {
       const t = ToolSchema.safeParse(raw);
-      if (t.success) tools.push(t.data);
-      else this.#log.warn(`Skipped an invalid tool in ${TOOLS_LIST}: ${describeIssues(t.error)}`);
-    });
+      return t.success ? tools.push(t.data) : this.#log.warn(`Skipped an invalid tool in ${TOOLS_LIST}: ${describeIssues(t.error)}`);
+    }, undefined, [1e4, '10,000 tools']);
     // A list_changed during the paging: this list may be the old one; the next call fetches anew.
     if (generation === this.#toolsGeneration) this.#toolsCache = tools;
     return tools;

@@ -234,8 +234,6 @@ const MAX_HELD_NOTIFICATIONS = 100;
  * succeeded, and the tasks were lost at the next start.
  */
 const clip = <T extends string | undefined>(s: T): T => (s && truncate(s, 10_000)) as T;
-/** How many tasks new here one tasks/list (Refresh) adds: a server listing endless new ones (1,000 pages of 150,000) would fill the extension host's memory. */
-const MAX_JOINED = 1000;
 /** How the note of an ended task whose result could not be fetched begins (the row says it; see `notFetched`). */
 const NOT_FETCHED = 'Result not fetched yet: ';
 /** How the note of a live task whose tasks/get answers are invalid begins (see `poll`). */
@@ -1675,13 +1673,13 @@ export class TaskEngine extends DisposableBase {
   /**
    * `tasks/list` (T-REQ-6): every page, following opaque cursors; a repeated cursor or a list
    * that never ends is cut off and logged. Tasks not tracked here (created in another window,
-   * or before a reload) join the list, MAX_JOINED at most. Returns how many joined.
+   * or before a reload) join the list, 1,000 at most. Returns how many joined.
    */
   async refreshList(serverId: string): Promise<number> {
     const session = await this.#sessions.getSession(serverId);
     if (!lists(session)) return 0;
     let joined = 0;
-    let cut = false;
+    // At most 1,000 new tasks at a Refresh: a server listing endless new ones (1,000 pages of 150,000) would fill the extension host's memory.
     await this.#pageList(session, serverId, (task) => {
       const key = taskKey(serverId, task.taskId);
       const rec = this.#recs.get(key);
@@ -1691,10 +1689,9 @@ export class TaskEngine extends DisposableBase {
       if (gone && gone.createdAt === validDate(task.createdAt, parseDate(gone.createdAt))) return;
       // Ended, and past what a removal's memory covers (its ttl and an hour): nothing its server still promises.
       if (isTerminal(task.status) && (serverForgetsAt(task) ?? Infinity) < this.#now()) return;
-      if (joined < MAX_JOINED) return this.#adoptListed(serverId, task, joined++);
-      if (!cut) this.#serverLog(serverId).error(`${TASKS_LIST}: stopped at 1,000 new tasks, the most one Refresh adds`);
-      cut = true;
-    }, () => cut);
+      this.#adoptListed(serverId, task, joined++);
+      return true;
+    }, undefined, [1e3, '1,000 new tasks']);
     return joined;
   }
 
@@ -1715,15 +1712,14 @@ export class TaskEngine extends DisposableBase {
    * verbatim; a repeated cursor or more than `maxListPages` pages stop it with an error in the
    * log, and `enough(pagesSent)` stops it before a further page. Returns the pages sent.
    */
-  #pageList(session: McpSession, serverId: string, onTask: (task: Task) => void, enough?: (pages: number) => boolean): Promise<number> {
+  #pageList(session: McpSession, serverId: string, onTask: (task: Task) => unknown, enough?: (pages: number) => boolean, limit?: [number, string]): Promise<number> {
     const log = this.#serverLog(serverId);
     const page = (cursor?: string) =>
       session.request(TASKS_LIST, cursor === undefined ? {} : { cursor }, ListTasksResultSchema, { timeoutMs: this.#timeout() }).then((r) => ({ items: r.tasks, nextCursor: r.nextCursor }));
     return pageThrough(TASKS_LIST, log, this.#options.maxListPages ?? 1000, page, (raw) => {
       const t = TaskSchema.safeParse(raw);
-      if (t.success) onTask(t.data);
-      else log.warn(`${TASKS_LIST}: skipped an invalid task: ${describeIssues(t.error)}`);
-    }, enough);
+      return t.success ? onTask(t.data) : log.warn(`${TASKS_LIST}: skipped an invalid task: ${describeIssues(t.error)}`);
+    }, enough, limit);
   }
 
   /** A task found through tasks/list, the `i`th of its list: followed while live; ended (in another window, before a reload), its result is fetched as if it had ended here. */

@@ -75,6 +75,27 @@ describe('McpSession handshake', () => {
     await session.close();
   });
 
+  it('listTools: a server that lists endless pages of tools (a page of 16 MB holds some 370,000, 40 MB once read, and 100 pages of them would fill the memory of the extension host) is read for 10,000 tools at most, and the log says the rest are left out', async () => {
+    const [ours, theirs] = InMemoryTransport.createLinkedPair();
+    let pages = 0;
+    theirs.onmessage = (m) => {
+      const msg = m as { id?: number; method?: string };
+      if (msg.method === 'initialize') void theirs.send({ jsonrpc: '2.0', id: msg.id!, result: { ...INIT_RESULT, capabilities: { tools: {} } } });
+      if (msg.method !== 'tools/list') return;
+      const page = pages++;
+      const tools = Array.from({ length: 3_000 }, (_, i) => ({ name: `t${page}-${i}`, inputSchema: { type: 'object' } }));
+      void theirs.send({ jsonrpc: '2.0', id: msg.id!, result: { tools, nextCursor: `c${page}` } });
+    };
+    const log = new MemoryLogger();
+    const session = new McpSession(ours, { logger: log, clientInfo: { name: 'test', version: '0' } });
+    await session.connect();
+    const tools = await session.listTools();
+    assert.equal(tools.length, 10_000);
+    assert.equal(pages, 4, 'no page after the limit');
+    assert.ok(log.has('error', /^tools\/list: stopped after 10,000 tools, the limit; later ones are left out$/), log.text());
+    await session.close();
+  });
+
   it('listTools: a list_changed while the pages are fetched is not lost: that list is not cached, the next call fetches anew', async () => {
     const { session, theirs, lists, answer } = await withToolsPeer();
     const paging = session.listTools();

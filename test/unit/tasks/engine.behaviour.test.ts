@@ -357,7 +357,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     const lists = h.server.requestsOf('tasks/list');
     assert.equal(lists.length, 5);
     for (let i = 1; i < 5; i++) assert.deepEqual(lists[i].params, { cursor: h.server.issuedCursors[i - 1] });
-    assert.ok(h.log.has('error', /^\[fake\] tasks\/list: stopped after 5 pages, the limit; later pages are left out$/), h.log.text());
+    assert.ok(h.log.has('error', /^\[fake\] tasks\/list: stopped after 5 pages, the limit; later ones are left out$/), h.log.text());
   });
 
   it('tasks/list (T-REQ-6): a page with nextCursor null ends the list, as no nextCursor does; its tasks are adopted', async () => {
@@ -446,7 +446,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.ok(h.log.has('warn', /^\[fake\] tasks\/list: skipped an invalid task: createdAt: expected string/), h.log.text());
   });
 
-  it('tasks/list (Refresh): a server that lists endless new tasks (a page of 150,000 took 450 MB and 1.6 s; 1,000 such pages, which paging allows, would fill the memory of the extension host) adds 1,000 at most, stops paging and says so; the tasks tracked already still get their news', async () => {
+  it('tasks/list (Refresh): a server that lists endless new tasks (a page of 150,000 took 450 MB and 1.6 s; 1,000 such pages, which paging allows, would fill the memory of the extension host) adds 1,000 at most, stops paging and says so (as tools/list stops at 10,000 tools); the tasks tracked already still get their news', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL } });
     const mine = await h.engine.callTool('fake', 'required-tool');
     const at = new Date().toISOString();
@@ -458,7 +458,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.equal(await h.engine.refreshList('fake'), 1000);
     assert.equal(h.engine.list().length, 1001);
     assert.equal(h.server.requestsOf('tasks/list').length, 2, 'no page after the limit is reached');
-    assert.ok(h.log.has('error', /^\[fake\] tasks\/list: stopped at 1,000 new tasks, the most one Refresh adds$/), h.log.text());
+    assert.ok(h.log.has('error', /^\[fake\] tasks\/list: stopped after 1,000 new tasks, the limit; later ones are left out$/), h.log.text());
     // Known tasks are not new: the next Refresh adds the next ones, and a tracked task on a later page hears its news.
     assert.equal(await h.engine.refreshList('fake'), 1000);
     assert.equal(h.snap(mine.taskId).statusMessage, 'news');

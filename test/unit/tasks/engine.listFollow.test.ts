@@ -209,7 +209,7 @@ describe('TaskEngine: following tasks through tasks/list', () => {
     const [lists, gets] = await sentDuring(10_000, 'tasks/list', 'tasks/get');
     assert.equal(lists, 0);
     assert.ok(gets >= 290 && gets <= 310, `${gets} tasks/get`);
-    assert.ok(h!.log.has('error', /^\[fake\] tasks\/list: stopped after 5 pages, the limit; later pages are left out$/), h!.log.text());
+    assert.ok(h!.log.has('error', /^\[fake\] tasks\/list: stopped after 5 pages, the limit; later ones are left out$/), h!.log.text());
   });
 
   it('a failing list falls back to tasks/get for what it missed, and gives up listing after three failures in a row', async () => {
