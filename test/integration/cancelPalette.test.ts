@@ -56,12 +56,14 @@ suite('Cancel Task from the palette', () => {
         'mute-cancel': slowTask('mute-cancel', '--cancel-after', '0', '--cancel-unanswered'),
         // The same, never released: Disconnect or Restart while its tasks/cancel is unanswered.
         'mute-closed': slowTask('mute-closed', '--cancel-after', '0', '--cancel-unanswered'),
+        // Its task fails once released, with the message it worked with ("Calling the API…").
+        'keeps-message': slowTask('keeps-message', '--complete-after', '0', '--fail', '--working-message', 'Calling the API…'),
         // Its tool `ask` sends the questions it is asked for in one write.
         lab: { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio'] },
       },
       vscode.ConfigurationTarget.Global,
     );
-    await waitFor(async () => ((await testing.getTreeSnapshot()) as Array<{ label: string }>).filter((r) => r.label.startsWith('no-cancel') || r.label.startsWith('late-cancel') || r.label.startsWith('too-late') || r.label.startsWith('mute-') || r.label === 'lab').length === 9, 'the fixture server rows');
+    await waitFor(async () => ((await testing.getTreeSnapshot()) as Array<{ label: string }>).filter((r) => r.label.startsWith('no-cancel') || r.label.startsWith('late-cancel') || r.label.startsWith('too-late') || r.label.startsWith('mute-') || r.label === 'lab' || r.label === 'keeps-message').length === 10, 'the fixture server rows');
   });
 
   suiteTeardown(async function () {
@@ -502,6 +504,17 @@ suite('Cancel Task from the palette', () => {
     await new Promise((r) => setTimeout(r, 300)); // a notification would come within the indicators' 100 ms
     assert.deepEqual(spy.messages.filter((m) => /^"slow( \(.+?\))?" on late-cancel:/.test(m)), [], 'the cancel the user asked for is not told when it lands');
   });
+  test('a task that fails with the message it worked with ("Calling the API…", as the SDK\'s task store keeps it) is told failed, not failed for that message', async function () {
+    this.timeout(30_000);
+    spy.messages.length = 0;
+    const t = await api.runTool(api.getServers().find((s) => s.label === 'keeps-message')!.id, 'slow', {});
+    started.push(t.id);
+    assert.equal(api.getTask(t.id)?.statusMessage, 'Calling the API…');
+    release('keeps-message');
+    await waitFor(() => spy.messages.some((m) => m.includes(' on keeps-message: failed')), `the failure to be told, among ${JSON.stringify(spy.messages)}`, 15_000);
+    assert.deepEqual(spy.messages.filter((m) => m.includes('Calling the API')), []);
+  });
+
   test('T-REQ-7: Cancel Task as the task ends (the server refuses: -32602, already completed or failed): told once, as it ended, with no "Could not cancel" warning; the result is kept', async function () {
     this.timeout(60_000);
     spy.messages.length = 0;
