@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { FlowEvent } from '../core/elicitation/flow';
 import type { Answer, FormPrompter, InputOptions, PickItem, PickOptions, PromptOptions } from '../core/elicitation/handler';
 import { runForm } from '../core/elicitation/handler';
-import type { FieldValue } from '../core/elicitation/plan';
+import type { FieldStep, FieldValue } from '../core/elicitation/plan';
 import type { FormPlan } from '../core/elicitation/plan';
 import { INVALID_REQUEST, planElicitation } from '../core/elicitation/plan';
 import { validateContent } from '../core/elicitation/validate';
@@ -127,7 +127,7 @@ export const askArguments = async (tool: Tool, title: string, ui: QuickInputProm
   const plan = why ? undefined : planElicitation({ message: label, requestedSchema: { ...tool.inputSchema, type: 'object' } }, { url: false, tool: true });
   const form = plan?.ok && plan.mode === 'form' ? plan : undefined;
   const json = async (start: Record<string, unknown>, why?: string) => {
-    const value = await askJson(tool, title, ui, start, why, form);
+    const value = await askJson(tool, title, ui, start, why, form ?? flatForm(tool));
     return value === undefined || value === BACK ? value : { value, json: true };
   };
   if (before?.json) return json(before.value);
@@ -143,6 +143,21 @@ export const askArguments = async (tool: Tool, title: string, ui: QuickInputProm
   }
   return json(template(tool), why);
 };
+
+/**
+ * Where no form shows the tool's schema (a nested property, a top-level anyOf), the form each of its
+ * properties would have alone: the JSON box checks those as a form would, and that the others it
+ * requires are there (a required property as a step of its own, else of none).
+ */
+const flatForm = (tool: Tool): FormPlan =>
+  ({
+    steps: entriesOf(tool.inputSchema.properties ?? {}).flatMap(([key, schema]) => {
+      const required = tool.inputSchema.required?.includes(key);
+      const one = planElicitation({ message: '', requestedSchema: { type: 'object', properties: { [key]: schema }, required: required ? [key] : [] } }, { tool: true }) as Partial<FormPlan>;
+      // validateContent only needs a step's key, title and whether it is required to check that it is there.
+      return one.steps ?? (required ? [{ key, title: key, required } as FieldStep] : []);
+    }),
+  }) as FormPlan;
 
 /** A starting point for the JSON box: defaults, and empty values of the right type for required properties. */
 const template = (tool: Tool): Record<string, unknown> => {

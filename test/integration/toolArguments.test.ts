@@ -227,6 +227,10 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
       'Arguments as a JSON object (no form for this tool: property "target" is a nested object: a form shows only flat objects of primitive properties). Properties: target (object, required), tags (array), strategy (string, required), anything, legacy',
     );
     assert.deepEqual(JSON.parse(box.value ?? ''), { target: {}, strategy: 'rolling' }, 'starts from the required properties, a const as its value');
+    // Checked as far as a form would check each property (a nested one only for being there), each named by its key: Enter is refused until it is right.
+    await enter(box, '{"strategy": "fast", "tags": "a"}');
+    await waitFor(() => box.box?.validationMessage, 'the box to refuse the arguments');
+    assert.equal(box.box?.validationMessage, '"target" is required; "tags": Enter a JSON array; "strategy": Choose one of: rolling');
     await enter(box, JSON.stringify(typed));
     const id = await run.started();
     assert.deepEqual(await received(id), typed);

@@ -284,7 +284,8 @@ export const validateContent = (plan: FormPlan, content: Record<string, unknown>
       if (step.required) problems.push(`"${name}" is required`);
       continue;
     }
-    const error = checkValue(step, content[step.key]);
+    // Typed as JSON, a list is not read from commas (its count is checked once it is an array).
+    const error = typed && step.kind === LIST && !isArray(content[step.key]) ? 'Enter a JSON array' : checkValue(step, content[step.key]);
     if (error) problems.push(`"${name}": ${error}`);
   }
   return problems.length ? problems.join('; ') : undefined;

@@ -277,6 +277,15 @@ describe('elicitation validateContent: the whole answer before it is sent', () =
     assert.equal(validateContent(p, { agree: 'yes', extra: 1 }, true), '"name" is required; "agree": Expected yes or no');
     assert.equal(validateContent(p, { name: 'Mona', agree: true, extra: 1 }, true), undefined);
   });
+
+  it('a list typed as JSON that is no array is asked for as one, not as "values separated by commas" (which the JSON box does not read)', () => {
+    const r = planElicitation({ message: 'm', requestedSchema: { type: 'object', properties: { paths: { type: 'array', minItems: 1, items: { type: 'string' } } } } }, { tool: true });
+    assert.ok(r.ok && r.mode === 'form');
+    const list = r;
+    assert.equal(validateContent(list, { paths: 'a, b' }, true), '"paths": Enter a JSON array');
+    assert.equal(validateContent(list, { paths: [] }, true), '"paths": Enter at least 1 value');
+    assert.equal(validateContent(list, { paths: 'a, b' }), '"paths": Values separated by commas, or a JSON array of at least 1 value');
+  });
 });
 
 describe('elicitation formatValue: answers as the review step shows them', () => {
