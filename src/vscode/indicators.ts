@@ -367,8 +367,8 @@ export class TaskIndicators extends DisposableBase {
     // Not Show Tasks: closed, they left the view. The log has each (what it asked when created, then its ttl's end).
     const log = vscode.l10n.t('Show Log');
     void (more.length
-      ? showWarning(vscode.l10n.t('{0} requests on {1} closed unanswered: their ttl ran out.', formatCount(more.length + 1), server), log)
-      : showWarning(vscode.l10n.t('"{0}" on {1} closed unanswered: its ttl of {2} ran out.', title, server, formatAge(h.ttl)))
+      ? showWarning(vscode.l10n.t('{0} requests on {1} closed unanswered: the time the server allowed for them ran out.', formatCount(more.length + 1), server), log)
+      : showWarning(vscode.l10n.t('"{0}" on {1} closed unanswered: the server allowed {2} for an answer.', title, server, formatAge(h.ttl)))
     ).then((c) => c && executeCommand(SHOW_LOG));
   }
 }

@@ -447,7 +447,7 @@ const runTool = async (deps: TaskCommandDeps, ui: QuickInputPrompter, server: Se
     } else {
       // A tool without arguments had no arguments step: the ttl follows its pick, and Back returns there.
       const n = stepsOf(tool!) + o;
-      const ttl = await askTtl(vscode.l10n.t('Run Tool as Task ({0}/{0}): ttl of {1}', n, tool!.name), ui);
+      const ttl = await askTtl(vscode.l10n.t('Run Tool as Task ({0}/{0}): how long to keep {1}', n, tool!.name), ui);
       if (ttl === undefined) return;
       if (ttl === BACK) {
         step = n > 2 + o ? 'arguments' : 'tool';

@@ -167,7 +167,7 @@ export async function runToolAsTask(page, { server, tool, args, ttl = 'Default' 
   await answerQuickInput(page, tool, { match: tool });
   if (args !== undefined) await fillArguments(page, tool, args);
   if (ttl === false) return;
-  await quickInputTitle(page, `Run Tool as Task (4/4): ttl of ${tool}`).waitFor({ timeout: 30_000 });
+  await quickInputTitle(page, `Run Tool as Task (4/4): how long to keep ${tool}`).waitFor({ timeout: 30_000 });
   if (ttl === 'Default') await pressEnterOn(page, 'Default');
   else await answerQuickInput(page, ttl, { match: ttl });
 }

@@ -364,8 +364,8 @@ suite('Cancel Task from the palette', () => {
       // Its row's tooltip says how long is left to answer, not only the ttl granted.
       const rows = (await testing.getTreeSnapshot()) as Array<TreeSnapshotNode & { tooltip?: string }>;
       const row = rows.find((r) => r.label === 'everything')?.children?.find((c) => isAsked(c) && /^Input required/.test(c.description ?? '')) as { tooltip?: string } | undefined;
-      assert.match(row?.tooltip ?? '', /TTL: 5 s, \d s left \(then it closes unanswered\)/);
-      const said = /^"Please provide inputs for the following…" on everything closed unanswered: its ttl of 5 s ran out\.$/;
+      assert.match(row?.tooltip ?? '', /Time allowed: 5 s, \d s left \(then it closes unanswered\)/);
+      const said = /^"Please provide inputs for the following…" on everything closed unanswered: the server allowed 5 s for an answer\.$/;
       await waitFor(async () => spy.messages.some((m) => said.test(m)), 'the warning', 15_000).catch((e: Error) => assert.fail(`${e.message}, among ${JSON.stringify(spy.messages)}`));
       started.push((await call).id);
     } finally {
@@ -454,7 +454,7 @@ suite('Cancel Task from the palette', () => {
     const call = await api.runTool(lab.id, 'ask', { arguments: { count: 3, ttl: 5000 } });
     started.push(call.id);
     await spy.next('the first question');
-    const said = '3 requests on lab closed unanswered: their ttl ran out.';
+    const said = '3 requests on lab closed unanswered: the time the server allowed for them ran out.';
     await waitFor(async () => spy.messages.some((m) => m.includes('closed unanswered')), `the warning, among ${JSON.stringify(spy.messages)}`);
     await new Promise((r) => setTimeout(r, 500)); // any other warning would come by now
     assert.deepEqual(spy.messages.filter((m) => m.includes('closed unanswered')), [said]);
@@ -476,11 +476,11 @@ suite('Cancel Task from the palette', () => {
     for (const ttl of [3000, 13_000]) started.push((await api.runTool(lab.id, 'ask', { arguments: { ttl, message: 'Alike' } })).id);
     await spy.next('the first question');
     await waitFor(async () => spy.messages.some((m) => m.includes('closed unanswered')), `the warning, among ${JSON.stringify(spy.messages)}`);
-    assert.match(spy.messages.find((m) => m.includes('closed unanswered'))!, /^"Alike \(1 of 1\) \(.+\)" on lab closed unanswered: its ttl of 3 s ran out\.$/);
+    assert.match(spy.messages.find((m) => m.includes('closed unanswered'))!, /^"Alike \(1 of 1\) \(.+\)" on lab closed unanswered: the server allowed 3 s for an answer\.$/);
     spy.skipShown();
     await waitFor(async () => spy.messages.filter((m) => m.includes('closed unanswered')).length === 2, 'the second warning', 30_000);
     // Alone by then, it reads as its row did: its message only.
-    assert.equal(spy.messages.filter((m) => m.includes('closed unanswered'))[1], '"Alike (1 of 1)" on lab closed unanswered: its ttl of 13 s ran out.');
+    assert.equal(spy.messages.filter((m) => m.includes('closed unanswered'))[1], '"Alike (1 of 1)" on lab closed unanswered: the server allowed 13 s for an answer.');
     spy.skipShown();
   });
   test('Cancel Task on a server that answers tasks/cancel while the task works and cancels it later: the later end "cancelled" is not told (the user did it); a task that fails despite the cancel is told', async function () {

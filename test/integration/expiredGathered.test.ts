@@ -44,9 +44,9 @@ suite('Requests whose ttl runs out one after another', () => {
     }
     await waitFor(() => toasts.told.length > 1, 'the warnings', 10_000);
     // Not Show Tasks: the view no longer has them; the log names each (created, then its ttl ended).
-    assert.deepEqual(toasts.told.slice(1), [['19 requests on lab closed unanswered: their ttl ran out.', ['Show Log']]]);
+    assert.deepEqual(toasts.told.slice(1), [['19 requests on lab closed unanswered: the time the server allowed for them ran out.', ['Show Log']]]);
     // The first, alone, was told at once, as before.
-    assert.deepEqual(toasts.told[0], ['"Question 0" on lab closed unanswered: its ttl of 5 s ran out.', []]);
+    assert.deepEqual(toasts.told[0], ['"Question 0" on lab closed unanswered: the server allowed 5 s for an answer.', []]);
     const { commands } = vscode;
     const execute = commands.executeCommand;
     const ran: string[] = [];

@@ -247,7 +247,7 @@ export async function fillArguments(spy: QuickInputSpy, toolName: string, answer
 /** Answers the ttl step: the item whose label ends with `choice` ("Default" keeps the default); `at` as for fillArguments (4/4 from the palette). */
 export async function chooseTtl(spy: QuickInputSpy, toolName: string, choice = 'Default', at = '3/3'): Promise<Shown> {
   const s = await spy.next('the ttl pick');
-  assert.equal(s.title, `Run Tool as Task (${at}): ttl of ${toolName}`);
+  assert.equal(s.title, `Run Tool as Task (${at}): how long to keep ${toolName}`);
   assert.ok(s.items[0]?.label.endsWith('Default'), `the default comes first: ${JSON.stringify(s.items.map((i) => i.label))}`);
   if (choice === 'Default') await accept();
   else await choose(s, (i) => i.label.endsWith(choice), choice);

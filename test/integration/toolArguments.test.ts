@@ -278,7 +278,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
       assert.deepEqual(pick.items.map((i) => [i.icon, i.label]), [['history', 'Default'], ['clock', '10 min'], ['clock', '24 h'], ['edit', 'Custom…']]);
       if (typed) {
         const box = await spy.next('the custom ttl box');
-        assert.equal(box.title, 'Run Tool as Task (3/3): ttl of build-project');
+        assert.equal(box.title, 'Run Tool as Task (3/3): how long to keep build-project');
         assert.match(box.text ?? '', /^How long the server should keep the task \(it may keep it for less\): /);
         await enter(box, typed);
       }
@@ -322,7 +322,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     await fillArguments(spy, 'build-project', { durationMs: '300' }, undefined, '3/4');
 
     s = await spy.next('the ttl pick');
-    assert.equal(s.title, title(4, 'ttl of build-project'));
+    assert.equal(s.title, title(4, 'how long to keep build-project'));
     assert.ok(hasBack(s), 'the ttl step goes back to the arguments');
     await back();
     s = await spy.next('the review step of the arguments');
@@ -384,7 +384,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     assert.ok(hasBack(s), 'the custom ttl box offers Back');
     await back();
     s = await spy.next('the ttl pick after Back');
-    assert.equal(s.title, 'Run Tool as Task (3/3): ttl of build-project');
+    assert.equal(s.title, 'Run Tool as Task (3/3): how long to keep build-project');
     assert.ok(s.items[0]?.label.endsWith('Default'));
     await escape();
     await build.nothing();
@@ -458,7 +458,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     const run = await start('slow-tasks', 'slow');
     const ttl = await spy.next('the ttl pick');
     // A tool without arguments has no arguments step: its ttl is the second step of two.
-    assert.equal(ttl.title, 'Run Tool as Task (2/2): ttl of slow');
+    assert.equal(ttl.title, 'Run Tool as Task (2/2): how long to keep slow');
     await accept();
     await waitFor(() => ttl.pick?.busy === true && ttl.pick.enabled === false, 'the ttl pick busy while tools/call is on its way');
     await run.started();

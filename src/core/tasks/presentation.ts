@@ -126,7 +126,7 @@ export const expiresAt = (t: TaskSnapshot): number | undefined => (t.ttl === nul
 
 /**
  * The tooltip's line on how long the server keeps the task, or none where that means nothing to
- * the user: a live task's ttl left; for a completed or failed one, how long its result can still be
+ * the user: how long a live task is kept (its ttl left, in plain words); for a completed or failed one, how long its result can still be
  * fetched. A cancelled task may be deleted at any time (the spec), a lost or expired one is gone,
  * and a direct call was never kept.
  */
@@ -134,8 +134,8 @@ export const ttlRow = (t: TaskSnapshot, now: number): [string, string] | undefin
   const live = !isTerminal(t.status);
   if (t.kind !== TASK || (!live && t.status !== COMPLETED && t.status !== FAILED)) return undefined;
   const exp = expiresAt(t);
-  const left = exp === undefined ? 'unlimited' : exp > now ? formatAge(exp - now) + (live ? '' : ' more') : live ? 'ended' : 'no longer (its ttl ended)';
-  return [live ? 'TTL left' : 'Result kept by the server', left];
+  const left = exp === undefined ? 'unlimited' : exp > now ? formatAge(exp - now) + ' more' : 'no longer (its ttl ended)';
+  return [live ? 'Kept by the server' : 'Result kept by the server', left];
 };
 
 /** Orders tasks newest first (see newestFirstOf). */

@@ -469,7 +469,7 @@ const hostedItem = (h: HostedTaskSnapshot, hosted: readonly HostedTaskSnapshot[]
   if (respondable) item.command = { command: RESPOND_TO_TASK, title: 'Respond', arguments: [{ kind: HOSTED, taskId: h.taskId, serverId: h.serverId }] };
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown(`**${what}**, run as a task here: ${p.label}\n\n${escapeMd(h.summary)}\n\n`);
-  md.appendMarkdown(`Task id: \`${h.taskId}\`  \nCreated: ${localTime(h.createdAt)}  \nTTL: ${formatAge(h.ttl)}${live ? `, ${formatAge(parseDate(h.createdAt) + h.ttl - now())} left (then it closes unanswered)` : ''}${h.model ? `  \nLanguage model: ${escapeMd(h.model)}` : ''}`);
+  md.appendMarkdown(`Task id: \`${h.taskId}\`  \nCreated: ${localTime(h.createdAt)}  \nTime allowed: ${formatAge(h.ttl)}${live ? `, ${formatAge(parseDate(h.createdAt) + h.ttl - now())} left (then it closes unanswered)` : ''}${h.model ? `  \nLanguage model: ${escapeMd(h.model)}` : ''}`);
   item.tooltip = md;
   // Heard as seen: what it is (as its icon shows), then the status, why it ended and the age, not the status alone.
   heardAs(item, `${what}: ${label}, ${item.description}`);

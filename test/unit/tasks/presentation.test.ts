@@ -96,10 +96,10 @@ describe('ttlRow: the tooltip\'s line on how long the server keeps a task', () =
   const at = CREATED + 1000; // 59 min 59 s of an hour's ttl left
   const row = (over: Parameters<typeof task>[0]) => ttlRow(task({ ttl: hour, ...over }), at);
 
-  it('a live task has its ttl left (T-LIFE-5), unlimited or ended', () => {
-    for (const status of ['working', 'input_required'] as const) assert.deepEqual(row({ status }), ['TTL left', '59 min'], status);
-    assert.deepEqual(row({ ttl: null }), ['TTL left', 'unlimited']);
-    assert.deepEqual(ttlRow(task({ ttl: hour }), CREATED + 2 * hour), ['TTL left', 'ended']);
+  it('a live task has its ttl left (T-LIFE-5), unlimited or ended, in words ("Kept by the server", not "TTL left")', () => {
+    for (const status of ['working', 'input_required'] as const) assert.deepEqual(row({ status }), ['Kept by the server', '59 min more'], status);
+    assert.deepEqual(row({ ttl: null }), ['Kept by the server', 'unlimited']);
+    assert.deepEqual(ttlRow(task({ ttl: hour }), CREATED + 2 * hour), ['Kept by the server', 'no longer (its ttl ended)']);
   });
 
   it('a completed or failed task says how long its server keeps the result, which can be fetched again until then', () => {
