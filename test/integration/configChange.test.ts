@@ -43,7 +43,7 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
         const r = await row();
         return r?.description?.endsWith(' · new configuration waits for 1 task') ? r : undefined;
       }, 'the lab row to say its new configuration waits for the task');
-      assert.match(waiting.description ?? '', /^connected · tasks: /);
+      assert.match(waiting.description ?? '', /^connected · runs tools as tasks/);
       assert.match(waiting.tooltip ?? '', /Its configuration changed; it restarts with the new one when its live task ends\. Restart it to apply it now, losing 1 task\./);
       assert.equal(api.getTask(task.id)?.status, 'working');
       // Told once, with what applies it now; saved again (auto save), not told again.
@@ -57,7 +57,7 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
       assert.equal(done.task.status, 'completed', done.task.note);
       // Fetched from the process that ran the task, which the restart waits for (the new one does not know the task).
       assert.match(JSON.stringify(done.outcome ?? done.fetchError), /done: edited-meanwhile/);
-      await waitFor(async () => /^connected · tasks: [^·]+$/.test((await row())?.description ?? ''), 'the lab server to restart, connected, with nothing waiting');
+      await waitFor(async () => /^connected · runs tools as tasks$/.test((await row())?.description ?? ''), 'the lab server to restart, connected, with nothing waiting');
       const next = await api.runTool(lab.id, 'work', { arguments: { tag: 'after-the-edit', durationMs: 100 } });
       started.push(next.id);
       assert.equal(next.pollInterval, 700, 'a task of the process started with the new configuration');
@@ -111,7 +111,7 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
 
       const done = await api.getResult(task.id, { waitSeconds: 30 });
       assert.match(JSON.stringify(done.outcome ?? done.fetchError), /slow result/);
-      await waitFor(async () => /^connected · tasks: [^·]+$/.test((await row())?.description ?? ''), 'the lab server to restart, connected, with nothing waiting');
+      await waitFor(async () => /^connected · runs tools as tasks$/.test((await row())?.description ?? ''), 'the lab server to restart, connected, with nothing waiting');
     } finally {
       await cleanUp(api, started);
       await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
@@ -131,7 +131,7 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
       await waitFor(async () => (await row())?.description?.endsWith(" · new configuration waits for 1 task's result"), 'the row to say the new configuration waits for the result');
       assert.deepEqual(told(), [], 'a wait for a result alone is short: not notified');
       await api.getResult(first.id, { waitSeconds: 30 });
-      await waitFor(async () => /^connected · tasks: [^·]+$/.test((await row())?.description ?? ''), 'the lab server to restart, connected, with nothing waiting');
+      await waitFor(async () => /^connected · runs tools as tasks$/.test((await row())?.description ?? ''), 'the lab server to restart, connected, with nothing waiting');
       await settings().update('servers', lab(), vscode.ConfigurationTarget.Global);
       const id = await waitFor(() => api.getServers().find((s) => s.label === 'relab')?.id, 'the relab server');
       const task = await api.runTool(id, 'work', { arguments: { tag: 'restarted', held: true, durationMs: 0 } });
@@ -166,7 +166,7 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
 
       await settings().update('autoFetchResults', false, vscode.ConfigurationTarget.Global);
       let seen: string | undefined;
-      await waitFor(async () => /^connected · tasks: [^·]+$/.test((seen = (await row())?.description) ?? ''), 'the lab server to restart, connected, with nothing waiting').catch((err: Error) =>
+      await waitFor(async () => /^connected · runs tools as tasks$/.test((seen = (await row())?.description) ?? ''), 'the lab server to restart, connected, with nothing waiting').catch((err: Error) =>
         assert.fail(`${err.message}; its row read "${seen}"`),
       );
     } finally {

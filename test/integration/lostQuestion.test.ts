@@ -84,7 +84,7 @@ suite('An HTTP server whose question or answers do not reach the client', () => 
     const id = await startLab(store);
     const row = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => serverIdOf(r) === id);
     started.push((await api.runTool(id, 'work', { arguments: { held: true } })).id);
-    await waitFor(async () => (await row())?.description?.startsWith('connected · tasks:'), 'the row connected');
+    await waitFor(async () => (await row())?.description?.startsWith('connected · runs tools as tasks'), 'the row connected');
     child!.kill();
     const down = await waitFor(async () => ((await row())?.description === 'unreachable · retrying' ? await row() : undefined), 'the row to say the server cannot be reached', 20_000);
     assert.match(down.tooltip ?? '', /State: unreachable · retrying \\\(since .+: .*ECONNREFUSED.*\\\)\n/);
@@ -92,7 +92,7 @@ suite('An HTTP server whose question or answers do not reach the client', () => 
     assert.match(down.accessibility ?? '', /^Server demo-http, unreachable, retrying \(since [^"]+ at http:\/\/127\.0\.0\.1:\d+\/mcp: connection refused \(ECONNREFUSED\).*\)$/);
     // Back at the same port, with its tasks: the next poll reaches it.
     await lab(new URL(url).port, store);
-    await waitFor(async () => (await row())?.description?.startsWith('connected · tasks:'), 'the row connected again', 30_000);
+    await waitFor(async () => (await row())?.description?.startsWith('connected · runs tools as tasks'), 'the row connected again', 30_000);
     assert.doesNotMatch((await row())?.tooltip ?? '', /unreachable/);
   });
 });

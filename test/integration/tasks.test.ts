@@ -132,10 +132,12 @@ suite('Commands and the Tasks view, with the demo server', () => {
     for (const label of ['demo', 'everything', 'picky']) await vscode.commands.executeCommand('mcpTasks.disconnectServer', await serverNode(label));
   });
 
-  test('Connect Server with a server row: the row reads "connected · tasks: tools/call, list, cancel"', async () => {
+  test('Connect Server with a server row: the row reads "connected · runs tools as tasks", in words; its tooltip names what the server declared (tools/call, list, cancel)', async () => {
     await disconnected('demo');
     await vscode.commands.executeCommand('mcpTasks.connectServer', await serverNode('demo'));
-    const row = await serverReads('demo', 'connected · tasks: tools/call, list, cancel');
+    const row = await serverReads('demo', 'connected · runs tools as tasks');
+    // (Markdown: its escapes aside.)
+    assert.ok((row.tooltip ?? '').replace(/\\/g, '').includes('\n\nState: connected · runs tools as tasks (tasks: tools/call, list, cancel)\n\n'), row.tooltip);
     assert.equal(row.icon, 'pass-filled');
     assert.ok(words(row.contextValue).has('disconnectable'), `contextValue ${row.contextValue}`);
   });
@@ -143,7 +145,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
   test('Restart Server with a server row: disconnects and connects again', async () => {
     await connected('demo');
     await vscode.commands.executeCommand('mcpTasks.restartServer', await serverNode('demo'));
-    await serverReads('demo', 'connected · tasks: tools/call, list, cancel');
+    await serverReads('demo', 'connected · runs tools as tasks');
   });
 
   test('Disconnect Server with a server row: the row reads "disconnected", not "not connected" as before a first connection, and offers Connect; its tooltip is titled "demo · stdio"', async () => {

@@ -18,7 +18,7 @@ import { REMOVED_SERVER_ICON, SERVER_STATE_ICON, asThemeIcon } from './icons';
 import { OPEN_CONFIGURATION, OPEN_RESULT, RESPOND_TO_TASK, setContext } from '../editorCommands';
 import { isObjectLike, isString, stringify } from '../../core/util/json';
 import { isArray, keysOf, now, parseDate } from '../../core/util/builtins';
-import { COMPLETED, ELICITATION_CREATE, INPUT_REQUIRED, TASKS_GET, TASKS_LIST } from '../../core/protocol/schemas';
+import { COMPLETED, ELICITATION_CREATE, INPUT_REQUIRED, TASKS_GET, TASKS_LIST, TOOLS_CALL } from '../../core/protocol/schemas';
 import { DIRECT, SERVER_LIST, TASK } from '../../core/tasks/types';
 import { formatCount, inert, oneLine } from '../../core/util/text';
 
@@ -66,7 +66,9 @@ const describeState = (s: ServerSnapshot, row?: boolean, down?: Unreachable): st
     case CONNECTING:
       return 'connecting…';
     case CONNECTED:
-      return down ? `unreachable · retrying${row ? '' : ` (since ${new Date(down.since).toLocaleString()}${afterServerName(down.why, s.label)})`}` : s.tasks ? `connected · tasks: ${s.tasks}` : 'connected · no task support';
+      return down ? `unreachable · retrying${row ? '' : ` (since ${new Date(down.since).toLocaleString()}${afterServerName(down.why, s.label)})`}`
+        : // In words on the row; what the server declared (method names) in the tooltip.
+          `connected · ${s.tasks?.includes(TOOLS_CALL) ? 'runs tools as tasks' : 'no task support'}${!row && s.tasks ? ` (tasks: ${s.tasks})` : ''}`;
     case 'error':
       // The row sits under the server's name: its reason without the name and url ("connection refused…"), which the tooltip gives.
       return row ? unnamedReason(s.state.message ?? 'unknown', s.label).why : `error${afterServerName(s.state.message ?? 'unknown', s.label)}`;
