@@ -168,15 +168,18 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
         ui.close();
       }
     }),
-    registerCommand(CANCEL_TASK, async (arg?: unknown) => {
-      const hosted = rowOf(arg, HOSTED);
-      if (hosted) return cancelHosted(hosted);
-      const t = taskFromArg(arg);
-      if (t) return cancel(t);
-      const picked = await pickToCancel(deps);
-      if (picked?.kind === TASK) await cancel(picked.task);
-      else if (picked) cancelHosted(picked.hosted);
-    }),
+    // The row's Cancel Task (its own id, titled without "...": it asks nothing) is the same command.
+    ...[CANCEL_TASK, 'mcpTasks.cancelTaskRow'].map((id) =>
+      registerCommand(id, async (arg?: unknown) => {
+        const hosted = rowOf(arg, HOSTED);
+        if (hosted) return cancelHosted(hosted);
+        const t = taskFromArg(arg);
+        if (t) return cancel(t);
+        const picked = await pickToCancel(deps);
+        if (picked?.kind === TASK) await cancel(picked.task);
+        else if (picked) cancelHosted(picked.hosted);
+      }),
+    ),
     registerCommand('mcpTasks.fetchResult', async (arg?: unknown) => {
       const t =
         taskFromArg(arg) ??

@@ -15,6 +15,10 @@ export async function run({ page, url, shot }) {
   await working.filter({ has: page.locator('.label-description', { hasText: /^Scanning… (\d+)% \(\d+ files\)(?! · \1% ·)( · \d+%)? · now$/ }) }).waitFor({ timeout: 30_000 });
   await shot('working');
 
+  // The row's button cancels at once: titled without "..." (the palette's Cancel Task... asks which task first).
+  await working.hover();
+  const button = await working.locator('.actions .action-label[aria-label^="Cancel Task"]').getAttribute('aria-label', { timeout: 10_000 });
+  if (button !== 'Cancel Task') throw new Error(`the row's cancel button should be titled "Cancel Task", not ${JSON.stringify(button)}`);
   await clickRowAction(working, 'Cancel Task');
   const cancelled = taskRow(page, 'long-running-scan', 'Cancelled');
   await cancelled.waitFor({ timeout: 30_000 });

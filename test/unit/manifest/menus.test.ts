@@ -13,7 +13,7 @@ interface MenuItem {
 const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../../package.json'), 'utf8')) as {
   contributes: {
     menus: Record<string, MenuItem[]>;
-    commands: Array<{ command: string; enablement?: string; icon?: string }>;
+    commands: Array<{ command: string; title: string; enablement?: string; icon?: string }>;
     languageModelTools: Array<{ name: string; icon?: string; when?: string }>;
   };
 };
@@ -77,6 +77,17 @@ describe('the view\'s row menus', () => {
     }
   });
 
+  it('a live row\'s Cancel Task acts at once, so its title has no ellipsis (VS Code\'s rule: "..." only where more is asked); the palette\'s asks which task, and keeps it', () => {
+    const title = (id: string) => manifest.contributes.commands.find((c) => c.command === id)?.title;
+    for (const row of ['task task cancelable respondable live', 'task direct cancelable live', 'hosted cancelable live respondable']) {
+      const { inline, context } = offered(row);
+      const cancels = [...inline, ...context].filter((c) => /cancel/i.test(c));
+      assert.deepEqual(cancels.map(title), ['Cancel Task', 'Cancel Task'], `row "${row}": ${cancels.join(', ')}`);
+    }
+    assert.equal(title('mcpTasks.cancelTask'), 'Cancel Task...');
+    assert.ok(!manifest.contributes.menus.commandPalette.some((m) => m.command === 'mcpTasks.cancelTask'), 'the palette offers Cancel Task...');
+  });
+
   it('a finished task, direct call or hosted question offers Remove from List in its context menu; a live one does not', () => {
     for (const row of ['task task hasResult finished', 'task direct finished', 'hosted finished']) assert.ok(offered(row).context.includes('mcpTasks.removeTask'), row);
     for (const row of ['task task cancelable live', 'task direct cancelable live', 'hosted cancelable live respondable', 'server connectable']) {
@@ -116,7 +127,8 @@ describe('the view\'s row menus', () => {
     const counterpart: Record<string, string> = {
       mcpTasks_startTask: 'mcpTasks.runToolAsTask',
       mcpTasks_getResult: 'mcpTasks.fetchResult',
-      mcpTasks_cancelTask: 'mcpTasks.cancelTask',
+      // The row's Cancel Task, which has the icon (the palette's asks which task first).
+      mcpTasks_cancelTask: 'mcpTasks.cancelTaskRow',
     };
     const { commands, languageModelTools: tools } = manifest.contributes;
     const borrowed = tools.flatMap((t) => commands.filter((c) => c.icon === t.icon && c.command !== counterpart[t.name]).map((c) => `${t.name} ${t.icon} of ${c.command}`));
