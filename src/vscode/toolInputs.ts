@@ -7,7 +7,7 @@ import type { Answer, FormPrompter, InputOptions, PickItem, PickOptions, PromptO
 import { runForm } from '../core/elicitation/handler';
 import type { FieldStep, FieldValue } from '../core/elicitation/plan';
 import type { FormPlan } from '../core/elicitation/plan';
-import { INVALID_REQUEST, planElicitation } from '../core/elicitation/plan';
+import { INVALID_REQUEST, planElicitation, toStep } from '../core/elicitation/plan';
 import { validateContent } from '../core/elicitation/validate';
 import type { Tool } from '../core/protocol/schemas';
 import { formatAge } from '../core/tasks/presentation';
@@ -152,10 +152,13 @@ export const askArguments = async (tool: Tool, title: string, ui: QuickInputProm
 const flatForm = (tool: Tool): FormPlan =>
   ({
     steps: entriesOf(tool.inputSchema.properties ?? {}).flatMap(([key, schema]) => {
-      const required = tool.inputSchema.required?.includes(key);
-      const one = planElicitation({ message: '', requestedSchema: { type: 'object', properties: { [key]: schema }, required: required ? [key] : [] } }, { tool: true }) as Partial<FormPlan>;
-      // validateContent only needs a step's key, title and whether it is required to check that it is there.
-      return one.steps ?? (required ? [{ key, title: key, required } as FieldStep] : []);
+      const required = !!tool.inputSchema.required?.includes(key);
+      try {
+        return [toStep(key, schema, required, true)];
+      } catch {
+        // validateContent only needs a step's key, title and whether it is required to check that it is there.
+        return required ? [{ key, title: key, required } as FieldStep] : [];
+      }
     }),
   }) as FormPlan;
 

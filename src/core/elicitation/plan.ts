@@ -201,7 +201,7 @@ const draft4 = (p: Record<string, unknown>): Record<string, unknown> => {
 };
 
 /** One property to one step; throws `SchemaProblem` saying what is wrong. */
-const toStep = (key: string, raw: unknown, required: boolean, tool?: boolean): FieldStep => {
+export const toStep = (key: string, raw: unknown, required: boolean, tool?: boolean): FieldStep => {
   const where = `property "${key}"`;
   if (!isObject(raw)) problem(`${where} is not a schema object`);
   // A `const` is the one choice of a pick (copied: the schema is the server's, or a tool's kept in its list).
