@@ -178,7 +178,7 @@ suite('A server question hidden without an answer', () => {
     }
   });
 
-  test('a question too long for the one-line placeholder is also the quick pick\'s prompt, shown whole; a short one is not repeated; a review step says the question once, under its own placeholder', async () => {
+  test('a question too long for the one-line placeholder is the quick pick\'s prompt, shown whole, and not the placeholder too (which says what to do); a short one is not repeated; a review step says the question once, under its own placeholder', async () => {
     const spy = new QuickInputSpy();
     const ask = (placeholder: string, prompt?: string) => {
       const ac = new AbortController();
@@ -188,7 +188,9 @@ suite('A server question hidden without an answer', () => {
     try {
       const long = 'The research query "tide pools" could have multiple interpretations. Please clarify what you\'re looking for: — Clarification: Which one?';
       let withdraw = ask(long);
-      assert.equal(((await spy.next('the long question')).pick as { prompt?: string } | undefined)?.prompt, `${long} · ${HINT}`);
+      const shown = await spy.next('the long question');
+      // Said once: whole under the input, the placeholder then says what to do (it repeated the question, cut).
+      assert.deepEqual([shown.text, (shown.pick as { prompt?: string } | undefined)?.prompt], ['Pick one', `${long} · ${HINT}`]);
       await withdraw();
       withdraw = ask('Where to?');
       assert.equal(((await spy.next('the short question')).pick as { prompt?: string } | undefined)?.prompt, HINT);

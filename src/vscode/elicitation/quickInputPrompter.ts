@@ -88,9 +88,12 @@ export class QuickInputPrompter implements FormPrompter {
     // description or a URL's domain was lost. Editors with a quick pick `prompt` (newer than the
     // 1.101 API) show it whole under the input; older ones have none, and read o.prompt after the placeholder.
     // A placeholder shows as sent (no icon, no link), on one line: a bidi override would turn it around.
-    const placeholder = oneLine(o.prompt && !('prompt' in qp) ? `${o.placeholder} — ${o.prompt}` : o.placeholder);
+    // One too long for it is shown whole there, and not cut above it too: the placeholder says what to do.
+    const long = !o.prompt && o.placeholder.length > 60;
+    const whole = long && 'prompt' in qp;
+    const placeholder = oneLine(whole ? (o.canSelectMany ? 'Pick any, then press Enter' : 'Pick one') : o.prompt && !('prompt' in qp) ? `${o.placeholder} — ${o.prompt}` : o.placeholder);
     qp.placeholder = placeholder;
-    const prompt = this.#escape(o.prompt ?? (o.placeholder.length > 60 ? o.placeholder : undefined));
+    const prompt = this.#escape(long ? o.placeholder : o.prompt);
     if (prompt) (qp as { prompt?: string }).prompt = prompt;
     qp.canSelectMany = o.canSelectMany ?? false;
     qp.matchOnDescription = true;
@@ -106,7 +109,7 @@ export class QuickInputPrompter implements FormPrompter {
           qp.onDidChangeSelection((sel) => sel[0] && resolve({ value: [sel[0].value] })),
           // Enter with no item focused (a required choice without a default focuses none, so Enter
           // answers nothing for the user) took nothing: the placeholder says what it wants.
-          qp.onDidAccept(() => qp.activeItems.length || (qp.placeholder = `⚠ Pick one: ${placeholder}`)),
+          qp.onDidAccept(() => qp.activeItems.length || (qp.placeholder = `⚠ ${whole ? placeholder : `Pick one: ${placeholder}`}`)),
         );
         return;
       }
