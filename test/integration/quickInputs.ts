@@ -209,9 +209,14 @@ export async function enter(shown: Shown, text: string): Promise<void> {
 /** What to answer per field of a tool's arguments form: text for input boxes, an item's label for picks. */
 export type Answers = Record<string, string>;
 
-/** The field a form step asks for: its prompt or placeholder is `[message — ]field[ (optional)][: description]`. */
+/**
+ * The field a form step asks for: its prompt or placeholder is `[message — ]field[ (optional)][: description]`.
+ * A pick's text too long for its placeholder is its prompt, the placeholder then saying what to do ("Pick one").
+ */
 export function fieldOf(shown: Shown): string {
-  const head = (shown.text ?? '').split(' — ').pop() ?? '';
+  const prompt = (shown.pick as { prompt?: string } | undefined)?.prompt;
+  const text = prompt && /^Pick (one|any)\b/.test(shown.text ?? '') ? prompt : shown.text;
+  const head = (text ?? '').split(' — ').pop() ?? '';
   return /^(.+?)(?: \(optional\))?(?::|$| \()/.exec(head)?.[1] ?? head;
 }
 
