@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { TaskEngine, UnsentAnswer } from '../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
-import { STATUS_PRESENTATION, formatAge, runTitle, saidNow } from '../core/tasks/presentation';
+import { STATUS_PRESENTATION, formatAge, runTitle } from '../core/tasks/presentation';
 import { EXPIRED, isTerminal, LOST } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { DIRECT, SERVER_LIST } from '../core/tasks/types';
@@ -38,8 +38,6 @@ export const cancelledByServer = (title: string, server: string): void => void s
 export class TaskIndicators extends DisposableBase {
   readonly #item = this._register(vscode.window.createStatusBarItem('mcpTasks.status', vscode.StatusBarAlignment.Left, 50));
   readonly #last = new Map<string, TaskSnapshot['status']>();
-  /** What each task says now (see saidNow): a failed task is not told by the working message its server kept. */
-  readonly #now = saidNow();
   /** Tasks that ended since the last update: told together, one notification per server and status. */
   readonly #ended: TaskSnapshot[] = [];
   /** Hosted tasks whose ttl ran out since the last update, each named as its row was: told together, one warning per server. */
@@ -107,14 +105,14 @@ export class TaskIndicators extends DisposableBase {
     this.#item.name = 'MCP Tasks';
     this.#item.command = FOCUS_TASKS_VIEW;
     this._register(engine.onDidChange((t) => this.#changed(t)));
-    this._register(engine.onDidRemove((key) => (this.#last.delete(key), this.#now.forget(key), this.#forget(key), this.#schedule())));
+    this._register(engine.onDidRemove((key) => (this.#last.delete(key), this.#forget(key), this.#schedule())));
     // Named while the view still shows it among those it asked alike (see askedTitle), as its row was.
     this._register(host.onDidExpire((h) => (this.#expired.push([h, hostedTitle(h, shown()).label]), this.#schedule())));
     // Its dialog closed under the user's eyes (or hidden, waited for): said, as for a ttl that ran out.
     this._register(host.onDidServerCancel((h) => cancelledByServer(hostedTitle(h, shown()).label, this.#label(h.serverId))));
     this._register(engine.onDidNotSend((u) => this.#notSent(u)));
     this._register({ dispose: () => ((this.#disposed = true), clearTimeout(this.#pending), this.#gathered.dispose(), this.#gatheredExpired.dispose(), this.#awaiting.forEach(clearTimeout)) });
-    for (const t of engine.list()) this.#last.set(this.#now.said(t).key, t.status);
+    for (const t of engine.list()) this.#last.set(t.key, t.status);
     this.#update();
   }
 
@@ -159,7 +157,6 @@ export class TaskIndicators extends DisposableBase {
   }
 
   #changed(t: TaskSnapshot): void {
-    this.#now.said(t);
     const before = this.#last.get(t.key);
     this.#last.set(t.key, t.status);
     this.#schedule();
@@ -330,8 +327,7 @@ export class TaskIndicators extends DisposableBase {
     // A lost call of ours can run again as it was asked for; one found through tasks/list has no arguments known.
     const canRun = !canOpen && t.status === LOST && t.origin !== SERVER_LIST;
     // A task that went wrong says why, as its row does (for lost and expired, the note is the reason).
-    // What it says now: not a working message its server kept at the end.
-    const why = t.status === FAILED ? this.#now.said(t).statusMessage || t.note : t.status === LOST || t.status === EXPIRED ? t.note || t.statusMessage : undefined;
+    const why = t.status === FAILED ? t.statusMessage || t.note : t.status === LOST || t.status === EXPIRED ? t.note || t.statusMessage : undefined;
     const text = why ? vscode.l10n.t('"{0}" on {1}: {2}. {3}', this.#title(t), server, status, why) : vscode.l10n.t('"{0}" on {1}: {2}', this.#title(t), server, status);
     void show(text, ...(canOpen ? [open] : canRun ? [again] : [])).then((c) =>
       c === open

@@ -513,6 +513,8 @@ suite('Cancel Task from the palette', () => {
     release('keeps-message');
     await waitFor(() => spy.messages.some((m) => m.includes(' on keeps-message: failed')), `the failure to be told, among ${JSON.stringify(spy.messages)}`, 15_000);
     assert.deepEqual(spy.messages.filter((m) => m.includes('Calling the API')), []);
+    // The task ended without it: the view, the API and the chat tools (and the next window) read it so.
+    assert.equal(api.getTask(t.id)?.statusMessage, undefined);
   });
 
   test('T-REQ-7: Cancel Task as the task ends (the server refuses: -32602, already completed or failed): told once, as it ended, with no "Could not cancel" warning; the result is kept', async function () {

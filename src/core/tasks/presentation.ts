@@ -84,21 +84,6 @@ export const describeTask = (t: TaskSnapshot, now: number): string => {
 };
 
 /**
- * What tasks say now. The spec's statusMessage describes a task's current state, but a server that
- * ends a task without a word of its own may keep the one it gave while working (the SDK's task
- * store does: "Completed · Generating report…"). Fed each snapshot of a task as it changes, `said`
- * leaves that message out of an ended task; one the server gave with the end stays, and so does
- * that of a task never seen live (after a reload nothing tells).
- */
-export const saidNow = (): { said(t: TaskSnapshot): TaskSnapshot; forget(key: string): boolean } => {
-  const live = new Map<string, string | undefined>();
-  return {
-    said: (t) => (!isTerminal(t.status) ? (live.set(t.key, t.statusMessage), t) : t.statusMessage !== undefined && live.get(t.key) === t.statusMessage ? { ...t, statusMessage: undefined } : t),
-    forget: (key) => live.delete(key),
-  };
-};
-
-/**
  * The row of a task a server asked the client to run: its status, then why it ended (unless the
  * message says it already: "Cancelled by the user"), and its age. A failed or cancelled row reads
  * as such, not as a bare error message.

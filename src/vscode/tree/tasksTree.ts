@@ -5,7 +5,7 @@ import type { ServerManager, ServerSnapshot } from '../../core/servers/serverMan
 import { BLOCKED, CONNECTED, CONNECTING, InputDismissedError, restarts } from '../../core/servers/serverManager';
 import type { TaskEngine, Unreachable } from '../../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../../core/host/taskHost';
-import { STATUS_PRESENTATION, asSeen, askedTitle, describeHosted, describeTask, formatAge, localTime, newestFirstOf, runTitles, saidNow, taskTitle, ttlRow, WARNING_COLOR } from '../../core/tasks/presentation';
+import { STATUS_PRESENTATION, asSeen, askedTitle, describeHosted, describeTask, formatAge, localTime, newestFirstOf, runTitles, taskTitle, ttlRow, WARNING_COLOR } from '../../core/tasks/presentation';
 import { EXPIRED, isTerminal, LOST } from '../../core/tasks/status';
 import { hasResult as resultOf, isCancelable } from '../../core/tasks/policy';
 import type { TaskSnapshot } from '../../core/tasks/types';
@@ -111,8 +111,6 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   );
   /** By server, whether its row as VS Code last had it listed tasks (its id says so: see #item). */
   readonly #rowHasTasks = new Map<string, boolean>();
-  /** What each task says now (see saidNow): a completed row does not read "Generating report…". */
-  readonly #now = saidNow();
 
   constructor(servers: ServerManager, engine: TaskEngine, host?: TaskHost) {
     super();
@@ -123,7 +121,6 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     // does not start again (T-LIFE-3). Checked for everything else, not for each progress report.
     this._register(this.onDidChangeTreeData((node) => (!isArray(node) && node?.kind === TASK && !isTerminal(this.#engine.get(node.key)?.status ?? COMPLETED)) || this.#hasFinished.check()));
     this.#hasFinished.check();
-    engine.list().forEach(this.#now.said);
     if (host) {
       this._register(host.onDidChange((h) => this.#fire(this.#hostedNodes.get(h.taskId), h.serverId)));
       this._register(
@@ -143,7 +140,6 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     );
     this._register(
       engine.onDidChange((task) => {
-        this.#now.said(task);
         const node = this.#taskNodes.get(task.key);
         // A known row changed in place, if it shows it; a new task changes its server's children.
         if (!node || this.#changed(node)) this.#fire(node, task.serverId);
@@ -154,7 +150,6 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       engine.onDidRemove((key) => {
         const node = this.#taskNodes.get(key);
         this.#taskNodes.delete(key);
-        this.#now.forget(key);
         // A server no longer configured has a row only while it has tasks: the root is read again.
         if (node) this.#fire(undefined, node.serverId);
       }),
@@ -323,7 +318,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     const title = this.#title(t);
     const item = new vscode.TreeItem(oneLine(title));
     item.id = `task:${t.key}`;
-    const said = describeTask(this.#now.said(t), now());
+    const said = describeTask(t, now());
     item.description = oneLine(said);
     item.iconPath = asThemeIcon({ id: p.icon, color: p.color });
     const live = !isTerminal(t.status);
@@ -344,7 +339,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   resolveTreeItem(item: vscode.TreeItem, node: Node): vscode.TreeItem {
     if (node.kind === TASK && !item.tooltip) {
       const t = this.#engine.get(node.key);
-      if (t) item.tooltip = taskTooltip(t, this.#now.said(t).statusMessage, this.#title(t), now(), this.#checks(t));
+      if (t) item.tooltip = taskTooltip(t, this.#title(t), now(), this.#checks(t));
       this.#looks.delete(item);
     }
     return item;
@@ -401,13 +396,12 @@ const kept = <N>(nodes: Map<string, N>, id: string, make: () => N): N => {
   return node;
 };
 
-/** `said`: its message now (see saidNow); one kept from while it worked is said as such. */
-const taskTooltip = (t: TaskSnapshot, said: string | undefined, title: string, now: number, checks?: string): vscode.MarkdownString => {
+const taskTooltip = (t: TaskSnapshot, title: string, now: number, checks?: string): vscode.MarkdownString => {
   const md = new vscode.MarkdownString(undefined, true);
   const p = STATUS_PRESENTATION[t.status];
   md.appendMarkdown(`$(${p.icon.replace('~spin', '')}) **${escapeMd(title)}**: ${p.label}${t.kind === DIRECT ? ' (direct call, not a task)' : ''}\n\n`);
   // Cut: a server's 100 KB message pushed the task's id and dates a hundred screens down.
-  if (t.statusMessage) md.appendMarkdown(`${said ? '' : 'Its last message while it worked: '}${escapeMd(truncate(t.statusMessage, 2000))}\n\n`);
+  if (t.statusMessage) md.appendMarkdown(`${escapeMd(truncate(t.statusMessage, 2000))}\n\n`);
   if (t.note) md.appendMarkdown(`_${escapeMd(t.note)}_\n\n`);
   const rows: Array<[string, string]> = [
     // Text, not a code span: a server's id with a backtick ended the span, and an image after it loaded at a hover.

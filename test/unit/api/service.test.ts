@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as os from 'node:os';
 import FakeTimers from '@sinonjs/fake-timers';
-import { formatResult } from '../../../src/core/api/lmFormat';
+import { formatResult, formatTask } from '../../../src/core/api/lmFormat';
 import { TasksService, UnknownTaskError } from '../../../src/core/api/service';
 import type { TaskInfo } from '../../../src/core/api/service';
 import { combineConfigs, parseMcpJson, parseSettingServers } from '../../../src/core/config/parse';
@@ -399,6 +399,17 @@ describe('TasksService over a scripted server: ids that change hands', () => {
     for (const [t, by] of [[api, 'by another extension'], [chat, 'through a chat tool']] as const) {
       assert.ok(h.log.has('info', new RegExp(`^\\[fake\\] Task ${t.taskId}: cancel requested ${by}; `)), h.log.text());
     }
+  });
+
+  it('T-LIFE-5: a task that ended with the message it had while working is answered without it (the API, the chat tools)', async () => {
+    const { h, service } = await scripted({ server: { pollInterval: 10 } });
+    const t = await service.start('fake', 'required-tool', { origin: 'chat' });
+    h.server.setStatus(t.taskId, 'working', 'Generating report…');
+    await waitFor(() => service.task(t.id)?.statusMessage === 'Generating report…', 'the working message');
+    h.server.complete(t.taskId, undefined, 'Generating report…');
+    await waitFor(() => service.task(t.id)?.status === 'completed', 'the end');
+    assert.equal(service.task(t.id)?.statusMessage, undefined);
+    assert.doesNotMatch(formatTask(service.task(t.id)!).text, /Generating/);
   });
 
   it('the result of an ended task whose server does not send it: the request ends when its signal aborts, instead of hanging', async () => {

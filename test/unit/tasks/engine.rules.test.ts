@@ -506,6 +506,26 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     assert.equal(h.engine.get(c.key)!.note, 'the server gave no reason (error -32603)');
   });
 
+  it('T-LIFE-5, T-LIFE-2: a task that ends with the statusMessage it had while working (the SDK\'s task store keeps it: "Generating report…") ends without it; one given with the end stays, and so does that of a task first seen ended', async () => {
+    const h = await harness({ server: { pollInterval: 10 } });
+    const [a, b, c] = [await h.engine.callTool('fake', 'required-tool'), await h.engine.callTool('fake', 'required-tool'), await h.engine.callTool('fake', 'required-tool')];
+    for (const t of [a, b, c]) h.server.setStatus(t.taskId, 'working', 'Generating report…');
+    await waitFor(() => [a, b, c].every((t) => h.snap(t.taskId).statusMessage === 'Generating report…'), 'the working messages');
+    h.server.complete(a.taskId, undefined, 'Generating report…');
+    h.server.fail(b.taskId, { code: -32603, message: 'Upstream API failed' }, 'Generating report…');
+    h.server.complete(c.taskId, undefined, 'Report ready');
+    const ended = h.server.createTask('seeded', { status: 'completed', statusMessage: 'Generating report…' });
+    await h.engine.refreshList('fake');
+    await waitFor(() => [a, b, c].every((t) => h.snap(t.taskId).outcome !== undefined), 'the outcomes');
+    // The snapshot: what the row, the tooltip, the saved list, the API and the chat tools read.
+    assert.equal(h.snap(a.taskId).statusMessage, undefined);
+    assert.match(describeTask(h.snap(a.taskId), Date.now()), /^Completed · now$/);
+    // A failure says why from its error, not by its last working message.
+    assert.deepEqual([h.snap(b.taskId).statusMessage, h.snap(b.taskId).note], [undefined, 'Upstream API failed']);
+    assert.equal(h.snap(c.taskId).statusMessage, 'Report ready');
+    assert.equal(h.snap(ended.taskId).statusMessage, 'Generating report…', 'first seen ended (tasks/list): nothing says it is stale');
+  });
+
   it('T-REQ-4: keeps polling tasks/get while blocked on tasks/result', async () => {
     const h = await harness({ server: { pollInterval: 10 } });
     const snap = await h.engine.callTool('fake', 'required-tool');

@@ -1,6 +1,6 @@
 // How a task's row reads: its description leads with how a finished task ended and says why.
 import * as assert from 'node:assert/strict';
-import { askedTitle, describeHosted, describeTask, formatRowAge, runTitle, runTitles, saidNow, taskTitle, toolRunWords, ttlRow } from '../../../src/core/tasks/presentation';
+import { askedTitle, describeHosted, describeTask, formatRowAge, runTitle, runTitles, taskTitle, toolRunWords, ttlRow } from '../../../src/core/tasks/presentation';
 import { snapshot } from '../helpers/snapshots';
 
 const CREATED = Date.parse('2025-01-01T00:00:00.000Z');
@@ -216,26 +216,5 @@ describe('askedTitle: rows that tell apart what servers asked the client to run 
     // Two with nothing in words, alike too.
     const mute = [asked('x', '', '2025-01-01T10:00:00.000Z'), asked('y', '', '2025-01-01T10:00:01.000Z')];
     assert.equal(new Set(mute.map((h) => askedTitle(mute, h, kind))).size, 2);
-  });
-});
-
-describe('saidNow: what a task says now, not a working message its server kept at the end', () => {
-  it('leaves out an ended task\'s message that is the one it had while working ("Generating report…", as the SDK\'s task store keeps it); keeps one given with the end, and one never seen live', () => {
-    const now = saidNow();
-    assert.equal(now.said(task({ statusMessage: 'Generating report…' })).statusMessage, 'Generating report…');
-    const done = now.said(task({ status: 'completed', statusMessage: 'Generating report…' }));
-    assert.equal(done.statusMessage, undefined);
-    assert.equal(describeTask(done, CREATED), 'Completed · now');
-    // Asked again (a redraw, the tooltip): the same answer.
-    assert.equal(now.said(task({ status: 'completed', statusMessage: 'Generating report…' })).statusMessage, undefined);
-    // The spec: a terminal status may carry its own message (a summary, a reason, what failed).
-    const other = { key: 's\u0000u', taskId: 'u' };
-    now.said(task({ ...other, statusMessage: 'Calling the API…' }));
-    assert.equal(now.said(task({ ...other, status: 'failed', statusMessage: 'Rate limit exceeded' })).statusMessage, 'Rate limit exceeded');
-    // First seen ended (after a reload): nothing says it is stale.
-    assert.equal(now.said(task({ key: 's\u0000v', status: 'completed', statusMessage: 'Report ready' })).statusMessage, 'Report ready');
-    // Forgotten with its task: a new task under the key is new.
-    now.forget(task().key);
-    assert.equal(now.said(task({ status: 'completed', statusMessage: 'Generating report…' })).statusMessage, 'Generating report…');
   });
 });
