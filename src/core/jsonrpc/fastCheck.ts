@@ -67,7 +67,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => {
 const compile = (node: Node): FastCheck | undefined => {
   const { def } = node._zod;
   if (def.coerce) return undefined;
-  if (def.checks?.length) return def.type === 'string' ? minLengthCheck(def.checks) : undefined;
+  if (def.checks?.length) return def.type === 'string' ? lengthCheck(def.checks) : undefined;
   switch (def.type) {
     case 'unknown':
       return () => true;
@@ -124,18 +124,21 @@ const compile = (node: Node): FastCheck | undefined => {
 /**
  * A string with `minLength` checks (a task id has one): zod counts code points, one or two UTF-16
  * units each, so `length >= 2 * min` always passes, as does any non-empty string for a minimum of
- * 1; in between the answer is zod's. Any other check: no fast path.
+ * 1; in between the answer is zod's. A check of ours with a `maximum` in UTF-16 units (a task id
+ * has one) is `length <= maximum`. Any other check: no fast path.
  */
-const minLengthCheck = (checks: unknown[]): FastCheck | undefined => {
+const lengthCheck = (checks: unknown[]): FastCheck | undefined => {
   let min = 0;
+  let max = Infinity;
   for (const c of checks) {
     // A `when` that skips the check only makes zod more lenient than this: still safe.
-    const d = (c as { _zod?: { def?: { check?: unknown; minimum?: unknown } } })._zod?.def;
-    if (d?.check !== 'min_length' || !isNumber(d.minimum)) return undefined;
-    min = maxOf(min, d.minimum);
+    const d = (c as { _zod?: { def?: { check?: unknown; minimum?: unknown; maximum?: unknown } } })._zod?.def;
+    if (d?.check === 'custom' && isNumber(d.maximum)) max = d.maximum; // one at most
+    else if (d?.check === 'min_length' && isNumber(d.minimum)) min = maxOf(min, d.minimum);
+    else return undefined;
   }
   const sure = min <= 1 ? min : 2 * min;
-  return (v) => isString(v) && v.length >= sure;
+  return (v) => isString(v) && v.length >= sure && v.length <= max;
 };
 
 /** `z.object` (strips unknown keys) and `z.looseObject` (keeps them); not strict or typed catchalls. */

@@ -100,7 +100,18 @@ export const TaskStatusSchema = z.literal([WORKING, INPUT_REQUIRED, COMPLETED, F
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 
 export const TaskSchema = z.looseObject({
-  taskId: z.string().check(z.minLength(1)),
+  // Ids are a UUID or so (T-RCV-3 has ours random); 1,000 UTF-16 units leave room for one that
+  // encodes state, while forty of 15 MB made the saved index longer than a string can be. A check
+  // of ours (esbuild.js's ZOD_FIXED holds for no size cap of zod's); fastCheck reads its maximum.
+  taskId: z.string().check(
+    z.minLength(1),
+    z.check<string>(
+      (ctx) => {
+        if (ctx.value.length > 1000) ctx.issues.push({ code: 'custom', message: 'longer than 1,000 characters', input: ctx.value });
+      },
+      { maximum: 1000 } as never,
+    ),
+  ),
   status: TaskStatusSchema,
   // A message that is not text (null, from a server that writes its empty fields) reads as none,
   // as advice that is not a finite number does (a string, 1e400): the answer stays valid, so the

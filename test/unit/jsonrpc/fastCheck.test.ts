@@ -112,7 +112,7 @@ describe('fastCheck: the hand check of result schemas', () => {
     assert.equal(fastCheck(z.object({ kind: z.literal(['a', 'b']) }))!({ kind: 'b' }), true);
   });
 
-  it('agrees on tasks (T-REQ-2 polls): taskId has a minLength, which zod counts in code points', () => {
+  it('agrees on tasks (T-REQ-2 polls): taskId has a minLength and a maxLength, which zod counts in code points', () => {
     const task = { taskId: 't-1', status: 'working', createdAt: '2026-12-02T00:00:00Z', lastUpdatedAt: '2026-12-02T00:00:01Z', ttl: 60000, pollInterval: 1000 };
     const { fast } = assertAgrees(schemas.TaskSchema, [task, { ...task, ttl: null, statusMessage: 'm', pollInterval: undefined, extra: { kept: 1 } }]);
     assert.ok(fast > 10, `the fast path is taken for valid tasks (${fast})`);
@@ -127,6 +127,15 @@ describe('fastCheck: the hand check of result schemas', () => {
     assert.equal(fastCheck(min2)!('abcd'), true);
     assert.equal(fastCheck(min2)!('abc'), false, 'between min and 2 * min: zod decides');
     assert.equal(min2.safeParse('abc').success, true);
+    // A task id has a maximum too (1,000 UTF-16 units, a check of ours): up to it is sure; beyond, zod refuses.
+    const long = 'x'.repeat(1000);
+    assertAgrees(schemas.TaskSchema, [{ ...task, taskId: long }, { ...task, taskId: long + 'x' }, { ...task, taskId: '😀'.repeat(999) }]);
+    assert.equal(check({ ...task, taskId: long }), true, 'the fast path stays for the longest id');
+    assert.equal(check({ ...task, taskId: long + 'x' }), false);
+    assert.equal(schemas.TaskSchema.safeParse({ ...task, taskId: long + 'x' }).success, false, 'a longer id is refused by zod');
+    assert.equal(check({ ...task, taskId: '😀'.repeat(501) }), false);
+    assert.equal(schemas.TaskSchema.safeParse({ ...task, taskId: '😀'.repeat(501) }).success, false, 'the maximum counts units');
+    assert.equal(fastCheck(z.string().check(z.check(() => undefined))), undefined, 'a check of ours without a maximum: no fast path');
   });
 
   it('has no fast check for schemas beyond plain shapes: checks, unions, strict objects, typed catchalls', () => {

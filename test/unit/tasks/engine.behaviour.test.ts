@@ -446,6 +446,19 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.ok(h.log.has('warn', /^\[fake\] tasks\/list: skipped an invalid task: createdAt: expected string/), h.log.text());
   });
 
+  it('a task id longer than 1,000 characters is refused (forty of 15 MB made the index longer than a string can be, and the tasks were lost): the call fails naming the server and why; tasks/list skips it', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const long = 'x'.repeat(1001);
+    h.server.override('tools/call', () => ({ task: { ...h.server.createTask(), taskId: long } }));
+    await assert.rejects(h.engine.callTool('fake', 'required-tool'), /^Error: Server "fake" answered tools\/call with neither a task nor a tool result: task\.taskId: longer than 1,000 characters$/);
+    h.server.override('tools/call', () => ({ task: { ...h.server.createTask(), taskId: long.slice(1) } }));
+    assert.equal((await h.engine.callTool('fake', 'required-tool')).taskId, long.slice(1), '1,000 is allowed');
+    h.server.override('tasks/list', () => ({ tasks: [{ ...h.server.createTask(), taskId: long }] }));
+    assert.equal(await h.engine.refreshList('fake'), 0);
+    assert.equal(h.engine.get(taskKey('fake', long)), undefined);
+    assert.ok(h.log.has('warn', /^\[fake\] tasks\/list: skipped an invalid task: taskId: longer than 1,000 characters/), h.log.text());
+  });
+
   it('tasks/list (Refresh): a server that lists endless new tasks (a page of 150,000 took 450 MB and 1.6 s; 1,000 such pages, which paging allows, would fill the memory of the extension host) adds 1,000 at most, stops paging and says so (as tools/list stops at 10,000 tools); the tasks tracked already still get their news', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL } });
     const mine = await h.engine.callTool('fake', 'required-tool');
