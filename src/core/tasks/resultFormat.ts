@@ -16,18 +16,34 @@ const str = (v: unknown): string => (isString(v) ? v : '');
 const kb = (base64: string): number => round((base64.length * 3) / 4 / 1024);
 
 /**
- * A fence that the content cannot close early: longer than its longest run of backticks. Counted
- * in a loop, as spreading one argument per run into Math.max overflows the stack on large results.
+ * Backticks that `body` cannot close early: more than its longest run, and `least + 1` at least.
+ * Counted in a loop, as spreading one argument per run into Math.max overflows the stack on large
+ * results.
  */
-const fence = (body: string, lang = ''): string => {
-  let longest = 2;
+const ticks = (body: string, least: number): string => {
   let run = 0;
   for (let i = 0; i < body.length; i++) {
     run = body[i] === '`' ? run + 1 : 0;
-    if (run > longest) longest = run;
+    if (run > least) least = run;
   }
-  const ticks = '`'.repeat(longest + 1);
-  return `${ticks}${lang}\n${body}\n${ticks}`;
+  return '`'.repeat(least + 1);
+};
+
+/** A fence that the content cannot close early. */
+const fence = (body: string, lang = ''): string => {
+  const t = ticks(body, 2);
+  return `${t}${lang}\n${body}\n${t}`;
+};
+
+/**
+ * Inline text as sent, in a code span that it cannot close early; padded where Markdown would
+ * strip a space or the span could not start (a backtick at an end). A line break would end the
+ * paragraph: in a span it shows as a space, so line breaks are one.
+ */
+const code = (text: string): string => {
+  const t = ticks(text, 0);
+  const pad = /^[ `]|[ `]$/.test(text) ? ' ' : '';
+  return `${t}${pad}${text.replace(/[\r\n]+/g, ' ')}${pad}${t}`;
 };
 
 /**
@@ -76,12 +92,12 @@ const block = (b: Block): string => {
       return noCommands(`Resource link: ${link(str(b.title) || str(b.name) || str(b.uri), str(b.uri))}${b.description ? ` — ${str(b.description)}` : ''}`);
     case 'resource': {
       const r = (b.resource ?? {}) as Record<string, unknown>;
-      const head = `Embedded resource \`${str(r.uri)}\`${r.mimeType ? ` (${str(r.mimeType)})` : ''}`;
+      const head = `Embedded resource ${code(str(r.uri))}${r.mimeType ? ` (${str(r.mimeType)})` : ''}`;
       if (isString(r.text)) return `${head}\n\n${fence(r.text)}`;
       return `${head}: ${kb(str(r.blob))} KB of binary data`;
     }
     default:
-      return `Unknown content type \`${b.type}\`:\n\n${fence(safeStringify(b, 2), 'json')}`;
+      return `Unknown content type ${code(b.type)}:\n\n${fence(safeStringify(b, 2), 'json')}`;
   }
 };
 
@@ -93,7 +109,7 @@ const block = (b: Block): string => {
 export const formatOutcome = (t: TaskSnapshot, server: string): string => {
   let lines: string[] = [`# ${taskTitle(t)} on ${server}: ${STATUS_PRESENTATION[t.status].label}`, ''];
   // A direct call's id is a local one (direct-…) that no server knows: not shown.
-  lines.push(`${t.kind === DIRECT ? 'Direct call' : `Task \`${t.taskId}\``}, created ${localTime(t.createdAt)}${t.outcomeFetchedAt ? `, result fetched ${localTime(t.outcomeFetchedAt)}` : ''}.`, '');
+  lines.push(`${t.kind === DIRECT ? 'Direct call' : `Task ${code(t.taskId)}`}, created ${localTime(t.createdAt)}${t.outcomeFetchedAt ? `, result fetched ${localTime(t.outcomeFetchedAt)}` : ''}.`, '');
   if (t.statusMessage) lines.push(`> Last status message: ${t.statusMessage}`, '');
   if (t.note) lines.push(`_${t.note}_`, '');
   // Not the fenced parts below (JSON, embedded text): no link is found there, and they show as sent.

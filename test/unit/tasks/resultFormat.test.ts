@@ -27,6 +27,19 @@ describe('formatOutcome', () => {
     assert.doesNotMatch(head, /T23:4|Z\b/);
   });
 
+  it('shows any task id as sent in one code span: a backtick, a run of them or a line break in it cannot end the span early or start Markdown', () => {
+    const line = (taskId: string) => formatOutcome({ ...withText('x'), taskId }, 'lab').split('\n').slice(2, 4);
+    const head = (taskId: string) => line(taskId)[0].replace(/, created .*/, '');
+    assert.equal(head('t'), 'Task `t`');
+    assert.equal(head('a`b'), 'Task ``a`b``');
+    assert.equal(head('`a'), 'Task `` `a ``', 'padded: a span cannot start with its fence\'s backtick');
+    assert.equal(head('a``b`'), 'Task ``` a``b` ```');
+    assert.equal(head(' a '), 'Task `  a  `', 'one space each side is stripped, so one more is added');
+    // A line break would end the paragraph (a "# " after it a heading); in a code span it shows as a space.
+    assert.deepEqual(line('x\n# y\r\n```'), [line('x # y ```')[0], '']);
+    assert.equal(head('x # y ```'), 'Task ```` x # y ``` ````');
+  });
+
   it('a direct call is named as such, not by the local id it is kept under (direct-…), which no server knows', () => {
     const t = { ...withText('x'), kind: 'direct' as const, taskId: 'direct-66c23d29', outcomeFetchedAt: '2026-12-04T23:42:30.000Z' };
     assert.equal(formatOutcome(t, 'lab').split('\n')[2], `Direct call, created ${new Date(t.createdAt).toLocaleString()}, result fetched ${new Date(t.outcomeFetchedAt).toLocaleString()}.`);
