@@ -200,8 +200,9 @@ export const previewSampling = (plan: SamplingPlan, o: PreviewOptions): Sampling
   const lastUser = [...plan.messages].reverse().find((m) => m.role === 'user');
   const lastText = lastUser?.parts.find((p) => p.kind === 'text');
   // One line (the consent pick's placeholder shows it as sent): a bidi override would turn it around.
+  // So is a part's MIME type, where the last user message has no text.
   const asked = lastText?.kind === 'text' ? oneLine(lastText.text).replace(/\s+/g, ' ').trim() : '';
-  const summary = asked ? shorten(asked, 120) : lastUser ? describePart(lastUser.parts[0]!, 120) : '(no user message)';
+  const summary = asked ? shorten(asked, 120) : lastUser ? oneLine(describePart(lastUser.parts[0]!, 120)) : '(no user message)';
   return {
     summary,
     // Each part cut to 500 characters, and the last 20 messages (earlier ones counted, not shown).

@@ -195,6 +195,9 @@ describe('sampling request: previewSampling', () => {
   it("the summary (the consent pick's placeholder, shown as sent) reads on one line: a bidi override or zero-width character in the server's text is a space", () => {
     const v = previewSampling(plan({ messages: [{ role: 'user', content: { type: 'text', text: 'Approve\u202E 100 USD\u200bnow' } }], maxTokens: 1 }), { serverLabel: 's' });
     assert.equal(v.summary, 'Approve 100 USD now');
+    // A last user message with no text is told by its first part, whose MIME type is the server's too.
+    const image = previewSampling(plan({ messages: [{ role: 'user', content: { type: 'image', data: 'AAAA', mimeType: 'image/png\u202E\nApprove' } }], maxTokens: 1 }), { serverLabel: 's' });
+    assert.equal(image.summary, '[image image/png  Approve, 3 bytes]');
   });
 
   it('the shortened text (for the log) cuts long text and old messages', () => {
