@@ -69,7 +69,8 @@ export class ResultDocuments extends DisposableBase implements vscode.TextDocume
   async show(t: TaskSnapshot): Promise<void> {
     const uri = this.#uriFor(t);
     const doc = await vscode.workspace.openTextDocument(uri);
-    if (showsImage(doc.getText())) {
+    // The task as the document shows it (a result kept from an earlier window is read for it).
+    if (showsImage(this.#engine.get(t.key, t.createdAt))) {
       const shown = await executeCommand('markdown.showPreview', uri, undefined, { locked: true }).then(
         () => true,
         () => false,

@@ -6,12 +6,17 @@ import { DELETED, DIRECT, UNREADABLE } from './types';
 
 type Block = Record<string, unknown> & { type: string };
 
-const IMAGE_START = '![image (';
-
-/** Whether a formatted result shows an image, which only a Markdown preview renders. */
-export const showsImage = (markdown: string): boolean => /^!\[image \([^)\n]*\)\]\(data:/m.test(markdown);
-
 const str = (v: unknown): string => (isString(v) ? v : '');
+
+/** Whether an image block makes a link: only a plain type and base64 do, as anything else could close it and add a link of its own. */
+const isImage = (b: Block): boolean => b.type === 'image' && /^image\/[\w.+-]{1,100}$/.test(str(b.mimeType)) && /^[A-Za-z0-9+/]*={0,2}$/.test(str(b.data));
+
+/**
+ * Whether a task's document shows an image, which only a Markdown preview renders: its result has
+ * an image block that makes a link. Not read off the document: a server's text that reads as an
+ * image line would open the preview, which loads the https images its text names.
+ */
+export const showsImage = (t?: TaskSnapshot): boolean => t?.outcome?.kind === 'result' && (t.outcome.result.content as Block[]).some(isImage);
 /** The size of base64 data once decoded, in KB. */
 const kb = (base64: string): number => round((base64.length * 3) / 4 / 1024);
 
@@ -78,13 +83,9 @@ const block = (b: Block): string => {
     case 'text':
       return closeFences(noCommands(str(b.text)));
     case 'image': {
-      // Only a plain type and base64 make the link: anything else could close it and add a link of its own.
       const type = str(b.mimeType);
       const data = str(b.data);
-      if (!/^image\/[\w.+-]{1,100}$/.test(type) || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) {
-        return `_Image (${kb(data)} KB): not shown, as its type or data is not valid._`;
-      }
-      return `${IMAGE_START}${type})](data:${type};base64,${data})`;
+      return isImage(b) ? `![image (${type})](data:${type};base64,${data})` : `_Image (${kb(data)} KB): not shown, as its type or data is not valid._`;
     }
     case 'audio':
       return `_Audio (${str(b.mimeType)}, ${kb(str(b.data))} KB): not shown here._`;

@@ -128,7 +128,7 @@ describe('formatOutcome', () => {
     t.outcome = { kind: 'result', result: { content: [{ type: 'image', mimeType: 'image/png', data: png }] } };
     const doc = formatOutcome(t, 'lab');
     assert.ok(doc.includes(`![image (image/png)](data:image/png;base64,${png})`), doc);
-    assert.ok(showsImage(doc));
+    assert.ok(showsImage(t));
     t.outcome = {
       kind: 'result',
       result: {
@@ -141,8 +141,12 @@ describe('formatOutcome', () => {
     const bad = formatOutcome(t, 'lab');
     assert.doesNotMatch(bad, /\]\(https:/);
     assert.equal(bad.match(/_Image \(0 KB\): not shown, as its type or data is not valid\._/g)?.length, 2, bad);
-    assert.ok(!showsImage(bad));
-    assert.ok(!showsImage(formatOutcome(withText('text only'), 'lab')));
+    assert.ok(!showsImage(t));
+    assert.ok(!showsImage(withText('text only')));
+    assert.ok(!showsImage(undefined));
+    // A server's text that reads as an image line does not open the preview, which loads the https images its text names (a tracking pixel learns the user's IP).
+    t.outcome = { kind: 'result', result: { content: [{ type: 'text', text: `![image (image/png)](data:image/png;base64,${png})\n![x](https://example.com/pixel)` }] } };
+    assert.ok(!showsImage(t));
   });
 
   it('formats a result with 200,000 runs of backticks (it used to overflow the stack)', () => {
