@@ -10,7 +10,7 @@ import { urlsRequired } from '../elicitation/urlRequired';
 import { COMPLETED, FAILED, INPUT_REQUIRED, WORKING } from '../protocol/schemas';
 import { SERVER_LIST } from '../tasks/types';
 import { isTerminal } from '../tasks/status';
-import { formatCount, head } from '../util/text';
+import { formatCount, head, serverNamed } from '../util/text';
 
 /** A tool's answer: text for the model, and the structured facts (sent as a JSON part). */
 export interface ModelAnswer {
@@ -82,7 +82,7 @@ export const formatToolList = (entries: readonly ServerTools[]): ModelAnswer => 
     lines.push(`- server "${server}", tool "${t.name}" (taskSupport ${t.taskSupport})${t.description ? `: ${clip(t.description, MAX_DESCRIPTION_CHARS)}` : ''}`);
   }
   for (const e of entries) {
-    const server = `Server "${e.server.label}"`;
+    const server = `${serverNamed(e.server.label)}`;
     if (e.error) lines.push(`${server} could not be reached: ${e.error}`);
     else if (e.needsInput !== undefined) lines.push(`${server} was not connected: it needs input "${e.needsInput}" from the user. To list its tools, call mcpTasks_listTools with server "${e.server.label}" (the user is asked).`);
     else if (e.held) lines.push(`${server} was not connected: the user disconnected it (or dismissed its input). Name it (mcpTasks_listTools with server "${e.server.label}") only if the user wants it connected again.`);

@@ -5,7 +5,7 @@ import type { Disposable, Event } from '../util/event';
 import { Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { truncate, warnRepeated } from '../util/log';
-import { abortReason, errorMessage, MAX_TIMER_MS, newController, sleep } from '../util/abort';
+import { abortReason, asError, errorMessage, MAX_TIMER_MS, newController, sleep } from '../util/abort';
 import { isNumber, isObject, isObjectLike, isString, safeStringify, stringify } from '../util/json';
 import { isFiniteNumber, maxOf, minOf } from '../util/builtins';
 import { noop, rejected, SENT } from '../util/promise';
@@ -273,7 +273,7 @@ export class JsonRpcConnection implements Disposable {
     }
     if (sent !== SENT) {
       sent.catch((err: unknown) => {
-        if (this.#pending.get(id) === p) this.#fail(id, p, err instanceof Error ? err : new Error(errorMessage(err)));
+        if (this.#pending.get(id) === p) this.#fail(id, p, asError(err));
       });
     }
     return promise;

@@ -1,4 +1,5 @@
 import { errorMessage } from '../util/abort';
+import { serverNamed } from '../util/text';
 
 /** JSON-RPC 2.0 and MCP error codes. */
 export enum ErrorCode {
@@ -46,7 +47,7 @@ export class RequestTimeoutError extends RpcError {
   constructor(method: string, ms: number, server?: string) {
     const detail = `Request ${method} timed out after ${ms} ms without an answer`;
     const unanswered = `did not answer ${method} within ${ms / 1000} s`;
-    super(ErrorCode.RequestTimeout, server === undefined ? detail : `Server "${server}" ${unanswered}`);
+    super(ErrorCode.RequestTimeout, server === undefined ? detail : `${serverNamed(server)} ${unanswered}`);
     this.detail = detail;
     this.unanswered = unanswered;
   }

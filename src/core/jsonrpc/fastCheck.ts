@@ -124,8 +124,9 @@ const compile = (node: Node): FastCheck | undefined => {
 /**
  * A string with `minLength` checks (a task id has one): zod counts code points, one or two UTF-16
  * units each, so `length >= 2 * min` always passes, as does any non-empty string for a minimum of
- * 1; in between the answer is zod's. A check of ours with a `maximum` in UTF-16 units (a task id
- * has one) is `length <= maximum`. Any other check: no fast path.
+ * 1; in between the answer is zod's. A check with a `maximum` (a task id has one of ours, in
+ * UTF-16 units; zod's `max_length` counts code points, never more) passes `length <= maximum`. Any
+ * other check: no fast path.
  */
 const lengthCheck = (checks: unknown[]): FastCheck | undefined => {
   let min = 0;
@@ -133,7 +134,7 @@ const lengthCheck = (checks: unknown[]): FastCheck | undefined => {
   for (const c of checks) {
     // A `when` that skips the check only makes zod more lenient than this: still safe.
     const d = (c as { _zod?: { def?: { check?: unknown; minimum?: unknown; maximum?: unknown } } })._zod?.def;
-    if (d?.check === 'custom' && isNumber(d.maximum)) max = d.maximum; // one at most
+    if (isNumber(d?.maximum)) max = d.maximum; // one at most
     else if (d?.check === 'min_length' && isNumber(d.minimum)) min = maxOf(min, d.minimum);
     else return undefined;
   }

@@ -27,6 +27,7 @@ import type { LiveWork } from '../tasks/types';
 import { fromJson, isString, stringify } from '../util/json';
 import { minOf } from '../util/builtins';
 import { noop, rejected } from '../util/promise';
+import { serverNamed } from '../util/text';
 
 /** Why a restart closed the connection: the lost tasks and ended calls say so. */
 export const RESTARTED = 'restarted by the user';
@@ -164,14 +165,14 @@ export class NeedsInputError extends Error {
   declare readonly server: string;
   declare readonly input: string;
   constructor(server: string, input: string) {
-    super(`Server "${server}" is not connected: it needs input "${input}", which is asked when the server is named or connected.`);
+    super(`${serverNamed(server)} is not connected: it needs input "${input}", which is asked when the server is named or connected.`);
     this.server = server;
     this.input = input;
   }
 }
 
 /** Why a task of a server the user disconnected is not followed: background work does not connect it again. */
-export const disconnectedByUser = (label: string): string => `Server "${label}" was disconnected by the user: connect it to follow its tasks again.`;
+export const disconnectedByUser = (label: string): string => `${serverNamed(label)} was disconnected by the user: connect it to follow its tasks again.`;
 
 /**
  * Why background work does not connect the server, as the error it gets: the user dismissed its
@@ -559,7 +560,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       const what = entry.failures > 1 ? `failed ${entry.failures} times in a row` : 'failed';
       // The server is named once: "Server "x" failed at URL: …", not "failed: Could not reach server "x" at URL: …".
       return rejected(
-        new Error(`Server "${entry.config.label}" ${what}${sentence(afterServerName(entry.lastFailure ?? '', entry.config.label))} It will not be tried again for ${Math.ceil(wait / 1000)} s. Restart it to try now.`),
+        new Error(`${serverNamed(entry.config.label)} ${what}${sentence(afterServerName(entry.lastFailure ?? '', entry.config.label))} It will not be tried again for ${Math.ceil(wait / 1000)} s. Restart it to try now.`),
       );
     }
     const blocker = this.#options.startBlocker?.(entry.config);

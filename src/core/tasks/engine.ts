@@ -26,6 +26,7 @@ import { isFiniteNumber, keysOf, maxOf, minOf, parseDate, round } from '../util/
 import { noop } from '../util/promise';
 import type { ClientRequestHandlers, Tracker } from './incoming';
 import { relatedTaskIdOf, serveRequests } from './incoming';
+import { serverNamed } from '../util/text';
 
 /**
  * A background connection refused because of what the user did (a Disconnect, an input prompt
@@ -43,7 +44,7 @@ export class UnknownToolError extends Error {
  * whether it accepts task calls: `task`, `direct`, or the error that refuses the call.
  */
 export const callMode = (label: string, toolName: string, tool: Tool | undefined, accepts: boolean, preference?: ExecutionPreference): Error | 'task' | 'direct' => {
-  if (!tool) return new UnknownToolError(`Server "${label}" has no tool named "${toolName}".`);
+  if (!tool) return new UnknownToolError(`${serverNamed(label)} has no tool named "${toolName}".`);
   const decision = decideExecution(accepts, tool.execution?.taskSupport, preference);
   return decision.mode === 'refuse' ? new Error(`Cannot call "${toolName}" on "${label}": ${decision.reason}.`) : decision.mode;
 };
@@ -701,7 +702,7 @@ export class TaskEngine extends DisposableBase {
         return r.snap;
       }
       // Not a JSON-RPC error of the server's: a plain Error, so no one keeps it as the call's outcome.
-      throw new Error(`Server "${this.#label(serverId)}" answered ${TOOLS_CALL} with neither a task nor a tool result: ${describeIssues(created.error)}`);
+      throw new Error(`${serverNamed(this.#label(serverId))} answered ${TOOLS_CALL} with neither a task nor a tool result: ${describeIssues(created.error)}`);
     }
     return this.#track(serverId, session, toolName, options, created.data, { token, sub, early }, held);
   }
@@ -726,7 +727,7 @@ export class TaskEngine extends DisposableBase {
     if (earlier?.snap.origin === SERVER_LIST && earlier.snap.createdAt === validDate(task.createdAt, this.#now())) return this.#claim(earlier, session, progress, call);
     if (earlier && !isTerminal(earlier.snap.status)) {
       sub?.dispose();
-      throw new Error(`Server "${this.#label(serverId)}" reused the id of a task it already created: ${task.taskId}`);
+      throw new Error(`${serverNamed(this.#label(serverId))} reused the id of a task it already created: ${task.taskId}`);
     }
     if (earlier) await this.#retire(earlier);
     const rec = this.#addTask(serverId, task, { ...call, status: WORKING }, token);
@@ -1646,7 +1647,7 @@ export class TaskEngine extends DisposableBase {
     const asked = `Task ${taskId}: cancel requested ${by}`;
     const session = await this.#sessions.getSession(serverId, { signal });
     if (!declared(session.serverCapabilities.tasks?.cancel)) {
-      throw new Error(`Server "${this.#label(serverId)}" does not support cancelling tasks.`);
+      throw new Error(`${serverNamed(this.#label(serverId))} does not support cancelling tasks.`);
     }
     this.#update(rec, { cancelRequested: true });
     try {

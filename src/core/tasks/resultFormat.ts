@@ -40,6 +40,9 @@ const fence = (body: string, lang = ''): string => {
   return `${t}${lang}\n${body}\n${t}`;
 };
 
+/** A value as JSON, in a fence. */
+const json = (v: unknown): string => fence(safeStringify(v, 2), 'json');
+
 /**
  * Inline text as sent, in a code span that it cannot close early; padded where Markdown would
  * strip a space or the span could not start (a backtick at an end). A line break would end the
@@ -98,7 +101,7 @@ const block = (b: Block): string => {
       return `${head}: ${kb(str(r.blob))} KB of binary data`;
     }
     default:
-      return `Unknown content type ${code(b.type)}:\n\n${fence(safeStringify(b, 2), 'json')}`;
+      return `Unknown content type ${code(b.type)}:\n\n${json(b)}`;
   }
 };
 
@@ -126,14 +129,14 @@ export const formatOutcome = (t: TaskSnapshot, server: string): string => {
     }
   } else if (o.kind === 'error') {
     lines.push(`## ❌ The server answered with error ${o.error.code}`, '', noCommands(o.error.message), '');
-    if (o.error.data !== undefined) lines.push('Error data:', '', fence(safeStringify(o.error.data, 2), 'json'));
+    if (o.error.data !== undefined) lines.push('Error data:', '', json(o.error.data));
   } else {
     const r = o.result;
     if (r.isError) lines.push('## ❌ The tool reported an error (isError)', '');
     for (const b of r.content as Block[]) lines.push(block(b), '');
     if (r.content.length === 0) lines.push('_The result has no content._', '');
-    if (r.structuredContent !== undefined) lines.push('## Structured content', '', fence(safeStringify(r.structuredContent, 2), 'json'));
+    if (r.structuredContent !== undefined) lines.push('## Structured content', '', json(r.structuredContent));
   }
-  if (t.arguments && keysOf(t.arguments).length) lines.push(...(lines.at(-1) ? [''] : []), '## Arguments', '', fence(safeStringify(t.arguments, 2), 'json'));
+  if (t.arguments && keysOf(t.arguments).length) lines.push(...(lines.at(-1) ? [''] : []), '## Arguments', '', json(t.arguments));
   return lines.join('\n').trimEnd() + '\n';
 };

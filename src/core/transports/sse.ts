@@ -7,6 +7,7 @@ import { CLOSED_BY_CLIENT, TransportHttpError } from './transport';
 import { stringify } from '../util/json';
 import { isArray } from '../util/builtins';
 import { noop } from '../util/promise';
+import { serverNamed } from '../util/text';
 
 export interface LegacySseOptions {
   /** The SSE endpoint, e.g. `https://host/sse`. */
@@ -83,7 +84,7 @@ export class LegacySseTransport implements Transport {
     endpoint.catch(noop); // rejected before it is awaited when the GET fails
     const timer = setTimeout(() => {
       const err = new TransportHttpError(
-        `Server "${this.#serverName}" ${
+        `${serverNamed(this.#serverName)} ${
           opened
             ? `opened an event stream at ${this.#url} but named no "endpoint" ${within}; is it a legacy HTTP+SSE server? For Streamable HTTP, use "type": "http".`
             : `did not answer GET ${this.#url} ${within}`
@@ -108,7 +109,7 @@ export class LegacySseTransport implements Transport {
         const page = type === 'text/html' ? await readBodySnippet(response, 100) : undefined;
         await discardBody(response);
         const what = page === undefined ? `content type "${type}" instead of an event stream${http || `; ${CHECK_URL}`}` : webPageAnswer(page, 'an event stream', this.#settings);
-        throw new TransportHttpError(`Server "${this.#serverName}" answered GET ${this.#url} with ${what}.`);
+        throw new TransportHttpError(`${serverNamed(this.#serverName)} answered GET ${this.#url} with ${what}.`);
       }
       opened = true;
       this.#streamUrl = streamUrl;
@@ -202,7 +203,7 @@ export class LegacySseTransport implements Transport {
     // Our headers (tokens) go to the endpoint: it must not lead to another origin.
     if (url.origin !== new URL(this.#url).origin) {
       this.#waitingForEndpoint?.reject(
-        new TransportHttpError(`Server "${this.#serverName}" named an endpoint on another origin (${url.origin}); refusing to send messages there.`),
+        new TransportHttpError(`${serverNamed(this.#serverName)} named an endpoint on another origin (${url.origin}); refusing to send messages there.`),
       );
       return;
     }

@@ -13,6 +13,7 @@ import { messagesIn, TransportHttpError, TransportParseError } from './transport
 import { fromJson, isString } from '../util/json';
 import { entriesOf } from '../util/builtins';
 import { noop } from '../util/promise';
+import { serverNamed } from '../util/text';
 
 /**
  * Most characters one message may take (an SSE event, a JSON body); a server that streams more
@@ -129,7 +130,7 @@ export const parseEventData = (data: string, serverName: string): unknown[] | Tr
     const value: unknown = fromJson(data);
     return messagesIn(value);
   } catch (err) {
-    return new TransportParseError(`Server "${serverName}" sent an event that is not JSON (${(err as Error).message})`, data);
+    return new TransportParseError(`${serverNamed(serverName)} sent an event that is not JSON (${(err as Error).message})`, data);
   }
 };
 
@@ -239,19 +240,19 @@ export const httpStatusError = async (serverName: string, url: string, response:
   }
   if (status === 401 || status === 403) {
     const why = authRefusal(status, response.headers.get('www-authenticate'), headers, await readBodySnippet(response), settings);
-    return new TransportHttpError(`Server "${serverName}" refused the request (${statusLine(response)})${why}`, status);
+    return new TransportHttpError(`${serverNamed(serverName)} refused the request (${statusLine(response)})${why}`, status);
   }
   if (status >= 300 && status < 400) {
     await discardBody(response);
     const target = redirectTarget(response.headers.get('location'), url);
     return new TransportHttpError(
-      `Server "${serverName}" redirected the request${target} (${statusLine(response)}); it was not followed: put the final URL in its configuration.`,
+      `${serverNamed(serverName)} redirected the request${target} (${statusLine(response)}); it was not followed: put the final URL in its configuration.`,
       status,
     );
   }
   const body = await readBodySnippet(response);
   const hint = status === 404 && configured ? ` (${CHECK_URL})` : '';
-  return new TransportHttpError(`Server "${serverName}" answered ${statusLine(response)} at ${url}${hint}${body ? `: ${body}` : ''}`, status);
+  return new TransportHttpError(`${serverNamed(serverName)} answered ${statusLine(response)} at ${url}${hint}${body ? `: ${body}` : ''}`, status);
 };
 
 /** Where a redirect leads, in words; a `Location` that is no URL is said to be invalid, not thrown. */
@@ -339,10 +340,10 @@ export const checkHttpConfig = (serverName: string, rawUrl: string, headers: Rec
   try {
     url = new URL(rawUrl);
   } catch {
-    throw new TransportHttpError(`Server "${serverName}" has an invalid url: ${rawUrl}`);
+    throw new TransportHttpError(`${serverNamed(serverName)} has an invalid url: ${rawUrl}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TransportHttpError(`Server "${serverName}" has url ${rawUrl}, which is not http: or https:`);
+    throw new TransportHttpError(`${serverNamed(serverName)} has url ${rawUrl}, which is not http: or https:`);
   }
   for (const [name, value] of entriesOf(headers)) {
     try {
@@ -350,7 +351,7 @@ export const checkHttpConfig = (serverName: string, rawUrl: string, headers: Rec
     } catch {
       // Not the fetch error: it quotes the value, which is often a token.
       throw new TransportHttpError(
-        `Server "${serverName}" has invalid "headers" in its configuration: header "${name}" has an invalid name or value (values may not contain control characters such as line breaks; the value is not shown, it may be a secret).`,
+        `${serverNamed(serverName)} has invalid "headers" in its configuration: header "${name}" has an invalid name or value (values may not contain control characters such as line breaks; the value is not shown, it may be a secret).`,
       );
     }
   }

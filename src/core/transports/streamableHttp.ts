@@ -8,6 +8,7 @@ import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, LOCAL_FAILURE, messagesIn, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
 import { isNumber, isObjectLike, isString, stringify } from '../util/json';
 import { maxOf, minOf } from '../util/builtins';
+import { serverNamed } from '../util/text';
 
 /** How a dropped SSE stream is resumed. */
 export interface ReconnectOptions {
@@ -133,7 +134,7 @@ export class StreamableHttpTransport implements Transport {
   constructor(options: StreamableHttpOptions) {
     this.#url = options.url;
     this.#serverName = options.serverName;
-    this.#server = `Server "${options.serverName}"`;
+    this.#server = `${serverNamed(options.serverName)}`;
     this.#log = options.logger;
     this.#customHeaders = { ...options.headers };
     this.#reconnect = { initialDelayMs: 1000, maxDelayMs: 30_000, maxRetries: 5, ...options.reconnect };
@@ -154,9 +155,14 @@ export class StreamableHttpTransport implements Transport {
     return this.#serverStream !== undefined;
   }
 
+  /** Throws once the transport is closing: nothing more is sent. */
+  #ensureOpen(): void {
+    if (this.#closing) throw closedError(this.#serverName);
+  }
+
   /** Checks the configuration; no request is made until the first `send`. */
   async start(): Promise<void> {
-    if (this.#closing) throw closedError(this.#serverName);
+    this.#ensureOpen();
     checkHttpConfig(this.#serverName, this.#url, this.#customHeaders);
     this.#log.debug(`Using ${this.description}${this.#sessionId ? ` (resuming session ${this.#sessionId})` : ''}`);
   }
@@ -167,7 +173,7 @@ export class StreamableHttpTransport implements Transport {
   }
 
   async send(message: object): Promise<void> {
-    if (this.#closing) throw closedError(this.#serverName);
+    this.#ensureOpen();
     const requestIds = requestIdsOf(message);
     // Answers and notifications take turns on a few lanes: a server that floods us with requests
     // must not make us open a socket per answer.
@@ -206,7 +212,7 @@ export class StreamableHttpTransport implements Transport {
    * body is read: a server that answers with an endless one cannot hold the message, or a lane.
    */
   async #postOneWay(message: object): Promise<void> {
-    if (this.#closing) throw closedError(this.#serverName);
+    this.#ensureOpen();
     const sentSession = this.#sessionId;
     const timeout = newController();
     const timer = setTimeout(
@@ -226,7 +232,7 @@ export class StreamableHttpTransport implements Transport {
   }
 
   async #post(message: object, requestIds: RequestId[]): Promise<void> {
-    if (this.#closing) throw closedError(this.#serverName);
+    this.#ensureOpen();
     const exchange: Exchange = { controller: newController(), ids: new Set(requestIds) };
     for (const id of requestIds) this.#exchanges.set(id, exchange);
     const signal = anySignal([this.#lifetime.signal, exchange.controller.signal]);

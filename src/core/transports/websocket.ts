@@ -2,7 +2,7 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import WebSocket from 'ws';
 import type { RawData } from 'ws';
-import { errorMessage } from '../util/abort';
+import { asError, errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
 import type { Transport, TransportCloseInfo } from './transport';
@@ -229,7 +229,7 @@ export class WebSocketTransport implements Transport {
         this.onmessage?.(m);
       } catch (err) {
         // A throw here would unwind into ws's frame parser and take the socket down.
-        this.#fail(err instanceof Error ? err : new Error(errorMessage(err)));
+        this.#fail(asError(err));
       }
     }
   }

@@ -61,6 +61,9 @@ export const abortReason = (signal: AbortSignal, fallback = 'The operation was a
   return e;
 };
 
+/** `err` if it is an Error, else an Error saying what it is. */
+export const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(errorMessage(err)));
+
 export const errorMessage = (err: unknown): string => {
   if (err instanceof Error) return err.message;
   if (isString(err)) return err;

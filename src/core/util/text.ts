@@ -8,6 +8,9 @@ export const splitsPair = (text: string, i: number): boolean => {
 };
 
 /** A count as the user's locale writes it: "1,000", not "1000". */
+/** A server named in a message, as every message names one: `Server "lab"`. */
+export const serverNamed = (label: string): string => `Server "${label}"`;
+
 export const formatCount = (n: number): string => n.toLocaleString();
 
 /** The first `max` characters of `text`, or one fewer where the cut would split a surrogate pair: no half emoji is shown. */

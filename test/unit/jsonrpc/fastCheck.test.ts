@@ -136,12 +136,17 @@ describe('fastCheck: the hand check of result schemas', () => {
     assert.equal(check({ ...task, taskId: '😀'.repeat(501) }), false);
     assert.equal(schemas.TaskSchema.safeParse({ ...task, taskId: '😀'.repeat(501) }).success, false, 'the maximum counts units');
     assert.equal(fastCheck(z.string().check(z.check(() => undefined))), undefined, 'a check of ours without a maximum: no fast path');
+    // zod's maxLength counts code points, never more than units: up to it in units is sure too.
+    const max2 = z.string().check(z.maxLength(2));
+    assert.equal(fastCheck(max2)!('ab'), true);
+    assert.equal(fastCheck(max2)!('😀😀'), false, 'over it in units: zod decides');
+    assert.equal(max2.safeParse('😀😀').success, true);
   });
 
   it('has no fast check for schemas beyond plain shapes: checks, unions, strict objects, typed catchalls', () => {
     for (const s of [
-      z.catch(z.string().check(z.maxLength(3)), ''), // a catch is as what it wraps
-      z.string().check(z.maxLength(3)),
+      z.catch(z.string().check(z.length(3)), ''), // a catch is as what it wraps
+      z.string().check(z.length(3)),
       z.string().check(z.minLength(1), z.regex(/a/)),
       z.union([z.string(), z.number()]),
       z.strictObject({ a: z.string() }),
