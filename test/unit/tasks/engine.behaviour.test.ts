@@ -459,6 +459,39 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.ok(h.log.has('warn', /^\[fake\] tasks\/list: skipped an invalid task: taskId: longer than 1,000 characters/), h.log.text());
   });
 
+  it('a flood of 100,000 status and 100,000 progress notifications for one task: one change each, which the store coalesces into a few writes of its index', async function () {
+    this.timeout(120_000);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-flood-'));
+    const writeFile = fs.promises.writeFile;
+    let writes = 0;
+    fs.promises.writeFile = ((...args: Parameters<typeof writeFile>) => (String(args[0]).includes('tasks.json') && writes++, writeFile(...args))) as typeof writeFile;
+    try {
+      const store = new TaskStore(dir, new MemoryLogger(), { retentionDays: () => 30, debounceMs: 1 });
+      const h = await harness({ server: { pollInterval: NO_POLL } });
+      store.attach(h.engine);
+      const t = await h.engine.callTool('fake', 'required-tool');
+      await waitFor(() => writes > 0, 'the new task written');
+      let changes = 0;
+      h.engine.onDidChange(() => changes++);
+      const before = writes;
+      const token = h.server.progressTokenOf(t.taskId)!;
+      const task = h.server.task(t.taskId)!;
+      for (let i = 1; i <= 100_000; i++) {
+        void h.server.connection.notify('notifications/tasks/status', { ...task, statusMessage: `step ${i}` });
+        void h.server.sendProgress(token, i, 100_000);
+      }
+      await waitFor(() => h.snap(t.taskId).statusMessage === 'step 100000' && h.snap(t.taskId).progress?.progress === 100_000, 'the last of each', 100_000);
+      await new Promise((r) => setTimeout(r, 100));
+      console.log(`      flood: ${changes} changes, ${writes - before} index writes`);
+      assert.equal(changes, 200_000, 'one change each: the engine does not coalesce them; its listeners do (the store, the counts)');
+      assert.ok(writes - before < 100, `${writes - before} index writes for 200,000 notifications`);
+      store.dispose();
+    } finally {
+      fs.promises.writeFile = writeFile;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('tasks/list (Refresh): a server that lists endless new tasks (a page of 150,000 took 450 MB and 1.6 s; 1,000 such pages, which paging allows, would fill the memory of the extension host) adds 1,000 at most, stops paging and says so (as tools/list stops at 10,000 tools); the tasks tracked already still get their news', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL } });
     const mine = await h.engine.callTool('fake', 'required-tool');
