@@ -82,7 +82,7 @@ export const formatToolList = (entries: readonly ServerTools[]): ModelAnswer => 
     lines.push(`- server "${server}", tool "${t.name}" (taskSupport ${t.taskSupport})${t.description ? `: ${clip(t.description, MAX_DESCRIPTION_CHARS)}` : ''}`);
   }
   for (const e of entries) {
-    const server = `${serverNamed(e.server.label)}`;
+    const server = serverNamed(e.server.label);
     if (e.error) lines.push(`${server} could not be reached: ${e.error}`);
     else if (e.needsInput !== undefined) lines.push(`${server} was not connected: it needs input "${e.needsInput}" from the user. To list its tools, call mcpTasks_listTools with server "${e.server.label}" (the user is asked).`);
     else if (e.held) lines.push(`${server} was not connected: the user disconnected it (or dismissed its input). Name it (mcpTasks_listTools with server "${e.server.label}") only if the user wants it connected again.`);

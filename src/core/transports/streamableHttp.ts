@@ -134,7 +134,7 @@ export class StreamableHttpTransport implements Transport {
   constructor(options: StreamableHttpOptions) {
     this.#url = options.url;
     this.#serverName = options.serverName;
-    this.#server = `${serverNamed(options.serverName)}`;
+    this.#server = serverNamed(options.serverName);
     this.#log = options.logger;
     this.#customHeaders = { ...options.headers };
     this.#reconnect = { initialDelayMs: 1000, maxDelayMs: 30_000, maxRetries: 5, ...options.reconnect };

@@ -7,10 +7,10 @@ export const splitsPair = (text: string, i: number): boolean => {
   return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff;
 };
 
-/** A count as the user's locale writes it: "1,000", not "1000". */
 /** A server named in a message, as every message names one: `Server "lab"`. */
 export const serverNamed = (label: string): string => `Server "${label}"`;
 
+/** A count as the user's locale writes it: "1,000", not "1000". */
 export const formatCount = (n: number): string => n.toLocaleString();
 
 /** The first `max` characters of `text`, or one fewer where the cut would split a surrogate pair: no half emoji is shown. */
