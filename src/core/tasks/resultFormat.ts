@@ -75,6 +75,9 @@ const closeFences = (text: string): string => {
  * a command one, with the server's arguments (`workbench.action.terminal.sendSequence` types into
  * a terminal). Where the editor finds a link (`](`, `<`, a definition's `]:`, an HTML `href=`),
  * its colon becomes '∶' (U+2236), which reads alike; a link of another scheme stays as sent.
+ * Run on the whole document: the editor finds `[a](` and `command:…)` of two blocks as one link
+ * across the blank line, and any text of the server's (a type, a uri) may end the code span it
+ * is put in; inside a fence, where no link is found, such a colon reads alike too.
  */
 const noCommands = (md: string): string => md.replace(/(?<=(?:\]\(|\]:|[<=])\s*["'<]?command):/gi, '∶');
 
@@ -84,7 +87,7 @@ const link = (label: string, uri: string): string => `[${label.replace(/[[\]\\]/
 const block = (b: Block): string => {
   switch (b.type) {
     case 'text':
-      return closeFences(noCommands(str(b.text)));
+      return closeFences(str(b.text));
     case 'image': {
       const type = str(b.mimeType);
       const data = str(b.data);
@@ -93,7 +96,7 @@ const block = (b: Block): string => {
     case 'audio':
       return `_Audio (${str(b.mimeType)}, ${kb(str(b.data))} KB): not shown here._`;
     case 'resource_link':
-      return noCommands(`Resource link: ${link(str(b.title) || str(b.name) || str(b.uri), str(b.uri))}${b.description ? ` — ${str(b.description)}` : ''}`);
+      return `Resource link: ${link(str(b.title) || str(b.name) || str(b.uri), str(b.uri))}${b.description ? ` — ${str(b.description)}` : ''}`;
     case 'resource': {
       const r = (b.resource ?? {}) as Record<string, unknown>;
       const head = `Embedded resource ${code(str(r.uri))}${r.mimeType ? ` (${str(r.mimeType)})` : ''}`;
@@ -111,13 +114,11 @@ const block = (b: Block): string => {
  * heading names the `server`, as the notifications do.
  */
 export const formatOutcome = (t: TaskSnapshot, server: string): string => {
-  let lines: string[] = [`# ${taskTitle(t)} on ${server}: ${STATUS_PRESENTATION[t.status].label}`, ''];
+  const lines: string[] = [`# ${taskTitle(t)} on ${server}: ${STATUS_PRESENTATION[t.status].label}`, ''];
   // A direct call's id is a local one (direct-…) that no server knows: not shown.
   lines.push(`${t.kind === DIRECT ? 'Direct call' : `Task ${code(t.taskId)}`}, created ${localTime(t.createdAt)}${t.outcomeFetchedAt ? `, result fetched ${localTime(t.outcomeFetchedAt)}` : ''}.`, '');
   if (t.statusMessage) lines.push(`> Last status message: ${t.statusMessage}`, '');
   if (t.note) lines.push(`_${t.note}_`, '');
-  // Not the fenced parts below (JSON, embedded text): no link is found there, and they show as sent.
-  lines = lines.map(noCommands);
   const o = t.outcome;
   if (!o) {
     if (!t.resultDeleted) {
@@ -128,7 +129,7 @@ export const formatOutcome = (t: TaskSnapshot, server: string): string => {
       lines.push(`_${DELETED}. Open Result fetches it again while its server keeps it._`);
     }
   } else if (o.kind === 'error') {
-    lines.push(`## ❌ The server answered with error ${o.error.code}`, '', noCommands(o.error.message), '');
+    lines.push(`## ❌ The server answered with error ${o.error.code}`, '', o.error.message, '');
     if (o.error.data !== undefined) lines.push('Error data:', '', json(o.error.data));
   } else {
     const r = o.result;
@@ -138,5 +139,5 @@ export const formatOutcome = (t: TaskSnapshot, server: string): string => {
     if (r.structuredContent !== undefined) lines.push('## Structured content', '', json(r.structuredContent));
   }
   if (t.arguments && keysOf(t.arguments).length) lines.push(...(lines.at(-1) ? [''] : []), '## Arguments', '', json(t.arguments));
-  return lines.join('\n').trimEnd() + '\n';
+  return noCommands(lines.join('\n').trimEnd() + '\n');
 };

@@ -113,6 +113,24 @@ describe('formatOutcome', () => {
     assert.match(doc, /\[ok\]\(https:\/\/example\.com\/command:x\)/, 'a link of another scheme is left as sent');
   });
 
+  it('makes no command: link anywhere in the document: an audio block\'s or an embedded resource\'s type, a resource uri or an unknown block type that ends its code span, or a link split over two text blocks (the editor finds [a](…) across blank lines)', () => {
+    const t = withText('');
+    const cmd = 'command:workbench.action.terminal.sendSequence';
+    t.outcome = {
+      kind: 'result',
+      result: {
+        content: [
+          { type: 'audio', mimeType: `[a](${cmd})`, data: '' },
+          { type: 'resource', resource: { uri: `x\` [b](${cmd}) \``, mimeType: `<${cmd}>`, blob: '' } },
+          { type: `x\` [c](${cmd}) \`` },
+          { type: 'text', text: '[d](' },
+          { type: 'text', text: `${cmd})` },
+        ],
+      },
+    };
+    assert.doesNotMatch(formatOutcome(t, 'lab'), /(?:\]\(\s*<?|<|\]:\s*<?|=\s*["']?)command:/i);
+  });
+
   it('describes audio and binary resources by size, and does not promise to keep what it does not show', () => {
     const t = withText('');
     t.outcome = { kind: 'result', result: { content: [{ type: 'audio', mimeType: 'audio/wav', data: 'A'.repeat(4096) }, { type: 'resource', resource: { uri: 'file:///x.bin', blob: 'A'.repeat(2048) } }] } };
