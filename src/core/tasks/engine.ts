@@ -1241,8 +1241,9 @@ export class TaskEngine extends DisposableBase {
     const message = clip(task.statusMessage);
     if (message !== snap.statusMessage) changes.statusMessage = message;
     // T-LIFE-5: it says how the task is now. The one it worked with, kept at the end (the SDK's task
-    // store does: "Completed · Generating report…"), does not; one new with the end does.
-    else if (message && isTerminal(task.status)) changes.statusMessage = undefined;
+    // store does: "Completed · Generating report…"), does not; one new with the end does, as does
+    // that of a task created ended (its snapshot took the message before it took the status).
+    else if (message && isTerminal(task.status) && source !== 'create') changes.statusMessage = undefined;
     const updated = validDate(task.lastUpdatedAt, this.#now());
     if (updated !== snap.lastUpdatedAt) changes.lastUpdatedAt = updated;
     rec.localUpdatedAt = Number.isNaN(parseDate(task.lastUpdatedAt));

@@ -526,6 +526,16 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     assert.equal(h.snap(ended.taskId).statusMessage, 'Generating report…', 'first seen ended (tasks/list): nothing says it is stale');
   });
 
+  it('T-LIFE-5, T-LIFE-1: a task created already ended keeps the message that came with its end (no working message was ever heard): a failure\'s diagnostics, a summary', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    h.server.override('tools/call', (p) => ({ task: h.server.createTask(String(p?.name), { status: 'failed', statusMessage: 'Invalid region: mars' }) }));
+    const failed = await h.engine.callTool('fake', 'required-tool');
+    h.server.override('tools/call', (p) => ({ task: h.server.createTask(String(p?.name), { status: 'completed', statusMessage: 'Nothing to do' }) }));
+    const done = await h.engine.callTool('fake', 'required-tool');
+    assert.deepEqual([h.snap(failed.taskId).status, h.snap(failed.taskId).statusMessage], ['failed', 'Invalid region: mars']);
+    assert.deepEqual([h.snap(done.taskId).status, h.snap(done.taskId).statusMessage], ['completed', 'Nothing to do']);
+  });
+
   it('T-REQ-4: keeps polling tasks/get while blocked on tasks/result', async () => {
     const h = await harness({ server: { pollInterval: 10 } });
     const snap = await h.engine.callTool('fake', 'required-tool');
