@@ -32,7 +32,8 @@ export const pageThrough = async (
     const result = await page(cursor);
     for (const raw of result.items) {
       if (onItem(raw) && limit && ++taken >= limit[0]) {
-        stop(limit[1]);
+        // Not where it was the list's last: nothing is left out.
+        if (raw !== result.items.at(-1) || result.nextCursor != null) stop(limit[1]);
         return n + 1;
       }
     }

@@ -96,6 +96,25 @@ describe('McpSession handshake', () => {
     await session.close();
   });
 
+  it('listTools: a list of exactly 10,000 tools is read whole, and the log says nothing is left out (nothing is)', async () => {
+    const [ours, theirs] = InMemoryTransport.createLinkedPair();
+    let pages = 0;
+    theirs.onmessage = (m) => {
+      const msg = m as { id?: number; method?: string };
+      if (msg.method === 'initialize') void theirs.send({ jsonrpc: '2.0', id: msg.id!, result: { ...INIT_RESULT, capabilities: { tools: {} } } });
+      if (msg.method !== 'tools/list') return;
+      const page = pages++;
+      const tools = Array.from({ length: 2_500 }, (_, i) => ({ name: `t${page}-${i}`, inputSchema: { type: 'object' } }));
+      void theirs.send({ jsonrpc: '2.0', id: msg.id!, result: { tools, nextCursor: page < 3 ? `c${page}` : null } });
+    };
+    const log = new MemoryLogger();
+    const session = new McpSession(ours, { logger: log, clientInfo: { name: 'test', version: '0' } });
+    await session.connect();
+    assert.equal((await session.listTools()).length, 10_000);
+    assert.deepEqual(log.lines.filter((l) => l.level === 'error').map((l) => l.message), []);
+    await session.close();
+  });
+
   it('listTools: a list_changed while the pages are fetched is not lost: that list is not cached, the next call fetches anew', async () => {
     const { session, theirs, lists, answer } = await withToolsPeer();
     const paging = session.listTools();
