@@ -58,6 +58,7 @@ export interface McpTasksApi {
 export const COMMAND_IDS = [
   'mcpTasks.runToolAsTask',
   'mcpTasks.cancelTask',
+  'mcpTasks.cancelTaskRow',
   'mcpTasks.fetchResult',
   'mcpTasks.refresh',
   'mcpTasks.showLog',
