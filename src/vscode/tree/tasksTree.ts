@@ -67,8 +67,9 @@ const describeState = (s: ServerSnapshot, row?: boolean, down?: Unreachable): st
       return 'connecting…';
     case CONNECTED:
       return down ? `unreachable · retrying${row ? '' : ` (since ${new Date(down.since).toLocaleString()}${afterServerName(down.why, s.label)})`}`
-        : // In words on the row; what the server declared (method names) in the tooltip.
-          `connected · ${s.tasks?.includes(TOOLS_CALL) ? 'runs tools as tasks' : 'no task support'}${!row && s.tasks ? ` (tasks: ${s.tasks})` : ''}`;
+        : // In words on the row; what the server declared (method names) in the tooltip. Declared tasks
+          // without tools/call (only list, cancel): none of its tools runs as a task (T-TOOL-1).
+          `connected · ${s.tasks ? `runs ${s.tasks.includes(TOOLS_CALL) ? '' : 'no '}tools as tasks` : 'no task support'}${!row && s.tasks ? ` (tasks: ${s.tasks})` : ''}`;
     case 'error':
       // The row sits under the server's name: its reason without the name and url ("connection refused…"), which the tooltip gives.
       return row ? unnamedReason(s.state.message ?? 'unknown', s.label).why : `error${afterServerName(s.state.message ?? 'unknown', s.label)}`;
