@@ -1,5 +1,6 @@
 import { isString, safeStringify } from '../util/json';
 import { keysOf, round } from '../util/builtins';
+import { oneLine } from '../util/text';
 import type { TaskSnapshot } from './types';
 import { localTime, STATUS_PRESENTATION, taskTitle } from './presentation';
 import { DELETED, DIRECT, UNREADABLE } from './types';
@@ -53,6 +54,13 @@ const code = (text: string): string => {
   const pad = /^[ `]|[ `]$/.test(text) ? ' ' : '';
   return `${t}${pad}${text.replace(/[\r\n]+/g, ' ')}${pad}${t}`;
 };
+
+/**
+ * A server's text as sent in a line of Markdown (the heading): on one line, and no link, image,
+ * HTML, emphasis, code or math made of it (':' too: the preview makes a link of a bare URL). '_'
+ * between letters or digits makes none (tool names hold it): left as it reads.
+ */
+const plain = (text: string): string => oneLine(text).replace(/[\\`*[\]<&~$:]|\b_|_\b/g, '\\$&');
 
 /**
  * Markdown text as the server sent it, with a code fence it left open closed at its end: else
@@ -114,7 +122,7 @@ const block = (b: Block): string => {
  * heading names the `server`, as the notifications do.
  */
 export const formatOutcome = (t: TaskSnapshot, server: string): string => {
-  const lines: string[] = [`# ${taskTitle(t)} on ${server}: ${STATUS_PRESENTATION[t.status].label}`, ''];
+  const lines: string[] = [`# ${plain(`${taskTitle(t)} on ${server}`)}: ${STATUS_PRESENTATION[t.status].label}`, ''];
   // A direct call's id is a local one (direct-…) that no server knows: not shown.
   lines.push(`${t.kind === DIRECT ? 'Direct call' : `Task ${code(t.taskId)}`}, created ${localTime(t.createdAt)}${t.outcomeFetchedAt ? `, result fetched ${localTime(t.outcomeFetchedAt)}` : ''}.`, '');
   if (t.statusMessage) lines.push(`> Last status message: ${t.statusMessage}`, '');

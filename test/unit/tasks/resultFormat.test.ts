@@ -27,6 +27,14 @@ describe('formatOutcome', () => {
     assert.doesNotMatch(head, /T23:4|Z\b/);
   });
 
+  it('shows the tool name and the id that titles a task without one as sent in the heading: escaped, on one line, so no link, image, HTML or emphasis of the server\'s is made of them (a \'#\' in a heading\'s text is text)', () => {
+    const heading = (t: Partial<TaskSnapshot>) => formatOutcome({ ...withText('x'), ...t }, 'lab [x](y)').split('\n').slice(0, 2);
+    assert.deepEqual(heading({ toolName: '# x [y](https://evil) <img src=z> *a* _b_ `c` ~~d~~ $e$ &amp; \\\nf' }), ['# # x \\[y\\](https\\://evil) \\<img src=z> \\*a\\* \\_b\\_ \\`c\\` \\~\\~d\\~\\~ \\$e\\$ \\&amp; \\\\ f on lab \\[x\\](y): Completed', '']);
+    assert.equal(heading({ toolName: '', taskId: '[a](b)<i>' })[0], '# Task \\[a\\](b)\\<i> on lab \\[x\\](y): Completed');
+    // A name as tools are named stays as it reads: '_' between letters or digits makes no emphasis.
+    assert.equal(heading({ toolName: 'get_weather_2.v1-x' })[0], '# get_weather_2.v1-x on lab \\[x\\](y): Completed');
+  });
+
   it('shows any task id as sent in one code span: a backtick, a run of them or a line break in it cannot end the span early or start Markdown', () => {
     const line = (taskId: string) => formatOutcome({ ...withText('x'), taskId }, 'lab').split('\n').slice(2, 4);
     const head = (taskId: string) => line(taskId)[0].replace(/, created .*/, '');
