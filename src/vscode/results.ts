@@ -4,16 +4,18 @@ import { formatOutcome, showsImage } from '../core/tasks/resultFormat';
 import { runTitle } from '../core/tasks/presentation';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { DisposableBase } from '../core/util/event';
+import { noop } from '../core/util/promise';
 import { fileName } from '../core/util/text';
 import { executeCommand } from './editorCommands';
 
 export const RESULT_SCHEME = 'mcp-task-result';
 
-/** Results as read-only Markdown documents; a document updates when its task's outcome arrives, or the task is cleared. */
+/** Results as read-only Markdown documents; a document updates when what it shows of its task changes (not at each progress notification), or the task is cleared. */
 export class ResultDocuments extends DisposableBase implements vscode.TextDocumentContentProvider {
   readonly #onDidChange = this._register(new vscode.EventEmitter<vscode.Uri>());
   readonly onDidChange = this.#onDidChange.event;
-  readonly #open = new Map<string, vscode.Uri>();
+  /** Open documents by task key, with the text each shows: only a change of it redraws one. */
+  readonly #open = new Map<string, [uri: vscode.Uri, text: string]>();
   readonly #engine: TaskEngine;
   /** A server's name as the view shows it ("lab (docs)"), for the heading. */
   readonly #label: (serverId: string) => string;
@@ -23,10 +25,11 @@ export class ResultDocuments extends DisposableBase implements vscode.TextDocume
     this.#engine = engine;
     this.#label = label;
     this._register(vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, this));
-    // A document follows its task: a new outcome, or the task cleared (its result deleted).
+    // A document follows its task: a new outcome or status, or the task cleared (its result deleted).
     const refresh = (key: string) => {
-      const uri = this.#open.get(key);
-      if (uri) this.#onDidChange.fire(uri);
+      const open = this.#open.get(key);
+      // Its text now against the one it shows (kept as the new one).
+      if (open && open[1] !== (open[1] = this.#text(open[0]))) this.#onDidChange.fire(open[0]);
     };
     this._register(engine.onDidChange((t) => refresh(t.key)));
     this._register(engine.onDidRemove(refresh));
@@ -45,18 +48,28 @@ export class ResultDocuments extends DisposableBase implements vscode.TextDocume
     // Read here (a tab shown, a preview's document), or a tab restored with the window and not shown yet.
     const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((b) => (b.input as vscode.TabInputText | undefined)?.uri));
     return (
-      [this.#open.get(t.key), ...tabs].find((u) => u?.scheme === RESULT_SCHEME && u.query === t.key && u.fragment === t.createdAt) ??
+      [this.#open.get(t.key)?.[0], ...tabs].find((u) => u?.scheme === RESULT_SCHEME && u.query === t.key && u.fragment === t.createdAt) ??
       vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${fileName(this.#label(t.serverId))}/${fileName(runTitle(this.#engine.list(), t))}.md`, query: t.key, fragment: t.createdAt })
     );
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-    const get = () => this.#engine.get(uri.query, uri.fragment || undefined);
-    let t = get();
-    this.#open.set(uri.query, uri);
+    const t = this.#get(uri);
+    const open: [vscode.Uri, string] = [uri, ''];
+    this.#open.set(uri.query, open);
     // A result kept from an earlier window is read when asked for, and a tab the window restores
     // asks here first: read before answering, or the tab says none was fetched.
-    if (t?.outcomeFetchedAt && !t.outcome) t = await this.#engine.fetchResult(t.key, true).then(get, get);
+    if (t?.outcomeFetchedAt && !t.outcome) await this.#engine.fetchResult(t.key, true).catch(noop);
+    return (open[1] = this.#text(uri));
+  }
+
+  #get(uri: vscode.Uri): TaskSnapshot | undefined {
+    return this.#engine.get(uri.query, uri.fragment || undefined);
+  }
+
+  /** What the document of `uri` shows. */
+  #text(uri: vscode.Uri): string {
+    const t = this.#get(uri);
     return t ? formatOutcome(t, this.#label(t.serverId)) : '# Task removed\n\nThis task is no longer in the MCP Tasks view (removed or cleared from it, or older than `mcpTasks.retentionDays`), and any result kept for it was deleted with it.\n';
   }
 

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { TaskEngine } from '../../src/core/tasks/engine';
 import { nullLogger } from '../../src/core/util/log';
 import { RESULT_SCHEME, ResultDocuments } from '../../src/vscode/results';
+import type { TaskSnapshot } from '../../src/core/tasks/types';
 import { storedTask } from './viewParts';
 
 suite('Result documents', () => {
@@ -86,6 +87,34 @@ suite('Result documents', () => {
     } finally {
       results.dispose();
       engine.dispose();
+    }
+  });
+
+  test('an open result redraws only when what it shows changes: a progress notification of its task leaves it as it is, a new status message or the task removed redraws it', async () => {
+    const changed = new vscode.EventEmitter<TaskSnapshot>();
+    const removed = new vscode.EventEmitter<string>();
+    let t: TaskSnapshot | undefined = storedTask('settings:lab', 'report', { status: 'working' });
+    const engine = { onDidChange: changed.event, onDidRemove: removed.event, get: () => t, list: () => (t ? [t] : []) } as unknown as TaskEngine;
+    const results = new ResultDocuments(engine, (id) => id);
+    let fires = 0;
+    results.onDidChange(() => fires++);
+    const change = (c: Partial<TaskSnapshot>) => changed.fire((t = { ...t!, ...c }));
+    try {
+      const task = t;
+      await results.provideTextDocumentContent(vscode.Uri.from({ scheme: RESULT_SCHEME, path: '/build.md', query: task.key, fragment: task.createdAt }));
+      for (let i = 1; i <= 100; i++) change({ progress: { progress: i, total: 100 }, lastUpdatedAt: new Date(i).toISOString() });
+      assert.equal(fires, 0, 'a progress notification changes nothing the document shows');
+      change({ statusMessage: 'half way' });
+      assert.equal(fires, 1, 'a new status message is shown');
+      change({ progress: { progress: 1 } });
+      assert.equal(fires, 1, 'the text it was told of is the one it shows, the editor asked for it again or not');
+      t = undefined;
+      removed.fire(task.key);
+      assert.equal(fires, 2, 'the task removed is shown');
+    } finally {
+      results.dispose();
+      changed.dispose();
+      removed.dispose();
     }
   });
 });

@@ -93,16 +93,16 @@ const noCommands = (md: string): string => md.replace(/(?<=(?:\]\(|\]:|[<=])\s*[
 const link = (label: string, uri: string): string => `[${label.replace(/[[\]\\]/g, '\\$&')}](<${uri.replace(/[<>\s]/g, encodeURIComponent)}>)`;
 
 const block = (b: Block): string => {
+  // Of an image or audio.
+  const type = str(b.mimeType);
+  const data = str(b.data);
   switch (b.type) {
     case 'text':
       return closeFences(str(b.text));
-    case 'image': {
-      const type = str(b.mimeType);
-      const data = str(b.data);
+    case 'image':
       return isImage(b) ? `![image (${type})](data:${type};base64,${data})` : `_Image (${kb(data)} KB): not shown, as its type or data is not valid._`;
-    }
     case 'audio':
-      return `_Audio (${str(b.mimeType)}, ${kb(str(b.data))} KB): not shown here._`;
+      return `_Audio (${type}, ${kb(data)} KB): not shown here._`;
     case 'resource_link':
       return `Resource link: ${link(str(b.title) || str(b.name) || str(b.uri), str(b.uri))}${b.description ? ` — ${str(b.description)}` : ''}`;
     case 'resource': {
