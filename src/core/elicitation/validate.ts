@@ -114,8 +114,11 @@ export const inputHint = (step: FieldStep): string => {
   return step.required ? hint : `${hint ? `${hint} ` : ''}(optional: leave empty to skip)`.trim();
 };
 
-/** Checks a value of the right JSON type against the field's constraints; the message says what to fix. */
-export const checkValue = (step: FieldStep, value: unknown): string | undefined => {
+/**
+ * Checks a value of the right JSON type against the field's constraints; the message says what to
+ * fix. `typed` (a tool's JSON box): a choice may repeat unless the schema says `uniqueItems`.
+ */
+export const checkValue = (step: FieldStep, value: unknown, typed?: boolean): string | undefined => {
   const c = step.constraints;
   switch (step.kind) {
     case STRING: {
@@ -141,7 +144,7 @@ export const checkValue = (step: FieldStep, value: unknown): string | undefined 
       return choices(step).has(value) ? undefined : `Choose one of: ${labels(step)}`;
     case MULTI_SELECT: {
       if (!isArray(value) || value.some((v) => !isString(v) || !choices(step).has(v))) return `Choose from: ${labels(step)}`;
-      if (new Set(value).size !== value.length) return 'Choose each option at most once';
+      if ((!typed || c.uniqueItems) && new Set(value).size < value.length) return 'Choose each option at most once';
       return count(step, value.length);
     }
     case LIST: {
@@ -285,7 +288,7 @@ export const validateContent = (plan: FormPlan, content: Record<string, unknown>
       continue;
     }
     // Typed as JSON, a list is not read from commas (its count is checked once it is an array).
-    const error = typed && step.kind === LIST && !isArray(content[step.key]) ? 'Enter a JSON array' : checkValue(step, content[step.key]);
+    const error = typed && step.kind === LIST && !isArray(content[step.key]) ? 'Enter a JSON array' : checkValue(step, content[step.key], typed);
     if (error) problems.push(`"${name}": ${error}`);
   }
   return problems.length ? problems.join('; ') : undefined;

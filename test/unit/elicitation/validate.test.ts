@@ -286,6 +286,15 @@ describe('elicitation validateContent: the whole answer before it is sent', () =
     assert.equal(validateContent(list, { paths: [] }, true), '"paths": Enter at least 1 value');
     assert.equal(validateContent(list, { paths: 'a, b' }), '"paths": Values separated by commas, or a JSON array of at least 1 value');
   });
+
+  it('pins the JSON box of Run Tool as Task: a choice typed twice is sent unless the tool\'s schema says uniqueItems, as the tool\'s own check would; a form\'s multi-select still takes each choice once', () => {
+    const items = { enum: ['a', 'b'] };
+    const r = planElicitation({ message: 'm', requestedSchema: { type: 'object', properties: { tags: { type: 'array', items }, once: { type: 'array', uniqueItems: true, items } } } }, { tool: true });
+    assert.ok(r.ok && r.mode === 'form');
+    assert.equal(validateContent(r, { tags: ['a', 'a'] }, true), undefined);
+    assert.equal(validateContent(r, { once: ['a', 'a'] }, true), '"once": Choose each option at most once');
+    assert.equal(validateContent(r, { tags: ['a', 'a'] }), '"tags": Choose each option at most once');
+  });
 });
 
 describe('elicitation formatValue: answers as the review step shows them', () => {
