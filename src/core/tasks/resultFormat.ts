@@ -137,7 +137,7 @@ export const formatOutcome = (t: TaskSnapshot, server: string): string => {
       lines.push(`_${DELETED}. Open Result fetches it again while its server keeps it._`);
     }
   } else if (o.kind === 'error') {
-    lines.push(`## ❌ The server answered with error ${o.error.code}`, '', o.error.message, '');
+    lines.push(`## ❌ The server answered with error ${o.error.code}`, '', closeFences(o.error.message), '');
     if (o.error.data !== undefined) lines.push('Error data:', '', json(o.error.data));
   } else {
     const r = o.result;

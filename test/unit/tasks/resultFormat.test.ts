@@ -94,6 +94,11 @@ describe('formatOutcome', () => {
     assert.match(formatOutcome(t, 'lab'), /\n```\ncode\n```\nafter\n\n``` code ``` on one line is no fence\n\n## Arguments/, 'one blank line before a section, not two');
   });
 
+  it("closes a code fence that a server's error message left open, so its error data is not read as part of it", () => {
+    const doc = formatOutcome({ ...withText('x'), status: 'failed', outcome: { kind: 'error', error: { code: -32603, message: 'Traceback:\n```\nKeyError', data: { at: 1 } } } }, 'lab');
+    assert.match(doc, /\n```\nKeyError\n```\n\nError data:\n\n```json\n/);
+  });
+
   it('keeps a resource link whole when its URI has spaces or parentheses and its title brackets', () => {
     const t = withText('');
     t.outcome = { kind: 'result', result: { content: [{ type: 'resource_link', uri: 'file:///my docs/report (final).md', name: 'r', title: 'Report [final]' }] } };
