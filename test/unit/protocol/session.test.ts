@@ -75,7 +75,8 @@ describe('McpSession handshake', () => {
     await session.close();
   });
 
-  it('listTools: a server that lists endless pages of tools (a page of 16 MB holds some 370,000, 40 MB once read, and 100 pages of them would fill the memory of the extension host) is read for 10,000 tools at most, and the log says the rest are left out', async () => {
+  /** A session whose server lists `perPage` tools a page, the last page being the one `last(page)` says (none: endless). */
+  const pagedTools = async (perPage: number, last: (page: number) => boolean = () => false) => {
     const [ours, theirs] = InMemoryTransport.createLinkedPair();
     let pages = 0;
     theirs.onmessage = (m) => {
@@ -83,33 +84,26 @@ describe('McpSession handshake', () => {
       if (msg.method === 'initialize') void theirs.send({ jsonrpc: '2.0', id: msg.id!, result: { ...INIT_RESULT, capabilities: { tools: {} } } });
       if (msg.method !== 'tools/list') return;
       const page = pages++;
-      const tools = Array.from({ length: 3_000 }, (_, i) => ({ name: `t${page}-${i}`, inputSchema: { type: 'object' } }));
-      void theirs.send({ jsonrpc: '2.0', id: msg.id!, result: { tools, nextCursor: `c${page}` } });
+      const tools = Array.from({ length: perPage }, (_, i) => ({ name: `t${page}-${i}`, inputSchema: { type: 'object' } }));
+      void theirs.send({ jsonrpc: '2.0', id: msg.id!, result: { tools, nextCursor: last(page) ? null : `c${page}` } });
     };
     const log = new MemoryLogger();
     const session = new McpSession(ours, { logger: log, clientInfo: { name: 'test', version: '0' } });
     await session.connect();
+    return { session, log, pages: () => pages };
+  };
+
+  it('listTools: a server that lists endless pages of tools (a page of 16 MB holds some 370,000, 40 MB once read, and 100 pages of them would fill the memory of the extension host) is read for 10,000 tools at most, and the log says the rest are left out', async () => {
+    const { session, log, pages } = await pagedTools(3_000);
     const tools = await session.listTools();
     assert.equal(tools.length, 10_000);
-    assert.equal(pages, 4, 'no page after the limit');
+    assert.equal(pages(), 4, 'no page after the limit');
     assert.ok(log.has('error', /^tools\/list: stopped after 10,000 tools, the limit; later ones are left out$/), log.text());
     await session.close();
   });
 
   it('listTools: a list of exactly 10,000 tools is read whole, and the log says nothing is left out (nothing is)', async () => {
-    const [ours, theirs] = InMemoryTransport.createLinkedPair();
-    let pages = 0;
-    theirs.onmessage = (m) => {
-      const msg = m as { id?: number; method?: string };
-      if (msg.method === 'initialize') void theirs.send({ jsonrpc: '2.0', id: msg.id!, result: { ...INIT_RESULT, capabilities: { tools: {} } } });
-      if (msg.method !== 'tools/list') return;
-      const page = pages++;
-      const tools = Array.from({ length: 2_500 }, (_, i) => ({ name: `t${page}-${i}`, inputSchema: { type: 'object' } }));
-      void theirs.send({ jsonrpc: '2.0', id: msg.id!, result: { tools, nextCursor: page < 3 ? `c${page}` : null } });
-    };
-    const log = new MemoryLogger();
-    const session = new McpSession(ours, { logger: log, clientInfo: { name: 'test', version: '0' } });
-    await session.connect();
+    const { session, log } = await pagedTools(2_500, (page) => page === 3);
     assert.equal((await session.listTools()).length, 10_000);
     assert.deepEqual(log.lines.filter((l) => l.level === 'error').map((l) => l.message), []);
     await session.close();
