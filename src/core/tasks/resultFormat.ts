@@ -125,7 +125,8 @@ export const formatOutcome = (t: TaskSnapshot, server: string): string => {
   const lines: string[] = [`# ${plain(`${taskTitle(t)} on ${server}`)}: ${STATUS_PRESENTATION[t.status].label}`, ''];
   // A direct call's id is a local one (direct-…) that no server knows: not shown.
   lines.push(`${t.kind === DIRECT ? 'Direct call' : `Task ${code(t.taskId)}`}, created ${localTime(t.createdAt)}${t.outcomeFetchedAt ? `, result fetched ${localTime(t.outcomeFetchedAt)}` : ''}.`, '');
-  if (t.statusMessage) lines.push(`> Last status message: ${t.statusMessage}`, '');
+  // Each of its lines in the quote: one out of it could start a heading or a list.
+  if (t.statusMessage) lines.push(`> Last status message: ${t.statusMessage.replace(/\r?\n/g, '\n> ')}`, '');
   if (t.note) lines.push(`_${t.note}_`, '');
   const o = t.outcome;
   if (!o) {

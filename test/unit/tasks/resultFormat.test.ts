@@ -99,6 +99,11 @@ describe('formatOutcome', () => {
     assert.match(doc, /\n```\nKeyError\n```\n\nError data:\n\n```json\n/);
   });
 
+  it("keeps a server's status message of several lines inside its quote: a line break no longer starts a heading or a list below it", () => {
+    const doc = formatOutcome({ ...withText('x'), statusMessage: 'Done.\n# Heading\r\n- item' }, 'lab');
+    assert.match(doc, /\n> Last status message: Done\.\n> # Heading\n> - item\n\n/);
+  });
+
   it('keeps a resource link whole when its URI has spaces or parentheses and its title brackets', () => {
     const t = withText('');
     t.outcome = { kind: 'result', result: { content: [{ type: 'resource_link', uri: 'file:///my docs/report (final).md', name: 'r', title: 'Report [final]' }] } };
