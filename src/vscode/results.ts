@@ -54,6 +54,9 @@ export class ResultDocuments extends DisposableBase implements vscode.TextDocume
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    // Asked again after a change fired for it: the text that change worked out, not a second one.
+    const known = this.#open.get(uri.query);
+    if (known?.[1] && `${known[0]}` === `${uri}`) return known[1];
     const t = this.#get(uri);
     const open: [vscode.Uri, string] = [uri, ''];
     this.#open.set(uri.query, open);

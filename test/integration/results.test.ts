@@ -94,18 +94,23 @@ suite('Result documents', () => {
     const changed = new vscode.EventEmitter<TaskSnapshot>();
     const removed = new vscode.EventEmitter<string>();
     let t: TaskSnapshot | undefined = storedTask('settings:lab', 'report', { status: 'working' });
-    const engine = { onDidChange: changed.event, onDidRemove: removed.event, get: () => t, list: () => (t ? [t] : []) } as unknown as TaskEngine;
+    let reads = 0;
+    const engine = { onDidChange: changed.event, onDidRemove: removed.event, get: () => (reads++, t), list: () => (t ? [t] : []) } as unknown as TaskEngine;
     const results = new ResultDocuments(engine, (id) => id);
     let fires = 0;
     results.onDidChange(() => fires++);
     const change = (c: Partial<TaskSnapshot>) => changed.fire((t = { ...t!, ...c }));
     try {
       const task = t;
-      await results.provideTextDocumentContent(vscode.Uri.from({ scheme: RESULT_SCHEME, path: '/build.md', query: task.key, fragment: task.createdAt }));
+      const uri = vscode.Uri.from({ scheme: RESULT_SCHEME, path: '/build.md', query: task.key, fragment: task.createdAt });
+      await results.provideTextDocumentContent(uri);
       for (let i = 1; i <= 100; i++) change({ progress: { progress: i, total: 100 }, lastUpdatedAt: new Date(i).toISOString() });
       assert.equal(fires, 0, 'a progress notification changes nothing the document shows');
       change({ statusMessage: 'half way' });
       assert.equal(fires, 1, 'a new status message is shown');
+      reads = 0;
+      assert.match(await results.provideTextDocumentContent(uri), /half way/);
+      assert.equal(reads, 0, 'the editor asking for the text the change fired for gets the one the change worked out, not a second one');
       change({ progress: { progress: 1 } });
       assert.equal(fires, 1, 'the text it was told of is the one it shows, the editor asked for it again or not');
       t = undefined;
