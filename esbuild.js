@@ -172,6 +172,19 @@ const ZOD_FIXED = [
   // Standard Schema's `schema["~standard"].validate()`, which src/ never calls (nor anything it gives a schema to).
   [/^\}, \{\n {4}\/\/ Wrappers extend this[^]*?^\}\);$/gm, '});', 1],
 ];
+/**
+ * zod/mini's schema methods that src/ never calls, which would bring their parsers along: the
+ * async ones (see ZOD_PREMISES) and those that only hand the schema back or to a registry
+ * (0.7 KB). Each must be found once.
+ */
+const ZOD_MINI_SCHEMAS = path.join(__dirname, 'node_modules/zod/v4/mini/schemas.js');
+const ZOD_MINI_FIXED = [
+  [/^ {4}parseAsync\(data, params\) \{$[^]*?^ {4}\},\n/gm, '', 1],
+  [/^ {4}safeParseAsync\(data, params\) \{$[^]*?^ {4}\},\n/gm, '', 1],
+  [/^ {4}brand\(\) \{$[^]*?^ {4}\},\n/gm, '', 1],
+  [/^ {4}register\(reg, meta\) \{$[^]*?^ {4}\},\n/gm, '', 1],
+  [/^ {4}apply\(fn, \.\.\.args\) \{$[^]*?^ {4}\},\n/gm, '', 1],
+];
 /** What src/ must never do for ZOD_FIXED to hold, and why. */
 const ZOD_PREMISES = [
   [/\bz\.config\b|\bmemoizer\b|from 'zod'/, "configures zod (or imports zod, which does), where esbuild.js's ZOD_FIXED holds for zod/mini's defaults"],
@@ -180,6 +193,7 @@ const ZOD_PREMISES = [
   [/\bz\.(maxLength|length|maxSize|size)\b/, "caps a size, where esbuild.js's ZOD_FIXED holds for minimums alone"],
   [/\bz\.coerce\b/, "coerces with zod, which esbuild.js's ZOD_FIXED drops"],
   [/~standard/, "reads a schema's Standard Schema surface, which esbuild.js's ZOD_FIXED drops"],
+  [/\.(brand|register|apply)\(/, "calls a schema's brand(), register() or apply() (or a function's apply()), which esbuild.js's ZOD_MINI_FIXED drops"],
   [/\bz\.(safe)?([Ee]ncode|[Dd]ecode)|import\s*(type\s*)?\{[^}]*\}\s*from\s*'zod/, "encodes with zod (or imports its functions by name, which could), where esbuild.js's ZOD_FIXED holds for parses alone"],
 ];
 const zodFixed = {
@@ -191,12 +205,13 @@ const zodFixed = {
       for (const [premise, what] of ZOD_PREMISES) if (premise.test(text)) throw new Error(`${args.path} ${what}`);
       return undefined;
     });
-    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]core[\\/]schemas\.js$/ }, async (args) => {
-      if (path.resolve(args.path) !== ZOD_SCHEMAS) return undefined;
+    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/](core|mini)[\\/]schemas\.js$/ }, async (args) => {
+      const fixed = { [ZOD_SCHEMAS]: ZOD_FIXED, [ZOD_MINI_SCHEMAS]: ZOD_MINI_FIXED }[path.resolve(args.path)];
+      if (!fixed) return undefined;
       let contents = await require('fs').promises.readFile(args.path, 'utf8');
-      for (const [test, constant, times] of ZOD_FIXED) {
+      for (const [test, constant, times] of fixed) {
         const at = typeof test === 'string' ? contents.split(test).length - 1 : (contents.match(test) ?? []).length;
-        if (at !== times) throw new Error(`${args.path}: "${test}" found ${at} times, not ${times}: update esbuild.js's ZOD_FIXED`);
+        if (at !== times) throw new Error(`${args.path}: "${test}" found ${at} times, not ${times}: update esbuild.js's ${fixed === ZOD_FIXED ? 'ZOD_FIXED' : 'ZOD_MINI_FIXED'}`);
         contents = contents.replaceAll(test, constant);
       }
       return { contents, loader: 'js' };
