@@ -174,11 +174,13 @@ const ZOD_FIXED = [
 ];
 /**
  * zod/mini's schema methods that src/ never calls, which would bring their parsers along: the
- * async ones (see ZOD_PREMISES) and those that only hand the schema back or to a registry
- * (0.7 KB). Each must be found once.
+ * async ones (see ZOD_PREMISES), `parse` (src/ calls `safeParse`, which answers where `parse`
+ * throws) and those that only hand the schema back or to a registry (1 KB). Each must be found
+ * once.
  */
 const ZOD_MINI_SCHEMAS = path.join(__dirname, 'node_modules/zod/v4/mini/schemas.js');
 const ZOD_MINI_FIXED = [
+  [/^ {4}parse\(data, params\) \{$[^]*?^ {4}\},\n/gm, '', 1],
   [/^ {4}parseAsync\(data, params\) \{$[^]*?^ {4}\},\n/gm, '', 1],
   [/^ {4}safeParseAsync\(data, params\) \{$[^]*?^ {4}\},\n/gm, '', 1],
   [/^ {4}brand\(\) \{$[^]*?^ {4}\},\n/gm, '', 1],
@@ -194,6 +196,7 @@ const ZOD_PREMISES = [
   [/\bz\.coerce\b/, "coerces with zod, which esbuild.js's ZOD_FIXED drops"],
   [/~standard/, "reads a schema's Standard Schema surface, which esbuild.js's ZOD_FIXED drops"],
   [/\.(brand|register|apply)\(/, "calls a schema's brand(), register() or apply() (or a function's apply()), which esbuild.js's ZOD_MINI_FIXED drops"],
+  [/(?<!\b(JSON|Date|Uri|URL))\.parse\(/, "calls a schema's parse(), which esbuild.js's ZOD_MINI_FIXED drops: call safeParse()"],
   [/\bz\.(safe)?([Ee]ncode|[Dd]ecode)|import\s*(type\s*)?\{[^}]*\}\s*from\s*'zod/, "encodes with zod (or imports its functions by name, which could), where esbuild.js's ZOD_FIXED holds for parses alone"],
 ];
 const zodFixed = {

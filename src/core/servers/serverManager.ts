@@ -257,8 +257,10 @@ export class ServerManager extends DisposableBase implements SessionSource {
     for (const s of dropped) this.#forget(s);
     for (const s of sessions) {
       this.#saved.set(s.serverId, s);
+      if (!s.kept) continue;
       try {
-        if (s.kept) this.#kept.set(s.serverId, { ...EndpointSchema.parse(fromJson((await this.#options.secrets?.get(KEPT + s.kept)) ?? '')), kept: s.kept });
+        const endpoint = EndpointSchema.safeParse(fromJson((await this.#options.secrets?.get(KEPT + s.kept)) ?? ''));
+        if (endpoint.success) this.#kept.set(s.serverId, { ...endpoint.data, kept: s.kept });
       } catch {
         // None (forgotten, or no secret storage) or damaged: its tasks are looked for at the new endpoint.
       }
