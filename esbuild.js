@@ -50,6 +50,8 @@ const WS_FIXED = [
   // The method whose one call that test guarded.
   ['receiver.js', /^ {2}decompress\(data, cb\) \{$[^]*?^ {2}\}$/m, ''],
   ['sender.js', 'dispatch(data, compress, options, cb) {\n    if (!compress) {', 'dispatch(data, compress, options, cb) {\n    if (true) {'],
+  // The method that reads a Blob to send (see WS_ALWAYS).
+  ['sender.js', /^ {2}getBlobData\(blob, compress, options, cb\) \{$[^]*?^ {2}\}$/m, ''],
 ];
 
 /** Reads in ws's code, in every file, of what is always the same in our bundle, and its value. */
@@ -58,7 +60,38 @@ const WS_ALWAYS = [
   ['this._extensions[PerMessageDeflate.extensionName]', 'undefined'],
   // Every WebSocket, and its receiver, is a client's: ws's server is not bundled (see `alias`).
   [/this\._isServer(?! = )/g, 'false'],
+  // What WS_TRANSPORT hands ws to send is a string, or nothing (WS_SENDS): never a Blob.
+  [/\bisBlob\(data\)/g, 'false'],
 ];
+
+/**
+ * WS_TRANSPORT's calls that hand ws something to send, each as "method(argument)": the argument
+ * is a number, or a variable the file declares as a string (checked), or there is none. ws's
+ * Blob path is dropped on that (WS_ALWAYS); the build fails when the calls differ.
+ */
+const WS_SENDS = ['close(1000)', 'ping()', 'send(text)'];
+
+/** `file`'s calls of ws's close, ping, pong and send, as WS_SENDS lists them. */
+const wsSends = (file, text) => {
+  const ts = require('typescript');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const strings = new Set();
+  const calls = [];
+  const visit = (node) => {
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.type?.kind === ts.SyntaxKind.StringKeyword) strings.add(node.name.text);
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.expression.getText(source) === 'ws' && /^(close|ping|pong|send)$/.test(node.expression.name.text)) {
+      const [first] = node.arguments;
+      calls.push([node.expression.name.text, first]);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  const sure = (first) => !first || ts.isNumericLiteral(first) || (ts.isIdentifier(first) && strings.has(first.text));
+  return calls
+    .map(([name, first]) => `${name}(${first?.getText(source) ?? ''}${sure(first) ? '' : ', not known to be a string'})`)
+    .sort()
+    .join(', ');
+};
 
 /** The options of each `new WebSocket(url, protocols, options)` in `file`, as WS_OPTIONS lists them. */
 const wsOptions = (file, text) => {
@@ -92,9 +125,14 @@ const wsWithoutDeflate = {
   name: 'ws-without-deflate',
   setup(build) {
     build.onStart(async () => {
-      const given = wsOptions(WS_TRANSPORT, await require('fs').promises.readFile(WS_TRANSPORT, 'utf8'));
-      if (given === [...WS_OPTIONS].sort().join(', ')) return undefined;
-      return { errors: [{ text: `${WS_TRANSPORT} gives ws the options { ${given} }, where esbuild.js's WS_FIXED holds for { ${WS_OPTIONS.join(', ')} } alone: update them` }] };
+      const transport = await require('fs').promises.readFile(WS_TRANSPORT, 'utf8');
+      const given = wsOptions(WS_TRANSPORT, transport);
+      if (given !== [...WS_OPTIONS].sort().join(', ')) {
+        return { errors: [{ text: `${WS_TRANSPORT} gives ws the options { ${given} }, where esbuild.js's WS_FIXED holds for { ${WS_OPTIONS.join(', ')} } alone: update them` }] };
+      }
+      const sends = wsSends(WS_TRANSPORT, transport);
+      if (sends === WS_SENDS.join(', ')) return undefined;
+      return { errors: [{ text: `${WS_TRANSPORT} calls ws's ${sends}, where esbuild.js's WS_ALWAYS holds for ${WS_SENDS.join(', ')} alone (never a Blob): update them` }] };
     });
     build.onResolve({ filter: /^ws$/ }, (args) => {
       if (args.importer !== WS_TRANSPORT) return { errors: [{ text: `${args.importer} imports ws, which esbuild.js's WS_FIXED bundles for ${WS_TRANSPORT} alone` }] };
@@ -522,7 +560,7 @@ async function main() {
   }
 }
 
-module.exports = { wsBundling, zodFixed, options, ownMethodMisuses, ownFieldMisuses };
+module.exports = { wsBundling, zodFixed, options, ownMethodMisuses, ownFieldMisuses, wsSends };
 
 if (require.main === module) {
   main().catch((e) => {

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { AddressInfo, Socket } from 'node:net';
 import { createServer } from 'node:net';
@@ -490,6 +490,16 @@ describe('WebSocketTransport', () => {
         assert.equal(await outcome(new Bundled({ url, logger: recordingLogger(), serverName: 'test' })), unbundled);
       });
     }
+
+    it("hands ws nothing but strings to send (esbuild.js's WS_SENDS), as the bundle drops ws's Blob path; the build tells any other argument", () => {
+      const root = path.resolve(__dirname, '../../../..');
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { wsSends } = require(path.join(root, 'esbuild.js')) as { wsSends: (file: string, text: string) => string };
+      const file = path.join(root, 'src/core/transports/websocket.ts');
+      const text = readFileSync(file, 'utf8');
+      assert.equal(wsSends(file, text), 'close(1000), ping(), send(text)');
+      assert.equal(wsSends(file, text.replace('ws.send(text, ', 'ws.send(message, ')), 'close(1000), ping(), send(message, not known to be a string)');
+    });
 
     // What the build refuses, as the stripped ws would misbehave: [what, the importing file, the refusal].
     for (const [what, entry, refusal] of [
