@@ -50,6 +50,11 @@ const WS_FIXED = [
   // The method whose one call that test guarded.
   ['receiver.js', /^ {2}decompress\(data, cb\) \{$[^]*?^ {2}\}$/m, ''],
   ['sender.js', 'dispatch(data, compress, options, cb) {\n    if (!compress) {', 'dispatch(data, compress, options, cb) {\n    if (true) {'],
+  // The DOM-style API (`ws.onmessage = …`, `addEventListener`), which WS_TRANSPORT never uses (wsDomStyle): it listens with on().
+  ['websocket.js', "const {\n  EventTarget: { addEventListener, removeEventListener }\n} = require('./event-target');\n", ''],
+  ['websocket.js', /^ {2}\/\* istanbul ignore next \*\/\n {2}get onclose\(\) \{$[^]*?^ {2}get onmessage\(\) \{\n {4}return null;\n {2}\}$/m, ''],
+  ['websocket.js', /^\['open', 'error', 'close', 'message'\]\.forEach\(\(method\) => \{$[^]*?^\}\);$/m, ''],
+  ['websocket.js', 'WebSocket.prototype.addEventListener = addEventListener;\nWebSocket.prototype.removeEventListener = removeEventListener;', ''],
   // The method that reads a Blob to send (see WS_ALWAYS).
   ['sender.js', /^ {2}getBlobData\(blob, compress, options, cb\) \{$[^]*?^ {2}\}$/m, ''],
 ];
@@ -93,6 +98,21 @@ const wsSends = (file, text) => {
     .join(', ');
 };
 
+/** Where `file` reads or writes a WebSocket's DOM-style API, which WS_FIXED drops: "file:line name" each. */
+const wsDomStyle = (file, text) => {
+  const ts = require('typescript');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const uses = [];
+  const visit = (node) => {
+    if (ts.isPropertyAccessExpression(node) && /(^|\.#?)ws$/.test(node.expression.getText(source)) && /^(on(open|error|close|message)|addEventListener|removeEventListener)$/.test(node.name.text)) {
+      uses.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1} ${node.name.text}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return uses;
+};
+
 /** The options of each `new WebSocket(url, protocols, options)` in `file`, as WS_OPTIONS lists them. */
 const wsOptions = (file, text) => {
   const ts = require('typescript');
@@ -117,9 +137,10 @@ const wsOptions = (file, text) => {
 
 /**
  * Our WebSocket transport turns compression off (`perMessageDeflate: false`), so ws's deflate
- * extension and its header parser are never called, and it listens with `on()`, never through
- * the DOM-style `addEventListener`/`onmessage`: ship stubs instead of 10 KB of code. The
- * WebSocket tests run against the bundle's behaviour through the same option.
+ * extension and its header parser are never called: ship stubs instead of them. It listens with
+ * `on()`, never through the DOM-style `addEventListener`/`onmessage` (wsDomStyle checks), so ws's
+ * event-target.js is not bundled at all (WS_FIXED drops its one import). 10 KB of code in all.
+ * The WebSocket tests run against the bundle's behaviour through the same option.
  */
 const wsWithoutDeflate = {
   name: 'ws-without-deflate',
@@ -130,6 +151,8 @@ const wsWithoutDeflate = {
       if (given !== [...WS_OPTIONS].sort().join(', ')) {
         return { errors: [{ text: `${WS_TRANSPORT} gives ws the options { ${given} }, where esbuild.js's WS_FIXED holds for { ${WS_OPTIONS.join(', ')} } alone: update them` }] };
       }
+      const [domStyle] = wsDomStyle(WS_TRANSPORT, transport);
+      if (domStyle) return { errors: [{ text: `${domStyle}: a WebSocket's DOM-style API, which esbuild.js's WS_FIXED drops: listen with on()` }] };
       const sends = wsSends(WS_TRANSPORT, transport);
       if (sends === WS_SENDS.join(', ')) return undefined;
       return { errors: [{ text: `${WS_TRANSPORT} calls ws's ${sends}, where esbuild.js's WS_ALWAYS holds for ${WS_SENDS.join(', ')} alone (never a Blob): update them` }] };
@@ -138,15 +161,13 @@ const wsWithoutDeflate = {
       if (args.importer !== WS_TRANSPORT) return { errors: [{ text: `${args.importer} imports ws, which esbuild.js's WS_FIXED bundles for ${WS_TRANSPORT} alone` }] };
       return undefined;
     });
-    build.onResolve({ filter: /^\.\/(permessage-deflate|extension|event-target)$/ }, (args) =>
+    build.onResolve({ filter: /^\.\/(permessage-deflate|extension)$/ }, (args) =>
       /[\\/]ws[\\/]lib$/.test(args.resolveDir) ? { path: args.path, namespace: 'ws-stub' } : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: 'ws-stub' }, (args) => ({
       contents: args.path.endsWith('permessage-deflate')
         ? "module.exports = class PerMessageDeflate { static get extensionName() { return 'permessage-deflate'; } };"
-        : args.path.endsWith('event-target')
-          ? "const no = () => { throw new Error('ws: use on(), not addEventListener'); }; module.exports = { EventTarget: { addEventListener: no, removeEventListener: no } };"
-          : "module.exports = { format() { throw new Error('ws extensions are disabled'); }, parse() { throw new Error('ws extensions are disabled'); } };",
+        : "module.exports = { format() { throw new Error('ws extensions are disabled'); }, parse() { throw new Error('ws extensions are disabled'); } };",
       loader: 'js',
     }));
     build.onLoad({ filter: /[\\/]ws[\\/]lib[\\/][\w-]+\.js$/ }, async (args) => {
@@ -560,7 +581,7 @@ async function main() {
   }
 }
 
-module.exports = { wsBundling, zodFixed, options, ownMethodMisuses, ownFieldMisuses, wsSends };
+module.exports = { wsBundling, zodFixed, options, ownMethodMisuses, ownFieldMisuses, wsSends, wsDomStyle };
 
 if (require.main === module) {
   main().catch((e) => {

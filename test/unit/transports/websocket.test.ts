@@ -501,6 +501,17 @@ describe('WebSocketTransport', () => {
       assert.equal(wsSends(file, text.replace('ws.send(text, ', 'ws.send(message, ')), 'close(1000), ping(), send(message, not known to be a string)');
     });
 
+    it("listens with on(), never through the DOM-style API the bundle drops (esbuild.js's wsDomStyle); the build tells any use", () => {
+      const root = path.resolve(__dirname, '../../../..');
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { wsDomStyle } = require(path.join(root, 'esbuild.js')) as { wsDomStyle: (file: string, text: string) => string[] };
+      const file = path.join(root, 'src/core/transports/websocket.ts');
+      const text = readFileSync(file, 'utf8');
+      assert.deepEqual(wsDomStyle(file, text), []);
+      const dom = text.replace("ws.on('pong', ", 'ws.onmessage = () => undefined;\n        ws.addEventListener(\'pong\', ');
+      assert.deepEqual(wsDomStyle(file, dom).map((use) => use.replace(/^.*:\d+ /, '')), ['onmessage', 'addEventListener']);
+    });
+
     // What the build refuses, as the stripped ws would misbehave: [what, the importing file, the refusal].
     for (const [what, entry, refusal] of [
       // Renamed with ws's `_socket`, this read would find nothing in the bundle alone.
