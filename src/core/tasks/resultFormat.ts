@@ -57,10 +57,12 @@ const code = (text: string): string => {
 
 /**
  * A server's text as sent in a line of Markdown (the heading): on one line, and no link, image,
- * HTML, emphasis, code or math made of it (':' too: the preview makes a link of a bare URL). '_'
- * between letters or digits makes none (tool names hold it): left as it reads.
+ * HTML, emphasis, code or math made of it. A ':' is escaped where a link could be made of it: the
+ * preview and the editor make one of a bare URL (`https://`, `mailto:`), and `command:` never
+ * reads as one; any other (`lab:8080`, `ns:tool`) makes none and reads as sent. '_' between
+ * letters or digits makes none either (tool names hold it): left as it reads.
  */
-const plain = (text: string): string => oneLine(text).replace(/[\\`*[\]<&~$:]|\b_|_\b/g, '\\$&');
+const plain = (text: string): string => oneLine(text).replace(/[\\`*[\]<&~$]|\b_|_\b|:(?=\/)|(?<=\b(?:mailto|command)):/gi, '\\$&');
 
 /**
  * Markdown text as the server sent it, with a code fence it left open closed at its end: else

@@ -35,6 +35,15 @@ describe('formatOutcome', () => {
     assert.equal(heading({ toolName: 'get_weather_2.v1-x' })[0], '# get_weather_2.v1-x on lab \\[x\\](y): Completed');
   });
 
+  it('escapes a colon in the heading only where a link could be made of it (a URL\'s ://, mailto:, command:), so a server or tool named with a port or a namespace reads as named in the source view', () => {
+    const heading = (toolName: string, server = 'lab:8080') => formatOutcome({ ...withText('x'), toolName }, server).split('\n')[0];
+    assert.equal(heading('ns:tool'), '# ns:tool on lab:8080: Completed');
+    assert.equal(heading('a https://evil/x HTTP://e file:///f'), '# a https\\://evil/x HTTP\\://e file\\:///f on lab:8080: Completed');
+    assert.equal(heading('mailto:a@b.c MailTo:d@e.f command:x Command:y'), '# mailto\\:a@b.c MailTo\\:d@e.f command\\:x Command\\:y on lab:8080: Completed');
+    // No command: link is made of it where the editor finds a link, escaped or not (noCommands).
+    assert.doesNotMatch(heading('[a](command:x) <command:y>'), /command:/);
+  });
+
   it('shows any task id as sent in one code span: a backtick, a run of them or a line break in it cannot end the span early or start Markdown', () => {
     const line = (taskId: string) => formatOutcome({ ...withText('x'), taskId }, 'lab').split('\n').slice(2, 4);
     const head = (taskId: string) => line(taskId)[0].replace(/, created .*/, '');
