@@ -1696,7 +1696,7 @@ export class TaskEngine extends DisposableBase {
       if (isTerminal(task.status) && (serverForgetsAt(task) ?? Infinity) < this.#now()) return;
       this.#adoptListed(serverId, task, joined++);
       return true;
-    }, undefined, [1e3, '1,000 new tasks']);
+    }, undefined, [1e3, '1,000 new tasks', 'Refresh again to add the next ones']);
     return joined;
   }
 
@@ -1717,7 +1717,7 @@ export class TaskEngine extends DisposableBase {
    * verbatim; a repeated cursor or more than `maxListPages` pages stop it with an error in the
    * log, and `enough(pagesSent)` stops it before a further page. Returns the pages sent.
    */
-  #pageList(session: McpSession, serverId: string, onTask: (task: Task) => unknown, enough?: (pages: number) => boolean, limit?: [number, string]): Promise<number> {
+  #pageList(session: McpSession, serverId: string, onTask: (task: Task) => unknown, enough?: (pages: number) => boolean, limit?: [number, string, string]): Promise<number> {
     const log = this.#serverLog(serverId);
     const page = (cursor?: string) =>
       session.request(TASKS_LIST, cursor === undefined ? {} : { cursor }, ListTasksResultSchema, { timeoutMs: this.#timeout() }).then((r) => ({ items: r.tasks, nextCursor: r.nextCursor }));
