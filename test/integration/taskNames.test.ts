@@ -1,7 +1,8 @@
 // How the Tasks view names tasks: runs of one tool on one server say when each started (their
 // rows, tooltips and accessible labels alike), and a task found through tasks/list is named by
 // enough of its id to tell it from the others, heard once as a task ("Task 3f2a…", not "Task Task");
-// a server's task id is text in the row's tooltip, and its status message is cut there.
+// a server's task id is text in the row's tooltip, and its status message is cut there (a lost task's is
+// how it was, on its last known status's row).
 import * as assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
 import { taskKey } from '../../src/core/tasks/types';
@@ -77,5 +78,19 @@ suite('Task names in the Tasks view', () => {
       const tooltip = ((tree.resolveTreeItem(tree.getTreeItem(n), n) as vscode.TreeItem).tooltip as vscode.MarkdownString).value;
       assert.ok(tooltip.includes(`${'B'.repeat(2000)} …\n\nTask id: big`), tooltip.slice(0, 300));
       assert.ok(tooltip.length < 3000, `${tooltip.length} characters`);
+    }));
+
+  test('a lost task\'s tooltip gives its last status message as how it was, on its "Last known status" row, not under "Lost" as how it is (T-LIFE-5)', () =>
+    withTree(({ engine, tree }) => {
+      engine.restore([
+        storedTask(SERVER, 'gone', { status: 'lost', lastServerStatus: 'working', statusMessage: 'Step 2\nof 3', note: 'The server process ended.' }),
+        storedTask(SERVER, 'old', { status: 'expired', statusMessage: 'Report ready' }),
+      ]);
+      const tips = tree.getChildren(tree.getChildren()[0]).map((n) => ((tree.resolveTreeItem(tree.getTreeItem(n), n) as vscode.TreeItem).tooltip as vscode.MarkdownString).value);
+      const lost = tips.find((t) => t.includes('Task id: gone'))!;
+      assert.match(lost, /\*\*: Lost\n\n_The server process ended\\\._\n\n/, lost);
+      assert.match(lost, /\nLast known status: working · Step 2 of 3( {2}\n|$)/, lost);
+      // One kept from before the last known status was: the message alone.
+      assert.match(tips.find((t) => t.includes('Task id: old'))!, /\nLast known status: Report ready( {2}\n|$)/);
     }));
 });

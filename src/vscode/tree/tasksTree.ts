@@ -401,8 +401,11 @@ const taskTooltip = (t: TaskSnapshot, title: string, now: number, checks?: strin
   const md = new vscode.MarkdownString(undefined, true);
   const p = STATUS_PRESENTATION[t.status];
   md.appendMarkdown(`$(${p.icon.replace('~spin', '')}) **${escapeMd(title)}**: ${p.label}${t.kind === DIRECT ? ' (direct call, not a task)' : ''}\n\n`);
+  // A lost task's message says how it was, not how it is (T-LIFE-5): it goes on its last known status's row.
+  const gone = t.status === LOST || t.status === EXPIRED;
+  const message = t.statusMessage && escapeMd(truncate(t.statusMessage, 2000));
   // Cut: a server's 100 KB message pushed the task's id and dates a hundred screens down.
-  if (t.statusMessage) md.appendMarkdown(`${escapeMd(truncate(t.statusMessage, 2000))}\n\n`);
+  if (message && !gone) md.appendMarkdown(`${message}\n\n`);
   if (t.note) md.appendMarkdown(`_${escapeMd(t.note)}_\n\n`);
   const rows: Array<[string, string]> = [
     // Text, not a code span: a server's id with a backtick ended the span, and an image after it loaded at a hover.
@@ -415,7 +418,7 @@ const taskTooltip = (t: TaskSnapshot, title: string, now: number, checks?: strin
   if (ttl) rows.push(ttl);
   if (checks) rows.push(['Checked', checks]);
   else if (t.pollInterval !== undefined && !isTerminal(t.status)) rows.push(['Poll interval', `${t.pollInterval} ms`]);
-  if (t.lastServerStatus && (t.status === LOST || t.status === EXPIRED)) rows.push(['Last known status', t.lastServerStatus]);
+  if (gone && (t.lastServerStatus || message)) rows.push(['Last known status', [t.lastServerStatus, oneLine(message)].filter(Boolean).join(' · ')]);
   if (t.origin !== 'user') rows.push(['Started by', t.origin === SERVER_LIST ? `found on the server (${TASKS_LIST})` : t.origin]);
   md.appendMarkdown(rows.map(([k, v]) => `${k}: ${v}`).join('  \n'));
   if (t.arguments && keysOf(t.arguments).length) {
