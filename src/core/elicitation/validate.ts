@@ -116,7 +116,8 @@ export const inputHint = (step: FieldStep): string => {
 
 /**
  * Checks a value of the right JSON type against the field's constraints; the message says what to
- * fix. `typed` (a tool's JSON box): a choice may repeat unless the schema says `uniqueItems`.
+ * fix. `typed` (a tool's JSON box): a choice may repeat unless the schema says `uniqueItems`, as a
+ * typed value of a list may.
  */
 export const checkValue = (step: FieldStep, value: unknown, typed?: boolean): string | undefined => {
   const c = step.constraints;
@@ -153,6 +154,7 @@ export const checkValue = (step: FieldStep, value: unknown, typed?: boolean): st
         const bad = checkValue(step.item!, v);
         if (bad) return `Value ${i + 1}: ${bad}`;
       }
+      if (c.uniqueItems && new Set(value).size < value.length) return 'Enter each value at most once';
       return count(step, value.length);
     }
   }

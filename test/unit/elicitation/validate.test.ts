@@ -295,6 +295,20 @@ describe('elicitation validateContent: the whole answer before it is sent', () =
     assert.equal(validateContent(r, { once: ['a', 'a'] }, true), '"once": Choose each option at most once');
     assert.equal(validateContent(r, { tags: ['a', 'a'] }), '"tags": Choose each option at most once');
   });
+
+  it('a tool\'s list of typed values (no choices) takes a value twice unless its schema says uniqueItems, in the form\'s box and in the JSON box alike', () => {
+    const r = planElicitation(
+      { message: 'm', requestedSchema: { type: 'object', properties: { paths: { type: 'array', items: { type: 'string' } }, ids: { type: 'array', uniqueItems: true, items: { type: 'integer' } } } } },
+      { tool: true },
+    );
+    assert.ok(r.ok && r.mode === 'form');
+    const [paths, ids] = r.steps;
+    ok(paths, 'a, a', ['a', 'a']);
+    bad(ids, '1, 2, 1', 'Enter each value at most once');
+    ok(ids, '[1, 2]', [1, 2]);
+    assert.equal(validateContent(r, { ids: [3, 3] }, true), '"ids": Enter each value at most once');
+    assert.equal(validateContent(r, { paths: ['a', 'a'], ids: [3] }, true), undefined);
+  });
 });
 
 describe('elicitation formatValue: answers as the review step shows them', () => {
