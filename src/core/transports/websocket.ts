@@ -105,7 +105,10 @@ export class WebSocketTransport implements Transport {
       this.#ws = ws;
       let refusal: TransportHttpError | undefined;
 
+      const url = this.#options.url;
       ws.on('unexpected-response', (req: ClientRequest, res: IncomingMessage) => {
+        // An answer, though a refusal (a 503 while it starts): a reset later is a server gone.
+        answeredOrigins.add(new URL(url).origin);
         // A web page's title is read first (see #describeRefusal).
         void this.#describeRefusal(res)
           .then((e) => (refusal = e), noop)
@@ -118,7 +121,7 @@ export class WebSocketTransport implements Transport {
 
       ws.on('open', () => {
         this.#opened = true;
-        answeredOrigins.add(new URL(this.#options.url).origin);
+        answeredOrigins.add(new URL(url).origin);
         // A server gone without closing (a dropped network, a machine asleep) leaves the socket
         // open for many minutes, and every request times out: a ping unanswered ends it.
         const every = this.#options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;

@@ -563,6 +563,20 @@ describe('WebSocketTransport', () => {
       });
     });
 
+    it('a server that refused the upgrade over HTTP (it answered: 503 while it starts) and then resets the connection: asks whether it runs, not whether it expects TLS', async () => {
+      let answers = true;
+      const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, verifyClient: (info, cb) => (answers ? cb(false, 503) : info.req.socket.destroy()) });
+      await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+      cleanups.push(() => new Promise<void>((resolve) => wss.close(() => resolve())));
+      const url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/ws`;
+      await assert.rejects(transport(url).start(), /HTTP 503/);
+      answers = false;
+      await assert.rejects(transport(url).start(), (e: Error) => {
+        assert.equal(e.message, `Could not connect to server "test" at ${url}: the connection closed before any answer (ECONNRESET): is the server running?`);
+        return true;
+      });
+    });
+
     it('a 404 to the upgrade (a wrong path) says to check "url" in its configuration', async () => {
       const server = await hostileServer((_req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found'));
       cleanups.push(() => server.close());
