@@ -104,7 +104,8 @@ suite('Inputs of mcp.json', () => {
       await accept();
       const again = await spy.next('the server step again, once the input is answered');
       assert.equal(again.title, 'Run Tool as Task (1/4): server');
-      assert.deepEqual([again.pick?.busy, again.pick?.enabled], [true, false], 'busy while the server connects');
+      // As it showed: by the time this line runs, the server may have connected and the pick gone idle.
+      assert.deepEqual([again.busy, again.enabled], [true, false], 'busy while the server connects');
       const tools = await spy.next('the tool pick after the input', 30_000);
       assert.equal(tools.title, 'Run Tool as Task (2/3): tool of needs-input', 'of 3: its tools take no arguments');
       assert.ok(tools.items.some((i) => i.label === 'work'), JSON.stringify(tools.items));

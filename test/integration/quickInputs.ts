@@ -15,6 +15,12 @@ export interface Shown {
   value?: string;
   /** Each item as shown; `icon` is its iconPath's codicon (a `$(icon)` in a text is read out by name). */
   items: Array<{ label: string; icon?: string; description?: string; detail?: string }>;
+  /**
+   * Whether it showed busy and enabled, read when it showed: the live `pick.busy` and `box.busy`
+   * change as soon as the work behind them ends, which may be before a test gets to read them.
+   */
+  busy?: boolean;
+  enabled?: boolean;
   /** The quick pick or input box itself, when the extension built one (createQuickPick/createInputBox). */
   pick?: vscode.QuickPick<vscode.QuickPickItem>;
   box?: vscode.InputBox;
@@ -55,14 +61,14 @@ export class QuickInputSpy implements vscode.Disposable {
       const qp = orig.call(vscode.window) as vscode.QuickPick<vscode.QuickPickItem>;
       recordButtonListeners(qp);
       const show = qp.show.bind(qp);
-      qp.show = () => (this.shown.push({ kind: 'pick', title: qp.title, text: qp.placeholder, items: labels(qp.items), pick: qp }), show());
+      qp.show = () => (this.shown.push({ kind: 'pick', title: qp.title, text: qp.placeholder, items: labels(qp.items), busy: qp.busy, enabled: qp.enabled, pick: qp }), show());
       return qp;
     });
     wrap('createInputBox', (orig) => () => {
       const box = orig.call(vscode.window) as vscode.InputBox;
       recordButtonListeners(box);
       const show = box.show.bind(box);
-      box.show = () => (this.shown.push({ kind: 'input', title: box.title, text: box.prompt, value: box.value, items: [], box }), show());
+      box.show = () => (this.shown.push({ kind: 'input', title: box.title, text: box.prompt, value: box.value, items: [], busy: box.busy, enabled: box.enabled, box }), show());
       return box;
     });
     for (const name of ['showInformationMessage', 'showWarningMessage', 'showErrorMessage']) {
