@@ -80,6 +80,8 @@ suite('Cancel Task from the palette', () => {
     for (const id of started) await api.getResult(id, { waitSeconds: 20 }).catch(() => undefined);
     await cleanUp(api, started);
     await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    // Read again before the next suites: the change is read after the update resolves, and a suite that starts at once found this "lab" still listed.
+    await vscode.commands.executeCommand('mcpTasks.refresh');
     fs.rmSync(spawnLogs, { recursive: true, force: true });
   });
 

@@ -32,7 +32,8 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
     const told = () => toasts.told.filter(([m]) => m.includes('new configuration'));
     try {
       fs.writeFileSync(file, withLab());
-      const lab = await waitFor(() => api.getServers().find((s) => s.label === 'lab'), 'the lab server of mcp.json');
+      // Of mcp.json, not a "lab" of the settings that an earlier suite took out and the extension has not read yet.
+      const lab = await waitFor(() => api.getServers().find((s) => s.label === 'lab' && s.id.startsWith('folder:')), 'the lab server of mcp.json');
       const row = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => serverIdOf(r) === lab.id);
       const task = await api.runTool(lab.id, 'work', { arguments: { tag: 'edited-meanwhile', held: true, durationMs: 0 } });
       started.push(task.id);
@@ -85,7 +86,7 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
     const api = await publicApi();
     const lab = (...more: string[]) => ({ lab: { type: 'stdio', command: 'node', args: [TASK_LAB, 'stdio', '--poll-interval', '100', '--result-delay', String(resultDelay), ...more] } });
     await settings().update('servers', lab(), vscode.ConfigurationTarget.Global);
-    const id = await waitFor(() => api.getServers().find((s) => s.label === 'lab')?.id, 'the lab server');
+    const id = await waitFor(() => api.getServers().find((s) => s.label === 'lab' && s.id.startsWith('settings:'))?.id, 'the lab server of the settings');
     const row = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => serverIdOf(r) === id);
     const task = await api.runTool(id, 'work', { arguments: { tag, durationMs: 100 } });
     started.push(task.id);

@@ -76,6 +76,7 @@ export async function labWithHeldTasks(api: McpTasksApi): Promise<{ id: string; 
         // no process was started, or it has ended
       }
       await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+      await vscode.commands.executeCommand('mcpTasks.refresh'); // read again: the next test finds no "lab" of the settings
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
