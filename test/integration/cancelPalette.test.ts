@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
 import type { TreeSnapshotNode } from './helpers';
-import { activateExtension, logText, testingApi, waitFor } from './helpers';
+import { activateExtension, logText, removeSettingServers, testingApi, waitFor } from './helpers';
 import { QuickInputSpy, choose, escape } from './quickInputs';
 import { cleanUp, publicApi } from './taskApiHelpers';
 
@@ -79,9 +79,7 @@ suite('Cancel Task from the palette', () => {
     }
     for (const id of started) await api.getResult(id, { waitSeconds: 20 }).catch(() => undefined);
     await cleanUp(api, started);
-    await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
-    // Read again before the next suites: the change is read after the update resolves, and a suite that starts at once found this "lab" still listed.
-    await vscode.commands.executeCommand('mcpTasks.refresh');
+    await removeSettingServers();
     fs.rmSync(spawnLogs, { recursive: true, force: true });
   });
 

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
+import { activateExtension, removeSettingServers, serverIdOf, testingApi, waitFor } from './helpers';
 import type { TreeSnapshotNode } from './helpers';
 import { cleanUp, publicApi } from './taskApiHelpers';
 import { answeringWarnings, QuickInputSpy, recordToasts } from './quickInputs';
@@ -115,7 +115,7 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
       await waitFor(async () => /^connected · runs tools as tasks$/.test((await row())?.description ?? ''), 'the lab server to restart, connected, with nothing waiting');
     } finally {
       await cleanUp(api, started);
-      await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+      await removeSettingServers();
     }
   });
 
@@ -152,7 +152,7 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
     } finally {
       toasts.dispose();
       await cleanUp(api, started);
-      await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+      await removeSettingServers();
     }
   });
 
@@ -172,7 +172,7 @@ suite('A stdio server whose configuration is edited while its task runs', () => 
       );
     } finally {
       await cleanUp(api, started);
-      await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+      await removeSettingServers();
       await settings().update('autoFetchResults', undefined, vscode.ConfigurationTarget.Global);
     }
   });

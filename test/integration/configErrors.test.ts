@@ -12,7 +12,7 @@ import { TaskEngine } from '../../src/core/tasks/engine';
 import { nullLogger } from '../../src/core/util/log';
 import { TasksTreeProvider } from '../../src/vscode/tree/tasksTree';
 import { bareServerManager } from '../unit/helpers/servers';
-import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
+import { activateExtension, removeSettingServers, serverIdOf, testingApi, waitFor } from './helpers';
 import type { TreeSnapshotNode } from './helpers';
 import { QuickInputSpy } from './quickInputs';
 
@@ -114,7 +114,7 @@ suite('Configuration errors in the Tasks view', () => {
       assert.equal(told, 'Setting "mcpTasks.servers", server "[Open] (command:workbench.action.openSettings)": "command" must be a string.');
     } finally {
       spy.dispose();
-      await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+      await removeSettingServers();
     }
   });
 
@@ -137,7 +137,7 @@ suite('Configuration errors in the Tasks view', () => {
       await waitFor(() => editor.selection.active.isEqual(name), `the cursor on "broken" (${JSON.stringify(name)}), not at ${JSON.stringify(editor.selection.active)}`);
     } finally {
       view.dispose();
-      await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+      await removeSettingServers();
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     }
   });
@@ -237,7 +237,7 @@ suite('Configuration errors in the Tasks view', () => {
       await waitFor(() => editor.selection.active.isEqual(name), `the cursor on "typo" (${JSON.stringify(name)}), not at ${JSON.stringify(editor.selection.active)}`);
     } finally {
       w.showErrorMessage = showError;
-      await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+      await removeSettingServers();
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     }
   });

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from './helpers';
-import { COMMAND_IDS, activateExtension, findNode, getExtension, testingApi, waitFor } from './helpers';
+import { COMMAND_IDS, activateExtension, findNode, getExtension, removeSettingServers, testingApi, waitFor } from './helpers';
 import { publicApi } from './taskApiHelpers';
 
 suite('MCP Tasks in the editor', () => {
@@ -80,7 +80,7 @@ suite('MCP Tasks in the editor', () => {
       assert.match(row.tooltip ?? '', /State: error\\: /);
       assert.equal(row.accessibility, `Server broken, error: ${message}`);
     } finally {
-      await settings.update('servers', undefined, vscode.ConfigurationTarget.Global);
+      await removeSettingServers();
     }
   });
 
@@ -99,7 +99,7 @@ suite('MCP Tasks in the editor', () => {
       assert.equal(row.description, 'connection refused (ECONNREFUSED): is the server running?');
       assert.match(row.tooltip ?? '', /State: error at http.*1.*mcp.*connection refused/, 'the tooltip names the url');
     } finally {
-      await settings.update('servers', undefined, vscode.ConfigurationTarget.Global);
+      await removeSettingServers();
     }
   });
 

@@ -126,6 +126,16 @@ export async function waitFor<T>(probe: () => T | Promise<T>, what: string, time
   }
 }
 
+/**
+ * Takes the servers of the `mcpTasks.servers` setting out and waits until the extension has read
+ * that (Refresh reads after the change's own reload): the update resolves before, and a test that
+ * starts at once would still find them listed, and call one as it goes.
+ */
+export async function removeSettingServers(): Promise<void> {
+  await vscode.workspace.getConfiguration('mcpTasks').update('servers', undefined, vscode.ConfigurationTarget.Global);
+  await vscode.commands.executeCommand('mcpTasks.refresh');
+}
+
 /** The lines of the "MCP Tasks" log channel, read from its files (run-integration.mjs gives the user data folder). */
 export const logText = (): string => {
   const logs = path.join(process.env.MCP_TASKS_USER_DATA_DIR ?? '', 'logs');

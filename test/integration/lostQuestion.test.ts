@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
+import { activateExtension, removeSettingServers, serverIdOf, testingApi, waitFor } from './helpers';
 import type { TreeSnapshotNode } from './helpers';
 import { cleanUp, publicApi } from './taskApiHelpers';
 import { recordToasts } from './quickInputs';
@@ -46,7 +46,7 @@ suite('An HTTP server whose question or answers do not reach the client', () => 
     await cleanUp(await publicApi(), started.splice(0));
     child?.kill();
     child = undefined;
-    await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    await removeSettingServers();
     for (const dir of stores.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
   });
 

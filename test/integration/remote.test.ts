@@ -9,7 +9,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
-import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
+import { activateExtension, removeSettingServers, serverIdOf, testingApi, waitFor } from './helpers';
 import { answeringWarnings, QuickInputSpy } from './quickInputs';
 import { cleanUp, publicApi } from './taskApiHelpers';
 
@@ -122,7 +122,7 @@ suite('Remote servers over Streamable HTTP, legacy SSE and WebSocket', () => {
   suiteTeardown(async function () {
     this.timeout(20_000);
     if (api) await cleanUp(api, started);
-    await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    await removeSettingServers();
     for (const c of children) c.kill();
   });
 

@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
-import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
+import { activateExtension, removeSettingServers, serverIdOf, testingApi, waitFor } from './helpers';
 import type { McpTasksTestingApi, TreeSnapshotNode as Row } from './helpers';
 import { combineConfigs, parseMcpJson } from '../../src/core/config/parse';
 import { answeringWarnings, QuickInputSpy } from './quickInputs';
@@ -32,7 +32,7 @@ suite('Tasks of a server removed from the configuration', () => {
   });
 
   suiteTeardown(async () => {
-    await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    await removeSettingServers();
     if (api) await cleanUp(api, []);
   });
 

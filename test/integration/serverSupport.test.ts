@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
+import { activateExtension, removeSettingServers, serverIdOf, testingApi, waitFor } from './helpers';
 import type { McpTasksTestingApi, TreeSnapshotNode as Row } from './helpers';
 
 /** out/test/integration -> the fixtures in the sources. */
@@ -31,7 +31,7 @@ suite('A server row says what the server supports', () => {
   });
 
   suiteTeardown(async () => {
-    await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    await removeSettingServers();
   });
 
   test('T-TOOL-1: "runs tools as tasks", "runs no tools as tasks" (tasks: list, cancel, no tools/call) or "no task support"; the tooltip names what was declared', async function () {

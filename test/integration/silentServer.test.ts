@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { activateExtension, testingApi, waitFor } from './helpers';
+import { activateExtension, removeSettingServers, testingApi, waitFor } from './helpers';
 import type { TreeSnapshotNode } from './helpers';
 import { invoke, publicApi } from './taskApiHelpers';
 
@@ -19,7 +19,7 @@ suite('A server that refuses to start with an empty error message', () => {
     await settings().update('servers', { silent: { type: 'stdio', command: 'node', args: [MISBEHAVE, 'silent-error'] } }, vscode.ConfigurationTarget.Global);
   });
 
-  suiteTeardown(() => settings().update('servers', undefined, vscode.ConfigurationTarget.Global));
+  suiteTeardown(removeSettingServers);
 
   test('Connect Server, the server\'s row and mcpTasks_listTools say "the server gave no reason (error -32603)", not nothing after a colon', async () => {
     const api = await publicApi();

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
-import { EXTENSION_ID, waitFor } from './helpers';
+import { EXTENSION_ID, removeSettingServers, waitFor } from './helpers';
 
 /** out/test/integration -> the fixture in the sources. */
 const TASK_LAB = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'servers', 'task-lab.mjs');
@@ -75,8 +75,7 @@ export async function labWithHeldTasks(api: McpTasksApi): Promise<{ id: string; 
       } catch {
         // no process was started, or it has ended
       }
-      await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
-      await vscode.commands.executeCommand('mcpTasks.refresh'); // read again: the next test finds no "lab" of the settings
+      await removeSettingServers();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

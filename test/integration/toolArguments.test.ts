@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
-import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
+import { activateExtension, removeSettingServers, serverIdOf, testingApi, waitFor } from './helpers';
 import type { McpTasksTestingApi, TreeSnapshotNode as Row } from './helpers';
 import { QuickInputSpy, accept, back, choose, chooseTtl, enter, escape, fieldOf, fillArguments, hasBack } from './quickInputs';
 import { cleanUp, publicApi } from './taskApiHelpers';
@@ -87,7 +87,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
   suiteTeardown(async () => {
     spy?.dispose();
     await cleanUp(api, api.getTasks().map((t) => t.id));
-    await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    await removeSettingServers();
   });
 
   test('A flat schema is asked field by field; numbers and yes/no reach the server typed, an empty optional field is left out', async function () {

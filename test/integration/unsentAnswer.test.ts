@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { activateExtension, testingApi, waitFor } from './helpers';
+import { activateExtension, removeSettingServers, testingApi, waitFor } from './helpers';
 import { QuickInputSpy, choose, recordToasts } from './quickInputs';
 import { publicApi } from './taskApiHelpers';
 
@@ -72,7 +72,7 @@ suite('An answer the server does not take', () => {
     } finally {
       toasts.dispose();
       spy.dispose();
-      await settings.update('servers', undefined, vscode.ConfigurationTarget.Global);
+      await removeSettingServers();
       proxy.close();
       child.kill();
     }

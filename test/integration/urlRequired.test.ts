@@ -10,7 +10,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
-import { activateExtension, serverIdOf, testingApi, waitFor } from './helpers';
+import { activateExtension, removeSettingServers, serverIdOf, testingApi, waitFor } from './helpers';
 import type { McpTasksTestingApi, TreeSnapshotNode as Row } from './helpers';
 import { QuickInputSpy, choose, chooseTtl, fillArguments } from './quickInputs';
 import { cleanUp, invoke, publicApi } from './taskApiHelpers';
@@ -92,7 +92,7 @@ suite('Run Tool as Task: a call the server refuses until a step in the browser (
     env.openExternal = original;
     spy?.dispose();
     await cleanUp(api, api.getTasks().map((t) => t.id));
-    await settings().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    await removeSettingServers();
   });
 
   test('the user is told, consents to the URL (opened exactly as shown), and Run Again sends the same call, which runs', async function () {
