@@ -408,8 +408,11 @@ suite('Sampling through vscode.lm', () => {
     test('hidden by Escape, a prompt does not let the one waiting behind it pop up: that one waits for the user; the first shown again and allowed, it follows', async () => {
       const { h } = handler({ consentPrompter: prompt, turns });
       const first = h.handle({ messages: [text('hidden first')], maxTokens: 20 }, ctx());
-      const second = h.handle({ messages: [text('waits for the user')], maxTokens: 20 }, ctx());
       await waitFor(() => shown.length === 1, 'the first prompt');
+      // In line behind the first before the Escape: a request takes its turn only once it has
+      // looked up the models (a round trip to the editor), and one that comes after a hide shows.
+      const second = h.handle({ messages: [text('waits for the user')], maxTokens: 20 }, { ...ctx(), calls: ['second call'] });
+      await waitFor(() => turns.whereIs('second call') === 'waiting', 'the second prompt to wait for its turn');
       await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
       await waitFor(() => hidden.size === 1, 'the first prompt to wait hidden');
       assert.equal(turns.deferred, 1, 'the second waits for the user');
