@@ -87,9 +87,12 @@ const closeFences = (text: string): string => {
  * its colon becomes '∶' (U+2236), which reads alike; a link of another scheme stays as sent.
  * Run on the whole document: the editor finds `[a](` and `command:…)` of two blocks as one link
  * across the blank line, and any text of the server's (a type, a uri) may end the code span it
- * is put in; inside a fence, where no link is found, such a colon reads alike too.
+ * is put in; inside a fence, where no link is found, such a colon reads alike too. The editor
+ * decodes an HTML attribute's character references before it reads the scheme
+ * (`href="comm&#97;nd&#58;x"`): the first one of a scheme is shown as text (`&amp;#97;`), and
+ * what follows makes no scheme. `&` first: a lookbehind tried at every space is quadratic.
  */
-const noCommands = (md: string): string => md.replace(/(?<=(?:\]\(|\]:|[<=])\s*["'<]?command):/gi, '∶');
+const noCommands = (md: string): string => md.replace(/&(?<=(?:\]\(|\]:|[<=])\s*["'<]?[a-z]{0,7}&)(?=#|colon)/gi, '&amp;').replace(/(?<=(?:\]\(|\]:|[<=])\s*["'<]?command):/gi, '∶');
 
 /** A Markdown link that any label and URI keep whole: brackets escaped, the URI between `<>`. */
 const link = (label: string, uri: string): string => `[${label.replace(/[[\]\\]/g, '\\$&')}](<${uri.replace(/[<>\s]/g, encodeURIComponent)}>)`;

@@ -158,6 +158,33 @@ describe('formatOutcome', () => {
     assert.doesNotMatch(formatOutcome(t, 'lab'), /(?:\]\(\s*<?|<|\]:\s*<?|=\s*["']?)command:/i);
   });
 
+  it('makes no command: link of an HTML attribute whose scheme or colon is written as a character reference (the editor decodes href and src values before it reads their scheme: `<a href="command&#58;x">` is a command: link); a reference elsewhere stays as sent', () => {
+    const t = withText('');
+    const forms = [
+      '<a href="command&#58;x">a</a>',
+      "<a href='command&colon;x'>a</a>",
+      '<a title="t" href="&#99;ommand:x">a</a>',
+      '<a href="comm&#97;nd&#x3A;x">a</a>',
+      '<img src="command&#0058x">',
+      '<video src="&#x63;&#x6f;mmand&#x3a;x"></video>',
+      '<video><source src="command&#58;x"></video>',
+      '<a href="command&#58;x"',
+      '[a](command&#58;x) [r]: command&colon;x <command&#58;x>',
+    ];
+    t.outcome = { kind: 'result', result: { content: forms.map((text) => ({ type: 'text', text })) } };
+    const doc = formatOutcome(t, 'lab');
+    // As the editor reads an attribute's value: numeric references with or without ';', and &colon;.
+    const decoded = doc.replace(/&#x([\da-f]+);?|&#(\d+);?|&colon;/gi, (_, hex?: string, dec?: string) => String.fromCodePoint(hex ? parseInt(hex, 16) : dec ? Number(dec) : 58));
+    assert.doesNotMatch(decoded, /(?:\]\(\s*<?|<|\]:\s*<?|=\s*["']?)command:/i);
+    assert.match(doc, /<a href="command&amp;#58;x">a<\/a>/, 'the text reads as sent: its reference is shown, not decoded');
+    // In time on a long run of spaces or references (a lookbehind tried at each of them is quadratic).
+    const long = { ...t, outcome: { kind: 'result' as const, result: { content: [{ type: 'text' as const, text: `<a href="${'a&#'.repeat(100_000)}${' '.repeat(200_000)}&#` }] } } };
+    const start = Date.now();
+    formatOutcome(long, 'lab');
+    assert.ok(Date.now() - start < 1000, `${Date.now() - start} ms`);
+    assert.match(formatOutcome({ ...t, outcome: { kind: 'result', result: { content: [{ type: 'text', text: 'Q&amp;A: <b>R&#38;D</b> at <a href="https://x.example/?a=1&amp;b=2">x</a>' }] } } }, 'lab'), /Q&amp;A: <b>R&#38;D<\/b> at <a href="https:\/\/x\.example\/\?a=1&amp;b=2">x<\/a>/, 'a reference elsewhere is left as sent');
+  });
+
   it('describes audio and binary resources by size, and does not promise to keep what it does not show', () => {
     const t = withText('');
     t.outcome = { kind: 'result', result: { content: [{ type: 'audio', mimeType: 'audio/wav', data: 'A'.repeat(4096) }, { type: 'resource', resource: { uri: 'file:///x.bin', blob: 'A'.repeat(2048) } }] } };
