@@ -79,7 +79,8 @@ export class ResultDocuments extends DisposableBase implements vscode.TextDocume
   /**
    * Opens the result of a task as a read-only Markdown document; a result with images opens in
    * the Markdown preview, which renders them (the source is a click away, and shown when the
-   * preview is not available). Locked: a preview left dynamic follows the active Markdown editor,
+   * preview is not available), unless the server's text there could fetch from the network
+   * (showsImage): then as text, its preview a click away. Locked: a preview left dynamic follows the active Markdown editor,
    * so the next result opened took its place.
    */
   async show(t: TaskSnapshot): Promise<void> {

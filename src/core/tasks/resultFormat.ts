@@ -15,9 +15,14 @@ const isImage = (b: Block): boolean => b.type === 'image' && /^image\/[\w.+-]{1,
 /**
  * Whether a task's document shows an image, which only a Markdown preview renders: its result has
  * an image block that makes a link. Not read off the document: a server's text that reads as an
- * image line would open the preview, which loads the https images its text names.
+ * image line would open the preview, which loads the https images its text names. Nor when
+ * anything else of the server's could fetch there (a tracking pixel learns the user's IP): an
+ * image or HTML tag, or a Mermaid diagram (its nodes take images); such a document opens as text.
  */
-export const showsImage = (t?: TaskSnapshot): boolean => t?.outcome?.kind === 'result' && (t.outcome.result.content as Block[]).some(isImage);
+export const showsImage = (t?: TaskSnapshot): boolean => {
+  const blocks = t?.outcome?.kind === 'result' ? (t.outcome.result.content as Block[]) : [];
+  return blocks.some(isImage) && !/!\[|<[a-z]|mermaid/i.test(safeStringify([t!.statusMessage, t!.note, blocks.filter((b) => !isImage(b))]));
+};
 /** The size of base64 data once decoded, in KB. */
 const kb = (base64: string): number => round((base64.length * 3) / 4 / 1024);
 

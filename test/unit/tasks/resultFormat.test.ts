@@ -221,6 +221,26 @@ describe('formatOutcome', () => {
     assert.ok(!showsImage(t));
   });
 
+  it('opens a result with an image in the preview only when nothing else of the server\'s could fetch from the network there (the preview loads https images: a tracking pixel learns the user\'s IP): an image or HTML tag in its text, a status message, a note or a type, or a Mermaid diagram, opens it as text', () => {
+    const png = { type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgo=' };
+    const withImage = (block: Record<string, unknown>, more: Partial<TaskSnapshot> = {}): TaskSnapshot => ({ ...withText(''), ...more, outcome: { kind: 'result', result: { content: [png, block] as never } } });
+    const text = (s: string) => ({ type: 'text', text: s });
+    assert.ok(showsImage(withImage(text('The chart of x < 5: see [the data](https://example.com/data) or https://example.com.'))), 'text that makes no image, tag or diagram shows in the preview');
+    for (const t of [
+      withImage(text('![x](https://tracker.example/p.png)')),
+      withImage(text('![x][p]\n\n[p]: https://tracker.example/p.png')),
+      withImage(text('<img src="https://tracker.example/p.png">')),
+      withImage(text('<p style="background:url(https://tracker.example/p.png)">a</p>')),
+      withImage(text('```mermaid\nflowchart LR\n  A@{ img: "https://tracker.example/p.png" }\n```')),
+      withImage(text('a'), { statusMessage: '<img src=https://tracker.example/p.png>' }),
+      withImage({ type: 'audio', mimeType: 'audio/<img src=https://tracker.example/p.png>', data: '' }),
+      withImage({ type: 'resource_link', uri: 'https://example.com/r', name: 'r', description: '![x](https://tracker.example/p.png)' }),
+    ]) {
+      assert.match(formatOutcome(t, 'lab'), /tracker\.example/);
+      assert.ok(!showsImage(t), JSON.stringify(t.outcome));
+    }
+  });
+
   it('formats a result with 200,000 runs of backticks (it used to overflow the stack)', () => {
     const text = '`a'.repeat(200_000);
     const doc = formatOutcome(withText(text), 'lab');
