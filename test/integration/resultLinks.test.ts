@@ -19,6 +19,8 @@ const HOSTILE = [
   '<map><area href="command:x16"></map>', 'a <command:x17> b', 'a <a href="command&colon;x18">a</a>', 'a <a title="t" href="&#99;ommand:x19">a</a>',
   'a <a href="comm&#97;nd&#x3a;x20">a</a>', 'a <a href="command&#0058x21">a</a>', 'a <img src="&#x63;&#x6f;mmand:x22">',
   'a <video src="command&#58;x23"></video>', 'a <video><source src="command&#58;x24"></video>', '<a href="command&#58;x25">a block</a>', 'a <a href="command&#58;x26"',
+  'a <a href=" command:x27">a</a>', 'a <a href="\tcommand:x28">a</a>', 'a <a href="&#32;command:x29">a</a>', 'a <a href="&#9;command:x30">a</a>', '[a](< command:x31>)',
+  '[a](<\tcommand:x32>)', 'a <img src=" command&#58;x33">', '[a]( \t command:x34)', 'a <a href="\ncommand:x35">a</a>',
 ];
 
 suite('Result document links', () => {
