@@ -3,6 +3,8 @@
 // fits, the ttl reaching the server as `task.ttl`, and Escape running nothing. The tools of
 // test/fixtures/servers/schema-server.mjs (added through the mcpTasks.servers setting) echo what they got.
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../api/mcp-tasks';
@@ -20,6 +22,14 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
   let api: McpTasksApi;
   let spy: QuickInputSpy;
   const settings = () => vscode.workspace.getConfiguration('mcpTasks');
+  /** slow-schemas notes each start's pid here, and reads nothing until its release (SIGUSR2). */
+  const heldStarts = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-held-')), 'starts');
+  const starts = () => (fs.existsSync(heldStarts) ? fs.readFileSync(heldStarts, 'utf8').trim().split('\n') : []);
+  /** Lets the start of slow-schemas after the first `before` go on: the server answers from then. */
+  const releaseStart = async (before: number) => {
+    const pid = await waitFor(() => starts()[before], 'slow-schemas to be started (its pid in the log of held starts)');
+    process.kill(Number(pid), 'SIGUSR2');
+  };
 
   const server = async (label: string) => {
     const row = ((await testing.getTreeSnapshot()) as Row[]).find((r) => r.label === label && serverIdOf(r) !== undefined);
@@ -74,7 +84,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
       'servers',
       {
         schemas: { type: 'stdio', command: 'node', args: [SCHEMA_SERVER] },
-        'slow-schemas': { type: 'stdio', command: 'node', args: [SCHEMA_SERVER, '--slow-start', '1500'] },
+        'slow-schemas': { type: 'stdio', command: 'node', args: [SCHEMA_SERVER, '--held-start', heldStarts] },
         'slow-tasks': { type: 'stdio', command: 'node', args: [SLOW_TASK_SERVER, '--answer-after', '3000'] },
         // Its own, so that no live task of another test is counted with the call on its way.
         'slow-start': { type: 'stdio', command: 'node', args: [SLOW_TASK_SERVER, '--answer-after', '3000'] },
@@ -88,6 +98,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     spy?.dispose();
     await cleanUp(api, api.getTasks().map((t) => t.id));
     await removeSettingServers();
+    fs.rmSync(path.dirname(heldStarts), { recursive: true, force: true });
   });
 
   test('A flat schema is asked field by field; numbers and yes/no reach the server typed, an empty optional field is left out', async function () {
@@ -395,11 +406,14 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     // Not connected, whatever ran before: the pick is busy only while the server starts.
     const id = serverIdOf(await server('slow-schemas'))!;
     await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id, confirmed: true });
+    const before = starts().length;
     spy.skipShown();
     const done = vscode.commands.executeCommand('mcpTasks.runToolAsTask');
     const s = await spy.next('the server pick', 30_000);
     await choose(s, (i) => i.label === 'slow-schemas', 'slow-schemas');
-    await waitFor(() => s.pick?.busy === true && s.pick.enabled === false, 'the server pick busy while the server starts');
+    // The server reads nothing until released: it is still starting whatever the machine's speed.
+    await waitFor(() => s.pick?.busy === true && s.pick.enabled === false, 'the server pick busy while the server starts (held until released)');
+    await releaseStart(before);
     const tools = await spy.next('the tool pick', 30_000);
     assert.equal(tools.title, 'Run Tool as Task (2/3): tool of slow-schemas');
     await escape();
@@ -410,15 +424,18 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     this.timeout(30_000);
     const id = serverIdOf(await server('slow-schemas'))!;
     await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id, confirmed: true });
+    const before = starts().length;
     spy.skipShown();
     const done = vscode.commands.executeCommand('mcpTasks.runToolAsTask');
     const s = await spy.next('the server pick', 30_000);
     await choose(s, (i) => i.label === 'slow-schemas', 'slow-schemas');
-    await waitFor(() => s.pick?.busy === true, 'the server pick busy while the server starts');
+    await waitFor(() => s.pick?.busy === true, 'the server pick busy while the server starts (held until released)');
     const shown = spy.shown.length;
     await escape();
-    // The command ends without waiting for the connection, and nothing pops up after it.
+    // The command ends without waiting for the connection (held until after it), and nothing pops up after it.
     await done;
+    assert.match((await server('slow-schemas')).description ?? '', /^connecting/, 'the command ended while the server still starts');
+    await releaseStart(before);
     await waitFor(async () => (await server('slow-schemas')).description?.startsWith('connected'), 'the connection (which goes on) to be up', 20_000);
     assert.deepEqual(spy.shown.slice(shown).map((x) => x.title), [], 'no quick input after Escape');
   });
@@ -427,6 +444,7 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     this.timeout(30_000);
     const id = serverIdOf(await server('slow-schemas'))!;
     await vscode.commands.executeCommand('mcpTasks.disconnectServer', { kind: 'server', id, confirmed: true });
+    const before = starts().length;
     const w = vscode.window as unknown as Record<string, unknown>;
     const withProgress = w.withProgress as typeof vscode.window.withProgress;
     const progress: string[] = [];
@@ -447,7 +465,8 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
       w.withProgress = withProgress;
     }
     assert.deepEqual(progress, ['Connecting to "slow-schemas"… | cancellable: true']);
-    assert.match((await server('slow-schemas')).description ?? '', /^connecting/, 'the command ended while the server still starts (1.5 s)');
+    assert.match((await server('slow-schemas')).description ?? '', /^connecting/, 'the command ended while the server still starts (held until released)');
+    await releaseStart(before);
     await waitFor(async () => (await server('slow-schemas')).description?.startsWith('connected'), 'the connection (which goes on) to be up', 20_000);
     assert.deepEqual(spy.shown.slice(shown).map((x) => x.title), [], 'no tool pick after Cancel');
     assert.deepEqual(spy.messages, [], 'the user cancelled: no error, no message');
