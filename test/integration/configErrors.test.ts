@@ -12,7 +12,7 @@ import { TaskEngine } from '../../src/core/tasks/engine';
 import { nullLogger } from '../../src/core/util/log';
 import { TasksTreeProvider } from '../../src/vscode/tree/tasksTree';
 import { bareServerManager } from '../unit/helpers/servers';
-import { activateExtension, removeSettingServers, serverIdOf, testingApi, waitFor } from './helpers';
+import { activateExtension, removeSettingServers, serverIdOf, testingApi, waitFor, waitForEditor } from './helpers';
 import type { TreeSnapshotNode } from './helpers';
 import { QuickInputSpy } from './quickInputs';
 
@@ -48,10 +48,10 @@ suite('Configuration errors in the Tasks view', () => {
       assert.ok(command);
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       await vscode.commands.executeCommand(command.command, ...(command.arguments ?? []));
-      const editor = await waitFor(() => (vscode.window.activeTextEditor?.document.uri.fsPath === file ? vscode.window.activeTextEditor : undefined), 'the file in an editor');
-      const { line, character } = editor.selection.active;
-      assert.deepEqual([line + 1, character + 1], [parsed.errors[0].line, parsed.errors[0].column]);
-      assert.equal(line, 3, 'the line of "bad"');
+      const { line, column = 1 } = parsed.errors[0];
+      assert.equal(line, 4, 'the line of "bad"');
+      // The cursor may be placed a moment after the editor shows.
+      await waitForEditor((e) => e.document.uri.fsPath === file && e.selection.active.isEqual(new vscode.Position(line - 1, column - 1)), `the file in an editor, the cursor at line ${line}, column ${column}`);
     } finally {
       view.dispose();
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
@@ -95,12 +95,14 @@ suite('Configuration errors in the Tasks view', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     try {
       await vscode.commands.executeCommand('mcpTasks.openConfiguration', { kind: 'server', id: serverIdOf(row)! });
-      const editor = await waitFor(() => (/\/workspaces\/basic\/\.vscode\/mcp\.json$/.test(vscode.window.activeTextEditor?.document.uri.path ?? '') ? vscode.window.activeTextEditor : undefined), 'the mcp.json in an editor');
-      const lines = editor.document.getText().split('\n');
-      const line = lines.findIndex((l) => l.trim().startsWith('"picky":'));
-      assert.ok(line > 0, 'picky is in the file');
-      assert.deepEqual(editor.selection.active, new vscode.Position(line, lines[line].indexOf('"picky"') + 1));
-      assert.ok(editor.visibleRanges.some((r) => r.contains(editor.selection.active)), 'the entry is in view');
+      const picky = (e: vscode.TextEditor) => {
+        const lines = e.document.getText().split('\n');
+        const line = lines.findIndex((l) => l.trim().startsWith('"picky":'));
+        return line > 0 ? new vscode.Position(line, lines[line].indexOf('"picky"') + 1) : undefined;
+      };
+      // The cursor (and the scroll to it) may come a moment after the editor shows.
+      const editor = await waitForEditor((e) => /\/workspaces\/basic\/\.vscode\/mcp\.json$/.test(e.document.uri.path) && !!picky(e) && e.selection.active.isEqual(picky(e)!), 'the mcp.json in an editor, the cursor on "picky" (after its quote)');
+      await waitFor(() => editor.visibleRanges.some((r) => r.contains(editor.selection.active)), 'the entry in view');
     } finally {
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     }
@@ -231,10 +233,9 @@ suite('Configuration errors in the Tasks view', () => {
       assert.equal(failed.contextValue, 'server connectable');
       // In code-server the user's settings are the remote machine's (user-data/Machine): the local file, opened first, does not have the server.
       const has = (e?: vscode.TextEditor) => /settings\.json$/.test(e?.document.uri.path ?? '') && e!.document.getText().includes('"typo"');
-      const editor = await waitFor(() => (has(vscode.window.activeTextEditor) ? vscode.window.activeTextEditor : undefined), 'the settings where the server is configured');
       // At the server's entry, the cursor on its name, not at the top of the file.
-      const name = editor.document.positionAt(editor.document.getText().indexOf('"typo"') + 1);
-      await waitFor(() => editor.selection.active.isEqual(name), `the cursor on "typo" (${JSON.stringify(name)}), not at ${JSON.stringify(editor.selection.active)}`);
+      const name = (e: vscode.TextEditor) => e.document.positionAt(e.document.getText().indexOf('"typo"') + 1);
+      await waitForEditor((e) => has(e) && e.selection.active.isEqual(name(e)), 'the settings where the server is configured, the cursor on "typo" (after its quote)');
     } finally {
       w.showErrorMessage = showError;
       await removeSettingServers();

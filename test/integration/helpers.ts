@@ -127,6 +127,24 @@ export async function waitFor<T>(probe: () => T | Promise<T>, what: string, time
 }
 
 /**
+ * Waits until the active editor is as `where` says (its file, its cursor): an editor the extension
+ * opened may show, or get its cursor, a moment after the command returns. On timeout it says where
+ * the cursor was.
+ */
+export async function waitForEditor(where: (editor: vscode.TextEditor) => boolean, what: string, timeoutMs = 10_000): Promise<vscode.TextEditor> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const editor = vscode.window.activeTextEditor;
+    if (editor && where(editor)) return editor;
+    if (Date.now() > deadline) {
+      const at = editor?.selection.active;
+      assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}; the active editor: ${editor && at ? `${editor.document.uri.fsPath}, the cursor at line ${at.line + 1}, column ${at.character + 1}` : 'none'}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
  * Takes the servers of the `mcpTasks.servers` setting out and waits until the extension has read
  * that (Refresh reads after the change's own reload): the update resolves before, and a test that
  * starts at once would still find them listed, and call one as it goes.

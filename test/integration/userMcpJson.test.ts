@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { activateExtension, findNode, serverIdOf, testingApi, waitFor } from './helpers';
+import { activateExtension, findNode, serverIdOf, testingApi, waitFor, waitForEditor } from './helpers';
 import type { TreeSnapshotNode } from './helpers';
 import { QuickInputSpy, choose } from './quickInputs';
 import { cleanUp, publicApi } from './taskApiHelpers';
@@ -53,13 +53,13 @@ suite('The user\'s mcp.json', () => {
 
       // Open Configuration: from the server's row, the file at its name; from the palette, a pick
       // of the workspace's mcp.json and the user's (once it exists).
-      const opened = () => waitFor(() => vscode.window.activeTextEditor, 'an editor');
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       await vscode.commands.executeCommand('mcpTasks.openConfiguration', { kind: 'server', id: 'user:demo' });
-      const editor = await opened();
-      assert.equal(editor.document.uri.fsPath, file);
-      const at = editor.selection.active;
-      assert.equal(editor.document.lineAt(at.line).text.slice(at.character - 1, at.character + 5), '"demo"', 'the cursor on the server\'s name');
+      // The cursor may be placed a moment after the editor shows.
+      await waitForEditor((e) => {
+        const at = e.selection.active;
+        return e.document.uri.fsPath === file && e.document.lineAt(at.line).text.slice(at.character - 1, at.character + 5) === '"demo"';
+      }, 'the user mcp.json in an editor, the cursor on the server\'s name "demo" (after its quote)');
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       const spy = new QuickInputSpy();
       try {
@@ -71,7 +71,7 @@ suite('The user\'s mcp.json', () => {
       } finally {
         spy.dispose();
       }
-      assert.equal((await opened()).document.uri.fsPath, file);
+      await waitForEditor((e) => e.document.uri.fsPath === file, 'the user mcp.json in an editor');
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     } finally {
       await cleanUp(api, started);
