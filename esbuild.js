@@ -254,8 +254,8 @@ const ZOD_PREMISES = [
   [/\bz\.(maxLength|length|maxSize|size)\b/, "caps a size, where esbuild.js's ZOD_FIXED holds for minimums alone"],
   [/\bz\.coerce\b/, "coerces with zod, which esbuild.js's ZOD_FIXED drops"],
   [/~standard/, "reads a schema's Standard Schema surface, which esbuild.js's ZOD_FIXED drops"],
-  [/\.(brand|register|apply)\(/, "calls a schema's brand(), register() or apply() (or a function's apply()), which esbuild.js's ZOD_MINI_FIXED drops"],
-  [/(?<!\b(JSON|Date|Uri|URL))\.parse\(/, "calls a schema's parse(), which esbuild.js's ZOD_MINI_FIXED drops: call safeParse()"],
+  [/\.\s*(brand|register|apply)\b/, "calls a schema's brand(), register() or apply() (or a function's apply()), which esbuild.js's ZOD_MINI_FIXED drops"],
+  [/(?<!\b(JSON|Date|Uri|URL)\s*)\.\s*parse\b/, "calls a schema's parse(), which esbuild.js's ZOD_MINI_FIXED drops: call safeParse()"],
   [/\bz\.(safe)?([Ee]ncode|[Dd]ecode)|import\s*(type\s*)?\{[^}]*\}\s*from\s*'zod/, "encodes with zod (or imports its functions by name, which could), where esbuild.js's ZOD_FIXED holds for parses alone"],
 ];
 const zodFixed = {
@@ -581,7 +581,7 @@ async function main() {
   }
 }
 
-module.exports = { wsBundling, zodFixed, options, ownMethodMisuses, ownFieldMisuses, wsSends, wsDomStyle };
+module.exports = { wsBundling, zodFixed, ZOD_PREMISES, options, ownMethodMisuses, ownFieldMisuses, wsSends, wsDomStyle };
 
 if (require.main === module) {
   main().catch((e) => {

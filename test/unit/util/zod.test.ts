@@ -158,4 +158,12 @@ describe("zod as bundled (esbuild.js's ZOD_FIXED: no memoizer, records keyed by 
       rmSync(path.dirname(out), { recursive: true, force: true });
     }
   });
+
+  it("refuses src/ that calls a schema's parse(), brand() or register() (which ZOD_MINI_FIXED drops) however it is written: the bundle alone would fail at run time, and only there", () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { ZOD_PREMISES } = require(path.resolve(__dirname, '../../../../esbuild.js')) as { ZOD_PREMISES: Array<[RegExp, string]> };
+    const refused = (text: string) => ZOD_PREMISES.some(([premise]) => premise.test(text));
+    for (const text of ['S.parse(x)', 'S?.parse(x)', 'S.parse (x)', 'xs.map(S.parse)', 'S\n  .parse(x)', 'S.brand ()', 'xs.map(S.register)']) assert.ok(refused(text), text);
+    for (const text of ['JSON.parse(x)', 'vscode.Uri.parse(x)', 'URL.parse(x)', 'Date.parse(x)', 'S.safeParse(x)', "from '../config/parse'"]) assert.ok(!refused(text), text);
+  });
 });
