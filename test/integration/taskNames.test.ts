@@ -90,7 +90,7 @@ suite('Task names in the Tasks view', () => {
       const lost = tips.find((t) => t.includes('Task id: gone'))!;
       assert.match(lost, /\*\*: Lost\n\n_The server process ended\\\._\n\n/, lost);
       assert.match(lost, /\nLast known status: working · Step 2 of 3( {2}\n|$)/, lost);
-      // One kept from before the last known status was: the message alone.
-      assert.match(tips.find((t) => t.includes('Task id: old'))!, /\nLast known status: Report ready( {2}\n|$)/);
+      // One kept from before the last known status was: the message alone, named as one (not read as a status).
+      assert.match(tips.find((t) => t.includes('Task id: old'))!, /\nLast status message: Report ready( {2}\n|$)/);
     }));
 });

@@ -418,7 +418,8 @@ const taskTooltip = (t: TaskSnapshot, title: string, now: number, checks?: strin
   if (ttl) rows.push(ttl);
   if (checks) rows.push(['Checked', checks]);
   else if (t.pollInterval !== undefined && !isTerminal(t.status)) rows.push(['Poll interval', `${t.pollInterval} ms`]);
-  if (gone && (t.lastServerStatus || message)) rows.push(['Last known status', [t.lastServerStatus, oneLine(message)].filter(Boolean).join(' · ')]);
+  if (gone && t.lastServerStatus) rows.push(['Last known status', [t.lastServerStatus, oneLine(message)].filter(Boolean).join(' · ')]);
+  else if (gone && message) rows.push(['Last status message', oneLine(message)]);
   if (t.origin !== 'user') rows.push(['Started by', t.origin === SERVER_LIST ? `found on the server (${TASKS_LIST})` : t.origin]);
   md.appendMarkdown(rows.map(([k, v]) => `${k}: ${v}`).join('  \n'));
   if (t.arguments && keysOf(t.arguments).length) {
