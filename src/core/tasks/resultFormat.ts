@@ -20,8 +20,9 @@ const isImage = (b: Block): boolean => b.type === 'image' && /^image\/[\w.+-]{1,
  * image or HTML tag, or a Mermaid diagram (its nodes take images); such a document opens as text.
  */
 export const showsImage = (t?: TaskSnapshot): boolean => {
-  const blocks = t?.outcome?.kind === 'result' ? (t.outcome.result.content as Block[]) : [];
-  return blocks.some(isImage) && !/!\[|<[a-z]|mermaid/i.test(safeStringify([t!.statusMessage, t!.note, blocks.filter((b) => !isImage(b))]));
+  if (t?.outcome?.kind !== 'result') return false;
+  const blocks = t.outcome.result.content as Block[];
+  return blocks.some(isImage) && !/!\[|<[a-z]|mermaid/i.test(safeStringify([t.statusMessage, t.note, blocks.filter((b) => !isImage(b))]));
 };
 /** The size of base64 data once decoded, in KB. */
 const kb = (base64: string): number => round((base64.length * 3) / 4 / 1024);
