@@ -270,7 +270,7 @@ export const toStep = (key: string, raw: unknown, required: boolean, tool?: bool
       const items = p.items as Record<string, unknown> | undefined;
       bounds(where, s.minItems, s.maxItems, 'minItems', 'maxItems');
       // The default's type is checked with the step, against its choices or its items.
-      step = { ...base(s), kind: MULTI_SELECT, default: s.default as FieldValue | undefined, constraints: prune({ minItems: s.minItems, maxItems: s.maxItems, uniqueItems: p.uniqueItems as boolean | undefined }) };
+      step = { ...base(s), kind: MULTI_SELECT, default: s.default as FieldValue | undefined, constraints: prune({ minItems: s.minItems, maxItems: s.maxItems, uniqueItems: p.uniqueItems === true || undefined }) };
       if (!isObjectLike(items) || !('anyOf' in items || 'enum' in items)) {
         if (!tool) problem(`${where} is an array whose items list no choices (enum or anyOf): a form shows an array only as a multi-select of listed choices`);
         // A tool's paths, tags or ids: typed into one box, each value checked as its own field

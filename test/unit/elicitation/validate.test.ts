@@ -309,6 +309,15 @@ describe('elicitation validateContent: the whole answer before it is sent', () =
     assert.equal(validateContent(r, { ids: [3, 3] }, true), '"ids": Enter each value at most once');
     assert.equal(validateContent(r, { paths: ['a', 'a'], ids: [3] }, true), undefined);
   });
+
+  it('only a uniqueItems of JSON true refuses a repeat: "false", "yes", 0 and 1 from a server are not true', () => {
+    for (const uniqueItems of ['false', 'yes', 0, 1, null, {}]) {
+      const r = planElicitation({ message: 'm', requestedSchema: { type: 'object', properties: { tags: { type: 'array', uniqueItems, items: { enum: ['a'] } }, ids: { type: 'array', uniqueItems, items: { type: 'integer' } } } } }, { tool: true });
+      assert.ok(r.ok && r.mode === 'form');
+      assert.equal(validateContent(r, { tags: ['a', 'a'], ids: [3, 3] }, true), undefined, `uniqueItems: ${JSON.stringify(uniqueItems)}`);
+      ok(r.steps[1], '3, 3', [3, 3]);
+    }
+  });
 });
 
 describe('elicitation formatValue: answers as the review step shows them', () => {
