@@ -297,7 +297,7 @@ export const toStep = (key: string, raw: unknown, required: boolean, tool?: bool
   }
   if (step.default === undefined) delete step.default;
   else {
-    const bad = checkValue(step, step.default);
+    const bad = checkValue(step, step.default, tool);
     if (bad) problem(`${where}: the default ${stringify(step.default)} does not fit its own schema (${bad})`);
   }
   return step;
@@ -349,7 +349,8 @@ const planForm = (message: string, requestedSchema: unknown, tool?: boolean): Fo
  * `url: false` when the client did not declare URL mode (then a URL request is refused, as the
  * spec says). `tool: true` plans a tool's input schema rather than a server's question: an array
  * of strings or numbers without choices is one field of typed values (the spec allows arrays
- * only as multi-selects), and draft 4's boolean exclusiveMinimum/exclusiveMaximum are read.
+ * only as multi-selects), draft 4's boolean exclusiveMinimum/exclusiveMaximum are read, and a
+ * default may repeat a choice unless the schema says `uniqueItems` (as the tool's JSON box checks).
  */
 export const planElicitation = (params: unknown, options: { url?: boolean; tool?: boolean } = {}): PlanResult => {
   try {

@@ -194,6 +194,16 @@ describe('elicitation plan: malformed requests are refused with -32602 saying wh
     assert.equal(steps(tool({ m: { type: 'array', items: { enum: ['a', 'b'] } } }))[0].kind, 'multi-select');
   });
 
+  it('a tool\'s default that repeats a choice or a value is its own where the schema allows repeats (no uniqueItems); with uniqueItems, or in a server\'s question, it is refused', () => {
+    const tool = (properties: Record<string, unknown>) => planElicitation({ message: 'm', requestedSchema: { type: 'object', properties } }, { tool: true });
+    const [tags, paths] = steps(tool({ tags: { type: 'array', items: { enum: ['a', 'b'] }, default: ['a', 'a'] }, paths: { type: 'array', items: { type: 'string' }, default: ['x', 'x'] } }));
+    assert.deepEqual(tags.default, ['a', 'a']);
+    assert.deepEqual(paths.default, ['x', 'x']);
+    refused(tool({ tags: { type: 'array', uniqueItems: true, items: { enum: ['a', 'b'] }, default: ['a', 'a'] } }), /property "tags": the default \["a","a"\] does not fit its own schema \(Choose each option at most once\)/);
+    refused(tool({ paths: { type: 'array', uniqueItems: true, items: { type: 'string' }, default: ['x', 'x'] } }), /property "paths": the default \["x","x"\] does not fit its own schema \(Enter each value at most once\)/);
+    refused(form({ tags: { type: 'array', items: { enum: ['a', 'b'] }, default: ['a', 'a'] } }), /the default \["a","a"\] does not fit its own schema \(Choose each option at most once\)/);
+  });
+
   it('refuses required naming a missing property', () => {
     refused(form({ a: { type: 'string' } }, ['a', 'b']), /required names "b", which is not a property/);
   });
