@@ -18,11 +18,12 @@ const isImage = (b: Block): boolean => b.type === 'image' && /^image\/[\w.+-]{1,
  * image line would open the preview, which loads the https images its text names. Nor when
  * anything else of the server's could fetch there (a tracking pixel learns the user's IP): an
  * image or HTML tag, or a Mermaid diagram (its nodes take images); such a document opens as text.
+ * An autolink (`<https://…>`: a scheme, then no space, `<` or `>`) is no tag: no tag name holds a colon.
  */
 export const showsImage = (t?: TaskSnapshot): boolean => {
   if (t?.outcome?.kind !== 'result') return false;
   const blocks = t.outcome.result.content as Block[];
-  return blocks.some(isImage) && !/!\[|<[a-z]|mermaid/i.test(safeStringify([t.statusMessage, t.note, blocks.filter((b) => !isImage(b))]));
+  return blocks.some(isImage) && !/!\[|<(?![a-z][a-z\d+.-]{1,31}:[^\s<>]*>)[a-z]|mermaid/i.test(safeStringify([t.statusMessage, t.note, blocks.filter((b) => !isImage(b))]));
 };
 /** The size of base64 data once decoded, in KB. */
 const kb = (base64: string): number => round((base64.length * 3) / 4 / 1024);

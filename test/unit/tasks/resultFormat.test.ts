@@ -240,6 +240,29 @@ describe('formatOutcome', () => {
     }
   });
 
+  it('a CommonMark autolink (<https://…>, <mailto:…>) is no HTML and loads nothing: the result still opens in the preview; every tag, and a `<` that only starts like one, still opens it as text', () => {
+    const png = { type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgo=' };
+    const shows = (s: string, more: Partial<TaskSnapshot> = {}) => showsImage({ ...withText(''), ...more, outcome: { kind: 'result', result: { content: [png, { type: 'text', text: s }] as never } } });
+    assert.ok(shows('See <https://example.com/x?a=1&b="2"> or <mailto:a@b.c>, <HTTPS://EXAMPLE.COM>, <vscode-insiders:x>.'));
+    assert.ok(shows('a', { statusMessage: 'Report at <https://example.com/r>' }));
+    for (const s of [
+      '<img src="https://tracker.example/p.png">',
+      '<IMG SRC=https://tracker.example/p.png>',
+      '<svg><image href="https://tracker.example/p.png"/></svg>',
+      '<picture><source srcset="https://tracker.example/p.png"></picture>',
+      '<a href="https://example.com">x</a>',
+      'List<T> of <T>',
+      '<https://example.com/x><img src=https://tracker.example/p.png>',
+      '<https://example.com/<img src=https://tracker.example/p.png>',
+      '<svg:image href="https://tracker.example/p.png">',
+      '<a@b.c>',
+      '<https://example.com/x y>',
+      '<x:\n<img src=https://tracker.example/p.png>',
+    ]) {
+      assert.ok(!shows(s), s);
+    }
+  });
+
   it('formats a result with 200,000 runs of backticks (it used to overflow the stack)', () => {
     const text = '`a'.repeat(200_000);
     const doc = formatOutcome(withText(text), 'lab');
