@@ -21,6 +21,9 @@ const HOSTILE = [
   'a <video src="command&#58;x23"></video>', 'a <video><source src="command&#58;x24"></video>', '<a href="command&#58;x25">a block</a>', 'a <a href="command&#58;x26"',
   'a <a href=" command:x27">a</a>', 'a <a href="\tcommand:x28">a</a>', 'a <a href="&#32;command:x29">a</a>', 'a <a href="&#9;command:x30">a</a>', '[a](< command:x31>)',
   '[a](<\tcommand:x32>)', 'a <img src=" command&#58;x33">', '[a]( \t command:x34)', 'a <a href="\ncommand:x35">a</a>',
+  // A reference of no letter, colon or space is left as sent (x = &#169;): it makes no scheme before or in one.
+  'a <a href="&#169;command:x36">a</a>', 'a <a href="comm&#169;&#97;nd&#58;x37">a</a>', 'a <a href="comm&Tab;and:x38">a</a>', 'a <a href="&NewLine;command:x39">a</a>',
+  'a <a href="&#X63;&#x6F;mmand&#x3A;x40">a</a>',
 ];
 
 suite('Result document links', () => {
@@ -29,7 +32,7 @@ suite('Result document links', () => {
     const engine = new TaskEngine({ logger: nullLogger, sessions: { getSession: () => Promise.reject(new Error('no server here')), label: (id) => id, tasksOutliveConnection: () => true } });
     const results = new ResultDocuments(engine, (id) => id);
     try {
-      const text = [...HOSTILE, 'see <https://example.com/ok> and [the notes](notes.md)'].map((t) => ({ type: 'text' as const, text: t }));
+      const text = [...HOSTILE, 'see <https://example.com/ok> and [the notes](notes.md); x = &#169;'].map((t) => ({ type: 'text' as const, text: t }));
       const task = storedTask('settings:lab', 'report', { outcome: { kind: 'result', result: { content: text } } });
       engine.restore([task]);
       const uri = vscode.Uri.from({ scheme: RESULT_SCHEME, path: '/lab/build.md', query: task.key, fragment: task.createdAt });
@@ -46,6 +49,7 @@ suite('Result document links', () => {
       const doc = await vscode.workspace.openTextDocument(uri);
       const commands = links.filter((l) => l.target?.scheme === 'command').map((l) => `${doc.getText(l.range)} -> ${l.target}`);
       assert.deepEqual(commands, []);
+      assert.ok(doc.getText().includes('x = &#169;'), 'a reference that makes no scheme reads as sent');
     } finally {
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       results.dispose();

@@ -97,9 +97,17 @@ const closeFences = (text: string): string => {
  * is put in; inside a fence, where no link is found, such a colon reads alike too. The editor
  * decodes an HTML attribute's character references before it reads the scheme
  * (`href="comm&#97;nd&#58;x"`): the first one of a scheme is shown as text (`&amp;#97;`), and
- * what follows makes no scheme. `&` first: a lookbehind tried at every space is quadratic.
+ * what follows makes no scheme. Only one a scheme may hold, or that the URL parser strips (a
+ * letter, a colon, a space or a control character): any other (`x = &#169;`) is no scheme's and
+ * shows as the character. `&` first: a lookbehind tried at every space is quadratic.
  */
-const noCommands = (md: string): string => md.replace(/&(?<=(?:\]\(|\]:|[<=])\s*["'<]?[a-z]{0,7}&)(?=#|colon)/gi, '&amp;').replace(/(?<=(?:\]\(|\]:|[<=])\s*["'<]?command):/gi, '∶');
+const noCommands = (md: string): string =>
+  md
+    .replace(/&(?<=(?:\]\(|\]:|[<=])\s*["'<]?[a-z]{0,7}&)(?=#(x?)([\da-f]+)|colon)/gi, (m, x: string, n?: string) =>
+      // NaN (`&colon;`, or `&#a`, no reference) is U+0000; past U+FFFF a code wraps: neither shows less as text.
+      /[\0- :a-z]/i.test(String.fromCharCode(parseInt(n!, x ? 16 : 10))) ? '&amp;' : m,
+    )
+    .replace(/(?<=(?:\]\(|\]:|[<=])\s*["'<]?command):/gi, '∶');
 
 /** A Markdown link that any label and URI keep whole: brackets escaped, the URI between `<>`. */
 const link = (label: string, uri: string): string => `[${label.replace(/[[\]\\]/g, '\\$&')}](<${uri.replace(/[<>\s]/g, encodeURIComponent)}>)`;

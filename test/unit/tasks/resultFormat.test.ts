@@ -184,6 +184,23 @@ describe('formatOutcome', () => {
     assert.match(formatOutcome({ ...t, outcome: { kind: 'result', result: { content: [{ type: 'text', text: 'Q&amp;A: <b>R&#38;D</b> at <a href="https://x.example/?a=1&amp;b=2">x</a>' }] } } }, 'lab'), /Q&amp;A: <b>R&#38;D<\/b> at <a href="https:\/\/x\.example\/\?a=1&amp;b=2">x<\/a>/, 'a reference elsewhere is left as sent');
   });
 
+  it('shows as sent a character reference after `=`, `<` or `](` that makes no scheme: one of a letter, a colon, a space or a control character is shown as text, any other (`&#169;`, `&#x2014;`) is the character', () => {
+    const doc = (text: string) => formatOutcome({ ...withText(''), outcome: { kind: 'result', result: { content: [{ type: 'text', text }] } } }, 'lab');
+    const prose = 'x = &#169; and y=&#x2014;, <&#8364;> [a](&#x1F600;) z = &#; &#x; &amp; &lt;';
+    assert.ok(doc(prose).includes(`\n${prose}\n`), doc(prose));
+    for (const [sent, shown] of [
+      ['x = &#58;', 'x = &amp;#58;'],
+      ['<a href="&#X63;ommand:x">', '<a href="&amp;#X63;ommand:x">'],
+      ['<a href="&#00000099ommand:x">', '<a href="&amp;#00000099ommand:x">'],
+      ['<a href="&#32;command:x">', '<a href="&amp;#32;command:x">'],
+      ['<a href="&#x9;command:x">', '<a href="&amp;#x9;command:x">'],
+      ['<a href="comm&#x41;nd&#58;x">', '<a href="comm&amp;#x41;nd&#58;x">'],
+      ['<a href="comm&#169;&#97;nd&#58;x">', '<a href="comm&#169;&#97;nd&#58;x">'],
+    ]) {
+      assert.ok(doc(sent).includes(`\n${shown}\n`), `${sent}: ${doc(sent)}`);
+    }
+  });
+
   it('describes audio and binary resources by size, and does not promise to keep what it does not show', () => {
     const t = withText('');
     t.outcome = { kind: 'result', result: { content: [{ type: 'audio', mimeType: 'audio/wav', data: 'A'.repeat(4096) }, { type: 'resource', resource: { uri: 'file:///x.bin', blob: 'A'.repeat(2048) } }] } };
