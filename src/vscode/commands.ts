@@ -178,13 +178,16 @@ const reveal = (editor: vscode.TextEditor | undefined, path: string[]): boolean 
   return true;
 };
 
-/** Resolves once `event` fires with what `done` takes (and acts on), or after 2 s. */
-const soon = <T>(event: vscode.Event<T>, done: (e: T) => unknown): Promise<void> =>
+/** Resolves once `event` fires with what `done` takes (and acts on), or after `ms`. */
+const soon = <T>(event: vscode.Event<T>, done: (e: T) => unknown, ms = 2000): Promise<void> =>
   new Promise((resolve) => {
     const end = () => (d.dispose(), clearTimeout(t), resolve());
     const d = event((e) => done(e) && end());
-    const t = setTimeout(end, 2000);
+    const t = setTimeout(end, ms);
   });
+
+/** The path of the file each `Open …SettingsFile` command opens: the user's (of any profile), the remote machine's, the workspace's (a multi-root one's .code-workspace). */
+const SETTINGS_FILE: Record<string, RegExp> = { '': /\/User\/(.+\/)?settings\.json$/, Remote: /\/Machine\/settings\.json$/, Workspace: /\/\.vscode\/settings\.json$|\.code-workspace$/ };
 
 /** Opens the settings that hold the `mcpTasks.servers` setting, the cursor on the server `name`'s entry, or on the setting. */
 const openSettings = async (name?: string): Promise<void> => {
@@ -193,13 +196,14 @@ const openSettings = async (name?: string): Promise<void> => {
   const value = vscode.workspace.getConfiguration().inspect<Record<string, unknown>>(SERVERS_SETTING)?.workspaceValue;
   const opens = (name === undefined ? value : value?.[name]) !== undefined ? ['Workspace'] : vscode.env.remoteName ? ['', 'Remote'] : [''];
   for (const open of opens) {
-    // The extension host may learn of the editor the command opened after it returns (with none active in between).
-    const before = vscode.window.activeTextEditor;
-    const shown = soon(vscode.window.onDidChangeActiveTextEditor, (e) => e);
+    const ours = (e?: vscode.TextEditor) => SETTINGS_FILE[open].test(e?.document.uri.path ?? '');
     // Without the workbench's revealSetting: Open Remote Settings (JSON) returns before its editor
     // opens, so that reveal (of the setting, not the server) could land after the one below.
     await executeCommand(open ? `workbench.action.open${open}SettingsFile` : 'workbench.action.openSettingsJson');
-    if ((vscode.window.activeTextEditor ?? before) === before) await shown;
+    // The extension host may learn of the editor the command opened after it returns (seconds
+    // later on a slow machine, other editors active in between): that file's editor is waited for.
+    // Looked at and listened for in one turn: no change is told between the two.
+    if (!ours(vscode.window.activeTextEditor)) await soon(vscode.window.onDidChangeActiveTextEditor, ours, 15_000);
     const editor = vscode.window.activeTextEditor;
     if (reveal(editor, path)) return;
     // The last place to look: its text may not have the setting written a moment ago yet (seen in a

@@ -144,6 +144,47 @@ suite('Configuration errors in the Tasks view', () => {
     }
   });
 
+  test('Open MCP Configuration waits for the settings file\'s own editor, however late the extension host learns of it (a slow machine): the cursor lands on the server\'s name, not at the top', async function () {
+    this.timeout(60_000);
+    await settings().update('servers', { late: { type: 'stdio', command: 42 } }, vscode.ConfigurationTarget.Global);
+    const view = errorRow(parseSettingServers(vscode.workspace.getConfiguration().get(SERVERS_SETTING)));
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const active = Object.getOwnPropertyDescriptor(w, 'activeTextEditor')!;
+    const changed = w.onDidChangeActiveTextEditor as vscode.Event<vscode.TextEditor | undefined>;
+    // The extension's view of the active editor lags the editor's by 3 s (more than the 2 s it once waited at most).
+    const lagMs = 3000;
+    try {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      const seen: Array<{ at: number; editor?: vscode.TextEditor }> = [{ at: 0, editor: undefined }];
+      // Each change told lagMs late, to whoever listens then, as the active editor then says.
+      const late = new vscode.EventEmitter<vscode.TextEditor | undefined>();
+      const log = changed((e) => (seen.push({ at: Date.now(), editor: e }), setTimeout(() => late.fire(e), lagMs)));
+      Object.defineProperty(w, 'activeTextEditor', { configurable: true, get: () => seen.filter((s) => s.at <= Date.now() - lagMs).at(-1)?.editor });
+      w.onDidChangeActiveTextEditor = late.event;
+      try {
+        const { command } = view.item;
+        const start = Date.now();
+        await vscode.commands.executeCommand(command!.command, ...(command!.arguments ?? []));
+        // Each of its two files (the local user's, then the remote machine's) as soon as it shows, not at a time limit.
+        assert.ok(Date.now() - start < 12_000, `the command took ${Date.now() - start} ms`);
+      } finally {
+        Object.defineProperty(w, 'activeTextEditor', active);
+        w.onDidChangeActiveTextEditor = changed;
+        log.dispose();
+        late.dispose();
+      }
+      // The command returns once it has put the cursor there.
+      const editor = vscode.window.activeTextEditor;
+      assert.ok(editor && /settings\.json$/.test(editor.document.uri.path) && editor.document.getText().includes('"late"'), `the settings that hold the server, not ${editor?.document.uri.path}`);
+      const name = editor.document.positionAt(editor.document.getText().indexOf('"late"') + 1);
+      assert.ok(editor.selection.active.isEqual(name), `the cursor on "late" (${JSON.stringify(name)}), not at ${JSON.stringify(editor.selection.active)}`);
+    } finally {
+      view.dispose();
+      await removeSettingServers();
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
+  });
+
   test('a broken .vscode/mcp.json is notified once (the error, Open Configuration at it, Show Log), not again when read again or as the error moves; fixed and broken again, once more; while it is open in an editor, not again until it is valid (auto save saves each state typed through); several errors in it, one warning with the count', async function () {
     this.timeout(60_000);
     const testing = testingApi(await activateExtension());
