@@ -8,7 +8,7 @@ import { stringify } from '../util/json';
 import { entriesOf, fromEntries, isArray } from '../util/builtins';
 import { noop } from '../util/promise';
 import { anySignal } from '../util/abort';
-import { answeredOrigins } from './sseStream';
+import { answeredOrigins, originOf } from './sseStream';
 
 /** What `nodeFetch` takes of `fetch`'s options (so `fetch` itself can stand in for it in tests). */
 export interface NodeFetchInit {
@@ -61,7 +61,7 @@ export const transportFetch = async (
   if (log.traceEnabled !== false) log.trace(`${method} ${url} ${stringify(redactHeaders(fromEntries(all.entries())))}`);
   const response = await nodeFetch(url, { ...init, method, headers: all, redirect: 'manual' });
   const from = new URL(url);
-  answeredOrigins.add(from.origin);
+  answeredOrigins.add(originOf(from));
   const { status } = response;
   if (log.traceEnabled !== false) log.trace(`${method} → ${status} ${response.headers.get('content-type') ?? ''}`);
   const location = response.headers.get('location');

@@ -281,9 +281,13 @@ const UNTRUSTED = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABL
 /**
  * The origins that answered over HTTP or WebSocket in this session, whichever transport asked: a
  * reset there later is a server gone (restarting, a port-forward whose server stopped), not one
- * that expects TLS, though the new connection (a reconnect) has had no answer yet.
+ * that expects TLS, though the new connection (a reconnect) has had no answer yet. Kept by
+ * {@link originOf}: a WebSocket's host and port answer HTTP too (its upgrade is a request).
  */
 export const answeredOrigins = new Set<string>();
+
+/** The origin of `url` with ws: and wss: read as http: and https:, for {@link answeredOrigins}. */
+export const originOf = (url: string | URL): string => new URL(String(url).replace(/^ws/i, 'http')).origin;
 
 /** For each of Node's error codes a user can do something about: what happened, and what to do. */
 const RUNNING = 'is the server running?';
@@ -315,7 +319,7 @@ const HINTS = new Map([
 export const unreachableHint = (code: unknown, message: unknown, url: string): string | undefined => {
   if (isString(message) && message.includes('to proxies:')) return `${message}: check the editor's "http.proxy" setting, and that the proxy (or VPN) is up`;
   if (!isString(code)) return undefined;
-  const reset = code === 'ECONNRESET' && (answeredOrigins.has(new URL(url).origin) ? 'RESET' : /^(http|ws):/i.test(url) && 'PLAIN');
+  const reset = code === 'ECONNRESET' && (answeredOrigins.has(originOf(url)) ? 'RESET' : /^(http|ws):/i.test(url) && 'PLAIN');
   const hint = HINTS.get(UNTRUSTED.test(code) ? 'UNTRUSTED' : reset || code);
   return hint && `${hint[0]} (${code}): ${hint[1]}`;
 };

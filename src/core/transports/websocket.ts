@@ -6,7 +6,7 @@ import { asError, errorMessage } from '../util/abort';
 import type { Logger } from '../util/log';
 import { redactHeaders } from '../util/log';
 import type { Transport, TransportCloseInfo } from './transport';
-import { answeredOrigins, authRefusal, CHECK_URL, PROXY_AUTH, readBodySnippet, unreachableHint, webPageAnswer } from './sseStream';
+import { answeredOrigins, authRefusal, originOf, CHECK_URL, PROXY_AUTH, readBodySnippet, unreachableHint, webPageAnswer } from './sseStream';
 import { CLOSED_BY_CLIENT, messagesIn, TransportHttpError, TransportParseError } from './transport';
 import { fromJson, isString, stringify } from '../util/json';
 import { isArray } from '../util/builtins';
@@ -108,7 +108,7 @@ export class WebSocketTransport implements Transport {
       const url = this.#options.url;
       ws.on('unexpected-response', (req: ClientRequest, res: IncomingMessage) => {
         // An answer, though a refusal (a 503 while it starts): a reset later is a server gone.
-        answeredOrigins.add(new URL(url).origin);
+        answeredOrigins.add(originOf(url));
         // A web page's title is read first (see #describeRefusal).
         void this.#describeRefusal(res)
           .then((e) => (refusal = e), noop)
@@ -121,7 +121,7 @@ export class WebSocketTransport implements Transport {
 
       ws.on('open', () => {
         this.#opened = true;
-        answeredOrigins.add(new URL(url).origin);
+        answeredOrigins.add(originOf(url));
         // A server gone without closing (a dropped network, a machine asleep) leaves the socket
         // open for many minutes, and every request times out: a ping unanswered ends it.
         const every = this.#options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { networkError, readSseStream, unreachableHint } from '../../../src/core/transports/sseStream';
+import { answeredOrigins, networkError, originOf, readSseStream, unreachableHint } from '../../../src/core/transports/sseStream';
 import { unnamedReason } from '../../../src/core/transports/transport';
 
 /** The last event ids readSseStream reports for a body arriving in these chunks, and the data of its events. */
@@ -79,6 +79,19 @@ describe('networkError: why a remote server could not be reached, and what to do
     assert.equal(networkError('s', 'http://mcp.example.com/mcp', new TypeError('fetch failed', { cause: new Error(said) })).message, `Could not reach server "s" at http://mcp.example.com/mcp: ${hint}`);
     // The WebSocket transport hands ws's error, the agent's own, with its code if any.
     assert.equal(unreachableHint(undefined, said, 'ws://mcp.example.com/ws'), hint);
+  });
+});
+
+describe('answeredOrigins: each test a new session (the root hook in .mocharc.json)', () => {
+  const url = 'http://127.0.0.1:9/mcp';
+
+  it('a reset where a server answered in this test asks whether the server runs', () => {
+    answeredOrigins.add(originOf(url));
+    assert.equal(unreachableHint('ECONNRESET', 'socket hang up', url), 'the connection closed before any answer (ECONNRESET): is the server running?');
+  });
+
+  it('a later test on that port has no answer of its own: a reset there asks whether the server expects TLS (tls.test.ts), not whether it runs', () => {
+    assert.equal(unreachableHint('ECONNRESET', 'socket hang up', url), 'the connection closed before any answer (ECONNRESET): if the server expects TLS, use https:// (or wss://) in "url"');
   });
 });
 

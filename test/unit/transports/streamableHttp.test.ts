@@ -4,7 +4,6 @@ import type * as http from 'node:http';
 import { RpcError } from '../../../src/core/jsonrpc/errors';
 import type { StreamableHttpOptions } from '../../../src/core/transports/streamableHttp';
 import { StreamableHttpTransport } from '../../../src/core/transports/streamableHttp';
-import { answeredOrigins } from '../../../src/core/transports/sseStream';
 import { SessionExpiredError, TransportHttpError, TransportParseError } from '../../../src/core/transports/transport';
 import type { RecordedClient, RecordedRequest } from '../helpers/httpServers';
 import { clientsForEachTest, freePort, hostileServersForEachTest, HttpFixture } from '../helpers/httpServers';
@@ -787,7 +786,6 @@ describe('StreamableHttpTransport against hostile servers', function () {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, serverInfo: { name: 'reset', version: '1' } } }));
     });
     const reset = client(server.url('/mcp'));
-    answeredOrigins.clear(); // an earlier test's server on this port answered
     up = false;
     await reset.conn.start();
     await assert.rejects(reset.conn.requestRaw('initialize', {}), /the connection closed before any answer \(ECONNRESET\): if the server expects TLS, use https:\/\/ \(or wss:\/\/\) in "url"$/);

@@ -9,7 +9,6 @@ import * as path from 'node:path';
 import { WebSocketServer } from 'ws';
 import { LegacySseTransport } from '../../../src/core/transports/sse';
 import { StreamableHttpTransport } from '../../../src/core/transports/streamableHttp';
-import { answeredOrigins } from '../../../src/core/transports/sseStream';
 import type { Transport } from '../../../src/core/transports/transport';
 import { WebSocketTransport } from '../../../src/core/transports/websocket';
 import { MemoryLogger } from '../helpers/logger';
@@ -118,7 +117,6 @@ describe('TLS: a certificate that is not trusted, and https to a server without 
   it('http:// (or ws://) to a server that speaks TLS says the connection closed without an answer and that it may expect https:// (or wss://), not Node\'s bare "socket hang up"', async () => {
     const port = await start(https.createServer({ cert: readFileSync(CERT), key: readFileSync(KEY) }));
     const advice = 'the connection closed before any answer (ECONNRESET): if the server expects TLS, use https:// (or wss://) in "url"';
-    answeredOrigins.clear(); // a plain server of an earlier test on this port answered: a reset would ask whether the server runs
     const url = `http://127.0.0.1:${port}/mcp`;
     assert.equal(await outcome(new StreamableHttpTransport(options(url)), url), `Could not reach server "s" at URL: ${advice}`);
     const sse = `http://127.0.0.1:${port}/sse`;

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { AddressInfo, Socket } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import * as path from 'node:path';
 import type { Plugin } from 'esbuild';
@@ -14,6 +15,8 @@ import { JsonRpcConnection } from '../../../src/core/jsonrpc/connection';
 import type { TransportCloseInfo } from '../../../src/core/transports/transport';
 import { TransportHttpError, TransportParseError } from '../../../src/core/transports/transport';
 import { WebSocketTransport } from '../../../src/core/transports/websocket';
+import { transportFetch } from '../../../src/core/transports/nodeFetch';
+import { answeredOrigins, networkError } from '../../../src/core/transports/sseStream';
 import { hostileServer } from '../helpers/httpServers';
 import type { Logger } from '../../../src/core/util/log';
 
@@ -575,6 +578,26 @@ describe('WebSocketTransport', () => {
         assert.equal(e.message, `Could not connect to server "test" at ${url}: the connection closed before any answer (ECONNRESET): is the server running?`);
         return true;
       });
+    });
+
+    it('a server whose port answered over HTTP (http://, or a WebSocket as ws://) and then resets the connection: asks whether it runs over either scheme, not whether it expects TLS (one host and port, whichever scheme)', async () => {
+      let up = true;
+      const server = createHttpServer((req, res) => (up ? res.writeHead(404).end() : req.socket.destroy()));
+      const wss = new WebSocketServer({ server, handleProtocols: () => 'mcp', verifyClient: (info, cb) => (up ? cb(true) : info.req.socket.destroy()) });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      cleanups.push(() => new Promise<void>((resolve) => (wss.clients.forEach((c) => c.terminate()), wss.close(), server.close(() => resolve()))));
+      const hostPort = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const running = 'the connection closed before any answer (ECONNRESET): is the server running?';
+      await transportFetch(recordingLogger(), 'GET', `http://${hostPort}/`, {}, {}, { signal: AbortSignal.timeout(5000) });
+      up = false;
+      await assert.rejects(transport(`ws://${hostPort}/ws`).start(), (e: Error) => (assert.equal(e.message, `Could not connect to server "test" at ws://${hostPort}/ws: ${running}`), true));
+      answeredOrigins.clear();
+      up = true;
+      const first = transport(`ws://${hostPort}/ws`);
+      await first.start();
+      await first.close();
+      up = false;
+      await assert.rejects(transportFetch(recordingLogger(), 'GET', `http://${hostPort}/`, {}, {}, { signal: AbortSignal.timeout(5000) }), (e: Error) => (assert.equal(networkError('test', `http://${hostPort}/`, e).message, `Could not reach server "test" at http://${hostPort}/: ${running}`), true));
     });
 
     it('a 404 to the upgrade (a wrong path) says to check "url" in its configuration', async () => {
