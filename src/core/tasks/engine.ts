@@ -9,7 +9,7 @@ import { pageThrough } from '../protocol/paging';
 import type { TransportCloseInfo } from '../transports/transport';
 import { TransportHttpError } from '../transports/transport';
 import { abortAfter, abortReason, anySignal, errorMessage, newController, onAbort, raceAbort } from '../util/abort';
-import { randomUUID } from '../util/crypto';
+import { randomUUID, sha256 } from '../util/crypto';
 import type { Disposable, Event } from '../util/event';
 import { DisposableBase, DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
@@ -157,6 +157,8 @@ class Rec {
 
   declare snap: TaskSnapshot;
   declare progressToken: string | undefined;
+  /** The hash of its whole status message when the snapshot's is clipped (see `clip`), else false; unknown before the first answer. */
+  declare said?: string | false;
 
   constructor(snap: TaskSnapshot, progressToken: string | undefined) {
     this.snap = snap;
@@ -1239,11 +1241,14 @@ export class TaskEngine extends DisposableBase {
     const changes: Partial<TaskSnapshot> = {};
     if (task.status !== from) changes.status = task.status;
     const message = clip(task.statusMessage);
-    if (message !== snap.statusMessage) changes.statusMessage = message;
+    // Two messages clipped alike (the same start and length) differ if the whole ones do.
+    const said = message !== task.statusMessage && sha256(task.statusMessage!);
+    if (message !== snap.statusMessage || said !== (rec.said ?? said)) changes.statusMessage = message;
     // T-LIFE-5: it says how the task is now. The one it worked with, kept at the end (the SDK's task
     // store does: "Completed · Generating report…"), does not; one new with the end does, as does
     // that of a task created ended (its snapshot took the message before it took the status).
     else if (message && isTerminal(task.status) && source !== 'create') changes.statusMessage = undefined;
+    rec.said = said;
     const updated = validDate(task.lastUpdatedAt, this.#now());
     if (updated !== snap.lastUpdatedAt) changes.lastUpdatedAt = updated;
     rec.localUpdatedAt = Number.isNaN(parseDate(task.lastUpdatedAt));

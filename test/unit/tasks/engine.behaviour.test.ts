@@ -531,6 +531,22 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.equal(h.snap(t.taskId).progress?.message, kept);
   });
 
+  it('an end message over 10,000 characters that differs from the working one only past them (same start, same length) is the end\'s, not taken for the old one and dropped (T-LIFE-5)', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const t = await h.engine.callTool('fake', 'required-tool');
+    const working = `${'Scanning '.repeat(2_000)}step 1 of 2`;
+    const done = `${'Scanning '.repeat(2_000)}all 2 done!`;
+    assert.equal(done.length, working.length);
+    h.server.setStatus(t.taskId, 'working', working);
+    await h.engine.poll(t.key);
+    const said = h.snap(t.taskId).statusMessage;
+    assert.equal(said, `${working.slice(0, 10_000)}… (${working.length - 10_000} more chars)`);
+    h.server.setStatus(t.taskId, 'completed', done);
+    await h.engine.poll(t.key);
+    assert.equal(h.snap(t.taskId).status, 'completed');
+    assert.equal(h.snap(t.taskId).statusMessage, said, 'the end\'s message, clipped as the working one was');
+  });
+
   it('keeps a note made of a server\'s error message to 10,000 characters too (a failed task without a status message says why from its error)', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL } });
     const big = `${'broken '.repeat(200_000)}end`;
