@@ -98,15 +98,23 @@ const wsSends = (file, text) => {
     .join(', ');
 };
 
-/** Where `file` reads or writes a WebSocket's DOM-style API, which WS_FIXED drops: "file:line name" each. */
+/**
+ * Where `file` reads or writes a WebSocket's DOM-style API, which WS_FIXED drops: "file:line name"
+ * each. Any object's but the transport's own (`this.onmessage`) counts, however it is reached
+ * (`(ws as any).onmessage`, `socket['onclose']`, a variable that holds the WebSocket), but an
+ * AbortSignal's addEventListener (an object named `…signal`).
+ */
 const wsDomStyle = (file, text) => {
   const ts = require('typescript');
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const uses = [];
   const visit = (node) => {
-    if (ts.isPropertyAccessExpression(node) && /(^|\.#?)ws$/.test(node.expression.getText(source)) && /^(on(open|error|close|message)|addEventListener|removeEventListener)$/.test(node.name.text)) {
-      uses.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1} ${node.name.text}`);
-    }
+    const access = ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node);
+    const name = ts.isPropertyAccessExpression(node) ? node.name.text : access && ts.isStringLiteralLike(node.argumentExpression) ? node.argumentExpression.text : '';
+    let of = access && node.expression;
+    while (of && (ts.isParenthesizedExpression(of) || ts.isAsExpression(of) || ts.isNonNullExpression(of) || ts.isTypeAssertionExpression(of) || ts.isSatisfiesExpression(of))) of = of.expression;
+    const dom = /^on(open|error|close|message)$/.test(name) || (/^(add|remove)EventListener$/.test(name) && !/signal$/i.test(of.getText(source)));
+    if (dom && of.kind !== ts.SyntaxKind.ThisKeyword) uses.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1} ${name}`);
     ts.forEachChild(node, visit);
   };
   visit(source);
@@ -254,8 +262,16 @@ const ZOD_PREMISES = [
   [/\bz\.(maxLength|length|maxSize|size)\b/, "caps a size, where esbuild.js's ZOD_FIXED holds for minimums alone"],
   [/\bz\.coerce\b/, "coerces with zod, which esbuild.js's ZOD_FIXED drops"],
   [/~standard/, "reads a schema's Standard Schema surface, which esbuild.js's ZOD_FIXED drops"],
-  [/\.\s*(brand|register|apply)\b/, "calls a schema's brand(), register() or apply() (or a function's apply()), which esbuild.js's ZOD_MINI_FIXED drops"],
-  [/(?<!\b(JSON|Date|Uri|URL)\s*)\.\s*parse\b/, "calls a schema's parse(), which esbuild.js's ZOD_MINI_FIXED drops: call safeParse()"],
+  // Called, read by name (`S['brand']`) or taken out (`const { brand } = S`).
+  [
+    /\.\s*(brand|register|apply)\b|\[\s*(['"`])(brand|register|apply)\2\s*\]|\{[^{}]*\b(brand|register|apply)\b[^{}]*\}\s*=(?![=>])/,
+    "calls a schema's brand(), register() or apply() (or a function's apply()), which esbuild.js's ZOD_MINI_FIXED drops: for brand(), brand the type (`z.infer<typeof S> & { __brand: 'X' }`); for register(r, meta), call r.add(S, meta); for apply(f), call f(S) (a function's: Reflect.apply())",
+  ],
+  // zod/mini's own `z.parse(S, x)` needs no method, nor do JSON's, Date's and URL's parse.
+  [
+    /(?<!\b(JSON|Date|Uri|URL|z)\s*)\.\s*parse\b|\[\s*(['"`])parse\2\s*\]|\{[^{}]*\bparse\b[^{}]*\}\s*=(?![=>])(?!\s*(JSON|Date|Uri|URL)\b)/,
+    "calls a schema's parse(), which esbuild.js's ZOD_MINI_FIXED drops: call safeParse()",
+  ],
   [/\bz\.(safe)?([Ee]ncode|[Dd]ecode)|import\s*(type\s*)?\{[^}]*\}\s*from\s*'zod/, "encodes with zod (or imports its functions by name, which could), where esbuild.js's ZOD_FIXED holds for parses alone"],
 ];
 const zodFixed = {

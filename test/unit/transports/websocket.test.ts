@@ -513,6 +513,15 @@ describe('WebSocketTransport', () => {
       assert.deepEqual(wsDomStyle(file, text), []);
       const dom = text.replace("ws.on('pong', ", 'ws.onmessage = () => undefined;\n        ws.addEventListener(\'pong\', ');
       assert.deepEqual(wsDomStyle(file, dom).map((use) => use.replace(/^.*:\d+ /, '')), ['onmessage', 'addEventListener']);
+      // However the WebSocket is reached: cast, read by name, held by another variable or field.
+      const reached = text.replace(
+        "ws.on('pong', ",
+        "(ws as any).onmessage = noop;\n        (<WebSocket>this.#ws!)['onclose'] = noop;\n        const socket = ws;\n        socket.onerror = noop;\n        (socket satisfies WebSocket)[`removeEventListener`]('x', noop);\n        ws.on('pong', ",
+      );
+      assert.deepEqual(wsDomStyle(file, reached).map((use) => use.replace(/^.*:\d+ /, '')), ['onmessage', 'onclose', 'onerror', 'removeEventListener']);
+      // The transport's own handlers, and an AbortSignal's listener, are not ws's.
+      const own = text.replace("ws.on('pong', ", "this.onerror?.(new Error('x'));\n        signal.addEventListener('abort', noop);\n        ws.on('pong', ");
+      assert.deepEqual(wsDomStyle(file, own), []);
     });
 
     // What the build refuses, as the stripped ws would misbehave: [what, the importing file, the refusal].

@@ -119,6 +119,9 @@ describe("zod as bundled (esbuild.js's ZOD_FIXED: no memoizer, records keyed by 
       // ZOD_MINI_FIXED: the methods src/ never calls are gone, those it calls are there.
       const schema = b.string() as unknown as Record<string, unknown>;
       assert.deepEqual(['safeParse', 'check', 'parse', 'parseAsync', 'safeParseAsync', 'brand', 'register', 'apply'].map((m) => typeof schema[m]), ['function', 'function', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined']);
+      // zod/mini's own parse(), which src/ may call, does not need the method.
+      assert.equal(b.parse(b.string(), 'x'), 'x');
+      assert.throws(() => b.parse(b.string(), 1), (e: Error) => e.constructor.name === '$ZodError' && /"invalid_type"/.test(e.message));
       const pairs: Array<[z.ZodMiniType, z.ZodMiniType]> = [
         [b.record(b.string(), b.unknown()), z.record(z.string(), z.unknown())],
         [b.optional(b.record(b.string(), b.string({ error: 'must be a string' }), { error: 'must be an object' })), z.optional(z.record(z.string(), z.string({ error: 'must be a string' }), { error: 'must be an object' }))],
@@ -159,11 +162,20 @@ describe("zod as bundled (esbuild.js's ZOD_FIXED: no memoizer, records keyed by 
     }
   });
 
-  it("refuses src/ that calls a schema's parse(), brand() or register() (which ZOD_MINI_FIXED drops) however it is written: the bundle alone would fail at run time, and only there", () => {
+  it("refuses src/ that calls a schema's parse(), brand() or register() (which ZOD_MINI_FIXED drops) however it is written (called, read by name, taken out of the schema), saying what to call instead: the bundle alone would fail at run time, and only there; zod/mini's own z.parse() is kept", () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { ZOD_PREMISES } = require(path.resolve(__dirname, '../../../../esbuild.js')) as { ZOD_PREMISES: Array<[RegExp, string]> };
     const refused = (text: string) => ZOD_PREMISES.some(([premise]) => premise.test(text));
     for (const text of ['S.parse(x)', 'S?.parse(x)', 'S.parse (x)', 'xs.map(S.parse)', 'S\n  .parse(x)', 'S.brand ()', 'xs.map(S.register)']) assert.ok(refused(text), text);
-    for (const text of ['JSON.parse(x)', 'vscode.Uri.parse(x)', 'URL.parse(x)', 'Date.parse(x)', 'S.safeParse(x)', "from '../config/parse'"]) assert.ok(!refused(text), text);
+    // Read by name or taken out of the schema.
+    for (const text of ["S['parse'](x)", 'S["brand"]()', 'S[`register`](r)', 'S[ "apply" ](f)', 'const { parse } = S;', 'const { check, parse: p } = Schema;', 'let { brand } =\n  S;']) assert.ok(refused(text), text);
+    // zod/mini's own parse(S, x) is kept (bundled above), as are JSON's, Date's and URL's.
+    for (const text of ['JSON.parse(x)', 'vscode.Uri.parse(x)', 'URL.parse(x)', 'Date.parse(x)', 'S.safeParse(x)', "from '../config/parse'", 'z.parse(S, x)', 'export const { parse: parseDate } = Date;', 'const { parse: fromJson } = JSON;']) {
+      assert.ok(!refused(text), text);
+    }
+    // What to do instead, as for parse().
+    const said = (text: string) => ZOD_PREMISES.find(([premise]) => premise.test(text))?.[1];
+    assert.match(said('S.parse(x)') ?? '', /: call safeParse\(\)$/);
+    assert.match(said('S.brand()') ?? '', /: for brand\(\), brand the type .*; for register\(r, meta\), call r\.add\(S, meta\); for apply\(f\), call f\(S\) /);
   });
 });
