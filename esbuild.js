@@ -254,6 +254,16 @@ const ZOD_MINI_FIXED = [
   [/^ {4}register\(reg, meta\) \{$[^]*?^ {4}\},\n/gm, '', 1],
   [/^ {4}apply\(fn, \.\.\.args\) \{$[^]*?^ {4}\},\n/gm, '', 1],
 ];
+/**
+ * zod's $ZodError class, built at load time though nothing calls it (zod throws and answers with
+ * $ZodRealError, its Error subclass): marked pure, it is left out where unused, kept where used.
+ * Each test must be found as often as listed.
+ */
+const ZOD_ERRORS = path.join(__dirname, 'node_modules/zod/v4/core/errors.js');
+const ZOD_ERRORS_FIXED = [
+  // Last, so that the minifier joins its neighbours' declarations into one: dropped in between, it would part them.
+  [/^(export const \$ZodError = )(\$constructor\("\$ZodError", initializer\);)\n(export const \$ZodRealError = [^;]*;)$/gm, '$3\n$1/* @__PURE__ */ $2', 1],
+];
 /** What src/ must never do for ZOD_FIXED to hold, and why. */
 const ZOD_PREMISES = [
   [/\bz\.config\b|\bmemoizer\b|from 'zod'/, "configures zod (or imports zod, which does), where esbuild.js's ZOD_FIXED holds for zod/mini's defaults"],
@@ -283,13 +293,14 @@ const zodFixed = {
       for (const [premise, what] of ZOD_PREMISES) if (premise.test(text)) throw new Error(`${args.path} ${what}`);
       return undefined;
     });
-    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/](core|mini)[\\/]schemas\.js$/ }, async (args) => {
-      const fixed = { [ZOD_SCHEMAS]: ZOD_FIXED, [ZOD_MINI_SCHEMAS]: ZOD_MINI_FIXED }[path.resolve(args.path)];
+    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/](core|mini)[\\/](schemas|errors)\.js$/ }, async (args) => {
+      const lists = { ZOD_FIXED: [ZOD_SCHEMAS, ZOD_FIXED], ZOD_MINI_FIXED: [ZOD_MINI_SCHEMAS, ZOD_MINI_FIXED], ZOD_ERRORS_FIXED: [ZOD_ERRORS, ZOD_ERRORS_FIXED] };
+      const [name, [, fixed]] = Object.entries(lists).find(([, [file]]) => file === path.resolve(args.path)) ?? [undefined, []];
       if (!fixed) return undefined;
       let contents = await require('fs').promises.readFile(args.path, 'utf8');
       for (const [test, constant, times] of fixed) {
         const at = typeof test === 'string' ? contents.split(test).length - 1 : (contents.match(test) ?? []).length;
-        if (at !== times) throw new Error(`${args.path}: "${test}" found ${at} times, not ${times}: update esbuild.js's ${fixed === ZOD_FIXED ? 'ZOD_FIXED' : 'ZOD_MINI_FIXED'}`);
+        if (at !== times) throw new Error(`${args.path}: "${test}" found ${at} times, not ${times}: update esbuild.js's ${name}`);
         contents = contents.replaceAll(test, constant);
       }
       return { contents, loader: 'js' };

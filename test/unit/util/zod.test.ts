@@ -162,6 +162,20 @@ describe("zod as bundled (esbuild.js's ZOD_FIXED: no memoizer, records keyed by 
     }
   });
 
+  it("builds no $ZodError class that nothing uses: zod's errors are $ZodRealError's (its Error subclass, also named $ZodError), and that one is kept", async () => {
+    const root = path.resolve(__dirname, '../../../..');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { zodFixed } = require(path.join(root, 'esbuild.js')) as { zodFixed: Plugin };
+    const contents = "import * as z from 'zod/mini';\nexport const check = (x: unknown) => z.string().safeParse(x);";
+    const built = await build({ stdin: { contents, loader: 'ts', resolveDir: root }, bundle: true, platform: 'node', format: 'cjs', write: false, logLevel: 'silent', plugins: [zodFixed] });
+    const text = built.outputFiles[0].text;
+    assert.equal(text.match(/\$constructor\("\$ZodError"/g)?.length, 1, 'the classes built');
+    const module = { exports: {} as { check: (x: unknown) => ReturnType<z.ZodMiniString["safeParse"]> } };
+    new Function('module', 'exports', 'require', text)(module, module.exports, require);
+    const failed = module.exports.check(1);
+    assert.ok(!failed.success && failed.error instanceof Error && failed.error.name === '$ZodError' && failed.error.issues[0].code === 'invalid_type');
+  });
+
   it("refuses src/ that calls a schema's parse(), brand() or register() (which ZOD_MINI_FIXED drops) however it is written (called, read by name, taken out of the schema), saying what to call instead: the bundle alone would fail at run time, and only there; zod/mini's own z.parse() is kept", () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { ZOD_PREMISES } = require(path.resolve(__dirname, '../../../../esbuild.js')) as { ZOD_PREMISES: Array<[RegExp, string]> };
