@@ -242,8 +242,8 @@ const ZOD_FIXED = [
 /**
  * zod/mini's schema methods that src/ never calls, which would bring their parsers along: the
  * async ones (see ZOD_PREMISES), `parse` (src/ calls `safeParse`, which answers where `parse`
- * throws) and those that only hand the schema back or to a registry (1 KB). Each must be found
- * once.
+ * throws), those that only hand the schema back or to a registry (1 KB), and `with`, check()'s
+ * alias. Each must be found once.
  */
 const ZOD_MINI_SCHEMAS = path.join(__dirname, 'node_modules/zod/v4/mini/schemas.js');
 const ZOD_MINI_FIXED = [
@@ -253,6 +253,8 @@ const ZOD_MINI_FIXED = [
   [/^ {4}brand\(\) \{$[^]*?^ {4}\},\n/gm, '', 1],
   [/^ {4}register\(reg, meta\) \{$[^]*?^ {4}\},\n/gm, '', 1],
   [/^ {4}apply\(fn, \.\.\.args\) \{$[^]*?^ {4}\},\n/gm, '', 1],
+  // `with`, check()'s alias (a getter and a setter: 70 bytes).
+  [/^ {4}\/\/ `with` is an alias for `check`[^\n]*\n {4}get with\(\) \{\n[^]*?^ {4}set with\(value\) \{\n[^]*?^ {4}\},\n/gm, '', 1],
 ];
 /**
  * zod's $ZodError class, built at load time though nothing calls it (zod throws and answers with
@@ -276,6 +278,11 @@ const ZOD_PREMISES = [
   [
     /\.\s*(brand|register|apply)\b|\[\s*(['"`])(brand|register|apply)\2\s*\]|\{[^{}]*\b(brand|register|apply)\b[^{}]*\}\s*=(?![=>])/,
     "calls a schema's brand(), register() or apply() (or a function's apply()), which esbuild.js's ZOD_MINI_FIXED drops: for brand(), brand the type (`z.infer<typeof S> & { __brand: 'X' }`); for register(r, meta), call r.add(S, meta); for apply(f), call f(S) (a function's: Reflect.apply())",
+  ],
+  // The word in a sentence ("e.g. with a check") is no call: a word follows it.
+  [
+    /\.\s*with\b(?!\s+[\w$])|\[\s*(['"`])with\1\s*\]|\{[^{}]*\bwith\s*:[^{}]*\}\s*=(?![=>])/,
+    "calls a schema's with(), which esbuild.js's ZOD_MINI_FIXED drops: call check(), which it is an alias of (for an array's with(), which this cannot tell apart, copy the array and set the item)",
   ],
   // zod/mini's own `z.parse(S, x)` needs no method, nor do JSON's, Date's and URL's parse.
   [

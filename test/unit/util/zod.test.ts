@@ -118,7 +118,10 @@ describe("zod as bundled (esbuild.js's ZOD_FIXED: no memoizer, records keyed by 
       assert.notEqual(b.record, z.record);
       // ZOD_MINI_FIXED: the methods src/ never calls are gone, those it calls are there.
       const schema = b.string() as unknown as Record<string, unknown>;
-      assert.deepEqual(['safeParse', 'check', 'parse', 'parseAsync', 'safeParseAsync', 'brand', 'register', 'apply'].map((m) => typeof schema[m]), ['function', 'function', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined']);
+      assert.deepEqual(
+        ['safeParse', 'check', 'parse', 'parseAsync', 'safeParseAsync', 'brand', 'register', 'apply', 'with'].map((m) => typeof schema[m]),
+        ['function', 'function', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined'],
+      );
       // zod/mini's own parse(), which src/ may call, does not need the method.
       assert.equal(b.parse(b.string(), 'x'), 'x');
       assert.throws(() => b.parse(b.string(), 1), (e: Error) => e.constructor.name === '$ZodError' && /"invalid_type"/.test(e.message));
@@ -187,8 +190,12 @@ describe("zod as bundled (esbuild.js's ZOD_FIXED: no memoizer, records keyed by 
     for (const text of ['JSON.parse(x)', 'vscode.Uri.parse(x)', 'URL.parse(x)', 'Date.parse(x)', 'S.safeParse(x)', "from '../config/parse'", 'z.parse(S, x)', 'export const { parse: parseDate } = Date;', 'const { parse: fromJson } = JSON;']) {
       assert.ok(!refused(text), text);
     }
-    // What to do instead, as for parse().
     const said = (text: string) => ZOD_PREMISES.find(([premise]) => premise.test(text))?.[1];
+    // with(), check()'s alias, however written; the word in a sentence is not it.
+    for (const text of ['S.with(c)', 'S\n  .with(c)', 'xs.map(S.with)', "S['with'](c)", 'const { with: w } = S;']) assert.ok(refused(text), text);
+    for (const text of ['/** ...with bursts of up to this many */', '// e.g. with a check', 'S.check(c)', 'const within = 1;']) assert.ok(!refused(text), text);
+    assert.match(said('S.with(c)') ?? '', /: call check\(\)/);
+    // What to do instead, as for parse().
     assert.match(said('S.parse(x)') ?? '', /: call safeParse\(\)$/);
     assert.match(said('S.brand()') ?? '', /: for brand\(\), brand the type .*; for register\(r, meta\), call r\.add\(S, meta\); for apply\(f\), call f\(S\) /);
   });
