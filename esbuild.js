@@ -57,6 +57,21 @@ const WS_FIXED = [
   ['websocket.js', 'WebSocket.prototype.addEventListener = addEventListener;\nWebSocket.prototype.removeEventListener = removeEventListener;', ''],
   // The method that reads a Blob to send (see WS_ALWAYS).
   ['sender.js', /^ {2}getBlobData\(blob, compress, options, cb\) \{$[^]*?^ {2}\}$/m, ''],
+  // binaryType, which WS_TRANSPORT never sets (wsDomStyle): a message is always a Buffer, ws's default.
+  ['websocket.js', '\n  BINARY_TYPES,', ''],
+  ['websocket.js', '    this._binaryType = BINARY_TYPES[0];\n', ''],
+  ['websocket.js', /^ {2}\/\*\*\n {3}\* For historical reasons, the custom "nodebuffer" type[^]*?^ {2}set binaryType\(type\) \{$[^]*?^ {2}\}$/m, ''],
+  ['websocket.js', '      binaryType: this.binaryType,\n', ''],
+  ['websocket.js', "\n  'binaryType',", ''],
+  ['receiver.js', '\n  BINARY_TYPES,', ''],
+  ['receiver.js', '    this._binaryType = options.binaryType || BINARY_TYPES[0];\n', ''],
+  ['receiver.js', /^ {6}if \(this\._binaryType === 'nodebuffer'\) \{\n( {8}data = concat\(fragments, messageLength\);)\n[^]*?^ {6}\}$/m, '$1'],
+  ['receiver.js', 'const { concat, toArrayBuffer, unmask }', 'const { concat, unmask }'],
+  ['buffer-util.js', /^function toArrayBuffer\(buf\) \{$[^]*?^\}$/m, ''],
+  ['buffer-util.js', '\n  toArrayBuffer,', ''],
+  ['constants.js', "const BINARY_TYPES = ['nodebuffer', 'arraybuffer', 'fragments'];\n", ''],
+  ['constants.js', "if (hasBlob) BINARY_TYPES.push('blob');\n", ''],
+  ['constants.js', '\n  BINARY_TYPES,', ''],
 ];
 
 /** Reads in ws's code, in every file, of what is always the same in our bundle, and its value. */
@@ -99,8 +114,8 @@ const wsSends = (file, text) => {
 };
 
 /**
- * Where `file` reads or writes a WebSocket's DOM-style API, which WS_FIXED drops: "file:line name"
- * each. Any object's but the transport's own (`this.onmessage`) counts, however it is reached
+ * Where `file` reads or writes a WebSocket's DOM-style API or binaryType, which WS_FIXED drops:
+ * "file:line name" each. Any object's but the transport's own (`this.onmessage`) counts, however it is reached
  * (`(ws as any).onmessage`, `socket['onclose']`, a variable that holds the WebSocket), but an
  * AbortSignal's addEventListener (an object named `…signal`).
  */
@@ -113,7 +128,7 @@ const wsDomStyle = (file, text) => {
     const name = ts.isPropertyAccessExpression(node) ? node.name.text : access && ts.isStringLiteralLike(node.argumentExpression) ? node.argumentExpression.text : '';
     let of = access && node.expression;
     while (of && (ts.isParenthesizedExpression(of) || ts.isAsExpression(of) || ts.isNonNullExpression(of) || ts.isTypeAssertionExpression(of) || ts.isSatisfiesExpression(of))) of = of.expression;
-    const dom = /^on(open|error|close|message)$/.test(name) || (/^(add|remove)EventListener$/.test(name) && !/signal$/i.test(of.getText(source)));
+    const dom = /^(on(open|error|close|message)|binaryType)$/.test(name) || (/^(add|remove)EventListener$/.test(name) && !/signal$/i.test(of.getText(source)));
     if (dom && of.kind !== ts.SyntaxKind.ThisKeyword) uses.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1} ${name}`);
     ts.forEachChild(node, visit);
   };
@@ -160,7 +175,7 @@ const wsWithoutDeflate = {
         return { errors: [{ text: `${WS_TRANSPORT} gives ws the options { ${given} }, where esbuild.js's WS_FIXED holds for { ${WS_OPTIONS.join(', ')} } alone: update them` }] };
       }
       const [domStyle] = wsDomStyle(WS_TRANSPORT, transport);
-      if (domStyle) return { errors: [{ text: `${domStyle}: a WebSocket's DOM-style API, which esbuild.js's WS_FIXED drops: listen with on()` }] };
+      if (domStyle) return { errors: [{ text: `${domStyle}: a WebSocket's DOM-style API or binaryType, which esbuild.js's WS_FIXED drops: listen with on(), and take a message as the Buffer ws gives` }] };
       const sends = wsSends(WS_TRANSPORT, transport);
       if (sends === WS_SENDS.join(', ')) return undefined;
       return { errors: [{ text: `${WS_TRANSPORT} calls ws's ${sends}, where esbuild.js's WS_ALWAYS holds for ${WS_SENDS.join(', ')} alone (never a Blob): update them` }] };
@@ -197,6 +212,8 @@ const wsWithoutDeflate = {
         if (at !== 1) throw new Error(`${args.path}: "${test}" found ${at} times, not once: update esbuild.js's WS_FIXED`);
         contents = contents.replace(test, constant);
       }
+      // binaryType is gone whole (WS_FIXED), or a file reads what is no longer there (comments aside).
+      if (/binaryType|BINARY_TYPES|toArrayBuffer/i.test(contents.replace(/^\s*(\*|\/\/).*$/gm, ''))) throw new Error(`${args.path} still reads ws's binaryType, which esbuild.js's WS_FIXED drops: update WS_FIXED`);
       return { contents, loader: 'js' };
     });
   },
@@ -364,7 +381,7 @@ const nodeOnce = {
  * `_url`, which zod names too (see MANGLED).
  */
 const WS_FIELDS = [
-  '_allowSynchronousEvents', '_autoPong', '_autoPongComplete', '_binaryType', '_bufferedAmount', '_bufferedBytes', '_buffers',
+  '_allowSynchronousEvents', '_autoPong', '_autoPongComplete', '_bufferedAmount', '_bufferedBytes', '_buffers',
   '_closeCode', '_closeFrameReceived', '_closeFrameSent', '_closeMessage', '_closeTimeout', '_closeTimer', '_compress', '_compressed',
   '_errorEmitted', '_errored', '_extensions', '_fin', '_firstFragment', '_fragmented', '_fragments', '_generateMask', '_isServer',
   '_loop', '_mask', '_maskBuffer', '_masked', '_maxBufferedChunks', '_maxFragments', '_maxPayload', '_maxPendingAutoPongs',

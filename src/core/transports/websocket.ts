@@ -9,7 +9,6 @@ import type { Transport, TransportCloseInfo } from './transport';
 import { answeredOrigins, authRefusal, originOf, CHECK_URL, PROXY_AUTH, readBodySnippet, unreachableHint, webPageAnswer } from './sseStream';
 import { CLOSED_BY_CLIENT, messagesIn, TransportHttpError, TransportParseError } from './transport';
 import { fromJson, isString, stringify } from '../util/json';
-import { isArray } from '../util/builtins';
 import { noop, rejected } from '../util/promise';
 
 export interface WebSocketTransportOptions {
@@ -213,7 +212,8 @@ export class WebSocketTransport implements Transport {
 
   #receive(data: RawData, isBinary: boolean): void {
     this.#alive = true;
-    const buf = Buffer.isBuffer(data) ? data : isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+    // A Buffer, with ws's binaryType left as it is ('nodebuffer'; the bundle drops the others: esbuild.js's wsDomStyle).
+    const buf = data as Buffer;
     if (isBinary) {
       this.#fail(new TransportParseError(`Ignored a binary frame of ${buf.length} bytes (MCP sends JSON in text frames)`, `<${buf.length} bytes>`));
       return;

@@ -424,6 +424,8 @@ describe('WebSocketTransport', () => {
         const built = await build({ entryPoints: [path.join(root, 'src/core/transports/websocket.ts')], absWorkingDir: root, bundle: true, platform: 'node', format: 'cjs', outfile: out, logLevel: 'silent', ...wsBundling, metafile: true });
         const inputs = Object.keys(built.metafile.inputs);
         assert.ok(inputs.some((i) => i.startsWith('ws-stub:')) && !inputs.some((i) => /ws[\\/]lib[\\/](permessage-deflate|extension|event-target)\.js$/.test(i)), `ws parts bundled: ${inputs.join(', ')}`);
+        // Nor its binaryType (its comments aside): a message is always the Buffer the transport takes.
+        assert.doesNotMatch(readFileSync(out, 'utf8').replace(/^\s*(\*|\/\/).*$/gm, ''), /binaryType|arraybuffer|BINARY_TYPES/);
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         const Bundled = (require(out) as { WebSocketTransport: typeof WebSocketTransport }).WebSocketTransport;
         rmSync(path.dirname(out), { recursive: true, force: true });
@@ -446,6 +448,38 @@ describe('WebSocketTransport', () => {
       t.onclose = (info) => (closed = info);
       await t.close();
       assert.equal(closed?.reason, 'closed by the client');
+    });
+
+    it('as shipped (without ws\'s binaryType), takes frames whole and in fragments, text and binary, as with ws unbundled', async function () {
+      this.timeout(30_000);
+      const Bundled = await shippedTransport();
+      const srv = await rawServer((ws) => {
+        ws.send(Buffer.from([1, 2, 3]), { binary: true });
+        ws.send(Buffer.from([4, 5]), { binary: true, fin: false });
+        ws.send(Buffer.from([6]), { binary: true, fin: true });
+        ws.send('{"jsonrpc":"2.0",', { fin: false });
+        ws.send('"method":"notifications/é"}', { fin: true });
+      });
+      cleanups.push(() => srv.close());
+      const heard = async (t: WebSocketTransport): Promise<string[]> => {
+        cleanups.push(() => t.close());
+        const said: string[] = [];
+        const all = next<void>((cb) => {
+          t.onerror = (e) => said.push(`error: ${e.message}`);
+          t.onmessage = (m) => (said.push(`message: ${JSON.stringify(m)}`), cb());
+        });
+        await t.start();
+        await all;
+        await t.close();
+        return said;
+      };
+      const unbundled = await heard(transport(srv.url));
+      assert.deepEqual(unbundled, [
+        'error: Ignored a binary frame of 3 bytes (MCP sends JSON in text frames)',
+        'error: Ignored a binary frame of 3 bytes (MCP sends JSON in text frames)',
+        'message: {"jsonrpc":"2.0","method":"notifications/é"}',
+      ]);
+      assert.deepEqual(await heard(new Bundled({ url: srv.url, logger: recordingLogger(), serverName: 'test' })), unbundled);
     });
 
     // esbuild.js's WS_FIXED drops the ws code that deflate and redirects need, as the transport
@@ -504,15 +538,15 @@ describe('WebSocketTransport', () => {
       assert.equal(wsSends(file, text.replace('ws.send(text, ', 'ws.send(message, ')), 'close(1000), ping(), send(message, not known to be a string)');
     });
 
-    it("listens with on(), never through the DOM-style API the bundle drops (esbuild.js's wsDomStyle); the build tells any use", () => {
+    it("listens with on(), never through the DOM-style API or binaryType the bundle drops (esbuild.js's wsDomStyle); the build tells any use", () => {
       const root = path.resolve(__dirname, '../../../..');
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { wsDomStyle } = require(path.join(root, 'esbuild.js')) as { wsDomStyle: (file: string, text: string) => string[] };
       const file = path.join(root, 'src/core/transports/websocket.ts');
       const text = readFileSync(file, 'utf8');
       assert.deepEqual(wsDomStyle(file, text), []);
-      const dom = text.replace("ws.on('pong', ", 'ws.onmessage = () => undefined;\n        ws.addEventListener(\'pong\', ');
-      assert.deepEqual(wsDomStyle(file, dom).map((use) => use.replace(/^.*:\d+ /, '')), ['onmessage', 'addEventListener']);
+      const dom = text.replace("ws.on('pong', ", "ws.onmessage = () => undefined;\n        ws.binaryType = 'arraybuffer';\n        ws.addEventListener('pong', ");
+      assert.deepEqual(wsDomStyle(file, dom).map((use) => use.replace(/^.*:\d+ /, '')), ['onmessage', 'binaryType', 'addEventListener']);
       // However the WebSocket is reached: cast, read by name, held by another variable or field.
       const reached = text.replace(
         "ws.on('pong', ",
