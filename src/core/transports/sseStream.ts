@@ -58,7 +58,8 @@ export const readSseStream = async (body: FetchBody, handlers: SseHandlers): Pro
       const text = decoder.decode(chunk.value, { stream: true });
       scanIds?.(text);
       parser.feed(text);
-      if (overflow) throw new Error(`an SSE event exceeded ${MAX_MESSAGE_CHARS} characters`);
+      // A TransportParseError: a stream resumed would send the same event again.
+      if (overflow) throw new TransportParseError(`an event longer than ${MAX_MESSAGE_CHARS} characters (not read further)`, '');
     }
     done = true;
   } finally {

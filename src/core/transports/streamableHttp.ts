@@ -412,7 +412,8 @@ export class StreamableHttpTransport implements Transport {
     } catch (err) {
       // Nothing that goes wrong while following a stream may escape as an unhandled rejection:
       // the stream is given up in words, so its requests fail and the user is told.
-      if (!signal.aborted) this.#giveUp(state, errorMessage(err));
+      const why = errorMessage(err);
+      if (!signal.aborted) this.#giveUp(state, why, false, err instanceof TransportParseError ? `${this.#server} sent ${why} on the ${state.label}` : undefined);
     }
   }
 
@@ -485,6 +486,8 @@ export class StreamableHttpTransport implements Transport {
       });
       this.#log.trace(`The ${state.label} ended after ${events} event(s)`);
     } catch (err) {
+      // An event over the limit: given up (see #follow), not resumed to get the same event again until the requests time out.
+      if (err instanceof TransportParseError) throw err;
       if (!signal.aborted) this.#log.debug(`The ${state.label} was cut after ${events} event(s): ${errorMessage(err)}`);
     }
   }
@@ -551,7 +554,7 @@ export class StreamableHttpTransport implements Transport {
    * is told through `onerror`); requests still waiting on a POST stream are failed now, with a
    * warning unless `told` (the session expired, which its owner tells as the connection's end).
    */
-  #giveUp(state: StreamState, why: string, told = false): void {
+  #giveUp(state: StreamState, why: string, told = false, failed = `${this.#server} dropped the stream carrying the answer: ${why}`): void {
     if (state.kind === 'get') {
       this.#log.warn(`Stopped listening for messages from the server: ${why}`);
       this.onerror?.(new TransportHttpError(`${this.#server} stream for its own messages stopped: ${why}`));
@@ -560,7 +563,7 @@ export class StreamableHttpTransport implements Transport {
     const ids = [...(state.pending ?? [])];
     if (ids.length === 0) return;
     if (!told) this.#log.warn(`The ${state.label} was lost: ${why}`);
-    for (const id of ids) this.#fail(id, `${this.#server} dropped the stream carrying the answer: ${why}`);
+    for (const id of ids) this.#fail(id, failed);
   }
 
   /** Fails a request whose answer cannot come, at once, with an error of ours (not the server's). */

@@ -669,6 +669,25 @@ describe('StreamableHttpTransport against hostile servers', function () {
     await waitFor(() => closed, 'the server to see the exchange end');
   });
 
+  it('fails at once a request whose answer stream sends an event past the message limit, saying so, rather than resuming it (the server sends the same event again) until the request times out', async () => {
+    let gets = 0;
+    const server = await serve((req, res, body) => {
+      if (req.method === 'GET' && !req.headers['last-event-id']) return void res.writeHead(405).end();
+      if (req.method === 'GET') gets++;
+      else if ((JSON.parse(body) as { id?: number }).id === undefined) return void res.writeHead(202).end();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('id: 1\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working"}}\n\nid: 2\ndata: "');
+      res.end(`${'a'.repeat(17_000_000)}"\n\n`);
+    });
+    const c = client(server.url('/mcp'));
+    await c.conn.start();
+    await assert.rejects(c.conn.requestRaw('tools/call', {}, { timeoutMs: 10_000 }), (err: Error) => {
+      assert.equal(err.message, `Server "fixture" sent an event longer than ${16 * 1024 * 1024} characters (not read further) on the answer stream of tools/call (id 1)`);
+      return true;
+    });
+    assert.equal(gets, 0, 'resumed');
+  });
+
   it('fails at once, naming the server, a request whose JSON answer holds only a notification or the response to another id', async () => {
     const server = await serve((_req, res, body) => {
       const msg = JSON.parse(body) as { id?: number; params?: { other?: boolean } };
