@@ -302,7 +302,7 @@ export class StreamableHttpTransport implements Transport {
     if (page !== undefined) {
       throw new TransportHttpError(`${this.#server} answered ${describe(message)} with ${webPageAnswer(page, 'JSON or an event stream', this.#settings)}`, response.status);
     }
-    throw unusable(response.status === 202 || !type ? `HTTP ${response.status} without a body` : `content type "${type}"`);
+    throw unusable(response.status === 202 ? 'HTTP 202 without a body' : type ? `content type "${type}"` : `HTTP ${response.status} without a content type`);
   }
 
   /**

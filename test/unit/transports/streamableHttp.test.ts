@@ -497,6 +497,20 @@ describe('StreamableHttpTransport against hostile servers', function () {
     });
   });
 
+  it('fails a request answered 200 with a JSON body but no content type saying that the content type is missing, not that the body is', async () => {
+    const server = await serve((_req, res, body) => {
+      const { id } = JSON.parse(body) as { id?: number };
+      if (id === undefined) return void res.writeHead(202).end();
+      res.writeHead(200).end(JSON.stringify({ jsonrpc: '2.0', id, result: {} }));
+    });
+    const c = client(server.url('/mcp'));
+    await c.conn.start();
+    await assert.rejects(c.conn.requestRaw('tools/call', {}), (err: Error) => {
+      assert.equal(err.message, 'Server "fixture" answered tools/call (id 1) with HTTP 200 without a content type; expected JSON or an event stream');
+      return true;
+    });
+  });
+
   it('fails at once a request whose POST is answered 202 without a body (202 only accepts notifications and answers), saying so; the transport goes on', async () => {
     const server = await serve((req, res, body) => {
       if (req.method !== 'POST') return void res.writeHead(405).end();
