@@ -683,10 +683,9 @@ describe('StreamableHttpTransport against hostile servers', function () {
     await waitFor(() => closed, 'the server to see the exchange end');
   });
 
-  it('fails at once a request whose answer stream sends an event past the message limit, saying so, rather than resuming it (the server sends the same event again) until the request times out', async () => {
+  it('fails at once a request whose answer stream sends an event past the message limit, saying so, rather than resuming it (the server sends the same event again) until the request times out; the GET stream stops so, with a warning', async () => {
     let gets = 0;
     const server = await serve((req, res, body) => {
-      if (req.method === 'GET' && !req.headers['last-event-id']) return void res.writeHead(405).end();
       if (req.method === 'GET') gets++;
       else if ((JSON.parse(body) as { id?: number }).id === undefined) return void res.writeHead(202).end();
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -700,6 +699,16 @@ describe('StreamableHttpTransport against hostile servers', function () {
       return true;
     });
     assert.equal(gets, 0, 'resumed');
+    c.transport.openServerStream();
+    const stopped = `an event longer than ${16 * 1024 * 1024} characters (not read further)`;
+    await waitFor(() => c.errors.length > 0, 'the GET stream to be given up');
+    assert.equal(c.errors[0].message, `Server "fixture" stream for its own messages stopped: ${stopped}`);
+    assert.deepEqual(warnings(c), [
+      `The answer stream of tools/call (id 1) was lost: ${stopped}`,
+      `Stopped listening for messages from the server: ${stopped}`,
+      `Transport error: Server "fixture" stream for its own messages stopped: ${stopped}`,
+    ]);
+    assert.equal(gets, 1, 'resumed');
   });
 
   it('fails at once, naming the server, a request whose JSON answer holds only a notification or the response to another id', async () => {
