@@ -124,14 +124,15 @@ export const readBodyText = async (body: FetchBody, max = MAX_MESSAGE_CHARS): Pr
 
 /**
  * The messages carried by the data of one `message` event (a JSON-RPC batch is split), or a
- * parse error when the data is not JSON. Shapes are not checked here: the connection does that.
+ * parse error when the data is not JSON, saying what the server did (`what`: a JSON body is no
+ * event). Shapes are not checked here: the connection does that.
  */
-export const parseEventData = (data: string, serverName: string): unknown[] | TransportParseError => {
+export const parseEventData = (data: string, serverName: string, what = 'sent an event'): unknown[] | TransportParseError => {
   try {
     const value: unknown = fromJson(data);
     return messagesIn(value);
   } catch (err) {
-    return new TransportParseError(`${serverNamed(serverName)} sent an event that is not JSON (${(err as Error).message})`, data);
+    return new TransportParseError(`${serverNamed(serverName)} ${what} that is not JSON (${(err as Error).message})`, data);
   }
 };
 

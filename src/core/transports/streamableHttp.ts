@@ -282,7 +282,7 @@ export class StreamableHttpTransport implements Transport {
       }
       // Nothing at all (a 202 that names a type): said as such, not as JSON that does not parse.
       if (!body.text.trim()) throw unusable(`HTTP ${response.status} without a body`);
-      const values = parseEventData(body.text, this.#serverName);
+      const values = parseEventData(body.text, this.#serverName, `answered ${describe(message)} with a body`);
       // The answer to this very request is lost: failing the send fails the request now.
       if (values instanceof TransportParseError) throw values;
       for (const v of values) this.#deliver(v);

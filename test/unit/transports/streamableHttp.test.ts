@@ -497,6 +497,19 @@ describe('StreamableHttpTransport against hostile servers', function () {
     });
   });
 
+  it('fails a request answered with a JSON body that does not parse, naming the request and the body, not an SSE event', async () => {
+    const server = await serve((_req, res, body) => {
+      if ((JSON.parse(body) as { id?: number }).id === undefined) return void res.writeHead(202).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end('oops {');
+    });
+    const c = client(server.url('/mcp'));
+    await c.conn.start();
+    await assert.rejects(c.conn.requestRaw('tools/call', {}), (err: Error) => {
+      assert.match(err.message, /^Server "fixture" answered tools\/call \(id 1\) with a body that is not JSON \(Unexpected token .*\)$/);
+      return true;
+    });
+  });
+
   it('fails a request answered 200 with a JSON body but no content type saying that the content type is missing, not that the body is', async () => {
     const server = await serve((_req, res, body) => {
       const { id } = JSON.parse(body) as { id?: number };
