@@ -157,7 +157,7 @@ class Rec {
 
   declare snap: TaskSnapshot;
   declare progressToken: string | undefined;
-  /** The hash of its whole status message when the snapshot's is clipped (see `clip`), else false; unknown before the first answer. */
+  /** The hash of its whole status message when the snapshot's is clipped (see `saidOf`), else false; unknown for a task restored from an earlier session. */
   declare said?: string | false;
 
   constructor(snap: TaskSnapshot, progressToken: string | undefined) {
@@ -237,6 +237,8 @@ const MAX_HELD_NOTIFICATIONS = 100;
  * succeeded, and the tasks were lost at the next start.
  */
 const clip = <T extends string | undefined>(s: T): T => (s && truncate(s, 10_000)) as T;
+/** The hash of a status message `clip` shortens, else false: two clipped alike differ if the whole ones do (see Rec's `said`). */
+const saidOf = (s?: string): string | false => clip(s) !== s && sha256(s!);
 /** How the note of an ended task whose result could not be fetched begins (the row says it; see `notFetched`). */
 const NOT_FETCHED = 'Result not fetched yet: ';
 /** How the note of a live task whose tasks/get answers are invalid begins (see `poll`). */
@@ -1241,8 +1243,7 @@ export class TaskEngine extends DisposableBase {
     const changes: Partial<TaskSnapshot> = {};
     if (task.status !== from) changes.status = task.status;
     const message = clip(task.statusMessage);
-    // Two messages clipped alike (the same start and length) differ if the whole ones do.
-    const said = message !== task.statusMessage && sha256(task.statusMessage!);
+    const said = saidOf(task.statusMessage);
     if (message !== snap.statusMessage || said !== (rec.said ?? said)) changes.statusMessage = message;
     // T-LIFE-5: it says how the task is now. The one it worked with, kept at the end (the SDK's task
     // store does: "Completed · Generating report…"), does not; one new with the end does, as does
@@ -1888,6 +1889,8 @@ export class TaskEngine extends DisposableBase {
       progressToken,
     );
     rec.localUpdatedAt = Number.isNaN(parseDate(task.lastUpdatedAt));
+    // Its message as the server sent it: an end's clipped alike is then told apart (T-LIFE-5).
+    rec.said = saidOf(task.statusMessage);
     return rec;
   }
 

@@ -547,6 +547,21 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.equal(h.snap(t.taskId).statusMessage, said, 'the end\'s message, clipped as the working one was');
   });
 
+  it('so too when the working message over 10,000 characters came with the task\'s creation, not from a poll (T-LIFE-5)', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const working = `${'Scanning '.repeat(2_000)}step 1 of 2`;
+    const done = `${'Scanning '.repeat(2_000)}all 2 done!`;
+    h.server.override('tools/call', (p) => ({ task: h.server.createTask(String(p?.name), { statusMessage: working }) }));
+    const t = await h.engine.callTool('fake', 'required-tool');
+    const said = h.snap(t.taskId).statusMessage;
+    assert.equal(said, `${working.slice(0, 10_000)}… (${working.length - 10_000} more chars)`);
+    h.server.setStatus(t.taskId, 'completed', done);
+    await h.engine.poll(t.key);
+    assert.equal(h.snap(t.taskId).status, 'completed');
+    const ended = h.snap(t.taskId).statusMessage;
+    assert.ok(ended === said, `the end's message, clipped as the working one was; got ${ended && `…${ended.slice(9_990)}`}`);
+  });
+
   it('keeps a note made of a server\'s error message to 10,000 characters too (a failed task without a status message says why from its error)', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL } });
     const big = `${'broken '.repeat(200_000)}end`;
