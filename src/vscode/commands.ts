@@ -186,8 +186,11 @@ const soon = <T>(event: vscode.Event<T>, done: (e: T) => unknown, ms = 2000): Pr
     const t = setTimeout(end, ms);
   });
 
-/** The path of the file each `Open …SettingsFile` command opens: the user's (of any profile), the remote machine's, the workspace's (a multi-root one's .code-workspace). */
-const SETTINGS_FILE: Record<string, RegExp> = { '': /\/User\/(.+\/)?settings\.json$/, Remote: /\/Machine\/settings\.json$/, Workspace: /\/\.vscode\/settings\.json$|\.code-workspace$/ };
+/**
+ * The path of the file each `Open …SettingsFile` command opens: the user's (of any profile), the remote machine's, the workspace's
+ * (a multi-root one's .code-workspace, or an untitled one's workspace.json in the editor's user data).
+ */
+const SETTINGS_FILE: Record<string, RegExp> = { '': /\/User\/(.+\/)?settings\.json$/, Remote: /\/Machine\/settings\.json$/, Workspace: /\/\.vscode\/settings\.json$|\.code-workspace$|\/Workspaces\/[^/]+\/workspace\.json$/ };
 
 /** Opens the settings that hold the `mcpTasks.servers` setting, the cursor on the server `name`'s entry, or on the setting. */
 const openSettings = async (name?: string): Promise<void> => {

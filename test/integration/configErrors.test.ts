@@ -185,6 +185,46 @@ suite('Configuration errors in the Tasks view', () => {
     }
   });
 
+  test('Open MCP Configuration on a server of an untitled workspace\'s settings (a folder added, the workspace not saved) puts the cursor on its name at once: the file the command opens, …/Workspaces/<id>/workspace.json, is its settings file, not waited past for 15 s', async function () {
+    this.timeout(60_000);
+    const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    const workspaceSettings = path.join(folder, '.vscode', 'settings.json');
+    const had = fs.existsSync(workspaceSettings);
+    const servers = { untitled: { type: 'stdio', command: 42 } };
+    // The workspace's value names the server, so the command opens the workspace's settings file:
+    // in an untitled workspace, the editor's own workspace.json in its user data's Workspaces folder.
+    await settings().update('servers', servers, vscode.ConfigurationTarget.Workspace);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-untitled-'));
+    const file = path.join(dir, 'User', 'Workspaces', '1765000000000', 'workspace.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify({ folders: [{ path: folder }], settings: { [SERVERS_SETTING]: servers } }, null, '\t'));
+    const commands = vscode.commands as { executeCommand: typeof vscode.commands.executeCommand };
+    const original = commands.executeCommand;
+    const execute = original.bind(vscode.commands);
+    commands.executeCommand = (async (id: string, ...args: unknown[]) =>
+      id === 'workbench.action.openWorkspaceSettingsFile' ? void (await vscode.window.showTextDocument(vscode.Uri.file(file))) : execute(id, ...args)) as typeof original;
+    const view = errorRow(parseSettingServers(servers));
+    try {
+      await execute('workbench.action.closeAllEditors');
+      const { command } = view.item;
+      const start = Date.now();
+      await execute(command!.command, ...(command!.arguments ?? []));
+      const took = Date.now() - start;
+      const editor = vscode.window.activeTextEditor;
+      assert.ok(editor && editor.document.uri.fsPath === file, `the workspace.json, not ${editor?.document.uri.path}`);
+      const name = editor.document.positionAt(editor.document.getText().indexOf('"untitled"') + 1);
+      assert.ok(editor.selection.active.isEqual(name), `the cursor on "untitled" (${JSON.stringify(name)}), not at ${JSON.stringify(editor.selection.active)}`);
+      assert.ok(took < 5_000, `the command took ${took} ms`);
+    } finally {
+      commands.executeCommand = original;
+      view.dispose();
+      await settings().update('servers', undefined, vscode.ConfigurationTarget.Workspace);
+      if (!had) fs.rmSync(workspaceSettings, { force: true });
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('a broken .vscode/mcp.json is notified once (the error, Open Configuration at it, Show Log), not again when read again or as the error moves; fixed and broken again, once more; while it is open in an editor, not again until it is valid (auto save saves each state typed through); several errors in it, one warning with the count', async function () {
     this.timeout(60_000);
     const testing = testingApi(await activateExtension());
