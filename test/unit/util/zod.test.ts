@@ -186,8 +186,8 @@ describe("zod as bundled (esbuild.js's ZOD_FIXED: no memoizer, records keyed by 
     for (const text of ['S.parse(x)', 'S?.parse(x)', 'S.parse (x)', 'xs.map(S.parse)', 'S\n  .parse(x)', 'S.brand ()', 'xs.map(S.register)']) assert.ok(refused(text), text);
     // Read by name or taken out of the schema.
     for (const text of ["S['parse'](x)", 'S["brand"]()', 'S[`register`](r)', 'S[ "apply" ](f)', 'const { parse } = S;', 'const { check, parse: p } = Schema;', 'let { brand } =\n  S;']) assert.ok(refused(text), text);
-    // zod/mini's own parse(S, x) is kept (bundled above), as are JSON's, Date's and URL's.
-    for (const text of ['JSON.parse(x)', 'vscode.Uri.parse(x)', 'URL.parse(x)', 'Date.parse(x)', 'S.safeParse(x)', "from '../config/parse'", 'z.parse(S, x)', 'export const { parse: parseDate } = Date;', 'const { parse: fromJson } = JSON;']) {
+    // zod/mini's own parse(S, x) is kept (bundled above), as are JSON's, Date's and URL's, and Reflect.apply(), which the refusal of a function's apply() says to call.
+    for (const text of ['JSON.parse(x)', 'vscode.Uri.parse(x)', 'URL.parse(x)', 'Date.parse(x)', 'S.safeParse(x)', "from '../config/parse'", 'z.parse(S, x)', 'export const { parse: parseDate } = Date;', 'const { parse: fromJson } = JSON;', 'Reflect.apply(f, t, xs)']) {
       assert.ok(!refused(text), text);
     }
     const said = (text: string) => ZOD_PREMISES.find(([premise]) => premise.test(text))?.[1];
