@@ -524,6 +524,16 @@ describe('StreamableHttpTransport against hostile servers', function () {
     });
   });
 
+  it('fails a request answered 204 (No Content, which has no body) saying that the body is missing, not only its content type', async () => {
+    const server = await serve((_req, res, body) => void res.writeHead((JSON.parse(body) as { id?: number }).id === undefined ? 202 : 204).end());
+    const c = client(server.url('/mcp'));
+    await c.conn.start();
+    await assert.rejects(c.conn.requestRaw('tools/call', {}), (err: Error) => {
+      assert.equal(err.message, 'Server "fixture" answered tools/call (id 1) with HTTP 204 without a body; expected JSON or an event stream');
+      return true;
+    });
+  });
+
   it('fails at once a request whose POST is answered 202 without a body (202 only accepts notifications and answers), saying so; the transport goes on', async () => {
     const server = await serve((req, res, body) => {
       if (req.method !== 'POST') return void res.writeHead(405).end();
