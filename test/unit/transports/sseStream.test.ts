@@ -84,13 +84,15 @@ describe('networkError: why a remote server could not be reached, and what to do
 
 describe('answeredOrigins: each test a new session (the root hook in .mocharc.json)', () => {
   const url = 'http://127.0.0.1:9/mcp';
+  // As a server of an earlier test would (run before the root hook's beforeEach), so that each test holds alone (mocha -g).
+  before(() => answeredOrigins.add(originOf(url)));
 
   it('a reset where a server answered in this test asks whether the server runs', () => {
     answeredOrigins.add(originOf(url));
     assert.equal(unreachableHint('ECONNRESET', 'socket hang up', url), 'the connection closed before any answer (ECONNRESET): is the server running?');
   });
 
-  it('a later test on that port has no answer of its own: a reset there asks whether the server expects TLS (tls.test.ts), not whether it runs', () => {
+  it('a test has no answer from before it (an earlier test\'s server on that port): a reset there asks whether the server expects TLS (tls.test.ts), not whether it runs', () => {
     assert.equal(unreachableHint('ECONNRESET', 'socket hang up', url), 'the connection closed before any answer (ECONNRESET): if the server expects TLS, use https:// (or wss://) in "url"');
   });
 });
