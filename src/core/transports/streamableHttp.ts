@@ -413,8 +413,7 @@ export class StreamableHttpTransport implements Transport {
     } catch (err) {
       // Nothing that goes wrong while following a stream may escape as an unhandled rejection:
       // the stream is given up in words, so its requests fail and the user is told.
-      const why = errorMessage(err);
-      if (!signal.aborted) this.#giveUp(state, why, false, err instanceof TransportParseError ? `${this.#server} sent ${why} on the ${state.label}` : undefined);
+      if (!signal.aborted) this.#giveUp(state, errorMessage(err));
     }
   }
 
@@ -428,12 +427,23 @@ export class StreamableHttpTransport implements Transport {
     // GETs in a row that failed or were refused.
     let failures = 0;
     let warned = false;
+    // Connections in a row that ended on an event over the limit.
+    let overs = 0;
     let immediate = first === undefined;
     while (!signal.aborted) {
       if (response) {
-        await this.#consume(response, state, signal);
+        const over = await this.#consume(response, state, signal);
         response = undefined;
         if (signal.aborted) return;
+        if (over) {
+          // Resumed after the last id read, a stream sends the same event again: a POST stream's
+          // requests fail now, not when they time out. The GET stream is opened afresh, without
+          // Last-Event-ID (what the server sends until then is lost too), unless fresh ones send such events too.
+          if (state.kind === 'post') return this.#giveUp(state, over, false, `${this.#server} sent ${over} on the ${state.label}`);
+          if (++overs >= this.#reconnect.maxRetries) return this.#giveUp(state, `${over}, ${overs} times in a row`);
+          state.lastEventId = undefined;
+          this.#log.warn(`Dropped a message from the server (${over}); if it asked for input, cancel the task`);
+        } else overs = 0;
         if (state.pending && state.pending.size === 0) return;
         if (state.kind === 'post' && state.lastEventId === undefined) {
           return this.#giveUp(state, 'it ended before the answer and gave no event id to resume from');
@@ -471,8 +481,8 @@ export class StreamableHttpTransport implements Transport {
     }
   }
 
-  /** Reads one connection of a stream to its end. */
-  async #consume(response: Response, state: StreamState, signal: AbortSignal): Promise<void> {
+  /** Reads one connection of a stream to its end; returns why, when an event was over the limit (see #resume). */
+  async #consume(response: Response, state: StreamState, signal: AbortSignal): Promise<string | void> {
     if (!response.body) return;
     let events = 0;
     try {
@@ -487,8 +497,7 @@ export class StreamableHttpTransport implements Transport {
       });
       this.#log.trace(`The ${state.label} ended after ${events} event(s)`);
     } catch (err) {
-      // An event over the limit: given up (see #follow), not resumed to get the same event again until the requests time out.
-      if (err instanceof TransportParseError) throw err;
+      if (err instanceof TransportParseError) return err.message;
       if (!signal.aborted) this.#log.debug(`The ${state.label} was cut after ${events} event(s): ${errorMessage(err)}`);
     }
   }

@@ -706,32 +706,70 @@ describe('StreamableHttpTransport against hostile servers', function () {
     await waitFor(() => closed, 'the server to see the exchange end');
   });
 
-  it('fails at once a request whose answer stream sends an event past the message limit, saying so, rather than resuming it (the server sends the same event again) until the request times out; the GET stream stops so, with a warning', async () => {
+  /** Answers with an event stream: a notification with id 1 (when `ids`), then an event past the message limit (id 2 when `ids`). */
+  const overLimit = (res: http.ServerResponse, ids = true): void => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(`${ids ? 'id: 1\n' : ''}data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working"}}\n\n${ids ? 'id: 2\n' : ''}data: "`);
+    res.end(`${'a'.repeat(17_000_000)}"\n\n`);
+  };
+  const stopped = `an event longer than ${16 * 1024 * 1024} characters (not read further)`;
+  const dropped = `Dropped a message from the server (${stopped}); if it asked for input, cancel the task`;
+
+  it('fails at once a request whose answer stream sends an event past the message limit, saying so, rather than resuming it (the server sends the same event again) until the request times out', async () => {
     let gets = 0;
     const server = await serve((req, res, body) => {
       if (req.method === 'GET') gets++;
       else if ((JSON.parse(body) as { id?: number }).id === undefined) return void res.writeHead(202).end();
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write('id: 1\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working"}}\n\nid: 2\ndata: "');
-      res.end(`${'a'.repeat(17_000_000)}"\n\n`);
+      overLimit(res);
     });
     const c = client(server.url('/mcp'));
     await c.conn.start();
     await assert.rejects(c.conn.requestRaw('tools/call', {}, { timeoutMs: 10_000 }), (err: Error) => {
-      assert.equal(err.message, `Server "fixture" sent an event longer than ${16 * 1024 * 1024} characters (not read further) on the answer stream of tools/call (id 1)`);
+      assert.equal(err.message, `Server "fixture" sent ${stopped} on the answer stream of tools/call (id 1)`);
       return true;
     });
     assert.equal(gets, 0, 'resumed');
+    assert.deepEqual(warnings(c), [`The answer stream of tools/call (id 1) was lost: ${stopped}`]);
+  });
+
+  for (const ids of [false, true]) {
+    it(`drops, with a warning, an event past the message limit on the GET stream (${ids ? 'with' : 'without'} event ids) and listens again with a fresh GET (no Last-Event-ID: a resumed one would get the same event again)`, async () => {
+      const lastIds: Array<string | undefined> = [];
+      const server = await serve((req, res) => {
+        if (req.method !== 'GET') return void res.writeHead(202).end();
+        lastIds.push(req.headers['last-event-id'] as string | undefined);
+        if (lastIds.length === 1) return overLimit(res, ids);
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).write('data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"later"}}\n\n');
+      });
+      const c = client(server.url('/mcp'));
+      const notes: unknown[] = [];
+      c.conn.onNotification('notifications/message', (p) => notes.push(p));
+      await c.conn.start();
+      c.transport.openServerStream();
+      await waitFor(() => notes.length === 2, 'the message after the dropped one');
+      assert.deepEqual(notes, [{ level: 'info', data: 'working' }, { level: 'info', data: 'later' }]);
+      assert.deepEqual(lastIds, [undefined, undefined]);
+      assert.deepEqual(warnings(c), [dropped]);
+      assert.deepEqual(c.errors, []);
+    });
+  }
+
+  it('stops listening, saying so, when the GET stream sends an event past the message limit on maxRetries (here 3, by default 5) fresh GETs in a row, not downloading it for ever', async () => {
+    let gets = 0;
+    const server = await serve((req, res) => {
+      if (req.method !== 'GET') return void res.writeHead(202).end();
+      gets++;
+      overLimit(res);
+    });
+    const c = client(server.url('/mcp'));
+    await c.conn.start();
     c.transport.openServerStream();
-    const stopped = `an event longer than ${16 * 1024 * 1024} characters (not read further)`;
     await waitFor(() => c.errors.length > 0, 'the GET stream to be given up');
-    assert.equal(c.errors[0].message, `Server "fixture" stream for its own messages stopped: ${stopped}`);
-    assert.deepEqual(warnings(c), [
-      `The answer stream of tools/call (id 1) was lost: ${stopped}`,
-      `Stopped listening for messages from the server: ${stopped}`,
-      `Transport error: Server "fixture" stream for its own messages stopped: ${stopped}`,
-    ]);
-    assert.equal(gets, 1, 'resumed');
+    const why = `${stopped}, 3 times in a row`;
+    assert.equal(c.errors[0].message, `Server "fixture" stream for its own messages stopped: ${why}`);
+    assert.deepEqual(warnings(c), [dropped, dropped, `Stopped listening for messages from the server: ${why}`, `Transport error: Server "fixture" stream for its own messages stopped: ${why}`]);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(gets, 3);
   });
 
   it('fails at once, naming the server, a request whose JSON answer holds only a notification or the response to another id', async () => {
