@@ -381,6 +381,30 @@ describe('LegacySseTransport against hostile servers', function () {
     assert.deepEqual(answers.map((a) => (a as { id: unknown }).id), [-1]);
   });
 
+  it('an event past the 16 MB message limit on the one event stream closes the transport at once, saying so, and the requests waiting fail with that reason (nothing is resumed, so the event is not downloaded again; a reconnect is a new session), not at their timeout', async () => {
+    let gets = 0;
+    let stream: http.ServerResponse | undefined;
+    const server = await serve((req, res, body) => {
+      if (req.method === 'GET') {
+        gets++;
+        return void (stream = res.writeHead(200, { 'content-type': 'text/event-stream' })).write('event: endpoint\ndata: /message\n\n');
+      }
+      res.writeHead(202).end();
+      const m = JSON.parse(body) as { id?: unknown };
+      if (m.id !== undefined) stream!.write(`data: {"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"x":"${'a'.repeat(17_000_000)}"}}\n\n`);
+    });
+    const c = client(server.url('/sse'));
+    await c.conn.start();
+    const reason = `the event stream of server "legacy" was cut: an event longer than ${16 * 1024 * 1024} characters (not read further)`;
+    await assert.rejects(c.conn.requestRaw('tools/call', {}, { timeoutMs: 60_000 }), (err: unknown) => {
+      assert.ok(err instanceof ConnectionClosedError);
+      assert.equal(err.message, `Connection closed: ${reason}`);
+      return true;
+    });
+    assert.deepEqual(c.closes, [{ reason }]);
+    assert.equal(gets, 1);
+  });
+
   it('bounds the wait for the endpoint from the GET on: a server that never answers it fails start in time', async () => {
     let closed = false;
     const server = await serve((_req, res) => res.on('close', () => (closed = true)));
