@@ -772,6 +772,23 @@ describe('StreamableHttpTransport against hostile servers', function () {
     assert.equal(gets, 3);
   });
 
+  it('counts only GET streams in a row that end on an event past the message limit: one that ends otherwise (a poll) starts the count again', async () => {
+    let gets = 0;
+    const server = await serve((req, res) => {
+      if (req.method !== 'GET') return void res.writeHead(202).end();
+      gets++;
+      if (gets === 3) return void res.writeHead(200, { 'content-type': 'text/event-stream' }).end('data:\n\n');
+      if (gets < 6) return overLimit(res, false);
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).write(':\n\n');
+    });
+    const c = client(server.url('/mcp'));
+    await c.conn.start();
+    c.transport.openServerStream();
+    await waitFor(() => gets === 6, 'the sixth GET');
+    assert.deepEqual(warnings(c), [dropped, dropped, dropped, dropped]);
+    assert.deepEqual(c.errors, []);
+  });
+
   it('fails at once, naming the server, a request whose JSON answer holds only a notification or the response to another id', async () => {
     const server = await serve((_req, res, body) => {
       const msg = JSON.parse(body) as { id?: number; params?: { other?: boolean } };
