@@ -566,7 +566,7 @@ export class StreamableHttpTransport implements Transport {
    */
   #giveUp(state: StreamState, why: string, told = false, failed = `${this.#server} dropped the stream carrying the answer: ${why}`): void {
     if (state.kind === 'get') {
-      this.#log.warn(`Stopped listening for messages from the server: ${why}`);
+      this.#log.warn(`Stopped listening for messages from the server until Restart Server is run: ${why}`);
       this.onerror?.(new TransportHttpError(`${this.#server} stream for its own messages stopped: ${why}`));
       return;
     }

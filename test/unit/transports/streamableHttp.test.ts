@@ -484,6 +484,8 @@ describe('StreamableHttpTransport against hostile servers', function () {
     assert.match(c.errors[0].message, redirected);
     assert.doesNotMatch(c.errors[0].message, /s3cret/);
     assert.equal(c.transport.listening, false);
+    // Every way the GET stream stops says what to do.
+    assert.ok(warnings(c).some((w) => /^Stopped listening for messages from the server until Restart Server is run: Server "fixture" redirected /.test(w)), warnings(c).join('\n'));
 
     await server.close();
     const second = await serve((_req, res) => res.writeHead(307, { location: 'http://[bad' }).end());
@@ -767,7 +769,8 @@ describe('StreamableHttpTransport against hostile servers', function () {
     await waitFor(() => c.errors.length > 0, 'the GET stream to be given up');
     const why = `${stopped}, 3 times in a row`;
     assert.equal(c.errors[0].message, `Server "fixture" stream for its own messages stopped: ${why}`);
-    assert.deepEqual(warnings(c), [dropped, dropped, `Stopped listening for messages from the server: ${why}`, `Transport error: Server "fixture" stream for its own messages stopped: ${why}`]);
+    // What to do, too: Restart Server opens a new session, and its GET stream.
+    assert.deepEqual(warnings(c), [dropped, dropped, `Stopped listening for messages from the server until Restart Server is run: ${why}`, `Transport error: Server "fixture" stream for its own messages stopped: ${why}`]);
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(gets, 3);
   });
