@@ -3,7 +3,7 @@ import type { Logger } from '../util/log';
 import { CHECK_URL, checkHttpConfig, closedError, deliver, discardBody, EVENT_STREAM, httpStatusError, JSON_TYPE, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, webPageAnswer } from './sseStream';
 import { STREAM_HEADERS_TIMEOUT_MS, transportFetch } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
-import { CLOSED_BY_CLIENT, TransportHttpError } from './transport';
+import { CLOSED_BY_CLIENT, TransportHttpError, TransportParseError } from './transport';
 import { stringify } from '../util/json';
 import { isArray } from '../util/builtins';
 import { noop } from '../util/promise';
@@ -156,7 +156,9 @@ export class LegacySseTransport implements Transport {
         },
       });
     } catch (err) {
-      why = `the event stream of server "${this.#serverName}" was cut: ${errorMessage(err)}`;
+      // An event over the limit was not cut: we stopped reading it.
+      const over = err instanceof TransportParseError;
+      why = `${over ? '' : 'the event stream of '}server "${this.#serverName}" ${over ? 'sent' : 'was cut:'} ${errorMessage(err)}`;
     }
     if (this.#lifetime.signal.aborted) return;
     if (this.#waitingForEndpoint) {

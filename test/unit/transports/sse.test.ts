@@ -395,7 +395,7 @@ describe('LegacySseTransport against hostile servers', function () {
     });
     const c = client(server.url('/sse'));
     await c.conn.start();
-    const reason = `the event stream of server "legacy" was cut: an event longer than ${16 * 1024 * 1024} characters (not read further)`;
+    const reason = `server "legacy" sent an event longer than ${16 * 1024 * 1024} characters (not read further)`;
     await assert.rejects(c.conn.requestRaw('tools/call', {}, { timeoutMs: 60_000 }), (err: unknown) => {
       assert.ok(err instanceof ConnectionClosedError);
       assert.equal(err.message, `Connection closed: ${reason}`);
