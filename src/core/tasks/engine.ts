@@ -1247,8 +1247,9 @@ export class TaskEngine extends DisposableBase {
     if (message !== snap.statusMessage || said !== (rec.said ?? said)) changes.statusMessage = message;
     // T-LIFE-5: it says how the task is now. The one it worked with, kept at the end (the SDK's task
     // store does: "Completed · Generating report…"), does not; one new with the end does, as does
-    // that of a task created ended (its snapshot took the message before it took the status).
-    else if (message && isTerminal(task.status) && source !== 'create') changes.statusMessage = undefined;
+    // that of a task created ended (its snapshot took the message before it took the status). One
+    // clipped alike whose hash is unknown (a restored task's: not stored) may be new: it is kept.
+    else if (message && isTerminal(task.status) && source !== 'create' && (rec.said !== undefined || !said)) changes.statusMessage = undefined;
     rec.said = said;
     const updated = validDate(task.lastUpdatedAt, this.#now());
     if (updated !== snap.lastUpdatedAt) changes.lastUpdatedAt = updated;

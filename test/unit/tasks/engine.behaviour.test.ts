@@ -562,6 +562,25 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.ok(ended === said, `the end's message, clipped as the working one was; got ${ended && `…${ended.slice(9_990)}`}`);
   });
 
+  it('and for a task restored after a reload, whose working message over 10,000 characters was stored clipped (its whole one unknown): the end\'s clipped alike is kept, as maybe new, not dropped; one under 10,000 the same as the stored one is still dropped (T-LIFE-5)', async () => {
+    const h = await harness({ server: { pollInterval: NO_POLL } });
+    const working = `${'Scanning '.repeat(2_000)}step 1 of 2`;
+    const done = `${'Scanning '.repeat(2_000)}all 2 done!`;
+    const said = `${working.slice(0, 10_000)}… (${working.length - 10_000} more chars)`;
+    const big = h.server.createTask('long-tool', { statusMessage: working });
+    const small = h.server.createTask('long-tool', { statusMessage: 'Step 2 of 3' });
+    const saved = (t: WireTask, statusMessage: string): TaskSnapshot => ({ key: taskKey('fake', t.taskId), serverId: 'fake', taskId: t.taskId, kind: 'task', toolName: 'long-tool', status: 'working', statusMessage, createdAt: t.createdAt, lastUpdatedAt: t.createdAt, ttl: null, origin: 'user' });
+    h.engine.restore([saved(big, said), saved(small, 'Step 2 of 3')]);
+    h.server.setStatus(big.taskId, 'completed', done);
+    h.server.setStatus(small.taskId, 'completed', 'Step 2 of 3');
+    await Promise.all([big, small].map((t) => h.engine.poll(taskKey('fake', t.taskId))));
+    assert.equal(h.snap(big.taskId).status, 'completed');
+    const ended = h.snap(big.taskId).statusMessage;
+    assert.ok(ended === said, `the end's message, clipped as the stored working one was; got ${ended && `…${ended.slice(9_990)}`}`);
+    assert.equal(h.snap(small.taskId).status, 'completed');
+    assert.equal(h.snap(small.taskId).statusMessage, undefined, 'the working message, kept at the end');
+  });
+
   it('keeps a note made of a server\'s error message to 10,000 characters too (a failed task without a status message says why from its error)', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL } });
     const big = `${'broken '.repeat(200_000)}end`;
