@@ -301,10 +301,10 @@ const ZOD_PREMISES = [
     /\.\s*with\b(?!\s+[\w$])|\[\s*(['"`])with\1\s*\]|\{[^{}]*\bwith\s*:[^{}]*\}\s*=(?![=>])/,
     "calls a schema's with(), which esbuild.js's ZOD_MINI_FIXED drops: call check(), which it is an alias of (for an array's with(), which this cannot tell apart, copy the array and set the item)",
   ],
-  // zod/mini's own `z.parse(S, x)` needs no method, nor do JSON's, Date's and URL's parse.
+  // zod/mini's own `z.parse(S, x)` needs no method, nor do JSON's, Date's and URL's parse; nor does one taken out of `z` itself or the editor's API (`vscode.Uri`).
   [
-    /(?<!\b(JSON|Date|Uri|URL|z)\s*)\.\s*parse\b|\[\s*(['"`])parse\2\s*\]|\{[^{}]*\bparse\b[^{}]*\}\s*=(?![=>])(?!\s*(JSON|Date|Uri|URL)\b)/,
-    "calls a schema's parse(), which esbuild.js's ZOD_MINI_FIXED drops: call safeParse()",
+    /(?<!\b(JSON|Date|Uri|URL|z)\s*)\.\s*parse\b|\[\s*(['"`])parse\2\s*\]|\{[^{}]*\bparse\b[^{}]*\}\s*=(?![=>])(?!\s*((JSON|Date|Uri|URL)\b|z\b(?!\s*\.)|vscode\.))/,
+    "calls a schema's parse(), which esbuild.js's ZOD_MINI_FIXED drops: call safeParse() (another object's parse(), such as path's: let its name through in esbuild.js's ZOD_PREMISES)",
   ],
   [/\bz\.(safe)?([Ee]ncode|[Dd]ecode)|import\s*(type\s*)?\{[^}]*\}\s*from\s*'zod/, "encodes with zod (or imports its functions by name, which could), where esbuild.js's ZOD_FIXED holds for parses alone"],
 ];
