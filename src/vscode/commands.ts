@@ -186,11 +186,16 @@ const soon = <T>(event: vscode.Event<T>, done: (e: T) => unknown, ms = 2000): Pr
     const t = setTimeout(end, ms);
   });
 
+/** The path of the file each `Open …SettingsFile` command opens: the user's (of any profile), the remote machine's. */
+const SETTINGS_FILE: Record<string, RegExp> = { '': /\/User\/(.+\/)?settings\.json$/, Remote: /\/Machine\/settings\.json$/ };
+
 /**
- * The path of the file each `Open …SettingsFile` command opens: the user's (of any profile), the remote machine's, the workspace's
- * (a multi-root one's .code-workspace, or an untitled one's workspace.json in the editor's user data).
+ * The end of the path of the workspace's settings file (Open Workspace Settings (JSON)): its .code-workspace, an untitled
+ * one's (untitled:<id>) <user data>/Workspaces/<id>/workspace.json, or the single folder's .vscode/settings.json; not
+ * another folder's, which may be active already.
  */
-const SETTINGS_FILE: Record<string, RegExp> = { '': /\/User\/(.+\/)?settings\.json$/, Remote: /\/Machine\/settings\.json$/, Workspace: /\/\.vscode\/settings\.json$|\.code-workspace$|\/Workspaces\/[^/]+\/workspace\.json$/ };
+const workspaceSettingsFile = (file = vscode.workspace.workspaceFile): string =>
+  file?.scheme === 'untitled' ? `/Workspaces/${file.path}/workspace.json` : (file ?? vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, '.vscode/settings.json')).path;
 
 /** Opens the settings that hold the `mcpTasks.servers` setting, the cursor on the server `name`'s entry, or on the setting. */
 const openSettings = async (name?: string): Promise<void> => {
@@ -199,7 +204,7 @@ const openSettings = async (name?: string): Promise<void> => {
   const value = vscode.workspace.getConfiguration().inspect<Record<string, unknown>>(SERVERS_SETTING)?.workspaceValue;
   const opens = (name === undefined ? value : value?.[name]) !== undefined ? ['Workspace'] : vscode.env.remoteName ? ['', 'Remote'] : [''];
   for (const open of opens) {
-    const ours = (e?: vscode.TextEditor) => SETTINGS_FILE[open].test(e?.document.uri.path ?? '');
+    const ours = (e?: vscode.TextEditor, path = e?.document.uri.path ?? '') => SETTINGS_FILE[open]?.test(path) ?? path.endsWith(workspaceSettingsFile());
     // Without the workbench's revealSetting: Open Remote Settings (JSON) returns before its editor
     // opens, so that reveal (of the setting, not the server) could land after the one below.
     await executeCommand(open ? `workbench.action.open${open}SettingsFile` : 'workbench.action.openSettingsJson');

@@ -37,6 +37,32 @@ suite('Configuration errors in the Tasks view', () => {
     return { item: tree.getTreeItem(row), dispose };
   }
 
+  /** Makes the extension's view of the active editor lag the editor's by `lagMs` (a slow machine); returns what undoes it. */
+  function lateEditors(lagMs: number): () => void {
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const active = Object.getOwnPropertyDescriptor(w, 'activeTextEditor')!;
+    const changed = w.onDidChangeActiveTextEditor as vscode.Event<vscode.TextEditor | undefined>;
+    const seen: Array<{ at: number; editor?: vscode.TextEditor }> = [{ at: 0, editor: vscode.window.activeTextEditor }];
+    // Each change told lagMs late, to whoever listens then, as the active editor then says.
+    const late = new vscode.EventEmitter<vscode.TextEditor | undefined>();
+    const log = changed((e) => (seen.push({ at: Date.now(), editor: e }), setTimeout(() => late.fire(e), lagMs)));
+    Object.defineProperty(w, 'activeTextEditor', { configurable: true, get: () => seen.filter((s) => s.at <= Date.now() - lagMs).at(-1)?.editor });
+    w.onDidChangeActiveTextEditor = late.event;
+    return () => {
+      Object.defineProperty(w, 'activeTextEditor', active);
+      w.onDidChangeActiveTextEditor = changed;
+      log.dispose();
+      late.dispose();
+    };
+  }
+
+  /** Makes vscode.workspace.workspaceFile read `uri` (the harness opens a single folder); returns what undoes it. */
+  function workspaceFile(uri: vscode.Uri): () => void {
+    const was = Object.getOwnPropertyDescriptor(vscode.workspace, 'workspaceFile')!;
+    Object.defineProperty(vscode.workspace, 'workspaceFile', { configurable: true, get: () => uri });
+    return () => Object.defineProperty(vscode.workspace, 'workspaceFile', was);
+  }
+
   test('the row of an error in .vscode/mcp.json opens the file with the cursor where the error is, not at the top', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-config-'));
     const file = path.join(dir, 'mcp.json');
@@ -148,19 +174,10 @@ suite('Configuration errors in the Tasks view', () => {
     this.timeout(60_000);
     await settings().update('servers', { late: { type: 'stdio', command: 42 } }, vscode.ConfigurationTarget.Global);
     const view = errorRow(parseSettingServers(vscode.workspace.getConfiguration().get(SERVERS_SETTING)));
-    const w = vscode.window as unknown as Record<string, unknown>;
-    const active = Object.getOwnPropertyDescriptor(w, 'activeTextEditor')!;
-    const changed = w.onDidChangeActiveTextEditor as vscode.Event<vscode.TextEditor | undefined>;
     // The extension's view of the active editor lags the editor's by 3 s (more than the 2 s it once waited at most).
-    const lagMs = 3000;
     try {
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-      const seen: Array<{ at: number; editor?: vscode.TextEditor }> = [{ at: 0, editor: undefined }];
-      // Each change told lagMs late, to whoever listens then, as the active editor then says.
-      const late = new vscode.EventEmitter<vscode.TextEditor | undefined>();
-      const log = changed((e) => (seen.push({ at: Date.now(), editor: e }), setTimeout(() => late.fire(e), lagMs)));
-      Object.defineProperty(w, 'activeTextEditor', { configurable: true, get: () => seen.filter((s) => s.at <= Date.now() - lagMs).at(-1)?.editor });
-      w.onDidChangeActiveTextEditor = late.event;
+      const restore = lateEditors(3000);
       try {
         const { command } = view.item;
         const start = Date.now();
@@ -168,10 +185,7 @@ suite('Configuration errors in the Tasks view', () => {
         // Each of its two files (the local user's, then the remote machine's) as soon as it shows, not at a time limit.
         assert.ok(Date.now() - start < 12_000, `the command took ${Date.now() - start} ms`);
       } finally {
-        Object.defineProperty(w, 'activeTextEditor', active);
-        w.onDidChangeActiveTextEditor = changed;
-        log.dispose();
-        late.dispose();
+        restore();
       }
       // The command returns once it has put the cursor there.
       const editor = vscode.window.activeTextEditor;
@@ -203,6 +217,8 @@ suite('Configuration errors in the Tasks view', () => {
     const execute = original.bind(vscode.commands);
     commands.executeCommand = (async (id: string, ...args: unknown[]) =>
       id === 'workbench.action.openWorkspaceSettingsFile' ? void (await vscode.window.showTextDocument(vscode.Uri.file(file))) : execute(id, ...args)) as typeof original;
+    // The extension's name for that workspace: untitled:<id>.
+    const unfake = workspaceFile(vscode.Uri.from({ scheme: 'untitled', path: '1765000000000' }));
     const view = errorRow(parseSettingServers(servers));
     try {
       await execute('workbench.action.closeAllEditors');
@@ -217,6 +233,85 @@ suite('Configuration errors in the Tasks view', () => {
       assert.ok(took < 5_000, `the command took ${took} ms`);
     } finally {
       commands.executeCommand = original;
+      unfake();
+      view.dispose();
+      await settings().update('servers', undefined, vscode.ConfigurationTarget.Workspace);
+      if (!had) fs.rmSync(workspaceSettings, { force: true });
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('Open MCP Configuration on a server of the single folder\'s workspace settings waits for its .vscode/settings.json, however late the extension host learns of it, and no longer: the cursor lands on the server\'s name', async function () {
+    this.timeout(60_000);
+    const workspaceSettings = path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'settings.json');
+    const had = fs.existsSync(workspaceSettings);
+    const servers = { folder: { type: 'stdio', command: 42 } };
+    await settings().update('servers', servers, vscode.ConfigurationTarget.Workspace);
+    const view = errorRow(parseSettingServers(servers));
+    try {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      const restore = lateEditors(3000);
+      const start = Date.now();
+      try {
+        const { command } = view.item;
+        await vscode.commands.executeCommand(command!.command, ...(command!.arguments ?? []));
+      } finally {
+        restore();
+      }
+      assert.ok(Date.now() - start < 12_000, `the command took ${Date.now() - start} ms`);
+      const editor = vscode.window.activeTextEditor;
+      assert.ok(editor && editor.document.uri.fsPath === workspaceSettings, `the folder's settings.json, not ${editor?.document.uri.path}`);
+      const name = editor.document.positionAt(editor.document.getText().indexOf('"folder"') + 1);
+      assert.ok(editor.selection.active.isEqual(name), `the cursor on "folder" (${JSON.stringify(name)}), not at ${JSON.stringify(editor.selection.active)}`);
+    } finally {
+      view.dispose();
+      await settings().update('servers', undefined, vscode.ConfigurationTarget.Workspace);
+      if (!had) fs.rmSync(workspaceSettings, { force: true });
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
+  });
+
+  test('Open MCP Configuration on a server of a multi-root workspace\'s settings, another folder\'s .vscode/settings.json active, waits for the .code-workspace\'s own editor however late the extension host learns of it: the cursor lands on the server\'s name there', async function () {
+    this.timeout(60_000);
+    const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    const workspaceSettings = path.join(folder, '.vscode', 'settings.json');
+    const had = fs.existsSync(workspaceSettings);
+    const servers = { multi: { type: 'stdio', command: 42 } };
+    // The workspace's value names the server, so the command opens the workspace's settings file.
+    await settings().update('servers', servers, vscode.ConfigurationTarget.Workspace);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-multi-'));
+    const file = path.join(dir, 'multi.code-workspace');
+    const other = path.join(dir, 'other', '.vscode', 'settings.json');
+    fs.mkdirSync(path.dirname(other), { recursive: true });
+    fs.writeFileSync(other, '{}\n');
+    fs.writeFileSync(file, JSON.stringify({ folders: [{ path: folder }, { path: path.dirname(path.dirname(other)) }], settings: { [SERVERS_SETTING]: servers } }, null, '\t'));
+    // The harness opens a single folder: the command opens the .code-workspace as a multi-root workspace's would.
+    const commands = vscode.commands as { executeCommand: typeof vscode.commands.executeCommand };
+    const original = commands.executeCommand;
+    const execute = original.bind(vscode.commands);
+    commands.executeCommand = (async (id: string, ...args: unknown[]) =>
+      id === 'workbench.action.openWorkspaceSettingsFile' ? void (await vscode.window.showTextDocument(vscode.Uri.file(file))) : execute(id, ...args)) as typeof original;
+    const unfake = workspaceFile(vscode.Uri.file(file));
+    const view = errorRow(parseSettingServers(servers));
+    try {
+      await execute('workbench.action.closeAllEditors');
+      await vscode.window.showTextDocument(vscode.Uri.file(other));
+      // The extension's view of the active editor lags the editor's by 3 s: the other folder's settings stay active that long.
+      const restore = lateEditors(3000);
+      try {
+        const { command } = view.item;
+        await execute(command!.command, ...(command!.arguments ?? []));
+      } finally {
+        restore();
+      }
+      const editor = vscode.window.activeTextEditor;
+      assert.ok(editor && editor.document.uri.fsPath === file, `the .code-workspace, not ${editor?.document.uri.path}`);
+      const name = editor.document.positionAt(editor.document.getText().indexOf('"multi"') + 1);
+      assert.ok(editor.selection.active.isEqual(name), `the cursor on "multi" (${JSON.stringify(name)}), not at ${JSON.stringify(editor.selection.active)}`);
+    } finally {
+      commands.executeCommand = original;
+      unfake();
       view.dispose();
       await settings().update('servers', undefined, vscode.ConfigurationTarget.Workspace);
       if (!had) fs.rmSync(workspaceSettings, { force: true });
