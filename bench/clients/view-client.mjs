@@ -23,6 +23,20 @@ function snapshot(i, now) {
   return { key: `${SERVER}\u0000${taskId}`, serverId: SERVER, taskId, kind: 'task', toolName: 'build-project', arguments: { target: `t${i}` }, status: 'working', createdAt: at, lastUpdatedAt: at, ttl: 3_600_000, pollInterval: 1000, origin: 'user' };
 }
 
+/**
+ * The refreshes the editor makes of `times`' events: the extension host's tree view merges a
+ * provider's events with a 200 ms debounce that fires on the first and again once 200 ms pass
+ * without one (VS Code's Event.debounce, leading). Also the longest time between two refreshes.
+ */
+function editorRefreshes(times) {
+  const at = [];
+  times.forEach((t, i) => {
+    if (i === 0 || t - times[i - 1] >= 200) at.push(t); // leading: no timer pending
+    if (i === times.length - 1 || times[i + 1] - t >= 200) if (at.at(-1) !== t) at.push(t + 200); // trailing
+  });
+  return { editorRefreshes: at.length, longestWithoutRefreshMs: Math.max(0, ...at.slice(1).map((t, i) => t - at[i])) };
+}
+
 serveWorker({
   async run({ count }) {
     const now = Date.now();
@@ -57,9 +71,11 @@ serveWorker({
       tree.getTreeItem(node);
       for (const child of tree.getChildren(node)) render(child);
     };
+    const times = []; // when each event fired
     tree.onDidChangeTreeData((e) => {
       const nodes = e === undefined ? [undefined] : Array.isArray(e) ? e : [e];
       events.push(nodes.map((n) => n?.kind ?? 'all'));
+      times.push(performance.now());
       const t0 = performance.now();
       for (const n of nodes) {
         if (n === undefined) for (const root of tree.getChildren()) render(root);
@@ -82,12 +98,13 @@ serveWorker({
     const measure = async (name, act) => {
       await settle();
       events.length = 0;
+      times.length = 0;
       renderMs = 0;
       viewMs = 0;
       const before = items;
       await act();
       await settle();
-      return { scenario: name, events: events.length, nodes: events.flat().length, nodeKinds: [...new Set(events.flat())], itemsRecomputed: items - before, ms: renderMs, viewMs };
+      return { scenario: name, events: events.length, nodes: events.flat().length, nodeKinds: [...new Set(events.flat())], itemsRecomputed: items - before, ms: renderMs, viewMs, ...editorRefreshes(times) };
     };
     const scenarios = [];
     scenarios.push(
@@ -102,6 +119,16 @@ serveWorker({
         for (let i = 1; i <= 1000; i++) {
           peer.notify('notifications/progress', { progressToken: 'progress-1', progress: 3 + i });
           await new Promise(setImmediate);
+        }
+      }),
+    );
+    // The same at a pace, 1,000 a second for a second: how often the editor would redraw the row meanwhile.
+    scenarios.push(
+      await measure('one task reports progress 1,000 a second for 1 s', async () => {
+        const t0 = performance.now();
+        for (let i = 1; i <= 1000; i++) {
+          peer.notify('notifications/progress', { progressToken: 'progress-1', progress: 2000 + i });
+          while (performance.now() - t0 < i) await new Promise(setImmediate);
         }
       }),
     );
