@@ -37,19 +37,19 @@ suite('Configuration errors in the Tasks view', () => {
     return { item: tree.getTreeItem(row), dispose };
   }
 
-  /** Makes the extension's view of the active editor lag the editor's by `lagMs` (a slow machine); returns what undoes it. */
-  function lateEditors(lagMs: number): () => void {
+  /** Makes the extension's view of the active editor lag the editor's by `lagMs` (a slow machine), `active` until then; returns what undoes it. */
+  function lateEditors(lagMs: number, active?: vscode.TextEditor): () => void {
     const w = vscode.window as unknown as Record<string, unknown>;
-    const active = Object.getOwnPropertyDescriptor(w, 'activeTextEditor')!;
+    const real = Object.getOwnPropertyDescriptor(w, 'activeTextEditor')!;
     const changed = w.onDidChangeActiveTextEditor as vscode.Event<vscode.TextEditor | undefined>;
-    const seen: Array<{ at: number; editor?: vscode.TextEditor }> = [{ at: 0, editor: vscode.window.activeTextEditor }];
+    const seen: Array<{ at: number; editor?: vscode.TextEditor }> = [{ at: 0, editor: active }];
     // Each change told lagMs late, to whoever listens then, as the active editor then says.
     const late = new vscode.EventEmitter<vscode.TextEditor | undefined>();
     const log = changed((e) => (seen.push({ at: Date.now(), editor: e }), setTimeout(() => late.fire(e), lagMs)));
     Object.defineProperty(w, 'activeTextEditor', { configurable: true, get: () => seen.filter((s) => s.at <= Date.now() - lagMs).at(-1)?.editor });
     w.onDidChangeActiveTextEditor = late.event;
     return () => {
-      Object.defineProperty(w, 'activeTextEditor', active);
+      Object.defineProperty(w, 'activeTextEditor', real);
       w.onDidChangeActiveTextEditor = changed;
       log.dispose();
       late.dispose();
@@ -296,19 +296,21 @@ suite('Configuration errors in the Tasks view', () => {
     const view = errorRow(parseSettingServers(servers));
     try {
       await execute('workbench.action.closeAllEditors');
-      await vscode.window.showTextDocument(vscode.Uri.file(other));
+      const shown = await vscode.window.showTextDocument(vscode.Uri.file(other));
       // The extension's view of the active editor lags the editor's by 3 s: the other folder's settings stay active that long.
-      const restore = lateEditors(3000);
+      const restore = lateEditors(3000, shown);
+      const start = Date.now();
       try {
         const { command } = view.item;
         await execute(command!.command, ...(command!.arguments ?? []));
       } finally {
         restore();
       }
+      const took = Date.now() - start;
       const editor = vscode.window.activeTextEditor;
       assert.ok(editor && editor.document.uri.fsPath === file, `the .code-workspace, not ${editor?.document.uri.path}`);
       const name = editor.document.positionAt(editor.document.getText().indexOf('"multi"') + 1);
-      assert.ok(editor.selection.active.isEqual(name), `the cursor on "multi" (${JSON.stringify(name)}), not at ${JSON.stringify(editor.selection.active)}`);
+      assert.ok(editor.selection.active.isEqual(name), `the cursor on "multi" (${JSON.stringify(name)}), not at ${JSON.stringify(editor.selection.active)} (the command took ${took} ms; editors: ${vscode.window.visibleTextEditors.map((e) => e.document.uri.path).join(', ')})`);
     } finally {
       commands.executeCommand = original;
       unfake();
