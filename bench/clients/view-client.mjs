@@ -94,7 +94,8 @@ serveWorker({
     await session.connection.start();
     await peer.start();
 
-    const settle = () => new Promise((r) => setTimeout(r, 20));
+    // Past the view's 250 ms wait after a redraw of a task row (see TasksTreeProvider#redraw).
+    const settle = () => new Promise((r) => setTimeout(r, 300));
     const measure = async (name, act) => {
       await settle();
       events.length = 0;

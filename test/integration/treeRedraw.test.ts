@@ -6,7 +6,14 @@
 import * as assert from 'node:assert/strict';
 import { parseSettingServers } from '../../src/core/config/parse';
 import type { Node } from '../../src/vscode/tree/tasksTree';
-import type { TasksTreeProvider } from '../../src/vscode/tree/tasksTree';
+import { TasksTreeProvider } from '../../src/vscode/tree/tasksTree';
+import { JsonRpcConnection } from '../../src/core/jsonrpc/connection';
+import { McpSession } from '../../src/core/protocol/session';
+import { TaskEngine } from '../../src/core/tasks/engine';
+import { taskKey } from '../../src/core/tasks/types';
+import { InMemoryTransport } from '../../src/core/transports/inMemory';
+import { nullLogger } from '../../src/core/util/log';
+import { bareServerManager } from '../unit/helpers/servers';
 import { storedTask, withTree } from './viewParts';
 
 const SERVER = 'settings:lab';
@@ -107,6 +114,41 @@ suite('The Tasks view redraws a row only when what it shows changes', () => {
       const again = draw(tree).get('call')!.item;
       assert.notEqual(again.label, 'build', 'a second run of its tool names it by its start, as the rows listed again say');
     }));
+
+  // T-REQ-8's progress, 1,000 reports a second from a server: VS Code redraws a view's rows once its
+  // changes pause for 200 ms, so a row redrawn for each report showed none of them until they stopped.
+  test('a flood of progress on one task redraws its row once, then once with the last progress 250 ms on, not once a report', async () => {
+    const servers = bareServerManager({ logger: nullLogger });
+    // Polls never reach a server: the changes are the progress reports alone.
+    const engine = new TaskEngine({ logger: nullLogger, sessions: { getSession: () => new Promise(() => {}), label: () => SERVER, tasksOutliveConnection: () => true } });
+    const tree = new TasksTreeProvider(servers, engine);
+    const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+    const session = new McpSession(clientEnd, { logger: nullLogger, clientInfo: { name: 't', version: '0' } });
+    const peer = new JsonRpcConnection(serverEnd, { logger: nullLogger });
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    try {
+      engine.attachSession(SERVER, session);
+      await session.connection.start();
+      await peer.start();
+      engine.restore([storedTask(SERVER, 'busy', { status: 'working', ttl: 3_600_000 })], new Map([[taskKey(SERVER, 'busy'), 'p-1']]));
+      const { node } = draw(tree).get('busy')!;
+      const asked = redraws(tree);
+      for (let i = 1; i <= 100; i++) void peer.notify('notifications/progress', { progressToken: 'p-1', progress: 1000 + i });
+      await sleep(100);
+      assert.equal(engine.get(taskKey(SERVER, 'busy'))?.progress?.progress, 1100, 'every report has reached the task');
+      assert.deepEqual(asked, ['busy'], `one redraw for 100 reports, not ${asked.length}`);
+      await sleep(300);
+      assert.deepEqual(asked, ['busy', 'busy'], 'then one with the last report');
+      assert.match(String(tree.getTreeItem(node).description), /1,100/, 'the row shows the last progress');
+      await sleep(300);
+      assert.equal(asked.length, 2, 'nothing more once the reports stop');
+    } finally {
+      tree.dispose();
+      engine.dispose();
+      await session.close();
+      servers.dispose();
+    }
+  });
 
   // VS Code re-reads the children of a row whose id changed through its parent's refresh, and a
   // server's row has none: its old rows stayed under it. Seen with 1,000 tasks of two servers,

@@ -112,6 +112,9 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   );
   /** By server, whether its row as VS Code last had it listed tasks (its id says so: see #item). */
   readonly #rowHasTasks = new Map<string, boolean>();
+  /** Task rows redrawn in the last 250 ms (see #redraw), each with the timer that ends its wait; those changed since. */
+  readonly #held = new Map<Node, ReturnType<typeof setTimeout>>();
+  readonly #again = new Set<Node>();
 
   constructor(servers: ServerManager, engine: TaskEngine, host?: TaskHost) {
     super();
@@ -143,9 +146,11 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
       engine.onDidChange((task) => {
         const node = this.#taskNodes.get(task.key);
         // A known row changed in place, if it shows it; a new task changes its server's children.
-        if (!node || this.#changed(node)) this.#fire(node, task.serverId);
+        if (node) this.#redraw(node);
+        else this.#fire(undefined, task.serverId);
       }),
     );
+    this._register({ dispose: () => this.#held.forEach(clearTimeout) });
     this._register(engine.onDidChangeReach((id) => this.#onDidChangeTreeData.fire(this.#serverNodes.get(id))));
     this._register(
       engine.onDidRemove((key) => {
@@ -172,6 +177,20 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     const moved = !this.#servers.get(serverId) || (server && this.#rowHasTasks.get(serverId) !== hasTasks);
     if (moved) this.#rowHasTasks.set(serverId, hasTasks);
     this.#onDidChangeTreeData.fire(moved ? undefined : server);
+  }
+
+  /**
+   * Redraws a task's row if it shows otherwise, at most once in 250 ms, its last state last: a server
+   * may report progress 1,000 times a second. VS Code redraws a view's rows once its changes pause
+   * for 200 ms, so a row changed more often showed none of them until they stopped.
+   */
+  #redraw(node: Node): void {
+    if (this.#held.has(node)) this.#again.add(node);
+    else if (this.#changed(node)) {
+      this.#onDidChangeTreeData.fire(node);
+      // A row removed meanwhile is no longer VS Code's: its redraw is ignored.
+      this.#held.set(node, setTimeout(() => this.#held.delete(node) && this.#again.delete(node) && this.#redraw(node), 250));
+    }
   }
 
   #hasTasks(serverId: string): boolean {
