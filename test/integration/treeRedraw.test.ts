@@ -150,6 +150,46 @@ suite('The Tasks view redraws a row only when what it shows changes', () => {
     }
   });
 
+  test('floods of progress on two tasks at once: one change of the view for both rows in 250 ms, not one a row (VS Code would wait for the changes of all rows to pause)', async () => {
+    const servers = bareServerManager({ logger: nullLogger });
+    const engine = new TaskEngine({ logger: nullLogger, sessions: { getSession: () => new Promise(() => {}), label: () => SERVER, tasksOutliveConnection: () => true } });
+    const tree = new TasksTreeProvider(servers, engine);
+    const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+    const session = new McpSession(clientEnd, { logger: nullLogger, clientInfo: { name: 't', version: '0' } });
+    const peer = new JsonRpcConnection(serverEnd, { logger: nullLogger });
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    try {
+      engine.attachSession(SERVER, session);
+      await session.connection.start();
+      await peer.start();
+      engine.restore(
+        [storedTask(SERVER, 'one', { status: 'working', ttl: 3_600_000 }), storedTask(SERVER, 'two', { status: 'working', ttl: 3_600_000 })],
+        new Map([[taskKey(SERVER, 'one'), 'p-1'], [taskKey(SERVER, 'two'), 'p-2']]),
+      );
+      const rows = draw(tree);
+      const events: string[][] = [];
+      tree.onDidChangeTreeData((e) => events.push((Array.isArray(e) ? e : [e]).map(idOf).sort()));
+      for (let i = 1; i <= 50; i++) {
+        void peer.notify('notifications/progress', { progressToken: 'p-1', progress: 1000 + i });
+        void peer.notify('notifications/progress', { progressToken: 'p-2', progress: 2000 + i });
+      }
+      await sleep(100);
+      assert.equal(engine.get(taskKey(SERVER, 'two'))?.progress?.progress, 2050, 'every report has reached its task');
+      assert.deepEqual(events, [['one']], `one change of the view, not ${JSON.stringify(events)}`);
+      await sleep(300);
+      assert.deepEqual(events, [['one'], ['one', 'two']], 'then one with both rows, each at its last report');
+      assert.match(String(tree.getTreeItem(rows.get('one')!.node).description), /1,050/);
+      assert.match(String(tree.getTreeItem(rows.get('two')!.node).description), /2,050/);
+      await sleep(300);
+      assert.equal(events.length, 2, 'nothing more once the reports stop');
+    } finally {
+      tree.dispose();
+      engine.dispose();
+      await session.close();
+      servers.dispose();
+    }
+  });
+
   // VS Code re-reads the children of a row whose id changed through its parent's refresh, and a
   // server's row has none: its old rows stayed under it. Seen with 1,000 tasks of two servers,
   // cleared at once: the view still listed 700 of them until Refresh.

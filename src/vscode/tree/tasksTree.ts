@@ -112,8 +112,8 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   );
   /** By server, whether its row as VS Code last had it listed tasks (its id says so: see #item). */
   readonly #rowHasTasks = new Map<string, boolean>();
-  /** Task rows redrawn in the last 250 ms (see #redraw), each with the timer that ends its wait; those changed since. */
-  readonly #held = new Map<Node, ReturnType<typeof setTimeout>>();
+  /** While task rows redrawn in the last 250 ms wait (see #redraw), the timer that ends the wait; the rows changed since. */
+  #held?: ReturnType<typeof setTimeout>;
   readonly #again = new Set<Node>();
 
   constructor(servers: ServerManager, engine: TaskEngine, host?: TaskHost) {
@@ -150,7 +150,7 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
         else this.#fire(undefined, task.serverId);
       }),
     );
-    this._register({ dispose: () => this.#held.forEach(clearTimeout) });
+    this._register({ dispose: () => clearTimeout(this.#held) });
     this._register(engine.onDidChangeReach((id) => this.#onDidChangeTreeData.fire(this.#serverNodes.get(id))));
     this._register(
       engine.onDidRemove((key) => {
@@ -180,17 +180,23 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
   }
 
   /**
-   * Redraws a task's row if it shows otherwise, at most once in 250 ms, its last state last: a server
-   * may report progress 1,000 times a second. VS Code redraws a view's rows once its changes pause
-   * for 200 ms, so a row changed more often showed none of them until they stopped.
+   * Redraws task rows that show otherwise, the view's at most once in 250 ms, their last state last:
+   * a server may report progress 1,000 times a second. VS Code redraws a view's rows once its changes
+   * pause for 200 ms, so rows changed more often, one task's or several tasks' in turn, showed none
+   * of the changes until they stopped.
    */
-  #redraw(node: Node): void {
-    if (this.#held.has(node)) this.#again.add(node);
-    else if (this.#changed(node)) {
-      this.#onDidChangeTreeData.fire(node);
-      // A row removed meanwhile is no longer VS Code's: its redraw is ignored.
-      this.#held.set(node, setTimeout(() => this.#held.delete(node) && this.#again.delete(node) && this.#redraw(node), 250));
-    }
+  #redraw(...nodes: Node[]): void {
+    if (this.#held) return void nodes.forEach((n) => this.#again.add(n));
+    // A row removed meanwhile is no longer VS Code's: its redraw is ignored.
+    const changed = nodes.filter((n) => this.#changed(n));
+    if (!changed.length) return;
+    this.#onDidChangeTreeData.fire(changed);
+    this.#held = setTimeout(() => {
+      this.#held = undefined;
+      const again = [...this.#again];
+      this.#again.clear();
+      this.#redraw(...again);
+    }, 250);
   }
 
   #hasTasks(serverId: string): boolean {
