@@ -218,41 +218,48 @@ suite('Configuration errors in the Tasks view', () => {
     }
   });
 
-  test('Open MCP Configuration on a server of an untitled workspace\'s settings (a folder added, the workspace not saved) puts the cursor on its name at once: the file the command opens, …/Workspaces/<id>/workspace.json, is its settings file, not waited past for 15 s', async function () {
-    this.timeout(60_000);
+  /**
+   * Runs Open MCP Configuration on server `name`, kept in the workspace's settings, the extension
+   * learning of each editor `lagMs` late (`active` shown before). `workspace` stands in for a workspace
+   * the harness cannot open (it opens a single folder): the file Open Workspace Settings (JSON) opens
+   * (written with the server), and what vscode.workspace.workspaceFile reads. Asserts that the cursor
+   * lands on the name in that file (else in the folder's .vscode/settings.json), and that the command
+   * stopped waiting as soon as that file's editor was told.
+   */
+  async function openWorkspaceServer(name: string, lagMs: number, workspace?: { file: string; uri: vscode.Uri; folders: string[] }, active?: string): Promise<void> {
     const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
     const workspaceSettings = path.join(folder, '.vscode', 'settings.json');
     const had = fs.existsSync(workspaceSettings);
-    const servers = { untitled: { type: 'stdio', command: 42 } };
-    // The workspace's value names the server, so the command opens the workspace's settings file:
-    // in an untitled workspace, the editor's own workspace.json in its user data's Workspaces folder.
+    const servers = { [name]: { type: 'stdio', command: 42 } };
+    // The workspace's value names the server, so the command opens the workspace's settings file.
     await settings().update('servers', servers, vscode.ConfigurationTarget.Workspace);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-untitled-'));
-    const file = path.join(dir, 'User', 'Workspaces', '1765000000000', 'workspace.json');
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, JSON.stringify({ folders: [{ path: folder }], settings: { [SERVERS_SETTING]: servers } }, null, '\t'));
     const commands = vscode.commands as { executeCommand: typeof vscode.commands.executeCommand };
     const original = commands.executeCommand;
     const execute = original.bind(vscode.commands);
-    commands.executeCommand = (async (id: string, ...args: unknown[]) =>
-      id === 'workbench.action.openWorkspaceSettingsFile' ? void (await vscode.window.showTextDocument(vscode.Uri.file(file))) : execute(id, ...args)) as typeof original;
-    // The extension's name for that workspace: untitled:<id>.
-    const unfake = workspaceFile(vscode.Uri.from({ scheme: 'untitled', path: '1765000000000' }));
+    let unfake = () => {};
+    if (workspace) {
+      fs.mkdirSync(path.dirname(workspace.file), { recursive: true });
+      fs.writeFileSync(workspace.file, JSON.stringify({ folders: [folder, ...workspace.folders].map((f) => ({ path: f })), settings: { [SERVERS_SETTING]: servers } }, null, '\t'));
+      commands.executeCommand = (async (id: string, ...args: unknown[]) =>
+        id === 'workbench.action.openWorkspaceSettingsFile' ? void (await vscode.window.showTextDocument(vscode.Uri.file(workspace.file))) : execute(id, ...args)) as typeof original;
+      unfake = workspaceFile(workspace.uri);
+    }
     const view = errorRow(parseSettingServers(servers));
     try {
       await execute('workbench.action.closeAllEditors');
-      // The extension learns of the editor 1 s late, so that the command waits for it.
-      const { undo, told } = lateEditors(1000);
+      const shown = active === undefined ? undefined : await vscode.window.showTextDocument(vscode.Uri.file(active));
+      const { undo, told } = lateEditors(lagMs, shown);
       try {
         const { command } = view.item;
         await execute(command!.command, ...(command!.arguments ?? []));
       } finally {
         undo();
       }
+      const file = workspace?.file ?? workspaceSettings;
       const editor = vscode.window.activeTextEditor;
-      assert.ok(editor && editor.document.uri.fsPath === file, `the workspace.json, not ${editor?.document.uri.path}`);
-      const name = editor.document.positionAt(editor.document.getText().indexOf('"untitled"') + 1);
-      assert.ok(editor.selection.active.isEqual(name), `the cursor on "untitled" (${JSON.stringify(name)}), not at ${JSON.stringify(editor.selection.active)}`);
+      assert.ok(editor && editor.document.uri.fsPath === file, `${file}, not ${editor?.document.uri.path}`);
+      const at = editor.document.positionAt(editor.document.getText().indexOf(`"${name}"`) + 1);
+      assert.ok(editor.selection.active.isEqual(at), `the cursor on "${name}" (${JSON.stringify(at)}), not at ${JSON.stringify(editor.selection.active)} (told: ${JSON.stringify(told)})`);
       waitedFor(told, editor.document.uri.path);
     } finally {
       commands.executeCommand = original;
@@ -261,84 +268,38 @@ suite('Configuration errors in the Tasks view', () => {
       await settings().update('servers', undefined, vscode.ConfigurationTarget.Workspace);
       if (!had) fs.rmSync(workspaceSettings, { force: true });
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
+  }
+
+  test('Open MCP Configuration on a server of an untitled workspace\'s settings (a folder added, the workspace not saved) puts the cursor on its name at once: the file the command opens, …/Workspaces/<id>/workspace.json, is its settings file, not waited past for 15 s', async function () {
+    this.timeout(60_000);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-untitled-'));
+    try {
+      // In an untitled workspace, the editor's own workspace.json in its user data's Workspaces folder;
+      // the extension's name for that workspace is untitled:<id>. It learns of the editor 1 s late, so that the command waits for it.
+      const file = path.join(dir, 'User', 'Workspaces', '1765000000000', 'workspace.json');
+      await openWorkspaceServer('untitled', 1000, { file, uri: vscode.Uri.from({ scheme: 'untitled', path: '1765000000000' }), folders: [] });
+    } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 
   test('Open MCP Configuration on a server of the single folder\'s workspace settings waits for its .vscode/settings.json, however late the extension host learns of it, and no longer: the cursor lands on the server\'s name', async function () {
     this.timeout(60_000);
-    const workspaceSettings = path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'settings.json');
-    const had = fs.existsSync(workspaceSettings);
-    const servers = { folder: { type: 'stdio', command: 42 } };
-    await settings().update('servers', servers, vscode.ConfigurationTarget.Workspace);
-    const view = errorRow(parseSettingServers(servers));
-    try {
-      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-      const { undo, told } = lateEditors(3000);
-      try {
-        const { command } = view.item;
-        await vscode.commands.executeCommand(command!.command, ...(command!.arguments ?? []));
-      } finally {
-        undo();
-      }
-      const editor = vscode.window.activeTextEditor;
-      assert.ok(editor && editor.document.uri.fsPath === workspaceSettings, `the folder's settings.json, not ${editor?.document.uri.path}`);
-      const name = editor.document.positionAt(editor.document.getText().indexOf('"folder"') + 1);
-      assert.ok(editor.selection.active.isEqual(name), `the cursor on "folder" (${JSON.stringify(name)}), not at ${JSON.stringify(editor.selection.active)}`);
-      waitedFor(told, editor.document.uri.path);
-    } finally {
-      view.dispose();
-      await settings().update('servers', undefined, vscode.ConfigurationTarget.Workspace);
-      if (!had) fs.rmSync(workspaceSettings, { force: true });
-      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    }
+    await openWorkspaceServer('folder', 3000);
   });
 
   test('Open MCP Configuration on a server of a multi-root workspace\'s settings, another folder\'s .vscode/settings.json active, waits for the .code-workspace\'s own editor however late the extension host learns of it: the cursor lands on the server\'s name there', async function () {
     this.timeout(60_000);
-    const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
-    const workspaceSettings = path.join(folder, '.vscode', 'settings.json');
-    const had = fs.existsSync(workspaceSettings);
-    const servers = { multi: { type: 'stdio', command: 42 } };
-    // The workspace's value names the server, so the command opens the workspace's settings file.
-    await settings().update('servers', servers, vscode.ConfigurationTarget.Workspace);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-multi-'));
-    const file = path.join(dir, 'multi.code-workspace');
-    const other = path.join(dir, 'other', '.vscode', 'settings.json');
-    fs.mkdirSync(path.dirname(other), { recursive: true });
-    fs.writeFileSync(other, '{}\n');
-    fs.writeFileSync(file, JSON.stringify({ folders: [{ path: folder }, { path: path.dirname(path.dirname(other)) }], settings: { [SERVERS_SETTING]: servers } }, null, '\t'));
-    // The harness opens a single folder: the command opens the .code-workspace as a multi-root workspace's would.
-    const commands = vscode.commands as { executeCommand: typeof vscode.commands.executeCommand };
-    const original = commands.executeCommand;
-    const execute = original.bind(vscode.commands);
-    commands.executeCommand = (async (id: string, ...args: unknown[]) =>
-      id === 'workbench.action.openWorkspaceSettingsFile' ? void (await vscode.window.showTextDocument(vscode.Uri.file(file))) : execute(id, ...args)) as typeof original;
-    const unfake = workspaceFile(vscode.Uri.file(file));
-    const view = errorRow(parseSettingServers(servers));
     try {
-      await execute('workbench.action.closeAllEditors');
-      const shown = await vscode.window.showTextDocument(vscode.Uri.file(other));
+      const file = path.join(dir, 'multi.code-workspace');
+      const other = path.join(dir, 'other', '.vscode', 'settings.json');
+      fs.mkdirSync(path.dirname(other), { recursive: true });
+      fs.writeFileSync(other, '{}\n');
       // The extension's view of the active editor lags the editor's by 3 s: the other folder's settings stay active that long.
-      const { undo, told } = lateEditors(3000, shown);
-      try {
-        const { command } = view.item;
-        await execute(command!.command, ...(command!.arguments ?? []));
-      } finally {
-        undo();
-      }
-      const editor = vscode.window.activeTextEditor;
-      assert.ok(editor && editor.document.uri.fsPath === file, `the .code-workspace, not ${editor?.document.uri.path}`);
-      const name = editor.document.positionAt(editor.document.getText().indexOf('"multi"') + 1);
-      assert.ok(editor.selection.active.isEqual(name), `the cursor on "multi" (${JSON.stringify(name)}), not at ${JSON.stringify(editor.selection.active)} (told: ${JSON.stringify(told)})`);
-      waitedFor(told, editor.document.uri.path);
+      await openWorkspaceServer('multi', 3000, { file, uri: vscode.Uri.file(file), folders: [path.dirname(path.dirname(other))] }, other);
     } finally {
-      commands.executeCommand = original;
-      unfake();
-      view.dispose();
-      await settings().update('servers', undefined, vscode.ConfigurationTarget.Workspace);
-      if (!had) fs.rmSync(workspaceSettings, { force: true });
-      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -115,22 +115,40 @@ suite('The Tasks view redraws a row only when what it shows changes', () => {
       assert.notEqual(again.label, 'build', 'a second run of its tool names it by its start, as the rows listed again say');
     }));
 
-  // T-REQ-8's progress, 1,000 reports a second from a server: VS Code redraws a view's rows once its
-  // changes pause for 200 ms, so a row redrawn for each report showed none of them until they stopped.
-  test('a flood of progress on one task redraws its row once, then once with the last progress 250 ms on, not once a report', async () => {
+  /**
+   * Runs `fn` with a view of working tasks restored with these progress tokens (by task id), and a
+   * server end that sends progress; polls never reach a server: the changes are the reports alone.
+   */
+  async function withProgress(tokens: Record<string, string>, fn: (p: { engine: TaskEngine; tree: TasksTreeProvider; peer: JsonRpcConnection }) => Promise<void>): Promise<void> {
     const servers = bareServerManager({ logger: nullLogger });
-    // Polls never reach a server: the changes are the progress reports alone.
     const engine = new TaskEngine({ logger: nullLogger, sessions: { getSession: () => new Promise(() => {}), label: () => SERVER, tasksOutliveConnection: () => true } });
     const tree = new TasksTreeProvider(servers, engine);
     const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
     const session = new McpSession(clientEnd, { logger: nullLogger, clientInfo: { name: 't', version: '0' } });
     const peer = new JsonRpcConnection(serverEnd, { logger: nullLogger });
-    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     try {
       engine.attachSession(SERVER, session);
       await session.connection.start();
       await peer.start();
-      engine.restore([storedTask(SERVER, 'busy', { status: 'working', ttl: 3_600_000 })], new Map([[taskKey(SERVER, 'busy'), 'p-1']]));
+      const ids = Object.keys(tokens);
+      engine.restore(
+        ids.map((id) => storedTask(SERVER, id, { status: 'working', ttl: 3_600_000 })),
+        new Map(ids.map((id) => [taskKey(SERVER, id), tokens[id]])),
+      );
+      await fn({ engine, tree, peer });
+    } finally {
+      tree.dispose();
+      engine.dispose();
+      await session.close();
+      servers.dispose();
+    }
+  }
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  // T-REQ-8's progress, 1,000 reports a second from a server: VS Code redraws a view's rows once its
+  // changes pause for 200 ms, so a row redrawn for each report showed none of them until they stopped.
+  test('a flood of progress on one task redraws its row once, then once with the last progress 250 ms on, not once a report', () =>
+    withProgress({ busy: 'p-1' }, async ({ engine, tree, peer }) => {
       const { node } = draw(tree).get('busy')!;
       const asked = redraws(tree);
       for (let i = 1; i <= 100; i++) void peer.notify('notifications/progress', { progressToken: 'p-1', progress: 1000 + i });
@@ -142,30 +160,10 @@ suite('The Tasks view redraws a row only when what it shows changes', () => {
       assert.match(String(tree.getTreeItem(node).description), /1,100/, 'the row shows the last progress');
       await sleep(300);
       assert.equal(asked.length, 2, 'nothing more once the reports stop');
-    } finally {
-      tree.dispose();
-      engine.dispose();
-      await session.close();
-      servers.dispose();
-    }
-  });
+    }));
 
-  test('floods of progress on two tasks at once: one change of the view for both rows in 250 ms, not one a row (VS Code would wait for the changes of all rows to pause)', async () => {
-    const servers = bareServerManager({ logger: nullLogger });
-    const engine = new TaskEngine({ logger: nullLogger, sessions: { getSession: () => new Promise(() => {}), label: () => SERVER, tasksOutliveConnection: () => true } });
-    const tree = new TasksTreeProvider(servers, engine);
-    const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
-    const session = new McpSession(clientEnd, { logger: nullLogger, clientInfo: { name: 't', version: '0' } });
-    const peer = new JsonRpcConnection(serverEnd, { logger: nullLogger });
-    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-    try {
-      engine.attachSession(SERVER, session);
-      await session.connection.start();
-      await peer.start();
-      engine.restore(
-        [storedTask(SERVER, 'one', { status: 'working', ttl: 3_600_000 }), storedTask(SERVER, 'two', { status: 'working', ttl: 3_600_000 })],
-        new Map([[taskKey(SERVER, 'one'), 'p-1'], [taskKey(SERVER, 'two'), 'p-2']]),
-      );
+  test('floods of progress on two tasks at once: one change of the view for both rows in 250 ms, not one a row (VS Code would wait for the changes of all rows to pause)', () =>
+    withProgress({ one: 'p-1', two: 'p-2' }, async ({ engine, tree, peer }) => {
       const rows = draw(tree);
       const events: string[][] = [];
       tree.onDidChangeTreeData((e) => events.push((Array.isArray(e) ? e : [e]).map(idOf).sort()));
@@ -182,13 +180,7 @@ suite('The Tasks view redraws a row only when what it shows changes', () => {
       assert.match(String(tree.getTreeItem(rows.get('two')!.node).description), /2,050/);
       await sleep(300);
       assert.equal(events.length, 2, 'nothing more once the reports stop');
-    } finally {
-      tree.dispose();
-      engine.dispose();
-      await session.close();
-      servers.dispose();
-    }
-  });
+    }));
 
   // VS Code re-reads the children of a row whose id changed through its parent's refresh, and a
   // server's row has none: its old rows stayed under it. Seen with 1,000 tasks of two servers,
