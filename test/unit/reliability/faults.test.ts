@@ -71,7 +71,6 @@ describe('reliability: faults', function () {
       const raw = session.connection.requestRaw('tasks/result', { taskId: long[2].taskId }, { timeoutMs: 60_000 });
       const log = c.log as MemoryLogger;
       await waitFor(() => log.lines.filter((l) => /→ .*"method":"tasks\/result"/.test(l.message)).length === 2, 'both tasks/result on the wire');
-      const killedAt = Date.now();
       process.kill(pid, 'SIGKILL');
 
       await assert.rejects(raw, (err: Error) => {
@@ -94,8 +93,10 @@ describe('reliability: faults', function () {
       await assert.rejects(c.servers.getSession(id), /^Error: Server "lab" failed: Server process was killed by SIGKILL\. It will not be tried again for 1 s\. Restart it to try now\.$/);
       assert.equal(spawns(spawnLog).length, 1, 'no process started within the backoff');
       const back = await reconnect(c, id);
-      assert.ok(Date.now() - killedAt >= 950, `reconnected ${Date.now() - killedAt} ms after the kill`);
-      assert.ok(back.refusals.length > 0);
+      // The backoff was kept (not timed: timings belong in benchmarks): every ask before the new
+      // process was refused with when it would be tried again, and no process started meanwhile.
+      assert.ok(back.refusals.length > 0, 'asked again at once after the kill, so refused at least once');
+      for (const r of back.refusals) assert.match(r, /^Server "lab" failed: Server process was killed by SIGKILL\. It will not be tried again for \d+ s\. Restart it to try now\.$/);
       const again = await c.engine.callTool(id, 'work', { arguments: { tag: 'again', durationMs: 100 } });
       assert.deepEqual((await c.until(again.key, (s) => s.outcome !== undefined, 'a task on the new process')).outcome, outcome('again', again.taskId));
       assert.equal(spawns(spawnLog).length, 2);
