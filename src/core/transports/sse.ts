@@ -1,6 +1,6 @@
 import { abortReason, errorMessage, newController, sleep } from '../util/abort';
 import type { Logger } from '../util/log';
-import { CHECK_URL, checkHttpConfig, closedError, deliver, discardBody, EVENT_STREAM, httpStatusError, JSON_TYPE, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, webPageAnswer } from './sseStream';
+import { CHECK_URL, checkHttpConfig, closedError, deliver, discardBody, EVENT_STREAM, httpStatusError, JSON_TYPE, LOST_EVENT_HINT, mediaType, networkError, parseEventData, readBodySnippet, readSseStream, webPageAnswer } from './sseStream';
 import { STREAM_HEADERS_TIMEOUT_MS, transportFetch } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, TransportHttpError, TransportParseError } from './transport';
@@ -146,6 +146,7 @@ export class LegacySseTransport implements Transport {
 
   async #read(body: NonNullable<Response['body']>): Promise<void> {
     let why = `server "${this.#serverName}" ended the event stream`;
+    let hint = '';
     try {
       await readSseStream(body, {
         onEvent: (e) => {
@@ -159,13 +160,15 @@ export class LegacySseTransport implements Transport {
       // An event over the limit was not cut: we stopped reading it.
       const over = err instanceof TransportParseError;
       why = `${over ? '' : 'the event stream of '}server "${this.#serverName}" ${over ? 'sent' : 'was cut:'} ${errorMessage(err)}`;
+      // What to do, as the Streamable HTTP transport says of an event it drops.
+      if (over) hint = `; ${LOST_EVENT_HINT}`;
     }
     if (this.#lifetime.signal.aborted) return;
     if (this.#waitingForEndpoint) {
       this.#waitingForEndpoint.reject(new TransportHttpError(`${why} before naming its "endpoint"`));
       return;
     }
-    this.#end(why);
+    this.#end(why + hint);
   }
 
   #end(why: string): void {

@@ -21,6 +21,9 @@ import { serverNamed } from '../util/text';
  */
 export const MAX_MESSAGE_CHARS = 16 * 1024 * 1024;
 
+/** What to do about an event over the limit, which is lost: it may have been a task's question. */
+export const LOST_EVENT_HINT = 'if it asked for input, cancel the task';
+
 export type FetchBody = NonNullable<Response['body']>;
 
 export interface SseHandlers {

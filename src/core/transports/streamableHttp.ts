@@ -2,7 +2,7 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { ErrorCode } from '../jsonrpc/errors';
 import { abortReason, anySignal, errorMessage, newController, sleep } from '../util/abort';
 import type { Logger } from '../util/log';
-import { checkHttpConfig, closedError, deliver, discardBody, EVENT_STREAM, httpStatusError, JSON_TYPE, MAX_MESSAGE_CHARS, mediaType, networkError, parseEventData, readBodySnippet, readBodyText, readSseStream, webPageAnswer } from './sseStream';
+import { checkHttpConfig, closedError, deliver, discardBody, EVENT_STREAM, httpStatusError, JSON_TYPE, LOST_EVENT_HINT, MAX_MESSAGE_CHARS, mediaType, networkError, parseEventData, readBodySnippet, readBodyText, readSseStream, webPageAnswer } from './sseStream';
 import { STREAM_HEADERS_TIMEOUT_MS, transportFetch } from './nodeFetch';
 import type { Transport, TransportCloseInfo } from './transport';
 import { CLOSED_BY_CLIENT, LOCAL_FAILURE, messagesIn, SessionExpiredError, TransportHttpError, TransportParseError } from './transport';
@@ -442,7 +442,7 @@ export class StreamableHttpTransport implements Transport {
           if (state.kind === 'post') return this.#giveUp(state, over, false, `${this.#server} sent ${over} on the ${state.label}`);
           if (++overs >= this.#reconnect.maxRetries) return this.#giveUp(state, `${over}, ${overs} times in a row`);
           state.lastEventId = undefined;
-          this.#log.warn(`Dropped a message from the server (${over}); if it asked for input, cancel the task`);
+          this.#log.warn(`Dropped a message from the server (${over}); ${LOST_EVENT_HINT}`);
         } else overs = 0;
         if (state.pending && state.pending.size === 0) return;
         if (state.kind === 'post' && state.lastEventId === undefined) {
