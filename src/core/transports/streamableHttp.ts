@@ -566,9 +566,8 @@ export class StreamableHttpTransport implements Transport {
    */
   #giveUp(state: StreamState, why: string, told = false, failed = `${this.#server} dropped the stream carrying the answer: ${why}`): void {
     if (state.kind === 'get') {
-      this.#log.warn(`Stopped listening for messages from the server until Restart Server is run: ${why}`);
-      this.onerror?.(new TransportHttpError(`${this.#server} stream for its own messages stopped: ${why}`));
-      return;
+      // One warning (the connection logs it), saying what to do.
+      return this.onerror?.(new TransportHttpError(`Stopped listening for messages from the server until Restart Server is run: ${why}`));
     }
     const ids = [...(state.pending ?? [])];
     if (ids.length === 0) return;
