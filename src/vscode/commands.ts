@@ -16,7 +16,7 @@ import { confirmDestructive, couldNotConnect, inform, isConfirmed, noServerConfi
 import { formatCount } from '../core/util/text';
 import { executeCommand, isDismissal, OPEN_CONFIGURATION, registerCommand, SHOW_LOG, TASKS_VIEW } from './editorCommands';
 import { isString } from '../core/util/json';
-import { showError } from './notify';
+import { showError, showWarning } from './notify';
 
 export interface CommandDeps {
   servers: ServerManager;
@@ -178,11 +178,11 @@ const reveal = (editor: vscode.TextEditor | undefined, path: string[]): boolean 
   return true;
 };
 
-/** Resolves once `event` fires with what `done` takes (and acts on), or after `ms`. */
-const soon = <T>(event: vscode.Event<T>, done: (e: T) => unknown, ms = 2000): Promise<void> =>
+/** Resolves true once `event` fires with what `done` takes (and acts on), or false after `ms`. */
+const soon = <T>(event: vscode.Event<T>, done: (e: T) => unknown, ms = 2000): Promise<boolean> =>
   new Promise((resolve) => {
-    const end = () => (d.dispose(), clearTimeout(t), resolve());
-    const d = event((e) => done(e) && end());
+    const end = (ok?: boolean) => (d.dispose(), clearTimeout(t), resolve(!!ok));
+    const d = event((e) => done(e) && end(true));
     const t = setTimeout(end, ms);
   });
 
@@ -203,7 +203,7 @@ const openSettings = async (name?: string): Promise<void> => {
   // The workspace's value wins over the user's; in a remote window the user's may be the remote machine's.
   const value = vscode.workspace.getConfiguration().inspect<Record<string, unknown>>(SERVERS_SETTING)?.workspaceValue;
   const opens = (name === undefined ? value : value?.[name]) !== undefined ? ['Workspace'] : vscode.env.remoteName ? ['', 'Remote'] : [''];
-  for (const open of opens) {
+  for (const [i, open] of opens.entries()) {
     const ours = (e?: vscode.TextEditor, path = e?.document.uri.path ?? '') => SETTINGS_FILE[open]?.test(path) ?? path.endsWith(workspaceSettingsFile());
     // Without the workbench's revealSetting: Open Remote Settings (JSON) returns before its editor
     // opens, so that reveal (of the setting, not the server) could land after the one below.
@@ -211,7 +211,11 @@ const openSettings = async (name?: string): Promise<void> => {
     // The extension host may learn of the editor the command opened after it returns (seconds
     // later on a slow machine, other editors active in between): that file's editor is waited for.
     // Looked at and listened for in one turn: no change is told between the two.
-    if (!ours(vscode.window.activeTextEditor)) await soon(vscode.window.onDidChangeActiveTextEditor, ours, 15_000);
+    if (!ours(vscode.window.activeTextEditor) && !(await soon(vscode.window.onDidChangeActiveTextEditor, ours, 15_000))) {
+      // Not silence: where to look (this file, or the ones it would have opened next), by the editor's own commands.
+      const run = opens.slice(i).map((o) => `"Preferences: Open ${o || 'User'} Settings (JSON)"`);
+      return void showWarning(vscode.l10n.t('The settings file did not show in an editor within 15 s. Run {0} and look for "{1}" there.', run.join(' or '), path.at(-1)!));
+    }
     const editor = vscode.window.activeTextEditor;
     if (reveal(editor, path)) return;
     // The last place to look: its text may not have the setting written a moment ago yet (seen in a

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { parseMcpJson, parseSettingServers } from '../../src/core/config/parse';
 import type { ParseResult } from '../../src/core/config/types';
-import { SERVERS_SETTING } from '../../src/core/config/types';
+import { SERVERS_SETTING, SETTINGS } from '../../src/core/config/types';
 import { TaskEngine } from '../../src/core/tasks/engine';
 import { nullLogger } from '../../src/core/util/log';
 import { TasksTreeProvider } from '../../src/vscode/tree/tasksTree';
@@ -270,6 +270,32 @@ suite('Configuration errors in the Tasks view', () => {
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     }
   }
+
+  test('Open MCP Configuration that never learns of the settings file\'s editor gives up after 15 s saying so, and how to open the file and find the server (code-server is a remote window: the user\'s or the remote machine\'s settings)', async function () {
+    this.timeout(60_000);
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const active = Object.getOwnPropertyDescriptor(w, 'activeTextEditor')!;
+    const changed = w.onDidChangeActiveTextEditor;
+    const spy = new QuickInputSpy();
+    try {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      // The extension never learns of an editor: none is active, no change is told.
+      Object.defineProperty(w, 'activeTextEditor', { configurable: true, get: () => undefined });
+      w.onDidChangeActiveTextEditor = () => ({ dispose: () => {} });
+      try {
+        await vscode.commands.executeCommand('mcpTasks.openConfiguration', SETTINGS, undefined, undefined, 'never');
+      } finally {
+        Object.defineProperty(w, 'activeTextEditor', active);
+        w.onDidChangeActiveTextEditor = changed;
+      }
+      assert.ok(vscode.env.remoteName, 'a remote window');
+      assert.deepEqual(spy.messages, ['The settings file did not show in an editor within 15 s. Run "Preferences: Open User Settings (JSON)" or "Preferences: Open Remote Settings (JSON)" and look for "never" there.']);
+      assert.deepEqual(spy.messageItems, [[]]);
+    } finally {
+      spy.dispose();
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
+  });
 
   test('Open MCP Configuration on a server of an untitled workspace\'s settings (a folder added, the workspace not saved) puts the cursor on its name at once: the file the command opens, …/Workspaces/<id>/workspace.json, is its settings file, not waited past for 15 s', async function () {
     this.timeout(60_000);
