@@ -103,9 +103,10 @@ const closeFences = (text: string): string => {
  */
 const noCommands = (md: string): string =>
   md
-    .replace(/&(?<=(?:\]\(|\]:|[<=])\s*["'<]?[a-z]{0,7}&)(?=#(x?)([\da-f]+)|colon)/gi, (m, x: string, n?: string) =>
-      // NaN (`&colon;`, or `&#a`, no reference) is U+0000; past U+FFFF a code wraps: neither shows less as text.
-      /[\0- :a-z]/i.test(String.fromCharCode(parseInt(n!, x ? 16 : 10))) ? '&amp;' : m,
+    // `&#` then no digit (`&#abc`) is no reference: it reads as sent, as the editor and the preview read it.
+    .replace(/&(?<=(?:\]\(|\]:|[<=])\s*["'<]?[a-z]{0,7}&)(?=#(?:x([\da-f]+)|(\d+))|colon)/gi, (m, x?: string, d?: string) =>
+      // NaN (`&colon;`) is U+0000; past U+FFFF a code wraps: neither shows less as text.
+      /[\0- :a-z]/i.test(String.fromCharCode(x ? parseInt(x, 16) : +d!)) ? '&amp;' : m,
     )
     .replace(/(?<=(?:\]\(|\]:|[<=])\s*["'<]?command):/gi, '∶');
 
