@@ -291,9 +291,9 @@ const ZOD_PREMISES = [
   [/\bz\.(maxLength|length|maxSize|size)\b/, "caps a size, where esbuild.js's ZOD_FIXED holds for minimums alone"],
   [/\bz\.coerce\b/, "coerces with zod, which esbuild.js's ZOD_FIXED drops"],
   [/~standard/, "reads a schema's Standard Schema surface, which esbuild.js's ZOD_FIXED drops"],
-  // Called, read by name (`S['brand']`) or taken out (`const { brand } = S`); Reflect.apply() is no schema's (and what the refusal says to call).
+  // Called, read by name (`S['brand']`) or taken out (`const { brand } = S`); Reflect's apply() is no schema's (and what the refusal says to call).
   [
-    /(?<!\bReflect\s*)\.\s*(brand|register|apply)\b|\[\s*(['"`])(brand|register|apply)\2\s*\]|\{[^{}]*\b(brand|register|apply)\b[^{}]*\}\s*=(?![=>])/,
+    /(?<!\bReflect\s*)\.\s*(brand|register|apply)\b|\[\s*(['"`])(brand|register|apply)\2\s*\]|\{[^{}]*\b(brand|register|apply)\b[^{}]*\}\s*=(?![=>])(?!\s*Reflect\b(?!\s*[.[]))/,
     "calls a schema's brand(), register() or apply() (or a function's apply()), which esbuild.js's ZOD_MINI_FIXED drops: for brand(), brand the type (`z.infer<typeof S> & { __brand: 'X' }`); for register(r, meta), call r.add(S, meta); for apply(f), call f(S) (a function's: Reflect.apply())",
   ],
   // The word in a sentence ("e.g. with a check") is no call: a word follows it.
