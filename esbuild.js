@@ -308,13 +308,87 @@ const ZOD_PREMISES = [
   ],
   [/\bz\.(safe)?([Ee]ncode|[Dd]ecode)|import\s*(type\s*)?\{[^}]*\}\s*from\s*'zod/, "encodes with zod (or imports its functions by name, which could), where esbuild.js's ZOD_FIXED holds for parses alone"],
 ];
+/**
+ * What the build says when `file` breaks one of ZOD_PREMISES, or undefined. A property read by a
+ * name built from pieces (`S['par' + 'se']`, a template, a conditional, a const of the file that
+ * holds one) is worked out and checked as if written out; one built from what the build cannot
+ * work out is refused. A name held in a variable or parameter, or given by a call, is not checked
+ * (that would take the type checker: 5 s more for each build).
+ */
+const zodMisuse = (file, text) => {
+  const premise = (t) => ZOD_PREMISES.find(([p]) => p.test(t))?.[1];
+  const what = premise(text);
+  if (what) return `${file} ${what}`;
+  if (!/\[[^\]]*(\+|\$\{|\?|[\w$]\s*\])/.test(text)) return undefined;
+  const ts = require('typescript');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const consts = new Map();
+  const collect = (node) => {
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && ts.getCombinedNodeFlags(node) & ts.NodeFlags.Const) {
+      consts.set(node.name.text, [...(consts.get(node.name.text) ?? []), node.initializer]);
+    }
+    ts.forEachChild(node, collect);
+  };
+  collect(source);
+  const inner = (e) => (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isNonNullExpression(e) || ts.isSatisfiesExpression(e) || ts.isTypeAssertionExpression(e) ? inner(e.expression) : e);
+  const plus = (e) => ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.PlusToken;
+  const seen = new Set();
+  // Each of the consts a name may be (the file may declare it more than once), worked out once.
+  const each = (id, f) => {
+    if (seen.has(id.text)) return undefined;
+    seen.add(id.text);
+    try {
+      return consts.get(id.text)?.map(f);
+    } finally {
+      seen.delete(id.text);
+    }
+  };
+  // The values `e` may have, or undefined when the build cannot tell them.
+  const values = (node) => {
+    const e = inner(node);
+    const all = (parts) => (parts && parts.every(Boolean) ? parts.flat() : undefined);
+    const sums = (a, b) => a && b && a.flatMap((x) => b.map((y) => x + y));
+    if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return [e.text];
+    if (ts.isNumericLiteral(e)) return [Number(e.text)];
+    if (ts.isConditionalExpression(e)) return all([values(e.whenTrue), values(e.whenFalse)]);
+    if (plus(e)) return sums(values(e.left), values(e.right));
+    if (ts.isTemplateExpression(e)) return e.templateSpans.reduce((at, span) => sums(sums(at, values(span.expression)), [span.literal.text]), [e.head.text]);
+    return ts.isIdentifier(e) ? all(each(e, values)) : undefined;
+  };
+  // Whether `e` builds a string (a template, or a sum with a string in it).
+  const builds = (node) => {
+    const e = inner(node);
+    if (ts.isTemplateExpression(e)) return true;
+    if (ts.isConditionalExpression(e)) return builds(e.whenTrue) || builds(e.whenFalse);
+    if (plus(e)) return [e.left, e.right].some((s) => builds(s) || ts.isStringLiteral(inner(s)) || ts.isNoSubstitutionTemplateLiteral(inner(s)));
+    return ts.isIdentifier(e) && !!each(e, builds)?.some(Boolean);
+  };
+  const names = [];
+  const visit = (node) => {
+    const p = node.parent;
+    // A property read, or taken out by a pattern (`const { [k]: v } = S`, `({ [k]: v } = S)`).
+    if (p && ((ts.isElementAccessExpression(p) && p.argumentExpression === node) || (ts.isComputedPropertyName(p) && (ts.isBindingElement(p.parent) || (ts.isPropertyAssignment(p.parent) && ts.isBinaryExpression(inner(p.parent.parent).parent) && inner(p.parent.parent.parent.left) === p.parent.parent))))) {
+      names.push(node);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  for (const name of names) {
+    const at = `${file}:${source.getLineAndCharacterOfPosition(name.getStart(source)).line + 1} reads ${ts.isElementAccessExpression(name.parent) ? name.parent.getText(source) : `{ ${name.parent.parent.getText(source)} }`}`;
+    const may = values(name);
+    const dropped = may?.map((v) => [v, premise(`S[${JSON.stringify(String(v))}]`)]).find(([, said]) => said);
+    if (dropped) return `${at}, that is ${JSON.stringify(String(dropped[0])).replace(/^"|"$/g, "'")}, so it ${dropped[1]}`;
+    if (!may && builds(name)) return `${at} by a name built at run time, which esbuild.js cannot check against the schema methods ZOD_MINI_FIXED drops: write the name out (or build it from strings and consts of this file)`;
+  }
+  return undefined;
+};
 const zodFixed = {
   name: 'zod-fixed',
   setup(build) {
     build.onLoad({ filter: /\.ts$/ }, async (args) => {
       if (!args.path.startsWith(SRC)) return undefined;
-      const text = await require('fs').promises.readFile(args.path, 'utf8');
-      for (const [premise, what] of ZOD_PREMISES) if (premise.test(text)) throw new Error(`${args.path} ${what}`);
+      const misuse = zodMisuse(args.path, await require('fs').promises.readFile(args.path, 'utf8'));
+      if (misuse) throw new Error(misuse);
       return undefined;
     });
     build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/](core|mini)[\\/](schemas|errors)\.js$/ }, async (args) => {
@@ -632,7 +706,7 @@ async function main() {
   }
 }
 
-module.exports = { wsBundling, zodFixed, ZOD_PREMISES, options, ownMethodMisuses, ownFieldMisuses, wsSends, wsDomStyle };
+module.exports = { wsBundling, zodFixed, ZOD_PREMISES, zodMisuse, options, ownMethodMisuses, ownFieldMisuses, wsSends, wsDomStyle };
 
 if (require.main === module) {
   main().catch((e) => {

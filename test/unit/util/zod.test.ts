@@ -202,4 +202,23 @@ describe("zod as bundled (esbuild.js's ZOD_FIXED: no memoizer, records keyed by 
     assert.match(said('S.parse(x)') ?? '', /: call safeParse\(\) \(another object's parse\(\), such as path's: let its name through in esbuild\.js's ZOD_PREMISES\)$/);
     assert.match(said('S.brand()') ?? '', /: for brand\(\), brand the type .*; for register\(r, meta\), call r\.add\(S, meta\); for apply\(f\), call f\(S\) /);
   });
+
+  it('refuses src/ that reads a property by a name built from pieces (a sum, a template, a constant) when the name is one ZOD_MINI_FIXED drops, or when the build cannot work the name out; a number, or a name it works out to be harmless, is kept', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { zodMisuse } = require(path.resolve(__dirname, '../../../../esbuild.js')) as { zodMisuse: (file: string, text: string) => string | undefined };
+    const said = (text: string) => zodMisuse('src/x.ts', text);
+    // Worked out: a name that is dropped, refused as written out would be, with the same advice.
+    for (const text of ["S['par' + 'se'](x)", 'S[`par${"se"}`](x)', 'S[`${`bra`}nd`]()', "const k = 'regis' + 'ter';\nS[k](r, m);", "S[(('wi') + 'th')](c)", "S[ok ? 'check' : 'with'](c)", "S['parse' + 'Async'](x)", "const { ['par' + 'se']: p } = S;", "({ [`a${'pply'}`]: f } = S);"]) {
+      assert.match(said(text) ?? '', /^src\/x\.ts:\d+ .*(ZOD_MINI_FIXED|ZOD_FIXED) drops|^src\/x\.ts:\d+ .*where esbuild\.js's ZOD_FIXED holds/, text);
+    }
+    assert.match(said("S['par' + 'se'](x)") ?? '', /^src\/x\.ts:1 reads S\['par' \+ 'se'\], that is 'parse', so it .*: call safeParse\(\)/);
+    // Not worked out: refused, saying what to do.
+    for (const text of ["S['par' + name](x)", 'S[`${name}`](x)', "S[`p${a}e`]()", "const k = 'p' + process.argv[2];\nS[k]();", "const { [`${m}`]: f } = S;"]) {
+      assert.match(said(text) ?? '', /^src\/x\.ts:\d+ reads .* by a name built at run time, .*: write the name out/, text);
+    }
+    // Harmless: numbers, names worked out to be kept, and what builds no name (an index, a variable's value as before).
+    for (const text of ['xs[i + 1]', 'xs[xs.length - 1]', "log[stale ? 'debug' : 'warn'](m)", "o['safe' + 'Parse'](x)", 'o[`key${1 + 1}`]', "const k = 'a' + 'b';\no[k];", 'env[name]', 'const { [key]: v, ...rest } = o;', "const o = { ['a' + b]: 1 };", 'clocks[+!!seconds]']) {
+      assert.equal(said(text), undefined, text);
+    }
+  });
 });
