@@ -42,7 +42,10 @@ export interface SseHandlers {
 export const readSseStream = async (body: FetchBody, handlers: SseHandlers): Promise<void> => {
   let overflow = false;
   const parser = createParser({
-    onEvent: (e) => handlers.onEvent(e),
+    // maxBufferSize is checked at the end of each chunk, after the events it completed: an event is checked too.
+    onEvent: (e) => {
+      if (!(overflow ||= e.data.length > MAX_MESSAGE_CHARS)) handlers.onEvent(e);
+    },
     onRetry: (ms) => handlers.onRetry?.(ms),
     // Unknown fields and bad `retry` values are ignored, as the SSE standard says.
     onError: (e) => {

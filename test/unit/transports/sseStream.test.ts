@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { answeredOrigins, networkError, originOf, readSseStream, unreachableHint } from '../../../src/core/transports/sseStream';
+import { answeredOrigins, MAX_MESSAGE_CHARS, networkError, originOf, readSseStream, unreachableHint } from '../../../src/core/transports/sseStream';
 import { unnamedReason } from '../../../src/core/transports/transport';
 
 /** The last event ids readSseStream reports for a body arriving in these chunks, and the data of its events. */
@@ -47,6 +47,36 @@ describe('readSseStream: characters split between chunks', () => {
     await readSseStream(body, { onEvent: (e) => data.push(e.data), onId: (id) => ids.push(id) });
     assert.deepEqual(data, ['caf\u00e9 \u{1F642} \u65e5']);
     assert.deepEqual(ids, ['\u00e9']);
+  });
+});
+
+describe('readSseStream: the size of an event', () => {
+  /** The data of the events read before the stream was refused, and why it was. */
+  const refused = async (...chunks: string[]): Promise<[string[], string]> => {
+    const data: string[] = [];
+    const bytes = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const c of chunks) controller.enqueue(bytes.encode(c));
+        controller.close();
+      },
+    });
+    const why = await readSseStream(body, { onEvent: (e) => data.push(e.data.slice(0, 10)) }).then(
+      () => 'not refused',
+      (err: Error) => err.message,
+    );
+    return [data, why];
+  };
+  const over = `an event longer than ${MAX_MESSAGE_CHARS} characters (not read further)`;
+
+  it('refuses an event past the limit however it arrives, also when its last chunk completes it (each chunk alone within the limit) or one chunk holds it whole, delivering nothing of it or after it', async () => {
+    const line = `data: ${'a'.repeat(MAX_MESSAGE_CHARS - 6)}\n`;
+    // The first line within the limit, the second takes the data past it and ends the event in the same chunk.
+    assert.deepEqual(await refused('data: 1\n\n', line, 'data: bbbbbbbbbb\n\ndata: 2\n\n'), [['1'], over]);
+    assert.deepEqual(await refused(`data: ${'a'.repeat(MAX_MESSAGE_CHARS + 1)}\n\ndata: 2\n\n`), [[], over]);
+    // What the limit lets in: an event of exactly that many characters, in one chunk or two.
+    assert.deepEqual(await refused(`data: ${'a'.repeat(MAX_MESSAGE_CHARS)}\n\n`, 'data: 2\n\n'), [['aaaaaaaaaa', '2'], 'not refused']);
+    assert.deepEqual(await refused(line, 'data: bbbbb\n\n'), [['aaaaaaaaaa'], 'not refused']);
   });
 });
 
