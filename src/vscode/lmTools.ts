@@ -15,7 +15,7 @@ import { urlsRequired } from '../core/elicitation/urlRequired';
 import { isServerTerminal, isTerminal } from '../core/tasks/status';
 import { toAbortSignal } from './cancellation';
 import { isNumber, stringify } from '../core/util/json';
-import { minOf } from '../core/util/builtins';
+import { entriesOf, minOf } from '../core/util/builtins';
 import { TASK } from '../core/tasks/types';
 import { inert } from '../core/util/text';
 
@@ -181,11 +181,9 @@ export const registerLmTools = (service: TasksService, ready: Promise<void>): vs
       }),
   };
 
+  // Each named as package.json names it (lmTools.test.ts calls each by that name); listTools is a method name the bundle shortens (esbuild.js's OWN_METHODS).
   return [
     vscode.lm.registerTool('mcpTasks_listTools', listTools),
-    vscode.lm.registerTool('mcpTasks_startTask', startTask),
-    vscode.lm.registerTool('mcpTasks_getTask', getTask),
-    vscode.lm.registerTool('mcpTasks_getResult', getResult),
-    vscode.lm.registerTool('mcpTasks_cancelTask', cancelTask),
+    ...entriesOf({ startTask, getTask, getResult, cancelTask }).map(([name, tool]) => vscode.lm.registerTool(`mcpTasks_${name}`, tool)),
   ];
 };
