@@ -25,9 +25,9 @@ import { asTaskNode, describeServer, HOSTED, hostedTitle, rowOf, SERVER } from '
 import { asThemeIcon } from './tree/icons';
 import { QuickInputPrompter } from './elicitation/quickInputPrompter';
 import type { ToolArguments } from './toolInputs';
-import { BACK, askArguments, askTtl } from './toolInputs';
+import { BACK, askArguments, askTtl, inputsOf } from './toolInputs';
 import { CANCEL_TASK, executeCommand, isDismissal, OPEN_CONFIGURATION, OPEN_RESULT, registerCommand, RESPOND_TO_TASK, RUN_AGAIN, SHOW_LOG, TASKS_VIEW } from './editorCommands';
-import { keysOf, maxOf, now as clock } from '../core/util/builtins';
+import { maxOf, now as clock } from '../core/util/builtins';
 import { CANCELLED, INPUT_REQUIRED } from '../core/protocol/schemas';
 import { noop } from '../core/util/promise';
 import { formatCount, inert } from '../core/util/text';
@@ -400,7 +400,7 @@ const runTool = async (deps: TaskCommandDeps, ui: QuickInputPrompter, server: Se
   const asTask = (t: Tool) => decideExecution(offer!.acceptsTasks, t.execution?.taskSupport).mode === TASK;
   // A tool's steps from its pick: its arguments if it takes any, its ttl as a task. The tool pick
   // counts the most a tool there takes: the count only shrinks once one is picked.
-  const stepsOf = (t: Tool) => 1 + (keysOf(t.inputSchema.properties ?? {}).length ? 1 : 0) + (asTask(t) ? 1 : 0);
+  const stepsOf = (t: Tool) => 1 + (inputsOf(t).length ? 1 : 0) + (asTask(t) ? 1 : 0);
   for (;;) {
     if (step === 'server') {
       const picked = await pickServer(servers, ui, server);

@@ -13,7 +13,7 @@ import type { Tool } from '../core/protocol/schemas';
 import { formatAge } from '../core/tasks/presentation';
 import { errorMessage } from '../core/util/abort';
 import { fromJson, isObject, isObjectLike, isString, stringify } from '../core/util/json';
-import { entriesOf, keysOf, round } from '../core/util/builtins';
+import { entriesOf, round } from '../core/util/builtins';
 import { defaultTtlMs } from './configuration';
 import { NEVER } from './cancellation';
 import type { QuickInputPrompter } from './elicitation/quickInputPrompter';
@@ -112,6 +112,9 @@ export interface ToolArguments {
   json: boolean;
 }
 
+/** A tool's input properties, each with its schema. */
+export const inputsOf = (tool: Tool) => entriesOf(tool.inputSchema.properties ?? {});
+
 /**
  * Asks a tool's arguments: `{}` at once when it takes none, a form built from its inputSchema,
  * or a JSON object when no form fits. Given the arguments asked before (the user came back from
@@ -119,8 +122,7 @@ export interface ToolArguments {
  * Undefined when the user cancelled; BACK when they went back from the first screen.
  */
 export const askArguments = async (tool: Tool, title: string, ui: QuickInputPrompter, before?: ToolArguments): Promise<ToolArguments | typeof BACK | undefined> => {
-  const props = tool.inputSchema.properties ?? {};
-  if (!keysOf(props).length) return { value: {}, json: false };
+  if (!inputsOf(tool).length) return { value: {}, json: false };
   let why = unusual(tool.inputSchema);
   const label = tool.title ?? tool.annotations?.title ?? tool.name;
   // The spec's inputSchema is always an object; some servers leave `type` out.
@@ -151,7 +153,7 @@ export const askArguments = async (tool: Tool, title: string, ui: QuickInputProm
  */
 const flatForm = (tool: Tool): FormPlan =>
   ({
-    steps: entriesOf(tool.inputSchema.properties ?? {}).flatMap(([key, schema]) => {
+    steps: inputsOf(tool).flatMap(([key, schema]) => {
       const required = !!tool.inputSchema.required?.includes(key);
       try {
         return [toStep(key, schema, required, true)];
@@ -165,7 +167,7 @@ const flatForm = (tool: Tool): FormPlan =>
 /** A starting point for the JSON box: defaults, and empty values of the right type for required properties. */
 const template = (tool: Tool): Record<string, unknown> => {
   const out: Record<string, unknown> = {};
-  for (const [name, schema] of entriesOf(tool.inputSchema.properties ?? {})) {
+  for (const [name, schema] of inputsOf(tool)) {
     // A property's schema may be `true` (any value), or not a schema at all (a server's `null`).
     const s: { default?: unknown; const?: unknown; type?: unknown } = isObject(schema) ? schema : {};
     if ('const' in s) out[name] = s.const;
@@ -182,7 +184,7 @@ const template = (tool: Tool): Record<string, unknown> => {
 const askJson = async (tool: Tool, title: string, ui: QuickInputPrompter, start: Record<string, unknown>, why?: string, form?: FormPlan): Promise<Record<string, unknown> | typeof BACK | undefined> => {
   // Each with its type and whether it is required: the box is all the user has to go by.
   const required = tool.inputSchema.required ?? [];
-  const props = entriesOf(tool.inputSchema.properties ?? {})
+  const props = inputsOf(tool)
     .map(([name, schema]) => {
       const about = [isObject(schema) && schema.type, required.includes(name) && 'required'].filter(isString);
       return about.length ? `${name} (${about.join(', ')})` : name;
