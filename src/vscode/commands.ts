@@ -16,7 +16,7 @@ import { confirmDestructive, couldNotConnect, inform, isConfirmed, noServerConfi
 import { formatCount } from '../core/util/text';
 import { executeCommand, isDismissal, OPEN_CONFIGURATION, registerCommand, SHOW_LOG, TASKS_VIEW } from './editorCommands';
 import { isString } from '../core/util/json';
-import { showError, showWarning } from './notify';
+import { openConfigurationLabel, showError, showLogLabel, showWarning } from './notify';
 
 export interface CommandDeps {
   servers: ServerManager;
@@ -68,11 +68,11 @@ export const registerCommands = (deps: CommandDeps): vscode.Disposable[] => {
       const choice = await showError(
         couldNotConnect(s.label, reasonOf(err)),
         ...(untrusted ? [trust] : []),
-        vscode.l10n.t('Show Log'),
-        vscode.l10n.t('Open Configuration'),
+        showLogLabel(),
+        openConfigurationLabel(),
       );
       if (choice === trust) await executeCommand('workbench.trust.manage');
-      else if (choice === vscode.l10n.t('Show Log')) log.show();
+      else if (choice === showLogLabel()) log.show();
       else if (choice) await executeCommand(OPEN_CONFIGURATION, { kind: SERVER, id: s.id });
     }
   };

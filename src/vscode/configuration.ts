@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { showInfo, showWarning } from './notify';
+import { openConfigurationLabel, showInfo, showLogLabel, showWarning } from './notify';
 import type { ConfigError, ConfigSource, ParseResult } from '../core/config/types';
 import { describeSource, SERVERS_SETTING, WORKSPACE_FOLDER } from '../core/config/types';
 import { combineConfigs, keepLastReadable, newProblems, parseMcpJson, parseSettingServers, unreadable } from '../core/config/parse';
@@ -35,11 +35,11 @@ export const configErrorNotifier = (log: vscode.LogOutputChannel): (errors: read
   const shown = new Map<string, string[]>();
   return (errors) => {
     for (const [e, ...more] of newProblems(shown, errors, (file) => vscode.window.visibleTextEditors.some((ed) => ed.document.uri.fsPath === file))) {
-      const open = vscode.l10n.t('Open Configuration');
+      const open = openConfigurationLabel();
       // Several errors are all `invalid` ones, whose message starts with where they are: said once.
       const where = e.where!;
       const text = more.length ? vscode.l10n.t('{0} has {1} errors (see the MCP Tasks view). The first: {2}', where, more.length + 1, e.message.slice(where.length).replace(/^[,:] /, '')) : e.message;
-      void showWarning(text, open, vscode.l10n.t('Show Log')).then((c) => (c === open ? executeCommand(OPEN_CONFIGURATION, e.source, e.line, e.column, e.server) : c && log.show()));
+      void showWarning(text, open, showLogLabel()).then((c) => (c === open ? executeCommand(OPEN_CONFIGURATION, e.source, e.line, e.column, e.server) : c && log.show()));
     }
   };
 };

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { isInputDismissed } from '../core/servers/serverManager';
 import { reasonOf } from '../core/jsonrpc/errors';
-import { showError } from './notify';
+import { showError, showLogLabel } from './notify';
 
 /** Tells a command's unexpected failure (see failuresTo). */
 let failed: (id: string, err: unknown) => Promise<void>;
@@ -19,7 +19,7 @@ export const failuresTo = (log: vscode.LogOutputChannel, commands: readonly { co
   failed = async (id, err) => {
     const title = commands.find((c) => c.command === id)?.title.replace(/(\.\.\.|…)$/, '') ?? id;
     log.error(`${title} (${id}) failed: ${(err instanceof Error && err.stack) || reasonOf(err)}`);
-    const show = vscode.l10n.t('Show Log');
+    const show = showLogLabel();
     const text = vscode.l10n.t('{0} failed: {1}. If it happens again, please report it with the details in the log.', title, reasonOf(err).replace(/\.$/, ''));
     if ((await showError(text, show)) === show) log.show();
   };

@@ -17,7 +17,7 @@ import type { Node } from './tree/tasksTree';
 import { asTaskNode, hostedTitle } from './tree/tasksTree';
 import { CANCEL_TASK, executeCommand, FOCUS_TASKS_VIEW, OPEN_RESULT, RESPOND_TO_TASK, RUN_AGAIN, SHOW_LOG } from './editorCommands';
 import { COMPLETED, ELICITATION_CREATE, FAILED, INPUT_REQUIRED, WORKING } from '../core/protocol/schemas';
-import { showInfo, showWarning, type Notify } from './notify';
+import { cancelTaskLabel, showInfo, showLogLabel, showWarning, type Notify } from './notify';
 
 /** How long a task that needs input may wait for its question before it is told anyway (the question may never come). */
 const QUESTION_WAIT_MS = 5000;
@@ -342,7 +342,7 @@ export class TaskIndicators extends DisposableBase {
    */
   #notSent({ serverId, method, task, reason, resend }: UnsentAnswer): void {
     const again = vscode.l10n.t('Send Again');
-    const cancel = vscode.l10n.t('Cancel Task');
+    const cancel = cancelTaskLabel();
     const server = this.#label(serverId);
     const text = vscode.l10n.t(
       'The answer to the {0} of {1} was not sent: {2}.',
@@ -350,7 +350,7 @@ export class TaskIndicators extends DisposableBase {
       task ? `"${this.#title(task)}" on ${server}` : server,
       reason,
     );
-    void showWarning(text, ...(resend ? [again] : task ? [cancel] : []), vscode.l10n.t('Show Log')).then((c) => (c === again ? resend?.() : c === cancel ? executeCommand(CANCEL_TASK, asTaskNode(task!)) : c && executeCommand(SHOW_LOG)));
+    void showWarning(text, ...(resend ? [again] : task ? [cancel] : []), showLogLabel()).then((c) => (c === again ? resend?.() : c === cancel ? executeCommand(CANCEL_TASK, asTaskNode(task!)) : c && executeCommand(SHOW_LOG)));
   }
 
   /** One warning per server: a server whose questions' ttl runs out together, or one after another, says so once. */
@@ -361,7 +361,7 @@ export class TaskIndicators extends DisposableBase {
   #tellExpired([[h, title], ...more]: [HostedTaskSnapshot, string][]): void {
     const server = this.#label(h.serverId);
     // Not Show Tasks: closed, they left the view. The log has each (what it asked when created, then its ttl's end).
-    const log = vscode.l10n.t('Show Log');
+    const log = showLogLabel();
     void (more.length
       ? showWarning(vscode.l10n.t('{0} requests on {1} closed unanswered: the time the server allowed for them ran out.', formatCount(more.length + 1), server), log)
       : showWarning(vscode.l10n.t('"{0}" on {1} closed unanswered: the server allowed {2} for an answer.', title, server, formatAge(h.ttl)))

@@ -16,3 +16,8 @@ const notifier =
 export const showInfo = notifier('showInformationMessage');
 export const showWarning = notifier('showWarningMessage');
 export const showError = notifier('showErrorMessage');
+
+/** Buttons that many notifications offer, in the user's language. */
+export const showLogLabel = (): string => vscode.l10n.t('Show Log');
+export const openConfigurationLabel = (): string => vscode.l10n.t('Open Configuration');
+export const cancelTaskLabel = (): string => vscode.l10n.t('Cancel Task');

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { errorMessage } from '../core/util/abort';
 import { executeCommand, SHOW_LOG } from './editorCommands';
-import { showError, showWarning } from './notify';
+import { showError, showLogLabel, showWarning } from './notify';
 
 /**
  * The tasks and results cannot be saved in `storage` (a full disk, a read-only file system):
@@ -13,7 +13,7 @@ import { showError, showWarning } from './notify';
 export const tellUnsaved =
   (storage: string) =>
   (err: unknown): void => {
-    const show = vscode.l10n.t('Show Log');
+    const show = showLogLabel();
     const text = vscode.l10n.t('MCP Tasks cannot save its tasks and results ({0}). They are kept while this window is open and saved when they can be: free some disk space, or make {1} writable.', errorMessage(err).split(',')[0], storage);
     void showError(text, show).then((c) => c && executeCommand(SHOW_LOG));
   };

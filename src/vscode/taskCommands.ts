@@ -31,7 +31,7 @@ import { maxOf, now as clock } from '../core/util/builtins';
 import { CANCELLED, INPUT_REQUIRED } from '../core/protocol/schemas';
 import { noop } from '../core/util/promise';
 import { formatCount, inert } from '../core/util/text';
-import { showError, showInfo, showWarning } from './notify';
+import { cancelTaskLabel, openConfigurationLabel, showError, showInfo, showLogLabel, showWarning } from './notify';
 
 export interface TaskCommandDeps {
   servers: ServerManager;
@@ -152,7 +152,7 @@ export const registerTaskCommands = (deps: TaskCommandDeps): vscode.Disposable[]
   const lost = watchLate(deps.asking, 10_000, (key) => {
     const t = engine.get(key);
     if (t?.status !== INPUT_REQUIRED) return;
-    const cancel = vscode.l10n.t('Cancel Task');
+    const cancel = cancelTaskLabel();
     void showInfo(vscode.l10n.t('{0} has not sent the question of "{1}" again: one open during a window reload can be lost. Cancel the task, or wait.', servers.label(t.serverId), taskTitle(t)), cancel).then((c) => c && executeCommand(CANCEL_TASK, asTaskNode(t)));
   });
 
@@ -344,7 +344,7 @@ const pickToCancel = async (deps: TaskCommandDeps): Promise<{ kind: 'task'; task
     inform(live ? vscode.l10n.t('No running task can be cancelled: their servers do not support tasks/cancel or are no longer configured.') : vscode.l10n.t('No task is running.'));
     return undefined;
   }
-  return (await pickNewest(items, vscode.l10n.t('Cancel Task'), vscode.l10n.t('Cancel which task?')))?.target;
+  return (await pickNewest(items, cancelTaskLabel(), vscode.l10n.t('Cancel which task?')))?.target;
 };
 
 /** A quick pick of tasks, newest first as the view lists them, that finds them by their server, status, message and age too. */
@@ -534,9 +534,9 @@ const showFailure = async (err: unknown, words: (why: string) => string, { warn 
   if (isDismissal(err)) return;
   const timedOut = err instanceof RequestTimeoutError;
   const why = timedOut && namesServer ? err.detail : reasonOf(err);
-  const log = vscode.l10n.t('Show Log');
+  const log = showLogLabel();
   const settings = vscode.l10n.t('Open Settings');
-  const config = vscode.l10n.t('Open Configuration');
+  const config = openConfigurationLabel();
   const text = words(timedOut ? vscode.l10n.t('{0}. If the server needs longer, raise the setting "mcpTasks.requestTimeoutSeconds".', why) : why);
   const chosen = await (warn ? showWarning : showError)(text, log, ...(timedOut ? [settings] : server ? [config] : []));
   if (chosen === log) await executeCommand(SHOW_LOG);
