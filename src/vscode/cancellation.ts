@@ -1,6 +1,6 @@
 // The one bridge between the editor's CancellationToken and the core's AbortSignal, both ways.
 import * as vscode from 'vscode';
-import { anySignal, newController, onAbort, raceAbort } from '../core/util/abort';
+import { abortWith, anySignal, newController, onAbort, raceAbort } from '../core/util/abort';
 import { unlinked } from '../core/util/text';
 
 /** A signal that never aborts: for the steps of our own commands, which only the user ends. */
@@ -9,7 +9,7 @@ export const NEVER = newController().signal;
 /** An AbortSignal that aborts when `token` is cancelled. */
 export const toAbortSignal = (token: vscode.CancellationToken): { signal: AbortSignal; dispose(): void } => {
   const controller = newController();
-  const cancel = () => controller.abort(new Error('cancelled'));
+  const cancel = () => abortWith(controller, 'cancelled');
   if (token.isCancellationRequested) cancel();
   const sub = token.onCancellationRequested(cancel);
   return { signal: controller.signal, dispose: () => sub.dispose() };

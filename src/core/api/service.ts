@@ -13,7 +13,7 @@ import type { LocalTaskStatus } from '../tasks/status';
 import { isTerminal } from '../tasks/status';
 import type { TaskOrigin, TaskSnapshot } from '../tasks/types';
 import { DIRECT, SHUTTING_DOWN, TASK, taskKey } from '../tasks/types';
-import { anySignal, errorMessage, MAX_TIMER_MS, newController, onAbort, raceAbort } from '../util/abort';
+import { abortWith, anySignal, errorMessage, MAX_TIMER_MS, newController, onAbort, raceAbort } from '../util/abort';
 import type { Disposable, Event } from '../util/event';
 import type { Logger } from '../util/log';
 import { fromJson, safeStringify, stringify } from '../util/json';
@@ -276,7 +276,7 @@ export class TasksService implements Disposable {
     });
 
   dispose(): void {
-    this.#lifetime.abort(new Error(SHUTTING_DOWN));
+    abortWith(this.#lifetime, SHUTTING_DOWN);
   }
 
   #mustGet(id: string): TaskSnapshot {

@@ -6,7 +6,7 @@ import type { ServerRequestContext, ServerRequestHandler } from '../tasks/engine
 import { requestAbout } from '../tasks/types';
 import type { TaskSnapshot } from '../tasks/types';
 import type { Disposable, Event } from '../util/event';
-import { anySignal, errorMessage, newController } from '../util/abort';
+import { abortWith, anySignal, errorMessage, newController } from '../util/abort';
 import type { Logger } from '../util/log';
 import { prefixed, truncate } from '../util/log';
 import type { Turn } from '../util/turns';
@@ -343,7 +343,7 @@ export const createElicitationHandler = (options: ElicitationHandlerOptions): El
       if (!p.success) return log.warn(`Ignored an invalid ${ELICITATION_COMPLETE}: ${describeIssues(p.error)}`);
       const key = `${serverId}\n${p.data.elicitationId}`;
       const open = pending.get(key);
-      if (open) open.abort(new Error('the server reports the elicitation complete'));
+      if (open) abortWith(open, 'the server reports the elicitation complete');
       else if (accepted.delete(key)) log.info(`The server reports elicitation ${p.data.elicitationId} complete`);
       // The spec says to ignore unknown and already completed ids.
       else log.debug(`Ignored ${ELICITATION_COMPLETE} for unknown elicitation ${p.data.elicitationId}`);

@@ -12,7 +12,7 @@ import { CANCELLED_BY_USER, DIRECT, TASK } from '../tasks/types';
 import { summarize } from '../tasks/presentation';
 import type { HoldAs } from '../tasks/incoming';
 import { ownHold } from '../tasks/incoming';
-import { errorMessage, MAX_TIMER_MS, newController, onAbort, raceAbort } from '../util/abort';
+import { abortWith, errorMessage, MAX_TIMER_MS, newController, onAbort, raceAbort } from '../util/abort';
 import { randomUUID } from '../util/crypto';
 import type { Disposable, Event } from '../util/event';
 import { DisposableStore, Emitter } from '../util/event';
@@ -445,7 +445,7 @@ export class TaskHost {
 
   /** Aborts the work and moves the task to cancelled. */
   #stop(rec: Rec, why: string): void {
-    rec.work.abort(new Error(why));
+    abortWith(rec.work, why);
     this.#transition(rec, CANCELLED, why);
   }
 
@@ -630,7 +630,7 @@ export class TaskHost {
     state.store = undefined;
     state.session = undefined;
     for (const rec of [...state.tasks.values()]) {
-      rec.work.abort(new Error(why));
+      abortWith(rec.work, why);
       state.tasks.delete(rec.snap.taskId);
       rec.settle();
       this.#serverLog(rec.snap.serverId).info(`Hosted task ${rec.snap.taskId} dropped (was ${rec.snap.status}): ${why}`);

@@ -5,7 +5,7 @@ import type { Disposable, Event } from '../util/event';
 import { Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { truncate, warnRepeated } from '../util/log';
-import { abortReason, asError, errorMessage, MAX_TIMER_MS, newController, sleep } from '../util/abort';
+import { abortReason, abortWith, asError, errorMessage, MAX_TIMER_MS, newController, sleep } from '../util/abort';
 import { isNumber, isObject, isObjectLike, isString, safeStringify, stringify } from '../util/json';
 import { isFiniteNumber, maxOf, minOf } from '../util/builtins';
 import { noop, rejected, SENT } from '../util/promise';
@@ -541,7 +541,7 @@ export class JsonRpcConnection implements Disposable {
       if (n.method === CANCELLED_NOTIFICATION) {
         const id = n.params?.requestId;
         if (isString(id) || isNumber(id)) {
-          this.#incoming.get(id)?.abort(new Error(isString(n.params?.reason) ? n.params.reason : 'cancelled by the server'));
+          abortWith(this.#incoming.get(id), isString(n.params?.reason) ? n.params.reason : 'cancelled by the server');
         }
         return;
       }

@@ -8,7 +8,7 @@ import type { McpSession } from '../protocol/session';
 import { pageThrough } from '../protocol/paging';
 import type { TransportCloseInfo } from '../transports/transport';
 import { TransportHttpError } from '../transports/transport';
-import { abortAfter, abortReason, anySignal, errorMessage, newController, onAbort, raceAbort } from '../util/abort';
+import { abortAfter, abortReason, abortWith, anySignal, errorMessage, newController, onAbort, raceAbort } from '../util/abort';
 import { randomUUID, sha256 } from '../util/crypto';
 import type { Disposable, Event } from '../util/event';
 import { DisposableBase, DisposableStore, Emitter } from '../util/event';
@@ -556,7 +556,7 @@ export class TaskEngine extends DisposableBase {
       this.#backoff.set(serverId, { delay: 2000, until: 0 });
     }
     for (const rec of [...f.live]) {
-      rec.direct?.abort(new Error(`the connection closed: ${info.reason}`));
+      abortWith(rec.direct, `the connection closed: ${info.reason}`);
       if (rec.snap.kind !== TASK) continue;
       if (!outlive) {
         this.#gone(rec, `the server's process ended (${info.reason})`, false);
@@ -1648,7 +1648,7 @@ export class TaskEngine extends DisposableBase {
     const rec = this.#tracked(key);
     if (isTerminal(rec.snap.status)) throw new Error(`The task already ended (${rec.snap.status}).`);
     if (rec.snap.kind === DIRECT) {
-      rec.direct?.abort(new Error('cancelled by the user'));
+      abortWith(rec.direct, 'cancelled by the user');
       return rec.snap;
     }
     const { serverId, taskId } = rec.snap;
@@ -1980,7 +1980,7 @@ export class TaskEngine extends DisposableBase {
   }
 
   override dispose(): void {
-    this.#lifetime.abort(new Error(SHUTTING_DOWN));
+    abortWith(this.#lifetime, SHUTTING_DOWN);
     this.#scheduler.dispose();
     this.#cycles.dispose();
     this.#refetch.dispose();

@@ -1,6 +1,6 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { ErrorCode } from '../jsonrpc/errors';
-import { abortReason, anySignal, errorMessage, newController, sleep } from '../util/abort';
+import { abortReason, abortWith, anySignal, errorMessage, newController, sleep } from '../util/abort';
 import type { Logger } from '../util/log';
 import { checkHttpConfig, closedError, deliver, discardBody, EVENT_STREAM, httpStatusError, JSON_TYPE, LOST_EVENT_HINT, MAX_MESSAGE_CHARS, mediaType, networkError, parseEventData, readBodySnippet, readBodyText, readSseStream, webPageAnswer } from './sseStream';
 import { STREAM_HEADERS_TIMEOUT_MS, transportFetch } from './nodeFetch';
@@ -204,7 +204,7 @@ export class StreamableHttpTransport implements Transport {
     this.#exchanges.delete(id);
     exchange.ids.delete(id);
     // A server may keep an answer stream or a JSON body open (or endless): it is not read for nobody.
-    if (exchange.ids.size === 0) exchange.controller.abort(new Error('no request awaits this answer any more'));
+    if (exchange.ids.size === 0) abortWith(exchange.controller, 'no request awaits this answer any more');
   }
 
   /**
@@ -389,7 +389,7 @@ export class StreamableHttpTransport implements Transport {
     // Said once, by whoever owns the session (the reason it closes), not here too.
     this.#log.debug(`Session ${session} expired`);
     this.#sessionId = undefined;
-    this.#serverStream?.abort(new Error('session expired'));
+    abortWith(this.#serverStream, 'session expired');
     // Whoever owns the MCP session learns it is over, whichever request or stream found out.
     this.onerror?.(err);
   }

@@ -7,6 +7,8 @@ import { noop, rejected } from './promise';
 export const { any: anySignal } = AbortSignal;
 /** A new AbortController: the bundle spells `new AbortController` here alone, where the minifier shortens each call (21 uses). */
 export const newController = (): AbortController => new AbortController();
+/** Aborts `controller`, if there is one, with an Error saying `why` (13 uses). */
+export const abortWith = (controller: AbortController | undefined, why: string): void => controller?.abort(new Error(why));
 /** setTimeout's longest delay: Node fires a longer one after 1 ms, with a warning. Longer waits arm this and re-arm. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 

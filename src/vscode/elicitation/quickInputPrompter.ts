@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Answer, FormPrompter, InputOptions, Nav, PickItem, PickOptions, PromptOptions } from '../../core/elicitation/handler';
-import { abortReason, newController, onAbort, raceAbort } from '../../core/util/abort';
+import { abortReason, abortWith, newController, onAbort, raceAbort } from '../../core/util/abort';
 import type { Turn } from '../../core/util/turns';
 import type { HiddenDialogs } from '../hiddenDialogs';
 import { showAgain } from '../hiddenDialogs';
@@ -162,7 +162,7 @@ export class QuickInputPrompter implements FormPrompter {
     // Once every input asked is answered, the step shows again (if the work goes on).
     const answered = (prompts: Promise<string | undefined>[]): unknown =>
       prompts.length ? Promise.all(prompts).then((values) => done || values.includes(undefined) || answered(inputPrompts()), noop) : input?.show();
-    const hidden = input?.onDidHide(() => (inputPrompts().length ? answered(inputPrompts()) : stop.abort(new Error('cancelled'))));
+    const hidden = input?.onDidHide(() => (inputPrompts().length ? answered(inputPrompts()) : abortWith(stop, 'cancelled')));
     if (input) [input.busy, input.enabled] = [true, false];
     try {
       return await raceAbort(work(stop.signal), stop.signal);

@@ -10,7 +10,7 @@ import type { ServerRequestContext, ServerRequestHandler } from '../../core/task
 import { noteRefusal, requestAbout } from '../../core/tasks/types';
 import { serverWithdrew } from '../../core/tasks/incoming';
 import { SAMPLING_CREATE } from '../../core/protocol/schemas';
-import { abortReason, anySignal, errorMessage, newController, onAbort } from '../../core/util/abort';
+import { abortReason, abortWith, anySignal, errorMessage, newController, onAbort } from '../../core/util/abort';
 import { now } from '../../core/util/builtins';
 import type { Logger } from '../../core/util/log';
 import { prefixed, truncate } from '../../core/util/log';
@@ -210,7 +210,7 @@ const sample = async (
     if (signal.aborted) throw abortReason(signal);
     if (!collector.done) throw asModelError(err, model, plan, log);
   } finally {
-    stop.abort(new Error('sampling finished'));
+    abortWith(stop, 'sampling finished');
     unforward();
     dispose();
   }
