@@ -327,14 +327,14 @@ export class TasksTreeProvider extends DisposableBase implements vscode.TreeData
     // Restart, not connected, is Connect (a failed server too: Connect tries at once), unless a
     // new configuration waits for its tasks: Restart applies it now (its tooltip says so).
     item.contextValue = capabilities(SERVER, up ? 'disconnectable' : 'connectable', (up || !!s.newConfigWaitsFor) && 'restartable');
-    const tip = new vscode.MarkdownString(undefined, true);
-    tip.appendMarkdown(`**${escapeMd(s.label)}** · ${s.type}\n\n`);
-    tip.appendMarkdown(`State: ${escapeMd(describeServer(s, false, down) + held)}${held ? ': connect it to follow its tasks again' : s.heldByUser ? ': it stays so until you connect it' : ''}\n\n`);
     const n = s.newConfigWaitsFor;
-    if (n) tip.appendMarkdown(`Its configuration changed; it ${restarts(s.type)} with the new one when ${itsTasksEnd(n)}. Restart it to apply it now, losing ${liveWork(n)}.\n\n`);
-    if (s.serverInfo) tip.appendMarkdown(`Server: ${escapeMd(`${s.serverInfo.name} ${s.serverInfo.version}`)}, MCP ${escapeMd(s.protocolVersion ?? '')}\n\n`);
-    tip.appendMarkdown(`Source: ${escapeMd(sourcePlace(s.source))}`);
-    item.tooltip = tip;
+    item.tooltip = markdown(
+      `**${escapeMd(s.label)}** · ${s.type}\n\n` +
+        `State: ${escapeMd(describeServer(s, false, down) + held)}${held ? ': connect it to follow its tasks again' : s.heldByUser ? ': it stays so until you connect it' : ''}\n\n` +
+        (n ? `Its configuration changed; it ${restarts(s.type)} with the new one when ${itsTasksEnd(n)}. Restart it to apply it now, losing ${liveWork(n)}.\n\n` : '') +
+        (s.serverInfo ? `Server: ${escapeMd(`${s.serverInfo.name} ${s.serverInfo.version}`)}, MCP ${escapeMd(s.protocolVersion ?? '')}\n\n` : '') +
+        `Source: ${escapeMd(sourcePlace(s.source))}`,
+    );
     heardAs(item, `Server ${s.label}, ${describeServer(s, false, down) + held}`);
     return item;
   }
@@ -422,16 +422,15 @@ const kept = <N>(nodes: Map<string, N>, id: string, make: () => N): N => {
   return node;
 };
 
+/** A tooltip's markdown, whose `$(icon)`s show as icons. */
+const markdown = (value: string): vscode.MarkdownString => new vscode.MarkdownString(value, true);
+
 const taskTooltip = (t: TaskSnapshot, title: string, now: number, checks?: string): vscode.MarkdownString => {
-  const md = new vscode.MarkdownString(undefined, true);
   const p = STATUS_PRESENTATION[t.status];
-  md.appendMarkdown(`$(${p.icon.replace('~spin', '')}) **${escapeMd(title)}**: ${p.label}${t.kind === DIRECT ? ' (direct call, not a task)' : ''}\n\n`);
   // A lost task's message says how it was, not how it is (T-LIFE-5): it goes on its last known status's row.
   const gone = t.status === LOST || t.status === EXPIRED;
-  const message = t.statusMessage && escapeMd(truncate(t.statusMessage, 2000));
   // Cut: a server's 100 KB message pushed the task's id and dates a hundred screens down.
-  if (message && !gone) md.appendMarkdown(`${message}\n\n`);
-  if (t.note) md.appendMarkdown(`_${escapeMd(t.note)}_\n\n`);
+  const message = t.statusMessage && escapeMd(truncate(t.statusMessage, 2000));
   const rows: Array<[string, string]> = [
     // Text, not a code span: a server's id with a backtick ended the span, and an image after it loaded at a hover.
     // None for a direct call: its id is a local one (direct-…) that no server knows.
@@ -446,7 +445,12 @@ const taskTooltip = (t: TaskSnapshot, title: string, now: number, checks?: strin
   if (gone && t.lastServerStatus) rows.push(['Last known status', [t.lastServerStatus, oneLine(message)].filter(Boolean).join(' · ')]);
   else if (gone && message) rows.push(['Last status message', oneLine(message)]);
   if (t.origin !== 'user') rows.push(['Started by', t.origin === SERVER_LIST ? `found on the server (${TASKS_LIST})` : t.origin]);
-  md.appendMarkdown(rows.map(([k, v]) => `${k}: ${v}`).join('  \n'));
+  const md = markdown(
+    `$(${p.icon.replace('~spin', '')}) **${escapeMd(title)}**: ${p.label}${t.kind === DIRECT ? ' (direct call, not a task)' : ''}\n\n` +
+      (message && !gone ? `${message}\n\n` : '') +
+      (t.note ? `_${escapeMd(t.note)}_\n\n` : '') +
+      rows.map(([k, v]) => `${k}: ${v}`).join('  \n'),
+  );
   if (t.arguments && keysOf(t.arguments).length) {
     md.appendMarkdown('\n\nArguments:\n');
     md.appendCodeblock(truncate(stringify(t.arguments, null, 2), 1500), 'json');
@@ -493,10 +497,10 @@ const hostedItem = (h: HostedTaskSnapshot, hosted: readonly HostedTaskSnapshot[]
   const respondable = live && h.method === ELICITATION_CREATE;
   item.contextValue = capabilities(HOSTED, live ? 'cancelable live' : 'finished', respondable && 'respondable');
   if (respondable) item.command = { command: RESPOND_TO_TASK, title: 'Respond', arguments: [{ kind: HOSTED, taskId: h.taskId, serverId: h.serverId }] };
-  const md = new vscode.MarkdownString(undefined, true);
-  md.appendMarkdown(`**${what}**, run as a task here: ${p.label}\n\n${escapeMd(h.summary)}\n\n`);
-  md.appendMarkdown(`Task id: \`${h.taskId}\`  \nCreated: ${localTime(h.createdAt)}  \nTime allowed: ${formatAge(h.ttl)}${live ? `, ${formatAge(parseDate(h.createdAt) + h.ttl - now())} left (then it closes unanswered)` : ''}${h.model ? `  \nLanguage model: ${escapeMd(h.model)}` : ''}`);
-  item.tooltip = md;
+  item.tooltip = markdown(
+    `**${what}**, run as a task here: ${p.label}\n\n${escapeMd(h.summary)}\n\n` +
+      `Task id: \`${h.taskId}\`  \nCreated: ${localTime(h.createdAt)}  \nTime allowed: ${formatAge(h.ttl)}${live ? `, ${formatAge(parseDate(h.createdAt) + h.ttl - now())} left (then it closes unanswered)` : ''}${h.model ? `  \nLanguage model: ${escapeMd(h.model)}` : ''}`,
+  );
   // Heard as seen: what it is (as its icon shows), then the status, why it ended and the age, not the status alone.
   heardAs(item, `${what}: ${label}, ${item.description}`);
   return item;
