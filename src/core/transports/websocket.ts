@@ -82,7 +82,7 @@ export class WebSocketTransport implements Transport {
     if (this.#closing) return rejected(new Error(`WebSocket transport for ${this.#who()} was closed`));
     const { headers = {} } = this.#options;
     if (this.#log.traceEnabled !== false) {
-      this.#log.trace(`WebSocket connecting to ${this.#displayUrl} (headers: ${stringify(redactHeaders(headers))})`);
+      this.#trace(`connecting to ${this.#displayUrl} (headers: ${stringify(redactHeaders(headers))})`);
     }
 
     return new Promise<void>((resolve, reject) => {
@@ -136,20 +136,20 @@ export class WebSocketTransport implements Transport {
         pinger.unref();
         ws.once('close', () => clearInterval(pinger));
         ws.on('pong', () => (this.#alive = true));
-        this.#log.trace(`WebSocket connected to ${this.#displayUrl} (subprotocol ${ws.protocol || 'none'})`);
+        this.#trace(`connected to ${this.#displayUrl} (subprotocol ${ws.protocol || 'none'})`);
         resolve();
       });
 
       ws.on('error', (err: Error) => {
         if (!this.#opened) {
           const e = refusal ?? this.#cannotConnect(connectHint(err, this.#displayUrl));
-          this.#log.trace(`WebSocket connection failed: ${e.message}`);
+          this.#trace(`connection failed: ${e.message}`);
           reject(e);
           return;
         }
         this.#lastError = err;
         this.#protocolErrorCode ??= protocolErrorCode(err);
-        this.#log.trace(`WebSocket error: ${err.message}`);
+        this.#trace(`error: ${err.message}`);
         this.#fail(err);
       });
 
@@ -157,7 +157,7 @@ export class WebSocketTransport implements Transport {
 
       ws.on('close', (code: number, reasonBuf: Buffer) => {
         const reason = reasonBuf.toString('utf8');
-        this.#log.trace(`WebSocket closed (code ${code}${reason ? `, reason "${reason}"` : ''})`);
+        this.#trace(`closed (code ${code}${reason ? `, reason "${reason}"` : ''})`);
         // A close during the handshake ('error' already rejected, or close() was called first).
         if (!this.#opened) {
           reject(refusal ?? this.#cannotConnect('the connection closed during the handshake'));
@@ -185,6 +185,11 @@ export class WebSocketTransport implements Transport {
     });
   }
 
+  /** A line of the log at trace level, about the socket. */
+  #trace(what: string): void {
+    this.#log.trace(`WebSocket ${what}`);
+  }
+
   close(): Promise<void> {
     this.#closing ??= this.#doClose();
     return this.#closing;
@@ -194,12 +199,12 @@ export class WebSocketTransport implements Transport {
     this.#closedByClient = true;
     const ws = this.#ws;
     if (!ws || ws.readyState === WebSocket.CLOSED) return;
-    this.#log.trace(`WebSocket closing ${this.#displayUrl}`);
+    this.#trace(`closing ${this.#displayUrl}`);
     const closeTimeoutMs = this.#options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
     await new Promise<void>((resolve) => {
       // A server that never answers the close frame must not keep the socket (ws waits 30 s).
       const timer = setTimeout(() => {
-        this.#log.trace(`WebSocket ${this.#displayUrl} did not close within ${closeTimeoutMs} ms; terminating it`);
+        this.#trace(`${this.#displayUrl} did not close within ${closeTimeoutMs} ms; terminating it`);
         ws.terminate();
       }, closeTimeoutMs);
       ws.once('close', () => {
