@@ -138,6 +138,8 @@ const ListParamsSchema = z.optional(z.looseObject({ cursor: OptionalString }));
 const VERB: Record<string, string> = { [TASKS_GET]: 'retrieve task', [TASKS_RESULT]: 'retrieve task result', [TASKS_CANCEL]: 'cancel task' };
 const MAX_TOMBSTONES = 256;
 const WARN_EVERY_MS = 5_000;
+/** How the log names a task run here (7 lines). */
+const HOSTED_TASK = 'Hosted task ';
 
 /**
  * The receiver side of MCP tasks (2025-11-25) for the requests servers send to this client:
@@ -382,7 +384,7 @@ export class TaskHost {
     // has it): the notifications may follow.
     setImmediate(() => this.#announce(rec));
     this.#armExpiry(rec.expiresAt);
-    log.info(`Hosted task ${rec.snap.taskId} created for ${method} (ttl ${ttl} ms${requested !== undefined && requested !== ttl ? `, ${requested} asked` : ''})${rec.snap.summary ? `: "${rec.snap.summary}"` : ''}`);
+    log.info(`${HOSTED_TASK}${rec.snap.taskId} created for ${method} (ttl ${ttl} ms${requested !== undefined && requested !== ttl ? `, ${requested} asked` : ''})${rec.snap.summary ? `: "${rec.snap.summary}"` : ''}`);
     this.#onDidChange.fire(rec.snap);
     const created = { task: toTask(rec.snap) }; // T-LIFE-1: working
     // A question about a tool task that ended already is cancelled at once, never shown, as one
@@ -422,7 +424,7 @@ export class TaskHost {
       if (state?.tasks.get(rec.snap.taskId) !== rec) return; // deleted meanwhile
       if (isServerTerminal(rec.snap.status)) {
         // T-LIFE-4: cancelled stays cancelled, whatever the work did after.
-        this.#serverLog(rec.snap.serverId).debug(`Hosted task ${rec.snap.taskId}: work ended after it was ${rec.snap.status}; outcome discarded`);
+        this.#serverLog(rec.snap.serverId).debug(`${HOSTED_TASK}${rec.snap.taskId}: work ended after it was ${rec.snap.status}; outcome discarded`);
         return;
       }
       rec.outcome = outcome;
@@ -454,12 +456,12 @@ export class TaskHost {
     const from = rec.snap.status;
     const log = this.#serverLog(rec.snap.serverId);
     if (!canTransition(from, status)) {
-      log.warn(`Hosted task ${rec.snap.taskId}: ignored illegal transition ${from} → ${status}`);
+      log.warn(`${HOSTED_TASK}${rec.snap.taskId}: ignored illegal transition ${from} → ${status}`);
       return;
     }
     const { statusMessage: _old, ...rest } = rec.snap;
     rec.snap = { ...rest, status, ...(statusMessage !== undefined && { statusMessage }), lastUpdatedAt: new Date(this.#now()).toISOString() };
-    log.info(`Hosted task ${rec.snap.taskId} (${rec.snap.method}): ${from} → ${status}${statusMessage ? ` (${statusMessage})` : ''}`);
+    log.info(`${HOSTED_TASK}${rec.snap.taskId} (${rec.snap.method}): ${from} → ${status}${statusMessage ? ` (${statusMessage})` : ''}`);
     this.#onDidChange.fire(rec.snap);
     if (rec.announced) this.#sendStatus(rec);
     else rec.held = true;
@@ -502,7 +504,7 @@ export class TaskHost {
     rec.snap = { ...rec.snap, resultRetrievedAt: new Date(this.#now()).toISOString() };
     this.#onDidChange.fire(rec.snap);
     const o = rec.outcome;
-    this.#serverLog(serverId).info(`Hosted task ${taskId}: result retrieved by the server (${o === undefined ? 'cancelled, no result' : 'error' in o ? `error ${o.error.code}` : 'result'})`);
+    this.#serverLog(serverId).info(`${HOSTED_TASK}${taskId}: result retrieved by the server (${o === undefined ? 'cancelled, no result' : 'error' in o ? `error ${o.error.code}` : 'result'})`);
     if (o === undefined) {
       throw new RpcError(ErrorCode.InternalError, `Task ${taskId} was cancelled (${rec.snap.statusMessage ?? 'no reason given'}); it has no result`);
     }
@@ -620,7 +622,7 @@ export class TaskHost {
     state.gone.set(taskId, why);
     if (state.gone.size > MAX_TOMBSTONES) state.gone.delete(state.gone.keys().next().value!);
     rec.settle();
-    this.#serverLog(rec.snap.serverId).info(`Hosted task ${taskId} deleted (was ${rec.snap.status}): ${why}`);
+    this.#serverLog(rec.snap.serverId).info(`${HOSTED_TASK}${taskId} deleted (was ${rec.snap.status}): ${why}`);
     this.#onDidRemove.fire(taskId);
   }
 
@@ -633,7 +635,7 @@ export class TaskHost {
       abortWith(rec.work, why);
       state.tasks.delete(rec.snap.taskId);
       rec.settle();
-      this.#serverLog(rec.snap.serverId).info(`Hosted task ${rec.snap.taskId} dropped (was ${rec.snap.status}): ${why}`);
+      this.#serverLog(rec.snap.serverId).info(`${HOSTED_TASK}${rec.snap.taskId} dropped (was ${rec.snap.status}): ${why}`);
       this.#onDidRemove.fire(rec.snap.taskId);
     }
     state.ended.clear();
