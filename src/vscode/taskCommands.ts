@@ -7,7 +7,7 @@ import { isServerTerminal, isTerminal, LOST } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { DIRECT, hostedKey, rerunTtl, TASK } from '../core/tasks/types';
 import type { Tool } from '../core/protocol/schemas';
-import { decideExecution, hasKeptResult, hasResultToFetch, hasUnfetchedResult, isCancelable, serverAcceptsToolTasks } from '../core/tasks/policy';
+import { decideExecution, hasKeptResult, hasResultToFetch, hasUnfetchedResult, isCancelable, serverAcceptsToolTasks, taskSupportOf } from '../core/tasks/policy';
 import { errorMessage, raceAbort } from '../core/util/abort';
 import type { UrlPlan } from '../core/elicitation/plan';
 import { completeInBrowser, taskBrowserSteps, urlsRequired } from '../core/elicitation/urlRequired';
@@ -397,7 +397,7 @@ const runTool = async (deps: TaskCommandDeps, ui: QuickInputPrompter, server: Se
   let step: 'server' | 'tool' | 'arguments' | 'ttl' = server ? 'tool' : 'server';
   // Steps are counted as the user sees them: from a server's row, the tool is step 1.
   let o = server ? 0 : 1;
-  const asTask = (t: Tool) => decideExecution(offer!.acceptsTasks, t.execution?.taskSupport).mode === TASK;
+  const asTask = (t: Tool) => decideExecution(offer!.acceptsTasks, taskSupportOf(t)).mode === TASK;
   // A tool's steps from its pick: its arguments if it takes any, its ttl as a task. The tool pick
   // counts the most a tool there takes: the count only shrinks once one is picked.
   const stepsOf = (t: Tool) => 1 + (inputsOf(t).length ? 1 : 0) + (asTask(t) ? 1 : 0);
@@ -417,7 +417,7 @@ const runTool = async (deps: TaskCommandDeps, ui: QuickInputPrompter, server: Se
       const picked = await ui.pick(
         offer.tools.map((t) => {
           const label = t.title ?? t.annotations?.title ?? t.name;
-          const [icon, words] = toolRunWords(acceptsTasks, t.execution?.taskSupport);
+          const [icon, words] = toolRunWords(acceptsTasks, taskSupportOf(t));
           return { label, icon, description: `${t.name !== label ? `${t.name} · ` : ''}${words}`, detail: t.description, value: t, picked: t === tool };
         }),
         { title: vscode.l10n.t('Run Tool as Task ({0}/{1}): tool of {2}', 1 + o, maxOf(...offer.tools.map(stepsOf)) + o, server!.label), placeholder: vscode.l10n.t('Pick the tool'), canGoBack: true, signal: NEVER },
@@ -429,7 +429,7 @@ const runTool = async (deps: TaskCommandDeps, ui: QuickInputPrompter, server: Se
       }
       if (picked.value[0] !== tool) args = undefined;
       tool = picked.value[0];
-      const refused = decideExecution(acceptsTasks, tool.execution?.taskSupport);
+      const refused = decideExecution(acceptsTasks, taskSupportOf(tool));
       if (refused.mode === 'refuse') {
         // Said before its form is filled in, not after; the tool pick shows again.
         void showError(vscode.l10n.t('"{0}" cannot run on {1}: {2}.', tool.name, server!.label, refused.reason));

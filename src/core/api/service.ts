@@ -7,7 +7,7 @@ import type { ServerManager, ServerSnapshot, ServerStateKind } from '../servers/
 import type { TaskEngine } from '../tasks/engine';
 import { callMode, HeldByUserError } from '../tasks/engine';
 import type { ExecutionPreference } from '../tasks/policy';
-import { hasKeptResult, isCancelable, serverAcceptsToolTasks } from '../tasks/policy';
+import { hasKeptResult, isCancelable, serverAcceptsToolTasks, taskSupportOf } from '../tasks/policy';
 import { newestFirstOf, runTitle } from '../tasks/presentation';
 import type { LocalTaskStatus } from '../tasks/status';
 import { isTerminal } from '../tasks/status';
@@ -140,7 +140,7 @@ export class TasksService implements Disposable {
     const tools = await session.listTools({ signal });
     const accepts = serverAcceptsToolTasks(session.serverCapabilities, session.protocolVersion);
     return tools.map((t) => {
-      const taskSupport = t.execution?.taskSupport ?? 'forbidden';
+      const taskSupport = taskSupportOf(t) ?? 'forbidden';
       return copy({
         serverId,
         name: t.name,

@@ -15,7 +15,7 @@ import { DisposableBase, DisposableStore, Emitter } from '../util/event';
 import type { Logger } from '../util/log';
 import { prefixed, sentence, truncate, warnRepeated } from '../util/log';
 import type { ExecutionPreference } from './policy';
-import { decideExecution, mayRetryAsTask, serverAcceptsToolTasks, WINDOW_CLOSED } from './policy';
+import { decideExecution, mayRetryAsTask, serverAcceptsToolTasks, taskSupportOf, WINDOW_CLOSED } from './policy';
 import { PollScheduler } from './scheduler';
 import type { LocalTaskStatus } from './status';
 import { canTransition, EXPIRED, isServerTerminal, isTerminal, LOST, needsSession, resultToFetch, retired, serverForgetsAt } from './status';
@@ -45,7 +45,7 @@ export class UnknownToolError extends Error {
  */
 export const callMode = (label: string, toolName: string, tool: Tool | undefined, accepts: boolean, preference?: ExecutionPreference): Error | 'task' | 'direct' => {
   if (!tool) return new UnknownToolError(`${serverNamed(label)} has no tool named "${toolName}".`);
-  const decision = decideExecution(accepts, tool.execution?.taskSupport, preference);
+  const decision = decideExecution(accepts, taskSupportOf(tool), preference);
   return decision.mode === 'refuse' ? new Error(`Cannot call "${toolName}" on "${label}": ${decision.reason}.`) : decision.mode;
 };
 
@@ -597,7 +597,7 @@ export class TaskEngine extends DisposableBase {
     const mode = callMode(this.#label(serverId), toolName, tool, accepts, options.preference);
     if (mode instanceof Error) throw mode;
     if (mode === TASK) return this.#startTask(serverId, session, toolName, options);
-    return this.#startDirect(serverId, session, toolName, options, mayRetryAsTask(accepts, tool?.execution?.taskSupport));
+    return this.#startDirect(serverId, session, toolName, options, mayRetryAsTask(accepts, taskSupportOf(tool)));
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { ServerConfig } from '../config/types';
-import type { ServerCapabilities, TaskSupport } from '../protocol/schemas';
+import type { ServerCapabilities, TaskSupport, Tool } from '../protocol/schemas';
 import { COMPLETED, declared, FAILED } from '../protocol/schemas';
 import type { ServerManager } from '../servers/serverManager';
 import { isTerminal, LOST } from './status';
@@ -16,6 +16,9 @@ export type ExecutionDecision = { mode: 'task' } | { mode: 'direct' } | { mode: 
 export const serverAcceptsToolTasks = (capabilities: ServerCapabilities | undefined, protocolVersion: string | undefined): boolean => {
   return protocolVersion === '2025-11-25' && declared(capabilities?.tasks?.requests?.tools?.call);
 };
+
+/** A tool's `execution.taskSupport`, if it has one (absent means `forbidden`). */
+export const taskSupportOf = (tool: Tool | undefined): TaskSupport | undefined => tool?.execution?.taskSupport;
 
 /**
  * Whether to call a tool as a task (T-TOOL-1..4): only when the server declared task-augmented
