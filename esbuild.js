@@ -319,7 +319,8 @@ const zodMisuse = (file, text) => {
   const premise = (t) => ZOD_PREMISES.find(([p]) => p.test(t))?.[1];
   const what = premise(text);
   if (what) return `${file} ${what}`;
-  if (!/\[[^\]]*(\+|\$\{|\?|[\w$]\s*\])/.test(text)) return undefined;
+  // Only a file with a read by a name that is no literal alone (in parentheses, asserted, `as` one) is parsed.
+  if (!/\[[^\]]*(\+|\$\{|\?|[\w$)!]\s*\]|\s(as|satisfies)\s)/.test(text)) return undefined;
   const ts = require('typescript');
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const consts = new Map();
@@ -343,17 +344,18 @@ const zodMisuse = (file, text) => {
       seen.delete(id.text);
     }
   };
-  // The values `e` may have, or undefined when the build cannot tell them.
+  // The values `e` may have, UNKNOWN among them where the build cannot tell one: those it can are
+  // checked all the same (a const whose name another const of the file has, of another value).
+  const UNKNOWN = Symbol('unknown');
   const values = (node) => {
     const e = inner(node);
-    const all = (parts) => (parts && parts.every(Boolean) ? parts.flat() : undefined);
-    const sums = (a, b) => a && b && a.flatMap((x) => b.map((y) => x + y));
+    const sums = (a, b) => a.flatMap((x) => b.map((y) => (x === UNKNOWN || y === UNKNOWN ? UNKNOWN : x + y)));
     if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return [e.text];
     if (ts.isNumericLiteral(e)) return [Number(e.text)];
-    if (ts.isConditionalExpression(e)) return all([values(e.whenTrue), values(e.whenFalse)]);
+    if (ts.isConditionalExpression(e)) return [...values(e.whenTrue), ...values(e.whenFalse)];
     if (plus(e)) return sums(values(e.left), values(e.right));
     if (ts.isTemplateExpression(e)) return e.templateSpans.reduce((at, span) => sums(sums(at, values(span.expression)), [span.literal.text]), [e.head.text]);
-    return ts.isIdentifier(e) ? all(each(e, values)) : undefined;
+    return (ts.isIdentifier(e) && each(e, values)?.flat()) || [UNKNOWN];
   };
   // Whether `e` builds a string (a template, or a sum with a string in it).
   const builds = (node) => {
@@ -376,9 +378,9 @@ const zodMisuse = (file, text) => {
   for (const name of names) {
     const at = `${file}:${source.getLineAndCharacterOfPosition(name.getStart(source)).line + 1} reads ${ts.isElementAccessExpression(name.parent) ? name.parent.getText(source) : `{ ${name.parent.parent.getText(source)} }`}`;
     const may = values(name);
-    const dropped = may?.map((v) => [v, premise(`S[${JSON.stringify(String(v))}]`)]).find(([, said]) => said);
+    const dropped = may.map((v) => v !== UNKNOWN && [v, premise(`S[${JSON.stringify(String(v))}]`)]).find((v) => v && v[1]);
     if (dropped) return `${at}, that is ${JSON.stringify(String(dropped[0])).replace(/^"|"$/g, "'")}, so it ${dropped[1]}`;
-    if (!may && builds(name)) return `${at} by a name built at run time, which esbuild.js cannot check against the schema methods ZOD_MINI_FIXED drops: write the name out (or build it from strings and consts of this file)`;
+    if (may.includes(UNKNOWN) && builds(name)) return `${at} by a name built at run time, which esbuild.js cannot check against the schema methods ZOD_MINI_FIXED drops: write the name out (or build it from strings and consts of this file)`;
   }
   return undefined;
 };

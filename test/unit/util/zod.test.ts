@@ -216,6 +216,11 @@ describe("zod as bundled (esbuild.js's ZOD_FIXED: no memoizer, records keyed by 
     for (const text of ["S['par' + name](x)", 'S[`${name}`](x)', "S[`p${a}e`]()", "const k = 'p' + process.argv[2];\nS[k]();", "const { [`${m}`]: f } = S;"]) {
       assert.match(said(text) ?? '', /^src\/x\.ts:\d+ reads .* by a name built at run time, .*: write the name out/, text);
     }
+    // A const in parentheses or asserted (in a file with no other such read), and one whose name another const of the file also has, with a value not worked out.
+    for (const text of ["const k = 'parse';\nS[(k)](x);", "const k = 'parse';\nS[k!](x);", "const k: string = 'parse';\nS[k as 'parse'](x);", "const f = (o: O) => {\n  const k = o.name;\n  return k;\n};\nconst g = () => {\n  const k = 'parse';\n  return S[k](x);\n};"]) {
+      assert.match(said(text) ?? '', /^src\/x\.ts:\d+ reads .*, that is 'parse', so it .*: call safeParse\(\)/, text);
+    }
+    assert.match(said("const k = o.name;\nconst g = () => {\n  const k = 'p' + name;\n  return S[k](x);\n};") ?? '', /^src\/x\.ts:4 reads S\[k\] by a name built at run time/);
     // Harmless: numbers, names worked out to be kept, and what builds no name (an index, a variable's value as before).
     for (const text of ['xs[i + 1]', 'xs[xs.length - 1]', "log[stale ? 'debug' : 'warn'](m)", "o['safe' + 'Parse'](x)", 'o[`key${1 + 1}`]', "const k = 'a' + 'b';\no[k];", 'env[name]', 'const { [key]: v, ...rest } = o;', "const o = { ['a' + b]: 1 };", 'clocks[+!!seconds]']) {
       assert.equal(said(text), undefined, text);
