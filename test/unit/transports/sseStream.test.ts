@@ -2,18 +2,22 @@ import * as assert from 'node:assert/strict';
 import { answeredOrigins, MAX_MESSAGE_CHARS, networkError, originOf, readSseStream, unreachableHint } from '../../../src/core/transports/sseStream';
 import { unnamedReason } from '../../../src/core/transports/transport';
 
-/** The last event ids readSseStream reports for a body arriving in these chunks, and the data of its events. */
-async function read(...chunks: string[]): Promise<{ ids: string[]; data: string[] }> {
-  const ids: string[] = [];
-  const data: string[] = [];
+/** A body that arrives in these chunks, then ends. */
+const bodyOf = (chunks: string[]): ReadableStream<Uint8Array> => {
   const bytes = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
+  return new ReadableStream<Uint8Array>({
     start(controller) {
       for (const c of chunks) controller.enqueue(bytes.encode(c));
       controller.close();
     },
   });
-  await readSseStream(body, { onEvent: (e) => data.push(e.data), onId: (id) => ids.push(id) });
+};
+
+/** The last event ids readSseStream reports for a body arriving in these chunks, and the data of its events. */
+async function read(...chunks: string[]): Promise<{ ids: string[]; data: string[] }> {
+  const ids: string[] = [];
+  const data: string[] = [];
+  await readSseStream(bodyOf(chunks), { onEvent: (e) => data.push(e.data), onId: (id) => ids.push(id) });
   return { ids, data };
 }
 
@@ -54,14 +58,7 @@ describe('readSseStream: the size of an event', () => {
   /** The data of the events read before the stream was refused, and why it was. */
   const refused = async (...chunks: string[]): Promise<[string[], string]> => {
     const data: string[] = [];
-    const bytes = new TextEncoder();
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        for (const c of chunks) controller.enqueue(bytes.encode(c));
-        controller.close();
-      },
-    });
-    const why = await readSseStream(body, { onEvent: (e) => data.push(e.data.slice(0, 10)) }).then(
+    const why = await readSseStream(bodyOf(chunks), { onEvent: (e) => data.push(e.data.slice(0, 10)) }).then(
       () => 'not refused',
       (err: Error) => err.message,
     );
