@@ -203,7 +203,9 @@ const openSettings = async (name?: string): Promise<void> => {
   // The workspace's value wins over the user's; in a remote window the user's may be the remote machine's.
   const value = vscode.workspace.getConfiguration().inspect<Record<string, unknown>>(SERVERS_SETTING)?.workspaceValue;
   const opens = (name === undefined ? value : value?.[name]) !== undefined ? ['Workspace'] : vscode.env.remoteName ? ['', 'Remote'] : [''];
-  for (const [i, open] of opens.entries()) {
+  // Those whose editor the extension did not learn of: gone past (the next may hold the server), then named.
+  const late: string[] = [];
+  for (const open of opens) {
     const ours = (e?: vscode.TextEditor, path = e?.document.uri.path ?? '') => SETTINGS_FILE[open]?.test(path) ?? path.endsWith(workspaceSettingsFile());
     // Without the workbench's revealSetting: Open Remote Settings (JSON) returns before its editor
     // opens, so that reveal (of the setting, not the server) could land after the one below.
@@ -212,14 +214,15 @@ const openSettings = async (name?: string): Promise<void> => {
     // later on a slow machine, other editors active in between): that file's editor is waited for.
     // Looked at and listened for in one turn: no change is told between the two.
     if (!ours(vscode.window.activeTextEditor) && !(await soon(vscode.window.onDidChangeActiveTextEditor, ours, 15_000))) {
-      // Not silence: where to look (this file, or the ones it would have opened next), by the editor's own commands.
-      const run = opens.slice(i).map((o) => `"Preferences: Open ${o || 'User'} Settings (JSON)"`);
-      return void showWarning(vscode.l10n.t('The settings file did not show in an editor within 15 s. Run {0} and look for "{1}" there.', run.join(' or '), path.at(-1)!));
+      late.push(`"Preferences: Open ${open || 'User'} Settings (JSON)"`);
+      continue;
     }
     const editor = vscode.window.activeTextEditor;
     if (reveal(editor, path)) return;
     // The last place to look: its text may not have the setting written a moment ago yet (seen in a
     // remote window), so it is looked at again as it changes, for up to 2 s.
-    if (editor && open === opens.at(-1)) await soon(vscode.workspace.onDidChangeTextDocument, (e) => e.document === editor.document && reveal(editor, path));
+    if (editor && open === opens.at(-1) && (await soon(vscode.workspace.onDidChangeTextDocument, (e) => e.document === editor.document && reveal(editor, path)))) return;
   }
+  // Not silence: where to look, by the editor's own commands.
+  if (late.length) void showWarning(vscode.l10n.t('The settings file did not show in an editor within 15 s. Run {0} and look for "{1}" there.', late.join(' or '), path.at(-1)!));
 };

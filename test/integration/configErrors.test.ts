@@ -297,6 +297,40 @@ suite('Configuration errors in the Tasks view', () => {
     }
   });
 
+  test('Open MCP Configuration in a remote window whose user settings file never shows in an editor the extension learns of goes on, after 15 s, to the remote machine\'s, where the server is: the cursor on its name, nothing said', async function () {
+    this.timeout(60_000);
+    const w = vscode.window as unknown as Record<string, unknown>;
+    const active = Object.getOwnPropertyDescriptor(w, 'activeTextEditor')!;
+    const changed = w.onDidChangeActiveTextEditor as vscode.Event<vscode.TextEditor | undefined>;
+    // The user's own file (code-server keeps the remote machine's under Machine/): hidden from the extension.
+    const local = (e?: vscode.TextEditor) => /\/User\/settings\.json$/.test(e?.document.uri.path ?? '');
+    const current = (): vscode.TextEditor | undefined => (active.get ? active.get.call(w) : active.value);
+    const spy = new QuickInputSpy();
+    // Global is the remote machine's settings in code-server (see the typo test below).
+    await settings().update('servers', { late: { type: 'stdio', command: 'mcp-tasks-no-such-command' } }, vscode.ConfigurationTarget.Global);
+    try {
+      assert.ok(vscode.env.remoteName, 'a remote window');
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      Object.defineProperty(w, 'activeTextEditor', { configurable: true, get: () => (local(current()) ? undefined : current()) });
+      w.onDidChangeActiveTextEditor = (listener: (e: vscode.TextEditor | undefined) => unknown, thisArg?: unknown, disposables?: vscode.Disposable[]) =>
+        changed((e) => local(e) || listener.call(thisArg, e), undefined, disposables);
+      try {
+        await vscode.commands.executeCommand('mcpTasks.openConfiguration', SETTINGS, undefined, undefined, 'late');
+      } finally {
+        Object.defineProperty(w, 'activeTextEditor', active);
+        w.onDidChangeActiveTextEditor = changed;
+      }
+      const e = vscode.window.activeTextEditor;
+      assert.match(e?.document.uri.path ?? '', /\/Machine\/settings\.json$/);
+      assert.deepEqual(e!.selection.active, e!.document.positionAt(e!.document.getText().indexOf('"late"') + 1));
+      assert.deepEqual(spy.messages, []);
+    } finally {
+      spy.dispose();
+      await removeSettingServers();
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
+  });
+
   test('Open MCP Configuration on a server of an untitled workspace\'s settings (a folder added, the workspace not saved) puts the cursor on its name at once: the file the command opens, …/Workspaces/<id>/workspace.json, is its settings file, not waited past for 15 s', async function () {
     this.timeout(60_000);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-tasks-untitled-'));
