@@ -51,7 +51,8 @@ export const readSseStream = async (body: FetchBody, handlers: SseHandlers): Pro
     onError: (e) => {
       if (e.type === 'max-buffer-size-exceeded') overflow = true;
     },
-    maxBufferSize: MAX_MESSAGE_CHARS,
+    // It counts an unfinished line whole (`data: `, a CR): an event within the limit may be cut there.
+    maxBufferSize: MAX_MESSAGE_CHARS + 7,
   });
   const scanIds = handlers.onId && idScanner(handlers.onId);
   const decoder = new TextDecoder();

@@ -74,6 +74,9 @@ describe('readSseStream: the size of an event', () => {
     // What the limit lets in: an event of exactly that many characters, in one chunk or two.
     assert.deepEqual(await refused(`data: ${'a'.repeat(MAX_MESSAGE_CHARS)}\n\n`, 'data: 2\n\n'), [['aaaaaaaaaa', '2'], 'not refused']);
     assert.deepEqual(await refused(line, 'data: bbbbb\n\n'), [['aaaaaaaaaa'], 'not refused']);
+    // A chunk that ends inside a line of it (the field's name and a CR buffered with it), its first or last.
+    assert.deepEqual(await refused(line + 'data: bbb', 'bb\n\n'), [['aaaaaaaaaa'], 'not refused']);
+    assert.deepEqual(await refused(`data: ${'a'.repeat(MAX_MESSAGE_CHARS)}\r`, '\n\r\n'), [['aaaaaaaaaa'], 'not refused']);
   });
 });
 
