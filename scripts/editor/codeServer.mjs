@@ -109,6 +109,18 @@ export function writeUserSettings(userDataDir, settings = {}) {
   writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...DEFAULT_SETTINGS, ...settings }, null, 2));
 }
 
+/**
+ * Builds dist/mcp-tasks.vsix (npm run package); throws on failure. vsce's output is piped, not a
+ * terminal: on a terminal vsce asks npm for its latest version and then tells to update it
+ * globally, wrong advice for the version this project pins (and a registry request on every start).
+ */
+export function packageExtension() {
+  const r = spawnSync('npm', ['run', 'package'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  process.stdout.write(r.stdout ?? '');
+  if (r.status !== 0) throw new Error('npm run package failed');
+  return join(repoRoot, 'dist', 'mcp-tasks.vsix');
+}
+
 /** Runs code-server once as a command (e.g. `--install-extension x.vsix`); throws on failure. */
 export function codeServerCommand(args, { extensionsDir, userDataDir }) {
   const r = spawnSync(codeServerBin, ['--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, ...args], {

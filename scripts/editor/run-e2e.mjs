@@ -11,7 +11,6 @@
 //   --vsix FILE  install this package instead of building dist/mcp-tasks.vsix (npm run package)
 //   --media      copy the screenshots a scenario marks for the README into media/
 // Env: MCP_TASKS_EDITOR_TIMEOUT (seconds, default 600), KEEP_RUN_DIR=1, CODE_SERVER_ECHO=1.
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,6 +23,7 @@ import {
   launchBrowser,
   notRunExitCode,
   finishRunDir,
+  packageExtension,
   repoRoot,
   resultsDir,
   runCleanups,
@@ -70,9 +70,7 @@ async function loadScenarios() {
 function packageVsix() {
   if (opts.vsix) return opts.vsix;
   log('packaging: npm run package');
-  const r = spawnSync('npm', ['run', 'package'], { cwd: repoRoot, stdio: 'inherit' });
-  if (r.status !== 0) throw new Error('npm run package failed');
-  return join(repoRoot, 'dist', 'mcp-tasks.vsix');
+  return packageExtension();
 }
 
 /**

@@ -7,12 +7,12 @@
 //   --port N     code-server's port on 127.0.0.1 (default: the last run's when it is free, else a
 //                free one: the editor keeps a folder's tasks and layout by its address, port included)
 //   --vsix FILE  install this package instead of building it (npm run package)
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { URLSearchParams } from 'node:url';
 import { parseArgs } from 'node:util';
-import { cleanupOnSignals, codeServerCommand, ensureSetup, freePort, isCleaningUp, registerCleanup, repoRoot, runCleanups, startCodeServer, toolsDir } from './codeServer.mjs';
+import { cleanupOnSignals, codeServerCommand, ensureSetup, freePort, isCleaningUp, packageExtension, registerCleanup, repoRoot, runCleanups, startCodeServer, toolsDir } from './codeServer.mjs';
 
 const { values: opts } = parseArgs({ options: { port: { type: 'string' }, vsix: { type: 'string' } } });
 const workspace = join(repoRoot, 'demo', 'workspace');
@@ -54,8 +54,7 @@ async function main() {
   let vsix = opts.vsix;
   if (!vsix) {
     log('packaging: npm run package');
-    if (spawnSync('npm', ['run', 'package'], { cwd: repoRoot, stdio: 'inherit' }).status !== 0) throw new Error('npm run package failed');
-    vsix = join(repoRoot, 'dist', 'mcp-tasks.vsix');
+    vsix = packageExtension();
   }
   const extensionsDir = join(demoDir, 'extensions');
   mkdirSync(extensionsDir, { recursive: true });
