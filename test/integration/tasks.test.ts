@@ -979,7 +979,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     }
   });
 
-  test('Without a language model, a task\'s or direct call\'s sampling request (a task\'s run as a task the client hosts) is not put to the user: no consent prompt, one warning that says what to do, and the task or call that fails with it is not told again', async function () {
+  test('Without a language model, a task\'s or direct call\'s sampling request (a task\'s run as a task the client hosts) is not put to the user: no consent prompt, one warning that says what to do, and the task or call that fails with it is not told again; the request\'s own row, run as a task here, shows it failed by its icon and tells the user what to do', async function () {
     this.timeout(90_000);
     const api = await publicApi();
     const provider = await vscode.extensions.getExtension<{ hideModels(hide: boolean): void }>('mcp-tasks-test.lm-provider')!.activate();
@@ -988,6 +988,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
       await waitFor(async () => (await vscode.lm.selectChatModels()).length === 0, 'no language model in the editor');
       for (const [label, tool] of SAMPLING_TOOLS) {
         const shown = spy.shown.length;
+        const hostedBefore = new Set(((await rows()).find((r) => r.label === label && serverIdOf(r) !== undefined)?.children ?? []).map((r) => r.id));
         const { messages, t } = await runSampling(api, label, tool, 'No model will read this.');
         const done = await api.getResult(t.id, { waitSeconds: 30 });
         assert.equal(done.task.status, 'failed');
@@ -998,6 +999,12 @@ suite('Commands and the Tasks view, with the demo server', () => {
           `MCP server "${label}" asked for a language model answer, but no language model is available. Install or sign in to a language model provider (for example GitHub Copilot Chat).`,
         ]);
         assert.equal(spy.shown.length, shown, 'no consent prompt');
+        // demo's request, run as a task here: its row's icon says it failed (not by colour alone), and its words speak to the user, not to the server.
+        const hosted = label === 'demo' ? await waitFor(async () => (await server(label)).children?.find((r) => r.id?.startsWith('hosted:') && !hostedBefore.has(r.id) && r.description?.startsWith('Failed')), 'the failed hosted sampling row') : undefined;
+        if (hosted) {
+          assert.equal(hosted.icon, 'error');
+          assert.match(hosted.accessibility!, /^Sampling asked by the server: /, 'what it is, as its icon no longer shows it');
+        }
       }
     } finally {
       provider.hideModels(false);

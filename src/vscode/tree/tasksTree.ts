@@ -491,8 +491,9 @@ const hostedItem = (h: HostedTaskSnapshot, hosted: readonly HostedTaskSnapshot[]
   const item = new vscode.TreeItem(oneLine(label));
   item.id = `hosted:${h.serverId}:${h.taskId}`;
   item.description = oneLine(describeHosted(h, now()));
-  item.iconPath = iconPath;
   const live = !isTerminal(h.status);
+  // Ended, its icon says how, as a task's row does, not its colour alone; what it is, its tooltip and screen reader say.
+  item.iconPath = live ? iconPath : asThemeIcon({ id: p.icon, color: p.color });
   // A live question is hidden, open or waiting its turn: Respond shows it if hidden.
   const respondable = live && h.method === ELICITATION_CREATE;
   item.contextValue = capabilities(HOSTED, live ? 'cancelable live' : 'finished', respondable && 'respondable');
