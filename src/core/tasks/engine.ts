@@ -24,6 +24,7 @@ import { CANCELLED_BY_USER, DELETED, DIRECT, SERVER_LIST, SHUTTING_DOWN, TASK, t
 import { charsOf, isString } from '../util/json';
 import { isFiniteNumber, keysOf, maxOf, minOf, parseDate, round } from '../util/builtins';
 import { noop } from '../util/promise';
+import { formatAge } from './presentation';
 import type { ClientRequestHandlers, Tracker } from './incoming';
 import { relatedTaskIdOf, serveRequests } from './incoming';
 import { serverNamed } from '../util/text';
@@ -1773,7 +1774,8 @@ export class TaskEngine extends DisposableBase {
     const status: LocalTaskStatus = serverDenied && this.#now() >= expiresAt ? EXPIRED : LOST;
     this.#scheduler.cancel(rec.snap.key);
     this.#unrouteProgress(rec);
-    this.#update(rec, { status, lastServerStatus: rec.snap.status as TaskStatus, note: status === EXPIRED ? `Its ttl ended; ${why}.` : `${capitalize(why)}.` });
+    // Expired, the server's words ("Task not found", "Task has expired (its ttl of 30000 ms ran out)") are what the note says already: left to the log.
+    this.#update(rec, { status, lastServerStatus: rec.snap.status as TaskStatus, note: status === EXPIRED ? `Its ttl of ${formatAge(rec.snap.ttl!)} ended; ${/expired|not found/i.test(why) ? why.replace(/ \(.*/s, '') : why}.` : `${capitalize(why)}.` });
     this.#serverLog(rec.snap.serverId).warn(`Task ${rec.snap.taskId} (${rec.snap.toolName}) is ${status}: ${why}`);
   }
 

@@ -542,7 +542,7 @@ describe('reliability: faults', function () {
       ]);
       assert.deepEqual([s.status, s.lastServerStatus], ['expired', 'working']);
       assert.deepEqual([l.status, l.lastServerStatus], ['lost', 'working']);
-      assert.match(s.note!, /^Its ttl ended; the server no longer knows the task/);
+      assert.match(s.note!, /^Its ttl of 1 s ended; the server no longer knows the task/);
       assert.match(l.note!, /^The server no longer knows the task/);
     });
   });

@@ -759,9 +759,23 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     await waitStatus(h, b.taskId, 'expired');
     const sb = h.snap(b.taskId);
     assert.equal(sb.lastServerStatus, 'working');
-    assert.equal(sb.note, 'Its ttl ended; the server no longer knows the task (Failed to retrieve task: Task not found).');
+    // Said once: "Task not found" is what "no longer knows" says.
+    assert.equal(sb.note, 'Its ttl of 1 s ended; the server no longer knows the task.');
     assert.equal(h.engine.followedCount, 0);
     await assert.rejects(h.engine.fetchResult(b.key), /The task is expired and no result was fetched before/);
+  });
+
+  it('an expired task\'s note says its ttl once, in plain time; the server\'s own words only when they add something', async () => {
+    const h = await harness({ server: { pollInterval: 10, ttl: 30_000 } });
+    const notes: string[] = [];
+    for (const words of ['Failed to retrieve task: Task has expired (its ttl of 30000 ms ran out)', 'Deleted by an administrator']) {
+      const t = await h.engine.callTool('fake', 'required-tool');
+      h.advanceEngineClock(30_000);
+      h.server.override('tasks/get', () => Promise.reject(new RpcError(ErrorCode.InvalidParams, words)));
+      await waitStatus(h, t.taskId, 'expired');
+      notes.push(h.snap(t.taskId).note!);
+    }
+    assert.deepEqual(notes, ['Its ttl of 30 s ended; the server no longer knows the task.', 'Its ttl of 30 s ended; the server no longer knows the task (Deleted by an administrator).']);
   });
 
   it('a server that denies a task with an empty error message: the lost task and the refused cancel say it gave no reason, not "()" or nothing after a colon', async () => {
@@ -832,7 +846,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
 
     h.advanceEngineClock(1_000); // b's ttl is over
     h.server.forget(b.taskId);
-    await assert.rejects(h.engine.fetchResult(b.key), /^Error: The task is expired and no result was fetched before: Its ttl ended; the server no longer knows the task/);
+    await assert.rejects(h.engine.fetchResult(b.key), /^Error: The task is expired and no result was fetched before: Its ttl of 1 s ended; the server no longer knows the task\.$/);
     assert.equal(h.snap(b.taskId).status, 'expired');
     assert.equal(h.snap(b.taskId).lastServerStatus, 'completed');
     assert.equal(h.snap(b.taskId).outcome, undefined);

@@ -825,7 +825,7 @@ describe('TaskEngine: requestor rules (MCP Tasks 2025-11-25)', () => {
     );
     const s = h.snap(snap.taskId);
     assert.equal(s.status, 'expired');
-    assert.equal(s.note, 'Its ttl ended; the server no longer knows the task (Failed to retrieve task: Task not found).');
+    assert.equal(s.note, 'Its ttl of 1 s ended; the server no longer knows the task.');
     assert.equal(h.engine.followedCount, 0, 'no longer polled');
   });
 
