@@ -1003,6 +1003,8 @@ suite('Commands and the Tasks view, with the demo server', () => {
         const hosted = label === 'demo' ? await waitFor(async () => (await server(label)).children?.find((r) => r.id?.startsWith('hosted:') && !hostedBefore.has(r.id) && r.description?.startsWith('Failed')), 'the failed hosted sampling row') : undefined;
         if (hosted) {
           assert.equal(hosted.icon, 'error');
+          // The server got its own words (above); the user reads what to do.
+          assert.equal(hosted.description, 'Failed · No language model is available: install or sign in to a language model provider · now');
           assert.match(hosted.accessibility!, /^Sampling asked by the server: /, 'what it is, as its icon no longer shows it');
         }
       }

@@ -48,6 +48,8 @@ export interface HostedTaskSnapshot {
   asks?: boolean;
   /** The language model chosen to answer it (sampling). */
   model?: string;
+  /** How it ended in the user's words (see ServerRequestContext.tells), where its statusMessage is the server's. */
+  note?: string;
 }
 
 /**
@@ -415,7 +417,7 @@ export class TaskHost {
     void (async () => {
       let outcome: Outcome;
       try {
-        outcome = { result: await handler(rest, { ...ctx, signal: rec.work.signal, hostedTaskId: rec.snap.taskId, hold, usesModel: (model) => show({ model }) }) };
+        outcome = { result: await handler(rest, { ...ctx, signal: rec.work.signal, hostedTaskId: rec.snap.taskId, hold, usesModel: (model) => show({ model }), tells: (note) => show({ note }) }) };
       } catch (err) {
         outcome = { error: err instanceof RpcError ? new RpcError(err.code, err.message, err.data) : new RpcError(ErrorCode.InternalError, errorMessage(err)) };
       }

@@ -28,6 +28,8 @@ export interface ServerRequestContext {
   hostedTaskId?: string;
   /** Of a request run as a task here: names the language model chosen to answer it, for its row. */
   usesModel?: (name: string) => void;
+  /** Of a request run as a task here: what its row tells the user of its end, where the error its server gets is written for the server. */
+  tells?: (note: string) => void;
   /**
    * The keys of what the request may be about: its task, or, of no task, the direct call whose
    * answer stream brought it (Streamable HTTP), else every direct call of its server running when

@@ -84,12 +84,13 @@ export const describeTask = (t: TaskSnapshot, now: number): string => {
 };
 
 /**
- * The row of a task a server asked the client to run: its status, then why it ended (unless the
- * message says it already: "Cancelled by the user"), and its age. A failed or cancelled row reads
+ * The row of a task a server asked the client to run: its status, then why it ended (its `note`,
+ * in the user's words, over the message its server got; unless the message says it already:
+ * "Cancelled by the user"), and its age. A failed or cancelled row reads
  * as such, not as a bare error message.
  */
-export const describeHosted = (h: { status: LocalTaskStatus; statusMessage?: string; createdAt: string; asks?: boolean; method?: string }, now: number): string => {
-  const { status, statusMessage: m } = asSeen(h);
+export const describeHosted = (h: { status: LocalTaskStatus; statusMessage?: string; note?: string; createdAt: string; asks?: boolean; method?: string }, now: number): string => {
+  const { status, statusMessage, note: m = statusMessage } = asSeen(h);
   const said = STATUS_PRESENTATION[status].label;
   return `${m?.startsWith(said) ? m : m ? `${said} · ${m}` : said} · ${formatRowAge(now - parseDate(h.createdAt))}`;
 };

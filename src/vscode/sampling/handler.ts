@@ -129,6 +129,8 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
     const models = await vscode.lm.selectChatModels(o.modelSelector);
     if (!models.length) {
       log.warn('No language model is available for sampling');
+      // Its row, if run as a task here, in the words of the rows (the warning names a provider).
+      ctx.tells?.('No language model is available: install or sign in to a language model provider');
       if (o.untold) noteRefusal(o.untold, ctx, true);
       // The button does what the editor's own "Install Model Providers" (Language Models editor) does.
       void showWarning(

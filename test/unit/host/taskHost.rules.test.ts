@@ -265,6 +265,18 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
     assert.equal(c.host.list()[0].model, 'Test Model');
   });
 
+  it('T-LIFE-5: a hosted task\'s handler tells the user how it ended in their words, for the view only: its server gets the error\'s own message as the statusMessage', async () => {
+    const gate = new Gate();
+    const c = await client({ sample: gate.handler });
+    const s = await c.connect('a');
+    const { taskId } = taskOf(await s.request('sampling/createMessage', { ...SAMPLE, task: {} }));
+    gate.calls[0].ctx.tells!('No language model is available: install one');
+    gate.calls[0].reject(new RpcError(-32603, 'No language model is available in the editor: the user needs to install one'));
+    await waitFor(() => c.host.list()[0].status === 'failed', 'failed');
+    assert.equal(c.host.list()[0].note, 'No language model is available: install one');
+    assert.equal((await s.request('tasks/get', { taskId })).statusMessage, 'No language model is available in the editor: the user needs to install one (error -32603)');
+  });
+
   it('T-RCV-3: task ids are UUID v4 strings generated here, all distinct, never the server\'s choice', async () => {
     const c = await client({ elicit: async () => ({ action: 'decline' }) }, { maxConcurrentPerServer: 1000, rateBurst: 10_000, maxRetainedPerServer: 1000 });
     const a = await c.connect('a');

@@ -69,6 +69,8 @@ describe('describeTask', () => {
     assert.equal(describeHosted({ status: 'cancelled', statusMessage: 'The task it belongs to ended (completed)', createdAt }, at), 'Cancelled · The task it belongs to ended (completed) · now');
     // Not said twice.
     assert.equal(describeHosted({ status: 'cancelled', statusMessage: 'Cancelled by the user', createdAt }, at), 'Cancelled by the user · now');
+    // Its handler's words for the user, not the error its server got.
+    assert.equal(describeHosted({ status: 'failed', statusMessage: 'No language model is available in the editor: the user needs to… (error -32603)', note: 'No language model is available: install one', createdAt }, at), 'Failed · No language model is available: install one · now');
   });
 
   it('a sampling request run here as a task whose consent prompt waits for the user reads as a direct call\'s row does (its server is told working: T-REQ-3); answered or ended, as before', () => {
