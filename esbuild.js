@@ -5,20 +5,24 @@ const esbuild = require('esbuild');
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
-/** Prints errors in the shape of the `$esbuild-watch` problem matcher. */
-const problemMatcher = {
+/**
+ * Prints errors in the shape of the `$esbuild-watch` problem matcher and, `watching` (--watch),
+ * when each build starts and ends, which that matcher waits for; a one-off build has nothing
+ * watching it, so it says nothing of the kind.
+ */
+const problemMatcher = (watching) => ({
   name: 'problem-matcher',
   setup(build) {
-    build.onStart(() => console.log('[watch] build started'));
+    if (watching) build.onStart(() => console.log('[watch] build started'));
     build.onEnd((result) => {
       for (const { text, location } of result.errors) {
         console.error(`✘ [ERROR] ${text}`);
         if (location) console.error(`    ${location.file}:${location.line}:${location.column}:`);
       }
-      console.log('[watch] build finished');
+      if (watching) console.log('[watch] build finished');
     });
   },
-};
+});
 
 /**
  * Tests in ws's code for what our transport never asks for: WS_TRANSPORT, the one file that
@@ -696,7 +700,7 @@ function options({ production }) {
 
 async function main() {
   const base = options({ production });
-  const ctx = await esbuild.context({ ...base, plugins: [...base.plugins, problemMatcher] });
+  const ctx = await esbuild.context({ ...base, plugins: [...base.plugins, problemMatcher(watch)] });
   if (watch) {
     await ctx.watch();
   } else {
@@ -708,7 +712,7 @@ async function main() {
   }
 }
 
-module.exports = { wsBundling, zodFixed, ZOD_PREMISES, zodMisuse, options, ownMethodMisuses, ownFieldMisuses, wsSends, wsDomStyle };
+module.exports = { problemMatcher, wsBundling, zodFixed, ZOD_PREMISES, zodMisuse, options, ownMethodMisuses, ownFieldMisuses, wsSends, wsDomStyle };
 
 if (require.main === module) {
   main().catch((e) => {
