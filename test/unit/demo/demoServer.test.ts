@@ -172,6 +172,15 @@ function commonTests(harness: () => Harness) {
     assert.ok(progress.every((p) => p.total === 6));
   });
 
+  it("long-running-scan's status message counts files and leaves the percentage to its progress: the row showed two that disagreed (\"Scanning… 0% (0 files) · 1%\")", async () => {
+    const { client, statuses } = harness();
+    const progress: Progress[] = [];
+    const run = await runAsTask(client, 'long-running-scan', { durationMs: 1000 }, progress);
+    const working = statuses.filter((s) => s.taskId === run.taskId && s.status === 'working').map((s) => s.statusMessage);
+    assert.deepEqual(working, ['Scanning… 0 files']);
+    assert.deepEqual(progress.map((p) => [p.progress, p.total]), [[0, 1], [1, 1]]);
+  });
+
   it('T-REQ-3: ask-deploy-target goes input_required, elicits a form through tasks/result and completes with the answers', async () => {
     const h = harness();
     h.elicitAnswer = { action: 'accept', content: DEPLOY_ANSWERS };
