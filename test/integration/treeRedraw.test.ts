@@ -162,6 +162,22 @@ suite('The Tasks view redraws a row only when what it shows changes', () => {
       assert.equal(asked.length, 2, 'nothing more once the reports stop');
     }));
 
+  // The demo's build sends "Compiling 3/3…", then progress 3/6 at once: its row read "Compiling 3/3… · 2/6"
+  // until the held redraw 250 ms on, as VS Code read the row built when the message came.
+  test('a row read while its redraw is held shows the last report, not the one its redraw was fired for', () =>
+    withProgress({ busy: 'p-1' }, async ({ engine, tree, peer }) => {
+      const { node } = draw(tree).get('busy')!;
+      const asked = redraws(tree);
+      void peer.notify('notifications/progress', { progressToken: 'p-1', progress: 1002 });
+      void peer.notify('notifications/progress', { progressToken: 'p-1', progress: 1003 });
+      await sleep(100);
+      assert.equal(engine.get(taskKey(SERVER, 'busy'))?.progress?.progress, 1003, 'both reports have reached the task');
+      assert.deepEqual(asked, ['busy']);
+      assert.match(String(tree.getTreeItem(node).description), /1,003/, 'VS Code reads the row after its redraw: it shows the last report');
+      await sleep(300);
+      assert.deepEqual(asked, ['busy'], 'so no second redraw is needed');
+    }));
+
   test('floods of progress on two tasks at once: one change of the view for both rows in 250 ms, not one a row (VS Code would wait for the changes of all rows to pause)', () =>
     withProgress({ one: 'p-1', two: 'p-2' }, async ({ engine, tree, peer }) => {
       const rows = draw(tree);
