@@ -308,7 +308,7 @@ export class TaskHost {
       const rec = this.#lookup(state, serverId, session, TASKS_CANCEL, params);
       if (isServerTerminal(rec.snap.status)) fail(`Cannot cancel task: already in terminal status '${rec.snap.status}'`);
       // T-RCV-6: stop the work, and be cancelled before the answer leaves.
-      this.#stop(rec, `Cancelled at the request of the server (${TASKS_CANCEL})`);
+      this.#stop(rec, `Cancelled at the request of the server (${TASKS_CANCEL})`, 'Cancelled by the server');
       this.#onDidServerCancel.fire(rec.snap);
       return toTask(rec.snap);
     });
@@ -430,7 +430,8 @@ export class TaskHost {
         return;
       }
       rec.outcome = outcome;
-      if ('error' in outcome) this.#transition(rec, FAILED, `${outcome.error.message} (error ${outcome.error.code})`);
+      // Its row: the handler's words for the user (see ServerRequestContext.tells), else the message without the code its server gets.
+      if ('error' in outcome) this.#transition(rec, FAILED, `${outcome.error.message} (error ${outcome.error.code})`, outcome.error.message);
       else this.#transition(rec, COMPLETED);
     })();
   }
@@ -448,13 +449,13 @@ export class TaskHost {
   }
 
   /** Aborts the work and moves the task to cancelled. */
-  #stop(rec: Rec, why: string): void {
+  #stop(rec: Rec, why: string, note?: string): void {
     abortWith(rec.work, why);
-    this.#transition(rec, CANCELLED, why);
+    this.#transition(rec, CANCELLED, why, note);
   }
 
-  /** Applies a status change through the transition table, tells the view and the server. */
-  #transition(rec: Rec, status: TaskStatus, statusMessage?: string): void {
+  /** Applies a status change through the transition table, tells the view (`note`, its row's words, unless its handler told its own) and the server. */
+  #transition(rec: Rec, status: TaskStatus, statusMessage?: string, note?: string): void {
     const from = rec.snap.status;
     const log = this.#serverLog(rec.snap.serverId);
     if (!canTransition(from, status)) {
@@ -462,7 +463,7 @@ export class TaskHost {
       return;
     }
     const { statusMessage: _old, ...rest } = rec.snap;
-    rec.snap = { ...rest, status, ...(statusMessage !== undefined && { statusMessage }), lastUpdatedAt: new Date(this.#now()).toISOString() };
+    rec.snap = { ...(note && { note }), ...rest, status, ...(statusMessage !== undefined && { statusMessage }), lastUpdatedAt: new Date(this.#now()).toISOString() };
     log.info(`${HOSTED_TASK}${rec.snap.taskId} (${rec.snap.method}): ${from} → ${status}${statusMessage ? ` (${statusMessage})` : ''}`);
     this.#onDidChange.fire(rec.snap);
     if (rec.announced) this.#sendStatus(rec);

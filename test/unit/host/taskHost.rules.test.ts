@@ -11,6 +11,7 @@ import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
 import { McpSession } from '../../../src/core/protocol/session';
 import type { ServerRequestContext, ServerRequestHandler } from '../../../src/core/tasks/engine';
 import { TaskEngine } from '../../../src/core/tasks/engine';
+import { describeHosted } from '../../../src/core/tasks/presentation';
 import { hostedKey, requestAbout, taskKey } from '../../../src/core/tasks/types';
 import { InMemoryTransport } from '../../../src/core/transports/inMemory';
 import { nullLogger } from '../../../src/core/util/log';
@@ -275,6 +276,25 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
     await waitFor(() => c.host.list()[0].status === 'failed', 'failed');
     assert.equal(c.host.list()[0].note, 'No language model is available: install one');
     assert.equal((await s.request('tasks/get', { taskId })).statusMessage, 'No language model is available in the editor: the user needs to install one (error -32603)');
+  });
+
+  it('T-LIFE-5: an ended hosted task\'s row reads for the user: an error\'s message without its code, "Cancelled by the server" for tasks/cancel; its server gets its own statusMessage', async () => {
+    const gate = new Gate();
+    const c = await client({ elicit: gate.handler, sample: gate.handler });
+    const s = await c.connect('a');
+    const failed = taskOf(await s.request('sampling/createMessage', { ...SAMPLE, task: {} })).taskId;
+    const cancelled = taskOf(await s.request('elicitation/create', { ...ELICIT, task: {} })).taskId;
+    const mine = taskOf(await s.request('elicitation/create', { ...ELICIT, task: {} })).taskId;
+    gate.calls[0].reject(new RpcError(-32603, 'The language model Test Model failed: it is offline'));
+    await s.request('tasks/cancel', { taskId: cancelled });
+    c.host.cancel('a', mine);
+    await waitFor(() => c.host.list().some((h) => h.status === 'failed'), 'failed');
+    const row = (id: string) => describeHosted(c.host.list().find((h) => h.taskId === id)!, Date.now());
+    assert.equal(row(failed), 'Failed · The language model Test Model failed: it is offline · now');
+    assert.equal(row(cancelled), 'Cancelled by the server · now');
+    assert.equal(row(mine), 'Cancelled by the user · now');
+    assert.equal((await s.request('tasks/get', { taskId: failed })).statusMessage, 'The language model Test Model failed: it is offline (error -32603)');
+    assert.equal((await s.request('tasks/get', { taskId: cancelled })).statusMessage, 'Cancelled at the request of the server (tasks/cancel)');
   });
 
   it('T-RCV-3: task ids are UUID v4 strings generated here, all distinct, never the server\'s choice', async () => {
