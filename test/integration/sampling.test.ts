@@ -249,6 +249,14 @@ suite('Sampling through vscode.lm', () => {
     h.dispose();
   });
 
+  test('a model the user did not allow gives the server -1 "User rejected sampling request: no permission…"; its row, run as a task here, is told "Denied by the user: no permission…"', async () => {
+    const { h } = handler();
+    const told: string[] = [];
+    const err = await rejection(h.handle({ messages: [text('!nopermission')], maxTokens: 10 }, { ...ctx(), tells: (note) => told.push(note) }));
+    assert.deepEqual([err.code, err.message, told], [-1, 'User rejected sampling request: no permission to use test-echo', ['Denied by the user: no permission to use test-echo']]);
+    h.dispose();
+  });
+
   /**
    * The warnings the editor is asked to show while `body` runs, each as "message | its buttons"
    * (none reaches the screen); the user picks the button `choose`, or dismisses the warning.

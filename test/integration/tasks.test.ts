@@ -969,6 +969,7 @@ suite('Commands and the Tasks view, with the demo server', () => {
     const api = await publicApi();
     await revokeAllSampling();
     for (const [label, tool] of SAMPLING_TOOLS) {
+      const hostedBefore = new Set(((await server(label)).children ?? []).map((r) => r.id));
       const { messages, t } = await runSampling(api, label, tool, 'Denied.');
       const prompt = await spy.next(`the sampling consent prompt of ${tool}`, 30_000);
       await choose(prompt, (i) => i.label === 'Deny', 'Deny');
@@ -976,6 +977,11 @@ suite('Commands and the Tasks view, with the demo server', () => {
       await new Promise((r) => setTimeout(r, 1000)); // a notification of the failure would have come by now
       assert.equal((await taskRow(label, `task:${t.id}`))?.icon, 'error');
       assert.deepEqual(spy.messages.slice(messages).filter((m) => m.includes(`on ${label}`)), [], `${tool}: no failure told`);
+      // demo's request, run as a task here: its row says what the user did, not the server's "User rejected sampling request (error -1)".
+      if (label === 'demo') {
+        const hosted = await waitFor(async () => (await server(label)).children?.find((r) => r.id?.startsWith('hosted:') && !hostedBefore.has(r.id) && r.description?.startsWith('Failed')), 'the failed hosted sampling row');
+        assert.equal(hosted.description, 'Failed · Denied by the user · now');
+      }
     }
   });
 

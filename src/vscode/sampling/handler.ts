@@ -159,7 +159,7 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
     if (o.untold) noteRefusal(o.untold, ctx, answer === 'deny');
     if (answer === 'deny') {
       log.info('Sampling request denied by the user');
-      throw new RpcError(USER_REJECTED, 'User rejected sampling request');
+      throw rejected(ctx.tells);
     }
     if (answer === 'always') {
       log.info('Sampling allowed by the user, always for this server ("MCP Tasks: Revoke Sampling Permissions..." undoes it)');
@@ -168,7 +168,7 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
     if (want && choice.reason !== 'setting') log.warn(`The preferred model "${want}" (setting mcpTasks.${PREFERRED_MODEL_SETTING}) is not available`);
     // Its direct calls work meanwhile, and their rows say a language model answers.
     try {
-      return await holding(ctx, 'model', () => answering.during(requestAbout(ctx), () => sample(choice.model, choice.reason, messages, plan, label, ctx.signal, log)));
+      return await holding(ctx, 'model', () => answering.during(requestAbout(ctx), () => sample(choice.model, choice.reason, messages, plan, label, ctx.signal, log, ctx.tells)));
     } catch (err) {
       throw ctx.signal.aborted ? withdrawn() : err;
     }
@@ -189,6 +189,7 @@ const sample = async (
   label: string,
   signal: AbortSignal,
   log: Logger,
+  tells: ServerRequestContext['tells'],
 ): Promise<Record<string, unknown>> => {
   log.info(`Sampling with ${model.vendor}/${model.id} (${reason})`);
   const started = now();
@@ -210,7 +211,7 @@ const sample = async (
     }
   } catch (err) {
     if (signal.aborted) throw abortReason(signal);
-    if (!collector.done) throw asModelError(err, model, plan, log);
+    if (!collector.done) throw asModelError(err, model, plan, log, tells);
   } finally {
     abortWith(stop, 'sampling finished');
     unforward();
@@ -260,15 +261,18 @@ const asChatMessage = (m: PlanMessage): vscode.LanguageModelChatMessage => {
   return new vscode.LanguageModelChatMessage(role, parts as vscode.LanguageModelTextPart[]);
 };
 
+/** The user's refusal as the error its server gets, its row (if run as a task here) saying it in the user's words. */
+const rejected = (tells: ServerRequestContext['tells'], why = ''): RpcError => (tells?.(`Denied by the user${why}`), new RpcError(USER_REJECTED, `User rejected sampling request${why}`));
+
 /** A model's failure as the error the server receives. */
-const asModelError = (err: unknown, model: vscode.LanguageModelChat, plan: SamplingPlan, log: Logger): RpcError => {
+const asModelError = (err: unknown, model: vscode.LanguageModelChat, plan: SamplingPlan, log: Logger, tells: ServerRequestContext['tells']): RpcError => {
   const code = err instanceof vscode.LanguageModelError ? err.code : undefined;
   // Not an Error: the workbench failed on its side, e.g. decoding an image that is not one.
   const media = plan.messages.some((m) => m.parts.some((p) => p.kind !== 'text'));
   const why = err instanceof Error ? err.message : `the editor could not process the request${media ? ' (is every image valid?)' : ''}`;
   log.warn(`The language model ${model.id} failed${code ? ` (${code})` : ''}: ${why}${err instanceof Error ? '' : ` ${errorMessage(err)}`}`);
   // The user refused this extension access to the model in the editor's own consent dialog.
-  if (code === vscode.LanguageModelError.NoPermissions.name) return new RpcError(USER_REJECTED, `User rejected sampling request: no permission to use ${model.name}`);
+  if (code === vscode.LanguageModelError.NoPermissions.name) return rejected(tells, `: no permission to use ${model.name}`);
   return new RpcError(ErrorCode.InternalError, `The language model ${model.name} failed${code ? ` (${code})` : ''}: ${why}`);
 };
 
