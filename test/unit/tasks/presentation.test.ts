@@ -65,7 +65,10 @@ describe('describeTask', () => {
     assert.equal(describeHosted({ status: 'working', method: 'elicitation/create', createdAt }, at), 'Input required · now');
     assert.equal(describeHosted({ status: 'working', method: 'sampling/createMessage', createdAt }, at), 'Working · now');
     assert.equal(describeHosted({ status: 'completed', createdAt }, at), 'Completed · now');
-    assert.equal(describeHosted({ status: 'failed', statusMessage: 'User rejected sampling request (error -1)', createdAt }, at), 'Failed · User rejected sampling request (error -1) · now');
+    assert.equal(describeHosted({ status: 'failed', statusMessage: 'Invalid params (error -32602)', createdAt }, at), 'Failed · Invalid params (error -32602) · now');
+    // The host's words for the user (see TaskHost #transition, the sampling handler's tells), over those its server got.
+    assert.equal(describeHosted({ status: 'failed', statusMessage: 'User rejected sampling request (error -1)', note: 'Denied by the user', createdAt }, at), 'Failed · Denied by the user · now');
+    assert.equal(describeHosted({ status: 'cancelled', statusMessage: 'Cancelled at the request of the server (tasks/cancel)', note: 'Cancelled by the server', createdAt }, at), 'Cancelled by the server · now');
     assert.equal(describeHosted({ status: 'cancelled', statusMessage: 'The task it belongs to ended (completed)', createdAt }, at), 'Cancelled · The task it belongs to ended (completed) · now');
     // Not said twice.
     assert.equal(describeHosted({ status: 'cancelled', statusMessage: 'Cancelled by the user', createdAt }, at), 'Cancelled by the user · now');
