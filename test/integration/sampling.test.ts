@@ -257,6 +257,15 @@ suite('Sampling through vscode.lm', () => {
     h.dispose();
   });
 
+  test('a consent prompt that fails denies the request (the server gets -1), but its row, run as a task here, does not say the user denied it: it says the prompt failed', async () => {
+    const { h, log } = handler({ consentPrompter: () => Promise.reject(new Error('the quick pick broke')) });
+    const told: string[] = [];
+    const err = await rejection(h.handle({ messages: [text('hello')], maxTokens: 10 }, { ...ctx(), tells: (note) => told.push(note) }));
+    assert.deepEqual([err.code, err.message, told], [-1, 'User rejected sampling request', ['The consent prompt failed: the quick pick broke']]);
+    assert.ok(!log.lines.some((l) => l.includes('denied by the user')), log.lines.join('\n'));
+    h.dispose();
+  });
+
   /**
    * The warnings the editor is asked to show while `body` runs, each as "message | its buttons"
    * (none reaches the screen); the user picks the button `choose`, or dismisses the warning.

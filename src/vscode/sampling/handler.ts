@@ -79,7 +79,7 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
   const asking = o.asking ?? new InFlight();
   const consenting = new InFlight();
 
-  const consent = async (ctx: ServerRequestContext, request: ConsentRequest, fingerprint: string | undefined, log: Logger): Promise<ConsentAnswer | 'allowed'> => {
+  const consent = async (ctx: ServerRequestContext, request: ConsentRequest, fingerprint: string | undefined, log: Logger): Promise<ConsentAnswer | 'allowed' | 'failed'> => {
     const always = () => o.permissions.get(ctx.serverId, fingerprint) === 'always';
     // A server the user always allows needs no prompt, so it waits for no dialog either.
     if (always()) return 'allowed';
@@ -101,7 +101,9 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
       } catch (err) {
         if (allowedElsewhere()) return 'allowed';
         log.error(`The sampling consent prompt failed, so the request is denied: ${errorMessage(err)}`);
-        return 'deny';
+        // Its row, if run as a task here: not "Denied by the user", who was not asked.
+        ctx.tells?.(`The consent prompt failed: ${errorMessage(err)}`);
+        return 'failed';
       } finally {
         sub.dispose();
       }
@@ -156,7 +158,9 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
       return abortReason(ctx.signal);
     };
     if (ctx.signal.aborted) throw withdrawn();
-    if (o.untold) noteRefusal(o.untold, ctx, answer === 'deny');
+    if (o.untold) noteRefusal(o.untold, ctx, answer === 'deny' || answer === 'failed');
+    // Told already: the prompt failed.
+    if (answer === 'failed') throw rejected();
     if (answer === 'deny') {
       log.info('Sampling request denied by the user');
       throw rejected(ctx.tells);
@@ -262,7 +266,7 @@ const asChatMessage = (m: PlanMessage): vscode.LanguageModelChatMessage => {
 };
 
 /** The user's refusal as the error its server gets, its row (if run as a task here) saying it in the user's words. */
-const rejected = (tells: ServerRequestContext['tells'], why = ''): RpcError => (tells?.(`Denied by the user${why}`), new RpcError(USER_REJECTED, `User rejected sampling request${why}`));
+const rejected = (tells?: ServerRequestContext['tells'], why = ''): RpcError => (tells?.(`Denied by the user${why}`), new RpcError(USER_REJECTED, `User rejected sampling request${why}`));
 
 /** A model's failure as the error the server receives. */
 const asModelError = (err: unknown, model: vscode.LanguageModelChat, plan: SamplingPlan, log: Logger, tells: ServerRequestContext['tells']): RpcError => {
