@@ -316,6 +316,8 @@ export const createElicitationHandler = (options: ElicitationHandlerOptions): El
         accepted.add(key);
         if (accepted.size > 100) accepted.delete(accepted.values().next().value!);
       }
+      // Run as a task here, it completed either way: its row says the user's no (see ServerRequestContext.tells).
+      if (result.action !== ACCEPT) ctx.tells?.(`${result.action === DECLINE ? 'Declined' : 'Dismissed'} by the user`);
       const fields = result.action === ACCEPT && result.content ? ` (fields: ${keysOf(result.content).join(', ') || 'none'})` : '';
       log.info(`Answered ${logged}: ${result.action}${fields}`);
       return result;

@@ -467,6 +467,16 @@ describe('elicitation handler', () => {
     assert.equal(log.has('info', /withdrew/), false, log.text());
   });
 
+  it('T-LIFE-5: a question hosted as a task that the user declines or cancels tells its row so ("Declined by the user", "Dismissed by the user"): the task completed, its server gets the action; one accepted tells nothing', async () => {
+    for (const [act, action, words] of [[nav('decline'), 'decline', ['Declined by the user']], [nav('cancel'), 'cancel', ['Dismissed by the user']], [type('x'), 'accept', []]] as const) {
+      const told: string[] = [];
+      const script = action === 'accept' ? [act, choose('Accept')] : [act];
+      const handle = createElicitationHandler({ prompter: new ScriptedPrompter(script), log: new MemoryLogger(), serverLabel: () => 'demo' });
+      assert.equal((await handle(simple, ctx(undefined, { hostedTaskId: 'h-1', tells: (n) => told.push(n) }))).action, action);
+      assert.deepEqual(told, words, action);
+    }
+  });
+
   it('shows one dialog at a time: a second request waits, and one withdrawn while waiting is never shown', async () => {
     const p = new ScriptedPrompter([hang, see((c) => assert.match(c.kind === 'input' ? c.o.prompt : '', /^Third/), type('x')), choose('Accept')]);
     const handle = createElicitationHandler({ prompter: p, log: new MemoryLogger(), serverLabel: () => 'demo' });

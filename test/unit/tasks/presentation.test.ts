@@ -69,6 +69,9 @@ describe('describeTask', () => {
     // The host's words for the user (see TaskHost #transition, the sampling handler's tells), over those its server got.
     assert.equal(describeHosted({ status: 'failed', statusMessage: 'User rejected sampling request (error -1)', note: 'Denied by the user', createdAt }, at), 'Failed · Denied by the user · now');
     assert.equal(describeHosted({ status: 'cancelled', statusMessage: 'Cancelled at the request of the server (tasks/cancel)', note: 'Cancelled by the server', createdAt }, at), 'Cancelled by the server · now');
+    // A question the user declined or cancelled (dismissed) completed (its server got the action), as the elicitation handler tells it.
+    assert.equal(describeHosted({ status: 'completed', method: 'elicitation/create', note: 'Declined by the user', createdAt }, at), 'Completed · Declined by the user · now');
+    assert.equal(describeHosted({ status: 'completed', method: 'elicitation/create', note: 'Dismissed by the user', createdAt }, at), 'Completed · Dismissed by the user · now');
     assert.equal(describeHosted({ status: 'cancelled', statusMessage: 'The task it belongs to ended (completed)', createdAt }, at), 'Cancelled · The task it belongs to ended (completed) · now');
     // Not said twice.
     assert.equal(describeHosted({ status: 'cancelled', statusMessage: 'Cancelled by the user', createdAt }, at), 'Cancelled by the user · now');
