@@ -414,6 +414,21 @@ suite('Cancel Task from the palette', () => {
     });
   }
 
+  for (const [nav, said] of [['decline', 'Declined by the user'], ['cancel', 'Dismissed by the user']]) {
+    test(`T-LIFE-5: a question run as a task here that the user answers ${nav} completes (its server gets ${nav}), and its row says so: "Completed · ${said}", not a bare "Completed" that reads as answered`, async function () {
+      this.timeout(60_000);
+      const lab = api.getServers().find((s) => s.label === 'lab')!;
+      const testing = testingApi(await activateExtension());
+      spy.skipShown();
+      const call = await api.runTool(lab.id, 'ask', { arguments: { message: `Answered ${nav}` } });
+      started.push(call.id);
+      await spy.next('the question', 20_000);
+      await vscode.commands.executeCommand(`mcpTasks.${nav}Question`);
+      const row = async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.label === 'lab')?.children?.find((c) => c.label.startsWith(`Answered ${nav}`));
+      const done = await waitFor(async () => ((await row())?.description?.startsWith('Completed') ? await row() : undefined), 'the question to read completed');
+      assert.deepEqual([done.description, done.icon], [`Completed · ${said} · now`, 'pass']);
+    });
+  }
   test('T-RCV-6: a question the server cancels (its tasks/cancel to the client) closes and says so, once: the user did not close it; its row reads cancelled', async function () {
     this.timeout(60_000);
     const lab = api.getServers().find((s) => s.label === 'lab')!;
