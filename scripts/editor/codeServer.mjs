@@ -117,7 +117,8 @@ export function writeUserSettings(userDataDir, settings = {}) {
 export function packageExtension() {
   const r = spawnSync('npm', ['run', 'package'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
   process.stdout.write(r.stdout ?? '');
-  if (r.status !== 0) throw new Error('npm run package failed');
+  // Not started at all (npm not on PATH…), it printed nothing: the reason is said here.
+  if (r.status !== 0) throw new Error(`npm run package failed${r.error ? `: ${r.error.message}` : ' (see its output above)'}`);
   return join(repoRoot, 'dist', 'mcp-tasks.vsix');
 }
 
