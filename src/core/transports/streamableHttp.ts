@@ -372,7 +372,8 @@ export class StreamableHttpTransport implements Transport {
     const plain = await httpStatusError(this.#serverName, this.#url, response, this.#customHeaders, true, this.#settings);
     // 404 is the spec's answer for a session the server no longer has; servers made from the
     // SDK's older examples (server-everything among them) answer 400 "No valid session ID provided",
-    // or "Server not initialized" for one they are closing (the SDK's transport, until the id is forgotten).
+    // or "Server not initialized" when they hand an id they do not know to a new SDK transport
+    // (which says so to anything but initialize).
     // Only the body after the URL is read: the server's name or URL may say "session" too.
     const body = plain.message.slice(plain.message.indexOf(this.#url) + this.#url.length);
     if (sentSession === undefined || !(status === 404 || (status === 400 && /session|not initialized/i.test(body)))) return plain;

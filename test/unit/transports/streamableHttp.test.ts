@@ -81,10 +81,14 @@ describe('StreamableHttpTransport against server-everything', function () {
     assert.deepEqual(c.log.lines.filter((l) => /server "everything"/i.test(l.message)).map((l) => l.message), []);
   });
 
-  it('a session server-everything no longer has (it answers 400 "No valid session ID provided", or "Server not initialized" while it closes it, not the spec\'s 404) is an expired session: the next initialize starts a new one', async () => {
-    const c = client(server.url('/mcp'), { serverName: 'everything' });
+  it('a session server-everything no longer has (it answers 400 "No valid session ID provided", not the spec\'s 404) is an expired session: the next initialize starts a new one', async () => {
+    // The GET stream the DELETE ends waits a minute to reopen: reopened first, it would find the
+    // session gone and drop its id, and tools/list would go without one (answered 400 "Server not
+    // initialized", a request before initialize), as a loaded run once had it.
+    const c = client(server.url('/mcp'), { serverName: 'everything', reconnect: { initialDelayMs: 60_000 } });
     await initialize(c);
     const sessionId = c.transport.sessionId!;
+    await waitFor(() => c.log.has('debug', /Opened the server stream/), 'the GET stream to open');
     // Ended behind the transport's back, as a server restart ends it.
     await (await fetch(server.url('/mcp'), { method: 'DELETE', headers: { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': PROTOCOL_VERSION } })).body?.cancel();
     await assert.rejects(c.conn.requestRaw('tools/list', {}), (err: unknown) => {
@@ -612,7 +616,7 @@ describe('StreamableHttpTransport against hostile servers', function () {
     assert.deepEqual(c.errors, []);
   });
 
-  it('a 400 "Server not initialized" to a request with a session id (an SDK server answers so for a session it is closing: server-everything after a DELETE, before it forgets the id) is an expired session', async () => {
+  it('a 400 "Server not initialized" to a request with a session id (an SDK-made server that hands a session id it does not know, after a restart, to a new SDK transport answers so) is an expired session', async () => {
     const server = await serve((req, res, body) => {
       if (req.method !== 'POST') return void res.writeHead(405).end();
       const { id } = JSON.parse(body) as { id?: number };
