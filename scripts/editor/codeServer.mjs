@@ -110,16 +110,21 @@ export function writeUserSettings(userDataDir, settings = {}) {
 }
 
 /**
- * Builds dist/mcp-tasks.vsix (npm run package); throws on failure. vsce's output is piped, not a
+ * Builds dist/mcp-tasks.vsix (npm run package); rejects on failure. vsce's output is piped, not a
  * terminal: on a terminal vsce asks npm for its latest version and then tells to update it
  * globally, wrong advice for the version this project pins (and a registry request on every start).
+ * (That advice goes to stderr, and only when stdout is a terminal: piped, vsce never prints it.)
+ * The pipe is copied out as it comes, so npm's header and vsce's listing keep their place
+ * before or after an error, which stderr (left to the terminal) shows at once.
  */
 export function packageExtension() {
-  const r = spawnSync('npm', ['run', 'package'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
-  process.stdout.write(r.stdout ?? '');
-  // Not started at all (npm not on PATH…), it printed nothing: the reason is said here.
-  if (r.status !== 0) throw new Error(`npm run package failed${r.error ? `: ${r.error.message}` : ' (see its output above)'}`);
-  return join(repoRoot, 'dist', 'mcp-tasks.vsix');
+  return new Promise((resolve, reject) => {
+    const child = spawn('npm', ['run', 'package'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+    child.stdout.pipe(process.stdout, { end: false });
+    // Not started at all (npm not on PATH…), it printed nothing: the reason is said here.
+    child.once('error', (err) => reject(new Error(`npm run package failed: ${err.message}`)));
+    child.once('close', (code) => (code === 0 ? resolve(join(repoRoot, 'dist', 'mcp-tasks.vsix')) : reject(new Error('npm run package failed (see its output above)'))));
+  });
 }
 
 /** Runs code-server once as a command (e.g. `--install-extension x.vsix`); throws on failure. */

@@ -67,7 +67,7 @@ async function loadScenarios() {
   return chosen;
 }
 
-function packageVsix() {
+async function packageVsix() {
   if (opts.vsix) return opts.vsix;
   log('packaging: npm run package');
   return packageExtension();
@@ -172,7 +172,7 @@ async function main() {
   const scenarios = await loadScenarios();
   const rounds = Number(opts.repeat);
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--repeat needs a positive integer, got ${opts.repeat}`);
-  const vsix = packageVsix();
+  const vsix = await packageVsix();
   const runDir = freshRunDir(LAYER);
   const extensionsDir = join(runDir, 'extensions');
   // With the test language model provider (test/fixtures/extensions/lm-provider), as a user's

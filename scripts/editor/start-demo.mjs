@@ -54,7 +54,7 @@ async function main() {
   let vsix = opts.vsix;
   if (!vsix) {
     log('packaging: npm run package');
-    vsix = packageExtension();
+    vsix = await packageExtension();
   }
   const extensionsDir = join(demoDir, 'extensions');
   mkdirSync(extensionsDir, { recursive: true });
