@@ -224,5 +224,13 @@ const openSettings = async (name?: string): Promise<void> => {
     if (editor && open === opens.at(-1) && (await soon(vscode.workspace.onDidChangeTextDocument, (e) => e.document === editor.document && reveal(editor, path)))) return;
   }
   // Not silence: where to look, by the editor's own commands.
-  if (late.length) void showWarning(vscode.l10n.t('The settings file did not show in an editor within 15 s. Run {0} and look for "{1}" there.', late.join(' or '), path.at(-1)!));
+  // Each case one whole sentence, its "or" too, for translators.
+  const [first, second] = late;
+  const key = path.at(-1)!;
+  if (!first) return;
+  void showWarning(
+    second
+      ? vscode.l10n.t('The settings file did not show in an editor within 15 s. Run {0} or {1} and look for "{2}" there.', first, second, key)
+      : vscode.l10n.t('The settings file did not show in an editor within 15 s. Run {0} and look for "{1}" there.', first, key),
+  );
 };
