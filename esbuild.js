@@ -37,6 +37,14 @@ const problemMatcher = (watching) => ({
 const WS_TRANSPORT = path.join(__dirname, 'src/core/transports/websocket.ts');
 /** The options WS_TRANSPORT gives `new WebSocket()`, those that WS_FIXED reads with their value. */
 const WS_OPTIONS = ['headers', 'maxPayload', 'handshakeTimeout', 'followRedirects: false', 'perMessageDeflate: false'];
+/** ws's eight blocks that define its readyState constants (see WS_FIXED), as its websocket.js has them. */
+const WS_READY_STATES = ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']
+  .flatMap((state) =>
+    ['WebSocket', 'WebSocket.prototype'].map(
+      (owner) => `/**\n * @constant {Number} ${state}\n * @memberof ${owner}\n */\nObject.defineProperty(${owner}, '${state}', {\n  enumerable: true,\n  value: readyStates.indexOf('${state}')\n});\n`,
+    ),
+  )
+  .join('\n');
 const WS_FIXED = [
   ['websocket.js', 'if (opts.perMessageDeflate) {', 'if (false) {'],
   ['websocket.js', 'if (!perMessageDeflate) {', 'if (true) {'],
@@ -76,6 +84,9 @@ const WS_FIXED = [
   ['constants.js', "const BINARY_TYPES = ['nodebuffer', 'arraybuffer', 'fragments'];\n", ''],
   ['constants.js', "if (hasBlob) BINARY_TYPES.push('blob');\n", ''],
   ['constants.js', '\n  BINARY_TYPES,', ''],
+  // The four readyState constants, defined on WebSocket and on its prototype in eight blocks: one
+  // loop defines the same properties, in the same order.
+  ['websocket.js', WS_READY_STATES, 'readyStates.forEach((state, value) => {\n  for (const target of [WebSocket, WebSocket.prototype]) Object.defineProperty(target, state, { enumerable: true, value });\n});\n'],
 ];
 
 /** Reads in ws's code, in every file, of what is always the same in our bundle, and its value. */
