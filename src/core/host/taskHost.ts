@@ -448,10 +448,13 @@ export class TaskHost {
     void rec.session.connection.notify(TASKS_STATUS, toTask(rec.snap));
   }
 
-  /** Aborts the work and moves the task to cancelled. */
+  /**
+   * Moves the task to cancelled, then aborts the work: its status and its row's words are settled
+   * first, so what the work tells as it stops (see `show`) cannot replace why it was stopped.
+   */
   #stop(rec: Rec, why: string, note?: string): void {
-    abortWith(rec.work, why);
     this.#transition(rec, CANCELLED, why, note);
+    abortWith(rec.work, why);
   }
 
   /** Applies a status change through the transition table, tells the view (`note`, its row's words, unless its handler told its own) and the server. */

@@ -297,6 +297,21 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
     assert.equal((await s.request('tasks/get', { taskId: cancelled })).statusMessage, 'Cancelled at the request of the server (tasks/cancel)');
   });
 
+  it('T-LIFE-4, T-RCV-6: a hosted task its server cancels reads "Cancelled by the server" even when its work, aborted, tells a note at once: the status and its words are settled before the abort fires', async () => {
+    const c = await client({
+      elicit: (_params, ctx) =>
+        new Promise((_resolve, reject) => {
+          ctx.signal.addEventListener('abort', () => (ctx.tells!('Dismissed by the user'), reject(ctx.signal.reason)), { once: true });
+        }),
+    });
+    const s = await c.connect('a');
+    const { taskId } = taskOf(await s.request('elicitation/create', { ...ELICIT, task: {} }));
+    await s.request('tasks/cancel', { taskId });
+    await s.settle();
+    const h = c.host.list()[0];
+    assert.deepEqual([h.status, h.note, describeHosted(h, Date.now())], ['cancelled', 'Cancelled by the server', 'Cancelled by the server · now']);
+  });
+
   it('T-RCV-3: task ids are UUID v4 strings generated here, all distinct, never the server\'s choice', async () => {
     const c = await client({ elicit: async () => ({ action: 'decline' }) }, { maxConcurrentPerServer: 1000, rateBurst: 10_000, maxRetainedPerServer: 1000 });
     const a = await c.connect('a');
