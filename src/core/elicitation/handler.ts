@@ -326,6 +326,8 @@ export const createElicitationHandler = (options: ElicitationHandlerOptions): El
         // The server says the interaction finished elsewhere: no consent was given here, so
         // the honest answer is that the prompt was dismissed.
         log.info(`Closed the prompt of elicitation ${key!.split('\n')[1]}: the server reports it complete`);
+        // Its row, if run as a task here: completed, but by no answer given here (nor "Dismissed by the user").
+        ctx.tells?.('Finished elsewhere');
         return COMPLETED_ELSEWHERE;
       }
       const why = errorMessage(ctx.signal.reason);

@@ -586,6 +586,17 @@ describe('elicitation handler', () => {
     assert.equal(p.opened.length, 0);
   });
 
+  it('T-LIFE-5: a URL question hosted as a task that its server reports complete tells its row so ("Finished elsewhere"): it completed, but not by an answer given here', async () => {
+    const p = new ScriptedPrompter([hang]);
+    const handle = createElicitationHandler({ prompter: p, log: new MemoryLogger(), serverLabel: () => 'demo' });
+    const told: string[] = [];
+    const answer = handle({ mode: 'url', message: 'Pay', url: 'https://pay.example.com/', elicitationId: 'pay-1' }, ctx(undefined, { hostedTaskId: 'h-1', tells: (n) => told.push(n) }));
+    await waitFor(() => p.calls.length === 1, 'the consent prompt');
+    handle.complete('srv', { elicitationId: 'pay-1' });
+    assert.deepEqual(await answer, { action: 'cancel' });
+    assert.deepEqual(told, ['Finished elsewhere']);
+  });
+
   it('refuses a second URL request with an elicitationId still pending from the same server', async () => {
     const p = new ScriptedPrompter([hang]);
     const handle = createElicitationHandler({ prompter: p, log: new MemoryLogger(), serverLabel: () => 'demo' });
