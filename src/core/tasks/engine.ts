@@ -24,7 +24,7 @@ import { CANCELLED_BY_USER, DELETED, DIRECT, SERVER_LIST, SHUTTING_DOWN, TASK, t
 import { charsOf, isString } from '../util/json';
 import { isFiniteNumber, keysOf, maxOf, minOf, parseDate, round } from '../util/builtins';
 import { noop } from '../util/promise';
-import { formatAge } from './presentation';
+import { formatDuration } from './presentation';
 import type { ClientRequestHandlers, Tracker } from './incoming';
 import { relatedTaskIdOf, serveRequests } from './incoming';
 import { serverNamed } from '../util/text';
@@ -560,7 +560,7 @@ export class TaskEngine extends DisposableBase {
       abortWith(rec.direct, `the connection closed: ${info.reason}`);
       if (rec.snap.kind !== TASK) continue;
       if (!outlive) {
-        this.#gone(rec, `the server's process ended (${info.reason})`, false);
+        this.#gone(rec, `the server's process ended (${info.reason})`);
         continue;
       }
       this.#outlived.set(rec, this.#sessions.endpoint?.(serverId));
@@ -580,7 +580,7 @@ export class TaskEngine extends DisposableBase {
    * is the Disconnect's. (`markGone` takes each out of `live`, which a Set's iteration allows.)
    */
   drop(serverId: string, why: string, moved?: boolean): void {
-    for (const rec of this.#servers.get(serverId)?.live ?? []) if (rec.snap.kind === TASK) this.#markGone(rec, `${moved ? "its server's configuration changed" : REMOVED} and it was ${why}`, false);
+    for (const rec of this.#servers.get(serverId)?.live ?? []) if (rec.snap.kind === TASK) this.#markGone(rec, `${moved ? "its server's configuration changed" : REMOVED} and it was ${why}`);
   }
 
   // ── Running tools ──────────────────────────────────────────────────────────────────────────
@@ -900,7 +900,7 @@ export class TaskEngine extends DisposableBase {
       this.#applyServerTask(rec, task, 'poll');
     } catch (err) {
       const denied = denial(err);
-      if (denied) this.#gone(rec, denied, true);
+      if (denied) this.#gone(rec, ...denied);
       else if (this.#disposed) return;
       // An answer that is not a valid task (a status the spec does not have, a date that is no
       // string): its polls back off (see scheduleNext), as the server is not fixed in a second;
@@ -941,7 +941,7 @@ export class TaskEngine extends DisposableBase {
       this.#missing.set(serverId, (since = now));
       this.#serverLog(serverId).warn(`The server is no longer configured: its live tasks are lost unless it is back within ${REMOVED_GRACE_MS / 60_000} minutes`);
     }
-    if (now - since >= REMOVED_GRACE_MS) this.#gone(rec, REMOVED, false);
+    if (now - since >= REMOVED_GRACE_MS) this.#gone(rec, REMOVED);
     else this.#scheduler.schedule(key, since + REMOVED_GRACE_MS);
     return true;
   }
@@ -1519,7 +1519,7 @@ export class TaskEngine extends DisposableBase {
       const denied = denial(err);
       if (denied) {
         // Gone (lost or expired): nothing better will come, so the answer is kept with it.
-        this.#gone(rec, denied, true);
+        this.#gone(rec, ...denied);
         return true;
       }
       this.#failed(serverId, `${TASKS_GET} ${taskId}`, err);
@@ -1552,7 +1552,7 @@ export class TaskEngine extends DisposableBase {
       const denied = denial(err);
       // It ended: a result the user deleted, or kept in a file now missing or damaged, and its server forgot leaves it ended, without one.
       if (denied && (rec.snap.resultDeleted || rec.snap.outcomeFetchedAt)) this.#update(rec, { note: `${rec.snap.resultDeleted ? DELETED : `The result kept for it is ${UNREADABLE}`}, and its server no longer has it.` });
-      else if (denied) this.#markGone(rec, denied, true);
+      else if (denied) this.#markGone(rec, ...denied);
       else {
         this.#failed(serverId, `${TASKS_GET} ${taskId}`, err);
         this.#refetchLater(rec);
@@ -1673,7 +1673,7 @@ export class TaskEngine extends DisposableBase {
         // task the server no longer knows (its ttl ended) is expired or lost, as a poll finds it.
         const fresh = await this.#getTask(session, taskId).catch((e: unknown) => {
           const denied = denial(e);
-          if (denied) this.#gone(rec, denied, true);
+          if (denied) this.#gone(rec, ...denied);
         });
         if (fresh) this.#applyServerTask(rec, fresh, 'poll');
         throw new Error(`The server refused to cancel task ${taskId}: ${reasonOf(err)} (it is now ${rec.snap.status}).`);
@@ -1747,10 +1747,11 @@ export class TaskEngine extends DisposableBase {
   }
 
   /**
-   * The server denies the task, or its server is gone: `expired` if its ttl had ended, else
-   * `lost`. The last status and any outcome already fetched are kept.
+   * The server denies the task (`said`: its words, see `denial`), or its server is gone: `expired`
+   * if its ttl had ended, else `lost`. The last status and any outcome already fetched are kept.
    */
-  #gone(rec: Rec, why: string, serverDenied: boolean): void {
+  #gone(rec: Rec, why: string, said?: string): void {
+    const serverDenied = said !== undefined;
     // A denial is an answer: its server is reached (one restarted that forgot its tasks may have no task left to poll it).
     if (serverDenied) this.#reached(rec.snap.serverId);
     if (isTerminal(rec.snap.status)) return;
@@ -1760,23 +1761,25 @@ export class TaskEngine extends DisposableBase {
     // applyServerTask), so a Disconnect's notification rule does not take the loss for the
     // Disconnect's doing.
     if ((!serverDenied || this.#outlived.get(rec) !== this.#sessions.endpoint?.(rec.snap.serverId)) && this.#outlived.delete(rec)) this.#onDidChange.fire(rec.snap);
-    this.#markGone(rec, why, serverDenied);
+    this.#markGone(rec, why, said);
   }
 
   /** Lost with the process that ran it: one of a closed window's, if restored from it and not seen since (the notifications say so once for all). */
   #processGone(rec: Rec): void {
-    this.#gone(rec, rec.restored ? WINDOW_CLOSED : PROCESS_GONE, false);
+    this.#gone(rec, rec.restored ? WINDOW_CLOSED : PROCESS_GONE);
   }
 
   /** What `gone` does, also for a task that ended on the server but whose result it no longer has. */
-  #markGone(rec: Rec, why: string, serverDenied: boolean): void {
+  #markGone(rec: Rec, why: string, said?: string): void {
     const expiresAt = rec.snap.ttl === null ? Infinity : parseDate(rec.snap.createdAt) + rec.snap.ttl;
-    const status: LocalTaskStatus = serverDenied && this.#now() >= expiresAt ? EXPIRED : LOST;
+    const status: LocalTaskStatus = said !== undefined && this.#now() >= expiresAt ? EXPIRED : LOST;
+    // The engine's words, then the server's in brackets; the log keeps them all.
+    const full = said === undefined ? why : `${why} (${said})`;
     this.#scheduler.cancel(rec.snap.key);
     this.#unrouteProgress(rec);
-    // Expired, the server's words ("Task not found", "Task has expired (its ttl of 30000 ms ran out)") are what the note says already: left to the log.
-    this.#update(rec, { status, lastServerStatus: rec.snap.status as TaskStatus, note: status === EXPIRED ? `Its ttl of ${formatAge(rec.snap.ttl!)} ended; ${/expired|not found/i.test(why) ? why.replace(/ \(.*/s, '') : why}.` : `${capitalize(why)}.` });
-    this.#serverLog(rec.snap.serverId).warn(`Task ${rec.snap.taskId} (${rec.snap.toolName}) is ${status}: ${why}`);
+    // Expired (so denied: `said` is there), its note leaves out server words that only say it is gone (SAYS_GONE).
+    this.#update(rec, { status, lastServerStatus: rec.snap.status as TaskStatus, note: status === EXPIRED ? `Its ttl of ${formatDuration(rec.snap.ttl!)} ended; ${SAYS_GONE.test(said!) ? why : full}.` : `${capitalize(full)}.` });
+    this.#serverLog(rec.snap.serverId).warn(`Task ${rec.snap.taskId} (${rec.snap.toolName}) is ${status}: ${full}`);
   }
 
   // ── Tracking ───────────────────────────────────────────────────────────────────────────────
@@ -1999,13 +2002,23 @@ const lists = (session: McpSession | undefined): session is McpSession => sessio
 /**
  * Why a task is lost or expired when `err` is its server's answer to a tasks/get: -32602, it no
  * longer knows the task; -32601, it no longer has tasks at all (another server now answers there).
+ * In the engine's words, then the server's, apart: an expired task's note may leave them out (SAYS_GONE).
  */
-const denial = (err: unknown): string | undefined => {
+const denial = (err: unknown): [why: string, said: string] | undefined => {
   if (!isPeerError(err)) return undefined;
-  if (err.code === ErrorCode.InvalidParams) return `the server no longer knows the task (${reasonOf(err)})`;
-  if (err.code === ErrorCode.MethodNotFound) return `the server no longer answers ${TASKS_GET} (${reasonOf(err)})`;
+  if (err.code === ErrorCode.InvalidParams) return ['the server no longer knows the task', reasonOf(err)];
+  if (err.code === ErrorCode.MethodNotFound) return [`the server no longer answers ${TASKS_GET}`, reasonOf(err)];
   return undefined;
 };
+
+/**
+ * Server words that say no more than "the server no longer knows the task", which an expired
+ * task's note says already: `Task not found`, `Task has expired`, `task not found 't-9'`, after a
+ * `Failed to …: ` lead or not, with at most a word (the task's id) after, and a bracketed word on
+ * its ttl, which the note gives in plain time. Any other words are the server's to say, kept whole
+ * ("access token expired; sign in again", "Task not found (database offline)").
+ */
+const SAYS_GONE = /^(failed to [^:]*: )?task( \S+)? (is |has )?(not found|expired)( \S+)?( \(its ttl[^)]*\))?\.?$/i;
 
 const clamp = (n: number, min: number, max: number): number => (isFiniteNumber(n) ? minOf(maxOf(n, min), max) : max);
 

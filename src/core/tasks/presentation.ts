@@ -43,6 +43,16 @@ export const formatAge = (ms: number): string => {
 };
 
 /**
+ * A duration exactly, where `formatAge` rounds (a ttl of 90 s is not "1 min", nor 100 ms "0 s"):
+ * in the largest unit it is a whole number of (`90 s`, `90 min`, `24 h`), else in seconds (`1.5 s`),
+ * under one in milliseconds (`100 ms`). One number keeps a row short.
+ */
+export const formatDuration = (ms: number): string => {
+  for (const [n, unit] of [[3_600_000, 'h'], [60_000, 'min']] as const) if (ms >= n && ms % n === 0) return `${ms / n} ${unit}`;
+  return ms < 1000 ? `${ms} ms` : `${ms / 1000} s`;
+};
+
+/**
  * A row's age: `now` under a minute, then as `formatAge` (`5 min`, `3 h`), as VS Code's own
  * timeline and source control views say it. Rows are redrawn every 30 s, not every second (10,000
  * rows may be tracked): an age in seconds would read "2 s" long after, one in minutes is never

@@ -778,6 +778,50 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.deepEqual(notes, ['Its ttl of 30 s ended; the server no longer knows the task.', 'Its ttl of 30 s ended; the server no longer knows the task (Deleted by an administrator).']);
   });
 
+  it('an expired task\'s note leaves out the server\'s words only when they say no more than that the task is not found or expired, however they word it; other words stay whole, even with "expired" in them, and the log has them all', async () => {
+    const h = await harness({ server: { pollInterval: 10, ttl: 30_000 } });
+    const told: Array<[string, string]> = [];
+    const said = [
+      'Task not found',
+      'Failed to retrieve task: task not found \'t-9\'',
+      'Task has expired',
+      'access token expired; sign in again',
+      'Task not found (database offline)',
+      'Failed to retrieve task: Task expired because its owner left',
+    ];
+    for (const words of said) {
+      const t = await h.engine.callTool('fake', 'required-tool');
+      h.advanceEngineClock(30_000);
+      h.server.override('tasks/get', () => Promise.reject(new RpcError(ErrorCode.InvalidParams, words)));
+      await waitStatus(h, t.taskId, 'expired');
+      const logged = h.log.lines.find((l) => l.level === 'warn' && l.message.includes(`Task ${t.taskId} (required-tool) is expired: `))?.message ?? '';
+      told.push([h.snap(t.taskId).note!, logged.slice(logged.indexOf(' is expired: ') + 13)]);
+    }
+    const gone = 'Its ttl of 30 s ended; the server no longer knows the task.';
+    assert.deepEqual(told.map(([note]) => note), [
+      gone,
+      gone,
+      gone,
+      'Its ttl of 30 s ended; the server no longer knows the task (access token expired; sign in again).',
+      'Its ttl of 30 s ended; the server no longer knows the task (Task not found (database offline)).',
+      'Its ttl of 30 s ended; the server no longer knows the task (Failed to retrieve task: Task expired because its owner left).',
+    ]);
+    assert.deepEqual(told.map(([, log]) => log), said.map((words) => `the server no longer knows the task (${words})`), 'the log keeps the server\'s words');
+  });
+
+  it('an expired task\'s note says its ttl exactly, where an age is rounded: 90 s, not "1 min"; 100 ms, not "0 s"', async () => {
+    const notes: string[] = [];
+    for (const ttl of [90_000, 100, 5_400_000, 1_500, 86_400_000]) {
+      const h = await harness({ server: { pollInterval: 10, ttl } });
+      const t = await h.engine.callTool('fake', 'required-tool');
+      h.advanceEngineClock(ttl);
+      h.server.forget(t.taskId);
+      await waitStatus(h, t.taskId, 'expired');
+      notes.push(h.snap(t.taskId).note!.replace('; the server no longer knows the task.', ''));
+    }
+    assert.deepEqual(notes, ['Its ttl of 90 s ended', 'Its ttl of 100 ms ended', 'Its ttl of 90 min ended', 'Its ttl of 1.5 s ended', 'Its ttl of 24 h ended']);
+  });
+
   it('a server that denies a task with an empty error message: the lost task and the refused cancel say it gave no reason, not "()" or nothing after a colon', async () => {
     const h = await harness({ server: { pollInterval: NO_POLL } });
     const a = await h.engine.callTool('fake', 'required-tool');
