@@ -205,6 +205,29 @@ suite('Sampling through vscode.lm', () => {
     h.dispose();
   });
 
+  test('an editor too old to pass images to a model (no LanguageModelDataPart): its server gets -32602 "…; send text only.", and its row, run as a task here, is told in the user\'s words to update VS Code; no one is asked', async () => {
+    // The API object the extension's modules share (the namespace import wraps it): its data part taken away for the test.
+    const api = (vscode as unknown as { default: Record<string, unknown> }).default;
+    const dataPart = api.LanguageModelDataPart;
+    assert.ok(dataPart, 'this editor has LanguageModelDataPart');
+    api.LanguageModelDataPart = undefined;
+    const { h } = handler();
+    try {
+      const told: string[] = [];
+      const before = provider.requests.length;
+      const image = { role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] };
+      const err = await rejection(h.handle({ messages: [image], maxTokens: 50 }, { ...ctx(), tells: (note) => told.push(note) }));
+      assert.deepEqual(
+        [err.code, err.message, told],
+        [-32602, `This editor (VS Code ${vscode.version}) cannot pass image content to a language model; send text only.`, [`VS Code ${vscode.version} cannot pass image content to a language model: update VS Code`]],
+      );
+      assert.deepEqual([asked.length, provider.requests.length], [0, before], 'no consent prompt, no model request');
+    } finally {
+      api.LanguageModelDataPart = dataPart;
+      h.dispose();
+    }
+  });
+
   test('the server cancelling stops the model and the handler, and the user is told, as when it withdraws a request before the model answers', async () => {
     const told: string[] = [];
     const { h, log } = handler({ withdrawn: (title, server) => told.push(`${title} on ${server}`) });

@@ -123,7 +123,7 @@ export const createSamplingHandler = (o: SamplingHandlerOptions): SamplingHandle
     log.info(`${SAMPLING_CREATE}${taskId ? ` for task ${taskId}` : ''}: ${describePlan(plan)}`);
     if (plan.includeContext) log.debug(`Ignored includeContext "${plan.includeContext}": this client adds no context to sampling requests`);
     if (plan.temperature !== undefined) log.debug('Ignored temperature: the editor has no portable option for it');
-    const messages = chatMessages(plan).map(asChatMessage);
+    const messages = chatMessages(plan).map((m) => asChatMessage(m, ctx.tells));
     const preview = previewSampling(plan, { serverLabel: label, taskId, toolName: ctx.task?.toolName });
     if (log.traceEnabled !== false) log.trace(`Sampling request:\n${preview.text}`);
 
@@ -252,12 +252,16 @@ const describePlan = (plan: SamplingPlan): string => {
 type DataPartClass = new (data: Uint8Array, mimeType: string) => object;
 
 /** A plan message as the editor's message. Images and audio need `LanguageModelDataPart` (newer editors). */
-const asChatMessage = (m: PlanMessage): vscode.LanguageModelChatMessage => {
+const asChatMessage = (m: PlanMessage, tells: ServerRequestContext['tells']): vscode.LanguageModelChatMessage => {
   // Not in the @types/vscode (1.101) this extension compiles against; present at run time in newer editors.
   const DataPart = (vscode as unknown as { LanguageModelDataPart?: DataPartClass }).LanguageModelDataPart;
   const parts = m.parts.map((p) => {
     if (p.kind === 'text') return new vscode.LanguageModelTextPart(p.text);
-    if (!DataPart) throw new RpcError(ErrorCode.InvalidParams, `This editor (VS Code ${vscode.version}) cannot pass ${p.kind} content to a language model; send text only.`);
+    if (!DataPart) {
+      // Its row, if run as a task here: what the user can do about it, where its server is told what it can.
+      tells?.(`VS Code ${vscode.version} cannot pass ${p.kind} content to a language model: update VS Code`);
+      throw new RpcError(ErrorCode.InvalidParams, `This editor (VS Code ${vscode.version}) cannot pass ${p.kind} content to a language model; send text only.`);
+    }
     // A copy: Node may decode small base64 into a shared pool buffer.
     return new DataPart(Uint8Array.from(Buffer.from(p.data, 'base64')), p.mimeType);
   });
