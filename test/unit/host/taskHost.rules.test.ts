@@ -578,6 +578,8 @@ describe('TaskHost: receiver rules (MCP Tasks 2025-11-25)', () => {
     await s.settle();
     const status = (id: string) => c.host.list().find((t) => t.taskId === id)?.status;
     assert.deepEqual([status(asked), status(sampled), status(other)], ['cancelled', 'cancelled', 'working']);
+    // Its row says why it closed unanswered, in words the user reads as they are (no note needed over them).
+    assert.equal(describeHosted(c.host.list().find((t) => t.taskId === asked)!, Date.now()), 'Cancelled · The task it belongs to ended (cancelled) · now');
     assert.deepEqual(
       s.statuses.map((n) => [n.taskId, n.status, n.statusMessage]),
       [
