@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { TaskEngine, UnsentAnswer } from '../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../core/host/taskHost';
-import { STATUS_PRESENTATION, formatAge, runTitle } from '../core/tasks/presentation';
+import { STATUS_PRESENTATION, formatDuration, runTitle } from '../core/tasks/presentation';
 import { EXPIRED, isTerminal, LOST } from '../core/tasks/status';
 import type { TaskSnapshot } from '../core/tasks/types';
 import { DIRECT, SERVER_LIST } from '../core/tasks/types';
@@ -364,7 +364,7 @@ export class TaskIndicators extends DisposableBase {
     const log = showLogLabel();
     void (more.length
       ? showWarning(vscode.l10n.t('{0} requests on {1} closed unanswered: the time the server allowed for them ran out.', formatCount(more.length + 1), server), log)
-      : showWarning(vscode.l10n.t('"{0}" on {1} closed unanswered: the server allowed {2} for an answer.', title, server, formatAge(h.ttl)))
+      : showWarning(vscode.l10n.t('"{0}" on {1} closed unanswered: the server allowed {2} for an answer.', title, server, formatDuration(h.ttl)))
     ).then((c) => c && executeCommand(SHOW_LOG));
   }
 }

@@ -483,19 +483,22 @@ suite('Cancel Task from the palette', () => {
     for (const id of closed) assert.match(log, new RegExp(`\\[lab\\] Hosted task ${id} created for elicitation/create \\(ttl 5000 ms\\): "\\w`));
     spy.skipShown();
   });
-  test('a question whose ttl runs out while another of its server reads alike is named in the warning as its row was, with when it was asked (T-RCV-7)', async function () {
+  test('a question whose ttl runs out while another of its server reads alike is named in the warning as its row was, with when it was asked (T-RCV-7); the ttl is said exactly, in the warning and the tooltip ("13.5 s", not "14 s")', async function () {
     this.timeout(60_000);
     const lab = api.getServers().find((s) => s.label === 'lab')!;
     spy.messages.length = 0;
-    // Two calls, two questions asked alike; the first one's ttl runs out 10 s before the other's.
-    for (const ttl of [3000, 13_000]) started.push((await api.runTool(lab.id, 'ask', { arguments: { ttl, message: 'Alike' } })).id);
+    // Two calls, two questions asked alike; the first one's ttl runs out 10.5 s before the other's.
+    for (const ttl of [3000, 13_500]) started.push((await api.runTool(lab.id, 'ask', { arguments: { ttl, message: 'Alike' } })).id);
     await spy.next('the first question');
     await waitFor(async () => spy.messages.some((m) => m.includes('closed unanswered')), `the warning, among ${JSON.stringify(spy.messages)}`);
     assert.match(spy.messages.find((m) => m.includes('closed unanswered'))!, /^"Alike \(1 of 1\) \(.+\)" on lab closed unanswered: the server allowed 3 s for an answer\.$/);
     spy.skipShown();
+    const rows = (nodes: TreeSnapshotNode[]): TreeSnapshotNode[] => nodes.flatMap((n) => [n, ...rows(n.children ?? [])]);
+    const tips = rows((await testingApi(await activateExtension()).getTreeSnapshot()) as TreeSnapshotNode[]).map((r) => r.tooltip ?? '').filter((t) => t.includes('Time allowed'));
+    assert.ok(tips.some((t) => /Time allowed: 13\.5 s, \d+ s left/.test(t)), tips.join('\n---\n'));
     await waitFor(async () => spy.messages.filter((m) => m.includes('closed unanswered')).length === 2, 'the second warning', 30_000);
     // Alone by then, it reads as its row did: its message only.
-    assert.equal(spy.messages.filter((m) => m.includes('closed unanswered'))[1], '"Alike (1 of 1)" on lab closed unanswered: the server allowed 13 s for an answer.');
+    assert.equal(spy.messages.filter((m) => m.includes('closed unanswered'))[1], '"Alike (1 of 1)" on lab closed unanswered: the server allowed 13.5 s for an answer.');
     spy.skipShown();
   });
   test('Cancel Task on a server that answers tasks/cancel while the task works and cancels it later: the later end "cancelled" is not told (the user did it); a task that fails despite the cancel is told', async function () {

@@ -5,7 +5,7 @@ import type { ServerManager, ServerSnapshot } from '../../core/servers/serverMan
 import { BLOCKED, CONNECTED, CONNECTING, InputDismissedError, restarts } from '../../core/servers/serverManager';
 import type { TaskEngine, Unreachable } from '../../core/tasks/engine';
 import type { HostedTaskSnapshot, TaskHost } from '../../core/host/taskHost';
-import { STATUS_PRESENTATION, asSeen, askedTitle, describeHosted, describeTask, formatAge, localTime, newestFirstOf, runTitles, taskTitle, ttlRow, WARNING_COLOR } from '../../core/tasks/presentation';
+import { STATUS_PRESENTATION, asSeen, askedTitle, describeHosted, describeTask, formatAge, formatDuration, localTime, newestFirstOf, runTitles, taskTitle, ttlRow, WARNING_COLOR } from '../../core/tasks/presentation';
 import { EXPIRED, isTerminal, LOST } from '../../core/tasks/status';
 import { hasResult as resultOf, isCancelable } from '../../core/tasks/policy';
 import type { TaskSnapshot } from '../../core/tasks/types';
@@ -501,7 +501,7 @@ const hostedItem = (h: HostedTaskSnapshot, hosted: readonly HostedTaskSnapshot[]
   if (respondable) item.command = { command: RESPOND_TO_TASK, title: 'Respond', arguments: [{ kind: HOSTED, taskId: h.taskId, serverId: h.serverId }] };
   item.tooltip = markdown(
     `**${what}**, run as a task here: ${p.label}\n\n${escapeMd(h.summary)}\n\n` +
-      `Task id: \`${h.taskId}\`  \nCreated: ${localTime(h.createdAt)}  \nTime allowed: ${formatAge(h.ttl)}${live ? `, ${formatAge(parseDate(h.createdAt) + h.ttl - now())} left (then it closes unanswered)` : ''}${h.model ? `  \nLanguage model: ${escapeMd(h.model)}` : ''}`,
+      `Task id: \`${h.taskId}\`  \nCreated: ${localTime(h.createdAt)}  \nTime allowed: ${formatDuration(h.ttl)}${live ? `, ${formatAge(parseDate(h.createdAt) + h.ttl - now())} left (then it closes unanswered)` : ''}${h.model ? `  \nLanguage model: ${escapeMd(h.model)}` : ''}`,
   );
   // Heard as seen: what it is (as its icon shows), then the status, why it ended and the age, not the status alone.
   heardAs(item, `${what}: ${label}, ${item.description}`);
