@@ -10,7 +10,7 @@ import type { FormPlan } from '../core/elicitation/plan';
 import { INVALID_REQUEST, planElicitation, toStep } from '../core/elicitation/plan';
 import { validateContent } from '../core/elicitation/validate';
 import type { Tool } from '../core/protocol/schemas';
-import { formatAge } from '../core/tasks/presentation';
+import { formatDuration } from '../core/tasks/presentation';
 import { errorMessage } from '../core/util/abort';
 import { fromJson, isObject, isObjectLike, isString, stringify } from '../core/util/json';
 import { entriesOf, round } from '../core/util/builtins';
@@ -236,12 +236,12 @@ export const askTtl = async (title: string, ui: QuickInputPrompter): Promise<{ t
   type Choice = { ttlMs?: number } | 'custom';
   // Each with its icon, as Default and Custom… have theirs: the labels line up. Written as
   // Default's and the rest of the UI's durations are ("10 min", "1 h"), not "10 minutes" beside "1 h".
-  const choices: Array<PickItem<{ ttlMs: number }>> = [10 * UNITS.m, UNITS.h, UNITS.d].map((ttlMs) => ({ icon: 'clock', label: formatAge(ttlMs), value: { ttlMs } }));
+  const choices: Array<PickItem<{ ttlMs: number }>> = [10 * UNITS.m, UNITS.h, UNITS.d].map((ttlMs) => ({ icon: 'clock', label: formatDuration(ttlMs), value: { ttlMs } }));
   const items: Array<PickItem<Choice>> = [
     {
       icon: 'history',
       label: vscode.l10n.t('Default'),
-      description: defaultMs ? vscode.l10n.t('{0}, from the setting mcpTasks.defaultTtlSeconds', formatAge(defaultMs)) : vscode.l10n.t('the server decides'),
+      description: defaultMs ? vscode.l10n.t('{0}, from the setting mcpTasks.defaultTtlSeconds', formatDuration(defaultMs)) : vscode.l10n.t('the server decides'),
       value: {},
       picked: true,
     },

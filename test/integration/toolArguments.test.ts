@@ -300,6 +300,20 @@ suite('Run Tool as Task: arguments from the input schema, and the ttl', () => {
     }
   });
 
+  test('The ttl step: Default says the setting\'s ttl exactly ("90 s", not "1 min"), and that ttl reaches the server', async function () {
+    this.timeout(60_000);
+    await settings().update('defaultTtlSeconds', 90, vscode.ConfigurationTarget.Global);
+    try {
+      const run = await start('demo', 'build-project');
+      await fillArguments(spy, 'build-project', { durationMs: '300' });
+      const pick = await chooseTtl(spy, 'build-project', 'Default');
+      assert.equal(pick.items[0].description, '90 s, from the setting mcpTasks.defaultTtlSeconds');
+      assert.equal(api.getTask(await run.started())?.ttl, 90_000);
+    } finally {
+      await settings().update('defaultTtlSeconds', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   test('Back on each step shows the step before with what was chosen there: ttl → arguments (their review) → tool → server; a field changed from the review → the review', async function () {
     this.timeout(60_000);
     const before = await taskIds('demo');
