@@ -1,6 +1,6 @@
 // How a task's row reads: its description leads with how a finished task ended and says why.
 import * as assert from 'node:assert/strict';
-import { askedTitle, describeHosted, describeTask, formatRowAge, runTitle, runTitles, taskTitle, toolRunWords, ttlRow } from '../../../src/core/tasks/presentation';
+import { askedTitle, describeHosted, describeTask, formatDuration, formatRowAge, runTitle, runTitles, taskTitle, toolRunWords, ttlRow } from '../../../src/core/tasks/presentation';
 import { snapshot } from '../helpers/snapshots';
 
 const CREATED = Date.parse('2025-01-01T00:00:00.000Z');
@@ -36,6 +36,13 @@ describe('describeTask', () => {
 
   it('gives ages in minutes, "now" under one (rows are redrawn every 30 s: "2 s" would read so long after)', () => {
     assert.deepEqual([0, 1_000, 59_999, 60_000, 119_000, 2 * 3600_000].map((ms) => formatRowAge(ms)), ['now', 'now', 'now', '1 min', '1 min', '2 h']);
+  });
+
+  it('says a duration (a ttl) exactly, in one number, where an age is rounded: "90 s", not "1 min"; "100 ms", not "0 s"', () => {
+    assert.deepEqual(
+      [0, 100, 1_000, 1_500, 30_000, 60_000, 90_000, 3_600_000, 5_400_000, 86_400_000, 90_061_000].map(formatDuration),
+      ['0 ms', '100 ms', '1 s', '1.5 s', '30 s', '1 min', '90 s', '1 h', '90 min', '24 h', '90061 s'],
+    );
   });
 
   it('leads a finished task with how it ended, then its last message', () => {
