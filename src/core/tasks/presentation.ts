@@ -44,11 +44,13 @@ export const formatAge = (ms: number): string => {
 
 /**
  * A duration exactly, where `formatAge` rounds (a ttl of 90 s is not "1 min", nor 100 ms "0 s"):
- * in the largest unit it is a whole number of (`90 s`, `90 min`, `24 h`), else in seconds (`1.5 s`),
+ * in the largest unit it is a whole number of (`90 s`, `90 min`, `24 h`, `30 d`), else in seconds (`1.5 s`),
  * under one in milliseconds (`100 ms`). One number keeps a row short.
  */
 export const formatDuration = (ms: number): string => {
-  for (const [n, unit] of [[3_600_000, 'h'], [60_000, 'min']] as const) if (ms >= n && ms % n === 0) return `${ms / n} ${unit}`;
+  ms = round(ms);
+  // Days from two on, as formatAge says them: a day is "24 h".
+  for (const [n, unit, from] of [[86_400_000, 'd', 2], [3_600_000, 'h', 1], [60_000, 'min', 1]] as const) if (ms >= n * from && ms % n === 0) return `${ms / n} ${unit}`;
   return ms < 1000 ? `${ms} ms` : `${ms / 1000} s`;
 };
 

@@ -40,8 +40,9 @@ describe('describeTask', () => {
 
   it('says a duration (a ttl) exactly, in one number, where an age is rounded: "90 s", not "1 min"; "100 ms", not "0 s"', () => {
     assert.deepEqual(
-      [0, 100, 1_000, 1_500, 30_000, 60_000, 90_000, 3_600_000, 5_400_000, 86_400_000, 90_061_000].map(formatDuration),
-      ['0 ms', '100 ms', '1 s', '1.5 s', '30 s', '1 min', '90 s', '1 h', '90 min', '24 h', '90061 s'],
+      [0, 100, 1_000, 1_500, 30_000, 60_000, 90_000, 3_600_000, 5_400_000, 86_400_000, 90_061_000, 172_800_000, 2_592_000_000, 100.6, 1_234.4].map(formatDuration),
+      // Days from two on, as formatAge says them (a 30-day ttl is not "720 h"); a server's fraction of a millisecond is not said.
+      ['0 ms', '100 ms', '1 s', '1.5 s', '30 s', '1 min', '90 s', '1 h', '90 min', '24 h', '90061 s', '2 d', '30 d', '101 ms', '1.234 s'],
     );
   });
 
