@@ -200,9 +200,10 @@ const workspaceSettingsFile = (file = vscode.workspace.workspaceFile): string =>
 /** Opens the settings that hold the `mcpTasks.servers` setting, the cursor on the server `name`'s entry, or on the setting. */
 const openSettings = async (name?: string): Promise<void> => {
   const path = name === undefined ? [SERVERS_SETTING] : [SERVERS_SETTING, name];
-  // The workspace's value wins over the user's; in a remote window the user's may be the remote machine's.
+  // The workspace's value wins over the user's; in a remote window the remote machine's setting, where
+  // it has one, wins over the user's (as a whole: not merged), so it is looked in first.
   const value = vscode.workspace.getConfiguration().inspect<Record<string, unknown>>(SERVERS_SETTING)?.workspaceValue;
-  const opens = (name === undefined ? value : value?.[name]) !== undefined ? ['Workspace'] : vscode.env.remoteName ? ['', 'Remote'] : [''];
+  const opens = (name === undefined ? value : value?.[name]) !== undefined ? ['Workspace'] : vscode.env.remoteName ? ['Remote', ''] : [''];
   // Those whose editor the extension did not learn of: gone past (the next may hold the server), then named.
   const late: string[] = [];
   for (const open of opens) {

@@ -289,7 +289,7 @@ suite('Configuration errors in the Tasks view', () => {
         w.onDidChangeActiveTextEditor = changed;
       }
       assert.ok(vscode.env.remoteName, 'a remote window');
-      assert.deepEqual(spy.messages, ['The settings file did not show in an editor within 15 s. Run "Preferences: Open User Settings (JSON)" or "Preferences: Open Remote Settings (JSON)" and look for "never" there.']);
+      assert.deepEqual(spy.messages, ['The settings file did not show in an editor within 15 s. Run "Preferences: Open Remote Settings (JSON)" or "Preferences: Open User Settings (JSON)" and look for "never" there.']);
       assert.deepEqual(spy.messageItems, [[]]);
     } finally {
       spy.dispose();
@@ -297,23 +297,25 @@ suite('Configuration errors in the Tasks view', () => {
     }
   });
 
-  test('Open MCP Configuration in a remote window whose user settings file never shows in an editor the extension learns of goes on, after 15 s, to the remote machine\'s, where the server is: the cursor on its name, nothing said', async function () {
+  test('Open MCP Configuration in a remote window whose remote machine\'s settings file never shows in an editor the extension learns of goes on, after 15 s, to the user\'s, where the server is: the cursor on its name, nothing said', async function () {
     this.timeout(60_000);
     const w = vscode.window as unknown as Record<string, unknown>;
     const active = Object.getOwnPropertyDescriptor(w, 'activeTextEditor')!;
     const changed = w.onDidChangeActiveTextEditor as vscode.Event<vscode.TextEditor | undefined>;
-    // The user's own file (code-server keeps the remote machine's under Machine/): hidden from the extension.
-    const local = (e?: vscode.TextEditor) => /\/User\/settings\.json$/.test(e?.document.uri.path ?? '');
+    // The remote machine's file (code-server keeps it under Machine/): hidden from the extension.
+    const remote = (e?: vscode.TextEditor) => /\/Machine\/settings\.json$/.test(e?.document.uri.path ?? '');
     const current = (): vscode.TextEditor | undefined => (active.get ? active.get.call(w) : active.value);
     const spy = new QuickInputSpy();
-    // Global is the remote machine's settings in code-server (see the typo test below).
-    await settings().update('servers', { late: { type: 'stdio', command: 'mcp-tasks-no-such-command' } }, vscode.ConfigurationTarget.Global);
+    // The user's own file (Global is the remote machine's settings in code-server, see the typo test below).
+    const file = path.join(process.env.MCP_TASKS_USER_DATA_DIR ?? '', 'User', 'settings.json');
+    const before = fs.readFileSync(file, 'utf8');
+    fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(before), [SERVERS_SETTING]: { late: { type: 'stdio', command: 'mcp-tasks-no-such-command' } } }));
     try {
       assert.ok(vscode.env.remoteName, 'a remote window');
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-      Object.defineProperty(w, 'activeTextEditor', { configurable: true, get: () => (local(current()) ? undefined : current()) });
+      Object.defineProperty(w, 'activeTextEditor', { configurable: true, get: () => (remote(current()) ? undefined : current()) });
       w.onDidChangeActiveTextEditor = (listener: (e: vscode.TextEditor | undefined) => unknown, thisArg?: unknown, disposables?: vscode.Disposable[]) =>
-        changed((e) => local(e) || listener.call(thisArg, e), undefined, disposables);
+        changed((e) => remote(e) || listener.call(thisArg, e), undefined, disposables);
       try {
         await vscode.commands.executeCommand('mcpTasks.openConfiguration', SETTINGS, undefined, undefined, 'late');
       } finally {
@@ -321,11 +323,35 @@ suite('Configuration errors in the Tasks view', () => {
         w.onDidChangeActiveTextEditor = changed;
       }
       const e = vscode.window.activeTextEditor;
-      assert.match(e?.document.uri.path ?? '', /\/Machine\/settings\.json$/);
+      assert.match(e?.document.uri.path ?? '', /\/User\/settings\.json$/);
       assert.deepEqual(e!.selection.active, e!.document.positionAt(e!.document.getText().indexOf('"late"') + 1));
       assert.deepEqual(spy.messages, []);
     } finally {
       spy.dispose();
+      fs.writeFileSync(file, before);
+      await vscode.commands.executeCommand('mcpTasks.refresh');
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
+  });
+
+  test('Open MCP Configuration in a remote window, on a server that both the user\'s and the remote machine\'s settings name, opens the remote machine\'s: the entry that takes effect (its setting overrides the user\'s)', async function () {
+    this.timeout(60_000);
+    assert.ok(vscode.env.remoteName, 'a remote window');
+    // The user's own file (code-server keeps the remote machine's, Global here, under Machine/).
+    const file = path.join(process.env.MCP_TASKS_USER_DATA_DIR ?? '', 'User', 'settings.json');
+    const before = fs.readFileSync(file, 'utf8');
+    const both = (command: string) => ({ both: { type: 'stdio', command } });
+    fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(before), [SERVERS_SETTING]: both('mcp-tasks-users') }));
+    await settings().update('servers', both('mcp-tasks-remote-machines'), vscode.ConfigurationTarget.Global);
+    try {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      assert.deepEqual(settings().get('servers'), both('mcp-tasks-remote-machines'));
+      await vscode.commands.executeCommand('mcpTasks.openConfiguration', SETTINGS, undefined, undefined, 'both');
+      const e = await waitForEditor((e) => /settings\.json$/.test(e.document.uri.path), 'a settings file');
+      assert.match(e.document.uri.path, /\/Machine\/settings\.json$/);
+      assert.deepEqual(e.selection.active, e.document.positionAt(e.document.getText().indexOf('"both"') + 1));
+    } finally {
+      fs.writeFileSync(file, before);
       await removeSettingServers();
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     }
@@ -451,7 +477,7 @@ suite('Configuration errors in the Tasks view', () => {
       // Failed, its row offers Connect alone (package.json's menus read the contextValue): Restart Server would do the same.
       const failed = await waitFor(async () => ((await testing.getTreeSnapshot()) as TreeSnapshotNode[]).find((r) => r.id === row.id && r.icon === 'error'), 'the typo row to read failed');
       assert.equal(failed.contextValue, 'server connectable');
-      // In code-server the user's settings are the remote machine's (user-data/Machine): the local file, opened first, does not have the server.
+      // Global is the remote machine's settings in code-server (user-data/Machine), the file opened first.
       const has = (e?: vscode.TextEditor) => /settings\.json$/.test(e?.document.uri.path ?? '') && e!.document.getText().includes('"typo"');
       // At the server's entry, the cursor on its name, not at the top of the file.
       const name = (e: vscode.TextEditor) => e.document.positionAt(e.document.getText().indexOf('"typo"') + 1);
