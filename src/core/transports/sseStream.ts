@@ -261,7 +261,9 @@ export const httpStatusError = async (serverName: string, url: string, response:
   }
   const body = await readBodySnippet(response);
   const hint = status === 404 && configured ? ` (${CHECK_URL})` : '';
-  return new TransportHttpError(`${serverNamed(serverName)} answered ${statusLine(response)} at ${url}${hint}${body ? `: ${body}` : ''}`, status);
+  const line = statusLine(response);
+  // A body that only repeats the status ("Not Found", nginx's "502 Bad Gateway") is not said twice.
+  return new TransportHttpError(`${serverNamed(serverName)} answered ${line} at ${url}${hint}${body && !line.toLowerCase().endsWith(` ${body.toLowerCase()}`) ? `: ${body}` : ''}`, status);
 };
 
 /** Where a redirect leads, in words; a `Location` that is no URL is said to be invalid, not thrown. */

@@ -368,6 +368,20 @@ describe('StreamableHttpTransport against hostile servers', function () {
   this.timeout(15_000);
   const serve = hostileServersForEachTest(open);
 
+  it('a body that only repeats the status line is not said again: "HTTP 404 Not Found at URL (check "url" …)", not "…: Not Found"; nor nginx\'s "502 Bad Gateway" page', async () => {
+    const server = await serve((req, res) => {
+      if (req.url === '/plain/mcp') res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+      else res.writeHead(502, { 'content-type': 'text/html' }).end('<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>');
+    });
+    const said = async (path: string) => {
+      const c = client(server.url(path));
+      await c.conn.start();
+      return c.conn.requestRaw('initialize', {}).then(() => 'answered', (err: Error) => err.message.replace(server.url(path), 'URL'));
+    };
+    assert.equal(await said('/plain/mcp'), 'Server "fixture" answered HTTP 404 Not Found at URL (check "url" in its configuration)');
+    assert.equal(await said('/nginx/mcp'), 'Server "fixture" answered HTTP 502 Bad Gateway at URL');
+  });
+
   it('a proxy\'s HTML pages read as their title (a one-word title followed by the text), or one line of their text without one, not as markup: an error page, a 404 page (which also says to check "url"), a page without a title, and a sign-in page answered 200', async () => {
     const pages: Record<string, [number, string]> = {
       '/nginx/mcp': [502, '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>'],
@@ -386,7 +400,7 @@ describe('StreamableHttpTransport against hostile servers', function () {
       await c.conn.start();
       return c.conn.requestRaw('initialize', {}).then(() => 'answered', (err: Error) => err.message.replace(server.url(path), 'URL'));
     };
-    assert.equal(await said('/nginx/mcp'), 'Server "fixture" answered HTTP 502 Bad Gateway at URL: 502 Bad Gateway');
+    assert.equal(await said('/nginx/mcp'), 'Server "fixture" answered HTTP 502 Bad Gateway at URL');
     assert.equal(await said('/express/mcp'), 'Server "fixture" answered HTTP 404 Not Found at URL (check "url" in its configuration): Error: Cannot POST /express/mcp');
     assert.equal(await said('/styled/mcp'), 'Server "fixture" answered HTTP 503 Service Unavailable at URL: Just a moment...');
     assert.equal(await said('/untitled/mcp'), 'Server "fixture" answered HTTP 500 Internal Server Error at URL: Internal error Try again later.');
