@@ -702,6 +702,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
     const secrets: string[] = [];
     const given: InputDef[] = []; // inputs that got a value (asked or saved)
     let needed: string | undefined;
+    // What a failure adds: its `${env:…}` that are not set, empty as in VS Code (a path or key missing may be why).
+    let unset = '';
     // Disconnected, restarted or removed meanwhile (`generation` moved on): nothing more is started.
     const latest = () => generation === entry.generation;
     // By the user's Disconnect: their choice, not a failure (commands end quietly); by a removal: an error that says so, as the call did not run (by an edit: see #session).
@@ -716,6 +718,7 @@ export class ServerManager extends DisposableBase implements SessionSource {
       // Values of environment variables with secret names (API_KEY, GITHUB_TOKEN…) that the
       // configuration puts into a command line, a URL or a header.
       secrets.push(...envSecrets(config, context.env));
+      for (const [text, name] of stringify(config).matchAll(/\$\{env:([^}]+)\}/g)) if (context.env[name] === undefined) unset += ` ${text} is empty: ${name} is not set where the editor was started.`;
       // While a new configuration waits, the endpoint its tasks are at, as it was resolved then.
       const resolved = entry.pending && entry.resolved ? ({ ok: true, server: entry.resolved } as const) : await resolveServer(config, {
         ...context,
@@ -807,6 +810,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
         throw err;
       }
       const closed = session?.connection.closeInfo;
+      // Said by the error itself, which keeps its kind (a timeout, an HTTP status) for its callers.
+      if (unset && latest() && entry.dismissed === undefined && err instanceof Error) err.message = sentence(err.message) + unset;
       const message = redactSecrets(withExitHint(reasonOf(err), config, closed), secrets);
       // The endpoint kept by the previous window (see setConfiguration) is out of reach, and has
       // been for KEPT_GRACE_MS (a network that comes up late is waited for): its tasks are lost,

@@ -191,6 +191,14 @@ describe('reliability: faults', function () {
       await assert.rejects(c.servers.getSession(id), (err: Error) => (assert.equal(err.message, `Server "crashy" failed: ${why} It will not be tried again for 1 s. Restart it to try now.`), true));
     });
 
+    it('a server whose configuration uses an ${env:…} that is not set (empty, as in VS Code) and then fails says so, for it may be why', async () => {
+      const c = client({ servers: { unset: { type: 'stdio', command: node, args: [taskLab, '--exit-at-start', '3', '${env:MCP_TASKS_TEST_UNSET}'] } } });
+      const id = c.id('unset');
+      const why = `Connection closed: Server process exited with code 3 (its last output: "task-lab: failing at start, as asked"). \${env:MCP_TASKS_TEST_UNSET} is empty: MCP_TASKS_TEST_UNSET is not set where the editor was started. ${NEXT_STEP}`;
+      await assert.rejects(c.servers.getSession(id), (err: Error) => (assert.equal(err.message, why), true));
+      assert.deepEqual(c.servers.get(id)!.state, { kind: 'error', message: why });
+    });
+
     it('a remote server it could not reach, asked for again within the backoff, is named once with its url: "Server "x" failed at URL: connection refused …", not "failed: Could not reach server "x" at URL: …"', async () => {
       const url = `http://127.0.0.1:${await freePort()}/mcp`;
       const c = client({ servers: { down: { type: 'http', url } } });
