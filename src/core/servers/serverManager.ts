@@ -718,7 +718,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
       // Values of environment variables with secret names (API_KEY, GITHUB_TOKEN…) that the
       // configuration puts into a command line, a URL or a header.
       secrets.push(...envSecrets(config, context.env));
-      for (const [text, name] of stringify(config).matchAll(/\$\{env:([^}]+)\}/g)) if (context.env[name] === undefined) unset += ` ${text} is empty: ${name} is not set where the editor was started.`;
+      // Each once, however often the configuration uses it.
+      for (const name of new Set(Array.from(stringify(config).matchAll(/\$\{env:([^}]+)\}/g), (m) => m[1]))) if (context.env[name] === undefined) unset += ` \${env:${name}} is empty: ${name} is not set where the editor was started.`;
       // While a new configuration waits, the endpoint its tasks are at, as it was resolved then.
       const resolved = entry.pending && entry.resolved ? ({ ok: true, server: entry.resolved } as const) : await resolveServer(config, {
         ...context,
