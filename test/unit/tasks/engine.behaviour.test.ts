@@ -778,13 +778,15 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.deepEqual(notes, ['Its ttl of 30 s ended; the server no longer knows the task.', 'Its ttl of 30 s ended; the server no longer knows the task (Deleted by an administrator).']);
   });
 
-  it('an expired task\'s note leaves out the server\'s words only when they say no more than that the task is not found or expired, however they word it; other words stay whole, even with "expired" in them, and the log has them all', async () => {
+  it('an expired task\'s note leaves out the server\'s words only when they say no more than that the task is not found or expired, however they word it (its id after a colon too); other words stay whole, even with "expired" in them, and the log has them all', async () => {
     const h = await harness({ server: { pollInterval: 10, ttl: 30_000 } });
     const told: Array<[string, string]> = [];
     const said = [
       'Task not found',
       'Failed to retrieve task: task not found \'t-9\'',
       'Task has expired',
+      // As the SDKs write it (Python's and TypeScript's "Task not found: ${taskId}"): the id after a colon.
+      'Task not found: 3f2a0c1e-9b7d-4e55-a1c2-64d0e8f1b2a3',
       'access token expired; sign in again',
       'Task not found (database offline)',
       'Failed to retrieve task: Task expired because its owner left',
@@ -799,6 +801,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     }
     const gone = 'Its ttl of 30 s ended; the server no longer knows the task.';
     assert.deepEqual(told.map(([note]) => note), [
+      gone,
       gone,
       gone,
       gone,
