@@ -119,11 +119,23 @@ export function writeUserSettings(userDataDir, settings = {}) {
  */
 export function packageExtension() {
   return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', 'package'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+    // detached: npm, its shell, esbuild and vsce are one process group, stopped as a whole by the
+    // cleanups (Ctrl-C, SIGTERM: see cleanupOnSignals). A signal to this script alone (a CI
+    // timeout's SIGTERM) otherwise ended it and left the build running.
+    const child = spawn('npm', ['run', 'package'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+    const closed = new Promise((r) => child.once('close', r));
+    let done = false;
+    registerCleanup(() => done || killGroup(child.pid, closed));
     child.stdout.pipe(process.stdout, { end: false });
     // Not started at all (npm not on PATH…), it printed nothing: the reason is said here.
     child.once('error', (err) => reject(new Error(`npm run package failed: ${err.message}`)));
-    child.once('close', (code) => (code === 0 ? resolve(join(repoRoot, 'dist', 'mcp-tasks.vsix')) : reject(new Error('npm run package failed (see its output above)'))));
+    child.once('close', (code) => {
+      done = true;
+      // Stopped by the cleanups (Ctrl-C…): no failure to tell, their signal handler exits.
+      if (isCleaningUp()) return;
+      if (code === 0) resolve(join(repoRoot, 'dist', 'mcp-tasks.vsix'));
+      else reject(new Error('npm run package failed (see its output above)'));
+    });
   });
 }
 
