@@ -288,14 +288,22 @@ const ZOD_MINI_FIXED = [
   // `with`, check()'s alias (a getter and a setter: 70 bytes).
   [/^ {4}\/\/ `with` is an alias for `check`[^\n]*\n {4}get with\(\) \{\n[^]*?^ {4}set with\(value\) \{\n[^]*?^ {4}\},\n/gm, '', 1],
   // Its 65 schema classes that only run their core class's initializer, then their parent's: each
-  // made by one helper (0.2 KB). The parent is read when the class is made, not when one is built:
-  // each parent is declared above its children (else loading the bundle throws, which every test sees).
+  // made by one helper (0.2 KB). The parent is read when the class is made, not when one is built,
+  // so it must be declared above: bundled, zod's consts are vars, undefined until then, and only
+  // building a schema of that class would throw. Checked here for each.
   [
     'export const ZodMiniType = ',
     'const miniSchema = (name, base, parent) => core.$constructor(name, (inst, def) => {\n    base.init(inst, def);\n    parent.init(inst, def);\n});\nexport const ZodMiniType = ',
     1,
   ],
-  [/core\.\$constructor\("(ZodMini\w+)", \(inst, def\) => \{\n {4}(core\.\$Zod\w+)\.init\(inst, def\);\n {4}(ZodMini\w+)\.init\(inst, def\);\n\}\)/g, 'miniSchema("$1", $2, $3)', 65],
+  [
+    /core\.\$constructor\("(ZodMini\w+)", \(inst, def\) => \{\n {4}(core\.\$Zod\w+)\.init\(inst, def\);\n {4}(ZodMini\w+)\.init\(inst, def\);\n\}\)/g,
+    (_, name, base, parent, at, text) => {
+      if (!text.slice(0, at).includes(`export const ${parent} = `)) throw new Error(`zod/mini's ${name} is declared above its parent ${parent}: update esbuild.js's ZOD_MINI_FIXED`);
+      return `miniSchema("${name}", ${base}, ${parent})`;
+    },
+    65,
+  ],
 ];
 /**
  * zod's $ZodError class, built at load time though nothing calls it (zod throws and answers with

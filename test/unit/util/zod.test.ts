@@ -1,6 +1,6 @@
 // fallback(), the z.catch the bundle can afford: it must answer as z.catch does.
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { Plugin } from 'esbuild';
@@ -161,6 +161,33 @@ describe("zod as bundled (esbuild.js's ZOD_FIXED: no memoizer, records keyed by 
       assert.throws(() => asyncCheck(b).safeParse({ r: { a: 'x' } }), (e: Error) => e.constructor.name === '$ZodAsyncError');
       assert.throws(() => asyncCheck(z).safeParse({ r: { a: 'x' } }), (e: Error) => e.constructor.name === '$ZodAsyncError');
     } finally {
+      rmSync(path.dirname(out), { recursive: true, force: true });
+    }
+  });
+
+  it("refuses, when it builds, a zod/mini whose schema class comes above its parent: ZOD_MINI_FIXED's miniSchema takes the parent as the class is made, and bundled, zod's consts are vars (undefined until declared), so only building such a schema would have thrown", async function () {
+    this.timeout(30_000);
+    const root = path.resolve(__dirname, '../../../..');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { zodFixed } = require(path.join(root, 'esbuild.js')) as { zodFixed: Plugin };
+    const file = path.join(root, 'node_modules/zod/v4/mini/schemas.js');
+    const text = readFileSync(file, 'utf8');
+    // ZodMiniString moved below ZodMiniStringFormat, its child.
+    const parent = /^export const ZodMiniString = [^]*?^\}\);\n/m.exec(text)![0];
+    const moved = text.replace(parent, '').replace(/^export const ZodMiniEmail = /m, `${parent}export const ZodMiniEmail = `);
+    assert.ok(moved.indexOf('export const ZodMiniString = ') > moved.indexOf('export const ZodMiniStringFormat = '));
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const fsp = require('fs').promises as { readFile: (p: string, ...rest: unknown[]) => Promise<string> };
+    const readFile = fsp.readFile;
+    fsp.readFile = async (p, ...rest) => (path.resolve(p) === file ? moved : readFile.call(fsp, p, ...rest));
+    const out = path.join(mkdtempSync(path.join(tmpdir(), 'mcp-tasks-zod-')), 'zod.js');
+    try {
+      await assert.rejects(
+        build({ stdin: { contents: "export * from 'zod/mini';", resolveDir: root }, bundle: true, platform: 'node', format: 'cjs', outfile: out, logLevel: 'silent', plugins: [zodFixed] }),
+        /ZodMiniStringFormat is declared above its parent ZodMiniString/,
+      );
+    } finally {
+      fsp.readFile = readFile;
       rmSync(path.dirname(out), { recursive: true, force: true });
     }
   });
