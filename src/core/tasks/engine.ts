@@ -2012,14 +2012,15 @@ const denial = (err: unknown): [why: string, said: string] | undefined => {
 };
 
 /**
- * Server words that say no more than "the server no longer knows the task", which an expired
- * task's note says already: `Task not found`, `Task has expired`, `task not found 't-9'`, after a
- * `Failed to …: ` lead or not, with at most a word (the task's id) after, a colon before it or not
- * (the SDKs' `Task not found: <id>`), and a bracketed word on its ttl, which the note gives in plain
- * time. Any other words are the server's to say, kept whole ("access token expired; sign in
- * again", "Task not found (database offline)").
+ * Server words that say no more than "the server no longer knows the task" (for -32601, "no longer
+ * answers tasks/get": `Method not found`), which an expired task's note says already: `Task not
+ * found`, `Task has expired`, `task not found 't-9'`, after a `Failed to …: ` lead or not, with at
+ * most a word (the task's id) after, a colon before it or not (the SDKs' `Task not found: <id>`),
+ * and a bracketed word on its ttl, which the note gives in plain time. Any other words are the
+ * server's to say, kept whole ("access token expired; sign in again", "Task not found (database
+ * offline)").
  */
-const SAYS_GONE = /^(failed to [^:]*: )?task( \S+)? (is |has )?(not found|expired)(:? \S+)?( \(its ttl[^)]*\))?\.?$/i;
+const SAYS_GONE = /^(failed to [^:]*: )?(method|task( \S+)?) (is |has )?(not found|expired)(:? \S+)?( \(its ttl[^)]*\))?\.?$/i;
 
 const clamp = (n: number, min: number, max: number): number => (isFiniteNumber(n) ? minOf(maxOf(n, min), max) : max);
 

@@ -812,6 +812,16 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.deepEqual(told.map(([, log]) => log), said.map((words) => `the server no longer knows the task (${words})`), 'the log keeps the server\'s words');
   });
 
+  it('an expired task whose server no longer has tasks/get (-32601) leaves out its "Method not found", which says no more than the note does; the log keeps it', async () => {
+    const h = await harness({ server: { pollInterval: 10, ttl: 30_000 } });
+    const t = await h.engine.callTool('fake', 'required-tool');
+    h.advanceEngineClock(30_000);
+    h.server.override('tasks/get', () => Promise.reject(new RpcError(ErrorCode.MethodNotFound, 'Method not found: tasks/get')));
+    await waitStatus(h, t.taskId, 'expired');
+    assert.equal(h.snap(t.taskId).note, 'Its ttl of 30 s ended; the server no longer answers tasks/get.');
+    assert.ok(h.log.lines.some((l) => l.level === 'warn' && l.message.endsWith(`is expired: the server no longer answers tasks/get (Method not found: tasks/get)`)), 'the log has the server\'s words');
+  });
+
   it('an expired task\'s note says its ttl exactly, where an age is rounded: 90 s, not "1 min"; 100 ms, not "0 s"', async () => {
     const notes: string[] = [];
     for (const ttl of [90_000, 100, 5_400_000, 1_500, 86_400_000]) {
