@@ -2018,9 +2018,9 @@ const denial = (err: unknown): [why: string, said: string] | undefined => {
  * most a word (the task's id) after, a colon before it or not (the SDKs' `Task not found: <id>`),
  * and a bracketed word on its ttl, which the note gives in plain time. Any other words are the
  * server's to say, kept whole ("access token expired; sign in again", "Task not found (database
- * offline)").
+ * offline)"). No words at all (reasonOf's "the server gave no reason (error N)") say no more either.
  */
-const SAYS_GONE = /^(failed to [^:]*: )?(method|task( \S+)?) (is |has )?(not found|expired)(:? \S+)?( \(its ttl[^)]*\))?\.?$/i;
+const SAYS_GONE = /^((failed to [^:]*: )?(method|task( \S+)?) (is |has )?(not found|expired)(:? \S+)?( \(its ttl[^)]*\))?\.?|the server gave no reason .*)$/i;
 
 const clamp = (n: number, min: number, max: number): number => (isFiniteNumber(n) ? minOf(maxOf(n, min), max) : max);
 

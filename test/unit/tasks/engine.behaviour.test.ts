@@ -778,7 +778,7 @@ describe('TaskEngine: behaviour against a scripted server', () => {
     assert.deepEqual(notes, ['Its ttl of 30 s ended; the server no longer knows the task.', 'Its ttl of 30 s ended; the server no longer knows the task (Deleted by an administrator).']);
   });
 
-  it('an expired task\'s note leaves out the server\'s words only when they say no more than that the task is not found or expired, however they word it (its id after a colon too); other words stay whole, even with "expired" in them, and the log has them all', async () => {
+  it('an expired task\'s note leaves out the server\'s words only when they say no more than that the task is not found or expired, however they word it (its id after a colon too), or say nothing; other words stay whole, even with "expired" in them, and the log has them all', async () => {
     const h = await harness({ server: { pollInterval: 10, ttl: 30_000 } });
     const told: Array<[string, string]> = [];
     const said = [
@@ -790,6 +790,8 @@ describe('TaskEngine: behaviour against a scripted server', () => {
       'access token expired; sign in again',
       'Task not found (database offline)',
       'Failed to retrieve task: Task expired because its owner left',
+      // No words at all: its -32602 says it, as the note does ("the server gave no reason" adds nothing).
+      '',
     ];
     for (const words of said) {
       const t = await h.engine.callTool('fake', 'required-tool');
@@ -808,8 +810,9 @@ describe('TaskEngine: behaviour against a scripted server', () => {
       'Its ttl of 30 s ended; the server no longer knows the task (access token expired; sign in again).',
       'Its ttl of 30 s ended; the server no longer knows the task (Task not found (database offline)).',
       'Its ttl of 30 s ended; the server no longer knows the task (Failed to retrieve task: Task expired because its owner left).',
+      gone,
     ]);
-    assert.deepEqual(told.map(([, log]) => log), said.map((words) => `the server no longer knows the task (${words})`), 'the log keeps the server\'s words');
+    assert.deepEqual(told.map(([, log]) => log), said.map((words) => `the server no longer knows the task (${words || 'the server gave no reason (error -32602)'})`), 'the log keeps the server\'s words');
   });
 
   it('an expired task whose server no longer has tasks/get (-32601) leaves out its "Method not found", which says no more than the note does; the log keeps it', async () => {
