@@ -46,6 +46,8 @@ export const childEnvironment = (
 };
 
 const STDERR_KEEP = 20;
+/** A line of stderr that reads like an error message: "Error: …", "ModuleNotFoundError: …", "java.io.IOException: …", "error: …", "fatal: …", "panic: …", Node's "Error [ERR_X]: …". */
+const ERROR_LINE = /^[\w$.]*(?:error|exception|fatal|panic)(?: ?\[\w+\])?:/i;
 /** How long the process group may take to end on SIGTERM once its leader exited, before SIGKILL. */
 const GROUP_GRACE_MS = 2000;
 
@@ -142,10 +144,12 @@ export class StdioTransport implements Transport {
         if (this.#stderrPartial) this.#keepStderr(this.#stderrPartial);
         this.#stderrPartial = '';
         const how = code !== null ? `exited with code ${code}` : `was killed by ${signal ?? 'a signal'}`;
-        const tail = this.#stderrTail.slice(-5);
+        // A line that reads like an error says what went wrong: Node's stack trace follows it, Python's traceback precedes it.
+        const error = this.#stderrTail.filter((l) => ERROR_LINE.test(l)).pop();
+        const tail = error ? [error] : this.#stderrTail.slice(-5);
         this.#finish({
           // Labelled: what it wrote last may be anything ("started"), not the cause of its end.
-          reason: `Server process ${how}${tail.length ? ` (its last output: "${tail.join(' | ')}")` : ''}`,
+          reason: `Server process ${how}${tail.length ? ` (its last ${error ? 'error' : 'output'}: "${tail.join(' | ')}")` : ''}`,
           code: code ?? undefined,
           stderr: [...this.#stderrTail],
         });

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -68,9 +69,34 @@ describe('StdioTransport', function () {
     await t.start();
     await waitFor(() => info !== undefined, 'close');
     assert.equal(info!.code, 3);
-    assert.equal(info!.reason, 'Server process exited with code 3 (its last output: "fatal: could not open database")');
+    assert.equal(info!.reason, 'Server process exited with code 3 (its last error: "fatal: could not open database")');
     assert.ok(log.has('info', /stderr: fatal: could not open database/));
     await assert.rejects(t.send({}), /not running/);
+  });
+
+  it('a process that ends with an error names its last line that reads like one ("Error: …", "ModuleNotFoundError: …"), not the end of its stack trace; all of stderr is in the log', async () => {
+    const ended = async (command: string, args: string[]) => {
+      const log = new MemoryLogger();
+      const t = new StdioTransport({ command, args, logger: log });
+      let info: TransportCloseInfo | undefined;
+      t.onclose = (i) => (info = i);
+      await t.start();
+      await waitFor(() => info !== undefined, 'close');
+      return { reason: info!.reason, log };
+    };
+    // Node's stack, its error's properties and its version follow the line that says what went wrong.
+    const missing = path.join(tmpdir(), 'mcp-tasks-no-such-dir', 'server.js');
+    const node = await ended(process.execPath, [missing]);
+    assert.equal(node.reason, `Server process exited with code 1 (its last error: "Error: Cannot find module '${missing}'")`);
+    assert.ok(node.log.has('info', /^stderr: +code: 'MODULE_NOT_FOUND',$/) && node.log.has('info', /^stderr: Node\.js v/), node.log.text());
+    // Python's traceback: the exception comes last, after its frames.
+    if (spawnSync('python3', ['--version']).status === 0) {
+      const py = await ended('python3', ['-c', 'def main():\n  import mcp_tasks_no_such_module\nmain()']);
+      assert.equal(py.reason, `Server process exited with code 1 (its last error: "ModuleNotFoundError: No module named 'mcp_tasks_no_such_module'")`);
+      assert.ok(py.log.has('info', /^stderr: Traceback \(most recent call last\):$/), py.log.text());
+    }
+    // Nothing that reads like an error: its last lines, as they are.
+    assert.equal((await ended('sh', ['-c', 'echo starting >&2; echo x >&2; exit 3'])).reason, 'Server process exited with code 3 (its last output: "starting | x")');
   });
 
   it('a process killed by a signal says the signal; what it wrote last is labelled as its last output, not given as the cause', async () => {
