@@ -17,7 +17,7 @@ import type { Logger } from '../util/log';
 import { itsTasksEnd, prefixed, redactSecrets, redacting, sentence } from '../util/log';
 import { errorMessage, newController, onAbort, raceAbort } from '../util/abort';
 import { randomUUID } from '../util/crypto';
-import { ConnectionClosedError, detailOf, reasonOf } from '../jsonrpc/errors';
+import { ConnectionClosedError, detailOf, reasonOf, RequestTimeoutError } from '../jsonrpc/errors';
 import type { TransportCloseInfo } from '../transports/transport';
 import type { SessionSource } from '../tasks/engine';
 import { HeldByUserError } from '../tasks/engine';
@@ -829,7 +829,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
       }
       if (latest() && entry.dismissed !== undefined) log.info(message);
       else if (latest()) {
-        const logged = redactSecrets(withExitHint(detailOf(err), config, closed), secrets); // the line names the server already
+        // The line names the server already; a timeout's detail lacks what the error's message was given (unset).
+        const logged = redactSecrets(withExitHint(err instanceof RequestTimeoutError ? sentence(err.detail) + unset : detailOf(err), config, closed), secrets);
         log.error(`Could not connect: ${started ? `${sentence(logged)} ${this.#backOff(entry, message)}` : logged}`);
         this.#setState(entry, { kind: 'error', message });
       }

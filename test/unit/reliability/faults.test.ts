@@ -650,6 +650,15 @@ describe('reliability: faults', function () {
       assert.ok(log.has('error', /^\[mute\] Could not connect: Request initialize timed out after 200 ms without an answer\. It will not be tried again for 1 s\.$/), log.text());
     });
 
+    it('a server that never answers initialize and uses an ${env:…} that is not set: the log line says so too, as its row does', async () => {
+      const c = client({ servers: { mute: { type: 'stdio', command: node, args: ['-e', 'setInterval(() => {}, 1000)', '${env:MCP_TASKS_TEST_UNSET}'] } }, manager: { sessionOptions: { initializeTimeoutMs: 200 } } });
+      const id = c.id('mute');
+      const unset = '${env:MCP_TASKS_TEST_UNSET} is empty: MCP_TASKS_TEST_UNSET is not set where the editor was started.';
+      await assert.rejects(c.servers.getSession(id), (err: Error) => (assert.equal(err.message, `Server "mute" did not answer initialize within 0.2 s. ${unset}`), true));
+      const log = c.log as MemoryLogger;
+      assert.ok(log.lines.some((l) => l.level === 'error' && l.message === `[mute] Could not connect: Request initialize timed out after 200 ms without an answer. ${unset} It will not be tried again for 1 s.`), log.text());
+    });
+
     for (const transport of ['stdio', 'http'] as const) {
       it(`${transport}: a tasks/result that blocks for minutes freezes nothing; the same server's other tasks poll, update and complete`, async () => {
         let url = '';
