@@ -300,7 +300,7 @@ export class StreamableHttpTransport implements Transport {
     const page = type === 'text/html' ? await readBodySnippet(response, 100) : undefined;
     await discardBody(response);
     if (page !== undefined) {
-      throw new TransportHttpError(`${this.#server} answered ${describe(message)} with ${webPageAnswer(page, 'JSON or an event stream', this.#settings)}`, response.status);
+      throw new TransportHttpError(`${this.#server} answered ${describe(message)} with ${webPageAnswer(page, 'JSON or an event stream', this.#settings)}.`, response.status);
     }
     // No body (a 202, a 204, a Content-Length of 0: see nodeFetch) is said as such, before a missing type.
     throw unusable(response.status === 202 || !response.body ? `HTTP ${response.status} without a body` : type ? `content type "${type}"` : `HTTP ${response.status} without a content type`);

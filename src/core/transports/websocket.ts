@@ -298,7 +298,7 @@ export class WebSocketTransport implements Transport {
       hint = `. Redirects are not followed${location ? `: it points to ${withoutCredentials(location)}; update the url in its configuration` : ''}`;
     } else if (/^\s*text\/html\b/i.test(type)) {
       // A web page (a proxy's sign-in page) says what it is.
-      return new TransportHttpError(`${this.#who()} answered ${line} with ${webPageAnswer(await body(100), 'a WebSocket', true)}`, status);
+      return new TransportHttpError(`${this.#who()} answered ${line} with ${webPageAnswer(await body(100), 'a WebSocket', true)}.`, status);
     } else if (status === 404) {
       hint = `: ${CHECK_URL}`;
     }

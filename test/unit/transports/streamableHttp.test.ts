@@ -406,7 +406,7 @@ describe('StreamableHttpTransport against hostile servers', function () {
     assert.equal(await said('/untitled/mcp'), 'Server "fixture" answered HTTP 500 Internal Server Error at URL: Internal error Try again later.');
     assert.equal(
       await said('/login/mcp'),
-      'Server "fixture" answered initialize (id 1) with a web page ("Sign in to Contoso") instead of JSON or an event stream: check "url" in its configuration; if the page is a sign-in page, give the server its credentials under "headers" there, e.g. "Authorization": "Bearer ${input:token}"',
+      'Server "fixture" answered initialize (id 1) with a web page ("Sign in to Contoso") instead of JSON or an event stream: check "url" in its configuration; if the page is a sign-in page, give the server its credentials under "headers" there, e.g. "Authorization": "Bearer ${input:token}".',
     );
   });
 

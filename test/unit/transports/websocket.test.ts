@@ -693,7 +693,7 @@ describe('WebSocketTransport', () => {
         assert.equal(e.status, 200);
         assert.equal(
           e.message,
-          `server "proxied" at ${url} answered HTTP 200 OK with a web page ("Sign in") instead of a WebSocket: check "url" in its configuration; if the page is a sign-in page, give the server its credentials under "headers" there, e.g. "Authorization": "Bearer \${env:MCP_TOKEN}"`,
+          `server "proxied" at ${url} answered HTTP 200 OK with a web page ("Sign in") instead of a WebSocket: check "url" in its configuration; if the page is a sign-in page, give the server its credentials under "headers" there, e.g. "Authorization": "Bearer \${env:MCP_TOKEN}".`,
         );
         return true;
       });
@@ -715,7 +715,7 @@ describe('WebSocketTransport', () => {
         assert.equal(err.status, 200);
         return err.message.replace(url, 'URL');
       };
-      const what = 'instead of a WebSocket: check "url" in its configuration; if the page is a sign-in page, give the server its credentials under "headers" there, e.g. "Authorization": "Bearer ${env:MCP_TOKEN}"';
+      const what = 'instead of a WebSocket: check "url" in its configuration; if the page is a sign-in page, give the server its credentials under "headers" there, e.g. "Authorization": "Bearer ${env:MCP_TOKEN}".';
       assert.equal(await said('/titled'), `server "proxied" at URL answered HTTP 200 OK with a web page ("Sign in to Contoso") ${what}`);
       assert.equal(await said('/untitled'), `server "proxied" at URL answered HTTP 200 OK with a web page ${what}`);
     });
