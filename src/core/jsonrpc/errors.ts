@@ -75,7 +75,8 @@ export class ConnectionClosedError extends RpcError {
   override name = 'ConnectionClosedError';
   declare readonly reason: string;
   constructor(reason: string) {
-    super(ErrorCode.ConnectionClosed, `Connection closed: ${reason}`);
+    // A reason that is a sentence of its own ("Server process exited …") needs no label.
+    super(ErrorCode.ConnectionClosed, /^[A-Z]/.test(reason) ? reason : `Connection closed: ${reason}`);
     this.reason = reason;
   }
 }

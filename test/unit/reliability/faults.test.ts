@@ -75,7 +75,7 @@ describe('reliability: faults', function () {
 
       await assert.rejects(raw, (err: Error) => {
         assert.equal((err as { code?: number }).code, ErrorCode.ConnectionClosed);
-        assert.match(err.message, /^Connection closed: Server process was killed by SIGKILL/);
+        assert.match(err.message, /^Server process was killed by SIGKILL/);
         return true;
       });
       // Failed by the process's end, not by a timeout (the raw request had 60 s): what each error says.
@@ -183,7 +183,7 @@ describe('reliability: faults', function () {
     it('a server that exits with an error while connecting says its exit code, its last stderr lines and what to check; the log reads as sentences', async () => {
       const c = client({ servers: { crashy: { type: 'stdio', command: node, args: [taskLab, '--exit-at-start', '3'] } } });
       const id = c.id('crashy');
-      const why = `Connection closed: Server process exited with code 3 (its last output: "task-lab: failing at start, as asked"). ${NEXT_STEP}`;
+      const why = `Server process exited with code 3 (its last output: "task-lab: failing at start, as asked"). ${NEXT_STEP}`;
       await assert.rejects(c.servers.getSession(id), (err: Error) => (assert.equal(err.message, why), true));
       assert.deepEqual(c.servers.get(id)!.state, { kind: 'error', message: why });
       const log = c.log as MemoryLogger;
@@ -194,7 +194,7 @@ describe('reliability: faults', function () {
     it('a server whose configuration uses an ${env:…} that is not set (empty, as in VS Code) and then fails says so, for it may be why (once, however often it is used)', async () => {
       const c = client({ servers: { unset: { type: 'stdio', command: node, args: [taskLab, '--exit-at-start', '3', '${env:MCP_TASKS_TEST_UNSET}'], env: { AGAIN: '${env:MCP_TASKS_TEST_UNSET}' } } } });
       const id = c.id('unset');
-      const why = `Connection closed: Server process exited with code 3 (its last output: "task-lab: failing at start, as asked"). \${env:MCP_TASKS_TEST_UNSET} is empty: MCP_TASKS_TEST_UNSET is not set where the editor was started. ${NEXT_STEP}`;
+      const why = `Server process exited with code 3 (its last output: "task-lab: failing at start, as asked"). \${env:MCP_TASKS_TEST_UNSET} is empty: MCP_TASKS_TEST_UNSET is not set where the editor was started. ${NEXT_STEP}`;
       await assert.rejects(c.servers.getSession(id), (err: Error) => (assert.equal(err.message, why), true));
       assert.deepEqual(c.servers.get(id)!.state, { kind: 'error', message: why });
     });
