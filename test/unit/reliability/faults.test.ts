@@ -12,6 +12,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { parseMcpJson } from '../../../src/core/config/parse';
 import { ErrorCode } from '../../../src/core/jsonrpc/errors';
 import { RELATED_TASK_META } from '../../../src/core/protocol/schemas';
 import type { McpSession } from '../../../src/core/protocol/session';
@@ -197,6 +198,13 @@ describe('reliability: faults', function () {
       const why = `Server process exited with code 3 (its last output: "task-lab: failing at start, as asked"). \${env:MCP_TASKS_TEST_UNSET} is empty: MCP_TASKS_TEST_UNSET is not set where the editor was started. ${NEXT_STEP}`;
       await assert.rejects(c.servers.getSession(id), (err: Error) => (assert.equal(err.message, why), true));
       assert.deepEqual(c.servers.get(id)!.state, { kind: 'error', message: why });
+    });
+
+    it('an ${env:…} where no variable is replaced (an input\'s default or description) is not said to be empty: the server gets no empty value from it', async () => {
+      const inputs = [{ type: 'promptString', id: 'key', description: 'Key, as in ${env:MCP_TASKS_TEST_UNSET}', default: '${env:MCP_TASKS_TEST_UNSET}' }];
+      const config = parseMcpJson(JSON.stringify({ inputs, servers: { given: { type: 'stdio', command: node, args: [taskLab, '--exit-at-start', '3', '${input:key}'] } } }), { kind: 'workspaceFolder', folderName: 'app', folderPath: os.tmpdir(), file: path.join(os.tmpdir(), '.vscode/mcp.json') });
+      const c = client({ config, promptInput: async () => 'typed' });
+      await assert.rejects(c.servers.getSession(c.id('given')), (err: Error) => (assert.equal(err.message, `Connection closed: Server process exited with code 3 (its last output: "task-lab: failing at start, as asked"). ${NEXT_STEP}`), true));
     });
 
     it('a remote server it could not reach, asked for again within the backoff, is named once with its url: "Server "x" failed at URL: connection refused …", not "failed: Could not reach server "x" at URL: …"', async () => {
