@@ -261,9 +261,10 @@ export const httpStatusError = async (serverName: string, url: string, response:
   }
   const body = await readBodySnippet(response);
   const hint = status === 404 && configured ? ` (${CHECK_URL})` : '';
-  const line = statusLine(response);
-  // A body that only repeats the status ("Not Found", nginx's "502 Bad Gateway") is not said twice.
-  return new TransportHttpError(`${serverNamed(serverName)} answered ${line} at ${url}${hint}${body && !line.toLowerCase().endsWith(` ${body.toLowerCase()}`) ? `: ${body}` : ''}`, status);
+  // A body that only repeats the status ("Not Found", nginx's "502 Bad Gateway", Go's "404 page
+  // not found", FastAPI's {"detail":"Not Found"}, Tomcat's "HTTP Status 404 – Not Found") is not said twice.
+  const bare = (t: string) => t.toLowerCase().replace(/\b(\d+|http|status|page|detail|error|message)\b|\W/g, '');
+  return new TransportHttpError(`${serverNamed(serverName)} answered ${statusLine(response)} at ${url}${hint}${body && bare(body) !== bare(response.statusText) ? `: ${body}` : ''}`, status);
 };
 
 /** Where a redirect leads, in words; a `Location` that is no URL is said to be invalid, not thrown. */

@@ -368,9 +368,13 @@ describe('StreamableHttpTransport against hostile servers', function () {
   this.timeout(15_000);
   const serve = hostileServersForEachTest(open);
 
-  it('a body that only repeats the status line is not said again: "HTTP 404 Not Found at URL (check "url" …)", not "…: Not Found"; nor nginx\'s "502 Bad Gateway" page', async () => {
+  it('a body that only repeats the status line is not said again: "HTTP 404 Not Found at URL (check "url" …)", not "…: Not Found"; nor nginx\'s "502 Bad Gateway" page, Go\'s "404 page not found", FastAPI\'s {"detail":"Method Not Allowed"} or Tomcat\'s "HTTP Status 404 – Not Found" page', async () => {
     const server = await serve((req, res) => {
       if (req.url === '/plain/mcp') res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+      else if (req.url === '/go/mcp') res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('404 page not found\n');
+      else if (req.url === '/fastapi/mcp') res.writeHead(405, { 'content-type': 'application/json' }).end('{"detail":"Method Not Allowed"}');
+      else if (req.url === '/tomcat/mcp') res.writeHead(404, { 'content-type': 'text/html' }).end('<html><head><title>HTTP Status 404 – Not Found</title></head><body><h1>HTTP Status 404 – Not Found</h1></body></html>');
+      else if (req.url === '/more/mcp') res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Not Found: no route /more/mcp"}');
       else res.writeHead(502, { 'content-type': 'text/html' }).end('<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>');
     });
     const said = async (path: string) => {
@@ -380,6 +384,12 @@ describe('StreamableHttpTransport against hostile servers', function () {
     };
     assert.equal(await said('/plain/mcp'), 'Server "fixture" answered HTTP 404 Not Found at URL (check "url" in its configuration)');
     assert.equal(await said('/nginx/mcp'), 'Server "fixture" answered HTTP 502 Bad Gateway at URL');
+    // Go's net/http ("404 page not found"), FastAPI's JSON, Tomcat's page: the status again, in other words.
+    assert.equal(await said('/go/mcp'), 'Server "fixture" answered HTTP 404 Not Found at URL (check "url" in its configuration)');
+    assert.equal(await said('/fastapi/mcp'), 'Server "fixture" answered HTTP 405 Method Not Allowed at URL');
+    assert.equal(await said('/tomcat/mcp'), 'Server "fixture" answered HTTP 404 Not Found at URL (check "url" in its configuration)');
+    // A body that says more is quoted.
+    assert.equal(await said('/more/mcp'), 'Server "fixture" answered HTTP 404 Not Found at URL (check "url" in its configuration): {"error":"Not Found: no route /more/mcp"}');
   });
 
   it('a proxy\'s HTML pages read as their title (a one-word title followed by the text), or one line of their text without one, not as markup: an error page, a 404 page (which also says to check "url"), a page without a title, and a sign-in page answered 200', async () => {
