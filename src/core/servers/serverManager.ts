@@ -719,8 +719,8 @@ export class ServerManager extends DisposableBase implements SessionSource {
       // Values of environment variables with secret names (API_KEY, GITHUB_TOKEN…) that the
       // configuration puts into a command line, a URL or a header.
       secrets.push(...envSecrets(config, context.env));
-      // Each once, however often the configuration uses it; only where variables are replaced (not an input's default).
-      for (const name of new Set(stringFields(config).flatMap((f) => findVariables(f.value).flatMap((v) => (v.kind === 'env' ? v.name : []))))) if (context.env[name] === undefined) unset += ` \${env:${name}} is empty: ${name} is not set where the editor was started.`;
+      // Each once, however often the configuration uses it; only where variables are replaced (not an input's default); unset or set to "".
+      for (const name of new Set(stringFields(config).flatMap((f) => findVariables(f.value).flatMap((v) => (v.kind === 'env' ? v.name : []))))) if (!context.env[name]) unset += ` \${env:${name}} is empty: ${name} is ${context.env[name] === '' ? 'set to ""' : 'not set'} where the editor was started.`;
       // While a new configuration waits, the endpoint its tasks are at, as it was resolved then.
       const resolved = entry.pending && entry.resolved ? ({ ok: true, server: entry.resolved } as const) : await resolveServer(config, {
         ...context,

@@ -200,6 +200,17 @@ describe('reliability: faults', function () {
       assert.deepEqual(c.servers.get(id)!.state, { kind: 'error', message: why });
     });
 
+    it('an ${env:…} set to the empty string says so too: "${env:X} is empty: X is set to "" where the editor was started."', async () => {
+      process.env.MCP_TASKS_TEST_EMPTY = '';
+      try {
+        const c = client({ servers: { blank: { type: 'stdio', command: node, args: [taskLab, '--exit-at-start', '3', '${env:MCP_TASKS_TEST_EMPTY}'] } } });
+        const why = `Connection closed: Server process exited with code 3 (its last output: "task-lab: failing at start, as asked"). \${env:MCP_TASKS_TEST_EMPTY} is empty: MCP_TASKS_TEST_EMPTY is set to "" where the editor was started. ${NEXT_STEP}`;
+        await assert.rejects(c.servers.getSession(c.id('blank')), (err: Error) => (assert.equal(err.message, why), true));
+      } finally {
+        delete process.env.MCP_TASKS_TEST_EMPTY;
+      }
+    });
+
     it('an ${env:…} where no variable is replaced (an input\'s default or description) is not said to be empty: the server gets no empty value from it', async () => {
       const inputs = [{ type: 'promptString', id: 'key', description: 'Key, as in ${env:MCP_TASKS_TEST_UNSET}', default: '${env:MCP_TASKS_TEST_UNSET}' }];
       const config = parseMcpJson(JSON.stringify({ inputs, servers: { given: { type: 'stdio', command: node, args: [taskLab, '--exit-at-start', '3', '${input:key}'] } } }), { kind: 'workspaceFolder', folderName: 'app', folderPath: os.tmpdir(), file: path.join(os.tmpdir(), '.vscode/mcp.json') });
