@@ -334,6 +334,28 @@ suite('Configuration errors in the Tasks view', () => {
     }
   });
 
+  test('Open MCP Configuration in a remote window, on a server only the user\'s settings name (the remote machine\'s have no mcpTasks.servers), goes on from the remote machine\'s file to the user\'s at once: the cursor on its name', async function () {
+    this.timeout(60_000);
+    assert.ok(vscode.env.remoteName, 'a remote window');
+    const file = path.join(process.env.MCP_TASKS_USER_DATA_DIR ?? '', 'User', 'settings.json');
+    const before = fs.readFileSync(file, 'utf8');
+    await removeSettingServers();
+    fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(before), [SERVERS_SETTING]: { mine: { type: 'stdio', command: 'mcp-tasks-users-only' } } }));
+    try {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      const started = Date.now();
+      await vscode.commands.executeCommand('mcpTasks.openConfiguration', SETTINGS, undefined, undefined, 'mine');
+      const e = vscode.window.activeTextEditor;
+      assert.match(e?.document.uri.path ?? '', /\/User\/settings\.json$/);
+      assert.deepEqual(e!.selection.active, e!.document.positionAt(e!.document.getText().indexOf('"mine"') + 1));
+      assert.ok(Date.now() - started < 10_000, `${Date.now() - started} ms: not the 15 s wait`);
+    } finally {
+      fs.writeFileSync(file, before);
+      await vscode.commands.executeCommand('mcpTasks.refresh');
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
+  });
+
   test('Open MCP Configuration in a remote window, on a server that both the user\'s and the remote machine\'s settings name, opens the remote machine\'s: the entry that takes effect (its setting overrides the user\'s)', async function () {
     this.timeout(60_000);
     assert.ok(vscode.env.remoteName, 'a remote window');
