@@ -812,8 +812,9 @@ export class ServerManager extends DisposableBase implements SessionSource {
         throw err;
       }
       const closed = session?.connection.closeInfo;
-      // Said by the error itself, which keeps its kind (a timeout, an HTTP status) for its callers.
-      if (unset && latest() && entry.dismissed === undefined && err instanceof Error) err.message = sentence(err.message) + unset;
+      // Said by the error itself, which keeps its kind (a timeout, an HTTP status) for its callers;
+      // defined, not set: a DOMException's message is a getter, which strict code cannot set.
+      if (unset && latest() && entry.dismissed === undefined && err instanceof Error) Object.defineProperty(err, 'message', { value: sentence(err.message) + unset });
       const message = redactSecrets(withExitHint(reasonOf(err), config, closed), secrets);
       // The endpoint kept by the previous window (see setConfiguration) is out of reach, and has
       // been for KEPT_GRACE_MS (a network that comes up late is waited for): its tasks are lost,

@@ -110,4 +110,17 @@ describe('ServerManager: a server that fails to start', () => {
       servers.dispose();
     }
   });
+
+  it('a connection that fails with a DOMException (its message a getter, which strict code cannot set) still says the ${env:…} it used is empty, and keeps the error\'s kind', async () => {
+    const aborted = new DOMException('The operation was aborted', 'TimeoutError');
+    const servers = bareServerManager({ createTransport: () => ({ description: 'a fake', start: () => Promise.reject(aborted), send: async () => undefined, close: async () => undefined }) });
+    servers.setConfiguration(parseSettingServers({ aborts: { type: 'stdio', command: process.execPath, args: ['${env:MCP_TASKS_TEST_UNSET}'] } }).servers, []);
+    const reason = 'The operation was aborted. ${env:MCP_TASKS_TEST_UNSET} is empty: MCP_TASKS_TEST_UNSET is not set where the editor was started.';
+    try {
+      await assert.rejects(servers.getSession('settings:aborts'), (err: Error) => (assert.equal(err.message, reason), assert.equal(err.name, 'TimeoutError'), true));
+      assert.deepEqual(servers.get('settings:aborts')?.state, { kind: 'error', message: reason });
+    } finally {
+      servers.dispose();
+    }
+  });
 });
