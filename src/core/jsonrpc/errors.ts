@@ -57,10 +57,10 @@ export class RequestTimeoutError extends RpcError {
 export const detailOf = (err: unknown): string => (err instanceof RequestTimeoutError ? err.detail : reasonOf(err));
 
 /**
- * An error's message for the user. A server's error with an empty message says so, with its code,
+ * An error's message for the user. A server's error with an empty (or blank) message says so, with its code,
  * instead of nothing after a colon; the error itself (a result, an outcome) keeps it as sent.
  */
-export const reasonOf = (err: unknown): string => (isPeerError(err) && !err.message ? `the server gave no reason (error ${err.code})` : errorMessage(err));
+export const reasonOf = (err: unknown): string => (isPeerError(err) && !err.message.trim() ? `the server gave no reason (error ${err.code})` : errorMessage(err));
 
 /** The transport lost the answer (a stream cut before it): not an error the peer sent. */
 export class TransportFailureError extends RpcError {

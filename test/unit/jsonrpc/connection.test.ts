@@ -58,6 +58,8 @@ describe('JsonRpcConnection', () => {
     assert.deepEqual(err.toJSON(), { code: -32603, message: '' });
     assert.equal(reasonOf(err), 'the server gave no reason (error -32603)');
     assert.equal(detailOf(err), 'the server gave no reason (error -32603)');
+    // Only whitespace is no reason either.
+    assert.equal(reasonOf(new RpcError(-32602, ' \n')), 'the server gave no reason (error -32602)');
     // An error with a message, or one of ours, is told as it is.
     assert.equal(reasonOf(new RpcError(-32602, 'bad')), 'bad');
     assert.equal(reasonOf(new RequestTimeoutError('x', 5)), 'Request x timed out after 5 ms without an answer');

@@ -790,8 +790,9 @@ describe('TaskEngine: behaviour against a scripted server', () => {
       'access token expired; sign in again',
       'Task not found (database offline)',
       'Failed to retrieve task: Task expired because its owner left',
-      // No words at all: its -32602 says it, as the note does ("the server gave no reason" adds nothing).
+      // No words at all (or only blanks): its -32602 says it, as the note does ("the server gave no reason" adds nothing).
       '',
+      ' ',
     ];
     for (const words of said) {
       const t = await h.engine.callTool('fake', 'required-tool');
@@ -811,8 +812,9 @@ describe('TaskEngine: behaviour against a scripted server', () => {
       'Its ttl of 30 s ended; the server no longer knows the task (Task not found (database offline)).',
       'Its ttl of 30 s ended; the server no longer knows the task (Failed to retrieve task: Task expired because its owner left).',
       gone,
+      gone,
     ]);
-    assert.deepEqual(told.map(([, log]) => log), said.map((words) => `the server no longer knows the task (${words || 'the server gave no reason (error -32602)'})`), 'the log keeps the server\'s words');
+    assert.deepEqual(told.map(([, log]) => log), said.map((words) => `the server no longer knows the task (${words.trim() || 'the server gave no reason (error -32602)'})`), 'the log keeps the server\'s words');
   });
 
   it('an expired task whose server no longer has tasks/get (-32601) leaves out its "Method not found", which says no more than the note does; the log keeps it', async () => {
