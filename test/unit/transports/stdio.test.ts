@@ -99,6 +99,19 @@ describe('StdioTransport', function () {
     assert.equal((await ended('sh', ['-c', 'echo starting >&2; echo x >&2; exit 3'])).reason, 'Server process exited with code 3 (its last output: "starting | x")');
   });
 
+  it('a process that colours its stderr (ANSI CSI and OSC sequences) ends with its error in plain words; the log has them without the codes too', async () => {
+    const log = new MemoryLogger();
+    const script = "process.stderr.write('\\x1b]0;server\\x07\\x1b[1;31mError:\\x1b[0m port \\x1b[33m8080\\x1b[39m in use\\n'); process.exit(2);";
+    const t = new StdioTransport({ command: process.execPath, args: ['-e', script], logger: log });
+    let info: TransportCloseInfo | undefined;
+    t.onclose = (i) => (info = i);
+    await t.start();
+    await waitFor(() => info !== undefined, 'close');
+    assert.equal(info!.reason, 'Server process exited with code 2 (its last error: "Error: port 8080 in use")');
+    assert.deepEqual(info!.stderr, ['Error: port 8080 in use']);
+    assert.ok(log.has('info', /^stderr: Error: port 8080 in use$/), log.text());
+  });
+
   it('a process killed by a signal says the signal; what it wrote last is labelled as its last output, not given as the cause', async () => {
     const log = new MemoryLogger();
     const script = `console.error('[evil] started'); console.log(JSON.stringify({ jsonrpc: '2.0', method: 'pid', params: { pid: process.pid } })); setInterval(() => {}, 1000)`;
