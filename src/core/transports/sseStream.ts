@@ -263,7 +263,8 @@ export const httpStatusError = async (serverName: string, url: string, response:
   const hint = status === 404 && configured ? ` (${CHECK_URL})` : '';
   // A body that only repeats the status ("Not Found", nginx's "502 Bad Gateway", Go's "404 page
   // not found", FastAPI's {"detail":"Not Found"}, Tomcat's "HTTP Status 404 – Not Found") is not said twice.
-  const bare = (t: string) => t.toLowerCase().replace(/\b(\d+|http|status|page|detail|error|message)\b|\W/g, '');
+  // Letters of any script count: a body in Russian is not "nothing but the status" of an empty reason phrase.
+  const bare = (t: string) => t.toLowerCase().replace(/\b(\d+|http|status|page|detail|error|message)\b|[^\p{L}\p{N}]/gu, '');
   return new TransportHttpError(`${serverNamed(serverName)} answered ${statusLine(response)} at ${url}${hint}${body && bare(body) !== bare(response.statusText) ? `: ${body}` : ''}`, status);
 };
 

@@ -375,6 +375,8 @@ describe('StreamableHttpTransport against hostile servers', function () {
       else if (req.url === '/fastapi/mcp') res.writeHead(405, { 'content-type': 'application/json' }).end('{"detail":"Method Not Allowed"}');
       else if (req.url === '/tomcat/mcp') res.writeHead(404, { 'content-type': 'text/html' }).end('<html><head><title>HTTP Status 404 – Not Found</title></head><body><h1>HTTP Status 404 – Not Found</h1></body></html>');
       else if (req.url === '/more/mcp') res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Not Found: no route /more/mcp"}');
+      // No reason phrase, and words in another script: not "nothing but the status".
+      else if (req.url === '/ru/mcp') res.writeHead(404, '', { 'content-type': 'text/plain; charset=utf-8' }).end('Страница не найдена');
       else res.writeHead(502, { 'content-type': 'text/html' }).end('<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>');
     });
     const said = async (path: string) => {
@@ -390,6 +392,7 @@ describe('StreamableHttpTransport against hostile servers', function () {
     assert.equal(await said('/tomcat/mcp'), 'Server "fixture" answered HTTP 404 Not Found at URL (check "url" in its configuration)');
     // A body that says more is quoted.
     assert.equal(await said('/more/mcp'), 'Server "fixture" answered HTTP 404 Not Found at URL (check "url" in its configuration): {"error":"Not Found: no route /more/mcp"}');
+    assert.match(await said('/ru/mcp'), /^Server "fixture" answered HTTP 404 .*: Страница не найдена$/);
   });
 
   it('a proxy\'s HTML pages read as their title (a one-word title followed by the text), or one line of their text without one, not as markup: an error page, a 404 page (which also says to check "url"), a page without a title, and a sign-in page answered 200', async () => {
