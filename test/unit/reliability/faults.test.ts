@@ -204,7 +204,7 @@ describe('reliability: faults', function () {
       process.env.MCP_TASKS_TEST_EMPTY = '';
       try {
         const c = client({ servers: { blank: { type: 'stdio', command: node, args: [taskLab, '--exit-at-start', '3', '${env:MCP_TASKS_TEST_EMPTY}'] } } });
-        const why = `Connection closed: Server process exited with code 3 (its last output: "task-lab: failing at start, as asked"). \${env:MCP_TASKS_TEST_EMPTY} is empty: MCP_TASKS_TEST_EMPTY is set to "" where the editor was started. ${NEXT_STEP}`;
+        const why = `Server process exited with code 3 (its last output: "task-lab: failing at start, as asked"). \${env:MCP_TASKS_TEST_EMPTY} is empty: MCP_TASKS_TEST_EMPTY is set to "" where the editor was started. ${NEXT_STEP}`;
         await assert.rejects(c.servers.getSession(c.id('blank')), (err: Error) => (assert.equal(err.message, why), true));
       } finally {
         delete process.env.MCP_TASKS_TEST_EMPTY;
@@ -215,7 +215,7 @@ describe('reliability: faults', function () {
       const inputs = [{ type: 'promptString', id: 'key', description: 'Key, as in ${env:MCP_TASKS_TEST_UNSET}', default: '${env:MCP_TASKS_TEST_UNSET}' }];
       const config = parseMcpJson(JSON.stringify({ inputs, servers: { given: { type: 'stdio', command: node, args: [taskLab, '--exit-at-start', '3', '${input:key}'] } } }), { kind: 'workspaceFolder', folderName: 'app', folderPath: os.tmpdir(), file: path.join(os.tmpdir(), '.vscode/mcp.json') });
       const c = client({ config, promptInput: async () => 'typed' });
-      await assert.rejects(c.servers.getSession(c.id('given')), (err: Error) => (assert.equal(err.message, `Connection closed: Server process exited with code 3 (its last output: "task-lab: failing at start, as asked"). ${NEXT_STEP}`), true));
+      await assert.rejects(c.servers.getSession(c.id('given')), (err: Error) => (assert.equal(err.message, `Server process exited with code 3 (its last output: "task-lab: failing at start, as asked"). ${NEXT_STEP}`), true));
     });
 
     it('a remote server it could not reach, asked for again within the backoff, is named once with its url: "Server "x" failed at URL: connection refused …", not "failed: Could not reach server "x" at URL: …"', async () => {
