@@ -46,8 +46,8 @@ export const childEnvironment = (
 };
 
 const STDERR_KEEP = 20;
-/** A line of stderr that reads like an error message: "Error: …", "ModuleNotFoundError: …", "java.io.IOException: …", "error: …", "fatal: …", "panic: …", Node's "Error [ERR_X]: …". */
-const ERROR_LINE = /^[\w$.]*(?:error|exception|fatal|panic)(?: ?\[\w+\])?:/i;
+/** A line of stderr that reads like an error message: "Error: …", "ModuleNotFoundError: …", "java.io.IOException: …", "error: …", "fatal: …", "panic: …", Node's "Error [ERR_X]: …" and "FATAL ERROR: …" (out of memory). */
+const ERROR_LINE = /^[\w$.]*(?:fatal )?(?:error|exception|fatal|panic)(?: ?\[\w+\])?:/i;
 /** How long the process group may take to end on SIGTERM once its leader exited, before SIGKILL. */
 const GROUP_GRACE_MS = 2000;
 

@@ -97,6 +97,9 @@ describe('StdioTransport', function () {
     }
     // Nothing that reads like an error: its last lines, as they are.
     assert.equal((await ended('sh', ['-c', 'echo starting >&2; echo x >&2; exit 3'])).reason, 'Server process exited with code 3 (its last output: "starting | x")');
+    // Node out of memory: its native stack follows "FATAL ERROR: …" (two words before the colon).
+    const oom = "printf '<--- JS stacktrace --->\\nFATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\\n----- Native stack trace -----\\n 1: 0xb78db3 node::OOMErrorHandler [node]\\n 2: 0x10fb205  [node]\\n 3: 0x1113088 v8::internal::Heap::CollectGarbage [node]\\n 4: 0x12a52a3  [node]\\n 5: 0x195e476  [node]\\n' >&2; exit 134";
+    assert.equal((await ended('sh', ['-c', oom])).reason, 'Server process exited with code 134 (its last error: "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory")');
   });
 
   it('a process that colours its stderr (ANSI CSI and OSC sequences) ends with its error in plain words; the log has them without the codes too', async () => {
