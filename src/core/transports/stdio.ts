@@ -269,10 +269,11 @@ export class StdioTransport implements Transport {
 
   #keepStderr(line: string): void {
     // Plain words for the log and the reason: without a CRLF's CR, nor terminal escapes (colours
-    // and cursor moves: CSI; a window title, a link: OSC, ended by BEL or ST), which its output
-    // channel would show raw and which would hide "Error:" from ERROR_LINE.
+    // and cursor moves: CSI; a window title, a link: OSC, ended by BEL or ST; the rest: ESC, any
+    // intermediates, a final, as `tput sgr0`'s ESC ( B or ESC 7), which its output channel would
+    // show raw and which would hide "Error:" from ERROR_LINE.
     // eslint-disable-next-line no-control-regex -- the escapes are what it removes
-    const l = line.replace(/\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-_]?)|\r$/g, '');
+    const l = line.replace(/\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[ -/]*[0-~]?)|\r$/g, '');
     if (!l.trim()) return;
     this.#options.logger.info(`stderr: ${l.length > 2000 ? l.slice(0, 2000) + '…' : l}`);
     this.#stderrTail.push(l.length > 500 ? l.slice(0, 500) + '…' : l);

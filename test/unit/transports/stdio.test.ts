@@ -113,6 +113,13 @@ describe('StdioTransport', function () {
     assert.equal(info!.reason, 'Server process exited with code 2 (its last error: "Error: port 8080 in use")');
     assert.deepEqual(info!.stderr, ['Error: port 8080 in use']);
     assert.ok(log.has('info', /^stderr: Error: port 8080 in use$/), log.text());
+    // A shell's `tput sgr0` resets with ESC ( B (a character set, an escape of its own) before ESC [ m.
+    const reset = new StdioTransport({ command: 'sh', args: ['-c', "printf '\\033[31mError\\033(B\\033[m: port 8080 in use \\0337x\\0338\\n' >&2; exit 2"], logger: new MemoryLogger() });
+    let after: TransportCloseInfo | undefined;
+    reset.onclose = (i) => (after = i);
+    await reset.start();
+    await waitFor(() => after !== undefined, 'close');
+    assert.equal(after!.reason, 'Server process exited with code 2 (its last error: "Error: port 8080 in use x")');
   });
 
   it('a process killed by a signal says the signal; what it wrote last is labelled as its last output, not given as the cause', async () => {
